@@ -1,0 +1,29 @@
+import type { SqliteDb } from './sqliteDb';
+import { immediate } from './sqliteDb';
+import { SchemaTooNewError } from '../errors';
+import m0001 from '../migrations/0001_init.sql';
+
+/** Numbered migrations; index i holds the SQL that takes the schema from version i to i + 1. */
+export const MIGRATIONS: readonly string[] = [m0001];
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export function schemaVersion(db: SqliteDb): number {
+  return Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0);
+}
+
+/** Brings the schema up to date; refuses (and changes nothing) when the store is newer than this code. */
+export function migrate(db: SqliteDb): { from: number; to: number } {
+  const from = schemaVersion(db);
+  if (from > SCHEMA_VERSION) throw new SchemaTooNewError(from, SCHEMA_VERSION);
+  if (from === SCHEMA_VERSION) return { from, to: from };
+  immediate(db, () => {
+    // Re-read inside the write lock: another process may have migrated meanwhile.
+    const current = schemaVersion(db);
+    if (current > SCHEMA_VERSION) throw new SchemaTooNewError(current, SCHEMA_VERSION);
+    for (let v = current; v < SCHEMA_VERSION; v++) {
+      db.exec(MIGRATIONS[v] as string);
+      db.exec(`PRAGMA user_version = ${v + 1}`);
+    }
+  });
+  return { from, to: SCHEMA_VERSION };
+}

@@ -1,0 +1,38 @@
+import type { DriverName, SqliteDb } from './sqliteDb';
+import { openBetterSqlite } from './betterSqliteDriver';
+import { loadNodeSqlite, openNodeSqlite } from './nodeSqliteDriver';
+import { DriverUnavailableError } from '../errors';
+
+export const BUSY_TIMEOUT_MS = 10_000;
+
+/**
+ * Picks the driver at run time: `node:sqlite` where the runtime has it, `better-sqlite3` otherwise.
+ * `LOOPX_SQLITE_DRIVER=node|better` forces one (tests run the suite against each).
+ */
+export function chooseDriver(preferred = process.env.LOOPX_SQLITE_DRIVER): DriverName {
+  if (preferred === 'better' || preferred === 'better-sqlite3') return 'better-sqlite3';
+  if (preferred === 'node' || preferred === 'node:sqlite') {
+    if (!loadNodeSqlite()) throw new DriverUnavailableError(`node:sqlite was requested but Node ${process.versions.node} lacks it`);
+    return 'node:sqlite';
+  }
+  return loadNodeSqlite() ? 'node:sqlite' : 'better-sqlite3';
+}
+
+/** Opens a database file (or `:memory:`) with the pragmas every loopx connection uses. */
+export function openDb(path: string, driver: DriverName = chooseDriver()): SqliteDb {
+  let db: SqliteDb;
+  try {
+    db = driver === 'node:sqlite' ? openNodeSqlite(path, BUSY_TIMEOUT_MS) : openBetterSqlite(path, BUSY_TIMEOUT_MS);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/better.sqlite3|NODE_MODULE_VERSION|node:sqlite|Cannot find module|\.node/i.test(message)) {
+      throw new DriverUnavailableError(`${driver}: ${message.split('\n')[0]}`);
+    }
+    throw error;
+  }
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  if (path !== ':memory:') db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA foreign_keys = ON');
+  db.exec('PRAGMA synchronous = NORMAL');
+  return db;
+}

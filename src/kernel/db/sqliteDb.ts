@@ -1,0 +1,43 @@
+/** The few SQLite operations the kernel needs, so that it runs on `node:sqlite` and `better-sqlite3` alike. */
+export type SqlValue = string | number | bigint | null | Uint8Array;
+export type Row = Record<string, SqlValue>;
+
+export interface Statement {
+  run(...params: SqlValue[]): { changes: number };
+  get(...params: SqlValue[]): Row | undefined;
+  all(...params: SqlValue[]): Row[];
+}
+
+export interface SqliteDb {
+  readonly driver: DriverName;
+  exec(sql: string): void;
+  /** Prepared statements are cached per SQL text: the kernel prepares on every call without cost. */
+  prepare(sql: string): Statement;
+  close(): void;
+  readonly isOpen: boolean;
+}
+
+export type DriverName = 'node:sqlite' | 'better-sqlite3';
+
+/** Runs `fn` inside BEGIN IMMEDIATE (write lock taken up front, so compare-and-swap reads cannot go stale). */
+export function immediate<T>(db: SqliteDb, fn: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = fn();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+/** A read transaction: every query inside sees one snapshot even while other processes commit. */
+export function snapshot<T>(db: SqliteDb, fn: () => T): T {
+  db.exec('BEGIN');
+  try {
+    return fn();
+  } finally {
+    db.exec('COMMIT');
+  }
+}

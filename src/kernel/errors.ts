@@ -1,0 +1,113 @@
+/**
+ * Typed kernel errors. Each carries a stable machine code and the exit code of the CLI contract:
+ * 1 internal · 2 invalid input · 3 refused or conflict · 4 not found · 5 no store.
+ */
+export type ExitCode = 1 | 2 | 3 | 4 | 5;
+
+export class LoopxError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly exitCode: ExitCode,
+    readonly hint?: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class InvalidInputError extends LoopxError {
+  constructor(message: string, hint?: string) {
+    super('invalid_input', message, 2, hint);
+  }
+}
+
+export class NotFoundError extends LoopxError {
+  constructor(entity: string, id: string, hint?: string) {
+    super('not_found', `${entity} ${id} not found`, 4, hint ?? `list them with: loopx ${entity} list`);
+  }
+}
+
+export class NoStoreError extends LoopxError {
+  constructor(searchedFrom: string) {
+    super(
+      'no_store',
+      `no .loopx/ store found at or above ${searchedFrom}`,
+      5,
+      'run `loopx init` in the workspace root, or pass --root DIR / set LOOPX_ROOT',
+    );
+  }
+}
+
+/** Every refusal (exit 3) has its own code so agents can branch on it. */
+export class RefusedError extends LoopxError {
+  constructor(code: RefusalCode, message: string, hint?: string, data?: unknown) {
+    super(code, message, 3, hint, data);
+  }
+}
+
+export type RefusalCode =
+  | 'already_claimed'
+  | 'lease_lost'
+  | 'not_ready'
+  | 'no_ready_work'
+  | 'gate_pending'
+  | 'illegal_transition'
+  | 'evidence_required'
+  | 'budget_exhausted'
+  | 'not_allowed'
+  | 'log_broken'
+  | 'schema_too_new'
+  | 'doctor_failed';
+
+export class AlreadyClaimedError extends RefusedError {
+  constructor(todoId: string, owner: string, until: string) {
+    super('already_claimed', `todo ${todoId} is claimed by ${owner} until ${until}`, 'pick another with: loopx todo next');
+  }
+}
+
+export class LeaseLostError extends RefusedError {
+  constructor(todoId: string, detail: string) {
+    super('lease_lost', `you do not hold a live lease on todo ${todoId}: ${detail}`, `claim it again with: loopx todo claim ${todoId}`);
+  }
+}
+
+export class GatePendingError extends RefusedError {
+  constructor(subject: string, gateIds: string[]) {
+    super('gate_pending', `${subject} waits for a human decision on gate ${gateIds.join(', ')}`, 'a human approves or rejects it with: loopx gate approve|reject ID');
+  }
+}
+
+export class IllegalTransitionError extends RefusedError {
+  constructor(message: string, hint?: string) {
+    super('illegal_transition', message, hint);
+  }
+}
+
+export class NotAllowedError extends RefusedError {
+  constructor(message: string, hint?: string) {
+    super('not_allowed', message, hint);
+  }
+}
+
+export class SchemaTooNewError extends RefusedError {
+  constructor(found: number, known: number) {
+    super(
+      'schema_too_new',
+      `this store has schema version ${found}, but this loopx only knows versions up to ${known}`,
+      'upgrade loopx; the store was left untouched',
+    );
+  }
+}
+
+export class DriverUnavailableError extends LoopxError {
+  constructor(detail: string) {
+    super(
+      'driver_unavailable',
+      `no SQLite driver could be loaded: ${detail}`,
+      1,
+      'use Node >= 22.13 (built-in node:sqlite) or reinstall better-sqlite3 for this Node version (npm rebuild better-sqlite3)',
+    );
+  }
+}

@@ -1,0 +1,112 @@
+import type { SqliteDb } from '../db/sqliteDb';
+import type { EventKind, StoredEvent } from './eventTypes';
+
+type Reducer<K extends EventKind> = (db: SqliteDb, e: Extract<StoredEvent, { kind: K }>) => void;
+type Reducers = { [K in EventKind]: Reducer<K> };
+
+/** Touches a todo row: every todo change bumps its revision and stamps the event time. */
+function touchTodo(db: SqliteDb, todoId: string | null, at: string, assignments: string, params: (string | null)[]): void {
+  const result = db
+    .prepare(`UPDATE todos SET ${assignments}, revision = revision + 1, updated_at = ? WHERE id = ?`)
+    .run(...params, at, todoId);
+  if (result.changes !== 1) throw new Error(`event applies to unknown todo ${todoId}`);
+}
+
+const CLEAR_LEASE = 'owner = NULL, lease_token = NULL, lease_expires_at = NULL';
+
+/**
+ * The only code that writes state tables. Kernel operations and replay both go through it,
+ * which is what makes "replaying the log reproduces the state" true by construction.
+ */
+const reducers: Reducers = {
+  'store.initialized': () => {},
+  'goal.created': (db, e) => {
+    const d = e.data;
+    db.prepare(
+      `INSERT INTO goals (id, num, title, objective, scope, status, turns_per_window, window_hours, max_concurrent,
+        cooldown_seconds, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?)`,
+    ).run(d.id, d.num, d.title, d.objective, JSON.stringify(d.scope), d.turnsPerWindow, d.windowHours,
+      d.maxConcurrent, d.cooldownSeconds, e.at, e.at);
+  },
+  'goal.status': (db, e) => {
+    db.prepare('UPDATE goals SET status = ?, updated_at = ? WHERE id = ?').run(e.data.status, e.at, e.goalId);
+  },
+  'todo.added': (db, e) => {
+    const d = e.data;
+    db.prepare(
+      `INSERT INTO todos (id, num, goal_id, title, detail, priority, status, continuation, revision, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, 'open', '', 1, ?, ?)`,
+    ).run(d.id, d.num, e.goalId, d.title, d.detail, d.priority, e.at, e.at);
+    const dep = db.prepare('INSERT INTO todo_deps (todo_id, depends_on) VALUES (?, ?)');
+    for (const dependsOn of d.dependsOn) dep.run(d.id, dependsOn);
+  },
+  'todo.claimed': (db, e) =>
+    touchTodo(db, e.todoId, e.at, `status = 'claimed', owner = ?, lease_token = ?, lease_expires_at = ?, reason = NULL`, [
+      e.data.owner,
+      e.data.leaseToken,
+      e.data.leaseExpiresAt,
+    ]),
+  'todo.renewed': (db, e) => touchTodo(db, e.todoId, e.at, 'lease_expires_at = ?', [e.data.leaseExpiresAt]),
+  'todo.released': (db, e) =>
+    touchTodo(db, e.todoId, e.at, `status = 'open', ${CLEAR_LEASE}, continuation = coalesce(?, continuation)`, [e.data.note]),
+  'todo.shipped': (db, e) => touchTodo(db, e.todoId, e.at, `status = 'shipped', ${CLEAR_LEASE}`, []),
+  'todo.blocked': (db, e) => touchTodo(db, e.todoId, e.at, `status = 'blocked', ${CLEAR_LEASE}, reason = ?`, [e.data.reason]),
+  'todo.unblocked': (db, e) =>
+    touchTodo(db, e.todoId, e.at, `status = 'open', reason = NULL, continuation = coalesce(?, continuation)`, [e.data.note]),
+  'todo.killed': (db, e) => {
+    touchTodo(db, e.todoId, e.at, `status = 'killed', ${CLEAR_LEASE}, reason = ?`, [e.data.reason]);
+    const cancel = db.prepare(
+      `UPDATE gates SET status = 'cancelled', decided_by = ?, decided_at = ?, note = ? WHERE id = ? AND status = 'pending'`,
+    );
+    for (const gateId of e.data.cancelledGates) cancel.run(e.actor, e.at, `todo killed: ${e.data.reason}`, gateId);
+  },
+  evidence: () => {},
+  'gate.asked': (db, e) => {
+    db.prepare(
+      `INSERT INTO gates (id, num, goal_id, todo_id, question, status, asked_by, asked_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)`,
+    ).run(e.data.id, e.data.num, e.goalId, e.todoId, e.data.question, e.actor, e.at);
+  },
+  'gate.decided': (db, e) => {
+    db.prepare('UPDATE gates SET status = ?, decided_by = ?, decided_at = ?, note = ? WHERE id = ?').run(
+      e.data.status, e.actor, e.at, e.data.note, e.data.id);
+  },
+  'quota.spent': (db, e) => {
+    db.prepare('INSERT INTO quota_spends (goal_id, turn_id, at) VALUES (?, ?, ?)').run(e.goalId, e.data.turnId, e.at);
+  },
+  'handoff.offered': (db, e) => {
+    const d = e.data;
+    const supersede = db.prepare(`UPDATE handoffs SET status = 'superseded' WHERE id = ?`);
+    for (const id of d.supersedes) supersede.run(id);
+    db.prepare(
+      `INSERT INTO handoffs (id, num, todo_id, from_agent, to_agent, summary, done, pending, permissions, status, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'offered', ?)`,
+    ).run(d.id, d.num, e.todoId, e.actor, d.to, d.summary, d.done, d.pending, JSON.stringify(d.permissions), e.at);
+  },
+  'handoff.accepted': (db, e) => {
+    db.prepare(`UPDATE handoffs SET status = 'accepted', accepted_at = ? WHERE id = ?`).run(e.at, e.data.id);
+    const handoff = db.prepare('SELECT summary, pending FROM handoffs WHERE id = ?').get(e.data.id);
+    const continuation = `Handoff from ${e.data.from}: ${String(handoff?.summary ?? '')}` +
+      (handoff?.pending ? `\nStill to do: ${String(handoff.pending)}` : '');
+    touchTodo(db, e.todoId, e.at,
+      `status = 'claimed', owner = ?, lease_token = ?, lease_expires_at = ?, reason = NULL, continuation = ?`,
+      [e.actor, e.data.leaseToken, e.data.leaseExpiresAt, continuation]);
+  },
+};
+
+function agentKind(e: StoredEvent): string {
+  if (e.actorKind === 'human') return 'human';
+  const name = e.actor.toLowerCase();
+  if (name.startsWith('codex')) return 'codex';
+  if (name.startsWith('claude')) return 'claude';
+  return 'custom';
+}
+
+export function applyEvent(db: SqliteDb, e: StoredEvent): void {
+  (reducers[e.kind] as Reducer<EventKind>)(db, e as never);
+  if (e.actorKind !== 'kernel') {
+    db.prepare(
+      `INSERT INTO agents (name, kind, first_seen, last_seen) VALUES (?, ?, ?, ?)
+        ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen`,
+    ).run(e.actor, agentKind(e), e.at, e.at);
+  }
+}

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+
+/**
+ * Every state change is one of these events. Each carries every fact its state change needs
+ * (generated ids, lease tokens, expiry times), so replaying the log rebuilds the tables exactly.
+ */
+const str = z.string();
+const nullableStr = z.string().nullable();
+
+export const artifactSchema = z.object({ path: str, sha256: str, bytes: z.number().int().nonnegative() });
+export type Artifact = z.infer<typeof artifactSchema>;
+
+export const eventDataSchemas = {
+  'store.initialized': z.object({ schema: z.number().int() }),
+  'goal.created': z.object({
+    id: str,
+    num: z.number().int(),
+    title: str,
+    objective: str,
+    scope: z.array(str),
+    turnsPerWindow: z.number().int(),
+    windowHours: z.number(),
+    maxConcurrent: z.number().int(),
+    cooldownSeconds: z.number().int(),
+  }),
+  'goal.status': z.object({ status: z.enum(['active', 'paused', 'done', 'stopped']), from: str }),
+  'todo.added': z.object({
+    id: str,
+    num: z.number().int(),
+    title: str,
+    detail: str,
+    priority: z.number().int(),
+    dependsOn: z.array(str),
+  }),
+  'todo.claimed': z.object({ owner: str, leaseToken: str, leaseExpiresAt: str, previousOwner: nullableStr }),
+  'todo.renewed': z.object({ leaseExpiresAt: str }),
+  'todo.released': z.object({ previousOwner: str, note: nullableStr }),
+  'todo.shipped': z.object({ previousOwner: str }),
+  'todo.blocked': z.object({ reason: str, previousOwner: nullableStr }),
+  'todo.unblocked': z.object({ note: nullableStr }),
+  'todo.killed': z.object({ reason: str, previousOwner: nullableStr, cancelledGates: z.array(str) }),
+  evidence: z.object({ summary: str, kind: str, artifacts: z.array(artifactSchema) }),
+  'gate.asked': z.object({ id: str, num: z.number().int(), question: str }),
+  'gate.decided': z.object({ id: str, status: z.enum(['approved', 'rejected']), note: nullableStr }),
+  'quota.spent': z.object({ turnId: str }),
+  'handoff.offered': z.object({
+    id: str,
+    num: z.number().int(),
+    to: str,
+    summary: str,
+    done: str,
+    pending: str,
+    permissions: z.array(str),
+    supersedes: z.array(str),
+  }),
+  'handoff.accepted': z.object({ id: str, from: str, leaseToken: str, leaseExpiresAt: str }),
+} as const;
+
+export type EventKind = keyof typeof eventDataSchemas;
+export type EventData<K extends EventKind> = z.infer<(typeof eventDataSchemas)[K]>;
+export const EVENT_KINDS = Object.keys(eventDataSchemas) as EventKind[];
+
+export type ActorKind = 'agent' | 'human' | 'kernel';
+export interface Actor {
+  name: string;
+  kind: ActorKind;
+}
+
+/** An event as the kernel builds it, before sequence number and hash are assigned. */
+export type EventDraft = {
+  [K in EventKind]: { kind: K; goalId: string | null; todoId: string | null; data: EventData<K> };
+}[EventKind];
+
+export type StoredEvent = EventDraft & {
+  seq: number;
+  at: string;
+  actor: string;
+  actorKind: ActorKind;
+  prevHash: string;
+  hash: string;
+};

@@ -1,0 +1,153 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DriverName, SqliteDb } from './db/sqliteDb';
+import { immediate, snapshot } from './db/sqliteDb';
+import { openDb } from './db/openDb';
+import { SCHEMA_VERSION, migrate, schemaVersion } from './db/migrate';
+import { appendEvent } from './events/log';
+import type { Actor, EventDraft, StoredEvent } from './events/eventTypes';
+import { type Clock, iso, systemClock } from './time';
+import { NoStoreError, NotAllowedError } from './errors';
+
+export const STORE_DIR = '.loopx';
+export const DB_FILE = 'loopx.db';
+
+export interface KernelOptions {
+  clock?: Clock;
+  actor?: Actor;
+  driver?: DriverName;
+}
+
+/** What a write sees: one instant, one actor, and `emit` to append-and-apply an event. */
+export interface Tx {
+  readonly db: SqliteDb;
+  readonly nowMs: number;
+  readonly at: string;
+  readonly actor: Actor;
+  emit(draft: EventDraft): StoredEvent;
+}
+
+export type CommitListener = (events: readonly StoredEvent[]) => void;
+
+/**
+ * The state kernel over one store. Every durable change goes through `write`, which runs one
+ * BEGIN IMMEDIATE transaction; events emitted inside it are applied and chained in that same transaction.
+ */
+export class Kernel {
+  private constructor(
+    readonly root: string,
+    readonly db: SqliteDb,
+    readonly clock: Clock,
+    readonly actor: Actor,
+    private readonly shared: { closed: boolean; listeners: Set<CommitListener> },
+  ) {}
+
+  static storePath(root: string): string {
+    return join(root, STORE_DIR, DB_FILE);
+  }
+
+  /** Opens an existing store (migrating an older schema; refusing a newer one). */
+  static open(root: string, options: KernelOptions = {}): Kernel {
+    const path = Kernel.storePath(root);
+    if (!existsSync(path)) throw new NoStoreError(root);
+    return Kernel.fromDb(root, openDb(path, options.driver), options);
+  }
+
+  /** Creates `.loopx/` and its database, or reuses the existing one untouched. */
+  static init(root: string, options: KernelOptions = {}): { kernel: Kernel; created: boolean } {
+    mkdirSync(join(root, STORE_DIR), { recursive: true });
+    const path = Kernel.storePath(root);
+    const kernel = Kernel.fromDb(root, openDb(path, options.driver), options);
+    const created = kernel.initializeLog();
+    return { kernel, created };
+  }
+
+  /** An in-memory store for tests and replay. */
+  static memory(options: KernelOptions & { root?: string } = {}): Kernel {
+    const kernel = Kernel.fromDb(options.root ?? process.cwd(), openDb(':memory:', options.driver), options);
+    kernel.initializeLog();
+    return kernel;
+  }
+
+  static fromDb(root: string, db: SqliteDb, options: KernelOptions = {}): Kernel {
+    try {
+      migrate(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    const actor = options.actor ?? { name: 'kernel', kind: 'kernel' };
+    return new Kernel(root, db, options.clock ?? systemClock, actor, { closed: false, listeners: new Set() });
+  }
+
+  /** The same store seen by another actor (the extension acts for the human; tests switch agents). */
+  as(actor: Actor): Kernel {
+    return new Kernel(this.root, this.db, this.clock, actor, this.shared);
+  }
+
+  get storeDir(): string {
+    return join(this.root, STORE_DIR);
+  }
+
+  get schemaVersion(): number {
+    return schemaVersion(this.db);
+  }
+
+  /** Runs one write transaction; listeners hear about the committed events afterwards. */
+  write<T>(fn: (tx: Tx) => T): T {
+    const emitted: StoredEvent[] = [];
+    const result = immediate(this.db, () => {
+      const nowMs = this.clock();
+      const at = iso(nowMs);
+      const actor = this.actor;
+      return fn({
+        db: this.db,
+        nowMs,
+        at,
+        actor,
+        emit: (draft) => {
+          const event = appendEvent(this.db, actor, at, draft);
+          emitted.push(event);
+          return event;
+        },
+      });
+    });
+    if (emitted.length > 0) for (const listener of this.shared.listeners) listener(emitted);
+    return result;
+  }
+
+  /** Runs reads against one consistent snapshot. */
+  read<T>(fn: (db: SqliteDb, nowMs: number) => T): T {
+    return snapshot(this.db, () => fn(this.db, this.clock()));
+  }
+
+  onCommit(listener: CommitListener): () => void {
+    this.shared.listeners.add(listener);
+    return () => this.shared.listeners.delete(listener);
+  }
+
+  /** Requires a human or agent identity for an operation done on someone's behalf. */
+  requireActor(): Actor {
+    if (this.actor.kind === 'kernel') throw new NotAllowedError('this operation needs an agent or human identity');
+    return this.actor;
+  }
+
+  close(): void {
+    if (this.shared.closed) return;
+    this.shared.closed = true;
+    this.db.close();
+  }
+
+  private initializeLog(): boolean {
+    return immediate(this.db, () => {
+      if (this.db.prepare('SELECT 1 FROM events LIMIT 1').get()) return false;
+      appendEvent(this.db, { name: 'kernel', kind: 'kernel' }, iso(this.clock()), {
+        kind: 'store.initialized',
+        goalId: null,
+        todoId: null,
+        data: { schema: SCHEMA_VERSION },
+      });
+      return true;
+    });
+  }
+}

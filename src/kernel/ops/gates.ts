@@ -1,0 +1,51 @@
+import type { Kernel } from '../kernel';
+import type { Gate } from '../model';
+import { IllegalTransitionError, InvalidInputError, NotAllowedError } from '../errors';
+import { formatId, optionalText, requireText } from '../validate';
+import { getGate, getGoal, getTodo, nextNum } from '../queries/lookups';
+
+export function askGate(kernel: Kernel, input: { todoId?: string; goalId?: string; question: string }): Gate {
+  kernel.requireActor();
+  if ((input.todoId === undefined) === (input.goalId === undefined)) {
+    throw new InvalidInputError('a gate is asked on exactly one of --todo or --goal');
+  }
+  const question = requireText(input.question, 'question', { max: 2000, multiline: true });
+  return kernel.write((tx) => {
+    let goalId: string;
+    let todoId: string | null = null;
+    if (input.todoId !== undefined) {
+      const todo = getTodo(tx.db, input.todoId);
+      if (todo.status === 'shipped' || todo.status === 'killed') {
+        throw new IllegalTransitionError(`todo ${todo.id} is ${todo.status}; there is nothing left to gate`);
+      }
+      goalId = todo.goalId;
+      todoId = todo.id;
+    } else {
+      goalId = getGoal(tx.db, input.goalId as string).id;
+    }
+    const num = nextNum(tx.db, 'gates');
+    const id = formatId('gate', num);
+    tx.emit({ kind: 'gate.asked', goalId, todoId, data: { id, num, question } });
+    return getGate(tx.db, id);
+  });
+}
+
+/** Only a human decides a gate: a worker cannot bless its own transition. */
+export function decideGate(kernel: Kernel, gateId: string, decision: 'approved' | 'rejected', noteText?: string): Gate {
+  const actor = kernel.requireActor();
+  if (actor.kind !== 'human') {
+    throw new NotAllowedError(
+      `${actor.name} is an agent; only a human may ${decision === 'approved' ? 'approve' : 'reject'} a gate`,
+      'unset LOOPX_AGENT and drop --agent to act as yourself',
+    );
+  }
+  const note = optionalText(noteText, 'note') || null;
+  return kernel.write((tx) => {
+    const gate = getGate(tx.db, gateId);
+    if (gate.status !== 'pending') {
+      throw new IllegalTransitionError(`gate ${gateId} is already ${gate.status}${gate.decidedBy ? ` by ${gate.decidedBy}` : ''}`);
+    }
+    tx.emit({ kind: 'gate.decided', goalId: gate.goalId, todoId: gate.todoId, data: { id: gateId, status: decision, note } });
+    return getGate(tx.db, gateId);
+  });
+}

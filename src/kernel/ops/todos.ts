@@ -1,0 +1,77 @@
+import type { Kernel } from '../kernel';
+import type { Todo } from '../model';
+import { IllegalTransitionError, InvalidInputError, NotAllowedError } from '../errors';
+import { formatId, optionalText, parsePriority, requireText } from '../validate';
+import { getGoal, getTodo, leaseLive, nextNum, pendingGateIds } from '../queries/lookups';
+import { isHuman, requireLiveLease } from './leases';
+
+export interface TodoInput {
+  goalId: string;
+  title: string;
+  detail?: string;
+  priority?: number;
+  dependsOn?: string[];
+}
+
+export function addTodo(kernel: Kernel, input: TodoInput): Todo {
+  kernel.requireActor();
+  const title = requireText(input.title, 'title');
+  const detail = optionalText(input.detail, 'detail');
+  const priority = parsePriority(input.priority);
+  const dependsOn = [...new Set(input.dependsOn ?? [])];
+  if (dependsOn.length > 100) throw new InvalidInputError('a todo may depend on at most 100 others');
+  return kernel.write((tx) => {
+    const goal = getGoal(tx.db, input.goalId);
+    if (goal.status === 'done' || goal.status === 'stopped') {
+      throw new IllegalTransitionError(`goal ${goal.id} is ${goal.status}; resume it before adding todos`);
+    }
+    for (const dep of dependsOn) getTodo(tx.db, dep); // unknown dependency → not found
+    const num = nextNum(tx.db, 'todos');
+    const id = formatId('todo', num);
+    tx.emit({ kind: 'todo.added', goalId: goal.id, todoId: id, data: { id, num, title, detail, priority, dependsOn } });
+    return getTodo(tx.db, id);
+  });
+}
+
+const TERMINAL = new Set(['shipped', 'killed']);
+
+export function blockTodo(kernel: Kernel, todoId: string, reasonText: string): Todo {
+  kernel.requireActor();
+  const reason = requireText(reasonText, 'reason', { max: 2000, multiline: true });
+  return kernel.write((tx) => {
+    const todo = getTodo(tx.db, todoId);
+    if (TERMINAL.has(todo.status) || todo.status === 'blocked') {
+      throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}; it cannot be blocked`);
+    }
+    // Humans may block anything not finished; an agent blocks only what it holds.
+    if (!isHuman(tx)) requireLiveLease(tx, todo);
+    tx.emit({ kind: 'todo.blocked', goalId: todo.goalId, todoId, data: { reason, previousOwner: todo.owner } });
+    return getTodo(tx.db, todoId);
+  });
+}
+
+export function unblockTodo(kernel: Kernel, todoId: string, noteText?: string): Todo {
+  kernel.requireActor();
+  const note = optionalText(noteText, 'note') || null;
+  return kernel.write((tx) => {
+    const todo = getTodo(tx.db, todoId);
+    if (todo.status !== 'blocked') throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}, not blocked`);
+    tx.emit({ kind: 'todo.unblocked', goalId: todo.goalId, todoId, data: { note } });
+    return getTodo(tx.db, todoId);
+  });
+}
+
+export function killTodo(kernel: Kernel, todoId: string, reasonText: string): Todo {
+  kernel.requireActor();
+  const reason = requireText(reasonText, 'reason', { max: 2000, multiline: true });
+  return kernel.write((tx) => {
+    const todo = getTodo(tx.db, todoId);
+    if (TERMINAL.has(todo.status)) throw new IllegalTransitionError(`todo ${todoId} is already ${todo.status}`);
+    if (!isHuman(tx) && leaseLive(todo, tx.at) && todo.owner !== tx.actor.name) {
+      throw new NotAllowedError(`todo ${todoId} is claimed by ${todo.owner}; an agent may not kill another's claim`);
+    }
+    const cancelledGates = pendingGateIds(tx.db, todoId);
+    tx.emit({ kind: 'todo.killed', goalId: todo.goalId, todoId, data: { reason, previousOwner: todo.owner, cancelledGates } });
+    return getTodo(tx.db, todoId);
+  });
+}

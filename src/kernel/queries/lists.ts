@@ -1,0 +1,86 @@
+import type { SqliteDb } from '../db/sqliteDb';
+import type { StoredEvent } from '../events/eventTypes';
+import { rowToEvent } from '../events/log';
+import {
+  type Agent,
+  type Gate,
+  type Goal,
+  type Handoff,
+  type Todo,
+  type TodoStatus,
+  TODO_COLUMNS,
+  TODO_EVIDENCE_COUNT,
+  agentFromRow,
+  gateFromRow,
+  goalFromRow,
+  handoffFromRow,
+  todoFromRow,
+} from '../model';
+import { CLAIMABLE_WHERE } from './ready';
+
+export function listGoals(db: SqliteDb): Goal[] {
+  return db.prepare('SELECT * FROM goals ORDER BY num').all().map(goalFromRow);
+}
+
+export interface TodoFilter {
+  goalId?: string;
+  status?: TodoStatus;
+  /** Only todos a claim could take now, in claim order. */
+  ready?: boolean;
+  limit?: number;
+}
+
+export function listTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): Todo[] {
+  const where: string[] = [];
+  const params: string[] = [];
+  if (filter.goalId) {
+    where.push('t.goal_id = ?');
+    params.push(filter.goalId);
+  }
+  if (filter.status) {
+    where.push('t.status = ?');
+    params.push(filter.status);
+  }
+  if (filter.ready) {
+    where.push(CLAIMABLE_WHERE);
+    params.push(at);
+  }
+  const order = filter.ready ? 't.priority, t.num' : 't.num';
+  const limit = filter.limit ? ` LIMIT ${Math.max(1, Math.floor(filter.limit))}` : '';
+  const sql = `SELECT ${TODO_COLUMNS}, ${TODO_EVIDENCE_COUNT} FROM todos t ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}${limit}`;
+  return db.prepare(sql).all(...params).map(todoFromRow);
+}
+
+export function listGates(db: SqliteDb, filter: { pending?: boolean; goalId?: string } = {}): Gate[] {
+  const rows = filter.pending
+    ? db.prepare(`SELECT * FROM gates WHERE status = 'pending' ${filter.goalId ? 'AND goal_id = ?' : ''} ORDER BY num`)
+    : db.prepare(`SELECT * FROM gates ${filter.goalId ? 'WHERE goal_id = ?' : ''} ORDER BY status <> 'pending', num DESC`);
+  return (filter.goalId ? rows.all(filter.goalId) : rows.all()).map(gateFromRow);
+}
+
+export function listHandoffs(db: SqliteDb, todoId?: string): Handoff[] {
+  const rows = todoId
+    ? db.prepare('SELECT * FROM handoffs WHERE todo_id = ? ORDER BY num').all(todoId)
+    : db.prepare('SELECT * FROM handoffs ORDER BY num').all();
+  return rows.map(handoffFromRow);
+}
+
+export function listAgents(db: SqliteDb): Agent[] {
+  return db
+    .prepare(
+      `SELECT a.*, (SELECT group_concat(id, ',') FROM todos WHERE owner = a.name AND status = 'claimed') AS holding
+        FROM agents a ORDER BY a.last_seen DESC`,
+    )
+    .all()
+    .map(agentFromRow);
+}
+
+export function history(db: SqliteDb, filter: { goalId?: string; todoId?: string; limit?: number } = {}): StoredEvent[] {
+  const limit = Math.max(1, Math.min(filter.limit ?? 50, 100_000));
+  const rows = filter.todoId
+    ? db.prepare('SELECT * FROM events WHERE todo_id = ? ORDER BY seq DESC LIMIT ?').all(filter.todoId, limit)
+    : filter.goalId
+      ? db.prepare('SELECT * FROM events WHERE goal_id = ? ORDER BY seq DESC LIMIT ?').all(filter.goalId, limit)
+      : db.prepare('SELECT * FROM events ORDER BY seq DESC LIMIT ?').all(limit);
+  return rows.map(rowToEvent);
+}

@@ -1,0 +1,48 @@
+import type { SqliteDb } from '../db/sqliteDb';
+import { NotFoundError } from '../errors';
+import { type Gate, type Goal, type Todo, TODO_COLUMNS, TODO_EVIDENCE_COUNT, gateFromRow, goalFromRow, todoFromRow } from '../model';
+
+/** Single-entity reads shared by operations and queries. Unknown ids are NotFoundError (exit 4). */
+export function getGoal(db: SqliteDb, id: string): Goal {
+  const row = db.prepare('SELECT * FROM goals WHERE id = ?').get(id);
+  if (!row) throw new NotFoundError('goal', id);
+  return goalFromRow(row);
+}
+
+export function getTodo(db: SqliteDb, id: string): Todo {
+  const row = db.prepare(`SELECT ${TODO_COLUMNS}, ${TODO_EVIDENCE_COUNT} FROM todos t WHERE t.id = ?`).get(id);
+  if (!row) throw new NotFoundError('todo', id);
+  return todoFromRow(row);
+}
+
+export function getGate(db: SqliteDb, id: string): Gate {
+  const row = db.prepare('SELECT * FROM gates WHERE id = ?').get(id);
+  if (!row) throw new NotFoundError('gate', id);
+  return gateFromRow(row);
+}
+
+/** The lease token is internal (fencing); it never leaves the kernel through the API shapes. */
+export function leaseToken(db: SqliteDb, todoId: string): string | null {
+  const row = db.prepare('SELECT lease_token FROM todos WHERE id = ?').get(todoId);
+  return (row?.lease_token as string | null | undefined) ?? null;
+}
+
+export function pendingGateIds(db: SqliteDb, todoId: string): string[] {
+  return db
+    .prepare(`SELECT id FROM gates WHERE todo_id = ? AND status = 'pending' ORDER BY num`)
+    .all(todoId)
+    .map((r) => String(r.id));
+}
+
+export function evidenceCount(db: SqliteDb, todoId: string): number {
+  return Number(db.prepare(`SELECT count(*) AS n FROM events WHERE todo_id = ? AND kind = 'evidence'`).get(todoId)?.n ?? 0);
+}
+
+export function nextNum(db: SqliteDb, table: 'goals' | 'todos' | 'gates' | 'handoffs'): number {
+  return Number(db.prepare(`SELECT coalesce(max(num), 0) + 1 AS n FROM ${table}`).get()?.n ?? 1);
+}
+
+/** A lease is live while now is before its expiry; ISO-8601 UTC strings compare in time order. */
+export function leaseLive(todo: Pick<Todo, 'status' | 'leaseExpiresAt'>, at: string): boolean {
+  return todo.status === 'claimed' && todo.leaseExpiresAt !== null && todo.leaseExpiresAt > at;
+}

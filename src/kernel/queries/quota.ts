@@ -1,0 +1,91 @@
+import type { SqliteDb } from '../db/sqliteDb';
+import type { Goal } from '../model';
+import { iso } from '../time';
+import { hasClaimable } from './ready';
+
+export interface QuotaState {
+  goalId: string;
+  turnsPerWindow: number;
+  windowHours: number;
+  spent: number;
+  remaining: number;
+  /** When the oldest slot spent in the window frees up (null when nothing is spent). */
+  nextSlotAt: string | null;
+  lastSpentAt: string | null;
+  cooldownSeconds: number;
+  cooldownUntil: string | null;
+  liveClaims: number;
+  maxConcurrent: number;
+}
+
+export function quotaState(db: SqliteDb, goal: Goal, nowMs: number): QuotaState {
+  const at = iso(nowMs);
+  const windowStart = iso(nowMs - goal.policy.windowHours * 3600_000);
+  const spentRow = db
+    .prepare('SELECT count(*) AS n, min(at) AS oldest FROM quota_spends WHERE goal_id = ? AND at > ?')
+    .get(goal.id, windowStart);
+  const spent = Number(spentRow?.n ?? 0);
+  const oldest = (spentRow?.oldest as string | null) ?? null;
+  const last = (db.prepare('SELECT max(at) AS last FROM quota_spends WHERE goal_id = ?').get(goal.id)?.last as string | null) ?? null;
+  const cooldownUntil =
+    last && goal.policy.cooldownSeconds > 0 ? iso(Date.parse(last) + goal.policy.cooldownSeconds * 1000) : null;
+  const liveClaims = Number(
+    db.prepare(`SELECT count(*) AS n FROM todos WHERE goal_id = ? AND status = 'claimed' AND lease_expires_at > ?`).get(goal.id, at)?.n ?? 0,
+  );
+  return {
+    goalId: goal.id,
+    turnsPerWindow: goal.policy.turnsPerWindow,
+    windowHours: goal.policy.windowHours,
+    spent,
+    remaining: Math.max(0, goal.policy.turnsPerWindow - spent),
+    nextSlotAt: oldest ? iso(Date.parse(oldest) + goal.policy.windowHours * 3600_000) : null,
+    lastSpentAt: last,
+    cooldownSeconds: goal.policy.cooldownSeconds,
+    cooldownUntil: cooldownUntil && cooldownUntil > at ? cooldownUntil : null,
+    liveClaims,
+    maxConcurrent: goal.policy.maxConcurrent,
+  };
+}
+
+export const SHOULD_RUN_REASONS = [
+  'ok',
+  'goal_inactive',
+  'no_ready_work',
+  'gate_pending',
+  'budget_exhausted',
+  'concurrency_limit',
+  'cooldown',
+  'no_change',
+] as const;
+export type ShouldRunReason = (typeof SHOULD_RUN_REASONS)[number];
+
+export interface ShouldRun {
+  run: boolean;
+  reason: ShouldRunReason;
+  /** When the answer can next turn yes; null when only a human can unblock it. */
+  nextWakeAt: string | null;
+  remaining: number;
+}
+
+/** Never spends. When several reasons hold, the first in SHOULD_RUN_REASONS order is given. */
+export function shouldRun(db: SqliteDb, goal: Goal, nowMs: number): ShouldRun {
+  const quota = quotaState(db, goal, nowMs);
+  const at = iso(nowMs);
+  const no = (reason: ShouldRunReason, nextWakeAt: string | null): ShouldRun => ({ run: false, reason, nextWakeAt, remaining: quota.remaining });
+  if (goal.status !== 'active') return no('goal_inactive', null);
+  if (!hasClaimable(db, at, goal.id)) return no('no_ready_work', earliestLeaseExpiry(db, goal.id, at));
+  const goalGate = db.prepare(`SELECT 1 FROM gates WHERE goal_id = ? AND todo_id IS NULL AND status = 'pending' LIMIT 1`).get(goal.id);
+  if (goalGate) return no('gate_pending', null);
+  if (quota.remaining === 0) return no('budget_exhausted', goal.policy.turnsPerWindow === 0 ? null : quota.nextSlotAt);
+  if (quota.liveClaims >= goal.policy.maxConcurrent) return no('concurrency_limit', earliestLeaseExpiry(db, goal.id, at));
+  if (quota.cooldownUntil) return no('cooldown', quota.cooldownUntil);
+  return { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining };
+}
+
+/** A live lease that lapses makes its todo claimable again: the earliest such moment is a wake time. */
+function earliestLeaseExpiry(db: SqliteDb, goalId: string, at: string): string | null {
+  const row = db
+    .prepare(`SELECT min(lease_expires_at) AS t FROM todos WHERE goal_id = ? AND status = 'claimed' AND lease_expires_at > ?`)
+    .get(goalId, at);
+  return (row?.t as string | null) ?? null;
+}

@@ -1,0 +1,29 @@
+import { InvalidInputError } from './errors';
+
+/** The kernel never reads the wall clock itself: tests pass a fake clock. */
+export type Clock = () => number;
+export const systemClock: Clock = () => Date.now();
+
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** Parses the contract's durations (`90s`, `30m`, `2h`, also `1d`) into seconds. */
+export function parseDuration(text: string, flag = 'duration'): number {
+  const match = /^(\d{1,7})([smhd])$/.exec(text.trim());
+  if (!match) {
+    throw new InvalidInputError(`${flag} must look like 90s, 30m, 2h or 1d, got ${JSON.stringify(text)}`);
+  }
+  const seconds = Number(match[1]) * (UNIT_SECONDS[match[2] as string] as number);
+  if (seconds <= 0) throw new InvalidInputError(`${flag} must be longer than zero`);
+  return seconds;
+}
+
+export function formatDuration(seconds: number): string {
+  if (seconds % 86400 === 0 && seconds > 0) return `${seconds / 86400}d`;
+  if (seconds % 3600 === 0 && seconds > 0) return `${seconds / 3600}h`;
+  if (seconds % 60 === 0 && seconds > 0) return `${seconds / 60}m`;
+  return `${seconds}s`;
+}
