@@ -25,7 +25,7 @@ export default tseslint.config(
     },
   },
   // Tool configs and ambient module declarations need a default export.
-  { files: ['vitest.config.ts', '**/*.d.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  { files: ['vitest.config.mts', '**/*.d.ts'], rules: { 'no-restricted-syntax': 'off' } },
   { files: ['src/kernel/**/*.ts', 'src/protocol/**/*.ts', 'src/cli/**/*.ts'], rules: noVscode },
   {
     files: ['webview-ui/**/*.ts'],

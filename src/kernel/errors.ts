@@ -59,7 +59,8 @@ export type RefusalCode =
   | 'not_allowed'
   | 'log_broken'
   | 'schema_too_new'
-  | 'doctor_failed';
+  | 'doctor_failed'
+  | 'busy';
 
 export class AlreadyClaimedError extends RefusedError {
   constructor(todoId: string, owner: string, until: string) {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Row } from './db/sqliteDb';
 
 /** Rows are parsed with zod at the store boundary; the API shapes below are what every adapter sees. */
@@ -10,9 +10,10 @@ export type TodoStatus = (typeof TODO_STATUSES)[number];
 export type GateStatus = (typeof GATE_STATUSES)[number];
 
 const text = z.string();
-const maybe = z.string().nullable();
-const int = z.number().int();
-const jsonArray = z.string().transform((s) => z.array(z.string()).parse(JSON.parse(s)));
+const maybe = z.nullable(z.string());
+const int = z.int();
+const stringArray = z.array(z.string());
+const jsonArray = z.pipe(z.string(), z.transform((s: string) => stringArray.parse(JSON.parse(s))));
 
 const goalRow = z.object({
   id: text,
@@ -63,7 +64,7 @@ const todoRow = z.object({
   created_at: text,
   updated_at: text,
   deps: maybe,
-  evidence_count: int.optional(),
+  evidence_count: z.optional(int),
 });
 
 export const todoFromRow = (row: Row) => {

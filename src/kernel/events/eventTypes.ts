@@ -1,35 +1,35 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Every state change is one of these events. Each carries every fact its state change needs
  * (generated ids, lease tokens, expiry times), so replaying the log rebuilds the tables exactly.
  */
 const str = z.string();
-const nullableStr = z.string().nullable();
+const nullableStr = z.nullable(z.string());
 
-export const artifactSchema = z.object({ path: str, sha256: str, bytes: z.number().int().nonnegative() });
+export const artifactSchema = z.object({ path: str, sha256: str, bytes: z.int().check(z.nonnegative()) });
 export type Artifact = z.infer<typeof artifactSchema>;
 
 export const eventDataSchemas = {
-  'store.initialized': z.object({ schema: z.number().int() }),
+  'store.initialized': z.object({ schema: z.int() }),
   'goal.created': z.object({
     id: str,
-    num: z.number().int(),
+    num: z.int(),
     title: str,
     objective: str,
     scope: z.array(str),
-    turnsPerWindow: z.number().int(),
+    turnsPerWindow: z.int(),
     windowHours: z.number(),
-    maxConcurrent: z.number().int(),
-    cooldownSeconds: z.number().int(),
+    maxConcurrent: z.int(),
+    cooldownSeconds: z.int(),
   }),
   'goal.status': z.object({ status: z.enum(['active', 'paused', 'done', 'stopped']), from: str }),
   'todo.added': z.object({
     id: str,
-    num: z.number().int(),
+    num: z.int(),
     title: str,
     detail: str,
-    priority: z.number().int(),
+    priority: z.int(),
     dependsOn: z.array(str),
   }),
   'todo.claimed': z.object({ owner: str, leaseToken: str, leaseExpiresAt: str, previousOwner: nullableStr }),
@@ -40,12 +40,12 @@ export const eventDataSchemas = {
   'todo.unblocked': z.object({ note: nullableStr }),
   'todo.killed': z.object({ reason: str, previousOwner: nullableStr, cancelledGates: z.array(str) }),
   evidence: z.object({ summary: str, kind: str, artifacts: z.array(artifactSchema) }),
-  'gate.asked': z.object({ id: str, num: z.number().int(), question: str }),
+  'gate.asked': z.object({ id: str, num: z.int(), question: str }),
   'gate.decided': z.object({ id: str, status: z.enum(['approved', 'rejected']), note: nullableStr }),
   'quota.spent': z.object({ turnId: str }),
   'handoff.offered': z.object({
     id: str,
-    num: z.number().int(),
+    num: z.int(),
     to: str,
     summary: str,
     done: str,

@@ -1,0 +1,32 @@
+// One build script: a shared base config spread into each bundle target.
+import { build, context } from 'esbuild';
+import { readFileSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+const watch = process.argv.includes('--watch');
+
+const base = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: 'linked',
+  minify: true,
+  legalComments: 'none',
+  loader: { '.sql': 'text' },
+  // Native or host-provided modules are loaded at run time, never bundled.
+  external: ['vscode', 'better-sqlite3'],
+  define: { __LOOPX_VERSION__: JSON.stringify(pkg.version) },
+  logLevel: 'warning',
+};
+
+const targets = [{ ...base, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js' }];
+
+if (watch) {
+  for (const target of targets) await (await context(target)).watch();
+  console.log('esbuild: watching…');
+} else {
+  const started = Date.now();
+  await Promise.all(targets.map((target) => build(target)));
+  console.log(`esbuild: built ${targets.length} bundle(s) in ${Date.now() - started} ms`);
+}

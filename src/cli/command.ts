@@ -1,0 +1,41 @@
+import type { Args, FlagSpec, PositionalSpec } from './args';
+import type { Kernel } from '../kernel/kernel';
+import type { Actor } from '../kernel/events/eventTypes';
+
+/** What a command gets: its parsed arguments, who is acting, and the store (opened on first use). */
+export interface CommandContext {
+  args: Args;
+  actor: Actor;
+  /** Opens the store found from --root / LOOPX_ROOT / the nearest .loopx/ (exit 5 when there is none). */
+  kernel(): Kernel;
+  /** Where `init` creates a store: --root, else LOOPX_ROOT, else the current directory. */
+  initRoot(): string;
+  env: NodeJS.ProcessEnv;
+  color: boolean;
+}
+
+/** A command's result: `data` goes into the JSON envelope, `text` is what a person sees. */
+export interface CommandResult {
+  data: unknown;
+  text: string;
+  /** A non-zero exit that still carries data (log verify, doctor). */
+  failure?: { code: string; message: string; hint?: string; exitCode: 3 };
+}
+
+export interface Command {
+  /** Words after `loopx`, e.g. ['todo', 'claim']. */
+  name: string[];
+  summary: string;
+  /** Extra help text shown under the usage line. */
+  description?: string;
+  positionals?: PositionalSpec[];
+  flags?: Record<string, FlagSpec>;
+  examples?: string[];
+  /** Changes state on an agent's behalf: refused without an agent identity. */
+  needsAgent?: boolean;
+  /** Decisions only a human makes: refused when an agent identity is present. */
+  humanOnly?: boolean;
+  /** Writes the store (STATUS.md is regenerated after success). */
+  mutates?: boolean;
+  run(ctx: CommandContext): CommandResult;
+}

@@ -1,0 +1,68 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from '../command';
+import type { Kernel } from '../../kernel/kernel';
+import { SCHEMA_VERSION } from '../../kernel/db/migrate';
+import { verifyChain } from '../../kernel/events/log';
+import { checkReplay } from '../../kernel/replay';
+import { STATUS_FILE } from '../../kernel/projections/statusMd';
+import { Painter } from '../format';
+
+type Level = 'ok' | 'warn' | 'fail';
+interface Check {
+  name: string;
+  level: Level;
+  detail: string;
+}
+
+function runChecks(kernel: Kernel): Check[] {
+  const db = kernel.db;
+  const checks: Check[] = [];
+  const add = (name: string, level: Level, detail: string) => checks.push({ name, level, detail });
+  const sqlite = String(db.prepare('SELECT sqlite_version() AS v').get()?.v);
+  add('store', 'ok', `${kernel.storeDir} (driver ${db.driver}, SQLite ${sqlite})`);
+  const version = kernel.schemaVersion;
+  add('schema', version === SCHEMA_VERSION ? 'ok' : 'fail', `version ${version} (this loopx knows ${SCHEMA_VERSION})`);
+  const integrity = db.prepare('PRAGMA integrity_check').all().map((r) => String(Object.values(r)[0]));
+  add('integrity', integrity.join() === 'ok' ? 'ok' : 'fail', integrity.slice(0, 5).join('; '));
+  const fk = db.prepare('PRAGMA foreign_key_check').all();
+  add('foreign keys', fk.length === 0 ? 'ok' : 'fail', fk.length === 0 ? 'no dangling references' : `${fk.length} dangling references`);
+  const mode = String(db.prepare('PRAGMA journal_mode').get()?.journal_mode);
+  add('journal', mode === 'wal' ? 'ok' : 'warn', `journal_mode=${mode}`);
+  kernel.read(() => {
+    const chain = verifyChain(db);
+    add('hash chain', chain.ok ? 'ok' : 'fail', chain.ok ? `${chain.events} events verified` : `broken at event ${chain.firstBadSeq}: ${chain.problem}`);
+    const replay = checkReplay(db);
+    add('replay', replay.ok ? 'ok' : 'fail', replay.ok
+      ? `replaying ${replay.events} events reproduces every state table`
+      : replay.differences.map((d) => `${d.table}: ${d.detail}`).join('; ').slice(0, 600));
+  });
+  if (existsSync(join(kernel.root, '.git'))) {
+    const ignore = existsSync(join(kernel.root, '.gitignore')) ? readFileSync(join(kernel.root, '.gitignore'), 'utf8') : '';
+    const ignored = ignore.split(/\r?\n/).some((l) => /^\/?\.loopx\/?$/.test(l.trim()));
+    add('gitignore', ignored ? 'ok' : 'warn', ignored ? '.loopx/ is ignored by git' : '.loopx/ is not in .gitignore (run loopx init to add it)');
+  }
+  const statusMd = existsSync(join(kernel.storeDir, STATUS_FILE));
+  add('STATUS.md', statusMd ? 'ok' : 'warn', statusMd ? 'present' : 'missing; any change regenerates it');
+  return checks;
+}
+
+export const doctor: Command = {
+  name: ['doctor'],
+  summary: 'check the store: schema, integrity, hash chain, replay, .gitignore',
+  run(ctx) {
+    const checks = runChecks(ctx.kernel());
+    const ok = checks.every((c) => c.level !== 'fail');
+    const p = new Painter(ctx.color);
+    const mark: Record<Level, string> = { ok: p.paint('green', 'ok  '), warn: p.paint('yellow', 'warn'), fail: p.paint('red', 'FAIL') };
+    const text = checks.map((c) => `${mark[c.level]}  ${c.name.padEnd(13)} ${c.detail}`).join('\n');
+    const data = { ok, checks };
+    if (ok) return { data, text };
+    const failed = checks.filter((c) => c.level === 'fail').map((c) => c.name);
+    return {
+      data,
+      text,
+      failure: { code: 'doctor_failed', message: `doctor found problems: ${failed.join(', ')}`, hint: 'see the failing checks above', exitCode: 3 },
+    };
+  },
+};

@@ -1,0 +1,29 @@
+import type { Command } from '../command';
+import { listEvidence } from '../../kernel/queries/evidence';
+import { getGoal, getTodo } from '../../kernel/queries/lookups';
+import { parseId } from '../../kernel/validate';
+import { evidenceLine, list, Painter } from '../format';
+
+export const evidenceList: Command = {
+  name: ['evidence', 'list'],
+  summary: 'list evidence, newest first',
+  flags: {
+    goal: { type: 'string', value: 'G', description: 'only this goal' },
+    todo: { type: 'string', value: 'T', description: 'only this todo' },
+    limit: { type: 'int', value: 'N', description: 'at most N entries (default 1000)' },
+  },
+  run(ctx) {
+    const a = ctx.args;
+    const goalId = a.has('goal') ? parseId('goal', a.str('goal')) : undefined;
+    const todoId = a.has('todo') ? parseId('todo', a.str('todo')) : undefined;
+    const limit = a.num('limit');
+    const items = ctx.kernel().read((db) => {
+      if (goalId) getGoal(db, goalId);
+      if (todoId) getTodo(db, todoId);
+      return listEvidence(db, { goalId, todoId, limit: limit === undefined ? undefined : Math.max(1, limit) });
+    });
+    const p = new Painter(ctx.color);
+    const now = Date.now();
+    return { data: items, text: list(items, (e) => evidenceLine(p, e, now), 'No evidence yet.') };
+  },
+};

@@ -1,0 +1,15 @@
+import type { Command } from '../command';
+import { listGates } from '../../kernel/queries/lists';
+import { gateLine, list, Painter } from '../format';
+
+export const gateList: Command = {
+  name: ['gate', 'list'],
+  summary: 'list gates (pending first)',
+  flags: { pending: { type: 'boolean', description: 'only gates waiting for a decision' } },
+  run(ctx) {
+    const gates = ctx.kernel().read((db) => listGates(db, { pending: ctx.args.bool('pending') }));
+    const p = new Painter(ctx.color);
+    const now = Date.now();
+    return { data: gates, text: list(gates, (g) => gateLine(p, g, now), 'No gates.') };
+  },
+};

@@ -1,0 +1,32 @@
+import type { Command } from '../command';
+import { createGoal } from '../../kernel/ops/goals';
+import { goalLine, Painter } from '../format';
+
+export const goalCreate: Command = {
+  name: ['goal', 'create'],
+  summary: 'create a goal with its quota policy',
+  mutates: true,
+  flags: {
+    title: { type: 'string', value: 'T', required: true, description: 'short title (one line, up to 200 characters)' },
+    objective: { type: 'string', value: 'O', description: 'what done looks like; agents read it every turn' },
+    scope: { type: 'string', value: 'GLOB', repeat: true, description: 'workspace-relative path or glob the work may touch (repeatable)' },
+    turns: { type: 'int', value: 'N', description: 'turns allowed per window (default 20)' },
+    'window-hours': { type: 'number', value: 'H', description: 'length of the quota window in hours (default 24)' },
+    'max-concurrent': { type: 'int', value: 'N', description: 'turns that may run at once (default 1)' },
+    cooldown: { type: 'duration', value: 'DURATION', description: 'pause after each spent turn, e.g. 10m (default none)' },
+  },
+  examples: ['loopx goal create --title "Ship the parser" --objective "All fixtures parse" --scope "src/parser/**" --turns 12'],
+  run(ctx) {
+    const a = ctx.args;
+    const goal = createGoal(ctx.kernel(), {
+      title: a.str('title') as string,
+      objective: a.str('objective'),
+      scope: a.list('scope'),
+      turnsPerWindow: a.num('turns'),
+      windowHours: a.num('window-hours'),
+      maxConcurrent: a.num('max-concurrent'),
+      cooldownSeconds: a.num('cooldown'),
+    });
+    return { data: goal, text: `Created ${goalLine(new Painter(ctx.color), goal)}\nNext: loopx todo add --goal ${goal.id} --title "…"` };
+  },
+};

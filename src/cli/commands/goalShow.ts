@@ -1,0 +1,41 @@
+import type { Command } from '../command';
+import { getGoal } from '../../kernel/queries/lookups';
+import { listTodos } from '../../kernel/queries/lists';
+import { quotaState, shouldRun } from '../../kernel/queries/quota';
+import { nextClaimable } from '../../kernel/queries/ready';
+import { iso } from '../../kernel/time';
+import { parseId } from '../../kernel/validate';
+import { clean, goalLine, list, Painter, todoLine } from '../format';
+
+export const goalShow: Command = {
+  name: ['goal', 'show'],
+  summary: 'show a goal with its todos, quota and should-run answer',
+  positionals: [{ name: 'ID', description: 'goal id, e.g. G1', required: true }],
+  run(ctx) {
+    const id = parseId('goal', ctx.args.positionals[0]);
+    const view = ctx.kernel().read((db, now) => {
+      const goal = getGoal(db, id);
+      return {
+        ...goal,
+        quota: quotaState(db, goal, now),
+        shouldRun: shouldRun(db, goal, now),
+        nextTodo: nextClaimable(db, iso(now), goal.id),
+        todos: listTodos(db, iso(now), { goalId: goal.id }),
+        now,
+      };
+    });
+    const { now, ...data } = view;
+    const p = new Painter(ctx.color);
+    const lines = [goalLine(p, data)];
+    if (data.objective) lines.push(`  objective: ${clean(data.objective)}`);
+    if (data.scope.length) lines.push(`  scope: ${data.scope.map(clean).join(', ')}`);
+    const answer = data.shouldRun.run ? 'yes' : `no (${data.shouldRun.reason})`;
+    lines.push(
+      `  quota: ${data.quota.spent}/${data.quota.turnsPerWindow} spent in the last ${data.quota.windowHours}h; should run: ${answer}`,
+      `  next: ${data.nextTodo ? `${data.nextTodo.id} ${clean(data.nextTodo.title)}` : 'nothing ready'}`,
+      '',
+      list(data.todos, (t) => todoLine(p, t, now), 'No todos yet.'),
+    );
+    return { data, text: lines.join('\n') };
+  },
+};

@@ -1,0 +1,38 @@
+import type { Command } from '../command';
+import { history as readHistory } from '../../kernel/queries/lists';
+import { getGoal, getTodo } from '../../kernel/queries/lookups';
+import { InvalidInputError } from '../../kernel/errors';
+import { parseId } from '../../kernel/validate';
+import { clean, list, oneLine, Painter, relativeTime } from '../format';
+
+export const history: Command = {
+  name: ['history'],
+  summary: 'the event log, newest first',
+  flags: {
+    goal: { type: 'string', value: 'G', description: 'only events of this goal' },
+    todo: { type: 'string', value: 'T', description: 'only events of this todo' },
+    limit: { type: 'int', value: 'N', description: 'how many (default 50)' },
+  },
+  run(ctx) {
+    const a = ctx.args;
+    const goalId = a.has('goal') ? parseId('goal', a.str('goal')) : undefined;
+    const todoId = a.has('todo') ? parseId('todo', a.str('todo')) : undefined;
+    const limit = a.num('limit');
+    if (limit !== undefined && (limit < 1 || limit > 100_000)) throw new InvalidInputError('--limit must be from 1 to 100000');
+    const events = ctx.kernel().read((db) => {
+      if (goalId) getGoal(db, goalId);
+      if (todoId) getTodo(db, todoId);
+      return readHistory(db, { goalId, todoId, limit });
+    });
+    const p = new Painter(ctx.color);
+    const now = Date.now();
+    const text = list(
+      events,
+      (e) =>
+        `${p.paint('dim', `#${e.seq}`.padEnd(7))} ${e.kind.padEnd(16)} ${(e.todoId ?? e.goalId ?? '').padEnd(5)} ` +
+        `${clean(e.actor)} (${e.actorKind}) ${relativeTime(e.at, now)}  ${p.paint('dim', oneLine(JSON.stringify(e.data), 80))}`,
+      'No events.',
+    );
+    return { data: events, text };
+  },
+};

@@ -1,0 +1,20 @@
+import type { Command } from '../command';
+import { getGoal } from '../../kernel/queries/lookups';
+import { shouldRun } from '../../kernel/queries/quota';
+import { parseId } from '../../kernel/validate';
+import { relativeTime } from '../format';
+
+export const quotaShouldRun: Command = {
+  name: ['quota', 'should-run'],
+  summary: 'should a turn run for this goal now? never spends',
+  description:
+    'Answers { run, reason, nextWakeAt, remaining }; reason is one of ok, goal_inactive, no_ready_work, gate_pending, ' +
+    'budget_exhausted, concurrency_limit, cooldown, no_change. nextWakeAt is null when only a human can unblock it.',
+  flags: { goal: { type: 'string', value: 'G', required: true, description: 'the goal' } },
+  run(ctx) {
+    const goalId = parseId('goal', ctx.args.str('goal'));
+    const { answer, now } = ctx.kernel().read((db, now) => ({ answer: shouldRun(db, getGoal(db, goalId), now), now }));
+    const wake = answer.nextWakeAt ? `; wake ${relativeTime(answer.nextWakeAt, now)} (${answer.nextWakeAt})` : answer.run ? '' : '; waits for a human';
+    return { data: answer, text: `${answer.run ? 'yes' : 'no'}: ${answer.reason}; ${answer.remaining} turns left${wake}` };
+  },
+};

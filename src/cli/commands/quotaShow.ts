@@ -1,0 +1,29 @@
+import type { Command } from '../command';
+import { getGoal } from '../../kernel/queries/lookups';
+import { listGoals } from '../../kernel/queries/lists';
+import { quotaState, shouldRun } from '../../kernel/queries/quota';
+import { parseId } from '../../kernel/validate';
+import { list, relativeTime } from '../format';
+
+export const quotaShow: Command = {
+  name: ['quota', 'show'],
+  summary: 'turns spent and left in each goal window, with the should-run answer',
+  flags: { goal: { type: 'string', value: 'G', description: 'only this goal' } },
+  run(ctx) {
+    const goalId = ctx.args.has('goal') ? parseId('goal', ctx.args.str('goal')) : undefined;
+    const { rows, now } = ctx.kernel().read((db, now) => {
+      const goals = goalId ? [getGoal(db, goalId)] : listGoals(db);
+      return { rows: goals.map((g) => ({ ...quotaState(db, g, now), shouldRun: shouldRun(db, g, now) })), now };
+    });
+    const text = list(
+      rows,
+      (q) =>
+        `${q.goalId.padEnd(4)} ${q.spent}/${q.turnsPerWindow} turns in ${q.windowHours}h, ${q.remaining} left` +
+        (q.nextSlotAt ? `; oldest slot frees ${relativeTime(q.nextSlotAt, now)}` : '') +
+        `; should run: ${q.shouldRun.run ? 'yes' : `no (${q.shouldRun.reason})`}` +
+        (q.shouldRun.nextWakeAt ? `, wake ${relativeTime(q.shouldRun.nextWakeAt, now)}` : ''),
+      'No goals.',
+    );
+    return { data: goalId ? rows[0] : rows, text };
+  },
+};

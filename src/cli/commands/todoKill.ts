@@ -1,0 +1,16 @@
+import type { Command } from '../command';
+import { killTodo } from '../../kernel/ops/todos';
+import { parseId } from '../../kernel/validate';
+import { Painter, todoLine } from '../format';
+
+export const todoKill: Command = {
+  name: ['todo', 'kill'],
+  summary: 'drop a todo for good (pending gates on it are cancelled)',
+  mutates: true,
+  positionals: [{ name: 'ID', description: 'todo id', required: true }],
+  flags: { reason: { type: 'string', value: 'R', required: true, description: 'why it will not be done' } },
+  run(ctx) {
+    const todo = killTodo(ctx.kernel(), parseId('todo', ctx.args.positionals[0]), ctx.args.str('reason') as string);
+    return { data: todo, text: `Killed ${todoLine(new Painter(ctx.color), todo, Date.now())}` };
+  },
+};

@@ -1,0 +1,123 @@
+import { userInfo } from 'node:os';
+import type { Actor } from '../kernel/events/eventTypes';
+import { InvalidInputError, LoopxError, NotAllowedError, RefusedError } from '../kernel/errors';
+import { Kernel } from '../kernel/kernel';
+import { initRootDir, locateRoot } from '../kernel/locate';
+import { writeStatusMd } from '../kernel/projections/statusMd';
+import { parseAgentName } from '../kernel/validate';
+import { EXIT, type Envelope, failure, success } from '../protocol/envelope';
+import { parseArgs } from './args';
+import type { CommandContext, CommandResult } from './command';
+import { commandHelp, overviewHelp } from './help';
+import { COMMANDS, findCommand } from './registry';
+
+declare const __LOOPX_VERSION__: string | undefined;
+export const VERSION = typeof __LOOPX_VERSION__ === 'string' ? __LOOPX_VERSION__ : '0.0.0-dev';
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  isTty: boolean;
+}
+
+function humanName(env: NodeJS.ProcessEnv): string {
+  const candidates = [env.LOOPX_HUMAN, safeUser(), 'human'];
+  return candidates.find((n) => n !== undefined && /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$/.test(n)) as string;
+}
+
+function safeUser(): string | undefined {
+  try {
+    return userInfo().username;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Maps anything thrown to the contract's error body and exit code. */
+function toLoopxError(error: unknown): LoopxError {
+  if (error instanceof LoopxError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/database is locked|SQLITE_BUSY/i.test(message)) {
+    return new RefusedError('busy', 'the store stayed locked by another writer for 10 s', 'retry; if it persists, look for a stuck loopx process');
+  }
+  return new LoopxError('internal', message, EXIT.internal, 'this is a loopx bug; rerun with LOOPX_DEBUG=1 for a stack trace');
+}
+
+/** Runs one CLI invocation and returns its exit code. Never throws. */
+export function runCli(argv: readonly string[], io: CliIo): number {
+  const json = argv.includes('--json');
+  const emit = (envelope: Envelope, text: string | null, code: number): number => {
+    if (json) io.stdout(`${JSON.stringify(envelope)}\n`);
+    else if (text !== null) (code === 0 ? io.stdout : io.stderr)(`${text}\n`);
+    return code;
+  };
+  let kernel: Kernel | undefined;
+  try {
+    if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+      const target = argv[0] === 'help' ? findCommand(argv.slice(1)) : null;
+      return emit(success({ commands: COMMANDS.map((c) => c.name.join(' ')) }), target ? commandHelp(target.command) : overviewHelp(VERSION), 0);
+    }
+    if (argv[0] === '--version' || argv[0] === 'version') return emit(success({ version: VERSION }), VERSION, 0);
+    const found = findCommand(argv);
+    if (!found) throw unknownCommand(argv);
+    const { command, rest } = found;
+    const args = parseArgs(rest, command.flags ?? {}, command.positionals ?? [], command.name.join(' '));
+    if (args.bool('help')) return emit(success({ usage: commandHelp(command) }), commandHelp(command), 0);
+    const agentName = args.str('agent') ?? (io.env.LOOPX_AGENT || undefined);
+    const actor: Actor = agentName
+      ? { name: parseAgentName(agentName, args.has('agent') ? '--agent' : 'LOOPX_AGENT'), kind: 'agent' }
+      : { name: humanName(io.env), kind: 'human' };
+    if (command.humanOnly && actor.kind === 'agent') {
+      throw new NotAllowedError(`\`loopx ${command.name.join(' ')}\` is a human decision; agent ${actor.name} may not make it`,
+        'run it yourself without --agent and with LOOPX_AGENT unset');
+    }
+    if (command.needsAgent && actor.kind !== 'agent') {
+      throw new InvalidInputError(`\`loopx ${command.name.join(' ')}\` acts for an agent: name one`, 'pass --agent NAME or set LOOPX_AGENT');
+    }
+    const where = { root: args.str('root'), envRoot: io.env.LOOPX_ROOT, cwd: io.cwd };
+    const ctx: CommandContext = {
+      args,
+      actor,
+      env: io.env,
+      color: io.isTty && !json && !io.env.NO_COLOR,
+      initRoot: () => initRootDir(where),
+      kernel: () => (kernel ??= Kernel.open(locateRoot(where), { actor })),
+    };
+    const result: CommandResult = command.run(ctx);
+    if (command.mutates && kernel) refreshStatusMd(kernel, io);
+    if (result.failure) {
+      const { code, message, hint, exitCode } = result.failure;
+      if (!json) io.stdout(`${result.text}\n`);
+      return emit(failure({ code, message, hint: hint ?? null }, result.data), json ? null : `loopx: ${message}`, exitCode);
+    }
+    return emit(success(result.data), result.text, 0);
+  } catch (thrown) {
+    const error = toLoopxError(thrown);
+    if (io.env.LOOPX_DEBUG && thrown instanceof Error) io.stderr(`${thrown.stack}\n`);
+    const body = { code: error.code, message: error.message, hint: error.hint ?? null };
+    const text = `loopx: ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ''}`;
+    return emit(failure(body, error.data), text, error.exitCode);
+  } finally {
+    kernel?.close();
+  }
+}
+
+/** STATUS.md is a projection: failing to write it never fails the command that changed the store. */
+function refreshStatusMd(kernel: Kernel, io: CliIo): void {
+  try {
+    writeStatusMd(kernel);
+  } catch (error) {
+    io.stderr(`loopx: warning: could not refresh STATUS.md: ${(error as Error).message}\n`);
+  }
+}
+
+function unknownCommand(argv: readonly string[]): InvalidInputError {
+  const typed = argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ');
+  const near = COMMANDS.filter((c) => c.name[0] === argv[0]).map((c) => `loopx ${c.name.join(' ')}`);
+  return new InvalidInputError(
+    `unknown command "${typed}"`,
+    near.length ? `did you mean: ${near.join(', ')}` : 'see: loopx --help',
+  );
+}

@@ -1,0 +1,53 @@
+import type { Command } from './command';
+import { init } from './commands/init';
+import { goalCreate } from './commands/goalCreate';
+import { goalList } from './commands/goalList';
+import { goalShow } from './commands/goalShow';
+import { goalDone, goalPause, goalResume, goalStop } from './commands/goalLifecycle';
+import { todoAdd } from './commands/todoAdd';
+import { todoList } from './commands/todoList';
+import { todoNext } from './commands/todoNext';
+import { todoClaim } from './commands/todoClaim';
+import { todoRenew } from './commands/todoRenew';
+import { todoRelease } from './commands/todoRelease';
+import { todoShip } from './commands/todoShip';
+import { todoBlock } from './commands/todoBlock';
+import { todoUnblock } from './commands/todoUnblock';
+import { todoKill } from './commands/todoKill';
+import { evidenceAdd } from './commands/evidenceAdd';
+import { evidenceList } from './commands/evidenceList';
+import { gateAsk } from './commands/gateAsk';
+import { gateList } from './commands/gateList';
+import { gateApprove, gateReject } from './commands/gateDecide';
+import { quotaShow } from './commands/quotaShow';
+import { quotaShouldRun } from './commands/quotaShouldRun';
+import { quotaSpend } from './commands/quotaSpend';
+import { handoff } from './commands/handoff';
+import { handoffAccept } from './commands/handoffAccept';
+import { status } from './commands/status';
+import { history } from './commands/history';
+import { logVerify } from './commands/logVerify';
+import { doctor } from './commands/doctor';
+
+/** Every command, in the order help lists them. */
+export const COMMANDS: readonly Command[] = [
+  init,
+  status,
+  goalCreate, goalList, goalShow, goalPause, goalResume, goalDone, goalStop,
+  todoAdd, todoList, todoNext, todoClaim, todoRenew, todoRelease, todoShip, todoBlock, todoUnblock, todoKill,
+  evidenceAdd, evidenceList,
+  gateAsk, gateList, gateApprove, gateReject,
+  quotaShow, quotaShouldRun, quotaSpend,
+  handoff, handoffAccept,
+  history, logVerify, doctor,
+];
+
+/** The longest command whose words start argv, and the remaining tokens. */
+export function findCommand(argv: readonly string[]): { command: Command; rest: string[] } | null {
+  let best: Command | null = null;
+  for (const command of COMMANDS) {
+    const matches = command.name.every((word, i) => argv[i] === word);
+    if (matches && (!best || command.name.length > best.name.length)) best = command;
+  }
+  return best ? { command: best, rest: argv.slice(best.name.length) } : null;
+}

@@ -1,0 +1,117 @@
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { agent, makeStore, type TestStore } from '../testKit';
+import { createGoal, setGoalStatus } from '../ops/goals';
+import { addTodo } from '../ops/todos';
+import { claimTodo, shipTodo } from '../ops/claims';
+import { askGate, decideGate } from '../ops/gates';
+import { spendQuota } from '../ops/quota';
+import { getGoal } from './lookups';
+import { quotaState, shouldRun } from './quota';
+import { iso } from '../time';
+
+let s: TestStore;
+const codex = agent('codex');
+beforeEach(() => (s = makeStore()));
+afterEach(() => s.dispose());
+
+function goalWith(policy: { turnsPerWindow?: number; windowHours?: number; maxConcurrent?: number; cooldownSeconds?: number }) {
+  return createGoal(s.kernel, { title: 'g', ...policy }).id;
+}
+const answer = (goalId: string) => shouldRun(s.kernel.db, getGoal(s.kernel.db, goalId), s.clock.ms);
+
+describe('should-run', () => {
+  test('ok when the goal is active, work is ready and budget remains; it never spends', () => {
+    const g = goalWith({ turnsPerWindow: 3 });
+    addTodo(s.kernel, { goalId: g, title: 't' });
+    expect(answer(g)).toEqual({ run: true, reason: 'ok', nextWakeAt: null, remaining: 3 });
+    expect(answer(g).remaining).toBe(3);
+  });
+
+  test('goal_inactive outranks everything and waits for a human', () => {
+    const g = goalWith({ turnsPerWindow: 0 });
+    setGoalStatus(s.kernel, g, 'paused');
+    expect(answer(g)).toEqual({ run: false, reason: 'goal_inactive', nextWakeAt: null, remaining: 0 });
+  });
+
+  test('no_ready_work wakes when a live lease would lapse, or never', () => {
+    const g = goalWith({});
+    expect(answer(g)).toMatchObject({ reason: 'no_ready_work', nextWakeAt: null });
+    const t = addTodo(s.kernel, { goalId: g, title: 't' }).id;
+    claimTodo(s.as(codex), t, { leaseSeconds: 600 });
+    expect(answer(g)).toMatchObject({ reason: 'no_ready_work', nextWakeAt: iso(s.clock.ms + 600_000) });
+  });
+
+  test('gate_pending for a goal-level gate, cleared by a decision', () => {
+    const g = goalWith({});
+    addTodo(s.kernel, { goalId: g, title: 't' });
+    const gate = askGate(s.as(codex), { goalId: g, question: 'spend money?' });
+    expect(answer(g)).toMatchObject({ run: false, reason: 'gate_pending', nextWakeAt: null });
+    decideGate(s.kernel, gate.id, 'rejected', 'no');
+    expect(answer(g).reason).toBe('ok');
+  });
+
+  test('budget_exhausted until the oldest spend leaves the sliding window', () => {
+    const g = goalWith({ turnsPerWindow: 2, windowHours: 1 });
+    addTodo(s.kernel, { goalId: g, title: 't' });
+    spendQuota(s.as(codex), g, 'turn-1');
+    const firstSpend = s.clock.ms;
+    s.clock.advance(600);
+    spendQuota(s.as(codex), g, 'turn-2');
+    expect(answer(g)).toEqual({ run: false, reason: 'budget_exhausted', nextWakeAt: iso(firstSpend + 3600_000), remaining: 0 });
+    s.clock.ms = firstSpend + 3600_000;
+    expect(answer(g)).toMatchObject({ run: true, reason: 'ok', remaining: 1 });
+  });
+
+  test('concurrency_limit while max concurrent claims are live, waking when one lapses', () => {
+    const g = goalWith({ maxConcurrent: 1 });
+    const a = addTodo(s.kernel, { goalId: g, title: 'a' }).id;
+    addTodo(s.kernel, { goalId: g, title: 'b' });
+    claimTodo(s.as(codex), a, { leaseSeconds: 120 });
+    expect(answer(g)).toMatchObject({ reason: 'concurrency_limit', nextWakeAt: iso(s.clock.ms + 120_000) });
+    shipTodo(s.as(codex), a, { evidence: 'done' });
+    expect(answer(g).reason).toBe('ok');
+  });
+
+  test('cooldown after a spend', () => {
+    const g = goalWith({ cooldownSeconds: 300 });
+    addTodo(s.kernel, { goalId: g, title: 't' });
+    spendQuota(s.as(codex), g, 'r1');
+    expect(answer(g)).toMatchObject({ reason: 'cooldown', nextWakeAt: iso(s.clock.ms + 300_000) });
+    s.clock.advance(300);
+    expect(answer(g).reason).toBe('ok');
+  });
+
+  test('when several reasons hold, the first in contract order is given', () => {
+    const g = goalWith({ turnsPerWindow: 1, cooldownSeconds: 600 });
+    spendQuota(s.as(codex), g, 'r1');
+    // no ready work, budget exhausted and cooldown all hold: no_ready_work comes first.
+    expect(answer(g).reason).toBe('no_ready_work');
+    addTodo(s.kernel, { goalId: g, title: 't' });
+    expect(answer(g).reason).toBe('budget_exhausted');
+  });
+});
+
+describe('quota spend', () => {
+  test('is idempotent per turn id and counts once', () => {
+    const g = goalWith({ turnsPerWindow: 5 });
+    expect(spendQuota(s.as(codex), g, 'ext-42')).toMatchObject({ spent: true, alreadySpent: false });
+    expect(spendQuota(s.as(codex), g, 'ext-42')).toMatchObject({ spent: false, alreadySpent: true });
+    expect(quotaState(s.kernel.db, getGoal(s.kernel.db, g), s.clock.ms)).toMatchObject({ spent: 1, remaining: 4 });
+  });
+
+  test('is refused when the budget is exhausted and records nothing', () => {
+    const g = goalWith({ turnsPerWindow: 1 });
+    spendQuota(s.as(codex), g, 'a');
+    const events = () => s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n;
+    const before = events();
+    expect(() => spendQuota(s.as(codex), g, 'b')).toThrow(expect.objectContaining({ code: 'budget_exhausted', exitCode: 3 }));
+    expect(events()).toBe(before);
+  });
+
+  test('rejects malformed turn ids', () => {
+    const g = goalWith({});
+    for (const bad of ['', 'has space', 'x'.repeat(129), 'tab\there']) {
+      expect(() => spendQuota(s.as(codex), g, bad)).toThrow(expect.objectContaining({ exitCode: 2 }));
+    }
+  });
+});
