@@ -21,6 +21,10 @@ const base = {
 };
 
 const targets = [{ ...base, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js' }];
+if (process.argv.includes('--with-test-fixtures')) {
+  // A writer that hammers the kernel in one process, for the kill -9 tests (never shipped).
+  targets.push({ ...base, minify: false, entryPoints: ['test/cli/fixtures/writer.ts'], outfile: 'dist/test/writer.js' });
+}
 
 if (watch) {
   for (const target of targets) await (await context(target)).watch();

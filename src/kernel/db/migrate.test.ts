@@ -1,0 +1,66 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { Kernel } from '../kernel';
+import { openDb } from './openDb';
+import { SCHEMA_VERSION, schemaVersion } from './migrate';
+import { SchemaTooNewError } from '../errors';
+
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+const workspace = () => {
+  const d = mkdtempSync(join(tmpdir(), 'loopx-migrate-'));
+  dirs.push(d);
+  return d;
+};
+
+test('a new store records the current schema version and the pragmas every connection needs', () => {
+  const root = workspace();
+  const { kernel, created } = Kernel.init(root);
+  expect(created).toBe(true);
+  expect(kernel.schemaVersion).toBe(SCHEMA_VERSION);
+  expect(kernel.db.prepare('PRAGMA journal_mode').get()?.journal_mode).toBe('wal');
+  expect(Number(kernel.db.prepare('PRAGMA foreign_keys').get()?.foreign_keys)).toBe(1);
+  expect(Number(kernel.db.prepare('PRAGMA busy_timeout').get()?.timeout)).toBeGreaterThanOrEqual(5000);
+  kernel.close();
+});
+
+test('init reuses an existing store and never overwrites it', () => {
+  const root = workspace();
+  const first = Kernel.init(root);
+  first.kernel.db.exec(`CREATE TABLE marker (x)`); // something init must not destroy
+  first.kernel.close();
+  const again = Kernel.init(root);
+  expect(again.created).toBe(false);
+  expect(again.kernel.db.prepare(`SELECT name FROM sqlite_master WHERE name = 'marker'`).get()).toBeDefined();
+  expect(Number(again.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n)).toBe(1);
+  again.kernel.close();
+});
+
+test('a store with a newer schema is refused with a clear message and left untouched', () => {
+  const root = workspace();
+  Kernel.init(root).kernel.close();
+  const path = Kernel.storePath(root);
+  const db = openDb(path);
+  db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
+  db.close();
+  const bytes = readFileSync(path);
+  let error: unknown;
+  try {
+    Kernel.open(root);
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(SchemaTooNewError);
+  expect((error as SchemaTooNewError).message).toContain(`schema version ${SCHEMA_VERSION + 1}`);
+  expect((error as SchemaTooNewError).exitCode).toBe(3);
+  expect(readFileSync(path).equals(bytes)).toBe(true);
+  const check = openDb(path);
+  expect(schemaVersion(check)).toBe(SCHEMA_VERSION + 1);
+  check.close();
+});
+
+test('opening a workspace without a store is "no store" (exit 5)', () => {
+  expect(() => Kernel.open(workspace())).toThrow(expect.objectContaining({ code: 'no_store', exitCode: 5 }));
+});

@@ -1,0 +1,67 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { agent, makeStore, type TestStore } from '../testKit';
+import { createGoal } from './goals';
+import { addTodo } from './todos';
+import { claimTodo, shipTodo } from './claims';
+import { addEvidence } from './evidence';
+import { listEvidence } from '../queries/evidence';
+
+let s: TestStore;
+let goalId: string;
+let todoId: string;
+const outside = mkdtempSync(join(tmpdir(), 'loopx-outside-'));
+beforeEach(() => {
+  s = makeStore();
+  goalId = createGoal(s.kernel, { title: 'g' }).id;
+  todoId = addTodo(s.kernel, { goalId, title: 't' }).id;
+  mkdirSync(join(s.root, 'reports'));
+  writeFileSync(join(s.root, 'reports', 'junit.xml'), '<ok/>');
+  writeFileSync(join(outside, 'secret.txt'), 'secret');
+});
+afterEach(() => s.dispose());
+afterAll(() => rmSync(outside, { recursive: true, force: true }));
+
+describe('artifacts', () => {
+  test('are stored workspace-relative with the SHA-256 and size of their content', () => {
+    const e = addEvidence(s.kernel, { todoId, summary: 'tests pass', kind: 'test', artifacts: ['reports/junit.xml', join(s.root, 'reports/junit.xml')] });
+    expect(e.artifacts).toEqual([{ path: 'reports/junit.xml', sha256: createHash('sha256').update('<ok/>').digest('hex'), bytes: 5 }]);
+    expect(listEvidence(s.kernel.db, { todoId })[0]).toMatchObject({ summary: 'tests pass', kind: 'test', actor: 'ada' });
+  });
+
+  test.each([
+    ['a path climbing out', () => '../../etc/passwd'],
+    ['an absolute path elsewhere', () => join(outside, 'secret.txt')],
+    ['a missing file', () => 'reports/nope.txt'],
+    ['a directory', () => 'reports'],
+    ['the store itself', () => '.loopx/loopx.db'],
+    ['an empty path', () => '  '],
+  ])('refuses %s and records nothing', (_label, path) => {
+    const before = listEvidence(s.kernel.db, {}).length;
+    expect(() => addEvidence(s.kernel, { todoId, summary: 'x', artifacts: [path()] })).toThrow(expect.objectContaining({ exitCode: 2 }));
+    expect(listEvidence(s.kernel.db, {}).length).toBe(before);
+  });
+
+  test('refuses a symlink that leads out of the workspace', () => {
+    symlinkSync(join(outside, 'secret.txt'), join(s.root, 'reports', 'link.txt'));
+    expect(() => addEvidence(s.kernel, { todoId, summary: 'x', artifacts: ['reports/link.txt'] })).toThrow(/links outside/);
+  });
+
+  test('ship with only artifacts records them as evidence', () => {
+    claimTodo(s.as(agent('codex')), todoId);
+    const shipped = shipTodo(s.as(agent('codex')), todoId, { artifacts: ['reports/junit.xml'] });
+    expect(shipped.status).toBe('shipped');
+    expect(listEvidence(s.kernel.db, { todoId })[0]?.artifacts[0]?.path).toBe('reports/junit.xml');
+  });
+});
+
+test('evidence is for exactly one of a todo or a goal, with a summary and a sane kind', () => {
+  expect(() => addEvidence(s.kernel, { summary: 'x' })).toThrow(expect.objectContaining({ exitCode: 2 }));
+  expect(() => addEvidence(s.kernel, { todoId, goalId, summary: 'x' })).toThrow(expect.objectContaining({ exitCode: 2 }));
+  expect(() => addEvidence(s.kernel, { todoId, summary: '' })).toThrow(expect.objectContaining({ exitCode: 2 }));
+  expect(() => addEvidence(s.kernel, { todoId, summary: 'x', kind: 'Bad Kind!' })).toThrow(expect.objectContaining({ exitCode: 2 }));
+  expect(addEvidence(s.kernel, { goalId, summary: 'benchmarks', kind: 'benchmark' })).toMatchObject({ goalId, todoId: null });
+});

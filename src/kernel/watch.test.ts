@@ -1,0 +1,34 @@
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { Kernel } from './kernel';
+import { agent, makeStore, type TestStore } from './testKit';
+import { createGoal } from './ops/goals';
+import { StoreWatcher } from './watch';
+
+let s: TestStore;
+beforeEach(() => (s = makeStore()));
+afterEach(() => s.dispose());
+
+const until = async (cond: () => boolean, ms = 3000) => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+test('a commit by another connection is reported; our own writes are not', async () => {
+  let changes = 0;
+  const watcher = new StoreWatcher(s.kernel.db, s.kernel.storeDir, () => changes++).start();
+  try {
+    createGoal(s.kernel, { title: 'mine' });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(changes).toBe(0);
+    const other = Kernel.open(s.root, { actor: agent('codex') });
+    createGoal(other, { title: 'theirs' });
+    other.close();
+    await until(() => changes >= 1);
+    expect(changes).toBe(1);
+  } finally {
+    watcher.stop();
+  }
+});

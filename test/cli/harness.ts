@@ -1,0 +1,74 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { openDb } from '../../src/kernel/db/openDb';
+import { Kernel } from '../../src/kernel/kernel';
+import { STATE_TABLES } from '../../src/kernel/replay';
+import { canonicalJson } from '../../src/kernel/events/canonical';
+
+export const REPO = resolve(__dirname, '..', '..');
+export const LOOPX = join(REPO, 'bin', 'loopx');
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as the JSON envelope (only with --json). */
+  json: { ok: boolean; data?: unknown; error?: { code: string; message: string; hint: string | null } };
+}
+
+/** A clean environment: no identity or root leaks in from the developer's shell. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.LOOPX_AGENT;
+  delete env.LOOPX_ROOT;
+  return { ...env, NO_COLOR: '1', LOOPX_HUMAN: 'ada', ...extra };
+}
+
+/** Runs bin/loopx as an agent would: a separate process, with the current Node. */
+export function loopx(args: string[], options: { cwd: string; env?: Record<string, string> }): Run {
+  const result = spawnSync(process.execPath, [LOOPX, ...args], { cwd: options.cwd, env: cleanEnv(options.env), encoding: 'utf8' });
+  let json: Run['json'] = { ok: false };
+  if (args.includes('--json')) {
+    const lines = result.stdout.trim().split('\n');
+    if (lines.length !== 1) throw new Error(`--json printed ${lines.length} lines:\n${result.stdout}\nstderr: ${result.stderr}`);
+    json = JSON.parse(result.stdout);
+  }
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json };
+}
+
+export function loopxAsync(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<Run> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [LOOPX, ...args], { cwd: options.cwd, env: cleanEnv(options.env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => {
+      let json: Run['json'] = { ok: false };
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        /* the caller asserts on json when it asked for it */
+      }
+      done({ code: code ?? -1, stdout, stderr, json });
+    });
+  });
+}
+
+export function workspace(): { root: string; dispose(): void } {
+  const root = mkdtempSync(join(tmpdir(), 'loopx-cli-'));
+  return { root, dispose: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** Every row of every table, events included: equal dumps mean the store did not change. */
+export function dumpStore(root: string): string {
+  const db = openDb(Kernel.storePath(root));
+  try {
+    const tables: [string, string][] = [['events', 'seq'], ...Object.entries(STATE_TABLES)];
+    return canonicalJson(Object.fromEntries(tables.map(([t, order]) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY ${order}`).all().map((r) => ({ ...r }))])));
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,46 @@
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { openDb } from '../../src/kernel/db/openDb';
+import { Kernel } from '../../src/kernel/kernel';
+import { loopx, workspace } from './harness';
+
+let ws: ReturnType<typeof workspace>;
+const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
+
+beforeEach(() => {
+  ws = workspace();
+  cli(['init']);
+  cli(['goal', 'create', '--title', 'g']);
+  for (const t of ['a', 'b', 'c']) cli(['todo', 'add', '--goal', 'G1', '--title', t]);
+  cli(['todo', 'claim', 'T2', '--json'], { LOOPX_AGENT: 'codex' });
+  cli(['todo', 'ship', 'T2', '--evidence', 'all tests pass', '--json'], { LOOPX_AGENT: 'codex' });
+});
+afterEach(() => ws.dispose());
+
+function edit(sql: string): void {
+  const db = openDb(Kernel.storePath(ws.root));
+  db.exec(sql);
+  db.close();
+}
+
+test('an edited past event is found by log verify (exit 3) at that event, and by doctor', () => {
+  expect(cli(['log', 'verify', '--json']).json).toEqual({ ok: true, data: { ok: true, events: 8, firstBadSeq: null } });
+  edit(`UPDATE events SET data = replace(data, 'all tests pass', 'no tests at all') WHERE kind = 'evidence'`);
+  const verify = cli(['log', 'verify', '--json']);
+  expect(verify.code).toBe(3);
+  expect(verify.json).toMatchObject({ ok: false, error: { code: 'log_broken', message: expect.stringContaining('event 7') }, data: { ok: false, events: 8, firstBadSeq: 7 } });
+  const human = cli(['log', 'verify']);
+  expect(human.code).toBe(3);
+  expect(human.stdout).toContain('BROKEN at event 7');
+  const doctor = cli(['doctor', '--json']);
+  expect(doctor.code).toBe(3);
+  expect(doctor.json).toMatchObject({ ok: false, error: { code: 'doctor_failed' }, data: { ok: false } });
+});
+
+test('a state row changed behind the log is caught by doctor replay', () => {
+  edit(`UPDATE todos SET status = 'shipped' WHERE id = 'T1'`);
+  expect(cli(['log', 'verify', '--json']).code).toBe(0);
+  const doctor = cli(['doctor', '--json']);
+  expect(doctor.code).toBe(3);
+  const checks = (doctor.json.data as { checks: { name: string; level: string; detail: string }[] }).checks;
+  expect(checks.find((c) => c.name === 'replay')).toMatchObject({ level: 'fail', detail: expect.stringContaining('todos') });
+});
