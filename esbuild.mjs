@@ -1,6 +1,6 @@
 // One build script: a shared base config spread into each bundle target.
 import { build, context } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const watch = process.argv.includes('--watch');
@@ -26,11 +26,16 @@ if (process.argv.includes('--with-test-fixtures')) {
   targets.push({ ...base, minify: false, entryPoints: ['test/cli/fixtures/writer.ts'], outfile: 'dist/test/writer.js' });
 }
 
+if (process.argv.includes('--bench')) {
+  targets.push({ ...base, minify: false, entryPoints: ['bench/bench.ts'], outfile: 'dist/bench/bench.js' });
+}
+
 if (watch) {
   for (const target of targets) await (await context(target)).watch();
   console.log('esbuild: watching…');
 } else {
   const started = Date.now();
   await Promise.all(targets.map((target) => build(target)));
+  rmSync('dist/cli.js.cache', { force: true }); // bin/loopx rebuilds V8's code cache for the new bundle on first use
   console.log(`esbuild: built ${targets.length} bundle(s) in ${Date.now() - started} ms`);
 }

@@ -4,7 +4,7 @@ import type { DriverName, SqliteDb } from './db/sqliteDb';
 import { immediate, snapshot } from './db/sqliteDb';
 import { openDb } from './db/openDb';
 import { SCHEMA_VERSION, migrate, schemaVersion } from './db/migrate';
-import { appendEvent } from './events/log';
+import { EventAppender } from './events/log';
 import type { Actor, EventDraft, StoredEvent } from './events/eventTypes';
 import { type Clock, iso, systemClock } from './time';
 import { NoStoreError, NotAllowedError } from './errors';
@@ -100,17 +100,20 @@ export class Kernel {
       const nowMs = this.clock();
       const at = iso(nowMs);
       const actor = this.actor;
-      return fn({
+      const appender = new EventAppender(this.db, actor, at);
+      const value = fn({
         db: this.db,
         nowMs,
         at,
         actor,
         emit: (draft) => {
-          const event = appendEvent(this.db, actor, at, draft);
+          const event = appender.append(draft);
           emitted.push(event);
           return event;
         },
       });
+      appender.finish();
+      return value;
     });
     if (emitted.length > 0) for (const listener of this.shared.listeners) listener(emitted);
     return result;
@@ -141,7 +144,7 @@ export class Kernel {
   private initializeLog(): boolean {
     return immediate(this.db, () => {
       if (this.db.prepare('SELECT 1 FROM events LIMIT 1').get()) return false;
-      appendEvent(this.db, { name: 'kernel', kind: 'kernel' }, iso(this.clock()), {
+      new EventAppender(this.db, { name: 'kernel', kind: 'kernel' }, iso(this.clock())).append({
         kind: 'store.initialized',
         goalId: null,
         todoId: null,

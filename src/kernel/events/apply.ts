@@ -93,20 +93,30 @@ const reducers: Reducers = {
   },
 };
 
-function agentKind(e: StoredEvent): string {
-  if (e.actorKind === 'human') return 'human';
-  const name = e.actor.toLowerCase();
+function agentKind(actor: string, actorKind: StoredEvent['actorKind']): string {
+  if (actorKind === 'human') return 'human';
+  const name = actor.toLowerCase();
   if (name.startsWith('codex')) return 'codex';
   if (name.startsWith('claude')) return 'claude';
   return 'custom';
 }
 
-export function applyEvent(db: SqliteDb, e: StoredEvent): void {
+/** The state change of one event, without the agent bookkeeping. */
+export function applyReducer(db: SqliteDb, e: StoredEvent): void {
   (reducers[e.kind] as Reducer<EventKind>)(db, e as never);
-  if (e.actorKind !== 'kernel') {
-    db.prepare(
-      `INSERT INTO agents (name, kind, first_seen, last_seen) VALUES (?, ?, ?, ?)
-        ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen`,
-    ).run(e.actor, agentKind(e), e.at, e.at);
-  }
+}
+
+/** Records that an agent or human acted at `at`. Idempotent for equal (actor, at), so once per transaction is enough. */
+export function touchAgent(db: SqliteDb, actor: string, actorKind: StoredEvent['actorKind'], at: string): void {
+  if (actorKind === 'kernel') return;
+  db.prepare(
+    `INSERT INTO agents (name, kind, first_seen, last_seen) VALUES (?, ?, ?, ?)
+      ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen`,
+  ).run(actor, agentKind(actor, actorKind), at, at);
+}
+
+/** Replay applies events one by one; the live kernel batches touchAgent per transaction with the same result. */
+export function applyEvent(db: SqliteDb, e: StoredEvent): void {
+  applyReducer(db, e);
+  touchAgent(db, e.actor, e.actorKind, e.at);
 }

@@ -1,4 +1,10 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
+
+// One-shot hashing (Node >= 20.12) is about twice as fast as a Hash object per event; fall back where missing.
+export const sha256: (text: string) => string =
+  typeof crypto.hash === 'function'
+    ? (text) => crypto.hash('sha256', text, 'hex')
+    : (text) => crypto.createHash('sha256').update(text).digest('hex');
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -19,9 +25,27 @@ export interface HashedFields {
  * (alphabetical) and `data` is already canonical, so the encoding is built without re-parsing.
  */
 export function eventHash(prevHash: string, e: HashedFields): string {
-  const body =
+  return chainHash(prevHash, eventBody(e));
+}
+
+export function eventBody(e: HashedFields): string {
+  return (
     `{"actor":${JSON.stringify(e.actor)},"actorKind":${JSON.stringify(e.actorKind)},"at":${JSON.stringify(e.at)},` +
     `"data":${e.data},"goalId":${JSON.stringify(e.goalId)},"kind":${JSON.stringify(e.kind)},` +
-    `"seq":${e.seq},"todoId":${JSON.stringify(e.todoId)}}`;
-  return createHash('sha256').update(prevHash).update('\n').update(body).digest('hex');
+    `"seq":${e.seq},"todoId":${JSON.stringify(e.todoId)}}`
+  );
 }
+
+export function chainHash(prevHash: string, body: string): string {
+  return sha256(`${prevHash}\n${body}`);
+}
+
+/**
+ * The same body built by SQLite, so verification reads one string per event instead of ten columns.
+ * json_quote matches JSON.stringify for the ASCII ids, names and times these columns hold; a row where the
+ * two could differ is re-checked with eventBody before it is called broken.
+ */
+export const SQL_EVENT_BODY =
+  `'{"actor":' || json_quote(actor) || ',"actorKind":' || json_quote(actor_kind) || ',"at":' || json_quote(at) ||` +
+  ` ',"data":' || data || ',"goalId":' || json_quote(goal_id) || ',"kind":' || json_quote(kind) ||` +
+  ` ',"seq":' || seq || ',"todoId":' || json_quote(todo_id) || '}'`;

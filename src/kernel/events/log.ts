@@ -1,21 +1,47 @@
 import type { SqliteDb, Row } from '../db/sqliteDb';
 import type { Actor, EventDraft, StoredEvent } from './eventTypes';
 import { canonicalJson } from './canonical';
-import { GENESIS_HASH, eventHash } from './hashChain';
-import { applyEvent } from './apply';
+import { GENESIS_HASH, SQL_EVENT_BODY, eventHash, sha256 } from './hashChain';
+import { applyReducer, touchAgent } from './apply';
 
-/** Appends one event and applies it. Must run inside the caller's write transaction. */
-export function appendEvent(db: SqliteDb, actor: Actor, at: string, draft: EventDraft): StoredEvent {
+/**
+ * Appends events inside one write transaction: reads the chain head once, then chains each event in memory.
+ * Every event of a transaction shares its actor and time, so the agent's last-seen is touched once, at the end.
+ */
+export class EventAppender {
+  private head: { seq: number; hash: string } | undefined;
+  private count = 0;
+
+  constructor(
+    private readonly db: SqliteDb,
+    private readonly actor: Actor,
+    private readonly at: string,
+  ) {}
+
+  append(draft: EventDraft): StoredEvent {
+    this.head ??= readHead(this.db);
+    const seq = this.head.seq + 1;
+    const prevHash = this.head.hash;
+    const data = canonicalJson(draft.data);
+    const { actor, at } = this;
+    const hash = eventHash(prevHash, { seq, at, actor: actor.name, actorKind: actor.kind, kind: draft.kind, goalId: draft.goalId, todoId: draft.todoId, data });
+    const event = { ...draft, seq, at, actor: actor.name, actorKind: actor.kind, prevHash, hash } as StoredEvent;
+    applyReducer(this.db, event);
+    insertEventRow(this.db, event, data);
+    this.head = { seq, hash };
+    this.count++;
+    return event;
+  }
+
+  /** Call before COMMIT. */
+  finish(): void {
+    if (this.count > 0) touchAgent(this.db, this.actor.name, this.actor.kind, this.at);
+  }
+}
+
+function readHead(db: SqliteDb): { seq: number; hash: string } {
   const last = db.prepare('SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1').get();
-  const seq = last ? Number(last.seq) + 1 : 1;
-  const prevHash = last ? String(last.hash) : GENESIS_HASH;
-  const data = canonicalJson(draft.data);
-  const fields = { seq, at, actor: actor.name, actorKind: actor.kind, kind: draft.kind, goalId: draft.goalId, todoId: draft.todoId, data };
-  const hash = eventHash(prevHash, fields);
-  const event = { ...draft, seq, at, actor: actor.name, actorKind: actor.kind, prevHash, hash } as StoredEvent;
-  applyEvent(db, event);
-  insertEventRow(db, event, data);
-  return event;
+  return last ? { seq: Number(last.seq), hash: String(last.hash) } : { seq: 0, hash: GENESIS_HASH };
 }
 
 export function insertEventRow(db: SqliteDb, e: StoredEvent, dataText = canonicalJson(e.data)): void {
@@ -52,10 +78,9 @@ const PAGE = 5000;
 
 /** Walks the chain in pages (bounded memory) and reports the first event whose link or hash is wrong. */
 export function verifyChain(db: SqliteDb): VerifyResult {
-  const page = db.prepare(
-    'SELECT seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash FROM events WHERE seq > ? ORDER BY seq LIMIT ?',
-  );
   const total = Number(db.prepare('SELECT count(*) AS n FROM events').get()?.n ?? 0);
+  // One string per event: the exact hash input (prevHash, newline, body), read back in pages.
+  const page = db.prepare(`SELECT seq, hash, prev_hash || char(10) || ${SQL_EVENT_BODY} AS input FROM events WHERE seq > ? ORDER BY seq LIMIT ?`);
   let prevHash = GENESIS_HASH;
   let expectedSeq = 1;
   for (;;) {
@@ -65,21 +90,31 @@ export function verifyChain(db: SqliteDb): VerifyResult {
       const seq = Number(row.seq);
       const bad = (problem: string, at = seq): VerifyResult => ({ ok: false, events: total, firstBadSeq: at, problem });
       if (seq !== expectedSeq) return bad(`sequence gap: expected event ${expectedSeq}, found ${seq}`, expectedSeq);
-      if (row.prev_hash !== prevHash) return bad('prevHash does not match the previous event');
-      const hash = eventHash(prevHash, {
-        seq,
-        at: String(row.at),
-        actor: String(row.actor),
-        actorKind: String(row.actor_kind),
-        kind: String(row.kind),
-        goalId: (row.goal_id as string | null) ?? null,
-        todoId: (row.todo_id as string | null) ?? null,
-        data: String(row.data),
-      });
-      if (hash !== row.hash) return bad('hash does not match the event content');
-      prevHash = hash;
+      const input = row.input as string;
+      if (!input.startsWith(prevHash) || input.charCodeAt(64) !== 10) return bad('prevHash does not match the previous event');
+      if (sha256(input) !== row.hash && !rehashMatches(db, seq, prevHash)) {
+        return bad('hash does not match the event content');
+      }
+      prevHash = row.hash as string;
       expectedSeq++;
     }
   }
   return { ok: true, events: total, firstBadSeq: null, problem: null };
+}
+
+/** The careful path: rebuild the body in JavaScript exactly as the writer did. */
+function rehashMatches(db: SqliteDb, seq: number, prevHash: string): boolean {
+  const row = db.prepare('SELECT * FROM events WHERE seq = ?').get(seq);
+  if (!row) return false;
+  const hash = eventHash(prevHash, {
+    seq,
+    at: String(row.at),
+    actor: String(row.actor),
+    actorKind: String(row.actor_kind),
+    kind: String(row.kind),
+    goalId: (row.goal_id as string | null) ?? null,
+    todoId: (row.todo_id as string | null) ?? null,
+    data: String(row.data),
+  });
+  return hash === row.hash;
 }

@@ -4,7 +4,7 @@ import type { Todo } from '../model';
 import { AlreadyClaimedError, GatePendingError, IllegalTransitionError, InvalidInputError, RefusedError } from '../errors';
 import { iso } from '../time';
 import { optionalText } from '../validate';
-import { evidenceCount, getGoal, getTodo, leaseToken, pendingGateIds } from '../queries/lookups';
+import { type TodoCore, evidenceCount, getGoal, getTodo, getTodoCore, leaseToken, pendingGateIds } from '../queries/lookups';
 import { nextClaimable, readiness } from '../queries/ready';
 import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS, isHuman, requireLiveLease } from './leases';
 import { emitEvidence, prepareEvidence } from './evidence';
@@ -26,7 +26,7 @@ function leaseSeconds(value: number | undefined): number {
 }
 
 /** Compare-and-swap under BEGIN IMMEDIATE: the readiness read and the claim write see the same state. */
-function claimInTx(tx: Tx, todo: Todo, seconds: number): Claim {
+function claimInTx(tx: Tx, todo: TodoCore, seconds: number): Claim {
   const leaseExpiresAt = iso(tx.nowMs + seconds * 1000);
   if (todo.status === 'claimed' && todo.owner === tx.actor.name && todo.leaseExpiresAt !== null && todo.leaseExpiresAt > tx.at) {
     tx.emit({ kind: 'todo.renewed', goalId: todo.goalId, todoId: todo.id, data: { leaseExpiresAt } });
@@ -53,7 +53,7 @@ function claimInTx(tx: Tx, todo: Todo, seconds: number): Claim {
 export function claimTodo(kernel: Kernel, todoId: string, options: { leaseSeconds?: number } = {}): Claim {
   kernel.requireActor();
   const seconds = leaseSeconds(options.leaseSeconds);
-  return kernel.write((tx) => claimInTx(tx, getTodo(tx.db, todoId), seconds));
+  return kernel.write((tx) => claimInTx(tx, getTodoCore(tx.db, todoId), seconds));
 }
 
 /** Claims the todo `todo next` would name. Refused with `no_ready_work` when nothing is claimable. */
@@ -75,7 +75,7 @@ export function renewTodo(kernel: Kernel, todoId: string, options: { leaseSecond
   kernel.requireActor();
   const seconds = leaseSeconds(options.leaseSeconds);
   return kernel.write((tx) => {
-    const todo = getTodo(tx.db, todoId);
+    const todo = getTodoCore(tx.db, todoId);
     requireLiveLease(tx, todo, options.leaseToken);
     tx.emit({ kind: 'todo.renewed', goalId: todo.goalId, todoId, data: { leaseExpiresAt: iso(tx.nowMs + seconds * 1000) } });
     return getTodo(tx.db, todoId);
@@ -87,7 +87,7 @@ export function releaseTodo(kernel: Kernel, todoId: string, options: { note?: st
   kernel.requireActor();
   const note = optionalText(options.note, 'note') || null;
   return kernel.write((tx) => {
-    const todo = getTodo(tx.db, todoId);
+    const todo = getTodoCore(tx.db, todoId);
     if (isHuman(tx) && todo.status === 'claimed') {
       // A human may take back any claim, live or lapsed; the event records whose it was.
     } else {
@@ -111,7 +111,7 @@ export function shipTodo(kernel: Kernel, todoId: string, input: ShipInput = {}):
   const summary = input.evidence ?? (artifacts.length > 0 ? `Shipped with ${artifacts.length} artifact(s)` : undefined);
   const prepared = summary === undefined ? null : prepareEvidence(kernel.root, { summary, artifacts, kind: 'ship' });
   return kernel.write((tx) => {
-    const todo = getTodo(tx.db, todoId);
+    const todo = getTodoCore(tx.db, todoId);
     requireLiveLease(tx, todo, input.leaseToken);
     const gates = pendingGateIds(tx.db, todoId);
     if (gates.length > 0) throw new GatePendingError(`shipping todo ${todoId}`, gates);

@@ -3,7 +3,7 @@ import type { Artifact, StoredEvent } from '../events/eventTypes';
 import { InvalidInputError, NotAllowedError } from '../errors';
 import { optionalText, requireText } from '../validate';
 import { recordArtifact } from '../workspacePaths';
-import { getGoal, getTodo, leaseLive } from '../queries/lookups';
+import { getGoal, getTodoCore, leaseLive } from '../queries/lookups';
 import { type Evidence, evidenceFromEvent } from '../queries/evidence';
 
 export interface EvidenceInput {
@@ -44,7 +44,7 @@ export function addEvidence(kernel: Kernel, input: EvidenceInput): Evidence {
     let goalId: string;
     let todoId: string | null = null;
     if (input.todoId !== undefined) {
-      const todo = getTodo(tx.db, input.todoId);
+      const todo = getTodoCore(tx.db, input.todoId);
       // An agent whose lease lapsed and was taken over may not add to the new holder's record.
       if (tx.actor.kind === 'agent' && leaseLive(todo, tx.at) && todo.owner !== tx.actor.name) {
         throw new NotAllowedError(`todo ${todo.id} is claimed by ${todo.owner}; only its holder adds evidence to it now`);

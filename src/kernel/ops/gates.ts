@@ -2,7 +2,7 @@ import type { Kernel } from '../kernel';
 import type { Gate } from '../model';
 import { IllegalTransitionError, InvalidInputError, NotAllowedError } from '../errors';
 import { formatId, optionalText, requireText } from '../validate';
-import { getGate, getGoal, getTodo, nextNum } from '../queries/lookups';
+import { getGate, getGoal, getTodoCore, nextNum } from '../queries/lookups';
 
 export function askGate(kernel: Kernel, input: { todoId?: string; goalId?: string; question: string }): Gate {
   kernel.requireActor();
@@ -14,7 +14,7 @@ export function askGate(kernel: Kernel, input: { todoId?: string; goalId?: strin
     let goalId: string;
     let todoId: string | null = null;
     if (input.todoId !== undefined) {
-      const todo = getTodo(tx.db, input.todoId);
+      const todo = getTodoCore(tx.db, input.todoId);
       if (todo.status === 'shipped' || todo.status === 'killed') {
         throw new IllegalTransitionError(`todo ${todo.id} is ${todo.status}; there is nothing left to gate`);
       }

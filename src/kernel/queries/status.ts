@@ -33,15 +33,19 @@ export function statusReport(db: SqliteDb, nowMs: number): StatusReport {
     entry[row.status as Todo['status']] = Number(row.n);
     counts.set(goalId, entry);
   }
-  const goals = listGoals(db).map((goal) => ({
-    id: goal.id,
-    title: goal.title,
-    status: goal.status,
-    nextTodo: goal.status === 'active' ? nextClaimable(db, at, goal.id) : null,
-    quota: quotaState(db, goal, nowMs),
-    shouldRun: shouldRun(db, goal, nowMs),
-    counts: counts.get(goal.id) ?? { open: 0, claimed: 0, blocked: 0, shipped: 0, killed: 0 },
-  }));
+  const goals = listGoals(db).map((goal) => {
+    const nextTodo = goal.status === 'active' ? nextClaimable(db, at, goal.id) : null;
+    const quota = quotaState(db, goal, nowMs);
+    return {
+      id: goal.id,
+      title: goal.title,
+      status: goal.status,
+      nextTodo,
+      quota,
+      shouldRun: shouldRun(db, goal, nowMs, { quota, hasReadyWork: nextTodo !== null }),
+      counts: counts.get(goal.id) ?? { open: 0, claimed: 0, blocked: 0, shipped: 0, killed: 0 },
+    };
+  });
   const select = `SELECT ${TODO_COLUMNS}, ${TODO_EVIDENCE_COUNT} FROM todos t`;
   return {
     at,
