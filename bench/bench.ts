@@ -10,6 +10,7 @@ import { addEvidence } from '../src/kernel/ops/evidence';
 import { askGate } from '../src/kernel/ops/gates';
 import { verifyChain } from '../src/kernel/events/log';
 import { statusReport } from '../src/kernel/queries/status';
+import { chooseDriver } from '../src/kernel/db/openDb';
 
 /**
  * `npm run bench`: a benchmark, not a test. Seeds a store of 10,000 todos and 100,000 events, then measures
@@ -120,11 +121,11 @@ function main(): void {
       const m = median(xs);
       return `| \`${name}\` | ${m.toFixed(1)} ms | ${(m / baseline).toFixed(2)}x |`;
     });
-    const driver = existsSync(root) ? (process.versions.node.startsWith('20') ? 'better-sqlite3' : 'node:sqlite') : '?';
+    const driver = chooseDriver();
     console.log(`\nloopx bench on Node ${process.versions.node} (${driver}), ${seeded.events} events / ${TODOS} todos (seeded in ${seeded.seconds.toFixed(1)} s), median of ${RUNS} runs\n`);
     console.log('| measure | median | vs bare node |\n| --- | --- | --- |');
     console.log(rows.join('\n'));
-    console.log(`| in-process claim+ship (${N} pairs) | ${pairsPerSecond.toFixed(0)} pairs/s | |`);
+    console.log(`| in-process claim then ship (${N} todos, one transaction each) | ${(2 * pairsPerSecond).toFixed(0)} transactions/s (${pairsPerSecond.toFixed(0)} todos/s) | |`);
     console.log(`| in-process status report | ${statusMs.toFixed(1)} ms | |`);
     console.log(`| verify ${verify.events} events in-process | ${verifyMs.toFixed(0)} ms | |`);
     console.log(`| \`loopx log verify --json\` (whole process) | ${verifyCliMs.toFixed(0)} ms | |`);

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { Row } from './db/sqliteDb';
+import { lazy } from './lazy';
 
 /** Rows are parsed with zod at the store boundary; the API shapes below are what every adapter sees. */
 export const GOAL_STATUSES = ['active', 'paused', 'done', 'stopped'] as const;
@@ -9,28 +10,80 @@ export type GoalStatus = (typeof GOAL_STATUSES)[number];
 export type TodoStatus = (typeof TODO_STATUSES)[number];
 export type GateStatus = (typeof GATE_STATUSES)[number];
 
-const text = z.string();
-const maybe = z.nullable(z.string());
-const int = z.int();
-const stringArray = z.array(z.string());
-const jsonArray = z.pipe(z.string(), z.transform((s: string) => stringArray.parse(JSON.parse(s))));
-
-const goalRow = z.object({
-  id: text,
-  title: text,
-  objective: text,
-  scope: jsonArray,
-  status: z.enum(GOAL_STATUSES),
-  turns_per_window: int,
-  window_hours: z.number(),
-  max_concurrent: int,
-  cooldown_seconds: int,
-  created_at: text,
-  updated_at: text,
+/** Row schemas are built on first use (constructing them costs milliseconds the CLI need not pay up front). */
+const rowSchemas = lazy(() => {
+  const text = z.string();
+  const maybe = z.nullable(z.string());
+  const int = z.int();
+  const stringArray = z.array(z.string());
+  const jsonArray = z.pipe(z.string(), z.transform((s: string) => stringArray.parse(JSON.parse(s))));
+  const goalRow = z.object({
+    id: text,
+    title: text,
+    objective: text,
+    scope: jsonArray,
+    status: z.enum(GOAL_STATUSES),
+    turns_per_window: int,
+    window_hours: z.number(),
+    max_concurrent: int,
+    cooldown_seconds: int,
+    created_at: text,
+    updated_at: text,
+  });
+  const todoRow = z.object({
+    id: text,
+    goal_id: text,
+    title: text,
+    detail: text,
+    priority: int,
+    status: z.enum(TODO_STATUSES),
+    owner: maybe,
+    lease_expires_at: maybe,
+    continuation: text,
+    reason: maybe,
+    revision: int,
+    created_at: text,
+    updated_at: text,
+    deps: maybe,
+    evidence_count: z.optional(int),
+  });
+  const gateRow = z.object({
+    id: text,
+    goal_id: text,
+    todo_id: maybe,
+    question: text,
+    status: z.enum(GATE_STATUSES),
+    asked_by: text,
+    asked_at: text,
+    decided_by: maybe,
+    decided_at: maybe,
+    note: maybe,
+  });
+  const handoffRow = z.object({
+    id: text,
+    todo_id: text,
+    from_agent: text,
+    to_agent: text,
+    summary: text,
+    done: text,
+    pending: text,
+    permissions: jsonArray,
+    status: z.enum(['offered', 'accepted', 'superseded']),
+    created_at: text,
+    accepted_at: maybe,
+  });
+  const agentRow = z.object({
+    name: text,
+    kind: z.enum(['codex', 'claude', 'custom', 'human']),
+    first_seen: text,
+    last_seen: text,
+    holding: maybe,
+  });
+  return { goalRow, todoRow, gateRow, handoffRow, agentRow };
 });
 
 export const goalFromRow = (row: Row) => {
-  const r = goalRow.parse(row);
+  const r = rowSchemas().goalRow.parse(row);
   return {
     id: r.id,
     title: r.title,
@@ -49,26 +102,9 @@ export const goalFromRow = (row: Row) => {
 };
 export type Goal = ReturnType<typeof goalFromRow>;
 
-const todoRow = z.object({
-  id: text,
-  goal_id: text,
-  title: text,
-  detail: text,
-  priority: int,
-  status: z.enum(TODO_STATUSES),
-  owner: maybe,
-  lease_expires_at: maybe,
-  continuation: text,
-  reason: maybe,
-  revision: int,
-  created_at: text,
-  updated_at: text,
-  deps: maybe,
-  evidence_count: z.optional(int),
-});
 
 export const todoFromRow = (row: Row) => {
-  const r = todoRow.parse(row);
+  const r = rowSchemas().todoRow.parse(row);
   return {
     id: r.id,
     goalId: r.goal_id,
@@ -89,21 +125,9 @@ export const todoFromRow = (row: Row) => {
 };
 export type Todo = ReturnType<typeof todoFromRow>;
 
-const gateRow = z.object({
-  id: text,
-  goal_id: text,
-  todo_id: maybe,
-  question: text,
-  status: z.enum(GATE_STATUSES),
-  asked_by: text,
-  asked_at: text,
-  decided_by: maybe,
-  decided_at: maybe,
-  note: maybe,
-});
 
 export const gateFromRow = (row: Row) => {
-  const r = gateRow.parse(row);
+  const r = rowSchemas().gateRow.parse(row);
   return {
     id: r.id,
     goalId: r.goal_id,
@@ -119,22 +143,9 @@ export const gateFromRow = (row: Row) => {
 };
 export type Gate = ReturnType<typeof gateFromRow>;
 
-const handoffRow = z.object({
-  id: text,
-  todo_id: text,
-  from_agent: text,
-  to_agent: text,
-  summary: text,
-  done: text,
-  pending: text,
-  permissions: jsonArray,
-  status: z.enum(['offered', 'accepted', 'superseded']),
-  created_at: text,
-  accepted_at: maybe,
-});
 
 export const handoffFromRow = (row: Row) => {
-  const r = handoffRow.parse(row);
+  const r = rowSchemas().handoffRow.parse(row);
   return {
     id: r.id,
     todoId: r.todo_id,
@@ -151,16 +162,9 @@ export const handoffFromRow = (row: Row) => {
 };
 export type Handoff = ReturnType<typeof handoffFromRow>;
 
-const agentRow = z.object({
-  name: text,
-  kind: z.enum(['codex', 'claude', 'custom', 'human']),
-  first_seen: text,
-  last_seen: text,
-  holding: maybe,
-});
 
 export const agentFromRow = (row: Row) => {
-  const r = agentRow.parse(row);
+  const r = rowSchemas().agentRow.parse(row);
   return { name: r.name, kind: r.kind, firstSeen: r.first_seen, lastSeen: r.last_seen, holding: r.holding ? r.holding.split(',') : [] };
 };
 export type Agent = ReturnType<typeof agentFromRow>;

@@ -41,7 +41,7 @@ export function replayLog(source: SqliteDb): SqliteDb {
       if (rows.length === 0) break;
       for (const row of rows) {
         const event = rowToEvent(row);
-        const schema = eventDataSchemas[event.kind];
+        const schema = eventDataSchemas()[event.kind];
         if (!schema) throw new Error(`event ${event.seq} has unknown kind ${String(event.kind)}`);
         schema.parse(event.data);
         applyEvent(target, event);

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { InvalidInputError } from './errors';
+import { nodeCrypto } from './nodeCrypto';
 import type { Artifact } from './events/eventTypes';
 
 /** True when `candidate` (already absolute and real) lies inside `root`. */
@@ -45,7 +45,7 @@ export function recordArtifact(root: string, input: string): Artifact {
 }
 
 function hashFile(path: string): string {
-  const hash = createHash('sha256');
+  const hash = nodeCrypto().createHash('sha256');
   const fd = openSync(path, 'r');
   try {
     const buffer = Buffer.allocUnsafe(1 << 16);

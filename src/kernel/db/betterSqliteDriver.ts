@@ -1,5 +1,5 @@
+import type * as NodeModule from 'node:module';
 import type { SqliteDb, Statement } from './sqliteDb';
-import { createRequire } from 'node:module';
 
 type BetterStatement = {
   run(...p: unknown[]): { changes: number };
@@ -11,6 +11,7 @@ type BetterConstructor = new (path: string, options?: { timeout?: number }) => B
 
 export function openBetterSqlite(path: string, busyTimeoutMs: number): SqliteDb {
   // Loaded lazily: the native addon is only required when this driver is chosen.
+  const { createRequire } = process.getBuiltinModule('node:module') as typeof NodeModule;
   const req = createRequire(__filename);
   const Database = req('better-sqlite3') as BetterConstructor;
   const raw = new Database(path, { timeout: busyTimeoutMs });

@@ -1,64 +1,68 @@
 import * as z from 'zod/mini';
+import { lazy } from '../lazy';
 
 /**
  * Every state change is one of these events. Each carries every fact its state change needs
  * (generated ids, lease tokens, expiry times), so replaying the log rebuilds the tables exactly.
+ * The schemas are built on first use: only replay validates event data against them.
  */
-const str = z.string();
-const nullableStr = z.nullable(z.string());
+export const eventDataSchemas = lazy(() => {
+  const str = z.string();
+  const nullableStr = z.nullable(z.string());
 
-export const artifactSchema = z.object({ path: str, sha256: str, bytes: z.int().check(z.nonnegative()) });
-export type Artifact = z.infer<typeof artifactSchema>;
+  const artifactSchema = z.object({ path: str, sha256: str, bytes: z.int().check(z.nonnegative()) });
 
-export const eventDataSchemas = {
-  'store.initialized': z.object({ schema: z.int() }),
-  'goal.created': z.object({
-    id: str,
-    num: z.int(),
-    title: str,
-    objective: str,
-    scope: z.array(str),
-    turnsPerWindow: z.int(),
-    windowHours: z.number(),
-    maxConcurrent: z.int(),
-    cooldownSeconds: z.int(),
-  }),
-  'goal.status': z.object({ status: z.enum(['active', 'paused', 'done', 'stopped']), from: str }),
-  'todo.added': z.object({
-    id: str,
-    num: z.int(),
-    title: str,
-    detail: str,
-    priority: z.int(),
-    dependsOn: z.array(str),
-  }),
-  'todo.claimed': z.object({ owner: str, leaseToken: str, leaseExpiresAt: str, previousOwner: nullableStr }),
-  'todo.renewed': z.object({ leaseExpiresAt: str }),
-  'todo.released': z.object({ previousOwner: str, note: nullableStr }),
-  'todo.shipped': z.object({ previousOwner: str }),
-  'todo.blocked': z.object({ reason: str, previousOwner: nullableStr }),
-  'todo.unblocked': z.object({ note: nullableStr }),
-  'todo.killed': z.object({ reason: str, previousOwner: nullableStr, cancelledGates: z.array(str) }),
-  evidence: z.object({ summary: str, kind: str, artifacts: z.array(artifactSchema) }),
-  'gate.asked': z.object({ id: str, num: z.int(), question: str }),
-  'gate.decided': z.object({ id: str, status: z.enum(['approved', 'rejected']), note: nullableStr }),
-  'quota.spent': z.object({ turnId: str }),
-  'handoff.offered': z.object({
-    id: str,
-    num: z.int(),
-    to: str,
-    summary: str,
-    done: str,
-    pending: str,
-    permissions: z.array(str),
-    supersedes: z.array(str),
-  }),
-  'handoff.accepted': z.object({ id: str, from: str, leaseToken: str, leaseExpiresAt: str }),
-} as const;
+  return {
+    'store.initialized': z.object({ schema: z.int() }),
+    'goal.created': z.object({
+      id: str,
+      num: z.int(),
+      title: str,
+      objective: str,
+      scope: z.array(str),
+      turnsPerWindow: z.int(),
+      windowHours: z.number(),
+      maxConcurrent: z.int(),
+      cooldownSeconds: z.int(),
+    }),
+    'goal.status': z.object({ status: z.enum(['active', 'paused', 'done', 'stopped']), from: str }),
+    'todo.added': z.object({
+      id: str,
+      num: z.int(),
+      title: str,
+      detail: str,
+      priority: z.int(),
+      dependsOn: z.array(str),
+    }),
+    'todo.claimed': z.object({ owner: str, leaseToken: str, leaseExpiresAt: str, previousOwner: nullableStr }),
+    'todo.renewed': z.object({ leaseExpiresAt: str }),
+    'todo.released': z.object({ previousOwner: str, note: nullableStr }),
+    'todo.shipped': z.object({ previousOwner: str }),
+    'todo.blocked': z.object({ reason: str, previousOwner: nullableStr }),
+    'todo.unblocked': z.object({ note: nullableStr }),
+    'todo.killed': z.object({ reason: str, previousOwner: nullableStr, cancelledGates: z.array(str) }),
+    evidence: z.object({ summary: str, kind: str, artifacts: z.array(artifactSchema) }),
+    'gate.asked': z.object({ id: str, num: z.int(), question: str }),
+    'gate.decided': z.object({ id: str, status: z.enum(['approved', 'rejected']), note: nullableStr }),
+    'quota.spent': z.object({ turnId: str }),
+    'handoff.offered': z.object({
+      id: str,
+      num: z.int(),
+      to: str,
+      summary: str,
+      done: str,
+      pending: str,
+      permissions: z.array(str),
+      supersedes: z.array(str),
+    }),
+    'handoff.accepted': z.object({ id: str, from: str, leaseToken: str, leaseExpiresAt: str }),
+  };
+});
+type EventSchemas = ReturnType<typeof eventDataSchemas>;
 
-export type EventKind = keyof typeof eventDataSchemas;
-export type EventData<K extends EventKind> = z.infer<(typeof eventDataSchemas)[K]>;
-export const EVENT_KINDS = Object.keys(eventDataSchemas) as EventKind[];
+export type EventKind = keyof EventSchemas;
+export type EventData<K extends EventKind> = z.infer<EventSchemas[K]>;
+export type Artifact = EventData<'evidence'>['artifacts'][number];
 
 export type ActorKind = 'agent' | 'human' | 'kernel';
 export interface Actor {

@@ -1,10 +1,4 @@
-import * as crypto from 'node:crypto';
-
-// One-shot hashing (Node >= 20.12) is about twice as fast as a Hash object per event; fall back where missing.
-export const sha256: (text: string) => string =
-  typeof crypto.hash === 'function'
-    ? (text) => crypto.hash('sha256', text, 'hex')
-    : (text) => crypto.createHash('sha256').update(text).digest('hex');
+import { sha256 } from '../nodeCrypto';
 
 export const GENESIS_HASH = '0'.repeat(64);
 

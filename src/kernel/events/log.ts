@@ -1,7 +1,8 @@
 import type { SqliteDb, Row } from '../db/sqliteDb';
 import type { Actor, EventDraft, StoredEvent } from './eventTypes';
 import { canonicalJson } from './canonical';
-import { GENESIS_HASH, SQL_EVENT_BODY, eventHash, sha256 } from './hashChain';
+import { GENESIS_HASH, SQL_EVENT_BODY, eventHash } from './hashChain';
+import { sha256 } from '../nodeCrypto';
 import { applyReducer, touchAgent } from './apply';
 
 /**

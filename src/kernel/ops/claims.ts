@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Kernel, Tx } from '../kernel';
 import type { Todo } from '../model';
 import { AlreadyClaimedError, GatePendingError, IllegalTransitionError, InvalidInputError, RefusedError } from '../errors';
 import { iso } from '../time';
+import { randomToken } from '../nodeCrypto';
 import { optionalText } from '../validate';
 import { type TodoCore, evidenceCount, getGoal, getTodo, getTodoCore, leaseToken, pendingGateIds } from '../queries/lookups';
 import { nextClaimable, readiness } from '../queries/ready';
@@ -39,7 +39,7 @@ function claimInTx(tx: Tx, todo: TodoCore, seconds: number): Claim {
     if (state.why === 'terminal') throw new IllegalTransitionError(`todo ${todo.id} cannot be claimed: ${state.detail}`);
     throw new RefusedError('not_ready', `todo ${todo.id} is not ready: ${state.detail}`, 'see what is ready with: loopx todo list --ready');
   }
-  const token = randomUUID();
+  const token = randomToken();
   const previousOwner = todo.status === 'claimed' ? todo.owner : null;
   tx.emit({
     kind: 'todo.claimed',

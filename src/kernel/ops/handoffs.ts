@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { Kernel } from '../kernel';
 import type { Handoff } from '../model';
 import { handoffFromRow } from '../model';
 import { IllegalTransitionError, InvalidInputError, NotAllowedError, NotFoundError } from '../errors';
 import { iso } from '../time';
+import { randomToken } from '../nodeCrypto';
 import { formatId, optionalText, parseAgentName, requireText } from '../validate';
 import { getTodoCore, leaseLive, nextNum } from '../queries/lookups';
 import { DEFAULT_LEASE_SECONDS, requireLiveLease } from './leases';
@@ -64,7 +64,7 @@ export function acceptHandoff(kernel: Kernel, handoffId: string): Handoff {
       kind: 'handoff.accepted',
       goalId: todo.goalId,
       todoId: todo.id,
-      data: { id: handoffId, from: handoff.from, leaseToken: randomUUID(), leaseExpiresAt },
+      data: { id: handoffId, from: handoff.from, leaseToken: randomToken(), leaseExpiresAt },
     });
     return getHandoff(kernel, handoffId);
   });
