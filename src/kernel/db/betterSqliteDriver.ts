@@ -1,4 +1,4 @@
-import type * as NodeModule from 'node:module';
+import type { createRequire as CreateRequire } from 'node:module';
 import type { SqliteDb, Statement } from './sqliteDb';
 
 type BetterStatement = {
@@ -11,7 +11,7 @@ type BetterConstructor = new (path: string, options?: { timeout?: number }) => B
 
 export function openBetterSqlite(path: string, busyTimeoutMs: number): SqliteDb {
   // Loaded lazily: the native addon is only required when this driver is chosen.
-  const { createRequire } = process.getBuiltinModule('node:module') as typeof NodeModule;
+  const { createRequire } = process.getBuiltinModule('node:module') as { createRequire: typeof CreateRequire };
   const req = createRequire(__filename);
   const Database = req('better-sqlite3') as BetterConstructor;
   const raw = new Database(path, { timeout: busyTimeoutMs });
