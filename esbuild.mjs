@@ -20,10 +20,19 @@ const base = {
   logLevel: 'warning',
 };
 
-const targets = [{ ...base, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js' }];
+const targets = [
+  { ...base, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js' },
+  { ...base, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
+];
 if (process.argv.includes('--with-test-fixtures')) {
   // A writer that hammers the kernel in one process, for the kill -9 tests (never shipped).
   targets.push({ ...base, minify: false, entryPoints: ['test/cli/fixtures/writer.ts'], outfile: 'dist/test/writer.js' });
+}
+if (process.argv.includes('--e2e')) {
+  // Mocha suites that run inside the VS Code extension host, and the Playwright scenarios that drive the UI.
+  const test = { ...base, minify: false, sourcemap: 'inline', external: [...base.external, 'mocha', 'playwright-core'] };
+  targets.push({ ...test, entryPoints: ['test/extension/index.ts'], outfile: 'dist/test/extension/index.js' });
+  targets.push({ ...test, entryPoints: ['test/e2e/main.ts'], outfile: 'dist/test/e2e/main.js' });
 }
 
 if (process.argv.includes('--bench')) {

@@ -15,7 +15,7 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['test/globalSetup.ts'],
-    exclude: ['test/e2e/**', 'node_modules/**'],
+    exclude: ['test/e2e/**', 'test/extension/**', 'node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -1,18 +1,10 @@
 import type { Gate, Goal, Todo } from '../kernel/model';
 import type { Evidence } from '../kernel/queries/evidence';
 
-/** Human output helpers. Everything printed from the store passes through `clean` (no terminal escapes). */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** Human output for the terminal. Everything printed from the store passes through `clean` (no terminal escapes). */
+import { clean, oneLine, relativeTime } from '../protocol/display';
 
-export function clean(text: string | null | undefined): string {
-  return (text ?? '').replace(CONTROL, '?');
-}
-
-export function oneLine(text: string | null | undefined, max = 100): string {
-  const flat = clean(text).replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
+export { clean, oneLine, relativeTime };
 
 const CODES = { bold: 1, dim: 2, red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36 } as const;
 export type Style = keyof typeof CODES;
@@ -22,16 +14,6 @@ export class Painter {
   paint(style: Style, text: string): string {
     return this.enabled ? `\u001b[${CODES[style]}m${text}\u001b[0m` : text;
   }
-}
-
-export function relativeTime(isoTime: string | null, nowMs: number): string {
-  if (!isoTime) return '—';
-  const delta = Math.round((Date.parse(isoTime) - nowMs) / 1000);
-  const span = Math.abs(delta);
-  if (span < 2) return 'just now';
-  const text =
-    span < 90 ? `${span}s` : span < 5400 ? `${Math.round(span / 60)}m` : span < 172_800 ? `${Math.round(span / 3600)}h` : `${Math.round(span / 86400)}d`;
-  return delta >= 0 ? `in ${text}` : `${text} ago`;
 }
 
 const STATUS_STYLE: Record<string, Style> = {

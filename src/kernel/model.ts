@@ -40,11 +40,11 @@ export const todoFromRow = (row: Row) => {
     status: r.oneOf('status', TODO_STATUSES),
     owner: r.maybeText('owner'),
     leaseExpiresAt: r.maybeText('lease_expires_at'),
-    dependsOn: r.csv('deps'),
+    dependsOn: r.csv('depends_on'),
     continuation: r.text('continuation'),
     reason: r.maybeText('reason'),
     revision: r.int('revision'),
-    evidenceCount: row.evidence_count === undefined ? 0 : r.int('evidence_count'),
+    evidenceCount: r.int('evidence_count'),
     createdAt: r.text('created_at'),
     updatedAt: r.text('updated_at'),
   };
@@ -102,9 +102,6 @@ export const agentFromRow = (row: Row) => {
 };
 export type Agent = ReturnType<typeof agentFromRow>;
 
-/** The SELECT list that todoFromRow expects (dependencies folded into one column). */
+/** The SELECT list that todoFromRow expects (all on the todos row: no joins or subqueries per todo). */
 export const TODO_COLUMNS = `t.id, t.goal_id, t.title, t.detail, t.priority, t.status, t.owner, t.lease_expires_at, t.continuation,
-  t.reason, t.revision, t.created_at, t.updated_at,
-  (SELECT group_concat(depends_on, ',') FROM (SELECT d.depends_on FROM todo_deps d JOIN todos x ON x.id = d.depends_on
-    WHERE d.todo_id = t.id ORDER BY x.num)) AS deps`;
-export const TODO_EVIDENCE_COUNT = `(SELECT count(*) FROM events e WHERE e.todo_id = t.id AND e.kind = 'evidence') AS evidence_count`;
+  t.reason, t.revision, t.created_at, t.updated_at, t.depends_on, t.evidence_count`;

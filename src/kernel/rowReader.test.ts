@@ -3,7 +3,7 @@ import { goalFromRow, todoFromRow } from './model';
 
 const todoRow = {
   id: 'T1', goal_id: 'G1', title: 't', detail: '', priority: 1, status: 'open', owner: null, lease_expires_at: null,
-  continuation: '', reason: null, revision: 1, created_at: 'a', updated_at: 'b', deps: 'T2,T3',
+  continuation: '', reason: null, revision: 1, created_at: 'a', updated_at: 'b', depends_on: 'T2,T3', evidence_count: 0,
 };
 
 test('rows map to the API shape', () => {

@@ -11,48 +11,64 @@ export class RowShapeError extends Error {
   }
 }
 
-export function rowReader(table: string, row: Row) {
-  const fail = (column: string, expected: string): never => {
-    throw new RowShapeError(table, column, row[column], expected);
-  };
-  return {
-    text(column: string): string {
-      const v = row[column];
-      return typeof v === 'string' ? v : fail(column, 'text');
-    },
-    maybeText(column: string): string | null {
-      const v = row[column];
-      return v === null || v === undefined ? null : typeof v === 'string' ? v : fail(column, 'text or null');
-    },
-    int(column: string): number {
-      const v = typeof row[column] === 'bigint' ? Number(row[column]) : row[column];
-      return typeof v === 'number' && Number.isInteger(v) ? v : fail(column, 'an integer');
-    },
-    num(column: string): number {
-      const v = row[column];
-      return typeof v === 'number' && Number.isFinite(v) ? v : fail(column, 'a number');
-    },
-    oneOf<T extends string>(column: string, allowed: readonly T[]): T {
-      const v = row[column];
-      return allowed.includes(v as T) ? (v as T) : fail(column, allowed.join(' | '));
-    },
-    /** A JSON array of strings stored as text. */
-    stringList(column: string): string[] {
-      const v = row[column];
-      if (typeof v === 'string') {
-        try {
-          const parsed: unknown = JSON.parse(v);
-          if (Array.isArray(parsed) && parsed.every((x) => typeof x === 'string')) return parsed;
-        } catch {
-          /* reported below */
-        }
+/** Methods live on the prototype: reading thousands of rows allocates one small object per row, no closures. */
+class RowReader {
+  constructor(
+    private readonly table: string,
+    private readonly row: Row,
+  ) {}
+
+  private fail(column: string, expected: string): never {
+    throw new RowShapeError(this.table, column, this.row[column], expected);
+  }
+
+  text(column: string): string {
+    const v = this.row[column];
+    return typeof v === 'string' ? v : this.fail(column, 'text');
+  }
+
+  maybeText(column: string): string | null {
+    const v = this.row[column];
+    return v === null || v === undefined ? null : typeof v === 'string' ? v : this.fail(column, 'text or null');
+  }
+
+  int(column: string): number {
+    const raw = this.row[column];
+    const v = typeof raw === 'bigint' ? Number(raw) : raw;
+    return typeof v === 'number' && Number.isInteger(v) ? v : this.fail(column, 'an integer');
+  }
+
+  num(column: string): number {
+    const v = this.row[column];
+    return typeof v === 'number' && Number.isFinite(v) ? v : this.fail(column, 'a number');
+  }
+
+  oneOf<T extends string>(column: string, allowed: readonly T[]): T {
+    const v = this.row[column];
+    return allowed.includes(v as T) ? (v as T) : this.fail(column, allowed.join(' | '));
+  }
+
+  /** A JSON array of strings stored as text. */
+  stringList(column: string): string[] {
+    const v = this.row[column];
+    if (typeof v === 'string') {
+      try {
+        const parsed: unknown = JSON.parse(v);
+        if (Array.isArray(parsed) && parsed.every((x) => typeof x === 'string')) return parsed;
+      } catch {
+        /* reported below */
       }
-      return fail(column, 'a JSON array of strings');
-    },
-    /** A comma-joined list (group_concat) or null. */
-    csv(column: string): string[] {
-      const v = this.maybeText(column);
-      return v ? v.split(',') : [];
-    },
-  };
+    }
+    return this.fail(column, 'a JSON array of strings');
+  }
+
+  /** A comma-joined list, empty or null for none. */
+  csv(column: string): string[] {
+    const v = this.maybeText(column);
+    return v ? v.split(',') : [];
+  }
+}
+
+export function rowReader(table: string, row: Row): RowReader {
+  return new RowReader(table, row);
 }

@@ -34,9 +34,9 @@ const reducers: Reducers = {
   'todo.added': (db, e) => {
     const d = e.data;
     db.prepare(
-      `INSERT INTO todos (id, num, goal_id, title, detail, priority, status, continuation, revision, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, 'open', '', 1, ?, ?)`,
-    ).run(d.id, d.num, e.goalId, d.title, d.detail, d.priority, e.at, e.at);
+      `INSERT INTO todos (id, num, goal_id, title, detail, priority, status, continuation, depends_on, evidence_count, revision,
+        created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'open', '', ?, 0, 1, ?, ?)`,
+    ).run(d.id, d.num, e.goalId, d.title, d.detail, d.priority, d.dependsOn.join(','), e.at, e.at);
     const dep = db.prepare('INSERT INTO todo_deps (todo_id, depends_on) VALUES (?, ?)');
     for (const dependsOn of d.dependsOn) dep.run(d.id, dependsOn);
   },
@@ -60,7 +60,10 @@ const reducers: Reducers = {
     );
     for (const gateId of e.data.cancelledGates) cancel.run(e.actor, e.at, `todo killed: ${e.data.reason}`, gateId);
   },
-  evidence: () => {},
+  // Evidence does not change the todo's revision: it adds to the record, not to the todo's state.
+  evidence: (db, e) => {
+    if (e.todoId) db.prepare('UPDATE todos SET evidence_count = evidence_count + 1 WHERE id = ?').run(e.todoId);
+  },
   'gate.asked': (db, e) => {
     db.prepare(
       `INSERT INTO gates (id, num, goal_id, todo_id, question, status, asked_by, asked_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)`,

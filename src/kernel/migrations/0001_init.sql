@@ -41,6 +41,8 @@ CREATE TABLE todos (
   lease_token      TEXT,
   lease_expires_at TEXT,
   continuation     TEXT NOT NULL,
+  depends_on       TEXT NOT NULL,          -- comma-joined copy of todo_deps as given, for cheap reads
+  evidence_count   INTEGER NOT NULL,       -- evidence events for this todo, kept by the reducer
   reason           TEXT,
   revision         INTEGER NOT NULL,
   created_at       TEXT NOT NULL,

@@ -9,7 +9,6 @@ import {
   type Todo,
   type TodoStatus,
   TODO_COLUMNS,
-  TODO_EVIDENCE_COUNT,
   agentFromRow,
   gateFromRow,
   goalFromRow,
@@ -47,7 +46,7 @@ export function listTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): To
   }
   const order = filter.ready ? 't.priority, t.num' : 't.num';
   const limit = filter.limit ? ` LIMIT ${Math.max(1, Math.floor(filter.limit))}` : '';
-  const sql = `SELECT ${TODO_COLUMNS}, ${TODO_EVIDENCE_COUNT} FROM todos t ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}${limit}`;
+  const sql = `SELECT ${TODO_COLUMNS} FROM todos t ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}${limit}`;
   return db.prepare(sql).all(...params).map(todoFromRow);
 }
 

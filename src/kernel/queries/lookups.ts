@@ -1,6 +1,6 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import { NotFoundError } from '../errors';
-import { type Gate, type Goal, type Todo, TODO_COLUMNS, TODO_EVIDENCE_COUNT, gateFromRow, goalFromRow, todoFromRow } from '../model';
+import { type Gate, type Goal, type Todo, TODO_COLUMNS, gateFromRow, goalFromRow, todoFromRow } from '../model';
 
 /** Single-entity reads shared by operations and queries. Unknown ids are NotFoundError (exit 4). */
 export function getGoal(db: SqliteDb, id: string): Goal {
@@ -10,7 +10,7 @@ export function getGoal(db: SqliteDb, id: string): Goal {
 }
 
 export function getTodo(db: SqliteDb, id: string): Todo {
-  const row = db.prepare(`SELECT ${TODO_COLUMNS}, ${TODO_EVIDENCE_COUNT} FROM todos t WHERE t.id = ?`).get(id);
+  const row = db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.id = ?`).get(id);
   if (!row) throw new NotFoundError('todo', id);
   return todoFromRow(row);
 }
@@ -51,7 +51,7 @@ export function pendingGateIds(db: SqliteDb, todoId: string): string[] {
 }
 
 export function evidenceCount(db: SqliteDb, todoId: string): number {
-  return Number(db.prepare(`SELECT count(*) AS n FROM events WHERE todo_id = ? AND kind = 'evidence'`).get(todoId)?.n ?? 0);
+  return Number(db.prepare('SELECT evidence_count AS n FROM todos WHERE id = ?').get(todoId)?.n ?? 0);
 }
 
 export function nextNum(db: SqliteDb, table: 'goals' | 'todos' | 'gates' | 'handoffs'): number {

@@ -1,12 +1,12 @@
 import type { SqliteDb } from '../db/sqliteDb';
-import { type Todo, TODO_COLUMNS, TODO_EVIDENCE_COUNT, todoFromRow } from '../model';
+import { type Todo, TODO_COLUMNS, todoFromRow } from '../model';
 import { type TodoCore, leaseLive } from './lookups';
 
 /**
  * Claimable = open (or claimed with a lapsed lease), goal active, every dependency shipped, no pending gate.
  * Order: priority (0 first), then the order todos were added.
  */
-const READY_CONDITIONS = `
+export const READY_CONDITIONS = `
   EXISTS (SELECT 1 FROM goals g WHERE g.id = t.goal_id AND g.status = 'active')
   AND NOT EXISTS (SELECT 1 FROM todo_deps d JOIN todos dt ON dt.id = d.depends_on WHERE d.todo_id = t.id AND dt.status <> 'shipped')
   AND NOT EXISTS (SELECT 1 FROM gates q WHERE q.todo_id = t.id AND q.status = 'pending')`;
@@ -36,7 +36,7 @@ function firstClaimableId(db: SqliteDb, at: string, goalId?: string): string | n
 export function nextClaimable(db: SqliteDb, at: string, goalId?: string): Todo | null {
   const id = firstClaimableId(db, at, goalId);
   if (id === null) return null;
-  const row = db.prepare(`SELECT ${TODO_COLUMNS}, ${TODO_EVIDENCE_COUNT} FROM todos t WHERE t.id = ?`).get(id);
+  const row = db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.id = ?`).get(id);
   return row ? todoFromRow(row) : null;
 }
 

@@ -1,5 +1,5 @@
 import type { SqliteDb } from '../db/sqliteDb';
-import { type Gate, type Goal, type Todo, TODO_COLUMNS, TODO_EVIDENCE_COUNT, todoFromRow } from '../model';
+import { type Gate, type Goal, type Todo, TODO_COLUMNS, todoFromRow } from '../model';
 import { iso } from '../time';
 import { listGates, listGoals } from './lists';
 import { nextClaimable } from './ready';
@@ -46,7 +46,7 @@ export function statusReport(db: SqliteDb, nowMs: number): StatusReport {
       counts: counts.get(goal.id) ?? { open: 0, claimed: 0, blocked: 0, shipped: 0, killed: 0 },
     };
   });
-  const select = `SELECT ${TODO_COLUMNS}, ${TODO_EVIDENCE_COUNT} FROM todos t`;
+  const select = `SELECT ${TODO_COLUMNS} FROM todos t`;
   return {
     at,
     goals,

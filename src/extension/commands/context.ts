@@ -1,0 +1,49 @@
+import * as vscode from 'vscode';
+import type { Kernel } from '../../kernel/kernel';
+import { LoopxError } from '../../kernel/errors';
+import type { StoreSession } from '../store/storeSession';
+import type { StoreModel } from '../store/storeModel';
+import type { Log } from '../util/log';
+import type { EvidenceTreeProvider } from '../views/evidenceTree';
+import type { CommandId } from './commandIds';
+
+/** What every command gets. Built once by the composition root. */
+export interface ExtensionContextLike {
+  session: StoreSession;
+  model: StoreModel;
+  log: Log;
+  evidence: EvidenceTreeProvider;
+  /** The human at the keyboard (UI actions are human actions). */
+  me: string;
+}
+
+export interface CommandDefinition {
+  id: CommandId;
+  run(ctx: ExtensionContextLike, ...args: unknown[]): unknown;
+}
+
+export function kernelOf(ctx: ExtensionContextLike): Kernel {
+  return ctx.session.requireKernel();
+}
+
+/**
+ * Runs a command and turns failures into messages: refusals (exit 3) are warnings that say why; bad input and
+ * missing things are errors; anything unexpected is logged with its stack and offers "Show Logs".
+ */
+export async function runSafely(ctx: ExtensionContextLike, def: CommandDefinition, args: unknown[]): Promise<unknown> {
+  try {
+    return await def.run(ctx, ...args);
+  } catch (error) {
+    if (error instanceof LoopxError && error.exitCode !== 1) {
+      ctx.log.warn(`${def.id} refused: ${error.code}: ${error.message}`);
+      const text = `${error.message}${error.hint ? ` (${error.hint})` : ''}`;
+      if (error.exitCode === 3) void vscode.window.showWarningMessage(`LoopX: ${text}`);
+      else void vscode.window.showErrorMessage(`LoopX: ${text}`);
+      return undefined;
+    }
+    ctx.log.error(`${def.id} failed`, error);
+    const choice = await vscode.window.showErrorMessage(`LoopX: ${(error as Error)?.message ?? String(error)}`, 'Show Logs');
+    if (choice === 'Show Logs') ctx.log.show();
+    return undefined;
+  }
+}

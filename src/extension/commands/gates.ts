@@ -1,0 +1,43 @@
+import * as vscode from 'vscode';
+import { askGate as askOp, decideGate } from '../../kernel/ops/gates';
+import type { Gate } from '../../kernel/model';
+import { clean } from '../../protocol/display';
+import { type CommandDefinition, type ExtensionContextLike, kernelOf } from './context';
+import { COMMANDS } from './commandIds';
+import { ask, resolveGate, resolveGoal, resolveTodo } from './pickers';
+
+export const askGate: CommandDefinition = {
+  id: COMMANDS.askGate,
+  async run(ctx, arg) {
+    const subject = await vscode.window.showQuickPick([{ label: 'On a todo', value: 'todo' }, { label: 'On a whole goal', value: 'goal' }], { title: 'LoopX: Ask Gate' });
+    if (!subject) return undefined;
+    const target = subject.value === 'todo'
+      ? { todoId: (await resolveTodo(ctx, arg, ['open', 'claimed', 'blocked'], 'Ask Gate on'))?.id }
+      : { goalId: (await resolveGoal(ctx, arg))?.id };
+    if (!target.todoId && !target.goalId) return undefined;
+    const question = await ask({ title: 'LoopX: Ask Gate', prompt: 'The decision needed, with what you recommend', required: true });
+    return question === undefined ? undefined : askOp(kernelOf(ctx), { ...target, question });
+  },
+};
+
+/** Approve and reject confirm in a modal that shows the question: a decision should be read before it is made. */
+async function decide(ctx: ExtensionContextLike, arg: unknown, decision: 'approved' | 'rejected'): Promise<Gate | undefined> {
+  const verb = decision === 'approved' ? 'Approve' : 'Reject';
+  const gate = await resolveGate(ctx, arg, `${verb} Gate`);
+  if (!gate) return undefined;
+  const on = gate.todoId ? `todo ${gate.todoId}` : `goal ${gate.goalId}`;
+  const confirmed = await vscode.window.showWarningMessage(
+    `${verb} gate ${gate.id} on ${on}?`,
+    { modal: true, detail: `${clean(gate.question)}\n\nAsked by ${clean(gate.askedBy)}.` },
+    verb,
+  );
+  if (confirmed !== verb) return undefined;
+  const note = await ask({ title: `LoopX: ${verb} ${gate.id}`, prompt: 'Note for the agent (optional)' });
+  if (note === undefined) return undefined;
+  const result = decideGate(kernelOf(ctx), gate.id, decision, note);
+  ctx.log.info(`${decision} gate ${gate.id}`);
+  return result;
+}
+
+export const approveGate: CommandDefinition = { id: COMMANDS.approveGate, run: (ctx, arg) => decide(ctx, arg, 'approved') };
+export const rejectGate: CommandDefinition = { id: COMMANDS.rejectGate, run: (ctx, arg) => decide(ctx, arg, 'rejected') };

@@ -1,0 +1,66 @@
+import * as vscode from 'vscode';
+import { verifyChain } from '../../kernel/events/log';
+import { clean, clockTime } from '../../protocol/display';
+import { statusUri } from '../views/virtualDocuments';
+import { type CommandDefinition, kernelOf } from './context';
+import { COMMANDS } from './commandIds';
+
+export const verifyLog: CommandDefinition = {
+  id: COMMANDS.verifyLog,
+  async run(ctx) {
+    const kernel = kernelOf(ctx);
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'LoopX: verifying the event log…' },
+      async () => kernel.read((db) => verifyChain(db)),
+    );
+    ctx.log.info(`log verify: ${JSON.stringify(result)}`);
+    if (result.ok) void vscode.window.showInformationMessage(`LoopX: log intact, ${result.events} events, hash chain verified.`);
+    else void vscode.window.showErrorMessage(`LoopX: the event log is broken at event ${result.firstBadSeq}: ${result.problem}. Events from there on were altered outside loopx.`);
+    return result;
+  },
+};
+
+export const showStatus: CommandDefinition = {
+  id: COMMANDS.showStatus,
+  async run() {
+    const doc = await vscode.workspace.openTextDocument(statusUri());
+    await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
+    return vscode.window.showTextDocument(doc, { preview: true });
+  },
+};
+
+/** The status bar's quick pick: each goal's quota and should-run answer. */
+export const showQuota: CommandDefinition = {
+  id: COMMANDS.showQuota,
+  async run(ctx) {
+    const report = ctx.model.status();
+    if (!report) return undefined;
+    const now = Date.now();
+    const items = report.goals.map((g) => ({
+      label: `${g.shouldRun.run ? '$(play)' : '$(debug-pause)'} ${g.id} ${clean(g.title)}`,
+      description: `${g.quota.spent}/${g.quota.turnsPerWindow} turns in ${g.quota.windowHours}h`,
+      detail: g.shouldRun.run
+        ? `should run: yes · ${g.quota.remaining} left · next: ${g.nextTodo ? `${g.nextTodo.id} ${clean(g.nextTodo.title)}` : '—'}`
+        : `should run: no (${g.shouldRun.reason})${g.shouldRun.nextWakeAt ? ` · wakes ${clockTime(g.shouldRun.nextWakeAt, now)}` : ' · waits for a human'}`,
+      goalId: g.id,
+    }));
+    const pick = await vscode.window.showQuickPick(items, { title: 'LoopX: quota and should-run', placeHolder: items.length ? 'Goal' : 'No goals yet' });
+    if (pick) await vscode.commands.executeCommand('loopx.goals.focus');
+    return pick?.goalId;
+  },
+};
+
+export const refresh: CommandDefinition = {
+  id: COMMANDS.refresh,
+  run(ctx) {
+    ctx.session.tryOpen();
+    ctx.model.invalidate();
+  },
+};
+
+export const showLogs: CommandDefinition = {
+  id: COMMANDS.showLogs,
+  run(ctx) {
+    ctx.log.show();
+  },
+};

@@ -1,0 +1,65 @@
+import * as vscode from 'vscode';
+import { createGoal } from '../../kernel/ops/goals';
+import { InvalidInputError } from '../../kernel/errors';
+import { parseScope } from '../../kernel/workspacePaths';
+import { type CommandDefinition, kernelOf } from './context';
+import { COMMANDS } from './commandIds';
+
+/** A guided four-step input (title, objective, scope, turns per day) so a first goal takes under a minute. */
+export const newGoal: CommandDefinition = {
+  id: COMMANDS.newGoal,
+  async run(ctx) {
+    const kernel = kernelOf(ctx);
+    const steps = 4;
+    const title = await step(1, steps, 'Title', 'What is this goal? One line.', { required: true, placeHolder: 'Ship the CSV importer' });
+    if (title === undefined) return undefined;
+    const objective = await step(2, steps, 'Objective', 'What does done look like? Agents read this every turn.', { placeHolder: 'Any RFC 4180 file imports; docs updated' });
+    if (objective === undefined) return undefined;
+    const scopeText = await step(3, steps, 'Scope', 'Paths or globs the work may touch, comma-separated (empty: the whole workspace).', {
+      placeHolder: 'src/import/**, docs/import.md',
+      validate: (text) => validateScope(text),
+    });
+    if (scopeText === undefined) return undefined;
+    const turnsText = await step(4, steps, 'Turns per day', 'How many agent turns this goal may spend in 24 hours.', {
+      value: '20',
+      validate: (text) => (/^\d{1,5}$/.test(text.trim()) ? undefined : 'A whole number, e.g. 20'),
+    });
+    if (turnsText === undefined) return undefined;
+    const goal = createGoal(kernel, {
+      title,
+      objective,
+      scope: splitScope(scopeText),
+      turnsPerWindow: Number(turnsText),
+      windowHours: 24,
+    });
+    ctx.log.info(`created goal ${goal.id}`);
+    void vscode.window.showInformationMessage(`LoopX: created ${goal.id} ${goal.title}.`, 'Add Todo').then((c) => c && vscode.commands.executeCommand(COMMANDS.addTodo, goal.id));
+    return goal;
+  },
+};
+
+function splitScope(text: string): string[] {
+  return text.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function validateScope(text: string): string | undefined {
+  try {
+    splitScope(text).forEach(parseScope);
+    return undefined;
+  } catch (error) {
+    return error instanceof InvalidInputError ? error.message : String(error);
+  }
+}
+
+function step(n: number, total: number, name: string, prompt: string, o: { required?: boolean; placeHolder?: string; value?: string; validate?: (t: string) => string | undefined }) {
+  return vscode.window
+    .showInputBox({
+      title: `LoopX: New Goal (${n}/${total}) ${name}`,
+      prompt,
+      placeHolder: o.placeHolder,
+      value: o.value,
+      ignoreFocusOut: true,
+      validateInput: (t) => (o.required && !t.trim() ? `${name} is required` : o.validate?.(t)),
+    })
+    .then((v) => (v === undefined ? undefined : v.trim()));
+}

@@ -1,0 +1,35 @@
+import * as vscode from 'vscode';
+import { LoopxApp } from './app';
+import { Log } from './util/log';
+
+let app: LoopxApp | undefined;
+
+/** Thin entry point: one composition root, disposed with the extension. */
+export function activate(context: vscode.ExtensionContext): LoopxApp | undefined {
+  const started = performance.now();
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder || folder.uri.scheme !== 'file') {
+    void vscode.commands.executeCommand('setContext', 'loopx.noFolder', true);
+    return undefined;
+  }
+  const log = new Log();
+  context.subscriptions.push(log);
+  try {
+    app = new LoopxApp(folder.uri.fsPath, log);
+    context.subscriptions.push(app);
+    app.activationMs = performance.now() - started;
+    log.info(`activated in ${app.activationMs.toFixed(1)} ms (VS Code ${vscode.version}, Node ${process.versions.node})`);
+    return app;
+  } catch (error) {
+    log.error('activation failed', error);
+    const message = error instanceof Error ? error.message : String(error);
+    void vscode.window.showErrorMessage(`LoopX could not start: ${message}`, 'Show Logs').then((choice) => {
+      if (choice === 'Show Logs') log.show();
+    });
+    throw error;
+  }
+}
+
+export function deactivate(): void {
+  app = undefined;
+}

@@ -1,0 +1,43 @@
+import * as vscode from 'vscode';
+import { clean, oneLine } from '../protocol/display';
+import { Disposable } from './util/lifecycle';
+import type { StoreModel } from './store/storeModel';
+import { COMMANDS } from './commands/commandIds';
+
+/** A gate that becomes pending raises a notification with Approve / Reject / Show (once per gate). */
+export class GateNotifier extends Disposable {
+  private known: Set<string> | undefined;
+  /** Gate ids notified so far (tests read it). */
+  readonly notified: string[] = [];
+
+  constructor(private readonly model: StoreModel) {
+    super();
+    this.register(model.onDidChange(() => this.check()));
+    this.check();
+  }
+
+  private check(): void {
+    const status = this.model.status();
+    if (!status) return;
+    const pending = status.pendingGates;
+    if (this.known === undefined) {
+      // Gates already pending when the window opened are shown by the views, not as a burst of notifications.
+      this.known = new Set(pending.map((g) => g.id));
+      return;
+    }
+    for (const gate of pending) {
+      if (this.known.has(gate.id)) continue;
+      this.known.add(gate.id);
+      this.notified.push(gate.id);
+      const on = gate.todoId ? `todo ${gate.todoId}` : `goal ${gate.goalId}`;
+      void vscode.window
+        .showInformationMessage(`LoopX: ${clean(gate.askedBy)} asks (gate ${gate.id} on ${on}): ${oneLine(gate.question, 200)}`, 'Approve', 'Reject', 'Show')
+        .then((choice) => {
+          if (choice === 'Approve') return vscode.commands.executeCommand(COMMANDS.approveGate, gate.id);
+          if (choice === 'Reject') return vscode.commands.executeCommand(COMMANDS.rejectGate, gate.id);
+          if (choice === 'Show') return vscode.commands.executeCommand('loopx.gates.focus');
+          return undefined;
+        });
+    }
+  }
+}

@@ -1,0 +1,39 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { COMMANDS } from './commands/commandIds';
+import { ALL_CONTEXT_VALUES } from './views/contextValues';
+
+// The manifest and the code must agree (vscode-pull-request-github's check-commands.js, as a test).
+const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
+const contributes = pkg.contributes;
+const ids = Object.values(COMMANDS) as string[];
+
+describe('package.json ↔ code', () => {
+  test('every contributed command is registered by the code, and every registered command is contributed', () => {
+    const contributed = contributes.commands.map((c: { command: string }) => c.command);
+    expect([...contributed].sort()).toEqual([...ids].sort());
+  });
+
+  test('menus only name known commands, views and viewItem contextValues', () => {
+    const views = Object.values(contributes.views).flat().map((v) => (v as { id: string }).id);
+    for (const [menu, entries] of Object.entries(contributes.menus) as [string, { command: string; when?: string }[]][]) {
+      for (const entry of entries) {
+        expect(ids, `${menu} names ${entry.command}`).toContain(entry.command);
+        for (const [, view] of (entry.when ?? '').matchAll(/view == ([\w.]+)/g)) expect(views, `${menu}: ${entry.when}`).toContain(view);
+        const equal = /viewItem == ([\w:]+)/.exec(entry.when ?? '');
+        if (equal) expect(ALL_CONTEXT_VALUES, entry.when).toContain(equal[1]);
+        const regex = /viewItem =~ \/(.+)\//.exec(entry.when ?? '');
+        if (regex) expect(ALL_CONTEXT_VALUES.some((v) => new RegExp(regex[1] as string).test(v)), `${entry.when} matches nothing`).toBe(true);
+      }
+    }
+  });
+
+  test('every command has a LoopX category and a title; icons are codicons', () => {
+    for (const c of contributes.commands as { title: string; category: string; icon?: string }[]) {
+      expect(c.category).toBe('LoopX');
+      expect(c.title.length).toBeGreaterThan(2);
+      if (c.icon) expect(c.icon).toMatch(/^\$\([a-z-]+\)$/);
+    }
+  });
+});

@@ -1,0 +1,121 @@
+import * as vscode from 'vscode';
+import type { Agent, Gate, Goal, Todo, TodoStatus } from '../../kernel/model';
+import type { SqliteDb } from '../../kernel/db/sqliteDb';
+import { TODO_COLUMNS, todoFromRow } from '../../kernel/model';
+import { listAgents, listGates, listGoals } from '../../kernel/queries/lists';
+import { type StatusReport, statusReport } from '../../kernel/queries/status';
+import { type Evidence, listEvidence } from '../../kernel/queries/evidence';
+import { iso } from '../../kernel/time';
+import { Disposable } from '../util/lifecycle';
+import type { StoreSession } from './storeSession';
+
+/**
+ * The read model the views render. Queries run on demand against one SQLite connection and are cached until the
+ * store changes; a change invalidates everything and fires `onDidChange` once (the views then re-ask only for
+ * what is visible). The views never write: actions go through kernel operations.
+ */
+export class StoreModel extends Disposable {
+  private readonly changed = this.register(new vscode.EventEmitter<void>());
+  readonly onDidChange = this.changed.event;
+  private cache = new Map<string, unknown>();
+  /** Milliseconds the last invalidation-to-first-read took (for the refresh benchmark). */
+  generation = 0;
+
+  constructor(private readonly session: StoreSession) {
+    super();
+    this.register(session.onDidChange(() => this.invalidate()));
+  }
+
+  get ready(): boolean {
+    return this.session.kernel !== undefined;
+  }
+
+  invalidate(): void {
+    this.cache = new Map();
+    this.generation++;
+    this.changed.fire();
+  }
+
+  private cached<T>(key: string, compute: (db: SqliteDb, now: number) => T, fallback: T): T {
+    const kernel = this.session.kernel;
+    if (!kernel) return fallback;
+    if (this.cache.has(key)) return this.cache.get(key) as T;
+    const value = kernel.read(compute);
+    this.cache.set(key, value);
+    return value;
+  }
+
+  status(): StatusReport | undefined {
+    return this.cached('status', (db, now) => statusReport(db, now), undefined);
+  }
+
+  goals(): Goal[] {
+    return this.cached('goals', (db) => listGoals(db), []);
+  }
+
+  /** Todos of one goal in one status, in claim order (priority, then age). */
+  todos(goalId: string, status: TodoStatus): Todo[] {
+    return this.cached(
+      `todos:${goalId}:${status}`,
+      (db) =>
+        db
+          .prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.status = ? ORDER BY t.priority, t.num`)
+          .all(goalId, status)
+          .map(todoFromRow),
+      [],
+    );
+  }
+
+  todo(id: string): Todo | undefined {
+    return this.cached(
+      `todo:${id}`,
+      (db) => {
+        const row = db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.id = ?`).get(id);
+        return row ? todoFromRow(row) : undefined;
+      },
+      undefined,
+    );
+  }
+
+  /**
+   * Ids of the open todos a claim could take now: the Ready group of the Goals view. Computed as "open minus
+   * waiting" with two set queries (unshipped dependencies, pending gates) instead of a check per todo.
+   */
+  readyIds(goalId: string): Set<string> {
+    return this.cached(
+      `ready:${goalId}`,
+      (db) => {
+        const goal = db.prepare('SELECT status FROM goals WHERE id = ?').get(goalId);
+        if (goal?.status !== 'active') return new Set<string>();
+        const waiting = new Set<string>();
+        const byDeps = db.prepare(
+          `SELECT DISTINCT d.todo_id AS id FROM todo_deps d JOIN todos t ON t.id = d.todo_id JOIN todos dt ON dt.id = d.depends_on
+            WHERE t.goal_id = ? AND t.status = 'open' AND dt.status <> 'shipped'`,
+        );
+        for (const r of byDeps.all(goalId)) waiting.add(String(r.id));
+        for (const r of db.prepare(`SELECT todo_id AS id FROM gates WHERE goal_id = ? AND status = 'pending' AND todo_id IS NOT NULL`).all(goalId)) {
+          waiting.add(String(r.id));
+        }
+        const open = db.prepare(`SELECT id FROM todos WHERE goal_id = ? AND status = 'open'`).all(goalId);
+        return new Set(open.map((r) => String(r.id)).filter((id) => !waiting.has(id)));
+      },
+      new Set<string>(),
+    );
+  }
+
+  gates(): Gate[] {
+    return this.cached('gates', (db) => listGates(db), []);
+  }
+
+  agents(): Agent[] {
+    return this.cached('agents', (db) => listAgents(db), []);
+  }
+
+  evidence(filter: { goalId?: string; todoId?: string }): Evidence[] {
+    return this.cached(`evidence:${filter.goalId ?? ''}:${filter.todoId ?? ''}`, (db) => listEvidence(db, { ...filter, limit: 200 }), []);
+  }
+
+  now(): string {
+    return iso(Date.now());
+  }
+}

@@ -1,0 +1,135 @@
+import * as vscode from 'vscode';
+import { existsSync } from 'node:fs';
+import { Kernel } from '../../kernel/kernel';
+import { LoopxError } from '../../kernel/errors';
+import { StoreWatcher } from '../../kernel/watch';
+import { writeStatusMd } from '../../kernel/projections/statusMd';
+import type { Actor } from '../../kernel/events/eventTypes';
+import { Disposable, MutableDisposable, toDisposable } from '../util/lifecycle';
+import type { Log } from '../util/log';
+
+export const CONTEXT_HAS_STORE = 'loopx.hasStore';
+export const CONTEXT_OPEN_FAILED = 'loopx.openFailed';
+
+/** Why the store could not be opened, for the welcome view and a clear message (never a stack trace). */
+export interface OpenFailure {
+  message: string;
+  hint?: string;
+}
+
+/**
+ * The extension's one connection to the workspace store. It opens the kernel when `.loopx/` exists, watches
+ * for changes made by other processes (agents using the CLI) and tells listeners, debounced, without polling.
+ */
+export class StoreSession extends Disposable {
+  private readonly open = this.register(new MutableDisposable<{ kernel: Kernel; dispose(): void }>());
+  private readonly changed = this.register(new vscode.EventEmitter<void>());
+  /** Fires after any change to the store: ours (after commit) or another process's. */
+  readonly onDidChange = this.changed.event;
+  private failure: OpenFailure | undefined;
+  private statusTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly root: string,
+    readonly actor: Actor,
+    private readonly log: Log,
+  ) {
+    super();
+    // The store may appear later (loopx init in a terminal): watch for it.
+    const pattern = new vscode.RelativePattern(vscode.Uri.file(root), '.loopx/loopx.db');
+    const appear = this.register(vscode.workspace.createFileSystemWatcher(pattern, false, true, true));
+    this.register(appear.onDidCreate(() => this.tryOpen()));
+    this.register(toDisposable(() => this.statusTimer && clearTimeout(this.statusTimer)));
+  }
+
+  get kernel(): Kernel | undefined {
+    return this.open.value?.kernel;
+  }
+
+  get lastFailure(): OpenFailure | undefined {
+    return this.failure;
+  }
+
+  /** The open kernel, or an error the command layer shows as a message. */
+  requireKernel(): Kernel {
+    const kernel = this.kernel;
+    if (kernel) return kernel;
+    throw new LoopxError('no_store', this.failure?.message ?? 'this workspace has no .loopx/ store yet', 5,
+      this.failure?.hint ?? 'run "LoopX: Initialize" to create one');
+  }
+
+  /** Opens the store if it exists. Returns true when a kernel is open afterwards. */
+  tryOpen(): boolean {
+    if (this.kernel) return true;
+    if (!existsSync(Kernel.storePath(this.root))) {
+      void vscode.commands.executeCommand('setContext', CONTEXT_HAS_STORE, false);
+      return false;
+    }
+    try {
+      this.attach(Kernel.open(this.root, { actor: this.actor }));
+      return true;
+    } catch (error) {
+      this.fail(error);
+      return false;
+    }
+  }
+
+  /** Creates `.loopx/` (reusing an existing store) and opens it. */
+  initialize(): { created: boolean } {
+    const { kernel, created } = Kernel.init(this.root, { actor: this.actor });
+    this.attach(kernel);
+    writeStatusMd(kernel);
+    return { created };
+  }
+
+  private attach(kernel: Kernel): void {
+    const started = Date.now();
+    const watcher = new StoreWatcher(kernel.db, kernel.storeDir, () => this.fire('another process')).start();
+    const unlisten = kernel.onCommit(() => {
+      this.fire('this window');
+      this.scheduleStatusMd();
+    });
+    this.failure = undefined;
+    this.open.value = {
+      kernel,
+      dispose: () => {
+        unlisten();
+        watcher.stop();
+        kernel.close();
+      },
+    };
+    this.log.info(`opened ${kernel.storeDir} (driver ${kernel.db.driver}, schema ${kernel.schemaVersion}) in ${Date.now() - started} ms`);
+    void vscode.commands.executeCommand('setContext', CONTEXT_HAS_STORE, true);
+    void vscode.commands.executeCommand('setContext', CONTEXT_OPEN_FAILED, false);
+    this.changed.fire();
+  }
+
+  private fire(source: string): void {
+    this.log.trace(`store changed (${source})`);
+    this.changed.fire();
+  }
+
+  /** STATUS.md is a projection: regenerated after our own writes, debounced. */
+  private scheduleStatusMd(): void {
+    if (this.statusTimer) clearTimeout(this.statusTimer);
+    this.statusTimer = setTimeout(() => {
+      const kernel = this.kernel;
+      if (!kernel) return;
+      try {
+        writeStatusMd(kernel);
+      } catch (error) {
+        this.log.warn(`could not refresh STATUS.md: ${(error as Error).message}`);
+      }
+    }, 500);
+  }
+
+  private fail(error: unknown): void {
+    const e = error instanceof LoopxError ? error : undefined;
+    this.failure = { message: e?.message ?? String((error as Error)?.message ?? error), hint: e?.hint };
+    this.log.error('could not open the loopx store', error);
+    void vscode.commands.executeCommand('setContext', CONTEXT_HAS_STORE, false);
+    void vscode.commands.executeCommand('setContext', CONTEXT_OPEN_FAILED, true);
+    const text = `LoopX could not open ${this.root}/.loopx: ${this.failure.message}${this.failure.hint ? ` (${this.failure.hint})` : ''}`;
+    void vscode.window.showErrorMessage(text, 'Show Logs').then((choice) => choice && this.log.show());
+  }
+}

@@ -1,0 +1,54 @@
+import * as vscode from 'vscode';
+import type { Agent, Todo } from '../../kernel/model';
+import { clean, relativeTime } from '../../protocol/display';
+import { Disposable } from '../util/lifecycle';
+import type { StoreModel } from '../store/storeModel';
+import { CONTEXT } from './contextValues';
+
+export type AgentNode = { kind: 'agent'; agent: Agent } | { kind: 'held'; todo: Todo };
+
+const KIND_ICON: Record<Agent['kind'], string> = { codex: 'hubot', claude: 'sparkle', custom: 'tools', human: 'person' };
+
+/** Who holds what, with lease countdowns and when each agent was last seen. */
+export class AgentsTreeProvider extends Disposable implements vscode.TreeDataProvider<AgentNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<AgentNode | undefined>());
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(private readonly model: StoreModel) {
+    super();
+    this.register(model.onDidChange(() => this.changed.fire(undefined)));
+  }
+
+  refreshTimes(): void {
+    this.changed.fire(undefined);
+  }
+
+  getChildren(node?: AgentNode): AgentNode[] {
+    if (!node) return this.model.agents().map((agent) => ({ kind: 'agent', agent }));
+    if (node.kind === 'agent') {
+      return node.agent.holding.map((id) => this.model.todo(id)).filter((t): t is Todo => t !== undefined).map((todo) => ({ kind: 'held', todo }));
+    }
+    return [];
+  }
+
+  getTreeItem(node: AgentNode): vscode.TreeItem {
+    const now = Date.now();
+    if (node.kind === 'held') {
+      const t = node.todo;
+      const lapsed = t.leaseExpiresAt !== null && Date.parse(t.leaseExpiresAt) <= now;
+      const item = new vscode.TreeItem(`${t.id} ${clean(t.title)}`, vscode.TreeItemCollapsibleState.None);
+      item.id = `held:${t.id}`;
+      item.description = lapsed ? `lease lapsed ${relativeTime(t.leaseExpiresAt, now)}` : `lease ends ${relativeTime(t.leaseExpiresAt, now)}`;
+      item.iconPath = new vscode.ThemeIcon(lapsed ? 'warning' : 'watch', new vscode.ThemeColor(lapsed ? 'charts.orange' : 'charts.yellow'));
+      return item;
+    }
+    const a = node.agent;
+    const state = a.holding.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
+    const item = new vscode.TreeItem(clean(a.name), state);
+    item.id = `agent:${a.name}`;
+    item.description = `${a.kind} · ${a.holding.length ? `holds ${a.holding.length} · ` : ''}seen ${relativeTime(a.lastSeen, now)}`;
+    item.iconPath = new vscode.ThemeIcon(KIND_ICON[a.kind]);
+    item.contextValue = CONTEXT.agent;
+    return item;
+  }
+}

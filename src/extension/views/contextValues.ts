@@ -1,0 +1,27 @@
+import type { Todo } from '../../kernel/model';
+
+/**
+ * Namespaced contextValues that package.json menus match with `viewItem` when clauses.
+ * Keep in sync with contributes.menus; the manifest test checks every value used there exists here.
+ */
+export const CONTEXT = {
+  goal: (status: string) => `loopx:goal:${status}`,
+  group: 'loopx:group',
+  todo: (todo: Todo, me: string) => `loopx:todo:${todo.status}${todo.owner === me ? ':mine' : ''}`,
+  gate: (status: string) => `loopx:gate:${status}`,
+  evidence: 'loopx:evidence',
+  artifact: 'loopx:artifact',
+  agent: 'loopx:agent',
+  message: 'loopx:message',
+} as const;
+
+export const ALL_CONTEXT_VALUES = [
+  ...['active', 'paused', 'done', 'stopped'].map(CONTEXT.goal),
+  CONTEXT.group,
+  ...['open', 'claimed', 'blocked', 'shipped', 'killed'].flatMap((s) => [`loopx:todo:${s}`, `loopx:todo:${s}:mine`]),
+  ...['pending', 'approved', 'rejected', 'cancelled'].map(CONTEXT.gate),
+  CONTEXT.evidence,
+  CONTEXT.artifact,
+  CONTEXT.agent,
+  CONTEXT.message,
+];

@@ -1,0 +1,111 @@
+import * as vscode from 'vscode';
+import type { Goal, Todo } from '../../kernel/model';
+import { clean } from '../../protocol/display';
+import { Disposable } from '../util/lifecycle';
+import type { StoreModel } from '../store/storeModel';
+import { CONTEXT } from './contextValues';
+import { GROUPS, type TodoGroup, goalDescription, groupIcon, todoDescription, todoIcon, todoTooltip } from './todoPresentation';
+
+export type GoalsNode =
+  | { kind: 'goal'; goal: Goal }
+  | { kind: 'group'; goalId: string; group: TodoGroup; count: number }
+  | { kind: 'todo'; todo: Todo; ready: boolean };
+
+/** Goals → todos grouped like the board's columns. Renders the model; never queries more than is expanded. */
+export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProvider<GoalsNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<GoalsNode | undefined>());
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(
+    private readonly model: StoreModel,
+    private readonly me: string,
+  ) {
+    super();
+    this.register(model.onDidChange(() => this.changed.fire(undefined)));
+  }
+
+  /** Re-render descriptions (lease countdowns) without touching the store. */
+  refreshTimes(): void {
+    this.changed.fire(undefined);
+  }
+
+  getChildren(node?: GoalsNode): GoalsNode[] {
+    if (!node) return this.model.goals().map((goal) => ({ kind: 'goal', goal }));
+    if (node.kind === 'goal') return this.groupsOf(node.goal.id);
+    if (node.kind === 'group') return this.todosOf(node.goalId, node.group);
+    return [];
+  }
+
+  private groupsOf(goalId: string): GoalsNode[] {
+    const ready = this.model.readyIds(goalId);
+    const open = this.model.todos(goalId, 'open');
+    const sizes: Record<TodoGroup, number> = {
+      ready: open.filter((t) => ready.has(t.id)).length,
+      waiting: open.filter((t) => !ready.has(t.id)).length,
+      claimed: this.model.todos(goalId, 'claimed').length,
+      blocked: this.model.todos(goalId, 'blocked').length,
+      shipped: this.model.todos(goalId, 'shipped').length,
+      killed: this.model.todos(goalId, 'killed').length,
+    };
+    return GROUPS.filter((g) => sizes[g.id] > 0).map((g) => ({ kind: 'group', goalId, group: g.id, count: sizes[g.id] }));
+  }
+
+  private todosOf(goalId: string, group: TodoGroup): GoalsNode[] {
+    if (group === 'ready' || group === 'waiting') {
+      const ready = this.model.readyIds(goalId);
+      return this.model
+        .todos(goalId, 'open')
+        .filter((t) => ready.has(t.id) === (group === 'ready'))
+        .map((todo) => ({ kind: 'todo', todo, ready: group === 'ready' }));
+    }
+    return this.model.todos(goalId, group).map((todo) => ({ kind: 'todo', todo, ready: false }));
+  }
+
+  /** Tooltips are built on hover only: a goal with thousands of todos renders without building thousands of them. */
+  resolveTreeItem(item: vscode.TreeItem, node: GoalsNode): vscode.TreeItem {
+    if (node.kind === 'todo') item.tooltip = todoTooltip(node.todo, Date.now());
+    return item;
+  }
+
+  getParent(node: GoalsNode): GoalsNode | undefined {
+    if (node.kind === 'goal') return undefined;
+    const goalId = node.kind === 'group' ? node.goalId : node.todo.goalId;
+    const goal = this.model.goals().find((g) => g.id === goalId);
+    if (!goal) return undefined;
+    if (node.kind === 'group') return { kind: 'goal', goal };
+    const group: TodoGroup = node.todo.status === 'open' ? (node.ready ? 'ready' : 'waiting') : node.todo.status;
+    return { kind: 'group', goalId, group, count: 0 };
+  }
+
+  getTreeItem(node: GoalsNode): vscode.TreeItem {
+    const now = Date.now();
+    if (node.kind === 'goal') {
+      const g = node.goal;
+      const item = new vscode.TreeItem(`${g.id} ${clean(g.title)}`, vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `goal:${g.id}`;
+      item.contextValue = CONTEXT.goal(g.status);
+      item.description = goalDescription(g, this.model.status()?.goals.find((x) => x.id === g.id)?.counts);
+      item.iconPath = new vscode.ThemeIcon(g.status === 'active' ? 'target' : 'debug-pause', new vscode.ThemeColor(g.status === 'active' ? 'charts.green' : 'disabledForeground'));
+      item.tooltip = new vscode.MarkdownString().appendText(`${g.id} ${clean(g.title)}\n\n${clean(g.objective)}`);
+      return item;
+    }
+    if (node.kind === 'group') {
+      const label = GROUPS.find((g) => g.id === node.group)?.label ?? node.group;
+      const collapsed = node.group === 'shipped' || node.group === 'killed';
+      const item = new vscode.TreeItem(label, collapsed ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `group:${node.goalId}:${node.group}`;
+      item.description = String(node.count);
+      item.contextValue = CONTEXT.group;
+      item.iconPath = groupIcon(node.group);
+      return item;
+    }
+    const t = node.todo;
+    const item = new vscode.TreeItem(`${t.id} ${clean(t.title)}`, vscode.TreeItemCollapsibleState.None);
+    item.id = `todo:${t.id}`;
+    item.description = todoDescription(t, now);
+    item.contextValue = CONTEXT.todo(t, this.me);
+    item.iconPath = todoIcon(t, node.ready, new Date(now).toISOString());
+    item.accessibilityInformation = { label: `${t.id} ${clean(t.title)}, ${t.status}, ${item.description}` };
+    return item;
+  }
+}

@@ -1,0 +1,65 @@
+import * as vscode from 'vscode';
+import { rowToEvent } from '../../kernel/events/log';
+import { evidenceFromEvent } from '../../kernel/queries/evidence';
+import { renderStatusMd } from '../../kernel/projections/statusMd';
+import { clean } from '../../protocol/display';
+import { Disposable } from '../util/lifecycle';
+import type { StoreModel } from '../store/storeModel';
+import type { StoreSession } from '../store/storeSession';
+
+export const EVIDENCE_SCHEME = 'loopx-evidence';
+export const STATUS_SCHEME = 'loopx-status';
+
+/** Read-only documents rendered from the store: an evidence entry, and the live status. Editing them is impossible. */
+export class VirtualDocuments extends Disposable implements vscode.TextDocumentContentProvider {
+  private readonly changed = this.register(new vscode.EventEmitter<vscode.Uri>());
+  readonly onDidChange = this.changed.event;
+
+  constructor(
+    private readonly session: StoreSession,
+    private readonly model: StoreModel,
+  ) {
+    super();
+    this.register(vscode.workspace.registerTextDocumentContentProvider(EVIDENCE_SCHEME, this));
+    this.register(vscode.workspace.registerTextDocumentContentProvider(STATUS_SCHEME, this));
+    this.register(model.onDidChange(() => this.changed.fire(statusUri())));
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    if (uri.scheme === STATUS_SCHEME) {
+      const report = this.model.status();
+      return report ? renderStatusMd(report) : '# loopx status\n\nNo store in this workspace yet.\n';
+    }
+    const seq = Number(new URLSearchParams(uri.query).get('seq'));
+    const kernel = this.session.kernel;
+    const row = kernel?.db.prepare(`SELECT * FROM events WHERE seq = ? AND kind = 'evidence'`).get(seq);
+    if (!row) return `Evidence #${seq} was not found.\n`;
+    const e = evidenceFromEvent(rowToEvent(row));
+    const lines = [
+      `# Evidence #${e.seq} for ${e.todoId ? `todo ${e.todoId}` : `goal ${e.goalId}`}`,
+      '',
+      `- kind: ${clean(e.kind)}`,
+      `- by: ${clean(e.actor)} (${e.actorKind})`,
+      `- at: ${e.at}`,
+      `- event hash: ${String(row.hash)}`,
+      '',
+      '## Summary',
+      '',
+      clean(e.summary),
+      '',
+      '## Artifacts',
+      '',
+      ...(e.artifacts.length ? e.artifacts.map((a) => `- \`${clean(a.path)}\` sha256 ${a.sha256} (${a.bytes} bytes)`) : ['none']),
+      '',
+    ];
+    return lines.join('\n');
+  }
+}
+
+export function evidenceUri(seq: number): vscode.Uri {
+  return vscode.Uri.from({ scheme: EVIDENCE_SCHEME, path: `/evidence-${seq}.md`, query: `seq=${seq}` });
+}
+
+export function statusUri(): vscode.Uri {
+  return vscode.Uri.from({ scheme: STATUS_SCHEME, path: '/STATUS.md' });
+}

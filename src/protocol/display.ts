@@ -1,0 +1,32 @@
+/** Tiny display helpers shared by the CLI, the extension and the board (no Node or VS Code APIs). */
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Removes terminal escapes and bidi overrides from text read back from the store. */
+export function clean(text: string | null | undefined): string {
+  return (text ?? '').replace(CONTROL, '?');
+}
+
+export function oneLine(text: string | null | undefined, max = 100): string {
+  const flat = clean(text).replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** "in 29m", "3h ago", "just now". */
+export function relativeTime(isoTime: string | null, nowMs: number): string {
+  if (!isoTime) return '—';
+  const delta = Math.round((Date.parse(isoTime) - nowMs) / 1000);
+  const span = Math.abs(delta);
+  if (span < 2) return 'just now';
+  const text =
+    span < 90 ? `${span}s` : span < 5400 ? `${Math.round(span / 60)}m` : span < 172_800 ? `${Math.round(span / 3600)}h` : `${Math.round(span / 86400)}d`;
+  return delta >= 0 ? `in ${text}` : `${text} ago`;
+}
+
+/** "14:05" today, else "Dec 3 14:05", in the viewer's local time. */
+export function clockTime(isoTime: string, nowMs: number): string {
+  const d = new Date(isoTime);
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return new Date(nowMs).toDateString() === d.toDateString() ? time : `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
+}

@@ -1,0 +1,138 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { type BrowserContext, type Page, chromium } from 'playwright-core';
+
+/**
+ * The offline "real VS Code" harness: code-server (VS Code 1.100 on this machine's Node 20) on 127.0.0.1 only,
+ * driven by Debian's chromium through playwright-core. Everything it writes stays under .cache/e2e.
+ */
+export const REPO = resolve(__dirname, '..', '..', '..');
+export const HOME = join(REPO, '.cache', 'e2e');
+export const CODE_SERVER = join(HOME, 'cs', 'node_modules', '.bin', 'code-server');
+export const CHROMIUM = process.env.LOOPX_CHROMIUM ?? '/usr/bin/chromium';
+export const RESULTS = join(REPO, 'test-results');
+
+const USER_SETTINGS = {
+  'workbench.startupEditor': 'none',
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoUpdate': false,
+  'extensions.autoCheckUpdates': false,
+  'extensions.ignoreRecommendations': true,
+  'security.workspace.trust.enabled': false,
+  'terminal.integrated.gpuAcceleration': 'off',
+  'git.enabled': false,
+  'chat.commandCenter.enabled': false,
+  'workbench.colorTheme': 'Default Dark Modern',
+};
+
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+export interface CodeServer {
+  port: number;
+  url(folder: string, payload?: [string, string][]): string;
+  devPayload(testsPath?: string): [string, string][];
+  stop(): Promise<void>;
+  log: string;
+}
+
+/** Starts code-server in its own process group (so stop() also ends the extension host and pty host). */
+export async function startCodeServer(options: { env?: Record<string, string>; settings?: Record<string, unknown> } = {}): Promise<CodeServer> {
+  const run = mkdtempSync(join(HOME, 'run-'));
+  const ud = join(run, 'ud');
+  mkdirSync(join(ud, 'User'), { recursive: true });
+  writeFileSync(join(ud, 'User', 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...options.settings }, null, 2));
+  const port = await freePort();
+  const configFile = join(run, 'config.yaml');
+  writeFileSync(configFile, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+  const tmp = join(HOME, 'tmp');
+  mkdirSync(tmp, { recursive: true });
+  const child: ChildProcess = spawn(
+    CODE_SERVER,
+    ['--config', configFile, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--user-data-dir', ud, '--extensions-dir', join(run, 'exts'),
+      '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', '--ignore-last-opened'],
+    {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, XDG_DATA_HOME: join(HOME, 'xdg', 'data'), XDG_CONFIG_HOME: join(HOME, 'xdg', 'config'), TMPDIR: tmp, ...options.env },
+    },
+  );
+  const server: CodeServer = {
+    port,
+    log: '',
+    url(folder, payload) {
+      const q = `folder=${encodeURIComponent(folder)}${payload ? `&payload=${encodeURIComponent(JSON.stringify(payload))}` : ''}`;
+      return `http://127.0.0.1:${port}/?${q}`;
+    },
+    devPayload(testsPath) {
+      const remote = (p: string) => `vscode-remote://127.0.0.1:${port}${p}`;
+      const payload: [string, string][] = [['extensionDevelopmentPath', remote(REPO)], ['skipWelcome', 'true']];
+      if (testsPath) payload.push(['extensionTestsPath', remote(testsPath)]);
+      return payload;
+    },
+    async stop() {
+      if (child.exitCode !== null || child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        return;
+      }
+      await new Promise<void>((done) => {
+        const timer = setTimeout(() => {
+          try {
+            process.kill(-(child.pid as number), 'SIGKILL');
+          } catch {
+            /* already gone */
+          }
+          done();
+        }, 5000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          done();
+        });
+      });
+    },
+  };
+  child.stdout?.on('data', (d) => (server.log += d));
+  child.stderr?.on('data', (d) => (server.log += d));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (res.ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (child.exitCode !== null) throw new Error(`code-server exited early:\n${server.log}`);
+    if (Date.now() > deadline) throw new Error(`code-server did not answer /healthz within 60 s:\n${server.log}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return server;
+}
+
+export async function launchBrowser(options: { colorScheme?: 'dark' | 'light' } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const profile = mkdtempSync(join(HOME, 'chrome-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1400, height: 900 },
+    colorScheme: options.colorScheme ?? 'dark',
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  return { context, page };
+}

@@ -1,0 +1,29 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { HOME, RESULTS } from './harness';
+import { runHostTests } from './hostTests';
+import { runScenario } from './scenario';
+
+/** `npm run test:e2e`: the extension in a real VS Code (code-server 4.100.3), offline. */
+async function main(): Promise<void> {
+  mkdirSync(HOME, { recursive: true });
+  rmSync(RESULTS, { recursive: true, force: true });
+  mkdirSync(RESULTS, { recursive: true });
+  const only = process.argv[2];
+  let failed = 0;
+  if (!only || only === 'host') {
+    const code = await runHostTests();
+    if (code !== 0) failed++;
+  }
+  if (!only || only === 'ui') {
+    try {
+      await runScenario();
+    } catch (error) {
+      console.error('UI scenario FAILED:', error);
+      failed++;
+    }
+  }
+  process.exitCode = failed ? 1 : 0;
+  console.log(failed ? `e2e: ${failed} part(s) failed; screenshots in test-results/` : 'e2e: all green; screenshots in test-results/');
+}
+
+void main();

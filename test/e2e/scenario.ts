@@ -1,0 +1,100 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { HOME, REPO, launchBrowser, startCodeServer } from './harness';
+import { Workbench } from './ui';
+
+/** Another process acting as an agent in a terminal. */
+function agent(workspace: string, args: string[]): unknown {
+  const r = spawnSync(process.execPath, [join(REPO, 'bin', 'loopx'), ...args, '--json'], {
+    cwd: workspace,
+    env: { ...process.env, LOOPX_AGENT: 'codex' },
+    encoding: 'utf8',
+  });
+  const out = JSON.parse(r.stdout) as { ok: boolean; data: unknown };
+  if (!out.ok) throw new Error(`loopx ${args.join(' ')} failed: ${r.stdout}`);
+  return out.data;
+}
+
+const step = (n: number, what: string) => console.log(`  ui step ${n}: ${what}`);
+
+/**
+ * A person's first session: initialise from the welcome view, create a goal and todos through the palette, watch an
+ * agent (a separate bin/loopx process) claim and ship, then approve the agent's gate from the Gates view.
+ */
+export async function runScenario(): Promise<void> {
+  const workspace = mkdtempSync(join(HOME, 'ws-ui-'));
+  const server = await startCodeServer({ env: { LOOPX_HUMAN: 'ada' } });
+  const { context, page } = await launchBrowser();
+  const wb = new Workbench(page);
+  try {
+    await page.goto(server.url(workspace, server.devPayload()));
+    await wb.ready();
+    await wb.openLoopx();
+    step(1, 'welcome view → Initialize');
+    const init = page.locator('.welcome-view-content a, .welcome-view-content .monaco-button', { hasText: 'Initialize LoopX' }).first();
+    await init.waitFor({ timeout: 30_000 });
+    await wb.shot('01-welcome');
+    await init.click();
+    await page.locator('.welcome-view-content .monaco-button', { hasText: 'New Goal' }).first().waitFor({ timeout: 15_000 });
+    if (!existsSync(join(workspace, '.loopx', 'loopx.db'))) throw new Error('Initialize did not create .loopx/loopx.db');
+    await wb.shot('02-initialized');
+
+    step(2, 'palette → New Goal (four steps)');
+    await wb.command('LoopX: New Goal');
+    await wb.answer('Ship the CSV importer', /New Goal \(1\/4\)/);
+    await wb.answer('Any RFC 4180 file imports', /New Goal \(2\/4\)/);
+    await wb.answer('src/import/**', /New Goal \(3\/4\)/);
+    await wb.answer('20', /New Goal \(4\/4\)/);
+    await wb.row('G1 Ship the CSV importer').waitFor({ timeout: 15_000 });
+
+    step(3, 'palette → Add Todo, twice');
+    for (const [title, priority] of [['Parse quoted fields', 'P1'], ['Stream large files', 'P2']] as const) {
+      await wb.command('LoopX: Add Todo');
+      await wb.answer(title, /Add Todo to G1/);
+      await wb.answer('', /Add Todo to G1/);
+      await wb.answer(priority, /priority/);
+      // The first todo has nothing to depend on, so the dependency pick only comes for the second.
+      if (title !== 'Parse quoted fields') await wb.answer('', /depends on/);
+      await wb.row(new RegExp(`T\\d ${title}`)).waitFor({ timeout: 15_000 });
+    }
+    await wb.statusItem('G1 0/20').waitFor({ timeout: 15_000 });
+    await wb.shot('03-goal-and-todos');
+
+    step(4, 'an agent claims, spends a turn and ships through bin/loopx in another process');
+    agent(workspace, ['todo', 'claim', '--next']);
+    await wb.row(/T1 Parse quoted fields.*codex/).waitFor({ timeout: 10_000 });
+    await wb.shot('04-agent-claimed');
+    agent(workspace, ['quota', 'spend', '--goal', 'G1', '--turn', 'codex-run-1']);
+    agent(workspace, ['todo', 'ship', 'T1', '--evidence', 'quoted fixtures pass (12 tests)']);
+    await wb.statusItem('G1 1/20').waitFor({ timeout: 10_000 });
+    await wb.row('Shipped').waitFor({ timeout: 10_000 });
+    await wb.shot('05-agent-shipped');
+
+    step(5, 'the agent asks a gate; a notification appears; approve it from the Gates view');
+    agent(workspace, ['gate', 'ask', '--todo', 'T2', '--question', 'Stream with Node streams instead of reading whole files?']);
+    await page.locator('.notification-toast', { hasText: 'gate Q1' }).first().waitFor({ timeout: 10_000 });
+    await wb.shot('06-gate-notification');
+    const gates = wb.pane('Gates');
+    const collapsed = gates.locator('.pane-header[aria-expanded="false"]');
+    if (await collapsed.count()) await collapsed.click();
+    const gateRow = gates.locator('.monaco-list-row', { hasText: 'Stream with Node streams' }).first();
+    await gateRow.waitFor({ timeout: 10_000 });
+    await gateRow.hover();
+    await gateRow.locator('.action-label[aria-label="Approve Gate"]').click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 10_000 });
+    if (!(await dialog.innerText()).includes('Stream with Node streams')) throw new Error('the approval dialog does not show the question');
+    await wb.shot('07-approve-dialog');
+    await dialog.locator('.monaco-button', { hasText: 'Approve' }).first().click();
+    await wb.answer('go ahead', /Approve Q1/);
+    await gates.locator('.monaco-list-row', { hasText: /approved by ada/ }).first().waitFor({ timeout: 10_000 });
+    await wb.shot('08-gate-approved');
+  } catch (error) {
+    await wb.shot('failure').catch(() => undefined);
+    throw error;
+  } finally {
+    await context.close();
+    await server.stop();
+  }
+}

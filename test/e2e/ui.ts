@@ -1,0 +1,55 @@
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { RESULTS } from './harness';
+
+/** Small helpers that drive the VS Code workbench the way a person does (keyboard and mouse, no APIs). */
+export class Workbench {
+  constructor(readonly page: Page) {}
+
+  async ready(): Promise<void> {
+    await this.page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: 90_000 });
+  }
+
+  async openLoopx(): Promise<void> {
+    await this.page.locator('.part.activitybar [aria-label^="LoopX"]').first().click();
+  }
+
+  /** Runs a command from the palette by its title. */
+  async command(title: string): Promise<void> {
+    await this.page.keyboard.press('F1');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill(`>${title}`);
+    await this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** Answers the open input box (or quick pick filter) and confirms. */
+  async answer(text: string, expectTitle?: RegExp): Promise<void> {
+    const widget = this.page.locator('.quick-input-widget');
+    await widget.waitFor({ state: 'visible', timeout: 15_000 });
+    if (expectTitle) await widget.locator('.quick-input-title', { hasText: expectTitle }).waitFor({ timeout: 15_000 });
+    const input = widget.locator('input');
+    await input.fill(text);
+    await this.page.keyboard.press('Enter');
+    await this.page.waitForTimeout(150);
+  }
+
+  row(text: string | RegExp): Locator {
+    return this.page.locator('.monaco-list-row', { hasText: text }).first();
+  }
+
+  pane(title: string): Locator {
+    return this.page.locator('.pane', { has: this.page.locator('.pane-header', { hasText: title }) }).first();
+  }
+
+  statusItem(text: string | RegExp): Locator {
+    return this.page.locator('.part.statusbar .statusbar-item', { hasText: text }).first();
+  }
+
+  async shot(name: string): Promise<string> {
+    const path = join(RESULTS, `${name}.png`);
+    await this.page.screenshot({ path });
+    return path;
+  }
+}

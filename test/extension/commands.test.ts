@@ -1,0 +1,118 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { Gate, Goal, Todo } from '../../src/kernel/model';
+import { askGate } from '../../src/kernel/ops/gates';
+import { claimTodo } from '../../src/kernel/ops/claims';
+import { COMMANDS } from '../../src/extension/commands/commandIds';
+import { app, otherWriter, until, withAnswers } from './support';
+
+const pickLabel = (label: string) => (items: readonly vscode.QuickPickItem[]) => {
+  const item = items.find((i) => i.label === label || i.label.startsWith(`${label} `));
+  if (!item) throw new Error(`no pick item ${label} in ${items.map((i) => i.label).join(', ')}`);
+  return item;
+};
+const pickMany = (...labels: string[]) => (items: readonly vscode.QuickPickItem[]) => items.filter((i) => labels.some((l) => i.label.startsWith(`${l} `)));
+
+suite('commands', () => {
+  test('package.json contributes exactly the commands the extension registers', async () => {
+    const ext = vscode.extensions.getExtension('loopx.loopx');
+    const contributed = (ext?.packageJSON.contributes.commands as { command: string }[]).map((c) => c.command).sort();
+    // VS Code adds its own commands per view (loopx.goals.focus, …): those are not ours to contribute.
+    const viewIds = ['goals', 'gates', 'evidence', 'agents'];
+    const registered = (await vscode.commands.getCommands(true))
+      .filter((c) => c.startsWith('loopx.') && !viewIds.includes(c.split('.')[1] ?? ''))
+      .sort();
+    assert.deepEqual(contributed, Object.values(COMMANDS).sort());
+    for (const id of contributed) assert.ok((await vscode.commands.getCommands(true)).includes(id), `${id} is contributed but not registered`);
+    assert.deepEqual(registered.filter((id) => !(contributed as string[]).includes(id)), [], 'registered but not contributed');
+  });
+
+  test('New Goal asks title, objective, scope and turns, then creates the goal', async () => {
+    const { result, prompts } = await withAnswers({ inputs: ['Ship the parser', 'All fixtures parse', 'src/**, docs/parser.md', '12'] }, async () =>
+      vscode.commands.executeCommand<Goal>(COMMANDS.newGoal));
+    assert.equal(prompts.filter((p) => p.startsWith('input:')).length, 4);
+    assert.match(prompts[0] ?? '', /New Goal \(1\/4\) Title/);
+    assert.deepEqual({ id: result.id, scope: result.scope, turns: result.policy.turnsPerWindow }, { id: 'G1', scope: ['src/**', 'docs/parser.md'], turns: 12 });
+  });
+
+  test('Add Todo asks title, acceptance, priority and dependencies', async () => {
+    const first = await withAnswers({ inputs: ['Parse headers', 'tests/headers pass'], picks: [pickLabel('P1')] }, async () =>
+      vscode.commands.executeCommand<Todo>(COMMANDS.addTodo, 'G1'));
+    assert.deepEqual([first.result.id, first.result.priority, first.result.detail], ['T1', 1, 'tests/headers pass']);
+    const second = await withAnswers({ inputs: ['Parse body', ''], picks: [pickLabel('P2'), pickMany('T1')] }, async () =>
+      vscode.commands.executeCommand<Todo>(COMMANDS.addTodo, 'G1'));
+    assert.deepEqual(second.result.dependsOn, ['T1']);
+    const third = await withAnswers({ inputs: ['Write the docs', ''], picks: [pickLabel('P3'), pickMany()] }, async () =>
+      vscode.commands.executeCommand<Todo>(COMMANDS.addTodo, 'G1'));
+    assert.equal(third.result.id, 'T3');
+  });
+
+  test('Claim, then Ship asks for evidence and ships as the human', async () => {
+    const loopx = await app();
+    const claimed = await vscode.commands.executeCommand<Todo>(COMMANDS.claimTodo, 'T1');
+    assert.equal(claimed.owner, loopx.session.actor.name);
+    const { result, prompts } = await withAnswers({ inputs: ['reviewed by hand; tests pass'] }, async () => vscode.commands.executeCommand<Todo>(COMMANDS.shipTodo, 'T1'));
+    assert.equal(result.status, 'shipped');
+    assert.match(prompts[0] ?? '', /Evidence: what was done/);
+    const actors = loopx.session.requireKernel().db.prepare(`SELECT DISTINCT actor_kind FROM events WHERE todo_id = 'T1' AND kind <> 'todo.added'`).all();
+    assert.deepEqual(actors.map((r) => r.actor_kind), ['human']);
+  });
+
+  test('Ship insists on evidence when none is recorded', async () => {
+    const { result, prompts } = await withAnswers({ inputs: ['   '] }, async () => vscode.commands.executeCommand(COMMANDS.shipTodo, 'T3'));
+    assert.equal(result, undefined);
+    assert.equal(prompts[1], 'refused: Required');
+    assert.equal((await app()).model.todo('T3')?.status, 'open');
+  });
+
+  test('a refused move becomes a warning that says why, and changes nothing', async () => {
+    const loopx = await app();
+    const codex = otherWriter('codex');
+    claimTodo(codex, 'T2');
+    codex.close();
+    const before = loopx.session.requireKernel().db.prepare('SELECT count(*) AS n FROM events').get()?.n;
+    const { result, prompts } = await withAnswers({}, async () => vscode.commands.executeCommand(COMMANDS.claimTodo, 'T2'));
+    assert.equal(result, undefined);
+    assert.match(prompts.join('\n'), /warning: LoopX: todo T2 is claimed by codex/);
+    assert.equal(loopx.session.requireKernel().db.prepare('SELECT count(*) AS n FROM events').get()?.n, before);
+  });
+
+  test('Approve Gate shows the question in a modal; cancelling changes nothing; confirming approves', async () => {
+    const codex = otherWriter('codex');
+    const gate = askGate(codex, { todoId: 'T3', question: 'Publish the docs on the public site?' });
+    codex.close();
+    const loopx = await app();
+    await until(() => loopx.gatesTree.pendingCount() === 1, 'the gate to be seen');
+    const cancelled = await withAnswers({ warnings: [undefined] }, async () => vscode.commands.executeCommand<Gate>(COMMANDS.approveGate, gate.id));
+    assert.equal(cancelled.result, undefined);
+    assert.equal(loopx.model.gates().find((g) => g.id === gate.id)?.status, 'pending');
+    assert.match(cancelled.prompts[0] ?? '', /warning \(modal\): Approve gate Q1 on todo T3\? \| Publish the docs on the public site\?/);
+    const approved = await withAnswers({ warnings: ['Approve'], inputs: ['yes, go'] }, async () => vscode.commands.executeCommand<Gate>(COMMANDS.approveGate, gate.id));
+    assert.deepEqual([approved.result.status, approved.result.note], ['approved', 'yes, go']);
+  });
+
+  test('Reject Gate records the decision and its note', async () => {
+    const codex = otherWriter('codex');
+    const gate = askGate(codex, { goalId: 'G1', question: 'Raise the budget to 40 turns?' });
+    codex.close();
+    const { result } = await withAnswers({ warnings: ['Reject'], inputs: ['not this week'] }, async () => vscode.commands.executeCommand<Gate>(COMMANDS.rejectGate, gate.id));
+    assert.deepEqual([result.status, result.decidedBy !== null], ['rejected', true]);
+  });
+
+  test('Block asks for a reason, Unblock reopens, Kill confirms first', async () => {
+    const blocked = await withAnswers({ inputs: ['needs the API key'] }, async () => vscode.commands.executeCommand<Todo>(COMMANDS.blockTodo, 'T3'));
+    assert.deepEqual([blocked.result.status, blocked.result.reason], ['blocked', 'needs the API key']);
+    const unblocked = await withAnswers({ inputs: ['key added'] }, async () => vscode.commands.executeCommand<Todo>(COMMANDS.unblockTodo, 'T3'));
+    assert.equal(unblocked.result.continuation, 'key added');
+    const notKilled = await withAnswers({ inputs: ['obsolete'], warnings: [undefined] }, async () => vscode.commands.executeCommand(COMMANDS.killTodo, 'T3'));
+    assert.equal(notKilled.result, undefined);
+    const loopx = await app();
+    assert.equal(loopx.model.todo('T3')?.status, 'open');
+  });
+
+  test('Verify Log reports an intact chain', async () => {
+    const result = await vscode.commands.executeCommand<{ ok: boolean; events: number }>(COMMANDS.verifyLog);
+    assert.equal(result.ok, true);
+    assert.ok(result.events > 10);
+  });
+});

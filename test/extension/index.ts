@@ -1,0 +1,20 @@
+import Mocha from 'mocha';
+
+/**
+ * extensionTestsPath entry: runs the Mocha suites inside the VS Code extension host. The suites are bundled into
+ * this file; requiring each after `pre-require` lets them call suite()/test() as Mocha globals.
+ */
+export function run(): Promise<void> {
+  const mocha = new Mocha({ ui: 'tdd', timeout: 30_000, color: false, reporter: 'spec' });
+  mocha.suite.emit('pre-require', globalThis, 'loopx-extension-suites', mocha);
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  require('./welcome.test');
+  require('./commands.test');
+  require('./views.test');
+  require('./statusBar.test');
+  require('./live.test');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return new Promise((done, fail) => {
+    mocha.run((failures) => (failures > 0 ? fail(new Error(`${failures} extension-host test(s) failed`)) : done()));
+  });
+}

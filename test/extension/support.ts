@@ -1,0 +1,125 @@
+import * as vscode from 'vscode';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { LoopxApp } from '../../src/extension/app';
+import { Kernel } from '../../src/kernel/kernel';
+
+export const REPO = resolve(__dirname, '..', '..', '..');
+
+export async function app(): Promise<LoopxApp> {
+  const ext = vscode.extensions.getExtension<LoopxApp>('loopx.loopx');
+  if (!ext) throw new Error('the loopx extension is not installed in this host');
+  const api = ext.isActive ? ext.exports : await ext.activate();
+  if (!api) throw new Error('the loopx extension activated without a workspace folder');
+  return api;
+}
+
+export function workspaceRoot(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) throw new Error('the tests need a workspace folder');
+  return folder.uri.fsPath;
+}
+
+/** Another process, as an agent in a terminal would: bin/loopx with the host's Node. */
+export function cli(args: string[], agent?: string): { code: number; json: { ok: boolean; data?: unknown; error?: { code: string } } } {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  delete env.LOOPX_AGENT;
+  if (agent) env.LOOPX_AGENT = agent;
+  const r = spawnSync(process.execPath, [join(REPO, 'bin', 'loopx'), ...args, '--json'], { cwd: workspaceRoot(), env, encoding: 'utf8' });
+  return { code: r.status ?? -1, json: JSON.parse(r.stdout || '{"ok":false}') };
+}
+
+/** A second kernel connection, as a separate writer (faster than a process when a test needs many changes). */
+export function otherWriter(agent = 'codex'): Kernel {
+  return Kernel.open(workspaceRoot(), { actor: { name: agent, kind: 'agent' } });
+}
+
+export async function until<T>(probe: () => T | undefined | false, what: string, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+type Answers = {
+  inputs?: (string | undefined)[];
+  picks?: ((items: readonly vscode.QuickPickItem[]) => unknown)[];
+  warnings?: (string | undefined)[];
+};
+
+/**
+ * Scripts the next input boxes, quick picks and modal answers, restoring the real functions afterwards.
+ * Records every prompt shown so tests can assert on what the user was asked.
+ */
+export async function withAnswers<T>(answers: Answers, body: () => Promise<T>): Promise<{ result: T; prompts: string[] }> {
+  const w = vscode.window as unknown as Record<string, unknown>;
+  const saved = {
+    showInputBox: w.showInputBox,
+    showQuickPick: w.showQuickPick,
+    showWarningMessage: w.showWarningMessage,
+    showErrorMessage: w.showErrorMessage,
+    showInformationMessage: w.showInformationMessage,
+  };
+  const prompts: string[] = [];
+  const inputs = [...(answers.inputs ?? [])];
+  const picks = [...(answers.picks ?? [])];
+  const warnings = [...(answers.warnings ?? [])];
+  w.showInputBox = async (o: vscode.InputBoxOptions) => {
+    prompts.push(`input: ${o.title ?? ''} ${o.prompt ?? ''}`);
+    if (!inputs.length) throw new Error(`unexpected input box: ${o.title} ${o.prompt}`);
+    const value = inputs.shift();
+    const problem = value === undefined ? undefined : await o.validateInput?.(value);
+    if (problem) {
+      // The box would stay open showing the problem; the scripted user then gives up (Escape).
+      prompts.push(`refused: ${typeof problem === 'string' ? problem : problem.message}`);
+      return undefined;
+    }
+    return value;
+  };
+  w.showQuickPick = async (items: readonly vscode.QuickPickItem[] | Thenable<readonly vscode.QuickPickItem[]>, o?: vscode.QuickPickOptions) => {
+    const list = await items;
+    prompts.push(`pick: ${o?.title ?? ''} [${list.map((i) => i.label).join(' | ')}]`);
+    const choose = picks.shift();
+    if (!choose) throw new Error(`unexpected quick pick: ${o?.title}`);
+    return choose(list);
+  };
+  w.showWarningMessage = async (message: string, ...rest: unknown[]) => {
+    const options = typeof rest[0] === 'object' && rest[0] !== null ? (rest[0] as vscode.MessageOptions) : undefined;
+    prompts.push(`warning${options?.modal ? ' (modal)' : ''}: ${message}${options?.detail ? ` | ${options.detail}` : ''}`);
+    return options?.modal ? warnings.shift() : undefined;
+  };
+  w.showErrorMessage = async (message: string) => {
+    prompts.push(`error: ${message}`);
+    return undefined;
+  };
+  w.showInformationMessage = async (message: string) => {
+    prompts.push(`info: ${message}`);
+    return undefined;
+  };
+  try {
+    const result = await body();
+    return { result, prompts };
+  } finally {
+    Object.assign(w, saved);
+  }
+}
+
+/** Figures measured inside the host, collected by the e2e runner for the README. */
+export function recordFigure(name: string, value: number, unit: string): void {
+  const dir = process.env.LOOPX_E2E_RESULTS;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'host-figures.json');
+  let figures: Record<string, { value: number; unit: string }>;
+  try {
+    figures = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    figures = {};
+  }
+  figures[name] = { value: Math.round(value * 10) / 10, unit };
+  writeFileSync(file, JSON.stringify(figures, null, 2));
+}

@@ -1,0 +1,79 @@
+import * as assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { addEvidence } from '../../src/kernel/ops/evidence';
+import type { GoalsNode } from '../../src/extension/views/goalsTree';
+import type { EvidenceNode } from '../../src/extension/views/evidenceTree';
+import { app, otherWriter, until, workspaceRoot } from './support';
+
+const label = (item: vscode.TreeItem) => (typeof item.label === 'string' ? item.label : (item.label?.label ?? ''));
+
+suite('views', () => {
+  test('Goals: goal → groups like the board → todos, with namespaced contextValues and descriptions', async () => {
+    const loopx = await app();
+    const tree = loopx.goalsTree;
+    const [goal] = tree.getChildren();
+    assert.ok(goal && goal.kind === 'goal');
+    assert.equal(tree.getTreeItem(goal).contextValue, 'loopx:goal:active');
+    const groups = tree.getChildren(goal);
+    assert.deepEqual(groups.map((g) => label(tree.getTreeItem(g))), ['Ready', 'In progress', 'Shipped']);
+    const inProgress = tree.getChildren(groups[1]);
+    const t2 = tree.getTreeItem(inProgress[0] as GoalsNode);
+    assert.equal(label(t2), 'T2 Parse body');
+    assert.equal(t2.contextValue, 'loopx:todo:claimed');
+    assert.match(String(t2.description), /^P2 · codex · lease in \d+m/);
+    const shipped = tree.getTreeItem(tree.getChildren(groups[2])[0] as GoalsNode);
+    assert.match(String(shipped.description), /1 evidence/);
+    assert.equal((shipped.iconPath as vscode.ThemeIcon).id, 'pass-filled');
+  });
+
+  test('Gates: pending first with the question as the label; decided ones after', async () => {
+    const loopx = await app();
+    const codex = otherWriter('codex');
+    const { askGate } = await import('../../src/kernel/ops/gates');
+    askGate(codex, { todoId: 'T3', question: 'Rename the parser package?' });
+    codex.close();
+    await until(() => loopx.gatesTree.pendingCount() === 1, 'the new gate in the Gates view');
+    const items = loopx.gatesTree.getChildren().map((n) => loopx.gatesTree.getTreeItem(n));
+    assert.equal(items[0]?.contextValue, 'loopx:gate:pending');
+    assert.equal(label(items[0] as vscode.TreeItem), 'Rename the parser package?');
+    assert.match(String(items[0]?.description), /^Q3 · T3 · asked by codex/);
+    assert.deepEqual(items.slice(1).map((i) => i.contextValue), ['loopx:gate:rejected', 'loopx:gate:approved']);
+  });
+
+  test('Evidence follows the Goals selection; artifacts open; an entry opens as a read-only document', async () => {
+    const loopx = await app();
+    writeFileSync(join(workspaceRoot(), 'report.txt'), 'headers: 12 passed\n');
+    const codex = otherWriter('codex');
+    addEvidence(codex, { todoId: 'T2', summary: 'headers parse', kind: 'test', artifacts: ['report.txt'] });
+    codex.close();
+    await until(() => loopx.model.todo('T2')?.evidenceCount === 1, 'the evidence to be seen');
+    const t2 = { kind: 'todo', todo: loopx.model.todo('T2'), ready: false } as GoalsNode;
+    await loopx.goalsView.reveal(t2, { select: true, focus: false });
+    await until(() => loopx.evidenceTree.scope === 'todo T2', 'the Evidence view to follow the selection');
+    const [entry] = loopx.evidenceTree.getChildren();
+    assert.ok(entry && entry.kind === 'evidence');
+    assert.equal(label(loopx.evidenceTree.getTreeItem(entry)), 'headers parse');
+    const [artifact] = loopx.evidenceTree.getChildren(entry);
+    const artifactItem = loopx.evidenceTree.getTreeItem(artifact as EvidenceNode);
+    assert.equal(artifactItem.resourceUri?.fsPath, join(workspaceRoot(), 'report.txt'));
+    await vscode.commands.executeCommand('loopx.openArtifact', artifact);
+    await until(() => vscode.window.activeTextEditor?.document.uri.fsPath === join(workspaceRoot(), 'report.txt'), 'the artifact to open');
+    await vscode.commands.executeCommand('loopx.showEvidence', entry);
+    const doc = await until(() => vscode.window.activeTextEditor?.document.uri.scheme === 'loopx-evidence' && vscode.window.activeTextEditor.document, 'the evidence document');
+    assert.match(doc.getText(), /# Evidence #\d+ for todo T2[\s\S]*report\.txt/);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  test('Agents: who holds what, with lease countdowns', async () => {
+    const loopx = await app();
+    const agents = loopx.agentsTree.getChildren();
+    const codex = agents.find((a) => a.kind === 'agent' && a.agent.name === 'codex');
+    assert.ok(codex);
+    assert.match(String(loopx.agentsTree.getTreeItem(codex).description), /^codex · holds 1 · seen/);
+    const [held] = loopx.agentsTree.getChildren(codex);
+    assert.equal(label(loopx.agentsTree.getTreeItem(held as never)), 'T2 Parse body');
+    assert.match(String(loopx.agentsTree.getTreeItem(held as never).description), /lease ends in \d+m/);
+  });
+});
