@@ -39,6 +39,10 @@ if (process.argv.includes('--bench')) {
   targets.push({ ...base, minify: false, entryPoints: ['bench/bench.ts'], outfile: 'dist/bench/bench.js' });
 }
 
+if (process.argv.includes('--start')) {
+  targets.push({ ...base, minify: false, external: [...base.external, 'playwright-core'], entryPoints: ['scripts/start.ts'], outfile: 'dist/scripts/start.js' });
+}
+
 if (watch) {
   for (const target of targets) await (await context(target)).watch();
   console.log('esbuild: watching…');

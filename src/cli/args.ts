@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../kernel/errors';
 import { parseDuration } from '../kernel/time';
+import { type EntityName, parseId } from '../kernel/validate';
 
 export type FlagType = 'string' | 'int' | 'number' | 'duration' | 'boolean';
 
@@ -44,6 +45,10 @@ export class Args {
   list(name: string): string[] {
     const v = this.flags.get(name);
     return Array.isArray(v) ? v : [];
+  }
+  /** An optional id flag (--goal G1, --todo t3), normalised; malformed ids are invalid input. */
+  id(entity: EntityName, flag: string = entity): string | undefined {
+    return this.flags.has(flag) ? parseId(entity, this.str(flag)) : undefined;
   }
 }
 

@@ -1,14 +1,23 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
 
 /**
  * The offline "real VS Code" harness: code-server (VS Code 1.100 on this machine's Node 20) on 127.0.0.1 only,
  * driven by Debian's chromium through playwright-core. Everything it writes stays under .cache/e2e.
  */
-export const REPO = resolve(__dirname, '..', '..', '..');
+/** The checkout: the nearest folder above this bundle whose package.json is loopx's (bundles live at various depths). */
+export const REPO = findRepo(__dirname);
+
+function findRepo(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'loopx') return dir;
+    if (dirname(dir) === dir) throw new Error(`no loopx checkout above ${from}`);
+  }
+}
 export const HOME = join(REPO, '.cache', 'e2e');
 export const CODE_SERVER = join(HOME, 'cs', 'node_modules', '.bin', 'code-server');
 export const CHROMIUM = process.env.LOOPX_CHROMIUM ?? '/usr/bin/chromium';
@@ -44,6 +53,7 @@ export function freePort(): Promise<number> {
 
 export interface CodeServer {
   port: number;
+  process: ChildProcess;
   url(folder: string, payload?: [string, string][]): string;
   devPayload(testsPath?: string): [string, string][];
   stop(): Promise<void>;
@@ -51,19 +61,21 @@ export interface CodeServer {
 }
 
 /** Starts code-server in its own process group (so stop() also ends the extension host and pty host). */
-export async function startCodeServer(options: { env?: Record<string, string>; settings?: Record<string, unknown> } = {}): Promise<CodeServer> {
-  const run = mkdtempSync(join(HOME, 'run-'));
+export async function startCodeServer(
+  options: { env?: Record<string, string>; settings?: Record<string, unknown>; runDir?: string; port?: number; extensionsDir?: string } = {},
+): Promise<CodeServer> {
+  const run = options.runDir ?? mkdtempSync(join(HOME, 'run-'));
   const ud = join(run, 'ud');
   mkdirSync(join(ud, 'User'), { recursive: true });
   writeFileSync(join(ud, 'User', 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...options.settings }, null, 2));
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const configFile = join(run, 'config.yaml');
   writeFileSync(configFile, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
   const tmp = join(HOME, 'tmp');
   mkdirSync(tmp, { recursive: true });
   const child: ChildProcess = spawn(
     CODE_SERVER,
-    ['--config', configFile, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--user-data-dir', ud, '--extensions-dir', join(run, 'exts'),
+    ['--config', configFile, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--user-data-dir', ud, '--extensions-dir', options.extensionsDir ?? join(run, 'exts'),
       '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', '--ignore-last-opened'],
     {
       detached: true,
@@ -73,6 +85,7 @@ export async function startCodeServer(options: { env?: Record<string, string>; s
   );
   const server: CodeServer = {
     port,
+    process: child,
     log: '',
     url(folder, payload) {
       const q = `folder=${encodeURIComponent(folder)}${payload ? `&payload=${encodeURIComponent(JSON.stringify(payload))}` : ''}`;

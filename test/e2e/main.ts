@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { HOME, RESULTS } from './harness';
 import { runHostTests } from './hostTests';
 import { runScenario } from './scenario';
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
       failed++;
     }
   }
+  const figures = join(RESULTS, 'host-figures.json');
+  if (existsSync(figures)) console.log('figures measured in the extension host:', readFileSync(figures, 'utf8').replace(/\s+/g, ' '));
   process.exitCode = failed ? 1 : 0;
   console.log(failed ? `e2e: ${failed} part(s) failed; screenshots in test-results/` : 'e2e: all green; screenshots in test-results/');
 }

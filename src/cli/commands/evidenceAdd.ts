@@ -1,6 +1,5 @@
 import type { Command } from '../command';
 import { addEvidence } from '../../kernel/ops/evidence';
-import { parseId } from '../../kernel/validate';
 import { evidenceLine, Painter } from '../format';
 
 export const evidenceAdd: Command = {
@@ -18,8 +17,8 @@ export const evidenceAdd: Command = {
   run(ctx) {
     const a = ctx.args;
     const evidence = addEvidence(ctx.kernel(), {
-      todoId: a.has('todo') ? parseId('todo', a.str('todo')) : undefined,
-      goalId: a.has('goal') ? parseId('goal', a.str('goal')) : undefined,
+      todoId: a.id('todo'),
+      goalId: a.id('goal'),
       summary: a.str('summary') as string,
       kind: a.str('kind'),
       artifacts: a.list('artifact'),

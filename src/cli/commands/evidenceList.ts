@@ -1,7 +1,6 @@
 import type { Command } from '../command';
 import { listEvidence } from '../../kernel/queries/evidence';
 import { getGoal, getTodo } from '../../kernel/queries/lookups';
-import { parseId } from '../../kernel/validate';
 import { evidenceLine, list, Painter } from '../format';
 
 export const evidenceList: Command = {
@@ -14,8 +13,8 @@ export const evidenceList: Command = {
   },
   run(ctx) {
     const a = ctx.args;
-    const goalId = a.has('goal') ? parseId('goal', a.str('goal')) : undefined;
-    const todoId = a.has('todo') ? parseId('todo', a.str('todo')) : undefined;
+    const goalId = a.id('goal');
+    const todoId = a.id('todo');
     const limit = a.num('limit');
     const items = ctx.kernel().read((db) => {
       if (goalId) getGoal(db, goalId);

@@ -1,6 +1,5 @@
 import type { Command } from '../command';
 import { askGate } from '../../kernel/ops/gates';
-import { parseId } from '../../kernel/validate';
 import { gateLine, Painter } from '../format';
 
 export const gateAsk: Command = {
@@ -17,8 +16,8 @@ export const gateAsk: Command = {
   run(ctx) {
     const a = ctx.args;
     const gate = askGate(ctx.kernel(), {
-      todoId: a.has('todo') ? parseId('todo', a.str('todo')) : undefined,
-      goalId: a.has('goal') ? parseId('goal', a.str('goal')) : undefined,
+      todoId: a.id('todo'),
+      goalId: a.id('goal'),
       question: a.str('question') as string,
     });
     return { data: gate, text: `Asked ${gateLine(new Painter(ctx.color), gate, Date.now())}\nA human decides with: loopx gate approve ${gate.id} | loopx gate reject ${gate.id}` };

@@ -2,7 +2,6 @@ import type { Command } from '../command';
 import { history as readHistory } from '../../kernel/queries/lists';
 import { getGoal, getTodo } from '../../kernel/queries/lookups';
 import { InvalidInputError } from '../../kernel/errors';
-import { parseId } from '../../kernel/validate';
 import { clean, list, oneLine, Painter, relativeTime } from '../format';
 
 export const history: Command = {
@@ -15,8 +14,8 @@ export const history: Command = {
   },
   run(ctx) {
     const a = ctx.args;
-    const goalId = a.has('goal') ? parseId('goal', a.str('goal')) : undefined;
-    const todoId = a.has('todo') ? parseId('todo', a.str('todo')) : undefined;
+    const goalId = a.id('goal');
+    const todoId = a.id('todo');
     const limit = a.num('limit');
     if (limit !== undefined && (limit < 1 || limit > 100_000)) throw new InvalidInputError('--limit must be from 1 to 100000');
     const events = ctx.kernel().read((db) => {

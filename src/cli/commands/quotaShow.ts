@@ -2,7 +2,6 @@ import type { Command } from '../command';
 import { getGoal } from '../../kernel/queries/lookups';
 import { listGoals } from '../../kernel/queries/lists';
 import { quotaState, shouldRun } from '../../kernel/queries/quota';
-import { parseId } from '../../kernel/validate';
 import { list, relativeTime } from '../format';
 
 export const quotaShow: Command = {
@@ -10,7 +9,7 @@ export const quotaShow: Command = {
   summary: 'turns spent and left in each goal window, with the should-run answer',
   flags: { goal: { type: 'string', value: 'G', description: 'only this goal' } },
   run(ctx) {
-    const goalId = ctx.args.has('goal') ? parseId('goal', ctx.args.str('goal')) : undefined;
+    const goalId = ctx.args.id('goal');
     const { rows, now } = ctx.kernel().read((db, now) => {
       const goals = goalId ? [getGoal(db, goalId)] : listGoals(db);
       return { rows: goals.map((g) => ({ ...quotaState(db, g, now), shouldRun: shouldRun(db, g, now) })), now };

@@ -25,7 +25,7 @@ export const todoClaim: Command = {
     if (a.has('goal') && !a.bool('next')) throw new InvalidInputError('--goal only goes with --next');
     const leaseSeconds = a.num('lease');
     const claim = a.bool('next')
-      ? claimNext(ctx.kernel(), { goalId: a.has('goal') ? parseId('goal', a.str('goal')) : undefined, leaseSeconds })
+      ? claimNext(ctx.kernel(), { goalId: a.id('goal'), leaseSeconds })
       : claimTodo(ctx.kernel(), parseId('todo', id), { leaseSeconds });
     const verb = claim.renewed ? 'Renewed your claim on' : 'Claimed';
     const lease = leaseSeconds ? formatDuration(leaseSeconds) : '30m';

@@ -4,7 +4,6 @@ import { InvalidInputError } from '../../kernel/errors';
 import { listTodos } from '../../kernel/queries/lists';
 import { getGoal } from '../../kernel/queries/lookups';
 import { iso } from '../../kernel/time';
-import { parseId } from '../../kernel/validate';
 import { list, Painter, todoLine } from '../format';
 
 export const todoList: Command = {
@@ -21,7 +20,7 @@ export const todoList: Command = {
     if (status !== undefined && !TODO_STATUSES.includes(status as TodoStatus)) {
       throw new InvalidInputError(`--status must be one of ${TODO_STATUSES.join(', ')}`);
     }
-    const goalId = a.has('goal') ? parseId('goal', a.str('goal')) : undefined;
+    const goalId = a.id('goal');
     const { todos, now } = ctx.kernel().read((db, now) => {
       if (goalId) getGoal(db, goalId);
       return { todos: listTodos(db, iso(now), { goalId, status: status as TodoStatus | undefined, ready: a.bool('ready') }), now };

@@ -2,7 +2,6 @@ import type { Command } from '../command';
 import { getGoal } from '../../kernel/queries/lookups';
 import { nextClaimable } from '../../kernel/queries/ready';
 import { iso } from '../../kernel/time';
-import { parseId } from '../../kernel/validate';
 import { Painter, todoDetail } from '../format';
 
 export const todoNext: Command = {
@@ -10,7 +9,7 @@ export const todoNext: Command = {
   summary: 'the todo `todo claim --next` would take, or null',
   flags: { goal: { type: 'string', value: 'G', description: 'only this goal' } },
   run(ctx) {
-    const goalId = ctx.args.has('goal') ? parseId('goal', ctx.args.str('goal')) : undefined;
+    const goalId = ctx.args.id('goal');
     const { todo, now } = ctx.kernel().read((db, now) => {
       if (goalId) getGoal(db, goalId);
       return { todo: nextClaimable(db, iso(now), goalId), now };

@@ -102,7 +102,7 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
     const t = node.todo;
     const item = new vscode.TreeItem(`${t.id} ${clean(t.title)}`, vscode.TreeItemCollapsibleState.None);
     item.id = `todo:${t.id}`;
-    item.description = todoDescription(t, now);
+    item.description = todoDescription(t, now, node.ready);
     item.contextValue = CONTEXT.todo(t, this.me);
     item.iconPath = todoIcon(t, node.ready, new Date(now).toISOString());
     item.accessibilityInformation = { label: `${t.id} ${clean(t.title)}, ${t.status}, ${item.description}` };

@@ -28,15 +28,15 @@ export function todoIcon(todo: Todo, ready: boolean, nowIso: string): vscode.The
   return groupIcon(todo.status);
 }
 
-/** "P1 · codex · lease in 12m · 2 evidence · after T2" */
-export function todoDescription(todo: Todo, nowMs: number): string {
+/** "P1 · codex · lease in 12m · 2 evidence · after T2" (dependencies only while they still hold the todo back). */
+export function todoDescription(todo: Todo, nowMs: number, ready = false): string {
   const bits = [`P${todo.priority}`];
   if (todo.owner) {
     const lapsed = todo.leaseExpiresAt !== null && Date.parse(todo.leaseExpiresAt) <= nowMs;
     bits.push(clean(todo.owner), lapsed ? 'lease lapsed' : `lease ${relativeTime(todo.leaseExpiresAt, nowMs)}`);
   }
   if (todo.evidenceCount) bits.push(`${todo.evidenceCount} evidence`);
-  if (todo.dependsOn.length && todo.status === 'open') bits.push(`after ${todo.dependsOn.join(', ')}`);
+  if (todo.dependsOn.length && todo.status === 'open' && !ready) bits.push(`after ${todo.dependsOn.join(', ')}`);
   if (todo.status === 'blocked' && todo.reason) bits.push(oneLine(todo.reason, 60));
   return bits.join(' · ');
 }

@@ -1,0 +1,90 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kernel } from '../src/kernel/kernel';
+import { createGoal } from '../src/kernel/ops/goals';
+import { addTodo, blockTodo } from '../src/kernel/ops/todos';
+import { claimTodo, shipTodo } from '../src/kernel/ops/claims';
+import { addEvidence } from '../src/kernel/ops/evidence';
+import { askGate } from '../src/kernel/ops/gates';
+import { spendQuota } from '../src/kernel/ops/quota';
+import { writeStatusMd } from '../src/kernel/projections/statusMd';
+import { CODE_SERVER, HOME, REPO, startCodeServer } from '../test/e2e/harness';
+
+/**
+ * `npm start`: the product running. Packages the extension, installs the .vsix into a local code-server
+ * (127.0.0.1 only) and opens a demo workspace whose store has a goal, todos in every state, a pending gate and
+ * evidence. Ctrl-C stops everything.
+ */
+const DEMO = join(HOME, 'demo');
+const WORKSPACE = join(DEMO, 'workspace');
+
+function seedDemo(): void {
+  rmSync(WORKSPACE, { recursive: true, force: true });
+  mkdirSync(join(WORKSPACE, 'src', 'import'), { recursive: true });
+  mkdirSync(join(WORKSPACE, 'test-results'), { recursive: true });
+  writeFileSync(join(WORKSPACE, 'src', 'import', 'csv.ts'), 'export function parse(text: string): string[][] {\n  return text.split("\\n").map((l) => l.split(","));\n}\n');
+  writeFileSync(join(WORKSPACE, 'test-results', 'quoted.txt'), 'quoted fields: 12 passed, 0 failed\n');
+  writeFileSync(join(WORKSPACE, 'README.md'), '# CSV importer (loopx demo)\n\nOpen the LoopX view in the activity bar. Agents use `loopx` in a terminal.\n');
+  const human = { name: 'you', kind: 'human' } as const;
+  const { kernel } = Kernel.init(WORKSPACE, { actor: human });
+  const codex = kernel.as({ name: 'codex', kind: 'agent' });
+  const claude = kernel.as({ name: 'claude', kind: 'agent' });
+  const goal = createGoal(kernel, { title: 'Ship the CSV importer', objective: 'Any RFC 4180 file imports; docs updated', scope: ['src/import/**', 'docs/**'], turnsPerWindow: 12 });
+  const t1 = addTodo(kernel, { goalId: goal.id, title: 'Parse quoted fields', detail: 'test-results/quoted.txt shows 0 failures', priority: 0 });
+  const t2 = addTodo(kernel, { goalId: goal.id, title: 'Stream large files', detail: 'a 2 GB file imports in constant memory', priority: 1, dependsOn: [t1.id] });
+  const t3 = addTodo(kernel, { goalId: goal.id, title: 'Detect the delimiter', priority: 1 });
+  const t4 = addTodo(kernel, { goalId: goal.id, title: 'Drop the legacy importer', priority: 2 });
+  const t5 = addTodo(kernel, { goalId: goal.id, title: 'Import from S3', detail: 'needs read-only credentials', priority: 2 });
+  addTodo(kernel, { goalId: goal.id, title: 'Document the importer', priority: 3, dependsOn: [t2.id] });
+  claimTodo(codex, t1.id);
+  addEvidence(codex, { todoId: t1.id, kind: 'test', summary: 'quoted fields: 12 passed', artifacts: ['test-results/quoted.txt'] });
+  shipTodo(codex, t1.id, { evidence: 'parser handles quotes and escaped quotes' });
+  spendQuota(codex, goal.id, 'codex-turn-1');
+  claimTodo(claude, t3.id, { leaseSeconds: 45 * 60 });
+  addEvidence(claude, { todoId: t3.id, summary: 'sniffs , ; and tab on the first 10 lines' });
+  spendQuota(claude, goal.id, 'claude-turn-1');
+  askGate(codex, { todoId: t4.id, question: 'Delete the legacy importer? Nobody called it in 90 days.' });
+  claimTodo(codex, t5.id);
+  blockTodo(codex, t5.id, 'needs read-only S3 credentials for the staging bucket');
+  writeStatusMd(kernel);
+  kernel.close();
+}
+
+async function main(): Promise<void> {
+  console.log('npm start: packaging the extension…');
+  execFileSync('npm', ['run', '--silent', 'package'], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (!existsSync(CODE_SERVER)) execFileSync(process.execPath, [join(REPO, 'scripts', 'e2e', 'install.mjs')], { stdio: 'inherit' });
+  seedDemo();
+  const exts = join(DEMO, 'exts');
+  rmSync(exts, { recursive: true, force: true });
+  execFileSync(CODE_SERVER, ['--extensions-dir', exts, '--user-data-dir', join(DEMO, 'ud'), '--install-extension', join(REPO, 'dist', 'loopx.vsix')], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, XDG_DATA_HOME: join(HOME, 'xdg', 'data'), XDG_CONFIG_HOME: join(HOME, 'xdg', 'config') },
+  });
+  const port = Number(process.env.PORT ?? 0) || undefined;
+  const server = await startCodeServer({ runDir: DEMO, port, env: { LOOPX_HUMAN: 'you' }, extensionsDir: exts });
+  const url = server.url(WORKSPACE);
+  console.log(`\nLoopX is running in VS Code (code-server ${'4.100.3'}), on this machine only:\n\n  ${url}\n`);
+  console.log(`Demo workspace: ${WORKSPACE}`);
+  console.log(`Act as an agent from another terminal:\n  cd ${WORKSPACE} && LOOPX_AGENT=codex ${join(REPO, 'bin', 'loopx')} todo claim --next\n`);
+  console.log('Press Ctrl-C to stop.');
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nstopping code-server…');
+    await server.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+  server.process.on('exit', (code) => {
+    if (!stopping) {
+      console.error(`code-server exited (${code}):\n${server.log.slice(-2000)}`);
+      process.exit(1);
+    }
+  });
+}
+
+void main();
