@@ -4,7 +4,7 @@ import { Disposable } from './util/lifecycle';
 import type { StoreModel } from './store/storeModel';
 import { COMMANDS } from './commands/commandIds';
 
-/** A gate that becomes pending raises a notification with Approve / Reject / Show (once per gate). */
+/** A gate that becomes pending raises a notification with Approve / Reject / Show (once per gate; setting loopx.notifyOnNewGates). */
 export class GateNotifier extends Disposable {
   private known: Set<string> | undefined;
   /** Gate ids notified so far (tests read it). */
@@ -25,9 +25,11 @@ export class GateNotifier extends Disposable {
       this.known = new Set(pending.map((g) => g.id));
       return;
     }
+    const enabled = vscode.workspace.getConfiguration('loopx').get<boolean>('notifyOnNewGates', true);
     for (const gate of pending) {
       if (this.known.has(gate.id)) continue;
       this.known.add(gate.id);
+      if (!enabled) continue;
       this.notified.push(gate.id);
       const on = gate.todoId ? `todo ${gate.todoId}` : `goal ${gate.goalId}`;
       void vscode.window

@@ -40,6 +40,25 @@ suite('views', () => {
     assert.equal(label(items[0] as vscode.TreeItem), 'Rename the parser package?');
     assert.match(String(items[0]?.description), /^Q3 · T3 · asked by codex/);
     assert.deepEqual(items.slice(1).map((i) => i.contextValue), ['loopx:gate:rejected', 'loopx:gate:approved']);
+    assert.ok(loopx.gateNotifier.notified.includes('Q3'), 'a new pending gate raises a notification');
+  });
+
+  test('the gate notification can be turned off (loopx.notifyOnNewGates)', async () => {
+    const loopx = await app();
+    const config = vscode.workspace.getConfiguration('loopx');
+    await config.update('notifyOnNewGates', false, vscode.ConfigurationTarget.Global);
+    try {
+      const codex = otherWriter('codex');
+      const { askGate } = await import('../../src/kernel/ops/gates');
+      const gate = askGate(codex, { goalId: 'G1', question: 'Quiet question?' });
+      codex.close();
+      await until(() => loopx.gatesTree.pendingCount() === 2, 'the quiet gate');
+      assert.equal(loopx.gateNotifier.notified.includes(gate.id), false);
+      const { decideGate } = await import('../../src/kernel/ops/gates');
+      decideGate(loopx.session.requireKernel(), gate.id, 'rejected', 'test cleanup');
+    } finally {
+      await config.update('notifyOnNewGates', undefined, vscode.ConfigurationTarget.Global);
+    }
   });
 
   test('Evidence follows the Goals selection; artifacts open; an entry opens as a read-only document', async () => {
