@@ -1,6 +1,6 @@
 // One build script: a shared base config spread into each bundle target.
 import { build, context } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const watch = process.argv.includes('--watch');
@@ -23,7 +23,14 @@ const base = {
 const targets = [
   { ...base, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js' },
   { ...base, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
+  // The board's front end: browser code that imports only src/protocol; one script and one stylesheet.
+  { ...base, platform: 'browser', format: 'iife', target: 'chrome120', sourcemap: false, external: [], entryPoints: [{ in: 'webview-ui/src/main.ts', out: 'board' }, { in: 'webview-ui/board.css', out: 'board' }], outdir: 'dist/webview' },
 ];
+/** Codicons for the board come from @vscode/codicons, copied next to the bundle (the webview may load nothing else). */
+function copyCodicons() {
+  mkdirSync('dist/webview', { recursive: true });
+  for (const file of ['codicon.css', 'codicon.ttf']) copyFileSync(`node_modules/@vscode/codicons/dist/${file}`, `dist/webview/${file}`);
+}
 if (process.argv.includes('--with-test-fixtures')) {
   // A writer that hammers the kernel in one process, for the kill -9 tests (never shipped).
   targets.push({ ...base, minify: false, entryPoints: ['test/cli/fixtures/writer.ts'], outfile: 'dist/test/writer.js' });
@@ -37,6 +44,7 @@ if (process.argv.includes('--e2e')) {
 
 if (process.argv.includes('--bench')) {
   targets.push({ ...base, minify: false, entryPoints: ['bench/bench.ts'], outfile: 'dist/bench/bench.js' });
+  targets.push({ ...base, minify: false, external: [...base.external, 'playwright-core'], entryPoints: ['bench/boardBench.ts'], outfile: 'dist/bench/boardBench.js' });
 }
 
 if (process.argv.includes('--start')) {
@@ -44,11 +52,13 @@ if (process.argv.includes('--start')) {
 }
 
 if (watch) {
+  copyCodicons();
   for (const target of targets) await (await context(target)).watch();
   console.log('esbuild: watching…');
 } else {
   const started = Date.now();
   await Promise.all(targets.map((target) => build(target)));
+  copyCodicons();
   rmSync('dist/cli.js.cache', { force: true }); // bin/loopx rebuilds V8's code cache for the new bundle on first use
   console.log(`esbuild: built ${targets.length} bundle(s) in ${Date.now() - started} ms`);
 }

@@ -13,6 +13,7 @@ import { QuotaStatusBar } from './statusBar';
 import { GateNotifier } from './gateNotifier';
 import { WakeClock } from './clock';
 import { registerCommands } from './commands/registry';
+import { BoardPanel } from './board/boardPanel';
 import type { ExtensionContextLike } from './commands/context';
 
 /** The composition root: builds every part once and owns their disposal. */
@@ -27,12 +28,18 @@ export class LoopxApp extends Disposable {
   readonly gateNotifier: GateNotifier;
   readonly goalsView: vscode.TreeView<GoalsNode>;
 
+  /** The open board panel, if any (tests reach the extension's instance through here). */
+  get board(): BoardPanel | undefined {
+    return BoardPanel.current;
+  }
+
   /** How long activate() took, for the activation benchmark. */
   activationMs = 0;
 
   constructor(
     root: string,
     readonly log: Log,
+    extensionUri: vscode.Uri,
   ) {
     super();
     const actor = humanActor();
@@ -68,7 +75,7 @@ export class LoopxApp extends Disposable {
     };
     this.register(this.model.onDidChange(updateBadge));
 
-    const ctx: ExtensionContextLike = { session: this.session, model: this.model, log: this.log, evidence: this.evidenceTree, me: actor.name };
+    const ctx: ExtensionContextLike = { session: this.session, model: this.model, log: this.log, evidence: this.evidenceTree, me: actor.name, extensionUri };
     for (const d of registerCommands(ctx)) this.register(d);
     this.session.tryOpen();
     updateBadge();

@@ -32,3 +32,22 @@ test('a commit by another connection is reported; our own writes are not', async
     watcher.stop();
   }
 });
+
+test('our own commits, acknowledged, are not reported; a foreign commit after them is', async () => {
+  let changes = 0;
+  const watcher = new StoreWatcher(s.kernel.db, s.kernel.storeDir, () => changes++).start();
+  const unlisten = s.kernel.onCommit((events) => watcher.acknowledge(events[events.length - 1]?.seq ?? 0));
+  try {
+    for (let i = 0; i < 20; i++) createGoal(s.kernel, { title: `mine ${i}` });
+    await new Promise((r) => setTimeout(r, 150));
+    watcher.check();
+    expect(changes).toBe(0);
+    const other = Kernel.open(s.root, { actor: agent('codex') });
+    createGoal(other, { title: 'theirs' });
+    other.close();
+    await until(() => changes === 1);
+  } finally {
+    unlisten();
+    watcher.stop();
+  }
+});

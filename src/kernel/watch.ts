@@ -3,14 +3,15 @@ import type { SqliteDb } from './db/sqliteDb';
 
 /**
  * Tells a long-lived process (the extension host) that another process changed the store, without polling the CLI.
- * A file-system watch on `.loopx/` wakes us when the WAL or database file is written; `PRAGMA data_version`
- * on our own connection then says whether another connection really committed (so our own writes and
- * checkpoints are not reported as foreign changes).
+ * A file-system watch on `.loopx/` wakes us when the WAL or database file is written; `PRAGMA data_version` is a
+ * cheap first filter, and the newest event's sequence number decides: every change appends an event, so a new
+ * sequence number we have not seen (nor written ourselves, see `acknowledge`) is exactly "something changed".
  */
 export class StoreWatcher {
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lastVersion: number;
+  private lastSeq: number;
 
   constructor(
     private readonly db: SqliteDb,
@@ -19,6 +20,12 @@ export class StoreWatcher {
     private readonly debounceMs = 25,
   ) {
     this.lastVersion = this.dataVersion();
+    this.lastSeq = this.headSeq();
+  }
+
+  /** Our own connection committed up to `seq`: not a change to report. */
+  acknowledge(seq: number): void {
+    if (seq > this.lastSeq) this.lastSeq = seq;
   }
 
   start(): this {
@@ -34,8 +41,11 @@ export class StoreWatcher {
   check(): void {
     if (!this.db.isOpen) return;
     const version = this.dataVersion();
-    if (version !== this.lastVersion) {
-      this.lastVersion = version;
+    if (version === this.lastVersion) return;
+    this.lastVersion = version;
+    const seq = this.headSeq();
+    if (seq !== this.lastSeq) {
+      this.lastSeq = seq;
       this.onChange();
     }
   }
@@ -53,6 +63,10 @@ export class StoreWatcher {
       this.timer = undefined;
       this.check();
     }, this.debounceMs);
+  }
+
+  private headSeq(): number {
+    return Number(this.db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM events').get()?.seq ?? 0);
   }
 
   private dataVersion(): number {

@@ -53,6 +53,8 @@ export function freePort(): Promise<number> {
 
 export interface CodeServer {
   port: number;
+  /** The user settings file; VS Code applies edits to it live (used to switch themes). */
+  settingsFile: string;
   process: ChildProcess;
   url(folder: string, payload?: [string, string][]): string;
   devPayload(testsPath?: string): [string, string][];
@@ -85,6 +87,7 @@ export async function startCodeServer(
   );
   const server: CodeServer = {
     port,
+    settingsFile: join(ud, 'User', 'settings.json'),
     process: child,
     log: '',
     url(folder, payload) {

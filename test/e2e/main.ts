@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { HOME, RESULTS } from './harness';
 import { runHostTests } from './hostTests';
 import { runScenario } from './scenario';
+import { runBoardScenario } from './boardScenario';
 
 /** `npm run test:e2e`: the extension in a real VS Code (code-server 4.100.3), offline. */
 async function main(): Promise<void> {
@@ -20,6 +21,14 @@ async function main(): Promise<void> {
       await runScenario();
     } catch (error) {
       console.error('UI scenario FAILED:', error);
+      failed++;
+    }
+  }
+  if (!only || only === 'board') {
+    try {
+      await runBoardScenario();
+    } catch (error) {
+      console.error('board scenario FAILED:', error);
       failed++;
     }
   }

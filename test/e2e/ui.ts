@@ -20,8 +20,11 @@ export class Workbench {
     const input = this.page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible', timeout: 15_000 });
     await input.fill(`>${title}`);
-    await this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
-    await this.page.keyboard.press('Enter');
+    // Click the row whose label is exactly the title: fuzzy matching may rank a longer command first.
+    const exact = new RegExp(`^\\s*${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
+    const row = this.page.locator('.quick-input-list .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exact }) }).first();
+    await row.waitFor({ timeout: 15_000 });
+    await row.click();
   }
 
   /** Answers the open input box (or quick pick filter) and confirms. */
@@ -33,6 +36,17 @@ export class Workbench {
     await input.fill(text);
     await this.page.keyboard.press('Enter');
     await this.page.waitForTimeout(150);
+  }
+
+  /** Picks a colour theme through "Preferences: Color Theme", as a person would (the dev host ignores user settings). */
+  async theme(label: string): Promise<void> {
+    await this.command('Preferences: Color Theme');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.fill(label);
+    const row = this.page.locator('.quick-input-list .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^\\s*${label}\\s*$`) }) }).first();
+    await row.waitFor({ timeout: 15_000 });
+    await row.click();
+    await this.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
   }
 
   row(text: string | RegExp): Locator {

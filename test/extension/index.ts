@@ -12,6 +12,7 @@ export function run(): Promise<void> {
   require('./commands.test');
   require('./views.test');
   require('./statusBar.test');
+  require('./board.test');
   require('./live.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((done, fail) => {

@@ -22,6 +22,7 @@ export const COMMANDS = {
   showQuota: 'loopx.showQuota',
   refresh: 'loopx.refresh',
   showLogs: 'loopx.showLogs',
+  openBoard: 'loopx.openBoard',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

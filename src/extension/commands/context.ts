@@ -15,6 +15,8 @@ export interface ExtensionContextLike {
   evidence: EvidenceTreeProvider;
   /** The human at the keyboard (UI actions are human actions). */
   me: string;
+  /** Where the extension's own files (dist/webview, media) are. */
+  extensionUri: vscode.Uri;
 }
 
 export interface CommandDefinition {

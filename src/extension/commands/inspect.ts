@@ -44,8 +44,10 @@ export const showQuota: CommandDefinition = {
         : `should run: no (${g.shouldRun.reason})${g.shouldRun.nextWakeAt ? ` · wakes ${clockTime(g.shouldRun.nextWakeAt, now)}` : ' · waits for a human'}`,
       goalId: g.id,
     }));
-    const pick = await vscode.window.showQuickPick(items, { title: 'LoopX: quota and should-run', placeHolder: items.length ? 'Goal' : 'No goals yet' });
-    if (pick) await vscode.commands.executeCommand('loopx.goals.focus');
+    const board = { label: '$(project) Open Board', description: 'every todo as a card, with what needs you on top', detail: undefined, goalId: undefined };
+    const pick = await vscode.window.showQuickPick([...items, board], { title: 'LoopX: quota and should-run', placeHolder: items.length ? 'Goal' : 'No goals yet' });
+    if (pick === board) await vscode.commands.executeCommand(COMMANDS.openBoard);
+    else if (pick) await vscode.commands.executeCommand('loopx.goals.focus');
     return pick?.goalId;
   },
 };

@@ -9,6 +9,7 @@ import { blockTodo, claimTodo, killTodo, releaseTodo, shipTodo, unblockTodo } fr
 import { approveGate, askGate, rejectGate } from './gates';
 import { addEvidence, openArtifact, showEvidence } from './evidence';
 import { refresh, showLogs, showQuota, showStatus, verifyLog } from './inspect';
+import { openBoard } from './openBoard';
 
 /** The table every command is registered from. */
 export const COMMAND_TABLE: readonly CommandDefinition[] = [
@@ -16,7 +17,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   claimTodo, releaseTodo, shipTodo, blockTodo, unblockTodo, killTodo,
   askGate, approveGate, rejectGate,
   addEvidence, showEvidence, openArtifact,
-  verifyLog, showStatus, showQuota, refresh, showLogs,
+  verifyLog, showStatus, showQuota, refresh, showLogs, openBoard,
 ];
 
 export function registerCommands(ctx: ExtensionContextLike): IDisposable[] {

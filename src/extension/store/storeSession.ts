@@ -85,7 +85,8 @@ export class StoreSession extends Disposable {
   private attach(kernel: Kernel): void {
     const started = Date.now();
     const watcher = new StoreWatcher(kernel.db, kernel.storeDir, () => this.fire('another process')).start();
-    const unlisten = kernel.onCommit(() => {
+    const unlisten = kernel.onCommit((events) => {
+      watcher.acknowledge(events[events.length - 1]?.seq ?? 0);
       this.fire('this window');
       this.scheduleStatusMd();
     });

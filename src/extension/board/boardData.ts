@@ -1,0 +1,112 @@
+import type { SqliteDb } from '../../kernel/db/sqliteDb';
+import { rowReader } from '../../kernel/rowReader';
+import { TODO_STATUSES } from '../../kernel/model';
+import { statusReport } from '../../kernel/queries/status';
+import { listEvidence } from '../../kernel/queries/evidence';
+import { history, listHandoffs } from '../../kernel/queries/lists';
+import { getTodo } from '../../kernel/queries/lookups';
+import type { AttentionItem, BoardPatch, BoardSnapshot, Card, CardDetail } from '../../protocol/kanban';
+
+/** Builds the board from the store in one read: every card with the facts the board's rules need. */
+export function buildSnapshot(db: SqliteDb, nowMs: number, me: string): BoardSnapshot {
+  const report = statusReport(db, nowMs);
+  const activeGoals = new Set(report.goals.filter((g) => g.status === 'active').map((g) => g.id));
+  const unmet = new Map<string, string[]>();
+  for (const row of db
+    .prepare(`SELECT d.todo_id, d.depends_on FROM todo_deps d JOIN todos dt ON dt.id = d.depends_on WHERE dt.status <> 'shipped'`)
+    .all()) {
+    const list = unmet.get(String(row.todo_id)) ?? [];
+    list.push(String(row.depends_on));
+    unmet.set(String(row.todo_id), list);
+  }
+  const gates = new Map<string, string[]>();
+  for (const gate of report.pendingGates) {
+    if (gate.todoId) gates.set(gate.todoId, [...(gates.get(gate.todoId) ?? []), gate.id]);
+  }
+  const cards: Card[] = db
+    .prepare('SELECT id, goal_id, title, priority, status, owner, lease_expires_at, depends_on, evidence_count, revision FROM todos ORDER BY num')
+    .all()
+    .map((row) => {
+      const r = rowReader('todos', row);
+      const id = r.text('id');
+      const goalId = r.text('goal_id');
+      return {
+        id,
+        goalId,
+        title: r.text('title'),
+        priority: r.int('priority'),
+        status: r.oneOf('status', TODO_STATUSES),
+        owner: r.maybeText('owner'),
+        leaseExpiresAt: r.maybeText('lease_expires_at'),
+        dependsOn: r.csv('depends_on'),
+        unmetDeps: unmet.get(id) ?? [],
+        evidenceCount: r.int('evidence_count'),
+        gates: gates.get(id) ?? [],
+        goalActive: activeGoals.has(goalId),
+        revision: r.int('revision'),
+      };
+    });
+  const attention: AttentionItem[] = [
+    ...report.pendingGates.map((g) => ({ kind: 'gate' as const, gateId: g.id, goalId: g.goalId, todoId: g.todoId, question: g.question, askedBy: g.askedBy, askedAt: g.askedAt })),
+    ...report.blocked.map((t) => ({ kind: 'blocked' as const, todoId: t.id, title: t.title, reason: t.reason ?? '' })),
+    ...report.lapsedLeases.map((t) => ({ kind: 'lapsed' as const, todoId: t.id, title: t.title, owner: t.owner ?? '?', leaseExpiresAt: t.leaseExpiresAt ?? report.at })),
+    ...report.goals
+      .filter((g) => g.status === 'active' && g.quota.remaining === 0)
+      .map((g) => ({ kind: 'budget' as const, goalId: g.id, title: g.title, nextWakeAt: g.quota.nextSlotAt })),
+  ];
+  const agents = db.prepare(`SELECT name FROM agents ORDER BY name`).all().map((r) => String(r.name));
+  return {
+    me,
+    now: report.at,
+    goals: report.goals.map((g) => ({
+      id: g.id,
+      title: g.title,
+      status: g.status,
+      spent: g.quota.spent,
+      turnsPerWindow: g.quota.turnsPerWindow,
+      windowHours: g.quota.windowHours,
+      run: g.shouldRun.run,
+      reason: g.shouldRun.reason,
+      nextWakeAt: g.shouldRun.nextWakeAt,
+    })),
+    cards,
+    attention,
+    agents,
+  };
+}
+
+/** Only the cards that changed (or disappeared) travel to the webview; goals, attention and agents are small. */
+export function diffSnapshots(previous: BoardSnapshot, next: BoardSnapshot): BoardPatch {
+  const before = new Map(previous.cards.map((c) => [c.id, JSON.stringify(c)]));
+  const upserts = next.cards.filter((c) => before.get(c.id) !== JSON.stringify(c));
+  const present = new Set(next.cards.map((c) => c.id));
+  const removed = previous.cards.filter((c) => !present.has(c.id)).map((c) => c.id);
+  return { now: next.now, upserts, removed, goals: next.goals, attention: next.attention, agents: next.agents };
+}
+
+/** A card's detail pane: acceptance, continuation, evidence with artifacts, history and handoffs. */
+export function buildDetail(db: SqliteDb, card: Card): CardDetail {
+  const todo = getTodo(db, card.id);
+  return {
+    card,
+    detail: todo.detail,
+    continuation: todo.continuation,
+    reason: todo.reason,
+    evidence: listEvidence(db, { todoId: todo.id, limit: 50 }).map((e) => ({
+      seq: e.seq,
+      at: e.at,
+      actor: e.actor,
+      kind: e.kind,
+      summary: e.summary,
+      artifacts: e.artifacts,
+    })),
+    history: history(db, { todoId: todo.id, limit: 50 }).map((e) => ({ seq: e.seq, at: e.at, actor: e.actor, kind: e.kind, summary: summarize(e.kind, e.data) })),
+    handoffs: listHandoffs(db, todo.id).map((h) => ({ id: h.id, from: h.from, to: h.to, status: h.status, summary: h.summary, pending: h.pending })),
+  };
+}
+
+function summarize(kind: string, data: unknown): string {
+  const d = data as Record<string, unknown>;
+  const text = d.summary ?? d.reason ?? d.note ?? d.question ?? (kind === 'todo.claimed' ? `lease until ${String(d.leaseExpiresAt)}` : '');
+  return typeof text === 'string' ? text : '';
+}

@@ -1,0 +1,143 @@
+import * as vscode from 'vscode';
+import { nodeCrypto } from '../../kernel/nodeCrypto';
+import { isAbsolute, normalize } from 'node:path';
+import { parseToHost } from '../../protocol/kanbanSchemas';
+import type { BoardSnapshot, ToHost, ToWebview } from '../../protocol/kanban';
+import { Disposable } from '../util/lifecycle';
+import type { ExtensionContextLike } from '../commands/context';
+import { BoardActions, type Outcome } from './boardActions';
+import { buildDetail, buildSnapshot, diffSnapshots } from './boardData';
+
+/**
+ * The "LoopX Board" webview panel. Strict CSP with a nonce, assets only from dist/webview, every inbound message
+ * parsed before use; the board follows the store through the model and sends patches, not whole boards.
+ */
+export class BoardPanel extends Disposable {
+  static current: BoardPanel | undefined;
+  private last: BoardSnapshot | undefined;
+  private readonly actions: BoardActions;
+  /** Messages refused by validation (tests and the log read it). */
+  readonly refused: string[] = [];
+
+  static show(ctx: ExtensionContextLike, extensionUri: vscode.Uri): BoardPanel {
+    if (BoardPanel.current) {
+      BoardPanel.current.panel.reveal();
+      return BoardPanel.current;
+    }
+    const assets = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
+    const panel = vscode.window.createWebviewPanel('loopx.board', 'LoopX Board', vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [assets],
+    });
+    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'icon.svg');
+    BoardPanel.current = new BoardPanel(panel, ctx, assets);
+    return BoardPanel.current;
+  }
+
+  private constructor(
+    readonly panel: vscode.WebviewPanel,
+    private readonly ctx: ExtensionContextLike,
+    assets: vscode.Uri,
+  ) {
+    super();
+    this.actions = new BoardActions(ctx);
+    panel.webview.html = boardHtml(panel.webview, assets);
+    this.register(panel.webview.onDidReceiveMessage((message: unknown) => void this.receive(message)));
+    this.register(ctx.model.onDidChange(() => this.push()));
+    this.register(panel.onDidDispose(() => this.dispose()));
+  }
+
+  override dispose(): void {
+    if (BoardPanel.current === this) BoardPanel.current = undefined;
+    super.dispose();
+    this.panel.dispose();
+  }
+
+  /** Handles one message from the webview (public so host tests can feed it hostile input directly). */
+  async receive(message: unknown): Promise<void> {
+    const parsed = parseToHost(message);
+    if (!parsed.ok) {
+      this.refused.push(parsed.problem);
+      this.ctx.log.warn(`board: refused a webview message (${parsed.problem})`);
+      return;
+    }
+    const m: ToHost = parsed.value;
+    switch (m.type) {
+      case 'ready':
+        this.last = undefined;
+        this.push();
+        return;
+      case 'move':
+        return this.answer(m.requestId, await this.actions.move(m.todoId, m.to));
+      case 'todoAction':
+        return this.answer(m.requestId, await this.actions.todo(m.action, m.todoId));
+      case 'gateAction':
+        return this.answer(m.requestId, await this.actions.gate(m.action, m.gateId));
+      case 'detail':
+        return this.sendDetail(m.requestId, m.todoId);
+      case 'openArtifact':
+        return this.openArtifact(m.path);
+    }
+  }
+
+  private push(): void {
+    const kernel = this.ctx.session.kernel;
+    if (!kernel) return;
+    const next = kernel.read((db, now) => buildSnapshot(db, now, this.ctx.me));
+    const message: ToWebview = this.last ? { type: 'patch', patch: diffSnapshots(this.last, next) } : { type: 'snapshot', snapshot: next };
+    this.last = next;
+    void this.panel.webview.postMessage(message);
+  }
+
+  private answer(requestId: number, outcome: Outcome): void {
+    const message: ToWebview = outcome.ok
+      ? { type: 'result', requestId, ok: true }
+      : { type: 'result', requestId, ok: false, error: 'error' in outcome ? outcome.error : { code: 'cancelled', message: 'cancelled', hint: null } };
+    void this.panel.webview.postMessage(message);
+  }
+
+  private sendDetail(requestId: number, todoId: string): void {
+    const kernel = this.ctx.session.kernel;
+    const card = this.last?.cards.find((c) => c.id === todoId);
+    if (!kernel || !card) return this.answer(requestId, { ok: false, error: { code: 'not_found', message: `todo ${todoId} not found`, hint: null } });
+    void this.panel.webview.postMessage({ type: 'detail', requestId, detail: kernel.read((db) => buildDetail(db, card)) } satisfies ToWebview);
+  }
+
+  /** Artifact paths come from the webview: only workspace-relative paths, never out of the workspace. */
+  private async openArtifact(path: string): Promise<void> {
+    const clean = normalize(path).replace(/\\/g, '/');
+    if (isAbsolute(clean) || clean.startsWith('../') || clean === '..' || clean.includes('\0')) {
+      this.refused.push(`openArtifact: ${path} leaves the workspace`);
+      return;
+    }
+    const uri = vscode.Uri.joinPath(vscode.Uri.file(this.ctx.session.root), ...clean.split('/'));
+    await vscode.commands.executeCommand('vscode.open', uri);
+  }
+}
+
+function boardHtml(webview: vscode.Webview, assets: vscode.Uri): string {
+  const nonce = nodeCrypto().randomBytes(18).toString('base64');
+  const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(assets, name)).toString();
+  const csp = [
+    "default-src 'none'",
+    `img-src ${webview.cspSource} data:`,
+    `style-src ${webview.cspSource} 'nonce-${nonce}'`,
+    `font-src ${webview.cspSource}`,
+    `script-src 'nonce-${nonce}'`,
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" nonce="${nonce}" href="${asset('codicon.css')}">
+<link rel="stylesheet" nonce="${nonce}" href="${asset('board.css')}">
+<title>LoopX Board</title>
+</head>
+<body>
+<div id="app" aria-busy="true">Loading the board…</div>
+<script nonce="${nonce}" src="${asset('board.js')}"></script>
+</body>
+</html>`;
+}

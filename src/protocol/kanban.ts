@@ -1,0 +1,108 @@
+/**
+ * The Kanban board's protocol, shared by the extension host and the webview. Types only (and tiny constants):
+ * the webview bundle imports this file, the host validates inbound messages with kanbanSchemas.ts.
+ */
+export const COLUMNS = ['ready', 'waiting', 'claimed', 'blocked', 'shipped', 'killed'] as const;
+export type ColumnId = (typeof COLUMNS)[number];
+export const COLUMN_TITLES: Record<ColumnId, string> = {
+  ready: 'Ready',
+  waiting: 'Waiting',
+  claimed: 'In progress',
+  blocked: 'Blocked',
+  shipped: 'Shipped',
+  killed: 'Killed',
+};
+
+export type CardStatus = 'open' | 'claimed' | 'blocked' | 'shipped' | 'killed';
+
+/** Everything a card shows and the board's rules need; derived by the host from the store. */
+export interface Card {
+  id: string;
+  goalId: string;
+  title: string;
+  priority: number;
+  status: CardStatus;
+  owner: string | null;
+  leaseExpiresAt: string | null;
+  dependsOn: string[];
+  /** Dependencies not shipped yet. */
+  unmetDeps: string[];
+  evidenceCount: number;
+  /** Pending gates on this todo. */
+  gates: string[];
+  goalActive: boolean;
+  revision: number;
+}
+
+export interface GoalSummary {
+  id: string;
+  title: string;
+  status: 'active' | 'paused' | 'done' | 'stopped';
+  spent: number;
+  turnsPerWindow: number;
+  windowHours: number;
+  run: boolean;
+  reason: string;
+  nextWakeAt: string | null;
+}
+
+export type AttentionItem =
+  | { kind: 'gate'; gateId: string; goalId: string; todoId: string | null; question: string; askedBy: string; askedAt: string }
+  | { kind: 'blocked'; todoId: string; title: string; reason: string }
+  | { kind: 'lapsed'; todoId: string; title: string; owner: string; leaseExpiresAt: string }
+  | { kind: 'budget'; goalId: string; title: string; nextWakeAt: string | null };
+
+export interface BoardSnapshot {
+  me: string;
+  now: string;
+  goals: GoalSummary[];
+  cards: Card[];
+  attention: AttentionItem[];
+  agents: string[];
+}
+
+/** What changed since the last snapshot or patch: the webview touches only these cards. */
+export interface BoardPatch {
+  now: string;
+  upserts: Card[];
+  removed: string[];
+  goals: GoalSummary[];
+  attention: AttentionItem[];
+  agents: string[];
+}
+
+export interface CardDetail {
+  card: Card;
+  detail: string;
+  continuation: string;
+  reason: string | null;
+  evidence: { seq: number; at: string; actor: string; kind: string; summary: string; artifacts: { path: string; sha256: string; bytes: number }[] }[];
+  history: { seq: number; at: string; actor: string; kind: string; summary: string }[];
+  handoffs: { id: string; from: string; to: string; status: string; summary: string; pending: string }[];
+}
+
+export type TodoAction = 'claim' | 'release' | 'ship' | 'block' | 'unblock' | 'kill' | 'reassign' | 'addEvidence' | 'askGate';
+export type GateAction = 'approveGate' | 'rejectGate';
+
+/** Webview → host. Every one of these is validated by the host before anything happens. */
+export type ToHost =
+  | { type: 'ready' }
+  | { type: 'move'; requestId: number; todoId: string; to: ColumnId }
+  | { type: 'todoAction'; requestId: number; action: TodoAction; todoId: string }
+  | { type: 'gateAction'; requestId: number; action: GateAction; gateId: string }
+  | { type: 'detail'; requestId: number; todoId: string }
+  | { type: 'openArtifact'; path: string };
+
+export interface ErrorInfo {
+  code: string;
+  message: string;
+  hint: string | null;
+}
+
+/** Host → webview. */
+export type ToWebview =
+  | { type: 'snapshot'; snapshot: BoardSnapshot }
+  | { type: 'patch'; patch: BoardPatch }
+  | { type: 'result'; requestId: number; ok: true }
+  | { type: 'result'; requestId: number; ok: false; error: ErrorInfo }
+  | { type: 'detail'; requestId: number; detail: CardDetail };

@@ -1,0 +1,31 @@
+import * as z from 'zod/mini';
+import { COLUMNS, type ToHost } from './kanban';
+
+/**
+ * The host parses every webview message with these before acting. Ids must look like ids, request ids must be
+ * small integers, nothing else gets through (unknown keys are stripped, unknown types refused).
+ */
+const todoId = z.string().check(z.regex(/^T[1-9][0-9]{0,9}$/));
+const gateId = z.string().check(z.regex(/^Q[1-9][0-9]{0,9}$/));
+const requestId = z.int().check(z.gte(0), z.lte(Number.MAX_SAFE_INTEGER));
+
+const toHost = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('move'), requestId, todoId, to: z.enum(COLUMNS) }),
+  z.object({
+    type: z.literal('todoAction'),
+    requestId,
+    todoId,
+    action: z.enum(['claim', 'release', 'ship', 'block', 'unblock', 'kill', 'reassign', 'addEvidence', 'askGate']),
+  }),
+  z.object({ type: z.literal('gateAction'), requestId, gateId, action: z.enum(['approveGate', 'rejectGate']) }),
+  z.object({ type: z.literal('detail'), requestId, todoId }),
+  z.object({ type: z.literal('openArtifact'), path: z.string().check(z.minLength(1), z.maxLength(1000)) }),
+]);
+
+export function parseToHost(message: unknown): { ok: true; value: ToHost } | { ok: false; problem: string } {
+  const result = toHost.safeParse(message);
+  if (result.success) return { ok: true, value: result.data as ToHost };
+  const issue = result.error.issues[0];
+  return { ok: false, problem: `${issue?.path.join('.') || 'message'}: ${issue?.message ?? 'invalid'}` };
+}

@@ -1,0 +1,180 @@
+import { columnOf, compareCards, matches, moveFor } from '../../src/protocol/board';
+import { COLUMNS, COLUMN_TITLES, type BoardPatch, type Card, type ColumnId } from '../../src/protocol/kanban';
+import { renderCard } from './cards';
+import { h } from './dom';
+import type { BoardState } from './state';
+
+export interface BoardHandlers {
+  move(card: Card, to: ColumnId): void;
+  open(todoId: string): void;
+  menu(card: Card, anchor: HTMLElement): void;
+}
+
+/**
+ * The columns. Cards are keyed DOM nodes: a patch re-renders and re-places only the cards it names, a filter
+ * only hides and shows; nothing rebuilds the whole board after the first render.
+ */
+export class BoardView {
+  readonly root: HTMLElement;
+  private readonly lists = new Map<ColumnId, HTMLElement>();
+  private readonly counts = new Map<ColumnId, HTMLElement>();
+  private readonly nodes = new Map<string, HTMLElement>();
+  private dragged: Card | undefined;
+
+  constructor(private readonly state: BoardState, private readonly on: BoardHandlers) {
+    this.root = h('div', { class: 'columns' });
+    for (const column of COLUMNS) {
+      const list = h('div', { class: 'cards', role: 'list', 'aria-labelledby': `title-${column}` });
+      const count = h('span', { class: 'count', text: '0' });
+      const title = h('h2', { class: 'column-title', id: `title-${column}` }, h('span', { text: COLUMN_TITLES[column] }), ' ', count);
+      const section = column === 'killed'
+        ? h('details', { class: 'column column-killed', 'data-column': column }, h('summary', {}, title), list)
+        : h('section', { class: `column column-${column}`, 'data-column': column, 'aria-labelledby': `title-${column}` }, title, list);
+      this.wireDrop(section, column);
+      this.lists.set(column, list);
+      this.counts.set(column, count);
+      this.root.append(section);
+    }
+  }
+
+  /** First render, or after a reconnect: every card. */
+  renderAll(): void {
+    for (const list of this.lists.values()) list.replaceChildren();
+    this.nodes.clear();
+    const now = this.state.now();
+    const byColumn = new Map<ColumnId, Card[]>(COLUMNS.map((c) => [c, []]));
+    for (const card of this.state.cards.values()) byColumn.get(columnOf(card))?.push(card);
+    for (const [column, cards] of byColumn) {
+      cards.sort(compareCards);
+      const fragment = document.createDocumentFragment();
+      for (const card of cards) fragment.append(this.cardNode(card, now));
+      this.lists.get(column)?.append(fragment);
+    }
+    this.applyFilter();
+  }
+
+  applyPatch(patch: BoardPatch): void {
+    const now = this.state.now();
+    for (const id of patch.removed) {
+      this.nodes.get(id)?.remove();
+      this.nodes.delete(id);
+      this.state.cards.delete(id);
+    }
+    for (const card of patch.upserts) {
+      this.state.cards.set(card.id, card);
+      this.place(card, this.cardNode(card, now));
+    }
+    this.applyFilter(patch.upserts.map((c) => c.id));
+  }
+
+  /** Puts a card where its column and claim order say (after a patch or when a move snaps back). */
+  place(card: Card, node = this.nodes.get(card.id)): void {
+    if (!node) return;
+    node.classList.remove('pending');
+    const list = this.lists.get(columnOf(card)) as HTMLElement;
+    const before = [...list.children].find((el) => {
+      const other = this.state.cards.get((el as HTMLElement).dataset.id ?? '');
+      return other !== undefined && other.id !== card.id && compareCards(card, other) < 0;
+    });
+    if (node.parentElement !== list || node.nextElementSibling !== (before ?? null)) list.insertBefore(node, before ?? null);
+  }
+
+  /** Shows the card in its target column while the host works on the move. */
+  moveOptimistically(card: Card, to: ColumnId): void {
+    const node = this.nodes.get(card.id);
+    if (!node) return;
+    node.classList.add('pending');
+    this.lists.get(to)?.prepend(node);
+    this.updateCounts();
+  }
+
+  /** Hides what the filter drops; with `only`, re-checks just those cards. */
+  applyFilter(only?: string[]): void {
+    const ids = only ?? [...this.nodes.keys()];
+    for (const id of ids) {
+      const card = this.state.cards.get(id);
+      const node = this.nodes.get(id);
+      if (card && node) node.hidden = !matches(card, this.state.filter);
+    }
+    this.updateCounts();
+  }
+
+  focusCard(id: string): void {
+    this.nodes.get(id)?.focus();
+  }
+
+  private updateCounts(): void {
+    for (const [column, list] of this.lists) {
+      let visible = 0;
+      for (const el of list.children) if (!(el as HTMLElement).hidden) visible++;
+      const count = this.counts.get(column);
+      if (count && count.textContent !== String(visible)) count.textContent = String(visible);
+    }
+  }
+
+  private cardNode(card: Card, now: number): HTMLElement {
+    const existing = this.nodes.get(card.id);
+    const node = renderCard(card, now, existing);
+    if (!existing) {
+      this.nodes.set(card.id, node);
+      this.wireCard(node);
+    }
+    return node;
+  }
+
+  private wireCard(node: HTMLElement): void {
+    const card = () => this.state.cards.get(node.dataset.id ?? '') as Card;
+    node.addEventListener('dragstart', (event) => {
+      this.dragged = card();
+      event.dataTransfer?.setData('text/plain', node.dataset.id ?? '');
+      if (event.dataTransfer) event.dataTransfer.effectAllowed = 'move';
+      node.classList.add('dragging');
+    });
+    node.addEventListener('dragend', () => {
+      this.dragged = undefined;
+      node.classList.remove('dragging');
+      for (const el of this.root.querySelectorAll('.drop-ok, .drop-no')) el.classList.remove('drop-ok', 'drop-no');
+    });
+    node.addEventListener('click', (event) => {
+      if ((event.target as HTMLElement).closest('.card-menu')) this.on.menu(card(), node.querySelector('.card-menu') as HTMLElement);
+      else this.on.open(card().id);
+    });
+    node.addEventListener('keydown', (event) => {
+      if (event.target !== node) return;
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        this.on.open(card().id);
+      } else if (event.key === 'm' || event.key === 'M' || (event.key === 'F10' && event.shiftKey) || event.key === 'ContextMenu') {
+        event.preventDefault();
+        this.on.menu(card(), node.querySelector('.card-menu') as HTMLElement);
+      } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+        event.preventDefault();
+        let next = (event.key === 'ArrowDown' ? node.nextElementSibling : node.previousElementSibling) as HTMLElement | null;
+        while (next?.hidden) next = (event.key === 'ArrowDown' ? next.nextElementSibling : next.previousElementSibling) as HTMLElement | null;
+        next?.focus();
+      }
+    });
+  }
+
+  private wireDrop(section: HTMLElement, column: ColumnId): void {
+    section.addEventListener('dragover', (event) => {
+      const card = this.dragged;
+      if (!card) return;
+      const allowed = 'transition' in moveFor(card, column, this.state.me, this.state.nowIso());
+      // Refused targets still accept the drop, so the refusal can be explained instead of silently ignored.
+      event.preventDefault();
+      section.classList.toggle('drop-ok', allowed);
+      section.classList.toggle('drop-no', !allowed && columnOf(card) !== column);
+    });
+    section.addEventListener('dragleave', (event) => {
+      if (!section.contains(event.relatedTarget as Node)) section.classList.remove('drop-ok', 'drop-no');
+    });
+    section.addEventListener('drop', (event) => {
+      event.preventDefault();
+      section.classList.remove('drop-ok', 'drop-no');
+      const id = event.dataTransfer?.getData('text/plain') ?? this.dragged?.id;
+      const card = id ? this.state.cards.get(id) : undefined;
+      if (card && columnOf(card) !== column) this.on.move(card, column);
+    });
+  }
+}

@@ -1,0 +1,52 @@
+import { columnOf, leaseLapsed, waitingReason } from '../../src/protocol/board';
+import type { Card } from '../../src/protocol/kanban';
+import { countdown, h, icon } from './dom';
+
+/** One card's element, rebuilt in place when the card changes (its node, focus and position survive). */
+export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): HTMLElement {
+  const el = existing ?? h('article', { class: 'card', tabindex: 0, draggable: 'true', role: 'listitem', 'data-id': card.id, id: `card-${card.id}` });
+  const nowIso = new Date(nowMs).toISOString();
+  const lapsed = leaseLapsed(card, nowIso);
+  el.classList.toggle('lapsed', lapsed);
+  el.classList.toggle('gated', card.gates.length > 0);
+  el.dataset.priority = String(card.priority);
+  const head = h('div', { class: 'card-head' },
+    h('span', { class: 'card-id', text: card.id }),
+    h('span', { class: `prio prio-${card.priority}`, text: `P${card.priority}`, title: `priority ${card.priority}` }),
+    card.gates.length ? h('span', { class: 'badge gate-badge', title: `gate ${card.gates.join(', ')} pending` }, icon('question'), ` ${card.gates.join(', ')}`) : null,
+    h('button', { class: 'card-menu icon-button', type: 'button', 'aria-label': `Actions for ${card.id}`, 'aria-haspopup': 'menu', title: 'Move or act (M)' }, icon('kebab-vertical')),
+  );
+  const facts: (HTMLElement | null)[] = [
+    card.owner ? h('span', { class: 'owner', title: 'holder' }, icon('person'), ` ${card.owner}`) : null,
+    card.leaseExpiresAt && card.status === 'claimed'
+      ? h('span', { class: 'lease', 'data-exp': card.leaseExpiresAt, title: `lease until ${card.leaseExpiresAt}` }, icon(lapsed ? 'warning' : 'watch'), ` ${countdown(card.leaseExpiresAt, nowMs)}`)
+      : null,
+    card.dependsOn.length ? h('span', { class: 'deps', title: `depends on ${card.dependsOn.join(', ')}` }, icon('git-merge'), ` ${card.dependsOn.length - card.unmetDeps.length}/${card.dependsOn.length}`) : null,
+    card.evidenceCount ? h('span', { class: 'evidence', title: `${card.evidenceCount} evidence` }, icon('checklist'), ` ${card.evidenceCount}`) : null,
+  ];
+  const why = waitingReason(card);
+  const parts: HTMLElement[] = [head, h('div', { class: 'card-title', text: card.title }), h('div', { class: 'card-facts' }, ...facts)];
+  if (why) parts.push(h('div', { class: 'card-why', text: why }));
+  el.replaceChildren(...parts);
+  el.setAttribute('aria-label', describe(card, nowMs, lapsed, why));
+  return el;
+}
+
+function describe(card: Card, nowMs: number, lapsed: boolean, why: string | null): string {
+  const bits = [`${card.id} ${card.title}`, `priority ${card.priority}`, columnOf(card) === 'claimed' ? 'in progress' : columnOf(card)];
+  if (card.owner) bits.push(`held by ${card.owner}`);
+  if (card.leaseExpiresAt && card.status === 'claimed') bits.push(lapsed ? 'lease lapsed' : `lease ends in ${countdown(card.leaseExpiresAt, nowMs)}`);
+  if (card.gates.length) bits.push(`gate ${card.gates.join(', ')} pending`);
+  if (why) bits.push(why);
+  if (card.evidenceCount) bits.push(`${card.evidenceCount} evidence`);
+  return bits.join(', ');
+}
+
+/** Re-renders only the countdown texts (called every second; touches a few nodes). */
+export function tickLeases(root: HTMLElement, nowMs: number): void {
+  for (const el of root.querySelectorAll<HTMLElement>('.lease[data-exp]')) {
+    const text = ` ${countdown(el.dataset.exp as string, nowMs)}`;
+    const last = el.lastChild;
+    if (last && last.textContent !== text) last.textContent = text;
+  }
+}

@@ -1,0 +1,179 @@
+import { moveFor } from '../../src/protocol/board';
+import type { Card, ColumnId, ErrorInfo, GateAction, TodoAction, ToWebview } from '../../src/protocol/kanban';
+import { renderAttention } from './attention';
+import { BoardView } from './board';
+import { tickLeases } from './cards';
+import { renderDetail } from './detail';
+import { h, icon } from './dom';
+import { cardChoices, openMenu } from './menu';
+import { BoardState } from './state';
+
+/** The board's entry point: wires the host channel to the header, attention strip, columns and detail pane. */
+const state = new BoardState();
+const app = document.getElementById('app') as HTMLElement;
+const live = h('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
+const toasts = h('div', { class: 'toasts', role: 'alert', 'aria-live': 'assertive' });
+const attentionSlot = h('div', { class: 'attention-slot' });
+const detailSlot = h('div', { class: 'detail-slot' });
+const goalSelect = h('select', { 'aria-label': 'Goal', id: 'goal-filter' });
+const agentSelect = h('select', { 'aria-label': 'Agent', id: 'agent-filter' });
+const textFilter = h('input', { type: 'search', placeholder: 'Filter by id or title', 'aria-label': 'Filter cards', id: 'text-filter' });
+const goalChips = h('div', { class: 'goal-chips', 'aria-label': 'Quota per goal' });
+
+const board = new BoardView(state, {
+  move: (card, to) => void move(card, to),
+  open: (id) => void openDetail(id),
+  menu: (card, anchor) => showMenu(card, anchor),
+});
+
+function showToast(text: string, kind: 'error' | 'info' = 'error'): void {
+  const toast = h('div', { class: `toast toast-${kind}` }, icon(kind === 'error' ? 'error' : 'info'), ` ${text}`);
+  toasts.append(toast);
+  setTimeout(() => toast.remove(), 6000);
+}
+
+function explain(error: ErrorInfo): string {
+  return `${error.message}${error.hint ? ` (${error.hint})` : ''}`;
+}
+
+/** Asks the host for a move; the card waits in the target column and snaps back if the kernel refuses. */
+async function move(card: Card, to: ColumnId): Promise<void> {
+  const local = moveFor(card, to, state.me, state.nowIso());
+  if ('refused' in local) {
+    showToast(local.refused);
+    live.textContent = `Move refused: ${local.refused}`;
+    board.place(card);
+    return;
+  }
+  board.moveOptimistically(card, to);
+  const result = await state.request<Extract<ToWebview, { type: 'result' }>>({ type: 'move', todoId: card.id, to });
+  const current = state.cards.get(card.id);
+  if (!result.ok) {
+    if (current) board.place(current);
+    board.applyFilter([card.id]);
+    if (result.error.code !== 'cancelled') {
+      showToast(explain(result.error));
+      live.textContent = `Move refused: ${result.error.message}`;
+    }
+  }
+}
+
+async function todoAction(action: TodoAction, todoId: string): Promise<void> {
+  const result = await state.request<Extract<ToWebview, { type: 'result' }>>({ type: 'todoAction', action, todoId });
+  if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
+}
+
+async function gateAction(action: GateAction, gateId: string): Promise<void> {
+  const result = await state.request<Extract<ToWebview, { type: 'result' }>>({ type: 'gateAction', action, gateId });
+  if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
+}
+
+function showMenu(card: Card, anchor: HTMLElement): void {
+  const choices = cardChoices(card, state.me, state.nowIso(), (to) => void move(card, to), (a) => void todoAction(a, card.id));
+  if (!choices.length) {
+    showToast(`${card.id} is ${card.status}; nothing more can happen to it`, 'info');
+    return;
+  }
+  openMenu(anchor, choices, () => board.focusCard(card.id));
+}
+
+let openId: string | null = null;
+async function openDetail(todoId: string): Promise<void> {
+  openId = todoId;
+  const answer = await state.request({ type: 'detail', todoId });
+  if (answer.type !== 'detail' || openId !== todoId) return;
+  const pane = renderDetail(answer.detail, {
+    close: () => {
+      openId = null;
+      detailSlot.replaceChildren();
+      board.focusCard(todoId);
+    },
+    openArtifact: (path) => state.vscode.postMessage({ type: 'openArtifact', path }),
+    actions: (anchor) => {
+      const card = state.cards.get(todoId);
+      if (card) showMenu(card, anchor);
+    },
+  });
+  detailSlot.replaceChildren(pane);
+  pane.focus();
+}
+
+function renderHeader(): void {
+  const options = (select: HTMLSelectElement, all: string, values: [string, string][], selected: string | null) => {
+    select.replaceChildren(h('option', { value: '', text: all }), ...values.map(([v, label]) => h('option', { value: v, text: label, selected: v === selected })));
+  };
+  options(goalSelect, 'All goals', state.goals.map((g) => [g.id, `${g.id} ${g.title}`]), state.filter.goalId);
+  options(agentSelect, 'Any agent', state.agents.map((a) => [a, a]), state.filter.agent);
+  goalChips.replaceChildren(...state.goals.filter((g) => g.status === 'active').map((g) => {
+    const exhausted = g.spent >= g.turnsPerWindow;
+    return h('span', { class: `chip${exhausted ? ' chip-warning' : ''}`, title: `should run: ${g.run ? 'yes' : `no (${g.reason})`}` },
+      icon(exhausted ? 'warning' : 'pulse'), ` ${g.id} ${g.spent}/${g.turnsPerWindow}`);
+  }));
+}
+
+function renderAttentionStrip(): void {
+  attentionSlot.replaceChildren(renderAttention(state.attention, {
+    gate: (action, id) => void gateAction(action, id),
+    todo: (action, id) => void todoAction(action, id),
+    open: (id) => void openDetail(id),
+  }));
+}
+
+function onFilterChange(): void {
+  state.filter = { goalId: goalSelect.value || null, agent: agentSelect.value || null, text: textFilter.value };
+  state.saveFilter();
+  board.applyFilter();
+}
+goalSelect.addEventListener('change', onFilterChange);
+agentSelect.addEventListener('change', onFilterChange);
+textFilter.addEventListener('input', onFilterChange);
+textFilter.value = state.filter.text;
+
+window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
+  const message = event.data;
+  if (message.type === 'snapshot') {
+    performance.mark('loopx-render-start');
+    state.applySnapshot(message.snapshot);
+    renderHeader();
+    renderAttentionStrip();
+    board.renderAll();
+    app.removeAttribute('aria-busy');
+    performance.mark('loopx-render-end');
+    performance.measure('loopx-first-render', 'loopx-render-start', 'loopx-render-end');
+  } else if (message.type === 'patch') {
+    performance.mark('loopx-patch-start');
+    state.skewMs = Date.parse(message.patch.now) - Date.now();
+    board.applyPatch(message.patch);
+    // Header and attention strip are rebuilt only when what they show changed.
+    const header = JSON.stringify([message.patch.goals, message.patch.agents]);
+    if (header !== JSON.stringify([state.goals, state.agents])) {
+      state.goals = message.patch.goals;
+      state.agents = message.patch.agents;
+      renderHeader();
+    }
+    if (JSON.stringify(message.patch.attention) !== JSON.stringify(state.attention)) {
+      state.attention = message.patch.attention;
+      renderAttentionStrip();
+    }
+    if (openId && message.patch.upserts.some((c) => c.id === openId)) void openDetail(openId);
+    performance.mark('loopx-patch-end');
+    performance.measure('loopx-patch', 'loopx-patch-start', 'loopx-patch-end');
+  } else if ('requestId' in message) {
+    state.settle(message);
+  }
+});
+
+app.replaceChildren(
+  h('header', { class: 'toolbar' },
+    h('h1', {}, icon('checklist'), ' LoopX Board'),
+    h('label', { class: 'filter' }, icon('target'), goalSelect),
+    h('label', { class: 'filter' }, icon('person'), agentSelect),
+    h('label', { class: 'filter filter-text' }, icon('search'), textFilter),
+    goalChips),
+  attentionSlot,
+  h('main', { class: 'board-body' }, board.root, detailSlot),
+  toasts,
+  live,
+);
+setInterval(() => tickLeases(board.root, state.now()), 1000);
+state.vscode.postMessage({ type: 'ready' });

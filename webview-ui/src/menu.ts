@@ -1,0 +1,62 @@
+import { allowedTargets } from '../../src/protocol/board';
+import { COLUMN_TITLES, type Card, type ColumnId, type TodoAction } from '../../src/protocol/kanban';
+import { h, icon } from './dom';
+
+export interface MenuChoice {
+  label: string;
+  icon: string;
+  run(): void;
+}
+
+/** The keyboard route to every move: a menu of allowed targets and actions (arrow keys, Enter, Escape). */
+export function openMenu(anchor: HTMLElement, choices: MenuChoice[], onClose: () => void): void {
+  document.querySelector('.menu-popup')?.remove();
+  const menu = h('div', { class: 'menu-popup', role: 'menu', 'aria-label': anchor.getAttribute('aria-label') ?? 'Actions' });
+  const items = choices.map((choice) => {
+    const item = h('button', { type: 'button', role: 'menuitem', class: 'menu-item', tabindex: -1 }, icon(choice.icon), ` ${choice.label}`);
+    item.addEventListener('click', () => {
+      close();
+      choice.run();
+    });
+    menu.append(item);
+    return item;
+  });
+  // Removing the focused menu fires focusout, which closes again: the flag makes closing happen once.
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    menu.remove();
+    onClose();
+  };
+  menu.addEventListener('keydown', (event) => {
+    const index = items.indexOf(document.activeElement as HTMLButtonElement);
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      const next = (index + (event.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length;
+      items[next]?.focus();
+    } else if (event.key === 'Escape' || event.key === 'Tab') {
+      event.preventDefault();
+      close();
+    }
+  });
+  menu.addEventListener('focusout', (event) => {
+    if (!menu.contains(event.relatedTarget as Node)) close();
+  });
+  const rect = anchor.getBoundingClientRect();
+  menu.style.top = `${rect.bottom + window.scrollY}px`;
+  menu.style.left = `${Math.min(rect.left + window.scrollX, window.innerWidth - 220)}px`;
+  document.body.append(menu);
+  items[0]?.focus();
+}
+
+const TARGET_ICONS: Record<ColumnId, string> = { ready: 'debug-step-back', waiting: 'clock', claimed: 'person-add', blocked: 'error', shipped: 'rocket', killed: 'trash' };
+
+/** Choices for one card: the allowed moves, then the actions that are not moves. */
+export function cardChoices(card: Card, me: string, nowIso: string, move: (to: ColumnId) => void, act: (a: TodoAction) => void): MenuChoice[] {
+  const moves = allowedTargets(card, me, nowIso).map((to) => ({ label: `Move to ${COLUMN_TITLES[to]}`, icon: TARGET_ICONS[to], run: () => move(to) }));
+  const extra: MenuChoice[] = [];
+  if (card.status !== 'killed') extra.push({ label: 'Add evidence…', icon: 'checklist', run: () => act('addEvidence') });
+  if (card.status === 'open' || card.status === 'claimed' || card.status === 'blocked') extra.push({ label: 'Ask a gate…', icon: 'question', run: () => act('askGate') });
+  return [...moves, ...extra];
+}

@@ -1,0 +1,70 @@
+import type { BoardFilter } from '../../src/protocol/board';
+import type { AttentionItem, BoardSnapshot, Card, GoalSummary, ToHost, ToWebview } from '../../src/protocol/kanban';
+
+interface VsCodeApi {
+  postMessage(message: ToHost): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type Request = DistributiveOmit<Extract<ToHost, { requestId: number }>, 'requestId'>;
+export type Answer = Extract<ToWebview, { requestId: number }>;
+
+/** The webview's copy of the board and the one channel to the host (requests carry ids; answers resolve them). */
+export class BoardState {
+  readonly vscode = acquireVsCodeApi();
+  me = '';
+  /** Clock skew between host and webview, so countdowns use the host's notion of now. */
+  skewMs = 0;
+  goals: GoalSummary[] = [];
+  attention: AttentionItem[] = [];
+  agents: string[] = [];
+  readonly cards = new Map<string, Card>();
+  filter: BoardFilter;
+  private nextId = 1;
+  private readonly waiting = new Map<number, (m: Extract<ToWebview, { requestId: number }>) => void>();
+
+  constructor() {
+    const saved = this.vscode.getState() as { filter?: BoardFilter } | undefined;
+    this.filter = saved?.filter ?? { goalId: null, agent: null, text: '' };
+  }
+
+  now(): number {
+    return Date.now() + this.skewMs;
+  }
+
+  nowIso(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  saveFilter(): void {
+    this.vscode.setState({ filter: this.filter });
+  }
+
+  applySnapshot(s: BoardSnapshot): void {
+    this.me = s.me;
+    this.skewMs = Date.parse(s.now) - Date.now();
+    this.goals = s.goals;
+    this.attention = s.attention;
+    this.agents = s.agents;
+    this.cards.clear();
+    for (const card of s.cards) this.cards.set(card.id, card);
+  }
+
+  /** Sends a request and resolves with the host's answer for that request id. */
+  request<T extends Answer = Answer>(message: Request): Promise<T> {
+    const requestId = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiting.set(requestId, resolve as (m: Extract<ToWebview, { requestId: number }>) => void);
+      this.vscode.postMessage({ ...message, requestId } as ToHost);
+    });
+  }
+
+  settle(message: Extract<ToWebview, { requestId: number }>): void {
+    const resolve = this.waiting.get(message.requestId);
+    this.waiting.delete(message.requestId);
+    resolve?.(message);
+  }
+}
