@@ -23,6 +23,8 @@ const base = {
 const targets = [
   { ...base, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js' },
   { ...base, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
+  // `loopx mcp` only: the MCP SDK stays out of the CLI's start-up path.
+  { ...base, entryPoints: ['src/cli/mcp/server.ts'], outfile: 'dist/mcp.js' },
   // The board's front end: browser code that imports only src/protocol; one script and one stylesheet.
   { ...base, platform: 'browser', format: 'iife', target: 'chrome120', sourcemap: false, external: [], entryPoints: [{ in: 'webview-ui/src/main.ts', out: 'board' }, { in: 'webview-ui/board.css', out: 'board' }], outdir: 'dist/webview' },
 ];

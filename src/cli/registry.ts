@@ -28,6 +28,12 @@ import { status } from './commands/status';
 import { history } from './commands/history';
 import { logVerify } from './commands/logVerify';
 import { doctor } from './commands/doctor';
+import { turnStart } from './commands/turnStart';
+import { turnFinish } from './commands/turnFinish';
+import { turnList } from './commands/turnList';
+import { reviewPacket } from './commands/reviewPacket';
+import { agentsMd } from './commands/agentsMd';
+import { mcp } from './commands/mcp';
 
 /** Every command, in the order help lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -40,6 +46,7 @@ export const COMMANDS: readonly Command[] = [
   quotaShow, quotaShouldRun, quotaSpend,
   handoff, handoffAccept,
   history, logVerify, doctor,
+  turnStart, turnFinish, turnList, reviewPacket, agentsMd, mcp,
 ];
 
 /** The longest command whose words start argv, and the remaining tokens. */

@@ -60,7 +60,8 @@ export type RefusalCode =
   | 'log_broken'
   | 'schema_too_new'
   | 'doctor_failed'
-  | 'busy';
+  | 'busy'
+  | 'should_not_run';
 
 export class AlreadyClaimedError extends RefusedError {
   constructor(todoId: string, owner: string, until: string) {

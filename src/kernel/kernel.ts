@@ -24,7 +24,8 @@ export interface Tx {
   readonly nowMs: number;
   readonly at: string;
   readonly actor: Actor;
-  emit(draft: EventDraft): StoredEvent;
+  /** Appends and applies an event; `as` attributes it to another actor than the transaction's. */
+  emit(draft: EventDraft, as?: Actor): StoredEvent;
 }
 
 export type CommitListener = (events: readonly StoredEvent[]) => void;
@@ -106,8 +107,8 @@ export class Kernel {
         nowMs,
         at,
         actor,
-        emit: (draft) => {
-          const event = appender.append(draft);
+        emit: (draft, as) => {
+          const event = appender.append(draft, as);
           emitted.push(event);
           return event;
         },

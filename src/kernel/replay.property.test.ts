@@ -10,6 +10,7 @@ import { addEvidence } from './ops/evidence';
 import { askGate, decideGate } from './ops/gates';
 import { spendQuota } from './ops/quota';
 import { acceptHandoff, offerHandoff } from './ops/handoffs';
+import { finishTurn, startTurn } from './ops/turns';
 import { verifyChain } from './events/log';
 import { checkReplay } from './replay';
 import { GOAL_STATUSES } from './model';
@@ -21,6 +22,7 @@ const op = fc.record({
   verb: fc.constantFrom(
     'goal', 'goalStatus', 'todo', 'todo', 'claim', 'claim', 'claimNext', 'claimNext', 'renew', 'release', 'ship', 'ship', 'ship',
     'evidence', 'evidence', 'block', 'unblock', 'kill', 'ask', 'decide', 'decide', 'decide', 'spend', 'handoff', 'handoff', 'accept', 'accept', 'tick',
+    'turnStart', 'turnStart', 'turnFinish', 'turnFinish',
   ),
   actor: fc.nat(ACTORS.length - 1),
   a: fc.nat(50),
@@ -69,6 +71,12 @@ function apply(s: TestStore, o: Op): void {
       break;
     }
     case 'tick': s.clock.advance(o.seconds); break;
+    case 'turnStart': startTurn(k, { goalId: goal(), host: ['codex', 'claude', 'custom'][o.b % 3] as string }); break;
+    case 'turnFinish': {
+      const open = s.kernel.db.prepare('SELECT id FROM turns WHERE ended_at IS NULL ORDER BY num').all();
+      finishTurn(o.b % 3 ? s.kernel.as(human) : k, String(open[o.a % Math.max(1, open.length)]?.id ?? 'R1'), [0, 1, 137][o.b % 3] as number);
+      break;
+    }
   }
 }
 

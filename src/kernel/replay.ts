@@ -15,6 +15,7 @@ export const STATE_TABLES: Readonly<Record<string, string>> = {
   quota_spends: 'goal_id, turn_id',
   handoffs: 'id',
   agents: 'name',
+  turns: 'id',
 };
 
 export interface ReplayDifference {

@@ -2,9 +2,10 @@ import type { SqliteDb } from './sqliteDb';
 import { immediate } from './sqliteDb';
 import { SchemaTooNewError } from '../errors';
 import m0001 from '../migrations/0001_init.sql';
+import m0002 from '../migrations/0002_turns.sql';
 
 /** Numbered migrations; index i holds the SQL that takes the schema from version i to i + 1. */
-export const MIGRATIONS: readonly string[] = [m0001];
+export const MIGRATIONS: readonly string[] = [m0001, m0002];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export function schemaVersion(db: SqliteDb): number {

@@ -94,6 +94,18 @@ const reducers: Reducers = {
       `status = 'claimed', owner = ?, lease_token = ?, lease_expires_at = ?, reason = NULL, continuation = ?`,
       [e.actor, e.data.leaseToken, e.data.leaseExpiresAt, continuation]);
   },
+  'turn.started': (db, e) => {
+    const d = e.data;
+    db.prepare(
+      `INSERT INTO turns (id, num, goal_id, todo_id, agent, host, route, prompt_path, start_seq, started_at)
+        VALUES (?, ?, ?, ?, ?, ?, 'ready_for_host', ?, ?, ?)`,
+    ).run(d.id, d.num, e.goalId, e.todoId, d.agent, d.host, d.promptPath, e.seq, e.at);
+  },
+  'turn.finished': (db, e) => {
+    const d = e.data;
+    db.prepare('UPDATE turns SET ended_at = ?, result_kind = ?, exit_code = ?, spent = ?, end_seq = ? WHERE id = ?').run(
+      e.at, d.resultKind, d.exitCode, d.spent ? 1 : 0, e.seq, d.id);
+  },
 };
 
 function agentKind(actor: string, actorKind: StoredEvent['actorKind']): string {

@@ -56,6 +56,13 @@ export const eventDataSchemas = lazy(() => {
       supersedes: z.array(str),
     }),
     'handoff.accepted': z.object({ id: str, from: str, leaseToken: str, leaseExpiresAt: str }),
+    'turn.started': z.object({ id: str, num: z.int(), agent: str, host: str, promptPath: str }),
+    'turn.finished': z.object({
+      id: str,
+      exitCode: z.int(),
+      resultKind: z.enum(['validated_progress', 'validated_completion', 'user_action_required', 'wait', 'host_failure', 'validation_failed']),
+      spent: z.boolean(),
+    }),
   };
 });
 type EventSchemas = ReturnType<typeof eventDataSchemas>;

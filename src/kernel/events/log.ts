@@ -11,7 +11,7 @@ import { applyReducer, touchAgent } from './apply';
  */
 export class EventAppender {
   private head: { seq: number; hash: string } | undefined;
-  private count = 0;
+  private readonly seen = new Map<string, Actor>();
 
   constructor(
     private readonly db: SqliteDb,
@@ -19,24 +19,26 @@ export class EventAppender {
     private readonly at: string,
   ) {}
 
-  append(draft: EventDraft): StoredEvent {
+  /** `as` attributes one event to another actor (a turn claims for its agent inside the starter's transaction). */
+  append(draft: EventDraft, as: Actor = this.actor): StoredEvent {
     this.head ??= readHead(this.db);
     const seq = this.head.seq + 1;
     const prevHash = this.head.hash;
     const data = canonicalJson(draft.data);
-    const { actor, at } = this;
+    const actor = as;
+    const { at } = this;
     const hash = eventHash(prevHash, { seq, at, actor: actor.name, actorKind: actor.kind, kind: draft.kind, goalId: draft.goalId, todoId: draft.todoId, data });
     const event = { ...draft, seq, at, actor: actor.name, actorKind: actor.kind, prevHash, hash } as StoredEvent;
     applyReducer(this.db, event);
     insertEventRow(this.db, event, data);
     this.head = { seq, hash };
-    this.count++;
+    this.seen.set(actor.name, actor);
     return event;
   }
 
-  /** Call before COMMIT. */
+  /** Call before COMMIT: each actor of this transaction is touched once (all its events share one time). */
   finish(): void {
-    if (this.count > 0) touchAgent(this.db, this.actor.name, this.actor.kind, this.at);
+    for (const actor of this.seen.values()) touchAgent(this.db, actor.name, actor.kind, this.at);
   }
 }
 

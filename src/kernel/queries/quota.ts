@@ -2,6 +2,7 @@ import type { SqliteDb } from '../db/sqliteDb';
 import type { Goal } from '../model';
 import { iso } from '../time';
 import { hasClaimable } from './ready';
+import { stuckSinceLastTurn } from './turns';
 
 export interface QuotaState {
   goalId: string;
@@ -82,6 +83,7 @@ export function shouldRun(db: SqliteDb, goal: Goal, nowMs: number, known: { quot
   if (quota.remaining === 0) return no('budget_exhausted', goal.policy.turnsPerWindow === 0 ? null : quota.nextSlotAt);
   if (quota.liveClaims >= goal.policy.maxConcurrent) return no('concurrency_limit', earliestLeaseExpiry(db, goal.id, at));
   if (quota.cooldownUntil) return no('cooldown', quota.cooldownUntil);
+  if (stuckSinceLastTurn(db, goal.id)) return no('no_change', null);
   return { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining };
 }
 

@@ -1,0 +1,37 @@
+import { resolve } from 'node:path';
+import type { Command } from '../command';
+import { startTurn } from '../../kernel/ops/turns';
+
+export const turnStart: Command = {
+  name: ['turn', 'start'],
+  summary: 'plan and start a turn: should-run, claim, record, write the prompt (nothing happens when it should not run)',
+  description:
+    'Claims the next ready todo (or --todo) for the agent (--agent, LOOPX_AGENT, else the host name) and writes ' +
+    '.loopx/turns/<id>/prompt.md. data: the turn, promptFile and the env to run the host with. When should-run says ' +
+    'no: exit 3, code should_not_run, data { route, run, reason, nextWakeAt, remaining }.',
+  mutates: true,
+  flags: {
+    goal: { type: 'string', value: 'G', required: true, description: 'the goal' },
+    host: { type: 'string', value: 'H', required: true, description: 'codex, claude, custom or your runner\'s name' },
+    todo: { type: 'string', value: 'T', description: 'this todo instead of the next ready one' },
+  },
+  examples: ['loopx turn start --goal G1 --host codex --json', 'loopx turn start --goal G1 --host custom --todo T4 --agent my-bot'],
+  run(ctx) {
+    const a = ctx.args;
+    // The prompt names this very loopx, so the agent calls the same store's CLI whatever its PATH.
+    const self = process.argv[1] ? resolve(process.argv[1]) : 'loopx';
+    const started = startTurn(ctx.kernel(), {
+      goalId: a.id('goal') as string,
+      host: a.str('host') as string,
+      todoId: a.id('todo'),
+      agent: ctx.actor.kind === 'agent' ? ctx.actor.name : undefined,
+      loopxCommand: self,
+    });
+    const t = started.turn;
+    const env = Object.entries(started.env).map(([k, v]) => `${k}=${v}`).join(' ');
+    return {
+      data: { ...t, promptFile: started.promptFile, env: started.env },
+      text: `Started ${t.id}: ${t.agent} on ${t.host} works ${t.todoId}.\nPrompt: ${started.promptFile}\nRun the host with: ${env}\nWhen it exits: loopx turn finish ${t.id} --exit-code $?`,
+    };
+  },
+};

@@ -1,0 +1,99 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import * as z from 'zod';
+import { Kernel } from '../../kernel/kernel';
+import { LoopxError, InvalidInputError } from '../../kernel/errors';
+import { locateRoot } from '../../kernel/locate';
+import { claimNext, claimTodo, releaseTodo, renewTodo, shipTodo } from '../../kernel/ops/claims';
+import { blockTodo } from '../../kernel/ops/todos';
+import { addEvidence } from '../../kernel/ops/evidence';
+import { askGate } from '../../kernel/ops/gates';
+import { offerHandoff } from '../../kernel/ops/handoffs';
+import { getGoal } from '../../kernel/queries/lookups';
+import { nextClaimable } from '../../kernel/queries/ready';
+import { statusReport } from '../../kernel/queries/status';
+import { writeStatusMd } from '../../kernel/projections/statusMd';
+import { iso, parseDuration } from '../../kernel/time';
+import { parseAgentName, parseId } from '../../kernel/validate';
+import { VERSION } from '../main';
+
+type Result = { content: { type: 'text'; text: string }[]; isError?: boolean };
+
+export interface McpOptions {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  root?: string;
+}
+
+/**
+ * The agent verbs as MCP tools over one kernel. There is deliberately no tool that approves or rejects a gate:
+ * an agent reached through MCP is still an agent. Answers are the CLI's JSON envelope, as text.
+ */
+export function createMcpServer(options: McpOptions): { server: McpServer; close(): void } {
+  const server = new McpServer({ name: 'loopx', version: VERSION }, { instructions: 'Durable goals, todos, gates and evidence for long-running agent work. Claim one todo, write back evidence, ship or release, and ask a gate for anything a human must decide.' });
+  let kernel: Kernel | undefined;
+  const open = () => (kernel ??= Kernel.open(locateRoot({ root: options.root, envRoot: options.env.LOOPX_ROOT, cwd: options.cwd })));
+  const agentName = (): string => {
+    const raw = options.env.LOOPX_AGENT || server.server.getClientVersion()?.name;
+    if (!raw) throw new InvalidInputError('no agent identity: set LOOPX_AGENT for the MCP server, or connect with a named client');
+    return parseAgentName(raw.replace(/[^A-Za-z0-9._@+-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 64) || 'agent', 'MCP agent name');
+  };
+  const asAgent = () => open().as({ name: agentName(), kind: 'agent' });
+
+  const tool = <S extends z.ZodRawShape>(name: string, description: string, shape: S, run: (args: z.infer<z.ZodObject<S>>) => unknown, mutates = true) => {
+    // The SDK's callback type is generic over every shape; this wrapper is checked through `run` instead.
+    const callback = async (args: z.infer<z.ZodObject<S>>): Promise<Result> => {
+      try {
+        const data = run(args);
+        if (mutates) writeStatusMd(open());
+        return { content: [{ type: 'text', text: JSON.stringify({ ok: true, data }) }] };
+      } catch (error) {
+        const e = error instanceof LoopxError ? error : new LoopxError('internal', (error as Error)?.message ?? String(error), 1);
+        return { isError: true, content: [{ type: 'text', text: JSON.stringify({ ok: false, error: { code: e.code, message: e.message, hint: e.hint ?? null } }) }] };
+      }
+    };
+    server.registerTool(name, { description, inputSchema: shape }, callback as never);
+  };
+  const todo = z.string().describe('todo id, e.g. T3');
+  const lease = z.string().optional().describe('lease length such as 30m or 2h');
+  const seconds = (text?: string) => (text === undefined ? undefined : parseDuration(text, 'lease'));
+
+  tool('loopx_status', 'The attention queue: pending gates, blocked todos, lapsed leases, and each goal\'s next todo and quota.', {}, () => open().read((db, now) => statusReport(db, now)), false);
+  tool('loopx_next', 'The todo a claim of the next would take, or null.', { goal: z.string().optional() }, (a) =>
+    open().read((db, now) => {
+      const goalId = a.goal ? parseId('goal', a.goal) : undefined;
+      if (goalId) getGoal(db, goalId);
+      return nextClaimable(db, iso(now), goalId);
+    }), false);
+  tool('loopx_claim', 'Claim a todo by id, or the next ready one (optionally within a goal), with a lease.', { todo: todo.optional(), goal: z.string().optional(), lease }, (a) =>
+    (a.todo ? claimTodo(asAgent(), parseId('todo', a.todo), { leaseSeconds: seconds(a.lease) }) : claimNext(asAgent(), { goalId: a.goal ? parseId('goal', a.goal) : undefined, leaseSeconds: seconds(a.lease) })).todo);
+  tool('loopx_renew', 'Extend the lease on a todo you hold.', { todo, lease }, (a) => renewTodo(asAgent(), parseId('todo', a.todo), { leaseSeconds: seconds(a.lease) }));
+  tool('loopx_release', 'Give a todo back unfinished; the note tells the next turn where to pick up.', { todo, note: z.string().optional() }, (a) =>
+    releaseTodo(asAgent(), parseId('todo', a.todo), { note: a.note }));
+  tool('loopx_ship', 'Ship a todo you hold. Refused without evidence or while a gate is pending.', { todo, evidence: z.string().optional(), artifacts: z.array(z.string()).optional() }, (a) =>
+    shipTodo(asAgent(), parseId('todo', a.todo), { evidence: a.evidence, artifacts: a.artifacts }));
+  tool('loopx_block', 'Mark a todo you hold as blocked, with what is in the way.', { todo, reason: z.string() }, (a) => blockTodo(asAgent(), parseId('todo', a.todo), a.reason));
+  tool('loopx_evidence', 'Record evidence for a todo or a goal; artifacts are workspace paths, hashed.', {
+    todo: todo.optional(), goal: z.string().optional(), summary: z.string(), kind: z.string().optional(), artifacts: z.array(z.string()).optional(),
+  }, (a) => addEvidence(asAgent(), { todoId: a.todo ? parseId('todo', a.todo) : undefined, goalId: a.goal ? parseId('goal', a.goal) : undefined, summary: a.summary, kind: a.kind, artifacts: a.artifacts }));
+  tool('loopx_gate_ask', 'Ask a human to decide before a todo (or the goal) may go on. Only a human can approve it.', { todo: todo.optional(), goal: z.string().optional(), question: z.string() }, (a) =>
+    askGate(asAgent(), { todoId: a.todo ? parseId('todo', a.todo) : undefined, goalId: a.goal ? parseId('goal', a.goal) : undefined, question: a.question }));
+  tool('loopx_handoff', 'Offer a todo you hold to another agent with what is done and what is left.', {
+    todo, to: z.string(), summary: z.string(), done: z.string().optional(), pending: z.string().optional(),
+  }, (a) => offerHandoff(asAgent(), parseId('todo', a.todo), { to: a.to, summary: a.summary, done: a.done, pending: a.pending }));
+
+  return {
+    server,
+    close() {
+      kernel?.close();
+      kernel = undefined;
+    },
+  };
+}
+
+export async function serveMcp(options: McpOptions, transport: Transport = new StdioServerTransport()): Promise<void> {
+  const { server, close } = createMcpServer(options);
+  transport.onclose = close;
+  await server.connect(transport);
+}

@@ -1,0 +1,148 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Kernel, Tx } from '../kernel';
+import { InvalidInputError, NotAllowedError, RefusedError } from '../errors';
+import type { Actor } from '../events/eventTypes';
+import { handoffFromRow } from '../model';
+import { randomToken } from '../nodeCrypto';
+import { renderPrompt } from '../projections/prompt';
+import { getGoal, getTodo, getTodoCore, leaseLive, nextNum } from '../queries/lookups';
+import { shouldRun, type ShouldRun } from '../queries/quota';
+import { nextClaimable, readiness } from '../queries/ready';
+import { type ResultKind, type Route, type Turn, getTurn } from '../queries/turns';
+import { iso } from '../time';
+import { formatId, parseAgentName } from '../validate';
+import { DEFAULT_LEASE_SECONDS } from './leases';
+
+const HOST = /^[a-z][a-z0-9-]{0,31}$/;
+const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
+
+export interface TurnStart {
+  turn: Turn;
+  /** Absolute path of the prompt file the host hands to the agent. */
+  promptFile: string;
+  /** The environment a host runs the agent with. */
+  env: Record<string, string>;
+}
+
+/** What should-run's "no" means for a host: wait for a time, or for a human. */
+export function routeFor(answer: ShouldRun): Route {
+  if (answer.run) return 'ready_for_host';
+  if (answer.reason === 'goal_inactive' || answer.reason === 'gate_pending' || answer.reason === 'no_change') return 'user_action_required';
+  return answer.nextWakeAt ? 'wait' : 'blocked';
+}
+
+/**
+ * Plans and starts one turn: asks should-run, claims the todo (the next ready one unless named) for the agent,
+ * records the turn and writes its prompt, all in one transaction. When should-run says no, nothing is claimed or
+ * recorded and the refusal carries the answer and the route.
+ */
+export function startTurn(kernel: Kernel, input: { goalId: string; host: string; agent?: string; todoId?: string; loopxCommand?: string }): TurnStart {
+  const caller = kernel.requireActor();
+  if (!HOST.test(input.host)) throw new InvalidInputError(`host must be a short lowercase name such as codex, claude or custom, got ${JSON.stringify(input.host)}`);
+  const agentName = parseAgentName(input.agent ?? (caller.kind === 'agent' ? caller.name : input.host), 'agent');
+  if (caller.kind === 'agent' && caller.name !== agentName) throw new NotAllowedError(`agent ${caller.name} may not start a turn for ${agentName}`);
+  const agent: Actor = { name: agentName, kind: 'agent' };
+  return kernel.write((tx) => {
+    const goal = getGoal(tx.db, input.goalId);
+    const answer = shouldRun(tx.db, goal, tx.nowMs);
+    if (!answer.run) {
+      const route = routeFor(answer);
+      throw new RefusedError(
+        'should_not_run',
+        `goal ${goal.id} should not run now: ${answer.reason}`,
+        answer.nextWakeAt ? `wake at ${answer.nextWakeAt}` : 'a human has to act first (see loopx status)',
+        { route, ...answer },
+      );
+    }
+    const todo = input.todoId ? getTodoCore(tx.db, input.todoId) : nextClaimable(tx.db, tx.at, goal.id);
+    if (!todo) throw new RefusedError('no_ready_work', `no todo is ready in goal ${goal.id}`, 'see loopx status', { route: 'wait' });
+    if (todo.goalId !== goal.id) throw new InvalidInputError(`todo ${todo.id} belongs to goal ${todo.goalId}, not ${goal.id}`);
+    claimFor(tx, agent, todo.id);
+    const num = nextNum(tx.db, 'turns');
+    const id = formatId('turn', num);
+    const promptPath = `.loopx/turns/${id}/prompt.md`;
+    tx.emit({ kind: 'turn.started', goalId: goal.id, todoId: todo.id, data: { id, num, agent: agent.name, host: input.host, promptPath } });
+    const handoffRow = tx.db.prepare(`SELECT * FROM handoffs WHERE todo_id = ? AND status = 'accepted' ORDER BY num DESC LIMIT 1`).get(todo.id);
+    const prompt = renderPrompt({
+      turnId: id,
+      agent: agent.name,
+      goal,
+      todo: getTodo(tx.db, todo.id),
+      handoff: handoffRow ? handoffFromRow(handoffRow) : null,
+      loopx: input.loopxCommand ?? 'loopx',
+    });
+    // Written last inside the transaction: if writing fails, the claim and the turn roll back with it.
+    const promptFile = join(kernel.root, promptPath);
+    mkdirSync(join(kernel.root, '.loopx', 'turns', id), { recursive: true });
+    writeFileSync(promptFile, prompt);
+    const env = { LOOPX_AGENT: agent.name, LOOPX_TURN: id, LOOPX_GOAL: goal.id, LOOPX_TODO: todo.id, LOOPX_ROOT: kernel.root, LOOPX_PROMPT: promptFile };
+    return { turn: getTurn(tx.db, id), promptFile, env };
+  });
+}
+
+function claimFor(tx: Tx, agent: Actor, todoId: string): void {
+  const todo = getTodoCore(tx.db, todoId);
+  if (todo.status === 'claimed' && todo.owner === agent.name && leaseLive(todo, tx.at)) return; // already its own
+  const state = readiness(tx.db, todo, tx.at);
+  if (!state.ready) throw new RefusedError(state.why === 'gate_pending' ? 'gate_pending' : 'not_ready', `todo ${todoId} cannot start a turn: ${state.detail}`);
+  tx.emit(
+    {
+      kind: 'todo.claimed',
+      goalId: todo.goalId,
+      todoId,
+      data: { owner: agent.name, leaseToken: randomToken(), leaseExpiresAt: iso(tx.nowMs + DEFAULT_LEASE_SECONDS * 1000), previousOwner: todo.owner },
+    },
+    agent,
+  );
+}
+
+/**
+ * Ends a turn and judges it by what the agent actually wrote back after the turn started (never by what it says):
+ * shipped → completion; evidence → progress; a gate or a block → user action; a release or handoff → wait; nothing → host
+ * failure (non-zero exit) or validation failure. Quota is spent once, and only for progress or completion. A claim
+ * the agent still holds is released with a continuation for the next turn.
+ */
+export function finishTurn(kernel: Kernel, turnId: string, exitCode: number): Turn {
+  const caller = kernel.requireActor();
+  if (!Number.isInteger(exitCode) || exitCode < -1 || exitCode > 255) throw new InvalidInputError('exit code must be a whole number from 0 to 255 (or -1 when unknown)');
+  return kernel.write((tx) => {
+    const turn = getTurn(tx.db, turnId);
+    if (turn.endedAt) throw new RefusedError('illegal_transition', `turn ${turnId} already finished (${turn.resultKind})`);
+    if (caller.kind === 'agent' && caller.name !== turn.agent) throw new NotAllowedError(`turn ${turnId} belongs to ${turn.agent}; ${caller.name} may not finish it`);
+    const resultKind = classify(tx, turn, exitCode);
+    const spend = resultKind === 'validated_progress' || resultKind === 'validated_completion';
+    const alreadySpent = tx.db.prepare('SELECT 1 FROM quota_spends WHERE goal_id = ? AND turn_id = ?').get(turn.goalId, turn.id) !== undefined;
+    if (spend && !alreadySpent) tx.emit({ kind: 'quota.spent', goalId: turn.goalId, todoId: null, data: { turnId: turn.id } });
+    if (turn.todoId) releaseIfHeld(tx, turn, resultKind, exitCode);
+    // Last: should-run's no_change looks for events after this one.
+    tx.emit({ kind: 'turn.finished', goalId: turn.goalId, todoId: turn.todoId, data: { id: turn.id, exitCode, resultKind, spent: spend || alreadySpent } });
+    return getTurn(tx.db, turnId);
+  });
+}
+
+function classify(tx: Tx, turn: Turn, exitCode: number): ResultKind {
+  const rows = tx.db
+    .prepare(`SELECT kind, actor, todo_id FROM events WHERE seq > ? AND (todo_id = ? OR (goal_id = ? AND actor = ?))`)
+    .all(turn.startSeq, turn.todoId, turn.goalId, turn.agent);
+  const by = (kind: string) => rows.some((r) => r.kind === kind && r.actor === turn.agent);
+  if (rows.some((r) => r.kind === 'todo.shipped' && r.todo_id === turn.todoId) && by('todo.shipped')) return 'validated_completion';
+  if (by('evidence')) return 'validated_progress';
+  if (by('gate.asked') || by('todo.blocked')) return 'user_action_required';
+  if (by('todo.released') || by('handoff.offered')) return 'wait';
+  return exitCode === 0 ? 'validation_failed' : 'host_failure';
+}
+
+function releaseIfHeld(tx: Tx, turn: Turn, result: ResultKind, exitCode: number): void {
+  const todo = getTodoCore(tx.db, turn.todoId as string);
+  if (todo.status !== 'claimed' || todo.owner !== turn.agent) return;
+  const last = tx.db.prepare(`SELECT data FROM events WHERE seq > ? AND todo_id = ? AND kind = 'evidence' ORDER BY seq DESC LIMIT 1`).get(turn.startSeq, todo.id);
+  const summary = last ? (JSON.parse(String(last.data)) as { summary: string }).summary : '';
+  const note =
+    result === 'validated_progress'
+      ? `Turn ${turn.id} (${turn.agent}) recorded progress: ${summary}. Continue from there.`
+      : result === 'user_action_required'
+        ? `Turn ${turn.id} (${turn.agent}) stopped for a human decision.`
+        : `Turn ${turn.id} (${turn.agent} on ${turn.host}) ended with exit code ${exitCode} without writing anything back; see .loopx/turns/${turn.id}/.`;
+  tx.emit({ kind: 'todo.released', goalId: todo.goalId, todoId: todo.id, data: { previousOwner: turn.agent, note } }, KERNEL);
+}

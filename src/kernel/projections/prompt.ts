@@ -1,0 +1,68 @@
+import type { Goal, Handoff, Todo } from '../model';
+
+/** The shell-safe way to show a value inside the commands an agent will copy. */
+function q(text: string): string {
+  return /^[A-Za-z0-9._\-/@+]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The prompt a turn hands to its agent, in plain words: what the goal is, what this todo needs, where the last
+ * turn left off, the exact loopx commands to write back, and what is for a human to decide.
+ */
+export function renderPrompt(input: { turnId: string; agent: string; goal: Goal; todo: Todo; handoff: Handoff | null; loopx: string }): string {
+  const { turnId, agent, goal, todo, handoff, loopx } = input;
+  const l = `LOOPX_AGENT=${q(agent)} ${loopx}`;
+  const lines = [
+    `# loopx turn ${turnId}: ${todo.id} ${todo.title}`,
+    '',
+    `You are ${agent}, running one bounded turn for loopx. Work on exactly one todo, write back what you did through`,
+    'the `loopx` commands below, then exit. The state lives in loopx, not in this conversation: a turn that does',
+    'not write back counts as nothing, and the next turn starts from what loopx knows.',
+    '',
+    `## Goal ${goal.id}: ${goal.title}`,
+    '',
+    goal.objective ? `Objective: ${goal.objective}` : 'Objective: (none written down; stay within the todo)',
+    '',
+    goal.scope.length ? `Scope: touch only ${goal.scope.join(', ')}.` : 'Scope: the whole workspace, but only what this todo needs.',
+    '',
+    `## Your todo ${todo.id} (priority ${todo.priority})`,
+    '',
+    todo.title,
+    '',
+    todo.detail ? `Acceptance: ${todo.detail}` : 'Acceptance: not written down; decide what "done" means, say it in your evidence.',
+  ];
+  if (todo.dependsOn.length) lines.push('', `It depended on ${todo.dependsOn.join(', ')}, which have shipped.`);
+  if (todo.continuation) lines.push('', '## Where the last turn left off', '', todo.continuation);
+  if (handoff) {
+    lines.push('', `## Handoff ${handoff.id} from ${handoff.from}`, '', handoff.summary);
+    if (handoff.done) lines.push(`Done: ${handoff.done}`);
+    if (handoff.pending) lines.push(`Still to do: ${handoff.pending}`);
+    if (handoff.permissions.length) lines.push(`Needs: ${handoff.permissions.join('; ')}`);
+  }
+  lines.push(
+    '',
+    '## Write back (required before you exit)',
+    '',
+    'You already hold the claim on this todo. Use these commands; each prints JSON with --json.',
+    '',
+    '```sh',
+    `${l} evidence add --todo ${todo.id} --kind test --summary "what you did and how you checked it" [--artifact PATH]`,
+    `${l} todo ship ${todo.id} --evidence "what shows it is done"        # when the acceptance is met`,
+    `${l} todo release ${todo.id} --note "what the next turn should do"  # when you stop before it is done`,
+    `${l} todo block ${todo.id} --reason "what is in the way"            # when you cannot go on`,
+    `${l} gate ask --todo ${todo.id} --question "the decision you need"   # before anything gated or irreversible`,
+    `${l} handoff ${todo.id} --to AGENT --summary "where it stands" --pending "what is left"`,
+    `${l} todo renew ${todo.id}                                           # if you need more than 30 minutes`,
+    '```',
+    '',
+    '## Rules',
+    '',
+    '- Gated and irreversible steps (deleting data, publishing, spending money, changing access, force-pushing) are for a',
+    '  human: ask a gate and stop. You cannot approve a gate yourself.',
+    '- Shipping needs evidence: say what you ran and what it showed; attach files with --artifact (workspace paths).',
+    '- Stay inside the scope. Do not edit anything under .loopx/ by hand.',
+    '- Before you exit, ship, release with a note, block, or hand off. Evidence of progress without shipping is fine.',
+    '',
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,61 @@
+import type { SqliteDb } from '../db/sqliteDb';
+import { listEvidence } from '../queries/evidence';
+import { listGates, listGoals, listTodos } from '../queries/lists';
+import { quotaState } from '../queries/quota';
+import { listTurns } from '../queries/turns';
+import { iso } from '../time';
+
+/** Markdown-safe single line (the packet is read in a Markdown preview). */
+function md(text: string | null | undefined): string {
+  return (text ?? '').replace(/\s+/g, ' ').replace(/([\\`*_[\]<>|#])/g, '\\$1').trim();
+}
+
+/**
+ * The owner's review packet: decisions (gates and who decided), what shipped with its evidence and artifacts,
+ * what is blocked and why, unresolved gates, quota spent, and the turns with their results.
+ */
+export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string): string {
+  const goals = listGoals(db).filter((g) => !goalId || g.id === goalId);
+  const at = iso(nowMs);
+  const out: string[] = [`# loopx review packet`, '', `Generated ${at}${goalId ? ` for goal ${goalId}` : ''}.`, ''];
+  for (const goal of goals) {
+    const q = quotaState(db, goal, nowMs);
+    out.push(`## ${goal.id} ${md(goal.title)} (${goal.status})`, '');
+    if (goal.objective) out.push(`Objective: ${md(goal.objective)}`, '');
+    out.push(`Quota: ${q.spent} of ${q.turnsPerWindow} turns spent in the last ${q.windowHours} h.`, '');
+    const gates = listGates(db, { goalId: goal.id });
+    const decided = gates.filter((g) => g.status === 'approved' || g.status === 'rejected');
+    const pending = gates.filter((g) => g.status === 'pending');
+    out.push('### Decisions', '', ...(decided.length
+      ? decided.map((g) => `- ${g.id} ${g.status} by ${md(g.decidedBy)} (${g.decidedAt}): ${md(g.question)}${g.note ? ` — ${md(g.note)}` : ''}`)
+      : ['None.']), '');
+    out.push('### Waiting for you', '', ...(pending.length
+      ? pending.map((g) => `- ${g.id} on ${g.todoId ?? g.goalId}, asked by ${md(g.askedBy)} (${g.askedAt}): ${md(g.question)}`)
+      : ['Nothing.']), '');
+    const shipped = listTodos(db, at, { goalId: goal.id, status: 'shipped' });
+    out.push('### Shipped', '');
+    if (!shipped.length) out.push('Nothing yet.');
+    for (const todo of shipped) {
+      out.push(`- **${todo.id}** ${md(todo.title)}`);
+      for (const e of listEvidence(db, { todoId: todo.id, limit: 20 })) {
+        out.push(`  - ${md(e.kind)} by ${md(e.actor)}: ${md(e.summary)}`);
+        for (const a of e.artifacts) out.push(`    - \`${a.path.replace(/`/g, "'")}\` sha256 ${a.sha256.slice(0, 16)}… (${a.bytes} bytes)`);
+      }
+    }
+    out.push('');
+    const blocked = listTodos(db, at, { goalId: goal.id, status: 'blocked' });
+    out.push('### Blocked', '', ...(blocked.length ? blocked.map((t) => `- ${t.id} ${md(t.title)}: ${md(t.reason)}`) : ['Nothing.']), '');
+    const turns = listTurns(db, { goalId: goal.id, limit: 200 });
+    out.push('### Turns', '');
+    if (!turns.length) out.push('None.');
+    else {
+      out.push('| turn | todo | agent | host | started | result | exit | spent |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
+      for (const t of turns) {
+        out.push(`| ${t.id} | ${t.todoId ?? ''} | ${md(t.agent)} | ${t.host} | ${t.startedAt} | ${t.resultKind ?? 'running'} | ${t.exitCode ?? ''} | ${t.spent ? 'yes' : 'no'} |`);
+      }
+    }
+    out.push('');
+  }
+  if (!goals.length) out.push('No goals.', '');
+  return out.join('\n');
+}

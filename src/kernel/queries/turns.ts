@@ -1,0 +1,53 @@
+import type { SqliteDb, Row } from '../db/sqliteDb';
+import { NotFoundError } from '../errors';
+import { rowReader } from '../rowReader';
+
+export const RESULT_KINDS = ['validated_progress', 'validated_completion', 'user_action_required', 'wait', 'host_failure', 'validation_failed'] as const;
+export type ResultKind = (typeof RESULT_KINDS)[number];
+export const ROUTES = ['ready_for_host', 'wait', 'user_action_required', 'blocked'] as const;
+export type Route = (typeof ROUTES)[number];
+
+export const turnFromRow = (row: Row) => {
+  const r = rowReader('turns', row);
+  const result = r.maybeText('result_kind');
+  return {
+    id: r.text('id'),
+    goalId: r.text('goal_id'),
+    todoId: r.maybeText('todo_id'),
+    agent: r.text('agent'),
+    host: r.text('host'),
+    route: r.oneOf('route', ROUTES),
+    promptPath: r.maybeText('prompt_path'),
+    startedAt: r.text('started_at'),
+    endedAt: r.maybeText('ended_at'),
+    resultKind: result === null ? null : r.oneOf('result_kind', RESULT_KINDS),
+    exitCode: row.exit_code === null ? null : r.int('exit_code'),
+    spent: r.int('spent') === 1,
+    startSeq: r.int('start_seq'),
+  };
+};
+export type Turn = ReturnType<typeof turnFromRow>;
+
+export function getTurn(db: SqliteDb, id: string): Turn {
+  const row = db.prepare('SELECT * FROM turns WHERE id = ?').get(id);
+  if (!row) throw new NotFoundError('turn', id);
+  return turnFromRow(row);
+}
+
+export function listTurns(db: SqliteDb, filter: { goalId?: string; limit?: number } = {}): Turn[] {
+  const limit = Math.max(1, Math.min(filter.limit ?? 100, 10_000));
+  const rows = filter.goalId
+    ? db.prepare('SELECT * FROM turns WHERE goal_id = ? ORDER BY num DESC LIMIT ?').all(filter.goalId, limit)
+    : db.prepare('SELECT * FROM turns ORDER BY num DESC LIMIT ?').all(limit);
+  return rows.map(turnFromRow);
+}
+
+/**
+ * should-run's `no_change`: the goal's last finished turn made no validated progress, and not one event about the
+ * goal has happened since it ended. Only a change (a human's decision, a new todo, an agent's write) lifts it.
+ */
+export function stuckSinceLastTurn(db: SqliteDb, goalId: string): boolean {
+  const last = db.prepare('SELECT result_kind, end_seq FROM turns WHERE goal_id = ? AND ended_at IS NOT NULL ORDER BY num DESC LIMIT 1').get(goalId);
+  if (!last || last.result_kind === 'validated_progress' || last.result_kind === 'validated_completion') return false;
+  return db.prepare('SELECT 1 FROM events WHERE seq > ? AND goal_id = ? LIMIT 1').get(Number(last.end_seq), goalId) === undefined;
+}

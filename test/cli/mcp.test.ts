@@ -1,0 +1,77 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { Kernel } from '../../src/kernel/kernel';
+import { createGoal } from '../../src/kernel/ops/goals';
+import { addTodo } from '../../src/kernel/ops/todos';
+import { LOOPX, cleanEnv, workspace } from './harness';
+
+const ws = workspace();
+beforeAll(() => {
+  const { kernel } = Kernel.init(ws.root, { actor: { name: 'ada', kind: 'human' } });
+  const g = createGoal(kernel, { title: 'g' }).id;
+  addTodo(kernel, { goalId: g, title: 'Parse headers' });
+  addTodo(kernel, { goalId: g, title: 'Parse body' });
+  kernel.close();
+});
+afterAll(() => ws.dispose());
+
+async function connect(env: Record<string, string>, name = 'test-client'): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [LOOPX, 'mcp'], cwd: ws.root, env: cleanEnv(env) as Record<string, string> });
+  await client.connect(transport);
+  return client;
+}
+
+type Envelope = { ok: boolean; data?: Record<string, unknown>; error?: { code: string } };
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}): Promise<Envelope & { isError: boolean }> => {
+  const result = (await client.callTool({ name, arguments: args })) as { content: { text: string }[]; isError?: boolean };
+  return { ...(JSON.parse(result.content[0]?.text ?? '{}') as Envelope), isError: result.isError === true };
+};
+
+describe('loopx mcp', () => {
+  test('offers the agent verbs and no way to approve or reject a gate', async () => {
+    const client = await connect({ LOOPX_AGENT: 'claude' });
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name).sort();
+      expect(names).toEqual(['loopx_block', 'loopx_claim', 'loopx_evidence', 'loopx_gate_ask', 'loopx_handoff', 'loopx_next', 'loopx_release', 'loopx_renew', 'loopx_ship', 'loopx_status']);
+      expect(names.some((n) => /approve|reject|decide/.test(n))).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('an agent claims, records evidence, asks a gate and ships through the tools, as LOOPX_AGENT', async () => {
+    const client = await connect({ LOOPX_AGENT: 'claude' });
+    try {
+      expect(await call(client, 'loopx_next')).toMatchObject({ ok: true, data: { id: 'T1' } });
+      expect(await call(client, 'loopx_claim', {})).toMatchObject({ ok: true, data: { id: 'T1', owner: 'claude', status: 'claimed' } });
+      const refused = await call(client, 'loopx_ship', { todo: 'T1' });
+      expect(refused).toMatchObject({ ok: false, isError: true, error: { code: 'evidence_required' } });
+      expect(await call(client, 'loopx_evidence', { todo: 'T1', summary: 'tests pass', kind: 'test' })).toMatchObject({ ok: true });
+      expect(await call(client, 'loopx_ship', { todo: 'T1' })).toMatchObject({ ok: true, data: { status: 'shipped' } });
+      expect(await call(client, 'loopx_gate_ask', { todo: 'T2', question: 'rewrite the body parser?' })).toMatchObject({ ok: true, data: { status: 'pending', askedBy: 'claude' } });
+      expect(await call(client, 'loopx_claim', { todo: 'T2' })).toMatchObject({ ok: false, error: { code: 'gate_pending' } });
+      expect(await call(client, 'loopx_claim', { todo: 'T1; DROP' })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+    } finally {
+      await client.close();
+    }
+    const kernel = Kernel.open(ws.root);
+    try {
+      const gate = kernel.db.prepare(`SELECT status FROM gates WHERE id = 'Q1'`).get();
+      expect(gate).toEqual({ status: 'pending' });
+    } finally {
+      kernel.close();
+    }
+  });
+
+  test('without LOOPX_AGENT the client\'s name is the agent', async () => {
+    const client = await connect({}, 'Codex CLI');
+    try {
+      expect(await call(client, 'loopx_status')).toMatchObject({ ok: true, data: { pendingGates: [{ id: 'Q1' }] } });
+      expect(await call(client, 'loopx_evidence', { goal: 'G1', summary: 'looked around' })).toMatchObject({ ok: true, data: { actor: 'Codex-CLI' } });
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -1,0 +1,40 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { dumpStore, loopx, workspace } from './harness';
+
+const ws = workspace();
+const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
+beforeAll(() => {
+  cli(['init']);
+  cli(['goal', 'create', '--title', 'Parser', '--turns', '2']);
+  cli(['todo', 'add', '--goal', 'G1', '--title', 'Headers']);
+});
+afterAll(() => ws.dispose());
+
+test('turn start → the agent writes back → turn finish, then no_change stops a useless second run', () => {
+  const start = cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--agent', 'bot', '--json']);
+  expect(start.json).toMatchObject({ ok: true, data: { id: 'R1', todoId: 'T1', agent: 'bot', host: 'custom', route: 'ready_for_host', env: { LOOPX_TURN: 'R1' } } });
+  const prompt = readFileSync((start.json.data as { promptFile: string }).promptFile, 'utf8');
+  expect(prompt).toContain('LOOPX_AGENT=bot');
+  writeFileSync(`${ws.root}/out.txt`, 'ok');
+  expect(cli(['todo', 'ship', 'T1', '--evidence', 'done', '--artifact', 'out.txt', '--json'], { LOOPX_AGENT: 'bot' }).code).toBe(0);
+  expect(cli(['turn', 'finish', 'R1', '--exit-code', '0', '--json']).json).toMatchObject({ ok: true, data: { resultKind: 'validated_completion', spent: true } });
+  cli(['todo', 'add', '--goal', 'G1', '--title', 'Body']);
+  cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--agent', 'bot', '--json']);
+  expect(cli(['turn', 'finish', 'R2', '--exit-code', '1', '--json']).json).toMatchObject({ ok: true, data: { resultKind: 'host_failure', spent: false } });
+  const before = dumpStore(ws.root);
+  const again = cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--agent', 'bot', '--json']);
+  expect(again.code).toBe(3);
+  expect(again.json).toMatchObject({ ok: false, error: { code: 'should_not_run' }, data: { route: 'user_action_required', reason: 'no_change', run: false, nextWakeAt: null } });
+  expect(dumpStore(ws.root)).toBe(before);
+  expect(cli(['turn', 'list', '--json']).json.data).toMatchObject([{ id: 'R2', resultKind: 'host_failure' }, { id: 'R1', resultKind: 'validated_completion' }]);
+  const packet = cli(['review-packet', '--json']).json.data as { markdown: string };
+  expect(packet.markdown).toMatch(/### Shipped[\s\S]*T1\*\* Headers[\s\S]*`out.txt` sha256/);
+  expect(packet.markdown).toContain('| R2 | T2 | bot | custom |');
+});
+
+test('turn commands refuse bad input with exit 2 and unknown turns with exit 4', () => {
+  expect(cli(['turn', 'finish', 'R9', '--exit-code', '0', '--json']).code).toBe(4);
+  expect(cli(['turn', 'finish', 'R1', '--exit-code', 'zero', '--json']).code).toBe(2);
+  expect(cli(['turn', 'start', '--goal', 'G1', '--host', 'My Host', '--json']).code).toBe(2);
+});
