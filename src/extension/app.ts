@@ -14,6 +14,8 @@ import { GateNotifier } from './gateNotifier';
 import { WakeClock } from './clock';
 import { registerCommands } from './commands/registry';
 import { BoardPanel } from './board/boardPanel';
+import { TurnRunner } from './turns/turnRunner';
+import { AutoRunner } from './turns/autoRunner';
 import type { ExtensionContextLike } from './commands/context';
 
 /** The composition root: builds every part once and owns their disposal. */
@@ -27,6 +29,8 @@ export class LoopxApp extends Disposable {
   readonly statusBar: QuotaStatusBar;
   readonly gateNotifier: GateNotifier;
   readonly goalsView: vscode.TreeView<GoalsNode>;
+  readonly turns: TurnRunner;
+  readonly autoRunner: AutoRunner;
 
   /** The open board panel, if any (tests reach the extension's instance through here). */
   get board(): BoardPanel | undefined {
@@ -76,6 +80,9 @@ export class LoopxApp extends Disposable {
     this.register(this.model.onDidChange(updateBadge));
 
     const ctx: ExtensionContextLike = { session: this.session, model: this.model, log: this.log, evidence: this.evidenceTree, me: actor.name, extensionUri };
+    this.turns = this.register(new TurnRunner(ctx));
+    ctx.turns = this.turns;
+    this.autoRunner = this.register(new AutoRunner(this.model, this.turns, this.log));
     for (const d of registerCommands(ctx)) this.register(d);
     this.session.tryOpen();
     updateBadge();

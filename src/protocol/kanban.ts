@@ -81,7 +81,7 @@ export interface CardDetail {
   handoffs: { id: string; from: string; to: string; status: string; summary: string; pending: string }[];
 }
 
-export type TodoAction = 'claim' | 'release' | 'ship' | 'block' | 'unblock' | 'kill' | 'reassign' | 'addEvidence' | 'askGate';
+export type TodoAction = 'claim' | 'release' | 'ship' | 'block' | 'unblock' | 'kill' | 'reassign' | 'addEvidence' | 'askGate' | 'runTurn';
 export type GateAction = 'approveGate' | 'rejectGate';
 
 /** Webview → host. Every one of these is validated by the host before anything happens. */

@@ -19,7 +19,9 @@ export async function runHostTests(): Promise<number> {
     await page.exposeFunction('codeAutomationExit', (code: number) => finish(code));
     const started = Date.now();
     await page.goto(server.url(workspace, server.devPayload(join(REPO, 'dist', 'test', 'extension', 'index.js'))));
-    const code = await Promise.race([exited, new Promise<number>((done) => setTimeout(() => done(-1), 240_000))]);
+    let timer: NodeJS.Timeout | undefined;
+    const code = await Promise.race([exited, new Promise<number>((done) => (timer = setTimeout(() => done(-1), 240_000)))]);
+    clearTimeout(timer);
     console.log(`extension-host suites: exit ${code === -1 ? 'TIMEOUT' : code} after ${Date.now() - started} ms`);
     return code;
   } finally {

@@ -13,6 +13,7 @@ export function run(): Promise<void> {
   require('./views.test');
   require('./statusBar.test');
   require('./board.test');
+  require('./turns.test');
   require('./live.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((done, fail) => {

@@ -35,10 +35,10 @@ export function otherWriter(agent = 'codex'): Kernel {
   return Kernel.open(workspaceRoot(), { actor: { name: agent, kind: 'agent' } });
 }
 
-export async function until<T>(probe: () => T | undefined | false, what: string, ms = 5000): Promise<T> {
+export async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 5000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value) return value;
     if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));

@@ -1,4 +1,4 @@
-import { allowedTargets } from '../../src/protocol/board';
+import { allowedTargets, columnOf } from '../../src/protocol/board';
 import { COLUMN_TITLES, type Card, type ColumnId, type TodoAction } from '../../src/protocol/kanban';
 import { h, icon } from './dom';
 
@@ -56,6 +56,7 @@ const TARGET_ICONS: Record<ColumnId, string> = { ready: 'debug-step-back', waiti
 export function cardChoices(card: Card, me: string, nowIso: string, move: (to: ColumnId) => void, act: (a: TodoAction) => void): MenuChoice[] {
   const moves = allowedTargets(card, me, nowIso).map((to) => ({ label: `Move to ${COLUMN_TITLES[to]}`, icon: TARGET_ICONS[to], run: () => move(to) }));
   const extra: MenuChoice[] = [];
+  if (card.status === 'open' && columnOf(card) === 'ready') extra.push({ label: 'Run a turn…', icon: 'play', run: () => act('runTurn') });
   if (card.status !== 'killed') extra.push({ label: 'Add evidence…', icon: 'checklist', run: () => act('addEvidence') });
   if (card.status === 'open' || card.status === 'claimed' || card.status === 'blocked') extra.push({ label: 'Ask a gate…', icon: 'question', run: () => act('askGate') });
   return [...moves, ...extra];

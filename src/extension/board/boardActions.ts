@@ -7,6 +7,7 @@ import { getTodo } from '../../kernel/queries/lookups';
 import { moveFor } from '../../protocol/board';
 import type { ColumnId, ErrorInfo, TodoAction } from '../../protocol/kanban';
 import { type ExtensionContextLike, kernelOf } from '../commands/context';
+import { COMMANDS } from '../commands/commandIds';
 import { approveGate, askGate, rejectGate } from '../commands/gates';
 import { addEvidence } from '../commands/evidence';
 import { blockTodo, killTodo, shipTodo } from '../commands/todoTransitions';
@@ -60,6 +61,8 @@ export class BoardActions {
           return done(await askGate.run(this.ctx, todoId));
         case 'reassign':
           return this.reassign(todoId);
+        case 'runTurn':
+          return done(await vscode.commands.executeCommand(COMMANDS.runTurn, { goalId: kernel.read((db) => getTodo(db, todoId)).goalId, todoId }));
       }
     });
   }

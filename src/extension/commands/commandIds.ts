@@ -23,6 +23,8 @@ export const COMMANDS = {
   refresh: 'loopx.refresh',
   showLogs: 'loopx.showLogs',
   openBoard: 'loopx.openBoard',
+  runTurn: 'loopx.runTurn',
+  reviewPacket: 'loopx.reviewPacket',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

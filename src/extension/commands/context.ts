@@ -5,6 +5,7 @@ import type { StoreSession } from '../store/storeSession';
 import type { StoreModel } from '../store/storeModel';
 import type { Log } from '../util/log';
 import type { EvidenceTreeProvider } from '../views/evidenceTree';
+import type { TurnRunner } from '../turns/turnRunner';
 import type { CommandId } from './commandIds';
 
 /** What every command gets. Built once by the composition root. */
@@ -17,6 +18,8 @@ export interface ExtensionContextLike {
   me: string;
   /** Where the extension's own files (dist/webview, media) are. */
   extensionUri: vscode.Uri;
+  /** Runs agent turns in terminals (set once the app is built). */
+  turns?: TurnRunner;
 }
 
 export interface CommandDefinition {

@@ -10,6 +10,7 @@ import { approveGate, askGate, rejectGate } from './gates';
 import { addEvidence, openArtifact, showEvidence } from './evidence';
 import { refresh, showLogs, showQuota, showStatus, verifyLog } from './inspect';
 import { openBoard } from './openBoard';
+import { reviewPacket, runTurn } from './turns';
 
 /** The table every command is registered from. */
 export const COMMAND_TABLE: readonly CommandDefinition[] = [
@@ -17,7 +18,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   claimTodo, releaseTodo, shipTodo, blockTodo, unblockTodo, killTodo,
   askGate, approveGate, rejectGate,
   addEvidence, showEvidence, openArtifact,
-  verifyLog, showStatus, showQuota, refresh, showLogs, openBoard,
+  verifyLog, showStatus, showQuota, refresh, showLogs, openBoard, runTurn, reviewPacket,
 ];
 
 export function registerCommands(ctx: ExtensionContextLike): IDisposable[] {

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { rowToEvent } from '../../kernel/events/log';
 import { evidenceFromEvent } from '../../kernel/queries/evidence';
 import { renderStatusMd } from '../../kernel/projections/statusMd';
+import { renderReviewPacket } from '../../kernel/projections/reviewPacket';
 import { clean } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
 import type { StoreModel } from '../store/storeModel';
@@ -9,6 +10,7 @@ import type { StoreSession } from '../store/storeSession';
 
 export const EVIDENCE_SCHEME = 'loopx-evidence';
 export const STATUS_SCHEME = 'loopx-status';
+export const REVIEW_SCHEME = 'loopx-review';
 
 /** Read-only documents rendered from the store: an evidence entry, and the live status. Editing them is impossible. */
 export class VirtualDocuments extends Disposable implements vscode.TextDocumentContentProvider {
@@ -22,10 +24,16 @@ export class VirtualDocuments extends Disposable implements vscode.TextDocumentC
     super();
     this.register(vscode.workspace.registerTextDocumentContentProvider(EVIDENCE_SCHEME, this));
     this.register(vscode.workspace.registerTextDocumentContentProvider(STATUS_SCHEME, this));
+    this.register(vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this));
     this.register(model.onDidChange(() => this.changed.fire(statusUri())));
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
+    if (uri.scheme === REVIEW_SCHEME) {
+      const goal = new URLSearchParams(uri.query).get('goal') ?? undefined;
+      const kernel = this.session.kernel;
+      return kernel ? kernel.read((db, now) => renderReviewPacket(db, now, goal)) : '# Review packet\n\nNo store in this workspace yet.\n';
+    }
     if (uri.scheme === STATUS_SCHEME) {
       const report = this.model.status();
       return report ? renderStatusMd(report) : '# loopx status\n\nNo store in this workspace yet.\n';
@@ -58,6 +66,10 @@ export class VirtualDocuments extends Disposable implements vscode.TextDocumentC
 
 export function evidenceUri(seq: number): vscode.Uri {
   return vscode.Uri.from({ scheme: EVIDENCE_SCHEME, path: `/evidence-${seq}.md`, query: `seq=${seq}` });
+}
+
+export function reviewUri(goalId?: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: REVIEW_SCHEME, path: '/review-packet.md', query: goalId ? `goal=${goalId}` : '' });
 }
 
 export function statusUri(): vscode.Uri {

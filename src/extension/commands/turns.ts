@@ -1,0 +1,51 @@
+import * as vscode from 'vscode';
+import { renderReviewPacket } from '../../kernel/projections/reviewPacket';
+import { type CommandDefinition, kernelOf } from './context';
+import { COMMANDS } from './commandIds';
+import { resolveGoal, resolveTodo } from './pickers';
+import { HOSTS, type RunOutcome, describeNoRun } from '../turns/turnRunner';
+import type { GoalsNode } from '../views/goalsTree';
+import { reviewUri } from '../views/virtualDocuments';
+
+/**
+ * Run Turn from the palette, a goal or todo in the Goals view, or a board card. Arguments from tests and the board:
+ * `{ goalId, todoId?, host? }`.
+ */
+export const runTurn: CommandDefinition = {
+  id: COMMANDS.runTurn,
+  async run(ctx, arg) {
+    const runner = ctx.turns;
+    if (!runner) throw new Error('turns are not available in this window');
+    const given = (typeof arg === 'object' && arg !== null && !('kind' in arg) ? arg : {}) as { goalId?: string; todoId?: string; host?: string };
+    const node = typeof arg === 'object' && arg !== null && 'kind' in arg ? (arg as GoalsNode) : undefined;
+    const todoId = given.todoId ?? (node?.kind === 'todo' ? node.todo.id : undefined);
+    let goalId = given.goalId ?? (node?.kind === 'goal' ? node.goal.id : node?.kind === 'todo' ? node.todo.goalId : undefined);
+    if (!goalId && !todoId) goalId = (await resolveGoal(ctx, undefined, (g) => g.status === 'active'))?.id;
+    if (todoId && !goalId) goalId = (await resolveTodo(ctx, todoId, ['open', 'claimed'], 'Run Turn on'))?.goalId;
+    if (!goalId) return undefined;
+    const defaultHost = vscode.workspace.getConfiguration('loopx').get<string>('defaultHost') || 'codex';
+    const host = given.host ?? (await vscode.window.showQuickPick(
+      HOSTS.map((h) => ({ label: h, description: h === defaultHost ? 'default' : runner.hostSettings()[h] || 'not configured', picked: h === defaultHost })),
+      { title: `LoopX: Run Turn on ${todoId ?? goalId} with` },
+    ))?.label;
+    if (!host) return undefined;
+    const outcome: RunOutcome = await runner.run(goalId, host, todoId);
+    if (!outcome.started) void vscode.window.showInformationMessage(describeNoRun(outcome));
+    return outcome;
+  },
+};
+
+export const reviewPacket: CommandDefinition = {
+  id: COMMANDS.reviewPacket,
+  async run(ctx, arg) {
+    kernelOf(ctx);
+    const goal = typeof arg === 'string' ? arg : undefined;
+    const uri = reviewUri(goal);
+    await vscode.commands.executeCommand('markdown.showPreview', uri);
+    return renderReviewPacketFor(ctx, goal);
+  },
+};
+
+export function renderReviewPacketFor(ctx: Parameters<CommandDefinition['run']>[0], goalId?: string): string {
+  return kernelOf(ctx).read((db, now) => renderReviewPacket(db, now, goalId));
+}

@@ -1,0 +1,62 @@
+import * as vscode from 'vscode';
+import { Disposable, toDisposable } from '../util/lifecycle';
+import type { StoreModel } from '../store/storeModel';
+import type { Log } from '../util/log';
+import type { TurnRunner } from './turnRunner';
+
+/**
+ * Opt-in (loopx.autoRun.enabled): when a goal's should-run turns yes (a wake time passed, a human unblocked it, a
+ * turn finished), start a turn on the configured host. Driven by the model's change events and the wake clock's
+ * timer, never a foreground loop; should-run's concurrency and no_change rules keep it from running away, and it
+ * stops with the window.
+ */
+export class AutoRunner extends Disposable {
+  private timer: NodeJS.Timeout | undefined;
+  private busy = false;
+  /** Turn ids this runner started (tests read it). */
+  readonly started: string[] = [];
+
+  constructor(
+    private readonly model: StoreModel,
+    private readonly runner: TurnRunner,
+    private readonly log: Log,
+  ) {
+    super();
+    this.register(model.onDidChange(() => this.schedule()));
+    this.register(runner.onDidFinish(() => this.schedule()));
+    this.register(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('loopx.autoRun') && this.schedule()));
+    this.register(toDisposable(() => this.timer && clearTimeout(this.timer)));
+  }
+
+  private get enabled(): boolean {
+    return vscode.workspace.getConfiguration('loopx.autoRun').get<boolean>('enabled', false);
+  }
+
+  private schedule(): void {
+    if (!this.enabled || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.tick();
+    }, 300);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.busy || !this.enabled) return;
+    this.busy = true;
+    try {
+      const host = vscode.workspace.getConfiguration('loopx.autoRun').get<string>('host') || 'custom';
+      for (const goal of this.model.status()?.goals ?? []) {
+        if (goal.status !== 'active' || !goal.shouldRun.run) continue;
+        const outcome = await this.runner.run(goal.id, host);
+        if (outcome.started) {
+          this.started.push(outcome.turn.id);
+          this.log.info(`auto-run: started ${outcome.turn.id} for ${goal.id} on ${host}`);
+        }
+      }
+    } catch (error) {
+      this.log.error('auto-run could not start a turn', error);
+    } finally {
+      this.busy = false;
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { DEFAULT_HOSTS, findExecutable, planHost, shellQuote } from './hosts';
+
+const dir = mkdtempSync(join(tmpdir(), 'loopx hosts \' "$(id)"-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const turn = { promptFile: join(dir, 'prompt.md'), dir, env: { LOOPX_TURN: 'R1', LOOPX_TODO: 'T1', LOOPX_GOAL: 'G1', LOOPX_AGENT: 'codex' } };
+
+describe('host command lines', () => {
+  test('quote hostile paths so the shell runs them literally', () => {
+    expect(shellQuote(`a'b $(rm -rf /) \`id\``)).toBe(`'a'\\''b $(rm -rf /) \`id\`'`);
+    expect(execFileSync('/bin/sh', ['-c', `printf '%s' ${shellQuote(`x'y $(id) "z"`)}`], { encoding: 'utf8' })).toBe(`x'y $(id) "z"`);
+  });
+
+  test('codex and claude read the prompt on stdin; the exit code lands in a file and the output in a log', () => {
+    writeFileSync(turn.promptFile, 'hello prompt');
+    const plan = planHost('custom', { ...DEFAULT_HOSTS, custom: 'cat' }, turn);
+    const out = execFileSync('/bin/sh', ['-c', plan.commandLine], { encoding: 'utf8', input: '\n' });
+    expect(out.startsWith('hello prompt')).toBe(true);
+    expect(out).toContain('[loopx] the turn ended with exit code 0');
+    expect(readFileSync(join(dir, 'exit-code'), 'utf8')).toBe('0');
+    expect(readFileSync(join(dir, 'output.log'), 'utf8')).toContain('hello prompt');
+    expect(planHost('codex', DEFAULT_HOSTS, turn)).toMatchObject({ executable: 'codex', commandLine: expect.stringContaining(`codex exec --full-auto - < ${shellQuote(turn.promptFile)}`) });
+  });
+
+  test('a template names values with placeholders; the real exit code comes back', () => {
+    const plan = planHost('custom', { ...DEFAULT_HOSTS, custom: 'sh -c "exit 7" {prompt} {todo}' }, turn);
+    let code = 0;
+    try {
+      execFileSync('/bin/sh', ['-c', plan.commandLine], { stdio: ['pipe', 'ignore', 'ignore'], input: '\n' });
+    } catch (error) {
+      code = (error as { status: number }).status;
+    }
+    expect(code).toBe(7);
+    expect(readFileSync(join(dir, 'exit-code'), 'utf8')).toBe('7');
+    expect(plan.commandLine).toContain(`${shellQuote(turn.promptFile)} 'T1'`);
+  });
+
+  test('an unconfigured host says how to configure it; executables are looked up on PATH', () => {
+    expect(() => planHost('custom', DEFAULT_HOSTS, turn)).toThrow(/loopx.hosts.custom.command/);
+    expect(findExecutable('sh')).toMatch(/\/sh$/);
+    expect(findExecutable('surely-not-installed-loopx-host')).toBeUndefined();
+  });
+});

@@ -1,0 +1,165 @@
+import * as vscode from 'vscode';
+import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { LoopxError } from '../../kernel/errors';
+import { renewTodo } from '../../kernel/ops/claims';
+import { finishTurn, startTurn, type TurnStart } from '../../kernel/ops/turns';
+import type { Turn } from '../../kernel/queries/turns';
+import { getTurn } from '../../kernel/queries/turns';
+import { clockTime } from '../../protocol/display';
+import { Disposable, toDisposable } from '../util/lifecycle';
+import type { ExtensionContextLike } from '../commands/context';
+import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, planHost } from './hosts';
+
+export const HOSTS = ['codex', 'claude', 'custom'] as const;
+
+interface Running {
+  turn: Turn;
+  terminal: vscode.Terminal;
+  stop(): void;
+}
+
+/** What a turn run ended as, for the caller (commands, the board, tests). */
+export type RunOutcome =
+  | { started: true; turn: Turn; terminal: vscode.Terminal; finished: Promise<Turn> }
+  | { started: false; reason: string; nextWakeAt: string | null };
+
+/**
+ * Runs turns in integrated terminals: turn start (should-run, claim, prompt) → a terminal named after the todo and
+ * host, with the environment naming agent, turn, goal and store → the host's command, reading the prompt file →
+ * lease renewed while it runs → turn finish when the command ends (its exit code, written to a file we watch) or the
+ * terminal closes. Nothing polls.
+ */
+export class TurnRunner extends Disposable {
+  private readonly running = new Map<string, Running>();
+  private readonly changed = this.register(new vscode.EventEmitter<Turn>());
+  /** Fires when a turn this window ran has finished. */
+  readonly onDidFinish = this.changed.event;
+
+  constructor(private readonly ctx: ExtensionContextLike) {
+    super();
+    this.register(vscode.window.onDidCloseTerminal((terminal) => {
+      for (const run of this.running.values()) {
+        if (run.terminal === terminal) void this.complete(run, terminal.exitStatus?.code ?? -1);
+      }
+    }));
+    this.register(toDisposable(() => [...this.running.values()].forEach((r) => r.stop())));
+  }
+
+  get active(): Turn[] {
+    return [...this.running.values()].map((r) => r.turn);
+  }
+
+  hostSettings(): HostSettings {
+    const config = vscode.workspace.getConfiguration('loopx.hosts');
+    return {
+      codex: config.get<string>('codex.command') || DEFAULT_HOSTS.codex,
+      claude: config.get<string>('claude.command') || DEFAULT_HOSTS.claude,
+      custom: config.get<string>('custom.command') || DEFAULT_HOSTS.custom,
+    };
+  }
+
+  agentFor(host: string): string {
+    return vscode.workspace.getConfiguration('loopx.hosts').get<string>(`${host}.agent`) || host;
+  }
+
+  /** Starts a turn, or says why not (should-run's answer, a missing executable) without claiming anything. */
+  async run(goalId: string, host: string, todoId?: string): Promise<RunOutcome> {
+    const settings = this.hostSettings();
+    const probe = planHost(host, settings, { promptFile: 'prompt.md', dir: '.', env: {} });
+    if (!findExecutable(probe.executable)) {
+      throw new LoopxError('host_missing', `the ${host} host needs "${probe.executable}", which is not on PATH`, 2, INSTALL_HINTS[host]);
+    }
+    const kernel = this.ctx.session.requireKernel();
+    let started: TurnStart;
+    try {
+      started = startTurn(kernel, { goalId, host, todoId, agent: this.agentFor(host), loopxCommand: this.loopxCommand() });
+    } catch (error) {
+      if (error instanceof LoopxError && (error.code === 'should_not_run' || error.code === 'no_ready_work')) {
+        const data = (error.data ?? {}) as { nextWakeAt?: string | null };
+        return { started: false, reason: error.message, nextWakeAt: data.nextWakeAt ?? null };
+      }
+      throw error;
+    }
+    return this.launch(started, host, settings);
+  }
+
+  private launch(started: TurnStart, host: string, settings: HostSettings): RunOutcome {
+    const { turn } = started;
+    const dir = dirname(started.promptFile);
+    const plan = planHost(host, settings, { promptFile: started.promptFile, dir, env: started.env });
+    const terminal = vscode.window.createTerminal({
+      name: `LoopX ${turn.id} ${turn.todoId} · ${host}`,
+      cwd: this.ctx.session.root,
+      env: started.env,
+      shellPath: '/bin/sh',
+      shellArgs: ['-c', plan.commandLine],
+      iconPath: new vscode.ThemeIcon('run'),
+    });
+    terminal.show(true);
+    let finish: (t: Turn) => void = () => {};
+    const finished = new Promise<Turn>((done) => (finish = done));
+    const exitFile = join(dir, 'exit-code');
+    let watcher: FSWatcher | undefined = watch(dir, { persistent: false }, (_event, file) => {
+      if (String(file) === 'exit-code' && existsSync(exitFile)) {
+        const code = Number(readFileSync(exitFile, 'utf8').trim());
+        if (Number.isInteger(code)) void this.complete(run, code);
+      }
+    });
+    // Renew the agent's lease while the turn runs (a third of the lease, so one missed beat is harmless).
+    const renewal = setInterval(() => this.renew(turn), 10 * 60 * 1000);
+    const run: Running & { finish: (t: Turn) => void } = {
+      turn,
+      terminal,
+      finish,
+      stop: () => {
+        clearInterval(renewal);
+        watcher?.close();
+        watcher = undefined;
+      },
+    };
+    this.running.set(turn.id, run);
+    this.ctx.log.info(`turn ${turn.id}: ${turn.agent} on ${host} works ${turn.todoId} (${plan.commandLine})`);
+    return { started: true, turn, terminal, finished };
+  }
+
+  private renew(turn: Turn): void {
+    const kernel = this.ctx.session.kernel;
+    if (!kernel || !turn.todoId) return;
+    try {
+      renewTodo(kernel.as({ name: turn.agent, kind: 'agent' }), turn.todoId);
+    } catch (error) {
+      this.ctx.log.info(`turn ${turn.id}: lease not renewed (${(error as Error).message})`);
+    }
+  }
+
+  private async complete(run: Running & { finish?: (t: Turn) => void }, exitCode: number): Promise<void> {
+    if (!this.running.delete(run.turn.id)) return; // the exit file and the terminal close both report: once is enough
+    run.stop();
+    const kernel = this.ctx.session.requireKernel();
+    let turn: Turn;
+    try {
+      turn = finishTurn(kernel, run.turn.id, exitCode);
+    } catch (error) {
+      this.ctx.log.error(`turn ${run.turn.id} could not be finished`, error);
+      turn = kernel.read((db) => getTurn(db, run.turn.id));
+    }
+    this.ctx.log.info(`turn ${turn.id} finished: ${turn.resultKind} (exit ${exitCode}, ${turn.spent ? 'spent' : 'not spent'})`);
+    run.finish?.(turn);
+    this.changed.fire(turn);
+    const text = `LoopX: turn ${turn.id} (${turn.agent} on ${turn.host}, ${turn.todoId}) ended: ${(turn.resultKind ?? 'unknown').replace(/_/g, ' ')}; quota ${turn.spent ? 'spent' : 'not spent'}.`;
+    const good = turn.resultKind === 'validated_progress' || turn.resultKind === 'validated_completion';
+    void (good ? vscode.window.showInformationMessage(text) : vscode.window.showWarningMessage(text, 'Show Output')).then((choice) => {
+      if (choice === 'Show Output') run.terminal.show();
+    });
+  }
+
+  /** The loopx the prompt tells the agent to call: this extension's own bundled CLI. */
+  private loopxCommand(): string {
+    return join(this.ctx.extensionUri.fsPath, 'bin', 'loopx');
+  }
+}
+
+export function describeNoRun(outcome: Extract<RunOutcome, { started: false }>): string {
+  return `LoopX: no turn started. ${outcome.reason}${outcome.nextWakeAt ? `; it can run again at ${clockTime(outcome.nextWakeAt, Date.now())}` : '; a human has to act first'}.`;
+}

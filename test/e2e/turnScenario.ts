@@ -1,0 +1,51 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kernel } from '../../src/kernel/kernel';
+import { createGoal } from '../../src/kernel/ops/goals';
+import { addTodo } from '../../src/kernel/ops/todos';
+import { HOME, REPO, launchBrowser, startCodeServer } from './harness';
+import { Workbench } from './ui';
+
+const step = (n: number, what: string) => console.log(`  turn step ${n}: ${what}`);
+
+/** Run Turn as a person does it: palette → host → a terminal where a scripted agent works → the views update. */
+export async function runTurnScenario(): Promise<void> {
+  const workspace = mkdtempSync(join(HOME, 'ws-turn-'));
+  const { kernel } = Kernel.init(workspace, { actor: { name: 'ada', kind: 'human' } });
+  const goal = createGoal(kernel, { title: 'Ship the CSV importer', turnsPerWindow: 6 }).id;
+  addTodo(kernel, { goalId: goal, title: 'Parse quoted fields', detail: 'quoted fixtures pass' });
+  kernel.close();
+  // Workspace settings: the scripted agent is this workspace's custom host.
+  mkdirSync(join(workspace, '.vscode'));
+  const agent = join(REPO, 'test', 'extension', 'fixtures', 'scriptedAgent.mjs');
+  writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'loopx.defaultHost': 'custom', 'loopx.hosts.custom.command': `node ${agent} {prompt} ship` }, null, 2));
+  const server = await startCodeServer({ env: { LOOPX_HUMAN: 'ada' } });
+  const { context, page } = await launchBrowser();
+  const wb = new Workbench(page);
+  try {
+    await page.goto(server.url(workspace, server.devPayload()));
+    await wb.ready();
+    await wb.openLoopx();
+    await wb.row('G1 Ship the CSV importer').waitFor({ timeout: 30_000 });
+    step(1, 'palette → Run Turn → the custom host');
+    await wb.command('LoopX: Run Turn');
+    await wb.answer('custom', /Run Turn on G1 with/);
+    await page.locator('.terminal-tab, .single-terminal-tab, .tabs-list .monaco-list-row', { hasText: /LoopX R1 T1/ }).first().waitFor({ timeout: 20_000 }).catch(() => undefined);
+    await page.locator('.notification-toast', { hasText: /turn R1 .* ended: validated completion; quota spent/ }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.xterm-rows', { hasText: 'scripted agent: shipped T1' }).first().waitFor({ timeout: 10_000 });
+    await wb.row(/Shipped/).waitFor({ timeout: 10_000 });
+    await wb.statusItem('G1 1/6').waitFor({ timeout: 10_000 });
+    await wb.shot('turn-01-shipped');
+    step(2, 'Run Turn again: nothing is ready, so no terminal, and the reason');
+    await wb.command('LoopX: Run Turn');
+    await wb.answer('custom', /Run Turn on G1 with/);
+    await page.locator('.notification-toast', { hasText: /no turn started\. goal G1 should not run now: no_ready_work/ }).first().waitFor({ timeout: 15_000 });
+    await wb.shot('turn-02-no-ready-work');
+  } catch (error) {
+    await wb.shot('turn-failure').catch(() => undefined);
+    throw error;
+  } finally {
+    await context.close();
+    await server.stop();
+  }
+}

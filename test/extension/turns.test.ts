@@ -1,0 +1,96 @@
+import * as assert from 'node:assert/strict';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { RunOutcome } from '../../src/extension/turns/turnRunner';
+import type { Turn } from '../../src/kernel/queries/turns';
+import { createGoal } from '../../src/kernel/ops/goals';
+import { addTodo } from '../../src/kernel/ops/todos';
+import { app, otherWriter, REPO, until, withAnswers } from './support';
+
+const AGENT = join(REPO, 'test', 'extension', 'fixtures', 'scriptedAgent.mjs');
+const hosts = () => vscode.workspace.getConfiguration('loopx.hosts');
+const useAgent = (mode: string) => hosts().update('custom.command', `node ${AGENT} {prompt} ${mode}`, vscode.ConfigurationTarget.Global);
+let goalId = '';
+const spentCount = async () => Number((await app()).session.requireKernel().db.prepare('SELECT count(*) AS n FROM quota_spends WHERE goal_id = ?').get(goalId)?.n);
+
+suite('turns in terminals', () => {
+  suiteSetup(async () => {
+    const writer = otherWriter('planner');
+    goalId = createGoal(writer, { title: 'Turns', turnsPerWindow: 10 }).id;
+    addTodo(writer, { goalId, title: 'Checked by a scripted agent' });
+    writer.close();
+    await until(async () => (await app()).model.goals().some((g) => g.id === goalId), 'the goal');
+  });
+  suiteTeardown(async () => {
+    await hosts().update('custom.command', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('loopx.autoRun').update('enabled', undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  test('Run Turn opens a terminal for the todo and host; the agent ships; the turn is validated and spent', async () => {
+    await useAgent('ship');
+    const loopx = await app();
+    const outcome = await vscode.commands.executeCommand<RunOutcome>('loopx.runTurn', { goalId, host: 'custom' });
+    assert.ok(outcome.started, 'a turn started');
+    assert.match(outcome.terminal.name, new RegExp(`^LoopX ${outcome.turn.id} T\\d+ · custom$`));
+    const turn: Turn = await outcome.finished;
+    assert.deepEqual([turn.resultKind, turn.spent, turn.exitCode], ['validated_completion', true, 0]);
+    assert.equal(await spentCount(), 1);
+    await until(() => loopx.model.todo(turn.todoId as string)?.status === 'shipped', 'the Goals view to show it shipped');
+    assert.match(loopx.model.evidence({ todoId: turn.todoId as string })[0]?.summary ?? '', /checked by the scripted agent/);
+  });
+
+  test('with no ready work, Run Turn launches no terminal and says why', async () => {
+    const terminals = vscode.window.terminals.length;
+    const { result, prompts } = await withAnswers({}, async () => vscode.commands.executeCommand<RunOutcome>('loopx.runTurn', { goalId, host: 'custom' }));
+    assert.equal(result.started, false);
+    assert.equal(vscode.window.terminals.length, terminals);
+    assert.match(prompts.join('\n'), /info: LoopX: no turn started\. goal G\d+ should not run now: no_ready_work/);
+  });
+
+  test('an agent that exits without writing back is not spent, and its todo goes back with a continuation', async () => {
+    await useAgent('nothing');
+    const loopx = await app();
+    const writer = otherWriter('planner');
+    const todo = addTodo(writer, { goalId, title: 'Forgotten by a lazy agent' });
+    writer.close();
+    await until(() => loopx.model.todo(todo.id), 'the todo');
+    const outcome = await vscode.commands.executeCommand<RunOutcome>('loopx.runTurn', { goalId, host: 'custom' });
+    assert.ok(outcome.started);
+    const turn = await outcome.finished;
+    assert.deepEqual([turn.resultKind, turn.spent], ['validation_failed', false]);
+    assert.equal(await spentCount(), 1);
+    await until(() => loopx.model.todo(todo.id)?.status === 'open', 'the todo back in Ready');
+    assert.match(loopx.model.todo(todo.id)?.continuation ?? '', /without writing anything back/);
+  });
+
+  test('a host whose executable is missing is refused before anything is claimed', async () => {
+    await hosts().update('custom.command', 'surely-not-an-installed-runner {prompt}', vscode.ConfigurationTarget.Global);
+    const loopx = await app();
+    const before = loopx.session.requireKernel().db.prepare('SELECT count(*) AS n FROM events').get()?.n;
+    const { prompts } = await withAnswers({}, async () => vscode.commands.executeCommand('loopx.runTurn', { goalId, host: 'custom' }));
+    assert.match(prompts.join('\n'), /error: LoopX: the custom host needs "surely-not-an-installed-runner", which is not on PATH/);
+    assert.equal(loopx.session.requireKernel().db.prepare('SELECT count(*) AS n FROM events').get()?.n, before);
+  });
+
+  test('auto-run (opt-in) starts a turn by itself when the goal should run, and stops when nothing is ready', async () => {
+    await useAgent('ship');
+    const loopx = await app();
+    await vscode.workspace.getConfiguration('loopx.autoRun').update('host', 'custom', vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('loopx.autoRun').update('enabled', true, vscode.ConfigurationTarget.Global);
+    const startedBefore = loopx.autoRunner.started.length;
+    // The lazy agent's turn left no_change; a human's hint is the change that lets the goal run again.
+    const writer = otherWriter('planner');
+    const hint = addTodo(writer, { goalId, title: 'Picked up by auto-run' });
+    writer.close();
+    await until(() => loopx.model.todo(hint.id)?.status === 'shipped', 'auto-run to ship the ready todos', 30_000);
+    await until(() => loopx.turns.active.length === 0, 'the running turns to finish', 30_000);
+    assert.ok(loopx.autoRunner.started.length > startedBefore, 'auto-run started a turn');
+    await vscode.workspace.getConfiguration('loopx.autoRun').update('enabled', false, vscode.ConfigurationTarget.Global);
+  });
+
+  test('Review Packet renders decisions, shipped work with evidence, and the turns', async () => {
+    const markdown = await vscode.commands.executeCommand<string>('loopx.reviewPacket', goalId);
+    assert.match(markdown, /### Shipped[\s\S]*Checked by a scripted agent[\s\S]*report-T\d+\.txt/);
+    assert.match(markdown, /\| R\d+ \| T\d+ \| custom \| custom \| .* \| validation_failed \| 0 \| no \|/);
+  });
+});
