@@ -7,8 +7,8 @@ import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo, blockTodo } from '../../src/kernel/ops/todos';
 import { claimTodo, shipTodo } from '../../src/kernel/ops/claims';
 import { askGate } from '../../src/kernel/ops/gates';
-import { HOME, REPO, launchBrowser, startCodeServer } from './harness';
-import { Workbench } from './ui';
+import { HOME, REPO } from './harness';
+import { inWorkbench } from './ui';
 
 /** A board with a card in every column: T1 ready, T2 waiting on T1, T3 gated, T4 held by codex, T5 blocked, T6 shipped. */
 function seed(workspace: string): void {
@@ -36,12 +36,8 @@ const step = (n: number, what: string) => console.log(`  board step ${n}: ${what
 export async function runBoardScenario(): Promise<void> {
   const workspace = mkdtempSync(join(HOME, 'ws-board-'));
   seed(workspace);
-  const server = await startCodeServer({ env: { LOOPX_HUMAN: 'ada' } });
-  const { context, page } = await launchBrowser();
-  const wb = new Workbench(page);
-  try {
-    await page.goto(server.url(workspace, server.devPayload()));
-    await wb.ready();
+  await inWorkbench(workspace, 'board-failure', async (wb) => {
+    const { page } = wb;
     step(1, 'open the board from the palette');
     await wb.openLoopx();
     await wb.row('G1 Ship the CSV importer').waitFor({ timeout: 30_000 });
@@ -109,11 +105,5 @@ export async function runBoardScenario(): Promise<void> {
     await board.locator('body.vscode-light').waitFor({ timeout: 15_000 });
     await page.waitForTimeout(300);
     await wb.shot('board-06-detail-light');
-  } catch (error) {
-    await wb.shot('board-failure').catch(() => undefined);
-    throw error;
-  } finally {
-    await context.close();
-    await server.stop();
-  }
+  });
 }

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import { HOME, REPO, launchBrowser, startCodeServer } from './harness';
-import { Workbench } from './ui';
+import { HOME, REPO } from './harness';
+import { inWorkbench } from './ui';
 
 /** Another process acting as an agent in a terminal. */
 function agent(workspace: string, args: string[]): unknown {
@@ -24,12 +24,8 @@ const step = (n: number, what: string) => console.log(`  ui step ${n}: ${what}`)
  */
 export async function runScenario(): Promise<void> {
   const workspace = mkdtempSync(join(HOME, 'ws-ui-'));
-  const server = await startCodeServer({ env: { LOOPX_HUMAN: 'ada' } });
-  const { context, page } = await launchBrowser();
-  const wb = new Workbench(page);
-  try {
-    await page.goto(server.url(workspace, server.devPayload()));
-    await wb.ready();
+  await inWorkbench(workspace, 'failure', async (wb) => {
+    const { page } = wb;
     await wb.openLoopx();
     step(1, 'welcome view → Initialize');
     const init = page.locator('.welcome-view-content a, .welcome-view-content .monaco-button', { hasText: 'Initialize LoopX' }).first();
@@ -90,11 +86,5 @@ export async function runScenario(): Promise<void> {
     await wb.answer('go ahead', /Approve Q1/);
     await gates.locator('.monaco-list-row', { hasText: /approved by ada/ }).first().waitFor({ timeout: 10_000 });
     await wb.shot('08-gate-approved');
-  } catch (error) {
-    await wb.shot('failure').catch(() => undefined);
-    throw error;
-  } finally {
-    await context.close();
-    await server.stop();
-  }
+  });
 }

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { Kernel } from '../../src/kernel/kernel';
 import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo } from '../../src/kernel/ops/todos';
-import { HOME, REPO, launchBrowser, startCodeServer } from './harness';
-import { Workbench } from './ui';
+import { HOME, REPO } from './harness';
+import { inWorkbench } from './ui';
 
 const step = (n: number, what: string) => console.log(`  turn step ${n}: ${what}`);
 
@@ -19,18 +19,13 @@ export async function runTurnScenario(): Promise<void> {
   mkdirSync(join(workspace, '.vscode'));
   const agent = join(REPO, 'test', 'extension', 'fixtures', 'scriptedAgent.mjs');
   writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'loopx.defaultHost': 'custom', 'loopx.hosts.custom.command': `node ${agent} {prompt} ship` }, null, 2));
-  const server = await startCodeServer({ env: { LOOPX_HUMAN: 'ada' } });
-  const { context, page } = await launchBrowser();
-  const wb = new Workbench(page);
-  try {
-    await page.goto(server.url(workspace, server.devPayload()));
-    await wb.ready();
+  await inWorkbench(workspace, 'turn-failure', async (wb) => {
+    const { page } = wb;
     await wb.openLoopx();
     await wb.row('G1 Ship the CSV importer').waitFor({ timeout: 30_000 });
     step(1, 'palette → Run Turn → the custom host');
     await wb.command('LoopX: Run Turn');
     await wb.answer('custom', /Run Turn on G1 with/);
-    await page.locator('.terminal-tab, .single-terminal-tab, .tabs-list .monaco-list-row', { hasText: /LoopX R1 T1/ }).first().waitFor({ timeout: 20_000 }).catch(() => undefined);
     await page.locator('.notification-toast', { hasText: /turn R1 .* ended: validated completion; quota spent/ }).first().waitFor({ timeout: 30_000 });
     await page.locator('.xterm-rows', { hasText: 'scripted agent: shipped T1' }).first().waitFor({ timeout: 10_000 });
     await wb.row(/Shipped/).waitFor({ timeout: 10_000 });
@@ -41,11 +36,5 @@ export async function runTurnScenario(): Promise<void> {
     await wb.answer('custom', /Run Turn on G1 with/);
     await page.locator('.notification-toast', { hasText: /no turn started\. goal G1 should not run now: no_ready_work/ }).first().waitFor({ timeout: 15_000 });
     await wb.shot('turn-02-no-ready-work');
-  } catch (error) {
-    await wb.shot('turn-failure').catch(() => undefined);
-    throw error;
-  } finally {
-    await context.close();
-    await server.stop();
-  }
+  });
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { RESULTS } from './harness';
+import { RESULTS, launchBrowser, startCodeServer } from './harness';
 
 /** Small helpers that drive the VS Code workbench the way a person does (keyboard and mouse, no APIs). */
 export class Workbench {
@@ -65,5 +65,26 @@ export class Workbench {
     const path = join(RESULTS, `${name}.png`);
     await this.page.screenshot({ path });
     return path;
+  }
+}
+
+/**
+ * One scenario's session: code-server with the extension under development, a browser on the workspace, the
+ * workbench ready; a failure screenshot on error; everything stopped afterwards.
+ */
+export async function inWorkbench(workspace: string, failureShot: string, body: (wb: Workbench) => Promise<void>): Promise<void> {
+  const server = await startCodeServer({ env: { LOOPX_HUMAN: 'ada' } });
+  const { context, page } = await launchBrowser();
+  const wb = new Workbench(page);
+  try {
+    await page.goto(server.url(workspace, server.devPayload()));
+    await wb.ready();
+    await body(wb);
+  } catch (error) {
+    await wb.shot(failureShot).catch(() => undefined);
+    throw error;
+  } finally {
+    await context.close();
+    await server.stop();
   }
 }
