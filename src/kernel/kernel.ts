@@ -63,13 +63,6 @@ export class Kernel {
     return { kernel, created };
   }
 
-  /** An in-memory store for tests and replay. */
-  static memory(options: KernelOptions & { root?: string } = {}): Kernel {
-    const kernel = Kernel.fromDb(options.root ?? process.cwd(), openDb(':memory:', options.driver), options);
-    kernel.initializeLog();
-    return kernel;
-  }
-
   static fromDb(root: string, db: SqliteDb, options: KernelOptions = {}): Kernel {
     try {
       migrate(db);

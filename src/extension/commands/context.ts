@@ -4,7 +4,6 @@ import { LoopxError } from '../../kernel/errors';
 import type { StoreSession } from '../store/storeSession';
 import type { StoreModel } from '../store/storeModel';
 import type { Log } from '../util/log';
-import type { EvidenceTreeProvider } from '../views/evidenceTree';
 import type { TurnRunner } from '../turns/turnRunner';
 import type { CommandId } from './commandIds';
 
@@ -13,7 +12,6 @@ export interface ExtensionContextLike {
   session: StoreSession;
   model: StoreModel;
   log: Log;
-  evidence: EvidenceTreeProvider;
   /** The human at the keyboard (UI actions are human actions). */
   me: string;
   /** Where the extension's own files (dist/webview, media) are. */

@@ -5,7 +5,6 @@ import { TODO_COLUMNS, todoFromRow } from '../../kernel/model';
 import { listAgents, listGates, listGoals } from '../../kernel/queries/lists';
 import { type StatusReport, statusReport } from '../../kernel/queries/status';
 import { type Evidence, listEvidence } from '../../kernel/queries/evidence';
-import { iso } from '../../kernel/time';
 import { Disposable } from '../util/lifecycle';
 import type { StoreSession } from './storeSession';
 
@@ -18,8 +17,6 @@ export class StoreModel extends Disposable {
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
   private cache = new Map<string, unknown>();
-  /** Milliseconds the last invalidation-to-first-read took (for the refresh benchmark). */
-  generation = 0;
 
   constructor(private readonly session: StoreSession) {
     super();
@@ -32,7 +29,6 @@ export class StoreModel extends Disposable {
 
   invalidate(): void {
     this.cache = new Map();
-    this.generation++;
     this.changed.fire();
   }
 
@@ -113,9 +109,5 @@ export class StoreModel extends Disposable {
 
   evidence(filter: { goalId?: string; todoId?: string }): Evidence[] {
     return this.cached(`evidence:${filter.goalId ?? ''}:${filter.todoId ?? ''}`, (db) => listEvidence(db, { ...filter, limit: 200 }), []);
-  }
-
-  now(): string {
-    return iso(Date.now());
   }
 }
