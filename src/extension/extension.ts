@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { LoopxApp } from './app';
 import { Log } from './util/log';
+import { shareCliOnTerminalPath } from './terminalPath';
 
 let app: LoopxApp | undefined;
 
@@ -13,7 +14,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApp | undefined
     return undefined;
   }
   const log = new Log();
-  context.subscriptions.push(log);
+  context.subscriptions.push(log, shareCliOnTerminalPath(context));
   try {
     app = new LoopxApp(folder.uri.fsPath, log, context.extensionUri);
     context.subscriptions.push(app);

@@ -14,6 +14,7 @@ export function run(): Promise<void> {
   require('./statusBar.test');
   require('./board.test');
   require('./turns.test');
+  require('./terminal.test');
   require('./live.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((done, fail) => {
