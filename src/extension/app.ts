@@ -79,7 +79,7 @@ export class LoopxApp extends Disposable {
     };
     this.register(this.model.onDidChange(updateBadge));
 
-    const ctx: ExtensionContextLike = { session: this.session, model: this.model, log: this.log, me: actor.name, extensionUri };
+    const ctx: ExtensionContextLike = { session: this.session, model: this.model, log: this.log, me: actor.name, extensionUri, goalsTree: this.goalsTree };
     this.turns = this.register(new TurnRunner(ctx));
     ctx.turns = this.turns;
     this.autoRunner = this.register(new AutoRunner(this.model, this.turns, this.log));

@@ -25,6 +25,7 @@ export const COMMANDS = {
   openBoard: 'loopx.openBoard',
   runTurn: 'loopx.runTurn',
   reviewPacket: 'loopx.reviewPacket',
+  showMoreTodos: 'loopx.showMoreTodos',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

@@ -5,6 +5,7 @@ import type { StoreSession } from '../store/storeSession';
 import type { StoreModel } from '../store/storeModel';
 import type { Log } from '../util/log';
 import type { TurnRunner } from '../turns/turnRunner';
+import type { GoalsTreeProvider } from '../views/goalsTree';
 import type { CommandId } from './commandIds';
 
 /** What every command gets. Built once by the composition root. */
@@ -18,6 +19,8 @@ export interface ExtensionContextLike {
   extensionUri: vscode.Uri;
   /** Runs agent turns in terminals (set once the app is built). */
   turns?: TurnRunner;
+  /** The Goals tree, for its paging ("… N more"). */
+  goalsTree?: GoalsTreeProvider;
 }
 
 export interface CommandDefinition {

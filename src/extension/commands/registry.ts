@@ -9,7 +9,7 @@ import { blockTodo, claimTodo, killTodo, releaseTodo, shipTodo, unblockTodo } fr
 import { approveGate, askGate, rejectGate } from './gates';
 import { addEvidence, openArtifact, showEvidence } from './evidence';
 import { refresh, showLogs, showQuota, showStatus, verifyLog } from './inspect';
-import { openBoard } from './openBoard';
+import { openBoard, showMoreTodos } from './openBoard';
 import { reviewPacket, runTurn } from './turns';
 
 /** The table every command is registered from. */
@@ -18,7 +18,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   claimTodo, releaseTodo, shipTodo, blockTodo, unblockTodo, killTodo,
   askGate, approveGate, rejectGate,
   addEvidence, showEvidence, openArtifact,
-  verifyLog, showStatus, showQuota, refresh, showLogs, openBoard, runTurn, reviewPacket,
+  verifyLog, showStatus, showQuota, refresh, showLogs, openBoard, runTurn, reviewPacket, showMoreTodos,
 ];
 
 export function registerCommands(ctx: ExtensionContextLike): IDisposable[] {

@@ -7,6 +7,7 @@ import type { Todo } from '../../kernel/model';
 export const CONTEXT = {
   goal: (status: string) => `loopx:goal:${status}`,
   group: 'loopx:group',
+  more: 'loopx:more',
   todo: (todo: Todo, me: string) => `loopx:todo:${todo.status}${todo.owner === me ? ':mine' : ''}`,
   gate: (status: string) => `loopx:gate:${status}`,
   evidence: 'loopx:evidence',
@@ -18,6 +19,7 @@ export const CONTEXT = {
 export const ALL_CONTEXT_VALUES = [
   ...['active', 'paused', 'done', 'stopped'].map(CONTEXT.goal),
   CONTEXT.group,
+  CONTEXT.more,
   ...['open', 'claimed', 'blocked', 'shipped', 'killed'].flatMap((s) => [`loopx:todo:${s}`, `loopx:todo:${s}:mine`]),
   ...['pending', 'approved', 'rejected', 'cancelled'].map(CONTEXT.gate),
   CONTEXT.evidence,

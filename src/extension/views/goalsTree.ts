@@ -3,18 +3,31 @@ import type { Goal, Todo } from '../../kernel/model';
 import { clean } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
 import type { StoreModel } from '../store/storeModel';
+import { COMMANDS } from '../commands/commandIds';
 import { CONTEXT } from './contextValues';
 import { GROUPS, type TodoGroup, goalDescription, groupIcon, todoDescription, todoIcon, todoTooltip } from './todoPresentation';
+
+const MORE_ICON = new vscode.ThemeIcon('ellipsis');
 
 export type GoalsNode =
   | { kind: 'goal'; goal: Goal }
   | { kind: 'group'; goalId: string; group: TodoGroup; count: number }
-  | { kind: 'todo'; todo: Todo; ready: boolean };
+  | { kind: 'todo'; todo: Todo; ready: boolean }
+  /** The row after a group's first page: "… 4,800 more", which shows the next page when clicked. */
+  | { kind: 'more'; goalId: string; group: TodoGroup; hidden: number };
 
-/** Goals → todos grouped like the board's columns. Renders the model; never queries more than is expanded. */
+/** Rows a group shows before "… N more": a tree of thousands of rows is slow to render and useless to scroll. */
+export const GROUP_PAGE = 200;
+
+/**
+ * Goals → todos grouped like the board's columns. Renders the model; never queries more than is expanded, and never
+ * more than a page per group until asked (the board is the place to browse thousands).
+ */
 export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProvider<GoalsNode> {
   private readonly changed = this.register(new vscode.EventEmitter<GoalsNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
+  /** Rows shown per "goal:group" beyond the first page, after "… N more" was clicked. */
+  private readonly shown = new Map<string, number>();
 
   constructor(
     private readonly model: StoreModel,
@@ -32,8 +45,21 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
   getChildren(node?: GoalsNode): GoalsNode[] {
     if (!node) return this.model.goals().map((goal) => ({ kind: 'goal', goal }));
     if (node.kind === 'goal') return this.groupsOf(node.goal.id);
-    if (node.kind === 'group') return this.todosOf(node.goalId, node.group);
+    if (node.kind === 'group') return this.page(node.goalId, node.group, this.todosOf(node.goalId, node.group));
     return [];
+  }
+
+  /** Shows the next page of a group (the "… N more" row's action). */
+  showMore(node: { goalId: string; group: TodoGroup }): void {
+    const key = `${node.goalId}:${node.group}`;
+    this.shown.set(key, (this.shown.get(key) ?? GROUP_PAGE) + GROUP_PAGE);
+    this.changed.fire(undefined);
+  }
+
+  private page(goalId: string, group: TodoGroup, rows: GoalsNode[]): GoalsNode[] {
+    const limit = this.shown.get(`${goalId}:${group}`) ?? GROUP_PAGE;
+    if (rows.length <= limit) return rows;
+    return [...rows.slice(0, limit), { kind: 'more', goalId, group, hidden: rows.length - limit }];
   }
 
   private groupsOf(goalId: string): GoalsNode[] {
@@ -69,10 +95,11 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
 
   getParent(node: GoalsNode): GoalsNode | undefined {
     if (node.kind === 'goal') return undefined;
-    const goalId = node.kind === 'group' ? node.goalId : node.todo.goalId;
+    const goalId = node.kind === 'todo' ? node.todo.goalId : node.goalId;
     const goal = this.model.goals().find((g) => g.id === goalId);
     if (!goal) return undefined;
     if (node.kind === 'group') return { kind: 'goal', goal };
+    if (node.kind === 'more') return { kind: 'group', goalId, group: node.group, count: 0 };
     const group: TodoGroup = node.todo.status === 'open' ? (node.ready ? 'ready' : 'waiting') : node.todo.status;
     return { kind: 'group', goalId, group, count: 0 };
   }
@@ -97,6 +124,15 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
       item.description = String(node.count);
       item.contextValue = CONTEXT.group;
       item.iconPath = groupIcon(node.group);
+      return item;
+    }
+    if (node.kind === 'more') {
+      const item = new vscode.TreeItem(`… ${node.hidden.toLocaleString('en-US')} more`, vscode.TreeItemCollapsibleState.None);
+      item.id = `more:${node.goalId}:${node.group}`;
+      item.description = `show ${Math.min(GROUP_PAGE, node.hidden)} more; the board filters them all`;
+      item.iconPath = MORE_ICON;
+      item.contextValue = CONTEXT.more;
+      item.command = { command: COMMANDS.showMoreTodos, title: 'Show More', arguments: [{ goalId: node.goalId, group: node.group }] };
       return item;
     }
     const t = node.todo;
