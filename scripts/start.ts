@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kernel } from '../src/kernel/kernel';
 import { createGoal } from '../src/kernel/ops/goals';
@@ -9,7 +9,8 @@ import { addEvidence } from '../src/kernel/ops/evidence';
 import { askGate } from '../src/kernel/ops/gates';
 import { spendQuota } from '../src/kernel/ops/quota';
 import { writeStatusMd } from '../src/kernel/projections/statusMd';
-import { CODE_SERVER, HOME, REPO, startCodeServer } from '../test/e2e/harness';
+import { CODE_SERVER, HOME, PROFILE, REPO, startCodeServer } from '../test/e2e/harness';
+import { ensureCodeServer, profileEnv } from '../test/e2e/profiles';
 
 /**
  * `npm start`: the product running. Packages the extension, installs the .vsix into a local code-server
@@ -54,18 +55,18 @@ function seedDemo(): void {
 async function main(): Promise<void> {
   console.log('npm start: packaging the extension…');
   execFileSync('npm', ['run', '--silent', 'package'], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (!existsSync(CODE_SERVER)) execFileSync(process.execPath, [join(REPO, 'scripts', 'e2e', 'install.mjs')], { stdio: 'inherit' });
+  ensureCodeServer(REPO, HOME, PROFILE);
   seedDemo();
   const exts = join(DEMO, 'exts');
   rmSync(exts, { recursive: true, force: true });
   execFileSync(CODE_SERVER, ['--extensions-dir', exts, '--user-data-dir', join(DEMO, 'ud'), '--install-extension', join(REPO, 'dist', 'loopx.vsix')], {
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, XDG_DATA_HOME: join(HOME, 'xdg', 'data'), XDG_CONFIG_HOME: join(HOME, 'xdg', 'config') },
+    env: { ...process.env, ...profileEnv(REPO, PROFILE), XDG_DATA_HOME: join(HOME, 'xdg', 'data'), XDG_CONFIG_HOME: join(HOME, 'xdg', 'config') },
   });
   const port = Number(process.env.PORT ?? 0) || undefined;
   const server = await startCodeServer({ runDir: DEMO, port, env: { LOOPX_HUMAN: 'you' }, extensionsDir: exts });
   const url = server.url(WORKSPACE);
-  console.log(`\nLoopX is running in VS Code (code-server ${'4.100.3'}), on this machine only:\n\n  ${url}\n`);
+  console.log(`\nLoopX is running in VS Code ${PROFILE.name.slice(7)} (code-server ${PROFILE.codeServerVersion}), on this machine only:\n\n  ${url}\n`);
   console.log(`Demo workspace: ${WORKSPACE}`);
   console.log(`Act as an agent from another terminal:\n  cd ${WORKSPACE} && LOOPX_AGENT=codex ${join(REPO, 'bin', 'loopx')} todo claim --next\n`);
   console.log('Press Ctrl-C to stop.');

@@ -70,6 +70,8 @@ export async function runBoardScenario(): Promise<void> {
     await wb.answer('quoted fixtures pass (12 tests)', /Ship T1/);
     await inColumn('T1', 'shipped').waitFor({ timeout: 10_000 });
     await inColumn('T2', 'ready').waitFor({ timeout: 10_000 });
+    // The refusal said why and then gets out of the way.
+    await toast.waitFor({ state: 'detached', timeout: 10_000 });
 
     step(5, 'approve the gate from the attention strip');
     await board.locator('.attention-gate .button', { hasText: 'Approve' }).click();

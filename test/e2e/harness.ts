@@ -3,10 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
+import { codeServerBin, profileEnv, profileNamed } from './profiles';
 
 /**
- * The offline "real VS Code" harness: code-server (VS Code 1.100 on this machine's Node 20) on 127.0.0.1 only,
- * driven by Debian's chromium through playwright-core. Everything it writes stays under .cache/e2e.
+ * The offline "real VS Code" harness: code-server on 127.0.0.1 only, driven by Debian's chromium through
+ * playwright-core. LOOPX_E2E_PROFILE picks the VS Code build (profiles.ts). Everything it writes stays under .cache/e2e.
  */
 /** The checkout: the nearest folder above this bundle whose package.json is loopx's (bundles live at various depths). */
 export const REPO = findRepo(__dirname);
@@ -19,9 +20,11 @@ function findRepo(from: string): string {
   }
 }
 export const HOME = join(REPO, '.cache', 'e2e');
-export const CODE_SERVER = join(HOME, 'cs', 'node_modules', '.bin', 'code-server');
+export const PROFILE = profileNamed();
+export const CODE_SERVER = codeServerBin(HOME, PROFILE);
 export const CHROMIUM = process.env.LOOPX_CHROMIUM ?? '/usr/bin/chromium';
-export const RESULTS = join(REPO, 'test-results');
+/** Screenshots and figures: test-results/ for the default build, a subfolder for the others. */
+export const RESULTS = PROFILE.name === 'vscode-1.100' ? join(REPO, 'test-results') : join(REPO, 'test-results', PROFILE.name);
 
 const USER_SETTINGS = {
   'workbench.startupEditor': 'none',
@@ -37,6 +40,9 @@ const USER_SETTINGS = {
   'terminal.integrated.gpuAcceleration': 'off',
   'git.enabled': false,
   'chat.commandCenter.enabled': false,
+  // VS Code 1.10x+ opens a Chat side bar by default; it would squeeze the editor (and the board) in every run.
+  'chat.disableAIFeatures': true,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
   'workbench.colorTheme': 'Default Dark Modern',
 };
 
@@ -82,7 +88,7 @@ export async function startCodeServer(
     {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, XDG_DATA_HOME: join(HOME, 'xdg', 'data'), XDG_CONFIG_HOME: join(HOME, 'xdg', 'config'), TMPDIR: tmp, ...options.env },
+      env: { ...process.env, ...profileEnv(REPO, PROFILE), XDG_DATA_HOME: join(HOME, 'xdg', 'data'), XDG_CONFIG_HOME: join(HOME, 'xdg', 'config'), TMPDIR: tmp, LOOPX_E2E_PROFILE: PROFILE.name, ...options.env },
     },
   );
   const server: CodeServer = {

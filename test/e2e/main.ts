@@ -1,16 +1,27 @@
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { HOME, RESULTS } from './harness';
+import { HOME, PROFILE, REPO, RESULTS } from './harness';
+import { ensureCodeServer } from './profiles';
 import { runHostTests } from './hostTests';
 import { runScenario } from './scenario';
 import { runBoardScenario } from './boardScenario';
 import { runTurnScenario } from './turnScenario';
 
-/** `npm run test:e2e`: the extension in a real VS Code (code-server 4.100.3), offline. */
+/** Scratch folders of earlier runs (code-server user data, browser profiles, workspaces): none is reused. */
+function removeScratch(): void {
+  for (const name of readdirSync(HOME)) {
+    if (/^(run|chrome|ws-[a-z]+)-[A-Za-z0-9]{6}$/.test(name)) rmSync(join(HOME, name), { recursive: true, force: true });
+  }
+}
+
+/** `npm run test:e2e`: the extension in a real VS Code (the code-server build LOOPX_E2E_PROFILE names), offline. */
 async function main(): Promise<void> {
   mkdirSync(HOME, { recursive: true });
+  removeScratch();
+  ensureCodeServer(REPO, HOME, PROFILE);
   rmSync(RESULTS, { recursive: true, force: true });
   mkdirSync(RESULTS, { recursive: true });
+  console.log(`e2e on ${PROFILE.name} (code-server ${PROFILE.codeServerVersion}; the extension should open its store with ${PROFILE.driver})`);
   const only = process.argv[2];
   let failed = 0;
   if (!only || only === 'host') {
@@ -43,7 +54,8 @@ async function main(): Promise<void> {
   }
   const figures = join(RESULTS, 'host-figures.json');
   if (existsSync(figures)) console.log('figures measured in the extension host:', readFileSync(figures, 'utf8').replace(/\s+/g, ' '));
-  console.log(failed ? `e2e: ${failed} part(s) failed; screenshots in test-results/` : 'e2e: all green; screenshots in test-results/');
+  const where = RESULTS.slice(REPO.length + 1);
+  console.log(failed ? `e2e ${PROFILE.name}: ${failed} part(s) failed; screenshots in ${where}/` : `e2e ${PROFILE.name}: all green; screenshots in ${where}/`);
   // Exit now: a stray handle (a browser pipe, a timer) must not keep CI waiting after the verdict.
   process.exit(failed ? 1 : 0);
 }

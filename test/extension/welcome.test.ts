@@ -22,4 +22,16 @@ suite('welcome and initialize', () => {
     assert.ok(loopx.session.kernel, 'the store is open');
     assert.equal(await vscode.commands.executeCommand('loopx.initialize'), false);
   });
+
+  test('opens the store with the driver this host provides: node:sqlite where the runtime has it', async () => {
+    const loopx = await app();
+    const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+    const hasNodeSqlite = major > 22 || (major === 22 && minor >= 5);
+    const expected = hasNodeSqlite ? 'node:sqlite' : 'better-sqlite3';
+    assert.equal(loopx.session.kernel?.db.driver, expected, `extension host on Node ${process.versions.node}`);
+    // The harness names the VS Code build it started; each build must exercise the driver it exists for.
+    const profile = process.env.LOOPX_E2E_PROFILE;
+    if (process.env.LOOPX_E2E_RESULTS) assert.ok(profile, 'the harness names its VS Code build');
+    if (profile) assert.equal(expected, profile === 'vscode-1.117' ? 'node:sqlite' : 'better-sqlite3', `profile ${profile}`);
+  });
 });

@@ -1,0 +1,124 @@
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+
+/**
+ * The VS Code builds the end-to-end suite runs in, each a pinned code-server from the npm registry:
+ * - vscode-1.100: code-server 4.100.3 on this machine's Node 20; the extension opens its store with better-sqlite3
+ *   (the path code-server and other Node 20 hosts take).
+ * - vscode-1.117: code-server 4.117.0 on Node 22 (the npm package node@22); the extension opens its store with the
+ *   built-in node:sqlite, the path desktop VS Code and Cursor users take.
+ * Everything is installed once under .cache/e2e and nothing is downloaded from anywhere but the npm registry.
+ */
+export interface Profile {
+  name: 'vscode-1.100' | 'vscode-1.117';
+  codeServerVersion: string;
+  /** The folder code-server is installed in (the 1.100 one keeps its original name so old caches stay valid). */
+  dir: string;
+  /** Node 22 for the server and the extension host; undefined means the Node running the harness. */
+  needsNode22: boolean;
+  /** The @vscode/ripgrep release this code-server pulls, and the asset it would fetch from GitHub. */
+  ripgrep: { pkg: string; asset: string };
+  /** The npm package lacks the built-in git extension's @vscode/fs-copyfile from 4.10x on. */
+  addFsCopyfile: boolean;
+  /** The driver the extension is expected to pick in this host. */
+  driver: 'better-sqlite3' | 'node:sqlite';
+}
+
+export const PROFILES: Record<Profile['name'], Profile> = {
+  'vscode-1.100': {
+    name: 'vscode-1.100',
+    codeServerVersion: '4.100.3', // newest code-server whose engines.node is 20
+    dir: 'cs',
+    needsNode22: false,
+    ripgrep: { pkg: '1.15.11', asset: 'ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz' },
+    addFsCopyfile: false,
+    driver: 'better-sqlite3',
+  },
+  'vscode-1.117': {
+    name: 'vscode-1.117',
+    codeServerVersion: '4.117.0', // newest code-server whose engines.node is 22
+    dir: 'cs-4.117.0',
+    needsNode22: true,
+    ripgrep: { pkg: '1.17.1', asset: 'ripgrep-v15.0.1-x86_64-unknown-linux-musl.tar.gz' },
+    addFsCopyfile: true,
+    driver: 'node:sqlite',
+  },
+};
+
+export function profileNamed(name = process.env.LOOPX_E2E_PROFILE ?? 'vscode-1.100'): Profile {
+  const profile = PROFILES[name as Profile['name']];
+  if (!profile) throw new Error(`unknown e2e profile "${name}"; known: ${Object.keys(PROFILES).join(', ')}`);
+  return profile;
+}
+
+export function codeServerBin(home: string, profile: Profile): string {
+  return join(home, profile.dir, 'node_modules', '.bin', 'code-server');
+}
+
+let node22: string | undefined;
+/** Node 22 from .cache/node22 (scripts/node22.mjs installs it on first use). */
+export function node22Bin(repo: string): string {
+  node22 ??= execFileSync(process.execPath, [join(repo, 'scripts', 'node22.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  return node22;
+}
+
+/** The environment code-server runs with: Node 22 first on PATH where the profile needs it. */
+export function profileEnv(repo: string, profile: Profile): Record<string, string> {
+  if (!profile.needsNode22) return {};
+  return { PATH: `${dirname(node22Bin(repo))}${delimiter}${process.env.PATH ?? ''}` };
+}
+
+function which(cmd: string): string | null {
+  try {
+    return execFileSync('which', [cmd], { encoding: 'utf8' }).trim();
+  } catch {
+    return null;
+  }
+}
+
+/** Installs the profile's code-server into .cache/e2e on first use and returns its binary. */
+export function ensureCodeServer(repo: string, home: string, profile: Profile): string {
+  const bin = codeServerBin(home, profile);
+  if (existsSync(bin)) return bin;
+  const rg = which('rg');
+  if (!rg) throw new Error("ripgrep not found: apt-get install -y ripgrep (code-server's @vscode/ripgrep cannot download it offline)");
+  const tmp = join(home, 'tmp');
+  // @vscode/ripgrep fetches its binary from GitHub unless the asset is already in this cache: seed it with Debian's rg.
+  const cache = join(tmp, `vscode-ripgrep-cache-${profile.ripgrep.pkg}`);
+  mkdirSync(cache, { recursive: true });
+  const staging = mkdtempSync(join(tmpdir(), 'rg-'));
+  copyFileSync(rg, join(staging, 'rg'));
+  execFileSync('tar', ['czf', join(cache, profile.ripgrep.asset), '-C', staging, 'rg']);
+  rmSync(staging, { recursive: true, force: true });
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    ...profileEnv(repo, profile),
+    XDG_DATA_HOME: join(home, 'xdg', 'data'),
+    XDG_CONFIG_HOME: join(home, 'xdg', 'config'),
+    TMPDIR: tmp,
+    // unsafe_perm: its postinstall refuses to run as root otherwise; yes: node-pty's postinstall runs `npx node-gyp`.
+    npm_config_unsafe_perm: 'true',
+    npm_config_yes: 'true',
+  };
+  // Native modules must build against the headers of the Node that will load them (the machine's npmrc names Node 20's).
+  if (profile.needsNode22) env.npm_config_nodedir = dirname(dirname(node22Bin(repo)));
+  const dir = join(home, profile.dir);
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(join(dir, 'package.json'))) writeFileSync(join(dir, 'package.json'), '{"name":"loopx-e2e-code-server","private":true}\n');
+  console.error(`e2e: installing code-server ${profile.codeServerVersion} (${profile.name}) into ${dir}, first run only: a few minutes…`);
+  const npm = (args: string[], cwd: string) => execFileSync('npm', ['install', '--no-audit', '--no-fund', ...args], { cwd, stdio: 'inherit', env });
+  npm([`code-server@${profile.codeServerVersion}`], dir);
+  if (profile.addFsCopyfile) {
+    const side = join(home, `${profile.dir}-fs-copyfile`);
+    mkdirSync(side, { recursive: true });
+    if (!existsSync(join(side, 'package.json'))) writeFileSync(join(side, 'package.json'), '{"name":"loopx-e2e-fs-copyfile","private":true}\n');
+    npm(['@vscode/fs-copyfile@2.0.0'], side);
+    const target = join(dir, 'node_modules', 'code-server', 'lib', 'vscode', 'extensions', 'git', 'node_modules', '@vscode', 'fs-copyfile');
+    rmSync(target, { recursive: true, force: true });
+    cpSync(join(side, 'node_modules', '@vscode', 'fs-copyfile'), target, { recursive: true });
+  }
+  if (!existsSync(bin)) throw new Error(`code-server ${profile.codeServerVersion} installed but its binary is missing`);
+  return bin;
+}
