@@ -57,6 +57,9 @@ async function main(): Promise<void> {
   execFileSync('npm', ['run', '--silent', 'package'], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
   ensureCodeServer(REPO, HOME, PROFILE);
   seedDemo();
+  // A fresh VS Code profile too: the old one's workspace state remembers the previous demo store's log (the log
+  // witness would rightly say the new one lacks those events).
+  rmSync(join(DEMO, 'ud'), { recursive: true, force: true });
   const exts = join(DEMO, 'exts');
   rmSync(exts, { recursive: true, force: true });
   execFileSync(CODE_SERVER, ['--extensions-dir', exts, '--user-data-dir', join(DEMO, 'ud'), '--install-extension', join(REPO, 'dist', 'loopx.vsix')], {

@@ -3,6 +3,7 @@ import { Disposable } from './util/lifecycle';
 import type { Log } from './util/log';
 import { StoreSession } from './store/storeSession';
 import { StoreModel } from './store/storeModel';
+import { LogWitness } from './store/logWitness';
 import { humanActor } from './store/identity';
 import { GoalsTreeProvider, type GoalsNode } from './views/goalsTree';
 import { GatesTreeProvider } from './views/gatesTree';
@@ -31,6 +32,7 @@ export class LoopxApp extends Disposable {
   readonly goalsView: vscode.TreeView<GoalsNode>;
   readonly turns: TurnRunner;
   readonly autoRunner: AutoRunner;
+  readonly witness: LogWitness;
 
   /** The open board panel, if any (tests reach the extension's instance through here). */
   get board(): BoardPanel | undefined {
@@ -44,10 +46,12 @@ export class LoopxApp extends Disposable {
     root: string,
     readonly log: Log,
     extensionUri: vscode.Uri,
+    workspaceState: vscode.Memento,
   ) {
     super();
     const actor = humanActor();
     this.session = this.register(new StoreSession(root, actor, this.log));
+    this.witness = this.register(new LogWitness(this.session, workspaceState, this.log));
     this.model = this.register(new StoreModel(this.session));
     this.goalsTree = this.register(new GoalsTreeProvider(this.model, actor.name));
     this.gatesTree = this.register(new GatesTreeProvider(this.model));
@@ -79,7 +83,7 @@ export class LoopxApp extends Disposable {
     };
     this.register(this.model.onDidChange(updateBadge));
 
-    const ctx: ExtensionContextLike = { session: this.session, model: this.model, log: this.log, me: actor.name, extensionUri, goalsTree: this.goalsTree };
+    const ctx: ExtensionContextLike = { session: this.session, model: this.model, log: this.log, me: actor.name, extensionUri, goalsTree: this.goalsTree, witness: this.witness };
     this.turns = this.register(new TurnRunner(ctx));
     ctx.turns = this.turns;
     this.autoRunner = this.register(new AutoRunner(this.model, this.turns, this.log));

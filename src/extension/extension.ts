@@ -16,7 +16,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApp | undefined
   const log = new Log();
   context.subscriptions.push(log, shareCliOnTerminalPath(context));
   try {
-    app = new LoopxApp(folder.uri.fsPath, log, context.extensionUri);
+    app = new LoopxApp(folder.uri.fsPath, log, context.extensionUri, context.workspaceState);
     context.subscriptions.push(app);
     app.activationMs = performance.now() - started;
     log.info(`activated in ${app.activationMs.toFixed(1)} ms (VS Code ${vscode.version}, Node ${process.versions.node})`);

@@ -36,7 +36,7 @@ test('a commit by another connection is reported; our own writes are not', async
 test('our own commits, acknowledged, are not reported; a foreign commit after them is', async () => {
   let changes = 0;
   const watcher = new StoreWatcher(s.kernel.db, s.kernel.storeDir, () => changes++).start();
-  const unlisten = s.kernel.onCommit((events) => watcher.acknowledge(events[events.length - 1]?.seq ?? 0));
+  const unlisten = s.kernel.onCommit((events) => watcher.acknowledge(events[events.length - 1]));
   try {
     for (let i = 0; i < 20; i++) createGoal(s.kernel, { title: `mine ${i}` });
     await new Promise((r) => setTimeout(r, 150));
@@ -48,6 +48,25 @@ test('our own commits, acknowledged, are not reported; a foreign commit after th
     await until(() => changes === 1);
   } finally {
     unlisten();
+    watcher.stop();
+  }
+});
+
+test('a log cut and written again to the same length by another process is a change too', async () => {
+  createGoal(s.kernel, { title: 'first' });
+  createGoal(s.kernel, { title: 'second' });
+  let changes = 0;
+  const watcher = new StoreWatcher(s.kernel.db, s.kernel.storeDir, () => changes++);
+  try {
+    const other = Kernel.open(s.root, { actor: agent('codex') });
+    const last = Number(other.db.prepare('SELECT max(seq) AS n FROM events').get()?.n);
+    other.db.exec(`DELETE FROM events WHERE seq = ${last}`);
+    createGoal(other, { title: 'replacement' }); // same newest seq, another event
+    other.close();
+    expect(Number(s.kernel.db.prepare('SELECT max(seq) AS n FROM events').get()?.n)).toBe(last);
+    watcher.check();
+    expect(changes).toBe(1);
+  } finally {
     watcher.stop();
   }
 });

@@ -4,14 +4,16 @@ import type { SqliteDb } from './db/sqliteDb';
 /**
  * Tells a long-lived process (the extension host) that another process changed the store, without polling the CLI.
  * A file-system watch on `.loopx/` wakes us when the WAL or database file is written; `PRAGMA data_version` is a
- * cheap first filter, and the newest event's sequence number decides: every change appends an event, so a new
- * sequence number we have not seen (nor written ourselves, see `acknowledge`) is exactly "something changed".
+ * cheap first filter, and the newest event decides: every change appends an event, so a newest event we have not
+ * seen (nor written ourselves, see `acknowledge`) is exactly "something changed". Its hash is compared as well as its
+ * number, so a log cut and written again to the same length outside loopx is a change too.
  */
 export class StoreWatcher {
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lastVersion: number;
   private lastSeq: number;
+  private lastHash: string;
 
   constructor(
     private readonly db: SqliteDb,
@@ -20,12 +22,12 @@ export class StoreWatcher {
     private readonly debounceMs = 25,
   ) {
     this.lastVersion = this.dataVersion();
-    this.lastSeq = this.headSeq();
+    ({ seq: this.lastSeq, hash: this.lastHash } = this.head());
   }
 
-  /** Our own connection committed up to `seq`: not a change to report. */
-  acknowledge(seq: number): void {
-    if (seq > this.lastSeq) this.lastSeq = seq;
+  /** Our own connection committed up to this event: not a change to report. */
+  acknowledge(newest: { seq: number; hash: string } | undefined): void {
+    if (newest && newest.seq > this.lastSeq) ({ seq: this.lastSeq, hash: this.lastHash } = newest);
   }
 
   start(): this {
@@ -43,9 +45,10 @@ export class StoreWatcher {
     const version = this.dataVersion();
     if (version === this.lastVersion) return;
     this.lastVersion = version;
-    const seq = this.headSeq();
-    if (seq !== this.lastSeq) {
+    const { seq, hash } = this.head();
+    if (seq !== this.lastSeq || hash !== this.lastHash) {
       this.lastSeq = seq;
+      this.lastHash = hash;
       this.onChange();
     }
   }
@@ -65,8 +68,9 @@ export class StoreWatcher {
     }, this.debounceMs);
   }
 
-  private headSeq(): number {
-    return Number(this.db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM events').get()?.seq ?? 0);
+  private head(): { seq: number; hash: string } {
+    const row = this.db.prepare('SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1').get();
+    return row ? { seq: Number(row.seq), hash: String(row.hash) } : { seq: 0, hash: '' };
   }
 
   private dataVersion(): number {

@@ -23,7 +23,7 @@ function edit(sql: string): void {
 }
 
 test('an edited past event is found by log verify (exit 3) at that event, and by doctor', () => {
-  expect(cli(['log', 'verify', '--json']).json).toEqual({ ok: true, data: { ok: true, events: 8, firstBadSeq: null } });
+  expect(cli(['log', 'verify', '--json']).json).toEqual({ ok: true, data: { ok: true, events: 8, firstBadSeq: null, head: { seq: 8, hash: expect.stringMatching(/^[0-9a-f]{64}$/) } } });
   edit(`UPDATE events SET data = replace(data, 'all tests pass', 'no tests at all') WHERE kind = 'evidence'`);
   const verify = cli(['log', 'verify', '--json']);
   expect(verify.code).toBe(3);
@@ -44,3 +44,35 @@ test('a state row changed behind the log is caught by doctor replay', () => {
   const checks = (doctor.json.data as { checks: { name: string; level: string; detail: string }[] }).checks;
   expect(checks.find((c) => c.name === 'replay')).toMatchObject({ level: 'fail', detail: expect.stringContaining('todos') });
 });
+
+test('a cut tail verifies as a shorter chain, but not against an anchor kept outside the store', () => {
+  const before = cli(['log', 'verify', '--json']).json.data as { head: { seq: number; hash: string } };
+  const anchor = `${before.head.seq}:${before.head.hash}`;
+  expect(cli(['log', 'verify']).stdout).toContain(`Anchor (keep it outside .loopx/ to check later that nothing was cut): ${anchor}`);
+  const same = cli(['log', 'verify', '--anchor', anchor]);
+  expect(same.code).toBe(0);
+  expect(same.stdout).toContain('event 8 still as anchored');
+
+  edit('DELETE FROM events WHERE seq > 6');
+  expect(cli(['log', 'verify', '--json']).code).toBe(0); // the chain alone cannot tell
+  const cut = cli(['log', 'verify', '--anchor', anchor, '--json']);
+  expect(cut.code).toBe(3);
+  expect(cut.json).toMatchObject({ ok: false, error: { code: 'log_truncated', message: expect.stringContaining('event 8 is gone: the log now ends at event 6') }, data: { ok: false, events: 6, firstBadSeq: 7 } });
+
+  // Written again past the cut: the anchored sequence number exists, but it is another event.
+  cli(['todo', 'add', '--goal', 'G1', '--title', 'd']);
+  cli(['todo', 'add', '--goal', 'G1', '--title', 'e']);
+  const rewritten = cli(['log', 'verify', '--anchor', anchor, '--json']);
+  expect(rewritten.code).toBe(3);
+  expect(rewritten.json).toMatchObject({ ok: false, error: { code: 'log_rewritten' }, data: { ok: false, events: 8, firstBadSeq: 8 } });
+  expect(cli(['log', 'verify', '--anchor', anchor]).stdout).toContain('Log CUT: event 8 is not the event that was anchored');
+});
+
+test.each([['8'], ['abc'], ['0:' + 'a'.repeat(64)], ['8:' + 'g'.repeat(64)], ['8:' + 'a'.repeat(63)], ['-1:' + 'a'.repeat(64)], ['']])(
+  'a malformed --anchor %j is a usage error (exit 2)',
+  (anchor) => {
+    const r = cli(['log', 'verify', '--anchor', anchor, '--json']);
+    expect(r.code).toBe(2);
+    expect(r.json).toMatchObject({ ok: false, error: { code: expect.any(String), message: expect.stringContaining('--anchor') } });
+  },
+);

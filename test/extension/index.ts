@@ -16,6 +16,7 @@ export function run(): Promise<void> {
   require('./turns.test');
   require('./terminal.test');
   require('./live.test');
+  require('./witness.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((done, fail) => {
     mocha.run((failures) => (failures > 0 ? fail(new Error(`${failures} extension-host test(s) failed`)) : done()));

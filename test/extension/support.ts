@@ -49,6 +49,8 @@ type Answers = {
   inputs?: (string | undefined)[];
   picks?: ((items: readonly vscode.QuickPickItem[]) => unknown)[];
   warnings?: (string | undefined)[];
+  /** Buttons chosen on error messages, in order (none: dismissed). */
+  errors?: (string | undefined)[];
 };
 
 /**
@@ -68,6 +70,7 @@ export async function withAnswers<T>(answers: Answers, body: () => Promise<T>): 
   const inputs = [...(answers.inputs ?? [])];
   const picks = [...(answers.picks ?? [])];
   const warnings = [...(answers.warnings ?? [])];
+  const errors = [...(answers.errors ?? [])];
   w.showInputBox = async (o: vscode.InputBoxOptions) => {
     prompts.push(`input: ${o.title ?? ''} ${o.prompt ?? ''}`);
     if (!inputs.length) throw new Error(`unexpected input box: ${o.title} ${o.prompt}`);
@@ -94,7 +97,7 @@ export async function withAnswers<T>(answers: Answers, body: () => Promise<T>): 
   };
   w.showErrorMessage = async (message: string) => {
     prompts.push(`error: ${message}`);
-    return undefined;
+    return errors.shift();
   };
   w.showInformationMessage = async (message: string) => {
     prompts.push(`info: ${message}`);

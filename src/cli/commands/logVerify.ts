@@ -1,22 +1,53 @@
 import type { Command } from '../command';
 import { verifyChain } from '../../kernel/events/log';
+import { checkAnchor, formatAnchor, logHead, parseAnchor } from '../../kernel/events/anchor';
+import { InvalidInputError } from '../../kernel/errors';
 
 export const logVerify: Command = {
   name: ['log', 'verify'],
   summary: 'check the hash chain of the event log; exit 3 at the first broken event',
+  description:
+    'The chain proves no event was changed in place. To prove none was cut from the end, keep the "anchor" this\n' +
+    'command prints (SEQ:HASH of the newest event) somewhere outside .loopx/ and pass it back with --anchor later.',
+  flags: { anchor: { type: 'string', value: 'SEQ:HASH', description: 'also check that this remembered event is still in the log, unchanged' } },
+  examples: ['loopx log verify', 'loopx log verify --anchor 1207:5f2c…  (the full 64-digit hash)'],
   run(ctx) {
-    const result = ctx.kernel().read((db) => verifyChain(db));
-    const data = { ok: result.ok, events: result.events, firstBadSeq: result.firstBadSeq };
-    if (result.ok) return { data, text: `Log intact: ${result.events} events, hash chain verified.` };
-    return {
-      data,
-      text: `Log BROKEN at event ${result.firstBadSeq}: ${result.problem}`,
-      failure: {
-        code: 'log_broken',
-        message: `the event log is broken at event ${result.firstBadSeq}: ${result.problem}`,
-        hint: 'events from that one on were altered outside loopx; restore .loopx/ from a backup',
-        exitCode: 3,
-      },
-    };
+    const anchorText = ctx.args.str('anchor');
+    const anchor = anchorText === undefined ? undefined : parseAnchor(anchorText);
+    if (anchor === null) throw new InvalidInputError('--anchor must be SEQ:HASH, an event number and its 64-digit hex hash', 'copy it from the "anchor" of an earlier loopx log verify');
+    const { result, head, anchored } = ctx.kernel().read((db) => ({
+      result: verifyChain(db),
+      head: logHead(db),
+      anchored: anchor ? checkAnchor(db, anchor) : undefined,
+    }));
+    const data = { ok: result.ok && anchored?.ok !== false, events: result.events, firstBadSeq: result.firstBadSeq, head };
+    if (!result.ok) {
+      return {
+        data,
+        text: `Log BROKEN at event ${result.firstBadSeq}: ${result.problem}`,
+        failure: {
+          code: 'log_broken',
+          message: `the event log is broken at event ${result.firstBadSeq}: ${result.problem}`,
+          hint: 'events from that one on were altered outside loopx; restore .loopx/ from a backup',
+          exitCode: 3,
+        },
+      };
+    }
+    if (anchored && !anchored.ok) {
+      data.firstBadSeq = anchored.problem === 'missing' ? (head?.seq ?? 0) + 1 : anchored.anchor.seq;
+      return {
+        data,
+        text: `Log CUT: ${anchored.message}.`,
+        failure: {
+          code: anchored.problem === 'missing' ? 'log_truncated' : 'log_rewritten',
+          message: `the event log does not hold the anchored event: ${anchored.message}`,
+          hint: 'restore .loopx/ from a backup taken after that event',
+          exitCode: 3,
+        },
+      };
+    }
+    const lines = [`Log intact: ${result.events} events, hash chain verified${anchor ? `, event ${anchor.seq} still as anchored` : ''}.`];
+    if (head) lines.push(`Anchor (keep it outside .loopx/ to check later that nothing was cut): ${formatAnchor(head)}`);
+    return { data, text: lines.join('\n') };
   },
 };

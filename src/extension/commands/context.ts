@@ -6,6 +6,7 @@ import type { StoreModel } from '../store/storeModel';
 import type { Log } from '../util/log';
 import type { TurnRunner } from '../turns/turnRunner';
 import type { GoalsTreeProvider } from '../views/goalsTree';
+import type { LogWitness } from '../store/logWitness';
 import type { CommandId } from './commandIds';
 
 /** What every command gets. Built once by the composition root. */
@@ -21,6 +22,8 @@ export interface ExtensionContextLike {
   turns?: TurnRunner;
   /** The Goals tree, for its paging ("… N more"). */
   goalsTree?: GoalsTreeProvider;
+  /** Remembers the newest event outside the store, to notice a log cut short. */
+  witness?: LogWitness;
 }
 
 export interface CommandDefinition {

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { verifyChain } from '../../kernel/events/log';
+import { ACCEPT, showWitnessProblem } from '../store/logWitness';
 import { clean, clockTime } from '../../protocol/display';
 import { statusUri } from '../views/virtualDocuments';
 import { type CommandDefinition, kernelOf } from './context';
@@ -14,8 +15,17 @@ export const verifyLog: CommandDefinition = {
       async () => kernel.read((db) => verifyChain(db)),
     );
     ctx.log.info(`log verify: ${JSON.stringify(result)}`);
-    if (result.ok) void vscode.window.showInformationMessage(`LoopX: log intact, ${result.events} events, hash chain verified.`);
-    else void vscode.window.showErrorMessage(`LoopX: the event log is broken at event ${result.firstBadSeq}: ${result.problem}. Events from there on were altered outside loopx.`);
+    if (!result.ok) {
+      void vscode.window.showErrorMessage(`LoopX: the event log is broken at event ${result.firstBadSeq}: ${result.problem}. Events from there on were altered outside loopx.`);
+      return result;
+    }
+    const cut = ctx.witness?.check();
+    if (cut) {
+      if ((await showWitnessProblem(cut, false)) === ACCEPT) await ctx.witness?.accept();
+      return { ...result, ok: false, firstBadSeq: cut.problem === 'missing' ? (cut.head?.seq ?? 0) + 1 : cut.anchor.seq, problem: cut.message };
+    }
+    const anchor = ctx.witness?.anchor;
+    void vscode.window.showInformationMessage(`LoopX: log intact, ${result.events} events, hash chain verified${anchor ? `; it still holds event ${anchor.seq}, the newest this workspace has seen` : ''}.`);
     return result;
   },
 };

@@ -86,7 +86,7 @@ export class StoreSession extends Disposable {
     const started = Date.now();
     const watcher = new StoreWatcher(kernel.db, kernel.storeDir, () => this.fire('another process')).start();
     const unlisten = kernel.onCommit((events) => {
-      watcher.acknowledge(events[events.length - 1]?.seq ?? 0);
+      watcher.acknowledge(events[events.length - 1]);
       this.fire('this window');
       this.scheduleStatusMd();
     });

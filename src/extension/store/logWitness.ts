@@ -1,0 +1,88 @@
+import * as vscode from 'vscode';
+import { type AnchorCheck, type LogAnchor, checkAnchor, formatAnchor, logHead } from '../../kernel/events/anchor';
+import { Disposable } from '../util/lifecycle';
+import type { Log } from '../util/log';
+import type { StoreSession } from './storeSession';
+import { COMMANDS } from '../commands/commandIds';
+
+const KEY = 'loopx.logWitness';
+export type WitnessProblem = Extract<AnchorCheck, { ok: false }>;
+
+/**
+ * Remembers, outside `.loopx/` (in VS Code's workspace state), the newest event this workspace has seen, and raises
+ * an alarm when the log no longer holds it. The hash chain shows an event changed in place; only a memory kept
+ * elsewhere shows that the newest events were cut off (with the state rolled back to match). One indexed read per
+ * store change.
+ */
+export class LogWitness extends Disposable {
+  private current: WitnessProblem | undefined;
+  private alarmedFor: string | undefined;
+
+  constructor(
+    private readonly session: StoreSession,
+    private readonly memento: vscode.Memento,
+    private readonly log: Log,
+  ) {
+    super();
+    this.register(session.onDidChange(() => this.check()));
+  }
+
+  /** The event this workspace remembers. */
+  get anchor(): LogAnchor | undefined {
+    return this.memento.get<LogAnchor>(KEY);
+  }
+
+  get problem(): WitnessProblem | undefined {
+    return this.current;
+  }
+
+  /** Compares the log with the remembered event, then remembers the newest one (unless the log fails the check). */
+  check(): WitnessProblem | undefined {
+    const kernel = this.session.kernel;
+    if (!kernel) return undefined;
+    const remembered = this.anchor;
+    const { head, result } = kernel.read((db) => ({ head: logHead(db), result: remembered ? checkAnchor(db, remembered) : ({ ok: true } as const) }));
+    if (!result.ok) {
+      this.current = result;
+      this.alarm(result);
+      return result;
+    }
+    this.current = undefined;
+    if (head && (head.seq !== remembered?.seq || head.hash !== remembered.hash)) void this.memento.update(KEY, head);
+    return undefined;
+  }
+
+  /** A person decided the log as it is now is the one to trust (a store restored or re-created on purpose). */
+  async accept(): Promise<void> {
+    const kernel = this.session.kernel;
+    const head = kernel?.read((db) => logHead(db)) ?? undefined;
+    this.log.warn(`log witness: the current log was accepted${head ? ` at ${formatAnchor(head)}` : ''}; it replaces ${this.anchor ? formatAnchor(this.anchor) : 'nothing'}`);
+    await this.memento.update(KEY, head);
+    this.current = undefined;
+    this.alarmedFor = undefined;
+  }
+
+  /** Says it once per remembered event, with the way out. */
+  private alarm(problem: WitnessProblem): void {
+    const key = formatAnchor(problem.anchor);
+    if (this.alarmedFor === key) return;
+    this.alarmedFor = key;
+    this.log.error(`log witness: ${problem.message} (remembered ${key})`);
+    void showWitnessProblem(problem, true).then((choice) => {
+      if (choice === ACCEPT) void this.accept();
+      else if (choice === VERIFY) void vscode.commands.executeCommand(COMMANDS.verifyLog);
+    });
+  }
+}
+
+export const ACCEPT = 'Accept Current Log';
+const VERIFY = 'Verify Log';
+
+export function showWitnessProblem(problem: WitnessProblem, offerVerify = true): Thenable<string | undefined> {
+  return vscode.window.showErrorMessage(
+    `LoopX: the event log no longer holds event ${problem.anchor.seq} that this workspace saw: ${problem.message}. ` +
+      'Someone changed .loopx/ outside loopx; restore it from a backup, or accept the log as it is if you reset it on purpose.',
+    ...(offerVerify ? [VERIFY] : []),
+    ACCEPT,
+  );
+}
