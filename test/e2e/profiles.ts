@@ -92,8 +92,11 @@ export function ensureCodeServer(repo: string, home: string, profile: Profile): 
   copyFileSync(rg, join(staging, 'rg'));
   execFileSync('tar', ['czf', join(cache, profile.ripgrep.asset), '-C', staging, 'rg']);
   rmSync(staging, { recursive: true, force: true });
+  // Not the npm_* settings of an enclosing `npm test`: they would override the inner npm's own (its user agent names
+  // Node 20, and code-server's postinstall reads the Node version from it).
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
   const env: Record<string, string | undefined> = {
-    ...process.env,
+    ...inherited,
     ...profileEnv(repo, profile),
     XDG_DATA_HOME: join(home, 'xdg', 'data'),
     XDG_CONFIG_HOME: join(home, 'xdg', 'config'),
