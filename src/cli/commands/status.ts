@@ -19,7 +19,7 @@ export const status: Command = {
     if (report.goals.length === 0) lines.push('  none yet: loopx goal create --title "…"');
     for (const g of report.goals) {
       const c = g.counts;
-      const answer = g.shouldRun.run ? p.paint('green', 'run') : `${p.paint('yellow', g.shouldRun.reason)}` +
+      const answer = g.shouldRun.run ? p.paint('green', 'yes') : `no (${p.paint('yellow', g.shouldRun.reason)})` +
         (g.shouldRun.nextWakeAt ? ` (wake ${relativeTime(g.shouldRun.nextWakeAt, now)})` : '');
       lines.push(
         `  ${p.paint('bold', g.id)} ${clean(g.title)} [${g.status}]  ${c.open} open, ${c.claimed} claimed, ${c.blocked} blocked, ${c.shipped} shipped`,
