@@ -23,6 +23,13 @@ beforeEach(() => {
 });
 afterEach(() => s.dispose());
 
+/** Concurrency is set at creation; recreate the goal's todos under a goal that allows two. */
+function setGoalMaxConcurrent(n: number): void {
+  goalId = createGoal(s.kernel, { title: 'Two at once', turnsPerWindow: 5, maxConcurrent: n }).id;
+  addTodo(s.kernel, { goalId, title: 'Parse headers', priority: 0 });
+  addTodo(s.kernel, { goalId, title: 'Parse body' });
+}
+
 const spent = () => quotaState(s.kernel.db, getGoal(s.kernel.db, goalId), s.clock.ms).spent;
 const answer = () => shouldRun(s.kernel.db, getGoal(s.kernel.db, goalId), s.clock.ms);
 
@@ -92,6 +99,23 @@ describe('turn finish', () => {
     expect(() => startTurn(s.kernel, { goalId, host: 'codex' })).toThrow(expect.objectContaining({ code: 'should_not_run' }));
     addTodo(s.kernel, { goalId, title: 'a human adds a hint' });
     expect(answer()).toMatchObject({ run: true, reason: 'ok' });
+  });
+
+  test('two turns of one agent in one goal: each is judged by its own todo (and goal-level writes), not the other\'s', () => {
+    setGoalMaxConcurrent(2);
+    const busy = startTurn(s.kernel, { goalId, host: 'codex' }).turn;
+    const idle = startTurn(s.kernel, { goalId, host: 'codex' }).turn;
+    expect([busy.todoId, idle.todoId]).toEqual(['T3', 'T4']);
+    shipTodo(s.as(codex), 'T3', { evidence: 'headers parse' });
+    expect(finishTurn(s.kernel, idle.id, 0)).toMatchObject({ resultKind: 'validation_failed', spent: false });
+    expect(finishTurn(s.kernel, busy.id, 0)).toMatchObject({ resultKind: 'validated_completion', spent: true });
+    expect(spent()).toBe(1);
+  });
+
+  test('goal-level evidence by the turn\'s agent counts as progress', () => {
+    const { turn } = startTurn(s.kernel, { goalId, host: 'codex' });
+    addEvidence(s.as(codex), { goalId, summary: 'benchmarked the whole parser' });
+    expect(finishTurn(s.kernel, turn.id, 0)).toMatchObject({ resultKind: 'validated_progress', spent: true });
   });
 
   test('a crashed host: host failure, not spent', () => {

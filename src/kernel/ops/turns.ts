@@ -122,8 +122,10 @@ export function finishTurn(kernel: Kernel, turnId: string, exitCode: number): Tu
 }
 
 function classify(tx: Tx, turn: Turn, exitCode: number): ResultKind {
+  // This turn's todo, and the agent's goal-level writes (evidence or a gate about the goal itself). Not its writes
+  // about other todos: the same agent may run several turns of one goal at once, each judged by its own work.
   const rows = tx.db
-    .prepare(`SELECT kind, actor, todo_id FROM events WHERE seq > ? AND (todo_id = ? OR (goal_id = ? AND actor = ?))`)
+    .prepare(`SELECT kind, actor, todo_id FROM events WHERE seq > ? AND (todo_id = ? OR (goal_id = ? AND todo_id IS NULL AND actor = ?))`)
     .all(turn.startSeq, turn.todoId, turn.goalId, turn.agent);
   const by = (kind: string) => rows.some((r) => r.kind === kind && r.actor === turn.agent);
   if (rows.some((r) => r.kind === 'todo.shipped' && r.todo_id === turn.todoId) && by('todo.shipped')) return 'validated_completion';
