@@ -17,6 +17,7 @@ import { registerCommands } from './commands/registry';
 import { BoardPanel } from './board/boardPanel';
 import { TurnRunner } from './turns/turnRunner';
 import { AutoRunner } from './turns/autoRunner';
+import { TurnRecovery } from './turns/turnRecovery';
 import type { ExtensionContextLike } from './commands/context';
 
 /** The composition root: builds every part once and owns their disposal. */
@@ -33,6 +34,7 @@ export class LoopxApp extends Disposable {
   readonly turns: TurnRunner;
   readonly autoRunner: AutoRunner;
   readonly witness: LogWitness;
+  readonly turnRecovery: TurnRecovery;
 
   /** The open board panel, if any (tests reach the extension's instance through here). */
   get board(): BoardPanel | undefined {
@@ -87,6 +89,7 @@ export class LoopxApp extends Disposable {
     this.turns = this.register(new TurnRunner(ctx));
     ctx.turns = this.turns;
     this.autoRunner = this.register(new AutoRunner(this.model, this.turns, this.log));
+    this.turnRecovery = this.register(new TurnRecovery(this.session, this.turns, this.log));
     for (const d of registerCommands(ctx)) this.register(d);
     this.session.tryOpen();
     updateBadge();

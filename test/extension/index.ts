@@ -14,6 +14,7 @@ export function run(): Promise<void> {
   require('./statusBar.test');
   require('./board.test');
   require('./turns.test');
+  require('./recovery.test');
   require('./terminal.test');
   require('./live.test');
   require('./witness.test');

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { readFileSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { LoopxError } from '../../kernel/errors';
 import { renewTodo } from '../../kernel/ops/claims';
@@ -88,8 +88,10 @@ export class TurnRunner extends Disposable {
     const { turn } = started;
     const dir = dirname(started.promptFile);
     const plan = planHost(host, settings, { promptFile: started.promptFile, dir, env: started.env });
+    // Who runs it: a later window (after a reload or a crash) finds turns whose launcher is gone (turnRecovery.ts).
+    writeFileSync(join(dir, LAUNCHER_FILE), JSON.stringify({ pid: process.pid, at: new Date().toISOString() }));
     const terminal = vscode.window.createTerminal({
-      name: `LoopX ${turn.id} ${turn.todoId} · ${host}`,
+      name: terminalName(turn, host),
       cwd: this.ctx.session.root,
       env: started.env,
       shellPath: '/bin/sh',
@@ -97,14 +99,25 @@ export class TurnRunner extends Disposable {
       iconPath: new vscode.ThemeIcon('run'),
     });
     terminal.show(true);
+    this.ctx.log.info(`turn ${turn.id}: ${turn.agent} on ${host} works ${turn.todoId} (${plan.commandLine})`);
+    return { started: true, turn, terminal, finished: this.watch(turn, terminal) };
+  }
+
+  /**
+   * Follows a turn's terminal until its command ends (the exit code file) or it closes, renewing the lease meanwhile.
+   * Also used for a turn a previous window started whose terminal VS Code restored.
+   */
+  watch(turn: Turn, terminal: vscode.Terminal): Promise<Turn> {
     let finish: (t: Turn) => void = () => {};
     const finished = new Promise<Turn>((done) => (finish = done));
+    const dir = join(this.ctx.session.root, '.loopx', 'turns', turn.id);
     const exitFile = join(dir, 'exit-code');
+    const onExitFile = () => {
+      const code = readExitCode(exitFile);
+      if (code !== undefined) void this.complete(run, code);
+    };
     let watcher: FSWatcher | undefined = watch(dir, { persistent: false }, (_event, file) => {
-      if (String(file) === 'exit-code' && existsSync(exitFile)) {
-        const code = Number(readFileSync(exitFile, 'utf8').trim());
-        if (Number.isInteger(code)) void this.complete(run, code);
-      }
+      if (String(file) === 'exit-code') onExitFile();
     });
     // Renew the agent's lease while the turn runs (a third of the lease, so one missed beat is harmless).
     const renewal = setInterval(() => this.renew(turn), 10 * 60 * 1000);
@@ -119,8 +132,20 @@ export class TurnRunner extends Disposable {
       },
     };
     this.running.set(turn.id, run);
-    this.ctx.log.info(`turn ${turn.id}: ${turn.agent} on ${host} works ${turn.todoId} (${plan.commandLine})`);
-    return { started: true, turn, terminal, finished };
+    onExitFile(); // it may have ended before we looked
+    return finished;
+  }
+
+  /** Finishes a turn nobody is watching any more (its window and terminal are gone), with what is known of its end. */
+  settle(turnId: string, exitCode: number): Turn {
+    const turn = finishTurn(this.ctx.session.requireKernel(), turnId, exitCode);
+    this.ctx.log.info(`turn ${turn.id} settled after its window was gone: ${turn.resultKind} (exit ${exitCode}, ${turn.spent ? 'spent' : 'not spent'})`);
+    this.changed.fire(turn);
+    return turn;
+  }
+
+  isWatching(turnId: string): boolean {
+    return this.running.has(turnId);
   }
 
   private renew(turn: Turn): void {
@@ -157,6 +182,24 @@ export class TurnRunner extends Disposable {
   /** The loopx the prompt tells the agent to call: this extension's own bundled CLI. */
   private loopxCommand(): string {
     return join(this.ctx.extensionUri.fsPath, 'bin', 'loopx');
+  }
+}
+
+/** The marker a window leaves in a turn's folder: the extension host that watches it. */
+export const LAUNCHER_FILE = 'launcher.json';
+
+export function terminalName(turn: Pick<Turn, 'id' | 'todoId'>, host: string): string {
+  return `LoopX ${turn.id} ${turn.todoId} · ${host}`;
+}
+
+/** The exit code the host's command line wrote, once it has ended. */
+export function readExitCode(file: string): number | undefined {
+  try {
+    // The shell creates the file before it writes the number: an empty read is "not yet", not exit code 0.
+    const text = readFileSync(file, 'utf8').trim();
+    return /^\d{1,3}$/.test(text) ? Number(text) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -42,6 +42,11 @@ export function listTurns(db: SqliteDb, filter: { goalId?: string; limit?: numbe
   return rows.map(turnFromRow);
 }
 
+/** Turns started and not yet finished, oldest first. */
+export function openTurns(db: SqliteDb): Turn[] {
+  return db.prepare('SELECT * FROM turns WHERE ended_at IS NULL ORDER BY num').all().map(turnFromRow);
+}
+
 /**
  * should-run's `no_change`: the goal's last finished turn made no validated progress, and not one event about the
  * goal has happened since it ended. Only a change (a human's decision, a new todo, an agent's write) lifts it.

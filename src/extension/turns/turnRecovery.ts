@@ -1,0 +1,95 @@
+import * as vscode from 'vscode';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openTurns, type Turn } from '../../kernel/queries/turns';
+import { Disposable, toDisposable } from '../util/lifecycle';
+import type { Log } from '../util/log';
+import type { StoreSession } from '../store/storeSession';
+import { LAUNCHER_FILE, readExitCode, type TurnRunner } from './turnRunner';
+
+/** How long after start-up a restored terminal may take to appear before its turn counts as orphaned. */
+export const RESTORE_GRACE_MS = 5000;
+
+export type Recovery = { turnId: string; action: 'finished' | 'adopted' | 'left'; why: string };
+
+/**
+ * Turns outlive windows: a reload keeps a turn's terminal running (VS Code restores it) but loses the code watching
+ * it, and a crash or quit ends both. After start-up this looks at the open turns a VS Code window launched (they carry
+ * a launcher marker; turns an external runner started through the CLI do not and are left alone):
+ * - its command already ended (the exit code file is there): finish it with that code;
+ * - its window is alive (another window on this workspace): leave it;
+ * - its terminal was restored: watch it again, as if this window had started it;
+ * - otherwise nobody is running it: finish it now (exit -1), judged by what the agent wrote back, so its claim and
+ *   the goal's concurrency are not held until the lease lapses, and progress it made is counted.
+ */
+export class TurnRecovery extends Disposable {
+  constructor(
+    private readonly session: StoreSession,
+    private readonly runner: TurnRunner,
+    private readonly log: Log,
+    graceMs = RESTORE_GRACE_MS,
+  ) {
+    super();
+    const timer = setTimeout(() => this.recover(), graceMs);
+    this.register(toDisposable(() => clearTimeout(timer)));
+  }
+
+  recover(): Recovery[] {
+    const kernel = this.session.kernel;
+    if (!kernel) return [];
+    const results: Recovery[] = [];
+    for (const turn of kernel.read((db) => openTurns(db))) {
+      if (this.runner.isWatching(turn.id)) continue;
+      const result = this.recoverOne(turn);
+      if (result) {
+        this.log.info(`turn recovery: ${turn.id} ${result.action} (${result.why})`);
+        results.push(result);
+      }
+    }
+    const finished = results.filter((r) => r.action === 'finished');
+    if (finished.length) {
+      void vscode.window.showInformationMessage(
+        `LoopX: ${finished.map((r) => r.turnId).join(', ')} ${finished.length === 1 ? 'was' : 'were'} left open by a window that is gone; ` +
+          'finished now and judged by what was written back (details in the LoopX output).',
+      );
+    }
+    return results;
+  }
+
+  private recoverOne(turn: Turn): Recovery | undefined {
+    const dir = join(this.session.root, '.loopx', 'turns', turn.id);
+    const launcher = readLauncher(join(dir, LAUNCHER_FILE));
+    if (!launcher) return undefined;
+    const code = readExitCode(join(dir, 'exit-code'));
+    if (code !== undefined) {
+      this.runner.settle(turn.id, code);
+      return { turnId: turn.id, action: 'finished', why: `its command had ended with exit code ${code}` };
+    }
+    if (launcher.pid !== process.pid && processAlive(launcher.pid)) return { turnId: turn.id, action: 'left', why: `window process ${launcher.pid} still runs it` };
+    const terminal = vscode.window.terminals.find((t) => t.name.startsWith(`LoopX ${turn.id} `));
+    if (terminal) {
+      void this.runner.watch(turn, terminal);
+      return { turnId: turn.id, action: 'adopted', why: 'its terminal was restored' };
+    }
+    this.runner.settle(turn.id, -1);
+    return { turnId: turn.id, action: 'finished', why: 'its window and terminal are gone' };
+  }
+}
+
+function readLauncher(file: string): { pid: number } | undefined {
+  try {
+    const pid = Number((JSON.parse(readFileSync(file, 'utf8')) as { pid?: unknown }).pid);
+    return Number.isInteger(pid) && pid > 0 ? { pid } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
+  }
+}
