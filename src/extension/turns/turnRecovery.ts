@@ -16,8 +16,8 @@ export type Recovery = { turnId: string; action: 'finished' | 'adopted' | 'left'
  * Turns outlive windows: a reload keeps a turn's terminal running (VS Code restores it) but loses the code watching
  * it, and a crash or quit ends both. After start-up this looks at the open turns a VS Code window launched (they carry
  * a launcher marker; turns an external runner started through the CLI do not and are left alone):
+ * - its window is alive (another window on this workspace): leave it, that window finishes it;
  * - its command already ended (the exit code file is there): finish it with that code;
- * - its window is alive (another window on this workspace): leave it;
  * - its terminal was restored: watch it again, as if this window had started it;
  * - otherwise nobody is running it: finish it now (exit -1), judged by what the agent wrote back, so its claim and
  *   the goal's concurrency are not held until the lease lapses, and progress it made is counted.
@@ -60,12 +60,13 @@ export class TurnRecovery extends Disposable {
     const dir = join(this.session.root, '.loopx', 'turns', turn.id);
     const launcher = readLauncher(join(dir, LAUNCHER_FILE));
     if (!launcher) return undefined;
+    // A live window finishes its own turns (even one whose command just ended): never race it.
+    if (launcher.pid !== process.pid && processAlive(launcher.pid)) return { turnId: turn.id, action: 'left', why: `window process ${launcher.pid} still runs it` };
     const code = readExitCode(join(dir, 'exit-code'));
     if (code !== undefined) {
       this.runner.settle(turn.id, code);
       return { turnId: turn.id, action: 'finished', why: `its command had ended with exit code ${code}` };
     }
-    if (launcher.pid !== process.pid && processAlive(launcher.pid)) return { turnId: turn.id, action: 'left', why: `window process ${launcher.pid} still runs it` };
     const terminal = vscode.window.terminals.find((t) => t.name.startsWith(`LoopX ${turn.id} `));
     if (terminal) {
       void this.runner.watch(turn, terminal);
