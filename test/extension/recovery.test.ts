@@ -66,6 +66,7 @@ suite('turns left behind by a window that is gone', () => {
     const other = spawn('sleep', ['30']);
     try {
       const live = startedElsewhere('Another window runs this', other.pid as number);
+      writeFileSync(join(turnDir(live.turnId), 'exit-code'), '0'); // just ended: that window finishes it, not this one
       const external = startedElsewhere('A script runs this', null);
       const results = loopx.turnRecovery.recover();
       assert.deepEqual(results.find((r) => r.turnId === live.turnId)?.action, 'left');
