@@ -38,3 +38,24 @@ test('turn commands refuse bad input with exit 2 and unknown turns with exit 4',
   expect(cli(['turn', 'finish', 'R1', '--exit-code', 'zero', '--json']).code).toBe(2);
   expect(cli(['turn', 'start', '--goal', 'G1', '--host', 'My Host', '--json']).code).toBe(2);
 });
+
+test('doctor warns about an open turn whose agent no longer holds its todo, and names the way out', () => {
+  const own = workspace();
+  const run = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: own.root, env });
+  try {
+    run(['init']);
+    run(['goal', 'create', '--title', 'g']);
+    run(['todo', 'add', '--goal', 'G1', '--title', 'a']);
+    run(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--agent', 'bot']);
+    const turns = () => (run(['doctor', '--json']).json.data as { checks: { name: string; level: string; detail: string }[] }).checks.find((c) => c.name === 'turns');
+    expect(turns()).toMatchObject({ level: 'ok' });
+    expect(run(['todo', 'release', 'T1', '--note', 'stepping away'], { LOOPX_AGENT: 'bot' }).code).toBe(0);
+    const doctor = run(['doctor', '--json']);
+    expect(doctor.code).toBe(0); // a warning, not a failure
+    expect(turns()).toMatchObject({ level: 'warn', detail: expect.stringContaining('R1 (bot, T1); finish with: loopx turn finish R1 --exit-code 1') });
+    run(['turn', 'finish', 'R1', '--exit-code', '1']);
+    expect(turns()).toMatchObject({ level: 'ok' });
+  } finally {
+    own.dispose();
+  }
+});

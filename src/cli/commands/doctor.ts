@@ -6,6 +6,7 @@ import { SCHEMA_VERSION } from '../../kernel/db/migrate';
 import { verifyChain } from '../../kernel/events/log';
 import { checkReplay } from '../../kernel/replay';
 import { STATUS_FILE } from '../../kernel/projections/statusMd';
+import { openTurns } from '../../kernel/queries/turns';
 import { Painter } from '../format';
 
 type Level = 'ok' | 'warn' | 'fail';
@@ -37,6 +38,7 @@ function runChecks(kernel: Kernel): Check[] {
       ? `replaying ${replay.events} events reproduces every state table`
       : replay.differences.map((d) => `${d.table}: ${d.detail}`).join('; ').slice(0, 600));
   });
+  add(...staleTurns(kernel));
   if (existsSync(join(kernel.root, '.git'))) {
     const ignore = existsSync(join(kernel.root, '.gitignore')) ? readFileSync(join(kernel.root, '.gitignore'), 'utf8') : '';
     const ignored = ignore.split(/\r?\n/).some((l) => /^\/?\.loopx\/?$/.test(l.trim()));
@@ -47,9 +49,24 @@ function runChecks(kernel: Kernel): Check[] {
   return checks;
 }
 
+/** Open turns whose agent no longer holds the todo (the lease lapsed, or it was released): nobody will finish them. */
+function staleTurns(kernel: Kernel): [string, Level, string] {
+  const now = new Date(kernel.clock()).toISOString();
+  const stale = kernel.read((db) =>
+    openTurns(db).filter((t) => {
+      if (!t.todoId) return false;
+      const todo = db.prepare('SELECT status, owner, lease_expires_at FROM todos WHERE id = ?').get(t.todoId);
+      return !todo || todo.status !== 'claimed' || todo.owner !== t.agent || String(todo.lease_expires_at) <= now;
+    }),
+  );
+  if (stale.length === 0) return ['turns', 'ok', 'every open turn still holds its todo'];
+  const list = stale.slice(0, 5).map((t) => `${t.id} (${t.agent}, ${t.todoId})`).join(', ');
+  return ['turns', 'warn', `open but no longer holding their todo: ${list}${stale.length > 5 ? ` and ${stale.length - 5} more` : ''}; finish with: loopx turn finish ${stale[0]?.id} --exit-code 1`];
+}
+
 export const doctor: Command = {
   name: ['doctor'],
-  summary: 'check the store: schema, integrity, hash chain, replay, .gitignore',
+  summary: 'check the store: schema, integrity, hash chain, replay, open turns, .gitignore',
   run(ctx) {
     const checks = runChecks(ctx.kernel());
     const ok = checks.every((c) => c.level !== 'fail');
