@@ -59,3 +59,20 @@ test('doctor warns about an open turn whose agent no longer holds its todo, and 
     own.dispose();
   }
 });
+
+test('turn start reads well in a terminal: who works what, the prompt, the environment, how to finish', () => {
+  const own = workspace();
+  const run = (args: string[]) => loopx(args, { cwd: own.root });
+  try {
+    run(['init']);
+    run(['goal', 'create', '--title', 'g']);
+    run(['todo', 'add', '--goal', 'G1', '--title', 'a']);
+    const out = run(['turn', 'start', '--goal', 'G1', '--host', 'codex']).stdout.split('\n');
+    expect(out[0]).toBe('Started R1: codex works T1 (host codex).');
+    expect(out[1]).toMatch(/^Prompt: .*\.loopx\/turns\/R1\/prompt\.md$/);
+    expect(out[2]).toMatch(/^Environment for the host: LOOPX_AGENT=codex LOOPX_TURN=R1 /);
+    expect(out[3]).toBe('When the host exits: loopx turn finish R1 --exit-code $?');
+  } finally {
+    own.dispose();
+  }
+});

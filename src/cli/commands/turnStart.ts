@@ -31,7 +31,7 @@ export const turnStart: Command = {
     const env = Object.entries(started.env).map(([k, v]) => `${k}=${v}`).join(' ');
     return {
       data: { ...t, promptFile: started.promptFile, env: started.env },
-      text: `Started ${t.id}: ${t.agent} on ${t.host} works ${t.todoId}.\nPrompt: ${started.promptFile}\nRun the host with: ${env}\nWhen it exits: loopx turn finish ${t.id} --exit-code $?`,
+      text: `Started ${t.id}: ${t.agent} works ${t.todoId} (host ${t.host}).\nPrompt: ${started.promptFile}\nEnvironment for the host: ${env}\nWhen the host exits: loopx turn finish ${t.id} --exit-code $?`,
     };
   },
 };
