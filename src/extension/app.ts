@@ -47,13 +47,12 @@ export class LoopxApp extends Disposable {
   constructor(
     root: string,
     readonly log: Log,
-    extensionUri: vscode.Uri,
-    workspaceState: vscode.Memento,
+    host: { extensionUri: vscode.Uri; workspaceState: vscode.Memento; cliCommand: string },
   ) {
     super();
     const actor = humanActor();
     this.session = this.register(new StoreSession(root, actor, this.log));
-    this.witness = this.register(new LogWitness(this.session, workspaceState, this.log));
+    this.witness = this.register(new LogWitness(this.session, host.workspaceState, this.log));
     this.model = this.register(new StoreModel(this.session));
     this.goalsTree = this.register(new GoalsTreeProvider(this.model, actor.name));
     this.gatesTree = this.register(new GatesTreeProvider(this.model));
@@ -85,7 +84,7 @@ export class LoopxApp extends Disposable {
     };
     this.register(this.model.onDidChange(updateBadge));
 
-    const ctx: ExtensionContextLike = { session: this.session, model: this.model, log: this.log, me: actor.name, extensionUri, goalsTree: this.goalsTree, witness: this.witness };
+    const ctx: ExtensionContextLike = { session: this.session, model: this.model, log: this.log, me: actor.name, extensionUri: host.extensionUri, cliCommand: host.cliCommand, goalsTree: this.goalsTree, witness: this.witness };
     this.turns = this.register(new TurnRunner(ctx));
     ctx.turns = this.turns;
     this.autoRunner = this.register(new AutoRunner(this.model, this.turns, this.log));

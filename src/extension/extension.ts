@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { LoopxApp } from './app';
 import { Log } from './util/log';
-import { shareCliOnTerminalPath } from './terminalPath';
+import { installCliLauncher, shareCliOnTerminalPath } from './bundledCli';
 
 let app: LoopxApp | undefined;
 
@@ -14,9 +14,11 @@ export function activate(context: vscode.ExtensionContext): LoopxApp | undefined
     return undefined;
   }
   const log = new Log();
-  context.subscriptions.push(log, shareCliOnTerminalPath(context));
+  context.subscriptions.push(log);
   try {
-    app = new LoopxApp(folder.uri.fsPath, log, context.extensionUri, context.workspaceState);
+    const cli = installCliLauncher(context.globalStorageUri.fsPath, context.extensionUri.fsPath, log);
+    context.subscriptions.push(shareCliOnTerminalPath(context.environmentVariableCollection, cli));
+    app = new LoopxApp(folder.uri.fsPath, log, { extensionUri: context.extensionUri, workspaceState: context.workspaceState, cliCommand: cli.command });
     context.subscriptions.push(app);
     app.activationMs = performance.now() - started;
     log.info(`activated in ${app.activationMs.toFixed(1)} ms (VS Code ${vscode.version}, Node ${process.versions.node})`);

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { REPO, app, until } from './support';
+import { REPO, app, until, workspaceRoot } from './support';
 
 /** Runs a shell snippet in a new integrated terminal (as a person's terminal gets its environment) and returns its output. */
 async function inTerminal(script: string): Promise<string> {
@@ -29,19 +29,26 @@ suite('terminals', () => {
     await addToPath().update('addCliToPath', undefined, vscode.ConfigurationTarget.Global);
   });
 
-  test('an integrated terminal finds the bundled loopx first on PATH', async () => {
-    await app();
-    const out = await inTerminal('command -v loopx; loopx --version');
+  test('an integrated terminal finds loopx first on PATH: the bundled CLI on the editor\'s own runtime', async () => {
+    const loopx = await app();
+    const out = (await inTerminal('command -v loopx; loopx --version')).trim().split('\n');
     const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
-    assert.deepEqual(out.trim().split('\n'), [join(REPO, 'bin', 'loopx'), version]);
+    assert.equal(out[1], version);
+    const launcher = readFileSync(out[0] as string, 'utf8');
+    assert.ok(out[0]?.endsWith('/bin/loopx') && out[0] !== join(REPO, 'bin', 'loopx'), `a launcher, not the checkout's bin: ${out[0]}`);
+    assert.ok(launcher.includes(`exec '${process.execPath}' '${join(REPO, 'bin', 'loopx')}' "$@"`), launcher);
+    // Same runtime, same SQLite driver as the extension, whatever node the terminal's PATH has.
+    const doctor = JSON.parse(await inTerminal(`cd '${workspaceRoot()}' && loopx doctor --json`)) as { data: { checks: { name: string; detail: string }[] } };
+    const store = doctor.data.checks.find((c) => c.name === 'store')?.detail ?? '';
+    assert.match(store, new RegExp(`driver ${loopx.session.requireKernel().db.driver}`), store);
   });
 
   test('turning the setting off takes it off PATH for new terminals', async () => {
     await app();
     await addToPath().update('addCliToPath', false, vscode.ConfigurationTarget.Global);
     const path = await inTerminal('printf %s "$PATH"');
-    assert.ok(!path.split(':').includes(join(REPO, 'bin')), `PATH still has the bundled CLI: ${path}`);
+    assert.ok(!path.split(':').some((dir) => dir.endsWith('loopx.loopx/bin')), `PATH still has the launcher: ${path}`);
     await addToPath().update('addCliToPath', undefined, vscode.ConfigurationTarget.Global);
-    assert.ok((await inTerminal('printf %s "$PATH"')).split(':').includes(join(REPO, 'bin')));
+    assert.ok((await inTerminal('printf %s "$PATH"')).split(':').some((dir) => dir.endsWith('loopx.loopx/bin')));
   });
 });

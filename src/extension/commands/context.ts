@@ -18,6 +18,8 @@ export interface ExtensionContextLike {
   me: string;
   /** Where the extension's own files (dist/webview, media) are. */
   extensionUri: vscode.Uri;
+  /** The `loopx` agents in this editor run (a launcher on the editor's runtime; bundledCli.ts). */
+  cliCommand: string;
   /** Runs agent turns in terminals (set once the app is built). */
   turns?: TurnRunner;
   /** The Goals tree, for its paging ("… N more"). */

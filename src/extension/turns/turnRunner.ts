@@ -179,9 +179,9 @@ export class TurnRunner extends Disposable {
     });
   }
 
-  /** The loopx the prompt tells the agent to call: this extension's own bundled CLI. */
+  /** The loopx the prompt tells the agent to call: this extension's own CLI, on the editor's runtime. */
   private loopxCommand(): string {
-    return join(this.ctx.extensionUri.fsPath, 'bin', 'loopx');
+    return this.ctx.cliCommand;
   }
 }
 

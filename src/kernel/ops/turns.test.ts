@@ -47,6 +47,12 @@ describe('turn start', () => {
     expect(actors).toEqual([{ kind: 'todo.claimed', actor: 'codex' }, { kind: 'turn.started', actor: 'ada' }]);
   });
 
+  test('a loopx path with spaces is shell-quoted in the prompt (macOS keeps editor storage under "Application Support")', () => {
+    const cli = '/Users/ada/Library/Application Support/Code/User/globalStorage/loopx.loopx/bin/loopx';
+    const prompt = readFileSync(startTurn(s.kernel, { goalId, host: 'codex', loopxCommand: cli }).promptFile, 'utf8');
+    expect(prompt).toContain(`LOOPX_AGENT=codex '${cli}' todo ship T1`);
+  });
+
   test('the prompt carries the continuation left by the previous holder', () => {
     const first = startTurn(s.kernel, { goalId, host: 'codex' });
     addEvidence(s.as(codex), { todoId: 'T1', summary: 'header tokenizer works' });

@@ -11,7 +11,7 @@ function q(text: string): string {
  */
 export function renderPrompt(input: { turnId: string; agent: string; goal: Goal; todo: Todo; handoff: Handoff | null; loopx: string }): string {
   const { turnId, agent, goal, todo, handoff, loopx } = input;
-  const l = `LOOPX_AGENT=${q(agent)} ${loopx}`;
+  const l = `LOOPX_AGENT=${q(agent)} ${q(loopx)}`;
   const lines = [
     `# loopx turn ${turnId}: ${todo.id} ${todo.title}`,
     '',

@@ -1,0 +1,70 @@
+import * as vscode from 'vscode';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { shellQuote } from './turns/hosts';
+import type { Log } from './util/log';
+
+export const ADD_TO_PATH_SETTING = 'loopx.terminal.addCliToPath';
+
+/** The `loopx` agents in this editor's terminals run: where it is, and the folder to put on PATH. */
+export interface BundledCli {
+  command: string;
+  binDir: string;
+}
+
+/**
+ * Writes a small `loopx` launcher into the extension's global storage that runs the bundled CLI on the editor's own
+ * runtime: Electron acting as Node (ELECTRON_RUN_AS_NODE) in desktop VS Code and Cursor, code-server's Node here. So
+ * agents in terminals need no Node install, and get the same SQLite driver as the extension (on desktop VS Code,
+ * `node:sqlite`; the better-sqlite3 binary in the package is built for one platform and one Node only).
+ * Rewritten only when the extension or the editor moved. On Windows, or when the storage is not writable, the
+ * bundled `bin/loopx` (run by whatever `node` is on PATH) is used instead.
+ */
+export function installCliLauncher(storageDir: string, extensionDir: string, log: Log, runtime = process.execPath): BundledCli {
+  const bundled = join(extensionDir, 'bin', 'loopx');
+  if (process.platform === 'win32') return { command: bundled, binDir: dirname(bundled) };
+  const command = join(storageDir, 'bin', 'loopx');
+  const script = [
+    '#!/bin/sh',
+    '# Written by the LoopX extension: its bundled CLI on the editor\'s own runtime. Rewritten when either moves.',
+    `ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(runtime)} ${shellQuote(bundled)} "$@"`,
+    '',
+  ].join('\n');
+  try {
+    if (readOr(command) !== script) {
+      mkdirSync(dirname(command), { recursive: true });
+      writeFileSync(command, script);
+    }
+    chmodSync(command, 0o755);
+    return { command, binDir: dirname(command) };
+  } catch (error) {
+    log.warn(`could not write the loopx launcher (${(error as Error).message}); terminals use ${bundled} with the node on PATH`);
+    return { command: bundled, binDir: dirname(bundled) };
+  }
+}
+
+function readOr(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Puts that `loopx` first on PATH in integrated terminals, so an agent started by hand in any VS Code terminal (not
+ * only through Run Turn) reaches the same store with the same CLI version as the extension. The setting turns it off;
+ * terminals already open are marked stale by VS Code and pick it up when relaunched.
+ */
+export function shareCliOnTerminalPath(collection: vscode.GlobalEnvironmentVariableCollection, cli: BundledCli): vscode.Disposable {
+  const apply = () => {
+    collection.clear();
+    if (!vscode.workspace.getConfiguration().get<boolean>(ADD_TO_PATH_SETTING, true)) return;
+    collection.description = 'Puts the loopx CLI on PATH, so agents in this terminal can write back to the LoopX store.';
+    collection.prepend('PATH', `${cli.binDir}${delimiter}`);
+  };
+  apply();
+  return vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration(ADD_TO_PATH_SETTING)) apply();
+  });
+}
