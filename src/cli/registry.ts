@@ -28,6 +28,8 @@ import { status } from './commands/status';
 import { history } from './commands/history';
 import { logVerify } from './commands/logVerify';
 import { doctor } from './commands/doctor';
+import { backup } from './commands/backup';
+import { restore } from './commands/restore';
 import { turnStart } from './commands/turnStart';
 import { turnFinish } from './commands/turnFinish';
 import { turnList } from './commands/turnList';
@@ -45,7 +47,7 @@ export const COMMANDS: readonly Command[] = [
   gateAsk, gateList, gateApprove, gateReject,
   quotaShow, quotaShouldRun, quotaSpend,
   handoff, handoffAccept,
-  history, logVerify, doctor,
+  history, logVerify, doctor, backup, restore,
   turnStart, turnFinish, turnList, reviewPacket, agentsMd, mcp,
 ];
 

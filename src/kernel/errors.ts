@@ -61,7 +61,9 @@ export type RefusalCode =
   | 'schema_too_new'
   | 'doctor_failed'
   | 'busy'
-  | 'should_not_run';
+  | 'should_not_run'
+  | 'backup_broken'
+  | 'schema_mismatch';
 
 export class AlreadyClaimedError extends RefusedError {
   constructor(todoId: string, owner: string, until: string) {

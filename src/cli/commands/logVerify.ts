@@ -28,7 +28,7 @@ export const logVerify: Command = {
         failure: {
           code: 'log_broken',
           message: `the event log is broken at event ${result.firstBadSeq}: ${result.problem}`,
-          hint: 'events from that one on were altered outside loopx; restore .loopx/ from a backup',
+          hint: 'events from that one on were altered outside loopx; restore a good backup: loopx restore .loopx/backups/<file> --yes',
           exitCode: 3,
         },
       };
@@ -41,7 +41,7 @@ export const logVerify: Command = {
         failure: {
           code: anchored.problem === 'missing' ? 'log_truncated' : 'log_rewritten',
           message: `the event log does not hold the anchored event: ${anchored.message}`,
-          hint: 'restore .loopx/ from a backup taken after that event',
+          hint: 'restore a backup taken after that event: loopx restore .loopx/backups/<file> --yes',
           exitCode: 3,
         },
       };
