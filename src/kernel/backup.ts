@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Kernel } from './kernel';
@@ -76,6 +76,24 @@ function prune(folder: string, keep: number): string[] {
   return removed;
 }
 
+export const RESTORE_MARKER = 'last-restore.json';
+export interface RestoreMarker {
+  at: string;
+  from: string;
+  saved: string;
+  head: LogAnchor | null;
+}
+
+/** The last restore's marker, if any (malformed ones read as none). */
+export function readRestoreMarker(storeDir: string): RestoreMarker | undefined {
+  try {
+    const marker = JSON.parse(readFileSync(join(storeDir, RESTORE_MARKER), 'utf8')) as RestoreMarker;
+    return typeof marker.at === 'string' && typeof marker.from === 'string' ? marker : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface Restore {
   from: string;
   events: number;
@@ -115,6 +133,9 @@ export function restoreStore(kernel: Kernel, file: string): Restore {
       db.exec('PRAGMA foreign_keys = ON');
       db.exec('DETACH DATABASE restored');
     }
+    // Who replaced the log and with what: a window's log witness reads it to tell a restore from tampering.
+    const marker: RestoreMarker = { at: new Date(kernel.clock()).toISOString(), from, saved: saved.path, head: checked.head };
+    writeFileSync(join(kernel.storeDir, RESTORE_MARKER), `${JSON.stringify(marker, null, 2)}\n`);
     return { from, events: checked.events, head: checked.head, saved };
   } finally {
     rmSync(dirname(checked.scratch), { recursive: true, force: true });

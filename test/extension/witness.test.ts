@@ -47,3 +47,38 @@ suite('log witness', () => {
     assert.match(again.prompts.join('\n'), new RegExp(`info: LoopX: log intact, .*still holds event ${before.seq - 3}`));
   });
 });
+
+suite('backup and restore', () => {
+  test('Back Up Store writes a verified copy; Restore Backup (confirmed) puts it back and the witness follows without an alarm', async () => {
+    const loopx = await app();
+    const backup = await vscode.commands.executeCommand<{ path: string; events: number }>(COMMANDS.backupStore);
+    assert.ok(backup.path.includes('/.loopx/backups/'), backup.path);
+    cli(['todo', 'add', '--goal', 'G1', '--title', 'written after the backup']);
+    await until(() => loopx.model.todos('G1', 'open').some((t) => t.title === 'written after the backup'), 'the new todo');
+    const cancelled = await withAnswers({ warnings: [undefined] }, async () => vscode.commands.executeCommand(COMMANDS.restoreBackup, backup.path));
+    assert.equal(cancelled.result, undefined, 'cancelling the modal changes nothing');
+    const { prompts } = await withAnswers({ warnings: ['Restore'] }, async () => vscode.commands.executeCommand(COMMANDS.restoreBackup, backup.path));
+    assert.match(prompts.join('\n'), /warning \(modal\): Replace everything in the LoopX store with this backup\?/);
+    await until(() => !loopx.model.todos('G1', 'open').some((t) => t.title === 'written after the backup'), 'the view to show the restored store');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(loopx.witness.problem, undefined);
+    assert.deepEqual(prompts.filter((p) => p.startsWith('error:')), []);
+    const outside = await withAnswers({}, async () => vscode.commands.executeCommand(COMMANDS.restoreBackup, '/etc/passwd'));
+    assert.match(outside.prompts.join('\n'), /error: LoopX: Restore Backup takes a backup inside this workspace/);
+  });
+
+  test('a restore through the CLI while the window watches: a warning that names it, no alarm, the witness follows', async () => {
+    const loopx = await app();
+    const backup = cli(['backup', '--json']).json.data as { path: string };
+    cli(['todo', 'add', '--goal', 'G1', '--title', 'to be undone by the CLI']);
+    await until(() => loopx.witness.anchor && loopx.model.todos('G1', 'open').some((t) => t.title === 'to be undone by the CLI'), 'the todo');
+    const { prompts } = await withAnswers({}, async () => {
+      assert.equal(cli(['restore', backup.path, '--yes']).code, 0);
+      await until(() => !loopx.model.todos('G1', 'open').some((t) => t.title === 'to be undone by the CLI'), 'the restored store');
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    assert.match(prompts.join('\n'), /warning: LoopX: the store was restored from .*\.db/);
+    assert.deepEqual(prompts.filter((p) => p.startsWith('error:')), []);
+    assert.equal(loopx.witness.problem, undefined);
+  });
+});

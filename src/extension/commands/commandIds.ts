@@ -26,6 +26,8 @@ export const COMMANDS = {
   runTurn: 'loopx.runTurn',
   reviewPacket: 'loopx.reviewPacket',
   showMoreTodos: 'loopx.showMoreTodos',
+  backupStore: 'loopx.backupStore',
+  restoreBackup: 'loopx.restoreBackup',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

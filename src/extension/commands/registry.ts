@@ -10,6 +10,7 @@ import { approveGate, askGate, rejectGate } from './gates';
 import { addEvidence, openArtifact, showEvidence } from './evidence';
 import { refresh, showLogs, showQuota, showStatus, verifyLog } from './inspect';
 import { openBoard, showMoreTodos } from './openBoard';
+import { backupStore, restoreBackup } from './backup';
 import { reviewPacket, runTurn } from './turns';
 
 /** The table every command is registered from. */
@@ -18,7 +19,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   claimTodo, releaseTodo, shipTodo, blockTodo, unblockTodo, killTodo,
   askGate, approveGate, rejectGate,
   addEvidence, showEvidence, openArtifact,
-  verifyLog, showStatus, showQuota, refresh, showLogs, openBoard, runTurn, reviewPacket, showMoreTodos,
+  verifyLog, showStatus, showQuota, refresh, showLogs, openBoard, runTurn, reviewPacket, showMoreTodos, backupStore, restoreBackup,
 ];
 
 export function registerCommands(ctx: ExtensionContextLike): IDisposable[] {

@@ -1,11 +1,13 @@
 import * as vscode from 'vscode';
 import { type AnchorCheck, type LogAnchor, checkAnchor, formatAnchor, logHead } from '../../kernel/events/anchor';
 import { Disposable } from '../util/lifecycle';
+import { readRestoreMarker } from '../../kernel/backup';
 import type { Log } from '../util/log';
 import type { StoreSession } from './storeSession';
 import { COMMANDS } from '../commands/commandIds';
 
 const KEY = 'loopx.logWitness';
+const RESTORE_SEEN_KEY = 'loopx.logWitness.restoreSeen';
 export type WitnessProblem = Extract<AnchorCheck, { ok: false }>;
 
 /**
@@ -43,6 +45,20 @@ export class LogWitness extends Disposable {
     const remembered = this.anchor;
     const { head, result } = kernel.read((db) => ({ head: logHead(db), result: remembered ? checkAnchor(db, remembered) : ({ ok: true } as const) }));
     if (!result.ok) {
+      const restore = readRestoreMarker(kernel.storeDir);
+      const restored = restore?.head ? kernel.read((db) => checkAnchor(db, restore.head as LogAnchor)).ok : false;
+      if (restore && restored && this.memento.get<string>(RESTORE_SEEN_KEY) !== restore.at) {
+        // `loopx restore` replaced the log on purpose: follow it once per restore, and say so (a forged marker is
+        // still seen by a person; an old marker never explains a later cut).
+        void this.memento.update(RESTORE_SEEN_KEY, restore.at);
+        this.log.warn(`log witness: the store was restored from ${restore.from} at ${restore.at}; following the restored log`);
+        void vscode.window.showWarningMessage(
+          `LoopX: the store was restored from ${restore.from} (${restore.at}); what it replaced is saved at ${restore.saved}. If nobody here did this, restore that file.`,
+        );
+        void this.memento.update(KEY, head);
+        this.current = undefined;
+        return undefined;
+      }
       this.current = result;
       this.alarm(result);
       return result;
