@@ -54,7 +54,8 @@ suite('backup and restore', () => {
     const backup = await vscode.commands.executeCommand<{ path: string; events: number }>(COMMANDS.backupStore);
     assert.ok(backup.path.includes('/.loopx/backups/'), backup.path);
     cli(['todo', 'add', '--goal', 'G1', '--title', 'written after the backup']);
-    await until(() => loopx.model.todos('G1', 'open').some((t) => t.title === 'written after the backup'), 'the new todo');
+    const added = loopx.session.requireKernel().read((db) => logHead(db))?.seq;
+    await until(() => loopx.witness.anchor?.seq === added && loopx.model.todos('G1', 'open').some((t) => t.title === 'written after the backup'), 'the new todo');
     const cancelled = await withAnswers({ warnings: [undefined] }, async () => vscode.commands.executeCommand(COMMANDS.restoreBackup, backup.path));
     assert.equal(cancelled.result, undefined, 'cancelling the modal changes nothing');
     const { prompts } = await withAnswers({ warnings: ['Restore'] }, async () => vscode.commands.executeCommand(COMMANDS.restoreBackup, backup.path));
@@ -65,13 +66,23 @@ suite('backup and restore', () => {
     assert.deepEqual(prompts.filter((p) => p.startsWith('error:')), []);
     const outside = await withAnswers({}, async () => vscode.commands.executeCommand(COMMANDS.restoreBackup, '/etc/passwd'));
     assert.match(outside.prompts.join('\n'), /error: LoopX: Restore Backup takes a backup inside this workspace/);
+    // The restore's marker was taken in: a later cut is an alarm again, not "a restore".
+    const cut = await withAnswers({}, async () => {
+      cutLog((loopx.witness.anchor?.seq ?? 2) - 1);
+      await until(() => loopx.witness.problem, 'the witness to notice the cut');
+    });
+    assert.match(cut.prompts.join('\n'), /error: LoopX: the event log no longer holds event/);
+    await loopx.witness.accept();
   });
 
   test('a restore through the CLI while the window watches: a warning that names it, no alarm, the witness follows', async () => {
     const loopx = await app();
     const backup = cli(['backup', '--json']).json.data as { path: string };
     cli(['todo', 'add', '--goal', 'G1', '--title', 'to be undone by the CLI']);
-    await until(() => loopx.witness.anchor && loopx.model.todos('G1', 'open').some((t) => t.title === 'to be undone by the CLI'), 'the todo');
+    // Wait for the window to have seen the change (its witness moves on a change event; a bare model read would not
+    // prove that), as it would have long before a person ran a restore.
+    const added = loopx.session.requireKernel().read((db) => logHead(db))?.seq;
+    await until(() => loopx.witness.anchor?.seq === added && loopx.model.todos('G1', 'open').some((t) => t.title === 'to be undone by the CLI'), 'the todo');
     const { prompts } = await withAnswers({}, async () => {
       assert.equal(cli(['restore', backup.path, '--yes']).code, 0);
       await until(() => !loopx.model.todos('G1', 'open').some((t) => t.title === 'to be undone by the CLI'), 'the restored store');

@@ -74,6 +74,9 @@ export class LogWitness extends Disposable {
     const head = kernel?.read((db) => logHead(db)) ?? undefined;
     this.log.warn(`log witness: the current log was accepted${head ? ` at ${formatAnchor(head)}` : ''}; it replaces ${this.anchor ? formatAnchor(this.anchor) : 'nothing'}`);
     await this.memento.update(KEY, head);
+    // Whatever restore led here has been taken in: its marker must not explain a later cut.
+    const restore = kernel ? readRestoreMarker(kernel.storeDir) : undefined;
+    if (restore) await this.memento.update(RESTORE_SEEN_KEY, restore.at);
     this.current = undefined;
     this.alarmedFor = undefined;
   }
