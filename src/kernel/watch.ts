@@ -1,5 +1,6 @@
 import { type FSWatcher, watch } from 'node:fs';
 import type { SqliteDb } from './db/sqliteDb';
+import { logHead } from './events/anchor';
 
 /**
  * Tells a long-lived process (the extension host) that another process changed the store, without polling the CLI.
@@ -69,8 +70,7 @@ export class StoreWatcher {
   }
 
   private head(): { seq: number; hash: string } {
-    const row = this.db.prepare('SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1').get();
-    return row ? { seq: Number(row.seq), hash: String(row.hash) } : { seq: 0, hash: '' };
+    return logHead(this.db) ?? { seq: 0, hash: '' };
   }
 
   private dataVersion(): number {

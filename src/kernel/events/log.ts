@@ -4,6 +4,7 @@ import { canonicalJson } from './canonical';
 import { GENESIS_HASH, SQL_EVENT_BODY, eventHash } from './hashChain';
 import { sha256 } from '../nodeCrypto';
 import { applyReducer, touchAgent } from './apply';
+import { logHead } from './anchor';
 
 /**
  * Appends events inside one write transaction: reads the chain head once, then chains each event in memory.
@@ -43,8 +44,7 @@ export class EventAppender {
 }
 
 function readHead(db: SqliteDb): { seq: number; hash: string } {
-  const last = db.prepare('SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1').get();
-  return last ? { seq: Number(last.seq), hash: String(last.hash) } : { seq: 0, hash: GENESIS_HASH };
+  return logHead(db) ?? { seq: 0, hash: GENESIS_HASH };
 }
 
 export function insertEventRow(db: SqliteDb, e: StoredEvent, dataText = canonicalJson(e.data)): void {
