@@ -5,7 +5,8 @@ import { openTurns, type Turn } from '../../kernel/queries/turns';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import type { Log } from '../util/log';
 import type { StoreSession } from '../store/storeSession';
-import { LAUNCHER_FILE, readExitCode, type TurnRunner } from './turnRunner';
+import { turnDir } from '../../kernel/ops/turns';
+import { LAUNCHER_FILE, readExitCode, terminalPrefix, type TurnRunner } from './turnRunner';
 
 /** How long after start-up a restored terminal may take to appear before its turn counts as orphaned. */
 export const RESTORE_GRACE_MS = 5000;
@@ -57,7 +58,7 @@ export class TurnRecovery extends Disposable {
   }
 
   private recoverOne(turn: Turn): Recovery | undefined {
-    const dir = join(this.session.root, '.loopx', 'turns', turn.id);
+    const dir = join(this.session.root, turnDir(turn.id));
     const launcher = readLauncher(join(dir, LAUNCHER_FILE));
     if (!launcher) return undefined;
     // A live window finishes its own turns (even one whose command just ended): never race it.
@@ -67,7 +68,7 @@ export class TurnRecovery extends Disposable {
       this.runner.settle(turn.id, code);
       return { turnId: turn.id, action: 'finished', why: `its command had ended with exit code ${code}` };
     }
-    const terminal = vscode.window.terminals.find((t) => t.name.startsWith(`LoopX ${turn.id} `));
+    const terminal = vscode.window.terminals.find((t) => t.name.startsWith(terminalPrefix(turn.id)));
     if (terminal) {
       void this.runner.watch(turn, terminal);
       return { turnId: turn.id, action: 'adopted', why: 'its terminal was restored' };

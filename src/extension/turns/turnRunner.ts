@@ -3,7 +3,7 @@ import { readFileSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { LoopxError } from '../../kernel/errors';
 import { renewTodo } from '../../kernel/ops/claims';
-import { finishTurn, startTurn, type TurnStart } from '../../kernel/ops/turns';
+import { finishTurn, startTurn, turnDir, type TurnStart } from '../../kernel/ops/turns';
 import type { Turn } from '../../kernel/queries/turns';
 import { getTurn } from '../../kernel/queries/turns';
 import { clockTime } from '../../protocol/display';
@@ -110,7 +110,7 @@ export class TurnRunner extends Disposable {
   watch(turn: Turn, terminal: vscode.Terminal): Promise<Turn> {
     let finish: (t: Turn) => void = () => {};
     const finished = new Promise<Turn>((done) => (finish = done));
-    const dir = join(this.ctx.session.root, '.loopx', 'turns', turn.id);
+    const dir = join(this.ctx.session.root, turnDir(turn.id));
     const exitFile = join(dir, 'exit-code');
     const onExitFile = () => {
       const code = readExitCode(exitFile);
@@ -189,7 +189,12 @@ export class TurnRunner extends Disposable {
 export const LAUNCHER_FILE = 'launcher.json';
 
 export function terminalName(turn: Pick<Turn, 'id' | 'todoId'>, host: string): string {
-  return `LoopX ${turn.id} ${turn.todoId} · ${host}`;
+  return `${terminalPrefix(turn.id)}${turn.todoId} · ${host}`;
+}
+
+/** How a turn's terminal name starts: recovery finds a restored terminal by it. */
+export function terminalPrefix(turnId: string): string {
+  return `LoopX ${turnId} `;
 }
 
 /** The exit code the host's command line wrote, once it has ended. */

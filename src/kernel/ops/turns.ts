@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Kernel, Tx } from '../kernel';
+import { type Kernel, type Tx, STORE_DIR } from '../kernel';
 import { InvalidInputError, NotAllowedError, RefusedError } from '../errors';
 import type { Actor } from '../events/eventTypes';
 import { handoffFromRow } from '../model';
@@ -61,7 +61,7 @@ export function startTurn(kernel: Kernel, input: { goalId: string; host: string;
     claimFor(tx, agent, todo.id);
     const num = nextNum(tx.db, 'turns');
     const id = formatId('turn', num);
-    const promptPath = `.loopx/turns/${id}/prompt.md`;
+    const promptPath = `${turnDir(id)}/prompt.md`;
     tx.emit({ kind: 'turn.started', goalId: goal.id, todoId: todo.id, data: { id, num, agent: agent.name, host: input.host, promptPath } });
     const handoffRow = tx.db.prepare(`SELECT * FROM handoffs WHERE todo_id = ? AND status = 'accepted' ORDER BY num DESC LIMIT 1`).get(todo.id);
     const prompt = renderPrompt({
@@ -74,11 +74,16 @@ export function startTurn(kernel: Kernel, input: { goalId: string; host: string;
     });
     // Written last inside the transaction: if writing fails, the claim and the turn roll back with it.
     const promptFile = join(kernel.root, promptPath);
-    mkdirSync(join(kernel.root, '.loopx', 'turns', id), { recursive: true });
+    mkdirSync(join(kernel.root, turnDir(id)), { recursive: true });
     writeFileSync(promptFile, prompt);
     const env = { LOOPX_AGENT: agent.name, LOOPX_TURN: id, LOOPX_GOAL: goal.id, LOOPX_TODO: todo.id, LOOPX_ROOT: kernel.root, LOOPX_PROMPT: promptFile };
     return { turn: getTurn(tx.db, id), promptFile, env };
   });
+}
+
+/** A turn's folder, relative to the workspace root: its prompt, output log, exit code and launcher marker. */
+export function turnDir(id: string): string {
+  return `${STORE_DIR}/turns/${id}`;
 }
 
 function claimFor(tx: Tx, agent: Actor, todoId: string): void {
