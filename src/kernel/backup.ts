@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Kernel } from './kernel';
 import { openDb } from './db/openDb';
-import { immediate, type SqliteDb } from './db/sqliteDb';
+import { immediate, integrityCheck, type SqliteDb } from './db/sqliteDb';
 import { verifyChain } from './events/log';
 import { type LogAnchor, logHead } from './events/anchor';
 import { InvalidInputError, NotFoundError, RefusedError } from './errors';
@@ -36,7 +36,7 @@ export function backupStore(kernel: Kernel, options: { to?: string; keep?: numbe
   mkdirSync(dirname(path), { recursive: true });
   kernel.db.prepare('VACUUM INTO ?').run(path);
   try {
-    const events = inspect(path).events;
+    const { events } = withStoreFile(path, (db) => verifyStoreFile(db, path));
     const removed = inDefault ? prune(folder, options.keep ?? DEFAULT_KEEP) : [];
     return { path, bytes: statSync(path).size, events, head, removed };
   } catch (error) {
@@ -45,28 +45,28 @@ export function backupStore(kernel: Kernel, options: { to?: string; keep?: numbe
   }
 }
 
-/** Opens a copy of a backup (never the file itself: opening switches a database to WAL) and checks it. */
-function inspect(file: string, expectVersion?: number): { events: number; head: LogAnchor | null; scratch: string } {
-  const scratch = join(mkdtempSync(join(tmpdir(), 'loopx-restore-')), basename(file));
-  copyFileSync(file, scratch);
-  let db: SqliteDb | undefined;
+function withStoreFile<T>(file: string, fn: (db: SqliteDb) => T): T {
+  const db = openDb(file);
   try {
-    db = openDb(scratch);
-    const integrity = db.prepare('PRAGMA integrity_check').all().map((r) => String(Object.values(r)[0]));
-    if (integrity.join() !== 'ok') throw new RefusedError('backup_broken', `${file} is damaged: ${integrity.slice(0, 3).join('; ')}`);
-    const hasEvents = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'`).get();
-    if (!hasEvents) throw new InvalidInputError(`${file} is not a loopx store`);
-    const version = Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0);
-    if (expectVersion !== undefined && version !== expectVersion) {
-      throw new RefusedError('schema_mismatch', `${file} has schema ${version}, this store ${expectVersion}`, 'restore it with the loopx version that wrote it');
-    }
-    const chain = verifyChain(db);
-    if (!chain.ok) throw new RefusedError('backup_broken', `${file}: its event log is broken at event ${chain.firstBadSeq}: ${chain.problem}`);
-    return { events: chain.events, head: logHead(db), scratch };
+    return fn(db);
   } finally {
-    db?.close();
-    if (expectVersion === undefined) rmSync(dirname(scratch), { recursive: true, force: true });
+    db.close();
   }
+}
+
+/** What a backup must show before it is reported or put back: integrity, a loopx schema (the expected one), an intact chain. */
+function verifyStoreFile(db: SqliteDb, file: string, expectVersion?: number): { events: number; head: LogAnchor | null } {
+  const integrity = integrityCheck(db);
+  if (integrity.join() !== 'ok') throw new RefusedError('backup_broken', `${file} is damaged: ${integrity.slice(0, 3).join('; ')}`);
+  const hasEvents = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'`).get();
+  if (!hasEvents) throw new InvalidInputError(`${file} is not a loopx store`);
+  const version = Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0);
+  if (expectVersion !== undefined && version !== expectVersion) {
+    throw new RefusedError('schema_mismatch', `${file} has schema ${version}, this store ${expectVersion}`, 'restore it with the loopx version that wrote it');
+  }
+  const chain = verifyChain(db);
+  if (!chain.ok) throw new RefusedError('backup_broken', `${file}: its event log is broken at event ${chain.firstBadSeq}: ${chain.problem}`);
+  return { events: chain.events, head: logHead(db) };
 }
 
 function prune(folder: string, keep: number): string[] {
@@ -111,11 +111,15 @@ export function restoreStore(kernel: Kernel, file: string): Restore {
   const from = resolve(file);
   if (!existsSync(from)) throw new NotFoundError('backup', from);
   const version = kernel.schemaVersion;
-  const checked = inspect(from, version);
+  // Checked and attached as a scratch copy, never the file itself: opening a database switches it to WAL.
+  const scratchDir = mkdtempSync(join(tmpdir(), 'loopx-restore-'));
+  const scratch = join(scratchDir, basename(from));
   try {
+    copyFileSync(from, scratch);
+    const checked = withStoreFile(scratch, (db) => verifyStoreFile(db, from, version));
     const saved = backupStore(kernel, { label: 'before-restore', keep: Number.MAX_SAFE_INTEGER });
     const db = kernel.db;
-    db.prepare('ATTACH DATABASE ? AS restored').run(checked.scratch);
+    db.prepare('ATTACH DATABASE ? AS restored').run(scratch);
     // Foreign keys are checked once, over the whole result, before COMMIT (deferred counting misjudges a table
     // emptied and refilled under its children); the pragma only changes outside a transaction.
     db.exec('PRAGMA foreign_keys = OFF');
@@ -138,6 +142,6 @@ export function restoreStore(kernel: Kernel, file: string): Restore {
     writeFileSync(join(kernel.storeDir, RESTORE_MARKER), `${JSON.stringify(marker, null, 2)}\n`);
     return { from, events: checked.events, head: checked.head, saved };
   } finally {
-    rmSync(dirname(checked.scratch), { recursive: true, force: true });
+    rmSync(scratchDir, { recursive: true, force: true });
   }
 }

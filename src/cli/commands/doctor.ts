@@ -3,10 +3,12 @@ import { join } from 'node:path';
 import type { Command } from '../command';
 import type { Kernel } from '../../kernel/kernel';
 import { SCHEMA_VERSION } from '../../kernel/db/migrate';
+import { integrityCheck } from '../../kernel/db/sqliteDb';
 import { verifyChain } from '../../kernel/events/log';
 import { checkReplay } from '../../kernel/replay';
 import { STATUS_FILE } from '../../kernel/projections/statusMd';
 import { openTurns } from '../../kernel/queries/turns';
+import { getTodoCore, leaseLive } from '../../kernel/queries/lookups';
 import { Painter } from '../format';
 
 type Level = 'ok' | 'warn' | 'fail';
@@ -24,7 +26,7 @@ function runChecks(kernel: Kernel): Check[] {
   add('store', 'ok', `${kernel.storeDir} (driver ${db.driver}, SQLite ${sqlite})`);
   const version = kernel.schemaVersion;
   add('schema', version === SCHEMA_VERSION ? 'ok' : 'fail', `version ${version} (this loopx knows ${SCHEMA_VERSION})`);
-  const integrity = db.prepare('PRAGMA integrity_check').all().map((r) => String(Object.values(r)[0]));
+  const integrity = integrityCheck(db);
   add('integrity', integrity.join() === 'ok' ? 'ok' : 'fail', integrity.slice(0, 5).join('; '));
   const fk = db.prepare('PRAGMA foreign_key_check').all();
   add('foreign keys', fk.length === 0 ? 'ok' : 'fail', fk.length === 0 ? 'no dangling references' : `${fk.length} dangling references`);
@@ -55,8 +57,8 @@ function staleTurns(kernel: Kernel): [string, Level, string] {
   const stale = kernel.read((db) =>
     openTurns(db).filter((t) => {
       if (!t.todoId) return false;
-      const todo = db.prepare('SELECT status, owner, lease_expires_at FROM todos WHERE id = ?').get(t.todoId);
-      return !todo || todo.status !== 'claimed' || todo.owner !== t.agent || String(todo.lease_expires_at) <= now;
+      const todo = getTodoCore(db, t.todoId);
+      return todo.owner !== t.agent || !leaseLive(todo, now);
     }),
   );
   if (stale.length === 0) return ['turns', 'ok', 'every open turn still holds its todo'];

@@ -41,3 +41,8 @@ export function snapshot<T>(db: SqliteDb, fn: () => T): T {
     db.exec('COMMIT');
   }
 }
+
+/** SQLite's own integrity check: ['ok'] when sound, else its first complaints. */
+export function integrityCheck(db: SqliteDb): string[] {
+  return db.prepare('PRAGMA integrity_check').all().map((r) => String(Object.values(r)[0]));
+}
