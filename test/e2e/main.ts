@@ -22,33 +22,27 @@ async function main(): Promise<void> {
   rmSync(RESULTS, { recursive: true, force: true });
   mkdirSync(RESULTS, { recursive: true });
   console.log(`e2e on ${PROFILE.name} (code-server ${PROFILE.codeServerVersion}; the extension should open its store with ${PROFILE.driver})`);
+  const parts: [name: string, run: () => Promise<void>][] = [
+    ['host', async () => {
+      const code = await runHostTests();
+      if (code !== 0) throw new Error(`the extension-host suites exited with ${code}`);
+    }],
+    ['ui', runScenario],
+    ['board', runBoardScenario],
+    ['turn', runTurnScenario],
+  ];
   const only = process.argv[2];
+  if (only && !parts.some(([name]) => name === only)) {
+    console.error(`unknown e2e part "${only}"; one of: ${parts.map(([name]) => name).join(', ')}`);
+    process.exit(2);
+  }
   let failed = 0;
-  if (!only || only === 'host') {
-    const code = await runHostTests();
-    if (code !== 0) failed++;
-  }
-  if (!only || only === 'ui') {
+  for (const [name, run] of parts) {
+    if (only && only !== name) continue;
     try {
-      await runScenario();
+      await run();
     } catch (error) {
-      console.error('UI scenario FAILED:', error);
-      failed++;
-    }
-  }
-  if (!only || only === 'board') {
-    try {
-      await runBoardScenario();
-    } catch (error) {
-      console.error('board scenario FAILED:', error);
-      failed++;
-    }
-  }
-  if (!only || only === 'turn') {
-    try {
-      await runTurnScenario();
-    } catch (error) {
-      console.error('turn scenario FAILED:', error);
+      console.error(`${name} FAILED:`, error);
       failed++;
     }
   }
