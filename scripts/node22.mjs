@@ -24,7 +24,7 @@ export function ensureNode22() {
   mkdirSync(home, { recursive: true });
   if (!existsSync(join(home, 'package.json'))) writeFileSync(join(home, 'package.json'), '{"name":"node22-cache","private":true}\n');
   console.error(`installing ${NODE_SPEC} into ${home} (first run only)…`);
-  execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', NODE_SPEC], { cwd: home, stdio: 'inherit' });
+  execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--allow-scripts=node', NODE_SPEC], { cwd: home, stdio: 'inherit' });
   const path = node22Path();
   if (!path) throw new Error(`npm installed ${NODE_SPEC} but no node binary was found under ${home}`);
   return path;

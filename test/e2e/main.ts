@@ -18,7 +18,7 @@ function removeScratch(): void {
 async function main(): Promise<void> {
   mkdirSync(HOME, { recursive: true });
   removeScratch();
-  ensureCodeServer(REPO, HOME, PROFILE);
+  await ensureCodeServer(REPO, HOME, PROFILE);
   rmSync(RESULTS, { recursive: true, force: true });
   mkdirSync(RESULTS, { recursive: true });
   console.log(`e2e on ${PROFILE.name} (code-server ${PROFILE.codeServerVersion}; the extension should open its store with ${PROFILE.driver})`);

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -79,9 +79,12 @@ function which(cmd: string): string | null {
 }
 
 /** Installs the profile's code-server into .cache/e2e on first use and returns its binary. */
-export function ensureCodeServer(repo: string, home: string, profile: Profile): string {
+export async function ensureCodeServer(repo: string, home: string, profile: Profile): Promise<string> {
   const bin = codeServerBin(home, profile);
-  if (existsSync(bin)) return bin;
+  const dir = join(home, profile.dir);
+  const done = join(dir, 'installed.json');
+  // An install killed half-way leaves the binary without the VS Code it serves: only a finished install counts.
+  if (existsSync(done) || (existsSync(bin) && existsSync(join(dir, 'node_modules', 'code-server', 'lib', 'vscode', 'node_modules')))) return bin;
   const rg = which('rg');
   if (!rg) throw new Error("ripgrep not found: apt-get install -y ripgrep (code-server's @vscode/ripgrep cannot download it offline)");
   const tmp = join(home, 'tmp');
@@ -101,27 +104,63 @@ export function ensureCodeServer(repo: string, home: string, profile: Profile): 
     XDG_DATA_HOME: join(home, 'xdg', 'data'),
     XDG_CONFIG_HOME: join(home, 'xdg', 'config'),
     TMPDIR: tmp,
-    // unsafe_perm: its postinstall refuses to run as root otherwise; yes: node-pty's postinstall runs `npx node-gyp`.
+    // unsafe_perm: code-server's postinstall script refuses to run as root without it (it reads this variable
+    // itself; npm 11 no longer knows the setting and would warn about it, hence loglevel error below, which
+    // still shows every error); yes: node-pty's postinstall runs `npx node-gyp`.
     npm_config_unsafe_perm: 'true',
     npm_config_yes: 'true',
+    npm_config_loglevel: 'error',
   };
   // Native modules must build against the headers of the Node that will load them (the machine's npmrc names Node 20's).
   if (profile.needsNode22) env.npm_config_nodedir = dirname(dirname(node22Bin(repo)));
-  const dir = join(home, profile.dir);
   mkdirSync(dir, { recursive: true });
   if (!existsSync(join(dir, 'package.json'))) writeFileSync(join(dir, 'package.json'), '{"name":"loopx-e2e-code-server","private":true}\n');
-  console.error(`e2e: installing code-server ${profile.codeServerVersion} (${profile.name}) into ${dir}, first run only: a few minutes…`);
-  const npm = (args: string[], cwd: string) => execFileSync('npm', ['install', '--no-audit', '--no-fund', ...args], { cwd, stdio: 'inherit', env });
-  npm([`code-server@${profile.codeServerVersion}`], dir);
+  const label = `code-server ${profile.codeServerVersion} (VS Code ${profile.name.slice(7)})`;
+  console.error(`installing ${label} into ${dir}, first run only: a few minutes…`);
+  const started = Date.now();
+  const npm = (args: string[], cwd: string) => withHeartbeat(label, dir, () => run('npm', ['install', '--no-audit', '--no-fund', ...args], { cwd, env }));
+  await npm([`code-server@${profile.codeServerVersion}`], dir);
   if (profile.addFsCopyfile) {
     const side = join(home, `${profile.dir}-fs-copyfile`);
     mkdirSync(side, { recursive: true });
     if (!existsSync(join(side, 'package.json'))) writeFileSync(join(side, 'package.json'), '{"name":"loopx-e2e-fs-copyfile","private":true}\n');
-    npm(['@vscode/fs-copyfile@2.0.0'], side);
+    await npm(['@vscode/fs-copyfile@2.0.0'], side);
     const target = join(dir, 'node_modules', 'code-server', 'lib', 'vscode', 'extensions', 'git', 'node_modules', '@vscode', 'fs-copyfile');
     rmSync(target, { recursive: true, force: true });
     cpSync(join(side, 'node_modules', '@vscode', 'fs-copyfile'), target, { recursive: true });
   }
   if (!existsSync(bin)) throw new Error(`code-server ${profile.codeServerVersion} installed but its binary is missing`);
+  writeFileSync(done, `${JSON.stringify({ version: profile.codeServerVersion, at: new Date().toISOString() })}\n`);
+  console.error(`installed ${label} in ${Math.round((Date.now() - started) / 1000)} s`);
   return bin;
+}
+
+function run(command: string, args: string[], options: { cwd: string; env: Record<string, string | undefined> }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: 'inherit' });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`})`))));
+  });
+}
+
+/** A long install prints nothing for a minute; say every few seconds that it is still going and how far. */
+async function withHeartbeat(label: string, dir: string, work: () => Promise<void>): Promise<void> {
+  const started = Date.now();
+  const timer = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    console.error(`  … still installing ${label}: ${seconds} s, ${megabytes(dir)} MB so far`);
+  }, 10_000);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function megabytes(dir: string): string {
+  try {
+    return execFileSync('du', ['-sm', dir], { encoding: 'utf8' }).split('\t')[0] ?? '?';
+  } catch {
+    return '?';
+  }
 }

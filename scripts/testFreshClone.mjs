@@ -1,0 +1,74 @@
+// `npm run test:fresh-clone` (the last part of `npm test`): the README's set-up, exactly as written, on a clean
+// clone of this checkout's HEAD (no node_modules, no dist): `npm start` must install what it needs by itself, print
+// nothing a newcomer would read as trouble, and serve VS Code at the URL it prints. Only the code-server install is
+// shared with this checkout (a symlink into .cache/e2e), because the e2e pass before this one has just installed
+// it from scratch the same way; everything npm installs is installed anew.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
+const LIMIT_MS = 15 * 60_000;
+/** What a clean first run must never print: install warnings people read as trouble, and stack traces. */
+const ALARMING = [/EBADENGINE/, /allowScripts/, /Unknown (env|cli) config/, /ERR_MODULE_NOT_FOUND/, /npm (warn|ERR!)/i, /\n\s+at .+:\d+:\d+\)?\n/];
+
+const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: repo, encoding: 'utf8' }).trim();
+if (dirty) console.log('fresh clone: note: the working tree has uncommitted changes; the clone tests the last commit');
+const scratch = mkdtempSync(join(tmpdir(), 'loopx-fresh-'));
+const clone = join(scratch, 'loopx');
+execFileSync('git', ['clone', '--quiet', repo, clone]);
+const cs = join(repo, '.cache', 'e2e', 'cs');
+if (existsSync(join(cs, 'installed.json')) || existsSync(join(cs, 'node_modules', '.bin', 'code-server'))) {
+  mkdirSync(join(clone, '.cache', 'e2e'), { recursive: true });
+  symlinkSync(cs, join(clone, '.cache', 'e2e', 'cs'));
+}
+
+// A newcomer's shell: none of the npm_* settings of the enclosing `npm test`.
+const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+const started = Date.now();
+console.log(`fresh clone: ${clone}\nfresh clone: running \`npm start\` there…`);
+const child = spawn('npm', ['start'], { cwd: clone, env: { ...env, PORT: '0' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+let output = '';
+const collect = (chunk) => {
+  output += chunk;
+  process.stdout.write(chunk.toString().replace(/^/gm, '  │ '));
+};
+child.stdout.on('data', collect);
+child.stderr.on('data', collect);
+
+const failure = await new Promise((resolve) => {
+  const timer = setTimeout(() => resolve(`no URL within ${LIMIT_MS / 60_000} minutes`), LIMIT_MS);
+  child.on('exit', (code) => resolve(`npm start exited (${code}) before printing a URL`));
+  const check = setInterval(async () => {
+    const url = /http:\/\/127\.0\.0\.1:\d+\/\?folder=\S+/.exec(output)?.[0];
+    if (!url) return;
+    clearInterval(check);
+    clearTimeout(timer);
+    try {
+      const page = await fetch(url);
+      const html = await page.text();
+      if (page.status !== 200) return resolve(`${url} answered HTTP ${page.status}`);
+      if (!/workbench/i.test(html)) return resolve(`${url} did not serve the VS Code workbench`);
+      resolve(undefined);
+    } catch (error) {
+      resolve(`${url} could not be fetched: ${error.message}`);
+    }
+  }, 500);
+});
+
+try {
+  process.kill(-child.pid, 'SIGINT');
+} catch {
+  // already gone
+}
+await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve)));
+const alarming = ALARMING.find((pattern) => pattern.test(output));
+const seconds = Math.round((Date.now() - started) / 1000);
+rmSync(scratch, { recursive: true, force: true });
+if (failure || alarming) {
+  console.error(`fresh clone: FAILED after ${seconds} s: ${failure ?? `the output has something alarming (${alarming})`}`);
+  process.exit(1);
+}
+console.log(`fresh clone: npm start installed everything and served VS Code in ${seconds} s; the output was clean`);
