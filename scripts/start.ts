@@ -26,7 +26,10 @@ function seedDemo(): void {
   mkdirSync(join(WORKSPACE, 'test-results'), { recursive: true });
   writeFileSync(join(WORKSPACE, 'src', 'import', 'csv.ts'), 'export function parse(text: string): string[][] {\n  return text.split("\\n").map((l) => l.split(","));\n}\n');
   writeFileSync(join(WORKSPACE, 'test-results', 'quoted.txt'), 'quoted fields: 12 passed, 0 failed\n');
-  writeFileSync(join(WORKSPACE, 'README.md'), '# CSV importer (loopx demo)\n\nOpen the LoopX view in the activity bar. Agents use `loopx` in a terminal.\n');
+  writeFileSync(join(WORKSPACE, 'README.md'), '# CSV importer (loopx demo)\n\nThe LoopX view in the activity bar and the board show the work; agents use `loopx` in a terminal.\nLoopX: Get Started in the command palette walks through the rest.\n');
+  // The demo opens on the board, beside the LoopX view the extension shows on a workspace's first open.
+  mkdirSync(join(WORKSPACE, '.vscode'), { recursive: true });
+  writeFileSync(join(WORKSPACE, '.vscode', 'settings.json'), `${JSON.stringify({ 'loopx.openBoardOnStartup': true }, null, 2)}\n`);
   const human = { name: 'you', kind: 'human' } as const;
   const { kernel } = Kernel.init(WORKSPACE, { actor: human });
   const codex = kernel.as({ name: 'codex', kind: 'agent' });
@@ -53,9 +56,9 @@ function seedDemo(): void {
 }
 
 async function main(): Promise<void> {
-  console.log('npm start: packaging the extension…');
+  console.log('npm start: building and packaging the extension…');
   execFileSync('npm', ['run', '--silent', 'package'], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
-  ensureCodeServer(REPO, HOME, PROFILE);
+  await ensureCodeServer(REPO, HOME, PROFILE);
   seedDemo();
   // A fresh VS Code profile too: the old one's workspace state remembers the previous demo store's log (the log
   // witness would rightly say the new one lacks those events).

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { LoopxApp } from './app';
 import { Log } from './util/log';
 import { installCliLauncher, shareCliOnTerminalPath } from './bundledCli';
+import { showLoopxOnOpen } from './firstOpen';
 
 let app: LoopxApp | undefined;
 
@@ -22,6 +23,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApp | undefined
     context.subscriptions.push(app);
     app.activationMs = performance.now() - started;
     log.info(`activated in ${app.activationMs.toFixed(1)} ms (VS Code ${vscode.version}, Node ${process.versions.node})`);
+    showLoopxOnOpen(app.session, context.workspaceState).catch((error: unknown) => log.warn(`could not show the LoopX view: ${String(error)}`));
     return app;
   } catch (error) {
     log.error('activation failed', error);

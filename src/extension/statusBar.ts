@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { GoalStatusLine } from '../kernel/queries/status';
 import { clean, clockTime } from '../protocol/display';
+import { shouldRunReason } from '../protocol/shouldRunWords';
 import { Disposable, toDisposable } from './util/lifecycle';
 import type { StoreModel } from './store/storeModel';
 import { COMMANDS } from './commands/commandIds';
@@ -37,7 +38,7 @@ export class QuotaStatusBar extends Disposable {
       this.gates.text = `$(bell-dot) ${pending} gate${pending === 1 ? '' : 's'}`;
       this.gates.tooltip = `LoopX: ${pending} gate${pending === 1 ? '' : 's'} waiting for your decision`;
       this.gates.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-      this.gates.accessibilityInformation = { label: `LoopX: ${pending} pending gates` };
+      this.gates.accessibilityInformation = { label: `LoopX: ${pending} gate${pending === 1 ? '' : 's'} waiting for your decision` };
       this.gates.show();
     } else this.gates.hide();
   }
@@ -61,13 +62,14 @@ export class QuotaStatusBar extends Disposable {
     const md = new vscode.MarkdownString(undefined, true);
     md.appendMarkdown(`**${goal.id}** `).appendText(clean(goal.title)).appendMarkdown('\n\n');
     md.appendMarkdown(`$(dashboard) ${q.spent} of ${q.turnsPerWindow} turns spent in the last ${q.windowHours} h, ${q.remaining} left\n\n`);
-    md.appendMarkdown(answer.run ? '$(play) should run: **yes**' : `$(debug-pause) should run: **no** (${answer.reason})`);
-    if (answer.nextWakeAt) md.appendMarkdown(`, next wake ${clockTime(answer.nextWakeAt, now)}`);
-    else if (!answer.run) md.appendMarkdown(', waits for a human');
-    md.appendMarkdown('\n\n');
+    const why = shouldRunReason({ ...answer, goalStatus: goal.status, ...q });
+    md.appendMarkdown(answer.run ? '$(play) **Ready to run a turn**' : '$(debug-pause) **Waits:** ').appendText(answer.run ? '' : why);
+    if (answer.nextWakeAt) md.appendMarkdown(`; it can run again at ${clockTime(answer.nextWakeAt, now)}`);
+    else if (!answer.run) md.appendMarkdown('; a person has to act first');
+    md.appendMarkdown(`\n\n<small>should-run: \`${answer.reason}\`</small>\n\n`);
     if (goal.nextTodo) md.appendMarkdown(`$(arrow-right) next: ${goal.nextTodo.id} `).appendText(clean(goal.nextTodo.title));
     item.tooltip = md;
-    item.accessibilityInformation = { label: `LoopX ${goal.id}: ${q.spent} of ${q.turnsPerWindow} turns spent; should run ${answer.run ? 'yes' : `no, ${answer.reason}`}` };
+    item.accessibilityInformation = { label: `LoopX ${goal.id}: ${q.spent} of ${q.turnsPerWindow} turns spent; ${answer.run ? 'ready to run a turn' : `waits: ${why}`}` };
     item.show();
   }
 

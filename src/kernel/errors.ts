@@ -79,7 +79,7 @@ export class LeaseLostError extends RefusedError {
 
 export class GatePendingError extends RefusedError {
   constructor(subject: string, gateIds: string[]) {
-    super('gate_pending', `${subject} waits for a human decision on gate ${gateIds.join(', ')}`, 'a human approves or rejects it with: loopx gate approve|reject ID');
+    super('gate_pending', `${subject} waits for a human decision on gate ${gateIds.join(', ')}`, 'a human approves or rejects it with: loopx gate approve|reject ID', { gateIds });
   }
 }
 

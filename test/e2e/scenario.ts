@@ -57,20 +57,41 @@ export async function runScenario(): Promise<void> {
     await wb.statusItem('G1 0/20').waitFor({ timeout: 15_000 });
     await wb.shot('03-goal-and-todos');
 
-    step(4, 'an agent claims, spends a turn and ships through bin/loopx in another process');
+    step(4, 'palette → Claim Todo: what is ready comes first; the claim is confirmed');
+    await wb.command('LoopX: Claim Todo');
+    const pick = page.locator('.quick-input-widget');
+    await pick.locator('.quick-input-title', { hasText: 'Claim Todo' }).waitFor({ timeout: 15_000 });
+    await pick.locator('.quick-input-list', { hasText: 'Ready to claim' }).waitFor({ timeout: 15_000 });
+    await wb.shot('04-claim-pick');
+    await wb.answer('T2 Stream');
+    await page.locator('.notification-toast', { hasText: /you hold T2 Stream large files until/ }).first().waitFor({ timeout: 10_000 });
+    await wb.row(/T2 Stream large files.*ada · lease/).waitFor({ timeout: 10_000 });
+
+    step(5, 'the status bar says in words why G1 waits now');
+    await wb.statusItem('G1 0/20').click();
+    await pick.locator('.quick-input-list', { hasText: /Waits: an agent is already on this goal \(1 of 1\)/ }).waitFor({ timeout: 10_000 });
+    if (/concurrency_limit/.test(await pick.innerText())) throw new Error('the quick pick shows a reason code');
+    await wb.shot('05-quota-pick');
+    await page.keyboard.press('Escape');
+
+    step(6, 'an agent claims, spends a turn and ships through bin/loopx in another process');
     agent(workspace, ['todo', 'claim', '--next']);
     await wb.row(/T1 Parse quoted fields.*codex/).waitFor({ timeout: 10_000 });
-    await wb.shot('04-agent-claimed');
+    await wb.shot('06-agent-claimed');
     agent(workspace, ['quota', 'spend', '--goal', 'G1', '--turn', 'codex-run-1']);
     agent(workspace, ['todo', 'ship', 'T1', '--evidence', 'quoted fixtures pass (12 tests)']);
     await wb.statusItem('G1 1/20').waitFor({ timeout: 10_000 });
-    await wb.row('Shipped').waitFor({ timeout: 10_000 });
-    await wb.shot('05-agent-shipped');
+    // The Shipped group (folded) counts T1, and unfolded it holds T1's row (not just any text saying "shipped").
+    const shippedGroup = wb.row(/^\s*Shipped\s*1\s*$/);
+    await shippedGroup.waitFor({ timeout: 10_000 });
+    await shippedGroup.click();
+    await page.locator('.monaco-list-row[aria-label^="T1 Parse quoted fields, shipped"]').first().waitFor({ timeout: 10_000 });
+    await wb.shot('07-agent-shipped');
 
-    step(5, 'the agent asks a gate; a notification appears; approve it from the Gates view');
+    step(7, 'the agent asks a gate; a notification appears; approve it from the Gates view');
     agent(workspace, ['gate', 'ask', '--todo', 'T2', '--question', 'Stream with Node streams instead of reading whole files?']);
     await page.locator('.notification-toast', { hasText: 'gate Q1' }).first().waitFor({ timeout: 10_000 });
-    await wb.shot('06-gate-notification');
+    await wb.shot('08-gate-notification');
     const gates = wb.pane('Gates');
     const collapsed = gates.locator('.pane-header[aria-expanded="false"]');
     if (await collapsed.count()) await collapsed.click();
@@ -81,10 +102,16 @@ export async function runScenario(): Promise<void> {
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 10_000 });
     if (!(await dialog.innerText()).includes('Stream with Node streams')) throw new Error('the approval dialog does not show the question');
-    await wb.shot('07-approve-dialog');
+    await wb.shot('09-approve-dialog');
     await dialog.locator('.monaco-button', { hasText: 'Approve' }).first().click();
     await wb.answer('go ahead', /Approve Q1/);
     await gates.locator('.monaco-list-row', { hasText: /approved by ada/ }).first().waitFor({ timeout: 10_000 });
-    await wb.shot('08-gate-approved');
+    await wb.shot('10-gate-approved');
+
+    step(8, 'palette → Get Started opens the walkthrough');
+    await wb.command('LoopX: Get Started');
+    await page.locator('.gettingStartedContainer', { hasText: 'Get started with LoopX' }).first().waitFor({ timeout: 15_000 });
+    await page.locator('.gettingStartedContainer', { hasText: 'Connect your agent' }).first().waitFor({ timeout: 5_000 });
+    await wb.shot('11-walkthrough');
   });
 }

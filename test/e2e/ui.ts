@@ -10,8 +10,19 @@ export class Workbench {
     await this.page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: 90_000 });
   }
 
+  /**
+   * Shows the LoopX side bar. A workspace with a store brings it to the front by itself on its first open, and a
+   * click on the icon of the container already shown would close it again: click only while it is not shown, and
+   * look again afterwards (the extension may have shown it between the look and the click).
+   */
   async openLoopx(): Promise<void> {
-    await this.page.locator('.part.activitybar [aria-label^="LoopX"]').first().click();
+    const shown = this.page.locator('.part.sidebar .composite.title', { hasText: 'LoopX' }).first();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await shown.isVisible()) return;
+      await this.page.locator('.part.activitybar [aria-label^="LoopX"]').first().click();
+      await shown.waitFor({ timeout: 3_000 }).catch(() => undefined);
+    }
+    await shown.waitFor({ timeout: 5_000 });
   }
 
   /** Runs a command from the palette by its title. */

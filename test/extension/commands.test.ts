@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Gate, Goal, Todo } from '../../src/kernel/model';
 import { askGate } from '../../src/kernel/ops/gates';
-import { claimTodo } from '../../src/kernel/ops/claims';
+import { claimTodo, releaseTodo } from '../../src/kernel/ops/claims';
+import { addTodo } from '../../src/kernel/ops/todos';
 import { COMMANDS } from '../../src/extension/commands/commandIds';
 import { app, otherWriter, until, withAnswers } from './support';
 
@@ -75,6 +76,26 @@ suite('commands', () => {
     assert.equal(result, undefined);
     assert.match(prompts.join('\n'), /warning: LoopX: todo T2 is claimed by codex/);
     assert.equal(loopx.session.requireKernel().db.prepare('SELECT count(*) AS n FROM events').get()?.n, before);
+  });
+
+  test('Claim Todo from the palette lists what is ready first, the rest apart with why, and confirms the claim', async () => {
+    const loopx = await app();
+    const codex = otherWriter('codex');
+    const waiting = addTodo(codex, { goalId: 'G1', title: 'Publish the parser', dependsOn: ['T2'] });
+    codex.close();
+    await until(() => loopx.model.todo(waiting.id), 'the new todo to be seen');
+    let shown: readonly vscode.QuickPickItem[] = [];
+    const { result, prompts } = await withAnswers({ picks: [(items) => { shown = items; return items.find((i) => i.label.includes('T3 ')); }] }, async () =>
+      vscode.commands.executeCommand<Todo>(COMMANDS.claimTodo));
+    const labels = shown.map((i) => `${i.kind === vscode.QuickPickItemKind.Separator ? '--' : ''}${i.label.replace(/^\$\([a-z-]+\) /, '')}${i.description ? ` | ${i.description}` : ''}`);
+    const at = (text: string) => labels.findIndex((l) => l.includes(text));
+    assert.ok(at('--Ready to claim') === 0 && at('T3 ') > 0 && at('T3 ') < at('--Cannot be claimed now'), labels.join('\n'));
+    assert.match(labels[at('T2 ')] ?? '', /\| codex holds it until /);
+    assert.match(labels[at(`${waiting.id} `)] ?? '', /\| waits on T2/);
+    assert.ok(at('T2 ') > at('--Cannot be claimed now'), labels.join('\n'));
+    assert.equal(result.owner, loopx.session.actor.name);
+    assert.match(prompts.join('\n'), /info: LoopX: you hold T3 /);
+    releaseTodo(loopx.session.requireKernel(), 'T3');
   });
 
   test('Approve Gate shows the question in a modal; cancelling changes nothing; confirming approves', async () => {

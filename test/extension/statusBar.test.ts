@@ -28,6 +28,6 @@ suite('status bar', () => {
 
   test('clicking the meter lists each goal with its quota and should-run answer', async () => {
     const { prompts } = await withAnswers({ picks: [() => undefined] }, async () => vscode.commands.executeCommand('loopx.showQuota'));
-    assert.match(prompts[0] ?? '', /pick: LoopX: quota and should-run \[.*G1 Ship the parser.*\]/);
+    assert.match(prompts[0] ?? '', /pick: LoopX: budgets and what runs next \[.*G1 Ship the parser.*\]/);
   });
 });

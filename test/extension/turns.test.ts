@@ -44,7 +44,7 @@ suite('turns in terminals', () => {
     const { result, prompts } = await withAnswers({}, async () => vscode.commands.executeCommand<RunOutcome>('loopx.runTurn', { goalId, host: 'custom' }));
     assert.equal(result.started, false);
     assert.equal(vscode.window.terminals.length, terminals);
-    assert.match(prompts.join('\n'), /info: LoopX: no turn started\. goal G\d+ should not run now: no_ready_work/);
+    assert.match(prompts.join('\n'), /info: LoopX: no turn started\. G\d+ waits: no todo is ready/);
   });
 
   test('an agent that exits without writing back is not spent, and its todo goes back with a continuation', async () => {

@@ -28,6 +28,8 @@ export const COMMANDS = {
   showMoreTodos: 'loopx.showMoreTodos',
   backupStore: 'loopx.backupStore',
   restoreBackup: 'loopx.restoreBackup',
+  connectAgent: 'loopx.connectAgent',
+  getStarted: 'loopx.getStarted',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

@@ -8,6 +8,7 @@ import type { TurnRunner } from '../turns/turnRunner';
 import type { GoalsTreeProvider } from '../views/goalsTree';
 import type { LogWitness } from '../store/logWitness';
 import type { CommandId } from './commandIds';
+import { actionsFor, hintForPeople } from './errorActions';
 
 /** What every command gets. Built once by the composition root. */
 export interface ExtensionContextLike {
@@ -47,9 +48,15 @@ export async function runSafely(ctx: ExtensionContextLike, def: CommandDefinitio
   } catch (error) {
     if (error instanceof LoopxError && error.exitCode !== 1) {
       ctx.log.warn(`${def.id} refused: ${error.code}: ${error.message}`);
-      const text = `${error.message}${error.hint ? ` (${error.hint})` : ''}`;
-      if (error.exitCode === 3) void vscode.window.showWarningMessage(`LoopX: ${text}`);
-      else void vscode.window.showErrorMessage(`LoopX: ${text}`);
+      const hint = hintForPeople(error.hint);
+      const text = `LoopX: ${error.message}${hint ? ` (${hint})` : ''}`;
+      const actions = actionsFor(error);
+      const titles = actions.map((a) => a.title);
+      const show = error.exitCode === 3 ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
+      void Promise.resolve(show(text, ...titles)).then((choice) => {
+        const action = actions.find((a) => a.title === choice);
+        if (action) void vscode.commands.executeCommand(action.command, ...(action.args ?? []));
+      });
       return undefined;
     }
     ctx.log.error(`${def.id} failed`, error);
@@ -58,3 +65,4 @@ export async function runSafely(ctx: ExtensionContextLike, def: CommandDefinitio
     return undefined;
   }
 }
+

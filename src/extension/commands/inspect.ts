@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { verifyChain } from '../../kernel/events/log';
 import { ACCEPT, showWitnessProblem } from '../store/logWitness';
 import { clean, clockTime } from '../../protocol/display';
+import { shouldRunReason } from '../../protocol/shouldRunWords';
 import { statusUri } from '../views/virtualDocuments';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
@@ -50,12 +51,12 @@ export const showQuota: CommandDefinition = {
       label: `${g.shouldRun.run ? '$(play)' : '$(debug-pause)'} ${g.id} ${clean(g.title)}`,
       description: `${g.quota.spent}/${g.quota.turnsPerWindow} turns in ${g.quota.windowHours}h`,
       detail: g.shouldRun.run
-        ? `should run: yes · ${g.quota.remaining} left · next: ${g.nextTodo ? `${g.nextTodo.id} ${clean(g.nextTodo.title)}` : '—'}`
-        : `should run: no (${g.shouldRun.reason})${g.shouldRun.nextWakeAt ? ` · wakes ${clockTime(g.shouldRun.nextWakeAt, now)}` : ' · waits for a human'}`,
+        ? `Ready to run a turn · ${g.quota.remaining} left · next: ${g.nextTodo ? `${g.nextTodo.id} ${clean(g.nextTodo.title)}` : '—'}`
+        : `Waits: ${shouldRunReason({ ...g.shouldRun, goalStatus: g.status, ...g.quota })}${g.shouldRun.nextWakeAt ? ` · can run again at ${clockTime(g.shouldRun.nextWakeAt, now)}` : ' · a person has to act first'}`,
       goalId: g.id,
     }));
     const board = { label: '$(project) Open Board', description: 'every todo as a card, with what needs you on top', detail: undefined, goalId: undefined };
-    const pick = await vscode.window.showQuickPick([...items, board], { title: 'LoopX: quota and should-run', placeHolder: items.length ? 'Goal' : 'No goals yet' });
+    const pick = await vscode.window.showQuickPick([...items, board], { title: 'LoopX: budgets and what runs next', placeHolder: items.length ? 'Goal' : 'No goals yet' });
     if (pick === board) await vscode.commands.executeCommand(COMMANDS.openBoard);
     else if (pick) await vscode.commands.executeCommand('loopx.goals.focus');
     return pick?.goalId;

@@ -11,12 +11,12 @@ export const newGoal: CommandDefinition = {
   async run(ctx) {
     const kernel = kernelOf(ctx);
     const steps = 4;
-    const title = await step(1, steps, 'Title', 'What is this goal? One line.', { required: true, placeHolder: 'Ship the CSV importer' });
+    const title = await step(1, steps, 'Title', 'What is this goal? One line.', { required: true, placeHolder: 'e.g. what users get when it is done' });
     if (title === undefined) return undefined;
-    const objective = await step(2, steps, 'Objective', 'What does done look like? Agents read this every turn.', { placeHolder: 'Any RFC 4180 file imports; docs updated' });
+    const objective = await step(2, steps, 'Objective', 'What does done look like? Agents read this every turn.', { placeHolder: 'e.g. the checks that pass and the docs that exist when it is done' });
     if (objective === undefined) return undefined;
     const scopeText = await step(3, steps, 'Scope', 'Paths or globs the work may touch, comma-separated (empty: the whole workspace).', {
-      placeHolder: 'src/import/**, docs/import.md',
+      placeHolder: 'e.g. src/feature/**, docs/feature.md',
       validate: (text) => validateScope(text),
     });
     if (scopeText === undefined) return undefined;

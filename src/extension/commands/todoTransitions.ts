@@ -2,7 +2,10 @@ import * as vscode from 'vscode';
 import { claimTodo as claimOp, releaseTodo as releaseOp, shipTodo as shipOp } from '../../kernel/ops/claims';
 import { blockTodo as blockOp, killTodo as killOp, unblockTodo as unblockOp } from '../../kernel/ops/todos';
 import type { Todo } from '../../kernel/model';
-import { clean } from '../../protocol/display';
+import { clean, clockTime } from '../../protocol/display';
+import { listTodos } from '../../kernel/queries/lists';
+import { type Readiness, readiness } from '../../kernel/queries/ready';
+import { getTodoCore } from '../../kernel/queries/lookups';
 import { type CommandDefinition, type ExtensionContextLike, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { ask, resolveTodo } from './pickers';
@@ -11,10 +14,61 @@ import { ask, resolveTodo } from './pickers';
 export const claimTodo: CommandDefinition = {
   id: COMMANDS.claimTodo,
   async run(ctx, arg) {
-    const todo = await resolveTodo(ctx, arg, ['open', 'claimed'], 'Claim Todo');
-    return todo && claimOp(kernelOf(ctx), todo.id).todo;
+    const todo = arg === undefined ? await pickClaimable(ctx) : await resolveTodo(ctx, arg, ['open', 'claimed'], 'Claim Todo');
+    if (!todo) return undefined;
+    const claimed = claimOp(kernelOf(ctx), todo.id).todo;
+    const until = claimed.leaseExpiresAt ? clockTime(claimed.leaseExpiresAt, Date.now()) : undefined;
+    void vscode.window.showInformationMessage(`LoopX: you hold ${claimed.id} ${clean(claimed.title)}${until ? ` until ${until}` : ''}.`, 'Ship…', 'Release…').then((choice) => {
+      if (choice === 'Ship…') void vscode.commands.executeCommand(COMMANDS.shipTodo, claimed.id);
+      if (choice === 'Release…') void vscode.commands.executeCommand(COMMANDS.releaseTodo, claimed.id);
+    });
+    return claimed;
   },
 };
+
+/** What can be claimed now first, in claim order; the rest apart, each with why not (so nothing picked is refused). */
+async function pickClaimable(ctx: ExtensionContextLike): Promise<Todo | undefined> {
+  const kernel = kernelOf(ctx);
+  const { ready, waiting } = kernel.read((db, nowMs) => {
+    const at = new Date(nowMs).toISOString();
+    const ready = listTodos(db, at, { ready: true });
+    const readyIds = new Set(ready.map((t) => t.id));
+    const others = ctx.model.goals().flatMap((g) => [...ctx.model.todos(g.id, 'open'), ...ctx.model.todos(g.id, 'claimed')]).filter((t) => !readyIds.has(t.id));
+    return { ready, waiting: others.slice(0, WAITING_SHOWN).map((todo) => ({ todo, why: readiness(db, getTodoCore(db, todo.id), at) })) };
+  });
+  type Item = vscode.QuickPickItem & { todo?: Todo };
+  const items: Item[] = [
+    { label: ready.length ? 'Ready to claim' : 'Nothing is ready to claim', kind: vscode.QuickPickItemKind.Separator },
+    ...ready.map((t) => ({ label: `$(play-circle) ${t.id} ${clean(t.title)}`, description: `${t.goalId} · P${t.priority}${t.owner ? ` · lease of ${clean(t.owner)} lapsed` : ''}`, todo: t })),
+  ];
+  if (waiting.length) {
+    items.push({ label: 'Cannot be claimed now', kind: vscode.QuickPickItemKind.Separator });
+    for (const { todo, why } of waiting) items.push({ label: `$(circle-slash) ${todo.id} ${clean(todo.title)}`, description: why.ready ? '' : notClaimableBecause(why) });
+  }
+  const pick = await vscode.window.showQuickPick(items, { title: 'LoopX: Claim Todo', placeHolder: ready.length ? 'Pick a ready todo to hold it' : 'No todo can be claimed now', matchOnDescription: true });
+  if (pick && !pick.todo) {
+    void vscode.window.showInformationMessage(`LoopX: ${pick.label.replace(/^\$\([a-z-]+\) /, '')} cannot be claimed now: ${pick.description}.`);
+    return undefined;
+  }
+  return pick?.todo;
+}
+
+const WAITING_SHOWN = 200;
+
+function notClaimableBecause(why: Exclude<Readiness, { ready: true }>): string {
+  switch (why.why) {
+    case 'claimed':
+      return why.detail.replace(/^it is claimed by (\S+) until (\S+)$/, (_, who: string, until: string) => `${who} holds it until ${clockTime(until, Date.now())}`);
+    case 'dependencies':
+      return `waits on ${why.ids.join(', ')}`;
+    case 'gate_pending':
+      return `gate ${why.ids.join(', ')} waits for a decision`;
+    case 'goal_inactive':
+      return why.detail.replace(/^its goal/, 'goal');
+    default:
+      return why.detail.replace(/^it is /, '');
+  }
+}
 
 export const releaseTodo: CommandDefinition = {
   id: COMMANDS.releaseTodo,

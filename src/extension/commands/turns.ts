@@ -7,6 +7,8 @@ import { HOSTS, type RunOutcome, describeNoRun } from '../turns/turnRunner';
 import type { GoalsNode } from '../views/goalsTree';
 import { reviewUri } from '../views/virtualDocuments';
 
+const HOST_NAMES: Record<string, string> = { codex: 'Codex CLI', claude: 'Claude Code', custom: 'Custom command' };
+
 /**
  * Run Turn from the palette, a goal or todo in the Goals view, or a board card. Arguments from tests and the board:
  * `{ goalId, todoId?, host? }`.
@@ -24,10 +26,16 @@ export const runTurn: CommandDefinition = {
     if (todoId && !goalId) goalId = (await resolveTodo(ctx, todoId, ['open', 'claimed'], 'Run Turn on'))?.goalId;
     if (!goalId) return undefined;
     const defaultHost = vscode.workspace.getConfiguration('loopx').get<string>('defaultHost') || 'codex';
+    const settings = runner.hostSettings();
+    // Every host reads the same way: its name, then the command it runs; the default is marked, not described.
     const host = given.host ?? (await vscode.window.showQuickPick(
-      HOSTS.map((h) => ({ label: h, description: h === defaultHost ? 'default' : runner.hostSettings()[h] || 'not configured', picked: h === defaultHost })),
+      [...HOSTS].sort((a, b) => Number(b === defaultHost) - Number(a === defaultHost)).map((h) => ({
+        label: HOST_NAMES[h] ?? h,
+        description: `${settings[h] || 'no command set (setting loopx.hosts.custom.command)'}${h === defaultHost ? ' · default' : ''}`,
+        host: h,
+      })),
       { title: `LoopX: Run Turn on ${todoId ?? goalId} with` },
-    ))?.label;
+    ))?.host;
     if (!host) return undefined;
     const outcome: RunOutcome = await runner.run(goalId, host, todoId);
     if (!outcome.started) void vscode.window.showInformationMessage(describeNoRun(outcome));

@@ -6,6 +6,7 @@ import { renewTodo } from '../../kernel/ops/claims';
 import { finishTurn, startTurn, turnDir, type TurnStart } from '../../kernel/ops/turns';
 import type { Turn } from '../../kernel/queries/turns';
 import { getTurn } from '../../kernel/queries/turns';
+import { shouldRunReason } from '../../protocol/shouldRunWords';
 import { clockTime } from '../../protocol/display';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import type { ExtensionContextLike } from '../commands/context';
@@ -76,8 +77,12 @@ export class TurnRunner extends Disposable {
       started = startTurn(kernel, { goalId, host, todoId, agent: this.agentFor(host), loopxCommand: this.loopxCommand() });
     } catch (error) {
       if (error instanceof LoopxError && (error.code === 'should_not_run' || error.code === 'no_ready_work')) {
-        const data = (error.data ?? {}) as { nextWakeAt?: string | null };
-        return { started: false, reason: error.message, nextWakeAt: data.nextWakeAt ?? null };
+        const data = (error.data ?? {}) as { nextWakeAt?: string | null; reason?: string };
+        const goal = this.ctx.model.status()?.goals.find((g) => g.id === goalId);
+        const reason = data.reason
+          ? `${goalId} waits: ${shouldRunReason({ run: false, reason: data.reason, goalStatus: goal?.status, ...goal?.quota })}`
+          : `${goalId} waits: no todo is ready`;
+        return { started: false, reason, nextWakeAt: data.nextWakeAt ?? null };
       }
       throw error;
     }
@@ -209,5 +214,5 @@ export function readExitCode(file: string): number | undefined {
 }
 
 export function describeNoRun(outcome: Extract<RunOutcome, { started: false }>): string {
-  return `LoopX: no turn started. ${outcome.reason}${outcome.nextWakeAt ? `; it can run again at ${clockTime(outcome.nextWakeAt, Date.now())}` : '; a human has to act first'}.`;
+  return `LoopX: no turn started. ${outcome.reason}${outcome.nextWakeAt ? `; it can run again at ${clockTime(outcome.nextWakeAt, Date.now())}` : '; a person has to act first'}.`;
 }

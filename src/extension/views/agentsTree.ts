@@ -46,7 +46,10 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     const state = a.holding.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
     const item = new vscode.TreeItem(clean(a.name), state);
     item.id = `agent:${a.name}`;
-    item.description = `${a.kind} · ${a.holding.length ? `holds ${a.holding.length} · ` : ''}seen ${relativeTime(a.lastSeen, now)}`;
+    // The kind only where the name does not already say it ("codex codex" read as a stutter).
+    const kind = a.kind === 'human' ? 'person' : a.kind === a.name ? '' : a.kind;
+    item.description = [kind, a.holding.length ? `holds ${a.holding.length}` : '', `seen ${relativeTime(a.lastSeen, now)}`].filter(Boolean).join(' · ');
+    item.tooltip = `${clean(a.name)} (${a.kind === 'human' ? 'a person' : `${a.kind} agent`}), last seen ${new Date(a.lastSeen).toLocaleString()}`;
     item.iconPath = new vscode.ThemeIcon(KIND_ICON[a.kind]);
     item.contextValue = CONTEXT.agent;
     return item;

@@ -28,26 +28,32 @@ export function todoIcon(todo: Todo, ready: boolean, nowIso: string): vscode.The
   return groupIcon(todo.status);
 }
 
-/** "P1 · codex · lease in 12m · 2 evidence · after T2" (dependencies only while they still hold the todo back). */
+/**
+ * "codex · lease 12m · P1 · 2 evidence · after T2": who holds it and for how long first, because a narrow side bar
+ * cuts the end of a description off (dependencies only while they still hold the todo back).
+ */
 export function todoDescription(todo: Todo, nowMs: number, ready = false): string {
-  const bits = [`P${todo.priority}`];
+  const bits: string[] = [];
   if (todo.owner) {
     const lapsed = todo.leaseExpiresAt !== null && Date.parse(todo.leaseExpiresAt) <= nowMs;
     bits.push(clean(todo.owner), lapsed ? 'lease lapsed' : `lease ${relativeTime(todo.leaseExpiresAt, nowMs)}`);
   }
+  if (todo.status === 'blocked' && todo.reason) bits.push(oneLine(todo.reason, 60));
+  bits.push(`P${todo.priority}`);
   if (todo.evidenceCount) bits.push(`${todo.evidenceCount} evidence`);
   if (todo.dependsOn.length && todo.status === 'open' && !ready) bits.push(`after ${todo.dependsOn.join(', ')}`);
-  if (todo.status === 'blocked' && todo.reason) bits.push(oneLine(todo.reason, 60));
   return bits.join(' · ');
 }
+
+const STATUS_WORDS: Record<Todo['status'], string> = { open: 'open', claimed: 'in progress', blocked: 'blocked', shipped: 'shipped', killed: 'killed' };
 
 export function todoTooltip(todo: Todo, nowMs: number): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   md.supportHtml = false;
   md.isTrusted = false;
   md.appendMarkdown(`**${todo.id}** `).appendText(clean(todo.title)).appendMarkdown(`\n\n`);
-  md.appendMarkdown(`$(tag) ${todo.status} · priority ${todo.priority} · revision ${todo.revision}\n\n`);
-  if (todo.owner) md.appendMarkdown(`$(person) `).appendText(`${clean(todo.owner)}, lease ${relativeTime(todo.leaseExpiresAt, nowMs)}`).appendMarkdown('\n\n');
+  if (todo.owner) md.appendMarkdown(`$(person) `).appendText(`${clean(todo.owner)} holds it, lease ${relativeTime(todo.leaseExpiresAt, nowMs)}`).appendMarkdown('\n\n');
+  md.appendMarkdown(`$(tag) ${STATUS_WORDS[todo.status]} · priority ${todo.priority} (0 is the highest)\n\n`);
   if (todo.detail) md.appendMarkdown('**Acceptance:** ').appendText(clean(todo.detail)).appendMarkdown('\n\n');
   if (todo.continuation) md.appendMarkdown('**Continuation:** ').appendText(clean(todo.continuation)).appendMarkdown('\n\n');
   if (todo.reason) md.appendMarkdown('**Reason:** ').appendText(clean(todo.reason)).appendMarkdown('\n\n');
@@ -56,9 +62,15 @@ export function todoTooltip(todo: Todo, nowMs: number): vscode.MarkdownString {
   return md;
 }
 
+/** "1/6": shipped of the todos that count (killed ones do not); a status that is not active goes first. */
 export function goalDescription(goal: Goal, counts: Record<string, number> | undefined): string {
-  const c = counts ?? {};
-  const parts = [`${c.shipped ?? 0}/${Object.values(c).reduce((a, b) => a + b, 0) - (c.killed ?? 0)} shipped`];
+  const { shipped, total } = goalProgress(counts);
+  const parts = [`${shipped}/${total}`];
   if (goal.status !== 'active') parts.unshift(goal.status);
   return parts.join(' · ');
+}
+
+export function goalProgress(counts: Record<string, number> | undefined): { shipped: number; total: number } {
+  const c = counts ?? {};
+  return { shipped: c.shipped ?? 0, total: Object.values(c).reduce((a, b) => a + b, 0) - (c.killed ?? 0) };
 }

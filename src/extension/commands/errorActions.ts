@@ -1,0 +1,43 @@
+import type { LoopxError } from '../../kernel/errors';
+import { COMMANDS } from './commandIds';
+
+/** A button on a refusal's message: what a person can do about it, instead of a CLI command to type. */
+export interface ErrorAction {
+  title: string;
+  command: string;
+  args?: unknown[];
+}
+
+/** A hint that tells the reader to type a `loopx …` command is for the CLI; VS Code offers buttons instead. */
+export function hintForPeople(hint: string | undefined): string | undefined {
+  if (!hint || /\bloopx\s+[a-z]|--[a-z]/.test(hint)) return undefined;
+  return hint;
+}
+
+export function actionsFor(error: LoopxError): ErrorAction[] {
+  switch (error.code) {
+    case 'gate_pending': {
+      const gateId = (error.data as { gateIds?: string[] } | undefined)?.gateIds?.[0];
+      return gateId
+        ? [{ title: `Approve ${gateId}…`, command: COMMANDS.approveGate, args: [gateId] }, { title: `Reject ${gateId}…`, command: COMMANDS.rejectGate, args: [gateId] }]
+        : [{ title: 'Show Gates', command: 'loopx.gates.focus' }];
+    }
+    case 'not_ready':
+    case 'no_ready_work':
+    case 'already_claimed':
+    case 'lease_lost':
+    case 'illegal_transition':
+      return [{ title: 'Open Board', command: COMMANDS.openBoard }];
+    case 'evidence_required':
+      return [{ title: 'Add Evidence…', command: COMMANDS.addEvidence }];
+    case 'budget_exhausted':
+    case 'should_not_run':
+      return [{ title: 'Show Budgets', command: COMMANDS.showQuota }];
+    case 'log_broken':
+      return [{ title: 'Verify Log', command: COMMANDS.verifyLog }];
+    case 'no_store':
+      return [{ title: 'Initialize LoopX', command: COMMANDS.initialize }];
+    default:
+      return [];
+  }
+}
