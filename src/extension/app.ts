@@ -1,96 +1,155 @@
 import * as vscode from 'vscode';
 import { Disposable } from './util/lifecycle';
 import type { Log } from './util/log';
-import { StoreSession } from './store/storeSession';
-import { StoreModel } from './store/storeModel';
-import { LogWitness } from './store/logWitness';
 import { humanActor } from './store/identity';
-import { GoalsTreeProvider, type GoalsNode } from './views/goalsTree';
-import { GatesTreeProvider } from './views/gatesTree';
-import { EvidenceTreeProvider } from './views/evidenceTree';
-import { AgentsTreeProvider } from './views/agentsTree';
+import { Folders } from './folders';
+import type { FolderServices } from './folderServices';
+import type { GoalsNode } from './views/goalsTree';
+import type { GateNode } from './views/gatesTree';
+import type { EvidenceNode } from './views/evidenceTree';
+import type { AgentNode } from './views/agentsTree';
+import { FolderTree, type FolderNode } from './views/folderTree';
 import { VirtualDocuments } from './views/virtualDocuments';
 import { QuotaStatusBar } from './statusBar';
-import { GateNotifier } from './gateNotifier';
 import { WakeClock } from './clock';
 import { registerCommands } from './commands/registry';
 import { BoardPanel } from './board/boardPanel';
-import { TurnRunner } from './turns/turnRunner';
-import { AutoRunner } from './turns/autoRunner';
-import { TurnRecovery } from './turns/turnRecovery';
-import type { ExtensionContextLike } from './commands/context';
+import { goalProgress } from './views/todoPresentation';
 
-/** The composition root: builds every part once and owns their disposal. */
+/**
+ * The composition root: one FolderServices per workspace folder (its store, model, turns…), and the window's parts
+ * over all of them: the four views (grouped by folder when several folders have a store), the status bar, the
+ * read-only documents and the commands, which run in the folder they are about.
+ */
 export class LoopxApp extends Disposable {
-  readonly session: StoreSession;
-  readonly model: StoreModel;
-  readonly goalsTree: GoalsTreeProvider;
-  readonly gatesTree: GatesTreeProvider;
-  readonly evidenceTree: EvidenceTreeProvider;
-  readonly agentsTree: AgentsTreeProvider;
+  readonly folders: Folders;
+  readonly goalsTree: FolderTree<GoalsNode>;
+  readonly gatesTree: FolderTree<GateNode> & { pendingCount(): number };
+  readonly evidenceTree: FolderTree<EvidenceNode> & { readonly scope: string };
+  readonly agentsTree: FolderTree<AgentNode>;
   readonly statusBar: QuotaStatusBar;
-  readonly gateNotifier: GateNotifier;
-  readonly goalsView: vscode.TreeView<GoalsNode>;
-  readonly turns: TurnRunner;
-  readonly autoRunner: AutoRunner;
-  readonly witness: LogWitness;
-  readonly turnRecovery: TurnRecovery;
-
-  /** The open board panel, if any (tests reach the extension's instance through here). */
-  get board(): BoardPanel | undefined {
-    return BoardPanel.current;
-  }
+  readonly goalsView: vscode.TreeView<GoalsNode | FolderNode>;
 
   /** How long activate() took, for the activation benchmark. */
   activationMs = 0;
 
   constructor(
-    root: string,
+    workspaceFolders: readonly vscode.WorkspaceFolder[],
     readonly log: Log,
     host: { extensionUri: vscode.Uri; workspaceState: vscode.Memento; cliCommand: string },
   ) {
     super();
     const actor = humanActor();
-    this.session = this.register(new StoreSession(root, actor, this.log));
-    this.witness = this.register(new LogWitness(this.session, host.workspaceState, this.log));
-    this.model = this.register(new StoreModel(this.session));
-    this.goalsTree = this.register(new GoalsTreeProvider(this.model, actor.name));
-    this.gatesTree = this.register(new GatesTreeProvider(this.model));
-    this.evidenceTree = this.register(new EvidenceTreeProvider(this.model, root));
-    this.agentsTree = this.register(new AgentsTreeProvider(this.model));
+    this.folders = this.register(new Folders({ log, actor, ...host }));
+    const describe = (f: FolderServices) => {
+      const goals = f.model.status()?.goals ?? [];
+      const { shipped, total } = goals.reduce((sum, g) => {
+        const p = goalProgress(g.counts);
+        return { shipped: sum.shipped + p.shipped, total: sum.total + p.total };
+      }, { shipped: 0, total: 0 });
+      return `${goals.length} goal${goals.length === 1 ? '' : 's'} · ${shipped}/${total}`;
+    };
+    this.goalsTree = this.register(new FolderTree(this.folders, (f) => f.goalsTree, describe));
+    const gates = this.register(new FolderTree<GateNode>(this.folders, (f) => f.gatesTree, (f) => `${f.gatesTree.pendingCount()} pending`));
+    this.gatesTree = Object.assign(gates, { pendingCount: () => this.folders.withStore.reduce((n, f) => n + f.gatesTree.pendingCount(), 0) });
+    const evidence = this.register(new FolderTree<EvidenceNode>(this.folders, (f) => f.evidenceTree));
+    this.evidenceTree = Object.defineProperty(evidence, 'scope', { get: () => this.evidenceScope() }) as FolderTree<EvidenceNode> & { readonly scope: string };
+    this.agentsTree = this.register(new FolderTree<AgentNode>(this.folders, (f) => f.agentsTree));
     this.goalsView = this.register(vscode.window.createTreeView('loopx.goals', { treeDataProvider: this.goalsTree, showCollapseAll: true }));
     const gatesView = this.register(vscode.window.createTreeView('loopx.gates', { treeDataProvider: this.gatesTree }));
     const evidenceView = this.register(vscode.window.createTreeView('loopx.evidence', { treeDataProvider: this.evidenceTree }));
     this.register(vscode.window.createTreeView('loopx.agents', { treeDataProvider: this.agentsTree }));
-    this.register(new VirtualDocuments(this.session, this.model));
-    this.statusBar = this.register(new QuotaStatusBar(this.model));
-    this.gateNotifier = this.register(new GateNotifier(this.model));
-    this.register(new WakeClock(this.model, () => {
-      this.goalsTree.refreshTimes();
-      this.agentsTree.refreshTimes();
-      this.statusBar.render();
-    }));
+    this.register(new VirtualDocuments(this.folders));
+    this.statusBar = this.register(new QuotaStatusBar(this.folders));
 
-    // The Evidence view follows the selection in the Goals view.
+    // The Evidence view follows the selection in the Goals view (in the selected item's folder).
     this.register(this.goalsView.onDidChangeSelection(({ selection }) => {
       const node = selection[0];
-      this.evidenceTree.setFilter(node?.kind === 'todo' ? { todoId: node.todo.id } : node?.kind === 'goal' ? { goalId: node.goal.id } : {});
+      const owner = node && node.kind === 'folder' ? node.folder : (this.folders.ownerOf(node) ?? (this.folders.grouped ? undefined : this.folders.withStore[0]));
+      for (const f of this.folders.all) f.evidenceTree.setFilter(f === owner && node?.kind === 'todo' ? { todoId: node.todo.id } : f === owner && node?.kind === 'goal' ? { goalId: node.goal.id } : {});
+      this.evidenceTree.focusOn(owner && this.folders.grouped ? owner : undefined);
+      this.evidenceOwner = owner;
       evidenceView.description = this.evidenceTree.scope;
     }));
-    evidenceView.description = this.evidenceTree.scope;
     const updateBadge = () => {
       const pending = this.gatesTree.pendingCount();
-      gatesView.badge = pending ? { value: pending, tooltip: `${pending} pending gate${pending === 1 ? '' : 's'}` } : undefined;
+      gatesView.badge = pending ? { value: pending, tooltip: `${pending} gate${pending === 1 ? '' : 's'} waiting for your decision` } : undefined;
+      evidenceView.description = this.evidenceTree.scope;
     };
-    this.register(this.model.onDidChange(updateBadge));
 
-    const ctx: ExtensionContextLike = { session: this.session, model: this.model, log: this.log, me: actor.name, extensionUri: host.extensionUri, cliCommand: host.cliCommand, goalsTree: this.goalsTree, witness: this.witness };
-    this.turns = this.register(new TurnRunner(ctx));
-    ctx.turns = this.turns;
-    this.autoRunner = this.register(new AutoRunner(this.model, this.turns, this.log));
-    this.turnRecovery = this.register(new TurnRecovery(this.session, this.turns, this.log));
-    for (const d of registerCommands(ctx)) this.register(d);
-    this.session.tryOpen();
-    updateBadge();
+    for (const d of registerCommands(this.folders)) this.register(d);
+    const clocks = new Map<FolderServices, WakeClock>();
+    const onFolders = () => {
+      for (const f of this.folders.all) {
+        if (clocks.has(f)) continue;
+        clocks.set(f, this.register(new WakeClock(f.model, () => {
+          f.goalsTree.refreshTimes();
+          f.agentsTree.refreshTimes();
+          this.statusBar.render();
+        })));
+        this.register(f.model.onDidChange(updateBadge));
+      }
+      for (const [f, clock] of clocks) {
+        if (this.folders.all.includes(f)) continue;
+        clock.dispose();
+        clocks.delete(f);
+      }
+      updateBadge();
+    };
+    this.register(this.folders.onDidChange(onFolders));
+    for (const folder of workspaceFolders) this.folders.add(folder);
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders(({ added, removed }) => {
+      for (const folder of removed) this.folders.remove(folder.uri);
+      for (const folder of added) if (folder.uri.scheme === 'file') this.folders.add(folder);
+    }));
+    onFolders();
+  }
+
+  private evidenceOwner: FolderServices | undefined;
+
+  private evidenceScope(): string {
+    const owner = this.evidenceOwner ?? this.folders.withStore[0];
+    if (!owner) return '';
+    return this.folders.grouped ? `${owner.name} · ${owner.evidenceTree.scope}` : owner.evidenceTree.scope;
+  }
+
+  /** The first folder: the one a single-folder workspace has (tests and the single-folder API read it). */
+  get primary(): FolderServices {
+    const first = this.folders.all[0];
+    if (!first) throw new Error('LoopX has no workspace folder');
+    return first;
+  }
+
+  get session() {
+    return this.primary.session;
+  }
+
+  get model() {
+    return this.primary.model;
+  }
+
+  get witness() {
+    return this.primary.witness;
+  }
+
+  get turns() {
+    return this.primary.turns;
+  }
+
+  get autoRunner() {
+    return this.primary.autoRunner;
+  }
+
+  get turnRecovery() {
+    return this.primary.turnRecovery;
+  }
+
+  get gateNotifier() {
+    return this.primary.gateNotifier;
+  }
+
+  /** The open board panel, if any (tests reach the extension's instance through here). */
+  get board(): BoardPanel | undefined {
+    return BoardPanel.current;
   }
 }

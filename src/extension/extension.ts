@@ -9,8 +9,8 @@ let app: LoopxApp | undefined;
 /** Thin entry point: one composition root, disposed with the extension. */
 export function activate(context: vscode.ExtensionContext): LoopxApp | undefined {
   const started = performance.now();
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  if (!folder || folder.uri.scheme !== 'file') {
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
+  if (folders.length === 0) {
     void vscode.commands.executeCommand('setContext', 'loopx.noFolder', true);
     return undefined;
   }
@@ -19,11 +19,11 @@ export function activate(context: vscode.ExtensionContext): LoopxApp | undefined
   try {
     const cli = installCliLauncher(context.globalStorageUri.fsPath, context.extensionUri.fsPath, log);
     context.subscriptions.push(shareCliOnTerminalPath(context.environmentVariableCollection, cli));
-    app = new LoopxApp(folder.uri.fsPath, log, { extensionUri: context.extensionUri, workspaceState: context.workspaceState, cliCommand: cli.command });
+    app = new LoopxApp(folders, log, { extensionUri: context.extensionUri, workspaceState: context.workspaceState, cliCommand: cli.command });
     context.subscriptions.push(app);
     app.activationMs = performance.now() - started;
     log.info(`activated in ${app.activationMs.toFixed(1)} ms (VS Code ${vscode.version}, Node ${process.versions.node})`);
-    showLoopxOnOpen(app.session, context.workspaceState).catch((error: unknown) => log.warn(`could not show the LoopX view: ${String(error)}`));
+    showLoopxOnOpen(app.folders, context.workspaceState).catch((error: unknown) => log.warn(`could not show the LoopX view: ${String(error)}`));
     return app;
   } catch (error) {
     log.error('activation failed', error);

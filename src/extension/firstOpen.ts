@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from './commands/commandIds';
-import type { StoreSession } from './store/storeSession';
+import type { Folders } from './folders';
 
 export const SHOWN_KEY = 'loopx.viewShownOnce';
 export const OPEN_BOARD_SETTING = 'loopx.openBoardOnStartup';
@@ -10,8 +10,8 @@ export const OPEN_BOARD_SETTING = 'loopx.openBoardOnStartup';
  * (a workspace opened on the Explorer says nothing about LoopX otherwise); with `loopx.openBoardOnStartup` the
  * board opens too, every time. Both only when the store opened.
  */
-export async function showLoopxOnOpen(session: StoreSession, state: vscode.Memento): Promise<void> {
-  if (!session.kernel) return;
+export async function showLoopxOnOpen(folders: Folders, state: vscode.Memento): Promise<void> {
+  if (folders.withStore.length === 0) return;
   if (!state.get<boolean>(SHOWN_KEY)) {
     await state.update(SHOWN_KEY, true);
     await vscode.commands.executeCommand('workbench.view.extension.loopx');

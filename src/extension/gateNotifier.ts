@@ -3,6 +3,7 @@ import { clean, oneLine } from '../protocol/display';
 import { Disposable } from './util/lifecycle';
 import type { StoreModel } from './store/storeModel';
 import { COMMANDS } from './commands/commandIds';
+import { inFolder } from './commands/inFolder';
 
 /** A gate that becomes pending raises a notification with Approve / Reject / Show (once per gate; setting loopx.notifyOnNewGates). */
 export class GateNotifier extends Disposable {
@@ -10,7 +11,10 @@ export class GateNotifier extends Disposable {
   /** Gate ids notified so far (tests read it). */
   readonly notified: string[] = [];
 
-  constructor(private readonly model: StoreModel) {
+  constructor(
+    private readonly model: StoreModel,
+    private readonly root: string,
+  ) {
     super();
     this.register(model.onDidChange(() => this.check()));
     this.check();
@@ -35,8 +39,8 @@ export class GateNotifier extends Disposable {
       void vscode.window
         .showInformationMessage(`LoopX: ${clean(gate.askedBy)} asks (gate ${gate.id} on ${on}): ${oneLine(gate.question, 200)}`, 'Approve', 'Reject', 'Show')
         .then((choice) => {
-          if (choice === 'Approve') return vscode.commands.executeCommand(COMMANDS.approveGate, gate.id);
-          if (choice === 'Reject') return vscode.commands.executeCommand(COMMANDS.rejectGate, gate.id);
+          if (choice === 'Approve') return vscode.commands.executeCommand(COMMANDS.approveGate, inFolder(this.root, gate.id));
+          if (choice === 'Reject') return vscode.commands.executeCommand(COMMANDS.rejectGate, inFolder(this.root, gate.id));
           if (choice === 'Show') return vscode.commands.executeCommand('loopx.gates.focus');
           return undefined;
         });

@@ -3,37 +3,52 @@ import type { GoalStatusLine } from '../kernel/queries/status';
 import { clean, clockTime } from '../protocol/display';
 import { shouldRunReason } from '../protocol/shouldRunWords';
 import { Disposable, toDisposable } from './util/lifecycle';
-import type { StoreModel } from './store/storeModel';
+import type { Folders } from './folders';
+import type { FolderServices } from './folderServices';
+import { inFolder } from './commands/inFolder';
 import { COMMANDS } from './commands/commandIds';
 
 /**
  * A quota meter per active goal (spent/allowed, next wake) that turns to the warning colour when the budget is
- * exhausted, and a pending-gate badge. Updated from the model; a timer only re-renders times.
+ * exhausted, and a pending-gate badge that sums every folder. In a multi-root workspace each meter names its folder.
+ * Updated from the models; a timer only re-renders times.
  */
 export class QuotaStatusBar extends Disposable {
   private readonly goals = new Map<string, vscode.StatusBarItem>();
   private readonly gates = this.register(vscode.window.createStatusBarItem('loopx.gates', vscode.StatusBarAlignment.Left, 99));
+  private readonly watched = new Set<FolderServices>();
 
-  constructor(private readonly model: StoreModel) {
+  constructor(private readonly folders: Folders) {
     super();
     this.gates.name = 'LoopX Gates';
     this.gates.command = 'loopx.gates.focus';
-    this.register(model.onDidChange(() => this.render()));
+    this.register(folders.onDidChange(() => this.follow()));
     this.register(toDisposable(() => this.goals.forEach((item) => item.dispose())));
+    this.follow();
+  }
+
+  private follow(): void {
+    for (const f of this.folders.all) {
+      if (this.watched.has(f)) continue;
+      this.watched.add(f);
+      this.register(f.model.onDidChange(() => this.render()));
+    }
     this.render();
   }
 
   render(): void {
-    const report = this.model.status();
-    const active = (report?.goals ?? []).filter((g) => g.status === 'active');
-    for (const [id, item] of this.goals) {
-      if (!active.some((g) => g.id === id)) {
+    const grouped = this.folders.grouped;
+    const active = this.folders.withStore.flatMap((folder) =>
+      (folder.model.status()?.goals ?? []).filter((g) => g.status === 'active').map((goal) => ({ key: `${folder.root}#${goal.id}`, goal, folder: grouped ? folder.name : undefined })),
+    );
+    for (const [key, item] of this.goals) {
+      if (!active.some((a) => a.key === key)) {
         item.dispose();
-        this.goals.delete(id);
+        this.goals.delete(key);
       }
     }
-    active.forEach((goal, index) => this.renderGoal(goal, index));
-    const pending = report?.pendingGates.length ?? 0;
+    active.forEach((a, index) => this.renderGoal(a.key, a.goal, index, a.folder));
+    const pending = this.folders.withStore.reduce((n, f) => n + (f.model.status()?.pendingGates.length ?? 0), 0);
     if (pending > 0) {
       this.gates.text = `$(bell-dot) ${pending} gate${pending === 1 ? '' : 's'}`;
       this.gates.tooltip = `LoopX: ${pending} gate${pending === 1 ? '' : 's'} waiting for your decision`;
@@ -43,24 +58,25 @@ export class QuotaStatusBar extends Disposable {
     } else this.gates.hide();
   }
 
-  private renderGoal(goal: GoalStatusLine, index: number): void {
-    let item = this.goals.get(goal.id);
+  private renderGoal(key: string, goal: GoalStatusLine, index: number, folder: string | undefined): void {
+    let item = this.goals.get(key);
     if (!item) {
-      item = vscode.window.createStatusBarItem(`loopx.quota.${goal.id}`, vscode.StatusBarAlignment.Left, 100 - index / 100);
-      item.name = `LoopX quota ${goal.id}`;
-      item.command = COMMANDS.showQuota;
-      this.goals.set(goal.id, item);
+      item = vscode.window.createStatusBarItem(`loopx.quota.${key}`, vscode.StatusBarAlignment.Left, 100 - index / 100);
+      item.name = `LoopX quota ${folder ? `${folder} ` : ''}${goal.id}`;
+      this.goals.set(key, item);
     }
+    const owner = this.folders.all.find((f) => key.startsWith(`${f.root}#`));
+    item.command = owner ? { title: 'Show Budgets', command: COMMANDS.showQuota, arguments: [inFolder(owner.root)] } : COMMANDS.showQuota;
     const now = Date.now();
     const q = goal.quota;
     const answer = goal.shouldRun;
     const wake = !answer.run && answer.nextWakeAt ? ` · wake ${clockTime(answer.nextWakeAt, now)}` : '';
     // Exhausted is about the budget, whatever else should-run reports first (no ready work, a gate…).
     const exhausted = q.remaining === 0;
-    item.text = `${exhausted ? '$(warning)' : '$(pulse)'} ${goal.id} ${q.spent}/${q.turnsPerWindow}${wake}`;
+    item.text = `${exhausted ? '$(warning)' : '$(pulse)'} ${folder ? `${folder}: ` : ''}${goal.id} ${q.spent}/${q.turnsPerWindow}${wake}`;
     item.backgroundColor = exhausted ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     const md = new vscode.MarkdownString(undefined, true);
-    md.appendMarkdown(`**${goal.id}** `).appendText(clean(goal.title)).appendMarkdown('\n\n');
+    md.appendMarkdown(`**${goal.id}** `).appendText(clean(goal.title)).appendText(folder ? ` (${folder})` : '').appendMarkdown('\n\n');
     md.appendMarkdown(`$(dashboard) ${q.spent} of ${q.turnsPerWindow} turns spent in the last ${q.windowHours} h, ${q.remaining} left\n\n`);
     const why = shouldRunReason({ ...answer, goalStatus: goal.status, ...q });
     md.appendMarkdown(answer.run ? '$(play) **Ready to run a turn**' : '$(debug-pause) **Waits:** ').appendText(answer.run ? '' : why);
@@ -74,11 +90,14 @@ export class QuotaStatusBar extends Disposable {
   }
 
   /** For tests: what each goal's item shows. */
-  snapshot(): { id: string; text: string; warning: boolean }[] {
-    return [...this.goals].map(([id, item]) => ({ id, text: item.text, warning: item.backgroundColor !== undefined }));
+  snapshot(): { id: string; folder: string; text: string; warning: boolean }[] {
+    return [...this.goals].map(([key, item]) => {
+      const at = key.lastIndexOf('#');
+      return { id: key.slice(at + 1), folder: key.slice(0, at), text: item.text, warning: item.backgroundColor !== undefined };
+    });
   }
 
   gateBadge(): string | undefined {
-    return this.gates.text && this.model.status()?.pendingGates.length ? this.gates.text : undefined;
+    return this.gates.text && this.folders.withStore.some((f) => f.model.status()?.pendingGates.length) ? this.gates.text : undefined;
   }
 }

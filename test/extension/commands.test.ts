@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import type { Gate, Goal, Todo } from '../../src/kernel/model';
 import { askGate } from '../../src/kernel/ops/gates';
 import { claimTodo, releaseTodo } from '../../src/kernel/ops/claims';
-import { addTodo } from '../../src/kernel/ops/todos';
+import { addTodo, killTodo } from '../../src/kernel/ops/todos';
+import { createGoal, setGoalStatus } from '../../src/kernel/ops/goals';
 import { COMMANDS } from '../../src/extension/commands/commandIds';
 import { app, otherWriter, until, withAnswers } from './support';
 
@@ -80,22 +81,28 @@ suite('commands', () => {
 
   test('Claim Todo from the palette lists what is ready first, the rest apart with why, and confirms the claim', async () => {
     const loopx = await app();
+    // A goal of its own, finished afterwards, so the suites after this one see G1 as it was.
     const codex = otherWriter('codex');
-    const waiting = addTodo(codex, { goalId: 'G1', title: 'Publish the parser', dependsOn: ['T2'] });
+    const side = createGoal(codex, { title: 'Claim pick fixtures' });
+    const first = addTodo(codex, { goalId: side.id, title: 'Prepare the fixtures' });
+    const waiting = addTodo(codex, { goalId: side.id, title: 'Publish the fixtures', dependsOn: [first.id] });
     codex.close();
-    await until(() => loopx.model.todo(waiting.id), 'the new todo to be seen');
+    await until(() => loopx.model.todo(waiting.id), 'the new todos to be seen');
     let shown: readonly vscode.QuickPickItem[] = [];
     const { result, prompts } = await withAnswers({ picks: [(items) => { shown = items; return items.find((i) => i.label.includes('T3 ')); }] }, async () =>
       vscode.commands.executeCommand<Todo>(COMMANDS.claimTodo));
     const labels = shown.map((i) => `${i.kind === vscode.QuickPickItemKind.Separator ? '--' : ''}${i.label.replace(/^\$\([a-z-]+\) /, '')}${i.description ? ` | ${i.description}` : ''}`);
     const at = (text: string) => labels.findIndex((l) => l.includes(text));
-    assert.ok(at('--Ready to claim') === 0 && at('T3 ') > 0 && at('T3 ') < at('--Cannot be claimed now'), labels.join('\n'));
+    assert.ok(at('--Ready to claim') === 0 && at('T3 ') > 0 && at(`${first.id} `) > 0 && at('T3 ') < at('--Cannot be claimed now'), `${labels.join('\n')}\n${prompts.join('\n')}`);
     assert.match(labels[at('T2 ')] ?? '', /\| codex holds it until /);
-    assert.match(labels[at(`${waiting.id} `)] ?? '', /\| waits on T2/);
+    assert.match(labels[at(`${waiting.id} `)] ?? '', new RegExp(`\\| waits on ${first.id}`));
     assert.ok(at('T2 ') > at('--Cannot be claimed now'), labels.join('\n'));
     assert.equal(result.owner, loopx.session.actor.name);
     assert.match(prompts.join('\n'), /info: LoopX: you hold T3 /);
-    releaseTodo(loopx.session.requireKernel(), 'T3');
+    const kernel = loopx.session.requireKernel();
+    releaseTodo(kernel, 'T3');
+    for (const id of [first.id, waiting.id]) killTodo(kernel, id, 'test fixture');
+    setGoalStatus(kernel, side.id, 'done');
   });
 
   test('Approve Gate shows the question in a modal; cancelling changes nothing; confirming approves', async () => {

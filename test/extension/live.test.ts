@@ -12,8 +12,8 @@ import { app, otherWriter, recordFigure, REPO, until, workspaceRoot } from './su
 function renderAll(loopx: Awaited<ReturnType<typeof app>>): number {
   let count = 0;
   const walk = (node?: GoalsNode) => {
-    for (const child of loopx.goalsTree.getChildren(node)) {
-      loopx.goalsTree.getTreeItem(child);
+    for (const child of loopx.primary.goalsTree.getChildren(node)) {
+      loopx.primary.goalsTree.getTreeItem(child);
       count++;
       walk(child);
     }
@@ -54,9 +54,9 @@ suite('live refresh', () => {
     latencies.sort((a, b) => a - b);
     recordFigure('cliWriteToVisibleMedian', latencies[2] as number, 'ms');
     recordFigure('cliWriteToVisibleMax', latencies[4] as number, 'ms');
-    const [goal] = loopx.goalsTree.getChildren();
-    const ready = loopx.goalsTree.getChildren(goal).find((g) => g.kind === 'group' && g.group === 'ready');
-    assert.ok(loopx.goalsTree.getChildren(ready).some((n) => n.kind === 'todo' && n.todo.title === 'From the terminal 4'));
+    const [goal] = loopx.primary.goalsTree.getChildren();
+    const ready = loopx.primary.goalsTree.getChildren(goal).find((g) => g.kind === 'group' && g.group === 'ready');
+    assert.ok(loopx.primary.goalsTree.getChildren(ready).some((n) => n.kind === 'todo' && n.todo.title === 'From the terminal 4'));
   });
 
   test('a group of 5,000 todos shows a page at a time: "… N more" shows the next page', async () => {
@@ -101,7 +101,7 @@ suite('live refresh', () => {
     const paged = measure();
     recordFigure('refresh5000Median', paged.median, 'ms');
     // Every page opened: the worst case, every one of the 5,000 rows built.
-    for (let more = findMore(loopx); more; more = findMore(loopx)) loopx.goalsTree.showMore(more);
+    for (let more = findMore(loopx); more; more = findMore(loopx)) loopx.primary.goalsTree.showMore(more);
     const all = measure();
     recordFigure('refresh5000AllRowsMedian', all.median, 'ms');
     assert.ok(paged.items < 1000, `paged: ${paged.items} rows built`);
@@ -111,7 +111,7 @@ suite('live refresh', () => {
 
 function findMore(loopx: Awaited<ReturnType<typeof app>>): Extract<GoalsNode, { kind: 'more' }> | undefined {
   const walk = (node?: GoalsNode): Extract<GoalsNode, { kind: 'more' }> | undefined => {
-    for (const child of loopx.goalsTree.getChildren(node)) {
+    for (const child of loopx.primary.goalsTree.getChildren(node)) {
       if (child.kind === 'more') return child;
       const found = walk(child);
       if (found) return found;

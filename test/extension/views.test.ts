@@ -22,7 +22,7 @@ suite('views', () => {
     const t2 = tree.getTreeItem(inProgress[0] as GoalsNode);
     assert.equal(label(t2), 'T2 Parse body');
     assert.equal(t2.contextValue, 'loopx:todo:claimed');
-    assert.match(String(t2.description), /^P2 · codex · lease in \d+m/);
+    assert.match(String(t2.description), /^codex · lease in \d+m · P2/);
     const shipped = tree.getTreeItem(tree.getChildren(groups[2])[0] as GoalsNode);
     assert.match(String(shipped.description), /1 evidence/);
     assert.equal((shipped.iconPath as vscode.ThemeIcon).id, 'pass-filled');
@@ -90,7 +90,7 @@ suite('views', () => {
     const agents = loopx.agentsTree.getChildren();
     const codex = agents.find((a) => a.kind === 'agent' && a.agent.name === 'codex');
     assert.ok(codex);
-    assert.match(String(loopx.agentsTree.getTreeItem(codex).description), /^codex · holds 1 · seen/);
+    assert.match(String(loopx.agentsTree.getTreeItem(codex).description), /^holds 1 · seen/);
     const [held] = loopx.agentsTree.getChildren(codex);
     assert.equal(label(loopx.agentsTree.getTreeItem(held as never)), 'T2 Parse body');
     assert.match(String(loopx.agentsTree.getTreeItem(held as never).description), /lease ends in \d+m/);

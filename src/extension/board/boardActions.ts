@@ -8,6 +8,7 @@ import { moveFor } from '../../protocol/board';
 import type { ColumnId, ErrorInfo, TodoAction } from '../../protocol/kanban';
 import { type ExtensionContextLike, kernelOf } from '../commands/context';
 import { COMMANDS } from '../commands/commandIds';
+import { inFolder } from '../commands/inFolder';
 import { approveGate, askGate, rejectGate } from '../commands/gates';
 import { addEvidence } from '../commands/evidence';
 import { blockTodo, killTodo, shipTodo } from '../commands/todoTransitions';
@@ -62,7 +63,7 @@ export class BoardActions {
         case 'reassign':
           return this.reassign(todoId);
         case 'runTurn':
-          return done(await vscode.commands.executeCommand(COMMANDS.runTurn, { goalId: kernel.read((db) => getTodo(db, todoId)).goalId, todoId }));
+          return done(await vscode.commands.executeCommand(COMMANDS.runTurn, inFolder(this.ctx.session.root, { goalId: kernel.read((db) => getTodo(db, todoId)).goalId, todoId })));
       }
     });
   }

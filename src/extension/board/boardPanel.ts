@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { nodeCrypto } from '../../kernel/nodeCrypto';
-import { isAbsolute, normalize } from 'node:path';
+import { basename, isAbsolute, normalize } from 'node:path';
 import { parseToHost } from '../../protocol/kanbanSchemas';
 import type { BoardSnapshot, ToHost, ToWebview } from '../../protocol/kanban';
 import { Disposable } from '../util/lifecycle';
@@ -20,12 +20,16 @@ export class BoardPanel extends Disposable {
   readonly refused: string[] = [];
 
   static show(ctx: ExtensionContextLike, extensionUri: vscode.Uri): BoardPanel {
-    if (BoardPanel.current) {
+    if (BoardPanel.current?.ctx === ctx) {
       BoardPanel.current.panel.reveal();
       return BoardPanel.current;
     }
+    // One board at a time: opening another folder's board replaces the one on screen.
+    BoardPanel.current?.dispose();
     const assets = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
-    const panel = vscode.window.createWebviewPanel('loopx.board', 'LoopX Board', vscode.ViewColumn.Active, {
+    const many = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
+    const title = many ? `LoopX Board · ${basename(ctx.session.root)}` : 'LoopX Board';
+    const panel = vscode.window.createWebviewPanel('loopx.board', title, vscode.ViewColumn.Active, {
       enableScripts: true,
       localResourceRoots: [assets],
     });
@@ -36,7 +40,7 @@ export class BoardPanel extends Disposable {
 
   private constructor(
     readonly panel: vscode.WebviewPanel,
-    private readonly ctx: ExtensionContextLike,
+    readonly ctx: ExtensionContextLike,
     assets: vscode.Uri,
   ) {
     super();

@@ -7,7 +7,8 @@ import type { Log } from '../util/log';
 import type { TurnRunner } from '../turns/turnRunner';
 import type { GoalsTreeProvider } from '../views/goalsTree';
 import type { LogWitness } from '../store/logWitness';
-import type { CommandId } from './commandIds';
+import { COMMANDS, type CommandId } from './commandIds';
+import { inFolder } from './inFolder';
 import { actionsFor, hintForPeople } from './errorActions';
 
 /** What every command gets. Built once by the composition root. */
@@ -55,7 +56,9 @@ export async function runSafely(ctx: ExtensionContextLike, def: CommandDefinitio
       const show = error.exitCode === 3 ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
       void Promise.resolve(show(text, ...titles)).then((choice) => {
         const action = actions.find((a) => a.title === choice);
-        if (action) void vscode.commands.executeCommand(action.command, ...(action.args ?? []));
+        // The button acts in the folder the refusal came from (ids alone are ambiguous in a multi-root workspace).
+        const ours = (Object.values(COMMANDS) as string[]).includes(action?.command ?? '');
+        if (action) void vscode.commands.executeCommand(action.command, ...(ours ? [inFolder(ctx.session.root, ...(action.args ?? []))] : (action.args ?? [])));
       });
       return undefined;
     }

@@ -26,10 +26,10 @@ export const addEvidence: CommandDefinition = {
 
 export const showEvidence: CommandDefinition = {
   id: COMMANDS.showEvidence,
-  async run(_ctx, arg) {
+  async run(ctx, arg) {
     const node = arg as EvidenceNode | undefined;
     if (!node || node.kind !== 'evidence') return undefined;
-    const doc = await vscode.workspace.openTextDocument(evidenceUri(node.evidence.seq));
+    const doc = await vscode.workspace.openTextDocument(evidenceUri(node.evidence.seq, ctx.session.root));
     return vscode.window.showTextDocument(doc, { preview: true });
   },
 };

@@ -33,8 +33,8 @@ export const verifyLog: CommandDefinition = {
 
 export const showStatus: CommandDefinition = {
   id: COMMANDS.showStatus,
-  async run() {
-    const doc = await vscode.workspace.openTextDocument(statusUri());
+  async run(ctx) {
+    const doc = await vscode.workspace.openTextDocument(statusUri(ctx.session.root));
     await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
     return vscode.window.showTextDocument(doc, { preview: true });
   },

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import type { IDisposable } from '../util/lifecycle';
-import { type CommandDefinition, type ExtensionContextLike, runSafely } from './context';
+import { type CommandDefinition, runSafely } from './context';
+import { COMMANDS, type CommandId } from './commandIds';
+import type { FolderNeed, Folders } from '../folders';
 import { initialize } from './initialize';
 import { newGoal } from './newGoal';
 import { pauseGoal, resumeGoal } from './goalLifecycle';
@@ -23,9 +25,36 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   addEvidence, showEvidence, openArtifact,
   verifyLog, showStatus, showQuota, refresh, showLogs, openBoard, runTurn, reviewPacket, showMoreTodos, backupStore, restoreBackup,
   connectAgent, getStarted,
-  connectAgent, getStarted,
 ];
 
-export function registerCommands(ctx: ExtensionContextLike): IDisposable[] {
-  return COMMAND_TABLE.map((def) => vscode.commands.registerCommand(def.id, (...args: unknown[]) => runSafely(ctx, def, args)));
+/** Commands that need no store of a folder: Initialize wants a folder without one; the rest only show things. */
+const NEEDS: Partial<Record<CommandId, FolderNeed | 'none'>> = {
+  [COMMANDS.initialize]: 'noStore',
+  [COMMANDS.showLogs]: 'none',
+  [COMMANDS.getStarted]: 'none',
+  [COMMANDS.refresh]: 'none',
+};
+
+/**
+ * Each command runs with the `ctx` of the folder it is about (Folders.resolve: the view item's folder, the folder
+ * its arguments name, the only one that fits, or the person's pick). Refresh refreshes every folder.
+ */
+export function registerCommands(folders: Folders): IDisposable[] {
+  return COMMAND_TABLE.map((def) =>
+    vscode.commands.registerCommand(def.id, async (...args: unknown[]) => {
+      const need = NEEDS[def.id] ?? 'store';
+      if (need === 'none') {
+        const targets = def.id === COMMANDS.refresh ? folders.all : folders.all.slice(0, 1);
+        let result: unknown;
+        for (const folder of targets) result = await runSafely(folder.ctx, def, args);
+        return result;
+      }
+      const target = await folders.resolve(args, need, TITLES[def.id] ?? def.id);
+      return target && runSafely(target.folder.ctx, def, target.args);
+    }),
+  );
 }
+
+const TITLES: Partial<Record<CommandId, string>> = {
+  [COMMANDS.initialize]: 'Initialize',
+};

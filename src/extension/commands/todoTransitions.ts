@@ -29,11 +29,13 @@ export const claimTodo: CommandDefinition = {
 /** What can be claimed now first, in claim order; the rest apart, each with why not (so nothing picked is refused). */
 async function pickClaimable(ctx: ExtensionContextLike): Promise<Todo | undefined> {
   const kernel = kernelOf(ctx);
+  // The model's reads are transactions of their own: gather the candidates before reading their readiness.
+  const candidates = ctx.model.goals().flatMap((g) => [...ctx.model.todos(g.id, 'open'), ...ctx.model.todos(g.id, 'claimed')]);
   const { ready, waiting } = kernel.read((db, nowMs) => {
     const at = new Date(nowMs).toISOString();
     const ready = listTodos(db, at, { ready: true });
     const readyIds = new Set(ready.map((t) => t.id));
-    const others = ctx.model.goals().flatMap((g) => [...ctx.model.todos(g.id, 'open'), ...ctx.model.todos(g.id, 'claimed')]).filter((t) => !readyIds.has(t.id));
+    const others = candidates.filter((t) => !readyIds.has(t.id));
     return { ready, waiting: others.slice(0, WAITING_SHOWN).map((todo) => ({ todo, why: readiness(db, getTodoCore(db, todo.id), at) })) };
   });
   type Item = vscode.QuickPickItem & { todo?: Todo };

@@ -48,7 +48,7 @@ export const reviewPacket: CommandDefinition = {
   async run(ctx, arg) {
     kernelOf(ctx);
     const goal = typeof arg === 'string' ? arg : undefined;
-    const uri = reviewUri(goal);
+    const uri = reviewUri(ctx.session.root, goal);
     await vscode.commands.executeCommand('markdown.showPreview', uri);
     return renderReviewPacketFor(ctx, goal);
   },

@@ -26,6 +26,9 @@ export class StoreSession extends Disposable {
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   /** Fires after any change to the store: ours (after commit) or another process's. */
   readonly onDidChange = this.changed.event;
+  private readonly openState = this.register(new vscode.EventEmitter<void>());
+  /** Fires when the store opens or fails to open (the window's context keys sum this over every folder). */
+  readonly onDidChangeOpenState = this.openState.event;
   private failure: OpenFailure | undefined;
   private statusTimer: NodeJS.Timeout | undefined;
 
@@ -62,7 +65,7 @@ export class StoreSession extends Disposable {
   tryOpen(): boolean {
     if (this.kernel) return true;
     if (!existsSync(Kernel.storePath(this.root))) {
-      void vscode.commands.executeCommand('setContext', CONTEXT_HAS_STORE, false);
+      this.openState.fire();
       return false;
     }
     try {
@@ -100,8 +103,7 @@ export class StoreSession extends Disposable {
       },
     };
     this.log.info(`opened ${kernel.storeDir} (driver ${kernel.db.driver}, schema ${kernel.schemaVersion}) in ${Date.now() - started} ms`);
-    void vscode.commands.executeCommand('setContext', CONTEXT_HAS_STORE, true);
-    void vscode.commands.executeCommand('setContext', CONTEXT_OPEN_FAILED, false);
+    this.openState.fire();
     this.changed.fire();
   }
 
@@ -128,8 +130,7 @@ export class StoreSession extends Disposable {
     const e = error instanceof LoopxError ? error : undefined;
     this.failure = { message: e?.message ?? String((error as Error)?.message ?? error), hint: e?.hint };
     this.log.error('could not open the loopx store', error);
-    void vscode.commands.executeCommand('setContext', CONTEXT_HAS_STORE, false);
-    void vscode.commands.executeCommand('setContext', CONTEXT_OPEN_FAILED, true);
+    this.openState.fire();
     const text = `LoopX could not open ${this.root}/.loopx: ${this.failure.message}${this.failure.hint ? ` (${this.failure.hint})` : ''}`;
     void vscode.window.showErrorMessage(text, 'Show Logs').then((choice) => choice && this.log.show());
   }

@@ -13,6 +13,13 @@ export class DisposableStore implements IDisposable {
     return item;
   }
 
+  /** Disposes what was added so far; the store stays usable. */
+  clear(): void {
+    const items = [...this.items];
+    this.items.clear();
+    for (const item of items.reverse()) item.dispose();
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;

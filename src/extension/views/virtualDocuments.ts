@@ -5,8 +5,8 @@ import { renderStatusMd } from '../../kernel/projections/statusMd';
 import { renderReviewPacket } from '../../kernel/projections/reviewPacket';
 import { clean } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
-import type { StoreModel } from '../store/storeModel';
-import type { StoreSession } from '../store/storeSession';
+import type { Folders } from '../folders';
+import type { FolderServices } from '../folderServices';
 
 export const EVIDENCE_SCHEME = 'loopx-evidence';
 export const STATUS_SCHEME = 'loopx-status';
@@ -17,29 +17,41 @@ export class VirtualDocuments extends Disposable implements vscode.TextDocumentC
   private readonly changed = this.register(new vscode.EventEmitter<vscode.Uri>());
   readonly onDidChange = this.changed.event;
 
-  constructor(
-    private readonly session: StoreSession,
-    private readonly model: StoreModel,
-  ) {
+  constructor(private readonly folders: Folders) {
     super();
     this.register(vscode.workspace.registerTextDocumentContentProvider(EVIDENCE_SCHEME, this));
     this.register(vscode.workspace.registerTextDocumentContentProvider(STATUS_SCHEME, this));
     this.register(vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this));
-    this.register(model.onDidChange(() => this.changed.fire(statusUri())));
+    const watched = new Set<FolderServices>();
+    const follow = () => {
+      for (const f of folders.all) {
+        if (watched.has(f)) continue;
+        watched.add(f);
+        this.register(f.model.onDidChange(() => this.changed.fire(statusUri(f.root))));
+      }
+    };
+    this.register(folders.onDidChange(follow));
+    follow();
+  }
+
+  /** The folder a document is about: named in its query (`root=`), else the first one. */
+  private folderOf(uri: vscode.Uri): FolderServices | undefined {
+    const root = new URLSearchParams(uri.query).get('root');
+    return (root ? this.folders.byRoot(root) : undefined) ?? this.folders.all[0];
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
+    const folder = this.folderOf(uri);
+    const kernel = folder?.session.kernel;
     if (uri.scheme === REVIEW_SCHEME) {
       const goal = new URLSearchParams(uri.query).get('goal') ?? undefined;
-      const kernel = this.session.kernel;
       return kernel ? kernel.read((db, now) => renderReviewPacket(db, now, goal)) : '# Review packet\n\nNo store in this workspace yet.\n';
     }
     if (uri.scheme === STATUS_SCHEME) {
-      const report = this.model.status();
+      const report = folder?.model.status();
       return report ? renderStatusMd(report) : '# loopx status\n\nNo store in this workspace yet.\n';
     }
     const seq = Number(new URLSearchParams(uri.query).get('seq'));
-    const kernel = this.session.kernel;
     const row = kernel?.db.prepare(`SELECT * FROM events WHERE seq = ? AND kind = 'evidence'`).get(seq);
     if (!row) return `Evidence #${seq} was not found.\n`;
     const e = evidenceFromEvent(rowToEvent(row));
@@ -64,14 +76,14 @@ export class VirtualDocuments extends Disposable implements vscode.TextDocumentC
   }
 }
 
-export function evidenceUri(seq: number): vscode.Uri {
-  return vscode.Uri.from({ scheme: EVIDENCE_SCHEME, path: `/evidence-${seq}.md`, query: `seq=${seq}` });
+export function evidenceUri(seq: number, root: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: EVIDENCE_SCHEME, path: `/evidence-${seq}.md`, query: new URLSearchParams({ seq: String(seq), root }).toString() });
 }
 
-export function reviewUri(goalId?: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: REVIEW_SCHEME, path: '/review-packet.md', query: goalId ? `goal=${goalId}` : '' });
+export function reviewUri(root: string, goalId?: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: REVIEW_SCHEME, path: '/review-packet.md', query: new URLSearchParams({ root, ...(goalId ? { goal: goalId } : {}) }).toString() });
 }
 
-export function statusUri(): vscode.Uri {
-  return vscode.Uri.from({ scheme: STATUS_SCHEME, path: '/STATUS.md' });
+export function statusUri(root: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: STATUS_SCHEME, path: '/STATUS.md', query: new URLSearchParams({ root }).toString() });
 }

@@ -1,0 +1,90 @@
+import type * as vscode from 'vscode';
+import { Disposable } from './util/lifecycle';
+import type { Log } from './util/log';
+import type { Actor } from '../kernel/events/eventTypes';
+import { StoreSession } from './store/storeSession';
+import { StoreModel } from './store/storeModel';
+import { LogWitness } from './store/logWitness';
+import { GoalsTreeProvider } from './views/goalsTree';
+import { GatesTreeProvider } from './views/gatesTree';
+import { EvidenceTreeProvider } from './views/evidenceTree';
+import { AgentsTreeProvider } from './views/agentsTree';
+import { GateNotifier } from './gateNotifier';
+import { TurnRunner } from './turns/turnRunner';
+import { AutoRunner } from './turns/autoRunner';
+import { TurnRecovery } from './turns/turnRecovery';
+import type { ExtensionContextLike } from './commands/context';
+
+/** What every folder's services share: the window's log, the person, where the extension and its CLI are. */
+export interface SharedServices {
+  log: Log;
+  actor: Actor;
+  extensionUri: vscode.Uri;
+  workspaceState: vscode.Memento;
+  cliCommand: string;
+}
+
+/**
+ * One workspace folder's store and everything that works on it: the session and read model, the log witness, the
+ * folder's own tree providers (the window's views show them, grouped by folder when several folders have a store),
+ * turns in terminals that start in this folder, auto-run and turn recovery, gate notifications. Commands run with
+ * this folder's `ctx`.
+ */
+export class FolderServices extends Disposable {
+  readonly root: string;
+  readonly session: StoreSession;
+  readonly witness: LogWitness;
+  readonly model: StoreModel;
+  readonly goalsTree: GoalsTreeProvider;
+  readonly gatesTree: GatesTreeProvider;
+  readonly evidenceTree: EvidenceTreeProvider;
+  readonly agentsTree: AgentsTreeProvider;
+  readonly gateNotifier: GateNotifier;
+  readonly turns: TurnRunner;
+  readonly autoRunner: AutoRunner;
+  readonly turnRecovery: TurnRecovery;
+  readonly ctx: ExtensionContextLike;
+
+  constructor(
+    readonly folder: vscode.WorkspaceFolder,
+    shared: SharedServices,
+  ) {
+    super();
+    this.root = folder.uri.fsPath;
+    const { log, actor } = shared;
+    this.session = this.register(new StoreSession(this.root, actor, log));
+    this.witness = this.register(new LogWitness(this.session, folderMemento(shared.workspaceState, this.root), log));
+    this.model = this.register(new StoreModel(this.session));
+    this.goalsTree = this.register(new GoalsTreeProvider(this.model, actor.name));
+    this.gatesTree = this.register(new GatesTreeProvider(this.model));
+    this.evidenceTree = this.register(new EvidenceTreeProvider(this.model, this.root));
+    this.agentsTree = this.register(new AgentsTreeProvider(this.model));
+    this.gateNotifier = this.register(new GateNotifier(this.model, this.root));
+    const ctx: ExtensionContextLike = {
+      session: this.session, model: this.model, log, me: actor.name, extensionUri: shared.extensionUri, cliCommand: shared.cliCommand,
+      goalsTree: this.goalsTree, witness: this.witness,
+    };
+    this.turns = this.register(new TurnRunner(ctx));
+    ctx.turns = this.turns;
+    this.ctx = ctx;
+    this.autoRunner = this.register(new AutoRunner(this.model, this.turns, log));
+    this.turnRecovery = this.register(new TurnRecovery(this.session, this.turns, log));
+  }
+
+  get name(): string {
+    return this.folder.name;
+  }
+}
+
+/**
+ * Workspace state is one store of keys for the whole window: each folder's witness keeps its own keys, named by
+ * the folder's path.
+ */
+export function folderMemento(memento: vscode.Memento, root: string): vscode.Memento {
+  const scoped = (key: string) => `${key}@${root}`;
+  return {
+    keys: () => memento.keys().filter((k) => k.endsWith(`@${root}`)).map((k) => k.slice(0, -root.length - 1)),
+    get: <T>(key: string, fallback?: T) => memento.get<T>(scoped(key)) ?? (fallback as T),
+    update: (key: string, value: unknown) => memento.update(scoped(key), value),
+  } as vscode.Memento;
+}
