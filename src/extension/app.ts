@@ -90,6 +90,7 @@ export class LoopxApp extends Disposable {
     this.autoRunner = this.register(new AutoRunner(this.model, this.turns, this.log));
     this.turnRecovery = this.register(new TurnRecovery(this.session, this.turns, this.log));
     for (const d of registerCommands(ctx)) this.register(d);
+    this.register(BoardPanel.serializer(ctx));
     this.session.tryOpen();
     updateBadge();
   }

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { nodeCrypto } from '../../kernel/nodeCrypto';
 import { isAbsolute, normalize } from 'node:path';
 import { parseToHost } from '../../protocol/kanbanSchemas';
-import type { BoardSnapshot, ToHost, ToWebview } from '../../protocol/kanban';
+import { BOARD_VIEW_TYPE, type BoardSnapshot, type ToHost, type ToWebview } from '../../protocol/kanban';
 import { Disposable } from '../util/lifecycle';
 import type { ExtensionContextLike } from '../commands/context';
 import { BoardActions, type Outcome } from './boardActions';
@@ -24,13 +24,33 @@ export class BoardPanel extends Disposable {
       BoardPanel.current.panel.reveal();
       return BoardPanel.current;
     }
-    const assets = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
-    const panel = vscode.window.createWebviewPanel('loopx.board', 'LoopX Board', vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: [assets],
+    const panel = vscode.window.createWebviewPanel(BOARD_VIEW_TYPE, 'LoopX Board', vscode.ViewColumn.Active, webviewOptions(extensionUri));
+    return BoardPanel.adopt(panel, ctx, extensionUri);
+  }
+
+  /**
+   * Brings the board back after a window reload. VS Code hands over the panel it kept; the webview's own state
+   * (filters, the open card) comes back with it through getState. Registered once at activation; package.json's
+   * `onWebviewPanel:loopx.board` activation event makes sure the extension is there to answer.
+   */
+  static serializer(ctx: ExtensionContextLike): vscode.Disposable {
+    return vscode.window.registerWebviewPanelSerializer(BOARD_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel) => {
+        if (BoardPanel.current || !ctx.session.kernel) {
+          ctx.log.info(`board not restored: ${BoardPanel.current ? 'another board is open' : 'the store is not open'}`);
+          panel.dispose();
+          return;
+        }
+        BoardPanel.adopt(panel, ctx, ctx.extensionUri);
+      },
     });
+  }
+
+  private static adopt(panel: vscode.WebviewPanel, ctx: ExtensionContextLike, extensionUri: vscode.Uri): BoardPanel {
+    // A restored panel keeps its old options; set them again so they always match this build's.
+    panel.webview.options = webviewOptions(extensionUri);
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'icon.svg');
-    BoardPanel.current = new BoardPanel(panel, ctx, assets);
+    BoardPanel.current = new BoardPanel(panel, ctx, assetsOf(extensionUri));
     return BoardPanel.current;
   }
 
@@ -113,6 +133,15 @@ export class BoardPanel extends Disposable {
     const uri = vscode.Uri.joinPath(vscode.Uri.file(this.ctx.session.root), ...clean.split('/'));
     await vscode.commands.executeCommand('vscode.open', uri);
   }
+}
+
+function assetsOf(extensionUri: vscode.Uri): vscode.Uri {
+  return vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
+}
+
+/** Scripts on, and nothing loadable but the board's own bundle folder. */
+function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
+  return { enableScripts: true, localResourceRoots: [assetsOf(extensionUri)] };
 }
 
 function boardHtml(webview: vscode.Webview, assets: vscode.Uri): string {
