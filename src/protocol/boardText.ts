@@ -151,8 +151,13 @@ export function boardTime(isoTime: string, nowMs: number): string {
   return relativeTime(isoTime, nowMs);
 }
 
+let localFormat: Intl.DateTimeFormat | undefined;
+
 /** The tooltip for a time on the board: the viewer's local date and time, then the exact ISO time. */
 export function boardTimeTitle(isoTime: string): string {
   const d = new Date(isoTime);
-  return Number.isNaN(d.getTime()) ? isoTime : `${d.toLocaleString()} (${isoTime})`;
+  if (Number.isNaN(d.getTime())) return isoTime;
+  // One formatter for the board: toLocaleString() builds a new one per call, which a 2,000-card render feels.
+  localFormat ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  return `${localFormat.format(d)} (${isoTime})`;
 }
