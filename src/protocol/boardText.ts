@@ -109,7 +109,7 @@ export function emptyColumnText(column: ColumnId, filtered: boolean): string {
   if (filtered) return 'No cards match the filter';
   switch (column) {
     case 'ready':
-      return 'Nothing ready: todos show up here once their dependencies and gates are clear';
+      return 'Nothing ready to start';
     case 'waiting':
       return 'Nothing waiting';
     case 'claimed':
@@ -117,7 +117,7 @@ export function emptyColumnText(column: ColumnId, filtered: boolean): string {
     case 'blocked':
       return 'Nothing blocked';
     case 'shipped':
-      return 'Nothing shipped yet: drop a card here to ship it';
+      return 'Nothing shipped yet';
     case 'killed':
       return 'Nothing killed';
   }
