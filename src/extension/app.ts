@@ -98,6 +98,8 @@ export class LoopxApp extends Disposable {
     };
     this.register(this.folders.onDidChange(onFolders));
     for (const folder of workspaceFolders) this.folders.add(folder);
+    // After the folders: a board kept over a reload comes back for the store it showed.
+    this.register(BoardPanel.serializer(this.folders));
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(({ added, removed }) => {
       for (const folder of removed) this.folders.remove(folder.uri);
       for (const folder of added) if (folder.uri.scheme === 'file') this.folders.add(folder);

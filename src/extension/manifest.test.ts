@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { BOARD_VIEW_TYPE } from '../protocol/kanban';
 import { COMMANDS } from './commands/commandIds';
 import { ALL_CONTEXT_VALUES } from './views/contextValues';
 
@@ -27,6 +28,10 @@ describe('package.json ↔ code', () => {
         if (regex) expect(ALL_CONTEXT_VALUES.some((v) => new RegExp(regex[1] as string).test(v)), `${entry.when} matches nothing`).toBe(true);
       }
     }
+  });
+
+  test('a board left open comes back after a reload: its panel type activates the extension', () => {
+    expect(pkg.activationEvents).toContain(`onWebviewPanel:${BOARD_VIEW_TYPE}`);
   });
 
   test('every command has a LoopX category and a title; icons are codicons', () => {

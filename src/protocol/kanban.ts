@@ -2,6 +2,9 @@
  * The Kanban board's protocol, shared by the extension host and the webview. Types only (and tiny constants):
  * the webview bundle imports this file, the host validates inbound messages with kanbanSchemas.ts.
  */
+/** The board panel's webview type (package.json's onWebviewPanel activation event names it too). */
+export const BOARD_VIEW_TYPE = 'loopx.board';
+
 export const COLUMNS = ['ready', 'waiting', 'claimed', 'blocked', 'shipped', 'killed'] as const;
 export type ColumnId = (typeof COLUMNS)[number];
 export const COLUMN_TITLES: Record<ColumnId, string> = {
@@ -76,8 +79,10 @@ export interface CardDetail {
   detail: string;
   continuation: string;
   reason: string | null;
-  evidence: { seq: number; at: string; actor: string; kind: string; summary: string; artifacts: { path: string; sha256: string; bytes: number }[] }[];
-  history: { seq: number; at: string; actor: string; kind: string; summary: string }[];
+  /** Newest first. `text` is the sentence ("test evidence added by codex"); `kind` and `seq` are for tooltips. */
+  evidence: { seq: number; at: string; actor: string; kind: string; text: string; summary: string; artifacts: { path: string; sha256: string; bytes: number }[] }[];
+  /** Newest first. `text` is the sentence ("shipped by ada", boardText.ts), `note` what was said with it; `kind` is the event code, for tooltips. */
+  history: { seq: number; at: string; actor: string; kind: string; text: string; note: string }[];
   handoffs: { id: string; from: string; to: string; status: string; summary: string; pending: string }[];
 }
 

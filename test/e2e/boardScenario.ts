@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FrameLocator } from 'playwright-core';
+import type { FrameLocator, Locator } from 'playwright-core';
 import { Kernel } from '../../src/kernel/kernel';
 import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo, blockTodo } from '../../src/kernel/ops/todos';
@@ -30,7 +30,23 @@ function seed(workspace: string): void {
   kernel.close();
 }
 
-const step = (n: number, what: string) => console.log(`  board step ${n}: ${what}`);
+const step = (n: number | string, what: string) => console.log(`  board step ${n}: ${what}`);
+
+/** Where an element is on the page (the webview's frames included). */
+async function box(locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
+  const b = await locator.boundingBox();
+  if (!b) throw new Error(`${locator} is not on screen`);
+  return b;
+}
+
+/** The selected card is on screen, inside the columns' visible area and left of the detail pane (not under it). */
+async function expectBesideDetail(board: FrameLocator, id: string): Promise<void> {
+  const card = await box(board.locator(`.card.selected[data-id="${id}"]`));
+  const columns = await box(board.locator('.columns'));
+  const detail = await box(board.locator('.detail-slot'));
+  const inside = card.x >= columns.x - 1 && card.x + card.width <= columns.x + columns.width + 1 && card.x + card.width <= detail.x + 1;
+  if (!inside) throw new Error(`${id} is not beside the detail pane: card ${JSON.stringify(card)}, columns ${JSON.stringify(columns)}, detail ${JSON.stringify(detail)}`);
+}
 
 /** The board in a real VS Code: drag, a refused move, a move that asks for input, the attention strip, live updates. */
 export async function runBoardScenario(): Promise<void> {
@@ -51,12 +67,32 @@ export async function runBoardScenario(): Promise<void> {
     await inColumn('T4', 'claimed').waitFor();
     await board.locator('.attention-gate', { hasText: 'Delete the legacy importer' }).waitFor();
     await board.locator('body.vscode-dark').waitFor();
+    // With the side bar open the webview is about 1,100 px wide: all six columns fit, folded Killed included.
+    const width = await board.locator('.columns').evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+    if (width.scroll > width.client) throw new Error(`the columns need ${width.scroll} px but have ${width.client} px`);
+    const killed = await box(board.locator('.column-killed summary'));
+    const columns = await box(board.locator('.columns'));
+    if (killed.x + killed.width > columns.x + columns.width) throw new Error('the folded Killed column is cut off');
     await wb.shot('board-01-dark');
 
     step(2, 'drag T1 from Ready to In progress (a claim by the person)');
     await card('T1').dragTo(board.locator('.column-claimed'));
     await inColumn('T1', 'claimed').locator('.owner', { hasText: 'ada' }).waitFor({ timeout: 10_000 });
     await wb.shot('board-02-claimed');
+
+    step('2b', 'the emptied Ready column says so; a card dropped on that empty state lands (a release), then back');
+    const readyEmpty = board.locator('.column-ready .column-empty', { hasText: 'Nothing ready' });
+    await readyEmpty.waitFor({ timeout: 10_000 });
+    const readyBox = await box(board.locator('.column-ready'));
+    const emptyBox = await box(readyEmpty);
+    await card('T1').dragTo(board.locator('.column-ready'), {
+      targetPosition: { x: emptyBox.x - readyBox.x + emptyBox.width / 2, y: emptyBox.y - readyBox.y + emptyBox.height / 2 },
+    });
+    await inColumn('T1', 'ready').waitFor({ timeout: 10_000 });
+    await readyEmpty.waitFor({ state: 'hidden', timeout: 10_000 });
+    await card('T1').dragTo(board.locator('.column-claimed'));
+    await inColumn('T1', 'claimed').locator('.owner', { hasText: 'ada' }).waitFor({ timeout: 10_000 });
+    await readyEmpty.waitFor({ timeout: 10_000 });
 
     step(3, 'an illegal move: drag the gated T3 to Shipped; it snaps back and says why');
     await card('T3').dragTo(board.locator('.column-shipped'));
@@ -74,7 +110,8 @@ export async function runBoardScenario(): Promise<void> {
     await toast.waitFor({ state: 'detached', timeout: 10_000 });
 
     step(5, 'approve the gate from the attention strip');
-    await board.locator('.attention-gate .button', { hasText: 'Approve' }).click();
+    // The button shows "Approve"; its accessible name says which gate and what it asks.
+    await board.getByRole('button', { name: 'Approve gate Q1 on T3: Delete the legacy importer? Nobody called it in 90 days.', exact: true }).click();
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 10_000 });
     await dialog.locator('.monaco-button', { hasText: 'Approve' }).first().click();
@@ -99,13 +136,37 @@ export async function runBoardScenario(): Promise<void> {
     await page.keyboard.press('Enter');
     await inColumn('T2', 'claimed').waitFor({ timeout: 10_000 });
 
-    step(8, 'the detail pane, then the light theme');
+    step(8, 'the detail pane tells the history in sentences, beside the selected card; then the light theme');
     await card('T1').click();
-    await board.locator('.detail', { hasText: 'quoted fixtures pass' }).waitFor({ timeout: 10_000 });
+    const detail = board.locator('.detail[data-id="T1"]');
+    await detail.locator('.evidence-list li', { hasText: 'quoted fixtures pass' }).waitFor({ timeout: 10_000 });
+    const history = detail.locator('.history li');
+    for (const sentence of ['shipped by ada', 'evidence added by ada', 'released by ada', 'claimed by ada', 'added by ada']) {
+      await history.locator('.history-text', { hasText: new RegExp(`^${sentence}$`) }).first().waitFor({ timeout: 5_000 });
+    }
+    const text = await detail.innerText();
+    if (/\b(todo|gate|goal)\.[a-z]+\b|revision \d|\d{4}-\d\d-\d\dT\d\d:/.test(text)) throw new Error(`the detail shows codes or raw times:\n${text}`);
+    // The exact time is one hover away.
+    if (!/\(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/.test((await history.first().locator('time').getAttribute('title')) ?? '')) throw new Error('a history time has no exact-time tooltip');
+    await expectBesideDetail(board, 'T1');
     await wb.shot('board-05-detail-dark');
     await wb.theme('Light Modern');
     await board.locator('body.vscode-light').waitFor({ timeout: 15_000 });
     await page.waitForTimeout(300);
     await wb.shot('board-06-detail-light');
+
+    step(9, 'pick goal G1, reload the window: the board comes back with its goal and the open card');
+    await board.locator('#goal-filter').selectOption('G1');
+    // Wait for the page itself to load again, so nothing below can be satisfied by the board from before the reload.
+    const reloaded = page.waitForEvent('load', { timeout: 60_000 });
+    await wb.command('Developer: Reload Window');
+    await reloaded;
+    await wb.ready();
+    await inColumn('T1', 'shipped').waitFor({ timeout: 60_000 });
+    await detail.locator('.history-text', { hasText: /^shipped by ada$/ }).waitFor({ timeout: 15_000 });
+    const goal = await board.locator('#goal-filter').inputValue();
+    if (goal !== 'G1') throw new Error(`the restored board shows goal "${goal}", not G1`);
+    await expectBesideDetail(board, 'T1');
+    await wb.shot('board-07-restored');
   });
 }

@@ -1,5 +1,6 @@
+import { type AttentionAction, attentionActionLabel } from '../../src/protocol/boardText';
 import type { AttentionItem, GateAction, TodoAction } from '../../src/protocol/kanban';
-import { h, icon } from './dom';
+import { h, icon, timeEl } from './dom';
 
 export interface AttentionHandlers {
   gate(action: GateAction, gateId: string): void;
@@ -8,46 +9,48 @@ export interface AttentionHandlers {
 }
 
 /** The strip on top: what needs a human now, each with its action. */
-export function renderAttention(items: AttentionItem[], on: AttentionHandlers): HTMLElement {
+export function renderAttention(items: AttentionItem[], nowMs: number, on: AttentionHandlers): HTMLElement {
   const list = h('ul', { class: 'attention-list', role: 'list' });
-  for (const item of items) list.append(h('li', { class: `attention-item attention-${item.kind}` }, ...itemContent(item, on)));
+  for (const item of items) list.append(h('li', { class: `attention-item attention-${item.kind}` }, ...itemContent(item, nowMs, on)));
   return h('section', { class: 'attention', 'aria-label': 'Needs you' },
     h('h2', { class: 'attention-title' }, icon('bell'), ` Needs you `, h('span', { class: 'count', text: String(items.length) })),
     items.length ? list : h('p', { class: 'quiet', text: 'Nothing needs you right now.' }));
 }
 
-function button(label: string, iconName: string, onClick: () => void, primary = false): HTMLButtonElement {
-  const b = h('button', { type: 'button', class: primary ? 'button primary' : 'button' }, icon(iconName), ` ${label}`);
+/** A button whose visible label is short and whose accessible name says what it acts on. */
+function button(item: AttentionItem, action: AttentionAction, label: string, iconName: string, onClick: () => void, primary = false): HTMLButtonElement {
+  const name = attentionActionLabel(action, item);
+  const b = h('button', { type: 'button', class: primary ? 'button primary' : 'button', 'aria-label': name, title: name }, icon(iconName), ` ${label}`);
   b.addEventListener('click', onClick);
   return b;
 }
 
-function link(todoId: string, on: AttentionHandlers): HTMLElement {
-  const a = h('button', { type: 'button', class: 'link', text: todoId, 'aria-label': `Open ${todoId}` });
+function link(item: AttentionItem, todoId: string, on: AttentionHandlers): HTMLElement {
+  const a = h('button', { type: 'button', class: 'link', text: todoId, 'aria-label': attentionActionLabel('open', item) });
   a.addEventListener('click', () => on.open(todoId));
   return a;
 }
 
-function itemContent(item: AttentionItem, on: AttentionHandlers): (HTMLElement | string)[] {
+function itemContent(item: AttentionItem, nowMs: number, on: AttentionHandlers): (HTMLElement | string)[] {
   switch (item.kind) {
     case 'gate':
       return [
         icon('question', 'gate'),
-        h('span', { class: 'what' }, `${item.gateId} on `, item.todoId ? link(item.todoId, on) : `goal ${item.goalId}`, ` · ${item.askedBy} asks: `),
+        h('span', { class: 'what' }, `${item.gateId} on `, item.todoId ? link(item, item.todoId, on) : `goal ${item.goalId}`, ` · ${item.askedBy} asked `, timeEl(item.askedAt, nowMs), ': '),
         h('q', { class: 'question', text: item.question }),
         h('span', { class: 'actions' },
-          button('Approve', 'check', () => on.gate('approveGate', item.gateId), true),
-          button('Reject', 'close', () => on.gate('rejectGate', item.gateId))),
+          button(item, 'approve', 'Approve', 'check', () => on.gate('approveGate', item.gateId), true),
+          button(item, 'reject', 'Reject', 'close', () => on.gate('rejectGate', item.gateId))),
       ];
     case 'blocked':
-      return [icon('error', 'blocked'), h('span', { class: 'what' }, link(item.todoId, on), ` ${item.title} · `, h('em', { text: item.reason })),
-        h('span', { class: 'actions' }, button('Unblock', 'debug-restart', () => on.todo('unblock', item.todoId)))];
+      return [icon('error', 'blocked'), h('span', { class: 'what' }, link(item, item.todoId, on), ` ${item.title} · `, h('em', { text: item.reason })),
+        h('span', { class: 'actions' }, button(item, 'unblock', 'Unblock', 'debug-restart', () => on.todo('unblock', item.todoId)))];
     case 'lapsed':
-      return [icon('warning', 'lease lapsed'), h('span', { class: 'what' }, link(item.todoId, on), ` ${item.title} · ${item.owner}'s lease lapsed`),
+      return [icon('warning', 'lease lapsed'), h('span', { class: 'what' }, link(item, item.todoId, on), ` ${item.title} · ${item.owner}'s lease lapsed `, timeEl(item.leaseExpiresAt, nowMs)),
         h('span', { class: 'actions' },
-          button('Release', 'debug-step-back', () => on.todo('release', item.todoId)),
-          button('Reassign', 'person-add', () => on.todo('reassign', item.todoId)))];
+          button(item, 'release', 'Release', 'debug-step-back', () => on.todo('release', item.todoId)),
+          button(item, 'reassign', 'Reassign', 'person-add', () => on.todo('reassign', item.todoId)))];
     case 'budget':
-      return [icon('dashboard', 'budget'), h('span', { class: 'what', text: `${item.goalId} ${item.title} · budget spent${item.nextWakeAt ? `; next slot at ${new Date(item.nextWakeAt).toLocaleTimeString()}` : ''}` })];
+      return [icon('dashboard', 'budget'), h('span', { class: 'what' }, `${item.goalId} ${item.title} · budget spent`, ...(item.nextWakeAt ? ['; next slot ', timeEl(item.nextWakeAt, nowMs)] : []))];
   }
 }

@@ -1,4 +1,5 @@
 import { columnOf, compareCards, matches, moveFor } from '../../src/protocol/board';
+import { emptyColumnText } from '../../src/protocol/boardText';
 import { COLUMNS, COLUMN_TITLES, type BoardPatch, type Card, type ColumnId } from '../../src/protocol/kanban';
 import { renderCard } from './cards';
 import { h } from './dom';
@@ -18,6 +19,8 @@ export class BoardView {
   readonly root: HTMLElement;
   private readonly lists = new Map<ColumnId, HTMLElement>();
   private readonly counts = new Map<ColumnId, HTMLElement>();
+  private readonly empties = new Map<ColumnId, HTMLElement>();
+  private selected: string | null = null;
   private readonly nodes = new Map<string, HTMLElement>();
   private dragged: Card | undefined;
 
@@ -27,12 +30,15 @@ export class BoardView {
       const list = h('div', { class: 'cards', role: 'list', 'aria-labelledby': `title-${column}` });
       const count = h('span', { class: 'count', text: '0' });
       const title = h('h2', { class: 'column-title', id: `title-${column}` }, h('span', { text: COLUMN_TITLES[column] }), ' ', count);
+      // Outside the list (a list holds only cards) and inert to the pointer: the column stays the drop target.
+      const empty = h('p', { class: 'column-empty', text: emptyColumnText(column, false) });
       const section = column === 'killed'
-        ? h('details', { class: 'column column-killed', 'data-column': column }, h('summary', {}, title), list)
-        : h('section', { class: `column column-${column}`, 'data-column': column, 'aria-labelledby': `title-${column}` }, title, list);
+        ? h('details', { class: 'column column-killed', 'data-column': column }, h('summary', {}, title), list, empty)
+        : h('section', { class: `column column-${column}`, 'data-column': column, 'aria-labelledby': `title-${column}` }, title, list, empty);
       this.wireDrop(section, column);
       this.lists.set(column, list);
       this.counts.set(column, count);
+      this.empties.set(column, empty);
       this.root.append(section);
     }
   }
@@ -50,6 +56,7 @@ export class BoardView {
       for (const card of cards) fragment.append(this.cardNode(card, now));
       this.lists.get(column)?.append(fragment);
     }
+    if (this.selected) this.nodes.get(this.selected)?.classList.add('selected');
     this.applyFilter();
   }
 
@@ -103,12 +110,37 @@ export class BoardView {
     this.nodes.get(id)?.focus();
   }
 
+  /** Marks the card whose detail is open (or none) and scrolls it into view beside the detail pane. */
+  select(id: string | null, reveal = true): void {
+    if (this.selected && this.selected !== id) this.nodes.get(this.selected)?.classList.remove('selected');
+    this.selected = id;
+    const node = id ? this.nodes.get(id) : undefined;
+    if (!node) return;
+    node.classList.add('selected');
+    if (reveal) this.reveal(id as string);
+  }
+
+  /** Scrolls a card into view, horizontally in the board and vertically in its column; opens Killed if it is there. */
+  reveal(id: string): void {
+    const node = this.nodes.get(id);
+    if (!node || node.hidden) return;
+    const folded = node.closest('details');
+    if (folded && !folded.open) folded.open = true;
+    node.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }
+
   private updateCounts(): void {
     for (const [column, list] of this.lists) {
       let visible = 0;
       for (const el of list.children) if (!(el as HTMLElement).hidden) visible++;
       const count = this.counts.get(column);
       if (count && count.textContent !== String(visible)) count.textContent = String(visible);
+      const empty = this.empties.get(column);
+      if (empty) {
+        empty.hidden = visible > 0;
+        const text = emptyColumnText(column, list.children.length > 0);
+        if (empty.textContent !== text) empty.textContent = text;
+      }
     }
   }
 

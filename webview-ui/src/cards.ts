@@ -1,6 +1,7 @@
 import { columnOf, leaseLapsed, waitingReason } from '../../src/protocol/board';
 import type { Card } from '../../src/protocol/kanban';
-import { countdown, h, icon } from './dom';
+import { boardTime, boardTimeTitle } from '../../src/protocol/boardText';
+import { h, icon } from './dom';
 
 /** One card's element, rebuilt in place when the card changes (its node, focus and position survive). */
 export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): HTMLElement {
@@ -19,7 +20,7 @@ export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): H
   const facts: (HTMLElement | null)[] = [
     card.owner ? h('span', { class: 'owner', title: 'holder' }, icon('person'), ` ${card.owner}`) : null,
     card.leaseExpiresAt && card.status === 'claimed'
-      ? h('span', { class: 'lease', 'data-exp': card.leaseExpiresAt, title: `lease until ${card.leaseExpiresAt}` }, icon(lapsed ? 'warning' : 'watch'), ` ${countdown(card.leaseExpiresAt, nowMs)}`)
+      ? h('span', { class: 'lease', 'data-exp': card.leaseExpiresAt, title: `lease ends ${boardTimeTitle(card.leaseExpiresAt)}` }, icon(lapsed ? 'warning' : 'watch'), ` ${leaseText(card.leaseExpiresAt, nowMs)}`)
       : null,
     card.dependsOn.length ? h('span', { class: 'deps', title: `depends on ${card.dependsOn.join(', ')}` }, icon('git-merge'), ` ${card.dependsOn.length - card.unmetDeps.length}/${card.dependsOn.length}`) : null,
     card.evidenceCount ? h('span', { class: 'evidence', title: `${card.evidenceCount} evidence` }, icon('checklist'), ` ${card.evidenceCount}`) : null,
@@ -35,17 +36,22 @@ export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): H
 function describe(card: Card, nowMs: number, lapsed: boolean, why: string | null): string {
   const bits = [`${card.id} ${card.title}`, `priority ${card.priority}`, columnOf(card) === 'claimed' ? 'in progress' : columnOf(card)];
   if (card.owner) bits.push(`held by ${card.owner}`);
-  if (card.leaseExpiresAt && card.status === 'claimed') bits.push(lapsed ? 'lease lapsed' : `lease ends in ${countdown(card.leaseExpiresAt, nowMs)}`);
+  if (card.leaseExpiresAt && card.status === 'claimed') bits.push(lapsed ? `lease ${leaseText(card.leaseExpiresAt, nowMs)}` : `lease ends ${leaseText(card.leaseExpiresAt, nowMs)}`);
   if (card.gates.length) bits.push(`gate ${card.gates.join(', ')} pending`);
   if (why) bits.push(why);
   if (card.evidenceCount) bits.push(`${card.evidenceCount} evidence`);
   return bits.join(', ');
 }
 
+/** "in 12m" while the lease runs, "lapsed 3m ago" after: the board's one time format. */
+function leaseText(expiresAt: string, nowMs: number): string {
+  return Date.parse(expiresAt) <= nowMs ? `lapsed ${boardTime(expiresAt, nowMs)}` : boardTime(expiresAt, nowMs);
+}
+
 /** Re-renders only the countdown texts (called every second; touches a few nodes). */
 export function tickLeases(root: HTMLElement, nowMs: number): void {
   for (const el of root.querySelectorAll<HTMLElement>('.lease[data-exp]')) {
-    const text = ` ${countdown(el.dataset.exp as string, nowMs)}`;
+    const text = ` ${leaseText(el.dataset.exp as string, nowMs)}`;
     const last = el.lastChild;
     if (last && last.textContent !== text) last.textContent = text;
   }

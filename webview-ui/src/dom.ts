@@ -1,3 +1,5 @@
+import { boardTime, boardTimeTitle } from '../../src/protocol/boardText';
+
 /** A tiny element builder. Text always goes in through textContent: nothing from the store is parsed as HTML. */
 type Child = Node | string | null | undefined | false;
 
@@ -21,11 +23,15 @@ export function icon(name: string, label?: string): HTMLElement {
   return h('span', { class: `codicon codicon-${name}`, 'aria-hidden': label ? undefined : 'true', title: label, role: label ? 'img' : undefined, 'aria-label': label });
 }
 
-/** "12m", "1h 5m", "lapsed": a lease countdown. */
-export function countdown(isoTime: string, nowMs: number): string {
-  const seconds = Math.round((Date.parse(isoTime) - nowMs) / 1000);
-  if (seconds <= 0) return 'lapsed';
-  if (seconds < 90) return `${seconds}s`;
-  const minutes = Math.round(seconds / 60);
-  return minutes < 90 ? `${minutes}m` : `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+/** A time as the board shows it everywhere: relative in text, the exact time in the tooltip (kept current by tickTimes). */
+export function timeEl(isoTime: string, nowMs: number): HTMLElement {
+  return h('time', { datetime: isoTime, title: boardTimeTitle(isoTime), text: boardTime(isoTime, nowMs) });
+}
+
+/** Brings every relative time under root up to date (called every second; only texts that changed are touched). */
+export function tickTimes(root: HTMLElement, nowMs: number): void {
+  for (const el of root.querySelectorAll<HTMLTimeElement>('time[datetime]')) {
+    const text = boardTime(el.dateTime, nowMs);
+    if (el.textContent !== text) el.textContent = text;
+  }
 }

@@ -4,7 +4,7 @@ import { renderAttention } from './attention';
 import { BoardView } from './board';
 import { tickLeases } from './cards';
 import { renderDetail } from './detail';
-import { h, icon } from './dom';
+import { h, icon, tickTimes } from './dom';
 import { cardChoices, openMenu } from './menu';
 import { BoardState } from './state';
 
@@ -77,28 +77,70 @@ function showMenu(card: Card, anchor: HTMLElement): void {
   openMenu(anchor, choices, () => board.focusCard(card.id));
 }
 
+/** The card whose detail is open; kept in the webview state so a reload or a hidden tab brings it back. */
 let openId: string | null = null;
-async function openDetail(todoId: string): Promise<void> {
+
+function closeDetail(): void {
+  const id = openId;
+  openId = null;
+  state.openId = null;
+  state.save();
+  detailSlot.replaceChildren();
+  board.select(null);
+  if (id) board.focusCard(id);
+}
+
+/**
+ * Shows a card's detail beside the columns. `refresh` re-renders it after a change without taking the focus or
+ * scrolling; otherwise the pane takes the focus and the selected card scrolls into view next to it.
+ */
+async function openDetail(todoId: string, mode: 'open' | 'refresh' | 'restore' = 'open'): Promise<void> {
   openId = todoId;
+  state.openId = todoId;
+  state.save();
   const answer = await state.request({ type: 'detail', todoId });
-  if (answer.type !== 'detail' || openId !== todoId) return;
-  const pane = renderDetail(answer.detail, {
-    close: () => {
-      openId = null;
-      detailSlot.replaceChildren();
-      board.focusCard(todoId);
-    },
+  if (openId !== todoId) return;
+  if (answer.type !== 'detail') {
+    // Gone since (or no longer there after a restore): nothing to show.
+    closeDetail();
+    if (mode === 'open' && !answer.ok) showToast(explain(answer.error));
+    return;
+  }
+  const hadFocus = detailSlot.contains(document.activeElement);
+  const pane = renderDetail(answer.detail, state.now(), {
+    close: closeDetail,
     openArtifact: (path) => state.vscode.postMessage({ type: 'openArtifact', path }),
     actions: (anchor) => {
       const card = state.cards.get(todoId);
       if (card) showMenu(card, anchor);
     },
   });
+  pane.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && !document.querySelector('.menu-popup')) {
+      event.preventDefault();
+      closeDetail();
+    }
+  });
+  const scrollTop = detailSlot.scrollTop;
   detailSlot.replaceChildren(pane);
-  pane.focus();
+  board.select(todoId, mode !== 'refresh');
+  if (mode === 'refresh') {
+    detailSlot.scrollTop = scrollTop;
+    if (hadFocus) pane.focus({ preventScroll: true });
+  } else if (mode === 'open') {
+    pane.focus({ preventScroll: true });
+  }
 }
 
 function renderHeader(): void {
+  // A goal or agent remembered from before (a restored board) that is no longer there filters nothing.
+  const goalId = state.goals.some((g) => g.id === state.filter.goalId) ? state.filter.goalId : null;
+  const agent = state.filter.agent && state.agents.includes(state.filter.agent) ? state.filter.agent : null;
+  if (goalId !== state.filter.goalId || agent !== state.filter.agent) {
+    state.filter = { ...state.filter, goalId, agent };
+    state.save();
+    board.applyFilter();
+  }
   const options = (select: HTMLSelectElement, all: string, values: [string, string][], selected: string | null) => {
     select.replaceChildren(h('option', { value: '', text: all }), ...values.map(([v, label]) => h('option', { value: v, text: label, selected: v === selected })));
   };
@@ -112,7 +154,7 @@ function renderHeader(): void {
 }
 
 function renderAttentionStrip(): void {
-  attentionSlot.replaceChildren(renderAttention(state.attention, {
+  attentionSlot.replaceChildren(renderAttention(state.attention, state.now(), {
     gate: (action, id) => void gateAction(action, id),
     todo: (action, id) => void todoAction(action, id),
     open: (id) => void openDetail(id),
@@ -121,8 +163,9 @@ function renderAttentionStrip(): void {
 
 function onFilterChange(): void {
   state.filter = { goalId: goalSelect.value || null, agent: agentSelect.value || null, text: textFilter.value };
-  state.saveFilter();
+  state.save();
   board.applyFilter();
+  if (openId) board.reveal(openId);
 }
 goalSelect.addEventListener('change', onFilterChange);
 agentSelect.addEventListener('change', onFilterChange);
@@ -138,6 +181,10 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     renderAttentionStrip();
     board.renderAll();
     app.removeAttribute('aria-busy');
+    // After a reload (or the tab coming back) the pane the person had open comes back with the board.
+    const restore = openId ?? state.openId;
+    if (restore && state.cards.has(restore)) void openDetail(restore, openId ? 'refresh' : 'restore');
+    else if (restore) closeDetail();
     performance.mark('loopx-render-end');
     performance.measure('loopx-first-render', 'loopx-render-start', 'loopx-render-end');
   } else if (message.type === 'patch') {
@@ -155,7 +202,8 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       state.attention = message.patch.attention;
       renderAttentionStrip();
     }
-    if (openId && message.patch.upserts.some((c) => c.id === openId)) void openDetail(openId);
+    if (openId && message.patch.removed.includes(openId)) closeDetail();
+    else if (openId && message.patch.upserts.some((c) => c.id === openId)) void openDetail(openId, 'refresh');
     performance.mark('loopx-patch-end');
     performance.measure('loopx-patch', 'loopx-patch-start', 'loopx-patch-end');
   } else if ('requestId' in message) {
@@ -175,5 +223,9 @@ app.replaceChildren(
   toasts,
   live,
 );
-setInterval(() => tickLeases(board.root, state.now()), 1000);
+setInterval(() => {
+  tickLeases(board.root, state.now());
+  tickTimes(attentionSlot, state.now());
+  tickTimes(detailSlot, state.now());
+}, 1000);
 state.vscode.postMessage({ type: 'ready' });

@@ -12,6 +12,19 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export type Request = DistributiveOmit<Extract<ToHost, { requestId: number }>, 'requestId'>;
 export type Answer = Extract<ToWebview, { requestId: number }>;
 
+interface SavedState {
+  filter: BoardFilter;
+  openId: string | null;
+}
+
+/** A saved filter from an older build (or damaged) is dropped rather than trusted. */
+function validFilter(value: unknown): BoardFilter | null {
+  const f = value as Partial<BoardFilter> | null | undefined;
+  if (!f || typeof f !== 'object') return null;
+  const idOrNull = (v: unknown) => (typeof v === 'string' ? v : null);
+  return { goalId: idOrNull(f.goalId), agent: idOrNull(f.agent), text: typeof f.text === 'string' ? f.text : '' };
+}
+
 /** The webview's copy of the board and the one channel to the host (requests carry ids; answers resolve them). */
 export class BoardState {
   readonly vscode = acquireVsCodeApi();
@@ -26,9 +39,14 @@ export class BoardState {
   private nextId = 1;
   private readonly waiting = new Map<number, (m: Extract<ToWebview, { requestId: number }>) => void>();
 
+  /** The card whose detail pane is open, if any. */
+  openId: string | null;
+
+  /** What VS Code keeps for this panel (getState/setState): across hidden tabs and, with the host's serializer, window reloads. */
   constructor() {
-    const saved = this.vscode.getState() as { filter?: BoardFilter } | undefined;
-    this.filter = saved?.filter ?? { goalId: null, agent: null, text: '' };
+    const saved = this.vscode.getState() as Partial<SavedState> | undefined;
+    this.filter = validFilter(saved?.filter) ?? { goalId: null, agent: null, text: '' };
+    this.openId = typeof saved?.openId === 'string' ? saved.openId : null;
   }
 
   now(): number {
@@ -39,8 +57,8 @@ export class BoardState {
     return new Date(this.now()).toISOString();
   }
 
-  saveFilter(): void {
-    this.vscode.setState({ filter: this.filter });
+  save(): void {
+    this.vscode.setState({ filter: this.filter, openId: this.openId } satisfies SavedState);
   }
 
   applySnapshot(s: BoardSnapshot): void {

@@ -5,6 +5,7 @@ import { statusReport } from '../../kernel/queries/status';
 import { listEvidence } from '../../kernel/queries/evidence';
 import { history, listHandoffs } from '../../kernel/queries/lists';
 import { getTodo } from '../../kernel/queries/lookups';
+import { eventSentence } from '../../protocol/boardText';
 import type { AttentionItem, BoardPatch, BoardSnapshot, Card, CardDetail } from '../../protocol/kanban';
 
 /** Builds the board from the store in one read: every card with the facts the board's rules need. */
@@ -97,16 +98,11 @@ export function buildDetail(db: SqliteDb, card: Card): CardDetail {
       at: e.at,
       actor: e.actor,
       kind: e.kind,
+      text: eventSentence({ kind: 'evidence', actor: e.actor, actorKind: e.actorKind, data: { kind: e.kind } }).text,
       summary: e.summary,
       artifacts: e.artifacts,
     })),
-    history: history(db, { todoId: todo.id, limit: 50 }).map((e) => ({ seq: e.seq, at: e.at, actor: e.actor, kind: e.kind, summary: summarize(e.kind, e.data) })),
+    history: history(db, { todoId: todo.id, limit: 50 }).map((e) => ({ seq: e.seq, at: e.at, actor: e.actor, kind: e.kind, ...eventSentence(e) })),
     handoffs: listHandoffs(db, todo.id).map((h) => ({ id: h.id, from: h.from, to: h.to, status: h.status, summary: h.summary, pending: h.pending })),
   };
-}
-
-function summarize(kind: string, data: unknown): string {
-  const d = data as Record<string, unknown>;
-  const text = d.summary ?? d.reason ?? d.note ?? d.question ?? (kind === 'todo.claimed' ? `lease until ${String(d.leaseExpiresAt)}` : '');
-  return typeof text === 'string' ? text : '';
 }

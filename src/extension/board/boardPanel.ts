@@ -2,9 +2,10 @@ import * as vscode from 'vscode';
 import { nodeCrypto } from '../../kernel/nodeCrypto';
 import { basename, isAbsolute, normalize } from 'node:path';
 import { parseToHost } from '../../protocol/kanbanSchemas';
-import type { BoardSnapshot, ToHost, ToWebview } from '../../protocol/kanban';
+import { BOARD_VIEW_TYPE, type BoardSnapshot, type ToHost, type ToWebview } from '../../protocol/kanban';
 import { Disposable } from '../util/lifecycle';
 import type { ExtensionContextLike } from '../commands/context';
+import type { Folders } from '../folders';
 import { BoardActions, type Outcome } from './boardActions';
 import { buildDetail, buildSnapshot, diffSnapshots } from './boardData';
 
@@ -26,15 +27,36 @@ export class BoardPanel extends Disposable {
     }
     // One board at a time: opening another folder's board replaces the one on screen.
     BoardPanel.current?.dispose();
-    const assets = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
-    const many = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
-    const title = many ? `LoopX Board · ${basename(ctx.session.root)}` : 'LoopX Board';
-    const panel = vscode.window.createWebviewPanel('loopx.board', title, vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: [assets],
+    const panel = vscode.window.createWebviewPanel(BOARD_VIEW_TYPE, boardTitle(ctx), vscode.ViewColumn.Active, webviewOptions(extensionUri));
+    return BoardPanel.adopt(panel, ctx, extensionUri);
+  }
+
+  /**
+   * Brings the board back after a window reload. VS Code hands over the panel it kept; the webview's own state
+   * (filters, the open card) comes back with it through getState. Registered once at activation; package.json's
+   * `onWebviewPanel:loopx.board` activation event makes sure the extension is there to answer. The folder is the
+   * one the panel's title names (a multi-root board), else the first.
+   */
+  static serializer(folders: Folders): vscode.Disposable {
+    return vscode.window.registerWebviewPanelSerializer(BOARD_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel) => {
+        const folder = folders.withStore.find((f) => panel.title === boardTitle(f.ctx)) ?? folders.withStore[0];
+        const ctx = folder?.ctx;
+        if (BoardPanel.current || !ctx) {
+          folders.all[0]?.ctx.log.info(`board not restored: ${BoardPanel.current ? 'another board is open' : 'no store is open'}`);
+          panel.dispose();
+          return;
+        }
+        BoardPanel.adopt(panel, ctx, ctx.extensionUri);
+      },
     });
+  }
+
+  private static adopt(panel: vscode.WebviewPanel, ctx: ExtensionContextLike, extensionUri: vscode.Uri): BoardPanel {
+    // A restored panel keeps its old options; set them again so they always match this build's.
+    panel.webview.options = webviewOptions(extensionUri);
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'icon.svg');
-    BoardPanel.current = new BoardPanel(panel, ctx, assets);
+    BoardPanel.current = new BoardPanel(panel, ctx, assetsOf(extensionUri));
     return BoardPanel.current;
   }
 
@@ -119,6 +141,15 @@ export class BoardPanel extends Disposable {
   }
 }
 
+function assetsOf(extensionUri: vscode.Uri): vscode.Uri {
+  return vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
+}
+
+/** Scripts on, and nothing loadable but the board's own bundle folder. */
+function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
+  return { enableScripts: true, localResourceRoots: [assetsOf(extensionUri)] };
+}
+
 function boardHtml(webview: vscode.Webview, assets: vscode.Uri): string {
   const nonce = nodeCrypto().randomBytes(18).toString('base64');
   const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(assets, name)).toString();
@@ -144,4 +175,10 @@ function boardHtml(webview: vscode.Webview, assets: vscode.Uri): string {
 <script nonce="${nonce}" src="${asset('board.js')}"></script>
 </body>
 </html>`;
+}
+
+/** "LoopX Board", and the folder's name when the workspace has several folders. */
+function boardTitle(ctx: ExtensionContextLike): string {
+  const many = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
+  return many ? `LoopX Board · ${basename(ctx.session.root)}` : 'LoopX Board';
 }

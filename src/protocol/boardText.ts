@@ -1,0 +1,163 @@
+import type { AttentionItem, ColumnId } from './kanban';
+import { oneLine, relativeTime } from './display';
+
+/**
+ * The board's words for people, in one place: what each logged event means as a sentence, what an empty column
+ * says, what each attention button does (its accessible name) and how a time reads. Codes (event kinds, ISO times)
+ * stay in tooltips. Shared by the host (which builds the card detail) and the webview: no Node, no kernel.
+ */
+
+/** One event of a todo's history as a person reads it: "shipped by ada", with what was said beside it. */
+export interface EventSentence {
+  /** "shipped by ada", "gate Q3 approved by ada". */
+  text: string;
+  /** What the actor wrote with it (a reason, a note, a question, a summary); empty when nothing. */
+  note: string;
+}
+
+export interface EventFacts {
+  kind: string;
+  actor: string;
+  actorKind?: string;
+  data: unknown;
+}
+
+const TURN_RESULTS: Record<string, string> = {
+  validated_progress: 'made progress',
+  validated_completion: 'completed the work',
+  user_action_required: 'needs a person',
+  wait: 'is waiting for its next slot',
+  host_failure: 'failed to run the agent',
+  validation_failed: 'did not pass validation',
+};
+
+/** Evidence kinds that are the default ("note") or implied by the event ("ship": given when shipping). */
+const PLAIN_EVIDENCE = new Set(['', 'note', 'ship']);
+
+const GOAL_STATUS: Record<string, string> = { paused: 'paused', done: 'marked done', stopped: 'stopped' };
+
+/** The sentence for one event, for every kind the kernel logs (src/kernel/events/eventTypes.ts). */
+export function eventSentence(e: EventFacts): EventSentence {
+  const d = (e.data && typeof e.data === 'object' ? e.data : {}) as Record<string, unknown>;
+  const str = (key: string): string => (typeof d[key] === 'string' ? (d[key] as string) : '');
+  const by = `by ${e.actorKind === 'kernel' || e.actor === 'kernel' ? 'loopx' : e.actor}`;
+  const said = (text: string, note = ''): EventSentence => ({ text, note: oneLine(note, 300) });
+  switch (e.kind) {
+    case 'store.initialized':
+      return said(`store set up ${by}`);
+    case 'goal.created':
+      return said(`goal ${str('id')} created ${by}`, str('title'));
+    case 'goal.status': {
+      const status = str('status');
+      const verb = status === 'active' ? (str('from') === 'paused' ? 'resumed' : 'reopened') : (GOAL_STATUS[status] ?? 'changed');
+      return said(`goal ${verb} ${by}`);
+    }
+    case 'todo.added':
+      return said(`added ${by}`, str('title'));
+    case 'todo.claimed': {
+      const previous = str('previousOwner');
+      const owner = str('owner') || e.actor;
+      if (previous && previous !== owner) return said(`taken over from ${previous} ${by}`);
+      return said(owner === e.actor ? `claimed ${by}` : `claimed for ${owner} ${by}`);
+    }
+    case 'todo.renewed':
+      return said(`lease renewed ${by}`);
+    case 'todo.released': {
+      const previous = str('previousOwner');
+      return said(previous && previous !== e.actor ? `${previous}'s claim released ${by}` : `released ${by}`, str('note'));
+    }
+    case 'todo.shipped':
+      return said(`shipped ${by}`);
+    case 'todo.blocked':
+      return said(`blocked ${by}`, str('reason'));
+    case 'todo.unblocked':
+      return said(`unblocked ${by}`, str('note'));
+    case 'todo.killed': {
+      const cancelled = Array.isArray(d.cancelledGates) ? (d.cancelledGates as unknown[]).map(String) : [];
+      const gates = cancelled.length ? ` (gate${cancelled.length === 1 ? '' : 's'} ${cancelled.join(', ')} cancelled)` : '';
+      return said(`killed ${by}${gates}`, str('reason'));
+    }
+    case 'evidence': {
+      // A kind says what sort of evidence ("test", "review"); the everyday ones add nothing to the sentence.
+      const sort = PLAIN_EVIDENCE.has(str('kind')) ? '' : `${str('kind').replace(/[_-]+/g, ' ')} `;
+      return said(`${sort}evidence added ${by}`, str('summary'));
+    }
+    case 'gate.asked':
+      return said(`gate ${str('id')} asked ${by}`, str('question'));
+    case 'gate.decided':
+      return said(`gate ${str('id')} ${str('status') === 'approved' ? 'approved' : 'rejected'} ${by}`, str('note'));
+    case 'quota.spent':
+      return said(`a turn counted against the budget ${by}`);
+    case 'handoff.offered':
+      return said(`handoff ${str('id')} offered to ${str('to')} ${by}`, str('summary'));
+    case 'handoff.accepted':
+      return said(`handoff ${str('id')} from ${str('from')} accepted ${by}`);
+    case 'turn.started':
+      return said(`turn ${str('id')} started for ${str('agent') || 'an agent'}${str('host') ? ` on ${str('host')}` : ''} ${by}`);
+    case 'turn.finished': {
+      const result = TURN_RESULTS[str('resultKind')] ?? 'finished';
+      return said(`turn ${str('id')} ${result}${d.spent === true ? ' (counted against the budget)' : ''}`);
+    }
+    default:
+      // A kind newer than this build: still a sentence; the code is in the tooltip.
+      return said(`recorded ${by}`);
+  }
+}
+
+/** What an empty column says: what belongs there, or how to put something there. */
+export function emptyColumnText(column: ColumnId, filtered: boolean): string {
+  if (filtered) return 'No cards match the filter';
+  switch (column) {
+    case 'ready':
+      return 'Nothing ready to start';
+    case 'waiting':
+      return 'Nothing waiting';
+    case 'claimed':
+      return 'Drop a card here to claim it';
+    case 'blocked':
+      return 'Nothing blocked';
+    case 'shipped':
+      return 'Nothing shipped yet';
+    case 'killed':
+      return 'Nothing killed';
+  }
+}
+
+export type AttentionAction = 'approve' | 'reject' | 'unblock' | 'release' | 'reassign' | 'open';
+
+/**
+ * The accessible name of an attention-strip button: the verb, what it acts on and enough of it to tell two apart
+ * ("Approve gate Q3: Delete the legacy importer?").
+ */
+export function attentionActionLabel(action: AttentionAction, item: AttentionItem): string {
+  switch (item.kind) {
+    case 'gate': {
+      const what = `gate ${item.gateId}${item.todoId ? ` on ${item.todoId}` : ` on goal ${item.goalId}`}: ${oneLine(item.question, 120)}`;
+      return action === 'reject' ? `Reject ${what}` : action === 'open' ? `Open ${item.todoId ?? item.goalId}` : `Approve ${what}`;
+    }
+    case 'blocked':
+      return action === 'unblock' ? `Unblock ${item.todoId}: ${oneLine(item.title, 120)}` : `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
+    case 'lapsed':
+      if (action === 'release') return `Release ${item.todoId} (${item.owner}'s lease lapsed): ${oneLine(item.title, 120)}`;
+      if (action === 'reassign') return `Reassign ${item.todoId} to another agent (${item.owner}'s lease lapsed): ${oneLine(item.title, 120)}`;
+      return `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
+    case 'budget':
+      return `Open ${item.goalId}`;
+  }
+}
+
+/** The board's one time format: relative ("3h ago", "in 12m") in text; the exact time goes in the tooltip. */
+export function boardTime(isoTime: string, nowMs: number): string {
+  return relativeTime(isoTime, nowMs);
+}
+
+let localFormat: Intl.DateTimeFormat | undefined;
+
+/** The tooltip for a time on the board: the viewer's local date and time, then the exact ISO time. */
+export function boardTimeTitle(isoTime: string): string {
+  const d = new Date(isoTime);
+  if (Number.isNaN(d.getTime())) return isoTime;
+  // One formatter for the board: toLocaleString() builds a new one per call, which a 2,000-card render feels.
+  localFormat ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  return `${localFormat.format(d)} (${isoTime})`;
+}
