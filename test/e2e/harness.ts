@@ -62,6 +62,7 @@ export interface CodeServer {
   /** The user settings file; VS Code applies edits to it live (used to switch themes). */
   settingsFile: string;
   process: ChildProcess;
+  /** The workbench on a folder, or on a .code-workspace file. */
   url(folder: string, payload?: [string, string][]): string;
   devPayload(testsPath?: string): [string, string][];
   stop(): Promise<void>;
@@ -97,7 +98,9 @@ export async function startCodeServer(
     process: child,
     log: '',
     url(folder, payload) {
-      const q = `folder=${encodeURIComponent(folder)}${payload ? `&payload=${encodeURIComponent(JSON.stringify(payload))}` : ''}`;
+      // A .code-workspace file opens as a (multi-root) workspace, anything else as a folder.
+      const key = folder.endsWith('.code-workspace') ? 'workspace' : 'folder';
+      const q = `${key}=${encodeURIComponent(folder)}${payload ? `&payload=${encodeURIComponent(JSON.stringify(payload))}` : ''}`;
       return `http://127.0.0.1:${port}/?${q}`;
     },
     devPayload(testsPath) {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { HOME, PROFILE, REPO, RESULTS } from './harness';
 import { ensureCodeServer } from './profiles';
@@ -7,10 +7,16 @@ import { runScenario } from './scenario';
 import { runBoardScenario } from './boardScenario';
 import { runTurnScenario } from './turnScenario';
 
-/** Scratch folders of earlier runs (code-server user data, browser profiles, workspaces): none is reused. */
+/**
+ * Scratch folders of earlier runs (code-server user data, browser profiles, workspaces): none is reused. Only those
+ * an hour old: a run going on beside this one (another profile, another checkout's e2e) keeps its own.
+ */
 function removeScratch(): void {
+  const before = Date.now() - 3_600_000;
   for (const name of readdirSync(HOME)) {
-    if (/^(run|chrome|ws-[a-z]+)-[A-Za-z0-9]{6}$/.test(name)) rmSync(join(HOME, name), { recursive: true, force: true });
+    if (!/^(run|chrome|ws-[a-z]+)-[A-Za-z0-9]{6}$/.test(name)) continue;
+    const path = join(HOME, name);
+    if (statSync(path).mtimeMs < before) rmSync(path, { recursive: true, force: true });
   }
 }
 

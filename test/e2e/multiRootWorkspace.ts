@@ -1,0 +1,31 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kernel } from '../../src/kernel/kernel';
+import { createGoal } from '../../src/kernel/ops/goals';
+import { addTodo } from '../../src/kernel/ops/todos';
+import { askGate } from '../../src/kernel/ops/gates';
+import { HOME } from './harness';
+
+/**
+ * A multi-root workspace: `alpha` and `beta` each with a store (both have a G1 and a T1, so ids alone are
+ * ambiguous), `gamma` without one. Returns the .code-workspace file.
+ */
+export function seedMultiRootWorkspace(): { file: string; dir: string } {
+  const dir = mkdtempSync(join(HOME, 'ws-multi-'));
+  for (const name of ['alpha', 'beta', 'gamma']) mkdirSync(join(dir, name));
+  const seed = (name: string, goal: string, todos: string[]) => {
+    const { kernel } = Kernel.init(join(dir, name), { actor: { name: 'ada', kind: 'human' } });
+    const { id } = createGoal(kernel, { title: goal, turnsPerWindow: 20 });
+    const ids = todos.map((title) => addTodo(kernel, { goalId: id, title }).id);
+    kernel.close();
+    return ids;
+  };
+  seed('alpha', 'Alpha goal', ['Alpha todo']);
+  const [, gated] = seed('beta', 'Beta goal', ['Beta todo', 'Beta gated', 'Beta shipping']);
+  const codex = Kernel.open(join(dir, 'beta'), { actor: { name: 'codex', kind: 'agent' } });
+  askGate(codex, { todoId: gated as string, question: 'Publish beta?' });
+  codex.close();
+  const file = join(dir, 'multi.code-workspace');
+  writeFileSync(file, JSON.stringify({ folders: [{ path: 'alpha' }, { path: 'beta' }, { path: 'gamma' }] }, null, 2));
+  return { file, dir };
+}

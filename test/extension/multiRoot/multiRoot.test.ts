@@ -1,0 +1,116 @@
+import * as assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { Kernel } from '../../../src/kernel/kernel';
+import { askGate } from '../../../src/kernel/ops/gates';
+import { releaseTodo } from '../../../src/kernel/ops/claims';
+import type { Todo } from '../../../src/kernel/model';
+import type { GoalsNode } from '../../../src/extension/views/goalsTree';
+import type { FolderNode } from '../../../src/extension/views/folderTree';
+import type { RunOutcome } from '../../../src/extension/turns/turnRunner';
+import { inFolder } from '../../../src/extension/commands/inFolder';
+import { COMMANDS } from '../../../src/extension/commands/commandIds';
+import { REPO, app, until, withAnswers } from '../support';
+
+const label = (item: vscode.TreeItem) => (typeof item.label === 'string' ? item.label : (item.label?.label ?? ''));
+const folderRoot = (name: string) => {
+  const folder = vscode.workspace.workspaceFolders?.find((f) => f.name === name);
+  if (!folder) throw new Error(`no workspace folder ${name}`);
+  return folder.uri.fsPath;
+};
+const todoStatus = (name: string, id: string) => {
+  const kernel = Kernel.open(folderRoot(name), { actor: { name: 'probe', kind: 'agent' } });
+  try {
+    return kernel.read((db) => db.prepare('SELECT status, owner FROM todos WHERE id = ?').get(id)) as { status: string; owner: string | null };
+  } finally {
+    kernel.close();
+  }
+};
+
+suite('multi-root workspace', () => {
+  test('each folder with a store opens its own; the Goals view groups them by folder', async () => {
+    const loopx = await app();
+    await until(() => loopx.folders.withStore.length === 2, 'both stores to open');
+    const tree = loopx.goalsTree;
+    const top = tree.getChildren();
+    assert.deepEqual(top.map((n) => label(tree.getTreeItem(n))), ['alpha', 'beta']);
+    const goalsOf = (node: GoalsNode | FolderNode) => tree.getChildren(node).map((n) => tree.getTreeItem(n));
+    const [alpha, beta] = [goalsOf(top[0] as FolderNode), goalsOf(top[1] as FolderNode)];
+    assert.deepEqual([alpha.map(label), beta.map(label)], [['G1 Alpha goal'], ['G1 Beta goal']]);
+    assert.notEqual(alpha[0]?.id, beta[0]?.id, 'two folders’ G1 are two tree items');
+    assert.match(String(tree.getTreeItem(top[1] as FolderNode).description), /1 goal · 0\/3/);
+  });
+
+  test('the status bar has a meter per folder’s goal and one gate badge that sums the folders', async () => {
+    const loopx = await app();
+    await until(() => loopx.statusBar.snapshot().length === 2, 'two meters');
+    assert.deepEqual(loopx.statusBar.snapshot().map((s) => s.text).sort(), ['$(pulse) alpha: G1 0/20', '$(pulse) beta: G1 0/20']);
+    assert.equal(loopx.statusBar.gateBadge(), '$(bell-dot) 1 gate');
+    const codex = Kernel.open(folderRoot('alpha'), { actor: { name: 'codex', kind: 'agent' } });
+    askGate(codex, { goalId: 'G1', question: 'Ship alpha?' });
+    codex.close();
+    await until(() => loopx.statusBar.gateBadge() === '$(bell-dot) 2 gates', 'the badge to count both folders');
+    assert.equal(loopx.gatesTree.pendingCount(), 2);
+  });
+
+  test('a command run on a view item acts in that item’s folder', async () => {
+    const loopx = await app();
+    const tree = loopx.goalsTree;
+    const beta = tree.getChildren().find((n) => label(tree.getTreeItem(n)) === 'beta') as FolderNode;
+    const [goal] = tree.getChildren(beta);
+    const ready = tree.getChildren(goal).find((n) => label(tree.getTreeItem(n)) === 'Ready');
+    const t1 = tree.getChildren(ready).find((n) => label(tree.getTreeItem(n)) === 'T1 Beta todo');
+    assert.ok(t1, 'beta’s T1 is in the tree');
+    const claimed = await withAnswers({}, async () => vscode.commands.executeCommand<Todo>(COMMANDS.claimTodo, t1));
+    assert.equal(claimed.result.owner, 'ada');
+    assert.deepEqual([todoStatus('beta', 'T1').status, todoStatus('alpha', 'T1').status], ['claimed', 'open']);
+    releaseTodo(loopx.folders.byRoot(folderRoot('beta'))?.session.requireKernel() as Kernel, 'T1');
+  });
+
+  test('an id alone is ambiguous: the command asks which folder and acts there', async () => {
+    const { result, prompts } = await withAnswers({ picks: [(items) => items.find((i) => i.label.endsWith(' alpha'))] }, async () =>
+      vscode.commands.executeCommand<Todo>(COMMANDS.claimTodo, 'T1'));
+    assert.match(prompts[0] ?? '', /^pick: LoopX: .*\[\$\(root-folder\) alpha \| \$\(root-folder\) beta\]$/);
+    assert.equal(result.owner, 'ada');
+    assert.deepEqual([todoStatus('alpha', 'T1').status, todoStatus('beta', 'T1').status], ['claimed', 'open']);
+    const loopx = await app();
+    releaseTodo(loopx.folders.byRoot(folderRoot('alpha'))?.session.requireKernel() as Kernel, 'T1');
+  });
+
+  test('a turn runs in its folder: the terminal starts there and the turn is in that folder’s store', async () => {
+    const agent = join(REPO, 'test', 'extension', 'fixtures', 'scriptedAgent.mjs');
+    const hosts = vscode.workspace.getConfiguration('loopx.hosts');
+    await hosts.update('custom.command', `node ${agent} {prompt} ship`, vscode.ConfigurationTarget.Global);
+    try {
+      const outcome = await vscode.commands.executeCommand<RunOutcome>(COMMANDS.runTurn, inFolder(folderRoot('beta'), { goalId: 'G1', todoId: 'T3', host: 'custom' }));
+      assert.ok(outcome.started, 'a turn started');
+      assert.equal((outcome.terminal.creationOptions as vscode.TerminalOptions).cwd, folderRoot('beta'));
+      const turn = await outcome.finished;
+      assert.equal(turn.resultKind, 'validated_completion');
+      assert.equal(todoStatus('beta', 'T3').status, 'shipped');
+      assert.ok(existsSync(join(folderRoot('beta'), '.loopx', 'turns', turn.id, 'prompt.md')));
+      assert.equal(existsSync(join(folderRoot('alpha'), '.loopx', 'turns')), false, 'nothing of the turn in alpha');
+    } finally {
+      await hosts.update('custom.command', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  test('the board opens on the folder it is asked for, named in its title', async () => {
+    const loopx = await app();
+    await vscode.commands.executeCommand(COMMANDS.openBoard, inFolder(folderRoot('beta')));
+    const board = await until(() => loopx.board, 'the board');
+    assert.equal(board.ctx.session.root, folderRoot('beta'));
+    assert.equal(board.panel.title, 'LoopX Board · beta');
+    board.dispose();
+  });
+
+  test('Initialize goes to the folder without a store, and its goals join the view', async () => {
+    const loopx = await app();
+    const created = await vscode.commands.executeCommand(COMMANDS.initialize);
+    assert.equal(created, true);
+    assert.ok(existsSync(join(folderRoot('gamma'), '.loopx', 'loopx.db')));
+    await until(() => loopx.folders.withStore.length === 3, 'the third store');
+    assert.deepEqual(loopx.goalsTree.getChildren().map((n) => label(loopx.goalsTree.getTreeItem(n))), ['alpha', 'beta', 'gamma']);
+  });
+});
