@@ -4,6 +4,7 @@ import { HOME, PROFILE, REPO, RESULTS } from './harness';
 import { ensureCodeServer } from './profiles';
 import { runHostTests } from './hostTests';
 import { runScenario } from './scenario';
+import { runMultiRootScenario } from './multiRootScenario';
 import { runBoardScenario } from './boardScenario';
 import { runTurnScenario } from './turnScenario';
 
@@ -33,7 +34,10 @@ async function main(): Promise<void> {
       const code = await runHostTests();
       if (code !== 0) throw new Error(`the extension-host suites exited with ${code}`);
     }],
-    ['ui', runScenario],
+    ['ui', async () => {
+      await runScenario();
+      await runMultiRootScenario();
+    }],
     ['board', runBoardScenario],
     ['turn', runTurnScenario],
   ];

@@ -13,4 +13,10 @@ describe('the command table', () => {
     expect(ids.length).toBeGreaterThan(20);
     expect(ids.length).toBe(new Set(ids).size);
   });
+
+  it('titles a command as the palette does, for the folder pick', async () => {
+    const { titleOf } = await import('./registry');
+    expect(titleOf('loopx.claimTodo')).toBe('Claim Todo');
+    expect(titleOf('loopx.initialize')).toBe('Initialize');
+  });
 });

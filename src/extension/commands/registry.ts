@@ -49,12 +49,13 @@ export function registerCommands(folders: Folders): IDisposable[] {
         for (const folder of targets) result = await runSafely(folder.ctx, def, args);
         return result;
       }
-      const target = await folders.resolve(args, need, TITLES[def.id] ?? def.id);
+      const target = await folders.resolve(args, need, titleOf(def.id));
       return target && runSafely(target.folder.ctx, def, target.args);
     }),
   );
 }
 
-const TITLES: Partial<Record<CommandId, string>> = {
-  [COMMANDS.initialize]: 'Initialize',
-};
+/** "loopx.claimTodo" → "Claim Todo", as the palette names it (the folder pick's title). */
+export function titleOf(id: CommandId): string {
+  return id.replace(/^loopx\./, '').replace(/([A-Z])/g, ' $1').replace(/^./, (c) => c.toUpperCase());
+}
