@@ -94,4 +94,8 @@ async function main(): Promise<void> {
   });
 }
 
-void main();
+main().catch((error: unknown) => {
+  // A failure here is the environment's (a port, a busy machine, a missing package): say what, without a stack.
+  console.error(`\nnpm start could not start VS Code: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

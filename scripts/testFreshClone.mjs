@@ -33,7 +33,7 @@ const child = spawn('npm', ['start'], { cwd: clone, env: { ...env, PORT: '0' }, 
 let output = '';
 const collect = (chunk) => {
   output += chunk;
-  process.stdout.write(chunk.toString().replace(/^/gm, '  │ '));
+  process.stdout.write(chunk.toString().replace(/^(?=.)/gm, '  │ '));
 };
 child.stdout.on('data', collect);
 child.stderr.on('data', collect);

@@ -62,6 +62,16 @@ export interface BoardSnapshot {
   cards: Card[];
   attention: AttentionItem[];
   agents: string[];
+  /** In a multi-root workspace, every folder with a store and its goals (the goal selector spans them); else absent. */
+  folders?: BoardFolder[];
+}
+
+/** A workspace folder the board can switch to, by its index (the webview never sees paths). */
+export interface BoardFolder {
+  index: number;
+  name: string;
+  current: boolean;
+  goals: { id: string; title: string }[];
 }
 
 /** What changed since the last snapshot or patch: the webview touches only these cards. */
@@ -72,6 +82,7 @@ export interface BoardPatch {
   goals: GoalSummary[];
   attention: AttentionItem[];
   agents: string[];
+  folders?: BoardFolder[];
 }
 
 export interface CardDetail {
@@ -96,7 +107,8 @@ export type ToHost =
   | { type: 'todoAction'; requestId: number; action: TodoAction; todoId: string }
   | { type: 'gateAction'; requestId: number; action: GateAction; gateId: string }
   | { type: 'detail'; requestId: number; todoId: string }
-  | { type: 'openArtifact'; path: string };
+  | { type: 'openArtifact'; path: string }
+  | { type: 'switchFolder'; folder: number };
 
 export interface ErrorInfo {
   code: string;

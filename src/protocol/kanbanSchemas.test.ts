@@ -9,6 +9,7 @@ describe('webview messages are validated before the host acts', () => {
     [{ type: 'gateAction', requestId: 3, gateId: 'Q7', action: 'approveGate' }],
     [{ type: 'detail', requestId: 4, todoId: 'T1' }],
     [{ type: 'openArtifact', path: 'test-results/report.txt' }],
+    [{ type: 'switchFolder', folder: 1 }],
   ])('accepts %o', (message) => expect(parseToHost(message)).toMatchObject({ ok: true, value: message }));
 
   test.each([
@@ -26,6 +27,8 @@ describe('webview messages are validated before the host acts', () => {
     ['approving a todo id', { type: 'gateAction', requestId: 1, gateId: 'T1', action: 'approveGate' }],
     ['an empty artifact path', { type: 'openArtifact', path: '' }],
     ['an oversized artifact path', { type: 'openArtifact', path: 'a'.repeat(5000) }],
+    ['a folder named by path', { type: 'switchFolder', folder: '/etc' }],
+    ['a negative folder index', { type: 'switchFolder', folder: -1 }],
   ])('refuses %s', (_label, message) => {
     const result = parseToHost(message);
     expect(result.ok).toBe(false);

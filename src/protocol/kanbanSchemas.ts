@@ -21,6 +21,7 @@ const toHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('gateAction'), requestId, gateId, action: z.enum(['approveGate', 'rejectGate']) }),
   z.object({ type: z.literal('detail'), requestId, todoId }),
   z.object({ type: z.literal('openArtifact'), path: z.string().check(z.minLength(1), z.maxLength(1000)) }),
+  z.object({ type: z.literal('switchFolder'), folder: z.int().check(z.gte(0), z.lte(999)) }),
 ]);
 
 export function parseToHost(message: unknown): { ok: true; value: ToHost } | { ok: false; problem: string } {

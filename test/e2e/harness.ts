@@ -134,7 +134,10 @@ export async function startCodeServer(
   };
   child.stdout?.on('data', (d) => (server.log += d));
   child.stderr?.on('data', (d) => (server.log += d));
-  const deadline = Date.now() + 60_000;
+  // Three minutes: on a busy 2-core machine a first start (extensions scanned, caches built) can take over one.
+  const started = Date.now();
+  const deadline = started + 180_000;
+  let told = false;
   for (;;) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
@@ -143,7 +146,14 @@ export async function startCodeServer(
       /* not up yet */
     }
     if (child.exitCode !== null) throw new Error(`code-server exited early:\n${server.log}`);
-    if (Date.now() > deadline) throw new Error(`code-server did not answer /healthz within 60 s:\n${server.log}`);
+    if (Date.now() > deadline) {
+      await server.stop(); // detached: it would outlive this process otherwise
+      throw new Error(`code-server did not answer /healthz within 180 s:\n${server.log}`);
+    }
+    if (!told && Date.now() - started > 15_000) {
+      told = true;
+      console.error('waiting for code-server to start (the machine is busy)…');
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return server;

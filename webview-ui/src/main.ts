@@ -1,4 +1,5 @@
 import { moveFor } from '../../src/protocol/board';
+import { shouldRunSentence } from '../../src/protocol/shouldRunWords';
 import type { Card, ColumnId, ErrorInfo, GateAction, TodoAction, ToWebview } from '../../src/protocol/kanban';
 import { renderAttention } from './attention';
 import { BoardView } from './board';
@@ -145,10 +146,23 @@ function renderHeader(): void {
     select.replaceChildren(h('option', { value: '', text: all }), ...values.map(([v, label]) => h('option', { value: v, text: label, selected: v === selected })));
   };
   options(goalSelect, 'All goals', state.goals.map((g) => [g.id, `${g.id} ${g.title}`]), state.filter.goalId);
+  // A multi-root workspace: this folder's goals under its name, then each other folder's (picking one switches).
+  const here = state.folders.find((f) => f.current);
+  if (here) {
+    const own = h('optgroup', { label: here.name });
+    own.append(...[...goalSelect.querySelectorAll('option')].slice(1));
+    goalSelect.append(own);
+    for (const folder of state.folders.filter((f) => !f.current)) {
+      const group = h('optgroup', { label: folder.name });
+      group.append(h('option', { value: `f${folder.index}:`, text: `All goals in ${folder.name}` }),
+        ...folder.goals.map((g) => h('option', { value: `f${folder.index}:${g.id}`, text: `${g.id} ${g.title}` })));
+      goalSelect.append(group);
+    }
+  }
   options(agentSelect, 'Any agent', state.agents.map((a) => [a, a]), state.filter.agent);
   goalChips.replaceChildren(...state.goals.filter((g) => g.status === 'active').map((g) => {
     const exhausted = g.spent >= g.turnsPerWindow;
-    return h('span', { class: `chip${exhausted ? ' chip-warning' : ''}`, title: `should run: ${g.run ? 'yes' : `no (${g.reason})`}` },
+    return h('span', { class: `chip${exhausted ? ' chip-warning' : ''}`, title: `${g.id}: ${shouldRunSentence(g)} (${g.reason})` },
       icon(exhausted ? 'warning' : 'pulse'), ` ${g.id} ${g.spent}/${g.turnsPerWindow}`);
   }));
 }
@@ -162,6 +176,14 @@ function renderAttentionStrip(): void {
 }
 
 function onFilterChange(): void {
+  // Another folder's goal: the host switches the board to that folder's store, then the filter applies there.
+  const other = /^f(\d+):(G\d+)?$/.exec(goalSelect.value);
+  if (other) {
+    state.filter = { ...state.filter, goalId: other[2] ?? null };
+    state.save();
+    state.vscode.postMessage({ type: 'switchFolder', folder: Number(other[1]) });
+    return;
+  }
   state.filter = { goalId: goalSelect.value || null, agent: agentSelect.value || null, text: textFilter.value };
   state.save();
   board.applyFilter();
@@ -192,10 +214,11 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     state.skewMs = Date.parse(message.patch.now) - Date.now();
     board.applyPatch(message.patch);
     // Header and attention strip are rebuilt only when what they show changed.
-    const header = JSON.stringify([message.patch.goals, message.patch.agents]);
-    if (header !== JSON.stringify([state.goals, state.agents])) {
+    const header = JSON.stringify([message.patch.goals, message.patch.agents, message.patch.folders ?? []]);
+    if (header !== JSON.stringify([state.goals, state.agents, state.folders])) {
       state.goals = message.patch.goals;
       state.agents = message.patch.agents;
+      state.folders = message.patch.folders ?? [];
       renderHeader();
     }
     if (JSON.stringify(message.patch.attention) !== JSON.stringify(state.attention)) {

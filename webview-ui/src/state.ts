@@ -1,5 +1,5 @@
 import type { BoardFilter } from '../../src/protocol/board';
-import type { AttentionItem, BoardSnapshot, Card, GoalSummary, ToHost, ToWebview } from '../../src/protocol/kanban';
+import type { AttentionItem, BoardFolder, BoardSnapshot, Card, GoalSummary, ToHost, ToWebview } from '../../src/protocol/kanban';
 
 interface VsCodeApi {
   postMessage(message: ToHost): void;
@@ -32,6 +32,8 @@ export class BoardState {
   /** Clock skew between host and webview, so countdowns use the host's notion of now. */
   skewMs = 0;
   goals: GoalSummary[] = [];
+  /** Every folder with a store, in a multi-root workspace (the goal selector spans them); else empty. */
+  folders: BoardFolder[] = [];
   attention: AttentionItem[] = [];
   agents: string[] = [];
   readonly cards = new Map<string, Card>();
@@ -65,6 +67,7 @@ export class BoardState {
     this.me = s.me;
     this.skewMs = Date.parse(s.now) - Date.now();
     this.goals = s.goals;
+    this.folders = s.folders ?? [];
     this.attention = s.attention;
     this.agents = s.agents;
     this.cards.clear();

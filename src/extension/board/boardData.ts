@@ -82,7 +82,7 @@ export function diffSnapshots(previous: BoardSnapshot, next: BoardSnapshot): Boa
   const upserts = next.cards.filter((c) => before.get(c.id) !== JSON.stringify(c));
   const present = new Set(next.cards.map((c) => c.id));
   const removed = previous.cards.filter((c) => !present.has(c.id)).map((c) => c.id);
-  return { now: next.now, upserts, removed, goals: next.goals, attention: next.attention, agents: next.agents };
+  return { now: next.now, upserts, removed, goals: next.goals, attention: next.attention, agents: next.agents, ...(next.folders ? { folders: next.folders } : {}) };
 }
 
 /** A card's detail pane: acceptance, continuation, evidence with artifacts, history and handoffs. */

@@ -2,8 +2,8 @@ import * as vscode from 'vscode';
 import { nodeCrypto } from '../../kernel/nodeCrypto';
 import { basename, isAbsolute, normalize } from 'node:path';
 import { parseToHost } from '../../protocol/kanbanSchemas';
-import { BOARD_VIEW_TYPE, type BoardSnapshot, type ToHost, type ToWebview } from '../../protocol/kanban';
-import { Disposable } from '../util/lifecycle';
+import { BOARD_VIEW_TYPE, type BoardFolder, type BoardSnapshot, type ToHost, type ToWebview } from '../../protocol/kanban';
+import { Disposable, MutableDisposable } from '../util/lifecycle';
 import type { ExtensionContextLike } from '../commands/context';
 import type { Folders } from '../folders';
 import { BoardActions, type Outcome } from './boardActions';
@@ -15,8 +15,11 @@ import { buildDetail, buildSnapshot, diffSnapshots } from './boardData';
  */
 export class BoardPanel extends Disposable {
   static current: BoardPanel | undefined;
+  /** The workspace's folders, so the board can span them (set once by the composition root). */
+  private static folders: Folders | undefined;
   private last: BoardSnapshot | undefined;
-  private readonly actions: BoardActions;
+  private actions: BoardActions;
+  private readonly following = this.register(new MutableDisposable<vscode.Disposable>());
   /** Messages refused by validation (tests and the log read it). */
   readonly refused: string[] = [];
 
@@ -38,6 +41,7 @@ export class BoardPanel extends Disposable {
    * one the panel's title names (a multi-root board), else the first.
    */
   static serializer(folders: Folders): vscode.Disposable {
+    BoardPanel.folders = folders;
     return vscode.window.registerWebviewPanelSerializer(BOARD_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel) => {
         const folder = folders.withStore.find((f) => panel.title === boardTitle(f.ctx)) ?? folders.withStore[0];
@@ -62,14 +66,14 @@ export class BoardPanel extends Disposable {
 
   private constructor(
     readonly panel: vscode.WebviewPanel,
-    readonly ctx: ExtensionContextLike,
+    private context: ExtensionContextLike,
     assets: vscode.Uri,
   ) {
     super();
-    this.actions = new BoardActions(ctx);
+    this.actions = new BoardActions(context);
     panel.webview.html = boardHtml(panel.webview, assets);
     this.register(panel.webview.onDidReceiveMessage((message: unknown) => void this.receive(message)));
-    this.register(ctx.model.onDidChange(() => this.push()));
+    this.following.value = context.model.onDidChange(() => this.push());
     this.register(panel.onDidDispose(() => this.dispose()));
   }
 
@@ -103,13 +107,45 @@ export class BoardPanel extends Disposable {
         return this.sendDetail(m.requestId, m.todoId);
       case 'openArtifact':
         return this.openArtifact(m.path);
+      case 'switchFolder':
+        return this.switchFolder(m.folder);
     }
+  }
+
+  /** The folder whose store the board shows. */
+  get ctx(): ExtensionContextLike {
+    return this.context;
+  }
+
+  /** The goal selector picked another folder's goal: the same panel now shows that folder's store. */
+  private switchFolder(index: number): void {
+    const target = BoardPanel.folders?.withStore.find((f) => f.folder.index === index);
+    if (!target) {
+      this.refused.push(`switchFolder: no folder ${index} with a store`);
+      return;
+    }
+    if (target.ctx === this.context) return;
+    this.context = target.ctx;
+    this.actions = new BoardActions(target.ctx);
+    this.following.value = target.ctx.model.onDidChange(() => this.push());
+    this.panel.title = boardTitle(target.ctx);
+    this.last = undefined;
+    this.push();
+  }
+
+  /** Every folder with a store and its goals, when there is more than one (the selector spans folders). */
+  private foldersFor(): BoardFolder[] | undefined {
+    const stores = BoardPanel.folders?.withStore ?? [];
+    if (stores.length < 2) return undefined;
+    return stores.map((f) => ({ index: f.folder.index, name: f.name, current: f.ctx === this.context, goals: f.model.goals().map((g) => ({ id: g.id, title: g.title })) }));
   }
 
   private push(): void {
     const kernel = this.ctx.session.kernel;
     if (!kernel) return;
-    const next = kernel.read((db, now) => buildSnapshot(db, now, this.ctx.me));
+    const built = kernel.read((db, now) => buildSnapshot(db, now, this.ctx.me));
+    const folders = this.foldersFor();
+    const next = folders ? { ...built, folders } : built;
     const message: ToWebview = this.last ? { type: 'patch', patch: diffSnapshots(this.last, next) } : { type: 'snapshot', snapshot: next };
     this.last = next;
     void this.panel.webview.postMessage(message);

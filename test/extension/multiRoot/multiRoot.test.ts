@@ -105,6 +105,23 @@ suite('multi-root workspace', () => {
     board.dispose();
   });
 
+  test('the board’s goal selector spans folders: picking another folder’s goal switches the board to that store', async () => {
+    const loopx = await app();
+    await vscode.commands.executeCommand(COMMANDS.openBoard, inFolder(folderRoot('beta')));
+    const board = await until(() => loopx.board, 'the board');
+    const alphaIndex = vscode.workspace.workspaceFolders?.find((f) => f.name === 'alpha')?.index as number;
+    const gammaIndex = vscode.workspace.workspaceFolders?.find((f) => f.name === 'gamma')?.index as number;
+    const refusedBefore = board.refused.length;
+    await board.receive({ type: 'switchFolder', folder: gammaIndex });
+    assert.equal(board.refused.length, refusedBefore + 1, 'a folder without a store is refused');
+    assert.equal(board.ctx.session.root, folderRoot('beta'));
+    await board.receive({ type: 'switchFolder', folder: alphaIndex });
+    assert.equal(board.ctx.session.root, folderRoot('alpha'));
+    assert.equal(board.panel.title, 'LoopX Board · alpha');
+    assert.equal(loopx.board, board, 'the same panel, now on alpha');
+    board.dispose();
+  });
+
   test('Initialize goes to the folder without a store, and its goals join the view', async () => {
     const loopx = await app();
     const created = await vscode.commands.executeCommand(COMMANDS.initialize);
