@@ -9,6 +9,7 @@ import type { ColumnId, ErrorInfo, TodoAction } from '../../protocol/kanban';
 import { type ExtensionContextLike, kernelOf } from '../commands/context';
 import { COMMANDS } from '../commands/commandIds';
 import { inFolder } from '../commands/inFolder';
+import { hintForPeople } from '../commands/errorActions';
 import { approveGate, askGate, rejectGate } from '../commands/gates';
 import { addEvidence } from '../commands/evidence';
 import { blockTodo, killTodo, shipTodo } from '../commands/todoTransitions';
@@ -92,7 +93,7 @@ export class BoardActions {
       summary: `Reassigned by ${this.ctx.me}: ${todo.owner ?? 'the previous holder'}'s lease lapsed`,
       pending: todo.continuation || todo.detail,
     });
-    void vscode.window.showInformationMessage(`LoopX: ${todoId} is offered to ${to} (handoff ${offer.id}); it takes over with: loopx handoff accept ${offer.id}`);
+    void vscode.window.showInformationMessage(`LoopX: ${todoId} is offered to ${to} (handoff ${offer.id}); ${to} takes it over when it accepts the handoff.`);
     return { ok: true };
   }
 
@@ -100,7 +101,8 @@ export class BoardActions {
     try {
       return await body();
     } catch (error) {
-      if (error instanceof LoopxError) return { ok: false, error: { code: error.code, message: error.message, hint: error.hint ?? null } };
+      // CLI hints ("… with: loopx …") stay in the CLI; the board shows the sentence.
+      if (error instanceof LoopxError) return { ok: false, error: { code: error.code, message: error.message, hint: hintForPeople(error.hint) ?? null } };
       this.ctx.log.error('board action failed', error);
       return { ok: false, error: { code: 'internal', message: (error as Error)?.message ?? String(error), hint: 'see the LoopX output log' } };
     }

@@ -5,6 +5,7 @@ import { LoopxError } from '../../kernel/errors';
 import { BACKUP_DIR, backupStore as backupOp, restoreStore } from '../../kernel/backup';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
+import { inFolder } from './inFolder';
 
 export const backupStore: CommandDefinition = {
   id: COMMANDS.backupStore,
@@ -31,7 +32,7 @@ export const restoreBackup: CommandDefinition = {
     if (!file) {
       const names = listBackups(folder);
       if (!names.length) {
-        void vscode.window.showInformationMessage('LoopX: no backups yet in .loopx/backups. Run "LoopX: Back Up Store" (or loopx backup) first.');
+        void vscode.window.showInformationMessage('LoopX: there are no backups of this store yet.', 'Back Up Store').then((choice) => choice && vscode.commands.executeCommand(COMMANDS.backupStore, inFolder(kernel.root)));
         return undefined;
       }
       const pick = await vscode.window.showQuickPick(
