@@ -13,7 +13,7 @@ export default defineConfig({
     },
   ],
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts'],
     globalSetup: ['test/globalSetup.ts'],
     exclude: ['test/e2e/**', 'test/extension/**', 'node_modules/**'],
     testTimeout: 60_000,

@@ -21,8 +21,10 @@ export async function runTurnScenario(): Promise<void> {
   writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'loopx.defaultHost': 'custom', 'loopx.hosts.custom.command': `node ${agent} {prompt} ship` }, null, 2));
   await inWorkbench(workspace, 'turn-failure', async (wb) => {
     const { page } = wb;
-    await wb.openLoopx();
+    // A workspace with a store, opened for the first time: the LoopX view comes to the front by itself.
+    await page.locator('.part.sidebar .composite.title', { hasText: 'LoopX' }).first().waitFor({ timeout: 30_000 });
     await wb.row('G1 Ship the CSV importer').waitFor({ timeout: 30_000 });
+    await wb.openLoopx();
     step(1, 'palette → Run Turn → the custom host');
     await wb.command('LoopX: Run Turn');
     await wb.answer('custom', /Run Turn on G1 with/);

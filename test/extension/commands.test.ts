@@ -6,7 +6,9 @@ import { claimTodo, releaseTodo } from '../../src/kernel/ops/claims';
 import { addTodo, killTodo } from '../../src/kernel/ops/todos';
 import { createGoal, setGoalStatus } from '../../src/kernel/ops/goals';
 import { COMMANDS } from '../../src/extension/commands/commandIds';
-import { app, otherWriter, until, withAnswers } from './support';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { app, otherWriter, until, withAnswers, workspaceRoot } from './support';
 
 const pickLabel = (label: string) => (items: readonly vscode.QuickPickItem[]) => {
   const item = items.find((i) => i.label === label || i.label.startsWith(`${label} `));
@@ -76,6 +78,9 @@ suite('commands', () => {
     const { result, prompts } = await withAnswers({}, async () => vscode.commands.executeCommand(COMMANDS.claimTodo, 'T2'));
     assert.equal(result, undefined);
     assert.match(prompts.join('\n'), /warning: LoopX: todo T2 is claimed by codex/);
+    // For people, a button to act on it; the CLI's "pick another with: loopx todo next" stays in the CLI.
+    assert.match(prompts.join('\n'), /\[Open Board\]$/m);
+    assert.doesNotMatch(prompts.join('\n'), /loopx todo|with: loopx/);
     assert.equal(loopx.session.requireKernel().db.prepare('SELECT count(*) AS n FROM events').get()?.n, before);
   });
 
@@ -136,6 +141,19 @@ suite('commands', () => {
     assert.equal(notKilled.result, undefined);
     const loopx = await app();
     assert.equal(loopx.model.todo('T3')?.status, 'open');
+  });
+
+  test('Connect an Agent writes the loopx block into AGENTS.md and CLAUDE.md, or hands over the MCP set-up', async () => {
+    const written = await withAnswers({}, async () => vscode.commands.executeCommand(COMMANDS.connectAgent, 'agentsMd'));
+    for (const file of ['AGENTS.md', 'CLAUDE.md']) assert.match(readFileSync(join(workspaceRoot(), file), 'utf8'), /loopx:begin[\s\S]*todo claim --next[\s\S]*loopx:end/);
+    assert.match(written.prompts.join('\n'), /info: LoopX: wrote the loopx block into AGENTS\.md and CLAUDE\.md/);
+    const again = await withAnswers({}, async () => vscode.commands.executeCommand(COMMANDS.connectAgent, 'agentsMd'));
+    assert.match(again.prompts.join('\n'), /already have the current loopx block/);
+    const loopx = await app();
+    const claude = await withAnswers({}, async () => vscode.commands.executeCommand<string>(COMMANDS.connectAgent, 'claudeMcp'));
+    assert.equal(claude.result, `claude mcp add loopx --env LOOPX_AGENT=claude -- ${loopx.primary.ctx.cliCommand} mcp`);
+    const picked = await withAnswers({ picks: [(items) => items.find((i) => i.label.includes('Codex'))] }, async () => vscode.commands.executeCommand<string>(COMMANDS.connectAgent));
+    assert.match(picked.result, /^\[mcp_servers\.loopx\]\ncommand = ".+"\nargs = \["mcp"\]/);
   });
 
   test('Verify Log reports an intact chain', async () => {

@@ -92,7 +92,8 @@ export async function withAnswers<T>(answers: Answers, body: () => Promise<T>): 
   };
   w.showWarningMessage = async (message: string, ...rest: unknown[]) => {
     const options = typeof rest[0] === 'object' && rest[0] !== null ? (rest[0] as vscode.MessageOptions) : undefined;
-    prompts.push(`warning${options?.modal ? ' (modal)' : ''}: ${message}${options?.detail ? ` | ${options.detail}` : ''}`);
+    const buttons = rest.filter((r): r is string => typeof r === 'string');
+    prompts.push(`warning${options?.modal ? ' (modal)' : ''}: ${message}${options?.detail ? ` | ${options.detail}` : ''}${!options?.modal && buttons.length ? ` [${buttons.join(' | ')}]` : ''}`);
     return options?.modal ? warnings.shift() : undefined;
   };
   w.showErrorMessage = async (message: string) => {

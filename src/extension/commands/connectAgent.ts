@@ -37,7 +37,13 @@ export const connectAgent: CommandDefinition = {
     const snippet = way === 'claudeMcp'
       ? `claude mcp add loopx --env LOOPX_AGENT=claude -- ${cli} mcp`
       : `[mcp_servers.loopx]\ncommand = ${JSON.stringify(ctx.cliCommand)}\nargs = ["mcp"]\nenv = { LOOPX_AGENT = "codex" }\n`;
-    await vscode.env.clipboard.writeText(snippet);
+    try {
+      await vscode.env.clipboard.writeText(snippet);
+    } catch {
+      // A browser may refuse the clipboard: show the set-up in an editor to copy from instead.
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ content: snippet, language: way === 'codexMcp' ? 'toml' : 'shellscript' }));
+      return snippet;
+    }
     void vscode.window.showInformationMessage(way === 'claudeMcp'
       ? 'LoopX: copied the command that adds the loopx MCP server to Claude Code. Paste it into a terminal.'
       : 'LoopX: copied the loopx MCP server table. Paste it into ~/.codex/config.toml.');
