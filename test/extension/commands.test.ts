@@ -87,11 +87,10 @@ suite('commands', () => {
   test('Claim Todo from the palette lists what is ready first, the rest apart with why, and confirms the claim', async () => {
     const loopx = await app();
     // A goal of its own, finished afterwards, so the suites after this one see G1 as it was.
-    const codex = otherWriter('codex');
-    const side = createGoal(codex, { title: 'Claim pick fixtures' });
-    const first = addTodo(codex, { goalId: side.id, title: 'Prepare the fixtures' });
-    const waiting = addTodo(codex, { goalId: side.id, title: 'Publish the fixtures', dependsOn: [first.id] });
-    codex.close();
+    const person = loopx.session.requireKernel();
+    const side = createGoal(person, { title: 'Claim pick fixtures' });
+    const first = addTodo(person, { goalId: side.id, title: 'Prepare the fixtures' });
+    const waiting = addTodo(person, { goalId: side.id, title: 'Publish the fixtures', dependsOn: [first.id] });
     await until(() => loopx.model.todo(waiting.id), 'the new todos to be seen');
     let shown: readonly vscode.QuickPickItem[] = [];
     const { result, prompts } = await withAnswers({ picks: [(items) => { shown = items; return items.find((i) => i.label.includes('T3 ')); }] }, async () =>
