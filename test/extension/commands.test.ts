@@ -6,6 +6,7 @@ import { claimTodo, releaseTodo } from '../../src/kernel/ops/claims';
 import { addTodo, killTodo } from '../../src/kernel/ops/todos';
 import { createGoal, setGoalStatus } from '../../src/kernel/ops/goals';
 import { COMMANDS } from '../../src/extension/commands/commandIds';
+import { shellQuote } from '../../src/extension/turns/hosts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { app, otherWriter, until, withAnswers, workspaceRoot } from './support';
@@ -150,7 +151,7 @@ suite('commands', () => {
     assert.match(again.prompts.join('\n'), /already have the current loopx block/);
     const loopx = await app();
     const claude = await withAnswers({}, async () => vscode.commands.executeCommand<string>(COMMANDS.connectAgent, 'claudeMcp'));
-    assert.equal(claude.result, `claude mcp add loopx --env LOOPX_AGENT=claude -- ${loopx.primary.ctx.cliCommand} mcp`);
+    assert.equal(claude.result, `claude mcp add loopx --env LOOPX_AGENT=claude -- ${shellQuote(loopx.primary.ctx.cliCommand)} mcp`);
     const picked = await withAnswers({ picks: [(items) => items.find((i) => i.label.includes('Codex'))] }, async () => vscode.commands.executeCommand<string>(COMMANDS.connectAgent));
     assert.match(picked.result, /^\[mcp_servers\.loopx\]\ncommand = ".+"\nargs = \["mcp"\]/);
   });
