@@ -27,7 +27,7 @@ function seedDemo(): void {
   writeFileSync(join(WORKSPACE, 'src', 'import', 'csv.ts'), 'export function parse(text: string): string[][] {\n  return text.split("\\n").map((l) => l.split(","));\n}\n');
   writeFileSync(join(WORKSPACE, 'test-results', 'quoted.txt'), 'quoted fields: 12 passed, 0 failed\n');
   writeFileSync(join(WORKSPACE, 'README.md'), '# CSV importer (loopx demo)\n\nOpen the LoopX view in the activity bar. Agents use `loopx` in a terminal.\n');
-  const human = { name: 'you', kind: 'human' } as const;
+  const human = { name: 'you', kind: 'human', channel: 'vscode' } as const;
   const { kernel } = Kernel.init(WORKSPACE, { actor: human });
   const codex = kernel.as({ name: 'codex', kind: 'agent' });
   const claude = kernel.as({ name: 'claude', kind: 'agent' });

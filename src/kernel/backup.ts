@@ -1,3 +1,4 @@
+import { requireHumanChannel } from './authority';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -108,6 +109,7 @@ export interface Restore {
  * and the current content is saved as a backup of its own, so a restore can be undone the same way.
  */
 export function restoreStore(kernel: Kernel, file: string): Restore {
+  requireHumanChannel(kernel.actor, 'to restore a backup');
   const from = resolve(file);
   if (!existsSync(from)) throw new NotFoundError('backup', from);
   const version = kernel.schemaVersion;

@@ -8,7 +8,7 @@ import { LOOPX, cleanEnv, workspace } from './harness';
 
 const ws = workspace();
 beforeAll(() => {
-  const { kernel } = Kernel.init(ws.root, { actor: { name: 'ada', kind: 'human' } });
+  const { kernel } = Kernel.init(ws.root, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
   const g = createGoal(kernel, { title: 'g' }).id;
   addTodo(kernel, { goalId: g, title: 'Parse headers' });
   addTodo(kernel, { goalId: g, title: 'Parse body' });

@@ -18,7 +18,7 @@ const turnDir = (id: string) => join(workspaceRoot(), '.loopx', 'turns', id);
 /** A turn as another window would have started it: claimed, prompt written, launcher marker left behind. */
 function startedElsewhere(title: string, launcherPid: number | null): { turnId: string; todoId: string } {
   // A window acts as its person, who may start a turn for an agent.
-  const writer = Kernel.open(workspaceRoot(), { actor: { name: 'ada', kind: 'human' } });
+  const writer = Kernel.open(workspaceRoot(), { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
   const todo = addTodo(writer, { goalId, title });
   const { turn } = startTurn(writer, { goalId, host: 'custom', agent: 'codex', todoId: todo.id });
   writer.close();

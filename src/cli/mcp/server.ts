@@ -35,6 +35,9 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
   let kernel: Kernel | undefined;
   const open = () => (kernel ??= Kernel.open(locateRoot({ root: options.root, envRoot: options.env.LOOPX_ROOT, cwd: options.cwd })));
   const agentName = (): string => {
+    if (options.env.LOOPX_AGENT !== undefined && options.env.LOOPX_AGENT.trim() === '') {
+      throw new InvalidInputError('LOOPX_AGENT is empty: an empty agent name is not "no agent"', 'name the agent, or unset LOOPX_AGENT to use the client\'s name');
+    }
     const raw = options.env.LOOPX_AGENT || server.server.getClientVersion()?.name;
     if (!raw) throw new InvalidInputError('no agent identity: set LOOPX_AGENT for the MCP server, or connect with a named client');
     return parseAgentName(raw.replace(/[^A-Za-z0-9._@+-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 64) || 'agent', 'MCP agent name');

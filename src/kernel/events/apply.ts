@@ -24,8 +24,8 @@ const reducers: Reducers = {
     const d = e.data;
     db.prepare(
       `INSERT INTO goals (id, num, title, objective, scope, status, turns_per_window, window_hours, max_concurrent,
-        cooldown_seconds, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?)`,
-    ).run(d.id, d.num, d.title, d.objective, JSON.stringify(d.scope), d.turnsPerWindow, d.windowHours,
+        cooldown_seconds, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(d.id, d.num, d.title, d.objective, JSON.stringify(d.scope), d.status ?? 'active', d.turnsPerWindow, d.windowHours,
       d.maxConcurrent, d.cooldownSeconds, e.at, e.at);
   },
   'goal.status': (db, e) => {

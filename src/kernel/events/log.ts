@@ -25,11 +25,13 @@ export class EventAppender {
     this.head ??= readHead(this.db);
     const seq = this.head.seq + 1;
     const prevHash = this.head.hash;
-    const data = canonicalJson(draft.data);
     const actor = as;
+    // A human's channel is part of the record (and so of the hash): which way a decision came in.
+    const payload = actor.kind === 'human' && actor.channel ? { ...draft.data, channel: actor.channel } : draft.data;
+    const data = canonicalJson(payload);
     const { at } = this;
     const hash = eventHash(prevHash, { seq, at, actor: actor.name, actorKind: actor.kind, kind: draft.kind, goalId: draft.goalId, todoId: draft.todoId, data });
-    const event = { ...draft, seq, at, actor: actor.name, actorKind: actor.kind, prevHash, hash } as StoredEvent;
+    const event = { ...draft, data: payload, seq, at, actor: actor.name, actorKind: actor.kind, prevHash, hash } as StoredEvent;
     applyReducer(this.db, event);
     insertEventRow(this.db, event, data);
     this.head = { seq, hash };
