@@ -11,8 +11,7 @@ argv, typed, env = json.loads(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
 master, slave = os.openpty()
 child = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=subprocess.PIPE, env=env, cwd=os.environ.get('PTY_CWD'))
 os.close(slave)
-if typed != '\0':
-    os.write(master, (typed + '\n').encode())
+os.write(master, (typed + '\n').encode())
 out, err, open_fds = b'', b'', {master, child.stderr.fileno()}
 while open_fds:
     ready, _, _ = select.select(list(open_fds), [], [], 60)
@@ -47,12 +46,16 @@ export interface PtyRun {
   json: { ok: boolean; data?: unknown; error?: { code: string; message: string } } | null;
 }
 
-/** `typed` null: nothing is typed (stdin reaches end of input only when the test ends the terminal). */
+/** Runs bin/loopx on a pseudo-terminal as a person would, typing `typed` and Enter. */
 export function loopxTty(args: string[], typed: string, options: { cwd: string; env?: Record<string, string> }): PtyRun {
-  const env = cleanEnv(options.env);
-  const result = spawnSync('python3', ['-c', DRIVER, JSON.stringify([process.execPath, LOOPX, ...args]), typed, JSON.stringify(env)], {
+  return runInPty([process.execPath, LOOPX, ...args], typed, cleanEnv(options.env), options.cwd);
+}
+
+/** Any command on a pseudo-terminal (stdin and stdout; stderr on a pipe), typing `typed` and Enter at it. */
+export function runInPty(argv: string[], typed: string, env: NodeJS.ProcessEnv, cwd: string): PtyRun {
+  const result = spawnSync('python3', ['-c', DRIVER, JSON.stringify(argv), typed, JSON.stringify(env)], {
     encoding: 'utf8',
-    env: { ...process.env, PTY_CWD: options.cwd },
+    env: { ...process.env, PTY_CWD: cwd },
     timeout: 120_000,
   });
   if (result.status !== 0) throw new Error(`pty driver failed: ${result.stderr}`);

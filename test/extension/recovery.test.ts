@@ -9,7 +9,7 @@ import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo } from '../../src/kernel/ops/todos';
 import { startTurn } from '../../src/kernel/ops/turns';
 import { getTurn } from '../../src/kernel/queries/turns';
-import { app, cli, otherWriter, until, withAnswers, workspaceRoot } from './support';
+import { app, cli, otherWriter, until, vscodeHuman, withAnswers, workspaceRoot } from './support';
 
 let goalId = '';
 const deadPid = () => spawnSync('true').pid as number;
@@ -31,7 +31,7 @@ const turnNow = async (id: string) => (await app()).session.requireKernel().read
 suite('turns left behind by a window that is gone', () => {
   suiteSetup(async () => {
     const writer = otherWriter('planner');
-    goalId = createGoal(writer, { title: 'Recovery', turnsPerWindow: 50, maxConcurrent: 20 }).id;
+    goalId = createGoal(writer.as(vscodeHuman), { title: 'Recovery', turnsPerWindow: 50, maxConcurrent: 20 }).id;
     writer.close();
     await until(async () => (await app()).model.goals().some((g) => g.id === goalId), 'the goal');
   });
