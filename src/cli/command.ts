@@ -45,6 +45,8 @@ export interface Command {
    * (human_channel_required); the command confirms with ctx.confirmHuman.
    */
   humanOnly?: boolean;
+  /** Only reads: the store is opened read-only, so it works on another user's store or a read-only mount. */
+  readOnly?: boolean;
   /** Writes the store (STATUS.md is regenerated after success). */
   mutates?: boolean;
   run(ctx: CommandContext): CommandResult;

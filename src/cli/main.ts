@@ -3,6 +3,7 @@ import type { Actor } from '../kernel/events/eventTypes';
 import { HumanChannelRequiredError, InvalidInputError, LoopxError, NotAllowedError, RefusedError } from '../kernel/errors';
 import { confirmInTerminal } from './humanChannel';
 import { Kernel } from '../kernel/kernel';
+import { environmentError } from '../kernel/storeFile';
 import { initRootDir, locateRoot } from '../kernel/locate';
 import { writeStatusMd } from '../kernel/projections/statusMd';
 import { parseAgentName } from '../kernel/validate';
@@ -61,6 +62,8 @@ function safeUser(): string | undefined {
 /** Maps anything thrown to the contract's error body and exit code. */
 function toLoopxError(error: unknown): LoopxError {
   if (error instanceof LoopxError) return error;
+  const environment = environmentError(error);
+  if (environment) return environment;
   const message = error instanceof Error ? error.message : String(error);
   if (/database is locked|SQLITE_BUSY/i.test(message)) {
     return new RefusedError('busy', 'the store stayed locked by another writer for 10 s', 'retry; if it persists, look for a stuck loopx process');
@@ -109,7 +112,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
       canConfirm: actor.kind === 'human' && terminal.interactive,
       confirmHuman: (action, id, details) => confirmInTerminal(actor, terminal, action, id, details),
       initRoot: () => initRootDir(where),
-      kernel: () => (kernel ??= Kernel.open(locateRoot(where), { actor })),
+      kernel: () => (kernel ??= Kernel.open(locateRoot(where), { actor, readOnly: command.readOnly === true })),
     };
     const result: CommandResult = command.run(ctx);
     if (command.mutates && kernel) refreshStatusMd(kernel, io);

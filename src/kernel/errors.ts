@@ -1,8 +1,8 @@
 /**
  * Typed kernel errors. Each carries a stable machine code and the exit code of the CLI contract:
- * 1 internal · 2 invalid input · 3 refused or conflict · 4 not found · 5 no store.
+ * 1 internal · 2 invalid input · 3 refused or conflict · 4 not found · 5 no store · 6 store unusable (environment).
  */
-export type ExitCode = 1 | 2 | 3 | 4 | 5;
+export type ExitCode = 1 | 2 | 3 | 4 | 5 | 6;
 
 export class LoopxError extends Error {
   constructor(

@@ -6,6 +6,7 @@ import { InvalidInputError } from '../../kernel/errors';
 export const logVerify: Command = {
   name: ['log', 'verify'],
   summary: 'check the hash chain of the event log; exit 3 at the first broken event',
+  readOnly: true,
   description:
     'The chain proves no event was changed in place. To prove none was cut from the end, keep the "anchor" this\n' +
     'command prints (SEQ:HASH of the newest event) somewhere outside .loopx/ and pass it back with --anchor later.',
