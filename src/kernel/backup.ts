@@ -1,4 +1,5 @@
 import { requireHumanChannel } from './authority';
+import { BROKEN_MARKER } from './logHealth';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -142,6 +143,8 @@ export function restoreStore(kernel: Kernel, file: string): Restore {
     // Who replaced the log and with what: a window's log witness reads it to tell a restore from tampering.
     const marker: RestoreMarker = { at: new Date(kernel.clock()).toISOString(), from, saved: saved.path, head: checked.head };
     writeFileSync(join(kernel.storeDir, RESTORE_MARKER), `${JSON.stringify(marker, null, 2)}\n`);
+    // A human put a verified log back: whatever was found broken before is decided.
+    rmSync(join(kernel.storeDir, BROKEN_MARKER), { force: true });
     return { from, events: checked.events, head: checked.head, saved };
   } finally {
     rmSync(scratchDir, { recursive: true, force: true });

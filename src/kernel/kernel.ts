@@ -4,7 +4,9 @@ import type { DriverName, SqliteDb } from './db/sqliteDb';
 import { immediate, snapshot } from './db/sqliteDb';
 import { openDb } from './db/openDb';
 import { SCHEMA_VERSION, migrate, schemaVersion } from './db/migrate';
-import { EventAppender } from './events/log';
+import { EventAppender, TailBrokenError } from './events/log';
+import { brokenLog, logBrokenError, markBroken } from './logHealth';
+import { hasHumanChannel } from './authority';
 import type { Actor, EventDraft, StoredEvent } from './events/eventTypes';
 import { type Clock, iso, systemClock } from './time';
 import { NoStoreError, NotAllowedError, SchemaTooNewError } from './errors';
@@ -128,6 +130,11 @@ export class Kernel {
 
   /** Runs one write transaction; listeners hear about the committed events afterwards. */
   write<T>(fn: (tx: Tx) => T): T {
+    // A store known to be broken takes no agent's write until a human decides (loopx log accept, or a restore).
+    if (!hasHumanChannel(this.actor)) {
+      const broken = brokenLog(this.storeDir);
+      if (broken) throw logBrokenError(broken);
+    }
     const emitted: StoredEvent[] = [];
     const result = this.named(() => immediate(this.db, () => {
       const nowMs = this.clock();
@@ -162,6 +169,10 @@ export class Kernel {
     try {
       return fn();
     } catch (error) {
+      if (error instanceof TailBrokenError) {
+        markBroken(this.storeDir, error.found, iso(this.clock()));
+        throw logBrokenError(error.found);
+      }
       throw environmentError(error, Kernel.storePath(this.root)) ?? error;
     }
   }

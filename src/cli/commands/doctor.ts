@@ -5,6 +5,7 @@ import type { Kernel } from '../../kernel/kernel';
 import { SCHEMA_VERSION } from '../../kernel/db/migrate';
 import { integrityCheck } from '../../kernel/db/sqliteDb';
 import { verifyChain } from '../../kernel/events/log';
+import { markBroken } from '../../kernel/logHealth';
 import { checkReplay } from '../../kernel/replay';
 import { STATUS_FILE } from '../../kernel/projections/statusMd';
 import { openTurns } from '../../kernel/queries/turns';
@@ -35,6 +36,7 @@ function runChecks(kernel: Kernel): Check[] {
   add('journal', mode === 'wal' ? 'ok' : 'warn', `journal_mode=${mode}`);
   kernel.read(() => {
     const chain = verifyChain(db);
+    if (!chain.ok) markBroken(kernel.storeDir, chain, new Date(kernel.clock()).toISOString());
     add('hash chain', chain.ok ? 'ok' : 'fail', chain.ok ? `${chain.events} events verified` : `broken at event ${chain.firstBadSeq}: ${chain.problem}`);
     const replay = checkReplay(db);
     add('replay', replay.ok ? 'ok' : 'fail', replay.ok

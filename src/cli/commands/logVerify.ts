@@ -2,6 +2,7 @@ import type { Command } from '../command';
 import { verifyChain } from '../../kernel/events/log';
 import { checkAnchor, formatAnchor, logHead, parseAnchor } from '../../kernel/events/anchor';
 import { InvalidInputError } from '../../kernel/errors';
+import { markBroken } from '../../kernel/logHealth';
 
 export const logVerify: Command = {
   name: ['log', 'verify'],
@@ -23,13 +24,15 @@ export const logVerify: Command = {
     }));
     const data = { ok: result.ok && anchored?.ok !== false, events: result.events, firstBadSeq: result.firstBadSeq, head };
     if (!result.ok) {
+      // Known broken from now on: agents' writes are refused until a human decides.
+      markBroken(ctx.kernel().storeDir, result, new Date().toISOString());
       return {
         data,
         text: `Log BROKEN at event ${result.firstBadSeq}: ${result.problem}`,
         failure: {
           code: 'log_broken',
           message: `the event log is broken at event ${result.firstBadSeq}: ${result.problem}`,
-          hint: 'events from that one on were altered outside loopx; restore a good backup: loopx restore .loopx/backups/<file> --yes',
+          hint: 'events from that one on were altered outside loopx; agents may not write until you decide: restore a good backup (loopx restore .loopx/backups/<file>) or accept the log as it is (loopx log accept)',
           exitCode: 3,
         },
       };

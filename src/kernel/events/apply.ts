@@ -20,6 +20,7 @@ const CLEAR_LEASE = 'owner = NULL, lease_token = NULL, lease_expires_at = NULL';
  */
 const reducers: Reducers = {
   'store.initialized': () => {},
+  'log.accepted': () => {},
   'goal.created': (db, e) => {
     const d = e.data;
     db.prepare(

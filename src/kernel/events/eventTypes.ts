@@ -47,6 +47,8 @@ export const eventDataSchemas = lazy(() => {
     'gate.asked': z.object({ id: str, num: z.int(), question: str }),
     'gate.decided': z.object({ id: str, status: z.enum(['approved', 'rejected']), note: nullableStr }),
     'quota.spent': z.object({ turnId: str }),
+    // A human accepted the log as it was found broken; `digest` covers every event before this one, as stored.
+    'log.accepted': z.object({ firstBadSeq: z.int(), problem: str, digest: str }),
     'handoff.offered': z.object({
       id: str,
       num: z.int(),
