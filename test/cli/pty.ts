@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { LOOPX, cleanEnv } from './harness';
 
 /**
@@ -62,4 +62,24 @@ export function runInPty(argv: string[], typed: string, env: NodeJS.ProcessEnv, 
   const run = JSON.parse(result.stdout) as Omit<PtyRun, 'json'>;
   const line = run.stdout.split(/\r?\n/).find((l) => l.startsWith('{'));
   return { ...run, json: line ? JSON.parse(line) : null };
+}
+
+/** The same, without blocking this process (other writers' callbacks keep running meanwhile). */
+export function loopxTtyAsync(args: string[], typed: string, options: { cwd: string; env?: Record<string, string> }): Promise<PtyRun> {
+  return new Promise((done, fail) => {
+    const env = cleanEnv(options.env);
+    const child = spawn('python3', ['-c', DRIVER, JSON.stringify([process.execPath, LOOPX, ...args]), typed, JSON.stringify(env)], {
+      env: { ...process.env, PTY_CWD: options.cwd },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => {
+      if (code !== 0) return fail(new Error(`pty driver failed: ${err}`));
+      const run = JSON.parse(out) as Omit<PtyRun, 'json'>;
+      const line = run.stdout.split(/\r?\n/).find((l) => l.startsWith('{'));
+      done({ ...run, json: line ? JSON.parse(line) : null });
+    });
+  });
 }
