@@ -45,7 +45,7 @@ export const logVerify: Command = {
         failure: {
           code: anchored.problem === 'missing' ? 'log_truncated' : 'log_rewritten',
           message: `the event log does not hold the anchored event: ${anchored.message}`,
-          hint: 'restore a backup taken after that event: loopx restore .loopx/backups/<file> --yes',
+          hint: 'restore a backup taken after that event: loopx restore .loopx/backups/<file>',
           exitCode: 3,
         },
       };

@@ -153,7 +153,7 @@ const VERIFY = 'Verify Log';
 export function showWitnessProblem(problem: WitnessProblem, offerVerify = true): Thenable<string | undefined> {
   return vscode.window.showErrorMessage(
     `LoopX: the event log no longer holds event ${problem.anchor.seq} that this workspace saw: ${problem.message}. ` +
-      'Someone changed .loopx/ outside loopx; restore a backup (loopx restore .loopx/backups/<file> --yes), or accept the log as it is if you reset it on purpose.',
+      'Someone changed .loopx/ outside LoopX; restore a backup (Restore Backup…), or accept the log as it is if you reset it on purpose.',
     ...(offerVerify ? [VERIFY] : []),
     ACCEPT,
   );
