@@ -59,6 +59,17 @@ export class Kernel {
   static open(root: string, options: KernelOptions = {}): Kernel {
     const path = Kernel.storePath(root);
     if (!existsSync(path)) throw new NoStoreError(root);
+    if (options.readOnly) {
+      const db = Kernel.openStoreFile(path, options);
+      if (schemaVersion(db) >= SCHEMA_VERSION) return Kernel.fromDb(root, db, options);
+      // An older schema: a reader migrates it like any command would, where it may write; else it reads it as it is.
+      db.close();
+      try {
+        return Kernel.open(root, { ...options, readOnly: false });
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'store_read_only') throw error;
+      }
+    }
     return Kernel.fromDb(root, Kernel.openStoreFile(path, options), options);
   }
 

@@ -3,7 +3,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, write
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { openBetterSqlite } from '../../src/kernel/db/betterSqliteDriver';
-import { openDb } from '../../src/kernel/db/openDb';
+import { openNodeSqlite } from '../../src/kernel/db/nodeSqliteDriver';
+import { chooseDriver, openDb } from '../../src/kernel/db/openDb';
 import { Kernel } from '../../src/kernel/kernel';
 import { APPLICATION_ID } from '../../src/kernel/storeFile';
 import { LOOPX, cleanEnv, dumpStore, loopx, startGoal, workspace } from './harness';
@@ -16,8 +17,11 @@ beforeEach(() => {
 });
 afterEach(() => ws.dispose());
 
+/** A bare connection (no pragmas, nothing written) with the driver this pass uses. */
+const rawOpen = (path: string) => (chooseDriver() === 'node:sqlite' ? openNodeSqlite(path, 1000) : openBetterSqlite(path, 1000));
+
 function applicationId(path: string): number {
-  const db = openBetterSqlite(path, 1000);
+  const db = rawOpen(path);
   try {
     return Number(db.prepare('PRAGMA application_id').get()?.application_id);
   } finally {
@@ -48,7 +52,7 @@ describe('only a loopx store is opened; anything else is named and left untouche
 
   test("another program's SQLite file is refused, not converted (no loopx tables, not switched to WAL)", () => {
     mkdirSync(join(ws.root, '.loopx'));
-    const foreign = openBetterSqlite(storePath(), 1000);
+    const foreign = rawOpen(storePath());
     foreign.exec('CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES (\'mine\')');
     foreign.close();
     const bytes = readFileSync(storePath());
@@ -91,6 +95,19 @@ describe('only a loopx store is opened; anything else is named and left untouche
     expect(applicationId(storePath())).toBe(0);
     expect(cli(['goal', 'list', '--json']).json).toMatchObject({ ok: true, data: [{ id: 'G1' }] });
     expect(applicationId(storePath())).toBe(APPLICATION_ID);
+  });
+
+  test('a store of an older schema is migrated by a reading command too (doctor stays green after an upgrade)', () => {
+    cli(['init']);
+    const db = openDb(storePath());
+    db.exec('DROP TABLE id_high_water; PRAGMA user_version = 2');
+    db.close();
+    const doctor = cli(['doctor', '--json']);
+    expect(doctor.code).toBe(0);
+    expect(cli(['log', 'verify']).code).toBe(0);
+    const after = openDb(storePath());
+    expect(Number(after.prepare('PRAGMA user_version').get()?.user_version)).toBe(3);
+    after.close();
   });
 });
 
