@@ -22,7 +22,7 @@ const LOOPX = join(REPO, 'bin', 'loopx');
 const TODOS = Number(process.env.BENCH_TODOS ?? 10_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);
-const human = { name: 'ada', kind: 'human' } as const;
+const human = { name: 'ada', kind: 'human', channel: 'vscode' } as const;
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

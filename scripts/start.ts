@@ -30,7 +30,7 @@ function seedDemo(): void {
   // The demo opens on the board, beside the LoopX view the extension shows on a workspace's first open.
   mkdirSync(join(WORKSPACE, '.vscode'), { recursive: true });
   writeFileSync(join(WORKSPACE, '.vscode', 'settings.json'), `${JSON.stringify({ 'loopx.openBoardOnStartup': true }, null, 2)}\n`);
-  const human = { name: 'you', kind: 'human' } as const;
+  const human = { name: 'you', kind: 'human', channel: 'vscode' } as const;
   const { kernel } = Kernel.init(WORKSPACE, { actor: human });
   const codex = kernel.as({ name: 'codex', kind: 'agent' });
   const claude = kernel.as({ name: 'claude', kind: 'agent' });

@@ -12,6 +12,13 @@ export interface CommandContext {
   initRoot(): string;
   env: NodeJS.ProcessEnv;
   color: boolean;
+  /**
+   * The human, confirmed in an interactive terminal: shows `details`, asks for `id` to be typed (on stderr) and
+   * returns the actor with channel `tty`. Throws human_channel_required without a terminal, not_confirmed otherwise.
+   */
+  confirmHuman(action: string, id: string, details?: string[]): Actor;
+  /** A human at an interactive terminal (who could confirm). */
+  canConfirm: boolean;
 }
 
 /** A command's result: `data` goes into the JSON envelope, `text` is what a person sees. */
@@ -33,8 +40,13 @@ export interface Command {
   examples?: string[];
   /** Changes state on an agent's behalf: refused without an agent identity. */
   needsAgent?: boolean;
-  /** Decisions only a human makes: refused when an agent identity is present. */
+  /**
+   * Decisions only a human makes: refused when an agent identity is present, and without an interactive terminal
+   * (human_channel_required); the command confirms with ctx.confirmHuman.
+   */
   humanOnly?: boolean;
+  /** Only reads: the store is opened read-only, so it works on another user's store or a read-only mount. */
+  readOnly?: boolean;
   /** Writes the store (STATUS.md is regenerated after success). */
   mutates?: boolean;
   run(ctx: CommandContext): CommandResult;

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { isatty } from 'node:tty';
 import { runCli } from './main';
+import { readLineSync } from './humanChannel';
 import type { serveMcp as ServeMcp } from './mcp/server';
 
 const argv = process.argv.slice(2);
@@ -20,5 +22,8 @@ if (argv[0] === 'mcp' && !argv.includes('--help') && !argv.includes('-h')) {
   env: process.env,
   cwd: process.cwd(),
   isTty: process.stdout.isTTY === true,
+  // isatty, not process.stdin.isTTY: creating the stdin stream would make fd 0 non-blocking for readLineSync.
+  interactive: isatty(0) && isatty(1),
+  readLine: readLineSync,
   });
 }

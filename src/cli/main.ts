@@ -1,11 +1,14 @@
 import { userInfo } from 'node:os';
 import type { Actor } from '../kernel/events/eventTypes';
-import { InvalidInputError, LoopxError, NotAllowedError, RefusedError } from '../kernel/errors';
+import { HumanChannelRequiredError, InvalidInputError, LoopxError, NotAllowedError, RefusedError } from '../kernel/errors';
+import { confirmInTerminal } from './humanChannel';
 import { Kernel } from '../kernel/kernel';
+import { environmentError } from '../kernel/storeFile';
 import { initRootDir, locateRoot } from '../kernel/locate';
 import { writeStatusMd } from '../kernel/projections/statusMd';
 import { parseAgentName } from '../kernel/validate';
 import { EXIT, type Envelope, failure, success } from '../protocol/envelope';
+import { DECEPTIVE_CHARS, revealHidden } from '../protocol/display';
 import { parseArgs } from './args';
 import type { CommandContext, CommandResult } from './command';
 import { commandHelp, overviewHelp } from './help';
@@ -20,6 +23,27 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   cwd: string;
   isTty: boolean;
+  /** stdin and stdout are both terminals: a person can be asked to confirm a human-only action. */
+  interactive?: boolean;
+  /** Reads one typed line from stdin (the confirmation); null at end of input. */
+  readLine?: () => string | null;
+}
+
+/**
+ * Who is acting: --agent, else LOOPX_AGENT, else the human. An explicitly empty identity (`--agent ""`,
+ * `--agent=`, `LOOPX_AGENT=`) is an error, never "no agent": otherwise an agent could turn itself into the human.
+ */
+function resolveActor(flag: string | undefined, env: NodeJS.ProcessEnv): Actor {
+  if (flag !== undefined) return { name: parseIdentity(flag, '--agent'), kind: 'agent' };
+  if (env.LOOPX_AGENT !== undefined) return { name: parseIdentity(env.LOOPX_AGENT, 'LOOPX_AGENT'), kind: 'agent' };
+  return { name: humanName(env), kind: 'human' };
+}
+
+function parseIdentity(value: string, source: string): string {
+  if (value.trim() === '') {
+    throw new InvalidInputError(`${source} is empty: an empty agent name is not "no agent"`, `name the agent, or ${source === '--agent' ? 'drop --agent' : 'unset LOOPX_AGENT'} to act as yourself`);
+  }
+  return parseAgentName(value, source);
 }
 
 function humanName(env: NodeJS.ProcessEnv): string {
@@ -38,6 +62,8 @@ function safeUser(): string | undefined {
 /** Maps anything thrown to the contract's error body and exit code. */
 function toLoopxError(error: unknown): LoopxError {
   if (error instanceof LoopxError) return error;
+  const environment = environmentError(error);
+  if (environment) return environment;
   const message = error instanceof Error ? error.message : String(error);
   if (/database is locked|SQLITE_BUSY/i.test(message)) {
     return new RefusedError('busy', 'the store stayed locked by another writer for 10 s', 'retry; if it persists, look for a stuck loopx process');
@@ -49,8 +75,9 @@ function toLoopxError(error: unknown): LoopxError {
 export function runCli(argv: readonly string[], io: CliIo): number {
   const json = argv.includes('--json');
   const emit = (envelope: Envelope, text: string | null, code: number): number => {
-    if (json) io.stdout(`${JSON.stringify(envelope)}\n`);
-    else if (text !== null) (code === 0 ? io.stdout : io.stderr)(`${text}\n`);
+    // Deceptive characters already in the store: \u escapes in JSON (the same value), <U+202E> in text.
+    if (json) io.stdout(`${escapeHiddenJson(JSON.stringify(envelope))}\n`);
+    else if (text !== null) (code === 0 ? io.stdout : io.stderr)(`${revealHidden(text)}\n`);
     return code;
   };
   let kernel: Kernel | undefined;
@@ -65,14 +92,14 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     const { command, rest } = found;
     const args = parseArgs(rest, command.flags ?? {}, command.positionals ?? [], command.name.join(' '));
     if (args.bool('help')) return emit(success({ usage: commandHelp(command) }), commandHelp(command), 0);
-    const agentName = args.str('agent') ?? (io.env.LOOPX_AGENT || undefined);
-    const actor: Actor = agentName
-      ? { name: parseAgentName(agentName, args.has('agent') ? '--agent' : 'LOOPX_AGENT'), kind: 'agent' }
-      : { name: humanName(io.env), kind: 'human' };
+    const actor = resolveActor(args.has('agent') ? args.str('agent') : undefined, io.env);
+    const commandName = `\`loopx ${command.name.join(' ')}\``;
     if (command.humanOnly && actor.kind === 'agent') {
-      throw new NotAllowedError(`\`loopx ${command.name.join(' ')}\` is a human decision; agent ${actor.name} may not make it`,
-        'run it yourself without --agent and with LOOPX_AGENT unset');
+      throw new NotAllowedError(`${commandName} is a human decision; agent ${actor.name} may not make it`,
+        'a human runs it in VS Code or in an interactive terminal');
     }
+    const terminal = { interactive: io.interactive === true && io.readLine !== undefined, stderr: io.stderr, readLine: () => io.readLine?.() ?? null };
+    if (command.humanOnly && !terminal.interactive) throw new HumanChannelRequiredError(commandName);
     if (command.needsAgent && actor.kind !== 'agent') {
       throw new InvalidInputError(`\`loopx ${command.name.join(' ')}\` acts for an agent: name one`, 'pass --agent NAME or set LOOPX_AGENT');
     }
@@ -82,14 +109,16 @@ export function runCli(argv: readonly string[], io: CliIo): number {
       actor,
       env: io.env,
       color: io.isTty && !json && !io.env.NO_COLOR,
+      canConfirm: actor.kind === 'human' && terminal.interactive,
+      confirmHuman: (action, id, details) => confirmInTerminal(actor, terminal, action, id, details),
       initRoot: () => initRootDir(where),
-      kernel: () => (kernel ??= Kernel.open(locateRoot(where), { actor })),
+      kernel: () => (kernel ??= Kernel.open(locateRoot(where), { actor, readOnly: command.readOnly === true })),
     };
     const result: CommandResult = command.run(ctx);
     if (command.mutates && kernel) refreshStatusMd(kernel, io);
     if (result.failure) {
       const { code, message, hint, exitCode } = result.failure;
-      if (!json) io.stdout(`${result.text}\n`);
+      if (!json) io.stdout(`${revealHidden(result.text)}\n`);
       return emit(failure({ code, message, hint: hint ?? null }, result.data), json ? null : `loopx: ${message}`, exitCode);
     }
     return emit(success(result.data), result.text, 0);
@@ -111,6 +140,11 @@ function refreshStatusMd(kernel: Kernel, io: CliIo): void {
   } catch (error) {
     io.stderr(`loopx: warning: could not refresh STATUS.md: ${(error as Error).message}\n`);
   }
+}
+
+const DECEPTIVE = new RegExp(`[${DECEPTIVE_CHARS}]`, 'g');
+function escapeHiddenJson(text: string): string {
+  return text.replace(DECEPTIVE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
 }
 
 function unknownCommand(argv: readonly string[]): InvalidInputError {

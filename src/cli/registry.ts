@@ -27,6 +27,7 @@ import { handoffAccept } from './commands/handoffAccept';
 import { status } from './commands/status';
 import { history } from './commands/history';
 import { logVerify } from './commands/logVerify';
+import { logAccept } from './commands/logAccept';
 import { doctor } from './commands/doctor';
 import { backup } from './commands/backup';
 import { restore } from './commands/restore';
@@ -47,7 +48,7 @@ export const COMMANDS: readonly Command[] = [
   gateAsk, gateList, gateApprove, gateReject,
   quotaShow, quotaShouldRun, quotaSpend,
   handoff, handoffAccept,
-  history, logVerify, doctor, backup, restore,
+  history, logVerify, logAccept, doctor, backup, restore,
   turnStart, turnFinish, turnList, reviewPacket, agentsMd, mcp,
 ];
 

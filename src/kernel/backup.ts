@@ -1,10 +1,16 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { requireHumanChannel } from './authority';
+import { BROKEN_MARKER } from './logHealth';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Kernel } from './kernel';
 import { openDb } from './db/openDb';
 import { immediate, integrityCheck, type SqliteDb } from './db/sqliteDb';
 import { verifyChain } from './events/log';
+import { checkReplay } from './replay';
+import { migrate, schemaVersion } from './db/migrate';
+import { APPLICATION_ID, identifyStore } from './storeFile';
+import { nextNum } from './queries/lookups';
 import { type LogAnchor, logHead } from './events/anchor';
 import { InvalidInputError, NotFoundError, RefusedError } from './errors';
 
@@ -37,7 +43,7 @@ export function backupStore(kernel: Kernel, options: { to?: string; keep?: numbe
   kernel.db.prepare('VACUUM INTO ?').run(path);
   try {
     const { events } = withStoreFile(path, (db) => verifyStoreFile(db, path));
-    const removed = inDefault ? prune(folder, options.keep ?? DEFAULT_KEEP) : [];
+    const removed = inDefault ? prune(folder, options.keep ?? DEFAULT_KEEP, path) : [];
     return { path, bytes: statSync(path).size, events, head, removed };
   } catch (error) {
     rmSync(path, { force: true });
@@ -55,7 +61,7 @@ function withStoreFile<T>(file: string, fn: (db: SqliteDb) => T): T {
 }
 
 /** What a backup must show before it is reported or put back: integrity, a loopx schema (the expected one), an intact chain. */
-function verifyStoreFile(db: SqliteDb, file: string, expectVersion?: number): { events: number; head: LogAnchor | null } {
+function verifyStoreFile(db: SqliteDb, file: string, expectVersion?: number, replay = false): { events: number; head: LogAnchor | null } {
   const integrity = integrityCheck(db);
   if (integrity.join() !== 'ok') throw new RefusedError('backup_broken', `${file} is damaged: ${integrity.slice(0, 3).join('; ')}`);
   const hasEvents = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'`).get();
@@ -66,14 +72,48 @@ function verifyStoreFile(db: SqliteDb, file: string, expectVersion?: number): { 
   }
   const chain = verifyChain(db);
   if (!chain.ok) throw new RefusedError('backup_broken', `${file}: its event log is broken at event ${chain.firstBadSeq}: ${chain.problem}`);
+  if (replay) {
+    // A chain can be intact while the state tables were edited behind it (an approved gate with no event): replay.
+    const replayed = checkReplay(db);
+    if (!replayed.ok) {
+      const what = replayed.differences.slice(0, 3).map((d) => `${d.table}: ${d.detail}`).join('; ');
+      throw new RefusedError('backup_broken', `${file}: its state tables differ from what its log says (${what})`, 'restore another backup; this one was changed outside loopx');
+    }
+  }
   return { events: chain.events, head: logHead(db) };
 }
 
-function prune(folder: string, keep: number): string[] {
-  const backups = readdirSync(folder).filter((f) => /^loopx-\d{8}T\d{9}Z-e\d+(-[a-z-]+)?\.db$/.test(f)).sort();
-  const removed = backups.slice(0, Math.max(0, backups.length - keep));
-  for (const f of removed) rmSync(join(folder, f), { force: true });
+/**
+ * Keeps the newest `keep` backups, `made` (the one just written) always among them. Age is the time recorded inside
+ * each backup (its newest event), not its name: names sort wrongly after a clock ran ahead. Only files loopx wrote
+ * (its name pattern, and a loopx store inside) are ever removed; anything unreadable is left alone.
+ */
+function prune(folder: string, keep: number, made: string): string[] {
+  const others = readdirSync(folder)
+    .filter((f) => /^loopx-\d{8}T\d{9}Z-e\d+(-[a-z-]+)?\.db$/.test(f) && join(folder, f) !== made)
+    .map((f) => ({ f, at: backupTime(join(folder, f)) }))
+    .filter((b): b is { f: string; at: string } => b.at !== null)
+    // Newest first; backups of the same newest event by the time in their name.
+    .sort((a, b) => (a.at !== b.at ? (a.at < b.at ? 1 : -1) : a.f < b.f ? 1 : -1));
+  const removed = others.slice(Math.max(0, keep - 1)).map((b) => b.f);
+  for (const f of removed) for (const suffix of ['', '-wal', '-shm']) rmSync(join(folder, `${f}${suffix}`), { force: true });
   return removed;
+}
+
+/** The newest event's time inside a loopx backup; null for anything that is not one (never pruned). */
+function backupTime(path: string): string | null {
+  try {
+    const db = openDb(path, undefined, { readOnly: true });
+    try {
+      if (Number(db.prepare('PRAGMA application_id').get()?.application_id) !== APPLICATION_ID) return null;
+      const at = db.prepare('SELECT at FROM events ORDER BY seq DESC LIMIT 1').get()?.at;
+      return typeof at === 'string' ? at : null;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return null;
+  }
 }
 
 export const RESTORE_MARKER = 'last-restore.json';
@@ -105,43 +145,103 @@ export interface Restore {
 /**
  * Puts a backup's content back into the store, in place and in one transaction, so processes that have the store
  * open (the extension, an agent's CLI) see an ordinary change instead of a swapped file. The backup is verified first
- * and the current content is saved as a backup of its own, so a restore can be undone the same way.
+ * (integrity, schema, hash chain, and its state tables replayed from its log), then, under the write lock taken once
+ * and held through the swap, the current content is saved to .loopx/backups/ and replaced: every write acknowledged
+ * before the restore is in the saved copy, every later one lands on the restored content. Ids never repeat.
  */
 export function restoreStore(kernel: Kernel, file: string): Restore {
+  requireHumanChannel(kernel.actor, 'to restore a backup');
   const from = resolve(file);
   if (!existsSync(from)) throw new NotFoundError('backup', from);
-  const version = kernel.schemaVersion;
+  // A FIFO or a device would block the copy forever; only a regular file can be a backup.
+  if (!statSync(from).isFile()) throw new InvalidInputError(`${from} is not a regular file`, 'name a backup file written by loopx backup');
+  const folder = join(kernel.storeDir, BACKUP_DIR);
+  mkdirSync(folder, { recursive: true });
+  removeAbandonedScratch(folder);
   // Checked and attached as a scratch copy, never the file itself: opening a database switches it to WAL.
-  const scratchDir = mkdtempSync(join(tmpdir(), 'loopx-restore-'));
+  const scratchDir = mkdtempSync(join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`));
   const scratch = join(scratchDir, basename(from));
+  const saving = join(folder, `${SAVING_PREFIX}${process.pid}-${Date.now()}.db`);
   try {
     copyFileSync(from, scratch);
-    const checked = withStoreFile(scratch, (db) => verifyStoreFile(db, from, version));
-    const saved = backupStore(kernel, { label: 'before-restore', keep: Number.MAX_SAFE_INTEGER });
-    const db = kernel.db;
-    db.prepare('ATTACH DATABASE ? AS restored').run(scratch);
-    // Foreign keys are checked once, over the whole result, before COMMIT (deferred counting misjudges a table
-    // emptied and refilled under its children); the pragma only changes outside a transaction.
-    db.exec('PRAGMA foreign_keys = OFF');
-    try {
-      immediate(db, () => {
-        const tables = db.prepare(`SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all().map((r) => String(r.name));
-        for (const table of tables) {
-          db.exec(`DELETE FROM main."${table}"`);
-          db.exec(`INSERT INTO main."${table}" SELECT * FROM restored."${table}"`);
-        }
-        const dangling = db.prepare('PRAGMA main.foreign_key_check').all();
-        if (dangling.length) throw new RefusedError('backup_broken', `${from} has ${dangling.length} dangling references`);
-      });
-    } finally {
-      db.exec('PRAGMA foreign_keys = ON');
-      db.exec('DETACH DATABASE restored');
-    }
+    const checked = withStoreFile(scratch, (db) => {
+      if (identifyStore(db) === 'foreign') throw new InvalidInputError(`${from} is not a loopx store`, 'name a backup file written by loopx backup');
+      if (schemaVersion(db) < kernel.schemaVersion) migrate(db); // an older loopx's backup: the copy is brought up to date
+      return verifyStoreFile(db, from, kernel.schemaVersion, true);
+    });
+    const saved = swapUnderLock(kernel, scratch, saving, from);
     // Who replaced the log and with what: a window's log witness reads it to tell a restore from tampering.
     const marker: RestoreMarker = { at: new Date(kernel.clock()).toISOString(), from, saved: saved.path, head: checked.head };
     writeFileSync(join(kernel.storeDir, RESTORE_MARKER), `${JSON.stringify(marker, null, 2)}\n`);
+    // A human put a verified log back: whatever was found broken before is decided.
+    rmSync(join(kernel.storeDir, BROKEN_MARKER), { force: true });
     return { from, events: checked.events, head: checked.head, saved };
   } finally {
     rmSync(scratchDir, { recursive: true, force: true });
+    rmSync(saving, { force: true });
+  }
+}
+
+const SCRATCH_PREFIX = 'loopx-restore-';
+const SAVING_PREFIX = '.saving-';
+const ID_TABLES = ['goals', 'todos', 'gates', 'handoffs', 'turns'] as const;
+
+/** One BEGIN IMMEDIATE: save the current content into `saving`, replace it with `scratch`'s, keep ids above both. */
+function swapUnderLock(kernel: Kernel, scratch: string, saving: string, from: string): Backup {
+  const db = kernel.db;
+  // ATTACH is not allowed inside a transaction: both files are attached first, then the lock is taken once.
+  db.prepare('ATTACH DATABASE ? AS saved').run(saving);
+  db.prepare('ATTACH DATABASE ? AS restored').run(scratch);
+  // Foreign keys are checked once, over the whole result, before COMMIT (deferred counting misjudges a table
+  // emptied and refilled under its children); the pragma only changes outside a transaction.
+  db.exec('PRAGMA foreign_keys = OFF');
+  let savedHead: LogAnchor | null = null;
+  try {
+    immediate(db, () => {
+      const schema = db.prepare(`SELECT type, name, sql FROM main.sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type = 'index', rowid`).all();
+      for (const row of schema) db.exec(String(row.sql).replace(/^CREATE (TABLE|UNIQUE INDEX|INDEX) ("?)/, 'CREATE $1 saved.$2'));
+      const tables = schema.filter((r) => r.type === 'table').map((r) => String(r.name));
+      for (const table of tables) db.exec(`INSERT INTO saved."${table}" SELECT * FROM main."${table}"`);
+      db.exec(`PRAGMA saved.user_version = ${kernel.schemaVersion}`);
+      db.exec(`PRAGMA saved.application_id = ${APPLICATION_ID}`);
+      savedHead = logHead(db);
+      const highest = new Map(ID_TABLES.map((t) => [t, nextNum(db, t) - 1]));
+      for (const table of tables) {
+        db.exec(`DELETE FROM main."${table}"`);
+        db.exec(`INSERT INTO main."${table}" SELECT * FROM restored."${table}"`);
+      }
+      const keep = db.prepare('INSERT INTO main.id_high_water (entity, num) VALUES (?, ?) ON CONFLICT (entity) DO UPDATE SET num = max(num, excluded.num)');
+      for (const [table, num] of highest) if (num > 0) keep.run(table, num);
+      const dangling = db.prepare('PRAGMA main.foreign_key_check').all();
+      if (dangling.length) throw new RefusedError('backup_broken', `${from} has ${dangling.length} dangling references`);
+    });
+  } finally {
+    db.exec('PRAGMA foreign_keys = ON');
+    db.exec('DETACH DATABASE restored');
+    db.exec('DETACH DATABASE saved');
+  }
+  const head = savedHead as LogAnchor | null;
+  const stamp = new Date(kernel.clock()).toISOString().replace(/[-:.]/g, '');
+  const path = join(dirname(saving), `loopx-${stamp}-e${head?.seq ?? 0}-before-restore.db`);
+  renameSync(saving, path);
+  const { events } = withStoreFile(path, (saved) => verifyStoreFile(saved, path));
+  return { path, bytes: statSync(path).size, events, head, removed: [] };
+}
+
+/** Scratch copies and half-saved files of restores whose process died (killed mid-restore). */
+function removeAbandonedScratch(folder: string): void {
+  const dead = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    }
+  };
+  for (const [dir, prefix] of [[tmpdir(), SCRATCH_PREFIX], [folder, SAVING_PREFIX]] as const) {
+    for (const name of readdirSync(dir)) {
+      const pid = name.startsWith(prefix) ? Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]) : NaN;
+      if (Number.isInteger(pid) && pid !== process.pid && dead(pid)) rmSync(join(dir, name), { recursive: true, force: true });
+    }
   }
 }

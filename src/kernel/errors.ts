@@ -1,8 +1,8 @@
 /**
  * Typed kernel errors. Each carries a stable machine code and the exit code of the CLI contract:
- * 1 internal · 2 invalid input · 3 refused or conflict · 4 not found · 5 no store.
+ * 1 internal · 2 invalid input · 3 refused or conflict · 4 not found · 5 no store · 6 store unusable (environment).
  */
-export type ExitCode = 1 | 2 | 3 | 4 | 5;
+export type ExitCode = 1 | 2 | 3 | 4 | 5 | 6;
 
 export class LoopxError extends Error {
   constructor(
@@ -63,7 +63,9 @@ export type RefusalCode =
   | 'busy'
   | 'should_not_run'
   | 'backup_broken'
-  | 'schema_mismatch';
+  | 'schema_mismatch'
+  | 'human_channel_required'
+  | 'not_confirmed';
 
 export class AlreadyClaimedError extends RefusedError {
   constructor(todoId: string, owner: string, until: string) {
@@ -112,6 +114,17 @@ export class DriverUnavailableError extends LoopxError {
       `no SQLite driver could be loaded: ${detail}`,
       1,
       'use Node >= 22.13 (built-in node:sqlite) or reinstall better-sqlite3 for this Node version (npm rebuild better-sqlite3)',
+    );
+  }
+}
+
+/** A human-only action that did not come through a channel an agent lacks (VS Code's UI, an interactive terminal). */
+export class HumanChannelRequiredError extends RefusedError {
+  constructor(action: string) {
+    super(
+      'human_channel_required',
+      `${action} is a human decision: it needs VS Code or an interactive terminal`,
+      'decide it in VS Code (LoopX views or board), or run the command yourself in a terminal and type the id it asks for',
     );
   }
 }

@@ -4,10 +4,13 @@ import type { DriverName, SqliteDb } from './db/sqliteDb';
 import { immediate, snapshot } from './db/sqliteDb';
 import { openDb } from './db/openDb';
 import { SCHEMA_VERSION, migrate, schemaVersion } from './db/migrate';
-import { EventAppender } from './events/log';
+import { EventAppender, TailBrokenError } from './events/log';
+import { brokenLog, logBrokenError, markBroken } from './logHealth';
+import { hasHumanChannel } from './authority';
 import type { Actor, EventDraft, StoredEvent } from './events/eventTypes';
 import { type Clock, iso, systemClock } from './time';
-import { NoStoreError, NotAllowedError } from './errors';
+import { NoStoreError, NotAllowedError, SchemaTooNewError } from './errors';
+import { APPLICATION_ID, checkStorePath, environmentError, needsPrivateCopy, privateCopy, requireLoopxStore } from './storeFile';
 
 export const STORE_DIR = '.loopx';
 export const DB_FILE = 'loopx.db';
@@ -16,6 +19,8 @@ export interface KernelOptions {
   clock?: Clock;
   actor?: Actor;
   driver?: DriverName;
+  /** Open without write access (reads only): a store another user owns or on a read-only mount. */
+  readOnly?: boolean;
 }
 
 /** What a write sees: one instant, one actor, and `emit` to append-and-apply an event. */
@@ -47,28 +52,75 @@ export class Kernel {
     return join(root, STORE_DIR, DB_FILE);
   }
 
-  /** Opens an existing store (migrating an older schema; refusing a newer one). */
+  /**
+   * Opens an existing store (migrating an older schema; refusing a newer one). Never creates or converts a file: a
+   * path that is not a loopx store (empty, a directory, another program's database) is refused and left untouched.
+   */
   static open(root: string, options: KernelOptions = {}): Kernel {
     const path = Kernel.storePath(root);
     if (!existsSync(path)) throw new NoStoreError(root);
-    return Kernel.fromDb(root, openDb(path, options.driver), options);
+    if (options.readOnly) {
+      const db = Kernel.openStoreFile(path, options);
+      if (schemaVersion(db) >= SCHEMA_VERSION) return Kernel.fromDb(root, db, options);
+      // An older schema: a reader migrates it like any command would, where it may write; else it reads it as it is.
+      db.close();
+      try {
+        return Kernel.open(root, { ...options, readOnly: false });
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'store_read_only') throw error;
+      }
+    }
+    return Kernel.fromDb(root, Kernel.openStoreFile(path, options), options);
   }
 
-  /** Creates `.loopx/` and its database, or reuses the existing one untouched. */
+  /** Creates `.loopx/` and its database (marked as a loopx store), or reuses an existing store untouched. */
   static init(root: string, options: KernelOptions = {}): { kernel: Kernel; created: boolean } {
     mkdirSync(join(root, STORE_DIR), { recursive: true });
     const path = Kernel.storePath(root);
-    const kernel = Kernel.fromDb(root, openDb(path, options.driver), options);
+    const fresh = !existsSync(path);
+    const db = fresh
+      ? openDb(path, options.driver, { check: (raw) => raw.exec(`PRAGMA application_id = ${APPLICATION_ID}`) })
+      : Kernel.openStoreFile(path, options);
+    const kernel = Kernel.fromDb(root, db, options);
     const created = kernel.initializeLog();
     return { kernel, created };
   }
 
+  private static openStoreFile(path: string, options: KernelOptions): SqliteDb {
+    const readOnly = options.readOnly === true;
+    const open = (file: string) => openDb(file, options.driver, { readOnly, check: (raw) => requireLoopxStore(raw, path, readOnly) });
+    try {
+      checkStorePath(path);
+      try {
+        return open(path);
+      } catch (error) {
+        if (!readOnly || !needsPrivateCopy(error)) throw error;
+        // Another user's store or a read-only mount: read a private copy (taken now, as a snapshot would be).
+        const copy = privateCopy(path);
+        try {
+          const db = open(copy.path);
+          return { ...db, driver: db.driver, prepare: db.prepare, exec: db.exec, get isOpen() { return db.isOpen; }, close: () => { db.close(); copy.dispose(); } };
+        } catch (inner) {
+          copy.dispose();
+          throw inner;
+        }
+      }
+    } catch (error) {
+      throw environmentError(error, path) ?? error;
+    }
+  }
+
   static fromDb(root: string, db: SqliteDb, options: KernelOptions = {}): Kernel {
     try {
-      migrate(db);
+      // A read-only connection cannot migrate; an older schema is read as it is only if it is current.
+      if (options.readOnly && schemaVersion(db) !== SCHEMA_VERSION) {
+        if (schemaVersion(db) > SCHEMA_VERSION) throw new SchemaTooNewError(schemaVersion(db), SCHEMA_VERSION);
+      } else {
+        migrate(db);
+      }
     } catch (error) {
       db.close();
-      throw error;
+      throw environmentError(error) ?? error;
     }
     const actor = options.actor ?? { name: 'kernel', kind: 'kernel' };
     return new Kernel(root, db, options.clock ?? systemClock, actor, { closed: false, listeners: new Set() });
@@ -89,8 +141,13 @@ export class Kernel {
 
   /** Runs one write transaction; listeners hear about the committed events afterwards. */
   write<T>(fn: (tx: Tx) => T): T {
+    // A store known to be broken takes no agent's write until a human decides (loopx log accept, or a restore).
+    if (!hasHumanChannel(this.actor)) {
+      const broken = brokenLog(this.storeDir);
+      if (broken) throw logBrokenError(broken);
+    }
     const emitted: StoredEvent[] = [];
-    const result = immediate(this.db, () => {
+    const result = this.named(() => immediate(this.db, () => {
       const nowMs = this.clock();
       const at = iso(nowMs);
       const actor = this.actor;
@@ -108,14 +165,27 @@ export class Kernel {
       });
       appender.finish();
       return value;
-    });
+    }));
     if (emitted.length > 0) for (const listener of this.shared.listeners) listener(emitted);
     return result;
   }
 
   /** Runs reads against one consistent snapshot. */
   read<T>(fn: (db: SqliteDb, nowMs: number) => T): T {
-    return snapshot(this.db, () => fn(this.db, this.clock()));
+    return this.named(() => snapshot(this.db, () => fn(this.db, this.clock())));
+  }
+
+  /** Environment trouble (disk full, read-only, damaged file) is named with the store's path, not left raw. */
+  private named<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof TailBrokenError) {
+        markBroken(this.storeDir, error.found, iso(this.clock()));
+        throw logBrokenError(error.found);
+      }
+      throw environmentError(error, Kernel.storePath(this.root)) ?? error;
+    }
   }
 
   onCommit(listener: CommitListener): () => void {

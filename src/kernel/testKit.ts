@@ -13,7 +13,10 @@ export class FakeClock {
   }
 }
 
-export const human: Actor = { name: 'ada', kind: 'human' };
+/** A human acting through a channel an agent lacks (what VS Code's UI and a confirmed terminal give). */
+export const human: Actor = { name: 'ada', kind: 'human', channel: 'vscode' };
+/** What an agent that unset LOOPX_AGENT looks like: a human name and no channel. */
+export const bareHuman: Actor = { name: 'ada', kind: 'human' };
 export const agent = (name: string): Actor => ({ name, kind: 'agent' });
 
 export interface TestStore {

@@ -1,10 +1,21 @@
 import { InvalidInputError } from './errors';
+import { DECEPTIVE_CHARS, codePoint } from '../protocol/display';
 
 /** Input checks shared by every adapter. Each throws InvalidInputError (exit 2) with a message that names the field. */
 
-// C0 controls other than tab/newline, DEL, C1 controls, and bidi overrides that can disguise text in a terminal.
-// eslint-disable-next-line no-control-regex
-const HOSTILE_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+// C0 controls other than tab/newline, DEL and C1 controls (terminal escapes), and the bidirectional and invisible
+// characters that make a title or a question read differently from what it says (shown to the approver).
+const CONTROL_CHARS = '\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f';
+const HOSTILE_CHARS = new RegExp(`[${CONTROL_CHARS}${DECEPTIVE_CHARS}]`);
+
+/** Names the first hostile character of a text, or null when it has none. */
+export function hostileChar(value: string): string | null {
+  const match = HOSTILE_CHARS.exec(value);
+  if (!match) return null;
+  const char = match[0];
+  const kind = new RegExp(`[${DECEPTIVE_CHARS}]`).test(char) ? 'a bidirectional or invisible character' : 'a control character';
+  return `${codePoint(char)} (${kind}, at position ${match.index + 1})`;
+}
 
 export function requireText(value: string | undefined, field: string, options: { max?: number; multiline?: boolean } = {}): string {
   const max = options.max ?? 200;
@@ -21,7 +32,10 @@ export function optionalText(value: string | undefined, field: string, options: 
 
 function checkText(value: string, field: string, max: number, multiline: boolean): string {
   if (value.length > max) throw new InvalidInputError(`${field} is ${value.length} characters; the limit is ${max}`);
-  if (HOSTILE_CHARS.test(value)) throw new InvalidInputError(`${field} contains control characters`);
+  const hostile = hostileChar(value);
+  if (hostile) {
+    throw new InvalidInputError(`${field} contains ${hostile}`, 'remove it: such characters can make text read differently from what it says');
+  }
   if (!multiline && /[\n\t]/.test(value)) throw new InvalidInputError(`${field} must be a single line`);
   return value;
 }
@@ -64,7 +78,8 @@ export function parseTurnId(value: string | undefined): string {
   if (value === undefined || value.trim() === '') throw new InvalidInputError('a turn id is required');
   const id = value.trim();
   if (id.length > 128 || HOSTILE_CHARS.test(id) || /\s/.test(id)) {
-    throw new InvalidInputError('turn id must be 1-128 characters without spaces or control characters');
+    throw new InvalidInputError('turn id must be 1-128 characters without spaces, control or invisible characters');
   }
-  return id;
+  // Like every other id, a turn id is case-insensitive: "R7" and "r7" are one turn (spends compare without case).
+  return /^r[1-9][0-9]{0,9}$/i.test(id) ? id.toUpperCase() : id;
 }

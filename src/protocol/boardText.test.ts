@@ -6,6 +6,7 @@ import { COLUMNS, type AttentionItem } from './kanban';
 /** One realistic event of every kind the kernel logs (checked against the kernel's own schemas below). */
 const SAMPLES: { [K in EventKind]: EventData<K> } = {
   'store.initialized': { schema: 7 },
+  'log.accepted': { firstBadSeq: 12, problem: 'event 12 does not match its hash', digest: 'ab12' },
   'goal.created': { id: 'G1', num: 1, title: 'Ship the CSV importer', objective: 'RFC 4180', scope: [], turnsPerWindow: 20, windowHours: 5, maxConcurrent: 1, cooldownSeconds: 0 },
   'goal.status': { status: 'paused', from: 'active' },
   'todo.added': { id: 'T1', num: 1, title: 'Parse quoted fields', detail: '', priority: 1, dependsOn: [] },
@@ -75,7 +76,7 @@ describe('event sentences', () => {
   test('notes are one line, without terminal escapes, and bounded', () => {
     const { note } = sentence('todo.blocked', { reason: `line one\nline two \u001b[31mred\u202e ${'x'.repeat(400)}`, previousOwner: null });
     for (const bad of ['\n', '\u001b', '\u202e']) expect(note).not.toContain(bad);
-    expect(note.startsWith('line one line two ?[31mred?')).toBe(true);
+    expect(note.startsWith('line one line two ?[31mred<U+202E>')).toBe(true);
     expect(note.length).toBeLessThanOrEqual(300);
   });
 

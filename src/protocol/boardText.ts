@@ -94,6 +94,8 @@ export function eventSentence(e: EventFacts): EventSentence {
       return said(`handoff ${str('id')} from ${str('from')} accepted ${by}`);
     case 'turn.started':
       return said(`turn ${str('id')} started for ${str('agent') || 'an agent'}${str('host') ? ` on ${str('host')}` : ''} ${by}`);
+    case 'log.accepted':
+      return said(`the event log was accepted as it is ${by}, from event ${String(d.firstBadSeq ?? '?')} on`, str('problem'));
     case 'turn.finished': {
       const result = TURN_RESULTS[str('resultKind')] ?? 'finished';
       return said(`turn ${str('id')} ${result}${d.spent === true ? ' (counted against the budget)' : ''}`);

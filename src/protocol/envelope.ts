@@ -15,6 +15,8 @@ export const EXIT = {
   refused: 3,
   notFound: 4,
   noStore: 5,
+  /** The store or its disk cannot be used as it is: not a loopx store, damaged, read-only, disk full. */
+  storeUnusable: 6,
 } as const;
 
 export function success<T>(data: T): Envelope<T> {

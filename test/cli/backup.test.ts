@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { dumpStore, loopx, workspace } from './harness';
+import { dumpStore, loopx, startGoal, workspace } from './harness';
+import { loopxTty } from './pty';
 
 const ws = workspace();
 const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
@@ -8,11 +9,12 @@ const agent = (args: string[]) => cli(args, { LOOPX_AGENT: 'codex' });
 beforeAll(() => {
   cli(['init']);
   cli(['goal', 'create', '--title', 'g']);
+  startGoal(ws.root);
   cli(['todo', 'add', '--goal', 'G1', '--title', 'a']);
 });
 afterAll(() => ws.dispose());
 
-test('backup, an agent ships, restore (human, --yes) brings the backup back and saves what it replaced; restoring that undoes it', () => {
+test('backup, an agent ships, restore (a human in a terminal) brings the backup back and saves what it replaced; restoring that undoes it', () => {
   const backup = cli(['backup', '--json']);
   expect(backup.code).toBe(0);
   const path = (backup.json.data as { path: string }).path;
@@ -24,9 +26,9 @@ test('backup, an agent ships, restore (human, --yes) brings the backup back and 
   const shipped = dumpStore(ws.root);
 
   const refusals: [string[], Record<string, string>, number, string][] = [
-    [['restore', path, '--json'], {}, 2, 'invalid_input'],
+    [['restore', path, '--json'], {}, 3, 'human_channel_required'],
+    [['restore', path, '--yes', '--json'], {}, 3, 'human_channel_required'],
     [['restore', path, '--yes', '--json'], { LOOPX_AGENT: 'codex' }, 3, 'not_allowed'],
-    [['restore', `${path}.missing`, '--yes', '--json'], {}, 4, 'not_found'],
     [['restore', '--yes', '--json'], {}, 2, 'invalid_usage'],
   ];
   for (const [args, env, code, error] of refusals) {
@@ -35,13 +37,16 @@ test('backup, an agent ships, restore (human, --yes) brings the backup back and 
     expect(dumpStore(ws.root)).toBe(shipped);
   }
 
-  const restored = cli(['restore', path, '--yes', '--json']);
+  expect(loopxTty(['restore', `${path}.missing`, '--json'], 'restore', { cwd: ws.root }).json?.error?.code).toBe('not_found');
+  expect(loopxTty(['restore', path, '--json'], 'no', { cwd: ws.root }).json?.error?.code).toBe('not_confirmed');
+  expect(dumpStore(ws.root)).toBe(shipped);
+  const restored = loopxTty(['restore', path, '--yes', '--json'], 'restore', { cwd: ws.root });
   expect(restored.json).toMatchObject({ ok: true, data: { from: path, saved: { path: expect.stringMatching(/-before-restore\.db$/) } } });
   expect(cli(['todo', 'list', '--json']).json.data).toMatchObject([{ id: 'T1', status: 'open' }]);
   expect(cli(['log', 'verify', '--json']).code).toBe(0);
   expect(cli(['doctor', '--json']).code).toBe(0);
 
-  const saved = (restored.json.data as { saved: { path: string } }).saved.path;
-  expect(cli(['restore', saved, '--yes']).stdout).toContain('restore that file to undo');
+  const saved = (restored.json?.data as { saved: { path: string } }).saved.path;
+  expect(loopxTty(['restore', saved], 'restore', { cwd: ws.root }).stdout).toContain('restore that file to undo');
   expect(dumpStore(ws.root)).toBe(shipped);
 });

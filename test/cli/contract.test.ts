@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { COMMANDS } from '../../src/cli/registry';
-import { dumpStore, loopx, workspace } from './harness';
+import { dumpStore, loopx, startGoal, workspace } from './harness';
+import { loopxTty } from './pty';
 
 const ws = workspace();
 const root = ws.root;
@@ -14,7 +15,8 @@ beforeAll(() => {
   // The CLI runs on the same Node as this pass: Node 22 uses node:sqlite, Node 20 better-sqlite3.
   const driver = process.env.LOOPX_SQLITE_DRIVER === 'node' ? 'node:sqlite' : 'better-sqlite3';
   expect(cli(['init', '--json']).json).toMatchObject({ ok: true, data: { created: true, gitignore: 'added', driver } });
-  cli(['goal', 'create', '--title', 'Parser', '--objective', 'All fixtures parse', '--scope', 'src/**', '--json']);
+  expect(cli(['goal', 'create', '--title', 'Parser', '--objective', 'All fixtures parse', '--scope', 'src/**', '--json']).json).toMatchObject({ ok: true, data: { status: 'paused' } });
+  startGoal(root);
   cli(['todo', 'add', '--goal', 'G1', '--title', 'Headers', '--priority', '1', '--json']);
   cli(['todo', 'add', '--goal', 'G1', '--title', 'Body', '--depends-on', 'T1', '--json']);
   writeFileSync(join(root, 'report.txt'), 'all green\n');
@@ -76,7 +78,9 @@ describe('the agent loop through the CLI', () => {
     expect(cli(['gate', 'approve', 'Q1', '--agent', 'codex', '--json']).code).toBe(3);
     expect(dumpStore(root)).toBe(before);
     expect(agentCli(['todo', 'claim', 'T2', '--json']).json.error?.code).toBe('gate_pending');
-    const approve = cli(['gate', 'approve', 'Q1', '--note', 'yes', '--json']);
+    expect(cli(['gate', 'approve', 'Q1', '--note', 'yes', '--json']).json.error?.code).toBe('human_channel_required');
+    expect(dumpStore(root)).toBe(before);
+    const approve = loopxTty(['gate', 'approve', 'Q1', '--note', 'yes', '--json'], 'Q1', { cwd: root });
     expect(approve.json).toMatchObject({ ok: true, data: { status: 'approved', decidedBy: 'ada' } });
   });
 

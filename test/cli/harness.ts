@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openDb } from '../../src/kernel/db/openDb';
 import { Kernel } from '../../src/kernel/kernel';
+import { setGoalStatus } from '../../src/kernel/ops/goals';
 import { STATE_TABLES } from '../../src/kernel/replay';
 import { canonicalJson } from '../../src/kernel/events/canonical';
 
@@ -55,6 +56,24 @@ export function loopxAsync(args: string[], options: { cwd: string; env?: Record<
       done({ code: code ?? -1, stdout, stderr, json });
     });
   });
+}
+
+/**
+ * What a person does in VS Code: the extension calls the kernel in-process as the human with channel `vscode`.
+ * Tests seed human decisions this way (starting a goal, approving a gate); the terminal path is in pty.ts.
+ */
+export function inVsCode<T>(root: string, fn: (kernel: Kernel) => T): T {
+  const kernel = Kernel.open(root, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
+  try {
+    return fn(kernel);
+  } finally {
+    kernel.close();
+  }
+}
+
+/** A goal created through the CLI starts paused; a human starts it (here as in VS Code). */
+export function startGoal(root: string, goalId = 'G1'): void {
+  inVsCode(root, (kernel) => setGoalStatus(kernel, goalId, 'active'));
 }
 
 export function workspace(): { root: string; dispose(): void } {

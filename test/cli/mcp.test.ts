@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Kernel } from '../../src/kernel/kernel';
 import { createGoal } from '../../src/kernel/ops/goals';
@@ -8,7 +9,7 @@ import { LOOPX, cleanEnv, workspace } from './harness';
 
 const ws = workspace();
 beforeAll(() => {
-  const { kernel } = Kernel.init(ws.root, { actor: { name: 'ada', kind: 'human' } });
+  const { kernel } = Kernel.init(ws.root, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
   const g = createGoal(kernel, { title: 'g' }).id;
   addTodo(kernel, { goalId: g, title: 'Parse headers' });
   addTodo(kernel, { goalId: g, title: 'Parse body' });
@@ -74,4 +75,58 @@ describe('loopx mcp', () => {
       await client.close();
     }
   });
+
+  test('every text field is bounded like the CLI: oversized or deceptive input is an error answer, and the server goes on', async () => {
+    const client = await connect({ LOOPX_AGENT: 'claude' });
+    try {
+      for (const [name, args] of [
+        ['loopx_gate_ask', { goal: 'G1', question: 'q'.repeat(2001) }],
+        ['loopx_evidence', { goal: 'G1', summary: 's'.repeat(4001) }],
+        ['loopx_block', { todo: 'T2', reason: 'r'.repeat(2001) }],
+        ['loopx_claim', { todo: 'T'.repeat(100) }],
+        ['loopx_gate_ask', { goal: 'G1', question: 'Approve \u202ethe deletion?' }],
+      ] as const) {
+        const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[] };
+        expect(result.isError, name).toBe(true);
+      }
+      expect(await call(client, 'loopx_status')).toMatchObject({ ok: true });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a message over 10 MB gets an error answer and the server keeps listening', async () => {
+    const child = spawn(process.execPath, [LOOPX, 'mcp'], { cwd: ws.root, env: cleanEnv({ LOOPX_AGENT: 'claude' }) });
+    const lines: Record<string, unknown>[] = [];
+    let buffered = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buffered += d.toString('utf8');
+      const parts = buffered.split('\n');
+      buffered = parts.pop() ?? '';
+      for (const part of parts) if (part.trim()) lines.push(JSON.parse(part) as Record<string, unknown>);
+    });
+    const answer = async (id: number) => {
+      const end = Date.now() + 30_000;
+      for (;;) {
+        const found = lines.find((l) => l.id === id);
+        if (found) return found;
+        if (Date.now() > end) throw new Error(`no answer to request ${id}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    try {
+      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      await answer(1);
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'loopx_gate_ask', arguments: { goal: 'G1', question: 'x'.repeat(11 * 1024 * 1024) } } });
+      expect(await answer(2)).toMatchObject({ error: { code: -32600, message: expect.stringContaining('too large') } });
+      send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'loopx_status', arguments: {} } });
+      const status = (await answer(3)) as { result: { content: { text: string }[] } };
+      expect(JSON.parse(status.result.content[0]?.text ?? '{}')).toMatchObject({ ok: true });
+    } finally {
+      child.kill();
+    }
+  }, 60_000);
 });
+

@@ -9,7 +9,7 @@ const TODOS = 24;
 const WORKERS = 6;
 
 beforeAll(() => {
-  const { kernel } = Kernel.init(ws.root, { actor: { name: 'ada', kind: 'human' } });
+  const { kernel } = Kernel.init(ws.root, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
   const goal = createGoal(kernel, { title: 'storm', turnsPerWindow: 1000, maxConcurrent: WORKERS });
   for (let i = 0; i < TODOS; i++) addTodo(kernel, { goalId: goal.id, title: `todo ${i}` });
   kernel.close();

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { openDb } from '../../src/kernel/db/openDb';
 import { Kernel } from '../../src/kernel/kernel';
-import { loopx, workspace } from './harness';
+import { loopx, startGoal, workspace } from './harness';
 
 let ws: ReturnType<typeof workspace>;
 const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
@@ -10,6 +10,7 @@ beforeEach(() => {
   ws = workspace();
   cli(['init']);
   cli(['goal', 'create', '--title', 'g']);
+  startGoal(ws.root);
   for (const t of ['a', 'b', 'c']) cli(['todo', 'add', '--goal', 'G1', '--title', t]);
   cli(['todo', 'claim', 'T2', '--json'], { LOOPX_AGENT: 'codex' });
   cli(['todo', 'ship', 'T2', '--evidence', 'all tests pass', '--json'], { LOOPX_AGENT: 'codex' });
@@ -23,14 +24,14 @@ function edit(sql: string): void {
 }
 
 test('an edited past event is found by log verify (exit 3) at that event, and by doctor', () => {
-  expect(cli(['log', 'verify', '--json']).json).toEqual({ ok: true, data: { ok: true, events: 8, firstBadSeq: null, head: { seq: 8, hash: expect.stringMatching(/^[0-9a-f]{64}$/) } } });
+  expect(cli(['log', 'verify', '--json']).json).toEqual({ ok: true, data: { ok: true, events: 9, firstBadSeq: null, head: { seq: 9, hash: expect.stringMatching(/^[0-9a-f]{64}$/) } } });
   edit(`UPDATE events SET data = replace(data, 'all tests pass', 'no tests at all') WHERE kind = 'evidence'`);
   const verify = cli(['log', 'verify', '--json']);
   expect(verify.code).toBe(3);
-  expect(verify.json).toMatchObject({ ok: false, error: { code: 'log_broken', message: expect.stringContaining('event 7') }, data: { ok: false, events: 8, firstBadSeq: 7 } });
+  expect(verify.json).toMatchObject({ ok: false, error: { code: 'log_broken', message: expect.stringContaining('event 8') }, data: { ok: false, events: 9, firstBadSeq: 8 } });
   const human = cli(['log', 'verify']);
   expect(human.code).toBe(3);
-  expect(human.stdout).toContain('BROKEN at event 7');
+  expect(human.stdout).toContain('BROKEN at event 8');
   const doctor = cli(['doctor', '--json']);
   expect(doctor.code).toBe(3);
   expect(doctor.json).toMatchObject({ ok: false, error: { code: 'doctor_failed' }, data: { ok: false } });
@@ -51,21 +52,21 @@ test('a cut tail verifies as a shorter chain, but not against an anchor kept out
   expect(cli(['log', 'verify']).stdout).toContain(`Anchor (keep it outside .loopx/ to check later that nothing was cut): ${anchor}`);
   const same = cli(['log', 'verify', '--anchor', anchor]);
   expect(same.code).toBe(0);
-  expect(same.stdout).toContain('event 8 still as anchored');
+  expect(same.stdout).toContain('event 9 still as anchored');
 
-  edit('DELETE FROM events WHERE seq > 6');
+  edit('DELETE FROM events WHERE seq > 7');
   expect(cli(['log', 'verify', '--json']).code).toBe(0); // the chain alone cannot tell
   const cut = cli(['log', 'verify', '--anchor', anchor, '--json']);
   expect(cut.code).toBe(3);
-  expect(cut.json).toMatchObject({ ok: false, error: { code: 'log_truncated', message: expect.stringContaining('event 8 is gone: the log now ends at event 6') }, data: { ok: false, events: 6, firstBadSeq: 7 } });
+  expect(cut.json).toMatchObject({ ok: false, error: { code: 'log_truncated', message: expect.stringContaining('event 9 is gone: the log now ends at event 7') }, data: { ok: false, events: 7, firstBadSeq: 8 } });
 
   // Written again past the cut: the anchored sequence number exists, but it is another event.
   cli(['todo', 'add', '--goal', 'G1', '--title', 'd']);
   cli(['todo', 'add', '--goal', 'G1', '--title', 'e']);
   const rewritten = cli(['log', 'verify', '--anchor', anchor, '--json']);
   expect(rewritten.code).toBe(3);
-  expect(rewritten.json).toMatchObject({ ok: false, error: { code: 'log_rewritten' }, data: { ok: false, events: 8, firstBadSeq: 8 } });
-  expect(cli(['log', 'verify', '--anchor', anchor]).stdout).toContain('Log CUT: event 8 is not the event that was anchored');
+  expect(rewritten.json).toMatchObject({ ok: false, error: { code: 'log_rewritten' }, data: { ok: false, events: 9, firstBadSeq: 9 } });
+  expect(cli(['log', 'verify', '--anchor', anchor]).stdout).toContain('Log CUT: event 9 is not the event that was anchored');
 });
 
 test.each([['8'], ['abc'], ['0:' + 'a'.repeat(64)], ['8:' + 'g'.repeat(64)], ['8:' + 'a'.repeat(63)], ['-1:' + 'a'.repeat(64)], ['']])(

@@ -1,12 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { dumpStore, loopx, workspace } from './harness';
+import { dumpStore, loopx, startGoal, workspace } from './harness';
 
 const ws = workspace();
 const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
 beforeAll(() => {
   cli(['init']);
   cli(['goal', 'create', '--title', 'Parser', '--turns', '2']);
+  startGoal(ws.root);
   cli(['todo', 'add', '--goal', 'G1', '--title', 'Headers']);
 });
 afterAll(() => ws.dispose());
@@ -45,6 +46,7 @@ test('doctor warns about an open turn whose agent no longer holds its todo, and 
   try {
     run(['init']);
     run(['goal', 'create', '--title', 'g']);
+    startGoal(own.root);
     run(['todo', 'add', '--goal', 'G1', '--title', 'a']);
     run(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--agent', 'bot']);
     const turns = () => (run(['doctor', '--json']).json.data as { checks: { name: string; level: string; detail: string }[] }).checks.find((c) => c.name === 'turns');
@@ -66,6 +68,7 @@ test('turn start reads well in a terminal: who works what, the prompt, the envir
   try {
     run(['init']);
     run(['goal', 'create', '--title', 'g']);
+    startGoal(own.root);
     run(['todo', 'add', '--goal', 'G1', '--title', 'a']);
     const out = run(['turn', 'start', '--goal', 'G1', '--host', 'codex']).stdout.split('\n');
     expect(out[0]).toBe('Started R1: codex works T1 (host codex).');

@@ -12,7 +12,7 @@ import { inWorkbench } from './ui';
 
 /** A board with a card in every column: T1 ready, T2 waiting on T1, T3 gated, T4 held by codex, T5 blocked, T6 shipped. */
 function seed(workspace: string): void {
-  const { kernel } = Kernel.init(workspace, { actor: { name: 'ada', kind: 'human' } });
+  const { kernel } = Kernel.init(workspace, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
   const codex = kernel.as({ name: 'codex', kind: 'agent' });
   const g = createGoal(kernel, { title: 'Ship the CSV importer' }).id;
   const t1 = addTodo(kernel, { goalId: g, title: 'Parse quoted fields', priority: 1 }).id;

@@ -14,7 +14,7 @@ export function seedMultiRootWorkspace(): { file: string; dir: string } {
   const dir = mkdtempSync(join(HOME, 'ws-multi-'));
   for (const name of ['alpha', 'beta', 'gamma']) mkdirSync(join(dir, name));
   const seed = (name: string, goal: string, todos: string[]) => {
-    const { kernel } = Kernel.init(join(dir, name), { actor: { name: 'ada', kind: 'human' } });
+    const { kernel } = Kernel.init(join(dir, name), { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
     const { id } = createGoal(kernel, { title: goal, turnsPerWindow: 20 });
     const ids = todos.map((title) => addTodo(kernel, { goalId: id, title }).id);
     kernel.close();

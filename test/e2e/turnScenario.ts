@@ -11,7 +11,7 @@ const step = (n: number, what: string) => console.log(`  turn step ${n}: ${what}
 /** Run Turn as a person does it: palette → host → a terminal where a scripted agent works → the views update. */
 export async function runTurnScenario(): Promise<void> {
   const workspace = mkdtempSync(join(HOME, 'ws-turn-'));
-  const { kernel } = Kernel.init(workspace, { actor: { name: 'ada', kind: 'human' } });
+  const { kernel } = Kernel.init(workspace, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
   const goal = createGoal(kernel, { title: 'Ship the CSV importer', turnsPerWindow: 6 }).id;
   addTodo(kernel, { goalId: goal, title: 'Parse quoted fields', detail: 'quoted fixtures pass' });
   kernel.close();

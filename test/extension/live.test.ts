@@ -6,7 +6,7 @@ import { GROUP_PAGE, type GoalsNode } from '../../src/extension/views/goalsTree'
 import { COMMANDS } from '../../src/extension/commands/commandIds';
 import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo } from '../../src/kernel/ops/todos';
-import { app, otherWriter, recordFigure, REPO, until, workspaceRoot } from './support';
+import { app, otherWriter, recordFigure, REPO, until, vscodeHuman, workspaceRoot } from './support';
 
 /** Walks the Goals tree the way VS Code does when everything is expanded; returns the number of items rendered. */
 function renderAll(loopx: Awaited<ReturnType<typeof app>>): number {
@@ -62,7 +62,7 @@ suite('live refresh', () => {
   test('a group of 5,000 todos shows a page at a time: "… N more" shows the next page', async () => {
     const loopx = await app();
     const writer = otherWriter('seeder');
-    const goal = createGoal(writer, { title: 'Big board' });
+    const goal = createGoal(writer.as(vscodeHuman), { title: 'Big board' });
     for (let i = 0; i < 5000; i++) addTodo(writer, { goalId: goal.id, title: `bulk ${i}`, priority: i % 4 });
     writer.close();
     await until(() => loopx.model.goals().some((g) => g.id === goal.id), 'the big goal');

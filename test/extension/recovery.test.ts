@@ -9,7 +9,7 @@ import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo } from '../../src/kernel/ops/todos';
 import { startTurn } from '../../src/kernel/ops/turns';
 import { getTurn } from '../../src/kernel/queries/turns';
-import { app, cli, otherWriter, until, withAnswers, workspaceRoot } from './support';
+import { app, cli, otherWriter, until, vscodeHuman, withAnswers, workspaceRoot } from './support';
 
 let goalId = '';
 const deadPid = () => spawnSync('true').pid as number;
@@ -18,7 +18,7 @@ const turnDir = (id: string) => join(workspaceRoot(), '.loopx', 'turns', id);
 /** A turn as another window would have started it: claimed, prompt written, launcher marker left behind. */
 function startedElsewhere(title: string, launcherPid: number | null): { turnId: string; todoId: string } {
   // A window acts as its person, who may start a turn for an agent.
-  const writer = Kernel.open(workspaceRoot(), { actor: { name: 'ada', kind: 'human' } });
+  const writer = Kernel.open(workspaceRoot(), { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
   const todo = addTodo(writer, { goalId, title });
   const { turn } = startTurn(writer, { goalId, host: 'custom', agent: 'codex', todoId: todo.id });
   writer.close();
@@ -31,7 +31,7 @@ const turnNow = async (id: string) => (await app()).session.requireKernel().read
 suite('turns left behind by a window that is gone', () => {
   suiteSetup(async () => {
     const writer = otherWriter('planner');
-    goalId = createGoal(writer, { title: 'Recovery', turnsPerWindow: 50, maxConcurrent: 20 }).id;
+    goalId = createGoal(writer.as(vscodeHuman), { title: 'Recovery', turnsPerWindow: 50, maxConcurrent: 20 }).id;
     writer.close();
     await until(async () => (await app()).model.goals().some((g) => g.id === goalId), 'the goal');
   });

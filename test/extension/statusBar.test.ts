@@ -2,13 +2,13 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { createGoal, setGoalStatus } from '../../src/kernel/ops/goals';
 import { spendQuota } from '../../src/kernel/ops/quota';
-import { app, otherWriter, until, withAnswers } from './support';
+import { app, otherWriter, until, vscodeHuman, withAnswers } from './support';
 
 suite('status bar', () => {
   test('a quota meter per active goal that turns to the warning colour when the budget is exhausted', async () => {
     const loopx = await app();
     const codex = otherWriter('codex');
-    const goal = createGoal(codex, { title: 'Tiny budget', turnsPerWindow: 2 });
+    const goal = createGoal(codex.as(vscodeHuman), { title: 'Tiny budget', turnsPerWindow: 2 });
     await until(() => loopx.statusBar.snapshot().some((s) => s.id === goal.id), 'an item for the new goal');
     const meter = loopx.statusBar.snapshot().find((s) => s.id === goal.id);
     assert.deepEqual(meter && { id: meter.id, text: meter.text, warning: meter.warning }, { id: goal.id, text: `$(pulse) ${goal.id} 0/2`, warning: false });

@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { LoopxApp } from '../../src/extension/app';
 import { Kernel } from '../../src/kernel/kernel';
+import { runInPty } from '../cli/pty';
 
 export const REPO = resolve(__dirname, '..', '..', '..');
 
@@ -29,6 +30,17 @@ export function cli(args: string[], agent?: string): { code: number; json: { ok:
   const r = spawnSync(process.execPath, [join(REPO, 'bin', 'loopx'), ...args, '--json'], { cwd: workspaceRoot(), env, encoding: 'utf8' });
   return { code: r.status ?? -1, json: JSON.parse(r.stdout || '{"ok":false}') };
 }
+
+/** bin/loopx as a person in a terminal: stdin and stdout a pseudo-terminal, `typed` entered at the prompt. */
+export function cliInTerminal(args: string[], typed: string): { code: number; json: { ok: boolean; data?: unknown; error?: { code: string } } | null } {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  delete env.LOOPX_AGENT;
+  const run = runInPty([process.execPath, join(REPO, 'bin', 'loopx'), ...args, '--json'], typed, env, workspaceRoot());
+  return { code: run.code, json: run.json };
+}
+
+/** The person in VS Code (what the extension's own actions run as): goals created by agents start paused. */
+export const vscodeHuman = { name: 'ada', kind: 'human', channel: 'vscode' } as const;
 
 /** A second kernel connection, as a separate writer (faster than a process when a test needs many changes). */
 export function otherWriter(agent = 'codex'): Kernel {

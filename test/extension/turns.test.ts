@@ -5,7 +5,7 @@ import type { RunOutcome } from '../../src/extension/turns/turnRunner';
 import type { Turn } from '../../src/kernel/queries/turns';
 import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo } from '../../src/kernel/ops/todos';
-import { app, otherWriter, REPO, until, withAnswers } from './support';
+import { app, otherWriter, REPO, until, vscodeHuman, withAnswers } from './support';
 
 const AGENT = join(REPO, 'test', 'extension', 'fixtures', 'scriptedAgent.mjs');
 const hosts = () => vscode.workspace.getConfiguration('loopx.hosts');
@@ -16,7 +16,7 @@ const spentCount = async () => Number((await app()).session.requireKernel().db.p
 suite('turns in terminals', () => {
   suiteSetup(async () => {
     const writer = otherWriter('planner');
-    goalId = createGoal(writer, { title: 'Turns', turnsPerWindow: 10 }).id;
+    goalId = createGoal(writer.as(vscodeHuman), { title: 'Turns', turnsPerWindow: 10 }).id;
     addTodo(writer, { goalId, title: 'Checked by a scripted agent' });
     writer.close();
     await until(async () => (await app()).model.goals().some((g) => g.id === goalId), 'the goal');

@@ -4,7 +4,7 @@ import { openDb } from '../../src/kernel/db/openDb';
 import { Kernel } from '../../src/kernel/kernel';
 import { logHead } from '../../src/kernel/events/anchor';
 import { COMMANDS } from '../../src/extension/commands/commandIds';
-import { app, cli, until, withAnswers, workspaceRoot } from './support';
+import { app, cli, cliInTerminal, until, withAnswers, workspaceRoot } from './support';
 
 /** Cuts the newest events off the log behind loopx's back, as a careless or hostile process could. */
 function cutLog(keep: number): void {
@@ -84,7 +84,7 @@ suite('backup and restore', () => {
     const added = loopx.session.requireKernel().read((db) => logHead(db))?.seq;
     await until(() => loopx.witness.anchor?.seq === added && loopx.model.todos('G1', 'open').some((t) => t.title === 'to be undone by the CLI'), 'the todo');
     const { prompts } = await withAnswers({}, async () => {
-      assert.equal(cli(['restore', backup.path, '--yes']).code, 0);
+      assert.equal(cliInTerminal(['restore', backup.path], 'restore').code, 0);
       await until(() => !loopx.model.todos('G1', 'open').some((t) => t.title === 'to be undone by the CLI'), 'the restored store');
       await new Promise((r) => setTimeout(r, 300));
     });

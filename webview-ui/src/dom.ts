@@ -1,6 +1,10 @@
 import { boardTime, boardTimeTitle } from '../../src/protocol/boardText';
+import { revealHidden } from '../../src/protocol/display';
 
-/** A tiny element builder. Text always goes in through textContent: nothing from the store is parsed as HTML. */
+/**
+ * A tiny element builder. Text always goes in through textContent: nothing from the store is parsed as HTML, and
+ * bidirectional or invisible characters are shown as <U+202E> so a question reads as what it says.
+ */
 type Child = Node | string | null | undefined | false;
 
 export function h<K extends keyof HTMLElementTagNameMap>(
@@ -12,10 +16,10 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === false) continue;
     if (key === 'class') el.className = String(value);
-    else if (key === 'text') el.textContent = String(value);
+    else if (key === 'text') el.textContent = revealHidden(String(value));
     else el.setAttribute(key, value === true ? '' : String(value));
   }
-  for (const child of children) if (child) el.append(child);
+  for (const child of children) if (child) el.append(typeof child === 'string' ? revealHidden(child) : child);
   return el;
 }
 

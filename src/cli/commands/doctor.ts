@@ -5,11 +5,13 @@ import type { Kernel } from '../../kernel/kernel';
 import { SCHEMA_VERSION } from '../../kernel/db/migrate';
 import { integrityCheck } from '../../kernel/db/sqliteDb';
 import { verifyChain } from '../../kernel/events/log';
+import { markBroken } from '../../kernel/logHealth';
 import { checkReplay } from '../../kernel/replay';
 import { STATUS_FILE } from '../../kernel/projections/statusMd';
 import { openTurns } from '../../kernel/queries/turns';
 import { getTodoCore, leaseLive } from '../../kernel/queries/lookups';
 import { Painter } from '../format';
+import { StoreEnvironmentError, environmentError } from '../../kernel/storeFile';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -34,6 +36,7 @@ function runChecks(kernel: Kernel): Check[] {
   add('journal', mode === 'wal' ? 'ok' : 'warn', `journal_mode=${mode}`);
   kernel.read(() => {
     const chain = verifyChain(db);
+    if (!chain.ok) markBroken(kernel.storeDir, chain, new Date(kernel.clock()).toISOString());
     add('hash chain', chain.ok ? 'ok' : 'fail', chain.ok ? `${chain.events} events verified` : `broken at event ${chain.firstBadSeq}: ${chain.problem}`);
     const replay = checkReplay(db);
     add('replay', replay.ok ? 'ok' : 'fail', replay.ok
@@ -66,11 +69,23 @@ function staleTurns(kernel: Kernel): [string, Level, string] {
   return ['turns', 'warn', `open but no longer holding their todo: ${list}${stale.length > 5 ? ` and ${stale.length - 5} more` : ''}; finish with: loopx turn finish ${stale[0]?.id} --exit-code 1`];
 }
 
+/** A store that cannot be opened or read (damaged, not a store, unreadable) is a finding, not a crash. */
+function checkOrReport(run: () => Check[]): Check[] {
+  try {
+    return run();
+  } catch (error) {
+    const problem = error instanceof StoreEnvironmentError ? error : environmentError(error);
+    if (!problem) throw error;
+    return [{ name: 'store', level: 'fail', detail: `${problem.message} (${problem.code}); ${problem.hint}` }];
+  }
+}
+
 export const doctor: Command = {
   name: ['doctor'],
   summary: 'check the store: schema, integrity, hash chain, replay, open turns, .gitignore',
+  readOnly: true,
   run(ctx) {
-    const checks = runChecks(ctx.kernel());
+    const checks = checkOrReport(() => runChecks(ctx.kernel()));
     const ok = checks.every((c) => c.level !== 'fail');
     const p = new Painter(ctx.color);
     const mark: Record<Level, string> = { ok: p.paint('green', 'ok  '), warn: p.paint('yellow', 'warn'), fail: p.paint('red', 'FAIL') };

@@ -1,10 +1,10 @@
 import type { Command } from '../command';
-import { createGoal } from '../../kernel/ops/goals';
+import { createGoal, setGoalStatus } from '../../kernel/ops/goals';
 import { goalLine, Painter } from '../format';
 
 export const goalCreate: Command = {
   name: ['goal', 'create'],
-  summary: 'create a goal with its quota policy',
+  summary: 'create a goal with its quota policy (paused until a human starts it; a person at a terminal is asked at once)',
   mutates: true,
   flags: {
     title: { type: 'string', value: 'T', required: true, description: 'short title (one line, up to 200 characters)' },
@@ -18,7 +18,8 @@ export const goalCreate: Command = {
   examples: ['loopx goal create --title "Ship the parser" --objective "All fixtures parse" --scope "src/parser/**" --turns 12'],
   run(ctx) {
     const a = ctx.args;
-    const goal = createGoal(ctx.kernel(), {
+    const kernel = ctx.kernel();
+    let goal = createGoal(kernel, {
       title: a.str('title') as string,
       objective: a.str('objective'),
       scope: a.list('scope'),
@@ -27,6 +28,22 @@ export const goalCreate: Command = {
       maxConcurrent: a.num('max-concurrent'),
       cooldownSeconds: a.num('cooldown'),
     });
-    return { data: goal, text: `Created ${goalLine(new Painter(ctx.color), goal)}\nNext: loopx todo add --goal ${goal.id} --title "…"` };
+    // Created paused (only VS Code or a confirmed terminal starts work and spends its budget); a person at a
+    // terminal is asked to start it at once. Not typing the id leaves it paused: the goal exists either way.
+    if (goal.status === 'paused' && ctx.canConfirm) {
+      try {
+        const human = ctx.confirmHuman(`start goal ${goal.id} now (Enter leaves it paused)`, goal.id, [
+          goal.title,
+          `budget: ${goal.policy.turnsPerWindow} turns per ${goal.policy.windowHours} h, ${goal.policy.maxConcurrent} at once`,
+        ]);
+        goal = setGoalStatus(kernel.as(human), goal.id, 'active');
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'not_confirmed') throw error;
+      }
+    }
+    const next = goal.status === 'paused'
+      ? `It is paused until a human starts it: loopx goal resume ${goal.id} (in a terminal) or Resume Goal in VS Code.`
+      : `Next: loopx todo add --goal ${goal.id} --title "…"`;
+    return { data: goal, text: `Created ${goalLine(new Painter(ctx.color), goal)}\n${next}` };
   },
 };

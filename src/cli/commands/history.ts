@@ -4,6 +4,12 @@ import { getGoal, getTodo } from '../../kernel/queries/lookups';
 import { InvalidInputError } from '../../kernel/errors';
 import { clean, list, oneLine, Painter, relativeTime } from '../format';
 
+/** The channel a human's event came through (`vscode`, `tty`), recorded in its data. */
+function channelOf(data: unknown): string | null {
+  const channel = (data as { channel?: unknown } | null)?.channel;
+  return typeof channel === 'string' ? channel : null;
+}
+
 export const history: Command = {
   name: ['history'],
   summary: 'the event log, newest first',
@@ -29,7 +35,7 @@ export const history: Command = {
       events,
       (e) =>
         `${p.paint('dim', `#${e.seq}`.padEnd(7))} ${e.kind.padEnd(16)} ${(e.todoId ?? e.goalId ?? '').padEnd(5)} ` +
-        `${clean(e.actor)} (${e.actorKind}) ${relativeTime(e.at, now)}  ${p.paint('dim', oneLine(JSON.stringify(e.data), 80))}`,
+        `${clean(e.actor)} (${e.actorKind}${channelOf(e.data) ? ` via ${channelOf(e.data)}` : ''}) ${relativeTime(e.at, now)}  ${p.paint('dim', oneLine(JSON.stringify(e.data), 80))}`,
       'No events.',
     );
     return { data: events, text };

@@ -2,10 +2,12 @@ import type { Command } from '../command';
 import { verifyChain } from '../../kernel/events/log';
 import { checkAnchor, formatAnchor, logHead, parseAnchor } from '../../kernel/events/anchor';
 import { InvalidInputError } from '../../kernel/errors';
+import { markBroken } from '../../kernel/logHealth';
 
 export const logVerify: Command = {
   name: ['log', 'verify'],
   summary: 'check the hash chain of the event log; exit 3 at the first broken event',
+  readOnly: true,
   description:
     'The chain proves no event was changed in place. To prove none was cut from the end, keep the "anchor" this\n' +
     'command prints (SEQ:HASH of the newest event) somewhere outside .loopx/ and pass it back with --anchor later.',
@@ -22,13 +24,15 @@ export const logVerify: Command = {
     }));
     const data = { ok: result.ok && anchored?.ok !== false, events: result.events, firstBadSeq: result.firstBadSeq, head };
     if (!result.ok) {
+      // Known broken from now on: agents' writes are refused until a human decides.
+      markBroken(ctx.kernel().storeDir, result, new Date().toISOString());
       return {
         data,
         text: `Log BROKEN at event ${result.firstBadSeq}: ${result.problem}`,
         failure: {
           code: 'log_broken',
           message: `the event log is broken at event ${result.firstBadSeq}: ${result.problem}`,
-          hint: 'events from that one on were altered outside loopx; restore a good backup: loopx restore .loopx/backups/<file> --yes',
+          hint: 'events from that one on were altered outside loopx; agents may not write until you decide: restore a good backup (loopx restore .loopx/backups/<file>) or accept the log as it is (loopx log accept)',
           exitCode: 3,
         },
       };
@@ -41,7 +45,7 @@ export const logVerify: Command = {
         failure: {
           code: anchored.problem === 'missing' ? 'log_truncated' : 'log_rewritten',
           message: `the event log does not hold the anchored event: ${anchored.message}`,
-          hint: 'restore a backup taken after that event: loopx restore .loopx/backups/<file> --yes',
+          hint: 'restore a backup taken after that event: loopx restore .loopx/backups/<file>',
           exitCode: 3,
         },
       };

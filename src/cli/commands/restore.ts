@@ -4,22 +4,23 @@ import { InvalidInputError } from '../../kernel/errors';
 
 export const restore: Command = {
   name: ['restore'],
-  summary: 'put a backup back into the store (human only); the current content is saved first, so it can be undone',
+  summary: 'put a backup back into the store (humans only, in an interactive terminal: you type "restore"); the current content is saved first',
   description:
-    'Verifies FILE (integrity, schema, hash chain), saves the store as .loopx/backups/…-before-restore.db, then replaces\n' +
-    'the store\'s content with FILE\'s in one transaction: open windows and agents see an ordinary change.',
+    'Verifies FILE (integrity, schema, hash chain, its state replayed from its log), then, holding the write lock,\n' +
+    'saves the store as .loopx/backups/…-before-restore.db and replaces its content with FILE\'s in one transaction:\n' +
+    'open windows and agents see an ordinary change. Human-only: it asks you to type "restore" in a terminal.',
   positionals: [{ name: 'FILE', description: 'a backup written by loopx backup', required: true }],
-  flags: { yes: { type: 'boolean', description: 'really replace the store\'s content' } },
+  flags: { yes: { type: 'boolean', description: 'accepted for compatibility; restore always asks you to type "restore" in an interactive terminal' } },
   humanOnly: true,
   mutates: true,
-  examples: ['loopx restore .loopx/backups/loopx-20261130T080809123Z-e1207.db --yes'],
+  examples: ['loopx restore .loopx/backups/loopx-20261130T080809123Z-e1207.db   (then type: restore)'],
   run(ctx) {
     const file = ctx.args.positionals[0] as string;
     if (!file.trim()) throw new InvalidInputError('FILE is empty');
-    if (!ctx.args.bool('yes')) {
-      throw new InvalidInputError('restore replaces everything in the store with the backup\'s content', `check the file, then run again with --yes: loopx restore ${file} --yes`);
-    }
-    const result = restoreStore(ctx.kernel(), file);
+    const kernel = ctx.kernel();
+    // --yes no longer decides anything: an agent can pass a flag, it cannot type at a terminal it does not have.
+    const human = ctx.confirmHuman(`replace everything in the store with the content of ${file}`, 'restore', ['the current content is saved first, so this can be undone']);
+    const result = restoreStore(kernel.as(human), file);
     return {
       data: result,
       text: `Restored ${result.events} events from ${result.from}.\nThe store as it was is saved at ${result.saved.path}; restore that file to undo.`,

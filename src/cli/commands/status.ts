@@ -5,6 +5,7 @@ import { clean, gateLine, Painter, relativeTime, todoLine } from '../format';
 export const status: Command = {
   name: ['status'],
   summary: 'the attention queue: pending gates, blocked todos, lapsed leases, and each goal\'s next todo and quota',
+  readOnly: true,
   run(ctx) {
     const report = ctx.kernel().read((db, now) => statusReport(db, now));
     const now = Date.parse(report.at);

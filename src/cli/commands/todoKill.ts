@@ -1,16 +1,24 @@
 import type { Command } from '../command';
 import { killTodo } from '../../kernel/ops/todos';
+import { getTodo, pendingGateIds } from '../../kernel/queries/lookups';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoLine } from '../format';
 
 export const todoKill: Command = {
   name: ['todo', 'kill'],
-  summary: 'drop a todo for good (pending gates on it are cancelled)',
+  summary: 'drop a todo for good (pending gates on it are cancelled: then only a human, who types the todo id)',
   mutates: true,
   positionals: [{ name: 'ID', description: 'todo id', required: true }],
   flags: { reason: { type: 'string', value: 'R', required: true, description: 'why it will not be done' } },
   run(ctx) {
-    const todo = killTodo(ctx.kernel(), parseId('todo', ctx.args.positionals[0]), ctx.args.str('reason') as string);
+    const id = parseId('todo', ctx.args.positionals[0]);
+    let kernel = ctx.kernel();
+    if (ctx.canConfirm) {
+      // Killing cancels pending gates, which is deciding them: a human confirms that; the kernel refuses it otherwise.
+      const { todo, gates } = kernel.read((db) => ({ todo: getTodo(db, id), gates: pendingGateIds(db, id) }));
+      if (gates.length > 0) kernel = kernel.as(ctx.confirmHuman(`kill todo ${id} and cancel its pending gate ${gates.join(', ')}`, id, [todo.title]));
+    }
+    const todo = killTodo(kernel, id, ctx.args.str('reason') as string);
     return { data: todo, text: `Killed ${todoLine(new Painter(ctx.color), todo, Date.now())}` };
   },
 };

@@ -1,16 +1,22 @@
 import type { Command } from '../command';
 import { unblockTodo } from '../../kernel/ops/todos';
+import { getTodo } from '../../kernel/queries/lookups';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoLine } from '../format';
 
 export const todoUnblock: Command = {
   name: ['todo', 'unblock'],
-  summary: 'reopen a blocked todo',
+  summary: 'reopen a blocked todo (humans only, in an interactive terminal: you type the todo id to confirm)',
+  humanOnly: true,
   mutates: true,
   positionals: [{ name: 'ID', description: 'todo id', required: true }],
   flags: { note: { type: 'string', value: 'N', description: 'what changed; becomes the continuation' } },
   run(ctx) {
-    const todo = unblockTodo(ctx.kernel(), parseId('todo', ctx.args.positionals[0]), ctx.args.str('note'));
-    return { data: todo, text: `Unblocked ${todoLine(new Painter(ctx.color), todo, Date.now())}` };
+    const id = parseId('todo', ctx.args.positionals[0]);
+    const kernel = ctx.kernel();
+    const todo = kernel.read((db) => getTodo(db, id));
+    const human = ctx.confirmHuman(`unblock todo ${id}`, id, [todo.title, `${todo.status}${todo.reason ? `: ${todo.reason}` : ''}`]);
+    const unblocked = unblockTodo(kernel.as(human), id, ctx.args.str('note'));
+    return { data: unblocked, text: `Unblocked ${todoLine(new Painter(ctx.color), unblocked, Date.now())}` };
   },
 };

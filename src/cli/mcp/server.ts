@@ -1,5 +1,4 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import * as z from 'zod';
 import { Kernel } from '../../kernel/kernel';
@@ -17,6 +16,7 @@ import { writeStatusMd } from '../../kernel/projections/statusMd';
 import { iso, parseDuration } from '../../kernel/time';
 import { parseAgentName, parseId } from '../../kernel/validate';
 import { VERSION } from '../main';
+import { BoundedStdioTransport } from './boundedStdio';
 
 type Result = { content: { type: 'text'; text: string }[]; isError?: boolean };
 
@@ -35,6 +35,9 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
   let kernel: Kernel | undefined;
   const open = () => (kernel ??= Kernel.open(locateRoot({ root: options.root, envRoot: options.env.LOOPX_ROOT, cwd: options.cwd })));
   const agentName = (): string => {
+    if (options.env.LOOPX_AGENT !== undefined && options.env.LOOPX_AGENT.trim() === '') {
+      throw new InvalidInputError('LOOPX_AGENT is empty: an empty agent name is not "no agent"', 'name the agent, or unset LOOPX_AGENT to use the client\'s name');
+    }
     const raw = options.env.LOOPX_AGENT || server.server.getClientVersion()?.name;
     if (!raw) throw new InvalidInputError('no agent identity: set LOOPX_AGENT for the MCP server, or connect with a named client');
     return parseAgentName(raw.replace(/[^A-Za-z0-9._@+-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 64) || 'agent', 'MCP agent name');
@@ -55,32 +58,37 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
     };
     server.registerTool(name, { description, inputSchema: shape }, callback as never);
   };
-  const todo = z.string().describe('todo id, e.g. T3');
-  const lease = z.string().optional().describe('lease length such as 30m or 2h');
+  // The CLI's limits, enforced before anything runs (the kernel checks them again).
+  const id = (what: string) => z.string().max(24).describe(what);
+  const text = (max: number) => z.string().max(max);
+  const todo = id('todo id, e.g. T3');
+  const goal = id('goal id, e.g. G1').optional();
+  const lease = z.string().max(24).optional().describe('lease length such as 30m or 2h');
+  const artifacts = z.array(z.string().max(4096)).max(100).optional();
   const seconds = (text?: string) => (text === undefined ? undefined : parseDuration(text, 'lease'));
 
   tool('loopx_status', 'The attention queue: pending gates, blocked todos, lapsed leases, and each goal\'s next todo and quota.', {}, () => open().read((db, now) => statusReport(db, now)), false);
-  tool('loopx_next', 'The todo a claim of the next would take, or null.', { goal: z.string().optional() }, (a) =>
+  tool('loopx_next', 'The todo a claim of the next would take, or null.', { goal }, (a) =>
     open().read((db, now) => {
       const goalId = a.goal ? parseId('goal', a.goal) : undefined;
       if (goalId) getGoal(db, goalId);
       return nextClaimable(db, iso(now), goalId);
     }), false);
-  tool('loopx_claim', 'Claim a todo by id, or the next ready one (optionally within a goal), with a lease.', { todo: todo.optional(), goal: z.string().optional(), lease }, (a) =>
+  tool('loopx_claim', 'Claim a todo by id, or the next ready one (optionally within a goal), with a lease.', { todo: todo.optional(), goal, lease }, (a) =>
     (a.todo ? claimTodo(asAgent(), parseId('todo', a.todo), { leaseSeconds: seconds(a.lease) }) : claimNext(asAgent(), { goalId: a.goal ? parseId('goal', a.goal) : undefined, leaseSeconds: seconds(a.lease) })).todo);
   tool('loopx_renew', 'Extend the lease on a todo you hold.', { todo, lease }, (a) => renewTodo(asAgent(), parseId('todo', a.todo), { leaseSeconds: seconds(a.lease) }));
-  tool('loopx_release', 'Give a todo back unfinished; the note tells the next turn where to pick up.', { todo, note: z.string().optional() }, (a) =>
+  tool('loopx_release', 'Give a todo back unfinished; the note tells the next turn where to pick up.', { todo, note: text(10_000).optional() }, (a) =>
     releaseTodo(asAgent(), parseId('todo', a.todo), { note: a.note }));
-  tool('loopx_ship', 'Ship a todo you hold. Refused without evidence or while a gate is pending.', { todo, evidence: z.string().optional(), artifacts: z.array(z.string()).optional() }, (a) =>
+  tool('loopx_ship', 'Ship a todo you hold. Refused without evidence or while a gate is pending.', { todo, evidence: text(4000).optional(), artifacts }, (a) =>
     shipTodo(asAgent(), parseId('todo', a.todo), { evidence: a.evidence, artifacts: a.artifacts }));
-  tool('loopx_block', 'Mark a todo you hold as blocked, with what is in the way.', { todo, reason: z.string() }, (a) => blockTodo(asAgent(), parseId('todo', a.todo), a.reason));
+  tool('loopx_block', 'Mark a todo you hold as blocked, with what is in the way.', { todo, reason: text(2000) }, (a) => blockTodo(asAgent(), parseId('todo', a.todo), a.reason));
   tool('loopx_evidence', 'Record evidence for a todo or a goal; artifacts are workspace paths, hashed.', {
-    todo: todo.optional(), goal: z.string().optional(), summary: z.string(), kind: z.string().optional(), artifacts: z.array(z.string()).optional(),
+    todo: todo.optional(), goal, summary: text(4000), kind: text(10_000).optional(), artifacts,
   }, (a) => addEvidence(asAgent(), { todoId: a.todo ? parseId('todo', a.todo) : undefined, goalId: a.goal ? parseId('goal', a.goal) : undefined, summary: a.summary, kind: a.kind, artifacts: a.artifacts }));
-  tool('loopx_gate_ask', 'Ask a human to decide before a todo (or the goal) may go on. Only a human can approve it.', { todo: todo.optional(), goal: z.string().optional(), question: z.string() }, (a) =>
+  tool('loopx_gate_ask', 'Ask a human to decide before a todo (or the goal) may go on. Only a human can approve it.', { todo: todo.optional(), goal, question: text(2000) }, (a) =>
     askGate(asAgent(), { todoId: a.todo ? parseId('todo', a.todo) : undefined, goalId: a.goal ? parseId('goal', a.goal) : undefined, question: a.question }));
   tool('loopx_handoff', 'Offer a todo you hold to another agent with what is done and what is left.', {
-    todo, to: z.string(), summary: z.string(), done: z.string().optional(), pending: z.string().optional(),
+    todo, to: text(64), summary: text(4000), done: text(10_000).optional(), pending: text(10_000).optional(),
   }, (a) => offerHandoff(asAgent(), parseId('todo', a.todo), { to: a.to, summary: a.summary, done: a.done, pending: a.pending }));
 
   return {
@@ -92,7 +100,7 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
   };
 }
 
-export async function serveMcp(options: McpOptions, transport: Transport = new StdioServerTransport()): Promise<void> {
+export async function serveMcp(options: McpOptions, transport: Transport = new BoundedStdioTransport()): Promise<void> {
   const { server, close } = createMcpServer(options);
   transport.onclose = close;
   await server.connect(transport);

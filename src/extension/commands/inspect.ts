@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { verifyChain } from '../../kernel/events/log';
-import { ACCEPT, showWitnessProblem } from '../store/logWitness';
+import { ACCEPT, showBrokenLog, showWitnessProblem } from '../store/logWitness';
+import { markBroken } from '../../kernel/logHealth';
 import { clean, clockTime } from '../../protocol/display';
 import { shouldRunReason } from '../../protocol/shouldRunWords';
 import { statusUri } from '../views/virtualDocuments';
@@ -17,7 +18,8 @@ export const verifyLog: CommandDefinition = {
     );
     ctx.log.info(`log verify: ${JSON.stringify(result)}`);
     if (!result.ok) {
-      void vscode.window.showErrorMessage(`LoopX: the event log is broken at event ${result.firstBadSeq}: ${result.problem}. Events from there on were altered outside loopx.`);
+      markBroken(kernel.storeDir, result, new Date().toISOString());
+      void showBrokenLog(kernel, result);
       return result;
     }
     const cut = ctx.witness?.check();

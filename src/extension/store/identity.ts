@@ -12,5 +12,5 @@ export function humanActor(env: NodeJS.ProcessEnv = process.env): Actor {
     login = undefined;
   }
   const name = [env.LOOPX_HUMAN, login, 'human'].find((n) => n !== undefined && NAME.test(n)) as string;
-  return { name, kind: 'human' };
+  return { name, kind: 'human', channel: 'vscode' };
 }

@@ -1,6 +1,9 @@
 import * as vscode from 'vscode';
 import { type AnchorCheck, type LogAnchor, checkAnchor, formatAnchor, logHead } from '../../kernel/events/anchor';
 import { Disposable } from '../util/lifecycle';
+import type { Kernel } from '../../kernel/kernel';
+import { type VerifyResult, verifyChain } from '../../kernel/events/log';
+import { acceptBrokenLog, markBroken } from '../../kernel/logHealth';
 import { readRestoreMarker } from '../../kernel/backup';
 import type { Log } from '../util/log';
 import type { StoreSession } from './storeSession';
@@ -19,6 +22,9 @@ export type WitnessProblem = Extract<AnchorCheck, { ok: false }>;
 export class LogWitness extends Disposable {
   private current: WitnessProblem | undefined;
   private alarmedFor: string | undefined;
+  /** The newest event whose chain this window has verified: each change verifies only the events after it. */
+  private verified: LogAnchor | undefined;
+  private brokenAlarmedAt: number | undefined;
 
   constructor(
     private readonly session: StoreSession,
@@ -65,7 +71,30 @@ export class LogWitness extends Disposable {
     }
     this.current = undefined;
     if (head && (head.seq !== remembered?.seq || head.hash !== remembered.hash)) void this.memento.update(KEY, head);
+    this.verifyNewEvents(head ?? undefined);
     return undefined;
+  }
+
+  /** Verifies the hash chain of the events written since the last check; a break marks the store and says so once. */
+  private verifyNewEvents(head: LogAnchor | undefined): void {
+    const kernel = this.session.kernel;
+    if (!kernel || !head) return;
+    // The whole chain is Verify Log's job; from opening on, each change checks just what was appended since.
+    if (!this.verified || this.verified.seq > head.seq) {
+      this.verified = head;
+      return;
+    }
+    const from = this.verified;
+    const result = kernel.read((db) => verifyChain(db, from));
+    if (result.ok) {
+      this.verified = head;
+      return;
+    }
+    if (this.brokenAlarmedAt === result.firstBadSeq) return;
+    this.brokenAlarmedAt = result.firstBadSeq ?? 0;
+    this.log.error(`log verify (new events): broken at event ${result.firstBadSeq}: ${result.problem}`);
+    markBroken(kernel.storeDir, result, new Date().toISOString());
+    void showBrokenLog(kernel, result);
   }
 
   /** A person decided the log as it is now is the one to trust (a store restored or re-created on purpose). */
@@ -94,13 +123,37 @@ export class LogWitness extends Disposable {
   }
 }
 
+const ACCEPT_BROKEN = 'Accept Log as It Is…';
+const RESTORE = 'Restore Backup…';
+
+/** The chain is broken: agents' writes are refused until the person decides (restore a backup, or accept the log). */
+export async function showBrokenLog(kernel: Kernel, result: VerifyResult): Promise<void> {
+  const choice = await vscode.window.showErrorMessage(
+    `LoopX: the event log is broken at event ${result.firstBadSeq} (${result.problem}): events from there on were changed outside LoopX. ` +
+      'Agents cannot write until you decide: restore a backup, or accept the log as it is.',
+    RESTORE,
+    ACCEPT_BROKEN,
+  );
+  if (choice === RESTORE) await vscode.commands.executeCommand(COMMANDS.restoreBackup);
+  if (choice !== ACCEPT_BROKEN) return;
+  const sure = await vscode.window.showWarningMessage(
+    `Accept the event log as it is, broken at event ${result.firstBadSeq}?`,
+    { modal: true, detail: 'The acceptance is recorded in the log under your name; agents may write again. A later change to any event before it is a break again.' },
+    'Accept',
+  );
+  if (sure === 'Accept') {
+    const accepted = acceptBrokenLog(kernel);
+    void vscode.window.showInformationMessage(`LoopX: the log was accepted as it is (event ${accepted.seq}); agents may write again.`);
+  }
+}
+
 export const ACCEPT = 'Accept Current Log';
 const VERIFY = 'Verify Log';
 
 export function showWitnessProblem(problem: WitnessProblem, offerVerify = true): Thenable<string | undefined> {
   return vscode.window.showErrorMessage(
     `LoopX: the event log no longer holds event ${problem.anchor.seq} that this workspace saw: ${problem.message}. ` +
-      'Someone changed .loopx/ outside loopx; restore a backup (loopx restore .loopx/backups/<file> --yes), or accept the log as it is if you reset it on purpose.',
+      'Someone changed .loopx/ outside LoopX; restore a backup (Restore Backup…), or accept the log as it is if you reset it on purpose.',
     ...(offerVerify ? [VERIFY] : []),
     ACCEPT,
   );

@@ -7,14 +7,14 @@ type BetterStatement = {
   all(...p: unknown[]): unknown[];
 };
 type BetterDatabase = { exec(sql: string): void; prepare(sql: string): BetterStatement; close(): void; open: boolean };
-type BetterConstructor = new (path: string, options?: { timeout?: number }) => BetterDatabase;
+type BetterConstructor = new (path: string, options?: { timeout?: number; readonly?: boolean; fileMustExist?: boolean }) => BetterDatabase;
 
-export function openBetterSqlite(path: string, busyTimeoutMs: number): SqliteDb {
+export function openBetterSqlite(path: string, busyTimeoutMs: number, readOnly = false): SqliteDb {
   // Loaded lazily: the native addon is only required when this driver is chosen.
   const { createRequire } = process.getBuiltinModule('node:module') as { createRequire: typeof CreateRequire };
   const req = createRequire(__filename);
   const Database = req('better-sqlite3') as BetterConstructor;
-  const raw = new Database(path, { timeout: busyTimeoutMs });
+  const raw = new Database(path, readOnly ? { timeout: busyTimeoutMs, readonly: true, fileMustExist: true } : { timeout: busyTimeoutMs });
   const cache = new Map<string, Statement>();
   return {
     driver: 'better-sqlite3',

@@ -6,7 +6,7 @@ type NodeStatement = {
   all(...p: unknown[]): unknown[];
 };
 type NodeDatabase = { exec(sql: string): void; prepare(sql: string): NodeStatement; close(): void; isOpen?: boolean };
-type NodeSqliteModule = { DatabaseSync: new (path: string, options?: { timeout?: number }) => NodeDatabase };
+type NodeSqliteModule = { DatabaseSync: new (path: string, options?: { timeout?: number; readOnly?: boolean }) => NodeDatabase };
 
 let cachedModule: NodeSqliteModule | null | undefined;
 
@@ -30,10 +30,10 @@ export function loadNodeSqlite(): NodeSqliteModule | null {
   return cachedModule;
 }
 
-export function openNodeSqlite(path: string, busyTimeoutMs: number): SqliteDb {
+export function openNodeSqlite(path: string, busyTimeoutMs: number, readOnly = false): SqliteDb {
   const mod = loadNodeSqlite();
   if (!mod) throw new Error('node:sqlite is not available in this runtime');
-  const raw = new mod.DatabaseSync(path, { timeout: busyTimeoutMs });
+  const raw = new mod.DatabaseSync(path, readOnly ? { timeout: busyTimeoutMs, readOnly: true } : { timeout: busyTimeoutMs });
   const cache = new Map<string, Statement>();
   let open = true;
   return {

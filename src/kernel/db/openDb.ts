@@ -18,11 +18,19 @@ export function chooseDriver(preferred = process.env.LOOPX_SQLITE_DRIVER): Drive
   return loadNodeSqlite() ? 'node:sqlite' : 'better-sqlite3';
 }
 
+export interface OpenOptions {
+  /** Open without write access (status, log verify, doctor): works on a store another user owns or a read-only mount. */
+  readOnly?: boolean;
+  /** Runs on the bare connection before any pragma writes to the file (the kernel checks the file is a loopx store). */
+  check?: (db: SqliteDb) => void;
+}
+
 /** Opens a database file (or `:memory:`) with the pragmas every loopx connection uses. */
-export function openDb(path: string, driver: DriverName = chooseDriver()): SqliteDb {
+export function openDb(path: string, driver: DriverName = chooseDriver(), options: OpenOptions = {}): SqliteDb {
   let db: SqliteDb;
+  const readOnly = options.readOnly === true;
   try {
-    db = driver === 'node:sqlite' ? openNodeSqlite(path, BUSY_TIMEOUT_MS) : openBetterSqlite(path, BUSY_TIMEOUT_MS);
+    db = driver === 'node:sqlite' ? openNodeSqlite(path, BUSY_TIMEOUT_MS, readOnly) : openBetterSqlite(path, BUSY_TIMEOUT_MS, readOnly);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/better.sqlite3|NODE_MODULE_VERSION|node:sqlite|Cannot find module|\.node/i.test(message)) {
@@ -30,9 +38,15 @@ export function openDb(path: string, driver: DriverName = chooseDriver()): Sqlit
     }
     throw error;
   }
-  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  if (path !== ':memory:') db.exec('PRAGMA journal_mode = WAL');
-  db.exec('PRAGMA foreign_keys = ON');
-  db.exec('PRAGMA synchronous = NORMAL');
+  try {
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    options.check?.(db);
+    if (path !== ':memory:' && !readOnly) db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA foreign_keys = ON');
+    if (!readOnly) db.exec('PRAGMA synchronous = NORMAL');
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   return db;
 }

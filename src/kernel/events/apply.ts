@@ -20,12 +20,13 @@ const CLEAR_LEASE = 'owner = NULL, lease_token = NULL, lease_expires_at = NULL';
  */
 const reducers: Reducers = {
   'store.initialized': () => {},
+  'log.accepted': () => {},
   'goal.created': (db, e) => {
     const d = e.data;
     db.prepare(
       `INSERT INTO goals (id, num, title, objective, scope, status, turns_per_window, window_hours, max_concurrent,
-        cooldown_seconds, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?)`,
-    ).run(d.id, d.num, d.title, d.objective, JSON.stringify(d.scope), d.turnsPerWindow, d.windowHours,
+        cooldown_seconds, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(d.id, d.num, d.title, d.objective, JSON.stringify(d.scope), d.status ?? 'active', d.turnsPerWindow, d.windowHours,
       d.maxConcurrent, d.cooldownSeconds, e.at, e.at);
   },
   'goal.status': (db, e) => {

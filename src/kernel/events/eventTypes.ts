@@ -24,6 +24,8 @@ export const eventDataSchemas = lazy(() => {
       windowHours: z.number(),
       maxConcurrent: z.int(),
       cooldownSeconds: z.int(),
+      // Absent in stores from before agents' goals started paused: those goals started active.
+      status: z.optional(z.enum(['active', 'paused'])),
     }),
     'goal.status': z.object({ status: z.enum(['active', 'paused', 'done', 'stopped']), from: str }),
     'todo.added': z.object({
@@ -45,6 +47,8 @@ export const eventDataSchemas = lazy(() => {
     'gate.asked': z.object({ id: str, num: z.int(), question: str }),
     'gate.decided': z.object({ id: str, status: z.enum(['approved', 'rejected']), note: nullableStr }),
     'quota.spent': z.object({ turnId: str }),
+    // A human accepted the log as it was found broken; `digest` covers every event before this one, as stored.
+    'log.accepted': z.object({ firstBadSeq: z.int(), problem: str, digest: str }),
     'handoff.offered': z.object({
       id: str,
       num: z.int(),
@@ -72,9 +76,13 @@ export type EventData<K extends EventKind> = z.infer<EventSchemas[K]>;
 export type Artifact = EventData<'evidence'>['artifacts'][number];
 
 export type ActorKind = 'agent' | 'human' | 'kernel';
+/** How a human's action reached the kernel: VS Code's UI, or an interactive terminal with a typed confirmation. */
+export type HumanChannel = 'vscode' | 'tty';
 export interface Actor {
   name: string;
   kind: ActorKind;
+  /** Set only for humans acting through a channel an agent does not have; recorded in each event's data. */
+  channel?: HumanChannel;
 }
 
 /** An event as the kernel builds it, before sequence number and hash are assigned. */

@@ -1,6 +1,7 @@
 import type { Kernel } from '../kernel';
 import type { Gate } from '../model';
 import { IllegalTransitionError, InvalidInputError, NotAllowedError } from '../errors';
+import { requireHumanChannel } from '../authority';
 import { formatId, optionalText, requireText } from '../validate';
 import { getGate, getGoal, getTodoCore, nextNum } from '../queries/lookups';
 
@@ -33,12 +34,11 @@ export function askGate(kernel: Kernel, input: { todoId?: string; goalId?: strin
 /** Only a human decides a gate: a worker cannot bless its own transition. */
 export function decideGate(kernel: Kernel, gateId: string, decision: 'approved' | 'rejected', noteText?: string): Gate {
   const actor = kernel.requireActor();
+  const verb = decision === 'approved' ? 'approve' : 'reject';
   if (actor.kind !== 'human') {
-    throw new NotAllowedError(
-      `${actor.name} is an agent; only a human may ${decision === 'approved' ? 'approve' : 'reject'} a gate`,
-      'unset LOOPX_AGENT and drop --agent to act as yourself',
-    );
+    throw new NotAllowedError(`${actor.name} is an agent; only a human may ${verb} a gate`, 'a human decides it in VS Code or an interactive terminal');
   }
+  requireHumanChannel(actor, `to ${verb} gate ${gateId}`);
   const note = optionalText(noteText, 'note') || null;
   return kernel.write((tx) => {
     const gate = getGate(tx.db, gateId);

@@ -4,6 +4,7 @@ import { InvalidInputError, IllegalTransitionError } from '../errors';
 import { formatId, optionalText, requireText } from '../validate';
 import { parseScope } from '../workspacePaths';
 import { getGoal, nextNum } from '../queries/lookups';
+import { hasHumanChannel, requireHumanChannel, resumeNeedsHuman } from '../authority';
 
 export interface GoalInput {
   title: string;
@@ -25,8 +26,12 @@ function positiveInt(value: number | undefined, field: string, fallback: number,
   return value;
 }
 
+/**
+ * A goal and its quota policy. A human through VS Code or a terminal creates it active; anyone else (an agent, or a
+ * "human" without a channel) creates it paused: an agent may propose work and a budget, a human starts it.
+ */
 export function createGoal(kernel: Kernel, input: GoalInput): Goal {
-  kernel.requireActor();
+  const actor = kernel.requireActor();
   const title = requireText(input.title, 'title');
   const objective = optionalText(input.objective, 'objective');
   const scope = [...new Set((input.scope ?? []).map(parseScope))];
@@ -44,7 +49,7 @@ export function createGoal(kernel: Kernel, input: GoalInput): Goal {
       kind: 'goal.created',
       goalId: id,
       todoId: null,
-      data: { id, num, title, objective, scope, turnsPerWindow, windowHours, maxConcurrent, cooldownSeconds },
+      data: { id, num, title, objective, scope, turnsPerWindow, windowHours, maxConcurrent, cooldownSeconds, status: hasHumanChannel(actor) ? 'active' : 'paused' },
     });
     return getGoal(tx.db, id);
   });
@@ -66,6 +71,7 @@ export function setGoalStatus(kernel: Kernel, goalId: string, status: GoalStatus
     if (!GOAL_MOVES[goal.status].includes(status)) {
       throw new IllegalTransitionError(`goal ${goalId} is ${goal.status}; it cannot become ${status}`);
     }
+    if (status === 'active' && resumeNeedsHuman(tx.db, goalId)) requireHumanChannel(tx.actor, `to resume goal ${goalId}`);
     tx.emit({ kind: 'goal.status', goalId, todoId: null, data: { status, from: goal.status } });
     return getGoal(tx.db, goalId);
   });

@@ -13,7 +13,7 @@ export function spendQuota(kernel: Kernel, goalId: string, turnIdText: string): 
   const turnId = parseTurnId(turnIdText);
   return kernel.write((tx) => {
     const goal = getGoal(tx.db, goalId);
-    if (tx.db.prepare('SELECT 1 FROM quota_spends WHERE goal_id = ? AND turn_id = ?').get(goal.id, turnId)) {
+    if (tx.db.prepare('SELECT 1 FROM quota_spends WHERE goal_id = ? AND turn_id = ? COLLATE NOCASE').get(goal.id, turnId)) {
       return { spent: false, alreadySpent: true, quota: quotaState(tx.db, goal, tx.nowMs) };
     }
     const before = quotaState(tx.db, goal, tx.nowMs);

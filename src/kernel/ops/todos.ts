@@ -4,6 +4,7 @@ import { IllegalTransitionError, InvalidInputError, NotAllowedError } from '../e
 import { formatId, optionalText, parsePriority, requireText } from '../validate';
 import { getGoal, getTodo, getTodoCore, leaseLive, nextNum, pendingGateIds } from '../queries/lookups';
 import { isHuman, requireLiveLease } from './leases';
+import { requireHumanChannel } from '../authority';
 
 export interface TodoInput {
   goalId: string;
@@ -50,8 +51,9 @@ export function blockTodo(kernel: Kernel, todoId: string, reasonText: string): T
   });
 }
 
+/** Blocked needs a human: only a human (through VS Code or a terminal) unblocks, never the agent that blocked. */
 export function unblockTodo(kernel: Kernel, todoId: string, noteText?: string): Todo {
-  kernel.requireActor();
+  requireHumanChannel(kernel.requireActor(), `to unblock todo ${todoId}`);
   const note = optionalText(noteText, 'note') || null;
   return kernel.write((tx) => {
     const todo = getTodoCore(tx.db, todoId);
@@ -71,6 +73,8 @@ export function killTodo(kernel: Kernel, todoId: string, reasonText: string): To
       throw new NotAllowedError(`todo ${todoId} is claimed by ${todo.owner}; an agent may not kill another's claim`);
     }
     const cancelledGates = pendingGateIds(tx.db, todoId);
+    // Killing cancels the pending gates: deciding them that way is a human's call, or an agent escapes its gate.
+    if (cancelledGates.length > 0) requireHumanChannel(tx.actor, `to kill todo ${todoId}, which has pending gate ${cancelledGates.join(', ')}`);
     tx.emit({ kind: 'todo.killed', goalId: todo.goalId, todoId, data: { reason, previousOwner: todo.owner, cancelledGates } });
     return getTodo(tx.db, todoId);
   });

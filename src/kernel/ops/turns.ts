@@ -117,7 +117,7 @@ export function finishTurn(kernel: Kernel, turnId: string, exitCode: number): Tu
     if (caller.kind === 'agent' && caller.name !== turn.agent) throw new NotAllowedError(`turn ${turnId} belongs to ${turn.agent}; ${caller.name} may not finish it`);
     const resultKind = classify(tx, turn, exitCode);
     const spend = resultKind === 'validated_progress' || resultKind === 'validated_completion';
-    const alreadySpent = tx.db.prepare('SELECT 1 FROM quota_spends WHERE goal_id = ? AND turn_id = ?').get(turn.goalId, turn.id) !== undefined;
+    const alreadySpent = tx.db.prepare('SELECT 1 FROM quota_spends WHERE goal_id = ? AND turn_id = ? COLLATE NOCASE').get(turn.goalId, turn.id) !== undefined;
     if (spend && !alreadySpent) tx.emit({ kind: 'quota.spent', goalId: turn.goalId, todoId: null, data: { turnId: turn.id } });
     if (turn.todoId) releaseIfHeld(tx, turn, resultKind, exitCode);
     // Last: should-run's no_change looks for events after this one.

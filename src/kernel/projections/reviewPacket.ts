@@ -4,10 +4,26 @@ import { listGates, listGoals, listTodos } from '../queries/lists';
 import { quotaState } from '../queries/quota';
 import { listTurns } from '../queries/turns';
 import { iso } from '../time';
+import { revealHidden } from '../../protocol/display';
 
-/** Markdown-safe single line (the packet is read in a Markdown preview). */
+/** Markdown-safe single line (the packet is read in a Markdown preview); deceptive characters shown as <U+…>. */
 function md(text: string | null | undefined): string {
-  return (text ?? '').replace(/\s+/g, ' ').replace(/([\\`*_[\]<>|#])/g, '\\$1').trim();
+  return revealHidden(text ?? '').replace(/\s+/g, ' ').replace(/([\\`*_[\]<>|#])/g, '\\$1').trim();
+}
+
+/** How each decision came in (`vscode`, `tty`), read from its event; decisions from before channels have none. */
+function decisionChannels(db: SqliteDb, goalId: string): Map<string, string> {
+  const rows = db.prepare(`SELECT data FROM events WHERE goal_id = ? AND kind = 'gate.decided'`).all(goalId);
+  const channels = new Map<string, string>();
+  for (const row of rows) {
+    const data = JSON.parse(String(row.data)) as { id: string; channel?: string };
+    if (data.channel) channels.set(data.id, data.channel);
+  }
+  return channels;
+}
+
+function via(channel: string | undefined): string {
+  return channel === 'vscode' ? ' in VS Code' : channel === 'tty' ? ' in a terminal' : ' (no channel recorded)';
 }
 
 /**
@@ -26,8 +42,9 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
     const gates = listGates(db, { goalId: goal.id });
     const decided = gates.filter((g) => g.status === 'approved' || g.status === 'rejected');
     const pending = gates.filter((g) => g.status === 'pending');
+    const channels = decided.length ? decisionChannels(db, goal.id) : new Map<string, string>();
     out.push('### Decisions', '', ...(decided.length
-      ? decided.map((g) => `- ${g.id} ${g.status} by ${md(g.decidedBy)} (${g.decidedAt}): ${md(g.question)}${g.note ? ` — ${md(g.note)}` : ''}`)
+      ? decided.map((g) => `- ${g.id} ${g.status} by ${md(g.decidedBy)}${via(channels.get(g.id))} (${g.decidedAt}): ${md(g.question)}${g.note ? ` — ${md(g.note)}` : ''}`)
       : ['None.']), '');
     out.push('### Waiting for you', '', ...(pending.length
       ? pending.map((g) => `- ${g.id} on ${g.todoId ?? g.goalId}, asked by ${md(g.askedBy)} (${g.askedAt}): ${md(g.question)}`)

@@ -55,7 +55,10 @@ export function evidenceCount(db: SqliteDb, todoId: string): number {
 }
 
 export function nextNum(db: SqliteDb, table: 'goals' | 'todos' | 'gates' | 'handoffs' | 'turns'): number {
-  return Number(db.prepare(`SELECT coalesce(max(num), 0) + 1 AS n FROM ${table}`).get()?.n ?? 1);
+  // Above the highest number this store ever handed out, even if a restore brought back an older content.
+  return Number(
+    db.prepare(`SELECT max(coalesce((SELECT max(num) FROM ${table}), 0), coalesce((SELECT num FROM id_high_water WHERE entity = ?), 0)) + 1 AS n`).get(table)?.n ?? 1,
+  );
 }
 
 /** A lease is live while now is before its expiry; ISO-8601 UTC strings compare in time order. */

@@ -1,0 +1,53 @@
+import { readSync } from 'node:fs';
+import type { Actor } from '../kernel/events/eventTypes';
+import { HumanChannelRequiredError, NotAllowedError, RefusedError } from '../kernel/errors';
+import { revealHidden } from '../protocol/display';
+
+/**
+ * The terminal channel for human-only actions. An agent's tool call (Codex, Claude Code) runs without a terminal,
+ * so a decision made here needs stdin and stdout to be a TTY and the person to type the id being decided at a
+ * prompt on stderr (stdout stays one JSON object with --json). What it cannot stop: a same-user agent that drives a
+ * pseudo-terminal on purpose; such decisions are still recorded with channel `tty` (see README, Authority).
+ */
+export interface TerminalIo {
+  /** stdin and stdout are both terminals. */
+  interactive: boolean;
+  stderr(text: string): void;
+  /** One line typed on stdin, without its newline; null at end of input. */
+  readLine(): string | null;
+}
+
+/** Asks the human to type `id`; returns the actor with channel `tty`, or throws (no terminal, or not confirmed). */
+export function confirmInTerminal(actor: Actor, io: TerminalIo, action: string, id: string, details: string[] = []): Actor {
+  if (actor.kind !== 'human') throw new NotAllowedError(`${action} is a human decision; agent ${actor.name} may not make it`);
+  if (!io.interactive) throw new HumanChannelRequiredError(action);
+  io.stderr(`${[`${action[0]?.toUpperCase()}${action.slice(1)}:`, ...details.map((d) => `  ${revealHidden(d)}`)].join('\n')}\nType ${id} to confirm: `);
+  const typed = io.readLine();
+  if (typed === null || typed.trim().toUpperCase() !== id.toUpperCase()) {
+    throw new RefusedError('not_confirmed', `${typed === null ? 'no answer' : `typed ${JSON.stringify(typed.trim())}`}, not ${id}: nothing was changed`, `run it again and type ${id}`);
+  }
+  return { ...actor, channel: 'tty' };
+}
+
+/** Reads one line from fd 0 without a stream (a blocking read on a terminal; retries while the fd is non-blocking). */
+export function readLineSync(): string | null {
+  const bytes: number[] = [];
+  const one = Buffer.alloc(1);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, one, 0, 1, null);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+        continue;
+      }
+      if ((error as NodeJS.ErrnoException).code === 'EOF') return bytes.length ? Buffer.from(bytes).toString('utf8') : null;
+      throw error;
+    }
+    if (n === 0) return bytes.length ? Buffer.from(bytes).toString('utf8') : null;
+    if (one[0] === 10) return Buffer.from(bytes).toString('utf8').replace(/\r$/, '');
+    bytes.push(one[0] as number);
+    if (bytes.length > 4096) return Buffer.from(bytes).toString('utf8');
+  }
+}

@@ -1,0 +1,35 @@
+import type { SqliteDb } from './db/sqliteDb';
+import type { Actor } from './events/eventTypes';
+import { HumanChannelRequiredError, NotAllowedError } from './errors';
+
+/**
+ * Human-only actions: deciding a gate, unblocking, restoring, accepting a broken log, resuming a goal a human
+ * paused (or an agent created), killing a todo with a pending gate. An agent identity is refused outright; a
+ * "human" without a channel (no agent name, but no VS Code UI and no interactive terminal either) is what an
+ * agent that unset LOOPX_AGENT looks like, so it is refused too.
+ */
+export function requireHumanChannel(actor: Actor, action: string): void {
+  if (actor.kind !== 'human') {
+    throw new NotAllowedError(`${action} is a human decision; ${actor.kind} ${actor.name} may not make it`, 'a human decides it in VS Code or an interactive terminal');
+  }
+  if (!actor.channel) throw new HumanChannelRequiredError(action);
+}
+
+/** True when the actor may act as a human: a human through VS Code or an interactive terminal. */
+export function hasHumanChannel(actor: Actor): boolean {
+  return actor.kind === 'human' && actor.channel !== undefined;
+}
+
+/**
+ * Whether making a goal active again needs a human: yes unless its latest status change was an agent's pause
+ * (an agent may undo its own pause, never a human's pause, stop or done, nor the pause an agent's goal starts in).
+ */
+export function resumeNeedsHuman(db: SqliteDb, goalId: string): boolean {
+  const last = db
+    .prepare(`SELECT kind, actor_kind, data FROM events WHERE goal_id = ? AND kind IN ('goal.created', 'goal.status') ORDER BY seq DESC LIMIT 1`)
+    .get(goalId);
+  if (!last) return true;
+  if (last.kind === 'goal.created') return true;
+  const data = JSON.parse(String(last.data)) as { status?: string };
+  return !(last.actor_kind === 'agent' && data.status === 'paused');
+}
