@@ -89,7 +89,8 @@ export async function startCodeServer(
     {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...profileEnv(REPO, PROFILE), XDG_DATA_HOME: join(HOME, 'xdg', 'data'), XDG_CONFIG_HOME: join(HOME, 'xdg', 'config'), TMPDIR: tmp, LOOPX_E2E_PROFILE: PROFILE.name, ...options.env },
+      // PORT too: code-server lets the PORT variable override --bind-addr, and `PORT=0 npm start` means "any free port".
+      env: { ...process.env, ...profileEnv(REPO, PROFILE), XDG_DATA_HOME: join(HOME, 'xdg', 'data'), XDG_CONFIG_HOME: join(HOME, 'xdg', 'config'), TMPDIR: tmp, LOOPX_E2E_PROFILE: PROFILE.name, ...options.env, PORT: String(port) },
     },
   );
   const server: CodeServer = {
