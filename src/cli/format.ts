@@ -1,5 +1,7 @@
 import type { Gate, Goal, Todo } from '../kernel/model';
 import type { Evidence } from '../kernel/queries/evidence';
+import type { Monitor, MonitorRun } from '../kernel/queries/monitors';
+import { formatDuration } from '../kernel/time';
 
 /** Human output for the terminal. Everything printed from the store passes through `clean` (no terminal escapes). */
 import { clean, oneLine, relativeTime } from '../protocol/display';
@@ -30,6 +32,9 @@ const STATUS_STYLE: Record<string, Style> = {
   approved: 'green',
   rejected: 'red',
   cancelled: 'dim',
+  waiting: 'magenta',
+  fired: 'green',
+  expired: 'yellow',
 };
 
 export function statusTag(p: Painter, status: string): string {
@@ -73,4 +78,22 @@ export function evidenceLine(p: Painter, e: Evidence, nowMs: number): string {
   const meta = p.paint('dim', `(${clean(e.actor)}, ${relativeTime(e.at, nowMs)})`);
   const files = e.artifacts.map((a) => `\n    ${clean(a.path)}  sha256:${a.sha256.slice(0, 12)}…  ${a.bytes} B`).join('');
   return `${head}  ${meta}${files}`;
+}
+
+/** What a run did, in a few words: "exit 0 in 1.2 s", "killed at its time limit of 60 s". */
+export function runOutcome(run: Pick<MonitorRun, 'exitCode' | 'durationMs' | 'error'>): string {
+  const took = run.durationMs < 10_000 ? `${(run.durationMs / 1000).toFixed(1)} s` : `${Math.round(run.durationMs / 1000)} s`;
+  return run.error ? `${clean(run.error)} after ${took}` : `exit ${run.exitCode} in ${took}`;
+}
+
+export function monitorLine(p: Painter, m: Monitor, nowMs: number): string {
+  const what = m.kind === 'timer' ? 'timer' : `\`${oneLine(m.check ?? '', 60)}\` every ${formatDuration(m.everySeconds ?? 0)} until ${clean(m.until)}`;
+  const when =
+    m.status === 'waiting'
+      ? m.kind === 'timer'
+        ? `fires ${relativeTime(m.nextCheckAt, nowMs)}`
+        : `next check ${relativeTime(m.nextCheckAt, nowMs)}${m.expiresAt ? `, expires ${relativeTime(m.expiresAt, nowMs)}` : ''}`
+      : `ended ${relativeTime(m.endedAt, nowMs)}`;
+  const last = m.lastRun ? `; run ${m.lastRun.n}: ${runOutcome(m.lastRun)}` : '';
+  return `${p.paint('bold', m.id.padEnd(4))} ${statusTag(p, m.status)}  ${m.todoId}: ${what}  ${p.paint('dim', `(${when}${last})`)}`;
 }

@@ -14,11 +14,13 @@ if (argv[0] === 'mcp' && !argv.includes('--help') && !argv.includes('-h')) {
   });
 } else {
   // Entry point of the bundled CLI (dist/cli.js, started by bin/loopx).
-  process.exitCode = runCli(argv, {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  env: process.env,
-  cwd: process.cwd(),
-  isTty: process.stdout.isTTY === true,
+  void runCli(argv, {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+    isTty: process.stdout.isTTY === true,
+  }).then((code) => {
+    process.exitCode = code;
   });
 }

@@ -36,6 +36,7 @@ import { turnList } from './commands/turnList';
 import { reviewPacket } from './commands/reviewPacket';
 import { agentsMd } from './commands/agentsMd';
 import { mcp } from './commands/mcp';
+import { monitorAdd, monitorCancel, monitorList, monitorShow, monitorTick } from './commands/monitor';
 
 /** Every command, in the order help lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -47,6 +48,7 @@ export const COMMANDS: readonly Command[] = [
   gateAsk, gateList, gateApprove, gateReject,
   quotaShow, quotaShouldRun, quotaSpend,
   handoff, handoffAccept,
+  monitorAdd, monitorList, monitorShow, monitorCancel, monitorTick,
   history, logVerify, doctor, backup, restore,
   turnStart, turnFinish, turnList, reviewPacket, agentsMd, mcp,
 ];

@@ -3,9 +3,10 @@ import { immediate } from './sqliteDb';
 import { SchemaTooNewError } from '../errors';
 import m0001 from '../migrations/0001_init.sql';
 import m0002 from '../migrations/0002_turns.sql';
+import m0003 from '../migrations/0003_monitors.sql';
 
 /** Numbered migrations; index i holds the SQL that takes the schema from version i to i + 1. */
-export const MIGRATIONS: readonly string[] = [m0001, m0002];
+export const MIGRATIONS: readonly string[] = [m0001, m0002, m0003];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export function schemaVersion(db: SqliteDb): number {

@@ -4,6 +4,7 @@ import { IllegalTransitionError, InvalidInputError, NotAllowedError } from '../e
 import { formatId, optionalText, parsePriority, requireText } from '../validate';
 import { getGoal, getTodo, getTodoCore, leaseLive, nextNum, pendingGateIds } from '../queries/lookups';
 import { isHuman, requireLiveLease } from './leases';
+import { cancelWaitingMonitorInTx } from './monitors';
 
 export interface TodoInput {
   goalId: string;
@@ -71,6 +72,7 @@ export function killTodo(kernel: Kernel, todoId: string, reasonText: string): To
       throw new NotAllowedError(`todo ${todoId} is claimed by ${todo.owner}; an agent may not kill another's claim`);
     }
     const cancelledGates = pendingGateIds(tx.db, todoId);
+    cancelWaitingMonitorInTx(tx, todoId, `todo killed: ${reason}`);
     tx.emit({ kind: 'todo.killed', goalId: todo.goalId, todoId, data: { reason, previousOwner: todo.owner, cancelledGates } });
     return getTodo(tx.db, todoId);
   });

@@ -54,7 +54,7 @@ export function evidenceCount(db: SqliteDb, todoId: string): number {
   return Number(db.prepare('SELECT evidence_count AS n FROM todos WHERE id = ?').get(todoId)?.n ?? 0);
 }
 
-export function nextNum(db: SqliteDb, table: 'goals' | 'todos' | 'gates' | 'handoffs' | 'turns'): number {
+export function nextNum(db: SqliteDb, table: 'goals' | 'todos' | 'gates' | 'handoffs' | 'turns' | 'monitors'): number {
   return Number(db.prepare(`SELECT coalesce(max(num), 0) + 1 AS n FROM ${table}`).get()?.n ?? 1);
 }
 

@@ -49,10 +49,14 @@ export function openTurns(db: SqliteDb): Turn[] {
 
 /**
  * should-run's `no_change`: the goal's last finished turn made no validated progress, and not one event about the
- * goal has happened since it ended. Only a change (a human's decision, a new todo, an agent's write) lifts it.
+ * goal has happened since it ended. Only a change (a human's decision, a new todo, an agent's write, a monitor that
+ * fired) lifts it.
  */
 export function stuckSinceLastTurn(db: SqliteDb, goalId: string): boolean {
   const last = db.prepare('SELECT result_kind, end_seq FROM turns WHERE goal_id = ? AND ended_at IS NOT NULL ORDER BY num DESC LIMIT 1').get(goalId);
   if (!last || last.result_kind === 'validated_progress' || last.result_kind === 'validated_completion') return false;
-  return db.prepare('SELECT 1 FROM events WHERE seq > ? AND goal_id = ? LIMIT 1').get(Number(last.end_seq), goalId) === undefined;
+  // A monitor's routine runs are not a change; its firing (or expiring, or being cancelled) is.
+  return db
+    .prepare(`SELECT 1 FROM events WHERE seq > ? AND goal_id = ? AND kind NOT IN ('monitor.run_claimed', 'monitor.checked') LIMIT 1`)
+    .get(Number(last.end_seq), goalId) === undefined;
 }
