@@ -47,7 +47,9 @@ function toLoopxError(error: unknown): LoopxError {
 
 /** Runs one CLI invocation and returns its exit code. Never rejects. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const json = argv.includes('--json');
+  // Only loopx's own options count: after `--` comes a command line `evidence run` passes on untouched.
+  const dashDash = argv.indexOf('--');
+  const json = (dashDash === -1 ? argv : argv.slice(0, dashDash)).includes('--json');
   const emit = (envelope: Envelope, text: string | null, code: number): number => {
     if (json) io.stdout(`${JSON.stringify(envelope)}\n`);
     else if (text !== null) (code === 0 ? io.stdout : io.stderr)(`${text}\n`);

@@ -63,7 +63,9 @@ export type RefusalCode =
   | 'busy'
   | 'should_not_run'
   | 'backup_broken'
-  | 'schema_mismatch';
+  | 'schema_mismatch'
+  | 'check_required'
+  | 'check_failed';
 
 export class AlreadyClaimedError extends RefusedError {
   constructor(todoId: string, owner: string, until: string) {

@@ -14,6 +14,8 @@ import { finishTurn, startTurn } from './ops/turns';
 import { verifyChain } from './events/log';
 import { checkReplay } from './replay';
 import { GOAL_STATUSES } from './model';
+import { setGoalCheck, setTodoCheck } from './ops/checks';
+import { recordEvidenceRun } from './ops/evidenceRun';
 import { addMonitor, cancelMonitor, claimDueRun, recordRun, settleDue } from './ops/monitors';
 import type { CommandResult } from './run/runCommand';
 import { sha256 } from './nodeCrypto';
@@ -28,6 +30,7 @@ const op = fc.record({
     'evidence', 'evidence', 'block', 'unblock', 'kill', 'ask', 'decide', 'decide', 'decide', 'spend', 'handoff', 'handoff', 'accept', 'accept', 'tick',
     'turnStart', 'turnStart', 'turnFinish', 'turnFinish',
     'monitor', 'monitor', 'monitor', 'monitorCancel', 'monitorTick', 'monitorTick', 'monitorTick', 'monitorTick',
+    'checkSet', 'evidenceRun', 'evidenceRun',
   ),
   actor: fc.nat(ACTORS.length - 1),
   a: fc.nat(50),
@@ -94,6 +97,20 @@ function apply(s: TestStore, o: Op): void {
         ran.add(claim.monitor.id);
         if ((o.b + i) % 5 !== 0) recordRun(k, claim, iso(s.clock.ms), fakeRun(o.b + i)); // sometimes a ticker dies mid-run
       }
+      break;
+    }
+    case 'checkSet': {
+      // Humans set and clear acceptance checks; agents are refused.
+      const check = o.b % 3 === 0 ? null : `check ${o.b % 2}`;
+      const by = o.b % 5 === 0 ? k : s.kernel.as(human);
+      if (o.a % 2) setGoalCheck(by, goal(), check);
+      else setTodoCheck(by, todo(), check);
+      break;
+    }
+    case 'evidenceRun': {
+      // A kernel run recorded as evidence: often the exact check, passing or not.
+      const command = o.b % 4 === 3 ? 'npm test' : `check ${o.b % 2}`;
+      recordEvidenceRun(k, o.a % 3 ? { todoId: todo() } : { goalId: goal() }, { command, shell: true, kind: 'test' }, fakeRun(o.b));
       break;
     }
     case 'turnFinish': {

@@ -5,6 +5,7 @@ import { formatId, optionalText, parsePriority, requireText } from '../validate'
 import { getGoal, getTodo, getTodoCore, leaseLive, nextNum, pendingGateIds } from '../queries/lookups';
 import { isHuman, requireLiveLease } from './leases';
 import { cancelWaitingMonitorInTx } from './monitors';
+import { parseCheck, requireHumanForCheck } from './checks';
 
 export interface TodoInput {
   goalId: string;
@@ -12,6 +13,8 @@ export interface TodoInput {
   detail?: string;
   priority?: number;
   dependsOn?: string[];
+  /** The todo's own acceptance check (human only); without one, the goal's applies. */
+  check?: string;
 }
 
 export function addTodo(kernel: Kernel, input: TodoInput): Todo {
@@ -21,6 +24,8 @@ export function addTodo(kernel: Kernel, input: TodoInput): Todo {
   const priority = parsePriority(input.priority);
   const dependsOn = [...new Set(input.dependsOn ?? [])];
   if (dependsOn.length > 100) throw new InvalidInputError('a todo may depend on at most 100 others');
+  const check = parseCheck(input.check);
+  if (check !== null) requireHumanForCheck(kernel, 'adding a todo with a check');
   return kernel.write((tx) => {
     const goal = getGoal(tx.db, input.goalId);
     if (goal.status === 'done' || goal.status === 'stopped') {
@@ -29,7 +34,7 @@ export function addTodo(kernel: Kernel, input: TodoInput): Todo {
     for (const dep of dependsOn) getTodoCore(tx.db, dep); // unknown dependency → not found
     const num = nextNum(tx.db, 'todos');
     const id = formatId('todo', num);
-    tx.emit({ kind: 'todo.added', goalId: goal.id, todoId: id, data: { id, num, title, detail, priority, dependsOn } });
+    tx.emit({ kind: 'todo.added', goalId: goal.id, todoId: id, data: { id, num, title, detail, priority, dependsOn, ...(check !== null ? { check } : {}) } });
     return getTodo(tx.db, id);
   });
 }

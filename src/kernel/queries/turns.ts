@@ -24,6 +24,7 @@ export const turnFromRow = (row: Row) => {
     exitCode: row.exit_code === null ? null : r.int('exit_code'),
     spent: r.int('spent') === 1,
     startSeq: r.int('start_seq'),
+    endSeq: r.maybeInt('end_seq'),
   };
 };
 export type Turn = ReturnType<typeof turnFromRow>;
