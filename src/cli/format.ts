@@ -48,6 +48,9 @@ export function todoLine(p: Painter, t: Todo, nowMs: number): string {
   if (t.dependsOn.length) extra.push(`after ${t.dependsOn.join(', ')}`);
   if (t.evidenceCount) extra.push(`${t.evidenceCount} evidence`);
   if (t.reason && (t.status === 'blocked' || t.status === 'killed')) extra.push(oneLine(t.reason, 60));
+  if (t.recurrence) extra.push(`recurs ${clean(t.recurrence.text)}`);
+  if (t.readyAt && t.status === 'open' && Date.parse(t.readyAt) > nowMs) extra.push(`due ${relativeTime(t.readyAt, nowMs)}`);
+  if (t.previousId) extra.push(`follows ${t.previousId}`);
   return `${bits.join('  ')}${extra.length ? p.paint('dim', `  (${extra.join('; ')})`) : ''}`;
 }
 

@@ -58,7 +58,12 @@ function apply(s: TestStore, o: Op): void {
   switch (o.verb) {
     case 'goal': createGoal(k, { title: `goal ${o.a}`, turnsPerWindow: o.b % 4, windowHours: 1, maxConcurrent: 1 + (o.b % 2) }); break;
     case 'goalStatus': setGoalStatus(k, goal(), GOAL_STATUSES[o.b % 5 === 0 ? o.b % 4 : 0] as (typeof GOAL_STATUSES)[number]); break;
-    case 'todo': addTodo(k, { goalId: goal(), title: `todo ${o.b}`, priority: o.b % 4, dependsOn: o.b % 3 === 0 ? [pick(s, 'todos', o.b)] : [] }); break;
+    case 'todo': {
+      // Some recur: on an interval, daily at a time, or on a cron schedule (each occurrence that ends adds the next).
+      const recurrence = [undefined, undefined, { every: 600 + o.b * 60 }, { every: 86400, at: `0${o.b % 10}:30`, tz: 'UTC' }, { cron: `${o.b % 60} * * * *`, tz: 'UTC' }][o.a % 5];
+      addTodo(k, { goalId: goal(), title: `todo ${o.b}`, priority: o.b % 4, dependsOn: o.b % 3 === 0 ? [pick(s, 'todos', o.b)] : [], recurrence });
+      break;
+    }
     case 'claim': claimTodo(k, todo(), { leaseSeconds: 60 + o.b * 10 }); break;
     case 'claimNext': claimNext(k, { leaseSeconds: 60 + o.b * 10 }); break;
     case 'renew': renewTodo(k, todo()); break;
@@ -67,7 +72,7 @@ function apply(s: TestStore, o: Op): void {
     case 'evidence': addEvidence(k, o.b % 3 ? { todoId: todo(), summary: `s${o.b}` } : { goalId: goal(), summary: `g${o.b}` }); break;
     case 'block': blockTodo(k, todo(), `reason ${o.b}`); break;
     case 'unblock': unblockTodo(k, todo()); break;
-    case 'kill': killTodo(k, todo(), `kill ${o.b}`); break;
+    case 'kill': killTodo(k, todo(), `kill ${o.b}`, { endSeries: o.b % 4 === 0 }); break;
     case 'ask': askGate(k, o.b % 2 ? { todoId: todo(), question: `q${o.b}` } : { goalId: goal(), question: `gq${o.b}` }); break;
     case 'decide': decideGate(o.b % 4 ? s.kernel.as(human) : k, pick(s, 'gates', o.a), o.b % 2 ? 'approved' : 'rejected'); break;
     case 'spend': spendQuota(k, goal(), `turn-${o.b % 7}`); break;

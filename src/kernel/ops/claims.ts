@@ -9,6 +9,7 @@ import { nextClaimable, readiness } from '../queries/ready';
 import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS, isHuman, requireLiveLease } from './leases';
 import { emitEvidence, prepareEvidence } from './evidence';
 import { requireCheckPassed } from './checks';
+import { scheduleNextOccurrence } from './todos';
 
 export interface Claim {
   todo: Todo;
@@ -129,6 +130,7 @@ export function shipTodo(kernel: Kernel, todoId: string, input: ShipInput = {}):
     }
     if (prepared) emitEvidence(tx, todo.goalId, todoId, prepared);
     tx.emit({ kind: 'todo.shipped', goalId: todo.goalId, todoId, data: { previousOwner: todo.owner as string } });
+    scheduleNextOccurrence(tx, todoId);
     return getTodo(tx.db, todoId);
   });
 }

@@ -84,7 +84,7 @@ export function shouldRun(db: SqliteDb, goal: Goal, nowMs: number, known: { quot
   if (quota.remaining === 0) return no('budget_exhausted', goal.policy.turnsPerWindow === 0 ? null : quota.nextSlotAt);
   if (quota.liveClaims >= goal.policy.maxConcurrent) return no('concurrency_limit', earliestLeaseExpiry(db, goal.id, at));
   if (quota.cooldownUntil) return no('cooldown', quota.cooldownUntil);
-  if (stuckSinceLastTurn(db, goal.id)) return no('no_change', null);
+  if (stuckSinceLastTurn(db, goal.id, at)) return no('no_change', null);
   return { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining };
 }
 
