@@ -19,6 +19,9 @@ import { TurnRunner } from './turns/turnRunner';
 import { AutoRunner } from './turns/autoRunner';
 import { TurnRecovery } from './turns/turnRecovery';
 import type { ExtensionContextLike } from './commands/context';
+import { type MonitorNode, MonitorsTreeProvider } from './views/monitorsTree';
+import { MonitorTicker } from './monitors/monitorTicker';
+import { MonitorNotifier } from './monitors/monitorNotifier';
 
 /** The composition root: builds every part once and owns their disposal. */
 export class LoopxApp extends Disposable {
@@ -35,6 +38,10 @@ export class LoopxApp extends Disposable {
   readonly autoRunner: AutoRunner;
   readonly witness: LogWitness;
   readonly turnRecovery: TurnRecovery;
+  readonly monitorsTree: MonitorsTreeProvider;
+  readonly monitorTicker: MonitorTicker;
+  readonly monitorNotifier: MonitorNotifier;
+  readonly monitorsView: vscode.TreeView<MonitorNode>;
 
   /** The open board panel, if any (tests reach the extension's instance through here). */
   get board(): BoardPanel | undefined {
@@ -62,12 +69,26 @@ export class LoopxApp extends Disposable {
     const gatesView = this.register(vscode.window.createTreeView('loopx.gates', { treeDataProvider: this.gatesTree }));
     const evidenceView = this.register(vscode.window.createTreeView('loopx.evidence', { treeDataProvider: this.evidenceTree }));
     this.register(vscode.window.createTreeView('loopx.agents', { treeDataProvider: this.agentsTree }));
+    this.monitorsTree = this.register(new MonitorsTreeProvider(this.model));
+    const monitorsView = (this.monitorsView = this.register(vscode.window.createTreeView('loopx.monitors', { treeDataProvider: this.monitorsTree })));
+    this.monitorTicker = this.register(new MonitorTicker(this.session, this.model, this.log));
+    this.monitorNotifier = this.register(new MonitorNotifier(this.model));
+    // The Monitors view says when this window does not run checks, and why (an untrusted workspace, a setting).
+    const showTickerState = () => {
+      const state = this.monitorTicker.state;
+      monitorsView.message = !state.ticking && state.why !== 'no_store' ? state.message : undefined;
+      const waiting = this.monitorsTree.waitingCount();
+      monitorsView.description = waiting ? `${waiting} waiting` : undefined;
+    };
+    this.register(this.monitorTicker.onDidChangeState(showTickerState));
+    this.register(this.model.onDidChange(showTickerState));
     this.register(new VirtualDocuments(this.session, this.model));
     this.statusBar = this.register(new QuotaStatusBar(this.model));
     this.gateNotifier = this.register(new GateNotifier(this.model));
     this.register(new WakeClock(this.model, () => {
       this.goalsTree.refreshTimes();
       this.agentsTree.refreshTimes();
+      this.monitorsTree.refreshTimes();
       this.statusBar.render();
     }));
 
@@ -84,7 +105,7 @@ export class LoopxApp extends Disposable {
     };
     this.register(this.model.onDidChange(updateBadge));
 
-    const ctx: ExtensionContextLike = { session: this.session, model: this.model, log: this.log, me: actor.name, extensionUri: host.extensionUri, cliCommand: host.cliCommand, goalsTree: this.goalsTree, witness: this.witness };
+    const ctx: ExtensionContextLike = { session: this.session, model: this.model, log: this.log, me: actor.name, extensionUri: host.extensionUri, cliCommand: host.cliCommand, goalsTree: this.goalsTree, witness: this.witness, monitors: this.monitorTicker };
     this.turns = this.register(new TurnRunner(ctx));
     ctx.turns = this.turns;
     this.autoRunner = this.register(new AutoRunner(this.model, this.turns, this.log));
@@ -92,5 +113,6 @@ export class LoopxApp extends Disposable {
     for (const d of registerCommands(ctx)) this.register(d);
     this.session.tryOpen();
     updateBadge();
+    showTickerState();
   }
 }

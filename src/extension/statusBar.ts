@@ -53,7 +53,12 @@ export class QuotaStatusBar extends Disposable {
     const now = Date.now();
     const q = goal.quota;
     const answer = goal.shouldRun;
-    const wake = !answer.run && answer.nextWakeAt ? ` · wake ${clockTime(answer.nextWakeAt, now)}` : '';
+    // The wake time already counts the next monitor check (should-run's nextWakeAt does); the eye says so.
+    const waiting = this.model.monitors().filter((m) => m.status === 'waiting' && m.goalId === goal.id);
+    const nextCheck = waiting.map((m) => m.nextCheckAt).filter((t): t is string => t !== null).sort()[0];
+    const moments = waiting.flatMap((m) => [m.nextCheckAt, m.expiresAt]).filter((t): t is string => t !== null);
+    const byMonitor = !answer.run && answer.nextWakeAt !== null && moments.includes(answer.nextWakeAt);
+    const wake = !answer.run && answer.nextWakeAt ? ` · ${byMonitor ? '$(eye) ' : ''}wake ${clockTime(answer.nextWakeAt, now)}` : '';
     // Exhausted is about the budget, whatever else should-run reports first (no ready work, a gate…).
     const exhausted = q.remaining === 0;
     item.text = `${exhausted ? '$(warning)' : '$(pulse)'} ${goal.id} ${q.spent}/${q.turnsPerWindow}${wake}`;
@@ -66,6 +71,10 @@ export class QuotaStatusBar extends Disposable {
     else if (!answer.run) md.appendMarkdown(', waits for a human');
     md.appendMarkdown('\n\n');
     if (goal.nextTodo) md.appendMarkdown(`$(arrow-right) next: ${goal.nextTodo.id} `).appendText(clean(goal.nextTodo.title));
+    if (waiting.length) {
+      md.appendMarkdown(`\n\n$(eye) ${waiting.length} monitor${waiting.length === 1 ? '' : 's'} waiting`);
+      if (nextCheck) md.appendMarkdown(`, next check ${clockTime(nextCheck, now)}`);
+    }
     item.tooltip = md;
     item.accessibilityInformation = { label: `LoopX ${goal.id}: ${q.spent} of ${q.turnsPerWindow} turns spent; should run ${answer.run ? 'yes' : `no, ${answer.reason}`}` };
     item.show();

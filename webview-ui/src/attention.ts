@@ -47,6 +47,9 @@ function itemContent(item: AttentionItem, on: AttentionHandlers): (HTMLElement |
         h('span', { class: 'actions' },
           button('Release', 'debug-step-back', () => on.todo('release', item.todoId)),
           button('Reassign', 'person-add', () => on.todo('reassign', item.todoId)))];
+    case 'monitor':
+      return [icon('eye', 'monitor'), h('span', { class: 'what' }, link(item.todoId, on), ` ${item.title} · ${item.monitorId} cannot run `, h('code', { text: item.check }), ': ', h('em', { text: item.error })),
+        h('span', { class: 'actions' }, button('Cancel monitor', 'close', () => on.todo('cancelMonitor', item.todoId)))];
     case 'budget':
       return [icon('dashboard', 'budget'), h('span', { class: 'what', text: `${item.goalId} ${item.title} · budget spent${item.nextWakeAt ? `; next slot at ${new Date(item.nextWakeAt).toLocaleTimeString()}` : ''}` })];
   }

@@ -21,10 +21,10 @@ export function icon(name: string, label?: string): HTMLElement {
   return h('span', { class: `codicon codicon-${name}`, 'aria-hidden': label ? undefined : 'true', title: label, role: label ? 'img' : undefined, 'aria-label': label });
 }
 
-/** "12m", "1h 5m", "lapsed": a lease countdown. */
-export function countdown(isoTime: string, nowMs: number): string {
+/** "12m", "1h 5m", "lapsed": a lease countdown (or a check's: "due" once its time came). */
+export function countdown(isoTime: string, nowMs: number, past = 'lapsed'): string {
   const seconds = Math.round((Date.parse(isoTime) - nowMs) / 1000);
-  if (seconds <= 0) return 'lapsed';
+  if (seconds <= 0) return past;
   if (seconds < 90) return `${seconds}s`;
   const minutes = Math.round(seconds / 60);
   return minutes < 90 ? `${minutes}m` : `${Math.floor(minutes / 60)}h ${minutes % 60}m`;

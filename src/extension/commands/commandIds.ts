@@ -28,6 +28,8 @@ export const COMMANDS = {
   showMoreTodos: 'loopx.showMoreTodos',
   backupStore: 'loopx.backupStore',
   restoreBackup: 'loopx.restoreBackup',
+  cancelMonitor: 'loopx.cancelMonitor',
+  checkMonitorsNow: 'loopx.checkMonitorsNow',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

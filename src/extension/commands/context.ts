@@ -7,6 +7,7 @@ import type { Log } from '../util/log';
 import type { TurnRunner } from '../turns/turnRunner';
 import type { GoalsTreeProvider } from '../views/goalsTree';
 import type { LogWitness } from '../store/logWitness';
+import type { MonitorTicker } from '../monitors/monitorTicker';
 import type { CommandId } from './commandIds';
 
 /** What every command gets. Built once by the composition root. */
@@ -26,6 +27,8 @@ export interface ExtensionContextLike {
   goalsTree?: GoalsTreeProvider;
   /** Remembers the newest event outside the store, to notice a log cut short. */
   witness?: LogWitness;
+  /** Runs due monitor checks while the window is open (trusted workspaces only). */
+  monitors?: MonitorTicker;
 }
 
 export interface CommandDefinition {

@@ -12,6 +12,7 @@ import { refresh, showLogs, showQuota, showStatus, verifyLog } from './inspect';
 import { openBoard, showMoreTodos } from './openBoard';
 import { backupStore, restoreBackup } from './backup';
 import { reviewPacket, runTurn } from './turns';
+import { cancelMonitor, checkMonitorsNow } from './monitors';
 
 /** The table every command is registered from. */
 export const COMMAND_TABLE: readonly CommandDefinition[] = [
@@ -20,6 +21,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   askGate, approveGate, rejectGate,
   addEvidence, showEvidence, openArtifact,
   verifyLog, showStatus, showQuota, refresh, showLogs, openBoard, runTurn, reviewPacket, showMoreTodos, backupStore, restoreBackup,
+  cancelMonitor, checkMonitorsNow,
 ];
 
 export function registerCommands(ctx: ExtensionContextLike): IDisposable[] {
