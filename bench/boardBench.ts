@@ -32,6 +32,12 @@ function snapshot(): BoardSnapshot {
       gates: i % 50 === 0 ? [`Q${i / 50 + 1}`] : [],
       goalActive: true,
       revision: 1,
+      // Some open cards wait on a monitor, as a board with CI watches does.
+      monitor: status === 'open' && i % 30 === 0
+        ? { id: `M${i + 1}`, kind: 'check', check: 'gh run view 42 --exit-status', until: 'exit0', everySeconds: 300, nextCheckAt: new Date(now + 120_000).toISOString(), expiresAt: null, lastRun: { n: 3, at: new Date(now - 180_000).toISOString(), exitCode: 1, durationMs: 900, error: null } }
+        : null,
+      recurrence: null,
+      waitsUntil: null,
     };
   });
   return {

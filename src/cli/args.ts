@@ -17,6 +17,8 @@ export interface PositionalSpec {
   name: string;
   description: string;
   required?: boolean;
+  /** The last positional only: takes every remaining argument (a command line after `--`). */
+  rest?: boolean;
 }
 
 export type FlagValue = string | number | boolean | string[];
@@ -26,6 +28,8 @@ export class Args {
   constructor(
     readonly positionals: string[],
     private readonly flags: Map<string, FlagValue>,
+    /** How many positionals came before `--` (all of them when there was none). */
+    readonly beforeDashDash: number = positionals.length,
   ) {}
 
   has(name: string): boolean {
@@ -92,6 +96,7 @@ export function parseArgs(
   const positionals: string[] = [];
   const hint = `see: loopx ${commandName} --help`;
   let onlyPositionals = false;
+  let beforeDashDash: number | undefined;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] as string;
     if (onlyPositionals || !token.startsWith('-') || token === '-') {
@@ -100,6 +105,7 @@ export function parseArgs(
     }
     if (token === '--') {
       onlyPositionals = true;
+      beforeDashDash = positionals.length;
       continue;
     }
     if (token === '-h') {
@@ -129,8 +135,9 @@ export function parseArgs(
     else if (flags.has(name)) throw new InvalidInputError(`--${name} was given more than once`, hint);
     else flags.set(name, value);
   }
-  if (flags.get('help') === true) return new Args(positionals, flags);
-  if (positionals.length > positionalSpecs.length) {
+  if (flags.get('help') === true) return new Args(positionals, flags, beforeDashDash);
+  const rest = positionalSpecs[positionalSpecs.length - 1]?.rest === true;
+  if (!rest && positionals.length > positionalSpecs.length) {
     throw new InvalidInputError(`unexpected argument ${JSON.stringify(positionals[positionalSpecs.length])}`, hint);
   }
   positionalSpecs.forEach((p, index) => {
@@ -139,5 +146,5 @@ export function parseArgs(
   for (const [name, spec] of Object.entries(flagSpecs)) {
     if (spec.required && !flags.has(name)) throw new InvalidInputError(`--${name} is required`, hint);
   }
-  return new Args(positionals, flags);
+  return new Args(positionals, flags, beforeDashDash);
 }

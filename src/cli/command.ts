@@ -25,8 +25,13 @@ export interface CommandContext {
 export interface CommandResult {
   data: unknown;
   text: string;
-  /** A non-zero exit that still carries data (log verify, doctor). */
-  failure?: { code: string; message: string; hint?: string; exitCode: 3 };
+  /**
+   * A non-zero exit that still carries data (log verify, doctor: 3). `evidence run` passes on the exit status of
+   * the command it ran this way; the evidence of that failing run is recorded all the same.
+   */
+  failure?: { code: string; message: string; hint?: string; exitCode: number };
+  /** A `mutates` command that in the end changed nothing (a tick with nothing due): STATUS.md stays as it is. */
+  unchanged?: boolean;
 }
 
 export interface Command {
@@ -49,5 +54,5 @@ export interface Command {
   readOnly?: boolean;
   /** Writes the store (STATUS.md is regenerated after success). */
   mutates?: boolean;
-  run(ctx: CommandContext): CommandResult;
+  run(ctx: CommandContext): CommandResult | Promise<CommandResult>;
 }

@@ -1,5 +1,7 @@
 import type { Gate, Goal, Todo } from '../kernel/model';
 import type { Evidence } from '../kernel/queries/evidence';
+import type { Monitor, MonitorRun } from '../kernel/queries/monitors';
+import { formatDuration } from '../kernel/time';
 
 /** Human output for the terminal. Everything printed from the store passes through `clean` (no terminal escapes). */
 import { clean, oneLine, relativeTime } from '../protocol/display';
@@ -30,6 +32,9 @@ const STATUS_STYLE: Record<string, Style> = {
   approved: 'green',
   rejected: 'red',
   cancelled: 'dim',
+  waiting: 'magenta',
+  fired: 'green',
+  expired: 'yellow',
 };
 
 export function statusTag(p: Painter, status: string): string {
@@ -43,6 +48,9 @@ export function todoLine(p: Painter, t: Todo, nowMs: number): string {
   if (t.dependsOn.length) extra.push(`after ${t.dependsOn.join(', ')}`);
   if (t.evidenceCount) extra.push(`${t.evidenceCount} evidence`);
   if (t.reason && (t.status === 'blocked' || t.status === 'killed')) extra.push(oneLine(t.reason, 60));
+  if (t.recurrence) extra.push(`recurs ${clean(t.recurrence.text)}`);
+  if (t.readyAt && t.status === 'open' && Date.parse(t.readyAt) > nowMs) extra.push(`due ${relativeTime(t.readyAt, nowMs)}`);
+  if (t.previousId) extra.push(`follows ${t.previousId}`);
   return `${bits.join('  ')}${extra.length ? p.paint('dim', `  (${extra.join('; ')})`) : ''}`;
 }
 
@@ -69,8 +77,27 @@ export function list<T>(items: T[], render: (item: T) => string, empty: string):
 }
 
 export function evidenceLine(p: Painter, e: Evidence, nowMs: number): string {
-  const head = `#${e.seq} ${e.todoId ?? e.goalId} [${clean(e.kind)}] ${oneLine(e.summary, 90)}`;
-  const meta = p.paint('dim', `(${clean(e.actor)}, ${relativeTime(e.at, nowMs)})`);
+  const source = e.source === 'kernel' ? p.paint(e.run?.exitCode === 0 ? 'green' : 'red', 'kernel-verified ') : '';
+  const head = `#${e.seq} ${e.todoId ?? e.goalId} [${clean(e.kind)}] ${source}${oneLine(e.summary, 90)}`;
+  const meta = p.paint('dim', `(${e.source === 'kernel' ? `asked by ${clean(e.actor)}` : clean(e.actor)}, ${relativeTime(e.at, nowMs)})`);
   const files = e.artifacts.map((a) => `\n    ${clean(a.path)}  sha256:${a.sha256.slice(0, 12)}…  ${a.bytes} B`).join('');
   return `${head}  ${meta}${files}`;
+}
+
+/** What a run did, in a few words: "exit 0 in 1.2 s", "killed at its time limit of 60 s". */
+export function runOutcome(run: Pick<MonitorRun, 'exitCode' | 'durationMs' | 'error'>): string {
+  const took = run.durationMs < 10_000 ? `${(run.durationMs / 1000).toFixed(1)} s` : `${Math.round(run.durationMs / 1000)} s`;
+  return run.error ? `${clean(run.error)} after ${took}` : `exit ${run.exitCode} in ${took}`;
+}
+
+export function monitorLine(p: Painter, m: Monitor, nowMs: number): string {
+  const what = m.kind === 'timer' ? 'timer' : `\`${oneLine(m.check ?? '', 60)}\` every ${formatDuration(m.everySeconds ?? 0)} until ${clean(m.until)}`;
+  const when =
+    m.status === 'waiting'
+      ? m.kind === 'timer'
+        ? `fires ${relativeTime(m.nextCheckAt, nowMs)}`
+        : `next check ${relativeTime(m.nextCheckAt, nowMs)}${m.expiresAt ? `, expires ${relativeTime(m.expiresAt, nowMs)}` : ''}`
+      : `ended ${relativeTime(m.endedAt, nowMs)}`;
+  const last = m.lastRun ? `; run ${m.lastRun.n}: ${runOutcome(m.lastRun)}` : '';
+  return `${p.paint('bold', m.id.padEnd(4))} ${statusTag(p, m.status)}  ${m.todoId}: ${what}  ${p.paint('dim', `(${when}${last})`)}`;
 }

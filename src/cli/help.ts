@@ -9,9 +9,10 @@ function flagUsage(name: string, spec: FlagSpec): string {
 }
 
 export function usageLine(c: Command): string {
-  const positionals = (c.positionals ?? []).map((p) => (p.required ? p.name : `[${p.name}]`));
+  const positionals = (c.positionals ?? []).filter((p) => !p.rest).map((p) => (p.required ? p.name : `[${p.name}]`));
+  const rest = (c.positionals ?? []).filter((p) => p.rest).map((p) => `-- ${p.name}`);
   const flags = Object.entries(c.flags ?? {}).map(([n, s]) => flagUsage(n, s));
-  return ['loopx', ...c.name, ...positionals, ...flags].join(' ');
+  return ['loopx', ...c.name, ...positionals, ...flags, ...rest].join(' ');
 }
 
 function describeFlags(flags: Record<string, FlagSpec>): string[] {

@@ -16,14 +16,16 @@ if (argv[0] === 'mcp' && !argv.includes('--help') && !argv.includes('-h')) {
   });
 } else {
   // Entry point of the bundled CLI (dist/cli.js, started by bin/loopx).
-  process.exitCode = runCli(argv, {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  env: process.env,
-  cwd: process.cwd(),
-  isTty: process.stdout.isTTY === true,
-  // isatty, not process.stdin.isTTY: creating the stdin stream would make fd 0 non-blocking for readLineSync.
-  interactive: isatty(0) && isatty(1),
-  readLine: readLineSync,
+  void runCli(argv, {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+    isTty: process.stdout.isTTY === true,
+    // isatty, not process.stdin.isTTY: creating the stdin stream would make fd 0 non-blocking for readLineSync.
+    interactive: isatty(0) && isatty(1),
+    readLine: readLineSync,
+  }).then((code) => {
+    process.exitCode = code;
   });
 }

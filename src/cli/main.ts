@@ -71,9 +71,11 @@ function toLoopxError(error: unknown): LoopxError {
   return new LoopxError('internal', message, EXIT.internal, 'this is a loopx bug; rerun with LOOPX_DEBUG=1 for a stack trace');
 }
 
-/** Runs one CLI invocation and returns its exit code. Never throws. */
-export function runCli(argv: readonly string[], io: CliIo): number {
-  const json = argv.includes('--json');
+/** Runs one CLI invocation and returns its exit code. Never rejects. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  // Only loopx's own options count: after `--` comes a command line `evidence run` passes on untouched.
+  const dashDash = argv.indexOf('--');
+  const json = (dashDash === -1 ? argv : argv.slice(0, dashDash)).includes('--json');
   const emit = (envelope: Envelope, text: string | null, code: number): number => {
     // Deceptive characters already in the store: \u escapes in JSON (the same value), <U+202E> in text.
     if (json) io.stdout(`${escapeHiddenJson(JSON.stringify(envelope))}\n`);
@@ -114,8 +116,10 @@ export function runCli(argv: readonly string[], io: CliIo): number {
       initRoot: () => initRootDir(where),
       kernel: () => (kernel ??= Kernel.open(locateRoot(where), { actor, readOnly: command.readOnly === true })),
     };
-    const result: CommandResult = command.run(ctx);
-    if (command.mutates && kernel) refreshStatusMd(kernel, io);
+    // Most commands answer synchronously; a few (monitor tick, evidence run) wait for a process they run.
+    const returned = command.run(ctx);
+    const result: CommandResult = returned instanceof Promise ? await returned : returned;
+    if (command.mutates && kernel && !result.unchanged) refreshStatusMd(kernel, io);
     if (result.failure) {
       const { code, message, hint, exitCode } = result.failure;
       if (!json) io.stdout(`${revealHidden(result.text)}\n`);

@@ -37,17 +37,21 @@ import { turnList } from './commands/turnList';
 import { reviewPacket } from './commands/reviewPacket';
 import { agentsMd } from './commands/agentsMd';
 import { mcp } from './commands/mcp';
+import { evidenceRun } from './commands/evidenceRun';
+import { goalSetCheck, todoSetCheck } from './commands/setCheck';
+import { monitorAdd, monitorCancel, monitorList, monitorShow, monitorTick } from './commands/monitor';
 
 /** Every command, in the order help lists them. */
 export const COMMANDS: readonly Command[] = [
   init,
   status,
-  goalCreate, goalList, goalShow, goalPause, goalResume, goalDone, goalStop,
-  todoAdd, todoList, todoNext, todoClaim, todoRenew, todoRelease, todoShip, todoBlock, todoUnblock, todoKill,
-  evidenceAdd, evidenceList,
+  goalCreate, goalList, goalShow, goalPause, goalResume, goalDone, goalStop, goalSetCheck,
+  todoAdd, todoList, todoNext, todoClaim, todoRenew, todoRelease, todoShip, todoBlock, todoUnblock, todoKill, todoSetCheck,
+  evidenceAdd, evidenceRun, evidenceList,
   gateAsk, gateList, gateApprove, gateReject,
   quotaShow, quotaShouldRun, quotaSpend,
   handoff, handoffAccept,
+  monitorAdd, monitorList, monitorShow, monitorCancel, monitorTick,
   history, logVerify, logAccept, doctor, backup, restore,
   turnStart, turnFinish, turnList, reviewPacket, agentsMd, mcp,
 ];

@@ -8,6 +8,7 @@ import type { GoalsNode } from './views/goalsTree';
 import type { GateNode } from './views/gatesTree';
 import type { EvidenceNode } from './views/evidenceTree';
 import type { AgentNode } from './views/agentsTree';
+import type { MonitorNode } from './views/monitorsTree';
 import { FolderTree, type FolderNode } from './views/folderTree';
 import { VirtualDocuments } from './views/virtualDocuments';
 import { QuotaStatusBar } from './statusBar';
@@ -27,6 +28,8 @@ export class LoopxApp extends Disposable {
   readonly gatesTree: FolderTree<GateNode> & { pendingCount(): number };
   readonly evidenceTree: FolderTree<EvidenceNode> & { readonly scope: string };
   readonly agentsTree: FolderTree<AgentNode>;
+  readonly monitorsTree: FolderTree<MonitorNode>;
+  readonly monitorsView: vscode.TreeView<MonitorNode | FolderNode>;
   readonly statusBar: QuotaStatusBar;
   readonly goalsView: vscode.TreeView<GoalsNode | FolderNode>;
 
@@ -59,6 +62,15 @@ export class LoopxApp extends Disposable {
     const gatesView = this.register(vscode.window.createTreeView('loopx.gates', { treeDataProvider: this.gatesTree }));
     const evidenceView = this.register(vscode.window.createTreeView('loopx.evidence', { treeDataProvider: this.evidenceTree }));
     this.register(vscode.window.createTreeView('loopx.agents', { treeDataProvider: this.agentsTree }));
+    this.monitorsTree = this.register(new FolderTree<MonitorNode>(this.folders, (f) => f.monitorsTree, (f) => `${f.monitorsTree.waitingCount()} waiting`));
+    const monitorsView = (this.monitorsView = this.register(vscode.window.createTreeView('loopx.monitors', { treeDataProvider: this.monitorsTree })));
+    // The Monitors view says when this window does not run checks, and why (an untrusted workspace, a setting).
+    const showTickerState = () => {
+      const idle = this.folders.withStore.map((f) => f.monitorTicker.state).find((state) => !state.ticking && state.why !== 'no_store');
+      monitorsView.message = idle && !idle.ticking ? idle.message : undefined;
+      const waiting = this.folders.withStore.reduce((n, f) => n + f.monitorsTree.waitingCount(), 0);
+      monitorsView.description = waiting ? `${waiting} waiting` : undefined;
+    };
     this.register(new VirtualDocuments(this.folders));
     this.statusBar = this.register(new QuotaStatusBar(this.folders));
 
@@ -85,9 +97,12 @@ export class LoopxApp extends Disposable {
         clocks.set(f, this.register(new WakeClock(f.model, () => {
           f.goalsTree.refreshTimes();
           f.agentsTree.refreshTimes();
+          f.monitorsTree.refreshTimes();
           this.statusBar.render();
         })));
         this.register(f.model.onDidChange(updateBadge));
+        this.register(f.model.onDidChange(showTickerState));
+        this.register(f.monitorTicker.onDidChangeState(showTickerState));
       }
       for (const [f, clock] of clocks) {
         if (this.folders.all.includes(f)) continue;
@@ -95,6 +110,7 @@ export class LoopxApp extends Disposable {
         clocks.delete(f);
       }
       updateBadge();
+      showTickerState();
     };
     this.register(this.folders.onDidChange(onFolders));
     for (const folder of workspaceFolders) this.folders.add(folder);
@@ -148,6 +164,14 @@ export class LoopxApp extends Disposable {
 
   get gateNotifier() {
     return this.primary.gateNotifier;
+  }
+
+  get monitorTicker() {
+    return this.primary.monitorTicker;
+  }
+
+  get monitorNotifier() {
+    return this.primary.monitorNotifier;
   }
 
   /** The open board panel, if any (tests reach the extension's instance through here). */

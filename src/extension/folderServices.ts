@@ -14,6 +14,9 @@ import { TurnRunner } from './turns/turnRunner';
 import { AutoRunner } from './turns/autoRunner';
 import { TurnRecovery } from './turns/turnRecovery';
 import type { ExtensionContextLike } from './commands/context';
+import { MonitorsTreeProvider } from './views/monitorsTree';
+import { MonitorTicker } from './monitors/monitorTicker';
+import { MonitorNotifier } from './monitors/monitorNotifier';
 
 /** What every folder's services share: the window's log, the person, where the extension and its CLI are. */
 export interface SharedServices {
@@ -43,6 +46,9 @@ export class FolderServices extends Disposable {
   readonly turns: TurnRunner;
   readonly autoRunner: AutoRunner;
   readonly turnRecovery: TurnRecovery;
+  readonly monitorsTree: MonitorsTreeProvider;
+  readonly monitorTicker: MonitorTicker;
+  readonly monitorNotifier: MonitorNotifier;
   readonly ctx: ExtensionContextLike;
 
   constructor(
@@ -60,9 +66,12 @@ export class FolderServices extends Disposable {
     this.evidenceTree = this.register(new EvidenceTreeProvider(this.model, this.root));
     this.agentsTree = this.register(new AgentsTreeProvider(this.model));
     this.gateNotifier = this.register(new GateNotifier(this.model, this.root));
+    this.monitorsTree = this.register(new MonitorsTreeProvider(this.model));
+    this.monitorTicker = this.register(new MonitorTicker(this.session, this.model, log));
+    this.monitorNotifier = this.register(new MonitorNotifier(this.model));
     const ctx: ExtensionContextLike = {
       session: this.session, model: this.model, log, me: actor.name, extensionUri: shared.extensionUri, cliCommand: shared.cliCommand,
-      goalsTree: this.goalsTree, witness: this.witness,
+      goalsTree: this.goalsTree, witness: this.witness, monitors: this.monitorTicker,
     };
     this.turns = this.register(new TurnRunner(ctx));
     ctx.turns = this.turns;

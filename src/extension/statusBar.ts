@@ -4,6 +4,7 @@ import { clean, clockTime } from '../protocol/display';
 import { shouldRunReason } from '../protocol/shouldRunWords';
 import { Disposable, toDisposable } from './util/lifecycle';
 import type { Folders } from './folders';
+import type { StoreModel } from './store/storeModel';
 import type { FolderServices } from './folderServices';
 import { inFolder } from './commands/inFolder';
 import { COMMANDS } from './commands/commandIds';
@@ -39,7 +40,7 @@ export class QuotaStatusBar extends Disposable {
   render(): void {
     const grouped = this.folders.grouped;
     const active = this.folders.withStore.flatMap((folder) =>
-      (folder.model.status()?.goals ?? []).filter((g) => g.status === 'active').map((goal) => ({ key: `${folder.root}#${goal.id}`, goal, folder: grouped ? folder.name : undefined })),
+      (folder.model.status()?.goals ?? []).filter((g) => g.status === 'active').map((goal) => ({ key: `${folder.root}#${goal.id}`, goal, model: folder.model, folder: grouped ? folder.name : undefined })),
     );
     for (const [key, item] of this.goals) {
       if (!active.some((a) => a.key === key)) {
@@ -47,7 +48,7 @@ export class QuotaStatusBar extends Disposable {
         this.goals.delete(key);
       }
     }
-    active.forEach((a, index) => this.renderGoal(a.key, a.goal, index, a.folder));
+    active.forEach((a, index) => this.renderGoal(a.key, a.goal, a.model, index, a.folder));
     const pending = this.folders.withStore.reduce((n, f) => n + (f.model.status()?.pendingGates.length ?? 0), 0);
     if (pending > 0) {
       this.gates.text = `$(bell-dot) ${pending} gate${pending === 1 ? '' : 's'}`;
@@ -58,7 +59,7 @@ export class QuotaStatusBar extends Disposable {
     } else this.gates.hide();
   }
 
-  private renderGoal(key: string, goal: GoalStatusLine, index: number, folder: string | undefined): void {
+  private renderGoal(key: string, goal: GoalStatusLine, model: StoreModel, index: number, folder: string | undefined): void {
     let item = this.goals.get(key);
     if (!item) {
       item = vscode.window.createStatusBarItem(`loopx.quota.${key}`, vscode.StatusBarAlignment.Left, 100 - index / 100);
@@ -70,7 +71,12 @@ export class QuotaStatusBar extends Disposable {
     const now = Date.now();
     const q = goal.quota;
     const answer = goal.shouldRun;
-    const wake = !answer.run && answer.nextWakeAt ? ` · wake ${clockTime(answer.nextWakeAt, now)}` : '';
+    // The wake time already counts the next monitor check (should-run's nextWakeAt does); the eye says so.
+    const waiting = model.monitors().filter((m) => m.status === 'waiting' && m.goalId === goal.id);
+    const nextCheck = waiting.map((m) => m.nextCheckAt).filter((t): t is string => t !== null).sort()[0];
+    const moments = waiting.flatMap((m) => [m.nextCheckAt, m.expiresAt]).filter((t): t is string => t !== null);
+    const byMonitor = !answer.run && answer.nextWakeAt !== null && moments.includes(answer.nextWakeAt);
+    const wake = !answer.run && answer.nextWakeAt ? ` · ${byMonitor ? '$(eye) ' : ''}wake ${clockTime(answer.nextWakeAt, now)}` : '';
     // Exhausted is about the budget, whatever else should-run reports first (no ready work, a gate…).
     const exhausted = q.remaining === 0;
     item.text = `${exhausted ? '$(warning)' : '$(pulse)'} ${folder ? `${folder}: ` : ''}${goal.id} ${q.spent}/${q.turnsPerWindow}${wake}`;
@@ -84,6 +90,10 @@ export class QuotaStatusBar extends Disposable {
     else if (!answer.run) md.appendMarkdown('; a person has to act first');
     md.appendMarkdown(`\n\n<small>should-run: \`${answer.reason}\`</small>\n\n`);
     if (goal.nextTodo) md.appendMarkdown(`$(arrow-right) next: ${goal.nextTodo.id} `).appendText(clean(goal.nextTodo.title));
+    if (waiting.length) {
+      md.appendMarkdown(`\n\n$(eye) ${waiting.length} monitor${waiting.length === 1 ? '' : 's'} waiting`);
+      if (nextCheck) md.appendMarkdown(`, next check ${clockTime(nextCheck, now)}`);
+    }
     item.tooltip = md;
     item.accessibilityInformation = { label: `LoopX ${goal.id}: ${q.spent} of ${q.turnsPerWindow} turns spent; ${answer.run ? 'ready to run a turn' : `waits: ${why}`}` };
     item.show();

@@ -65,7 +65,9 @@ export type RefusalCode =
   | 'backup_broken'
   | 'schema_mismatch'
   | 'human_channel_required'
-  | 'not_confirmed';
+  | 'not_confirmed'
+  | 'check_required'
+  | 'check_failed';
 
 export class AlreadyClaimedError extends RefusedError {
   constructor(todoId: string, owner: string, until: string) {

@@ -23,6 +23,8 @@ export const goalFromRow = (row: Row) => {
       maxConcurrent: r.int('max_concurrent'),
       cooldownSeconds: r.int('cooldown_seconds'),
     },
+    /** The acceptance check a human set for the goal's todos (a shell command), or null. */
+    check: r.maybeText('check_command'),
     createdAt: r.text('created_at'),
     updatedAt: r.text('updated_at'),
   };
@@ -45,6 +47,13 @@ export const todoFromRow = (row: Row) => {
     reason: r.maybeText('reason'),
     revision: r.int('revision'),
     evidenceCount: r.int('evidence_count'),
+    /** The todo's own acceptance check (a human set it); when null, the goal's check applies. */
+    check: r.maybeText('check_command'),
+    recurrence: r.maybeJson<Recurrence>('recurrence'),
+    /** Not claimable before this time (the next occurrence of a recurring todo). */
+    readyAt: r.maybeText('ready_at'),
+    /** The occurrence of the same recurring todo before this one. */
+    previousId: r.maybeText('previous_id'),
     createdAt: r.text('created_at'),
     updatedAt: r.text('updated_at'),
   };
@@ -104,4 +113,16 @@ export type Agent = ReturnType<typeof agentFromRow>;
 
 /** The SELECT list that todoFromRow expects (all on the todos row: no joins or subqueries per todo). */
 export const TODO_COLUMNS = `t.id, t.goal_id, t.title, t.detail, t.priority, t.status, t.owner, t.lease_expires_at, t.continuation,
-  t.reason, t.revision, t.created_at, t.updated_at, t.depends_on, t.evidence_count`;
+  t.reason, t.revision, t.created_at, t.updated_at, t.depends_on, t.evidence_count, t.check_command, t.recurrence, t.ready_at, t.previous_id`;
+
+/**
+ * How a recurring todo repeats: every `every` seconds (at `at`, HH:MM, when `every` is whole days), or on a cron
+ * schedule; both read in the time zone `tz` recorded when the todo was added. `text` says it in words.
+ */
+export interface Recurrence {
+  every?: number;
+  at?: string;
+  cron?: string;
+  tz: string;
+  text: string;
+}

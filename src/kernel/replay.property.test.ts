@@ -14,6 +14,12 @@ import { finishTurn, startTurn } from './ops/turns';
 import { verifyChain } from './events/log';
 import { checkReplay } from './replay';
 import { GOAL_STATUSES } from './model';
+import { setGoalCheck, setTodoCheck } from './ops/checks';
+import { recordEvidenceRun } from './ops/evidenceRun';
+import { addMonitor, cancelMonitor, claimDueRun, recordRun, settleDue } from './ops/monitors';
+import type { CommandResult } from './run/runCommand';
+import { sha256 } from './nodeCrypto';
+import { iso } from './time';
 
 const ACTORS: Actor[] = [agent('codex'), agent('claude'), agent('worker-3'), human];
 
@@ -23,6 +29,8 @@ const op = fc.record({
     'goal', 'goalStatus', 'todo', 'todo', 'claim', 'claim', 'claimNext', 'claimNext', 'renew', 'release', 'ship', 'ship', 'ship',
     'evidence', 'evidence', 'block', 'unblock', 'kill', 'ask', 'decide', 'decide', 'decide', 'spend', 'handoff', 'handoff', 'accept', 'accept', 'tick',
     'turnStart', 'turnStart', 'turnFinish', 'turnFinish',
+    'monitor', 'monitor', 'monitor', 'monitorCancel', 'monitorTick', 'monitorTick', 'monitorTick', 'monitorTick',
+    'checkSet', 'evidenceRun', 'evidenceRun',
   ),
   actor: fc.nat(ACTORS.length - 1),
   a: fc.nat(50),
@@ -33,7 +41,8 @@ type Op = typeof op extends fc.Arbitrary<infer T> ? T : never;
 
 function pick(s: TestStore, table: string, n: number): string {
   const rows = s.kernel.db.prepare(`SELECT id FROM ${table} ORDER BY num`).all();
-  return rows.length === 0 ? `${table === 'goals' ? 'G' : table === 'todos' ? 'T' : table === 'gates' ? 'Q' : 'H'}1` : String(rows[n % rows.length]?.id);
+  const prefix: Record<string, string> = { goals: 'G', todos: 'T', gates: 'Q', handoffs: 'H', monitors: 'M' };
+  return rows.length === 0 ? `${prefix[table] ?? 'X'}1` : String(rows[n % rows.length]?.id);
 }
 
 function apply(s: TestStore, o: Op): void {
@@ -41,7 +50,7 @@ function apply(s: TestStore, o: Op): void {
   const live = s.kernel.db
     .prepare(`SELECT id, owner FROM todos WHERE status = 'claimed' AND lease_expires_at > ? ORDER BY num`)
     .all(new Date(s.clock.ms).toISOString());
-  const holderVerb = ['renew', 'release', 'ship', 'block', 'handoff'].includes(o.verb);
+  const holderVerb = ['renew', 'release', 'ship', 'block', 'handoff', 'monitor'].includes(o.verb);
   const claim = holderVerb && live.length > 0 && o.b % 4 !== 0 ? live[o.a % live.length] : undefined;
   const k = claim ? s.kernel.as(agent(String(claim.owner))) : s.kernel.as(ACTORS[o.actor] as Actor);
   const goal = () => pick(s, 'goals', o.a);
@@ -49,7 +58,12 @@ function apply(s: TestStore, o: Op): void {
   switch (o.verb) {
     case 'goal': createGoal(k, { title: `goal ${o.a}`, turnsPerWindow: o.b % 4, windowHours: 1, maxConcurrent: 1 + (o.b % 2) }); break;
     case 'goalStatus': setGoalStatus(k, goal(), GOAL_STATUSES[o.b % 5 === 0 ? o.b % 4 : 0] as (typeof GOAL_STATUSES)[number]); break;
-    case 'todo': addTodo(k, { goalId: goal(), title: `todo ${o.b}`, priority: o.b % 4, dependsOn: o.b % 3 === 0 ? [pick(s, 'todos', o.b)] : [] }); break;
+    case 'todo': {
+      // Some recur: on an interval, daily at a time, or on a cron schedule (each occurrence that ends adds the next).
+      const recurrence = [undefined, undefined, { every: 600 + o.b * 60 }, { every: 86400, at: `0${o.b % 10}:30`, tz: 'UTC' }, { cron: `${o.b % 60} * * * *`, tz: 'UTC' }][o.a % 5];
+      addTodo(k, { goalId: goal(), title: `todo ${o.b}`, priority: o.b % 4, dependsOn: o.b % 3 === 0 ? [pick(s, 'todos', o.b)] : [], recurrence });
+      break;
+    }
     case 'claim': claimTodo(k, todo(), { leaseSeconds: 60 + o.b * 10 }); break;
     case 'claimNext': claimNext(k, { leaseSeconds: 60 + o.b * 10 }); break;
     case 'renew': renewTodo(k, todo()); break;
@@ -58,7 +72,7 @@ function apply(s: TestStore, o: Op): void {
     case 'evidence': addEvidence(k, o.b % 3 ? { todoId: todo(), summary: `s${o.b}` } : { goalId: goal(), summary: `g${o.b}` }); break;
     case 'block': blockTodo(k, todo(), `reason ${o.b}`); break;
     case 'unblock': unblockTodo(k, todo()); break;
-    case 'kill': killTodo(k, todo(), `kill ${o.b}`); break;
+    case 'kill': killTodo(k, todo(), `kill ${o.b}`, { endSeries: o.b % 4 === 0 }); break;
     case 'ask': askGate(k, o.b % 2 ? { todoId: todo(), question: `q${o.b}` } : { goalId: goal(), question: `gq${o.b}` }); break;
     case 'decide': decideGate(o.b % 4 ? s.kernel.as(human) : k, pick(s, 'gates', o.a), o.b % 2 ? 'approved' : 'rejected'); break;
     case 'spend': spendQuota(k, goal(), `turn-${o.b % 7}`); break;
@@ -72,12 +86,58 @@ function apply(s: TestStore, o: Op): void {
     }
     case 'tick': s.clock.advance(o.seconds); break;
     case 'turnStart': startTurn(k, { goalId: goal(), host: ['codex', 'claude', 'custom'][o.b % 3] as string }); break;
+    case 'monitor':
+      addMonitor(k, o.b % 3 === 0
+        ? { todoId: todo(), afterSeconds: 30 + o.b * 60 }
+        : { todoId: todo(), check: `check ${o.b}`, everySeconds: 10 + o.b * 10, until: ['exit0', 'change', 'match:ok'][o.b % 3], timeoutSeconds: 600 + o.b * 60, note: o.b % 2 ? `note ${o.b}` : undefined });
+      break;
+    case 'monitorCancel': cancelMonitor(o.b % 3 ? s.kernel.as(human) : k, pick(s, 'monitors', o.a)); break;
+    case 'monitorTick': {
+      // The transactions of `monitor tick`, with a made-up run instead of a real process.
+      settleDue(k);
+      const ran = new Set<string>();
+      for (let i = 0; i < 3; i++) {
+        const claim = claimDueRun(k, ran);
+        if (!claim) break;
+        ran.add(claim.monitor.id);
+        if ((o.b + i) % 5 !== 0) recordRun(k, claim, iso(s.clock.ms), fakeRun(o.b + i)); // sometimes a ticker dies mid-run
+      }
+      break;
+    }
+    case 'checkSet': {
+      // Humans set and clear acceptance checks; agents are refused.
+      const check = o.b % 3 === 0 ? null : `check ${o.b % 2}`;
+      const by = o.b % 5 === 0 ? k : s.kernel.as(human);
+      if (o.a % 2) setGoalCheck(by, goal(), check);
+      else setTodoCheck(by, todo(), check);
+      break;
+    }
+    case 'evidenceRun': {
+      // A kernel run recorded as evidence: often the exact check, passing or not.
+      const command = o.b % 4 === 3 ? 'npm test' : `check ${o.b % 2}`;
+      recordEvidenceRun(k, o.a % 3 ? { todoId: todo() } : { goalId: goal() }, { command, shell: true, kind: 'test' }, fakeRun(o.b));
+      break;
+    }
     case 'turnFinish': {
       const open = s.kernel.db.prepare('SELECT id FROM turns WHERE ended_at IS NULL ORDER BY num').all();
       finishTurn(o.b % 3 ? s.kernel.as(human) : k, String(open[o.a % Math.max(1, open.length)]?.id ?? 'R1'), [0, 1, 137][o.b % 3] as number);
       break;
     }
   }
+}
+
+function fakeRun(b: number): CommandResult {
+  const output = ['ok', 'not yet', 'ok\n', 'failing'][b % 4] as string;
+  const failed = b % 7 === 0;
+  return {
+    exitCode: failed ? null : b % 2,
+    durationMs: b * 13,
+    outputTail: output,
+    outputSha256: sha256(output),
+    timedOut: failed,
+    error: failed ? 'killed at its time limit of 60 s' : null,
+    matchText: output,
+  };
 }
 
 const eventCount = (s: TestStore) => Number(s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n);

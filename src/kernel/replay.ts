@@ -16,6 +16,8 @@ export const STATE_TABLES: Readonly<Record<string, string>> = {
   handoffs: 'id',
   agents: 'name',
   turns: 'id',
+  monitors: 'id',
+  monitor_runs: 'monitor_id, n',
 };
 
 export interface ReplayDifference {

@@ -38,6 +38,11 @@ class RowReader {
     return typeof v === 'number' && Number.isInteger(v) ? v : this.fail(column, 'an integer');
   }
 
+  maybeInt(column: string): number | null {
+    const v = this.row[column];
+    return v === null || v === undefined ? null : this.int(column);
+  }
+
   num(column: string): number {
     const v = this.row[column];
     return typeof v === 'number' && Number.isFinite(v) ? v : this.fail(column, 'a number');
@@ -60,6 +65,19 @@ class RowReader {
       }
     }
     return this.fail(column, 'a JSON array of strings');
+  }
+
+  /** A JSON object stored as text, or null. */
+  maybeJson<T extends object>(column: string): T | null {
+    const v = this.maybeText(column);
+    if (v === null) return null;
+    try {
+      const parsed: unknown = JSON.parse(v);
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as T;
+    } catch {
+      /* reported below */
+    }
+    return this.fail(column, 'a JSON object or null');
   }
 
   /** A comma-joined list, empty or null for none. */

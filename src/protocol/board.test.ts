@@ -1,11 +1,15 @@
 import { describe, expect, test } from 'vitest';
-import type { Card } from './kanban';
-import { allowedTargets, columnOf, groupCards, moveFor, waitingReason } from './board';
+import type { Card, CardMonitor } from './kanban';
+import { allowedTargets, columnOf, groupCards, lastRunSummary, moveFor, waitingReason } from './board';
 
 const NOW = '2026-01-01T12:00:00.000Z';
+const MONITOR: CardMonitor = {
+  id: 'M2', kind: 'check', check: 'gh run view 42 --exit-status', until: 'exit0', everySeconds: 300,
+  nextCheckAt: '2026-01-01T12:05:00.000Z', expiresAt: null, lastRun: { n: 3, at: '2026-01-01T12:00:00.000Z', exitCode: 1, durationMs: 800, error: null },
+};
 const card = (over: Partial<Card> = {}): Card => ({
   id: 'T1', goalId: 'G1', title: 'Parse headers', priority: 2, status: 'open', owner: null, leaseExpiresAt: null,
-  dependsOn: [], unmetDeps: [], evidenceCount: 0, gates: [], goalActive: true, revision: 1, ...over,
+  dependsOn: [], unmetDeps: [], evidenceCount: 0, gates: [], goalActive: true, revision: 1, monitor: null, recurrence: null, waitsUntil: null, ...over,
 });
 
 describe('columns', () => {
@@ -18,7 +22,18 @@ describe('columns', () => {
     [card({ status: 'blocked' }), 'blocked'],
     [card({ status: 'shipped' }), 'shipped'],
     [card({ status: 'killed' }), 'killed'],
+    [card({ monitor: MONITOR }), 'waiting'],
+    [card({ waitsUntil: '2026-01-02T09:00:00.000Z', recurrence: 'daily at 09:00 (UTC)' }), 'waiting'],
+    [card({ recurrence: 'daily at 09:00 (UTC)' }), 'ready'],
   ] as const)('%o goes to %s', (c, column) => expect(columnOf(c)).toBe(column));
+
+  test('a card waiting on a monitor says what it checks and what it saw last; a recurring one when it is next', () => {
+    expect(waitingReason(card({ monitor: MONITOR }))).toBe('waits on M2: `gh run view 42 --exit-status` until exit0');
+    expect(waitingReason(card({ monitor: { ...MONITOR, kind: 'timer', check: null, until: 'time' } }))).toBe('waits on M2: a timer');
+    expect(lastRunSummary(MONITOR)).toBe('exit 1 (run 3)');
+    expect(lastRunSummary({ ...MONITOR, lastRun: { ...(MONITOR.lastRun as NonNullable<CardMonitor['lastRun']>), exitCode: null, error: 'command not found' } })).toBe('command not found (run 3)');
+    expect(waitingReason(card({ waitsUntil: '2026-01-01T13:00:00.000Z', recurrence: 'daily at 13:00 (UTC)' }))).toMatch(/^recurs daily at 13:00 \(UTC\) · next \S+/);
+  });
 
   test('waiting says why', () => {
     expect(waitingReason(card({ unmetDeps: ['T2', 'T3'] }))).toBe('after T2, T3');
@@ -65,6 +80,9 @@ describe('moves', () => {
     ['dropping into Waiting', card(), 'waiting', /waits by itself/],
     ['moving a shipped card', card({ status: 'shipped' }), 'ready', /final/],
     ['claiming a blocked card', card({ status: 'blocked' }), 'claimed', /unblock it first/],
+    ['claiming a card that waits on a monitor', card({ monitor: MONITOR }), 'claimed', /cannot be claimed yet: waits on M2/],
+    ['making a monitored card ready by hand', card({ monitor: MONITOR }), 'ready', /cancel the monitor/],
+    ['shipping an occurrence before its time', card({ waitsUntil: '2026-01-02T09:00:00.000Z' }), 'shipped', /cannot ship yet/],
   ] as const)('refuses %s and says why', (_label, c, to, why) => {
     const result = moveFor(c, to, 'ada', NOW);
     expect('refused' in result && result.refused).toMatch(why);

@@ -1,4 +1,4 @@
-import type { Card, ColumnId } from './kanban';
+import type { Card, CardMonitor, ColumnId } from './kanban';
 
 /**
  * The board's rules as plain functions: which column a card is in, what a filter keeps, which moves are allowed
@@ -20,7 +20,7 @@ export function columnOf(card: Card): ColumnId {
     case 'claimed':
       return 'claimed';
     default:
-      return card.unmetDeps.length > 0 || card.gates.length > 0 || !card.goalActive ? 'waiting' : 'ready';
+      return card.unmetDeps.length > 0 || card.gates.length > 0 || !card.goalActive || card.monitor !== null || card.waitsUntil !== null ? 'waiting' : 'ready';
   }
 }
 
@@ -29,7 +29,28 @@ export function waitingReason(card: Card): string | null {
   if (columnOf(card) !== 'waiting') return null;
   if (!card.goalActive) return `goal ${card.goalId} is not active`;
   if (card.gates.length) return `gate ${card.gates.join(', ')} needs a decision`;
-  return `after ${card.unmetDeps.join(', ')}`;
+  if (card.unmetDeps.length) return `after ${card.unmetDeps.join(', ')}`;
+  if (card.monitor) return monitorSummary(card.monitor);
+  if (card.waitsUntil) return `${card.recurrence ? `recurs ${card.recurrence} · ` : ''}next ${timeOfDay(card.waitsUntil)}`;
+  return null;
+}
+
+/** "waits on M2: `gh run view 12` until exit0", "waits on M3: a timer" */
+export function monitorSummary(m: CardMonitor): string {
+  return m.kind === 'timer' ? `waits on ${m.id}: a timer` : `waits on ${m.id}: \`${m.check ?? ''}\` until ${m.until}`;
+}
+
+/** A monitor's last run in a few words: "exit 1 (run 3)", "command not found (run 1)". */
+export function lastRunSummary(m: CardMonitor): string | null {
+  const run = m.lastRun;
+  return run ? `${run.error ?? `exit ${run.exitCode}`} (run ${run.n})` : null;
+}
+
+/** "09:00" — the viewer's local time of day (a day further away says its date too). */
+export function timeOfDay(isoTime: string, nowMs = Date.now()): string {
+  const d = new Date(isoTime);
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return d.getTime() - nowMs < 20 * 3600_000 ? time : `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
 }
 
 export interface BoardFilter {
@@ -71,7 +92,7 @@ export function moveFor(card: Card, to: ColumnId, me: string, nowIso: string): {
   const heldByOther = card.status === 'claimed' && card.owner !== me && !leaseLapsed(card, nowIso);
   switch (to) {
     case 'waiting':
-      return { refused: 'Waiting is not a place to put work: a todo waits by itself for its dependencies or gates' };
+      return { refused: 'Waiting is not a place to put work: a todo waits by itself for its dependencies, gates, monitor or time' };
     case 'killed':
       return { transition: 'kill' };
     case 'blocked':
@@ -79,6 +100,7 @@ export function moveFor(card: Card, to: ColumnId, me: string, nowIso: string): {
     case 'ready':
       if (from === 'blocked') return { transition: 'unblock' };
       if (from === 'claimed') return { transition: 'release' };
+      if (card.monitor) return { refused: `${card.id} ${waitingReason(card)}; cancel the monitor (card menu) to make it ready now` };
       return { refused: `${card.id} waits: ${waitingReason(card)}` };
     case 'claimed':
       if (from === 'waiting') return { refused: `${card.id} cannot be claimed yet: ${waitingReason(card)}` };

@@ -94,6 +94,21 @@ export function eventSentence(e: EventFacts): EventSentence {
       return said(`handoff ${str('id')} from ${str('from')} accepted ${by}`);
     case 'turn.started':
       return said(`turn ${str('id')} started for ${str('agent') || 'an agent'}${str('host') ? ` on ${str('host')}` : ''} ${by}`);
+    case 'goal.check_set':
+    case 'todo.check_set':
+      return said(d.check ? `acceptance check set ${by}` : `acceptance check removed ${by}`, str('check'));
+    case 'monitor.added':
+      return said(d.command === null || d.command === undefined ? `timer ${str('id')} set ${by}` : `monitor ${str('id')} added ${by}`, str('command') || str('note'));
+    case 'monitor.run_claimed':
+      return said(`monitor ${str('id')} run ${String(d.n ?? '')} taken ${by}`);
+    case 'monitor.checked':
+      return said(`monitor ${str('id')} checked ${by}: ${str('error') || `exit ${String(d.exitCode)}`}`);
+    case 'monitor.fired':
+      return said(`monitor ${str('id')} fired (seen ${by})`, str('result'));
+    case 'monitor.expired':
+      return said(`monitor ${str('id')} expired (seen ${by})`, str('result'));
+    case 'monitor.cancelled':
+      return said(`monitor ${str('id')} cancelled ${by}`, str('result'));
     case 'log.accepted':
       return said(`the event log was accepted as it is ${by}, from event ${String(d.firstBadSeq ?? '?')} on`, str('problem'));
     case 'turn.finished': {
@@ -125,7 +140,7 @@ export function emptyColumnText(column: ColumnId, filtered: boolean): string {
   }
 }
 
-export type AttentionAction = 'approve' | 'reject' | 'unblock' | 'release' | 'reassign' | 'open';
+export type AttentionAction = 'approve' | 'reject' | 'unblock' | 'release' | 'reassign' | 'cancelMonitor' | 'open';
 
 /**
  * The accessible name of an attention-strip button: the verb, what it acts on and enough of it to tell two apart
@@ -145,6 +160,8 @@ export function attentionActionLabel(action: AttentionAction, item: AttentionIte
       return `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
     case 'budget':
       return `Open ${item.goalId}`;
+    case 'monitor':
+      return action === 'cancelMonitor' ? `Cancel monitor ${item.monitorId} on ${item.todoId}, whose check cannot run: ${oneLine(item.check, 120)}` : `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
   }
 }
 

@@ -35,6 +35,25 @@ export interface Card {
   gates: string[];
   goalActive: boolean;
   revision: number;
+  /** The monitor the todo waits on (what loopx checks, when, and what it saw last), or null. */
+  monitor: CardMonitor | null;
+  /** A recurring todo: how it repeats, in words ("daily at 09:00 (UTC)"). */
+  recurrence: string | null;
+  /** Not claimable before this time (a recurring occurrence not yet due), or null when it is due. */
+  waitsUntil: string | null;
+}
+
+export interface CardMonitor {
+  id: string;
+  kind: 'check' | 'timer';
+  /** The command (null for a timer). */
+  check: string | null;
+  until: string;
+  everySeconds: number | null;
+  /** The next run (a timer: when it fires). */
+  nextCheckAt: string | null;
+  expiresAt: string | null;
+  lastRun: { n: number; at: string; exitCode: number | null; durationMs: number; error: string | null } | null;
 }
 
 export interface GoalSummary {
@@ -53,7 +72,8 @@ export type AttentionItem =
   | { kind: 'gate'; gateId: string; goalId: string; todoId: string | null; question: string; askedBy: string; askedAt: string }
   | { kind: 'blocked'; todoId: string; title: string; reason: string }
   | { kind: 'lapsed'; todoId: string; title: string; owner: string; leaseExpiresAt: string }
-  | { kind: 'budget'; goalId: string; title: string; nextWakeAt: string | null };
+  | { kind: 'budget'; goalId: string; title: string; nextWakeAt: string | null }
+  | { kind: 'monitor'; monitorId: string; todoId: string; title: string; check: string; error: string };
 
 export interface BoardSnapshot {
   me: string;
@@ -90,14 +110,37 @@ export interface CardDetail {
   detail: string;
   continuation: string;
   reason: string | null;
-  /** Newest first. `text` is the sentence ("test evidence added by codex"); `kind` and `seq` are for tooltips. */
-  evidence: { seq: number; at: string; actor: string; kind: string; text: string; summary: string; artifacts: { path: string; sha256: string; bytes: number }[] }[];
+  /** Newest first. */
+  evidence: {
+    seq: number;
+    at: string;
+    actor: string;
+    kind: string;
+    /** The sentence ("test evidence added by codex"); `kind` and `seq` are for tooltips. */
+    text: string;
+    summary: string;
+    artifacts: { path: string; sha256: string; bytes: number }[];
+    /** Present when loopx ran the command itself: kernel-verified, not the agent's word. */
+    run?: { command: string; exitCode: number | null; durationMs: number; error: string | null; check: boolean };
+  }[];
+  /** Every monitor the todo waited on, newest first, with its recent runs. */
+  monitors: {
+    id: string;
+    status: 'waiting' | 'fired' | 'expired' | 'cancelled';
+    kind: 'check' | 'timer';
+    check: string | null;
+    until: string;
+    everySeconds: number | null;
+    nextCheckAt: string | null;
+    result: string | null;
+    runs: { n: number; at: string; exitCode: number | null; durationMs: number; error: string | null; outputTail: string }[];
+  }[];
   /** Newest first. `text` is the sentence ("shipped by ada", boardText.ts), `note` what was said with it; `kind` is the event code, for tooltips. */
   history: { seq: number; at: string; actor: string; kind: string; text: string; note: string }[];
   handoffs: { id: string; from: string; to: string; status: string; summary: string; pending: string }[];
 }
 
-export type TodoAction = 'claim' | 'release' | 'ship' | 'block' | 'unblock' | 'kill' | 'reassign' | 'addEvidence' | 'askGate' | 'runTurn';
+export type TodoAction = 'claim' | 'release' | 'ship' | 'block' | 'unblock' | 'kill' | 'reassign' | 'addEvidence' | 'askGate' | 'runTurn' | 'cancelMonitor';
 export type GateAction = 'approveGate' | 'rejectGate';
 
 /** Webview → host. Every one of these is validated by the host before anything happens. */

@@ -16,7 +16,7 @@ const toHost = z.discriminatedUnion('type', [
     type: z.literal('todoAction'),
     requestId,
     todoId,
-    action: z.enum(['claim', 'release', 'ship', 'block', 'unblock', 'kill', 'reassign', 'addEvidence', 'askGate', 'runTurn']),
+    action: z.enum(['claim', 'release', 'ship', 'block', 'unblock', 'kill', 'reassign', 'addEvidence', 'askGate', 'runTurn', 'cancelMonitor']),
   }),
   z.object({ type: z.literal('gateAction'), requestId, gateId, action: z.enum(['approveGate', 'rejectGate']) }),
   z.object({ type: z.literal('detail'), requestId, todoId }),

@@ -31,7 +31,8 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 export function loopx(args: string[], options: { cwd: string; env?: Record<string, string> }): Run {
   const result = spawnSync(process.execPath, [LOOPX, ...args], { cwd: options.cwd, env: cleanEnv(options.env), encoding: 'utf8' });
   let json: Run['json'] = { ok: false };
-  if (args.includes('--json')) {
+  const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args; // after --: the command evidence run runs
+  if (own.includes('--json')) {
     const lines = result.stdout.trim().split('\n');
     if (lines.length !== 1) throw new Error(`--json printed ${lines.length} lines:\n${result.stdout}\nstderr: ${result.stderr}`);
     json = JSON.parse(result.stdout);

@@ -35,7 +35,7 @@ describe('loopx mcp', () => {
     const client = await connect({ LOOPX_AGENT: 'claude' });
     try {
       const names = (await client.listTools()).tools.map((t) => t.name).sort();
-      expect(names).toEqual(['loopx_block', 'loopx_claim', 'loopx_evidence', 'loopx_gate_ask', 'loopx_handoff', 'loopx_next', 'loopx_release', 'loopx_renew', 'loopx_ship', 'loopx_status']);
+      expect(names).toEqual(['loopx_block', 'loopx_claim', 'loopx_evidence', 'loopx_gate_ask', 'loopx_handoff', 'loopx_monitor_add', 'loopx_monitor_list', 'loopx_next', 'loopx_release', 'loopx_renew', 'loopx_ship', 'loopx_status']);
       expect(names.some((n) => /approve|reject|decide/.test(n))).toBe(false);
     } finally {
       await client.close();
@@ -63,6 +63,24 @@ describe('loopx mcp', () => {
       expect(gate).toEqual({ status: 'pending' });
     } finally {
       kernel.close();
+    }
+  });
+
+  test('an agent hands its waiting to a monitor and lists monitors', async () => {
+    const kernel = Kernel.open(ws.root, { actor: { name: 'ada', kind: 'human' } });
+    addTodo(kernel, { goalId: 'G1', title: 'Wait for the deploy' });
+    kernel.close();
+    const client = await connect({ LOOPX_AGENT: 'claude' });
+    try {
+      expect(await call(client, 'loopx_claim', { todo: 'T3' })).toMatchObject({ ok: true });
+      const added = await call(client, 'loopx_monitor_add', { todo: 'T3', check: 'curl -fsS localhost:9/health', every: '2m', until: 'match:ok', timeout: '1h', note: 'deploy 9 started' });
+      expect(added).toMatchObject({ ok: true, data: { id: 'M1', todoId: 'T3', everySeconds: 120, until: 'match:ok', addedBy: 'claude', status: 'waiting' } });
+      expect(await call(client, 'loopx_monitor_add', { todo: 'T3', after: 'soon' })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+      expect(await call(client, 'loopx_claim', { todo: 'T3' })).toMatchObject({ ok: false, error: { code: 'not_ready' } });
+      expect(await call(client, 'loopx_monitor_list', { todo: 'T3' })).toMatchObject({ ok: true, data: [{ id: 'M1', check: 'curl -fsS localhost:9/health' }] });
+      expect(await call(client, 'loopx_monitor_list', { goal: 'G7' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    } finally {
+      await client.close();
     }
   });
 

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
 import { Kernel } from '../../src/kernel/kernel';
@@ -7,10 +7,14 @@ import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo, blockTodo } from '../../src/kernel/ops/todos';
 import { claimTodo, shipTodo } from '../../src/kernel/ops/claims';
 import { askGate } from '../../src/kernel/ops/gates';
+import { addMonitor } from '../../src/kernel/ops/monitors';
 import { HOME, REPO } from './harness';
 import { inWorkbench } from './ui';
 
-/** A board with a card in every column: T1 ready, T2 waiting on T1, T3 gated, T4 held by codex, T5 blocked, T6 shipped. */
+/**
+ * A board with a card in every column: T1 ready, T2 waiting on T1, T3 gated, T4 held by codex, T5 blocked, T6 shipped,
+ * and T7 waiting on a monitor codex added instead of polling for a release build.
+ */
 function seed(workspace: string): void {
   const { kernel } = Kernel.init(workspace, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
   const codex = kernel.as({ name: 'codex', kind: 'agent' });
@@ -27,6 +31,9 @@ function seed(workspace: string): void {
   blockTodo(codex, t5, 'needs S3 credentials');
   claimTodo(codex, t6);
   shipTodo(codex, t6, { evidence: 'fixtures committed' });
+  const t7 = addTodo(kernel, { goalId: g, title: 'Publish once the release build is green' }).id;
+  claimTodo(codex, t7);
+  addMonitor(codex, { todoId: t7, check: 'test -f build-done && echo "release build 311: green"', everySeconds: 10, note: 'release build 311 started' });
   kernel.close();
 }
 
@@ -168,5 +175,17 @@ export async function runBoardScenario(): Promise<void> {
     if (goal !== 'G1') throw new Error(`the restored board shows goal "${goal}", not G1`);
     await expectBesideDetail(board, 'T1');
     await wb.shot('board-07-restored');
+
+    step(10, 'a monitor on a Waiting card: the window runs its check; when the build is green the card moves to Ready, with a notification');
+    const monitored = inColumn('T7', 'waiting').locator('.card-monitor', { hasText: 'test -f build-done' });
+    await monitored.waitFor({ timeout: 10_000 });
+    await monitored.locator('.monitor-last', { hasText: 'exit 1' }).waitFor({ timeout: 15_000 });
+    await wb.shot('board-07-monitor-waiting');
+    writeFileSync(join(workspace, 'build-done'), '');
+    await inColumn('T7', 'ready').waitFor({ timeout: 20_000 });
+    await page.locator('.notifications-toasts', { hasText: 'monitor M1 fired' }).waitFor({ timeout: 10_000 });
+    await card('T7').click();
+    await board.locator('.detail', { hasText: 'release build 311: green' }).waitFor({ timeout: 10_000 });
+    await wb.shot('board-08-monitor-fired');
   });
 }

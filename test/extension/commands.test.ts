@@ -23,7 +23,7 @@ suite('commands', () => {
     const ext = vscode.extensions.getExtension('loopx.loopx');
     const contributed = (ext?.packageJSON.contributes.commands as { command: string }[]).map((c) => c.command).sort();
     // VS Code adds its own commands per view (loopx.goals.focus, …): those are not ours to contribute.
-    const viewIds = ['goals', 'gates', 'evidence', 'agents'];
+    const viewIds = (ext?.packageJSON.contributes.views.loopx as { id: string }[]).map((v) => v.id.split('.')[1]);
     const registered = (await vscode.commands.getCommands(true))
       .filter((c) => c.startsWith('loopx.') && !viewIds.includes(c.split('.')[1] ?? ''))
       .sort();

@@ -50,6 +50,9 @@ function itemContent(item: AttentionItem, nowMs: number, on: AttentionHandlers):
         h('span', { class: 'actions' },
           button(item, 'release', 'Release', 'debug-step-back', () => on.todo('release', item.todoId)),
           button(item, 'reassign', 'Reassign', 'person-add', () => on.todo('reassign', item.todoId)))];
+    case 'monitor':
+      return [icon('eye', 'monitor'), h('span', { class: 'what' }, link(item, item.todoId, on), ` ${item.title} · ${item.monitorId} cannot run `, h('code', { text: item.check }), ': ', h('em', { text: item.error })),
+        h('span', { class: 'actions' }, button(item, 'cancelMonitor', 'Cancel monitor', 'close', () => on.todo('cancelMonitor', item.todoId)))];
     case 'budget':
       return [icon('dashboard', 'budget'), h('span', { class: 'what' }, `${item.goalId} ${item.title} · budget spent`, ...(item.nextWakeAt ? ['; next slot ', timeEl(item.nextWakeAt, nowMs)] : []))];
   }

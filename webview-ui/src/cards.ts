@@ -1,4 +1,4 @@
-import { columnOf, leaseLapsed, waitingReason } from '../../src/protocol/board';
+import { columnOf, lastRunSummary, leaseLapsed, waitingReason } from '../../src/protocol/board';
 import type { Card } from '../../src/protocol/kanban';
 import { boardTime, boardTimeTitle } from '../../src/protocol/boardText';
 import { h, icon } from './dom';
@@ -10,6 +10,7 @@ export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): H
   const lapsed = leaseLapsed(card, nowIso);
   el.classList.toggle('lapsed', lapsed);
   el.classList.toggle('gated', card.gates.length > 0);
+  el.classList.toggle('monitored', card.monitor !== null);
   el.dataset.priority = String(card.priority);
   const head = h('div', { class: 'card-head' },
     h('span', { class: 'card-id', text: card.id }),
@@ -27,10 +28,24 @@ export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): H
   ];
   const why = waitingReason(card);
   const parts: HTMLElement[] = [head, h('div', { class: 'card-title', text: card.title }), h('div', { class: 'card-facts' }, ...facts)];
-  if (why) parts.push(h('div', { class: 'card-why', text: why }));
+  if (card.monitor) parts.push(monitorLine(card, nowMs));
+  else if (why) parts.push(h('div', { class: 'card-why', text: why }));
+  if (card.recurrence && !card.waitsUntil) parts.push(h('div', { class: 'card-why' }, icon('sync'), ` recurs ${card.recurrence}`));
   el.replaceChildren(...parts);
   el.setAttribute('aria-label', describe(card, nowMs, lapsed, why));
   return el;
+}
+
+/** What a waiting card's monitor checks, when it checks next (a live countdown) and what it saw last. */
+function monitorLine(card: Card, nowMs: number): HTMLElement {
+  const m = card.monitor as NonNullable<Card['monitor']>;
+  const last = lastRunSummary(m);
+  const failing = m.lastRun?.error ? ' failing' : '';
+  return h('div', { class: `card-monitor${failing}`, title: `${waitingReason(card)}${m.expiresAt ? ` · expires ${new Date(m.expiresAt).toLocaleString()}` : ''}` },
+    icon(m.kind === 'timer' ? 'watch' : 'eye'),
+    h('span', { class: 'monitor-what', text: m.kind === 'timer' ? ` ${m.id} timer` : ` ${m.id} ${m.check ?? ''}` }),
+    m.nextCheckAt ? h('span', { class: 'countdown', 'data-exp': m.nextCheckAt, title: `${m.kind === 'timer' ? 'fires' : 'next check'} ${boardTimeTitle(m.nextCheckAt)}` }, icon('clock'), ` ${dueText(m.nextCheckAt, nowMs)}`) : null,
+    last ? h('span', { class: 'monitor-last', text: `last: ${last}` }) : null);
 }
 
 function describe(card: Card, nowMs: number, lapsed: boolean, why: string | null): string {
@@ -39,6 +54,8 @@ function describe(card: Card, nowMs: number, lapsed: boolean, why: string | null
   if (card.leaseExpiresAt && card.status === 'claimed') bits.push(lapsed ? `lease ${leaseText(card.leaseExpiresAt, nowMs)}` : `lease ends ${leaseText(card.leaseExpiresAt, nowMs)}`);
   if (card.gates.length) bits.push(`gate ${card.gates.join(', ')} pending`);
   if (why) bits.push(why);
+  if (card.monitor?.nextCheckAt) bits.push(`${card.monitor.kind === 'timer' ? 'fires' : 'next check'} ${dueText(card.monitor.nextCheckAt, nowMs)}`);
+  if (card.monitor?.lastRun) bits.push(`last run ${lastRunSummary(card.monitor)}`);
   if (card.evidenceCount) bits.push(`${card.evidenceCount} evidence`);
   return bits.join(', ');
 }
@@ -48,10 +65,16 @@ function leaseText(expiresAt: string, nowMs: number): string {
   return Date.parse(expiresAt) <= nowMs ? `lapsed ${boardTime(expiresAt, nowMs)}` : boardTime(expiresAt, nowMs);
 }
 
+/** "in 4m" until a check is due, "due" once its time came (the board's one time format). */
+function dueText(at: string, nowMs: number): string {
+  return Date.parse(at) <= nowMs ? 'due' : boardTime(at, nowMs);
+}
+
 /** Re-renders only the countdown texts (called every second; touches a few nodes). */
 export function tickLeases(root: HTMLElement, nowMs: number): void {
-  for (const el of root.querySelectorAll<HTMLElement>('.lease[data-exp]')) {
-    const text = ` ${leaseText(el.dataset.exp as string, nowMs)}`;
+  for (const el of root.querySelectorAll<HTMLElement>('.lease[data-exp], .countdown[data-exp]')) {
+    const at = el.dataset.exp as string;
+    const text = ` ${el.classList.contains('countdown') ? dueText(at, nowMs) : leaseText(at, nowMs)}`;
     const last = el.lastChild;
     if (last && last.textContent !== text) last.textContent = text;
   }

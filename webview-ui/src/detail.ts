@@ -1,5 +1,6 @@
 import { columnOf } from '../../src/protocol/board';
 import { COLUMN_TITLES, type CardDetail } from '../../src/protocol/kanban';
+import { boardTime } from '../../src/protocol/boardText';
 import { h, icon, timeEl } from './dom';
 
 /** The selected card's detail: acceptance, continuation, evidence with artifacts, history, handoffs. */
@@ -16,9 +17,12 @@ export function renderDetail(
   const section = (title: string, ...content: (HTMLElement | null)[]) => h('section', { class: 'detail-section' }, h('h3', { text: title }), ...content);
   const text = (value: string, empty: string) => h('p', { class: value ? 'detail-text' : 'quiet', text: value || empty });
   const evidence = d.evidence.length
-    ? h('ul', { class: 'detail-list evidence-list' }, ...d.evidence.map((e) => h('li', {},
-        h('div', { text: e.summary }),
-        h('div', { class: 'quiet', title: `evidence #${e.seq}, kind ${e.kind}` }, `${e.text} · `, timeEl(e.at, nowMs)),
+    ? h('ul', { class: 'detail-list evidence-list' }, ...d.evidence.map((e) => h('li', { class: e.run ? 'kernel-verified' : undefined },
+        e.run
+          ? h('div', { title: 'loopx ran this command itself: this is what it saw, not what anyone says' },
+              icon('shield', 'kernel-verified'), ` ran `, h('code', { text: e.run.command }), `: ${e.run.error ?? `exit ${e.run.exitCode}`} in ${seconds(e.run.durationMs)}${e.run.check ? ' (acceptance check)' : ''}`)
+          : h('div', { text: e.summary }),
+        h('div', { class: 'quiet', title: `evidence #${e.seq}, kind ${e.kind}` }, `${e.run ? `kernel-verified, asked by ${e.actor}` : e.text} · `, timeEl(e.at, nowMs)),
         ...e.artifacts.map((a) => {
           const b = h('button', { type: 'button', class: 'link artifact', title: `sha256 ${a.sha256}`, 'aria-label': `Open artifact ${a.path}` }, icon('file'), ` ${a.path}`);
           b.addEventListener('click', () => on.openArtifact(a.path));
@@ -37,9 +41,28 @@ export function renderDetail(
     section('Acceptance', text(d.detail, 'No acceptance text.')),
     section('Continuation', text(d.continuation, 'None yet.')),
     d.reason ? section('Reason', text(d.reason, '')) : null,
+    d.monitors.length ? section(`Monitors (${d.monitors.length})`, h('ul', { class: 'detail-list' }, ...d.monitors.map((m) => monitorItem(m, nowMs)))) : null,
     section(`Evidence (${d.evidence.length})`, evidence),
     d.handoffs.length ? section('Handoffs', h('ul', { class: 'detail-list' }, ...d.handoffs.map((x) => h('li', { title: `handoff ${x.id}, ${x.status}` },
       `${x.from} → ${x.to}, ${x.status}: ${x.summary}${x.pending ? ` · left: ${x.pending}` : ''}`)))) : null,
     section('History', history),
   );
+}
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
+
+/** A monitor the todo waited on: what it checked, how it ended, and its recent runs with the end of their output. */
+function monitorItem(m: CardDetail['monitors'][number], nowMs: number): HTMLElement {
+  const what = m.kind === 'timer' ? 'a timer' : `${m.check ?? ''} · until ${m.until}`;
+  const state = m.status === 'waiting' ? `waiting${m.nextCheckAt ? ` · next ${boardTime(m.nextCheckAt, nowMs)}` : ''}` : `${m.status}${m.result ? `: ${m.result}` : ''}`;
+  return h('li', { class: `monitor monitor-${m.status}` },
+    h('div', {}, icon(m.kind === 'timer' ? 'watch' : 'eye'), ' ', h('strong', { text: m.id }), ' ', h('code', { text: what })),
+    h('div', { class: 'quiet', text: state }),
+    m.runs.length
+      ? h('ol', { class: 'runs', reversed: true }, ...m.runs.map((r) => h('li', { title: r.outputTail ? r.outputTail.slice(-1000) : 'no output' },
+          `run ${r.n} · ${boardTime(r.at, nowMs)} · ${r.error ?? `exit ${r.exitCode}`} in ${seconds(r.durationMs)}`,
+          r.outputTail.trim() ? h('pre', { class: 'run-tail', text: r.outputTail.trimEnd().split('\n').slice(-3).join('\n') }) : null)))
+      : null);
 }

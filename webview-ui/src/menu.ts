@@ -59,5 +59,6 @@ export function cardChoices(card: Card, me: string, nowIso: string, move: (to: C
   if (card.status === 'open' && columnOf(card) === 'ready') extra.push({ label: 'Run a turn…', icon: 'play', run: () => act('runTurn') });
   if (card.status !== 'killed') extra.push({ label: 'Add evidence…', icon: 'checklist', run: () => act('addEvidence') });
   if (card.status === 'open' || card.status === 'claimed' || card.status === 'blocked') extra.push({ label: 'Ask a gate…', icon: 'question', run: () => act('askGate') });
+  if (card.monitor) extra.push({ label: `Cancel monitor ${card.monitor.id}…`, icon: 'close', run: () => act('cancelMonitor') });
   return [...moves, ...extra];
 }

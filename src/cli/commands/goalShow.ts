@@ -29,6 +29,7 @@ export const goalShow: Command = {
     const lines = [goalLine(p, data)];
     if (data.objective) lines.push(`  objective: ${clean(data.objective)}`);
     if (data.scope.length) lines.push(`  scope: ${data.scope.map(clean).join(', ')}`);
+    if (data.check) lines.push(`  acceptance check: \`${clean(data.check)}\` (todos ship after loopx ran it, passing)`);
     const answer = data.shouldRun.run ? 'yes' : `no (${data.shouldRun.reason})`;
     lines.push(
       `  quota: ${data.quota.spent}/${data.quota.turnsPerWindow} spent in the last ${data.quota.windowHours}h; should run: ${answer}`,

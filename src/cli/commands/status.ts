@@ -1,6 +1,6 @@
 import type { Command } from '../command';
 import { statusReport } from '../../kernel/queries/status';
-import { clean, gateLine, Painter, relativeTime, todoLine } from '../format';
+import { clean, gateLine, monitorLine, Painter, relativeTime, todoLine } from '../format';
 
 export const status: Command = {
   name: ['status'],
@@ -15,6 +15,7 @@ export const status: Command = {
       ...report.pendingGates.map((g) => `  ${gateLine(p, g, now)}`),
       ...report.blocked.map((t) => `  ${todoLine(p, t, now)}`),
       ...report.lapsedLeases.map((t) => `  ${todoLine(p, t, now)}  ${p.paint('red', 'lease lapsed')}`),
+      ...report.monitors.filter((m) => m.lastRun?.error).map((m) => `  ${monitorLine(p, m, now)}  ${p.paint('red', 'its check cannot run')}`),
     ];
     lines.push(...(attention.length ? attention : ['  nothing']), '', p.paint('bold', 'Goals'));
     if (report.goals.length === 0) lines.push('  none yet: loopx goal create --title "…"');
@@ -27,6 +28,9 @@ export const status: Command = {
         `     quota ${g.quota.spent}/${g.quota.turnsPerWindow} in ${g.quota.windowHours}h; should run: ${answer}`,
         `     next: ${g.nextTodo ? `${g.nextTodo.id} ${clean(g.nextTodo.title)}` : 'nothing ready'}`,
       );
+    }
+    if (report.monitors.length) {
+      lines.push('', p.paint('bold', 'Monitors (run unattended by loopx monitor tick)'), ...report.monitors.map((m) => `  ${monitorLine(p, m, now)}`));
     }
     return { data: report, text: lines.join('\n') };
   },

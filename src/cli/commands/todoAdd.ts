@@ -13,8 +13,24 @@ export const todoAdd: Command = {
     detail: { type: 'string', value: 'D', description: 'acceptance: how anyone can tell it is done' },
     priority: { type: 'int', value: 'P', description: '0 (highest) to 3; default 2' },
     'depends-on': { type: 'string', value: 'TODO', repeat: true, description: 'a todo that must ship first (repeatable)' },
+    check: { type: 'string', value: 'CMD', description: "acceptance check (humans only; default: the goal's): ship needs a passing kernel run of it" },
+    every: { type: 'duration', value: 'D', description: 'recurring: when this occurrence ships or is killed, the next is due D after it (1m to 366d)' },
+    at: { type: 'string', value: 'HH:MM', description: 'with --every of whole days: the time of day each occurrence is due' },
+    cron: { type: 'string', value: 'EXPR', description: 'recurring on a cron schedule instead: 5 fields ("0 9 * * 1-5") or @daily, @weekly…' },
+    tz: { type: 'string', value: 'ZONE', description: 'time zone for --at and --cron (IANA, e.g. Europe/Berlin; default: this machine\'s)' },
   },
-  examples: ['loopx todo add --goal G1 --title "Parse headers" --detail "tests/headers pass" --priority 1 --depends-on T1'],
+  description: [
+    'A recurring todo (--every or --cron) is a series: each occurrence is its own todo; when one ships or is killed the',
+    'kernel adds the next, which waits (not ready) until its time. --at and cron fields are read in the --tz time zone,',
+    'recorded with the todo so every machine computes the same times (default: the time zone of the machine adding it).',
+    'A plain --every is due at once, then every D after the previous due time; slots missed while one stayed open are',
+    'skipped. Quota still decides whether a turn runs. `todo kill ID --end-series` ends a series.',
+  ].join('\n'),
+  examples: [
+    'loopx todo add --goal G1 --title "Parse headers" --detail "tests/headers pass" --priority 1 --depends-on T1',
+    'loopx todo add --goal G2 --title "Daily dependency report" --every 1d --at 09:00 --tz Europe/Berlin',
+    'loopx todo add --goal G2 --title "Triage new issues" --cron "0 9 * * 1-5"',
+  ],
   run(ctx) {
     const a = ctx.args;
     const todo = addTodo(ctx.kernel(), {
@@ -23,6 +39,8 @@ export const todoAdd: Command = {
       detail: a.str('detail'),
       priority: a.num('priority'),
       dependsOn: a.list('depends-on').map((d) => parseId('todo', d)),
+      check: a.str('check'),
+      recurrence: { every: a.num('every'), at: a.str('at'), cron: a.str('cron'), tz: a.str('tz') },
     });
     return { data: todo, text: `Added ${todoLine(new Painter(ctx.color), todo, Date.now())}` };
   },

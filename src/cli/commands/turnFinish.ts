@@ -1,16 +1,26 @@
 import type { Command } from '../command';
 import { finishTurn } from '../../kernel/ops/turns';
 import { parseId } from '../../kernel/validate';
+import { describeRun, turnEvidence } from '../../kernel/queries/evidence';
+import { clean } from '../format';
 
 export const turnFinish: Command = {
   name: ['turn', 'finish'],
   summary: 'end a turn: judge it from what was written back, spend quota only for validated progress, leave a continuation',
-  description: 'result kinds: validated_completion, validated_progress, user_action_required, wait, host_failure, validation_failed.',
+  description:
+    'result kinds: validated_completion, validated_progress, user_action_required, wait, host_failure, validation_failed. ' +
+    'data: the turn and evidence: { agent: how many entries are the agent\'s word, kernel: [commands loopx ran, with exit codes] }.',
   mutates: true,
   positionals: [{ name: 'ID', description: 'turn id, e.g. R3', required: true }],
   flags: { 'exit-code': { type: 'int', value: 'N', required: true, description: "the host's exit code (-1 when unknown)" } },
   run(ctx) {
-    const turn = finishTurn(ctx.kernel(), parseId('turn', ctx.args.positionals[0]), ctx.args.num('exit-code') as number);
-    return { data: turn, text: `Finished ${turn.id}: ${turn.resultKind}; quota ${turn.spent ? 'spent' : 'not spent'}.` };
+    const kernel = ctx.kernel();
+    const turn = finishTurn(kernel, parseId('turn', ctx.args.positionals[0]), ctx.args.num('exit-code') as number);
+    // What the judgement rests on: commands the kernel ran (kernel-verified) and what the agent wrote (its word).
+    const evidence = kernel.read((db) => turnEvidence(db, turn));
+    const verified = evidence.kernel.map((run) => `  kernel-verified: ${clean(describeRun(run))}${run.check ? ' (acceptance check)' : ''}`);
+    const text = [`Finished ${turn.id}: ${turn.resultKind}; quota ${turn.spent ? 'spent' : 'not spent'}.`, ...verified];
+    if (evidence.agent) text.push(`  ${evidence.agent} evidence entr${evidence.agent === 1 ? 'y' : 'ies'} on the agent's word`);
+    return { data: { ...turn, evidence }, text: text.join('\n') };
   },
 };

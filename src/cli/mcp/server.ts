@@ -9,7 +9,9 @@ import { blockTodo } from '../../kernel/ops/todos';
 import { addEvidence } from '../../kernel/ops/evidence';
 import { askGate } from '../../kernel/ops/gates';
 import { offerHandoff } from '../../kernel/ops/handoffs';
-import { getGoal } from '../../kernel/queries/lookups';
+import { getGoal, getTodo } from '../../kernel/queries/lookups';
+import { addMonitor } from '../../kernel/ops/monitors';
+import { listMonitors } from '../../kernel/queries/monitors';
 import { nextClaimable } from '../../kernel/queries/ready';
 import { statusReport } from '../../kernel/queries/status';
 import { writeStatusMd } from '../../kernel/projections/statusMd';
@@ -90,6 +92,31 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
   tool('loopx_handoff', 'Offer a todo you hold to another agent with what is done and what is left.', {
     todo, to: text(64), summary: text(4000), done: text(10_000).optional(), pending: text(10_000).optional(),
   }, (a) => offerHandoff(asAgent(), parseId('todo', a.todo), { to: a.to, summary: a.summary, done: a.done, pending: a.pending }));
+
+  tool('loopx_monitor_add', 'Instead of polling in your turn: put a todo you hold to wait on a check loopx runs (every few minutes, from the workspace root, until it exits 0, its output changes, or matches a regex) or on a timer. Your claim is released; the todo is ready again with the check\'s result in its continuation when the monitor fires or expires. Then exit.', {
+    todo,
+    check: z.string().optional().describe('a shell command, run from the workspace root'),
+    every: z.string().optional().describe('between two runs, e.g. 5m (default 5m)'),
+    until: z.string().optional().describe('exit0 (default), change, or match:REGEX'),
+    timeout: z.string().optional().describe('the monitor expires after this long, e.g. 6h (default 24h)'),
+    runLimit: z.string().optional().describe('one run is killed after this long (default 60s)'),
+    after: z.string().optional().describe('instead of a check: a pure timer, e.g. 2h'),
+    note: z.string().optional().describe('what the next turn should know'),
+  }, (a) => {
+    const d = (text: string | undefined, flag: string) => (text === undefined ? undefined : parseDuration(text, flag));
+    return addMonitor(asAgent(), {
+      todoId: parseId('todo', a.todo), check: a.check, everySeconds: d(a.every, 'every'), until: a.until, timeoutSeconds: d(a.timeout, 'timeout'),
+      runLimitSeconds: d(a.runLimit, 'runLimit'), afterSeconds: d(a.after, 'after'), note: a.note,
+    });
+  });
+  tool('loopx_monitor_list', 'Monitors (waiting first): what each checks, its next check and its last result.', { goal: z.string().optional(), todo: todo.optional() }, (a) =>
+    open().read((db) => {
+      const goalId = a.goal ? parseId('goal', a.goal) : undefined;
+      const todoId = a.todo ? parseId('todo', a.todo) : undefined;
+      if (goalId) getGoal(db, goalId);
+      if (todoId) getTodo(db, todoId);
+      return listMonitors(db, { goalId, todoId });
+    }), false);
 
   return {
     server,

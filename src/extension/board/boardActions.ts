@@ -4,6 +4,7 @@ import { claimTodo, releaseTodo } from '../../kernel/ops/claims';
 import { unblockTodo } from '../../kernel/ops/todos';
 import { offerHandoff } from '../../kernel/ops/handoffs';
 import { getTodo } from '../../kernel/queries/lookups';
+import { waitingMonitor } from '../../kernel/queries/monitors';
 import { moveFor } from '../../protocol/board';
 import type { ColumnId, ErrorInfo, TodoAction } from '../../protocol/kanban';
 import { type ExtensionContextLike, kernelOf } from '../commands/context';
@@ -65,6 +66,11 @@ export class BoardActions {
           return this.reassign(todoId);
         case 'runTurn':
           return done(await vscode.commands.executeCommand(COMMANDS.runTurn, inFolder(this.ctx.session.root, { goalId: kernel.read((db) => getTodo(db, todoId)).goalId, todoId })));
+        case 'cancelMonitor': {
+          const monitor = kernel.read((db) => waitingMonitor(db, todoId));
+          if (!monitor) return refused('not_found', `${todoId} waits on no monitor`);
+          return done(await vscode.commands.executeCommand(COMMANDS.cancelMonitor, inFolder(this.ctx.session.root, monitor.id)));
+        }
       }
     });
   }

@@ -1,12 +1,13 @@
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
 import { rowReader } from '../../kernel/rowReader';
-import { TODO_STATUSES } from '../../kernel/model';
+import { type Recurrence, TODO_STATUSES } from '../../kernel/model';
 import { statusReport } from '../../kernel/queries/status';
 import { listEvidence } from '../../kernel/queries/evidence';
 import { history, listHandoffs } from '../../kernel/queries/lists';
 import { getTodo } from '../../kernel/queries/lookups';
 import { eventSentence } from '../../protocol/boardText';
-import type { AttentionItem, BoardPatch, BoardSnapshot, Card, CardDetail } from '../../protocol/kanban';
+import type { AttentionItem, BoardPatch, BoardSnapshot, Card, CardDetail, CardMonitor } from '../../protocol/kanban';
+import { type Monitor, listMonitors, monitorRuns } from '../../kernel/queries/monitors';
 
 /** Builds the board from the store in one read: every card with the facts the board's rules need. */
 export function buildSnapshot(db: SqliteDb, nowMs: number, me: string): BoardSnapshot {
@@ -24,19 +25,22 @@ export function buildSnapshot(db: SqliteDb, nowMs: number, me: string): BoardSna
   for (const gate of report.pendingGates) {
     if (gate.todoId) gates.set(gate.todoId, [...(gates.get(gate.todoId) ?? []), gate.id]);
   }
+  const monitors = new Map<string, CardMonitor>(report.monitors.map((m) => [m.todoId, cardMonitor(m)]));
   const cards: Card[] = db
-    .prepare('SELECT id, goal_id, title, priority, status, owner, lease_expires_at, depends_on, evidence_count, revision FROM todos ORDER BY num')
+    .prepare('SELECT id, goal_id, title, priority, status, owner, lease_expires_at, depends_on, evidence_count, revision, recurrence, ready_at FROM todos ORDER BY num')
     .all()
     .map((row) => {
       const r = rowReader('todos', row);
       const id = r.text('id');
       const goalId = r.text('goal_id');
+      const status = r.oneOf('status', TODO_STATUSES);
+      const readyAt = r.maybeText('ready_at');
       return {
         id,
         goalId,
         title: r.text('title'),
         priority: r.int('priority'),
-        status: r.oneOf('status', TODO_STATUSES),
+        status,
         owner: r.maybeText('owner'),
         leaseExpiresAt: r.maybeText('lease_expires_at'),
         dependsOn: r.csv('depends_on'),
@@ -45,6 +49,9 @@ export function buildSnapshot(db: SqliteDb, nowMs: number, me: string): BoardSna
         gates: gates.get(id) ?? [],
         goalActive: activeGoals.has(goalId),
         revision: r.int('revision'),
+        monitor: status === 'open' || status === 'blocked' ? (monitors.get(id) ?? null) : null,
+        recurrence: r.maybeJson<Recurrence>('recurrence')?.text ?? null,
+        waitsUntil: status === 'open' && readyAt !== null && readyAt > report.at ? readyAt : null,
       };
     });
   const attention: AttentionItem[] = [
@@ -54,6 +61,10 @@ export function buildSnapshot(db: SqliteDb, nowMs: number, me: string): BoardSna
     ...report.goals
       .filter((g) => g.status === 'active' && g.quota.remaining === 0)
       .map((g) => ({ kind: 'budget' as const, goalId: g.id, title: g.title, nextWakeAt: g.quota.nextSlotAt })),
+    // A check that cannot run (not found, killed at its limit) will never fire by itself: a person looks at it.
+    ...report.monitors
+      .filter((m) => m.lastRun?.error)
+      .map((m) => ({ kind: 'monitor' as const, monitorId: m.id, todoId: m.todoId, title: cards.find((c) => c.id === m.todoId)?.title ?? '', check: m.check ?? '', error: m.lastRun?.error ?? '' })),
   ];
   const agents = db.prepare(`SELECT name FROM agents ORDER BY name`).all().map((r) => String(r.name));
   return {
@@ -101,8 +112,38 @@ export function buildDetail(db: SqliteDb, card: Card): CardDetail {
       text: eventSentence({ kind: 'evidence', actor: e.actor, actorKind: e.actorKind, data: { kind: e.kind } }).text,
       summary: e.summary,
       artifacts: e.artifacts,
+      ...(e.run ? { run: { command: e.run.command, exitCode: e.run.exitCode, durationMs: e.run.durationMs, error: e.run.error, check: e.run.check !== null } } : {}),
     })),
-    history: history(db, { todoId: todo.id, limit: 50 }).map((e) => ({ seq: e.seq, at: e.at, actor: e.actor, kind: e.kind, ...eventSentence(e) })),
+    monitors: listMonitors(db, { todoId: todo.id, limit: 20 }).map((m) => ({
+      id: m.id,
+      status: m.status,
+      kind: m.kind,
+      check: m.check,
+      until: m.until,
+      everySeconds: m.everySeconds,
+      nextCheckAt: m.nextCheckAt,
+      result: m.result,
+      runs: monitorRuns(db, m.id, 10).map((r) => ({ n: r.n, at: r.at, exitCode: r.exitCode, durationMs: r.durationMs, error: r.error, outputTail: r.outputTail })),
+    })),
+    // A monitor's run claims are bookkeeping; its runs and how it ended are history.
+    history: history(db, { todoId: todo.id, limit: 60 })
+      .filter((e) => e.kind !== 'monitor.run_claimed')
+      .slice(0, 50)
+      .map((e) => ({ seq: e.seq, at: e.at, actor: e.actor, kind: e.kind, ...eventSentence(e) })),
     handoffs: listHandoffs(db, todo.id).map((h) => ({ id: h.id, from: h.from, to: h.to, status: h.status, summary: h.summary, pending: h.pending })),
+  };
+}
+
+export function cardMonitor(m: Monitor): CardMonitor {
+  const run = m.lastRun;
+  return {
+    id: m.id,
+    kind: m.kind,
+    check: m.check,
+    until: m.until,
+    everySeconds: m.everySeconds,
+    nextCheckAt: m.nextCheckAt,
+    expiresAt: m.expiresAt,
+    lastRun: run ? { n: run.n, at: run.at, exitCode: run.exitCode, durationMs: run.durationMs, error: run.error } : null,
   };
 }

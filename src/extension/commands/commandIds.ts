@@ -30,6 +30,8 @@ export const COMMANDS = {
   restoreBackup: 'loopx.restoreBackup',
   connectAgent: 'loopx.connectAgent',
   getStarted: 'loopx.getStarted',
+  cancelMonitor: 'loopx.cancelMonitor',
+  checkMonitorsNow: 'loopx.checkMonitorsNow',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

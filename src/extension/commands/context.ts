@@ -10,6 +10,7 @@ import type { LogWitness } from '../store/logWitness';
 import { COMMANDS, type CommandId } from './commandIds';
 import { inFolder } from './inFolder';
 import { actionsFor, hintForPeople } from './errorActions';
+import type { MonitorTicker } from '../monitors/monitorTicker';
 
 /** What every command gets. Built once by the composition root. */
 export interface ExtensionContextLike {
@@ -28,6 +29,8 @@ export interface ExtensionContextLike {
   goalsTree?: GoalsTreeProvider;
   /** Remembers the newest event outside the store, to notice a log cut short. */
   witness?: LogWitness;
+  /** Runs due monitor checks while the window is open (trusted workspaces only). */
+  monitors?: MonitorTicker;
 }
 
 export interface CommandDefinition {

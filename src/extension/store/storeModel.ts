@@ -5,6 +5,7 @@ import { TODO_COLUMNS, todoFromRow } from '../../kernel/model';
 import { listAgents, listGates, listGoals } from '../../kernel/queries/lists';
 import { type StatusReport, statusReport } from '../../kernel/queries/status';
 import { type Evidence, listEvidence } from '../../kernel/queries/evidence';
+import { type Monitor, listMonitors } from '../../kernel/queries/monitors';
 import { Disposable } from '../util/lifecycle';
 import type { StoreSession } from './storeSession';
 
@@ -75,12 +76,13 @@ export class StoreModel extends Disposable {
 
   /**
    * Ids of the open todos a claim could take now: the Ready group of the Goals view. Computed as "open minus
-   * waiting" with two set queries (unshipped dependencies, pending gates) instead of a check per todo.
+   * waiting" with set queries (unshipped dependencies, pending gates, waiting monitors, occurrences not yet due)
+   * instead of a check per todo.
    */
   readyIds(goalId: string): Set<string> {
     return this.cached(
       `ready:${goalId}`,
-      (db) => {
+      (db, now) => {
         const goal = db.prepare('SELECT status FROM goals WHERE id = ?').get(goalId);
         if (goal?.status !== 'active') return new Set<string>();
         const waiting = new Set<string>();
@@ -90,6 +92,10 @@ export class StoreModel extends Disposable {
         );
         for (const r of byDeps.all(goalId)) waiting.add(String(r.id));
         for (const r of db.prepare(`SELECT todo_id AS id FROM gates WHERE goal_id = ? AND status = 'pending' AND todo_id IS NOT NULL`).all(goalId)) {
+          waiting.add(String(r.id));
+        }
+        for (const r of db.prepare(`SELECT todo_id AS id FROM monitors WHERE goal_id = ? AND status = 'waiting'`).all(goalId)) waiting.add(String(r.id));
+        for (const r of db.prepare(`SELECT id FROM todos WHERE goal_id = ? AND status = 'open' AND ready_at > ?`).all(goalId, new Date(now).toISOString())) {
           waiting.add(String(r.id));
         }
         const open = db.prepare(`SELECT id FROM todos WHERE goal_id = ? AND status = 'open'`).all(goalId);
@@ -105,6 +111,11 @@ export class StoreModel extends Disposable {
 
   agents(): Agent[] {
     return this.cached('agents', (db) => listAgents(db), []);
+  }
+
+  /** Waiting monitors first, then the most recent ended ones. */
+  monitors(): Monitor[] {
+    return this.cached('monitors', (db) => listMonitors(db, { limit: 50 }), []);
   }
 
   evidence(filter: { goalId?: string; todoId?: string }): Evidence[] {

@@ -14,6 +14,7 @@ export const CONTEXT = {
   artifact: 'loopx:artifact',
   agent: 'loopx:agent',
   message: 'loopx:message',
+  monitor: (status: string) => `loopx:monitor:${status}`,
 } as const;
 
 export const ALL_CONTEXT_VALUES = [
@@ -26,4 +27,5 @@ export const ALL_CONTEXT_VALUES = [
   CONTEXT.artifact,
   CONTEXT.agent,
   CONTEXT.message,
+  ...['waiting', 'fired', 'expired', 'cancelled'].map(CONTEXT.monitor),
 ];

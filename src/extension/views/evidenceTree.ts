@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Artifact } from '../../kernel/events/eventTypes';
-import type { Evidence } from '../../kernel/queries/evidence';
+import { type Evidence, describeRun } from '../../kernel/queries/evidence';
 import { clean, oneLine, relativeTime } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
 import type { StoreModel } from '../store/storeModel';
@@ -54,10 +54,16 @@ export class EvidenceTreeProvider extends Disposable implements vscode.TreeDataP
     const e = node.evidence;
     const item = new vscode.TreeItem(oneLine(e.summary, 100), e.artifacts.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = `evidence:${e.seq}`;
-    item.description = `${e.todoId ?? e.goalId} · ${clean(e.kind)} · ${clean(e.actor)} · ${relativeTime(e.at, Date.now())}`;
-    item.iconPath = new vscode.ThemeIcon(e.kind === 'test' ? 'beaker' : e.kind === 'ship' ? 'rocket' : 'note');
+    const verified = e.run !== null;
+    item.description = `${e.todoId ?? e.goalId} · ${clean(e.kind)} · ${verified ? `kernel-verified, asked by ${clean(e.actor)}` : clean(e.actor)} · ${relativeTime(e.at, Date.now())}`;
+    // A shield marks what loopx ran itself (green when it passed); other evidence is what someone wrote.
+    item.iconPath = verified
+      ? new vscode.ThemeIcon('shield', new vscode.ThemeColor(e.run?.exitCode === 0 ? 'charts.green' : 'charts.red'))
+      : new vscode.ThemeIcon(e.kind === 'test' ? 'beaker' : e.kind === 'ship' ? 'rocket' : 'note');
     item.contextValue = CONTEXT.evidence;
-    item.tooltip = new vscode.MarkdownString().appendText(`#${e.seq} ${clean(e.summary)}`);
+    const tooltip = new vscode.MarkdownString(undefined, true);
+    if (e.run) tooltip.appendMarkdown('$(shield) **Kernel-verified:** ').appendText(describeRun(e.run)).appendMarkdown('\n\n');
+    item.tooltip = tooltip.appendText(`#${e.seq} ${clean(e.summary)}`);
     item.command = { command: COMMANDS.showEvidence, title: 'Show Evidence', arguments: [node] };
     return item;
   }

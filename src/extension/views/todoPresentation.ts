@@ -42,6 +42,8 @@ export function todoDescription(todo: Todo, nowMs: number, ready = false): strin
   bits.push(`P${todo.priority}`);
   if (todo.evidenceCount) bits.push(`${todo.evidenceCount} evidence`);
   if (todo.dependsOn.length && todo.status === 'open' && !ready) bits.push(`after ${todo.dependsOn.join(', ')}`);
+  if (todo.recurrence) bits.push(`recurs ${clean(todo.recurrence.text)}`);
+  if (todo.status === 'open' && todo.readyAt && Date.parse(todo.readyAt) > nowMs) bits.push(`next ${relativeTime(todo.readyAt, nowMs)}`);
   return bits.join(' · ');
 }
 
@@ -58,6 +60,8 @@ export function todoTooltip(todo: Todo, nowMs: number): vscode.MarkdownString {
   if (todo.continuation) md.appendMarkdown('**Continuation:** ').appendText(clean(todo.continuation)).appendMarkdown('\n\n');
   if (todo.reason) md.appendMarkdown('**Reason:** ').appendText(clean(todo.reason)).appendMarkdown('\n\n');
   if (todo.dependsOn.length) md.appendMarkdown(`**Depends on:** ${todo.dependsOn.join(', ')}\n\n`);
+  if (todo.check) md.appendMarkdown('$(shield) **Acceptance check:** ').appendText(clean(todo.check)).appendMarkdown('\n\n');
+  if (todo.recurrence) md.appendMarkdown('$(sync) **Recurs** ').appendText(clean(todo.recurrence.text)).appendMarkdown(todo.previousId ? ` (follows ${todo.previousId})` : '').appendMarkdown('\n\n');
   md.appendMarkdown(`$(checklist) ${todo.evidenceCount} evidence`);
   return md;
 }

@@ -1,5 +1,6 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import type { EventKind, StoredEvent } from './eventTypes';
+import { canonicalJson } from './canonical';
 
 type Reducer<K extends EventKind> = (db: SqliteDb, e: Extract<StoredEvent, { kind: K }>) => void;
 type Reducers = { [K in EventKind]: Reducer<K> };
@@ -14,6 +15,16 @@ function touchTodo(db: SqliteDb, todoId: string | null, at: string, assignments:
 
 const CLEAR_LEASE = 'owner = NULL, lease_token = NULL, lease_expires_at = NULL';
 
+/** A monitor stops waiting; its todo gets the outcome as its continuation (a cancel as part of a kill leaves it). */
+function endMonitor(db: SqliteDb, e: StoredEvent, status: 'fired' | 'expired' | 'cancelled', id: string, result: string, continuation: string | null): void {
+  const changed = db.prepare(
+    `UPDATE monitors SET status = ?, ended_at = ?, ended_by = ?, result = ?, next_check_at = NULL, running_token = NULL, running_until = NULL
+      WHERE id = ? AND status = 'waiting'`,
+  ).run(status, e.at, e.actor, result, id);
+  if (changed.changes !== 1) throw new Error(`event ends monitor ${id}, which is not waiting`);
+  if (continuation !== null) touchTodo(db, e.todoId, e.at, 'continuation = ?', [continuation]);
+}
+
 /**
  * The only code that writes state tables. Kernel operations and replay both go through it,
  * which is what makes "replaying the log reproduces the state" true by construction.
@@ -25,9 +36,12 @@ const reducers: Reducers = {
     const d = e.data;
     db.prepare(
       `INSERT INTO goals (id, num, title, objective, scope, status, turns_per_window, window_hours, max_concurrent,
-        cooldown_seconds, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        cooldown_seconds, check_command, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(d.id, d.num, d.title, d.objective, JSON.stringify(d.scope), d.status ?? 'active', d.turnsPerWindow, d.windowHours,
-      d.maxConcurrent, d.cooldownSeconds, e.at, e.at);
+      d.maxConcurrent, d.cooldownSeconds, d.check ?? null, e.at, e.at);
+  },
+  'goal.check_set': (db, e) => {
+    db.prepare('UPDATE goals SET check_command = ?, updated_at = ? WHERE id = ?').run(e.data.check, e.at, e.goalId);
   },
   'goal.status': (db, e) => {
     db.prepare('UPDATE goals SET status = ?, updated_at = ? WHERE id = ?').run(e.data.status, e.at, e.goalId);
@@ -36,11 +50,13 @@ const reducers: Reducers = {
     const d = e.data;
     db.prepare(
       `INSERT INTO todos (id, num, goal_id, title, detail, priority, status, continuation, depends_on, evidence_count, revision,
-        created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'open', '', ?, 0, 1, ?, ?)`,
-    ).run(d.id, d.num, e.goalId, d.title, d.detail, d.priority, d.dependsOn.join(','), e.at, e.at);
+        check_command, recurrence, ready_at, previous_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'open', '', ?, 0, 1, ?, ?, ?, ?, ?, ?)`,
+    ).run(d.id, d.num, e.goalId, d.title, d.detail, d.priority, d.dependsOn.join(','), d.check ?? null,
+      d.recurrence ? canonicalJson(d.recurrence) : null, d.readyAt ?? null, d.previous ?? null, e.at, e.at);
     const dep = db.prepare('INSERT INTO todo_deps (todo_id, depends_on) VALUES (?, ?)');
     for (const dependsOn of d.dependsOn) dep.run(d.id, dependsOn);
   },
+  'todo.check_set': (db, e) => touchTodo(db, e.todoId, e.at, 'check_command = ?', [e.data.check]),
   'todo.claimed': (db, e) =>
     touchTodo(db, e.todoId, e.at, `status = 'claimed', owner = ?, lease_token = ?, lease_expires_at = ?, reason = NULL`, [
       e.data.owner,
@@ -95,6 +111,32 @@ const reducers: Reducers = {
       `status = 'claimed', owner = ?, lease_token = ?, lease_expires_at = ?, reason = NULL, continuation = ?`,
       [e.actor, e.data.leaseToken, e.data.leaseExpiresAt, continuation]);
   },
+  'monitor.added': (db, e) => {
+    const d = e.data;
+    db.prepare(
+      `INSERT INTO monitors (id, num, goal_id, todo_id, kind, command, every_seconds, until_cond, run_limit_seconds, expires_at, note,
+        status, added_by, created_at, next_check_at, run_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'waiting', ?, ?, ?, 0)`,
+    ).run(d.id, d.num, e.goalId, e.todoId, d.kind, d.command, d.everySeconds, d.until, d.runLimitSeconds, d.expiresAt, d.note,
+      e.actor, e.at, d.nextCheckAt);
+  },
+  'monitor.run_claimed': (db, e) => {
+    const d = e.data;
+    db.prepare('UPDATE monitors SET running_token = ?, running_until = ?, next_check_at = ? WHERE id = ?').run(d.token, d.until, d.nextCheckAt, d.id);
+  },
+  'monitor.checked': (db, e) => {
+    const d = e.data;
+    db.prepare(
+      `INSERT INTO monitor_runs (monitor_id, n, at, exit_code, duration_ms, output_tail, output_sha256, timed_out, error)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(d.id, d.n, d.startedAt, d.exitCode, d.durationMs, d.outputTail, d.outputSha256, d.timedOut ? 1 : 0, d.error);
+    db.prepare(
+      `UPDATE monitors SET run_count = run_count + 1, last_run_at = ?, last_exit_code = ?, last_output_sha256 = ?,
+        running_token = NULL, running_until = NULL WHERE id = ?`,
+    ).run(d.startedAt, d.exitCode, d.outputSha256, d.id);
+  },
+  'monitor.fired': (db, e) => endMonitor(db, e, 'fired', e.data.id, e.data.result, e.data.continuation),
+  'monitor.expired': (db, e) => endMonitor(db, e, 'expired', e.data.id, e.data.result, e.data.continuation),
+  'monitor.cancelled': (db, e) => endMonitor(db, e, 'cancelled', e.data.id, e.data.result, e.data.continuation),
   'turn.started': (db, e) => {
     const d = e.data;
     db.prepare(

@@ -11,6 +11,21 @@ export const eventDataSchemas = lazy(() => {
   const nullableStr = z.nullable(z.string());
 
   const artifactSchema = z.object({ path: str, sha256: str, bytes: z.int().check(z.nonnegative()) });
+  const nullableInt = z.nullable(z.int());
+  const recurrence = z.object({ every: z.optional(z.int()), at: z.optional(str), cron: z.optional(str), tz: str, text: str });
+  /** A command the kernel ran (kernel-run evidence). */
+  const run = z.object({
+    command: str,
+    shell: z.boolean(),
+    /** The acceptance check this run was, when it ran exactly that. */
+    check: nullableStr,
+    exitCode: nullableInt,
+    durationMs: z.int(),
+    outputTail: str,
+    outputSha256: str,
+    timedOut: z.boolean(),
+    error: nullableStr,
+  });
 
   return {
     'store.initialized': z.object({ schema: z.int() }),
@@ -26,7 +41,9 @@ export const eventDataSchemas = lazy(() => {
       cooldownSeconds: z.int(),
       // Absent in stores from before agents' goals started paused: those goals started active.
       status: z.optional(z.enum(['active', 'paused'])),
+      check: z.optional(nullableStr),
     }),
+    'goal.check_set': z.object({ check: nullableStr, from: nullableStr }),
     'goal.status': z.object({ status: z.enum(['active', 'paused', 'done', 'stopped']), from: str }),
     'todo.added': z.object({
       id: str,
@@ -35,7 +52,12 @@ export const eventDataSchemas = lazy(() => {
       detail: str,
       priority: z.int(),
       dependsOn: z.array(str),
+      check: z.optional(nullableStr),
+      recurrence: z.optional(z.nullable(recurrence)),
+      readyAt: z.optional(nullableStr),
+      previous: z.optional(nullableStr),
     }),
+    'todo.check_set': z.object({ check: nullableStr, from: nullableStr }),
     'todo.claimed': z.object({ owner: str, leaseToken: str, leaseExpiresAt: str, previousOwner: nullableStr }),
     'todo.renewed': z.object({ leaseExpiresAt: str }),
     'todo.released': z.object({ previousOwner: str, note: nullableStr }),
@@ -43,7 +65,14 @@ export const eventDataSchemas = lazy(() => {
     'todo.blocked': z.object({ reason: str, previousOwner: nullableStr }),
     'todo.unblocked': z.object({ note: nullableStr }),
     'todo.killed': z.object({ reason: str, previousOwner: nullableStr, cancelledGates: z.array(str) }),
-    evidence: z.object({ summary: str, kind: str, artifacts: z.array(artifactSchema) }),
+    evidence: z.object({
+      summary: str,
+      kind: str,
+      artifacts: z.array(artifactSchema),
+      /** Who produced it: the kernel ran a command, or an agent (or a human) wrote it. Older events: the writer's. */
+      source: z.optional(z.enum(['agent', 'kernel'])),
+      run: z.optional(run),
+    }),
     'gate.asked': z.object({ id: str, num: z.int(), question: str }),
     'gate.decided': z.object({ id: str, status: z.enum(['approved', 'rejected']), note: nullableStr }),
     'quota.spent': z.object({ turnId: str }),
@@ -67,6 +96,35 @@ export const eventDataSchemas = lazy(() => {
       resultKind: z.enum(['validated_progress', 'validated_completion', 'user_action_required', 'wait', 'host_failure', 'validation_failed']),
       spent: z.boolean(),
     }),
+    'monitor.added': z.object({
+      id: str,
+      num: z.int(),
+      kind: z.enum(['check', 'timer']),
+      command: nullableStr,
+      everySeconds: nullableInt,
+      until: str,
+      runLimitSeconds: nullableInt,
+      expiresAt: nullableStr,
+      nextCheckAt: str,
+      note: str,
+    }),
+    /** A ticker took the monitor's next run: no other ticker runs it until `until`. */
+    'monitor.run_claimed': z.object({ id: str, n: z.int(), token: str, until: str, nextCheckAt: str }),
+    'monitor.checked': z.object({
+      id: str,
+      n: z.int(),
+      token: str,
+      startedAt: str,
+      exitCode: nullableInt,
+      durationMs: z.int(),
+      outputTail: str,
+      outputSha256: str,
+      timedOut: z.boolean(),
+      error: nullableStr,
+    }),
+    'monitor.fired': z.object({ id: str, reason: str, run: nullableInt, result: str, continuation: str }),
+    'monitor.expired': z.object({ id: str, result: str, continuation: str }),
+    'monitor.cancelled': z.object({ id: str, result: str, continuation: nullableStr }),
   };
 });
 type EventSchemas = ReturnType<typeof eventDataSchemas>;

@@ -8,6 +8,8 @@ import { type TodoCore, evidenceCount, getGoal, getTodo, getTodoCore, leaseToken
 import { nextClaimable, readiness } from '../queries/ready';
 import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS, isHuman, requireLiveLease } from './leases';
 import { emitEvidence, prepareEvidence } from './evidence';
+import { requireCheckPassed } from './checks';
+import { scheduleNextOccurrence } from './todos';
 
 export interface Claim {
   todo: Todo;
@@ -104,7 +106,10 @@ export interface ShipInput {
   leaseToken?: string;
 }
 
-/** Ships a todo the caller holds. Refused without evidence (recorded earlier or given here) or with a gate pending. */
+/**
+ * Ships a todo the caller holds. Refused with a gate pending, without a passing kernel run of its acceptance check
+ * (when a human set one) since the claim, or without evidence (recorded earlier or given here).
+ */
 export function shipTodo(kernel: Kernel, todoId: string, input: ShipInput = {}): Todo {
   kernel.requireActor();
   const artifacts = input.artifacts ?? [];
@@ -115,6 +120,7 @@ export function shipTodo(kernel: Kernel, todoId: string, input: ShipInput = {}):
     requireLiveLease(tx, todo, input.leaseToken);
     const gates = pendingGateIds(tx.db, todoId);
     if (gates.length > 0) throw new GatePendingError(`shipping todo ${todoId}`, gates);
+    requireCheckPassed(tx, todoId);
     if (!prepared && evidenceCount(tx.db, todoId) === 0) {
       throw new RefusedError(
         'evidence_required',
@@ -124,6 +130,7 @@ export function shipTodo(kernel: Kernel, todoId: string, input: ShipInput = {}):
     }
     if (prepared) emitEvidence(tx, todo.goalId, todoId, prepared);
     tx.emit({ kind: 'todo.shipped', goalId: todo.goalId, todoId, data: { previousOwner: todo.owner as string } });
+    scheduleNextOccurrence(tx, todoId);
     return getTodo(tx.db, todoId);
   });
 }

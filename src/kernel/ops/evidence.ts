@@ -1,5 +1,6 @@
 import type { Kernel, Tx } from '../kernel';
-import type { Artifact, StoredEvent } from '../events/eventTypes';
+import type { Actor, Artifact, StoredEvent } from '../events/eventTypes';
+import type { SqliteDb } from '../db/sqliteDb';
 import { InvalidInputError, NotAllowedError } from '../errors';
 import { optionalText, requireText } from '../validate';
 import { recordArtifact } from '../workspacePaths';
@@ -30,8 +31,9 @@ export function prepareEvidence(root: string, input: Omit<EvidenceInput, 'todoId
   return { summary, kind, artifacts: [...seen.values()] };
 }
 
+/** Evidence someone wrote (source `agent`); kernel-run evidence is emitted by `runEvidence` only. */
 export function emitEvidence(tx: Tx, goalId: string, todoId: string | null, prepared: ReturnType<typeof prepareEvidence>): StoredEvent {
-  return tx.emit({ kind: 'evidence', goalId, todoId, data: prepared });
+  return tx.emit({ kind: 'evidence', goalId, todoId, data: { ...prepared, source: 'agent' } });
 }
 
 export function addEvidence(kernel: Kernel, input: EvidenceInput): Evidence {
@@ -41,19 +43,20 @@ export function addEvidence(kernel: Kernel, input: EvidenceInput): Evidence {
   }
   const prepared = prepareEvidence(kernel.root, input);
   return kernel.write((tx) => {
-    let goalId: string;
-    let todoId: string | null = null;
-    if (input.todoId !== undefined) {
-      const todo = getTodoCore(tx.db, input.todoId);
-      // An agent whose lease lapsed and was taken over may not add to the new holder's record.
-      if (tx.actor.kind === 'agent' && leaseLive(todo, tx.at) && todo.owner !== tx.actor.name) {
-        throw new NotAllowedError(`todo ${todo.id} is claimed by ${todo.owner}; only its holder adds evidence to it now`);
-      }
-      goalId = todo.goalId;
-      todoId = todo.id;
-    } else {
-      goalId = getGoal(tx.db, input.goalId as string).id;
-    }
+    const { goalId, todoId } = evidenceTarget(tx.db, tx.actor, tx.at, input);
     return evidenceFromEvent(emitEvidence(tx, goalId, todoId, prepared));
   });
+}
+
+/** Where evidence goes, and whether the actor may add to it: not to a todo another agent holds now. */
+export function evidenceTarget(db: SqliteDb, actor: Actor, at: string, input: { todoId?: string; goalId?: string }): { goalId: string; todoId: string | null } {
+  if (input.todoId !== undefined) {
+    const todo = getTodoCore(db, input.todoId);
+    // An agent whose lease lapsed and was taken over may not add to the new holder's record.
+    if (actor.kind === 'agent' && leaseLive(todo, at) && todo.owner !== actor.name) {
+      throw new NotAllowedError(`todo ${todo.id} is claimed by ${todo.owner}; only its holder adds evidence to it now`);
+    }
+    return { goalId: todo.goalId, todoId: todo.id };
+  }
+  return { goalId: getGoal(db, input.goalId as string).id, todoId: null };
 }

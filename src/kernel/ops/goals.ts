@@ -5,6 +5,7 @@ import { formatId, optionalText, requireText } from '../validate';
 import { parseScope } from '../workspacePaths';
 import { getGoal, nextNum } from '../queries/lookups';
 import { hasHumanChannel, requireHumanChannel, resumeNeedsHuman } from '../authority';
+import { parseCheck, requireHumanForCheck } from './checks';
 
 export interface GoalInput {
   title: string;
@@ -14,6 +15,8 @@ export interface GoalInput {
   windowHours?: number;
   maxConcurrent?: number;
   cooldownSeconds?: number;
+  /** The acceptance check for the goal's todos (human only). */
+  check?: string;
 }
 
 export const GOAL_DEFAULTS = { turnsPerWindow: 20, windowHours: 24, maxConcurrent: 1, cooldownSeconds: 0 } as const;
@@ -42,6 +45,8 @@ export function createGoal(kernel: Kernel, input: GoalInput): Goal {
   if (!Number.isFinite(windowHours) || windowHours <= 0 || windowHours > 24 * 366) {
     throw new InvalidInputError('window hours must be a number above 0 and at most 8784 (a year)');
   }
+  const check = parseCheck(input.check);
+  if (check !== null) requireHumanForCheck(kernel, 'creating a goal with a check');
   return kernel.write((tx) => {
     const num = nextNum(tx.db, 'goals');
     const id = formatId('goal', num);
@@ -49,7 +54,7 @@ export function createGoal(kernel: Kernel, input: GoalInput): Goal {
       kind: 'goal.created',
       goalId: id,
       todoId: null,
-      data: { id, num, title, objective, scope, turnsPerWindow, windowHours, maxConcurrent, cooldownSeconds, status: hasHumanChannel(actor) ? 'active' : 'paused' },
+      data: { id, num, title, objective, scope, turnsPerWindow, windowHours, maxConcurrent, cooldownSeconds, status: hasHumanChannel(actor) ? 'active' : 'paused', ...(check !== null ? { check } : {}) },
     });
     return getGoal(tx.db, id);
   });

@@ -31,6 +31,15 @@ export function renderPrompt(input: { turnId: string; agent: string; goal: Goal;
     '',
     todo.detail ? `Acceptance: ${todo.detail}` : 'Acceptance: not written down; decide what "done" means, say it in your evidence.',
   ];
+  const check = todo.check ?? goal.check;
+  if (check) {
+    lines.push(
+      '',
+      `Acceptance check (set by a human on the ${todo.check ? 'todo' : 'goal'}): \`${check}\`. \`todo ship\` is refused until loopx has run it,`,
+      `passing, since your claim: \`${l} evidence run --todo ${todo.id} --check\` (it records the result as kernel-verified`,
+      'evidence and exits with the check\'s status). You cannot change the check.',
+    );
+  }
   if (todo.dependsOn.length) lines.push('', `It depended on ${todo.dependsOn.join(', ')}, which have shipped.`);
   if (todo.continuation) lines.push('', '## Where the last turn left off', '', todo.continuation);
   if (handoff) {
@@ -53,6 +62,8 @@ export function renderPrompt(input: { turnId: string; agent: string; goal: Goal;
     `${l} gate ask --todo ${todo.id} --question "the decision you need"   # before anything gated or irreversible`,
     `${l} handoff ${todo.id} --to AGENT --summary "where it stands" --pending "what is left"`,
     `${l} todo renew ${todo.id}                                           # if you need more than 30 minutes`,
+    `${l} evidence run --todo ${todo.id} -- npm test                     # loopx runs it and records the result itself`,
+    `${l} monitor add --todo ${todo.id} --check "CMD" --every 5m --note "…"  # wait for CI, a deploy, a job: then exit`,
     '```',
     '',
     '## Rules',
@@ -62,6 +73,8 @@ export function renderPrompt(input: { turnId: string; agent: string; goal: Goal;
     '- Shipping needs evidence: say what you ran and what it showed; attach files with --artifact (workspace paths).',
     '- Stay inside the scope. Do not edit anything under .loopx/ by hand.',
     '- Before you exit, ship, release with a note, block, or hand off. Evidence of progress without shipping is fine.',
+    '- Never wait in the foreground for something outside (CI, a deploy, a training run): add a monitor and exit. The',
+    '  todo comes back ready when its check passes (or its output changes or matches), with the result.',
     '',
   );
   return lines.join('\n');

@@ -1,5 +1,5 @@
 import type { SqliteDb } from '../db/sqliteDb';
-import { listEvidence } from '../queries/evidence';
+import { type KernelRun, listEvidence, turnEvidence } from '../queries/evidence';
 import { listGates, listGoals, listTodos } from '../queries/lists';
 import { quotaState } from '../queries/quota';
 import { listTurns } from '../queries/turns';
@@ -26,6 +26,18 @@ function via(channel: string | undefined): string {
   return channel === 'vscode' ? ' in VS Code' : channel === 'tty' ? ' in a terminal' : ' (no channel recorded)';
 }
 
+/** A command as an inline code span (a backtick inside would end it early). */
+function code(text: string): string {
+  return `\`${text.replace(/\s+/g, ' ').replace(/`/g, "'")}\``;
+}
+
+/** Evidence the kernel produced by running a command: what ran and how it ended, not what anyone says. */
+function kernelLine(run: KernelRun, actor: string): string {
+  const took = run.durationMs < 10_000 ? `${(run.durationMs / 1000).toFixed(1)} s` : `${Math.round(run.durationMs / 1000)} s`;
+  const outcome = run.error ? md(run.error) : `exit ${run.exitCode}`;
+  return `**kernel-verified:** ran ${code(run.command)}: ${outcome} in ${took} (${run.check ? 'acceptance check, ' : ''}asked by ${md(actor)}; output sha256 ${run.outputSha256.slice(0, 12)}…)`;
+}
+
 /**
  * The owner's review packet: decisions (gates and who decided), what shipped with its evidence and artifacts,
  * what is blocked and why, unresolved gates, quota spent, and the turns with their results.
@@ -38,6 +50,7 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
     const q = quotaState(db, goal, nowMs);
     out.push(`## ${goal.id} ${md(goal.title)} (${goal.status})`, '');
     if (goal.objective) out.push(`Objective: ${md(goal.objective)}`, '');
+    if (goal.check) out.push(`Acceptance check: ${code(goal.check)} (set by a human; todos ship only after loopx ran it, passing)`, '');
     out.push(`Quota: ${q.spent} of ${q.turnsPerWindow} turns spent in the last ${q.windowHours} h.`, '');
     const gates = listGates(db, { goalId: goal.id });
     const decided = gates.filter((g) => g.status === 'approved' || g.status === 'rejected');
@@ -53,9 +66,9 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
     out.push('### Shipped', '');
     if (!shipped.length) out.push('Nothing yet.');
     for (const todo of shipped) {
-      out.push(`- **${todo.id}** ${md(todo.title)}`);
+      out.push(`- **${todo.id}** ${md(todo.title)}${todo.check ? ` (acceptance check ${code(todo.check)})` : ''}`);
       for (const e of listEvidence(db, { todoId: todo.id, limit: 20 })) {
-        out.push(`  - ${md(e.kind)} by ${md(e.actor)}: ${md(e.summary)}`);
+        out.push(e.run ? `  - ${kernelLine(e.run, e.actor)}` : `  - ${md(e.kind)} by ${md(e.actor)} (the agent's word): ${md(e.summary)}`);
         for (const a of e.artifacts) out.push(`    - \`${a.path.replace(/`/g, "'")}\` sha256 ${a.sha256.slice(0, 16)}… (${a.bytes} bytes)`);
       }
     }
@@ -66,9 +79,11 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
     out.push('### Turns', '');
     if (!turns.length) out.push('None.');
     else {
-      out.push('| turn | todo | agent | host | started | result | exit | spent |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
+      out.push('| turn | todo | agent | host | started | result | exit | spent | evidence |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
       for (const t of turns) {
-        out.push(`| ${t.id} | ${t.todoId ?? ''} | ${md(t.agent)} | ${t.host} | ${t.startedAt} | ${t.resultKind ?? 'running'} | ${t.exitCode ?? ''} | ${t.spent ? 'yes' : 'no'} |`);
+        const ev = turnEvidence(db, t);
+        const evidence = [ev.kernel.length ? `${ev.kernel.length} kernel-verified` : '', ev.agent ? `${ev.agent} claimed` : ''].filter(Boolean).join(', ') || 'none';
+        out.push(`| ${t.id} | ${t.todoId ?? ''} | ${md(t.agent)} | ${t.host} | ${t.startedAt} | ${t.resultKind ?? 'running'} | ${t.exitCode ?? ''} | ${t.spent ? 'yes' : 'no'} | ${evidence} |`);
       }
     }
     out.push('');

@@ -25,6 +25,9 @@ export function renderStatusMd(report: StatusReport): string {
     ...report.pendingGates.map((g) => `- Gate ${g.id} (${g.todoId ?? g.goalId}, asked by ${cell(g.askedBy)}): ${cell(g.question)}`),
     ...report.blocked.map((t) => `- Blocked ${t.id} ${cell(t.title)}: ${cell(t.reason ?? '')}`),
     ...report.lapsedLeases.map((t) => `- Lapsed lease ${t.id} ${cell(t.title)} (held by ${cell(t.owner ?? '?')} until ${t.leaseExpiresAt})`),
+    ...report.monitors
+      .filter((m) => m.lastRun?.error)
+      .map((m) => `- Monitor ${m.id} on ${m.todoId} cannot run its check \`${cell(m.check ?? '')}\`: ${cell(m.lastRun?.error ?? '')}`),
     ...report.goals
       .filter((g) => g.shouldRun.reason === 'budget_exhausted')
       .map((g) => `- Budget exhausted for ${g.id} ${cell(g.title)}; next slot ${g.shouldRun.nextWakeAt ?? 'never'}`),
@@ -39,6 +42,13 @@ export function renderStatusMd(report: StatusReport): string {
       const wake = g.shouldRun.nextWakeAt ? ` (wake ${g.shouldRun.nextWakeAt})` : '';
       lines.push(`| ${g.id} ${cell(g.title)} | ${g.status} | ${next} | ${quota} | ${g.shouldRun.reason}${wake} |`);
     }
+  }
+  lines.push('', '## Monitors', '');
+  if (report.monitors.length === 0) lines.push('None waiting.');
+  for (const m of report.monitors) {
+    const what = m.kind === 'timer' ? `timer, fires ${m.nextCheckAt}` : `\`${cell(m.check ?? '')}\` until ${cell(m.until)}, next check ${m.nextCheckAt}`;
+    const last = m.lastRun ? `; last run ${m.lastRun.at}: ${cell(m.lastRun.error ?? `exit ${m.lastRun.exitCode}`)}` : '';
+    lines.push(`- ${m.id} on ${m.todoId} (${m.goalId}): ${what}${m.expiresAt ? `; expires ${m.expiresAt}` : ''}${last}`);
   }
   lines.push('');
   return lines.join('\n');

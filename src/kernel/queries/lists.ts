@@ -42,7 +42,7 @@ export function listTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): To
   }
   if (filter.ready) {
     where.push(CLAIMABLE_WHERE);
-    params.push(at);
+    params.push(at, at);
   }
   const order = filter.ready ? 't.priority, t.num' : 't.num';
   const limit = filter.limit ? ` LIMIT ${Math.max(1, Math.floor(filter.limit))}` : '';

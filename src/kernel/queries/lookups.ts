@@ -54,7 +54,7 @@ export function evidenceCount(db: SqliteDb, todoId: string): number {
   return Number(db.prepare('SELECT evidence_count AS n FROM todos WHERE id = ?').get(todoId)?.n ?? 0);
 }
 
-export function nextNum(db: SqliteDb, table: 'goals' | 'todos' | 'gates' | 'handoffs' | 'turns'): number {
+export function nextNum(db: SqliteDb, table: 'goals' | 'todos' | 'gates' | 'handoffs' | 'turns' | 'monitors'): number {
   // Above the highest number this store ever handed out, even if a restore brought back an older content.
   return Number(
     db.prepare(`SELECT max(coalesce((SELECT max(num) FROM ${table}), 0), coalesce((SELECT num FROM id_high_water WHERE entity = ?), 0)) + 1 AS n`).get(table)?.n ?? 1,

@@ -2,6 +2,7 @@ import type { SqliteDb } from '../db/sqliteDb';
 import type { Goal } from '../model';
 import { iso } from '../time';
 import { hasClaimable } from './ready';
+import { nextMonitorMoment } from './monitors';
 import { stuckSinceLastTurn } from './turns';
 
 export interface QuotaState {
@@ -77,14 +78,26 @@ export function shouldRun(db: SqliteDb, goal: Goal, nowMs: number, known: { quot
   const at = iso(nowMs);
   const no = (reason: ShouldRunReason, nextWakeAt: string | null): ShouldRun => ({ run: false, reason, nextWakeAt, remaining: quota.remaining });
   if (goal.status !== 'active') return no('goal_inactive', null);
-  if (!(known.hasReadyWork ?? hasClaimable(db, at, goal.id))) return no('no_ready_work', earliestLeaseExpiry(db, goal.id, at));
+  if (!(known.hasReadyWork ?? hasClaimable(db, at, goal.id))) return no('no_ready_work', nextReadyMoment(db, goal.id, at));
   const goalGate = db.prepare(`SELECT 1 FROM gates WHERE goal_id = ? AND todo_id IS NULL AND status = 'pending' LIMIT 1`).get(goal.id);
   if (goalGate) return no('gate_pending', null);
   if (quota.remaining === 0) return no('budget_exhausted', goal.policy.turnsPerWindow === 0 ? null : quota.nextSlotAt);
   if (quota.liveClaims >= goal.policy.maxConcurrent) return no('concurrency_limit', earliestLeaseExpiry(db, goal.id, at));
   if (quota.cooldownUntil) return no('cooldown', quota.cooldownUntil);
-  if (stuckSinceLastTurn(db, goal.id)) return no('no_change', null);
+  if (stuckSinceLastTurn(db, goal.id, at)) return no('no_change', null);
   return { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining };
+}
+
+/**
+ * When work of the goal can next become ready by itself: a live lease lapses, a monitor checks (or fires, or
+ * expires), a recurring todo's next occurrence comes due. The earliest of these, or null.
+ */
+function nextReadyMoment(db: SqliteDb, goalId: string, at: string): string | null {
+  const due = db
+    .prepare(`SELECT min(ready_at) AS t FROM todos WHERE goal_id = ? AND status = 'open' AND ready_at > ?`)
+    .get(goalId, at)?.t as string | null | undefined;
+  const times = [earliestLeaseExpiry(db, goalId, at), nextMonitorMoment(db, goalId), due ?? null].filter((t): t is string => t !== null);
+  return times.length ? (times.sort()[0] as string) : null;
 }
 
 /** A live lease that lapses makes its todo claimable again: the earliest such moment is a wake time. */

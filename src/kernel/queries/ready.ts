@@ -1,17 +1,21 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import { type Todo, TODO_COLUMNS, todoFromRow } from '../model';
 import { type TodoCore, leaseLive } from './lookups';
+import { describeMonitor, waitingMonitor } from './monitors';
 
 /**
- * Claimable = open (or claimed with a lapsed lease), goal active, every dependency shipped, no pending gate.
- * Order: priority (0 first), then the order todos were added.
+ * Claimable = open (or claimed with a lapsed lease), due (a recurring occurrence: its time has come), goal active,
+ * every dependency shipped, no pending gate, no monitor waiting. Order: priority (0 first), then the order todos
+ * were added. Takes `at` once, for the due time.
  */
 export const READY_CONDITIONS = `
-  EXISTS (SELECT 1 FROM goals g WHERE g.id = t.goal_id AND g.status = 'active')
+  (t.ready_at IS NULL OR t.ready_at <= ?)
+  AND EXISTS (SELECT 1 FROM goals g WHERE g.id = t.goal_id AND g.status = 'active')
   AND NOT EXISTS (SELECT 1 FROM todo_deps d JOIN todos dt ON dt.id = d.depends_on WHERE d.todo_id = t.id AND dt.status <> 'shipped')
-  AND NOT EXISTS (SELECT 1 FROM gates q WHERE q.todo_id = t.id AND q.status = 'pending')`;
+  AND NOT EXISTS (SELECT 1 FROM gates q WHERE q.todo_id = t.id AND q.status = 'pending')
+  AND NOT EXISTS (SELECT 1 FROM monitors m WHERE m.todo_id = t.id AND m.status = 'waiting')`;
 
-/** For listings: one predicate (takes `at` once). */
+/** For listings: one predicate (takes `at` twice). */
 export const CLAIMABLE_WHERE = `(t.status = 'open' OR (t.status = 'claimed' AND t.lease_expires_at <= ?)) AND ${READY_CONDITIONS}`;
 
 /**
@@ -24,8 +28,8 @@ const FIRST_LAPSED = `t.status = 'claimed' AND t.lease_expires_at <= ? AND ${REA
 function firstClaimableId(db: SqliteDb, at: string, goalId?: string): string | null {
   const scope = goalId ? 't.goal_id = ? AND ' : '';
   const args = goalId ? [goalId] : [];
-  const open = db.prepare(`SELECT t.id, t.priority, t.num FROM todos t WHERE ${scope}${FIRST_OPEN}`).get(...args);
-  const lapsed = db.prepare(`SELECT t.id, t.priority, t.num FROM todos t WHERE ${scope}${FIRST_LAPSED}`).get(...args, at);
+  const open = db.prepare(`SELECT t.id, t.priority, t.num FROM todos t WHERE ${scope}${FIRST_OPEN}`).get(...args, at);
+  const lapsed = db.prepare(`SELECT t.id, t.priority, t.num FROM todos t WHERE ${scope}${FIRST_LAPSED}`).get(...args, at, at);
   const best =
     open && lapsed
       ? [open, lapsed].sort((a, b) => Number(a.priority) - Number(b.priority) || Number(a.num) - Number(b.num))[0]
@@ -46,7 +50,12 @@ export function hasClaimable(db: SqliteDb, at: string, goalId: string): boolean 
 
 export type Readiness =
   | { ready: true }
-  | { ready: false; why: 'terminal' | 'claimed' | 'blocked' | 'goal_inactive' | 'dependencies' | 'gate_pending'; detail: string; ids: string[] };
+  | {
+      ready: false;
+      why: 'terminal' | 'claimed' | 'blocked' | 'goal_inactive' | 'dependencies' | 'gate_pending' | 'monitor' | 'scheduled';
+      detail: string;
+      ids: string[];
+    };
 
 /** Explains why a todo can or cannot be claimed now (used in refusals and by the board's Waiting column). */
 export function readiness(db: SqliteDb, todo: TodoCore, at: string): Readiness {
@@ -76,5 +85,12 @@ export function readiness(db: SqliteDb, todo: TodoCore, at: string): Readiness {
     const ids = gates.map((r) => String(r.id));
     return { ready: false, why: 'gate_pending', detail: `gate ${ids.join(', ')} awaits a human decision`, ids };
   }
+  const monitor = waitingMonitor(db, todo.id);
+  if (monitor) {
+    const next = monitor.kind === 'timer' ? '' : `, next check at ${monitor.nextCheckAt}`;
+    return { ready: false, why: 'monitor', detail: `it waits on monitor ${monitor.id} (${describeMonitor(monitor)}${next})`, ids: [monitor.id] };
+  }
+  const due = db.prepare('SELECT ready_at FROM todos WHERE id = ?').get(todo.id)?.ready_at as string | null | undefined;
+  if (due && due > at) return { ready: false, why: 'scheduled', detail: `it is scheduled for ${due}`, ids: [] };
   return { ready: true };
 }

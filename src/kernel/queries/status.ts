@@ -3,6 +3,7 @@ import { type Gate, type Goal, type Todo, TODO_COLUMNS, todoFromRow } from '../m
 import { iso } from '../time';
 import { listGates, listGoals } from './lists';
 import { nextClaimable } from './ready';
+import { type Monitor, listMonitors } from './monitors';
 import { type QuotaState, type ShouldRun, quotaState, shouldRun } from './quota';
 
 export interface GoalStatusLine {
@@ -21,6 +22,8 @@ export interface StatusReport {
   pendingGates: Gate[];
   blocked: Todo[];
   lapsedLeases: Todo[];
+  /** Monitors still waiting (what will run unattended), soonest check first. */
+  monitors: Monitor[];
 }
 
 /** The attention queue: what needs a human, and what each goal does next. Read-only, one snapshot. */
@@ -56,5 +59,6 @@ export function statusReport(db: SqliteDb, nowMs: number): StatusReport {
       .prepare(`${select} WHERE t.status = 'claimed' AND t.lease_expires_at <= ? ORDER BY t.lease_expires_at`)
       .all(at)
       .map(todoFromRow),
+    monitors: listMonitors(db, { status: 'waiting' }),
   };
 }

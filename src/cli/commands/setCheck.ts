@@ -1,0 +1,44 @@
+import type { Command } from '../command';
+import { setGoalCheck, setTodoCheck } from '../../kernel/ops/checks';
+import { InvalidInputError } from '../../kernel/errors';
+import { parseId } from '../../kernel/validate';
+import { goalLine, Painter, todoLine } from '../format';
+
+const flags = {
+  check: { type: 'string', value: 'CMD', description: 'the new acceptance check (a shell command run from the workspace root)' },
+  clear: { type: 'boolean', description: 'remove the check' },
+} as const;
+
+function newCheck(args: { str(n: string): string | undefined; bool(n: string): boolean }): string | null {
+  const check = args.str('check');
+  if ((check === undefined) === !args.bool('clear')) throw new InvalidInputError('give exactly one of --check CMD or --clear');
+  return check ?? null;
+}
+
+export const goalSetCheck: Command = {
+  name: ['goal', 'set-check'],
+  summary: "set or clear a goal's acceptance check (humans only): its todos ship only after loopx ran it, passing",
+  humanOnly: true,
+  mutates: true,
+  positionals: [{ name: 'ID', description: 'goal id', required: true }],
+  flags,
+  examples: ['loopx goal set-check G1 --check "npm test"', 'loopx goal set-check G1 --clear'],
+  run(ctx) {
+    const goal = setGoalCheck(ctx.kernel(), parseId('goal', ctx.args.positionals[0]), newCheck(ctx.args));
+    return { data: goal, text: `${goal.check ? `Check \`${goal.check}\`` : 'No check'} for ${goalLine(new Painter(ctx.color), goal)}` };
+  },
+};
+
+export const todoSetCheck: Command = {
+  name: ['todo', 'set-check'],
+  summary: "set or clear a todo's own acceptance check (humans only); without one, its goal's applies",
+  humanOnly: true,
+  mutates: true,
+  positionals: [{ name: 'ID', description: 'todo id', required: true }],
+  flags,
+  examples: ['loopx todo set-check T4 --check "npm test -- parser"'],
+  run(ctx) {
+    const todo = setTodoCheck(ctx.kernel(), parseId('todo', ctx.args.positionals[0]), newCheck(ctx.args));
+    return { data: todo, text: `${todo.check ? `Check \`${todo.check}\`` : 'No own check'} for ${todoLine(new Painter(ctx.color), todo, Date.now())}` };
+  },
+};

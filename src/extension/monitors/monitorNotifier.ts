@@ -1,0 +1,44 @@
+import * as vscode from 'vscode';
+import { clean, oneLine } from '../../protocol/display';
+import { Disposable } from '../util/lifecycle';
+import type { StoreModel } from '../store/storeModel';
+import { COMMANDS } from '../commands/commandIds';
+
+/**
+ * A monitor that stops waiting because it fired or expired raises a notification (once; setting
+ * loopx.notifyOnMonitors): its todo is ready again, with the result in its continuation. Auto-run, when on, picks
+ * the todo up by itself; the notification is for the person following along. Whoever ran the check (this window,
+ * cron, a runner) does not matter: the notification follows the store.
+ */
+export class MonitorNotifier extends Disposable {
+  private waiting: Set<string> | undefined;
+  /** "M2 fired", "M3 expired", in order (tests read it). */
+  readonly notified: string[] = [];
+
+  constructor(private readonly model: StoreModel) {
+    super();
+    this.register(model.onDidChange(() => this.check()));
+    this.check();
+  }
+
+  private check(): void {
+    if (!this.model.ready) return;
+    const monitors = this.model.monitors();
+    const nowWaiting = new Set(monitors.filter((m) => m.status === 'waiting').map((m) => m.id));
+    const before = this.waiting;
+    this.waiting = nowWaiting;
+    // Monitors that ended before the window opened are history, not news.
+    if (before === undefined) return;
+    const enabled = vscode.workspace.getConfiguration('loopx').get<boolean>('notifyOnMonitors', true);
+    for (const m of monitors) {
+      if (!before.has(m.id) || nowWaiting.has(m.id) || (m.status !== 'fired' && m.status !== 'expired')) continue;
+      this.notified.push(`${m.id} ${m.status}`);
+      if (!enabled) continue;
+      const title = clean(this.model.todo(m.todoId)?.title ?? '');
+      const text = `LoopX: monitor ${m.id} ${m.status} · ${m.todoId} ${oneLine(title, 60)} is ready again: ${oneLine(m.result, 200)}`;
+      const show = (choice: string | undefined) => (choice === 'Show on Board' ? vscode.commands.executeCommand(COMMANDS.openBoard) : undefined);
+      if (m.status === 'fired') void vscode.window.showInformationMessage(text, 'Show on Board').then(show);
+      else void vscode.window.showWarningMessage(text, 'Show on Board').then(show);
+    }
+  }
+}
