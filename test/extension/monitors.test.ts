@@ -11,13 +11,13 @@ import { addTodo } from '../../src/kernel/ops/todos';
 import { claimTodo } from '../../src/kernel/ops/claims';
 import { addMonitor, cancelMonitor } from '../../src/kernel/ops/monitors';
 import { runEvidence } from '../../src/kernel/ops/evidenceRun';
-import { app, otherWriter, until, withAnswers, workspaceRoot } from './support';
+import { app, otherWriter, until, vscodeHuman, withAnswers, workspaceRoot } from './support';
 
 /** A goal of its own, so the other suites' todos do not change should-run's answer here. */
 function goalWithWaitingTodo(title: string, check: string): { goalId: string; todoId: string; monitorId: string } {
   const writer = otherWriter('codex');
   try {
-    const goalId = createGoal(writer.as({ name: 'ada', kind: 'human' }), { title }).id;
+    const goalId = createGoal(writer.as(vscodeHuman), { title }).id;
     const todoId = addTodo(writer, { goalId, title: `${title}: merge when green` }).id;
     claimTodo(writer, todoId);
     const monitorId = addMonitor(writer, { todoId, check, everySeconds: 10, note: 'CI run started' }).id;
