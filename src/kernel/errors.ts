@@ -63,7 +63,8 @@ export type RefusalCode =
   | 'busy'
   | 'should_not_run'
   | 'backup_broken'
-  | 'schema_mismatch';
+  | 'schema_mismatch'
+  | 'dependency_cycle';
 
 export class AlreadyClaimedError extends RefusedError {
   constructor(todoId: string, owner: string, until: string) {

@@ -23,6 +23,9 @@ export const goalFromRow = (row: Row) => {
       maxConcurrent: r.int('max_concurrent'),
       cooldownSeconds: r.int('cooldown_seconds'),
     },
+    background: r.text('background'),
+    /** The goal file it was last applied from (workspace-relative), or null. */
+    filePath: r.maybeText('file_path'),
     createdAt: r.text('created_at'),
     updatedAt: r.text('updated_at'),
   };
@@ -45,6 +48,8 @@ export const todoFromRow = (row: Row) => {
     reason: r.maybeText('reason'),
     revision: r.int('revision'),
     evidenceCount: r.int('evidence_count'),
+    /** The stable key a goal file names it by, or null. */
+    key: r.maybeText('key'),
     createdAt: r.text('created_at'),
     updatedAt: r.text('updated_at'),
   };
@@ -104,4 +109,4 @@ export type Agent = ReturnType<typeof agentFromRow>;
 
 /** The SELECT list that todoFromRow expects (all on the todos row: no joins or subqueries per todo). */
 export const TODO_COLUMNS = `t.id, t.goal_id, t.title, t.detail, t.priority, t.status, t.owner, t.lease_expires_at, t.continuation,
-  t.reason, t.revision, t.created_at, t.updated_at, t.depends_on, t.evidence_count`;
+  t.reason, t.revision, t.created_at, t.updated_at, t.depends_on, t.evidence_count, t.key`;

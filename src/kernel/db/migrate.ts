@@ -3,9 +3,13 @@ import { immediate } from './sqliteDb';
 import { SchemaTooNewError } from '../errors';
 import m0001 from '../migrations/0001_init.sql';
 import m0002 from '../migrations/0002_turns.sql';
+import m0005 from '../migrations/0005_goal_files.sql';
 
-/** Numbered migrations; index i holds the SQL that takes the schema from version i to i + 1. */
-export const MIGRATIONS: readonly string[] = [m0001, m0002];
+/**
+ * Numbered migrations; index i holds the SQL that takes the schema from version i to i + 1. The order in this list,
+ * not the file's number, is the schema version (0005 was numbered apart from work landing beside it).
+ */
+export const MIGRATIONS: readonly string[] = [m0001, m0002, m0005];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export function schemaVersion(db: SqliteDb): number {

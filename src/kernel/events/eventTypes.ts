@@ -33,7 +33,27 @@ export const eventDataSchemas = lazy(() => {
       detail: str,
       priority: z.int(),
       dependsOn: z.array(str),
+      key: z.optional(str),
     }),
+    // Edits carry only the fields that change.
+    'goal.edited': z.object({
+      title: z.optional(str),
+      objective: z.optional(str),
+      scope: z.optional(z.array(str)),
+      turnsPerWindow: z.optional(z.int()),
+      windowHours: z.optional(z.number()),
+      maxConcurrent: z.optional(z.int()),
+      cooldownSeconds: z.optional(z.int()),
+      background: z.optional(str),
+    }),
+    'todo.edited': z.object({
+      title: z.optional(str),
+      detail: z.optional(str),
+      priority: z.optional(z.int()),
+      dependsOn: z.optional(z.array(str)),
+    }),
+    // A goal file was applied: the goal is linked to the file, todos to their keys, and the spec applied is kept.
+    'goal.file_applied': z.object({ path: str, keys: z.record(str, str), applied: str }),
     'todo.claimed': z.object({ owner: str, leaseToken: str, leaseExpiresAt: str, previousOwner: nullableStr }),
     'todo.renewed': z.object({ leaseExpiresAt: str }),
     'todo.released': z.object({ previousOwner: str, note: nullableStr }),
