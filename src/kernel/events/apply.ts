@@ -68,7 +68,7 @@ const reducers: Reducers = {
     // A path names one goal: linking it here unlinks it from any goal it named before.
     db.prepare('UPDATE goals SET file_path = NULL WHERE file_path = ? AND id <> ?').run(e.data.path, e.goalId);
     db.prepare('UPDATE goals SET file_path = ?, file_applied = ? WHERE id = ?').run(e.data.path, e.data.applied, e.goalId);
-    db.prepare('UPDATE todos SET key = NULL WHERE goal_id = ? AND key IS NOT NULL').run(e.goalId);
+    // Keys are only ever added: a todo keeps its key when it leaves the file, so the next apply still reports it.
     const setKey = db.prepare('UPDATE todos SET key = ? WHERE id = ? AND goal_id = ?');
     for (const [key, id] of Object.entries(e.data.keys)) setKey.run(key, id, e.goalId);
   },
