@@ -81,6 +81,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
       args,
       actor,
       env: io.env,
+      cwd: io.cwd,
       color: io.isTty && !json && !io.env.NO_COLOR,
       initRoot: () => initRootDir(where),
       kernel: () => (kernel ??= Kernel.open(locateRoot(where), { actor })),
