@@ -25,6 +25,8 @@ const targets = [
   { ...base, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
   // `loopx mcp` only: the MCP SDK stays out of the CLI's start-up path.
   { ...base, entryPoints: ['src/cli/mcp/server.ts'], outfile: 'dist/mcp.js' },
+  // The goal-file language server: its own process, started by the extension's language client.
+  { ...base, entryPoints: ['src/languageServer/server.ts'], outfile: 'dist/languageServer.js' },
   // The board's front end: browser code that imports only src/protocol; one script and one stylesheet.
   { ...base, platform: 'browser', format: 'iife', target: 'chrome120', sourcemap: false, external: [], entryPoints: [{ in: 'webview-ui/src/main.ts', out: 'board' }, { in: 'webview-ui/board.css', out: 'board' }], outdir: 'dist/webview' },
 ];

@@ -64,7 +64,8 @@ export type RefusalCode =
   | 'should_not_run'
   | 'backup_broken'
   | 'schema_mismatch'
-  | 'dependency_cycle';
+  | 'dependency_cycle'
+  | 'schema_too_old';
 
 export class AlreadyClaimedError extends RefusedError {
   constructor(todoId: string, owner: string, until: string) {
@@ -114,5 +115,13 @@ export class DriverUnavailableError extends LoopxError {
       1,
       'use Node >= 22.13 (built-in node:sqlite) or reinstall better-sqlite3 for this Node version (npm rebuild better-sqlite3)',
     );
+  }
+}
+
+/** A reader that may not migrate (the language server) met a store an older loopx wrote. */
+export class SchemaTooOldError extends RefusedError {
+  constructor(found: number, known: number) {
+    super('schema_too_old', `this store has schema version ${found}; this reader needs ${known} and does not upgrade stores`,
+      'run any loopx command (or open the LoopX views) once to upgrade it');
   }
 }

@@ -7,7 +7,7 @@ import { SCHEMA_VERSION, migrate, schemaVersion } from './db/migrate';
 import { EventAppender } from './events/log';
 import type { Actor, EventDraft, StoredEvent } from './events/eventTypes';
 import { type Clock, iso, systemClock } from './time';
-import { NoStoreError, NotAllowedError } from './errors';
+import { NoStoreError, NotAllowedError, SchemaTooNewError, SchemaTooOldError } from './errors';
 
 export const STORE_DIR = '.loopx';
 export const DB_FILE = 'loopx.db';
@@ -52,6 +52,26 @@ export class Kernel {
     const path = Kernel.storePath(root);
     if (!existsSync(path)) throw new NoStoreError(root);
     return Kernel.fromDb(root, openDb(path, options.driver), options);
+  }
+
+  /**
+   * Opens an existing store for reading only (the language server): the connection refuses every write
+   * (`query_only`), and a schema older or newer than this code is refused instead of migrated.
+   */
+  static openReadOnly(root: string, options: KernelOptions = {}): Kernel {
+    const path = Kernel.storePath(root);
+    if (!existsSync(path)) throw new NoStoreError(root);
+    const db = openDb(path, options.driver);
+    try {
+      db.exec('PRAGMA query_only = ON');
+      const version = schemaVersion(db);
+      if (version > SCHEMA_VERSION) throw new SchemaTooNewError(version, SCHEMA_VERSION);
+      if (version < SCHEMA_VERSION) throw new SchemaTooOldError(version, SCHEMA_VERSION);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new Kernel(root, db, options.clock ?? systemClock, { name: 'reader', kind: 'kernel' }, { closed: false, listeners: new Set() });
   }
 
   /** Creates `.loopx/` and its database, or reuses the existing one untouched. */
