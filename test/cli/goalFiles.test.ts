@@ -57,7 +57,7 @@ describe('goal apply', () => {
   test('a todo removed from the file is reported, kept, and killed only with --prune (which an agent may not use)', () => {
     const file = write('loopx/csv.goal.md', GOOD);
     run(['goal', 'apply', file]);
-    write(file, GOOD.replace(/  - key: quoted\n.*\n.*\n/, ''));
+    write(file, GOOD.replace(/ {2}- key: quoted\n.*\n.*\n/, ''));
     const kept = run(['goal', 'apply', file]);
     expect(kept.stdout).toContain('quoted (T2) is no longer in the file; kept (apply with --prune to kill it)');
     const refused = run(['goal', 'apply', file, '--prune', '--json'], { LOOPX_AGENT: 'codex' });
