@@ -23,6 +23,8 @@ const base = {
 const targets = [
   { ...base, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js' },
   { ...base, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
+  // The goal-file language client: required by the extension when the first goal file opens.
+  { ...base, entryPoints: ['src/extension/goalFiles/languageClient.ts'], outfile: 'dist/goalFileClient.js' },
   // `loopx mcp` only: the MCP SDK stays out of the CLI's start-up path.
   { ...base, entryPoints: ['src/cli/mcp/server.ts'], outfile: 'dist/mcp.js' },
   // The goal-file language server: its own process, started by the extension's language client.

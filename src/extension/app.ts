@@ -15,6 +15,7 @@ import { WakeClock } from './clock';
 import { registerCommands } from './commands/registry';
 import { BoardPanel } from './board/boardPanel';
 import { goalProgress } from './views/todoPresentation';
+import { GoalFileSupport } from './goalFiles/goalFileSupport';
 
 /**
  * The composition root: one FolderServices per workspace folder (its store, model, turns…), and the window's parts
@@ -29,6 +30,8 @@ export class LoopxApp extends Disposable {
   readonly agentsTree: FolderTree<AgentNode>;
   readonly statusBar: QuotaStatusBar;
   readonly goalsView: vscode.TreeView<GoalsNode | FolderNode>;
+  /** The goal-file language server, started when the first *.goal.md opens. */
+  readonly goalFiles: GoalFileSupport;
 
   /** How long activate() took, for the activation benchmark. */
   activationMs = 0;
@@ -60,6 +63,7 @@ export class LoopxApp extends Disposable {
     const evidenceView = this.register(vscode.window.createTreeView('loopx.evidence', { treeDataProvider: this.evidenceTree }));
     this.register(vscode.window.createTreeView('loopx.agents', { treeDataProvider: this.agentsTree }));
     this.register(new VirtualDocuments(this.folders));
+    this.goalFiles = this.register(new GoalFileSupport(host.extensionUri, log));
     this.statusBar = this.register(new QuotaStatusBar(this.folders));
 
     // The Evidence view follows the selection in the Goals view (in the selected item's folder).

@@ -9,6 +9,14 @@ import { GOAL_KEYS, KEY_DOCS, QUOTA_KEYS, TODO_KEYS } from '../goalFile/schema';
 import type { Range } from '../goalFile/diagnostics';
 import { getGoal, getTodo } from '../kernel/queries/lookups';
 
+/**
+ * Arguments that name the workspace folder (the shape of src/extension/commands/inFolder.ts), so a lens acts in the
+ * folder of its store in a multi-root window.
+ */
+function inFolder(root: string, ...args: unknown[]): { loopxFolder: string; args: unknown[] } {
+  return { loopxFolder: root, args };
+}
+
 /** VS Code commands the lenses and fixes invoke (contributed by the extension, which is the writer). */
 export const APPLY_COMMAND = 'loopx.applyGoalFile';
 
@@ -125,10 +133,10 @@ export function codeLenses(a: Analysis, uri: string): CodeLens[] {
   if (errors > 0) lens(top, `${errors} problem${errors === 1 ? '' : 's'} to fix before applying`);
   else if (a.plan && (a.plan.changeCount > 0 || a.plan.relink)) {
     const n = a.plan.changeCount;
-    lens(top, `Apply to store · ${n === 0 ? 'link the file' : `${n} change${n === 1 ? '' : 's'}`}`, APPLY_COMMAND, [uri]);
+    lens(top, `Apply to store · ${n === 0 ? 'link the file' : `${n} change${n === 1 ? '' : 's'}`}`, APPLY_COMMAND, [inFolder(a.store.root, uri)]);
   } else if (a.plan) lens(top, `In sync with ${a.goal?.id ?? 'the store'}`);
-  lens(top, 'Open Board', 'loopx.openBoard');
-  if (a.goal) lens(top, 'Run Turn', 'loopx.runTurn', [{ goalId: a.goal.id }]);
+  lens(top, 'Open Board', 'loopx.openBoard', [inFolder(a.store.root)]);
+  if (a.goal) lens(top, 'Run Turn', 'loopx.runTurn', [inFolder(a.store.root, { goalId: a.goal.id })]);
   for (const t of a.todoAt) {
     const todo = a.todos.get(t.key);
     lens({ start: t.range.start, end: t.range.start }, todo ? todoStatusLine(todo, a.nowMs) : 'new: Apply to store adds it');
@@ -136,7 +144,7 @@ export function codeLenses(a: Analysis, uri: string): CodeLens[] {
   return lenses;
 }
 
-export function codeActions(uri: string, diagnostics: readonly Diagnostic[]): CodeAction[] {
+export function codeActions(uri: string, diagnostics: readonly Diagnostic[], root: string | null): CodeAction[] {
   const actions: CodeAction[] = [];
   for (const d of diagnostics) {
     const data = d.data as { kind?: string; suggestion?: string } | DriftData | undefined;
@@ -150,7 +158,7 @@ export function codeActions(uri: string, diagnostics: readonly Diagnostic[]): Co
         actions.push({ title: 'Take the store\'s value into the file', kind: CodeActionKind.QuickFix, diagnostics: [d],
           edit: { changes: { [uri]: [{ range: drift.valueRange, newText: drift.storeText }] } } });
       }
-      actions.push({ title: 'Apply the file to the store', kind: CodeActionKind.QuickFix, diagnostics: [d], command: { title: 'Apply to store', command: APPLY_COMMAND, arguments: [uri] } });
+      actions.push({ title: 'Apply the file to the store', kind: CodeActionKind.QuickFix, diagnostics: [d], command: { title: 'Apply to store', command: APPLY_COMMAND, arguments: [root ? inFolder(root, uri) : uri] } });
     }
   }
   return actions;

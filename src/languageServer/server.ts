@@ -66,7 +66,7 @@ const withDoc = <T>(uri: string, fallback: T, fn: (doc: TextDocument, a: Analysi
 connection.onCompletion((p) => withDoc(p.textDocument.uri, [], (doc, a) => completions(a, doc.getText(), p.position)));
 connection.onHover((p) => withDoc(p.textDocument.uri, null, (doc, a) => hover(a, doc.getText(), p.position)));
 connection.onCodeLens((p) => withDoc(p.textDocument.uri, [], (_doc, a) => codeLenses(a, p.textDocument.uri)));
-connection.onCodeAction((p) => codeActions(p.textDocument.uri, p.context.diagnostics));
+connection.onCodeAction((p) => codeActions(p.textDocument.uri, p.context.diagnostics, withDoc(p.textDocument.uri, null, (_doc, a) => a.store?.root ?? null)));
 connection.onShutdown(() => registry.dispose());
 
 documents.listen(connection);

@@ -92,7 +92,7 @@ describe('diagnostics', () => {
     const actions = await client.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri }, range: drift[0]?.range, context: { diagnostics: drift } });
     expect(actions.map((a) => a.title)).toEqual(['Take the store\'s value into the file', 'Apply the file to the store']);
     expect(actions[0]?.edit?.changes?.[uri]).toEqual([{ range: { start: { line: 8, character: 14 }, end: { line: 8, character: 15 } }, newText: '0' }]);
-    expect(actions[1]?.command).toMatchObject({ command: 'loopx.applyGoalFile', arguments: [uri] });
+    expect(actions[1]?.command).toMatchObject({ command: 'loopx.applyGoalFile', arguments: [{ loopxFolder: ws.root, args: [uri] }] });
   });
 });
 
@@ -118,7 +118,7 @@ describe('completion, hover, code lenses', () => {
     expect((await client.request<Hover>('textDocument/hover', at(6, 12))).contents).toMatchObject({ value: expect.stringContaining('not in the store yet') });
     let lenses = await client.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } });
     expect(lenses.map((l) => l.command?.title)).toEqual(['Apply to store · 3 changes', 'Open Board', 'new: Apply to store adds it', 'new: Apply to store adds it']);
-    expect(lenses[0]?.command).toMatchObject({ command: 'loopx.applyGoalFile', arguments: [uri] });
+    expect(lenses[0]?.command).toMatchObject({ command: 'loopx.applyGoalFile', arguments: [{ loopxFolder: ws.root, args: [uri] }] });
 
     cli(['goal', 'apply', FILE]);
     cli(['todo', 'claim', 'T1'], { LOOPX_AGENT: 'codex' });

@@ -30,6 +30,7 @@ export const COMMANDS = {
   restoreBackup: 'loopx.restoreBackup',
   connectAgent: 'loopx.connectAgent',
   getStarted: 'loopx.getStarted',
+  applyGoalFile: 'loopx.applyGoalFile',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
