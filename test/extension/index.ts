@@ -18,6 +18,7 @@ export function run(): Promise<void> {
   require('./terminal.test');
   require('./live.test');
   require('./witness.test');
+  require('./goalFiles.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((done, fail) => {
     mocha.run((failures) => (failures > 0 ? fail(new Error(`${failures} extension-host test(s) failed`)) : done()));
