@@ -31,8 +31,9 @@ export function formatGoalFile(spec: GoalSpec): string {
   return `---\n${yaml}---\n${spec.background ? `\n${spec.background}\n` : ''}`;
 }
 
-/** Window hours as the shortest exact duration (24 → 24h, 1.5 → 90m). */
+/** Window hours as a duration: whole hours as hours (24h, not 1d), else the shortest exact one (1.5 → 90m). */
 function hoursText(hours: number): string | number {
+  if (Number.isInteger(hours)) return `${hours}h`;
   const seconds = hours * 3600;
   return Number.isInteger(seconds) ? formatDuration(seconds) : seconds;
 }

@@ -114,6 +114,17 @@ describe('goal apply', () => {
   });
 });
 
+describe('init --goal-file', () => {
+  test('starts a goal file from the template (never over an existing one), which applies as it is', () => {
+    const init = run(['init', '--goal-file', 'CSV importer', '--json']);
+    expect(init.json).toMatchObject({ ok: true, data: { created: false, goalFile: { path: 'loopx/csv-importer.goal.md', written: true } } });
+    expect(readFileSync(join(ws.root, 'loopx/csv-importer.goal.md'), 'utf8')).toContain('  window: 24h\n');
+    expect(run(['init', '--goal-file', 'CSV importer', '--json']).json).toMatchObject({ data: { goalFile: { written: false } } });
+    expect(run(['goal', 'apply', 'loopx/csv-importer.goal.md', '--json']).json).toMatchObject({ ok: true, data: { goalId: 'G1', plan: { create: true } } });
+    expect(run(['goal', 'show', 'G1']).stdout).toContain('goal file: loopx/csv-importer.goal.md');
+  });
+});
+
 describe('goal export', () => {
   test('writes a goal file for a goal made by hand; applying it changes nothing but the link; it refuses to overwrite', () => {
     run(['goal', 'create', '--title', 'Old goal', '--objective', 'Works', '--turns', '5', '--cooldown', '10m']);

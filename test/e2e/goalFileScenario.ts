@@ -45,31 +45,37 @@ export async function runGoalFileScenario(): Promise<void> {
     const { page } = wb;
     const editor = page.locator('.editor-instance .monaco-editor').first();
     step(1, 'open the goal file: the misspelt key squiggles, and says what it should be');
-    await wb.command('Go to File...');
-    await wb.answer('csv-importer.goal.md');
+    // The simple file dialog takes a full path (quick open would wait for the file search to index the folder).
+    await wb.command('File: Open File...');
+    await wb.answer(file);
+    await page.locator('.tabs-container .tab', { hasText: 'csv-importer.goal.md' }).first().waitFor({ timeout: 30_000 });
     await editor.locator('.squiggly-error').first().waitFor({ timeout: 60_000 });
     await wb.shot('goalfile-01-squiggle');
 
     step(2, 'Quick Fix on the key: "Change to `priority`" removes the squiggle');
     await goTo(wb, 8, 6);
     await wb.command('Quick Fix...');
-    await page.locator('.action-widget .monaco-list-row', { hasText: 'Change to `priority`' }).first().click();
+    // The fix is the focused row of the menu: Enter takes it (the menu's pointer block swallows clicks in tests).
+    await page.locator('.action-widget .monaco-list-row.focused', { hasText: 'Change to `priority`' }).first().waitFor({ timeout: 15_000 });
+    await wb.shot('goalfile-02-quick-fix');
+    await page.keyboard.press('Enter');
     await editor.locator('.squiggly-error').first().waitFor({ state: 'detached', timeout: 15_000 });
 
     step(3, 'completion in `after:` offers the file\'s todo keys; pick header');
     await goTo(wb, 11, 13);
+    await page.keyboard.type('hea');
     await wb.command('Trigger Suggest');
-    const suggestion = page.locator('.suggest-widget .monaco-list-row', { hasText: 'header' }).first();
+    const suggestion = page.locator('.suggest-widget .monaco-list-row.focused', { hasText: 'header' }).first();
     await suggestion.waitFor({ timeout: 15_000 });
-    await wb.shot('goalfile-02-completion');
-    await suggestion.click();
+    await wb.shot('goalfile-03-completion');
+    await page.keyboard.press('Enter');
     await editor.locator('.view-line', { hasText: 'after: [header]' }).waitFor({ timeout: 10_000 });
 
     step(4, 'hover on the todo key: its live status from the store');
     await goTo(wb, 5, 13);
     await wb.command('Show or Focus Hover');
     await page.locator('.monaco-hover', { hasText: /T1.*Parse the header row[\s\S]*status: open/ }).first().waitFor({ timeout: 15_000 });
-    await wb.shot('goalfile-03-hover');
+    await wb.shot('goalfile-04-hover');
     await page.keyboard.press('Escape');
 
     step(5, 'the board before: only T1');
@@ -78,17 +84,17 @@ export async function runGoalFileScenario(): Promise<void> {
     await board.locator('.card[data-id="T1"]').waitFor({ timeout: 30_000 });
     if (await board.locator('.card[data-id="T2"]').count()) throw new Error('T2 is on the board before the apply');
 
-    step(6, 'back to the file; click "Apply to store · 1 change"; the board gets T2 and the lens says In sync');
+    step(6, 'back to the file; click "Apply to store · 2 changes" (the new todo, the background); the board gets T2 and the lens says In sync');
     await page.locator('.tabs-container .tab', { hasText: 'csv-importer.goal.md' }).first().click();
-    await page.locator('.codelens-decoration a', { hasText: 'Apply to store · 1 change' }).first().click();
-    await page.locator('.notification-toast', { hasText: /applied loopx\/csv-importer\.goal\.md to G1: 1 change/ }).first().waitFor({ timeout: 15_000 });
+    await page.locator('.codelens-decoration a', { hasText: 'Apply to store · 2 changes' }).first().click();
+    await page.locator('.notification-toast', { hasText: /applied loopx\/csv-importer\.goal\.md to G1: 2 changes/ }).first().waitFor({ timeout: 15_000 });
     await page.locator('.codelens-decoration', { hasText: 'In sync with G1' }).first().waitFor({ timeout: 15_000 });
-    await wb.shot('goalfile-04-applied');
+    await wb.shot('goalfile-05-applied');
     if (!readFileSync(file, 'utf8').includes('priority: 1\n') || !readFileSync(file, 'utf8').includes('after: [header]')) {
       throw new Error('the file on disk is not the edited one that was applied');
     }
     await page.locator('.tabs-container .tab', { hasText: 'LoopX Board' }).first().click();
     await board.locator('.card[data-id="T2"]', { hasText: 'Quoted fields' }).waitFor({ timeout: 15_000 });
-    await wb.shot('goalfile-05-board');
+    await wb.shot('goalfile-06-board');
   });
 }

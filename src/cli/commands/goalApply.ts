@@ -27,7 +27,7 @@ export const goalApply: Command = {
     const { spec, warnings } = readGoalFile(resolve(ctx.cwd, file), path);
     const result = applyGoalSpec(kernel, spec, { path, dryRun: ctx.args.bool('dry-run'), prune: ctx.args.bool('prune') });
     const data = { ...result, path, warnings: warnings.map((w) => ({ ...w, line: w.range.start.line + 1, column: w.range.start.character + 1 })) };
-    const lines = [...warnings.map((w) => formatDiagnostic(path, w)), ...planLines(result.plan, result.applied)];
+    const lines = [...warnings.map((w) => formatDiagnostic(path, w)), ...planLines(result.plan, result.applied, result.goalId)];
     return { data, text: lines.join('\n') };
   },
 };
@@ -40,7 +40,7 @@ function changeLine(c: FieldChange): string {
   return `${c.field} ${value(c.from)} → ${value(c.to)}${c.drift ? '  (drift: changed in the store since the last apply)' : ''}`;
 }
 
-function planLines(plan: GoalPlan, applied: boolean): string[] {
+function planLines(plan: GoalPlan, applied: boolean, goalId: string | null): string[] {
   const verb = applied ? '' : 'would ';
   const out: string[] = [];
   const goal = plan.goalId ?? 'a new goal';
