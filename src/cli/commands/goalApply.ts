@@ -45,7 +45,7 @@ function planLines(plan: GoalPlan, applied: boolean, goalId: string | null): str
   const out: string[] = [];
   const goal = plan.goalId ?? 'a new goal';
   if (plan.changeCount === 0 && !plan.relink) out.push(`${plan.path} and ${goal} agree: nothing to change.`);
-  else out.push(`${applied ? 'Applied' : 'Dry run:'} ${plan.path} → ${plan.create ? (applied ? 'created a new goal' : 'would create a new goal') : goal}: ${plan.changeCount} change${plan.changeCount === 1 ? '' : 's'}`);
+  else out.push(`${applied ? 'Applied' : 'Dry run:'} ${plan.path} → ${plan.create ? (applied ? `created ${goalId}` : 'would create a new goal') : goal}: ${plan.changeCount} change${plan.changeCount === 1 ? '' : 's'}`);
   for (const c of plan.goalChanges) out.push(`  goal: ${verb}change ${changeLine(c)}`);
   for (const t of plan.added) out.push(`  + ${t.key}: ${verb}add "${clean(t.title)}"`);
   for (const t of plan.changed) for (const c of t.changes) out.push(`  ~ ${t.key} (${t.id}): ${verb}change ${changeLine(c)}`);
