@@ -3,6 +3,8 @@ import { dirname, join } from 'node:path';
 import { Kernel, STORE_DIR, DB_FILE } from '../kernel/kernel';
 import { StoreWatcher } from '../kernel/watch';
 
+const RETRY_MS = 5000;
+
 export interface OpenStore {
   root: string;
   kernel: Kernel;
@@ -13,7 +15,7 @@ export interface OpenStore {
  * multi-root window). Each is opened read-only and followed with the kernel's StoreWatcher; the server never writes.
  */
 export class StoreRegistry {
-  private readonly stores = new Map<string, { store: OpenStore | null; problem: string | null; watcher?: StoreWatcher }>();
+  private readonly stores = new Map<string, { store: OpenStore | null; problem: string | null; watcher?: StoreWatcher; at: number }>();
 
   constructor(private readonly onChange: (root: string) => void) {}
 
@@ -22,16 +24,17 @@ export class StoreRegistry {
     const root = findRoot(dirname(filePath));
     if (!root) return { store: null, problem: null };
     const known = this.stores.get(root);
-    if (known?.store || known?.problem) return known;
+    // A store that could not be opened (an older schema a CLI call will upgrade, a busy disk) is tried again later.
+    if (known?.store || (known?.problem && Date.now() - known.at < RETRY_MS)) return known;
     try {
       const kernel = Kernel.openReadOnly(root);
       const store = { root, kernel };
       const watcher = new StoreWatcher(kernel.db, kernel.storeDir, () => this.onChange(root)).start();
-      this.stores.set(root, { store, problem: null, watcher });
+      this.stores.set(root, { store, problem: null, watcher, at: Date.now() });
       return { store, problem: null };
     } catch (error) {
       const problem = `the store in ${root} could not be opened: ${(error as Error).message}`;
-      this.stores.set(root, { store: null, problem });
+      this.stores.set(root, { store: null, problem, at: Date.now() });
       return { store: null, problem };
     }
   }

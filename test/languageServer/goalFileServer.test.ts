@@ -6,6 +6,7 @@ import type { CodeAction, CodeLens, CompletionItem, Diagnostic, Hover } from 'vs
 import { dumpStore, loopx, workspace } from '../cli/harness';
 import { LspClient } from './lspClient';
 import { Kernel } from '../../src/kernel/kernel';
+import { openDb } from '../../src/kernel/db/openDb';
 
 /** The goal-file language server at the protocol level: a real process over stdio, a real store underneath. */
 let ws: { root: string; dispose(): void };
@@ -144,6 +145,23 @@ describe('completion, hover, code lenses', () => {
     await client.request('textDocument/codeLens', { textDocument: { uri } });
     await client.request('textDocument/completion', at(7, 4));
     expect(dumpStore(ws.root)).toBe(before);
+  });
+});
+
+describe('the store underneath', () => {
+  test('a store an older loopx wrote is not migrated by the server: it says so, and the file is still checked', async () => {
+    const db = openDb(Kernel.storePath(ws.root));
+    db.exec('PRAGMA user_version = 2');
+    db.close();
+    await client.open(uri, TEXT.replace('    priority: 1', '    priorty: 1'));
+    const diagnostics = await client.diagnosticsFor(uri, (d) => d.length >= 2);
+    expect(diagnostics).toMatchObject([
+      { code: 'unknown_key' },
+      { severity: 2, code: 'store_unavailable', message: expect.stringContaining('schema version 2; this reader needs') },
+    ]);
+    const check = openDb(Kernel.storePath(ws.root));
+    expect(check.prepare('PRAGMA user_version').get()?.user_version).toBe(2);
+    check.close();
   });
 });
 
