@@ -8,7 +8,7 @@ import { type FieldChange, type GoalPlan, planGoalSpec } from '../kernel/goalSpe
 import type { GoalFileDiagnostic, Range } from '../goalFile/diagnostics';
 import { type ParsedGoalFile, type PathSegment, parseGoalFile } from '../goalFile/parse';
 import { formatFieldValue } from './yamlValue';
-import { lastChange, relative } from './liveState';
+import { lastChange, relative } from '../kernel/projections/todoCard';
 import type { OpenStore, StoreRegistry } from './storeRegistry';
 
 /** Everything the features need about one version of one goal file, computed once per change. */

@@ -4,7 +4,8 @@ import {
   type CodeAction, CodeActionKind, type CodeLens, type CompletionItem, CompletionItemKind, type Diagnostic, type Hover, MarkupKind, type Position,
 } from 'vscode-languageserver';
 import type { Analysis, DriftData } from './analysis';
-import { goalHover, todoHover, todoStatusLine } from './liveState';
+import { todoHover, todoStatusLine } from '../kernel/projections/todoCard';
+import { goalHover } from './goalHover';
 import { GOAL_KEYS, KEY_DOCS, QUOTA_KEYS, TODO_KEYS } from '../goalFile/schema';
 import type { Range } from '../goalFile/diagnostics';
 import { getGoal, getTodo } from '../kernel/queries/lookups';

@@ -4,6 +4,8 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { type Analysis, analyze } from './analysis';
 import { codeActions, codeLenses, completions, hover } from './features';
 import { StoreRegistry } from './storeRegistry';
+import { documentLinks, idHover } from './links';
+import { GOAL_FILE_SUFFIX } from '../goalFile/parse';
 
 /**
  * The goal-file language server: diagnostics, completion, hover with live state, code lenses and quick fixes for
@@ -22,8 +24,11 @@ const registry = new StoreRegistry(() => {
   if (refreshLenses) void connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
 });
 
+/** Goal files get every feature; other files (Markdown, code) only links and hovers on G3/T12 ids. */
+const isGoalFile = (doc: TextDocument) => doc.uri.startsWith('file:') && doc.uri.endsWith(GOAL_FILE_SUFFIX);
+
 function analysisOf(doc: TextDocument): Analysis | null {
-  if (!doc.uri.startsWith('file:')) return null;
+  if (!isGoalFile(doc)) return null;
   const cached = analyses.get(doc.uri);
   if (cached && cached.version === doc.version) return cached.analysis;
   const analysis = analyze(doc.getText(), fileURLToPath(doc.uri), registry);
@@ -45,6 +50,7 @@ connection.onInitialize((params) => {
       hoverProvider: true,
       codeLensProvider: { resolveProvider: false },
       codeActionProvider: { codeActionKinds: ['quickfix'] },
+      documentLinkProvider: { resolveProvider: false },
     },
     serverInfo: { name: 'loopx-goal-files' },
   };
@@ -64,7 +70,16 @@ const withDoc = <T>(uri: string, fallback: T, fn: (doc: TextDocument, a: Analysi
   return doc && a ? fn(doc, a) : fallback;
 };
 connection.onCompletion((p) => withDoc(p.textDocument.uri, [], (doc, a) => completions(a, doc.getText(), p.position)));
-connection.onHover((p) => withDoc(p.textDocument.uri, null, (doc, a) => hover(a, doc.getText(), p.position)));
+connection.onHover((p) => {
+  const doc = documents.get(p.textDocument.uri);
+  if (!doc) return null;
+  const a = analysisOf(doc);
+  return (a && hover(a, doc.getText(), p.position)) ?? idHover(doc, p.position, registry);
+});
+connection.onDocumentLinks((p) => {
+  const doc = documents.get(p.textDocument.uri);
+  return doc ? documentLinks(doc, registry) : [];
+});
 connection.onCodeLens((p) => withDoc(p.textDocument.uri, [], (_doc, a) => codeLenses(a, p.textDocument.uri)));
 connection.onCodeAction((p) => codeActions(p.textDocument.uri, p.context.diagnostics, withDoc(p.textDocument.uri, null, (_doc, a) => a.store?.root ?? null)));
 connection.onShutdown(() => registry.dispose());

@@ -67,4 +67,28 @@ suite('goal files in the editor', () => {
     assert.match(text, /\*\*T\d+\*\* First step in the file[\s\S]*status: open/);
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
+
+  test('a T12 in a Markdown file links to the todo: Open Todo shows its live state in a read-only document', async () => {
+    const loopx = await app();
+    const goal = loopx.model.goals().find((g) => g.title === 'Goal file from the editor');
+    assert.ok(goal, 'the goal the previous test applied');
+    const todo = loopx.model.todos(goal.id, 'open').find((t) => t.title === 'First step in the file');
+    assert.ok(todo);
+    const notes = join(workspaceRoot(), `notes-${Date.now()}.md`);
+    writeFileSync(notes, `# Notes\n\nNext: ${todo.id}, then the rest of ${goal.id}.\n`);
+    const uri = vscode.Uri.file(notes);
+    await vscode.window.showTextDocument(uri);
+    const links = await until(async () => {
+      const found = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', uri);
+      return found.length >= 2 ? found : undefined;
+    }, 'links on the ids', 15_000);
+    const target = links[0]?.target;
+    assert.equal(target?.scheme, 'command');
+    assert.equal(target?.path, COMMANDS.openTodo);
+    const [args] = JSON.parse(target?.query ?? '[]') as unknown[];
+    await vscode.commands.executeCommand(COMMANDS.openTodo, args);
+    const shown = await until(() => vscode.window.activeTextEditor?.document.uri.scheme === 'loopx-todo' && vscode.window.activeTextEditor.document, 'the todo document');
+    assert.match(shown.getText(), new RegExp(`\\*\\*${todo.id}\\*\\* First step in the file[\\s\\S]*status: open`));
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
 });

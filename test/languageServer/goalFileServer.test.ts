@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { CodeAction, CodeLens, CompletionItem, Diagnostic, Hover } from 'vscode-languageserver-protocol';
+import type { CodeAction, CodeLens, CompletionItem, Diagnostic, DocumentLink, Hover } from 'vscode-languageserver-protocol';
 import { dumpStore, loopx, workspace } from '../cli/harness';
 import { LspClient } from './lspClient';
 import { Kernel } from '../../src/kernel/kernel';
@@ -145,6 +145,27 @@ describe('completion, hover, code lenses', () => {
     await client.request('textDocument/codeLens', { textDocument: { uri } });
     await client.request('textDocument/completion', at(7, 4));
     expect(dumpStore(ws.root)).toBe(before);
+  });
+});
+
+describe('document links for ids across the workspace', () => {
+  test('T1 and G1 in Markdown and in code comments link to Open Todo with their live state; unknown ids and code stay text', async () => {
+    cli(['goal', 'apply', FILE]);
+    const notes = pathToFileURL(join(ws.root, 'NOTES.md')).href;
+    await client.connection.sendNotification('textDocument/didOpen', { textDocument: { uri: notes, languageId: 'markdown', version: 1, text: 'See T1 and G1; T99 is not a todo.\n' } });
+    const mdLinks = await client.request<DocumentLink[]>('textDocument/documentLink', { textDocument: { uri: notes } });
+    expect(mdLinks.map((l) => [l.range.start.character, l.tooltip])).toEqual([[4, 'T1 · open'], [11, 'G1 CSV importer']]);
+    const [args] = JSON.parse(decodeURIComponent((mdLinks[0]?.target ?? '').replace('command:loopx.openTodo?', ''))) as [{ loopxFolder: string; args: string[] }];
+    expect(args).toEqual({ loopxFolder: ws.root, args: ['T1'] });
+    const hover = await client.request<Hover>('textDocument/hover', { textDocument: { uri: notes }, position: { line: 0, character: 5 } });
+    expect((hover.contents as { value: string }).value).toContain('**T1** Parse the header row');
+
+    const code = pathToFileURL(join(ws.root, 'src', 'parse.ts')).href;
+    const source = 'const T1 = 1; // header parsing is T1\n';
+    await client.connection.sendNotification('textDocument/didOpen', { textDocument: { uri: code, languageId: 'typescript', version: 1, text: source } });
+    const codeLinks = await client.request<DocumentLink[]>('textDocument/documentLink', { textDocument: { uri: code } });
+    expect(codeLinks.map((l) => l.range.start.character)).toEqual([source.lastIndexOf('T1')]);
+    expect(await client.diagnosticsFor(notes, () => true, 1000).catch(() => 'none published')).toBe('none published');
   });
 });
 

@@ -31,6 +31,7 @@ export const COMMANDS = {
   connectAgent: 'loopx.connectAgent',
   getStarted: 'loopx.getStarted',
   applyGoalFile: 'loopx.applyGoalFile',
+  openTodo: 'loopx.openTodo',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

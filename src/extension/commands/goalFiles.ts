@@ -8,6 +8,9 @@ import { exportGoalSpec } from '../../kernel/goalSpec/export';
 import { readGoalFile, workspaceRelative } from '../../goalFile/read';
 import { defaultGoalFilePath, formatGoalFile } from '../../goalFile/format';
 import { GOAL_FILE_PATTERN } from '../goalFiles/goalFileSupport';
+import { reviewUri, todoUri } from '../views/virtualDocuments';
+import { parseId } from '../../kernel/validate';
+import { getGoal, getTodo } from '../../kernel/queries/lookups';
 
 function uriOf(arg: unknown): vscode.Uri | undefined {
   if (typeof arg === 'string') return vscode.Uri.parse(arg);
@@ -58,3 +61,24 @@ export async function writeGoalFile(ctx: Parameters<CommandDefinition['run']>[0]
   await vscode.window.showTextDocument(uri);
   return uri;
 }
+
+/**
+ * Open Todo: where a `T12` link in Markdown or a code comment leads: the todo's live state as a read-only document
+ * (a `G3` opens the goal's review packet). Unknown ids say so.
+ */
+export const openTodo: CommandDefinition = {
+  id: COMMANDS.openTodo,
+  async run(ctx, arg) {
+    const kernel = kernelOf(ctx);
+    const text = typeof arg === 'string' ? arg.trim() : '';
+    if (/^g/i.test(text)) {
+      const goal = kernel.read((db) => getGoal(db, parseId('goal', text)));
+      await vscode.commands.executeCommand('markdown.showPreview', reviewUri(ctx.session.root, goal.id));
+      return goal.id;
+    }
+    const todo = kernel.read((db) => getTodo(db, parseId('todo', text)));
+    const doc = await vscode.workspace.openTextDocument(todoUri(ctx.session.root, todo.id));
+    await vscode.window.showTextDocument(doc, { preview: true });
+    return todo.id;
+  },
+};

@@ -16,7 +16,7 @@ import { backupStore, restoreBackup } from './backup';
 import { reviewPacket, runTurn } from './turns';
 import { connectAgent } from './connectAgent';
 import { getStarted } from './getStarted';
-import { applyGoalFile } from './goalFiles';
+import { applyGoalFile, openTodo } from './goalFiles';
 
 /** The table every command is registered from. */
 export const COMMAND_TABLE: readonly CommandDefinition[] = [
@@ -25,7 +25,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   askGate, approveGate, rejectGate,
   addEvidence, showEvidence, openArtifact,
   verifyLog, showStatus, showQuota, refresh, showLogs, openBoard, runTurn, reviewPacket, showMoreTodos, backupStore, restoreBackup,
-  connectAgent, getStarted, applyGoalFile,
+  connectAgent, getStarted, applyGoalFile, openTodo,
 ];
 
 /** Commands that need no store of a folder: Initialize wants a folder without one; the rest only show things. */

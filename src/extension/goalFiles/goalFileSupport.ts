@@ -9,6 +9,8 @@ interface ClientModule {
 type Started = Awaited<ReturnType<typeof startGoalFileClient>>;
 
 export const GOAL_FILE_PATTERN = /\.goal\.md$/;
+/** A file that mentions a goal or todo id (`G3`, `T12`): worth starting the server for its links. */
+const MENTIONS_ID = /\b[GT][1-9][0-9]{0,9}\b/;
 
 /**
  * Starts the goal-file language server the first time a `*.goal.md` file is open, and stops it with the window.
@@ -31,8 +33,10 @@ export class GoalFileSupport extends Disposable {
   }
 
   private consider(doc: vscode.TextDocument): void {
-    if (this.started || doc.uri.scheme !== 'file' || !GOAL_FILE_PATTERN.test(doc.uri.fsPath)) return;
-    this.started = this.start();
+    if (this.started || doc.uri.scheme !== 'file') return;
+    // Cheap checks first: a goal file, or a Markdown file that mentions an id (code comments follow once it runs).
+    const wanted = GOAL_FILE_PATTERN.test(doc.uri.fsPath) || (doc.languageId === 'markdown' && doc.lineCount < 20_000 && MENTIONS_ID.test(doc.getText()));
+    if (wanted) this.started = this.start();
   }
 
   private async start(): Promise<Started | undefined> {

@@ -1,11 +1,10 @@
-import type { SqliteDb } from '../kernel/db/sqliteDb';
-import type { Goal, Todo } from '../kernel/model';
-import { listEvidence } from '../kernel/queries/evidence';
-import { listGates } from '../kernel/queries/lists';
-import { leaseLive } from '../kernel/queries/lookups';
-import { quotaState, shouldRun } from '../kernel/queries/quota';
-import { iso } from '../kernel/time';
-import { shouldRunSentence } from '../protocol/shouldRunWords';
+/** A todo's live state in words and Markdown: the language server's hovers and lenses, the extension's todo document. */
+import type { SqliteDb } from '../db/sqliteDb';
+import type { Todo } from '../model';
+import { listEvidence } from '../queries/evidence';
+import { listGates } from '../queries/lists';
+import { leaseLive } from '../queries/lookups';
+import { iso } from '../time';
 
 /** "2 h ago", "in 12 min": times relative to now, for hovers and lenses. */
 export function relative(at: string, nowMs: number): string {
@@ -29,27 +28,14 @@ export function todoStatusLine(todo: Todo, nowMs: number): string {
 
 /** Markdown for a hover on a todo: status, owner and lease, evidence, pending gates. */
 export function todoHover(db: SqliteDb, todo: Todo, nowMs: number): string {
-  const lines = [`**${todo.id}** ${escape(todo.title)}`, '', `- status: ${todoStatusLine(todo, nowMs).replace(`${todo.id} · `, '')}`];
+  const lines = [`**${todo.id}** ${escapeMarkdown(todo.title)}`, '', `- status: ${todoStatusLine(todo, nowMs).replace(`${todo.id} · `, '')}`];
   lines.push(`- priority ${todo.priority}${todo.dependsOn.length ? ` · waits for ${todo.dependsOn.join(', ')}` : ''}`);
   const evidence = listEvidence(db, { todoId: todo.id, limit: 1 })[0];
-  lines.push(`- evidence: ${todo.evidenceCount}${evidence ? ` · latest ${relative(evidence.at, nowMs)} by ${evidence.actor}: ${escape(evidence.summary)}` : ''}`);
+  lines.push(`- evidence: ${todo.evidenceCount}${evidence ? ` · latest ${relative(evidence.at, nowMs)} by ${evidence.actor}: ${escapeMarkdown(evidence.summary)}` : ''}`);
   const gates = listGates(db, { pending: true }).filter((g) => g.todoId === todo.id);
-  if (gates.length) lines.push(`- waits for your decision: ${gates.map((g) => `${g.id} ${escape(g.question)}`).join('; ')}`);
-  if (todo.continuation) lines.push(`- next: ${escape(todo.continuation)}`);
+  if (gates.length) lines.push(`- waits for your decision: ${gates.map((g) => `${g.id} ${escapeMarkdown(g.question)}`).join('; ')}`);
+  if (todo.continuation) lines.push(`- next: ${escapeMarkdown(todo.continuation)}`);
   return lines.join('\n');
-}
-
-/** Markdown for a hover on the goal: status, quota and whether it should run now. */
-export function goalHover(db: SqliteDb, goal: Goal, nowMs: number): string {
-  const quota = quotaState(db, goal, nowMs);
-  const answer = shouldRun(db, goal, nowMs, { quota });
-  const sentence = shouldRunSentence({ ...answer, goalStatus: goal.status, ...quota });
-  return [
-    `**${goal.id}** ${escape(goal.title)} — ${goal.status}`,
-    '',
-    `- quota: ${quota.spent} of ${quota.turnsPerWindow} turns spent in ${quota.windowHours} h · ${quota.liveClaims} of ${quota.maxConcurrent} running`,
-    `- ${sentence}${answer.nextWakeAt ? ` (next chance ${relative(answer.nextWakeAt, nowMs)})` : ''}`,
-  ].join('\n');
 }
 
 /** Who last changed a todo or goal field in the store, and when. */
@@ -60,6 +46,6 @@ export function lastChange(db: SqliteDb, target: { goalId: string } | { todoId: 
   return row ? { actor: String(row.actor), at: String(row.at) } : null;
 }
 
-function escape(text: string): string {
+export function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_[\]<>]/g, (c) => `\\${c}`).replace(/\n/g, ' ');
 }
