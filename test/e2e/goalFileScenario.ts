@@ -46,8 +46,15 @@ export async function runGoalFileScenario(): Promise<void> {
     const editor = page.locator('.editor-instance .monaco-editor').first();
     step(1, 'open the goal file: the misspelt key squiggles, and says what it should be');
     // The simple file dialog takes a full path (quick open would wait for the file search to index the folder).
+    // The dialog fills in its own starting folder a moment after it opens, which can overwrite a path typed at once:
+    // type the path once the dialog shows its start, and check the value before confirming.
     await wb.command('File: Open File...');
-    await wb.answer(file);
+    const input = page.locator('.quick-input-widget input');
+    await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor({ timeout: 15_000 });
+    await input.fill(file);
+    await page.waitForFunction((path) => (document.querySelector('.quick-input-widget input') as HTMLInputElement | null)?.value === path, file, { timeout: 5_000 });
+    // OK, not Enter: Enter takes the list's focused row, which may be "..".
+    await page.locator('.quick-input-widget .monaco-button', { hasText: /^OK$/ }).first().click();
     await page.locator('.tabs-container .tab', { hasText: 'csv-importer.goal.md' }).first().waitFor({ timeout: 30_000 });
     await editor.locator('.squiggly-error').first().waitFor({ timeout: 60_000 });
     await wb.shot('goalfile-01-squiggle');
