@@ -23,8 +23,12 @@ const base = {
 const targets = [
   { ...base, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js' },
   { ...base, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
+  // The goal-file language client: required by the extension when the first goal file opens.
+  { ...base, entryPoints: ['src/extension/goalFiles/languageClient.ts'], outfile: 'dist/goalFileClient.js' },
   // `loopx mcp` only: the MCP SDK stays out of the CLI's start-up path.
   { ...base, entryPoints: ['src/cli/mcp/server.ts'], outfile: 'dist/mcp.js' },
+  // The goal-file language server: its own process, started by the extension's language client.
+  { ...base, entryPoints: ['src/languageServer/server.ts'], outfile: 'dist/languageServer.js' },
   // The board's front end: browser code that imports only src/protocol; one script and one stylesheet.
   { ...base, platform: 'browser', format: 'iife', target: 'chrome120', sourcemap: false, external: [], entryPoints: [{ in: 'webview-ui/src/main.ts', out: 'board' }, { in: 'webview-ui/board.css', out: 'board' }], outdir: 'dist/webview' },
 ];
@@ -47,6 +51,7 @@ if (process.argv.includes('--e2e')) {
 
 if (process.argv.includes('--bench')) {
   targets.push({ ...base, minify: false, entryPoints: ['bench/bench.ts'], outfile: 'dist/bench/bench.js' });
+  targets.push({ ...base, minify: false, entryPoints: ['bench/goalFileBench.ts'], outfile: 'dist/bench/goalFileBench.js' });
   targets.push({ ...base, minify: false, external: [...base.external, 'playwright-core'], entryPoints: ['bench/boardBench.ts'], outfile: 'dist/bench/boardBench.js' });
 }
 

@@ -26,7 +26,14 @@ export default tseslint.config(
   },
   // Tool configs and ambient module declarations need a default export.
   { files: ['vitest.config.mts', '**/*.d.ts'], rules: { 'no-restricted-syntax': 'off' } },
-  { files: ['src/kernel/**/*.ts', 'src/protocol/**/*.ts', 'src/cli/**/*.ts'], rules: noVscode },
+  { files: ['src/kernel/**/*.ts', 'src/protocol/**/*.ts', 'src/cli/**/*.ts', 'src/goalFile/**/*.ts', 'src/languageServer/**/*.ts'], rules: noVscode },
+  {
+    // Goal files (parse, format, read) sit between the kernel and its adapters: the CLI and the language server use them.
+    files: ['src/goalFile/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: ['vscode'], patterns: [{ group: ['**/cli/**', '**/extension/**', '**/languageServer/**'], message: 'src/goalFile imports only the kernel.' }] }],
+    },
+  },
   {
     files: ['webview-ui/**/*.ts'],
     rules: {

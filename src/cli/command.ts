@@ -11,6 +11,8 @@ export interface CommandContext {
   /** Where `init` creates a store: --root, else LOOPX_ROOT, else the current directory. */
   initRoot(): string;
   env: NodeJS.ProcessEnv;
+  /** The directory relative paths on the command line are relative to. */
+  cwd: string;
   color: boolean;
   /**
    * The human, confirmed in an interactive terminal: shows `details`, asks for `id` to be typed (on stderr) and

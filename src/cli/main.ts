@@ -110,6 +110,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       args,
       actor,
       env: io.env,
+      cwd: io.cwd,
       color: io.isTty && !json && !io.env.NO_COLOR,
       canConfirm: actor.kind === 'human' && terminal.interactive,
       confirmHuman: (action, id, details) => confirmInTerminal(actor, terminal, action, id, details),

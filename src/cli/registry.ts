@@ -4,6 +4,8 @@ import { goalCreate } from './commands/goalCreate';
 import { goalList } from './commands/goalList';
 import { goalShow } from './commands/goalShow';
 import { goalDone, goalPause, goalResume, goalStop } from './commands/goalLifecycle';
+import { goalApply } from './commands/goalApply';
+import { goalExport } from './commands/goalExport';
 import { todoAdd } from './commands/todoAdd';
 import { todoList } from './commands/todoList';
 import { todoNext } from './commands/todoNext';
@@ -45,7 +47,7 @@ import { monitorAdd, monitorCancel, monitorList, monitorShow, monitorTick } from
 export const COMMANDS: readonly Command[] = [
   init,
   status,
-  goalCreate, goalList, goalShow, goalPause, goalResume, goalDone, goalStop, goalSetCheck,
+  goalCreate, goalList, goalShow, goalPause, goalResume, goalDone, goalStop, goalSetCheck, goalApply, goalExport,
   todoAdd, todoList, todoNext, todoClaim, todoRenew, todoRelease, todoShip, todoBlock, todoUnblock, todoKill, todoSetCheck,
   evidenceAdd, evidenceRun, evidenceList,
   gateAsk, gateList, gateApprove, gateReject,

@@ -16,6 +16,7 @@ import { WakeClock } from './clock';
 import { registerCommands } from './commands/registry';
 import { BoardPanel } from './board/boardPanel';
 import { goalProgress } from './views/todoPresentation';
+import { GoalFileSupport } from './goalFiles/goalFileSupport';
 
 /**
  * The composition root: one FolderServices per workspace folder (its store, model, turns…), and the window's parts
@@ -32,6 +33,8 @@ export class LoopxApp extends Disposable {
   readonly monitorsView: vscode.TreeView<MonitorNode | FolderNode>;
   readonly statusBar: QuotaStatusBar;
   readonly goalsView: vscode.TreeView<GoalsNode | FolderNode>;
+  /** The goal-file language server, started when the first *.goal.md opens. */
+  readonly goalFiles: GoalFileSupport;
 
   /** How long activate() took, for the activation benchmark. */
   activationMs = 0;
@@ -72,6 +75,7 @@ export class LoopxApp extends Disposable {
       monitorsView.description = waiting ? `${waiting} waiting` : undefined;
     };
     this.register(new VirtualDocuments(this.folders));
+    this.goalFiles = this.register(new GoalFileSupport(host.extensionUri, log));
     this.statusBar = this.register(new QuotaStatusBar(this.folders));
 
     // The Evidence view follows the selection in the Goals view (in the selected item's folder).

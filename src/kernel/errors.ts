@@ -67,7 +67,10 @@ export type RefusalCode =
   | 'human_channel_required'
   | 'not_confirmed'
   | 'check_required'
-  | 'check_failed';
+  | 'check_failed'
+
+  | 'dependency_cycle'
+  | 'schema_too_old';
 
 export class AlreadyClaimedError extends RefusedError {
   constructor(todoId: string, owner: string, until: string) {
@@ -128,5 +131,13 @@ export class HumanChannelRequiredError extends RefusedError {
       `${action} is a human decision: it needs VS Code or an interactive terminal`,
       'decide it in VS Code (LoopX views or board), or run the command yourself in a terminal and type the id it asks for',
     );
+  }
+}
+
+/** A reader that may not migrate (the language server) met a store an older loopx wrote. */
+export class SchemaTooOldError extends RefusedError {
+  constructor(found: number, known: number) {
+    super('schema_too_old', `this store has schema version ${found}; this reader needs ${known} and does not upgrade stores`,
+      'run any loopx command (or open the LoopX views) once to upgrade it');
   }
 }

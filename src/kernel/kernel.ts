@@ -9,7 +9,7 @@ import { brokenLog, logBrokenError, markBroken } from './logHealth';
 import { hasHumanChannel } from './authority';
 import type { Actor, EventDraft, StoredEvent } from './events/eventTypes';
 import { type Clock, iso, systemClock } from './time';
-import { NoStoreError, NotAllowedError, SchemaTooNewError } from './errors';
+import { NoStoreError, NotAllowedError, SchemaTooNewError, SchemaTooOldError } from './errors';
 import { APPLICATION_ID, checkStorePath, environmentError, needsPrivateCopy, privateCopy, requireLoopxStore } from './storeFile';
 
 export const STORE_DIR = '.loopx';
@@ -71,6 +71,27 @@ export class Kernel {
       }
     }
     return Kernel.fromDb(root, Kernel.openStoreFile(path, options), options);
+  }
+
+  /**
+   * Opens an existing store for reading only (the language server): the connection refuses every write
+   * (`query_only`), and a schema older or newer than this code is refused instead of migrated.
+   */
+  static openReadOnly(root: string, options: KernelOptions = {}): Kernel {
+    const path = Kernel.storePath(root);
+    if (!existsSync(path)) throw new NoStoreError(root);
+    // Read-only the way `status` and `doctor` read (a loopx store only, a private copy where SQLite cannot share it).
+    const db = Kernel.openStoreFile(path, { ...options, readOnly: true });
+    try {
+      db.exec('PRAGMA query_only = ON');
+      const version = schemaVersion(db);
+      if (version > SCHEMA_VERSION) throw new SchemaTooNewError(version, SCHEMA_VERSION);
+      if (version < SCHEMA_VERSION) throw new SchemaTooOldError(version, SCHEMA_VERSION);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new Kernel(root, db, options.clock ?? systemClock, { name: 'reader', kind: 'kernel' }, { closed: false, listeners: new Set() });
   }
 
   /** Creates `.loopx/` and its database (marked as a loopx store), or reuses an existing store untouched. */

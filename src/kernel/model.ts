@@ -25,6 +25,9 @@ export const goalFromRow = (row: Row) => {
     },
     /** The acceptance check a human set for the goal's todos (a shell command), or null. */
     check: r.maybeText('check_command'),
+    background: r.text('background'),
+    /** The goal file it was last applied from (workspace-relative), or null. */
+    filePath: r.maybeText('file_path'),
     createdAt: r.text('created_at'),
     updatedAt: r.text('updated_at'),
   };
@@ -54,6 +57,8 @@ export const todoFromRow = (row: Row) => {
     readyAt: r.maybeText('ready_at'),
     /** The occurrence of the same recurring todo before this one. */
     previousId: r.maybeText('previous_id'),
+    /** The stable key a goal file names it by, or null. */
+    key: r.maybeText('key'),
     createdAt: r.text('created_at'),
     updatedAt: r.text('updated_at'),
   };
@@ -113,7 +118,7 @@ export type Agent = ReturnType<typeof agentFromRow>;
 
 /** The SELECT list that todoFromRow expects (all on the todos row: no joins or subqueries per todo). */
 export const TODO_COLUMNS = `t.id, t.goal_id, t.title, t.detail, t.priority, t.status, t.owner, t.lease_expires_at, t.continuation,
-  t.reason, t.revision, t.created_at, t.updated_at, t.depends_on, t.evidence_count, t.check_command, t.recurrence, t.ready_at, t.previous_id`;
+  t.reason, t.revision, t.created_at, t.updated_at, t.depends_on, t.evidence_count, t.check_command, t.recurrence, t.ready_at, t.previous_id, t.key`;
 
 /**
  * How a recurring todo repeats: every `every` seconds (at `at`, HH:MM, when `every` is whole days), or on a cron

@@ -11,6 +11,8 @@ import { askGate, decideGate } from './ops/gates';
 import { spendQuota } from './ops/quota';
 import { acceptHandoff, offerHandoff } from './ops/handoffs';
 import { finishTurn, startTurn } from './ops/turns';
+import { applyGoalSpec } from './goalSpec/apply';
+import { exportGoalSpec } from './goalSpec/export';
 import { verifyChain } from './events/log';
 import { checkReplay } from './replay';
 import { GOAL_STATUSES } from './model';
@@ -30,7 +32,7 @@ const op = fc.record({
     'evidence', 'evidence', 'block', 'unblock', 'kill', 'ask', 'decide', 'decide', 'decide', 'spend', 'handoff', 'handoff', 'accept', 'accept', 'tick',
     'turnStart', 'turnStart', 'turnFinish', 'turnFinish',
     'monitor', 'monitor', 'monitor', 'monitorCancel', 'monitorTick', 'monitorTick', 'monitorTick', 'monitorTick',
-    'checkSet', 'evidenceRun', 'evidenceRun',
+    'checkSet', 'evidenceRun', 'evidenceRun', 'goalFile', 'goalFile',
   ),
   actor: fc.nat(ACTORS.length - 1),
   a: fc.nat(50),
@@ -85,6 +87,18 @@ function apply(s: TestStore, o: Op): void {
       break;
     }
     case 'tick': s.clock.advance(o.seconds); break;
+    case 'goalFile': {
+      // A goal file: an exported goal edited (a title, a priority, a dependency, a new todo, one dropped) and applied.
+      const spec = exportGoalSpec(s.kernel.db, goal());
+      const [first, second] = spec.todos;
+      if (first) Object.assign(first, { title: `${first.title}!`, priority: o.b % 4 });
+      if (first && second && o.b % 2) second.after = [first.key];
+      if (o.b % 3 === 0) spec.todos.push({ key: `new-${o.b}`, title: `new ${o.b}`, detail: '', priority: 2, after: first ? [first.key] : [] });
+      if (o.b % 5 === 0) spec.todos.pop();
+      spec.quota.turnsPerWindow = o.b % 4;
+      applyGoalSpec(k, spec, { path: `loopx/g${o.a % 3}.goal.md`, prune: o.b % 7 === 0 });
+      break;
+    }
     case 'turnStart': startTurn(k, { goalId: goal(), host: ['codex', 'claude', 'custom'][o.b % 3] as string }); break;
     case 'monitor':
       addMonitor(k, o.b % 3 === 0

@@ -20,7 +20,7 @@ test.each([
 
 test('a goal scope that is not a JSON list of strings is refused', () => {
   const goal = { id: 'G1', title: 'g', objective: '', scope: '{"x":1}', status: 'active', turns_per_window: 1, window_hours: 1,
-    max_concurrent: 1, cooldown_seconds: 0, created_at: 'a', updated_at: 'b' };
+    max_concurrent: 1, cooldown_seconds: 0, background: '', created_at: 'a', updated_at: 'b' };
   expect(() => goalFromRow(goal)).toThrow(/scope .* expected a JSON array of strings/);
   expect(goalFromRow({ ...goal, scope: '["src/**"]' }).scope).toEqual(['src/**']);
 });

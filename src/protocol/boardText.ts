@@ -34,6 +34,12 @@ const TURN_RESULTS: Record<string, string> = {
 /** Evidence kinds that are the default ("note") or implied by the event ("ship": given when shipping). */
 const PLAIN_EVIDENCE = new Set(['', 'note', 'ship']);
 
+/** Field names of goal and todo edits, as words. */
+const FIELD_WORDS: Record<string, string> = {
+  turnsPerWindow: 'turns per window', windowHours: 'window', maxConcurrent: 'max concurrent', cooldownSeconds: 'cooldown',
+  dependsOn: 'dependencies',
+};
+
 const GOAL_STATUS: Record<string, string> = { paused: 'paused', done: 'marked done', stopped: 'stopped' };
 
 /** The sentence for one event, for every kind the kernel logs (src/kernel/events/eventTypes.ts). */
@@ -54,6 +60,12 @@ export function eventSentence(e: EventFacts): EventSentence {
     }
     case 'todo.added':
       return said(`added ${by}`, str('title'));
+    case 'goal.edited':
+      return said(`goal changed ${by}`, Object.keys(d).map((k) => FIELD_WORDS[k] ?? k).join(', '));
+    case 'todo.edited':
+      return said(`changed ${by}`, Object.keys(d).map((k) => FIELD_WORDS[k] ?? k).join(', '));
+    case 'goal.file_applied':
+      return said(`goal file applied ${by}`, str('path'));
     case 'todo.claimed': {
       const previous = str('previousOwner');
       const owner = str('owner') || e.actor;

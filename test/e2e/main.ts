@@ -7,6 +7,7 @@ import { runScenario } from './scenario';
 import { runMultiRootScenario } from './multiRootScenario';
 import { runBoardScenario } from './boardScenario';
 import { runTurnScenario } from './turnScenario';
+import { runGoalFileScenario } from './goalFileScenario';
 
 /**
  * Scratch folders of earlier runs (code-server user data, browser profiles, workspaces): none is reused. Only those
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     }],
     ['board', runBoardScenario],
     ['turn', runTurnScenario],
+    ['goalfile', runGoalFileScenario],
   ];
   const only = process.argv[2];
   if (only && !parts.some(([name]) => name === only)) {

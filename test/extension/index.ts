@@ -19,6 +19,7 @@ export function run(): Promise<void> {
   require('./live.test');
   require('./witness.test');
   require('./monitors.test');
+  require('./goalFiles.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((done, fail) => {
     mocha.run((failures) => (failures > 0 ? fail(new Error(`${failures} extension-host test(s) failed`)) : done()));

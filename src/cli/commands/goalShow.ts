@@ -30,6 +30,8 @@ export const goalShow: Command = {
     if (data.objective) lines.push(`  objective: ${clean(data.objective)}`);
     if (data.scope.length) lines.push(`  scope: ${data.scope.map(clean).join(', ')}`);
     if (data.check) lines.push(`  acceptance check: \`${clean(data.check)}\` (todos ship after loopx ran it, passing)`);
+    if (data.filePath) lines.push(`  goal file: ${clean(data.filePath)}`);
+    if (data.background) lines.push(`  background: ${clean(data.background.split('\n').find((l) => l.trim()) ?? '')}${data.background.includes('\n') ? ' …' : ''}`);
     const answer = data.shouldRun.run ? 'yes' : `no (${data.shouldRun.reason})`;
     lines.push(
       `  quota: ${data.quota.spent}/${data.quota.turnsPerWindow} spent in the last ${data.quota.windowHours}h; should run: ${answer}`,

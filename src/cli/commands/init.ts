@@ -1,5 +1,7 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { defaultGoalFilePath, goalFileTemplate } from '../../goalFile/format';
+import { requireText } from '../../kernel/validate';
 import type { Command } from '../command';
 import { Kernel } from '../../kernel/kernel';
 import { writeStatusMd } from '../../kernel/projections/statusMd';
@@ -16,21 +18,40 @@ function ensureGitignore(root: string): 'added' | 'present' | 'not a git reposit
   return 'added';
 }
 
+/** A goal file from the template, never over an existing one (the file is the person's). */
+function startGoalFile(root: string, title: string): { path: string; written: boolean } {
+  const path = defaultGoalFilePath(title);
+  const absolute = join(root, path);
+  if (existsSync(absolute)) return { path, written: false };
+  mkdirSync(dirname(absolute), { recursive: true });
+  writeFileSync(absolute, goalFileTemplate(title));
+  return { path, written: true };
+}
+
 export const init: Command = {
   name: ['init'],
   summary: 'create .loopx/ in the workspace root (an existing store is reused, never overwritten)',
   description: 'Creates the store in --root, $LOOPX_ROOT or the current directory, and adds .loopx/ to .gitignore in a git repository.',
-  examples: ['loopx init', 'loopx init --root ~/src/project --json'],
+  flags: {
+    'goal-file': { type: 'string', value: 'TITLE', description: 'also start a goal file loopx/<title>.goal.md to plan in (applied with `loopx goal apply`)' },
+  },
+  examples: ['loopx init', 'loopx init --root ~/src/project --json', 'loopx init --goal-file "CSV importer"'],
   run(ctx) {
     const root = ctx.initRoot();
+    const title = ctx.args.str('goal-file');
+    if (title !== undefined) requireText(title, '--goal-file');
     const { kernel, created } = Kernel.init(root, { actor: ctx.actor });
     try {
       const gitignore = ensureGitignore(root);
       writeStatusMd(kernel);
-      const data = { root, store: kernel.storeDir, created, schemaVersion: kernel.schemaVersion, driver: kernel.db.driver, gitignore };
+      const goalFile = title === undefined ? null : startGoalFile(root, title.trim());
+      const data = { root, store: kernel.storeDir, created, schemaVersion: kernel.schemaVersion, driver: kernel.db.driver, gitignore, goalFile };
+      const next = goalFile
+        ? `Next: edit ${goalFile.path}, then loopx goal apply ${goalFile.path}`
+        : 'Next: loopx goal create --title "…", or plan in a file: loopx init --goal-file "…"';
       const text = created
-        ? `Initialised ${kernel.storeDir} (schema ${data.schemaVersion}, ${data.driver}); .gitignore: ${gitignore}.\nNext: loopx goal create --title "…"`
-        : `${kernel.storeDir} already exists; reused it unchanged (schema ${data.schemaVersion}). .gitignore: ${gitignore}.`;
+        ? `Initialised ${kernel.storeDir} (schema ${data.schemaVersion}, ${data.driver}); .gitignore: ${gitignore}.\n${next}`
+        : `${kernel.storeDir} already exists; reused it unchanged (schema ${data.schemaVersion}). .gitignore: ${gitignore}.${goalFile ? `\n${next}` : ''}`;
       return { data, text };
     } finally {
       kernel.close();

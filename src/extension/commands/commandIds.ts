@@ -32,6 +32,8 @@ export const COMMANDS = {
   getStarted: 'loopx.getStarted',
   cancelMonitor: 'loopx.cancelMonitor',
   checkMonitorsNow: 'loopx.checkMonitorsNow',
+  applyGoalFile: 'loopx.applyGoalFile',
+  openTodo: 'loopx.openTodo',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { writeGoalFile } from './goalFiles';
 import { createGoal } from '../../kernel/ops/goals';
 import { InvalidInputError } from '../../kernel/errors';
 import { parseScope } from '../../kernel/workspacePaths';
@@ -33,7 +34,11 @@ export const newGoal: CommandDefinition = {
       windowHours: 24,
     });
     ctx.log.info(`created goal ${goal.id}`);
-    void vscode.window.showInformationMessage(`LoopX: created ${goal.id} ${goal.title}.`, 'Add Todo').then((c) => c && vscode.commands.executeCommand(COMMANDS.addTodo, goal.id));
+    // A goal can also live in the repository as a goal file, reviewed like code: offered, never forced.
+    void vscode.window.showInformationMessage(`LoopX: created ${goal.id} ${goal.title}.`, 'Add Todo', 'Plan in a File').then((c) => {
+      if (c === 'Add Todo') void vscode.commands.executeCommand(COMMANDS.addTodo, goal.id);
+      if (c === 'Plan in a File') void writeGoalFile(ctx, goal.id);
+    });
     return goal;
   },
 };

@@ -17,6 +17,7 @@ import { reviewPacket, runTurn } from './turns';
 import { connectAgent } from './connectAgent';
 import { getStarted } from './getStarted';
 import { cancelMonitor, checkMonitorsNow } from './monitors';
+import { applyGoalFile, openTodo } from './goalFiles';
 
 /** The table every command is registered from. */
 export const COMMAND_TABLE: readonly CommandDefinition[] = [
@@ -25,7 +26,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   askGate, approveGate, rejectGate,
   addEvidence, showEvidence, openArtifact,
   verifyLog, showStatus, showQuota, refresh, showLogs, openBoard, runTurn, reviewPacket, showMoreTodos, backupStore, restoreBackup,
-  connectAgent, getStarted, cancelMonitor, checkMonitorsNow,
+  connectAgent, getStarted, cancelMonitor, checkMonitorsNow, applyGoalFile, openTodo,
 ];
 
 /** Commands that need no store of a folder: Initialize wants a folder without one; the rest only show things. */

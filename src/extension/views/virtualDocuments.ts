@@ -3,6 +3,8 @@ import { rowToEvent } from '../../kernel/events/log';
 import { evidenceFromEvent } from '../../kernel/queries/evidence';
 import { renderStatusMd } from '../../kernel/projections/statusMd';
 import { renderReviewPacket } from '../../kernel/projections/reviewPacket';
+import { todoHover } from '../../kernel/projections/todoCard';
+import { getTodo } from '../../kernel/queries/lookups';
 import { clean } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
 import type { Folders } from '../folders';
@@ -11,6 +13,7 @@ import type { FolderServices } from '../folderServices';
 export const EVIDENCE_SCHEME = 'loopx-evidence';
 export const STATUS_SCHEME = 'loopx-status';
 export const REVIEW_SCHEME = 'loopx-review';
+export const TODO_SCHEME = 'loopx-todo';
 
 /** Read-only documents rendered from the store: an evidence entry, and the live status. Editing them is impossible. */
 export class VirtualDocuments extends Disposable implements vscode.TextDocumentContentProvider {
@@ -22,12 +25,16 @@ export class VirtualDocuments extends Disposable implements vscode.TextDocumentC
     this.register(vscode.workspace.registerTextDocumentContentProvider(EVIDENCE_SCHEME, this));
     this.register(vscode.workspace.registerTextDocumentContentProvider(STATUS_SCHEME, this));
     this.register(vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this));
+    this.register(vscode.workspace.registerTextDocumentContentProvider(TODO_SCHEME, this));
     const watched = new Set<FolderServices>();
     const follow = () => {
       for (const f of folders.all) {
         if (watched.has(f)) continue;
         watched.add(f);
-        this.register(f.model.onDidChange(() => this.changed.fire(statusUri(f.root))));
+        this.register(f.model.onDidChange(() => {
+          this.changed.fire(statusUri(f.root));
+          for (const doc of vscode.workspace.textDocuments) if (doc.uri.scheme === TODO_SCHEME) this.changed.fire(doc.uri);
+        }));
       }
     };
     this.register(folders.onDidChange(follow));
@@ -46,6 +53,14 @@ export class VirtualDocuments extends Disposable implements vscode.TextDocumentC
     if (uri.scheme === REVIEW_SCHEME) {
       const goal = new URLSearchParams(uri.query).get('goal') ?? undefined;
       return kernel ? kernel.read((db, now) => renderReviewPacket(db, now, goal)) : '# Review packet\n\nNo store in this workspace yet.\n';
+    }
+    if (uri.scheme === TODO_SCHEME) {
+      const id = new URLSearchParams(uri.query).get('todo') ?? '';
+      const todo = kernel?.read((db, now) => {
+        const row = db.prepare('SELECT 1 FROM todos WHERE id = ?').get(id);
+        return row ? todoHover(db, getTodo(db, id), now) : null;
+      });
+      return todo ? `${todo}\n` : `Todo ${clean(id)} was not found in this workspace's store.\n`;
     }
     if (uri.scheme === STATUS_SCHEME) {
       const report = folder?.model.status();
@@ -82,6 +97,10 @@ export function evidenceUri(seq: number, root: string): vscode.Uri {
 
 export function reviewUri(root: string, goalId?: string): vscode.Uri {
   return vscode.Uri.from({ scheme: REVIEW_SCHEME, path: '/review-packet.md', query: new URLSearchParams({ root, ...(goalId ? { goal: goalId } : {}) }).toString() });
+}
+
+export function todoUri(root: string, todoId: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: TODO_SCHEME, path: `/${todoId}.md`, query: new URLSearchParams({ root, todo: todoId }).toString() });
 }
 
 export function statusUri(root: string): vscode.Uri {

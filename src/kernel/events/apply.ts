@@ -6,12 +6,17 @@ type Reducer<K extends EventKind> = (db: SqliteDb, e: Extract<StoredEvent, { kin
 type Reducers = { [K in EventKind]: Reducer<K> };
 
 /** Touches a todo row: every todo change bumps its revision and stamps the event time. */
-function touchTodo(db: SqliteDb, todoId: string | null, at: string, assignments: string, params: (string | null)[]): void {
+function touchTodo(db: SqliteDb, todoId: string | null, at: string, assignments: string, params: (string | number | null)[]): void {
   const result = db
     .prepare(`UPDATE todos SET ${assignments}, revision = revision + 1, updated_at = ? WHERE id = ?`)
     .run(...params, at, todoId);
   if (result.changes !== 1) throw new Error(`event applies to unknown todo ${todoId}`);
 }
+
+const GOAL_COLUMN: Record<string, string> = {
+  title: 'title', objective: 'objective', scope: 'scope', turnsPerWindow: 'turns_per_window', windowHours: 'window_hours',
+  maxConcurrent: 'max_concurrent', cooldownSeconds: 'cooldown_seconds', background: 'background',
+};
 
 const CLEAR_LEASE = 'owner = NULL, lease_token = NULL, lease_expires_at = NULL';
 
@@ -50,13 +55,40 @@ const reducers: Reducers = {
     const d = e.data;
     db.prepare(
       `INSERT INTO todos (id, num, goal_id, title, detail, priority, status, continuation, depends_on, evidence_count, revision,
-        check_command, recurrence, ready_at, previous_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'open', '', ?, 0, 1, ?, ?, ?, ?, ?, ?)`,
+        check_command, recurrence, ready_at, previous_id, created_at, updated_at, key) VALUES (?, ?, ?, ?, ?, ?, 'open', '', ?, 0, 1, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(d.id, d.num, e.goalId, d.title, d.detail, d.priority, d.dependsOn.join(','), d.check ?? null,
-      d.recurrence ? canonicalJson(d.recurrence) : null, d.readyAt ?? null, d.previous ?? null, e.at, e.at);
+      d.recurrence ? canonicalJson(d.recurrence) : null, d.readyAt ?? null, d.previous ?? null, e.at, e.at, d.key ?? null);
     const dep = db.prepare('INSERT INTO todo_deps (todo_id, depends_on) VALUES (?, ?)');
     for (const dependsOn of d.dependsOn) dep.run(d.id, dependsOn);
   },
   'todo.check_set': (db, e) => touchTodo(db, e.todoId, e.at, 'check_command = ?', [e.data.check]),
+  'goal.edited': (db, e) => {
+    const { scope, ...rest } = e.data;
+    const fields: Record<string, string | number | undefined> = { ...rest, scope: scope && JSON.stringify(scope) };
+    const sets = Object.entries(fields).filter(([, v]) => v !== undefined);
+    if (sets.length === 0) return;
+    db.prepare(`UPDATE goals SET ${sets.map(([k]) => `${GOAL_COLUMN[k]} = ?`).join(', ')}, updated_at = ? WHERE id = ?`)
+      .run(...sets.map(([, v]) => v as string | number), e.at, e.goalId);
+  },
+  'todo.edited': (db, e) => {
+    const { dependsOn, ...rest } = e.data;
+    const fields: Record<string, string | number | undefined> = { ...rest, depends_on: dependsOn?.join(',') };
+    const sets = Object.entries(fields).filter(([, v]) => v !== undefined);
+    touchTodo(db, e.todoId, e.at, sets.map(([k]) => `${k} = ?`).join(', ') || 'revision = revision', sets.map(([, v]) => v as string | number));
+    if (dependsOn) {
+      db.prepare('DELETE FROM todo_deps WHERE todo_id = ?').run(e.todoId);
+      const dep = db.prepare('INSERT INTO todo_deps (todo_id, depends_on) VALUES (?, ?)');
+      for (const id of dependsOn) dep.run(e.todoId, id);
+    }
+  },
+  'goal.file_applied': (db, e) => {
+    // A path names one goal: linking it here unlinks it from any goal it named before.
+    db.prepare('UPDATE goals SET file_path = NULL WHERE file_path = ? AND id <> ?').run(e.data.path, e.goalId);
+    db.prepare('UPDATE goals SET file_path = ?, file_applied = ? WHERE id = ?').run(e.data.path, e.data.applied, e.goalId);
+    // Keys are only ever added: a todo keeps its key when it leaves the file, so the next apply still reports it.
+    const setKey = db.prepare('UPDATE todos SET key = ? WHERE id = ? AND goal_id = ?');
+    for (const [key, id] of Object.entries(e.data.keys)) setKey.run(key, id, e.goalId);
+  },
   'todo.claimed': (db, e) =>
     touchTodo(db, e.todoId, e.at, `status = 'claimed', owner = ?, lease_token = ?, lease_expires_at = ?, reason = NULL`, [
       e.data.owner,

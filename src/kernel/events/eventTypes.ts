@@ -56,8 +56,28 @@ export const eventDataSchemas = lazy(() => {
       recurrence: z.optional(z.nullable(recurrence)),
       readyAt: z.optional(nullableStr),
       previous: z.optional(nullableStr),
+      key: z.optional(str),
     }),
     'todo.check_set': z.object({ check: nullableStr, from: nullableStr }),
+    // Edits carry only the fields that change.
+    'goal.edited': z.object({
+      title: z.optional(str),
+      objective: z.optional(str),
+      scope: z.optional(z.array(str)),
+      turnsPerWindow: z.optional(z.int()),
+      windowHours: z.optional(z.number()),
+      maxConcurrent: z.optional(z.int()),
+      cooldownSeconds: z.optional(z.int()),
+      background: z.optional(str),
+    }),
+    'todo.edited': z.object({
+      title: z.optional(str),
+      detail: z.optional(str),
+      priority: z.optional(z.int()),
+      dependsOn: z.optional(z.array(str)),
+    }),
+    // A goal file was applied: the goal is linked to the file, todos to their keys, and the spec applied is kept.
+    'goal.file_applied': z.object({ path: str, keys: z.record(str, str), applied: str }),
     'todo.claimed': z.object({ owner: str, leaseToken: str, leaseExpiresAt: str, previousOwner: nullableStr }),
     'todo.renewed': z.object({ leaseExpiresAt: str }),
     'todo.released': z.object({ previousOwner: str, note: nullableStr }),

@@ -25,6 +25,7 @@ export function renderPrompt(input: { turnId: string; agent: string; goal: Goal;
     '',
     goal.scope.length ? `Scope: touch only ${goal.scope.join(', ')}.` : 'Scope: the whole workspace, but only what this todo needs.',
     '',
+    ...(goal.background ? ['### Background', '', goal.background, ''] : []),
     `## Your todo ${todo.id} (priority ${todo.priority})`,
     '',
     todo.title,

@@ -1,0 +1,116 @@
+import { LoopxError } from '../kernel/errors';
+import { optionalText, requireText } from '../kernel/validate';
+import { parseScope } from '../kernel/workspacePaths';
+import { type GoalFileDiagnostic, type Range, didYouMean } from './diagnostics';
+import type { FrontMatter } from './schema';
+import { NOT_YET_SUPPORTED } from './schema';
+import type { ParsedGoalFile, PathSegment } from './parse';
+
+const FIRST: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 3 } };
+const STORE_ID = /^T[1-9][0-9]{0,9}$/;
+
+/**
+ * The checks past the shape: the same text rules the kernel enforces, durations, duplicate keys, `after` entries
+ * that name no todo, cycles, and fields this store does not run yet. Each problem points at the entry at fault.
+ */
+export function lintFrontMatter(fm: FrontMatter, rangeOf: ParsedGoalFile['rangeOf']): GoalFileDiagnostic[] {
+  const out: GoalFileDiagnostic[] = [];
+  const at = (path: readonly PathSegment[], key = false) => rangeOf(path, { key }) ?? FIRST;
+  const error = (path: readonly PathSegment[], message: string, code: string, extra: Partial<GoalFileDiagnostic> = {}) =>
+    out.push({ severity: 'error', range: at(path), message, code, ...extra });
+  const kernelRule = (path: readonly PathSegment[], check: () => unknown) => {
+    try {
+      check();
+    } catch (e) {
+      if (!(e instanceof LoopxError)) throw e;
+      error(path, e.message, 'invalid_text');
+    }
+  };
+
+  kernelRule(['title'], () => requireText(fm.title, 'title'));
+  kernelRule(['objective'], () => optionalText(fm.objective, 'objective'));
+  const scope = fm.scope === undefined ? [] : typeof fm.scope === 'string' ? [fm.scope] : fm.scope;
+  scope.forEach((s, i) => kernelRule(typeof fm.scope === 'string' ? ['scope'] : ['scope', i], () => parseScope(s)));
+  for (const field of ['window', 'cooldown'] as const) {
+    const value = fm.quota?.[field];
+    if (value === undefined) continue;
+    const seconds = durationSeconds(value);
+    if (Number.isNaN(seconds) || (field === 'window' && (seconds <= 0 || seconds > 366 * 86400))) {
+      error(['quota', field], `\`quota.${field}\` must be a duration like ${field === 'window' ? '24h' : '10m'} (s, m, h or d), not ${JSON.stringify(value)}`, 'bad_duration');
+    }
+  }
+  if (fm.check !== undefined) notYet(out, at(['check'], true), 'check');
+
+  const todos = fm.todos ?? [];
+  const firstIndex = new Map<string, number>();
+  const ids = new Map<string, number>();
+  todos.forEach((t, i) => {
+    if (firstIndex.has(t.key)) error(['todos', i, 'key'], `todo key \`${t.key}\` is used twice (first in todo ${(firstIndex.get(t.key) as number) + 1})`, 'duplicate_key');
+    else firstIndex.set(t.key, i);
+    if (t.id !== undefined) {
+      if (ids.has(t.id)) error(['todos', i, 'id'], `${t.id} is named by two todos`, 'duplicate_id');
+      ids.set(t.id, i);
+    }
+    kernelRule(['todos', i, 'title'], () => requireText(t.title, 'title'));
+    kernelRule(['todos', i, 'detail'], () => optionalText(t.detail, 'detail'));
+    for (const field of NOT_YET_SUPPORTED) if ((t as Record<string, unknown>)[field] !== undefined) notYet(out, at(['todos', i, field], true), field);
+  });
+  todos.forEach((t, i) =>
+    (t.after ?? []).forEach((ref, j) => {
+      if (firstIndex.has(ref) || STORE_ID.test(ref)) return;
+      const suggestion = didYouMean(ref, firstIndex.keys());
+      const hint = suggestion ? `; did you mean \`${suggestion}\`?` : '';
+      error(['todos', i, 'after', j], `\`after\` names \`${ref}\`, which is no todo key in this file${hint}`, 'unknown_after', suggestion ? { suggestion } : {});
+    }),
+  );
+  const cycle = findCycle(todos, firstIndex);
+  if (cycle) {
+    const [i, j] = cycle.edge;
+    error(['todos', i, 'after', j], `the todos wait for each other in a cycle: ${cycle.keys.join(' → ')}`, 'cycle');
+  }
+  return out;
+}
+
+function notYet(out: GoalFileDiagnostic[], range: Range, field: string): void {
+  out.push({ severity: 'warning', range, message: `\`${field}\` is not supported by this store yet; apply ignores it`, code: 'not_supported' });
+}
+
+/** `90s`, `30m`, `2h`, `1d`; a bare number is seconds (YAML `0`). NaN when it does not parse. */
+export function durationSeconds(value: string | number): number {
+  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 ? value : Number.NaN;
+  const match = /^(\d{1,7})([smhd])$/.exec(value.trim());
+  const unit: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+  return match ? Number(match[1]) * (unit[match[2] as string] as number) : Number.NaN;
+}
+
+/** The first dependency cycle among the file's todos, with the `after` entry that closes it. */
+function findCycle(todos: FrontMatter['todos'] & object, index: Map<string, number>): { keys: string[]; edge: [number, number] } | null {
+  const state = new Map<number, 'open' | 'done'>();
+  const stack: number[] = [];
+  const visit = (i: number): { keys: string[]; edge: [number, number] } | null => {
+    state.set(i, 'open');
+    stack.push(i);
+    const after = todos[i]?.after ?? [];
+    for (const [j, ref] of after.entries()) {
+      const k = index.get(ref);
+      if (k === undefined) continue;
+      if (state.get(k) === 'open') {
+        const loop = stack.slice(stack.indexOf(k)).map((n) => todos[n]?.key as string);
+        return { keys: [...loop, todos[k]?.key as string], edge: [i, j] };
+      }
+      if (!state.has(k)) {
+        const found = visit(k);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(i, 'done');
+    return null;
+  };
+  for (const i of todos.keys()) {
+    if (state.has(i)) continue;
+    const found = visit(i);
+    if (found) return found;
+  }
+  return null;
+}

@@ -1,0 +1,206 @@
+import { LineCounter, type Node, type Document, isMap, isSeq, isPair, isScalar, parseDocument } from 'yaml';
+import type { GoalSpec } from '../kernel/goalSpec/spec';
+import { type GoalFileDiagnostic, type Range, didYouMean } from './diagnostics';
+import { type FrontMatter, GOAL_KEYS, QUOTA_KEYS, TODO_KEYS, frontMatterSchema } from './schema';
+import { durationSeconds, lintFrontMatter } from './lint';
+
+/** Goal files are `*.goal.md`; the convention is `loopx/<slug>.goal.md` at the workspace root. */
+export const GOAL_FILE_SUFFIX = '.goal.md';
+export const MAX_GOAL_FILE_BYTES = 1024 * 1024;
+
+export type PathSegment = string | number;
+
+export interface ParsedGoalFile {
+  /** The spec the kernel applies; null while the file has errors. */
+  spec: GoalSpec | null;
+  diagnostics: GoalFileDiagnostic[];
+  /** The front matter as parsed (what validation saw), for completion and hover; null when it is not YAML at all. */
+  frontMatter: unknown;
+  /** Where a path of the front matter sits (`['todos', 2, 'key']`); its key with `key: true`. */
+  rangeOf(path: readonly PathSegment[], options?: { key?: boolean }): Range | null;
+  /** Zero-based lines the front matter spans (the `---` fences excluded), or null when there is none. */
+  frontMatterLines: { start: number; end: number } | null;
+}
+
+const WHOLE_FIRST_LINE: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 3 } };
+
+function problem(message: string, code: string, range: Range = WHOLE_FIRST_LINE): GoalFileDiagnostic {
+  return { severity: 'error', range, message, code };
+}
+
+/** Parses and validates a goal file. Never throws for bad input: every problem is a diagnostic with a position. */
+export function parseGoalFile(source: string): ParsedGoalFile {
+  const none = (diagnostics: GoalFileDiagnostic[]): ParsedGoalFile => ({
+    spec: null, diagnostics, frontMatter: null, rangeOf: () => null, frontMatterLines: null,
+  });
+  const bytes = Buffer.byteLength(source, 'utf8');
+  if (bytes > MAX_GOAL_FILE_BYTES) {
+    return none([problem(`the file is ${(bytes / 1048576).toFixed(1)} MB; a goal file may be at most 1 MB`, 'too_large')]);
+  }
+  const text = source.startsWith('\uFEFF') ? source.slice(1) : source;
+  const fence = /^---[ \t]*\r?\n/.exec(text);
+  if (!fence) return none([problem('a goal file starts with a `---` line, then YAML front matter, then `---`', 'no_front_matter')]);
+  const rest = text.slice(fence[0].length);
+  const end = /(^|\n)---[ \t]*(\r?\n|$)/.exec(rest);
+  if (!end) return none([problem('the front matter is not closed: add a `---` line after it', 'unclosed_front_matter')]);
+  const yamlText = rest.slice(0, end.index + (end[1] ? 1 : 0));
+  const body = rest.slice(end.index + end[0].length);
+  const lineOffset = 1;
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(yamlText, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const toRange = (from: number, to: number): Range => {
+    const a = lineCounter.linePos(from);
+    const b = lineCounter.linePos(Math.max(from, to));
+    return { start: { line: a.line - 1 + lineOffset, character: a.col - 1 }, end: { line: b.line - 1 + lineOffset, character: b.col - 1 } };
+  };
+  const frontMatterLines = { start: lineOffset, end: lineOffset + lineCounter.lineStarts.length - 1 };
+  const rangeOf = (path: readonly PathSegment[], options: { key?: boolean } = {}): Range | null => {
+    const node = locate(doc, path, options.key ?? false);
+    return node?.range ? toRange(node.range[0], node.range[1]) : null;
+  };
+  const diagnostics: GoalFileDiagnostic[] = [
+    ...doc.errors.map((e) => ({ ...problem(yamlMessage(e.message), 'yaml_syntax', toRange(e.pos[0], e.pos[1])) })),
+  ];
+  if (diagnostics.length > 0) return { ...none(diagnostics), rangeOf, frontMatterLines };
+  const frontMatter: unknown = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  const result = frontMatterSchema().safeParse(frontMatter);
+  if (!result.success) {
+    for (const issue of result.error.issues) diagnostics.push(...issueDiagnostics(issue, frontMatter, rangeOf));
+    return { spec: null, diagnostics, frontMatter, rangeOf, frontMatterLines };
+  }
+  diagnostics.push(...lintFrontMatter(result.data, rangeOf));
+  const spec = diagnostics.some((d) => d.severity === 'error') ? null : toSpec(result.data, body);
+  return { spec, diagnostics, frontMatter, rangeOf, frontMatterLines };
+}
+
+function yamlMessage(message: string): string {
+  return message.replace(/ at line \d+, column \d+:?$/s, '').split('\n')[0] as string;
+}
+
+/** The YAML node at a path: the value, or with `key` the key of the last segment. Falls back to the nearest parent. */
+function locate(doc: Document, path: readonly PathSegment[], key: boolean): Node | null {
+  let node: unknown = doc.contents;
+  let last: Node | null = (node as Node | null) ?? null;
+  for (const [i, segment] of path.entries()) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === segment);
+      if (!pair) return last;
+      if (key && i === path.length - 1) return pair.key as Node;
+      node = pair.value ?? pair.key;
+    } else if (isSeq(node) && typeof segment === 'number') {
+      node = node.items[segment];
+    } else {
+      return last;
+    }
+    if (node) last = node as Node;
+  }
+  return last;
+}
+
+const TYPE_WORDS: Record<string, string> = { string: 'text', int: 'a whole number', number: 'a number', array: 'a list', object: 'a mapping' };
+
+const WHOLE_NUMBERS = new Set<PathSegment>(['turns', 'maxConcurrent', 'priority']);
+
+function expectedWords(path: readonly PathSegment[], expected: string | undefined): string {
+  if (expected === 'number' && WHOLE_NUMBERS.has(path[path.length - 1] as PathSegment)) return 'a whole number';
+  return TYPE_WORDS[expected ?? ''] ?? String(expected);
+}
+
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return 'empty';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') return 'text';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'a whole number' : 'a number';
+  return typeof value;
+}
+
+function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
+  let v = root;
+  for (const s of path) v = v && typeof v === 'object' ? (v as Record<PathSegment, unknown>)[s] : undefined;
+  return v;
+}
+
+function fieldName(path: readonly PathSegment[]): string {
+  return path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('') || 'the front matter';
+}
+
+interface Issue {
+  code: string;
+  path: PropertyKey[];
+  expected?: string;
+  keys?: string[];
+  minimum?: unknown;
+  maximum?: unknown;
+  format?: string;
+}
+
+function issueDiagnostics(raw: unknown, root: unknown, rangeOf: ParsedGoalFile['rangeOf']): GoalFileDiagnostic[] {
+  const issue = raw as Issue;
+  const path = issue.path.filter((s): s is PathSegment => typeof s === 'string' || typeof s === 'number');
+  const name = fieldName(path);
+  const at = (p: readonly PathSegment[], key = false) => rangeOf(p, { key }) ?? WHOLE_FIRST_LINE;
+  const value = valueAt(root, path);
+  switch (issue.code) {
+    case 'unrecognized_keys': {
+      const known = path.length === 0 ? GOAL_KEYS : path[path.length - 1] === 'quota' ? QUOTA_KEYS : TODO_KEYS;
+      return (issue.keys ?? []).map((k) => {
+        const suggestion = didYouMean(k, known);
+        const hint = suggestion ? `; did you mean \`${suggestion}\`?` : `; known keys: ${known.join(', ')}`;
+        return { ...problem(`unknown key \`${k}\`${hint}`, 'unknown_key', at([...path, k], true)), ...(suggestion ? { suggestion } : {}) };
+      });
+    }
+    case 'invalid_type':
+      if (value === undefined) return [problem(`\`${name}\` is required`, 'missing', at(path.slice(0, -1)))];
+      return [problem(`\`${name}\` should be ${expectedWords(path, issue.expected)}, not ${describe(value)}`, 'wrong_type', at(path))];
+    case 'invalid_union':
+      return [problem(`\`${name}\` should be ${path[0] === 'scope' ? 'a glob or a list of globs' : 'a duration like 24h or 10m'}, not ${describe(value)}`, 'wrong_type', at(path))];
+    case 'too_big':
+    case 'too_small':
+      return [problem(`\`${name}\` must be ${rangeWords(path)}, not ${String(value)}`, 'out_of_range', at(path))];
+    case 'invalid_format':
+      return [problem(formatWords(path, value), 'bad_format', at(path))];
+    default:
+      return [problem(`\`${name}\` is not valid`, 'invalid', at(path))];
+  }
+}
+
+function rangeWords(path: readonly PathSegment[]): string {
+  const last = path[path.length - 1];
+  if (last === 'priority') return '0 (highest), 1, 2 or 3';
+  if (last === 'maxConcurrent') return 'from 1 to 1000';
+  return 'from 0 to 100000';
+}
+
+function formatWords(path: readonly PathSegment[], value: unknown): string {
+  const last = path[path.length - 1];
+  if (last === 'key') return `todo key ${JSON.stringify(value)} must be a slug: lower-case letters, digits and -, up to 64`;
+  if (last === 'id') return `${JSON.stringify(value)} is not a todo id (T1, T2, …)`;
+  return `${JSON.stringify(value)} is not a goal id (G1, G2, …)`;
+}
+
+/** Front matter that passed every check, as the spec the kernel applies. */
+function toSpec(fm: FrontMatter, body: string): GoalSpec {
+  const q = fm.quota ?? {};
+  return {
+    ...(fm.goal ? { goal: fm.goal } : {}),
+    title: fm.title,
+    objective: fm.objective ?? '',
+    scope: fm.scope === undefined ? [] : typeof fm.scope === 'string' ? [fm.scope] : fm.scope,
+    quota: {
+      ...(q.turns !== undefined ? { turnsPerWindow: q.turns } : {}),
+      ...(q.window !== undefined ? { windowHours: durationSeconds(q.window) / 3600 } : {}),
+      ...(q.maxConcurrent !== undefined ? { maxConcurrent: q.maxConcurrent } : {}),
+      ...(q.cooldown !== undefined ? { cooldownSeconds: durationSeconds(q.cooldown) } : {}),
+    },
+    background: body.replace(/^\s*\n/, '').trimEnd(),
+    todos: (fm.todos ?? []).map((t) => ({
+      key: t.key,
+      ...(t.id ? { id: t.id } : {}),
+      title: t.title,
+      detail: (t.detail ?? '').trimEnd(),
+      priority: t.priority ?? 2,
+      after: t.after ?? [],
+    })),
+  };
+}

@@ -1,0 +1,161 @@
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import fc from 'fast-check';
+import { agent, human, makeStore, type TestStore } from '../testKit';
+import { createGoal } from '../ops/goals';
+import { addTodo } from '../ops/todos';
+import { claimTodo, shipTodo } from '../ops/claims';
+import { listTodos } from '../queries/lists';
+import { getGoal } from '../queries/lookups';
+import { checkReplay } from '../replay';
+import { LoopxError } from '../errors';
+import { applyGoalSpec } from './apply';
+import { exportGoalSpec } from './export';
+import type { GoalSpec } from './spec';
+
+let s: TestStore;
+beforeEach(() => (s = makeStore()));
+afterEach(() => s.dispose());
+
+const PATH = 'loopx/csv.goal.md';
+const spec = (over: Partial<GoalSpec> = {}): GoalSpec => ({
+  title: 'CSV importer',
+  objective: 'fixtures import',
+  scope: ['src/**'],
+  quota: { turnsPerWindow: 12 },
+  background: 'Why: customers.',
+  todos: [
+    { key: 'header', title: 'Parse header', detail: '', priority: 1, after: [] },
+    { key: 'quoted', title: 'Quoted fields', detail: 'RFC 4180', priority: 2, after: ['header'] },
+  ],
+  ...over,
+});
+const events = () => Number(s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n);
+const snapshot = () => s.kernel.db.prepare('SELECT * FROM todos ORDER BY num').all().concat(s.kernel.db.prepare('SELECT * FROM goals').all());
+
+describe('apply', () => {
+  test('creates the goal and its todos (after the todos they wait for), links the file, and a second apply appends nothing', () => {
+    const first = applyGoalSpec(s.kernel, spec({ todos: [...spec().todos].reverse() }), { path: PATH });
+    expect(first.plan).toMatchObject({ create: true, changeCount: 3, added: [{ key: 'quoted' }, { key: 'header' }] });
+    const goal = getGoal(s.kernel.db, first.goalId as string);
+    expect(goal).toMatchObject({ title: 'CSV importer', background: 'Why: customers.', filePath: PATH, policy: { turnsPerWindow: 12 } });
+    const todos = listTodos(s.kernel.db, '', { goalId: goal.id });
+    expect(todos.map((t) => [t.id, t.key, t.dependsOn])).toEqual([['T1', 'header', []], ['T2', 'quoted', ['T1']]]);
+    const before = events();
+    const second = applyGoalSpec(s.kernel, spec(), { path: PATH });
+    expect(second).toMatchObject({ events: 0, plan: { changeCount: 0, relink: false } });
+    expect(events()).toBe(before);
+    expect(checkReplay(s.kernel.db).ok).toBe(true);
+  });
+
+  test('a changed file changes the matched todos by key, as ordinary events; a dry run changes nothing', () => {
+    applyGoalSpec(s.kernel, spec(), { path: PATH });
+    const edited = spec({ todos: [{ key: 'header', title: 'Parse the header row', detail: '', priority: 0, after: [] }, { key: 'quoted', title: 'Quoted fields', detail: 'RFC 4180', priority: 2, after: [] }] });
+    const before = snapshot();
+    const dry = applyGoalSpec(s.kernel, edited, { path: PATH, dryRun: true });
+    expect(dry.plan.changed).toMatchObject([
+      { key: 'header', id: 'T1', changes: [{ field: 'title', to: 'Parse the header row', drift: false }, { field: 'priority', from: 1, to: 0 }] },
+      { key: 'quoted', changes: [{ field: 'after', from: ['T1'], to: [] }] },
+    ]);
+    expect(snapshot()).toEqual(before);
+    applyGoalSpec(s.kernel, edited, { path: PATH });
+    expect(listTodos(s.kernel.db, '', {}).map((t) => [t.title, t.priority, t.dependsOn])).toEqual([['Parse the header row', 0, []], ['Quoted fields', 2, []]]);
+    const kinds = s.kernel.db.prepare(`SELECT kind FROM events WHERE kind = 'todo.edited'`).all();
+    expect(kinds).toHaveLength(2);
+  });
+
+  test('a todo removed from the file is reported, and killed only with prune', () => {
+    applyGoalSpec(s.kernel, spec(), { path: PATH });
+    const fewer = spec({ todos: [spec().todos[0] as GoalSpec['todos'][number]] });
+    const reported = applyGoalSpec(s.kernel, fewer, { path: PATH });
+    expect(reported.plan.removed).toEqual([{ key: 'quoted', id: 'T2', title: 'Quoted fields', status: 'open' }]);
+    expect(listTodos(s.kernel.db, '', {}).map((t) => t.status)).toEqual(['open', 'open']);
+    expect(() => applyGoalSpec(s.as(agent('codex')), fewer, { path: PATH, prune: true })).toThrow(/agent may not prune/);
+    applyGoalSpec(s.kernel, fewer, { path: PATH, prune: true });
+    expect(listTodos(s.kernel.db, '', {}).map((t) => t.status)).toEqual(['open', 'killed']);
+  });
+
+  test('drift: a change made in the store after the apply is labelled as drift; applying the file puts the file value back', () => {
+    applyGoalSpec(s.kernel, spec(), { path: PATH });
+    s.kernel.write((tx) => tx.emit({ kind: 'todo.edited', goalId: 'G1', todoId: 'T1', data: { priority: 3 } }));
+    const { plan } = applyGoalSpec(s.kernel, spec(), { path: PATH, dryRun: true });
+    expect(plan.changed).toMatchObject([{ key: 'header', changes: [{ field: 'priority', from: 3, to: 1, drift: true }] }]);
+    applyGoalSpec(s.kernel, spec(), { path: PATH });
+    expect(listTodos(s.kernel.db, '', {})[0]?.priority).toBe(1);
+  });
+
+  test('refusals leave the store unchanged: a cycle through the store, quota by an agent, an unknown id', () => {
+    applyGoalSpec(s.kernel, spec(), { path: PATH });
+    const before = snapshot();
+    const cyclic = spec({ todos: [{ key: 'header', title: 'Parse header', detail: '', priority: 1, after: ['T2'] }, spec().todos[1] as GoalSpec['todos'][number]] });
+    expect(() => applyGoalSpec(s.kernel, cyclic, { path: PATH })).toThrow(expect.objectContaining({ code: 'dependency_cycle' }));
+    expect(() => applyGoalSpec(s.as(agent('codex')), spec({ quota: { turnsPerWindow: 99 } }), { path: PATH })).toThrow(expect.objectContaining({ code: 'not_allowed' }));
+    expect(() => applyGoalSpec(s.kernel, spec({ todos: [{ key: 'x', id: 'T99', title: 'x', detail: '', priority: 2, after: [] }] }), { path: PATH })).toThrow(expect.objectContaining({ code: 'not_found' }));
+    expect(snapshot()).toEqual(before);
+    // An agent may add and change todos.
+    const more = spec({ todos: [...spec().todos, { key: 'docs', title: 'Docs', detail: '', priority: 3, after: [] }] });
+    expect(applyGoalSpec(s.as(agent('codex')), more, { path: PATH }).plan.added).toHaveLength(1);
+  });
+
+  test('a shipped todo the file would change is skipped, not rewritten', () => {
+    applyGoalSpec(s.kernel, spec(), { path: PATH });
+    const codex = s.as(agent('codex'));
+    claimTodo(codex, 'T1');
+    shipTodo(codex, 'T1', { evidence: 'done' });
+    const { plan } = applyGoalSpec(s.kernel, spec({ todos: [{ key: 'header', title: 'Renamed', detail: '', priority: 1, after: [] }, spec().todos[1] as GoalSpec['todos'][number]] }), { path: PATH });
+    expect(plan.skipped).toMatchObject([{ key: 'header', status: 'shipped' }]);
+    expect(listTodos(s.kernel.db, '', {})[0]?.title).toBe('Parse header');
+  });
+});
+
+describe('export', () => {
+  test('a goal made without a file exports a spec whose apply changes nothing but the link', () => {
+    const goal = createGoal(s.kernel, { title: 'Old goal', objective: 'o', scope: ['a/**'], turnsPerWindow: 3, windowHours: 6, cooldownSeconds: 60 });
+    addTodo(s.kernel, { goalId: goal.id, title: 'First thing' });
+    addTodo(s.kernel, { goalId: goal.id, title: 'First thing', priority: 0, dependsOn: ['T1'] });
+    const exported = exportGoalSpec(s.kernel.db, goal.id);
+    expect(exported.todos.map((t) => [t.key, t.id, t.after])).toEqual([['first-thing', 'T1', []], ['first-thing-2', 'T2', ['first-thing']]]);
+    const before = snapshot();
+    const result = applyGoalSpec(s.kernel, exported, { path: 'loopx/old-goal.goal.md' });
+    expect(result.plan.changeCount).toBe(0);
+    expect(result.events).toBe(1); // the link: goal.file_applied
+    const strip = (rows: unknown[]) => rows.map((r) => ({ ...(r as object), key: undefined, file_path: undefined, file_applied: undefined }));
+    expect(strip(snapshot())).toEqual(strip(before));
+  });
+});
+
+/** Random goals built through ordinary operations; export, then apply, is a no-op; apply twice appends nothing. */
+describe('properties', () => {
+  const arbitraryTodo = fc.record({ title: fc.stringMatching(/^[A-Za-z][A-Za-z ]{0,20}$/), priority: fc.nat(3), dep: fc.option(fc.nat(20)) });
+  test('export then apply changes no goal or todo field; a second apply appends no event', () => {
+    fc.assert(
+      fc.property(fc.array(arbitraryTodo, { maxLength: 12 }), fc.nat(3), fc.integer({ min: 1, max: 48 }), (todos, ships, hours) => {
+        const store = makeStore();
+        try {
+          const goal = createGoal(store.kernel, { title: 'g', windowHours: hours });
+          todos.forEach((t, i) =>
+            addTodo(store.kernel, { goalId: goal.id, title: t.title, priority: t.priority, dependsOn: t.dep !== null && i > 0 ? [`T${(t.dep % i) + 1}`] : [] }),
+          );
+          const codex = store.as(agent('codex'));
+          for (let i = 0; i < Math.min(ships, todos.length); i++) {
+            try {
+              claimTodo(codex, `T${i + 1}`);
+              shipTodo(codex, `T${i + 1}`, { evidence: 'e' });
+            } catch (e) {
+              if (!(e instanceof LoopxError)) throw e; // not ready: fine
+            }
+          }
+          const first = applyGoalSpec(store.kernel.as(human), exportGoalSpec(store.kernel.db, goal.id), { path: 'g.goal.md' });
+          expect(first.plan.changeCount).toBe(0);
+          const count = Number(store.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n);
+          const again = applyGoalSpec(store.kernel, exportGoalSpec(store.kernel.db, goal.id), { path: 'g.goal.md' });
+          expect(again.events).toBe(0);
+          expect(Number(store.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n)).toBe(count);
+          expect(checkReplay(store.kernel.db).ok).toBe(true);
+        } finally {
+          store.dispose();
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+});

@@ -1,0 +1,19 @@
+import type { SqliteDb } from '../kernel/db/sqliteDb';
+import type { Goal } from '../kernel/model';
+import { quotaState, shouldRun } from '../kernel/queries/quota';
+import { escapeMarkdown, relative } from '../kernel/projections/todoCard';
+import { shouldRunSentence } from '../protocol/shouldRunWords';
+
+/** Markdown for a hover on the goal: status, quota and whether it should run now. */
+export function goalHover(db: SqliteDb, goal: Goal, nowMs: number): string {
+  const quota = quotaState(db, goal, nowMs);
+  const answer = shouldRun(db, goal, nowMs, { quota });
+  const sentence = shouldRunSentence({ ...answer, goalStatus: goal.status, ...quota });
+  return [
+    `**${goal.id}** ${escapeMarkdown(goal.title)} — ${goal.status}`,
+    '',
+    `- quota: ${quota.spent} of ${quota.turnsPerWindow} turns spent in ${quota.windowHours} h · ${quota.liveClaims} of ${quota.maxConcurrent} running`,
+    `- ${sentence}${answer.nextWakeAt ? ` (next chance ${relative(answer.nextWakeAt, nowMs)})` : ''}`,
+  ].join('\n');
+}
+

@@ -1,0 +1,88 @@
+import { fileURLToPath } from 'node:url';
+import { CodeLensRefreshRequest, ProposedFeatures, TextDocumentSyncKind, TextDocuments, createConnection } from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { type Analysis, analyze } from './analysis';
+import { codeActions, codeLenses, completions, hover } from './features';
+import { StoreRegistry } from './storeRegistry';
+import { documentLinks, idHover } from './links';
+import { GOAL_FILE_SUFFIX } from '../goalFile/parse';
+
+/**
+ * The goal-file language server: diagnostics, completion, hover with live state, code lenses and quick fixes for
+ * `*.goal.md`. It reads stores read-only and follows them with the kernel's watcher; it never writes a store or a
+ * file (fixes are edits the person sees and saves; "Apply to store" is the extension's command).
+ */
+const connection = createConnection(ProposedFeatures.all);
+const documents = new TextDocuments(TextDocument);
+const analyses = new Map<string, { version: number; analysis: Analysis }>();
+let refreshLenses = false;
+
+const registry = new StoreRegistry(() => {
+  // The store changed (an agent, the board, an apply): every open goal file is checked again.
+  analyses.clear();
+  for (const doc of documents.all()) publish(doc);
+  if (refreshLenses) void connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+});
+
+/** Goal files get every feature; other files (Markdown, code) only links and hovers on G3/T12 ids. */
+const isGoalFile = (doc: TextDocument) => doc.uri.startsWith('file:') && doc.uri.endsWith(GOAL_FILE_SUFFIX);
+
+function analysisOf(doc: TextDocument): Analysis | null {
+  if (!isGoalFile(doc)) return null;
+  const cached = analyses.get(doc.uri);
+  if (cached && cached.version === doc.version) return cached.analysis;
+  const analysis = analyze(doc.getText(), fileURLToPath(doc.uri), registry);
+  analyses.set(doc.uri, { version: doc.version, analysis });
+  return analysis;
+}
+
+function publish(doc: TextDocument): void {
+  const analysis = analysisOf(doc);
+  if (analysis) void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: analysis.diagnostics });
+}
+
+connection.onInitialize((params) => {
+  refreshLenses = params.capabilities.workspace?.codeLens?.refreshSupport === true;
+  return {
+    capabilities: {
+      textDocumentSync: TextDocumentSyncKind.Incremental,
+      completionProvider: { triggerCharacters: [' ', '[', ',', '/', '-'] },
+      hoverProvider: true,
+      codeLensProvider: { resolveProvider: false },
+      codeActionProvider: { codeActionKinds: ['quickfix'] },
+      documentLinkProvider: { resolveProvider: false },
+    },
+    serverInfo: { name: 'loopx-goal-files' },
+  };
+});
+
+documents.onDidChangeContent(({ document }) => publish(document));
+documents.onDidClose(({ document }) => {
+  analyses.delete(document.uri);
+  void connection.sendDiagnostics({ uri: document.uri, diagnostics: [] });
+});
+// A missed watch event (network disks) is caught when the person comes back to the file.
+documents.onDidSave(() => registry.checkAll());
+
+const withDoc = <T>(uri: string, fallback: T, fn: (doc: TextDocument, a: Analysis) => T): T => {
+  const doc = documents.get(uri);
+  const a = doc && analysisOf(doc);
+  return doc && a ? fn(doc, a) : fallback;
+};
+connection.onCompletion((p) => withDoc(p.textDocument.uri, [], (doc, a) => completions(a, doc.getText(), p.position)));
+connection.onHover((p) => {
+  const doc = documents.get(p.textDocument.uri);
+  if (!doc) return null;
+  const a = analysisOf(doc);
+  return (a && hover(a, doc.getText(), p.position)) ?? idHover(doc, p.position, registry);
+});
+connection.onDocumentLinks((p) => {
+  const doc = documents.get(p.textDocument.uri);
+  return doc ? documentLinks(doc, registry) : [];
+});
+connection.onCodeLens((p) => withDoc(p.textDocument.uri, [], (_doc, a) => codeLenses(a, p.textDocument.uri)));
+connection.onCodeAction((p) => codeActions(p.textDocument.uri, p.context.diagnostics, withDoc(p.textDocument.uri, null, (_doc, a) => a.store?.root ?? null)));
+connection.onShutdown(() => registry.dispose());
+
+documents.listen(connection);
+connection.listen();

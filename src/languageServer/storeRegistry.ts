@@ -1,0 +1,64 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Kernel, STORE_DIR, DB_FILE } from '../kernel/kernel';
+import { StoreWatcher } from '../kernel/watch';
+
+const RETRY_MS = 5000;
+
+export interface OpenStore {
+  root: string;
+  kernel: Kernel;
+}
+
+/**
+ * The stores goal files belong to: the nearest `.loopx/loopx.db` above each file (one per workspace folder in a
+ * multi-root window). Each is opened read-only and followed with the kernel's StoreWatcher; the server never writes.
+ */
+export class StoreRegistry {
+  private readonly stores = new Map<string, { store: OpenStore | null; problem: string | null; watcher?: StoreWatcher; at: number }>();
+
+  constructor(private readonly onChange: (root: string) => void) {}
+
+  /** The store for a file, or why there is none (null problem: no store above the file at all). */
+  forFile(filePath: string): { store: OpenStore | null; problem: string | null } {
+    const root = findRoot(dirname(filePath));
+    if (!root) return { store: null, problem: null };
+    const known = this.stores.get(root);
+    // A store that could not be opened (an older schema a CLI call will upgrade, a busy disk) is tried again later.
+    if (known?.store || (known?.problem && Date.now() - known.at < RETRY_MS)) return known;
+    try {
+      const kernel = Kernel.openReadOnly(root);
+      const store = { root, kernel };
+      const watcher = new StoreWatcher(kernel.db, kernel.storeDir, () => this.onChange(root)).start();
+      this.stores.set(root, { store, problem: null, watcher, at: Date.now() });
+      return { store, problem: null };
+    } catch (error) {
+      const problem = `the store in ${root} could not be opened: ${(error as Error).message}`;
+      this.stores.set(root, { store: null, problem, at: Date.now() });
+      return { store: null, problem };
+    }
+  }
+
+  /** Checks every store now (a watch event may have been missed, e.g. on a network disk). */
+  checkAll(): void {
+    for (const entry of this.stores.values()) entry.watcher?.check();
+  }
+
+  dispose(): void {
+    for (const entry of this.stores.values()) {
+      entry.watcher?.stop();
+      entry.store?.kernel.close();
+    }
+    this.stores.clear();
+  }
+}
+
+function findRoot(start: string): string | null {
+  let dir = start;
+  for (;;) {
+    if (existsSync(join(dir, STORE_DIR, DB_FILE))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}

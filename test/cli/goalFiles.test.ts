@@ -1,0 +1,151 @@
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dumpStore, loopx, workspace } from './harness';
+
+/** `loopx goal apply` and `goal export` as an agent or a person calls them: a separate process, a real store. */
+let ws: { root: string; dispose(): void };
+const run = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
+const write = (name: string, text: string) => {
+  mkdirSync(join(ws.root, 'loopx'), { recursive: true });
+  writeFileSync(join(ws.root, name), text);
+  return name;
+};
+
+beforeEach(() => {
+  ws = workspace();
+  expect(run(['init', '--json']).code).toBe(0);
+});
+afterEach(() => ws.dispose());
+
+const GOOD = `---
+title: CSV importer
+objective: All fixtures import
+scope: [src/importer/**]
+quota:
+  turns: 12
+  window: 24h
+todos:
+  - key: header
+    title: Parse the header row
+    priority: 1
+  - key: quoted
+    title: Quoted fields
+    after: [header]
+---
+
+Customers send us CSV.
+`;
+
+describe('goal apply', () => {
+  test('creates the goal and todos, reports them, and a second apply changes nothing', () => {
+    const file = write('loopx/csv.goal.md', GOOD);
+    const dry = run(['goal', 'apply', file, '--dry-run', '--json']);
+    expect(dry.json).toMatchObject({ ok: true, data: { applied: false, plan: { create: true, changeCount: 3 } } });
+    const first = run(['goal', 'apply', file, '--json']);
+    expect(first.json).toMatchObject({ ok: true, data: { applied: true, goalId: 'G1', path: 'loopx/csv.goal.md', plan: { added: [{ key: 'header' }, { key: 'quoted' }] } } });
+    const todos = run(['todo', 'list', '--json']).json.data as { id: string; key: string; dependsOn: string[] }[];
+    expect(todos.map((t) => [t.id, t.key, t.dependsOn])).toEqual([['T1', 'header', []], ['T2', 'quoted', ['T1']]]);
+    expect(run(['goal', 'show', 'G1', '--json']).json.data).toMatchObject({ background: 'Customers send us CSV.', filePath: 'loopx/csv.goal.md' });
+    const before = dumpStore(ws.root);
+    const again = run(['goal', 'apply', file]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('agree: nothing to change');
+    expect(dumpStore(ws.root)).toBe(before);
+  });
+
+  test('a todo removed from the file is reported, kept, and killed only with --prune (which an agent may not use)', () => {
+    const file = write('loopx/csv.goal.md', GOOD);
+    run(['goal', 'apply', file]);
+    write(file, GOOD.replace(/ {2}- key: quoted\n.*\n.*\n/, ''));
+    const kept = run(['goal', 'apply', file]);
+    expect(kept.stdout).toContain('quoted (T2) is no longer in the file; kept (apply with --prune to kill it)');
+    const refused = run(['goal', 'apply', file, '--prune', '--json'], { LOOPX_AGENT: 'codex' });
+    expect([refused.code, refused.json.error?.code]).toEqual([3, 'not_allowed']);
+    expect(run(['goal', 'apply', file, '--prune', '--json']).json).toMatchObject({ ok: true, data: { plan: { removed: [{ id: 'T2' }], prune: true } } });
+    expect((run(['todo', 'list', '--json']).json.data as { status: string }[]).map((t) => t.status)).toEqual(['open', 'killed']);
+  });
+
+  test('an agent may add todos but not change the quota', () => {
+    const file = write('loopx/csv.goal.md', GOOD);
+    run(['goal', 'apply', file]);
+    write(file, GOOD.replace('turns: 12', 'turns: 99'));
+    const before = dumpStore(ws.root);
+    const refused = run(['goal', 'apply', file, '--json'], { LOOPX_AGENT: 'codex' });
+    expect([refused.code, refused.json.error?.code]).toEqual([3, 'not_allowed']);
+    expect(dumpStore(ws.root)).toBe(before);
+    write(file, `${GOOD.replace('---\n\nCustomers', '  - key: docs\n    title: Write docs\n---\n\nCustomers')}`);
+    expect(run(['goal', 'apply', file, '--json'], { LOOPX_AGENT: 'codex' }).json).toMatchObject({ ok: true, data: { plan: { added: [{ key: 'docs' }] } } });
+  });
+
+  describe('bad files: a clear error with line and column, exit 2, the store unchanged', () => {
+    test.each([
+      ['invalid YAML', GOOD.replace('scope: [src/importer/**]', 'scope: [src/importer/**'), /loopx\/bad\.goal\.md:\d+:\d+: error: /],
+      ['a wrong type', GOOD.replace('priority: 1', 'priority: high'), /loopx\/bad\.goal\.md:11:15: error: `todos\[0\]\.priority` should be a whole number, not text/],
+      ['an unknown key', GOOD.replace('objective:', 'objetive:'), /loopx\/bad\.goal\.md:3:1: error: unknown key `objetive`; did you mean `objective`\?/],
+      ['a cycle', GOOD.replace('    priority: 1\n', '    priority: 1\n    after: [quoted]\n'), /loopx\/bad\.goal\.md:15:13: error: the todos wait for each other in a cycle: header → quoted → header/],
+    ])('%s', (_name, text, message) => {
+      const file = write('loopx/bad.goal.md', text);
+      const before = dumpStore(ws.root);
+      const result = run(['goal', 'apply', file, '--json']);
+      expect(result.code).toBe(2);
+      expect(result.json.error?.code).toBe('invalid_goal_file');
+      expect(result.json.error?.message).toMatch(message);
+      expect((result.json as { data?: { diagnostics: { line: number }[] } }).data?.diagnostics[0]?.line).toBeGreaterThan(0);
+      expect(dumpStore(ws.root)).toBe(before);
+      const human = run(['goal', 'apply', file]);
+      expect(human.stderr).toMatch(message);
+    });
+
+    test('a 5 MB file is refused without being parsed', () => {
+      const file = write('loopx/huge.goal.md', `${GOOD}\n${'x'.repeat(5 * 1024 * 1024)}\n`);
+      const before = dumpStore(ws.root);
+      const result = run(['goal', 'apply', file, '--json']);
+      expect([result.code, result.json.error?.code]).toEqual([2, 'invalid_goal_file']);
+      expect(result.json.error?.message).toContain('loopx/huge.goal.md:1:1: error: the file is 5.0 MB; a goal file may be at most 1 MB');
+      expect(dumpStore(ws.root)).toBe(before);
+    });
+
+    test('a missing file is not found (4); a file outside the workspace is invalid (2)', () => {
+      expect(run(['goal', 'apply', 'loopx/none.goal.md', '--json']).json.error?.code).toBe('not_found');
+      expect(run(['goal', 'apply', 'loopx/none.goal.md']).code).toBe(4);
+      expect(run(['goal', 'apply', '/etc/hostname', '--json']).code).toBe(2);
+    });
+  });
+});
+
+describe('init --goal-file', () => {
+  test('starts a goal file from the template (never over an existing one), which applies as it is', () => {
+    const init = run(['init', '--goal-file', 'CSV importer', '--json']);
+    expect(init.json).toMatchObject({ ok: true, data: { created: false, goalFile: { path: 'loopx/csv-importer.goal.md', written: true } } });
+    expect(readFileSync(join(ws.root, 'loopx/csv-importer.goal.md'), 'utf8')).toContain('  window: 24h\n');
+    expect(run(['init', '--goal-file', 'CSV importer', '--json']).json).toMatchObject({ data: { goalFile: { written: false } } });
+    expect(run(['goal', 'apply', 'loopx/csv-importer.goal.md', '--json']).json).toMatchObject({ ok: true, data: { goalId: 'G1', plan: { create: true } } });
+    expect(run(['goal', 'show', 'G1']).stdout).toContain('goal file: loopx/csv-importer.goal.md');
+  });
+});
+
+describe('goal export', () => {
+  test('writes a goal file for a goal made by hand; applying it changes nothing but the link; it refuses to overwrite', () => {
+    run(['goal', 'create', '--title', 'Old goal', '--objective', 'Works', '--turns', '5', '--cooldown', '10m']);
+    run(['todo', 'add', '--goal', 'G1', '--title', 'First step', '--priority', '1']);
+    run(['todo', 'add', '--goal', 'G1', '--title', 'Second step', '--depends-on', 'T1']);
+    const exported = run(['goal', 'export', 'G1', '--json']);
+    expect(exported.json).toMatchObject({ ok: true, data: { path: 'loopx/old-goal.goal.md', written: true, todos: 2 } });
+    const text = readFileSync(join(ws.root, 'loopx/old-goal.goal.md'), 'utf8');
+    expect(text).toContain('goal: G1');
+    expect(text).toContain('  - key: second-step\n    id: T2\n    title: Second step\n    priority: 2\n    after:\n      - first-step\n');
+    const applied = run(['goal', 'apply', 'loopx/old-goal.goal.md', '--json']);
+    expect(applied.json).toMatchObject({ ok: true, data: { goalId: 'G1', events: 1, plan: { changeCount: 0, relink: true } } });
+    const again = run(['goal', 'export', 'G1', '--json']);
+    expect([again.code, again.json.error?.code]).toEqual([2, 'invalid_input']);
+    expect(run(['goal', 'export', 'G1', '--stdout']).stdout).toBe(`${text}\n`);
+  });
+
+  test('an unknown goal is not found (4); --to outside the workspace or not *.goal.md is invalid (2)', () => {
+    expect(run(['goal', 'export', 'G9']).code).toBe(4);
+    run(['goal', 'create', '--title', 'G']);
+    expect(run(['goal', 'export', 'G1', '--to', '../x.goal.md']).code).toBe(2);
+    expect(run(['goal', 'export', 'G1', '--to', 'notes.md']).code).toBe(2);
+  });
+});

@@ -1,0 +1,195 @@
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { CodeAction, CodeLens, CompletionItem, Diagnostic, DocumentLink, Hover } from 'vscode-languageserver-protocol';
+import { dumpStore, loopx, workspace } from '../cli/harness';
+import { LspClient } from './lspClient';
+import { Kernel } from '../../src/kernel/kernel';
+import { openDb } from '../../src/kernel/db/openDb';
+
+/** The goal-file language server at the protocol level: a real process over stdio, a real store underneath. */
+let ws: { root: string; dispose(): void };
+let client: LspClient;
+const FILE = 'loopx/csv.goal.md';
+let uri: string;
+const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
+
+const TEXT = `---
+title: CSV importer
+scope: [src/**]
+quota:
+  turns: 12
+todos:
+  - key: header
+    title: Parse the header row
+    priority: 1
+  - key: quoted
+    title: Quoted fields
+    after: [header]
+---
+
+Customers send us CSV.
+`;
+
+beforeEach(async () => {
+  ws = workspace();
+  cli(['init']);
+  mkdirSync(join(ws.root, 'loopx'));
+  mkdirSync(join(ws.root, 'src'));
+  writeFileSync(join(ws.root, FILE), TEXT);
+  uri = pathToFileURL(join(ws.root, FILE)).href;
+  client = new LspClient();
+  await client.initialize(ws.root);
+});
+afterEach(async () => {
+  await client.dispose();
+  ws.dispose();
+});
+
+const at = (line: number, character: number) => ({ textDocument: { uri }, position: { line, character } });
+const messages = (d: Diagnostic[]) => d.map((x) => x.message);
+
+describe('diagnostics', () => {
+  test('a clean file has none; a bad key gets an error at the key with a did-you-mean quick fix', async () => {
+    await client.open(uri, TEXT);
+    await client.diagnosticsFor(uri, (d) => d.length === 0);
+    await client.change(uri, TEXT.replace('    priority: 1', '    priorty: 1'), 2);
+    const diagnostics = await client.diagnosticsFor(uri, (_d, v) => v === 2);
+    expect(diagnostics).toMatchObject([{ severity: 1, code: 'unknown_key', message: 'unknown key `priorty`; did you mean `priority`?', range: { start: { line: 8, character: 4 }, end: { line: 8, character: 11 } } }]);
+    const actions = await client.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri }, range: diagnostics[0]?.range, context: { diagnostics } });
+    expect(actions).toMatchObject([{ title: 'Change to `priority`', edit: { changes: { [uri]: [{ newText: 'priority' }] } } }]);
+  });
+
+  test('unknown after keys, cycles, bad durations and scopes that match nothing', async () => {
+    const text = TEXT.replace('after: [header]', 'after: [heder]').replace('turns: 12', 'turns: 12\n  window: soon').replace('scope: [src/**]', 'scope: [src/**, nowhere/**]');
+    await client.open(uri, text);
+    const diagnostics = await client.diagnosticsFor(uri, (d) => d.length >= 3);
+    expect(messages(diagnostics)).toEqual(expect.arrayContaining([
+      expect.stringMatching(/`after` names `heder`.*did you mean `header`/),
+      expect.stringMatching(/`quota.window` must be a duration/),
+    ]));
+    const cyclic = TEXT.replace('    priority: 1\n', '    priority: 1\n    after: [quoted]\n');
+    await client.change(uri, cyclic, 2);
+    expect(messages(await client.diagnosticsFor(uri, (_d, v) => v === 2))).toEqual([expect.stringContaining('cycle: header → quoted → header')]);
+    await client.change(uri, TEXT.replace('scope: [src/**]', 'scope: [src/**, nowhere/**]'), 3);
+    expect(await client.diagnosticsFor(uri, (_d, v) => v === 3)).toMatchObject([{ severity: 2, message: 'scope `nowhere/**` matches no file: nowhere does not exist in the workspace' }]);
+  });
+
+  test('drift shows as information when the store changes after the apply, without the file being touched', async () => {
+    expect(cli(['goal', 'apply', FILE]).code).toBe(0);
+    await client.open(uri, TEXT);
+    await client.diagnosticsFor(uri, (d) => d.length === 0);
+    // Someone changes the store after the apply. No adapter in this branch edits a todo's priority yet (the board will):
+    // this is the kernel event such an edit appends, written by another process as a person.
+    const before = dumpStore(ws.root);
+    const other = Kernel.open(ws.root, { actor: { name: 'ada', kind: 'human' } });
+    other.write((tx) => tx.emit({ kind: 'todo.edited', goalId: 'G1', todoId: 'T1', data: { priority: 0 } }));
+    other.close();
+    expect(dumpStore(ws.root)).not.toBe(before);
+    const drift = await client.diagnosticsFor(uri, (d) => d.some((x) => x.code === 'drift'));
+    expect(drift).toMatchObject([{ severity: 3, code: 'drift', range: { start: { line: 8, character: 14 } } }]);
+    expect(drift[0]?.message).toMatch(/^T1: the store has priority 0 since ada changed it \d+ s ago; applying the file puts back 1$/);
+    const actions = await client.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri }, range: drift[0]?.range, context: { diagnostics: drift } });
+    expect(actions.map((a) => a.title)).toEqual(['Take the store\'s value into the file', 'Apply the file to the store']);
+    expect(actions[0]?.edit?.changes?.[uri]).toEqual([{ range: { start: { line: 8, character: 14 }, end: { line: 8, character: 15 } }, newText: '0' }]);
+    expect(actions[1]?.command).toMatchObject({ command: 'loopx.applyGoalFile', arguments: [{ loopxFolder: ws.root, args: [uri] }] });
+  });
+});
+
+describe('completion, hover, code lenses', () => {
+  test('completion offers front-matter keys, todo keys and quota keys, and todo keys in after', async () => {
+    const text = TEXT.replace('scope: [src/**]\n', 'scope: [src/**]\nob\n').replace('after: [header]', 'after: [');
+    await client.open(uri, text);
+    await client.diagnosticsFor(uri, () => true);
+    const top = await client.request<CompletionItem[]>('textDocument/completion', at(3, 2));
+    expect(top.map((c) => c.label)).toEqual(expect.arrayContaining(['objective', 'goal', 'check']));
+    expect(top.map((c) => c.label)).not.toContain('title');
+    const after = await client.request<CompletionItem[]>('textDocument/completion', at(12, 12));
+    expect(after.map((c) => c.label)).toEqual(['header', 'quoted']);
+    const quota = await client.request<CompletionItem[]>('textDocument/completion', { textDocument: { uri }, position: { line: 5, character: 0 } });
+    expect(quota.map((c) => c.label)).toEqual(expect.arrayContaining(['objective']));
+    const scope = await client.request<CompletionItem[]>('textDocument/completion', at(2, 8));
+    expect(scope.map((c) => c.label)).toEqual(expect.arrayContaining(['loopx/', 'src/']));
+  });
+
+  test('hover on a todo key shows its live state; on the title, the goal quota and should-run; lenses say Apply, then In sync', async () => {
+    await client.open(uri, TEXT);
+    await client.diagnosticsFor(uri, () => true);
+    expect((await client.request<Hover>('textDocument/hover', at(6, 12))).contents).toMatchObject({ value: expect.stringContaining('not in the store yet') });
+    let lenses = await client.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } });
+    expect(lenses.map((l) => l.command?.title)).toEqual(['Apply to store · 3 changes', 'Open Board', 'new: Apply to store adds it', 'new: Apply to store adds it']);
+    expect(lenses[0]?.command).toMatchObject({ command: 'loopx.applyGoalFile', arguments: [{ loopxFolder: ws.root, args: [uri] }] });
+
+    cli(['goal', 'apply', FILE]);
+    cli(['todo', 'claim', 'T1'], { LOOPX_AGENT: 'codex' });
+    cli(['evidence', 'add', '--todo', 'T1', '--summary', 'header fixtures pass'], { LOOPX_AGENT: 'codex' });
+    await client.diagnosticsFor(uri, () => true);
+    await waitFor(async () => (await client.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } })).some((l) => l.command?.title.startsWith('T1 · claimed by codex')));
+    lenses = await client.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } });
+    expect(lenses.map((l) => l.command?.title)).toEqual(['In sync with G1', 'Open Board', 'Run Turn', expect.stringMatching(/^T1 · claimed by codex \(lease ends in \d+ min\)$/), 'T2 · open']);
+    const todo = await client.request<Hover>('textDocument/hover', at(6, 12));
+    expect((todo.contents as { value: string }).value).toMatch(/\*\*T1\*\* Parse the header row[\s\S]*status: claimed by codex[\s\S]*evidence: 1 · latest \d+ s ago by codex: header fixtures pass/);
+    const goal = await client.request<Hover>('textDocument/hover', at(1, 3));
+    expect((goal.contents as { value: string }).value).toMatch(/\*\*G1\*\* CSV importer — active[\s\S]*quota: 0 of 12 turns spent in 24 h · 1 of 1 running[\s\S]*waits: no todo is ready/);
+    const after = await client.request<Hover>('textDocument/hover', at(11, 14));
+    expect((after.contents as { value: string }).value).toContain('**T1**');
+  });
+
+  test('the server never writes the store: a session of every request leaves it byte-for-byte as it was', async () => {
+    cli(['goal', 'apply', FILE]);
+    const before = dumpStore(ws.root);
+    await client.open(uri, TEXT.replace('priority: 1', 'priority: 3'));
+    await client.diagnosticsFor(uri, () => true);
+    await client.request('textDocument/hover', at(6, 12));
+    await client.request('textDocument/codeLens', { textDocument: { uri } });
+    await client.request('textDocument/completion', at(7, 4));
+    expect(dumpStore(ws.root)).toBe(before);
+  });
+});
+
+describe('document links for ids across the workspace', () => {
+  test('T1 and G1 in Markdown and in code comments link to Open Todo with their live state; unknown ids and code stay text', async () => {
+    cli(['goal', 'apply', FILE]);
+    const notes = pathToFileURL(join(ws.root, 'NOTES.md')).href;
+    await client.connection.sendNotification('textDocument/didOpen', { textDocument: { uri: notes, languageId: 'markdown', version: 1, text: 'See T1 and G1; T99 is not a todo.\n' } });
+    const mdLinks = await client.request<DocumentLink[]>('textDocument/documentLink', { textDocument: { uri: notes } });
+    expect(mdLinks.map((l) => [l.range.start.character, l.tooltip])).toEqual([[4, 'T1 · open'], [11, 'G1 CSV importer']]);
+    const [args] = JSON.parse(decodeURIComponent((mdLinks[0]?.target ?? '').replace('command:loopx.openTodo?', ''))) as [{ loopxFolder: string; args: string[] }];
+    expect(args).toEqual({ loopxFolder: ws.root, args: ['T1'] });
+    const hover = await client.request<Hover>('textDocument/hover', { textDocument: { uri: notes }, position: { line: 0, character: 5 } });
+    expect((hover.contents as { value: string }).value).toContain('**T1** Parse the header row');
+
+    const code = pathToFileURL(join(ws.root, 'src', 'parse.ts')).href;
+    const source = 'const T1 = 1; // header parsing is T1\n';
+    await client.connection.sendNotification('textDocument/didOpen', { textDocument: { uri: code, languageId: 'typescript', version: 1, text: source } });
+    const codeLinks = await client.request<DocumentLink[]>('textDocument/documentLink', { textDocument: { uri: code } });
+    expect(codeLinks.map((l) => l.range.start.character)).toEqual([source.lastIndexOf('T1')]);
+    expect(await client.diagnosticsFor(notes, () => true, 1000).catch(() => 'none published')).toBe('none published');
+  });
+});
+
+describe('the store underneath', () => {
+  test('a store an older loopx wrote is not migrated by the server: it says so, and the file is still checked', async () => {
+    const db = openDb(Kernel.storePath(ws.root));
+    db.exec('PRAGMA user_version = 2');
+    db.close();
+    await client.open(uri, TEXT.replace('    priority: 1', '    priorty: 1'));
+    const diagnostics = await client.diagnosticsFor(uri, (d) => d.length >= 2);
+    expect(diagnostics).toMatchObject([
+      { code: 'unknown_key' },
+      { severity: 2, code: 'store_unavailable', message: expect.stringContaining('schema version 2; this reader needs') },
+    ]);
+    const check = openDb(Kernel.storePath(ws.root));
+    expect(check.prepare('PRAGMA user_version').get()?.user_version).toBe(2);
+    check.close();
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,80 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  type Diagnostic, type ProtocolConnection, PublishDiagnosticsNotification, StreamMessageReader, StreamMessageWriter, createProtocolConnection,
+} from 'vscode-languageserver-protocol/node';
+import { REPO } from '../cli/harness';
+
+/** A minimal LSP client over stdio for tests: starts dist/languageServer.js as the extension would, and speaks LSP. */
+export class LspClient {
+  readonly connection: ProtocolConnection;
+  private readonly child: ChildProcess;
+  private readonly diagnostics = new Map<string, { version?: number; diagnostics: Diagnostic[] }[]>();
+  private waiters: (() => void)[] = [];
+
+  constructor(env: NodeJS.ProcessEnv = process.env) {
+    this.child = spawn(process.execPath, [join(REPO, 'dist', 'languageServer.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'], env });
+    this.connection = createProtocolConnection(new StreamMessageReader(this.child.stdout as NodeJS.ReadableStream), new StreamMessageWriter(this.child.stdin as NodeJS.WritableStream));
+    this.connection.onNotification(PublishDiagnosticsNotification.type, (p) => {
+      const list = this.diagnostics.get(p.uri) ?? [];
+      list.push({ version: p.version, diagnostics: p.diagnostics });
+      this.diagnostics.set(p.uri, list);
+      for (const w of this.waiters.splice(0)) w();
+    });
+    this.connection.onRequest('workspace/codeLens/refresh', () => null);
+    this.connection.listen();
+  }
+
+  get pid(): number {
+    return this.child.pid as number;
+  }
+
+  async initialize(root: string): Promise<unknown> {
+    const result = await this.connection.sendRequest('initialize', {
+      processId: process.pid, rootUri: pathToFileURL(root).href, capabilities: { workspace: { codeLens: { refreshSupport: true } } }, workspaceFolders: null,
+    });
+    await this.connection.sendNotification('initialized', {});
+    return result;
+  }
+
+  open(uri: string, text: string, version = 1): Promise<void> {
+    return this.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'markdown', version, text } });
+  }
+
+  change(uri: string, text: string, version: number): Promise<void> {
+    return this.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ text }] });
+  }
+
+  /** Waits for the diagnostics published for a document that satisfy `accept` (the server publishes after each change). */
+  async diagnosticsFor(uri: string, accept: (d: Diagnostic[], version?: number) => boolean, timeoutMs = 20_000): Promise<Diagnostic[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = (this.diagnostics.get(uri) ?? []).find((p) => accept(p.diagnostics, p.version));
+      if (found) return found.diagnostics;
+      if (Date.now() > deadline) throw new Error(`no matching diagnostics for ${uri}; got ${JSON.stringify(this.diagnostics.get(uri)?.at(-1))}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 500);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  request<T>(method: string, params: unknown): Promise<T> {
+    return this.connection.sendRequest(method, params) as Promise<T>;
+  }
+
+  async dispose(): Promise<void> {
+    try {
+      await this.connection.sendRequest('shutdown');
+      await this.connection.sendNotification('exit');
+    } catch {
+      /* already gone */
+    }
+    this.connection.dispose();
+    this.child.kill();
+  }
+}
