@@ -84,6 +84,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       actor,
       env: io.env,
       color: io.isTty && !json && !io.env.NO_COLOR,
+      json,
+      out: io.stdout,
       initRoot: () => initRootDir(where),
       kernel: () => (kernel ??= Kernel.open(locateRoot(where), { actor })),
     };

@@ -19,6 +19,8 @@ export interface Launcher {
   /** Set by `loopx run`: the runner's agent name (a window leaves it out). */
   runner?: string;
   host?: string;
+  /** Set by `loopx run` once the host started: the agent may outlive a killed runner, and is left to finish. */
+  hostPid?: number;
 }
 
 export function writeLauncher(root: string, turnId: string, launcher: Omit<Launcher, 'at'>): void {
@@ -30,7 +32,14 @@ export function readLauncher(root: string, turnId: string): Launcher | undefined
     const data = JSON.parse(readFileSync(join(root, turnDir(turnId), LAUNCHER_FILE), 'utf8')) as Partial<Launcher>;
     const pid = Number(data.pid);
     if (!Number.isInteger(pid) || pid <= 0) return undefined;
-    return { pid, at: String(data.at ?? ''), runner: typeof data.runner === 'string' ? data.runner : undefined, host: typeof data.host === 'string' ? data.host : undefined };
+    const hostPid = Number(data.hostPid);
+    return {
+      pid,
+      at: String(data.at ?? ''),
+      runner: typeof data.runner === 'string' ? data.runner : undefined,
+      host: typeof data.host === 'string' ? data.host : undefined,
+      hostPid: Number.isInteger(hostPid) && hostPid > 0 ? hostPid : undefined,
+    };
   } catch {
     return undefined;
   }
@@ -69,6 +78,8 @@ export function launcherState(root: string, turnId: string, self = process.pid):
   const launcher = readLauncher(root, turnId);
   if (!launcher) return { state: 'unmanaged' };
   if (launcher.pid !== self && processAlive(launcher.pid)) return { state: 'alive', launcher };
+  // A runner killed with -9 leaves its agent running: it may still write back, so its turn is not judged yet.
+  if (launcher.hostPid && processAlive(launcher.hostPid)) return { state: 'alive', launcher };
   return { state: 'gone', launcher, exitCode: readExitCode(join(root, turnDir(turnId), EXIT_CODE_FILE)) };
 }
 
@@ -104,7 +115,8 @@ export function settleAbandoned(kernel: Kernel, abandoned: Abandoned): Settled |
   const who = abandoned.launcher.runner ? `runner ${abandoned.launcher.runner} (pid ${abandoned.launcher.pid})` : `window process ${abandoned.launcher.pid}`;
   const why = abandoned.exitCode !== undefined ? `its command had ended with exit code ${exitCode} after ${who} was gone` : `${who} is gone and its command never reported an end`;
   try {
-    return { turn: finishTurn(kernel, abandoned.turn.id, exitCode), exitCode, why };
+    // The kernel finishes it: neither the caller (another window or runner) nor the gone launcher's agent.
+    return { turn: finishTurn(kernel.as({ name: 'kernel', kind: 'kernel' }), abandoned.turn.id, exitCode), exitCode, why };
   } catch (error) {
     if ((error as { code?: string }).code === 'illegal_transition') return undefined; // another window or runner got there first
     throw error;

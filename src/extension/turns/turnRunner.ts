@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { LoopxError } from '../../kernel/errors';
 import { EXIT_CODE_FILE, readExitCode, writeLauncher } from '../../kernel/launchers';
 import { renewTodo } from '../../kernel/ops/claims';
+import { RENEW_INTERVAL_MS } from '../../kernel/ops/leases';
 import { finishTurn, startTurn, turnDir, type TurnStart } from '../../kernel/ops/turns';
 import type { Turn } from '../../kernel/queries/turns';
 import { getTurn } from '../../kernel/queries/turns';
@@ -120,8 +121,8 @@ export class TurnRunner extends Disposable {
     let watcher: FSWatcher | undefined = watch(dir, { persistent: false }, (_event, file) => {
       if (String(file) === EXIT_CODE_FILE) onExitFile();
     });
-    // Renew the agent's lease while the turn runs (a third of the lease, so one missed beat is harmless).
-    const renewal = setInterval(() => this.renew(turn), 10 * 60 * 1000);
+    // Renew the agent's lease while the turn runs (the same beat as `loopx run`).
+    const renewal = setInterval(() => this.renew(turn), RENEW_INTERVAL_MS);
     const run: Running & { finish: (t: Turn) => void } = {
       turn,
       terminal,
