@@ -30,7 +30,11 @@ export function startRunner(root: string, args: string[], env: Record<string, st
     for (const line of parts.filter(Boolean)) {
       const event = JSON.parse(line) as RunnerEvent; // --json: every line is one object, or this throws
       events.push(event);
-      for (const w of [...waiters]) if (w.match(event)) waiters.splice(waiters.indexOf(w), 1) && w.done(event);
+      for (const w of [...waiters]) {
+        if (!w.match(event)) continue;
+        waiters.splice(waiters.indexOf(w), 1);
+        w.done(event);
+      }
     }
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('close', (code, signal) => done({ code, signal })));
