@@ -5,6 +5,7 @@ import { TODO_COLUMNS, todoFromRow } from '../../kernel/model';
 import { listAgents, listGates, listGoals } from '../../kernel/queries/lists';
 import { type StatusReport, statusReport } from '../../kernel/queries/status';
 import { type Evidence, listEvidence } from '../../kernel/queries/evidence';
+import { type RunnerSeen, recentRunners } from '../../kernel/queries/runners';
 import { Disposable } from '../util/lifecycle';
 import type { StoreSession } from './storeSession';
 
@@ -105,6 +106,11 @@ export class StoreModel extends Disposable {
 
   agents(): Agent[] {
     return this.cached('agents', (db) => listAgents(db), []);
+  }
+
+  /** Agents that ran as `loopx run` and were seen in the last day, by agent name. */
+  runners(): Map<string, RunnerSeen> {
+    return this.cached('runners', (db, now) => new Map(recentRunners(db, new Date(now - 24 * 3600_000).toISOString()).map((r) => [r.agent, r])), new Map());
   }
 
   evidence(filter: { goalId?: string; todoId?: string }): Evidence[] {

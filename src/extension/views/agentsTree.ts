@@ -46,8 +46,12 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     const state = a.holding.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
     const item = new vscode.TreeItem(clean(a.name), state);
     item.id = `agent:${a.name}`;
-    item.description = `${a.kind} · ${a.holding.length ? `holds ${a.holding.length} · ` : ''}seen ${relativeTime(a.lastSeen, now)}`;
-    item.iconPath = new vscode.ThemeIcon(KIND_ICON[a.kind]);
+    // A `loopx run` names itself: its turns run outside VS Code, in a terminal, tmux or a service.
+    const runner = this.model.runners().get(a.name);
+    const what = runner ? `${a.kind} · runner (loopx run, ${runner.host})` : a.kind;
+    item.description = `${what} · ${a.holding.length ? `holds ${a.holding.length} · ` : ''}seen ${relativeTime(a.lastSeen, now)}`;
+    if (runner) item.tooltip = `${a.name} runs turns with loopx run on the ${runner.host} host (pid ${runner.pid}, started ${runner.startedAt}).`;
+    item.iconPath = new vscode.ThemeIcon(runner ? 'server-process' : KIND_ICON[a.kind]);
     item.contextValue = CONTEXT.agent;
     return item;
   }
