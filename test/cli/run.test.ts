@@ -149,6 +149,17 @@ describe('loopx run', () => {
     expect(alive(hostPid)).toBe(false);
   });
 
+  test('a turn past --turn-limit is ended with its process group and finished with exit code 124', async () => {
+    const { root, runner, turns } = setUp(1);
+    const r = runner(['--host', 'custom', '--command', agentCommand('hang'), '--agent', 'bot', '--turn-limit', '10s', '--max-turns', '1']);
+    await r.waitFor((e) => e.event === 'output' && e.line === 'hanging');
+    const { hostPid } = JSON.parse(readFileSync(join(root, '.loopx', 'turns', 'R1', 'launcher.json'), 'utf8')) as { hostPid: number };
+    expect(await r.exited).toEqual({ code: 0, signal: null });
+    expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({ turnId: 'R1', timedOut: true, exitCode: 124 });
+    expect(turns()).toMatchObject([{ id: 'R1', resultKind: 'validated_progress', exitCode: 124 }]);
+    expect(alive(hostPid)).toBe(false);
+  });
+
   test('after kill -9 the runner\'s open turn is left while its agent runs, then recovered by the next runner', async () => {
     const { root, runner, turns } = setUp(1);
     const first = runner(['--host', 'custom', '--command', agentCommand('hang'), '--agent', 'bot']);

@@ -95,7 +95,8 @@ export class Runner {
     try {
       for (;;) {
         const wake = this.sleeper();
-        const next = await this.pass();
+        // Once told to stop, no more passes (a monitor check could take a while): only wait for running turns.
+        const next = this.stopping ? { idle: true, wakeAt: null, because: '' } : await this.pass();
         if (this.finishedWhen(next.idle)) break;
         this.announceSleep(next.wakeAt, next.because);
         const delay = next.wakeAt ? Math.max(0, Date.parse(next.wakeAt) - Date.now()) : MAX_SLEEP_MS;
