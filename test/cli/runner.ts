@@ -53,4 +53,5 @@ export function startRunner(root: string, args: string[], env: Record<string, st
   };
 }
 
-export const agentCommand = (mode: string, ...rest: string[]) => [`node`, AGENT, '{prompt}', mode, ...rest].join(' ');
+/** The host's --command: the scripted agent on this very Node (the Node 22 pass must not fall back to PATH's Node). */
+export const agentCommand = (mode: string, ...rest: string[]) => [`'${process.execPath}'`, AGENT, '{prompt}', mode, ...rest].join(' ');
