@@ -78,6 +78,23 @@ suite('turns left behind by a window that is gone', () => {
     }
   });
 
+  test('a turn of a killed loopx run: left while its agent runs, finished by the window once both are gone', async () => {
+    const loopx = await app();
+    const agentProcess = spawn('sleep', ['30']);
+    try {
+      const t = startedElsewhere('A runner was killed during this', null);
+      const marker = (hostPid: number) => ({ pid: deadPid(), runner: 'night-runner', host: 'custom', hostPid, at: new Date().toISOString() });
+      writeFileSync(join(turnDir(t.turnId), LAUNCHER_FILE), JSON.stringify(marker(agentProcess.pid as number)));
+      assert.deepEqual(loopx.turnRecovery.recover().find((r) => r.turnId === t.turnId)?.action, 'left');
+      writeFileSync(join(turnDir(t.turnId), LAUNCHER_FILE), JSON.stringify(marker(deadPid())));
+      const { result } = await withAnswers({}, async () => loopx.turnRecovery.recover());
+      assert.match(result.find((r) => r.turnId === t.turnId)?.why ?? '', /runner night-runner is gone/);
+      assert.deepEqual([(await turnNow(t.turnId)).exitCode, (await turnNow(t.turnId)).resultKind], [-1, 'host_failure']);
+    } finally {
+      agentProcess.kill();
+    }
+  });
+
   test('a turn whose terminal VS Code restored is watched again and finished when its command ends', async () => {
     const loopx = await app();
     const t = startedElsewhere('Survived a reload', deadPid());
