@@ -43,6 +43,11 @@ export interface RunSummary {
 
 /** Wakes at least this often to look for turns a killed runner left behind (its death changes no file we watch). */
 const MAX_SLEEP_MS = 60_000;
+/**
+ * A wake time already past that the pass could not act on (a monitor another ticker is running, past its expiry)
+ * is retried this much later, never at once: no busy loop whatever the store says.
+ */
+const MIN_SLEEP_MS = 500;
 /** should-run answers that turn yes by themselves soon: not idle. */
 const PASSING = new Set(['ok', 'concurrency_limit', 'cooldown']);
 
@@ -99,7 +104,7 @@ export class Runner {
         const next = this.stopping ? { idle: true, wakeAt: null, because: '' } : await this.pass();
         if (this.finishedWhen(next.idle)) break;
         this.announceSleep(next.wakeAt, next.because);
-        const delay = next.wakeAt ? Math.max(0, Date.parse(next.wakeAt) - Date.now()) : MAX_SLEEP_MS;
+        const delay = next.wakeAt ? Math.max(MIN_SLEEP_MS, Date.parse(next.wakeAt) - Date.now()) : MAX_SLEEP_MS;
         await wake(Math.min(delay, MAX_SLEEP_MS));
         watcher.check(); // a watch event may have been coalesced; the check is one cheap pragma
       }
