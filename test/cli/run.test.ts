@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { LOOPX, cleanEnv, dumpStore, loopx, workspace } from './harness';
@@ -62,6 +62,17 @@ describe('loopx run', () => {
     expect(r.events.at(-2)).toMatchObject({ event: 'decision', goalId: 'G1', run: false, reason: 'no_change', nextWakeAt: null });
     expect(r.events.at(-1)).toMatchObject({ ok: true, data: { stoppedBecause: 'idle', turns: [{ id: 'R1' }] } });
     expect(cli(['todo', 'list', '--json']).json.data).toMatchObject([{ id: 'T1', status: 'open' }]);
+  });
+
+  test('a host without placeholders reads the prompt on stdin, in the workspace root, with the turn\'s environment', async () => {
+    const { root, runner, turns } = setUp(1);
+    const r = runner(['--host', 'claude', '--command', 'sh -c \'pwd; echo "$LOOPX_TURN $LOOPX_TODO $LOOPX_GOAL $LOOPX_AGENT"; head -n 3\'', '--agent', 'claude-night', '--once']);
+    expect(await r.exited).toEqual({ code: 0, signal: null });
+    const log = readFileSync(join(root, '.loopx', 'turns', 'R1', 'output.log'), 'utf8');
+    const prompt = readFileSync(join(root, '.loopx', 'turns', 'R1', 'prompt.md'), 'utf8');
+    expect(log).toContain(`R1 T1 G1 claude-night\n${prompt.split('\n').slice(0, 3).join('\n')}`);
+    expect(log.split('\n')[0]).toBe(realpathSync(root));
+    expect(turns()).toMatchObject([{ id: 'R1', agent: 'claude-night', resultKind: 'validation_failed', spent: false }]);
   });
 
   test('bad input and a missing host executable are refused before anything is claimed or recorded', () => {
