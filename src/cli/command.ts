@@ -21,6 +21,10 @@ export interface CommandContext {
   confirmHuman(action: string, id: string, details?: string[]): Actor;
   /** A human at an interactive terminal (who could confirm). */
   canConfirm: boolean;
+  /** True with --json: a long-running command (`loopx run`) then prints one JSON object per line. */
+  json: boolean;
+  /** Writes as it goes, for a command that reports while it runs (`loopx run`); most return one result instead. */
+  out(text: string): void;
 }
 
 /** A command's result: `data` goes into the JSON envelope, `text` is what a person sees. */

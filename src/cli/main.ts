@@ -114,6 +114,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       color: io.isTty && !json && !io.env.NO_COLOR,
       canConfirm: actor.kind === 'human' && terminal.interactive,
       confirmHuman: (action, id, details) => confirmInTerminal(actor, terminal, action, id, details),
+      json,
+      out: io.stdout,
       initRoot: () => initRootDir(where),
       kernel: () => (kernel ??= Kernel.open(locateRoot(where), { actor, readOnly: command.readOnly === true })),
     };

@@ -41,6 +41,7 @@ import { agentsMd } from './commands/agentsMd';
 import { mcp } from './commands/mcp';
 import { evidenceRun } from './commands/evidenceRun';
 import { goalSetCheck, todoSetCheck } from './commands/setCheck';
+import { run } from './commands/run';
 import { monitorAdd, monitorCancel, monitorList, monitorShow, monitorTick } from './commands/monitor';
 
 /** Every command, in the order help lists them. */
@@ -55,7 +56,7 @@ export const COMMANDS: readonly Command[] = [
   handoff, handoffAccept,
   monitorAdd, monitorList, monitorShow, monitorCancel, monitorTick,
   history, logVerify, logAccept, doctor, backup, restore,
-  turnStart, turnFinish, turnList, reviewPacket, agentsMd, mcp,
+  turnStart, turnFinish, turnList, run, reviewPacket, agentsMd, mcp,
 ];
 
 /** The longest command whose words start argv, and the remaining tokens. */

@@ -6,6 +6,7 @@ import { COLUMNS, type AttentionItem } from './kanban';
 /** One realistic event of every kind the kernel logs (checked against the kernel's own schemas below). */
 const SAMPLES: { [K in EventKind]: EventData<K> } = {
   'store.initialized': { schema: 7 },
+  'runner.started': { pid: 4242, host: 'claude', goals: ['G1'] },
   'log.accepted': { firstBadSeq: 12, problem: 'event 12 does not match its hash', digest: 'ab12' },
   'goal.check_set': { check: 'npm test', from: null },
   'todo.check_set': { check: null, from: 'npm test' },

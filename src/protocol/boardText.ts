@@ -121,6 +121,8 @@ export function eventSentence(e: EventFacts): EventSentence {
       return said(`monitor ${str('id')} expired (seen ${by})`, str('result'));
     case 'monitor.cancelled':
       return said(`monitor ${str('id')} cancelled ${by}`, str('result'));
+    case 'runner.started':
+      return said(`a runner (loopx run, ${str('host') || 'a host'}) started ${by}`);
     case 'log.accepted':
       return said(`the event log was accepted as it is ${by}, from event ${String(d.firstBadSeq ?? '?')} on`, str('problem'));
     case 'turn.finished': {

@@ -6,7 +6,7 @@ import { claimTodo, releaseTodo } from '../../src/kernel/ops/claims';
 import { addTodo, killTodo } from '../../src/kernel/ops/todos';
 import { createGoal, setGoalStatus } from '../../src/kernel/ops/goals';
 import { COMMANDS } from '../../src/extension/commands/commandIds';
-import { shellQuote } from '../../src/extension/turns/hosts';
+import { shellQuote } from '../../src/kernel/hosts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { app, otherWriter, until, withAnswers, workspaceRoot } from './support';

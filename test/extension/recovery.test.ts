@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { LAUNCHER_FILE } from '../../src/extension/turns/turnRunner';
+import { LAUNCHER_FILE } from '../../src/kernel/launchers';
 import { Kernel } from '../../src/kernel/kernel';
 import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo } from '../../src/kernel/ops/todos';
@@ -75,6 +75,23 @@ suite('turns left behind by a window that is gone', () => {
       assert.equal((await turnNow(external.turnId)).endedAt, null);
     } finally {
       other.kill();
+    }
+  });
+
+  test('a turn of a killed loopx run: left while its agent runs, finished by the window once both are gone', async () => {
+    const loopx = await app();
+    const agentProcess = spawn('sleep', ['30']);
+    try {
+      const t = startedElsewhere('A runner was killed during this', null);
+      const marker = (hostPid: number) => ({ pid: deadPid(), runner: 'night-runner', host: 'custom', hostPid, at: new Date().toISOString() });
+      writeFileSync(join(turnDir(t.turnId), LAUNCHER_FILE), JSON.stringify(marker(agentProcess.pid as number)));
+      assert.deepEqual(loopx.turnRecovery.recover().find((r) => r.turnId === t.turnId)?.action, 'left');
+      writeFileSync(join(turnDir(t.turnId), LAUNCHER_FILE), JSON.stringify(marker(deadPid())));
+      const { result } = await withAnswers({}, async () => loopx.turnRecovery.recover());
+      assert.match(result.find((r) => r.turnId === t.turnId)?.why ?? '', /runner night-runner is gone/);
+      assert.deepEqual([(await turnNow(t.turnId)).exitCode, (await turnNow(t.turnId)).resultKind], [-1, 'host_failure']);
+    } finally {
+      agentProcess.kill();
     }
   });
 

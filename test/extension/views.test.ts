@@ -95,4 +95,20 @@ suite('views', () => {
     assert.equal(label(loopx.agentsTree.getTreeItem(held as never)), 'T2 Parse body');
     assert.match(String(loopx.agentsTree.getTreeItem(held as never).description), /lease ends in \d+m/);
   });
+
+  test('Agents: a loopx run (another process) is named as a runner as soon as it starts', async () => {
+    const loopx = await app();
+    const writer = otherWriter('night-runner');
+    try {
+      writer.write((tx) => tx.emit({ kind: 'runner.started', goalId: null, todoId: null, data: { pid: 4242, host: 'claude', goals: [] } }));
+    } finally {
+      writer.close();
+    }
+    const item = await until(() => {
+      const node = loopx.agentsTree.getChildren().find((a) => a.kind === 'agent' && a.agent.name === 'night-runner');
+      return node && loopx.agentsTree.getTreeItem(node);
+    }, 'the runner in the Agents view');
+    assert.match(String(item.description), /^custom · runner \(loopx run, claude\) · seen/);
+    assert.match(String(item.tooltip), /pid 4242/);
+  });
 });

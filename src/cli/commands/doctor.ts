@@ -9,6 +9,7 @@ import { markBroken } from '../../kernel/logHealth';
 import { checkReplay } from '../../kernel/replay';
 import { STATUS_FILE } from '../../kernel/projections/statusMd';
 import { openTurns } from '../../kernel/queries/turns';
+import { recentRunners } from '../../kernel/queries/runners';
 import { getTodoCore, leaseLive } from '../../kernel/queries/lookups';
 import { Painter } from '../format';
 import { StoreEnvironmentError, environmentError } from '../../kernel/storeFile';
@@ -44,6 +45,7 @@ function runChecks(kernel: Kernel): Check[] {
       : replay.differences.map((d) => `${d.table}: ${d.detail}`).join('; ').slice(0, 600));
   });
   add(...staleTurns(kernel));
+  add(...runners(kernel));
   if (existsSync(join(kernel.root, '.git'))) {
     const ignore = existsSync(join(kernel.root, '.gitignore')) ? readFileSync(join(kernel.root, '.gitignore'), 'utf8') : '';
     const ignored = ignore.split(/\r?\n/).some((l) => /^\/?\.loopx\/?$/.test(l.trim()));
@@ -52,6 +54,14 @@ function runChecks(kernel: Kernel): Check[] {
   const statusMd = existsSync(join(kernel.storeDir, STATUS_FILE));
   add('STATUS.md', statusMd ? 'ok' : 'warn', statusMd ? 'present' : 'missing; any change regenerates it');
   return checks;
+}
+
+/** `loopx run` processes seen in the last day (a runner's agent is seen when it starts and with every turn). */
+function runners(kernel: Kernel): [string, Level, string] {
+  const since = new Date(kernel.clock() - 24 * 3600 * 1000).toISOString();
+  const seen = kernel.read((db) => recentRunners(db, since));
+  if (seen.length === 0) return ['runners', 'ok', 'no loopx run seen in the last 24 hours'];
+  return ['runners', 'ok', seen.map((r) => `${r.agent} (host ${r.host}, pid ${r.pid}) last seen ${r.lastSeen}`).join('; ')];
 }
 
 /** Open turns whose agent no longer holds the todo (the lease lapsed, or it was released): nobody will finish them. */

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { writeAgentsMd } from '../../kernel/projections/agentsMd';
-import { shellQuote } from '../turns/hosts';
+import { shellQuote } from '../../kernel/hosts';
 import type { CommandDefinition } from './context';
 import { COMMANDS } from './commandIds';
 

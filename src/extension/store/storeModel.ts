@@ -6,6 +6,7 @@ import { listAgents, listGates, listGoals } from '../../kernel/queries/lists';
 import { type StatusReport, statusReport } from '../../kernel/queries/status';
 import { type Evidence, listEvidence } from '../../kernel/queries/evidence';
 import { type Monitor, listMonitors } from '../../kernel/queries/monitors';
+import { type RunnerSeen, recentRunners } from '../../kernel/queries/runners';
 import { Disposable } from '../util/lifecycle';
 import type { StoreSession } from './storeSession';
 
@@ -116,6 +117,11 @@ export class StoreModel extends Disposable {
   /** Waiting monitors first, then the most recent ended ones. */
   monitors(): Monitor[] {
     return this.cached('monitors', (db) => listMonitors(db, { limit: 50 }), []);
+  }
+
+  /** Agents that ran as `loopx run` and were seen in the last day, by agent name. */
+  runners(): Map<string, RunnerSeen> {
+    return this.cached('runners', (db, now) => new Map(recentRunners(db, new Date(now - 24 * 3600_000).toISOString()).map((r) => [r.agent, r])), new Map());
   }
 
   evidence(filter: { goalId?: string; todoId?: string }): Evidence[] {

@@ -1,12 +1,10 @@
 import * as vscode from 'vscode';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { openTurns, type Turn } from '../../kernel/queries/turns';
+import { launcherState } from '../../kernel/launchers';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import type { Log } from '../util/log';
 import type { StoreSession } from '../store/storeSession';
-import { turnDir } from '../../kernel/ops/turns';
-import { LAUNCHER_FILE, readExitCode, terminalPrefix, type TurnRunner } from './turnRunner';
+import { terminalPrefix, type TurnRunner } from './turnRunner';
 
 /** How long after start-up a restored terminal may take to appear before its turn counts as orphaned. */
 export const RESTORE_GRACE_MS = 5000;
@@ -15,9 +13,10 @@ export type Recovery = { turnId: string; action: 'finished' | 'adopted' | 'left'
 
 /**
  * Turns outlive windows: a reload keeps a turn's terminal running (VS Code restores it) but loses the code watching
- * it, and a crash or quit ends both. After start-up this looks at the open turns a VS Code window launched (they carry
- * a launcher marker; turns an external runner started through the CLI do not and are left alone):
- * - its window is alive (another window on this workspace): leave it, that window finishes it;
+ * it, and a crash or quit ends both. After start-up this looks at the open turns a VS Code window or a `loopx run`
+ * launched (they carry a launcher marker; turns started by hand through `turn start` do not and are left alone), by
+ * the kernel's rule (kernel/launchers.ts), the same one a runner uses:
+ * - its window or runner is alive: leave it, that process finishes it;
  * - its command already ended (the exit code file is there): finish it with that code;
  * - its terminal was restored: watch it again, as if this window had started it;
  * - otherwise nobody is running it: finish it now (exit -1), judged by what the agent wrote back, so its claim and
@@ -58,40 +57,23 @@ export class TurnRecovery extends Disposable {
   }
 
   private recoverOne(turn: Turn): Recovery | undefined {
-    const dir = join(this.session.root, turnDir(turn.id));
-    const launcher = readLauncher(join(dir, LAUNCHER_FILE));
-    if (!launcher) return undefined;
-    // A live window finishes its own turns (even one whose command just ended): never race it.
-    if (launcher.pid !== process.pid && processAlive(launcher.pid)) return { turnId: turn.id, action: 'left', why: `window process ${launcher.pid} still runs it` };
-    const code = readExitCode(join(dir, 'exit-code'));
-    if (code !== undefined) {
-      this.runner.settle(turn.id, code);
-      return { turnId: turn.id, action: 'finished', why: `its command had ended with exit code ${code}` };
+    const found = launcherState(this.session.root, turn.id);
+    if (found.state === 'unmanaged') return undefined;
+    // A live window or runner finishes its own turns (even one whose command just ended): never race it.
+    if (found.state === 'alive') {
+      const who = found.launcher.runner ? `runner ${found.launcher.runner} (pid ${found.launcher.pid})` : `window process ${found.launcher.pid}`;
+      return { turnId: turn.id, action: 'left', why: `${who} still runs it` };
     }
-    const terminal = vscode.window.terminals.find((t) => t.name.startsWith(terminalPrefix(turn.id)));
+    if (found.exitCode !== undefined) {
+      this.runner.settle(turn.id, found.exitCode);
+      return { turnId: turn.id, action: 'finished', why: `its command had ended with exit code ${found.exitCode}` };
+    }
+    const terminal = found.launcher.runner ? undefined : vscode.window.terminals.find((t) => t.name.startsWith(terminalPrefix(turn.id)));
     if (terminal) {
       void this.runner.watch(turn, terminal);
       return { turnId: turn.id, action: 'adopted', why: 'its terminal was restored' };
     }
     this.runner.settle(turn.id, -1);
-    return { turnId: turn.id, action: 'finished', why: 'its window and terminal are gone' };
-  }
-}
-
-function readLauncher(file: string): { pid: number } | undefined {
-  try {
-    const pid = Number((JSON.parse(readFileSync(file, 'utf8')) as { pid?: unknown }).pid);
-    return Number.isInteger(pid) && pid > 0 ? { pid } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
+    return { turnId: turn.id, action: 'finished', why: found.launcher.runner ? `runner ${found.launcher.runner} is gone` : 'its window and terminal are gone' };
   }
 }

@@ -1,8 +1,10 @@
 import * as vscode from 'vscode';
-import { readFileSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { watch, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { LoopxError } from '../../kernel/errors';
+import { EXIT_CODE_FILE, readExitCode, writeLauncher } from '../../kernel/launchers';
 import { renewTodo } from '../../kernel/ops/claims';
+import { RENEW_INTERVAL_MS } from '../../kernel/ops/leases';
 import { finishTurn, startTurn, turnDir, type TurnStart } from '../../kernel/ops/turns';
 import type { Turn } from '../../kernel/queries/turns';
 import { getTurn } from '../../kernel/queries/turns';
@@ -10,7 +12,7 @@ import { shouldRunReason } from '../../protocol/shouldRunWords';
 import { clockTime } from '../../protocol/display';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import type { ExtensionContextLike } from '../commands/context';
-import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, planHost } from './hosts';
+import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, planHost } from '../../kernel/hosts';
 
 export const HOSTS = ['codex', 'claude', 'custom'] as const;
 
@@ -94,7 +96,7 @@ export class TurnRunner extends Disposable {
     const dir = dirname(started.promptFile);
     const plan = planHost(host, settings, { promptFile: started.promptFile, dir, env: started.env });
     // Who runs it: a later window (after a reload or a crash) finds turns whose launcher is gone (turnRecovery.ts).
-    writeFileSync(join(dir, LAUNCHER_FILE), JSON.stringify({ pid: process.pid, at: new Date().toISOString() }));
+    writeLauncher(this.ctx.session.root, turn.id, { pid: process.pid });
     const terminal = vscode.window.createTerminal({
       name: terminalName(turn, host),
       cwd: this.ctx.session.root,
@@ -116,16 +118,16 @@ export class TurnRunner extends Disposable {
     let finish: (t: Turn) => void = () => {};
     const finished = new Promise<Turn>((done) => (finish = done));
     const dir = join(this.ctx.session.root, turnDir(turn.id));
-    const exitFile = join(dir, 'exit-code');
+    const exitFile = join(dir, EXIT_CODE_FILE);
     const onExitFile = () => {
       const code = readExitCode(exitFile);
       if (code !== undefined) void this.complete(run, code);
     };
     let watcher: FSWatcher | undefined = watch(dir, { persistent: false }, (_event, file) => {
-      if (String(file) === 'exit-code') onExitFile();
+      if (String(file) === EXIT_CODE_FILE) onExitFile();
     });
-    // Renew the agent's lease while the turn runs (a third of the lease, so one missed beat is harmless).
-    const renewal = setInterval(() => this.renew(turn), 10 * 60 * 1000);
+    // Renew the agent's lease while the turn runs (the same beat as `loopx run`).
+    const renewal = setInterval(() => this.renew(turn), RENEW_INTERVAL_MS);
     const run: Running & { finish: (t: Turn) => void } = {
       turn,
       terminal,
@@ -190,9 +192,6 @@ export class TurnRunner extends Disposable {
   }
 }
 
-/** The marker a window leaves in a turn's folder: the extension host that watches it. */
-export const LAUNCHER_FILE = 'launcher.json';
-
 export function terminalName(turn: Pick<Turn, 'id' | 'todoId'>, host: string): string {
   return `${terminalPrefix(turn.id)}${turn.todoId} · ${host}`;
 }
@@ -200,17 +199,6 @@ export function terminalName(turn: Pick<Turn, 'id' | 'todoId'>, host: string): s
 /** How a turn's terminal name starts: recovery finds a restored terminal by it. */
 export function terminalPrefix(turnId: string): string {
   return `LoopX ${turnId} `;
-}
-
-/** The exit code the host's command line wrote, once it has ended. */
-export function readExitCode(file: string): number | undefined {
-  try {
-    // The shell creates the file before it writes the number: an empty read is "not yet", not exit code 0.
-    const text = readFileSync(file, 'utf8').trim();
-    return /^\d{1,3}$/.test(text) ? Number(text) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export function describeNoRun(outcome: Extract<RunOutcome, { started: false }>): string {

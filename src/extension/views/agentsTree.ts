@@ -46,11 +46,15 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     const state = a.holding.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
     const item = new vscode.TreeItem(clean(a.name), state);
     item.id = `agent:${a.name}`;
-    // The kind only where the name does not already say it ("codex codex" read as a stutter).
+    // The kind only where the name does not already say it ("codex codex" read as a stutter); a `loopx run` names
+    // itself: its turns run outside VS Code, in a terminal, tmux or a service.
+    const runner = this.model.runners().get(a.name);
     const kind = a.kind === 'human' ? 'person' : a.kind === a.name ? '' : a.kind;
-    item.description = [kind, a.holding.length ? `holds ${a.holding.length}` : '', `seen ${relativeTime(a.lastSeen, now)}`].filter(Boolean).join(' · ');
-    item.tooltip = `${clean(a.name)} (${a.kind === 'human' ? 'a person' : `${a.kind} agent`}), last seen ${new Date(a.lastSeen).toLocaleString()}`;
-    item.iconPath = new vscode.ThemeIcon(KIND_ICON[a.kind]);
+    item.description = [kind, runner ? `runner (loopx run, ${runner.host})` : '', a.holding.length ? `holds ${a.holding.length}` : '', `seen ${relativeTime(a.lastSeen, now)}`].filter(Boolean).join(' · ');
+    item.tooltip = runner
+      ? `${clean(a.name)} runs turns with loopx run on the ${runner.host} host (pid ${runner.pid}, started ${runner.startedAt}).`
+      : `${clean(a.name)} (${a.kind === 'human' ? 'a person' : `${a.kind} agent`}), last seen ${new Date(a.lastSeen).toLocaleString()}`;
+    item.iconPath = new vscode.ThemeIcon(runner ? 'server-process' : KIND_ICON[a.kind]);
     item.contextValue = CONTEXT.agent;
     return item;
   }

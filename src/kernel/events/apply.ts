@@ -169,6 +169,8 @@ const reducers: Reducers = {
   'monitor.fired': (db, e) => endMonitor(db, e, 'fired', e.data.id, e.data.result, e.data.continuation),
   'monitor.expired': (db, e) => endMonitor(db, e, 'expired', e.data.id, e.data.result, e.data.continuation),
   'monitor.cancelled': (db, e) => endMonitor(db, e, 'cancelled', e.data.id, e.data.result, e.data.continuation),
+  // Nothing but the agent's last-seen (every event records it): doctor reads runners from these events.
+  'runner.started': () => {},
   'turn.started': (db, e) => {
     const d = e.data;
     db.prepare(

@@ -145,6 +145,8 @@ export const eventDataSchemas = lazy(() => {
     'monitor.fired': z.object({ id: str, reason: str, run: nullableInt, result: str, continuation: str }),
     'monitor.expired': z.object({ id: str, result: str, continuation: str }),
     'monitor.cancelled': z.object({ id: str, result: str, continuation: nullableStr }),
+    /** A `loopx run` began serving goals (all active ones when `goals` is empty); its agent is recorded as seen. */
+    'runner.started': z.object({ pid: z.int(), host: str, goals: z.array(str) }),
   };
 });
 type EventSchemas = ReturnType<typeof eventDataSchemas>;

@@ -109,7 +109,8 @@ function claimFor(tx: Tx, agent: Actor, todoId: string): void {
  * the agent still holds is released with a continuation for the next turn.
  */
 export function finishTurn(kernel: Kernel, turnId: string, exitCode: number): Turn {
-  const caller = kernel.requireActor();
+  // The kernel itself may finish a turn whose launcher is gone (launchers.ts); the CLI always has a human or an agent.
+  const caller = kernel.actor;
   if (!Number.isInteger(exitCode) || exitCode < -1 || exitCode > 255) throw new InvalidInputError('exit code must be a whole number from 0 to 255 (or -1 when unknown)');
   return kernel.write((tx) => {
     const turn = getTurn(tx.db, turnId);

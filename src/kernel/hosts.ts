@@ -22,7 +22,7 @@ export const DEFAULT_HOSTS: HostSettings = {
 export const INSTALL_HINTS: Record<string, string> = {
   codex: 'install the Codex CLI: npm install -g @openai/codex',
   claude: 'install Claude Code: npm install -g @anthropic-ai/claude-code',
-  custom: 'set "loopx.hosts.custom.command" to your runner, e.g. node ./agent.js {prompt}',
+  custom: 'set "loopx.hosts.custom.command" (or pass loopx run --command) to your runner, e.g. node ./agent.js {prompt}',
 };
 
 export interface HostPlan {
@@ -33,14 +33,20 @@ export interface HostPlan {
   commandLine: string;
 }
 
+/** What a host run needs to know about its turn: the prompt file, the turn's folder and the environment. */
+export interface HostTurn {
+  promptFile: string;
+  dir: string;
+  env: Record<string, string>;
+}
+
 /**
- * The command line a host runs. Codex and Claude Code read the prompt file on stdin; a custom template names it
- * with {prompt} (also {turn}, {todo}, {goal}, {agent}), each replaced by a quoted value. The exit code goes to a file
- * the extension watches, and the output is kept in the turn's folder.
+ * The shell line that runs the agent. Codex and Claude Code read the prompt file on stdin; a custom template names it
+ * with {prompt} (also {turn}, {todo}, {goal}, {agent}), each replaced by a quoted value. Shared by the extension's
+ * terminals and `loopx run`'s child processes: one definition of what a host runs.
  */
-export function planHost(host: string, settings: HostSettings, turn: { promptFile: string; dir: string; env: Record<string, string> }): HostPlan {
-  const template = (settings as unknown as Record<string, string>)[host] ?? '';
-  if (!template.trim()) throw new Error(`no command is configured for host "${host}"; ${INSTALL_HINTS[host] ?? INSTALL_HINTS.custom}`);
+export function hostCommand(host: string, settings: HostSettings, turn: HostTurn): string {
+  const template = templateFor(host, settings);
   const values: Record<string, string> = {
     prompt: turn.promptFile,
     turn: turn.env.LOOPX_TURN ?? '',
@@ -50,13 +56,31 @@ export function planHost(host: string, settings: HostSettings, turn: { promptFil
   };
   const usesPlaceholders = /\{(prompt|turn|todo|goal|agent)\}/.test(template);
   const command = template.replace(/\{(prompt|turn|todo|goal|agent)\}/g, (_m, key: string) => shellQuote(values[key] ?? ''));
-  const run = usesPlaceholders ? command : `${command} < ${shellQuote(turn.promptFile)}`;
+  return usesPlaceholders ? command : `${command} < ${shellQuote(turn.promptFile)}`;
+}
+
+/** The program a host's command starts, which must exist on PATH before anything is claimed. */
+export function hostExecutable(host: string, settings: HostSettings): string {
+  return (templateFor(host, settings).trim().match(/^\S+/)?.[0] ?? '').replace(/^['"]|['"]$/g, '');
+}
+
+function templateFor(host: string, settings: HostSettings): string {
+  const template = (settings as unknown as Record<string, string>)[host] ?? '';
+  if (!template.trim()) throw new Error(`no command is configured for host "${host}"; ${INSTALL_HINTS[host] ?? INSTALL_HINTS.custom}`);
+  return template;
+}
+
+/**
+ * The command line a host runs in a VS Code terminal: the host's command, its exit code written to a file the
+ * extension watches, and the output kept in the turn's folder.
+ */
+export function planHost(host: string, settings: HostSettings, turn: HostTurn): HostPlan {
+  const run = hostCommand(host, settings, turn);
   const exitFile = shellQuote(join(turn.dir, 'exit-code'));
   const log = shellQuote(join(turn.dir, 'output.log'));
-  const executable = (template.trim().match(/^\S+/)?.[0] ?? '').replace(/^['"]|['"]$/g, '');
   return {
     host,
-    executable,
+    executable: hostExecutable(host, settings),
     // The terminal stays open after the run (until Enter) so a person can read what the agent did.
     commandLine:
       `{ ${run}; printf '%s' "$?" > ${exitFile}; } 2>&1 | tee -a ${log}; code="$(cat ${exitFile} 2>/dev/null || echo 1)"; ` +

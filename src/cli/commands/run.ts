@@ -1,0 +1,97 @@
+import { resolve } from 'node:path';
+import type { Command } from '../command';
+import { InvalidInputError, LoopxError } from '../../kernel/errors';
+import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, hostExecutable } from '../../kernel/hosts';
+import { getGoal } from '../../kernel/queries/lookups';
+import { parseAgentName, parseId } from '../../kernel/validate';
+import { Runner } from '../run/runner';
+
+const HOSTS = ['codex', 'claude', 'custom'];
+/** A turn's time limit unless --turn-limit says otherwise: unattended commands run with one. */
+const DEFAULT_TURN_LIMIT_SECONDS = 2 * 3600;
+
+export const run: Command = {
+  name: ['run'],
+  summary: 'the auto-run loop as a command: run turns on a host whenever should-run says yes, sleep otherwise',
+  description: [
+    'For each goal served (--goal, repeatable; default every active goal): ask should-run; when yes, turn start,',
+    'run the host as a child process from the workspace root (codex and claude read the prompt on stdin; a custom',
+    '--command names it with {prompt}, also {turn} {todo} {goal} {agent}, each shell-quoted), with LOOPX_AGENT,',
+    'LOOPX_TURN, LOOPX_GOAL, LOOPX_TODO, LOOPX_ROOT and LOOPX_PROMPT set; its output goes to the turn\'s output.log',
+    'and here, prefixed with the turn id; then turn finish with its exit code. The lease is renewed while it runs.',
+    'Between turns: tick due monitors, then sleep until the next wake, the next monitor check or a store change.',
+    'The kernel decides: several runners and VS Code windows never exceed a goal\'s max concurrent turns nor claim',
+    'a todo twice. Turns a killed runner left open are finished by the next runner, judged by what was written back.',
+    'Ctrl-C or SIGTERM: start no more turns and let the running one end; a second one ends it (exit code 130).',
+    'A turn past --turn-limit is ended (exit code 124). --json: one JSON object per line (event: decision,',
+    'turn_started, output, turn_ended, monitors, recovered, sleeping, stopping…), then the usual envelope.',
+    'Exits 0 when it stops (idle, --once, --max-turns, a signal); 2 when the host\'s program is missing (nothing claimed).',
+  ].join('\n'),
+  mutates: true,
+  flags: {
+    goal: { type: 'string', value: 'G', repeat: true, description: 'a goal to serve (repeatable; default: every active goal)' },
+    host: { type: 'string', value: 'H', required: true, description: 'codex, claude or custom' },
+    command: { type: 'string', value: 'TEMPLATE', description: 'the host\'s command (required for custom), e.g. "node agent.js {prompt}"' },
+    'max-turns': { type: 'int', value: 'N', description: 'start at most N turns, then stop once they end' },
+    'until-idle': { type: 'boolean', description: 'stop when no goal served can run without a human, a monitor or time' },
+    once: { type: 'boolean', description: 'one pass: at most one turn per goal, then stop once they end' },
+    'turn-limit': { type: 'duration', value: 'D', description: 'end a turn that runs longer (default 2h)' },
+  },
+  examples: [
+    'loopx run --host claude --goal G1',
+    'loopx run --host custom --command "node ./agent.js {prompt}" --agent bot-1 --until-idle',
+    'loopx run --host codex --json >> runner.jsonl',
+  ],
+  async run(ctx) {
+    const a = ctx.args;
+    const host = a.str('host') as string;
+    if (!HOSTS.includes(host)) throw new InvalidInputError(`--host must be codex, claude or custom, got ${JSON.stringify(host)}`);
+    const command = a.str('command');
+    if (command !== undefined && !command.trim()) throw new InvalidInputError('--command is empty', 'give the command line that runs your agent');
+    const settings: HostSettings = { ...DEFAULT_HOSTS, ...(command ? { [host]: command } : {}) };
+    let executable: string;
+    try {
+      executable = hostExecutable(host, settings);
+    } catch (error) {
+      throw new InvalidInputError((error as Error).message, 'pass --command "your-agent {prompt}"');
+    }
+    // Before anything is claimed or recorded: the same check as the extension's Run Turn.
+    if (!findExecutable(executable, ctx.env.PATH ?? '')) {
+      throw new LoopxError('host_missing', `the ${host} host needs "${executable}", which is not on PATH`, 2, command ? 'check the program in --command' : INSTALL_HINTS[host]);
+    }
+    const maxTurns = a.num('max-turns');
+    if (maxTurns !== undefined && maxTurns < 1) throw new InvalidInputError('--max-turns must be at least 1');
+    const limit = a.num('turn-limit') ?? DEFAULT_TURN_LIMIT_SECONDS;
+    if (limit < 10) throw new InvalidInputError('--turn-limit must be at least 10s');
+    const agent = parseAgentName(ctx.actor.kind === 'agent' ? ctx.actor.name : host, 'agent');
+    const kernel = ctx.kernel();
+    const goals = [...new Set(a.list('goal').map((g) => parseId('goal', g)))];
+    kernel.read((db) => goals.forEach((g) => getGoal(db, g))); // an unknown goal: exit 4, nothing recorded
+    const runner = new Runner(kernel, {
+      goals,
+      host,
+      settings,
+      agent,
+      maxTurns,
+      untilIdle: a.bool('until-idle'),
+      once: a.bool('once'),
+      turnLimitMs: limit * 1000,
+      // The prompt names this very loopx, so the agent calls the same store's CLI whatever its PATH.
+      loopxCommand: process.argv[1] ? resolve(process.argv[1]) : 'loopx',
+      json: ctx.json,
+      out: ctx.out,
+    });
+    const onSignal = (name: NodeJS.Signals) => runner.signal(name === 'SIGINT' ? 'Ctrl-C' : name);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    try {
+      const summary = await runner.run();
+      const text = `loopx run stopped (${summary.stoppedBecause.replace('_', ' ')}): ${summary.turns.length} turn${summary.turns.length === 1 ? '' : 's'} run` +
+        (summary.recovered.length ? `, ${summary.recovered.length} left open by a gone runner finished` : '') + '.';
+      return { data: summary, text };
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  },
+};

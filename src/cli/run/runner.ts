@@ -1,0 +1,298 @@
+import { join } from 'node:path';
+import type { Kernel } from '../../kernel/kernel';
+import type { Actor } from '../../kernel/events/eventTypes';
+import { LoopxError } from '../../kernel/errors';
+import { type HostSettings, hostCommand } from '../../kernel/hosts';
+import { abandonedTurns, settleAbandoned, writeLauncher } from '../../kernel/launchers';
+import { renewTodo } from '../../kernel/ops/claims';
+import { RENEW_INTERVAL_MS } from '../../kernel/ops/leases';
+import { tickMonitors } from '../../kernel/ops/tick';
+import { finishTurn, startTurn } from '../../kernel/ops/turns';
+import { writeStatusMd } from '../../kernel/projections/statusMd';
+import { listGoals } from '../../kernel/queries/lists';
+import { getGoal } from '../../kernel/queries/lookups';
+import { type ShouldRun, quotaState, shouldRun } from '../../kernel/queries/quota';
+import type { Turn } from '../../kernel/queries/turns';
+import { StoreWatcher } from '../../kernel/watch';
+import { type HostProcess, startHost } from './hostProcess';
+import { decisionLine, endedLine, recoveredLine, sleepLine, startedLine } from './runnerWords';
+
+export interface RunnerOptions {
+  /** Goals to serve; empty: every active goal, read again on each pass. */
+  goals: string[];
+  host: string;
+  settings: HostSettings;
+  agent: string;
+  maxTurns: number | undefined;
+  untilIdle: boolean;
+  once: boolean;
+  turnLimitMs: number;
+  /** The loopx the prompt tells the agent to call. */
+  loopxCommand: string;
+  json: boolean;
+  out(text: string): void;
+}
+
+export interface RunSummary {
+  agent: string;
+  host: string;
+  turns: { id: string; goalId: string; todoId: string | null; resultKind: string | null; exitCode: number | null; spent: boolean }[];
+  recovered: string[];
+  stoppedBecause: 'idle' | 'once' | 'max_turns' | 'signal';
+}
+
+/** Wakes at least this often to look for turns a killed runner left behind (its death changes no file we watch). */
+const MAX_SLEEP_MS = 60_000;
+/**
+ * A wake time already past that the pass could not act on (a monitor another ticker is running, past its expiry)
+ * is retried this much later, never at once: no busy loop whatever the store says.
+ */
+const MIN_SLEEP_MS = 500;
+/** should-run answers that turn yes by themselves soon: not idle. */
+const PASSING = new Set(['ok', 'concurrency_limit', 'cooldown']);
+
+/**
+ * `loopx run`: the extension's auto-run as a loop. Each pass: finish turns other runners left behind, tick due
+ * monitors, ask should-run for each goal and start a turn where it says yes (the kernel decides; a refusal is a
+ * no), then sleep until a turn ends, the store changes, the next wake or monitor check, or a signal.
+ */
+export class Runner {
+  private readonly running = new Map<string, { turn: Turn; host: HostProcess }>();
+  private readonly summary: RunSummary;
+  private readonly lastDecision = new Map<string, string>();
+  private lastSleep = '';
+  private started = 0;
+  private stopping = false;
+  /** With --once, no turn starts after the first pass. */
+  private closed = false;
+  private wakeUp: () => void = () => {};
+  private readonly agentKernel: Kernel;
+
+  constructor(kernel: Kernel, private readonly o: RunnerOptions) {
+    const actor: Actor = { name: o.agent, kind: 'agent' };
+    this.agentKernel = kernel.as(actor);
+    this.summary = { agent: o.agent, host: o.host, turns: [], recovered: [], stoppedBecause: 'idle' };
+  }
+
+  /** First signal: start nothing more and let running turns end. Second: end them now. */
+  signal(name: string): void {
+    if (!this.stopping) {
+      this.stopping = true;
+      this.summary.stoppedBecause = 'signal';
+      const open = [...this.running.keys()];
+      this.say({ event: 'stopping', signal: name, waitingFor: open },
+        open.length ? `${name}: starting no more turns; waiting for ${open.join(', ')} to end (again to end ${open.length === 1 ? 'it' : 'them'} now)` : `${name}: stopping`);
+    } else {
+      for (const { turn, host } of this.running.values()) {
+        this.say({ event: 'interrupting', turnId: turn.id }, `${name} again: ending ${turn.id} now`);
+        host.interrupt();
+      }
+    }
+    this.wakeUp();
+  }
+
+  async run(): Promise<RunSummary> {
+    const k = this.agentKernel;
+    k.write((tx) => tx.emit({ kind: 'runner.started', goalId: null, todoId: null, data: { pid: process.pid, host: this.o.host, goals: this.o.goals } }));
+    this.say({ event: 'runner_started', agent: this.o.agent, host: this.o.host, goals: this.o.goals, pid: process.pid },
+      `loopx run: ${this.o.agent} on ${this.o.host} serves ${this.o.goals.length ? this.o.goals.join(', ') : 'every active goal'} (Ctrl-C stops after the running turn)`);
+    const watcher = new StoreWatcher(k.db, k.storeDir, () => this.wakeUp()).start();
+    try {
+      for (;;) {
+        const wake = this.sleeper();
+        // Once told to stop, no more passes (a monitor check could take a while): only wait for running turns.
+        const next = this.stopping ? { idle: true, wakeAt: null, because: '' } : await this.pass();
+        if (this.finishedWhen(next.idle)) break;
+        this.announceSleep(next.wakeAt, next.because);
+        const delay = next.wakeAt ? Math.max(MIN_SLEEP_MS, Date.parse(next.wakeAt) - Date.now()) : MAX_SLEEP_MS;
+        await wake(Math.min(delay, MAX_SLEEP_MS));
+        watcher.check(); // a watch event may have been coalesced; the check is one cheap pragma
+      }
+      await Promise.all([...this.running.values()].map((r) => r.host.done));
+      return this.summary;
+    } finally {
+      watcher.stop();
+    }
+  }
+
+  private finishedWhen(idle: boolean): boolean {
+    if (this.stopping || this.o.once || this.reachedMax()) {
+      if (this.running.size > 0) return false;
+      if (!this.stopping) this.summary.stoppedBecause = this.o.once ? 'once' : 'max_turns';
+      return true;
+    }
+    return this.o.untilIdle && idle && this.running.size === 0;
+  }
+
+  private reachedMax(): boolean {
+    return this.o.maxTurns !== undefined && this.started >= this.o.maxTurns;
+  }
+
+  /** A promise-returning sleep that a turn's end, a store change or a signal cuts short. Armed before the pass. */
+  private sleeper(): (ms: number) => Promise<void> {
+    let woken = false;
+    let resolve: () => void = () => {};
+    this.wakeUp = () => {
+      woken = true;
+      resolve();
+    };
+    return (ms) =>
+      new Promise<void>((done) => {
+        if (woken) return done();
+        const timer = setTimeout(done, ms);
+        resolve = () => {
+          clearTimeout(timer);
+          done();
+        };
+      });
+  }
+
+  private async pass(): Promise<{ idle: boolean; wakeAt: string | null; because: string }> {
+    this.recover();
+    const tick = await tickMonitors(this.agentKernel);
+    if (tick.fired.length || tick.expired.length) {
+      this.say({ event: 'monitors', fired: tick.fired, expired: tick.expired },
+        `monitors: ${[...tick.fired.map((m) => `${m} fired`), ...tick.expired.map((m) => `${m} expired`)].join(', ')}`);
+    }
+    let idle = true;
+    let wakeAt: string | null = tick.nextCheckAt;
+    let because = 'next monitor check';
+    for (const goalId of this.goals()) {
+      const answer = this.serve(goalId);
+      if (answer && PASSING.has(answer.reason)) idle = false;
+      if (answer?.nextWakeAt && (!wakeAt || answer.nextWakeAt < wakeAt)) {
+        wakeAt = answer.nextWakeAt;
+        because = `${goalId}'s next wake`;
+      }
+    }
+    if (this.o.once) this.closed = true;
+    return { idle, wakeAt, because };
+  }
+
+  private goals(): string[] {
+    if (this.o.goals.length) return this.o.goals;
+    return this.agentKernel.read((db) => listGoals(db).filter((g) => g.status === 'active').map((g) => g.id));
+  }
+
+  /** Starts as many turns of one goal as the kernel allows now (one with --once); the last should-run answer. */
+  private serve(goalId: string): ShouldRun | undefined {
+    for (;;) {
+      if (this.closed || this.stopping || this.reachedMax()) return undefined;
+      const { answer, max } = this.agentKernel.read((db, now) => {
+        const goal = getGoal(db, goalId);
+        return { answer: shouldRun(db, goal, now), max: goal.policy.maxConcurrent };
+      });
+      this.decide(goalId, answer);
+      // should-run counts live claims; an agent that shipped may still be exiting: never run more hosts than allowed.
+      const own = [...this.running.values()].filter((r) => r.turn.goalId === goalId).length;
+      if (!answer.run || own >= max || !this.start(goalId) || this.o.once) return answer;
+    }
+  }
+
+  private decide(goalId: string, answer: ShouldRun): void {
+    const key = `${answer.run}|${answer.reason}|${answer.nextWakeAt}`;
+    if (this.lastDecision.get(goalId) === key) return;
+    this.lastDecision.set(goalId, key);
+    this.say({ event: 'decision', goalId, ...answer }, decisionLine(goalId, answer, Date.now()));
+  }
+
+  /** turn start for one goal; false when the kernel refused (another runner or window got there first). */
+  private start(goalId: string): boolean {
+    let turn: Turn;
+    let env: Record<string, string>;
+    let promptFile: string;
+    try {
+      ({ turn, env, promptFile } = startTurn(this.agentKernel, { goalId, host: this.o.host, agent: this.o.agent, loopxCommand: this.o.loopxCommand }));
+    } catch (error) {
+      if (error instanceof LoopxError && error.exitCode === 3) return false;
+      throw error;
+    }
+    this.started++;
+    this.lastDecision.delete(goalId);
+    const root = this.agentKernel.root;
+    const dir = join(root, '.loopx', 'turns', turn.id);
+    writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host });
+    this.say({ event: 'turn_started', turnId: turn.id, goalId, todoId: turn.todoId, host: this.o.host, agent: turn.agent }, startedLine(turn, this.o.host));
+    const host = startHost({
+      commandLine: hostCommand(this.o.host, this.o.settings, { promptFile, dir, env }),
+      cwd: root,
+      env: { ...process.env, ...env },
+      turnDir: dir,
+      limitMs: this.o.turnLimitMs,
+      echo: (line) => this.say({ event: 'output', turnId: turn.id, line }, `${turn.id} │ ${line}`),
+    });
+    if (host.pid) writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host, hostPid: host.pid });
+    this.running.set(turn.id, { turn, host });
+    this.refreshStatus();
+    const renewal = setInterval(() => this.renew(turn), RENEW_INTERVAL_MS);
+    void host.done.then((ended) => {
+      clearInterval(renewal);
+      if (ended.error) this.say({ event: 'host_error', turnId: turn.id, error: ended.error }, `${turn.id}: the host could not run: ${ended.error}`);
+      this.finish(turn, ended.exitCode, ended);
+      this.running.delete(turn.id);
+      this.wakeUp();
+    });
+    return true;
+  }
+
+  private finish(started: Turn, exitCode: number, how: { timedOut: boolean; interrupted: boolean }): void {
+    const k = this.agentKernel;
+    let turn: Turn;
+    try {
+      turn = finishTurn(k, started.id, exitCode);
+    } catch (error) {
+      this.say({ event: 'finish_failed', turnId: started.id, error: (error as Error).message }, `${started.id} could not be finished: ${(error as Error).message}`);
+      return;
+    }
+    const quota = k.read((db, now) => {
+      const q = quotaState(db, getGoal(db, turn.goalId), now);
+      return { used: q.spent, limit: q.turnsPerWindow };
+    });
+    this.summary.turns.push({ id: turn.id, goalId: turn.goalId, todoId: turn.todoId, resultKind: turn.resultKind, exitCode: turn.exitCode, spent: turn.spent });
+    this.say({ event: 'turn_ended', turnId: turn.id, goalId: turn.goalId, todoId: turn.todoId, resultKind: turn.resultKind, exitCode, spent: turn.spent, quota, ...how },
+      endedLine(turn, quota, how));
+    this.refreshStatus();
+  }
+
+  private renew(turn: Turn): void {
+    if (!turn.todoId) return;
+    try {
+      renewTodo(this.agentKernel, turn.todoId);
+    } catch (error) {
+      this.say({ event: 'renew_failed', turnId: turn.id, error: (error as Error).message }, `${turn.id}: lease not renewed (${(error as Error).message})`);
+    }
+  }
+
+  /** Turns a killed runner left open, by the kernel's rule; windows' turns are left to windows (they may adopt a restored terminal). */
+  private recover(): void {
+    for (const found of abandonedTurns(this.agentKernel, (id) => this.running.has(id))) {
+      if (!found.launcher.runner) continue;
+      const settled = settleAbandoned(this.agentKernel, found);
+      if (!settled) continue;
+      this.summary.recovered.push(settled.turn.id);
+      this.say({ event: 'recovered', turnId: settled.turn.id, resultKind: settled.turn.resultKind, exitCode: settled.exitCode, why: settled.why },
+        recoveredLine(settled.turn, settled.why));
+      this.refreshStatus();
+    }
+  }
+
+  private announceSleep(wakeAt: string | null, because: string): void {
+    if (this.running.size > 0) return; // the turn's lines say what is going on
+    const line = sleepLine(wakeAt, because, Date.now());
+    if (line === this.lastSleep) return;
+    this.lastSleep = line;
+    this.say({ event: 'sleeping', until: wakeAt, because: wakeAt ? because : 'store change' }, line);
+  }
+
+  private refreshStatus(): void {
+    try {
+      writeStatusMd(this.agentKernel);
+    } catch {
+      /* a projection: never stops the runner */
+    }
+  }
+
+  private say(event: Record<string, unknown>, line: string): void {
+    this.o.out(this.o.json ? `${JSON.stringify({ ...event, at: new Date().toISOString() })}\n` : `${line}\n`);
+  }
+}

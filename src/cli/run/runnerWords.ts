@@ -1,0 +1,49 @@
+import type { ShouldRun, ShouldRunReason } from '../../kernel/queries/quota';
+import type { Turn } from '../../kernel/queries/turns';
+import { clockTime } from '../../protocol/display';
+
+/** should-run's reasons as a person reads them (codes stay in --json). */
+const REASONS: Record<ShouldRunReason, string> = {
+  ok: 'work is ready',
+  goal_inactive: 'the goal is not active',
+  no_ready_work: 'no todo is ready',
+  gate_pending: 'a question waits for a human',
+  budget_exhausted: 'its turn budget for the window is used up',
+  concurrency_limit: 'as many turns as it allows are already running',
+  cooldown: 'it is cooling down after the last turn',
+  no_change: 'the last turn made no progress and nothing changed since',
+};
+
+export function decisionLine(goalId: string, answer: ShouldRun, nowMs: number): string {
+  if (answer.run) return `${goalId}: should run: yes (${answer.remaining} turns left in the window)`;
+  const wake = answer.nextWakeAt ? `next wake ${clockTime(answer.nextWakeAt, nowMs)}` : 'waits for a human or a change';
+  return `${goalId}: should run: no (${REASONS[answer.reason]}) · ${wake}`;
+}
+
+export function startedLine(turn: Turn, host: string): string {
+  return `${turn.goalId}: turn ${turn.id} on ${turn.todoId} · ${host} · started`;
+}
+
+const RESULTS: Record<string, string> = {
+  validated_progress: 'progress recorded',
+  validated_completion: 'todo shipped',
+  user_action_required: 'needs a human',
+  wait: 'handed back to wait',
+  host_failure: 'the host failed',
+  validation_failed: 'nothing was written back',
+};
+
+export function endedLine(turn: Turn, quota: { used: number; limit: number }, how: { timedOut: boolean; interrupted: boolean }): string {
+  const why = how.timedOut ? ' (stopped at its time limit)' : how.interrupted ? ' (interrupted)' : '';
+  const result = RESULTS[turn.resultKind ?? ''] ?? String(turn.resultKind);
+  const spent = turn.spent ? `quota spent ${quota.used}/${quota.limit}` : `no quota spent (${quota.used}/${quota.limit} used)`;
+  return `${turn.id} ended${why}: ${result}, exit code ${turn.exitCode}, ${spent}`;
+}
+
+export function recoveredLine(turn: Turn, why: string): string {
+  return `${turn.id} (left open on ${turn.todoId}) finished now: ${RESULTS[turn.resultKind ?? ''] ?? turn.resultKind}; ${why}`;
+}
+
+export function sleepLine(until: string | null, because: string, nowMs: number): string {
+  return until ? `sleeping until ${clockTime(until, nowMs)} (${because}) or a change in the store` : 'sleeping until the store changes';
+}

@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { agent, makeStore, type TestStore } from './testKit';
+import { createGoal } from './ops/goals';
+import { addTodo } from './ops/todos';
+import { addEvidence } from './ops/evidence';
+import { startTurn, turnDir } from './ops/turns';
+import { EXIT_CODE_FILE, abandonedTurns, launcherState, settleAbandoned, writeLauncher } from './launchers';
+import { getTurn } from './queries/turns';
+
+let s: TestStore;
+let goalId: string;
+beforeEach(() => {
+  s = makeStore();
+  goalId = createGoal(s.kernel, { title: 'Nightly', maxConcurrent: 3 }).id;
+  for (const title of ['a', 'b', 'c']) addTodo(s.kernel, { goalId, title });
+});
+afterEach(() => s.dispose());
+
+/** A pid that surely belongs to no process: a child that has exited and been reaped. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '0']);
+  await new Promise((done) => child.on('close', done));
+  return child.pid as number;
+}
+
+describe('the recovery rule for open turns', () => {
+  test('no marker: unmanaged (turn start by hand); a live launcher: alive; a gone one: abandoned, with its exit code when written', async () => {
+    const byHand = startTurn(s.kernel, { goalId, host: 'custom', agent: 'bot' }).turn;
+    const live = startTurn(s.kernel, { goalId, host: 'custom', agent: 'bot' }).turn;
+    const gone = startTurn(s.kernel, { goalId, host: 'custom', agent: 'bot' }).turn;
+    const dead = await deadPid();
+    writeLauncher(s.root, live.id, { pid: process.ppid, runner: 'bot', host: 'custom' }); // our parent: alive, not us
+    writeLauncher(s.root, gone.id, { pid: dead, runner: 'bot', host: 'custom' });
+    expect(launcherState(s.root, byHand.id).state).toBe('unmanaged');
+    expect(launcherState(s.root, live.id)).toMatchObject({ state: 'alive', launcher: { pid: process.ppid, runner: 'bot' } });
+    expect(launcherState(s.root, gone.id)).toMatchObject({ state: 'gone', exitCode: undefined });
+    writeFileSync(join(s.root, turnDir(gone.id), EXIT_CODE_FILE), ''); // created, not yet written: not an exit code
+    expect(launcherState(s.root, gone.id)).toMatchObject({ state: 'gone', exitCode: undefined });
+    writeFileSync(join(s.root, turnDir(gone.id), EXIT_CODE_FILE), '7');
+    expect(abandonedTurns(s.kernel).map((a) => [a.turn.id, a.exitCode])).toEqual([[gone.id, 7]]);
+    expect(abandonedTurns(s.kernel, (id) => id === gone.id)).toEqual([]);
+  });
+
+  test('a gone launcher whose agent process still runs is alive: the agent may still write back', async () => {
+    const turn = startTurn(s.kernel, { goalId, host: 'custom', agent: 'bot' }).turn;
+    writeLauncher(s.root, turn.id, { pid: await deadPid(), runner: 'bot', host: 'custom', hostPid: process.pid });
+    expect(launcherState(s.root, turn.id, -1).state).toBe('alive');
+  });
+
+  test('settling finishes the turn as the kernel, judged by what was written back, exactly once', async () => {
+    const turn = startTurn(s.kernel, { goalId, host: 'custom', agent: 'bot' }).turn;
+    addEvidence(s.as(agent('bot')), { todoId: turn.todoId as string, summary: 'half done' });
+    writeLauncher(s.root, turn.id, { pid: await deadPid(), runner: 'bot', host: 'custom' });
+    const [found] = abandonedTurns(s.kernel);
+    const settled = settleAbandoned(s.as(agent('someone-else')), found as NonNullable<typeof found>);
+    expect(settled).toMatchObject({ exitCode: -1, turn: { id: turn.id, resultKind: 'validated_progress', spent: true } });
+    expect(settled?.why).toMatch(/runner bot \(pid \d+\) is gone/);
+    const finishedBy = s.kernel.db.prepare(`SELECT actor FROM events WHERE kind = 'turn.finished'`).get();
+    expect(finishedBy?.actor).toBe('kernel');
+    expect(settleAbandoned(s.kernel, found as NonNullable<typeof found>)).toBeUndefined();
+    expect(getTurn(s.kernel.db, turn.id).exitCode).toBe(-1);
+  });
+});

@@ -1,0 +1,28 @@
+import type { SqliteDb } from '../db/sqliteDb';
+
+export interface RunnerSeen {
+  /** The runner's agent name. */
+  agent: string;
+  host: string;
+  pid: number;
+  startedAt: string;
+  /** The agent's last-seen: its runner start, or the last turn it started or finished. */
+  lastSeen: string;
+}
+
+/** Agents that ran as `loopx run` (their latest start), last seen at or after `since`, newest first. */
+export function recentRunners(db: SqliteDb, since: string): RunnerSeen[] {
+  return db
+    .prepare(
+      `SELECT e.actor AS agent, e.data AS data, e.at AS started_at, a.last_seen AS last_seen
+         FROM events e JOIN agents a ON a.name = e.actor
+        WHERE e.kind = 'runner.started' AND a.last_seen >= ?
+          AND e.seq = (SELECT max(seq) FROM events WHERE kind = 'runner.started' AND actor = e.actor)
+        ORDER BY a.last_seen DESC`,
+    )
+    .all(since)
+    .map((r) => {
+      const data = JSON.parse(String(r.data)) as { host: string; pid: number };
+      return { agent: String(r.agent), host: data.host, pid: data.pid, startedAt: String(r.started_at), lastSeen: String(r.last_seen) };
+    });
+}

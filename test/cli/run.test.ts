@@ -1,0 +1,211 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { LOOPX, cleanEnv, dumpStore, loopx, workspace } from './harness';
+import { type RunnerChild, agentCommand, startRunner } from './runner';
+
+/** `loopx run` as a black box: bin/loopx run with a scripted host (no model), each test in its own workspace. */
+const spaces: { dispose(): void }[] = [];
+const children: RunnerChild[] = [];
+afterAll(() => {
+  for (const r of children) if (r.child.exitCode === null) r.child.kill('SIGKILL');
+  for (const ws of spaces) ws.dispose();
+});
+
+type Turn = { id: string; todoId: string; agent: string; resultKind: string | null; exitCode: number | null; spent: boolean; endedAt: string | null };
+
+function setUp(todos: number, goalFlags: string[] = []) {
+  const ws = workspace();
+  spaces.push(ws);
+  const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
+  cli(['init']);
+  cli(['goal', 'create', '--title', 'Nightly', ...goalFlags]);
+  for (let i = 1; i <= todos; i++) cli(['todo', 'add', '--goal', 'G1', '--title', `Step ${i}`]);
+  const runner = (args: string[], env: Record<string, string> = {}) => {
+    const r = startRunner(ws.root, args, env);
+    children.push(r);
+    return r;
+  };
+  const turns = () => (cli(['turn', 'list', '--json']).json.data as Turn[]).slice().reverse();
+  return { root: ws.root, cli, runner, turns };
+}
+
+describe('loopx run', () => {
+  test('runs a goal of three todos to completion with --until-idle, teeing each host\'s output with a prefix', () => {
+    const { root, cli, turns } = setUp(3);
+    const run = spawnSync(process.execPath, [LOOPX, 'run', '--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot', '--until-idle'], {
+      cwd: root, env: cleanEnv(), encoding: 'utf8', timeout: 50_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('G1: turn R1 on T1 · custom · started');
+    expect(run.stdout).toContain('R1 │ agent bot (turn R1) works on T1: ship');
+    expect(run.stdout).toMatch(/R3 ended: todo shipped, exit code 0, quota spent 3\/20/);
+    expect(run.stdout).toContain('G1: should run: no (no todo is ready)');
+    expect(run.stdout).toMatch(/loopx run stopped \(idle\): 3 turns run\./);
+    expect(turns()).toMatchObject([
+      { id: 'R1', todoId: 'T1', agent: 'bot', resultKind: 'validated_completion', spent: true, exitCode: 0 },
+      { id: 'R2', todoId: 'T2', resultKind: 'validated_completion', spent: true },
+      { id: 'R3', todoId: 'T3', resultKind: 'validated_completion', spent: true },
+    ]);
+    expect(readFileSync(join(root, '.loopx', 'turns', 'R2', 'output.log'), 'utf8')).toContain('shipped T2');
+    expect(JSON.parse(readFileSync(join(root, '.loopx', 'turns', 'R2', 'launcher.json'), 'utf8'))).toMatchObject({ runner: 'bot', host: 'custom' });
+    expect(cli(['doctor']).stdout).toMatch(/runners\s+bot \(host custom, pid \d+\) last seen/);
+  });
+
+  test('a host that exits non-zero is a host failure, spends nothing, and is not retried on no change', async () => {
+    const { cli, runner, turns } = setUp(1);
+    const r = runner(['--host', 'custom', '--command', agentCommand('fail'), '--agent', 'bot', '--until-idle']);
+    expect(await r.exited).toEqual({ code: 0, signal: null });
+    expect(turns()).toMatchObject([{ id: 'R1', resultKind: 'host_failure', exitCode: 3, spent: false }]);
+    expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({ turnId: 'R1', resultKind: 'host_failure', exitCode: 3, spent: false });
+    expect(r.events.at(-2)).toMatchObject({ event: 'decision', goalId: 'G1', run: false, reason: 'no_change', nextWakeAt: null });
+    expect(r.events.at(-1)).toMatchObject({ ok: true, data: { stoppedBecause: 'idle', turns: [{ id: 'R1' }] } });
+    expect(cli(['todo', 'list', '--json']).json.data).toMatchObject([{ id: 'T1', status: 'open' }]);
+  });
+
+  test('a host without placeholders reads the prompt on stdin, in the workspace root, with the turn\'s environment', async () => {
+    const { root, runner, turns } = setUp(1);
+    const r = runner(['--host', 'claude', '--command', 'sh -c \'pwd; echo "$LOOPX_TURN $LOOPX_TODO $LOOPX_GOAL $LOOPX_AGENT"; head -n 3\'', '--agent', 'claude-night', '--once']);
+    expect(await r.exited).toEqual({ code: 0, signal: null });
+    const log = readFileSync(join(root, '.loopx', 'turns', 'R1', 'output.log'), 'utf8');
+    const prompt = readFileSync(join(root, '.loopx', 'turns', 'R1', 'prompt.md'), 'utf8');
+    expect(log).toContain(`R1 T1 G1 claude-night\n${prompt.split('\n').slice(0, 3).join('\n')}`);
+    expect(log.split('\n')[0]).toBe(realpathSync(root));
+    expect(turns()).toMatchObject([{ id: 'R1', agent: 'claude-night', resultKind: 'validation_failed', spent: false }]);
+  });
+
+  test('bad input and a missing host executable are refused before anything is claimed or recorded', () => {
+    const { root, cli } = setUp(1);
+    const before = dumpStore(root);
+    const cases: [string[], number, string][] = [
+      [['--host', 'custom', '--command', 'no-such-agent-xyz {prompt}'], 2, 'host_missing'],
+      [['--host', 'codex'], 2, 'host_missing'],
+      [['--host', 'custom'], 2, 'invalid_input'],
+      [['--host', 'gpt'], 2, 'invalid_input'],
+      [['--host', 'custom', '--command', 'true', '--goal', 'G9'], 4, 'not_found'],
+      [['--host', 'custom', '--command', 'true', '--turn-limit', '1s'], 2, 'invalid_input'],
+      [['--host', 'custom', '--command', 'true', '--max-turns', '0'], 2, 'invalid_input'],
+    ];
+    for (const [args, code, error] of cases) {
+      const r = cli(['run', ...args, '--json'], { PATH: '/usr/bin:/bin' });
+      expect([r.code, r.json.error?.code], args.join(' ')).toEqual([code, error]);
+    }
+    expect(dumpStore(root)).toBe(before);
+  });
+
+  test('a todo waiting on a monitor: the runner sleeps, spends no turn, and starts one within a check interval and a second of it firing', async () => {
+    const { root, cli, runner, turns } = setUp(1);
+    cli(['monitor', 'add', '--todo', 'T1', '--check', 'test -f deployed', '--every', '10s']);
+    const r = runner(['--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot', '--max-turns', '1']);
+    await r.waitFor((e) => e.event === 'sleeping' && e.because === 'next monitor check');
+    expect(turns()).toEqual([]);
+    expect(r.events.filter((e) => e.event === 'turn_started')).toEqual([]);
+    writeFileSync(join(root, 'deployed'), 'yes');
+    const firedAt = Date.now();
+    const started = await r.waitFor((e) => e.event === 'turn_started');
+    expect(Date.parse(started.at as string) - firedAt).toBeLessThanOrEqual(11_000);
+    expect(r.events.find((e) => e.event === 'monitors')).toMatchObject({ fired: ['M1'] });
+    expect(await r.exited).toEqual({ code: 0, signal: null });
+    expect(turns()).toMatchObject([{ id: 'R1', todoId: 'T1', resultKind: 'validated_completion', spent: true }]);
+  });
+
+  test('two runners on one goal with max concurrent 1 never hold two claims at once nor claim a todo twice', async () => {
+    const { root, runner, turns } = setUp(4);
+    const a = runner(['--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot-a', '--until-idle']);
+    const b = runner(['--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot-b', '--until-idle']);
+    expect(await a.exited).toEqual({ code: 0, signal: null });
+    expect(await b.exited).toEqual({ code: 0, signal: null });
+    const all = turns();
+    expect(all.map((t) => t.todoId).sort()).toEqual(['T1', 'T2', 'T3', 'T4']);
+    expect(all.every((t) => t.resultKind === 'validated_completion')).toBe(true);
+    // Replay the claims from the log: at every claim, no other todo of the goal may be held.
+    const db = spawnSync(process.execPath, [LOOPX, 'history', '--limit', '500', '--json'], { cwd: root, env: cleanEnv(), encoding: 'utf8' });
+    const events = (JSON.parse(db.stdout).data as { seq: number; kind: string; todoId: string | null }[]).sort((x, y) => x.seq - y.seq);
+    const held = new Set<string>();
+    let most = 0;
+    for (const e of events) {
+      if (e.kind === 'todo.claimed') held.add(e.todoId as string);
+      if (['todo.shipped', 'todo.released', 'todo.blocked', 'todo.killed'].includes(e.kind)) held.delete(e.todoId as string);
+      most = Math.max(most, held.size);
+    }
+    expect(events.filter((e) => e.kind === 'todo.claimed')).toHaveLength(4);
+    expect(most).toBe(1);
+  });
+
+  test('Ctrl-C during a turn starts nothing more and lets the turn end cleanly', async () => {
+    const { root, runner, turns } = setUp(2);
+    const release = join(root, 'release');
+    const r = runner(['--host', 'custom', '--command', agentCommand('wait-for', release), '--agent', 'bot']);
+    await r.waitFor((e) => e.event === 'output' && e.line === 'waiting');
+    r.child.kill('SIGINT');
+    await r.waitFor((e) => e.event === 'stopping');
+    writeFileSync(release, 'go');
+    expect(await r.exited).toEqual({ code: 0, signal: null });
+    expect(turns()).toMatchObject([{ id: 'R1', todoId: 'T1', resultKind: 'validated_completion', exitCode: 0, spent: true }]);
+    expect(r.events.at(-1)).toMatchObject({ ok: true, data: { stoppedBecause: 'signal' } });
+  });
+
+  test('a second Ctrl-C ends the running host and finishes its turn as interrupted, judged by what it wrote back', async () => {
+    const { root, runner, turns } = setUp(1);
+    const r = runner(['--host', 'custom', '--command', agentCommand('hang'), '--agent', 'bot']);
+    await r.waitFor((e) => e.event === 'output' && e.line === 'hanging');
+    const { hostPid } = JSON.parse(readFileSync(join(root, '.loopx', 'turns', 'R1', 'launcher.json'), 'utf8')) as { hostPid: number };
+    r.child.kill('SIGINT');
+    await r.waitFor((e) => e.event === 'stopping');
+    r.child.kill('SIGINT');
+    expect(await r.exited).toEqual({ code: 0, signal: null });
+    expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({ turnId: 'R1', interrupted: true, exitCode: 130 });
+    expect(turns()).toMatchObject([{ id: 'R1', resultKind: 'validated_progress', exitCode: 130, spent: true }]);
+    expect(alive(hostPid)).toBe(false);
+  });
+
+  test('a turn past --turn-limit is ended with its process group and finished with exit code 124', async () => {
+    const { root, runner, turns } = setUp(1);
+    const r = runner(['--host', 'custom', '--command', agentCommand('hang'), '--agent', 'bot', '--turn-limit', '10s', '--max-turns', '1']);
+    await r.waitFor((e) => e.event === 'output' && e.line === 'hanging');
+    const { hostPid } = JSON.parse(readFileSync(join(root, '.loopx', 'turns', 'R1', 'launcher.json'), 'utf8')) as { hostPid: number };
+    expect(await r.exited).toEqual({ code: 0, signal: null });
+    expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({ turnId: 'R1', timedOut: true, exitCode: 124 });
+    expect(turns()).toMatchObject([{ id: 'R1', resultKind: 'validated_progress', exitCode: 124 }]);
+    expect(alive(hostPid)).toBe(false);
+  });
+
+  test('after kill -9 the runner\'s open turn is left while its agent runs, then recovered by the next runner', async () => {
+    const { root, runner, turns } = setUp(1);
+    const first = runner(['--host', 'custom', '--command', agentCommand('hang'), '--agent', 'bot']);
+    await first.waitFor((e) => e.event === 'output' && e.line === 'hanging');
+    const launcher = JSON.parse(readFileSync(join(root, '.loopx', 'turns', 'R1', 'launcher.json'), 'utf8')) as { pid: number; hostPid: number; runner: string };
+    expect(launcher).toMatchObject({ pid: first.child.pid, runner: 'bot' });
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // Its agent still runs and may still write back: a second runner leaves the turn alone.
+    const look = runner(['--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot-2', '--once']);
+    expect(await look.exited).toEqual({ code: 0, signal: null });
+    expect(look.events.filter((e) => e.event === 'recovered' || e.event === 'turn_started')).toEqual([]);
+    expect(turns()).toMatchObject([{ id: 'R1', endedAt: null }]);
+    process.kill(-launcher.hostPid, 'SIGKILL');
+    await until(() => !alive(launcher.hostPid));
+    const next = runner(['--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot-2', '--until-idle']);
+    expect(await next.exited).toEqual({ code: 0, signal: null });
+    expect(next.events.find((e) => e.event === 'recovered')).toMatchObject({ turnId: 'R1', resultKind: 'validated_progress', exitCode: -1 });
+    expect(turns()).toMatchObject([
+      { id: 'R1', agent: 'bot', resultKind: 'validated_progress', exitCode: -1, spent: true },
+      { id: 'R2', agent: 'bot-2', todoId: 'T1', resultKind: 'validated_completion', spent: true },
+    ]);
+    expect(existsSync(join(root, '.loopx', 'turns', 'R1', 'exit-code'))).toBe(false);
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((r) => setTimeout(r, 20));
+}
