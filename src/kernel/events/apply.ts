@@ -65,14 +65,16 @@ const reducers: Reducers = {
   'goal.edited': (db, e) => {
     const { scope, ...rest } = e.data;
     const fields: Record<string, string | number | undefined> = { ...rest, scope: scope && JSON.stringify(scope) };
-    const sets = Object.entries(fields).filter(([, v]) => v !== undefined);
+    // Only the goal's own fields: event data also carries who decided (a human's channel).
+    const sets = Object.entries(fields).filter(([k, v]) => v !== undefined && k in GOAL_COLUMN);
     if (sets.length === 0) return;
     db.prepare(`UPDATE goals SET ${sets.map(([k]) => `${GOAL_COLUMN[k]} = ?`).join(', ')}, updated_at = ? WHERE id = ?`)
       .run(...sets.map(([, v]) => v as string | number), e.at, e.goalId);
   },
   'todo.edited': (db, e) => {
-    const { dependsOn, ...rest } = e.data;
-    const fields: Record<string, string | number | undefined> = { ...rest, depends_on: dependsOn?.join(',') };
+    const { title, detail, priority, dependsOn } = e.data;
+    // Named, not spread: event data also carries who decided (a human's channel), which is no column.
+    const fields: Record<string, string | number | undefined> = { title, detail, priority, depends_on: dependsOn?.join(',') };
     const sets = Object.entries(fields).filter(([, v]) => v !== undefined);
     touchTodo(db, e.todoId, e.at, sets.map(([k]) => `${k} = ?`).join(', ') || 'revision = revision', sets.map(([, v]) => v as string | number));
     if (dependsOn) {
