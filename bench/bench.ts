@@ -1,21 +1,25 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Kernel } from '../src/kernel/kernel';
 import { createGoal } from '../src/kernel/ops/goals';
-import { addTodo, blockTodo } from '../src/kernel/ops/todos';
+import { addTodo, blockTodo, killTodo } from '../src/kernel/ops/todos';
 import { claimTodo, renewTodo, shipTodo } from '../src/kernel/ops/claims';
 import { addEvidence } from '../src/kernel/ops/evidence';
 import { askGate } from '../src/kernel/ops/gates';
 import { verifyChain } from '../src/kernel/events/log';
 import { statusReport } from '../src/kernel/queries/status';
 import { chooseDriver } from '../src/kernel/db/openDb';
+import { addMonitor } from '../src/kernel/ops/monitors';
+import { tickMonitors } from '../src/kernel/ops/tick';
+import { startTurn } from '../src/kernel/ops/turns';
 
 /**
  * `npm run bench`: a benchmark, not a test. Seeds a store of 10,000 todos and 100,000 events, then measures
- * CLI calls as separate processes next to bare `node -e 0` in the same run, in-process claim+ship throughput,
- * and log verification. Prints a Markdown table for the README.
+ * CLI calls as separate processes next to bare `node -e 0` in the same run (among them `monitor tick` with 100
+ * monitors of which none is due), in-process claim+ship throughput, log verification, and how soon a monitor wakes
+ * its todo once its condition holds. Prints a Markdown table for the README.
  */
 const REPO = resolve(__dirname, '..', '..');
 const LOOPX = join(REPO, 'bin', 'loopx');
@@ -71,6 +75,78 @@ function seed(root: string): { seconds: number; events: number } {
   return { seconds: ms(process.hrtime.bigint() - started) / 1000, events };
 }
 
+/** 100 todos waiting on checks that ran once and are next due in an hour: a tick finds nothing to do. */
+async function seedMonitors(root: string): Promise<void> {
+  const kernel = Kernel.open(root, { actor: human });
+  try {
+    const goal = createGoal(kernel, { title: 'Watches', turnsPerWindow: 100_000 }).id;
+    for (let i = 0; i < 100; i++) {
+      const todoId = addTodo(kernel, { goalId: goal, title: `Wait for job ${i}` }).id;
+      addMonitor(kernel, { todoId, check: 'exit 1', everySeconds: 3600, timeoutSeconds: 7 * 86400 });
+    }
+    const first = await tickMonitors(kernel, { concurrency: 8 });
+    if (first.runs.length !== 100) throw new Error(`expected 100 first runs, got ${first.runs.length}`);
+  } finally {
+    kernel.close();
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Wake latency: a monitor checks `test -f done` every 10 s; a separate ticker process (as cron or a runner would
+ * run it) sleeps until the next check each tick reports. The job "finishes" at a random moment; the latency is
+ * from then to the monitor firing. Meanwhile a scheduler asks for a turn every second: none may start.
+ */
+async function wakeLatency(trials: number): Promise<{ latencies: number[]; turnAttempts: number; turnsStarted: number }> {
+  const root = mkdtempSync(join(tmpdir(), 'loopx-bench-wake-'));
+  const latencies: number[] = [];
+  let turnAttempts = 0;
+  let turnsStarted = 0;
+  try {
+    const { kernel } = Kernel.init(root, { actor: human });
+    const goal = createGoal(kernel, { title: 'CI', turnsPerWindow: 1000 }).id;
+    const env: NodeJS.ProcessEnv = { ...process.env, LOOPX_ROOT: root };
+    delete env.LOOPX_AGENT;
+    for (let trial = 0; trial < trials; trial++) {
+      const flag = join(root, `done-${trial}`);
+      const todoId = addTodo(kernel, { goalId: goal, title: `CI run ${trial}` }).id;
+      const monitorId = addMonitor(kernel, { todoId, check: `test -f done-${trial}`, everySeconds: 10 }).id;
+      const doneAt = Date.now() + 2000 + Math.random() * 10_000;
+      let fired: number | undefined;
+      while (fired === undefined) {
+        if (Date.now() >= doneAt && !existsSync(flag)) writeFileSync(flag, '');
+        const tick = spawnSync(process.execPath, [LOOPX, 'monitor', 'tick', '--json'], { cwd: root, env, encoding: 'utf8' });
+        const data = JSON.parse(tick.stdout).data as { fired: string[]; nextCheckAt: string | null };
+        if (data.fired.includes(monitorId)) {
+          const at = kernel.read((db) => db.prepare(`SELECT at FROM events WHERE kind = 'monitor.fired' AND data LIKE ?`).get(`%"id":"${monitorId}"%`)?.at);
+          fired = Date.parse(String(at));
+          break;
+        }
+        // Until the next check: ask for a turn every second, as an eager scheduler would (it must be refused).
+        const wakeAt = data.nextCheckAt ? Date.parse(data.nextCheckAt) : Date.now() + 1000;
+        while (Date.now() < wakeAt) {
+          if (Date.now() >= doneAt && !existsSync(flag)) writeFileSync(flag, '');
+          turnAttempts++;
+          try {
+            startTurn(kernel.as({ name: 'bench', kind: 'agent' }), { goalId: goal, host: 'custom' });
+            turnsStarted++;
+          } catch {
+            /* should_not_run: the todo waits on its monitor */
+          }
+          await sleep(Math.min(1000, Math.max(0, wakeAt - Date.now())));
+        }
+      }
+      latencies.push((fired - doneAt) / 1000);
+      killTodo(kernel, todoId, 'measured'); // ready now; the next trial must again have nothing ready
+    }
+    kernel.close();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  return { latencies, turnAttempts, turnsStarted };
+}
+
 function timeProcess(args: string[], cwd: string, env: NodeJS.ProcessEnv): number {
   const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -79,12 +155,13 @@ function timeProcess(args: string[], cwd: string, env: NodeJS.ProcessEnv): numbe
   return t;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   // BENCH_STORE keeps a seeded store between runs (for profiling); by default a fresh one is seeded and removed.
   const kept = process.env.BENCH_STORE;
   const root = kept ?? mkdtempSync(join(tmpdir(), 'loopx-bench-'));
   try {
     const seeded = kept && existsSync(Kernel.storePath(root)) ? { seconds: 0, events: -1 } : seed(root);
+    if (!kept) await seedMonitors(root);
     const env: NodeJS.ProcessEnv = { ...process.env, LOOPX_AGENT: 'bench' };
     delete env.LOOPX_ROOT;
     const cases: Record<string, string[]> = {
@@ -92,6 +169,7 @@ function main(): void {
       'loopx status --json': [LOOPX, 'status', '--json'],
       'loopx todo next --json': [LOOPX, 'todo', 'next', '--json'],
       'loopx todo claim --next --json': [LOOPX, 'todo', 'claim', '--next', '--json'],
+      'loopx monitor tick --json (100 monitors, none due)': [LOOPX, 'monitor', 'tick', '--json'],
     };
     const samples: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
     for (const args of Object.values(cases)) timeProcess(args, root, env); // warm the page cache
@@ -116,6 +194,7 @@ function main(): void {
     const statusMs = ms(process.hrtime.bigint() - s0);
     kernel.close();
     const verifyCliMs = median([0, 1, 2].map(() => timeProcess([LOOPX, 'log', 'verify', '--json'], root, env)));
+    const wake = await wakeLatency(Number(process.env.BENCH_WAKE_TRIALS ?? 3));
 
     const rows = Object.entries(samples).map(([name, xs]) => {
       const m = median(xs);
@@ -129,10 +208,16 @@ function main(): void {
     console.log(`| in-process status report | ${statusMs.toFixed(1)} ms | |`);
     console.log(`| verify ${verify.events} events in-process | ${verifyMs.toFixed(0)} ms | |`);
     console.log(`| \`loopx log verify --json\` (whole process) | ${verifyCliMs.toFixed(0)} ms | |`);
+    const sorted = [...wake.latencies].sort((a, b) => a - b);
+    console.log(`| wake latency: condition true → monitor fired (check every 10 s, ${sorted.length} trials) | median ${median(sorted).toFixed(1)} s, max ${(sorted[sorted.length - 1] ?? 0).toFixed(1)} s (bound: 11 s) | |`);
+    console.log(`| turns started while a todo waited on its monitor | ${wake.turnsStarted} of ${wake.turnAttempts} attempts | |`);
     if (!verify.ok) throw new Error('chain broken in bench store');
   } finally {
     if (!kept) rmSync(root, { recursive: true, force: true });
   }
 }
 
-main();
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

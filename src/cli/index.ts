@@ -1,6 +1,7 @@
+import { fstatSync, writeSync } from 'node:fs';
+import type * as Tty from 'node:tty';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { isatty } from 'node:tty';
 import { runCli } from './main';
 import { readLineSync } from './humanChannel';
 import type { serveMcp as ServeMcp } from './mcp/server';
@@ -17,15 +18,41 @@ if (argv[0] === 'mcp' && !argv.includes('--help') && !argv.includes('-h')) {
 } else {
   // Entry point of the bundled CLI (dist/cli.js, started by bin/loopx).
   void runCli(argv, {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout: (text) => write(1, text),
+    stderr: (text) => write(2, text),
     env: process.env,
     cwd: process.cwd(),
-    isTty: process.stdout.isTTY === true,
-    // isatty, not process.stdin.isTTY: creating the stdin stream would make fd 0 non-blocking for readLineSync.
-    interactive: isatty(0) && isatty(1),
+    isTty: isTerminal(1),
+    // Not process.stdin.isTTY: creating the stdin stream would make fd 0 non-blocking for readLineSync.
+    interactive: isTerminal(0) && isTerminal(1),
     readLine: readLineSync,
   }).then((code) => {
     process.exitCode = code;
   });
+}
+
+/**
+ * Writes straight to the file descriptor. Touching process.stdout loads node:stream, about 10 ms of a call that
+ * agents make hundreds of times a day; a blocking write does not. A reader that went away (EPIPE) ends the output;
+ * a descriptor that would block (EAGAIN) gets the rest through the stream as before.
+ */
+function write(fd: 1 | 2, text: string): void {
+  const buffer = Buffer.from(text);
+  let offset = 0;
+  try {
+    while (offset < buffer.length) offset += writeSync(fd, buffer, offset);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EPIPE') return;
+    (fd === 1 ? process.stdout : process.stderr).write(buffer.subarray(offset));
+  }
+}
+
+/** process.stdout.isTTY would build the stream; only a character device can be a terminal, so ask tty only then. */
+function isTerminal(fd: 0 | 1): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice() && (process.getBuiltinModule('node:tty') as typeof Tty).isatty(fd);
+  } catch {
+    return false;
+  }
 }

@@ -94,6 +94,7 @@ describe('bad input gets a clear error, the right exit code, and changes nothing
     ['neither check nor timer', ['monitor', 'add', '--todo', 'T3', '--json'], 2, 'invalid_input'],
     ['both check and timer', ['monitor', 'add', '--todo', 'T3', '--check', 'true', '--after', '1h', '--json'], 2, 'invalid_input'],
     ['a timer with an interval', ['monitor', 'add', '--todo', 'T3', '--after', '1h', '--every', '5m', '--json'], 2, 'invalid_input'],
+    ['a timer with a condition', ['monitor', 'add', '--todo', 'T3', '--after', '1h', '--until', 'change', '--json'], 2, 'invalid_input'],
     ['unknown condition', ['monitor', 'add', '--todo', 'T3', '--check', 'true', '--until', 'green', '--json'], 2, 'invalid_input'],
     ['bad regular expression', ['monitor', 'add', '--todo', 'T3', '--check', 'true', '--until', 'match:([', '--json'], 2, 'invalid_input'],
     ['a monitor on a shipped todo', ['monitor', 'add', '--todo', 'T2', '--check', 'true', '--json'], 3, 'illegal_transition'],

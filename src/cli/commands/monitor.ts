@@ -25,7 +25,7 @@ export const monitorAdd: Command = {
     check: { type: 'string', value: 'CMD', description: 'a shell command to run from the workspace root' },
     every: { type: 'duration', value: 'D', description: 'between two runs of the check (default 5m, at least 10s)' },
     until: { type: 'string', value: 'COND', description: 'exit0 (default), change or match:REGEX' },
-    timeout: { type: 'duration', value: 'D', description: 'the monitor expires this long after it was added (default 24h)' },
+    timeout: { type: 'duration', value: 'D', description: 'the monitor expires this long after it was added (default 24h for a check, none for a timer)' },
     'run-limit': { type: 'duration', value: 'D', description: 'one run is killed after this long (default 60s, at most 1h)' },
     after: { type: 'duration', value: 'D', description: 'instead of a check: a pure timer that fires this long from now' },
     note: { type: 'string', value: 'N', description: 'what the next turn should know; it is in the continuation when it fires' },

@@ -64,3 +64,28 @@ test('a store with a newer schema is refused with a clear message and left untou
 test('opening a workspace without a store is "no store" (exit 5)', () => {
   expect(() => Kernel.open(workspace())).toThrow(expect.objectContaining({ code: 'no_store', exitCode: 5 }));
 });
+
+test('a store of schema 2 with work in it is migrated in place: its todos read back, monitors and checks start empty', async () => {
+  const root = workspace();
+  const { MIGRATIONS } = await import('./migrate');
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(join(root, '.loopx'), { recursive: true });
+  const old = openDb(Kernel.storePath(root));
+  old.exec(MIGRATIONS[0] as string);
+  old.exec(MIGRATIONS[1] as string);
+  old.exec('PRAGMA user_version = 2');
+  old.exec(`INSERT INTO goals VALUES ('G1', 1, 'g', '', '[]', 'active', 5, 24, 1, 0, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`);
+  old.exec(`INSERT INTO todos (id, num, goal_id, title, detail, priority, status, continuation, depends_on, evidence_count, revision, created_at, updated_at)
+    VALUES ('T1', 1, 'G1', 't', '', 2, 'open', '', '', 0, 1, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`);
+  old.close();
+  const kernel = Kernel.open(root);
+  try {
+    expect(kernel.schemaVersion).toBe(SCHEMA_VERSION);
+    const { getTodo, getGoal } = await import('../queries/lookups');
+    expect(getTodo(kernel.db, 'T1')).toMatchObject({ id: 'T1', check: null, recurrence: null, readyAt: null, previousId: null });
+    expect(getGoal(kernel.db, 'G1').check).toBeNull();
+    expect(Number(kernel.db.prepare('SELECT count(*) AS n FROM monitors').get()?.n)).toBe(0);
+  } finally {
+    kernel.close();
+  }
+});

@@ -113,6 +113,7 @@ describe('monitor add', () => {
       [{ todoId: t, check: 'true', everySeconds: 5 }, 'invalid_input'],
       [{ todoId: t, check: 'true', runLimitSeconds: 7200 }, 'invalid_input'],
       [{ todoId: t, afterSeconds: 60, everySeconds: 60 }, 'invalid_input'],
+      [{ todoId: t, afterSeconds: 60, runLimitSeconds: 60 }, 'invalid_input'],
       [{ todoId: t, check: 'line\u001b[31m' }, 'invalid_input'],
       [{ todoId: 'T99', check: 'true' }, 'not_found'],
     ] as const) {
@@ -196,6 +197,15 @@ describe('monitor tick', () => {
     expect(await tick()).toMatchObject({ runs: [], fired: ['M1'] });
     expect(getTodo(s.kernel.db, t).continuation).toMatch(/Monitor M1 fired: its timer ran out[\s\S]*nightly job/);
     expect(answer()).toMatchObject({ run: true });
+  });
+
+  test('a timer with a shorter timeout expires instead of firing', async () => {
+    const t = add('Wait for the vendor');
+    addMonitor(s.kernel, { todoId: t, afterSeconds: 7200, timeoutSeconds: 3600 });
+    expect(answer().nextWakeAt).toBe(iso(s.clock.ms + 3600_000));
+    s.clock.advance(7200);
+    expect(await tick()).toMatchObject({ fired: [], expired: ['M1'] });
+    expect(getMonitor(s.kernel.db, 'M1').status).toBe('expired');
   });
 
   test('past its timeout a monitor expires, saying so, and the todo is ready again', async () => {

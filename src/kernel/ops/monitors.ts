@@ -1,4 +1,5 @@
 import type { Kernel, Tx } from '../kernel';
+import type { SqliteDb } from '../db/sqliteDb';
 import type { Actor } from '../events/eventTypes';
 import { IllegalTransitionError, InvalidInputError, NotAllowedError } from '../errors';
 import { randomToken } from '../nodeCrypto';
@@ -75,10 +76,19 @@ export function addMonitor(kernel: Kernel, input: MonitorInput): Monitor {
   const note = optionalText(input.note, 'note', { max: 2000 });
   let spec: { kind: 'check' | 'timer'; command: string | null; everySeconds: number | null; until: string; runLimitSeconds: number | null; timeoutSeconds: number | null; afterSeconds: number | null };
   if (timer) {
-    if (input.everySeconds !== undefined || input.until !== undefined || input.timeoutSeconds !== undefined || input.runLimitSeconds !== undefined) {
-      throw new InvalidInputError('a timer (--after) takes no --every, --until, --timeout or --run-limit: it runs nothing and fires at its time');
+    if (input.everySeconds !== undefined || input.until !== undefined || input.runLimitSeconds !== undefined) {
+      throw new InvalidInputError('a timer (--after) takes no --every, --until or --run-limit: it runs nothing and fires at its time');
     }
-    spec = { kind: 'timer', command: null, everySeconds: null, until: 'time', runLimitSeconds: null, timeoutSeconds: null, afterSeconds: within(input.afterSeconds, '--after', LIMITS.after, null) };
+    // A timer has no timeout unless one is given (then it expires instead of firing if that comes first).
+    spec = {
+      kind: 'timer',
+      command: null,
+      everySeconds: null,
+      until: 'time',
+      runLimitSeconds: null,
+      timeoutSeconds: within(input.timeoutSeconds, '--timeout', LIMITS.timeout, null),
+      afterSeconds: within(input.afterSeconds, '--after', LIMITS.after, null),
+    };
   } else {
     const command = requireText(input.check, 'check', { max: 2000 });
     parseCondition(input.until);
@@ -179,18 +189,16 @@ function tailForContinuation(tail: string): string {
 // ---- ticking: the pieces `monitor tick` runs; each is one transaction ----
 
 /** Anything a tick could do now, read without taking the write lock (the common answer is no). */
-export function anythingDue(kernel: Kernel): boolean {
-  return kernel.read((db, now) => {
-    const at = iso(now);
-    return (
-      db
-        .prepare(
-          `SELECT 1 FROM monitors m JOIN goals g ON g.id = m.goal_id
-            WHERE m.status = 'waiting' AND g.status = 'active' AND (m.next_check_at <= ? OR m.expires_at <= ?) LIMIT 1`,
-        )
-        .get(at, at) !== undefined
-    );
-  });
+export function anythingDue(db: SqliteDb, nowMs: number): boolean {
+  const at = iso(nowMs);
+  return (
+    db
+      .prepare(
+        `SELECT 1 FROM monitors m JOIN goals g ON g.id = m.goal_id
+          WHERE m.status = 'waiting' AND g.status = 'active' AND (m.next_check_at <= ? OR m.expires_at <= ?) LIMIT 1`,
+      )
+      .get(at, at) !== undefined
+  );
 }
 
 /**
@@ -211,7 +219,8 @@ export function settleDue(kernel: Kernel): { fired: string[]; expired: string[] 
       .all(tx.at, tx.at, tx.at);
     for (const row of due) {
       const monitor = getMonitor(tx.db, String(row.id));
-      if (monitor.kind === 'timer') {
+      const expiresFirst = monitor.expiresAt !== null && monitor.expiresAt <= tx.at && monitor.expiresAt < (monitor.nextCheckAt ?? monitor.expiresAt);
+      if (monitor.kind === 'timer' && !expiresFirst) {
         const result = `its timer ran out at ${monitor.nextCheckAt}`;
         const continuation = `Monitor ${monitor.id} fired: ${result}.${noteLine(monitor)}`;
         tx.emit({ kind: 'monitor.fired', goalId: monitor.goalId, todoId: monitor.todoId, data: { id: monitor.id, reason: 'time', run: null, result, continuation } }, KERNEL);

@@ -1,4 +1,5 @@
 import type { Kernel } from '../kernel';
+import type { SqliteDb } from '../db/sqliteDb';
 import { runCommand } from '../run/runCommand';
 import { iso } from '../time';
 import { MONITOR_DEFAULTS, type RunOutcome, anythingDue, claimDueRun, recordRun, settleDue } from './monitors';
@@ -34,49 +35,47 @@ export function checkEnv(base: NodeJS.ProcessEnv, extra: Record<string, string>)
 /**
  * `monitor tick`: fires due timers, expires what is past its timeout, and runs every due check once (several at
  * a time), each claimed in its own transaction right before it runs, so tickers in other processes (cron, CI, the
- * extension, a runner) never run the same one. Nothing due: one read, no write.
+ * extension, a runner) never run the same one. Nothing due: one read transaction, no write.
  */
 export async function tickMonitors(kernel: Kernel, options: { concurrency?: number; env?: NodeJS.ProcessEnv } = {}): Promise<TickResult> {
   const result: TickResult = { runs: [], fired: [], expired: [], nextCheckAt: null };
-  if (anythingDue(kernel)) {
-    const settled = settleDue(kernel);
-    result.fired.push(...settled.fired);
-    result.expired.push(...settled.expired);
-    const ran = new Set<string>();
-    const worker = async (): Promise<void> => {
-      for (;;) {
-        const claim = claimDueRun(kernel, ran);
-        if (!claim) return;
-        ran.add(claim.monitor.id);
-        const startedAt = iso(kernel.clock());
-        const m = claim.monitor;
-        const run = await runCommand({
-          command: m.check as string,
-          shell: true,
-          cwd: kernel.root,
-          env: checkEnv(options.env ?? process.env, { LOOPX_ROOT: kernel.root, LOOPX_MONITOR: m.id, LOOPX_TODO: m.todoId, LOOPX_GOAL: m.goalId }),
-          limitMs: (m.runLimitSeconds ?? MONITOR_DEFAULTS.runLimitSeconds) * 1000,
-        });
-        const outcome = recordRun(kernel, claim, startedAt, run);
-        if (outcome === 'fired') result.fired.push(m.id);
-        if (outcome === 'expired') result.expired.push(m.id);
-        result.runs.push({ monitorId: m.id, todoId: m.todoId, n: claim.n, exitCode: run.exitCode, durationMs: run.durationMs, timedOut: run.timedOut, error: run.error, outcome });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, () => worker()));
-  }
-  result.nextCheckAt = nextCheck(kernel);
+  const peek = kernel.read((db, now) => ({ due: anythingDue(db, now), next: nextCheck(db) }));
+  if (!peek.due) return { ...result, nextCheckAt: peek.next };
+  const settled = settleDue(kernel);
+  result.fired.push(...settled.fired);
+  result.expired.push(...settled.expired);
+  const ran = new Set<string>();
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const claim = claimDueRun(kernel, ran);
+      if (!claim) return;
+      ran.add(claim.monitor.id);
+      const startedAt = iso(kernel.clock());
+      const m = claim.monitor;
+      const run = await runCommand({
+        command: m.check as string,
+        shell: true,
+        cwd: kernel.root,
+        env: checkEnv(options.env ?? process.env, { LOOPX_ROOT: kernel.root, LOOPX_MONITOR: m.id, LOOPX_TODO: m.todoId, LOOPX_GOAL: m.goalId }),
+        limitMs: (m.runLimitSeconds ?? MONITOR_DEFAULTS.runLimitSeconds) * 1000,
+      });
+      const outcome = recordRun(kernel, claim, startedAt, run);
+      if (outcome === 'fired') result.fired.push(m.id);
+      if (outcome === 'expired') result.expired.push(m.id);
+      result.runs.push({ monitorId: m.id, todoId: m.todoId, n: claim.n, exitCode: run.exitCode, durationMs: run.durationMs, timedOut: run.timedOut, error: run.error, outcome });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, () => worker()));
+  result.nextCheckAt = kernel.read((db) => nextCheck(db));
   return result;
 }
 
-function nextCheck(kernel: Kernel): string | null {
-  return kernel.read((db) => {
-    const row = db
-      .prepare(
-        `SELECT min(min(coalesce(m.next_check_at, m.expires_at), coalesce(m.expires_at, m.next_check_at))) AS t
-          FROM monitors m JOIN goals g ON g.id = m.goal_id WHERE m.status = 'waiting' AND g.status = 'active'`,
-      )
-      .get();
-    return (row?.t as string | null) ?? null;
-  });
+function nextCheck(db: SqliteDb): string | null {
+  const row = db
+    .prepare(
+      `SELECT min(min(coalesce(m.next_check_at, m.expires_at), coalesce(m.expires_at, m.next_check_at))) AS t
+        FROM monitors m JOIN goals g ON g.id = m.goal_id WHERE m.status = 'waiting' AND g.status = 'active'`,
+    )
+    .get();
+  return (row?.t as string | null) ?? null;
 }
