@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { LOOPX, cleanEnv, dumpStore, loopx, workspace } from './harness';
+import { LOOPX, cleanEnv, dumpStore, loopx, startGoal, workspace } from './harness';
 import { type RunnerChild, agentCommand, startRunner } from './runner';
 
 /** `loopx run` as a black box: bin/loopx run with a scripted host (no model), each test in its own workspace. */
@@ -21,6 +21,7 @@ function setUp(todos: number, goalFlags: string[] = []) {
   const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
   cli(['init']);
   cli(['goal', 'create', '--title', 'Nightly', ...goalFlags]);
+  startGoal(ws.root); // a goal made outside VS Code and a terminal starts paused
   for (let i = 1; i <= todos; i++) cli(['todo', 'add', '--goal', 'G1', '--title', `Step ${i}`]);
   const runner = (args: string[], env: Record<string, string> = {}) => {
     const r = startRunner(ws.root, args, env);
