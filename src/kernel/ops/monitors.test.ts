@@ -110,6 +110,7 @@ describe('monitor add', () => {
       [{ todoId: t, check: '   ' }, 'invalid_input'],
       [{ todoId: t, check: 'true', until: 'exit1' }, 'invalid_input'],
       [{ todoId: t, check: 'true', until: 'match:(' }, 'invalid_input'],
+      [{ todoId: t, check: 'true', until: 'match:a\u001b]0;x\u0007' }, 'invalid_input'],
       [{ todoId: t, check: 'true', everySeconds: 5 }, 'invalid_input'],
       [{ todoId: t, check: 'true', runLimitSeconds: 7200 }, 'invalid_input'],
       [{ todoId: t, afterSeconds: 60, everySeconds: 60 }, 'invalid_input'],

@@ -91,12 +91,13 @@ export function addMonitor(kernel: Kernel, input: MonitorInput): Monitor {
     };
   } else {
     const command = requireText(input.check, 'check', { max: 2000 });
-    parseCondition(input.until);
+    const until = requireText(input.until ?? 'exit0', '--until', { max: 510 });
+    parseCondition(until);
     spec = {
       kind: 'check',
       command,
       everySeconds: within(input.everySeconds, '--every', LIMITS.every, MONITOR_DEFAULTS.everySeconds),
-      until: (input.until ?? 'exit0').trim(),
+      until,
       runLimitSeconds: within(input.runLimitSeconds, '--run-limit', LIMITS.runLimit, MONITOR_DEFAULTS.runLimitSeconds),
       timeoutSeconds: within(input.timeoutSeconds, '--timeout', LIMITS.timeout, MONITOR_DEFAULTS.timeoutSeconds),
       afterSeconds: null,
