@@ -13,7 +13,57 @@ function cutLog(keep: number): void {
   db.close();
 }
 
-// Runs last: it leaves the workspace store with a log shorter than its state.
+// Runs last (index.ts): the log witness suite leaves the store with a log shorter than its state.
+// Backups first, before that suite: it cuts the log, and a restore replays a backup's log and refuses one whose state
+// tables that log does not explain (so does doctor). The test that ends with a cut comes last.
+suite('backup and restore', () => {
+  test('a restore through the CLI while the window watches: a warning that names it, no alarm, the witness follows', async () => {
+    const loopx = await app();
+    const backup = cli(['backup', '--json']).json.data as { path: string };
+    cli(['todo', 'add', '--goal', 'G1', '--title', 'to be undone by the CLI']);
+    // Wait for the window to have seen the change (its witness moves on a change event; a bare model read would not
+    // prove that), as it would have long before a person ran a restore.
+    const added = loopx.session.requireKernel().read((db) => logHead(db))?.seq;
+    await until(() => loopx.witness.anchor?.seq === added && loopx.model.todos('G1', 'open').some((t) => t.title === 'to be undone by the CLI'), 'the todo');
+    const { prompts } = await withAnswers({}, async () => {
+      const restored = cliInTerminal(['restore', backup.path, '--json'], 'restore');
+      assert.equal(restored.code, 0, JSON.stringify(restored.json));
+      await until(() => !loopx.model.todos('G1', 'open').some((t) => t.title === 'to be undone by the CLI'), 'the restored store');
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    assert.match(prompts.join('\n'), /warning: LoopX: the store was restored from .*\.db/);
+    assert.deepEqual(prompts.filter((p) => p.startsWith('error:')), []);
+    assert.equal(loopx.witness.problem, undefined);
+  });
+
+  test('Back Up Store writes a verified copy; Restore Backup (confirmed) puts it back and the witness follows without an alarm', async () => {
+    const loopx = await app();
+    const backup = await vscode.commands.executeCommand<{ path: string; events: number }>(COMMANDS.backupStore);
+    assert.ok(backup.path.includes('/.loopx/backups/'), backup.path);
+    cli(['todo', 'add', '--goal', 'G1', '--title', 'written after the backup']);
+    const added = loopx.session.requireKernel().read((db) => logHead(db))?.seq;
+    await until(() => loopx.witness.anchor?.seq === added && loopx.model.todos('G1', 'open').some((t) => t.title === 'written after the backup'), 'the new todo');
+    const cancelled = await withAnswers({ warnings: [undefined] }, async () => vscode.commands.executeCommand(COMMANDS.restoreBackup, backup.path));
+    assert.equal(cancelled.result, undefined, 'cancelling the modal changes nothing');
+    const { prompts } = await withAnswers({ warnings: ['Restore'] }, async () => vscode.commands.executeCommand(COMMANDS.restoreBackup, backup.path));
+    assert.match(prompts.join('\n'), /warning \(modal\): Replace everything in the LoopX store with this backup\?/);
+    await until(() => !loopx.model.todos('G1', 'open').some((t) => t.title === 'written after the backup'), `the view to show the restored store (${prompts.join(' / ')})`);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(loopx.witness.problem, undefined);
+    assert.deepEqual(prompts.filter((p) => p.startsWith('error:')), []);
+    const outside = await withAnswers({}, async () => vscode.commands.executeCommand(COMMANDS.restoreBackup, '/etc/passwd'));
+    assert.match(outside.prompts.join('\n'), /error: LoopX: Restore Backup takes a backup inside this workspace/);
+    // The restore's marker was taken in: a later cut is an alarm again, not "a restore".
+    const cut = await withAnswers({}, async () => {
+      cutLog((loopx.witness.anchor?.seq ?? 2) - 1);
+      await until(() => loopx.witness.problem, 'the witness to notice the cut');
+    });
+    assert.match(cut.prompts.join('\n'), /error: LoopX: the event log no longer holds event/);
+    await loopx.witness.accept();
+  });
+
+});
+
 suite('log witness', () => {
   test('the workspace remembers the newest event it has seen, outside the store', async () => {
     const loopx = await app();
@@ -45,51 +95,5 @@ suite('log witness', () => {
     const again = await withAnswers({}, async () => vscode.commands.executeCommand<{ ok: boolean }>(COMMANDS.verifyLog));
     assert.equal(again.result.ok, true);
     assert.match(again.prompts.join('\n'), new RegExp(`info: LoopX: log intact, .*still holds event ${before.seq - 3}`));
-  });
-});
-
-suite('backup and restore', () => {
-  test('Back Up Store writes a verified copy; Restore Backup (confirmed) puts it back and the witness follows without an alarm', async () => {
-    const loopx = await app();
-    const backup = await vscode.commands.executeCommand<{ path: string; events: number }>(COMMANDS.backupStore);
-    assert.ok(backup.path.includes('/.loopx/backups/'), backup.path);
-    cli(['todo', 'add', '--goal', 'G1', '--title', 'written after the backup']);
-    const added = loopx.session.requireKernel().read((db) => logHead(db))?.seq;
-    await until(() => loopx.witness.anchor?.seq === added && loopx.model.todos('G1', 'open').some((t) => t.title === 'written after the backup'), 'the new todo');
-    const cancelled = await withAnswers({ warnings: [undefined] }, async () => vscode.commands.executeCommand(COMMANDS.restoreBackup, backup.path));
-    assert.equal(cancelled.result, undefined, 'cancelling the modal changes nothing');
-    const { prompts } = await withAnswers({ warnings: ['Restore'] }, async () => vscode.commands.executeCommand(COMMANDS.restoreBackup, backup.path));
-    assert.match(prompts.join('\n'), /warning \(modal\): Replace everything in the LoopX store with this backup\?/);
-    await until(() => !loopx.model.todos('G1', 'open').some((t) => t.title === 'written after the backup'), 'the view to show the restored store');
-    await new Promise((r) => setTimeout(r, 200));
-    assert.equal(loopx.witness.problem, undefined);
-    assert.deepEqual(prompts.filter((p) => p.startsWith('error:')), []);
-    const outside = await withAnswers({}, async () => vscode.commands.executeCommand(COMMANDS.restoreBackup, '/etc/passwd'));
-    assert.match(outside.prompts.join('\n'), /error: LoopX: Restore Backup takes a backup inside this workspace/);
-    // The restore's marker was taken in: a later cut is an alarm again, not "a restore".
-    const cut = await withAnswers({}, async () => {
-      cutLog((loopx.witness.anchor?.seq ?? 2) - 1);
-      await until(() => loopx.witness.problem, 'the witness to notice the cut');
-    });
-    assert.match(cut.prompts.join('\n'), /error: LoopX: the event log no longer holds event/);
-    await loopx.witness.accept();
-  });
-
-  test('a restore through the CLI while the window watches: a warning that names it, no alarm, the witness follows', async () => {
-    const loopx = await app();
-    const backup = cli(['backup', '--json']).json.data as { path: string };
-    cli(['todo', 'add', '--goal', 'G1', '--title', 'to be undone by the CLI']);
-    // Wait for the window to have seen the change (its witness moves on a change event; a bare model read would not
-    // prove that), as it would have long before a person ran a restore.
-    const added = loopx.session.requireKernel().read((db) => logHead(db))?.seq;
-    await until(() => loopx.witness.anchor?.seq === added && loopx.model.todos('G1', 'open').some((t) => t.title === 'to be undone by the CLI'), 'the todo');
-    const { prompts } = await withAnswers({}, async () => {
-      assert.equal(cliInTerminal(['restore', backup.path], 'restore').code, 0);
-      await until(() => !loopx.model.todos('G1', 'open').some((t) => t.title === 'to be undone by the CLI'), 'the restored store');
-      await new Promise((r) => setTimeout(r, 300));
-    });
-    assert.match(prompts.join('\n'), /warning: LoopX: the store was restored from .*\.db/);
-    assert.deepEqual(prompts.filter((p) => p.startsWith('error:')), []);
-    assert.equal(loopx.witness.problem, undefined);
   });
 });
