@@ -22,9 +22,10 @@ export function ensureNode22() {
   const found = node22Path();
   if (found) return found;
   mkdirSync(home, { recursive: true });
-  if (!existsSync(join(home, 'package.json'))) writeFileSync(join(home, 'package.json'), '{"name":"node22-cache","private":true}\n');
+  // The node package's preinstall picks the binary for this platform: allowed by name (npm 11 asks), so it runs quietly.
+  writeFileSync(join(home, 'package.json'), '{"name":"node22-cache","private":true,"allowScripts":{"node":true}}\n');
   console.error(`installing ${NODE_SPEC} into ${home} (first run only)…`);
-  execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--allow-scripts=node', NODE_SPEC], { cwd: home, stdio: 'inherit' });
+  execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', NODE_SPEC], { cwd: home, stdio: 'inherit' });
   const path = node22Path();
   if (!path) throw new Error(`npm installed ${NODE_SPEC} but no node binary was found under ${home}`);
   return path;
