@@ -53,8 +53,9 @@ export async function runGoalFileScenario(): Promise<void> {
     await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor({ timeout: 15_000 });
     await input.fill(file);
     await page.waitForFunction((path) => (document.querySelector('.quick-input-widget input') as HTMLInputElement | null)?.value === path, file, { timeout: 5_000 });
-    // OK, not Enter: Enter takes the list's focused row, which may be "..".
-    await page.locator('.quick-input-widget .monaco-button', { hasText: /^OK$/ }).first().click();
+    // The file's own row, not Enter (it takes the focused row, which may be "..") nor OK (VS Code 1.117 ignores it
+    // with the path typed).
+    await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'csv-importer.goal.md' }).first().click();
     await page.locator('.tabs-container .tab', { hasText: 'csv-importer.goal.md' }).first().waitFor({ timeout: 30_000 });
     await editor.locator('.squiggly-error').first().waitFor({ timeout: 60_000 });
     await wb.shot('goalfile-01-squiggle');
