@@ -4,7 +4,6 @@ import { clean, clockTime } from '../protocol/display';
 import { shouldRunReason } from '../protocol/shouldRunWords';
 import { Disposable, toDisposable } from './util/lifecycle';
 import type { Folders } from './folders';
-import type { StoreModel } from './store/storeModel';
 import type { FolderServices } from './folderServices';
 import { inFolder } from './commands/inFolder';
 import { COMMANDS } from './commands/commandIds';
@@ -40,7 +39,7 @@ export class QuotaStatusBar extends Disposable {
   render(): void {
     const grouped = this.folders.grouped;
     const active = this.folders.withStore.flatMap((folder) =>
-      (folder.model.status()?.goals ?? []).filter((g) => g.status === 'active').map((goal) => ({ key: `${folder.root}#${goal.id}`, goal, model: folder.model, folder: grouped ? folder.name : undefined })),
+      (folder.model.status()?.goals ?? []).filter((g) => g.status === 'active').map((goal) => ({ key: `${folder.root}#${goal.id}`, goal, owner: folder, folder: grouped ? folder.name : undefined })),
     );
     for (const [key, item] of this.goals) {
       if (!active.some((a) => a.key === key)) {
@@ -48,7 +47,7 @@ export class QuotaStatusBar extends Disposable {
         this.goals.delete(key);
       }
     }
-    active.forEach((a, index) => this.renderGoal(a.key, a.goal, a.model, index, a.folder));
+    active.forEach((a, index) => this.renderGoal(a.key, a.goal, a.owner, index, a.folder));
     const pending = this.folders.withStore.reduce((n, f) => n + (f.model.status()?.pendingGates.length ?? 0), 0);
     if (pending > 0) {
       this.gates.text = `$(bell-dot) ${pending} gate${pending === 1 ? '' : 's'}`;
@@ -59,20 +58,19 @@ export class QuotaStatusBar extends Disposable {
     } else this.gates.hide();
   }
 
-  private renderGoal(key: string, goal: GoalStatusLine, model: StoreModel, index: number, folder: string | undefined): void {
+  private renderGoal(key: string, goal: GoalStatusLine, owner: FolderServices, index: number, folder: string | undefined): void {
     let item = this.goals.get(key);
     if (!item) {
       item = vscode.window.createStatusBarItem(`loopx.quota.${key}`, vscode.StatusBarAlignment.Left, 100 - index / 100);
       item.name = `LoopX quota ${folder ? `${folder} ` : ''}${goal.id}`;
       this.goals.set(key, item);
     }
-    const owner = this.folders.all.find((f) => key.startsWith(`${f.root}#`));
-    item.command = owner ? { title: 'Show Budgets', command: COMMANDS.showQuota, arguments: [inFolder(owner.root)] } : COMMANDS.showQuota;
+    item.command = { title: 'Show Budgets', command: COMMANDS.showQuota, arguments: [inFolder(owner.root)] };
     const now = Date.now();
     const q = goal.quota;
     const answer = goal.shouldRun;
     // The wake time already counts the next monitor check (should-run's nextWakeAt does); the eye says so.
-    const waiting = model.monitors().filter((m) => m.status === 'waiting' && m.goalId === goal.id);
+    const waiting = owner.model.monitors().filter((m) => m.status === 'waiting' && m.goalId === goal.id);
     const nextCheck = waiting.map((m) => m.nextCheckAt).filter((t): t is string => t !== null).sort()[0];
     const moments = waiting.flatMap((m) => [m.nextCheckAt, m.expiresAt]).filter((t): t is string => t !== null);
     const byMonitor = !answer.run && answer.nextWakeAt !== null && moments.includes(answer.nextWakeAt);
