@@ -1,13 +1,14 @@
 import { userInfo } from 'node:os';
 import type { Actor } from '../kernel/events/eventTypes';
-import { HumanChannelRequiredError, InvalidInputError, LoopxError, NotAllowedError, RefusedError } from '../kernel/errors';
+import { EXIT, HumanChannelRequiredError, InvalidInputError, LoopxError, NotAllowedError } from '../kernel/errors';
 import { confirmInTerminal } from './humanChannel';
 import { Kernel } from '../kernel/kernel';
-import { environmentError } from '../kernel/storeFile';
+import { storeError } from '../kernel/storeFile';
 import { initRootDir, locateRoot } from '../kernel/locate';
 import { writeStatusMd } from '../kernel/projections/statusMd';
 import { parseAgentName } from '../kernel/validate';
-import { EXIT, type Envelope, failure, success } from '../protocol/envelope';
+import { type Envelope, failure, success } from '../protocol/envelope';
+import { errorBody } from '../protocol/errors';
 import { DECEPTIVE_CHARS, revealHidden } from '../protocol/display';
 import { parseArgs } from './args';
 import type { CommandContext, CommandResult } from './command';
@@ -59,18 +60,6 @@ function safeUser(): string | undefined {
   }
 }
 
-/** Maps anything thrown to the contract's error body and exit code. */
-function toLoopxError(error: unknown): LoopxError {
-  if (error instanceof LoopxError) return error;
-  const environment = environmentError(error);
-  if (environment) return environment;
-  const message = error instanceof Error ? error.message : String(error);
-  if (/database is locked|SQLITE_BUSY/i.test(message)) {
-    return new RefusedError('busy', 'the store stayed locked by another writer for 10 s', 'retry; if it persists, look for a stuck loopx process');
-  }
-  return new LoopxError('internal', message, EXIT.internal, 'this is a loopx bug; rerun with LOOPX_DEBUG=1 for a stack trace');
-}
-
 /** Runs one CLI invocation and returns its exit code. Never rejects. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   // Only loopx's own options count: after `--` comes a command line `evidence run` passes on untouched.
@@ -79,21 +68,21 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const emit = (envelope: Envelope, text: string | null, code: number): number => {
     // Deceptive characters already in the store: \u escapes in JSON (the same value), <U+202E> in text.
     if (json) io.stdout(`${escapeHiddenJson(JSON.stringify(envelope))}\n`);
-    else if (text !== null) (code === 0 ? io.stdout : io.stderr)(`${revealHidden(text)}\n`);
+    else if (text !== null) (code === EXIT.ok ? io.stdout : io.stderr)(`${revealHidden(text)}\n`);
     return code;
   };
   let kernel: Kernel | undefined;
   try {
     if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
       const target = argv[0] === 'help' ? findCommand(argv.slice(1)) : null;
-      return emit(success({ commands: COMMANDS.map((c) => c.name.join(' ')) }), target ? commandHelp(target.command) : overviewHelp(VERSION), 0);
+      return emit(success({ commands: COMMANDS.map((c) => c.name.join(' ')) }), target ? commandHelp(target.command) : overviewHelp(VERSION), EXIT.ok);
     }
-    if (argv[0] === '--version' || argv[0] === 'version') return emit(success({ version: VERSION }), VERSION, 0);
+    if (argv[0] === '--version' || argv[0] === 'version') return emit(success({ version: VERSION }), VERSION, EXIT.ok);
     const found = findCommand(argv);
     if (!found) throw unknownCommand(argv);
     const { command, rest } = found;
     const args = parseArgs(rest, command.flags ?? {}, command.positionals ?? [], command.name.join(' '));
-    if (args.bool('help')) return emit(success({ usage: commandHelp(command) }), commandHelp(command), 0);
+    if (args.bool('help')) return emit(success({ usage: commandHelp(command) }), commandHelp(command), EXIT.ok);
     const actor = resolveActor(args.has('agent') ? args.str('agent') : undefined, io.env);
     const commandName = `\`loopx ${command.name.join(' ')}\``;
     if (command.humanOnly && actor.kind === 'agent') {
@@ -128,13 +117,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       if (!json) io.stdout(`${revealHidden(result.text)}\n`);
       return emit(failure({ code, message, hint: hint ?? null }, result.data), json ? null : `loopx: ${message}`, exitCode);
     }
-    return emit(success(result.data), result.text, 0);
+    return emit(success(result.data), result.text, EXIT.ok);
   } catch (thrown) {
-    const error = toLoopxError(thrown);
+    // File work around the kernel (init, backups, STATUS.md) meets the disk too: named like the kernel's own trouble.
+    const error = storeError(thrown);
     if (io.env.LOOPX_DEBUG && thrown instanceof Error) io.stderr(`${thrown.stack}\n`);
-    const body = { code: error.code, message: error.message, hint: error.hint ?? null };
-    const text = `loopx: ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ''}`;
-    return emit(failure(body, error.data), text, error.exitCode);
+    const body = errorBody(error);
+    const text = `loopx: ${body.message}${body.hint ? `\n  hint: ${body.hint}` : ''}`;
+    const typed = error instanceof LoopxError ? error : undefined;
+    return emit(failure(body, typed?.data), text, typed?.exitCode ?? EXIT.internal);
   } finally {
     kernel?.close();
   }

@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { InvalidInputError, LoopxError, NotFoundError } from '../kernel/errors';
+import { EXIT, InvalidInputError, LoopxError, NotFoundError } from '../kernel/errors';
 import type { GoalSpec } from '../kernel/goalSpec/spec';
 import { type GoalFileDiagnostic, formatDiagnostic } from './diagnostics';
 import { MAX_GOAL_FILE_BYTES, parseGoalFile } from './parse';
@@ -11,7 +11,7 @@ export class GoalFileError extends LoopxError {
     const errors = diagnostics.filter((d) => d.severity === 'error');
     const lines = errors.slice(0, 20).map((d) => formatDiagnostic(path, d));
     const more = errors.length > 20 ? `\n… and ${errors.length - 20} more` : '';
-    super('invalid_goal_file', `${path} has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${lines.join('\n')}${more}`, 2,
+    super('invalid_goal_file', `${path} has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${lines.join('\n')}${more}`, EXIT.invalidInput,
       'fix the file and apply again; the store was not changed', { path, diagnostics: diagnostics.map(oneBased) });
   }
 }

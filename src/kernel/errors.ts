@@ -1,8 +1,20 @@
 /**
- * Typed kernel errors. Each carries a stable machine code and the exit code of the CLI contract:
- * 1 internal · 2 invalid input · 3 refused or conflict · 4 not found · 5 no store · 6 store unusable (environment).
+ * Typed kernel errors. Each carries a stable machine code and the exit code of the CLI contract (EXIT).
  */
-export type ExitCode = 1 | 2 | 3 | 4 | 5 | 6;
+
+/** Exit codes agents branch on (the CLI contract); every typed error carries one of them. */
+export const EXIT = {
+  ok: 0,
+  internal: 1,
+  invalidInput: 2,
+  refused: 3,
+  notFound: 4,
+  noStore: 5,
+  /** The store or its disk cannot be used as it is: not a loopx store, damaged, read-only, disk full. */
+  storeUnusable: 6,
+} as const;
+
+export type ExitCode = Exclude<(typeof EXIT)[keyof typeof EXIT], 0>;
 
 export class LoopxError extends Error {
   constructor(
@@ -19,13 +31,13 @@ export class LoopxError extends Error {
 
 export class InvalidInputError extends LoopxError {
   constructor(message: string, hint?: string) {
-    super('invalid_input', message, 2, hint);
+    super('invalid_input', message, EXIT.invalidInput, hint);
   }
 }
 
 export class NotFoundError extends LoopxError {
   constructor(entity: string, id: string, hint?: string) {
-    super('not_found', `${entity} ${id} not found`, 4, hint ?? `list them with: loopx ${entity} list`);
+    super('not_found', `${entity} ${id} not found`, EXIT.notFound, hint ?? `list them with: loopx ${entity} list`);
   }
 }
 
@@ -34,7 +46,7 @@ export class NoStoreError extends LoopxError {
     super(
       'no_store',
       `no .loopx/ store found at or above ${searchedFrom}`,
-      5,
+      EXIT.noStore,
       'run `loopx init` in the workspace root, or pass --root DIR / set LOOPX_ROOT',
     );
   }
@@ -43,7 +55,7 @@ export class NoStoreError extends LoopxError {
 /** Every refusal (exit 3) has its own code so agents can branch on it. */
 export class RefusedError extends LoopxError {
   constructor(code: RefusalCode, message: string, hint?: string, data?: unknown) {
-    super(code, message, 3, hint, data);
+    super(code, message, EXIT.refused, hint, data);
   }
 }
 
@@ -68,7 +80,6 @@ export type RefusalCode =
   | 'not_confirmed'
   | 'check_required'
   | 'check_failed'
-
   | 'dependency_cycle'
   | 'schema_too_old';
 
@@ -117,7 +128,7 @@ export class DriverUnavailableError extends LoopxError {
     super(
       'driver_unavailable',
       `no SQLite driver could be loaded: ${detail}`,
-      1,
+      EXIT.internal,
       'use Node >= 22.13 (built-in node:sqlite) or reinstall better-sqlite3 for this Node version (npm rebuild better-sqlite3)',
     );
   }
@@ -139,5 +150,15 @@ export class SchemaTooOldError extends RefusedError {
   constructor(found: number, known: number) {
     super('schema_too_old', `this store has schema version ${found}; this reader needs ${known} and does not upgrade stores`,
       'run any loopx command (or open the LoopX views) once to upgrade it');
+  }
+}
+
+/**
+ * Another connection held the store's write lock for the whole busy timeout (SQLITE_BUSY, "database is locked"),
+ * from either driver. Nothing was written; trying again is the cure.
+ */
+export class StoreBusyError extends RefusedError {
+  constructor(waitedSeconds: number) {
+    super('busy', `the store stayed locked by another writer for ${waitedSeconds} s`, 'retry; if it persists, look for a stuck loopx process');
   }
 }

@@ -10,7 +10,7 @@ import { hasHumanChannel } from './authority';
 import type { Actor, EventDraft, StoredEvent } from './events/eventTypes';
 import { type Clock, iso, systemClock } from './time';
 import { NoStoreError, NotAllowedError, SchemaTooNewError, SchemaTooOldError } from './errors';
-import { APPLICATION_ID, checkStorePath, environmentError, needsPrivateCopy, privateCopy, requireLoopxStore } from './storeFile';
+import { APPLICATION_ID, checkStorePath, needsPrivateCopy, privateCopy, requireLoopxStore, storeError } from './storeFile';
 
 export const STORE_DIR = '.loopx';
 export const DB_FILE = 'loopx.db';
@@ -127,7 +127,7 @@ export class Kernel {
         }
       }
     } catch (error) {
-      throw environmentError(error, path) ?? error;
+      throw storeError(error, path);
     }
   }
 
@@ -141,7 +141,7 @@ export class Kernel {
       }
     } catch (error) {
       db.close();
-      throw environmentError(error) ?? error;
+      throw storeError(error);
     }
     const actor = options.actor ?? { name: 'kernel', kind: 'kernel' };
     return new Kernel(root, db, options.clock ?? systemClock, actor, { closed: false, listeners: new Set() });
@@ -196,7 +196,10 @@ export class Kernel {
     return this.named(() => snapshot(this.db, () => fn(this.db, this.clock())));
   }
 
-  /** Environment trouble (disk full, read-only, damaged file) is named with the store's path, not left raw. */
+  /**
+   * Environment trouble (disk full, read-only, damaged file) is named with the store's path, and a store locked
+   * past the busy timeout is `busy`: neither is left raw.
+   */
   private named<T>(fn: () => T): T {
     try {
       return fn();
@@ -205,7 +208,7 @@ export class Kernel {
         markBroken(this.storeDir, error.found, iso(this.clock()));
         throw logBrokenError(error.found);
       }
-      throw environmentError(error, Kernel.storePath(this.root)) ?? error;
+      throw storeError(error, Kernel.storePath(this.root));
     }
   }
 
@@ -227,7 +230,7 @@ export class Kernel {
   }
 
   private initializeLog(): boolean {
-    return immediate(this.db, () => {
+    return this.named(() => immediate(this.db, () => {
       if (this.db.prepare('SELECT 1 FROM events LIMIT 1').get()) return false;
       new EventAppender(this.db, { name: 'kernel', kind: 'kernel' }, iso(this.clock())).append({
         kind: 'store.initialized',
@@ -236,6 +239,6 @@ export class Kernel {
         data: { schema: SCHEMA_VERSION },
       });
       return true;
-    });
+    }));
   }
 }

@@ -2,7 +2,8 @@ import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SqliteDb } from './db/sqliteDb';
-import { LoopxError } from './errors';
+import { EXIT, LoopxError, StoreBusyError } from './errors';
+import { BUSY_TIMEOUT_MS } from './db/openDb';
 
 /**
  * Every loopx store carries this in SQLite's `PRAGMA application_id` ("LOOP" in ASCII): `loopx init` writes it, and
@@ -17,7 +18,7 @@ const LOOPX_TABLES = ['events', 'goals', 'todos', 'gates', 'quota_spends', 'hand
 /** Exit code 6: the store or its disk cannot be used as it is (not a loopx bug; a person has to look). */
 export class StoreEnvironmentError extends LoopxError {
   constructor(code: StoreProblem, message: string, hint: string) {
-    super(code, message, 6, hint);
+    super(code, message, EXIT.storeUnusable, hint);
   }
 }
 
@@ -109,7 +110,7 @@ function writable(path: string): boolean {
 }
 
 /** SQLite's primary result codes, as better-sqlite3 names them and node:sqlite numbers them. */
-const SQLITE_CODES: Record<number, string> = { 3: 'SQLITE_PERM', 8: 'SQLITE_READONLY', 10: 'SQLITE_IOERR', 11: 'SQLITE_CORRUPT', 13: 'SQLITE_FULL', 14: 'SQLITE_CANTOPEN', 26: 'SQLITE_NOTADB' };
+const SQLITE_CODES: Record<number, string> = { 3: 'SQLITE_PERM', 5: 'SQLITE_BUSY', 8: 'SQLITE_READONLY', 10: 'SQLITE_IOERR', 11: 'SQLITE_CORRUPT', 13: 'SQLITE_FULL', 14: 'SQLITE_CANTOPEN', 26: 'SQLITE_NOTADB' };
 
 function sqliteCode(error: { code?: unknown; errcode?: unknown }): string | undefined {
   if (typeof error.errcode === 'number') return SQLITE_CODES[error.errcode & 0xff];
@@ -143,4 +144,20 @@ export function environmentError(error: unknown, path = 'the store'): StoreEnvir
     return new StoreEnvironmentError('store_damaged', `reading or writing ${path} failed (${detail})`, RESTORE_HINT);
   }
   return null;
+}
+
+/** The write lock stayed taken for the whole busy timeout (SQLITE_BUSY and its extended codes, either driver). */
+export function busyError(error: unknown): StoreBusyError | null {
+  if (error instanceof LoopxError || typeof error !== 'object' || error === null) return null;
+  const code = sqliteCode(error as { code?: unknown; errcode?: unknown }) ?? '';
+  const busy = /^SQLITE_BUSY/.test(code) || /^database is locked\b/.test((error as Error).message ?? '');
+  return busy ? new StoreBusyError(BUSY_TIMEOUT_MS / 1000) : null;
+}
+
+/**
+ * What the kernel throws for SQLite trouble: environment trouble named as such, a busy store as `busy`, anything
+ * else unchanged. Adapters call it too on errors from their own file work around the kernel.
+ */
+export function storeError(error: unknown, path = 'the store'): unknown {
+  return environmentError(error, path) ?? busyError(error) ?? error;
 }

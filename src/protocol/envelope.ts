@@ -1,23 +1,7 @@
+import type { ErrorBody } from './errors';
+
 /** The CLI's JSON contract: with --json, stdout is exactly one of these objects. */
-export interface ErrorBody {
-  code: string;
-  message: string;
-  hint: string | null;
-}
-
 export type Envelope<T = unknown> = { ok: true; data: T } | { ok: false; error: ErrorBody; data?: unknown };
-
-/** Exit codes agents branch on. */
-export const EXIT = {
-  ok: 0,
-  internal: 1,
-  invalidInput: 2,
-  refused: 3,
-  notFound: 4,
-  noStore: 5,
-  /** The store or its disk cannot be used as it is: not a loopx store, damaged, read-only, disk full. */
-  storeUnusable: 6,
-} as const;
 
 export function success<T>(data: T): Envelope<T> {
   return { ok: true, data };

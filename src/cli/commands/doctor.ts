@@ -13,6 +13,7 @@ import { recentRunners } from '../../kernel/queries/runners';
 import { getTodoCore, leaseLive } from '../../kernel/queries/lookups';
 import { Painter } from '../format';
 import { StoreEnvironmentError, environmentError } from '../../kernel/storeFile';
+import { EXIT } from '../../kernel/errors';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -106,7 +107,7 @@ export const doctor: Command = {
     return {
       data,
       text,
-      failure: { code: 'doctor_failed', message: `doctor found problems: ${failed.join(', ')}`, hint: 'see the failing checks above', exitCode: 3 },
+      failure: { code: 'doctor_failed', message: `doctor found problems: ${failed.join(', ')}`, hint: 'see the failing checks above', exitCode: EXIT.refused },
     };
   },
 };

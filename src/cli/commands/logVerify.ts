@@ -1,7 +1,7 @@
 import type { Command } from '../command';
 import { verifyChain } from '../../kernel/events/log';
 import { checkAnchor, formatAnchor, logHead, parseAnchor } from '../../kernel/events/anchor';
-import { InvalidInputError } from '../../kernel/errors';
+import { EXIT, InvalidInputError } from '../../kernel/errors';
 import { markBroken } from '../../kernel/logHealth';
 
 export const logVerify: Command = {
@@ -33,7 +33,7 @@ export const logVerify: Command = {
           code: 'log_broken',
           message: `the event log is broken at event ${result.firstBadSeq}: ${result.problem}`,
           hint: 'events from that one on were altered outside loopx; agents may not write until you decide: restore a good backup (loopx restore .loopx/backups/<file>) or accept the log as it is (loopx log accept)',
-          exitCode: 3,
+          exitCode: EXIT.refused,
         },
       };
     }
@@ -46,7 +46,7 @@ export const logVerify: Command = {
           code: anchored.problem === 'missing' ? 'log_truncated' : 'log_rewritten',
           message: `the event log does not hold the anchored event: ${anchored.message}`,
           hint: 'restore a backup taken after that event: loopx restore .loopx/backups/<file>',
-          exitCode: 3,
+          exitCode: EXIT.refused,
         },
       };
     }

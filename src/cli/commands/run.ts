@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from '../command';
-import { InvalidInputError, LoopxError } from '../../kernel/errors';
+import { EXIT, InvalidInputError, LoopxError } from '../../kernel/errors';
 import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, hostExecutable } from '../../kernel/hosts';
 import { getGoal } from '../../kernel/queries/lookups';
 import { parseAgentName, parseId } from '../../kernel/validate';
@@ -57,7 +57,7 @@ export const run: Command = {
     }
     // Before anything is claimed or recorded: the same check as the extension's Run Turn.
     if (!findExecutable(executable, ctx.env.PATH ?? '')) {
-      throw new LoopxError('host_missing', `the ${host} host needs "${executable}", which is not on PATH`, 2, command ? 'check the program in --command' : INSTALL_HINTS[host]);
+      throw new LoopxError('host_missing', `the ${host} host needs "${executable}", which is not on PATH`, EXIT.invalidInput, command ? 'check the program in --command' : INSTALL_HINTS[host]);
     }
     const maxTurns = a.num('max-turns');
     if (maxTurns !== undefined && maxTurns < 1) throw new InvalidInputError('--max-turns must be at least 1');

@@ -2,7 +2,10 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import * as z from 'zod';
 import { Kernel } from '../../kernel/kernel';
-import { LoopxError, InvalidInputError } from '../../kernel/errors';
+import { InvalidInputError } from '../../kernel/errors';
+import { storeError } from '../../kernel/storeFile';
+import { errorBody } from '../../protocol/errors';
+import { failure, success } from '../../protocol/envelope';
 import { locateRoot } from '../../kernel/locate';
 import { claimNext, claimTodo, releaseTodo, renewTodo, shipTodo } from '../../kernel/ops/claims';
 import { blockTodo } from '../../kernel/ops/todos';
@@ -52,10 +55,10 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
       try {
         const data = run(args);
         if (mutates) writeStatusMd(open());
-        return { content: [{ type: 'text', text: JSON.stringify({ ok: true, data }) }] };
+        return { content: [{ type: 'text', text: JSON.stringify(success(data)) }] };
       } catch (error) {
-        const e = error instanceof LoopxError ? error : new LoopxError('internal', (error as Error)?.message ?? String(error), 1);
-        return { isError: true, content: [{ type: 'text', text: JSON.stringify({ ok: false, error: { code: e.code, message: e.message, hint: e.hint ?? null } }) }] };
+        // The CLI's envelope and the same map from error to body (a locked store is `busy` here too).
+        return { isError: true, content: [{ type: 'text', text: JSON.stringify(failure(errorBody(storeError(error)))) }] };
       }
     };
     server.registerTool(name, { description, inputSchema: shape }, callback as never);

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Kernel } from '../../kernel/kernel';
 import type { Actor } from '../../kernel/events/eventTypes';
-import { LoopxError } from '../../kernel/errors';
+import { EXIT, LoopxError } from '../../kernel/errors';
 import { type HostSettings, hostCommand } from '../../kernel/hosts';
 import { abandonedTurns, settleAbandoned, writeLauncher } from '../../kernel/launchers';
 import { renewTodo } from '../../kernel/ops/claims';
@@ -204,7 +204,7 @@ export class Runner {
     try {
       ({ turn, env, promptFile } = startTurn(this.agentKernel, { goalId, host: this.o.host, agent: this.o.agent, loopxCommand: this.o.loopxCommand }));
     } catch (error) {
-      if (error instanceof LoopxError && error.exitCode === 3) return false;
+      if (error instanceof LoopxError && error.exitCode === EXIT.refused) return false;
       throw error;
     }
     this.started++;

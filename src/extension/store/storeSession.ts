@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { Kernel } from '../../kernel/kernel';
-import { LoopxError } from '../../kernel/errors';
+import { EXIT, LoopxError } from '../../kernel/errors';
 import { StoreWatcher } from '../../kernel/watch';
 import { writeStatusMd } from '../../kernel/projections/statusMd';
 import type { Actor } from '../../kernel/events/eventTypes';
@@ -57,7 +57,7 @@ export class StoreSession extends Disposable {
   requireKernel(): Kernel {
     const kernel = this.kernel;
     if (kernel) return kernel;
-    throw new LoopxError('no_store', this.failure?.message ?? 'this workspace has no .loopx/ store yet', 5,
+    throw new LoopxError('no_store', this.failure?.message ?? 'this workspace has no .loopx/ store yet', EXIT.noStore,
       this.failure?.hint ?? 'run "LoopX: Initialize" to create one');
   }
 
