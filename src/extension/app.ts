@@ -14,7 +14,8 @@ import { VirtualDocuments } from './views/virtualDocuments';
 import { QuotaStatusBar } from './statusBar';
 import { WakeClock } from './clock';
 import { registerCommands } from './commands/registry';
-import { BoardPanel } from './board/boardPanel';
+import { type BoardPanel, Boards } from './board/boardPanel';
+import type { BoardOpener } from './services';
 import { goalProgress } from './views/todoPresentation';
 import { GoalFileSupport } from './goalFiles/goalFileSupport';
 
@@ -35,6 +36,8 @@ export class LoopxApp extends Disposable {
   readonly goalsView: vscode.TreeView<GoalsNode | FolderNode>;
   /** The goal-file language server, started when the first *.goal.md opens. */
   readonly goalFiles: GoalFileSupport;
+  /** The window's one board panel, on whichever folder's store it shows. */
+  readonly boards: Boards;
 
   /** How long activate() took, for the activation benchmark. */
   activationMs = 0;
@@ -46,7 +49,10 @@ export class LoopxApp extends Disposable {
   ) {
     super();
     const actor = humanActor();
-    this.folders = this.register(new Folders({ log, actor, ...host }));
+    // Each folder's Open Board shows the window's board, and the board spans the folders: the one is made with the other.
+    const board: BoardOpener = { show: (ctx) => this.boards.show(ctx) };
+    this.folders = this.register(new Folders({ log, actor, board, ...host }));
+    this.boards = this.register(new Boards(this.folders));
     const describe = (f: FolderServices) => {
       const goals = f.model.status()?.goals ?? [];
       const { shipped, total } = goals.reduce((sum, g) => {
@@ -119,7 +125,7 @@ export class LoopxApp extends Disposable {
     this.register(this.folders.onDidChange(onFolders));
     for (const folder of workspaceFolders) this.folders.add(folder);
     // After the folders: a board kept over a reload comes back for the store it showed.
-    this.register(BoardPanel.serializer(this.folders));
+    this.register(this.boards.registerSerializer());
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(({ added, removed }) => {
       for (const folder of removed) this.folders.remove(folder.uri);
       for (const folder of added) if (folder.uri.scheme === 'file') this.folders.add(folder);
@@ -180,6 +186,6 @@ export class LoopxApp extends Disposable {
 
   /** The open board panel, if any (tests reach the extension's instance through here). */
   get board(): BoardPanel | undefined {
-    return BoardPanel.current;
+    return this.boards.current;
   }
 }

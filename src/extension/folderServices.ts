@@ -13,7 +13,7 @@ import { GateNotifier } from './gateNotifier';
 import { TurnRunner } from './turns/turnRunner';
 import { AutoRunner } from './turns/autoRunner';
 import { TurnRecovery } from './turns/turnRecovery';
-import type { ExtensionContextLike } from './commands/context';
+import type { BoardOpener, Services } from './services';
 import { MonitorsTreeProvider } from './views/monitorsTree';
 import { MonitorTicker } from './monitors/monitorTicker';
 import { MonitorNotifier } from './monitors/monitorNotifier';
@@ -25,13 +25,15 @@ export interface SharedServices {
   extensionUri: vscode.Uri;
   workspaceState: vscode.Memento;
   cliCommand: string;
+  /** The window's board (one panel for every folder). */
+  board: BoardOpener;
 }
 
 /**
  * One workspace folder's store and everything that works on it: the session and read model, the log witness, the
  * folder's own tree providers (the window's views show them, grouped by folder when several folders have a store),
  * turns in terminals that start in this folder, auto-run and turn recovery, gate notifications. Commands run with
- * this folder's `ctx`.
+ * this folder's `ctx`, built whole once every service exists.
  */
 export class FolderServices extends Disposable {
   readonly root: string;
@@ -49,7 +51,7 @@ export class FolderServices extends Disposable {
   readonly monitorsTree: MonitorsTreeProvider;
   readonly monitorTicker: MonitorTicker;
   readonly monitorNotifier: MonitorNotifier;
-  readonly ctx: ExtensionContextLike;
+  readonly ctx: Services;
 
   constructor(
     readonly folder: vscode.WorkspaceFolder,
@@ -69,13 +71,11 @@ export class FolderServices extends Disposable {
     this.monitorsTree = this.register(new MonitorsTreeProvider(this.model));
     this.monitorTicker = this.register(new MonitorTicker(this.session, this.model, log));
     this.monitorNotifier = this.register(new MonitorNotifier(this.model));
-    const ctx: ExtensionContextLike = {
+    this.turns = this.register(new TurnRunner({ session: this.session, model: this.model, log, cliCommand: shared.cliCommand }));
+    this.ctx = {
       session: this.session, model: this.model, log, me: actor.name, extensionUri: shared.extensionUri, cliCommand: shared.cliCommand,
-      goalsTree: this.goalsTree, witness: this.witness, monitors: this.monitorTicker,
+      turns: this.turns, goalsTree: this.goalsTree, witness: this.witness, monitors: this.monitorTicker, board: shared.board,
     };
-    this.turns = this.register(new TurnRunner(ctx));
-    ctx.turns = this.turns;
-    this.ctx = ctx;
     this.autoRunner = this.register(new AutoRunner(this.model, this.turns, log));
     this.turnRecovery = this.register(new TurnRecovery(this.session, this.turns, log));
   }

@@ -2,6 +2,8 @@
  * The Kanban board's protocol, shared by the extension host and the webview. Types only (and tiny constants):
  * the webview bundle imports this file, the host validates inbound messages with kanbanSchemas.ts.
  */
+import type { ErrorBody } from './errors';
+
 /** The board panel's webview type (package.json's onWebviewPanel activation event names it too). */
 export const BOARD_VIEW_TYPE = 'loopx.board';
 
@@ -153,16 +155,10 @@ export type ToHost =
   | { type: 'openArtifact'; path: string }
   | { type: 'switchFolder'; folder: number };
 
-export interface ErrorInfo {
-  code: string;
-  message: string;
-  hint: string | null;
-}
-
 /** Host → webview. */
 export type ToWebview =
   | { type: 'snapshot'; snapshot: BoardSnapshot }
   | { type: 'patch'; patch: BoardPatch }
   | { type: 'result'; requestId: number; ok: true }
-  | { type: 'result'; requestId: number; ok: false; error: ErrorInfo }
+  | { type: 'result'; requestId: number; ok: false; error: ErrorBody }
   | { type: 'detail'; requestId: number; detail: CardDetail };

@@ -63,4 +63,25 @@ suite('board panel', () => {
     panel.dispose();
     assert.equal((await app()).board, undefined);
   });
+
+  test('an error during Run Turn from the board reaches the board as that error, not as "cancelled"', async () => {
+    const loopx = await app();
+    const panel = await vscode.commands.executeCommand<BoardPanel>('loopx.openBoard');
+    const writer = otherWriter('planner');
+    const todo = addTodo(writer, { goalId: 'G1', title: 'Run from the board' });
+    writer.close();
+    await until(() => loopx.model.todo(todo.id), 'the new todo');
+    const hosts = vscode.workspace.getConfiguration('loopx.hosts');
+    await hosts.update('custom.command', 'surely-not-an-installed-runner {prompt}', vscode.ConfigurationTarget.Global);
+    try {
+      const pickCustom = (items: readonly vscode.QuickPickItem[]) => items.find((i) => (i as { host?: string }).host === 'custom');
+      const { result, prompts } = await withAnswers({ picks: [pickCustom] }, async () => panel.receive({ type: 'todoAction', requestId: 21, action: 'runTurn', todoId: todo.id }));
+      assert.deepEqual(result && { ...result, error: 'error' in result ? result.error?.code : undefined }, { type: 'result', requestId: 21, ok: false, error: 'host_missing' });
+      assert.ok(prompts.every((p) => !p.startsWith('error:')), `the board shows it, not a notification: ${prompts.join('\n')}`);
+      assert.equal(loopx.model.todo(todo.id)?.status, 'open', 'nothing was claimed');
+    } finally {
+      await hosts.update('custom.command', undefined, vscode.ConfigurationTarget.Global);
+      panel.dispose();
+    }
+  });
 });

@@ -1,6 +1,7 @@
 import { moveFor } from '../../src/protocol/board';
 import { shouldRunSentence } from '../../src/protocol/shouldRunWords';
-import type { Card, ColumnId, ErrorInfo, GateAction, TodoAction, ToWebview } from '../../src/protocol/kanban';
+import type { Card, ColumnId, GateAction, TodoAction, ToWebview } from '../../src/protocol/kanban';
+import type { ErrorBody } from '../../src/protocol/errors';
 import { renderAttention } from './attention';
 import { BoardView } from './board';
 import { tickLeases } from './cards';
@@ -33,7 +34,7 @@ function showToast(text: string, kind: 'error' | 'info' = 'error'): void {
   setTimeout(() => toast.remove(), 6000);
 }
 
-function explain(error: ErrorInfo): string {
+function explain(error: ErrorBody): string {
   return `${error.message}${error.hint ? ` (${error.hint})` : ''}`;
 }
 

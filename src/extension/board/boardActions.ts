@@ -1,31 +1,35 @@
 import * as vscode from 'vscode';
-import { LoopxError } from '../../kernel/errors';
+import { EXIT, LoopxError } from '../../kernel/errors';
+import { storeError } from '../../kernel/storeFile';
 import { claimTodo, releaseTodo } from '../../kernel/ops/claims';
 import { unblockTodo } from '../../kernel/ops/todos';
 import { offerHandoff } from '../../kernel/ops/handoffs';
 import { getTodo } from '../../kernel/queries/lookups';
 import { waitingMonitor } from '../../kernel/queries/monitors';
 import { moveFor } from '../../protocol/board';
-import type { ColumnId, ErrorInfo, TodoAction } from '../../protocol/kanban';
-import { type ExtensionContextLike, kernelOf } from '../commands/context';
-import { COMMANDS } from '../commands/commandIds';
-import { inFolder } from '../commands/inFolder';
-import { hintForPeople } from '../commands/errorActions';
+import type { ColumnId, TodoAction } from '../../protocol/kanban';
+import { type ErrorBody, errorBody } from '../../protocol/errors';
+import { type CommandDefinition, kernelOf } from '../commands/context';
 import { approveGate, askGate, rejectGate } from '../commands/gates';
 import { addEvidence } from '../commands/evidence';
 import { blockTodo, killTodo, shipTodo } from '../commands/todoTransitions';
+import { runTurn } from '../commands/turns';
+import { cancelMonitor } from '../commands/monitors';
+import type { Services } from '../services';
 import { buildSnapshot } from './boardData';
 
-export type Outcome = { ok: true } | { ok: false; error: ErrorInfo } | { ok: false; cancelled: true };
+export type Outcome = { ok: true } | { ok: false; error: ErrorBody } | { ok: false; cancelled: true };
 
 const CANCELLED: Outcome = { ok: false, cancelled: true };
 
 /**
  * What the board's moves and buttons do. The move is re-derived from the store (the webview's idea of a card is
- * never trusted); moves that need input ask for it with the same prompts as the palette commands.
+ * never trusted); moves that need input ask for it with the same prompts as the palette commands. Every button that
+ * is a command goes one route (`command`): the command runs with this folder's services, and what it throws comes
+ * back to the board as an error (never swallowed into "cancelled" by the palette's error messages).
  */
 export class BoardActions {
-  constructor(private readonly ctx: ExtensionContextLike) {}
+  constructor(private readonly ctx: Services) {}
 
   async move(todoId: string, to: ColumnId): Promise<Outcome> {
     return this.guard(async () => {
@@ -53,30 +57,30 @@ export class BoardActions {
           unblockTodo(kernel, todoId);
           return { ok: true };
         case 'ship':
-          return done(await shipTodo.run(this.ctx, todoId));
+          return this.command(shipTodo, todoId);
         case 'block':
-          return done(await blockTodo.run(this.ctx, todoId));
+          return this.command(blockTodo, todoId);
         case 'kill':
-          return done(await killTodo.run(this.ctx, todoId));
+          return this.command(killTodo, todoId);
         case 'addEvidence':
-          return done(await addEvidence.run(this.ctx, todoId));
+          return this.command(addEvidence, todoId);
         case 'askGate':
-          return done(await askGate.run(this.ctx, todoId));
+          return this.command(askGate, todoId);
         case 'reassign':
           return this.reassign(todoId);
         case 'runTurn':
-          return done(await vscode.commands.executeCommand(COMMANDS.runTurn, inFolder(this.ctx.session.root, { goalId: kernel.read((db) => getTodo(db, todoId)).goalId, todoId })));
+          return this.command(runTurn, { goalId: kernel.read((db) => getTodo(db, todoId)).goalId, todoId });
         case 'cancelMonitor': {
           const monitor = kernel.read((db) => waitingMonitor(db, todoId));
           if (!monitor) return refused('not_found', `${todoId} waits on no monitor`);
-          return done(await vscode.commands.executeCommand(COMMANDS.cancelMonitor, inFolder(this.ctx.session.root, monitor.id)));
+          return this.command(cancelMonitor, monitor.id);
         }
       }
     });
   }
 
   async gate(action: 'approveGate' | 'rejectGate', gateId: string): Promise<Outcome> {
-    return this.guard(async () => done(await (action === 'approveGate' ? approveGate : rejectGate).run(this.ctx, gateId)));
+    return this.guard(() => this.command(action === 'approveGate' ? approveGate : rejectGate, gateId));
   }
 
   /**
@@ -103,23 +107,24 @@ export class BoardActions {
     return { ok: true };
   }
 
+  /** The one route from the board into a command; commands return undefined when the person cancelled. */
+  private async command(def: CommandDefinition, ...args: unknown[]): Promise<Outcome> {
+    const result = await def.run(this.ctx, ...args);
+    return result === undefined ? CANCELLED : { ok: true };
+  }
+
   private async guard(body: () => Promise<Outcome>): Promise<Outcome> {
     try {
       return await body();
-    } catch (error) {
-      // CLI hints ("… with: loopx …") stay in the CLI; the board shows the sentence.
-      if (error instanceof LoopxError) return { ok: false, error: { code: error.code, message: error.message, hint: hintForPeople(error.hint) ?? null } };
-      this.ctx.log.error('board action failed', error);
-      return { ok: false, error: { code: 'internal', message: (error as Error)?.message ?? String(error), hint: 'see the LoopX output log' } };
+    } catch (thrown) {
+      // The same sentences as the palette's messages (errorBody); CLI hints ("… with: loopx …") stay in the CLI.
+      const error = storeError(thrown);
+      if (!(error instanceof LoopxError) || error.exitCode === EXIT.internal) this.ctx.log.error('board action failed', thrown);
+      return { ok: false, error: errorBody(error, 'person') };
     }
   }
 }
 
 function refused(code: string, message: string): Outcome {
   return { ok: false, error: { code, message, hint: null } };
-}
-
-/** Commands return undefined when the person cancelled an input or a confirmation. */
-function done(result: unknown): Outcome {
-  return result === undefined ? CANCELLED : { ok: true };
 }

@@ -4,99 +4,122 @@ import { basename, isAbsolute, normalize } from 'node:path';
 import { parseToHost } from '../../protocol/kanbanSchemas';
 import { BOARD_VIEW_TYPE, type BoardFolder, type BoardSnapshot, type ToHost, type ToWebview } from '../../protocol/kanban';
 import { Disposable, MutableDisposable } from '../util/lifecycle';
-import type { ExtensionContextLike } from '../commands/context';
+import type { BoardOpener, Services } from '../services';
 import type { Folders } from '../folders';
 import { BoardActions, type Outcome } from './boardActions';
 import { buildDetail, buildSnapshot, diffSnapshots } from './boardData';
+
+/**
+ * The window's board: at most one panel at a time, owned by the app (no static state). Opening another folder's
+ * board replaces the one on screen; a panel VS Code kept over a reload comes back through the serializer.
+ */
+export class Boards extends Disposable implements BoardOpener {
+  private board: BoardPanel | undefined;
+  private readonly closing = this.register(new MutableDisposable<vscode.Disposable>());
+
+  constructor(private readonly folders: Folders) {
+    super();
+  }
+
+  /**
+   * The open board panel, if any. The app's disposal leaves it open on purpose: a panel closed while the window
+   * reloads would not come back through the serializer.
+   */
+  get current(): BoardPanel | undefined {
+    return this.board;
+  }
+
+  show(ctx: Services): BoardPanel {
+    const open = this.current;
+    if (open?.ctx === ctx) {
+      open.panel.reveal();
+      return open;
+    }
+    const panel = vscode.window.createWebviewPanel(BOARD_VIEW_TYPE, boardTitle(ctx), vscode.ViewColumn.Active, webviewOptions(ctx.extensionUri));
+    return this.adopt(panel, ctx);
+  }
+
+  /**
+   * Brings the board back after a window reload. VS Code hands over the panel it kept; the webview's own state
+   * (filters, the open card) comes back with it through getState. Registered once at activation, after the folders;
+   * package.json's `onWebviewPanel:loopx.board` activation event makes sure the extension is there to answer. The
+   * folder is the one the panel's title names (a multi-root board), else the first.
+   */
+  registerSerializer(): vscode.Disposable {
+    return vscode.window.registerWebviewPanelSerializer(BOARD_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel) => {
+        const folder = this.folders.withStore.find((f) => panel.title === boardTitle(f.ctx)) ?? this.folders.withStore[0];
+        const ctx = folder?.ctx;
+        if (this.current || !ctx) {
+          this.folders.all[0]?.ctx.log.info(`board not restored: ${this.current ? 'another board is open' : 'no store is open'}`);
+          panel.dispose();
+          return;
+        }
+        this.adopt(panel, ctx);
+      },
+    });
+  }
+
+  private adopt(panel: vscode.WebviewPanel, ctx: Services): BoardPanel {
+    // A restored panel keeps its old options; set them again so they always match this build's.
+    panel.webview.options = webviewOptions(ctx.extensionUri);
+    panel.iconPath = vscode.Uri.joinPath(ctx.extensionUri, 'media', 'icon.svg');
+    this.board?.dispose(); // one board at a time
+    const board = (this.board = new BoardPanel(panel, ctx, this.folders));
+    this.closing.value = panel.onDidDispose(() => {
+      if (this.board === board) this.board = undefined;
+    });
+    return board;
+  }
+}
 
 /**
  * The "LoopX Board" webview panel. Strict CSP with a nonce, assets only from dist/webview, every inbound message
  * parsed before use; the board follows the store through the model and sends patches, not whole boards.
  */
 export class BoardPanel extends Disposable {
-  static current: BoardPanel | undefined;
-  /** The workspace's folders, so the board can span them (set once by the composition root). */
-  private static folders: Folders | undefined;
   private last: BoardSnapshot | undefined;
   private actions: BoardActions;
   private readonly following = this.register(new MutableDisposable<vscode.Disposable>());
   /** Messages refused by validation (tests and the log read it). */
   readonly refused: string[] = [];
 
-  static show(ctx: ExtensionContextLike, extensionUri: vscode.Uri): BoardPanel {
-    if (BoardPanel.current?.ctx === ctx) {
-      BoardPanel.current.panel.reveal();
-      return BoardPanel.current;
-    }
-    // One board at a time: opening another folder's board replaces the one on screen.
-    BoardPanel.current?.dispose();
-    const panel = vscode.window.createWebviewPanel(BOARD_VIEW_TYPE, boardTitle(ctx), vscode.ViewColumn.Active, webviewOptions(extensionUri));
-    return BoardPanel.adopt(panel, ctx, extensionUri);
-  }
-
-  /**
-   * Brings the board back after a window reload. VS Code hands over the panel it kept; the webview's own state
-   * (filters, the open card) comes back with it through getState. Registered once at activation; package.json's
-   * `onWebviewPanel:loopx.board` activation event makes sure the extension is there to answer. The folder is the
-   * one the panel's title names (a multi-root board), else the first.
-   */
-  static serializer(folders: Folders): vscode.Disposable {
-    BoardPanel.folders = folders;
-    return vscode.window.registerWebviewPanelSerializer(BOARD_VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel) => {
-        const folder = folders.withStore.find((f) => panel.title === boardTitle(f.ctx)) ?? folders.withStore[0];
-        const ctx = folder?.ctx;
-        if (BoardPanel.current || !ctx) {
-          folders.all[0]?.ctx.log.info(`board not restored: ${BoardPanel.current ? 'another board is open' : 'no store is open'}`);
-          panel.dispose();
-          return;
-        }
-        BoardPanel.adopt(panel, ctx, ctx.extensionUri);
-      },
-    });
-  }
-
-  private static adopt(panel: vscode.WebviewPanel, ctx: ExtensionContextLike, extensionUri: vscode.Uri): BoardPanel {
-    // A restored panel keeps its old options; set them again so they always match this build's.
-    panel.webview.options = webviewOptions(extensionUri);
-    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'icon.svg');
-    BoardPanel.current = new BoardPanel(panel, ctx, assetsOf(extensionUri));
-    return BoardPanel.current;
-  }
-
-  private constructor(
+  constructor(
     readonly panel: vscode.WebviewPanel,
-    private context: ExtensionContextLike,
-    assets: vscode.Uri,
+    private context: Services,
+    /** The workspace's folders, so the board can span them. */
+    private readonly folders: Folders,
   ) {
     super();
     this.actions = new BoardActions(context);
-    panel.webview.html = boardHtml(panel.webview, assets);
+    panel.webview.html = boardHtml(panel.webview, assetsOf(context.extensionUri));
     this.register(panel.webview.onDidReceiveMessage((message: unknown) => void this.receive(message)));
     this.following.value = context.model.onDidChange(() => this.push());
     this.register(panel.onDidDispose(() => this.dispose()));
   }
 
   override dispose(): void {
-    if (BoardPanel.current === this) BoardPanel.current = undefined;
     super.dispose();
     this.panel.dispose();
   }
 
-  /** Handles one message from the webview (public so host tests can feed it hostile input directly). */
-  async receive(message: unknown): Promise<void> {
+  /**
+   * Handles one message from the webview (public so host tests can feed it hostile input directly); resolves to the
+   * result it answered a move or button with, if any.
+   */
+  async receive(message: unknown): Promise<ToWebview | undefined> {
     const parsed = parseToHost(message);
     if (!parsed.ok) {
       this.refused.push(parsed.problem);
       this.ctx.log.warn(`board: refused a webview message (${parsed.problem})`);
-      return;
+      return undefined;
     }
     const m: ToHost = parsed.value;
     switch (m.type) {
       case 'ready':
         this.last = undefined;
         this.push();
-        return;
+        return undefined;
       case 'move':
         return this.answer(m.requestId, await this.actions.move(m.todoId, m.to));
       case 'todoAction':
@@ -104,22 +127,25 @@ export class BoardPanel extends Disposable {
       case 'gateAction':
         return this.answer(m.requestId, await this.actions.gate(m.action, m.gateId));
       case 'detail':
-        return this.sendDetail(m.requestId, m.todoId);
+        this.sendDetail(m.requestId, m.todoId);
+        return undefined;
       case 'openArtifact':
-        return this.openArtifact(m.path);
+        await this.openArtifact(m.path);
+        return undefined;
       case 'switchFolder':
-        return this.switchFolder(m.folder);
+        this.switchFolder(m.folder);
+        return undefined;
     }
   }
 
   /** The folder whose store the board shows. */
-  get ctx(): ExtensionContextLike {
+  get ctx(): Services {
     return this.context;
   }
 
   /** The goal selector picked another folder's goal: the same panel now shows that folder's store. */
   private switchFolder(index: number): void {
-    const target = BoardPanel.folders?.withStore.find((f) => f.folder.index === index);
+    const target = this.folders.withStore.find((f) => f.folder.index === index);
     if (!target) {
       this.refused.push(`switchFolder: no folder ${index} with a store`);
       return;
@@ -135,7 +161,7 @@ export class BoardPanel extends Disposable {
 
   /** Every folder with a store and its goals, when there is more than one (the selector spans folders). */
   private foldersFor(): BoardFolder[] | undefined {
-    const stores = BoardPanel.folders?.withStore ?? [];
+    const stores = this.folders.withStore;
     if (stores.length < 2) return undefined;
     return stores.map((f) => ({ index: f.folder.index, name: f.name, current: f.ctx === this.context, goals: f.model.goals().map((g) => ({ id: g.id, title: g.title })) }));
   }
@@ -151,17 +177,21 @@ export class BoardPanel extends Disposable {
     void this.panel.webview.postMessage(message);
   }
 
-  private answer(requestId: number, outcome: Outcome): void {
+  private answer(requestId: number, outcome: Outcome): ToWebview {
     const message: ToWebview = outcome.ok
       ? { type: 'result', requestId, ok: true }
       : { type: 'result', requestId, ok: false, error: 'error' in outcome ? outcome.error : { code: 'cancelled', message: 'cancelled', hint: null } };
     void this.panel.webview.postMessage(message);
+    return message;
   }
 
   private sendDetail(requestId: number, todoId: string): void {
     const kernel = this.ctx.session.kernel;
     const card = this.last?.cards.find((c) => c.id === todoId);
-    if (!kernel || !card) return this.answer(requestId, { ok: false, error: { code: 'not_found', message: `todo ${todoId} not found`, hint: null } });
+    if (!kernel || !card) {
+      this.answer(requestId, { ok: false, error: { code: 'not_found', message: `todo ${todoId} not found`, hint: null } });
+      return;
+    }
     void this.panel.webview.postMessage({ type: 'detail', requestId, detail: kernel.read((db) => buildDetail(db, card)) } satisfies ToWebview);
   }
 
@@ -214,7 +244,7 @@ function boardHtml(webview: vscode.Webview, assets: vscode.Uri): string {
 }
 
 /** "LoopX Board", and the folder's name when the workspace has several folders. */
-function boardTitle(ctx: ExtensionContextLike): string {
+function boardTitle(ctx: Services): string {
   const many = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
   return many ? `LoopX Board · ${basename(ctx.session.root)}` : 'LoopX Board';
 }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { LoopxError } from '../../kernel/errors';
+import { EXIT, LoopxError } from '../../kernel/errors';
 import { BACKUP_DIR, backupStore as backupOp, restoreStore } from '../../kernel/backup';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
@@ -28,7 +28,7 @@ export const restoreBackup: CommandDefinition = {
     const kernel = kernelOf(ctx);
     const folder = join(kernel.storeDir, BACKUP_DIR);
     let file = typeof arg === 'string' ? resolve(kernel.root, arg) : undefined;
-    if (file && !file.startsWith(`${kernel.root}${sep}`)) throw new LoopxError('invalid_input', 'Restore Backup takes a backup inside this workspace', 2);
+    if (file && !file.startsWith(`${kernel.root}${sep}`)) throw new LoopxError('invalid_input', 'Restore Backup takes a backup inside this workspace', EXIT.invalidInput);
     if (!file) {
       const names = listBackups(folder);
       if (!names.length) {
@@ -53,7 +53,7 @@ export const restoreBackup: CommandDefinition = {
     );
     if (confirmed !== 'Restore') return undefined;
     const result = restoreStore(kernel, file);
-    await ctx.witness?.accept(); // a person restored on purpose: this is the log to follow now
+    await ctx.witness.accept(); // a person restored on purpose: this is the log to follow now
     ctx.model.invalidate();
     ctx.log.info(`restored ${result.from} (${result.events} events); the replaced store is saved at ${result.saved.path}`);
     void vscode.window.showInformationMessage(`LoopX: restored ${result.events} events. The replaced store is saved at ${relative(kernel.root, result.saved.path)}.`);

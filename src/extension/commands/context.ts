@@ -1,74 +1,55 @@
 import * as vscode from 'vscode';
 import type { Kernel } from '../../kernel/kernel';
-import { LoopxError } from '../../kernel/errors';
-import type { StoreSession } from '../store/storeSession';
-import type { StoreModel } from '../store/storeModel';
-import type { Log } from '../util/log';
-import type { TurnRunner } from '../turns/turnRunner';
-import type { GoalsTreeProvider } from '../views/goalsTree';
-import type { LogWitness } from '../store/logWitness';
+import { EXIT, LoopxError } from '../../kernel/errors';
+import { storeError } from '../../kernel/storeFile';
+import { errorBody } from '../../protocol/errors';
+import type { Services } from '../services';
 import { COMMANDS, type CommandId } from './commandIds';
 import { inFolder } from './inFolder';
-import { actionsFor, hintForPeople } from './errorActions';
-import type { MonitorTicker } from '../monitors/monitorTicker';
-
-/** What every command gets. Built once by the composition root. */
-export interface ExtensionContextLike {
-  session: StoreSession;
-  model: StoreModel;
-  log: Log;
-  /** The human at the keyboard (UI actions are human actions). */
-  me: string;
-  /** Where the extension's own files (dist/webview, media) are. */
-  extensionUri: vscode.Uri;
-  /** The `loopx` agents in this editor run (a launcher on the editor's runtime; bundledCli.ts). */
-  cliCommand: string;
-  /** Runs agent turns in terminals (set once the app is built). */
-  turns?: TurnRunner;
-  /** The Goals tree, for its paging ("… N more"). */
-  goalsTree?: GoalsTreeProvider;
-  /** Remembers the newest event outside the store, to notice a log cut short. */
-  witness?: LogWitness;
-  /** Runs due monitor checks while the window is open (trusted workspaces only). */
-  monitors?: MonitorTicker;
-}
+import { actionsFor } from './errorActions';
 
 export interface CommandDefinition {
   id: CommandId;
-  run(ctx: ExtensionContextLike, ...args: unknown[]): unknown;
+  run(ctx: Services, ...args: unknown[]): unknown;
 }
 
-export function kernelOf(ctx: ExtensionContextLike): Kernel {
+export function kernelOf(ctx: Services): Kernel {
   return ctx.session.requireKernel();
 }
 
 /**
- * Runs a command and turns failures into messages: refusals (exit 3) are warnings that say why; bad input and
- * missing things are errors; anything unexpected is logged with its stack and offers "Show Logs".
+ * Runs a command for the person and turns failures into messages (errorBody's sentences): refusals (exit 3) are
+ * warnings that say why, with buttons for what to do; a busy store offers Retry; bad input, missing things and
+ * environment trouble are errors; anything unexpected is logged with its stack and offers "Show Logs".
  */
-export async function runSafely(ctx: ExtensionContextLike, def: CommandDefinition, args: unknown[]): Promise<unknown> {
+export async function runSafely(ctx: Services, def: CommandDefinition, args: unknown[]): Promise<unknown> {
   try {
     return await def.run(ctx, ...args);
-  } catch (error) {
-    if (error instanceof LoopxError && error.exitCode !== 1) {
+  } catch (thrown) {
+    const error = storeError(thrown);
+    const body = errorBody(error, 'person');
+    if (error instanceof LoopxError && error.exitCode !== EXIT.internal) {
       ctx.log.warn(`${def.id} refused: ${error.code}: ${error.message}`);
-      const hint = hintForPeople(error.hint);
-      const text = `LoopX: ${error.message}${hint ? ` (${hint})` : ''}`;
+      const text = `LoopX: ${body.message}${body.hint ? ` (${body.hint})` : ''}`;
       const actions = actionsFor(error);
-      const titles = actions.map((a) => a.title);
-      const show = error.exitCode === 3 ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
-      void Promise.resolve(show(text, ...titles)).then((choice) => {
-        const action = actions.find((a) => a.title === choice);
+      const retry = error.code === 'busy' ? [RETRY] : [];
+      const show = error.exitCode === EXIT.refused ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
+      const choice = show(text, ...retry, ...actions.map((a) => a.title));
+      // A busy store is worth one more try when the person asks: the command runs again with the same arguments.
+      if (retry.length) return (await choice) === RETRY ? runSafely(ctx, def, args) : undefined;
+      void Promise.resolve(choice).then((picked) => {
+        const action = actions.find((a) => a.title === picked);
         // The button acts in the folder the refusal came from (ids alone are ambiguous in a multi-root workspace).
         const ours = (Object.values(COMMANDS) as string[]).includes(action?.command ?? '');
         if (action) void vscode.commands.executeCommand(action.command, ...(ours ? [inFolder(ctx.session.root, ...(action.args ?? []))] : (action.args ?? [])));
       });
       return undefined;
     }
-    ctx.log.error(`${def.id} failed`, error);
-    const choice = await vscode.window.showErrorMessage(`LoopX: ${(error as Error)?.message ?? String(error)}`, 'Show Logs');
+    ctx.log.error(`${def.id} failed`, thrown);
+    const choice = await vscode.window.showErrorMessage(`LoopX: ${body.message}`, 'Show Logs');
     if (choice === 'Show Logs') ctx.log.show();
     return undefined;
   }
 }
 
+const RETRY = 'Retry';

@@ -5,7 +5,7 @@ import { createGoal } from '../../kernel/ops/goals';
 import { addTodo } from '../../kernel/ops/todos';
 import { askGate } from '../../kernel/ops/gates';
 import { claimTodo } from '../../kernel/ops/claims';
-import { actionsFor, hintForPeople } from './errorActions';
+import { actionsFor } from './errorActions';
 import { COMMANDS } from './commandIds';
 
 describe('a refusal in VS Code offers buttons, not CLI commands', () => {
@@ -38,12 +38,5 @@ describe('a refusal in VS Code offers buttons, not CLI commands', () => {
     expect(actionsFor(refusal('budget_exhausted')).map((a) => a.command)).toEqual([COMMANDS.showQuota]);
     expect(actionsFor(refusal('no_store')).map((a) => a.command)).toEqual([COMMANDS.initialize]);
     expect(actionsFor(refusal('invalid_input'))).toEqual([]);
-  });
-
-  it('drops hints that tell a person to type a loopx command, keeps the rest', () => {
-    expect(hintForPeople('pick another with: loopx todo next')).toBeUndefined();
-    expect(hintForPeople('a human approves or rejects it with: loopx gate approve|reject ID')).toBeUndefined();
-    expect(hintForPeople('pass --root DIR')).toBeUndefined();
-    expect(hintForPeople('upgrade loopx; the store was left untouched')).toBe('upgrade loopx; the store was left untouched');
   });
 });

@@ -8,12 +8,6 @@ export interface ErrorAction {
   args?: unknown[];
 }
 
-/** A hint that tells the reader to type a `loopx …` command is for the CLI; VS Code offers buttons instead. */
-export function hintForPeople(hint: string | undefined): string | undefined {
-  if (!hint || /\bloopx\s+[a-z]|--[a-z]/.test(hint)) return undefined;
-  return hint;
-}
-
 export function actionsFor(error: LoopxError): ErrorAction[] {
   switch (error.code) {
     case 'gate_pending': {

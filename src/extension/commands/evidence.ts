@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { addEvidence as addEvidenceOp } from '../../kernel/ops/evidence';
-import type { EvidenceNode } from '../views/evidenceTree';
+import { parseArg } from './args';
 import { evidenceUri } from '../views/virtualDocuments';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
@@ -27,8 +27,8 @@ export const addEvidence: CommandDefinition = {
 export const showEvidence: CommandDefinition = {
   id: COMMANDS.showEvidence,
   async run(ctx, arg) {
-    const node = arg as EvidenceNode | undefined;
-    if (!node || node.kind !== 'evidence') return undefined;
+    const node = parseArg(arg);
+    if (node.kind !== 'evidence') return undefined;
     const doc = await vscode.workspace.openTextDocument(evidenceUri(node.evidence.seq, ctx.session.root));
     return vscode.window.showTextDocument(doc, { preview: true });
   },
@@ -37,8 +37,8 @@ export const showEvidence: CommandDefinition = {
 export const openArtifact: CommandDefinition = {
   id: COMMANDS.openArtifact,
   async run(ctx, arg) {
-    const node = arg as EvidenceNode | undefined;
-    if (!node || node.kind !== 'artifact') return undefined;
+    const node = parseArg(arg);
+    if (node.kind !== 'artifact') return undefined;
     const uri = vscode.Uri.joinPath(vscode.Uri.file(ctx.session.root), ...node.artifact.path.split('/'));
     try {
       await vscode.workspace.fs.stat(uri);

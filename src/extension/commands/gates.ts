@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import { askGate as askOp, decideGate } from '../../kernel/ops/gates';
 import type { Gate } from '../../kernel/model';
 import { clean } from '../../protocol/display';
-import { type CommandDefinition, type ExtensionContextLike, kernelOf } from './context';
+import { type CommandDefinition, kernelOf } from './context';
+import type { Services } from '../services';
 import { COMMANDS } from './commandIds';
 import { ask, resolveGate, resolveGoal, resolveTodo } from './pickers';
 
@@ -21,7 +22,7 @@ export const askGate: CommandDefinition = {
 };
 
 /** Approve and reject confirm in a modal that shows the question: a decision should be read before it is made. */
-async function decide(ctx: ExtensionContextLike, arg: unknown, decision: 'approved' | 'rejected'): Promise<Gate | undefined> {
+async function decide(ctx: Services, arg: unknown, decision: 'approved' | 'rejected'): Promise<Gate | undefined> {
   const verb = decision === 'approved' ? 'Approve' : 'Reject';
   const gate = await resolveGate(ctx, arg, `${verb} Gate`);
   if (!gate) return undefined;

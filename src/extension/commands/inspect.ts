@@ -22,12 +22,12 @@ export const verifyLog: CommandDefinition = {
       void showBrokenLog(kernel, result);
       return result;
     }
-    const cut = ctx.witness?.check();
+    const cut = ctx.witness.check();
     if (cut) {
-      if ((await showWitnessProblem(cut, false)) === ACCEPT) await ctx.witness?.accept();
+      if ((await showWitnessProblem(cut, false)) === ACCEPT) await ctx.witness.accept();
       return { ...result, ok: false, firstBadSeq: cut.problem === 'missing' ? (cut.head?.seq ?? 0) + 1 : cut.anchor.seq, problem: cut.message };
     }
-    const anchor = ctx.witness?.anchor;
+    const anchor = ctx.witness.anchor;
     void vscode.window.showInformationMessage(`LoopX: log intact, ${result.events} events, hash chain verified${anchor ? `; it still holds event ${anchor.seq}, the newest this workspace has seen` : ''}.`);
     return result;
   },

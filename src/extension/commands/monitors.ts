@@ -6,19 +6,16 @@ import { oneLine } from '../../protocol/display';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { ask } from './pickers';
-import type { MonitorNode } from '../views/monitorsTree';
-
-function isMonitorNode(arg: unknown): arg is MonitorNode {
-  return typeof arg === 'object' && arg !== null && (arg as { kind?: string }).kind === 'monitor';
-}
+import { parseArg } from './args';
 
 /** Cancel a waiting monitor: from the Monitors view (inline), the board's card menu, or the palette (pick one). */
 export const cancelMonitor: CommandDefinition = {
   id: COMMANDS.cancelMonitor,
   async run(ctx, arg) {
     let monitor: Monitor | undefined;
-    if (isMonitorNode(arg)) monitor = arg.monitor;
-    else if (typeof arg === 'string') monitor = kernelOf(ctx).read((db) => getMonitor(db, parseId('monitor', arg)));
+    const given = parseArg(arg);
+    if (given.kind === 'monitor') monitor = given.monitor;
+    else if (given.kind === 'id') monitor = kernelOf(ctx).read((db) => getMonitor(db, parseId('monitor', given.id)));
     else {
       const waiting = ctx.model.monitors().filter((m) => m.status === 'waiting');
       const pick = await vscode.window.showQuickPick(
@@ -41,9 +38,9 @@ export const checkMonitorsNow: CommandDefinition = {
   id: COMMANDS.checkMonitorsNow,
   async run(ctx) {
     const ticker = ctx.monitors;
-    const state = ticker?.state;
-    if (!ticker || !state?.ticking) {
-      void vscode.window.showWarningMessage(`LoopX: ${state && !state.ticking ? state.message : 'monitors are not available yet'}`);
+    const state = ticker.state;
+    if (!state.ticking) {
+      void vscode.window.showWarningMessage(`LoopX: ${state.message}`);
       return undefined;
     }
     const result = await ticker.tickNow();

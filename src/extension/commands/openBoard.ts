@@ -1,14 +1,14 @@
-import { BoardPanel } from '../board/boardPanel';
 import type { CommandDefinition } from './context';
 import { COMMANDS } from './commandIds';
-import { LoopxError } from '../../kernel/errors';
+import { parseArg } from './args';
+import { EXIT, LoopxError } from '../../kernel/errors';
 import { GROUPS, type TodoGroup } from '../views/todoPresentation';
 
 export const openBoard: CommandDefinition = {
   id: COMMANDS.openBoard,
   run(ctx) {
     ctx.session.requireKernel();
-    return BoardPanel.show(ctx, ctx.extensionUri);
+    return ctx.board.show(ctx);
   },
 };
 
@@ -18,10 +18,10 @@ const GROUP_IDS: readonly string[] = GROUPS.map((g) => g.id);
 export const showMoreTodos: CommandDefinition = {
   id: COMMANDS.showMoreTodos,
   run(ctx, arg) {
-    const { goalId, group } = (arg ?? {}) as { goalId?: unknown; group?: unknown };
-    if (typeof goalId !== 'string' || typeof group !== 'string' || !GROUP_IDS.includes(group)) {
-      throw new LoopxError('invalid_argument', 'Show More Todos is run from a "… more" row in the Goals view', 2);
+    const page = parseArg(arg);
+    if (page.kind !== 'page' || !GROUP_IDS.includes(page.group)) {
+      throw new LoopxError('invalid_argument', 'Show More Todos is run from a "… more" row in the Goals view', EXIT.invalidInput);
     }
-    ctx.goalsTree?.showMore({ goalId, group: group as TodoGroup });
+    ctx.goalsTree.showMore({ goalId: page.goalId, group: page.group as TodoGroup });
   },
 };

@@ -6,7 +6,8 @@ import { clean, clockTime } from '../../protocol/display';
 import { listTodos } from '../../kernel/queries/lists';
 import { type Readiness, readiness } from '../../kernel/queries/ready';
 import { getTodoCore } from '../../kernel/queries/lookups';
-import { type CommandDefinition, type ExtensionContextLike, kernelOf } from './context';
+import { type CommandDefinition, kernelOf } from './context';
+import type { Services } from '../services';
 import { COMMANDS } from './commandIds';
 import { ask, resolveTodo } from './pickers';
 
@@ -27,7 +28,7 @@ export const claimTodo: CommandDefinition = {
 };
 
 /** What can be claimed now first, in claim order; the rest apart, each with why not (so nothing picked is refused). */
-async function pickClaimable(ctx: ExtensionContextLike): Promise<Todo | undefined> {
+async function pickClaimable(ctx: Services): Promise<Todo | undefined> {
   const kernel = kernelOf(ctx);
   // The model's reads are transactions of their own: gather the candidates before reading their readiness.
   const candidates = ctx.model.goals().flatMap((g) => [...ctx.model.todos(g.id, 'open'), ...ctx.model.todos(g.id, 'claimed')]);
@@ -139,5 +140,3 @@ export const killTodo: CommandDefinition = {
 function holdsLiveLease(todo: Todo, me: string): boolean {
   return todo.status === 'claimed' && todo.owner === me && todo.leaseExpiresAt !== null && Date.parse(todo.leaseExpiresAt) > Date.now();
 }
-
-export type { ExtensionContextLike };

@@ -4,7 +4,7 @@ import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { resolveGoal, resolveTodo } from './pickers';
 import { HOSTS, type RunOutcome, describeNoRun } from '../turns/turnRunner';
-import type { GoalsNode } from '../views/goalsTree';
+import { parseArg } from './args';
 import { reviewUri } from '../views/virtualDocuments';
 
 const HOST_NAMES: Record<string, string> = { codex: 'Codex CLI', claude: 'Claude Code', custom: 'Custom command' };
@@ -17,11 +17,11 @@ export const runTurn: CommandDefinition = {
   id: COMMANDS.runTurn,
   async run(ctx, arg) {
     const runner = ctx.turns;
-    if (!runner) throw new Error('turns are not available in this window');
-    const given = (typeof arg === 'object' && arg !== null && !('kind' in arg) ? arg : {}) as { goalId?: string; todoId?: string; host?: string };
-    const node = typeof arg === 'object' && arg !== null && 'kind' in arg ? (arg as GoalsNode) : undefined;
-    const todoId = given.todoId ?? (node?.kind === 'todo' ? node.todo.id : undefined);
-    let goalId = given.goalId ?? (node?.kind === 'goal' ? node.goal.id : node?.kind === 'todo' ? node.todo.goalId : undefined);
+    const parsed = parseArg(arg);
+    const given: { goalId?: string; todoId?: string; host?: string } =
+      parsed.kind === 'turn' ? parsed : parsed.kind === 'todo' ? { todoId: parsed.todo.id, goalId: parsed.todo.goalId } : parsed.kind === 'goal' ? { goalId: parsed.goal.id } : {};
+    const todoId = given.todoId;
+    let goalId = given.goalId;
     if (!goalId && !todoId) goalId = (await resolveGoal(ctx, undefined, (g) => g.status === 'active'))?.id;
     if (todoId && !goalId) goalId = (await resolveTodo(ctx, todoId, ['open', 'claimed'], 'Run Turn on'))?.goalId;
     if (!goalId) return undefined;
@@ -47,7 +47,8 @@ export const reviewPacket: CommandDefinition = {
   id: COMMANDS.reviewPacket,
   async run(ctx, arg) {
     kernelOf(ctx);
-    const goal = typeof arg === 'string' ? arg : undefined;
+    const given = parseArg(arg);
+    const goal = given.kind === 'id' ? given.id : undefined;
     const uri = reviewUri(ctx.session.root, goal);
     await vscode.commands.executeCommand('markdown.showPreview', uri);
     return renderReviewPacketFor(ctx, goal);

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { Kernel } from '../../kernel/kernel';
 import { EXIT, LoopxError } from '../../kernel/errors';
 import { StoreWatcher } from '../../kernel/watch';
+import { storeError } from '../../kernel/storeFile';
+import { errorBody } from '../../protocol/errors';
 import { writeStatusMd } from '../../kernel/projections/statusMd';
 import type { Actor } from '../../kernel/events/eventTypes';
 import { Disposable, MutableDisposable, toDisposable } from '../util/lifecycle';
@@ -126,10 +128,13 @@ export class StoreSession extends Disposable {
     }, 500);
   }
 
-  private fail(error: unknown): void {
-    const e = error instanceof LoopxError ? error : undefined;
-    this.failure = { message: e?.message ?? String((error as Error)?.message ?? error), hint: e?.hint };
-    this.log.error('could not open the loopx store', error);
+  private fail(thrown: unknown): void {
+    const error = storeError(thrown);
+    const body = errorBody(error, 'person');
+    // Opening trouble is fixed in a terminal (doctor, restore): the error's own hint stays, commands and all.
+    const ownWords = error instanceof LoopxError && body.message === error.message;
+    this.failure = { message: body.message, hint: (ownWords ? error.hint : body.hint) ?? undefined };
+    this.log.error('could not open the loopx store', thrown);
     this.openState.fire();
     const text = `LoopX could not open ${this.root}/.loopx: ${this.failure.message}${this.failure.hint ? ` (${this.failure.hint})` : ''}`;
     void vscode.window.showErrorMessage(text, 'Show Logs').then((choice) => choice && this.log.show());

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { watch, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { LoopxError } from '../../kernel/errors';
+import { EXIT, LoopxError } from '../../kernel/errors';
 import { EXIT_CODE_FILE, readExitCode, writeLauncher } from '../../kernel/launchers';
 import { renewTodo } from '../../kernel/ops/claims';
 import { RENEW_INTERVAL_MS } from '../../kernel/ops/leases';
@@ -11,10 +11,20 @@ import { getTurn } from '../../kernel/queries/turns';
 import { shouldRunReason } from '../../protocol/shouldRunWords';
 import { clockTime } from '../../protocol/display';
 import { Disposable, toDisposable } from '../util/lifecycle';
-import type { ExtensionContextLike } from '../commands/context';
+import type { StoreSession } from '../store/storeSession';
+import type { StoreModel } from '../store/storeModel';
+import type { Log } from '../util/log';
 import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, planHost } from '../../kernel/hosts';
 
 export const HOSTS = ['codex', 'claude', 'custom'] as const;
+
+/** What turns need of their folder: its store, its model (for budgets), the log, and the `loopx` agents run. */
+export interface TurnRunnerDeps {
+  session: StoreSession;
+  model: StoreModel;
+  log: Log;
+  cliCommand: string;
+}
 
 interface Running {
   turn: Turn;
@@ -39,7 +49,7 @@ export class TurnRunner extends Disposable {
   /** Fires when a turn this window ran has finished. */
   readonly onDidFinish = this.changed.event;
 
-  constructor(private readonly ctx: ExtensionContextLike) {
+  constructor(private readonly ctx: TurnRunnerDeps) {
     super();
     this.register(vscode.window.onDidCloseTerminal((terminal) => {
       for (const run of this.running.values()) {
@@ -71,7 +81,7 @@ export class TurnRunner extends Disposable {
     const settings = this.hostSettings();
     const probe = planHost(host, settings, { promptFile: 'prompt.md', dir: '.', env: {} });
     if (!findExecutable(probe.executable)) {
-      throw new LoopxError('host_missing', `the ${host} host needs "${probe.executable}", which is not on PATH`, 2, INSTALL_HINTS[host]);
+      throw new LoopxError('host_missing', `the ${host} host needs "${probe.executable}", which is not on PATH`, EXIT.invalidInput, INSTALL_HINTS[host]);
     }
     const kernel = this.ctx.session.requireKernel();
     let started: TurnStart;

@@ -1,0 +1,39 @@
+import type * as vscode from 'vscode';
+import type { StoreSession } from './store/storeSession';
+import type { StoreModel } from './store/storeModel';
+import type { LogWitness } from './store/logWitness';
+import type { Log } from './util/log';
+import type { TurnRunner } from './turns/turnRunner';
+import type { GoalsTreeProvider } from './views/goalsTree';
+import type { MonitorTicker } from './monitors/monitorTicker';
+
+/**
+ * One workspace folder's services, as commands, the board and turns see them. Built whole, once per folder, by the
+ * composition root (FolderServices); nothing in it is filled in later.
+ */
+export interface Services {
+  session: StoreSession;
+  model: StoreModel;
+  log: Log;
+  /** The human at the keyboard (UI actions are human actions). */
+  me: string;
+  /** Where the extension's own files (dist/webview, media) are. */
+  extensionUri: vscode.Uri;
+  /** The `loopx` agents in this editor run (a launcher on the editor's runtime; bundledCli.ts). */
+  cliCommand: string;
+  /** Runs agent turns in terminals. */
+  turns: TurnRunner;
+  /** The Goals tree, for its paging ("… N more"). */
+  goalsTree: GoalsTreeProvider;
+  /** Remembers the newest event outside the store, to notice a log cut short. */
+  witness: LogWitness;
+  /** Runs due monitor checks while the window is open (trusted workspaces only). */
+  monitors: MonitorTicker;
+  /** The window's one board panel (owned by the app; a folder's Open Board shows this folder's store in it). */
+  board: BoardOpener;
+}
+
+/** What a folder needs of the window's board: to show it on this folder's store. */
+export interface BoardOpener {
+  show(services: Services): unknown;
+}
