@@ -11,6 +11,9 @@ export interface FlagSpec {
   required?: boolean;
   /** Placeholder in help, e.g. TEXT or N. */
   value?: string;
+  /** Numeric flags (int, number): the smallest and largest value taken; anything outside is invalid input (exit 2). */
+  min?: number;
+  max?: number;
 }
 
 export interface PositionalSpec {
@@ -67,18 +70,26 @@ function convert(flag: string, spec: FlagSpec, raw: string): string | number {
   switch (spec.type) {
     case 'int': {
       if (!/^-?\d{1,15}$/.test(raw.trim())) throw new InvalidInputError(`--${flag} must be a whole number, got ${JSON.stringify(raw)}`);
-      return Number(raw);
+      return inRange(flag, spec, Number(raw));
     }
     case 'number': {
       const n = Number(raw);
       if (raw.trim() === '' || !Number.isFinite(n)) throw new InvalidInputError(`--${flag} must be a number, got ${JSON.stringify(raw)}`);
-      return n;
+      return inRange(flag, spec, n);
     }
     case 'duration':
       return parseDuration(raw, `--${flag}`);
     default:
       return raw;
   }
+}
+
+/** The one rule for a numeric flag's range: its spec's min and max. */
+function inRange(flag: string, spec: FlagSpec, n: number): number {
+  const { min, max } = spec;
+  if ((min === undefined || n >= min) && (max === undefined || n <= max)) return n;
+  const range = min !== undefined && max !== undefined ? `from ${min} to ${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`;
+  throw new InvalidInputError(`--${flag} must be ${range}, got ${n}`);
 }
 
 /**

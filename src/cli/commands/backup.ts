@@ -9,12 +9,11 @@ export const backup: Command = {
   summary: 'write a verified copy of the store (default .loopx/backups/, the newest ten kept); writers go on meanwhile',
   flags: {
     to: { type: 'string', value: 'FILE', description: 'write this new file instead (never overwritten; its folder must exist)' },
-    keep: { type: 'int', value: 'N', description: 'backups to keep in .loopx/backups/ (default 10)' },
+    keep: { type: 'int', value: 'N', min: 1, max: 10_000, description: 'backups to keep in .loopx/backups/ (default 10)' },
   },
   examples: ['loopx backup', 'loopx backup --to /mnt/backups/project-loopx.db'],
   run(ctx) {
     const keep = ctx.args.num('keep');
-    if (keep !== undefined && (keep < 1 || keep > 10_000)) throw new InvalidInputError('--keep must be from 1 to 10000');
     const kernel = ctx.kernel();
     const to = ctx.args.str('to');
     if (to !== undefined && !to.trim()) throw new InvalidInputError('--to needs a file name');

@@ -9,7 +9,7 @@ export const evidenceList: Command = {
   flags: {
     goal: { type: 'string', value: 'G', description: 'only this goal' },
     todo: { type: 'string', value: 'T', description: 'only this todo' },
-    limit: { type: 'int', value: 'N', description: 'at most N entries (default 1000)' },
+    limit: { type: 'int', value: 'N', min: 1, max: 100_000, description: 'at most N entries (default 1000)' },
   },
   run(ctx) {
     const a = ctx.args;
@@ -19,7 +19,7 @@ export const evidenceList: Command = {
     const items = ctx.kernel().read((db) => {
       if (goalId) getGoal(db, goalId);
       if (todoId) getTodo(db, todoId);
-      return listEvidence(db, { goalId, todoId, limit: limit === undefined ? undefined : Math.max(1, limit) });
+      return listEvidence(db, { goalId, todoId, limit });
     });
     const p = new Painter(ctx.color);
     const now = Date.now();

@@ -1,7 +1,6 @@
 import type { Command } from '../command';
 import { history as readHistory } from '../../kernel/queries/lists';
 import { getGoal, getTodo } from '../../kernel/queries/lookups';
-import { InvalidInputError } from '../../kernel/errors';
 import { clean, list, oneLine, Painter, relativeTime } from '../format';
 
 /** The channel a human's event came through (`vscode`, `tty`), recorded in its data. */
@@ -16,14 +15,13 @@ export const history: Command = {
   flags: {
     goal: { type: 'string', value: 'G', description: 'only events of this goal' },
     todo: { type: 'string', value: 'T', description: 'only events of this todo' },
-    limit: { type: 'int', value: 'N', description: 'how many (default 50)' },
+    limit: { type: 'int', value: 'N', min: 1, max: 100_000, description: 'how many (default 50)' },
   },
   run(ctx) {
     const a = ctx.args;
     const goalId = a.id('goal');
     const todoId = a.id('todo');
     const limit = a.num('limit');
-    if (limit !== undefined && (limit < 1 || limit > 100_000)) throw new InvalidInputError('--limit must be from 1 to 100000');
     const events = ctx.kernel().read((db) => {
       if (goalId) getGoal(db, goalId);
       if (todoId) getTodo(db, todoId);

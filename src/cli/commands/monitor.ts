@@ -62,7 +62,7 @@ export const monitorList: Command = {
     goal: { type: 'string', value: 'G', description: 'only this goal' },
     todo: { type: 'string', value: 'T', description: 'only this todo' },
     status: { type: 'string', value: 'S', description: `only this status: ${MONITOR_STATUSES.join(', ')}` },
-    limit: { type: 'int', value: 'N', description: 'at most N (default 500)' },
+    limit: { type: 'int', value: 'N', min: 1, max: 10_000, description: 'at most N (default 500)' },
   },
   run(ctx) {
     const a = ctx.args;
@@ -87,10 +87,10 @@ export const monitorShow: Command = {
   name: ['monitor', 'show'],
   summary: 'show a monitor with its runs (exit code, duration, output tail and hash), newest first',
   positionals: [{ name: 'ID', description: 'monitor id, e.g. M2', required: true }],
-  flags: { runs: { type: 'int', value: 'N', description: 'at most N runs (default 20)' } },
+  flags: { runs: { type: 'int', value: 'N', min: 1, max: 10_000, description: 'at most N runs (default 20)' } },
   run(ctx) {
     const id = parseId('monitor', ctx.args.positionals[0]);
-    const limit = Math.max(1, ctx.args.num('runs') ?? 20);
+    const limit = ctx.args.num('runs') ?? 20;
     const data = ctx.kernel().read((db) => ({ ...getMonitor(db, id), runs: monitorRuns(db, id, limit) }));
     const p = new Painter(ctx.color);
     const now = Date.now();
@@ -128,11 +128,10 @@ export const monitorTick: Command = {
     'nextCheckAt }. Exits 0 whatever the checks answered; a check that fails is a result, not an error.',
   ].join('\n'),
   mutates: true,
-  flags: { concurrency: { type: 'int', value: 'N', description: 'checks run at the same time (default 4, 1 to 32)' } },
+  flags: { concurrency: { type: 'int', value: 'N', min: 1, max: 32, description: 'checks run at the same time (default 4, 1 to 32)' } },
   examples: ['* * * * * cd /path/to/workspace && loopx monitor tick    # crontab: every minute'],
   async run(ctx) {
     const concurrency = ctx.args.num('concurrency');
-    if (concurrency !== undefined && (concurrency < 1 || concurrency > 32)) throw new InvalidInputError('--concurrency must be from 1 to 32');
     const result = await tickMonitors(ctx.kernel(), { concurrency, env: ctx.env });
     const now = Date.now();
     const lines = result.runs.map((r) => `${r.monitorId} (${r.todoId}) run ${r.n}: ${runOutcome(r)} → ${r.outcome}`);

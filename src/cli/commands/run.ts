@@ -32,7 +32,7 @@ export const run: Command = {
     goal: { type: 'string', value: 'G', repeat: true, description: 'a goal to serve (repeatable; default: every active goal)' },
     host: { type: 'string', value: 'H', required: true, description: 'codex, claude or custom' },
     command: { type: 'string', value: 'TEMPLATE', description: 'the host\'s command (required for custom), e.g. "node agent.js {prompt}"' },
-    'max-turns': { type: 'int', value: 'N', description: 'start at most N turns, then stop once they end' },
+    'max-turns': { type: 'int', value: 'N', min: 1, description: 'start at most N turns, then stop once they end' },
     'until-idle': { type: 'boolean', description: 'stop when no goal served can run without a human, a monitor or time' },
     once: { type: 'boolean', description: 'one pass: at most one turn per goal, then stop once they end' },
     'turn-limit': { type: 'duration', value: 'D', description: 'end a turn that runs longer (default 2h)' },
@@ -60,7 +60,6 @@ export const run: Command = {
       throw new LoopxError('host_missing', `the ${host} host needs "${executable}", which is not on PATH`, EXIT.invalidInput, command ? 'check the program in --command' : INSTALL_HINTS[host]);
     }
     const maxTurns = a.num('max-turns');
-    if (maxTurns !== undefined && maxTurns < 1) throw new InvalidInputError('--max-turns must be at least 1');
     const limit = a.num('turn-limit') ?? DEFAULT_TURN_LIMIT_SECONDS;
     if (limit < 10) throw new InvalidInputError('--turn-limit must be at least 10s');
     const agent = parseAgentName(ctx.actor.kind === 'agent' ? ctx.actor.name : host, 'agent');

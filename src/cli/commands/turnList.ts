@@ -8,7 +8,7 @@ export const turnList: Command = {
   summary: 'turns, newest first, with their results',
   flags: {
     goal: { type: 'string', value: 'G', description: 'only this goal' },
-    limit: { type: 'int', value: 'N', description: 'how many (default 100)' },
+    limit: { type: 'int', value: 'N', min: 1, max: 10_000, description: 'how many (default 100)' },
   },
   run(ctx) {
     const goalId = ctx.args.id('goal');
