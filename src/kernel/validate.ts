@@ -1,4 +1,5 @@
 import { InvalidInputError } from './errors';
+// eslint-disable-next-line no-restricted-imports -- the display helpers move into the kernel in issue 9's other half (9a)
 import { DECEPTIVE_CHARS, codePoint } from '../protocol/display';
 
 /** Input checks shared by every adapter. Each throws InvalidInputError (exit 2) with a message that names the field. */

@@ -1,0 +1,62 @@
+import { ESLint } from 'eslint';
+import { resolve } from 'node:path';
+import { describe, expect, test } from 'vitest';
+
+/**
+ * The layer rules in eslint.config.mjs fire on a wrong import in each layer, and stay quiet on a right one. Each case
+ * lints a line as if it were written in a real file of that layer; only the import rule runs (no type information).
+ */
+const eslint = new ESLint({
+  cwd: resolve(__dirname, '..'),
+  overrideConfig: { languageOptions: { parserOptions: { projectService: false } } },
+  ruleFilter: ({ ruleId }) => ruleId === 'no-restricted-imports',
+});
+
+async function problems(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(`${code}\n`, { filePath });
+  return (result?.messages ?? []).map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+const WRONG: [layer: string, file: string, code: string][] = [
+  ['kernel → cli', 'src/kernel/errors.ts', "import { parseArgs } from '../cli/args';"],
+  ['kernel → extension', 'src/kernel/errors.ts', "import { LoopxApp } from '../extension/app';"],
+  ['kernel → protocol', 'src/kernel/ops/claims.ts', "import { errorBody } from '../../protocol/errors';"],
+  ['kernel → goalFile', 'src/kernel/errors.ts', "import { readGoalFile } from '../goalFile/read';"],
+  ['kernel → languageServer', 'src/kernel/errors.ts', "import { startServer } from '../languageServer/server';"],
+  ['kernel → vscode', 'src/kernel/errors.ts', "import * as vscode from 'vscode';"],
+  ['protocol → kernel', 'src/protocol/errors.ts', "import { Kernel } from '../kernel/kernel';"],
+  ['protocol → cli', 'src/protocol/errors.ts', "import { runCli } from '../cli/main';"],
+  ['protocol → extension', 'src/protocol/errors.ts', "import type { Services } from '../extension/services';"],
+  ['protocol → node:fs', 'src/protocol/errors.ts', "import { readFileSync } from 'node:fs';"],
+  ['protocol → path', 'src/protocol/errors.ts', "import { join } from 'path';"],
+  ['cli → extension', 'src/cli/args.ts', "import { LoopxApp } from '../extension/app';"],
+  ['cli → vscode', 'src/cli/commands/status.ts', "import * as vscode from 'vscode';"],
+  ['goalFile → cli', 'src/goalFile/read.ts', "import { runCli } from '../cli/main';"],
+  ['languageServer → extension', 'src/languageServer/server.ts', "import { LoopxApp } from '../extension/app';"],
+  ['webview → kernel', 'webview-ui/src/main.ts', "import { Kernel } from '../../src/kernel/kernel';"],
+  ['webview → extension', 'webview-ui/src/main.ts', "import { BoardPanel } from '../../src/extension/board/boardPanel';"],
+  ['webview → node:path', 'webview-ui/src/main.ts', "import { join } from 'node:path';"],
+  ['webview → vscode', 'webview-ui/src/main.ts', "import * as vscode from 'vscode';"],
+];
+
+const RIGHT: [layer: string, file: string, code: string][] = [
+  ['kernel → kernel', 'src/kernel/errors.ts', "import { iso } from './time';"],
+  ['protocol → protocol', 'src/protocol/errors.ts', "import { clean } from './display';"],
+  ['protocol → zod', 'src/protocol/kanbanSchemas.ts', "import * as z from 'zod';"],
+  ['cli → kernel and protocol', 'src/cli/args.ts', "import { EXIT } from '../kernel/errors';\nimport { errorBody } from '../protocol/errors';"],
+  ['extension → everything inside', 'src/extension/app.ts', "import { Kernel } from '../kernel/kernel';\nimport { errorBody } from '../protocol/errors';"],
+  ['webview → protocol', 'webview-ui/src/main.ts', "import type { ToWebview } from '../../src/protocol/kanban';"],
+  ['a kernel test may pin the kernel against the protocol', 'src/kernel/busy.test.ts', "import { errorBody } from '../protocol/errors';"],
+];
+
+describe('lint keeps the layers', () => {
+  test.each(WRONG)('%s is refused', async (_layer, file, code) => {
+    const found = await problems(file, code);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/^no-restricted-imports: /);
+  });
+
+  test.each(RIGHT)('%s is allowed', async (_layer, file, code) => {
+    expect(await problems(file, code)).toEqual([]);
+  });
+});
