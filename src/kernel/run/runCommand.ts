@@ -42,9 +42,11 @@ function childProcess(): typeof ChildProcess {
   return (loaded ??= process.getBuiltinModule('node:child_process') as typeof ChildProcess);
 }
 
-// Terminal control sequences (CSI, OSC) and other control characters except newline and tab.
-// eslint-disable-next-line no-control-regex
+// Terminal control sequences (CSI, OSC) and other control characters except newline and tab. A block, not
+// disable-next-line: the formatter may move the pattern to the line after `=`.
+/* eslint-disable no-control-regex */
 const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(\u0007|\u001b\\)?|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/* eslint-enable no-control-regex */
 
 /** Output as text people and prompts can read: no escapes or control characters, CRLF as LF. */
 export function cleanOutput(text: string): string {
