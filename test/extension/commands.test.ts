@@ -7,6 +7,7 @@ import { addTodo, killTodo } from '../../src/kernel/ops/todos';
 import { createGoal, setGoalStatus } from '../../src/kernel/ops/goals';
 import { COMMANDS } from '../../src/extension/commands/commandIds';
 import { shellQuote } from '../../src/kernel/hosts';
+import { BUSY_TIMEOUT_MS } from '../../src/kernel/db/openDb';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { app, otherWriter, until, withAnswers, workspaceRoot } from './support';
@@ -160,5 +161,28 @@ suite('commands', () => {
     const result = await vscode.commands.executeCommand<{ ok: boolean; events: number }>(COMMANDS.verifyLog);
     assert.equal(result.ok, true);
     assert.ok(result.events > 10);
+  });
+
+  test('a store another writer keeps locked is said as a sentence with Retry, not "database is locked"', async () => {
+    const loopx = await app();
+    const writer = otherWriter('planner');
+    const goal = createGoal(writer, { title: 'Busy store' });
+    const todo = addTodo(writer, { goalId: goal.id, title: 'Claimed while locked' });
+    await until(() => loopx.model.todo(todo.id), 'the new todo');
+    const ours = loopx.session.requireKernel().db;
+    ours.exec('PRAGMA busy_timeout = 50'); // the extension waits 10 s for the lock; the test does not
+    writer.db.exec('BEGIN IMMEDIATE');
+    try {
+      const { result, prompts } = await withAnswers({}, async () => vscode.commands.executeCommand(COMMANDS.claimTodo, todo.id));
+      assert.equal(result, undefined);
+      const said = prompts.find((p) => /busy/i.test(p)) ?? prompts.join('\n');
+      assert.match(said, /^warning: LoopX: The loopx store is busy\b.*try again.* \[Retry\]$/);
+      assert.doesNotMatch(said, /database is locked|SQLITE_BUSY/);
+    } finally {
+      writer.db.exec('ROLLBACK');
+      writer.close();
+      ours.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+    assert.equal(loopx.model.todo(todo.id)?.owner ?? null, null, 'nothing was claimed');
   });
 });
