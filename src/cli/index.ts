@@ -3,6 +3,7 @@ import type * as Tty from 'node:tty';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { runCli } from './main';
+import { EXIT } from '../kernel/errors';
 import { readLineSync } from './humanChannel';
 import type { serveMcp as ServeMcp } from './mcp/server';
 
@@ -13,7 +14,7 @@ if (argv[0] === 'mcp' && !argv.includes('--help') && !argv.includes('-h')) {
   const { serveMcp } = createRequire(__filename)(join(__dirname, 'mcp.js')) as { serveMcp: typeof ServeMcp };
   serveMcp({ env: process.env, cwd: process.cwd(), root: argv.includes('--root') ? root : undefined }).catch((error: unknown) => {
     process.stderr.write(`loopx mcp: ${(error as Error).message}\n`);
-    process.exitCode = 1;
+    process.exitCode = EXIT.internal;
   });
 } else {
   // Entry point of the bundled CLI (dist/cli.js, started by bin/loopx).
