@@ -15,6 +15,18 @@ export function getTodo(db: SqliteDb, id: string): Todo {
   return todoFromRow(row);
 }
 
+/** The todo, or undefined when the store has none by that id (for readers that show "not found" themselves). */
+export function findTodo(db: SqliteDb, id: string): Todo | undefined {
+  const row = db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.id = ?`).get(id);
+  return row ? todoFromRow(row) : undefined;
+}
+
+/** The goal, or undefined (looked up by id, or by the goal file it was applied from). */
+export function findGoal(db: SqliteDb, by: { id: string } | { filePath: string }): Goal | undefined {
+  const row = 'id' in by ? db.prepare('SELECT * FROM goals WHERE id = ?').get(by.id) : db.prepare('SELECT * FROM goals WHERE file_path = ?').get(by.filePath);
+  return row ? goalFromRow(row) : undefined;
+}
+
 export function getGate(db: SqliteDb, id: string): Gate {
   const row = db.prepare('SELECT * FROM gates WHERE id = ?').get(id);
   if (!row) throw new NotFoundError('gate', id);
@@ -61,7 +73,14 @@ export function nextNum(db: SqliteDb, table: 'goals' | 'todos' | 'gates' | 'hand
   );
 }
 
-/** A lease is live while now is before its expiry; ISO-8601 UTC strings compare in time order. */
+/**
+ * The lease rule, the one home for it: a lease is live while now is before its expiry (ISO-8601 UTC strings compare
+ * in time order). A claim whose lease is not live is lapsed: anyone may claim it again.
+ */
 export function leaseLive(todo: Pick<Todo, 'status' | 'leaseExpiresAt'>, at: string): boolean {
   return todo.status === 'claimed' && todo.leaseExpiresAt !== null && todo.leaseExpiresAt > at;
 }
+
+/** The same rule for set queries over `todos t` (each takes `at` once). */
+export const LEASE_LIVE_SQL = `(t.status = 'claimed' AND t.lease_expires_at > ?)`;
+export const LEASE_LAPSED_SQL = `(t.status = 'claimed' AND t.lease_expires_at <= ?)`;

@@ -2,6 +2,7 @@ import type { SqliteDb } from '../db/sqliteDb';
 import type { Goal } from '../model';
 import { iso } from '../time';
 import { hasClaimable } from './ready';
+import { LEASE_LIVE_SQL } from './lookups';
 import { nextMonitorMoment } from './monitors';
 import { stuckSinceLastTurn } from './turns';
 
@@ -32,7 +33,7 @@ export function quotaState(db: SqliteDb, goal: Goal, nowMs: number): QuotaState 
   const cooldownUntil =
     last && goal.policy.cooldownSeconds > 0 ? iso(Date.parse(last) + goal.policy.cooldownSeconds * 1000) : null;
   const liveClaims = Number(
-    db.prepare(`SELECT count(*) AS n FROM todos WHERE goal_id = ? AND status = 'claimed' AND lease_expires_at > ?`).get(goal.id, at)?.n ?? 0,
+    db.prepare(`SELECT count(*) AS n FROM todos t WHERE t.goal_id = ? AND ${LEASE_LIVE_SQL}`).get(goal.id, at)?.n ?? 0,
   );
   return {
     goalId: goal.id,
@@ -103,7 +104,7 @@ function nextReadyMoment(db: SqliteDb, goalId: string, at: string): string | nul
 /** A live lease that lapses makes its todo claimable again: the earliest such moment is a wake time. */
 function earliestLeaseExpiry(db: SqliteDb, goalId: string, at: string): string | null {
   const row = db
-    .prepare(`SELECT min(lease_expires_at) AS t FROM todos WHERE goal_id = ? AND status = 'claimed' AND lease_expires_at > ?`)
+    .prepare(`SELECT min(t.lease_expires_at) AS t FROM todos t WHERE t.goal_id = ? AND ${LEASE_LIVE_SQL}`)
     .get(goalId, at);
   return (row?.t as string | null) ?? null;
 }
