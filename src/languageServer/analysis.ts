@@ -3,7 +3,8 @@ import { join, relative as relativePath, sep } from 'node:path';
 import { type Diagnostic, DiagnosticSeverity } from 'vscode-languageserver';
 import type { SqliteDb } from '../kernel/db/sqliteDb';
 import { LoopxError } from '../kernel/errors';
-import { type Goal, type Todo, TODO_COLUMNS, goalFromRow, todoFromRow } from '../kernel/model';
+import type { Goal, Todo } from '../kernel/model';
+import { findGoal, findGoalTodo } from '../kernel/queries/lookups';
 import { type FieldChange, type GoalPlan, planGoalSpec } from '../kernel/goalSpec/plan';
 import type { GoalFileDiagnostic, Range } from '../goalFile/diagnostics';
 import { type ParsedGoalFile, type PathSegment, parseGoalFile } from '../goalFile/parse';
@@ -89,17 +90,14 @@ function todoLocations(parsed: ParsedGoalFile): Analysis['todoAt'] {
 /** The goal and todos the file means, even while it has errors (hover and lenses keep working as you type). */
 function liveMatch(db: SqliteDb, path: string, frontMatter: unknown): { goal: Goal | null; todos: Map<string, Todo> } {
   const fm = (frontMatter ?? {}) as { goal?: unknown; todos?: unknown };
-  const row = db.prepare('SELECT * FROM goals WHERE file_path = ?').get(path) ?? (typeof fm.goal === 'string' ? db.prepare('SELECT * FROM goals WHERE id = ?').get(fm.goal) : undefined);
+  const goal = findGoal(db, { filePath: path }) ?? (typeof fm.goal === 'string' ? findGoal(db, { id: fm.goal }) : undefined);
   const todos = new Map<string, Todo>();
-  if (!row) return { goal: null, todos };
-  const goal = goalFromRow(row);
-  const byKey = db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.key = ?`);
-  const byId = db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.id = ?`);
+  if (!goal) return { goal: null, todos };
   for (const t of Array.isArray(fm.todos) ? fm.todos : []) {
     const { key, id } = (t ?? {}) as { key?: unknown; id?: unknown };
     if (typeof key !== 'string') continue;
-    const found = byKey.get(goal.id, key) ?? (typeof id === 'string' ? byId.get(goal.id, id) : undefined);
-    if (found) todos.set(key, todoFromRow(found));
+    const found = findGoalTodo(db, goal.id, { key }) ?? (typeof id === 'string' ? findGoalTodo(db, goal.id, { id }) : undefined);
+    if (found) todos.set(key, found);
   }
   return { goal, todos };
 }

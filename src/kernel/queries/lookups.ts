@@ -27,6 +27,15 @@ export function findGoal(db: SqliteDb, by: { id: string } | { filePath: string }
   return row ? goalFromRow(row) : undefined;
 }
 
+/** A goal's todo by the key a goal file names it by, or by its id; undefined when the goal has no such todo. */
+export function findGoalTodo(db: SqliteDb, goalId: string, by: { key: string } | { id: string }): Todo | undefined {
+  const row =
+    'key' in by
+      ? db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.key = ?`).get(goalId, by.key)
+      : db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.id = ?`).get(goalId, by.id);
+  return row ? todoFromRow(row) : undefined;
+}
+
 export function getGate(db: SqliteDb, id: string): Gate {
   const row = db.prepare('SELECT * FROM gates WHERE id = ?').get(id);
   if (!row) throw new NotFoundError('gate', id);
