@@ -1,5 +1,5 @@
 import { InvalidInputError } from './errors';
-import { DECEPTIVE_CHARS, codePoint } from '../protocol/display';
+import { DECEPTIVE_CHARS, codePoint } from '../shared/hiddenChars';
 
 /** Input checks shared by every adapter. Each throws InvalidInputError (exit 2) with a message that names the field. */
 
