@@ -3,7 +3,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
-import type { BoardPatch, BoardSnapshot, Card } from '../src/protocol/kanban';
+import type { BoardPatch, BoardSnapshot, Card } from '../src/protocol/boardProtocol';
 
 /**
  * The board's render cost, measured in the browser with performance marks: the built webview bundle in headless

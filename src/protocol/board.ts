@@ -1,4 +1,4 @@
-import type { Card, CardMonitor, ColumnId } from './kanban';
+import type { Card, CardMonitor, ColumnId } from './boardProtocol';
 
 /**
  * The board's rules as plain functions: which column a card is in, what a filter keeps, which moves are allowed

@@ -1,6 +1,6 @@
 import { moveFor } from '../../src/protocol/board';
 import { shouldRunSentence } from '../../src/protocol/shouldRunWords';
-import type { Card, ColumnId, ErrorInfo, GateAction, TodoAction, ToWebview } from '../../src/protocol/kanban';
+import type { Card, ColumnId, ErrorInfo, GateAction, TodoAction, ToWebview } from '../../src/protocol/boardProtocol';
 import { renderAttention } from './attention';
 import { BoardView } from './board';
 import { tickLeases } from './cards';
@@ -47,7 +47,7 @@ async function move(card: Card, to: ColumnId): Promise<void> {
     return;
   }
   board.moveOptimistically(card, to);
-  const result = await state.request<Extract<ToWebview, { type: 'result' }>>({ type: 'move', todoId: card.id, to });
+  const result = await state.request({ type: 'move', todoId: card.id, to });
   const current = state.cards.get(card.id);
   if (!result.ok) {
     if (current) board.place(current);
@@ -60,12 +60,12 @@ async function move(card: Card, to: ColumnId): Promise<void> {
 }
 
 async function todoAction(action: TodoAction, todoId: string): Promise<void> {
-  const result = await state.request<Extract<ToWebview, { type: 'result' }>>({ type: 'todoAction', action, todoId });
+  const result = await state.request({ type: 'todoAction', action, todoId });
   if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
 }
 
 async function gateAction(action: GateAction, gateId: string): Promise<void> {
-  const result = await state.request<Extract<ToWebview, { type: 'result' }>>({ type: 'gateAction', action, gateId });
+  const result = await state.request({ type: 'gateAction', action, gateId });
   if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
 }
 

@@ -7,7 +7,7 @@ import { getTodo } from '../../kernel/queries/lookups';
 import { todoCardFor } from '../../kernel/queries/cards';
 import { waitingMonitor } from '../../kernel/queries/monitors';
 import { moveFor } from '../../protocol/board';
-import type { ColumnId, ErrorInfo, TodoAction } from '../../protocol/kanban';
+import type { ColumnId, ErrorInfo, TodoAction } from '../../protocol/boardProtocol';
 import { type ExtensionContextLike, kernelOf } from '../commands/context';
 import { COMMANDS } from '../commands/commandIds';
 import { inFolder } from '../commands/inFolder';

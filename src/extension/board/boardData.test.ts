@@ -7,7 +7,7 @@ import { askGate, decideGate } from '../../kernel/ops/gates';
 import { addEvidence } from '../../kernel/ops/evidence';
 import { addMonitor } from '../../kernel/ops/monitors';
 import { type TodoCardFacts, boardFacts, todoDetailFacts } from '../../kernel/queries/cards';
-import type { BoardSnapshot, Card } from '../../protocol/kanban';
+import type { BoardSnapshot, Card } from '../../protocol/boardProtocol';
 import { buildDetail, buildSnapshot, cardOf, diffSnapshots } from './boardData';
 
 let s: TestStore;

@@ -1,7 +1,7 @@
 import type { BoardFacts, TodoCardFacts, TodoDetailFacts } from '../../kernel/queries/cards';
 import type { Monitor } from '../../kernel/queries/monitors';
 import { eventSentence } from '../../protocol/boardText';
-import type { AttentionItem, BoardPatch, BoardSnapshot, Card, CardDetail, CardMonitor } from '../../protocol/kanban';
+import type { AttentionItem, BoardPatch, BoardSnapshot, Card, CardDetail, CardMonitor } from '../../protocol/boardProtocol';
 
 /**
  * The board from the kernel's facts (read in one transaction by `boardFacts`): a pure function, so what the board

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { nodeCrypto } from '../../kernel/nodeCrypto';
 import { basename, isAbsolute, normalize } from 'node:path';
-import { parseToHost } from '../../protocol/kanbanSchemas';
-import { BOARD_VIEW_TYPE, type BoardFolder, type BoardSnapshot, type ToHost, type ToWebview } from '../../protocol/kanban';
+import { parseToHost } from '../../protocol/boardSchemas';
+import { type AnswerTo, BOARD_VIEW_TYPE, type BoardFolder, type BoardSnapshot, type ToHost, type ToWebview } from '../../protocol/boardProtocol';
 import { Disposable, MutableDisposable } from '../util/lifecycle';
 import type { ExtensionContextLike } from '../commands/context';
 import type { Folders } from '../folders';
@@ -163,7 +163,7 @@ export class BoardPanel extends Disposable {
     const kernel = this.ctx.session.kernel;
     const card = this.last?.cards.find((c) => c.id === todoId);
     if (!kernel || !card) return this.answer(requestId, { ok: false, error: { code: 'not_found', message: `todo ${todoId} not found`, hint: null } });
-    void this.panel.webview.postMessage({ type: 'detail', requestId, detail: kernel.read((db) => buildDetail(todoDetailFacts(db, card.id), card)) } satisfies ToWebview);
+    void this.panel.webview.postMessage({ type: 'detail', requestId, detail: kernel.read((db) => buildDetail(todoDetailFacts(db, card.id), card)) } satisfies AnswerTo<'detail'>);
   }
 
   /** Artifact paths come from the webview: only workspace-relative paths, never out of the workspace. */

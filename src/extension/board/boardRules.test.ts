@@ -9,7 +9,7 @@ import { todoCardFor, todoCards } from '../../kernel/queries/cards';
 import { BOARD_COLUMNS, type BoardColumn, boardColumn, readiness, readyTodoIds } from '../../kernel/queries/ready';
 import { findTodo, leaseLive } from '../../kernel/queries/lookups';
 import { columnOf, leaseLapsed } from '../../protocol/board';
-import { COLUMNS } from '../../protocol/kanban';
+import { COLUMNS } from '../../protocol/boardProtocol';
 import { cardOf } from './boardData';
 
 /**

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Goal, Todo } from '../../kernel/model';
 import { clean, oneLine, relativeTime } from '../../protocol/display';
-import { COLUMN_TITLES } from '../../protocol/kanban';
+import { COLUMN_TITLES } from '../../protocol/boardProtocol';
 import { BOARD_COLUMNS, type BoardColumn, boardColumn } from '../../kernel/queries/ready';
 import { leaseLive } from '../../kernel/queries/lookups';
 
