@@ -58,6 +58,10 @@ export function formatId(entity: EntityName, num: number): string {
 
 const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$/;
 
+export function isAgentName(value: string): boolean {
+  return AGENT_NAME.test(value);
+}
+
 export function parseAgentName(value: string, source = 'agent name'): string {
   if (!AGENT_NAME.test(value)) {
     throw new InvalidInputError(
