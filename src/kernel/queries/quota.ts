@@ -17,8 +17,17 @@ export interface QuotaState {
   cooldownSeconds: number;
   cooldownUntil: string | null;
   liveClaims: number;
+  /** Open turns whose agent let go of its todo (shipped, released) while the host is still exiting: they hold a slot too. */
+  windingDown: number;
   maxConcurrent: number;
 }
+
+/**
+ * A turn holds one of its goal's concurrent slots from its start until it ends, not only while its todo is claimed:
+ * an agent that shipped may still be exiting. A turn nobody finishes (its launcher gone, nothing recovering it) stops
+ * holding the goal this long after its todo last changed, so one forgotten `turn start` cannot stall a goal.
+ */
+export const WIND_DOWN_SECONDS = 60;
 
 export function quotaState(db: SqliteDb, goal: Goal, nowMs: number): QuotaState {
   const at = iso(nowMs);
@@ -34,6 +43,7 @@ export function quotaState(db: SqliteDb, goal: Goal, nowMs: number): QuotaState 
   const liveClaims = Number(
     db.prepare(`SELECT count(*) AS n FROM todos WHERE goal_id = ? AND status = 'claimed' AND lease_expires_at > ?`).get(goal.id, at)?.n ?? 0,
   );
+  const winding = windingDownTurns(db, goal.id, nowMs);
   return {
     goalId: goal.id,
     turnsPerWindow: goal.policy.turnsPerWindow,
@@ -45,8 +55,22 @@ export function quotaState(db: SqliteDb, goal: Goal, nowMs: number): QuotaState 
     cooldownSeconds: goal.policy.cooldownSeconds,
     cooldownUntil: cooldownUntil && cooldownUntil > at ? cooldownUntil : null,
     liveClaims,
+    windingDown: winding.count,
     maxConcurrent: goal.policy.maxConcurrent,
   };
+}
+
+/** Open turns of the goal whose todo is no longer their agent's live claim, changed within WIND_DOWN_SECONDS. */
+function windingDownTurns(db: SqliteDb, goalId: string, nowMs: number): { count: number; freeAt: string | null } {
+  const row = db
+    .prepare(
+      `SELECT count(*) AS n, min(d.updated_at) AS oldest FROM turns t JOIN todos d ON d.id = t.todo_id
+        WHERE t.goal_id = ? AND t.ended_at IS NULL AND d.updated_at > ?
+          AND NOT (d.status = 'claimed' AND d.owner = t.agent AND d.lease_expires_at > ?)`,
+    )
+    .get(goalId, iso(nowMs - WIND_DOWN_SECONDS * 1000), iso(nowMs));
+  const oldest = (row?.oldest as string | null) ?? null;
+  return { count: Number(row?.n ?? 0), freeAt: oldest ? iso(Date.parse(oldest) + WIND_DOWN_SECONDS * 1000) : null };
 }
 
 export const SHOULD_RUN_REASONS = [
@@ -82,7 +106,10 @@ export function shouldRun(db: SqliteDb, goal: Goal, nowMs: number, known: { quot
   const goalGate = db.prepare(`SELECT 1 FROM gates WHERE goal_id = ? AND todo_id IS NULL AND status = 'pending' LIMIT 1`).get(goal.id);
   if (goalGate) return no('gate_pending', null);
   if (quota.remaining === 0) return no('budget_exhausted', goal.policy.turnsPerWindow === 0 ? null : quota.nextSlotAt);
-  if (quota.liveClaims >= goal.policy.maxConcurrent) return no('concurrency_limit', earliestLeaseExpiry(db, goal.id, at));
+  if (quota.liveClaims + quota.windingDown >= goal.policy.maxConcurrent) {
+    const wakes = [earliestLeaseExpiry(db, goal.id, at), windingDownTurns(db, goal.id, nowMs).freeAt].filter((t): t is string => t !== null);
+    return no('concurrency_limit', wakes.length ? (wakes.sort()[0] as string) : null);
+  }
   if (quota.cooldownUntil) return no('cooldown', quota.cooldownUntil);
   if (stuckSinceLastTurn(db, goal.id, at)) return no('no_change', null);
   return { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining };
