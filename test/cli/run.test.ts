@@ -165,6 +165,18 @@ describe('loopx run', () => {
     expect(r.events.at(-1)).toMatchObject({ ok: true, data: { stoppedBecause: 'signal' } });
   });
 
+  test('SIGTERM (systemd stopping the unit) does what Ctrl-C does: no new turn, the running one ends cleanly', async () => {
+    const { root, runner, turns } = setUp(2);
+    const release = join(root, 'release');
+    const r = runner(['--host', 'custom', '--command', agentCommand('wait-for', release), '--agent', 'bot']);
+    await r.waitFor((e) => e.event === 'output' && e.line === 'waiting');
+    r.child.kill('SIGTERM');
+    expect(await r.waitFor((e) => e.event === 'stopping')).toMatchObject({ signal: 'SIGTERM', waitingFor: ['R1'] });
+    writeFileSync(release, 'go');
+    expect(await r.exited).toEqual({ code: 0, signal: null });
+    expect(turns()).toMatchObject([{ id: 'R1', todoId: 'T1', resultKind: 'validated_completion', exitCode: 0, spent: true }]);
+  });
+
   test('a second Ctrl-C ends the running host and finishes its turn as interrupted, judged by what it wrote back', async () => {
     const { root, runner, turns } = setUp(1);
     const r = runner(['--host', 'custom', '--command', agentCommand('hang'), '--agent', 'bot']);
