@@ -152,29 +152,18 @@ describe('loopx run', () => {
     expect(renewals.every((e) => e.actor === 'bot')).toBe(true);
   });
 
-  test('Ctrl-C during a turn starts nothing more and lets the turn end cleanly', async () => {
+  // SIGTERM is how systemd (or tmux kill-session) stops the unit: it must do what Ctrl-C does.
+  test.each(['SIGINT', 'SIGTERM'] as const)('%s during a turn starts nothing more and lets the turn end cleanly', async (signal) => {
     const { root, runner, turns } = setUp(2);
     const release = join(root, 'release');
     const r = runner(['--host', 'custom', '--command', agentCommand('wait-for', release), '--agent', 'bot']);
     await r.waitFor((e) => e.event === 'output' && e.line === 'waiting');
-    r.child.kill('SIGINT');
-    await r.waitFor((e) => e.event === 'stopping');
+    r.child.kill(signal);
+    expect(await r.waitFor((e) => e.event === 'stopping')).toMatchObject({ signal: signal === 'SIGINT' ? 'Ctrl-C' : signal, waitingFor: ['R1'] });
     writeFileSync(release, 'go');
     expect(await r.exited).toEqual({ code: 0, signal: null });
     expect(turns()).toMatchObject([{ id: 'R1', todoId: 'T1', resultKind: 'validated_completion', exitCode: 0, spent: true }]);
     expect(r.events.at(-1)).toMatchObject({ ok: true, data: { stoppedBecause: 'signal' } });
-  });
-
-  test('SIGTERM (systemd stopping the unit) does what Ctrl-C does: no new turn, the running one ends cleanly', async () => {
-    const { root, runner, turns } = setUp(2);
-    const release = join(root, 'release');
-    const r = runner(['--host', 'custom', '--command', agentCommand('wait-for', release), '--agent', 'bot']);
-    await r.waitFor((e) => e.event === 'output' && e.line === 'waiting');
-    r.child.kill('SIGTERM');
-    expect(await r.waitFor((e) => e.event === 'stopping')).toMatchObject({ signal: 'SIGTERM', waitingFor: ['R1'] });
-    writeFileSync(release, 'go');
-    expect(await r.exited).toEqual({ code: 0, signal: null });
-    expect(turns()).toMatchObject([{ id: 'R1', todoId: 'T1', resultKind: 'validated_completion', exitCode: 0, spent: true }]);
   });
 
   test('a second Ctrl-C ends the running host and finishes its turn as interrupted, judged by what it wrote back', async () => {
