@@ -19,7 +19,7 @@ export interface Claim {
   renewed: boolean;
 }
 
-function leaseSeconds(value: number | undefined): number {
+export function leaseSeconds(value: number | undefined): number {
   if (value === undefined) return DEFAULT_LEASE_SECONDS;
   if (!Number.isInteger(value) || value < MIN_LEASE_SECONDS || value > MAX_LEASE_SECONDS) {
     throw new InvalidInputError(`lease must be between ${MIN_LEASE_SECONDS}s and ${MAX_LEASE_SECONDS / 3600}h`);

@@ -90,6 +90,6 @@ export function leaseLive(todo: Pick<Todo, 'status' | 'leaseExpiresAt'>, at: str
   return todo.status === 'claimed' && todo.leaseExpiresAt !== null && todo.leaseExpiresAt > at;
 }
 
-/** The same rule for set queries over `todos t` (each takes `at` once). */
-export const LEASE_LIVE_SQL = `(t.status = 'claimed' AND t.lease_expires_at > ?)`;
-export const LEASE_LAPSED_SQL = `(t.status = 'claimed' AND t.lease_expires_at <= ?)`;
+/** The same rule for set queries, over the todos table under `alias` (each takes `at` once). */
+export const leaseLiveSql = (alias = 't'): string => `(${alias}.status = 'claimed' AND ${alias}.lease_expires_at > ?)`;
+export const leaseLapsedSql = (alias = 't'): string => `(${alias}.status = 'claimed' AND ${alias}.lease_expires_at <= ?)`;

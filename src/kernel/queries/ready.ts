@@ -1,6 +1,6 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import { type Todo, TODO_COLUMNS, todoFromRow } from '../model';
-import { LEASE_LAPSED_SQL, type TodoCore, leaseLive } from './lookups';
+import { type TodoCore, leaseLapsedSql, leaseLive } from './lookups';
 import { describeMonitor, waitingMonitor } from './monitors';
 
 /**
@@ -16,14 +16,14 @@ export const READY_CONDITIONS = `
   AND NOT EXISTS (SELECT 1 FROM monitors m WHERE m.todo_id = t.id AND m.status = 'waiting')`;
 
 /** For listings: one predicate (takes `at` twice). */
-export const CLAIMABLE_WHERE = `(t.status = 'open' OR ${LEASE_LAPSED_SQL}) AND ${READY_CONDITIONS}`;
+export const CLAIMABLE_WHERE = `(t.status = 'open' OR ${leaseLapsedSql()}) AND ${READY_CONDITIONS}`;
 
 /**
  * Open todos and lapsed claims are looked up separately: each then walks an index in claim order and stops at
  * the first ready row, instead of checking every candidate and sorting them (10x faster on a large board).
  */
 const FIRST_OPEN = `t.status = 'open' AND ${READY_CONDITIONS} ORDER BY t.priority, t.num LIMIT 1`;
-const FIRST_LAPSED = `${LEASE_LAPSED_SQL} AND ${READY_CONDITIONS} ORDER BY t.priority, t.num LIMIT 1`;
+const FIRST_LAPSED = `${leaseLapsedSql()} AND ${READY_CONDITIONS} ORDER BY t.priority, t.num LIMIT 1`;
 
 function firstClaimableId(db: SqliteDb, at: string, goalId?: string): string | null {
   const scope = goalId ? 't.goal_id = ? AND ' : '';
