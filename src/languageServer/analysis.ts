@@ -7,6 +7,7 @@ import { type Goal, type Todo, TODO_COLUMNS, goalFromRow, todoFromRow } from '..
 import { type FieldChange, type GoalPlan, planGoalSpec } from '../kernel/goalSpec/plan';
 import type { GoalFileDiagnostic, Range } from '../goalFile/diagnostics';
 import { type ParsedGoalFile, type PathSegment, parseGoalFile } from '../goalFile/parse';
+import type { FrontMatterParser } from '../goalFile/frontMatterYaml';
 import { formatFieldValue } from './yamlValue';
 import { lastChange, relative } from '../kernel/projections/todoCard';
 import type { OpenStore, StoreRegistry } from './storeRegistry';
@@ -41,8 +42,9 @@ function toLsp(d: GoalFileDiagnostic): Diagnostic {
   return { severity: SEVERITY[d.severity], range: d.range, message: d.message, code: d.code, source: 'loopx', ...(d.suggestion ? { data: { kind: 'rename', suggestion: d.suggestion } } : {}) };
 }
 
-export function analyze(text: string, filePath: string, registry: StoreRegistry, nowMs = Date.now()): Analysis {
-  const parsed = parseGoalFile(text);
+/** `parser` is the document's own, kept across its versions, so an edit re-parses only the todos it touched. */
+export function analyze(text: string, filePath: string, registry: StoreRegistry, nowMs = Date.now(), parser?: FrontMatterParser): Analysis {
+  const parsed = parseGoalFile(text, parser);
   const diagnostics = parsed.diagnostics.map(toLsp);
   const { store, problem } = registry.forFile(filePath);
   const todoAt = todoLocations(parsed);
@@ -50,7 +52,7 @@ export function analyze(text: string, filePath: string, registry: StoreRegistry,
   if (problem) diagnostics.push({ severity: DiagnosticSeverity.Warning, range: firstLine(), message: problem, source: 'loopx', code: 'store_unavailable' });
   if (!store) return base;
   const path = toPosix(relativePath(store.root, filePath));
-  const live = store.kernel.read((db) => {
+  const live = store.read((db) => {
     const { goal, todos } = liveMatch(db, path, parsed.frontMatter);
     let plan: GoalPlan | null = null;
     if (parsed.spec) {

@@ -97,6 +97,31 @@ describe('diagnostics', () => {
   });
 });
 
+describe('an edit costs what it changed', () => {
+  test('editing one todo of 200 re-parses that todo only and reads nothing from the store until the store changes', async () => {
+    const todos = Array.from({ length: 200 }, (_, i) => `  - key: step-${i}\n    title: Step ${i}\n    priority: ${i % 4}\n`).join('');
+    const text = (title: string) => `---\ntitle: ${title}\ntodos:\n${todos}---\n\nBackground.\n`;
+    writeFileSync(join(ws.root, FILE), text('Steps'));
+    expect(cli(['goal', 'apply', FILE]).code).toBe(0);
+    await client.open(uri, text('Steps'));
+    await client.diagnosticsFor(uri, (d) => d.length === 0);
+    type Timings = { changeToDiagnosticsMs: number[]; lastChange: { itemsParsed: number; itemsReused: number; storeReads: number } };
+    expect((await client.request<Timings>('loopx/timings', null)).lastChange).toMatchObject({ itemsParsed: 200, itemsReused: 0 });
+    await client.change(uri, text('Steps').replace('title: Step 7\n', 'title: Step seven\n'), 2);
+    expect(await client.diagnosticsFor(uri, (_d, v) => v === 2)).toEqual([]);
+    const after = await client.request<Timings>('loopx/timings', null);
+    expect(after.lastChange).toEqual({ itemsParsed: 1, itemsReused: 199, storeReads: 0 });
+    expect(after.changeToDiagnosticsMs).toHaveLength(2);
+    // The store changes: the watcher drops what the server remembered, and the next check reads it again.
+    const other = Kernel.open(ws.root, { actor: { name: 'ada', kind: 'human' } });
+    other.write((tx) => tx.emit({ kind: 'todo.edited', goalId: 'G1', todoId: 'T1', data: { priority: 3 } }));
+    other.close();
+    // (Were the remembered rows kept, the file would still look in sync: no drift.)
+    const drift = await client.diagnosticsFor(uri, (d) => d.some((x) => x.code === 'drift'));
+    expect(drift.map((d) => d.message)).toEqual([expect.stringMatching(/^T1: the store has priority 3 since ada/)]);
+  });
+});
+
 describe('completion, hover, code lenses', () => {
   test('completion offers front-matter keys, todo keys and quota keys, and todo keys in after', async () => {
     const text = TEXT.replace('scope: [src/**]\n', 'scope: [src/**]\nob\n').replace('after: [header]', 'after: [');
