@@ -53,7 +53,7 @@ connection.onInitialize((params) => {
   return {
     capabilities: {
       textDocumentSync: TextDocumentSyncKind.Incremental,
-      completionProvider: { triggerCharacters: [' ', '[', ',', '/', '-'] },
+      completionProvider: { triggerCharacters: [' ', '[', ',', '/', '-', '@'] },
       hoverProvider: true,
       codeLensProvider: { resolveProvider: false },
       codeActionProvider: { codeActionKinds: ['quickfix'] },
