@@ -191,6 +191,7 @@ function toSpec(fm: FrontMatter, body: string): GoalSpec {
       ...(q.cooldown !== undefined ? { cooldownSeconds: durationSeconds(q.cooldown) } : {}),
     },
     background: body.replace(/^\s*\n/, '').trimEnd(),
+    ...(fm.check !== undefined ? { check: fm.check } : {}),
     todos: (fm.todos ?? []).map((t) => ({
       key: t.key,
       ...(t.id ? { id: t.id } : {}),
@@ -198,6 +199,10 @@ function toSpec(fm: FrontMatter, body: string): GoalSpec {
       detail: (t.detail ?? '').trimEnd(),
       priority: t.priority ?? 2,
       after: t.after ?? [],
+      ...(t.check !== undefined ? { check: t.check } : {}),
+      ...(t.every !== undefined || t.cron !== undefined
+        ? { recurrence: { ...(t.every !== undefined ? { every: durationSeconds(t.every) } : {}), ...(t.at !== undefined ? { at: t.at } : {}), ...(t.cron !== undefined ? { cron: t.cron } : {}), ...(t.tz !== undefined ? { tz: t.tz } : {}) } }
+        : {}),
     })),
   };
 }

@@ -36,6 +36,9 @@ export interface DriftData {
   valueRange: Range | null;
 }
 
+/** The server checks what "Apply to store" would do: applied by the person in VS Code, a human channel. */
+const EDITOR = { name: 'you', kind: 'human', channel: 'vscode' } as const;
+
 const SEVERITY = { error: DiagnosticSeverity.Error, warning: DiagnosticSeverity.Warning, information: DiagnosticSeverity.Information };
 
 function toLsp(d: GoalFileDiagnostic): Diagnostic {
@@ -57,7 +60,7 @@ export function analyze(text: string, filePath: string, registry: StoreRegistry,
     let plan: GoalPlan | null = null;
     if (parsed.spec) {
       try {
-        plan = planGoalSpec(db, parsed.spec, path, 'human').plan;
+        plan = planGoalSpec(db, parsed.spec, path, EDITOR).plan;
         diagnostics.push(...driftDiagnostics(db, plan, parsed, goal, todos, nowMs));
       } catch (error) {
         if (!(error instanceof LoopxError)) throw error;
