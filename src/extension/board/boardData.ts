@@ -3,7 +3,7 @@ import { rowReader } from '../../kernel/rowReader';
 import { type Recurrence, TODO_STATUSES } from '../../kernel/model';
 import { statusReport } from '../../kernel/queries/status';
 import { listEvidence } from '../../kernel/queries/evidence';
-import { history, listHandoffs } from '../../kernel/queries/lists';
+import { history, listGoals, listHandoffs } from '../../kernel/queries/lists';
 import { getTodo } from '../../kernel/queries/lookups';
 import { eventSentence } from '../../protocol/boardText';
 import type { AttentionItem, BoardPatch, BoardSnapshot, Card, CardDetail, CardMonitor } from '../../protocol/kanban';
@@ -67,6 +67,7 @@ export function buildSnapshot(db: SqliteDb, nowMs: number, me: string): BoardSna
       .map((m) => ({ kind: 'monitor' as const, monitorId: m.id, todoId: m.todoId, title: cards.find((c) => c.id === m.todoId)?.title ?? '', check: m.check ?? '', error: m.lastRun?.error ?? '' })),
   ];
   const agents = db.prepare(`SELECT name FROM agents ORDER BY name`).all().map((r) => String(r.name));
+  const backgrounds = new Map(listGoals(db).map((g) => [g.id, g.background]));
   return {
     me,
     now: report.at,
@@ -80,6 +81,7 @@ export function buildSnapshot(db: SqliteDb, nowMs: number, me: string): BoardSna
       run: g.shouldRun.run,
       reason: g.shouldRun.reason,
       nextWakeAt: g.shouldRun.nextWakeAt,
+      background: backgrounds.get(g.id) ?? '',
     })),
     cards,
     attention,
