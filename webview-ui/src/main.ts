@@ -204,6 +204,7 @@ function onFilterChange(): void {
   state.filter = { goalId: goalSelect.value || null, agent: agentSelect.value || null, text: textFilter.value };
   state.save();
   board.applyFilter();
+  renderGoalBackground(state.filter.goalId);
   if (openId) board.reveal(openId);
 }
 goalSelect.addEventListener('change', onFilterChange);
