@@ -93,7 +93,7 @@ describe('goal apply', () => {
     // The recurrence of an existing todo is not the file's to change (refused whole, even for a person).
     write(file, GOOD.replace('    priority: 1\n', '    priority: 1\n    every: 1d\n'));
     const recurring = run(['goal', 'apply', file, '--json']);
-    expect([recurring.code, recurring.json.error?.message]).toEqual([2, "todo header (T1) does not recur in the store, but the file says every 86400 s: a goal file cannot change an existing todo's recurrence"]);
+    expect([recurring.code, recurring.json.error?.message]).toEqual([2, "todo header (T1) does not recur in the store, but the file says every 1d: a goal file cannot change an existing todo's recurrence"]);
     expect(dumpStore(ws.root)).toBe(before);
     if (!PTY_AVAILABLE) return console.warn(`skipped the terminal half: ${PTY_SKIP_REASON}`);
     write(file, GOOD.replace('quota:\n', 'check: npm test\nquota:\n').replace('after: [header]\n', 'after: [header]\n  - key: report\n    title: Weekly report\n    cron: "0 9 * * 1"\n    tz: UTC\n'));

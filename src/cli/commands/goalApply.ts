@@ -39,7 +39,7 @@ export const goalApply: Command = {
       // as them through that channel (recorded in every event). Without a terminal the refusal stands.
       if (!(error instanceof HumanChannelRequiredError) || !ctx.canConfirm) throw error;
       // What the person is asked to confirm: the plan as it would apply through the channel (a dry run writes nothing).
-      const dry = applyGoalSpec(kernel.as({ ...ctx.actor, channel: 'tty' }), spec, { ...options, dryRun: true });
+      const dry = applyGoalSpec(kernel, spec, { ...options, dryRun: true });
       const id = dry.plan.goalId ?? 'apply';
       const human = ctx.confirmHuman(`apply ${path}, which sets acceptance checks`, id, planLines(dry.plan, false, null).slice(1, 12));
       result = applyGoalSpec(kernel.as(human), spec, options);

@@ -134,6 +134,8 @@ describe('checks, recurrence and authority', () => {
       code: 'not_allowed', message: expect.stringMatching(/^a goal file applied by an agent may not set acceptance checks \(the file would change 2: the check of goal G1, the check of todo T1 \(header\)\); nothing was applied$/),
     }));
     expect(() => applyGoalSpec(s.as(bareHuman), more, { path: PATH })).toThrow(expect.objectContaining({ code: 'human_channel_required' }));
+    // A dry run shows such a person what the apply would set (an agent's is refused, as for quota).
+    expect(applyGoalSpec(s.as(bareHuman), more, { path: PATH, dryRun: true }).plan.goalChanges).toEqual([{ field: 'check', from: null, to: 'npm test', drift: false }]);
     const newTodoWithCheck = spec({ todos: [...spec().todos, { key: 'docs', title: 'Docs', detail: '', priority: 3, after: [], check: 'true' }] });
     expect(() => applyGoalSpec(s.as(agent('codex')), newTodoWithCheck, { path: PATH })).toThrow(expect.objectContaining({ code: 'not_allowed' }));
     expect(() => applyGoalSpec(s.as(agent('codex')), spec({ check: 'true' }), { path: 'loopx/other.goal.md' })).toThrow(expect.objectContaining({ code: 'not_allowed' }));
@@ -159,7 +161,7 @@ describe('checks, recurrence and authority', () => {
     const before = snapshot();
     const hourly = spec({ todos: [{ ...(daily.todos[0] as GoalSpec['todos'][number]), recurrence: { every: 3600 } }] });
     expect(() => applyGoalSpec(s.as(human), hourly, { path: PATH })).toThrow(expect.objectContaining({
-      code: 'invalid_input', message: "todo report (T1) recurs daily at 09:00 (UTC) in the store, but the file says every 3600 s: a goal file cannot change an existing todo's recurrence",
+      code: 'invalid_input', message: "todo report (T1) recurs daily at 09:00 (UTC) in the store, but the file says every 1h: a goal file cannot change an existing todo's recurrence",
     }));
     expect(() => applyGoalSpec(s.as(human), spec({ todos: [{ key: 'x', title: 'x', detail: '', priority: 2, after: [], recurrence: { cron: '0 25 * * *' } }] }), { path: PATH })).toThrow(expect.objectContaining({ code: 'invalid_input' }));
     expect(snapshot()).toEqual(before);

@@ -34,7 +34,7 @@ export function applyGoalSpec(kernel: Kernel, input: GoalSpec, options: ApplyOpt
   const actor = kernel.requireActor();
   const spec = checkSpec(input);
   if (options.dryRun) {
-    const { plan } = kernel.read((db) => planGoalSpec(db, spec, options.path, actor, { prune: options.prune }));
+    const { plan } = kernel.read((db) => planGoalSpec(db, spec, options.path, actor, { prune: options.prune, preview: true }));
     return { plan, applied: false, goalId: plan.goalId, events: 0 };
   }
   return kernel.write((tx) => {

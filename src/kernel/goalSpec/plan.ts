@@ -1,6 +1,7 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import type { Actor } from '../events/eventTypes';
 import { requireHumanChannel } from '../authority';
+import { formatDuration } from '../time';
 import { type Goal, type Todo, type TodoStatus, TODO_COLUMNS, goalFromRow, todoFromRow } from '../model';
 import { IllegalTransitionError, InvalidInputError, NotAllowedError, NotFoundError, RefusedError } from '../errors';
 import { getGoal } from '../queries/lookups';
@@ -61,7 +62,7 @@ const STORE_ID = /^T[1-9][0-9]{0,9}$/;
  * may add and change todos but not set quota, checks or prune; setting or changing a check (goal or todo) is a
  * person's decision through a human channel (VS Code, a confirmed terminal), like `goal set-check`.
  */
-export function planGoalSpec(db: SqliteDb, spec: GoalSpec, path: string, actor: Actor, options: { prune?: boolean } = {}): { plan: GoalPlan; work: PlanWork } {
+export function planGoalSpec(db: SqliteDb, spec: GoalSpec, path: string, actor: Actor, options: { prune?: boolean; preview?: boolean } = {}): { plan: GoalPlan; work: PlanWork } {
   const who = actor.kind;
   const goal = matchGoal(db, spec, path);
   const todos = goal ? goalTodos(db, goal.id) : [];
@@ -113,7 +114,8 @@ export function planGoalSpec(db: SqliteDb, spec: GoalSpec, path: string, actor: 
       throw new NotAllowedError(`a goal file applied by an agent may not set acceptance checks (the file would change ${checkEffects.length === 1 ? 'one' : checkEffects.length}: ${what.replace(/^setting /, '')}); nothing was applied`,
         'a person applies it in VS Code (Apply to store) or in an interactive terminal; or remove the `check` entries');
     }
-    requireHumanChannel(actor, what);
+    // A preview (dry run) shows a person what the apply would need their channel for; it changes nothing.
+    if (!options.preview) requireHumanChannel(actor, what);
   }
   if (goal && added.length > 0 && (goal.status === 'done' || goal.status === 'stopped')) {
     throw new IllegalTransitionError(`goal ${goal.id} is ${goal.status}; resume it before the file adds todos`);
@@ -232,7 +234,7 @@ function checkRecurrence(t: GoalSpecTodo, todo: Todo): void {
   const same = !file ? !store
     : !!store && file.every === store.every && file.at === store.at && file.cron === store.cron && (file.tz === undefined || file.tz === store.tz);
   if (same) return;
-  const says = file ? (file.cron !== undefined ? `cron ${file.cron}` : `every ${file.every} s${file.at ? ` at ${file.at}` : ''}`) : 'no recurrence';
+  const says = file ? (file.cron !== undefined ? `cron ${file.cron}` : `every ${formatDuration(file.every ?? 0)}${file.at ? ` at ${file.at}` : ''}`) : 'no recurrence';
   throw new InvalidInputError(`todo ${t.key} (${todo.id}) ${store ? `recurs ${store.text}` : 'does not recur'} in the store, but the file says ${says}: a goal file cannot change an existing todo's recurrence`,
     store ? `put back what the store says, or end the series (loopx todo kill ${todo.id} --end-series) and give the todo a new key` : 'give the recurring todo a new key (a new todo), or remove every/cron');
 }
