@@ -35,13 +35,15 @@ export const goalApply: Command = {
     try {
       result = applyGoalSpec(kernel, spec, options);
     } catch (error) {
-      // Checks are a person's decision, as with `goal set-check`: a person at a terminal confirms, then it applies
-      // as them through that channel (recorded in every event). Without a terminal the refusal stands.
+      // Checks (and pruning a todo with a pending gate) are a person's decision, as with `goal set-check` and `todo
+      // kill`: a person at a terminal confirms, then it applies as them through that channel (recorded in every
+      // event). Without a terminal the refusal stands.
       if (!(error instanceof HumanChannelRequiredError) || !ctx.canConfirm) throw error;
       // What the person is asked to confirm: the plan as it would apply through the channel (a dry run writes nothing).
       const dry = applyGoalSpec(kernel, spec, { ...options, dryRun: true });
       const id = dry.plan.goalId ?? 'apply';
-      const human = ctx.confirmHuman(`apply ${path}, which sets acceptance checks`, id, planLines(dry.plan, false, null).slice(1, 12));
+      const why = error.message.replace(/ is a human decision.*$/s, '');
+      const human = ctx.confirmHuman(`apply ${path}, which needs a person (${why})`, id, planLines(dry.plan, false, null).slice(1, 12));
       result = applyGoalSpec(kernel.as(human), spec, options);
     }
     const data = { ...result, path, warnings: warnings.map((w) => ({ ...w, line: w.range.start.line + 1, column: w.range.start.character + 1 })) };

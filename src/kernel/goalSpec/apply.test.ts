@@ -4,6 +4,7 @@ import { agent, bareHuman, human, makeStore, type TestStore } from '../testKit';
 import { createGoal } from '../ops/goals';
 import { addTodo } from '../ops/todos';
 import { claimTodo, shipTodo } from '../ops/claims';
+import { askGate } from '../ops/gates';
 import { listTodos } from '../queries/lists';
 import { getGoal } from '../queries/lookups';
 import { checkReplay } from '../replay';
@@ -143,6 +144,17 @@ describe('checks, recurrence and authority', () => {
     // A file that says what the store already has sets nothing: an agent may apply it.
     applyGoalSpec(s.as(human), withChecks(), { path: PATH });
     expect(applyGoalSpec(s.as(agent('codex')), more, { path: PATH }).plan.added).toMatchObject([{ key: 'docs' }]);
+  });
+
+  test('pruning a todo with a pending gate needs a human channel, as todo kill does; without one the apply is refused whole', () => {
+    applyGoalSpec(s.as(human), spec(), { path: PATH });
+    askGate(s.as(agent('codex')), { todoId: 'T2', question: 'Keep RFC 4180 quirks?' });
+    const before = snapshot();
+    const without = spec({ title: 'Renamed', todos: [spec().todos[0] as GoalSpec['todos'][number]] });
+    expect(() => applyGoalSpec(s.as(bareHuman), without, { path: PATH, prune: true })).toThrow(expect.objectContaining({ code: 'human_channel_required' }));
+    expect(snapshot()).toEqual(before);
+    expect(applyGoalSpec(s.as(human), without, { path: PATH, prune: true }).plan.removed).toMatchObject([{ id: 'T2' }]);
+    expect(listTodos(s.kernel.db, '', {}).map((t) => t.status)).toEqual(['open', 'killed']);
   });
 
   test('a goal an agent\'s (or a channel-less) apply creates starts paused, like goal create', () => {

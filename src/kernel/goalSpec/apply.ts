@@ -6,7 +6,7 @@ import { GOAL_DEFAULTS } from '../ops/goals';
 import { InvalidInputError } from '../errors';
 import { type FieldChange, type GoalPlan, type PlanWork, planGoalSpec } from './plan';
 import { type GoalSpec, KEY_PATTERN, encodeApplied } from './spec';
-import { hasHumanChannel } from '../authority';
+import { hasHumanChannel, requireHumanChannel } from '../authority';
 import { parseCheck } from '../ops/checks';
 import { nextOccurrence, parseRecurrence } from '../recurrence';
 import { iso } from '../time';
@@ -57,7 +57,10 @@ export function applyGoalSpec(kernel: Kernel, input: GoalSpec, options: ApplyOpt
     if (plan.prune) {
       for (const t of plan.removed) {
         const reason = `removed from the goal file ${plan.path}`;
-        emit({ kind: 'todo.killed', goalId, todoId: t.id, data: { reason, previousOwner: null, cancelledGates: pendingGateIds(tx.db, t.id) } });
+        const cancelledGates = pendingGateIds(tx.db, t.id);
+        // As `todo kill`: cancelling a pending gate is a person's decision through a human channel (the whole apply is refused).
+        if (cancelledGates.length > 0) requireHumanChannel(tx.actor, `to kill todo ${t.id}, which has pending gate ${cancelledGates.join(', ')}`);
+        emit({ kind: 'todo.killed', goalId, todoId: t.id, data: { reason, previousOwner: null, cancelledGates } });
       }
     }
     for (const todo of Object.values(work.target.todos)) {
