@@ -8,6 +8,7 @@ import { findGoal, findGoalTodo } from '../kernel/queries/lookups';
 import { type FieldChange, type GoalPlan, planGoalSpec } from '../kernel/goalSpec/plan';
 import type { GoalFileDiagnostic, Range } from '../goalFile/diagnostics';
 import { type ParsedGoalFile, type PathSegment, parseGoalFile } from '../goalFile/parse';
+import type { FrontMatterParser } from '../goalFile/frontMatterYaml';
 import { formatFieldValue } from './yamlValue';
 import { lastChange, relative } from '../kernel/projections/todoCard';
 import type { OpenStore, StoreRegistry } from './storeRegistry';
@@ -36,14 +37,18 @@ export interface DriftData {
   valueRange: Range | null;
 }
 
+/** The server checks what "Apply to store" would do: applied by the person in VS Code, a human channel. */
+const EDITOR = { name: 'you', kind: 'human', channel: 'vscode' } as const;
+
 const SEVERITY = { error: DiagnosticSeverity.Error, warning: DiagnosticSeverity.Warning, information: DiagnosticSeverity.Information };
 
 function toLsp(d: GoalFileDiagnostic): Diagnostic {
   return { severity: SEVERITY[d.severity], range: d.range, message: d.message, code: d.code, source: 'loopx', ...(d.suggestion ? { data: { kind: 'rename', suggestion: d.suggestion } } : {}) };
 }
 
-export function analyze(text: string, filePath: string, registry: StoreRegistry, nowMs = Date.now()): Analysis {
-  const parsed = parseGoalFile(text);
+/** `parser` is the document's own, kept across its versions, so an edit re-parses only the todos it touched. */
+export function analyze(text: string, filePath: string, registry: StoreRegistry, nowMs = Date.now(), parser?: FrontMatterParser): Analysis {
+  const parsed = parseGoalFile(text, parser);
   const diagnostics = parsed.diagnostics.map(toLsp);
   const { store, problem } = registry.forFile(filePath);
   const todoAt = todoLocations(parsed);
@@ -51,12 +56,12 @@ export function analyze(text: string, filePath: string, registry: StoreRegistry,
   if (problem) diagnostics.push({ severity: DiagnosticSeverity.Warning, range: firstLine(), message: problem, source: 'loopx', code: 'store_unavailable' });
   if (!store) return base;
   const path = toPosix(relativePath(store.root, filePath));
-  const live = store.kernel.read((db) => {
+  const live = store.read((db) => {
     const { goal, todos } = liveMatch(db, path, parsed.frontMatter);
     let plan: GoalPlan | null = null;
     if (parsed.spec) {
       try {
-        plan = planGoalSpec(db, parsed.spec, path, 'human').plan;
+        plan = planGoalSpec(db, parsed.spec, path, EDITOR).plan;
         diagnostics.push(...driftDiagnostics(db, plan, parsed, goal, todos, nowMs));
       } catch (error) {
         if (!(error instanceof LoopxError)) throw error;

@@ -67,6 +67,8 @@ export interface GoalSummary {
   run: boolean;
   reason: string;
   nextWakeAt: string | null;
+  /** The goal's background (a goal file's Markdown body), shown as plain text under the toolbar; '' when none. */
+  background: string;
 }
 
 export type AttentionItem =

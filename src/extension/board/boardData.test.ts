@@ -14,6 +14,14 @@ let s: TestStore;
 beforeEach(() => (s = makeStore()));
 afterEach(() => s.dispose());
 
+test("each goal carries its background (a goal file's body) for the board's header; '' when it has none", () => {
+  const goalId = createGoal(s.kernel, { title: 'Ship the CSV importer' }).id;
+  createGoal(s.kernel, { title: 'No file' });
+  s.kernel.write((tx) => tx.emit({ kind: 'goal.edited', goalId, todoId: null, data: { background: 'Why: customers.\n<b>not markup</b>' } }));
+  const goals = s.kernel.read((db, now) => buildSnapshot(boardFacts(db, now), 'ada').goals);
+  expect(goals.map((g) => [g.id, g.background])).toEqual([[goalId, 'Why: customers.\n<b>not markup</b>'], ['G2', '']]);
+});
+
 test("a card's detail tells its history in sentences, newest first, with the codes kept for tooltips", () => {
   const codex = s.as(agent('codex'));
   const goalId = createGoal(s.kernel, { title: 'Ship the CSV importer' }).id;

@@ -36,6 +36,7 @@ export function buildSnapshot(facts: BoardFacts, me: string): BoardSnapshot {
       run: g.shouldRun.run,
       reason: g.shouldRun.reason,
       nextWakeAt: g.shouldRun.nextWakeAt,
+      background: facts.backgrounds[g.id] ?? '',
     })),
     cards,
     attention,

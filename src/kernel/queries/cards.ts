@@ -3,7 +3,7 @@ import { rowReader } from '../rowReader';
 import { type Handoff, type Recurrence, type Todo, TODO_STATUSES } from '../model';
 import { type StatusReport, statusReport } from './status';
 import { type Evidence, listEvidence } from './evidence';
-import { history, listHandoffs } from './lists';
+import { history, listGoals, listHandoffs } from './lists';
 import { getTodo } from './lookups';
 import { type Monitor, type MonitorRun, listMonitors, monitorRuns, waitingMonitor } from './monitors';
 import type { StoredEvent } from '../events/eventTypes';
@@ -111,10 +111,17 @@ export interface BoardFacts {
   report: StatusReport;
   cards: TodoCardFacts[];
   agents: string[];
+  /** Each goal's background (a goal file's Markdown body), '' when none. */
+  backgrounds: Record<string, string>;
 }
 
 export function boardFacts(db: SqliteDb, nowMs: number): BoardFacts {
-  return { report: statusReport(db, nowMs), cards: todoCards(db), agents: db.prepare('SELECT name FROM agents ORDER BY name').all().map((r) => String(r.name)) };
+  return {
+    report: statusReport(db, nowMs),
+    cards: todoCards(db),
+    agents: db.prepare('SELECT name FROM agents ORDER BY name').all().map((r) => String(r.name)),
+    backgrounds: Object.fromEntries(listGoals(db).map((g) => [g.id, g.background])),
+  };
 }
 
 /** A card's detail: the todo, its evidence, every monitor it waited on with recent runs, history and handoffs. */
