@@ -39,9 +39,10 @@ export default tseslint.config(
   },
   // Tool configs and ambient module declarations need a default export.
   { files: ['vitest.config.mts', '**/*.d.ts'], rules: { 'no-restricted-syntax': 'off' } },
-  { files: ['src/kernel/**/*.ts', 'src/protocol/**/*.ts', 'src/cli/**/*.ts', 'src/goalFile/**/*.ts', 'src/languageServer/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: [VSCODE] }] } },
+  { files: ['src/kernel/**/*.ts', 'src/protocol/**/*.ts', 'src/shared/**/*.ts', 'src/cli/**/*.ts', 'src/goalFile/**/*.ts', 'src/languageServer/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: [VSCODE] }] } },
   layer(['src/kernel/**/*.ts'], [outside('src/kernel', ['cli', 'extension', 'protocol', 'goalFile', 'languageServer'], 'is the innermost layer: it imports no adapter and not the protocol.')]),
   layer(['src/protocol/**/*.ts'], [outside('src/protocol', ['kernel', 'cli', 'extension', 'goalFile', 'languageServer'], 'is shared by the host and the webview: it imports no other layer.'), NODE_BUILTINS]),
+  layer(['src/shared/**/*.ts'], [outside('src/shared', ['kernel', 'protocol', 'cli', 'extension', 'goalFile', 'languageServer'], 'is below every layer (the kernel and the webview import it): it imports none.'), { ...NODE_BUILTINS, message: 'src/shared ships to the browser too: no Node built-ins.' }]),
   layer(['src/cli/**/*.ts'], [outside('src/cli', ['extension', 'languageServer'], 'is an adapter over the kernel: it imports no other adapter.')]),
   // Goal files (parse, format, read) sit between the kernel and its adapters: the CLI and the language server use them.
   layer(['src/goalFile/**/*.ts'], [outside('src/goalFile', ['cli', 'extension', 'languageServer'], 'imports only the kernel.')]),

@@ -29,6 +29,9 @@ const WRONG: [layer: string, file: string, code: string][] = [
   ['protocol → extension', 'src/protocol/errors.ts', "import type { Services } from '../extension/services';"],
   ['protocol → node:fs', 'src/protocol/errors.ts', "import { readFileSync } from 'node:fs';"],
   ['protocol → path', 'src/protocol/errors.ts', "import { join } from 'path';"],
+  ['shared → kernel', 'src/shared/hiddenChars.ts', "import { Kernel } from '../kernel/kernel';"],
+  ['shared → protocol', 'src/shared/hiddenChars.ts', "import { clean } from '../protocol/display';"],
+  ['shared → node:os', 'src/shared/hiddenChars.ts', "import { EOL } from 'node:os';"],
   ['cli → extension', 'src/cli/args.ts', "import { LoopxApp } from '../extension/app';"],
   ['cli → vscode', 'src/cli/commands/status.ts', "import * as vscode from 'vscode';"],
   ['goalFile → cli', 'src/goalFile/read.ts', "import { runCli } from '../cli/main';"],
@@ -41,11 +44,13 @@ const WRONG: [layer: string, file: string, code: string][] = [
 
 const RIGHT: [layer: string, file: string, code: string][] = [
   ['kernel → kernel', 'src/kernel/errors.ts', "import { iso } from './time';"],
+  ['kernel → shared', 'src/kernel/validate.ts', "import { codePoint } from '../shared/hiddenChars';"],
+  ['webview → shared', 'webview-ui/src/main.ts', "import { revealHidden } from '../../src/shared/hiddenChars';"],
   ['protocol → protocol', 'src/protocol/errors.ts', "import { clean } from './display';"],
-  ['protocol → zod', 'src/protocol/kanbanSchemas.ts', "import * as z from 'zod';"],
+  ['protocol → zod', 'src/protocol/boardSchemas.ts', "import * as z from 'zod';"],
   ['cli → kernel and protocol', 'src/cli/args.ts', "import { EXIT } from '../kernel/errors';\nimport { errorBody } from '../protocol/errors';"],
   ['extension → everything inside', 'src/extension/app.ts', "import { Kernel } from '../kernel/kernel';\nimport { errorBody } from '../protocol/errors';"],
-  ['webview → protocol', 'webview-ui/src/main.ts', "import type { ToWebview } from '../../src/protocol/kanban';"],
+  ['webview → protocol', 'webview-ui/src/main.ts', "import type { ToWebview } from '../../src/protocol/boardProtocol';"],
   ['a kernel test may pin the kernel against the protocol', 'src/kernel/busy.test.ts', "import { errorBody } from '../protocol/errors';"],
 ];
 

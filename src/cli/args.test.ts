@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { EXIT, InvalidInputError } from '../kernel/errors';
 import { type FlagSpec, parseArgs } from './args';
-import { COMMANDS } from './registry';
+import { CLI_COMMANDS } from './registry';
 
 const flags: Record<string, FlagSpec> = {
   limit: { type: 'int', value: 'N', min: 1, max: 500, description: 'how many' },
@@ -39,7 +39,7 @@ describe('numeric flags have their range in their spec', () => {
   });
 
   test('every command\'s --limit says how few and how many it takes', () => {
-    const limits = COMMANDS.filter((c) => c.flags?.limit).map((c) => [c.name.join(' '), c.flags?.limit?.min, typeof c.flags?.limit?.max]);
+    const limits = CLI_COMMANDS.filter((c) => c.flags?.limit).map((c) => [c.name.join(' '), c.flags?.limit?.min, typeof c.flags?.limit?.max]);
     expect(limits.length).toBeGreaterThan(2);
     for (const [name, min, max] of limits) expect({ name, min, max }).toEqual({ name, min: 1, max: 'number' });
   });

@@ -1,13 +1,14 @@
 import * as vscode from 'vscode';
 import { nodeCrypto } from '../../kernel/nodeCrypto';
 import { basename, isAbsolute, normalize } from 'node:path';
-import { parseToHost } from '../../protocol/kanbanSchemas';
-import { BOARD_VIEW_TYPE, type BoardFolder, type BoardSnapshot, type ToHost, type ToWebview } from '../../protocol/kanban';
+import { parseToHost } from '../../protocol/boardSchemas';
+import { type AnswerTo, BOARD_VIEW_TYPE, type BoardFolder, type BoardSnapshot, type ToHost, type ToWebview } from '../../protocol/boardProtocol';
 import { Disposable, MutableDisposable } from '../util/lifecycle';
 import type { BoardOpener, Services } from '../services';
 import type { Folders } from '../folders';
 import { BoardActions, type Outcome } from './boardActions';
 import { buildDetail, buildSnapshot, diffSnapshots } from './boardData';
+import { boardFacts, todoDetailFacts } from '../../kernel/queries/cards';
 
 /**
  * The window's board: at most one panel at a time, owned by the app (no static state). Opening another folder's
@@ -169,7 +170,7 @@ export class BoardPanel extends Disposable {
   private push(): void {
     const kernel = this.ctx.session.kernel;
     if (!kernel) return;
-    const built = kernel.read((db, now) => buildSnapshot(db, now, this.ctx.me));
+    const built = kernel.read((db, now) => buildSnapshot(boardFacts(db, now), this.ctx.me));
     const folders = this.foldersFor();
     const next = folders ? { ...built, folders } : built;
     const message: ToWebview = this.last ? { type: 'patch', patch: diffSnapshots(this.last, next) } : { type: 'snapshot', snapshot: next };
@@ -192,7 +193,7 @@ export class BoardPanel extends Disposable {
       this.answer(requestId, { ok: false, error: { code: 'not_found', message: `todo ${todoId} not found`, hint: null } });
       return;
     }
-    void this.panel.webview.postMessage({ type: 'detail', requestId, detail: kernel.read((db) => buildDetail(db, card)) } satisfies ToWebview);
+    void this.panel.webview.postMessage({ type: 'detail', requestId, detail: kernel.read((db) => buildDetail(todoDetailFacts(db, card.id), card)) } satisfies AnswerTo<'detail'>);
   }
 
   /** Artifact paths come from the webview: only workspace-relative paths, never out of the workspace. */

@@ -5,7 +5,7 @@ import type { Todo } from '../../kernel/model';
 import { clean, clockTime } from '../../protocol/display';
 import { listTodos } from '../../kernel/queries/lists';
 import { type Readiness, readiness } from '../../kernel/queries/ready';
-import { getTodoCore } from '../../kernel/queries/lookups';
+import { getTodoCore, leaseLive } from '../../kernel/queries/lookups';
 import { type CommandDefinition, kernelOf } from './context';
 import type { Services } from '../services';
 import { COMMANDS } from './commandIds';
@@ -100,7 +100,9 @@ export const shipTodo: CommandDefinition = {
     });
     if (evidence === undefined) return undefined;
     const kernel = kernelOf(ctx);
-    if (!holdsLiveLease(todo, ctx.me)) claimOp(kernel, todo.id);
+    // The kernel's clock and lease rule, not this process's: the claim it would refuse is the one to make.
+    const holds = todo.owner === ctx.me && leaseLive(todo, new Date(kernel.clock()).toISOString());
+    if (!holds) claimOp(kernel, todo.id);
     return shipOp(kernel, todo.id, { evidence: evidence || undefined });
   },
 };
@@ -136,7 +138,3 @@ export const killTodo: CommandDefinition = {
     return sure === 'Kill' ? killOp(kernelOf(ctx), todo.id, reason) : undefined;
   },
 };
-
-function holdsLiveLease(todo: Todo, me: string): boolean {
-  return todo.status === 'claimed' && todo.owner === me && todo.leaseExpiresAt !== null && Date.parse(todo.leaseExpiresAt) > Date.now();
-}

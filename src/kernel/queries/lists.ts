@@ -50,6 +50,11 @@ export function listTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): To
   return db.prepare(sql).all(...params).map(todoFromRow);
 }
 
+/** Todos of one goal in one status, in claim order (priority, then age): the Goals view's groups. */
+export function todosInClaimOrder(db: SqliteDb, goalId: string, status: TodoStatus): Todo[] {
+  return db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.status = ? ORDER BY t.priority, t.num`).all(goalId, status).map(todoFromRow);
+}
+
 export function listGates(db: SqliteDb, filter: { pending?: boolean; goalId?: string } = {}): Gate[] {
   const rows = filter.pending
     ? db.prepare(`SELECT * FROM gates WHERE status = 'pending' ${filter.goalId ? 'AND goal_id = ?' : ''} ORDER BY num`)

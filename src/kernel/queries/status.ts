@@ -3,6 +3,7 @@ import { type Gate, type Goal, type Todo, TODO_COLUMNS, todoFromRow } from '../m
 import { iso } from '../time';
 import { listGates, listGoals } from './lists';
 import { nextClaimable } from './ready';
+import { leaseLapsedSql } from './lookups';
 import { type Monitor, listMonitors } from './monitors';
 import { type QuotaState, type ShouldRun, quotaState, shouldRun } from './quota';
 
@@ -56,7 +57,7 @@ export function statusReport(db: SqliteDb, nowMs: number): StatusReport {
     pendingGates: listGates(db, { pending: true }),
     blocked: db.prepare(`${select} WHERE t.status = 'blocked' ORDER BY t.priority, t.num`).all().map(todoFromRow),
     lapsedLeases: db
-      .prepare(`${select} WHERE t.status = 'claimed' AND t.lease_expires_at <= ? ORDER BY t.lease_expires_at`)
+      .prepare(`${select} WHERE ${leaseLapsedSql()} ORDER BY t.lease_expires_at`)
       .all(at)
       .map(todoFromRow),
     monitors: listMonitors(db, { status: 'waiting' }),
