@@ -100,7 +100,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       throw new NotAllowedError(`${commandName} is a human decision; agent ${actor.name} may not make it`,
         'a human runs it in VS Code or in an interactive terminal');
     }
-    const terminal = { interactive: io.interactive === true && io.readLine !== undefined, stderr: io.stderr, readLine: () => io.readLine?.() ?? null };
+    let interactive: boolean | undefined; // asked once, and only when a command needs to know (see CliIo)
+    const terminal = {
+      get interactive() {
+        return (interactive ??= io.interactive === true && io.readLine !== undefined);
+      },
+      stderr: io.stderr,
+      readLine: () => io.readLine?.() ?? null,
+    };
     if (command.humanOnly && !terminal.interactive) throw new HumanChannelRequiredError(commandName);
     if (command.needsAgent && actor.kind !== 'agent') {
       throw new InvalidInputError(`\`loopx ${command.name.join(' ')}\` acts for an agent: name one`, 'pass --agent NAME or set LOOPX_AGENT');
@@ -111,8 +118,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       actor,
       env: io.env,
       cwd: io.cwd,
-      color: io.isTty && !json && !io.env.NO_COLOR,
-      canConfirm: actor.kind === 'human' && terminal.interactive,
+      color: !json && !io.env.NO_COLOR && io.isTty,
+      get canConfirm() {
+        return actor.kind === 'human' && terminal.interactive;
+      },
       confirmHuman: (action, id, details) => confirmInTerminal(actor, terminal, action, id, details),
       json,
       out: io.stdout,
