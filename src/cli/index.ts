@@ -1,6 +1,6 @@
 import { fstatSync, writeSync } from 'node:fs';
 import type * as Tty from 'node:tty';
-import type * as NodeModule from 'node:module';
+import type { createRequire as CreateRequire } from 'node:module';
 import { join } from 'node:path';
 import { runCli } from './main';
 import { readLineSync } from './humanChannel';
@@ -10,7 +10,7 @@ const argv = process.argv.slice(2);
 if (argv[0] === 'mcp' && !argv.includes('--help') && !argv.includes('-h')) {
   // The MCP server lives in its own bundle (dist/mcp.js) so that every other command starts without it.
   const root = argv[argv.indexOf('--root') + 1];
-  const { createRequire } = process.getBuiltinModule('node:module') as typeof NodeModule;
+  const { createRequire } = process.getBuiltinModule('node:module') as { createRequire: typeof CreateRequire };
   const { serveMcp } = createRequire(__filename)(join(__dirname, 'mcp.js')) as { serveMcp: typeof ServeMcp };
   serveMcp({ env: process.env, cwd: process.cwd(), root: argv.includes('--root') ? root : undefined }).catch((error: unknown) => {
     process.stderr.write(`loopx mcp: ${(error as Error).message}\n`);
