@@ -137,7 +137,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       if (!json) io.stdout(`${revealHidden(result.text)}\n`);
       return emit(failure({ code, message, hint: hint ?? null }, result.data), json ? null : `loopx: ${message}`, exitCode);
     }
-    return emit(success(result.data), result.text, 0);
+    return emit(success(result.data, result.more), result.text, 0);
   } catch (thrown) {
     const error = toLoopxError(thrown);
     if (io.env.LOOPX_DEBUG && thrown instanceof Error) io.stderr(`${thrown.stack}\n`);

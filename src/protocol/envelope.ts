@@ -5,7 +5,10 @@ export interface ErrorBody {
   hint: string | null;
 }
 
-export type Envelope<T = unknown> = { ok: true; data: T } | { ok: false; error: ErrorBody; data?: unknown };
+/**
+ * `more`: a list answer (`todo list`) that left items out says how many; absent when nothing was left out.
+ */
+export type Envelope<T = unknown> = { ok: true; data: T; more?: number } | { ok: false; error: ErrorBody; data?: unknown };
 
 /** Exit codes agents branch on. */
 export const EXIT = {
@@ -19,8 +22,8 @@ export const EXIT = {
   storeUnusable: 6,
 } as const;
 
-export function success<T>(data: T): Envelope<T> {
-  return { ok: true, data };
+export function success<T>(data: T, more?: number): Envelope<T> {
+  return more ? { ok: true, data, more } : { ok: true, data };
 }
 
 export function failure(error: ErrorBody, data?: unknown): Envelope<never> {
