@@ -5,7 +5,7 @@ import { confirmInTerminal } from './humanChannel';
 import { Kernel } from '../kernel/kernel';
 import { environmentError } from '../kernel/storeFile';
 import { initRootDir, locateRoot } from '../kernel/locate';
-import { writeStatusMd } from '../kernel/projections/statusMd';
+import { markStatusMdStale, writeStatusMd } from '../kernel/projections/statusMd';
 import { parseAgentName } from '../kernel/validate';
 import { EXIT, type Envelope, failure, success } from '../protocol/envelope';
 import { DECEPTIVE_CHARS, revealHidden } from '../protocol/display';
@@ -149,10 +149,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
-/** STATUS.md is a projection: failing to write it never fails the command that changed the store. */
+/**
+ * STATUS.md is a projection: failing to write it never fails the command that changed the store. A human's write
+ * regenerates it; an agent's write only marks it out of date (regenerating takes a full status report, more than
+ * most agent calls cost in all), and `loopx status`, the next human write or VS Code rewrites it.
+ */
 function refreshStatusMd(kernel: Kernel, io: CliIo): void {
   try {
-    writeStatusMd(kernel);
+    if (kernel.actor.kind === 'agent') markStatusMdStale(kernel.storeDir, new Date().toISOString());
+    else writeStatusMd(kernel);
   } catch (error) {
     io.stderr(`loopx: warning: could not refresh STATUS.md: ${(error as Error).message}\n`);
   }

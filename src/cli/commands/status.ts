@@ -1,10 +1,21 @@
 import type { Command } from '../command';
-import { statusReport } from '../../kernel/queries/status';
+import type { Kernel } from '../../kernel/kernel';
+import { type StatusReport, statusReport } from '../../kernel/queries/status';
+import { statusMdStale, writeStatusMd } from '../../kernel/projections/statusMd';
 import { InvalidInputError } from '../../kernel/errors';
 import { clean, gateLine, monitorLine, Painter, relativeTime, todoLine } from '../format';
 
 /** Each list in the answer (gates, blocked, lapsed leases, monitors) shows this many unless asked for more. */
 export const STATUS_LIMIT = 20;
+
+/** Agents' writes only mark STATUS.md out of date; reading the status brings it up to date (where it may write). */
+function refreshStale(kernel: Kernel, report: StatusReport): void {
+  try {
+    if (statusMdStale(kernel.storeDir)) writeStatusMd(kernel, report);
+  } catch {
+    /* another user's store or a read-only mount: STATUS.md stays as it is */
+  }
+}
 
 export const status: Command = {
   name: ['status'],
@@ -21,6 +32,7 @@ export const status: Command = {
     if (limit !== undefined && ctx.args.bool('all')) throw new InvalidInputError('--all and --limit contradict each other', 'pass one of them');
     const options = ctx.args.bool('all') ? {} : { limit: limit ?? STATUS_LIMIT };
     const report = ctx.kernel().read((db, now) => statusReport(db, now, options));
+    refreshStale(ctx.kernel(), report);
     const now = Date.parse(report.at);
     const p = new Painter(ctx.color);
     const lines: string[] = [p.paint('bold', 'Needs a human')];
