@@ -222,8 +222,10 @@ function measureVerbs(root: string, env: NodeJS.ProcessEnv): { verbs: VerbFigure
     runProcess([L, 'todo', 'claim', id, '--json'], root, env);
     timed('todo ship', ['todo', 'ship', id, '--evidence', 'done', '--json']);
     timed('gate ask', ['gate', 'ask', '--goal', 'G11', '--question', 'ok to go on?', '--json']);
-    const turn = idOf(timed('turn start', ['turn', 'start', '--goal', goal, '--host', 'custom', '--json'])).id;
-    timed('turn finish', ['turn', 'finish', turn, '--exit-code', '0', '--json']);
+    const turn = idOf(timed('turn start', ['turn', 'start', '--goal', goal, '--host', 'custom', '--json']));
+    // The turn's agent writes something back (a turn without any makes the goal wait for a human: no_change).
+    runProcess([L, 'evidence', 'add', '--todo', String(turn.todoId), '--summary', 'half done', '--json'], root, env);
+    timed('turn finish', ['turn', 'finish', turn.id, '--exit-code', '0', '--json']);
     timed('monitor tick', ['monitor', 'tick', '--json']);
   };
   round(); // warms the page cache and each command's V8 code cache
