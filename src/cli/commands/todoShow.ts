@@ -2,7 +2,7 @@ import type { Command } from '../command';
 import { InvalidInputError } from '../../kernel/errors';
 import { todoView } from '../../kernel/queries/todoView';
 import { parseId } from '../../kernel/validate';
-import { todoShowData } from '../../protocol/todoShow';
+import { todoShowData } from '../todoShowData';
 import { clean, evidenceLine, gateLine, monitorLine, Painter, relativeTime, todoLine } from '../format';
 
 export const EVIDENCE_SHOWN = 5;

@@ -15,7 +15,7 @@ import { listMonitors } from '../../kernel/queries/monitors';
 import { nextClaimable } from '../../kernel/queries/ready';
 import { statusReport } from '../../kernel/queries/status';
 import { todoView } from '../../kernel/queries/todoView';
-import { todoShowData } from '../../protocol/todoShow';
+import { todoShowData } from '../todoShowData';
 import { EVIDENCE_SHOWN, HISTORY_SHOWN } from '../commands/todoShow';
 import { STATUS_LIMIT } from '../commands/status';
 import { writeStatusMd } from '../../kernel/projections/statusMd';

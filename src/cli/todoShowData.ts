@@ -1,5 +1,5 @@
 import type { TodoView } from '../kernel/queries/todoView';
-import { type Lean, lean } from './lean';
+import { type Lean, lean } from '../protocol/lean';
 
 /** `todo show --json` and the MCP tool loopx_todo_show: the todo's own fields (lean) and what surrounds it. */
 export function todoShowData(view: TodoView): Lean<Record<string, unknown>> {
