@@ -12,6 +12,7 @@ import { moreLine, PAGE_FLAGS, pageOf } from '../paging';
 export const goalShow: Command = {
   name: ['goal', 'show'],
   summary: 'show a goal with its todos, quota and should-run answer',
+  readOnly: true,
   description: 'With --json, a field that is unset or empty is left out (of the goal and of each todo); when the todo list was cut, the envelope says how many more: {"ok":true,"data":{…},"more":N}.',
   positionals: [{ name: 'ID', description: 'goal id, e.g. G1', required: true }],
   flags: { ...PAGE_FLAGS },

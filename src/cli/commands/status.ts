@@ -8,7 +8,7 @@ import { clean, gateLine, monitorLine, Painter, relativeTime, todoLine } from '.
 /** Each list in the answer (gates, blocked, lapsed leases, monitors) shows this many unless asked for more. */
 export const STATUS_LIMIT = 20;
 
-/** Agents' writes only mark STATUS.md out of date; reading the status brings it up to date (where it may write). */
+/** Agents' writes only mark STATUS.md out of date; a person reading the status brings it up to date (where it may write). */
 function refreshStale(kernel: Kernel, report: StatusReport): void {
   try {
     if (statusMdStale(kernel.storeDir)) writeStatusMd(kernel, report);
@@ -32,7 +32,7 @@ export const status: Command = {
     if (limit !== undefined && ctx.args.bool('all')) throw new InvalidInputError('--all and --limit contradict each other', 'pass one of them');
     const options = ctx.args.bool('all') ? {} : { limit: limit ?? STATUS_LIMIT };
     const report = ctx.kernel().read((db, now) => statusReport(db, now, options));
-    refreshStale(ctx.kernel(), report);
+    if (ctx.actor.kind === 'human') refreshStale(ctx.kernel(), report); // agents call status often; a person reads STATUS.md
     const now = Date.parse(report.at);
     const p = new Painter(ctx.color);
     const lines: string[] = [p.paint('bold', 'Needs a human')];

@@ -11,6 +11,7 @@ import { moreLine, PAGE_FLAGS, pageOf } from '../paging';
 export const todoList: Command = {
   name: ['todo', 'list'],
   summary: 'list todos (all, by goal, by status, or only those ready to claim), 100 at a time',
+  readOnly: true,
   description: 'With --json, data is the list; a field that is unset or empty is left out. When the list was cut, the envelope says how many more: {"ok":true,"data":[…],"more":N}.',
   flags: {
     goal: { type: 'string', value: 'G', description: 'only this goal' },

@@ -88,7 +88,7 @@ export function markStatusMdStale(storeDir: string, at: string): void {
   if (text === null || text.includes(STALE_MARK)) return;
   const marked = text.replace(
     /^Updated (.*)\.$/m,
-    (line) => `${line} ${STALE_MARK} agents changed the store since (first at ${at}); \`loopx status\` rewrites this file, and so does VS Code with LoopX open.`,
+    (line) => `${line} ${STALE_MARK} agents changed the store since (first at ${at}); \`loopx status\` run by a person rewrites this file, and so does VS Code with LoopX open.`,
   );
   const path = join(storeDir, STATUS_FILE);
   const temp = `${path}.${process.pid}.tmp`;
