@@ -3,7 +3,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
-import type { BoardPatch, BoardSnapshot, Card } from '../src/protocol/kanban';
+import type { BoardPatch, BoardSnapshot, Card } from '../src/protocol/boardProtocol';
 
 /**
  * The board's render cost, measured in the browser with performance marks: the built webview bundle in headless
@@ -43,7 +43,7 @@ function snapshot(): BoardSnapshot {
   return {
     me: 'ada',
     now: new Date(now).toISOString(),
-    goals: [1, 2, 3, 4, 5].map((n) => ({ id: `G${n}`, title: `Goal ${n}`, status: 'active', spent: n, turnsPerWindow: 20, windowHours: 24, run: true, reason: 'ok', nextWakeAt: null })),
+    goals: [1, 2, 3, 4, 5].map((n) => ({ id: `G${n}`, title: `Goal ${n}`, status: 'active', spent: n, turnsPerWindow: 20, windowHours: 24, run: true, reason: 'ok', nextWakeAt: null, background: '' })),
     cards,
     attention: cards.filter((c) => c.gates.length).map((c) => ({ kind: 'gate', gateId: c.gates[0] as string, goalId: c.goalId, todoId: c.id, question: `May I change ${c.id}?`, askedBy: 'codex', askedAt: new Date(now).toISOString() })),
     agents: ['claude', 'codex'],

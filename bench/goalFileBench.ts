@@ -43,16 +43,18 @@ async function main(): Promise<void> {
     const applyMs = performance.now() - t;
     kernel.close();
 
-    // The server's work after an edit: parse, validate, plan against the store, drift, scope checks.
-    const registry = new StoreRegistry(() => undefined);
-    const analyses: number[] = [];
+    // The server's work after an edit, in this process: parse, validate, plan against the store, drift, scope checks.
+    // Cold: a fresh parser and store snapshot each time (what every keystroke cost before they were kept).
+    const cold: number[] = [];
     for (let i = 0; i < RUNS; i++) {
+      const registry = new StoreRegistry(() => undefined);
+      registry.forFile(join(root, path));
       const edited = goalFile(TODOS, i % 4);
       t = performance.now();
       analyze(edited, join(root, path), registry);
-      analyses.push(performance.now() - t);
+      cold.push(performance.now() - t);
+      registry.dispose();
     }
-    registry.dispose();
 
     // A real server over stdio: start-up, round trip of diagnostics after an edit, memory.
     t = performance.now();
@@ -69,6 +71,8 @@ async function main(): Promise<void> {
       await client.diagnosticsFor(uri, (_d, version) => version === v);
       trips.push(performance.now() - t);
     }
+    // Measured by the server itself: from the change reaching it to its diagnostics sent (the open excluded).
+    const inServer = (await client.request<{ changeToDiagnosticsMs: number[] }>('loopx/timings', null)).changeToDiagnosticsMs.slice(1);
     const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${client.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
     await client.dispose();
 
@@ -76,7 +80,8 @@ async function main(): Promise<void> {
     console.log(`| measure (${TODOS}-todo goal file, ${kb} KB) | median | p90 |`);
     console.log('|---|---|---|');
     const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)] as number;
-    console.log(`| diagnostics after an edit, in the server (parse, validate, plan, drift) | ${median(analyses).toFixed(1)} ms | ${p90(analyses).toFixed(1)} ms |`);
+    console.log(`| diagnostics after an edit, in the server: didChange to publishDiagnostics (parse, validate, plan, drift) | ${median(inServer).toFixed(1)} ms | ${p90(inServer).toFixed(1)} ms |`);
+    console.log(`| the same work cold (fresh parser and store snapshot, as every edit was before) | ${median(cold).toFixed(1)} ms | ${p90(cold).toFixed(1)} ms |`);
     console.log(`| diagnostics after an edit, client round trip over stdio | ${median(trips).toFixed(1)} ms | ${p90(trips).toFixed(1)} ms |`);
     console.log(`| server start-up to its initialize answer | ${startMs.toFixed(0)} ms | |`);
     console.log(`| server memory (RSS) with the file open | ${rss.toFixed(0)} MB | |`);

@@ -1,5 +1,5 @@
 import type { Command } from './command';
-import { COMMANDS } from './registry';
+import { CLI_COMMANDS } from './registry';
 import { GLOBAL_FLAGS, type FlagSpec } from './args';
 
 function flagUsage(name: string, spec: FlagSpec): string {
@@ -35,14 +35,14 @@ export function commandHelp(c: Command): string {
 }
 
 export function overviewHelp(version: string): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.join(' ').length)) + 2;
+  const width = Math.max(...CLI_COMMANDS.map((c) => c.name.join(' ').length)) + 2;
   return [
     `loopx ${version}: the local control plane for long-running agent work`,
     '',
     'Usage: loopx COMMAND [options]     (every command takes --json, --root DIR, --agent NAME, --help)',
     '',
     'Commands:',
-    ...COMMANDS.map((c) => `  ${c.name.join(' ').padEnd(width)} ${c.summary}`),
+    ...CLI_COMMANDS.map((c) => `  ${c.name.join(' ').padEnd(width)} ${c.summary}`),
     '',
     'Exit codes: 0 done · 1 internal error · 2 invalid input · 3 refused or conflict · 4 not found · 5 no .loopx/ store',
     'An agent turn: loopx todo claim --next --json → work → loopx evidence add … → loopx todo ship ID --evidence "…"',

@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import type { Actor } from '../kernel/events/eventTypes';
 import { HumanChannelRequiredError, InvalidInputError, LoopxError, NotAllowedError, RefusedError } from '../kernel/errors';
 import { confirmInTerminal } from './humanChannel';
@@ -7,12 +6,14 @@ import { environmentError } from '../kernel/storeFile';
 import { initRootDir, locateRoot } from '../kernel/locate';
 import { markStatusMdStale, writeStatusMd } from '../kernel/projections/statusMd';
 import { parseAgentName } from '../kernel/validate';
+import { humanName } from '../kernel/identity';
 import { EXIT, type Envelope, failure, success } from '../protocol/envelope';
-import { DECEPTIVE_CHARS, revealHidden } from '../protocol/display';
+import { revealHidden } from '../protocol/display';
+import { DECEPTIVE_CHARS } from '../shared/hiddenChars';
 import { parseArgs } from './args';
 import type { CommandContext, CommandResult } from './command';
 import { commandHelp, overviewHelp } from './help';
-import { COMMANDS, findCommand } from './registry';
+import { CLI_COMMANDS, findCommand } from './registry';
 
 declare const __LOOPX_VERSION__: string | undefined;
 export const VERSION = typeof __LOOPX_VERSION__ === 'string' ? __LOOPX_VERSION__ : '0.0.0-dev';
@@ -46,19 +47,6 @@ function parseIdentity(value: string, source: string): string {
   return parseAgentName(value, source);
 }
 
-function humanName(env: NodeJS.ProcessEnv): string {
-  const candidates = [env.LOOPX_HUMAN, safeUser(), 'human'];
-  return candidates.find((n) => n !== undefined && /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$/.test(n)) as string;
-}
-
-function safeUser(): string | undefined {
-  try {
-    return userInfo().username;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Maps anything thrown to the contract's error body and exit code. */
 function toLoopxError(error: unknown): LoopxError {
   if (error instanceof LoopxError) return error;
@@ -86,7 +74,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
       const target = argv[0] === 'help' ? findCommand(argv.slice(1)) : null;
-      return emit(success({ commands: COMMANDS.map((c) => c.name.join(' ')) }), target ? commandHelp(target.command) : overviewHelp(VERSION), 0);
+      return emit(success({ commands: CLI_COMMANDS.map((c) => c.name.join(' ')) }), target ? commandHelp(target.command) : overviewHelp(VERSION), 0);
     }
     if (argv[0] === '--version' || argv[0] === 'version') return emit(success({ version: VERSION }), VERSION, 0);
     const found = findCommand(argv);
@@ -170,7 +158,7 @@ function escapeHiddenJson(text: string): string {
 
 function unknownCommand(argv: readonly string[]): InvalidInputError {
   const typed = argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ');
-  const near = COMMANDS.filter((c) => c.name[0] === argv[0]).map((c) => `loopx ${c.name.join(' ')}`);
+  const near = CLI_COMMANDS.filter((c) => c.name[0] === argv[0]).map((c) => `loopx ${c.name.join(' ')}`);
   return new InvalidInputError(
     `unknown command "${typed}"`,
     near.length ? `did you mean: ${near.join(', ')}` : 'see: loopx --help',

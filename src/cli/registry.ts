@@ -45,8 +45,8 @@ import { goalSetCheck, todoSetCheck } from './commands/setCheck';
 import { run } from './commands/run';
 import { monitorAdd, monitorCancel, monitorList, monitorShow, monitorTick } from './commands/monitor';
 
-/** Every command, in the order help lists them. */
-export const COMMANDS: readonly Command[] = [
+/** Every loopx command spec, in the order help lists them (the extension's COMMANDS are VS Code command ids). */
+export const CLI_COMMANDS: readonly Command[] = [
   init,
   status,
   goalCreate, goalList, goalShow, goalPause, goalResume, goalDone, goalStop, goalSetCheck, goalApply, goalExport,
@@ -63,7 +63,7 @@ export const COMMANDS: readonly Command[] = [
 /** The longest command whose words start argv, and the remaining tokens. */
 export function findCommand(argv: readonly string[]): { command: Command; rest: string[] } | null {
   let best: Command | null = null;
-  for (const command of COMMANDS) {
+  for (const command of CLI_COMMANDS) {
     const matches = command.name.every((word, i) => argv[i] === word);
     if (matches && (!best || command.name.length > best.name.length)) best = command;
   }

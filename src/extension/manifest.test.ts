@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { BOARD_VIEW_TYPE } from '../protocol/kanban';
+import { BOARD_VIEW_TYPE } from '../protocol/boardProtocol';
 import { COMMANDS } from './commands/commandIds';
 import { ALL_CONTEXT_VALUES } from './views/contextValues';
 

@@ -18,6 +18,7 @@ export function formatGoalFile(spec: GoalSpec): string {
     ...(spec.objective ? { objective: spec.objective } : {}),
     ...(spec.scope.length ? { scope: spec.scope } : {}),
     ...(Object.keys(quota).length ? { quota } : {}),
+    ...(spec.check !== undefined ? { check: spec.check } : {}),
     todos: spec.todos.map((t) => ({
       key: t.key,
       ...(t.id ? { id: t.id } : {}),
@@ -25,6 +26,11 @@ export function formatGoalFile(spec: GoalSpec): string {
       ...(t.detail ? { detail: t.detail } : {}),
       priority: t.priority,
       ...(t.after.length ? { after: t.after } : {}),
+      ...(t.recurrence?.every !== undefined ? { every: formatDuration(t.recurrence.every) } : {}),
+      ...(t.recurrence?.at !== undefined ? { at: t.recurrence.at } : {}),
+      ...(t.recurrence?.cron !== undefined ? { cron: t.recurrence.cron } : {}),
+      ...(t.recurrence?.tz !== undefined ? { tz: t.recurrence.tz } : {}),
+      ...(t.check !== undefined ? { check: t.check } : {}),
     })),
   };
   const yaml = stringify(front, { lineWidth: 0, flowCollectionPadding: false });

@@ -3,7 +3,8 @@ import { optionalText, requireText } from '../kernel/validate';
 import { parseScope } from '../kernel/workspacePaths';
 import { type GoalFileDiagnostic, type Range, didYouMean } from './diagnostics';
 import type { FrontMatter } from './schema';
-import { NOT_YET_SUPPORTED } from './schema';
+import { parseRecurrence } from '../kernel/recurrence';
+import { parseCheck } from '../kernel/ops/checks';
 import type { ParsedGoalFile, PathSegment } from './parse';
 
 const FIRST: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 3 } };
@@ -39,7 +40,7 @@ export function lintFrontMatter(fm: FrontMatter, rangeOf: ParsedGoalFile['rangeO
       error(['quota', field], `\`quota.${field}\` must be a duration like ${field === 'window' ? '24h' : '10m'} (s, m, h or d), not ${JSON.stringify(value)}`, 'bad_duration');
     }
   }
-  if (fm.check !== undefined) notYet(out, at(['check'], true), 'check');
+  if (typeof fm.check === 'string') kernelRule(['check'], () => parseCheck(fm.check as string));
 
   const todos = fm.todos ?? [];
   const firstIndex = new Map<string, number>();
@@ -53,7 +54,8 @@ export function lintFrontMatter(fm: FrontMatter, rangeOf: ParsedGoalFile['rangeO
     }
     kernelRule(['todos', i, 'title'], () => requireText(t.title, 'title'));
     kernelRule(['todos', i, 'detail'], () => optionalText(t.detail, 'detail'));
-    for (const field of NOT_YET_SUPPORTED) if ((t as Record<string, unknown>)[field] !== undefined) notYet(out, at(['todos', i, field], true), field);
+    if (typeof t.check === 'string') kernelRule(['todos', i, 'check'], () => parseCheck(t.check as string));
+    out.push(...recurrenceProblems(t, i, at));
   });
   todos.forEach((t, i) =>
     (t.after ?? []).forEach((ref, j) => {
@@ -71,8 +73,36 @@ export function lintFrontMatter(fm: FrontMatter, rangeOf: ParsedGoalFile['rangeO
   return out;
 }
 
-function notYet(out: GoalFileDiagnostic[], range: Range, field: string): void {
-  out.push({ severity: 'warning', range, message: `\`${field}\` is not supported by this store yet; apply ignores it`, code: 'not_supported' });
+type Todo = NonNullable<FrontMatter['todos']>[number];
+
+/** `every`, `at`, `cron` and `tz` checked as the kernel checks `todo add --every/--at/--cron/--tz`, each at its value. */
+function recurrenceProblems(t: Todo, i: number, at: (path: readonly PathSegment[], key?: boolean) => Range): GoalFileDiagnostic[] {
+  const error = (field: string, message: string, code: string): GoalFileDiagnostic => ({ severity: 'error', range: at(['todos', i, field]), message, code });
+  if (t.every === undefined && t.cron === undefined) {
+    const stray = t.at !== undefined ? 'at' : t.tz !== undefined ? 'tz' : null;
+    return stray ? [error(stray, `\`${stray}\` goes with \`every\`${stray === 'tz' ? ' or `cron`' : ''}; this todo does not recur`, 'bad_recurrence')] : [];
+  }
+  let every: number | undefined;
+  if (t.every !== undefined) {
+    every = durationSeconds(t.every);
+    if (Number.isNaN(every) || every < 60 || every > 366 * 86400) {
+      return [error('every', `\`every\` must be a duration from 1m to 366d (s, m, h or d), like 1d or 12h, not ${JSON.stringify(t.every)}`, 'bad_duration')];
+    }
+  }
+  try {
+    recurrenceOf(t, every);
+    return [];
+  } catch (e) {
+    if (!(e instanceof LoopxError)) throw e;
+    const message = e.message.replace(/--(every|at|cron|tz)\b/g, '`$1`');
+    const field = t.every !== undefined && t.cron !== undefined ? 'cron' : (/^`(at|cron|tz)`/.exec(message)?.[1] ?? (t.cron !== undefined ? 'cron' : t.at !== undefined ? 'at' : 'every'));
+    return [error(field, message, 'bad_recurrence')];
+  }
+}
+
+/** The recurrence the kernel would record for this todo (throws its refusal). */
+export function recurrenceOf(t: Pick<Todo, 'every' | 'at' | 'cron' | 'tz'>, every = t.every === undefined ? undefined : durationSeconds(t.every)) {
+  return parseRecurrence({ every, at: t.at, cron: t.cron, tz: t.tz });
 }
 
 /** `90s`, `30m`, `2h`, `1d`; a bare number is seconds (YAML `0`). NaN when it does not parse. */

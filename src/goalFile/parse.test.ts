@@ -96,10 +96,27 @@ describe('bad goal files: every problem has a line and column', () => {
     expect(at(text)).toEqual(['f.goal.md:19:13: error: the todos wait for each other in a cycle: parse-header → quoted-fields → parse-header']);
   });
 
-  test('fields this store does not run yet are warnings, and the spec still applies without them', () => {
-    const parsed = parseGoalFile(FILE.replace('    priority: 1\n', '    priority: 1\n    every: 1d\n'));
-    expect(parsed.diagnostics).toMatchObject([{ severity: 'warning', code: 'not_supported' }]);
-    expect(parsed.spec?.todos[0]).not.toHaveProperty('every');
+  test('every, at, cron, tz and check become the kernel\'s recurrence and checks', () => {
+    const parsed = parseGoalFile(FILE.replace('quota:\n', 'check: npm test\nquota:\n')
+      .replace('    priority: 1\n', '    priority: 1\n    every: 1d\n    at: "09:00"\n    tz: Europe/Berlin\n')
+      .replace('    after: [parse-header]\n', '    after: [parse-header]\n    cron: 0 9 * * 1-5\n    check: null\n'));
+    expect(parsed.diagnostics).toEqual([]);
+    expect(parsed.spec?.check).toBe('npm test');
+    expect(parsed.spec?.todos[0]).toMatchObject({ recurrence: { every: 86400, at: '09:00', tz: 'Europe/Berlin' } });
+    expect(parsed.spec?.todos[0]).not.toHaveProperty('check');
+    expect(parsed.spec?.todos[1]).toMatchObject({ recurrence: { cron: '0 9 * * 1-5' }, check: null });
+  });
+
+  test('durations and cron that do not parse, and recurrence fields that do not fit, are errors at their value', () => {
+    const todo = (lines: string) => at(FILE.replace('    priority: 1\n', `    priority: 1\n${lines}`));
+    expect(todo('    every: daily\n')).toEqual(['f.goal.md:14:12: error: `every` must be a duration from 1m to 366d (s, m, h or d), like 1d or 12h, not "daily"']);
+    expect(todo('    every: 10s\n')).toEqual(['f.goal.md:14:12: error: `every` must be a duration from 1m to 366d (s, m, h or d), like 1d or 12h, not "10s"']);
+    expect(todo('    cron: 0 25 * * *\n')).toEqual([expect.stringMatching(/^f\.goal\.md:14:11: error: `cron` "0 25 \* \* \*" is not a cron expression: /)]);
+    expect(todo('    every: 12h\n    at: "09:00"\n')).toEqual(['f.goal.md:15:9: error: `at` goes with an `every` of whole days (1d, 2d, 7d)']);
+    expect(todo('    at: "09:00"\n')).toEqual(['f.goal.md:14:9: error: `at` goes with `every`; this todo does not recur']);
+    expect(todo('    every: 1d\n    cron: "@daily"\n')).toEqual(['f.goal.md:15:11: error: a todo recurs either `every` D or on `cron` EXPR, not both']);
+    expect(todo('    every: 1d\n    tz: Mars/Base\n')).toEqual(['f.goal.md:15:9: error: `tz` "Mars/Base" is not a time zone']);
+    expect(todo('    check: "two\\nlines"\n')).toEqual(['f.goal.md:14:12: error: check must be a single line']);
   });
 
   test('a 5 MB file is refused before parsing', () => {

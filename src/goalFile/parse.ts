@@ -1,4 +1,4 @@
-import { LineCounter, type Node, type Document, isMap, isSeq, isPair, isScalar, parseDocument } from 'yaml';
+import { FrontMatterParser, type FrontMatterYaml, type PathSegment } from './frontMatterYaml';
 import type { GoalSpec } from '../kernel/goalSpec/spec';
 import { type GoalFileDiagnostic, type Range, didYouMean } from './diagnostics';
 import { type FrontMatter, GOAL_KEYS, QUOTA_KEYS, TODO_KEYS, frontMatterSchema } from './schema';
@@ -8,7 +8,7 @@ import { durationSeconds, lintFrontMatter } from './lint';
 export const GOAL_FILE_SUFFIX = '.goal.md';
 export const MAX_GOAL_FILE_BYTES = 1024 * 1024;
 
-export type PathSegment = string | number;
+export type { PathSegment };
 
 export interface ParsedGoalFile {
   /** The spec the kernel applies; null while the file has errors. */
@@ -28,8 +28,12 @@ function problem(message: string, code: string, range: Range = WHOLE_FIRST_LINE)
   return { severity: 'error', range, message, code };
 }
 
-/** Parses and validates a goal file. Never throws for bad input: every problem is a diagnostic with a position. */
-export function parseGoalFile(source: string): ParsedGoalFile {
+/**
+ * Parses and validates a goal file. Never throws for bad input: every problem is a diagnostic with a position.
+ * A caller that parses versions of one file (the language server, per document) passes the same `parser`, which
+ * re-parses only the todos an edit touched.
+ */
+export function parseGoalFile(source: string, parser: { parse(text: string): FrontMatterYaml } = new FrontMatterParser()): ParsedGoalFile {
   const none = (diagnostics: GoalFileDiagnostic[]): ParsedGoalFile => ({
     spec: null, diagnostics, frontMatter: null, rangeOf: () => null, frontMatterLines: null,
   });
@@ -46,23 +50,36 @@ export function parseGoalFile(source: string): ParsedGoalFile {
   const yamlText = rest.slice(0, end.index + (end[1] ? 1 : 0));
   const body = rest.slice(end.index + end[0].length);
   const lineOffset = 1;
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(yamlText, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const toRange = (from: number, to: number): Range => {
-    const a = lineCounter.linePos(from);
-    const b = lineCounter.linePos(Math.max(from, to));
-    return { start: { line: a.line - 1 + lineOffset, character: a.col - 1 }, end: { line: b.line - 1 + lineOffset, character: b.col - 1 } };
+  const doc = parser.parse(yamlText);
+  const lineStarts = [0];
+  for (let i = yamlText.indexOf('\n'); i !== -1; i = yamlText.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+  const position = (offset: number) => {
+    let lo = 0;
+    let hi = lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((lineStarts[mid] as number) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + lineOffset, character: offset - (lineStarts[lo] as number) };
   };
-  const frontMatterLines = { start: lineOffset, end: lineOffset + lineCounter.lineStarts.length - 1 };
+  const toRange = (from: number, to: number): Range => ({ start: position(from), end: position(Math.max(from, to)) });
+  const frontMatterLines = { start: lineOffset, end: lineOffset + lineStarts.length - 1 };
   const rangeOf = (path: readonly PathSegment[], options: { key?: boolean } = {}): Range | null => {
-    const node = locate(doc, path, options.key ?? false);
-    return node?.range ? toRange(node.range[0], node.range[1]) : null;
+    const at = doc.locate(path, options.key ?? false);
+    return at ? toRange(at[0], at[1]) : null;
   };
   const diagnostics: GoalFileDiagnostic[] = [
-    ...doc.errors.map((e) => ({ ...problem(yamlMessage(e.message), 'yaml_syntax', toRange(e.pos[0], e.pos[1])) })),
+    ...doc.errors.map((e) => ({ ...problem(yamlMessage(e.message), 'yaml_syntax', toRange(e.from, e.to)) })),
   ];
   if (diagnostics.length > 0) return { ...none(diagnostics), rangeOf, frontMatterLines };
-  const frontMatter: unknown = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  let frontMatter: unknown;
+  try {
+    frontMatter = doc.toJS() ?? {};
+  } catch (error) {
+    // `yaml` reports some problems (an alias with no anchor before it) only when it builds the value.
+    return { ...none([problem(yamlMessage((error as Error).message), 'yaml_syntax')]), rangeOf, frontMatterLines };
+  }
   const result = frontMatterSchema().safeParse(frontMatter);
   if (!result.success) {
     for (const issue of result.error.issues) diagnostics.push(...issueDiagnostics(issue, frontMatter, rangeOf));
@@ -75,26 +92,6 @@ export function parseGoalFile(source: string): ParsedGoalFile {
 
 function yamlMessage(message: string): string {
   return message.replace(/ at line \d+, column \d+:?$/s, '').split('\n')[0] as string;
-}
-
-/** The YAML node at a path: the value, or with `key` the key of the last segment. Falls back to the nearest parent. */
-function locate(doc: Document, path: readonly PathSegment[], key: boolean): Node | null {
-  let node: unknown = doc.contents;
-  let last: Node | null = (node as Node | null) ?? null;
-  for (const [i, segment] of path.entries()) {
-    if (isMap(node)) {
-      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === segment);
-      if (!pair) return last;
-      if (key && i === path.length - 1) return pair.key as Node;
-      node = pair.value ?? pair.key;
-    } else if (isSeq(node) && typeof segment === 'number') {
-      node = node.items[segment];
-    } else {
-      return last;
-    }
-    if (node) last = node as Node;
-  }
-  return last;
 }
 
 const TYPE_WORDS: Record<string, string> = { string: 'text', int: 'a whole number', number: 'a number', array: 'a list', object: 'a mapping' };
@@ -194,6 +191,7 @@ function toSpec(fm: FrontMatter, body: string): GoalSpec {
       ...(q.cooldown !== undefined ? { cooldownSeconds: durationSeconds(q.cooldown) } : {}),
     },
     background: body.replace(/^\s*\n/, '').trimEnd(),
+    ...(fm.check !== undefined ? { check: fm.check } : {}),
     todos: (fm.todos ?? []).map((t) => ({
       key: t.key,
       ...(t.id ? { id: t.id } : {}),
@@ -201,6 +199,10 @@ function toSpec(fm: FrontMatter, body: string): GoalSpec {
       detail: (t.detail ?? '').trimEnd(),
       priority: t.priority ?? 2,
       after: t.after ?? [],
+      ...(t.check !== undefined ? { check: t.check } : {}),
+      ...(t.every !== undefined || t.cron !== undefined
+        ? { recurrence: { ...(t.every !== undefined ? { every: durationSeconds(t.every) } : {}), ...(t.at !== undefined ? { at: t.at } : {}), ...(t.cron !== undefined ? { cron: t.cron } : {}), ...(t.tz !== undefined ? { tz: t.tz } : {}) } }
+        : {}),
     })),
   };
 }

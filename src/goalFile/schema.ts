@@ -4,9 +4,7 @@ import { lazy } from '../kernel/lazy';
 /** Front-matter keys, in the order export writes them; completion offers them. */
 export const GOAL_KEYS = ['goal', 'title', 'objective', 'scope', 'quota', 'check', 'todos'] as const;
 export const QUOTA_KEYS = ['turns', 'window', 'maxConcurrent', 'cooldown'] as const;
-export const TODO_KEYS = ['key', 'id', 'title', 'detail', 'priority', 'after', 'every', 'cron', 'check'] as const;
-/** Fields of the contract this store does not run yet (monitors and acceptance checks land separately). */
-export const NOT_YET_SUPPORTED = new Set(['every', 'cron', 'check']);
+export const TODO_KEYS = ['key', 'id', 'title', 'detail', 'priority', 'after', 'every', 'at', 'cron', 'tz', 'check'] as const;
 
 export const KEY_DOCS: Record<string, string> = {
   goal: 'The store id of the goal this file describes (written by export). Without it, the goal is the one this file was applied to, or a new one.',
@@ -14,7 +12,7 @@ export const KEY_DOCS: Record<string, string> = {
   objective: 'What done looks like; agents read it every turn.',
   scope: 'Workspace-relative paths or globs the work may touch.',
   quota: 'Turn budget: `turns` per `window` (e.g. 24h), `maxConcurrent`, `cooldown` (e.g. 10m).',
-  check: 'Acceptance check (not supported by this store yet).',
+  check: 'Acceptance check: a shell command run from the workspace root; a todo ships only after loopx ran it, passing. A person sets it (VS Code, or a terminal that confirms); `null` clears it; left out, the file leaves it as the store has it.',
   todos: 'The work, each with a stable `key`.',
   turns: 'Turns allowed per window.',
   window: 'Length of the quota window, e.g. 24h.',
@@ -25,8 +23,10 @@ export const KEY_DOCS: Record<string, string> = {
   detail: 'What done means for this todo (acceptance).',
   priority: '0 (highest) to 3; default 2.',
   after: 'Keys of todos (or store ids like T12) that must ship first.',
-  every: 'Recurring interval (not supported by this store yet).',
-  cron: 'Recurring schedule (not supported by this store yet).',
+  every: 'Recurring: when one occurrence ships or is killed, the next is due this long after it (1m to 366d), e.g. 1d.',
+  at: 'With `every` of whole days: the time of day each occurrence is due, HH:MM.',
+  cron: 'Recurring on a cron schedule instead of `every`: 5 fields ("0 9 * * 1-5") or @daily, @weekly…',
+  tz: 'Time zone for `at` and `cron` (IANA, e.g. Europe/Berlin); default: the time zone of the machine that applies it.',
 };
 
 const text = () => z.string();
@@ -47,7 +47,7 @@ export const frontMatterSchema = lazy(() =>
         cooldown: z.optional(duration()),
       }),
     ),
-    check: z.optional(z.unknown()),
+    check: z.optional(z.nullable(text())),
     todos: z.optional(
       z.array(
         z.strictObject({
@@ -57,9 +57,11 @@ export const frontMatterSchema = lazy(() =>
           detail: z.optional(text()),
           priority: z.optional(z.int().check(z.minimum(0), z.maximum(3))),
           after: z.optional(z.array(z.string())),
-          every: z.optional(z.unknown()),
-          cron: z.optional(z.unknown()),
-          check: z.optional(z.unknown()),
+          every: z.optional(duration()),
+          at: z.optional(text()),
+          cron: z.optional(text()),
+          tz: z.optional(text()),
+          check: z.optional(z.nullable(text())),
         }),
       ),
     ),

@@ -1,5 +1,5 @@
 import { InvalidInputError } from './errors';
-import { DECEPTIVE_CHARS, codePoint } from '../protocol/display';
+import { DECEPTIVE_CHARS, codePoint } from '../shared/hiddenChars';
 
 /** Input checks shared by every adapter. Each throws InvalidInputError (exit 2) with a message that names the field. */
 
@@ -57,6 +57,10 @@ export function formatId(entity: EntityName, num: number): string {
 }
 
 const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$/;
+
+export function isAgentName(value: string): boolean {
+  return AGENT_NAME.test(value);
+}
 
 export function parseAgentName(value: string, source = 'agent name'): string {
   if (!AGENT_NAME.test(value)) {

@@ -3,10 +3,12 @@ import { join, relative as relativePath, sep } from 'node:path';
 import { type Diagnostic, DiagnosticSeverity } from 'vscode-languageserver';
 import type { SqliteDb } from '../kernel/db/sqliteDb';
 import { LoopxError } from '../kernel/errors';
-import { type Goal, type Todo, TODO_COLUMNS, goalFromRow, todoFromRow } from '../kernel/model';
+import type { Goal, Todo } from '../kernel/model';
+import { findGoal, findGoalTodo } from '../kernel/queries/lookups';
 import { type FieldChange, type GoalPlan, planGoalSpec } from '../kernel/goalSpec/plan';
 import type { GoalFileDiagnostic, Range } from '../goalFile/diagnostics';
 import { type ParsedGoalFile, type PathSegment, parseGoalFile } from '../goalFile/parse';
+import type { FrontMatterParser } from '../goalFile/frontMatterYaml';
 import { formatFieldValue } from './yamlValue';
 import { lastChange, relative } from '../kernel/projections/todoCard';
 import type { OpenStore, StoreRegistry } from './storeRegistry';
@@ -35,14 +37,18 @@ export interface DriftData {
   valueRange: Range | null;
 }
 
+/** The server checks what "Apply to store" would do: applied by the person in VS Code, a human channel. */
+const EDITOR = { name: 'you', kind: 'human', channel: 'vscode' } as const;
+
 const SEVERITY = { error: DiagnosticSeverity.Error, warning: DiagnosticSeverity.Warning, information: DiagnosticSeverity.Information };
 
 function toLsp(d: GoalFileDiagnostic): Diagnostic {
   return { severity: SEVERITY[d.severity], range: d.range, message: d.message, code: d.code, source: 'loopx', ...(d.suggestion ? { data: { kind: 'rename', suggestion: d.suggestion } } : {}) };
 }
 
-export function analyze(text: string, filePath: string, registry: StoreRegistry, nowMs = Date.now()): Analysis {
-  const parsed = parseGoalFile(text);
+/** `parser` is the document's own, kept across its versions, so an edit re-parses only the todos it touched. */
+export function analyze(text: string, filePath: string, registry: StoreRegistry, nowMs = Date.now(), parser?: FrontMatterParser): Analysis {
+  const parsed = parseGoalFile(text, parser);
   const diagnostics = parsed.diagnostics.map(toLsp);
   const { store, problem } = registry.forFile(filePath);
   const todoAt = todoLocations(parsed);
@@ -50,12 +56,12 @@ export function analyze(text: string, filePath: string, registry: StoreRegistry,
   if (problem) diagnostics.push({ severity: DiagnosticSeverity.Warning, range: firstLine(), message: problem, source: 'loopx', code: 'store_unavailable' });
   if (!store) return base;
   const path = toPosix(relativePath(store.root, filePath));
-  const live = store.kernel.read((db) => {
+  const live = store.read((db) => {
     const { goal, todos } = liveMatch(db, path, parsed.frontMatter);
     let plan: GoalPlan | null = null;
     if (parsed.spec) {
       try {
-        plan = planGoalSpec(db, parsed.spec, path, 'human').plan;
+        plan = planGoalSpec(db, parsed.spec, path, EDITOR).plan;
         diagnostics.push(...driftDiagnostics(db, plan, parsed, goal, todos, nowMs));
       } catch (error) {
         if (!(error instanceof LoopxError)) throw error;
@@ -89,17 +95,14 @@ function todoLocations(parsed: ParsedGoalFile): Analysis['todoAt'] {
 /** The goal and todos the file means, even while it has errors (hover and lenses keep working as you type). */
 function liveMatch(db: SqliteDb, path: string, frontMatter: unknown): { goal: Goal | null; todos: Map<string, Todo> } {
   const fm = (frontMatter ?? {}) as { goal?: unknown; todos?: unknown };
-  const row = db.prepare('SELECT * FROM goals WHERE file_path = ?').get(path) ?? (typeof fm.goal === 'string' ? db.prepare('SELECT * FROM goals WHERE id = ?').get(fm.goal) : undefined);
+  const goal = findGoal(db, { filePath: path }) ?? (typeof fm.goal === 'string' ? findGoal(db, { id: fm.goal }) : undefined);
   const todos = new Map<string, Todo>();
-  if (!row) return { goal: null, todos };
-  const goal = goalFromRow(row);
-  const byKey = db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.key = ?`);
-  const byId = db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.id = ?`);
+  if (!goal) return { goal: null, todos };
   for (const t of Array.isArray(fm.todos) ? fm.todos : []) {
     const { key, id } = (t ?? {}) as { key?: unknown; id?: unknown };
     if (typeof key !== 'string') continue;
-    const found = byKey.get(goal.id, key) ?? (typeof id === 'string' ? byId.get(goal.id, id) : undefined);
-    if (found) todos.set(key, todoFromRow(found));
+    const found = findGoalTodo(db, goal.id, { key }) ?? (typeof id === 'string' ? findGoalTodo(db, goal.id, { id }) : undefined);
+    if (found) todos.set(key, found);
   }
   return { goal, todos };
 }

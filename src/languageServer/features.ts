@@ -9,6 +9,9 @@ import { goalHover } from './goalHover';
 import { GOAL_KEYS, KEY_DOCS, QUOTA_KEYS, TODO_KEYS } from '../goalFile/schema';
 import type { Range } from '../goalFile/diagnostics';
 import { getGoal, getTodo } from '../kernel/queries/lookups';
+import { listAgents } from '../kernel/queries/lists';
+import { DEFAULT_HOSTS } from '../kernel/hosts';
+import { relative } from '../kernel/projections/todoCard';
 
 /**
  * Arguments that name the workspace folder (the shape of src/extension/commands/inFolder.ts), so a lens acts in the
@@ -50,8 +53,10 @@ function parentKey(lines: readonly string[], line: number): string | null {
 
 export function completions(a: Analysis, text: string, pos: Position): CompletionItem[] {
   const lines = text.split(/\r?\n/);
-  if (!inFrontMatter(a, pos.line, lines)) return [];
   const before = (lines[pos.line] ?? '').slice(0, pos.character);
+  const mention = /(^|[\s([])@([A-Za-z0-9._-]*)$/.exec(before);
+  if (mention) return mentions(a);
+  if (!inFrontMatter(a, pos.line, lines)) return [];
   const fm = (a.parsed.frontMatter ?? {}) as Record<string, unknown>;
   const fileTodos = Array.isArray(fm.todos) ? (fm.todos as { key?: unknown }[]) : [];
   const listOf = (key: string) => new RegExp(`^\\s*${key}:\\s*\\[([^\\]]*)$`).test(before) || (/^\s*-\s*[^:]*$/.test(before) && parentKey(lines, pos.line) === key);
@@ -74,6 +79,24 @@ export function completions(a: Analysis, text: string, pos: Position): Completio
   return keys.filter((k) => !present.includes(k)).map((key) => ({
     label: key, kind: CompletionItemKind.Property, insertText: `${key}: `, documentation: { kind: MarkupKind.Markdown, value: KEY_DOCS[key] ?? '' },
   }));
+}
+
+/**
+ * Agent and host names after `@`, in the text a person writes for agents (the Markdown body, a detail, the
+ * objective): the file format has no host or agent field, because no goal or todo in the kernel has one (an agent
+ * claims a todo itself; a host is chosen per run), so names are completed where the file is prose.
+ */
+function mentions(a: Analysis): CompletionItem[] {
+  const agents = a.store ? a.store.read((db) => listAgents(db)).filter((agent) => agent.kind !== 'human') : [];
+  return [
+    ...agents.map((agent) => ({
+      label: agent.name, kind: CompletionItemKind.Variable, sortText: `0${agent.name}`,
+      detail: `${agent.kind} agent, last seen ${relative(agent.lastSeen, a.nowMs)}${agent.holding.length ? `, holding ${agent.holding.join(', ')}` : ''}`,
+    })),
+    ...Object.entries(DEFAULT_HOSTS).filter(([name]) => !agents.some((agent) => agent.name === name)).map(([name, command]) => ({
+      label: name, kind: CompletionItemKind.Module, sortText: `1${name}`, detail: command ? `host: ${command}` : 'host: your own runner (loopx.hosts.custom.command)',
+    })),
+  ];
 }
 
 /** Keys already written at the top level of the front matter (read from the lines: the YAML may be half typed). */

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { DocumentLink, Hover, Position } from 'vscode-languageserver';
 import { MarkupKind } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { getGoal, getTodo } from '../kernel/queries/lookups';
+import { findGoal, findTodo } from '../kernel/queries/lookups';
 import { todoHover, todoStatusLine } from '../kernel/projections/todoCard';
 import { GOAL_FILE_SUFFIX } from '../goalFile/parse';
 import { goalHover } from './goalHover';
@@ -49,12 +49,11 @@ export function documentLinks(doc: TextDocument, registry: StoreRegistry): Docum
   const { store } = registry.forFile(fileURLToPath(doc.uri));
   if (!store) return [];
   return store.kernel.read((db, now) => {
-    const todo = db.prepare('SELECT id FROM todos WHERE id = ?');
-    const goal = db.prepare('SELECT id FROM goals WHERE id = ?');
     return ids.flatMap((at) => {
-      const known = at.id.startsWith('T') ? todo.get(at.id) : goal.get(at.id);
-      if (!known) return [];
-      const tooltip = at.id.startsWith('T') ? todoStatusLine(getTodo(db, at.id), now) : `${at.id} ${getGoal(db, at.id).title}`;
+      const todo = at.id.startsWith('T') ? findTodo(db, at.id) : undefined;
+      const goal = at.id.startsWith('T') ? undefined : findGoal(db, { id: at.id });
+      if (!todo && !goal) return [];
+      const tooltip = todo ? todoStatusLine(todo, now) : `${at.id} ${goal?.title ?? ''}`;
       return [{ range: { start: { line: at.line, character: at.start }, end: { line: at.line, character: at.end } }, target: commandUri(store.root, at.id), tooltip }];
     });
   });
@@ -67,8 +66,12 @@ export function idHover(doc: TextDocument, pos: Position, registry: StoreRegistr
   const { store } = registry.forFile(fileURLToPath(doc.uri));
   if (!store) return null;
   const value = store.kernel.read((db, now) => {
-    if (at.id.startsWith('T')) return db.prepare('SELECT 1 FROM todos WHERE id = ?').get(at.id) ? todoHover(db, getTodo(db, at.id), now) : null;
-    return db.prepare('SELECT 1 FROM goals WHERE id = ?').get(at.id) ? goalHover(db, getGoal(db, at.id), now) : null;
+    if (at.id.startsWith('T')) {
+      const todo = findTodo(db, at.id);
+      return todo ? todoHover(db, todo, now) : null;
+    }
+    const goal = findGoal(db, { id: at.id });
+    return goal ? goalHover(db, goal, now) : null;
   });
   return value ? { contents: { kind: MarkupKind.Markdown, value } } : null;
 }

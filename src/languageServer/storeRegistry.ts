@@ -2,12 +2,18 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Kernel, STORE_DIR, DB_FILE } from '../kernel/kernel';
 import { StoreWatcher } from '../kernel/watch';
+import type { SqliteDb } from '../kernel/db/sqliteDb';
+import { StoreSnapshot } from '../kernel/db/storeSnapshot';
 
 const RETRY_MS = 5000;
 
 export interface OpenStore {
   root: string;
   kernel: Kernel;
+  /** The store's answers since the watcher last reported a change; what the per-keystroke checks read. */
+  snapshot: StoreSnapshot;
+  /** Reads through `snapshot` (within the kernel's read transaction on a miss). */
+  read<T>(fn: (db: SqliteDb) => T): T;
 }
 
 /**
@@ -28,8 +34,12 @@ export class StoreRegistry {
     if (known?.store || (known?.problem && Date.now() - known.at < RETRY_MS)) return known;
     try {
       const kernel = Kernel.openReadOnly(root);
-      const store = { root, kernel };
-      const watcher = new StoreWatcher(kernel.db, kernel.storeDir, () => this.onChange(root)).start();
+      const snapshot = new StoreSnapshot();
+      const store: OpenStore = { root, kernel, snapshot, read: (fn) => kernel.read((db) => fn(snapshot.over(db))) };
+      const watcher = new StoreWatcher(kernel.db, kernel.storeDir, () => {
+        snapshot.invalidate();
+        this.onChange(root);
+      }).start();
       this.stores.set(root, { store, problem: null, watcher, at: Date.now() });
       return { store, problem: null };
     } catch (error) {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { Card, CardMonitor } from './kanban';
+import type { Card, CardMonitor } from './boardProtocol';
 import { allowedTargets, columnOf, groupCards, lastRunSummary, moveFor, waitingReason } from './board';
 
 const NOW = '2026-01-01T12:00:00.000Z';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { type EventData, type EventKind, eventDataSchemas } from '../kernel/events/eventTypes';
 import { attentionActionLabel, boardTime, boardTimeTitle, emptyColumnText, eventSentence } from './boardText';
-import { COLUMNS, type AttentionItem } from './kanban';
+import { COLUMNS, type AttentionItem } from './boardProtocol';
 
 /** One realistic event of every kind the kernel logs (checked against the kernel's own schemas below). */
 const SAMPLES: { [K in EventKind]: EventData<K> } = {

@@ -1,4 +1,4 @@
-import type { AttentionItem, ColumnId } from './kanban';
+import type { AttentionItem, ColumnId } from './boardProtocol';
 import { oneLine, relativeTime } from './display';
 
 /**

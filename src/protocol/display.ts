@@ -1,24 +1,11 @@
 /** Tiny display helpers shared by the CLI, the extension and the board (no Node or VS Code APIs). */
+import { revealHidden } from '../shared/hiddenChars';
 
-/**
- * Characters that make text read differently from what it says: bidirectional overrides and isolates, zero-width
- * and other invisible characters, line and paragraph separators. Refused at input (validate.ts) and shown as
- * `<U+202E>` wherever text already stored is displayed. One home for the list: the kernel, CLI, extension and board.
- */
-export const DECEPTIVE_CHARS = '\\u061c\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ufeff';
-const DECEPTIVE = new RegExp(`[${DECEPTIVE_CHARS}]`, 'g');
+// The webview reveals hidden characters too, and imports only from src/protocol.
+export { revealHidden };
+
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
-/** "U+202E" */
-export function codePoint(char: string): string {
-  return `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
-}
-
-/** Makes deceptive characters visible (`<U+202E>`) in text read back from the store; leaves everything else. */
-export function revealHidden(text: string): string {
-  return text.replace(DECEPTIVE, (c) => `<${codePoint(c)}>`);
-}
 
 /** Removes terminal escapes from text read back from the store and makes deceptive characters visible. */
 export function clean(text: string | null | undefined): string {

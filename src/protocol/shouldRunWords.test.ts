@@ -15,6 +15,8 @@ describe('should-run answers in words', () => {
   it('says who is on the goal and the limit for concurrency_limit', () => {
     expect(shouldRunReason({ run: false, reason: 'concurrency_limit', liveClaims: 1, maxConcurrent: 1 })).toBe('an agent is already on this goal (1 of 1)');
     expect(shouldRunReason({ run: false, reason: 'concurrency_limit', liveClaims: 2, maxConcurrent: 2 })).toBe('2 agents are already on this goal (2 of 2)');
+    // an agent that shipped while its host still exits is on the goal too
+    expect(shouldRunReason({ run: false, reason: 'concurrency_limit', liveClaims: 0, windingDown: 1, maxConcurrent: 1 })).toBe('an agent is already on this goal (1 of 1)');
   });
 
   it('names the spent budget and the paused goal', () => {

@@ -11,6 +11,8 @@ export interface ShouldRunFacts {
   turnsPerWindow?: number;
   windowHours?: number;
   liveClaims?: number;
+  /** Turns still ending after their agent let go of the todo: they count as agents on the goal. */
+  windingDown?: number;
   maxConcurrent?: number;
 }
 
@@ -32,7 +34,8 @@ export function shouldRunReason(facts: ShouldRunFacts): string {
         ? `the budget is spent (${facts.spent ?? facts.turnsPerWindow} of ${plural(facts.turnsPerWindow, 'turn')} in ${facts.windowHours ?? 24} h)`
         : 'the budget is spent';
     case 'concurrency_limit': {
-      const busy = facts.liveClaims ?? facts.maxConcurrent ?? 1;
+      const held = facts.liveClaims === undefined ? undefined : facts.liveClaims + (facts.windingDown ?? 0);
+      const busy = held || (facts.maxConcurrent ?? 1);
       const lead = busy === 1 ? 'an agent is already on this goal' : `${busy} agents are already on this goal`;
       return facts.maxConcurrent !== undefined ? `${lead} (${busy} of ${facts.maxConcurrent})` : lead;
     }

@@ -1,7 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { dumpStore, loopx, startGoal, workspace } from './harness';
+import { dumpStore, loopx, workspace } from './harness';
+import { Kernel } from '../../src/kernel/kernel';
+import { createGoal } from '../../src/kernel/ops/goals';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 
 const ws = workspace();
@@ -14,8 +16,15 @@ beforeAll(() => {
   // The project's test suite, as a script: failing until the fix is in.
   writeFileSync(join(root, 'suite.mjs'), `import { existsSync } from 'node:fs';
 if (existsSync('fixed')) { console.log('48 passing'); } else { console.log('46 passing'); console.error('2 failing: parser > quotes'); process.exit(1); }\n`);
-  expect(cli(['goal', 'create', '--title', 'Parser', '--check', 'node suite.mjs', '--json']).json).toMatchObject({ ok: true, data: { id: 'G1', check: 'node suite.mjs' } });
-  startGoal(ws.root); // a goal made outside VS Code and a terminal starts paused
+  if (PTY_AVAILABLE) {
+    // A check is a person's decision: at a terminal, they type `check` to confirm (the goal then starts at once).
+    const made = loopxTty(['goal', 'create', '--title', 'Parser', '--check', 'node suite.mjs', '--json'], 'check', { cwd: root });
+    expect(made.json).toMatchObject({ ok: true, data: { id: 'G1', check: 'node suite.mjs', status: 'active' } });
+  } else {
+    const kernel = Kernel.open(root, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
+    createGoal(kernel, { title: 'Parser', check: 'node suite.mjs' });
+    kernel.close();
+  }
   cli(['todo', 'add', '--goal', 'G1', '--title', 'Quoted fields']);
 });
 afterAll(() => ws.dispose());
@@ -65,11 +74,24 @@ describe('an acceptance check set by a human', () => {
       expect(run.code).toBe(3);
       expect(run.json.error?.code).toBe('not_allowed');
     }
-    // Changing a check later is a human decision: VS Code or a terminal where the person types the id.
-    expect(cli(['todo', 'set-check', 'T1', '--check', 'x', '--json']).json.error?.code).toBe('human_channel_required');
+    // Setting a check, when the goal or todo is made or later, is a human decision: VS Code or a terminal where the
+    // person types the id. A "human" without either (an agent that unset LOOPX_AGENT) is refused, nothing changes.
+    for (const args of [
+      ['todo', 'set-check', 'T1', '--check', 'x', '--json'],
+      ['todo', 'add', '--goal', 'G1', '--title', 'Docs', '--check', 'true', '--json'],
+      ['goal', 'create', '--title', 'Mine', '--check', 'true', '--json'],
+    ]) {
+      const run = cli(args);
+      expect([args.slice(0, 2), run.code, run.json.error?.code]).toEqual([args.slice(0, 2), 3, 'human_channel_required']);
+    }
     expect(dumpStore(root)).toBe(before);
-    cli(['todo', 'add', '--goal', 'G1', '--title', 'Docs', '--check', 'true']);
     if (!PTY_AVAILABLE) return console.warn(`skipped the terminal half: ${PTY_SKIP_REASON}`);
+    // At a terminal: a wrong answer changes nothing; the goal id adds the todo with its check, recorded with the channel.
+    expect(loopxTty(['todo', 'add', '--goal', 'G1', '--title', 'Docs', '--check', 'true', '--json'], 'G9', { cwd: root }).json?.error?.code).toBe('not_confirmed');
+    expect(dumpStore(root)).toBe(before);
+    expect(loopxTty(['todo', 'add', '--goal', 'G1', '--title', 'Docs', '--check', 'true', '--json'], 'G1', { cwd: root }).json).toMatchObject({ ok: true, data: { id: 'T2', check: 'true' } });
+    const added = cli(['history', '--todo', 'T2', '--json']).json.data as { kind: string; data: { channel?: string } }[];
+    expect(added.find((e) => e.kind === 'todo.added')?.data.channel).toBe('tty');
     expect(loopxTty(['goal', 'set-check', 'G1', '--json'], 'G1', { cwd: root }).code).toBe(2);
     expect(loopxTty(['goal', 'set-check', 'G1', '--check', 'x', '--clear', '--json'], 'G1', { cwd: root }).code).toBe(2);
     expect(loopxTty(['todo', 'set-check', 'T2', '--check', 'test -f docs.md', '--json'], 'T2', { cwd: root }).json).toMatchObject({ ok: true, data: { id: 'T2', check: 'test -f docs.md' } });

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { COMMANDS } from '../../src/cli/registry';
+import { CLI_COMMANDS } from '../../src/cli/registry';
 import { dumpStore, loopx, startGoal, workspace } from './harness';
 import { loopxTty } from './pty';
 
@@ -24,7 +24,7 @@ beforeAll(() => {
 afterAll(() => ws.dispose());
 
 describe('help', () => {
-  test.each(COMMANDS.map((c) => [c.name.join(' ')]))('loopx %s --help', (name) => {
+  test.each(CLI_COMMANDS.map((c) => [c.name.join(' ')]))('loopx %s --help', (name) => {
     const run = cli([...name.split(' '), '--help']);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`Usage: loopx ${name}`);
@@ -34,7 +34,7 @@ describe('help', () => {
   test('loopx with no arguments lists every command and the exit codes', () => {
     const run = cli([]);
     expect(run.code).toBe(0);
-    for (const c of COMMANDS) expect(run.stdout).toContain(c.name.join(' '));
+    for (const c of CLI_COMMANDS) expect(run.stdout).toContain(c.name.join(' '));
     expect(run.stdout).toContain('5 no .loopx/ store');
   });
 });

@@ -111,10 +111,11 @@ describe('loopx run', () => {
     expect(turns()).toMatchObject([{ id: 'R1', todoId: 'T1', resultKind: 'validated_completion', spent: true }]);
   });
 
-  test('two runners on one goal with max concurrent 1 never hold two claims at once nor claim a todo twice', async () => {
+  test('two runners on one goal with max concurrent 1 never run two hosts at once, hold two claims nor claim a todo twice', async () => {
     const { root, runner, turns } = setUp(4);
-    const a = runner(['--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot-a', '--until-idle']);
-    const b = runner(['--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot-b', '--until-idle']);
+    // Each host ships, then takes another 1.5 s to exit: its turn still holds the goal's one slot until it ends.
+    const a = runner(['--host', 'custom', '--command', agentCommand('linger', '1500'), '--agent', 'bot-a', '--until-idle']);
+    const b = runner(['--host', 'custom', '--command', agentCommand('linger', '1500'), '--agent', 'bot-b', '--until-idle']);
     expect(await a.exited).toEqual({ code: 0, signal: null });
     expect(await b.exited).toEqual({ code: 0, signal: null });
     const all = turns();
@@ -132,15 +133,33 @@ describe('loopx run', () => {
     }
     expect(events.filter((e) => e.kind === 'todo.claimed')).toHaveLength(4);
     expect(most).toBe(1);
+    expect(mostHostsAtOnce(readFileSync(join(root, 'hosts.log'), 'utf8'))).toBe(1);
   });
 
-  test('Ctrl-C during a turn starts nothing more and lets the turn end cleanly', async () => {
+  test('a turn that outlives its lease keeps its claim: the runner renews every third of --lease', async () => {
+    const { root, cli, runner, turns } = setUp(1);
+    // A 12 s lease and a host that ships after 20 s: without renewal the lease lapses and the ship is refused.
+    const r = runner(['--host', 'custom', '--command', agentCommand('sleep', '20'), '--agent', 'bot', '--lease', '12s', '--max-turns', '1']);
+    await r.waitFor((e) => e.event === 'output' && e.line === 'sleeping');
+    const claimed = (cli(['todo', 'list', '--json']).json.data as { id: string; leaseExpiresAt: string }[])[0];
+    expect(Date.parse(claimed?.leaseExpiresAt ?? '') - Date.now()).toBeLessThanOrEqual(12_000);
+    expect(await r.exited).toEqual({ code: 0, signal: null });
+    expect(r.events.filter((e) => e.event === 'renew_failed')).toEqual([]);
+    expect(turns()).toMatchObject([{ id: 'R1', todoId: 'T1', resultKind: 'validated_completion', spent: true }]);
+    const history = JSON.parse(spawnSync(process.execPath, [LOOPX, 'history', '--todo', 'T1', '--json'], { cwd: root, env: cleanEnv(), encoding: 'utf8' }).stdout);
+    const renewals = (history.data as { kind: string; actor: string }[]).filter((e) => e.kind === 'todo.renewed');
+    expect(renewals.length).toBeGreaterThanOrEqual(4); // 20 s at one renewal per 4 s
+    expect(renewals.every((e) => e.actor === 'bot')).toBe(true);
+  });
+
+  // SIGTERM is how systemd (or tmux kill-session) stops the unit: it must do what Ctrl-C does.
+  test.each(['SIGINT', 'SIGTERM'] as const)('%s during a turn starts nothing more and lets the turn end cleanly', async (signal) => {
     const { root, runner, turns } = setUp(2);
     const release = join(root, 'release');
     const r = runner(['--host', 'custom', '--command', agentCommand('wait-for', release), '--agent', 'bot']);
     await r.waitFor((e) => e.event === 'output' && e.line === 'waiting');
-    r.child.kill('SIGINT');
-    await r.waitFor((e) => e.event === 'stopping');
+    r.child.kill(signal);
+    expect(await r.waitFor((e) => e.event === 'stopping')).toMatchObject({ signal: signal === 'SIGINT' ? 'Ctrl-C' : signal, waitingFor: ['R1'] });
     writeFileSync(release, 'go');
     expect(await r.exited).toEqual({ code: 0, signal: null });
     expect(turns()).toMatchObject([{ id: 'R1', todoId: 'T1', resultKind: 'validated_completion', exitCode: 0, spent: true }]);
@@ -197,6 +216,19 @@ describe('loopx run', () => {
     expect(existsSync(join(root, '.loopx', 'turns', 'R1', 'exit-code'))).toBe(false);
   });
 });
+
+/** The most host processes alive at one moment, from the scripted host's start/end lines. */
+function mostHostsAtOnce(log: string): number {
+  const marks = log.trim().split('\n').map((line) => {
+    const [what, , at] = line.split(' ');
+    return { at: Number(at), delta: what === 'start' ? 1 : -1 };
+  });
+  marks.sort((x, y) => x.at - y.at || x.delta - y.delta); // an end and a start in the same millisecond do not overlap
+  let now = 0;
+  let most = 0;
+  for (const m of marks) most = Math.max(most, (now += m.delta));
+  return most;
+}
 
 function alive(pid: number): boolean {
   try {

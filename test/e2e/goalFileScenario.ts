@@ -23,7 +23,7 @@ todos:
     after: []
 ---
 
-Customers send us CSV.
+Customers send us CSV. <img src=x onerror="document.title='pwned'"><b>not bold</b>
 `;
 
 async function goTo(wb: Workbench, line: number, column: number): Promise<void> {
@@ -104,5 +104,12 @@ export async function runGoalFileScenario(): Promise<void> {
     await page.locator('.tabs-container .tab', { hasText: 'LoopX Board' }).first().click();
     await board.locator('.card[data-id="T2"]', { hasText: 'Quoted fields' }).waitFor({ timeout: 15_000 });
     await wb.shot('goalfile-06-board');
+
+    step(7, 'pick G1 on the board: its background (the file\'s body) shows under the toolbar, as text (HTML in it stays text)');
+    await board.locator('#goal-filter').selectOption('G1');
+    const background = board.locator('.goal-background-text');
+    await background.filter({ hasText: 'Customers send us CSV. <img src=x onerror="document.title=\'pwned\'"><b>not bold</b>' }).waitFor({ timeout: 15_000 });
+    if (await board.locator('.goal-background-text b, .goal-background-text img').count()) throw new Error('the background was parsed as HTML');
+    await wb.shot('goalfile-07-background');
   });
 }

@@ -52,8 +52,11 @@ export async function runScenario(): Promise<void> {
       await wb.answer(priority, /priority/);
       // The first todo has nothing to depend on, so the dependency pick only comes for the second.
       if (title !== 'Parse quoted fields') await wb.answer('', /depends on/);
-      await wb.row(new RegExp(`T\\d ${title}`)).waitFor({ timeout: 15_000 });
+      // The new todo's own row, with the priority just given (not merely its title somewhere on screen).
+      await wb.row(new RegExp(`T\\d ${title}.*${priority}`)).waitFor({ timeout: 15_000 });
     }
+    // Both are ready: nothing holds them back.
+    await wb.row(/^\s*Ready\s*2\s*$/).waitFor({ timeout: 15_000 });
     await wb.statusItem('G1 0/20').waitFor({ timeout: 15_000 });
     await wb.shot('03-goal-and-todos');
 
@@ -76,7 +79,9 @@ export async function runScenario(): Promise<void> {
 
     step(6, 'an agent claims, spends a turn and ships through bin/loopx in another process');
     agent(workspace, ['todo', 'claim', '--next']);
-    await wb.row(/T1 Parse quoted fields.*codex/).waitFor({ timeout: 10_000 });
+    // T1's row says codex holds it (a lease), and the In progress group now counts both claims.
+    await wb.row(/T1 Parse quoted fields.*codex · lease/).waitFor({ timeout: 10_000 });
+    await wb.row(/^\s*In progress\s*2\s*$/).waitFor({ timeout: 10_000 });
     await wb.shot('06-agent-claimed');
     agent(workspace, ['quota', 'spend', '--goal', 'G1', '--turn', 'codex-run-1']);
     agent(workspace, ['todo', 'ship', 'T1', '--evidence', 'quoted fixtures pass (12 tests)']);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { BoardPanel } from '../../src/extension/board/boardPanel';
 import { buildSnapshot } from '../../src/extension/board/boardData';
+import { boardFacts } from '../../src/kernel/queries/cards';
 import { MonitorTicker } from '../../src/extension/monitors/monitorTicker';
 import { columnOf } from '../../src/protocol/board';
 import { createGoal } from '../../src/kernel/ops/goals';
@@ -29,7 +30,7 @@ function goalWithWaitingTodo(title: string, check: string): { goalId: string; to
 
 const cardOf = async (todoId: string) => {
   const loopx = await app();
-  return loopx.session.requireKernel().read((db, now) => buildSnapshot(db, now, loopx.session.actor.name)).cards.find((c) => c.id === todoId);
+  return loopx.session.requireKernel().read((db, now) => buildSnapshot(boardFacts(db, now), loopx.session.actor.name)).cards.find((c) => c.id === todoId);
 };
 
 suite('monitors', () => {

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CodeAction, CodeLens, CompletionItem, Diagnostic, DocumentLink, Hover } from 'vscode-languageserver-protocol';
-import { dumpStore, loopx, workspace } from '../cli/harness';
+import { dumpStore, loopx, startGoal, workspace } from '../cli/harness';
 import { LspClient } from './lspClient';
 import { Kernel } from '../../src/kernel/kernel';
 import { openDb } from '../../src/kernel/db/openDb';
@@ -97,6 +97,31 @@ describe('diagnostics', () => {
   });
 });
 
+describe('an edit costs what it changed', () => {
+  test('editing one todo of 200 re-parses that todo only and reads nothing from the store until the store changes', async () => {
+    const todos = Array.from({ length: 200 }, (_, i) => `  - key: step-${i}\n    title: Step ${i}\n    priority: ${i % 4}\n`).join('');
+    const text = (title: string) => `---\ntitle: ${title}\ntodos:\n${todos}---\n\nBackground.\n`;
+    writeFileSync(join(ws.root, FILE), text('Steps'));
+    expect(cli(['goal', 'apply', FILE]).code).toBe(0);
+    await client.open(uri, text('Steps'));
+    await client.diagnosticsFor(uri, (d) => d.length === 0);
+    type Timings = { changeToDiagnosticsMs: number[]; lastChange: { itemsParsed: number; itemsReused: number; storeReads: number } };
+    expect((await client.request<Timings>('loopx/timings', null)).lastChange).toMatchObject({ itemsParsed: 200, itemsReused: 0 });
+    await client.change(uri, text('Steps').replace('title: Step 7\n', 'title: Step seven\n'), 2);
+    expect(await client.diagnosticsFor(uri, (_d, v) => v === 2)).toEqual([]);
+    const after = await client.request<Timings>('loopx/timings', null);
+    expect(after.lastChange).toEqual({ itemsParsed: 1, itemsReused: 199, storeReads: 0 });
+    expect(after.changeToDiagnosticsMs).toHaveLength(2);
+    // The store changes: the watcher drops what the server remembered, and the next check reads it again.
+    const other = Kernel.open(ws.root, { actor: { name: 'ada', kind: 'human' } });
+    other.write((tx) => tx.emit({ kind: 'todo.edited', goalId: 'G1', todoId: 'T1', data: { priority: 3 } }));
+    other.close();
+    // (Were the remembered rows kept, the file would still look in sync: no drift.)
+    const drift = await client.diagnosticsFor(uri, (d) => d.some((x) => x.code === 'drift'));
+    expect(drift.map((d) => d.message)).toEqual([expect.stringMatching(/^T1: the store has priority 3 since ada/)]);
+  });
+});
+
 describe('completion, hover, code lenses', () => {
   test('completion offers front-matter keys, todo keys and quota keys, and todo keys in after', async () => {
     const text = TEXT.replace('scope: [src/**]\n', 'scope: [src/**]\nob\n').replace('after: [header]', 'after: [');
@@ -113,6 +138,23 @@ describe('completion, hover, code lenses', () => {
     expect(scope.map((c) => c.label)).toEqual(expect.arrayContaining(['loopx/', 'src/']));
   });
 
+  test('after @ in the prose (body, detail) completion offers the store\'s agents, then the hosts; todo keys offer every and check', async () => {
+    expect(cli(['goal', 'apply', FILE]).code).toBe(0);
+    expect(cli(['todo', 'add', '--goal', 'G1', '--title', 'Side quest'], { LOOPX_AGENT: 'night-bot' }).code).toBe(0);
+    const text = TEXT.replace('    priority: 1\n', '    priority: 1\n    detail: ask @\n    ev\n').replace('Customers send us CSV.', 'Customers send us CSV. Reviewed by @');
+    await client.open(uri, text);
+    await client.diagnosticsFor(uri, () => true);
+    const inDetail = await client.request<CompletionItem[]>('textDocument/completion', at(9, 17));
+    expect(inDetail.map((c) => [c.label, c.detail])).toEqual([
+      ['night-bot', expect.stringMatching(/^custom agent, last seen \d+ s ago$/)],
+      ['codex', 'host: codex exec --full-auto -'], ['claude', 'host: claude -p --permission-mode acceptEdits'], ['custom', 'host: your own runner (loopx.hosts.custom.command)'],
+    ]);
+    const inBody = await client.request<CompletionItem[]>('textDocument/completion', at(16, 36));
+    expect(inBody.map((c) => c.label)).toEqual(['night-bot', 'codex', 'claude', 'custom']);
+    const todoKeys = await client.request<CompletionItem[]>('textDocument/completion', at(10, 6));
+    expect(todoKeys.map((c) => c.label)).toEqual(expect.arrayContaining(['every', 'at', 'cron', 'tz', 'check']));
+  });
+
   test('hover on a todo key shows its live state; on the title, the goal quota and should-run; lenses say Apply, then In sync', async () => {
     await client.open(uri, TEXT);
     await client.diagnosticsFor(uri, () => true);
@@ -122,6 +164,7 @@ describe('completion, hover, code lenses', () => {
     expect(lenses[0]?.command).toMatchObject({ command: 'loopx.applyGoalFile', arguments: [{ loopxFolder: ws.root, args: [uri] }] });
 
     cli(['goal', 'apply', FILE]);
+    startGoal(ws.root); // applied outside VS Code and a terminal: the new goal starts paused
     cli(['todo', 'claim', 'T1'], { LOOPX_AGENT: 'codex' });
     cli(['evidence', 'add', '--todo', 'T1', '--summary', 'header fixtures pass'], { LOOPX_AGENT: 'codex' });
     await client.diagnosticsFor(uri, () => true);

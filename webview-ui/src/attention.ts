@@ -1,5 +1,5 @@
 import { type AttentionAction, attentionActionLabel } from '../../src/protocol/boardText';
-import type { AttentionItem, GateAction, TodoAction } from '../../src/protocol/kanban';
+import type { AttentionItem, GateAction, TodoAction } from '../../src/protocol/boardProtocol';
 import { h, icon, timeEl } from './dom';
 
 export interface AttentionHandlers {

@@ -1,6 +1,6 @@
 import { columnOf, compareCards, matches, moveFor } from '../../src/protocol/board';
 import { emptyColumnText } from '../../src/protocol/boardText';
-import { COLUMNS, COLUMN_TITLES, type BoardPatch, type Card, type ColumnId } from '../../src/protocol/kanban';
+import { COLUMNS, COLUMN_TITLES, type BoardPatch, type Card, type ColumnId } from '../../src/protocol/boardProtocol';
 import { renderCard } from './cards';
 import { h } from './dom';
 import type { BoardState } from './state';

@@ -1,5 +1,5 @@
 import { columnOf, lastRunSummary, leaseLapsed, waitingReason } from '../../src/protocol/board';
-import type { Card } from '../../src/protocol/kanban';
+import type { Card } from '../../src/protocol/boardProtocol';
 import { boardTime, boardTimeTitle } from '../../src/protocol/boardText';
 import { h, icon } from './dom';
 

@@ -1,5 +1,5 @@
 import { columnOf } from '../../src/protocol/board';
-import { COLUMN_TITLES, type CardDetail } from '../../src/protocol/kanban';
+import { COLUMN_TITLES, type CardDetail } from '../../src/protocol/boardProtocol';
 import { boardTime } from '../../src/protocol/boardText';
 import { h, icon, timeEl } from './dom';
 

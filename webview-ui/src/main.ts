@@ -1,6 +1,6 @@
 import { moveFor } from '../../src/protocol/board';
 import { shouldRunSentence } from '../../src/protocol/shouldRunWords';
-import type { Card, ColumnId, ErrorInfo, GateAction, TodoAction, ToWebview } from '../../src/protocol/kanban';
+import type { Card, ColumnId, ErrorInfo, GateAction, TodoAction, ToWebview } from '../../src/protocol/boardProtocol';
 import { renderAttention } from './attention';
 import { BoardView } from './board';
 import { tickLeases } from './cards';
@@ -20,6 +20,7 @@ const goalSelect = h('select', { 'aria-label': 'Goal', id: 'goal-filter' });
 const agentSelect = h('select', { 'aria-label': 'Agent', id: 'agent-filter' });
 const textFilter = h('input', { type: 'search', placeholder: 'Filter by id or title', 'aria-label': 'Filter cards', id: 'text-filter' });
 const goalChips = h('div', { class: 'goal-chips', 'aria-label': 'Quota per goal' });
+const goalBackground = h('div', { class: 'goal-background-slot' });
 
 const board = new BoardView(state, {
   move: (card, to) => void move(card, to),
@@ -47,7 +48,7 @@ async function move(card: Card, to: ColumnId): Promise<void> {
     return;
   }
   board.moveOptimistically(card, to);
-  const result = await state.request<Extract<ToWebview, { type: 'result' }>>({ type: 'move', todoId: card.id, to });
+  const result = await state.request({ type: 'move', todoId: card.id, to });
   const current = state.cards.get(card.id);
   if (!result.ok) {
     if (current) board.place(current);
@@ -60,12 +61,12 @@ async function move(card: Card, to: ColumnId): Promise<void> {
 }
 
 async function todoAction(action: TodoAction, todoId: string): Promise<void> {
-  const result = await state.request<Extract<ToWebview, { type: 'result' }>>({ type: 'todoAction', action, todoId });
+  const result = await state.request({ type: 'todoAction', action, todoId });
   if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
 }
 
 async function gateAction(action: GateAction, gateId: string): Promise<void> {
-  const result = await state.request<Extract<ToWebview, { type: 'result' }>>({ type: 'gateAction', action, gateId });
+  const result = await state.request({ type: 'gateAction', action, gateId });
   if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
 }
 
@@ -160,11 +161,27 @@ function renderHeader(): void {
     }
   }
   options(agentSelect, 'Any agent', state.agents.map((a) => [a, a]), state.filter.agent);
+  renderGoalBackground(goalId);
   goalChips.replaceChildren(...state.goals.filter((g) => g.status === 'active').map((g) => {
     const exhausted = g.spent >= g.turnsPerWindow;
     return h('span', { class: `chip${exhausted ? ' chip-warning' : ''}`, title: `${g.id}: ${shouldRunSentence(g)} (${g.reason})` },
       icon(exhausted ? 'warning' : 'pulse'), ` ${g.id} ${g.spent}/${g.turnsPerWindow}`);
   }));
+}
+
+/**
+ * The selected goal's background (a goal file's Markdown body), as plain text: set through textContent, so no HTML
+ * from the store is ever parsed (the webview's CSP forbids inline script anyway). Kept open or closed across renders.
+ */
+function renderGoalBackground(goalId: string | null): void {
+  const goal = state.goals.find((g) => g.id === goalId);
+  if (!goal?.background) return goalBackground.replaceChildren();
+  const existing = goalBackground.querySelector('details');
+  const text = goalBackground.querySelector('.goal-background-text');
+  if (existing?.dataset.goal === goal.id && text?.textContent === goal.background) return;
+  goalBackground.replaceChildren(h('details', { class: 'goal-background', 'data-goal': goal.id, open: existing?.open ?? true },
+    h('summary', {}, icon('book'), ` ${goal.id} background`),
+    h('div', { class: 'goal-background-text', text: goal.background })));
 }
 
 function renderAttentionStrip(): void {
@@ -187,6 +204,7 @@ function onFilterChange(): void {
   state.filter = { goalId: goalSelect.value || null, agent: agentSelect.value || null, text: textFilter.value };
   state.save();
   board.applyFilter();
+  renderGoalBackground(state.filter.goalId);
   if (openId) board.reveal(openId);
 }
 goalSelect.addEventListener('change', onFilterChange);
@@ -241,6 +259,7 @@ app.replaceChildren(
     h('label', { class: 'filter' }, icon('person'), agentSelect),
     h('label', { class: 'filter filter-text' }, icon('search'), textFilter),
     goalChips),
+  goalBackground,
   attentionSlot,
   h('main', { class: 'board-body' }, board.root, detailSlot),
   toasts,

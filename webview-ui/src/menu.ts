@@ -1,5 +1,5 @@
 import { allowedTargets, columnOf } from '../../src/protocol/board';
-import { COLUMN_TITLES, type Card, type ColumnId, type TodoAction } from '../../src/protocol/kanban';
+import { COLUMN_TITLES, type Card, type ColumnId, type TodoAction } from '../../src/protocol/boardProtocol';
 import { h, icon } from './dom';
 
 export interface MenuChoice {

@@ -1,5 +1,5 @@
 import type { BoardFilter } from '../../src/protocol/board';
-import type { AttentionItem, BoardFolder, BoardSnapshot, Card, GoalSummary, ToHost, ToWebview } from '../../src/protocol/kanban';
+import type { AnswerTo, AttentionItem, BoardFolder, BoardRequest, BoardSnapshot, Card, GoalSummary, ToHost, ToWebview } from '../../src/protocol/boardProtocol';
 
 interface VsCodeApi {
   postMessage(message: ToHost): void;
@@ -8,9 +8,7 @@ interface VsCodeApi {
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-export type Request = DistributiveOmit<Extract<ToHost, { requestId: number }>, 'requestId'>;
-export type Answer = Extract<ToWebview, { requestId: number }>;
+type Answer = Extract<ToWebview, { requestId: number }>;
 
 interface SavedState {
   filter: BoardFilter;
@@ -39,7 +37,7 @@ export class BoardState {
   readonly cards = new Map<string, Card>();
   filter: BoardFilter;
   private nextId = 1;
-  private readonly waiting = new Map<number, (m: Extract<ToWebview, { requestId: number }>) => void>();
+  private readonly waiting = new Map<number, (m: Answer) => void>();
 
   /** The card whose detail pane is open, if any. */
   openId: string | null;
@@ -74,16 +72,16 @@ export class BoardState {
     for (const card of s.cards) this.cards.set(card.id, card);
   }
 
-  /** Sends a request and resolves with the host's answer for that request id. */
-  request<T extends Answer = Answer>(message: Request): Promise<T> {
+  /** Sends a request and resolves with the host's answer for that request id (its type follows from the request's). */
+  request<M extends BoardRequest>(message: M): Promise<AnswerTo<M['type']>> {
     const requestId = this.nextId++;
     return new Promise((resolve) => {
-      this.waiting.set(requestId, resolve as (m: Extract<ToWebview, { requestId: number }>) => void);
+      this.waiting.set(requestId, resolve as (m: Answer) => void);
       this.vscode.postMessage({ ...message, requestId } as ToHost);
     });
   }
 
-  settle(message: Extract<ToWebview, { requestId: number }>): void {
+  settle(message: Answer): void {
     const resolve = this.waiting.get(message.requestId);
     this.waiting.delete(message.requestId);
     resolve?.(message);

@@ -3,6 +3,8 @@ import type { Command } from '../command';
 import { applyGoalSpec } from '../../kernel/goalSpec/apply';
 import type { FieldChange, GoalPlan } from '../../kernel/goalSpec/plan';
 import { clean } from '../format';
+import { HumanChannelRequiredError } from '../../kernel/errors';
+import { getGoal } from '../../kernel/queries/lookups';
 
 export const goalApply: Command = {
   name: ['goal', 'apply'],
@@ -10,7 +12,10 @@ export const goalApply: Command = {
   description:
     'The goal is the one this file was applied to before, else the one its `goal:` names, else a new one; todos are\n' +
     'matched by key. Todos removed from the file are reported and killed only with --prune. A refused change\n' +
-    '(a dependency cycle, quota changed by an agent) refuses the whole apply. Applying twice changes nothing.',
+    '(a dependency cycle, quota changed by an agent) refuses the whole apply. Applying twice changes nothing.\n' +
+    'Setting or changing an acceptance check (`check:`) is a person\'s decision: refused for an agent; a person at an\n' +
+    'interactive terminal types the goal id to confirm (VS Code\'s Apply to store needs no prompt). A goal the file\n' +
+    'creates starts paused unless a person applied it through VS Code or a confirmed terminal.',
   positionals: [{ name: 'FILE', description: 'a goal file, e.g. loopx/csv-importer.goal.md', required: true }],
   mutates: true,
   flags: {
@@ -25,9 +30,27 @@ export const goalApply: Command = {
     const kernel = ctx.kernel();
     const path = workspaceRelative(kernel.root, resolve(ctx.cwd, file), { mustExist: true });
     const { spec, warnings } = readGoalFile(resolve(ctx.cwd, file), path);
-    const result = applyGoalSpec(kernel, spec, { path, dryRun: ctx.args.bool('dry-run'), prune: ctx.args.bool('prune') });
+    const options = { path, dryRun: ctx.args.bool('dry-run'), prune: ctx.args.bool('prune') };
+    let result;
+    try {
+      result = applyGoalSpec(kernel, spec, options);
+    } catch (error) {
+      // Checks (and pruning a todo with a pending gate) are a person's decision, as with `goal set-check` and `todo
+      // kill`: a person at a terminal confirms, then it applies as them through that channel (recorded in every
+      // event). Without a terminal the refusal stands.
+      if (!(error instanceof HumanChannelRequiredError) || !ctx.canConfirm) throw error;
+      // What the person is asked to confirm: the plan as it would apply through the channel (a dry run writes nothing).
+      const dry = applyGoalSpec(kernel, spec, { ...options, dryRun: true });
+      const id = dry.plan.goalId ?? 'apply';
+      const why = error.message.replace(/ is a human decision.*$/s, '');
+      const human = ctx.confirmHuman(`apply ${path}, which needs a person (${why})`, id, planLines(dry.plan, false, null).slice(1, 12));
+      result = applyGoalSpec(kernel.as(human), spec, options);
+    }
     const data = { ...result, path, warnings: warnings.map((w) => ({ ...w, line: w.range.start.line + 1, column: w.range.start.character + 1 })) };
     const lines = [...warnings.map((w) => formatDiagnostic(path, w)), ...planLines(result.plan, result.applied, result.goalId)];
+    if (result.plan.create && result.goalId && kernel.read((db) => getGoal(db, result.goalId as string)).status === 'paused') {
+      lines.push(`${result.goalId} is paused until a human starts it: loopx goal resume ${result.goalId} (in a terminal) or Resume Goal in VS Code.`);
+    }
     return { data, text: lines.join('\n') };
   },
 };

@@ -14,12 +14,17 @@ export const goalCreate: Command = {
     'window-hours': { type: 'number', value: 'H', description: 'length of the quota window in hours (default 24)' },
     'max-concurrent': { type: 'int', value: 'N', description: 'turns that may run at once (default 1)' },
     cooldown: { type: 'duration', value: 'DURATION', description: 'pause after each spent turn, e.g. 10m (default none)' },
-    check: { type: 'string', value: 'CMD', description: 'acceptance check (humans only): todos ship only after loopx ran it, passing' },
+    check: { type: 'string', value: 'CMD', description: 'acceptance check (humans only, confirmed at an interactive terminal): todos ship only after loopx ran it, passing' },
   },
   examples: ['loopx goal create --title "Ship the parser" --objective "All fixtures parse" --scope "src/parser/**" --turns 12'],
   run(ctx) {
     const a = ctx.args;
-    const kernel = ctx.kernel();
+    const check = a.str('check');
+    // A check is a person's decision (as with `goal set-check`): a person at a terminal types `check` to confirm,
+    // and the goal, made through that channel, starts at once.
+    const kernel = check !== undefined && ctx.canConfirm
+      ? ctx.kernel().as(ctx.confirmHuman(`create goal "${a.str('title') as string}" with the acceptance check \`${check}\``, 'check'))
+      : ctx.kernel();
     let goal = createGoal(kernel, {
       title: a.str('title') as string,
       objective: a.str('objective'),
@@ -28,7 +33,7 @@ export const goalCreate: Command = {
       windowHours: a.num('window-hours'),
       maxConcurrent: a.num('max-concurrent'),
       cooldownSeconds: a.num('cooldown'),
-      check: a.str('check'),
+      check,
     });
     // Created paused (only VS Code or a confirmed terminal starts work and spends its budget); a person at a
     // terminal is asked to start it at once. Not typing the id leaves it paused: the goal exists either way.

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from '../command';
 import { InvalidInputError, LoopxError } from '../../kernel/errors';
 import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, hostExecutable } from '../../kernel/hosts';
+import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS } from '../../kernel/ops/leases';
 import { getGoal } from '../../kernel/queries/lookups';
 import { parseAgentName, parseId } from '../../kernel/validate';
 import { Runner } from '../run/runner';
@@ -36,6 +37,7 @@ export const run: Command = {
     'until-idle': { type: 'boolean', description: 'stop when no goal served can run without a human, a monitor or time' },
     once: { type: 'boolean', description: 'one pass: at most one turn per goal, then stop once they end' },
     'turn-limit': { type: 'duration', value: 'D', description: 'end a turn that runs longer (default 2h)' },
+    lease: { type: 'duration', value: 'D', description: 'each turn\'s claim, renewed every third of it while the host runs (default 30m)' },
   },
   examples: [
     'loopx run --host claude --goal G1',
@@ -63,6 +65,8 @@ export const run: Command = {
     if (maxTurns !== undefined && maxTurns < 1) throw new InvalidInputError('--max-turns must be at least 1');
     const limit = a.num('turn-limit') ?? DEFAULT_TURN_LIMIT_SECONDS;
     if (limit < 10) throw new InvalidInputError('--turn-limit must be at least 10s');
+    const lease = a.num('lease') ?? DEFAULT_LEASE_SECONDS;
+    if (lease < MIN_LEASE_SECONDS || lease > MAX_LEASE_SECONDS) throw new InvalidInputError(`--lease must be between ${MIN_LEASE_SECONDS}s and ${MAX_LEASE_SECONDS / 3600}h`);
     const agent = parseAgentName(ctx.actor.kind === 'agent' ? ctx.actor.name : host, 'agent');
     const kernel = ctx.kernel();
     const goals = [...new Set(a.list('goal').map((g) => parseId('goal', g)))];
@@ -76,6 +80,7 @@ export const run: Command = {
       untilIdle: a.bool('until-idle'),
       once: a.bool('once'),
       turnLimitMs: limit * 1000,
+      leaseSeconds: lease,
       // The prompt names this very loopx, so the agent calls the same store's CLI whatever its PATH.
       loopxCommand: process.argv[1] ? resolve(process.argv[1]) : 'loopx',
       json: ctx.json,

@@ -24,7 +24,10 @@ export const goalSetCheck: Command = {
   flags,
   examples: ['loopx goal set-check G1 --check "npm test"', 'loopx goal set-check G1 --clear'],
   run(ctx) {
-    const goal = setGoalCheck(ctx.kernel(), parseId('goal', ctx.args.positionals[0]), newCheck(ctx.args));
+    const id = parseId('goal', ctx.args.positionals[0]);
+    const check = newCheck(ctx.args);
+    const human = ctx.confirmHuman(`${check === null ? 'clear' : 'set'} the acceptance check of goal ${id}`, id, check === null ? [] : [`check: ${check}`]);
+    const goal = setGoalCheck(ctx.kernel().as(human), id, check);
     return { data: goal, text: `${goal.check ? `Check \`${goal.check}\`` : 'No check'} for ${goalLine(new Painter(ctx.color), goal)}` };
   },
 };
@@ -38,7 +41,10 @@ export const todoSetCheck: Command = {
   flags,
   examples: ['loopx todo set-check T4 --check "npm test -- parser"'],
   run(ctx) {
-    const todo = setTodoCheck(ctx.kernel(), parseId('todo', ctx.args.positionals[0]), newCheck(ctx.args));
+    const id = parseId('todo', ctx.args.positionals[0]);
+    const check = newCheck(ctx.args);
+    const human = ctx.confirmHuman(`${check === null ? 'clear' : 'set'} the acceptance check of todo ${id}`, id, check === null ? [] : [`check: ${check}`]);
+    const todo = setTodoCheck(ctx.kernel().as(human), id, check);
     return { data: todo, text: `${todo.check ? `Check \`${todo.check}\`` : 'No own check'} for ${todoLine(new Painter(ctx.color), todo, Date.now())}` };
   },
 };

@@ -13,7 +13,7 @@ export const todoAdd: Command = {
     detail: { type: 'string', value: 'D', description: 'acceptance: how anyone can tell it is done' },
     priority: { type: 'int', value: 'P', description: '0 (highest) to 3; default 2' },
     'depends-on': { type: 'string', value: 'TODO', repeat: true, description: 'a todo that must ship first (repeatable)' },
-    check: { type: 'string', value: 'CMD', description: "acceptance check (humans only; default: the goal's): ship needs a passing kernel run of it" },
+    check: { type: 'string', value: 'CMD', description: "acceptance check (humans only, confirmed at an interactive terminal; default: the goal's): ship needs a passing kernel run of it" },
     every: { type: 'duration', value: 'D', description: 'recurring: when this occurrence ships or is killed, the next is due D after it (1m to 366d)' },
     at: { type: 'string', value: 'HH:MM', description: 'with --every of whole days: the time of day each occurrence is due' },
     cron: { type: 'string', value: 'EXPR', description: 'recurring on a cron schedule instead: 5 fields ("0 9 * * 1-5") or @daily, @weekly…' },
@@ -33,13 +33,19 @@ export const todoAdd: Command = {
   ],
   run(ctx) {
     const a = ctx.args;
-    const todo = addTodo(ctx.kernel(), {
-      goalId: parseId('goal', a.str('goal')),
+    const goalId = parseId('goal', a.str('goal'));
+    // A check is a person's decision (as with `todo set-check`): a person at a terminal types the goal id to confirm.
+    const check = a.str('check');
+    const kernel = check !== undefined && ctx.canConfirm
+      ? ctx.kernel().as(ctx.confirmHuman(`add a todo to ${goalId} with the acceptance check \`${check}\``, goalId, [a.str('title') as string]))
+      : ctx.kernel();
+    const todo = addTodo(kernel, {
+      goalId,
       title: a.str('title') as string,
       detail: a.str('detail'),
       priority: a.num('priority'),
       dependsOn: a.list('depends-on').map((d) => parseId('todo', d)),
-      check: a.str('check'),
+      check,
       recurrence: { every: a.num('every'), at: a.str('at'), cron: a.str('cron'), tz: a.str('tz') },
     });
     return { data: todo, text: `Added ${todoLine(new Painter(ctx.color), todo, Date.now())}` };

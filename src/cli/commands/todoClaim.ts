@@ -1,6 +1,7 @@
 import type { Command } from '../command';
 import { InvalidInputError } from '../../kernel/errors';
 import { claimNext, claimTodo } from '../../kernel/ops/claims';
+import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS } from '../../kernel/ops/leases';
 import { formatDuration } from '../../kernel/time';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoDetail } from '../format';
@@ -15,7 +16,7 @@ export const todoClaim: Command = {
   flags: {
     next: { type: 'boolean', description: 'claim the next ready todo (highest priority, oldest first)' },
     goal: { type: 'string', value: 'G', description: 'with --next: only this goal' },
-    lease: { type: 'duration', value: 'DURATION', description: 'lease length, e.g. 30m (default 30m, at most 24h)' },
+    lease: { type: 'duration', value: 'DURATION', description: `lease length, e.g. 30m (default ${formatDuration(DEFAULT_LEASE_SECONDS)}, at most ${MAX_LEASE_SECONDS / 3600}h)` },
   },
   examples: ['loopx todo claim --next --goal G1 --json', 'loopx todo claim T3 --lease 1h'],
   run(ctx) {
@@ -28,7 +29,7 @@ export const todoClaim: Command = {
       ? claimNext(ctx.kernel(), { goalId: a.id('goal'), leaseSeconds })
       : claimTodo(ctx.kernel(), parseId('todo', id), { leaseSeconds });
     const verb = claim.renewed ? 'Renewed your claim on' : 'Claimed';
-    const lease = leaseSeconds ? formatDuration(leaseSeconds) : '30m';
+    const lease = formatDuration(leaseSeconds ?? DEFAULT_LEASE_SECONDS);
     return { data: claim.todo, text: `${verb} ${claim.todo.id} for ${lease}.\n${todoDetail(new Painter(ctx.color), claim.todo, Date.now())}` };
   },
 };

@@ -1,5 +1,7 @@
 import type { Command } from '../command';
 import { renewTodo } from '../../kernel/ops/claims';
+import { DEFAULT_LEASE_SECONDS } from '../../kernel/ops/leases';
+import { formatDuration } from '../../kernel/time';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoLine } from '../format';
 
@@ -9,7 +11,7 @@ export const todoRenew: Command = {
   needsAgent: true,
   mutates: true,
   positionals: [{ name: 'ID', description: 'todo id', required: true }],
-  flags: { lease: { type: 'duration', value: 'DURATION', description: 'new lease length from now (default 30m)' } },
+  flags: { lease: { type: 'duration', value: 'DURATION', description: `new lease length from now (default ${formatDuration(DEFAULT_LEASE_SECONDS)})` } },
   run(ctx) {
     const todo = renewTodo(ctx.kernel(), parseId('todo', ctx.args.positionals[0]), { leaseSeconds: ctx.args.num('lease') });
     return { data: todo, text: `Renewed ${todoLine(new Painter(ctx.color), todo, Date.now())}` };

@@ -5,7 +5,7 @@ import { LoopxError } from '../../kernel/errors';
 import { type HostSettings, hostCommand } from '../../kernel/hosts';
 import { abandonedTurns, settleAbandoned, writeLauncher } from '../../kernel/launchers';
 import { renewTodo } from '../../kernel/ops/claims';
-import { RENEW_INTERVAL_MS } from '../../kernel/ops/leases';
+import { renewIntervalMs } from '../../kernel/ops/leases';
 import { tickMonitors } from '../../kernel/ops/tick';
 import { finishTurn, startTurn } from '../../kernel/ops/turns';
 import { writeStatusMd } from '../../kernel/projections/statusMd';
@@ -27,6 +27,8 @@ export interface RunnerOptions {
   untilIdle: boolean;
   once: boolean;
   turnLimitMs: number;
+  /** The lease each turn's claim gets, renewed every third of it while the host runs. */
+  leaseSeconds: number;
   /** The loopx the prompt tells the agent to call. */
   loopxCommand: string;
   json: boolean;
@@ -202,7 +204,7 @@ export class Runner {
     let env: Record<string, string>;
     let promptFile: string;
     try {
-      ({ turn, env, promptFile } = startTurn(this.agentKernel, { goalId, host: this.o.host, agent: this.o.agent, loopxCommand: this.o.loopxCommand }));
+      ({ turn, env, promptFile } = startTurn(this.agentKernel, { goalId, host: this.o.host, agent: this.o.agent, loopxCommand: this.o.loopxCommand, leaseSeconds: this.o.leaseSeconds }));
     } catch (error) {
       if (error instanceof LoopxError && error.exitCode === 3) return false;
       throw error;
@@ -224,7 +226,7 @@ export class Runner {
     if (host.pid) writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host, hostPid: host.pid });
     this.running.set(turn.id, { turn, host });
     this.refreshStatus();
-    const renewal = setInterval(() => this.renew(turn), RENEW_INTERVAL_MS);
+    const renewal = setInterval(() => this.renew(turn), renewIntervalMs(this.o.leaseSeconds));
     void host.done.then((ended) => {
       clearInterval(renewal);
       if (ended.error) this.say({ event: 'host_error', turnId: turn.id, error: ended.error }, `${turn.id}: the host could not run: ${ended.error}`);
@@ -257,7 +259,7 @@ export class Runner {
   private renew(turn: Turn): void {
     if (!turn.todoId) return;
     try {
-      renewTodo(this.agentKernel, turn.todoId);
+      renewTodo(this.agentKernel, turn.todoId, { leaseSeconds: this.o.leaseSeconds });
     } catch (error) {
       this.say({ event: 'renew_failed', turnId: turn.id, error: (error as Error).message }, `${turn.id}: lease not renewed (${(error as Error).message})`);
     }

@@ -4,9 +4,10 @@ import { claimTodo, releaseTodo } from '../../kernel/ops/claims';
 import { unblockTodo } from '../../kernel/ops/todos';
 import { offerHandoff } from '../../kernel/ops/handoffs';
 import { getTodo } from '../../kernel/queries/lookups';
+import { todoCardFor } from '../../kernel/queries/cards';
 import { waitingMonitor } from '../../kernel/queries/monitors';
 import { moveFor } from '../../protocol/board';
-import type { ColumnId, ErrorInfo, TodoAction } from '../../protocol/kanban';
+import type { ColumnId, ErrorInfo, TodoAction } from '../../protocol/boardProtocol';
 import { type ExtensionContextLike, kernelOf } from '../commands/context';
 import { COMMANDS } from '../commands/commandIds';
 import { inFolder } from '../commands/inFolder';
@@ -14,7 +15,7 @@ import { hintForPeople } from '../commands/errorActions';
 import { approveGate, askGate, rejectGate } from '../commands/gates';
 import { addEvidence } from '../commands/evidence';
 import { blockTodo, killTodo, shipTodo } from '../commands/todoTransitions';
-import { buildSnapshot } from './boardData';
+import { cardOf } from './boardData';
 
 export type Outcome = { ok: true } | { ok: false; error: ErrorInfo } | { ok: false; cancelled: true };
 
@@ -30,10 +31,14 @@ export class BoardActions {
   async move(todoId: string, to: ColumnId): Promise<Outcome> {
     return this.guard(async () => {
       const kernel = kernelOf(this.ctx);
-      const snapshot = kernel.read((db, now) => buildSnapshot(db, now, this.ctx.me));
-      const card = snapshot.cards.find((c) => c.id === todoId);
-      if (!card) return refused('not_found', `todo ${todoId} no longer exists`);
-      const move = moveFor(card, to, this.ctx.me, snapshot.now);
+      // One card, read now: not the whole board, and never the webview's copy of it.
+      const found = kernel.read((db, now) => {
+        const at = new Date(now).toISOString();
+        const facts = todoCardFor(db, todoId);
+        return facts ? { card: cardOf(facts, at), at } : null;
+      });
+      if (!found) return refused('not_found', `todo ${todoId} no longer exists`);
+      const move = moveFor(found.card, to, this.ctx.me, found.at);
       if ('refused' in move) return refused('illegal_move', move.refused);
       return this.todo(move.transition, todoId);
     });

@@ -5,11 +5,22 @@ import { addTodo, blockTodo, unblockTodo } from '../../kernel/ops/todos';
 import { claimTodo, shipTodo } from '../../kernel/ops/claims';
 import { askGate, decideGate } from '../../kernel/ops/gates';
 import { addEvidence } from '../../kernel/ops/evidence';
-import { buildDetail, buildSnapshot } from './boardData';
+import { addMonitor } from '../../kernel/ops/monitors';
+import { type TodoCardFacts, boardFacts, todoDetailFacts } from '../../kernel/queries/cards';
+import type { BoardSnapshot, Card } from '../../protocol/boardProtocol';
+import { buildDetail, buildSnapshot, cardOf, diffSnapshots } from './boardData';
 
 let s: TestStore;
 beforeEach(() => (s = makeStore()));
 afterEach(() => s.dispose());
+
+test("each goal carries its background (a goal file's body) for the board's header; '' when it has none", () => {
+  const goalId = createGoal(s.kernel, { title: 'Ship the CSV importer' }).id;
+  createGoal(s.kernel, { title: 'No file' });
+  s.kernel.write((tx) => tx.emit({ kind: 'goal.edited', goalId, todoId: null, data: { background: 'Why: customers.\n<b>not markup</b>' } }));
+  const goals = s.kernel.read((db, now) => buildSnapshot(boardFacts(db, now), 'ada').goals);
+  expect(goals.map((g) => [g.id, g.background])).toEqual([[goalId, 'Why: customers.\n<b>not markup</b>'], ['G2', '']]);
+});
 
 test("a card's detail tells its history in sentences, newest first, with the codes kept for tooltips", () => {
   const codex = s.as(agent('codex'));
@@ -25,9 +36,9 @@ test("a card's detail tells its history in sentences, newest first, with the cod
   shipTodo(codex, id, { evidence: 'fixtures committed' });
 
   const detail = s.kernel.read((db, now) => {
-    const card = buildSnapshot(db, now, 'ada').cards.find((c) => c.id === id);
+    const card = buildSnapshot(boardFacts(db, now), 'ada').cards.find((c) => c.id === id);
     if (!card) throw new Error('no card');
-    return buildDetail(db, card);
+    return buildDetail(todoDetailFacts(db, id), card);
   });
   expect(detail.history.map((e) => [e.text, e.note])).toEqual([
     ['shipped by codex', ''],
@@ -46,4 +57,63 @@ test("a card's detail tells its history in sentences, newest first, with the cod
     ['evidence added by codex', 'fixtures committed', 'ship'],
     ['test evidence added by codex', '12 quoted cases pass', 'test'],
   ]);
+});
+
+const FACTS: TodoCardFacts = {
+  id: 'T7',
+  goalId: 'G1',
+  title: 'Daily report',
+  priority: 1,
+  status: 'open',
+  owner: null,
+  leaseExpiresAt: null,
+  dependsOn: ['T2'],
+  evidenceCount: 0,
+  revision: 3,
+  recurrence: { every: 86400, at: '09:00', tz: 'UTC', text: 'daily at 09:00 (UTC)' },
+  readyAt: '2026-01-02T09:00:00.000Z',
+  unmetDeps: ['T2'],
+  pendingGates: ['Q1'],
+  goalActive: true,
+  monitor: null,
+};
+
+test('a card carries the kernel facts the board rules read, and a scheduled occurrence waits only until its time', () => {
+  const before = cardOf(FACTS, '2026-01-02T08:59:00.000Z');
+  expect(before).toMatchObject({ id: 'T7', unmetDeps: ['T2'], gates: ['Q1'], goalActive: true, recurrence: 'daily at 09:00 (UTC)', waitsUntil: '2026-01-02T09:00:00.000Z', monitor: null });
+  expect(cardOf(FACTS, '2026-01-02T09:00:00.000Z').waitsUntil).toBeNull();
+  // Only an open todo waits for its time: a claimed occurrence is in progress.
+  expect(cardOf({ ...FACTS, status: 'claimed', owner: 'codex', leaseExpiresAt: '2026-01-02T09:30:00.000Z' }, '2026-01-02T08:00:00.000Z').waitsUntil).toBeNull();
+});
+
+test('the snapshot lists every todo as a card and puts what needs a person in the attention strip', () => {
+  const codex = s.as(agent('codex'));
+  const goalId = createGoal(s.kernel, { title: 'Ship the CSV importer' }).id;
+  const gated = addTodo(s.kernel, { goalId, title: 'Drop the old parser' }).id;
+  const gate = askGate(codex, { todoId: gated, question: 'May I delete it?' }).id;
+  const held = claimTodo(codex, addTodo(s.kernel, { goalId, title: 'Parse quoted fields' }).id, { leaseSeconds: 60 }).todo.id;
+  const waiting = addTodo(s.kernel, { goalId, title: 'Wait for CI' }).id;
+  const monitor = addMonitor(s.kernel, { todoId: waiting, afterSeconds: 600 }).id;
+  s.clock.advance(61);
+
+  const snapshot = s.kernel.read((db, now) => buildSnapshot(boardFacts(db, now), 'ada'));
+  expect(snapshot.me).toBe('ada');
+  expect(snapshot.cards.map((c) => c.id)).toEqual([gated, held, waiting]);
+  expect(snapshot.cards.find((c) => c.id === gated)?.gates).toEqual([gate]);
+  expect(snapshot.cards.find((c) => c.id === waiting)?.monitor).toMatchObject({ id: monitor, kind: 'timer' });
+  expect(snapshot.attention).toEqual([
+    expect.objectContaining({ kind: 'gate', gateId: gate, todoId: gated, question: 'May I delete it?', askedBy: 'codex' }),
+    expect.objectContaining({ kind: 'lapsed', todoId: held, owner: 'codex' }),
+  ]);
+  expect(snapshot.agents).toEqual(['ada', 'codex']);
+});
+
+test('a patch carries only the cards that changed and the ids of those that went', () => {
+  const card = (id: string, revision = 1): Card => ({ ...cardOf({ ...FACTS, id, revision }, '2026-01-03T00:00:00.000Z') });
+  const base: BoardSnapshot = { me: 'ada', now: '2026-01-03T00:00:00.000Z', goals: [], cards: [card('T1'), card('T2'), card('T3')], attention: [], agents: [] };
+  const next: BoardSnapshot = { ...base, now: '2026-01-03T00:01:00.000Z', cards: [card('T1'), card('T3', 2), card('T4')] };
+  const patch = diffSnapshots(base, next);
+  expect(patch.upserts.map((c) => [c.id, c.revision])).toEqual([['T3', 2], ['T4', 1]]);
+  expect(patch.removed).toEqual(['T2']);
+  expect(patch.now).toBe('2026-01-03T00:01:00.000Z');
 });

@@ -1,13 +1,14 @@
 import * as vscode from 'vscode';
 import { nodeCrypto } from '../../kernel/nodeCrypto';
 import { basename, isAbsolute, normalize } from 'node:path';
-import { parseToHost } from '../../protocol/kanbanSchemas';
-import { BOARD_VIEW_TYPE, type BoardFolder, type BoardSnapshot, type ToHost, type ToWebview } from '../../protocol/kanban';
+import { parseToHost } from '../../protocol/boardSchemas';
+import { type AnswerTo, BOARD_VIEW_TYPE, type BoardFolder, type BoardSnapshot, type ToHost, type ToWebview } from '../../protocol/boardProtocol';
 import { Disposable, MutableDisposable } from '../util/lifecycle';
 import type { ExtensionContextLike } from '../commands/context';
 import type { Folders } from '../folders';
 import { BoardActions, type Outcome } from './boardActions';
 import { buildDetail, buildSnapshot, diffSnapshots } from './boardData';
+import { boardFacts, todoDetailFacts } from '../../kernel/queries/cards';
 
 /**
  * The "LoopX Board" webview panel. Strict CSP with a nonce, assets only from dist/webview, every inbound message
@@ -143,7 +144,7 @@ export class BoardPanel extends Disposable {
   private push(): void {
     const kernel = this.ctx.session.kernel;
     if (!kernel) return;
-    const built = kernel.read((db, now) => buildSnapshot(db, now, this.ctx.me));
+    const built = kernel.read((db, now) => buildSnapshot(boardFacts(db, now), this.ctx.me));
     const folders = this.foldersFor();
     const next = folders ? { ...built, folders } : built;
     const message: ToWebview = this.last ? { type: 'patch', patch: diffSnapshots(this.last, next) } : { type: 'snapshot', snapshot: next };
@@ -162,7 +163,7 @@ export class BoardPanel extends Disposable {
     const kernel = this.ctx.session.kernel;
     const card = this.last?.cards.find((c) => c.id === todoId);
     if (!kernel || !card) return this.answer(requestId, { ok: false, error: { code: 'not_found', message: `todo ${todoId} not found`, hint: null } });
-    void this.panel.webview.postMessage({ type: 'detail', requestId, detail: kernel.read((db) => buildDetail(db, card)) } satisfies ToWebview);
+    void this.panel.webview.postMessage({ type: 'detail', requestId, detail: kernel.read((db) => buildDetail(todoDetailFacts(db, card.id), card)) } satisfies AnswerTo<'detail'>);
   }
 
   /** Artifact paths come from the webview: only workspace-relative paths, never out of the workspace. */

@@ -5,7 +5,7 @@ import type { Todo } from '../../kernel/model';
 import { clean, clockTime } from '../../protocol/display';
 import { listTodos } from '../../kernel/queries/lists';
 import { type Readiness, readiness } from '../../kernel/queries/ready';
-import { getTodoCore } from '../../kernel/queries/lookups';
+import { getTodoCore, leaseLive } from '../../kernel/queries/lookups';
 import { type CommandDefinition, type ExtensionContextLike, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { ask, resolveTodo } from './pickers';
@@ -99,7 +99,9 @@ export const shipTodo: CommandDefinition = {
     });
     if (evidence === undefined) return undefined;
     const kernel = kernelOf(ctx);
-    if (!holdsLiveLease(todo, ctx.me)) claimOp(kernel, todo.id);
+    // The kernel's clock and lease rule, not this process's: the claim it would refuse is the one to make.
+    const holds = todo.owner === ctx.me && leaseLive(todo, new Date(kernel.clock()).toISOString());
+    if (!holds) claimOp(kernel, todo.id);
     return shipOp(kernel, todo.id, { evidence: evidence || undefined });
   },
 };
@@ -135,9 +137,5 @@ export const killTodo: CommandDefinition = {
     return sure === 'Kill' ? killOp(kernelOf(ctx), todo.id, reason) : undefined;
   },
 };
-
-function holdsLiveLease(todo: Todo, me: string): boolean {
-  return todo.status === 'claimed' && todo.owner === me && todo.leaseExpiresAt !== null && Date.parse(todo.leaseExpiresAt) > Date.now();
-}
 
 export type { ExtensionContextLike };

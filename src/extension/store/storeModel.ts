@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import type { Agent, Gate, Goal, Todo, TodoStatus } from '../../kernel/model';
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
-import { TODO_COLUMNS, todoFromRow } from '../../kernel/model';
-import { listAgents, listGates, listGoals } from '../../kernel/queries/lists';
+import { listAgents, listGates, listGoals, todosInClaimOrder } from '../../kernel/queries/lists';
+import { findTodo } from '../../kernel/queries/lookups';
+import { readyTodoIds } from '../../kernel/queries/ready';
 import { type StatusReport, statusReport } from '../../kernel/queries/status';
 import { type Evidence, listEvidence } from '../../kernel/queries/evidence';
 import { type Monitor, listMonitors } from '../../kernel/queries/monitors';
@@ -53,57 +54,16 @@ export class StoreModel extends Disposable {
 
   /** Todos of one goal in one status, in claim order (priority, then age). */
   todos(goalId: string, status: TodoStatus): Todo[] {
-    return this.cached(
-      `todos:${goalId}:${status}`,
-      (db) =>
-        db
-          .prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.status = ? ORDER BY t.priority, t.num`)
-          .all(goalId, status)
-          .map(todoFromRow),
-      [],
-    );
+    return this.cached(`todos:${goalId}:${status}`, (db) => todosInClaimOrder(db, goalId, status), []);
   }
 
   todo(id: string): Todo | undefined {
-    return this.cached(
-      `todo:${id}`,
-      (db) => {
-        const row = db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.id = ?`).get(id);
-        return row ? todoFromRow(row) : undefined;
-      },
-      undefined,
-    );
+    return this.cached(`todo:${id}`, (db) => findTodo(db, id), undefined);
   }
 
-  /**
-   * Ids of the open todos a claim could take now: the Ready group of the Goals view. Computed as "open minus
-   * waiting" with set queries (unshipped dependencies, pending gates, waiting monitors, occurrences not yet due)
-   * instead of a check per todo.
-   */
+  /** Ids of the open todos a claim could take now: the Ready group of the Goals view (the kernel's rule). */
   readyIds(goalId: string): Set<string> {
-    return this.cached(
-      `ready:${goalId}`,
-      (db, now) => {
-        const goal = db.prepare('SELECT status FROM goals WHERE id = ?').get(goalId);
-        if (goal?.status !== 'active') return new Set<string>();
-        const waiting = new Set<string>();
-        const byDeps = db.prepare(
-          `SELECT DISTINCT d.todo_id AS id FROM todo_deps d JOIN todos t ON t.id = d.todo_id JOIN todos dt ON dt.id = d.depends_on
-            WHERE t.goal_id = ? AND t.status = 'open' AND dt.status <> 'shipped'`,
-        );
-        for (const r of byDeps.all(goalId)) waiting.add(String(r.id));
-        for (const r of db.prepare(`SELECT todo_id AS id FROM gates WHERE goal_id = ? AND status = 'pending' AND todo_id IS NOT NULL`).all(goalId)) {
-          waiting.add(String(r.id));
-        }
-        for (const r of db.prepare(`SELECT todo_id AS id FROM monitors WHERE goal_id = ? AND status = 'waiting'`).all(goalId)) waiting.add(String(r.id));
-        for (const r of db.prepare(`SELECT id FROM todos WHERE goal_id = ? AND status = 'open' AND ready_at > ?`).all(goalId, new Date(now).toISOString())) {
-          waiting.add(String(r.id));
-        }
-        const open = db.prepare(`SELECT id FROM todos WHERE goal_id = ? AND status = 'open'`).all(goalId);
-        return new Set(open.map((r) => String(r.id)).filter((id) => !waiting.has(id)));
-      },
-      new Set<string>(),
-    );
+    return this.cached(`ready:${goalId}`, (db, now) => readyTodoIds(db, new Date(now).toISOString(), goalId), new Set<string>());
   }
 
   gates(): Gate[] {

@@ -4,6 +4,7 @@ import { clean, relativeTime } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
 import type { StoreModel } from '../store/storeModel';
 import { CONTEXT } from './contextValues';
+import { leaseLive } from '../../kernel/queries/lookups';
 
 export type AgentNode = { kind: 'agent'; agent: Agent } | { kind: 'held'; todo: Todo };
 
@@ -35,7 +36,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     const now = Date.now();
     if (node.kind === 'held') {
       const t = node.todo;
-      const lapsed = t.leaseExpiresAt !== null && Date.parse(t.leaseExpiresAt) <= now;
+      const lapsed = !leaseLive(t, new Date(now).toISOString());
       const item = new vscode.TreeItem(`${t.id} ${clean(t.title)}`, vscode.TreeItemCollapsibleState.None);
       item.id = `held:${t.id}`;
       item.description = lapsed ? `lease lapsed ${relativeTime(t.leaseExpiresAt, now)}` : `lease ends ${relativeTime(t.leaseExpiresAt, now)}`;

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { Goal, Todo } from '../../kernel/model';
+import { boardColumn } from '../../kernel/queries/ready';
 import { clean } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
 import type { StoreModel } from '../store/storeModel';
@@ -100,7 +101,7 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
     if (!goal) return undefined;
     if (node.kind === 'group') return { kind: 'goal', goal };
     if (node.kind === 'more') return { kind: 'group', goalId, group: node.group, count: 0 };
-    const group: TodoGroup = node.todo.status === 'open' ? (node.ready ? 'ready' : 'waiting') : node.todo.status;
+    const group: TodoGroup = boardColumn(node.todo.status, node.ready);
     return { kind: 'group', goalId, group, count: 0 };
   }
 

@@ -1,18 +1,24 @@
 import * as vscode from 'vscode';
 import type { Goal, Todo } from '../../kernel/model';
 import { clean, oneLine, relativeTime } from '../../protocol/display';
+import { COLUMN_TITLES } from '../../protocol/boardProtocol';
+import { BOARD_COLUMNS, type BoardColumn, boardColumn } from '../../kernel/queries/ready';
+import { leaseLive } from '../../kernel/queries/lookups';
 
 /** How todos and goals look in every view: codicons with theme colours, and the same description everywhere. */
-export type TodoGroup = 'ready' | 'waiting' | 'claimed' | 'blocked' | 'shipped' | 'killed';
+/** The Goals view groups todos by the board's columns (the kernel's rule), under the board's titles. */
+export type TodoGroup = BoardColumn;
 
-export const GROUPS: { id: TodoGroup; label: string; icon: string; color?: string }[] = [
-  { id: 'ready', label: 'Ready', icon: 'play-circle', color: 'charts.blue' },
-  { id: 'waiting', label: 'Waiting', icon: 'clock', color: 'descriptionForeground' },
-  { id: 'claimed', label: 'In progress', icon: 'sync', color: 'charts.yellow' },
-  { id: 'blocked', label: 'Blocked', icon: 'error', color: 'charts.red' },
-  { id: 'shipped', label: 'Shipped', icon: 'pass-filled', color: 'charts.green' },
-  { id: 'killed', label: 'Killed', icon: 'circle-slash', color: 'disabledForeground' },
-];
+const GROUP_LOOKS: Record<TodoGroup, { icon: string; color?: string }> = {
+  ready: { icon: 'play-circle', color: 'charts.blue' },
+  waiting: { icon: 'clock', color: 'descriptionForeground' },
+  claimed: { icon: 'sync', color: 'charts.yellow' },
+  blocked: { icon: 'error', color: 'charts.red' },
+  shipped: { icon: 'pass-filled', color: 'charts.green' },
+  killed: { icon: 'circle-slash', color: 'disabledForeground' },
+};
+
+export const GROUPS: { id: TodoGroup; label: string; icon: string; color?: string }[] = BOARD_COLUMNS.map((id) => ({ id, label: COLUMN_TITLES[id], ...GROUP_LOOKS[id] }));
 
 // Icons are shared objects: a large board renders thousands of rows with a handful of icons.
 const GROUP_ICONS = new Map(GROUPS.map((g) => [g.id, new vscode.ThemeIcon(g.icon, g.color ? new vscode.ThemeColor(g.color) : undefined)]));
@@ -23,9 +29,8 @@ export function groupIcon(group: TodoGroup): vscode.ThemeIcon {
 }
 
 export function todoIcon(todo: Todo, ready: boolean, nowIso: string): vscode.ThemeIcon {
-  if (todo.status === 'claimed' && todo.leaseExpiresAt && todo.leaseExpiresAt <= nowIso) return LAPSED_ICON;
-  if (todo.status === 'open') return groupIcon(ready ? 'ready' : 'waiting');
-  return groupIcon(todo.status);
+  if (todo.status === 'claimed' && !leaseLive(todo, nowIso)) return LAPSED_ICON;
+  return groupIcon(boardColumn(todo.status, ready));
 }
 
 /**
@@ -35,7 +40,7 @@ export function todoIcon(todo: Todo, ready: boolean, nowIso: string): vscode.The
 export function todoDescription(todo: Todo, nowMs: number, ready = false): string {
   const bits: string[] = [];
   if (todo.owner) {
-    const lapsed = todo.leaseExpiresAt !== null && Date.parse(todo.leaseExpiresAt) <= nowMs;
+    const lapsed = !leaseLive(todo, new Date(nowMs).toISOString());
     bits.push(clean(todo.owner), lapsed ? 'lease lapsed' : `lease ${relativeTime(todo.leaseExpiresAt, nowMs)}`);
   }
   if (todo.status === 'blocked' && todo.reason) bits.push(oneLine(todo.reason, 60));

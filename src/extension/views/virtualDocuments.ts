@@ -1,10 +1,9 @@
 import * as vscode from 'vscode';
-import { rowToEvent } from '../../kernel/events/log';
-import { evidenceFromEvent } from '../../kernel/queries/evidence';
+import { evidenceBySeq } from '../../kernel/queries/evidence';
 import { renderStatusMd } from '../../kernel/projections/statusMd';
 import { renderReviewPacket } from '../../kernel/projections/reviewPacket';
 import { todoHover } from '../../kernel/projections/todoCard';
-import { getTodo } from '../../kernel/queries/lookups';
+import { findTodo } from '../../kernel/queries/lookups';
 import { clean } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
 import type { Folders } from '../folders';
@@ -57,8 +56,8 @@ export class VirtualDocuments extends Disposable implements vscode.TextDocumentC
     if (uri.scheme === TODO_SCHEME) {
       const id = new URLSearchParams(uri.query).get('todo') ?? '';
       const todo = kernel?.read((db, now) => {
-        const row = db.prepare('SELECT 1 FROM todos WHERE id = ?').get(id);
-        return row ? todoHover(db, getTodo(db, id), now) : null;
+        const found = findTodo(db, id);
+        return found ? todoHover(db, found, now) : null;
       });
       return todo ? `${todo}\n` : `Todo ${clean(id)} was not found in this workspace's store.\n`;
     }
@@ -67,16 +66,16 @@ export class VirtualDocuments extends Disposable implements vscode.TextDocumentC
       return report ? renderStatusMd(report) : '# loopx status\n\nNo store in this workspace yet.\n';
     }
     const seq = Number(new URLSearchParams(uri.query).get('seq'));
-    const row = kernel?.db.prepare(`SELECT * FROM events WHERE seq = ? AND kind = 'evidence'`).get(seq);
-    if (!row) return `Evidence #${seq} was not found.\n`;
-    const e = evidenceFromEvent(rowToEvent(row));
+    const found = kernel?.read((db) => evidenceBySeq(db, seq));
+    if (!found) return `Evidence #${seq} was not found.\n`;
+    const e = found.evidence;
     const lines = [
       `# Evidence #${e.seq} for ${e.todoId ? `todo ${e.todoId}` : `goal ${e.goalId}`}`,
       '',
       `- kind: ${clean(e.kind)}`,
       `- by: ${clean(e.actor)} (${e.actorKind})`,
       `- at: ${e.at}`,
-      `- event hash: ${String(row.hash)}`,
+      `- event hash: ${found.hash}`,
       '',
       '## Summary',
       '',

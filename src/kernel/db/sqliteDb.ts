@@ -46,3 +46,12 @@ export function snapshot<T>(db: SqliteDb, fn: () => T): T {
 export function integrityCheck(db: SqliteDb): string[] {
   return db.prepare('PRAGMA integrity_check').all().map((r) => String(Object.values(r)[0]));
 }
+
+/** What `loopx doctor` reports about the engine: its version, dangling references, and the journal mode. */
+export function engineFacts(db: SqliteDb): { sqliteVersion: string; danglingReferences: number; journalMode: string } {
+  return {
+    sqliteVersion: String(db.prepare('SELECT sqlite_version() AS v').get()?.v),
+    danglingReferences: db.prepare('PRAGMA foreign_key_check').all().length,
+    journalMode: String(db.prepare('PRAGMA journal_mode').get()?.journal_mode),
+  };
+}

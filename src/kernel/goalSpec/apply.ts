@@ -6,6 +6,10 @@ import { GOAL_DEFAULTS } from '../ops/goals';
 import { InvalidInputError } from '../errors';
 import { type FieldChange, type GoalPlan, type PlanWork, planGoalSpec } from './plan';
 import { type GoalSpec, KEY_PATTERN, encodeApplied } from './spec';
+import { hasHumanChannel, requireHumanChannel } from '../authority';
+import { parseCheck } from '../ops/checks';
+import { nextOccurrence, parseRecurrence } from '../recurrence';
+import { iso } from '../time';
 
 export interface ApplyOptions {
   /** Workspace-relative path of the file (posix separators): the goal's link to it. */
@@ -30,25 +34,33 @@ export function applyGoalSpec(kernel: Kernel, input: GoalSpec, options: ApplyOpt
   const actor = kernel.requireActor();
   const spec = checkSpec(input);
   if (options.dryRun) {
-    const { plan } = kernel.read((db) => planGoalSpec(db, spec, options.path, actor.kind, { prune: options.prune }));
+    const { plan } = kernel.read((db) => planGoalSpec(db, spec, options.path, actor, { prune: options.prune, preview: true }));
     return { plan, applied: false, goalId: plan.goalId, events: 0 };
   }
   return kernel.write((tx) => {
-    const { plan, work } = planGoalSpec(tx.db, spec, options.path, actor.kind, { prune: options.prune });
+    const { plan, work } = planGoalSpec(tx.db, spec, options.path, tx.actor, { prune: options.prune });
     let events = 0;
     const emit: Tx['emit'] = (draft, as) => {
       events++;
       return tx.emit(draft, as);
     };
     const goalId = work.goal?.id ?? createGoal(emit, tx, spec, work);
-    const edits = goalEdits(plan.goalChanges);
+    const edits = goalEdits(plan.goalChanges.filter((c) => c.field !== 'check'));
     if (Object.keys(edits).length > 0) emit({ kind: 'goal.edited', goalId, todoId: null, data: edits });
+    for (const c of plan.goalChanges.filter((g) => g.field === 'check')) emit({ kind: 'goal.check_set', goalId, todoId: null, data: { check: c.to as string | null, from: c.from as string | null } });
     const ids = addTodos(emit, tx, goalId, spec, work);
-    for (const t of plan.changed) emit({ kind: 'todo.edited', goalId, todoId: t.id, data: todoEdits(t.changes, work, ids, t.key) });
+    for (const t of plan.changed) {
+      const data = todoEdits(t.changes, work, ids, t.key);
+      if (Object.keys(data).length > 0) emit({ kind: 'todo.edited', goalId, todoId: t.id, data });
+      for (const c of t.changes.filter((x) => x.field === 'check')) emit({ kind: 'todo.check_set', goalId, todoId: t.id, data: { check: c.to as string | null, from: c.from as string | null } });
+    }
     if (plan.prune) {
       for (const t of plan.removed) {
         const reason = `removed from the goal file ${plan.path}`;
-        emit({ kind: 'todo.killed', goalId, todoId: t.id, data: { reason, previousOwner: null, cancelledGates: pendingGateIds(tx.db, t.id) } });
+        const cancelledGates = pendingGateIds(tx.db, t.id);
+        // As `todo kill`: cancelling a pending gate is a person's decision through a human channel (the whole apply is refused).
+        if (cancelledGates.length > 0) requireHumanChannel(tx.actor, `to kill todo ${t.id}, which has pending gate ${cancelledGates.join(', ')}`);
+        emit({ kind: 'todo.killed', goalId, todoId: t.id, data: { reason, previousOwner: null, cancelledGates } });
       }
     }
     for (const todo of Object.values(work.target.todos)) {
@@ -79,24 +91,37 @@ function checkSpec(spec: GoalSpec): GoalSpec {
     objective: optionalText(spec.objective, 'objective'),
     scope: [...new Set(spec.scope.map(parseScope))],
     background: optionalText(spec.background, 'background', { max: 100_000 }),
+    ...(spec.check !== undefined ? { check: spec.check === null ? null : parseCheck(spec.check) } : {}),
     todos: spec.todos.map((t) => ({
       ...t,
       title: requireText(t.title, `todo ${t.key} title`),
       detail: optionalText(t.detail, `todo ${t.key} detail`),
       priority: parsePriority(t.priority),
+      ...(t.check !== undefined ? { check: t.check === null ? null : parseCheck(t.check) } : {}),
+      ...(t.recurrence ? { recurrence: recurrenceOf(t.recurrence, t.key) } : {}),
     })),
   };
+}
+
+/** The recurrence as the kernel records it (its time zone fixed now: the file's, else this machine's). */
+function recurrenceOf(input: NonNullable<GoalSpec['todos'][number]['recurrence']>, key: string) {
+  const recurrence = parseRecurrence(input);
+  if (!recurrence) throw new InvalidInputError(`todo ${key}: a recurrence needs every or cron`);
+  const { every, at, cron, tz } = recurrence;
+  return { ...(every !== undefined ? { every } : {}), ...(at !== undefined ? { at } : {}), ...(cron !== undefined ? { cron } : {}), tz };
 }
 
 function createGoal(emit: Tx['emit'], tx: Tx, spec: GoalSpec, work: PlanWork): string {
   const num = nextNum(tx.db, 'goals');
   const id = formatId('goal', num);
   const q = { ...GOAL_DEFAULTS, ...work.target.quota };
+  // Like `goal create`: a goal only starts active when a person made it through a human channel.
+  const status = hasHumanChannel(tx.actor) ? 'active' : 'paused';
   emit({
     kind: 'goal.created',
     goalId: id,
     todoId: null,
-    data: { id, num, title: spec.title, objective: spec.objective, scope: spec.scope, ...q },
+    data: { id, num, title: spec.title, objective: spec.objective, scope: spec.scope, ...q, status, ...(spec.check ? { check: spec.check } : {}) },
   });
   if (spec.background) emit({ kind: 'goal.edited', goalId: id, todoId: null, data: { background: spec.background } });
   return id;
@@ -117,9 +142,13 @@ function addTodos(emit: Tx['emit'], tx: Tx, goalId: string, spec: GoalSpec, work
     const dependsOn = (work.deps.get(key) ?? []).map((d) => (d.startsWith('+') ? add(d.slice(1)) : d));
     const num = nextNum(tx.db, 'todos');
     const id = formatId('todo', num);
-    emit({ kind: 'todo.added', goalId, todoId: id, data: { id, num, title: t.title, detail: t.detail, priority: t.priority, dependsOn, key } });
+    const check = t.check ? { check: t.check } : {};
+    const recurrence = t.recurrence ? parseRecurrence(t.recurrence) : null;
+    const readyAt = recurrence ? nextOccurrence(recurrence, null, tx.nowMs) : null;
+    const recurring = recurrence ? { recurrence, readyAt: readyAt === null ? null : iso(readyAt) } : {};
+    emit({ kind: 'todo.added', goalId, todoId: id, data: { id, num, title: t.title, detail: t.detail, priority: t.priority, dependsOn, key, ...check, ...recurring } });
     ids.set(key, id);
-    work.target.todos[key] = { title: t.title, detail: t.detail, priority: t.priority, dependsOn };
+    work.target.todos[key] = { title: t.title, detail: t.detail, priority: t.priority, dependsOn, ...(t.check !== undefined ? { check: t.check } : {}) };
     return id;
   };
   for (const t of pending) add(t.key);

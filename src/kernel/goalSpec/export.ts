@@ -33,6 +33,7 @@ export function exportGoalSpec(db: SqliteDb, goalId: string): GoalSpec {
     scope: goal.scope,
     quota: { ...goal.policy },
     background: goal.background,
+    ...(goal.check !== null ? { check: goal.check } : {}),
     todos: todos.map((t) => ({
       key: keyOf.get(t.id) as string,
       id: t.id,
@@ -40,6 +41,10 @@ export function exportGoalSpec(db: SqliteDb, goalId: string): GoalSpec {
       detail: t.detail,
       priority: t.priority,
       after: t.dependsOn.map((d) => keyOf.get(d) ?? d),
+      ...(t.check !== null ? { check: t.check } : {}),
+      ...(t.recurrence
+        ? { recurrence: { ...(t.recurrence.every !== undefined ? { every: t.recurrence.every } : {}), ...(t.recurrence.at !== undefined ? { at: t.recurrence.at } : {}), ...(t.recurrence.cron !== undefined ? { cron: t.recurrence.cron } : {}), tz: t.recurrence.tz } }
+        : {}),
     })),
   };
 }

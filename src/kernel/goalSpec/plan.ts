@@ -1,5 +1,7 @@
 import type { SqliteDb } from '../db/sqliteDb';
-import type { ActorKind } from '../events/eventTypes';
+import type { Actor } from '../events/eventTypes';
+import { requireHumanChannel } from '../authority';
+import { formatDuration } from '../time';
 import { type Goal, type Todo, type TodoStatus, TODO_COLUMNS, goalFromRow, todoFromRow } from '../model';
 import { IllegalTransitionError, InvalidInputError, NotAllowedError, NotFoundError, RefusedError } from '../errors';
 import { getGoal } from '../queries/lookups';
@@ -55,7 +57,13 @@ export interface PlanWork {
 const TERMINAL = new Set<TodoStatus>(['shipped', 'killed']);
 const STORE_ID = /^T[1-9][0-9]{0,9}$/;
 
-export function planGoalSpec(db: SqliteDb, spec: GoalSpec, path: string, who: ActorKind, options: { prune?: boolean } = {}): { plan: GoalPlan; work: PlanWork } {
+/**
+ * What applying `spec` would change, checked against every rule first. `actor` decides what it may do: an agent
+ * may add and change todos but not set quota, checks or prune; setting or changing a check (goal or todo) is a
+ * person's decision through a human channel (VS Code, a confirmed terminal), like `goal set-check`.
+ */
+export function planGoalSpec(db: SqliteDb, spec: GoalSpec, path: string, actor: Actor, options: { prune?: boolean; preview?: boolean } = {}): { plan: GoalPlan; work: PlanWork } {
+  const who = actor.kind;
   const goal = matchGoal(db, spec, path);
   const todos = goal ? goalTodos(db, goal.id) : [];
   const applied = goal ? decodeApplied(db.prepare('SELECT file_applied FROM goals WHERE id = ?').get(goal.id)?.file_applied as string | null) : null;
@@ -66,6 +74,7 @@ export function planGoalSpec(db: SqliteDb, spec: GoalSpec, path: string, who: Ac
   const quota = { ...(goal?.policy ?? GOAL_DEFAULTS), ...definedQuota(spec) };
   const target: AppliedState = {
     title: spec.title, objective: spec.objective, scope: spec.scope, quota, background: spec.background, todos: {},
+    ...(spec.check !== undefined ? { check: spec.check } : {}),
   };
   const goalChanges = goal ? diffGoal(goal, target, applied) : [];
   if (who === 'agent' && goalChanges.some((c) => c.field.startsWith('quota.'))) {
@@ -81,7 +90,8 @@ export function planGoalSpec(db: SqliteDb, spec: GoalSpec, path: string, who: Ac
   for (const t of spec.todos) {
     const dependsOn = deps.get(t.key) ?? [];
     const existing = byKey.get(t.key);
-    const stored = { title: t.title, detail: t.detail, priority: t.priority, dependsOn };
+    const stored = { title: t.title, detail: t.detail, priority: t.priority, dependsOn, ...(t.check !== undefined ? { check: t.check } : {}) };
+    if (existing) checkRecurrence(t, existing);
     if (!existing) {
       added.push({ key: t.key, id: null, title: t.title, status: null, changes: [] });
       continue;
@@ -91,6 +101,21 @@ export function planGoalSpec(db: SqliteDb, spec: GoalSpec, path: string, who: Ac
     if (changes.length === 0) continue;
     const planned = { key: t.key, id: existing.id, title: t.title, status: existing.status, changes };
     (TERMINAL.has(existing.status) ? skipped : changed).push(planned);
+  }
+  const checkEffects = [
+    ...goalChanges.filter((c) => c.field === 'check').map(() => `the check of goal ${goal?.id}`),
+    ...(!goal && spec.check ? ['the check of the new goal'] : []),
+    ...changed.filter((t) => t.changes.some((c) => c.field === 'check')).map((t) => `the check of todo ${t.id} (${t.key})`),
+    ...spec.todos.filter((t) => !byKey.has(t.key) && t.check).map((t) => `the check of new todo ${t.key}`),
+  ];
+  if (checkEffects.length > 0) {
+    const what = `setting ${checkEffects.slice(0, 3).join(', ')}${checkEffects.length > 3 ? ` and ${checkEffects.length - 3} more` : ''}`;
+    if (who === 'agent') {
+      throw new NotAllowedError(`a goal file applied by an agent may not set acceptance checks (the file would change ${checkEffects.length === 1 ? 'one' : checkEffects.length}: ${what.replace(/^setting /, '')}); nothing was applied`,
+        'a person applies it in VS Code (Apply to store) or in an interactive terminal; or remove the `check` entries');
+    }
+    // A preview (dry run) shows a person what the apply would need their channel for; it changes nothing.
+    if (!options.preview) requireHumanChannel(actor, what);
   }
   if (goal && added.length > 0 && (goal.status === 'done' || goal.status === 'stopped')) {
     throw new IllegalTransitionError(`goal ${goal.id} is ${goal.status}; resume it before the file adds todos`);
@@ -202,8 +227,21 @@ function change(field: string, from: unknown, to: unknown, before: unknown, equa
 
 const listEqual = (a: unknown, b: unknown) => sameList(a as string[], b as string[]);
 
+/** A todo's recurrence is fixed when it is added: a file that says otherwise for an existing todo is refused. */
+function checkRecurrence(t: GoalSpecTodo, todo: Todo): void {
+  const file = t.recurrence;
+  const store = todo.recurrence;
+  const same = !file ? !store
+    : !!store && file.every === store.every && file.at === store.at && file.cron === store.cron && (file.tz === undefined || file.tz === store.tz);
+  if (same) return;
+  const says = file ? (file.cron !== undefined ? `cron ${file.cron}` : `every ${formatDuration(file.every ?? 0)}${file.at ? ` at ${file.at}` : ''}`) : 'no recurrence';
+  throw new InvalidInputError(`todo ${t.key} (${todo.id}) ${store ? `recurs ${store.text}` : 'does not recur'} in the store, but the file says ${says}: a goal file cannot change an existing todo's recurrence`,
+    store ? `put back what the store says, or end the series (loopx todo kill ${todo.id} --end-series) and give the todo a new key` : 'give the recurring todo a new key (a new todo), or remove every/cron');
+}
+
 function diffGoal(goal: Goal, target: AppliedState, applied: AppliedState | null): FieldChange[] {
   const changes = [
+    target.check !== undefined ? change('check', goal.check, target.check, applied?.check) : null,
     change('title', goal.title, target.title, applied?.title),
     change('objective', goal.objective, target.objective, applied?.objective),
     change('scope', goal.scope, target.scope, applied?.scope, listEqual),
@@ -219,6 +257,7 @@ function diffTodo(todo: Todo, target: AppliedState['todos'][string], applied: Ap
     change('detail', todo.detail, target.detail, applied?.detail),
     change('priority', todo.priority, target.priority, applied?.priority),
     change('after', todo.dependsOn, target.dependsOn, applied?.dependsOn, listEqual),
+    target.check !== undefined ? change('check', todo.check, target.check, applied?.check) : null,
   ];
   return changes.filter((c): c is FieldChange => c !== null);
 }

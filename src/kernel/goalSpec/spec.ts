@@ -14,6 +14,10 @@ export interface GoalSpecTodo {
   priority: number;
   /** Keys of todos in the same file, or ids (`T12`) of todos in the store. */
   after: string[];
+  /** How it recurs (as `todo add --every/--at/--cron/--tz`); set when the todo is added, never changed by a file. */
+  recurrence?: { every?: number; at?: string; cron?: string; tz?: string };
+  /** The todo's own acceptance check (a person's decision); null clears it; left out, the file does not manage it. */
+  check?: string | null;
 }
 
 export interface GoalSpecQuota {
@@ -33,6 +37,8 @@ export interface GoalSpec {
   quota: GoalSpecQuota;
   /** The Markdown body: the goal's background. */
   background: string;
+  /** The goal's acceptance check (a person's decision); null clears it; left out, the file does not manage it. */
+  check?: string | null;
   todos: GoalSpecTodo[];
 }
 
@@ -46,7 +52,9 @@ export interface AppliedState {
   scope: string[];
   quota: Required<GoalSpecQuota>;
   background: string;
-  todos: Record<string, { title: string; detail: string; priority: number; dependsOn: string[] }>;
+  /** Checks the file set (absent when the file did not manage them, and in states applied before files had them). */
+  check?: string | null;
+  todos: Record<string, { title: string; detail: string; priority: number; dependsOn: string[]; check?: string | null }>;
 }
 
 export function encodeApplied(state: AppliedState): string {

@@ -5,6 +5,7 @@ import { IllegalTransitionError, NotAllowedError, RefusedError } from '../errors
 import { getGoal, getTodo } from '../queries/lookups';
 import { describeRun, lastClaimSeq, latestCheckRun } from '../queries/evidence';
 import { requireText } from '../validate';
+import { requireHumanChannel } from '../authority';
 
 /**
  * Acceptance checks: a command a human sets on a goal (for all its todos) or on one todo. `todo ship` then needs a
@@ -15,11 +16,16 @@ export function parseCheck(value: string | undefined): string | null {
   return value === undefined ? null : requireText(value, 'check', { max: 2000 });
 }
 
-/** Only a human sets or changes a check; an agent asking is refused (exit 3). */
+/**
+ * Only a human sets or changes a check, through a human channel (VS Code, a confirmed terminal), whether when the
+ * goal or todo is made or later: an agent is refused (not_allowed), a "human" without a channel too
+ * (human_channel_required: what an agent that unset LOOPX_AGENT looks like). Exit 3 either way.
+ */
 export function requireHumanForCheck(kernel: Kernel, what: string): void {
   if (kernel.actor.kind !== 'human') {
     throw new NotAllowedError(`${what}: acceptance checks are set by a human`, 'an agent runs the check with: loopx evidence run --todo T --check');
   }
+  requireHumanChannel(kernel.actor, what);
 }
 
 /** The check that applies to a todo: its own, else its goal's, else none. */

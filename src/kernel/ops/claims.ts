@@ -4,7 +4,7 @@ import { AlreadyClaimedError, GatePendingError, IllegalTransitionError, InvalidI
 import { iso } from '../time';
 import { randomToken } from '../nodeCrypto';
 import { optionalText } from '../validate';
-import { type TodoCore, evidenceCount, getGoal, getTodo, getTodoCore, leaseToken, pendingGateIds } from '../queries/lookups';
+import { type TodoCore, evidenceCount, getGoal, getTodo, getTodoCore, leaseLive, leaseToken, pendingGateIds } from '../queries/lookups';
 import { nextClaimable, readiness } from '../queries/ready';
 import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS, isHuman, requireLiveLease } from './leases';
 import { emitEvidence, prepareEvidence } from './evidence';
@@ -19,7 +19,7 @@ export interface Claim {
   renewed: boolean;
 }
 
-function leaseSeconds(value: number | undefined): number {
+export function leaseSeconds(value: number | undefined): number {
   if (value === undefined) return DEFAULT_LEASE_SECONDS;
   if (!Number.isInteger(value) || value < MIN_LEASE_SECONDS || value > MAX_LEASE_SECONDS) {
     throw new InvalidInputError(`lease must be between ${MIN_LEASE_SECONDS}s and ${MAX_LEASE_SECONDS / 3600}h`);
@@ -30,7 +30,7 @@ function leaseSeconds(value: number | undefined): number {
 /** Compare-and-swap under BEGIN IMMEDIATE: the readiness read and the claim write see the same state. */
 function claimInTx(tx: Tx, todo: TodoCore, seconds: number): Claim {
   const leaseExpiresAt = iso(tx.nowMs + seconds * 1000);
-  if (todo.status === 'claimed' && todo.owner === tx.actor.name && todo.leaseExpiresAt !== null && todo.leaseExpiresAt > tx.at) {
+  if (todo.owner === tx.actor.name && leaseLive(todo, tx.at)) {
     tx.emit({ kind: 'todo.renewed', goalId: todo.goalId, todoId: todo.id, data: { leaseExpiresAt } });
     return { todo: getTodo(tx.db, todo.id), leaseToken: leaseToken(tx.db, todo.id) as string, renewed: true };
   }

@@ -25,4 +25,8 @@ export function isHuman(tx: Tx): boolean {
 }
 
 /** How often a process running a turn renews its agent's lease: a third of it, so one missed beat is harmless. */
-export const RENEW_INTERVAL_MS = (DEFAULT_LEASE_SECONDS * 1000) / 3;
+export function renewIntervalMs(leaseSeconds: number = DEFAULT_LEASE_SECONDS): number {
+  return (leaseSeconds * 1000) / 3;
+}
+
+export const RENEW_INTERVAL_MS = renewIntervalMs();

@@ -12,7 +12,7 @@ import { nextClaimable, readiness } from '../queries/ready';
 import { type ResultKind, type Route, type Turn, getTurn } from '../queries/turns';
 import { iso } from '../time';
 import { formatId, parseAgentName } from '../validate';
-import { DEFAULT_LEASE_SECONDS } from './leases';
+import { leaseSeconds } from './claims';
 
 const HOST = /^[a-z][a-z0-9-]{0,31}$/;
 const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
@@ -37,12 +37,13 @@ export function routeFor(answer: ShouldRun): Route {
  * records the turn and writes its prompt, all in one transaction. When should-run says no, nothing is claimed or
  * recorded and the refusal carries the answer and the route.
  */
-export function startTurn(kernel: Kernel, input: { goalId: string; host: string; agent?: string; todoId?: string; loopxCommand?: string }): TurnStart {
+export function startTurn(kernel: Kernel, input: { goalId: string; host: string; agent?: string; todoId?: string; loopxCommand?: string; leaseSeconds?: number }): TurnStart {
   const caller = kernel.requireActor();
   if (!HOST.test(input.host)) throw new InvalidInputError(`host must be a short lowercase name such as codex, claude or custom, got ${JSON.stringify(input.host)}`);
   const agentName = parseAgentName(input.agent ?? (caller.kind === 'agent' ? caller.name : input.host), 'agent');
   if (caller.kind === 'agent' && caller.name !== agentName) throw new NotAllowedError(`agent ${caller.name} may not start a turn for ${agentName}`);
   const agent: Actor = { name: agentName, kind: 'agent' };
+  const lease = leaseSeconds(input.leaseSeconds);
   return kernel.write((tx) => {
     const goal = getGoal(tx.db, input.goalId);
     const answer = shouldRun(tx.db, goal, tx.nowMs);
@@ -58,7 +59,7 @@ export function startTurn(kernel: Kernel, input: { goalId: string; host: string;
     const todo = input.todoId ? getTodoCore(tx.db, input.todoId) : nextClaimable(tx.db, tx.at, goal.id);
     if (!todo) throw new RefusedError('no_ready_work', `no todo is ready in goal ${goal.id}`, 'see loopx status', { route: 'wait' });
     if (todo.goalId !== goal.id) throw new InvalidInputError(`todo ${todo.id} belongs to goal ${todo.goalId}, not ${goal.id}`);
-    claimFor(tx, agent, todo.id);
+    claimFor(tx, agent, todo.id, lease);
     const num = nextNum(tx.db, 'turns');
     const id = formatId('turn', num);
     const promptPath = `${turnDir(id)}/prompt.md`;
@@ -86,7 +87,7 @@ export function turnDir(id: string): string {
   return `${STORE_DIR}/turns/${id}`;
 }
 
-function claimFor(tx: Tx, agent: Actor, todoId: string): void {
+function claimFor(tx: Tx, agent: Actor, todoId: string, lease: number): void {
   const todo = getTodoCore(tx.db, todoId);
   if (todo.status === 'claimed' && todo.owner === agent.name && leaseLive(todo, tx.at)) return; // already its own
   const state = readiness(tx.db, todo, tx.at);
@@ -96,7 +97,7 @@ function claimFor(tx: Tx, agent: Actor, todoId: string): void {
       kind: 'todo.claimed',
       goalId: todo.goalId,
       todoId,
-      data: { owner: agent.name, leaseToken: randomToken(), leaseExpiresAt: iso(tx.nowMs + DEFAULT_LEASE_SECONDS * 1000), previousOwner: todo.owner },
+      data: { owner: agent.name, leaseToken: randomToken(), leaseExpiresAt: iso(tx.nowMs + lease * 1000), previousOwner: todo.owner },
     },
     agent,
   );

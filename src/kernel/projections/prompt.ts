@@ -1,4 +1,5 @@
 import type { Goal, Handoff, Todo } from '../model';
+import { DEFAULT_LEASE_SECONDS } from '../ops/leases';
 
 /** The shell-safe way to show a value inside the commands an agent will copy. */
 function q(text: string): string {
@@ -62,7 +63,7 @@ export function renderPrompt(input: { turnId: string; agent: string; goal: Goal;
     `${l} todo block ${todo.id} --reason "what is in the way"            # when you cannot go on`,
     `${l} gate ask --todo ${todo.id} --question "the decision you need"   # before anything gated or irreversible`,
     `${l} handoff ${todo.id} --to AGENT --summary "where it stands" --pending "what is left"`,
-    `${l} todo renew ${todo.id}                                           # if you need more than 30 minutes`,
+    `${l} todo renew ${todo.id}                                           # if you need more than ${DEFAULT_LEASE_SECONDS / 60} minutes`,
     `${l} evidence run --todo ${todo.id} -- npm test                     # loopx runs it and records the result itself`,
     `${l} monitor add --todo ${todo.id} --check "CMD" --every 5m --note "…"  # wait for CI, a deploy, a job: then exit`,
     '```',

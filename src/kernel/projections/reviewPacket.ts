@@ -4,7 +4,7 @@ import { listGates, listGoals, listTodos } from '../queries/lists';
 import { quotaState } from '../queries/quota';
 import { listTurns } from '../queries/turns';
 import { iso } from '../time';
-import { revealHidden } from '../../protocol/display';
+import { revealHidden } from '../../shared/hiddenChars';
 
 /** Markdown-safe single line (the packet is read in a Markdown preview); deceptive characters shown as <U+…>. */
 function md(text: string | null | undefined): string {

@@ -37,6 +37,14 @@ export function evidenceFromEvent(e: StoredEvent): Evidence {
   };
 }
 
+/** One evidence entry by its event number, with the event's hash (what a reader checks against the log), or null. */
+export function evidenceBySeq(db: SqliteDb, seq: number): { evidence: Evidence; hash: string } | null {
+  const row = db.prepare(`SELECT * FROM events WHERE seq = ? AND kind = 'evidence'`).get(seq);
+  if (!row) return null;
+  const event = rowToEvent(row);
+  return { evidence: evidenceFromEvent(event), hash: event.hash };
+}
+
 /** Evidence newest first, for a goal, a todo, or everything. */
 export function listEvidence(db: SqliteDb, filter: { goalId?: string; todoId?: string; limit?: number }): Evidence[] {
   const limit = filter.limit ?? 1000;

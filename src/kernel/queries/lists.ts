@@ -58,6 +58,11 @@ export function listTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): To
   return db.prepare(sql).all(...params).map(todoFromRow);
 }
 
+/** Todos of one goal in one status, in claim order (priority, then age): the Goals view's groups. */
+export function todosInClaimOrder(db: SqliteDb, goalId: string, status: TodoStatus): Todo[] {
+  return db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.status = ? ORDER BY t.priority, t.num`).all(goalId, status).map(todoFromRow);
+}
+
 /** How many todos the filter matches (limit and offset aside): what a page of `listTodos` left out. */
 export function countTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): number {
   const { sql: where, params } = todoWhere(at, filter);

@@ -15,6 +15,27 @@ export function getTodo(db: SqliteDb, id: string): Todo {
   return todoFromRow(row);
 }
 
+/** The todo, or undefined when the store has none by that id (for readers that show "not found" themselves). */
+export function findTodo(db: SqliteDb, id: string): Todo | undefined {
+  const row = db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.id = ?`).get(id);
+  return row ? todoFromRow(row) : undefined;
+}
+
+/** The goal, or undefined (looked up by id, or by the goal file it was applied from). */
+export function findGoal(db: SqliteDb, by: { id: string } | { filePath: string }): Goal | undefined {
+  const row = 'id' in by ? db.prepare('SELECT * FROM goals WHERE id = ?').get(by.id) : db.prepare('SELECT * FROM goals WHERE file_path = ?').get(by.filePath);
+  return row ? goalFromRow(row) : undefined;
+}
+
+/** A goal's todo by the key a goal file names it by, or by its id; undefined when the goal has no such todo. */
+export function findGoalTodo(db: SqliteDb, goalId: string, by: { key: string } | { id: string }): Todo | undefined {
+  const row =
+    'key' in by
+      ? db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.key = ?`).get(goalId, by.key)
+      : db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.id = ?`).get(goalId, by.id);
+  return row ? todoFromRow(row) : undefined;
+}
+
 export function getGate(db: SqliteDb, id: string): Gate {
   const row = db.prepare('SELECT * FROM gates WHERE id = ?').get(id);
   if (!row) throw new NotFoundError('gate', id);
@@ -61,7 +82,14 @@ export function nextNum(db: SqliteDb, table: 'goals' | 'todos' | 'gates' | 'hand
   );
 }
 
-/** A lease is live while now is before its expiry; ISO-8601 UTC strings compare in time order. */
+/**
+ * The lease rule, the one home for it: a lease is live while now is before its expiry (ISO-8601 UTC strings compare
+ * in time order). A claim whose lease is not live is lapsed: anyone may claim it again.
+ */
 export function leaseLive(todo: Pick<Todo, 'status' | 'leaseExpiresAt'>, at: string): boolean {
   return todo.status === 'claimed' && todo.leaseExpiresAt !== null && todo.leaseExpiresAt > at;
 }
+
+/** The same rule for set queries, over the todos table under `alias` (each takes `at` once). */
+export const leaseLiveSql = (alias = 't'): string => `(${alias}.status = 'claimed' AND ${alias}.lease_expires_at > ?)`;
+export const leaseLapsedSql = (alias = 't'): string => `(${alias}.status = 'claimed' AND ${alias}.lease_expires_at <= ?)`;

@@ -6,7 +6,8 @@ import { claimTodo, shipTodo } from '../ops/claims';
 import { askGate, decideGate } from '../ops/gates';
 import { spendQuota } from '../ops/quota';
 import { getGoal } from './lookups';
-import { quotaState, shouldRun } from './quota';
+import { WIND_DOWN_SECONDS, quotaState, shouldRun } from './quota';
+import { finishTurn, startTurn } from '../ops/turns';
 import { iso } from '../time';
 
 let s: TestStore;
@@ -69,6 +70,26 @@ describe('should-run', () => {
     claimTodo(s.as(codex), a, { leaseSeconds: 120 });
     expect(answer(g)).toMatchObject({ reason: 'concurrency_limit', nextWakeAt: iso(s.clock.ms + 120_000) });
     shipTodo(s.as(codex), a, { evidence: 'done' });
+    expect(answer(g).reason).toBe('ok');
+  });
+
+  test('a turn whose agent shipped holds its slot until it ends, or for WIND_DOWN_SECONDS if nobody ends it', () => {
+    const g = goalWith({ maxConcurrent: 1, turnsPerWindow: 5 });
+    addTodo(s.kernel, { goalId: g, title: 'a' });
+    addTodo(s.kernel, { goalId: g, title: 'b' });
+    const first = startTurn(s.as(codex), { goalId: g, host: 'custom' }).turn;
+    shipTodo(s.as(codex), first.todoId as string, { evidence: 'done' });
+    expect(answer(g)).toMatchObject({ reason: 'concurrency_limit', nextWakeAt: iso(s.clock.ms + WIND_DOWN_SECONDS * 1000) });
+    expect(quotaState(s.kernel.db, getGoal(s.kernel.db, g), s.clock.ms)).toMatchObject({ liveClaims: 0, windingDown: 1 });
+    finishTurn(s.as(codex), first.id, 0);
+    expect(answer(g).reason).toBe('ok');
+
+    const second = startTurn(s.as(codex), { goalId: g, host: 'custom' }).turn;
+    shipTodo(s.as(codex), second.todoId as string, { evidence: 'done' });
+    addTodo(s.kernel, { goalId: g, title: 'c' });
+    s.clock.advance(WIND_DOWN_SECONDS - 1);
+    expect(answer(g).reason).toBe('concurrency_limit');
+    s.clock.advance(2); // a turn nobody finishes does not hold the goal forever
     expect(answer(g).reason).toBe('ok');
   });
 

@@ -2,6 +2,7 @@ import type { SqliteDb } from '../db/sqliteDb';
 import type { Goal } from '../model';
 import { iso } from '../time';
 import { hasClaimable } from './ready';
+import { leaseLiveSql } from './lookups';
 import { nextMonitorMoment } from './monitors';
 import { stuckSinceLastTurn } from './turns';
 
@@ -17,8 +18,17 @@ export interface QuotaState {
   cooldownSeconds: number;
   cooldownUntil: string | null;
   liveClaims: number;
+  /** Open turns whose agent let go of its todo (shipped, released) while the host is still exiting: they hold a slot too. */
+  windingDown: number;
   maxConcurrent: number;
 }
+
+/**
+ * A turn holds one of its goal's concurrent slots from its start until it ends, not only while its todo is claimed:
+ * an agent that shipped may still be exiting. A turn nobody finishes (its launcher gone, nothing recovering it) stops
+ * holding the goal this long after its todo last changed, so one forgotten `turn start` cannot stall a goal.
+ */
+export const WIND_DOWN_SECONDS = 60;
 
 export function quotaState(db: SqliteDb, goal: Goal, nowMs: number): QuotaState {
   const at = iso(nowMs);
@@ -32,8 +42,9 @@ export function quotaState(db: SqliteDb, goal: Goal, nowMs: number): QuotaState 
   const cooldownUntil =
     last && goal.policy.cooldownSeconds > 0 ? iso(Date.parse(last) + goal.policy.cooldownSeconds * 1000) : null;
   const liveClaims = Number(
-    db.prepare(`SELECT count(*) AS n FROM todos WHERE goal_id = ? AND status = 'claimed' AND lease_expires_at > ?`).get(goal.id, at)?.n ?? 0,
+    db.prepare(`SELECT count(*) AS n FROM todos t WHERE t.goal_id = ? AND ${leaseLiveSql()}`).get(goal.id, at)?.n ?? 0,
   );
+  const winding = windingDownTurns(db, goal.id, nowMs);
   return {
     goalId: goal.id,
     turnsPerWindow: goal.policy.turnsPerWindow,
@@ -45,8 +56,22 @@ export function quotaState(db: SqliteDb, goal: Goal, nowMs: number): QuotaState 
     cooldownSeconds: goal.policy.cooldownSeconds,
     cooldownUntil: cooldownUntil && cooldownUntil > at ? cooldownUntil : null,
     liveClaims,
+    windingDown: winding.count,
     maxConcurrent: goal.policy.maxConcurrent,
   };
+}
+
+/** Open turns of the goal whose todo is no longer their agent's live claim, changed within WIND_DOWN_SECONDS. */
+function windingDownTurns(db: SqliteDb, goalId: string, nowMs: number): { count: number; freeAt: string | null } {
+  const row = db
+    .prepare(
+      `SELECT count(*) AS n, min(d.updated_at) AS oldest FROM turns t JOIN todos d ON d.id = t.todo_id
+        WHERE t.goal_id = ? AND t.ended_at IS NULL AND d.updated_at > ?
+          AND NOT (d.owner = t.agent AND ${leaseLiveSql('d')})`,
+    )
+    .get(goalId, iso(nowMs - WIND_DOWN_SECONDS * 1000), iso(nowMs));
+  const oldest = (row?.oldest as string | null) ?? null;
+  return { count: Number(row?.n ?? 0), freeAt: oldest ? iso(Date.parse(oldest) + WIND_DOWN_SECONDS * 1000) : null };
 }
 
 export const SHOULD_RUN_REASONS = [
@@ -82,7 +107,10 @@ export function shouldRun(db: SqliteDb, goal: Goal, nowMs: number, known: { quot
   const goalGate = db.prepare(`SELECT 1 FROM gates WHERE goal_id = ? AND todo_id IS NULL AND status = 'pending' LIMIT 1`).get(goal.id);
   if (goalGate) return no('gate_pending', null);
   if (quota.remaining === 0) return no('budget_exhausted', goal.policy.turnsPerWindow === 0 ? null : quota.nextSlotAt);
-  if (quota.liveClaims >= goal.policy.maxConcurrent) return no('concurrency_limit', earliestLeaseExpiry(db, goal.id, at));
+  if (quota.liveClaims + quota.windingDown >= goal.policy.maxConcurrent) {
+    const wakes = [earliestLeaseExpiry(db, goal.id, at), windingDownTurns(db, goal.id, nowMs).freeAt].filter((t): t is string => t !== null);
+    return no('concurrency_limit', wakes.length ? (wakes.sort()[0] as string) : null);
+  }
   if (quota.cooldownUntil) return no('cooldown', quota.cooldownUntil);
   if (stuckSinceLastTurn(db, goal.id, at)) return no('no_change', null);
   return { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining };
@@ -103,7 +131,7 @@ function nextReadyMoment(db: SqliteDb, goalId: string, at: string): string | nul
 /** A live lease that lapses makes its todo claimable again: the earliest such moment is a wake time. */
 function earliestLeaseExpiry(db: SqliteDb, goalId: string, at: string): string | null {
   const row = db
-    .prepare(`SELECT min(lease_expires_at) AS t FROM todos WHERE goal_id = ? AND status = 'claimed' AND lease_expires_at > ?`)
+    .prepare(`SELECT min(t.lease_expires_at) AS t FROM todos t WHERE t.goal_id = ? AND ${leaseLiveSql()}`)
     .get(goalId, at);
   return (row?.t as string | null) ?? null;
 }

@@ -1,6 +1,6 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import { type Todo, TODO_COLUMNS, todoFromRow } from '../model';
-import { type TodoCore, leaseLive } from './lookups';
+import { type TodoCore, leaseLapsedSql, leaseLive } from './lookups';
 import { describeMonitor, waitingMonitor } from './monitors';
 
 /**
@@ -16,14 +16,14 @@ export const READY_CONDITIONS = `
   AND NOT EXISTS (SELECT 1 FROM monitors m WHERE m.todo_id = t.id AND m.status = 'waiting')`;
 
 /** For listings: one predicate (takes `at` twice). */
-export const CLAIMABLE_WHERE = `(t.status = 'open' OR (t.status = 'claimed' AND t.lease_expires_at <= ?)) AND ${READY_CONDITIONS}`;
+export const CLAIMABLE_WHERE = `(t.status = 'open' OR ${leaseLapsedSql()}) AND ${READY_CONDITIONS}`;
 
 /**
  * Open todos and lapsed claims are looked up separately: each then walks an index in claim order and stops at
  * the first ready row, instead of checking every candidate and sorting them (10x faster on a large board).
  */
 const FIRST_OPEN = `t.status = 'open' AND ${READY_CONDITIONS} ORDER BY t.priority, t.num LIMIT 1`;
-const FIRST_LAPSED = `t.status = 'claimed' AND t.lease_expires_at <= ? AND ${READY_CONDITIONS} ORDER BY t.priority, t.num LIMIT 1`;
+const FIRST_LAPSED = `${leaseLapsedSql()} AND ${READY_CONDITIONS} ORDER BY t.priority, t.num LIMIT 1`;
 
 function firstClaimableId(db: SqliteDb, at: string, goalId?: string): string | null {
   const scope = goalId ? 't.goal_id = ? AND ' : '';
@@ -46,6 +46,25 @@ export function nextClaimable(db: SqliteDb, at: string, goalId?: string): Todo |
 
 export function hasClaimable(db: SqliteDb, at: string, goalId: string): boolean {
   return firstClaimableId(db, at, goalId) !== null;
+}
+
+/**
+ * The open todos a claim could take now, of one goal or of all: the board's Ready column and the Goals view's
+ * Ready group (a lapsed claim is claimable too, but it shows where it is: in progress, lapsed).
+ */
+export function readyTodoIds(db: SqliteDb, at: string, goalId?: string): Set<string> {
+  const scope = goalId ? 't.goal_id = ? AND ' : '';
+  const rows = db.prepare(`SELECT t.id FROM todos t WHERE ${scope}t.status = 'open' AND ${READY_CONDITIONS}`).all(...(goalId ? [goalId] : []), at);
+  return new Set(rows.map((r) => String(r.id)));
+}
+
+/** The board's columns and the Goals view's groups, in order (the webview keeps a copy, pinned by a test). */
+export const BOARD_COLUMNS = ['ready', 'waiting', 'claimed', 'blocked', 'shipped', 'killed'] as const;
+export type BoardColumn = (typeof BOARD_COLUMNS)[number];
+
+/** Which column a todo is in: its status, with open todos split by readiness (`readyTodoIds`). */
+export function boardColumn(status: Todo['status'], ready: boolean): BoardColumn {
+  return status === 'open' ? (ready ? 'ready' : 'waiting') : status;
 }
 
 export type Readiness =

@@ -3,6 +3,7 @@ import { type Gate, type Goal, type Todo, TODO_COLUMNS, todoFromRow } from '../m
 import { iso } from '../time';
 import { listGates, listGoals } from './lists';
 import { nextClaimable } from './ready';
+import { leaseLapsedSql } from './lookups';
 import { type Monitor, listMonitors } from './monitors';
 import { type QuotaState, type ShouldRun, quotaState, shouldRun } from './quota';
 
@@ -64,7 +65,7 @@ export function statusReport(db: SqliteDb, nowMs: number, options: StatusOptions
     pendingGates: options.limit === undefined ? listGates(db, { pending: true }) : listGates(db, { pending: true, limit: options.limit }),
     blocked: db.prepare(`${select} WHERE t.status = 'blocked' ORDER BY t.priority, t.num${limit}`).all().map(todoFromRow),
     lapsedLeases: db
-      .prepare(`${select} WHERE t.status = 'claimed' AND t.lease_expires_at <= ? ORDER BY t.lease_expires_at${limit}`)
+      .prepare(`${select} WHERE ${leaseLapsedSql()} ORDER BY t.lease_expires_at${limit}`)
       .all(at)
       .map(todoFromRow),
     monitors: listMonitors(db, { status: 'waiting', limit: options.limit }),
@@ -74,7 +75,7 @@ export function statusReport(db: SqliteDb, nowMs: number, options: StatusOptions
     const totals = {
       pendingGates: count(`SELECT count(*) AS n FROM gates WHERE status = 'pending'`),
       blocked: counts.size ? [...counts.values()].reduce((n, c) => n + c.blocked, 0) : 0,
-      lapsedLeases: count(`SELECT count(*) AS n FROM todos WHERE status = 'claimed' AND lease_expires_at <= ?`, at),
+      lapsedLeases: count(`SELECT count(*) AS n FROM todos t WHERE ${leaseLapsedSql()}`, at),
       monitors: count(`SELECT count(*) AS n FROM monitors WHERE status = 'waiting'`),
     };
     const more: NonNullable<StatusReport['more']> = {};

@@ -1,6 +1,7 @@
 /**
- * The Kanban board's protocol, shared by the extension host and the webview. Types only (and tiny constants):
- * the webview bundle imports this file, the host validates inbound messages with kanbanSchemas.ts.
+ * The board's protocol, shared by the extension host and the webview. Types only (and tiny constants):
+ * the webview bundle imports this file, the host validates inbound messages with boardSchemas.ts, whose schema is
+ * checked against the types here at compile time.
  */
 /** The board panel's webview type (package.json's onWebviewPanel activation event names it too). */
 export const BOARD_VIEW_TYPE = 'loopx.board';
@@ -66,6 +67,8 @@ export interface GoalSummary {
   run: boolean;
   reason: string;
   nextWakeAt: string | null;
+  /** The goal's background (a goal file's Markdown body), shown as plain text under the toolbar; '' when none. */
+  background: string;
 }
 
 export type AttentionItem =
@@ -140,8 +143,11 @@ export interface CardDetail {
   handoffs: { id: string; from: string; to: string; status: string; summary: string; pending: string }[];
 }
 
-export type TodoAction = 'claim' | 'release' | 'ship' | 'block' | 'unblock' | 'kill' | 'reassign' | 'addEvidence' | 'askGate' | 'runTurn' | 'cancelMonitor';
-export type GateAction = 'approveGate' | 'rejectGate';
+/** What a card's buttons and menu ask for: the one list the type and the host's schema come from. */
+export const TODO_ACTIONS = ['claim', 'release', 'ship', 'block', 'unblock', 'kill', 'reassign', 'addEvidence', 'askGate', 'runTurn', 'cancelMonitor'] as const;
+export type TodoAction = (typeof TODO_ACTIONS)[number];
+export const GATE_ACTIONS = ['approveGate', 'rejectGate'] as const;
+export type GateAction = (typeof GATE_ACTIONS)[number];
 
 /** Webview → host. Every one of these is validated by the host before anything happens. */
 export type ToHost =
@@ -159,10 +165,30 @@ export interface ErrorInfo {
   hint: string | null;
 }
 
+export type ResultOk = { type: 'result'; requestId: number; ok: true };
+export type ResultFailed = { type: 'result'; requestId: number; ok: false; error: ErrorInfo };
+export type DetailAnswer = { type: 'detail'; requestId: number; detail: CardDetail };
+
 /** Host → webview. */
-export type ToWebview =
-  | { type: 'snapshot'; snapshot: BoardSnapshot }
-  | { type: 'patch'; patch: BoardPatch }
-  | { type: 'result'; requestId: number; ok: true }
-  | { type: 'result'; requestId: number; ok: false; error: ErrorInfo }
-  | { type: 'detail'; requestId: number; detail: CardDetail };
+export type ToWebview = { type: 'snapshot'; snapshot: BoardSnapshot } | { type: 'patch'; patch: BoardPatch } | ResultOk | ResultFailed | DetailAnswer;
+
+/**
+ * Every request the webview sends (a message with a request id) and the answer the host sends back for it, so
+ * neither side names the answer's type by hand. A request type missing here does not compile.
+ */
+export interface BoardRequests {
+  move: ResultOk | ResultFailed;
+  todoAction: ResultOk | ResultFailed;
+  gateAction: ResultOk | ResultFailed;
+  /** The card's detail, or why there is none (it went away). */
+  detail: DetailAnswer | ResultFailed;
+}
+export type RequestType = keyof BoardRequests;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** A request as the webview writes it: the channel adds the request id. */
+export type BoardRequest<K extends RequestType = RequestType> = DistributiveOmit<Extract<ToHost, { type: K }>, 'requestId'>;
+export type AnswerTo<K extends RequestType> = BoardRequests[K];
+
+// Both directions: every message with a request id is in the map, and every entry of the map is such a message.
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const REQUESTS_MAPPED: SameKeys<Extract<ToHost, { requestId: number }>['type'], RequestType> = true;

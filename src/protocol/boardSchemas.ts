@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { COLUMNS, type ToHost } from './kanban';
+import { COLUMNS, GATE_ACTIONS, TODO_ACTIONS, type ToHost } from './boardProtocol';
 
 /**
  * The host parses every webview message with these before acting. Ids must look like ids, request ids must be
@@ -16,17 +16,22 @@ const toHost = z.discriminatedUnion('type', [
     type: z.literal('todoAction'),
     requestId,
     todoId,
-    action: z.enum(['claim', 'release', 'ship', 'block', 'unblock', 'kill', 'reassign', 'addEvidence', 'askGate', 'runTurn', 'cancelMonitor']),
+    action: z.enum(TODO_ACTIONS),
   }),
-  z.object({ type: z.literal('gateAction'), requestId, gateId, action: z.enum(['approveGate', 'rejectGate']) }),
+  z.object({ type: z.literal('gateAction'), requestId, gateId, action: z.enum(GATE_ACTIONS) }),
   z.object({ type: z.literal('detail'), requestId, todoId }),
   z.object({ type: z.literal('openArtifact'), path: z.string().check(z.minLength(1), z.maxLength(1000)) }),
   z.object({ type: z.literal('switchFolder'), folder: z.int().check(z.gte(0), z.lte(999)) }),
 ]);
 
+// The schema and the protocol's type must describe the same messages: a change to one alone does not compile.
+type Parsed = z.infer<typeof toHost>;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const SCHEMA_MATCHES_PROTOCOL: Same<Parsed, ToHost> = true;
+
 export function parseToHost(message: unknown): { ok: true; value: ToHost } | { ok: false; problem: string } {
   const result = toHost.safeParse(message);
-  if (result.success) return { ok: true, value: result.data as ToHost };
+  if (result.success) return { ok: true, value: result.data };
   const issue = result.error.issues[0];
   return { ok: false, problem: `${issue?.path.join('.') || 'message'}: ${issue?.message ?? 'invalid'}` };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { parseToHost } from './kanbanSchemas';
+import { parseToHost } from './boardSchemas';
 
 describe('webview messages are validated before the host acts', () => {
   test.each([
