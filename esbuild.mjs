@@ -1,6 +1,6 @@
 // One build script: a shared base config spread into each bundle target.
 import { build, context } from 'esbuild';
-import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const watch = process.argv.includes('--watch');
@@ -67,6 +67,7 @@ if (watch) {
   const started = Date.now();
   await Promise.all(targets.map((target) => build(target)));
   copyCodicons();
-  rmSync('dist/cli.js.cache', { force: true }); // bin/loopx rebuilds V8's code cache for the new bundle on first use
+  // bin/loopx rebuilds V8's code caches (one per V8 version) for the new bundle on first use.
+  for (const name of readdirSync('dist')) if (/^cli\.js\..*cache$/.test(name)) rmSync(`dist/${name}`, { force: true });
   console.log(`esbuild: built ${targets.length} bundle(s) in ${Date.now() - started} ms`);
 }

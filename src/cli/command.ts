@@ -36,6 +36,8 @@ export interface CommandResult {
    * the command it ran this way; the evidence of that failing run is recorded all the same.
    */
   failure?: { code: string; message: string; hint?: string; exitCode: number };
+  /** A list that left items out (a limit): how many, reported as the envelope's `more`. */
+  more?: number;
   /** A `mutates` command that in the end changed nothing (a tick with nothing due): STATUS.md stays as it is. */
   unchanged?: boolean;
 }

@@ -1,6 +1,6 @@
 import { fstatSync, writeSync } from 'node:fs';
 import type * as Tty from 'node:tty';
-import { createRequire } from 'node:module';
+import type { createRequire as CreateRequire } from 'node:module';
 import { join } from 'node:path';
 import { runCli } from './main';
 import { EXIT } from '../kernel/errors';
@@ -11,6 +11,7 @@ const argv = process.argv.slice(2);
 if (argv[0] === 'mcp' && !argv.includes('--help') && !argv.includes('-h')) {
   // The MCP server lives in its own bundle (dist/mcp.js) so that every other command starts without it.
   const root = argv[argv.indexOf('--root') + 1];
+  const { createRequire } = process.getBuiltinModule('node:module') as { createRequire: typeof CreateRequire };
   const { serveMcp } = createRequire(__filename)(join(__dirname, 'mcp.js')) as { serveMcp: typeof ServeMcp };
   serveMcp({ env: process.env, cwd: process.cwd(), root: argv.includes('--root') ? root : undefined }).catch((error: unknown) => {
     process.stderr.write(`loopx mcp: ${(error as Error).message}\n`);
@@ -23,9 +24,15 @@ if (argv[0] === 'mcp' && !argv.includes('--help') && !argv.includes('-h')) {
     stderr: (text) => write(2, text),
     env: process.env,
     cwd: process.cwd(),
-    isTty: isTerminal(1),
+    // Asked only when needed (colour for text output, a human's confirmation): node:tty loads node:net and
+    // node:stream, several milliseconds that a --json call from an agent never needs.
+    get isTty() {
+      return isTerminal(1);
+    },
     // Not process.stdin.isTTY: creating the stdin stream would make fd 0 non-blocking for readLineSync.
-    interactive: isTerminal(0) && isTerminal(1),
+    get interactive() {
+      return isTerminal(1) && isTerminal(0);
+    },
     readLine: readLineSync,
   }).then((code) => {
     process.exitCode = code;

@@ -4,7 +4,7 @@ import { confirmInTerminal } from './humanChannel';
 import { Kernel } from '../kernel/kernel';
 import { storeError } from '../kernel/storeFile';
 import { initRootDir, locateRoot } from '../kernel/locate';
-import { writeStatusMd } from '../kernel/projections/statusMd';
+import { markStatusMdStale, writeStatusMd } from '../kernel/projections/statusMd';
 import { parseAgentName } from '../kernel/validate';
 import { humanName } from '../kernel/identity';
 import { type Envelope, failure, success } from '../protocol/envelope';
@@ -77,7 +77,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       throw new NotAllowedError(`${commandName} is a human decision; agent ${actor.name} may not make it`,
         'a human runs it in VS Code or in an interactive terminal');
     }
-    const terminal = { interactive: io.interactive === true && io.readLine !== undefined, stderr: io.stderr, readLine: () => io.readLine?.() ?? null };
+    let interactive: boolean | undefined; // asked once, and only when a command needs to know (see CliIo)
+    const terminal = {
+      get interactive() {
+        return (interactive ??= io.interactive === true && io.readLine !== undefined);
+      },
+      stderr: io.stderr,
+      readLine: () => io.readLine?.() ?? null,
+    };
     if (command.humanOnly && !terminal.interactive) throw new HumanChannelRequiredError(commandName);
     if (command.needsAgent && actor.kind !== 'agent') {
       throw new InvalidInputError(`\`loopx ${command.name.join(' ')}\` acts for an agent: name one`, 'pass --agent NAME or set LOOPX_AGENT');
@@ -88,8 +95,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       actor,
       env: io.env,
       cwd: io.cwd,
-      color: io.isTty && !json && !io.env.NO_COLOR,
-      canConfirm: actor.kind === 'human' && terminal.interactive,
+      color: !json && !io.env.NO_COLOR && io.isTty,
+      get canConfirm() {
+        return actor.kind === 'human' && terminal.interactive;
+      },
       confirmHuman: (action, id, details) => confirmInTerminal(actor, terminal, action, id, details),
       json,
       out: io.stdout,
@@ -105,7 +114,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       if (!json) io.stdout(`${revealHidden(result.text)}\n`);
       return emit(failure({ code, message, hint: hint ?? null }, result.data), json ? null : `loopx: ${message}`, exitCode);
     }
-    return emit(success(result.data), result.text, EXIT.ok);
+    return emit(success(result.data, result.more), result.text, EXIT.ok);
   } catch (thrown) {
     // File work around the kernel (init, backups, STATUS.md) meets the disk too: named like the kernel's own trouble.
     const error = storeError(thrown);
@@ -119,10 +128,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
-/** STATUS.md is a projection: failing to write it never fails the command that changed the store. */
+/**
+ * STATUS.md is a projection: failing to write it never fails the command that changed the store. A human's write
+ * regenerates it; an agent's write only marks it out of date (regenerating takes a full status report, more than
+ * most agent calls cost in all), and `loopx status`, the next human write or VS Code rewrites it.
+ */
 function refreshStatusMd(kernel: Kernel, io: CliIo): void {
   try {
-    writeStatusMd(kernel);
+    if (kernel.actor.kind === 'agent') markStatusMdStale(kernel.storeDir, new Date().toISOString());
+    else writeStatusMd(kernel);
   } catch (error) {
     io.stderr(`loopx: warning: could not refresh STATUS.md: ${(error as Error).message}\n`);
   }

@@ -9,6 +9,7 @@ import { goalExport } from './commands/goalExport';
 import { todoAdd } from './commands/todoAdd';
 import { todoList } from './commands/todoList';
 import { todoNext } from './commands/todoNext';
+import { todoShow } from './commands/todoShow';
 import { todoClaim } from './commands/todoClaim';
 import { todoRenew } from './commands/todoRenew';
 import { todoRelease } from './commands/todoRelease';
@@ -49,7 +50,7 @@ export const CLI_COMMANDS: readonly Command[] = [
   init,
   status,
   goalCreate, goalList, goalShow, goalPause, goalResume, goalDone, goalStop, goalSetCheck, goalApply, goalExport,
-  todoAdd, todoList, todoNext, todoClaim, todoRenew, todoRelease, todoShip, todoBlock, todoUnblock, todoKill, todoSetCheck,
+  todoAdd, todoList, todoShow, todoNext, todoClaim, todoRenew, todoRelease, todoShip, todoBlock, todoUnblock, todoKill, todoSetCheck,
   evidenceAdd, evidenceRun, evidenceList,
   gateAsk, gateList, gateApprove, gateReject,
   quotaShow, quotaShouldRun, quotaSpend,

@@ -45,8 +45,9 @@ describe('goal apply', () => {
     expect(dry.json).toMatchObject({ ok: true, data: { applied: false, plan: { create: true, changeCount: 3 } } });
     const first = run(['goal', 'apply', file, '--json']);
     expect(first.json).toMatchObject({ ok: true, data: { applied: true, goalId: 'G1', path: 'loopx/csv.goal.md', plan: { added: [{ key: 'header' }, { key: 'quoted' }] } } });
-    const todos = run(['todo', 'list', '--json']).json.data as { id: string; key: string; dependsOn: string[] }[];
-    expect(todos.map((t) => [t.id, t.key, t.dependsOn])).toEqual([['T1', 'header', []], ['T2', 'quoted', ['T1']]]);
+    const todos = run(['todo', 'list', '--json']).json.data as { id: string; key: string; dependsOn?: string[] }[];
+    // Lean JSON: an absent dependsOn means none.
+    expect(todos.map((t) => [t.id, t.key, t.dependsOn ?? []])).toEqual([['T1', 'header', []], ['T2', 'quoted', ['T1']]]);
     expect(run(['goal', 'show', 'G1', '--json']).json.data).toMatchObject({ background: 'Customers send us CSV.', filePath: 'loopx/csv.goal.md' });
     const before = dumpStore(ws.root);
     const again = run(['goal', 'apply', file]);

@@ -35,7 +35,7 @@ describe('loopx mcp', () => {
     const client = await connect({ LOOPX_AGENT: 'claude' });
     try {
       const names = (await client.listTools()).tools.map((t) => t.name).sort();
-      expect(names).toEqual(['loopx_block', 'loopx_claim', 'loopx_evidence', 'loopx_gate_ask', 'loopx_handoff', 'loopx_monitor_add', 'loopx_monitor_list', 'loopx_next', 'loopx_release', 'loopx_renew', 'loopx_ship', 'loopx_status']);
+      expect(names).toEqual(['loopx_block', 'loopx_claim', 'loopx_evidence', 'loopx_gate_ask', 'loopx_handoff', 'loopx_monitor_add', 'loopx_monitor_list', 'loopx_next', 'loopx_release', 'loopx_renew', 'loopx_ship', 'loopx_status', 'loopx_todo_show']);
       expect(names.some((n) => /approve|reject|decide/.test(n))).toBe(false);
     } finally {
       await client.close();
@@ -54,6 +54,11 @@ describe('loopx mcp', () => {
       expect(await call(client, 'loopx_gate_ask', { todo: 'T2', question: 'rewrite the body parser?' })).toMatchObject({ ok: true, data: { status: 'pending', askedBy: 'claude' } });
       expect(await call(client, 'loopx_claim', { todo: 'T2' })).toMatchObject({ ok: false, error: { code: 'gate_pending' } });
       expect(await call(client, 'loopx_claim', { todo: 'T1; DROP' })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+      const shown = await call(client, 'loopx_todo_show', { todo: 'T1' });
+      expect(shown).toMatchObject({ ok: true, data: { id: 'T1', status: 'shipped', evidence: [{ summary: 'tests pass', kind: 'test' }] } });
+      expect(shown.data?.history).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'todo.claimed', actor: 'claude' })]));
+      expect(shown.data).not.toHaveProperty('owner'); // unset: left out
+      expect(await call(client, 'loopx_todo_show', { todo: 'T404' })).toMatchObject({ ok: false, isError: true, error: { code: 'not_found' } });
     } finally {
       await client.close();
     }

@@ -32,7 +32,9 @@ describe('a scripted CI job with a monitor on it', () => {
     const job = spawn(process.execPath, ['ci-job.mjs'], { cwd: root, stdio: 'ignore' });
     const add = codex(['monitor', 'add', '--todo', 'T1', '--check', 'cat ci-result.txt', '--until', 'match:passed', '--every', '10s', '--timeout', '10m', '--note', 'CI build 77 started', '--json']);
     expect(add.json).toMatchObject({ ok: true, data: { id: 'M1', todoId: 'T1', kind: 'check', check: 'cat ci-result.txt', until: 'match:passed', everySeconds: 10, status: 'waiting', addedBy: 'codex' } });
-    expect(cli(['todo', 'list', '--json']).json.data).toMatchObject([{ id: 'T1', status: 'open', owner: null, continuation: expect.stringContaining('Waiting on monitor M1') }, { id: 'T2' }]);
+    const listed = cli(['todo', 'list', '--json']).json.data as Record<string, unknown>[];
+    expect(listed).toMatchObject([{ id: 'T1', status: 'open', continuation: expect.stringContaining('Waiting on monitor M1') }, { id: 'T2' }]);
+    expect(listed[0]).not.toHaveProperty('owner'); // released: no owner (lean JSON leaves unset fields out)
 
     // Waiting: nothing is ready, nobody can claim it, no turn starts; should-run wakes at the next check.
     expect(cli(['todo', 'next', '--json']).json).toEqual({ ok: true, data: null });

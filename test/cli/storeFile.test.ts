@@ -180,7 +180,7 @@ describe.skipIf(!CAN_MOUNT)(`disk full and a read-only mount (tmpfs)${CAN_MOUNT 
       expect(full?.json.error?.hint).toMatch(/free space/);
       // Space freed: the store holds exactly the acknowledged writes and its chain verifies.
       rmSync(join(root, 'filler'));
-      expect((at(root, ['todo', 'list', '--json']).json.data as unknown[]).length).toBe(added);
+      expect((at(root, ['todo', 'list', '--all', '--json']).json.data as unknown[]).length).toBe(added);
       expect(at(root, ['log', 'verify']).code).toBe(0);
     });
   });

@@ -2,8 +2,6 @@ import { resolve } from 'node:path';
 import type { Command } from '../command';
 import { applyGoalSpec } from '../../kernel/goalSpec/apply';
 import type { FieldChange, GoalPlan } from '../../kernel/goalSpec/plan';
-import { formatDiagnostic } from '../../goalFile/diagnostics';
-import { readGoalFile, workspaceRelative } from '../../goalFile/read';
 import { clean } from '../format';
 import { HumanChannelRequiredError } from '../../kernel/errors';
 import { getGoal } from '../../kernel/queries/lookups';
@@ -25,7 +23,9 @@ export const goalApply: Command = {
     prune: { type: 'boolean', description: 'kill the todos removed from the file (a person decides: refused for agents)' },
   },
   examples: ['loopx goal apply loopx/csv-importer.goal.md --dry-run', 'loopx goal apply loopx/csv-importer.goal.md'],
-  run(ctx) {
+  async run(ctx) {
+    // Goal files (YAML) are loaded by the commands that read or write them, not at every call's start-up.
+    const [{ formatDiagnostic }, { readGoalFile, workspaceRelative }] = await Promise.all([import('../../goalFile/diagnostics'), import('../../goalFile/read')]);
     const file = ctx.args.positionals[0] as string;
     const kernel = ctx.kernel();
     const path = workspaceRelative(kernel.root, resolve(ctx.cwd, file), { mustExist: true });

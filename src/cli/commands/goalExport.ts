@@ -5,8 +5,6 @@ import { exportGoalSpec } from '../../kernel/goalSpec/export';
 import { getGoal } from '../../kernel/queries/lookups';
 import { parseId } from '../../kernel/validate';
 import { InvalidInputError } from '../../kernel/errors';
-import { defaultGoalFilePath, formatGoalFile } from '../../goalFile/format';
-import { workspaceRelative } from '../../goalFile/read';
 
 export const goalExport: Command = {
   name: ['goal', 'export'],
@@ -22,8 +20,10 @@ export const goalExport: Command = {
     stdout: { type: 'boolean', description: 'print the file instead of writing it' },
   },
   examples: ['loopx goal export G1', 'loopx goal export G1 --to loopx/csv-importer.goal.md'],
-  run(ctx) {
+  async run(ctx) {
     const id = parseId('goal', ctx.args.positionals[0]);
+    // Goal files (YAML) are loaded by the commands that read or write them, not at every call's start-up.
+    const [{ defaultGoalFilePath, formatGoalFile }, { workspaceRelative }] = await Promise.all([import('../../goalFile/format'), import('../../goalFile/read')]);
     const kernel = ctx.kernel();
     const { spec, filePath } = kernel.read((db) => ({ spec: exportGoalSpec(db, id), filePath: getGoal(db, id).filePath }));
     const text = formatGoalFile(spec);

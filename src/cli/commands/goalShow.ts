@@ -1,30 +1,39 @@
 import type { Command } from '../command';
 import { getGoal } from '../../kernel/queries/lookups';
-import { listTodos } from '../../kernel/queries/lists';
+import { listTodos, todoPage } from '../../kernel/queries/lists';
 import { quotaState, shouldRun } from '../../kernel/queries/quota';
 import { nextClaimable } from '../../kernel/queries/ready';
 import { iso } from '../../kernel/time';
 import { parseId } from '../../kernel/validate';
+import { lean } from '../../protocol/lean';
 import { clean, goalLine, list, Painter, todoLine } from '../format';
+import { moreLine, PAGE_FLAGS, pageOf } from '../paging';
 
 export const goalShow: Command = {
   name: ['goal', 'show'],
   summary: 'show a goal with its todos, quota and should-run answer',
+  readOnly: true,
+  description: 'With --json, a field that is unset or empty is left out (of the goal and of each todo); when the todo list was cut, the envelope says how many more: {"ok":true,"data":{…},"more":N}.',
   positionals: [{ name: 'ID', description: 'goal id, e.g. G1', required: true }],
+  flags: { ...PAGE_FLAGS },
   run(ctx) {
     const id = parseId('goal', ctx.args.positionals[0]);
+    const page = pageOf(ctx.args);
     const view = ctx.kernel().read((db, now) => {
       const goal = getGoal(db, id);
+      const filter = { goalId: goal.id, offset: page.offset };
+      const { todos, more } = page.limit === undefined ? { todos: listTodos(db, iso(now), filter), more: 0 } : todoPage(db, iso(now), { ...filter, limit: page.limit });
       return {
         ...goal,
         quota: quotaState(db, goal, now),
         shouldRun: shouldRun(db, goal, now),
         nextTodo: nextClaimable(db, iso(now), goal.id),
-        todos: listTodos(db, iso(now), { goalId: goal.id }),
+        todos,
+        more,
         now,
       };
     });
-    const { now, ...data } = view;
+    const { now, more, ...data } = view;
     const p = new Painter(ctx.color);
     const lines = [goalLine(p, data)];
     if (data.objective) lines.push(`  objective: ${clean(data.objective)}`);
@@ -39,6 +48,8 @@ export const goalShow: Command = {
       '',
       list(data.todos, (t) => todoLine(p, t, now), 'No todos yet.'),
     );
-    return { data, text: lines.join('\n') };
+    if (more) lines.push(moreLine(more, page, `loopx goal show ${data.id}`));
+    const json = lean({ ...data, nextTodo: data.nextTodo && lean(data.nextTodo), todos: data.todos.map(lean) });
+    return { data: json, more, text: lines.join('\n') };
   },
 };

@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { defaultGoalFilePath, goalFileTemplate } from '../../goalFile/format';
 import { requireText } from '../../kernel/validate';
 import type { Command } from '../command';
 import { Kernel } from '../../kernel/kernel';
@@ -19,7 +18,9 @@ function ensureGitignore(root: string): 'added' | 'present' | 'not a git reposit
 }
 
 /** A goal file from the template, never over an existing one (the file is the person's). */
-function startGoalFile(root: string, title: string): { path: string; written: boolean } {
+async function startGoalFile(root: string, title: string): Promise<{ path: string; written: boolean }> {
+  // Goal files (YAML) are loaded by the commands that read or write them, not at every call's start-up.
+  const { defaultGoalFilePath, goalFileTemplate } = await import('../../goalFile/format');
   const path = defaultGoalFilePath(title);
   const absolute = join(root, path);
   if (existsSync(absolute)) return { path, written: false };
@@ -36,7 +37,7 @@ export const init: Command = {
     'goal-file': { type: 'string', value: 'TITLE', description: 'also start a goal file loopx/<title>.goal.md to plan in (applied with `loopx goal apply`)' },
   },
   examples: ['loopx init', 'loopx init --root ~/src/project --json', 'loopx init --goal-file "CSV importer"'],
-  run(ctx) {
+  async run(ctx) {
     const root = ctx.initRoot();
     const title = ctx.args.str('goal-file');
     if (title !== undefined) requireText(title, '--goal-file');
@@ -44,7 +45,7 @@ export const init: Command = {
     try {
       const gitignore = ensureGitignore(root);
       writeStatusMd(kernel);
-      const goalFile = title === undefined ? null : startGoalFile(root, title.trim());
+      const goalFile = title === undefined ? null : await startGoalFile(root, title.trim());
       const data = { root, store: kernel.storeDir, created, schemaVersion: kernel.schemaVersion, driver: kernel.db.driver, gitignore, goalFile };
       const next = goalFile
         ? `Next: edit ${goalFile.path}, then loopx goal apply ${goalFile.path}`

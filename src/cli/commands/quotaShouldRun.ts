@@ -7,6 +7,7 @@ import { relativeTime } from '../format';
 export const quotaShouldRun: Command = {
   name: ['quota', 'should-run'],
   summary: 'should a turn run for this goal now? never spends',
+  readOnly: true,
   description:
     'Answers { run, reason, nextWakeAt, remaining }; reason is one of ok, goal_inactive, no_ready_work, gate_pending, ' +
     'budget_exhausted, concurrency_limit, cooldown, no_change. nextWakeAt is null when only a human can unblock it.',

@@ -1,13 +1,38 @@
 import type { Command } from '../command';
-import { statusReport } from '../../kernel/queries/status';
+import type { Kernel } from '../../kernel/kernel';
+import { type StatusReport, statusReport } from '../../kernel/queries/status';
+import { statusMdStale, writeStatusMd } from '../../kernel/projections/statusMd';
+import { InvalidInputError } from '../../kernel/errors';
 import { clean, gateLine, monitorLine, Painter, relativeTime, todoLine } from '../format';
+
+/** Each list in the answer (gates, blocked, lapsed leases, monitors) shows this many unless asked for more. */
+export const STATUS_LIMIT = 20;
+
+/** Agents' writes only mark STATUS.md out of date; a person reading the status brings it up to date (where it may write). */
+function refreshStale(kernel: Kernel, report: StatusReport): void {
+  try {
+    if (statusMdStale(kernel.storeDir)) writeStatusMd(kernel, report);
+  } catch {
+    /* another user's store or a read-only mount: STATUS.md stays as it is */
+  }
+}
 
 export const status: Command = {
   name: ['status'],
   summary: 'the attention queue: pending gates, blocked todos, lapsed leases, and each goal\'s next todo and quota',
+  description: `Each list shows at most ${STATUS_LIMIT} items (--limit, --all); with --json, data.more counts what each cut list left out, e.g. "more":{"blocked":12}.`,
   readOnly: true,
+  flags: {
+    limit: { type: 'int', value: 'N', description: `at most N items in each list (default ${STATUS_LIMIT})` },
+    all: { type: 'boolean', description: 'every item of every list' },
+  },
   run(ctx) {
-    const report = ctx.kernel().read((db, now) => statusReport(db, now));
+    const limit = ctx.args.num('limit');
+    if (limit !== undefined && limit < 1) throw new InvalidInputError('--limit must be at least 1', 'use --all for every item');
+    if (limit !== undefined && ctx.args.bool('all')) throw new InvalidInputError('--all and --limit contradict each other', 'pass one of them');
+    const options = ctx.args.bool('all') ? {} : { limit: limit ?? STATUS_LIMIT };
+    const report = ctx.kernel().read((db, now) => statusReport(db, now, options));
+    if (ctx.actor.kind === 'human') refreshStale(ctx.kernel(), report); // agents call status often; a person reads STATUS.md
     const now = Date.parse(report.at);
     const p = new Painter(ctx.color);
     const lines: string[] = [p.paint('bold', 'Needs a human')];
@@ -17,6 +42,10 @@ export const status: Command = {
       ...report.lapsedLeases.map((t) => `  ${todoLine(p, t, now)}  ${p.paint('red', 'lease lapsed')}`),
       ...report.monitors.filter((m) => m.lastRun?.error).map((m) => `  ${monitorLine(p, m, now)}  ${p.paint('red', 'its check cannot run')}`),
     ];
+    const more = report.more ?? {};
+    if (more.pendingGates) attention.push(`  … ${more.pendingGates} more pending gates (loopx gate list --pending)`);
+    if (more.blocked) attention.push(`  … ${more.blocked} more blocked todos (loopx todo list --status blocked)`);
+    if (more.lapsedLeases) attention.push(`  … ${more.lapsedLeases} more lapsed leases (loopx status --all)`);
     lines.push(...(attention.length ? attention : ['  nothing']), '', p.paint('bold', 'Goals'));
     if (report.goals.length === 0) lines.push('  none yet: loopx goal create --title "…"');
     for (const g of report.goals) {
@@ -31,6 +60,7 @@ export const status: Command = {
     }
     if (report.monitors.length) {
       lines.push('', p.paint('bold', 'Monitors (run unattended by loopx monitor tick)'), ...report.monitors.map((m) => `  ${monitorLine(p, m, now)}`));
+      if (more.monitors) lines.push(`  … ${more.monitors} more waiting monitors (loopx monitor list --status waiting)`);
     }
     return { data: report, text: lines.join('\n') };
   },

@@ -1,18 +1,23 @@
 import type { Command } from '../command';
 import { TODO_STATUSES, type TodoStatus } from '../../kernel/model';
 import { InvalidInputError } from '../../kernel/errors';
-import { listTodos } from '../../kernel/queries/lists';
+import { listTodos, todoPage } from '../../kernel/queries/lists';
 import { getGoal } from '../../kernel/queries/lookups';
 import { iso } from '../../kernel/time';
+import { lean } from '../../protocol/lean';
 import { list, Painter, todoLine } from '../format';
+import { moreLine, PAGE_FLAGS, pageOf } from '../paging';
 
 export const todoList: Command = {
   name: ['todo', 'list'],
-  summary: 'list todos (all, by goal, by status, or only those ready to claim)',
+  summary: 'list todos (all, by goal, by status, or only those ready to claim), 100 at a time',
+  readOnly: true,
+  description: 'With --json, data is the list; a field that is unset or empty is left out. When the list was cut, the envelope says how many more: {"ok":true,"data":[…],"more":N}.',
   flags: {
     goal: { type: 'string', value: 'G', description: 'only this goal' },
     status: { type: 'string', value: 'S', description: `only this status: ${TODO_STATUSES.join(', ')}` },
     ready: { type: 'boolean', description: 'only todos a claim could take now, in claim order' },
+    ...PAGE_FLAGS,
   },
   run(ctx) {
     const a = ctx.args;
@@ -21,11 +26,16 @@ export const todoList: Command = {
       throw new InvalidInputError(`--status must be one of ${TODO_STATUSES.join(', ')}`);
     }
     const goalId = a.id('goal');
-    const { todos, now } = ctx.kernel().read((db, now) => {
+    const page = pageOf(a);
+    const { todos, more, now } = ctx.kernel().read((db, now) => {
       if (goalId) getGoal(db, goalId);
-      return { todos: listTodos(db, iso(now), { goalId, status: status as TodoStatus | undefined, ready: a.bool('ready') }), now };
+      const filter = { goalId, status: status as TodoStatus | undefined, ready: a.bool('ready'), offset: page.offset };
+      const found = page.limit === undefined ? { todos: listTodos(db, iso(now), filter), more: 0 } : todoPage(db, iso(now), { ...filter, limit: page.limit });
+      return { ...found, now };
     });
     const p = new Painter(ctx.color);
-    return { data: todos, text: list(todos, (t) => todoLine(p, t, now), 'No todos match.') };
+    const text = list(todos, (t) => todoLine(p, t, now), 'No todos match.');
+    const command = ['loopx todo list', goalId && `--goal ${goalId}`, status && `--status ${status}`, a.bool('ready') && '--ready'].filter(Boolean).join(' ');
+    return { data: todos.map(lean), more, text: more ? `${text}\n${moreLine(more, page, command)}` : text };
   },
 };

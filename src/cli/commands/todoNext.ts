@@ -7,6 +7,7 @@ import { Painter, todoDetail } from '../format';
 export const todoNext: Command = {
   name: ['todo', 'next'],
   summary: 'the todo `todo claim --next` would take, or null',
+  readOnly: true,
   flags: { goal: { type: 'string', value: 'G', description: 'only this goal' } },
   run(ctx) {
     const goalId = ctx.args.id('goal');

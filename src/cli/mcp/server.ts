@@ -17,6 +17,10 @@ import { addMonitor } from '../../kernel/ops/monitors';
 import { listMonitors } from '../../kernel/queries/monitors';
 import { nextClaimable } from '../../kernel/queries/ready';
 import { statusReport } from '../../kernel/queries/status';
+import { todoView } from '../../kernel/queries/todoView';
+import { todoShowData } from '../todoShowData';
+import { EVIDENCE_SHOWN, HISTORY_SHOWN } from '../commands/todoShow';
+import { STATUS_LIMIT } from '../commands/status';
 import { writeStatusMd } from '../../kernel/projections/statusMd';
 import { iso, parseDuration } from '../../kernel/time';
 import { parseAgentName, parseId } from '../../kernel/validate';
@@ -72,7 +76,9 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
   const artifacts = z.array(z.string().max(4096)).max(100).optional();
   const seconds = (text?: string) => (text === undefined ? undefined : parseDuration(text, 'lease'));
 
-  tool('loopx_status', 'The attention queue: pending gates, blocked todos, lapsed leases, and each goal\'s next todo and quota.', {}, () => open().read((db, now) => statusReport(db, now)), false);
+  tool('loopx_status', `The attention queue: pending gates, blocked todos, lapsed leases, and each goal's next todo and quota (at most ${STATUS_LIMIT} items a list; data.more counts the rest).`, {}, () => open().read((db, now) => statusReport(db, now, { limit: STATUS_LIMIT })), false);
+  tool('loopx_todo_show', `One todo: its fields (unset or empty ones left out), acceptance, continuation, readiness, the newest ${EVIDENCE_SHOWN} evidence, its gates and its last ${HISTORY_SHOWN} events.`, { todo: id('todo id, e.g. T3') }, (a) =>
+    open().read((db, now) => todoShowData(todoView(db, parseId('todo', a.todo), now, { evidence: EVIDENCE_SHOWN, history: HISTORY_SHOWN }))), false);
   tool('loopx_next', 'The todo a claim of the next would take, or null.', { goal }, (a) =>
     open().read((db, now) => {
       const goalId = a.goal ? parseId('goal', a.goal) : undefined;

@@ -89,7 +89,10 @@ export class StoreSession extends Disposable {
 
   private attach(kernel: Kernel): void {
     const started = Date.now();
-    const watcher = new StoreWatcher(kernel.db, kernel.storeDir, () => this.fire('another process')).start();
+    const watcher = new StoreWatcher(kernel.db, kernel.storeDir, () => {
+      this.fire('another process');
+      this.scheduleStatusMd(); // agents' CLI writes only mark STATUS.md out of date
+    }).start();
     const unlisten = kernel.onCommit((events) => {
       watcher.acknowledge(events[events.length - 1]);
       this.fire('this window');
@@ -114,7 +117,7 @@ export class StoreSession extends Disposable {
     this.changed.fire();
   }
 
-  /** STATUS.md is a projection: regenerated after our own writes, debounced. */
+  /** STATUS.md is a projection: regenerated after our own writes and other processes' (debounced). */
   private scheduleStatusMd(): void {
     if (this.statusTimer) clearTimeout(this.statusTimer);
     this.statusTimer = setTimeout(() => {

@@ -1,4 +1,4 @@
-import { renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kernel } from '../kernel';
 import type { StatusReport } from '../queries/status';
@@ -54,12 +54,50 @@ export function renderStatusMd(report: StatusReport): string {
   return lines.join('\n');
 }
 
-/** Regenerates `.loopx/STATUS.md` atomically (write then rename), so a reader never sees half a file. */
-export function writeStatusMd(kernel: Kernel): string {
+/**
+ * Regenerates `.loopx/STATUS.md` atomically (write then rename), so a reader never sees half a file; from `report`
+ * when the caller has a full one.
+ */
+export function writeStatusMd(kernel: Kernel, report?: StatusReport): string {
   const path = join(kernel.storeDir, STATUS_FILE);
-  const text = renderStatusMd(kernel.read((db, now) => statusReport(db, now)));
+  // A report with lists cut short (a limit) is not what STATUS.md shows: it always lists everything.
+  const text = renderStatusMd(report && !report.more ? report : kernel.read((db, now) => statusReport(db, now)));
   const temp = `${path}.${process.pid}.tmp`;
   writeFileSync(temp, text);
   renameSync(temp, path);
   return path;
+}
+
+/** How an out-of-date STATUS.md says so, on its "Updated" line. */
+export const STALE_MARK = '**Out of date:**';
+
+function readStatusMd(storeDir: string): string | null {
+  try {
+    return readFileSync(join(storeDir, STATUS_FILE), 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * After an agent's write: says in STATUS.md that the store changed since it was written, instead of regenerating it
+ * (a full status report costs more than the agent's call otherwise does). Marked once; a missing file stays missing.
+ */
+export function markStatusMdStale(storeDir: string, at: string): void {
+  const text = readStatusMd(storeDir);
+  if (text === null || text.includes(STALE_MARK)) return;
+  const marked = text.replace(
+    /^Updated (.*)\.$/m,
+    (line) => `${line} ${STALE_MARK} agents changed the store since (first at ${at}); \`loopx status\` run by a person rewrites this file, and so does VS Code with LoopX open.`,
+  );
+  const path = join(storeDir, STATUS_FILE);
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, marked);
+  renameSync(temp, path);
+}
+
+/** STATUS.md is missing or marked out of date. */
+export function statusMdStale(storeDir: string): boolean {
+  const text = readStatusMd(storeDir);
+  return text === null || text.includes(STALE_MARK);
 }

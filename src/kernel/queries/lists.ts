@@ -27,9 +27,11 @@ export interface TodoFilter {
   /** Only todos a claim could take now, in claim order. */
   ready?: boolean;
   limit?: number;
+  /** Skip this many first (paging, with limit). */
+  offset?: number;
 }
 
-export function listTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): Todo[] {
+function todoWhere(at: string, filter: TodoFilter): { sql: string; params: string[] } {
   const where: string[] = [];
   const params: string[] = [];
   if (filter.goalId) {
@@ -44,9 +46,15 @@ export function listTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): To
     where.push(CLAIMABLE_WHERE);
     params.push(at, at);
   }
+  return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
+}
+
+export function listTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): Todo[] {
+  const { sql: where, params } = todoWhere(at, filter);
   const order = filter.ready ? 't.priority, t.num' : 't.num';
-  const limit = filter.limit ? ` LIMIT ${Math.max(1, Math.floor(filter.limit))}` : '';
-  const sql = `SELECT ${TODO_COLUMNS} FROM todos t ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}${limit}`;
+  const limit = filter.limit ? ` LIMIT ${Math.max(1, Math.floor(filter.limit))}` : filter.offset ? ' LIMIT -1' : '';
+  const offset = filter.offset ? ` OFFSET ${Math.max(0, Math.floor(filter.offset))}` : '';
+  const sql = `SELECT ${TODO_COLUMNS} FROM todos t ${where} ORDER BY ${order}${limit}${offset}`;
   return db.prepare(sql).all(...params).map(todoFromRow);
 }
 
@@ -55,10 +63,25 @@ export function todosInClaimOrder(db: SqliteDb, goalId: string, status: TodoStat
   return db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.status = ? ORDER BY t.priority, t.num`).all(goalId, status).map(todoFromRow);
 }
 
-export function listGates(db: SqliteDb, filter: { pending?: boolean; goalId?: string } = {}): Gate[] {
+/** How many todos the filter matches (limit and offset aside): what a page of `listTodos` left out. */
+export function countTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): number {
+  const { sql: where, params } = todoWhere(at, filter);
+  return Number(db.prepare(`SELECT count(*) AS n FROM todos t ${where}`).get(...params)?.n ?? 0);
+}
+
+/** One page of todos and how many matching todos come after it. */
+export function todoPage(db: SqliteDb, at: string, filter: TodoFilter & { limit: number }): { todos: Todo[]; more: number } {
+  const offset = Math.max(0, Math.floor(filter.offset ?? 0));
+  const todos = listTodos(db, at, { ...filter, offset });
+  const more = todos.length < filter.limit ? 0 : Math.max(0, countTodos(db, at, filter) - offset - todos.length);
+  return { todos, more };
+}
+
+export function listGates(db: SqliteDb, filter: { pending?: boolean; goalId?: string; limit?: number } = {}): Gate[] {
+  const limit = filter.limit === undefined ? '' : ` LIMIT ${Math.max(1, Math.floor(filter.limit))}`;
   const rows = filter.pending
-    ? db.prepare(`SELECT * FROM gates WHERE status = 'pending' ${filter.goalId ? 'AND goal_id = ?' : ''} ORDER BY num`)
-    : db.prepare(`SELECT * FROM gates ${filter.goalId ? 'WHERE goal_id = ?' : ''} ORDER BY status <> 'pending', num DESC`);
+    ? db.prepare(`SELECT * FROM gates WHERE status = 'pending' ${filter.goalId ? 'AND goal_id = ?' : ''} ORDER BY num${limit}`)
+    : db.prepare(`SELECT * FROM gates ${filter.goalId ? 'WHERE goal_id = ?' : ''} ORDER BY status <> 'pending', num DESC${limit}`);
   return (filter.goalId ? rows.all(filter.goalId) : rows.all()).map(gateFromRow);
 }
 

@@ -25,10 +25,17 @@ export interface StatusReport {
   lapsedLeases: Todo[];
   /** Monitors still waiting (what will run unattended), soonest check first. */
   monitors: Monitor[];
+  /** With a limit: how many of each list were left out; absent when none was cut. */
+  more?: Partial<Record<'pendingGates' | 'blocked' | 'lapsedLeases' | 'monitors', number>>;
+}
+
+export interface StatusOptions {
+  /** At most this many items in each list (gates, blocked, lapsed leases, monitors); the rest are counted in `more`. */
+  limit?: number;
 }
 
 /** The attention queue: what needs a human, and what each goal does next. Read-only, one snapshot. */
-export function statusReport(db: SqliteDb, nowMs: number): StatusReport {
+export function statusReport(db: SqliteDb, nowMs: number, options: StatusOptions = {}): StatusReport {
   const at = iso(nowMs);
   const counts = new Map<string, Record<Todo['status'], number>>();
   for (const row of db.prepare('SELECT goal_id, status, count(*) AS n FROM todos GROUP BY goal_id, status').all()) {
@@ -51,15 +58,32 @@ export function statusReport(db: SqliteDb, nowMs: number): StatusReport {
     };
   });
   const select = `SELECT ${TODO_COLUMNS} FROM todos t`;
-  return {
+  const limit = options.limit === undefined ? '' : ` LIMIT ${Math.max(1, Math.floor(options.limit))}`;
+  const report: StatusReport = {
     at,
     goals,
-    pendingGates: listGates(db, { pending: true }),
-    blocked: db.prepare(`${select} WHERE t.status = 'blocked' ORDER BY t.priority, t.num`).all().map(todoFromRow),
+    pendingGates: options.limit === undefined ? listGates(db, { pending: true }) : listGates(db, { pending: true, limit: options.limit }),
+    blocked: db.prepare(`${select} WHERE t.status = 'blocked' ORDER BY t.priority, t.num${limit}`).all().map(todoFromRow),
     lapsedLeases: db
-      .prepare(`${select} WHERE ${leaseLapsedSql()} ORDER BY t.lease_expires_at`)
+      .prepare(`${select} WHERE ${leaseLapsedSql()} ORDER BY t.lease_expires_at${limit}`)
       .all(at)
       .map(todoFromRow),
-    monitors: listMonitors(db, { status: 'waiting' }),
+    monitors: listMonitors(db, { status: 'waiting', limit: options.limit }),
   };
+  if (options.limit !== undefined) {
+    const count = (sql: string, ...params: string[]) => Number(db.prepare(sql).get(...params)?.n ?? 0);
+    const totals = {
+      pendingGates: count(`SELECT count(*) AS n FROM gates WHERE status = 'pending'`),
+      blocked: counts.size ? [...counts.values()].reduce((n, c) => n + c.blocked, 0) : 0,
+      lapsedLeases: count(`SELECT count(*) AS n FROM todos t WHERE ${leaseLapsedSql()}`, at),
+      monitors: count(`SELECT count(*) AS n FROM monitors WHERE status = 'waiting'`),
+    };
+    const more: NonNullable<StatusReport['more']> = {};
+    for (const key of Object.keys(totals) as (keyof typeof totals)[]) {
+      const left = totals[key] - report[key].length;
+      if (left > 0) more[key] = left;
+    }
+    if (Object.keys(more).length) report.more = more;
+  }
+  return report;
 }

@@ -1,0 +1,18 @@
+import type { TodoView } from '../kernel/queries/todoView';
+import { type Lean, lean } from '../protocol/lean';
+
+/** `todo show --json` and the MCP tool loopx_todo_show: the todo's own fields (lean) and what surrounds it. */
+export function todoShowData(view: TodoView): Lean<Record<string, unknown>> {
+  return lean({
+    ...lean(view.todo),
+    goal: view.goal,
+    acceptance: lean(view.acceptance),
+    readiness: view.readiness,
+    monitor: view.monitor && lean(view.monitor),
+    evidence: view.evidence.map((e) => lean(e)),
+    moreEvidence: view.moreEvidence || null,
+    gates: view.gates.map((g) => lean(g)),
+    history: view.history,
+    moreHistory: view.moreHistory || null,
+  });
+}
