@@ -1,8 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { sha256Js } from './sha256';
-import { randomToken, sha256 } from './nodeCrypto';
+import { randomToken, sha256, sha256Js } from './nodeCrypto';
 
 const native = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
