@@ -32,7 +32,19 @@ const targets = [
   // The goal-file language server: its own process, started by the extension's language client.
   { ...base, entryPoints: ['src/languageServer/server.ts'], outfile: 'dist/languageServer.js' },
   // The board's front end: browser code that imports only src/protocol; one script and one stylesheet.
-  { ...base, platform: 'browser', format: 'iife', target: 'chrome120', sourcemap: false, external: [], entryPoints: [{ in: 'webview-ui/src/main.ts', out: 'board' }, { in: 'webview-ui/board.css', out: 'board' }], outdir: 'dist/webview' },
+  {
+    ...base,
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome120',
+    sourcemap: false,
+    external: [],
+    entryPoints: [
+      { in: 'webview-ui/src/main.ts', out: 'board' },
+      { in: 'webview-ui/board.css', out: 'board' },
+    ],
+    outdir: 'dist/webview',
+  },
 ];
 /** Codicons for the board come from @vscode/codicons, copied next to the bundle (the webview may load nothing else). */
 function copyCodicons() {
@@ -54,11 +66,23 @@ if (process.argv.includes('--e2e')) {
 if (process.argv.includes('--bench')) {
   targets.push({ ...base, minify: false, entryPoints: ['bench/bench.ts'], outfile: 'dist/bench/bench.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/goalFileBench.ts'], outfile: 'dist/bench/goalFileBench.js' });
-  targets.push({ ...base, minify: false, external: [...base.external, 'playwright-core'], entryPoints: ['bench/boardBench.ts'], outfile: 'dist/bench/boardBench.js' });
+  targets.push({
+    ...base,
+    minify: false,
+    external: [...base.external, 'playwright-core'],
+    entryPoints: ['bench/boardBench.ts'],
+    outfile: 'dist/bench/boardBench.js',
+  });
 }
 
 if (process.argv.includes('--start')) {
-  targets.push({ ...base, minify: false, external: [...base.external, 'playwright-core'], entryPoints: ['scripts/start.ts'], outfile: 'dist/scripts/start.js' });
+  targets.push({
+    ...base,
+    minify: false,
+    external: [...base.external, 'playwright-core'],
+    entryPoints: ['scripts/start.ts'],
+    outfile: 'dist/scripts/start.js',
+  });
 }
 
 if (watch) {

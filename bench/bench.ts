@@ -45,14 +45,19 @@ function seed(root: string, TODOS: number): { seconds: number; events: number } 
   // A benchmark store, not a user's: no fsync per transaction while seeding (the verbs then run with the defaults).
   kernel.db.exec('PRAGMA synchronous = OFF');
   const agents = ['codex', 'claude', 'worker'].map((name) => kernel.as({ name, kind: 'agent' }));
-  const goals = Array.from({ length: 10 }, (_, i) => createGoal(kernel, { title: `Goal ${i}`, turnsPerWindow: 100_000, maxConcurrent: 50 }).id);
+  const goals = Array.from(
+    { length: 10 },
+    (_, i) => createGoal(kernel, { title: `Goal ${i}`, turnsPerWindow: 100_000, maxConcurrent: 50 }).id,
+  );
   const ids: string[] = [];
   // A goal whose gates the benchmark asks (asking a gate on a todo takes it out of the ready queue).
   createGoal(kernel, { title: 'Questions', turnsPerWindow: 100_000 });
   for (let i = 0; i < TODOS; i++) {
     const goalId = goals[i % goals.length] as string;
     const dependsOn = i >= 20 && i % 7 === 0 ? [ids[i - 10] as string] : [];
-    ids.push(addTodo(kernel, { goalId, title: `Todo ${i}: do the thing`, detail: 'acceptance: tests pass', priority: i % 4, dependsOn }).id);
+    ids.push(
+      addTodo(kernel, { goalId, title: `Todo ${i}: do the thing`, detail: 'acceptance: tests pass', priority: i % 4, dependsOn }).id,
+    );
   }
   const count = () => Number(kernel.db.prepare('SELECT max(seq) AS n FROM events').get()?.n); // seq counts from 1, no gaps
   // Ship 80% with a realistic trail; leave the rest open, claimed, blocked or gated.
@@ -126,7 +131,9 @@ async function wakeLatency(trials: number): Promise<{ latencies: number[]; turnA
         const tick = spawnSync(process.execPath, [LOOPX, 'monitor', 'tick', '--json'], { cwd: root, env, encoding: 'utf8' });
         const data = JSON.parse(tick.stdout).data as { fired: string[]; nextCheckAt: string | null };
         if (data.fired.includes(monitorId)) {
-          const at = kernel.read((db) => db.prepare(`SELECT at FROM events WHERE kind = 'monitor.fired' AND data LIKE ?`).get(`%"id":"${monitorId}"%`)?.at);
+          const at = kernel.read(
+            (db) => db.prepare(`SELECT at FROM events WHERE kind = 'monitor.fired' AND data LIKE ?`).get(`%"id":"${monitorId}"%`)?.at,
+          );
           fired = Date.parse(String(at));
           break;
         }
@@ -231,7 +238,13 @@ function measureVerbs(root: string, env: NodeJS.ProcessEnv): { verbs: VerbFigure
   round(); // warms the page cache and each command's V8 code cache
   pairs.clear();
   for (let i = 0; i < RUNS; i++) round();
-  const verbs = [...pairs].map(([verb, e]) => ({ verb, ratio: median(e.ratios), ms: median(e.ms), baselineMs: median(e.base), bytes: e.bytes }));
+  const verbs = [...pairs].map(([verb, e]) => ({
+    verb,
+    ratio: median(e.ratios),
+    ms: median(e.ms),
+    baselineMs: median(e.base),
+    bytes: e.bytes,
+  }));
   const textBytes = {
     'todo list': Buffer.byteLength(runProcess([L, 'todo', 'list'], root, env).stdout),
     status: Buffer.byteLength(runProcess([L, 'status'], root, env).stdout),
@@ -298,10 +311,14 @@ async function main(): Promise<void> {
     const wake = await wakeLatency(Number(process.env.BENCH_WAKE_TRIALS ?? 3));
 
     const runtime = `Node ${process.versions.node}, ${driver}`;
-    console.log(`\nloopx bench on ${runtime}: every verb a separate process, each run right after a bare \`node -e 0\`; median of ${RUNS} rounds of the ratio; load average ${load.map((l) => l.toFixed(1)).join(' → ')} (1 min, ${cpus()} cores)\n`);
+    console.log(
+      `\nloopx bench on ${runtime}: every verb a separate process, each run right after a bare \`node -e 0\`; median of ${RUNS} rounds of the ratio; load average ${load.map((l) => l.toFixed(1)).join(' → ')} (1 min, ${cpus()} cores)\n`,
+    );
     console.log(`| verb | ${sizes.map((s) => `${s.todos} todos, ${s.events} events`).join(' | ')} |`);
     console.log(`| --- | ${sizes.map(() => '---').join(' | ')} |`);
-    console.log(`| \`node -e 0\` (same run) | ${sizes.map((s) => `${median(s.verbs.map((v) => v.baselineMs)).toFixed(1)} ms`).join(' | ')} |`);
+    console.log(
+      `| \`node -e 0\` (same run) | ${sizes.map((s) => `${median(s.verbs.map((v) => v.baselineMs)).toFixed(1)} ms`).join(' | ')} |`,
+    );
     for (const verb of sizes[0]?.verbs.map((v) => v.verb) ?? []) {
       const cells = sizes.map((s) => {
         const f = s.verbs.find((v) => v.verb === verb);
@@ -309,17 +326,29 @@ async function main(): Promise<void> {
       });
       console.log(`| \`loopx ${verb}\` | ${cells.join(' | ')} |`);
     }
-    for (const s of sizes) console.log(`\n${s.todos} todos: human text ${Object.entries(s.textBytes).map(([k, b]) => `\`${k}\` ${b} B`).join(', ')}${s.seedSeconds ? `; seeded in ${s.seedSeconds.toFixed(1)} s` : ''}`);
+    for (const s of sizes)
+      console.log(
+        `\n${s.todos} todos: human text ${Object.entries(s.textBytes)
+          .map(([k, b]) => `\`${k}\` ${b} B`)
+          .join(', ')}${s.seedSeconds ? `; seeded in ${s.seedSeconds.toFixed(1)} s` : ''}`,
+      );
     console.log('\n| measure | figure |\n| --- | --- |');
-    console.log(`| in-process claim then ship (${N} todos, one transaction each) | ${(2 * pairsPerSecond).toFixed(0)} transactions/s (${pairsPerSecond.toFixed(0)} todos/s) |`);
+    console.log(
+      `| in-process claim then ship (${N} todos, one transaction each) | ${(2 * pairsPerSecond).toFixed(0)} transactions/s (${pairsPerSecond.toFixed(0)} todos/s) |`,
+    );
     console.log(`| in-process status report | ${statusMs.toFixed(1)} ms |`);
     console.log(`| verify ${verify.events} events in-process | ${verifyMs.toFixed(0)} ms |`);
     console.log(`| \`loopx log verify --json\` (whole process) | ${verifyCliMs.toFixed(0)} ms |`);
     const sorted = [...wake.latencies].sort((a, b) => a - b);
-    console.log(`| wake latency: condition true → monitor fired (check every 10 s, ${sorted.length} trials) | median ${median(sorted).toFixed(1)} s, max ${(sorted[sorted.length - 1] ?? 0).toFixed(1)} s (bound: 11 s) |`);
+    console.log(
+      `| wake latency: condition true → monitor fired (check every 10 s, ${sorted.length} trials) | median ${median(sorted).toFixed(1)} s, max ${(sorted[sorted.length - 1] ?? 0).toFixed(1)} s (bound: 11 s) |`,
+    );
     console.log(`| turns started while a todo waited on its monitor | ${wake.turnsStarted} of ${wake.turnAttempts} attempts |`);
     const results = { runtime, node: process.versions.node, driver, runs: RUNS, load, sizes, pairsPerSecond, verifyMs, verifyCliMs, wake };
-    writeFileSync(join(REPO, 'dist', 'bench', `results-node${process.versions.node.split('.')[0]}.json`), `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(
+      join(REPO, 'dist', 'bench', `results-node${process.versions.node.split('.')[0]}.json`),
+      `${JSON.stringify(results, null, 2)}\n`,
+    );
     if (!verify.ok) throw new Error('chain broken in bench store');
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -24,7 +24,7 @@ function snapshot(): BoardSnapshot {
       title: `Todo number ${i + 1}: make the importer handle case ${i}`,
       priority: i % 4,
       status,
-      owner: status === 'claimed' ? ['codex', 'claude'][i % 2] as string : null,
+      owner: status === 'claimed' ? (['codex', 'claude'][i % 2] as string) : null,
       leaseExpiresAt: status === 'claimed' ? new Date(now + 600_000).toISOString() : null,
       dependsOn: i % 7 === 0 && i > 10 ? [`T${i - 5}`] : [],
       unmetDeps: i % 14 === 0 && i > 10 ? [`T${i - 5}`] : [],
@@ -33,9 +33,19 @@ function snapshot(): BoardSnapshot {
       goalActive: true,
       revision: 1,
       // Some open cards wait on a monitor, as a board with CI watches does.
-      monitor: status === 'open' && i % 30 === 0
-        ? { id: `M${i + 1}`, kind: 'check', check: 'gh run view 42 --exit-status', until: 'exit0', everySeconds: 300, nextCheckAt: new Date(now + 120_000).toISOString(), expiresAt: null, lastRun: { n: 3, at: new Date(now - 180_000).toISOString(), exitCode: 1, durationMs: 900, error: null } }
-        : null,
+      monitor:
+        status === 'open' && i % 30 === 0
+          ? {
+              id: `M${i + 1}`,
+              kind: 'check',
+              check: 'gh run view 42 --exit-status',
+              until: 'exit0',
+              everySeconds: 300,
+              nextCheckAt: new Date(now + 120_000).toISOString(),
+              expiresAt: null,
+              lastRun: { n: 3, at: new Date(now - 180_000).toISOString(), exitCode: 1, durationMs: 900, error: null },
+            }
+          : null,
       recurrence: null,
       waitsUntil: null,
     };
@@ -43,9 +53,30 @@ function snapshot(): BoardSnapshot {
   return {
     me: 'ada',
     now: new Date(now).toISOString(),
-    goals: [1, 2, 3, 4, 5].map((n) => ({ id: `G${n}`, title: `Goal ${n}`, status: 'active', spent: n, turnsPerWindow: 20, windowHours: 24, run: true, reason: 'ok', nextWakeAt: null, background: '' })),
+    goals: [1, 2, 3, 4, 5].map((n) => ({
+      id: `G${n}`,
+      title: `Goal ${n}`,
+      status: 'active',
+      spent: n,
+      turnsPerWindow: 20,
+      windowHours: 24,
+      run: true,
+      reason: 'ok',
+      nextWakeAt: null,
+      background: '',
+    })),
     cards,
-    attention: cards.filter((c) => c.gates.length).map((c) => ({ kind: 'gate', gateId: c.gates[0] as string, goalId: c.goalId, todoId: c.id, question: `May I change ${c.id}?`, askedBy: 'codex', askedAt: new Date(now).toISOString() })),
+    attention: cards
+      .filter((c) => c.gates.length)
+      .map((c) => ({
+        kind: 'gate',
+        gateId: c.gates[0] as string,
+        goalId: c.goalId,
+        todoId: c.id,
+        question: `May I change ${c.id}?`,
+        askedBy: 'codex',
+        askedAt: new Date(now).toISOString(),
+      })),
     agents: ['claude', 'codex'],
   };
 }
@@ -55,10 +86,16 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] a
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'loopx-board-bench-'));
   for (const f of ['board.js', 'board.css', 'codicon.css', 'codicon.ttf']) copyFileSync(join(REPO, 'dist', 'webview', f), join(dir, f));
-  writeFileSync(join(dir, 'index.html'), `<!DOCTYPE html><html><head><link rel="stylesheet" href="codicon.css"><link rel="stylesheet" href="board.css"></head>
+  writeFileSync(
+    join(dir, 'index.html'),
+    `<!DOCTYPE html><html><head><link rel="stylesheet" href="codicon.css"><link rel="stylesheet" href="board.css"></head>
 <body class="vscode-dark"><div id="app"></div><script>window.acquireVsCodeApi = () => ({ postMessage() {}, getState() {}, setState() {} });</script>
-<script src="board.js"></script></body></html>`);
-  const browser = await chromium.launch({ executablePath: process.env.LOOPX_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+<script src="board.js"></script></body></html>`,
+  );
+  const browser = await chromium.launch({
+    executablePath: process.env.LOOPX_CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
   const first: number[] = [];
   const painted: number[] = [];
   const change: number[] = [];
@@ -77,13 +114,29 @@ async function main(): Promise<void> {
       }, snap);
       first.push(result.render);
       painted.push(result.paint);
-      const moved = { ...(snap.cards[3] as Card), status: 'shipped' as const, owner: null, leaseExpiresAt: null, evidenceCount: 1, revision: 2 };
-      const patch: BoardPatch = { now: snap.now, upserts: [moved], removed: [], goals: snap.goals, attention: snap.attention, agents: snap.agents };
-      change.push(await page.evaluate(async (p) => {
-        window.postMessage({ type: 'patch', patch: p }, '*');
-        await new Promise((r) => setTimeout(r, 0));
-        return (performance.getEntriesByName('loopx-patch')[0] as PerformanceMeasure).duration;
-      }, patch));
+      const moved = {
+        ...(snap.cards[3] as Card),
+        status: 'shipped' as const,
+        owner: null,
+        leaseExpiresAt: null,
+        evidenceCount: 1,
+        revision: 2,
+      };
+      const patch: BoardPatch = {
+        now: snap.now,
+        upserts: [moved],
+        removed: [],
+        goals: snap.goals,
+        attention: snap.attention,
+        agents: snap.agents,
+      };
+      change.push(
+        await page.evaluate(async (p) => {
+          window.postMessage({ type: 'patch', patch: p }, '*');
+          await new Promise((r) => setTimeout(r, 0));
+          return (performance.getEntriesByName('loopx-patch')[0] as PerformanceMeasure).duration;
+        }, patch),
+      );
       await page.close();
     }
   } finally {

@@ -19,9 +19,23 @@ const RUNS = 30;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 
 function goalFile(todos: number, priorityOfFirst = 1): string {
-  const lines = ['---', 'title: Bench goal', 'objective: Every fixture imports', 'scope: [src/**]', 'quota:', '  turns: 50', '  window: 24h', 'todos:'];
+  const lines = [
+    '---',
+    'title: Bench goal',
+    'objective: Every fixture imports',
+    'scope: [src/**]',
+    'quota:',
+    '  turns: 50',
+    '  window: 24h',
+    'todos:',
+  ];
   for (let i = 0; i < todos; i++) {
-    lines.push(`  - key: step-${i}`, `    title: Step ${i} of the importer`, `    detail: What done means for step ${i}, with a fixture.`, `    priority: ${i === 0 ? priorityOfFirst : i % 4}`);
+    lines.push(
+      `  - key: step-${i}`,
+      `    title: Step ${i} of the importer`,
+      `    detail: What done means for step ${i}, with a fixture.`,
+      `    priority: ${i === 0 ? priorityOfFirst : i % 4}`,
+    );
     if (i > 0) lines.push(`    after: [step-${i - 1}${i > 5 ? `, step-${i - 5}` : ''}]`);
   }
   return `${lines.join('\n')}\n---\n\nBackground.\n`;
@@ -80,9 +94,15 @@ async function main(): Promise<void> {
     console.log(`| measure (${TODOS}-todo goal file, ${kb} KB) | median | p90 |`);
     console.log('|---|---|---|');
     const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)] as number;
-    console.log(`| diagnostics after an edit, in the server: didChange to publishDiagnostics (parse, validate, plan, drift) | ${median(inServer).toFixed(1)} ms | ${p90(inServer).toFixed(1)} ms |`);
-    console.log(`| the same work cold (fresh parser and store snapshot, as every edit was before) | ${median(cold).toFixed(1)} ms | ${p90(cold).toFixed(1)} ms |`);
-    console.log(`| diagnostics after an edit, client round trip over stdio | ${median(trips).toFixed(1)} ms | ${p90(trips).toFixed(1)} ms |`);
+    console.log(
+      `| diagnostics after an edit, in the server: didChange to publishDiagnostics (parse, validate, plan, drift) | ${median(inServer).toFixed(1)} ms | ${p90(inServer).toFixed(1)} ms |`,
+    );
+    console.log(
+      `| the same work cold (fresh parser and store snapshot, as every edit was before) | ${median(cold).toFixed(1)} ms | ${p90(cold).toFixed(1)} ms |`,
+    );
+    console.log(
+      `| diagnostics after an edit, client round trip over stdio | ${median(trips).toFixed(1)} ms | ${p90(trips).toFixed(1)} ms |`,
+    );
     console.log(`| server start-up to its initialize answer | ${startMs.toFixed(0)} ms | |`);
     console.log(`| server memory (RSS) with the file open | ${rss.toFixed(0)} MB | |`);
     console.log(`| first apply of the file (${TODOS} todos, one transaction) | ${applyMs.toFixed(0)} ms | |`);

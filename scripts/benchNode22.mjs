@@ -4,26 +4,51 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { ensureNode22 } from './node22.mjs';
 
-const result = spawnSync(ensureNode22(), ['dist/bench/bench.js'], { stdio: 'inherit', env: { ...process.env, LOOPX_SQLITE_DRIVER: 'node' } });
+const result = spawnSync(ensureNode22(), ['dist/bench/bench.js'], {
+  stdio: 'inherit',
+  env: { ...process.env, LOOPX_SQLITE_DRIVER: 'node' },
+});
 if (result.status !== 0) process.exit(result.status ?? 1);
 
-const passes = ['20', '22'].map((major) => `dist/bench/results-node${major}.json`).filter((f) => existsSync(f)).map((f) => JSON.parse(readFileSync(f, 'utf8')));
+const passes = ['20', '22']
+  .map((major) => `dist/bench/results-node${major}.json`)
+  .filter((f) => existsSync(f))
+  .map((f) => JSON.parse(readFileSync(f, 'utf8')));
 if (passes.length === 2) {
   const columns = passes.flatMap((p) => p.sizes.map((s) => ({ pass: p, size: s })));
   const fmt = (n) => n.toLocaleString('en-US');
-  console.log('\nEvery agent verb as a ratio to bare `node -e 0` on the same runtime, measured in the same run (median of the per-round ratios):\n');
-  console.log(`| verb | ${columns.map((c) => `Node ${c.pass.node.split('.')[0]} (${c.pass.driver}), ${fmt(c.size.todos)} todos`).join(' | ')} |`);
+  console.log(
+    '\nEvery agent verb as a ratio to bare `node -e 0` on the same runtime, measured in the same run (median of the per-round ratios):\n',
+  );
+  console.log(
+    `| verb | ${columns.map((c) => `Node ${c.pass.node.split('.')[0]} (${c.pass.driver}), ${fmt(c.size.todos)} todos`).join(' | ')} |`,
+  );
   console.log(`| --- | ${columns.map(() => '---').join(' | ')} |`);
   const bare = (c) => c.size.verbs.map((v) => v.baselineMs).sort((a, b) => a - b)[c.size.verbs.length >> 1];
   console.log(`| \`node -e 0\` | ${columns.map((c) => `${bare(c).toFixed(1)} ms`).join(' | ')} |`);
   for (const verb of columns[0].size.verbs.map((v) => v.verb)) {
-    console.log(`| \`${verb}\` | ${columns.map((c) => { const f = c.size.verbs.find((v) => v.verb === verb); return f ? `${f.ratio.toFixed(2)}x` : ''; }).join(' | ')} |`);
+    console.log(
+      `| \`${verb}\` | ${columns
+        .map((c) => {
+          const f = c.size.verbs.find((v) => v.verb === verb);
+          return f ? `${f.ratio.toFixed(2)}x` : '';
+        })
+        .join(' | ')} |`,
+    );
   }
-  console.log(`\nLoad average (1 min) during the passes: ${passes.map((p) => `Node ${p.node.split('.')[0]} ${p.load.map((l) => l.toFixed(1)).join(' → ')}`).join('; ')}.`);
+  console.log(
+    `\nLoad average (1 min) during the passes: ${passes.map((p) => `Node ${p.node.split('.')[0]} ${p.load.map((l) => l.toFixed(1)).join(' → ')}`).join('; ')}.`,
+  );
   const sizes = passes[0].sizes;
   console.log('\nOutput sizes with --json (bytes; the same on both runtimes):\n');
   console.log(`| verb | ${sizes.map((s) => `${fmt(s.todos)} todos`).join(' | ')} |`);
   console.log(`| --- | ${sizes.map(() => '---').join(' | ')} |`);
-  for (const verb of sizes[0].verbs.map((v) => v.verb)) console.log(`| \`${verb}\` | ${sizes.map((s) => fmt(s.verbs.find((v) => v.verb === verb)?.bytes ?? 0)).join(' | ')} |`);
-  for (const s of sizes) console.log(`\nHuman text at ${fmt(s.todos)} todos: ${Object.entries(s.textBytes).map(([k, b]) => `\`${k}\` ${fmt(b)} B`).join(', ')}.`);
+  for (const verb of sizes[0].verbs.map((v) => v.verb))
+    console.log(`| \`${verb}\` | ${sizes.map((s) => fmt(s.verbs.find((v) => v.verb === verb)?.bytes ?? 0)).join(' | ')} |`);
+  for (const s of sizes)
+    console.log(
+      `\nHuman text at ${fmt(s.todos)} todos: ${Object.entries(s.textBytes)
+        .map(([k, b]) => `\`${k}\` ${fmt(b)} B`)
+        .join(', ')}.`,
+    );
 }

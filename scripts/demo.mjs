@@ -17,7 +17,9 @@ function run(args, agent) {
   const shown = `${agent ? `LOOPX_AGENT=${agent} ` : ''}loopx ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}`;
   console.log(`\n\u001b[1m$ ${shown}\u001b[0m`);
   try {
-    process.stdout.write(execFileSync(process.execPath, [loopx, ...args], { cwd: ws, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+    process.stdout.write(
+      execFileSync(process.execPath, [loopx, ...args], { cwd: ws, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
   } catch (error) {
     process.stdout.write(`${error.stderr ?? ''}(exit ${error.status})\n`);
   }
@@ -30,14 +32,32 @@ function runInTerminal(args, typed) {
   const quote = (a) => `'${a.replace(/'/g, `'\\''`)}'`;
   console.log(`\n\u001b[1m$ loopx ${args.join(' ')}   # typed: ${typed}\u001b[0m`);
   try {
-    process.stdout.write(execFileSync('script', ['-qec', [process.execPath, loopx, ...args].map(quote).join(' '), '/dev/null'], { cwd: ws, env, input: `${typed}\n`, encoding: 'utf8' }));
+    process.stdout.write(
+      execFileSync('script', ['-qec', [process.execPath, loopx, ...args].map(quote).join(' '), '/dev/null'], {
+        cwd: ws,
+        env,
+        input: `${typed}\n`,
+        encoding: 'utf8',
+      }),
+    );
   } catch (error) {
     process.stdout.write(`${error.stdout ?? ''}${error.stderr ?? ''}(exit ${error.status})\n`);
   }
 }
 
 run(['init']);
-run(['goal', 'create', '--title', 'Ship the CSV importer', '--objective', 'Import any RFC 4180 file', '--scope', 'src/import/**', '--turns', '6']);
+run([
+  'goal',
+  'create',
+  '--title',
+  'Ship the CSV importer',
+  '--objective',
+  'Import any RFC 4180 file',
+  '--scope',
+  'src/import/**',
+  '--turns',
+  '6',
+]);
 runInTerminal(['goal', 'resume', 'G1'], 'G1'); // a goal created without a terminal starts paused
 run(['todo', 'add', '--goal', 'G1', '--title', 'Parse quoted fields', '--detail', 'fixtures/quoted.csv round-trips', '--priority', '1']);
 run(['todo', 'add', '--goal', 'G1', '--title', 'Stream large files', '--depends-on', 'T1']);

@@ -22,10 +22,12 @@ export function dependencyDrift(dir = root) {
     if (!path || entry.optional) continue;
     const have = installed.packages?.[path];
     if (!have) return `${path.replace(/^.*node_modules\//, '')} is not installed`;
-    if (have.version !== entry.version) return `${path.replace(/^.*node_modules\//, '')} is ${have.version}, the lock file says ${entry.version}`;
+    if (have.version !== entry.version)
+      return `${path.replace(/^.*node_modules\//, '')} is ${have.version}, the lock file says ${entry.version}`;
   }
   // An install killed while better-sqlite3 built from source leaves the package without its binary.
-  if (!existsSync(join(dir, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'))) return 'better-sqlite3 was never built';
+  if (!existsSync(join(dir, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node')))
+    return 'better-sqlite3 was never built';
   return undefined;
 }
 
@@ -40,11 +42,15 @@ function readJson(file) {
 function ensureNpmDependencies() {
   const drift = dependencyDrift();
   if (!drift) return;
-  console.log(`loopx: installing the locked npm dependencies (${drift}); better-sqlite3 builds from source, about 3 minutes the first time…`);
+  console.log(
+    `loopx: installing the locked npm dependencies (${drift}); better-sqlite3 builds from source, about 3 minutes the first time…`,
+  );
   const started = Date.now();
   const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
-    console.error('loopx: `npm ci` failed (see above); nothing else was changed. Check the network to the npm registry and the disk space, then run the command again.');
+    console.error(
+      'loopx: `npm ci` failed (see above); nothing else was changed. Check the network to the npm registry and the disk space, then run the command again.',
+    );
     process.exit(result.status ?? 1);
   }
   console.log(`loopx: dependencies installed in ${Math.round((Date.now() - started) / 1000)} s.`);
@@ -58,7 +64,8 @@ function onPath(command) {
 export function missingPackages(forPurpose = purpose) {
   const missing = [];
   if (!onPath('rg')) missing.push({ pkg: 'ripgrep', why: "code-server's search (its own download cannot work offline)" });
-  if (!existsSync('/usr/include/krb5.h') && !existsSync('/usr/include/krb5/krb5.h')) missing.push({ pkg: 'libkrb5-dev', why: 'a code-server native module builds against its headers' });
+  if (!existsSync('/usr/include/krb5.h') && !existsSync('/usr/include/krb5/krb5.h'))
+    missing.push({ pkg: 'libkrb5-dev', why: 'a code-server native module builds against its headers' });
   const chromium = process.env.LOOPX_CHROMIUM ?? '/usr/bin/chromium';
   if (forPurpose === 'test' && !existsSync(chromium)) missing.push({ pkg: 'chromium', why: 'the end-to-end tests drive VS Code in it' });
   return missing;
@@ -71,7 +78,9 @@ function ensureSystemPackages() {
   const list = missing.map((m) => `  ${m.pkg}: ${m.why}`).join('\n');
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!root || !onPath('apt-get') || process.env.LOOPX_NO_APT) {
-    console.error(`loopx: npm ${purpose} needs Debian packages that are not installed:\n${list}\nInstall them with:\n  sudo apt-get install -y ${names}\nthen run npm ${purpose} again.`);
+    console.error(
+      `loopx: npm ${purpose} needs Debian packages that are not installed:\n${list}\nInstall them with:\n  sudo apt-get install -y ${names}\nthen run npm ${purpose} again.`,
+    );
     process.exit(1);
   }
   console.log(`loopx: installing Debian packages npm ${purpose} needs (running as root):\n${list}`);

@@ -32,11 +32,15 @@ describe('npm start / npm test install the locked dependencies only when they ar
   });
 
   it('a package at another version than the lock file says, or missing, is drift', () => {
-    expect(dependencyDrift(checkout(lock, { 'node_modules/esbuild': { version: '0.27.0' } }))).toBe('esbuild is 0.27.0, the lock file says 0.28.2');
+    expect(dependencyDrift(checkout(lock, { 'node_modules/esbuild': { version: '0.27.0' } }))).toBe(
+      'esbuild is 0.27.0, the lock file says 0.28.2',
+    );
     expect(dependencyDrift(checkout(lock, {}))).toBe('esbuild is not installed');
   });
 
   it('an install killed while better-sqlite3 built is drift', () => {
-    expect(dependencyDrift(checkout(lock, { 'node_modules/esbuild': { version: '0.28.2' } }, false))).toBe('better-sqlite3 was never built');
+    expect(dependencyDrift(checkout(lock, { 'node_modules/esbuild': { version: '0.28.2' } }, false))).toBe(
+      'better-sqlite3 was never built',
+    );
   });
 });

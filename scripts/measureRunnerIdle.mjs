@@ -21,7 +21,11 @@ cli('monitor', 'add', '--todo', 'T1', '--check', 'test -f deployed', '--every', 
 const tick = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 // utime, stime, cutime, cstime: the runner's own time and that of the children it waited for (the checks).
 const cpu = (pid) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(11, 15).map(Number);
-const runner = spawn(process.execPath, [loopx, 'run', '--host', 'custom', '--command', 'true', '--json'], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+const runner = spawn(process.execPath, [loopx, 'run', '--host', 'custom', '--command', 'true', '--json'], {
+  cwd: root,
+  env,
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 let out = '';
 runner.stdout.on('data', (d) => (out += d));
 await new Promise((r) => setTimeout(r, 3000)); // start-up (loading Node and the bundle) is not idle time
@@ -36,6 +40,8 @@ const d = after.map((v, i) => (v - before[i]) / tick);
 const own = d[0] + d[1];
 const checks = d[2] + d[3];
 const turns = out.split('\n').filter((l) => l.includes('"turn_started"')).length;
-console.log(`runner waiting ${elapsed.toFixed(1)} s on a monitor checked every 10 s: runner ${own.toFixed(2)} s CPU (${((own / elapsed) * 100).toFixed(2)}% of a core), ` +
-  `checks it ran ${checks.toFixed(2)} s (${((checks / elapsed) * 100).toFixed(2)}%), together ${(((own + checks) / elapsed) * 100).toFixed(2)}%; turns started: ${turns}`);
+console.log(
+  `runner waiting ${elapsed.toFixed(1)} s on a monitor checked every 10 s: runner ${own.toFixed(2)} s CPU (${((own / elapsed) * 100).toFixed(2)}% of a core), ` +
+    `checks it ran ${checks.toFixed(2)} s (${((checks / elapsed) * 100).toFixed(2)}%), together ${(((own + checks) / elapsed) * 100).toFixed(2)}%; turns started: ${turns}`,
+);
 rmSync(root, { recursive: true, force: true });

@@ -24,9 +24,15 @@ function seedDemo(): void {
   rmSync(WORKSPACE, { recursive: true, force: true });
   mkdirSync(join(WORKSPACE, 'src', 'import'), { recursive: true });
   mkdirSync(join(WORKSPACE, 'test-results'), { recursive: true });
-  writeFileSync(join(WORKSPACE, 'src', 'import', 'csv.ts'), 'export function parse(text: string): string[][] {\n  return text.split("\\n").map((l) => l.split(","));\n}\n');
+  writeFileSync(
+    join(WORKSPACE, 'src', 'import', 'csv.ts'),
+    'export function parse(text: string): string[][] {\n  return text.split("\\n").map((l) => l.split(","));\n}\n',
+  );
   writeFileSync(join(WORKSPACE, 'test-results', 'quoted.txt'), 'quoted fields: 12 passed, 0 failed\n');
-  writeFileSync(join(WORKSPACE, 'README.md'), '# CSV importer (loopx demo)\n\nThe LoopX view in the activity bar and the board show the work; agents use `loopx` in a terminal.\nLoopX: Get Started in the command palette walks through the rest.\n');
+  writeFileSync(
+    join(WORKSPACE, 'README.md'),
+    '# CSV importer (loopx demo)\n\nThe LoopX view in the activity bar and the board show the work; agents use `loopx` in a terminal.\nLoopX: Get Started in the command palette walks through the rest.\n',
+  );
   // The demo opens on the board, beside the LoopX view the extension shows on a workspace's first open.
   mkdirSync(join(WORKSPACE, '.vscode'), { recursive: true });
   writeFileSync(join(WORKSPACE, '.vscode', 'settings.json'), `${JSON.stringify({ 'loopx.openBoardOnStartup': true }, null, 2)}\n`);
@@ -34,9 +40,25 @@ function seedDemo(): void {
   const { kernel } = Kernel.init(WORKSPACE, { actor: human });
   const codex = kernel.as({ name: 'codex', kind: 'agent' });
   const claude = kernel.as({ name: 'claude', kind: 'agent' });
-  const goal = createGoal(kernel, { title: 'Ship the CSV importer', objective: 'Any RFC 4180 file imports; docs updated', scope: ['src/import/**', 'docs/**'], turnsPerWindow: 12 });
-  const t1 = addTodo(kernel, { goalId: goal.id, title: 'Parse quoted fields', detail: 'test-results/quoted.txt shows 0 failures', priority: 0 });
-  const t2 = addTodo(kernel, { goalId: goal.id, title: 'Stream large files', detail: 'a 2 GB file imports in constant memory', priority: 1, dependsOn: [t1.id] });
+  const goal = createGoal(kernel, {
+    title: 'Ship the CSV importer',
+    objective: 'Any RFC 4180 file imports; docs updated',
+    scope: ['src/import/**', 'docs/**'],
+    turnsPerWindow: 12,
+  });
+  const t1 = addTodo(kernel, {
+    goalId: goal.id,
+    title: 'Parse quoted fields',
+    detail: 'test-results/quoted.txt shows 0 failures',
+    priority: 0,
+  });
+  const t2 = addTodo(kernel, {
+    goalId: goal.id,
+    title: 'Stream large files',
+    detail: 'a 2 GB file imports in constant memory',
+    priority: 1,
+    dependsOn: [t1.id],
+  });
   const t3 = addTodo(kernel, { goalId: goal.id, title: 'Detect the delimiter', priority: 1 });
   const t4 = addTodo(kernel, { goalId: goal.id, title: 'Drop the legacy importer', priority: 2 });
   const t5 = addTodo(kernel, { goalId: goal.id, title: 'Import from S3', detail: 'needs read-only credentials', priority: 2 });
@@ -65,16 +87,29 @@ async function main(): Promise<void> {
   rmSync(join(DEMO, 'ud'), { recursive: true, force: true });
   const exts = join(DEMO, 'exts');
   rmSync(exts, { recursive: true, force: true });
-  execFileSync(CODE_SERVER, ['--extensions-dir', exts, '--user-data-dir', join(DEMO, 'ud'), '--install-extension', join(REPO, 'dist', 'loopx.vsix')], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, ...profileEnv(REPO, PROFILE), XDG_DATA_HOME: join(HOME, 'xdg', 'data'), XDG_CONFIG_HOME: join(HOME, 'xdg', 'config') },
-  });
+  execFileSync(
+    CODE_SERVER,
+    ['--extensions-dir', exts, '--user-data-dir', join(DEMO, 'ud'), '--install-extension', join(REPO, 'dist', 'loopx.vsix')],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: {
+        ...process.env,
+        ...profileEnv(REPO, PROFILE),
+        XDG_DATA_HOME: join(HOME, 'xdg', 'data'),
+        XDG_CONFIG_HOME: join(HOME, 'xdg', 'config'),
+      },
+    },
+  );
   const port = Number(process.env.PORT ?? 0) || undefined;
   const server = await startCodeServer({ runDir: DEMO, port, env: { LOOPX_HUMAN: 'you' }, extensionsDir: exts });
   const url = server.url(WORKSPACE);
-  console.log(`\nLoopX is running in VS Code ${PROFILE.name.slice(7)} (code-server ${PROFILE.codeServerVersion}), on this machine only:\n\n  ${url}\n`);
+  console.log(
+    `\nLoopX is running in VS Code ${PROFILE.name.slice(7)} (code-server ${PROFILE.codeServerVersion}), on this machine only:\n\n  ${url}\n`,
+  );
   console.log(`Demo workspace: ${WORKSPACE}`);
-  console.log(`Act as an agent from another terminal:\n  cd ${WORKSPACE} && LOOPX_AGENT=codex ${join(REPO, 'bin', 'loopx')} todo claim --next\n`);
+  console.log(
+    `Act as an agent from another terminal:\n  cd ${WORKSPACE} && LOOPX_AGENT=codex ${join(REPO, 'bin', 'loopx')} todo claim --next\n`,
+  );
   console.log('Press Ctrl-C to stop.');
   let stopping = false;
   const stop = async () => {

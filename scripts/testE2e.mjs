@@ -17,7 +17,10 @@ execFileSync(process.execPath, ['esbuild.mjs', '--e2e'], { stdio: 'inherit' });
 let failed = 0;
 for (const profile of profiles) {
   const started = Date.now();
-  const result = spawnSync(process.execPath, ['dist/test/e2e/main.js', ...suites], { stdio: 'inherit', env: { ...process.env, LOOPX_E2E_PROFILE: profile } });
+  const result = spawnSync(process.execPath, ['dist/test/e2e/main.js', ...suites], {
+    stdio: 'inherit',
+    env: { ...process.env, LOOPX_E2E_PROFILE: profile },
+  });
   console.log(`e2e ${profile}: exit ${result.status} in ${Math.round((Date.now() - started) / 1000)} s`);
   if (result.status !== 0) failed++;
 }

@@ -12,7 +12,14 @@ import { fileURLToPath } from 'node:url';
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LIMIT_MS = 15 * 60_000;
 /** What a clean first run must never print: install warnings people read as trouble, and stack traces. */
-const ALARMING = [/EBADENGINE/, /allowScripts/, /Unknown (env|cli) config/, /ERR_MODULE_NOT_FOUND/, /npm (warn|ERR!)/i, /\n\s+at .+:\d+:\d+\)?\n/];
+const ALARMING = [
+  /EBADENGINE/,
+  /allowScripts/,
+  /Unknown (env|cli) config/,
+  /ERR_MODULE_NOT_FOUND/,
+  /npm (warn|ERR!)/i,
+  /\n\s+at .+:\d+:\d+\)?\n/,
+];
 
 const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: repo, encoding: 'utf8' }).trim();
 if (dirty) console.log('fresh clone: note: the working tree has uncommitted changes; the clone tests the last commit');

@@ -48,8 +48,16 @@ const RIGHT: [layer: string, file: string, code: string][] = [
   ['webview → shared', 'webview-ui/src/main.ts', "import { revealHidden } from '../../src/shared/hiddenChars';"],
   ['protocol → protocol', 'src/protocol/errors.ts', "import { clean } from './display';"],
   ['protocol → zod', 'src/protocol/boardSchemas.ts', "import * as z from 'zod';"],
-  ['cli → kernel and protocol', 'src/cli/args.ts', "import { EXIT } from '../kernel/errors';\nimport { errorBody } from '../protocol/errors';"],
-  ['extension → everything inside', 'src/extension/app.ts', "import { Kernel } from '../kernel/kernel';\nimport { errorBody } from '../protocol/errors';"],
+  [
+    'cli → kernel and protocol',
+    'src/cli/args.ts',
+    "import { EXIT } from '../kernel/errors';\nimport { errorBody } from '../protocol/errors';",
+  ],
+  [
+    'extension → everything inside',
+    'src/extension/app.ts',
+    "import { Kernel } from '../kernel/kernel';\nimport { errorBody } from '../protocol/errors';",
+  ],
   ['webview → protocol', 'webview-ui/src/main.ts', "import type { ToWebview } from '../../src/protocol/boardProtocol';"],
   ['a kernel test may pin the kernel against the protocol', 'src/kernel/busy.test.ts', "import { errorBody } from '../protocol/errors';"],
 ];

@@ -38,8 +38,12 @@ describe('numeric flags have their range in their spec', () => {
     expect(error).toMatchObject({ message, exitCode: EXIT.invalidInput });
   });
 
-  test('every command\'s --limit says how few and how many it takes', () => {
-    const limits = CLI_COMMANDS.filter((c) => c.flags?.limit).map((c) => [c.name.join(' '), c.flags?.limit?.min, typeof c.flags?.limit?.max]);
+  test("every command's --limit says how few and how many it takes", () => {
+    const limits = CLI_COMMANDS.filter((c) => c.flags?.limit).map((c) => [
+      c.name.join(' '),
+      c.flags?.limit?.min,
+      typeof c.flags?.limit?.max,
+    ]);
     expect(limits.length).toBeGreaterThan(2);
     for (const [name, min, max] of limits) expect({ name, min, max }).toEqual({ name, min: 1, max: 'number' });
   });

@@ -61,7 +61,11 @@ export class Args {
 
 export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
   json: { type: 'boolean', description: 'print exactly one JSON object: {"ok":true,"data":…} or {"ok":false,"error":…}' },
-  root: { type: 'string', value: 'DIR', description: 'workspace root holding .loopx/ (default: $LOOPX_ROOT, else the nearest .loopx/ above)' },
+  root: {
+    type: 'string',
+    value: 'DIR',
+    description: 'workspace root holding .loopx/ (default: $LOOPX_ROOT, else the nearest .loopx/ above)',
+  },
   agent: { type: 'string', value: 'NAME', description: 'act as this agent (default: $LOOPX_AGENT); without one you act as a human' },
   help: { type: 'boolean', description: 'show help for this command' },
 };
@@ -137,7 +141,8 @@ export function parseArgs(
     if (eq !== -1) raw = token.slice(eq + 1);
     else {
       const next = tokens[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new InvalidInputError(`--${name} needs a value${spec.value ? ` (${spec.value})` : ''}`, hint);
+      if (next === undefined || next.startsWith('--'))
+        throw new InvalidInputError(`--${name} needs a value${spec.value ? ` (${spec.value})` : ''}`, hint);
       raw = next;
       i++;
     }

@@ -91,7 +91,8 @@ export function runOutcome(run: Pick<MonitorRun, 'exitCode' | 'durationMs' | 'er
 }
 
 export function monitorLine(p: Painter, m: Monitor, nowMs: number): string {
-  const what = m.kind === 'timer' ? 'timer' : `\`${oneLine(m.check ?? '', 60)}\` every ${formatDuration(m.everySeconds ?? 0)} until ${clean(m.until)}`;
+  const what =
+    m.kind === 'timer' ? 'timer' : `\`${oneLine(m.check ?? '', 60)}\` every ${formatDuration(m.everySeconds ?? 0)} until ${clean(m.until)}`;
   const when =
     m.status === 'waiting'
       ? m.kind === 'timer'

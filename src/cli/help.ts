@@ -26,7 +26,11 @@ export function commandHelp(c: Command): string {
   const lines = [`Usage: ${usageLine(c)}`, '', c.summary];
   if (c.description) lines.push('', c.description);
   if (c.needsAgent) lines.push('', 'Acts for an agent: needs --agent NAME or LOOPX_AGENT.');
-  if (c.humanOnly) lines.push('', 'Human only: refused (exit 3) when --agent or LOOPX_AGENT is set, and without an interactive terminal (stdin and stdout a TTY), where you type the id it asks for.');
+  if (c.humanOnly)
+    lines.push(
+      '',
+      'Human only: refused (exit 3) when --agent or LOOPX_AGENT is set, and without an interactive terminal (stdin and stdout a TTY), where you type the id it asks for.',
+    );
   if (c.positionals?.length) lines.push('', 'Arguments:', ...c.positionals.map((p) => `  ${p.name.padEnd(26)} ${p.description}`));
   if (c.flags && Object.keys(c.flags).length) lines.push('', 'Options:', ...describeFlags(c.flags));
   lines.push('', 'Global options:', ...describeFlags(GLOBAL_FLAGS));

@@ -21,10 +21,16 @@ export interface TerminalIo {
 export function confirmInTerminal(actor: Actor, io: TerminalIo, action: string, id: string, details: string[] = []): Actor {
   if (actor.kind !== 'human') throw new NotAllowedError(`${action} is a human decision; agent ${actor.name} may not make it`);
   if (!io.interactive) throw new HumanChannelRequiredError(action);
-  io.stderr(`${[`${action[0]?.toUpperCase()}${action.slice(1)}:`, ...details.map((d) => `  ${revealHidden(d)}`)].join('\n')}\nType ${id} to confirm: `);
+  io.stderr(
+    `${[`${action[0]?.toUpperCase()}${action.slice(1)}:`, ...details.map((d) => `  ${revealHidden(d)}`)].join('\n')}\nType ${id} to confirm: `,
+  );
   const typed = io.readLine();
   if (typed === null || typed.trim().toUpperCase() !== id.toUpperCase()) {
-    throw new RefusedError('not_confirmed', `${typed === null ? 'no answer' : `typed ${JSON.stringify(typed.trim())}`}, not ${id}: nothing was changed`, `run it again and type ${id}`);
+    throw new RefusedError(
+      'not_confirmed',
+      `${typed === null ? 'no answer' : `typed ${JSON.stringify(typed.trim())}`}, not ${id}: nothing was changed`,
+      `run it again and type ${id}`,
+    );
   }
   return { ...actor, channel: 'tty' };
 }

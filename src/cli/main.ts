@@ -43,7 +43,10 @@ function resolveActor(flag: string | undefined, env: NodeJS.ProcessEnv): Actor {
 
 function parseIdentity(value: string, source: string): string {
   if (value.trim() === '') {
-    throw new InvalidInputError(`${source} is empty: an empty agent name is not "no agent"`, `name the agent, or ${source === '--agent' ? 'drop --agent' : 'unset LOOPX_AGENT'} to act as yourself`);
+    throw new InvalidInputError(
+      `${source} is empty: an empty agent name is not "no agent"`,
+      `name the agent, or ${source === '--agent' ? 'drop --agent' : 'unset LOOPX_AGENT'} to act as yourself`,
+    );
   }
   return parseAgentName(value, source);
 }
@@ -63,7 +66,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
       const target = argv[0] === 'help' ? findCommand(argv.slice(1)) : null;
-      return emit(success({ commands: CLI_COMMANDS.map((c) => c.name.join(' ')) }), target ? commandHelp(target.command) : overviewHelp(VERSION), EXIT.ok);
+      return emit(
+        success({ commands: CLI_COMMANDS.map((c) => c.name.join(' ')) }),
+        target ? commandHelp(target.command) : overviewHelp(VERSION),
+        EXIT.ok,
+      );
     }
     if (argv[0] === '--version' || argv[0] === 'version') return emit(success({ version: VERSION }), VERSION, EXIT.ok);
     const found = findCommand(argv);
@@ -74,8 +81,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const actor = resolveActor(args.has('agent') ? args.str('agent') : undefined, io.env);
     const commandName = `\`loopx ${command.name.join(' ')}\``;
     if (command.humanOnly && actor.kind === 'agent') {
-      throw new NotAllowedError(`${commandName} is a human decision; agent ${actor.name} may not make it`,
-        'a human runs it in VS Code or in an interactive terminal');
+      throw new NotAllowedError(
+        `${commandName} is a human decision; agent ${actor.name} may not make it`,
+        'a human runs it in VS Code or in an interactive terminal',
+      );
     }
     let interactive: boolean | undefined; // asked once, and only when a command needs to know (see CliIo)
     const terminal = {
@@ -87,7 +96,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     };
     if (command.humanOnly && !terminal.interactive) throw new HumanChannelRequiredError(commandName);
     if (command.needsAgent && actor.kind !== 'agent') {
-      throw new InvalidInputError(`\`loopx ${command.name.join(' ')}\` acts for an agent: name one`, 'pass --agent NAME or set LOOPX_AGENT');
+      throw new InvalidInputError(
+        `\`loopx ${command.name.join(' ')}\` acts for an agent: name one`,
+        'pass --agent NAME or set LOOPX_AGENT',
+      );
     }
     const where = { root: args.str('root'), envRoot: io.env.LOOPX_ROOT, cwd: io.cwd };
     const ctx: CommandContext = {
@@ -148,10 +160,10 @@ function escapeHiddenJson(text: string): string {
 }
 
 function unknownCommand(argv: readonly string[]): InvalidInputError {
-  const typed = argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ');
+  const typed = argv
+    .filter((a) => !a.startsWith('-'))
+    .slice(0, 2)
+    .join(' ');
   const near = CLI_COMMANDS.filter((c) => c.name[0] === argv[0]).map((c) => `loopx ${c.name.join(' ')}`);
-  return new InvalidInputError(
-    `unknown command "${typed}"`,
-    near.length ? `did you mean: ${near.join(', ')}` : 'see: loopx --help',
-  );
+  return new InvalidInputError(`unknown command "${typed}"`, near.length ? `did you mean: ${near.join(', ')}` : 'see: loopx --help');
 }

@@ -5,8 +5,14 @@ import { InvalidInputError } from '../kernel/errors';
 export const DEFAULT_LIMIT = 100;
 
 export const PAGE_FLAGS: Record<string, FlagSpec> = {
-  limit: { type: 'int', value: 'N', description: `at most N todos (default ${DEFAULT_LIMIT}); the rest is counted as "N more"` },
-  offset: { type: 'int', value: 'N', description: 'skip the first N (the next page: --offset 100)' },
+  limit: {
+    type: 'int',
+    value: 'N',
+    min: 1,
+    max: 100_000,
+    description: `at most N todos (default ${DEFAULT_LIMIT}); the rest is counted as "N more"`,
+  },
+  offset: { type: 'int', value: 'N', min: 0, max: 10_000_000, description: 'skip the first N (the next page: --offset 100)' },
   all: { type: 'boolean', description: 'every matching todo, without a limit' },
 };
 
@@ -19,8 +25,6 @@ export interface Page {
 export function pageOf(args: Args): Page {
   const limit = args.num('limit');
   const offset = args.num('offset') ?? 0;
-  if (limit !== undefined && limit < 1) throw new InvalidInputError('--limit must be at least 1', 'use --all for every todo');
-  if (offset < 0) throw new InvalidInputError('--offset must be 0 or more');
   if (args.bool('all') && limit !== undefined) throw new InvalidInputError('--all and --limit contradict each other', 'pass one of them');
   return { limit: args.bool('all') ? undefined : (limit ?? DEFAULT_LIMIT), offset };
 }

@@ -55,24 +55,47 @@ export class LoopxApp extends Disposable {
     this.boards = this.register(new Boards(this.folders));
     const describe = (f: FolderServices) => {
       const goals = f.model.status()?.goals ?? [];
-      const { shipped, total } = goals.reduce((sum, g) => {
-        const p = goalProgress(g.counts);
-        return { shipped: sum.shipped + p.shipped, total: sum.total + p.total };
-      }, { shipped: 0, total: 0 });
+      const { shipped, total } = goals.reduce(
+        (sum, g) => {
+          const p = goalProgress(g.counts);
+          return { shipped: sum.shipped + p.shipped, total: sum.total + p.total };
+        },
+        { shipped: 0, total: 0 },
+      );
       return `${goals.length} goal${goals.length === 1 ? '' : 's'} · ${shipped}/${total}`;
     };
     this.goalsTree = this.register(new FolderTree(this.folders, (f) => f.goalsTree, describe));
-    const gates = this.register(new FolderTree<GateNode>(this.folders, (f) => f.gatesTree, (f) => `${f.gatesTree.pendingCount()} pending`));
-    this.gatesTree = Object.assign(gates, { pendingCount: () => this.folders.withStore.reduce((n, f) => n + f.gatesTree.pendingCount(), 0) });
+    const gates = this.register(
+      new FolderTree<GateNode>(
+        this.folders,
+        (f) => f.gatesTree,
+        (f) => `${f.gatesTree.pendingCount()} pending`,
+      ),
+    );
+    this.gatesTree = Object.assign(gates, {
+      pendingCount: () => this.folders.withStore.reduce((n, f) => n + f.gatesTree.pendingCount(), 0),
+    });
     const evidence = this.register(new FolderTree<EvidenceNode>(this.folders, (f) => f.evidenceTree));
-    this.evidenceTree = Object.defineProperty(evidence, 'scope', { get: () => this.evidenceScope() }) as FolderTree<EvidenceNode> & { readonly scope: string };
+    this.evidenceTree = Object.defineProperty(evidence, 'scope', { get: () => this.evidenceScope() }) as FolderTree<EvidenceNode> & {
+      readonly scope: string;
+    };
     this.agentsTree = this.register(new FolderTree<AgentNode>(this.folders, (f) => f.agentsTree));
-    this.goalsView = this.register(vscode.window.createTreeView('loopx.goals', { treeDataProvider: this.goalsTree, showCollapseAll: true }));
+    this.goalsView = this.register(
+      vscode.window.createTreeView('loopx.goals', { treeDataProvider: this.goalsTree, showCollapseAll: true }),
+    );
     const gatesView = this.register(vscode.window.createTreeView('loopx.gates', { treeDataProvider: this.gatesTree }));
     const evidenceView = this.register(vscode.window.createTreeView('loopx.evidence', { treeDataProvider: this.evidenceTree }));
     this.register(vscode.window.createTreeView('loopx.agents', { treeDataProvider: this.agentsTree }));
-    this.monitorsTree = this.register(new FolderTree<MonitorNode>(this.folders, (f) => f.monitorsTree, (f) => `${f.monitorsTree.waitingCount()} waiting`));
-    const monitorsView = (this.monitorsView = this.register(vscode.window.createTreeView('loopx.monitors', { treeDataProvider: this.monitorsTree })));
+    this.monitorsTree = this.register(
+      new FolderTree<MonitorNode>(
+        this.folders,
+        (f) => f.monitorsTree,
+        (f) => `${f.monitorsTree.waitingCount()} waiting`,
+      ),
+    );
+    const monitorsView = (this.monitorsView = this.register(
+      vscode.window.createTreeView('loopx.monitors', { treeDataProvider: this.monitorsTree }),
+    ));
     // The Monitors view says when this window does not run checks, and why (an untrusted workspace, a setting).
     const showTickerState = () => {
       const idle = this.folders.withStore.map((f) => f.monitorTicker.state).find((state) => !state.ticking && state.why !== 'no_store');
@@ -85,17 +108,31 @@ export class LoopxApp extends Disposable {
     this.statusBar = this.register(new QuotaStatusBar(this.folders));
 
     // The Evidence view follows the selection in the Goals view (in the selected item's folder).
-    this.register(this.goalsView.onDidChangeSelection(({ selection }) => {
-      const node = selection[0];
-      const owner = node && node.kind === 'folder' ? node.folder : (this.folders.ownerOf(node) ?? (this.folders.grouped ? undefined : this.folders.withStore[0]));
-      for (const f of this.folders.all) f.evidenceTree.setFilter(f === owner && node?.kind === 'todo' ? { todoId: node.todo.id } : f === owner && node?.kind === 'goal' ? { goalId: node.goal.id } : {});
-      this.evidenceTree.focusOn(owner && this.folders.grouped ? owner : undefined);
-      this.evidenceOwner = owner;
-      evidenceView.description = this.evidenceTree.scope;
-    }));
+    this.register(
+      this.goalsView.onDidChangeSelection(({ selection }) => {
+        const node = selection[0];
+        const owner =
+          node && node.kind === 'folder'
+            ? node.folder
+            : (this.folders.ownerOf(node) ?? (this.folders.grouped ? undefined : this.folders.withStore[0]));
+        for (const f of this.folders.all)
+          f.evidenceTree.setFilter(
+            f === owner && node?.kind === 'todo'
+              ? { todoId: node.todo.id }
+              : f === owner && node?.kind === 'goal'
+                ? { goalId: node.goal.id }
+                : {},
+          );
+        this.evidenceTree.focusOn(owner && this.folders.grouped ? owner : undefined);
+        this.evidenceOwner = owner;
+        evidenceView.description = this.evidenceTree.scope;
+      }),
+    );
     const updateBadge = () => {
       const pending = this.gatesTree.pendingCount();
-      gatesView.badge = pending ? { value: pending, tooltip: `${pending} gate${pending === 1 ? '' : 's'} waiting for your decision` } : undefined;
+      gatesView.badge = pending
+        ? { value: pending, tooltip: `${pending} gate${pending === 1 ? '' : 's'} waiting for your decision` }
+        : undefined;
       evidenceView.description = this.evidenceTree.scope;
     };
 
@@ -104,12 +141,17 @@ export class LoopxApp extends Disposable {
     const onFolders = () => {
       for (const f of this.folders.all) {
         if (clocks.has(f)) continue;
-        clocks.set(f, this.register(new WakeClock(f.model, () => {
-          f.goalsTree.refreshTimes();
-          f.agentsTree.refreshTimes();
-          f.monitorsTree.refreshTimes();
-          this.statusBar.render();
-        })));
+        clocks.set(
+          f,
+          this.register(
+            new WakeClock(f.model, () => {
+              f.goalsTree.refreshTimes();
+              f.agentsTree.refreshTimes();
+              f.monitorsTree.refreshTimes();
+              this.statusBar.render();
+            }),
+          ),
+        );
         this.register(f.model.onDidChange(updateBadge));
         this.register(f.model.onDidChange(showTickerState));
         this.register(f.monitorTicker.onDidChangeState(showTickerState));
@@ -126,10 +168,12 @@ export class LoopxApp extends Disposable {
     for (const folder of workspaceFolders) this.folders.add(folder);
     // After the folders: a board kept over a reload comes back for the store it showed.
     this.register(this.boards.registerSerializer());
-    this.register(vscode.workspace.onDidChangeWorkspaceFolders(({ added, removed }) => {
-      for (const folder of removed) this.folders.remove(folder.uri);
-      for (const folder of added) if (folder.uri.scheme === 'file') this.folders.add(folder);
-    }));
+    this.register(
+      vscode.workspace.onDidChangeWorkspaceFolders(({ added, removed }) => {
+        for (const folder of removed) this.folders.remove(folder.uri);
+        for (const folder of added) if (folder.uri.scheme === 'file') this.folders.add(folder);
+      }),
+    );
     onFolders();
   }
 

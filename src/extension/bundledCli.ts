@@ -26,7 +26,7 @@ export function installCliLauncher(storageDir: string, extensionDir: string, log
   const command = join(storageDir, 'bin', 'loopx');
   const script = [
     '#!/bin/sh',
-    '# Written by the LoopX extension: its bundled CLI on the editor\'s own runtime. Rewritten when either moves.',
+    "# Written by the LoopX extension: its bundled CLI on the editor's own runtime. Rewritten when either moves.",
     `ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(runtime)} ${shellQuote(bundled)} "$@"`,
     '',
   ].join('\n');

@@ -17,10 +17,12 @@ export class WakeClock extends Disposable {
     super();
     this.register(model.onDidChange(() => this.arm()));
     this.tick = setInterval(() => this.onTick(), tickMs);
-    this.register(toDisposable(() => {
-      clearInterval(this.tick);
-      if (this.wakeTimer) clearTimeout(this.wakeTimer);
-    }));
+    this.register(
+      toDisposable(() => {
+        clearInterval(this.tick);
+        if (this.wakeTimer) clearTimeout(this.wakeTimer);
+      }),
+    );
     this.arm();
   }
 
@@ -29,10 +31,7 @@ export class WakeClock extends Disposable {
     const report = this.model.status();
     if (!report) return undefined;
     const now = Date.now();
-    const times = [
-      ...report.goals.map((g) => g.shouldRun.nextWakeAt),
-      ...report.goals.map((g) => g.quota.cooldownUntil),
-    ]
+    const times = [...report.goals.map((g) => g.shouldRun.nextWakeAt), ...report.goals.map((g) => g.quota.cooldownUntil)]
       .filter((t): t is string => t !== null)
       .map((t) => Date.parse(t))
       .filter((t) => t > now);

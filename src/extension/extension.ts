@@ -19,11 +19,17 @@ export function activate(context: vscode.ExtensionContext): LoopxApp | undefined
   try {
     const cli = installCliLauncher(context.globalStorageUri.fsPath, context.extensionUri.fsPath, log);
     context.subscriptions.push(shareCliOnTerminalPath(context.environmentVariableCollection, cli));
-    app = new LoopxApp(folders, log, { extensionUri: context.extensionUri, workspaceState: context.workspaceState, cliCommand: cli.command });
+    app = new LoopxApp(folders, log, {
+      extensionUri: context.extensionUri,
+      workspaceState: context.workspaceState,
+      cliCommand: cli.command,
+    });
     context.subscriptions.push(app);
     app.activationMs = performance.now() - started;
     log.info(`activated in ${app.activationMs.toFixed(1)} ms (VS Code ${vscode.version}, Node ${process.versions.node})`);
-    showLoopxOnOpen(app.folders, context.workspaceState).catch((error: unknown) => log.warn(`could not show the LoopX view: ${String(error)}`));
+    showLoopxOnOpen(app.folders, context.workspaceState).catch((error: unknown) =>
+      log.warn(`could not show the LoopX view: ${String(error)}`),
+    );
     return app;
   } catch (error) {
     log.error('activation failed', error);

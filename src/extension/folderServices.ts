@@ -73,8 +73,17 @@ export class FolderServices extends Disposable {
     this.monitorNotifier = this.register(new MonitorNotifier(this.model));
     this.turns = this.register(new TurnRunner({ session: this.session, model: this.model, log, cliCommand: shared.cliCommand }));
     this.ctx = {
-      session: this.session, model: this.model, log, me: actor.name, extensionUri: shared.extensionUri, cliCommand: shared.cliCommand,
-      turns: this.turns, goalsTree: this.goalsTree, witness: this.witness, monitors: this.monitorTicker, board: shared.board,
+      session: this.session,
+      model: this.model,
+      log,
+      me: actor.name,
+      extensionUri: shared.extensionUri,
+      cliCommand: shared.cliCommand,
+      turns: this.turns,
+      goalsTree: this.goalsTree,
+      witness: this.witness,
+      monitors: this.monitorTicker,
+      board: shared.board,
     };
     this.autoRunner = this.register(new AutoRunner(this.model, this.turns, log));
     this.turnRecovery = this.register(new TurnRecovery(this.session, this.turns, log));
@@ -92,7 +101,11 @@ export class FolderServices extends Disposable {
 export function folderMemento(memento: vscode.Memento, root: string): vscode.Memento {
   const scoped = (key: string) => `${key}@${root}`;
   return {
-    keys: () => memento.keys().filter((k) => k.endsWith(`@${root}`)).map((k) => k.slice(0, -root.length - 1)),
+    keys: () =>
+      memento
+        .keys()
+        .filter((k) => k.endsWith(`@${root}`))
+        .map((k) => k.slice(0, -root.length - 1)),
     get: <T>(key: string, fallback?: T) => memento.get<T>(scoped(key)) ?? (fallback as T),
     update: (key: string, value: unknown) => memento.update(scoped(key), value),
   } as vscode.Memento;

@@ -24,10 +24,12 @@ export class Folders extends Disposable {
 
   constructor(private readonly shared: SharedServices) {
     super();
-    this.register(toDisposable(() => {
-      this.listeners.forEach((l) => l.dispose());
-      this.list.splice(0).forEach((f) => f.dispose());
-    }));
+    this.register(
+      toDisposable(() => {
+        this.listeners.forEach((l) => l.dispose());
+        this.list.splice(0).forEach((f) => f.dispose());
+      }),
+    );
   }
 
   get all(): readonly FolderServices[] {
@@ -48,7 +50,10 @@ export class Folders extends Disposable {
     const services = new FolderServices(folder, this.shared);
     this.list.push(services);
     this.list.sort((a, b) => a.folder.index - b.folder.index);
-    this.listeners.set(services, services.session.onDidChangeOpenState(() => this.update()));
+    this.listeners.set(
+      services,
+      services.session.onDidChangeOpenState(() => this.update()),
+    );
     services.session.tryOpen();
     this.update();
     return services;
@@ -96,7 +101,11 @@ export class Folders extends Disposable {
     const only = fits.length === 1 ? fits[0] : fits.length === 0 ? this.list[0] : undefined;
     if (only) return { folder: only, args };
     const pick = await vscode.window.showQuickPick(
-      fits.map((folder) => ({ label: `$(root-folder) ${folder.name}`, description: vscode.workspace.asRelativePath(folder.folder.uri, true), folder })),
+      fits.map((folder) => ({
+        label: `$(root-folder) ${folder.name}`,
+        description: vscode.workspace.asRelativePath(folder.folder.uri, true),
+        folder,
+      })),
       { title: `LoopX: ${title}`, placeHolder: need === 'store' ? 'Which folder’s store?' : 'Which folder gets a store?' },
     );
     return pick ? { folder: pick.folder, args } : undefined;
@@ -106,7 +115,11 @@ export class Folders extends Disposable {
   private update(): void {
     const open = this.withStore.length > 0;
     void vscode.commands.executeCommand('setContext', CONTEXT_HAS_STORE, open);
-    void vscode.commands.executeCommand('setContext', CONTEXT_OPEN_FAILED, !open && this.list.some((f) => f.session.lastFailure !== undefined));
+    void vscode.commands.executeCommand(
+      'setContext',
+      CONTEXT_OPEN_FAILED,
+      !open && this.list.some((f) => f.session.lastFailure !== undefined),
+    );
     this.changed.fire();
   }
 }

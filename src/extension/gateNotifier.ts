@@ -37,7 +37,12 @@ export class GateNotifier extends Disposable {
       this.notified.push(gate.id);
       const on = gate.todoId ? `todo ${gate.todoId}` : `goal ${gate.goalId}`;
       void vscode.window
-        .showInformationMessage(`LoopX: ${clean(gate.askedBy)} asks (gate ${gate.id} on ${on}): ${oneLine(gate.question, 200)}`, 'Approve', 'Reject', 'Show')
+        .showInformationMessage(
+          `LoopX: ${clean(gate.askedBy)} asks (gate ${gate.id} on ${on}): ${oneLine(gate.question, 200)}`,
+          'Approve',
+          'Reject',
+          'Show',
+        )
         .then((choice) => {
           if (choice === 'Approve') return vscode.commands.executeCommand(COMMANDS.approveGate, inFolder(this.root, gate.id));
           if (choice === 'Reject') return vscode.commands.executeCommand(COMMANDS.rejectGate, inFolder(this.root, gate.id));

@@ -17,7 +17,9 @@ describe('package.json ↔ code', () => {
   });
 
   test('menus only name known commands, views and viewItem contextValues', () => {
-    const views = Object.values(contributes.views).flat().map((v) => (v as { id: string }).id);
+    const views = Object.values(contributes.views)
+      .flat()
+      .map((v) => (v as { id: string }).id);
     for (const [menu, entries] of Object.entries(contributes.menus) as [string, { command: string; when?: string }[]][]) {
       for (const entry of entries) {
         expect(ids, `${menu} names ${entry.command}`).toContain(entry.command);
@@ -25,7 +27,11 @@ describe('package.json ↔ code', () => {
         const equal = /viewItem == ([\w:]+)/.exec(entry.when ?? '');
         if (equal) expect(ALL_CONTEXT_VALUES, entry.when).toContain(equal[1]);
         const regex = /viewItem =~ \/(.+)\//.exec(entry.when ?? '');
-        if (regex) expect(ALL_CONTEXT_VALUES.some((v) => new RegExp(regex[1] as string).test(v)), `${entry.when} matches nothing`).toBe(true);
+        if (regex)
+          expect(
+            ALL_CONTEXT_VALUES.some((v) => new RegExp(regex[1] as string).test(v)),
+            `${entry.when} matches nothing`,
+          ).toBe(true);
       }
     }
   });

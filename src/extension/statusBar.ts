@@ -39,7 +39,9 @@ export class QuotaStatusBar extends Disposable {
   render(): void {
     const grouped = this.folders.grouped;
     const active = this.folders.withStore.flatMap((folder) =>
-      (folder.model.status()?.goals ?? []).filter((g) => g.status === 'active').map((goal) => ({ key: `${folder.root}#${goal.id}`, goal, owner: folder, folder: grouped ? folder.name : undefined })),
+      (folder.model.status()?.goals ?? [])
+        .filter((g) => g.status === 'active')
+        .map((goal) => ({ key: `${folder.root}#${goal.id}`, goal, owner: folder, folder: grouped ? folder.name : undefined })),
     );
     for (const [key, item] of this.goals) {
       if (!active.some((a) => a.key === key)) {
@@ -71,7 +73,10 @@ export class QuotaStatusBar extends Disposable {
     const answer = goal.shouldRun;
     // The wake time already counts the next monitor check (should-run's nextWakeAt does); the eye says so.
     const waiting = owner.model.monitors().filter((m) => m.status === 'waiting' && m.goalId === goal.id);
-    const nextCheck = waiting.map((m) => m.nextCheckAt).filter((t): t is string => t !== null).sort()[0];
+    const nextCheck = waiting
+      .map((m) => m.nextCheckAt)
+      .filter((t): t is string => t !== null)
+      .sort()[0];
     const moments = waiting.flatMap((m) => [m.nextCheckAt, m.expiresAt]).filter((t): t is string => t !== null);
     const byMonitor = !answer.run && answer.nextWakeAt !== null && moments.includes(answer.nextWakeAt);
     const wake = !answer.run && answer.nextWakeAt ? ` · ${byMonitor ? '$(eye) ' : ''}wake ${clockTime(answer.nextWakeAt, now)}` : '';
@@ -80,7 +85,10 @@ export class QuotaStatusBar extends Disposable {
     item.text = `${exhausted ? '$(warning)' : '$(pulse)'} ${folder ? `${folder}: ` : ''}${goal.id} ${q.spent}/${q.turnsPerWindow}${wake}`;
     item.backgroundColor = exhausted ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     const md = new vscode.MarkdownString(undefined, true);
-    md.appendMarkdown(`**${goal.id}** `).appendText(clean(goal.title)).appendText(folder ? ` (${folder})` : '').appendMarkdown('\n\n');
+    md.appendMarkdown(`**${goal.id}** `)
+      .appendText(clean(goal.title))
+      .appendText(folder ? ` (${folder})` : '')
+      .appendMarkdown('\n\n');
     md.appendMarkdown(`$(dashboard) ${q.spent} of ${q.turnsPerWindow} turns spent in the last ${q.windowHours} h, ${q.remaining} left\n\n`);
     const why = shouldRunReason({ ...answer, goalStatus: goal.status, ...q });
     md.appendMarkdown(answer.run ? '$(play) **Ready to run a turn**' : '$(debug-pause) **Waits:** ').appendText(answer.run ? '' : why);
@@ -93,7 +101,9 @@ export class QuotaStatusBar extends Disposable {
       if (nextCheck) md.appendMarkdown(`, next check ${clockTime(nextCheck, now)}`);
     }
     item.tooltip = md;
-    item.accessibilityInformation = { label: `LoopX ${goal.id}: ${q.spent} of ${q.turnsPerWindow} turns spent; ${answer.run ? 'ready to run a turn' : `waits: ${why}`}` };
+    item.accessibilityInformation = {
+      label: `LoopX ${goal.id}: ${q.spent} of ${q.turnsPerWindow} turns spent; ${answer.run ? 'ready to run a turn' : `waits: ${why}`}`,
+    };
     item.show();
   }
 

@@ -89,7 +89,7 @@ describe('front matter parsed item by item', () => {
     );
   });
 
-  test('an alias across todos, a flow list or a duplicate key is parsed whole, with yaml\'s own message', () => {
+  test("an alias across todos, a flow list or a duplicate key is parsed whole, with yaml's own message", () => {
     const parser = new FrontMatterParser();
     expectSameAsWhole(parser, 'title: T\ntodos:\n  - key: a\n    title: &t One\n  - key: b\n    title: *t\n');
     expect(parser.stats.mode).toBe('whole');

@@ -136,7 +136,7 @@ const COMMENT_OR_BLANK = /^[ ]*(#.*)?\r?$/;
 /** The `todos:` block list cut into items at its `- ` lines, or null when the text is not in that plain form. */
 function splitTodos(text: string): Split | null {
   const lines: { from: number; text: string }[] = [];
-  for (let from = 0; from < text.length; ) {
+  for (let from = 0; from < text.length;) {
     const nl = text.indexOf('\n', from);
     const to = nl === -1 ? text.length : nl + 1;
     lines.push({ from, text: text.slice(from, nl === -1 ? text.length : nl) });

@@ -37,7 +37,11 @@ export function lintFrontMatter(fm: FrontMatter, rangeOf: ParsedGoalFile['rangeO
     if (value === undefined) continue;
     const seconds = durationSeconds(value);
     if (Number.isNaN(seconds) || (field === 'window' && (seconds <= 0 || seconds > 366 * 86400))) {
-      error(['quota', field], `\`quota.${field}\` must be a duration like ${field === 'window' ? '24h' : '10m'} (s, m, h or d), not ${JSON.stringify(value)}`, 'bad_duration');
+      error(
+        ['quota', field],
+        `\`quota.${field}\` must be a duration like ${field === 'window' ? '24h' : '10m'} (s, m, h or d), not ${JSON.stringify(value)}`,
+        'bad_duration',
+      );
     }
   }
   if (typeof fm.check === 'string') kernelRule(['check'], () => parseCheck(fm.check as string));
@@ -46,7 +50,12 @@ export function lintFrontMatter(fm: FrontMatter, rangeOf: ParsedGoalFile['rangeO
   const firstIndex = new Map<string, number>();
   const ids = new Map<string, number>();
   todos.forEach((t, i) => {
-    if (firstIndex.has(t.key)) error(['todos', i, 'key'], `todo key \`${t.key}\` is used twice (first in todo ${(firstIndex.get(t.key) as number) + 1})`, 'duplicate_key');
+    if (firstIndex.has(t.key))
+      error(
+        ['todos', i, 'key'],
+        `todo key \`${t.key}\` is used twice (first in todo ${(firstIndex.get(t.key) as number) + 1})`,
+        'duplicate_key',
+      );
     else firstIndex.set(t.key, i);
     if (t.id !== undefined) {
       if (ids.has(t.id)) error(['todos', i, 'id'], `${t.id} is named by two todos`, 'duplicate_id');
@@ -62,7 +71,12 @@ export function lintFrontMatter(fm: FrontMatter, rangeOf: ParsedGoalFile['rangeO
       if (firstIndex.has(ref) || STORE_ID.test(ref)) return;
       const suggestion = didYouMean(ref, firstIndex.keys());
       const hint = suggestion ? `; did you mean \`${suggestion}\`?` : '';
-      error(['todos', i, 'after', j], `\`after\` names \`${ref}\`, which is no todo key in this file${hint}`, 'unknown_after', suggestion ? { suggestion } : {});
+      error(
+        ['todos', i, 'after', j],
+        `\`after\` names \`${ref}\`, which is no todo key in this file${hint}`,
+        'unknown_after',
+        suggestion ? { suggestion } : {},
+      );
     }),
   );
   const cycle = findCycle(todos, firstIndex);
@@ -77,16 +91,29 @@ type Todo = NonNullable<FrontMatter['todos']>[number];
 
 /** `every`, `at`, `cron` and `tz` checked as the kernel checks `todo add --every/--at/--cron/--tz`, each at its value. */
 function recurrenceProblems(t: Todo, i: number, at: (path: readonly PathSegment[], key?: boolean) => Range): GoalFileDiagnostic[] {
-  const error = (field: string, message: string, code: string): GoalFileDiagnostic => ({ severity: 'error', range: at(['todos', i, field]), message, code });
+  const error = (field: string, message: string, code: string): GoalFileDiagnostic => ({
+    severity: 'error',
+    range: at(['todos', i, field]),
+    message,
+    code,
+  });
   if (t.every === undefined && t.cron === undefined) {
     const stray = t.at !== undefined ? 'at' : t.tz !== undefined ? 'tz' : null;
-    return stray ? [error(stray, `\`${stray}\` goes with \`every\`${stray === 'tz' ? ' or `cron`' : ''}; this todo does not recur`, 'bad_recurrence')] : [];
+    return stray
+      ? [error(stray, `\`${stray}\` goes with \`every\`${stray === 'tz' ? ' or `cron`' : ''}; this todo does not recur`, 'bad_recurrence')]
+      : [];
   }
   let every: number | undefined;
   if (t.every !== undefined) {
     every = durationSeconds(t.every);
     if (Number.isNaN(every) || every < 60 || every > 366 * 86400) {
-      return [error('every', `\`every\` must be a duration from 1m to 366d (s, m, h or d), like 1d or 12h, not ${JSON.stringify(t.every)}`, 'bad_duration')];
+      return [
+        error(
+          'every',
+          `\`every\` must be a duration from 1m to 366d (s, m, h or d), like 1d or 12h, not ${JSON.stringify(t.every)}`,
+          'bad_duration',
+        ),
+      ];
     }
   }
   try {
@@ -95,13 +122,19 @@ function recurrenceProblems(t: Todo, i: number, at: (path: readonly PathSegment[
   } catch (e) {
     if (!(e instanceof LoopxError)) throw e;
     const message = e.message.replace(/--(every|at|cron|tz)\b/g, '`$1`');
-    const field = t.every !== undefined && t.cron !== undefined ? 'cron' : (/^`(at|cron|tz)`/.exec(message)?.[1] ?? (t.cron !== undefined ? 'cron' : t.at !== undefined ? 'at' : 'every'));
+    const field =
+      t.every !== undefined && t.cron !== undefined
+        ? 'cron'
+        : (/^`(at|cron|tz)`/.exec(message)?.[1] ?? (t.cron !== undefined ? 'cron' : t.at !== undefined ? 'at' : 'every'));
     return [error(field, message, 'bad_recurrence')];
   }
 }
 
 /** The recurrence the kernel would record for this todo (throws its refusal). */
-export function recurrenceOf(t: Pick<Todo, 'every' | 'at' | 'cron' | 'tz'>, every = t.every === undefined ? undefined : durationSeconds(t.every)) {
+export function recurrenceOf(
+  t: Pick<Todo, 'every' | 'at' | 'cron' | 'tz'>,
+  every = t.every === undefined ? undefined : durationSeconds(t.every),
+) {
   return parseRecurrence({ every, at: t.at, cron: t.cron, tz: t.tz });
 }
 

@@ -35,7 +35,11 @@ function problem(message: string, code: string, range: Range = WHOLE_FIRST_LINE)
  */
 export function parseGoalFile(source: string, parser: { parse(text: string): FrontMatterYaml } = new FrontMatterParser()): ParsedGoalFile {
   const none = (diagnostics: GoalFileDiagnostic[]): ParsedGoalFile => ({
-    spec: null, diagnostics, frontMatter: null, rangeOf: () => null, frontMatterLines: null,
+    spec: null,
+    diagnostics,
+    frontMatter: null,
+    rangeOf: () => null,
+    frontMatterLines: null,
   });
   const bytes = Buffer.byteLength(source, 'utf8');
   if (bytes > MAX_GOAL_FILE_BYTES) {
@@ -94,7 +98,13 @@ function yamlMessage(message: string): string {
   return message.replace(/ at line \d+, column \d+:?$/s, '').split('\n')[0] as string;
 }
 
-const TYPE_WORDS: Record<string, string> = { string: 'text', int: 'a whole number', number: 'a number', array: 'a list', object: 'a mapping' };
+const TYPE_WORDS: Record<string, string> = {
+  string: 'text',
+  int: 'a whole number',
+  number: 'a number',
+  array: 'a list',
+  object: 'a mapping',
+};
 
 const WHOLE_NUMBERS = new Set<PathSegment>(['turns', 'maxConcurrent', 'priority']);
 
@@ -151,7 +161,13 @@ function issueDiagnostics(raw: unknown, root: unknown, rangeOf: ParsedGoalFile['
       if (value === undefined) return [problem(`\`${name}\` is required`, 'missing', at(path.slice(0, -1)))];
       return [problem(`\`${name}\` should be ${expectedWords(path, issue.expected)}, not ${describe(value)}`, 'wrong_type', at(path))];
     case 'invalid_union':
-      return [problem(`\`${name}\` should be ${path[0] === 'scope' ? 'a glob or a list of globs' : 'a duration like 24h or 10m'}, not ${describe(value)}`, 'wrong_type', at(path))];
+      return [
+        problem(
+          `\`${name}\` should be ${path[0] === 'scope' ? 'a glob or a list of globs' : 'a duration like 24h or 10m'}, not ${describe(value)}`,
+          'wrong_type',
+          at(path),
+        ),
+      ];
     case 'too_big':
     case 'too_small':
       return [problem(`\`${name}\` must be ${rangeWords(path)}, not ${String(value)}`, 'out_of_range', at(path))];
@@ -201,7 +217,14 @@ function toSpec(fm: FrontMatter, body: string): GoalSpec {
       after: t.after ?? [],
       ...(t.check !== undefined ? { check: t.check } : {}),
       ...(t.every !== undefined || t.cron !== undefined
-        ? { recurrence: { ...(t.every !== undefined ? { every: durationSeconds(t.every) } : {}), ...(t.at !== undefined ? { at: t.at } : {}), ...(t.cron !== undefined ? { cron: t.cron } : {}), ...(t.tz !== undefined ? { tz: t.tz } : {}) } }
+        ? {
+            recurrence: {
+              ...(t.every !== undefined ? { every: durationSeconds(t.every) } : {}),
+              ...(t.at !== undefined ? { at: t.at } : {}),
+              ...(t.cron !== undefined ? { cron: t.cron } : {}),
+              ...(t.tz !== undefined ? { tz: t.tz } : {}),
+            },
+          }
         : {}),
     })),
   };

@@ -11,8 +11,13 @@ export class GoalFileError extends LoopxError {
     const errors = diagnostics.filter((d) => d.severity === 'error');
     const lines = errors.slice(0, 20).map((d) => formatDiagnostic(path, d));
     const more = errors.length > 20 ? `\n… and ${errors.length - 20} more` : '';
-    super('invalid_goal_file', `${path} has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${lines.join('\n')}${more}`, EXIT.invalidInput,
-      'fix the file and apply again; the store was not changed', { path, diagnostics: diagnostics.map(oneBased) });
+    super(
+      'invalid_goal_file',
+      `${path} has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${lines.join('\n')}${more}`,
+      EXIT.invalidInput,
+      'fix the file and apply again; the store was not changed',
+      { path, diagnostics: diagnostics.map(oneBased) },
+    );
   }
 }
 
@@ -52,10 +57,14 @@ export function readGoalFile(absolutePath: string, shownPath: string): { spec: G
   try {
     const size = fstatSync(fd).size;
     if (size > MAX_GOAL_FILE_BYTES) {
-      throw new GoalFileError(shownPath, [{
-        severity: 'error', code: 'too_large', message: `the file is ${(size / 1048576).toFixed(1)} MB; a goal file may be at most 1 MB`,
-        range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
-      }]);
+      throw new GoalFileError(shownPath, [
+        {
+          severity: 'error',
+          code: 'too_large',
+          message: `the file is ${(size / 1048576).toFixed(1)} MB; a goal file may be at most 1 MB`,
+          range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+        },
+      ]);
     }
     const buffer = Buffer.alloc(size);
     let read = 0;
@@ -76,7 +85,8 @@ export function readGoalFile(absolutePath: string, shownPath: string): { spec: G
 function environmentError(error: unknown, path: string): LoopxError {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return new NotFoundError('goal file', path, 'give the path of a *.goal.md file');
-  if (code === 'EACCES' || code === 'EPERM') return new InvalidInputError(`cannot read ${path}: permission denied`, 'check the file\'s permissions');
+  if (code === 'EACCES' || code === 'EPERM')
+    return new InvalidInputError(`cannot read ${path}: permission denied`, "check the file's permissions");
   if (code === 'EISDIR') return new InvalidInputError(`${path} is a directory, not a goal file`);
   return new InvalidInputError(`cannot read ${path}: ${(error as Error).message}`);
 }

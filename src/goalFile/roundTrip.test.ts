@@ -17,29 +17,51 @@ describe('a goal file written by export', () => {
       priority: fc.nat(3),
       dep: fc.option(fc.nat(20)),
       check: fc.option(fc.constantFrom('npm test', 'node -e "process.exit(0)"')),
-      recurrence: fc.option(fc.constantFrom({ every: 600 }, { every: 172800, at: '07:30', tz: 'Asia/Tokyo' }, { cron: '*/15 9-17 * * 1-5', tz: 'UTC' })),
+      recurrence: fc.option(
+        fc.constantFrom({ every: 600 }, { every: 172800, at: '07:30', tz: 'Asia/Tokyo' }, { cron: '*/15 9-17 * * 1-5', tz: 'UTC' }),
+      ),
     });
     fc.assert(
-      fc.property(fc.array(todo, { maxLength: 10 }), fc.option(fc.constant('make check')), fc.constantFrom('', 'Why.\n\n- a list'), (todos, goalCheck, background) => {
-        const store = makeStore();
-        try {
-          const kernel = store.kernel.as(human);
-          const goal = createGoal(kernel, { title: 'A goal', objective: 'done', scope: ['src/**'], cooldownSeconds: 600, ...(goalCheck ? { check: goalCheck } : {}) });
-          if (background) kernel.write((tx) => tx.emit({ kind: 'goal.edited', goalId: goal.id, todoId: null, data: { background } }));
-          todos.forEach((t, i) => addTodo(kernel, {
-            goalId: goal.id, title: t.title, detail: t.detail, priority: t.priority, dependsOn: t.dep !== null && i > 0 ? [`T${(t.dep % i) + 1}`] : [],
-            ...(t.check ? { check: t.check } : {}), ...(t.recurrence ? { recurrence: t.recurrence } : {}),
-          }));
-          const text = formatGoalFile(exportGoalSpec(kernel.db, goal.id));
-          const parsed = parseGoalFile(text);
-          expect(parsed.diagnostics).toEqual([]);
-          const result = applyGoalSpec(kernel, parsed.spec as NonNullable<typeof parsed.spec>, { path: 'loopx/a-goal.goal.md' });
-          expect([result.plan.changeCount, result.events]).toEqual([0, 1]);
-          expect(applyGoalSpec(kernel, parseGoalFile(text).spec as NonNullable<typeof parsed.spec>, { path: 'loopx/a-goal.goal.md' }).events).toBe(0);
-        } finally {
-          store.dispose();
-        }
-      }),
+      fc.property(
+        fc.array(todo, { maxLength: 10 }),
+        fc.option(fc.constant('make check')),
+        fc.constantFrom('', 'Why.\n\n- a list'),
+        (todos, goalCheck, background) => {
+          const store = makeStore();
+          try {
+            const kernel = store.kernel.as(human);
+            const goal = createGoal(kernel, {
+              title: 'A goal',
+              objective: 'done',
+              scope: ['src/**'],
+              cooldownSeconds: 600,
+              ...(goalCheck ? { check: goalCheck } : {}),
+            });
+            if (background) kernel.write((tx) => tx.emit({ kind: 'goal.edited', goalId: goal.id, todoId: null, data: { background } }));
+            todos.forEach((t, i) =>
+              addTodo(kernel, {
+                goalId: goal.id,
+                title: t.title,
+                detail: t.detail,
+                priority: t.priority,
+                dependsOn: t.dep !== null && i > 0 ? [`T${(t.dep % i) + 1}`] : [],
+                ...(t.check ? { check: t.check } : {}),
+                ...(t.recurrence ? { recurrence: t.recurrence } : {}),
+              }),
+            );
+            const text = formatGoalFile(exportGoalSpec(kernel.db, goal.id));
+            const parsed = parseGoalFile(text);
+            expect(parsed.diagnostics).toEqual([]);
+            const result = applyGoalSpec(kernel, parsed.spec as NonNullable<typeof parsed.spec>, { path: 'loopx/a-goal.goal.md' });
+            expect([result.plan.changeCount, result.events]).toEqual([0, 1]);
+            expect(
+              applyGoalSpec(kernel, parseGoalFile(text).spec as NonNullable<typeof parsed.spec>, { path: 'loopx/a-goal.goal.md' }).events,
+            ).toBe(0);
+          } finally {
+            store.dispose();
+          }
+        },
+      ),
       { numRuns: 40 },
     );
   });

@@ -12,7 +12,8 @@ export const KEY_DOCS: Record<string, string> = {
   objective: 'What done looks like; agents read it every turn.',
   scope: 'Workspace-relative paths or globs the work may touch.',
   quota: 'Turn budget: `turns` per `window` (e.g. 24h), `maxConcurrent`, `cooldown` (e.g. 10m).',
-  check: 'Acceptance check: a shell command run from the workspace root; a todo ships only after loopx ran it, passing. A person sets it (VS Code, or a terminal that confirms); `null` clears it; left out, the file leaves it as the store has it.',
+  check:
+    'Acceptance check: a shell command run from the workspace root; a todo ships only after loopx ran it, passing. A person sets it (VS Code, or a terminal that confirms); `null` clears it; left out, the file leaves it as the store has it.',
   todos: 'The work, each with a stable `key`.',
   turns: 'Turns allowed per window.',
   window: 'Length of the quota window, e.g. 24h.',

@@ -96,8 +96,12 @@ test.each([
 ])('text with %s is refused at input, naming the code point', (name, char) => {
   const todoId = addTodo(s.kernel, { goalId, title: 't' }).id;
   const before = s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n;
-  expect(() => addTodo(s.kernel, { goalId, title: `Approve ${char}evil` })).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining(name) }));
-  expect(() => askGate(s.as(agent('codex')), { todoId, question: `Keep the${char} data?` })).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining(name) }));
+  expect(() => addTodo(s.kernel, { goalId, title: `Approve ${char}evil` })).toThrow(
+    expect.objectContaining({ exitCode: 2, message: expect.stringContaining(name) }),
+  );
+  expect(() => askGate(s.as(agent('codex')), { todoId, question: `Keep the${char} data?` })).toThrow(
+    expect.objectContaining({ exitCode: 2, message: expect.stringContaining(name) }),
+  );
   expect(() => createGoal(s.kernel, { title: 'g', objective: `x${char}y` })).toThrow(expect.objectContaining({ exitCode: 2 }));
   expect(() => blockTodo(s.kernel, todoId, `r${char}s`)).toThrow(expect.objectContaining({ exitCode: 2 }));
   expect(s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n).toBe(before);

@@ -10,7 +10,10 @@ import { HumanChannelRequiredError, NotAllowedError } from './errors';
  */
 export function requireHumanChannel(actor: Actor, action: string): void {
   if (actor.kind !== 'human') {
-    throw new NotAllowedError(`${action} is a human decision; ${actor.kind} ${actor.name} may not make it`, 'a human decides it in VS Code or an interactive terminal');
+    throw new NotAllowedError(
+      `${action} is a human decision; ${actor.kind} ${actor.name} may not make it`,
+      'a human decides it in VS Code or an interactive terminal',
+    );
   }
   if (!actor.channel) throw new HumanChannelRequiredError(action);
 }
@@ -26,7 +29,9 @@ export function hasHumanChannel(actor: Actor): boolean {
  */
 export function resumeNeedsHuman(db: SqliteDb, goalId: string): boolean {
   const last = db
-    .prepare(`SELECT kind, actor_kind, data FROM events WHERE goal_id = ? AND kind IN ('goal.created', 'goal.status') ORDER BY seq DESC LIMIT 1`)
+    .prepare(
+      `SELECT kind, actor_kind, data FROM events WHERE goal_id = ? AND kind IN ('goal.created', 'goal.status') ORDER BY seq DESC LIMIT 1`,
+    )
     .get(goalId);
   if (!last) return true;
   if (last.kind === 'goal.created') return true;

@@ -41,7 +41,9 @@ test('a backup is a verified copy in .loopx/backups, named by time and newest ev
 test('a backup never overwrites a file and wants an existing folder', () => {
   const to = join(s.root, 'mine.db');
   writeFileSync(to, 'precious');
-  expect(() => backupStore(s.kernel, { to })).toThrow(expect.objectContaining({ code: 'invalid_input', message: expect.stringContaining('already exists') }));
+  expect(() => backupStore(s.kernel, { to })).toThrow(
+    expect.objectContaining({ code: 'invalid_input', message: expect.stringContaining('already exists') }),
+  );
   expect(() => backupStore(s.kernel, { to: join(s.root, 'nope', 'x.db') })).toThrow(expect.objectContaining({ code: 'invalid_input' }));
   expect(backupStore(s.kernel, { to: join(s.root, 'fresh.db') }).path).toBe(join(s.root, 'fresh.db'));
 });
@@ -87,5 +89,9 @@ test('a damaged, foreign or tampered backup is refused and the store is untouche
   expect(() => restoreStore(s.kernel, tampered)).toThrow(expect.objectContaining({ code: 'backup_broken' }));
   expect(() => restoreStore(s.kernel, join(s.root, 'missing.db'))).toThrow(expect.objectContaining({ code: 'not_found' }));
   expect(eventCount()).toBe(events);
-  expect(existsSync(join(s.kernel.storeDir, 'backups')) ? readdirSync(join(s.kernel.storeDir, 'backups')).filter((x) => x.includes('before-restore')) : []).toEqual([]);
+  expect(
+    existsSync(join(s.kernel.storeDir, 'backups'))
+      ? readdirSync(join(s.kernel.storeDir, 'backups')).filter((x) => x.includes('before-restore'))
+      : [],
+  ).toEqual([]);
 });

@@ -1,6 +1,17 @@
 import { requireHumanChannel } from './authority';
 import { BROKEN_MARKER } from './logHealth';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Kernel } from './kernel';
@@ -36,7 +47,9 @@ export function backupStore(kernel: Kernel, options: { to?: string; keep?: numbe
   const folder = join(kernel.storeDir, BACKUP_DIR);
   const head = kernel.read((db) => logHead(db));
   const stamp = new Date(kernel.clock()).toISOString().replace(/[-:.]/g, '');
-  const path = inDefault ? join(folder, `loopx-${stamp}-e${head?.seq ?? 0}${options.label ? `-${options.label}` : ''}.db`) : resolve(options.to as string);
+  const path = inDefault
+    ? join(folder, `loopx-${stamp}-e${head?.seq ?? 0}${options.label ? `-${options.label}` : ''}.db`)
+    : resolve(options.to as string);
   if (existsSync(path)) throw new InvalidInputError(`${path} already exists; a backup never overwrites a file`);
   if (!inDefault && !existsSync(dirname(path))) throw new InvalidInputError(`the folder ${dirname(path)} does not exist`);
   mkdirSync(dirname(path), { recursive: true });
@@ -68,16 +81,28 @@ function verifyStoreFile(db: SqliteDb, file: string, expectVersion?: number, rep
   if (!hasEvents) throw new InvalidInputError(`${file} is not a loopx store`);
   const version = Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0);
   if (expectVersion !== undefined && version !== expectVersion) {
-    throw new RefusedError('schema_mismatch', `${file} has schema ${version}, this store ${expectVersion}`, 'restore it with the loopx version that wrote it');
+    throw new RefusedError(
+      'schema_mismatch',
+      `${file} has schema ${version}, this store ${expectVersion}`,
+      'restore it with the loopx version that wrote it',
+    );
   }
   const chain = verifyChain(db);
-  if (!chain.ok) throw new RefusedError('backup_broken', `${file}: its event log is broken at event ${chain.firstBadSeq}: ${chain.problem}`);
+  if (!chain.ok)
+    throw new RefusedError('backup_broken', `${file}: its event log is broken at event ${chain.firstBadSeq}: ${chain.problem}`);
   if (replay) {
     // A chain can be intact while the state tables were edited behind it (an approved gate with no event): replay.
     const replayed = checkReplay(db);
     if (!replayed.ok) {
-      const what = replayed.differences.slice(0, 3).map((d) => `${d.table}: ${d.detail}`).join('; ');
-      throw new RefusedError('backup_broken', `${file}: its state tables differ from what its log says (${what})`, 'restore another backup; this one was changed outside loopx');
+      const what = replayed.differences
+        .slice(0, 3)
+        .map((d) => `${d.table}: ${d.detail}`)
+        .join('; ');
+      throw new RefusedError(
+        'backup_broken',
+        `${file}: its state tables differ from what its log says (${what})`,
+        'restore another backup; this one was changed outside loopx',
+      );
     }
   }
   return { events: chain.events, head: logHead(db) };
@@ -165,7 +190,8 @@ export function restoreStore(kernel: Kernel, file: string): Restore {
   try {
     copyFileSync(from, scratch);
     const checked = withStoreFile(scratch, (db) => {
-      if (identifyStore(db) === 'foreign') throw new InvalidInputError(`${from} is not a loopx store`, 'name a backup file written by loopx backup');
+      if (identifyStore(db) === 'foreign')
+        throw new InvalidInputError(`${from} is not a loopx store`, 'name a backup file written by loopx backup');
       if (schemaVersion(db) < kernel.schemaVersion) migrate(db); // an older loopx's backup: the copy is brought up to date
       return verifyStoreFile(db, from, kernel.schemaVersion, true);
     });
@@ -198,7 +224,11 @@ function swapUnderLock(kernel: Kernel, scratch: string, saving: string, from: st
   let savedHead: LogAnchor | null = null;
   try {
     immediate(db, () => {
-      const schema = db.prepare(`SELECT type, name, sql FROM main.sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type = 'index', rowid`).all();
+      const schema = db
+        .prepare(
+          `SELECT type, name, sql FROM main.sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type = 'index', rowid`,
+        )
+        .all();
       for (const row of schema) db.exec(String(row.sql).replace(/^CREATE (TABLE|UNIQUE INDEX|INDEX) ("?)/, 'CREATE $1 saved.$2'));
       const tables = schema.filter((r) => r.type === 'table').map((r) => String(r.name));
       for (const table of tables) db.exec(`INSERT INTO saved."${table}" SELECT * FROM main."${table}"`);
@@ -210,7 +240,9 @@ function swapUnderLock(kernel: Kernel, scratch: string, saving: string, from: st
         db.exec(`DELETE FROM main."${table}"`);
         db.exec(`INSERT INTO main."${table}" SELECT * FROM restored."${table}"`);
       }
-      const keep = db.prepare('INSERT INTO main.id_high_water (entity, num) VALUES (?, ?) ON CONFLICT (entity) DO UPDATE SET num = max(num, excluded.num)');
+      const keep = db.prepare(
+        'INSERT INTO main.id_high_water (entity, num) VALUES (?, ?) ON CONFLICT (entity) DO UPDATE SET num = max(num, excluded.num)',
+      );
       for (const [table, num] of highest) if (num > 0) keep.run(table, num);
       const dangling = db.prepare('PRAGMA main.foreign_key_check').all();
       if (dangling.length) throw new RefusedError('backup_broken', `${from} has ${dangling.length} dangling references`);
@@ -238,7 +270,10 @@ function removeAbandonedScratch(folder: string): void {
       return (error as NodeJS.ErrnoException).code === 'ESRCH';
     }
   };
-  for (const [dir, prefix] of [[tmpdir(), SCRATCH_PREFIX], [folder, SAVING_PREFIX]] as const) {
+  for (const [dir, prefix] of [
+    [tmpdir(), SCRATCH_PREFIX],
+    [folder, SAVING_PREFIX],
+  ] as const) {
     for (const name of readdirSync(dir)) {
       const pid = name.startsWith(prefix) ? Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]) : NaN;
       if (Number.isInteger(pid) && pid !== process.pid && dead(pid)) rmSync(join(dir, name), { recursive: true, force: true });

@@ -97,7 +97,12 @@ export class LeaseLostError extends RefusedError {
 
 export class GatePendingError extends RefusedError {
   constructor(subject: string, gateIds: string[]) {
-    super('gate_pending', `${subject} waits for a human decision on gate ${gateIds.join(', ')}`, 'a human approves or rejects it with: loopx gate approve|reject ID', { gateIds });
+    super(
+      'gate_pending',
+      `${subject} waits for a human decision on gate ${gateIds.join(', ')}`,
+      'a human approves or rejects it with: loopx gate approve|reject ID',
+      { gateIds },
+    );
   }
 }
 
@@ -148,8 +153,11 @@ export class HumanChannelRequiredError extends RefusedError {
 /** A reader that may not migrate (the language server) met a store an older loopx wrote. */
 export class SchemaTooOldError extends RefusedError {
   constructor(found: number, known: number) {
-    super('schema_too_old', `this store has schema version ${found}; this reader needs ${known} and does not upgrade stores`,
-      'run any loopx command (or open the LoopX views) once to upgrade it');
+    super(
+      'schema_too_old',
+      `this store has schema version ${found}; this reader needs ${known} and does not upgrade stores`,
+      'run any loopx command (or open the LoopX views) once to upgrade it',
+    );
   }
 }
 
@@ -159,6 +167,10 @@ export class SchemaTooOldError extends RefusedError {
  */
 export class StoreBusyError extends RefusedError {
   constructor(waitedSeconds: number) {
-    super('busy', `the store stayed locked by another writer for ${waitedSeconds} s`, 'retry; if it persists, look for a stuck loopx process');
+    super(
+      'busy',
+      `the store stayed locked by another writer for ${waitedSeconds} s`,
+      'retry; if it persists, look for a stuck loopx process',
+    );
   }
 }

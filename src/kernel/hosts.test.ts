@@ -7,7 +7,11 @@ import { DEFAULT_HOSTS, findExecutable, planHost, shellQuote } from './hosts';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopx hosts \' "$(id)"-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const turn = { promptFile: join(dir, 'prompt.md'), dir, env: { LOOPX_TURN: 'R1', LOOPX_TODO: 'T1', LOOPX_GOAL: 'G1', LOOPX_AGENT: 'codex' } };
+const turn = {
+  promptFile: join(dir, 'prompt.md'),
+  dir,
+  env: { LOOPX_TURN: 'R1', LOOPX_TODO: 'T1', LOOPX_GOAL: 'G1', LOOPX_AGENT: 'codex' },
+};
 
 describe('host command lines', () => {
   test('quote hostile paths so the shell runs them literally', () => {
@@ -23,7 +27,10 @@ describe('host command lines', () => {
     expect(out).toContain('[loopx] the turn ended with exit code 0');
     expect(readFileSync(join(dir, 'exit-code'), 'utf8')).toBe('0');
     expect(readFileSync(join(dir, 'output.log'), 'utf8')).toContain('hello prompt');
-    expect(planHost('codex', DEFAULT_HOSTS, turn)).toMatchObject({ executable: 'codex', commandLine: expect.stringContaining(`codex exec --full-auto - < ${shellQuote(turn.promptFile)}`) });
+    expect(planHost('codex', DEFAULT_HOSTS, turn)).toMatchObject({
+      executable: 'codex',
+      commandLine: expect.stringContaining(`codex exec --full-auto - < ${shellQuote(turn.promptFile)}`),
+    });
   });
 
   test('a template names values with placeholders; the real exit code comes back', () => {

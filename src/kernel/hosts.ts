@@ -90,7 +90,13 @@ export function planHost(host: string, settings: HostSettings, turn: HostTurn): 
 
 /** Finds an executable on PATH (or checks an explicit path), as the shell would. */
 export function findExecutable(name: string, path = process.env.PATH ?? ''): string | undefined {
-  const candidates = isAbsolute(name) || name.includes('/') ? [name] : path.split(delimiter).filter(Boolean).map((dir) => join(dir, name));
+  const candidates =
+    isAbsolute(name) || name.includes('/')
+      ? [name]
+      : path
+          .split(delimiter)
+          .filter(Boolean)
+          .map((dir) => join(dir, name));
   return candidates.find((candidate) => {
     try {
       accessSync(candidate, constants.X_OK);

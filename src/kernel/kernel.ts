@@ -120,7 +120,19 @@ export class Kernel {
         const copy = privateCopy(path);
         try {
           const db = open(copy.path);
-          return { ...db, driver: db.driver, prepare: db.prepare, exec: db.exec, get isOpen() { return db.isOpen; }, close: () => { db.close(); copy.dispose(); } };
+          return {
+            ...db,
+            driver: db.driver,
+            prepare: db.prepare,
+            exec: db.exec,
+            get isOpen() {
+              return db.isOpen;
+            },
+            close: () => {
+              db.close();
+              copy.dispose();
+            },
+          };
         } catch (inner) {
           copy.dispose();
           throw inner;
@@ -168,25 +180,27 @@ export class Kernel {
       if (broken) throw logBrokenError(broken);
     }
     const emitted: StoredEvent[] = [];
-    const result = this.named(() => immediate(this.db, () => {
-      const nowMs = this.clock();
-      const at = iso(nowMs);
-      const actor = this.actor;
-      const appender = new EventAppender(this.db, actor, at);
-      const value = fn({
-        db: this.db,
-        nowMs,
-        at,
-        actor,
-        emit: (draft, as) => {
-          const event = appender.append(draft, as);
-          emitted.push(event);
-          return event;
-        },
-      });
-      appender.finish();
-      return value;
-    }));
+    const result = this.named(() =>
+      immediate(this.db, () => {
+        const nowMs = this.clock();
+        const at = iso(nowMs);
+        const actor = this.actor;
+        const appender = new EventAppender(this.db, actor, at);
+        const value = fn({
+          db: this.db,
+          nowMs,
+          at,
+          actor,
+          emit: (draft, as) => {
+            const event = appender.append(draft, as);
+            emitted.push(event);
+            return event;
+          },
+        });
+        appender.finish();
+        return value;
+      }),
+    );
     if (emitted.length > 0) for (const listener of this.shared.listeners) listener(emitted);
     return result;
   }
@@ -230,15 +244,17 @@ export class Kernel {
   }
 
   private initializeLog(): boolean {
-    return this.named(() => immediate(this.db, () => {
-      if (this.db.prepare('SELECT 1 FROM events LIMIT 1').get()) return false;
-      new EventAppender(this.db, { name: 'kernel', kind: 'kernel' }, iso(this.clock())).append({
-        kind: 'store.initialized',
-        goalId: null,
-        todoId: null,
-        data: { schema: SCHEMA_VERSION },
-      });
-      return true;
-    }));
+    return this.named(() =>
+      immediate(this.db, () => {
+        if (this.db.prepare('SELECT 1 FROM events LIMIT 1').get()) return false;
+        new EventAppender(this.db, { name: 'kernel', kind: 'kernel' }, iso(this.clock())).append({
+          kind: 'store.initialized',
+          goalId: null,
+          todoId: null,
+          data: { schema: SCHEMA_VERSION },
+        });
+        return true;
+      }),
+    );
   }
 }

@@ -112,8 +112,13 @@ export interface Settled {
  */
 export function settleAbandoned(kernel: Kernel, abandoned: Abandoned): Settled | undefined {
   const exitCode = abandoned.exitCode ?? -1;
-  const who = abandoned.launcher.runner ? `runner ${abandoned.launcher.runner} (pid ${abandoned.launcher.pid})` : `window process ${abandoned.launcher.pid}`;
-  const why = abandoned.exitCode !== undefined ? `its command had ended with exit code ${exitCode} after ${who} was gone` : `${who} is gone and its command never reported an end`;
+  const who = abandoned.launcher.runner
+    ? `runner ${abandoned.launcher.runner} (pid ${abandoned.launcher.pid})`
+    : `window process ${abandoned.launcher.pid}`;
+  const why =
+    abandoned.exitCode !== undefined
+      ? `its command had ended with exit code ${exitCode} after ${who} was gone`
+      : `${who} is gone and its command never reported an end`;
   try {
     // The kernel finishes it: neither the caller (another window or runner) nor the gone launcher's agent.
     return { turn: finishTurn(kernel.as({ name: 'kernel', kind: 'kernel' }), abandoned.turn.id, exitCode), exitCode, why };

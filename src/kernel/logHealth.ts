@@ -54,7 +54,9 @@ export function logBrokenError(found: { firstBadSeq: number | null; problem: str
  * one before it compared. Null when sound.
  */
 export function checkTail(db: SqliteDb): { firstBadSeq: number; problem: string } | null {
-  const rows = db.prepare(`SELECT seq, hash, prev_hash, prev_hash || char(10) || ${SQL_EVENT_BODY} AS input FROM events ORDER BY seq DESC LIMIT 2`).all();
+  const rows = db
+    .prepare(`SELECT seq, hash, prev_hash, prev_hash || char(10) || ${SQL_EVENT_BODY} AS input FROM events ORDER BY seq DESC LIMIT 2`)
+    .all();
   const head = rows[0];
   if (!head) return null;
   const seq = Number(head.seq);
@@ -63,19 +65,30 @@ export function checkTail(db: SqliteDb): { firstBadSeq: number; problem: string 
   if (before && Number(before.seq) !== seq - 1) return { firstBadSeq: seq - 1, problem: `sequence gap before event ${seq}` };
   if (String(head.prev_hash) !== expectedPrev) return { firstBadSeq: seq, problem: 'prevHash does not match the previous event' };
   // The fast SQL-built body matches the writer's for every event the writer produced; a mismatch is re-checked in full.
-  if (sha256(String(head.input)) !== head.hash && !rehashMatches(db, seq, expectedPrev)) return { firstBadSeq: seq, problem: 'hash does not match the event content' };
+  if (sha256(String(head.input)) !== head.hash && !rehashMatches(db, seq, expectedPrev))
+    return { firstBadSeq: seq, problem: 'hash does not match the event content' };
   return null;
 }
 
 /** `loopx log accept`: a human records that the log, broken as found, is accepted from here on. */
-export function acceptBrokenLog(kernel: Kernel): { accepted: boolean; seq: number | null; firstBadSeq: number | null; problem: string | null } {
+export function acceptBrokenLog(kernel: Kernel): {
+  accepted: boolean;
+  seq: number | null;
+  firstBadSeq: number | null;
+  problem: string | null;
+} {
   requireHumanChannel(kernel.actor, 'to accept a broken event log');
   const result = kernel.write((tx) => {
     const found: VerifyResult = verifyChain(tx.db);
     if (found.ok) return { accepted: false, seq: null, firstBadSeq: null, problem: null };
     const head = Number(tx.db.prepare('SELECT max(seq) AS s FROM events').get()?.s ?? 0);
     const digest = prefixDigest(tx.db, head + 1);
-    const event = tx.emit({ kind: 'log.accepted', goalId: null, todoId: null, data: { firstBadSeq: found.firstBadSeq ?? 0, problem: found.problem ?? '', digest } });
+    const event = tx.emit({
+      kind: 'log.accepted',
+      goalId: null,
+      todoId: null,
+      data: { firstBadSeq: found.firstBadSeq ?? 0, problem: found.problem ?? '', digest },
+    });
     return { accepted: true, seq: event.seq, firstBadSeq: found.firstBadSeq, problem: found.problem };
   });
   rmSync(join(kernel.storeDir, BROKEN_MARKER), { force: true });

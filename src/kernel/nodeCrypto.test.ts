@@ -13,7 +13,10 @@ describe('sha256Js', () => {
   });
 
   test('matches node:crypto on any text, multi-byte characters included', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 2000 }), (text) => sha256Js(text) === native(text)), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 2000 }), (text) => sha256Js(text) === native(text)),
+      { numRuns: 500 },
+    );
   });
 
   test('the kernel hash agrees with node:crypto whichever way it is computed', () => {

@@ -29,7 +29,10 @@ function checkTimeZone(tz: string): string {
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
   } catch {
-    throw new InvalidInputError(`--tz ${JSON.stringify(tz)} is not a time zone`, 'use an IANA name such as UTC, Europe/Berlin or America/New_York');
+    throw new InvalidInputError(
+      `--tz ${JSON.stringify(tz)} is not a time zone`,
+      'use an IANA name such as UTC, Europe/Berlin or America/New_York',
+    );
   }
 }
 
@@ -54,12 +57,16 @@ export function parseRecurrence(input: RecurrenceInput): Recurrence | null {
       const next = cronFor(expression, tz).nextRun(new Date());
       if (!next) throw new Error('it never runs');
     } catch (error) {
-      throw new InvalidInputError(`--cron ${JSON.stringify(cron)} is not a cron expression: ${(error as Error).message.replace(/^CronPattern: /, '')}`, 'five fields: minute hour day-of-month month day-of-week, e.g. "0 9 * * 1-5"; or @daily');
+      throw new InvalidInputError(
+        `--cron ${JSON.stringify(cron)} is not a cron expression: ${(error as Error).message.replace(/^CronPattern: /, '')}`,
+        'five fields: minute hour day-of-month month day-of-week, e.g. "0 9 * * 1-5"; or @daily',
+      );
     }
     return { cron: expression, tz, text: `cron ${expression} (${tz})` };
   }
   const seconds = every as number;
-  if (!Number.isInteger(seconds) || seconds < MIN_EVERY || seconds > MAX_EVERY) throw new InvalidInputError('--every must be from 1m to 366d');
+  if (!Number.isInteger(seconds) || seconds < MIN_EVERY || seconds > MAX_EVERY)
+    throw new InvalidInputError('--every must be from 1m to 366d');
   if (at === undefined) return { every: seconds, tz, text: `every ${formatDuration(seconds)}` };
   if (!AT.test(at)) throw new InvalidInputError(`--at must be a time of day HH:MM (00:00 to 23:59), got ${JSON.stringify(at)}`);
   if (seconds % DAY !== 0) throw new InvalidInputError('--at goes with an --every of whole days (1d, 2d, 7d)');
@@ -97,7 +104,7 @@ export function nextOccurrence(rec: Recurrence, previous: number | null, nowMs: 
   for (let i = 0; i <= days + 1; i++) {
     const candidate = daily.nextRun(from);
     if (!candidate) return null;
-    if (anchor === null || ((localDay(candidate.getTime(), rec.tz) - anchor) % days + days) % days === 0) return candidate.getTime();
+    if (anchor === null || (((localDay(candidate.getTime(), rec.tz) - anchor) % days) + days) % days === 0) return candidate.getTime();
     from = candidate;
   }
   return null;

@@ -28,16 +28,59 @@ const ACTORS: Actor[] = [agent('codex'), agent('claude'), agent('worker-3'), hum
 /** One random operation: which verb, who does it, and numbers that pick existing entities. */
 const op = fc.record({
   verb: fc.constantFrom(
-    'goal', 'goalStatus', 'todo', 'todo', 'claim', 'claim', 'claimNext', 'claimNext', 'renew', 'release', 'ship', 'ship', 'ship',
-    'evidence', 'evidence', 'block', 'unblock', 'kill', 'ask', 'decide', 'decide', 'decide', 'spend', 'handoff', 'handoff', 'accept', 'accept', 'tick',
-    'turnStart', 'turnStart', 'turnFinish', 'turnFinish',
-    'monitor', 'monitor', 'monitor', 'monitorCancel', 'monitorTick', 'monitorTick', 'monitorTick', 'monitorTick',
-    'checkSet', 'evidenceRun', 'evidenceRun', 'goalFile', 'goalFile',
+    'goal',
+    'goalStatus',
+    'todo',
+    'todo',
+    'claim',
+    'claim',
+    'claimNext',
+    'claimNext',
+    'renew',
+    'release',
+    'ship',
+    'ship',
+    'ship',
+    'evidence',
+    'evidence',
+    'block',
+    'unblock',
+    'kill',
+    'ask',
+    'decide',
+    'decide',
+    'decide',
+    'spend',
+    'handoff',
+    'handoff',
+    'accept',
+    'accept',
+    'tick',
+    'turnStart',
+    'turnStart',
+    'turnFinish',
+    'turnFinish',
+    'monitor',
+    'monitor',
+    'monitor',
+    'monitorCancel',
+    'monitorTick',
+    'monitorTick',
+    'monitorTick',
+    'monitorTick',
+    'checkSet',
+    'evidenceRun',
+    'evidenceRun',
+    'goalFile',
+    'goalFile',
   ),
   actor: fc.nat(ACTORS.length - 1),
   a: fc.nat(50),
   b: fc.nat(50),
-  seconds: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 120 }), weight: 4 }, { arbitrary: fc.integer({ min: 120, max: 4000 }), weight: 1 }),
+  seconds: fc.oneof(
+    { arbitrary: fc.integer({ min: 1, max: 120 }), weight: 4 },
+    { arbitrary: fc.integer({ min: 120, max: 4000 }), weight: 1 },
+  ),
 });
 type Op = typeof op extends fc.Arbitrary<infer T> ? T : never;
 
@@ -58,27 +101,73 @@ function apply(s: TestStore, o: Op): void {
   const goal = () => pick(s, 'goals', o.a);
   const todo = () => (claim ? String(claim.id) : pick(s, 'todos', o.a));
   switch (o.verb) {
-    case 'goal': createGoal(k, { title: `goal ${o.a}`, turnsPerWindow: o.b % 4, windowHours: 1, maxConcurrent: 1 + (o.b % 2) }); break;
-    case 'goalStatus': setGoalStatus(k, goal(), GOAL_STATUSES[o.b % 5 === 0 ? o.b % 4 : 0] as (typeof GOAL_STATUSES)[number]); break;
+    case 'goal':
+      createGoal(k, { title: `goal ${o.a}`, turnsPerWindow: o.b % 4, windowHours: 1, maxConcurrent: 1 + (o.b % 2) });
+      break;
+    case 'goalStatus':
+      setGoalStatus(k, goal(), GOAL_STATUSES[o.b % 5 === 0 ? o.b % 4 : 0] as (typeof GOAL_STATUSES)[number]);
+      break;
     case 'todo': {
       // Some recur: on an interval, daily at a time, or on a cron schedule (each occurrence that ends adds the next).
-      const recurrence = [undefined, undefined, { every: 600 + o.b * 60 }, { every: 86400, at: `0${o.b % 10}:30`, tz: 'UTC' }, { cron: `${o.b % 60} * * * *`, tz: 'UTC' }][o.a % 5];
-      addTodo(k, { goalId: goal(), title: `todo ${o.b}`, priority: o.b % 4, dependsOn: o.b % 3 === 0 ? [pick(s, 'todos', o.b)] : [], recurrence });
+      const recurrence = [
+        undefined,
+        undefined,
+        { every: 600 + o.b * 60 },
+        { every: 86400, at: `0${o.b % 10}:30`, tz: 'UTC' },
+        { cron: `${o.b % 60} * * * *`, tz: 'UTC' },
+      ][o.a % 5];
+      addTodo(k, {
+        goalId: goal(),
+        title: `todo ${o.b}`,
+        priority: o.b % 4,
+        dependsOn: o.b % 3 === 0 ? [pick(s, 'todos', o.b)] : [],
+        recurrence,
+      });
       break;
     }
-    case 'claim': claimTodo(k, todo(), { leaseSeconds: 60 + o.b * 10 }); break;
-    case 'claimNext': claimNext(k, { leaseSeconds: 60 + o.b * 10 }); break;
-    case 'renew': renewTodo(k, todo()); break;
-    case 'release': releaseTodo(k, todo(), { note: o.b % 2 ? `note ${o.b}` : undefined }); break;
-    case 'ship': shipTodo(k, todo(), o.b % 3 ? { evidence: `ev ${o.b}` } : {}); break;
-    case 'evidence': addEvidence(k, o.b % 3 ? { todoId: todo(), summary: `s${o.b}` } : { goalId: goal(), summary: `g${o.b}` }); break;
-    case 'block': blockTodo(k, todo(), `reason ${o.b}`); break;
-    case 'unblock': unblockTodo(k, todo()); break;
-    case 'kill': killTodo(k, todo(), `kill ${o.b}`, { endSeries: o.b % 4 === 0 }); break;
-    case 'ask': askGate(k, o.b % 2 ? { todoId: todo(), question: `q${o.b}` } : { goalId: goal(), question: `gq${o.b}` }); break;
-    case 'decide': decideGate(o.b % 4 ? s.kernel.as(human) : k, pick(s, 'gates', o.a), o.b % 2 ? 'approved' : 'rejected'); break;
-    case 'spend': spendQuota(k, goal(), `turn-${o.b % 7}`); break;
-    case 'handoff': offerHandoff(k, todo(), { to: (ACTORS.filter((x) => x.name !== k.actor.name)[o.b % 3] as Actor).name, summary: 'over to you', pending: 'rest' }); break;
+    case 'claim':
+      claimTodo(k, todo(), { leaseSeconds: 60 + o.b * 10 });
+      break;
+    case 'claimNext':
+      claimNext(k, { leaseSeconds: 60 + o.b * 10 });
+      break;
+    case 'renew':
+      renewTodo(k, todo());
+      break;
+    case 'release':
+      releaseTodo(k, todo(), { note: o.b % 2 ? `note ${o.b}` : undefined });
+      break;
+    case 'ship':
+      shipTodo(k, todo(), o.b % 3 ? { evidence: `ev ${o.b}` } : {});
+      break;
+    case 'evidence':
+      addEvidence(k, o.b % 3 ? { todoId: todo(), summary: `s${o.b}` } : { goalId: goal(), summary: `g${o.b}` });
+      break;
+    case 'block':
+      blockTodo(k, todo(), `reason ${o.b}`);
+      break;
+    case 'unblock':
+      unblockTodo(k, todo());
+      break;
+    case 'kill':
+      killTodo(k, todo(), `kill ${o.b}`, { endSeries: o.b % 4 === 0 });
+      break;
+    case 'ask':
+      askGate(k, o.b % 2 ? { todoId: todo(), question: `q${o.b}` } : { goalId: goal(), question: `gq${o.b}` });
+      break;
+    case 'decide':
+      decideGate(o.b % 4 ? s.kernel.as(human) : k, pick(s, 'gates', o.a), o.b % 2 ? 'approved' : 'rejected');
+      break;
+    case 'spend':
+      spendQuota(k, goal(), `turn-${o.b % 7}`);
+      break;
+    case 'handoff':
+      offerHandoff(k, todo(), {
+        to: (ACTORS.filter((x) => x.name !== k.actor.name)[o.b % 3] as Actor).name,
+        summary: 'over to you',
+        pending: 'rest',
+      });
+      break;
     case 'accept': {
       // Usually the named recipient accepts; sometimes someone else tries.
       const id = pick(s, 'handoffs', o.a);
@@ -86,26 +175,43 @@ function apply(s: TestStore, o: Op): void {
       acceptHandoff(o.b % 4 && to ? s.kernel.as(agent(String(to))) : k, id);
       break;
     }
-    case 'tick': s.clock.advance(o.seconds); break;
+    case 'tick':
+      s.clock.advance(o.seconds);
+      break;
     case 'goalFile': {
       // A goal file: an exported goal edited (a title, a priority, a dependency, a new todo, one dropped) and applied.
       const spec = exportGoalSpec(s.kernel.db, goal());
       const [first, second] = spec.todos;
       if (first) Object.assign(first, { title: `${first.title}!`, priority: o.b % 4 });
       if (first && second && o.b % 2) second.after = [first.key];
-      if (o.b % 3 === 0) spec.todos.push({ key: `new-${o.b}`, title: `new ${o.b}`, detail: '', priority: 2, after: first ? [first.key] : [] });
+      if (o.b % 3 === 0)
+        spec.todos.push({ key: `new-${o.b}`, title: `new ${o.b}`, detail: '', priority: 2, after: first ? [first.key] : [] });
       if (o.b % 5 === 0) spec.todos.pop();
       spec.quota.turnsPerWindow = o.b % 4;
       applyGoalSpec(k, spec, { path: `loopx/g${o.a % 3}.goal.md`, prune: o.b % 7 === 0 });
       break;
     }
-    case 'turnStart': startTurn(k, { goalId: goal(), host: ['codex', 'claude', 'custom'][o.b % 3] as string }); break;
-    case 'monitor':
-      addMonitor(k, o.b % 3 === 0
-        ? { todoId: todo(), afterSeconds: 30 + o.b * 60 }
-        : { todoId: todo(), check: `check ${o.b}`, everySeconds: 10 + o.b * 10, until: ['exit0', 'change', 'match:ok'][o.b % 3], timeoutSeconds: 600 + o.b * 60, note: o.b % 2 ? `note ${o.b}` : undefined });
+    case 'turnStart':
+      startTurn(k, { goalId: goal(), host: ['codex', 'claude', 'custom'][o.b % 3] as string });
       break;
-    case 'monitorCancel': cancelMonitor(o.b % 3 ? s.kernel.as(human) : k, pick(s, 'monitors', o.a)); break;
+    case 'monitor':
+      addMonitor(
+        k,
+        o.b % 3 === 0
+          ? { todoId: todo(), afterSeconds: 30 + o.b * 60 }
+          : {
+              todoId: todo(),
+              check: `check ${o.b}`,
+              everySeconds: 10 + o.b * 10,
+              until: ['exit0', 'change', 'match:ok'][o.b % 3],
+              timeoutSeconds: 600 + o.b * 60,
+              note: o.b % 2 ? `note ${o.b}` : undefined,
+            },
+      );
+      break;
+    case 'monitorCancel':
+      cancelMonitor(o.b % 3 ? s.kernel.as(human) : k, pick(s, 'monitors', o.a));
+      break;
     case 'monitorTick': {
       // The transactions of `monitor tick`, with a made-up run instead of a real process.
       settleDue(k);
@@ -134,7 +240,11 @@ function apply(s: TestStore, o: Op): void {
     }
     case 'turnFinish': {
       const open = s.kernel.db.prepare('SELECT id FROM turns WHERE ended_at IS NULL ORDER BY num').all();
-      finishTurn(o.b % 3 ? s.kernel.as(human) : k, String(open[o.a % Math.max(1, open.length)]?.id ?? 'R1'), [0, 1, 137][o.b % 3] as number);
+      finishTurn(
+        o.b % 3 ? s.kernel.as(human) : k,
+        String(open[o.a % Math.max(1, open.length)]?.id ?? 'R1'),
+        [0, 1, 137][o.b % 3] as number,
+      );
       break;
     }
   }
@@ -181,7 +291,9 @@ describe('the log is the truth', () => {
           const replay = checkReplay(s.kernel.db);
           expect(replay.differences).toEqual([]);
           // No todo is ever held twice and a claim always has a live-or-lapsed lease.
-          const claimed = s.kernel.db.prepare(`SELECT count(*) AS n FROM todos WHERE status = 'claimed' AND (owner IS NULL OR lease_expires_at IS NULL)`).get();
+          const claimed = s.kernel.db
+            .prepare(`SELECT count(*) AS n FROM todos WHERE status = 'claimed' AND (owner IS NULL OR lease_expires_at IS NULL)`)
+            .get();
           expect(Number(claimed?.n)).toBe(0);
         } finally {
           s.dispose();

@@ -28,12 +28,14 @@ test('a backup whose state tables were edited behind an intact chain is refused 
   db.exec(`UPDATE gates SET status = 'approved', decided_by = 'mallory', decided_at = '2026-01-01T00:00:00.000Z' WHERE id = 'Q1'`);
   db.close();
   const before = events();
-  expect(() => restoreStore(s.kernel, backup)).toThrow(expect.objectContaining({ code: 'backup_broken', message: expect.stringContaining('gates') }));
+  expect(() => restoreStore(s.kernel, backup)).toThrow(
+    expect.objectContaining({ code: 'backup_broken', message: expect.stringContaining('gates') }),
+  );
   expect(events()).toBe(before);
   expect(s.kernel.db.prepare(`SELECT status FROM gates WHERE id = 'Q1'`).get()?.status).toBe('pending');
 });
 
-test('ids never repeat in a store\'s life: after restoring an older backup, new ids continue above every id handed out', () => {
+test("ids never repeat in a store's life: after restoring an older backup, new ids continue above every id handed out", () => {
   const older = backupStore(s.kernel);
   addTodo(s.kernel, { goalId: 'G1', title: 'T3, gone after the restore' });
   createGoal(s.kernel, { title: 'G2, gone too' });
@@ -62,7 +64,11 @@ test('pruning goes by the time inside valid backups: never the one just made, ne
   expect(existsSync(made.path)).toBe(true);
   expect(made.removed.sort()).toEqual(['loopx-29990101T000000000Z-e1.db', first.path.split('/').pop()].sort());
   expect(existsSync(stranger)).toBe(true);
-  expect(readdirSync(folder).filter((f) => f.endsWith('.db')).sort()).toEqual([made.path.split('/').pop(), 'loopx-29991231T000000000Z-e9.db'].sort());
+  expect(
+    readdirSync(folder)
+      .filter((f) => f.endsWith('.db'))
+      .sort(),
+  ).toEqual([made.path.split('/').pop(), 'loopx-29991231T000000000Z-e9.db'].sort());
 });
 
 test('a FIFO as restore source is refused at once, not waited on', () => {
@@ -71,7 +77,9 @@ test('a FIFO as restore source is refused at once, not waited on', () => {
     console.warn('SKIPPED part: mkfifo is not available');
     return;
   }
-  expect(() => restoreStore(s.kernel, fifo)).toThrow(expect.objectContaining({ code: 'invalid_input', message: expect.stringContaining('not a regular file') }));
+  expect(() => restoreStore(s.kernel, fifo)).toThrow(
+    expect.objectContaining({ code: 'invalid_input', message: expect.stringContaining('not a regular file') }),
+  );
 });
 
 test('scratch copies left by a killed restore are cleaned up by the next one', () => {

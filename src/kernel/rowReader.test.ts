@@ -2,8 +2,21 @@ import { expect, test } from 'vitest';
 import { goalFromRow, todoFromRow } from './model';
 
 const todoRow = {
-  id: 'T1', goal_id: 'G1', title: 't', detail: '', priority: 1, status: 'open', owner: null, lease_expires_at: null,
-  continuation: '', reason: null, revision: 1, created_at: 'a', updated_at: 'b', depends_on: 'T2,T3', evidence_count: 0,
+  id: 'T1',
+  goal_id: 'G1',
+  title: 't',
+  detail: '',
+  priority: 1,
+  status: 'open',
+  owner: null,
+  lease_expires_at: null,
+  continuation: '',
+  reason: null,
+  revision: 1,
+  created_at: 'a',
+  updated_at: 'b',
+  depends_on: 'T2,T3',
+  evidence_count: 0,
 };
 
 test('rows map to the API shape', () => {
@@ -19,8 +32,20 @@ test.each([
 });
 
 test('a goal scope that is not a JSON list of strings is refused', () => {
-  const goal = { id: 'G1', title: 'g', objective: '', scope: '{"x":1}', status: 'active', turns_per_window: 1, window_hours: 1,
-    max_concurrent: 1, cooldown_seconds: 0, background: '', created_at: 'a', updated_at: 'b' };
+  const goal = {
+    id: 'G1',
+    title: 'g',
+    objective: '',
+    scope: '{"x":1}',
+    status: 'active',
+    turns_per_window: 1,
+    window_hours: 1,
+    max_concurrent: 1,
+    cooldown_seconds: 0,
+    background: '',
+    created_at: 'a',
+    updated_at: 'b',
+  };
   expect(() => goalFromRow(goal)).toThrow(/scope .* expected a JSON array of strings/);
   expect(goalFromRow({ ...goal, scope: '["src/**"]' }).scope).toEqual(['src/**']);
 });

@@ -24,7 +24,8 @@ export class StoreEnvironmentError extends LoopxError {
 
 export type StoreProblem = 'not_a_store' | 'store_damaged' | 'store_read_only' | 'disk_full' | 'store_unopenable';
 
-const RESTORE_HINT = 'run `loopx doctor` to see what is wrong; restore a backup from .loopx/backups/ (move the damaged file away, `loopx init`, then `loopx restore FILE`)';
+const RESTORE_HINT =
+  'run `loopx doctor` to see what is wrong; restore a backup from .loopx/backups/ (move the damaged file away, `loopx init`, then `loopx restore FILE`)';
 
 export function notAStore(path: string, what: string): StoreEnvironmentError {
   return new StoreEnvironmentError(
@@ -49,7 +50,12 @@ export function identifyStore(db: SqliteDb): StoreKind {
   const appId = Number(db.prepare('PRAGMA application_id').get()?.application_id ?? 0);
   if (appId === APPLICATION_ID) return 'loopx';
   if (appId !== 0) return 'foreign';
-  const tables = new Set(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all().map((r) => String(r.name)));
+  const tables = new Set(
+    db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`)
+      .all()
+      .map((r) => String(r.name)),
+  );
   const version = Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0);
   return version >= 1 && LOOPX_TABLES.every((t) => tables.has(t)) ? 'unmarked-loopx' : 'foreign';
 }
@@ -59,7 +65,10 @@ export function requireLoopxStore(db: SqliteDb, path: string, readOnly: boolean)
   const kind = identifyStore(db);
   if (kind === 'foreign') {
     const tables = Number(db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'`).get()?.n ?? 0);
-    throw notAStore(path, tables === 0 ? 'it is an empty SQLite database' : `it is another program's SQLite database (${tables} tables, no loopx mark)`);
+    throw notAStore(
+      path,
+      tables === 0 ? 'it is an empty SQLite database' : `it is another program's SQLite database (${tables} tables, no loopx mark)`,
+    );
   }
   if (kind === 'unmarked-loopx' && !readOnly) db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
 }
@@ -110,7 +119,16 @@ function writable(path: string): boolean {
 }
 
 /** SQLite's primary result codes, as better-sqlite3 names them and node:sqlite numbers them. */
-const SQLITE_CODES: Record<number, string> = { 3: 'SQLITE_PERM', 5: 'SQLITE_BUSY', 8: 'SQLITE_READONLY', 10: 'SQLITE_IOERR', 11: 'SQLITE_CORRUPT', 13: 'SQLITE_FULL', 14: 'SQLITE_CANTOPEN', 26: 'SQLITE_NOTADB' };
+const SQLITE_CODES: Record<number, string> = {
+  3: 'SQLITE_PERM',
+  5: 'SQLITE_BUSY',
+  8: 'SQLITE_READONLY',
+  10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT',
+  13: 'SQLITE_FULL',
+  14: 'SQLITE_CANTOPEN',
+  26: 'SQLITE_NOTADB',
+};
 
 function sqliteCode(error: { code?: unknown; errcode?: unknown }): string | undefined {
   if (typeof error.errcode === 'number') return SQLITE_CODES[error.errcode & 0xff];
@@ -127,18 +145,28 @@ export function environmentError(error: unknown, path = 'the store'): StoreEnvir
   const detail = (error as Error).message?.split('\n')[0] ?? '';
   // A full disk often shows as an I/O error (the -shm or -wal file cannot grow) rather than SQLITE_FULL.
   if (/^SQLITE_FULL/.test(code) || code === 'ENOSPC' || (/^SQLITE_IOERR/.test(code) && diskFull(path))) {
-    return new StoreEnvironmentError('disk_full', `the disk holding ${path} is full (${detail}); nothing was written`, 'free space on that disk, then run the command again');
+    return new StoreEnvironmentError(
+      'disk_full',
+      `the disk holding ${path} is full (${detail}); nothing was written`,
+      'free space on that disk, then run the command again',
+    );
   }
-  const readOnly = () => new StoreEnvironmentError(
-    'store_read_only',
-    `cannot write ${path}: it is read-only, on a read-only mount, or owned by another user (${detail})`,
-    'fix its permissions or run as its owner; status, log verify and doctor still work read-only',
-  );
+  const readOnly = () =>
+    new StoreEnvironmentError(
+      'store_read_only',
+      `cannot write ${path}: it is read-only, on a read-only mount, or owned by another user (${detail})`,
+      'fix its permissions or run as its owner; status, log verify and doctor still work read-only',
+    );
   if (/^SQLITE_(READONLY|PERM)/.test(code) || code === 'EROFS' || code === 'EACCES' || code === 'EPERM') return readOnly();
-  if (/^SQLITE_(CORRUPT|NOTADB)/.test(code)) return new StoreEnvironmentError('store_damaged', `${path} is damaged or not a database (${detail})`, RESTORE_HINT);
+  if (/^SQLITE_(CORRUPT|NOTADB)/.test(code))
+    return new StoreEnvironmentError('store_damaged', `${path} is damaged or not a database (${detail})`, RESTORE_HINT);
   if (/^SQLITE_CANTOPEN/.test(code) && path !== 'the store' && !writable(path)) return readOnly();
   if (/^SQLITE_CANTOPEN/.test(code) || code === 'EISDIR') {
-    return new StoreEnvironmentError('store_unopenable', `cannot open ${path} (${detail})`, 'check that it is a file you may read and that its folder is accessible');
+    return new StoreEnvironmentError(
+      'store_unopenable',
+      `cannot open ${path} (${detail})`,
+      'check that it is a file you may read and that its folder is accessible',
+    );
   }
   if (/^SQLITE_IOERR/.test(code) || code === 'EIO') {
     return new StoreEnvironmentError('store_damaged', `reading or writing ${path} failed (${detail})`, RESTORE_HINT);

@@ -16,7 +16,8 @@ describe('ids', () => {
 describe('text', () => {
   test('trims, requires content, refuses control and bidi characters', () => {
     expect(requireText('  hi  ', 'title')).toBe('hi');
-    for (const bad of ['', '   ', 'a\u0007b', 'a\u202eb', 'a\u009bb']) expect(() => requireText(bad, 'title')).toThrow(expect.objectContaining({ exitCode: 2 }));
+    for (const bad of ['', '   ', 'a\u0007b', 'a\u202eb', 'a\u009bb'])
+      expect(() => requireText(bad, 'title')).toThrow(expect.objectContaining({ exitCode: 2 }));
     expect(requireText('two\nlines', 'detail', { multiline: true })).toBe('two\nlines');
   });
 });
@@ -24,20 +25,23 @@ describe('text', () => {
 describe('agent names', () => {
   test('accept tool-like names, refuse spaces, shell metacharacters and overlong names', () => {
     for (const ok of ['codex', 'claude-code', 'worker.3', 'bot@ci', 'a+b']) expect(parseAgentName(ok)).toBe(ok);
-    for (const bad of ['', ' codex', 'two words', '$(id)', '-flag', 'x'.repeat(65)]) expect(() => parseAgentName(bad)).toThrow(expect.objectContaining({ exitCode: 2 }));
+    for (const bad of ['', ' codex', 'two words', '$(id)', '-flag', 'x'.repeat(65)])
+      expect(() => parseAgentName(bad)).toThrow(expect.objectContaining({ exitCode: 2 }));
   });
 });
 
 describe('durations', () => {
   test('are 90s, 30m, 2h or 1d', () => {
     expect([parseDuration('90s'), parseDuration('30m'), parseDuration('2h'), parseDuration('1d')]).toEqual([90, 1800, 7200, 86400]);
-    for (const bad of ['', '30', 'm', '1.5h', '-5m', '0s', '5 minutes']) expect(() => parseDuration(bad)).toThrow(expect.objectContaining({ exitCode: 2 }));
+    for (const bad of ['', '30', 'm', '1.5h', '-5m', '0s', '5 minutes'])
+      expect(() => parseDuration(bad)).toThrow(expect.objectContaining({ exitCode: 2 }));
   });
 });
 
 describe('scope', () => {
   test('stays inside the workspace', () => {
     expect(parseScope('src\\parser\\**')).toBe('src/parser/**');
-    for (const bad of ['/etc', '../x', 'a/../../b', 'C:\\x', '']) expect(() => parseScope(bad)).toThrow(expect.objectContaining({ exitCode: 2 }));
+    for (const bad of ['/etc', '../x', 'a/../../b', 'C:\\x', ''])
+      expect(() => parseScope(bad)).toThrow(expect.objectContaining({ exitCode: 2 }));
   });
 });

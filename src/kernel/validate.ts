@@ -34,7 +34,10 @@ function checkText(value: string, field: string, max: number, multiline: boolean
   if (value.length > max) throw new InvalidInputError(`${field} is ${value.length} characters; the limit is ${max}`);
   const hostile = hostileChar(value);
   if (hostile) {
-    throw new InvalidInputError(`${field} contains ${hostile}`, 'remove it: such characters can make text read differently from what it says');
+    throw new InvalidInputError(
+      `${field} contains ${hostile}`,
+      'remove it: such characters can make text read differently from what it says',
+    );
   }
   if (!multiline && /[\n\t]/.test(value)) throw new InvalidInputError(`${field} must be a single line`);
   return value;

@@ -43,7 +43,14 @@ const EDITOR = { name: 'you', kind: 'human', channel: 'vscode' } as const;
 const SEVERITY = { error: DiagnosticSeverity.Error, warning: DiagnosticSeverity.Warning, information: DiagnosticSeverity.Information };
 
 function toLsp(d: GoalFileDiagnostic): Diagnostic {
-  return { severity: SEVERITY[d.severity], range: d.range, message: d.message, code: d.code, source: 'loopx', ...(d.suggestion ? { data: { kind: 'rename', suggestion: d.suggestion } } : {}) };
+  return {
+    severity: SEVERITY[d.severity],
+    range: d.range,
+    message: d.message,
+    code: d.code,
+    source: 'loopx',
+    ...(d.suggestion ? { data: { kind: 'rename', suggestion: d.suggestion } } : {}),
+  };
 }
 
 /** `parser` is the document's own, kept across its versions, so an edit re-parses only the todos it touched. */
@@ -53,7 +60,14 @@ export function analyze(text: string, filePath: string, registry: StoreRegistry,
   const { store, problem } = registry.forFile(filePath);
   const todoAt = todoLocations(parsed);
   const base: Analysis = { parsed, diagnostics, store, path: null, goal: null, todos: new Map(), todoAt, plan: null, nowMs };
-  if (problem) diagnostics.push({ severity: DiagnosticSeverity.Warning, range: firstLine(), message: problem, source: 'loopx', code: 'store_unavailable' });
+  if (problem)
+    diagnostics.push({
+      severity: DiagnosticSeverity.Warning,
+      range: firstLine(),
+      message: problem,
+      source: 'loopx',
+      code: 'store_unavailable',
+    });
   if (!store) return base;
   const path = toPosix(relativePath(store.root, filePath));
   const live = store.read((db) => {
@@ -65,7 +79,13 @@ export function analyze(text: string, filePath: string, registry: StoreRegistry,
         diagnostics.push(...driftDiagnostics(db, plan, parsed, goal, todos, nowMs));
       } catch (error) {
         if (!(error instanceof LoopxError)) throw error;
-        diagnostics.push({ severity: DiagnosticSeverity.Error, range: parsed.rangeOf(['goal']) ?? firstLine(), message: `${error.message}${error.hint ? ` (${error.hint})` : ''}`, source: 'loopx', code: error.code });
+        diagnostics.push({
+          severity: DiagnosticSeverity.Error,
+          range: parsed.rangeOf(['goal']) ?? firstLine(),
+          message: `${error.message}${error.hint ? ` (${error.hint})` : ''}`,
+          source: 'loopx',
+          code: error.code,
+        });
       }
     }
     return { goal, todos, plan };
@@ -108,14 +128,29 @@ function liveMatch(db: SqliteDb, path: string, frontMatter: unknown): { goal: Go
 }
 
 const GOAL_FIELD_PATH: Record<string, PathSegment[]> = {
-  'quota.turnsPerWindow': ['quota', 'turns'], 'quota.windowHours': ['quota', 'window'],
-  'quota.maxConcurrent': ['quota', 'maxConcurrent'], 'quota.cooldownSeconds': ['quota', 'cooldown'],
+  'quota.turnsPerWindow': ['quota', 'turns'],
+  'quota.windowHours': ['quota', 'window'],
+  'quota.maxConcurrent': ['quota', 'maxConcurrent'],
+  'quota.cooldownSeconds': ['quota', 'cooldown'],
 };
 
 /** Information, not errors: the store moved since the last apply; the file is never rewritten by loopx. */
-function driftDiagnostics(db: SqliteDb, plan: GoalPlan, parsed: ParsedGoalFile, goal: Goal | null, todos: Map<string, Todo>, nowMs: number): Diagnostic[] {
+function driftDiagnostics(
+  db: SqliteDb,
+  plan: GoalPlan,
+  parsed: ParsedGoalFile,
+  goal: Goal | null,
+  todos: Map<string, Todo>,
+  nowMs: number,
+): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const push = (change: FieldChange, path: PathSegment[], fallback: PathSegment[], who: { actor: string; at: string } | null, subject: string) => {
+  const push = (
+    change: FieldChange,
+    path: PathSegment[],
+    fallback: PathSegment[],
+    who: { actor: string; at: string } | null,
+    subject: string,
+  ) => {
     const valueRange = parsed.rangeOf(path);
     const exact = valueRange !== null && locatedExactly(parsed, path);
     const since = who ? ` since ${who.actor} changed it ${relative(who.at, nowMs)}` : '';
@@ -124,12 +159,17 @@ function driftDiagnostics(db: SqliteDb, plan: GoalPlan, parsed: ParsedGoalFile, 
       severity: DiagnosticSeverity.Information,
       range: (exact ? valueRange : parsed.rangeOf(fallback)) ?? firstLine(),
       message: `${subject}: the store has ${change.field.replace('quota.', '')} ${show(change.from)}${since}; applying the file puts back ${show(change.to)}`,
-      source: 'loopx', code: 'drift', data,
+      source: 'loopx',
+      code: 'drift',
+      data,
     });
   };
   // `after` lists store ids in the store and keys in the file: show and write keys where the file has them.
   const keyOf = new Map([...todos].map(([key, t]) => [t.id, key]));
-  const asFile = (c: FieldChange): FieldChange => (c.field === 'after' ? { ...c, from: (c.from as string[]).map((id) => keyOf.get(id) ?? id), to: (c.to as string[]).map((id) => keyOf.get(id) ?? id) } : c);
+  const asFile = (c: FieldChange): FieldChange =>
+    c.field === 'after'
+      ? { ...c, from: (c.from as string[]).map((id) => keyOf.get(id) ?? id), to: (c.to as string[]).map((id) => keyOf.get(id) ?? id) }
+      : c;
   const goalWho = goal ? lastChange(db, { goalId: goal.id }) : null;
   for (const c of plan.goalChanges) if (c.drift) push(c, GOAL_FIELD_PATH[c.field] ?? [c.field], ['title'], goalWho, goal?.id ?? 'the goal');
   for (const t of [...plan.changed, ...plan.skipped]) {
@@ -138,8 +178,13 @@ function driftDiagnostics(db: SqliteDb, plan: GoalPlan, parsed: ParsedGoalFile, 
     for (const c of t.changes) {
       if (!c.drift && t.status !== 'shipped' && t.status !== 'killed') continue;
       if (t.status === 'shipped' || t.status === 'killed') {
-        out.push({ severity: DiagnosticSeverity.Information, range: parsed.rangeOf(['todos', index, 'key']) ?? firstLine(), source: 'loopx', code: 'finished',
-          message: `${t.id} is ${t.status}: the file's ${c.field} is not applied to it (the store keeps its history)` });
+        out.push({
+          severity: DiagnosticSeverity.Information,
+          range: parsed.rangeOf(['todos', index, 'key']) ?? firstLine(),
+          source: 'loopx',
+          code: 'finished',
+          message: `${t.id} is ${t.status}: the file's ${c.field} is not applied to it (the store keeps its history)`,
+        });
         continue;
       }
       push(asFile(c), ['todos', index, c.field], ['todos', index, 'key'], todo ? lastChange(db, { todoId: todo.id }) : null, t.id ?? t.key);
@@ -162,7 +207,8 @@ function show(v: unknown): string {
 /** A scope entry whose fixed part (before the first wildcard) names nothing in the workspace matches no file. */
 function scopeDiagnostics(parsed: ParsedGoalFile, root: string): Diagnostic[] {
   const scope = (parsed.frontMatter as { scope?: unknown } | null)?.scope;
-  const entries = typeof scope === 'string' ? [[scope, ['scope']] as const] : Array.isArray(scope) ? scope.map((s, i) => [s, ['scope', i]] as const) : [];
+  const entries =
+    typeof scope === 'string' ? [[scope, ['scope']] as const] : Array.isArray(scope) ? scope.map((s, i) => [s, ['scope', i]] as const) : [];
   const out: Diagnostic[] = [];
   for (const [entry, path] of entries) {
     if (typeof entry !== 'string' || entry.trim() === '') continue;
@@ -170,8 +216,13 @@ function scopeDiagnostics(parsed: ParsedGoalFile, root: string): Diagnostic[] {
     const cut = entry.split('/').findIndex((part) => /[*?[\]{}!]/.test(part));
     const prefix = (cut === -1 ? fixed : entry.split('/').slice(0, cut)).join('/');
     if (prefix === '' || existsSync(join(root, prefix))) continue;
-    out.push({ severity: DiagnosticSeverity.Warning, range: parsed.rangeOf(path as unknown as PathSegment[]) ?? firstLine(), source: 'loopx', code: 'scope_matches_nothing',
-      message: `scope \`${entry}\` matches no file: ${prefix} does not exist in the workspace` });
+    out.push({
+      severity: DiagnosticSeverity.Warning,
+      range: parsed.rangeOf(path as unknown as PathSegment[]) ?? firstLine(),
+      source: 'loopx',
+      code: 'scope_matches_nothing',
+      message: `scope \`${entry}\` matches no file: ${prefix} does not exist in the workspace`,
+    });
   }
   return out;
 }

@@ -1,7 +1,15 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  type CodeAction, CodeActionKind, type CodeLens, type CompletionItem, CompletionItemKind, type Diagnostic, type Hover, MarkupKind, type Position,
+  type CodeAction,
+  CodeActionKind,
+  type CodeLens,
+  type CompletionItem,
+  CompletionItemKind,
+  type Diagnostic,
+  type Hover,
+  MarkupKind,
+  type Position,
 } from 'vscode-languageserver';
 import type { Analysis, DriftData } from './analysis';
 import { todoHover, todoStatusLine } from '../kernel/projections/todoCard';
@@ -42,7 +50,10 @@ function parentKey(lines: readonly string[], line: number): string | null {
     const l = lines[i] ?? '';
     if (l.trim() === '' || l.trim().startsWith('#')) continue;
     if (/^---\s*$/.test(l)) return null;
-    if (indent(l) < own || (/^\s*-\s/.test(l) && (lines[line] ?? '').startsWith(' ') && indent(l) <= own && !/^\s*-\s/.test(lines[line] ?? ''))) {
+    if (
+      indent(l) < own ||
+      (/^\s*-\s/.test(l) && (lines[line] ?? '').startsWith(' ') && indent(l) <= own && !/^\s*-\s/.test(lines[line] ?? ''))
+    ) {
       const m = /^\s*(?:-\s+)?([A-Za-z]+):/.exec(l);
       if (/^\s*-\s/.test(l)) return 'todos[]';
       return m?.[1] ?? null;
@@ -59,7 +70,8 @@ export function completions(a: Analysis, text: string, pos: Position): Completio
   if (!inFrontMatter(a, pos.line, lines)) return [];
   const fm = (a.parsed.frontMatter ?? {}) as Record<string, unknown>;
   const fileTodos = Array.isArray(fm.todos) ? (fm.todos as { key?: unknown }[]) : [];
-  const listOf = (key: string) => new RegExp(`^\\s*${key}:\\s*\\[([^\\]]*)$`).test(before) || (/^\s*-\s*[^:]*$/.test(before) && parentKey(lines, pos.line) === key);
+  const listOf = (key: string) =>
+    new RegExp(`^\\s*${key}:\\s*\\[([^\\]]*)$`).test(before) || (/^\s*-\s*[^:]*$/.test(before) && parentKey(lines, pos.line) === key);
   if (listOf('after')) {
     // Read from the lines as well as the YAML: while \`after: [\` is half typed the YAML does not parse.
     const typed = lines.flatMap((l) => /^\s*-?\s*key:\s*([a-z0-9][a-z0-9-]*)\s*$/.exec(l)?.[1] ?? []);
@@ -72,13 +84,23 @@ export function completions(a: Analysis, text: string, pos: Position): Completio
   if (listOf('scope')) return scopeCompletions(a, before);
   const keyMatch = /^(\s*)(-\s+)?([A-Za-z]*)$/.exec(before);
   if (!keyMatch) return [];
-  const parent = (keyMatch[1] ?? '').length === 0 && !keyMatch[2] ? null : parentKey(lines, pos.line) ?? (keyMatch[2] ? 'todos[]' : null);
-  const [keys, present]: [readonly string[], string[]] = parent === null
-    ? [GOAL_KEYS, topLevelKeys(lines)]
-    : parent === 'quota' ? [QUOTA_KEYS, Object.keys((fm.quota ?? {}) as object)] : parent === 'todos' || parent === 'todos[]' ? [TODO_KEYS, []] : [[], []];
-  return keys.filter((k) => !present.includes(k)).map((key) => ({
-    label: key, kind: CompletionItemKind.Property, insertText: `${key}: `, documentation: { kind: MarkupKind.Markdown, value: KEY_DOCS[key] ?? '' },
-  }));
+  const parent = (keyMatch[1] ?? '').length === 0 && !keyMatch[2] ? null : (parentKey(lines, pos.line) ?? (keyMatch[2] ? 'todos[]' : null));
+  const [keys, present]: [readonly string[], string[]] =
+    parent === null
+      ? [GOAL_KEYS, topLevelKeys(lines)]
+      : parent === 'quota'
+        ? [QUOTA_KEYS, Object.keys((fm.quota ?? {}) as object)]
+        : parent === 'todos' || parent === 'todos[]'
+          ? [TODO_KEYS, []]
+          : [[], []];
+  return keys
+    .filter((k) => !present.includes(k))
+    .map((key) => ({
+      label: key,
+      kind: CompletionItemKind.Property,
+      insertText: `${key}: `,
+      documentation: { kind: MarkupKind.Markdown, value: KEY_DOCS[key] ?? '' },
+    }));
 }
 
 /**
@@ -90,12 +112,19 @@ function mentions(a: Analysis): CompletionItem[] {
   const agents = a.store ? a.store.read((db) => listAgents(db)).filter((agent) => agent.kind !== 'human') : [];
   return [
     ...agents.map((agent) => ({
-      label: agent.name, kind: CompletionItemKind.Variable, sortText: `0${agent.name}`,
+      label: agent.name,
+      kind: CompletionItemKind.Variable,
+      sortText: `0${agent.name}`,
       detail: `${agent.kind} agent, last seen ${relative(agent.lastSeen, a.nowMs)}${agent.holding.length ? `, holding ${agent.holding.join(', ')}` : ''}`,
     })),
-    ...Object.entries(DEFAULT_HOSTS).filter(([name]) => !agents.some((agent) => agent.name === name)).map(([name, command]) => ({
-      label: name, kind: CompletionItemKind.Module, sortText: `1${name}`, detail: command ? `host: ${command}` : 'host: your own runner (loopx.hosts.custom.command)',
-    })),
+    ...Object.entries(DEFAULT_HOSTS)
+      .filter(([name]) => !agents.some((agent) => agent.name === name))
+      .map(([name, command]) => ({
+        label: name,
+        kind: CompletionItemKind.Module,
+        sortText: `1${name}`,
+        detail: command ? `host: ${command}` : 'host: your own runner (loopx.hosts.custom.command)',
+      })),
   ];
 }
 
@@ -115,7 +144,11 @@ function scopeCompletions(a: Analysis, before: string): CompletionItem[] {
     return readdirSync(join(a.store.root, dir), { withFileTypes: true })
       .filter((e) => !e.name.startsWith('.') && e.name !== 'node_modules')
       .slice(0, 200)
-      .map((e) => ({ label: `${dir}${e.name}${e.isDirectory() ? '/' : ''}`, kind: e.isDirectory() ? CompletionItemKind.Folder : CompletionItemKind.File, ...(e.isDirectory() ? { insertText: `${dir}${e.name}/**` } : {}) }));
+      .map((e) => ({
+        label: `${dir}${e.name}${e.isDirectory() ? '/' : ''}`,
+        kind: e.isDirectory() ? CompletionItemKind.Folder : CompletionItemKind.File,
+        ...(e.isDirectory() ? { insertText: `${dir}${e.name}/**` } : {}),
+      }));
   } catch {
     return [];
   }
@@ -153,11 +186,14 @@ export function codeLenses(a: Analysis, uri: string): CodeLens[] {
   const top = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
   const errors = a.diagnostics.filter((d) => d.severity === 1).length;
   const lenses: CodeLens[] = [];
-  const lens = (range: Range, title: string, command = '', args: unknown[] = []) => lenses.push({ range, command: { title, command, arguments: args } });
+  const lens = (range: Range, title: string, command = '', args: unknown[] = []) =>
+    lenses.push({ range, command: { title, command, arguments: args } });
   if (errors > 0) lens(top, `${errors} problem${errors === 1 ? '' : 's'} to fix before applying`);
   else if (a.plan && (a.plan.changeCount > 0 || a.plan.relink)) {
     const n = a.plan.changeCount;
-    lens(top, `Apply to store · ${n === 0 ? 'link the file' : `${n} change${n === 1 ? '' : 's'}`}`, APPLY_COMMAND, [inFolder(a.store.root, uri)]);
+    lens(top, `Apply to store · ${n === 0 ? 'link the file' : `${n} change${n === 1 ? '' : 's'}`}`, APPLY_COMMAND, [
+      inFolder(a.store.root, uri),
+    ]);
   } else if (a.plan) lens(top, `In sync with ${a.goal?.id ?? 'the store'}`);
   lens(top, 'Open Board', 'loopx.openBoard', [inFolder(a.store.root)]);
   if (a.goal) lens(top, 'Run Turn', 'loopx.runTurn', [inFolder(a.store.root, { goalId: a.goal.id })]);
@@ -173,16 +209,30 @@ export function codeActions(uri: string, diagnostics: readonly Diagnostic[], roo
   for (const d of diagnostics) {
     const data = d.data as { kind?: string; suggestion?: string } | DriftData | undefined;
     if (data?.kind === 'rename' && 'suggestion' in data && data.suggestion) {
-      actions.push({ title: `Change to \`${data.suggestion}\``, kind: CodeActionKind.QuickFix, diagnostics: [d], isPreferred: true,
-        edit: { changes: { [uri]: [{ range: d.range, newText: data.suggestion }] } } });
+      actions.push({
+        title: `Change to \`${data.suggestion}\``,
+        kind: CodeActionKind.QuickFix,
+        diagnostics: [d],
+        isPreferred: true,
+        edit: { changes: { [uri]: [{ range: d.range, newText: data.suggestion }] } },
+      });
     }
     if (data?.kind === 'drift') {
       const drift = data as DriftData;
       if (drift.valueRange) {
-        actions.push({ title: 'Take the store\'s value into the file', kind: CodeActionKind.QuickFix, diagnostics: [d],
-          edit: { changes: { [uri]: [{ range: drift.valueRange, newText: drift.storeText }] } } });
+        actions.push({
+          title: "Take the store's value into the file",
+          kind: CodeActionKind.QuickFix,
+          diagnostics: [d],
+          edit: { changes: { [uri]: [{ range: drift.valueRange, newText: drift.storeText }] } },
+        });
       }
-      actions.push({ title: 'Apply the file to the store', kind: CodeActionKind.QuickFix, diagnostics: [d], command: { title: 'Apply to store', command: APPLY_COMMAND, arguments: [root ? inFolder(root, uri) : uri] } });
+      actions.push({
+        title: 'Apply the file to the store',
+        kind: CodeActionKind.QuickFix,
+        diagnostics: [d],
+        command: { title: 'Apply to store', command: APPLY_COMMAND, arguments: [root ? inFolder(root, uri) : uri] },
+      });
     }
   }
   return actions;

@@ -16,4 +16,3 @@ export function goalHover(db: SqliteDb, goal: Goal, nowMs: number): string {
     `- ${sentence}${answer.nextWakeAt ? ` (next chance ${relative(answer.nextWakeAt, nowMs)})` : ''}`,
   ].join('\n');
 }
-

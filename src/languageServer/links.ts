@@ -26,14 +26,17 @@ interface IdAt {
 export function findIds(doc: TextDocument): IdAt[] {
   const everywhere = doc.languageId === 'markdown' || doc.uri.endsWith(GOAL_FILE_SUFFIX);
   const found: IdAt[] = [];
-  doc.getText().split(/\r?\n/).forEach((text, line) => {
-    const from = everywhere ? 0 : (COMMENT_START.exec(text)?.index ?? -1);
-    if (from < 0) return;
-    for (const m of text.slice(from).matchAll(ID)) {
-      const start = from + (m.index ?? 0);
-      found.push({ id: m[1] as string, line, start, end: start + (m[1] as string).length });
-    }
-  });
+  doc
+    .getText()
+    .split(/\r?\n/)
+    .forEach((text, line) => {
+      const from = everywhere ? 0 : (COMMENT_START.exec(text)?.index ?? -1);
+      if (from < 0) return;
+      for (const m of text.slice(from).matchAll(ID)) {
+        const start = from + (m.index ?? 0);
+        found.push({ id: m[1] as string, line, start, end: start + (m[1] as string).length });
+      }
+    });
   return found;
 }
 
@@ -54,7 +57,13 @@ export function documentLinks(doc: TextDocument, registry: StoreRegistry): Docum
       const goal = at.id.startsWith('T') ? undefined : findGoal(db, { id: at.id });
       if (!todo && !goal) return [];
       const tooltip = todo ? todoStatusLine(todo, now) : `${at.id} ${goal?.title ?? ''}`;
-      return [{ range: { start: { line: at.line, character: at.start }, end: { line: at.line, character: at.end } }, target: commandUri(store.root, at.id), tooltip }];
+      return [
+        {
+          range: { start: { line: at.line, character: at.start }, end: { line: at.line, character: at.end } },
+          target: commandUri(store.root, at.id),
+          tooltip,
+        },
+      ];
     });
   });
 }

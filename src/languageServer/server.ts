@@ -1,5 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import { CodeLensRefreshRequest, ProposedFeatures, TextDocumentSyncKind, TextDocuments, createConnection } from 'vscode-languageserver/node';
+import {
+  CodeLensRefreshRequest,
+  ProposedFeatures,
+  TextDocumentSyncKind,
+  TextDocuments,
+  createConnection,
+} from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { type Analysis, analyze } from './analysis';
 import { codeActions, codeLenses, completions, hover } from './features';
@@ -73,7 +79,12 @@ documents.onDidChangeContent(({ document }) => {
   changeToDiagnostics.push(performance.now() - started);
   if (changeToDiagnostics.length > 200) changeToDiagnostics.shift();
   const stats = parsers.get(document.uri)?.stats;
-  if (stats) lastChange = { itemsParsed: stats.itemsParsed, itemsReused: stats.itemsReused, storeReads: (store?.snapshot.misses ?? 0) - readsBefore };
+  if (stats)
+    lastChange = {
+      itemsParsed: stats.itemsParsed,
+      itemsReused: stats.itemsReused,
+      storeReads: (store?.snapshot.misses ?? 0) - readsBefore,
+    };
 });
 /** What the last change cost: for the benchmark, and for tests that an edit re-parses and re-reads only what changed. */
 connection.onRequest('loopx/timings', () => ({ changeToDiagnosticsMs: [...changeToDiagnostics], lastChange }));
@@ -102,7 +113,13 @@ connection.onDocumentLinks((p) => {
   return doc ? documentLinks(doc, registry) : [];
 });
 connection.onCodeLens((p) => withDoc(p.textDocument.uri, [], (_doc, a) => codeLenses(a, p.textDocument.uri)));
-connection.onCodeAction((p) => codeActions(p.textDocument.uri, p.context.diagnostics, withDoc(p.textDocument.uri, null, (_doc, a) => a.store?.root ?? null)));
+connection.onCodeAction((p) =>
+  codeActions(
+    p.textDocument.uri,
+    p.context.diagnostics,
+    withDoc(p.textDocument.uri, null, (_doc, a) => a.store?.root ?? null),
+  ),
+);
 connection.onShutdown(() => registry.dispose());
 
 documents.listen(connection);

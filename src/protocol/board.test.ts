@@ -4,12 +4,33 @@ import { allowedTargets, columnOf, groupCards, lastRunSummary, moveFor, waitingR
 
 const NOW = '2026-01-01T12:00:00.000Z';
 const MONITOR: CardMonitor = {
-  id: 'M2', kind: 'check', check: 'gh run view 42 --exit-status', until: 'exit0', everySeconds: 300,
-  nextCheckAt: '2026-01-01T12:05:00.000Z', expiresAt: null, lastRun: { n: 3, at: '2026-01-01T12:00:00.000Z', exitCode: 1, durationMs: 800, error: null },
+  id: 'M2',
+  kind: 'check',
+  check: 'gh run view 42 --exit-status',
+  until: 'exit0',
+  everySeconds: 300,
+  nextCheckAt: '2026-01-01T12:05:00.000Z',
+  expiresAt: null,
+  lastRun: { n: 3, at: '2026-01-01T12:00:00.000Z', exitCode: 1, durationMs: 800, error: null },
 };
 const card = (over: Partial<Card> = {}): Card => ({
-  id: 'T1', goalId: 'G1', title: 'Parse headers', priority: 2, status: 'open', owner: null, leaseExpiresAt: null,
-  dependsOn: [], unmetDeps: [], evidenceCount: 0, gates: [], goalActive: true, revision: 1, monitor: null, recurrence: null, waitsUntil: null, ...over,
+  id: 'T1',
+  goalId: 'G1',
+  title: 'Parse headers',
+  priority: 2,
+  status: 'open',
+  owner: null,
+  leaseExpiresAt: null,
+  dependsOn: [],
+  unmetDeps: [],
+  evidenceCount: 0,
+  gates: [],
+  goalActive: true,
+  revision: 1,
+  monitor: null,
+  recurrence: null,
+  waitsUntil: null,
+  ...over,
 });
 
 describe('columns', () => {
@@ -31,8 +52,15 @@ describe('columns', () => {
     expect(waitingReason(card({ monitor: MONITOR }))).toBe('waits on M2: `gh run view 42 --exit-status` until exit0');
     expect(waitingReason(card({ monitor: { ...MONITOR, kind: 'timer', check: null, until: 'time' } }))).toBe('waits on M2: a timer');
     expect(lastRunSummary(MONITOR)).toBe('exit 1 (run 3)');
-    expect(lastRunSummary({ ...MONITOR, lastRun: { ...(MONITOR.lastRun as NonNullable<CardMonitor['lastRun']>), exitCode: null, error: 'command not found' } })).toBe('command not found (run 3)');
-    expect(waitingReason(card({ waitsUntil: '2026-01-01T13:00:00.000Z', recurrence: 'daily at 13:00 (UTC)' }))).toMatch(/^recurs daily at 13:00 \(UTC\) · next \S+/);
+    expect(
+      lastRunSummary({
+        ...MONITOR,
+        lastRun: { ...(MONITOR.lastRun as NonNullable<CardMonitor['lastRun']>), exitCode: null, error: 'command not found' },
+      }),
+    ).toBe('command not found (run 3)');
+    expect(waitingReason(card({ waitsUntil: '2026-01-01T13:00:00.000Z', recurrence: 'daily at 13:00 (UTC)' }))).toMatch(
+      /^recurs daily at 13:00 \(UTC\) · next \S+/,
+    );
   });
 
   test('waiting says why', () => {
@@ -66,9 +94,13 @@ describe('moves', () => {
   test('each allowed move names its kernel transition', () => {
     expect(moveFor(card(), 'claimed', 'ada', NOW)).toEqual({ transition: 'claim' });
     expect(moveFor(card(), 'shipped', 'ada', NOW)).toEqual({ transition: 'ship' });
-    expect(moveFor(card({ status: 'claimed', owner: 'ada', leaseExpiresAt: live }), 'ready', 'ada', NOW)).toEqual({ transition: 'release' });
+    expect(moveFor(card({ status: 'claimed', owner: 'ada', leaseExpiresAt: live }), 'ready', 'ada', NOW)).toEqual({
+      transition: 'release',
+    });
     expect(moveFor(card({ status: 'blocked' }), 'ready', 'ada', NOW)).toEqual({ transition: 'unblock' });
-    expect(moveFor(card({ status: 'claimed', owner: 'codex', leaseExpiresAt: live }), 'blocked', 'ada', NOW)).toEqual({ transition: 'block' });
+    expect(moveFor(card({ status: 'claimed', owner: 'codex', leaseExpiresAt: live }), 'blocked', 'ada', NOW)).toEqual({
+      transition: 'block',
+    });
     expect(moveFor(card(), 'killed', 'ada', NOW)).toEqual({ transition: 'kill' });
   });
 
@@ -89,7 +121,9 @@ describe('moves', () => {
   });
 
   test('a lapsed lease held by another agent may be shipped by the person (the kernel reclaims it first)', () => {
-    expect(moveFor(card({ status: 'claimed', owner: 'codex', leaseExpiresAt: NOW }), 'shipped', 'ada', NOW)).toEqual({ transition: 'ship' });
+    expect(moveFor(card({ status: 'claimed', owner: 'codex', leaseExpiresAt: NOW }), 'shipped', 'ada', NOW)).toEqual({
+      transition: 'ship',
+    });
   });
 
   test('the keyboard menu offers only allowed targets', () => {

@@ -22,7 +22,9 @@ export function columnOf(card: Card): ColumnId {
     case 'claimed':
       return 'claimed';
     default:
-      return card.unmetDeps.length > 0 || card.gates.length > 0 || !card.goalActive || card.monitor !== null || card.waitsUntil !== null ? 'waiting' : 'ready';
+      return card.unmetDeps.length > 0 || card.gates.length > 0 || !card.goalActive || card.monitor !== null || card.waitsUntil !== null
+        ? 'waiting'
+        : 'ready';
   }
 }
 

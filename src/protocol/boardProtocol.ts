@@ -146,7 +146,19 @@ export interface CardDetail {
 }
 
 /** What a card's buttons and menu ask for: the one list the type and the host's schema come from. */
-export const TODO_ACTIONS = ['claim', 'release', 'ship', 'block', 'unblock', 'kill', 'reassign', 'addEvidence', 'askGate', 'runTurn', 'cancelMonitor'] as const;
+export const TODO_ACTIONS = [
+  'claim',
+  'release',
+  'ship',
+  'block',
+  'unblock',
+  'kill',
+  'reassign',
+  'addEvidence',
+  'askGate',
+  'runTurn',
+  'cancelMonitor',
+] as const;
 export type TodoAction = (typeof TODO_ACTIONS)[number];
 export const GATE_ACTIONS = ['approveGate', 'rejectGate'] as const;
 export type GateAction = (typeof GATE_ACTIONS)[number];
@@ -166,7 +178,8 @@ export type ResultFailed = { type: 'result'; requestId: number; ok: false; error
 export type DetailAnswer = { type: 'detail'; requestId: number; detail: CardDetail };
 
 /** Host → webview. */
-export type ToWebview = { type: 'snapshot'; snapshot: BoardSnapshot } | { type: 'patch'; patch: BoardPatch } | ResultOk | ResultFailed | DetailAnswer;
+export type ToWebview =
+  { type: 'snapshot'; snapshot: BoardSnapshot } | { type: 'patch'; patch: BoardPatch } | ResultOk | ResultFailed | DetailAnswer;
 
 /**
  * Every request the webview sends (a message with a request id) and the answer the host sends back for it, so

@@ -10,13 +10,45 @@ const SAMPLES: { [K in EventKind]: EventData<K> } = {
   'log.accepted': { firstBadSeq: 12, problem: 'event 12 does not match its hash', digest: 'ab12' },
   'goal.check_set': { check: 'npm test', from: null },
   'todo.check_set': { check: null, from: 'npm test' },
-  'monitor.added': { id: 'M1', num: 1, kind: 'check', command: 'gh run view 42', everySeconds: 300, until: 'exit0', runLimitSeconds: 60, expiresAt: null, nextCheckAt: '2026-01-01T12:05:00.000Z', note: 'CI' },
+  'monitor.added': {
+    id: 'M1',
+    num: 1,
+    kind: 'check',
+    command: 'gh run view 42',
+    everySeconds: 300,
+    until: 'exit0',
+    runLimitSeconds: 60,
+    expiresAt: null,
+    nextCheckAt: '2026-01-01T12:05:00.000Z',
+    note: 'CI',
+  },
   'monitor.run_claimed': { id: 'M1', n: 1, token: 't', until: '2026-01-01T12:06:00.000Z', nextCheckAt: '2026-01-01T12:10:00.000Z' },
-  'monitor.checked': { id: 'M1', n: 1, token: 't', startedAt: '2026-01-01T12:05:00.000Z', exitCode: 1, durationMs: 900, outputTail: 'pending', outputSha256: 'ab', timedOut: false, error: null },
+  'monitor.checked': {
+    id: 'M1',
+    n: 1,
+    token: 't',
+    startedAt: '2026-01-01T12:05:00.000Z',
+    exitCode: 1,
+    durationMs: 900,
+    outputTail: 'pending',
+    outputSha256: 'ab',
+    timedOut: false,
+    error: null,
+  },
   'monitor.fired': { id: 'M1', reason: 'exit0', run: 2, result: 'exit 0 after 2 runs', continuation: 'CI is green' },
   'monitor.expired': { id: 'M1', result: 'expired after 6h', continuation: 'CI never finished' },
   'monitor.cancelled': { id: 'M1', result: 'cancelled', continuation: null },
-  'goal.created': { id: 'G1', num: 1, title: 'Ship the CSV importer', objective: 'RFC 4180', scope: [], turnsPerWindow: 20, windowHours: 5, maxConcurrent: 1, cooldownSeconds: 0 },
+  'goal.created': {
+    id: 'G1',
+    num: 1,
+    title: 'Ship the CSV importer',
+    objective: 'RFC 4180',
+    scope: [],
+    turnsPerWindow: 20,
+    windowHours: 5,
+    maxConcurrent: 1,
+    cooldownSeconds: 0,
+  },
   'goal.status': { status: 'paused', from: 'active' },
   'todo.added': { id: 'T1', num: 1, title: 'Parse quoted fields', detail: '', priority: 1, dependsOn: [] },
   'goal.edited': { title: 'Ship the CSV importer v2', turnsPerWindow: 10 },
@@ -33,7 +65,16 @@ const SAMPLES: { [K in EventKind]: EventData<K> } = {
   'gate.asked': { id: 'Q3', num: 3, question: 'Delete the legacy importer?' },
   'gate.decided': { id: 'Q3', status: 'approved', note: 'yes, drop it' },
   'quota.spent': { turnId: 'codex-run-1' },
-  'handoff.offered': { id: 'H1', num: 1, to: 'claude', summary: 'half done', done: 'parser', pending: 'tests', permissions: [], supersedes: [] },
+  'handoff.offered': {
+    id: 'H1',
+    num: 1,
+    to: 'claude',
+    summary: 'half done',
+    done: 'parser',
+    pending: 'tests',
+    permissions: [],
+    supersedes: [],
+  },
   'handoff.accepted': { id: 'H1', from: 'codex', leaseToken: 'tok', leaseExpiresAt: '2026-01-01T13:00:00.000Z' },
   'turn.started': { id: 'R1', num: 1, agent: 'codex', host: 'codex', promptPath: '.loopx/turns/R1/prompt.md' },
   'turn.finished': { id: 'R1', exitCode: 0, resultKind: 'validated_progress', spent: true },
@@ -65,7 +106,13 @@ describe('event sentences', () => {
     ['evidence', 'codex', SAMPLES.evidence, 'test evidence added by codex', 'quoted fixtures pass (12 tests)'],
     ['evidence', 'codex', { ...SAMPLES.evidence, kind: 'note' }, 'evidence added by codex', 'quoted fixtures pass (12 tests)'],
     ['evidence', 'codex', { ...SAMPLES.evidence, kind: 'ship' }, 'evidence added by codex', 'quoted fixtures pass (12 tests)'],
-    ['evidence', 'codex', { ...SAMPLES.evidence, kind: 'load_test' }, 'load test evidence added by codex', 'quoted fixtures pass (12 tests)'],
+    [
+      'evidence',
+      'codex',
+      { ...SAMPLES.evidence, kind: 'load_test' },
+      'load test evidence added by codex',
+      'quoted fixtures pass (12 tests)',
+    ],
     ['gate.asked', 'codex', SAMPLES['gate.asked'], 'gate Q3 asked by codex', 'Delete the legacy importer?'],
     ['gate.decided', 'ada', SAMPLES['gate.decided'], 'gate Q3 approved by ada', 'yes, drop it'],
     ['gate.decided', 'ada', { id: 'Q3', status: 'rejected', note: null }, 'gate Q3 rejected by ada', ''],
@@ -80,7 +127,9 @@ describe('event sentences', () => {
   });
 
   test('the kernel acting on its own reads as loopx', () => {
-    expect(sentence('todo.released', { previousOwner: 'codex', note: null }, 'kernel', 'kernel').text).toBe("codex's claim released by loopx");
+    expect(sentence('todo.released', { previousOwner: 'codex', note: null }, 'kernel', 'kernel').text).toBe(
+      "codex's claim released by loopx",
+    );
   });
 
   test('a kind newer than this build still reads as a sentence', () => {
@@ -112,10 +161,24 @@ describe('empty columns', () => {
 });
 
 describe('attention buttons name what they act on', () => {
-  const gate: AttentionItem = { kind: 'gate', gateId: 'Q3', goalId: 'G1', todoId: 'T3', question: 'Delete the\nlegacy importer?', askedBy: 'codex', askedAt: '2026-01-01T12:00:00.000Z' };
+  const gate: AttentionItem = {
+    kind: 'gate',
+    gateId: 'Q3',
+    goalId: 'G1',
+    todoId: 'T3',
+    question: 'Delete the\nlegacy importer?',
+    askedBy: 'codex',
+    askedAt: '2026-01-01T12:00:00.000Z',
+  };
   const goalGate: AttentionItem = { ...gate, todoId: null };
   const blocked: AttentionItem = { kind: 'blocked', todoId: 'T5', title: 'Import from S3', reason: 'needs S3 credentials' };
-  const lapsed: AttentionItem = { kind: 'lapsed', todoId: 'T4', title: 'Detect the delimiter', owner: 'codex', leaseExpiresAt: '2026-01-01T12:00:00.000Z' };
+  const lapsed: AttentionItem = {
+    kind: 'lapsed',
+    todoId: 'T4',
+    title: 'Detect the delimiter',
+    owner: 'codex',
+    leaseExpiresAt: '2026-01-01T12:00:00.000Z',
+  };
 
   test.each([
     ['approve', gate, 'Approve gate Q3 on T3: Delete the legacy importer?'],

@@ -36,7 +36,10 @@ const PLAIN_EVIDENCE = new Set(['', 'note', 'ship']);
 
 /** Field names of goal and todo edits, as words. */
 const FIELD_WORDS: Record<string, string> = {
-  turnsPerWindow: 'turns per window', windowHours: 'window', maxConcurrent: 'max concurrent', cooldownSeconds: 'cooldown',
+  turnsPerWindow: 'turns per window',
+  windowHours: 'window',
+  maxConcurrent: 'max concurrent',
+  cooldownSeconds: 'cooldown',
   dependsOn: 'dependencies',
 };
 
@@ -61,9 +64,19 @@ export function eventSentence(e: EventFacts): EventSentence {
     case 'todo.added':
       return said(`added ${by}`, str('title'));
     case 'goal.edited':
-      return said(`goal changed ${by}`, Object.keys(d).map((k) => FIELD_WORDS[k] ?? k).join(', '));
+      return said(
+        `goal changed ${by}`,
+        Object.keys(d)
+          .map((k) => FIELD_WORDS[k] ?? k)
+          .join(', '),
+      );
     case 'todo.edited':
-      return said(`changed ${by}`, Object.keys(d).map((k) => FIELD_WORDS[k] ?? k).join(', '));
+      return said(
+        `changed ${by}`,
+        Object.keys(d)
+          .map((k) => FIELD_WORDS[k] ?? k)
+          .join(', '),
+      );
     case 'goal.file_applied':
       return said(`goal file applied ${by}`, str('path'));
     case 'todo.claimed': {
@@ -110,7 +123,10 @@ export function eventSentence(e: EventFacts): EventSentence {
     case 'todo.check_set':
       return said(d.check ? `acceptance check set ${by}` : `acceptance check removed ${by}`, str('check'));
     case 'monitor.added':
-      return said(d.command === null || d.command === undefined ? `timer ${str('id')} set ${by}` : `monitor ${str('id')} added ${by}`, str('command') || str('note'));
+      return said(
+        d.command === null || d.command === undefined ? `timer ${str('id')} set ${by}` : `monitor ${str('id')} added ${by}`,
+        str('command') || str('note'),
+      );
     case 'monitor.run_claimed':
       return said(`monitor ${str('id')} run ${String(d.n ?? '')} taken ${by}`);
     case 'monitor.checked':
@@ -167,15 +183,20 @@ export function attentionActionLabel(action: AttentionAction, item: AttentionIte
       return action === 'reject' ? `Reject ${what}` : action === 'open' ? `Open ${item.todoId ?? item.goalId}` : `Approve ${what}`;
     }
     case 'blocked':
-      return action === 'unblock' ? `Unblock ${item.todoId}: ${oneLine(item.title, 120)}` : `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
+      return action === 'unblock'
+        ? `Unblock ${item.todoId}: ${oneLine(item.title, 120)}`
+        : `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
     case 'lapsed':
       if (action === 'release') return `Release ${item.todoId} (${item.owner}'s lease lapsed): ${oneLine(item.title, 120)}`;
-      if (action === 'reassign') return `Reassign ${item.todoId} to another agent (${item.owner}'s lease lapsed): ${oneLine(item.title, 120)}`;
+      if (action === 'reassign')
+        return `Reassign ${item.todoId} to another agent (${item.owner}'s lease lapsed): ${oneLine(item.title, 120)}`;
       return `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
     case 'budget':
       return `Open ${item.goalId}`;
     case 'monitor':
-      return action === 'cancelMonitor' ? `Cancel monitor ${item.monitorId} on ${item.todoId}, whose check cannot run: ${oneLine(item.check, 120)}` : `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
+      return action === 'cancelMonitor'
+        ? `Cancel monitor ${item.monitorId} on ${item.todoId}, whose check cannot run: ${oneLine(item.check, 120)}`
+        : `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
   }
 }
 

@@ -24,7 +24,13 @@ export function relativeTime(isoTime: string | null, nowMs: number): string {
   const span = Math.abs(delta);
   if (span < 2) return 'just now';
   const text =
-    span < 90 ? `${span}s` : span < 5400 ? `${Math.round(span / 60)}m` : span < 172_800 ? `${Math.round(span / 3600)}h` : `${Math.round(span / 86400)}d`;
+    span < 90
+      ? `${span}s`
+      : span < 5400
+        ? `${Math.round(span / 60)}m`
+        : span < 172_800
+          ? `${Math.round(span / 3600)}h`
+          : `${Math.round(span / 86400)}d`;
   return delta >= 0 ? `in ${text}` : `${text} ago`;
 }
 
@@ -32,5 +38,7 @@ export function relativeTime(isoTime: string | null, nowMs: number): string {
 export function clockTime(isoTime: string, nowMs: number): string {
   const d = new Date(isoTime);
   const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  return new Date(nowMs).toDateString() === d.toDateString() ? time : `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
+  return new Date(nowMs).toDateString() === d.toDateString()
+    ? time
+    : `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
 }

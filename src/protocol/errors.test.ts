@@ -4,16 +4,28 @@ import { errorBody, hintForPeople } from './errors';
 
 describe('one map from error to message', () => {
   test('a typed error keeps its code, message and hint for agents (CLI, MCP)', () => {
-    expect(errorBody(new NotFoundError('todo', 'T9'))).toEqual({ code: 'not_found', message: 'todo T9 not found', hint: 'list them with: loopx todo list' });
+    expect(errorBody(new NotFoundError('todo', 'T9'))).toEqual({
+      code: 'not_found',
+      message: 'todo T9 not found',
+      hint: 'list them with: loopx todo list',
+    });
   });
 
-  test('a person gets the sentence without the CLI\'s hint (VS Code, the board)', () => {
+  test("a person gets the sentence without the CLI's hint (VS Code, the board)", () => {
     expect(errorBody(new NotFoundError('todo', 'T9'), 'person')).toEqual({ code: 'not_found', message: 'todo T9 not found', hint: null });
-    expect(errorBody(new InvalidInputError('bad', 'check the file'), 'person')).toEqual({ code: 'invalid_input', message: 'bad', hint: 'check the file' });
+    expect(errorBody(new InvalidInputError('bad', 'check the file'), 'person')).toEqual({
+      code: 'invalid_input',
+      message: 'bad',
+      hint: 'check the file',
+    });
   });
 
-  test('a busy store: the contract\'s words for agents, a sentence that says to try again for a person', () => {
-    expect(errorBody(new StoreBusyError(10))).toEqual({ code: 'busy', message: 'the store stayed locked by another writer for 10 s', hint: 'retry; if it persists, look for a stuck loopx process' });
+  test("a busy store: the contract's words for agents, a sentence that says to try again for a person", () => {
+    expect(errorBody(new StoreBusyError(10))).toEqual({
+      code: 'busy',
+      message: 'the store stayed locked by another writer for 10 s',
+      hint: 'retry; if it persists, look for a stuck loopx process',
+    });
     const person = errorBody(new StoreBusyError(10), 'person');
     expect(person.code).toBe('busy');
     expect(person.message).toMatch(/^The loopx store is busy.*try again/);
@@ -21,13 +33,22 @@ describe('one map from error to message', () => {
 
   test('environment trouble stays named as such, for both', () => {
     // What kernel/storeFile.ts raises for a directory where the store should be (that file needs node:fs).
-    const error = new LoopxError('not_a_store', '/w/.loopx/loopx.db is not a loopx store: it is a directory', EXIT.storeUnusable, 'move it away');
+    const error = new LoopxError(
+      'not_a_store',
+      '/w/.loopx/loopx.db is not a loopx store: it is a directory',
+      EXIT.storeUnusable,
+      'move it away',
+    );
     expect(errorBody(error)).toMatchObject({ code: 'not_a_store', message: expect.stringContaining('is not a loopx store') });
     expect(errorBody(error, 'person')).toMatchObject({ code: 'not_a_store', message: expect.stringContaining('is not a loopx store') });
   });
 
   test('anything else is internal, with where to look', () => {
-    expect(errorBody(new TypeError('x is undefined'))).toEqual({ code: 'internal', message: 'x is undefined', hint: expect.stringContaining('LOOPX_DEBUG=1') });
+    expect(errorBody(new TypeError('x is undefined'))).toEqual({
+      code: 'internal',
+      message: 'x is undefined',
+      hint: expect.stringContaining('LOOPX_DEBUG=1'),
+    });
     expect(errorBody('a string', 'person')).toEqual({ code: 'internal', message: 'a string', hint: 'see the LoopX output log' });
   });
 

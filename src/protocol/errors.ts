@@ -28,7 +28,8 @@ export function isTypedError(error: unknown): error is TypedError {
 /** Said to a person instead of the contract's message, by code. */
 const FOR_PEOPLE: Record<string, (error: TypedError) => Pick<ErrorBody, 'message' | 'hint'>> = {
   busy: () => ({
-    message: 'The loopx store is busy: another loopx process (an agent, a terminal, another window) is writing to it. Nothing was changed; try again in a moment.',
+    message:
+      'The loopx store is busy: another loopx process (an agent, a terminal, another window) is writing to it. Nothing was changed; try again in a moment.',
     hint: null,
   }),
 };

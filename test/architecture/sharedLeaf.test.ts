@@ -7,6 +7,11 @@ test('src/shared imports nothing', () => {
   const dir = resolve(__dirname, '..', '..', 'src', 'shared');
   const files = readdirSync(dir).filter((f) => f.endsWith('.ts'));
   expect(files.length).toBeGreaterThan(0);
-  const imports = files.flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => /^\s*(import|export .* from)\b/.test(l)).map((l) => `${f}: ${l}`));
+  const imports = files.flatMap((f) =>
+    readFileSync(join(dir, f), 'utf8')
+      .split('\n')
+      .filter((l) => /^\s*(import|export .* from)\b/.test(l))
+      .map((l) => `${f}: ${l}`),
+  );
   expect(imports).toEqual([]);
 });

@@ -24,14 +24,21 @@ function sqlLines(path: string): string[] {
 }
 
 test('the detector sees SQL in the shapes it takes in this code base', () => {
-  for (const line of ["db.prepare('SELECT 1 FROM todos WHERE id = ?')", 'const q = `SELECT t.id FROM todos t`;', "kernel.db.exec('DELETE FROM gates')", "'PRAGMA journal_mode'"]) {
+  for (const line of [
+    "db.prepare('SELECT 1 FROM todos WHERE id = ?')",
+    'const q = `SELECT t.id FROM todos t`;',
+    "kernel.db.exec('DELETE FROM gates')",
+    "'PRAGMA journal_mode'",
+  ]) {
     expect(SQL.test(line), line).toBe(true);
   }
   expect(SQL.test("'Select a todo to claim'")).toBe(false);
 });
 
 test('no SQL outside src/kernel', () => {
-  const outside = ['src', 'webview-ui/src'].flatMap((dir) => sourceFiles(join(ROOT, dir))).filter((p) => !relative(ROOT, p).startsWith(join('src', 'kernel')));
+  const outside = ['src', 'webview-ui/src']
+    .flatMap((dir) => sourceFiles(join(ROOT, dir)))
+    .filter((p) => !relative(ROOT, p).startsWith(join('src', 'kernel')));
   expect(outside.length).toBeGreaterThan(50);
   expect(outside.flatMap(sqlLines)).toEqual([]);
 });

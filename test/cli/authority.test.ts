@@ -38,17 +38,20 @@ describe('an agent cannot make itself the human', () => {
     ['gate reject', ['gate', 'reject', 'Q1']],
     ['todo unblock', ['todo', 'unblock', 'T1']],
     ['restore --yes', ['restore', 'backup.db', '--yes']],
-  ])('without an interactive terminal, %s as a "human" (LOOPX_AGENT unset, any LOOPX_HUMAN) is refused: human_channel_required', (_name, args) => {
-    const before = dumpStore(ws.root);
-    for (const env of [{}, { LOOPX_HUMAN: 'alice' }] as Record<string, string>[]) {
-      const run = cli([...args, '--json'], env);
-      expect([run.code, run.json.error?.code]).toEqual([3, 'human_channel_required']);
-      expect(run.json.error?.hint).toMatch(/VS Code/);
-      const text = cli(args, env);
-      expect(text.stderr).toMatch(/needs VS Code or an interactive terminal/);
-    }
-    expect(dumpStore(ws.root)).toBe(before);
-  });
+  ])(
+    'without an interactive terminal, %s as a "human" (LOOPX_AGENT unset, any LOOPX_HUMAN) is refused: human_channel_required',
+    (_name, args) => {
+      const before = dumpStore(ws.root);
+      for (const env of [{}, { LOOPX_HUMAN: 'alice' }] as Record<string, string>[]) {
+        const run = cli([...args, '--json'], env);
+        expect([run.code, run.json.error?.code]).toEqual([3, 'human_channel_required']);
+        expect(run.json.error?.hint).toMatch(/VS Code/);
+        const text = cli(args, env);
+        expect(text.stderr).toMatch(/needs VS Code or an interactive terminal/);
+      }
+      expect(dumpStore(ws.root)).toBe(before);
+    },
+  );
 
   test('an agent may not unblock its own block, resume a goal a human paused, or kill a todo to escape its gate', () => {
     const before = dumpStore(ws.root);
@@ -112,7 +115,10 @@ describe.skipIf(!PTY_AVAILABLE)(`the terminal channel (a pseudo-terminal)${PTY_A
     expect(unblock.stderr).toContain('needs a key');
     expect(unblock.json).toMatchObject({ ok: true, data: { status: 'open' } });
 
-    expect(tty(['todo', 'kill', 'T1', '--reason', 'obsolete', '--json'], 'T1').json).toMatchObject({ ok: true, data: { status: 'killed' } });
+    expect(tty(['todo', 'kill', 'T1', '--reason', 'obsolete', '--json'], 'T1').json).toMatchObject({
+      ok: true,
+      data: { status: 'killed' },
+    });
     expect(cli(['gate', 'list', '--json']).json.data).toMatchObject([{ id: 'Q1', status: 'cancelled' }]);
 
     cli(['goal', 'pause', 'G1']);
@@ -122,14 +128,23 @@ describe.skipIf(!PTY_AVAILABLE)(`the terminal channel (a pseudo-terminal)${PTY_A
   });
 
   test('goal create at a terminal asks to start the goal at once; Enter leaves it paused', () => {
-    expect(tty(['goal', 'create', '--title', 'now', '--json'], 'G2').json).toMatchObject({ ok: true, data: { id: 'G2', status: 'active' } });
+    expect(tty(['goal', 'create', '--title', 'now', '--json'], 'G2').json).toMatchObject({
+      ok: true,
+      data: { id: 'G2', status: 'active' },
+    });
     const later = tty(['goal', 'create', '--title', 'later', '--json'], '');
     expect([later.code, later.json?.data]).toMatchObject([0, { id: 'G3', status: 'paused' }]);
   });
 });
 
 describe('text that deceives the approver', () => {
-  test.each([['U+202E', '\u202e'], ['U+200B', '\u200b'], ['U+061C', '\u061c'], ['U+2028', '\u2028'], ['U+2066', '\u2066']])('%s in a title, question, note or reason is invalid input naming its code point', (point, char) => {
+  test.each([
+    ['U+202E', '\u202e'],
+    ['U+200B', '\u200b'],
+    ['U+061C', '\u061c'],
+    ['U+2028', '\u2028'],
+    ['U+2066', '\u2066'],
+  ])('%s in a title, question, note or reason is invalid input naming its code point', (point, char) => {
     const before = dumpStore(ws.root);
     for (const args of [
       ['todo', 'add', '--goal', 'G1', '--title', `Ship ${char}it`],
@@ -159,5 +174,8 @@ describe('text that deceives the approver', () => {
 
 test('quota turn ids are case-insensitive like other ids: R7 and r7 spend once', () => {
   expect(agent(['quota', 'spend', '--goal', 'G1', '--turn', 'R7', '--json']).json).toMatchObject({ ok: true, data: { spent: true } });
-  expect(agent(['quota', 'spend', '--goal', 'G1', '--turn', 'r7', '--json']).json).toMatchObject({ ok: true, data: { spent: false, alreadySpent: true, quota: { spent: 1 } } });
+  expect(agent(['quota', 'spend', '--goal', 'G1', '--turn', 'r7', '--json']).json).toMatchObject({
+    ok: true,
+    data: { spent: false, alreadySpent: true, quota: { spent: 1 } },
+  });
 });

@@ -19,7 +19,9 @@ test('backup, an agent ships, restore (a human in a terminal) brings the backup 
   expect(backup.code).toBe(0);
   const path = (backup.json.data as { path: string }).path;
   expect(existsSync(path)).toBe(true);
-  expect(cli(['backup']).stdout).toMatch(/^Backed up \d+ events to \.loopx\/backups\/loopx-\d+T\d+Z-e\d+\.db \(\d+ KB\), verified\.\nAnchor: \d+:[0-9a-f]{64}\n?$/);
+  expect(cli(['backup']).stdout).toMatch(
+    /^Backed up \d+ events to \.loopx\/backups\/loopx-\d+T\d+Z-e\d+\.db \(\d+ KB\), verified\.\nAnchor: \d+:[0-9a-f]{64}\n?$/,
+  );
 
   agent(['todo', 'claim', 'T1']);
   agent(['todo', 'ship', 'T1', '--evidence', 'done']);
@@ -33,7 +35,10 @@ test('backup, an agent ships, restore (a human in a terminal) brings the backup 
   ];
   for (const [args, env, code, error] of refusals) {
     const r = cli(args, env);
-    expect([r.code, (r.json.error as { code: string } | undefined)?.code], args.join(' ')).toEqual([code, expect.stringContaining(error.split('_')[0] as string)]);
+    expect([r.code, (r.json.error as { code: string } | undefined)?.code], args.join(' ')).toEqual([
+      code,
+      expect.stringContaining(error.split('_')[0] as string),
+    ]);
     expect(dumpStore(ws.root)).toBe(shipped);
   }
 

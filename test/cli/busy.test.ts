@@ -28,7 +28,14 @@ const events = () => {
 test(`a store locked past the busy timeout is "busy" for the CLI (exit ${EXIT.refused}) and for MCP alike, and nothing is written`, async () => {
   const before = events();
   const client = new Client({ name: 'claude', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [LOOPX, 'mcp'], cwd: ws.root, env: cleanEnv({ LOOPX_AGENT: 'claude' }) as Record<string, string> }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [LOOPX, 'mcp'],
+      cwd: ws.root,
+      env: cleanEnv({ LOOPX_AGENT: 'claude' }) as Record<string, string>,
+    }),
+  );
   // Another process holds the write lock for longer than loopx waits (10 s); both calls wait for it together.
   const holder = openDb(Kernel.storePath(ws.root));
   holder.exec('BEGIN IMMEDIATE');
@@ -40,7 +47,10 @@ test(`a store locked past the busy timeout is "busy" for the CLI (exit ${EXIT.re
     expect(cli.code).toBe(EXIT.refused);
     expect(cli.json).toMatchObject({ ok: false, error: { code: 'busy', message: 'the store stayed locked by another writer for 10 s' } });
     expect(mcp.isError).toBe(true);
-    expect(JSON.parse(mcp.content[0]?.text ?? '{}')).toMatchObject({ ok: false, error: { code: 'busy', hint: expect.stringContaining('retry') } });
+    expect(JSON.parse(mcp.content[0]?.text ?? '{}')).toMatchObject({
+      ok: false,
+      error: { code: 'busy', hint: expect.stringContaining('retry') },
+    });
   } finally {
     holder.exec('ROLLBACK');
     holder.close();

@@ -14,8 +14,11 @@ const bot = (args: string[]) => cli(args, { LOOPX_AGENT: 'bot' });
 beforeAll(() => {
   cli(['init']);
   // The project's test suite, as a script: failing until the fix is in.
-  writeFileSync(join(root, 'suite.mjs'), `import { existsSync } from 'node:fs';
-if (existsSync('fixed')) { console.log('48 passing'); } else { console.log('46 passing'); console.error('2 failing: parser > quotes'); process.exit(1); }\n`);
+  writeFileSync(
+    join(root, 'suite.mjs'),
+    `import { existsSync } from 'node:fs';
+if (existsSync('fixed')) { console.log('48 passing'); } else { console.log('46 passing'); console.error('2 failing: parser > quotes'); process.exit(1); }\n`,
+  );
   if (PTY_AVAILABLE) {
     // A check is a person's decision: at a terminal, they type `check` to confirm (the goal then starts at once).
     const made = loopxTty(['goal', 'create', '--title', 'Parser', '--check', 'node suite.mjs', '--json'], 'check', { cwd: root });
@@ -36,7 +39,11 @@ describe('an acceptance check set by a human', () => {
     const before = dumpStore(root);
     const refused = bot(['todo', 'ship', 'T1', '--evidence', 'done', '--json']);
     expect(refused.code).toBe(3);
-    expect(refused.json.error).toMatchObject({ code: 'check_required', message: expect.stringContaining('`node suite.mjs`'), hint: 'run it: loopx evidence run --todo T1 --check' });
+    expect(refused.json.error).toMatchObject({
+      code: 'check_required',
+      message: expect.stringContaining('`node suite.mjs`'),
+      hint: 'run it: loopx evidence run --todo T1 --check',
+    });
     expect(dumpStore(root)).toBe(before);
 
     // The run fails: the evidence is recorded, loopx exits with the command's status.
@@ -45,11 +52,20 @@ describe('an acceptance check set by a human', () => {
     expect(failing.json).toMatchObject({
       ok: false,
       error: { code: 'command_failed', hint: expect.stringContaining('2 failing') },
-      data: { source: 'kernel', kind: 'test', actor: 'bot', run: { command: 'node suite.mjs', check: 'node suite.mjs', exitCode: 1, outputTail: expect.stringContaining('46 passing') } },
+      data: {
+        source: 'kernel',
+        kind: 'test',
+        actor: 'bot',
+        run: { command: 'node suite.mjs', check: 'node suite.mjs', exitCode: 1, outputTail: expect.stringContaining('46 passing') },
+      },
     });
     const failed = bot(['todo', 'ship', 'T1', '--json']);
     expect(failed.code).toBe(3);
-    expect(failed.json.error).toMatchObject({ code: 'check_failed', message: expect.stringContaining('exit 1'), hint: expect.stringContaining('2 failing: parser > quotes') });
+    expect(failed.json.error).toMatchObject({
+      code: 'check_failed',
+      message: expect.stringContaining('exit 1'),
+      hint: expect.stringContaining('2 failing: parser > quotes'),
+    });
     const human = bot(['todo', 'ship', 'T1']);
     expect(human.stderr).toContain('2 failing: parser > quotes');
 
@@ -87,28 +103,44 @@ describe('an acceptance check set by a human', () => {
     expect(dumpStore(root)).toBe(before);
     if (!PTY_AVAILABLE) return console.warn(`skipped the terminal half: ${PTY_SKIP_REASON}`);
     // At a terminal: a wrong answer changes nothing; the goal id adds the todo with its check, recorded with the channel.
-    expect(loopxTty(['todo', 'add', '--goal', 'G1', '--title', 'Docs', '--check', 'true', '--json'], 'G9', { cwd: root }).json?.error?.code).toBe('not_confirmed');
+    expect(
+      loopxTty(['todo', 'add', '--goal', 'G1', '--title', 'Docs', '--check', 'true', '--json'], 'G9', { cwd: root }).json?.error?.code,
+    ).toBe('not_confirmed');
     expect(dumpStore(root)).toBe(before);
-    expect(loopxTty(['todo', 'add', '--goal', 'G1', '--title', 'Docs', '--check', 'true', '--json'], 'G1', { cwd: root }).json).toMatchObject({ ok: true, data: { id: 'T2', check: 'true' } });
+    expect(
+      loopxTty(['todo', 'add', '--goal', 'G1', '--title', 'Docs', '--check', 'true', '--json'], 'G1', { cwd: root }).json,
+    ).toMatchObject({ ok: true, data: { id: 'T2', check: 'true' } });
     const added = cli(['history', '--todo', 'T2', '--json']).json.data as { kind: string; data: { channel?: string } }[];
     expect(added.find((e) => e.kind === 'todo.added')?.data.channel).toBe('tty');
     expect(loopxTty(['goal', 'set-check', 'G1', '--json'], 'G1', { cwd: root }).code).toBe(2);
     expect(loopxTty(['goal', 'set-check', 'G1', '--check', 'x', '--clear', '--json'], 'G1', { cwd: root }).code).toBe(2);
-    expect(loopxTty(['todo', 'set-check', 'T2', '--check', 'test -f docs.md', '--json'], 'T2', { cwd: root }).json).toMatchObject({ ok: true, data: { id: 'T2', check: 'test -f docs.md' } });
+    expect(loopxTty(['todo', 'set-check', 'T2', '--check', 'test -f docs.md', '--json'], 'T2', { cwd: root }).json).toMatchObject({
+      ok: true,
+      data: { id: 'T2', check: 'test -f docs.md' },
+    });
     expect(cli(['goal', 'show', 'G1']).stdout).toContain('acceptance check: `node suite.mjs`');
   });
 });
 
 describe('evidence run', () => {
-  test('passes the command its arguments untouched (no shell, --json after -- is the command\'s) and exits with its status', () => {
+  test("passes the command its arguments untouched (no shell, --json after -- is the command's) and exits with its status", () => {
     const echo = bot(['evidence', 'run', '--goal', 'G1', '--kind', 'lint', '--', 'echo', '--json', '$(id)', 'a;b']);
     expect(echo.code).toBe(0);
-    expect(echo.stdout).toMatch(/^--json \$\(id\) a;b\nRecorded #\d+ G1 \[lint\] kernel-verified ran `echo --json '\$\(id\)' 'a;b'`: exit 0/);
+    expect(echo.stdout).toMatch(
+      /^--json \$\(id\) a;b\nRecorded #\d+ G1 \[lint\] kernel-verified ran `echo --json '\$\(id\)' 'a;b'`: exit 0/,
+    );
     const exit5 = bot(['evidence', 'run', '--goal', 'G1', '--json', '--', process.execPath, '-e', 'process.exit(5)']);
     expect(exit5.code).toBe(5);
-    expect(exit5.json).toMatchObject({ ok: false, error: { code: 'command_failed' }, data: { source: 'kernel', run: { exitCode: 5, shell: false } } });
+    expect(exit5.json).toMatchObject({
+      ok: false,
+      error: { code: 'command_failed' },
+      data: { source: 'kernel', run: { exitCode: 5, shell: false } },
+    });
     const shell = bot(['evidence', 'run', '--goal', 'G1', '--shell', '--json', '--', 'echo one && echo two']);
-    expect(shell.json).toMatchObject({ ok: true, data: { run: { command: 'echo one && echo two', shell: true, outputTail: 'one\ntwo\n' } } });
+    expect(shell.json).toMatchObject({
+      ok: true,
+      data: { run: { command: 'echo one && echo two', shell: true, outputTail: 'one\ntwo\n' } },
+    });
     const missing = bot(['evidence', 'run', '--goal', 'G1', '--json', '--', 'no-such-tool-loopx']);
     expect(missing.code).toBe(127);
     const slow = bot(['evidence', 'run', '--goal', 'G1', '--run-limit', '1s', '--json', '--', 'sleep', '20']);
@@ -142,7 +174,10 @@ describe('evidence run', () => {
     bot(['evidence', 'run', '--todo', 'T2', '--check']);
     bot(['todo', 'ship', 'T2']);
     const finish = cli(['turn', 'finish', 'R1', '--exit-code', '0', '--json']);
-    expect(finish.json).toMatchObject({ ok: true, data: { resultKind: 'validated_completion', evidence: { agent: 1, kernel: [{ command: 'true', exitCode: 0, check: 'true' }] } } });
+    expect(finish.json).toMatchObject({
+      ok: true,
+      data: { resultKind: 'validated_completion', evidence: { agent: 1, kernel: [{ command: 'true', exitCode: 0, check: 'true' }] } },
+    });
     const packet = (cli(['review-packet', '--json']).json.data as { markdown: string }).markdown;
     expect(packet).toContain('**kernel-verified:** ran `true`: exit 0');
     expect(packet).toContain("note by bot (the agent's word): wrote the docs");

@@ -15,7 +15,9 @@ beforeAll(() => {
   // The CLI runs on the same Node as this pass: Node 22 uses node:sqlite, Node 20 better-sqlite3.
   const driver = process.env.LOOPX_SQLITE_DRIVER === 'node' ? 'node:sqlite' : 'better-sqlite3';
   expect(cli(['init', '--json']).json).toMatchObject({ ok: true, data: { created: true, gitignore: 'added', driver } });
-  expect(cli(['goal', 'create', '--title', 'Parser', '--objective', 'All fixtures parse', '--scope', 'src/**', '--json']).json).toMatchObject({ ok: true, data: { status: 'paused' } });
+  expect(
+    cli(['goal', 'create', '--title', 'Parser', '--objective', 'All fixtures parse', '--scope', 'src/**', '--json']).json,
+  ).toMatchObject({ ok: true, data: { status: 'paused' } });
   startGoal(root);
   cli(['todo', 'add', '--goal', 'G1', '--title', 'Headers', '--priority', '1', '--json']);
   cli(['todo', 'add', '--goal', 'G1', '--title', 'Body', '--depends-on', 'T1', '--json']);
@@ -45,8 +47,22 @@ describe('the agent loop through the CLI', () => {
     const claim = agentCli(['todo', 'claim', '--next', '--lease', '10m', '--json']);
     expect(claim.code).toBe(0);
     expect(claim.json.data).toMatchObject({ id: 'T1', status: 'claimed', owner: 'codex', priority: 1, dependsOn: [] });
-    expect(Object.keys(claim.json.data as object)).toEqual(expect.arrayContaining(['id', 'goalId', 'title', 'status', 'priority', 'owner', 'leaseExpiresAt', 'dependsOn']));
-    const ev = agentCli(['evidence', 'add', '--todo', 'T1', '--summary', 'tests pass', '--kind', 'test', '--artifact', 'report.txt', '--json']);
+    expect(Object.keys(claim.json.data as object)).toEqual(
+      expect.arrayContaining(['id', 'goalId', 'title', 'status', 'priority', 'owner', 'leaseExpiresAt', 'dependsOn']),
+    );
+    const ev = agentCli([
+      'evidence',
+      'add',
+      '--todo',
+      'T1',
+      '--summary',
+      'tests pass',
+      '--kind',
+      'test',
+      '--artifact',
+      'report.txt',
+      '--json',
+    ]);
     expect(ev.json).toMatchObject({ ok: true, data: { artifacts: [{ path: 'report.txt', bytes: 10 }] } });
     expect(agentCli(['todo', 'ship', 'T1', '--json']).json).toMatchObject({ ok: true, data: { status: 'shipped' } });
     expect(agentCli(['todo', 'next', '--json']).json).toMatchObject({ ok: true, data: { id: 'T2' } });
@@ -70,7 +86,10 @@ describe('the agent loop through the CLI', () => {
 
   test('gates: an agent asks, the agent may not approve, a human does', () => {
     const ask = agentCli(['gate', 'ask', '--todo', 'T2', '--question', 'Rewrite the body parser?', '--json']);
-    expect(ask.json).toMatchObject({ ok: true, data: { id: 'Q1', status: 'pending', askedBy: 'codex', todoId: 'T2', goalId: 'G1', decidedBy: null } });
+    expect(ask.json).toMatchObject({
+      ok: true,
+      data: { id: 'Q1', status: 'pending', askedBy: 'codex', todoId: 'T2', goalId: 'G1', decidedBy: null },
+    });
     const before = dumpStore(root);
     const byAgent = cli(['gate', 'approve', 'Q1', '--json'], { LOOPX_AGENT: 'codex' });
     expect(byAgent.code).toBe(3);
@@ -87,7 +106,10 @@ describe('the agent loop through the CLI', () => {
   test('quota spend is once per turn id and should-run never spends', () => {
     const first = cli(['quota', 'spend', '--goal', 'G1', '--turn', 'codex-run-1', '--json']);
     expect(first.json).toMatchObject({ ok: true, data: { spent: true, quota: { spent: 1 } } });
-    expect(cli(['quota', 'spend', '--goal', 'G1', '--turn', 'codex-run-1', '--json']).json).toMatchObject({ ok: true, data: { spent: false, alreadySpent: true } });
+    expect(cli(['quota', 'spend', '--goal', 'G1', '--turn', 'codex-run-1', '--json']).json).toMatchObject({
+      ok: true,
+      data: { spent: false, alreadySpent: true },
+    });
     const answer = cli(['quota', 'should-run', '--goal', 'G1', '--json']);
     expect(answer.json.data).toEqual({ run: true, reason: 'ok', nextWakeAt: null, remaining: 19 });
     expect(cli(['quota', 'should-run', '--goal', 'G1', '--json']).json.data).toMatchObject({ remaining: 19 });
@@ -95,7 +117,10 @@ describe('the agent loop through the CLI', () => {
 
   test('history, evidence list, goal show and doctor answer', () => {
     expect((cli(['history', '--todo', 'T1', '--json']).json.data as { kind: string }[]).map((e) => e.kind)).toEqual([
-      'todo.shipped', 'evidence', 'todo.claimed', 'todo.added',
+      'todo.shipped',
+      'evidence',
+      'todo.claimed',
+      'todo.added',
     ]);
     expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toMatchObject([{ summary: 'tests pass' }]);
     expect(cli(['goal', 'show', 'g1', '--json']).json.data).toMatchObject({ id: 'G1', todos: [{ id: 'T1' }, { id: 'T2' }] });
@@ -124,7 +149,12 @@ describe('bad input gets a clear error, the right exit code, and changes nothing
     ['bad duration', ['todo', 'claim', '--next', '--lease', '5 minutes', '--json'], 2, 'invalid_input', { LOOPX_AGENT: 'codex' }],
     ['claim without an agent', ['todo', 'claim', '--next', '--json'], 2, 'invalid_input'],
     ['bad agent name', ['todo', 'claim', '--next', '--json'], 2, 'invalid_input', { LOOPX_AGENT: '$(id)' }],
-    ['artifact outside the workspace', ['evidence', 'add', '--goal', 'G1', '--summary', 's', '--artifact', '../../etc/passwd', '--json'], 2, 'invalid_input'],
+    [
+      'artifact outside the workspace',
+      ['evidence', 'add', '--goal', 'G1', '--summary', 's', '--artifact', '../../etc/passwd', '--json'],
+      2,
+      'invalid_input',
+    ],
     ['unknown todo', ['todo', 'claim', 'T999', '--json'], 4, 'not_found', { LOOPX_AGENT: 'codex' }],
     ['unknown goal', ['goal', 'show', 'G42', '--json'], 4, 'not_found'],
     ['unknown dependency', ['todo', 'add', '--goal', 'G1', '--title', 'a', '--depends-on', 'T77', '--json'], 4, 'not_found'],

@@ -31,9 +31,11 @@ test('kill -9 of concurrent writers mid-transaction leaves a consistent store', 
     const events = Number(kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n);
     expect(events).toBeGreaterThan(100); // the writers really wrote before dying
     // No torn operation: every shipped todo has its claim and evidence, every claim is either live or shipped.
-    const torn = kernel.db.prepare(
-      `SELECT id FROM todos t WHERE status = 'shipped' AND NOT EXISTS (SELECT 1 FROM events e WHERE e.todo_id = t.id AND e.kind = 'evidence')`,
-    ).all();
+    const torn = kernel.db
+      .prepare(
+        `SELECT id FROM todos t WHERE status = 'shipped' AND NOT EXISTS (SELECT 1 FROM events e WHERE e.todo_id = t.id AND e.kind = 'evidence')`,
+      )
+      .all();
     expect(torn).toEqual([]);
   } finally {
     kernel.close();
@@ -42,5 +44,8 @@ test('kill -9 of concurrent writers mid-transaction leaves a consistent store', 
   expect(verify.json).toMatchObject({ ok: true, data: { ok: true, firstBadSeq: null } });
   const doctor = loopx(['doctor', '--json'], { cwd: ws.root });
   expect(doctor.code).toBe(0);
-  expect(doctor.json.data).toMatchObject({ ok: true, checks: expect.arrayContaining([{ name: 'replay', level: 'ok', detail: expect.any(String) }]) });
+  expect(doctor.json.data).toMatchObject({
+    ok: true,
+    checks: expect.arrayContaining([{ name: 'replay', level: 'ok', detail: expect.any(String) }]),
+  });
 });

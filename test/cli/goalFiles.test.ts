@@ -44,11 +44,20 @@ describe('goal apply', () => {
     const dry = run(['goal', 'apply', file, '--dry-run', '--json']);
     expect(dry.json).toMatchObject({ ok: true, data: { applied: false, plan: { create: true, changeCount: 3 } } });
     const first = run(['goal', 'apply', file, '--json']);
-    expect(first.json).toMatchObject({ ok: true, data: { applied: true, goalId: 'G1', path: 'loopx/csv.goal.md', plan: { added: [{ key: 'header' }, { key: 'quoted' }] } } });
+    expect(first.json).toMatchObject({
+      ok: true,
+      data: { applied: true, goalId: 'G1', path: 'loopx/csv.goal.md', plan: { added: [{ key: 'header' }, { key: 'quoted' }] } },
+    });
     const todos = run(['todo', 'list', '--json']).json.data as { id: string; key: string; dependsOn?: string[] }[];
     // Lean JSON: an absent dependsOn means none.
-    expect(todos.map((t) => [t.id, t.key, t.dependsOn ?? []])).toEqual([['T1', 'header', []], ['T2', 'quoted', ['T1']]]);
-    expect(run(['goal', 'show', 'G1', '--json']).json.data).toMatchObject({ background: 'Customers send us CSV.', filePath: 'loopx/csv.goal.md' });
+    expect(todos.map((t) => [t.id, t.key, t.dependsOn ?? []])).toEqual([
+      ['T1', 'header', []],
+      ['T2', 'quoted', ['T1']],
+    ]);
+    expect(run(['goal', 'show', 'G1', '--json']).json.data).toMatchObject({
+      background: 'Customers send us CSV.',
+      filePath: 'loopx/csv.goal.md',
+    });
     const before = dumpStore(ws.root);
     const again = run(['goal', 'apply', file]);
     expect(again.code).toBe(0);
@@ -64,7 +73,10 @@ describe('goal apply', () => {
     expect(kept.stdout).toContain('quoted (T2) is no longer in the file; kept (apply with --prune to kill it)');
     const refused = run(['goal', 'apply', file, '--prune', '--json'], { LOOPX_AGENT: 'codex' });
     expect([refused.code, refused.json.error?.code]).toEqual([3, 'not_allowed']);
-    expect(run(['goal', 'apply', file, '--prune', '--json']).json).toMatchObject({ ok: true, data: { plan: { removed: [{ id: 'T2' }], prune: true } } });
+    expect(run(['goal', 'apply', file, '--prune', '--json']).json).toMatchObject({
+      ok: true,
+      data: { plan: { removed: [{ id: 'T2' }], prune: true } },
+    });
     expect((run(['todo', 'list', '--json']).json.data as { status: string }[]).map((t) => t.status)).toEqual(['open', 'killed']);
   });
 
@@ -77,35 +89,65 @@ describe('goal apply', () => {
     expect([refused.code, refused.json.error?.code]).toEqual([3, 'not_allowed']);
     expect(dumpStore(ws.root)).toBe(before);
     write(file, `${GOOD.replace('---\n\nCustomers', '  - key: docs\n    title: Write docs\n---\n\nCustomers')}`);
-    expect(run(['goal', 'apply', file, '--json'], { LOOPX_AGENT: 'codex' }).json).toMatchObject({ ok: true, data: { plan: { added: [{ key: 'docs' }] } } });
+    expect(run(['goal', 'apply', file, '--json'], { LOOPX_AGENT: 'codex' }).json).toMatchObject({
+      ok: true,
+      data: { plan: { added: [{ key: 'docs' }] } },
+    });
   });
 
-  test('checks are a person\'s: an agent\'s apply that sets one is refused as a whole; a person confirms at a terminal', () => {
+  test("checks are a person's: an agent's apply that sets one is refused as a whole; a person confirms at a terminal", () => {
     const file = write('loopx/csv.goal.md', GOOD);
     expect(run(['goal', 'apply', file]).code).toBe(0);
-    write(file, GOOD.replace('quota:\n', 'check: npm test\nquota:\n').replace('after: [header]\n', 'after: [header]\n  - key: docs\n    title: Write docs\n    check: test -f docs.md\n'));
+    write(
+      file,
+      GOOD.replace('quota:\n', 'check: npm test\nquota:\n').replace(
+        'after: [header]\n',
+        'after: [header]\n  - key: docs\n    title: Write docs\n    check: test -f docs.md\n',
+      ),
+    );
     const before = dumpStore(ws.root);
     const agent = run(['goal', 'apply', file, '--json'], { LOOPX_AGENT: 'codex' });
     expect([agent.code, agent.json.error?.code]).toEqual([3, 'not_allowed']);
-    expect(agent.json.error?.message).toBe('a goal file applied by an agent may not set acceptance checks (the file would change 2: the check of goal G1, the check of new todo docs); nothing was applied');
+    expect(agent.json.error?.message).toBe(
+      'a goal file applied by an agent may not set acceptance checks (the file would change 2: the check of goal G1, the check of new todo docs); nothing was applied',
+    );
     const bare = run(['goal', 'apply', file, '--json']);
     expect([bare.code, bare.json.error?.code]).toEqual([3, 'human_channel_required']);
     expect(dumpStore(ws.root)).toBe(before);
     // The recurrence of an existing todo is not the file's to change (refused whole, even for a person).
     write(file, GOOD.replace('    priority: 1\n', '    priority: 1\n    every: 1d\n'));
     const recurring = run(['goal', 'apply', file, '--json']);
-    expect([recurring.code, recurring.json.error?.message]).toEqual([2, "todo header (T1) does not recur in the store, but the file says every 1d: a goal file cannot change an existing todo's recurrence"]);
+    expect([recurring.code, recurring.json.error?.message]).toEqual([
+      2,
+      "todo header (T1) does not recur in the store, but the file says every 1d: a goal file cannot change an existing todo's recurrence",
+    ]);
     expect(dumpStore(ws.root)).toBe(before);
     if (!PTY_AVAILABLE) return console.warn(`skipped the terminal half: ${PTY_SKIP_REASON}`);
-    write(file, GOOD.replace('quota:\n', 'check: npm test\nquota:\n').replace('after: [header]\n', 'after: [header]\n  - key: report\n    title: Weekly report\n    cron: "0 9 * * 1"\n    tz: UTC\n'));
+    write(
+      file,
+      GOOD.replace('quota:\n', 'check: npm test\nquota:\n').replace(
+        'after: [header]\n',
+        'after: [header]\n  - key: report\n    title: Weekly report\n    cron: "0 9 * * 1"\n    tz: UTC\n',
+      ),
+    );
     expect(loopxTty(['goal', 'apply', file, '--json'], 'G9', { cwd: ws.root }).json?.error?.code).toBe('not_confirmed');
     expect(dumpStore(ws.root)).toBe(before);
     const applied = loopxTty(['goal', 'apply', file, '--json'], 'G1', { cwd: ws.root });
     expect(applied.stderr).toContain('goal: would change check null → "npm test"');
-    expect(applied.json).toMatchObject({ ok: true, data: { applied: true, plan: { goalChanges: [{ field: 'check', to: 'npm test' }], added: [{ key: 'report' }] } } });
+    expect(applied.json).toMatchObject({
+      ok: true,
+      data: { applied: true, plan: { goalChanges: [{ field: 'check', to: 'npm test' }], added: [{ key: 'report' }] } },
+    });
     const history = run(['history', '--goal', 'G1', '--json']).json.data as { kind: string; data: { channel?: string } }[];
-    expect(history.filter((e) => ['goal.check_set', 'todo.added', 'goal.file_applied'].includes(e.kind)).map((e) => [e.kind, e.data.channel])).toEqual([
-      ['goal.file_applied', 'tty'], ['todo.added', 'tty'], ['goal.check_set', 'tty'], ['goal.file_applied', undefined], ['todo.added', undefined], ['todo.added', undefined],
+    expect(
+      history.filter((e) => ['goal.check_set', 'todo.added', 'goal.file_applied'].includes(e.kind)).map((e) => [e.kind, e.data.channel]),
+    ).toEqual([
+      ['goal.file_applied', 'tty'],
+      ['todo.added', 'tty'],
+      ['goal.check_set', 'tty'],
+      ['goal.file_applied', undefined],
+      ['todo.added', undefined],
+      ['todo.added', undefined],
     ]);
     const todos = run(['todo', 'list', '--json']).json.data as { key: string }[];
     expect(todos.find((t) => t.key === 'report')).toMatchObject({ id: 'T3', recurrence: { cron: '0 9 * * 1', tz: 'UTC' } });
@@ -114,11 +156,31 @@ describe('goal apply', () => {
   describe('bad files: a clear error with line and column, exit 2, the store unchanged', () => {
     test.each([
       ['invalid YAML', GOOD.replace('scope: [src/importer/**]', 'scope: [src/importer/**'), /loopx\/bad\.goal\.md:\d+:\d+: error: /],
-      ['a wrong type', GOOD.replace('priority: 1', 'priority: high'), /loopx\/bad\.goal\.md:11:15: error: `todos\[0\]\.priority` should be a whole number, not text/],
-      ['an unknown key', GOOD.replace('objective:', 'objetive:'), /loopx\/bad\.goal\.md:3:1: error: unknown key `objetive`; did you mean `objective`\?/],
-      ['a cycle', GOOD.replace('    priority: 1\n', '    priority: 1\n    after: [quoted]\n'), /loopx\/bad\.goal\.md:15:13: error: the todos wait for each other in a cycle: header → quoted → header/],
-      ['a duration that does not parse', GOOD.replace('    priority: 1\n', '    priority: 1\n    every: daily\n'), /loopx\/bad\.goal\.md:12:12: error: `every` must be a duration from 1m to 366d/],
-      ['a cron that does not parse', GOOD.replace('    priority: 1\n', '    priority: 1\n    cron: "0 9 * *"\n'), /loopx\/bad\.goal\.md:12:11: error: `cron` "0 9 \* \*" is not a cron expression/],
+      [
+        'a wrong type',
+        GOOD.replace('priority: 1', 'priority: high'),
+        /loopx\/bad\.goal\.md:11:15: error: `todos\[0\]\.priority` should be a whole number, not text/,
+      ],
+      [
+        'an unknown key',
+        GOOD.replace('objective:', 'objetive:'),
+        /loopx\/bad\.goal\.md:3:1: error: unknown key `objetive`; did you mean `objective`\?/,
+      ],
+      [
+        'a cycle',
+        GOOD.replace('    priority: 1\n', '    priority: 1\n    after: [quoted]\n'),
+        /loopx\/bad\.goal\.md:15:13: error: the todos wait for each other in a cycle: header → quoted → header/,
+      ],
+      [
+        'a duration that does not parse',
+        GOOD.replace('    priority: 1\n', '    priority: 1\n    every: daily\n'),
+        /loopx\/bad\.goal\.md:12:12: error: `every` must be a duration from 1m to 366d/,
+      ],
+      [
+        'a cron that does not parse',
+        GOOD.replace('    priority: 1\n', '    priority: 1\n    cron: "0 9 * *"\n'),
+        /loopx\/bad\.goal\.md:12:11: error: `cron` "0 9 \* \*" is not a cron expression/,
+      ],
     ])('%s', (_name, text, message) => {
       const file = write('loopx/bad.goal.md', text);
       const before = dumpStore(ws.root);
@@ -152,10 +214,16 @@ describe('goal apply', () => {
 describe('init --goal-file', () => {
   test('starts a goal file from the template (never over an existing one), which applies as it is', () => {
     const init = run(['init', '--goal-file', 'CSV importer', '--json']);
-    expect(init.json).toMatchObject({ ok: true, data: { created: false, goalFile: { path: 'loopx/csv-importer.goal.md', written: true } } });
+    expect(init.json).toMatchObject({
+      ok: true,
+      data: { created: false, goalFile: { path: 'loopx/csv-importer.goal.md', written: true } },
+    });
     expect(readFileSync(join(ws.root, 'loopx/csv-importer.goal.md'), 'utf8')).toContain('  window: 24h\n');
     expect(run(['init', '--goal-file', 'CSV importer', '--json']).json).toMatchObject({ data: { goalFile: { written: false } } });
-    expect(run(['goal', 'apply', 'loopx/csv-importer.goal.md', '--json']).json).toMatchObject({ ok: true, data: { goalId: 'G1', plan: { create: true } } });
+    expect(run(['goal', 'apply', 'loopx/csv-importer.goal.md', '--json']).json).toMatchObject({
+      ok: true,
+      data: { goalId: 'G1', plan: { create: true } },
+    });
     expect(run(['goal', 'show', 'G1']).stdout).toContain('goal file: loopx/csv-importer.goal.md');
   });
 });

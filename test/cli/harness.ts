@@ -87,7 +87,17 @@ export function dumpStore(root: string): string {
   const db = openDb(Kernel.storePath(root));
   try {
     const tables: [string, string][] = [['events', 'seq'], ...Object.entries(STATE_TABLES)];
-    return canonicalJson(Object.fromEntries(tables.map(([t, order]) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY ${order}`).all().map((r) => ({ ...r }))])));
+    return canonicalJson(
+      Object.fromEntries(
+        tables.map(([t, order]) => [
+          t,
+          db
+            .prepare(`SELECT * FROM ${t} ORDER BY ${order}`)
+            .all()
+            .map((r) => ({ ...r })),
+        ]),
+      ),
+    );
   } finally {
     db.close();
   }

@@ -19,7 +19,12 @@ afterAll(() => ws.dispose());
 
 async function connect(env: Record<string, string>, name = 'test-client'): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [LOOPX, 'mcp'], cwd: ws.root, env: cleanEnv(env) as Record<string, string> });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [LOOPX, 'mcp'],
+    cwd: ws.root,
+    env: cleanEnv(env) as Record<string, string>,
+  });
   await client.connect(transport);
   return client;
 }
@@ -35,7 +40,21 @@ describe('loopx mcp', () => {
     const client = await connect({ LOOPX_AGENT: 'claude' });
     try {
       const names = (await client.listTools()).tools.map((t) => t.name).sort();
-      expect(names).toEqual(['loopx_block', 'loopx_claim', 'loopx_evidence', 'loopx_gate_ask', 'loopx_handoff', 'loopx_monitor_add', 'loopx_monitor_list', 'loopx_next', 'loopx_release', 'loopx_renew', 'loopx_ship', 'loopx_status', 'loopx_todo_show']);
+      expect(names).toEqual([
+        'loopx_block',
+        'loopx_claim',
+        'loopx_evidence',
+        'loopx_gate_ask',
+        'loopx_handoff',
+        'loopx_monitor_add',
+        'loopx_monitor_list',
+        'loopx_next',
+        'loopx_release',
+        'loopx_renew',
+        'loopx_ship',
+        'loopx_status',
+        'loopx_todo_show',
+      ]);
       expect(names.some((n) => /approve|reject|decide/.test(n))).toBe(false);
     } finally {
       await client.close();
@@ -51,14 +70,21 @@ describe('loopx mcp', () => {
       expect(refused).toMatchObject({ ok: false, isError: true, error: { code: 'evidence_required' } });
       expect(await call(client, 'loopx_evidence', { todo: 'T1', summary: 'tests pass', kind: 'test' })).toMatchObject({ ok: true });
       expect(await call(client, 'loopx_ship', { todo: 'T1' })).toMatchObject({ ok: true, data: { status: 'shipped' } });
-      expect(await call(client, 'loopx_gate_ask', { todo: 'T2', question: 'rewrite the body parser?' })).toMatchObject({ ok: true, data: { status: 'pending', askedBy: 'claude' } });
+      expect(await call(client, 'loopx_gate_ask', { todo: 'T2', question: 'rewrite the body parser?' })).toMatchObject({
+        ok: true,
+        data: { status: 'pending', askedBy: 'claude' },
+      });
       expect(await call(client, 'loopx_claim', { todo: 'T2' })).toMatchObject({ ok: false, error: { code: 'gate_pending' } });
       expect(await call(client, 'loopx_claim', { todo: 'T1; DROP' })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
       const shown = await call(client, 'loopx_todo_show', { todo: 'T1' });
       expect(shown).toMatchObject({ ok: true, data: { id: 'T1', status: 'shipped', evidence: [{ summary: 'tests pass', kind: 'test' }] } });
       expect(shown.data?.history).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'todo.claimed', actor: 'claude' })]));
       expect(shown.data).not.toHaveProperty('owner'); // unset: left out
-      expect(await call(client, 'loopx_todo_show', { todo: 'T404' })).toMatchObject({ ok: false, isError: true, error: { code: 'not_found' } });
+      expect(await call(client, 'loopx_todo_show', { todo: 'T404' })).toMatchObject({
+        ok: false,
+        isError: true,
+        error: { code: 'not_found' },
+      });
     } finally {
       await client.close();
     }
@@ -78,22 +104,41 @@ describe('loopx mcp', () => {
     const client = await connect({ LOOPX_AGENT: 'claude' });
     try {
       expect(await call(client, 'loopx_claim', { todo: 'T3' })).toMatchObject({ ok: true });
-      const added = await call(client, 'loopx_monitor_add', { todo: 'T3', check: 'curl -fsS localhost:9/health', every: '2m', until: 'match:ok', timeout: '1h', note: 'deploy 9 started' });
-      expect(added).toMatchObject({ ok: true, data: { id: 'M1', todoId: 'T3', everySeconds: 120, until: 'match:ok', addedBy: 'claude', status: 'waiting' } });
-      expect(await call(client, 'loopx_monitor_add', { todo: 'T3', after: 'soon' })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+      const added = await call(client, 'loopx_monitor_add', {
+        todo: 'T3',
+        check: 'curl -fsS localhost:9/health',
+        every: '2m',
+        until: 'match:ok',
+        timeout: '1h',
+        note: 'deploy 9 started',
+      });
+      expect(added).toMatchObject({
+        ok: true,
+        data: { id: 'M1', todoId: 'T3', everySeconds: 120, until: 'match:ok', addedBy: 'claude', status: 'waiting' },
+      });
+      expect(await call(client, 'loopx_monitor_add', { todo: 'T3', after: 'soon' })).toMatchObject({
+        ok: false,
+        error: { code: 'invalid_input' },
+      });
       expect(await call(client, 'loopx_claim', { todo: 'T3' })).toMatchObject({ ok: false, error: { code: 'not_ready' } });
-      expect(await call(client, 'loopx_monitor_list', { todo: 'T3' })).toMatchObject({ ok: true, data: [{ id: 'M1', check: 'curl -fsS localhost:9/health' }] });
+      expect(await call(client, 'loopx_monitor_list', { todo: 'T3' })).toMatchObject({
+        ok: true,
+        data: [{ id: 'M1', check: 'curl -fsS localhost:9/health' }],
+      });
       expect(await call(client, 'loopx_monitor_list', { goal: 'G7' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
     } finally {
       await client.close();
     }
   });
 
-  test('without LOOPX_AGENT the client\'s name is the agent', async () => {
+  test("without LOOPX_AGENT the client's name is the agent", async () => {
     const client = await connect({}, 'Codex CLI');
     try {
       expect(await call(client, 'loopx_status')).toMatchObject({ ok: true, data: { pendingGates: [{ id: 'Q1' }] } });
-      expect(await call(client, 'loopx_evidence', { goal: 'G1', summary: 'looked around' })).toMatchObject({ ok: true, data: { actor: 'Codex-CLI' } });
+      expect(await call(client, 'loopx_evidence', { goal: 'G1', summary: 'looked around' })).toMatchObject({
+        ok: true,
+        data: { actor: 'Codex-CLI' },
+      });
     } finally {
       await client.close();
     }
@@ -139,10 +184,20 @@ describe('loopx mcp', () => {
     };
     const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
     try {
-      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      });
       await answer(1);
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-      send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'loopx_gate_ask', arguments: { goal: 'G1', question: 'x'.repeat(11 * 1024 * 1024) } } });
+      send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'loopx_gate_ask', arguments: { goal: 'G1', question: 'x'.repeat(11 * 1024 * 1024) } },
+      });
       expect(await answer(2)).toMatchObject({ error: { code: -32600, message: expect.stringContaining('too large') } });
       send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'loopx_status', arguments: {} } });
       const status = (await answer(3)) as { result: { content: { text: string }[] } };
@@ -152,4 +207,3 @@ describe('loopx mcp', () => {
     }
   }, 60_000);
 });
-

@@ -10,7 +10,12 @@ const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { 
 const codex = (args: string[]) => cli(args, { LOOPX_AGENT: 'codex' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type Tick = { runs: { monitorId: string; outcome: string; exitCode: number | null }[]; fired: string[]; expired: string[]; nextCheckAt: string | null };
+type Tick = {
+  runs: { monitorId: string; outcome: string; exitCode: number | null }[];
+  fired: string[];
+  expired: string[];
+  nextCheckAt: string | null;
+};
 
 beforeAll(() => {
   cli(['init']);
@@ -21,7 +26,10 @@ beforeAll(() => {
   codex(['todo', 'claim', 'T2']);
   codex(['todo', 'ship', 'T2', '--evidence', 'done']);
   // A stand-in for a CI job: it runs for a few seconds, then writes its verdict.
-  writeFileSync(join(root, 'ci-job.mjs'), `import { writeFileSync } from 'node:fs';\nsetTimeout(() => writeFileSync('ci-result.txt', 'build 77: passed\\n'), 3000);\n`);
+  writeFileSync(
+    join(root, 'ci-job.mjs'),
+    `import { writeFileSync } from 'node:fs';\nsetTimeout(() => writeFileSync('ci-result.txt', 'build 77: passed\\n'), 3000);\n`,
+  );
 });
 afterAll(() => ws.dispose());
 
@@ -30,10 +38,41 @@ describe('a scripted CI job with a monitor on it', () => {
     expect(codex(['todo', 'claim', 'T1', '--json']).code).toBe(0);
     // The agent starts the job and, instead of polling, hands the waiting to loopx and exits its turn.
     const job = spawn(process.execPath, ['ci-job.mjs'], { cwd: root, stdio: 'ignore' });
-    const add = codex(['monitor', 'add', '--todo', 'T1', '--check', 'cat ci-result.txt', '--until', 'match:passed', '--every', '10s', '--timeout', '10m', '--note', 'CI build 77 started', '--json']);
-    expect(add.json).toMatchObject({ ok: true, data: { id: 'M1', todoId: 'T1', kind: 'check', check: 'cat ci-result.txt', until: 'match:passed', everySeconds: 10, status: 'waiting', addedBy: 'codex' } });
+    const add = codex([
+      'monitor',
+      'add',
+      '--todo',
+      'T1',
+      '--check',
+      'cat ci-result.txt',
+      '--until',
+      'match:passed',
+      '--every',
+      '10s',
+      '--timeout',
+      '10m',
+      '--note',
+      'CI build 77 started',
+      '--json',
+    ]);
+    expect(add.json).toMatchObject({
+      ok: true,
+      data: {
+        id: 'M1',
+        todoId: 'T1',
+        kind: 'check',
+        check: 'cat ci-result.txt',
+        until: 'match:passed',
+        everySeconds: 10,
+        status: 'waiting',
+        addedBy: 'codex',
+      },
+    });
     const listed = cli(['todo', 'list', '--json']).json.data as Record<string, unknown>[];
-    expect(listed).toMatchObject([{ id: 'T1', status: 'open', continuation: expect.stringContaining('Waiting on monitor M1') }, { id: 'T2' }]);
+    expect(listed).toMatchObject([
+      { id: 'T1', status: 'open', continuation: expect.stringContaining('Waiting on monitor M1') },
+      { id: 'T2' },
+    ]);
     expect(listed[0]).not.toHaveProperty('owner'); // released: no owner (lean JSON leaves unset fields out)
 
     // Waiting: nothing is ready, nobody can claim it, no turn starts; should-run wakes at the next check.
@@ -43,10 +82,15 @@ describe('a scripted CI job with a monitor on it', () => {
     expect(claim.json.error).toMatchObject({ code: 'not_ready', message: expect.stringContaining('monitor M1') });
     const turn = cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--agent', 'claude', '--json']);
     expect(turn.code).toBe(3);
-    expect(turn.json).toMatchObject({ error: { code: 'should_not_run' }, data: { reason: 'no_ready_work', route: 'wait', nextWakeAt: expect.any(String) } });
+    expect(turn.json).toMatchObject({
+      error: { code: 'should_not_run' },
+      data: { reason: 'no_ready_work', route: 'wait', nextWakeAt: expect.any(String) },
+    });
     const status = cli(['status', '--json']).json.data as { monitors: { id: string }[]; goals: { shouldRun: { reason: string } }[] };
     expect(status.monitors).toMatchObject([{ id: 'M1', status: 'waiting' }]);
-    expect(cli(['status']).stdout).toMatch(/Monitors \(run unattended by loopx monitor tick\)\n\s+M1\s+waiting\s+T1: `cat ci-result.txt` every 10s until match:passed/);
+    expect(cli(['status']).stdout).toMatch(
+      /Monitors \(run unattended by loopx monitor tick\)\n\s+M1\s+waiting\s+T1: `cat ci-result.txt` every 10s until match:passed/,
+    );
 
     // A ticker every second, as cron or the extension would run it.
     let fired: Tick | undefined;
@@ -69,11 +113,16 @@ describe('a scripted CI job with a monitor on it', () => {
     expect(todo?.continuation).toContain('build 77: passed');
     expect(todo?.continuation).toContain('CI build 77 started');
     expect(cli(['todo', 'next', '--json']).json.data).toMatchObject({ id: 'T1' });
-    const show = cli(['monitor', 'show', 'm1', '--json']).json.data as { status: string; runs: { n: number; exitCode: number | null; outputSha256: string }[] };
+    const show = cli(['monitor', 'show', 'm1', '--json']).json.data as {
+      status: string;
+      runs: { n: number; exitCode: number | null; outputSha256: string }[];
+    };
     expect(show.status).toBe('fired');
     expect(show.runs[0]).toMatchObject({ exitCode: 0, outputSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(show.runs.length).toBeGreaterThanOrEqual(2);
-    expect(cli(['history', '--todo', 'T1', '--json']).json.data).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'monitor.fired', actor: 'kernel' })]));
+    expect(cli(['history', '--todo', 'T1', '--json']).json.data).toEqual(
+      expect.arrayContaining([expect.objectContaining({ kind: 'monitor.fired', actor: 'kernel' })]),
+    );
     expect(cli(['log', 'verify', '--json']).code).toBe(0);
     expect(cli(['doctor', '--json']).code).toBe(0);
   }, 60_000);
@@ -101,7 +150,13 @@ describe('bad input gets a clear error, the right exit code, and changes nothing
     ['bad regular expression', ['monitor', 'add', '--todo', 'T3', '--check', 'true', '--until', 'match:([', '--json'], 2, 'invalid_input'],
     ['a monitor on a shipped todo', ['monitor', 'add', '--todo', 'T2', '--check', 'true', '--json'], 3, 'illegal_transition'],
     ['a second monitor on a waiting todo', ['monitor', 'add', '--todo', 'T4', '--check', 'true', '--json'], 3, 'illegal_transition'],
-    ['a todo another agent holds', ['monitor', 'add', '--todo', 'T3', '--check', 'true', '--json'], 3, 'lease_lost', { LOOPX_AGENT: 'claude' }],
+    [
+      'a todo another agent holds',
+      ['monitor', 'add', '--todo', 'T3', '--check', 'true', '--json'],
+      3,
+      'lease_lost',
+      { LOOPX_AGENT: 'claude' },
+    ],
     ['cancel an unknown monitor', ['monitor', 'cancel', 'M9', '--json'], 4, 'not_found'],
     ['cancel a malformed id', ['monitor', 'cancel', 'X1', '--json'], 2, 'invalid_input'],
     ['cancel what a human added, as an agent', ['monitor', 'cancel', 'M2', '--json'], 3, 'not_allowed', { LOOPX_AGENT: 'codex' }],
@@ -121,7 +176,10 @@ describe('bad input gets a clear error, the right exit code, and changes nothing
     const statusMd = join(root, '.loopx', 'STATUS.md');
     const before = dumpStore(root);
     const mtime = statSync(statusMd).mtimeMs;
-    expect(cli(['monitor', 'tick', '--json']).json).toMatchObject({ ok: true, data: { runs: [], fired: [], expired: [], nextCheckAt: expect.any(String) } });
+    expect(cli(['monitor', 'tick', '--json']).json).toMatchObject({
+      ok: true,
+      data: { runs: [], fired: [], expired: [], nextCheckAt: expect.any(String) },
+    });
     expect(dumpStore(root)).toBe(before);
     expect(statSync(statusMd).mtimeMs).toBe(mtime);
     expect(existsSync(statusMd)).toBe(true);
@@ -131,7 +189,10 @@ describe('bad input gets a clear error, the right exit code, and changes nothing
     expect(cli(['monitor', 'list', '--status', 'waiting', '--json']).json.data).toMatchObject([{ id: 'M2', kind: 'timer', todoId: 'T4' }]);
     expect(cli(['monitor', 'list', '--todo', 'T1', '--json']).json.data).toMatchObject([{ id: 'M1', status: 'fired' }]);
     expect(cli(['monitor', 'list']).stdout).toMatch(/M2\s+waiting\s+T4: timer/);
-    expect(cli(['monitor', 'cancel', 'M2', '--reason', 'not needed', '--json']).json).toMatchObject({ ok: true, data: { status: 'cancelled', result: expect.stringContaining('not needed') } });
+    expect(cli(['monitor', 'cancel', 'M2', '--reason', 'not needed', '--json']).json).toMatchObject({
+      ok: true,
+      data: { status: 'cancelled', result: expect.stringContaining('not needed') },
+    });
     expect(cli(['todo', 'list', '--ready', '--json']).json.data).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'T4' })]));
   });
 });

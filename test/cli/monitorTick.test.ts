@@ -9,7 +9,11 @@ const root = ws.root;
 const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: root, env });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type Tick = { runs: { monitorId: string; outcome: string; exitCode: number | null; timedOut: boolean; error: string | null; durationMs: number }[]; fired: string[]; expired: string[] };
+type Tick = {
+  runs: { monitorId: string; outcome: string; exitCode: number | null; timedOut: boolean; error: string | null; durationMs: number }[];
+  fired: string[];
+  expired: string[];
+};
 const tick = () => cli(['monitor', 'tick', '--json']).json.data as Tick;
 const todo = (title: string) => (cli(['todo', 'add', '--goal', 'G1', '--title', title, '--json']).json.data as { id: string }).id;
 
@@ -27,7 +31,9 @@ describe('monitor tick', () => {
     const started = Date.now();
     const result = tick();
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(result.runs).toMatchObject([{ outcome: 'waiting', exitCode: null, timedOut: true, error: expect.stringContaining('time limit of 2 s') }]);
+    expect(result.runs).toMatchObject([
+      { outcome: 'waiting', exitCode: null, timedOut: true, error: expect.stringContaining('time limit of 2 s') },
+    ]);
     expect(result.runs[0]?.durationMs).toBeGreaterThanOrEqual(1900);
     const show = cli(['monitor', 'show', 'M1', '--json']).json.data as { runs: { outputTail: string }[] };
     expect(show.runs[0]?.outputTail).toContain('waiting for the lock');
@@ -45,7 +51,10 @@ describe('monitor tick', () => {
     await sleep(10_500);
     const result = tick();
     expect(result).toMatchObject({ runs: [], expired: ['M2'] });
-    expect(cli(['monitor', 'show', 'M2', '--json']).json.data).toMatchObject({ status: 'expired', result: expect.stringContaining('without exit0 holding') });
+    expect(cli(['monitor', 'show', 'M2', '--json']).json.data).toMatchObject({
+      status: 'expired',
+      result: expect.stringContaining('without exit0 holding'),
+    });
     const next = cli(['todo', 'next', '--json']).json.data as { id: string; continuation: string };
     expect(next.id).toBe(t);
     expect(next.continuation).toContain('Monitor M2');
@@ -59,7 +68,10 @@ describe('monitor tick', () => {
       const add = cli(['monitor', 'add', '--todo', t, '--check', 'echo "$LOOPX_MONITOR" >> runs.log; sleep 0.5; exit 1', '--json']);
       ids.push((add.json.data as { id: string }).id);
     }
-    const [a, b] = await Promise.all([loopxAsync(['monitor', 'tick', '--concurrency', '2', '--json'], { cwd: root }), loopxAsync(['monitor', 'tick', '--concurrency', '2', '--json'], { cwd: root })]);
+    const [a, b] = await Promise.all([
+      loopxAsync(['monitor', 'tick', '--concurrency', '2', '--json'], { cwd: root }),
+      loopxAsync(['monitor', 'tick', '--concurrency', '2', '--json'], { cwd: root }),
+    ]);
     expect([a.code, b.code]).toEqual([0, 0]);
     const runs = [...(a.json.data as Tick).runs, ...(b.json.data as Tick).runs].map((r) => r.monitorId);
     expect(runs.sort()).toEqual([...ids].sort());

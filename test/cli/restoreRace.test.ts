@@ -7,7 +7,12 @@ import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTtyAsync } from './pty';
 function titles(path: string): Set<string> {
   const db = openDb(path);
   try {
-    return new Set(db.prepare('SELECT title FROM todos').all().map((r) => String(r.title)));
+    return new Set(
+      db
+        .prepare('SELECT title FROM todos')
+        .all()
+        .map((r) => String(r.title)),
+    );
   } finally {
     db.close();
   }
@@ -28,7 +33,10 @@ describe.skipIf(!PTY_AVAILABLE)(`restore under concurrent writers${PTY_AVAILABLE
       const writer = async (name: string) => {
         for (let n = 0; !stop; n++) {
           const title = `${name}-${n}`;
-          const run = await loopxAsync(['todo', 'add', '--goal', 'G1', '--title', title, '--json'], { cwd: ws.root, env: { LOOPX_AGENT: name } });
+          const run = await loopxAsync(['todo', 'add', '--goal', 'G1', '--title', title, '--json'], {
+            cwd: ws.root,
+            env: { LOOPX_AGENT: name },
+          });
           if (run.code === 0 && run.json.ok) acknowledged.push(title);
         }
       };

@@ -13,7 +13,15 @@ afterAll(() => {
   for (const ws of spaces) ws.dispose();
 });
 
-type Turn = { id: string; todoId: string; agent: string; resultKind: string | null; exitCode: number | null; spent: boolean; endedAt: string | null };
+type Turn = {
+  id: string;
+  todoId: string;
+  agent: string;
+  resultKind: string | null;
+  exitCode: number | null;
+  spent: boolean;
+  endedAt: string | null;
+};
 
 function setUp(todos: number, goalFlags: string[] = []) {
   const ws = workspace();
@@ -33,11 +41,18 @@ function setUp(todos: number, goalFlags: string[] = []) {
 }
 
 describe('loopx run', () => {
-  test('runs a goal of three todos to completion with --until-idle, teeing each host\'s output with a prefix', () => {
+  test("runs a goal of three todos to completion with --until-idle, teeing each host's output with a prefix", () => {
     const { root, cli, turns } = setUp(3);
-    const run = spawnSync(process.execPath, [LOOPX, 'run', '--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot', '--until-idle'], {
-      cwd: root, env: cleanEnv(), encoding: 'utf8', timeout: 50_000,
-    });
+    const run = spawnSync(
+      process.execPath,
+      [LOOPX, 'run', '--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot', '--until-idle'],
+      {
+        cwd: root,
+        env: cleanEnv(),
+        encoding: 'utf8',
+        timeout: 50_000,
+      },
+    );
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('G1: turn R1 on T1 · custom · started');
     expect(run.stdout).toContain('R1 │ agent bot (turn R1) works on T1: ship');
@@ -50,7 +65,10 @@ describe('loopx run', () => {
       { id: 'R3', todoId: 'T3', resultKind: 'validated_completion', spent: true },
     ]);
     expect(readFileSync(join(root, '.loopx', 'turns', 'R2', 'output.log'), 'utf8')).toContain('shipped T2');
-    expect(JSON.parse(readFileSync(join(root, '.loopx', 'turns', 'R2', 'launcher.json'), 'utf8'))).toMatchObject({ runner: 'bot', host: 'custom' });
+    expect(JSON.parse(readFileSync(join(root, '.loopx', 'turns', 'R2', 'launcher.json'), 'utf8'))).toMatchObject({
+      runner: 'bot',
+      host: 'custom',
+    });
     expect(cli(['doctor']).stdout).toMatch(/runners\s+bot \(host custom, pid \d+\) last seen/);
   });
 
@@ -59,15 +77,28 @@ describe('loopx run', () => {
     const r = runner(['--host', 'custom', '--command', agentCommand('fail'), '--agent', 'bot', '--until-idle']);
     expect(await r.exited).toEqual({ code: 0, signal: null });
     expect(turns()).toMatchObject([{ id: 'R1', resultKind: 'host_failure', exitCode: 3, spent: false }]);
-    expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({ turnId: 'R1', resultKind: 'host_failure', exitCode: 3, spent: false });
+    expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({
+      turnId: 'R1',
+      resultKind: 'host_failure',
+      exitCode: 3,
+      spent: false,
+    });
     expect(r.events.at(-2)).toMatchObject({ event: 'decision', goalId: 'G1', run: false, reason: 'no_change', nextWakeAt: null });
     expect(r.events.at(-1)).toMatchObject({ ok: true, data: { stoppedBecause: 'idle', turns: [{ id: 'R1' }] } });
     expect(cli(['todo', 'list', '--json']).json.data).toMatchObject([{ id: 'T1', status: 'open' }]);
   });
 
-  test('a host without placeholders reads the prompt on stdin, in the workspace root, with the turn\'s environment', async () => {
+  test("a host without placeholders reads the prompt on stdin, in the workspace root, with the turn's environment", async () => {
     const { root, runner, turns } = setUp(1);
-    const r = runner(['--host', 'claude', '--command', 'sh -c \'pwd; echo "$LOOPX_TURN $LOOPX_TODO $LOOPX_GOAL $LOOPX_AGENT"; head -n 3\'', '--agent', 'claude-night', '--once']);
+    const r = runner([
+      '--host',
+      'claude',
+      '--command',
+      'sh -c \'pwd; echo "$LOOPX_TURN $LOOPX_TODO $LOOPX_GOAL $LOOPX_AGENT"; head -n 3\'',
+      '--agent',
+      'claude-night',
+      '--once',
+    ]);
     expect(await r.exited).toEqual({ code: 0, signal: null });
     const log = readFileSync(join(root, '.loopx', 'turns', 'R1', 'output.log'), 'utf8');
     const prompt = readFileSync(join(root, '.loopx', 'turns', 'R1', 'prompt.md'), 'utf8');
@@ -122,7 +153,11 @@ describe('loopx run', () => {
     expect(all.map((t) => t.todoId).sort()).toEqual(['T1', 'T2', 'T3', 'T4']);
     expect(all.every((t) => t.resultKind === 'validated_completion')).toBe(true);
     // Replay the claims from the log: at every claim, no other todo of the goal may be held.
-    const db = spawnSync(process.execPath, [LOOPX, 'history', '--limit', '500', '--json'], { cwd: root, env: cleanEnv(), encoding: 'utf8' });
+    const db = spawnSync(process.execPath, [LOOPX, 'history', '--limit', '500', '--json'], {
+      cwd: root,
+      env: cleanEnv(),
+      encoding: 'utf8',
+    });
     const events = (JSON.parse(db.stdout).data as { seq: number; kind: string; todoId: string | null }[]).sort((x, y) => x.seq - y.seq);
     const held = new Set<string>();
     let most = 0;
@@ -139,14 +174,27 @@ describe('loopx run', () => {
   test('a turn that outlives its lease keeps its claim: the runner renews every third of --lease', async () => {
     const { root, cli, runner, turns } = setUp(1);
     // A 12 s lease and a host that ships after 20 s: without renewal the lease lapses and the ship is refused.
-    const r = runner(['--host', 'custom', '--command', agentCommand('sleep', '20'), '--agent', 'bot', '--lease', '12s', '--max-turns', '1']);
+    const r = runner([
+      '--host',
+      'custom',
+      '--command',
+      agentCommand('sleep', '20'),
+      '--agent',
+      'bot',
+      '--lease',
+      '12s',
+      '--max-turns',
+      '1',
+    ]);
     await r.waitFor((e) => e.event === 'output' && e.line === 'sleeping');
     const claimed = (cli(['todo', 'list', '--json']).json.data as { id: string; leaseExpiresAt: string }[])[0];
     expect(Date.parse(claimed?.leaseExpiresAt ?? '') - Date.now()).toBeLessThanOrEqual(12_000);
     expect(await r.exited).toEqual({ code: 0, signal: null });
     expect(r.events.filter((e) => e.event === 'renew_failed')).toEqual([]);
     expect(turns()).toMatchObject([{ id: 'R1', todoId: 'T1', resultKind: 'validated_completion', spent: true }]);
-    const history = JSON.parse(spawnSync(process.execPath, [LOOPX, 'history', '--todo', 'T1', '--json'], { cwd: root, env: cleanEnv(), encoding: 'utf8' }).stdout);
+    const history = JSON.parse(
+      spawnSync(process.execPath, [LOOPX, 'history', '--todo', 'T1', '--json'], { cwd: root, env: cleanEnv(), encoding: 'utf8' }).stdout,
+    );
     const renewals = (history.data as { kind: string; actor: string }[]).filter((e) => e.kind === 'todo.renewed');
     expect(renewals.length).toBeGreaterThanOrEqual(4); // 20 s at one renewal per 4 s
     expect(renewals.every((e) => e.actor === 'bot')).toBe(true);
@@ -159,7 +207,10 @@ describe('loopx run', () => {
     const r = runner(['--host', 'custom', '--command', agentCommand('wait-for', release), '--agent', 'bot']);
     await r.waitFor((e) => e.event === 'output' && e.line === 'waiting');
     r.child.kill(signal);
-    expect(await r.waitFor((e) => e.event === 'stopping')).toMatchObject({ signal: signal === 'SIGINT' ? 'Ctrl-C' : signal, waitingFor: ['R1'] });
+    expect(await r.waitFor((e) => e.event === 'stopping')).toMatchObject({
+      signal: signal === 'SIGINT' ? 'Ctrl-C' : signal,
+      waitingFor: ['R1'],
+    });
     writeFileSync(release, 'go');
     expect(await r.exited).toEqual({ code: 0, signal: null });
     expect(turns()).toMatchObject([{ id: 'R1', todoId: 'T1', resultKind: 'validated_completion', exitCode: 0, spent: true }]);
@@ -191,11 +242,15 @@ describe('loopx run', () => {
     expect(alive(hostPid)).toBe(false);
   });
 
-  test('after kill -9 the runner\'s open turn is left while its agent runs, then recovered by the next runner', async () => {
+  test("after kill -9 the runner's open turn is left while its agent runs, then recovered by the next runner", async () => {
     const { root, runner, turns } = setUp(1);
     const first = runner(['--host', 'custom', '--command', agentCommand('hang'), '--agent', 'bot']);
     await first.waitFor((e) => e.event === 'output' && e.line === 'hanging');
-    const launcher = JSON.parse(readFileSync(join(root, '.loopx', 'turns', 'R1', 'launcher.json'), 'utf8')) as { pid: number; hostPid: number; runner: string };
+    const launcher = JSON.parse(readFileSync(join(root, '.loopx', 'turns', 'R1', 'launcher.json'), 'utf8')) as {
+      pid: number;
+      hostPid: number;
+      runner: string;
+    };
     expect(launcher).toMatchObject({ pid: first.child.pid, runner: 'bot' });
     first.child.kill('SIGKILL');
     await first.exited;
@@ -208,7 +263,11 @@ describe('loopx run', () => {
     await until(() => !alive(launcher.hostPid));
     const next = runner(['--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot-2', '--until-idle']);
     expect(await next.exited).toEqual({ code: 0, signal: null });
-    expect(next.events.find((e) => e.event === 'recovered')).toMatchObject({ turnId: 'R1', resultKind: 'validated_progress', exitCode: -1 });
+    expect(next.events.find((e) => e.event === 'recovered')).toMatchObject({
+      turnId: 'R1',
+      resultKind: 'validated_progress',
+      exitCode: -1,
+    });
     expect(turns()).toMatchObject([
       { id: 'R1', agent: 'bot', resultKind: 'validated_progress', exitCode: -1, spent: true },
       { id: 'R2', agent: 'bot-2', todoId: 'T1', resultKind: 'validated_completion', spent: true },
@@ -219,10 +278,13 @@ describe('loopx run', () => {
 
 /** The most host processes alive at one moment, from the scripted host's start/end lines. */
 function mostHostsAtOnce(log: string): number {
-  const marks = log.trim().split('\n').map((line) => {
-    const [what, , at] = line.split(' ');
-    return { at: Number(at), delta: what === 'start' ? 1 : -1 };
-  });
+  const marks = log
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [what, , at] = line.split(' ');
+      return { at: Number(at), delta: what === 'start' ? 1 : -1 };
+    });
   marks.sort((x, y) => x.at - y.at || x.delta - y.delta); // an end and a start in the same millisecond do not overlap
   let now = 0;
   let most = 0;

@@ -18,7 +18,11 @@ export interface RunnerChild {
 }
 
 export function startRunner(root: string, args: string[], env: Record<string, string> = {}): RunnerChild {
-  const child = spawn(process.execPath, [LOOPX, 'run', '--json', ...args], { cwd: root, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [LOOPX, 'run', '--json', ...args], {
+    cwd: root,
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const events: RunnerEvent[] = [];
   const waiters: { match: (e: RunnerEvent) => boolean; done: (e: RunnerEvent) => void }[] = [];
   let pending = '';
@@ -37,7 +41,9 @@ export function startRunner(root: string, args: string[], env: Record<string, st
       }
     }
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('close', (code, signal) => done({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.on('close', (code, signal) => done({ code, signal })),
+  );
   return {
     child,
     events,
@@ -47,7 +53,13 @@ export function startRunner(root: string, args: string[], env: Record<string, st
         const seen = events.find(match);
         if (seen) return done(seen);
         waiters.push({ match, done });
-        void exited.then(() => fail(new Error(`the runner exited before the awaited event; events:\n${events.map((e) => JSON.stringify(e)).join('\n')}\nstderr: ${stderr}`)));
+        void exited.then(() =>
+          fail(
+            new Error(
+              `the runner exited before the awaited event; events:\n${events.map((e) => JSON.stringify(e)).join('\n')}\nstderr: ${stderr}`,
+            ),
+          ),
+        );
       }),
     exited,
   };

@@ -27,7 +27,9 @@ test("a human's write regenerates STATUS.md", () => {
 test("an agent's write marks it out of date, and a person's loopx status brings it up to date", () => {
   expect(agent(['todo', 'claim', 'T1', '--json']).code).toBe(0);
   const marked = statusMd();
-  expect(marked).toMatch(/^Updated .*\. \*\*Out of date:\*\* agents changed the store since \(first at .*\); `loopx status` run by a person rewrites this file/m);
+  expect(marked).toMatch(
+    /^Updated .*\. \*\*Out of date:\*\* agents changed the store since \(first at .*\); `loopx status` run by a person rewrites this file/m,
+  );
   expect(marked).toContain('T1 Headers'); // the old content, as it was
   agent(['evidence', 'add', '--todo', 'T1', '--summary', 'half done']);
   expect(statusMd().match(/Out of date/g)).toHaveLength(1); // marked once

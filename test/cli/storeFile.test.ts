@@ -46,7 +46,10 @@ describe('only a loopx store is opened; anything else is named and left untouche
     }
     const doctor = cli(['doctor', '--json']);
     expect(doctor.code).toBe(3);
-    expect(doctor.json.data).toMatchObject({ ok: false, checks: [{ name: 'store', level: 'fail', detail: expect.stringContaining('not_a_store') }] });
+    expect(doctor.json.data).toMatchObject({
+      ok: false,
+      checks: [{ name: 'store', level: 'fail', detail: expect.stringContaining('not_a_store') }],
+    });
     expect(statSync(storePath()).size).toBe(0);
     expect(existsSync(`${storePath()}-wal`)).toBe(false);
   });
@@ -54,7 +57,7 @@ describe('only a loopx store is opened; anything else is named and left untouche
   test("another program's SQLite file is refused, not converted (no loopx tables, not switched to WAL)", () => {
     mkdirSync(join(ws.root, '.loopx'));
     const foreign = rawOpen(storePath());
-    foreign.exec('CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES (\'mine\')');
+    foreign.exec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine')");
     foreign.close();
     const bytes = readFileSync(storePath());
     for (const args of [['status'], ['todo', 'list'], ['init'], ['goal', 'create', '--title', 'g']]) {
@@ -118,7 +121,11 @@ describe('only a loopx store is opened; anything else is named and left untouche
 const ROOT = process.getuid?.() === 0;
 const SETPRIV = ROOT && spawnSync('setpriv', ['--version']).status === 0;
 const asNobody = (args: string[], env: Record<string, string> = {}) => {
-  const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, LOOPX, ...args], { cwd: ws.root, env: cleanEnv(env), encoding: 'utf8' });
+  const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, LOOPX, ...args], {
+    cwd: ws.root,
+    env: cleanEnv(env),
+    encoding: 'utf8',
+  });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json: args.includes('--json') ? JSON.parse(r.stdout) : null };
 };
 const noSetprivReason = 'needs root and setpriv to run the CLI as another user (nobody)';
@@ -171,7 +178,11 @@ describe.skipIf(!CAN_MOUNT)(`disk full and a read-only mount (tmpfs)${CAN_MOUNT 
       let full: ReturnType<typeof at> | undefined;
       let added = 0;
       for (let i = 0; i < 50 && !full; i++) {
-        const run = at(root, ['todo', 'add', '--goal', 'G1', '--title', `todo ${i} ${'x'.repeat(150)}`, '--detail', 'y'.repeat(9000), '--json'], { LOOPX_AGENT: 'codex' });
+        const run = at(
+          root,
+          ['todo', 'add', '--goal', 'G1', '--title', `todo ${i} ${'x'.repeat(150)}`, '--detail', 'y'.repeat(9000), '--json'],
+          { LOOPX_AGENT: 'codex' },
+        );
         if (run.code !== 0) full = run;
         else added++;
       }

@@ -28,7 +28,10 @@ async function worker(name: string): Promise<{ shipped: string[]; codes: number[
       return { shipped, codes };
     }
     const id = (claim.json.data as { id: string }).id;
-    const ship = await loopxAsync(['todo', 'ship', id, '--evidence', `done by ${name}`, '--json'], { cwd: ws.root, env: { LOOPX_AGENT: name } });
+    const ship = await loopxAsync(['todo', 'ship', id, '--evidence', `done by ${name}`, '--json'], {
+      cwd: ws.root,
+      env: { LOOPX_AGENT: name },
+    });
     codes.push(ship.code);
     expect(ship.json).toMatchObject({ ok: true, data: { id, status: 'shipped' } });
     shipped.push(id);
@@ -49,10 +52,12 @@ test('several processes racing `todo claim --next`: every todo claimed once, no 
     expect(claims.length).toBe(TODOS);
     expect(claims.every((r) => Number(r.n) === 1)).toBe(true);
     // Each todo was shipped by the agent that claimed it.
-    const mismatched = kernel.db.prepare(
-      `SELECT c.todo_id FROM events c JOIN events s ON s.todo_id = c.todo_id AND s.kind = 'todo.shipped'
+    const mismatched = kernel.db
+      .prepare(
+        `SELECT c.todo_id FROM events c JOIN events s ON s.todo_id = c.todo_id AND s.kind = 'todo.shipped'
         WHERE c.kind = 'todo.claimed' AND c.actor <> s.actor`,
-    ).all();
+      )
+      .all();
     expect(mismatched).toEqual([]);
   } finally {
     kernel.close();

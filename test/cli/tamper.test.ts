@@ -24,11 +24,18 @@ function edit(sql: string): void {
 }
 
 test('an edited past event is found by log verify (exit 3) at that event, and by doctor', () => {
-  expect(cli(['log', 'verify', '--json']).json).toEqual({ ok: true, data: { ok: true, events: 9, firstBadSeq: null, head: { seq: 9, hash: expect.stringMatching(/^[0-9a-f]{64}$/) } } });
+  expect(cli(['log', 'verify', '--json']).json).toEqual({
+    ok: true,
+    data: { ok: true, events: 9, firstBadSeq: null, head: { seq: 9, hash: expect.stringMatching(/^[0-9a-f]{64}$/) } },
+  });
   edit(`UPDATE events SET data = replace(data, 'all tests pass', 'no tests at all') WHERE kind = 'evidence'`);
   const verify = cli(['log', 'verify', '--json']);
   expect(verify.code).toBe(3);
-  expect(verify.json).toMatchObject({ ok: false, error: { code: 'log_broken', message: expect.stringContaining('event 8') }, data: { ok: false, events: 9, firstBadSeq: 8 } });
+  expect(verify.json).toMatchObject({
+    ok: false,
+    error: { code: 'log_broken', message: expect.stringContaining('event 8') },
+    data: { ok: false, events: 9, firstBadSeq: 8 },
+  });
   const human = cli(['log', 'verify']);
   expect(human.code).toBe(3);
   expect(human.stdout).toContain('BROKEN at event 8');
@@ -58,7 +65,11 @@ test('a cut tail verifies as a shorter chain, but not against an anchor kept out
   expect(cli(['log', 'verify', '--json']).code).toBe(0); // the chain alone cannot tell
   const cut = cli(['log', 'verify', '--anchor', anchor, '--json']);
   expect(cut.code).toBe(3);
-  expect(cut.json).toMatchObject({ ok: false, error: { code: 'log_truncated', message: expect.stringContaining('event 9 is gone: the log now ends at event 7') }, data: { ok: false, events: 7, firstBadSeq: 8 } });
+  expect(cut.json).toMatchObject({
+    ok: false,
+    error: { code: 'log_truncated', message: expect.stringContaining('event 9 is gone: the log now ends at event 7') },
+    data: { ok: false, events: 7, firstBadSeq: 8 },
+  });
 
   // Written again past the cut: the anchored sequence number exists, but it is another event.
   cli(['todo', 'add', '--goal', 'G1', '--title', 'd']);

@@ -55,12 +55,30 @@ describe('loopx todo show', () => {
 
   test('leaves unset and empty fields out, and keeps the same keys as todo list when set', () => {
     const shown = agent(['todo', 'show', 'T3', '--json']).json.data as Record<string, unknown>;
-    for (const key of ['owner', 'leaseExpiresAt', 'reason', 'check', 'recurrence', 'readyAt', 'previousId', 'key', 'detail', 'dependsOn', 'gates', 'evidence', 'monitor', 'moreEvidence']) {
+    for (const key of [
+      'owner',
+      'leaseExpiresAt',
+      'reason',
+      'check',
+      'recurrence',
+      'readyAt',
+      'previousId',
+      'key',
+      'detail',
+      'dependsOn',
+      'gates',
+      'evidence',
+      'monitor',
+      'moreEvidence',
+    ]) {
       expect(shown, key).not.toHaveProperty(key);
     }
     const listed = (agent(['todo', 'list', '--json', '--offset', '2', '--limit', '1']).json.data as Record<string, unknown>[])[0];
     expect(listed).toEqual(Object.fromEntries(Object.keys(listed ?? {}).map((k) => [k, shown[k]])));
-    expect(agent(['todo', 'show', 'T2', '--json']).json.data).toMatchObject({ dependsOn: ['T1'], readiness: { ready: false, why: 'dependencies' } });
+    expect(agent(['todo', 'show', 'T2', '--json']).json.data).toMatchObject({
+      dependsOn: ['T1'],
+      readiness: { ready: false, why: 'dependencies' },
+    });
   });
 
   test('--evidence and --history bound the lists', () => {
@@ -75,7 +93,17 @@ describe('loopx todo show', () => {
     const run = agent(['todo', 'show', 'T1']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^T1\s+open\s+P\d\s+Headers/);
-    for (const part of ['goal: G1 Parser [active]', 'acceptance: every fixture parses', 'continuation: ', 'ready to claim: no, gate Q1 awaits a human decision', 'Evidence (7, newest first)', '… 2 more (loopx evidence list --todo T1)', 'Q1', 'History (newest first)', '… 1 more (loopx history --todo T1)']) {
+    for (const part of [
+      'goal: G1 Parser [active]',
+      'acceptance: every fixture parses',
+      'continuation: ',
+      'ready to claim: no, gate Q1 awaits a human decision',
+      'Evidence (7, newest first)',
+      '… 2 more (loopx evidence list --todo T1)',
+      'Q1',
+      'History (newest first)',
+      '… 1 more (loopx history --todo T1)',
+    ]) {
       expect(run.stdout).toContain(part);
     }
   });
@@ -123,7 +151,11 @@ describe('bounded lists', () => {
 
   test('goal show lists 100 todos and counts the rest', () => {
     const run = agent(['goal', 'show', 'G1', '--json', '--limit', '5']);
-    expect(run.json).toMatchObject({ ok: true, data: { id: 'G1', todos: [{ id: 'T1' }, { id: 'T2' }, { id: 'T3' }, { id: 'T4' }, { id: 'T5' }] }, more: TODOS - 5 });
+    expect(run.json).toMatchObject({
+      ok: true,
+      data: { id: 'G1', todos: [{ id: 'T1' }, { id: 'T2' }, { id: 'T3' }, { id: 'T4' }, { id: 'T5' }] },
+      more: TODOS - 5,
+    });
     expect(run.json.data).not.toHaveProperty('check');
     expect(agent(['goal', 'show', 'G1']).stdout).toContain(`… ${TODOS - 100} more`);
   });

@@ -14,21 +14,37 @@ afterAll(() => ws.dispose());
 
 test('turn start → the agent writes back → turn finish, then no_change stops a useless second run', () => {
   const start = cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--agent', 'bot', '--json']);
-  expect(start.json).toMatchObject({ ok: true, data: { id: 'R1', todoId: 'T1', agent: 'bot', host: 'custom', route: 'ready_for_host', env: { LOOPX_TURN: 'R1' } } });
+  expect(start.json).toMatchObject({
+    ok: true,
+    data: { id: 'R1', todoId: 'T1', agent: 'bot', host: 'custom', route: 'ready_for_host', env: { LOOPX_TURN: 'R1' } },
+  });
   const prompt = readFileSync((start.json.data as { promptFile: string }).promptFile, 'utf8');
   expect(prompt).toContain('LOOPX_AGENT=bot');
   writeFileSync(`${ws.root}/out.txt`, 'ok');
   expect(cli(['todo', 'ship', 'T1', '--evidence', 'done', '--artifact', 'out.txt', '--json'], { LOOPX_AGENT: 'bot' }).code).toBe(0);
-  expect(cli(['turn', 'finish', 'R1', '--exit-code', '0', '--json']).json).toMatchObject({ ok: true, data: { resultKind: 'validated_completion', spent: true } });
+  expect(cli(['turn', 'finish', 'R1', '--exit-code', '0', '--json']).json).toMatchObject({
+    ok: true,
+    data: { resultKind: 'validated_completion', spent: true },
+  });
   cli(['todo', 'add', '--goal', 'G1', '--title', 'Body']);
   cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--agent', 'bot', '--json']);
-  expect(cli(['turn', 'finish', 'R2', '--exit-code', '1', '--json']).json).toMatchObject({ ok: true, data: { resultKind: 'host_failure', spent: false } });
+  expect(cli(['turn', 'finish', 'R2', '--exit-code', '1', '--json']).json).toMatchObject({
+    ok: true,
+    data: { resultKind: 'host_failure', spent: false },
+  });
   const before = dumpStore(ws.root);
   const again = cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--agent', 'bot', '--json']);
   expect(again.code).toBe(3);
-  expect(again.json).toMatchObject({ ok: false, error: { code: 'should_not_run' }, data: { route: 'user_action_required', reason: 'no_change', run: false, nextWakeAt: null } });
+  expect(again.json).toMatchObject({
+    ok: false,
+    error: { code: 'should_not_run' },
+    data: { route: 'user_action_required', reason: 'no_change', run: false, nextWakeAt: null },
+  });
   expect(dumpStore(ws.root)).toBe(before);
-  expect(cli(['turn', 'list', '--json']).json.data).toMatchObject([{ id: 'R2', resultKind: 'host_failure' }, { id: 'R1', resultKind: 'validated_completion' }]);
+  expect(cli(['turn', 'list', '--json']).json.data).toMatchObject([
+    { id: 'R2', resultKind: 'host_failure' },
+    { id: 'R1', resultKind: 'validated_completion' },
+  ]);
   const packet = cli(['review-packet', '--json']).json.data as { markdown: string };
   expect(packet.markdown).toMatch(/### Shipped[\s\S]*T1\*\* Headers[\s\S]*`out.txt` sha256/);
   expect(packet.markdown).toContain('| R2 | T2 | bot | custom |');
@@ -49,12 +65,18 @@ test('doctor warns about an open turn whose agent no longer holds its todo, and 
     startGoal(own.root);
     run(['todo', 'add', '--goal', 'G1', '--title', 'a']);
     run(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--agent', 'bot']);
-    const turns = () => (run(['doctor', '--json']).json.data as { checks: { name: string; level: string; detail: string }[] }).checks.find((c) => c.name === 'turns');
+    const turns = () =>
+      (run(['doctor', '--json']).json.data as { checks: { name: string; level: string; detail: string }[] }).checks.find(
+        (c) => c.name === 'turns',
+      );
     expect(turns()).toMatchObject({ level: 'ok' });
     expect(run(['todo', 'release', 'T1', '--note', 'stepping away'], { LOOPX_AGENT: 'bot' }).code).toBe(0);
     const doctor = run(['doctor', '--json']);
     expect(doctor.code).toBe(0); // a warning, not a failure
-    expect(turns()).toMatchObject({ level: 'warn', detail: expect.stringContaining('R1 (bot, T1); finish with: loopx turn finish R1 --exit-code 1') });
+    expect(turns()).toMatchObject({
+      level: 'warn',
+      detail: expect.stringContaining('R1 (bot, T1); finish with: loopx turn finish R1 --exit-code 1'),
+    });
     run(['turn', 'finish', 'R1', '--exit-code', '1']);
     expect(turns()).toMatchObject({ level: 'ok' });
   } finally {

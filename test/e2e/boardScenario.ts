@@ -33,7 +33,12 @@ function seed(workspace: string): void {
   shipTodo(codex, t6, { evidence: 'fixtures committed' });
   const t7 = addTodo(kernel, { goalId: g, title: 'Publish once the release build is green' }).id;
   claimTodo(codex, t7);
-  addMonitor(codex, { todoId: t7, check: 'test -f build-done && echo "release build 311: green"', everySeconds: 10, note: 'release build 311 started' });
+  addMonitor(codex, {
+    todoId: t7,
+    check: 'test -f build-done && echo "release build 311: green"',
+    everySeconds: 10,
+    note: 'release build 311 started',
+  });
   kernel.close();
 }
 
@@ -52,7 +57,10 @@ async function expectBesideDetail(board: FrameLocator, id: string): Promise<void
   const columns = await box(board.locator('.columns'));
   const detail = await box(board.locator('.detail-slot'));
   const inside = card.x >= columns.x - 1 && card.x + card.width <= columns.x + columns.width + 1 && card.x + card.width <= detail.x + 1;
-  if (!inside) throw new Error(`${id} is not beside the detail pane: card ${JSON.stringify(card)}, columns ${JSON.stringify(columns)}, detail ${JSON.stringify(detail)}`);
+  if (!inside)
+    throw new Error(
+      `${id} is not beside the detail pane: card ${JSON.stringify(card)}, columns ${JSON.stringify(columns)}, detail ${JSON.stringify(detail)}`,
+    );
 }
 
 /** The board in a real VS Code: drag, a refused move, a move that asks for input, the attention strip, live updates. */
@@ -118,7 +126,9 @@ export async function runBoardScenario(): Promise<void> {
 
     step(5, 'approve the gate from the attention strip');
     // The button shows "Approve"; its accessible name says which gate and what it asks.
-    await board.getByRole('button', { name: 'Approve gate Q1 on T3: Delete the legacy importer? Nobody called it in 90 days.', exact: true }).click();
+    await board
+      .getByRole('button', { name: 'Approve gate Q1 on T3: Delete the legacy importer? Nobody called it in 90 days.', exact: true })
+      .click();
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 10_000 });
     await dialog.locator('.monaco-button', { hasText: 'Approve' }).first().click();
@@ -127,11 +137,15 @@ export async function runBoardScenario(): Promise<void> {
     await board.locator('.attention-gate').waitFor({ state: 'detached', timeout: 10_000 });
 
     step(6, 'a separate process ships T4 through bin/loopx; the card moves by itself');
-    const shipped = spawnSync(process.execPath, [join(REPO, 'bin', 'loopx'), 'todo', 'ship', 'T4', '--evidence', 'sniffs , ; tab', '--json'], {
-      cwd: workspace,
-      env: { ...process.env, LOOPX_AGENT: 'codex' },
-      encoding: 'utf8',
-    });
+    const shipped = spawnSync(
+      process.execPath,
+      [join(REPO, 'bin', 'loopx'), 'todo', 'ship', 'T4', '--evidence', 'sniffs , ; tab', '--json'],
+      {
+        cwd: workspace,
+        env: { ...process.env, LOOPX_AGENT: 'codex' },
+        encoding: 'utf8',
+      },
+    );
     if (!JSON.parse(shipped.stdout).ok) throw new Error(`agent ship failed: ${shipped.stdout}`);
     await inColumn('T4', 'shipped').waitFor({ timeout: 5_000 });
     await wb.shot('board-04-live');
@@ -149,12 +163,17 @@ export async function runBoardScenario(): Promise<void> {
     await detail.locator('.evidence-list li', { hasText: 'quoted fixtures pass' }).waitFor({ timeout: 10_000 });
     const history = detail.locator('.history li');
     for (const sentence of ['shipped by ada', 'evidence added by ada', 'released by ada', 'claimed by ada', 'added by ada']) {
-      await history.locator('.history-text', { hasText: new RegExp(`^${sentence}$`) }).first().waitFor({ timeout: 5_000 });
+      await history
+        .locator('.history-text', { hasText: new RegExp(`^${sentence}$`) })
+        .first()
+        .waitFor({ timeout: 5_000 });
     }
     const text = await detail.innerText();
-    if (/\b(todo|gate|goal)\.[a-z]+\b|revision \d|\d{4}-\d\d-\d\dT\d\d:/.test(text)) throw new Error(`the detail shows codes or raw times:\n${text}`);
+    if (/\b(todo|gate|goal)\.[a-z]+\b|revision \d|\d{4}-\d\d-\d\dT\d\d:/.test(text))
+      throw new Error(`the detail shows codes or raw times:\n${text}`);
     // The exact time is one hover away.
-    if (!/\(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/.test((await history.first().locator('time').getAttribute('title')) ?? '')) throw new Error('a history time has no exact-time tooltip');
+    if (!/\(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/.test((await history.first().locator('time').getAttribute('title')) ?? ''))
+      throw new Error('a history time has no exact-time tooltip');
     await expectBesideDetail(board, 'T1');
     await wb.shot('board-05-detail-dark');
     await wb.theme('Light Modern');
@@ -176,7 +195,10 @@ export async function runBoardScenario(): Promise<void> {
     await expectBesideDetail(board, 'T1');
     await wb.shot('board-07-restored');
 
-    step(10, 'a monitor on a Waiting card: the window runs its check; when the build is green the card moves to Ready, with a notification');
+    step(
+      10,
+      'a monitor on a Waiting card: the window runs its check; when the build is green the card moves to Ready, with a notification',
+    );
     const monitored = inColumn('T7', 'waiting').locator('.card-monitor', { hasText: 'test -f build-done' });
     await monitored.waitFor({ timeout: 10_000 });
     await monitored.locator('.monitor-last', { hasText: 'exit 1' }).waitFor({ timeout: 15_000 });

@@ -52,7 +52,11 @@ export async function runGoalFileScenario(): Promise<void> {
     const input = page.locator('.quick-input-widget input');
     await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor({ timeout: 15_000 });
     await input.fill(file);
-    await page.waitForFunction((path) => (document.querySelector('.quick-input-widget input') as HTMLInputElement | null)?.value === path, file, { timeout: 5_000 });
+    await page.waitForFunction(
+      (path) => (document.querySelector('.quick-input-widget input') as HTMLInputElement | null)?.value === path,
+      file,
+      { timeout: 5_000 },
+    );
     // The file's own row, not Enter (it takes the focused row, which may be "..") nor OK (VS Code 1.117 ignores it
     // with the path typed).
     await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'csv-importer.goal.md' }).first().click();
@@ -69,7 +73,7 @@ export async function runGoalFileScenario(): Promise<void> {
     await page.keyboard.press('Enter');
     await editor.locator('.squiggly-error').first().waitFor({ state: 'detached', timeout: 15_000 });
 
-    step(3, 'completion in `after:` offers the file\'s todo keys; pick header');
+    step(3, "completion in `after:` offers the file's todo keys; pick header");
     await goTo(wb, 11, 13);
     await page.keyboard.type('hea');
     await wb.command('Trigger Suggest');
@@ -82,7 +86,10 @@ export async function runGoalFileScenario(): Promise<void> {
     step(4, 'hover on the todo key: its live status from the store');
     await goTo(wb, 5, 13);
     await wb.command('Show or Focus Hover');
-    await page.locator('.monaco-hover', { hasText: /T1.*Parse the header row[\s\S]*status: open/ }).first().waitFor({ timeout: 15_000 });
+    await page
+      .locator('.monaco-hover', { hasText: /T1.*Parse the header row[\s\S]*status: open/ })
+      .first()
+      .waitFor({ timeout: 15_000 });
     await wb.shot('goalfile-04-hover');
     await page.keyboard.press('Escape');
 
@@ -92,10 +99,16 @@ export async function runGoalFileScenario(): Promise<void> {
     await board.locator('.card[data-id="T1"]').waitFor({ timeout: 30_000 });
     if (await board.locator('.card[data-id="T2"]').count()) throw new Error('T2 is on the board before the apply');
 
-    step(6, 'back to the file; click "Apply to store · 2 changes" (the new todo, the background); the board gets T2 and the lens says In sync');
+    step(
+      6,
+      'back to the file; click "Apply to store · 2 changes" (the new todo, the background); the board gets T2 and the lens says In sync',
+    );
     await page.locator('.tabs-container .tab', { hasText: 'csv-importer.goal.md' }).first().click();
     await page.locator('.codelens-decoration a', { hasText: 'Apply to store · 2 changes' }).first().click();
-    await page.locator('.notification-toast', { hasText: /applied loopx\/csv-importer\.goal\.md to G1: 2 changes/ }).first().waitFor({ timeout: 15_000 });
+    await page
+      .locator('.notification-toast', { hasText: /applied loopx\/csv-importer\.goal\.md to G1: 2 changes/ })
+      .first()
+      .waitFor({ timeout: 15_000 });
     await page.locator('.codelens-decoration', { hasText: 'In sync with G1' }).first().waitFor({ timeout: 15_000 });
     await wb.shot('goalfile-05-applied');
     if (!readFileSync(file, 'utf8').includes('priority: 1\n') || !readFileSync(file, 'utf8').includes('after: [header]')) {
@@ -105,11 +118,14 @@ export async function runGoalFileScenario(): Promise<void> {
     await board.locator('.card[data-id="T2"]', { hasText: 'Quoted fields' }).waitFor({ timeout: 15_000 });
     await wb.shot('goalfile-06-board');
 
-    step(7, 'pick G1 on the board: its background (the file\'s body) shows under the toolbar, as text (HTML in it stays text)');
+    step(7, "pick G1 on the board: its background (the file's body) shows under the toolbar, as text (HTML in it stays text)");
     await board.locator('#goal-filter').selectOption('G1');
     const background = board.locator('.goal-background-text');
-    await background.filter({ hasText: 'Customers send us CSV. <img src=x onerror="document.title=\'pwned\'"><b>not bold</b>' }).waitFor({ timeout: 15_000 });
-    if (await board.locator('.goal-background-text b, .goal-background-text img').count()) throw new Error('the background was parsed as HTML');
+    await background
+      .filter({ hasText: 'Customers send us CSV. <img src=x onerror="document.title=\'pwned\'"><b>not bold</b>' })
+      .waitFor({ timeout: 15_000 });
+    if (await board.locator('.goal-background-text b, .goal-background-text img').count())
+      throw new Error('the background was parsed as HTML');
     await wb.shot('goalfile-07-background');
   });
 }

@@ -71,7 +71,13 @@ export interface CodeServer {
 
 /** Starts code-server in its own process group (so stop() also ends the extension host and pty host). */
 export async function startCodeServer(
-  options: { env?: Record<string, string>; settings?: Record<string, unknown>; runDir?: string; port?: number; extensionsDir?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    settings?: Record<string, unknown>;
+    runDir?: string;
+    port?: number;
+    extensionsDir?: string;
+  } = {},
 ): Promise<CodeServer> {
   const run = options.runDir ?? mkdtempSync(join(HOME, 'run-'));
   const ud = join(run, 'ud');
@@ -84,13 +90,37 @@ export async function startCodeServer(
   mkdirSync(tmp, { recursive: true });
   const child: ChildProcess = spawn(
     CODE_SERVER,
-    ['--config', configFile, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--user-data-dir', ud, '--extensions-dir', options.extensionsDir ?? join(run, 'exts'),
-      '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', '--ignore-last-opened'],
+    [
+      '--config',
+      configFile,
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--user-data-dir',
+      ud,
+      '--extensions-dir',
+      options.extensionsDir ?? join(run, 'exts'),
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--ignore-last-opened',
+    ],
     {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       // PORT too: code-server lets the PORT variable override --bind-addr, and `PORT=0 npm start` means "any free port".
-      env: { ...process.env, ...profileEnv(REPO, PROFILE), XDG_DATA_HOME: join(HOME, 'xdg', 'data'), XDG_CONFIG_HOME: join(HOME, 'xdg', 'config'), TMPDIR: tmp, LOOPX_E2E_PROFILE: PROFILE.name, ...options.env, PORT: String(port) },
+      env: {
+        ...process.env,
+        ...profileEnv(REPO, PROFILE),
+        XDG_DATA_HOME: join(HOME, 'xdg', 'data'),
+        XDG_CONFIG_HOME: join(HOME, 'xdg', 'config'),
+        TMPDIR: tmp,
+        LOOPX_E2E_PROFILE: PROFILE.name,
+        ...options.env,
+        PORT: String(port),
+      },
     },
   );
   const server: CodeServer = {
@@ -106,7 +136,10 @@ export async function startCodeServer(
     },
     devPayload(testsPath) {
       const remote = (p: string) => `vscode-remote://127.0.0.1:${port}${p}`;
-      const payload: [string, string][] = [['extensionDevelopmentPath', remote(REPO)], ['skipWelcome', 'true']];
+      const payload: [string, string][] = [
+        ['extensionDevelopmentPath', remote(REPO)],
+        ['skipWelcome', 'true'],
+      ];
       if (testsPath) payload.push(['extensionTestsPath', remote(testsPath)]);
       return payload;
     },
@@ -165,7 +198,15 @@ export async function launchBrowser(options: { colorScheme?: 'dark' | 'light' } 
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1400, height: 900 },
     colorScheme: options.colorScheme ?? 'dark',
   });

@@ -23,7 +23,9 @@ async function runSuites(name: string, workspace: string, entry: string): Promis
   try {
     let finish: (code: number) => void = () => {};
     const exited = new Promise<number>((done) => (finish = done));
-    await page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => console.log(`  [host ${type}]`, format(...(args ?? []))));
+    await page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) =>
+      console.log(`  [host ${type}]`, format(...(args ?? []))),
+    );
     await page.exposeFunction('codeAutomationExit', (code: number) => finish(code));
     const started = Date.now();
     await page.goto(server.url(workspace, server.devPayload(join(REPO, 'dist', 'test', 'extension', entry))));

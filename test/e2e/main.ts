@@ -29,16 +29,24 @@ async function main(): Promise<void> {
   await ensureCodeServer(REPO, HOME, PROFILE);
   rmSync(RESULTS, { recursive: true, force: true });
   mkdirSync(RESULTS, { recursive: true });
-  console.log(`e2e on ${PROFILE.name} (code-server ${PROFILE.codeServerVersion}; the extension should open its store with ${PROFILE.driver})`);
+  console.log(
+    `e2e on ${PROFILE.name} (code-server ${PROFILE.codeServerVersion}; the extension should open its store with ${PROFILE.driver})`,
+  );
   const parts: [name: string, run: () => Promise<void>][] = [
-    ['host', async () => {
-      const code = await runHostTests();
-      if (code !== 0) throw new Error(`the extension-host suites exited with ${code}`);
-    }],
-    ['ui', async () => {
-      await runScenario();
-      await runMultiRootScenario();
-    }],
+    [
+      'host',
+      async () => {
+        const code = await runHostTests();
+        if (code !== 0) throw new Error(`the extension-host suites exited with ${code}`);
+      },
+    ],
+    [
+      'ui',
+      async () => {
+        await runScenario();
+        await runMultiRootScenario();
+      },
+    ],
     ['board', runBoardScenario],
     ['turn', runTurnScenario],
     ['goalfile', runGoalFileScenario],
@@ -61,7 +69,11 @@ async function main(): Promise<void> {
   const figures = join(RESULTS, 'host-figures.json');
   if (existsSync(figures)) console.log('figures measured in the extension host:', readFileSync(figures, 'utf8').replace(/\s+/g, ' '));
   const where = RESULTS.slice(REPO.length + 1);
-  console.log(failed ? `e2e ${PROFILE.name}: ${failed} part(s) failed; screenshots in ${where}/` : `e2e ${PROFILE.name}: all green; screenshots in ${where}/`);
+  console.log(
+    failed
+      ? `e2e ${PROFILE.name}: ${failed} part(s) failed; screenshots in ${where}/`
+      : `e2e ${PROFILE.name}: all green; screenshots in ${where}/`,
+  );
   // Exit now: a stray handle (a browser pipe, a timer) must not keep CI waiting after the verdict.
   process.exit(failed ? 1 : 0);
 }

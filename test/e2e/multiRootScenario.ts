@@ -24,7 +24,10 @@ export async function runMultiRootScenario(): Promise<void> {
     await wb.answer('beta', /Claim Todo/);
     await page.locator('.quick-input-widget .quick-input-list', { hasText: 'Ready to claim' }).waitFor({ timeout: 10_000 });
     await wb.answer('T1 Beta');
-    await page.locator('.notification-toast', { hasText: /you hold T1 Beta todo/ }).first().waitFor({ timeout: 10_000 });
+    await page
+      .locator('.notification-toast', { hasText: /you hold T1 Beta todo/ })
+      .first()
+      .waitFor({ timeout: 10_000 });
     await wb.row(/T1 Beta todo.*ada · lease/).waitFor({ timeout: 10_000 });
     await wb.shot('multi-root-02-claimed-in-beta');
   });

@@ -60,7 +60,10 @@ export function codeServerBin(home: string, profile: Profile): string {
 let node22: string | undefined;
 /** Node 22 from .cache/node22 (scripts/node22.mjs installs it on first use). */
 export function node22Bin(repo: string): string {
-  node22 ??= execFileSync(process.execPath, [join(repo, 'scripts', 'node22.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  node22 ??= execFileSync(process.execPath, [join(repo, 'scripts', 'node22.mjs')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
   return node22;
 }
 
@@ -84,7 +87,8 @@ export async function ensureCodeServer(repo: string, home: string, profile: Prof
   const dir = join(home, profile.dir);
   const done = join(dir, 'installed.json');
   // An install killed half-way leaves the binary without the VS Code it serves: only a finished install counts.
-  if (existsSync(done) || (existsSync(bin) && existsSync(join(dir, 'node_modules', 'code-server', 'lib', 'vscode', 'node_modules')))) return bin;
+  if (existsSync(done) || (existsSync(bin) && existsSync(join(dir, 'node_modules', 'code-server', 'lib', 'vscode', 'node_modules'))))
+    return bin;
   const rg = which('rg');
   if (!rg) throw new Error("ripgrep not found: apt-get install -y ripgrep (code-server's @vscode/ripgrep cannot download it offline)");
   const tmp = join(home, 'tmp');
@@ -118,12 +122,14 @@ export async function ensureCodeServer(repo: string, home: string, profile: Prof
   const label = `code-server ${profile.codeServerVersion} (VS Code ${profile.name.slice(7)})`;
   console.error(`installing ${label} into ${dir}, first run only: a few minutes…`);
   const started = Date.now();
-  const npm = (args: string[], cwd: string) => withHeartbeat(label, dir, () => run('npm', ['install', '--no-audit', '--no-fund', ...args], { cwd, env }));
+  const npm = (args: string[], cwd: string) =>
+    withHeartbeat(label, dir, () => run('npm', ['install', '--no-audit', '--no-fund', ...args], { cwd, env }));
   await npm([`code-server@${profile.codeServerVersion}`], dir);
   if (profile.addFsCopyfile) {
     const side = join(home, `${profile.dir}-fs-copyfile`);
     mkdirSync(side, { recursive: true });
-    if (!existsSync(join(side, 'package.json'))) writeFileSync(join(side, 'package.json'), '{"name":"loopx-e2e-fs-copyfile","private":true}\n');
+    if (!existsSync(join(side, 'package.json')))
+      writeFileSync(join(side, 'package.json'), '{"name":"loopx-e2e-fs-copyfile","private":true}\n');
     await npm(['@vscode/fs-copyfile@2.0.0'], side);
     const target = join(dir, 'node_modules', 'code-server', 'lib', 'vscode', 'extensions', 'git', 'node_modules', '@vscode', 'fs-copyfile');
     rmSync(target, { recursive: true, force: true });
@@ -139,7 +145,9 @@ function run(command: string, args: string[], options: { cwd: string; env: Recor
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { ...options, stdio: 'inherit' });
     child.once('error', reject);
-    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`})`))));
+    child.once('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`})`)),
+    );
   });
 }
 

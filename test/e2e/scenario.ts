@@ -45,7 +45,10 @@ export async function runScenario(): Promise<void> {
     await wb.row('G1 Ship the CSV importer').waitFor({ timeout: 15_000 });
 
     step(3, 'palette → Add Todo, twice');
-    for (const [title, priority] of [['Parse quoted fields', 'P1'], ['Stream large files', 'P2']] as const) {
+    for (const [title, priority] of [
+      ['Parse quoted fields', 'P1'],
+      ['Stream large files', 'P2'],
+    ] as const) {
       await wb.command('LoopX: Add Todo');
       await wb.answer(title, /Add Todo to G1/);
       await wb.answer('', /Add Todo to G1/);
@@ -67,7 +70,10 @@ export async function runScenario(): Promise<void> {
     await pick.locator('.quick-input-list', { hasText: 'Ready to claim' }).waitFor({ timeout: 15_000 });
     await wb.shot('04-claim-pick');
     await wb.answer('T2 Stream');
-    await page.locator('.notification-toast', { hasText: /you hold T2 Stream large files until/ }).first().waitFor({ timeout: 10_000 });
+    await page
+      .locator('.notification-toast', { hasText: /you hold T2 Stream large files until/ })
+      .first()
+      .waitFor({ timeout: 10_000 });
     await wb.row(/T2 Stream large files.*ada · lease/).waitFor({ timeout: 10_000 });
 
     step(5, 'the status bar says in words why G1 waits now');
@@ -110,7 +116,10 @@ export async function runScenario(): Promise<void> {
     await wb.shot('09-approve-dialog');
     await dialog.locator('.monaco-button', { hasText: 'Approve' }).first().click();
     await wb.answer('go ahead', /Approve Q1/);
-    await gates.locator('.monaco-list-row', { hasText: /approved by ada/ }).first().waitFor({ timeout: 10_000 });
+    await gates
+      .locator('.monaco-list-row', { hasText: /approved by ada/ })
+      .first()
+      .waitFor({ timeout: 10_000 });
     await wb.shot('10-gate-approved');
 
     step(8, 'palette → Get Started opens the walkthrough');

@@ -18,7 +18,10 @@ export async function runTurnScenario(): Promise<void> {
   // Workspace settings: the scripted agent is this workspace's custom host.
   mkdirSync(join(workspace, '.vscode'));
   const agent = join(REPO, 'test', 'extension', 'fixtures', 'scriptedAgent.mjs');
-  writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'loopx.defaultHost': 'custom', 'loopx.hosts.custom.command': `node ${agent} {prompt} ship` }, null, 2));
+  writeFileSync(
+    join(workspace, '.vscode', 'settings.json'),
+    JSON.stringify({ 'loopx.defaultHost': 'custom', 'loopx.hosts.custom.command': `node ${agent} {prompt} ship` }, null, 2),
+  );
   await inWorkbench(workspace, 'turn-failure', async (wb) => {
     const { page } = wb;
     // A workspace with a store, opened for the first time: the LoopX view comes to the front by itself.
@@ -28,7 +31,10 @@ export async function runTurnScenario(): Promise<void> {
     step(1, 'palette → Run Turn → the custom host');
     await wb.command('LoopX: Run Turn');
     await wb.answer('custom', /Run Turn on G1 with/);
-    await page.locator('.notification-toast', { hasText: /turn R1 .* ended: validated completion; quota spent/ }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.notification-toast', { hasText: /turn R1 .* ended: validated completion; quota spent/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await page.locator('.xterm-rows', { hasText: 'scripted agent: shipped T1' }).first().waitFor({ timeout: 10_000 });
     await wb.row(/^\s*Shipped\s*1\s*$/).waitFor({ timeout: 10_000 });
     await wb.statusItem('G1 1/6').waitFor({ timeout: 10_000 });
@@ -36,7 +42,10 @@ export async function runTurnScenario(): Promise<void> {
     step(2, 'Run Turn again: nothing is ready, so no terminal, and the reason');
     await wb.command('LoopX: Run Turn');
     await wb.answer('custom', /Run Turn on G1 with/);
-    await page.locator('.notification-toast', { hasText: /no turn started\. G1 waits: no todo is ready/ }).first().waitFor({ timeout: 15_000 });
+    await page
+      .locator('.notification-toast', { hasText: /no turn started\. G1 waits: no todo is ready/ })
+      .first()
+      .waitFor({ timeout: 15_000 });
     await wb.shot('turn-02-no-ready-work');
   });
 }

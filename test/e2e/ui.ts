@@ -33,7 +33,10 @@ export class Workbench {
     await input.fill(`>${title}`);
     // Click the row whose label is exactly the title: fuzzy matching may rank a longer command first.
     const exact = new RegExp(`^\\s*${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
-    const row = this.page.locator('.quick-input-list .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exact }) }).first();
+    const row = this.page
+      .locator('.quick-input-list .monaco-list-row')
+      .filter({ has: this.page.locator('.label-name', { hasText: exact }) })
+      .first();
     await row.waitFor({ timeout: 15_000 });
     await row.click();
   }
@@ -54,7 +57,10 @@ export class Workbench {
     await this.command('Preferences: Color Theme');
     const input = this.page.locator('.quick-input-widget input');
     await input.fill(label);
-    const row = this.page.locator('.quick-input-list .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^\\s*${label}\\s*$`) }) }).first();
+    const row = this.page
+      .locator('.quick-input-list .monaco-list-row')
+      .filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^\\s*${label}\\s*$`) }) })
+      .first();
     await row.waitFor({ timeout: 15_000 });
     await row.click();
     await this.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });

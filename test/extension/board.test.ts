@@ -20,7 +20,10 @@ suite('board panel', () => {
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
     const nonce = /nonce-([A-Za-z0-9+/=]+)/.exec(csp)?.[1];
     for (const tag of html.match(/<script[^>]*>/g) ?? []) assert.ok(tag.includes(`nonce="${nonce}"`), `${tag} carries the nonce`);
-    assert.deepEqual(panel.panel.webview.options.localResourceRoots?.map((u) => u.path.split('/').slice(-2).join('/')), ['dist/webview']);
+    assert.deepEqual(
+      panel.panel.webview.options.localResourceRoots?.map((u) => u.path.split('/').slice(-2).join('/')),
+      ['dist/webview'],
+    );
   });
 
   test('hostile and malformed messages are refused before anything happens', async () => {
@@ -53,11 +56,16 @@ suite('board panel', () => {
     writer.close();
     await until(() => loopx.model.todo(ready.id), 'the new todo');
     await panel.receive({ type: 'move', requestId: 7, todoId: ready.id, to: 'claimed' });
-    await until(() => loopx.model.todo(ready.id)?.owner === loopx.session.actor.name && loopx.model.todo(ready.id), 'the claim by the person');
+    await until(
+      () => loopx.model.todo(ready.id)?.owner === loopx.session.actor.name && loopx.model.todo(ready.id),
+      'the claim by the person',
+    );
     const before = await events();
     await panel.receive({ type: 'move', requestId: 8, todoId: ready.id, to: 'waiting' });
     assert.equal(await events(), before);
-    const shipped = await withAnswers({ inputs: ['checked on the board'] }, async () => panel.receive({ type: 'move', requestId: 9, todoId: ready.id, to: 'shipped' }));
+    const shipped = await withAnswers({ inputs: ['checked on the board'] }, async () =>
+      panel.receive({ type: 'move', requestId: 9, todoId: ready.id, to: 'shipped' }),
+    );
     assert.match(shipped.prompts[0] ?? '', /Ship T\d+/);
     await until(() => loopx.model.todo(ready.id)?.status === 'shipped', 'the ship');
     panel.dispose();
@@ -75,9 +83,19 @@ suite('board panel', () => {
     await hosts.update('custom.command', 'surely-not-an-installed-runner {prompt}', vscode.ConfigurationTarget.Global);
     try {
       const pickCustom = (items: readonly vscode.QuickPickItem[]) => items.find((i) => (i as { host?: string }).host === 'custom');
-      const { result, prompts } = await withAnswers({ picks: [pickCustom] }, async () => panel.receive({ type: 'todoAction', requestId: 21, action: 'runTurn', todoId: todo.id }));
-      assert.deepEqual(result && { ...result, error: 'error' in result ? result.error?.code : undefined }, { type: 'result', requestId: 21, ok: false, error: 'host_missing' });
-      assert.ok(prompts.every((p) => !p.startsWith('error:')), `the board shows it, not a notification: ${prompts.join('\n')}`);
+      const { result, prompts } = await withAnswers({ picks: [pickCustom] }, async () =>
+        panel.receive({ type: 'todoAction', requestId: 21, action: 'runTurn', todoId: todo.id }),
+      );
+      assert.deepEqual(result && { ...result, error: 'error' in result ? result.error?.code : undefined }, {
+        type: 'result',
+        requestId: 21,
+        ok: false,
+        error: 'host_missing',
+      });
+      assert.ok(
+        prompts.every((p) => !p.startsWith('error:')),
+        `the board shows it, not a notification: ${prompts.join('\n')}`,
+      );
       assert.equal(loopx.model.todo(todo.id)?.status, 'open', 'nothing was claimed');
     } finally {
       await hosts.update('custom.command', undefined, vscode.ConfigurationTarget.Global);

@@ -17,7 +17,10 @@ const pickLabel = (label: string) => (items: readonly vscode.QuickPickItem[]) =>
   if (!item) throw new Error(`no pick item ${label} in ${items.map((i) => i.label).join(', ')}`);
   return item;
 };
-const pickMany = (...labels: string[]) => (items: readonly vscode.QuickPickItem[]) => items.filter((i) => labels.some((l) => i.label.startsWith(`${l} `)));
+const pickMany =
+  (...labels: string[]) =>
+  (items: readonly vscode.QuickPickItem[]) =>
+    items.filter((i) => labels.some((l) => i.label.startsWith(`${l} `)));
 
 suite('commands', () => {
   test('package.json contributes exactly the commands the extension registers', async () => {
@@ -29,27 +32,40 @@ suite('commands', () => {
       .filter((c) => c.startsWith('loopx.') && !viewIds.includes(c.split('.')[1] ?? ''))
       .sort();
     assert.deepEqual(contributed, Object.values(COMMANDS).sort());
-    for (const id of contributed) assert.ok((await vscode.commands.getCommands(true)).includes(id), `${id} is contributed but not registered`);
-    assert.deepEqual(registered.filter((id) => !(contributed as string[]).includes(id)), [], 'registered but not contributed');
+    for (const id of contributed)
+      assert.ok((await vscode.commands.getCommands(true)).includes(id), `${id} is contributed but not registered`);
+    assert.deepEqual(
+      registered.filter((id) => !(contributed as string[]).includes(id)),
+      [],
+      'registered but not contributed',
+    );
   });
 
   test('New Goal asks title, objective, scope and turns, then creates the goal', async () => {
-    const { result, prompts } = await withAnswers({ inputs: ['Ship the parser', 'All fixtures parse', 'src/**, docs/parser.md', '12'] }, async () =>
-      vscode.commands.executeCommand<Goal>(COMMANDS.newGoal));
+    const { result, prompts } = await withAnswers(
+      { inputs: ['Ship the parser', 'All fixtures parse', 'src/**, docs/parser.md', '12'] },
+      async () => vscode.commands.executeCommand<Goal>(COMMANDS.newGoal),
+    );
     assert.equal(prompts.filter((p) => p.startsWith('input:')).length, 4);
     assert.match(prompts[0] ?? '', /New Goal \(1\/4\) Title/);
-    assert.deepEqual({ id: result.id, scope: result.scope, turns: result.policy.turnsPerWindow }, { id: 'G1', scope: ['src/**', 'docs/parser.md'], turns: 12 });
+    assert.deepEqual(
+      { id: result.id, scope: result.scope, turns: result.policy.turnsPerWindow },
+      { id: 'G1', scope: ['src/**', 'docs/parser.md'], turns: 12 },
+    );
   });
 
   test('Add Todo asks title, acceptance, priority and dependencies', async () => {
     const first = await withAnswers({ inputs: ['Parse headers', 'tests/headers pass'], picks: [pickLabel('P1')] }, async () =>
-      vscode.commands.executeCommand<Todo>(COMMANDS.addTodo, 'G1'));
+      vscode.commands.executeCommand<Todo>(COMMANDS.addTodo, 'G1'),
+    );
     assert.deepEqual([first.result.id, first.result.priority, first.result.detail], ['T1', 1, 'tests/headers pass']);
     const second = await withAnswers({ inputs: ['Parse body', ''], picks: [pickLabel('P2'), pickMany('T1')] }, async () =>
-      vscode.commands.executeCommand<Todo>(COMMANDS.addTodo, 'G1'));
+      vscode.commands.executeCommand<Todo>(COMMANDS.addTodo, 'G1'),
+    );
     assert.deepEqual(second.result.dependsOn, ['T1']);
     const third = await withAnswers({ inputs: ['Write the docs', ''], picks: [pickLabel('P3'), pickMany()] }, async () =>
-      vscode.commands.executeCommand<Todo>(COMMANDS.addTodo, 'G1'));
+      vscode.commands.executeCommand<Todo>(COMMANDS.addTodo, 'G1'),
+    );
     assert.equal(third.result.id, 'T3');
   });
 
@@ -57,11 +73,19 @@ suite('commands', () => {
     const loopx = await app();
     const claimed = await vscode.commands.executeCommand<Todo>(COMMANDS.claimTodo, 'T1');
     assert.equal(claimed.owner, loopx.session.actor.name);
-    const { result, prompts } = await withAnswers({ inputs: ['reviewed by hand; tests pass'] }, async () => vscode.commands.executeCommand<Todo>(COMMANDS.shipTodo, 'T1'));
+    const { result, prompts } = await withAnswers({ inputs: ['reviewed by hand; tests pass'] }, async () =>
+      vscode.commands.executeCommand<Todo>(COMMANDS.shipTodo, 'T1'),
+    );
     assert.equal(result.status, 'shipped');
     assert.match(prompts[0] ?? '', /Evidence: what was done/);
-    const actors = loopx.session.requireKernel().db.prepare(`SELECT DISTINCT actor_kind FROM events WHERE todo_id = 'T1' AND kind <> 'todo.added'`).all();
-    assert.deepEqual(actors.map((r) => r.actor_kind), ['human']);
+    const actors = loopx.session
+      .requireKernel()
+      .db.prepare(`SELECT DISTINCT actor_kind FROM events WHERE todo_id = 'T1' AND kind <> 'todo.added'`)
+      .all();
+    assert.deepEqual(
+      actors.map((r) => r.actor_kind),
+      ['human'],
+    );
   });
 
   test('Ship insists on evidence when none is recorded', async () => {
@@ -95,11 +119,26 @@ suite('commands', () => {
     const waiting = addTodo(person, { goalId: side.id, title: 'Publish the fixtures', dependsOn: [first.id] });
     await until(() => loopx.model.todo(waiting.id), 'the new todos to be seen');
     let shown: readonly vscode.QuickPickItem[] = [];
-    const { result, prompts } = await withAnswers({ picks: [(items) => { shown = items; return items.find((i) => i.label.includes('T3 ')); }] }, async () =>
-      vscode.commands.executeCommand<Todo>(COMMANDS.claimTodo));
-    const labels = shown.map((i) => `${i.kind === vscode.QuickPickItemKind.Separator ? '--' : ''}${i.label.replace(/^\$\([a-z-]+\) /, '')}${i.description ? ` | ${i.description}` : ''}`);
+    const { result, prompts } = await withAnswers(
+      {
+        picks: [
+          (items) => {
+            shown = items;
+            return items.find((i) => i.label.includes('T3 '));
+          },
+        ],
+      },
+      async () => vscode.commands.executeCommand<Todo>(COMMANDS.claimTodo),
+    );
+    const labels = shown.map(
+      (i) =>
+        `${i.kind === vscode.QuickPickItemKind.Separator ? '--' : ''}${i.label.replace(/^\$\([a-z-]+\) /, '')}${i.description ? ` | ${i.description}` : ''}`,
+    );
     const at = (text: string) => labels.findIndex((l) => l.includes(text));
-    assert.ok(at('--Ready to claim') === 0 && at('T3 ') > 0 && at(`${first.id} `) > 0 && at('T3 ') < at('--Cannot be claimed now'), `${labels.join('\n')}\n${prompts.join('\n')}`);
+    assert.ok(
+      at('--Ready to claim') === 0 && at('T3 ') > 0 && at(`${first.id} `) > 0 && at('T3 ') < at('--Cannot be claimed now'),
+      `${labels.join('\n')}\n${prompts.join('\n')}`,
+    );
     assert.match(labels[at('T2 ')] ?? '', /\| codex holds it until /);
     assert.match(labels[at(`${waiting.id} `)] ?? '', new RegExp(`\\| waits on ${first.id}`));
     assert.ok(at('T2 ') > at('--Cannot be claimed now'), labels.join('\n'));
@@ -117,11 +156,15 @@ suite('commands', () => {
     codex.close();
     const loopx = await app();
     await until(() => loopx.gatesTree.pendingCount() === 1, 'the gate to be seen');
-    const cancelled = await withAnswers({ warnings: [undefined] }, async () => vscode.commands.executeCommand<Gate>(COMMANDS.approveGate, gate.id));
+    const cancelled = await withAnswers({ warnings: [undefined] }, async () =>
+      vscode.commands.executeCommand<Gate>(COMMANDS.approveGate, gate.id),
+    );
     assert.equal(cancelled.result, undefined);
     assert.equal(loopx.model.gates().find((g) => g.id === gate.id)?.status, 'pending');
     assert.match(cancelled.prompts[0] ?? '', /warning \(modal\): Approve gate Q1 on todo T3\? \| Publish the docs on the public site\?/);
-    const approved = await withAnswers({ warnings: ['Approve'], inputs: ['yes, go'] }, async () => vscode.commands.executeCommand<Gate>(COMMANDS.approveGate, gate.id));
+    const approved = await withAnswers({ warnings: ['Approve'], inputs: ['yes, go'] }, async () =>
+      vscode.commands.executeCommand<Gate>(COMMANDS.approveGate, gate.id),
+    );
     assert.deepEqual([approved.result.status, approved.result.note], ['approved', 'yes, go']);
   });
 
@@ -129,16 +172,24 @@ suite('commands', () => {
     const codex = otherWriter('codex');
     const gate = askGate(codex, { goalId: 'G1', question: 'Raise the budget to 40 turns?' });
     codex.close();
-    const { result } = await withAnswers({ warnings: ['Reject'], inputs: ['not this week'] }, async () => vscode.commands.executeCommand<Gate>(COMMANDS.rejectGate, gate.id));
+    const { result } = await withAnswers({ warnings: ['Reject'], inputs: ['not this week'] }, async () =>
+      vscode.commands.executeCommand<Gate>(COMMANDS.rejectGate, gate.id),
+    );
     assert.deepEqual([result.status, result.decidedBy !== null], ['rejected', true]);
   });
 
   test('Block asks for a reason, Unblock reopens, Kill confirms first', async () => {
-    const blocked = await withAnswers({ inputs: ['needs the API key'] }, async () => vscode.commands.executeCommand<Todo>(COMMANDS.blockTodo, 'T3'));
+    const blocked = await withAnswers({ inputs: ['needs the API key'] }, async () =>
+      vscode.commands.executeCommand<Todo>(COMMANDS.blockTodo, 'T3'),
+    );
     assert.deepEqual([blocked.result.status, blocked.result.reason], ['blocked', 'needs the API key']);
-    const unblocked = await withAnswers({ inputs: ['key added'] }, async () => vscode.commands.executeCommand<Todo>(COMMANDS.unblockTodo, 'T3'));
+    const unblocked = await withAnswers({ inputs: ['key added'] }, async () =>
+      vscode.commands.executeCommand<Todo>(COMMANDS.unblockTodo, 'T3'),
+    );
     assert.equal(unblocked.result.continuation, 'key added');
-    const notKilled = await withAnswers({ inputs: ['obsolete'], warnings: [undefined] }, async () => vscode.commands.executeCommand(COMMANDS.killTodo, 'T3'));
+    const notKilled = await withAnswers({ inputs: ['obsolete'], warnings: [undefined] }, async () =>
+      vscode.commands.executeCommand(COMMANDS.killTodo, 'T3'),
+    );
     assert.equal(notKilled.result, undefined);
     const loopx = await app();
     assert.equal(loopx.model.todo('T3')?.status, 'open');
@@ -146,14 +197,17 @@ suite('commands', () => {
 
   test('Connect an Agent writes the loopx block into AGENTS.md and CLAUDE.md, or hands over the MCP set-up', async () => {
     const written = await withAnswers({}, async () => vscode.commands.executeCommand(COMMANDS.connectAgent, 'agentsMd'));
-    for (const file of ['AGENTS.md', 'CLAUDE.md']) assert.match(readFileSync(join(workspaceRoot(), file), 'utf8'), /loopx:begin[\s\S]*todo claim --next[\s\S]*loopx:end/);
+    for (const file of ['AGENTS.md', 'CLAUDE.md'])
+      assert.match(readFileSync(join(workspaceRoot(), file), 'utf8'), /loopx:begin[\s\S]*todo claim --next[\s\S]*loopx:end/);
     assert.match(written.prompts.join('\n'), /info: LoopX: wrote the loopx block into AGENTS\.md and CLAUDE\.md/);
     const again = await withAnswers({}, async () => vscode.commands.executeCommand(COMMANDS.connectAgent, 'agentsMd'));
     assert.match(again.prompts.join('\n'), /already have the current loopx block/);
     const loopx = await app();
     const claude = await withAnswers({}, async () => vscode.commands.executeCommand<string>(COMMANDS.connectAgent, 'claudeMcp'));
     assert.equal(claude.result, `claude mcp add loopx --env LOOPX_AGENT=claude -- ${shellQuote(loopx.primary.ctx.cliCommand)} mcp`);
-    const picked = await withAnswers({ picks: [(items) => items.find((i) => i.label.includes('Codex'))] }, async () => vscode.commands.executeCommand<string>(COMMANDS.connectAgent));
+    const picked = await withAnswers({ picks: [(items) => items.find((i) => i.label.includes('Codex'))] }, async () =>
+      vscode.commands.executeCommand<string>(COMMANDS.connectAgent),
+    );
     assert.match(picked.result, /^\[mcp_servers\.loopx\]\ncommand = ".+"\nargs = \["mcp"\]/);
   });
 

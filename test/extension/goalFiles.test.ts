@@ -21,7 +21,9 @@ Background from the file.
 `;
 
 const lensTitles = async (uri: vscode.Uri) =>
-  ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? []).map((l) => l.command?.title ?? '');
+  ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? []).map(
+    (l) => l.command?.title ?? '',
+  );
 
 suite('goal files in the editor', () => {
   test('the language server starts for a goal file: a bad key squiggles with did-you-mean, completion, lenses, apply, hover live', async () => {
@@ -38,17 +40,32 @@ suite('goal files in the editor', () => {
 
     // A bad key: an error at the key, with the did-you-mean quick fix.
     await editor.edit((e) => e.replace(new vscode.Range(6, 4, 6, 12), 'priorty'));
-    const diagnostic = await until(() => vscode.languages.getDiagnostics(uri).find((d) => d.message.includes('did you mean `priority`')), 'the unknown-key squiggle', 10_000);
+    const diagnostic = await until(
+      () => vscode.languages.getDiagnostics(uri).find((d) => d.message.includes('did you mean `priority`')),
+      'the unknown-key squiggle',
+      10_000,
+    );
     assert.equal(diagnostic.severity, vscode.DiagnosticSeverity.Error);
     assert.deepEqual([diagnostic.range.start.line, diagnostic.range.start.character], [6, 4]);
     const fixes = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, diagnostic.range);
     const fix = fixes.find((f) => f.title === 'Change to `priority`');
     assert.ok(fix?.edit, 'a quick fix that renames the key');
     await vscode.workspace.applyEdit(fix.edit);
-    await until(() => vscode.languages.getDiagnostics(uri).length === 0 || undefined, `the squiggle to go (${vscode.languages.getDiagnostics(uri).map((d) => d.message).join('; ')})`, 10_000);
+    await until(
+      () => vscode.languages.getDiagnostics(uri).length === 0 || undefined,
+      `the squiggle to go (${vscode.languages
+        .getDiagnostics(uri)
+        .map((d) => d.message)
+        .join('; ')})`,
+      10_000,
+    );
 
     // Completion of todo keys in `after`.
-    const completions = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', uri, new vscode.Position(8, 12));
+    const completions = await vscode.commands.executeCommand<vscode.CompletionList>(
+      'vscode.executeCompletionItemProvider',
+      uri,
+      new vscode.Position(8, 12),
+    );
     const labels = completions.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
     assert.ok(labels.includes('first') && labels.includes('second'), `todo keys offered in after: ${labels.join(', ')}`);
 
@@ -57,7 +74,13 @@ suite('goal files in the editor', () => {
     await vscode.commands.executeCommand(COMMANDS.applyGoalFile, uri.toString());
     const goal = await until(() => loopx.model.goals().find((g) => g.title === 'Goal file from the editor'), 'the goal in the model');
     assert.equal(loopx.model.goals().length, before + 1);
-    assert.deepEqual(loopx.model.todos(goal.id, 'open').map((t) => t.title).sort(), ['First step in the file', 'Second step in the file']);
+    assert.deepEqual(
+      loopx.model
+        .todos(goal.id, 'open')
+        .map((t) => t.title)
+        .sort(),
+      ['First step in the file', 'Second step in the file'],
+    );
     assert.equal(readFileSync(file, 'utf8'), editor.document.getText(), 'the file on disk is what was applied');
     await until(async () => (await lensTitles(uri)).includes(`In sync with ${goal.id}`), 'the In sync lens', 10_000);
 
@@ -78,16 +101,23 @@ suite('goal files in the editor', () => {
     writeFileSync(notes, `# Notes\n\nNext: ${todo.id}, then the rest of ${goal.id}.\n`);
     const uri = vscode.Uri.file(notes);
     await vscode.window.showTextDocument(uri);
-    const links = await until(async () => {
-      const found = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', uri);
-      return found.length >= 2 ? found : undefined;
-    }, 'links on the ids', 15_000);
+    const links = await until(
+      async () => {
+        const found = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', uri);
+        return found.length >= 2 ? found : undefined;
+      },
+      'links on the ids',
+      15_000,
+    );
     const target = links[0]?.target;
     assert.equal(target?.scheme, 'command');
     assert.equal(target?.path, COMMANDS.openTodo);
     const [args] = JSON.parse(target?.query ?? '[]') as unknown[];
     await vscode.commands.executeCommand(COMMANDS.openTodo, args);
-    const shown = await until(() => vscode.window.activeTextEditor?.document.uri.scheme === 'loopx-todo' && vscode.window.activeTextEditor.document, 'the todo document');
+    const shown = await until(
+      () => vscode.window.activeTextEditor?.document.uri.scheme === 'loopx-todo' && vscode.window.activeTextEditor.document,
+      'the todo document',
+    );
     assert.match(shown.getText(), new RegExp(`\\*\\*${todo.id}\\*\\* First step in the file[\\s\\S]*status: open`));
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });

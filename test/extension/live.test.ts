@@ -67,7 +67,10 @@ suite('live refresh', () => {
     writer.close();
     await until(() => loopx.model.goals().some((g) => g.id === goal.id), 'the big goal');
     const tree = loopx.goalsTree;
-    const readyGroup = () => tree.getChildren(tree.getChildren().find((n) => n.kind === 'goal' && n.goal.id === goal.id)).find((n) => n.kind === 'group' && n.group === 'ready');
+    const readyGroup = () =>
+      tree
+        .getChildren(tree.getChildren().find((n) => n.kind === 'goal' && n.goal.id === goal.id))
+        .find((n) => n.kind === 'group' && n.group === 'ready');
     const rows = () => tree.getChildren(readyGroup());
     assert.equal(rows().length, GROUP_PAGE + 1);
     const more = rows().at(-1) as GoalsNode;

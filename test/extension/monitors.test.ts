@@ -30,7 +30,10 @@ function goalWithWaitingTodo(title: string, check: string): { goalId: string; to
 
 const cardOf = async (todoId: string) => {
   const loopx = await app();
-  return loopx.session.requireKernel().read((db, now) => buildSnapshot(boardFacts(db, now), loopx.session.actor.name)).cards.find((c) => c.id === todoId);
+  return loopx.session
+    .requireKernel()
+    .read((db, now) => buildSnapshot(boardFacts(db, now), loopx.session.actor.name))
+    .cards.find((c) => c.id === todoId);
 };
 
 suite('monitors', () => {
@@ -58,15 +61,29 @@ suite('monitors', () => {
       return card?.monitor ? card : undefined;
     }, 'the card with its monitor');
     assert.equal(columnOf(waiting), 'waiting');
-    assert.deepEqual({ id: waiting.monitor?.id, check: waiting.monitor?.check, until: waiting.monitor?.until }, { id: monitorId, check: 'test -f ci-green && echo "all jobs green"', until: 'exit0' });
+    assert.deepEqual(
+      { id: waiting.monitor?.id, check: waiting.monitor?.check, until: waiting.monitor?.until },
+      { id: monitorId, check: 'test -f ci-green && echo "all jobs green"', until: 'exit0' },
+    );
     // The window runs the first check at once (it is due when added): it fails and the card shows the result.
-    await until(() => loopx.monitorTicker.ticks.some((t) => t.runs.some((r) => r.monitorId === monitorId)), 'the first check run by this window', 10_000);
+    await until(
+      () => loopx.monitorTicker.ticks.some((t) => t.runs.some((r) => r.monitorId === monitorId)),
+      'the first check run by this window',
+      10_000,
+    );
     const afterFirst = await until(async () => (await cardOf(todoId))?.monitor?.lastRun ?? undefined, 'the last run on the card');
     assert.equal(afterFirst.exitCode, 1);
     // The goal has nothing else to do: its status-bar wake time is the next check.
-    await until(() => /\$\(eye\) wake/.test(loopx.statusBar.snapshot().find((g) => g.id === goalId)?.text ?? ''), 'the next check in the status bar');
+    await until(
+      () => /\$\(eye\) wake/.test(loopx.statusBar.snapshot().find((g) => g.id === goalId)?.text ?? ''),
+      'the next check in the status bar',
+    );
     writeFileSync(join(workspaceRoot(), 'ci-green'), '');
-    await until(() => loopx.model.monitors().find((m) => m.id === monitorId)?.status === 'fired', 'the monitor to fire at its next check', 20_000);
+    await until(
+      () => loopx.model.monitors().find((m) => m.id === monitorId)?.status === 'fired',
+      'the monitor to fire at its next check',
+      20_000,
+    );
     const ready = await until(async () => {
       const card = await cardOf(todoId);
       return card && columnOf(card) === 'ready' ? card : undefined;
@@ -88,12 +105,17 @@ suite('monitors', () => {
     } finally {
       writer.close();
     }
-    const node = await until(() => loopx.monitorsTree.getChildren().find((n) => n.kind === 'monitor' && n.monitor.id === monitorId), 'the monitor in the view');
+    const node = await until(
+      () => loopx.monitorsTree.getChildren().find((n) => n.kind === 'monitor' && n.monitor.id === monitorId),
+      'the monitor in the view',
+    );
     const item = loopx.monitorsTree.getTreeItem(node);
     assert.equal(item.contextValue, 'loopx:monitor:waiting');
     assert.match(String(item.description), new RegExp(`^${monitorId} · T\\d+ · fires in (59|60)m$`));
     assert.match(String(loopx.monitorsView.description), /\d+ waiting/);
-    const { prompts } = await withAnswers({ inputs: ['the build was fixed by hand'] }, async () => vscode.commands.executeCommand('loopx.cancelMonitor', node));
+    const { prompts } = await withAnswers({ inputs: ['the build was fixed by hand'] }, async () =>
+      vscode.commands.executeCommand('loopx.cancelMonitor', node),
+    );
     assert.match(prompts[0] ?? '', new RegExp(`cancel ${monitorId}`));
     await until(() => loopx.model.monitors().find((m) => m.id === monitorId)?.status === 'cancelled', 'the cancel');
     assert.ok(!loopx.monitorNotifier.notified.includes(`${monitorId} cancelled`), 'a cancel a person made is not news');
@@ -104,7 +126,10 @@ suite('monitors', () => {
     const config = vscode.workspace.getConfiguration('loopx.monitors');
     await config.update('runChecks', false, vscode.ConfigurationTarget.Workspace);
     try {
-      await until(() => /setting loopx\.monitors\.runChecks/.test(loopx.monitorsView.message ?? ''), 'the view message when checks are off');
+      await until(
+        () => /setting loopx\.monitors\.runChecks/.test(loopx.monitorsView.message ?? ''),
+        'the view message when checks are off',
+      );
       const { monitorId } = goalWithWaitingTodo('Untrusted', 'touch untrusted-ran');
       const untrusted = new MonitorTicker(loopx.session, loopx.model, loopx.log, () => false);
       try {
@@ -120,7 +145,8 @@ suite('monitors', () => {
     } finally {
       // The teardown cancels the monitor before checks are switched back on.
       const writer = otherWriter('ada');
-      for (const m of loopx.model.monitors().filter((x) => x.status === 'waiting')) cancelMonitor(writer.as({ name: 'ada', kind: 'human' }), m.id);
+      for (const m of loopx.model.monitors().filter((x) => x.status === 'waiting'))
+        cancelMonitor(writer.as({ name: 'ada', kind: 'human' }), m.id);
       writer.close();
       await config.update('runChecks', undefined, vscode.ConfigurationTarget.Workspace);
     }

@@ -22,7 +22,8 @@ function startedElsewhere(title: string, launcherPid: number | null): { turnId: 
   const todo = addTodo(writer, { goalId, title });
   const { turn } = startTurn(writer, { goalId, host: 'custom', agent: 'codex', todoId: todo.id });
   writer.close();
-  if (launcherPid !== null) writeFileSync(join(turnDir(turn.id), LAUNCHER_FILE), JSON.stringify({ pid: launcherPid, at: new Date().toISOString() }));
+  if (launcherPid !== null)
+    writeFileSync(join(turnDir(turn.id), LAUNCHER_FILE), JSON.stringify({ pid: launcherPid, at: new Date().toISOString() }));
   return { turnId: turn.id, todoId: todo.id };
 }
 
@@ -42,14 +43,24 @@ suite('turns left behind by a window that is gone', () => {
     const shipped = startedElsewhere('Shipped just before the crash', deadPid());
     assert.equal(cli(['todo', 'ship', shipped.todoId, '--evidence', 'done before the window died'], 'codex').code, 0);
     const { result: results, prompts } = await withAnswers({}, async () => loopx.turnRecovery.recover());
-    assert.deepEqual(results.filter((r) => [idle.turnId, shipped.turnId].includes(r.turnId)).map((r) => r.action), ['finished', 'finished']);
+    assert.deepEqual(
+      results.filter((r) => [idle.turnId, shipped.turnId].includes(r.turnId)).map((r) => r.action),
+      ['finished', 'finished'],
+    );
     const a = await turnNow(idle.turnId);
     assert.deepEqual([a.resultKind, a.spent, a.exitCode], ['host_failure', false, -1]);
-    assert.equal(loopx.session.requireKernel().read((db) => db.prepare('SELECT status FROM todos WHERE id = ?').get(idle.todoId)?.status), 'open');
+    assert.equal(
+      loopx.session.requireKernel().read((db) => db.prepare('SELECT status FROM todos WHERE id = ?').get(idle.todoId)?.status),
+      'open',
+    );
     const b = await turnNow(shipped.turnId);
     assert.deepEqual([b.resultKind, b.spent], ['validated_completion', true]);
     assert.match(prompts.join('\n'), new RegExp(`info: LoopX: ${idle.turnId}, ${shipped.turnId} were left open by a window that is gone`));
-    assert.deepEqual(loopx.turnRecovery.recover().filter((r) => r.turnId === idle.turnId), [], 'a finished turn is not looked at again');
+    assert.deepEqual(
+      loopx.turnRecovery.recover().filter((r) => r.turnId === idle.turnId),
+      [],
+      'a finished turn is not looked at again',
+    );
   });
 
   test('a turn whose command ended while nobody watched is finished with its exit code', async () => {
@@ -70,7 +81,10 @@ suite('turns left behind by a window that is gone', () => {
       const external = startedElsewhere('A script runs this', null);
       const results = loopx.turnRecovery.recover();
       assert.deepEqual(results.find((r) => r.turnId === live.turnId)?.action, 'left');
-      assert.equal(results.find((r) => r.turnId === external.turnId), undefined);
+      assert.equal(
+        results.find((r) => r.turnId === external.turnId),
+        undefined,
+      );
       assert.equal((await turnNow(live.turnId)).endedAt, null);
       assert.equal((await turnNow(external.turnId)).endedAt, null);
     } finally {
@@ -83,7 +97,13 @@ suite('turns left behind by a window that is gone', () => {
     const agentProcess = spawn('sleep', ['30']);
     try {
       const t = startedElsewhere('A runner was killed during this', null);
-      const marker = (hostPid: number) => ({ pid: deadPid(), runner: 'night-runner', host: 'custom', hostPid, at: new Date().toISOString() });
+      const marker = (hostPid: number) => ({
+        pid: deadPid(),
+        runner: 'night-runner',
+        host: 'custom',
+        hostPid,
+        at: new Date().toISOString(),
+      });
       writeFileSync(join(turnDir(t.turnId), LAUNCHER_FILE), JSON.stringify(marker(agentProcess.pid as number)));
       assert.deepEqual(loopx.turnRecovery.recover().find((r) => r.turnId === t.turnId)?.action, 'left');
       writeFileSync(join(turnDir(t.turnId), LAUNCHER_FILE), JSON.stringify(marker(deadPid())));
@@ -99,15 +119,23 @@ suite('turns left behind by a window that is gone', () => {
     const loopx = await app();
     const t = startedElsewhere('Survived a reload', deadPid());
     const exitFile = join(turnDir(t.turnId), 'exit-code');
-    const terminal = vscode.window.createTerminal({ name: `LoopX ${t.turnId} ${t.todoId} · custom`, shellPath: '/bin/sh', shellArgs: ['-c', `sleep 1; printf 0 > '${exitFile}'; sleep 5`] });
+    const terminal = vscode.window.createTerminal({
+      name: `LoopX ${t.turnId} ${t.todoId} · custom`,
+      shellPath: '/bin/sh',
+      shellArgs: ['-c', `sleep 1; printf 0 > '${exitFile}'; sleep 5`],
+    });
     try {
       const results = loopx.turnRecovery.recover();
       assert.deepEqual(results.find((r) => r.turnId === t.turnId)?.action, 'adopted');
       assert.equal((await turnNow(t.turnId)).endedAt, null, 'still running');
-      const turn = await until(async () => {
-        const now = await turnNow(t.turnId);
-        return now.endedAt ? now : undefined;
-      }, 'the adopted turn to finish', 10_000);
+      const turn = await until(
+        async () => {
+          const now = await turnNow(t.turnId);
+          return now.endedAt ? now : undefined;
+        },
+        'the adopted turn to finish',
+        10_000,
+      );
       assert.deepEqual([turn.exitCode, turn.resultKind, turn.spent], [0, 'validation_failed', false]);
     } finally {
       terminal.dispose();

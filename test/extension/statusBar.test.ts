@@ -11,7 +11,11 @@ suite('status bar', () => {
     const goal = createGoal(codex.as(vscodeHuman), { title: 'Tiny budget', turnsPerWindow: 2 });
     await until(() => loopx.statusBar.snapshot().some((s) => s.id === goal.id), 'an item for the new goal');
     const meter = loopx.statusBar.snapshot().find((s) => s.id === goal.id);
-    assert.deepEqual(meter && { id: meter.id, text: meter.text, warning: meter.warning }, { id: goal.id, text: `$(pulse) ${goal.id} 0/2`, warning: false });
+    assert.deepEqual(meter && { id: meter.id, text: meter.text, warning: meter.warning }, {
+      id: goal.id,
+      text: `$(pulse) ${goal.id} 0/2`,
+      warning: false,
+    });
     spendQuota(codex, goal.id, 'run-1');
     spendQuota(codex, goal.id, 'run-2');
     const exhausted = await until(() => loopx.statusBar.snapshot().find((s) => s.id === goal.id && s.warning), 'the warning colour');

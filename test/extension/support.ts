@@ -32,7 +32,10 @@ export function cli(args: string[], agent?: string): { code: number; json: { ok:
 }
 
 /** bin/loopx as a person in a terminal: stdin and stdout a pseudo-terminal, `typed` entered at the prompt. */
-export function cliInTerminal(args: string[], typed: string): { code: number; json: { ok: boolean; data?: unknown; error?: { code: string } } | null } {
+export function cliInTerminal(
+  args: string[],
+  typed: string,
+): { code: number; json: { ok: boolean; data?: unknown; error?: { code: string } } | null } {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   delete env.LOOPX_AGENT;
   const run = runInPty([process.execPath, join(REPO, 'bin', 'loopx'), ...args, '--json'], typed, env, workspaceRoot());
@@ -95,7 +98,10 @@ export async function withAnswers<T>(answers: Answers, body: () => Promise<T>): 
     }
     return value;
   };
-  w.showQuickPick = async (items: readonly vscode.QuickPickItem[] | Thenable<readonly vscode.QuickPickItem[]>, o?: vscode.QuickPickOptions) => {
+  w.showQuickPick = async (
+    items: readonly vscode.QuickPickItem[] | Thenable<readonly vscode.QuickPickItem[]>,
+    o?: vscode.QuickPickOptions,
+  ) => {
     const list = await items;
     prompts.push(`pick: ${o?.title ?? ''} [${list.map((i) => i.label).join(' | ')}]`);
     const choose = picks.shift();
@@ -105,7 +111,9 @@ export async function withAnswers<T>(answers: Answers, body: () => Promise<T>): 
   w.showWarningMessage = async (message: string, ...rest: unknown[]) => {
     const options = typeof rest[0] === 'object' && rest[0] !== null ? (rest[0] as vscode.MessageOptions) : undefined;
     const buttons = rest.filter((r): r is string => typeof r === 'string');
-    prompts.push(`warning${options?.modal ? ' (modal)' : ''}: ${message}${options?.detail ? ` | ${options.detail}` : ''}${!options?.modal && buttons.length ? ` [${buttons.join(' | ')}]` : ''}`);
+    prompts.push(
+      `warning${options?.modal ? ' (modal)' : ''}: ${message}${options?.detail ? ` | ${options.detail}` : ''}${!options?.modal && buttons.length ? ` [${buttons.join(' | ')}]` : ''}`,
+    );
     return options?.modal ? warnings.shift() : undefined;
   };
   w.showErrorMessage = async (message: string) => {

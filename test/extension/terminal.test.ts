@@ -8,15 +8,23 @@ import { REPO, app, until, workspaceRoot } from './support';
 /** Runs a shell snippet in a new integrated terminal (as a person's terminal gets its environment) and returns its output. */
 async function inTerminal(script: string): Promise<string> {
   const out = join(mkdtempSync(join(tmpdir(), 'loopx-term-')), 'out.txt');
-  const terminal = vscode.window.createTerminal({ name: 'loopx PATH probe', shellPath: '/bin/sh', shellArgs: ['-c', `{ ${script}; } > '${out}.part' 2>&1; mv '${out}.part' '${out}'`] });
+  const terminal = vscode.window.createTerminal({
+    name: 'loopx PATH probe',
+    shellPath: '/bin/sh',
+    shellArgs: ['-c', `{ ${script}; } > '${out}.part' 2>&1; mv '${out}.part' '${out}'`],
+  });
   try {
-    return await until(() => {
-      try {
-        return readFileSync(out, 'utf8');
-      } catch {
-        return undefined;
-      }
-    }, 'the terminal to write its output', 15_000);
+    return await until(
+      () => {
+        try {
+          return readFileSync(out, 'utf8');
+        } catch {
+          return undefined;
+        }
+      },
+      'the terminal to write its output',
+      15_000,
+    );
   } finally {
     terminal.dispose();
   }
@@ -29,7 +37,7 @@ suite('terminals', () => {
     await addToPath().update('addCliToPath', undefined, vscode.ConfigurationTarget.Global);
   });
 
-  test('an integrated terminal finds loopx first on PATH: the bundled CLI on the editor\'s own runtime', async () => {
+  test("an integrated terminal finds loopx first on PATH: the bundled CLI on the editor's own runtime", async () => {
     const loopx = await app();
     const out = (await inTerminal('command -v loopx; loopx --version')).trim().split('\n');
     const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
@@ -38,7 +46,9 @@ suite('terminals', () => {
     assert.ok(out[0]?.endsWith('/bin/loopx') && out[0] !== join(REPO, 'bin', 'loopx'), `a launcher, not the checkout's bin: ${out[0]}`);
     assert.ok(launcher.includes(`exec '${process.execPath}' '${join(REPO, 'bin', 'loopx')}' "$@"`), launcher);
     // Same runtime, same SQLite driver as the extension, whatever node the terminal's PATH has.
-    const doctor = JSON.parse(await inTerminal(`cd '${workspaceRoot()}' && loopx doctor --json`)) as { data: { checks: { name: string; detail: string }[] } };
+    const doctor = JSON.parse(await inTerminal(`cd '${workspaceRoot()}' && loopx doctor --json`)) as {
+      data: { checks: { name: string; detail: string }[] };
+    };
     const store = doctor.data.checks.find((c) => c.name === 'store')?.detail ?? '';
     assert.match(store, new RegExp(`driver ${loopx.session.requireKernel().db.driver}`), store);
   });

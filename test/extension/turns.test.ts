@@ -11,7 +11,8 @@ const AGENT = join(REPO, 'test', 'extension', 'fixtures', 'scriptedAgent.mjs');
 const hosts = () => vscode.workspace.getConfiguration('loopx.hosts');
 const useAgent = (mode: string) => hosts().update('custom.command', `node ${AGENT} {prompt} ${mode}`, vscode.ConfigurationTarget.Global);
 let goalId = '';
-const spentCount = async () => Number((await app()).session.requireKernel().db.prepare('SELECT count(*) AS n FROM quota_spends WHERE goal_id = ?').get(goalId)?.n);
+const spentCount = async () =>
+  Number((await app()).session.requireKernel().db.prepare('SELECT count(*) AS n FROM quota_spends WHERE goal_id = ?').get(goalId)?.n);
 
 suite('turns in terminals', () => {
   suiteSetup(async () => {
@@ -41,7 +42,9 @@ suite('turns in terminals', () => {
 
   test('with no ready work, Run Turn launches no terminal and says why', async () => {
     const terminals = vscode.window.terminals.length;
-    const { result, prompts } = await withAnswers({}, async () => vscode.commands.executeCommand<RunOutcome>('loopx.runTurn', { goalId, host: 'custom' }));
+    const { result, prompts } = await withAnswers({}, async () =>
+      vscode.commands.executeCommand<RunOutcome>('loopx.runTurn', { goalId, host: 'custom' }),
+    );
     assert.equal(result.started, false);
     assert.equal(vscode.window.terminals.length, terminals);
     assert.match(prompts.join('\n'), /info: LoopX: no turn started\. G\d+ waits: no todo is ready/);

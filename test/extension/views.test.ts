@@ -17,7 +17,10 @@ suite('views', () => {
     assert.ok(goal && goal.kind === 'goal');
     assert.equal(tree.getTreeItem(goal).contextValue, 'loopx:goal:active');
     const groups = tree.getChildren(goal);
-    assert.deepEqual(groups.map((g) => label(tree.getTreeItem(g))), ['Ready', 'In progress', 'Shipped']);
+    assert.deepEqual(
+      groups.map((g) => label(tree.getTreeItem(g))),
+      ['Ready', 'In progress', 'Shipped'],
+    );
     const inProgress = tree.getChildren(groups[1]);
     const t2 = tree.getTreeItem(inProgress[0] as GoalsNode);
     assert.equal(label(t2), 'T2 Parse body');
@@ -39,7 +42,10 @@ suite('views', () => {
     assert.equal(items[0]?.contextValue, 'loopx:gate:pending');
     assert.equal(label(items[0] as vscode.TreeItem), 'Rename the parser package?');
     assert.match(String(items[0]?.description), /^Q3 · T3 · asked by codex/);
-    assert.deepEqual(items.slice(1).map((i) => i.contextValue), ['loopx:gate:rejected', 'loopx:gate:approved']);
+    assert.deepEqual(
+      items.slice(1).map((i) => i.contextValue),
+      ['loopx:gate:rejected', 'loopx:gate:approved'],
+    );
     assert.ok(loopx.gateNotifier.notified.includes('Q3'), 'a new pending gate raises a notification');
   });
 
@@ -80,7 +86,10 @@ suite('views', () => {
     await vscode.commands.executeCommand('loopx.openArtifact', artifact);
     await until(() => vscode.window.activeTextEditor?.document.uri.fsPath === join(workspaceRoot(), 'report.txt'), 'the artifact to open');
     await vscode.commands.executeCommand('loopx.showEvidence', entry);
-    const doc = await until(() => vscode.window.activeTextEditor?.document.uri.scheme === 'loopx-evidence' && vscode.window.activeTextEditor.document, 'the evidence document');
+    const doc = await until(
+      () => vscode.window.activeTextEditor?.document.uri.scheme === 'loopx-evidence' && vscode.window.activeTextEditor.document,
+      'the evidence document',
+    );
     assert.match(doc.getText(), /# Evidence #\d+ for todo T2[\s\S]*report\.txt/);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });

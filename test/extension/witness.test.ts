@@ -24,7 +24,10 @@ suite('backup and restore', () => {
     // Wait for the window to have seen the change (its witness moves on a change event; a bare model read would not
     // prove that), as it would have long before a person ran a restore.
     const added = loopx.session.requireKernel().read((db) => logHead(db))?.seq;
-    await until(() => loopx.witness.anchor?.seq === added && loopx.model.todos('G1', 'open').some((t) => t.title === 'to be undone by the CLI'), 'the todo');
+    await until(
+      () => loopx.witness.anchor?.seq === added && loopx.model.todos('G1', 'open').some((t) => t.title === 'to be undone by the CLI'),
+      'the todo',
+    );
     const { prompts } = await withAnswers({}, async () => {
       const restored = cliInTerminal(['restore', backup.path, '--json'], 'restore');
       assert.equal(restored.code, 0, JSON.stringify(restored.json));
@@ -32,7 +35,10 @@ suite('backup and restore', () => {
       await new Promise((r) => setTimeout(r, 300));
     });
     assert.match(prompts.join('\n'), /warning: LoopX: the store was restored from .*\.db/);
-    assert.deepEqual(prompts.filter((p) => p.startsWith('error:')), []);
+    assert.deepEqual(
+      prompts.filter((p) => p.startsWith('error:')),
+      [],
+    );
     assert.equal(loopx.witness.problem, undefined);
   });
 
@@ -42,15 +48,28 @@ suite('backup and restore', () => {
     assert.ok(backup.path.includes('/.loopx/backups/'), backup.path);
     cli(['todo', 'add', '--goal', 'G1', '--title', 'written after the backup']);
     const added = loopx.session.requireKernel().read((db) => logHead(db))?.seq;
-    await until(() => loopx.witness.anchor?.seq === added && loopx.model.todos('G1', 'open').some((t) => t.title === 'written after the backup'), 'the new todo');
-    const cancelled = await withAnswers({ warnings: [undefined] }, async () => vscode.commands.executeCommand(COMMANDS.restoreBackup, backup.path));
+    await until(
+      () => loopx.witness.anchor?.seq === added && loopx.model.todos('G1', 'open').some((t) => t.title === 'written after the backup'),
+      'the new todo',
+    );
+    const cancelled = await withAnswers({ warnings: [undefined] }, async () =>
+      vscode.commands.executeCommand(COMMANDS.restoreBackup, backup.path),
+    );
     assert.equal(cancelled.result, undefined, 'cancelling the modal changes nothing');
-    const { prompts } = await withAnswers({ warnings: ['Restore'] }, async () => vscode.commands.executeCommand(COMMANDS.restoreBackup, backup.path));
+    const { prompts } = await withAnswers({ warnings: ['Restore'] }, async () =>
+      vscode.commands.executeCommand(COMMANDS.restoreBackup, backup.path),
+    );
     assert.match(prompts.join('\n'), /warning \(modal\): Replace everything in the LoopX store with this backup\?/);
-    await until(() => !loopx.model.todos('G1', 'open').some((t) => t.title === 'written after the backup'), `the view to show the restored store (${prompts.join(' / ')})`);
+    await until(
+      () => !loopx.model.todos('G1', 'open').some((t) => t.title === 'written after the backup'),
+      `the view to show the restored store (${prompts.join(' / ')})`,
+    );
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(loopx.witness.problem, undefined);
-    assert.deepEqual(prompts.filter((p) => p.startsWith('error:')), []);
+    assert.deepEqual(
+      prompts.filter((p) => p.startsWith('error:')),
+      [],
+    );
     const outside = await withAnswers({}, async () => vscode.commands.executeCommand(COMMANDS.restoreBackup, '/etc/passwd'));
     assert.match(outside.prompts.join('\n'), /error: LoopX: Restore Backup takes a backup inside this workspace/);
     // The restore's marker was taken in: a later cut is an alarm again, not "a restore".
@@ -61,7 +80,6 @@ suite('backup and restore', () => {
     assert.match(cut.prompts.join('\n'), /error: LoopX: the event log no longer holds event/);
     await loopx.witness.accept();
   });
-
 });
 
 suite('log witness', () => {
@@ -83,10 +101,17 @@ suite('log witness', () => {
       loopx.witness.check(); // a second look does not raise a second alarm
     });
     assert.equal(prompts.filter((p) => p.startsWith('error:')).length, 1, prompts.join('\n'));
-    assert.match(prompts[0] ?? '', new RegExp(`no longer holds event ${before.seq} that this workspace saw: event ${before.seq} is gone: the log now ends at event ${before.seq - 3}`));
+    assert.match(
+      prompts[0] ?? '',
+      new RegExp(
+        `no longer holds event ${before.seq} that this workspace saw: event ${before.seq} is gone: the log now ends at event ${before.seq - 3}`,
+      ),
+    );
     assert.deepEqual(loopx.witness.anchor, before, 'the remembered event is kept while the problem stands');
 
-    const verify = await withAnswers({ errors: ['Accept Current Log'] }, async () => vscode.commands.executeCommand<{ ok: boolean; firstBadSeq: number }>(COMMANDS.verifyLog));
+    const verify = await withAnswers({ errors: ['Accept Current Log'] }, async () =>
+      vscode.commands.executeCommand<{ ok: boolean; firstBadSeq: number }>(COMMANDS.verifyLog),
+    );
     assert.deepEqual([verify.result.ok, verify.result.firstBadSeq], [false, before.seq - 2]);
     assert.match(verify.prompts.join('\n'), /error: LoopX: the event log no longer holds event/);
     assert.equal(loopx.witness.problem, undefined);

@@ -56,24 +56,43 @@ describe('diagnostics', () => {
     await client.diagnosticsFor(uri, (d) => d.length === 0);
     await client.change(uri, TEXT.replace('    priority: 1', '    priorty: 1'), 2);
     const diagnostics = await client.diagnosticsFor(uri, (_d, v) => v === 2);
-    expect(diagnostics).toMatchObject([{ severity: 1, code: 'unknown_key', message: 'unknown key `priorty`; did you mean `priority`?', range: { start: { line: 8, character: 4 }, end: { line: 8, character: 11 } } }]);
-    const actions = await client.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri }, range: diagnostics[0]?.range, context: { diagnostics } });
+    expect(diagnostics).toMatchObject([
+      {
+        severity: 1,
+        code: 'unknown_key',
+        message: 'unknown key `priorty`; did you mean `priority`?',
+        range: { start: { line: 8, character: 4 }, end: { line: 8, character: 11 } },
+      },
+    ]);
+    const actions = await client.request<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri },
+      range: diagnostics[0]?.range,
+      context: { diagnostics },
+    });
     expect(actions).toMatchObject([{ title: 'Change to `priority`', edit: { changes: { [uri]: [{ newText: 'priority' }] } } }]);
   });
 
   test('unknown after keys, cycles, bad durations and scopes that match nothing', async () => {
-    const text = TEXT.replace('after: [header]', 'after: [heder]').replace('turns: 12', 'turns: 12\n  window: soon').replace('scope: [src/**]', 'scope: [src/**, nowhere/**]');
+    const text = TEXT.replace('after: [header]', 'after: [heder]')
+      .replace('turns: 12', 'turns: 12\n  window: soon')
+      .replace('scope: [src/**]', 'scope: [src/**, nowhere/**]');
     await client.open(uri, text);
     const diagnostics = await client.diagnosticsFor(uri, (d) => d.length >= 3);
-    expect(messages(diagnostics)).toEqual(expect.arrayContaining([
-      expect.stringMatching(/`after` names `heder`.*did you mean `header`/),
-      expect.stringMatching(/`quota.window` must be a duration/),
-    ]));
+    expect(messages(diagnostics)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/`after` names `heder`.*did you mean `header`/),
+        expect.stringMatching(/`quota.window` must be a duration/),
+      ]),
+    );
     const cyclic = TEXT.replace('    priority: 1\n', '    priority: 1\n    after: [quoted]\n');
     await client.change(uri, cyclic, 2);
-    expect(messages(await client.diagnosticsFor(uri, (_d, v) => v === 2))).toEqual([expect.stringContaining('cycle: header → quoted → header')]);
+    expect(messages(await client.diagnosticsFor(uri, (_d, v) => v === 2))).toEqual([
+      expect.stringContaining('cycle: header → quoted → header'),
+    ]);
     await client.change(uri, TEXT.replace('scope: [src/**]', 'scope: [src/**, nowhere/**]'), 3);
-    expect(await client.diagnosticsFor(uri, (_d, v) => v === 3)).toMatchObject([{ severity: 2, message: 'scope `nowhere/**` matches no file: nowhere does not exist in the workspace' }]);
+    expect(await client.diagnosticsFor(uri, (_d, v) => v === 3)).toMatchObject([
+      { severity: 2, message: 'scope `nowhere/**` matches no file: nowhere does not exist in the workspace' },
+    ]);
   });
 
   test('drift shows as information when the store changes after the apply, without the file being touched', async () => {
@@ -90,9 +109,15 @@ describe('diagnostics', () => {
     const drift = await client.diagnosticsFor(uri, (d) => d.some((x) => x.code === 'drift'));
     expect(drift).toMatchObject([{ severity: 3, code: 'drift', range: { start: { line: 8, character: 14 } } }]);
     expect(drift[0]?.message).toMatch(/^T1: the store has priority 0 since ada changed it \d+ s ago; applying the file puts back 1$/);
-    const actions = await client.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri }, range: drift[0]?.range, context: { diagnostics: drift } });
-    expect(actions.map((a) => a.title)).toEqual(['Take the store\'s value into the file', 'Apply the file to the store']);
-    expect(actions[0]?.edit?.changes?.[uri]).toEqual([{ range: { start: { line: 8, character: 14 }, end: { line: 8, character: 15 } }, newText: '0' }]);
+    const actions = await client.request<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri },
+      range: drift[0]?.range,
+      context: { diagnostics: drift },
+    });
+    expect(actions.map((a) => a.title)).toEqual(["Take the store's value into the file", 'Apply the file to the store']);
+    expect(actions[0]?.edit?.changes?.[uri]).toEqual([
+      { range: { start: { line: 8, character: 14 }, end: { line: 8, character: 15 } }, newText: '0' },
+    ]);
     expect(actions[1]?.command).toMatchObject({ command: 'loopx.applyGoalFile', arguments: [{ loopxFolder: ws.root, args: [uri] }] });
   });
 });
@@ -132,22 +157,30 @@ describe('completion, hover, code lenses', () => {
     expect(top.map((c) => c.label)).not.toContain('title');
     const after = await client.request<CompletionItem[]>('textDocument/completion', at(12, 12));
     expect(after.map((c) => c.label)).toEqual(['header', 'quoted']);
-    const quota = await client.request<CompletionItem[]>('textDocument/completion', { textDocument: { uri }, position: { line: 5, character: 0 } });
+    const quota = await client.request<CompletionItem[]>('textDocument/completion', {
+      textDocument: { uri },
+      position: { line: 5, character: 0 },
+    });
     expect(quota.map((c) => c.label)).toEqual(expect.arrayContaining(['objective']));
     const scope = await client.request<CompletionItem[]>('textDocument/completion', at(2, 8));
     expect(scope.map((c) => c.label)).toEqual(expect.arrayContaining(['loopx/', 'src/']));
   });
 
-  test('after @ in the prose (body, detail) completion offers the store\'s agents, then the hosts; todo keys offer every and check', async () => {
+  test("after @ in the prose (body, detail) completion offers the store's agents, then the hosts; todo keys offer every and check", async () => {
     expect(cli(['goal', 'apply', FILE]).code).toBe(0);
     expect(cli(['todo', 'add', '--goal', 'G1', '--title', 'Side quest'], { LOOPX_AGENT: 'night-bot' }).code).toBe(0);
-    const text = TEXT.replace('    priority: 1\n', '    priority: 1\n    detail: ask @\n    ev\n').replace('Customers send us CSV.', 'Customers send us CSV. Reviewed by @');
+    const text = TEXT.replace('    priority: 1\n', '    priority: 1\n    detail: ask @\n    ev\n').replace(
+      'Customers send us CSV.',
+      'Customers send us CSV. Reviewed by @',
+    );
     await client.open(uri, text);
     await client.diagnosticsFor(uri, () => true);
     const inDetail = await client.request<CompletionItem[]>('textDocument/completion', at(9, 17));
     expect(inDetail.map((c) => [c.label, c.detail])).toEqual([
       ['night-bot', expect.stringMatching(/^custom agent, last seen \d+ s ago$/)],
-      ['codex', 'host: codex exec --full-auto -'], ['claude', 'host: claude -p --permission-mode acceptEdits'], ['custom', 'host: your own runner (loopx.hosts.custom.command)'],
+      ['codex', 'host: codex exec --full-auto -'],
+      ['claude', 'host: claude -p --permission-mode acceptEdits'],
+      ['custom', 'host: your own runner (loopx.hosts.custom.command)'],
     ]);
     const inBody = await client.request<CompletionItem[]>('textDocument/completion', at(16, 36));
     expect(inBody.map((c) => c.label)).toEqual(['night-bot', 'codex', 'claude', 'custom']);
@@ -158,9 +191,16 @@ describe('completion, hover, code lenses', () => {
   test('hover on a todo key shows its live state; on the title, the goal quota and should-run; lenses say Apply, then In sync', async () => {
     await client.open(uri, TEXT);
     await client.diagnosticsFor(uri, () => true);
-    expect((await client.request<Hover>('textDocument/hover', at(6, 12))).contents).toMatchObject({ value: expect.stringContaining('not in the store yet') });
+    expect((await client.request<Hover>('textDocument/hover', at(6, 12))).contents).toMatchObject({
+      value: expect.stringContaining('not in the store yet'),
+    });
     let lenses = await client.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } });
-    expect(lenses.map((l) => l.command?.title)).toEqual(['Apply to store · 3 changes', 'Open Board', 'new: Apply to store adds it', 'new: Apply to store adds it']);
+    expect(lenses.map((l) => l.command?.title)).toEqual([
+      'Apply to store · 3 changes',
+      'Open Board',
+      'new: Apply to store adds it',
+      'new: Apply to store adds it',
+    ]);
     expect(lenses[0]?.command).toMatchObject({ command: 'loopx.applyGoalFile', arguments: [{ loopxFolder: ws.root, args: [uri] }] });
 
     cli(['goal', 'apply', FILE]);
@@ -168,13 +208,27 @@ describe('completion, hover, code lenses', () => {
     cli(['todo', 'claim', 'T1'], { LOOPX_AGENT: 'codex' });
     cli(['evidence', 'add', '--todo', 'T1', '--summary', 'header fixtures pass'], { LOOPX_AGENT: 'codex' });
     await client.diagnosticsFor(uri, () => true);
-    await waitFor(async () => (await client.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } })).some((l) => l.command?.title.startsWith('T1 · claimed by codex')));
+    await waitFor(async () =>
+      (await client.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } })).some((l) =>
+        l.command?.title.startsWith('T1 · claimed by codex'),
+      ),
+    );
     lenses = await client.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } });
-    expect(lenses.map((l) => l.command?.title)).toEqual(['In sync with G1', 'Open Board', 'Run Turn', expect.stringMatching(/^T1 · claimed by codex \(lease ends in \d+ min\)$/), 'T2 · open']);
+    expect(lenses.map((l) => l.command?.title)).toEqual([
+      'In sync with G1',
+      'Open Board',
+      'Run Turn',
+      expect.stringMatching(/^T1 · claimed by codex \(lease ends in \d+ min\)$/),
+      'T2 · open',
+    ]);
     const todo = await client.request<Hover>('textDocument/hover', at(6, 12));
-    expect((todo.contents as { value: string }).value).toMatch(/\*\*T1\*\* Parse the header row[\s\S]*status: claimed by codex[\s\S]*evidence: 1 · latest \d+ s ago by codex: header fixtures pass/);
+    expect((todo.contents as { value: string }).value).toMatch(
+      /\*\*T1\*\* Parse the header row[\s\S]*status: claimed by codex[\s\S]*evidence: 1 · latest \d+ s ago by codex: header fixtures pass/,
+    );
     const goal = await client.request<Hover>('textDocument/hover', at(1, 3));
-    expect((goal.contents as { value: string }).value).toMatch(/\*\*G1\*\* CSV importer — active[\s\S]*quota: 0 of 12 turns spent in 24 h · 1 of 1 running[\s\S]*waits: no todo is ready/);
+    expect((goal.contents as { value: string }).value).toMatch(
+      /\*\*G1\*\* CSV importer — active[\s\S]*quota: 0 of 12 turns spent in 24 h · 1 of 1 running[\s\S]*waits: no todo is ready/,
+    );
     const after = await client.request<Hover>('textDocument/hover', at(11, 14));
     expect((after.contents as { value: string }).value).toContain('**T1**');
   });
@@ -195,17 +249,26 @@ describe('document links for ids across the workspace', () => {
   test('T1 and G1 in Markdown and in code comments link to Open Todo with their live state; unknown ids and code stay text', async () => {
     cli(['goal', 'apply', FILE]);
     const notes = pathToFileURL(join(ws.root, 'NOTES.md')).href;
-    await client.connection.sendNotification('textDocument/didOpen', { textDocument: { uri: notes, languageId: 'markdown', version: 1, text: 'See T1 and G1; T99 is not a todo.\n' } });
+    await client.connection.sendNotification('textDocument/didOpen', {
+      textDocument: { uri: notes, languageId: 'markdown', version: 1, text: 'See T1 and G1; T99 is not a todo.\n' },
+    });
     const mdLinks = await client.request<DocumentLink[]>('textDocument/documentLink', { textDocument: { uri: notes } });
-    expect(mdLinks.map((l) => [l.range.start.character, l.tooltip])).toEqual([[4, 'T1 · open'], [11, 'G1 CSV importer']]);
-    const [args] = JSON.parse(decodeURIComponent((mdLinks[0]?.target ?? '').replace('command:loopx.openTodo?', ''))) as [{ loopxFolder: string; args: string[] }];
+    expect(mdLinks.map((l) => [l.range.start.character, l.tooltip])).toEqual([
+      [4, 'T1 · open'],
+      [11, 'G1 CSV importer'],
+    ]);
+    const [args] = JSON.parse(decodeURIComponent((mdLinks[0]?.target ?? '').replace('command:loopx.openTodo?', ''))) as [
+      { loopxFolder: string; args: string[] },
+    ];
     expect(args).toEqual({ loopxFolder: ws.root, args: ['T1'] });
     const hover = await client.request<Hover>('textDocument/hover', { textDocument: { uri: notes }, position: { line: 0, character: 5 } });
     expect((hover.contents as { value: string }).value).toContain('**T1** Parse the header row');
 
     const code = pathToFileURL(join(ws.root, 'src', 'parse.ts')).href;
     const source = 'const T1 = 1; // header parsing is T1\n';
-    await client.connection.sendNotification('textDocument/didOpen', { textDocument: { uri: code, languageId: 'typescript', version: 1, text: source } });
+    await client.connection.sendNotification('textDocument/didOpen', {
+      textDocument: { uri: code, languageId: 'typescript', version: 1, text: source },
+    });
     const codeLinks = await client.request<DocumentLink[]>('textDocument/documentLink', { textDocument: { uri: code } });
     expect(codeLinks.map((l) => l.range.start.character)).toEqual([source.lastIndexOf('T1')]);
     expect(await client.diagnosticsFor(notes, () => true, 1000).catch(() => 'none published')).toBe('none published');

@@ -2,7 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  type Diagnostic, type ProtocolConnection, PublishDiagnosticsNotification, StreamMessageReader, StreamMessageWriter, createProtocolConnection,
+  type Diagnostic,
+  type ProtocolConnection,
+  PublishDiagnosticsNotification,
+  StreamMessageReader,
+  StreamMessageWriter,
+  createProtocolConnection,
 } from 'vscode-languageserver-protocol/node';
 import { REPO } from '../cli/harness';
 
@@ -15,7 +20,10 @@ export class LspClient {
 
   constructor(env: NodeJS.ProcessEnv = process.env) {
     this.child = spawn(process.execPath, [join(REPO, 'dist', 'languageServer.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'], env });
-    this.connection = createProtocolConnection(new StreamMessageReader(this.child.stdout as NodeJS.ReadableStream), new StreamMessageWriter(this.child.stdin as NodeJS.WritableStream));
+    this.connection = createProtocolConnection(
+      new StreamMessageReader(this.child.stdout as NodeJS.ReadableStream),
+      new StreamMessageWriter(this.child.stdin as NodeJS.WritableStream),
+    );
     this.connection.onNotification(PublishDiagnosticsNotification.type, (p) => {
       const list = this.diagnostics.get(p.uri) ?? [];
       list.push({ version: p.version, diagnostics: p.diagnostics });
@@ -32,7 +40,10 @@ export class LspClient {
 
   async initialize(root: string): Promise<unknown> {
     const result = await this.connection.sendRequest('initialize', {
-      processId: process.pid, rootUri: pathToFileURL(root).href, capabilities: { workspace: { codeLens: { refreshSupport: true } } }, workspaceFolders: null,
+      processId: process.pid,
+      rootUri: pathToFileURL(root).href,
+      capabilities: { workspace: { codeLens: { refreshSupport: true } } },
+      workspaceFolders: null,
     });
     await this.connection.sendNotification('initialized', {});
     return result;
@@ -52,7 +63,8 @@ export class LspClient {
     for (;;) {
       const found = (this.diagnostics.get(uri) ?? []).find((p) => accept(p.diagnostics, p.version));
       if (found) return found.diagnostics;
-      if (Date.now() > deadline) throw new Error(`no matching diagnostics for ${uri}; got ${JSON.stringify(this.diagnostics.get(uri)?.at(-1))}`);
+      if (Date.now() > deadline)
+        throw new Error(`no matching diagnostics for ${uri}; got ${JSON.stringify(this.diagnostics.get(uri)?.at(-1))}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 500);
         this.waiters.push(() => {

@@ -12,15 +12,30 @@ export interface AttentionHandlers {
 export function renderAttention(items: AttentionItem[], nowMs: number, on: AttentionHandlers): HTMLElement {
   const list = h('ul', { class: 'attention-list', role: 'list' });
   for (const item of items) list.append(h('li', { class: `attention-item attention-${item.kind}` }, ...itemContent(item, nowMs, on)));
-  return h('section', { class: 'attention', 'aria-label': 'Needs you' },
+  return h(
+    'section',
+    { class: 'attention', 'aria-label': 'Needs you' },
     h('h2', { class: 'attention-title' }, icon('bell'), ` Needs you `, h('span', { class: 'count', text: String(items.length) })),
-    items.length ? list : h('p', { class: 'quiet', text: 'Nothing needs you right now.' }));
+    items.length ? list : h('p', { class: 'quiet', text: 'Nothing needs you right now.' }),
+  );
 }
 
 /** A button whose visible label is short and whose accessible name says what it acts on. */
-function button(item: AttentionItem, action: AttentionAction, label: string, iconName: string, onClick: () => void, primary = false): HTMLButtonElement {
+function button(
+  item: AttentionItem,
+  action: AttentionAction,
+  label: string,
+  iconName: string,
+  onClick: () => void,
+  primary = false,
+): HTMLButtonElement {
   const name = attentionActionLabel(action, item);
-  const b = h('button', { type: 'button', class: primary ? 'button primary' : 'button', 'aria-label': name, title: name }, icon(iconName), ` ${label}`);
+  const b = h(
+    'button',
+    { type: 'button', class: primary ? 'button primary' : 'button', 'aria-label': name, title: name },
+    icon(iconName),
+    ` ${label}`,
+  );
   b.addEventListener('click', onClick);
   return b;
 }
@@ -36,24 +51,77 @@ function itemContent(item: AttentionItem, nowMs: number, on: AttentionHandlers):
     case 'gate':
       return [
         icon('question', 'gate'),
-        h('span', { class: 'what' }, `${item.gateId} on `, item.todoId ? link(item, item.todoId, on) : `goal ${item.goalId}`, ` · ${item.askedBy} asked `, timeEl(item.askedAt, nowMs), ': '),
+        h(
+          'span',
+          { class: 'what' },
+          `${item.gateId} on `,
+          item.todoId ? link(item, item.todoId, on) : `goal ${item.goalId}`,
+          ` · ${item.askedBy} asked `,
+          timeEl(item.askedAt, nowMs),
+          ': ',
+        ),
         h('q', { class: 'question', text: item.question }),
-        h('span', { class: 'actions' },
+        h(
+          'span',
+          { class: 'actions' },
           button(item, 'approve', 'Approve', 'check', () => on.gate('approveGate', item.gateId), true),
-          button(item, 'reject', 'Reject', 'close', () => on.gate('rejectGate', item.gateId))),
+          button(item, 'reject', 'Reject', 'close', () => on.gate('rejectGate', item.gateId)),
+        ),
       ];
     case 'blocked':
-      return [icon('error', 'blocked'), h('span', { class: 'what' }, link(item, item.todoId, on), ` ${item.title} · `, h('em', { text: item.reason })),
-        h('span', { class: 'actions' }, button(item, 'unblock', 'Unblock', 'debug-restart', () => on.todo('unblock', item.todoId)))];
+      return [
+        icon('error', 'blocked'),
+        h('span', { class: 'what' }, link(item, item.todoId, on), ` ${item.title} · `, h('em', { text: item.reason })),
+        h(
+          'span',
+          { class: 'actions' },
+          button(item, 'unblock', 'Unblock', 'debug-restart', () => on.todo('unblock', item.todoId)),
+        ),
+      ];
     case 'lapsed':
-      return [icon('warning', 'lease lapsed'), h('span', { class: 'what' }, link(item, item.todoId, on), ` ${item.title} · ${item.owner}'s lease lapsed `, timeEl(item.leaseExpiresAt, nowMs)),
-        h('span', { class: 'actions' },
+      return [
+        icon('warning', 'lease lapsed'),
+        h(
+          'span',
+          { class: 'what' },
+          link(item, item.todoId, on),
+          ` ${item.title} · ${item.owner}'s lease lapsed `,
+          timeEl(item.leaseExpiresAt, nowMs),
+        ),
+        h(
+          'span',
+          { class: 'actions' },
           button(item, 'release', 'Release', 'debug-step-back', () => on.todo('release', item.todoId)),
-          button(item, 'reassign', 'Reassign', 'person-add', () => on.todo('reassign', item.todoId)))];
+          button(item, 'reassign', 'Reassign', 'person-add', () => on.todo('reassign', item.todoId)),
+        ),
+      ];
     case 'monitor':
-      return [icon('eye', 'monitor'), h('span', { class: 'what' }, link(item, item.todoId, on), ` ${item.title} · ${item.monitorId} cannot run `, h('code', { text: item.check }), ': ', h('em', { text: item.error })),
-        h('span', { class: 'actions' }, button(item, 'cancelMonitor', 'Cancel monitor', 'close', () => on.todo('cancelMonitor', item.todoId)))];
+      return [
+        icon('eye', 'monitor'),
+        h(
+          'span',
+          { class: 'what' },
+          link(item, item.todoId, on),
+          ` ${item.title} · ${item.monitorId} cannot run `,
+          h('code', { text: item.check }),
+          ': ',
+          h('em', { text: item.error }),
+        ),
+        h(
+          'span',
+          { class: 'actions' },
+          button(item, 'cancelMonitor', 'Cancel monitor', 'close', () => on.todo('cancelMonitor', item.todoId)),
+        ),
+      ];
     case 'budget':
-      return [icon('dashboard', 'budget'), h('span', { class: 'what' }, `${item.goalId} ${item.title} · budget spent`, ...(item.nextWakeAt ? ['; next slot ', timeEl(item.nextWakeAt, nowMs)] : []))];
+      return [
+        icon('dashboard', 'budget'),
+        h(
+          'span',
+          { class: 'what' },
+          `${item.goalId} ${item.title} · budget spent`,
+          ...(item.nextWakeAt ? ['; next slot ', timeEl(item.nextWakeAt, nowMs)] : []),
+        ),
+      ];
   }
 }

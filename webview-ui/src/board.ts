@@ -24,7 +24,10 @@ export class BoardView {
   private readonly nodes = new Map<string, HTMLElement>();
   private dragged: Card | undefined;
 
-  constructor(private readonly state: BoardState, private readonly on: BoardHandlers) {
+  constructor(
+    private readonly state: BoardState,
+    private readonly on: BoardHandlers,
+  ) {
     this.root = h('div', { class: 'columns' });
     for (const column of COLUMNS) {
       const list = h('div', { class: 'cards', role: 'list', 'aria-labelledby': `title-${column}` });
@@ -32,9 +35,16 @@ export class BoardView {
       const title = h('h2', { class: 'column-title', id: `title-${column}` }, h('span', { text: COLUMN_TITLES[column] }), ' ', count);
       // Outside the list (a list holds only cards) and inert to the pointer: the column stays the drop target.
       const empty = h('p', { class: 'column-empty', text: emptyColumnText(column, false) });
-      const section = column === 'killed'
-        ? h('details', { class: 'column column-killed', 'data-column': column }, h('summary', {}, title), list, empty)
-        : h('section', { class: `column column-${column}`, 'data-column': column, 'aria-labelledby': `title-${column}` }, title, list, empty);
+      const section =
+        column === 'killed'
+          ? h('details', { class: 'column column-killed', 'data-column': column }, h('summary', {}, title), list, empty)
+          : h(
+              'section',
+              { class: `column column-${column}`, 'data-column': column, 'aria-labelledby': `title-${column}` },
+              title,
+              list,
+              empty,
+            );
       this.wireDrop(section, column);
       this.lists.set(column, list);
       this.counts.set(column, count);
@@ -182,7 +192,8 @@ export class BoardView {
       } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
         event.preventDefault();
         let next = (event.key === 'ArrowDown' ? node.nextElementSibling : node.previousElementSibling) as HTMLElement | null;
-        while (next?.hidden) next = (event.key === 'ArrowDown' ? next.nextElementSibling : next.previousElementSibling) as HTMLElement | null;
+        while (next?.hidden)
+          next = (event.key === 'ArrowDown' ? next.nextElementSibling : next.previousElementSibling) as HTMLElement | null;
         next?.focus();
       }
     });

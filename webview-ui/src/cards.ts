@@ -5,26 +5,61 @@ import { h, icon } from './dom';
 
 /** One card's element, rebuilt in place when the card changes (its node, focus and position survive). */
 export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): HTMLElement {
-  const el = existing ?? h('article', { class: 'card', tabindex: 0, draggable: 'true', role: 'listitem', 'data-id': card.id, id: `card-${card.id}` });
+  const el =
+    existing ??
+    h('article', { class: 'card', tabindex: 0, draggable: 'true', role: 'listitem', 'data-id': card.id, id: `card-${card.id}` });
   const nowIso = new Date(nowMs).toISOString();
   const lapsed = leaseLapsed(card, nowIso);
   el.classList.toggle('lapsed', lapsed);
   el.classList.toggle('gated', card.gates.length > 0);
   el.classList.toggle('monitored', card.monitor !== null);
   el.dataset.priority = String(card.priority);
-  const head = h('div', { class: 'card-head' },
+  const head = h(
+    'div',
+    { class: 'card-head' },
     h('span', { class: 'card-id', text: card.id }),
     h('span', { class: `prio prio-${card.priority}`, text: `P${card.priority}`, title: `priority ${card.priority}` }),
-    card.gates.length ? h('span', { class: 'badge gate-badge', title: `gate ${card.gates.join(', ')} pending` }, icon('question'), ` ${card.gates.join(', ')}`) : null,
-    h('button', { class: 'card-menu icon-button', type: 'button', 'aria-label': `Actions for ${card.id}`, 'aria-haspopup': 'menu', title: 'Move or act (M)' }, icon('kebab-vertical')),
+    card.gates.length
+      ? h(
+          'span',
+          { class: 'badge gate-badge', title: `gate ${card.gates.join(', ')} pending` },
+          icon('question'),
+          ` ${card.gates.join(', ')}`,
+        )
+      : null,
+    h(
+      'button',
+      {
+        class: 'card-menu icon-button',
+        type: 'button',
+        'aria-label': `Actions for ${card.id}`,
+        'aria-haspopup': 'menu',
+        title: 'Move or act (M)',
+      },
+      icon('kebab-vertical'),
+    ),
   );
   const facts: (HTMLElement | null)[] = [
     card.owner ? h('span', { class: 'owner', title: 'holder' }, icon('person'), ` ${card.owner}`) : null,
     card.leaseExpiresAt && card.status === 'claimed'
-      ? h('span', { class: 'lease', 'data-exp': card.leaseExpiresAt, title: `lease ends ${boardTimeTitle(card.leaseExpiresAt)}` }, icon(lapsed ? 'warning' : 'watch'), ` ${leaseText(card.leaseExpiresAt, nowMs)}`)
+      ? h(
+          'span',
+          { class: 'lease', 'data-exp': card.leaseExpiresAt, title: `lease ends ${boardTimeTitle(card.leaseExpiresAt)}` },
+          icon(lapsed ? 'warning' : 'watch'),
+          ` ${leaseText(card.leaseExpiresAt, nowMs)}`,
+        )
       : null,
-    card.dependsOn.length ? h('span', { class: 'deps', title: `depends on ${card.dependsOn.join(', ')}` }, icon('git-merge'), ` ${card.dependsOn.length - card.unmetDeps.length}/${card.dependsOn.length}`) : null,
-    card.evidenceCount ? h('span', { class: 'evidence', title: `${card.evidenceCount} evidence` }, icon('checklist'), ` ${card.evidenceCount}`) : null,
+    card.dependsOn.length
+      ? h(
+          'span',
+          { class: 'deps', title: `depends on ${card.dependsOn.join(', ')}` },
+          icon('git-merge'),
+          ` ${card.dependsOn.length - card.unmetDeps.length}/${card.dependsOn.length}`,
+        )
+      : null,
+    card.evidenceCount
+      ? h('span', { class: 'evidence', title: `${card.evidenceCount} evidence` }, icon('checklist'), ` ${card.evidenceCount}`)
+      : null,
   ];
   const why = waitingReason(card);
   const parts: HTMLElement[] = [head, h('div', { class: 'card-title', text: card.title }), h('div', { class: 'card-facts' }, ...facts)];
@@ -41,20 +76,39 @@ function monitorLine(card: Card, nowMs: number): HTMLElement {
   const m = card.monitor as NonNullable<Card['monitor']>;
   const last = lastRunSummary(m);
   const failing = m.lastRun?.error ? ' failing' : '';
-  return h('div', { class: `card-monitor${failing}`, title: `${waitingReason(card)}${m.expiresAt ? ` · expires ${new Date(m.expiresAt).toLocaleString()}` : ''}` },
+  return h(
+    'div',
+    {
+      class: `card-monitor${failing}`,
+      title: `${waitingReason(card)}${m.expiresAt ? ` · expires ${new Date(m.expiresAt).toLocaleString()}` : ''}`,
+    },
     icon(m.kind === 'timer' ? 'watch' : 'eye'),
     h('span', { class: 'monitor-what', text: m.kind === 'timer' ? ` ${m.id} timer` : ` ${m.id} ${m.check ?? ''}` }),
-    m.nextCheckAt ? h('span', { class: 'countdown', 'data-exp': m.nextCheckAt, title: `${m.kind === 'timer' ? 'fires' : 'next check'} ${boardTimeTitle(m.nextCheckAt)}` }, icon('clock'), ` ${dueText(m.nextCheckAt, nowMs)}`) : null,
-    last ? h('span', { class: 'monitor-last', text: `last: ${last}` }) : null);
+    m.nextCheckAt
+      ? h(
+          'span',
+          {
+            class: 'countdown',
+            'data-exp': m.nextCheckAt,
+            title: `${m.kind === 'timer' ? 'fires' : 'next check'} ${boardTimeTitle(m.nextCheckAt)}`,
+          },
+          icon('clock'),
+          ` ${dueText(m.nextCheckAt, nowMs)}`,
+        )
+      : null,
+    last ? h('span', { class: 'monitor-last', text: `last: ${last}` }) : null,
+  );
 }
 
 function describe(card: Card, nowMs: number, lapsed: boolean, why: string | null): string {
   const bits = [`${card.id} ${card.title}`, `priority ${card.priority}`, columnOf(card) === 'claimed' ? 'in progress' : columnOf(card)];
   if (card.owner) bits.push(`held by ${card.owner}`);
-  if (card.leaseExpiresAt && card.status === 'claimed') bits.push(lapsed ? `lease ${leaseText(card.leaseExpiresAt, nowMs)}` : `lease ends ${leaseText(card.leaseExpiresAt, nowMs)}`);
+  if (card.leaseExpiresAt && card.status === 'claimed')
+    bits.push(lapsed ? `lease ${leaseText(card.leaseExpiresAt, nowMs)}` : `lease ends ${leaseText(card.leaseExpiresAt, nowMs)}`);
   if (card.gates.length) bits.push(`gate ${card.gates.join(', ')} pending`);
   if (why) bits.push(why);
-  if (card.monitor?.nextCheckAt) bits.push(`${card.monitor.kind === 'timer' ? 'fires' : 'next check'} ${dueText(card.monitor.nextCheckAt, nowMs)}`);
+  if (card.monitor?.nextCheckAt)
+    bits.push(`${card.monitor.kind === 'timer' ? 'fires' : 'next check'} ${dueText(card.monitor.nextCheckAt, nowMs)}`);
   if (card.monitor?.lastRun) bits.push(`last run ${lastRunSummary(card.monitor)}`);
   if (card.evidenceCount) bits.push(`${card.evidenceCount} evidence`);
   return bits.join(', ');

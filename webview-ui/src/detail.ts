@@ -10,41 +10,106 @@ export function renderDetail(
   on: { close(): void; openArtifact(path: string): void; actions(anchor: HTMLElement): void },
 ): HTMLElement {
   const id = d.card.id;
-  const close = h('button', { type: 'button', class: 'icon-button', 'aria-label': `Close the details of ${id}`, title: 'Close (Escape)' }, icon('close'));
+  const close = h(
+    'button',
+    { type: 'button', class: 'icon-button', 'aria-label': `Close the details of ${id}`, title: 'Close (Escape)' },
+    icon('close'),
+  );
   close.addEventListener('click', on.close);
-  const actions = h('button', { type: 'button', class: 'button', 'aria-haspopup': 'menu', 'aria-label': `Actions for ${id}` }, icon('kebab-vertical'), ' Actions');
+  const actions = h(
+    'button',
+    { type: 'button', class: 'button', 'aria-haspopup': 'menu', 'aria-label': `Actions for ${id}` },
+    icon('kebab-vertical'),
+    ' Actions',
+  );
   actions.addEventListener('click', () => on.actions(actions));
-  const section = (title: string, ...content: (HTMLElement | null)[]) => h('section', { class: 'detail-section' }, h('h3', { text: title }), ...content);
+  const section = (title: string, ...content: (HTMLElement | null)[]) =>
+    h('section', { class: 'detail-section' }, h('h3', { text: title }), ...content);
   const text = (value: string, empty: string) => h('p', { class: value ? 'detail-text' : 'quiet', text: value || empty });
   const evidence = d.evidence.length
-    ? h('ul', { class: 'detail-list evidence-list' }, ...d.evidence.map((e) => h('li', { class: e.run ? 'kernel-verified' : undefined },
-        e.run
-          ? h('div', { title: 'loopx ran this command itself: this is what it saw, not what anyone says' },
-              icon('shield', 'kernel-verified'), ` ran `, h('code', { text: e.run.command }), `: ${e.run.error ?? `exit ${e.run.exitCode}`} in ${seconds(e.run.durationMs)}${e.run.check ? ' (acceptance check)' : ''}`)
-          : h('div', { text: e.summary }),
-        h('div', { class: 'quiet', title: `evidence #${e.seq}, kind ${e.kind}` }, `${e.run ? `kernel-verified, asked by ${e.actor}` : e.text} · `, timeEl(e.at, nowMs)),
-        ...e.artifacts.map((a) => {
-          const b = h('button', { type: 'button', class: 'link artifact', title: `sha256 ${a.sha256}`, 'aria-label': `Open artifact ${a.path}` }, icon('file'), ` ${a.path}`);
-          b.addEventListener('click', () => on.openArtifact(a.path));
-          return b;
-        }))))
+    ? h(
+        'ul',
+        { class: 'detail-list evidence-list' },
+        ...d.evidence.map((e) =>
+          h(
+            'li',
+            { class: e.run ? 'kernel-verified' : undefined },
+            e.run
+              ? h(
+                  'div',
+                  { title: 'loopx ran this command itself: this is what it saw, not what anyone says' },
+                  icon('shield', 'kernel-verified'),
+                  ` ran `,
+                  h('code', { text: e.run.command }),
+                  `: ${e.run.error ?? `exit ${e.run.exitCode}`} in ${seconds(e.run.durationMs)}${e.run.check ? ' (acceptance check)' : ''}`,
+                )
+              : h('div', { text: e.summary }),
+            h(
+              'div',
+              { class: 'quiet', title: `evidence #${e.seq}, kind ${e.kind}` },
+              `${e.run ? `kernel-verified, asked by ${e.actor}` : e.text} · `,
+              timeEl(e.at, nowMs),
+            ),
+            ...e.artifacts.map((a) => {
+              const b = h(
+                'button',
+                { type: 'button', class: 'link artifact', title: `sha256 ${a.sha256}`, 'aria-label': `Open artifact ${a.path}` },
+                icon('file'),
+                ` ${a.path}`,
+              );
+              b.addEventListener('click', () => on.openArtifact(a.path));
+              return b;
+            }),
+          ),
+        ),
+      )
     : text('', 'No evidence yet.');
   const column = COLUMN_TITLES[columnOf(d.card)];
-  const history = h('ol', { class: 'detail-list history' }, ...d.history.map((e) => h('li', { title: `${e.kind} · event #${e.seq}` },
-    h('span', { class: 'history-text', text: e.text }),
-    e.note ? h('span', { class: 'history-note', text: `: ${e.note}` }) : null,
-    h('span', { class: 'quiet' }, ' · ', timeEl(e.at, nowMs)))));
-  return h('aside', { class: 'detail', 'aria-label': `${id} details`, tabindex: -1, 'data-id': id },
+  const history = h(
+    'ol',
+    { class: 'detail-list history' },
+    ...d.history.map((e) =>
+      h(
+        'li',
+        { title: `${e.kind} · event #${e.seq}` },
+        h('span', { class: 'history-text', text: e.text }),
+        e.note ? h('span', { class: 'history-note', text: `: ${e.note}` }) : null,
+        h('span', { class: 'quiet' }, ' · ', timeEl(e.at, nowMs)),
+      ),
+    ),
+  );
+  return h(
+    'aside',
+    { class: 'detail', 'aria-label': `${id} details`, tabindex: -1, 'data-id': id },
     h('header', { class: 'detail-head' }, h('h2', { text: `${id} ${d.card.title}` }), actions, close),
-    h('p', { class: 'quiet detail-facts', title: `status ${d.card.status} · revision ${d.card.revision}` },
-      `${column} · priority ${d.card.priority}${d.card.owner ? ` · held by ${d.card.owner}` : ''}`),
+    h(
+      'p',
+      { class: 'quiet detail-facts', title: `status ${d.card.status} · revision ${d.card.revision}` },
+      `${column} · priority ${d.card.priority}${d.card.owner ? ` · held by ${d.card.owner}` : ''}`,
+    ),
     section('Acceptance', text(d.detail, 'No acceptance text.')),
     section('Continuation', text(d.continuation, 'None yet.')),
     d.reason ? section('Reason', text(d.reason, '')) : null,
-    d.monitors.length ? section(`Monitors (${d.monitors.length})`, h('ul', { class: 'detail-list' }, ...d.monitors.map((m) => monitorItem(m, nowMs)))) : null,
+    d.monitors.length
+      ? section(`Monitors (${d.monitors.length})`, h('ul', { class: 'detail-list' }, ...d.monitors.map((m) => monitorItem(m, nowMs))))
+      : null,
     section(`Evidence (${d.evidence.length})`, evidence),
-    d.handoffs.length ? section('Handoffs', h('ul', { class: 'detail-list' }, ...d.handoffs.map((x) => h('li', { title: `handoff ${x.id}, ${x.status}` },
-      `${x.from} → ${x.to}, ${x.status}: ${x.summary}${x.pending ? ` · left: ${x.pending}` : ''}`)))) : null,
+    d.handoffs.length
+      ? section(
+          'Handoffs',
+          h(
+            'ul',
+            { class: 'detail-list' },
+            ...d.handoffs.map((x) =>
+              h(
+                'li',
+                { title: `handoff ${x.id}, ${x.status}` },
+                `${x.from} → ${x.to}, ${x.status}: ${x.summary}${x.pending ? ` · left: ${x.pending}` : ''}`,
+              ),
+            ),
+          ),
+        )
+      : null,
     section('History', history),
   );
 }
@@ -56,13 +121,28 @@ function seconds(ms: number): string {
 /** A monitor the todo waited on: what it checked, how it ended, and its recent runs with the end of their output. */
 function monitorItem(m: CardDetail['monitors'][number], nowMs: number): HTMLElement {
   const what = m.kind === 'timer' ? 'a timer' : `${m.check ?? ''} · until ${m.until}`;
-  const state = m.status === 'waiting' ? `waiting${m.nextCheckAt ? ` · next ${boardTime(m.nextCheckAt, nowMs)}` : ''}` : `${m.status}${m.result ? `: ${m.result}` : ''}`;
-  return h('li', { class: `monitor monitor-${m.status}` },
+  const state =
+    m.status === 'waiting'
+      ? `waiting${m.nextCheckAt ? ` · next ${boardTime(m.nextCheckAt, nowMs)}` : ''}`
+      : `${m.status}${m.result ? `: ${m.result}` : ''}`;
+  return h(
+    'li',
+    { class: `monitor monitor-${m.status}` },
     h('div', {}, icon(m.kind === 'timer' ? 'watch' : 'eye'), ' ', h('strong', { text: m.id }), ' ', h('code', { text: what })),
     h('div', { class: 'quiet', text: state }),
     m.runs.length
-      ? h('ol', { class: 'runs', reversed: true }, ...m.runs.map((r) => h('li', { title: r.outputTail ? r.outputTail.slice(-1000) : 'no output' },
-          `run ${r.n} · ${boardTime(r.at, nowMs)} · ${r.error ?? `exit ${r.exitCode}`} in ${seconds(r.durationMs)}`,
-          r.outputTail.trim() ? h('pre', { class: 'run-tail', text: r.outputTail.trimEnd().split('\n').slice(-3).join('\n') }) : null)))
-      : null);
+      ? h(
+          'ol',
+          { class: 'runs', reversed: true },
+          ...m.runs.map((r) =>
+            h(
+              'li',
+              { title: r.outputTail ? r.outputTail.slice(-1000) : 'no output' },
+              `run ${r.n} · ${boardTime(r.at, nowMs)} · ${r.error ?? `exit ${r.exitCode}`} in ${seconds(r.durationMs)}`,
+              r.outputTail.trim() ? h('pre', { class: 'run-tail', text: r.outputTail.trimEnd().split('\n').slice(-3).join('\n') }) : null,
+            ),
+          ),
+        )
+      : null,
+  );
 }

@@ -24,7 +24,13 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 }
 
 export function icon(name: string, label?: string): HTMLElement {
-  return h('span', { class: `codicon codicon-${name}`, 'aria-hidden': label ? undefined : 'true', title: label, role: label ? 'img' : undefined, 'aria-label': label });
+  return h('span', {
+    class: `codicon codicon-${name}`,
+    'aria-hidden': label ? undefined : 'true',
+    title: label,
+    role: label ? 'img' : undefined,
+    'aria-label': label,
+  });
 }
 
 /** A time as the board shows it everywhere: relative in text, the exact time in the tooltip (kept current by tickTimes). */

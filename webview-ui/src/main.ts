@@ -72,7 +72,13 @@ async function gateAction(action: GateAction, gateId: string): Promise<void> {
 }
 
 function showMenu(card: Card, anchor: HTMLElement): void {
-  const choices = cardChoices(card, state.me, state.nowIso(), (to) => void move(card, to), (a) => void todoAction(a, card.id));
+  const choices = cardChoices(
+    card,
+    state.me,
+    state.nowIso(),
+    (to) => void move(card, to),
+    (a) => void todoAction(a, card.id),
+  );
   if (!choices.length) {
     showToast(`${card.id} is ${card.status}; nothing more can happen to it`, 'info');
     return;
@@ -145,9 +151,17 @@ function renderHeader(): void {
     board.applyFilter();
   }
   const options = (select: HTMLSelectElement, all: string, values: [string, string][], selected: string | null) => {
-    select.replaceChildren(h('option', { value: '', text: all }), ...values.map(([v, label]) => h('option', { value: v, text: label, selected: v === selected })));
+    select.replaceChildren(
+      h('option', { value: '', text: all }),
+      ...values.map(([v, label]) => h('option', { value: v, text: label, selected: v === selected })),
+    );
   };
-  options(goalSelect, 'All goals', state.goals.map((g) => [g.id, `${g.id} ${g.title}`]), state.filter.goalId);
+  options(
+    goalSelect,
+    'All goals',
+    state.goals.map((g) => [g.id, `${g.id} ${g.title}`]),
+    state.filter.goalId,
+  );
   // A multi-root workspace: this folder's goals under its name, then each other folder's (picking one switches).
   const here = state.folders.find((f) => f.current);
   if (here) {
@@ -156,18 +170,33 @@ function renderHeader(): void {
     goalSelect.append(own);
     for (const folder of state.folders.filter((f) => !f.current)) {
       const group = h('optgroup', { label: folder.name });
-      group.append(h('option', { value: `f${folder.index}:`, text: `All goals in ${folder.name}` }),
-        ...folder.goals.map((g) => h('option', { value: `f${folder.index}:${g.id}`, text: `${g.id} ${g.title}` })));
+      group.append(
+        h('option', { value: `f${folder.index}:`, text: `All goals in ${folder.name}` }),
+        ...folder.goals.map((g) => h('option', { value: `f${folder.index}:${g.id}`, text: `${g.id} ${g.title}` })),
+      );
       goalSelect.append(group);
     }
   }
-  options(agentSelect, 'Any agent', state.agents.map((a) => [a, a]), state.filter.agent);
+  options(
+    agentSelect,
+    'Any agent',
+    state.agents.map((a) => [a, a]),
+    state.filter.agent,
+  );
   renderGoalBackground(goalId);
-  goalChips.replaceChildren(...state.goals.filter((g) => g.status === 'active').map((g) => {
-    const exhausted = g.spent >= g.turnsPerWindow;
-    return h('span', { class: `chip${exhausted ? ' chip-warning' : ''}`, title: `${g.id}: ${shouldRunSentence(g)} (${g.reason})` },
-      icon(exhausted ? 'warning' : 'pulse'), ` ${g.id} ${g.spent}/${g.turnsPerWindow}`);
-  }));
+  goalChips.replaceChildren(
+    ...state.goals
+      .filter((g) => g.status === 'active')
+      .map((g) => {
+        const exhausted = g.spent >= g.turnsPerWindow;
+        return h(
+          'span',
+          { class: `chip${exhausted ? ' chip-warning' : ''}`, title: `${g.id}: ${shouldRunSentence(g)} (${g.reason})` },
+          icon(exhausted ? 'warning' : 'pulse'),
+          ` ${g.id} ${g.spent}/${g.turnsPerWindow}`,
+        );
+      }),
+  );
 }
 
 /**
@@ -180,17 +209,24 @@ function renderGoalBackground(goalId: string | null): void {
   const existing = goalBackground.querySelector('details');
   const text = goalBackground.querySelector('.goal-background-text');
   if (existing?.dataset.goal === goal.id && text?.textContent === goal.background) return;
-  goalBackground.replaceChildren(h('details', { class: 'goal-background', 'data-goal': goal.id, open: existing?.open ?? true },
-    h('summary', {}, icon('book'), ` ${goal.id} background`),
-    h('div', { class: 'goal-background-text', text: goal.background })));
+  goalBackground.replaceChildren(
+    h(
+      'details',
+      { class: 'goal-background', 'data-goal': goal.id, open: existing?.open ?? true },
+      h('summary', {}, icon('book'), ` ${goal.id} background`),
+      h('div', { class: 'goal-background-text', text: goal.background }),
+    ),
+  );
 }
 
 function renderAttentionStrip(): void {
-  attentionSlot.replaceChildren(renderAttention(state.attention, state.now(), {
-    gate: (action, id) => void gateAction(action, id),
-    todo: (action, id) => void todoAction(action, id),
-    open: (id) => void openDetail(id),
-  }));
+  attentionSlot.replaceChildren(
+    renderAttention(state.attention, state.now(), {
+      gate: (action, id) => void gateAction(action, id),
+      todo: (action, id) => void todoAction(action, id),
+      open: (id) => void openDetail(id),
+    }),
+  );
 }
 
 function onFilterChange(): void {
@@ -254,12 +290,15 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
 });
 
 app.replaceChildren(
-  h('header', { class: 'toolbar' },
+  h(
+    'header',
+    { class: 'toolbar' },
     h('h1', {}, icon('checklist'), ' LoopX Board'),
     h('label', { class: 'filter' }, icon('target'), goalSelect),
     h('label', { class: 'filter' }, icon('person'), agentSelect),
     h('label', { class: 'filter filter-text' }, icon('search'), textFilter),
-    goalChips),
+    goalChips,
+  ),
   goalBackground,
   attentionSlot,
   h('main', { class: 'board-body' }, board.root, detailSlot),

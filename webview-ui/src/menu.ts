@@ -50,15 +50,33 @@ export function openMenu(anchor: HTMLElement, choices: MenuChoice[], onClose: ()
   items[0]?.focus();
 }
 
-const TARGET_ICONS: Record<ColumnId, string> = { ready: 'debug-step-back', waiting: 'clock', claimed: 'person-add', blocked: 'error', shipped: 'rocket', killed: 'trash' };
+const TARGET_ICONS: Record<ColumnId, string> = {
+  ready: 'debug-step-back',
+  waiting: 'clock',
+  claimed: 'person-add',
+  blocked: 'error',
+  shipped: 'rocket',
+  killed: 'trash',
+};
 
 /** Choices for one card: the allowed moves, then the actions that are not moves. */
-export function cardChoices(card: Card, me: string, nowIso: string, move: (to: ColumnId) => void, act: (a: TodoAction) => void): MenuChoice[] {
-  const moves = allowedTargets(card, me, nowIso).map((to) => ({ label: `Move to ${COLUMN_TITLES[to]}`, icon: TARGET_ICONS[to], run: () => move(to) }));
+export function cardChoices(
+  card: Card,
+  me: string,
+  nowIso: string,
+  move: (to: ColumnId) => void,
+  act: (a: TodoAction) => void,
+): MenuChoice[] {
+  const moves = allowedTargets(card, me, nowIso).map((to) => ({
+    label: `Move to ${COLUMN_TITLES[to]}`,
+    icon: TARGET_ICONS[to],
+    run: () => move(to),
+  }));
   const extra: MenuChoice[] = [];
   if (card.status === 'open' && columnOf(card) === 'ready') extra.push({ label: 'Run a turn…', icon: 'play', run: () => act('runTurn') });
   if (card.status !== 'killed') extra.push({ label: 'Add evidence…', icon: 'checklist', run: () => act('addEvidence') });
-  if (card.status === 'open' || card.status === 'claimed' || card.status === 'blocked') extra.push({ label: 'Ask a gate…', icon: 'question', run: () => act('askGate') });
+  if (card.status === 'open' || card.status === 'claimed' || card.status === 'blocked')
+    extra.push({ label: 'Ask a gate…', icon: 'question', run: () => act('askGate') });
   if (card.monitor) extra.push({ label: `Cancel monitor ${card.monitor.id}…`, icon: 'close', run: () => act('cancelMonitor') });
   return [...moves, ...extra];
 }

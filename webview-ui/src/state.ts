@@ -1,5 +1,15 @@
 import type { BoardFilter } from '../../src/protocol/board';
-import type { AnswerTo, AttentionItem, BoardFolder, BoardRequest, BoardSnapshot, Card, GoalSummary, ToHost, ToWebview } from '../../src/protocol/boardProtocol';
+import type {
+  AnswerTo,
+  AttentionItem,
+  BoardFolder,
+  BoardRequest,
+  BoardSnapshot,
+  Card,
+  GoalSummary,
+  ToHost,
+  ToWebview,
+} from '../../src/protocol/boardProtocol';
 
 interface VsCodeApi {
   postMessage(message: ToHost): void;

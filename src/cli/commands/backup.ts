@@ -19,7 +19,9 @@ export const backup: Command = {
     if (to !== undefined && !to.trim()) throw new InvalidInputError('--to needs a file name');
     const result = backupStore(kernel, { to, keep });
     const shown = relative(process.cwd(), result.path) || result.path;
-    const lines = [`Backed up ${result.events} events to ${shown.startsWith('..') ? result.path : shown} (${Math.ceil(result.bytes / 1024)} KB), verified.`];
+    const lines = [
+      `Backed up ${result.events} events to ${shown.startsWith('..') ? result.path : shown} (${Math.ceil(result.bytes / 1024)} KB), verified.`,
+    ];
     if (result.head) lines.push(`Anchor: ${formatAnchor(result.head)}`);
     if (result.removed.length) lines.push(`Removed ${result.removed.length} older backup${result.removed.length === 1 ? '' : 's'}.`);
     return { data: result, text: lines.join('\n') };

@@ -38,18 +38,33 @@ function runChecks(kernel: Kernel): Check[] {
   kernel.read(() => {
     const chain = verifyChain(db);
     if (!chain.ok) markBroken(kernel.storeDir, chain, new Date(kernel.clock()).toISOString());
-    add('hash chain', chain.ok ? 'ok' : 'fail', chain.ok ? `${chain.events} events verified` : `broken at event ${chain.firstBadSeq}: ${chain.problem}`);
+    add(
+      'hash chain',
+      chain.ok ? 'ok' : 'fail',
+      chain.ok ? `${chain.events} events verified` : `broken at event ${chain.firstBadSeq}: ${chain.problem}`,
+    );
     const replay = checkReplay(db);
-    add('replay', replay.ok ? 'ok' : 'fail', replay.ok
-      ? `replaying ${replay.events} events reproduces every state table`
-      : replay.differences.map((d) => `${d.table}: ${d.detail}`).join('; ').slice(0, 600));
+    add(
+      'replay',
+      replay.ok ? 'ok' : 'fail',
+      replay.ok
+        ? `replaying ${replay.events} events reproduces every state table`
+        : replay.differences
+            .map((d) => `${d.table}: ${d.detail}`)
+            .join('; ')
+            .slice(0, 600),
+    );
   });
   add(...staleTurns(kernel));
   add(...runners(kernel));
   if (existsSync(join(kernel.root, '.git'))) {
     const ignore = existsSync(join(kernel.root, '.gitignore')) ? readFileSync(join(kernel.root, '.gitignore'), 'utf8') : '';
     const ignored = ignore.split(/\r?\n/).some((l) => /^\/?\.loopx\/?$/.test(l.trim()));
-    add('gitignore', ignored ? 'ok' : 'warn', ignored ? '.loopx/ is ignored by git' : '.loopx/ is not in .gitignore (run loopx init to add it)');
+    add(
+      'gitignore',
+      ignored ? 'ok' : 'warn',
+      ignored ? '.loopx/ is ignored by git' : '.loopx/ is not in .gitignore (run loopx init to add it)',
+    );
   }
   const statusMd = existsSync(join(kernel.storeDir, STATUS_FILE));
   add('STATUS.md', statusMd ? 'ok' : 'warn', statusMd ? 'present' : 'missing; any change regenerates it');
@@ -75,8 +90,15 @@ function staleTurns(kernel: Kernel): [string, Level, string] {
     }),
   );
   if (stale.length === 0) return ['turns', 'ok', 'every open turn still holds its todo'];
-  const list = stale.slice(0, 5).map((t) => `${t.id} (${t.agent}, ${t.todoId})`).join(', ');
-  return ['turns', 'warn', `open but no longer holding their todo: ${list}${stale.length > 5 ? ` and ${stale.length - 5} more` : ''}; finish with: loopx turn finish ${stale[0]?.id} --exit-code 1`];
+  const list = stale
+    .slice(0, 5)
+    .map((t) => `${t.id} (${t.agent}, ${t.todoId})`)
+    .join(', ');
+  return [
+    'turns',
+    'warn',
+    `open but no longer holding their todo: ${list}${stale.length > 5 ? ` and ${stale.length - 5} more` : ''}; finish with: loopx turn finish ${stale[0]?.id} --exit-code 1`,
+  ];
 }
 
 /** A store that cannot be opened or read (damaged, not a store, unreadable) is a finding, not a crash. */
@@ -106,7 +128,12 @@ export const doctor: Command = {
     return {
       data,
       text,
-      failure: { code: 'doctor_failed', message: `doctor found problems: ${failed.join(', ')}`, hint: 'see the failing checks above', exitCode: EXIT.refused },
+      failure: {
+        code: 'doctor_failed',
+        message: `doctor found problems: ${failed.join(', ')}`,
+        hint: 'see the failing checks above',
+        exitCode: EXIT.refused,
+      },
     };
   },
 };

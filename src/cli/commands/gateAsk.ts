@@ -20,6 +20,9 @@ export const gateAsk: Command = {
       goalId: a.id('goal'),
       question: a.str('question') as string,
     });
-    return { data: gate, text: `Asked ${gateLine(new Painter(ctx.color), gate, Date.now())}\nA human decides with: loopx gate approve ${gate.id} | loopx gate reject ${gate.id}` };
+    return {
+      data: gate,
+      text: `Asked ${gateLine(new Painter(ctx.color), gate, Date.now())}\nA human decides with: loopx gate approve ${gate.id} | loopx gate reject ${gate.id}`,
+    };
   },
 };

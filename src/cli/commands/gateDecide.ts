@@ -23,7 +23,10 @@ function decide(verb: 'approve' | 'reject', status: 'approved' | 'rejected'): Co
         ...gate.question.split('\n'),
       ]);
       const decided = decideGate(kernel.as(human), id, status, ctx.args.str('note'));
-      return { data: decided, text: `${status === 'approved' ? 'Approved' : 'Rejected'} ${gateLine(new Painter(ctx.color), decided, Date.now())}` };
+      return {
+        data: decided,
+        text: `${status === 'approved' ? 'Approved' : 'Rejected'} ${gateLine(new Painter(ctx.color), decided, Date.now())}`,
+      };
     },
   };
 }

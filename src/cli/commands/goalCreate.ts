@@ -14,7 +14,11 @@ export const goalCreate: Command = {
     'window-hours': { type: 'number', value: 'H', description: 'length of the quota window in hours (default 24)' },
     'max-concurrent': { type: 'int', value: 'N', description: 'turns that may run at once (default 1)' },
     cooldown: { type: 'duration', value: 'DURATION', description: 'pause after each spent turn, e.g. 10m (default none)' },
-    check: { type: 'string', value: 'CMD', description: 'acceptance check (humans only, confirmed at an interactive terminal): todos ship only after loopx ran it, passing' },
+    check: {
+      type: 'string',
+      value: 'CMD',
+      description: 'acceptance check (humans only, confirmed at an interactive terminal): todos ship only after loopx ran it, passing',
+    },
   },
   examples: ['loopx goal create --title "Ship the parser" --objective "All fixtures parse" --scope "src/parser/**" --turns 12'],
   run(ctx) {
@@ -22,9 +26,10 @@ export const goalCreate: Command = {
     const check = a.str('check');
     // A check is a person's decision (as with `goal set-check`): a person at a terminal types `check` to confirm,
     // and the goal, made through that channel, starts at once.
-    const kernel = check !== undefined && ctx.canConfirm
-      ? ctx.kernel().as(ctx.confirmHuman(`create goal "${a.str('title') as string}" with the acceptance check \`${check}\``, 'check'))
-      : ctx.kernel();
+    const kernel =
+      check !== undefined && ctx.canConfirm
+        ? ctx.kernel().as(ctx.confirmHuman(`create goal "${a.str('title') as string}" with the acceptance check \`${check}\``, 'check'))
+        : ctx.kernel();
     let goal = createGoal(kernel, {
       title: a.str('title') as string,
       objective: a.str('objective'),
@@ -48,9 +53,10 @@ export const goalCreate: Command = {
         if ((error as { code?: string }).code !== 'not_confirmed') throw error;
       }
     }
-    const next = goal.status === 'paused'
-      ? `It is paused until a human starts it: loopx goal resume ${goal.id} (in a terminal) or Resume Goal in VS Code.`
-      : `Next: loopx todo add --goal ${goal.id} --title "…"`;
+    const next =
+      goal.status === 'paused'
+        ? `It is paused until a human starts it: loopx goal resume ${goal.id} (in a terminal) or Resume Goal in VS Code.`
+        : `Next: loopx todo add --goal ${goal.id} --title "…"`;
     return { data: goal, text: `Created ${goalLine(new Painter(ctx.color), goal)}\n${next}` };
   },
 };

@@ -23,14 +23,18 @@ export const goalExport: Command = {
   async run(ctx) {
     const id = parseId('goal', ctx.args.positionals[0]);
     // Goal files (YAML) are loaded by the commands that read or write them, not at every call's start-up.
-    const [{ defaultGoalFilePath, formatGoalFile }, { workspaceRelative }] = await Promise.all([import('../../goalFile/format'), import('../../goalFile/read')]);
+    const [{ defaultGoalFilePath, formatGoalFile }, { workspaceRelative }] = await Promise.all([
+      import('../../goalFile/format'),
+      import('../../goalFile/read'),
+    ]);
     const kernel = ctx.kernel();
     const { spec, filePath } = kernel.read((db) => ({ spec: exportGoalSpec(db, id), filePath: getGoal(db, id).filePath }));
     const text = formatGoalFile(spec);
     const target = ctx.args.str('to');
     const absolute = target !== undefined ? resolve(ctx.cwd, target) : join(kernel.root, filePath ?? defaultGoalFilePath(spec.title));
     const path = workspaceRelative(kernel.root, absolute, { mustExist: false });
-    if (!path.endsWith('.goal.md')) throw new InvalidInputError(`${path} does not end in .goal.md`, 'goal files are named *.goal.md, e.g. loopx/csv-importer.goal.md');
+    if (!path.endsWith('.goal.md'))
+      throw new InvalidInputError(`${path} does not end in .goal.md`, 'goal files are named *.goal.md, e.g. loopx/csv-importer.goal.md');
     const data = { goalId: id, path, todos: spec.todos.length, written: false, text };
     if (ctx.args.bool('stdout')) return { data, text };
     if (existsSync(absolute) && !ctx.args.bool('force')) {
@@ -38,6 +42,9 @@ export const goalExport: Command = {
     }
     mkdirSync(dirname(absolute), { recursive: true });
     writeFileSync(absolute, text);
-    return { data: { ...data, written: true }, text: `Wrote ${path} (${spec.todos.length} todo${spec.todos.length === 1 ? '' : 's'}).\nApply changes with: loopx goal apply ${path}` };
+    return {
+      data: { ...data, written: true },
+      text: `Wrote ${path} (${spec.todos.length} todo${spec.todos.length === 1 ? '' : 's'}).\nApply changes with: loopx goal apply ${path}`,
+    };
   },
 };

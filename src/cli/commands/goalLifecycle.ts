@@ -19,10 +19,12 @@ function lifecycle(verb: string, status: GoalStatus, summary: string): Command {
       if (status === 'active' && ctx.canConfirm) {
         const { goal, needsHuman } = kernel.read((db) => ({ goal: getGoal(db, id), needsHuman: resumeNeedsHuman(db, id) }));
         if (needsHuman && goal.status !== 'active') {
-          kernel = kernel.as(ctx.confirmHuman(`start goal ${id}`, id, [
-            goal.title,
-            `budget: ${goal.policy.turnsPerWindow} turns per ${goal.policy.windowHours} h, ${goal.policy.maxConcurrent} at once`,
-          ]));
+          kernel = kernel.as(
+            ctx.confirmHuman(`start goal ${id}`, id, [
+              goal.title,
+              `budget: ${goal.policy.turnsPerWindow} turns per ${goal.policy.windowHours} h, ${goal.policy.maxConcurrent} at once`,
+            ]),
+          );
         }
       }
       const goal = setGoalStatus(kernel, id, status);

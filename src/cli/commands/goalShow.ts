@@ -13,7 +13,8 @@ export const goalShow: Command = {
   name: ['goal', 'show'],
   summary: 'show a goal with its todos, quota and should-run answer',
   readOnly: true,
-  description: 'With --json, a field that is unset or empty is left out (of the goal and of each todo); when the todo list was cut, the envelope says how many more: {"ok":true,"data":{…},"more":N}.',
+  description:
+    'With --json, a field that is unset or empty is left out (of the goal and of each todo); when the todo list was cut, the envelope says how many more: {"ok":true,"data":{…},"more":N}.',
   positionals: [{ name: 'ID', description: 'goal id, e.g. G1', required: true }],
   flags: { ...PAGE_FLAGS },
   run(ctx) {
@@ -22,7 +23,10 @@ export const goalShow: Command = {
     const view = ctx.kernel().read((db, now) => {
       const goal = getGoal(db, id);
       const filter = { goalId: goal.id, offset: page.offset };
-      const { todos, more } = page.limit === undefined ? { todos: listTodos(db, iso(now), filter), more: 0 } : todoPage(db, iso(now), { ...filter, limit: page.limit });
+      const { todos, more } =
+        page.limit === undefined
+          ? { todos: listTodos(db, iso(now), filter), more: 0 }
+          : todoPage(db, iso(now), { ...filter, limit: page.limit });
       return {
         ...goal,
         quota: quotaState(db, goal, now),
@@ -40,7 +44,10 @@ export const goalShow: Command = {
     if (data.scope.length) lines.push(`  scope: ${data.scope.map(clean).join(', ')}`);
     if (data.check) lines.push(`  acceptance check: \`${clean(data.check)}\` (todos ship after loopx ran it, passing)`);
     if (data.filePath) lines.push(`  goal file: ${clean(data.filePath)}`);
-    if (data.background) lines.push(`  background: ${clean(data.background.split('\n').find((l) => l.trim()) ?? '')}${data.background.includes('\n') ? ' …' : ''}`);
+    if (data.background)
+      lines.push(
+        `  background: ${clean(data.background.split('\n').find((l) => l.trim()) ?? '')}${data.background.includes('\n') ? ' …' : ''}`,
+      );
     const answer = data.shouldRun.run ? 'yes' : `no (${data.shouldRun.reason})`;
     lines.push(
       `  quota: ${data.quota.spent}/${data.quota.turnsPerWindow} spent in the last ${data.quota.windowHours}h; should run: ${answer}`,

@@ -26,6 +26,9 @@ export const handoff: Command = {
       pending: a.str('pending'),
       permissions: a.list('permission'),
     });
-    return { data: offer, text: `Offered ${offer.todoId} to ${offer.to} as handoff ${offer.id}. They accept with: loopx handoff accept ${offer.id}` };
+    return {
+      data: offer,
+      text: `Offered ${offer.todoId} to ${offer.to} as handoff ${offer.id}. They accept with: loopx handoff accept ${offer.id}`,
+    };
   },
 };

@@ -10,6 +10,9 @@ export const handoffAccept: Command = {
   positionals: [{ name: 'ID', description: 'handoff id, e.g. H1', required: true }],
   run(ctx) {
     const accepted = acceptHandoff(ctx.kernel(), parseId('handoff', ctx.args.positionals[0]));
-    return { data: accepted, text: `Accepted ${accepted.id}: you now hold ${accepted.todoId}.\nFrom ${accepted.from}: ${accepted.summary}` };
+    return {
+      data: accepted,
+      text: `Accepted ${accepted.id}: you now hold ${accepted.todoId}.\nFrom ${accepted.from}: ${accepted.summary}`,
+    };
   },
 };

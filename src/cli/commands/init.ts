@@ -34,7 +34,11 @@ export const init: Command = {
   summary: 'create .loopx/ in the workspace root (an existing store is reused, never overwritten)',
   description: 'Creates the store in --root, $LOOPX_ROOT or the current directory, and adds .loopx/ to .gitignore in a git repository.',
   flags: {
-    'goal-file': { type: 'string', value: 'TITLE', description: 'also start a goal file loopx/<title>.goal.md to plan in (applied with `loopx goal apply`)' },
+    'goal-file': {
+      type: 'string',
+      value: 'TITLE',
+      description: 'also start a goal file loopx/<title>.goal.md to plan in (applied with `loopx goal apply`)',
+    },
   },
   examples: ['loopx init', 'loopx init --root ~/src/project --json', 'loopx init --goal-file "CSV importer"'],
   async run(ctx) {
@@ -46,7 +50,15 @@ export const init: Command = {
       const gitignore = ensureGitignore(root);
       writeStatusMd(kernel);
       const goalFile = title === undefined ? null : await startGoalFile(root, title.trim());
-      const data = { root, store: kernel.storeDir, created, schemaVersion: kernel.schemaVersion, driver: kernel.db.driver, gitignore, goalFile };
+      const data = {
+        root,
+        store: kernel.storeDir,
+        created,
+        schemaVersion: kernel.schemaVersion,
+        driver: kernel.db.driver,
+        gitignore,
+        goalFile,
+      };
       const next = goalFile
         ? `Next: edit ${goalFile.path}, then loopx goal apply ${goalFile.path}`
         : 'Next: loopx goal create --title "…", or plan in a file: loopx init --goal-file "…"';

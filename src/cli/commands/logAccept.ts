@@ -6,7 +6,7 @@ export const logAccept: Command = {
   name: ['log', 'accept'],
   summary: 'accept a broken event log as it is, so agents may write again (humans only, in an interactive terminal)',
   description:
-    'When log verify, doctor or a write finds the hash chain broken, agents\' writes are refused until a human decides:\n' +
+    "When log verify, doctor or a write finds the hash chain broken, agents' writes are refused until a human decides:\n" +
     'restore a good backup (loopx restore FILE), or accept the log as found. Accepting records a log.accepted event that\n' +
     'covers every event before it as stored now; a later change to any of them is a break again. You type "accept".',
   humanOnly: true,
@@ -15,7 +15,10 @@ export const logAccept: Command = {
     const kernel = ctx.kernel();
     const found = kernel.read((db) => verifyChain(db));
     if (found.ok) {
-      return { data: { accepted: false, seq: null, firstBadSeq: null, problem: null }, text: 'The log verifies; there is nothing to accept.' };
+      return {
+        data: { accepted: false, seq: null, firstBadSeq: null, problem: null },
+        text: 'The log verifies; there is nothing to accept.',
+      };
     }
     const marker = brokenLog(kernel.storeDir);
     const human = ctx.confirmHuman('accept the event log as it is', 'accept', [
@@ -24,6 +27,9 @@ export const logAccept: Command = {
       'events from there on were changed outside loopx; restoring a backup (loopx restore FILE) is the other way out',
     ]);
     const result = acceptBrokenLog(kernel.as(human));
-    return { data: result, text: `Accepted the log as found (broken at event ${result.firstBadSeq}); recorded as event ${result.seq}. Agents may write again.` };
+    return {
+      data: result,
+      text: `Accepted the log as found (broken at event ${result.firstBadSeq}); recorded as event ${result.seq}. Agents may write again.`,
+    };
   },
 };

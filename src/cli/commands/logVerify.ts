@@ -11,12 +11,18 @@ export const logVerify: Command = {
   description:
     'The chain proves no event was changed in place. To prove none was cut from the end, keep the "anchor" this\n' +
     'command prints (SEQ:HASH of the newest event) somewhere outside .loopx/ and pass it back with --anchor later.',
-  flags: { anchor: { type: 'string', value: 'SEQ:HASH', description: 'also check that this remembered event is still in the log, unchanged' } },
+  flags: {
+    anchor: { type: 'string', value: 'SEQ:HASH', description: 'also check that this remembered event is still in the log, unchanged' },
+  },
   examples: ['loopx log verify', 'loopx log verify --anchor 1207:5f2c…  (the full 64-digit hash)'],
   run(ctx) {
     const anchorText = ctx.args.str('anchor');
     const anchor = anchorText === undefined ? undefined : parseAnchor(anchorText);
-    if (anchor === null) throw new InvalidInputError('--anchor must be SEQ:HASH, an event number and its 64-digit hex hash', 'copy it from the "anchor" of an earlier loopx log verify');
+    if (anchor === null)
+      throw new InvalidInputError(
+        '--anchor must be SEQ:HASH, an event number and its 64-digit hex hash',
+        'copy it from the "anchor" of an earlier loopx log verify',
+      );
     const { result, head, anchored } = ctx.kernel().read((db) => ({
       result: verifyChain(db),
       head: logHead(db),

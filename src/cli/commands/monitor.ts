@@ -25,7 +25,11 @@ export const monitorAdd: Command = {
     check: { type: 'string', value: 'CMD', description: 'a shell command to run from the workspace root' },
     every: { type: 'duration', value: 'D', description: 'between two runs of the check (default 5m, at least 10s)' },
     until: { type: 'string', value: 'COND', description: 'exit0 (default), change or match:REGEX' },
-    timeout: { type: 'duration', value: 'D', description: 'the monitor expires this long after it was added (default 24h for a check, none for a timer)' },
+    timeout: {
+      type: 'duration',
+      value: 'D',
+      description: 'the monitor expires this long after it was added (default 24h for a check, none for a timer)',
+    },
     'run-limit': { type: 'duration', value: 'D', description: 'one run is killed after this long (default 60s, at most 1h)' },
     after: { type: 'duration', value: 'D', description: 'instead of a check: a pure timer that fires this long from now' },
     note: { type: 'string', value: 'N', description: 'what the next turn should know; it is in the continuation when it fires' },
@@ -94,11 +98,16 @@ export const monitorShow: Command = {
     const data = ctx.kernel().read((db) => ({ ...getMonitor(db, id), runs: monitorRuns(db, id, limit) }));
     const p = new Painter(ctx.color);
     const now = Date.now();
-    const lines = [monitorLine(p, data, now), `  added by ${clean(data.addedBy)} ${relativeTime(data.createdAt, now)}; ${data.runCount} run(s)`];
+    const lines = [
+      monitorLine(p, data, now),
+      `  added by ${clean(data.addedBy)} ${relativeTime(data.createdAt, now)}; ${data.runCount} run(s)`,
+    ];
     if (data.note) lines.push(`  note: ${clean(data.note)}`);
     if (data.result) lines.push(`  result: ${clean(data.result)}`);
     for (const run of data.runs) {
-      lines.push(`  run ${run.n} ${relativeTime(run.at, now)}: ${runOutcome(run)}  ${p.paint('dim', `sha256:${run.outputSha256.slice(0, 12)}…`)}`);
+      lines.push(
+        `  run ${run.n} ${relativeTime(run.at, now)}: ${runOutcome(run)}  ${p.paint('dim', `sha256:${run.outputSha256.slice(0, 12)}…`)}`,
+      );
       const tail = run.outputTail.trimEnd().split('\n').slice(-5);
       if (tail.join('').trim()) lines.push(...tail.map((l) => `    ${p.paint('dim', clean(l))}`));
     }
@@ -111,7 +120,7 @@ export const monitorCancel: Command = {
   summary: 'stop a waiting monitor (a human, or the agent that added it); its todo is ready again',
   mutates: true,
   positionals: [{ name: 'ID', description: 'monitor id, e.g. M2', required: true }],
-  flags: { reason: { type: 'string', value: 'R', description: 'why; it goes into the todo\'s continuation' } },
+  flags: { reason: { type: 'string', value: 'R', description: "why; it goes into the todo's continuation" } },
   run(ctx) {
     const monitor = cancelMonitor(ctx.kernel(), parseId('monitor', ctx.args.positionals[0]), ctx.args.str('reason'));
     return { data: monitor, text: `Cancelled ${monitorLine(new Painter(ctx.color), monitor, Date.now())}` };
@@ -140,7 +149,9 @@ export const monitorTick: Command = {
     const expired = result.expired.filter((id) => !result.runs.some((r) => r.monitorId === id));
     if (expired.length) lines.push(`expired: ${expired.join(', ')}`);
     if (!lines.length) lines.push('Nothing was due.');
-    lines.push(result.nextCheckAt ? `Next check ${relativeTime(result.nextCheckAt, now)} (${result.nextCheckAt}).` : 'No monitor is waiting.');
+    lines.push(
+      result.nextCheckAt ? `Next check ${relativeTime(result.nextCheckAt, now)} (${result.nextCheckAt}).` : 'No monitor is waiting.',
+    );
     const changed = result.runs.length > 0 || result.fired.length > 0 || result.expired.length > 0;
     return { data: result, text: lines.join('\n'), unchanged: !changed };
   },

@@ -15,7 +15,11 @@ export const quotaShouldRun: Command = {
   run(ctx) {
     const goalId = parseId('goal', ctx.args.str('goal'));
     const { answer, now } = ctx.kernel().read((db, now) => ({ answer: shouldRun(db, getGoal(db, goalId), now), now }));
-    const wake = answer.nextWakeAt ? `; wake ${relativeTime(answer.nextWakeAt, now)} (${answer.nextWakeAt})` : answer.run ? '' : '; waits for a human';
+    const wake = answer.nextWakeAt
+      ? `; wake ${relativeTime(answer.nextWakeAt, now)} (${answer.nextWakeAt})`
+      : answer.run
+        ? ''
+        : '; waits for a human';
     return { data: answer, text: `${answer.run ? 'yes' : 'no'}: ${answer.reason}; ${answer.remaining} turns left${wake}` };
   },
 };

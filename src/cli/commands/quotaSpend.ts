@@ -5,7 +5,7 @@ import { parseId } from '../../kernel/validate';
 export const quotaSpend: Command = {
   name: ['quota', 'spend'],
   summary: 'record one quota slot for a turn id (once per id; refused when the budget is used up)',
-  description: 'For turns run outside loopx: pass your runner\'s own turn id. Spending the same id again changes nothing.',
+  description: "For turns run outside loopx: pass your runner's own turn id. Spending the same id again changes nothing.",
   mutates: true,
   flags: {
     goal: { type: 'string', value: 'G', required: true, description: 'the goal' },

@@ -4,13 +4,19 @@ import { InvalidInputError } from '../../kernel/errors';
 
 export const restore: Command = {
   name: ['restore'],
-  summary: 'put a backup back into the store (humans only, in an interactive terminal: you type "restore"); the current content is saved first',
+  summary:
+    'put a backup back into the store (humans only, in an interactive terminal: you type "restore"); the current content is saved first',
   description:
     'Verifies FILE (integrity, schema, hash chain, its state replayed from its log), then, holding the write lock,\n' +
-    'saves the store as .loopx/backups/…-before-restore.db and replaces its content with FILE\'s in one transaction:\n' +
+    "saves the store as .loopx/backups/…-before-restore.db and replaces its content with FILE's in one transaction:\n" +
     'open windows and agents see an ordinary change. Human-only: it asks you to type "restore" in a terminal.',
   positionals: [{ name: 'FILE', description: 'a backup written by loopx backup', required: true }],
-  flags: { yes: { type: 'boolean', description: 'accepted for compatibility; restore always asks you to type "restore" in an interactive terminal' } },
+  flags: {
+    yes: {
+      type: 'boolean',
+      description: 'accepted for compatibility; restore always asks you to type "restore" in an interactive terminal',
+    },
+  },
   humanOnly: true,
   mutates: true,
   examples: ['loopx restore .loopx/backups/loopx-20261130T080809123Z-e1207.db   (then type: restore)'],
@@ -19,7 +25,9 @@ export const restore: Command = {
     if (!file.trim()) throw new InvalidInputError('FILE is empty');
     const kernel = ctx.kernel();
     // --yes no longer decides anything: an agent can pass a flag, it cannot type at a terminal it does not have.
-    const human = ctx.confirmHuman(`replace everything in the store with the content of ${file}`, 'restore', ['the current content is saved first, so this can be undone']);
+    const human = ctx.confirmHuman(`replace everything in the store with the content of ${file}`, 'restore', [
+      'the current content is saved first, so this can be undone',
+    ]);
     const result = restoreStore(kernel.as(human), file);
     return {
       data: result,

@@ -18,15 +18,15 @@ export const run: Command = {
     'For each goal served (--goal, repeatable; default every active goal): ask should-run; when yes, turn start,',
     'run the host as a child process from the workspace root (codex and claude read the prompt on stdin; a custom',
     '--command names it with {prompt}, also {turn} {todo} {goal} {agent}, each shell-quoted), with LOOPX_AGENT,',
-    'LOOPX_TURN, LOOPX_GOAL, LOOPX_TODO, LOOPX_ROOT and LOOPX_PROMPT set; its output goes to the turn\'s output.log',
+    "LOOPX_TURN, LOOPX_GOAL, LOOPX_TODO, LOOPX_ROOT and LOOPX_PROMPT set; its output goes to the turn's output.log",
     'and here, prefixed with the turn id; then turn finish with its exit code. The lease is renewed while it runs.',
     'Between turns: tick due monitors, then sleep until the next wake, the next monitor check or a store change.',
-    'The kernel decides: several runners and VS Code windows never exceed a goal\'s max concurrent turns nor claim',
+    "The kernel decides: several runners and VS Code windows never exceed a goal's max concurrent turns nor claim",
     'a todo twice. Turns a killed runner left open are finished by the next runner, judged by what was written back.',
     'Ctrl-C or SIGTERM: start no more turns and let the running one end; a second one ends it (exit code 130).',
     'A turn past --turn-limit is ended (exit code 124). --json: one JSON object per line (event: decision,',
     'turn_started, output, turn_ended, monitors, recovered, sleeping, stopping…), then the usual envelope.',
-    'Exits 0 when it stops (idle, --once, --max-turns, a signal); 2 when the host\'s program is missing (nothing claimed).',
+    "Exits 0 when it stops (idle, --once, --max-turns, a signal); 2 when the host's program is missing (nothing claimed).",
   ].join('\n'),
   mutates: true,
   flags: {
@@ -37,7 +37,7 @@ export const run: Command = {
     'until-idle': { type: 'boolean', description: 'stop when no goal served can run without a human, a monitor or time' },
     once: { type: 'boolean', description: 'one pass: at most one turn per goal, then stop once they end' },
     'turn-limit': { type: 'duration', value: 'D', description: 'end a turn that runs longer (default 2h)' },
-    lease: { type: 'duration', value: 'D', description: 'each turn\'s claim, renewed every third of it while the host runs (default 30m)' },
+    lease: { type: 'duration', value: 'D', description: "each turn's claim, renewed every third of it while the host runs (default 30m)" },
   },
   examples: [
     'loopx run --host claude --goal G1',
@@ -49,7 +49,8 @@ export const run: Command = {
     const host = a.str('host') as string;
     if (!HOSTS.includes(host)) throw new InvalidInputError(`--host must be codex, claude or custom, got ${JSON.stringify(host)}`);
     const command = a.str('command');
-    if (command !== undefined && !command.trim()) throw new InvalidInputError('--command is empty', 'give the command line that runs your agent');
+    if (command !== undefined && !command.trim())
+      throw new InvalidInputError('--command is empty', 'give the command line that runs your agent');
     const settings: HostSettings = { ...DEFAULT_HOSTS, ...(command ? { [host]: command } : {}) };
     let executable: string;
     try {
@@ -59,13 +60,19 @@ export const run: Command = {
     }
     // Before anything is claimed or recorded: the same check as the extension's Run Turn.
     if (!findExecutable(executable, ctx.env.PATH ?? '')) {
-      throw new LoopxError('host_missing', `the ${host} host needs "${executable}", which is not on PATH`, EXIT.invalidInput, command ? 'check the program in --command' : INSTALL_HINTS[host]);
+      throw new LoopxError(
+        'host_missing',
+        `the ${host} host needs "${executable}", which is not on PATH`,
+        EXIT.invalidInput,
+        command ? 'check the program in --command' : INSTALL_HINTS[host],
+      );
     }
     const maxTurns = a.num('max-turns');
     const limit = a.num('turn-limit') ?? DEFAULT_TURN_LIMIT_SECONDS;
     if (limit < 10) throw new InvalidInputError('--turn-limit must be at least 10s');
     const lease = a.num('lease') ?? DEFAULT_LEASE_SECONDS;
-    if (lease < MIN_LEASE_SECONDS || lease > MAX_LEASE_SECONDS) throw new InvalidInputError(`--lease must be between ${MIN_LEASE_SECONDS}s and ${MAX_LEASE_SECONDS / 3600}h`);
+    if (lease < MIN_LEASE_SECONDS || lease > MAX_LEASE_SECONDS)
+      throw new InvalidInputError(`--lease must be between ${MIN_LEASE_SECONDS}s and ${MAX_LEASE_SECONDS / 3600}h`);
     const agent = parseAgentName(ctx.actor.kind === 'agent' ? ctx.actor.name : host, 'agent');
     const kernel = ctx.kernel();
     const goals = [...new Set(a.list('goal').map((g) => parseId('goal', g)))];
@@ -90,8 +97,10 @@ export const run: Command = {
     process.on('SIGTERM', onSignal);
     try {
       const summary = await runner.run();
-      const text = `loopx run stopped (${summary.stoppedBecause.replace('_', ' ')}): ${summary.turns.length} turn${summary.turns.length === 1 ? '' : 's'} run` +
-        (summary.recovered.length ? `, ${summary.recovered.length} left open by a gone runner finished` : '') + '.';
+      const text =
+        `loopx run stopped (${summary.stoppedBecause.replace('_', ' ')}): ${summary.turns.length} turn${summary.turns.length === 1 ? '' : 's'} run` +
+        (summary.recovered.length ? `, ${summary.recovered.length} left open by a gone runner finished` : '') +
+        '.';
       return { data: summary, text };
     } finally {
       process.off('SIGINT', onSignal);

@@ -26,7 +26,11 @@ export const goalSetCheck: Command = {
   run(ctx) {
     const id = parseId('goal', ctx.args.positionals[0]);
     const check = newCheck(ctx.args);
-    const human = ctx.confirmHuman(`${check === null ? 'clear' : 'set'} the acceptance check of goal ${id}`, id, check === null ? [] : [`check: ${check}`]);
+    const human = ctx.confirmHuman(
+      `${check === null ? 'clear' : 'set'} the acceptance check of goal ${id}`,
+      id,
+      check === null ? [] : [`check: ${check}`],
+    );
     const goal = setGoalCheck(ctx.kernel().as(human), id, check);
     return { data: goal, text: `${goal.check ? `Check \`${goal.check}\`` : 'No check'} for ${goalLine(new Painter(ctx.color), goal)}` };
   },
@@ -43,8 +47,15 @@ export const todoSetCheck: Command = {
   run(ctx) {
     const id = parseId('todo', ctx.args.positionals[0]);
     const check = newCheck(ctx.args);
-    const human = ctx.confirmHuman(`${check === null ? 'clear' : 'set'} the acceptance check of todo ${id}`, id, check === null ? [] : [`check: ${check}`]);
+    const human = ctx.confirmHuman(
+      `${check === null ? 'clear' : 'set'} the acceptance check of todo ${id}`,
+      id,
+      check === null ? [] : [`check: ${check}`],
+    );
     const todo = setTodoCheck(ctx.kernel().as(human), id, check);
-    return { data: todo, text: `${todo.check ? `Check \`${todo.check}\`` : 'No own check'} for ${todoLine(new Painter(ctx.color), todo, Date.now())}` };
+    return {
+      data: todo,
+      text: `${todo.check ? `Check \`${todo.check}\`` : 'No own check'} for ${todoLine(new Painter(ctx.color), todo, Date.now())}`,
+    };
   },
 };

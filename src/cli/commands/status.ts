@@ -19,17 +19,17 @@ function refreshStale(kernel: Kernel, report: StatusReport): void {
 
 export const status: Command = {
   name: ['status'],
-  summary: 'the attention queue: pending gates, blocked todos, lapsed leases, and each goal\'s next todo and quota',
+  summary: "the attention queue: pending gates, blocked todos, lapsed leases, and each goal's next todo and quota",
   description: `Each list shows at most ${STATUS_LIMIT} items (--limit, --all); with --json, data.more counts what each cut list left out, e.g. "more":{"blocked":12}.`,
   readOnly: true,
   flags: {
-    limit: { type: 'int', value: 'N', description: `at most N items in each list (default ${STATUS_LIMIT})` },
+    limit: { type: 'int', value: 'N', min: 1, max: 100_000, description: `at most N items in each list (default ${STATUS_LIMIT})` },
     all: { type: 'boolean', description: 'every item of every list' },
   },
   run(ctx) {
     const limit = ctx.args.num('limit');
-    if (limit !== undefined && limit < 1) throw new InvalidInputError('--limit must be at least 1', 'use --all for every item');
-    if (limit !== undefined && ctx.args.bool('all')) throw new InvalidInputError('--all and --limit contradict each other', 'pass one of them');
+    if (limit !== undefined && ctx.args.bool('all'))
+      throw new InvalidInputError('--all and --limit contradict each other', 'pass one of them');
     const options = ctx.args.bool('all') ? {} : { limit: limit ?? STATUS_LIMIT };
     const report = ctx.kernel().read((db, now) => statusReport(db, now, options));
     if (ctx.actor.kind === 'human') refreshStale(ctx.kernel(), report); // agents call status often; a person reads STATUS.md
@@ -40,7 +40,9 @@ export const status: Command = {
       ...report.pendingGates.map((g) => `  ${gateLine(p, g, now)}`),
       ...report.blocked.map((t) => `  ${todoLine(p, t, now)}`),
       ...report.lapsedLeases.map((t) => `  ${todoLine(p, t, now)}  ${p.paint('red', 'lease lapsed')}`),
-      ...report.monitors.filter((m) => m.lastRun?.error).map((m) => `  ${monitorLine(p, m, now)}  ${p.paint('red', 'its check cannot run')}`),
+      ...report.monitors
+        .filter((m) => m.lastRun?.error)
+        .map((m) => `  ${monitorLine(p, m, now)}  ${p.paint('red', 'its check cannot run')}`),
     ];
     const more = report.more ?? {};
     if (more.pendingGates) attention.push(`  … ${more.pendingGates} more pending gates (loopx gate list --pending)`);
@@ -50,8 +52,10 @@ export const status: Command = {
     if (report.goals.length === 0) lines.push('  none yet: loopx goal create --title "…"');
     for (const g of report.goals) {
       const c = g.counts;
-      const answer = g.shouldRun.run ? p.paint('green', 'yes') : `no (${p.paint('yellow', g.shouldRun.reason)})` +
-        (g.shouldRun.nextWakeAt ? ` (wake ${relativeTime(g.shouldRun.nextWakeAt, now)})` : '');
+      const answer = g.shouldRun.run
+        ? p.paint('green', 'yes')
+        : `no (${p.paint('yellow', g.shouldRun.reason)})` +
+          (g.shouldRun.nextWakeAt ? ` (wake ${relativeTime(g.shouldRun.nextWakeAt, now)})` : '');
       lines.push(
         `  ${p.paint('bold', g.id)} ${clean(g.title)} [${g.status}]  ${c.open} open, ${c.claimed} claimed, ${c.blocked} blocked, ${c.shipped} shipped`,
         `     quota ${g.quota.spent}/${g.quota.turnsPerWindow} in ${g.quota.windowHours}h; should run: ${answer}`,
@@ -59,7 +63,11 @@ export const status: Command = {
       );
     }
     if (report.monitors.length) {
-      lines.push('', p.paint('bold', 'Monitors (run unattended by loopx monitor tick)'), ...report.monitors.map((m) => `  ${monitorLine(p, m, now)}`));
+      lines.push(
+        '',
+        p.paint('bold', 'Monitors (run unattended by loopx monitor tick)'),
+        ...report.monitors.map((m) => `  ${monitorLine(p, m, now)}`),
+      );
       if (more.monitors) lines.push(`  … ${more.monitors} more waiting monitors (loopx monitor list --status waiting)`);
     }
     return { data: report, text: lines.join('\n') };

@@ -13,11 +13,24 @@ export const todoAdd: Command = {
     detail: { type: 'string', value: 'D', description: 'acceptance: how anyone can tell it is done' },
     priority: { type: 'int', value: 'P', description: '0 (highest) to 3; default 2' },
     'depends-on': { type: 'string', value: 'TODO', repeat: true, description: 'a todo that must ship first (repeatable)' },
-    check: { type: 'string', value: 'CMD', description: "acceptance check (humans only, confirmed at an interactive terminal; default: the goal's): ship needs a passing kernel run of it" },
-    every: { type: 'duration', value: 'D', description: 'recurring: when this occurrence ships or is killed, the next is due D after it (1m to 366d)' },
+    check: {
+      type: 'string',
+      value: 'CMD',
+      description:
+        "acceptance check (humans only, confirmed at an interactive terminal; default: the goal's): ship needs a passing kernel run of it",
+    },
+    every: {
+      type: 'duration',
+      value: 'D',
+      description: 'recurring: when this occurrence ships or is killed, the next is due D after it (1m to 366d)',
+    },
     at: { type: 'string', value: 'HH:MM', description: 'with --every of whole days: the time of day each occurrence is due' },
-    cron: { type: 'string', value: 'EXPR', description: 'recurring on a cron schedule instead: 5 fields ("0 9 * * 1-5") or @daily, @weekly…' },
-    tz: { type: 'string', value: 'ZONE', description: 'time zone for --at and --cron (IANA, e.g. Europe/Berlin; default: this machine\'s)' },
+    cron: {
+      type: 'string',
+      value: 'EXPR',
+      description: 'recurring on a cron schedule instead: 5 fields ("0 9 * * 1-5") or @daily, @weekly…',
+    },
+    tz: { type: 'string', value: 'ZONE', description: "time zone for --at and --cron (IANA, e.g. Europe/Berlin; default: this machine's)" },
   },
   description: [
     'A recurring todo (--every or --cron) is a series: each occurrence is its own todo; when one ships or is killed the',
@@ -36,9 +49,12 @@ export const todoAdd: Command = {
     const goalId = parseId('goal', a.str('goal'));
     // A check is a person's decision (as with `todo set-check`): a person at a terminal types the goal id to confirm.
     const check = a.str('check');
-    const kernel = check !== undefined && ctx.canConfirm
-      ? ctx.kernel().as(ctx.confirmHuman(`add a todo to ${goalId} with the acceptance check \`${check}\``, goalId, [a.str('title') as string]))
-      : ctx.kernel();
+    const kernel =
+      check !== undefined && ctx.canConfirm
+        ? ctx
+            .kernel()
+            .as(ctx.confirmHuman(`add a todo to ${goalId} with the acceptance check \`${check}\``, goalId, [a.str('title') as string]))
+        : ctx.kernel();
     const todo = addTodo(kernel, {
       goalId,
       title: a.str('title') as string,

@@ -6,7 +6,8 @@ import { Painter, todoLine } from '../format';
 
 export const todoKill: Command = {
   name: ['todo', 'kill'],
-  summary: 'drop a todo for good (pending gates and a waiting monitor on it are cancelled: with pending gates, only a human who types the todo id)',
+  summary:
+    'drop a todo for good (pending gates and a waiting monitor on it are cancelled: with pending gates, only a human who types the todo id)',
   mutates: true,
   positionals: [{ name: 'ID', description: 'todo id', required: true }],
   flags: {
@@ -19,7 +20,8 @@ export const todoKill: Command = {
     if (ctx.canConfirm) {
       // Killing cancels pending gates, which is deciding them: a human confirms that; the kernel refuses it otherwise.
       const { todo, gates } = kernel.read((db) => ({ todo: getTodo(db, id), gates: pendingGateIds(db, id) }));
-      if (gates.length > 0) kernel = kernel.as(ctx.confirmHuman(`kill todo ${id} and cancel its pending gate ${gates.join(', ')}`, id, [todo.title]));
+      if (gates.length > 0)
+        kernel = kernel.as(ctx.confirmHuman(`kill todo ${id} and cancel its pending gate ${gates.join(', ')}`, id, [todo.title]));
     }
     const todo = killTodo(kernel, id, ctx.args.str('reason') as string, { endSeries: ctx.args.bool('end-series') });
     return { data: todo, text: `Killed ${todoLine(new Painter(ctx.color), todo, Date.now())}` };

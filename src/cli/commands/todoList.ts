@@ -12,7 +12,8 @@ export const todoList: Command = {
   name: ['todo', 'list'],
   summary: 'list todos (all, by goal, by status, or only those ready to claim), 100 at a time',
   readOnly: true,
-  description: 'With --json, data is the list; a field that is unset or empty is left out. When the list was cut, the envelope says how many more: {"ok":true,"data":[…],"more":N}.',
+  description:
+    'With --json, data is the list; a field that is unset or empty is left out. When the list was cut, the envelope says how many more: {"ok":true,"data":[…],"more":N}.',
   flags: {
     goal: { type: 'string', value: 'G', description: 'only this goal' },
     status: { type: 'string', value: 'S', description: `only this status: ${TODO_STATUSES.join(', ')}` },
@@ -30,12 +31,17 @@ export const todoList: Command = {
     const { todos, more, now } = ctx.kernel().read((db, now) => {
       if (goalId) getGoal(db, goalId);
       const filter = { goalId, status: status as TodoStatus | undefined, ready: a.bool('ready'), offset: page.offset };
-      const found = page.limit === undefined ? { todos: listTodos(db, iso(now), filter), more: 0 } : todoPage(db, iso(now), { ...filter, limit: page.limit });
+      const found =
+        page.limit === undefined
+          ? { todos: listTodos(db, iso(now), filter), more: 0 }
+          : todoPage(db, iso(now), { ...filter, limit: page.limit });
       return { ...found, now };
     });
     const p = new Painter(ctx.color);
     const text = list(todos, (t) => todoLine(p, t, now), 'No todos match.');
-    const command = ['loopx todo list', goalId && `--goal ${goalId}`, status && `--status ${status}`, a.bool('ready') && '--ready'].filter(Boolean).join(' ');
+    const command = ['loopx todo list', goalId && `--goal ${goalId}`, status && `--status ${status}`, a.bool('ready') && '--ready']
+      .filter(Boolean)
+      .join(' ');
     return { data: todos.map(lean), more, text: more ? `${text}\n${moreLine(more, page, command)}` : text };
   },
 };

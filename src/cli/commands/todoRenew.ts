@@ -11,7 +11,13 @@ export const todoRenew: Command = {
   needsAgent: true,
   mutates: true,
   positionals: [{ name: 'ID', description: 'todo id', required: true }],
-  flags: { lease: { type: 'duration', value: 'DURATION', description: `new lease length from now (default ${formatDuration(DEFAULT_LEASE_SECONDS)})` } },
+  flags: {
+    lease: {
+      type: 'duration',
+      value: 'DURATION',
+      description: `new lease length from now (default ${formatDuration(DEFAULT_LEASE_SECONDS)})`,
+    },
+  },
   run(ctx) {
     const todo = renewTodo(ctx.kernel(), parseId('todo', ctx.args.positionals[0]), { leaseSeconds: ctx.args.num('lease') });
     return { data: todo, text: `Renewed ${todoLine(new Painter(ctx.color), todo, Date.now())}` };

@@ -12,7 +12,12 @@ export const todoShip: Command = {
   positionals: [{ name: 'ID', description: 'todo id', required: true }],
   flags: {
     evidence: { type: 'string', value: 'TEXT', description: 'what was done and how it was checked' },
-    artifact: { type: 'string', value: 'PATH', repeat: true, description: 'workspace file backing the evidence; its SHA-256 is recorded (repeatable)' },
+    artifact: {
+      type: 'string',
+      value: 'PATH',
+      repeat: true,
+      description: 'workspace file backing the evidence; its SHA-256 is recorded (repeatable)',
+    },
   },
   examples: ['loopx todo ship T3 --evidence "npm test: 48 passed" --artifact test-results/report.txt'],
   run(ctx) {

@@ -42,17 +42,28 @@ export const todoShow: Command = {
       `  goal: ${goal.id} ${clean(goal.title)} [${goal.status}]   revision ${todo.revision}   updated ${relativeTime(todo.updatedAt, now)}`,
     ];
     if (acceptance.detail) lines.push(`  acceptance: ${clean(acceptance.detail)}`);
-    if (acceptance.check) lines.push(`  acceptance check: \`${clean(acceptance.check)}\` (${acceptance.checkFrom === 'goal' ? "the goal's" : 'its own'}; loopx runs it before a ship)`);
+    if (acceptance.check)
+      lines.push(
+        `  acceptance check: \`${clean(acceptance.check)}\` (${acceptance.checkFrom === 'goal' ? "the goal's" : 'its own'}; loopx runs it before a ship)`,
+      );
     if (todo.continuation) lines.push(`  continuation: ${clean(todo.continuation)}`);
     lines.push(`  ready to claim: ${view.readiness.ready ? 'yes' : `no, ${clean(view.readiness.detail)}`}`);
     if (view.monitor) lines.push(`  waits on: ${monitorLine(p, view.monitor, now)}`);
     lines.push('', `Evidence (${todo.evidenceCount}, newest first)`);
-    lines.push(...(view.evidence.length ? view.evidence.map((e) => `  ${evidenceLine(p, e, now)}`) : [todo.evidenceCount ? '  (not shown: --evidence N)' : '  none yet']));
+    lines.push(
+      ...(view.evidence.length
+        ? view.evidence.map((e) => `  ${evidenceLine(p, e, now)}`)
+        : [todo.evidenceCount ? '  (not shown: --evidence N)' : '  none yet']),
+    );
     if (view.evidence.length && view.moreEvidence) lines.push(`  … ${view.moreEvidence} more (loopx evidence list --todo ${todo.id})`);
     if (view.gates.length) lines.push('', 'Gates', ...view.gates.map((g) => `  ${gateLine(p, g, now)}`));
     if (view.history.length) {
       lines.push('', 'History (newest first)');
-      lines.push(...view.history.map((e) => `  ${p.paint('dim', `#${e.seq}`.padEnd(7))} ${e.kind.padEnd(18)} ${clean(e.actor)} ${relativeTime(e.at, now)}`));
+      lines.push(
+        ...view.history.map(
+          (e) => `  ${p.paint('dim', `#${e.seq}`.padEnd(7))} ${e.kind.padEnd(18)} ${clean(e.actor)} ${relativeTime(e.at, now)}`,
+        ),
+      );
       if (view.moreHistory) lines.push(`  … ${view.moreHistory} more (loopx history --todo ${todo.id})`);
     }
     return { data: todoShowData(view), text: lines.join('\n') };

@@ -9,7 +9,7 @@ export const turnFinish: Command = {
   summary: 'end a turn: judge it from what was written back, spend quota only for validated progress, leave a continuation',
   description:
     'result kinds: validated_completion, validated_progress, user_action_required, wait, host_failure, validation_failed. ' +
-    'data: the turn and evidence: { agent: how many entries are the agent\'s word, kernel: [commands loopx ran, with exit codes] }.',
+    "data: the turn and evidence: { agent: how many entries are the agent's word, kernel: [commands loopx ran, with exit codes] }.",
   mutates: true,
   positionals: [{ name: 'ID', description: 'turn id, e.g. R3', required: true }],
   flags: { 'exit-code': { type: 'int', value: 'N', required: true, description: "the host's exit code (-1 when unknown)" } },

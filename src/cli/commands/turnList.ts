@@ -17,7 +17,12 @@ export const turnList: Command = {
       return listTurns(db, { goalId, limit: ctx.args.num('limit') });
     });
     const now = Date.now();
-    const text = list(turns, (t) => `${t.id.padEnd(5)} ${t.goalId} ${t.todoId ?? ''}  ${t.agent} on ${t.host}  ${t.resultKind ?? 'running'}${t.spent ? ' (spent)' : ''}  ${relativeTime(t.startedAt, now)}`, 'No turns yet.');
+    const text = list(
+      turns,
+      (t) =>
+        `${t.id.padEnd(5)} ${t.goalId} ${t.todoId ?? ''}  ${t.agent} on ${t.host}  ${t.resultKind ?? 'running'}${t.spent ? ' (spent)' : ''}  ${relativeTime(t.startedAt, now)}`,
+      'No turns yet.',
+    );
     return { data: turns, text };
   },
 };

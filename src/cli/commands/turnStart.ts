@@ -12,7 +12,7 @@ export const turnStart: Command = {
   mutates: true,
   flags: {
     goal: { type: 'string', value: 'G', required: true, description: 'the goal' },
-    host: { type: 'string', value: 'H', required: true, description: 'codex, claude, custom or your runner\'s name' },
+    host: { type: 'string', value: 'H', required: true, description: "codex, claude, custom or your runner's name" },
     todo: { type: 'string', value: 'T', description: 'this todo instead of the next ready one' },
   },
   examples: ['loopx turn start --goal G1 --host codex --json', 'loopx turn start --goal G1 --host custom --todo T4 --agent my-bot'],
@@ -28,7 +28,9 @@ export const turnStart: Command = {
       loopxCommand: self,
     });
     const t = started.turn;
-    const env = Object.entries(started.env).map(([k, v]) => `${k}=${v}`).join(' ');
+    const env = Object.entries(started.env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
     return {
       data: { ...t, promptFile: started.promptFile, env: started.env },
       text: `Started ${t.id}: ${t.agent} works ${t.todoId} (host ${t.host}).\nPrompt: ${started.promptFile}\nEnvironment for the host: ${env}\nWhen the host exits: loopx turn finish ${t.id} --exit-code $?`,

@@ -39,7 +39,12 @@ export function startHost(spec: {
   const log = createWriteStream(join(spec.turnDir, 'output.log'), { flags: 'a' });
   // node:child_process loads node:net and node:stream (10 ms): only `loopx run` pays for it, not every call.
   const { spawn } = process.getBuiltinModule('node:child_process') as typeof ChildProcess;
-  const child = spawn('/bin/sh', ['-c', spec.commandLine], { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('/bin/sh', ['-c', spec.commandLine], {
+    cwd: spec.cwd,
+    env: spec.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let timedOut = false;
   let interrupted = false;
   let killTimer: NodeJS.Timeout | undefined;
@@ -75,7 +80,7 @@ export function startHost(spec: {
       clearTimeout(limit);
       if (killTimer) clearTimeout(killTimer);
       for (const rest of [pending.stdout, pending.stderr]) if (rest) spec.echo(rest);
-      const exitCode = timedOut ? 124 : interrupted ? 130 : code ?? (signal ? 128 + signalNumber(signal) : 1);
+      const exitCode = timedOut ? 124 : interrupted ? 130 : (code ?? (signal ? 128 + signalNumber(signal) : 1));
       try {
         writeFileSync(join(spec.turnDir, EXIT_CODE_FILE), String(exitCode));
       } catch {

@@ -70,7 +70,10 @@ export class Runner {
   private wakeUp: () => void = () => {};
   private readonly agentKernel: Kernel;
 
-  constructor(kernel: Kernel, private readonly o: RunnerOptions) {
+  constructor(
+    kernel: Kernel,
+    private readonly o: RunnerOptions,
+  ) {
     const actor: Actor = { name: o.agent, kind: 'agent' };
     this.agentKernel = kernel.as(actor);
     this.summary = { agent: o.agent, host: o.host, turns: [], recovered: [], stoppedBecause: 'idle' };
@@ -82,8 +85,12 @@ export class Runner {
       this.stopping = true;
       this.summary.stoppedBecause = 'signal';
       const open = [...this.running.keys()];
-      this.say({ event: 'stopping', signal: name, waitingFor: open },
-        open.length ? `${name}: starting no more turns; waiting for ${open.join(', ')} to end (again to end ${open.length === 1 ? 'it' : 'them'} now)` : `${name}: stopping`);
+      this.say(
+        { event: 'stopping', signal: name, waitingFor: open },
+        open.length
+          ? `${name}: starting no more turns; waiting for ${open.join(', ')} to end (again to end ${open.length === 1 ? 'it' : 'them'} now)`
+          : `${name}: stopping`,
+      );
     } else {
       for (const { turn, host } of this.running.values()) {
         this.say({ event: 'interrupting', turnId: turn.id }, `${name} again: ending ${turn.id} now`);
@@ -95,9 +102,13 @@ export class Runner {
 
   async run(): Promise<RunSummary> {
     const k = this.agentKernel;
-    k.write((tx) => tx.emit({ kind: 'runner.started', goalId: null, todoId: null, data: { pid: process.pid, host: this.o.host, goals: this.o.goals } }));
-    this.say({ event: 'runner_started', agent: this.o.agent, host: this.o.host, goals: this.o.goals, pid: process.pid },
-      `loopx run: ${this.o.agent} on ${this.o.host} serves ${this.o.goals.length ? this.o.goals.join(', ') : 'every active goal'} (Ctrl-C stops after the running turn)`);
+    k.write((tx) =>
+      tx.emit({ kind: 'runner.started', goalId: null, todoId: null, data: { pid: process.pid, host: this.o.host, goals: this.o.goals } }),
+    );
+    this.say(
+      { event: 'runner_started', agent: this.o.agent, host: this.o.host, goals: this.o.goals, pid: process.pid },
+      `loopx run: ${this.o.agent} on ${this.o.host} serves ${this.o.goals.length ? this.o.goals.join(', ') : 'every active goal'} (Ctrl-C stops after the running turn)`,
+    );
     const watcher = new StoreWatcher(k.db, k.storeDir, () => this.wakeUp()).start();
     try {
       for (;;) {
@@ -153,8 +164,10 @@ export class Runner {
     this.recover();
     const tick = await tickMonitors(this.agentKernel);
     if (tick.fired.length || tick.expired.length) {
-      this.say({ event: 'monitors', fired: tick.fired, expired: tick.expired },
-        `monitors: ${[...tick.fired.map((m) => `${m} fired`), ...tick.expired.map((m) => `${m} expired`)].join(', ')}`);
+      this.say(
+        { event: 'monitors', fired: tick.fired, expired: tick.expired },
+        `monitors: ${[...tick.fired.map((m) => `${m} fired`), ...tick.expired.map((m) => `${m} expired`)].join(', ')}`,
+      );
     }
     let idle = true;
     let wakeAt: string | null = tick.nextCheckAt;
@@ -173,7 +186,11 @@ export class Runner {
 
   private goals(): string[] {
     if (this.o.goals.length) return this.o.goals;
-    return this.agentKernel.read((db) => listGoals(db).filter((g) => g.status === 'active').map((g) => g.id));
+    return this.agentKernel.read((db) =>
+      listGoals(db)
+        .filter((g) => g.status === 'active')
+        .map((g) => g.id),
+    );
   }
 
   /** Starts as many turns of one goal as the kernel allows now (one with --once); the last should-run answer. */
@@ -204,7 +221,13 @@ export class Runner {
     let env: Record<string, string>;
     let promptFile: string;
     try {
-      ({ turn, env, promptFile } = startTurn(this.agentKernel, { goalId, host: this.o.host, agent: this.o.agent, loopxCommand: this.o.loopxCommand, leaseSeconds: this.o.leaseSeconds }));
+      ({ turn, env, promptFile } = startTurn(this.agentKernel, {
+        goalId,
+        host: this.o.host,
+        agent: this.o.agent,
+        loopxCommand: this.o.loopxCommand,
+        leaseSeconds: this.o.leaseSeconds,
+      }));
     } catch (error) {
       if (error instanceof LoopxError && error.exitCode === EXIT.refused) return false;
       throw error;
@@ -214,7 +237,10 @@ export class Runner {
     const root = this.agentKernel.root;
     const dir = join(root, '.loopx', 'turns', turn.id);
     writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host });
-    this.say({ event: 'turn_started', turnId: turn.id, goalId, todoId: turn.todoId, host: this.o.host, agent: turn.agent }, startedLine(turn, this.o.host));
+    this.say(
+      { event: 'turn_started', turnId: turn.id, goalId, todoId: turn.todoId, host: this.o.host, agent: turn.agent },
+      startedLine(turn, this.o.host),
+    );
     const host = startHost({
       commandLine: hostCommand(this.o.host, this.o.settings, { promptFile, dir, env }),
       cwd: root,
@@ -229,7 +255,8 @@ export class Runner {
     const renewal = setInterval(() => this.renew(turn), renewIntervalMs(this.o.leaseSeconds));
     void host.done.then((ended) => {
       clearInterval(renewal);
-      if (ended.error) this.say({ event: 'host_error', turnId: turn.id, error: ended.error }, `${turn.id}: the host could not run: ${ended.error}`);
+      if (ended.error)
+        this.say({ event: 'host_error', turnId: turn.id, error: ended.error }, `${turn.id}: the host could not run: ${ended.error}`);
       this.finish(turn, ended.exitCode, ended);
       this.running.delete(turn.id);
       this.wakeUp();
@@ -243,16 +270,38 @@ export class Runner {
     try {
       turn = finishTurn(k, started.id, exitCode);
     } catch (error) {
-      this.say({ event: 'finish_failed', turnId: started.id, error: (error as Error).message }, `${started.id} could not be finished: ${(error as Error).message}`);
+      this.say(
+        { event: 'finish_failed', turnId: started.id, error: (error as Error).message },
+        `${started.id} could not be finished: ${(error as Error).message}`,
+      );
       return;
     }
     const quota = k.read((db, now) => {
       const q = quotaState(db, getGoal(db, turn.goalId), now);
       return { used: q.spent, limit: q.turnsPerWindow };
     });
-    this.summary.turns.push({ id: turn.id, goalId: turn.goalId, todoId: turn.todoId, resultKind: turn.resultKind, exitCode: turn.exitCode, spent: turn.spent });
-    this.say({ event: 'turn_ended', turnId: turn.id, goalId: turn.goalId, todoId: turn.todoId, resultKind: turn.resultKind, exitCode, spent: turn.spent, quota, ...how },
-      endedLine(turn, quota, how));
+    this.summary.turns.push({
+      id: turn.id,
+      goalId: turn.goalId,
+      todoId: turn.todoId,
+      resultKind: turn.resultKind,
+      exitCode: turn.exitCode,
+      spent: turn.spent,
+    });
+    this.say(
+      {
+        event: 'turn_ended',
+        turnId: turn.id,
+        goalId: turn.goalId,
+        todoId: turn.todoId,
+        resultKind: turn.resultKind,
+        exitCode,
+        spent: turn.spent,
+        quota,
+        ...how,
+      },
+      endedLine(turn, quota, how),
+    );
     this.refreshStatus();
   }
 
@@ -261,7 +310,10 @@ export class Runner {
     try {
       renewTodo(this.agentKernel, turn.todoId, { leaseSeconds: this.o.leaseSeconds });
     } catch (error) {
-      this.say({ event: 'renew_failed', turnId: turn.id, error: (error as Error).message }, `${turn.id}: lease not renewed (${(error as Error).message})`);
+      this.say(
+        { event: 'renew_failed', turnId: turn.id, error: (error as Error).message },
+        `${turn.id}: lease not renewed (${(error as Error).message})`,
+      );
     }
   }
 
@@ -272,8 +324,10 @@ export class Runner {
       const settled = settleAbandoned(this.agentKernel, found);
       if (!settled) continue;
       this.summary.recovered.push(settled.turn.id);
-      this.say({ event: 'recovered', turnId: settled.turn.id, resultKind: settled.turn.resultKind, exitCode: settled.exitCode, why: settled.why },
-        recoveredLine(settled.turn, settled.why));
+      this.say(
+        { event: 'recovered', turnId: settled.turn.id, resultKind: settled.turn.resultKind, exitCode: settled.exitCode, why: settled.why },
+        recoveredLine(settled.turn, settled.why),
+      );
       this.refreshStatus();
     }
   }

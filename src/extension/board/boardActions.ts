@@ -95,7 +95,10 @@ export class BoardActions {
   private async reassign(todoId: string): Promise<Outcome> {
     const kernel = kernelOf(this.ctx);
     const todo = kernel.read((db) => getTodo(db, todoId));
-    const agents = this.ctx.model.agents().filter((a) => a.kind !== 'human' && a.name !== todo.owner).map((a) => a.name);
+    const agents = this.ctx.model
+      .agents()
+      .filter((a) => a.kind !== 'human' && a.name !== todo.owner)
+      .map((a) => a.name);
     const pick = await vscode.window.showQuickPick([...agents, '$(edit) Another agent…'], { title: `LoopX: reassign ${todoId} to` });
     if (!pick) return CANCELLED;
     const to = pick.startsWith('$(edit)')
@@ -108,7 +111,9 @@ export class BoardActions {
       summary: `Reassigned by ${this.ctx.me}: ${todo.owner ?? 'the previous holder'}'s lease lapsed`,
       pending: todo.continuation || todo.detail,
     });
-    void vscode.window.showInformationMessage(`LoopX: ${todoId} is offered to ${to} (handoff ${offer.id}); ${to} takes it over when it accepts the handoff.`);
+    void vscode.window.showInformationMessage(
+      `LoopX: ${todoId} is offered to ${to} (handoff ${offer.id}); ${to} takes it over when it accepts the handoff.`,
+    );
     return { ok: true };
   }
 

@@ -17,9 +17,14 @@ afterEach(() => s.dispose());
 test("each goal carries its background (a goal file's body) for the board's header; '' when it has none", () => {
   const goalId = createGoal(s.kernel, { title: 'Ship the CSV importer' }).id;
   createGoal(s.kernel, { title: 'No file' });
-  s.kernel.write((tx) => tx.emit({ kind: 'goal.edited', goalId, todoId: null, data: { background: 'Why: customers.\n<b>not markup</b>' } }));
+  s.kernel.write((tx) =>
+    tx.emit({ kind: 'goal.edited', goalId, todoId: null, data: { background: 'Why: customers.\n<b>not markup</b>' } }),
+  );
   const goals = s.kernel.read((db, now) => buildSnapshot(boardFacts(db, now), 'ada').goals);
-  expect(goals.map((g) => [g.id, g.background])).toEqual([[goalId, 'Why: customers.\n<b>not markup</b>'], ['G2', '']]);
+  expect(goals.map((g) => [g.id, g.background])).toEqual([
+    [goalId, 'Why: customers.\n<b>not markup</b>'],
+    ['G2', ''],
+  ]);
 });
 
 test("a card's detail tells its history in sentences, newest first, with the codes kept for tooltips", () => {
@@ -80,10 +85,21 @@ const FACTS: TodoCardFacts = {
 
 test('a card carries the kernel facts the board rules read, and a scheduled occurrence waits only until its time', () => {
   const before = cardOf(FACTS, '2026-01-02T08:59:00.000Z');
-  expect(before).toMatchObject({ id: 'T7', unmetDeps: ['T2'], gates: ['Q1'], goalActive: true, recurrence: 'daily at 09:00 (UTC)', waitsUntil: '2026-01-02T09:00:00.000Z', monitor: null });
+  expect(before).toMatchObject({
+    id: 'T7',
+    unmetDeps: ['T2'],
+    gates: ['Q1'],
+    goalActive: true,
+    recurrence: 'daily at 09:00 (UTC)',
+    waitsUntil: '2026-01-02T09:00:00.000Z',
+    monitor: null,
+  });
   expect(cardOf(FACTS, '2026-01-02T09:00:00.000Z').waitsUntil).toBeNull();
   // Only an open todo waits for its time: a claimed occurrence is in progress.
-  expect(cardOf({ ...FACTS, status: 'claimed', owner: 'codex', leaseExpiresAt: '2026-01-02T09:30:00.000Z' }, '2026-01-02T08:00:00.000Z').waitsUntil).toBeNull();
+  expect(
+    cardOf({ ...FACTS, status: 'claimed', owner: 'codex', leaseExpiresAt: '2026-01-02T09:30:00.000Z' }, '2026-01-02T08:00:00.000Z')
+      .waitsUntil,
+  ).toBeNull();
 });
 
 test('the snapshot lists every todo as a card and puts what needs a person in the attention strip', () => {
@@ -110,10 +126,20 @@ test('the snapshot lists every todo as a card and puts what needs a person in th
 
 test('a patch carries only the cards that changed and the ids of those that went', () => {
   const card = (id: string, revision = 1): Card => ({ ...cardOf({ ...FACTS, id, revision }, '2026-01-03T00:00:00.000Z') });
-  const base: BoardSnapshot = { me: 'ada', now: '2026-01-03T00:00:00.000Z', goals: [], cards: [card('T1'), card('T2'), card('T3')], attention: [], agents: [] };
+  const base: BoardSnapshot = {
+    me: 'ada',
+    now: '2026-01-03T00:00:00.000Z',
+    goals: [],
+    cards: [card('T1'), card('T2'), card('T3')],
+    attention: [],
+    agents: [],
+  };
   const next: BoardSnapshot = { ...base, now: '2026-01-03T00:01:00.000Z', cards: [card('T1'), card('T3', 2), card('T4')] };
   const patch = diffSnapshots(base, next);
-  expect(patch.upserts.map((c) => [c.id, c.revision])).toEqual([['T3', 2], ['T4', 1]]);
+  expect(patch.upserts.map((c) => [c.id, c.revision])).toEqual([
+    ['T3', 2],
+    ['T4', 1],
+  ]);
   expect(patch.removed).toEqual(['T2']);
   expect(patch.now).toBe('2026-01-03T00:01:00.000Z');
 });

@@ -12,16 +12,37 @@ export function buildSnapshot(facts: BoardFacts, me: string): BoardSnapshot {
   const cards = facts.cards.map((f) => cardOf(f, report.at));
   const titles = new Map(cards.map((c) => [c.id, c.title]));
   const attention: AttentionItem[] = [
-    ...report.pendingGates.map((g) => ({ kind: 'gate' as const, gateId: g.id, goalId: g.goalId, todoId: g.todoId, question: g.question, askedBy: g.askedBy, askedAt: g.askedAt })),
+    ...report.pendingGates.map((g) => ({
+      kind: 'gate' as const,
+      gateId: g.id,
+      goalId: g.goalId,
+      todoId: g.todoId,
+      question: g.question,
+      askedBy: g.askedBy,
+      askedAt: g.askedAt,
+    })),
     ...report.blocked.map((t) => ({ kind: 'blocked' as const, todoId: t.id, title: t.title, reason: t.reason ?? '' })),
-    ...report.lapsedLeases.map((t) => ({ kind: 'lapsed' as const, todoId: t.id, title: t.title, owner: t.owner ?? '?', leaseExpiresAt: t.leaseExpiresAt ?? report.at })),
+    ...report.lapsedLeases.map((t) => ({
+      kind: 'lapsed' as const,
+      todoId: t.id,
+      title: t.title,
+      owner: t.owner ?? '?',
+      leaseExpiresAt: t.leaseExpiresAt ?? report.at,
+    })),
     ...report.goals
       .filter((g) => g.status === 'active' && g.quota.remaining === 0)
       .map((g) => ({ kind: 'budget' as const, goalId: g.id, title: g.title, nextWakeAt: g.quota.nextSlotAt })),
     // A check that cannot run (not found, killed at its limit) will never fire by itself: a person looks at it.
     ...report.monitors
       .filter((m) => m.lastRun?.error)
-      .map((m) => ({ kind: 'monitor' as const, monitorId: m.id, todoId: m.todoId, title: titles.get(m.todoId) ?? '', check: m.check ?? '', error: m.lastRun?.error ?? '' })),
+      .map((m) => ({
+        kind: 'monitor' as const,
+        monitorId: m.id,
+        todoId: m.todoId,
+        title: titles.get(m.todoId) ?? '',
+        check: m.check ?? '',
+        error: m.lastRun?.error ?? '',
+      })),
   ];
   return {
     me,
@@ -72,7 +93,15 @@ export function diffSnapshots(previous: BoardSnapshot, next: BoardSnapshot): Boa
   const upserts = next.cards.filter((c) => before.get(c.id) !== JSON.stringify(c));
   const present = new Set(next.cards.map((c) => c.id));
   const removed = previous.cards.filter((c) => !present.has(c.id)).map((c) => c.id);
-  return { now: next.now, upserts, removed, goals: next.goals, attention: next.attention, agents: next.agents, ...(next.folders ? { folders: next.folders } : {}) };
+  return {
+    now: next.now,
+    upserts,
+    removed,
+    goals: next.goals,
+    attention: next.attention,
+    agents: next.agents,
+    ...(next.folders ? { folders: next.folders } : {}),
+  };
 }
 
 /** A card's detail pane: acceptance, continuation, evidence with artifacts, monitors, history and handoffs. */
@@ -91,7 +120,17 @@ export function buildDetail(facts: TodoDetailFacts, card: Card): CardDetail {
       text: eventSentence({ kind: 'evidence', actor: e.actor, actorKind: e.actorKind, data: { kind: e.kind } }).text,
       summary: e.summary,
       artifacts: e.artifacts,
-      ...(e.run ? { run: { command: e.run.command, exitCode: e.run.exitCode, durationMs: e.run.durationMs, error: e.run.error, check: e.run.check !== null } } : {}),
+      ...(e.run
+        ? {
+            run: {
+              command: e.run.command,
+              exitCode: e.run.exitCode,
+              durationMs: e.run.durationMs,
+              error: e.run.error,
+              check: e.run.check !== null,
+            },
+          }
+        : {}),
     })),
     monitors: facts.monitors.map((m) => ({
       id: m.id,
@@ -102,7 +141,14 @@ export function buildDetail(facts: TodoDetailFacts, card: Card): CardDetail {
       everySeconds: m.everySeconds,
       nextCheckAt: m.nextCheckAt,
       result: m.result,
-      runs: m.runs.map((r) => ({ n: r.n, at: r.at, exitCode: r.exitCode, durationMs: r.durationMs, error: r.error, outputTail: r.outputTail })),
+      runs: m.runs.map((r) => ({
+        n: r.n,
+        at: r.at,
+        exitCode: r.exitCode,
+        durationMs: r.durationMs,
+        error: r.error,
+        outputTail: r.outputTail,
+      })),
     })),
     // A monitor's run claims are bookkeeping; its runs and how it ended are history.
     history: facts.history

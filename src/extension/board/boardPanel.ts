@@ -2,7 +2,14 @@ import * as vscode from 'vscode';
 import { nodeCrypto } from '../../kernel/nodeCrypto';
 import { basename, isAbsolute, normalize } from 'node:path';
 import { parseToHost } from '../../protocol/boardSchemas';
-import { type AnswerTo, BOARD_VIEW_TYPE, type BoardFolder, type BoardSnapshot, type ToHost, type ToWebview } from '../../protocol/boardProtocol';
+import {
+  type AnswerTo,
+  BOARD_VIEW_TYPE,
+  type BoardFolder,
+  type BoardSnapshot,
+  type ToHost,
+  type ToWebview,
+} from '../../protocol/boardProtocol';
 import { Disposable, MutableDisposable } from '../util/lifecycle';
 import type { BoardOpener, Services } from '../services';
 import type { Folders } from '../folders';
@@ -36,7 +43,12 @@ export class Boards extends Disposable implements BoardOpener {
       open.panel.reveal();
       return open;
     }
-    const panel = vscode.window.createWebviewPanel(BOARD_VIEW_TYPE, boardTitle(ctx), vscode.ViewColumn.Active, webviewOptions(ctx.extensionUri));
+    const panel = vscode.window.createWebviewPanel(
+      BOARD_VIEW_TYPE,
+      boardTitle(ctx),
+      vscode.ViewColumn.Active,
+      webviewOptions(ctx.extensionUri),
+    );
     return this.adopt(panel, ctx);
   }
 
@@ -164,7 +176,12 @@ export class BoardPanel extends Disposable {
   private foldersFor(): BoardFolder[] | undefined {
     const stores = this.folders.withStore;
     if (stores.length < 2) return undefined;
-    return stores.map((f) => ({ index: f.folder.index, name: f.name, current: f.ctx === this.context, goals: f.model.goals().map((g) => ({ id: g.id, title: g.title })) }));
+    return stores.map((f) => ({
+      index: f.folder.index,
+      name: f.name,
+      current: f.ctx === this.context,
+      goals: f.model.goals().map((g) => ({ id: g.id, title: g.title })),
+    }));
   }
 
   private push(): void {
@@ -181,7 +198,12 @@ export class BoardPanel extends Disposable {
   private answer(requestId: number, outcome: Outcome): ToWebview {
     const message: ToWebview = outcome.ok
       ? { type: 'result', requestId, ok: true }
-      : { type: 'result', requestId, ok: false, error: 'error' in outcome ? outcome.error : { code: 'cancelled', message: 'cancelled', hint: null } };
+      : {
+          type: 'result',
+          requestId,
+          ok: false,
+          error: 'error' in outcome ? outcome.error : { code: 'cancelled', message: 'cancelled', hint: null },
+        };
     void this.panel.webview.postMessage(message);
     return message;
   }
@@ -193,7 +215,11 @@ export class BoardPanel extends Disposable {
       this.answer(requestId, { ok: false, error: { code: 'not_found', message: `todo ${todoId} not found`, hint: null } });
       return;
     }
-    void this.panel.webview.postMessage({ type: 'detail', requestId, detail: kernel.read((db) => buildDetail(todoDetailFacts(db, card.id), card)) } satisfies AnswerTo<'detail'>);
+    void this.panel.webview.postMessage({
+      type: 'detail',
+      requestId,
+      detail: kernel.read((db) => buildDetail(todoDetailFacts(db, card.id), card)),
+    } satisfies AnswerTo<'detail'>);
   }
 
   /** Artifact paths come from the webview: only workspace-relative paths, never out of the workspace. */

@@ -84,7 +84,11 @@ const FIXTURES: Fixture[] = [
       return id;
     },
   },
-  { name: 'a recurring occurrence not yet due', column: 'waiting', make: (s, g) => add(s, g, 'Daily report', { recurrence: { every: 86400, at: '09:00', tz: 'UTC' } }) },
+  {
+    name: 'a recurring occurrence not yet due',
+    column: 'waiting',
+    make: (s, g) => add(s, g, 'Daily report', { recurrence: { every: 86400, at: '09:00', tz: 'UTC' } }),
+  },
   {
     name: 'a recurring occurrence that is due',
     column: 'ready',

@@ -30,7 +30,11 @@ export const addTodo: CommandDefinition = {
     if (open.length) {
       const deps = await vscode.window.showQuickPick(
         open.map((t) => ({ label: `${t.id} ${clean(t.title)}`, id: t.id })),
-        { title: 'LoopX: depends on (optional)', canPickMany: true, placeHolder: 'Pick todos that must ship first, or press Enter for none' },
+        {
+          title: 'LoopX: depends on (optional)',
+          canPickMany: true,
+          placeHolder: 'Pick todos that must ship first, or press Enter for none',
+        },
       );
       if (deps === undefined) return undefined;
       dependsOn = deps.map((d) => d.id);

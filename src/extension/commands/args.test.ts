@@ -21,7 +21,11 @@ describe('one parser for what commands are given', () => {
     ['an evidence row', { kind: 'evidence', evidence }, { kind: 'evidence', evidence }],
     ['an artifact row', { kind: 'artifact', artifact, seq: 7 }, { kind: 'artifact', artifact, seq: 7 }],
     ['Run Turn from the board', { goalId: 'G1', todoId: 'T3' }, { kind: 'turn', goalId: 'G1', todoId: 'T3', host: undefined }],
-    ['Run Turn from a test, with its host', { goalId: 'G1', host: 'custom' }, { kind: 'turn', goalId: 'G1', todoId: undefined, host: 'custom' }],
+    [
+      'Run Turn from a test, with its host',
+      { goalId: 'G1', host: 'custom' },
+      { kind: 'turn', goalId: 'G1', todoId: undefined, host: 'custom' },
+    ],
     ['the "… more" row', { goalId: 'G1', group: 'shipped' }, { kind: 'page', goalId: 'G1', group: 'shipped' }],
   ])('%s', (_, arg, expected) => {
     expect(parseArg(arg)).toEqual(expected);

@@ -34,7 +34,10 @@ const NODES: Record<string, (node: Loose) => CommandArg | undefined> = {
   gate: (n) => (isObject(n.gate) ? { kind: 'gate', gate: n.gate as unknown as Gate } : undefined),
   monitor: (n) => (isObject(n.monitor) ? { kind: 'monitor', monitor: n.monitor as unknown as Monitor } : undefined),
   evidence: (n) => (isObject(n.evidence) ? { kind: 'evidence', evidence: n.evidence as unknown as Evidence } : undefined),
-  artifact: (n) => (isObject(n.artifact) && typeof n.seq === 'number' ? { kind: 'artifact', artifact: n.artifact as unknown as Artifact, seq: n.seq } : undefined),
+  artifact: (n) =>
+    isObject(n.artifact) && typeof n.seq === 'number'
+      ? { kind: 'artifact', artifact: n.artifact as unknown as Artifact, seq: n.seq }
+      : undefined,
 };
 
 export function parseArg(arg: unknown): CommandArg {

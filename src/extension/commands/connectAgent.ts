@@ -14,39 +14,62 @@ type Way = 'agentsMd' | 'claudeMcp' | 'codexMcp';
 export const connectAgent: CommandDefinition = {
   id: COMMANDS.connectAgent,
   async run(ctx, arg) {
-    const way = isWay(arg) ? arg : (await vscode.window.showQuickPick(
-      [
-        { label: 'Write the loopx block into AGENTS.md and CLAUDE.md', detail: 'Codex reads AGENTS.md and Claude Code reads CLAUDE.md when they start; text outside the block is never touched.', way: 'agentsMd' as const },
-        { label: 'Copy the MCP set-up for Claude Code', detail: 'A `claude mcp add` command for a terminal: Claude Code then has loopx tools.', way: 'claudeMcp' as const },
-        { label: 'Copy the MCP set-up for Codex', detail: 'A [mcp_servers.loopx] table for ~/.codex/config.toml.', way: 'codexMcp' as const },
-      ],
-      { title: 'LoopX: connect an agent', placeHolder: 'How should your agent learn to use loopx?' },
-    ))?.way;
+    const way = isWay(arg)
+      ? arg
+      : (
+          await vscode.window.showQuickPick(
+            [
+              {
+                label: 'Write the loopx block into AGENTS.md and CLAUDE.md',
+                detail: 'Codex reads AGENTS.md and Claude Code reads CLAUDE.md when they start; text outside the block is never touched.',
+                way: 'agentsMd' as const,
+              },
+              {
+                label: 'Copy the MCP set-up for Claude Code',
+                detail: 'A `claude mcp add` command for a terminal: Claude Code then has loopx tools.',
+                way: 'claudeMcp' as const,
+              },
+              {
+                label: 'Copy the MCP set-up for Codex',
+                detail: 'A [mcp_servers.loopx] table for ~/.codex/config.toml.',
+                way: 'codexMcp' as const,
+              },
+            ],
+            { title: 'LoopX: connect an agent', placeHolder: 'How should your agent learn to use loopx?' },
+          )
+        )?.way;
     if (!way) return undefined;
     if (way === 'agentsMd') {
       const results = writeAgentsMd(ctx.session.root);
       const changed = results.filter((r) => r.action !== 'unchanged').map((r) => vscode.workspace.asRelativePath(r.file));
       ctx.log.info(`agents-md: ${results.map((r) => `${r.action} ${r.file}`).join(', ')}`);
-      const text = changed.length ? `LoopX: wrote the loopx block into ${changed.join(' and ')}. Agents started in this workspace now follow it.` : 'LoopX: AGENTS.md and CLAUDE.md already have the current loopx block.';
+      const text = changed.length
+        ? `LoopX: wrote the loopx block into ${changed.join(' and ')}. Agents started in this workspace now follow it.`
+        : 'LoopX: AGENTS.md and CLAUDE.md already have the current loopx block.';
       const choice = await vscode.window.showInformationMessage(text, 'Open AGENTS.md');
       const agentsFile = results[0]?.file;
       if (choice && agentsFile) await vscode.window.showTextDocument(vscode.Uri.file(agentsFile));
       return results;
     }
     const cli = shellQuote(ctx.cliCommand);
-    const snippet = way === 'claudeMcp'
-      ? `claude mcp add loopx --env LOOPX_AGENT=claude -- ${cli} mcp`
-      : `[mcp_servers.loopx]\ncommand = ${JSON.stringify(ctx.cliCommand)}\nargs = ["mcp"]\nenv = { LOOPX_AGENT = "codex" }\n`;
+    const snippet =
+      way === 'claudeMcp'
+        ? `claude mcp add loopx --env LOOPX_AGENT=claude -- ${cli} mcp`
+        : `[mcp_servers.loopx]\ncommand = ${JSON.stringify(ctx.cliCommand)}\nargs = ["mcp"]\nenv = { LOOPX_AGENT = "codex" }\n`;
     try {
       await vscode.env.clipboard.writeText(snippet);
     } catch {
       // A browser may refuse the clipboard: show the set-up in an editor to copy from instead.
-      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ content: snippet, language: way === 'codexMcp' ? 'toml' : 'shellscript' }));
+      await vscode.window.showTextDocument(
+        await vscode.workspace.openTextDocument({ content: snippet, language: way === 'codexMcp' ? 'toml' : 'shellscript' }),
+      );
       return snippet;
     }
-    void vscode.window.showInformationMessage(way === 'claudeMcp'
-      ? 'LoopX: copied the command that adds the loopx MCP server to Claude Code. Paste it into a terminal.'
-      : 'LoopX: copied the loopx MCP server table. Paste it into ~/.codex/config.toml.');
+    void vscode.window.showInformationMessage(
+      way === 'claudeMcp'
+        ? 'LoopX: copied the command that adds the loopx MCP server to Claude Code. Paste it into a terminal.'
+        : 'LoopX: copied the loopx MCP server table. Paste it into ~/.codex/config.toml.',
+    );
     return snippet;
   },
 };

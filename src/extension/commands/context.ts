@@ -41,7 +41,11 @@ export async function runSafely(ctx: Services, def: CommandDefinition, args: unk
         const action = actions.find((a) => a.title === picked);
         // The button acts in the folder the refusal came from (ids alone are ambiguous in a multi-root workspace).
         const ours = (Object.values(COMMANDS) as string[]).includes(action?.command ?? '');
-        if (action) void vscode.commands.executeCommand(action.command, ...(ours ? [inFolder(ctx.session.root, ...(action.args ?? []))] : (action.args ?? [])));
+        if (action)
+          void vscode.commands.executeCommand(
+            action.command,
+            ...(ours ? [inFolder(ctx.session.root, ...(action.args ?? []))] : (action.args ?? [])),
+          );
       });
       return undefined;
     }

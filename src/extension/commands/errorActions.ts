@@ -13,7 +13,10 @@ export function actionsFor(error: LoopxError): ErrorAction[] {
     case 'gate_pending': {
       const gateId = (error.data as { gateIds?: string[] } | undefined)?.gateIds?.[0];
       return gateId
-        ? [{ title: `Approve ${gateId}…`, command: COMMANDS.approveGate, args: [gateId] }, { title: `Reject ${gateId}…`, command: COMMANDS.rejectGate, args: [gateId] }]
+        ? [
+            { title: `Approve ${gateId}…`, command: COMMANDS.approveGate, args: [gateId] },
+            { title: `Reject ${gateId}…`, command: COMMANDS.rejectGate, args: [gateId] },
+          ]
         : [{ title: 'Show Gates', command: 'loopx.gates.focus' }];
     }
     case 'not_ready':

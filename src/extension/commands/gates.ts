@@ -10,11 +10,18 @@ import { ask, resolveGate, resolveGoal, resolveTodo } from './pickers';
 export const askGate: CommandDefinition = {
   id: COMMANDS.askGate,
   async run(ctx, arg) {
-    const subject = await vscode.window.showQuickPick([{ label: 'On a todo', value: 'todo' }, { label: 'On a whole goal', value: 'goal' }], { title: 'LoopX: Ask Gate' });
+    const subject = await vscode.window.showQuickPick(
+      [
+        { label: 'On a todo', value: 'todo' },
+        { label: 'On a whole goal', value: 'goal' },
+      ],
+      { title: 'LoopX: Ask Gate' },
+    );
     if (!subject) return undefined;
-    const target = subject.value === 'todo'
-      ? { todoId: (await resolveTodo(ctx, arg, ['open', 'claimed', 'blocked'], 'Ask Gate on'))?.id }
-      : { goalId: (await resolveGoal(ctx, arg))?.id };
+    const target =
+      subject.value === 'todo'
+        ? { todoId: (await resolveTodo(ctx, arg, ['open', 'claimed', 'blocked'], 'Ask Gate on'))?.id }
+        : { goalId: (await resolveGoal(ctx, arg))?.id };
     if (!target.todoId && !target.goalId) return undefined;
     const question = await ask({ title: 'LoopX: Ask Gate', prompt: 'The decision needed, with what you recommend', required: true });
     return question === undefined ? undefined : askOp(kernelOf(ctx), { ...target, question });

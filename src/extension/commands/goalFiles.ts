@@ -38,9 +38,12 @@ export const applyGoalFile: CommandDefinition = {
     const result = applyGoalSpec(kernel, spec, { path });
     const { plan } = result;
     ctx.log.info(`applied ${path} to ${result.goalId}: ${plan.changeCount} changes, ${result.events} events`);
-    const kept = plan.removed.length ? ` ${plan.removed.length} todo${plan.removed.length === 1 ? '' : 's'} no longer in the file ${plan.removed.length === 1 ? 'was' : 'were'} kept.` : '';
+    const kept = plan.removed.length
+      ? ` ${plan.removed.length} todo${plan.removed.length === 1 ? '' : 's'} no longer in the file ${plan.removed.length === 1 ? 'was' : 'were'} kept.`
+      : '';
     const what = plan.changeCount === 0 ? 'nothing to change' : `${plan.changeCount} change${plan.changeCount === 1 ? '' : 's'}`;
-    void vscode.window.showInformationMessage(`LoopX: applied ${path} to ${result.goalId}: ${what}.${kept}`, 'Open Board')
+    void vscode.window
+      .showInformationMessage(`LoopX: applied ${path} to ${result.goalId}: ${what}.${kept}`, 'Open Board')
       .then((c) => c && vscode.commands.executeCommand(COMMANDS.openBoard));
     return result;
   },

@@ -12,5 +12,7 @@ export function inFolder(root: string, ...args: unknown[]): InFolder {
 }
 
 export function isInFolder(arg: unknown): arg is InFolder {
-  return typeof arg === 'object' && arg !== null && typeof (arg as InFolder).loopxFolder === 'string' && Array.isArray((arg as InFolder).args);
+  return (
+    typeof arg === 'object' && arg !== null && typeof (arg as InFolder).loopxFolder === 'string' && Array.isArray((arg as InFolder).args)
+  );
 }

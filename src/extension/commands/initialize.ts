@@ -7,10 +7,12 @@ export const initialize: CommandDefinition = {
   run(ctx) {
     const { created } = ctx.session.initialize();
     ctx.log.info(`${created ? 'created' : 'reused'} ${ctx.session.root}/.loopx`);
-    void vscode.window.showInformationMessage(
-      created ? 'LoopX: initialised .loopx/ in this workspace.' : 'LoopX: this workspace already had a store; it was reused unchanged.',
-      'New Goal',
-    ).then((choice) => choice && vscode.commands.executeCommand(COMMANDS.newGoal));
+    void vscode.window
+      .showInformationMessage(
+        created ? 'LoopX: initialised .loopx/ in this workspace.' : 'LoopX: this workspace already had a store; it was reused unchanged.',
+        'New Goal',
+      )
+      .then((choice) => choice && vscode.commands.executeCommand(COMMANDS.newGoal));
     return created;
   },
 };

@@ -25,10 +25,17 @@ export const verifyLog: CommandDefinition = {
     const cut = ctx.witness.check();
     if (cut) {
       if ((await showWitnessProblem(cut, false)) === ACCEPT) await ctx.witness.accept();
-      return { ...result, ok: false, firstBadSeq: cut.problem === 'missing' ? (cut.head?.seq ?? 0) + 1 : cut.anchor.seq, problem: cut.message };
+      return {
+        ...result,
+        ok: false,
+        firstBadSeq: cut.problem === 'missing' ? (cut.head?.seq ?? 0) + 1 : cut.anchor.seq,
+        problem: cut.message,
+      };
     }
     const anchor = ctx.witness.anchor;
-    void vscode.window.showInformationMessage(`LoopX: log intact, ${result.events} events, hash chain verified${anchor ? `; it still holds event ${anchor.seq}, the newest this workspace has seen` : ''}.`);
+    void vscode.window.showInformationMessage(
+      `LoopX: log intact, ${result.events} events, hash chain verified${anchor ? `; it still holds event ${anchor.seq}, the newest this workspace has seen` : ''}.`,
+    );
     return result;
   },
 };
@@ -57,8 +64,16 @@ export const showQuota: CommandDefinition = {
         : `Waits: ${shouldRunReason({ ...g.shouldRun, goalStatus: g.status, ...g.quota })}${g.shouldRun.nextWakeAt ? ` · can run again at ${clockTime(g.shouldRun.nextWakeAt, now)}` : ' · a person has to act first'}`,
       goalId: g.id,
     }));
-    const board = { label: '$(project) Open Board', description: 'every todo as a card, with what needs you on top', detail: undefined, goalId: undefined };
-    const pick = await vscode.window.showQuickPick([...items, board], { title: 'LoopX: budgets and what runs next', placeHolder: items.length ? 'Goal' : 'No goals yet' });
+    const board = {
+      label: '$(project) Open Board',
+      description: 'every todo as a card, with what needs you on top',
+      detail: undefined,
+      goalId: undefined,
+    };
+    const pick = await vscode.window.showQuickPick([...items, board], {
+      title: 'LoopX: budgets and what runs next',
+      placeHolder: items.length ? 'Goal' : 'No goals yet',
+    });
     if (pick === board) await vscode.commands.executeCommand(COMMANDS.openBoard);
     else if (pick) await vscode.commands.executeCommand('loopx.goals.focus');
     return pick?.goalId;

@@ -19,7 +19,11 @@ export const cancelMonitor: CommandDefinition = {
     else {
       const waiting = ctx.model.monitors().filter((m) => m.status === 'waiting');
       const pick = await vscode.window.showQuickPick(
-        waiting.map((m) => ({ label: `${m.id} ${m.kind === 'timer' ? 'timer' : oneLine(m.check, 70)}`, description: `${m.todoId} · next ${m.nextCheckAt ?? ''}`, monitor: m })),
+        waiting.map((m) => ({
+          label: `${m.id} ${m.kind === 'timer' ? 'timer' : oneLine(m.check, 70)}`,
+          description: `${m.todoId} · next ${m.nextCheckAt ?? ''}`,
+          monitor: m,
+        })),
         { title: 'LoopX: Cancel Monitor', placeHolder: waiting.length ? 'Waiting monitor' : 'No monitor is waiting' },
       );
       monitor = pick?.monitor;

@@ -12,9 +12,14 @@ export const newGoal: CommandDefinition = {
   async run(ctx) {
     const kernel = kernelOf(ctx);
     const steps = 4;
-    const title = await step(1, steps, 'Title', 'What is this goal? One line.', { required: true, placeHolder: 'e.g. what users get when it is done' });
+    const title = await step(1, steps, 'Title', 'What is this goal? One line.', {
+      required: true,
+      placeHolder: 'e.g. what users get when it is done',
+    });
     if (title === undefined) return undefined;
-    const objective = await step(2, steps, 'Objective', 'What does done look like? Agents read this every turn.', { placeHolder: 'e.g. the checks that pass and the docs that exist when it is done' });
+    const objective = await step(2, steps, 'Objective', 'What does done look like? Agents read this every turn.', {
+      placeHolder: 'e.g. the checks that pass and the docs that exist when it is done',
+    });
     if (objective === undefined) return undefined;
     const scopeText = await step(3, steps, 'Scope', 'Paths or globs the work may touch, comma-separated (empty: the whole workspace).', {
       placeHolder: 'e.g. src/feature/**, docs/feature.md',
@@ -44,7 +49,10 @@ export const newGoal: CommandDefinition = {
 };
 
 function splitScope(text: string): string[] {
-  return text.split(',').map((s) => s.trim()).filter(Boolean);
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function validateScope(text: string): string | undefined {
@@ -56,7 +64,13 @@ function validateScope(text: string): string | undefined {
   }
 }
 
-function step(n: number, total: number, name: string, prompt: string, o: { required?: boolean; placeHolder?: string; value?: string; validate?: (t: string) => string | undefined }) {
+function step(
+  n: number,
+  total: number,
+  name: string,
+  prompt: string,
+  o: { required?: boolean; placeHolder?: string; value?: string; validate?: (t: string) => string | undefined },
+) {
   return vscode.window
     .showInputBox({
       title: `LoopX: New Goal (${n}/${total}) ${name}`,

@@ -31,7 +31,11 @@ export async function resolveTodo(ctx: Services, arg: unknown, statuses: TodoSta
   if (given.kind === 'id') return kernelOf(ctx).read((db) => getTodo(db, parseId('todo', given.id)));
   const todos = ctx.model.goals().flatMap((g) => statuses.flatMap((s) => ctx.model.todos(g.id, s)));
   const pick = await vscode.window.showQuickPick(
-    todos.map((t) => ({ label: `${t.id} ${clean(t.title)}`, description: `${t.goalId} · ${t.status}${t.owner ? ` · ${clean(t.owner)}` : ''}`, todo: t })),
+    todos.map((t) => ({
+      label: `${t.id} ${clean(t.title)}`,
+      description: `${t.goalId} · ${t.status}${t.owner ? ` · ${clean(t.owner)}` : ''}`,
+      todo: t,
+    })),
     { title: `LoopX: ${title}`, placeHolder: todos.length ? 'Todo' : 'No todo fits', matchOnDescription: true },
   );
   return pick?.todo;
@@ -43,14 +47,24 @@ export async function resolveGate(ctx: Services, arg: unknown, title: string): P
   if (given.kind === 'id') return kernelOf(ctx).read((db) => getGate(db, parseId('gate', given.id)));
   const gates = ctx.model.gates().filter((g) => g.status === 'pending');
   const pick = await vscode.window.showQuickPick(
-    gates.map((g) => ({ label: `${g.id} ${oneLine(g.question, 80)}`, description: `${g.todoId ?? g.goalId} · asked by ${clean(g.askedBy)}`, gate: g })),
+    gates.map((g) => ({
+      label: `${g.id} ${oneLine(g.question, 80)}`,
+      description: `${g.todoId ?? g.goalId} · asked by ${clean(g.askedBy)}`,
+      gate: g,
+    })),
     { title: `LoopX: ${title}`, placeHolder: gates.length ? 'Pending gate' : 'No gate is pending' },
   );
   return pick?.gate;
 }
 
 /** An input box that trims and refuses empty text when required. */
-export async function ask(options: { title: string; prompt: string; value?: string; required?: boolean; placeHolder?: string }): Promise<string | undefined> {
+export async function ask(options: {
+  title: string;
+  prompt: string;
+  value?: string;
+  required?: boolean;
+  placeHolder?: string;
+}): Promise<string | undefined> {
   const value = await vscode.window.showInputBox({
     title: options.title,
     prompt: options.prompt,

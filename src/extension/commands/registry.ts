@@ -21,12 +21,40 @@ import { applyGoalFile, openTodo } from './goalFiles';
 
 /** The table every command is registered from. */
 export const COMMAND_TABLE: readonly CommandDefinition[] = [
-  initialize, newGoal, pauseGoal, resumeGoal, addTodo,
-  claimTodo, releaseTodo, shipTodo, blockTodo, unblockTodo, killTodo,
-  askGate, approveGate, rejectGate,
-  addEvidence, showEvidence, openArtifact,
-  verifyLog, showStatus, showQuota, refresh, showLogs, openBoard, runTurn, reviewPacket, showMoreTodos, backupStore, restoreBackup,
-  connectAgent, getStarted, cancelMonitor, checkMonitorsNow, applyGoalFile, openTodo,
+  initialize,
+  newGoal,
+  pauseGoal,
+  resumeGoal,
+  addTodo,
+  claimTodo,
+  releaseTodo,
+  shipTodo,
+  blockTodo,
+  unblockTodo,
+  killTodo,
+  askGate,
+  approveGate,
+  rejectGate,
+  addEvidence,
+  showEvidence,
+  openArtifact,
+  verifyLog,
+  showStatus,
+  showQuota,
+  refresh,
+  showLogs,
+  openBoard,
+  runTurn,
+  reviewPacket,
+  showMoreTodos,
+  backupStore,
+  restoreBackup,
+  connectAgent,
+  getStarted,
+  cancelMonitor,
+  checkMonitorsNow,
+  applyGoalFile,
+  openTodo,
 ];
 
 /** Commands that need no store of a folder: Initialize wants a folder without one; the rest only show things. */
@@ -59,5 +87,8 @@ export function registerCommands(folders: Folders): IDisposable[] {
 
 /** "loopx.claimTodo" → "Claim Todo", as the palette names it (the folder pick's title). */
 export function titleOf(id: CommandId): string {
-  return id.replace(/^loopx\./, '').replace(/([A-Z])/g, ' $1').replace(/^./, (c) => c.toUpperCase());
+  return id
+    .replace(/^loopx\./, '')
+    .replace(/([A-Z])/g, ' $1')
+    .replace(/^./, (c) => c.toUpperCase());
 }

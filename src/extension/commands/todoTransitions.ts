@@ -19,10 +19,16 @@ export const claimTodo: CommandDefinition = {
     if (!todo) return undefined;
     const claimed = claimOp(kernelOf(ctx), todo.id).todo;
     const until = claimed.leaseExpiresAt ? clockTime(claimed.leaseExpiresAt, Date.now()) : undefined;
-    void vscode.window.showInformationMessage(`LoopX: you hold ${claimed.id} ${clean(claimed.title)}${until ? ` until ${until}` : ''}.`, 'Ship…', 'Release…').then((choice) => {
-      if (choice === 'Ship…') void vscode.commands.executeCommand(COMMANDS.shipTodo, claimed.id);
-      if (choice === 'Release…') void vscode.commands.executeCommand(COMMANDS.releaseTodo, claimed.id);
-    });
+    void vscode.window
+      .showInformationMessage(
+        `LoopX: you hold ${claimed.id} ${clean(claimed.title)}${until ? ` until ${until}` : ''}.`,
+        'Ship…',
+        'Release…',
+      )
+      .then((choice) => {
+        if (choice === 'Ship…') void vscode.commands.executeCommand(COMMANDS.shipTodo, claimed.id);
+        if (choice === 'Release…') void vscode.commands.executeCommand(COMMANDS.releaseTodo, claimed.id);
+      });
     return claimed;
   },
 };
@@ -42,15 +48,26 @@ async function pickClaimable(ctx: Services): Promise<Todo | undefined> {
   type Item = vscode.QuickPickItem & { todo?: Todo };
   const items: Item[] = [
     { label: ready.length ? 'Ready to claim' : 'Nothing is ready to claim', kind: vscode.QuickPickItemKind.Separator },
-    ...ready.map((t) => ({ label: `$(play-circle) ${t.id} ${clean(t.title)}`, description: `${t.goalId} · P${t.priority}${t.owner ? ` · lease of ${clean(t.owner)} lapsed` : ''}`, todo: t })),
+    ...ready.map((t) => ({
+      label: `$(play-circle) ${t.id} ${clean(t.title)}`,
+      description: `${t.goalId} · P${t.priority}${t.owner ? ` · lease of ${clean(t.owner)} lapsed` : ''}`,
+      todo: t,
+    })),
   ];
   if (waiting.length) {
     items.push({ label: 'Cannot be claimed now', kind: vscode.QuickPickItemKind.Separator });
-    for (const { todo, why } of waiting) items.push({ label: `$(circle-slash) ${todo.id} ${clean(todo.title)}`, description: why.ready ? '' : notClaimableBecause(why) });
+    for (const { todo, why } of waiting)
+      items.push({ label: `$(circle-slash) ${todo.id} ${clean(todo.title)}`, description: why.ready ? '' : notClaimableBecause(why) });
   }
-  const pick = await vscode.window.showQuickPick(items, { title: 'LoopX: Claim Todo', placeHolder: ready.length ? 'Pick a ready todo to hold it' : 'No todo can be claimed now', matchOnDescription: true });
+  const pick = await vscode.window.showQuickPick(items, {
+    title: 'LoopX: Claim Todo',
+    placeHolder: ready.length ? 'Pick a ready todo to hold it' : 'No todo can be claimed now',
+    matchOnDescription: true,
+  });
   if (pick && !pick.todo) {
-    void vscode.window.showInformationMessage(`LoopX: ${pick.label.replace(/^\$\([a-z-]+\) /, '')} cannot be claimed now: ${pick.description}.`);
+    void vscode.window.showInformationMessage(
+      `LoopX: ${pick.label.replace(/^\$\([a-z-]+\) /, '')} cannot be claimed now: ${pick.description}.`,
+    );
     return undefined;
   }
   return pick?.todo;
@@ -61,7 +78,10 @@ const WAITING_SHOWN = 200;
 function notClaimableBecause(why: Exclude<Readiness, { ready: true }>): string {
   switch (why.why) {
     case 'claimed':
-      return why.detail.replace(/^it is claimed by (\S+) until (\S+)$/, (_, who: string, until: string) => `${who} holds it until ${clockTime(until, Date.now())}`);
+      return why.detail.replace(
+        /^it is claimed by (\S+) until (\S+)$/,
+        (_, who: string, until: string) => `${who} holds it until ${clockTime(until, Date.now())}`,
+      );
     case 'dependencies':
       return `waits on ${why.ids.join(', ')}`;
     case 'gate_pending':
@@ -95,7 +115,9 @@ export const shipTodo: CommandDefinition = {
     if (!todo) return undefined;
     const evidence = await ask({
       title: `LoopX: Ship ${todo.id} ${clean(todo.title)}`,
-      prompt: todo.evidenceCount ? `Evidence (optional: ${todo.evidenceCount} already recorded)` : 'Evidence: what was done and how it was checked',
+      prompt: todo.evidenceCount
+        ? `Evidence (optional: ${todo.evidenceCount} already recorded)`
+        : 'Evidence: what was done and how it was checked',
       required: todo.evidenceCount === 0,
     });
     if (evidence === undefined) return undefined;
@@ -112,7 +134,11 @@ export const blockTodo: CommandDefinition = {
   async run(ctx, arg) {
     const todo = await resolveTodo(ctx, arg, ['open', 'claimed'], 'Block');
     if (!todo) return undefined;
-    const reason = await ask({ title: `LoopX: Block ${todo.id}`, prompt: 'Reason: what is in the way and what would unblock it', required: true });
+    const reason = await ask({
+      title: `LoopX: Block ${todo.id}`,
+      prompt: 'Reason: what is in the way and what would unblock it',
+      required: true,
+    });
     return reason === undefined ? undefined : blockOp(kernelOf(ctx), todo.id, reason);
   },
 };

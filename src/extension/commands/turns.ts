@@ -19,7 +19,13 @@ export const runTurn: CommandDefinition = {
     const runner = ctx.turns;
     const parsed = parseArg(arg);
     const given: { goalId?: string; todoId?: string; host?: string } =
-      parsed.kind === 'turn' ? parsed : parsed.kind === 'todo' ? { todoId: parsed.todo.id, goalId: parsed.todo.goalId } : parsed.kind === 'goal' ? { goalId: parsed.goal.id } : {};
+      parsed.kind === 'turn'
+        ? parsed
+        : parsed.kind === 'todo'
+          ? { todoId: parsed.todo.id, goalId: parsed.todo.goalId }
+          : parsed.kind === 'goal'
+            ? { goalId: parsed.goal.id }
+            : {};
     const todoId = given.todoId;
     let goalId = given.goalId;
     if (!goalId && !todoId) goalId = (await resolveGoal(ctx, undefined, (g) => g.status === 'active'))?.id;
@@ -28,14 +34,20 @@ export const runTurn: CommandDefinition = {
     const defaultHost = vscode.workspace.getConfiguration('loopx').get<string>('defaultHost') || 'codex';
     const settings = runner.hostSettings();
     // Every host reads the same way: its name, then the command it runs; the default is marked, not described.
-    const host = given.host ?? (await vscode.window.showQuickPick(
-      [...HOSTS].sort((a, b) => Number(b === defaultHost) - Number(a === defaultHost)).map((h) => ({
-        label: HOST_NAMES[h] ?? h,
-        description: `${settings[h] || 'no command set (setting loopx.hosts.custom.command)'}${h === defaultHost ? ' · default' : ''}`,
-        host: h,
-      })),
-      { title: `LoopX: Run Turn on ${todoId ?? goalId} with` },
-    ))?.host;
+    const host =
+      given.host ??
+      (
+        await vscode.window.showQuickPick(
+          [...HOSTS]
+            .sort((a, b) => Number(b === defaultHost) - Number(a === defaultHost))
+            .map((h) => ({
+              label: HOST_NAMES[h] ?? h,
+              description: `${settings[h] || 'no command set (setting loopx.hosts.custom.command)'}${h === defaultHost ? ' · default' : ''}`,
+              host: h,
+            })),
+          { title: `LoopX: Run Turn on ${todoId ?? goalId} with` },
+        )
+      )?.host;
     if (!host) return undefined;
     const outcome: RunOutcome = await runner.run(goalId, host, todoId);
     if (!outcome.started) void vscode.window.showInformationMessage(describeNoRun(outcome));

@@ -20,7 +20,10 @@ export class GoalFileSupport extends Disposable {
   private started: Promise<Started | undefined> | undefined;
   private readonly channel: vscode.LogOutputChannel;
 
-  constructor(private readonly extensionUri: vscode.Uri, private readonly log: Log) {
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly log: Log,
+  ) {
     super();
     this.channel = this.register(vscode.window.createOutputChannel('LoopX Goal Files', { log: true }));
     this.register(vscode.workspace.onDidOpenTextDocument((doc) => this.consider(doc)));
@@ -35,7 +38,9 @@ export class GoalFileSupport extends Disposable {
   private consider(doc: vscode.TextDocument): void {
     if (this.started || doc.uri.scheme !== 'file') return;
     // Cheap checks first: a goal file, or a Markdown file that mentions an id (code comments follow once it runs).
-    const wanted = GOAL_FILE_PATTERN.test(doc.uri.fsPath) || (doc.languageId === 'markdown' && doc.lineCount < 20_000 && MENTIONS_ID.test(doc.getText()));
+    const wanted =
+      GOAL_FILE_PATTERN.test(doc.uri.fsPath) ||
+      (doc.languageId === 'markdown' && doc.lineCount < 20_000 && MENTIONS_ID.test(doc.getText()));
     if (wanted) this.started = this.start();
   }
 

@@ -36,7 +36,8 @@ export class MonitorNotifier extends Disposable {
       if (!enabled) continue;
       const title = clean(this.model.todo(m.todoId)?.title ?? '');
       const text = `LoopX: monitor ${m.id} ${m.status} · ${m.todoId} ${oneLine(title, 60)} is ready again: ${oneLine(m.result, 200)}`;
-      const show = (choice: string | undefined) => (choice === 'Show on Board' ? vscode.commands.executeCommand(COMMANDS.openBoard) : undefined);
+      const show = (choice: string | undefined) =>
+        choice === 'Show on Board' ? vscode.commands.executeCommand(COMMANDS.openBoard) : undefined;
       if (m.status === 'fired') void vscode.window.showInformationMessage(text, 'Show on Board').then(show);
       else void vscode.window.showWarningMessage(text, 'Show on Board').then(show);
     }

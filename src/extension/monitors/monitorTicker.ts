@@ -44,11 +44,17 @@ export class MonitorTicker extends Disposable {
       return {
         ticking: false,
         why: 'untrusted',
-        message: 'Checks are not run in this window: the workspace is not trusted, and a check runs a command from it. Trust the workspace, or run `loopx monitor tick` yourself.',
+        message:
+          'Checks are not run in this window: the workspace is not trusted, and a check runs a command from it. Trust the workspace, or run `loopx monitor tick` yourself.',
       };
     }
     if (!vscode.workspace.getConfiguration('loopx.monitors').get<boolean>('runChecks', true)) {
-      return { ticking: false, why: 'off', message: 'Checks are not run by this window (setting loopx.monitors.runChecks). Run `loopx monitor tick` from cron, CI or a runner.' };
+      return {
+        ticking: false,
+        why: 'off',
+        message:
+          'Checks are not run by this window (setting loopx.monitors.runChecks). Run `loopx monitor tick` from cron, CI or a runner.',
+      };
     }
     if (!this.session.kernel) return { ticking: false, why: 'no_store', message: 'No store is open.' };
     return { ticking: true };
@@ -56,7 +62,12 @@ export class MonitorTicker extends Disposable {
 
   /** The next moment a tick can do something: a check due, a timer or an expiry, a lapsed run claim. */
   nextDue(): number | undefined {
-    const active = new Set(this.model.goals().filter((g) => g.status === 'active').map((g) => g.id));
+    const active = new Set(
+      this.model
+        .goals()
+        .filter((g) => g.status === 'active')
+        .map((g) => g.id),
+    );
     const now = Date.now();
     const times = this.model
       .monitors()
@@ -96,7 +107,10 @@ export class MonitorTicker extends Disposable {
       try {
         const result = await tickMonitors(kernel);
         this.ticks.push(result);
-        for (const run of result.runs) this.log.info(`monitor ${run.monitorId} run ${run.n}: ${run.error ?? `exit ${run.exitCode}`} in ${run.durationMs} ms → ${run.outcome}`);
+        for (const run of result.runs)
+          this.log.info(
+            `monitor ${run.monitorId} run ${run.n}: ${run.error ?? `exit ${run.exitCode}`} in ${run.durationMs} ms → ${run.outcome}`,
+          );
         return result;
       } catch (error) {
         this.log.error('monitor tick failed', error);

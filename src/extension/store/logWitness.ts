@@ -49,7 +49,10 @@ export class LogWitness extends Disposable {
     const kernel = this.session.kernel;
     if (!kernel) return undefined;
     const remembered = this.anchor;
-    const { head, result } = kernel.read((db) => ({ head: logHead(db), result: remembered ? checkAnchor(db, remembered) : ({ ok: true } as const) }));
+    const { head, result } = kernel.read((db) => ({
+      head: logHead(db),
+      result: remembered ? checkAnchor(db, remembered) : ({ ok: true } as const),
+    }));
     if (!result.ok) {
       const restore = readRestoreMarker(kernel.storeDir);
       const restored = restore?.head ? kernel.read((db) => checkAnchor(db, restore.head as LogAnchor)).ok : false;
@@ -101,7 +104,9 @@ export class LogWitness extends Disposable {
   async accept(): Promise<void> {
     const kernel = this.session.kernel;
     const head = kernel?.read((db) => logHead(db)) ?? undefined;
-    this.log.warn(`log witness: the current log was accepted${head ? ` at ${formatAnchor(head)}` : ''}; it replaces ${this.anchor ? formatAnchor(this.anchor) : 'nothing'}`);
+    this.log.warn(
+      `log witness: the current log was accepted${head ? ` at ${formatAnchor(head)}` : ''}; it replaces ${this.anchor ? formatAnchor(this.anchor) : 'nothing'}`,
+    );
     await this.memento.update(KEY, head);
     // Whatever restore led here has been taken in: its marker must not explain a later cut.
     const restore = kernel ? readRestoreMarker(kernel.storeDir) : undefined;
@@ -138,7 +143,11 @@ export async function showBrokenLog(kernel: Kernel, result: VerifyResult): Promi
   if (choice !== ACCEPT_BROKEN) return;
   const sure = await vscode.window.showWarningMessage(
     `Accept the event log as it is, broken at event ${result.firstBadSeq}?`,
-    { modal: true, detail: 'The acceptance is recorded in the log under your name; agents may write again. A later change to any event before it is a break again.' },
+    {
+      modal: true,
+      detail:
+        'The acceptance is recorded in the log under your name; agents may write again. A later change to any event before it is a break again.',
+    },
     'Accept',
   );
   if (sure === 'Accept') {

@@ -81,7 +81,11 @@ export class StoreModel extends Disposable {
 
   /** Agents that ran as `loopx run` and were seen in the last day, by agent name. */
   runners(): Map<string, RunnerSeen> {
-    return this.cached('runners', (db, now) => new Map(recentRunners(db, new Date(now - 24 * 3600_000).toISOString()).map((r) => [r.agent, r])), new Map());
+    return this.cached(
+      'runners',
+      (db, now) => new Map(recentRunners(db, new Date(now - 24 * 3600_000).toISOString()).map((r) => [r.agent, r])),
+      new Map(),
+    );
   }
 
   evidence(filter: { goalId?: string; todoId?: string }): Evidence[] {

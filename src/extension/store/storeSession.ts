@@ -59,8 +59,12 @@ export class StoreSession extends Disposable {
   requireKernel(): Kernel {
     const kernel = this.kernel;
     if (kernel) return kernel;
-    throw new LoopxError('no_store', this.failure?.message ?? 'this workspace has no .loopx/ store yet', EXIT.noStore,
-      this.failure?.hint ?? 'run "LoopX: Initialize" to create one');
+    throw new LoopxError(
+      'no_store',
+      this.failure?.message ?? 'this workspace has no .loopx/ store yet',
+      EXIT.noStore,
+      this.failure?.hint ?? 'run "LoopX: Initialize" to create one',
+    );
   }
 
   /** Opens the store if it exists. Returns true when a kernel is open afterwards. */

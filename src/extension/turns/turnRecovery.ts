@@ -61,7 +61,9 @@ export class TurnRecovery extends Disposable {
     if (found.state === 'unmanaged') return undefined;
     // A live window or runner finishes its own turns (even one whose command just ended): never race it.
     if (found.state === 'alive') {
-      const who = found.launcher.runner ? `runner ${found.launcher.runner} (pid ${found.launcher.pid})` : `window process ${found.launcher.pid}`;
+      const who = found.launcher.runner
+        ? `runner ${found.launcher.runner} (pid ${found.launcher.pid})`
+        : `window process ${found.launcher.pid}`;
       return { turnId: turn.id, action: 'left', why: `${who} still runs it` };
     }
     if (found.exitCode !== undefined) {
@@ -74,6 +76,10 @@ export class TurnRecovery extends Disposable {
       return { turnId: turn.id, action: 'adopted', why: 'its terminal was restored' };
     }
     this.runner.settle(turn.id, -1);
-    return { turnId: turn.id, action: 'finished', why: found.launcher.runner ? `runner ${found.launcher.runner} is gone` : 'its window and terminal are gone' };
+    return {
+      turnId: turn.id,
+      action: 'finished',
+      why: found.launcher.runner ? `runner ${found.launcher.runner} is gone` : 'its window and terminal are gone',
+    };
   }
 }

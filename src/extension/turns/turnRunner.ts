@@ -51,11 +51,13 @@ export class TurnRunner extends Disposable {
 
   constructor(private readonly ctx: TurnRunnerDeps) {
     super();
-    this.register(vscode.window.onDidCloseTerminal((terminal) => {
-      for (const run of this.running.values()) {
-        if (run.terminal === terminal) void this.complete(run, terminal.exitStatus?.code ?? -1);
-      }
-    }));
+    this.register(
+      vscode.window.onDidCloseTerminal((terminal) => {
+        for (const run of this.running.values()) {
+          if (run.terminal === terminal) void this.complete(run, terminal.exitStatus?.code ?? -1);
+        }
+      }),
+    );
     this.register(toDisposable(() => [...this.running.values()].forEach((r) => r.stop())));
   }
 
@@ -81,7 +83,12 @@ export class TurnRunner extends Disposable {
     const settings = this.hostSettings();
     const probe = planHost(host, settings, { promptFile: 'prompt.md', dir: '.', env: {} });
     if (!findExecutable(probe.executable)) {
-      throw new LoopxError('host_missing', `the ${host} host needs "${probe.executable}", which is not on PATH`, EXIT.invalidInput, INSTALL_HINTS[host]);
+      throw new LoopxError(
+        'host_missing',
+        `the ${host} host needs "${probe.executable}", which is not on PATH`,
+        EXIT.invalidInput,
+        INSTALL_HINTS[host],
+      );
     }
     const kernel = this.ctx.session.requireKernel();
     let started: TurnStart;
@@ -156,7 +163,9 @@ export class TurnRunner extends Disposable {
   /** Finishes a turn nobody is watching any more (its window and terminal are gone), with what is known of its end. */
   settle(turnId: string, exitCode: number): Turn {
     const turn = finishTurn(this.ctx.session.requireKernel(), turnId, exitCode);
-    this.ctx.log.info(`turn ${turn.id} settled after its window was gone: ${turn.resultKind} (exit ${exitCode}, ${turn.spent ? 'spent' : 'not spent'})`);
+    this.ctx.log.info(
+      `turn ${turn.id} settled after its window was gone: ${turn.resultKind} (exit ${exitCode}, ${turn.spent ? 'spent' : 'not spent'})`,
+    );
     this.changed.fire(turn);
     return turn;
   }

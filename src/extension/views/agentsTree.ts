@@ -27,7 +27,10 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   getChildren(node?: AgentNode): AgentNode[] {
     if (!node) return this.model.agents().map((agent) => ({ kind: 'agent', agent }));
     if (node.kind === 'agent') {
-      return node.agent.holding.map((id) => this.model.todo(id)).filter((t): t is Todo => t !== undefined).map((todo) => ({ kind: 'held', todo }));
+      return node.agent.holding
+        .map((id) => this.model.todo(id))
+        .filter((t): t is Todo => t !== undefined)
+        .map((todo) => ({ kind: 'held', todo }));
     }
     return [];
   }
@@ -39,7 +42,9 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
       const lapsed = !leaseLive(t, new Date(now).toISOString());
       const item = new vscode.TreeItem(`${t.id} ${clean(t.title)}`, vscode.TreeItemCollapsibleState.None);
       item.id = `held:${t.id}`;
-      item.description = lapsed ? `lease lapsed ${relativeTime(t.leaseExpiresAt, now)}` : `lease ends ${relativeTime(t.leaseExpiresAt, now)}`;
+      item.description = lapsed
+        ? `lease lapsed ${relativeTime(t.leaseExpiresAt, now)}`
+        : `lease ends ${relativeTime(t.leaseExpiresAt, now)}`;
       item.iconPath = new vscode.ThemeIcon(lapsed ? 'warning' : 'watch', new vscode.ThemeColor(lapsed ? 'charts.orange' : 'charts.yellow'));
       return item;
     }
@@ -51,7 +56,14 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     // itself: its turns run outside VS Code, in a terminal, tmux or a service.
     const runner = this.model.runners().get(a.name);
     const kind = a.kind === 'human' ? 'person' : a.kind === a.name ? '' : a.kind;
-    item.description = [kind, runner ? `runner (loopx run, ${runner.host})` : '', a.holding.length ? `holds ${a.holding.length}` : '', `seen ${relativeTime(a.lastSeen, now)}`].filter(Boolean).join(' · ');
+    item.description = [
+      kind,
+      runner ? `runner (loopx run, ${runner.host})` : '',
+      a.holding.length ? `holds ${a.holding.length}` : '',
+      `seen ${relativeTime(a.lastSeen, now)}`,
+    ]
+      .filter(Boolean)
+      .join(' · ');
     item.tooltip = runner
       ? `${clean(a.name)} runs turns with loopx run on the ${runner.host} host (pid ${runner.pid}, started ${runner.startedAt}).`
       : `${clean(a.name)} (${a.kind === 'human' ? 'a person' : `${a.kind} agent`}), last seen ${new Date(a.lastSeen).toLocaleString()}`;

@@ -35,7 +35,8 @@ export class EvidenceTreeProvider extends Disposable implements vscode.TreeDataP
 
   getChildren(node?: EvidenceNode): EvidenceNode[] {
     if (!node) return this.model.evidence(this.filter).map((evidence) => ({ kind: 'evidence', evidence }));
-    if (node.kind === 'evidence') return node.evidence.artifacts.map((artifact) => ({ kind: 'artifact', artifact, seq: node.evidence.seq }));
+    if (node.kind === 'evidence')
+      return node.evidence.artifacts.map((artifact) => ({ kind: 'artifact', artifact, seq: node.evidence.seq }));
     return [];
   }
 
@@ -52,7 +53,10 @@ export class EvidenceTreeProvider extends Disposable implements vscode.TreeDataP
       return item;
     }
     const e = node.evidence;
-    const item = new vscode.TreeItem(oneLine(e.summary, 100), e.artifacts.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      oneLine(e.summary, 100),
+      e.artifacts.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    );
     item.id = `evidence:${e.seq}`;
     const verified = e.run !== null;
     item.description = `${e.todoId ?? e.goalId} · ${clean(e.kind)} · ${verified ? `kernel-verified, asked by ${clean(e.actor)}` : clean(e.actor)} · ${relativeTime(e.at, Date.now())}`;

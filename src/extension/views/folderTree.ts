@@ -40,7 +40,9 @@ export class FolderTree<T extends object> extends Disposable implements vscode.T
   private resubscribe(): void {
     this.subscriptions.clear();
     for (const folder of this.folders.all) {
-      this.subscriptions.add(this.providerOf(folder).onDidChangeTreeData((node) => this.changed.fire(node && !Array.isArray(node) ? node : undefined)));
+      this.subscriptions.add(
+        this.providerOf(folder).onDidChangeTreeData((node) => this.changed.fire(node && !Array.isArray(node) ? node : undefined)),
+      );
     }
     for (const folder of this.folderNodes.keys()) if (!this.folders.all.includes(folder)) this.folderNodes.delete(folder);
     if (this.focus && !this.folders.all.includes(this.focus)) this.focus = undefined;

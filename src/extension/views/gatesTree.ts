@@ -38,7 +38,9 @@ export class GatesTreeProvider extends Disposable implements vscode.TreeDataProv
     const item = new vscode.TreeItem(oneLine(gate.question, 120), vscode.TreeItemCollapsibleState.None);
     item.id = `gate:${gate.id}`;
     const subject = gate.todoId ?? gate.goalId;
-    const who = gate.decidedBy ? `${gate.status} by ${clean(gate.decidedBy)}` : `asked by ${clean(gate.askedBy)} ${relativeTime(gate.askedAt, now)}`;
+    const who = gate.decidedBy
+      ? `${gate.status} by ${clean(gate.decidedBy)}`
+      : `asked by ${clean(gate.askedBy)} ${relativeTime(gate.askedAt, now)}`;
     item.description = `${gate.id} · ${subject} · ${who}`;
     item.contextValue = CONTEXT.gate(gate.status);
     const [icon, color] = ICONS[gate.status];

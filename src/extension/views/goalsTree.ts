@@ -6,7 +6,16 @@ import { Disposable } from '../util/lifecycle';
 import type { StoreModel } from '../store/storeModel';
 import { COMMANDS } from '../commands/commandIds';
 import { CONTEXT } from './contextValues';
-import { GROUPS, type TodoGroup, goalDescription, goalProgress, groupIcon, todoDescription, todoIcon, todoTooltip } from './todoPresentation';
+import {
+  GROUPS,
+  type TodoGroup,
+  goalDescription,
+  goalProgress,
+  groupIcon,
+  todoDescription,
+  todoIcon,
+  todoTooltip,
+} from './todoPresentation';
 
 const MORE_ICON = new vscode.ThemeIcon('ellipsis');
 
@@ -115,15 +124,23 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
       const counts = this.model.status()?.goals.find((x) => x.id === g.id)?.counts;
       const { shipped, total } = goalProgress(counts);
       item.description = goalDescription(g, counts);
-      item.iconPath = new vscode.ThemeIcon(g.status === 'active' ? 'target' : 'debug-pause', new vscode.ThemeColor(g.status === 'active' ? 'charts.green' : 'disabledForeground'));
-      item.tooltip = new vscode.MarkdownString().appendText(`${g.id} ${clean(g.title)}\n\n${shipped} of ${total} todos shipped${g.status === 'active' ? '' : ` · ${g.status}`}\n\n${clean(g.objective)}`);
+      item.iconPath = new vscode.ThemeIcon(
+        g.status === 'active' ? 'target' : 'debug-pause',
+        new vscode.ThemeColor(g.status === 'active' ? 'charts.green' : 'disabledForeground'),
+      );
+      item.tooltip = new vscode.MarkdownString().appendText(
+        `${g.id} ${clean(g.title)}\n\n${shipped} of ${total} todos shipped${g.status === 'active' ? '' : ` · ${g.status}`}\n\n${clean(g.objective)}`,
+      );
       item.accessibilityInformation = { label: `${g.id} ${clean(g.title)}, ${g.status}, ${shipped} of ${total} todos shipped` };
       return item;
     }
     if (node.kind === 'group') {
       const label = GROUPS.find((g) => g.id === node.group)?.label ?? node.group;
       const collapsed = node.group === 'shipped' || node.group === 'killed';
-      const item = new vscode.TreeItem(label, collapsed ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
+      const item = new vscode.TreeItem(
+        label,
+        collapsed ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded,
+      );
       item.id = `group:${node.goalId}:${node.group}`;
       item.description = String(node.count);
       item.contextValue = CONTEXT.group;

@@ -60,14 +60,21 @@ export class MonitorsTreeProvider extends Disposable implements vscode.TreeDataP
     item.contextValue = CONTEXT.monitor(m.status);
     const todo = this.model.todo(m.todoId);
     const md = new vscode.MarkdownString(undefined, true);
-    md.appendMarkdown(`**Monitor ${m.id}** on ${m.todoId} `).appendText(clean(todo?.title ?? '')).appendMarkdown(` (${m.status})\n\n`);
+    md.appendMarkdown(`**Monitor ${m.id}** on ${m.todoId} `)
+      .appendText(clean(todo?.title ?? ''))
+      .appendMarkdown(` (${m.status})\n\n`);
     if (m.kind === 'check') {
-      md.appendMarkdown('$(terminal) ').appendText(clean(m.check)).appendMarkdown('\n\n').appendText(`every ${formatDuration(m.everySeconds ?? 0)} until ${clean(m.until)}`);
+      md.appendMarkdown('$(terminal) ')
+        .appendText(clean(m.check))
+        .appendMarkdown('\n\n')
+        .appendText(`every ${formatDuration(m.everySeconds ?? 0)} until ${clean(m.until)}`);
       if (m.expiresAt && m.status === 'waiting') md.appendMarkdown(`, expires ${relativeTime(m.expiresAt, now)}`);
       md.appendMarkdown('\n\n');
     }
     if (m.lastRun) {
-      md.appendMarkdown(`$(history) run ${m.lastRun.n} ${relativeTime(m.lastRun.at, now)}: `).appendText(m.lastRun.error ?? `exit ${m.lastRun.exitCode}`).appendMarkdown('\n\n');
+      md.appendMarkdown(`$(history) run ${m.lastRun.n} ${relativeTime(m.lastRun.at, now)}: `)
+        .appendText(m.lastRun.error ?? `exit ${m.lastRun.exitCode}`)
+        .appendMarkdown('\n\n');
       if (m.lastRun.outputTail.trim()) md.appendCodeblock(m.lastRun.outputTail.trimEnd().split('\n').slice(-8).join('\n'), 'text');
     }
     if (m.result) md.appendMarkdown('\n\n**Result:** ').appendText(clean(m.result));

@@ -18,7 +18,11 @@ const GROUP_LOOKS: Record<TodoGroup, { icon: string; color?: string }> = {
   killed: { icon: 'circle-slash', color: 'disabledForeground' },
 };
 
-export const GROUPS: { id: TodoGroup; label: string; icon: string; color?: string }[] = BOARD_COLUMNS.map((id) => ({ id, label: COLUMN_TITLES[id], ...GROUP_LOOKS[id] }));
+export const GROUPS: { id: TodoGroup; label: string; icon: string; color?: string }[] = BOARD_COLUMNS.map((id) => ({
+  id,
+  label: COLUMN_TITLES[id],
+  ...GROUP_LOOKS[id],
+}));
 
 // Icons are shared objects: a large board renders thousands of rows with a handful of icons.
 const GROUP_ICONS = new Map(GROUPS.map((g) => [g.id, new vscode.ThemeIcon(g.icon, g.color ? new vscode.ThemeColor(g.color) : undefined)]));
@@ -52,21 +56,34 @@ export function todoDescription(todo: Todo, nowMs: number, ready = false): strin
   return bits.join(' · ');
 }
 
-const STATUS_WORDS: Record<Todo['status'], string> = { open: 'open', claimed: 'in progress', blocked: 'blocked', shipped: 'shipped', killed: 'killed' };
+const STATUS_WORDS: Record<Todo['status'], string> = {
+  open: 'open',
+  claimed: 'in progress',
+  blocked: 'blocked',
+  shipped: 'shipped',
+  killed: 'killed',
+};
 
 export function todoTooltip(todo: Todo, nowMs: number): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   md.supportHtml = false;
   md.isTrusted = false;
   md.appendMarkdown(`**${todo.id}** `).appendText(clean(todo.title)).appendMarkdown(`\n\n`);
-  if (todo.owner) md.appendMarkdown(`$(person) `).appendText(`${clean(todo.owner)} holds it, lease ${relativeTime(todo.leaseExpiresAt, nowMs)}`).appendMarkdown('\n\n');
+  if (todo.owner)
+    md.appendMarkdown(`$(person) `)
+      .appendText(`${clean(todo.owner)} holds it, lease ${relativeTime(todo.leaseExpiresAt, nowMs)}`)
+      .appendMarkdown('\n\n');
   md.appendMarkdown(`$(tag) ${STATUS_WORDS[todo.status]} · priority ${todo.priority} (0 is the highest)\n\n`);
   if (todo.detail) md.appendMarkdown('**Acceptance:** ').appendText(clean(todo.detail)).appendMarkdown('\n\n');
   if (todo.continuation) md.appendMarkdown('**Continuation:** ').appendText(clean(todo.continuation)).appendMarkdown('\n\n');
   if (todo.reason) md.appendMarkdown('**Reason:** ').appendText(clean(todo.reason)).appendMarkdown('\n\n');
   if (todo.dependsOn.length) md.appendMarkdown(`**Depends on:** ${todo.dependsOn.join(', ')}\n\n`);
   if (todo.check) md.appendMarkdown('$(shield) **Acceptance check:** ').appendText(clean(todo.check)).appendMarkdown('\n\n');
-  if (todo.recurrence) md.appendMarkdown('$(sync) **Recurs** ').appendText(clean(todo.recurrence.text)).appendMarkdown(todo.previousId ? ` (follows ${todo.previousId})` : '').appendMarkdown('\n\n');
+  if (todo.recurrence)
+    md.appendMarkdown('$(sync) **Recurs** ')
+      .appendText(clean(todo.recurrence.text))
+      .appendMarkdown(todo.previousId ? ` (follows ${todo.previousId})` : '')
+      .appendMarkdown('\n\n');
   md.appendMarkdown(`$(checklist) ${todo.evidenceCount} evidence`);
   return md;
 }

@@ -30,10 +30,12 @@ export class VirtualDocuments extends Disposable implements vscode.TextDocumentC
       for (const f of folders.all) {
         if (watched.has(f)) continue;
         watched.add(f);
-        this.register(f.model.onDidChange(() => {
-          this.changed.fire(statusUri(f.root));
-          for (const doc of vscode.workspace.textDocuments) if (doc.uri.scheme === TODO_SCHEME) this.changed.fire(doc.uri);
-        }));
+        this.register(
+          f.model.onDidChange(() => {
+            this.changed.fire(statusUri(f.root));
+            for (const doc of vscode.workspace.textDocuments) if (doc.uri.scheme === TODO_SCHEME) this.changed.fire(doc.uri);
+          }),
+        );
       }
     };
     this.register(folders.onDidChange(follow));
@@ -91,11 +93,19 @@ export class VirtualDocuments extends Disposable implements vscode.TextDocumentC
 }
 
 export function evidenceUri(seq: number, root: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: EVIDENCE_SCHEME, path: `/evidence-${seq}.md`, query: new URLSearchParams({ seq: String(seq), root }).toString() });
+  return vscode.Uri.from({
+    scheme: EVIDENCE_SCHEME,
+    path: `/evidence-${seq}.md`,
+    query: new URLSearchParams({ seq: String(seq), root }).toString(),
+  });
 }
 
 export function reviewUri(root: string, goalId?: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: REVIEW_SCHEME, path: '/review-packet.md', query: new URLSearchParams({ root, ...(goalId ? { goal: goalId } : {}) }).toString() });
+  return vscode.Uri.from({
+    scheme: REVIEW_SCHEME,
+    path: '/review-packet.md',
+    query: new URLSearchParams({ root, ...(goalId ? { goal: goalId } : {}) }).toString(),
+  });
 }
 
 export function todoUri(root: string, todoId: string): vscode.Uri {

@@ -14,7 +14,9 @@ test('the driver follows the runtime: node:sqlite where it exists, better-sqlite
 });
 
 test.runIf(!hasNodeSqlite)('asking for node:sqlite on a runtime without it is a clear error, not a stack trace', () => {
-  expect(() => chooseDriver('node')).toThrow(expect.objectContaining({ code: 'driver_unavailable', message: expect.stringContaining('lacks it') }));
+  expect(() => chooseDriver('node')).toThrow(
+    expect.objectContaining({ code: 'driver_unavailable', message: expect.stringContaining('lacks it') }),
+  );
 });
 
 test('both drivers return plain numbers and strings for the kernel', () => {

@@ -74,7 +74,9 @@ test('a store of schema 2 with work in it is migrated in place: its todos read b
   old.exec(MIGRATIONS[0] as string);
   old.exec(MIGRATIONS[1] as string);
   old.exec('PRAGMA user_version = 2');
-  old.exec(`INSERT INTO goals VALUES ('G1', 1, 'g', '', '[]', 'active', 5, 24, 1, 0, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`);
+  old.exec(
+    `INSERT INTO goals VALUES ('G1', 1, 'g', '', '[]', 'active', 5, 24, 1, 0, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`,
+  );
   old.exec(`INSERT INTO todos (id, num, goal_id, title, detail, priority, status, continuation, depends_on, evidence_count, revision, created_at, updated_at)
     VALUES ('T1', 1, 'G1', 't', '', 2, 'open', '', '', 0, 1, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`);
   old.close();

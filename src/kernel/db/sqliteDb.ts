@@ -44,7 +44,10 @@ export function snapshot<T>(db: SqliteDb, fn: () => T): T {
 
 /** SQLite's own integrity check: ['ok'] when sound, else its first complaints. */
 export function integrityCheck(db: SqliteDb): string[] {
-  return db.prepare('PRAGMA integrity_check').all().map((r) => String(Object.values(r)[0]));
+  return db
+    .prepare('PRAGMA integrity_check')
+    .all()
+    .map((r) => String(Object.values(r)[0]));
 }
 
 /** What `loopx doctor` reports about the engine: its version, dangling references, and the journal mode. */

@@ -36,5 +36,6 @@ test('anchors print as SEQ:HASH and parse back; anything else is refused', () =>
   const anchor = { seq: 12, hash: 'ab'.repeat(32) };
   expect(parseAnchor(formatAnchor(anchor))).toEqual(anchor);
   expect(parseAnchor(` 12:${'AB'.repeat(32)} `)).toEqual(anchor);
-  for (const bad of ['', '12', `0:${'a'.repeat(64)}`, `12:${'a'.repeat(65)}`, `x:${'a'.repeat(64)}`, `12:${'z'.repeat(64)}`]) expect(parseAnchor(bad)).toBeNull();
+  for (const bad of ['', '12', `0:${'a'.repeat(64)}`, `12:${'a'.repeat(65)}`, `x:${'a'.repeat(64)}`, `12:${'z'.repeat(64)}`])
+    expect(parseAnchor(bad)).toBeNull();
 });

@@ -12,8 +12,7 @@ export interface LogAnchor {
 }
 
 export type AnchorCheck =
-  | { ok: true }
-  | { ok: false; problem: 'missing' | 'different'; anchor: LogAnchor; head: LogAnchor | null; message: string };
+  { ok: true } | { ok: false; problem: 'missing' | 'different'; anchor: LogAnchor; head: LogAnchor | null; message: string };
 
 const ANCHOR = /^(\d{1,15}):([0-9a-f]{64})$/;
 

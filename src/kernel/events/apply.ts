@@ -14,18 +14,33 @@ function touchTodo(db: SqliteDb, todoId: string | null, at: string, assignments:
 }
 
 const GOAL_COLUMN: Record<string, string> = {
-  title: 'title', objective: 'objective', scope: 'scope', turnsPerWindow: 'turns_per_window', windowHours: 'window_hours',
-  maxConcurrent: 'max_concurrent', cooldownSeconds: 'cooldown_seconds', background: 'background',
+  title: 'title',
+  objective: 'objective',
+  scope: 'scope',
+  turnsPerWindow: 'turns_per_window',
+  windowHours: 'window_hours',
+  maxConcurrent: 'max_concurrent',
+  cooldownSeconds: 'cooldown_seconds',
+  background: 'background',
 };
 
 const CLEAR_LEASE = 'owner = NULL, lease_token = NULL, lease_expires_at = NULL';
 
 /** A monitor stops waiting; its todo gets the outcome as its continuation (a cancel as part of a kill leaves it). */
-function endMonitor(db: SqliteDb, e: StoredEvent, status: 'fired' | 'expired' | 'cancelled', id: string, result: string, continuation: string | null): void {
-  const changed = db.prepare(
-    `UPDATE monitors SET status = ?, ended_at = ?, ended_by = ?, result = ?, next_check_at = NULL, running_token = NULL, running_until = NULL
+function endMonitor(
+  db: SqliteDb,
+  e: StoredEvent,
+  status: 'fired' | 'expired' | 'cancelled',
+  id: string,
+  result: string,
+  continuation: string | null,
+): void {
+  const changed = db
+    .prepare(
+      `UPDATE monitors SET status = ?, ended_at = ?, ended_by = ?, result = ?, next_check_at = NULL, running_token = NULL, running_until = NULL
       WHERE id = ? AND status = 'waiting'`,
-  ).run(status, e.at, e.actor, result, id);
+    )
+    .run(status, e.at, e.actor, result, id);
   if (changed.changes !== 1) throw new Error(`event ends monitor ${id}, which is not waiting`);
   if (continuation !== null) touchTodo(db, e.todoId, e.at, 'continuation = ?', [continuation]);
 }
@@ -42,8 +57,21 @@ const reducers: Reducers = {
     db.prepare(
       `INSERT INTO goals (id, num, title, objective, scope, status, turns_per_window, window_hours, max_concurrent,
         cooldown_seconds, check_command, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(d.id, d.num, d.title, d.objective, JSON.stringify(d.scope), d.status ?? 'active', d.turnsPerWindow, d.windowHours,
-      d.maxConcurrent, d.cooldownSeconds, d.check ?? null, e.at, e.at);
+    ).run(
+      d.id,
+      d.num,
+      d.title,
+      d.objective,
+      JSON.stringify(d.scope),
+      d.status ?? 'active',
+      d.turnsPerWindow,
+      d.windowHours,
+      d.maxConcurrent,
+      d.cooldownSeconds,
+      d.check ?? null,
+      e.at,
+      e.at,
+    );
   },
   'goal.check_set': (db, e) => {
     db.prepare('UPDATE goals SET check_command = ?, updated_at = ? WHERE id = ?').run(e.data.check, e.at, e.goalId);
@@ -56,8 +84,22 @@ const reducers: Reducers = {
     db.prepare(
       `INSERT INTO todos (id, num, goal_id, title, detail, priority, status, continuation, depends_on, evidence_count, revision,
         check_command, recurrence, ready_at, previous_id, created_at, updated_at, key) VALUES (?, ?, ?, ?, ?, ?, 'open', '', ?, 0, 1, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(d.id, d.num, e.goalId, d.title, d.detail, d.priority, d.dependsOn.join(','), d.check ?? null,
-      d.recurrence ? canonicalJson(d.recurrence) : null, d.readyAt ?? null, d.previous ?? null, e.at, e.at, d.key ?? null);
+    ).run(
+      d.id,
+      d.num,
+      e.goalId,
+      d.title,
+      d.detail,
+      d.priority,
+      d.dependsOn.join(','),
+      d.check ?? null,
+      d.recurrence ? canonicalJson(d.recurrence) : null,
+      d.readyAt ?? null,
+      d.previous ?? null,
+      e.at,
+      e.at,
+      d.key ?? null,
+    );
     const dep = db.prepare('INSERT INTO todo_deps (todo_id, depends_on) VALUES (?, ?)');
     for (const dependsOn of d.dependsOn) dep.run(d.id, dependsOn);
   },
@@ -68,15 +110,24 @@ const reducers: Reducers = {
     // Only the goal's own fields: event data also carries who decided (a human's channel).
     const sets = Object.entries(fields).filter(([k, v]) => v !== undefined && k in GOAL_COLUMN);
     if (sets.length === 0) return;
-    db.prepare(`UPDATE goals SET ${sets.map(([k]) => `${GOAL_COLUMN[k]} = ?`).join(', ')}, updated_at = ? WHERE id = ?`)
-      .run(...sets.map(([, v]) => v as string | number), e.at, e.goalId);
+    db.prepare(`UPDATE goals SET ${sets.map(([k]) => `${GOAL_COLUMN[k]} = ?`).join(', ')}, updated_at = ? WHERE id = ?`).run(
+      ...sets.map(([, v]) => v as string | number),
+      e.at,
+      e.goalId,
+    );
   },
   'todo.edited': (db, e) => {
     const { title, detail, priority, dependsOn } = e.data;
     // Named, not spread: event data also carries who decided (a human's channel), which is no column.
     const fields: Record<string, string | number | undefined> = { title, detail, priority, depends_on: dependsOn?.join(',') };
     const sets = Object.entries(fields).filter(([, v]) => v !== undefined);
-    touchTodo(db, e.todoId, e.at, sets.map(([k]) => `${k} = ?`).join(', ') || 'revision = revision', sets.map(([, v]) => v as string | number));
+    touchTodo(
+      db,
+      e.todoId,
+      e.at,
+      sets.map(([k]) => `${k} = ?`).join(', ') || 'revision = revision',
+      sets.map(([, v]) => v as string | number),
+    );
     if (dependsOn) {
       db.prepare('DELETE FROM todo_deps WHERE todo_id = ?').run(e.todoId);
       const dep = db.prepare('INSERT INTO todo_deps (todo_id, depends_on) VALUES (?, ?)');
@@ -122,7 +173,12 @@ const reducers: Reducers = {
   },
   'gate.decided': (db, e) => {
     db.prepare('UPDATE gates SET status = ?, decided_by = ?, decided_at = ?, note = ? WHERE id = ?').run(
-      e.data.status, e.actor, e.at, e.data.note, e.data.id);
+      e.data.status,
+      e.actor,
+      e.at,
+      e.data.note,
+      e.data.id,
+    );
   },
   'quota.spent': (db, e) => {
     db.prepare('INSERT INTO quota_spends (goal_id, turn_id, at) VALUES (?, ?, ?)').run(e.goalId, e.data.turnId, e.at);
@@ -139,23 +195,46 @@ const reducers: Reducers = {
   'handoff.accepted': (db, e) => {
     db.prepare(`UPDATE handoffs SET status = 'accepted', accepted_at = ? WHERE id = ?`).run(e.at, e.data.id);
     const handoff = db.prepare('SELECT summary, pending FROM handoffs WHERE id = ?').get(e.data.id);
-    const continuation = `Handoff from ${e.data.from}: ${String(handoff?.summary ?? '')}` +
+    const continuation =
+      `Handoff from ${e.data.from}: ${String(handoff?.summary ?? '')}` +
       (handoff?.pending ? `\nStill to do: ${String(handoff.pending)}` : '');
-    touchTodo(db, e.todoId, e.at,
-      `status = 'claimed', owner = ?, lease_token = ?, lease_expires_at = ?, reason = NULL, continuation = ?`,
-      [e.actor, e.data.leaseToken, e.data.leaseExpiresAt, continuation]);
+    touchTodo(db, e.todoId, e.at, `status = 'claimed', owner = ?, lease_token = ?, lease_expires_at = ?, reason = NULL, continuation = ?`, [
+      e.actor,
+      e.data.leaseToken,
+      e.data.leaseExpiresAt,
+      continuation,
+    ]);
   },
   'monitor.added': (db, e) => {
     const d = e.data;
     db.prepare(
       `INSERT INTO monitors (id, num, goal_id, todo_id, kind, command, every_seconds, until_cond, run_limit_seconds, expires_at, note,
         status, added_by, created_at, next_check_at, run_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'waiting', ?, ?, ?, 0)`,
-    ).run(d.id, d.num, e.goalId, e.todoId, d.kind, d.command, d.everySeconds, d.until, d.runLimitSeconds, d.expiresAt, d.note,
-      e.actor, e.at, d.nextCheckAt);
+    ).run(
+      d.id,
+      d.num,
+      e.goalId,
+      e.todoId,
+      d.kind,
+      d.command,
+      d.everySeconds,
+      d.until,
+      d.runLimitSeconds,
+      d.expiresAt,
+      d.note,
+      e.actor,
+      e.at,
+      d.nextCheckAt,
+    );
   },
   'monitor.run_claimed': (db, e) => {
     const d = e.data;
-    db.prepare('UPDATE monitors SET running_token = ?, running_until = ?, next_check_at = ? WHERE id = ?').run(d.token, d.until, d.nextCheckAt, d.id);
+    db.prepare('UPDATE monitors SET running_token = ?, running_until = ?, next_check_at = ? WHERE id = ?').run(
+      d.token,
+      d.until,
+      d.nextCheckAt,
+      d.id,
+    );
   },
   'monitor.checked': (db, e) => {
     const d = e.data;
@@ -183,7 +262,13 @@ const reducers: Reducers = {
   'turn.finished': (db, e) => {
     const d = e.data;
     db.prepare('UPDATE turns SET ended_at = ?, result_kind = ?, exit_code = ?, spent = ?, end_seq = ? WHERE id = ?').run(
-      e.at, d.resultKind, d.exitCode, d.spent ? 1 : 0, e.seq, d.id);
+      e.at,
+      d.resultKind,
+      d.exitCode,
+      d.spent ? 1 : 0,
+      e.seq,
+      d.id,
+    );
   },
 };
 

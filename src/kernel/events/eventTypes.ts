@@ -113,7 +113,14 @@ export const eventDataSchemas = lazy(() => {
     'turn.finished': z.object({
       id: str,
       exitCode: z.int(),
-      resultKind: z.enum(['validated_progress', 'validated_completion', 'user_action_required', 'wait', 'host_failure', 'validation_failed']),
+      resultKind: z.enum([
+        'validated_progress',
+        'validated_completion',
+        'user_action_required',
+        'wait',
+        'host_failure',
+        'validation_failed',
+      ]),
       spent: z.boolean(),
     }),
     'monitor.added': z.object({

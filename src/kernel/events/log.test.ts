@@ -33,8 +33,16 @@ describe('hash chain', () => {
     expect(rows[0]?.kind).toBe('store.initialized');
     let prev = GENESIS_HASH;
     for (const r of rows) {
-      const fields = { seq: Number(r.seq), at: String(r.at), actor: String(r.actor), actorKind: String(r.actor_kind), kind: String(r.kind),
-        goalId: (r.goal_id as string | null), todoId: (r.todo_id as string | null), data: String(r.data) };
+      const fields = {
+        seq: Number(r.seq),
+        at: String(r.at),
+        actor: String(r.actor),
+        actorKind: String(r.actor_kind),
+        kind: String(r.kind),
+        goalId: r.goal_id as string | null,
+        todoId: r.todo_id as string | null,
+        data: String(r.data),
+      };
       expect(r.hash).toBe(eventHash(prev, fields));
       prev = String(r.hash);
     }
@@ -45,7 +53,11 @@ describe('hash chain', () => {
     Number(s.kernel.db.prepare('SELECT min(seq) AS seq FROM events WHERE kind = ? AND data LIKE ?').get(kind, like)?.seq);
 
   test.each([
-    ['editing a past event body', () => firstOf('evidence', '%done 2%'), `UPDATE events SET data = replace(data, 'done 2', 'done 9') WHERE seq = ?`],
+    [
+      'editing a past event body',
+      () => firstOf('evidence', '%done 2%'),
+      `UPDATE events SET data = replace(data, 'done 2', 'done 9') WHERE seq = ?`,
+    ],
     ['changing who acted', () => firstOf('todo.shipped'), `UPDATE events SET actor = 'mallory' WHERE seq = ?`],
     ['replacing one hash', () => 7, `UPDATE events SET hash = '${'f'.repeat(64)}' WHERE seq = ?`],
   ])('detects %s at the first bad event', (_label, pick, sql) => {
@@ -62,8 +74,14 @@ describe('hash chain', () => {
   test('detects an event re-hashed consistently by a forger but then linked by the next', () => {
     const row = s.kernel.db.prepare('SELECT * FROM events WHERE seq = 5').get();
     const forged = eventHash(String(row?.prev_hash), {
-      seq: 5, at: String(row?.at), actor: 'mallory', actorKind: String(row?.actor_kind), kind: String(row?.kind),
-      goalId: row?.goal_id as string | null, todoId: row?.todo_id as string | null, data: String(row?.data),
+      seq: 5,
+      at: String(row?.at),
+      actor: 'mallory',
+      actorKind: String(row?.actor_kind),
+      kind: String(row?.kind),
+      goalId: row?.goal_id as string | null,
+      todoId: row?.todo_id as string | null,
+      data: String(row?.data),
     });
     s.kernel.db.prepare(`UPDATE events SET actor = 'mallory', hash = ? WHERE seq = 5`).run(forged);
     expect(verifyChain(s.kernel.db)).toMatchObject({ ok: false, firstBadSeq: 6 });

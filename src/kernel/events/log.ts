@@ -36,7 +36,16 @@ export class EventAppender {
     const payload = actor.kind === 'human' && actor.channel ? { ...draft.data, channel: actor.channel } : draft.data;
     const data = canonicalJson(payload);
     const { at } = this;
-    const hash = eventHash(prevHash, { seq, at, actor: actor.name, actorKind: actor.kind, kind: draft.kind, goalId: draft.goalId, todoId: draft.todoId, data });
+    const hash = eventHash(prevHash, {
+      seq,
+      at,
+      actor: actor.name,
+      actorKind: actor.kind,
+      kind: draft.kind,
+      goalId: draft.goalId,
+      todoId: draft.todoId,
+      data,
+    });
     const event = { ...draft, data: payload, seq, at, actor: actor.name, actorKind: actor.kind, prevHash, hash } as StoredEvent;
     applyReducer(this.db, event);
     insertEventRow(this.db, event, data);
@@ -103,7 +112,9 @@ const PAGE = 5000;
 export function verifyChain(db: SqliteDb, from?: { seq: number; hash: string }): VerifyResult {
   const total = Number(db.prepare('SELECT count(*) AS n FROM events').get()?.n ?? 0);
   // One string per event: the exact hash input (prevHash, newline, body), read back in pages.
-  const page = db.prepare(`SELECT seq, hash, prev_hash || char(10) || ${SQL_EVENT_BODY} AS input FROM events WHERE seq > ? ORDER BY seq LIMIT ?`);
+  const page = db.prepare(
+    `SELECT seq, hash, prev_hash || char(10) || ${SQL_EVENT_BODY} AS input FROM events WHERE seq > ? ORDER BY seq LIMIT ?`,
+  );
   // `from`: an event already verified; only the ones after it are checked (a window verifying new events).
   let prevHash = from?.hash ?? GENESIS_HASH;
   let expectedSeq = (from?.seq ?? 0) + 1;
@@ -139,7 +150,9 @@ export function verifyChain(db: SqliteDb, from?: { seq: number; hash: string }):
 
 /** The first log.accepted event after `badSeq` whose record of the events before it still matches them. */
 function acceptanceCovering(db: SqliteDb, badSeq: number): { seq: number; prevHash: string } | null {
-  const row = db.prepare(`SELECT seq, prev_hash, data FROM events WHERE kind = 'log.accepted' AND seq > ? ORDER BY seq LIMIT 1`).get(badSeq);
+  const row = db
+    .prepare(`SELECT seq, prev_hash, data FROM events WHERE kind = 'log.accepted' AND seq > ? ORDER BY seq LIMIT 1`)
+    .get(badSeq);
   if (!row) return null;
   const data = JSON.parse(String(row.data)) as { digest?: string };
   return data.digest === prefixDigest(db, Number(row.seq)) ? { seq: Number(row.seq), prevHash: String(row.prev_hash) } : null;
@@ -148,7 +161,9 @@ function acceptanceCovering(db: SqliteDb, badSeq: number): { seq: number; prevHa
 /** SHA-256 over every stored event before `beforeSeq` exactly as stored: what a human accepted, byte for byte. */
 export function prefixDigest(db: SqliteDb, beforeSeq: number): string {
   const hash = nodeCrypto().createHash('sha256');
-  const page = db.prepare(`SELECT seq, prev_hash || char(10) || ${SQL_EVENT_BODY} || char(10) || hash AS row FROM events WHERE seq > ? AND seq < ? ORDER BY seq LIMIT ?`);
+  const page = db.prepare(
+    `SELECT seq, prev_hash || char(10) || ${SQL_EVENT_BODY} || char(10) || hash AS row FROM events WHERE seq > ? AND seq < ? ORDER BY seq LIMIT ?`,
+  );
   let after = 0;
   for (;;) {
     const rows = page.all(after, beforeSeq, PAGE);

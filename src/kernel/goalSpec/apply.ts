@@ -47,19 +47,22 @@ export function applyGoalSpec(kernel: Kernel, input: GoalSpec, options: ApplyOpt
     const goalId = work.goal?.id ?? createGoal(emit, tx, spec, work);
     const edits = goalEdits(plan.goalChanges.filter((c) => c.field !== 'check'));
     if (Object.keys(edits).length > 0) emit({ kind: 'goal.edited', goalId, todoId: null, data: edits });
-    for (const c of plan.goalChanges.filter((g) => g.field === 'check')) emit({ kind: 'goal.check_set', goalId, todoId: null, data: { check: c.to as string | null, from: c.from as string | null } });
+    for (const c of plan.goalChanges.filter((g) => g.field === 'check'))
+      emit({ kind: 'goal.check_set', goalId, todoId: null, data: { check: c.to as string | null, from: c.from as string | null } });
     const ids = addTodos(emit, tx, goalId, spec, work);
     for (const t of plan.changed) {
       const data = todoEdits(t.changes, work, ids, t.key);
       if (Object.keys(data).length > 0) emit({ kind: 'todo.edited', goalId, todoId: t.id, data });
-      for (const c of t.changes.filter((x) => x.field === 'check')) emit({ kind: 'todo.check_set', goalId, todoId: t.id, data: { check: c.to as string | null, from: c.from as string | null } });
+      for (const c of t.changes.filter((x) => x.field === 'check'))
+        emit({ kind: 'todo.check_set', goalId, todoId: t.id, data: { check: c.to as string | null, from: c.from as string | null } });
     }
     if (plan.prune) {
       for (const t of plan.removed) {
         const reason = `removed from the goal file ${plan.path}`;
         const cancelledGates = pendingGateIds(tx.db, t.id);
         // As `todo kill`: cancelling a pending gate is a person's decision through a human channel (the whole apply is refused).
-        if (cancelledGates.length > 0) requireHumanChannel(tx.actor, `to kill todo ${t.id}, which has pending gate ${cancelledGates.join(', ')}`);
+        if (cancelledGates.length > 0)
+          requireHumanChannel(tx.actor, `to kill todo ${t.id}, which has pending gate ${cancelledGates.join(', ')}`);
         emit({ kind: 'todo.killed', goalId, todoId: t.id, data: { reason, previousOwner: null, cancelledGates } });
       }
     }
@@ -121,7 +124,16 @@ function createGoal(emit: Tx['emit'], tx: Tx, spec: GoalSpec, work: PlanWork): s
     kind: 'goal.created',
     goalId: id,
     todoId: null,
-    data: { id, num, title: spec.title, objective: spec.objective, scope: spec.scope, ...q, status, ...(spec.check ? { check: spec.check } : {}) },
+    data: {
+      id,
+      num,
+      title: spec.title,
+      objective: spec.objective,
+      scope: spec.scope,
+      ...q,
+      status,
+      ...(spec.check ? { check: spec.check } : {}),
+    },
   });
   if (spec.background) emit({ kind: 'goal.edited', goalId: id, todoId: null, data: { background: spec.background } });
   return id;
@@ -146,9 +158,20 @@ function addTodos(emit: Tx['emit'], tx: Tx, goalId: string, spec: GoalSpec, work
     const recurrence = t.recurrence ? parseRecurrence(t.recurrence) : null;
     const readyAt = recurrence ? nextOccurrence(recurrence, null, tx.nowMs) : null;
     const recurring = recurrence ? { recurrence, readyAt: readyAt === null ? null : iso(readyAt) } : {};
-    emit({ kind: 'todo.added', goalId, todoId: id, data: { id, num, title: t.title, detail: t.detail, priority: t.priority, dependsOn, key, ...check, ...recurring } });
+    emit({
+      kind: 'todo.added',
+      goalId,
+      todoId: id,
+      data: { id, num, title: t.title, detail: t.detail, priority: t.priority, dependsOn, key, ...check, ...recurring },
+    });
     ids.set(key, id);
-    work.target.todos[key] = { title: t.title, detail: t.detail, priority: t.priority, dependsOn, ...(t.check !== undefined ? { check: t.check } : {}) };
+    work.target.todos[key] = {
+      title: t.title,
+      detail: t.detail,
+      priority: t.priority,
+      dependsOn,
+      ...(t.check !== undefined ? { check: t.check } : {}),
+    };
     return id;
   };
   for (const t of pending) add(t.key);
@@ -161,7 +184,8 @@ function todoEdits(changes: readonly FieldChange[], work: PlanWork, ids: Map<str
     if (c.field === 'title') data.title = c.to as string;
     if (c.field === 'detail') data.detail = c.to as string;
     if (c.field === 'priority') data.priority = c.to as number;
-    if (c.field === 'after') data.dependsOn = (work.deps.get(key) ?? []).map((d) => (d.startsWith('+') ? (ids.get(d.slice(1)) as string) : d));
+    if (c.field === 'after')
+      data.dependsOn = (work.deps.get(key) ?? []).map((d) => (d.startsWith('+') ? (ids.get(d.slice(1)) as string) : d));
   }
   return data;
 }

@@ -43,7 +43,14 @@ export function exportGoalSpec(db: SqliteDb, goalId: string): GoalSpec {
       after: t.dependsOn.map((d) => keyOf.get(d) ?? d),
       ...(t.check !== null ? { check: t.check } : {}),
       ...(t.recurrence
-        ? { recurrence: { ...(t.recurrence.every !== undefined ? { every: t.recurrence.every } : {}), ...(t.recurrence.at !== undefined ? { at: t.recurrence.at } : {}), ...(t.recurrence.cron !== undefined ? { cron: t.recurrence.cron } : {}), tz: t.recurrence.tz } }
+        ? {
+            recurrence: {
+              ...(t.recurrence.every !== undefined ? { every: t.recurrence.every } : {}),
+              ...(t.recurrence.at !== undefined ? { at: t.recurrence.at } : {}),
+              ...(t.recurrence.cron !== undefined ? { cron: t.recurrence.cron } : {}),
+              tz: t.recurrence.tz,
+            },
+          }
         : {}),
     })),
   };

@@ -62,23 +62,39 @@ const STORE_ID = /^T[1-9][0-9]{0,9}$/;
  * may add and change todos but not set quota, checks or prune; setting or changing a check (goal or todo) is a
  * person's decision through a human channel (VS Code, a confirmed terminal), like `goal set-check`.
  */
-export function planGoalSpec(db: SqliteDb, spec: GoalSpec, path: string, actor: Actor, options: { prune?: boolean; preview?: boolean } = {}): { plan: GoalPlan; work: PlanWork } {
+export function planGoalSpec(
+  db: SqliteDb,
+  spec: GoalSpec,
+  path: string,
+  actor: Actor,
+  options: { prune?: boolean; preview?: boolean } = {},
+): { plan: GoalPlan; work: PlanWork } {
   const who = actor.kind;
   const goal = matchGoal(db, spec, path);
   const todos = goal ? goalTodos(db, goal.id) : [];
-  const applied = goal ? decodeApplied(db.prepare('SELECT file_applied FROM goals WHERE id = ?').get(goal.id)?.file_applied as string | null) : null;
+  const applied = goal
+    ? decodeApplied(db.prepare('SELECT file_applied FROM goals WHERE id = ?').get(goal.id)?.file_applied as string | null)
+    : null;
   const byKey = matchTodos(spec.todos, todos);
   const deps = resolveDeps(db, spec.todos, byKey);
   checkCycles(db, spec.todos, byKey, deps);
 
   const quota = { ...(goal?.policy ?? GOAL_DEFAULTS), ...definedQuota(spec) };
   const target: AppliedState = {
-    title: spec.title, objective: spec.objective, scope: spec.scope, quota, background: spec.background, todos: {},
+    title: spec.title,
+    objective: spec.objective,
+    scope: spec.scope,
+    quota,
+    background: spec.background,
+    todos: {},
     ...(spec.check !== undefined ? { check: spec.check } : {}),
   };
   const goalChanges = goal ? diffGoal(goal, target, applied) : [];
   if (who === 'agent' && goalChanges.some((c) => c.field.startsWith('quota.'))) {
-    throw new NotAllowedError('a goal file applied by an agent may not change the goal\'s quota', 'a person applies quota changes: run `loopx goal apply` without --agent');
+    throw new NotAllowedError(
+      "a goal file applied by an agent may not change the goal's quota",
+      'a person applies quota changes: run `loopx goal apply` without --agent',
+    );
   }
   if (who === 'agent' && goal === null && Object.keys(definedQuota(spec)).length > 0 && !sameQuota(quota, GOAL_DEFAULTS)) {
     throw new NotAllowedError('a goal file applied by an agent may not set a quota', 'a person creates goals with a quota');
@@ -90,7 +106,13 @@ export function planGoalSpec(db: SqliteDb, spec: GoalSpec, path: string, actor: 
   for (const t of spec.todos) {
     const dependsOn = deps.get(t.key) ?? [];
     const existing = byKey.get(t.key);
-    const stored = { title: t.title, detail: t.detail, priority: t.priority, dependsOn, ...(t.check !== undefined ? { check: t.check } : {}) };
+    const stored = {
+      title: t.title,
+      detail: t.detail,
+      priority: t.priority,
+      dependsOn,
+      ...(t.check !== undefined ? { check: t.check } : {}),
+    };
     if (existing) checkRecurrence(t, existing);
     if (!existing) {
       added.push({ key: t.key, id: null, title: t.title, status: null, changes: [] });
@@ -111,8 +133,10 @@ export function planGoalSpec(db: SqliteDb, spec: GoalSpec, path: string, actor: 
   if (checkEffects.length > 0) {
     const what = `setting ${checkEffects.slice(0, 3).join(', ')}${checkEffects.length > 3 ? ` and ${checkEffects.length - 3} more` : ''}`;
     if (who === 'agent') {
-      throw new NotAllowedError(`a goal file applied by an agent may not set acceptance checks (the file would change ${checkEffects.length === 1 ? 'one' : checkEffects.length}: ${what.replace(/^setting /, '')}); nothing was applied`,
-        'a person applies it in VS Code (Apply to store) or in an interactive terminal; or remove the `check` entries');
+      throw new NotAllowedError(
+        `a goal file applied by an agent may not set acceptance checks (the file would change ${checkEffects.length === 1 ? 'one' : checkEffects.length}: ${what.replace(/^setting /, '')}); nothing was applied`,
+        'a person applies it in VS Code (Apply to store) or in an interactive terminal; or remove the `check` entries',
+      );
     }
     // A preview (dry run) shows a person what the apply would need their channel for; it changes nothing.
     if (!options.preview) requireHumanChannel(actor, what);
@@ -126,13 +150,29 @@ export function planGoalSpec(db: SqliteDb, spec: GoalSpec, path: string, actor: 
     .filter((t) => t.key !== null && !fileKeys.has(t.key) && !matchedIds.has(t.id) && !TERMINAL.has(t.status))
     .map((t) => ({ key: t.key as string, id: t.id, title: t.title, status: t.status }));
   if (options.prune && removed.length > 0 && who === 'agent') {
-    throw new NotAllowedError('pruning kills todos, which a person decides; an agent may not prune', 'apply without --prune, or ask a person');
+    throw new NotAllowedError(
+      'pruning kills todos, which a person decides; an agent may not prune',
+      'apply without --prune, or ask a person',
+    );
   }
   const unlisted = todos.filter((t) => t.key === null && !matchedIds.has(t.id) && t.status !== 'killed').map((t) => t.id);
   const relink = !goal || goal.filePath !== path || [...byKey].some(([key, t]) => t.key !== key);
   const changeCount = (goal ? 0 : 1) + goalChanges.length + added.length + changed.length + (options.prune ? removed.length : 0);
   return {
-    plan: { path, goalId: goal?.id ?? null, create: !goal, goalChanges, added, changed, removed, prune: options.prune ?? false, skipped, unlisted, relink, changeCount },
+    plan: {
+      path,
+      goalId: goal?.id ?? null,
+      create: !goal,
+      goalChanges,
+      added,
+      changed,
+      removed,
+      prune: options.prune ?? false,
+      skipped,
+      unlisted,
+      relink,
+      changeCount,
+    },
     work: { goal, byKey, deps, target },
   };
 }
@@ -150,8 +190,10 @@ function matchGoal(db: SqliteDb, spec: GoalSpec, path: string): Goal | null {
   const linked = row ? goalFromRow(row) : null;
   if (spec.goal === undefined) return linked;
   if (linked && linked.id !== spec.goal) {
-    throw new InvalidInputError(`the file says it is goal ${spec.goal}, but ${path} was applied to goal ${linked.id}`,
-      `change \`goal:\` to ${linked.id}, or remove it`);
+    throw new InvalidInputError(
+      `the file says it is goal ${spec.goal}, but ${path} was applied to goal ${linked.id}`,
+      `change \`goal:\` to ${linked.id}, or remove it`,
+    );
   }
   return linked ?? getGoal(db, spec.goal);
 }
@@ -168,12 +210,19 @@ function matchTodos(fileTodos: readonly GoalSpecTodo[], todos: readonly Todo[]):
   for (const t of fileTodos) {
     const byKey = keyed.get(t.key);
     if (byKey && t.id !== undefined && byKey.id !== t.id) {
-      throw new InvalidInputError(`todo ${t.key} is ${byKey.id} in the store, but the file says ${t.id}`, `change its id to ${byKey.id}, or remove the id`);
+      throw new InvalidInputError(
+        `todo ${t.key} is ${byKey.id} in the store, but the file says ${t.id}`,
+        `change its id to ${byKey.id}, or remove the id`,
+      );
     }
     const todo = byKey ?? (t.id !== undefined ? byId.get(t.id) : undefined);
-    if (t.id !== undefined && !todo) throw new NotFoundError('todo', t.id, 'the file names a todo this goal does not have; remove its `id:` to add it');
+    if (t.id !== undefined && !todo)
+      throw new NotFoundError('todo', t.id, 'the file names a todo this goal does not have; remove its `id:` to add it');
     if (todo && todo.key !== null && todo.key !== t.key) {
-      throw new InvalidInputError(`${todo.id} has key ${todo.key} in the store, but the file calls it ${t.key}`, `rename the key back to ${todo.key}`);
+      throw new InvalidInputError(
+        `${todo.id} has key ${todo.key} in the store, but the file calls it ${t.key}`,
+        `rename the key back to ${todo.key}`,
+      );
     }
     if (todo) matched.set(t.key, todo);
   }
@@ -211,7 +260,11 @@ function checkCycles(db: SqliteDb, fileTodos: readonly GoalSpecTodo[], byKey: Ma
     if (state.get(node) === 'done') return;
     if (state.get(node) === 'open') {
       const cycle = [...path.slice(path.indexOf(node)), node].map((n) => fileNode.get(n) ?? n);
-      throw new RefusedError('dependency_cycle', `the dependencies would form a cycle: ${cycle.join(' → ')}`, 'remove one of these `after` entries');
+      throw new RefusedError(
+        'dependency_cycle',
+        `the dependencies would form a cycle: ${cycle.join(' → ')}`,
+        'remove one of these `after` entries',
+      );
     }
     state.set(node, 'open');
     for (const dep of next(node)) visit(dep, [...path, node]);
@@ -220,7 +273,13 @@ function checkCycles(db: SqliteDb, fileTodos: readonly GoalSpecTodo[], byKey: Ma
   for (const node of fileNode.keys()) visit(node, []);
 }
 
-function change(field: string, from: unknown, to: unknown, before: unknown, equal = (a: unknown, b: unknown) => a === b): FieldChange | null {
+function change(
+  field: string,
+  from: unknown,
+  to: unknown,
+  before: unknown,
+  equal = (a: unknown, b: unknown) => a === b,
+): FieldChange | null {
   if (equal(from, to)) return null;
   return { field, from, to, drift: before !== undefined && equal(before, to) };
 }
@@ -231,12 +290,25 @@ const listEqual = (a: unknown, b: unknown) => sameList(a as string[], b as strin
 function checkRecurrence(t: GoalSpecTodo, todo: Todo): void {
   const file = t.recurrence;
   const store = todo.recurrence;
-  const same = !file ? !store
-    : !!store && file.every === store.every && file.at === store.at && file.cron === store.cron && (file.tz === undefined || file.tz === store.tz);
+  const same = !file
+    ? !store
+    : !!store &&
+      file.every === store.every &&
+      file.at === store.at &&
+      file.cron === store.cron &&
+      (file.tz === undefined || file.tz === store.tz);
   if (same) return;
-  const says = file ? (file.cron !== undefined ? `cron ${file.cron}` : `every ${formatDuration(file.every ?? 0)}${file.at ? ` at ${file.at}` : ''}`) : 'no recurrence';
-  throw new InvalidInputError(`todo ${t.key} (${todo.id}) ${store ? `recurs ${store.text}` : 'does not recur'} in the store, but the file says ${says}: a goal file cannot change an existing todo's recurrence`,
-    store ? `put back what the store says, or end the series (loopx todo kill ${todo.id} --end-series) and give the todo a new key` : 'give the recurring todo a new key (a new todo), or remove every/cron');
+  const says = file
+    ? file.cron !== undefined
+      ? `cron ${file.cron}`
+      : `every ${formatDuration(file.every ?? 0)}${file.at ? ` at ${file.at}` : ''}`
+    : 'no recurrence';
+  throw new InvalidInputError(
+    `todo ${t.key} (${todo.id}) ${store ? `recurs ${store.text}` : 'does not recur'} in the store, but the file says ${says}: a goal file cannot change an existing todo's recurrence`,
+    store
+      ? `put back what the store says, or end the series (loopx todo kill ${todo.id} --end-series) and give the todo a new key`
+      : 'give the recurring todo a new key (a new todo), or remove every/cron',
+  );
 }
 
 function diffGoal(goal: Goal, target: AppliedState, applied: AppliedState | null): FieldChange[] {

@@ -72,7 +72,13 @@ export function decodeApplied(text: string | null): AppliedState | null {
 
 /** Turns a title into a key: lower-case words joined by dashes, at most 48 characters. */
 export function slugKey(title: string): string {
-  const slug = title.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48).replace(/-+$/, '');
+  const slug = title
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48)
+    .replace(/-+$/, '');
   return slug || 'todo';
 }
 

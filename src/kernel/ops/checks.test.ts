@@ -27,15 +27,18 @@ afterEach(() => s.dispose());
 
 const eventCount = () => Number(s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n);
 const pass = () => writeFileSync(join(s.root, 'tests-pass'), '');
-const run = (todoId: string, extra: Partial<Parameters<typeof runEvidence>[1]> = {}) => runEvidence(s.as(codex), { todoId, check: true, ...extra });
+const run = (todoId: string, extra: Partial<Parameters<typeof runEvidence>[1]> = {}) =>
+  runEvidence(s.as(codex), { todoId, check: true, ...extra });
 
-describe('acceptance checks are a human\'s', () => {
+describe("acceptance checks are a human's", () => {
   test('a human sets them on goals and todos and changes them later; an agent may not, and nothing changes', () => {
     expect(getGoal(s.kernel.db, goalId).check).toBe('test -f tests-pass');
     const t = addTodo(s.kernel, { goalId, title: 'headers', check: 'npm test -- headers' });
     expect(t.check).toBe('npm test -- headers');
     const before = eventCount();
-    expect(() => createGoal(s.as(codex), { title: 'mine', check: 'true' })).toThrow(expect.objectContaining({ code: 'not_allowed', exitCode: 3 }));
+    expect(() => createGoal(s.as(codex), { title: 'mine', check: 'true' })).toThrow(
+      expect.objectContaining({ code: 'not_allowed', exitCode: 3 }),
+    );
     expect(() => addTodo(s.as(codex), { goalId, title: 'mine', check: 'true' })).toThrow(expect.objectContaining({ code: 'not_allowed' }));
     expect(() => setGoalCheck(s.as(codex), goalId, 'true')).toThrow(expect.objectContaining({ code: 'not_allowed' }));
     expect(() => setTodoCheck(s.as(codex), t.id, null)).toThrow(expect.objectContaining({ code: 'not_allowed' }));
@@ -45,7 +48,12 @@ describe('acceptance checks are a human\'s', () => {
     expect(addTodo(s.as(codex), { goalId, title: 'agent todo' }).check).toBeNull();
     expect(setTodoCheck(s.kernel, t.id, 'npm test').check).toBe('npm test');
     expect(setGoalCheck(s.kernel, goalId, null).check).toBeNull();
-    expect(s.kernel.db.prepare(`SELECT kind FROM events WHERE kind LIKE '%.check_set' ORDER BY seq`).all().map((r) => r.kind)).toEqual(['todo.check_set', 'goal.check_set']);
+    expect(
+      s.kernel.db
+        .prepare(`SELECT kind FROM events WHERE kind LIKE '%.check_set' ORDER BY seq`)
+        .all()
+        .map((r) => r.kind),
+    ).toEqual(['todo.check_set', 'goal.check_set']);
   });
 });
 
@@ -55,13 +63,26 @@ describe('todo ship with an acceptance check', () => {
     claimTodo(s.as(codex), t);
     addEvidence(s.as(codex), { todoId: t, summary: 'all tests pass, trust me', kind: 'test' });
     const before = eventCount();
-    expect(() => shipTodo(s.as(codex), t)).toThrow(expect.objectContaining({ code: 'check_required', exitCode: 3, hint: expect.stringContaining(`loopx evidence run --todo ${t} --check`) }));
+    expect(() => shipTodo(s.as(codex), t)).toThrow(
+      expect.objectContaining({
+        code: 'check_required',
+        exitCode: 3,
+        hint: expect.stringContaining(`loopx evidence run --todo ${t} --check`),
+      }),
+    );
     expect(eventCount()).toBe(before);
     // A failing run: check_failed, with the end of the output in the hint.
     const failed = await run(t);
     expect(failed.result.exitCode).toBe(1);
-    expect(failed.evidence).toMatchObject({ source: 'kernel', kind: 'test', actor: 'codex', run: { command: 'test -f tests-pass', shell: true, check: 'test -f tests-pass', exitCode: 1 } });
-    expect(() => shipTodo(s.as(codex), t)).toThrow(expect.objectContaining({ code: 'check_failed', message: expect.stringContaining('exit 1') }));
+    expect(failed.evidence).toMatchObject({
+      source: 'kernel',
+      kind: 'test',
+      actor: 'codex',
+      run: { command: 'test -f tests-pass', shell: true, check: 'test -f tests-pass', exitCode: 1 },
+    });
+    expect(() => shipTodo(s.as(codex), t)).toThrow(
+      expect.objectContaining({ code: 'check_failed', message: expect.stringContaining('exit 1') }),
+    );
     // Something else the kernel ran is evidence, but not the check.
     await runEvidence(s.as(codex), { todoId: t, argv: ['true'] });
     expect(() => shipTodo(s.as(codex), t)).toThrow(expect.objectContaining({ code: 'check_failed' }));
@@ -86,7 +107,9 @@ describe('todo ship with an acceptance check', () => {
     const t = addTodo(s.kernel, { goalId, title: 'own', check: 'echo "fine"' }).id;
     claimTodo(s.as(codex), t);
     await runEvidence(s.as(codex), { todoId: t, argv: ['echo', 'fine'] }); // `echo fine` is not `echo "fine"`
-    expect(() => shipTodo(s.as(codex), t)).toThrow(expect.objectContaining({ code: 'check_required', message: expect.stringContaining('set on the todo') }));
+    expect(() => shipTodo(s.as(codex), t)).toThrow(
+      expect.objectContaining({ code: 'check_required', message: expect.stringContaining('set on the todo') }),
+    );
     await runEvidence(s.as(codex), { todoId: t, argv: ['echo "fine"'], shell: true });
     expect(shipTodo(s.as(codex), t).status).toBe('shipped');
     // Without any check, shipping needs evidence as before.
@@ -99,9 +122,13 @@ describe('todo ship with an acceptance check', () => {
 });
 
 describe('evidence run', () => {
-  test('runs argv without a shell, from the workspace root, and records exit code, duration, tail and hash as the kernel\'s', async () => {
+  test("runs argv without a shell, from the workspace root, and records exit code, duration, tail and hash as the kernel's", async () => {
     const t = addTodo(s.kernel, { goalId, title: 't' }).id;
-    const { evidence, result } = await runEvidence(s.as(codex), { todoId: t, argv: ['sh', '-c', 'pwd; echo "$LOOPX_TODO $LOOPX_GOAL"; echo a; exit 3'], kind: 'build' });
+    const { evidence, result } = await runEvidence(s.as(codex), {
+      todoId: t,
+      argv: ['sh', '-c', 'pwd; echo "$LOOPX_TODO $LOOPX_GOAL"; echo a; exit 3'],
+      kind: 'build',
+    });
     expect(result.exitCode).toBe(3);
     expect(evidence).toMatchObject({ source: 'kernel', kind: 'build', todoId: t, summary: expect.stringContaining('exit 3') });
     expect(evidence.run?.outputTail).toBe(`${s.root}\n${t} ${goalId}\na\n`);
@@ -155,10 +182,15 @@ describe('evidence run', () => {
     shipTodo(s.as(codex), 'T1');
     const finished = finishTurn(s.kernel, turn.id, 0);
     expect(finished.resultKind).toBe('validated_completion');
-    expect(turnEvidence(s.kernel.db, finished)).toMatchObject({ agent: 1, kernel: [{ command: 'test -f tests-pass', exitCode: 0, check: 'test -f tests-pass' }] });
+    expect(turnEvidence(s.kernel.db, finished)).toMatchObject({
+      agent: 1,
+      kernel: [{ command: 'test -f tests-pass', exitCode: 0, check: 'test -f tests-pass' }],
+    });
     const packet = renderReviewPacket(s.kernel.db, s.clock.ms);
     expect(packet).toContain('Acceptance check: `test -f tests-pass`');
-    expect(packet).toMatch(/\*\*kernel-verified:\*\* ran `test -f tests-pass`: exit 0 in [\d.]+ s \(acceptance check, asked by codex; output sha256 [0-9a-f]{12}…\)/);
+    expect(packet).toMatch(
+      /\*\*kernel-verified:\*\* ran `test -f tests-pass`: exit 0 in [\d.]+ s \(acceptance check, asked by codex; output sha256 [0-9a-f]{12}…\)/,
+    );
     expect(packet).toMatch(/note by codex \(the agent's word\): wrote the parser/);
     expect(packet).toMatch(/\| R1 \| T1 \| codex \| codex \| .* \| validated_completion \| 0 \| yes \| 1 kernel-verified, 1 claimed \|/);
     expect(verifyChain(s.kernel.db).ok).toBe(true);

@@ -23,14 +23,19 @@ export function parseCheck(value: string | undefined): string | null {
  */
 export function requireHumanForCheck(kernel: Kernel, what: string): void {
   if (kernel.actor.kind !== 'human') {
-    throw new NotAllowedError(`${what}: acceptance checks are set by a human`, 'an agent runs the check with: loopx evidence run --todo T --check');
+    throw new NotAllowedError(
+      `${what}: acceptance checks are set by a human`,
+      'an agent runs the check with: loopx evidence run --todo T --check',
+    );
   }
   requireHumanChannel(kernel.actor, what);
 }
 
 /** The check that applies to a todo: its own, else its goal's, else none. */
 export function effectiveCheck(db: SqliteDb, todoId: string): { check: string; from: 'todo' | 'goal' } | null {
-  const row = db.prepare('SELECT t.check_command AS own, g.check_command AS goal FROM todos t JOIN goals g ON g.id = t.goal_id WHERE t.id = ?').get(todoId);
+  const row = db
+    .prepare('SELECT t.check_command AS own, g.check_command AS goal FROM todos t JOIN goals g ON g.id = t.goal_id WHERE t.id = ?')
+    .get(todoId);
   if (row?.own) return { check: String(row.own), from: 'todo' };
   if (row?.goal) return { check: String(row.goal), from: 'goal' };
   return null;
@@ -52,7 +57,8 @@ export function setTodoCheck(kernel: Kernel, todoId: string, checkText: string |
   const check = checkText === null ? null : parseCheck(checkText);
   return kernel.write((tx) => {
     const todo = getTodo(tx.db, todoId);
-    if (todo.status === 'shipped' || todo.status === 'killed') throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}; its check no longer matters`);
+    if (todo.status === 'shipped' || todo.status === 'killed')
+      throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}; its check no longer matters`);
     if (todo.check === check) return todo;
     tx.emit({ kind: 'todo.check_set', goalId: todo.goalId, todoId, data: { check, from: todo.check } });
     return getTodo(tx.db, todoId);

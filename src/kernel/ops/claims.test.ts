@@ -94,14 +94,18 @@ describe('claiming', () => {
   test('dependencies, pending gates, blocked status and inactive goals make a todo not ready', () => {
     const dep = add('first');
     const after = add('second', { dependsOn: [dep] });
-    expect(() => claimTodo(s.as(codex), after)).toThrow(expect.objectContaining({ code: 'not_ready', message: expect.stringContaining(dep) }));
+    expect(() => claimTodo(s.as(codex), after)).toThrow(
+      expect.objectContaining({ code: 'not_ready', message: expect.stringContaining(dep) }),
+    );
     const gated = add('gated');
     const gate = askGate(s.as(codex), { todoId: gated, question: 'ok?' });
     expect(() => claimTodo(s.as(codex), gated)).toThrow(expect.objectContaining({ code: 'gate_pending' }));
     decideGate(s.kernel, gate.id, 'approved');
     expect(claimTodo(s.as(codex), gated).todo.status).toBe('claimed');
     setGoalStatus(s.kernel, goalId, 'paused');
-    expect(() => claimTodo(s.as(claude), dep)).toThrow(expect.objectContaining({ code: 'not_ready', message: expect.stringContaining('paused') }));
+    expect(() => claimTodo(s.as(claude), dep)).toThrow(
+      expect.objectContaining({ code: 'not_ready', message: expect.stringContaining('paused') }),
+    );
     expect(() => claimNext(s.as(claude))).toThrow(expect.objectContaining({ code: 'no_ready_work' }));
   });
 

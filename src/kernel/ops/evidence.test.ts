@@ -27,7 +27,12 @@ afterAll(() => rmSync(outside, { recursive: true, force: true }));
 
 describe('artifacts', () => {
   test('are stored workspace-relative with the SHA-256 and size of their content', () => {
-    const e = addEvidence(s.kernel, { todoId, summary: 'tests pass', kind: 'test', artifacts: ['reports/junit.xml', join(s.root, 'reports/junit.xml')] });
+    const e = addEvidence(s.kernel, {
+      todoId,
+      summary: 'tests pass',
+      kind: 'test',
+      artifacts: ['reports/junit.xml', join(s.root, 'reports/junit.xml')],
+    });
     expect(e.artifacts).toEqual([{ path: 'reports/junit.xml', sha256: createHash('sha256').update('<ok/>').digest('hex'), bytes: 5 }]);
     expect(listEvidence(s.kernel.db, { todoId })[0]).toMatchObject({ summary: 'tests pass', kind: 'test', actor: 'ada' });
   });

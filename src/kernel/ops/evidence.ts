@@ -18,7 +18,10 @@ export interface EvidenceInput {
 const KIND = /^[a-z][a-z0-9_-]{0,31}$/;
 
 /** Validates evidence and hashes its artifacts before any transaction opens (file reads stay outside the lock). */
-export function prepareEvidence(root: string, input: Omit<EvidenceInput, 'todoId' | 'goalId'>): { summary: string; kind: string; artifacts: Artifact[] } {
+export function prepareEvidence(
+  root: string,
+  input: Omit<EvidenceInput, 'todoId' | 'goalId'>,
+): { summary: string; kind: string; artifacts: Artifact[] } {
   const summary = requireText(input.summary, 'summary', { max: 4000, multiline: true });
   const kind = optionalText(input.kind, 'kind') || 'note';
   if (!KIND.test(kind)) throw new InvalidInputError('evidence kind must be a short lowercase word (e.g. test, review, note)');
@@ -49,7 +52,12 @@ export function addEvidence(kernel: Kernel, input: EvidenceInput): Evidence {
 }
 
 /** Where evidence goes, and whether the actor may add to it: not to a todo another agent holds now. */
-export function evidenceTarget(db: SqliteDb, actor: Actor, at: string, input: { todoId?: string; goalId?: string }): { goalId: string; todoId: string | null } {
+export function evidenceTarget(
+  db: SqliteDb,
+  actor: Actor,
+  at: string,
+  input: { todoId?: string; goalId?: string },
+): { goalId: string; todoId: string | null } {
   if (input.todoId !== undefined) {
     const todo = getTodoCore(db, input.todoId);
     // An agent whose lease lapsed and was taken over may not add to the new holder's record.

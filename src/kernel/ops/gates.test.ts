@@ -16,7 +16,9 @@ test('agents ask, only humans decide, and a decision is final', () => {
   const todoId = addTodo(s.kernel, { goalId, title: 't' }).id;
   const gate = askGate(s.as(agent('codex')), { todoId, question: 'Delete the legacy table?' });
   expect(gate).toMatchObject({ id: 'Q1', status: 'pending', askedBy: 'codex', todoId, goalId, decidedBy: null });
-  expect(() => decideGate(s.as(agent('codex')), gate.id, 'approved')).toThrow(expect.objectContaining({ code: 'not_allowed', exitCode: 3 }));
+  expect(() => decideGate(s.as(agent('codex')), gate.id, 'approved')).toThrow(
+    expect.objectContaining({ code: 'not_allowed', exitCode: 3 }),
+  );
   expect(() => decideGate(s.as(agent('claude')), gate.id, 'rejected')).toThrow(expect.objectContaining({ code: 'not_allowed' }));
   const decided = decideGate(s.kernel, gate.id, 'rejected', 'keep it for audits');
   expect(decided).toMatchObject({ status: 'rejected', decidedBy: 'ada', note: 'keep it for audits' });

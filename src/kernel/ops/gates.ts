@@ -36,7 +36,10 @@ export function decideGate(kernel: Kernel, gateId: string, decision: 'approved' 
   const actor = kernel.requireActor();
   const verb = decision === 'approved' ? 'approve' : 'reject';
   if (actor.kind !== 'human') {
-    throw new NotAllowedError(`${actor.name} is an agent; only a human may ${verb} a gate`, 'a human decides it in VS Code or an interactive terminal');
+    throw new NotAllowedError(
+      `${actor.name} is an agent; only a human may ${verb} a gate`,
+      'a human decides it in VS Code or an interactive terminal',
+    );
   }
   requireHumanChannel(actor, `to ${verb} gate ${gateId}`);
   const note = optionalText(noteText, 'note') || null;

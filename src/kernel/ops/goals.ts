@@ -54,7 +54,19 @@ export function createGoal(kernel: Kernel, input: GoalInput): Goal {
       kind: 'goal.created',
       goalId: id,
       todoId: null,
-      data: { id, num, title, objective, scope, turnsPerWindow, windowHours, maxConcurrent, cooldownSeconds, status: hasHumanChannel(actor) ? 'active' : 'paused', ...(check !== null ? { check } : {}) },
+      data: {
+        id,
+        num,
+        title,
+        objective,
+        scope,
+        turnsPerWindow,
+        windowHours,
+        maxConcurrent,
+        cooldownSeconds,
+        status: hasHumanChannel(actor) ? 'active' : 'paused',
+        ...(check !== null ? { check } : {}),
+      },
     });
     return getGoal(tx.db, id);
   });

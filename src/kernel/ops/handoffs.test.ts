@@ -18,14 +18,24 @@ beforeEach(() => {
 afterEach(() => s.dispose());
 
 test('an offer keeps the claim with the sender; accepting moves it with a fresh lease and a continuation', () => {
-  const offer = offerHandoff(s.as(codex), todoId, { to: 'claude', summary: 'parser half done', done: 'headers', pending: 'body', permissions: ['network'] });
+  const offer = offerHandoff(s.as(codex), todoId, {
+    to: 'claude',
+    summary: 'parser half done',
+    done: 'headers',
+    pending: 'body',
+    permissions: ['network'],
+  });
   expect(offer).toMatchObject({ status: 'offered', from: 'codex', to: 'claude', permissions: ['network'] });
   expect(getTodo(s.kernel.db, todoId).owner).toBe('codex');
   s.clock.advance(60);
   const accepted = acceptHandoff(s.as(claude), offer.id);
   expect(accepted.status).toBe('accepted');
   const todo = getTodo(s.kernel.db, todoId);
-  expect(todo).toMatchObject({ owner: 'claude', status: 'claimed', continuation: 'Handoff from codex: parser half done\nStill to do: body' });
+  expect(todo).toMatchObject({
+    owner: 'claude',
+    status: 'claimed',
+    continuation: 'Handoff from codex: parser half done\nStill to do: body',
+  });
   expect(() => shipTodo(s.as(codex), todoId, { evidence: 'late' })).toThrow(expect.objectContaining({ code: 'lease_lost' }));
   expect(shipTodo(s.as(claude), todoId, { evidence: 'done' }).status).toBe('shipped');
 });

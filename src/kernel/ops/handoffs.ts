@@ -40,7 +40,12 @@ export function offerHandoff(kernel: Kernel, todoId: string, input: HandoffInput
       .map((r) => String(r.id));
     const num = nextNum(tx.db, 'handoffs');
     const id = formatId('handoff', num);
-    tx.emit({ kind: 'handoff.offered', goalId: todo.goalId, todoId, data: { id, num, to, summary, done, pending, permissions, supersedes } });
+    tx.emit({
+      kind: 'handoff.offered',
+      goalId: todo.goalId,
+      todoId,
+      data: { id, num, to, summary, done, pending, permissions, supersedes },
+    });
     return getHandoff(kernel, id);
   });
 }

@@ -63,14 +63,32 @@ describe('monitor add', () => {
     const { todo, monitor } = waiting('test -f ci-done', { until: 'exit0', timeoutSeconds: 6 * 3600 });
     expect(monitor).toBe('M1');
     expect(getMonitor(s.kernel.db, monitor)).toMatchObject({
-      id: 'M1', goalId, todoId: todo, kind: 'check', check: 'test -f ci-done', everySeconds: 60, until: 'exit0', status: 'waiting',
-      addedBy: 'codex', nextCheckAt: now(), expiresAt: iso(s.clock.ms + 6 * 3600_000), runCount: 0, lastRun: null, runLimitSeconds: 60,
+      id: 'M1',
+      goalId,
+      todoId: todo,
+      kind: 'check',
+      check: 'test -f ci-done',
+      everySeconds: 60,
+      until: 'exit0',
+      status: 'waiting',
+      addedBy: 'codex',
+      nextCheckAt: now(),
+      expiresAt: iso(s.clock.ms + 6 * 3600_000),
+      runCount: 0,
+      lastRun: null,
+      runLimitSeconds: 60,
     });
-    expect(getTodo(s.kernel.db, todo)).toMatchObject({ status: 'open', owner: null, continuation: expect.stringContaining('Waiting on monitor M1') });
+    expect(getTodo(s.kernel.db, todo)).toMatchObject({
+      status: 'open',
+      owner: null,
+      continuation: expect.stringContaining('Waiting on monitor M1'),
+    });
     expect(getTodo(s.kernel.db, todo).continuation).toContain('CI run 1234 started');
     // Not ready, not claimable, skipped by todo next and claim --next.
     expect(readiness(s.kernel.db, getTodo(s.kernel.db, todo), now())).toMatchObject({ ready: false, why: 'monitor', ids: ['M1'] });
-    expect(() => claimTodo(s.as(claude), todo)).toThrow(expect.objectContaining({ code: 'not_ready', message: expect.stringContaining('monitor M1') }));
+    expect(() => claimTodo(s.as(claude), todo)).toThrow(
+      expect.objectContaining({ code: 'not_ready', message: expect.stringContaining('monitor M1') }),
+    );
     expect(nextClaimable(s.kernel.db, now())?.id).toBe(other);
     expect(claimNext(s.as(claude)).todo.id).toBe(other);
     expect(() => claimNext(s.as(agent('third')))).toThrow(expect.objectContaining({ code: 'no_ready_work' }));
@@ -120,12 +138,16 @@ describe('monitor add', () => {
     ] as const) {
       expect(() => addMonitor(k, input)).toThrow(expect.objectContaining({ code }));
     }
-    expect(() => addMonitor(s.kernel, { todoId: shipped, check: 'true' })).toThrow(expect.objectContaining({ code: 'illegal_transition', exitCode: 3 }));
+    expect(() => addMonitor(s.kernel, { todoId: shipped, check: 'true' })).toThrow(
+      expect.objectContaining({ code: 'illegal_transition', exitCode: 3 }),
+    );
     expect(() => addMonitor(s.kernel, { todoId: blocked, check: 'true' })).toThrow(expect.objectContaining({ code: 'illegal_transition' }));
     expect(eventCount()).toBe(before);
     addMonitor(k, { todoId: t, check: 'true' });
     const after = eventCount();
-    expect(() => addMonitor(s.kernel, { todoId: t, afterSeconds: 60 })).toThrow(expect.objectContaining({ code: 'illegal_transition', hint: expect.stringContaining('monitor cancel M1') }));
+    expect(() => addMonitor(s.kernel, { todoId: t, afterSeconds: 60 })).toThrow(
+      expect.objectContaining({ code: 'illegal_transition', hint: expect.stringContaining('monitor cancel M1') }),
+    );
     expect(eventCount()).toBe(after);
   });
 });
@@ -134,7 +156,9 @@ describe('monitor tick', () => {
   test('a failing check is recorded and waits; once the condition holds it fires and the todo is ready with the result', async () => {
     const { todo, monitor } = waiting('test -f ci-done && echo "all 48 jobs green"', { everySeconds: 120 });
     const first = await tick();
-    expect(first.runs).toMatchObject([{ monitorId: monitor, todoId: todo, n: 1, exitCode: 1, timedOut: false, error: null, outcome: 'waiting' }]);
+    expect(first.runs).toMatchObject([
+      { monitorId: monitor, todoId: todo, n: 1, exitCode: 1, timedOut: false, error: null, outcome: 'waiting' },
+    ]);
     expect(first.nextCheckAt).toBe(iso(s.clock.ms + 120_000));
     expect(getMonitor(s.kernel.db, monitor)).toMatchObject({ status: 'waiting', runCount: 1, lastRun: { n: 1, exitCode: 1 } });
     // Not due again until the interval has passed: a tick now runs nothing and writes nothing.
@@ -219,7 +243,10 @@ describe('monitor tick', () => {
     const result = await tick();
     expect(result.expired).toEqual([monitor]);
     expect(result.runs).toEqual([]);
-    expect(getMonitor(s.kernel.db, monitor)).toMatchObject({ status: 'expired', result: expect.stringContaining('after 2 runs without exit0 holding') });
+    expect(getMonitor(s.kernel.db, monitor)).toMatchObject({
+      status: 'expired',
+      result: expect.stringContaining('after 2 runs without exit0 holding'),
+    });
     const continuation = getTodo(s.kernel.db, todo).continuation;
     expect(continuation).toContain('expired');
     expect(continuation).toContain('exited 3');
@@ -232,7 +259,11 @@ describe('monitor tick', () => {
     const changed = waiting('cat state.txt', { until: 'change' }).monitor;
     const matchTodo = add('match');
     claimTodo(s.as(claude), matchTodo);
-    const matched = addMonitor(s.as(claude), { todoId: matchTodo, check: 'printf "rollout: 3/3 ready\\n"', until: 'match:^rollout: (\\d)/\\1 ready$' }).id;
+    const matched = addMonitor(s.as(claude), {
+      todoId: matchTodo,
+      check: 'printf "rollout: 3/3 ready\\n"',
+      until: 'match:^rollout: (\\d)/\\1 ready$',
+    }).id;
     expect((await tick()).fired).toEqual([matched]);
     expect(getMonitor(s.kernel.db, matched).result).toContain('the output matched');
     s.clock.advance(60);
@@ -248,7 +279,9 @@ describe('monitor tick', () => {
     const started = Date.now();
     const result = await tick();
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(result.runs).toMatchObject([{ exitCode: null, timedOut: true, error: expect.stringContaining('time limit of 2 s'), outcome: 'waiting' }]);
+    expect(result.runs).toMatchObject([
+      { exitCode: null, timedOut: true, error: expect.stringContaining('time limit of 2 s'), outcome: 'waiting' },
+    ]);
     const child = Number(readFileSync(file('child.pid'), 'utf8'));
     // The background sleep went with the group (SIGKILL is delivered at once; under load, give it a moment to be gone).
     for (let i = 0; i < 40 && alive(child); i++) await new Promise((r) => setTimeout(r, 50));
@@ -272,7 +305,11 @@ describe('monitor tick', () => {
     const big = waiting(`node -e "process.stdout.write('x'.repeat(100000) + '\\nEND')"`, { until: 'change' }).monitor;
     const t = add('env');
     claimTodo(s.as(codex), t);
-    const env = addMonitor(s.as(codex), { todoId: t, check: 'pwd; echo "$LOOPX_MONITOR $LOOPX_TODO $LOOPX_GOAL $LOOPX_ROOT agent=${LOOPX_AGENT:-none}"', until: 'change' }).id;
+    const env = addMonitor(s.as(codex), {
+      todoId: t,
+      check: 'pwd; echo "$LOOPX_MONITOR $LOOPX_TODO $LOOPX_GOAL $LOOPX_ROOT agent=${LOOPX_AGENT:-none}"',
+      until: 'change',
+    }).id;
     await tickMonitors(s.kernel, { env: { ...process.env, LOOPX_AGENT: 'codex' } });
     const run = getMonitor(s.kernel.db, big).lastRun;
     expect(run?.outputTail.length).toBe(2000);

@@ -72,9 +72,18 @@ export function parseCondition(text: string | undefined): Condition {
 export function addMonitor(kernel: Kernel, input: MonitorInput): Monitor {
   kernel.requireActor();
   const timer = input.afterSeconds !== undefined;
-  if (timer === (input.check !== undefined)) throw new InvalidInputError('a monitor has either --check CMD or --after DURATION (a pure timer)');
+  if (timer === (input.check !== undefined))
+    throw new InvalidInputError('a monitor has either --check CMD or --after DURATION (a pure timer)');
   const note = optionalText(input.note, 'note', { max: 2000 });
-  let spec: { kind: 'check' | 'timer'; command: string | null; everySeconds: number | null; until: string; runLimitSeconds: number | null; timeoutSeconds: number | null; afterSeconds: number | null };
+  let spec: {
+    kind: 'check' | 'timer';
+    command: string | null;
+    everySeconds: number | null;
+    until: string;
+    runLimitSeconds: number | null;
+    timeoutSeconds: number | null;
+    afterSeconds: number | null;
+  };
   if (timer) {
     if (input.everySeconds !== undefined || input.until !== undefined || input.runLimitSeconds !== undefined) {
       throw new InvalidInputError('a timer (--after) takes no --every, --until or --run-limit: it runs nothing and fires at its time');
@@ -110,10 +119,14 @@ export function addMonitor(kernel: Kernel, input: MonitorInput): Monitor {
     }
     if (todo.status === 'blocked') throw new IllegalTransitionError(`todo ${todo.id} is blocked; unblock it before it waits on a monitor`);
     const goal = tx.db.prepare('SELECT status FROM goals WHERE id = ?').get(todo.goalId);
-    if (goal?.status === 'done' || goal?.status === 'stopped') throw new IllegalTransitionError(`goal ${todo.goalId} is ${String(goal.status)}`);
+    if (goal?.status === 'done' || goal?.status === 'stopped')
+      throw new IllegalTransitionError(`goal ${todo.goalId} is ${String(goal.status)}`);
     const existing = waitingMonitor(tx.db, todo.id);
     if (existing) {
-      throw new IllegalTransitionError(`todo ${todo.id} already waits on monitor ${existing.id}`, `cancel it first: loopx monitor cancel ${existing.id}`);
+      throw new IllegalTransitionError(
+        `todo ${todo.id} already waits on monitor ${existing.id}`,
+        `cancel it first: loopx monitor cancel ${existing.id}`,
+      );
     }
     // An agent puts only the todo it holds to wait; a human may put any open or claimed todo to wait.
     if (!isHuman(tx)) requireLiveLease(tx, todo);
@@ -136,7 +149,12 @@ export function addMonitor(kernel: Kernel, input: MonitorInput): Monitor {
     tx.emit({ kind: 'monitor.added', goalId: todo.goalId, todoId: todo.id, data });
     if (todo.status === 'claimed') {
       const waits = `Waiting on monitor ${id}: ${describeMonitor({ ...data, check: data.command })}${expiresAt ? `, expires ${expiresAt}` : ''}.`;
-      tx.emit({ kind: 'todo.released', goalId: todo.goalId, todoId: todo.id, data: { previousOwner: todo.owner as string, note: note ? `${note}\n${waits}` : waits } });
+      tx.emit({
+        kind: 'todo.released',
+        goalId: todo.goalId,
+        todoId: todo.id,
+        data: { previousOwner: todo.owner as string, note: note ? `${note}\n${waits}` : waits },
+      });
     }
     return getMonitor(tx.db, id);
   });
@@ -220,11 +238,20 @@ export function settleDue(kernel: Kernel): { fired: string[]; expired: string[] 
       .all(tx.at, tx.at, tx.at);
     for (const row of due) {
       const monitor = getMonitor(tx.db, String(row.id));
-      const expiresFirst = monitor.expiresAt !== null && monitor.expiresAt <= tx.at && monitor.expiresAt < (monitor.nextCheckAt ?? monitor.expiresAt);
+      const expiresFirst =
+        monitor.expiresAt !== null && monitor.expiresAt <= tx.at && monitor.expiresAt < (monitor.nextCheckAt ?? monitor.expiresAt);
       if (monitor.kind === 'timer' && !expiresFirst) {
         const result = `its timer ran out at ${monitor.nextCheckAt}`;
         const continuation = `Monitor ${monitor.id} fired: ${result}.${noteLine(monitor)}`;
-        tx.emit({ kind: 'monitor.fired', goalId: monitor.goalId, todoId: monitor.todoId, data: { id: monitor.id, reason: 'time', run: null, result, continuation } }, KERNEL);
+        tx.emit(
+          {
+            kind: 'monitor.fired',
+            goalId: monitor.goalId,
+            todoId: monitor.todoId,
+            data: { id: monitor.id, reason: 'time', run: null, result, continuation },
+          },
+          KERNEL,
+        );
         fired.push(monitor.id);
       } else {
         expireInTx(tx, monitor);
@@ -238,7 +265,10 @@ export function settleDue(kernel: Kernel): { fired: string[]; expired: string[] 
 function expireInTx(tx: Tx, monitor: Monitor): void {
   const result = `expired at ${monitor.expiresAt} after ${monitor.runCount} run${monitor.runCount === 1 ? '' : 's'} without ${monitor.until} holding`;
   const continuation = `Monitor ${monitor.id} (${describeMonitor(monitor)}) ${result}: the condition never held; decide what to do next.${lastRunLine(monitor)}${noteLine(monitor)}`;
-  tx.emit({ kind: 'monitor.expired', goalId: monitor.goalId, todoId: monitor.todoId, data: { id: monitor.id, result, continuation } }, KERNEL);
+  tx.emit(
+    { kind: 'monitor.expired', goalId: monitor.goalId, todoId: monitor.todoId, data: { id: monitor.id, result, continuation } },
+    KERNEL,
+  );
 }
 
 export interface RunClaim {
@@ -270,7 +300,10 @@ export function claimDueRun(kernel: Kernel, skip: ReadonlySet<string>): RunClaim
     const limit = monitor.runLimitSeconds ?? MONITOR_DEFAULTS.runLimitSeconds;
     const until = iso(tx.nowMs + (limit + RUN_CLAIM_GRACE_SECONDS) * 1000);
     const nextCheckAt = iso(tx.nowMs + (monitor.everySeconds ?? MONITOR_DEFAULTS.everySeconds) * 1000);
-    tx.emit({ kind: 'monitor.run_claimed', goalId: monitor.goalId, todoId: monitor.todoId, data: { id, n, token, until, nextCheckAt } }, KERNEL);
+    tx.emit(
+      { kind: 'monitor.run_claimed', goalId: monitor.goalId, todoId: monitor.todoId, data: { id, n, token, until, nextCheckAt } },
+      KERNEL,
+    );
     return { monitor: getMonitor(tx.db, id), n, token };
   });
 }
@@ -308,7 +341,15 @@ export function recordRun(kernel: Kernel, claim: RunClaim, startedAt: string, re
       const resultText = `${holds}: ${what}`;
       const tail = result.outputTail.trim() ? `\nOutput (end):\n${tailForContinuation(result.outputTail)}` : '';
       const continuation = `Monitor ${monitor.id} fired (${resultText}).${tail}${noteLine(monitor)}`;
-      tx.emit({ kind: 'monitor.fired', goalId: m.goalId, todoId: m.todoId, data: { id: m.id, reason: monitor.until, run: claim.n, result: resultText, continuation } }, KERNEL);
+      tx.emit(
+        {
+          kind: 'monitor.fired',
+          goalId: m.goalId,
+          todoId: m.todoId,
+          data: { id: m.id, reason: monitor.until, run: claim.n, result: resultText, continuation },
+        },
+        KERNEL,
+      );
       return 'fired';
     }
     if (monitor.expiresAt !== null && monitor.expiresAt <= tx.at) {
@@ -333,11 +374,14 @@ function conditionHolds(tx: Tx, monitor: Monitor, n: number, result: CommandResu
     case 'change': {
       // The first completed run is the baseline; the monitor fires at the first one that differs from it.
       const before = tx.db
-        .prepare(`SELECT exit_code, output_sha256 FROM monitor_runs WHERE monitor_id = ? AND n < ? AND error IS NULL ORDER BY n DESC LIMIT 1`)
+        .prepare(
+          `SELECT exit_code, output_sha256 FROM monitor_runs WHERE monitor_id = ? AND n < ? AND error IS NULL ORDER BY n DESC LIMIT 1`,
+        )
         .get(monitor.id, n);
       if (!before) return null;
       if (before.output_sha256 !== result.outputSha256) return 'the output changed';
-      if (Number(before.exit_code) !== result.exitCode) return `the exit code changed from ${String(before.exit_code)} to ${result.exitCode}`;
+      if (Number(before.exit_code) !== result.exitCode)
+        return `the exit code changed from ${String(before.exit_code)} to ${result.exitCode}`;
       return null;
     }
   }

@@ -8,7 +8,11 @@ import { type QuotaState, quotaState } from '../queries/quota';
  * Records one slot for a turn id, once: a second spend for the same id changes nothing.
  * Refused (exit 3) when the window's budget is already used up.
  */
-export function spendQuota(kernel: Kernel, goalId: string, turnIdText: string): { spent: boolean; alreadySpent: boolean; quota: QuotaState } {
+export function spendQuota(
+  kernel: Kernel,
+  goalId: string,
+  turnIdText: string,
+): { spent: boolean; alreadySpent: boolean; quota: QuotaState } {
   kernel.requireActor();
   const turnId = parseTurnId(turnIdText);
   return kernel.write((tx) => {

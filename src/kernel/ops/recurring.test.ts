@@ -35,18 +35,35 @@ const successor = (id: string) => listTodos(s.kernel.db, now(), { goalId }).find
 describe('recurring todos', () => {
   test('daily at 09:00: each occurrence waits until its time; the next follows a ship or a kill; missed days are skipped', () => {
     const first = addTodo(s.kernel, { goalId, title: 'Daily report', priority: 1, recurrence: { every: 86400, at: '09:00', tz: 'UTC' } });
-    expect(first).toMatchObject({ readyAt: '2026-01-01T09:00:00.000Z', recurrence: { every: 86400, at: '09:00', tz: 'UTC', text: 'daily at 09:00 (UTC)' }, previousId: null });
+    expect(first).toMatchObject({
+      readyAt: '2026-01-01T09:00:00.000Z',
+      recurrence: { every: 86400, at: '09:00', tz: 'UTC', text: 'daily at 09:00 (UTC)' },
+      previousId: null,
+    });
     // Waiting until its time: not ready, not claimable, and should-run wakes exactly then.
-    expect(readiness(s.kernel.db, first, now())).toMatchObject({ ready: false, why: 'scheduled', detail: expect.stringContaining('2026-01-01T09:00') });
+    expect(readiness(s.kernel.db, first, now())).toMatchObject({
+      ready: false,
+      why: 'scheduled',
+      detail: expect.stringContaining('2026-01-01T09:00'),
+    });
     expect(nextClaimable(s.kernel.db, now())).toBeNull();
     expect(() => claimTodo(s.as(codex), first.id)).toThrow(expect.objectContaining({ code: 'not_ready' }));
-    expect(shouldRun(s.kernel.db, getGoal(s.kernel.db, goalId), s.clock.ms)).toMatchObject({ reason: 'no_ready_work', nextWakeAt: '2026-01-01T09:00:00.000Z' });
+    expect(shouldRun(s.kernel.db, getGoal(s.kernel.db, goalId), s.clock.ms)).toMatchObject({
+      reason: 'no_ready_work',
+      nextWakeAt: '2026-01-01T09:00:00.000Z',
+    });
     at('2026-01-01T09:00:00Z');
     expect(nextClaimable(s.kernel.db, now())?.id).toBe(first.id);
     at('2026-01-01T10:30:00Z');
     ship(first.id);
     const second = successor(first.id);
-    expect(second).toMatchObject({ title: 'Daily report', priority: 1, status: 'open', readyAt: '2026-01-02T09:00:00.000Z', previousId: first.id });
+    expect(second).toMatchObject({
+      title: 'Daily report',
+      priority: 1,
+      status: 'open',
+      readyAt: '2026-01-02T09:00:00.000Z',
+      previousId: first.id,
+    });
     const added = s.kernel.db.prepare(`SELECT actor, data FROM events WHERE kind = 'todo.added' AND todo_id = ?`).get(second?.id ?? '');
     expect(added?.actor).toBe('kernel');
     expect(JSON.parse(String(added?.data))).toMatchObject({ previous: first.id, readyAt: '2026-01-02T09:00:00.000Z' });
@@ -91,7 +108,10 @@ describe('recurring todos', () => {
 
   test('a cron schedule: weekdays at 09:00', () => {
     const first = addTodo(s.kernel, { goalId, title: 'Dependency updates', recurrence: { cron: '0 9 * * 1-5', tz: 'UTC' } });
-    expect(first).toMatchObject({ readyAt: '2026-01-01T09:00:00.000Z', recurrence: { cron: '0 9 * * 1-5', text: 'cron 0 9 * * 1-5 (UTC)' } });
+    expect(first).toMatchObject({
+      readyAt: '2026-01-01T09:00:00.000Z',
+      recurrence: { cron: '0 9 * * 1-5', text: 'cron 0 9 * * 1-5 (UTC)' },
+    });
     at('2026-01-02T10:00:00Z'); // Friday, after its slot
     ship(first.id);
     expect(successor(first.id)?.readyAt).toBe('2026-01-05T09:00:00.000Z'); // Monday
@@ -121,7 +141,9 @@ describe('recurring todos', () => {
       { every: 86400, tz: 'Mars/Olympus_Mons' },
       { cron: '@daily', at: '09:00' },
     ]) {
-      expect(() => addTodo(s.kernel, { goalId, title: 'x', recurrence })).toThrow(expect.objectContaining({ code: 'invalid_input', exitCode: 2 }));
+      expect(() => addTodo(s.kernel, { goalId, title: 'x', recurrence })).toThrow(
+        expect.objectContaining({ code: 'invalid_input', exitCode: 2 }),
+      );
     }
     expect(events()).toBe(before);
   });

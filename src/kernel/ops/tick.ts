@@ -56,13 +56,27 @@ export async function tickMonitors(kernel: Kernel, options: { concurrency?: numb
         command: m.check as string,
         shell: true,
         cwd: kernel.root,
-        env: checkEnv(options.env ?? process.env, { LOOPX_ROOT: kernel.root, LOOPX_MONITOR: m.id, LOOPX_TODO: m.todoId, LOOPX_GOAL: m.goalId }),
+        env: checkEnv(options.env ?? process.env, {
+          LOOPX_ROOT: kernel.root,
+          LOOPX_MONITOR: m.id,
+          LOOPX_TODO: m.todoId,
+          LOOPX_GOAL: m.goalId,
+        }),
         limitMs: (m.runLimitSeconds ?? MONITOR_DEFAULTS.runLimitSeconds) * 1000,
       });
       const outcome = recordRun(kernel, claim, startedAt, run);
       if (outcome === 'fired') result.fired.push(m.id);
       if (outcome === 'expired') result.expired.push(m.id);
-      result.runs.push({ monitorId: m.id, todoId: m.todoId, n: claim.n, exitCode: run.exitCode, durationMs: run.durationMs, timedOut: run.timedOut, error: run.error, outcome });
+      result.runs.push({
+        monitorId: m.id,
+        todoId: m.todoId,
+        n: claim.n,
+        exitCode: run.exitCode,
+        durationMs: run.durationMs,
+        timedOut: run.timedOut,
+        error: run.error,
+        outcome,
+      });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, () => worker()));

@@ -42,7 +42,12 @@ export function addTodo(kernel: Kernel, input: TodoInput): Todo {
     const id = formatId('todo', num);
     const readyAt = recurrence ? nextOccurrence(recurrence, null, tx.nowMs) : null;
     const recurring = recurrence ? { recurrence, readyAt: readyAt === null ? null : iso(readyAt) } : {};
-    tx.emit({ kind: 'todo.added', goalId: goal.id, todoId: id, data: { id, num, title, detail, priority, dependsOn, ...(check !== null ? { check } : {}), ...recurring } });
+    tx.emit({
+      kind: 'todo.added',
+      goalId: goal.id,
+      todoId: id,
+      data: { id, num, title, detail, priority, dependsOn, ...(check !== null ? { check } : {}), ...recurring },
+    });
     return getTodo(tx.db, id);
   });
 }
@@ -96,7 +101,18 @@ export function scheduleNextOccurrence(tx: Tx, todoId: string): void {
       kind: 'todo.added',
       goalId: todo.goalId,
       todoId: id,
-      data: { id, num, title: todo.title, detail: todo.detail, priority: todo.priority, dependsOn: [], ...(todo.check !== null ? { check: todo.check } : {}), recurrence: todo.recurrence, readyAt: iso(next), previous: todo.id },
+      data: {
+        id,
+        num,
+        title: todo.title,
+        detail: todo.detail,
+        priority: todo.priority,
+        dependsOn: [],
+        ...(todo.check !== null ? { check: todo.check } : {}),
+        recurrence: todo.recurrence,
+        readyAt: iso(next),
+        previous: todo.id,
+      },
     },
     KERNEL,
   );
@@ -113,7 +129,8 @@ export function killTodo(kernel: Kernel, todoId: string, reasonText: string, opt
     }
     const cancelledGates = pendingGateIds(tx.db, todoId);
     // Killing cancels the pending gates: deciding them that way is a human's call, or an agent escapes its gate.
-    if (cancelledGates.length > 0) requireHumanChannel(tx.actor, `to kill todo ${todoId}, which has pending gate ${cancelledGates.join(', ')}`);
+    if (cancelledGates.length > 0)
+      requireHumanChannel(tx.actor, `to kill todo ${todoId}, which has pending gate ${cancelledGates.join(', ')}`);
     cancelWaitingMonitorInTx(tx, todoId, `todo killed: ${reason}`);
     tx.emit({ kind: 'todo.killed', goalId: todo.goalId, todoId, data: { reason, previousOwner: todo.owner, cancelledGates } });
     if (!options.endSeries) scheduleNextOccurrence(tx, todoId);

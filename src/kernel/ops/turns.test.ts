@@ -36,15 +36,36 @@ const answer = () => shouldRun(s.kernel.db, getGoal(s.kernel.db, goalId), s.cloc
 describe('turn start', () => {
   test('claims the next ready todo for the agent, records the turn and writes a prompt that teaches the protocol', () => {
     const started = startTurn(s.kernel, { goalId, host: 'codex', loopxCommand: '/opt/loopx/bin/loopx' });
-    expect(started.turn).toMatchObject({ id: 'R1', goalId, todoId: 'T1', agent: 'codex', host: 'codex', route: 'ready_for_host', spent: false, endedAt: null });
+    expect(started.turn).toMatchObject({
+      id: 'R1',
+      goalId,
+      todoId: 'T1',
+      agent: 'codex',
+      host: 'codex',
+      route: 'ready_for_host',
+      spent: false,
+      endedAt: null,
+    });
     expect(getTodo(s.kernel.db, 'T1')).toMatchObject({ status: 'claimed', owner: 'codex' });
     expect(started.env).toMatchObject({ LOOPX_AGENT: 'codex', LOOPX_TURN: 'R1', LOOPX_GOAL: goalId, LOOPX_TODO: 'T1', LOOPX_ROOT: s.root });
     const prompt = readFileSync(started.promptFile, 'utf8');
-    for (const part of ['All fixtures parse', 'src/**', 'tests/headers pass', 'LOOPX_AGENT=codex /opt/loopx/bin/loopx todo ship T1',
-      'gate ask --todo T1', 'todo release T1 --note', 'for a', 'Before you exit']) expect(prompt).toContain(part);
+    for (const part of [
+      'All fixtures parse',
+      'src/**',
+      'tests/headers pass',
+      'LOOPX_AGENT=codex /opt/loopx/bin/loopx todo ship T1',
+      'gate ask --todo T1',
+      'todo release T1 --note',
+      'for a',
+      'Before you exit',
+    ])
+      expect(prompt).toContain(part);
     // The claim is the agent's; the turn record is the starter's (a human at the keyboard here).
     const actors = s.kernel.db.prepare(`SELECT kind, actor FROM events WHERE kind IN ('todo.claimed', 'turn.started') ORDER BY seq`).all();
-    expect(actors).toEqual([{ kind: 'todo.claimed', actor: 'codex' }, { kind: 'turn.started', actor: 'ada' }]);
+    expect(actors).toEqual([
+      { kind: 'todo.claimed', actor: 'codex' },
+      { kind: 'turn.started', actor: 'ada' },
+    ]);
   });
 
   test('a loopx path with spaces is shell-quoted in the prompt (macOS keeps editor storage under "Application Support")', () => {
@@ -66,7 +87,11 @@ describe('turn start', () => {
     setGoalStatus(s.kernel, goalId, 'paused');
     const before = s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n;
     expect(() => startTurn(s.kernel, { goalId, host: 'codex' })).toThrow(
-      expect.objectContaining({ code: 'should_not_run', exitCode: 3, data: expect.objectContaining({ route: 'user_action_required', reason: 'goal_inactive', run: false }) }),
+      expect.objectContaining({
+        code: 'should_not_run',
+        exitCode: 3,
+        data: expect.objectContaining({ route: 'user_action_required', reason: 'goal_inactive', run: false }),
+      }),
     );
     expect(s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n).toBe(before);
     expect(existsSync(`${s.root}/.loopx/turns`)).toBe(false);
@@ -75,7 +100,9 @@ describe('turn start', () => {
   test('bad hosts and agents are invalid input; an agent cannot start a turn for another', () => {
     expect(() => startTurn(s.kernel, { goalId, host: 'Codex CLI' })).toThrow(expect.objectContaining({ exitCode: 2 }));
     expect(() => startTurn(s.kernel, { goalId, host: 'codex', agent: 'bad name' })).toThrow(expect.objectContaining({ exitCode: 2 }));
-    expect(() => startTurn(s.as(codex), { goalId, host: 'claude', agent: 'claude' })).toThrow(expect.objectContaining({ code: 'not_allowed' }));
+    expect(() => startTurn(s.as(codex), { goalId, host: 'claude', agent: 'claude' })).toThrow(
+      expect.objectContaining({ code: 'not_allowed' }),
+    );
   });
 });
 
@@ -93,21 +120,28 @@ describe('turn finish', () => {
     const { turn } = startTurn(s.kernel, { goalId, host: 'codex' });
     addEvidence(s.as(codex), { todoId: 'T1', summary: 'tokenizer done' });
     expect(finishTurn(s.as(codex), turn.id, 0)).toMatchObject({ resultKind: 'validated_progress', spent: true });
-    expect(getTodo(s.kernel.db, 'T1')).toMatchObject({ status: 'open', owner: null, continuation: expect.stringContaining('tokenizer done') });
+    expect(getTodo(s.kernel.db, 'T1')).toMatchObject({
+      status: 'open',
+      owner: null,
+      continuation: expect.stringContaining('tokenizer done'),
+    });
   });
 
   test('an agent that says it succeeded but wrote nothing back: validation failed, not spent, no_change until something changes', () => {
     const { turn } = startTurn(s.kernel, { goalId, host: 'codex' });
     expect(finishTurn(s.kernel, turn.id, 0)).toMatchObject({ resultKind: 'validation_failed', spent: false });
     expect(spent()).toBe(0);
-    expect(getTodo(s.kernel.db, 'T1')).toMatchObject({ status: 'open', continuation: expect.stringContaining('without writing anything back') });
+    expect(getTodo(s.kernel.db, 'T1')).toMatchObject({
+      status: 'open',
+      continuation: expect.stringContaining('without writing anything back'),
+    });
     expect(answer()).toMatchObject({ run: false, reason: 'no_change', nextWakeAt: null });
     expect(() => startTurn(s.kernel, { goalId, host: 'codex' })).toThrow(expect.objectContaining({ code: 'should_not_run' }));
     addTodo(s.kernel, { goalId, title: 'a human adds a hint' });
     expect(answer()).toMatchObject({ run: true, reason: 'ok' });
   });
 
-  test('two turns of one agent in one goal: each is judged by its own todo (and goal-level writes), not the other\'s', () => {
+  test("two turns of one agent in one goal: each is judged by its own todo (and goal-level writes), not the other's", () => {
     setGoalMaxConcurrent(2);
     const busy = startTurn(s.kernel, { goalId, host: 'codex' }).turn;
     const idle = startTurn(s.kernel, { goalId, host: 'codex' }).turn;
@@ -118,7 +152,7 @@ describe('turn finish', () => {
     expect(spent()).toBe(1);
   });
 
-  test('goal-level evidence by the turn\'s agent counts as progress', () => {
+  test("goal-level evidence by the turn's agent counts as progress", () => {
     const { turn } = startTurn(s.kernel, { goalId, host: 'codex' });
     addEvidence(s.as(codex), { goalId, summary: 'benchmarked the whole parser' });
     expect(finishTurn(s.kernel, turn.id, 0)).toMatchObject({ resultKind: 'validated_progress', spent: true });

@@ -37,11 +37,16 @@ export function routeFor(answer: ShouldRun): Route {
  * records the turn and writes its prompt, all in one transaction. When should-run says no, nothing is claimed or
  * recorded and the refusal carries the answer and the route.
  */
-export function startTurn(kernel: Kernel, input: { goalId: string; host: string; agent?: string; todoId?: string; loopxCommand?: string; leaseSeconds?: number }): TurnStart {
+export function startTurn(
+  kernel: Kernel,
+  input: { goalId: string; host: string; agent?: string; todoId?: string; loopxCommand?: string; leaseSeconds?: number },
+): TurnStart {
   const caller = kernel.requireActor();
-  if (!HOST.test(input.host)) throw new InvalidInputError(`host must be a short lowercase name such as codex, claude or custom, got ${JSON.stringify(input.host)}`);
+  if (!HOST.test(input.host))
+    throw new InvalidInputError(`host must be a short lowercase name such as codex, claude or custom, got ${JSON.stringify(input.host)}`);
   const agentName = parseAgentName(input.agent ?? (caller.kind === 'agent' ? caller.name : input.host), 'agent');
-  if (caller.kind === 'agent' && caller.name !== agentName) throw new NotAllowedError(`agent ${caller.name} may not start a turn for ${agentName}`);
+  if (caller.kind === 'agent' && caller.name !== agentName)
+    throw new NotAllowedError(`agent ${caller.name} may not start a turn for ${agentName}`);
   const agent: Actor = { name: agentName, kind: 'agent' };
   const lease = leaseSeconds(input.leaseSeconds);
   return kernel.write((tx) => {
@@ -64,7 +69,9 @@ export function startTurn(kernel: Kernel, input: { goalId: string; host: string;
     const id = formatId('turn', num);
     const promptPath = `${turnDir(id)}/prompt.md`;
     tx.emit({ kind: 'turn.started', goalId: goal.id, todoId: todo.id, data: { id, num, agent: agent.name, host: input.host, promptPath } });
-    const handoffRow = tx.db.prepare(`SELECT * FROM handoffs WHERE todo_id = ? AND status = 'accepted' ORDER BY num DESC LIMIT 1`).get(todo.id);
+    const handoffRow = tx.db
+      .prepare(`SELECT * FROM handoffs WHERE todo_id = ? AND status = 'accepted' ORDER BY num DESC LIMIT 1`)
+      .get(todo.id);
     const prompt = renderPrompt({
       turnId: id,
       agent: agent.name,
@@ -77,7 +84,14 @@ export function startTurn(kernel: Kernel, input: { goalId: string; host: string;
     const promptFile = join(kernel.root, promptPath);
     mkdirSync(join(kernel.root, turnDir(id)), { recursive: true });
     writeFileSync(promptFile, prompt);
-    const env = { LOOPX_AGENT: agent.name, LOOPX_TURN: id, LOOPX_GOAL: goal.id, LOOPX_TODO: todo.id, LOOPX_ROOT: kernel.root, LOOPX_PROMPT: promptFile };
+    const env = {
+      LOOPX_AGENT: agent.name,
+      LOOPX_TURN: id,
+      LOOPX_GOAL: goal.id,
+      LOOPX_TODO: todo.id,
+      LOOPX_ROOT: kernel.root,
+      LOOPX_PROMPT: promptFile,
+    };
     return { turn: getTurn(tx.db, id), promptFile, env };
   });
 }
@@ -91,7 +105,11 @@ function claimFor(tx: Tx, agent: Actor, todoId: string, lease: number): void {
   const todo = getTodoCore(tx.db, todoId);
   if (todo.status === 'claimed' && todo.owner === agent.name && leaseLive(todo, tx.at)) return; // already its own
   const state = readiness(tx.db, todo, tx.at);
-  if (!state.ready) throw new RefusedError(state.why === 'gate_pending' ? 'gate_pending' : 'not_ready', `todo ${todoId} cannot start a turn: ${state.detail}`);
+  if (!state.ready)
+    throw new RefusedError(
+      state.why === 'gate_pending' ? 'gate_pending' : 'not_ready',
+      `todo ${todoId} cannot start a turn: ${state.detail}`,
+    );
   tx.emit(
     {
       kind: 'todo.claimed',
@@ -112,18 +130,26 @@ function claimFor(tx: Tx, agent: Actor, todoId: string, lease: number): void {
 export function finishTurn(kernel: Kernel, turnId: string, exitCode: number): Turn {
   // The kernel itself may finish a turn whose launcher is gone (launchers.ts); the CLI always has a human or an agent.
   const caller = kernel.actor;
-  if (!Number.isInteger(exitCode) || exitCode < -1 || exitCode > 255) throw new InvalidInputError('exit code must be a whole number from 0 to 255 (or -1 when unknown)');
+  if (!Number.isInteger(exitCode) || exitCode < -1 || exitCode > 255)
+    throw new InvalidInputError('exit code must be a whole number from 0 to 255 (or -1 when unknown)');
   return kernel.write((tx) => {
     const turn = getTurn(tx.db, turnId);
     if (turn.endedAt) throw new RefusedError('illegal_transition', `turn ${turnId} already finished (${turn.resultKind})`);
-    if (caller.kind === 'agent' && caller.name !== turn.agent) throw new NotAllowedError(`turn ${turnId} belongs to ${turn.agent}; ${caller.name} may not finish it`);
+    if (caller.kind === 'agent' && caller.name !== turn.agent)
+      throw new NotAllowedError(`turn ${turnId} belongs to ${turn.agent}; ${caller.name} may not finish it`);
     const resultKind = classify(tx, turn, exitCode);
     const spend = resultKind === 'validated_progress' || resultKind === 'validated_completion';
-    const alreadySpent = tx.db.prepare('SELECT 1 FROM quota_spends WHERE goal_id = ? AND turn_id = ? COLLATE NOCASE').get(turn.goalId, turn.id) !== undefined;
+    const alreadySpent =
+      tx.db.prepare('SELECT 1 FROM quota_spends WHERE goal_id = ? AND turn_id = ? COLLATE NOCASE').get(turn.goalId, turn.id) !== undefined;
     if (spend && !alreadySpent) tx.emit({ kind: 'quota.spent', goalId: turn.goalId, todoId: null, data: { turnId: turn.id } });
     if (turn.todoId) releaseIfHeld(tx, turn, resultKind, exitCode);
     // Last: should-run's no_change looks for events after this one.
-    tx.emit({ kind: 'turn.finished', goalId: turn.goalId, todoId: turn.todoId, data: { id: turn.id, exitCode, resultKind, spent: spend || alreadySpent } });
+    tx.emit({
+      kind: 'turn.finished',
+      goalId: turn.goalId,
+      todoId: turn.todoId,
+      data: { id: turn.id, exitCode, resultKind, spent: spend || alreadySpent },
+    });
     return getTurn(tx.db, turnId);
   });
 }
@@ -145,7 +171,9 @@ function classify(tx: Tx, turn: Turn, exitCode: number): ResultKind {
 function releaseIfHeld(tx: Tx, turn: Turn, result: ResultKind, exitCode: number): void {
   const todo = getTodoCore(tx.db, turn.todoId as string);
   if (todo.status !== 'claimed' || todo.owner !== turn.agent) return;
-  const last = tx.db.prepare(`SELECT data FROM events WHERE seq > ? AND todo_id = ? AND kind = 'evidence' ORDER BY seq DESC LIMIT 1`).get(turn.startSeq, todo.id);
+  const last = tx.db
+    .prepare(`SELECT data FROM events WHERE seq > ? AND todo_id = ? AND kind = 'evidence' ORDER BY seq DESC LIMIT 1`)
+    .get(turn.startSeq, todo.id);
   const summary = last ? (JSON.parse(String(last.data)) as { summary: string }).summary : '';
   const note =
     result === 'validated_progress'

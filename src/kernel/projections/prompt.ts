@@ -10,7 +10,14 @@ function q(text: string): string {
  * The prompt a turn hands to its agent, in plain words: what the goal is, what this todo needs, where the last
  * turn left off, the exact loopx commands to write back, and what is for a human to decide.
  */
-export function renderPrompt(input: { turnId: string; agent: string; goal: Goal; todo: Todo; handoff: Handoff | null; loopx: string }): string {
+export function renderPrompt(input: {
+  turnId: string;
+  agent: string;
+  goal: Goal;
+  todo: Todo;
+  handoff: Handoff | null;
+  loopx: string;
+}): string {
   const { turnId, agent, goal, todo, handoff, loopx } = input;
   const l = `LOOPX_AGENT=${q(agent)} ${q(loopx)}`;
   const lines = [
@@ -39,7 +46,7 @@ export function renderPrompt(input: { turnId: string; agent: string; goal: Goal;
       '',
       `Acceptance check (set by a human on the ${todo.check ? 'todo' : 'goal'}): \`${check}\`. \`todo ship\` is refused until loopx has run it,`,
       `passing, since your claim: \`${l} evidence run --todo ${todo.id} --check\` (it records the result as kernel-verified`,
-      'evidence and exits with the check\'s status). You cannot change the check.',
+      "evidence and exits with the check's status). You cannot change the check.",
     );
   }
   if (todo.dependsOn.length) lines.push('', `It depended on ${todo.dependsOn.join(', ')}, which have shipped.`);

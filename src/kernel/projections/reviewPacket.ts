@@ -8,7 +8,10 @@ import { revealHidden } from '../../shared/hiddenChars';
 
 /** Markdown-safe single line (the packet is read in a Markdown preview); deceptive characters shown as <U+…>. */
 function md(text: string | null | undefined): string {
-  return revealHidden(text ?? '').replace(/\s+/g, ' ').replace(/([\\`*_[\]<>|#])/g, '\\$1').trim();
+  return revealHidden(text ?? '')
+    .replace(/\s+/g, ' ')
+    .replace(/([\\`*_[\]<>|#])/g, '\\$1')
+    .trim();
 }
 
 /** How each decision came in (`vscode`, `tty`), read from its event; decisions from before channels have none. */
@@ -56,12 +59,25 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
     const decided = gates.filter((g) => g.status === 'approved' || g.status === 'rejected');
     const pending = gates.filter((g) => g.status === 'pending');
     const channels = decided.length ? decisionChannels(db, goal.id) : new Map<string, string>();
-    out.push('### Decisions', '', ...(decided.length
-      ? decided.map((g) => `- ${g.id} ${g.status} by ${md(g.decidedBy)}${via(channels.get(g.id))} (${g.decidedAt}): ${md(g.question)}${g.note ? ` — ${md(g.note)}` : ''}`)
-      : ['None.']), '');
-    out.push('### Waiting for you', '', ...(pending.length
-      ? pending.map((g) => `- ${g.id} on ${g.todoId ?? g.goalId}, asked by ${md(g.askedBy)} (${g.askedAt}): ${md(g.question)}`)
-      : ['Nothing.']), '');
+    out.push(
+      '### Decisions',
+      '',
+      ...(decided.length
+        ? decided.map(
+            (g) =>
+              `- ${g.id} ${g.status} by ${md(g.decidedBy)}${via(channels.get(g.id))} (${g.decidedAt}): ${md(g.question)}${g.note ? ` — ${md(g.note)}` : ''}`,
+          )
+        : ['None.']),
+      '',
+    );
+    out.push(
+      '### Waiting for you',
+      '',
+      ...(pending.length
+        ? pending.map((g) => `- ${g.id} on ${g.todoId ?? g.goalId}, asked by ${md(g.askedBy)} (${g.askedAt}): ${md(g.question)}`)
+        : ['Nothing.']),
+      '',
+    );
     const shipped = listTodos(db, at, { goalId: goal.id, status: 'shipped' });
     out.push('### Shipped', '');
     if (!shipped.length) out.push('Nothing yet.');
@@ -79,11 +95,19 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
     out.push('### Turns', '');
     if (!turns.length) out.push('None.');
     else {
-      out.push('| turn | todo | agent | host | started | result | exit | spent | evidence |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+      out.push(
+        '| turn | todo | agent | host | started | result | exit | spent | evidence |',
+        '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      );
       for (const t of turns) {
         const ev = turnEvidence(db, t);
-        const evidence = [ev.kernel.length ? `${ev.kernel.length} kernel-verified` : '', ev.agent ? `${ev.agent} claimed` : ''].filter(Boolean).join(', ') || 'none';
-        out.push(`| ${t.id} | ${t.todoId ?? ''} | ${md(t.agent)} | ${t.host} | ${t.startedAt} | ${t.resultKind ?? 'running'} | ${t.exitCode ?? ''} | ${t.spent ? 'yes' : 'no'} | ${evidence} |`);
+        const evidence =
+          [ev.kernel.length ? `${ev.kernel.length} kernel-verified` : '', ev.agent ? `${ev.agent} claimed` : '']
+            .filter(Boolean)
+            .join(', ') || 'none';
+        out.push(
+          `| ${t.id} | ${t.todoId ?? ''} | ${md(t.agent)} | ${t.host} | ${t.startedAt} | ${t.resultKind ?? 'running'} | ${t.exitCode ?? ''} | ${t.spent ? 'yes' : 'no'} | ${evidence} |`,
+        );
       }
     }
     out.push('');

@@ -8,7 +8,10 @@ export const STATUS_FILE = 'STATUS.md';
 
 /** Markdown cells must not break the table or inject markup: one line, pipes escaped. */
 function cell(text: string): string {
-  return text.replace(/\s+/g, ' ').replace(/\|/g, '\\|').replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'));
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/\|/g, '\\|')
+    .replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'));
 }
 
 export function renderStatusMd(report: StatusReport): string {
@@ -24,7 +27,9 @@ export function renderStatusMd(report: StatusReport): string {
   const attention = [
     ...report.pendingGates.map((g) => `- Gate ${g.id} (${g.todoId ?? g.goalId}, asked by ${cell(g.askedBy)}): ${cell(g.question)}`),
     ...report.blocked.map((t) => `- Blocked ${t.id} ${cell(t.title)}: ${cell(t.reason ?? '')}`),
-    ...report.lapsedLeases.map((t) => `- Lapsed lease ${t.id} ${cell(t.title)} (held by ${cell(t.owner ?? '?')} until ${t.leaseExpiresAt})`),
+    ...report.lapsedLeases.map(
+      (t) => `- Lapsed lease ${t.id} ${cell(t.title)} (held by ${cell(t.owner ?? '?')} until ${t.leaseExpiresAt})`,
+    ),
     ...report.monitors
       .filter((m) => m.lastRun?.error)
       .map((m) => `- Monitor ${m.id} on ${m.todoId} cannot run its check \`${cell(m.check ?? '')}\`: ${cell(m.lastRun?.error ?? '')}`),
@@ -46,7 +51,10 @@ export function renderStatusMd(report: StatusReport): string {
   lines.push('', '## Monitors', '');
   if (report.monitors.length === 0) lines.push('None waiting.');
   for (const m of report.monitors) {
-    const what = m.kind === 'timer' ? `timer, fires ${m.nextCheckAt}` : `\`${cell(m.check ?? '')}\` until ${cell(m.until)}, next check ${m.nextCheckAt}`;
+    const what =
+      m.kind === 'timer'
+        ? `timer, fires ${m.nextCheckAt}`
+        : `\`${cell(m.check ?? '')}\` until ${cell(m.until)}, next check ${m.nextCheckAt}`;
     const last = m.lastRun ? `; last run ${m.lastRun.at}: ${cell(m.lastRun.error ?? `exit ${m.lastRun.exitCode}`)}` : '';
     lines.push(`- ${m.id} on ${m.todoId} (${m.goalId}): ${what}${m.expiresAt ? `; expires ${m.expiresAt}` : ''}${last}`);
   }
@@ -88,7 +96,8 @@ export function markStatusMdStale(storeDir: string, at: string): void {
   if (text === null || text.includes(STALE_MARK)) return;
   const marked = text.replace(
     /^Updated (.*)\.$/m,
-    (line) => `${line} ${STALE_MARK} agents changed the store since (first at ${at}); \`loopx status\` run by a person rewrites this file, and so does VS Code with LoopX open.`,
+    (line) =>
+      `${line} ${STALE_MARK} agents changed the store since (first at ${at}); \`loopx status\` run by a person rewrites this file, and so does VS Code with LoopX open.`,
   );
   const path = join(storeDir, STATUS_FILE);
   const temp = `${path}.${process.pid}.tmp`;

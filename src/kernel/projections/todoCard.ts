@@ -10,7 +10,14 @@ import { iso } from '../time';
 export function relative(at: string, nowMs: number): string {
   const seconds = Math.round((Date.parse(at) - nowMs) / 1000);
   const abs = Math.abs(seconds);
-  const amount = abs < 90 ? `${abs} s` : abs < 5400 ? `${Math.round(abs / 60)} min` : abs < 172_800 ? `${Math.round(abs / 3600)} h` : `${Math.round(abs / 86400)} days`;
+  const amount =
+    abs < 90
+      ? `${abs} s`
+      : abs < 5400
+        ? `${Math.round(abs / 60)} min`
+        : abs < 172_800
+          ? `${Math.round(abs / 3600)} h`
+          : `${Math.round(abs / 86400)} days`;
   return seconds > 0 ? `in ${amount}` : `${amount} ago`;
 }
 
@@ -28,10 +35,16 @@ export function todoStatusLine(todo: Todo, nowMs: number): string {
 
 /** Markdown for a hover on a todo: status, owner and lease, evidence, pending gates. */
 export function todoHover(db: SqliteDb, todo: Todo, nowMs: number): string {
-  const lines = [`**${todo.id}** ${escapeMarkdown(todo.title)}`, '', `- status: ${todoStatusLine(todo, nowMs).replace(`${todo.id} · `, '')}`];
+  const lines = [
+    `**${todo.id}** ${escapeMarkdown(todo.title)}`,
+    '',
+    `- status: ${todoStatusLine(todo, nowMs).replace(`${todo.id} · `, '')}`,
+  ];
   lines.push(`- priority ${todo.priority}${todo.dependsOn.length ? ` · waits for ${todo.dependsOn.join(', ')}` : ''}`);
   const evidence = listEvidence(db, { todoId: todo.id, limit: 1 })[0];
-  lines.push(`- evidence: ${todo.evidenceCount}${evidence ? ` · latest ${relative(evidence.at, nowMs)} by ${evidence.actor}: ${escapeMarkdown(evidence.summary)}` : ''}`);
+  lines.push(
+    `- evidence: ${todo.evidenceCount}${evidence ? ` · latest ${relative(evidence.at, nowMs)} by ${evidence.actor}: ${escapeMarkdown(evidence.summary)}` : ''}`,
+  );
   const gates = listGates(db, { pending: true }).filter((g) => g.todoId === todo.id);
   if (gates.length) lines.push(`- waits for your decision: ${gates.map((g) => `${g.id} ${escapeMarkdown(g.question)}`).join('; ')}`);
   if (todo.continuation) lines.push(`- next: ${escapeMarkdown(todo.continuation)}`);
@@ -40,9 +53,16 @@ export function todoHover(db: SqliteDb, todo: Todo, nowMs: number): string {
 
 /** Who last changed a todo or goal field in the store, and when. */
 export function lastChange(db: SqliteDb, target: { goalId: string } | { todoId: string }): { actor: string; at: string } | null {
-  const row = 'todoId' in target
-    ? db.prepare(`SELECT actor, at FROM events WHERE todo_id = ? AND kind IN ('todo.edited', 'todo.added') ORDER BY seq DESC LIMIT 1`).get(target.todoId)
-    : db.prepare(`SELECT actor, at FROM events WHERE goal_id = ? AND todo_id IS NULL AND kind IN ('goal.edited', 'goal.created') ORDER BY seq DESC LIMIT 1`).get(target.goalId);
+  const row =
+    'todoId' in target
+      ? db
+          .prepare(`SELECT actor, at FROM events WHERE todo_id = ? AND kind IN ('todo.edited', 'todo.added') ORDER BY seq DESC LIMIT 1`)
+          .get(target.todoId)
+      : db
+          .prepare(
+            `SELECT actor, at FROM events WHERE goal_id = ? AND todo_id IS NULL AND kind IN ('goal.edited', 'goal.created') ORDER BY seq DESC LIMIT 1`,
+          )
+          .get(target.goalId);
   return row ? { actor: String(row.actor), at: String(row.at) } : null;
 }
 

@@ -33,7 +33,8 @@ export interface TodoCardFacts {
   monitor: Monitor | null;
 }
 
-const CARD_COLUMNS = 'id, goal_id, title, priority, status, owner, lease_expires_at, depends_on, evidence_count, revision, recurrence, ready_at';
+const CARD_COLUMNS =
+  'id, goal_id, title, priority, status, owner, lease_expires_at, depends_on, evidence_count, revision, recurrence, ready_at';
 
 type Extras = Pick<TodoCardFacts, 'unmetDeps' | 'pendingGates' | 'goalActive' | 'monitor'>;
 
@@ -63,9 +64,22 @@ const monitorShown = (status: Todo['status']) => status === 'open' || status ===
 
 /** Every todo in claim-number order, with its facts: a handful of set queries, not a query per todo. */
 export function todoCards(db: SqliteDb): TodoCardFacts[] {
-  const activeGoals = new Set(db.prepare(`SELECT id FROM goals WHERE status = 'active'`).all().map((r) => String(r.id)));
-  const unmet = groupBy(db.prepare(`SELECT d.todo_id AS k, d.depends_on AS v FROM todo_deps d JOIN todos dt ON dt.id = d.depends_on WHERE dt.status <> 'shipped'`).all());
-  const gates = groupBy(db.prepare(`SELECT todo_id AS k, id AS v FROM gates WHERE status = 'pending' AND todo_id IS NOT NULL ORDER BY num`).all());
+  const activeGoals = new Set(
+    db
+      .prepare(`SELECT id FROM goals WHERE status = 'active'`)
+      .all()
+      .map((r) => String(r.id)),
+  );
+  const unmet = groupBy(
+    db
+      .prepare(
+        `SELECT d.todo_id AS k, d.depends_on AS v FROM todo_deps d JOIN todos dt ON dt.id = d.depends_on WHERE dt.status <> 'shipped'`,
+      )
+      .all(),
+  );
+  const gates = groupBy(
+    db.prepare(`SELECT todo_id AS k, id AS v FROM gates WHERE status = 'pending' AND todo_id IS NOT NULL ORDER BY num`).all(),
+  );
   const monitors = new Map(listMonitors(db, { status: 'waiting' }).map((m) => [m.todoId, m]));
   return db
     .prepare(`SELECT ${CARD_COLUMNS} FROM todos ORDER BY num`)
@@ -86,10 +100,15 @@ export function todoCardFor(db: SqliteDb, todoId: string): TodoCardFacts | null 
   if (!row) return null;
   return factsFromRow(row, (id, goalId, status) => ({
     unmetDeps: db
-      .prepare(`SELECT d.depends_on AS id FROM todo_deps d JOIN todos dt ON dt.id = d.depends_on WHERE d.todo_id = ? AND dt.status <> 'shipped' ORDER BY dt.num`)
+      .prepare(
+        `SELECT d.depends_on AS id FROM todo_deps d JOIN todos dt ON dt.id = d.depends_on WHERE d.todo_id = ? AND dt.status <> 'shipped' ORDER BY dt.num`,
+      )
       .all(id)
       .map((r) => String(r.id)),
-    pendingGates: db.prepare(`SELECT id FROM gates WHERE todo_id = ? AND status = 'pending' ORDER BY num`).all(id).map((r) => String(r.id)),
+    pendingGates: db
+      .prepare(`SELECT id FROM gates WHERE todo_id = ? AND status = 'pending' ORDER BY num`)
+      .all(id)
+      .map((r) => String(r.id)),
     goalActive: db.prepare('SELECT status FROM goals WHERE id = ?').get(goalId)?.status === 'active',
     monitor: monitorShown(status) ? waitingMonitor(db, id) : null,
   }));
@@ -119,7 +138,10 @@ export function boardFacts(db: SqliteDb, nowMs: number): BoardFacts {
   return {
     report: statusReport(db, nowMs),
     cards: todoCards(db),
-    agents: db.prepare('SELECT name FROM agents ORDER BY name').all().map((r) => String(r.name)),
+    agents: db
+      .prepare('SELECT name FROM agents ORDER BY name')
+      .all()
+      .map((r) => String(r.name)),
     backgrounds: Object.fromEntries(listGoals(db).map((g) => [g.id, g.background])),
   };
 }

@@ -67,7 +67,9 @@ export function describeRun(run: KernelRun): string {
  * `todo ship` asks of a todo that has an acceptance check.
  */
 export function latestCheckRun(db: SqliteDb, todoId: string, check: string, afterSeq: number): (KernelRun & { seq: number }) | null {
-  const rows = db.prepare(`SELECT seq, data FROM events WHERE todo_id = ? AND kind = 'evidence' AND seq > ? ORDER BY seq DESC`).all(todoId, afterSeq);
+  const rows = db
+    .prepare(`SELECT seq, data FROM events WHERE todo_id = ? AND kind = 'evidence' AND seq > ? ORDER BY seq DESC`)
+    .all(todoId, afterSeq);
   for (const row of rows) {
     const data = JSON.parse(String(row.data)) as EventData<'evidence'>;
     if (data.source === 'kernel' && data.run?.check === check) return { ...data.run, seq: Number(row.seq) };
@@ -77,12 +79,17 @@ export function latestCheckRun(db: SqliteDb, todoId: string, check: string, afte
 
 /** The event that gave the todo its current claim (a claim or an accepted handoff), 0 when never claimed. */
 export function lastClaimSeq(db: SqliteDb, todoId: string): number {
-  const row = db.prepare(`SELECT max(seq) AS seq FROM events WHERE todo_id = ? AND kind IN ('todo.claimed', 'handoff.accepted')`).get(todoId);
+  const row = db
+    .prepare(`SELECT max(seq) AS seq FROM events WHERE todo_id = ? AND kind IN ('todo.claimed', 'handoff.accepted')`)
+    .get(todoId);
   return Number(row?.seq ?? 0);
 }
 
 /** A turn's evidence: how much is the agent's word, and which commands the kernel ran (and how they ended). */
-export function turnEvidence(db: SqliteDb, turn: { startSeq: number; endSeq?: number | null; todoId: string | null; goalId: string; agent: string }): { agent: number; kernel: KernelRun[] } {
+export function turnEvidence(
+  db: SqliteDb,
+  turn: { startSeq: number; endSeq?: number | null; todoId: string | null; goalId: string; agent: string },
+): { agent: number; kernel: KernelRun[] } {
   const rows = db
     .prepare(
       `SELECT * FROM events WHERE seq > ? AND seq <= ? AND kind = 'evidence' AND actor = ? AND (todo_id = ? OR (goal_id = ? AND todo_id IS NULL)) ORDER BY seq`,

@@ -55,12 +55,18 @@ export function listTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): To
   const limit = filter.limit ? ` LIMIT ${Math.max(1, Math.floor(filter.limit))}` : filter.offset ? ' LIMIT -1' : '';
   const offset = filter.offset ? ` OFFSET ${Math.max(0, Math.floor(filter.offset))}` : '';
   const sql = `SELECT ${TODO_COLUMNS} FROM todos t ${where} ORDER BY ${order}${limit}${offset}`;
-  return db.prepare(sql).all(...params).map(todoFromRow);
+  return db
+    .prepare(sql)
+    .all(...params)
+    .map(todoFromRow);
 }
 
 /** Todos of one goal in one status, in claim order (priority, then age): the Goals view's groups. */
 export function todosInClaimOrder(db: SqliteDb, goalId: string, status: TodoStatus): Todo[] {
-  return db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.status = ? ORDER BY t.priority, t.num`).all(goalId, status).map(todoFromRow);
+  return db
+    .prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.status = ? ORDER BY t.priority, t.num`)
+    .all(goalId, status)
+    .map(todoFromRow);
 }
 
 /** How many todos the filter matches (limit and offset aside): what a page of `listTodos` left out. */

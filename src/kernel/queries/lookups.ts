@@ -23,7 +23,10 @@ export function findTodo(db: SqliteDb, id: string): Todo | undefined {
 
 /** The goal, or undefined (looked up by id, or by the goal file it was applied from). */
 export function findGoal(db: SqliteDb, by: { id: string } | { filePath: string }): Goal | undefined {
-  const row = 'id' in by ? db.prepare('SELECT * FROM goals WHERE id = ?').get(by.id) : db.prepare('SELECT * FROM goals WHERE file_path = ?').get(by.filePath);
+  const row =
+    'id' in by
+      ? db.prepare('SELECT * FROM goals WHERE id = ?').get(by.id)
+      : db.prepare('SELECT * FROM goals WHERE file_path = ?').get(by.filePath);
   return row ? goalFromRow(row) : undefined;
 }
 
@@ -78,7 +81,11 @@ export function evidenceCount(db: SqliteDb, todoId: string): number {
 export function nextNum(db: SqliteDb, table: 'goals' | 'todos' | 'gates' | 'handoffs' | 'turns' | 'monitors'): number {
   // Above the highest number this store ever handed out, even if a restore brought back an older content.
   return Number(
-    db.prepare(`SELECT max(coalesce((SELECT max(num) FROM ${table}), 0), coalesce((SELECT num FROM id_high_water WHERE entity = ?), 0)) + 1 AS n`).get(table)?.n ?? 1,
+    db
+      .prepare(
+        `SELECT max(coalesce((SELECT max(num) FROM ${table}), 0), coalesce((SELECT num FROM id_high_water WHERE entity = ?), 0)) + 1 AS n`,
+      )
+      .get(table)?.n ?? 1,
   );
 }
 

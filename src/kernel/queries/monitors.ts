@@ -76,7 +76,10 @@ export function getMonitor(db: SqliteDb, id: string): Monitor {
 }
 
 /** Waiting monitors first (soonest check first), then the ended ones, newest first. */
-export function listMonitors(db: SqliteDb, filter: { goalId?: string; todoId?: string; status?: MonitorStatus; limit?: number } = {}): Monitor[] {
+export function listMonitors(
+  db: SqliteDb,
+  filter: { goalId?: string; todoId?: string; status?: MonitorStatus; limit?: number } = {},
+): Monitor[] {
   const where: string[] = [];
   const params: string[] = [];
   if (filter.goalId) {
@@ -93,8 +96,10 @@ export function listMonitors(db: SqliteDb, filter: { goalId?: string; todoId?: s
   }
   const limit = Math.max(1, Math.min(filter.limit ?? 500, 10_000));
   return db
-    .prepare(`${SELECT} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY m.status <> 'waiting', CASE WHEN m.status = 'waiting' THEN m.next_check_at END, m.num DESC LIMIT ${limit}`)
+    .prepare(
+      `${SELECT} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY m.status <> 'waiting', CASE WHEN m.status = 'waiting' THEN m.next_check_at END, m.num DESC LIMIT ${limit}`,
+    )
     .all(...params)
     .map(monitorFromRow);
 }

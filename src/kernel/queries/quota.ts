@@ -39,8 +39,7 @@ export function quotaState(db: SqliteDb, goal: Goal, nowMs: number): QuotaState 
   const spent = Number(spentRow?.n ?? 0);
   const oldest = (spentRow?.oldest as string | null) ?? null;
   const last = (db.prepare('SELECT max(at) AS last FROM quota_spends WHERE goal_id = ?').get(goal.id)?.last as string | null) ?? null;
-  const cooldownUntil =
-    last && goal.policy.cooldownSeconds > 0 ? iso(Date.parse(last) + goal.policy.cooldownSeconds * 1000) : null;
+  const cooldownUntil = last && goal.policy.cooldownSeconds > 0 ? iso(Date.parse(last) + goal.policy.cooldownSeconds * 1000) : null;
   const liveClaims = Number(
     db.prepare(`SELECT count(*) AS n FROM todos t WHERE t.goal_id = ? AND ${leaseLiveSql()}`).get(goal.id, at)?.n ?? 0,
   );
@@ -101,14 +100,21 @@ export interface ShouldRun {
 export function shouldRun(db: SqliteDb, goal: Goal, nowMs: number, known: { quota?: QuotaState; hasReadyWork?: boolean } = {}): ShouldRun {
   const quota = known.quota ?? quotaState(db, goal, nowMs);
   const at = iso(nowMs);
-  const no = (reason: ShouldRunReason, nextWakeAt: string | null): ShouldRun => ({ run: false, reason, nextWakeAt, remaining: quota.remaining });
+  const no = (reason: ShouldRunReason, nextWakeAt: string | null): ShouldRun => ({
+    run: false,
+    reason,
+    nextWakeAt,
+    remaining: quota.remaining,
+  });
   if (goal.status !== 'active') return no('goal_inactive', null);
   if (!(known.hasReadyWork ?? hasClaimable(db, at, goal.id))) return no('no_ready_work', nextReadyMoment(db, goal.id, at));
   const goalGate = db.prepare(`SELECT 1 FROM gates WHERE goal_id = ? AND todo_id IS NULL AND status = 'pending' LIMIT 1`).get(goal.id);
   if (goalGate) return no('gate_pending', null);
   if (quota.remaining === 0) return no('budget_exhausted', goal.policy.turnsPerWindow === 0 ? null : quota.nextSlotAt);
   if (quota.liveClaims + quota.windingDown >= goal.policy.maxConcurrent) {
-    const wakes = [earliestLeaseExpiry(db, goal.id, at), windingDownTurns(db, goal.id, nowMs).freeAt].filter((t): t is string => t !== null);
+    const wakes = [earliestLeaseExpiry(db, goal.id, at), windingDownTurns(db, goal.id, nowMs).freeAt].filter(
+      (t): t is string => t !== null,
+    );
     return no('concurrency_limit', wakes.length ? (wakes.sort()[0] as string) : null);
   }
   if (quota.cooldownUntil) return no('cooldown', quota.cooldownUntil);
@@ -121,17 +127,14 @@ export function shouldRun(db: SqliteDb, goal: Goal, nowMs: number, known: { quot
  * expires), a recurring todo's next occurrence comes due. The earliest of these, or null.
  */
 function nextReadyMoment(db: SqliteDb, goalId: string, at: string): string | null {
-  const due = db
-    .prepare(`SELECT min(ready_at) AS t FROM todos WHERE goal_id = ? AND status = 'open' AND ready_at > ?`)
-    .get(goalId, at)?.t as string | null | undefined;
+  const due = db.prepare(`SELECT min(ready_at) AS t FROM todos WHERE goal_id = ? AND status = 'open' AND ready_at > ?`).get(goalId, at)
+    ?.t as string | null | undefined;
   const times = [earliestLeaseExpiry(db, goalId, at), nextMonitorMoment(db, goalId), due ?? null].filter((t): t is string => t !== null);
   return times.length ? (times.sort()[0] as string) : null;
 }
 
 /** A live lease that lapses makes its todo claimable again: the earliest such moment is a wake time. */
 function earliestLeaseExpiry(db: SqliteDb, goalId: string, at: string): string | null {
-  const row = db
-    .prepare(`SELECT min(t.lease_expires_at) AS t FROM todos t WHERE t.goal_id = ? AND ${leaseLiveSql()}`)
-    .get(goalId, at);
+  const row = db.prepare(`SELECT min(t.lease_expires_at) AS t FROM todos t WHERE t.goal_id = ? AND ${leaseLiveSql()}`).get(goalId, at);
   return (row?.t as string | null) ?? null;
 }

@@ -54,7 +54,9 @@ export function hasClaimable(db: SqliteDb, at: string, goalId: string): boolean 
  */
 export function readyTodoIds(db: SqliteDb, at: string, goalId?: string): Set<string> {
   const scope = goalId ? 't.goal_id = ? AND ' : '';
-  const rows = db.prepare(`SELECT t.id FROM todos t WHERE ${scope}t.status = 'open' AND ${READY_CONDITIONS}`).all(...(goalId ? [goalId] : []), at);
+  const rows = db
+    .prepare(`SELECT t.id FROM todos t WHERE ${scope}t.status = 'open' AND ${READY_CONDITIONS}`)
+    .all(...(goalId ? [goalId] : []), at);
   return new Set(rows.map((r) => String(r.id)));
 }
 
@@ -107,7 +109,12 @@ export function readiness(db: SqliteDb, todo: TodoCore, at: string): Readiness {
   const monitor = waitingMonitor(db, todo.id);
   if (monitor) {
     const next = monitor.kind === 'timer' ? '' : `, next check at ${monitor.nextCheckAt}`;
-    return { ready: false, why: 'monitor', detail: `it waits on monitor ${monitor.id} (${describeMonitor(monitor)}${next})`, ids: [monitor.id] };
+    return {
+      ready: false,
+      why: 'monitor',
+      detail: `it waits on monitor ${monitor.id} (${describeMonitor(monitor)}${next})`,
+      ids: [monitor.id],
+    };
   }
   const due = db.prepare('SELECT ready_at FROM todos WHERE id = ?').get(todo.id)?.ready_at as string | null | undefined;
   if (due && due > at) return { ready: false, why: 'scheduled', detail: `it is scheduled for ${due}`, ids: [] };

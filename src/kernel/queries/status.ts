@@ -64,10 +64,7 @@ export function statusReport(db: SqliteDb, nowMs: number, options: StatusOptions
     goals,
     pendingGates: options.limit === undefined ? listGates(db, { pending: true }) : listGates(db, { pending: true, limit: options.limit }),
     blocked: db.prepare(`${select} WHERE t.status = 'blocked' ORDER BY t.priority, t.num${limit}`).all().map(todoFromRow),
-    lapsedLeases: db
-      .prepare(`${select} WHERE ${leaseLapsedSql()} ORDER BY t.lease_expires_at${limit}`)
-      .all(at)
-      .map(todoFromRow),
+    lapsedLeases: db.prepare(`${select} WHERE ${leaseLapsedSql()} ORDER BY t.lease_expires_at${limit}`).all(at).map(todoFromRow),
     monitors: listMonitors(db, { status: 'waiting', limit: options.limit }),
   };
   if (options.limit !== undefined) {

@@ -2,7 +2,14 @@ import type { SqliteDb, Row } from '../db/sqliteDb';
 import { NotFoundError } from '../errors';
 import { rowReader } from '../rowReader';
 
-export const RESULT_KINDS = ['validated_progress', 'validated_completion', 'user_action_required', 'wait', 'host_failure', 'validation_failed'] as const;
+export const RESULT_KINDS = [
+  'validated_progress',
+  'validated_completion',
+  'user_action_required',
+  'wait',
+  'host_failure',
+  'validation_failed',
+] as const;
 export type ResultKind = (typeof RESULT_KINDS)[number];
 export const ROUTES = ['ready_for_host', 'wait', 'user_action_required', 'blocked'] as const;
 export type Route = (typeof ROUTES)[number];
@@ -54,12 +61,22 @@ export function openTurns(db: SqliteDb): Turn[] {
  * fired, a recurring todo's occurrence that came due) lifts it.
  */
 export function stuckSinceLastTurn(db: SqliteDb, goalId: string, at?: string): boolean {
-  const last = db.prepare('SELECT result_kind, end_seq, ended_at FROM turns WHERE goal_id = ? AND ended_at IS NOT NULL ORDER BY num DESC LIMIT 1').get(goalId);
+  const last = db
+    .prepare('SELECT result_kind, end_seq, ended_at FROM turns WHERE goal_id = ? AND ended_at IS NOT NULL ORDER BY num DESC LIMIT 1')
+    .get(goalId);
   if (!last || last.result_kind === 'validated_progress' || last.result_kind === 'validated_completion') return false;
   // A recurring todo's occurrence that came due since is a change too (time, not an event, made it ready).
-  if (at && db.prepare(`SELECT 1 FROM todos WHERE goal_id = ? AND status = 'open' AND ready_at > ? AND ready_at <= ? LIMIT 1`).get(goalId, String(last.ended_at), at)) return false;
+  if (
+    at &&
+    db
+      .prepare(`SELECT 1 FROM todos WHERE goal_id = ? AND status = 'open' AND ready_at > ? AND ready_at <= ? LIMIT 1`)
+      .get(goalId, String(last.ended_at), at)
+  )
+    return false;
   // A monitor's routine runs are not a change; its firing (or expiring, or being cancelled) is.
-  return db
-    .prepare(`SELECT 1 FROM events WHERE seq > ? AND goal_id = ? AND kind NOT IN ('monitor.run_claimed', 'monitor.checked') LIMIT 1`)
-    .get(Number(last.end_seq), goalId) === undefined;
+  return (
+    db
+      .prepare(`SELECT 1 FROM events WHERE seq > ? AND goal_id = ? AND kind NOT IN ('monitor.run_claimed', 'monitor.checked') LIMIT 1`)
+      .get(Number(last.end_seq), goalId) === undefined
+  );
 }

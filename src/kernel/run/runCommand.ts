@@ -45,7 +45,8 @@ function childProcess(): typeof ChildProcess {
 // Terminal control sequences (CSI, OSC) and other control characters except newline and tab. A block, not
 // disable-next-line: the formatter may move the pattern to the line after `=`.
 /* eslint-disable no-control-regex */
-const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(\u0007|\u001b\\)?|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const ESCAPES =
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(\u0007|\u001b\\)?|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 /* eslint-enable no-control-regex */
 
 /** Output as text people and prompts can read: no escapes or control characters, CRLF as LF. */
@@ -123,7 +124,15 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
         : childProcess().spawn(spec.argv?.[0] ?? spec.command, (spec.argv ?? []).slice(1), options);
     } catch (error) {
       spawnError = `could not start: ${(error as Error).message}`;
-      resolve({ exitCode: null, durationMs: 0, outputTail: '', outputSha256: hash.digest('hex'), timedOut: false, error: spawnError, matchText: '' });
+      resolve({
+        exitCode: null,
+        durationMs: 0,
+        outputTail: '',
+        outputSha256: hash.digest('hex'),
+        timedOut: false,
+        error: spawnError,
+        matchText: '',
+      });
       return;
     }
     const limitTimer = setTimeout(() => {
@@ -133,7 +142,12 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
     child.stdout?.on('data', collect);
     child.stderr?.on('data', collect);
     child.on('error', (error: NodeJS.ErrnoException) => {
-      spawnError = error.code === 'ENOENT' ? `command not found: ${spec.argv?.[0] ?? spec.command}` : error.code === 'EACCES' ? `command not executable: ${spec.argv?.[0] ?? spec.command}` : `could not run: ${error.message}`;
+      spawnError =
+        error.code === 'ENOENT'
+          ? `command not found: ${spec.argv?.[0] ?? spec.command}`
+          : error.code === 'EACCES'
+            ? `command not executable: ${spec.argv?.[0] ?? spec.command}`
+            : `could not run: ${error.message}`;
       finish();
     });
     child.on('exit', (code, signal) => {

@@ -22,7 +22,10 @@ const folderRoot = (name: string) => {
 const todoStatus = (name: string, id: string) => {
   const kernel = Kernel.open(folderRoot(name), { actor: { name: 'probe', kind: 'agent' } });
   try {
-    return kernel.read((db) => db.prepare('SELECT status, owner FROM todos WHERE id = ?').get(id)) as { status: string; owner: string | null };
+    return kernel.read((db) => db.prepare('SELECT status, owner FROM todos WHERE id = ?').get(id)) as {
+      status: string;
+      owner: string | null;
+    };
   } finally {
     kernel.close();
   }
@@ -34,7 +37,10 @@ suite('multi-root workspace', () => {
     await until(() => loopx.folders.withStore.length === 2, 'both stores to open');
     const tree = loopx.goalsTree;
     const top = tree.getChildren();
-    assert.deepEqual(top.map((n) => label(tree.getTreeItem(n))), ['alpha', 'beta']);
+    assert.deepEqual(
+      top.map((n) => label(tree.getTreeItem(n))),
+      ['alpha', 'beta'],
+    );
     const goalsOf = (node: GoalsNode | FolderNode) => tree.getChildren(node).map((n) => tree.getTreeItem(n));
     const [alpha, beta] = [goalsOf(top[0] as FolderNode), goalsOf(top[1] as FolderNode)];
     assert.deepEqual([alpha.map(label), beta.map(label)], [['G1 Alpha goal'], ['G1 Beta goal']]);
@@ -45,7 +51,13 @@ suite('multi-root workspace', () => {
   test('the status bar has a meter per folder’s goal and one gate badge that sums the folders', async () => {
     const loopx = await app();
     await until(() => loopx.statusBar.snapshot().length === 2, 'two meters');
-    assert.deepEqual(loopx.statusBar.snapshot().map((s) => s.text).sort(), ['$(pulse) alpha: G1 0/20', '$(pulse) beta: G1 0/20']);
+    assert.deepEqual(
+      loopx.statusBar
+        .snapshot()
+        .map((s) => s.text)
+        .sort(),
+      ['$(pulse) alpha: G1 0/20', '$(pulse) beta: G1 0/20'],
+    );
     assert.equal(loopx.statusBar.gateBadge(), '$(bell-dot) 1 gate');
     const codex = Kernel.open(folderRoot('alpha'), { actor: { name: 'codex', kind: 'agent' } });
     askGate(codex, { goalId: 'G1', question: 'Ship alpha?' });
@@ -70,7 +82,8 @@ suite('multi-root workspace', () => {
 
   test('an id alone is ambiguous: the command asks which folder and acts there', async () => {
     const { result, prompts } = await withAnswers({ picks: [(items) => items.find((i) => i.label.endsWith(' alpha'))] }, async () =>
-      vscode.commands.executeCommand<Todo>(COMMANDS.claimTodo, 'T1'));
+      vscode.commands.executeCommand<Todo>(COMMANDS.claimTodo, 'T1'),
+    );
     assert.match(prompts[0] ?? '', /^pick: LoopX: .*\[\$\(root-folder\) alpha \| \$\(root-folder\) beta\]$/);
     assert.equal(result.owner, 'ada');
     assert.deepEqual([todoStatus('alpha', 'T1').status, todoStatus('beta', 'T1').status], ['claimed', 'open']);
@@ -83,7 +96,10 @@ suite('multi-root workspace', () => {
     const hosts = vscode.workspace.getConfiguration('loopx.hosts');
     await hosts.update('custom.command', `node ${agent} {prompt} ship`, vscode.ConfigurationTarget.Global);
     try {
-      const outcome = await vscode.commands.executeCommand<RunOutcome>(COMMANDS.runTurn, inFolder(folderRoot('beta'), { goalId: 'G1', todoId: 'T3', host: 'custom' }));
+      const outcome = await vscode.commands.executeCommand<RunOutcome>(
+        COMMANDS.runTurn,
+        inFolder(folderRoot('beta'), { goalId: 'G1', todoId: 'T3', host: 'custom' }),
+      );
       assert.ok(outcome.started, 'a turn started');
       assert.equal((outcome.terminal.creationOptions as vscode.TerminalOptions).cwd, folderRoot('beta'));
       const turn = await outcome.finished;
@@ -128,6 +144,9 @@ suite('multi-root workspace', () => {
     assert.equal(created, true);
     assert.ok(existsSync(join(folderRoot('gamma'), '.loopx', 'loopx.db')));
     await until(() => loopx.folders.withStore.length === 3, 'the third store');
-    assert.deepEqual(loopx.goalsTree.getChildren().map((n) => label(loopx.goalsTree.getTreeItem(n))), ['alpha', 'beta', 'gamma']);
+    assert.deepEqual(
+      loopx.goalsTree.getChildren().map((n) => label(loopx.goalsTree.getTreeItem(n))),
+      ['alpha', 'beta', 'gamma'],
+    );
   });
 });
