@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { lazy } from '../lazy';
+import { RESULT_KINDS } from '../queries/turns';
 
 /**
  * Every state change is one of these events. Each carries every fact its state change needs
@@ -113,14 +114,7 @@ export const eventDataSchemas = lazy(() => {
     'turn.finished': z.object({
       id: str,
       exitCode: z.int(),
-      resultKind: z.enum([
-        'validated_progress',
-        'validated_completion',
-        'user_action_required',
-        'wait',
-        'host_failure',
-        'validation_failed',
-      ]),
+      resultKind: z.enum(RESULT_KINDS),
       spent: z.boolean(),
     }),
     'monitor.added': z.object({
