@@ -8,7 +8,7 @@ import { addTodo, blockTodo, killTodo } from '../src/kernel/ops/todos';
 import { claimTodo, renewTodo, shipTodo } from '../src/kernel/ops/claims';
 import { addEvidence } from '../src/kernel/ops/evidence';
 import { askGate } from '../src/kernel/ops/gates';
-import { verifyChain } from '../src/kernel/events/log';
+import { verifyChain } from '../src/kernel/events/verify';
 import { statusReport } from '../src/kernel/queries/status';
 import { chooseDriver } from '../src/kernel/db/openDb';
 import { addMonitor } from '../src/kernel/ops/monitors';

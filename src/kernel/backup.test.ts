@@ -7,7 +7,7 @@ import { addTodo } from './ops/todos';
 import { claimTodo, shipTodo } from './ops/claims';
 import { backupStore, restoreStore } from './backup';
 import { checkReplay } from './replay';
-import { verifyChain } from './events/log';
+import { verifyChain } from './events/verify';
 import { openDb } from './db/openDb';
 
 let s: TestStore;

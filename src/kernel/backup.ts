@@ -17,7 +17,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Kernel } from './kernel';
 import { openDb } from './db/openDb';
 import { immediate, integrityCheck, type SqliteDb } from './db/sqliteDb';
-import { verifyChain } from './events/log';
+import { verifyChain } from './events/verify';
 import { checkReplay } from './replay';
 import { migrate, schemaVersion } from './db/migrate';
 import { APPLICATION_ID, identifyStore } from './storeFile';

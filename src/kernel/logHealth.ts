@@ -1,12 +1,9 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kernel } from './kernel';
-import type { SqliteDb } from './db/sqliteDb';
 import { RefusedError } from './errors';
 import { requireHumanChannel } from './authority';
-import { GENESIS_HASH, SQL_EVENT_BODY } from './events/hashChain';
-import { prefixDigest, rehashMatches, verifyChain, type VerifyResult } from './events/log';
-import { sha256 } from './nodeCrypto';
+import { prefixDigest, verifyChain, type VerifyResult } from './events/verify';
 
 /**
  * A store whose log was found broken is marked (`.loopx/log-broken.json`) until a human decides: agents' writes are
@@ -47,27 +44,6 @@ export function logBrokenError(found: { firstBadSeq: number | null; problem: str
     `the event log is broken at event ${found.firstBadSeq}: ${found.problem}; agents may not write until a human decides`,
     'a human looks (loopx log verify, loopx doctor), then restores a backup (loopx restore FILE) or accepts the log as it is (loopx log accept)',
   );
-}
-
-/**
- * The cheap check every write makes before it appends: the newest event's hash is recomputed and its link to the
- * one before it compared. Null when sound.
- */
-export function checkTail(db: SqliteDb): { firstBadSeq: number; problem: string } | null {
-  const rows = db
-    .prepare(`SELECT seq, hash, prev_hash, prev_hash || char(10) || ${SQL_EVENT_BODY} AS input FROM events ORDER BY seq DESC LIMIT 2`)
-    .all();
-  const head = rows[0];
-  if (!head) return null;
-  const seq = Number(head.seq);
-  const before = rows[1];
-  const expectedPrev = before ? String(before.hash) : GENESIS_HASH;
-  if (before && Number(before.seq) !== seq - 1) return { firstBadSeq: seq - 1, problem: `sequence gap before event ${seq}` };
-  if (String(head.prev_hash) !== expectedPrev) return { firstBadSeq: seq, problem: 'prevHash does not match the previous event' };
-  // The fast SQL-built body matches the writer's for every event the writer produced; a mismatch is re-checked in full.
-  if (sha256(String(head.input)) !== head.hash && !rehashMatches(db, seq, expectedPrev))
-    return { firstBadSeq: seq, problem: 'hash does not match the event content' };
-  return null;
 }
 
 /** `loopx log accept`: a human records that the log, broken as found, is accepted from here on. */

@@ -13,7 +13,7 @@ import { acceptHandoff, offerHandoff } from './ops/handoffs';
 import { finishTurn, startTurn } from './ops/turns';
 import { applyGoalSpec } from './goalSpec/apply';
 import { exportGoalSpec } from './goalSpec/export';
-import { verifyChain } from './events/log';
+import { verifyChain } from './events/verify';
 import { checkReplay } from './replay';
 import { GOAL_STATUSES } from './model';
 import { setGoalCheck, setTodoCheck } from './ops/checks';

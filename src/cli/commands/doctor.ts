@@ -4,7 +4,7 @@ import type { Command } from '../command';
 import type { Kernel } from '../../kernel/kernel';
 import { SCHEMA_VERSION } from '../../kernel/db/migrate';
 import { engineFacts, integrityCheck } from '../../kernel/db/sqliteDb';
-import { verifyChain } from '../../kernel/events/log';
+import { verifyChain } from '../../kernel/events/verify';
 import { markBroken } from '../../kernel/logHealth';
 import { checkReplay } from '../../kernel/replay';
 import { STATUS_FILE } from '../../kernel/projections/statusMd';

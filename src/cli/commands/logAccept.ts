@@ -1,6 +1,6 @@
 import type { Command } from '../command';
 import { acceptBrokenLog, brokenLog } from '../../kernel/logHealth';
-import { verifyChain } from '../../kernel/events/log';
+import { verifyChain } from '../../kernel/events/verify';
 
 export const logAccept: Command = {
   name: ['log', 'accept'],

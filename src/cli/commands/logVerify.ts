@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { verifyChain } from '../../kernel/events/log';
+import { verifyChain } from '../../kernel/events/verify';
 import { checkAnchor, formatAnchor, logHead, parseAnchor } from '../../kernel/events/anchor';
 import { EXIT, InvalidInputError } from '../../kernel/errors';
 import { markBroken } from '../../kernel/logHealth';

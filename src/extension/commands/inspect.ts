@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { verifyChain } from '../../kernel/events/log';
+import { verifyChain } from '../../kernel/events/verify';
 import { ACCEPT, showBrokenLog, showWitnessProblem } from '../store/logWitness';
 import { markBroken } from '../../kernel/logHealth';
 import { clean, clockTime } from '../../protocol/display';

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { type AnchorCheck, type LogAnchor, checkAnchor, formatAnchor, logHead } from '../../kernel/events/anchor';
 import { Disposable } from '../util/lifecycle';
 import type { Kernel } from '../../kernel/kernel';
-import { type VerifyResult, verifyChain } from '../../kernel/events/log';
+import { type VerifyResult, verifyChain } from '../../kernel/events/verify';
 import { acceptBrokenLog, markBroken } from '../../kernel/logHealth';
 import { readRestoreMarker } from '../../kernel/backup';
 import type { Log } from '../util/log';

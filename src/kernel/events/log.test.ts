@@ -3,7 +3,7 @@ import { agent, makeStore, type TestStore } from '../testKit';
 import { createGoal } from '../ops/goals';
 import { addTodo } from '../ops/todos';
 import { claimTodo, shipTodo } from '../ops/claims';
-import { verifyChain } from './log';
+import { verifyChain } from './verify';
 import { canonicalJson } from './canonical';
 import { eventHash, GENESIS_HASH } from './hashChain';
 import { checkReplay } from '../replay';

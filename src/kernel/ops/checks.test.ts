@@ -12,7 +12,7 @@ import { finishTurn, startTurn } from './turns';
 import { getGoal, getTodo } from '../queries/lookups';
 import { listEvidence, turnEvidence } from '../queries/evidence';
 import { renderReviewPacket } from '../projections/reviewPacket';
-import { verifyChain } from '../events/log';
+import { verifyChain } from '../events/verify';
 import { checkReplay } from '../replay';
 import { sha256 } from '../nodeCrypto';
 

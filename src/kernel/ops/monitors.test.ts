@@ -15,7 +15,7 @@ import { nextClaimable, readiness } from '../queries/ready';
 import { shouldRun } from '../queries/quota';
 import { statusReport } from '../queries/status';
 import { renderStatusMd } from '../projections/statusMd';
-import { verifyChain } from '../events/log';
+import { verifyChain } from '../events/verify';
 import { checkReplay } from '../replay';
 import { iso } from '../time';
 import { sha256 } from '../nodeCrypto';

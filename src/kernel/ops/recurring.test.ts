@@ -9,7 +9,7 @@ import { listTodos } from '../queries/lists';
 import { nextClaimable, readiness } from '../queries/ready';
 import { shouldRun } from '../queries/quota';
 import { nextOccurrence, parseRecurrence } from '../recurrence';
-import { verifyChain } from '../events/log';
+import { verifyChain } from '../events/verify';
 import { checkReplay } from '../replay';
 import { iso } from '../time';
 

@@ -9,7 +9,7 @@ import { askGate, decideGate } from './gates';
 import { finishTurn, startTurn } from './turns';
 import { getGoal, getTodo } from '../queries/lookups';
 import { quotaState, shouldRun } from '../queries/quota';
-import { verifyChain } from '../events/log';
+import { verifyChain } from '../events/verify';
 import { checkReplay } from '../replay';
 
 let s: TestStore;

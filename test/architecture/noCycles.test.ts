@@ -1,0 +1,83 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { expect, test } from 'vitest';
+
+/**
+ * No import cycles in src/ or the webview. A cycle is how a layer's wiring goes implicit (a service bag filled in
+ * after construction, a module reading another half-initialised): each one found so far hid a rule in two places.
+ * Type-only imports are erased at build time and do not count.
+ */
+const ROOT = resolve(__dirname, '..', '..');
+const IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'"]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]/gm;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.ts$/.test(entry.name) && !/\.test\.ts$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** Runtime imports of one module, as file paths (`./x` is x.ts or x/index.ts). */
+function runtimeImports(path: string, text: string): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(IMPORT)) {
+    const base = resolve(dirname(path), match[1] as string);
+    const file = [`${base}.ts`, join(base, 'index.ts'), base].find((candidate) => existsSync(candidate) && candidate.endsWith('.ts'));
+    if (file) found.push(file);
+  }
+  return found;
+}
+
+/** The first cycle found by a depth-first walk, as a list of modules, or null. */
+function findCycle(graph: Map<string, string[]>): string[] | null {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string): string[] | null => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 'open') return [...stack.slice(stack.indexOf(next)), next];
+      if (!state.has(next)) {
+        const cycle = visit(next);
+        if (cycle) return cycle;
+      }
+    }
+    stack.pop();
+    state.set(node, 'done');
+    return null;
+  };
+  for (const node of graph.keys()) {
+    if (state.has(node)) continue;
+    const cycle = visit(node);
+    if (cycle) return cycle;
+  }
+  return null;
+}
+
+test('the walk finds a cycle of runtime imports and ignores type-only ones', () => {
+  const text = "import { a } from './a';\nimport type { B } from './b';\nexport { c } from './c';";
+  const imports = [...text.matchAll(IMPORT)].map((m) => m[1]);
+  expect(imports).toEqual(['./a', './c']);
+  const graph = new Map([
+    ['a', ['b']],
+    ['b', ['c']],
+    ['c', ['a']],
+  ]);
+  expect(findCycle(graph)).toEqual(['a', 'b', 'c', 'a']);
+  expect(
+    findCycle(
+      new Map([
+        ['a', ['b']],
+        ['b', []],
+      ]),
+    ),
+  ).toBeNull();
+});
+
+test('no import cycle in src/ or the webview', () => {
+  const files = ['src', 'webview-ui/src'].flatMap((dir) => sourceFiles(join(ROOT, dir)));
+  expect(files.length).toBeGreaterThan(100);
+  const graph = new Map(files.map((file) => [file, runtimeImports(file, readFileSync(file, 'utf8'))]));
+  expect(findCycle(graph)?.map((file) => relative(ROOT, file)) ?? null).toBeNull();
+});
