@@ -6,6 +6,7 @@ import type { FrontMatter } from './schema';
 import { parseRecurrence } from '../kernel/recurrence';
 import { parseCheck } from '../kernel/ops/checks';
 import type { ParsedGoalFile, PathSegment } from './parse';
+import { findCycle } from '../shared/findCycle';
 
 const FIRST: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 3 } };
 const STORE_ID = /^T[1-9][0-9]{0,9}$/;
@@ -79,7 +80,7 @@ export function lintFrontMatter(fm: FrontMatter, rangeOf: ParsedGoalFile['rangeO
       );
     }),
   );
-  const cycle = findCycle(todos, firstIndex);
+  const cycle = todoCycle(todos, firstIndex);
   if (cycle) {
     const [i, j] = cycle.edge;
     error(['todos', i, 'after', j], `the todos wait for each other in a cycle: ${cycle.keys.join(' → ')}`, 'cycle');
@@ -146,34 +147,12 @@ export function durationSeconds(value: string | number): number {
   return match ? Number(match[1]) * (unit[match[2] as string] as number) : Number.NaN;
 }
 
-/** The first dependency cycle among the file's todos, with the `after` entry that closes it. */
-function findCycle(todos: FrontMatter['todos'] & object, index: Map<string, number>): { keys: string[]; edge: [number, number] } | null {
-  const state = new Map<number, 'open' | 'done'>();
-  const stack: number[] = [];
-  const visit = (i: number): { keys: string[]; edge: [number, number] } | null => {
-    state.set(i, 'open');
-    stack.push(i);
-    const after = todos[i]?.after ?? [];
-    for (const [j, ref] of after.entries()) {
-      const k = index.get(ref);
-      if (k === undefined) continue;
-      if (state.get(k) === 'open') {
-        const loop = stack.slice(stack.indexOf(k)).map((n) => todos[n]?.key as string);
-        return { keys: [...loop, todos[k]?.key as string], edge: [i, j] };
-      }
-      if (!state.has(k)) {
-        const found = visit(k);
-        if (found) return found;
-      }
-    }
-    stack.pop();
-    state.set(i, 'done');
-    return null;
-  };
-  for (const i of todos.keys()) {
-    if (state.has(i)) continue;
-    const found = visit(i);
-    if (found) return found;
-  }
-  return null;
+/** A cycle among the todos' `after` keys, and the `after` entry that closes it (where the diagnostic points). */
+function todoCycle(todos: FrontMatter['todos'] & object, index: Map<string, number>): { keys: string[]; edge: [number, number] } | null {
+  const after = (i: number) => (todos[i]?.after ?? []).map((ref) => index.get(ref));
+  const loop = findCycle(todos.keys(), (i) => after(i).filter((k): k is number => k !== undefined));
+  if (!loop) return null;
+  // The walk stops at the first `after` entry of the loop's last todo that leads back into it.
+  const [from, to] = loop.slice(-2) as [number, number];
+  return { keys: loop.map((n) => todos[n]?.key as string), edge: [from, after(from).indexOf(to)] };
 }

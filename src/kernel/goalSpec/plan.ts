@@ -7,6 +7,7 @@ import { IllegalTransitionError, InvalidInputError, NotAllowedError, NotFoundErr
 import { getGoal } from '../queries/lookups';
 import { GOAL_DEFAULTS } from '../ops/goals';
 import { type AppliedState, type GoalSpec, type GoalSpecTodo, QUOTA_FIELDS, decodeApplied, sameList } from './spec';
+import { findCycle } from '../../shared/findCycle';
 
 /** One field the apply would change. `drift`: the file still says what the last apply wrote; the store moved since. */
 export interface FieldChange {
@@ -255,22 +256,15 @@ function checkCycles(db: SqliteDb, fileTodos: readonly GoalSpecTodo[], byKey: Ma
     if (key !== undefined) return deps.get(key) ?? [];
     return storeDeps.all(node).map((r) => String(r.depends_on));
   };
-  const state = new Map<string, 'open' | 'done'>();
-  const visit = (node: string, path: string[]): void => {
-    if (state.get(node) === 'done') return;
-    if (state.get(node) === 'open') {
-      const cycle = [...path.slice(path.indexOf(node)), node].map((n) => fileNode.get(n) ?? n);
-      throw new RefusedError(
-        'dependency_cycle',
-        `the dependencies would form a cycle: ${cycle.join(' → ')}`,
-        'remove one of these `after` entries',
-      );
-    }
-    state.set(node, 'open');
-    for (const dep of next(node)) visit(dep, [...path, node]);
-    state.set(node, 'done');
-  };
-  for (const node of fileNode.keys()) visit(node, []);
+  const loop = findCycle(fileNode.keys(), next);
+  if (loop) {
+    const cycle = loop.map((n) => fileNode.get(n) ?? n);
+    throw new RefusedError(
+      'dependency_cycle',
+      `the dependencies would form a cycle: ${cycle.join(' → ')}`,
+      'remove one of these `after` entries',
+    );
+  }
 }
 
 function change(
