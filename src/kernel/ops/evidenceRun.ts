@@ -2,7 +2,7 @@ import type { Kernel } from '../kernel';
 import { InvalidInputError } from '../errors';
 import { type Evidence, evidenceFromEvent } from '../queries/evidence';
 import { getGoal } from '../queries/lookups';
-import { type CommandResult, runCommand } from '../run/runCommand';
+import { type CommandResult, recordedRun, runCommand } from '../run/runCommand';
 import { optionalText } from '../validate';
 import { evidenceTarget } from './evidence';
 import { effectiveCheck } from './checks';
@@ -94,12 +94,7 @@ export function recordEvidenceRun(
       command,
       shell,
       check,
-      exitCode: result.exitCode,
-      durationMs: result.durationMs,
-      outputTail: result.outputTail,
-      outputSha256: result.outputSha256,
-      timedOut: result.timedOut,
-      error: result.error,
+      ...recordedRun(result),
     };
     const took = result.durationMs < 10_000 ? `${(result.durationMs / 1000).toFixed(1)} s` : `${Math.round(result.durationMs / 1000)} s`;
     const summary = `${check ? 'acceptance check ' : ''}ran \`${command.length > 300 ? `${command.slice(0, 299)}…` : command}\`: ${result.error ?? `exit ${result.exitCode}`} in ${took}`;

@@ -8,7 +8,7 @@ import { type Monitor, describeMonitor, getMonitor, waitingMonitor } from '../qu
 import { formatDuration, iso } from '../time';
 import { formatId, optionalText, requireText } from '../validate';
 import { isHuman, requireLiveLease } from './leases';
-import type { CommandResult } from '../run/runCommand';
+import { type CommandResult, recordedRun } from '../run/runCommand';
 
 export const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
 
@@ -325,12 +325,7 @@ export function recordRun(kernel: Kernel, claim: RunClaim, startedAt: string, re
       n: claim.n,
       token: claim.token,
       startedAt,
-      exitCode: result.exitCode,
-      durationMs: result.durationMs,
-      outputTail: result.outputTail,
-      outputSha256: result.outputSha256,
-      timedOut: result.timedOut,
-      error: result.error,
+      ...recordedRun(result),
     };
     tx.emit({ kind: 'monitor.checked', goalId: m.goalId, todoId: m.todoId, data }, KERNEL);
     const monitor = getMonitor(tx.db, m.id);

@@ -32,6 +32,12 @@ export interface CommandResult {
   matchText: string;
 }
 
+/** What the log keeps of a run (evidence and monitor checks alike): everything but the text kept for matching. */
+export function recordedRun(result: CommandResult): Omit<CommandResult, 'matchText'> {
+  const { exitCode, durationMs, outputTail, outputSha256, timedOut, error } = result;
+  return { exitCode, durationMs, outputTail, outputSha256, timedOut, error };
+}
+
 export const TAIL_CHARS = 2000;
 export const MATCH_BYTES = 64 * 1024;
 /** After the command's own process exits, how long its output may still take to drain. */
