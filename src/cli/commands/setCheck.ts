@@ -1,4 +1,5 @@
-import type { Command } from '../command';
+import type { Command, CommandContext } from '../command';
+import type { Actor } from '../../kernel/events/eventTypes';
 import { setGoalCheck, setTodoCheck } from '../../kernel/ops/checks';
 import { InvalidInputError } from '../../kernel/errors';
 import { parseId } from '../../kernel/validate';
@@ -15,6 +16,15 @@ function newCheck(args: { str(n: string): string | undefined; bool(n: string): b
   return check ?? null;
 }
 
+/** The person types the id to set or clear a check: the one decision an agent may never make for them. */
+function confirmCheck(ctx: CommandContext, kind: 'goal' | 'todo', id: string, check: string | null): Actor {
+  return ctx.confirmHuman(
+    `${check === null ? 'clear' : 'set'} the acceptance check of ${kind} ${id}`,
+    id,
+    check === null ? [] : [`check: ${check}`],
+  );
+}
+
 export const goalSetCheck: Command = {
   name: ['goal', 'set-check'],
   summary: "set or clear a goal's acceptance check (humans only): its todos ship only after loopx ran it, passing",
@@ -26,11 +36,7 @@ export const goalSetCheck: Command = {
   run(ctx) {
     const id = parseId('goal', ctx.args.positionals[0]);
     const check = newCheck(ctx.args);
-    const human = ctx.confirmHuman(
-      `${check === null ? 'clear' : 'set'} the acceptance check of goal ${id}`,
-      id,
-      check === null ? [] : [`check: ${check}`],
-    );
+    const human = confirmCheck(ctx, 'goal', id, check);
     const goal = setGoalCheck(ctx.kernel().as(human), id, check);
     return { data: goal, text: `${goal.check ? `Check \`${goal.check}\`` : 'No check'} for ${goalLine(new Painter(ctx.color), goal)}` };
   },
@@ -47,11 +53,7 @@ export const todoSetCheck: Command = {
   run(ctx) {
     const id = parseId('todo', ctx.args.positionals[0]);
     const check = newCheck(ctx.args);
-    const human = ctx.confirmHuman(
-      `${check === null ? 'clear' : 'set'} the acceptance check of todo ${id}`,
-      id,
-      check === null ? [] : [`check: ${check}`],
-    );
+    const human = confirmCheck(ctx, 'todo', id, check);
     const todo = setTodoCheck(ctx.kernel().as(human), id, check);
     return {
       data: todo,
