@@ -16,14 +16,23 @@ const base = {
   loader: { '.sql': 'text' },
   // Native or host-provided modules are loaded at run time, never bundled.
   external: ['vscode', 'better-sqlite3'],
-  define: { __LOOPX_VERSION__: JSON.stringify(pkg.version) },
+  define: { __LOOPX_VERSION__: JSON.stringify(pkg.version), __LOOPX_BUNDLES_BETTER_SQLITE__: 'false' },
   // @noble/hashes is used only to hash; its random source would load node:crypto on every CLI call (see the stub).
   alias: { '@noble/hashes/crypto': './src/kernel/nobleRandomSource.ts' },
   logLevel: 'warning',
 };
 
+// The CLI carries better-sqlite3's JavaScript and opens its addon by path (src/kernel/db/betterSqliteDriver.ts).
+const cli = {
+  ...base,
+  external: ['vscode'],
+  define: { ...base.define, __LOOPX_BUNDLES_BETTER_SQLITE__: 'true' },
+};
+
 const targets = [
-  { ...base, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js' },
+  // bin/loopx loads the agent bundle first: an agent's verbs without the rest of the CLI (see src/cli/agentIndex.ts).
+  { ...cli, entryPoints: ['src/cli/agentIndex.ts'], outfile: 'dist/cli-agent.js' },
+  { ...cli, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js' },
   { ...base, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
   // The goal-file language client: required by the extension when the first goal file opens.
   { ...base, entryPoints: ['src/extension/goalFiles/languageClient.ts'], outfile: 'dist/goalFileClient.js' },
@@ -94,6 +103,6 @@ if (watch) {
   await Promise.all(targets.map((target) => build(target)));
   copyCodicons();
   // bin/loopx rebuilds V8's code caches (one per V8 version) for the new bundle on first use.
-  for (const name of readdirSync('dist')) if (/^cli\.js\..*cache$/.test(name)) rmSync(`dist/${name}`, { force: true });
+  for (const name of readdirSync('dist')) if (/^cli(-agent)?\.js\..*cache$/.test(name)) rmSync(`dist/${name}`, { force: true });
   console.log(`esbuild: built ${targets.length} bundle(s) in ${Date.now() - started} ms`);
 }

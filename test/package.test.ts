@@ -12,6 +12,7 @@ test('the .vsix holds the bundles, the manifest and the SQLite driver, and nothi
     'CHANGELOG.md',
     'dist/extension.js',
     'dist/cli.js',
+    'dist/cli-agent.js',
     'dist/mcp.js',
     'dist/languageServer.js',
     'dist/goalFileClient.js',

@@ -30,7 +30,8 @@ export interface CommandContext {
 /** A command's result: `data` goes into the JSON envelope, `text` is what a person sees. */
 export interface CommandResult {
   data: unknown;
-  text: string;
+  /** A function where building the text costs more than a --json caller (an agent) should pay for: a long list. */
+  text: string | (() => string);
   /**
    * A non-zero exit that still carries data (log verify, doctor: 3). `evidence run` passes on the exit status of
    * the command it ran this way; the evidence of that failing run is recorded all the same.
@@ -63,4 +64,14 @@ export interface Command {
   /** Writes the store (STATUS.md is regenerated after success). */
   mutates?: boolean;
   run(ctx: CommandContext): CommandResult | Promise<CommandResult>;
+}
+
+/** The longest command in `commands` whose words start argv, and the remaining tokens. */
+export function findCommand(argv: readonly string[], commands: readonly Command[]): { command: Command; rest: string[] } | null {
+  let best: Command | null = null;
+  for (const command of commands) {
+    const matches = command.name.every((word, i) => argv[i] === word);
+    if (matches && (!best || command.name.length > best.name.length)) best = command;
+  }
+  return best ? { command: best, rest: argv.slice(best.name.length) } : null;
 }

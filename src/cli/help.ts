@@ -1,5 +1,4 @@
 import type { Command } from './command';
-import { CLI_COMMANDS } from './registry';
 import { GLOBAL_FLAGS, type FlagSpec } from './args';
 
 function flagUsage(name: string, spec: FlagSpec): string {
@@ -38,15 +37,15 @@ export function commandHelp(c: Command): string {
   return lines.join('\n');
 }
 
-export function overviewHelp(version: string): string {
-  const width = Math.max(...CLI_COMMANDS.map((c) => c.name.join(' ').length)) + 2;
+export function overviewHelp(version: string, commands: readonly Command[]): string {
+  const width = Math.max(...commands.map((c) => c.name.join(' ').length)) + 2;
   return [
     `loopx ${version}: the local control plane for long-running agent work`,
     '',
     'Usage: loopx COMMAND [options]     (every command takes --json, --root DIR, --agent NAME, --help)',
     '',
     'Commands:',
-    ...CLI_COMMANDS.map((c) => `  ${c.name.join(' ').padEnd(width)} ${c.summary}`),
+    ...commands.map((c) => `  ${c.name.join(' ').padEnd(width)} ${c.summary}`),
     '',
     'Exit codes: 0 done · 1 internal error · 2 invalid input · 3 refused or conflict · 4 not found · 5 no .loopx/ store',
     'An agent turn: loopx todo claim --next --json → work → loopx evidence add … → loopx todo ship ID --evidence "…"',

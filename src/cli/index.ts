@@ -1,66 +1,27 @@
-import { fstatSync, writeSync } from 'node:fs';
-import type * as Tty from 'node:tty';
 import type { createRequire as CreateRequire } from 'node:module';
 import { join } from 'node:path';
 import { runCli } from './main';
 import { EXIT } from '../kernel/errors';
-import { readLineSync } from './humanChannel';
+import { processIo, runProcess } from './processIo';
+import { CLI_COMMANDS } from './registry';
 import type { serveMcp as ServeMcp } from './mcp/server';
 
-const argv = process.argv.slice(2);
-if (argv[0] === 'mcp' && !argv.includes('--help') && !argv.includes('-h')) {
-  // The MCP server lives in its own bundle (dist/mcp.js) so that every other command starts without it.
-  const root = argv[argv.indexOf('--root') + 1];
-  const { createRequire } = process.getBuiltinModule('node:module') as { createRequire: typeof CreateRequire };
-  const { serveMcp } = createRequire(__filename)(join(__dirname, 'mcp.js')) as { serveMcp: typeof ServeMcp };
-  serveMcp({ env: process.env, cwd: process.cwd(), root: argv.includes('--root') ? root : undefined }).catch((error: unknown) => {
-    process.stderr.write(`loopx mcp: ${(error as Error).message}\n`);
-    process.exitCode = EXIT.internal;
-  });
-} else {
-  // Entry point of the bundled CLI (dist/cli.js, started by bin/loopx).
-  void runCli(argv, {
-    stdout: (text) => write(1, text),
-    stderr: (text) => write(2, text),
-    env: process.env,
-    cwd: process.cwd(),
-    // Asked only when needed (colour for text output, a human's confirmation): node:tty loads node:net and
-    // node:stream, several milliseconds that a --json call from an agent never needs.
-    get isTty() {
-      return isTerminal(1);
-    },
-    // Not process.stdin.isTTY: creating the stdin stream would make fd 0 non-blocking for readLineSync.
-    get interactive() {
-      return isTerminal(1) && isTerminal(0);
-    },
-    readLine: readLineSync,
-  }).then((code) => {
-    process.exitCode = code;
-  });
-}
-
 /**
- * Writes straight to the file descriptor. Touching process.stdout loads node:stream, about 10 ms of a call that
- * agents make hundreds of times a day; a blocking write does not. A reader that went away (EPIPE) ends the output;
- * a descriptor that would block (EAGAIN) gets the rest through the stream as before.
+ * The whole CLI (dist/cli.js): every command, help and `loopx mcp`. bin/loopx calls it for what the agent bundle
+ * (agentIndex.ts) leaves to it.
  */
-function write(fd: 1 | 2, text: string): void {
-  const buffer = Buffer.from(text);
-  let offset = 0;
-  try {
-    while (offset < buffer.length) offset += writeSync(fd, buffer, offset);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EPIPE') return;
-    (fd === 1 ? process.stdout : process.stderr).write(buffer.subarray(offset));
+export function main(argv: readonly string[]): true {
+  if (argv[0] === 'mcp' && !argv.includes('--help') && !argv.includes('-h')) {
+    // The MCP server lives in its own bundle (dist/mcp.js) so that every other command starts without it.
+    const root = argv[argv.indexOf('--root') + 1];
+    const { createRequire } = process.getBuiltinModule('node:module') as { createRequire: typeof CreateRequire };
+    const { serveMcp } = createRequire(__filename)(join(__dirname, 'mcp.js')) as { serveMcp: typeof ServeMcp };
+    serveMcp({ env: process.env, cwd: process.cwd(), root: argv.includes('--root') ? root : undefined }).catch((error: unknown) => {
+      process.stderr.write(`loopx mcp: ${(error as Error).message}\n`);
+      process.exitCode = EXIT.internal;
+    });
+  } else {
+    runProcess(runCli(argv, processIo(), CLI_COMMANDS));
   }
-}
-
-/** process.stdout.isTTY would build the stream; only a character device can be a terminal, so ask tty only then. */
-function isTerminal(fd: 0 | 1): boolean {
-  try {
-    return fstatSync(fd).isCharacterDevice() && (process.getBuiltinModule('node:tty') as typeof Tty).isatty(fd);
-  } catch {
-    return false;
-  }
+  return true;
 }

@@ -12,9 +12,8 @@ import { errorBody } from '../protocol/errors';
 import { revealHidden } from '../protocol/display';
 import { DECEPTIVE_CHARS } from '../shared/hiddenChars';
 import { parseArgs } from './args';
-import type { CommandContext, CommandResult } from './command';
+import { type Command, type CommandContext, type CommandResult, findCommand } from './command';
 import { commandHelp, overviewHelp } from './help';
-import { CLI_COMMANDS, findCommand } from './registry';
 
 declare const __LOOPX_VERSION__: string | undefined;
 export const VERSION = typeof __LOOPX_VERSION__ === 'string' ? __LOOPX_VERSION__ : '0.0.0-dev';
@@ -51,8 +50,11 @@ function parseIdentity(value: string, source: string): string {
   return parseAgentName(value, source);
 }
 
-/** Runs one CLI invocation and returns its exit code. Never rejects. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+/**
+ * Runs one CLI invocation against `commands` (the whole CLI's, or the agent bundle's few) and returns its exit code.
+ * Never rejects.
+ */
+export async function runCli(argv: readonly string[], io: CliIo, commands: readonly Command[]): Promise<number> {
   // Only loopx's own options count: after `--` comes a command line `evidence run` passes on untouched.
   const dashDash = argv.indexOf('--');
   const json = (dashDash === -1 ? argv : argv.slice(0, dashDash)).includes('--json');
@@ -65,16 +67,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let kernel: Kernel | undefined;
   try {
     if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-      const target = argv[0] === 'help' ? findCommand(argv.slice(1)) : null;
+      const target = argv[0] === 'help' ? findCommand(argv.slice(1), commands) : null;
       return emit(
-        success({ commands: CLI_COMMANDS.map((c) => c.name.join(' ')) }),
-        target ? commandHelp(target.command) : overviewHelp(VERSION),
+        success({ commands: commands.map((c) => c.name.join(' ')) }),
+        target ? commandHelp(target.command) : overviewHelp(VERSION, commands),
         EXIT.ok,
       );
     }
     if (argv[0] === '--version' || argv[0] === 'version') return emit(success({ version: VERSION }), VERSION, EXIT.ok);
-    const found = findCommand(argv);
-    if (!found) throw unknownCommand(argv);
+    const found = findCommand(argv, commands);
+    if (!found) throw unknownCommand(argv, commands);
     const { command, rest } = found;
     const args = parseArgs(rest, command.flags ?? {}, command.positionals ?? [], command.name.join(' '));
     if (args.bool('help')) return emit(success({ usage: commandHelp(command) }), commandHelp(command), EXIT.ok);
@@ -123,10 +125,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (command.mutates && kernel && !result.unchanged) refreshStatusMd(kernel, io);
     if (result.failure) {
       const { code, message, hint, exitCode } = result.failure;
-      if (!json) io.stdout(`${revealHidden(result.text)}\n`);
+      if (!json) io.stdout(`${revealHidden(textOf(result))}\n`);
       return emit(failure({ code, message, hint: hint ?? null }, result.data), json ? null : `loopx: ${message}`, exitCode);
     }
-    return emit(success(result.data, result.more), result.text, EXIT.ok);
+    return emit(success(result.data, result.more), json ? null : textOf(result), EXIT.ok);
   } catch (thrown) {
     // File work around the kernel (init, backups, STATUS.md) meets the disk too: named like the kernel's own trouble.
     const error = storeError(thrown);
@@ -154,16 +156,18 @@ function refreshStatusMd(kernel: Kernel, io: CliIo): void {
   }
 }
 
+const textOf = (result: CommandResult): string => (typeof result.text === 'function' ? result.text() : result.text);
+
 const DECEPTIVE = new RegExp(`[${DECEPTIVE_CHARS}]`, 'g');
 function escapeHiddenJson(text: string): string {
   return text.replace(DECEPTIVE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
 }
 
-function unknownCommand(argv: readonly string[]): InvalidInputError {
+function unknownCommand(argv: readonly string[], commands: readonly Command[]): InvalidInputError {
   const typed = argv
     .filter((a) => !a.startsWith('-'))
     .slice(0, 2)
     .join(' ');
-  const near = CLI_COMMANDS.filter((c) => c.name[0] === argv[0]).map((c) => `loopx ${c.name.join(' ')}`);
+  const near = commands.filter((c) => c.name[0] === argv[0]).map((c) => `loopx ${c.name.join(' ')}`);
   return new InvalidInputError(`unknown command "${typed}"`, near.length ? `did you mean: ${near.join(', ')}` : 'see: loopx --help');
 }

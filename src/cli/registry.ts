@@ -102,13 +102,3 @@ export const CLI_COMMANDS: readonly Command[] = [
   agentsMd,
   mcp,
 ];
-
-/** The longest command whose words start argv, and the remaining tokens. */
-export function findCommand(argv: readonly string[]): { command: Command; rest: string[] } | null {
-  let best: Command | null = null;
-  for (const command of CLI_COMMANDS) {
-    const matches = command.name.every((word, i) => argv[i] === word);
-    if (matches && (!best || command.name.length > best.name.length)) best = command;
-  }
-  return best ? { command: best, rest: argv.slice(best.name.length) } : null;
-}

@@ -1,4 +1,4 @@
-import { userInfo } from 'node:os';
+import type * as Os from 'node:os';
 import { isAgentName } from './validate';
 
 /**
@@ -11,7 +11,8 @@ export function humanName(env: NodeJS.ProcessEnv = process.env): string {
 
 function login(): string | undefined {
   try {
-    return userInfo().username;
+    // node:os is loaded here, not at start-up: only a person's calls need the login.
+    return (process.getBuiltinModule('node:os') as typeof Os).userInfo().username;
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, rmSync, statSync, statfsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import type * as Os from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SqliteDb } from './db/sqliteDb';
 import { EXIT, LoopxError, StoreBusyError } from './errors';
@@ -85,7 +85,8 @@ export function needsPrivateCopy(error: unknown): boolean {
 
 /** Copies the store (and its WAL, when readable) into a private folder; `dispose` removes it. */
 export function privateCopy(path: string): { path: string; dispose(): void } {
-  const dir = mkdtempSync(join(tmpdir(), 'loopx-read-'));
+  // node:os is loaded here, not at start-up: only a read-only mount needs a private copy.
+  const dir = mkdtempSync(join((process.getBuiltinModule('node:os') as typeof Os).tmpdir(), 'loopx-read-'));
   const copy = join(dir, basename(path));
   try {
     copyFileSync(path, copy);

@@ -38,25 +38,28 @@ export const goalShow: Command = {
       };
     });
     const { now, more, ...data } = view;
-    const p = new Painter(ctx.color);
-    const lines = [goalLine(p, data)];
-    if (data.objective) lines.push(`  objective: ${clean(data.objective)}`);
-    if (data.scope.length) lines.push(`  scope: ${data.scope.map(clean).join(', ')}`);
-    if (data.check) lines.push(`  acceptance check: \`${clean(data.check)}\` (todos ship after loopx ran it, passing)`);
-    if (data.filePath) lines.push(`  goal file: ${clean(data.filePath)}`);
-    if (data.background)
+    const text = () => {
+      const p = new Painter(ctx.color);
+      const lines = [goalLine(p, data)];
+      if (data.objective) lines.push(`  objective: ${clean(data.objective)}`);
+      if (data.scope.length) lines.push(`  scope: ${data.scope.map(clean).join(', ')}`);
+      if (data.check) lines.push(`  acceptance check: \`${clean(data.check)}\` (todos ship after loopx ran it, passing)`);
+      if (data.filePath) lines.push(`  goal file: ${clean(data.filePath)}`);
+      if (data.background)
+        lines.push(
+          `  background: ${clean(data.background.split('\n').find((l) => l.trim()) ?? '')}${data.background.includes('\n') ? ' …' : ''}`,
+        );
+      const answer = data.shouldRun.run ? 'yes' : `no (${data.shouldRun.reason})`;
       lines.push(
-        `  background: ${clean(data.background.split('\n').find((l) => l.trim()) ?? '')}${data.background.includes('\n') ? ' …' : ''}`,
+        `  quota: ${data.quota.spent}/${data.quota.turnsPerWindow} spent in the last ${data.quota.windowHours}h; should run: ${answer}`,
+        `  next: ${data.nextTodo ? `${data.nextTodo.id} ${clean(data.nextTodo.title)}` : 'nothing ready'}`,
+        '',
+        list(data.todos, (t) => todoLine(p, t, now), 'No todos yet.'),
       );
-    const answer = data.shouldRun.run ? 'yes' : `no (${data.shouldRun.reason})`;
-    lines.push(
-      `  quota: ${data.quota.spent}/${data.quota.turnsPerWindow} spent in the last ${data.quota.windowHours}h; should run: ${answer}`,
-      `  next: ${data.nextTodo ? `${data.nextTodo.id} ${clean(data.nextTodo.title)}` : 'nothing ready'}`,
-      '',
-      list(data.todos, (t) => todoLine(p, t, now), 'No todos yet.'),
-    );
-    if (more) lines.push(moreLine(more, page, `loopx goal show ${data.id}`));
+      if (more) lines.push(moreLine(more, page, `loopx goal show ${data.id}`));
+      return lines.join('\n');
+    };
     const json = lean({ ...data, nextTodo: data.nextTodo && lean(data.nextTodo), todos: data.todos.map(lean) });
-    return { data: json, more, text: lines.join('\n') };
+    return { data: json, more, text };
   },
 };

@@ -37,11 +37,14 @@ export const todoList: Command = {
           : todoPage(db, iso(now), { ...filter, limit: page.limit });
       return { ...found, now };
     });
-    const p = new Painter(ctx.color);
-    const text = list(todos, (t) => todoLine(p, t, now), 'No todos match.');
-    const command = ['loopx todo list', goalId && `--goal ${goalId}`, status && `--status ${status}`, a.bool('ready') && '--ready']
-      .filter(Boolean)
-      .join(' ');
-    return { data: todos.map(lean), more, text: more ? `${text}\n${moreLine(more, page, command)}` : text };
+    const text = () => {
+      const p = new Painter(ctx.color);
+      const lines = list(todos, (t) => todoLine(p, t, now), 'No todos match.');
+      const command = ['loopx todo list', goalId && `--goal ${goalId}`, status && `--status ${status}`, a.bool('ready') && '--ready']
+        .filter(Boolean)
+        .join(' ');
+      return more ? `${lines}\n${moreLine(more, page, command)}` : lines;
+    };
+    return { data: todos.map(lean), more, text };
   },
 };

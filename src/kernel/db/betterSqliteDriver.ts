@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { createRequire as CreateRequire } from 'node:module';
 import type { SqliteDb, Statement } from './sqliteDb';
 
@@ -7,14 +9,37 @@ type BetterStatement = {
   all(...p: unknown[]): unknown[];
 };
 type BetterDatabase = { exec(sql: string): void; prepare(sql: string): BetterStatement; close(): void; open: boolean };
-type BetterConstructor = new (path: string, options?: { timeout?: number; readonly?: boolean; fileMustExist?: boolean }) => BetterDatabase;
+type BetterConstructor = new (
+  path: string,
+  options?: { timeout?: number; readonly?: boolean; fileMustExist?: boolean; nativeBinding?: unknown },
+) => BetterDatabase;
+
+/** True in the CLI's bundles (esbuild's define), which carry better-sqlite3's JavaScript inside them. */
+declare const __LOOPX_BUNDLES_BETTER_SQLITE__: boolean | undefined;
+
+/**
+ * better-sqlite3, loaded only when this driver is chosen. The CLI's bundles carry its JavaScript and open its
+ * native addon straight from the file: finding both through Node's module resolution and the `bindings` package's
+ * search costs Node 20 several milliseconds on every call. Elsewhere (VS Code, the tests) Node resolves the package.
+ */
+function loadBetterSqlite(): { Database: BetterConstructor; nativeBinding?: unknown } {
+  if (typeof __LOOPX_BUNDLES_BETTER_SQLITE__ === 'boolean' && __LOOPX_BUNDLES_BETTER_SQLITE__) {
+    const addon = join(__dirname, '..', 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
+    if (existsSync(addon)) {
+      const binding = { exports: {} };
+      process.dlopen(binding, addon);
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- bundled by esbuild, evaluated only here
+      return { Database: require('better-sqlite3') as BetterConstructor, nativeBinding: binding.exports };
+    }
+  }
+  const { createRequire } = process.getBuiltinModule('node:module') as { createRequire: typeof CreateRequire };
+  return { Database: createRequire(__filename)('better-sqlite3') as BetterConstructor };
+}
 
 export function openBetterSqlite(path: string, busyTimeoutMs: number, readOnly = false): SqliteDb {
-  // Loaded lazily: the native addon is only required when this driver is chosen.
-  const { createRequire } = process.getBuiltinModule('node:module') as { createRequire: typeof CreateRequire };
-  const req = createRequire(__filename);
-  const Database = req('better-sqlite3') as BetterConstructor;
-  const raw = new Database(path, readOnly ? { timeout: busyTimeoutMs, readonly: true, fileMustExist: true } : { timeout: busyTimeoutMs });
+  const { Database, nativeBinding } = loadBetterSqlite();
+  const options = readOnly ? { timeout: busyTimeoutMs, readonly: true, fileMustExist: true } : { timeout: busyTimeoutMs };
+  const raw = new Database(path, nativeBinding ? { ...options, nativeBinding } : options);
   const cache = new Map<string, Statement>();
   return {
     driver: 'better-sqlite3',
