@@ -17,8 +17,6 @@ const base = {
   // Native or host-provided modules are loaded at run time, never bundled.
   external: ['vscode', 'better-sqlite3'],
   define: { __LOOPX_VERSION__: JSON.stringify(pkg.version), __LOOPX_BUNDLES_BETTER_SQLITE__: 'false' },
-  // @noble/hashes is used only to hash; its random source would load node:crypto on every CLI call (see the stub).
-  alias: { '@noble/hashes/crypto': './src/kernel/nobleRandomSource.ts' },
   logLevel: 'warning',
 };
 

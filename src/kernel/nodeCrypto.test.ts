@@ -9,6 +9,10 @@ describe('sha256Js', () => {
   test('matches node:crypto on the standard vectors and at every padding boundary', () => {
     expect(sha256Js('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
     expect(sha256Js('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256Js('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')).toBe(
+      '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1',
+    );
+    expect(sha256Js('a'.repeat(1_000_000))).toBe('cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0');
     for (let n = 0; n <= 300; n++) expect(sha256Js('x'.repeat(n)), `length ${n}`).toBe(native('x'.repeat(n)));
   });
 

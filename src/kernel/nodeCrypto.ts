@@ -1,12 +1,12 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import type * as Crypto from 'node:crypto';
-import { sha256 as nobleSha256 } from '@noble/hashes/sha2';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
+import { sha256Hex } from './sha256';
 
 /**
  * node:crypto costs several milliseconds to load (it pulls in streams): more than the rest of a CLI write. Writes
- * hash an event or two (with @noble/hashes, an audited plain-JavaScript SHA-256) and take a lease token from the system's random source; node:crypto is loaded
- * only by what needs more (verifying the whole log, hashing artifacts, running commands) or where it is unavailable.
+ * hash an event or two (in plain JavaScript, sha256.ts) and take a lease token from the system's random source;
+ * node:crypto is loaded only by what needs more (verifying the whole log, hashing artifacts, running commands) or
+ * where there is no /dev/urandom.
  */
 let loaded: typeof Crypto | undefined;
 export function nodeCrypto(): typeof Crypto {
@@ -39,15 +39,13 @@ export function randomToken(): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** SHA-256 in plain JavaScript (exported for the test that checks it against node:crypto). */
+export const sha256Js = sha256Hex;
+
 /**
  * SHA-256 of a text as hex. Once node:crypto is loaded (the extension, log verification), its one-shot hash (Node
- * >= 20.12); before that, @noble/hashes' SHA-256, which gives the same digest without loading it.
+ * >= 20.12); before that, the plain-JavaScript one, which gives the same digest without loading it.
  */
-/** SHA-256 in plain JavaScript (exported for the test that checks it against node:crypto). */
-export function sha256Js(text: string): string {
-  return bytesToHex(nobleSha256(utf8ToBytes(text)));
-}
-
 export function sha256(text: string): string {
   const c = loaded;
   if (!c) return sha256Js(text);
