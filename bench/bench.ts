@@ -14,6 +14,7 @@ import { chooseDriver } from '../src/kernel/db/openDb';
 import { addMonitor } from '../src/kernel/ops/monitors';
 import { tickMonitors } from '../src/kernel/ops/tick';
 import { startTurn } from '../src/kernel/ops/turns';
+import { type Breakdown, breakdown, breakdownTable } from './whereTimeGoes';
 
 /**
  * `npm run bench`: a benchmark, not a test. Seeds stores of 1,000 and 10,000 todos with 100,000 events each (through
@@ -253,6 +254,26 @@ function measureVerbs(root: string, env: NodeJS.ProcessEnv): { verbs: VerbFigure
   return { verbs, textBytes };
 }
 
+/**
+ * Where the time goes in a few verbs at the largest store: Node's start-up, loading loopx, and the command split by
+ * its profile (opening and closing the store, SQLite, hashing, the command's own code). The README's "why" for the
+ * verbs above 1.2x.
+ */
+function timeBreakdowns(root: string, env: NodeJS.ProcessEnv): Breakdown[] {
+  const runs = Number(process.env.BENCH_BREAKDOWN_RUNS ?? 9);
+  const claimed = (JSON.parse(runProcess([LOOPX, 'todo', 'claim', '--next', '--json'], root, env).stdout) as { data: { id: string } }).data
+    .id;
+  const verbs: [string, string[]][] = [
+    ['todo next', ['todo', 'next', '--json']],
+    ['todo list', ['todo', 'list', '--json']],
+    ['status', ['status', '--json']],
+    ['goal show', ['goal', 'show', 'G1', '--json']],
+    ['todo renew', ['todo', 'renew', claimed, '--json']],
+    ['evidence add', ['evidence', 'add', '--todo', claimed, '--summary', 'tests pass', '--json']],
+  ];
+  return verbs.map(([verb, args]) => breakdown(LOOPX, verb, args, { cwd: root, env, runs }));
+}
+
 /** A seeded store per size, kept in dist/bench/stores so the Node 22 pass measures the same stores (copied). */
 async function seededStore(todos: number): Promise<{ root: string; seconds: number; events: number }> {
   const kept = join(REPO, 'dist', 'bench', 'stores', String(todos));
@@ -287,8 +308,9 @@ async function main(): Promise<void> {
       last = store.root;
     }
   }
-  const root = last; // the largest store goes on to the in-process figures
+  const root = last; // the largest store goes on to the breakdowns and the in-process figures
   load.push(loadavg()[0] ?? 0);
+  const breakdowns = timeBreakdowns(root, env);
   try {
     const kernel = Kernel.open(root, { actor: { name: 'bench-inproc', kind: 'agent' } });
     const goal = createGoal(kernel.as(human), { title: 'throughput', turnsPerWindow: 100_000, maxConcurrent: 1000 }).id;
@@ -332,6 +354,10 @@ async function main(): Promise<void> {
           .map(([k, b]) => `\`${k}\` ${b} B`)
           .join(', ')}${s.seedSeconds ? `; seeded in ${s.seedSeconds.toFixed(1)} s` : ''}`,
       );
+    console.log(
+      `\nWhere the time goes at ${sizes[sizes.length - 1]?.todos} todos (ms, median of ${process.env.BENCH_BREAKDOWN_RUNS ?? 9} calls timed by bin/loopx's own marks; the command's part split as its --cpu-prof profile splits it):\n`,
+    );
+    console.log(breakdownTable(breakdowns));
     console.log('\n| measure | figure |\n| --- | --- |');
     console.log(
       `| in-process claim then ship (${N} todos, one transaction each) | ${(2 * pairsPerSecond).toFixed(0)} transactions/s (${pairsPerSecond.toFixed(0)} todos/s) |`,
@@ -344,7 +370,19 @@ async function main(): Promise<void> {
       `| wake latency: condition true → monitor fired (check every 10 s, ${sorted.length} trials) | median ${median(sorted).toFixed(1)} s, max ${(sorted[sorted.length - 1] ?? 0).toFixed(1)} s (bound: 11 s) |`,
     );
     console.log(`| turns started while a todo waited on its monitor | ${wake.turnsStarted} of ${wake.turnAttempts} attempts |`);
-    const results = { runtime, node: process.versions.node, driver, runs: RUNS, load, sizes, pairsPerSecond, verifyMs, verifyCliMs, wake };
+    const results = {
+      runtime,
+      node: process.versions.node,
+      driver,
+      runs: RUNS,
+      load,
+      sizes,
+      breakdowns,
+      pairsPerSecond,
+      verifyMs,
+      verifyCliMs,
+      wake,
+    };
     writeFileSync(
       join(REPO, 'dist', 'bench', `results-node${process.versions.node.split('.')[0]}.json`),
       `${JSON.stringify(results, null, 2)}\n`,
