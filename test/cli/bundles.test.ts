@@ -76,3 +76,16 @@ test('each bundle keeps a code cache per command, written by the first successfu
   run(['todo', 'show', 'T404', '--json']); // a failing call leaves no cache of its own
   expect(existsSync(join(install, 'dist', `cli-agent.js.${process.versions.v8}.todo-show.cache`))).toBe(false);
 });
+
+test('LOOPX_TIMING=1 adds one line of timings on stderr (what npm run bench reads); without it stderr stays empty', () => {
+  const timed = spawnSync(process.execPath, [join(install, 'bin', 'loopx'), 'todo', 'list', '--json'], {
+    cwd: ws.root,
+    env: cleanEnv({ LOOPX_AGENT: 'codex', LOOPX_TIMING: '1' }),
+    encoding: 'utf8',
+  });
+  const marks = JSON.parse(timed.stderr) as Record<string, number>;
+  expect(Object.keys(marks)).toEqual(['startUpMs', 'loadMs', 'commandMs']);
+  expect(Object.values(marks).every((ms) => Number.isFinite(ms) && ms > 0)).toBe(true);
+  expect(JSON.parse(timed.stdout).ok).toBe(true);
+  expect(run(['todo', 'list', '--json']).stderr).toBe('');
+});
