@@ -1,57 +1,41 @@
 import { type Command, findCommand } from './command';
-import { status } from './commands/status';
-import { goalList } from './commands/goalList';
-import { goalShow } from './commands/goalShow';
-import { todoAdd } from './commands/todoAdd';
-import { todoList } from './commands/todoList';
-import { todoNext } from './commands/todoNext';
-import { todoShow } from './commands/todoShow';
-import { todoClaim } from './commands/todoClaim';
-import { todoRenew } from './commands/todoRenew';
-import { todoRelease } from './commands/todoRelease';
-import { todoShip } from './commands/todoShip';
-import { todoBlock } from './commands/todoBlock';
-import { evidenceAdd } from './commands/evidenceAdd';
-import { evidenceList } from './commands/evidenceList';
-import { gateAsk } from './commands/gateAsk';
-import { gateList } from './commands/gateList';
-import { quotaShow } from './commands/quotaShow';
-import { quotaShouldRun } from './commands/quotaShouldRun';
-import { handoff } from './commands/handoff';
-import { handoffAccept } from './commands/handoffAccept';
-import { turnStart } from './commands/turnStart';
-import { turnFinish } from './commands/turnFinish';
-import { monitorTick } from './commands/monitor';
+
+/** A command by its words; its module is evaluated only when a call names it. */
+export interface LazyCommand {
+  name: readonly string[];
+  load(): Promise<Command>;
+}
 
 /**
  * The verbs of an agent's turn, which agents call hundreds of times a day: the agent bundle (dist/cli-agent.js)
- * holds these and what they import, and nothing else. The same command objects as the whole CLI's (registry.ts),
- * so a call behaves the same in either bundle; agentCommands.test.ts holds the two lists together.
+ * holds these and what they import, and nothing else, and evaluates only the module of the one a call names. Each
+ * loads the whole CLI's own command object (registry.ts), so a call behaves the same in either bundle;
+ * agentCommands.test.ts holds the two lists together.
  */
-export const AGENT_COMMANDS: readonly Command[] = [
-  status,
-  goalList,
-  goalShow,
-  todoAdd,
-  todoList,
-  todoNext,
-  todoShow,
-  todoClaim,
-  todoRenew,
-  todoRelease,
-  todoShip,
-  todoBlock,
-  evidenceAdd,
-  evidenceList,
-  gateAsk,
-  gateList,
-  quotaShow,
-  quotaShouldRun,
-  handoff,
-  handoffAccept,
-  turnStart,
-  turnFinish,
-  monitorTick,
+export const AGENT_COMMANDS: readonly LazyCommand[] = [
+  { name: ['status'], load: async () => (await import('./commands/status')).status },
+  { name: ['goal', 'list'], load: async () => (await import('./commands/goalList')).goalList },
+  { name: ['goal', 'show'], load: async () => (await import('./commands/goalShow')).goalShow },
+  { name: ['todo', 'add'], load: async () => (await import('./commands/todoAdd')).todoAdd },
+  { name: ['todo', 'list'], load: async () => (await import('./commands/todoList')).todoList },
+  { name: ['todo', 'next'], load: async () => (await import('./commands/todoNext')).todoNext },
+  { name: ['todo', 'show'], load: async () => (await import('./commands/todoShow')).todoShow },
+  { name: ['todo', 'claim'], load: async () => (await import('./commands/todoClaim')).todoClaim },
+  { name: ['todo', 'renew'], load: async () => (await import('./commands/todoRenew')).todoRenew },
+  { name: ['todo', 'release'], load: async () => (await import('./commands/todoRelease')).todoRelease },
+  { name: ['todo', 'ship'], load: async () => (await import('./commands/todoShip')).todoShip },
+  { name: ['todo', 'block'], load: async () => (await import('./commands/todoBlock')).todoBlock },
+  { name: ['evidence', 'add'], load: async () => (await import('./commands/evidenceAdd')).evidenceAdd },
+  { name: ['evidence', 'list'], load: async () => (await import('./commands/evidenceList')).evidenceList },
+  { name: ['gate', 'ask'], load: async () => (await import('./commands/gateAsk')).gateAsk },
+  { name: ['gate', 'list'], load: async () => (await import('./commands/gateList')).gateList },
+  { name: ['quota', 'show'], load: async () => (await import('./commands/quotaShow')).quotaShow },
+  { name: ['quota', 'should-run'], load: async () => (await import('./commands/quotaShouldRun')).quotaShouldRun },
+  { name: ['handoff'], load: async () => (await import('./commands/handoff')).handoff },
+  { name: ['handoff', 'accept'], load: async () => (await import('./commands/handoffAccept')).handoffAccept },
+  { name: ['turn', 'start'], load: async () => (await import('./commands/turnStart')).turnStart },
+  { name: ['turn', 'finish'], load: async () => (await import('./commands/turnFinish')).turnFinish },
+  { name: ['monitor', 'tick'], load: async () => (await import('./commands/monitor')).monitorTick },
 ];
 
 /** Whether the agent bundle answers this call: one of its verbs (help and --version belong to the whole CLI). */

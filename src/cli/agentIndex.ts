@@ -1,6 +1,7 @@
 import { runCli } from './main';
 import { processIo, runProcess } from './processIo';
-import { AGENT_COMMANDS, agentHandles } from './agentCommands';
+import { findCommand } from './command';
+import { AGENT_COMMANDS } from './agentCommands';
 
 /**
  * The agent bundle (dist/cli-agent.js): only the verbs agents call hundreds of times a day, so a call reads,
@@ -8,7 +9,8 @@ import { AGENT_COMMANDS, agentHandles } from './agentCommands';
  * person's decision, a goal file); bin/loopx then hands it to the whole CLI (dist/cli.js).
  */
 export function main(argv: readonly string[]): boolean {
-  if (!agentHandles(argv)) return false;
-  runProcess(runCli(argv, processIo(), AGENT_COMMANDS));
+  const found = findCommand(argv, AGENT_COMMANDS);
+  if (!found) return false;
+  runProcess(found.command.load().then((command) => runCli(argv, processIo(), [command])));
   return true;
 }
