@@ -3,6 +3,7 @@ import { build, context } from 'esbuild';
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+const agentVerbs = JSON.parse(readFileSync(new URL('./src/cli/agentVerbs.json', import.meta.url), 'utf8'));
 const watch = process.argv.includes('--watch');
 
 const base = {
@@ -16,7 +17,7 @@ const base = {
   loader: { '.sql': 'text' },
   // Native or host-provided modules are loaded at run time, never bundled.
   external: ['vscode', 'better-sqlite3'],
-  define: { __LOOPX_VERSION__: JSON.stringify(pkg.version), __LOOPX_BUNDLES_BETTER_SQLITE__: 'false' },
+  define: { __LOOPX_VERSION__: JSON.stringify(pkg.version) },
   logLevel: 'warning',
 };
 
@@ -24,13 +25,23 @@ const base = {
 const cli = {
   ...base,
   external: ['vscode'],
-  define: { ...base.define, __LOOPX_BUNDLES_BETTER_SQLITE__: 'true' },
+  define: { ...base.define, __LOOPX_ROOT_FROM_BUNDLE__: JSON.stringify('..') },
 };
+const agentBundle = { ...cli, define: { ...cli.define, __LOOPX_ROOT_FROM_BUNDLE__: JSON.stringify('../..') } };
 
 const targets = [
-  // bin/loopx loads the agent bundle first: an agent's verbs without the rest of the CLI (see src/cli/agentIndex.ts).
-  { ...cli, entryPoints: ['src/cli/agentIndex.ts'], outfile: 'dist/cli-agent.js' },
   { ...cli, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js' },
+  // Each verb of an agent's turn in a bundle of its own, which bin/loopx picks by the call's words (src/cli/agentCommands.ts).
+  ...agentVerbs.map((verb) => ({
+    ...agentBundle,
+    stdin: {
+      contents: `import { agentMain } from './agentMain';\nimport { ${verb.export} } from '${verb.module}';\nexport const main = agentMain(${verb.export});\n`,
+      resolveDir: 'src/cli',
+      sourcefile: `agent/${verb.words.join('-')}.ts`,
+      loader: 'ts',
+    },
+    outfile: `dist/agent/${verb.words.join('-')}.js`,
+  })),
   { ...base, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
   // The goal-file language client: required by the extension when the first goal file opens.
   { ...base, entryPoints: ['src/extension/goalFiles/languageClient.ts'], outfile: 'dist/goalFileClient.js' },
@@ -100,7 +111,11 @@ if (watch) {
   const started = Date.now();
   await Promise.all(targets.map((target) => build(target)));
   copyCodicons();
-  // bin/loopx rebuilds V8's code caches (one per V8 version) for the new bundle on first use.
+  // bin/loopx rebuilds V8's code caches (one per V8 version) for the new bundles on first use; a verb that left the
+  // list leaves no bundle behind.
   for (const name of readdirSync('dist')) if (/^cli(-agent)?\.js\..*cache$/.test(name)) rmSync(`dist/${name}`, { force: true });
+  const built = new Set(agentVerbs.map((verb) => `${verb.words.join('-')}.js`));
+  for (const name of readdirSync('dist/agent'))
+    if (!built.has(name.replace(/\.js(\.map|\..*\.cache)$/, '.js'))) rmSync(`dist/agent/${name}`, { force: true });
   console.log(`esbuild: built ${targets.length} bundle(s) in ${Date.now() - started} ms`);
 }

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 
 /**
  * Where a verb's time goes: the verb runs under V8's sampling profiler (`--cpu-prof`, a sample every 50 µs) several
@@ -61,12 +61,12 @@ function bucketOf(stack: ProfileNode[], sourceOf: (frame: ProfileNode['callFrame
 }
 
 /** Maps a profiled function in one of loopx's bundles to its source file ('' for the bundle's top level). */
-function sourceLookup(distDir: string): (frame: ProfileNode['callFrame']) => string | null {
+function sourceLookup(): (frame: ProfileNode['callFrame']) => string | null {
   const maps = new Map<string, SourceMap | null>();
   const mapFor = (url: string): SourceMap | null => {
     if (!maps.has(url)) {
       try {
-        maps.set(url, new SourceMap(JSON.parse(readFileSync(join(distDir, `${basename(url)}.map`), 'utf8'))));
+        maps.set(url, new SourceMap(JSON.parse(readFileSync(`${url.replace(/^file:\/\//, '')}.map`, 'utf8'))));
       } catch {
         maps.set(url, null);
       }
@@ -74,7 +74,7 @@ function sourceLookup(distDir: string): (frame: ProfileNode['callFrame']) => str
     return maps.get(url) ?? null;
   };
   return (frame) => {
-    if (!/\/dist\/cli(-agent)?\.js$/.test(frame.url)) return null;
+    if (!/\/dist\/(cli|agent\/[a-z-]+)\.js$/.test(frame.url)) return null;
     if (frame.lineNumber === 0 && frame.columnNumber <= WRAPPER.length) return '';
     const map = mapFor(frame.url);
     const column = frame.lineNumber === 0 ? frame.columnNumber - WRAPPER.length : frame.columnNumber;
@@ -100,7 +100,7 @@ export function whereTimeGoes(
       });
       if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stdout} ${r.stderr}`);
     }
-    const sourceOf = sourceLookup(join(loopx, '..', '..', 'dist'));
+    const sourceOf = sourceLookup();
     const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
     for (const file of files) {
       const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile;

@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { REPO, cleanEnv, loopx, startGoal, workspace } from './harness';
 
 /**
- * bin/loopx loads the agent bundle (dist/cli-agent.js) first and the whole CLI (dist/cli.js) only for what it
- * declines. Proven on a copy of the install: with the whole CLI taken away, an agent's turn still runs; a person's
- * command and help then fail with the missing file named.
+ * bin/loopx loads a verb's own bundle (dist/agent/<words>.js) for the verbs of an agent's turn, and the whole CLI
+ * (dist/cli.js) for everything else. Proven on a copy of the install: with the whole CLI taken away, an agent's turn
+ * still runs; a person's command and help then fail with the missing file named.
  */
 let install: string;
 let ws: ReturnType<typeof workspace>;
@@ -24,7 +24,7 @@ beforeAll(() => {
   install = mkdtempSync(join(tmpdir(), 'loopx-install-'));
   mkdirSync(join(install, 'dist'));
   cpSync(join(REPO, 'bin'), join(install, 'bin'), { recursive: true });
-  cpSync(join(REPO, 'dist', 'cli-agent.js'), join(install, 'dist', 'cli-agent.js'));
+  cpSync(join(REPO, 'dist', 'agent'), join(install, 'dist', 'agent'), { recursive: true, filter: (f) => !f.endsWith('.cache') });
   symlinkSync(join(REPO, 'node_modules'), join(install, 'node_modules')); // better-sqlite3's addon, on Node 20
   ws = workspace();
   loopx(['init', '--json'], { cwd: ws.root });
@@ -38,7 +38,7 @@ afterAll(() => {
   rmSync(install, { recursive: true, force: true });
 });
 
-test('an agent’s turn runs on the agent bundle alone: claim, evidence, ship, status', () => {
+test('an agent’s turn runs on the verbs’ own bundles alone: claim, evidence, ship, status', () => {
   const answers = [
     run(['todo', 'claim', '--next', '--json']),
     run(['evidence', 'add', '--todo', 'T1', '--summary', 'parser tests pass', '--json']),
@@ -54,8 +54,8 @@ test('an agent’s turn runs on the agent bundle alone: claim, evidence, ship, s
   expect(JSON.parse(answers[2]?.stdout ?? '{}').data.status).toBe('shipped');
 });
 
-test('what the agent bundle declines goes to the whole CLI, here missing: help and a person’s command', () => {
-  for (const args of [['--version'], ['gate', 'approve', 'Q1'], ['doctor', '--json']]) {
+test('every other call goes to the whole CLI, here missing: help, a person’s command, an unknown word', () => {
+  for (const args of [['--version'], ['gate', 'approve', 'Q1'], ['doctor', '--json'], ['todo', 'unblock', 'T1'], ['todox']]) {
     const r = run(args);
     expect([args, r.status, r.stderr]).toEqual([
       args,
@@ -66,15 +66,14 @@ test('what the agent bundle declines goes to the whole CLI, here missing: help a
 });
 
 test('each bundle keeps a code cache per command, written by the first successful call', () => {
-  const caches = () => readdirSync(join(install, 'dist')).filter((f) => f.endsWith('.cache'));
-  expect(caches().filter((f) => f.includes('.todo-list.'))).toEqual([]);
+  const caches = () => readdirSync(join(install, 'dist', 'agent')).filter((f) => f.endsWith('.cache'));
+  expect(caches().filter((f) => f.startsWith('todo-list.'))).toEqual([]);
   const first = run(['todo', 'list', '--json']);
-  const cached = caches().filter((f) => f.startsWith(`cli-agent.js.${process.versions.v8}.todo-list.`));
-  expect(cached).toHaveLength(1);
+  expect(caches().filter((f) => f.startsWith('todo-list.'))).toEqual([`todo-list.js.${process.versions.v8}.todo-list.cache`]);
   const second = run(['todo', 'list', '--json']); // through the cache
   expect([second.status, second.stdout]).toEqual([0, first.stdout]);
   run(['todo', 'show', 'T404', '--json']); // a failing call leaves no cache of its own
-  expect(existsSync(join(install, 'dist', `cli-agent.js.${process.versions.v8}.todo-show.cache`))).toBe(false);
+  expect(caches().filter((f) => f.startsWith('todo-show.'))).toEqual([]);
 });
 
 test('LOOPX_TIMING=1 adds one line of timings on stderr (what npm run bench reads); without it stderr stays empty', () => {

@@ -14,8 +14,11 @@ type BetterConstructor = new (
   options?: { timeout?: number; readonly?: boolean; fileMustExist?: boolean; nativeBinding?: unknown },
 ) => BetterDatabase;
 
-/** True in the CLI's bundles (esbuild's define), which carry better-sqlite3's JavaScript inside them. */
-declare const __LOOPX_BUNDLES_BETTER_SQLITE__: boolean | undefined;
+/**
+ * In the CLI's bundles, which carry better-sqlite3's JavaScript inside them, the way from the bundle's folder to
+ * loopx's own (esbuild's define: `..` from dist/, `../..` from dist/agent/); elsewhere undefined.
+ */
+declare const __LOOPX_ROOT_FROM_BUNDLE__: string | undefined;
 
 /**
  * better-sqlite3, loaded only when this driver is chosen. The CLI's bundles carry its JavaScript and open its
@@ -23,8 +26,8 @@ declare const __LOOPX_BUNDLES_BETTER_SQLITE__: boolean | undefined;
  * search costs Node 20 several milliseconds on every call. Elsewhere (VS Code, the tests) Node resolves the package.
  */
 function loadBetterSqlite(): { Database: BetterConstructor; nativeBinding?: unknown } {
-  if (typeof __LOOPX_BUNDLES_BETTER_SQLITE__ === 'boolean' && __LOOPX_BUNDLES_BETTER_SQLITE__) {
-    const addon = join(__dirname, '..', 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
+  if (typeof __LOOPX_ROOT_FROM_BUNDLE__ === 'string') {
+    const addon = join(__dirname, __LOOPX_ROOT_FROM_BUNDLE__, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
     if (existsSync(addon)) {
       const binding = { exports: {} };
       process.dlopen(binding, addon);
