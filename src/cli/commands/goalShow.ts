@@ -27,11 +27,13 @@ export const goalShow: Command = {
         page.limit === undefined
           ? { todos: listTodos(db, iso(now), filter), more: 0 }
           : todoPage(db, iso(now), { ...filter, limit: page.limit });
+      const quota = quotaState(db, goal, now);
+      const nextTodo = nextClaimable(db, iso(now), goal.id);
       return {
         ...goal,
-        quota: quotaState(db, goal, now),
-        shouldRun: shouldRun(db, goal, now),
-        nextTodo: nextClaimable(db, iso(now), goal.id),
+        quota,
+        shouldRun: shouldRun(db, goal, now, { quota, hasReadyWork: nextTodo !== null }),
+        nextTodo,
         todos,
         more,
         now,
