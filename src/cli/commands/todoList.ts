@@ -37,6 +37,8 @@ export const todoList: Command = {
           : todoPage(db, iso(now), { ...filter, limit: page.limit });
       return { ...found, now };
     });
+    // With --json the text is never shown: an agent's call does not build it.
+    if (ctx.json) return { data: todos.map(lean), more, text: '' };
     const p = new Painter(ctx.color);
     const text = list(todos, (t) => todoLine(p, t, now), 'No todos match.');
     const command = ['loopx todo list', goalId && `--goal ${goalId}`, status && `--status ${status}`, a.bool('ready') && '--ready']
