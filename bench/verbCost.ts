@@ -113,9 +113,21 @@ async function call(root: string, args: string[]): Promise<Sample> {
   return { ms, closeMs, cpuMs: (cpu.user + cpu.system) / 1000, stdout };
 }
 
-/** Cold: a fresh process runs the one call (this file with VERB_ONE set) and reports its runCli time. */
-async function coldCall(root: string, args: string[]): Promise<Sample> {
-  const r = spawnSync(process.execPath, [__filename], {
+/**
+ * Cold: a fresh process runs the one call (this file with VERB_ONE set) and reports its runCli time. Where Node has
+ * a compile cache (22.1+), each verb keeps its own, as bin/loopx keeps a code cache per command: the call then runs
+ * precompiled code, as a real call does after the first.
+ */
+let cacheDir: string | undefined;
+async function coldCall(root: string, args: string[], verb: string): Promise<Sample> {
+  if (!cacheDir) {
+    const dir = mkdtempSync(join(tmpdir(), 'loopx-verbcost-cache-'));
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    cacheDir = dir;
+  }
+  const cache = JSON.stringify(join(cacheDir, verb.replace(/\W+/g, '-')));
+  const load = `require('node:module').enableCompileCache?.(${cache}); require(${JSON.stringify(__filename)});`;
+  const r = spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', '-e', load], {
     cwd: root,
     env: { ...process.env, VERB_ONE: JSON.stringify(args) },
     encoding: 'utf8',
@@ -167,14 +179,14 @@ async function measureSize(todos: number): Promise<{ verbs: Map<string, Sample[]
   const root = copyStore(todos);
   try {
     const verbs = new Map<string, Sample[]>();
-    const run = COLD ? coldCall : call;
+    const run = (at: string, args: string[], verb: string) => (COLD ? coldCall(at, args, verb) : call(at, args));
     for (let n = 0; n <= ROUNDS; n++) {
       const timed: Timed = async (verb, args) => {
         sqlTimes = n > 0 ? (sqlByVerb.get(`${todos} ${verb}`) ?? new Map<string, number>()) : undefined;
-        const r = await run(root, args);
+        const r = await run(root, args, verb);
         if (sqlTimes) sqlByVerb.set(`${todos} ${verb}`, sqlTimes);
         sqlTimes = undefined;
-        if (n > 0 || COLD) verbs.set(verb, [...(verbs.get(verb) ?? []), r]); // round 0 warms (skipped when warm)
+        if (n > 0) verbs.set(verb, [...(verbs.get(verb) ?? []), r]); // round 0 warms (and migrates the copy)
         if (n === 0 && DUMP) {
           mkdirSync(join(DUMP, String(todos)), { recursive: true });
           writeFileSync(join(DUMP, String(todos), `${verb.replace(/ /g, '-')}.json`), r.stdout);
@@ -236,7 +248,7 @@ async function main(): Promise<void> {
     });
     results[todos] = { verbs: Object.fromEntries([...verbs].map(([v, xs]) => [v, figures(xs)])), close };
   }
-  const mode = COLD ? 'cold: one call per process' : `warm: median of ${ROUNDS} rounds`;
+  const mode = `${COLD ? 'cold: one call per process' : 'warm'}, median of ${ROUNDS} rounds after an untimed one`;
   console.log(`\nverb cost in-process (${mode}), ${runtime}; ms: total = work + close (cpu)\n`);
   console.log(`| verb | ${SIZES.map((s) => `${s} todos`).join(' | ')} |`);
   console.log(`| --- | ${SIZES.map(() => '---').join(' | ')} |`);
