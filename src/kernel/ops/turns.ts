@@ -51,9 +51,7 @@ export function startTurn(
   const lease = leaseSeconds(input.leaseSeconds);
   return kernel.write((tx) => {
     const goal = getGoal(tx.db, input.goalId);
-    // The todo a turn would take is the goal's ready work: looked up once, for should-run and for the claim.
-    const next = input.todoId ? undefined : nextClaimable(tx.db, tx.at, goal.id);
-    const answer = shouldRun(tx.db, goal, tx.nowMs, next === undefined ? {} : { hasReadyWork: next !== null });
+    const answer = shouldRun(tx.db, goal, tx.nowMs);
     if (!answer.run) {
       const route = routeFor(answer);
       throw new RefusedError(
@@ -63,7 +61,7 @@ export function startTurn(
         { route, ...answer },
       );
     }
-    const todo = input.todoId ? getTodoCore(tx.db, input.todoId) : next;
+    const todo = input.todoId ? getTodoCore(tx.db, input.todoId) : nextClaimable(tx.db, tx.at, goal.id);
     if (!todo) throw new RefusedError('no_ready_work', `no todo is ready in goal ${goal.id}`, 'see loopx status', { route: 'wait' });
     if (todo.goalId !== goal.id) throw new InvalidInputError(`todo ${todo.id} belongs to goal ${todo.goalId}, not ${goal.id}`);
     claimFor(tx, agent, todo.id, lease);

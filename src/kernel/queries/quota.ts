@@ -33,19 +33,16 @@ export const WIND_DOWN_SECONDS = 60;
 export function quotaState(db: SqliteDb, goal: Goal, nowMs: number): QuotaState {
   const at = iso(nowMs);
   const windowStart = iso(nowMs - goal.policy.windowHours * 3600_000);
-  // One statement, each part on its own index: the spends in the window, the last spend, the live claims.
-  const row = db
-    .prepare(
-      `SELECT s.n, s.oldest, (SELECT max(at) FROM quota_spends WHERE goal_id = ?) AS last,
-          (SELECT count(*) FROM todos t WHERE t.goal_id = ? AND ${leaseLiveSql()}) AS live
-        FROM (SELECT count(*) AS n, min(at) AS oldest FROM quota_spends WHERE goal_id = ? AND at > ?) s`,
-    )
-    .get(goal.id, goal.id, at, goal.id, windowStart);
-  const spent = Number(row?.n ?? 0);
-  const oldest = (row?.oldest as string | null) ?? null;
-  const last = (row?.last as string | null) ?? null;
+  const spentRow = db
+    .prepare('SELECT count(*) AS n, min(at) AS oldest FROM quota_spends WHERE goal_id = ? AND at > ?')
+    .get(goal.id, windowStart);
+  const spent = Number(spentRow?.n ?? 0);
+  const oldest = (spentRow?.oldest as string | null) ?? null;
+  const last = (db.prepare('SELECT max(at) AS last FROM quota_spends WHERE goal_id = ?').get(goal.id)?.last as string | null) ?? null;
   const cooldownUntil = last && goal.policy.cooldownSeconds > 0 ? iso(Date.parse(last) + goal.policy.cooldownSeconds * 1000) : null;
-  const liveClaims = Number(row?.live ?? 0);
+  const liveClaims = Number(
+    db.prepare(`SELECT count(*) AS n FROM todos t WHERE t.goal_id = ? AND ${leaseLiveSql()}`).get(goal.id, at)?.n ?? 0,
+  );
   const winding = windingDownTurns(db, goal.id, nowMs);
   return {
     goalId: goal.id,
