@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,6 +28,8 @@ const STORES = process.env.VERB_STORES ?? join(REPO, 'dist', 'bench', 'stores');
 const SIZES = (process.env.VERB_TODOS ?? '1000,10000').split(',').map(Number);
 const ROUNDS = Number(process.env.VERB_ROUNDS ?? 15);
 const COLD = process.env.VERB_COLD === '1';
+/** Untimed rounds first: the first migrates the copy; in-process, the next ones let V8 optimise what the verbs run. */
+const WARMUP = Number(process.env.VERB_WARMUP ?? (COLD ? 1 : 3));
 const DUMP = process.env.VERB_DUMP;
 
 const median = (xs: number[]) => {
@@ -119,17 +121,17 @@ async function call(root: string, args: string[]): Promise<Sample> {
  * precompiled code, as a real call does after the first.
  */
 let cacheDir: string | undefined;
-async function coldCall(root: string, args: string[], verb: string): Promise<Sample> {
+async function coldCall(root: string, args: string[], verb: string, file = __filename): Promise<Sample> {
   if (!cacheDir) {
     const dir = mkdtempSync(join(tmpdir(), 'loopx-verbcost-cache-'));
     process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
     cacheDir = dir;
   }
-  const cache = JSON.stringify(join(cacheDir, verb.replace(/\W+/g, '-')));
-  const load = `require('node:module').enableCompileCache?.(${cache}); require(${JSON.stringify(__filename)});`;
+  const cache = JSON.stringify(join(cacheDir, `${file === __filename ? 'a' : 'b'}-${verb.replace(/\W+/g, '-')}`));
+  const load = `require('node:module').enableCompileCache?.(${cache}); require(${JSON.stringify(file)});`;
   const r = spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', '-e', load], {
     cwd: root,
-    env: { ...process.env, VERB_ONE: JSON.stringify(args) },
+    env: { ...process.env, VERB_ONE: JSON.stringify(args), VERB_AB: undefined },
     encoding: 'utf8',
   });
   if (r.status !== 0) throw new Error(`cold ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
@@ -180,13 +182,13 @@ async function measureSize(todos: number): Promise<{ verbs: Map<string, Sample[]
   try {
     const verbs = new Map<string, Sample[]>();
     const run = (at: string, args: string[], verb: string) => (COLD ? coldCall(at, args, verb) : call(at, args));
-    for (let n = 0; n <= ROUNDS; n++) {
+    for (let n = 0; n < WARMUP + ROUNDS; n++) {
       const timed: Timed = async (verb, args) => {
-        sqlTimes = n > 0 ? (sqlByVerb.get(`${todos} ${verb}`) ?? new Map<string, number>()) : undefined;
+        sqlTimes = n >= WARMUP ? (sqlByVerb.get(`${todos} ${verb}`) ?? new Map<string, number>()) : undefined;
         const r = await run(root, args, verb);
         if (sqlTimes) sqlByVerb.set(`${todos} ${verb}`, sqlTimes);
         sqlTimes = undefined;
-        if (n > 0) verbs.set(verb, [...(verbs.get(verb) ?? []), r]); // round 0 warms (and migrates the copy)
+        if (n >= WARMUP) verbs.set(verb, [...(verbs.get(verb) ?? []), r]); // the first rounds warm (and migrate the copy)
         if (n === 0 && DUMP) {
           mkdirSync(join(DUMP, String(todos)), { recursive: true });
           writeFileSync(join(DUMP, String(todos), `${verb.replace(/ /g, '-')}.json`), r.stdout);
@@ -230,10 +232,108 @@ async function closeCost(root: string): Promise<Record<string, number>> {
   return out;
 }
 
+/** VERB_SERVE=1: runs one call per stdin line ({ root, args }) and answers each with its Sample as one line. */
+async function serve(): Promise<void> {
+  const { createInterface } = await import('node:readline');
+  for await (const line of createInterface({ input: process.stdin })) {
+    const { root, args } = JSON.parse(line) as { root: string; args: string[] };
+    process.stdout.write(`${JSON.stringify(await call(root, args))}\n`);
+  }
+}
+
+/** A long-lived process that runs calls on request (this file, or another build of it, with VERB_SERVE=1). */
+function server(file: string): { call: (root: string, args: string[]) => Promise<Sample>; stop: () => void } {
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', file], {
+    env: { ...process.env, VERB_SERVE: '1' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const waiting: ((sample: Sample) => void)[] = [];
+  let buffered = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
+      waiting.shift()?.(JSON.parse(buffered.slice(0, i)) as Sample);
+      buffered = buffered.slice(i + 1);
+    }
+  });
+  return {
+    call: (root, args) =>
+      new Promise((done) => {
+        waiting.push(done);
+        child.stdin.write(`${JSON.stringify({ root, args })}\n`);
+      }),
+    stop: () => child.stdin.end(),
+  };
+}
+
+/**
+ * VERB_AB=other.js: the same rounds on two copies of the store, one served by `other.js` (before) and one by this
+ * build (after), each verb on both in turn (the order alternating by round), so load on a shared machine hits
+ * both alike. Reports each side's median and the median of the per-round ratios after / before.
+ */
+async function compare(other: string): Promise<void> {
+  console.log(
+    `\nA/B in-process (${COLD ? 'cold: a process per call' : 'warm'}), ${process.versions.node}, ${chooseDriver()}: before = ${other}, after = ${__filename}`,
+  );
+  console.log(`work ms (runCli minus close), median of ${ROUNDS} rounds after ${WARMUP} untimed; ratio = median of after/before\n`);
+  console.log(`| verb | ${SIZES.map((t) => `${t} todos: before → after (ratio)`).join(' | ')} |`);
+  console.log(`| --- | ${SIZES.map(() => '---').join(' | ')} |`);
+  const rows = new Map<string, string[]>();
+  for (const todos of SIZES) {
+    const roots = [copyStore(todos), copyStore(todos)];
+    const sides = COLD
+      ? [other, __filename].map((file) => ({
+          call: (at: string, args: string[]) => coldCall(at, args, args.join(' '), file),
+          stop: () => undefined,
+        }))
+      : [server(other), server(__filename)];
+    const samples = new Map<string, [number, number][]>();
+    try {
+      for (let n = 0; n < WARMUP + ROUNDS; n++) {
+        const both = async (args: string[]): Promise<[Sample, Sample]> => {
+          const order = n % 2 ? [1, 0] : [0, 1];
+          const out: Sample[] = [];
+          for (const i of order) out[i] = await (sides[i] as (typeof sides)[number]).call(roots[i] as string, args);
+          const [a, b] = out as [Sample, Sample];
+          // Times, temp paths and a check's duration aside, both builds must answer alike (no behaviour change).
+          const strip = (text: string) =>
+            text.replace(/"durationMs":\d+/g, '').replace(/"[^"]*"/g, (q) => (/\d{4}-\d\d-\d\dT|\/tmp\//.test(q) ? '""' : q));
+          // A tick runs its checks concurrently: the order of its runs is the order they finished in.
+          if (args[0] !== 'monitor' && strip(a.stdout) !== strip(b.stdout))
+            console.error(`DIFFERENT answers to ${args.join(' ')}:\n${a.stdout.slice(0, 2000)}\n${b.stdout.slice(0, 2000)}`);
+          return [a, b];
+        };
+        const timed: Timed = async (verb, args) => {
+          const [a, b] = await both(args);
+          const work = (x: Sample) => x.ms - x.closeMs;
+          if (n >= WARMUP) samples.set(verb, [...(samples.get(verb) ?? []), [work(a), work(b)]]);
+          return a.stdout;
+        };
+        await round(timed, async (args) => (await both(args))[0].stdout, n);
+      }
+    } finally {
+      sides.forEach((side) => side.stop());
+    }
+    for (const [verb, pairs] of samples) {
+      const before = median(pairs.map((p) => p[0]));
+      const after = median(pairs.map((p) => p[1]));
+      const ratio = median(pairs.map((p) => p[1] / p[0]));
+      rows.set(verb, [...(rows.get(verb) ?? []), `${before.toFixed(2)} → ${after.toFixed(2)} (${ratio.toFixed(2)})`]);
+    }
+    roots.forEach((root) => rmSync(root, { recursive: true, force: true }));
+  }
+  for (const [verb, cells] of rows) console.log(`| ${verb} | ${cells.join(' | ')} |`);
+}
+
 async function main(): Promise<void> {
+  if (process.env.VERB_SERVE === '1') return serve();
+  if (process.env.VERB_AB) return compare(resolve(process.env.VERB_AB));
   const one = process.env.VERB_ONE;
   if (one) {
+    if (SQL) sqlTimes = new Map();
     process.stdout.write(JSON.stringify(await call(process.cwd(), JSON.parse(one) as string[])));
+    for (const [sql, t] of [...(sqlTimes ?? [])].sort((a, b) => b[1] - a[1]).slice(0, 12))
+      process.stderr.write(`  ${t.toFixed(3)} ms  ${sql.replace(/\s+/g, ' ').slice(0, 120)}\n`);
     return;
   }
   const runtime = `Node ${process.versions.node}, ${chooseDriver()}`;
@@ -248,7 +348,7 @@ async function main(): Promise<void> {
     });
     results[todos] = { verbs: Object.fromEntries([...verbs].map(([v, xs]) => [v, figures(xs)])), close };
   }
-  const mode = `${COLD ? 'cold: one call per process' : 'warm'}, median of ${ROUNDS} rounds after an untimed one`;
+  const mode = `${COLD ? 'cold: one call per process' : 'warm'}, median of ${ROUNDS} rounds after ${WARMUP} untimed`;
   console.log(`\nverb cost in-process (${mode}), ${runtime}; ms: total = work + close (cpu)\n`);
   console.log(`| verb | ${SIZES.map((s) => `${s} todos`).join(' | ')} |`);
   console.log(`| --- | ${SIZES.map(() => '---').join(' | ')} |`);
