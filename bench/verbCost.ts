@@ -31,6 +31,7 @@ const COLD = process.env.VERB_COLD === '1';
 /** Untimed rounds first: the first migrates the copy; in-process, the next ones let V8 optimise what the verbs run. */
 const WARMUP = Number(process.env.VERB_WARMUP ?? (COLD ? 1 : 3));
 const DUMP = process.env.VERB_DUMP;
+const CLOSE_SAMPLES = Number(process.env.VERB_CLOSE_SAMPLES ?? 21);
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -184,7 +185,7 @@ async function measureSize(todos: number): Promise<{ verbs: Map<string, Sample[]
     const run = (at: string, args: string[], verb: string) => (COLD ? coldCall(at, args, verb) : call(at, args));
     for (let n = 0; n < WARMUP + ROUNDS; n++) {
       const timed: Timed = async (verb, args) => {
-        sqlTimes = n >= WARMUP ? (sqlByVerb.get(`${todos} ${verb}`) ?? new Map<string, number>()) : undefined;
+        sqlTimes = SQL && n >= WARMUP ? (sqlByVerb.get(`${todos} ${verb}`) ?? new Map<string, number>()) : undefined;
         const r = await run(root, args, verb);
         if (sqlTimes) sqlByVerb.set(`${todos} ${verb}`, sqlTimes);
         sqlTimes = undefined;
@@ -220,14 +221,16 @@ async function closeCost(root: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const [name, work] of Object.entries(cases)) {
     const samples: number[] = [];
-    for (let i = 0; i < 9; i++) {
+    for (let i = 0; i < CLOSE_SAMPLES; i++) {
       const kernel = Kernel.open(root, { actor, readOnly: name === 'read-only open' });
       work(kernel);
       const t0 = process.hrtime.bigint();
       kernel.close();
       samples.push(since(t0));
     }
+    samples.sort((a, b) => a - b);
     out[name] = median(samples);
+    out[`${name} (90th percentile)`] = samples[Math.floor(samples.length * 0.9)] as number;
   }
   return out;
 }
