@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type CliIo, runCli } from '../src/cli/main';
-import { chooseDriver } from '../src/kernel/db/openDb';
+import { chooseDriver, openDb } from '../src/kernel/db/openDb';
 import { Kernel } from '../src/kernel/kernel';
 import type { SqliteDb } from '../src/kernel/db/sqliteDb';
 import { renewTodo } from '../src/kernel/ops/claims';
@@ -12,16 +12,20 @@ import { addEvidence } from '../src/kernel/ops/evidence';
 /**
  * What each agent verb costs once the process has started: `runCli` with a captured io (open, query, format,
  * STATUS.md marking, close), timed in this process on a copy of a seeded bench store (`npm run bench` keeps them in
- * dist/bench/stores). Built by `node esbuild.mjs --bench`; run `node dist/bench/verbCost.js` (Node 20,
- * better-sqlite3) or `LOOPX_SQLITE_DRIVER=node $(node scripts/node22.mjs) dist/bench/verbCost.js` (node:sqlite).
+ * dist/bench/stores; VERB_STORES points elsewhere). The verbs and arguments are bench.ts's. Built by
+ * `node esbuild.mjs --bench`; run `node dist/bench/verbCost.js` (Node 20, better-sqlite3) or
+ * `LOOPX_SQLITE_DRIVER=node $(node scripts/node22.mjs) dist/bench/verbCost.js` (node:sqlite).
  *
- * Two modes. Warm (the default): ROUNDS rounds of every verb in one process, median per verb; the JavaScript is
- * optimised after the first rounds, so this shows SQL and I/O more than a real call's cold code. Cold
- * (VERB_COLD=1): every sample is a fresh process that times its one runCli call, as a real call pays it (code not
- * yet compiled, statements not yet prepared), minus the start-up before it.
+ * - Warm (the default): VERB_ROUNDS rounds of every verb in one process after VERB_WARMUP untimed ones, median per
+ *   verb, split into the close and the rest (work), with CPU time. V8 has optimised the code by then: this shows
+ *   SQL and I/O more than a real call's first-run JavaScript.
+ * - Cold (VERB_COLD=1): every call is a fresh process (the driver loaded before the timed call, a compile cache
+ *   per verb where Node has one) that times its one runCli call.
+ * - VERB_AB=other.js: two builds side by side on two copies of the store, verb by verb, the order alternating by
+ *   round; reports each side's median and the median per-round ratio, and prints any answer that differs.
+ * - VERB_SQL=1: time per statement (and per prepare) for each verb; VERB_DUMP=dir: each verb's first --json answer.
  *
- * Also times `kernel.close()` after a read and after a write (the last connection's WAL checkpoint and fsyncs).
- * VERB_DUMP=dir writes each verb's --json output of the first round (ids and times left in) for before/after diffs.
+ * Also times `kernel.close()` after a read and after writes (the last connection's WAL checkpoint and fsyncs).
  */
 const REPO = resolve(__dirname, '..', '..');
 const STORES = process.env.VERB_STORES ?? join(REPO, 'dist', 'bench', 'stores');
@@ -333,6 +337,8 @@ async function main(): Promise<void> {
   if (process.env.VERB_AB) return compare(resolve(process.env.VERB_AB));
   const one = process.env.VERB_ONE;
   if (one) {
+    // The driver (better-sqlite3's addon, node:sqlite) loads before the timed call: start-up, not the verb's work.
+    openDb(':memory:').close();
     if (SQL) sqlTimes = new Map();
     process.stdout.write(JSON.stringify(await call(process.cwd(), JSON.parse(one) as string[])));
     for (const [sql, t] of [...(sqlTimes ?? [])].sort((a, b) => b[1] - a[1]).slice(0, 12))
