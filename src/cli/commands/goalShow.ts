@@ -7,7 +7,8 @@ import { iso } from '../../kernel/time';
 import { parseId } from '../../kernel/validate';
 import { lean } from '../../protocol/lean';
 import { clean, goalLine, list, Painter, todoLine } from '../format';
-import { moreLine, PAGE_FLAGS, pageOf } from '../paging';
+import { moreLine, type Page, PAGE_FLAGS, pageOf } from '../paging';
+import type { SqliteDb } from '../../kernel/db/sqliteDb';
 
 export const goalShow: Command = {
   name: ['goal', 'show'],
@@ -20,46 +21,47 @@ export const goalShow: Command = {
   run(ctx) {
     const id = parseId('goal', ctx.args.positionals[0]);
     const page = pageOf(ctx.args);
-    const view = ctx.kernel().read((db, now) => {
-      const goal = getGoal(db, id);
-      const filter = { goalId: goal.id, offset: page.offset };
-      const { todos, more } =
-        page.limit === undefined
-          ? { todos: listTodos(db, iso(now), filter), more: 0 }
-          : todoPage(db, iso(now), { ...filter, limit: page.limit });
-      return {
-        ...goal,
-        quota: quotaState(db, goal, now),
-        shouldRun: shouldRun(db, goal, now),
-        nextTodo: nextClaimable(db, iso(now), goal.id),
-        todos,
-        more,
-        now,
-      };
-    });
-    const { now, more, ...data } = view;
-    const text = () => {
-      const p = new Painter(ctx.color);
-      const lines = [goalLine(p, data)];
-      if (data.objective) lines.push(`  objective: ${clean(data.objective)}`);
-      if (data.scope.length) lines.push(`  scope: ${data.scope.map(clean).join(', ')}`);
-      if (data.check) lines.push(`  acceptance check: \`${clean(data.check)}\` (todos ship after loopx ran it, passing)`);
-      if (data.filePath) lines.push(`  goal file: ${clean(data.filePath)}`);
-      if (data.background)
-        lines.push(
-          `  background: ${clean(data.background.split('\n').find((l) => l.trim()) ?? '')}${data.background.includes('\n') ? ' …' : ''}`,
-        );
-      const answer = data.shouldRun.run ? 'yes' : `no (${data.shouldRun.reason})`;
-      lines.push(
-        `  quota: ${data.quota.spent}/${data.quota.turnsPerWindow} spent in the last ${data.quota.windowHours}h; should run: ${answer}`,
-        `  next: ${data.nextTodo ? `${data.nextTodo.id} ${clean(data.nextTodo.title)}` : 'nothing ready'}`,
-        '',
-        list(data.todos, (t) => todoLine(p, t, now), 'No todos yet.'),
-      );
-      if (more) lines.push(moreLine(more, page, `loopx goal show ${data.id}`));
-      return lines.join('\n');
-    };
+    const { view, now } = ctx.kernel().read((db, now) => ({ view: goalView(db, id, page, now), now }));
+    const { more, ...data } = view;
     const json = lean({ ...data, nextTodo: data.nextTodo && lean(data.nextTodo), todos: data.todos.map(lean) });
-    return { data: json, more, text };
+    // With --json the text is never shown: an agent's call does not build it.
+    return { data: json, more, text: () => goalText(data, more, page, now, ctx.color) };
   },
 };
+
+/** The goal with its quota, should-run answer, next todo and a page of its todos (one snapshot). */
+function goalView(db: SqliteDb, id: string, page: Page, now: number) {
+  const goal = getGoal(db, id);
+  const filter = { goalId: goal.id, offset: page.offset };
+  const { todos, more } =
+    page.limit === undefined
+      ? { todos: listTodos(db, iso(now), filter), more: 0 }
+      : todoPage(db, iso(now), { ...filter, limit: page.limit });
+  const quota = quotaState(db, goal, now);
+  const nextTodo = nextClaimable(db, iso(now), goal.id);
+  return { ...goal, quota, shouldRun: shouldRun(db, goal, now, { quota, hasReadyWork: nextTodo !== null }), nextTodo, todos, more };
+}
+type GoalView = Omit<ReturnType<typeof goalView>, 'more'>;
+
+/** What a person reads: the goal's line and fields, its quota and next todo, then a page of its todos. */
+function goalText(data: GoalView, more: number, page: Page, now: number, color: boolean): string {
+  const p = new Painter(color);
+  const lines = [goalLine(p, data)];
+  if (data.objective) lines.push(`  objective: ${clean(data.objective)}`);
+  if (data.scope.length) lines.push(`  scope: ${data.scope.map(clean).join(', ')}`);
+  if (data.check) lines.push(`  acceptance check: \`${clean(data.check)}\` (todos ship after loopx ran it, passing)`);
+  if (data.filePath) lines.push(`  goal file: ${clean(data.filePath)}`);
+  if (data.background)
+    lines.push(
+      `  background: ${clean(data.background.split('\n').find((l) => l.trim()) ?? '')}${data.background.includes('\n') ? ' …' : ''}`,
+    );
+  const answer = data.shouldRun.run ? 'yes' : `no (${data.shouldRun.reason})`;
+  lines.push(
+    `  quota: ${data.quota.spent}/${data.quota.turnsPerWindow} spent in the last ${data.quota.windowHours}h; should run: ${answer}`,
+    `  next: ${data.nextTodo ? `${data.nextTodo.id} ${clean(data.nextTodo.title)}` : 'nothing ready'}`,
+    '',
+    list(data.todos, (t) => todoLine(p, t, now), 'No todos yet.'),
+  );
+  if (more) lines.push(moreLine(more, page, `loopx goal show ${data.id}`));
+  return lines.join('\n');
+}

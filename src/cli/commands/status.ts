@@ -33,46 +33,46 @@ export const status: Command = {
     const options = ctx.args.bool('all') ? {} : { limit: limit ?? STATUS_LIMIT };
     const report = ctx.kernel().read((db, now) => statusReport(db, now, options));
     if (ctx.actor.kind === 'human') refreshStale(ctx.kernel(), report); // agents call status often; a person reads STATUS.md
-    const text = () => {
-      const now = Date.parse(report.at);
-      const p = new Painter(ctx.color);
-      const lines: string[] = [p.paint('bold', 'Needs a human')];
-      const attention = [
-        ...report.pendingGates.map((g) => `  ${gateLine(p, g, now)}`),
-        ...report.blocked.map((t) => `  ${todoLine(p, t, now)}`),
-        ...report.lapsedLeases.map((t) => `  ${todoLine(p, t, now)}  ${p.paint('red', 'lease lapsed')}`),
-        ...report.monitors
-          .filter((m) => m.lastRun?.error)
-          .map((m) => `  ${monitorLine(p, m, now)}  ${p.paint('red', 'its check cannot run')}`),
-      ];
-      const more = report.more ?? {};
-      if (more.pendingGates) attention.push(`  … ${more.pendingGates} more pending gates (loopx gate list --pending)`);
-      if (more.blocked) attention.push(`  … ${more.blocked} more blocked todos (loopx todo list --status blocked)`);
-      if (more.lapsedLeases) attention.push(`  … ${more.lapsedLeases} more lapsed leases (loopx status --all)`);
-      lines.push(...(attention.length ? attention : ['  nothing']), '', p.paint('bold', 'Goals'));
-      if (report.goals.length === 0) lines.push('  none yet: loopx goal create --title "…"');
-      for (const g of report.goals) {
-        const c = g.counts;
-        const answer = g.shouldRun.run
-          ? p.paint('green', 'yes')
-          : `no (${p.paint('yellow', g.shouldRun.reason)})` +
-            (g.shouldRun.nextWakeAt ? ` (wake ${relativeTime(g.shouldRun.nextWakeAt, now)})` : '');
-        lines.push(
-          `  ${p.paint('bold', g.id)} ${clean(g.title)} [${g.status}]  ${c.open} open, ${c.claimed} claimed, ${c.blocked} blocked, ${c.shipped} shipped`,
-          `     quota ${g.quota.spent}/${g.quota.turnsPerWindow} in ${g.quota.windowHours}h; should run: ${answer}`,
-          `     next: ${g.nextTodo ? `${g.nextTodo.id} ${clean(g.nextTodo.title)}` : 'nothing ready'}`,
-        );
-      }
-      if (report.monitors.length) {
-        lines.push(
-          '',
-          p.paint('bold', 'Monitors (run unattended by loopx monitor tick)'),
-          ...report.monitors.map((m) => `  ${monitorLine(p, m, now)}`),
-        );
-        if (more.monitors) lines.push(`  … ${more.monitors} more waiting monitors (loopx monitor list --status waiting)`);
-      }
-      return lines.join('\n');
-    };
-    return { data: report, text };
+    return { data: report, text: () => statusText(report, ctx.color) };
   },
 };
+
+/** What a person reads: the attention queue, then each goal's line, quota and next todo, then the monitors. */
+function statusText(report: StatusReport, color: boolean): string {
+  const now = Date.parse(report.at);
+  const p = new Painter(color);
+  const lines: string[] = [p.paint('bold', 'Needs a human')];
+  const attention = [
+    ...report.pendingGates.map((g) => `  ${gateLine(p, g, now)}`),
+    ...report.blocked.map((t) => `  ${todoLine(p, t, now)}`),
+    ...report.lapsedLeases.map((t) => `  ${todoLine(p, t, now)}  ${p.paint('red', 'lease lapsed')}`),
+    ...report.monitors.filter((m) => m.lastRun?.error).map((m) => `  ${monitorLine(p, m, now)}  ${p.paint('red', 'its check cannot run')}`),
+  ];
+  const more = report.more ?? {};
+  if (more.pendingGates) attention.push(`  … ${more.pendingGates} more pending gates (loopx gate list --pending)`);
+  if (more.blocked) attention.push(`  … ${more.blocked} more blocked todos (loopx todo list --status blocked)`);
+  if (more.lapsedLeases) attention.push(`  … ${more.lapsedLeases} more lapsed leases (loopx status --all)`);
+  lines.push(...(attention.length ? attention : ['  nothing']), '', p.paint('bold', 'Goals'));
+  if (report.goals.length === 0) lines.push('  none yet: loopx goal create --title "…"');
+  for (const g of report.goals) {
+    const c = g.counts;
+    const answer = g.shouldRun.run
+      ? p.paint('green', 'yes')
+      : `no (${p.paint('yellow', g.shouldRun.reason)})` +
+        (g.shouldRun.nextWakeAt ? ` (wake ${relativeTime(g.shouldRun.nextWakeAt, now)})` : '');
+    lines.push(
+      `  ${p.paint('bold', g.id)} ${clean(g.title)} [${g.status}]  ${c.open} open, ${c.claimed} claimed, ${c.blocked} blocked, ${c.shipped} shipped`,
+      `     quota ${g.quota.spent}/${g.quota.turnsPerWindow} in ${g.quota.windowHours}h; should run: ${answer}`,
+      `     next: ${g.nextTodo ? `${g.nextTodo.id} ${clean(g.nextTodo.title)}` : 'nothing ready'}`,
+    );
+  }
+  if (report.monitors.length) {
+    lines.push(
+      '',
+      p.paint('bold', 'Monitors (run unattended by loopx monitor tick)'),
+      ...report.monitors.map((m) => `  ${monitorLine(p, m, now)}`),
+    );
+    if (more.monitors) lines.push(`  … ${more.monitors} more waiting monitors (loopx monitor list --status waiting)`);
+  }
+  return lines.join('\n');
+}

@@ -33,6 +33,23 @@ describe('claiming', () => {
     expect(claim.todo).toMatchObject({ status: 'claimed', owner: 'codex', leaseExpiresAt: iso(s.clock.ms + 30 * 60_000) });
   });
 
+  test('claim --next weighs a lapsed claim and the open todos alike: priority first, then the oldest', () => {
+    const older = add('older, normal', { priority: 2 });
+    const urgent = add('urgent', { priority: 0 });
+    const newer = add('newer, normal', { priority: 2 });
+    claimTodo(s.as(codex), older, { leaseSeconds: 60 });
+    claimTodo(s.as(codex), urgent, { leaseSeconds: 60 });
+    s.clock.advance(61); // both leases lapse: the urgent one comes before any open todo, the older before the newer
+    const other = createGoal(s.kernel, { title: 'Other' }).id;
+    addTodo(s.kernel, { goalId: other, title: 'elsewhere', priority: 0 });
+    expect(nextClaimable(s.kernel.db, iso(s.clock.ms), goalId)?.id).toBe(urgent);
+    expect(claimNext(s.as(claude), { goalId }).todo.id).toBe(urgent);
+    expect(claimNext(s.as(claude), { goalId }).todo.id).toBe(older);
+    expect(claimNext(s.as(claude), { goalId }).todo.id).toBe(newer);
+    expect(nextClaimable(s.kernel.db, iso(s.clock.ms), goalId)).toBeNull();
+    expect(nextClaimable(s.kernel.db, iso(s.clock.ms))?.title).toBe('elsewhere');
+  });
+
   test('a todo claimed by another agent is refused until its lease lapses, then reclaimable', () => {
     const t = add('x');
     claimTodo(s.as(codex), t, { leaseSeconds: 60 });
