@@ -1,4 +1,7 @@
 import { expect, test } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chooseDriver, openDb } from './openDb';
 import { loadNodeSqlite } from './nodeSqliteDriver';
 
@@ -26,4 +29,16 @@ test('both drivers return plain numbers and strings for the kernel', () => {
   expect({ ...db.prepare('SELECT * FROM t').get() }).toEqual({ i: 42, r: 1.5, s: 'x', n: null });
   expect(db.prepare('UPDATE t SET i = 1').run().changes).toBe(1);
   db.close();
+});
+
+test('a store opened for writing is in WAL mode and syncs every commit (FULL), so an answered write survives a power cut', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'loopx-sync-'));
+  try {
+    const db = openDb(join(dir, 'loopx.db'));
+    const pragma = (name: string) => Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0];
+    expect([pragma('journal_mode'), pragma('synchronous')]).toEqual(['wal', 2]); // 2 = FULL (NORMAL is 1)
+    db.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
