@@ -7,8 +7,8 @@ import { CLI_COMMANDS } from './registry';
 import type { serveMcp as ServeMcp } from './mcp/server';
 
 /**
- * The whole CLI (dist/cli.js): every command, help and `loopx mcp`. bin/loopx calls it for what the agent bundle
- * (agentIndex.ts) leaves to it.
+ * The whole CLI (dist/cli.js): every command, help and `loopx mcp`. bin/loopx loads it for every call that is not
+ * a verb with a bundle of its own (agentCommands.ts).
  */
 export function main(argv: readonly string[]): true {
   if (argv[0] === 'mcp' && !argv.includes('--help') && !argv.includes('-h')) {
