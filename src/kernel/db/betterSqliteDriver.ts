@@ -25,7 +25,12 @@ declare const __LOOPX_ROOT_FROM_BUNDLE__: string | undefined;
  * native addon straight from the file: finding both through Node's module resolution and the `bindings` package's
  * search costs Node 20 several milliseconds on every call. Elsewhere (VS Code, the tests) Node resolves the package.
  */
+let loaded: { Database: BetterConstructor; nativeBinding?: unknown } | undefined;
 function loadBetterSqlite(): { Database: BetterConstructor; nativeBinding?: unknown } {
+  return (loaded ??= findBetterSqlite());
+}
+
+function findBetterSqlite(): { Database: BetterConstructor; nativeBinding?: unknown } {
   if (typeof __LOOPX_ROOT_FROM_BUNDLE__ === 'string') {
     const addon = join(__dirname, __LOOPX_ROOT_FROM_BUNDLE__, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
     if (existsSync(addon)) {
