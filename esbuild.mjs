@@ -4,6 +4,8 @@ import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const agentVerbs = JSON.parse(readFileSync(new URL('./src/cli/agentVerbs.json', import.meta.url), 'utf8'));
+/** A verb's bundle name in dist/agent/: its words joined by dashes (bin/loopx looks the call's words up the same way). */
+const bundleName = (verb) => verb.words.join('-');
 const watch = process.argv.includes('--watch');
 
 const base = {
@@ -37,10 +39,10 @@ const targets = [
     stdin: {
       contents: `import { agentMain } from './agentMain';\nimport { ${verb.export} } from '${verb.module}';\nexport const main = agentMain(${verb.export});\n`,
       resolveDir: 'src/cli',
-      sourcefile: `agent/${verb.words.join('-')}.ts`,
+      sourcefile: `agent/${bundleName(verb)}.ts`,
       loader: 'ts',
     },
-    outfile: `dist/agent/${verb.words.join('-')}.js`,
+    outfile: `dist/agent/${bundleName(verb)}.js`,
   })),
   { ...base, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
   // The goal-file language client: required by the extension when the first goal file opens.
@@ -114,8 +116,8 @@ if (watch) {
   copyCodicons();
   // bin/loopx rebuilds V8's code caches (one per V8 version) for the new bundles on first use; a verb that left the
   // list leaves no bundle behind.
-  for (const name of readdirSync('dist')) if (/^cli(-agent)?\.js\..*cache$/.test(name)) rmSync(`dist/${name}`, { force: true });
-  const built = new Set(agentVerbs.map((verb) => `${verb.words.join('-')}.js`));
+  for (const name of readdirSync('dist')) if (/^cli\.js\..*cache$/.test(name)) rmSync(`dist/${name}`, { force: true });
+  const built = new Set(agentVerbs.map((verb) => `${bundleName(verb)}.js`));
   for (const name of readdirSync('dist/agent'))
     if (!built.has(name.replace(/\.js(\.map|\..*\.cache)$/, '.js'))) rmSync(`dist/agent/${name}`, { force: true });
   console.log(`esbuild: built ${targets.length} bundle(s) in ${Date.now() - started} ms`);

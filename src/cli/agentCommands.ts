@@ -15,11 +15,3 @@ export interface AgentVerb {
  * Each bundle holds the whole CLI's own command object (registry.ts): agentCommands.test.ts holds them together.
  */
 export const AGENT_VERBS: readonly AgentVerb[] = verbs;
-
-/** The file name of a verb's bundle in dist/agent/ (bin/loopx builds the same name from the call's words). */
-export function agentBundleName(words: readonly string[]): string {
-  return `${words.join('-')}.js`;
-}
-
-/** What a verb's bundle exports to bin/loopx: run the call against its one command. */
-export type AgentMain = (argv: readonly string[]) => void;

@@ -67,11 +67,8 @@ export interface Command {
 }
 
 /** The longest command in `commands` whose words start argv, and the remaining tokens. */
-export function findCommand<C extends { name: readonly string[] }>(
-  argv: readonly string[],
-  commands: readonly C[],
-): { command: C; rest: string[] } | null {
-  let best: C | null = null;
+export function findCommand(argv: readonly string[], commands: readonly Command[]): { command: Command; rest: string[] } | null {
+  let best: Command | null = null;
   for (const command of commands) {
     const matches = command.name.every((word, i) => argv[i] === word);
     if (matches && (!best || command.name.length > best.name.length)) best = command;

@@ -10,7 +10,7 @@ import type { serveMcp as ServeMcp } from './mcp/server';
  * The whole CLI (dist/cli.js): every command, help and `loopx mcp`. bin/loopx loads it for every call that is not
  * a verb with a bundle of its own (agentCommands.ts).
  */
-export function main(argv: readonly string[]): true {
+export function main(argv: readonly string[]): void {
   if (argv[0] === 'mcp' && !argv.includes('--help') && !argv.includes('-h')) {
     // The MCP server lives in its own bundle (dist/mcp.js) so that every other command starts without it.
     const root = argv[argv.indexOf('--root') + 1];
@@ -23,5 +23,4 @@ export function main(argv: readonly string[]): true {
   } else {
     runProcess(runCli(argv, processIo(), CLI_COMMANDS));
   }
-  return true;
 }

@@ -51,7 +51,7 @@ function parseIdentity(value: string, source: string): string {
 }
 
 /**
- * Runs one CLI invocation against `commands` (the whole CLI's, or the agent bundle's few) and returns its exit code.
+ * Runs one CLI invocation against `commands` (the whole CLI's, or a verb bundle's one) and returns its exit code.
  * Never rejects.
  */
 export async function runCli(argv: readonly string[], io: CliIo, commands: readonly Command[]): Promise<number> {
