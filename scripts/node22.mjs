@@ -25,7 +25,8 @@ export function ensureNode22() {
   // The node package's preinstall picks the binary for this platform: allowed by name (npm 11 asks), so it runs quietly.
   writeFileSync(join(home, 'package.json'), '{"name":"node22-cache","private":true,"allowScripts":{"node":true}}\n');
   console.error(`installing ${NODE_SPEC} into ${home} (first run only)…`);
-  execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', NODE_SPEC], { cwd: home, stdio: 'inherit' });
+  // npm's own output goes to stderr: stdout carries only the path, which callers read.
+  execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', NODE_SPEC], { cwd: home, stdio: ['ignore', 2, 'inherit'] });
   const path = node22Path();
   if (!path) throw new Error(`npm installed ${NODE_SPEC} but no node binary was found under ${home}`);
   return path;
