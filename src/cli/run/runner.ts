@@ -220,8 +220,9 @@ export class Runner {
     let turn: Turn;
     let env: Record<string, string>;
     let promptFile: string;
+    let allowedCommands: string[];
     try {
-      ({ turn, env, promptFile } = startTurn(this.agentKernel, {
+      ({ turn, env, promptFile, allowedCommands } = startTurn(this.agentKernel, {
         goalId,
         host: this.o.host,
         agent: this.o.agent,
@@ -242,7 +243,7 @@ export class Runner {
       startedLine(turn, this.o.host),
     );
     const host = startHost({
-      commandLine: hostCommand(this.o.host, this.o.settings, { promptFile, dir, env }),
+      commandLine: hostCommand(this.o.host, this.o.settings, { promptFile, dir, env, allowedCommands }),
       cwd: root,
       env: { ...process.env, ...env },
       turnDir: dir,

@@ -111,7 +111,12 @@ export class TurnRunner extends Disposable {
   private launch(started: TurnStart, host: string, settings: HostSettings): RunOutcome {
     const { turn } = started;
     const dir = dirname(started.promptFile);
-    const plan = planHost(host, settings, { promptFile: started.promptFile, dir, env: started.env });
+    const plan = planHost(host, settings, {
+      promptFile: started.promptFile,
+      dir,
+      env: started.env,
+      allowedCommands: started.allowedCommands,
+    });
     // Who runs it: a later window (after a reload or a crash) finds turns whose launcher is gone (turnRecovery.ts).
     writeLauncher(this.ctx.session.root, turn.id, { pid: process.pid });
     const terminal = vscode.window.createTerminal({
