@@ -1,5 +1,5 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 /**
  * A scripted model on 127.0.0.1 for the real agent CLIs: Claude Code talks to it as the Anthropic Messages API
@@ -32,6 +32,11 @@ export interface ModelServer {
   requests: { method: string; path: string }[];
   /** Requests that carried a turn's prompt but whose script found nothing to run (the prompt did not parse). */
   problems: string[];
+  /**
+   * Whatever tried to reach another host through it: the server is also the CLIs' HTTP(S) proxy (`proxyEnv`), so
+   * a request for anything but 127.0.0.1 lands here (CONNECT, or an absolute URL) and is refused.
+   */
+  outside: string[];
   close(): Promise<void>;
 }
 
@@ -39,6 +44,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   const calls: ToolCall[] = [];
   const requests: { method: string; path: string }[] = [];
   const problems: string[] = [];
+  const outside: string[] = [];
   const server: Server = createServer((req, res) => {
     void readBody(req).then((body) => {
       requests.push({ method: req.method ?? '', path: req.url ?? '' });
@@ -52,7 +58,17 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     });
   });
 
+  server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    outside.push(`CONNECT ${req.url}`);
+    socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+  });
+
   function route(req: IncomingMessage, res: ServerResponse, body: string): void {
+    if (/^https?:\/\//.test(req.url ?? '')) {
+      outside.push(`${req.method} ${req.url}`);
+      res.writeHead(403);
+      return void res.end();
+    }
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'POST' && path === '/v1/messages') return anthropic(res, JSON.parse(body) as AnthropicRequest);
     if (req.method === 'POST' && path === '/v1/responses') return openai(res, JSON.parse(body) as OpenAiRequest);
@@ -183,6 +199,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     calls,
     requests,
     problems,
+    outside,
     close: () =>
       new Promise<void>((done) => {
         server.closeAllConnections();

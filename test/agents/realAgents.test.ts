@@ -1,0 +1,155 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { LOOPX, REPO, cleanEnv, loopx, startGoal } from '../cli/harness';
+import { agentBin, agentEnv, readTurn, shipScript } from './agentEnv';
+import { type ModelServer, startModelServer } from './modelServer';
+
+/**
+ * The real Claude Code and Codex CLIs (exact devDependencies) running loopx turns with the default host commands,
+ * offline: the model is a script on 127.0.0.1 that reads the prompt and calls the CLI's own shell tool with the
+ * prompt's loopx commands. Everything lives under one temporary folder whose name has a space, loopx included.
+ */
+const base = mkdtempSync(join(tmpdir(), 'loopx agents '));
+const bin = agentBin(REPO);
+/** This loopx, reached through a folder with a space in its name (as on macOS), as the prompt will show it. */
+const spacedLoopx = join(base, 'my tools', 'loopx');
+let server: ModelServer;
+/** What the scripted model runs after the turn's own commands (a test sets it). */
+let extra: (turn: { prefix: string; todo: string }) => string[] = () => [];
+
+beforeAll(async () => {
+  mkdirSync(join(base, 'my tools'));
+  symlinkSync(LOOPX, spacedLoopx);
+  server = await startModelServer({
+    script: (prompt) => {
+      const turn = readTurn(prompt);
+      if (!turn) return [];
+      const [show, evidence, ship] = shipScript(prompt);
+      return [show as string, ...extra(turn), evidence as string, ship as string];
+    },
+  });
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+let n = 0;
+function setUp(): { root: string; env: Record<string, string>; cli: (args: string[]) => ReturnType<typeof loopx> } {
+  const root = join(base, `work space ${++n}`);
+  mkdirSync(root);
+  const env = agentEnv(server, join(base, `home ${n}`), bin);
+  const cli = (args: string[]) => loopx(args, { cwd: root, env: { HOME: env.HOME as string } });
+  cli(['init']);
+  cli(['goal', 'create', '--title', 'Ship the importer', '--turns', '5']);
+  startGoal(root);
+  cli(['todo', 'add', '--goal', 'G1', '--title', 'Parse quoted fields', '--detail', 'fixtures pass']);
+  return { root, env, cli };
+}
+
+/** `loopx run … --once --json` through the spaced path, as a child (the model server answers meanwhile). */
+function run(
+  root: string,
+  env: Record<string, string>,
+  args: string[],
+): Promise<{ code: number | null; events: Record<string, unknown>[]; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [spacedLoopx, 'run', '--json', '--once', ...args], { cwd: root, env: cleanEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) =>
+      done({
+        code,
+        stderr,
+        events: stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>),
+      }),
+    );
+  });
+}
+
+function expectShippedOnce(cli: (args: string[]) => ReturnType<typeof loopx>, agent: string): void {
+  expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+  expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toEqual([
+    expect.objectContaining({ actor: agent, source: 'agent', summary: 'checked by the scripted model' }),
+  ]);
+  expect(cli(['turn', 'list', '--json']).json.data).toEqual([
+    expect.objectContaining({ id: 'R1', agent, resultKind: 'validated_completion', spent: true, exitCode: 0 }),
+  ]);
+  const history = cli(['history', '--goal', 'G1', '--limit', '500', '--json']).json.data as { kind: string }[];
+  expect(history.filter((e) => e.kind === 'quota.spent')).toHaveLength(1);
+  expect(cli(['quota', 'show', '--goal', 'G1', '--json']).json.data).toMatchObject({ spent: 1 });
+}
+
+describe('real agent CLIs with the default host commands, offline', () => {
+  test("loopx run --host claude: Claude Code runs the prompt's loopx commands unasked and ships the todo; quota spent once", async () => {
+    const { root, env, cli } = setUp();
+    const before = server.calls.length;
+    const r = await run(root, env, ['--host', 'claude']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({ resultKind: 'validated_completion', spent: true, exitCode: 0 });
+    const calls = server.calls.slice(before);
+    expect(calls.map((c) => c.command)).toEqual([
+      `LOOPX_AGENT=claude '${spacedLoopx}' todo show T1 --json`,
+      expect.stringContaining(' evidence add --todo T1 '),
+      `LOOPX_AGENT=claude '${spacedLoopx}' todo ship T1 --json`,
+    ]);
+    for (const call of calls) expect(call.output).toContain('"ok":true');
+    expectShippedOnce(cli, 'claude');
+    expect(server.outside).toEqual([]);
+    expect(server.problems).toEqual([]);
+  });
+
+  test('loopx run --host codex: Codex runs them in its workspace-write sandbox and ships the todo; quota spent once', async () => {
+    const { root, env, cli } = setUp();
+    const before = server.calls.length;
+    const r = await run(root, env, ['--host', 'codex']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({ resultKind: 'validated_completion', spent: true, exitCode: 0 });
+    const calls = server.calls.slice(before);
+    expect(calls.map((c) => c.command)).toEqual([
+      `LOOPX_AGENT=codex '${spacedLoopx}' todo show T1 --json`,
+      expect.stringContaining(' evidence add --todo T1 '),
+      `LOOPX_AGENT=codex '${spacedLoopx}' todo ship T1 --json`,
+    ]);
+    for (const call of calls) expect(call.output).toContain('"ok":true');
+    expectShippedOnce(cli, 'codex');
+    expect(server.outside).toEqual([]);
+    expect(server.problems).toEqual([]);
+  });
+
+  test('Claude Code: a command smuggled through an allowed loopx call, or through evidence run, is not run unasked', async () => {
+    const { root, env, cli } = setUp();
+    const marker = (name: string) => join(root, name);
+    extra = ({ prefix, todo }) => [
+      `${prefix} evidence run --todo ${todo} -- touch ${marker('ran-evidence-run')}`,
+      `${prefix} todo show ${todo} && node -e "require('fs').writeFileSync('${marker('ran-and')}', '')"`,
+      `${prefix} todo show ${todo}; node -e "require('fs').writeFileSync('${marker('ran-semicolon')}', '')"`,
+      `${prefix} todo show ${todo} | node -e "require('fs').writeFileSync('${marker('ran-pipe')}', '')"`,
+      `${prefix} todo show $(node -e "require('fs').writeFileSync('${marker('ran-substitution')}', '')")`,
+      `node -e "require('fs').writeFileSync('${marker('ran-plain')}', '')"`,
+    ];
+    const before = server.calls.length;
+    try {
+      const r = await run(root, env, ['--host', 'claude']);
+      expect(r.code, r.stderr).toBe(0);
+    } finally {
+      extra = () => [];
+    }
+    const smuggled = server.calls.slice(before + 1, before + 7);
+    expect(smuggled).toHaveLength(6);
+    for (const call of smuggled) expect(call.output, call.command).toMatch(/requires approval|command_substitution/);
+    for (const name of ['ran-evidence-run', 'ran-and', 'ran-semicolon', 'ran-pipe', 'ran-substitution', 'ran-plain'])
+      expect(existsSync(marker(name)), name).toBe(false);
+    // Nothing ran: evidence run recorded nothing either; the turn's own commands still did their work.
+    expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toHaveLength(1);
+    expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+  });
+});
