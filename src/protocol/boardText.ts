@@ -127,6 +127,18 @@ export function eventSentence(e: EventFacts): EventSentence {
         d.command === null || d.command === undefined ? `timer ${str('id')} set ${by}` : `monitor ${str('id')} added ${by}`,
         str('command') || str('note'),
       );
+    case 'monitor.approved':
+      return said(
+        d.pattern ? `monitor ${str('id')}'s check allowed by the goal's pattern` : `monitor ${str('id')}'s check allowed ${by}`,
+        str('command'),
+      );
+    case 'goal.checks_allowed':
+      return said(
+        Array.isArray(d.patterns) && d.patterns.length
+          ? `checks agents may set allowed ${by}`
+          : `no checks agents set run unasked any more (${by})`,
+        Array.isArray(d.patterns) ? d.patterns.join(' · ') : '',
+      );
     case 'monitor.run_claimed':
       return said(`monitor ${str('id')} run ${String(d.n ?? '')} taken ${by}`);
     case 'monitor.checked':

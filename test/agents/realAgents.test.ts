@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { LOOPX, REPO, cleanEnv, loopx, startGoal } from '../cli/harness';
+import { LOOPX, REPO, cleanEnv, inVsCode, loopx, startGoal } from '../cli/harness';
+import { approveMonitor } from '../../src/kernel/ops/monitors';
 import { agentBin, agentEnv, readTurn, shipScript } from './agentEnv';
 import { type ModelServer, startModelServer } from './modelServer';
 
@@ -19,6 +20,8 @@ const spacedLoopx = join(base, 'my tools', 'loopx');
 let server: ModelServer;
 /** What the scripted model runs after the turn's own commands (a test sets it). */
 let extra: (turn: { prefix: string; todo: string }) => string[] = () => [];
+/** Or instead of them: a test's own script. */
+let only: ((turn: { prefix: string; todo: string }) => string[]) | undefined;
 
 beforeAll(async () => {
   mkdirSync(join(base, 'my tools'));
@@ -27,6 +30,7 @@ beforeAll(async () => {
     script: (prompt) => {
       const turn = readTurn(prompt);
       if (!turn) return [];
+      if (only) return only(turn);
       const [show, evidence, ship] = shipScript(prompt);
       return [show as string, ...extra(turn), evidence as string, ship as string];
     },
@@ -151,5 +155,41 @@ describe('real agent CLIs with the default host commands, offline', () => {
     // Nothing ran: evidence run recorded nothing either; the turn's own commands still did their work.
     expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toHaveLength(1);
     expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+  });
+
+  test("Codex: the sandbox keeps the agent's own writes in the workspace, and a check it sets through loopx waits for a person", async () => {
+    const { root, env, cli } = setUp();
+    const outside = (name: string) => join(base, `${name} ${n}`);
+    only = ({ prefix, todo }) => [
+      `${prefix} todo show ${todo} --json`,
+      `touch '${outside('written by the agent')}'`,
+      `${prefix} monitor add --todo ${todo} --check "touch '${outside('written by its check')}'" --every 10s --note "waits for the deploy" --json`,
+    ];
+    const before = server.calls.length;
+    try {
+      const r = await run(root, env, ['--host', 'codex']);
+      expect(r.code, r.stderr).toBe(0);
+    } finally {
+      only = undefined;
+    }
+    const [, write, add] = server.calls.slice(before);
+    expect(write?.output).toMatch(/Read-only file system|Permission denied/);
+    expect(existsSync(outside('written by the agent'))).toBe(false);
+    expect(add?.output).toContain('"approval":"pending"');
+    // The runner's next passes and any ticker leave it alone: it waits for a person, and says so.
+    const again = await run(root, env, ['--host', 'codex']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(cli(['monitor', 'tick', '--json']).json.data).toMatchObject({ runs: [] });
+    expect(existsSync(outside('written by its check'))).toBe(false);
+    expect(cli(['monitor', 'list']).stdout).toMatch(
+      /M1\s+waiting\s+T1: .*\(waits for a person to allow its check \(loopx monitor approve M1\)/,
+    );
+    // Once a person approves it, loopx runs it, unattended and outside the sandbox: that is why it asked.
+    inVsCode(root, (kernel) => approveMonitor(kernel, 'M1'));
+    expect(cli(['monitor', 'tick', '--json']).json.data).toMatchObject({
+      runs: [expect.objectContaining({ monitorId: 'M1', exitCode: 0 })],
+    });
+    expect(existsSync(outside('written by its check'))).toBe(true);
+    expect(server.outside).toEqual([]);
   });
 });
