@@ -193,3 +193,58 @@ describe('real agent CLIs with the default host commands, offline', () => {
     expect(server.outside).toEqual([]);
   });
 });
+
+describe('hosts that change under you, judged against the real CLIs', () => {
+  test('loopx doctor names each installed host with its version and says it accepts the default command', () => {
+    const { root, env } = setUp();
+    const doctor = loopx(['doctor', '--json'], { cwd: root, env: { HOME: env.HOME as string, PATH: env.PATH as string } });
+    const checks = (doctor.json.data as { checks: { name: string; level: string; detail: string }[] }).checks;
+    expect(checks.filter((c) => c.name.startsWith('host '))).toEqual([
+      {
+        name: 'host claude',
+        level: 'ok',
+        detail: expect.stringMatching(/^Claude Code 2\.1\.197 \(.*claude\) accepts the command\.$/),
+        host: expect.anything(),
+      },
+      {
+        name: 'host codex',
+        level: 'ok',
+        detail: expect.stringMatching(/^The Codex CLI 0\.171\.0 \(.*codex\) accepts the command\.$/),
+        host: expect.anything(),
+      },
+    ]);
+    const none = loopx(['doctor'], { cwd: root, env: { PATH: '/usr/bin:/bin' } });
+    expect(none.stdout).toMatch(/warn\s+host codex\s+The Codex CLI is not installed: "codex" is not on PATH; install the Codex CLI/);
+    expect(none.code).toBe(0);
+  });
+
+  test('loopx run refuses a command the installed Codex no longer accepts, before anything is claimed, saying what to use', async () => {
+    const { root, env, cli } = setUp();
+    const r = await run(root, env, ['--host', 'codex', '--command', 'codex exec --full-auto -']);
+    expect(r.code).toBe(2);
+    expect(r.events.at(-1)).toMatchObject({
+      ok: false,
+      error: {
+        code: 'host_incompatible',
+        message: expect.stringContaining(
+          'The Codex CLI 0.171.0 no longer accepts --full-auto; use the default command: codex exec --sandbox workspace-write --skip-git-repo-check -',
+        ),
+      },
+    });
+    expect(cli(['turn', 'list', '--json']).json.data).toEqual([]);
+  });
+
+  test('a turn whose host exits at once with a usage error is a host configuration problem, with the telling line', async () => {
+    const { root, env } = setUp();
+    const r = await run(root, env, ['--host', 'custom', '--command', 'codex exec --full-auto -']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({
+      resultKind: 'host_failure',
+      exitCode: 2,
+      spent: false,
+      hostProblem: expect.stringContaining(
+        `a host configuration problem, not the agent's work): "error: unexpected argument '--full-auto' found"`,
+      ),
+    });
+  });
+});
