@@ -158,7 +158,7 @@ function escape(text: string): string {
  * printed) and returns a sentence naming it a host configuration problem with its telling line, or null.
  */
 export function hostProblemAfterTurn(host: string, outputLog: string, exitCode: number, runMs: number): string | null {
-  let output = '';
+  let output: string;
   try {
     output = readFileSync(outputLog, 'utf8').slice(-20_000);
   } catch {
