@@ -11,6 +11,8 @@ export interface HostSettings {
   codex: string;
   claude: string;
   custom: string;
+  /** VS Code's built-in sample agent (a demo): its launcher beside the loopx a prompt names. */
+  sample?: string;
 }
 
 export const DEFAULT_HOSTS: HostSettings = {

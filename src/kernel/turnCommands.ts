@@ -110,3 +110,12 @@ export function allowedCommands(prefix: string, todo: string): string[] {
 export function claudeAllowedTools(commands: readonly string[]): string[] {
   return commands.map((c) => `Bash(${c}:*)`);
 }
+
+/**
+ * Reads a turn's prompt back as an agent does: its todo and the exact command prefix (quoted as it is there). Used
+ * by the sample agent, and by the tests' scripted model.
+ */
+export function readTurnPrompt(prompt: string): { prefix: string; todo: string } | undefined {
+  const match = /^(LOOPX_AGENT=\S+ (?:'(?:[^']|'\\'')*'|\S+)) todo ship (T\d+)/m.exec(prompt);
+  return match ? { prefix: match[1] as string, todo: match[2] as string } : undefined;
+}

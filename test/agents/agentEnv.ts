@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ModelServer } from './modelServer';
+import { readTurnPrompt } from '../../src/kernel/turnCommands';
 
 /**
  * The environment the real agent CLIs run in for a test: offline against the scripted model on 127.0.0.1, with a
@@ -92,14 +93,8 @@ export function agentBin(repo: string): string {
   return bin;
 }
 
-/**
- * The script of a turn, read from its prompt as an agent would: the todo, and the exact loopx command prefix the
- * prompt shows (quoted as it is there). Then: read the todo, record evidence, ship.
- */
-export function readTurn(prompt: string): { prefix: string; todo: string } | undefined {
-  const match = /^(LOOPX_AGENT=\S+ (?:'(?:[^']|'\\'')*'|\S+)) todo ship (T\d+)/m.exec(prompt);
-  return match ? { prefix: match[1] as string, todo: match[2] as string } : undefined;
-}
+/** The turn's todo and exact loopx prefix, read from its prompt (turnCommands.ts: the same home as the prompt). */
+export const readTurn = readTurnPrompt;
 
 export function shipScript(prompt: string): string[] {
   const turn = readTurn(prompt);

@@ -10,7 +10,7 @@ import { columnOf } from '../../src/protocol/board';
 import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo } from '../../src/kernel/ops/todos';
 import { claimTodo } from '../../src/kernel/ops/claims';
-import { addMonitor, cancelMonitor } from '../../src/kernel/ops/monitors';
+import { addMonitor, approveMonitor, cancelMonitor } from '../../src/kernel/ops/monitors';
 import { runEvidence } from '../../src/kernel/ops/evidenceRun';
 import { app, otherWriter, until, vscodeHuman, withAnswers, workspaceRoot } from './support';
 
@@ -22,6 +22,7 @@ function goalWithWaitingTodo(title: string, check: string): { goalId: string; to
     const todoId = addTodo(writer, { goalId, title: `${title}: merge when green` }).id;
     claimTodo(writer, todoId);
     const monitorId = addMonitor(writer, { todoId, check, everySeconds: 10, note: 'CI run started' }).id;
+    approveMonitor(writer.as(vscodeHuman), monitorId); // a person allowed the check codex set
     return { goalId, todoId, monitorId };
   } finally {
     writer.close();

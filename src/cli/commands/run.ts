@@ -69,11 +69,8 @@ export const run: Command = {
       );
     }
     // A host whose installed program would refuse the command (a flag it dropped, or one it does not know yet).
-    const verdict = judgeHost(
-      host,
-      settings[host as keyof HostSettings],
-      hostFactsSync(host, settings[host as keyof HostSettings], ctx.env.PATH ?? ''),
-    );
+    const template = settings[host as keyof HostSettings] ?? '';
+    const verdict = judgeHost(host, template, hostFactsSync(host, template, ctx.env.PATH ?? ''));
     if (verdict.problem === 'incompatible' || verdict.problem === 'too_old')
       throw new LoopxError(
         'host_incompatible',
