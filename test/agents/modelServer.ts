@@ -9,9 +9,12 @@ import type { AddressInfo, Socket } from 'node:net';
  * then ends the turn with a line of text. What came back from each call (the CLI's tool result) is recorded, so a
  * test can read what the CLI did with a command: ran it, or refused it.
  */
+/** A step of a script: a shell command (through the CLI's shell tool), or a call of another tool it offers (MCP). */
+export type Step = string | { tool: string; input: Record<string, unknown> };
+
 export interface ModelServerOptions {
-  /** The shell commands to run, in order, for the prompt the CLI was given (the first user text of the turn). */
-  script(prompt: string): string[];
+  /** The steps to run, in order, for the prompt the CLI was given (the first user text of the turn). */
+  script(prompt: string): Step[];
 }
 
 export interface ToolCall {
@@ -80,8 +83,8 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     res.end(JSON.stringify({ error: { type: 'not_found_error', message: `no ${req.method} ${path} here` } }));
   }
 
-  /** The next command of the script, given how many calls this conversation has made; undefined: the turn ends. */
-  function next(api: ToolCall['api'], prompt: string | undefined, done: number, outputs: string[], tool: string): string | undefined {
+  /** The next step of the script, given how many calls this conversation has made; undefined: the turn ends. */
+  function next(api: ToolCall['api'], prompt: string | undefined, done: number, outputs: string[], tool: string): Step | undefined {
     // Results arrive with the request after the call: attach them to the calls still waiting for one, in order.
     const open = calls.filter((c) => c.api === api && c.output === null);
     outputs.slice(-open.length || outputs.length).forEach((output, i) => {
@@ -91,9 +94,10 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     if (prompt === undefined) return undefined;
     const script = options.script(prompt);
     if (script.length === 0) problems.push(`the script found nothing to run in a ${api} prompt of ${prompt.length} characters`);
-    const command = script[done];
-    if (command !== undefined) calls.push({ api, tool, command, output: null });
-    return command;
+    const step = script[done];
+    if (typeof step === 'string') calls.push({ api, tool, command: step, output: null });
+    else if (step) calls.push({ api, tool: step.tool, command: JSON.stringify(step.input), output: null });
+    return step;
   }
 
   function anthropic(res: ServerResponse, request: AnthropicRequest): void {
@@ -102,21 +106,22 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     const results = request.messages.flatMap((m) =>
       Array.isArray(m.content) ? m.content.filter((c) => c.type === 'tool_result').map((c) => resultText(c.content)) : [],
     );
-    const command = next('anthropic', prompt, results.length, results, 'Bash');
+    const step = next('anthropic', prompt, results.length, results, 'Bash');
     const sse = startSse(res);
     const usage = { input_tokens: 100, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
     sse('message_start', {
       type: 'message_start',
       message: { id: `msg_${Date.now()}`, type: 'message', role: 'assistant', model: request.model, content: [], stop_reason: null, usage },
     });
-    if (command !== undefined) {
+    if (step !== undefined) {
       const id = `toolu_${calls.length}`;
+      const name = typeof step === 'string' ? 'Bash' : step.tool;
       sse('content_block_start', {
         type: 'content_block_start',
         index: 0,
-        content_block: { type: 'tool_use', id, name: 'Bash', input: {} },
+        content_block: { type: 'tool_use', id, name, input: {} },
       });
-      const input = JSON.stringify({ command, description: 'Write back to loopx' });
+      const input = JSON.stringify(typeof step === 'string' ? { command: step, description: 'Write back to loopx' } : step.input);
       sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: input } });
       sse('content_block_stop', { type: 'content_block_stop', index: 0 });
       sse('message_delta', {
@@ -149,7 +154,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       .filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output')
       .map((i) => resultText(i.output));
     const done = input.filter((i) => i.type === 'function_call' || i.type === 'local_shell_call' || i.type === 'custom_tool_call').length;
-    const command = shell ? next('openai', prompt, done, outputs, shell.name) : undefined;
+    const step = shell ? next('openai', prompt, done, outputs, shell.name) : undefined;
     const sse = startSse(res);
     const id = `resp_${Date.now()}`;
     const base = {
@@ -162,13 +167,13 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     };
     sse('response.created', { type: 'response.created', response: base });
     const item =
-      command !== undefined && shell
+      step !== undefined && shell
         ? {
             type: 'function_call',
             id: `fc_${calls.length}`,
             call_id: `call_${calls.length}`,
-            name: shell.name,
-            arguments: JSON.stringify(shell.args(command)),
+            name: typeof step === 'string' ? shell.name : step.tool,
+            arguments: JSON.stringify(typeof step === 'string' ? shell.args(step) : step.input),
             status: 'completed',
           }
         : {

@@ -1,12 +1,13 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { LOOPX, REPO, cleanEnv, inVsCode, loopx, startGoal } from '../cli/harness';
 import { approveMonitor } from '../../src/kernel/ops/monitors';
 import { agentBin, agentEnv, readTurn, shipScript } from './agentEnv';
-import { type ModelServer, startModelServer } from './modelServer';
+import { type ModelServer, type Step, startModelServer } from './modelServer';
+import { claudeMcpSetup, codexMcpSetup } from '../../src/kernel/projections/mcpSetup';
 
 /**
  * The real Claude Code and Codex CLIs (exact devDependencies) running loopx turns with the default host commands,
@@ -21,7 +22,7 @@ let server: ModelServer;
 /** What the scripted model runs after the turn's own commands (a test sets it). */
 let extra: (turn: { prefix: string; todo: string }) => string[] = () => [];
 /** Or instead of them: a test's own script. */
-let only: ((turn: { prefix: string; todo: string }) => string[]) | undefined;
+let only: ((turn: { prefix: string; todo: string }) => Step[]) | undefined;
 
 beforeAll(async () => {
   mkdirSync(join(base, 'my tools'));
@@ -246,5 +247,52 @@ describe('hosts that change under you, judged against the real CLIs', () => {
         `a host configuration problem, not the agent's work): "error: unexpected argument '--full-auto' found"`,
       ),
     });
+  });
+});
+
+describe("Connect an Agent's MCP set-up, as copied, with the real CLIs", () => {
+  test('Claude Code: the copied command adds the server; with mcp__loopx allowed, claude -p ships through loopx tools as its agent', async () => {
+    const { root, env, cli } = setUp();
+    const add = spawnSync('/bin/sh', ['-c', claudeMcpSetup(spacedLoopx)], { cwd: root, env: { ...cleanEnv(env) }, encoding: 'utf8' });
+    expect(add.status, add.stderr).toBe(0);
+    const list = spawnSync('claude', ['mcp', 'list'], { cwd: root, env: cleanEnv(env), encoding: 'utf8', timeout: 60_000 });
+    expect(list.stdout).toContain(`loopx: ${spacedLoopx} mcp - ✔ Connected`);
+    const started = loopx(['turn', 'start', '--goal', 'G1', '--host', 'claude', '--agent', 'claude', '--json'], { cwd: root });
+    const prompt = (started.json.data as { promptFile: string }).promptFile;
+    only = ({ todo }) => [
+      { tool: 'mcp__loopx__loopx_todo_show', input: { todo } },
+      { tool: 'mcp__loopx__loopx_evidence', input: { todo, summary: 'checked by the scripted model', kind: 'test' } },
+      { tool: 'mcp__loopx__loopx_ship', input: { todo } },
+    ];
+    try {
+      const r = await new Promise<{ code: number | null; out: string }>((done) => {
+        const child = spawn('/bin/sh', ['-c', `claude -p --allowedTools mcp__loopx < '${prompt}'`], { cwd: root, env: cleanEnv(env) });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.stderr.on('data', (d) => (out += d));
+        child.on('close', (code) => done({ code, out }));
+      });
+      expect(r.code, r.out).toBe(0);
+    } finally {
+      only = undefined;
+    }
+    expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+    expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toEqual([
+      expect.objectContaining({ actor: 'claude', summary: 'checked by the scripted model' }),
+    ]);
+  });
+
+  test('Codex: the copied table is what codex reads: the server, its arguments, and LOOPX_AGENT passed through', () => {
+    const { root, env } = setUp();
+    appendFileSync(join(env.CODEX_HOME as string, 'config.toml'), `\n${codexMcpSetup(spacedLoopx)}`);
+    const list = spawnSync('codex', ['mcp', 'list', '--json'], { cwd: root, env: cleanEnv(env), encoding: 'utf8', timeout: 60_000 });
+    expect(list.status, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({
+        name: 'loopx',
+        enabled: true,
+        transport: expect.objectContaining({ command: spacedLoopx, args: ['mcp'], env_vars: ['LOOPX_AGENT'] }),
+      }),
+    ]);
   });
 });
