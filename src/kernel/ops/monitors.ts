@@ -211,23 +211,27 @@ export function allowChecks(kernel: Kernel, goalId: string, values: readonly str
   const patterns = parsePatterns(values);
   return kernel.write((tx) => {
     const goal = getGoal(tx.db, goalId);
-    if (JSON.stringify(goal.allowedChecks) === JSON.stringify(patterns)) return goal;
-    tx.emit({ kind: 'goal.checks_allowed', goalId, todoId: null, data: { patterns, from: goal.allowedChecks } });
-    for (const row of tx.db
-      .prepare(`SELECT id FROM monitors WHERE goal_id = ? AND status = 'waiting' AND approval = 'pending' ORDER BY num`)
-      .all(goalId)) {
-      const monitor = getMonitor(tx.db, String(row.id));
-      const pattern = matchingPattern(patterns, monitor.check ?? '');
-      if (pattern)
-        tx.emit({
-          kind: 'monitor.approved',
-          goalId,
-          todoId: monitor.todoId,
-          data: { id: monitor.id, command: monitor.check as string, pattern },
-        });
-    }
+    if (JSON.stringify(goal.allowedChecks) !== JSON.stringify(patterns)) allowChecksInTx(tx, tx.emit, goalId, patterns, goal.allowedChecks);
     return getGoal(tx.db, goalId);
   });
+}
+
+/** Inside a transaction (allow-checks, a goal file's apply): the new patterns, and the waiting checks they now cover. */
+export function allowChecksInTx(tx: Tx, emit: Tx['emit'], goalId: string, patterns: string[], from: string[]): void {
+  emit({ kind: 'goal.checks_allowed', goalId, todoId: null, data: { patterns, from } });
+  for (const row of tx.db
+    .prepare(`SELECT id FROM monitors WHERE goal_id = ? AND status = 'waiting' AND approval = 'pending' ORDER BY num`)
+    .all(goalId)) {
+    const monitor = getMonitor(tx.db, String(row.id));
+    const pattern = matchingPattern(patterns, monitor.check ?? '');
+    if (pattern)
+      emit({
+        kind: 'monitor.approved',
+        goalId,
+        todoId: monitor.todoId,
+        data: { id: monitor.id, command: monitor.check as string, pattern },
+      });
+  }
 }
 
 /** Stops a waiting monitor: a human, or the agent that added it. The todo is ready again. */
