@@ -83,6 +83,9 @@ export async function runRealAgentTurnScenario(): Promise<void> {
   } = agentEnv(server, mkdtempSync(join(HOME, 'agent-home-')), bin);
   // claude on PATH, in front of what code-server runs with (Node 22 for VS Code 1.117).
   env.PATH = `${bin}:${profileEnv(REPO, PROFILE).PATH ?? process.env.PATH ?? ''}`;
+  // The extension host keeps this PATH rather than a login shell's (which /etc/profile resets): code-server skips
+  // resolving the shell's environment when it was started the way VS Code's CLI starts it.
+  env.VSCODE_CLI = '1';
   try {
     await inWorkbench(
       workspace,

@@ -95,6 +95,43 @@ suite('monitors', () => {
     loopx.board?.dispose();
   });
 
+  test('a check an agent set waits for you: the view marks it, a notification says so, and Allow shows the command before it runs', async function () {
+    this.timeout(30_000);
+    const loopx = await app();
+    const writer = otherWriter('codex');
+    let monitorId: string;
+    try {
+      const goalId = createGoal(writer.as(vscodeHuman), { title: 'Deploy watch' }).id;
+      const todoId = addTodo(writer, { goalId, title: 'Deploy watch: wait for staging' }).id;
+      claimTodo(writer, todoId);
+      monitorId = addMonitor(writer, { todoId, check: 'test -f staging-up && echo up', everySeconds: 10 }).id;
+    } finally {
+      writer.close();
+    }
+    const node = await until(
+      () => loopx.monitorsTree.getChildren().find((n) => n.kind === 'monitor' && n.monitor.id === monitorId),
+      'the monitor in the view',
+    );
+    const item = loopx.monitorsTree.getTreeItem(node);
+    assert.equal(item.contextValue, 'loopx:monitor:waiting:approval');
+    assert.match(String(item.description), /waits for you to allow its check/);
+    await until(() => loopx.monitorNotifier.notified.includes(`${monitorId} waits for approval`), 'the notification');
+    // The window does not run it meanwhile.
+    await vscode.commands.executeCommand('loopx.checkMonitorsNow');
+    assert.equal(loopx.model.monitors().find((m) => m.id === monitorId)?.runCount, 0);
+    const declined = await withAnswers({ warnings: [undefined] }, async () =>
+      vscode.commands.executeCommand('loopx.approveMonitor', monitorId),
+    );
+    assert.match(
+      declined.prompts.join('\n'),
+      /warning \(modal\): Let codex's check for T\d+ run\? \| test -f staging-up && echo up\n\nLoopX will run this command/,
+    );
+    assert.equal(loopx.model.monitors().find((m) => m.id === monitorId)?.approval, 'pending');
+    await withAnswers({ warnings: ['Allow'] }, async () => vscode.commands.executeCommand('loopx.approveMonitor', monitorId));
+    const approved = await until(() => loopx.model.monitors().find((m) => m.id === monitorId && m.approval === 'approved'), 'the approval');
+    assert.equal(approved.approvalChannel, 'vscode');
+  });
+
   test('the Monitors view shows what runs unattended, and cancels it', async () => {
     const loopx = await app();
     const writer = otherWriter('codex');
