@@ -102,23 +102,24 @@ function knownHost(host: string, executable: string): boolean {
   return (host === 'claude' || host === 'codex') && basename(executable) === host;
 }
 
-/** The facts, gathered synchronously (the CLI: `loopx doctor`, `loopx run`). Each probe has a time limit. */
-export function hostFactsSync(host: string, template: string, path = process.env.PATH ?? ''): HostFacts {
+/**
+ * The facts: the program on PATH, then its `--version` and its (subcommand's) `--help` at the same time, each with a
+ * time limit (Claude Code's help takes seconds on a cold start).
+ */
+export async function hostFacts(host: string, template: string, path = process.env.PATH ?? ''): Promise<HostFacts> {
   const { executable, subcommand } = commandShape(template);
   const found = findExecutable(executable, path) ?? null;
   if (!found || !knownHost(host, executable)) return { found, versionOutput: null, helpOutput: null };
   // node:child_process loads node:net and node:stream: only the commands that probe a host pay for it.
-  const { spawnSync } = process.getBuiltinModule('node:child_process') as typeof ChildProcess;
-  const run = (args: string[]) => {
-    const r = spawnSync(found, args, {
-      encoding: 'utf8',
-      timeout: 15_000,
-      env: { ...process.env, PATH: path },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    return r.error ? null : `${r.stdout ?? ''}${r.stderr ?? ''}`;
-  };
-  return { found, versionOutput: run(['--version']), helpOutput: run([...(subcommand ? [subcommand] : []), '--help']) };
+  const { execFile } = process.getBuiltinModule('node:child_process') as typeof ChildProcess;
+  const run = (args: string[]) =>
+    new Promise<string | null>((done) =>
+      execFile(found, args, { encoding: 'utf8', timeout: 15_000, env: { ...process.env, PATH: path } }, (error, stdout, stderr) =>
+        done(error && !stdout && !stderr ? null : `${stdout}${stderr}`),
+      ),
+    );
+  const [versionOutput, helpOutput] = await Promise.all([run(['--version']), run([...(subcommand ? [subcommand] : []), '--help'])]);
+  return { found, versionOutput, helpOutput };
 }
 
 /**

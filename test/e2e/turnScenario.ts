@@ -116,7 +116,10 @@ export async function runRealAgentTurnScenario(): Promise<void> {
           .locator('.notification-toast', { hasText: /turn R2 \(sample on sample, T2\) ended: validated progress; quota spent/ })
           .first()
           .waitFor({ timeout: 30_000 });
-        await page.locator('.xterm-rows', { hasText: 'LoopX sample agent: a demo with no AI' }).first().waitFor({ timeout: 10_000 });
+        await page
+          .locator('.xterm-rows', { hasText: 'Done. A real agent (Codex, Claude Code) would have done the work' })
+          .first()
+          .waitFor({ timeout: 10_000 });
         await wb.statusItem('G1 2/6').waitFor({ timeout: 10_000 });
         await wb.shot('turn-04-sample-agent');
       },

@@ -15,7 +15,7 @@ import { Painter } from '../format';
 import { StoreEnvironmentError, environmentError } from '../../kernel/storeFile';
 import { EXIT } from '../../kernel/errors';
 import { DEFAULT_HOSTS } from '../../kernel/hosts';
-import { hostFactsSync, judgeHost } from '../../kernel/hostCheck';
+import { hostFacts, judgeHost } from '../../kernel/hostCheck';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -109,11 +109,18 @@ function staleTurns(kernel: Kernel): [string, Level, string] {
  * The agent CLIs `loopx run --host codex|claude` would start with their default commands: installed, which version,
  * and whether they accept the command (a host problem is a warning: the store is fine, turns on that host are not).
  */
-function hostChecks(path: string): Check[] {
-  return (['claude', 'codex'] as const).map((host) => {
-    const verdict = judgeHost(host, DEFAULT_HOSTS[host], hostFactsSync(host, DEFAULT_HOSTS[host], path));
-    return { name: `host ${host}`, level: verdict.level === 'ok' ? 'ok' : 'warn', detail: verdict.sentence, host: verdict };
-  });
+async function hostChecks(path: string): Promise<Check[]> {
+  return Promise.all(
+    (['claude', 'codex'] as const).map(async (host) => {
+      const verdict = judgeHost(host, DEFAULT_HOSTS[host], await hostFacts(host, DEFAULT_HOSTS[host], path));
+      return {
+        name: `host ${host}`,
+        level: verdict.level === 'ok' ? ('ok' as const) : ('warn' as const),
+        detail: verdict.sentence,
+        host: verdict,
+      };
+    }),
+  );
 }
 
 /** A store that cannot be opened or read (damaged, not a store, unreadable) is a finding, not a crash. */
@@ -131,8 +138,10 @@ export const doctor: Command = {
   name: ['doctor'],
   summary: 'check the store (schema, integrity, hash chain, replay, open turns, .gitignore) and the agent CLIs turns run',
   readOnly: true,
-  run(ctx) {
-    const checks = [...checkOrReport(() => runChecks(ctx.kernel())), ...hostChecks(ctx.env.PATH ?? '')];
+  async run(ctx) {
+    // The hosts are asked (in parallel) while the store is checked.
+    const hosts = hostChecks(ctx.env.PATH ?? '');
+    const checks = [...checkOrReport(() => runChecks(ctx.kernel())), ...(await hosts)];
     const ok = checks.every((c) => c.level !== 'fail');
     const p = new Painter(ctx.color);
     const mark: Record<Level, string> = { ok: p.paint('green', 'ok  '), warn: p.paint('yellow', 'warn'), fail: p.paint('red', 'FAIL') };

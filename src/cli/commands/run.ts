@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from '../command';
 import { EXIT, InvalidInputError, LoopxError } from '../../kernel/errors';
 import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, hostExecutable } from '../../kernel/hosts';
-import { hostFactsSync, judgeHost } from '../../kernel/hostCheck';
+import { hostFacts, judgeHost } from '../../kernel/hostCheck';
 import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS } from '../../kernel/ops/leases';
 import { getGoal } from '../../kernel/queries/lookups';
 import { parseAgentName, parseId } from '../../kernel/validate';
@@ -70,7 +70,7 @@ export const run: Command = {
     }
     // A host whose installed program would refuse the command (a flag it dropped, or one it does not know yet).
     const template = settings[host as keyof HostSettings] ?? '';
-    const verdict = judgeHost(host, template, hostFactsSync(host, template, ctx.env.PATH ?? ''));
+    const verdict = judgeHost(host, template, await hostFacts(host, template, ctx.env.PATH ?? ''));
     if (verdict.problem === 'incompatible' || verdict.problem === 'too_old')
       throw new LoopxError(
         'host_incompatible',

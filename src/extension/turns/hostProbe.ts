@@ -1,6 +1,5 @@
-import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { type HostFacts, type HostVerdict, commandShape, judgeHost } from '../../kernel/hostCheck';
+import { type HostFacts, type HostVerdict, commandShape, hostFacts, judgeHost } from '../../kernel/hostCheck';
 import { findExecutable } from '../../kernel/hosts';
 
 /**
@@ -11,34 +10,23 @@ import { findExecutable } from '../../kernel/hosts';
 const cache = new Map<string, Promise<HostFacts>>();
 
 export async function probeHost(host: string, template: string): Promise<HostVerdict> {
-  return judgeHost(host, template, await hostFacts(host, template));
+  return judgeHost(host, template, await cachedFacts(host, template));
 }
 
-function hostFacts(host: string, template: string): Promise<HostFacts> {
-  const { executable, subcommand } = commandShape(template);
+function cachedFacts(host: string, template: string): Promise<HostFacts> {
+  const { executable } = commandShape(template);
   const found = findExecutable(executable) ?? null;
-  if (!found || !(host === 'claude' || host === 'codex')) return Promise.resolve({ found, versionOutput: null, helpOutput: null });
   let stamp = '';
   try {
-    stamp = String(statSync(found).mtimeMs);
+    if (found) stamp = String(statSync(found).mtimeMs);
   } catch {
     /* gone meanwhile: asked again next time */
   }
-  const key = `${found}|${stamp}|${template}`;
+  const key = `${host}|${found}|${stamp}|${template}`;
   let facts = cache.get(key);
   if (!facts) {
-    facts = Promise.all([output(found, ['--version']), output(found, [...(subcommand ? [subcommand] : []), '--help'])]).then(
-      ([versionOutput, helpOutput]) => ({ found, versionOutput, helpOutput }),
-    );
+    facts = hostFacts(host, template);
     cache.set(key, facts);
   }
   return facts;
-}
-
-function output(file: string, args: string[]): Promise<string | null> {
-  return new Promise((done) =>
-    execFile(file, args, { timeout: 15_000, encoding: 'utf8' }, (error, stdout, stderr) =>
-      done(error && !stdout && !stderr ? null : `${stdout}${stderr}`),
-    ),
-  );
 }
