@@ -66,7 +66,9 @@ export function judgeHost(host: string, template: string, facts: HostFacts): Hos
     return verdict(
       'fail',
       'missing',
-      `${name} is not installed: "${executable}" is not on PATH; ${INSTALL_HINTS[host] ?? INSTALL_HINTS.custom}.`,
+      host === 'claude' || host === 'codex'
+        ? `${name} is not installed: "${executable}" is not on PATH; ${INSTALL_HINTS[host]}.`
+        : `${name} needs "${executable}", which is not on PATH; check the command (setting loopx.hosts.${host}.command, or loopx run --command).`,
     );
   const known = knownHost(host, executable);
   if (!known) return verdict('ok', null, `${name} runs ${facts.found}.`);
