@@ -182,7 +182,7 @@ export function emptyColumnText(column: ColumnId, filtered: boolean): string {
   }
 }
 
-export type AttentionAction = 'approve' | 'reject' | 'unblock' | 'release' | 'reassign' | 'cancelMonitor' | 'open';
+export type AttentionAction = 'approve' | 'reject' | 'unblock' | 'release' | 'reassign' | 'cancelMonitor' | 'approveMonitor' | 'open';
 
 /**
  * The accessible name of an attention-strip button: the verb, what it acts on and enough of it to tell two apart
@@ -205,6 +205,10 @@ export function attentionActionLabel(action: AttentionAction, item: AttentionIte
       return `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
     case 'budget':
       return `Open ${item.goalId}`;
+    case 'checkApproval':
+      return action === 'approveMonitor'
+        ? `Allow the check ${item.addedBy} set for ${item.todoId} (monitor ${item.monitorId}): ${oneLine(item.check, 120)}`
+        : `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
     case 'monitor':
       return action === 'cancelMonitor'
         ? `Cancel monitor ${item.monitorId} on ${item.todoId}, whose check cannot run: ${oneLine(item.check, 120)}`
