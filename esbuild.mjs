@@ -47,6 +47,8 @@ const targets = [
   { ...base, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
   // The goal-file language client: required by the extension when the first goal file opens.
   { ...base, entryPoints: ['src/extension/goalFiles/languageClient.ts'], outfile: 'dist/goalFileClient.js' },
+  // The sample agent Run Turn offers without Codex or Claude Code (a demo; see src/cli/sampleAgent.ts).
+  { ...cli, entryPoints: ['src/cli/sampleAgent.ts'], outfile: 'dist/sampleAgent.js' },
   // `loopx mcp` only: the MCP SDK stays out of the CLI's start-up path.
   { ...base, entryPoints: ['src/cli/mcp/server.ts'], outfile: 'dist/mcp.js' },
   // The goal-file language server: its own process, started by the extension's language client.

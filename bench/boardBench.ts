@@ -44,6 +44,7 @@ function snapshot(): BoardSnapshot {
               nextCheckAt: new Date(now + 120_000).toISOString(),
               expiresAt: null,
               lastRun: { n: 3, at: new Date(now - 180_000).toISOString(), exitCode: 1, durationMs: 900, error: null },
+              waitsForPerson: false,
             }
           : null,
       recurrence: null,

@@ -20,6 +20,8 @@ test('the .vsix holds the bundles, the manifest and the SQLite driver, and nothi
     'dist/webview/board.css',
     'dist/webview/codicon.ttf',
     'bin/loopx',
+    'bin/loopx-sample-agent',
+    'dist/sampleAgent.js',
     'media/icon.svg',
     'node_modules/better-sqlite3/lib/index.js',
     'node_modules/better-sqlite3/build/Release/better_sqlite3.node',

@@ -44,6 +44,7 @@ import { evidenceRun } from './commands/evidenceRun';
 import { goalSetCheck, todoSetCheck } from './commands/setCheck';
 import { run } from './commands/run';
 import { monitorAdd, monitorCancel, monitorList, monitorShow, monitorTick } from './commands/monitor';
+import { goalAllowChecks, monitorApprove } from './commands/agentChecks';
 
 /** Every loopx command spec, in the order help lists them (the extension's COMMANDS are VS Code command ids). */
 export const CLI_COMMANDS: readonly Command[] = [
@@ -87,7 +88,9 @@ export const CLI_COMMANDS: readonly Command[] = [
   monitorList,
   monitorShow,
   monitorCancel,
+  monitorApprove,
   monitorTick,
+  goalAllowChecks,
   history,
   logVerify,
   logAccept,

@@ -24,23 +24,36 @@ export function installCliLauncher(storageDir: string, extensionDir: string, log
   const bundled = join(extensionDir, 'bin', 'loopx');
   if (process.platform === 'win32') return { command: bundled, binDir: dirname(bundled) };
   const command = join(storageDir, 'bin', 'loopx');
-  const script = [
-    '#!/bin/sh',
-    "# Written by the LoopX extension: its bundled CLI on the editor's own runtime. Rewritten when either moves.",
-    `ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(runtime)} ${shellQuote(bundled)} "$@"`,
-    '',
-  ].join('\n');
   try {
-    if (readOr(command) !== script) {
-      mkdirSync(dirname(command), { recursive: true });
-      writeFileSync(command, script);
+    // The CLI, and beside it the sample agent Run Turn offers (sampleAgentCommand finds it next to the CLI).
+    for (const [file, target] of [
+      [command, bundled],
+      [join(storageDir, 'bin', SAMPLE_AGENT), join(extensionDir, 'bin', SAMPLE_AGENT)],
+    ] as const) {
+      const script = [
+        '#!/bin/sh',
+        "# Written by the LoopX extension: run on the editor's own runtime. Rewritten when either moves.",
+        `ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(runtime)} ${shellQuote(target)} "$@"`,
+        '',
+      ].join('\n');
+      if (readOr(file) !== script) {
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, script);
+      }
+      chmodSync(file, 0o755);
     }
-    chmodSync(command, 0o755);
     return { command, binDir: dirname(command) };
   } catch (error) {
     log.warn(`could not write the loopx launcher (${(error as Error).message}); terminals use ${bundled} with the node on PATH`);
     return { command: bundled, binDir: dirname(bundled) };
   }
+}
+
+const SAMPLE_AGENT = 'loopx-sample-agent';
+
+/** The sample agent's launcher: beside the loopx a turn's prompt names (the launcher folder, or the bundled bin/). */
+export function sampleAgentCommand(cliCommand: string): string {
+  return join(dirname(cliCommand), SAMPLE_AGENT);
 }
 
 function readOr(file: string): string | undefined {

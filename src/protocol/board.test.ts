@@ -12,6 +12,7 @@ const MONITOR: CardMonitor = {
   nextCheckAt: '2026-01-01T12:05:00.000Z',
   expiresAt: null,
   lastRun: { n: 3, at: '2026-01-01T12:00:00.000Z', exitCode: 1, durationMs: 800, error: null },
+  waitsForPerson: false,
 };
 const card = (over: Partial<Card> = {}): Card => ({
   id: 'T1',

@@ -57,6 +57,8 @@ export interface CardMonitor {
   nextCheckAt: string | null;
   expiresAt: string | null;
   lastRun: { n: number; at: string; exitCode: number | null; durationMs: number; error: string | null } | null;
+  /** An agent set the check and no person allowed it yet: nothing runs until one does. */
+  waitsForPerson: boolean;
 }
 
 export interface GoalSummary {
@@ -78,7 +80,9 @@ export type AttentionItem =
   | { kind: 'blocked'; todoId: string; title: string; reason: string }
   | { kind: 'lapsed'; todoId: string; title: string; owner: string; leaseExpiresAt: string }
   | { kind: 'budget'; goalId: string; title: string; nextWakeAt: string | null }
-  | { kind: 'monitor'; monitorId: string; todoId: string; title: string; check: string; error: string };
+  | { kind: 'monitor'; monitorId: string; todoId: string; title: string; check: string; error: string }
+  /** A check an agent set that loopx runs only once a person allows it. */
+  | { kind: 'checkApproval'; monitorId: string; todoId: string; title: string; check: string; addedBy: string };
 
 export interface BoardSnapshot {
   me: string;
@@ -158,6 +162,7 @@ export const TODO_ACTIONS = [
   'askGate',
   'runTurn',
   'cancelMonitor',
+  'approveMonitor',
 ] as const;
 export type TodoAction = (typeof TODO_ACTIONS)[number];
 export const GATE_ACTIONS = ['approveGate', 'rejectGate'] as const;

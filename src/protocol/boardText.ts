@@ -127,6 +127,18 @@ export function eventSentence(e: EventFacts): EventSentence {
         d.command === null || d.command === undefined ? `timer ${str('id')} set ${by}` : `monitor ${str('id')} added ${by}`,
         str('command') || str('note'),
       );
+    case 'monitor.approved':
+      return said(
+        d.pattern ? `monitor ${str('id')}'s check allowed by the goal's pattern` : `monitor ${str('id')}'s check allowed ${by}`,
+        str('command'),
+      );
+    case 'goal.checks_allowed':
+      return said(
+        Array.isArray(d.patterns) && d.patterns.length
+          ? `checks agents may set allowed ${by}`
+          : `no checks agents set run unasked any more (${by})`,
+        Array.isArray(d.patterns) ? d.patterns.join(' · ') : '',
+      );
     case 'monitor.run_claimed':
       return said(`monitor ${str('id')} run ${String(d.n ?? '')} taken ${by}`);
     case 'monitor.checked':
@@ -170,7 +182,7 @@ export function emptyColumnText(column: ColumnId, filtered: boolean): string {
   }
 }
 
-export type AttentionAction = 'approve' | 'reject' | 'unblock' | 'release' | 'reassign' | 'cancelMonitor' | 'open';
+export type AttentionAction = 'approve' | 'reject' | 'unblock' | 'release' | 'reassign' | 'cancelMonitor' | 'approveMonitor' | 'open';
 
 /**
  * The accessible name of an attention-strip button: the verb, what it acts on and enough of it to tell two apart
@@ -193,6 +205,10 @@ export function attentionActionLabel(action: AttentionAction, item: AttentionIte
       return `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
     case 'budget':
       return `Open ${item.goalId}`;
+    case 'checkApproval':
+      return action === 'approveMonitor'
+        ? `Allow the check ${item.addedBy} set for ${item.todoId} (monitor ${item.monitorId}): ${oneLine(item.check, 120)}`
+        : `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
     case 'monitor':
       return action === 'cancelMonitor'
         ? `Cancel monitor ${item.monitorId} on ${item.todoId}, whose check cannot run: ${oneLine(item.check, 120)}`

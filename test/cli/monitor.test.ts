@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { dumpStore, loopx, startGoal, workspace } from './harness';
+import { dumpStore, inVsCode, loopx, startGoal, workspace } from './harness';
+import { allowChecks } from '../../src/kernel/ops/monitors';
 
 const ws = workspace();
 const root = ws.root;
@@ -21,6 +22,8 @@ beforeAll(() => {
   cli(['init']);
   cli(['goal', 'create', '--title', 'Release 2.0']);
   startGoal(ws.root); // a goal made outside VS Code and a terminal starts paused
+  // The person lets agents watch CI results without asking each time (anything else an agent sets waits for them).
+  inVsCode(root, (kernel) => allowChecks(kernel, 'G1', ['cat ci-result.txt']));
   cli(['todo', 'add', '--goal', 'G1', '--title', 'Merge once CI is green']); // T1
   cli(['todo', 'add', '--goal', 'G1', '--title', 'Already done']); // T2
   codex(['todo', 'claim', 'T2']);
@@ -66,6 +69,8 @@ describe('a scripted CI job with a monitor on it', () => {
         everySeconds: 10,
         status: 'waiting',
         addedBy: 'codex',
+        approval: 'pattern',
+        approvedBy: 'cat ci-result.txt',
       },
     });
     const listed = cli(['todo', 'list', '--json']).json.data as Record<string, unknown>[];

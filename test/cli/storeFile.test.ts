@@ -48,7 +48,11 @@ describe('only a loopx store is opened; anything else is named and left untouche
     expect(doctor.code).toBe(3);
     expect(doctor.json.data).toMatchObject({
       ok: false,
-      checks: [{ name: 'store', level: 'fail', detail: expect.stringContaining('not_a_store') }],
+      checks: [
+        { name: 'store', level: 'fail', detail: expect.stringContaining('not_a_store') },
+        expect.objectContaining({ name: 'host claude' }),
+        expect.objectContaining({ name: 'host codex' }),
+      ],
     });
     expect(statSync(storePath()).size).toBe(0);
     expect(existsSync(`${storePath()}-wal`)).toBe(false);

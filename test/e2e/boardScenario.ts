@@ -7,7 +7,7 @@ import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo, blockTodo } from '../../src/kernel/ops/todos';
 import { claimTodo, shipTodo } from '../../src/kernel/ops/claims';
 import { askGate } from '../../src/kernel/ops/gates';
-import { addMonitor } from '../../src/kernel/ops/monitors';
+import { addMonitor, approveMonitor } from '../../src/kernel/ops/monitors';
 import { HOME, REPO } from './harness';
 import { inWorkbench } from './ui';
 
@@ -33,12 +33,13 @@ function seed(workspace: string): void {
   shipTodo(codex, t6, { evidence: 'fixtures committed' });
   const t7 = addTodo(kernel, { goalId: g, title: 'Publish once the release build is green' }).id;
   claimTodo(codex, t7);
-  addMonitor(codex, {
+  const watch = addMonitor(codex, {
     todoId: t7,
     check: 'test -f build-done && echo "release build 311: green"',
     everySeconds: 10,
     note: 'release build 311 started',
   });
+  approveMonitor(kernel, watch.id); // ada allowed the check codex set (Allow Monitor Check…)
   kernel.close();
 }
 

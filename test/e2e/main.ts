@@ -6,7 +6,7 @@ import { runHostTests } from './hostTests';
 import { runScenario } from './scenario';
 import { runMultiRootScenario } from './multiRootScenario';
 import { runBoardScenario } from './boardScenario';
-import { runTurnScenario } from './turnScenario';
+import { runRealAgentTurnScenario, runTurnScenario } from './turnScenario';
 import { runGoalFileScenario } from './goalFileScenario';
 
 /**
@@ -48,7 +48,13 @@ async function main(): Promise<void> {
       },
     ],
     ['board', runBoardScenario],
-    ['turn', runTurnScenario],
+    [
+      'turn',
+      async () => {
+        await runTurnScenario();
+        await runRealAgentTurnScenario();
+      },
+    ],
     ['goalfile', runGoalFileScenario],
   ];
   const only = process.argv[2];

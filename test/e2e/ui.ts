@@ -89,8 +89,14 @@ export class Workbench {
  * One scenario's session: code-server with the extension under development, a browser on the workspace, the
  * workbench ready; a failure screenshot on error; everything stopped afterwards.
  */
-export async function inWorkbench(workspace: string, failureShot: string, body: (wb: Workbench) => Promise<void>): Promise<void> {
-  const server = await startCodeServer({ env: { LOOPX_HUMAN: 'ada' } });
+export async function inWorkbench(
+  workspace: string,
+  failureShot: string,
+  body: (wb: Workbench) => Promise<void>,
+  /** More environment for code-server, and so for its terminals (the real agent CLIs' offline set-up). */
+  env: Record<string, string> = {},
+): Promise<void> {
+  const server = await startCodeServer({ env: { LOOPX_HUMAN: 'ada', ...env } });
   const { context, page } = await launchBrowser();
   const wb = new Workbench(page);
   try {

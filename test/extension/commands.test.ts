@@ -1,12 +1,12 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { claudeMcpSetup } from '../../src/kernel/projections/mcpSetup';
 import type { Gate, Goal, Todo } from '../../src/kernel/model';
 import { askGate } from '../../src/kernel/ops/gates';
 import { claimTodo, releaseTodo } from '../../src/kernel/ops/claims';
 import { addTodo, killTodo } from '../../src/kernel/ops/todos';
 import { createGoal, setGoalStatus } from '../../src/kernel/ops/goals';
 import { COMMANDS } from '../../src/extension/commands/commandIds';
-import { shellQuote } from '../../src/kernel/hosts';
 import { BUSY_TIMEOUT_MS } from '../../src/kernel/db/openDb';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -204,11 +204,15 @@ suite('commands', () => {
     assert.match(again.prompts.join('\n'), /already have the current loopx block/);
     const loopx = await app();
     const claude = await withAnswers({}, async () => vscode.commands.executeCommand<string>(COMMANDS.connectAgent, 'claudeMcp'));
-    assert.equal(claude.result, `claude mcp add loopx --env LOOPX_AGENT=claude -- ${shellQuote(loopx.primary.ctx.cliCommand)} mcp`);
+    assert.equal(claude.result, claudeMcpSetup(loopx.primary.ctx.cliCommand));
+    assert.match(claude.result, /^claude mcp add --scope user loopx --env LOOPX_AGENT=claude -- \S+ mcp\n[\s\S]*mcp__loopx/);
     const picked = await withAnswers({ picks: [(items) => items.find((i) => i.label.includes('Codex'))] }, async () =>
       vscode.commands.executeCommand<string>(COMMANDS.connectAgent),
     );
-    assert.match(picked.result, /^\[mcp_servers\.loopx\]\ncommand = ".+"\nargs = \["mcp"\]/);
+    assert.match(
+      picked.result,
+      /^\[mcp_servers\.loopx\]\ncommand = ".+"\nargs = \["mcp"\]\nenv_vars = \["LOOPX_AGENT"\][\s\S]*default_tools_approval_mode = "approve"/,
+    );
   });
 
   test('Verify Log reports an intact chain', async () => {

@@ -71,7 +71,10 @@ suite('turns in terminals', () => {
     const loopx = await app();
     const before = loopx.session.requireKernel().db.prepare('SELECT count(*) AS n FROM events').get()?.n;
     const { prompts } = await withAnswers({}, async () => vscode.commands.executeCommand('loopx.runTurn', { goalId, host: 'custom' }));
-    assert.match(prompts.join('\n'), /error: LoopX: the custom host needs "surely-not-an-installed-runner", which is not on PATH/);
+    assert.match(
+      prompts.join('\n'),
+      /error: LoopX: The custom host needs "surely-not-an-installed-runner", which is not on PATH; check the command \(setting loopx\.hosts\.custom\.command/,
+    );
     assert.equal(loopx.session.requireKernel().db.prepare('SELECT count(*) AS n FROM events').get()?.n, before);
   });
 

@@ -113,6 +113,23 @@ function itemContent(item: AttentionItem, nowMs: number, on: AttentionHandlers):
           button(item, 'cancelMonitor', 'Cancel monitor', 'close', () => on.todo('cancelMonitor', item.todoId)),
         ),
       ];
+    case 'checkApproval':
+      return [
+        icon('shield', 'monitor'),
+        h(
+          'span',
+          { class: 'what' },
+          link(item, item.todoId, on),
+          ` ${item.title} · ${item.addedBy} set a check that waits for you: `,
+          h('code', { text: item.check }),
+        ),
+        h(
+          'span',
+          { class: 'actions' },
+          button(item, 'approveMonitor', 'Allow check…', 'shield', () => on.todo('approveMonitor', item.todoId)),
+          button(item, 'cancelMonitor', 'Cancel monitor', 'close', () => on.todo('cancelMonitor', item.todoId)),
+        ),
+      ];
     case 'budget':
       return [
         icon('dashboard', 'budget'),

@@ -84,18 +84,20 @@ function monitorLine(card: Card, nowMs: number): HTMLElement {
     },
     icon(m.kind === 'timer' ? 'watch' : 'eye'),
     h('span', { class: 'monitor-what', text: m.kind === 'timer' ? ` ${m.id} timer` : ` ${m.id} ${m.check ?? ''}` }),
-    m.nextCheckAt
-      ? h(
-          'span',
-          {
-            class: 'countdown',
-            'data-exp': m.nextCheckAt,
-            title: `${m.kind === 'timer' ? 'fires' : 'next check'} ${boardTimeTitle(m.nextCheckAt)}`,
-          },
-          icon('clock'),
-          ` ${dueText(m.nextCheckAt, nowMs)}`,
-        )
-      : null,
+    m.waitsForPerson
+      ? h('span', { class: 'monitor-approval', text: ' · waits for you to allow its check' })
+      : m.nextCheckAt
+        ? h(
+            'span',
+            {
+              class: 'countdown',
+              'data-exp': m.nextCheckAt,
+              title: `${m.kind === 'timer' ? 'fires' : 'next check'} ${boardTimeTitle(m.nextCheckAt)}`,
+            },
+            icon('clock'),
+            ` ${dueText(m.nextCheckAt, nowMs)}`,
+          )
+        : null,
     last ? h('span', { class: 'monitor-last', text: `last: ${last}` }) : null,
   );
 }

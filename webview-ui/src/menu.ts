@@ -77,6 +77,8 @@ export function cardChoices(
   if (card.status !== 'killed') extra.push({ label: 'Add evidence…', icon: 'checklist', run: () => act('addEvidence') });
   if (card.status === 'open' || card.status === 'claimed' || card.status === 'blocked')
     extra.push({ label: 'Ask a gate…', icon: 'question', run: () => act('askGate') });
+  if (card.monitor?.waitsForPerson)
+    extra.push({ label: `Allow the check of ${card.monitor.id}…`, icon: 'shield', run: () => act('approveMonitor') });
   if (card.monitor) extra.push({ label: `Cancel monitor ${card.monitor.id}…`, icon: 'close', run: () => act('cancelMonitor') });
   return [...moves, ...extra];
 }

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from '../command';
 import { EXIT, InvalidInputError, LoopxError } from '../../kernel/errors';
 import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, hostExecutable } from '../../kernel/hosts';
+import { hostFacts, judgeHost } from '../../kernel/hostCheck';
 import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS } from '../../kernel/ops/leases';
 import { getGoal } from '../../kernel/queries/lookups';
 import { parseAgentName, parseId } from '../../kernel/validate';
@@ -67,6 +68,23 @@ export const run: Command = {
         command ? 'check the program in --command' : INSTALL_HINTS[host],
       );
     }
+    // A host whose installed program would refuse the command (a flag it dropped, or one it does not know yet).
+    const template = settings[host as keyof HostSettings] ?? '';
+    const verdict = judgeHost(host, template, await hostFacts(host, template, ctx.env.PATH ?? ''));
+    if (verdict.problem === 'incompatible' || verdict.problem === 'too_old')
+      throw new LoopxError(
+        'host_incompatible',
+        verdict.sentence,
+        EXIT.invalidInput,
+        command ? 'check the flags in --command' : undefined,
+        verdict,
+      );
+    if (verdict.problem === 'needs_permissions')
+      ctx.out(
+        ctx.json
+          ? `${JSON.stringify({ event: 'warning', message: verdict.sentence, at: new Date().toISOString() })}\n`
+          : `warning: ${verdict.sentence}\n`,
+      );
     const maxTurns = a.num('max-turns');
     const limit = a.num('turn-limit') ?? DEFAULT_TURN_LIMIT_SECONDS;
     if (limit < 10) throw new InvalidInputError('--turn-limit must be at least 10s');

@@ -199,7 +199,7 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
 
   tool(
     'loopx_monitor_add',
-    "Instead of polling in your turn: put a todo you hold to wait on a check loopx runs (every few minutes, from the workspace root, until it exits 0, its output changes, or matches a regex) or on a timer. Your claim is released; the todo is ready again with the check's result in its continuation when the monitor fires or expires. Then exit.",
+    "Instead of polling in your turn: put a todo you hold to wait on a check loopx runs (every few minutes, from the workspace root, until it exits 0, its output changes, or matches a regex) or on a timer. Your claim is released; the todo is ready again with the check's result in its continuation when the monitor fires or expires. Then exit. A check runs once a person allowed it (or it matches a pattern a person allowed for the goal): the answer's approval says which.",
     {
       todo,
       check: z.string().optional().describe('a shell command, run from the workspace root'),

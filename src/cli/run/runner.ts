@@ -3,6 +3,7 @@ import type { Kernel } from '../../kernel/kernel';
 import type { Actor } from '../../kernel/events/eventTypes';
 import { EXIT, LoopxError } from '../../kernel/errors';
 import { type HostSettings, hostCommand } from '../../kernel/hosts';
+import { hostProblemAfterTurn } from '../../kernel/hostCheck';
 import { abandonedTurns, settleAbandoned, writeLauncher } from '../../kernel/launchers';
 import { renewTodo } from '../../kernel/ops/claims';
 import { renewIntervalMs } from '../../kernel/ops/leases';
@@ -220,8 +221,9 @@ export class Runner {
     let turn: Turn;
     let env: Record<string, string>;
     let promptFile: string;
+    let allowedCommands: string[];
     try {
-      ({ turn, env, promptFile } = startTurn(this.agentKernel, {
+      ({ turn, env, promptFile, allowedCommands } = startTurn(this.agentKernel, {
         goalId,
         host: this.o.host,
         agent: this.o.agent,
@@ -242,7 +244,7 @@ export class Runner {
       startedLine(turn, this.o.host),
     );
     const host = startHost({
-      commandLine: hostCommand(this.o.host, this.o.settings, { promptFile, dir, env }),
+      commandLine: hostCommand(this.o.host, this.o.settings, { promptFile, dir, env, allowedCommands }),
       cwd: root,
       env: { ...process.env, ...env },
       turnDir: dir,
@@ -280,6 +282,16 @@ export class Runner {
       const q = quotaState(db, getGoal(db, turn.goalId), now);
       return { used: q.spent, limit: q.turnsPerWindow };
     });
+    // A host that ended at once with its usage message never ran the agent: say so, not "no progress".
+    const hostProblem =
+      turn.resultKind === 'host_failure' || turn.resultKind === 'validation_failed'
+        ? hostProblemAfterTurn(
+            this.o.host,
+            join(k.root, '.loopx', 'turns', turn.id, 'output.log'),
+            exitCode,
+            Date.now() - Date.parse(turn.startedAt),
+          )
+        : null;
     this.summary.turns.push({
       id: turn.id,
       goalId: turn.goalId,
@@ -299,8 +311,9 @@ export class Runner {
         spent: turn.spent,
         quota,
         ...how,
+        ...(hostProblem ? { hostProblem } : {}),
       },
-      endedLine(turn, quota, how),
+      `${endedLine(turn, quota, how)}${hostProblem ? `\n${turn.id}: ${hostProblem}` : ''}`,
     );
     this.refreshStatus();
   }

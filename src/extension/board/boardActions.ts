@@ -16,6 +16,7 @@ import { addEvidence } from '../commands/evidence';
 import { blockTodo, killTodo, shipTodo } from '../commands/todoTransitions';
 import { runTurn } from '../commands/turns';
 import { cancelMonitor } from '../commands/monitors';
+import { approveMonitor } from '../commands/agentChecks';
 import type { Services } from '../services';
 import { cardOf } from './boardData';
 
@@ -75,6 +76,11 @@ export class BoardActions {
           return this.reassign(todoId);
         case 'runTurn':
           return this.command(runTurn, { goalId: kernel.read((db) => getTodo(db, todoId)).goalId, todoId });
+        case 'approveMonitor': {
+          const monitor = kernel.read((db) => waitingMonitor(db, todoId));
+          if (!monitor) return refused('not_found', `${todoId} waits on no monitor`);
+          return this.command(approveMonitor, monitor.id);
+        }
         case 'cancelMonitor': {
           const monitor = kernel.read((db) => waitingMonitor(db, todoId));
           if (!monitor) return refused('not_found', `${todoId} waits on no monitor`);

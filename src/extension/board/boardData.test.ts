@@ -124,6 +124,25 @@ test('the snapshot lists every todo as a card and puts what needs a person in th
   expect(snapshot.agents).toEqual(['ada', 'codex']);
 });
 
+test('a check an agent set that waits for a person is on its card and in the attention strip, with the command', () => {
+  const codex = s.as(agent('codex'));
+  const goalId = createGoal(s.kernel, { title: 'Deploy' }).id;
+  const todo = claimTodo(codex, addTodo(s.kernel, { goalId, title: 'Wait for staging' }).id).todo.id;
+  const monitor = addMonitor(codex, { todoId: todo, check: 'curl -fsS https://staging.example.com/health' }).id;
+  const snapshot = s.kernel.read((db, now) => buildSnapshot(boardFacts(db, now), 'ada'));
+  expect(snapshot.cards.find((c) => c.id === todo)?.monitor).toMatchObject({ id: monitor, waitsForPerson: true });
+  expect(snapshot.attention).toEqual([
+    {
+      kind: 'checkApproval',
+      monitorId: monitor,
+      todoId: todo,
+      title: 'Wait for staging',
+      check: 'curl -fsS https://staging.example.com/health',
+      addedBy: 'codex',
+    },
+  ]);
+});
+
 test('a patch carries only the cards that changed and the ids of those that went', () => {
   const card = (id: string, revision = 1): Card => ({ ...cardOf({ ...FACTS, id, revision }, '2026-01-03T00:00:00.000Z') });
   const base: BoardSnapshot = {

@@ -43,6 +43,17 @@ export function buildSnapshot(facts: BoardFacts, me: string): BoardSnapshot {
         check: m.check ?? '',
         error: m.lastRun?.error ?? '',
       })),
+    // A check an agent set waits for a person before loopx runs it: the person sees the command and decides.
+    ...report.monitors
+      .filter((m) => m.approval === 'pending')
+      .map((m) => ({
+        kind: 'checkApproval' as const,
+        monitorId: m.id,
+        todoId: m.todoId,
+        title: titles.get(m.todoId) ?? '',
+        check: m.check ?? '',
+        addedBy: m.addedBy,
+      })),
   ];
   return {
     me,
@@ -170,5 +181,6 @@ export function cardMonitor(m: Monitor): CardMonitor {
     nextCheckAt: m.nextCheckAt,
     expiresAt: m.expiresAt,
     lastRun: run ? { n: run.n, at: run.at, exitCode: run.exitCode, durationMs: run.durationMs, error: run.error } : null,
+    waitsForPerson: m.approval === 'pending',
   };
 }

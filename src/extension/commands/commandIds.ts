@@ -31,6 +31,8 @@ export const COMMANDS = {
   connectAgent: 'loopx.connectAgent',
   getStarted: 'loopx.getStarted',
   cancelMonitor: 'loopx.cancelMonitor',
+  approveMonitor: 'loopx.approveMonitor',
+  allowChecks: 'loopx.allowChecks',
   checkMonitorsNow: 'loopx.checkMonitorsNow',
   applyGoalFile: 'loopx.applyGoalFile',
   openTodo: 'loopx.openTodo',

@@ -17,6 +17,7 @@ import { reviewPacket, runTurn } from './turns';
 import { connectAgent } from './connectAgent';
 import { getStarted } from './getStarted';
 import { cancelMonitor, checkMonitorsNow } from './monitors';
+import { allowChecks, approveMonitor } from './agentChecks';
 import { applyGoalFile, openTodo } from './goalFiles';
 
 /** The table every command is registered from. */
@@ -52,6 +53,8 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   connectAgent,
   getStarted,
   cancelMonitor,
+  approveMonitor,
+  allowChecks,
   checkMonitorsNow,
   applyGoalFile,
   openTodo,
