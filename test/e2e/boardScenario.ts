@@ -131,7 +131,7 @@ export async function runBoardScenario(): Promise<void> {
       .click();
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 10_000 });
-    await dialog.locator('.monaco-button', { hasText: 'Approve' }).first().click();
+    await dialog.locator('.monaco-button', { hasText: /^Approve with a Note…$/ }).click();
     await wb.answer('yes, drop it', /Approve Q1/);
     await inColumn('T3', 'ready').waitFor({ timeout: 10_000 });
     await board.locator('.attention-gate').waitFor({ state: 'detached', timeout: 10_000 });

@@ -114,7 +114,7 @@ export async function runScenario(): Promise<void> {
     await dialog.waitFor({ timeout: 10_000 });
     if (!(await dialog.innerText()).includes('Stream with Node streams')) throw new Error('the approval dialog does not show the question');
     await wb.shot('09-approve-dialog');
-    await dialog.locator('.monaco-button', { hasText: 'Approve' }).first().click();
+    await dialog.locator('.monaco-button', { hasText: /^Approve with a Note…$/ }).click();
     await wb.answer('go ahead', /Approve Q1/);
     await gates
       .locator('.monaco-list-row', { hasText: /approved by ada/ })

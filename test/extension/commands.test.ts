@@ -162,10 +162,28 @@ suite('commands', () => {
     assert.equal(cancelled.result, undefined);
     assert.equal(loopx.model.gates().find((g) => g.id === gate.id)?.status, 'pending');
     assert.match(cancelled.prompts[0] ?? '', /warning \(modal\): Approve gate Q1 on todo T3\? \| Publish the docs on the public site\?/);
-    const approved = await withAnswers({ warnings: ['Approve'], inputs: ['yes, go'] }, async () =>
+    const approved = await withAnswers({ warnings: ['Approve with a Note…'], inputs: ['yes, go'] }, async () =>
       vscode.commands.executeCommand<Gate>(COMMANDS.approveGate, gate.id),
     );
     assert.deepEqual([approved.result.status, approved.result.note], ['approved', 'yes, go']);
+  });
+
+  test('a click on Approve is the decision: no second box, and closing the note box keeps it', async () => {
+    const codex = otherWriter('codex');
+    const plain = askGate(codex, { todoId: 'T3', question: 'Rename the CLI flag?' });
+    const noted = askGate(codex, { todoId: 'T3', question: 'Bump the major version?' });
+    codex.close();
+    // No inputs scripted: an input box after the click would throw "unexpected input box".
+    const once = await withAnswers({ warnings: ['Approve'] }, async () => vscode.commands.executeCommand<Gate>(COMMANDS.approveGate, plain.id));
+    assert.deepEqual([once.result.status, once.result.note], ['approved', null]);
+    assert.equal(once.prompts.filter((p) => p.startsWith('input:')).length, 0, once.prompts.join('\n'));
+    // "Approve with a Note…", then Escape on the note box: still approved, without a note.
+    const escaped = await withAnswers({ warnings: ['Approve with a Note…'], inputs: [undefined] }, async () =>
+      vscode.commands.executeCommand<Gate>(COMMANDS.approveGate, noted.id),
+    );
+    assert.deepEqual([escaped.result.status, escaped.result.note], ['approved', null]);
+    const loopx = await app();
+    await until(() => loopx.model.gates().find((g) => g.id === noted.id)?.status === 'approved', 'the approval to be seen');
   });
 
   test('Reject Gate records the decision and its note', async () => {
@@ -183,10 +201,12 @@ suite('commands', () => {
       vscode.commands.executeCommand<Todo>(COMMANDS.blockTodo, 'T3'),
     );
     assert.deepEqual([blocked.result.status, blocked.result.reason], ['blocked', 'needs the API key']);
-    const unblocked = await withAnswers({ inputs: ['key added'] }, async () =>
+    // Unblocking is a person's decision like approving: the same modal, the note only when asked for.
+    const unblocked = await withAnswers({ warnings: ['Unblock with a Note…'], inputs: ['key added'] }, async () =>
       vscode.commands.executeCommand<Todo>(COMMANDS.unblockTodo, 'T3'),
     );
     assert.equal(unblocked.result.continuation, 'key added');
+    assert.match(unblocked.prompts[0] ?? '', /^warning \(modal\): Unblock T3 .*\? \| Why it is blocked: needs the API key/);
     const notKilled = await withAnswers({ inputs: ['obsolete'], warnings: [undefined] }, async () =>
       vscode.commands.executeCommand(COMMANDS.killTodo, 'T3'),
     );

@@ -2,7 +2,6 @@ import * as vscode from 'vscode';
 import { EXIT, LoopxError } from '../../kernel/errors';
 import { storeError } from '../../kernel/storeFile';
 import { claimTodo, releaseTodo } from '../../kernel/ops/claims';
-import { unblockTodo } from '../../kernel/ops/todos';
 import { offerHandoff } from '../../kernel/ops/handoffs';
 import { getTodo } from '../../kernel/queries/lookups';
 import { todoCardFor } from '../../kernel/queries/cards';
@@ -13,7 +12,7 @@ import { type ErrorBody, errorBody } from '../../protocol/errors';
 import { type CommandDefinition, kernelOf } from '../commands/context';
 import { approveGate, askGate, rejectGate } from '../commands/gates';
 import { addEvidence } from '../commands/evidence';
-import { blockTodo, killTodo, shipTodo } from '../commands/todoTransitions';
+import { blockTodo, killTodo, shipTodo, unblockTodo } from '../commands/todoTransitions';
 import { runTurn } from '../commands/turns';
 import { cancelMonitor } from '../commands/monitors';
 import type { Services } from '../services';
@@ -59,8 +58,8 @@ export class BoardActions {
           releaseTodo(kernel, todoId);
           return { ok: true };
         case 'unblock':
-          unblockTodo(kernel, todoId);
-          return { ok: true };
+          // A person's decision, like approving a gate: the same modal whether from the strip, a drag or the palette.
+          return this.command(unblockTodo, todoId);
         case 'ship':
           return this.command(shipTodo, todoId);
         case 'block':

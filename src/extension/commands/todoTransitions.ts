@@ -10,6 +10,7 @@ import { type CommandDefinition, kernelOf } from './context';
 import type { Services } from '../services';
 import { COMMANDS } from './commandIds';
 import { ask, resolveTodo } from './pickers';
+import { decideInModal } from './decision';
 
 /** The todo moves a person makes from the views or the palette. Each is one kernel transition (ship may be two). */
 export const claimTodo: CommandDefinition = {
@@ -148,8 +149,15 @@ export const unblockTodo: CommandDefinition = {
   async run(ctx, arg) {
     const todo = await resolveTodo(ctx, arg, ['blocked'], 'Unblock');
     if (!todo) return undefined;
-    const note = await ask({ title: `LoopX: Unblock ${todo.id}`, prompt: 'What changed? (optional; becomes the continuation)' });
-    return note === undefined ? undefined : unblockOp(kernelOf(ctx), todo.id, note);
+    // The same decision as approving a gate: one modal that shows what is decided, a note only if asked for.
+    const decided = await decideInModal({
+      verb: 'Unblock',
+      message: `Unblock ${todo.id} ${clean(todo.title)}?`,
+      detail: `Why it is blocked: ${clean(todo.reason || 'no reason was given')}`,
+      noteTitle: `LoopX: Unblock ${todo.id}`,
+      notePrompt: 'What changed? It becomes the continuation for the next turn',
+    });
+    return decided ? unblockOp(kernelOf(ctx), todo.id, decided.note) : undefined;
   },
 };
 
