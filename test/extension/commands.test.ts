@@ -174,7 +174,9 @@ suite('commands', () => {
     const noted = askGate(codex, { todoId: 'T3', question: 'Bump the major version?' });
     codex.close();
     // No inputs scripted: an input box after the click would throw "unexpected input box".
-    const once = await withAnswers({ warnings: ['Approve'] }, async () => vscode.commands.executeCommand<Gate>(COMMANDS.approveGate, plain.id));
+    const once = await withAnswers({ warnings: ['Approve'] }, async () =>
+      vscode.commands.executeCommand<Gate>(COMMANDS.approveGate, plain.id),
+    );
     assert.deepEqual([once.result.status, once.result.note], ['approved', null]);
     assert.equal(once.prompts.filter((p) => p.startsWith('input:')).length, 0, once.prompts.join('\n'));
     // "Approve with a Note…", then Escape on the note box: still approved, without a note.

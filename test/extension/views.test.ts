@@ -43,10 +43,7 @@ suite('views', () => {
     assert.equal(label(items[0] as vscode.TreeItem), 'Rename the parser package?');
     assert.match(String(items[0]?.description), new RegExp(`^${asked.id} · T3 · asked by codex`));
     // Decided ones after, newest first: the commands suite rejected one gate after approving the others.
-    assert.deepEqual(
-      [...new Set(items.slice(1).map((i) => i.contextValue))],
-      ['loopx:gate:rejected', 'loopx:gate:approved'],
-    );
+    assert.deepEqual([...new Set(items.slice(1).map((i) => i.contextValue))], ['loopx:gate:rejected', 'loopx:gate:approved']);
     assert.ok(loopx.gateNotifier.notified.includes(asked.id), 'a new pending gate raises a notification');
   });
 
