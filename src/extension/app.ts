@@ -18,6 +18,7 @@ import { type BoardPanel, Boards } from './board/boardPanel';
 import type { BoardOpener } from './services';
 import { goalProgress } from './views/todoPresentation';
 import { GoalFileSupport } from './goalFiles/goalFileSupport';
+import { WalkthroughProgress } from './walkthroughProgress';
 
 /**
  * The composition root: one FolderServices per workspace folder (its store, model, turns…), and the window's parts
@@ -38,6 +39,8 @@ export class LoopxApp extends Disposable {
   readonly goalFiles: GoalFileSupport;
   /** The window's one board panel, on whichever folder's store it shows. */
   readonly boards: Boards;
+  /** Get Started's checkmarks, from what the stores hold. */
+  readonly walkthrough: WalkthroughProgress;
 
   /** How long activate() took, for the activation benchmark. */
   activationMs = 0;
@@ -106,6 +109,7 @@ export class LoopxApp extends Disposable {
     this.register(new VirtualDocuments(this.folders));
     this.goalFiles = this.register(new GoalFileSupport(host.extensionUri, log));
     this.statusBar = this.register(new QuotaStatusBar(this.folders));
+    this.walkthrough = this.register(new WalkthroughProgress(this.folders));
 
     // The Evidence view follows the selection in the Goals view (in the selected item's folder).
     this.register(

@@ -126,6 +126,14 @@ export async function runScenario(): Promise<void> {
     await wb.command('LoopX: Get Started');
     await page.locator('.gettingStartedContainer', { hasText: 'Get started with LoopX' }).first().waitFor({ timeout: 15_000 });
     await page.locator('.gettingStartedContainer', { hasText: 'Connect your agent' }).first().waitFor({ timeout: 5_000 });
+    // The checkmarks say what is true: a store, a goal, an agent that wrote, a decided gate; no turn has run.
+    const stepChecked = (id: string, checked: boolean) =>
+      page
+        .locator(`.gettingStartedContainer button.getting-started-step[data-step-id$="#${id}"][aria-checked="${checked}"]`)
+        .first()
+        .waitFor({ timeout: 15_000 });
+    for (const id of ['initialize', 'newGoal', 'connectAgent', 'decideGate']) await stepChecked(id, true);
+    await stepChecked('runTurn', false);
     await wb.shot('11-walkthrough');
   });
 }

@@ -27,6 +27,18 @@ suite('turns in terminals', () => {
     await vscode.workspace.getConfiguration('loopx.autoRun').update('enabled', undefined, vscode.ConfigurationTarget.Global);
   });
 
+  test('Get Started ticks what is true, not what was clicked: a Run Turn that failed leaves "Run a turn" open', async () => {
+    const loopx = await app();
+    await hosts().update('custom.command', 'surely-not-an-installed-runner {prompt}', vscode.ConfigurationTarget.Global);
+    await withAnswers({}, async () => vscode.commands.executeCommand('loopx.runTurn', { goalId, host: 'custom' }));
+    assert.equal(loopx.session.requireKernel().db.prepare('SELECT count(*) AS n FROM turns').get()?.n, 0, 'no turn ran yet');
+    assert.deepEqual(
+      { ...loopx.walkthrough.facts },
+      // A goal exists and codex wrote to the store (the commands suite); gates were decided there too.
+      { hasGoal: true, agentConnected: true, turnRan: false, gateDecided: true },
+    );
+  });
+
   test('Run Turn opens a terminal for the todo and host; the agent ships; the turn is validated and spent', async () => {
     await useAgent('ship');
     const loopx = await app();
@@ -38,6 +50,7 @@ suite('turns in terminals', () => {
     assert.equal(await spentCount(), 1);
     await until(() => loopx.model.todo(turn.todoId as string)?.status === 'shipped', 'the Goals view to show it shipped');
     assert.match(loopx.model.evidence({ todoId: turn.todoId as string })[0]?.summary ?? '', /checked by the scripted agent/);
+    await until(() => loopx.walkthrough.facts.turnRan, 'Get Started to tick "Run a turn"');
   });
 
   test('with no ready work, Run Turn launches no terminal and says why', async () => {
