@@ -120,6 +120,17 @@ describe('moves', () => {
     expect('refused' in result && result.refused).toMatch(why);
   });
 
+  test('a move a pending gate refuses names the gates to decide, so the board can offer the decision there', () => {
+    expect(moveFor(card({ gates: ['Q1', 'Q4'] }), 'shipped', 'ada', NOW)).toEqual({
+      refused: 'gate Q1, Q4 on T1 needs a decision before it ships',
+      decide: ['Q1', 'Q4'],
+    });
+    expect(moveFor(card({ gates: ['Q1'] }), 'claimed', 'ada', NOW)).toMatchObject({ decide: ['Q1'] });
+    // Refused for another reason first (a paused goal, a finished card): no decision would let it through.
+    expect(moveFor(card({ gates: ['Q1'], goalActive: false }), 'claimed', 'ada', NOW)).not.toHaveProperty('decide');
+    expect(moveFor(card({ unmetDeps: ['T9'] }), 'claimed', 'ada', NOW)).not.toHaveProperty('decide');
+  });
+
   test('a lapsed lease held by another agent may be shipped by the person (the kernel reclaims it first)', () => {
     expect(moveFor(card({ status: 'claimed', owner: 'codex', leaseExpiresAt: NOW }), 'shipped', 'ada', NOW)).toEqual({
       transition: 'ship',

@@ -86,10 +86,23 @@ export function groupCards(cards: readonly Card[], filter: BoardFilter): Record<
 export type Transition = 'claim' | 'release' | 'ship' | 'block' | 'unblock' | 'kill';
 
 /**
+ * A refused move, and the gates whose decision would let it through: the board offers Approve and Reject for them
+ * beside the refusal, so the person decides where they are.
+ */
+export type Refusal = { refused: string; decide?: string[] };
+
+/**
  * The kernel transition a move asks for, or why the move is not allowed. `me` is the person at the board:
  * humans may release or block anyone's claim, but ship only what they hold (or what nobody holds).
  */
-export function moveFor(card: Card, to: ColumnId, me: string, nowIso: string): { transition: Transition } | { refused: string } {
+export function moveFor(card: Card, to: ColumnId, me: string, nowIso: string): { transition: Transition } | Refusal {
+  const answer = moveRule(card, to, me, nowIso);
+  // Held back by a pending gate (and by nothing a person must fix first): the decision is the way forward.
+  const gated = card.gates.length > 0 && card.goalActive && (to === 'ready' || to === 'claimed' || to === 'shipped');
+  return 'refused' in answer && gated && columnOf(card) !== 'blocked' ? { ...answer, decide: [...card.gates] } : answer;
+}
+
+function moveRule(card: Card, to: ColumnId, me: string, nowIso: string): { transition: Transition } | Refusal {
   const from = columnOf(card);
   if (from === to) return { refused: `${card.id} is already ${to === 'claimed' ? 'in progress' : to}` };
   if (from === 'shipped' || from === 'killed') return { refused: `${card.id} is ${from}; that is final` };

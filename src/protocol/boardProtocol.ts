@@ -115,6 +115,18 @@ export interface CardDetail {
   detail: string;
   continuation: string;
   reason: string | null;
+  /** Gates on this todo that wait for a person's decision, oldest first (the detail offers Approve and Reject). */
+  gates: { id: string; question: string; askedBy: string; askedAt: string }[];
+  /** The turns that worked on this todo, newest first; `result` is a sentence ("completed the work"). */
+  turns: {
+    id: string;
+    agent: string;
+    host: string;
+    startedAt: string;
+    endedAt: string | null;
+    result: string;
+    exitCode: number | null;
+  }[];
   /** Newest first. */
   evidence: {
     seq: number;
@@ -171,6 +183,7 @@ export type ToHost =
   | { type: 'gateAction'; requestId: number; action: GateAction; gateId: string }
   | { type: 'detail'; requestId: number; todoId: string }
   | { type: 'openArtifact'; path: string }
+  | { type: 'openTurnOutput'; turnId: string }
   | { type: 'switchFolder'; folder: number };
 
 export type ResultOk = { type: 'result'; requestId: number; ok: true };

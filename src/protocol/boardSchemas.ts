@@ -7,6 +7,7 @@ import { COLUMNS, GATE_ACTIONS, TODO_ACTIONS, type ToHost } from './boardProtoco
  */
 const todoId = z.string().check(z.regex(/^T[1-9][0-9]{0,9}$/));
 const gateId = z.string().check(z.regex(/^Q[1-9][0-9]{0,9}$/));
+const turnId = z.string().check(z.regex(/^R[1-9][0-9]{0,9}$/));
 const requestId = z.int().check(z.gte(0), z.lte(Number.MAX_SAFE_INTEGER));
 
 const toHost = z.discriminatedUnion('type', [
@@ -21,6 +22,7 @@ const toHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('gateAction'), requestId, gateId, action: z.enum(GATE_ACTIONS) }),
   z.object({ type: z.literal('detail'), requestId, todoId }),
   z.object({ type: z.literal('openArtifact'), path: z.string().check(z.minLength(1), z.maxLength(1000)) }),
+  z.object({ type: z.literal('openTurnOutput'), turnId }),
   z.object({ type: z.literal('switchFolder'), folder: z.int().check(z.gte(0), z.lte(999)) }),
 ]);
 

@@ -31,6 +31,12 @@ const TURN_RESULTS: Record<string, string> = {
   validation_failed: 'did not pass validation',
 };
 
+/** How a turn ended, in words ("completed the work"); a turn still open is "still running". */
+export function turnResultWords(resultKind: string | null): string {
+  if (resultKind === null) return 'still running';
+  return TURN_RESULTS[resultKind] ?? 'finished';
+}
+
 /** Evidence kinds that are the default ("note") or implied by the event ("ship": given when shipping). */
 const PLAIN_EVIDENCE = new Set(['', 'note', 'ship']);
 
@@ -142,7 +148,7 @@ export function eventSentence(e: EventFacts): EventSentence {
     case 'log.accepted':
       return said(`the event log was accepted as it is ${by}, from event ${String(d.firstBadSeq ?? '?')} on`, str('problem'));
     case 'turn.finished': {
-      const result = TURN_RESULTS[str('resultKind')] ?? 'finished';
+      const result = turnResultWords(str('resultKind'));
       return said(`turn ${str('id')} ${result}${d.spent === true ? ' (counted against the budget)' : ''}`);
     }
     default:

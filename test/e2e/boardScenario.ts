@@ -63,6 +63,14 @@ async function expectBesideDetail(board: FrameLocator, id: string): Promise<void
     );
 }
 
+/** An element lies wholly inside the columns' visible area (not scrolled out of it). */
+async function expectOnScreen(board: FrameLocator, selector: string): Promise<void> {
+  const el = await box(board.locator(selector));
+  const columns = await box(board.locator('.columns'));
+  if (el.x < columns.x - 1 || el.x + el.width > columns.x + columns.width + 1)
+    throw new Error(`${selector} is off screen: ${JSON.stringify(el)}, columns ${JSON.stringify(columns)}`);
+}
+
 /** The board in a real VS Code: drag, a refused move, a move that asks for input, the attention strip, live updates. */
 export async function runBoardScenario(): Promise<void> {
   const workspace = mkdtempSync(join(HOME, 'ws-board-'));
@@ -109,12 +117,34 @@ export async function runBoardScenario(): Promise<void> {
     await inColumn('T1', 'claimed').locator('.owner', { hasText: 'ada' }).waitFor({ timeout: 10_000 });
     await readyEmpty.waitFor({ timeout: 10_000 });
 
-    step(3, 'an illegal move: drag the gated T3 to Shipped; it snaps back and says why');
+    step(3, 'an illegal move: drag the gated T3 to Shipped; it snaps back, says why and offers the decision');
     await card('T3').dragTo(board.locator('.column-shipped'));
     const toast = board.locator('.toast', { hasText: 'needs a decision before it ships' });
     await toast.waitFor({ timeout: 10_000 });
     await inColumn('T3', 'waiting').waitFor();
     await wb.shot('board-03-refused');
+    // The way forward is a button beside the refusal: VS Code's modal with the question (dismissed: nothing decided).
+    await toast.getByRole('button', { name: 'Approve gate Q1', exact: true }).click();
+    const refusalDialog = page.locator('.monaco-dialog-box', { hasText: 'Delete the legacy importer?' });
+    await refusalDialog.waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Escape');
+    await refusalDialog.waitFor({ state: 'detached', timeout: 10_000 });
+    await inColumn('T3', 'waiting').waitFor();
+
+    step('3b', "the gated card's detail shows the question with Approve and Reject; its Actions menu has them too");
+    await card('T3').click();
+    const gated = board.locator('.detail[data-id="T3"]');
+    const gateSection = gated.locator('.gate[data-gate="Q1"]', { hasText: 'Delete the legacy importer?' });
+    await gateSection.waitFor({ timeout: 10_000 });
+    await gateSection.getByRole('button', { name: /^Approve gate Q1 on T3: / }).waitFor();
+    await gateSection.getByRole('button', { name: /^Reject gate Q1 on T3: / }).waitFor();
+    await gated.getByRole('button', { name: 'Actions for T3' }).click();
+    await board.locator('.menu-popup [role="menuitem"]', { hasText: 'Approve Q1…' }).waitFor({ timeout: 5_000 });
+    await board.locator('.menu-popup [role="menuitem"]', { hasText: 'Reject Q1…' }).waitFor();
+    await page.keyboard.press('Escape');
+    await wb.shot('board-03b-gated-detail');
+    await gated.getByRole('button', { name: 'Close the details of T3' }).click();
+    await gated.waitFor({ state: 'detached', timeout: 5_000 });
 
     step(4, 'a move that needs input: drag T1 to Shipped; VS Code asks for evidence');
     await card('T1').dragTo(board.locator('.column-shipped'));
@@ -175,6 +205,8 @@ export async function runBoardScenario(): Promise<void> {
     if (!/\(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/.test((await history.first().locator('time').getAttribute('title')) ?? ''))
       throw new Error('a history time has no exact-time tooltip');
     await expectBesideDetail(board, 'T1');
+    // Opening the detail narrows the columns instead of scrolling them: Ready is still on screen beside it.
+    await expectOnScreen(board, '.column-ready');
     await wb.shot('board-05-detail-dark');
     await wb.theme('Light Modern');
     await board.locator('body.vscode-light').waitFor({ timeout: 15_000 });

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunOutcome } from '../../src/extension/turns/turnRunner';
-import type { Turn } from '../../src/kernel/queries/turns';
+import { type Turn, listTurns } from '../../src/kernel/queries/turns';
 import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo } from '../../src/kernel/ops/todos';
 import { app, otherWriter, REPO, until, vscodeHuman, withAnswers } from './support';
@@ -51,6 +51,24 @@ suite('turns in terminals', () => {
     await until(() => loopx.model.todo(turn.todoId as string)?.status === 'shipped', 'the Goals view to show it shipped');
     assert.match(loopx.model.evidence({ todoId: turn.todoId as string })[0]?.summary ?? '', /checked by the scripted agent/);
     await until(() => loopx.walkthrough.facts.turnRan, 'Get Started to tick "Run a turn"');
+  });
+
+  test('from a todo to the turns that worked on it and what its agent printed (Show Turns…)', async () => {
+    const loopx = await app();
+    const [turn] = loopx.session.requireKernel().read((db) => listTurns(db, { goalId, limit: 1 }));
+    assert.ok(turn?.todoId, 'the turn of the test before');
+    const { prompts } = await withAnswers({ picks: [(items) => items[0]] }, async () =>
+      vscode.commands.executeCommand('loopx.showTurns', turn.todoId),
+    );
+    assert.match(prompts[0] ?? '', new RegExp(`^pick: LoopX: turns on ${turn.todoId} .*\\[\\$\\(terminal\\) ${turn.id} · `));
+    const editor = await until(
+      () =>
+        vscode.window.activeTextEditor?.document.uri.fsPath.endsWith(join('turns', turn.id, 'output.log')) &&
+        vscode.window.activeTextEditor,
+      'the turn output to open',
+    );
+    assert.match(editor.document.getText(), /scripted agent: shipped/);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   test('with no ready work, Run Turn launches no terminal and says why', async () => {

@@ -29,10 +29,47 @@ const board = new BoardView(state, {
   menu: (card, anchor) => showMenu(card, anchor),
 });
 
-function showToast(text: string, kind: 'error' | 'info' = 'error'): void {
+interface ToastAction {
+  label: string;
+  name: string;
+  run(): void;
+}
+
+/**
+ * A message in the corner. A plain one goes away by itself; one with buttons (what the person can do about it)
+ * stays until a button or its close button is pressed, so the way forward does not vanish while it is read.
+ */
+function showToast(text: string, kind: 'error' | 'info' = 'error', actions: ToastAction[] = []): void {
   const toast = h('div', { class: `toast toast-${kind}` }, icon(kind === 'error' ? 'error' : 'info'), ` ${text}`);
+  if (actions.length) {
+    const row = h('div', { class: 'toast-actions' });
+    for (const action of actions) {
+      const b = h('button', { type: 'button', class: 'button', 'aria-label': action.name }, action.label);
+      b.addEventListener('click', () => {
+        toast.remove();
+        action.run();
+      });
+      row.append(b);
+    }
+    const close = h(
+      'button',
+      { type: 'button', class: 'icon-button toast-close', 'aria-label': 'Dismiss', title: 'Dismiss' },
+      icon('close'),
+    );
+    close.addEventListener('click', () => toast.remove());
+    toast.prepend(close);
+    toast.append(row);
+  }
   toasts.append(toast);
-  setTimeout(() => toast.remove(), 6000);
+  if (!actions.length) setTimeout(() => toast.remove(), 6000);
+}
+
+/** Approve and Reject for each gate a refusal names: the decision, where the person met the refusal. */
+function decisionActions(gateIds: readonly string[]): ToastAction[] {
+  return gateIds.flatMap((id) => [
+    { label: `Approve ${id}…`, name: `Approve gate ${id}`, run: () => void gateAction('approveGate', id) },
+    { label: `Reject ${id}…`, name: `Reject gate ${id}`, run: () => void gateAction('rejectGate', id) },
+  ]);
 }
 
 function explain(error: ErrorBody): string {
@@ -43,7 +80,7 @@ function explain(error: ErrorBody): string {
 async function move(card: Card, to: ColumnId): Promise<void> {
   const local = moveFor(card, to, state.me, state.nowIso());
   if ('refused' in local) {
-    showToast(local.refused);
+    showToast(local.refused, 'error', decisionActions(local.decide ?? []));
     live.textContent = `Move refused: ${local.refused}`;
     board.place(card);
     return;
@@ -78,6 +115,7 @@ function showMenu(card: Card, anchor: HTMLElement): void {
     state.nowIso(),
     (to) => void move(card, to),
     (a) => void todoAction(a, card.id),
+    (a, gateId) => void gateAction(a, gateId),
   );
   if (!choices.length) {
     showToast(`${card.id} is ${card.status}; nothing more can happen to it`, 'info');
@@ -123,6 +161,8 @@ async function openDetail(todoId: string, mode: 'open' | 'refresh' | 'restore' =
       const card = state.cards.get(todoId);
       if (card) showMenu(card, anchor);
     },
+    gate: (action, gateId) => void gateAction(action, gateId),
+    openTurnOutput: (turnId) => state.vscode.postMessage({ type: 'openTurnOutput', turnId }),
   });
   pane.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && !document.querySelector('.menu-popup')) {

@@ -1,6 +1,6 @@
 import type { BoardFacts, TodoCardFacts, TodoDetailFacts } from '../../kernel/queries/cards';
 import type { Monitor } from '../../kernel/queries/monitors';
-import { eventSentence } from '../../protocol/boardText';
+import { eventSentence, turnResultWords } from '../../protocol/boardText';
 import type { AttentionItem, BoardPatch, BoardSnapshot, Card, CardDetail, CardMonitor } from '../../protocol/boardProtocol';
 
 /**
@@ -112,6 +112,16 @@ export function buildDetail(facts: TodoDetailFacts, card: Card): CardDetail {
     detail: todo.detail,
     continuation: todo.continuation,
     reason: todo.reason,
+    gates: facts.pendingGates.map((g) => ({ id: g.id, question: g.question, askedBy: g.askedBy, askedAt: g.askedAt })),
+    turns: facts.turns.map((t) => ({
+      id: t.id,
+      agent: t.agent,
+      host: t.host,
+      startedAt: t.startedAt,
+      endedAt: t.endedAt,
+      result: turnResultWords(t.resultKind),
+      exitCode: t.exitCode,
+    })),
     evidence: facts.evidence.map((e) => ({
       seq: e.seq,
       at: e.at,

@@ -16,6 +16,8 @@ import type { Folders } from '../folders';
 import { BoardActions, type Outcome } from './boardActions';
 import { buildDetail, buildSnapshot, diffSnapshots } from './boardData';
 import { boardFacts, todoDetailFacts } from '../../kernel/queries/cards';
+import { runSafely } from '../commands/context';
+import { showTurns } from '../commands/turnOutput';
 
 /**
  * The window's board: at most one panel at a time, owned by the app (no static state). Opening another folder's
@@ -144,6 +146,9 @@ export class BoardPanel extends Disposable {
         return undefined;
       case 'openArtifact':
         await this.openArtifact(m.path);
+        return undefined;
+      case 'openTurnOutput':
+        await runSafely(this.ctx, showTurns, [m.turnId]);
         return undefined;
       case 'switchFolder':
         this.switchFolder(m.folder);

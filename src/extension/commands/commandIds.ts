@@ -34,6 +34,7 @@ export const COMMANDS = {
   checkMonitorsNow: 'loopx.checkMonitorsNow',
   applyGoalFile: 'loopx.applyGoalFile',
   openTodo: 'loopx.openTodo',
+  showTurns: 'loopx.showTurns',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

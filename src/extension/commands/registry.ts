@@ -18,6 +18,7 @@ import { connectAgent } from './connectAgent';
 import { getStarted } from './getStarted';
 import { cancelMonitor, checkMonitorsNow } from './monitors';
 import { applyGoalFile, openTodo } from './goalFiles';
+import { showTurns } from './turnOutput';
 
 /** The table every command is registered from. */
 export const COMMAND_TABLE: readonly CommandDefinition[] = [
@@ -55,6 +56,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   checkMonitorsNow,
   applyGoalFile,
   openTodo,
+  showTurns,
 ];
 
 /** Commands that need no store of a folder: Initialize wants a folder without one; the rest only show things. */
