@@ -40,6 +40,39 @@ describe('package.json ↔ code', () => {
     expect(pkg.activationEvents).toContain(`onWebviewPanel:${BOARD_VIEW_TYPE}`);
   });
 
+  test('a command that asks before it acts says so with "…" (and one that acts at once does not)', () => {
+    // Each of these opens an input box, a pick or a modal before anything happens, from a view item too.
+    const asks = [
+      COMMANDS.newGoal,
+      COMMANDS.addTodo,
+      COMMANDS.releaseTodo,
+      COMMANDS.shipTodo,
+      COMMANDS.blockTodo,
+      COMMANDS.unblockTodo,
+      COMMANDS.killTodo,
+      COMMANDS.askGate,
+      COMMANDS.approveGate,
+      COMMANDS.rejectGate,
+      COMMANDS.addEvidence,
+      COMMANDS.runTurn,
+      COMMANDS.cancelMonitor,
+      COMMANDS.restoreBackup,
+      COMMANDS.connectAgent,
+      COMMANDS.showTurns,
+    ];
+    for (const c of contributes.commands as { command: string; title: string }[])
+      expect(c.title.endsWith('…'), `${c.command}: "${c.title}"`).toBe((asks as string[]).includes(c.command));
+  });
+
+  test('a paused goal has Resume on its row, where a running one has Run Turn', () => {
+    const inline = (contributes.menus['view/item/context'] as { command: string; when: string; group: string }[]).filter((m) =>
+      m.group.startsWith('inline'),
+    );
+    expect(inline).toContainEqual(
+      expect.objectContaining({ command: COMMANDS.resumeGoal, when: expect.stringContaining('loopx:goal:paused') }),
+    );
+  });
+
   test('every command has a LoopX category and a title; icons are codicons', () => {
     for (const c of contributes.commands as { title: string; category: string; icon?: string }[]) {
       expect(c.category).toBe('LoopX');

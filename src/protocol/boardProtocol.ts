@@ -78,6 +78,8 @@ export type AttentionItem =
   | { kind: 'blocked'; todoId: string; title: string; reason: string }
   | { kind: 'lapsed'; todoId: string; title: string; owner: string; leaseExpiresAt: string }
   | { kind: 'budget'; goalId: string; title: string; nextWakeAt: string | null }
+  /** A goal an agent or a script created (it starts paused) or an agent paused: only a person starts it. */
+  | { kind: 'paused'; goalId: string; title: string; by: string; proposed: boolean }
   | { kind: 'monitor'; monitorId: string; todoId: string; title: string; check: string; error: string };
 
 export interface BoardSnapshot {
@@ -174,6 +176,8 @@ export const TODO_ACTIONS = [
 export type TodoAction = (typeof TODO_ACTIONS)[number];
 export const GATE_ACTIONS = ['approveGate', 'rejectGate'] as const;
 export type GateAction = (typeof GATE_ACTIONS)[number];
+export const GOAL_ACTIONS = ['resumeGoal'] as const;
+export type GoalAction = (typeof GOAL_ACTIONS)[number];
 
 /** Webview → host. Every one of these is validated by the host before anything happens. */
 export type ToHost =
@@ -181,6 +185,7 @@ export type ToHost =
   | { type: 'move'; requestId: number; todoId: string; to: ColumnId }
   | { type: 'todoAction'; requestId: number; action: TodoAction; todoId: string }
   | { type: 'gateAction'; requestId: number; action: GateAction; gateId: string }
+  | { type: 'goalAction'; requestId: number; action: GoalAction; goalId: string }
   | { type: 'detail'; requestId: number; todoId: string }
   | { type: 'openArtifact'; path: string }
   | { type: 'openTurnOutput'; turnId: string }
@@ -202,6 +207,7 @@ export interface BoardRequests {
   move: ResultOk | ResultFailed;
   todoAction: ResultOk | ResultFailed;
   gateAction: ResultOk | ResultFailed;
+  goalAction: ResultOk | ResultFailed;
   /** The card's detail, or why there is none (it went away). */
   detail: DetailAnswer | ResultFailed;
 }

@@ -37,7 +37,7 @@ export async function runScenario(): Promise<void> {
     await wb.shot('02-initialized');
 
     step(2, 'palette → New Goal (four steps)');
-    await wb.command('LoopX: New Goal');
+    await wb.command('LoopX: New Goal…');
     await wb.answer('Ship the CSV importer', /New Goal \(1\/4\)/);
     await wb.answer('Any RFC 4180 file imports', /New Goal \(2\/4\)/);
     await wb.answer('src/import/**', /New Goal \(3\/4\)/);
@@ -49,7 +49,7 @@ export async function runScenario(): Promise<void> {
       ['Parse quoted fields', 'P1'],
       ['Stream large files', 'P2'],
     ] as const) {
-      await wb.command('LoopX: Add Todo');
+      await wb.command('LoopX: Add Todo…');
       await wb.answer(title, /Add Todo to G1/);
       await wb.answer('', /Add Todo to G1/);
       await wb.answer(priority, /priority/);
@@ -109,7 +109,7 @@ export async function runScenario(): Promise<void> {
     const gateRow = gates.locator('.monaco-list-row', { hasText: 'Stream with Node streams' }).first();
     await gateRow.waitFor({ timeout: 10_000 });
     await gateRow.hover();
-    await gateRow.locator('.action-label[aria-label="Approve Gate"]').click();
+    await gateRow.locator('.action-label[aria-label="Approve Gate…"]').click();
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 10_000 });
     if (!(await dialog.innerText()).includes('Stream with Node streams')) throw new Error('the approval dialog does not show the question');

@@ -29,7 +29,7 @@ export async function runTurnScenario(): Promise<void> {
     await wb.row('G1 Ship the CSV importer').waitFor({ timeout: 30_000 });
     await wb.openLoopx();
     step(1, 'palette → Run Turn → the custom host');
-    await wb.command('LoopX: Run Turn');
+    await wb.command('LoopX: Run Turn…');
     await wb.answer('custom', /Run Turn on G1 with/);
     await page
       .locator('.notification-toast', { hasText: /turn R1 .* ended: validated completion; quota spent/ })
@@ -40,7 +40,7 @@ export async function runTurnScenario(): Promise<void> {
     await wb.statusItem('G1 1/6').waitFor({ timeout: 10_000 });
     await wb.shot('turn-01-shipped');
     step(2, 'Run Turn again: nothing is ready, so no terminal, and the reason');
-    await wb.command('LoopX: Run Turn');
+    await wb.command('LoopX: Run Turn…');
     await wb.answer('custom', /Run Turn on G1 with/);
     await page
       .locator('.notification-toast', { hasText: /no turn started\. G1 waits: no todo is ready/ })

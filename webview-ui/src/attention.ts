@@ -1,10 +1,12 @@
 import { type AttentionAction, attentionActionLabel } from '../../src/protocol/boardText';
-import type { AttentionItem, GateAction, TodoAction } from '../../src/protocol/boardProtocol';
+import type { AttentionItem, GateAction, GoalAction, TodoAction } from '../../src/protocol/boardProtocol';
+import { pausedWords } from '../../src/shared/pausedWords';
 import { h, icon, timeEl } from './dom';
 
 export interface AttentionHandlers {
   gate(action: GateAction, gateId: string): void;
   todo(action: TodoAction, todoId: string): void;
+  goal(action: GoalAction, goalId: string): void;
   open(todoId: string): void;
 }
 
@@ -111,6 +113,16 @@ function itemContent(item: AttentionItem, nowMs: number, on: AttentionHandlers):
           'span',
           { class: 'actions' },
           button(item, 'cancelMonitor', 'Cancel monitor', 'close', () => on.todo('cancelMonitor', item.todoId)),
+        ),
+      ];
+    case 'paused':
+      return [
+        icon('debug-pause', 'paused goal'),
+        h('span', { class: 'what' }, `${item.goalId} ${item.title} · ${pausedWords(item)}`),
+        h(
+          'span',
+          { class: 'actions' },
+          button(item, 'resume', 'Start', 'debug-start', () => on.goal('resumeGoal', item.goalId), true),
         ),
       ];
     case 'budget':

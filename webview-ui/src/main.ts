@@ -1,6 +1,6 @@
 import { moveFor } from '../../src/protocol/board';
 import { shouldRunSentence } from '../../src/protocol/shouldRunWords';
-import type { Card, ColumnId, GateAction, TodoAction, ToWebview } from '../../src/protocol/boardProtocol';
+import type { Card, ColumnId, GateAction, GoalAction, TodoAction, ToWebview } from '../../src/protocol/boardProtocol';
 import type { ErrorBody } from '../../src/protocol/errors';
 import { renderAttention } from './attention';
 import { BoardView } from './board';
@@ -100,6 +100,11 @@ async function move(card: Card, to: ColumnId): Promise<void> {
 
 async function todoAction(action: TodoAction, todoId: string): Promise<void> {
   const result = await state.request({ type: 'todoAction', action, todoId });
+  if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
+}
+
+async function goalAction(action: GoalAction, goalId: string): Promise<void> {
+  const result = await state.request({ type: 'goalAction', action, goalId });
   if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
 }
 
@@ -264,6 +269,7 @@ function renderAttentionStrip(): void {
     renderAttention(state.attention, state.now(), {
       gate: (action, id) => void gateAction(action, id),
       todo: (action, id) => void todoAction(action, id),
+      goal: (action, id) => void goalAction(action, id),
       open: (id) => void openDetail(id),
     }),
   );

@@ -7,13 +7,14 @@ import { getTodo } from '../../kernel/queries/lookups';
 import { todoCardFor } from '../../kernel/queries/cards';
 import { waitingMonitor } from '../../kernel/queries/monitors';
 import { moveFor } from '../../protocol/board';
-import type { ColumnId, TodoAction } from '../../protocol/boardProtocol';
+import type { ColumnId, GoalAction, TodoAction } from '../../protocol/boardProtocol';
 import { type ErrorBody, errorBody } from '../../protocol/errors';
 import { type CommandDefinition, kernelOf } from '../commands/context';
 import { approveGate, askGate, rejectGate } from '../commands/gates';
 import { addEvidence } from '../commands/evidence';
 import { blockTodo, killTodo, shipTodo, unblockTodo } from '../commands/todoTransitions';
 import { runTurn } from '../commands/turns';
+import { resumeGoal } from '../commands/goalLifecycle';
 import { cancelMonitor } from '../commands/monitors';
 import type { Services } from '../services';
 import { cardOf } from './boardData';
@@ -85,6 +86,13 @@ export class BoardActions {
 
   async gate(action: 'approveGate' | 'rejectGate', gateId: string): Promise<Outcome> {
     return this.guard(() => this.command(action === 'approveGate' ? approveGate : rejectGate, gateId));
+  }
+
+  async goal(action: GoalAction, goalId: string): Promise<Outcome> {
+    switch (action) {
+      case 'resumeGoal':
+        return this.guard(() => this.command(resumeGoal, goalId));
+    }
   }
 
   /**

@@ -29,6 +29,9 @@ export function buildSnapshot(facts: BoardFacts, me: string): BoardSnapshot {
       owner: t.owner ?? '?',
       leaseExpiresAt: t.leaseExpiresAt ?? report.at,
     })),
+    ...report.goals.flatMap((g) =>
+      g.waitsForPerson ? [{ kind: 'paused' as const, goalId: g.id, title: g.title, ...g.waitsForPerson }] : [],
+    ),
     ...report.goals
       .filter((g) => g.status === 'active' && g.quota.remaining === 0)
       .map((g) => ({ kind: 'budget' as const, goalId: g.id, title: g.title, nextWakeAt: g.quota.nextSlotAt })),

@@ -141,6 +141,8 @@ export class BoardPanel extends Disposable {
         return this.answer(m.requestId, await this.actions.todo(m.action, m.todoId));
       case 'gateAction':
         return this.answer(m.requestId, await this.actions.gate(m.action, m.gateId));
+      case 'goalAction':
+        return this.answer(m.requestId, await this.actions.goal(m.action, m.goalId));
       case 'detail':
         this.sendDetail(m.requestId, m.todoId);
         return undefined;
