@@ -30,7 +30,7 @@ async function runSuites(name: string, workspace: string, entry: string): Promis
     const started = Date.now();
     await page.goto(server.url(workspace, server.devPayload(join(REPO, 'dist', 'test', 'extension', entry))));
     let timer: NodeJS.Timeout | undefined;
-    const code = await Promise.race([exited, new Promise<number>((done) => (timer = setTimeout(() => done(-1), 240_000)))]);
+    const code = await Promise.race([exited, new Promise<number>((done) => (timer = setTimeout(() => done(-1), 900_000)))]);
     clearTimeout(timer);
     console.log(`${name}: exit ${code === -1 ? 'TIMEOUT' : code} after ${Date.now() - started} ms`);
     return code;

@@ -35,7 +35,7 @@ suite('goal files in the editor', () => {
     const started = performance.now();
     const editor = await vscode.window.showTextDocument(uri);
     assert.equal(await loopx.goalFiles.ready(), true, 'the goal-file language server started');
-    await until(async () => (await lensTitles(uri)).includes('Apply to store · 3 changes'), 'the Apply lens', 15_000);
+    await until(async () => (await lensTitles(uri)).includes('Apply to store · 3 changes'), 'the Apply lens', 30_000);
     recordFigure('goalFileOpenToFirstLens', performance.now() - started, 'ms');
 
     // A bad key: an error at the key, with the did-you-mean quick fix.
@@ -82,7 +82,7 @@ suite('goal files in the editor', () => {
       ['First step in the file', 'Second step in the file'],
     );
     assert.equal(readFileSync(file, 'utf8'), editor.document.getText(), 'the file on disk is what was applied');
-    await until(async () => (await lensTitles(uri)).includes(`In sync with ${goal.id}`), 'the In sync lens', 10_000);
+    await until(async () => (await lensTitles(uri)).includes(`In sync with ${goal.id}`), 'the In sync lens', 30_000);
 
     // Hover on a todo key shows its live state.
     const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, new vscode.Position(4, 12));
