@@ -59,6 +59,7 @@ describe('package.json ↔ code', () => {
       COMMANDS.restoreBackup,
       COMMANDS.connectAgent,
       COMMANDS.showTurns,
+      COMMANDS.markGoalDone,
     ];
     for (const c of contributes.commands as { command: string; title: string }[])
       expect(c.title.endsWith('…'), `${c.command}: "${c.title}"`).toBe((asks as string[]).includes(c.command));

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { GoalStatusLine } from '../kernel/queries/status';
 import { clean, clockTime } from '../protocol/display';
-import { shouldRunReason } from '../protocol/shouldRunWords';
+import { allShipped, shouldRunReason } from '../protocol/shouldRunWords';
 import { pausedWords } from '../shared/pausedWords';
 import { Disposable, toDisposable } from './util/lifecycle';
 import type { Folders } from './folders';
@@ -125,19 +125,26 @@ export class QuotaStatusBar extends Disposable {
     const wake = !answer.run && answer.nextWakeAt ? ` · ${byMonitor ? '$(eye) ' : ''}wake ${clockTime(answer.nextWakeAt, now)}` : '';
     // Exhausted is about the budget, whatever else should-run reports first (no ready work, a gate…).
     const exhausted = q.remaining === 0;
-    item.text = `${exhausted ? '$(warning)' : '$(pulse)'} ${folder ? `${folder}: ` : ''}${goal.id} ${q.spent}/${q.turnsPerWindow}${wake}`;
+    // Every todo shipped: the goal is finished in all but name, and the meter says so (its tooltip offers Mark Done).
+    const finished = allShipped(goal.counts);
+    const lead = finished ? '$(pass-filled)' : exhausted ? '$(warning)' : '$(pulse)';
+    item.text = `${lead} ${folder ? `${folder}: ` : ''}${goal.id} ${q.spent}/${q.turnsPerWindow}${finished ? ' · all shipped' : wake}`;
     item.backgroundColor = exhausted ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     const md = new vscode.MarkdownString(undefined, true);
+    md.isTrusted = { enabledCommands: [COMMANDS.markGoalDone] };
     md.appendMarkdown(`**${goal.id}** `)
       .appendText(clean(goal.title))
       .appendText(folder ? ` (${folder})` : '')
       .appendMarkdown('\n\n');
     md.appendMarkdown(`$(dashboard) ${q.spent} of ${q.turnsPerWindow} turns spent in the last ${q.windowHours} h, ${q.remaining} left\n\n`);
-    const why = shouldRunReason({ ...answer, goalStatus: goal.status, ...q });
+    const why = shouldRunReason({ ...answer, goalStatus: goal.status, ...q, counts: goal.counts, me: owner.ctx.me });
     md.appendMarkdown(answer.run ? '$(play) **Ready to run a turn**' : '$(debug-pause) **Waits:** ').appendText(answer.run ? '' : why);
     if (answer.nextWakeAt) md.appendMarkdown(`; it can run again at ${clockTime(answer.nextWakeAt, now)}`);
-    else if (!answer.run) md.appendMarkdown('; a person has to act first');
-    md.appendMarkdown(`\n\n<small>should-run: \`${answer.reason}\`</small>\n\n`);
+    else if (finished) {
+      const args = encodeURIComponent(JSON.stringify([inFolder(owner.root, goal.id)]));
+      md.appendMarkdown(`: [Mark ${goal.id} done](command:${COMMANDS.markGoalDone}?${args}) or add todos`);
+    } else if (!answer.run) md.appendMarkdown('; a person has to act first');
+    md.appendMarkdown('\n\n');
     if (goal.nextTodo) md.appendMarkdown(`$(arrow-right) next: ${goal.nextTodo.id} `).appendText(clean(goal.nextTodo.title));
     if (waiting.length) {
       md.appendMarkdown(`\n\n$(eye) ${waiting.length} monitor${waiting.length === 1 ? '' : 's'} waiting`);

@@ -71,6 +71,12 @@ export interface GoalSummary {
   nextWakeAt: string | null;
   /** The goal's background (a goal file's Markdown body), shown as plain text under the toolbar; '' when none. */
   background: string;
+  /** Its todos by status, and who holds its live claims: the should-run sentence says why from these. */
+  counts: Record<CardStatus, number>;
+  liveClaims: number;
+  holders: string[];
+  windingDown: number;
+  maxConcurrent: number;
 }
 
 export type AttentionItem =
@@ -80,6 +86,8 @@ export type AttentionItem =
   | { kind: 'budget'; goalId: string; title: string; nextWakeAt: string | null }
   /** A goal an agent or a script created (it starts paused) or an agent paused: only a person starts it. */
   | { kind: 'paused'; goalId: string; title: string; by: string; proposed: boolean }
+  /** An active goal whose every todo has shipped: a person marks it done (or adds work). */
+  | { kind: 'finished'; goalId: string; title: string; shipped: number }
   | { kind: 'monitor'; monitorId: string; todoId: string; title: string; check: string; error: string };
 
 export interface BoardSnapshot {
@@ -176,7 +184,7 @@ export const TODO_ACTIONS = [
 export type TodoAction = (typeof TODO_ACTIONS)[number];
 export const GATE_ACTIONS = ['approveGate', 'rejectGate'] as const;
 export type GateAction = (typeof GATE_ACTIONS)[number];
-export const GOAL_ACTIONS = ['resumeGoal'] as const;
+export const GOAL_ACTIONS = ['resumeGoal', 'markGoalDone'] as const;
 export type GoalAction = (typeof GOAL_ACTIONS)[number];
 
 /** Webview → host. Every one of these is validated by the host before anything happens. */

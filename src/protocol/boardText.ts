@@ -176,7 +176,7 @@ export function emptyColumnText(column: ColumnId, filtered: boolean): string {
   }
 }
 
-export type AttentionAction = 'approve' | 'reject' | 'unblock' | 'release' | 'reassign' | 'cancelMonitor' | 'resume' | 'open';
+export type AttentionAction = 'approve' | 'reject' | 'unblock' | 'release' | 'reassign' | 'cancelMonitor' | 'resume' | 'markDone' | 'open';
 
 /**
  * The accessible name of an attention-strip button: the verb, what it acts on and enough of it to tell two apart
@@ -201,6 +201,8 @@ export function attentionActionLabel(action: AttentionAction, item: AttentionIte
       return `Open ${item.goalId}`;
     case 'paused':
       return action === 'resume' ? `Start goal ${item.goalId}: ${oneLine(item.title, 120)}` : `Open ${item.goalId}`;
+    case 'finished':
+      return action === 'markDone' ? `Mark goal ${item.goalId} done: ${oneLine(item.title, 120)}` : `Open ${item.goalId}`;
     case 'monitor':
       return action === 'cancelMonitor'
         ? `Cancel monitor ${item.monitorId} on ${item.todoId}, whose check cannot run: ${oneLine(item.check, 120)}`

@@ -35,9 +35,9 @@ export async function runTurnScenario(): Promise<void> {
       .locator('.notification-toast', { hasText: /turn R1 .* ended: validated completion; quota spent/ })
       .first()
       .waitFor({ timeout: 30_000 });
-    await page.locator('.xterm-rows', { hasText: 'scripted agent: shipped T1' }).first().waitFor({ timeout: 10_000 });
-    await wb.row(/^\s*Shipped\s*1\s*$/).waitFor({ timeout: 10_000 });
-    await wb.statusItem('G1 1/6').waitFor({ timeout: 10_000 });
+    await page.locator('.xterm-rows', { hasText: 'scripted agent: shipped T1' }).first().waitFor({ timeout: 30_000 });
+    await wb.row(/^\s*Shipped\s*1\s*$/).waitFor({ timeout: 30_000 });
+    await wb.statusItem('G1 1/6').waitFor({ timeout: 30_000 });
     await wb.shot('turn-01-shipped');
     step(2, 'Run Turn again: nothing is ready, so no terminal, and the reason');
     await wb.command('LoopX: Run Turn…');
@@ -45,7 +45,7 @@ export async function runTurnScenario(): Promise<void> {
     await page
       .locator('.notification-toast', { hasText: /no turn started\. G1 waits: no todo is ready/ })
       .first()
-      .waitFor({ timeout: 15_000 });
+      .waitFor({ timeout: 30_000 });
     await wb.shot('turn-02-no-ready-work');
   });
 }

@@ -47,6 +47,13 @@ suite('status bar', () => {
       const dismissed = await withAnswers({ warnings: [undefined] }, async () =>
         panel.receive({ type: 'goalAction', requestId: 1, action: 'resumeGoal', goalId: proposed.id }),
       );
+      assert.deepEqual(
+        { result: dismissed.result, refused: panel.refused },
+        {
+          result: { type: 'result', requestId: 1, ok: false, error: { code: 'cancelled', message: 'cancelled', hint: null } },
+          refused: [],
+        },
+      );
       assert.match(
         dismissed.prompts[0] ?? '',
         /^warning \(modal\): Start goal G\d+ Proposed by codex\? \| Proposed by codex, not started yet\. Once started, agents may spend up to 20 turns every 24 h on it, one at a time\./,

@@ -227,7 +227,7 @@ describe('completion, hover, code lenses', () => {
     );
     const goal = await client.request<Hover>('textDocument/hover', at(1, 3));
     expect((goal.contents as { value: string }).value).toMatch(
-      /\*\*G1\*\* CSV importer — active[\s\S]*quota: 0 of 12 turns spent in 24 h · 1 of 1 running[\s\S]*waits: no todo is ready/,
+      /\*\*G1\*\* CSV importer — active[\s\S]*quota: 0 of 12 turns spent in 24 h · 1 at a time \(held now by codex\)[\s\S]*waits: no todo is ready/,
     );
     const after = await client.request<Hover>('textDocument/hover', at(11, 14));
     expect((after.contents as { value: string }).value).toContain('**T1**');

@@ -125,6 +125,16 @@ function itemContent(item: AttentionItem, nowMs: number, on: AttentionHandlers):
           button(item, 'resume', 'Start', 'debug-start', () => on.goal('resumeGoal', item.goalId), true),
         ),
       ];
+    case 'finished':
+      return [
+        icon('pass-filled', 'every todo shipped'),
+        h('span', { class: 'what' }, `${item.goalId} ${item.title} · every todo has shipped (${item.shipped})`),
+        h(
+          'span',
+          { class: 'actions' },
+          button(item, 'markDone', 'Mark done', 'pass-filled', () => on.goal('markGoalDone', item.goalId), true),
+        ),
+      ];
     case 'budget':
       return [
         icon('dashboard', 'budget'),

@@ -236,7 +236,7 @@ function renderHeader(): void {
         const exhausted = g.spent >= g.turnsPerWindow;
         return h(
           'span',
-          { class: `chip${exhausted ? ' chip-warning' : ''}`, title: `${g.id}: ${shouldRunSentence(g)} (${g.reason})` },
+          { class: `chip${exhausted ? ' chip-warning' : ''}`, title: `${g.id}: ${shouldRunSentence({ ...g, me: state.me })}` },
           icon(exhausted ? 'warning' : 'pulse'),
           ` ${g.id} ${g.spent}/${g.turnsPerWindow}`,
         );

@@ -14,7 +14,7 @@ import { approveGate, askGate, rejectGate } from '../commands/gates';
 import { addEvidence } from '../commands/evidence';
 import { blockTodo, killTodo, shipTodo, unblockTodo } from '../commands/todoTransitions';
 import { runTurn } from '../commands/turns';
-import { resumeGoal } from '../commands/goalLifecycle';
+import { markGoalDone, resumeGoal } from '../commands/goalLifecycle';
 import { cancelMonitor } from '../commands/monitors';
 import type { Services } from '../services';
 import { cardOf } from './boardData';
@@ -92,6 +92,8 @@ export class BoardActions {
     switch (action) {
       case 'resumeGoal':
         return this.guard(() => this.command(resumeGoal, goalId));
+      case 'markGoalDone':
+        return this.guard(() => this.command(markGoalDone, goalId));
     }
   }
 

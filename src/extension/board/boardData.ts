@@ -1,6 +1,7 @@
 import type { BoardFacts, TodoCardFacts, TodoDetailFacts } from '../../kernel/queries/cards';
 import type { Monitor } from '../../kernel/queries/monitors';
 import { eventSentence, turnResultWords } from '../../protocol/boardText';
+import { allShipped } from '../../protocol/shouldRunWords';
 import type { AttentionItem, BoardPatch, BoardSnapshot, Card, CardDetail, CardMonitor } from '../../protocol/boardProtocol';
 
 /**
@@ -33,6 +34,9 @@ export function buildSnapshot(facts: BoardFacts, me: string): BoardSnapshot {
       g.waitsForPerson ? [{ kind: 'paused' as const, goalId: g.id, title: g.title, ...g.waitsForPerson }] : [],
     ),
     ...report.goals
+      .filter((g) => g.status === 'active' && allShipped(g.counts))
+      .map((g) => ({ kind: 'finished' as const, goalId: g.id, title: g.title, shipped: g.counts.shipped })),
+    ...report.goals
       .filter((g) => g.status === 'active' && g.quota.remaining === 0)
       .map((g) => ({ kind: 'budget' as const, goalId: g.id, title: g.title, nextWakeAt: g.quota.nextSlotAt })),
     // A check that cannot run (not found, killed at its limit) will never fire by itself: a person looks at it.
@@ -61,6 +65,11 @@ export function buildSnapshot(facts: BoardFacts, me: string): BoardSnapshot {
       reason: g.shouldRun.reason,
       nextWakeAt: g.shouldRun.nextWakeAt,
       background: facts.backgrounds[g.id] ?? '',
+      counts: g.counts,
+      liveClaims: g.quota.liveClaims,
+      holders: g.quota.holders,
+      windingDown: g.quota.windingDown,
+      maxConcurrent: g.quota.maxConcurrent,
     })),
     cards,
     attention,

@@ -4,6 +4,7 @@ export const COMMANDS = {
   newGoal: 'loopx.newGoal',
   pauseGoal: 'loopx.pauseGoal',
   resumeGoal: 'loopx.resumeGoal',
+  markGoalDone: 'loopx.markGoalDone',
   addTodo: 'loopx.addTodo',
   claimTodo: 'loopx.claimTodo',
   releaseTodo: 'loopx.releaseTodo',

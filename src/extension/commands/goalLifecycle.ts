@@ -43,3 +43,27 @@ export const resumeGoal: CommandDefinition = {
     return setGoalStatus(kernelOf(ctx), goal.id, 'active');
   },
 };
+
+/** Done is final for agents (a person may reopen it): a modal that says what is left and that agents stop spending. */
+export const markGoalDone: CommandDefinition = {
+  id: COMMANDS.markGoalDone,
+  async run(ctx, arg) {
+    const goal = await resolveGoal(ctx, arg, (g) => g.status === 'active' || g.status === 'paused');
+    if (!goal) return undefined;
+    const counts = ctx.model.status()?.goals.find((g) => g.id === goal.id)?.counts;
+    const left = counts ? counts.open + counts.claimed + counts.blocked : 0;
+    const done = await vscode.window.showWarningMessage(
+      `Mark goal ${goal.id} ${clean(goal.title)} done?`,
+      {
+        modal: true,
+        detail:
+          (left === 0
+            ? `Every todo has shipped (${counts?.shipped ?? 0}). `
+            : `${left} todo${left === 1 ? ' is' : 's are'} not shipped; they stay as they are. `) +
+          'Agents stop taking turns on it; you can resume it later.',
+      },
+      'Mark Done',
+    );
+    return done === 'Mark Done' ? setGoalStatus(kernelOf(ctx), goal.id, 'done') : undefined;
+  },
+};

@@ -5,7 +5,7 @@ import { COMMANDS, type CommandId } from './commandIds';
 import type { FolderNeed, Folders } from '../folders';
 import { initialize } from './initialize';
 import { newGoal } from './newGoal';
-import { pauseGoal, resumeGoal } from './goalLifecycle';
+import { markGoalDone, pauseGoal, resumeGoal } from './goalLifecycle';
 import { addTodo } from './addTodo';
 import { blockTodo, claimTodo, killTodo, releaseTodo, shipTodo, unblockTodo } from './todoTransitions';
 import { approveGate, askGate, rejectGate } from './gates';
@@ -26,6 +26,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   newGoal,
   pauseGoal,
   resumeGoal,
+  markGoalDone,
   addTodo,
   claimTodo,
   releaseTodo,
