@@ -47,6 +47,7 @@ function snapshot(): BoardSnapshot {
             }
           : null,
       recurrence: null,
+      recurrenceZone: null,
       waitsUntil: null,
     };
   });

@@ -39,6 +39,8 @@ export class LoopxApp extends Disposable {
   readonly goalFiles: GoalFileSupport;
   /** The window's one board panel, on whichever folder's store it shows. */
   readonly boards: Boards;
+  /** The read-only documents (status, evidence, review packet, todo), one provider per scheme. */
+  readonly documents: VirtualDocuments;
   /** Get Started's checkmarks, from what the stores hold. */
   readonly walkthrough: WalkthroughProgress;
 
@@ -106,7 +108,7 @@ export class LoopxApp extends Disposable {
       const waiting = this.folders.withStore.reduce((n, f) => n + f.monitorsTree.waitingCount(), 0);
       monitorsView.description = waiting ? `${waiting} waiting` : undefined;
     };
-    this.register(new VirtualDocuments(this.folders));
+    this.documents = this.register(new VirtualDocuments(this.folders));
     this.goalFiles = this.register(new GoalFileSupport(host.extensionUri, log));
     this.statusBar = this.register(new QuotaStatusBar(this.folders));
     this.walkthrough = this.register(new WalkthroughProgress(this.folders));

@@ -66,7 +66,7 @@ export class FolderServices extends Disposable {
     this.goalsTree = this.register(new GoalsTreeProvider(this.model, actor.name));
     this.gatesTree = this.register(new GatesTreeProvider(this.model));
     this.evidenceTree = this.register(new EvidenceTreeProvider(this.model, this.root));
-    this.agentsTree = this.register(new AgentsTreeProvider(this.model));
+    this.agentsTree = this.register(new AgentsTreeProvider(this.model, actor.name));
     this.gateNotifier = this.register(new GateNotifier(this.model, this.root));
     this.monitorsTree = this.register(new MonitorsTreeProvider(this.model));
     this.monitorTicker = this.register(new MonitorTicker(this.session, this.model, log));

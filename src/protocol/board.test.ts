@@ -29,6 +29,7 @@ const card = (over: Partial<Card> = {}): Card => ({
   revision: 1,
   monitor: null,
   recurrence: null,
+  recurrenceZone: null,
   waitsUntil: null,
   ...over,
 });
@@ -49,7 +50,7 @@ describe('columns', () => {
   ] as const)('%o goes to %s', (c, column) => expect(columnOf(c)).toBe(column));
 
   test('a card waiting on a monitor says what it checks and what it saw last; a recurring one when it is next', () => {
-    expect(waitingReason(card({ monitor: MONITOR }))).toBe('waits on M2: `gh run view 42 --exit-status` until exit0');
+    expect(waitingReason(card({ monitor: MONITOR }))).toBe('waits on M2: “gh run view 42 --exit-status” until it exits 0');
     expect(waitingReason(card({ monitor: { ...MONITOR, kind: 'timer', check: null, until: 'time' } }))).toBe('waits on M2: a timer');
     expect(lastRunSummary(MONITOR)).toBe('exit 1 (run 3)');
     expect(
@@ -58,9 +59,17 @@ describe('columns', () => {
         lastRun: { ...(MONITOR.lastRun as NonNullable<CardMonitor['lastRun']>), exitCode: null, error: 'command not found' },
       }),
     ).toBe('command not found (run 3)');
-    expect(waitingReason(card({ waitsUntil: '2026-01-01T13:00:00.000Z', recurrence: 'daily at 13:00 (UTC)' }))).toMatch(
-      /^recurs daily at 13:00 \(UTC\) · next \S+/,
-    );
+    expect(
+      waitingReason(card({ waitsUntil: '2026-01-01T13:00:00.000Z', recurrence: 'daily at 13:00 (UTC)', recurrenceZone: 'UTC' })),
+    ).toMatch(/^recurs daily at 13:00 \(UTC\) · next (\S+ \d+ )?13:00$/);
+    // One clock: the next occurrence reads in the series' own zone, whatever the viewer's zone is (here Berlin,
+    // an hour off UTC in winter: the viewer's clock would say 10:00 beside "at 09:00").
+    const berlin = card({
+      waitsUntil: '2030-01-02T08:00:00.000Z',
+      recurrence: 'daily at 09:00 (Europe/Berlin)',
+      recurrenceZone: 'Europe/Berlin',
+    });
+    expect(waitingReason(berlin)).toMatch(/^recurs daily at 09:00 \(Europe\/Berlin\) · next \S+ \d+ 09:00$/);
   });
 
   test('waiting says why', () => {

@@ -42,6 +42,8 @@ export interface Card {
   monitor: CardMonitor | null;
   /** A recurring todo: how it repeats, in words ("daily at 09:00 (UTC)"). */
   recurrence: string | null;
+  /** The zone a recurrence's clock times are in (`at`, cron), so its next time reads in that one clock; else null. */
+  recurrenceZone: string | null;
   /** Not claimable before this time (a recurring occurrence not yet due), or null when it is due. */
   waitsUntil: string | null;
 }

@@ -91,6 +91,8 @@ suite('commands', () => {
   test('Ship insists on evidence when none is recorded', async () => {
     const { result, prompts } = await withAnswers({ inputs: ['   '] }, async () => vscode.commands.executeCommand(COMMANDS.shipTodo, 'T3'));
     assert.equal(result, undefined);
+    // Nobody holds T3: the person is told that shipping claims it first, before anything happens.
+    assert.match(prompts[0] ?? '', /Ship T3 .* Nobody holds it: shipping claims it for you first\. Evidence: what was done/);
     assert.equal(prompts[1], 'refused: Required');
     assert.equal((await app()).model.todo('T3')?.status, 'open');
   });

@@ -43,7 +43,13 @@ suite('status bar', () => {
         attention.filter((a) => a.kind === 'paused' && a.goalId === proposed.id),
         [{ kind: 'paused', goalId: proposed.id, title: 'Proposed by codex', by: 'codex', proposed: true }],
       );
-      // Start from the strip: the modal says what starting allows; dismissed, nothing changes.
+      assert.deepEqual(loopx.model.status()?.goals.find((g) => g.id === proposed.id)?.waitsForPerson, { by: 'codex', proposed: true });
+      // From the palette: the modal says what starting allows; dismissed, nothing changes.
+      const palette = await withAnswers({ warnings: [undefined] }, async () =>
+        vscode.commands.executeCommand('loopx.resumeGoal', proposed.id),
+      );
+      assert.deepEqual([palette.result, palette.prompts.length], [undefined, 1], palette.prompts.join('\n'));
+      // The same from the strip.
       const dismissed = await withAnswers({ warnings: [undefined] }, async () =>
         panel.receive({ type: 'goalAction', requestId: 1, action: 'resumeGoal', goalId: proposed.id }),
       );

@@ -78,7 +78,7 @@ suite('turns in terminals', () => {
     );
     assert.equal(result.started, false);
     assert.equal(vscode.window.terminals.length, terminals);
-    assert.match(prompts.join('\n'), /info: LoopX: no turn started\. G\d+ waits: no todo is ready/);
+    assert.match(prompts.join('\n'), /info: LoopX: no turn started\. G\d+ waits: every todo has shipped/);
   });
 
   test('an agent that exits without writing back is not spent, and its todo goes back with a continuation', async () => {

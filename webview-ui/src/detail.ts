@@ -1,6 +1,7 @@
 import { columnOf } from '../../src/protocol/board';
 import { COLUMN_TITLES, type CardDetail, type GateAction } from '../../src/protocol/boardProtocol';
 import { boardTime } from '../../src/protocol/boardText';
+import { untilWords } from '../../src/protocol/display';
 import { h, icon, timeEl } from './dom';
 
 export interface DetailHandlers {
@@ -129,7 +130,7 @@ function seconds(ms: number): string {
 
 /** A monitor the todo waited on: what it checked, how it ended, and its recent runs with the end of their output. */
 function monitorItem(m: CardDetail['monitors'][number], nowMs: number): HTMLElement {
-  const what = m.kind === 'timer' ? 'a timer' : `${m.check ?? ''} · until ${m.until}`;
+  const what = m.kind === 'timer' ? 'a timer' : `${m.check ?? ''} · until ${untilWords(m.until)}`;
   const state =
     m.status === 'waiting'
       ? `waiting${m.nextCheckAt ? ` · next ${boardTime(m.nextCheckAt, nowMs)}` : ''}`

@@ -225,7 +225,7 @@ export class BoardPanel extends Disposable {
     void this.panel.webview.postMessage({
       type: 'detail',
       requestId,
-      detail: kernel.read((db) => buildDetail(todoDetailFacts(db, card.id), card)),
+      detail: kernel.read((db, now) => buildDetail(todoDetailFacts(db, card.id), card, now)),
     } satisfies AnswerTo<'detail'>);
   }
 
