@@ -64,11 +64,11 @@ export async function runGoalFileScenario(): Promise<void> {
     await editor.locator('.squiggly-error').first().waitFor({ timeout: 60_000 });
     await wb.shot('goalfile-01-squiggle');
 
-    step(2, 'Quick Fix on the key: "Change to `priority`" removes the squiggle');
+    step(2, 'Quick Fix on the key: "Change to \'priority\'" removes the squiggle');
     await goTo(wb, 8, 6);
     await wb.command('Quick Fix...');
     // The fix is the focused row of the menu: Enter takes it (the menu's pointer block swallows clicks in tests).
-    await page.locator('.action-widget .monaco-list-row.focused', { hasText: 'Change to `priority`' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.action-widget .monaco-list-row.focused', { hasText: "Change to 'priority'" }).first().waitFor({ timeout: 30_000 });
     await wb.shot('goalfile-02-quick-fix');
     await page.keyboard.press('Enter');
     await editor.locator('.squiggly-error').first().waitFor({ state: 'detached', timeout: 30_000 });

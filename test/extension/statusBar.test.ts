@@ -34,8 +34,19 @@ suite('status bar', () => {
     const codex = otherWriter('codex');
     const proposed = createGoal(codex, { title: 'Proposed by codex' });
     codex.close();
-    // The goal the test before paused as codex and this proposal both wait for a person.
-    await until(() => loopx.statusBar.pausedBadge() === '$(debug-pause) 2 goals paused', 'the paused goals in the status bar');
+    // This proposal waits for a person, with every other goal an agent created or paused (the test before paused one).
+    await until(() => loopx.model.status()?.goals.find((g) => g.id === proposed.id)?.waitsForPerson, 'the proposal in the model');
+    const waiting = () => loopx.model.status()?.goals.filter((g) => g.waitsForPerson) ?? [];
+    assert.ok(
+      waiting().length >= 2,
+      waiting()
+        .map((g) => g.id)
+        .join(', '),
+    );
+    await until(
+      () => loopx.statusBar.pausedBadge() === `$(debug-pause) ${waiting().length} goals paused`,
+      'the paused goals in the status bar',
+    );
     const panel = await vscode.commands.executeCommand<BoardPanel>('loopx.openBoard');
     try {
       const attention = loopx.session.requireKernel().read((db, now) => buildSnapshot(boardFacts(db, now), 'ada').attention);
@@ -69,8 +80,10 @@ suite('status bar', () => {
         panel.receive({ type: 'goalAction', requestId: 2, action: 'resumeGoal', goalId: proposed.id }),
       );
       await until(() => loopx.model.goals().find((g) => g.id === proposed.id)?.status === 'active', 'the goal to start');
-      const tiny = loopx.model.goals().find((g) => g.title === 'Tiny budget');
-      await until(() => loopx.statusBar.pausedBadge() === `$(debug-pause) ${tiny?.id} paused`, 'one paused goal left');
+      await until(() => !waiting().some((g) => g.id === proposed.id), 'the started goal to leave the paused ones');
+      const left = waiting();
+      const badge = left.length === 1 ? `$(debug-pause) ${left[0]?.id} paused` : `$(debug-pause) ${left.length} goals paused`;
+      await until(() => loopx.statusBar.pausedBadge() === badge, 'the badge to count one goal fewer');
     } finally {
       panel.dispose();
     }

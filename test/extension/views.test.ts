@@ -131,7 +131,7 @@ suite('views', () => {
   test('Agents: one person is one row, "(you)" at this window; kinds in words, not codes', async () => {
     const loopx = await app();
     const bot = otherWriter('bot');
-    addEvidence(bot, { todoId: 'T2', summary: 'a custom agent writes' });
+    addEvidence(bot, { goalId: 'G1', summary: 'a custom agent writes' });
     bot.close();
     const row = (name: string) => {
       const node = loopx.agentsTree.getChildren().find((a) => a.kind === 'agent' && a.agent.name === name);
