@@ -42,6 +42,8 @@ export async function runScenario(): Promise<void> {
     await wb.answer('Any RFC 4180 file imports', /New Goal \(2\/4\)/);
     await wb.answer('src/import/**', /New Goal \(3\/4\)/);
     await wb.answer('20', /New Goal \(4\/4\)/);
+    // How to plan its todos is the next step of the flow (a pick that waits), not a toast: todos here, later.
+    await wb.answer('Later', /created G1 Ship the CSV importer\. Plan its todos/);
     await wb.row('G1 Ship the CSV importer').waitFor({ timeout: 30_000 });
 
     step(3, 'palette → Add Todo, twice');

@@ -8,7 +8,7 @@ import { createGoal, setGoalStatus } from '../../src/kernel/ops/goals';
 import { COMMANDS } from '../../src/extension/commands/commandIds';
 import { shellQuote } from '../../src/kernel/hosts';
 import { BUSY_TIMEOUT_MS } from '../../src/kernel/db/openDb';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { app, otherWriter, until, withAnswers, workspaceRoot } from './support';
 
@@ -41,17 +41,43 @@ suite('commands', () => {
     );
   });
 
-  test('New Goal asks title, objective, scope and turns, then creates the goal', async () => {
+  test('New Goal asks title, objective, scope and turns, creates the goal, then asks how to plan it', async () => {
     const { result, prompts } = await withAnswers(
-      { inputs: ['Ship the parser', 'All fixtures parse', 'src/**, docs/parser.md', '12'] },
+      { inputs: ['Ship the parser', 'All fixtures parse', 'src/**, docs/parser.md', '12'], picks: [pickLabel('$(close) Later')] },
       async () => vscode.commands.executeCommand<Goal>(COMMANDS.newGoal),
     );
     assert.equal(prompts.filter((p) => p.startsWith('input:')).length, 4);
     assert.match(prompts[0] ?? '', /New Goal \(1\/4\) Title/);
+    // Plan in a File is a step of the flow (a pick that waits), not a toast that hides itself.
+    assert.match(
+      prompts[4] ?? '',
+      /^pick: LoopX: created G1 Ship the parser\. Plan its todos: \[\$\(file-code\) Plan in a File \| \$\(add\) Add a Todo \| \$\(close\) Later\]/,
+    );
     assert.deepEqual(
       { id: result.id, scope: result.scope, turns: result.policy.turnsPerWindow },
       { id: 'G1', scope: ['src/**', 'docs/parser.md'], turns: 12 },
     );
+  });
+
+  test('Plan in a File opens the goal file with no warning on the scope the person chose (src/ does not exist yet)', async () => {
+    const loopx = await app();
+    const uri = await vscode.commands.executeCommand<vscode.Uri>(COMMANDS.planInFile, 'G1');
+    assert.match(uri.fsPath, /loopx[\\/]ship-the-parser\.goal\.md$/);
+    assert.equal(await loopx.goalFiles.ready(), true);
+    const hint = await until(
+      () => vscode.languages.getDiagnostics(uri).find((d) => d.code === 'scope_matches_nothing'),
+      'the scope note on the goal file',
+    );
+    assert.equal(hint.severity, vscode.DiagnosticSeverity.Hint, hint.message);
+    assert.deepEqual(
+      vscode.languages
+        .getDiagnostics(uri)
+        .filter((d) => d.severity <= vscode.DiagnosticSeverity.Warning)
+        .map((d) => d.message),
+      [],
+    );
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    rmSync(uri.fsPath);
   });
 
   test('Add Todo asks title, acceptance, priority and dependencies', async () => {

@@ -34,6 +34,7 @@ export const COMMANDS = {
   cancelMonitor: 'loopx.cancelMonitor',
   checkMonitorsNow: 'loopx.checkMonitorsNow',
   applyGoalFile: 'loopx.applyGoalFile',
+  planInFile: 'loopx.planInFile',
   openTodo: 'loopx.openTodo',
   showTurns: 'loopx.showTurns',
 } as const;

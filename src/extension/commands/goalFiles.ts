@@ -10,6 +10,7 @@ import { defaultGoalFilePath, formatGoalFile } from '../../goalFile/format';
 import { GOAL_FILE_PATTERN } from '../goalFiles/goalFileSupport';
 import { reviewUri, todoUri } from '../views/virtualDocuments';
 import { parseId } from '../../kernel/validate';
+import { resolveGoal } from './pickers';
 import { getGoal, getTodo } from '../../kernel/queries/lookups';
 
 function uriOf(arg: unknown): vscode.Uri | undefined {
@@ -49,13 +50,24 @@ export const applyGoalFile: CommandDefinition = {
   },
 };
 
-/** Plan in a File (offered after New Goal): writes the goal as loopx/<title>.goal.md and opens it. */
+/** Plan in a File… (a goal's row, the palette, the step after New Goal): the goal as a goal file, opened to edit. */
+export const planInFile: CommandDefinition = {
+  id: COMMANDS.planInFile,
+  async run(ctx, arg) {
+    const goal = await resolveGoal(ctx, arg, (g) => g.status !== 'done' && g.status !== 'stopped');
+    return goal && writeGoalFile(ctx, goal.id);
+  },
+};
+
+/** Writes the goal as loopx/<title>.goal.md and opens it. */
 export async function writeGoalFile(ctx: Parameters<CommandDefinition['run']>[0], goalId: string): Promise<vscode.Uri | undefined> {
   const kernel = kernelOf(ctx);
   const spec = kernel.read((db) => exportGoalSpec(db, goalId));
   const file = join(kernel.root, defaultGoalFilePath(spec.title));
   if (existsSync(file)) {
-    void vscode.window.showWarningMessage(`LoopX: ${vscode.workspace.asRelativePath(file)} exists already; it was left as it is.`);
+    // Never over a file the person may have edited: open what is there.
+    void vscode.window.showInformationMessage(`LoopX: ${vscode.workspace.asRelativePath(file)} exists already; it is opened as it is.`);
+    await vscode.window.showTextDocument(vscode.Uri.file(file));
     return undefined;
   }
   mkdirSync(dirname(file), { recursive: true });

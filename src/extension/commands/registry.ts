@@ -17,7 +17,7 @@ import { reviewPacket, runTurn } from './turns';
 import { connectAgent } from './connectAgent';
 import { getStarted } from './getStarted';
 import { cancelMonitor, checkMonitorsNow } from './monitors';
-import { applyGoalFile, openTodo } from './goalFiles';
+import { applyGoalFile, openTodo, planInFile } from './goalFiles';
 import { showTurns } from './turnOutput';
 
 /** The table every command is registered from. */
@@ -56,6 +56,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   cancelMonitor,
   checkMonitorsNow,
   applyGoalFile,
+  planInFile,
   openTodo,
   showTurns,
 ];
