@@ -5,7 +5,7 @@ import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { applyGoalSpec } from '../../kernel/goalSpec/apply';
 import { exportGoalSpec } from '../../kernel/goalSpec/export';
-import { readGoalFile, workspaceRelative } from '../../goalFile/read';
+import { goalSpecFromText, readGoalFile, workspaceRelative } from '../../goalFile/read';
 import { defaultGoalFilePath, formatGoalFile } from '../../goalFile/format';
 import { GOAL_FILE_PATTERN } from '../goalFiles/goalFileSupport';
 import { reviewUri, todoUri } from '../views/virtualDocuments';
@@ -35,7 +35,9 @@ export const applyGoalFile: CommandDefinition = {
     if (doc?.isDirty && !(await doc.save())) return undefined;
     const kernel = kernelOf(ctx);
     const path = workspaceRelative(kernel.root, uri.fsPath, { mustExist: true });
-    const { spec } = readGoalFile(uri.fsPath, path);
+    // What the person sees is what is applied: an open document's text (just saved), not a re-read of the disk, which
+    // a remote window's save may not have reached yet.
+    const { spec } = doc ? goalSpecFromText(doc.getText(), path) : readGoalFile(uri.fsPath, path);
     const result = applyGoalSpec(kernel, spec, { path });
     const { plan } = result;
     ctx.log.info(`applied ${path} to ${result.goalId}: ${plan.changeCount} changes, ${result.events} events`);
