@@ -19,6 +19,7 @@ import type { BoardOpener } from './services';
 import { goalProgress } from './views/todoPresentation';
 import { GoalFileSupport } from './goalFiles/goalFileSupport';
 import { WalkthroughProgress } from './walkthroughProgress';
+import { GoalsFilter } from './views/goalsFilter';
 
 /**
  * The composition root: one FolderServices per workspace folder (its store, model, turns…), and the window's parts
@@ -39,6 +40,8 @@ export class LoopxApp extends Disposable {
   readonly goalFiles: GoalFileSupport;
   /** The window's one board panel, on whichever folder's store it shows. */
   readonly boards: Boards;
+  /** Filter Todos…: what the Goals view shows, in every folder. */
+  readonly goalsFilter: GoalsFilter;
   /** The read-only documents (status, evidence, review packet, todo), one provider per scheme. */
   readonly documents: VirtualDocuments;
   /** Get Started's checkmarks, from what the stores hold. */
@@ -55,8 +58,9 @@ export class LoopxApp extends Disposable {
     super();
     const actor = humanActor();
     // Each folder's Open Board shows the window's board, and the board spans the folders: the one is made with the other.
-    const board: BoardOpener = { show: (ctx) => this.boards.show(ctx) };
-    this.folders = this.register(new Folders({ log, actor, board, ...host }));
+    const board: BoardOpener = { show: (ctx, reveal) => this.boards.show(ctx, reveal) };
+    this.goalsFilter = this.register(new GoalsFilter());
+    this.folders = this.register(new Folders({ log, actor, board, goalsFilter: this.goalsFilter, ...host }));
     this.boards = this.register(new Boards(this.folders));
     const describe = (f: FolderServices) => {
       const goals = f.model.status()?.goals ?? [];
@@ -87,6 +91,12 @@ export class LoopxApp extends Disposable {
     this.agentsTree = this.register(new FolderTree<AgentNode>(this.folders, (f) => f.agentsTree));
     this.goalsView = this.register(
       vscode.window.createTreeView('loopx.goals', { treeDataProvider: this.goalsTree, showCollapseAll: true }),
+    );
+    // A filtered view says so in its title, with Clear Filter beside it (package.json, loopx.goalsFiltered).
+    this.register(
+      this.goalsFilter.onDidChange((text) => {
+        this.goalsView.description = text ? `filtered: “${text}”` : undefined;
+      }),
     );
     const gatesView = this.register(vscode.window.createTreeView('loopx.gates', { treeDataProvider: this.gatesTree }));
     const evidenceView = this.register(vscode.window.createTreeView('loopx.evidence', { treeDataProvider: this.evidenceTree }));

@@ -60,6 +60,7 @@ describe('package.json ↔ code', () => {
       COMMANDS.connectAgent,
       COMMANDS.showTurns,
       COMMANDS.markGoalDone,
+      COMMANDS.filterTodos,
     ];
     for (const c of contributes.commands as { command: string; title: string }[])
       expect(c.title.endsWith('…'), `${c.command}: "${c.title}"`).toBe((asks as string[]).includes(c.command));

@@ -205,9 +205,20 @@ export type ResultOk = { type: 'result'; requestId: number; ok: true };
 export type ResultFailed = { type: 'result'; requestId: number; ok: false; error: ErrorBody };
 export type DetailAnswer = { type: 'detail'; requestId: number; detail: CardDetail };
 
+/** What "Open on Board" asks the board to show: a card's detail, or one goal's cards. */
+export interface BoardReveal {
+  todoId: string | null;
+  goalId: string | null;
+}
+
 /** Host → webview. */
 export type ToWebview =
-  { type: 'snapshot'; snapshot: BoardSnapshot } | { type: 'patch'; patch: BoardPatch } | ResultOk | ResultFailed | DetailAnswer;
+  | { type: 'snapshot'; snapshot: BoardSnapshot }
+  | { type: 'patch'; patch: BoardPatch }
+  | ({ type: 'reveal' } & BoardReveal)
+  | ResultOk
+  | ResultFailed
+  | DetailAnswer;
 
 /**
  * Every request the webview sends (a message with a request id) and the answer the host sends back for it, so

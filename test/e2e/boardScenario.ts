@@ -180,6 +180,14 @@ export async function runBoardScenario(): Promise<void> {
     await inColumn('T4', 'shipped').waitFor({ timeout: 30_000 });
     await wb.shot('board-04-live');
 
+    step('6b', "from the Goals view: a todo's context menu → Open on Board shows that card's detail");
+    await wb.openLoopx();
+    const t5row = wb.row(/T5 Import from S3/);
+    await t5row.click({ button: 'right' });
+    await page.locator('.monaco-menu .action-item', { hasText: 'Open on Board' }).first().click();
+    await board.locator('.detail[data-id="T5"]').waitFor({ timeout: 30_000 });
+    await board.getByRole('button', { name: 'Close the details of T5' }).click();
+
     step(7, 'keyboard: focus T2, open its menu with M, move it to In progress');
     await card('T2').focus();
     await page.keyboard.press('m');

@@ -31,6 +31,29 @@ suite('views', () => {
     assert.equal((shipped.iconPath as vscode.ThemeIcon).id, 'pass-filled');
   });
 
+  test("Goals staples: Filter Todos… narrows every group to matching todos (Clear Filter shows all); Copy ID copies a row's id", async () => {
+    const loopx = await app();
+    const tree = loopx.goalsTree;
+    const todoIds = () =>
+      tree
+        .getChildren()
+        .flatMap((goal) => tree.getChildren(goal).flatMap((group) => tree.getChildren(group)))
+        .flatMap((n) => (n.kind === 'todo' ? [n.todo.id] : []));
+    assert.ok(todoIds().length > 1);
+    await vscode.commands.executeCommand('loopx.filterTodos', 'parse BODY');
+    assert.deepEqual(todoIds(), ['T2']);
+    assert.equal(loopx.goalsView.description, 'filtered: “parse BODY”');
+    await vscode.commands.executeCommand('loopx.clearTodoFilter');
+    assert.ok(todoIds().length > 1);
+    assert.equal(loopx.goalsView.description, undefined);
+    const t2 = tree
+      .getChildren()
+      .flatMap((goal) => tree.getChildren(goal).flatMap((group) => tree.getChildren(group)))
+      .find((n) => n.kind === 'todo' && n.todo.id === 'T2');
+    // (The clipboard itself is the browser's: headless chromium may refuse to read it back.)
+    assert.equal(await vscode.commands.executeCommand('loopx.copyId', t2), 'T2');
+  });
+
   test('Gates: pending first with the question as the label; decided ones after', async () => {
     const loopx = await app();
     const codex = otherWriter('codex');

@@ -275,6 +275,20 @@ function renderAttentionStrip(): void {
   );
 }
 
+/** Open on Board: one goal's cards, or a card's detail (its goal's cards around it, whatever the filter hid). */
+function reveal(goalId: string | null, todoId: string | null): void {
+  const card = todoId ? state.cards.get(todoId) : undefined;
+  const goal = goalId ?? card?.goalId ?? null;
+  if (goal && state.filter.goalId !== goal) {
+    state.filter = { ...state.filter, goalId: goal, text: '', agent: null };
+    textFilter.value = '';
+    state.save();
+    renderHeader();
+    board.applyFilter();
+  }
+  if (card) void openDetail(card.id);
+}
+
 function onFilterChange(): void {
   // Another folder's goal: the host switches the board to that folder's store, then the filter applies there.
   const other = /^f(\d+):(G\d+)?$/.exec(goalSelect.value);
@@ -330,6 +344,8 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     else if (openId && message.patch.upserts.some((c) => c.id === openId)) void openDetail(openId, 'refresh');
     performance.mark('loopx-patch-end');
     performance.measure('loopx-patch', 'loopx-patch-start', 'loopx-patch-end');
+  } else if (message.type === 'reveal') {
+    reveal(message.goalId, message.todoId);
   } else if ('requestId' in message) {
     state.settle(message);
   }

@@ -6,6 +6,7 @@ import {
   type AnswerTo,
   BOARD_VIEW_TYPE,
   type BoardFolder,
+  type BoardReveal,
   type BoardSnapshot,
   type ToHost,
   type ToWebview,
@@ -39,10 +40,11 @@ export class Boards extends Disposable implements BoardOpener {
     return this.board;
   }
 
-  show(ctx: Services): BoardPanel {
+  show(ctx: Services, reveal?: BoardReveal): BoardPanel {
     const open = this.current;
     if (open?.ctx === ctx) {
       open.panel.reveal();
+      if (reveal) open.reveal(reveal);
       return open;
     }
     const panel = vscode.window.createWebviewPanel(
@@ -51,7 +53,9 @@ export class Boards extends Disposable implements BoardOpener {
       vscode.ViewColumn.Active,
       webviewOptions(ctx.extensionUri),
     );
-    return this.adopt(panel, ctx);
+    const board = this.adopt(panel, ctx);
+    if (reveal) board.reveal(reveal);
+    return board;
   }
 
   /**
@@ -134,6 +138,8 @@ export class BoardPanel extends Disposable {
       case 'ready':
         this.last = undefined;
         this.push();
+        this.ready = true;
+        if (this.pendingReveal) this.reveal(this.pendingReveal);
         return undefined;
       case 'move':
         return this.answer(m.requestId, await this.actions.move(m.todoId, m.to));
@@ -156,6 +162,19 @@ export class BoardPanel extends Disposable {
         this.switchFolder(m.folder);
         return undefined;
     }
+  }
+
+  private ready = false;
+  private pendingReveal: BoardReveal | undefined;
+
+  /** Shows a card's detail or one goal's cards (Open on Board); waits for the webview's first snapshot if needed. */
+  reveal(target: BoardReveal): void {
+    if (!this.ready) {
+      this.pendingReveal = target;
+      return;
+    }
+    this.pendingReveal = undefined;
+    void this.panel.webview.postMessage({ type: 'reveal', ...target } satisfies ToWebview);
   }
 
   /** The folder whose store the board shows. */

@@ -37,6 +37,10 @@ export const COMMANDS = {
   planInFile: 'loopx.planInFile',
   openTodo: 'loopx.openTodo',
   showTurns: 'loopx.showTurns',
+  copyId: 'loopx.copyId',
+  openOnBoard: 'loopx.openOnBoard',
+  filterTodos: 'loopx.filterTodos',
+  clearTodoFilter: 'loopx.clearTodoFilter',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

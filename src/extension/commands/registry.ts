@@ -19,6 +19,7 @@ import { getStarted } from './getStarted';
 import { cancelMonitor, checkMonitorsNow } from './monitors';
 import { applyGoalFile, openTodo, planInFile } from './goalFiles';
 import { showTurns } from './turnOutput';
+import { clearTodoFilter, copyId, filterTodos, openOnBoard } from './treeStaples';
 
 /** The table every command is registered from. */
 export const COMMAND_TABLE: readonly CommandDefinition[] = [
@@ -59,6 +60,10 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   planInFile,
   openTodo,
   showTurns,
+  copyId,
+  openOnBoard,
+  filterTodos,
+  clearTodoFilter,
 ];
 
 /** Commands that need no store of a folder: Initialize wants a folder without one; the rest only show things. */
@@ -67,6 +72,10 @@ const NEEDS: Partial<Record<CommandId, FolderNeed | 'none'>> = {
   [COMMANDS.showLogs]: 'none',
   [COMMANDS.getStarted]: 'none',
   [COMMANDS.refresh]: 'none',
+  // One filter for the window's Goals view, whichever folder runs it.
+  [COMMANDS.filterTodos]: 'none',
+  [COMMANDS.clearTodoFilter]: 'none',
+  [COMMANDS.copyId]: 'none',
 };
 
 /**
