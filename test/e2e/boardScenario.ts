@@ -39,6 +39,11 @@ function seed(workspace: string): void {
     everySeconds: 10,
     note: 'release build 311 started',
   });
+  // A second goal, all shipped: the board on "All goals" names each card's goal, and Needs you offers Mark done.
+  const docs = createGoal(kernel, { title: 'Document the importer' }).id;
+  const t8 = addTodo(kernel, { goalId: docs, title: 'Write the import guide' }).id;
+  claimTodo(codex, t8);
+  shipTodo(codex, t8, { evidence: 'guide reviewed' });
   kernel.close();
 }
 
@@ -90,6 +95,9 @@ export async function runBoardScenario(): Promise<void> {
     await inColumn('T4', 'claimed').waitFor();
     await board.locator('.attention-gate', { hasText: 'Delete the legacy importer' }).waitFor();
     await board.locator('body.vscode-dark').waitFor();
+    // "All goals" with two goals: each card says which goal it is in; a goal whose todos all shipped offers Mark done.
+    await board.locator('.columns.multi-goal .card[data-id="T1"] .card-goal', { hasText: 'G1' }).waitFor();
+    await board.getByRole('button', { name: 'Mark goal G2 done: Document the importer', exact: true }).waitFor();
     // With the side bar open the webview is about 1,100 px wide: all six columns fit, folded Killed included.
     const width = await board.locator('.columns').evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
     if (width.scroll > width.client) throw new Error(`the columns need ${width.scroll} px but have ${width.client} px`);
@@ -223,6 +231,7 @@ export async function runBoardScenario(): Promise<void> {
 
     step(9, 'pick goal G1, reload the window: the board comes back with its goal and the open card');
     await board.locator('#goal-filter').selectOption('G1');
+    await board.locator('.card[data-id="T1"] .card-goal').waitFor({ state: 'hidden' });
     // Wait for the page itself to load again, so nothing below can be satisfied by the board from before the reload.
     const reloaded = page.waitForEvent('load', { timeout: 60_000 });
     await wb.command('Developer: Reload Window');

@@ -62,6 +62,11 @@ export async function runScenario(): Promise<void> {
     }
     // Both are ready: nothing holds them back.
     await wb.row(/^\s*Ready\s*2\s*$/).waitFor({ timeout: 30_000 });
+    // The side bar gives its room to the goals: Gates (empty here) keeps little of it.
+    const bodyHeight = async (title: string) => (await wb.pane(title).locator('.pane-body').boundingBox())?.height ?? 0;
+    const [goalsHeight, gatesHeight] = [await bodyHeight('Goals'), await bodyHeight('Gates')];
+    console.log(`  side bar: Goals ${Math.round(goalsHeight)} px, Gates ${Math.round(gatesHeight)} px`);
+    if (goalsHeight < 3 * gatesHeight) throw new Error(`the Goals view has ${goalsHeight} px, Gates ${gatesHeight} px`);
     await wb.statusItem('G1 0/20').waitFor({ timeout: 30_000 });
     await wb.shot('03-goal-and-todos');
 
