@@ -94,8 +94,11 @@ export async function inWorkbench(workspace: string, failureShot: string, body: 
   const { context, page } = await launchBrowser();
   const wb = new Workbench(page);
   try {
+    console.log(`  opening VS Code on ${workspace.split('/').pop()} (under load this takes a minute or more)…`);
+    const started = Date.now();
     await page.goto(server.url(workspace, server.devPayload()));
     await wb.ready();
+    console.log(`  VS Code is up in ${Math.round((Date.now() - started) / 1000)} s`);
     await body(wb);
   } catch (error) {
     await wb.shot(failureShot).catch(() => undefined);
