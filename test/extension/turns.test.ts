@@ -35,7 +35,7 @@ suite('turns in terminals', () => {
     assert.deepEqual(
       { ...loopx.walkthrough.facts },
       // A goal exists and codex wrote to the store (the commands suite); gates were decided there too.
-      { hasGoal: true, agentConnected: true, turnRan: false, gateDecided: true },
+      { hasStore: true, hasGoal: true, agentConnected: true, turnRan: false, gateDecided: true },
     );
   });
 
