@@ -5,37 +5,27 @@ import { BEGIN } from '../kernel/projections/agentsMd';
 import { Disposable } from './util/lifecycle';
 import type { Folders } from './folders';
 import type { FolderServices } from './folderServices';
+import { PULSES, PULSE_AFTER_MS, PULSE_KEY, WALKTHROUGH_KEYS, type WalkthroughFacts } from './walkthroughKeys';
 
 /**
  * Get Started's checkmarks, from what is true rather than from which button was pressed: a step ticks when a store
  * has what the step is for (a store, a goal, a connected agent, a turn that ran, a decided gate), through context
  * keys the walkthrough's `onContext:` completion events name. A command that was run and failed ticks nothing.
  *
- * VS Code (1.100 and later) never ticks a step whose `onContext` expression is already true when the walkthrough is
- * registered: it notes the event as seen and moves on, and a seen event does not tick later either. The walkthrough
- * is registered when the Welcome page or a walkthrough first opens, usually long after the store exists. So the keys
- * stay false until the walkthrough can have been registered (ARM_MS after start-up, and again after a walkthrough
- * tab opens), then turn true: a change VS Code does tick.
+ * VS Code (1.100 and later) never ticks a step by a condition that is already true when the walkthrough is
+ * registered (which happens when the Welcome page or a walkthrough first opens, usually long after the store
+ * exists): it notes that condition as seen, and a seen condition never ticks anything later. So each step lists its
+ * condition three times, with a "pulse" key that takes the values a, b, c in turn (package.json): the one true at
+ * registration is spent, and the next pulse makes another one true, which VS Code does tick. The pulse moves a few
+ * seconds after start-up and after a walkthrough opens.
  */
-export const ARM_MS = 6000;
-
-export const WALKTHROUGH_KEYS = {
-  hasStore: 'loopx.walkthrough.hasStore',
-  hasGoal: 'loopx.walkthrough.hasGoal',
-  agentConnected: 'loopx.walkthrough.agentConnected',
-  turnRan: 'loopx.walkthrough.turnRan',
-  gateDecided: 'loopx.walkthrough.gateDecided',
-} as const;
-
-export type WalkthroughFacts = Record<keyof typeof WALKTHROUGH_KEYS, boolean>;
-
 export class WalkthroughProgress extends Disposable {
   private readonly watched = new Set<FolderServices>();
   private last: string | undefined;
-  /** What is true now (tests read it); the keys say it once armed. */
+  /** What is true now (tests read it). */
   facts: WalkthroughFacts = { hasStore: false, hasGoal: false, agentConnected: false, turnRan: false, gateDecided: false };
-  private armed = false;
-  private armTimer: NodeJS.Timeout | undefined;
+  private pulse = 0;
+  private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(private readonly folders: Folders) {
     super();
@@ -43,25 +33,28 @@ export class WalkthroughProgress extends Disposable {
     // AGENTS.md or CLAUDE.md written by Connect an Agent, `loopx agents-md` or by hand.
     const files = this.register(vscode.workspace.createFileSystemWatcher('**/{AGENTS,CLAUDE}.md'));
     for (const on of [files.onDidCreate, files.onDidChange]) this.register(on(() => this.update()));
-    // A walkthrough opening may register ours now: the keys go false, then true once it is registered.
+    // A walkthrough opening may register ours now: the pulse moves once that is done.
     this.register(
       vscode.window.tabGroups.onDidChangeTabs(({ opened }) => {
-        if (opened.some((tab) => /^(Walkthrough: |Welcome$)/.test(tab.label))) this.arm();
+        if (opened.some((tab) => /^(Walkthrough: |Welcome$)/.test(tab.label))) this.pulseLater();
       }),
     );
-    this.register({ dispose: () => this.armTimer && clearTimeout(this.armTimer) });
-    this.arm();
+    this.register({ dispose: () => this.timers.forEach((t) => clearTimeout(t)) });
+    void vscode.commands.executeCommand('setContext', PULSE_KEY, PULSES[0]);
+    this.pulseLater();
     this.follow();
   }
 
-  private arm(): void {
-    this.armed = false;
-    this.publish();
-    if (this.armTimer) clearTimeout(this.armTimer);
-    this.armTimer = setTimeout(() => {
-      this.armed = true;
-      this.publish();
-    }, ARM_MS);
+  /** Moves the pulse a little later, twice (the walkthrough may be registering right now). */
+  pulseLater(): void {
+    for (const ms of PULSE_AFTER_MS) {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        this.pulse = (this.pulse + 1) % PULSES.length;
+        void vscode.commands.executeCommand('setContext', PULSE_KEY, PULSES[this.pulse]);
+      }, ms);
+      this.timers.add(timer);
+    }
   }
 
   private follow(): void {
@@ -84,16 +77,11 @@ export class WalkthroughProgress extends Disposable {
       gateDecided: stores.some((f) => f.model.gates().some((g) => g.status !== 'pending')),
     };
     this.facts = facts;
-    this.publish();
-  }
-
-  private publish(): void {
-    const shown = Object.fromEntries(Object.entries(this.facts).map(([name, value]) => [name, this.armed && value])) as WalkthroughFacts;
-    const key = JSON.stringify(shown);
+    const key = JSON.stringify(facts);
     if (key === this.last) return;
     this.last = key;
     for (const [name, contextKey] of Object.entries(WALKTHROUGH_KEYS))
-      void vscode.commands.executeCommand('setContext', contextKey, shown[name as keyof WalkthroughFacts]);
+      void vscode.commands.executeCommand('setContext', contextKey, facts[name as keyof WalkthroughFacts]);
   }
 }
 

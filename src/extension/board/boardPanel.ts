@@ -102,6 +102,8 @@ export class BoardPanel extends Disposable {
   private readonly following = this.register(new MutableDisposable<vscode.Disposable>());
   /** Messages refused by validation (tests and the log read it). */
   readonly refused: string[] = [];
+  /** What Open on Board asked the webview to show, in order (tests read it). */
+  readonly revealed: BoardReveal[] = [];
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -174,6 +176,7 @@ export class BoardPanel extends Disposable {
       return;
     }
     this.pendingReveal = undefined;
+    this.revealed.push(target);
     void this.panel.webview.postMessage({ type: 'reveal', ...target } satisfies ToWebview);
   }
 

@@ -54,6 +54,7 @@ export const openOnBoard: CommandDefinition = {
             : given.kind === 'id' && /^g\d+$/i.test(given.id)
               ? { todoId: null, goalId: given.id.toUpperCase() }
               : undefined;
+    ctx.log.info(`open on board: ${target?.todoId ?? target?.goalId ?? 'the board'}`);
     return ctx.board.show(ctx, target);
   },
 };
