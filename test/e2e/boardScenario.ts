@@ -192,7 +192,10 @@ export async function runBoardScenario(): Promise<void> {
     await wb.openLoopx();
     const t5row = wb.row(/T5 Import from S3/);
     await t5row.click({ button: 'right' });
-    await page.locator('.monaco-menu .action-label', { hasText: /^Open on Board$/ }).first().click();
+    await page
+      .locator('.monaco-menu .action-label', { hasText: /^Open on Board$/ })
+      .first()
+      .click();
     await board.locator('.detail[data-id="T5"]').waitFor({ timeout: 30_000 });
     await board.getByRole('button', { name: 'Close the details of T5' }).click();
 
