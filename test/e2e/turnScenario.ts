@@ -39,11 +39,11 @@ export async function runTurnScenario(): Promise<void> {
     await wb.row(/^\s*Shipped\s*1\s*$/).waitFor({ timeout: 30_000 });
     await wb.statusItem('G1 1/6').waitFor({ timeout: 30_000 });
     await wb.shot('turn-01-shipped');
-    step(2, 'Run Turn again: nothing is ready, so no terminal, and the reason');
+    step(2, 'Run Turn again: every todo shipped, so no terminal, and that reason in words');
     await wb.command('LoopX: Run Turn…');
     await wb.answer('custom', /Run Turn on G1 with/);
     await page
-      .locator('.notification-toast', { hasText: /no turn started\. G1 waits: no todo is ready/ })
+      .locator('.notification-toast', { hasText: /no turn started\. G1 waits: every todo has shipped/ })
       .first()
       .waitFor({ timeout: 30_000 });
     await wb.shot('turn-02-no-ready-work');
