@@ -8,6 +8,7 @@ import { claimTodo, shipTodo } from '../src/kernel/ops/claims';
 import { addEvidence } from '../src/kernel/ops/evidence';
 import { askGate } from '../src/kernel/ops/gates';
 import { spendQuota } from '../src/kernel/ops/quota';
+import { humanName } from '../src/kernel/identity';
 import { writeStatusMd } from '../src/kernel/projections/statusMd';
 import { CODE_SERVER, HOME, PROFILE, REPO, startCodeServer } from '../test/e2e/harness';
 import { ensureCodeServer, profileEnv } from '../test/e2e/profiles';
@@ -36,7 +37,8 @@ function seedDemo(): void {
   // The demo opens on the board, beside the LoopX view the extension shows on a workspace's first open.
   mkdirSync(join(WORKSPACE, '.vscode'), { recursive: true });
   writeFileSync(join(WORKSPACE, '.vscode', 'settings.json'), `${JSON.stringify({ 'loopx.openBoardOnStartup': true }, null, 2)}\n`);
-  const human = { name: 'you', kind: 'human', channel: 'vscode' } as const;
+  // The person is named as in any terminal (LOOPX_HUMAN, else the login): one person, one name in VS Code and the CLI.
+  const human = { name: humanName(), kind: 'human', channel: 'vscode' } as const;
   const { kernel } = Kernel.init(WORKSPACE, { actor: human });
   const codex = kernel.as({ name: 'codex', kind: 'agent' });
   const claude = kernel.as({ name: 'claude', kind: 'agent' });
@@ -101,7 +103,7 @@ async function main(): Promise<void> {
     },
   );
   const port = Number(process.env.PORT ?? 0) || undefined;
-  const server = await startCodeServer({ runDir: DEMO, port, env: { LOOPX_HUMAN: 'you' }, extensionsDir: exts });
+  const server = await startCodeServer({ runDir: DEMO, port, extensionsDir: exts });
   const url = server.url(WORKSPACE);
   console.log(
     `\nLoopX is running in VS Code ${PROFILE.name.slice(7)} (code-server ${PROFILE.codeServerVersion}), on this machine only:\n\n  ${url}\n`,

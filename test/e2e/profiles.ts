@@ -2,6 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { describeActivity, processes } from './installActivity';
 
 /**
  * The VS Code builds the end-to-end suite runs in, each a pinned code-server from the npm registry:
@@ -123,7 +124,7 @@ export async function ensureCodeServer(repo: string, home: string, profile: Prof
   console.error(`installing ${label} into ${dir}, first run only: a few minutes…`);
   const started = Date.now();
   const npm = (args: string[], cwd: string) =>
-    withHeartbeat(label, dir, () => run('npm', ['install', '--no-audit', '--no-fund', ...args], { cwd, env }));
+    withHeartbeat(label, dir, (onSpawn) => run('npm', ['install', '--no-audit', '--no-fund', ...args], { cwd, env }, onSpawn));
   await npm([`code-server@${profile.codeServerVersion}`], dir);
   if (profile.addFsCopyfile) {
     const side = join(home, `${profile.dir}-fs-copyfile`);
@@ -141,9 +142,15 @@ export async function ensureCodeServer(repo: string, home: string, profile: Prof
   return bin;
 }
 
-function run(command: string, args: string[], options: { cwd: string; env: Record<string, string | undefined> }): Promise<void> {
+function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string | undefined> },
+  onSpawn: (pid: number) => void = () => {},
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { ...options, stdio: 'inherit' });
+    if (child.pid) onSpawn(child.pid);
     child.once('error', reject);
     child.once('exit', (code, signal) =>
       code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`})`)),
@@ -151,15 +158,20 @@ function run(command: string, args: string[], options: { cwd: string; env: Recor
   });
 }
 
-/** A long install prints nothing for a minute; say every few seconds that it is still going and how far. */
-async function withHeartbeat(label: string, dir: string, work: () => Promise<void>): Promise<void> {
+/**
+ * A long install prints nothing for minutes; say every few seconds that it is still going, how far, and what it is
+ * doing now (the size stands still for minutes while a native module compiles: that must not look hung).
+ */
+async function withHeartbeat(label: string, dir: string, work: (onSpawn: (pid: number) => void) => Promise<void>): Promise<void> {
   const started = Date.now();
+  let npmPid: number | undefined;
   const timer = setInterval(() => {
     const seconds = Math.round((Date.now() - started) / 1000);
-    console.error(`  … still installing ${label}: ${seconds} s, ${megabytes(dir)} MB so far`);
+    const now = npmPid === undefined ? undefined : describeActivity(processes(), npmPid);
+    console.error(`  … still installing ${label}: ${seconds} s, ${megabytes(dir)} MB so far${now ? `; now ${now}` : ''}`);
   }, 10_000);
   try {
-    await work();
+    await work((pid) => (npmPid = pid));
   } finally {
     clearInterval(timer);
   }

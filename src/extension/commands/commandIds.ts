@@ -4,6 +4,7 @@ export const COMMANDS = {
   newGoal: 'loopx.newGoal',
   pauseGoal: 'loopx.pauseGoal',
   resumeGoal: 'loopx.resumeGoal',
+  markGoalDone: 'loopx.markGoalDone',
   addTodo: 'loopx.addTodo',
   claimTodo: 'loopx.claimTodo',
   releaseTodo: 'loopx.releaseTodo',
@@ -35,7 +36,13 @@ export const COMMANDS = {
   allowChecks: 'loopx.allowChecks',
   checkMonitorsNow: 'loopx.checkMonitorsNow',
   applyGoalFile: 'loopx.applyGoalFile',
+  planInFile: 'loopx.planInFile',
   openTodo: 'loopx.openTodo',
+  showTurns: 'loopx.showTurns',
+  copyId: 'loopx.copyId',
+  openOnBoard: 'loopx.openOnBoard',
+  filterTodos: 'loopx.filterTodos',
+  clearTodoFilter: 'loopx.clearTodoFilter',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

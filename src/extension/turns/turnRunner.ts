@@ -120,7 +120,7 @@ export class TurnRunner extends Disposable {
         const data = (error.data ?? {}) as { nextWakeAt?: string | null; reason?: string };
         const goal = this.ctx.model.status()?.goals.find((g) => g.id === goalId);
         const reason = data.reason
-          ? `${goalId} waits: ${shouldRunReason({ run: false, reason: data.reason, goalStatus: goal?.status, ...goal?.quota })}`
+          ? `${goalId} waits: ${shouldRunReason({ run: false, reason: data.reason, goalStatus: goal?.status, ...goal?.quota, counts: goal?.counts, me: this.ctx.session.actor.name })}`
           : `${goalId} waits: no todo is ready`;
         return { started: false, reason, nextWakeAt: data.nextWakeAt ?? null };
       }
