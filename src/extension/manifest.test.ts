@@ -62,6 +62,8 @@ describe('package.json ↔ code', () => {
       COMMANDS.showTurns,
       COMMANDS.markGoalDone,
       COMMANDS.filterTodos,
+      COMMANDS.approveMonitor,
+      COMMANDS.allowChecks,
     ];
     for (const c of contributes.commands as { command: string; title: string }[])
       expect(c.title.endsWith('…'), `${c.command}: "${c.title}"`).toBe((asks as string[]).includes(c.command));
