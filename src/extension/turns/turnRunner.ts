@@ -15,6 +15,7 @@ import type { StoreSession } from '../store/storeSession';
 import type { StoreModel } from '../store/storeModel';
 import type { Log } from '../util/log';
 import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, planHost } from '../../kernel/hosts';
+import { requirePosixShell } from '../../kernel/platform';
 
 export const HOSTS = ['codex', 'claude', 'custom'] as const;
 
@@ -80,6 +81,7 @@ export class TurnRunner extends Disposable {
 
   /** Starts a turn, or says why not (should-run's answer, a missing executable) without claiming anything. */
   async run(goalId: string, host: string, todoId?: string): Promise<RunOutcome> {
+    requirePosixShell('Run Turn');
     const settings = this.hostSettings();
     const probe = planHost(host, settings, { promptFile: 'prompt.md', dir: '.', env: {} });
     if (!findExecutable(probe.executable)) {
