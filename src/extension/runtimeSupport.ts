@@ -23,7 +23,7 @@ export function whyLoopxCannotStart(runtime: EditorRuntime): string | undefined 
   const what = `LoopX cannot start in VS Code ${runtime.vscodeVersion}: it keeps its store with the SQLite built into the editor (node:sqlite), which this editor's Node ${runtime.node} lacks.`;
   return olderThan(runtime.vscodeVersion, VSCODE_FLOOR)
     ? `${what} Update to VS Code ${VSCODE_FLOOR} or newer (or Cursor 2.1 or newer), then reload the window.`
-    : `${what} Update the editor; if node:sqlite was turned off (--no-experimental-sqlite in NODE_OPTIONS), turn it back on. Then reload the window.`;
+    : `${what} Update the editor; if node:sqlite was turned off (--no-experimental-sqlite), turn it back on. Then reload the window.`;
 }
 
 /** `a` < `b`, comparing dotted numbers ("1.104.3" < "1.105"); anything unreadable counts as 0. */
