@@ -1,7 +1,7 @@
 // Finds (installing on first use) a Node binary of one major release from the npm registry package `node@<major>`,
 // kept in .cache/node<major>. `node scripts/nodeRelease.mjs 24` prints its path.
-// Node 22 runs the second pass of the kernel and CLI suites (node:sqlite) and code-server 4.105/4.117; Node 24 runs
-// code-server 4.139 (VS Code 1.139, the runtime of every VS Code since 1.123) and the CLI package's check.
+// Node 22 runs the second pass of the kernel and CLI suites (node:sqlite) and code-server 4.105 (VS Code 1.105); Node 24
+// runs code-server 4.139 (VS Code 1.139: every VS Code since 1.123 runs Node 24). Both run the CLI package's test.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
