@@ -82,6 +82,8 @@ export async function startCodeServer(
      * NODE_OPTIONS from the host's environment, so that cannot be used). Runs code-server's entry script with them.
      */
     nodeArgs?: string[];
+    /** The workbench will load the checkout from its payload (devPayload): the extension-host suites. */
+    development?: boolean;
   } = {},
 ): Promise<CodeServer> {
   const run = options.runDir ?? mkdtempSync(join(HOME, 'run-'));
@@ -115,6 +117,7 @@ export async function startCodeServer(
       '--disable-workspace-trust',
       '--disable-getting-started-override',
       '--ignore-last-opened',
+      ...(options.development ? PROFILE.developmentArgs : []),
     ],
     {
       detached: true,

@@ -30,6 +30,11 @@ export interface Profile {
    * offline: installed from the npm registry instead (name → version).
    */
   fromRegistry?: Record<string, string>;
+  /**
+   * code-server arguments that let the workbench load an extension under development named in its `payload` (the
+   * host suites and the scenarios run the checkout that way): from VS Code 1.13x only with the smoke-test driver on.
+   */
+  developmentArgs: string[];
   /** The driver the extension is expected to pick in this host. */
   driver: 'node:sqlite';
 }
@@ -44,6 +49,7 @@ export const PROFILES: Record<Profile['name'], Profile> = {
     addFsCopyfile: false,
     // VS Code 1.105 pins a commit of @parcel/watcher on GitHub; the registry's 2.5.1 is the same release.
     fromRegistry: { '@parcel/watcher': '2.5.1' },
+    developmentArgs: [],
     driver: 'node:sqlite',
   },
   'vscode-1.139': {
@@ -52,6 +58,7 @@ export const PROFILES: Record<Profile['name'], Profile> = {
     dir: 'cs-4.139.1',
     node: 24,
     addFsCopyfile: true,
+    developmentArgs: ['--vscode-option', 'enable-smoke-test-driver'],
     driver: 'node:sqlite',
   },
 };
@@ -132,11 +139,11 @@ export async function ensureCodeServer(repo: string, home: string, profile: Prof
   const npm = (args: string[], cwd: string) =>
     withHeartbeat(label, dir, () => run('npm', ['install', '--no-audit', '--no-fund', ...args], { cwd, env }));
   if (profile.fromRegistry) {
-    // Unpack without running code-server's postinstall (which installs its VS Code's dependencies), point those
-    // dependencies at the registry, then let the postinstall run.
+    // Unpack without running install scripts (code-server's postinstall installs its VS Code's dependencies), point
+    // those dependencies at the registry, then run every install script (argon2's build, the postinstall…).
     await npm(['--ignore-scripts', `code-server@${profile.codeServerVersion}`], dir);
     useRegistryFor(join(dir, 'node_modules', 'code-server', 'lib', 'vscode'), profile.fromRegistry);
-    await withHeartbeat(label, dir, () => run('npm', ['rebuild', 'code-server'], { cwd: dir, env }));
+    await withHeartbeat(label, dir, () => run('npm', ['rebuild'], { cwd: dir, env }));
   } else {
     await npm([`code-server@${profile.codeServerVersion}`], dir);
   }

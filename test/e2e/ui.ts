@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { RESULTS, launchBrowser, startCodeServer } from './harness';
+import { installedExtensions } from './vsix';
 
 /** Small helpers that drive the VS Code workbench the way a person does (keyboard and mouse, no APIs). */
 export class Workbench {
@@ -86,15 +87,15 @@ export class Workbench {
 }
 
 /**
- * One scenario's session: code-server with the extension under development, a browser on the workspace, the
- * workbench ready; a failure screenshot on error; everything stopped afterwards.
+ * One scenario's session: code-server with the extension installed from this run's .vsix (vsix.ts), a browser on the
+ * workspace, the workbench ready; a failure screenshot on error; everything stopped afterwards.
  */
 export async function inWorkbench(workspace: string, failureShot: string, body: (wb: Workbench) => Promise<void>): Promise<void> {
-  const server = await startCodeServer({ env: { LOOPX_HUMAN: 'ada' } });
+  const server = await startCodeServer({ env: { LOOPX_HUMAN: 'ada' }, extensionsDir: installedExtensions() });
   const { context, page } = await launchBrowser();
   const wb = new Workbench(page);
   try {
-    await page.goto(server.url(workspace, server.devPayload()));
+    await page.goto(server.url(workspace));
     await wb.ready();
     await body(wb);
   } catch (error) {

@@ -1,15 +1,13 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Kernel } from '../../src/kernel/kernel';
 import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo } from '../../src/kernel/ops/todos';
-import { CODE_SERVER, HOME, PROFILE, REPO, RESULTS, launchBrowser, startCodeServer } from './harness';
-import { profileEnv } from './profiles';
+import { HOME, REPO, RESULTS, launchBrowser, startCodeServer } from './harness';
+import { VSIX, installVsix } from './vsix';
 import { Workbench } from './ui';
 
 const step = (n: number, what: string) => console.log(`  vsix step ${n}: ${what}`);
-const VSIX = join(REPO, 'dist', 'loopx.vsix');
 
 /**
  * The extension as a user gets it: `npm run package`'s .vsix, installed with `--install-extension` (the flag `code`
@@ -19,28 +17,14 @@ const VSIX = join(REPO, 'dist', 'loopx.vsix');
  * same .vsix in an extension host without node:sqlite: a sentence with what to do, and nothing starts.
  */
 export async function runVsixScenario(): Promise<void> {
-  step(1, 'npm run package:vsix, then --install-extension into a fresh extensions folder');
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
-  execFileSync('npm', ['run', '--silent', 'package:vsix'], { cwd: REPO, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const run = mkdtempSync(join(HOME, 'run-'));
-  const extensions = join(run, 'exts');
-  const installed = execFileSync(
-    CODE_SERVER,
-    ['--extensions-dir', extensions, '--user-data-dir', join(run, 'ud'), '--install-extension', VSIX],
-    {
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        ...profileEnv(REPO, PROFILE),
-        XDG_DATA_HOME: join(HOME, 'xdg', 'data'),
-        XDG_CONFIG_HOME: join(HOME, 'xdg', 'config'),
-      },
-    },
-  );
-  if (!/was successfully installed/.test(installed)) throw new Error(`--install-extension said: ${installed}`);
-  const folder = readdirSync(extensions).find((name) => name.startsWith('loopx.loopx-'));
-  if (!folder) throw new Error(`nothing named loopx.loopx-* in ${extensions}: ${readdirSync(extensions).join(', ')}`);
-  const native = filesUnder(join(extensions, folder)).filter((f) => /\.node$|(^|\/)node_modules\//.test(f));
+  step(1, "npm run package:vsix, then the README's install line into a fresh extensions folder");
+  // The README's line, as written (code-server takes the same flag as `code` and `cursor`), from the folder that holds
+  // the .vsix; installVsix adds only the folder flags that keep this run apart from everything else.
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const line = /## Install\n[\s\S]*?```sh\n(.*)\n```/.exec(readme)?.[1] ?? '';
+  if (line !== 'code --install-extension loopx.vsix') throw new Error(`the README's first install step changed: ${line}`);
+  const { extensions, extension } = installVsix(line.split(' ').slice(1), dirname(VSIX));
+  const native = filesUnder(extension).filter((f) => /\.node$|(^|\/)node_modules\//.test(f));
   if (native.length) throw new Error(`the installed extension carries native code or dependencies: ${native.join(', ')}`);
 
   const workspace = mkdtempSync(join(HOME, 'ws-vsix-'));
@@ -49,7 +33,7 @@ export async function runVsixScenario(): Promise<void> {
   addTodo(kernel, { goalId: goal, title: 'Parse quoted fields' });
   kernel.close();
 
-  await inInstalledWorkbench(run, extensions, workspace, [], async (wb) => {
+  await inInstalledWorkbench(mkdtempSync(join(HOME, 'run-')), extensions, workspace, [], async (wb) => {
     step(2, 'activates on the workspace: the Goals view shows the store, opened with node:sqlite');
     await wb.page.locator('.part.sidebar .composite.title', { hasText: 'LoopX' }).first().waitFor({ timeout: 60_000 });
     await wb.row('G1 Ship the CSV importer').waitFor({ timeout: 30_000 });
@@ -69,6 +53,10 @@ export async function runVsixScenario(): Promise<void> {
     step(4, "the Welcome page shows LoopX's walkthrough with its icon");
     await wb.command('Help: Welcome');
     const entry = wb.page.locator('.getting-started-category', { hasText: 'Get started with LoopX' }).first();
+    // VS Code 1.105 opens its own first-run walkthrough the first time the Welcome page opens: back to the overview.
+    const back = wb.page.locator('.gettingStartedContainer button.prev-button').first();
+    await Promise.race([entry.waitFor({ timeout: 30_000 }), back.waitFor({ timeout: 30_000 })]);
+    if (!(await entry.isVisible())) await back.click();
     await entry.waitFor({ timeout: 30_000 });
     const icon = entry.locator('img').first();
     await icon.waitFor({ timeout: 10_000 });
