@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { inflateSync } from 'node:zlib';
@@ -169,9 +169,15 @@ describe('the CLI package', () => {
       expect(run.stdout).toMatch(/R1 ended: todo shipped, exit code 0/);
       expect(say(['log', 'verify', '--json']).json).toMatchObject({ ok: true, data: { ok: true } });
       // The MCP server, as Claude Code and Codex start it.
-      const mcp = mcpSession(user, project);
+      const mcp = mcpSession(user.env, project);
+      user.stderrSeen.push(mcp.stderr);
       expect(mcp.tools).toContain('loopx_claim');
       expect(mcp.status).toMatchObject({ ok: true });
+      // The agent's verbs ran from their own bundles on this runtime: each wrote its V8 code cache beside its bundle.
+      const v8 = execFileSync(user.node, ['-p', 'process.versions.v8'], { encoding: 'utf8' }).trim();
+      const agentDir = join(dirname(dirname(user.bin)), 'lib', 'node_modules', 'loopx', 'dist', 'agent');
+      for (const verb of ['todo-claim', 'evidence-add', 'todo-ship'])
+        expect(existsSync(join(agentDir, `${verb}.js.${v8}.${verb}.cache`)), verb).toBe(true);
       // Node 22 prints an ExperimentalWarning for node:sqlite unless loopx keeps it quiet; Node 24 prints none.
       expect(user.stderrSeen.join('')).toBe('');
     }, 180_000);
@@ -196,6 +202,96 @@ describe('the CLI package', () => {
     expect(existsSync(join(project, '.loopx', 'loopx.db'))).toBe(false);
   }, 120_000);
 });
+
+describe("the README's install path, run as written", () => {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Install\n'), readme.indexOf('\n## Two commands\n'));
+  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map(([, body]) => (body ?? '').trim().split('\n'));
+  /** Claude Code and Codex, from the checkout's dev dependencies when they are installed. */
+  const agentBin = join(REPO, 'node_modules', '.bin');
+  const agents = ['claude', 'codex'].filter((name) => existsSync(join(agentBin, name)));
+
+  test('the three steps are the extension, the CLI and the agents, with the version this checkout packages', () => {
+    expect(blocks).toEqual([
+      ['code --install-extension loopx.vsix'], // run by the end-to-end vsix part, with code-server's same flag
+      [`npm install -g ./loopx-${pkg.version}.tgz`, 'loopx --version'],
+      [
+        'cd ~/your-project',
+        'loopx init',
+        'claude mcp add loopx --env LOOPX_AGENT=claude -- loopx mcp',
+        'codex mcp add loopx --env LOOPX_AGENT=codex -- loopx mcp',
+      ],
+    ]);
+  });
+
+  test('install the CLI from its package, then connect Claude Code and Codex in a project: each line as written', () => {
+    const user = sandboxUser(22);
+    const sh = (lines: string[], cwd: string) => {
+      const r = spawnSync('sh', ['-ec', lines.join('\n')], { cwd, env: user.env, encoding: 'utf8', timeout: 120_000 });
+      expect(r.status, `${lines.join('; ')}\n${r.stdout}${r.stderr}`).toBe(0);
+      return r.stdout;
+    };
+    // Step 2, from the folder holding the tarball (a release's download, or dist/ after npm run package).
+    const [install = [], connect = []] = blocks.slice(1);
+    expect(sh(install, dirname(TARBALL)).trim().split('\n').pop()).toBe(pkg.version);
+    // Step 3, in the user's project; the agents' lines run when their CLIs are installed.
+    const project = join(user.home, 'your-project');
+    mkdirSync(project);
+    const missing = connect.filter((line) => !agents.some((a) => line.startsWith(`${a} `)) && /^(claude|codex) /.test(line));
+    if (missing.length) console.warn(`SKIPPED (the agent's CLI is not installed in node_modules): ${missing.join(' | ')}`);
+    sh(
+      connect.filter((line) => !missing.includes(line)),
+      user.home,
+    );
+    expect(existsSync(join(project, '.loopx', 'loopx.db'))).toBe(true);
+    // What each line configures, started as the agent starts it: the MCP server answers with loopx's tools.
+    for (const line of connect.filter((l) => / mcp add /.test(l))) {
+      const [, agent, command, args] = /--env LOOPX_AGENT=(\S+) -- (\S+) (.+)$/.exec(line) ?? [];
+      const session = mcpSession(user.env, project, {
+        command: command ?? '',
+        args: (args ?? '').split(' '),
+        env: { LOOPX_AGENT: agent ?? '' },
+      });
+      expect(session.tools, line).toContain('loopx_claim');
+      expect(session.status, line).toMatchObject({ ok: true });
+    }
+    if (agents.includes('claude')) expect(sh(['claude mcp get loopx'], project)).toMatch(/Status: \S+ Connected/);
+    if (agents.includes('codex')) {
+      const got = JSON.parse(sh(['codex mcp get loopx --json'], project)) as { transport: McpServer };
+      expect(got.transport).toMatchObject({ command: 'loopx', args: ['mcp'], env: { LOOPX_AGENT: 'codex' } });
+      expect(mcpSession(user.env, project, got.transport).status).toMatchObject({ ok: true });
+    }
+  }, 180_000);
+
+  /** A person with Node `major` and their own home and npm prefix; Claude Code and Codex on PATH when installed. */
+  function sandboxUser(major: 22 | 24): { home: string; env: NodeJS.ProcessEnv } {
+    const node = nodeRelease(major);
+    const home = mkdtempSync(join(scratch, `readme-${major}-`));
+    const prefix = join(home, 'prefix');
+    const env: NodeJS.ProcessEnv = {
+      ...withoutNpmSettings(),
+      HOME: home,
+      npm_config_prefix: prefix,
+      npm_config_cache: join(home, 'npm-cache'),
+      // npm itself on this Node, as its user has it: a shim named npm ahead of the machine's.
+      PATH: [join(prefix, 'bin'), npmShim(home, node), dirname(node), ...(agents.length ? [agentBin] : []), process.env.PATH].join(
+        delimiter,
+      ),
+      NO_COLOR: '1',
+    };
+    delete env.LOOPX_AGENT;
+    return { home, env };
+  }
+});
+
+/** A folder holding an `npm` that runs npm's own entry point on `node`. */
+function npmShim(home: string, node: string): string {
+  const dir = join(home, 'npm-shim');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'npm'), `#!/bin/sh\nexec '${node}' '${npmCli()}' "$@"\n`);
+  chmodSync(join(dir, 'npm'), 0o755);
+  return dir;
+}
 
 interface Installed {
   home: string;
@@ -252,8 +348,18 @@ function installCli(major: 20 | 22 | 24): Installed {
   };
 }
 
-/** `loopx mcp` as an MCP client starts it: initialize, then the tool list and a loopx_status call. */
-function mcpSession(user: Installed, cwd: string): { tools: string[]; status: unknown } {
+interface McpServer {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/** An MCP server started as a client (Claude Code, Codex) starts it: initialize, the tool list, a loopx_status call. */
+function mcpSession(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  server: McpServer = { command: 'loopx', args: ['mcp'], env: { LOOPX_AGENT: 'claude' } },
+): { tools: string[]; status: unknown; stderr: string } {
   const messages = [
     {
       jsonrpc: '2.0',
@@ -265,21 +371,20 @@ function mcpSession(user: Installed, cwd: string): { tools: string[]; status: un
     { jsonrpc: '2.0', id: 2, method: 'tools/list' },
     { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'loopx_status', arguments: {} } },
   ];
-  const r = spawnSync('loopx', ['mcp'], {
+  const r = spawnSync(server.command, server.args, {
     cwd,
-    env: { ...user.env, LOOPX_AGENT: 'claude' },
+    env: { ...env, ...server.env },
     input: `${messages.map((m) => JSON.stringify(m)).join('\n')}\n`,
     encoding: 'utf8',
     timeout: 30_000,
   });
-  user.stderrSeen.push(r.stderr);
   const answers = r.stdout
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as { id: number; result: { tools?: { name: string }[]; content?: { text: string }[] } });
   const tools = answers.find((a) => a.id === 2)?.result.tools?.map((t) => t.name) ?? [];
   const text = answers.find((a) => a.id === 3)?.result.content?.[0]?.text ?? 'null';
-  return { tools, status: JSON.parse(text) };
+  return { tools, status: JSON.parse(text), stderr: r.stderr };
 }
 
 /** Node `major` from .cache (scripts/nodeRelease.mjs installs it from the npm registry on first use). */
