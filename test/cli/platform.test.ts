@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { LOOPX, cleanEnv, dumpStore, loopx, startGoal, workspace } from './harness';
 
-const FAKE_WINDOWS = join(__dirname, 'fixtures', 'fakeWindows.cjs');
+const FAKE_WINDOWS = join(__dirname, 'fixtures', 'fakeWindows.mjs');
 const spaces: { dispose(): void }[] = [];
 afterEach(() => spaces.splice(0).forEach((s) => s.dispose()));
 
 /** bin/loopx in a process that believes it runs on Windows. */
 function onWindows(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, ['--require', FAKE_WINDOWS, LOOPX, ...args], { cwd, env: cleanEnv(), encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', FAKE_WINDOWS, LOOPX, ...args], { cwd, env: cleanEnv(), encoding: 'utf8' });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
