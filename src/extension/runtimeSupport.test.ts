@@ -24,8 +24,7 @@ test('an older VS Code without node:sqlite is told to update to the floor, in wo
     'LoopX cannot start in VS Code 1.100.3: it keeps its store with the SQLite built into the editor (node:sqlite), which ' +
       "this editor's Node 20.19.0 lacks. Update to VS Code 1.105 or newer (or Cursor 2.1 or newer), then reload the window.",
   );
-  // Electron 37.2.0 to 37.2.2 lost the binding: VS Code 1.103.0 shipped one of them.
-  expect(whyLoopxCannotStart({ vscodeVersion: '1.103.0', node: '22.17.0', hasNodeSqlite: false })).toContain('Update to VS Code 1.105');
+  expect(whyLoopxCannotStart({ vscodeVersion: '1.104.3', node: '22.17.0', hasNodeSqlite: false })).toContain('Update to VS Code 1.105');
 });
 
 test('a VS Code at or past the floor that still lacks node:sqlite (turned off) is not told to update to what it runs', () => {

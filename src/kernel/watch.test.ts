@@ -70,3 +70,37 @@ test('a log cut and written again to the same length by another process is a cha
     watcher.stop();
   }
 });
+
+test('a file event that comes before the commit is visible is followed up: the commit is reported without another event', async () => {
+  // A writer's file events come with its WAL writes; its commit becomes visible only after the fsync that follows
+  // (synchronous=FULL), and with this connection open it does not checkpoint at close, so no later event comes. Here
+  // the event is delivered by hand and the commit lands after the first check, on a watcher that sees no events.
+  let changes = 0;
+  const watcher = new StoreWatcher(s.kernel.db, s.kernel.storeDir, () => changes++);
+  try {
+    watcher.fileChanged('loopx.db-wal');
+    await new Promise((r) => setTimeout(r, 60)); // the first check (25 ms) has found nothing
+    expect(changes).toBe(0);
+    const other = Kernel.open(s.root, { actor: agent('codex') });
+    createGoal(other, { title: 'theirs' });
+    other.close();
+    await until(() => changes === 1, 3000);
+  } finally {
+    watcher.stop();
+  }
+});
+
+test('files other than the database wake nothing', async () => {
+  let changes = 0;
+  const watcher = new StoreWatcher(s.kernel.db, s.kernel.storeDir, () => changes++);
+  try {
+    const other = Kernel.open(s.root, { actor: agent('codex') });
+    createGoal(other, { title: 'theirs' });
+    other.close();
+    watcher.fileChanged('STATUS.md');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(changes).toBe(0);
+  } finally {
+    watcher.stop();
+  }
+});
