@@ -57,6 +57,8 @@ const targets = [
   { ...base, entryPoints: ['src/cli/mcp/server.ts'], outfile: 'dist/mcp.js' },
   // The goal-file language server: its own process, started by the extension's language client.
   { ...inEditor, entryPoints: ['src/languageServer/server.ts'], outfile: 'dist/languageServer.js' },
+  // The same server for `loopx lsp` (other editors), on the terminal's Node: it opens the store as the CLI does.
+  { ...cli, entryPoints: ['src/languageServer/server.ts'], outfile: 'dist/lsp.js' },
   // The board's front end: browser code that imports only src/protocol; one script and one stylesheet.
   {
     ...base,

@@ -1,7 +1,7 @@
 // `npm run package` (after the build and the .vsix): the loopx CLI as an npm package. This checkout's package.json is
 // the extension's manifest and the developers' project (Node 20 and better-sqlite3 for the test runner, the bundled
 // libraries, the scripts), so the CLI package gets a manifest of its own in a generated folder, dist/cli-package/,
-// holding only what runs: bin/loopx, the CLI's bundles (dist/cli.js, dist/agent/*.js, dist/mcp.js), a README and
+// holding only what runs: bin/loopx, the CLI's bundles (dist/cli.js, dist/agent/*.js, dist/mcp.js, dist/lsp.js), a README and
 // the licence. No dependencies: the bundles carry their libraries, and the store opens with Node's built-in
 // node:sqlite (Node 22.13 and later; 22 and 24 are tested). `npm pack` of that folder writes dist/loopx-<version>.tgz.
 import { execFileSync } from 'node:child_process';
@@ -38,6 +38,7 @@ export function cliFiles() {
     ['bin/loopx', 'bin/loopx'],
     ['dist/cli.js', 'dist/cli.js'],
     ['dist/mcp.js', 'dist/mcp.js'],
+    ['dist/lsp.js', 'dist/lsp.js'],
     ...agent,
     ['docs/cli-readme.md', 'README.md'],
     ['LICENSE', 'LICENSE'],

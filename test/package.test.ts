@@ -6,6 +6,7 @@ import { inflateSync } from 'node:zlib';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runInPty } from './cli/pty';
+import { nodeBin } from './e2e/profiles';
 
 /**
  * What `npm run package` makes, checked as a user receives it: the .vsix (one for every platform: no native binary)
@@ -127,6 +128,7 @@ describe('the CLI package', () => {
       'package/README.md',
       'package/bin/loopx',
       'package/dist/cli.js',
+      'package/dist/lsp.js',
       'package/dist/mcp.js',
       'package/package.json',
     ]);
@@ -175,6 +177,8 @@ describe('the CLI package', () => {
       user.stderrSeen.push(mcp.stderr);
       expect(mcp.tools).toContain('loopx_claim');
       expect(mcp.status).toMatchObject({ ok: true });
+      // The goal-file language server, as neovim or Helix start it.
+      expect(lspServerName(user.env, project)).toBe('loopx-goal-files');
       // The agent's verbs ran from their own bundles on this runtime: each wrote its V8 code cache beside its bundle.
       const v8 = execFileSync(user.node, ['-p', 'process.versions.v8'], { encoding: 'utf8' }).trim();
       const agentDir = join(dirname(dirname(user.bin)), 'lib', 'node_modules', 'loopx', 'dist', 'agent');
@@ -267,7 +271,7 @@ describe("the README's install path, run as written", () => {
 
   /** A person with Node `major` and their own home and npm prefix; Claude Code and Codex on PATH when installed. */
   function sandboxUser(major: 22 | 24): { home: string; env: NodeJS.ProcessEnv } {
-    const node = nodeRelease(major);
+    const node = nodeBin(REPO, major);
     const home = mkdtempSync(join(scratch, `readme-${major}-`));
     const prefix = join(home, 'prefix');
     const env: NodeJS.ProcessEnv = {
@@ -310,7 +314,7 @@ interface Installed {
 
 /** A user with Node `major` installs the tarball globally into a prefix of their own, with npm on that Node. */
 function installCli(major: 20 | 22 | 24): Installed {
-  const node = major === 20 ? process.execPath : nodeRelease(major);
+  const node = major === 20 ? process.execPath : nodeBin(REPO, major);
   const home = mkdtempSync(join(scratch, `node${major}-`));
   const prefix = join(home, 'prefix');
   const env: NodeJS.ProcessEnv = {
@@ -356,6 +360,31 @@ interface McpServer {
   env: Record<string, string>;
 }
 
+/** `loopx lsp` started as an editor starts it: its answer to initialize names the server; then shutdown and exit. */
+function lspServerName(env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+  const frame = (message: object) => {
+    const body = JSON.stringify({ jsonrpc: '2.0', ...message });
+    return `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  };
+  const input = [
+    frame({ id: 1, method: 'initialize', params: { processId: null, rootUri: null, capabilities: {} } }),
+    frame({ method: 'initialized', params: {} }),
+    frame({ id: 2, method: 'shutdown' }),
+    frame({ method: 'exit' }),
+  ].join('');
+  const r = spawnSync('loopx', ['lsp'], { cwd, env, input, encoding: 'utf8', timeout: 30_000 });
+  const answers: { id?: number; result?: { serverInfo?: { name: string } } }[] = [];
+  for (let rest = r.stdout; ;) {
+    const header = /^Content-Length: (\d+)\r\n\r\n/.exec(rest);
+    if (!header) break;
+    const start = header[0].length;
+    const length = Number(header[1]);
+    answers.push(JSON.parse(Buffer.from(rest.slice(start)).subarray(0, length).toString('utf8')) as (typeof answers)[number]);
+    rest = Buffer.from(rest.slice(start)).subarray(length).toString('utf8');
+  }
+  return answers.find((a) => a.id === 1)?.result?.serverInfo?.name ?? `no answer to initialize: ${r.stdout}${r.stderr}`;
+}
+
 /** An MCP server started as a client (Claude Code, Codex) starts it: initialize, the tool list, a loopx_status call. */
 function mcpSession(
   env: NodeJS.ProcessEnv,
@@ -387,14 +416,6 @@ function mcpSession(
   const tools = answers.find((a) => a.id === 2)?.result.tools?.map((t) => t.name) ?? [];
   const text = answers.find((a) => a.id === 3)?.result.content?.[0]?.text ?? 'null';
   return { tools, status: JSON.parse(text), stderr: r.stderr };
-}
-
-/** Node `major` from .cache (scripts/nodeRelease.mjs installs it from the npm registry on first use). */
-function nodeRelease(major: number): string {
-  return execFileSync(process.execPath, [join(REPO, 'scripts', 'nodeRelease.mjs'), String(major)], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  }).trim();
 }
 
 /** npm's own entry point, to run it on another Node than the one on PATH. */
