@@ -91,7 +91,7 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
     out.push('');
     const blocked = listTodos(db, at, { goalId: goal.id, status: 'blocked' });
     out.push('### Blocked', '', ...(blocked.length ? blocked.map((t) => `- ${t.id} ${md(t.title)}: ${md(t.reason)}`) : ['Nothing.']), '');
-    const turns = listTurns(db, { goalId: goal.id, limit: 200 });
+    const { turns } = listTurns(db, { goalId: goal.id, limit: 200 });
     out.push('### Turns', '');
     if (!turns.length) out.push('None.');
     else {

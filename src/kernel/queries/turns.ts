@@ -42,12 +42,22 @@ export function getTurn(db: SqliteDb, id: string): Turn {
   return turnFromRow(row);
 }
 
-export function listTurns(db: SqliteDb, filter: { goalId?: string; limit?: number } = {}): Turn[] {
-  const limit = Math.max(1, Math.min(filter.limit ?? 100, 10_000));
-  const rows = filter.goalId
-    ? db.prepare('SELECT * FROM turns WHERE goal_id = ? ORDER BY num DESC LIMIT ?').all(filter.goalId, limit)
-    : db.prepare('SELECT * FROM turns ORDER BY num DESC LIMIT ?').all(limit);
-  return rows.map(turnFromRow);
+/** Turns newest first: a page (`limit` after `offset`), or every one without a limit; `more` counts what the page left out. */
+export function listTurns(
+  db: SqliteDb,
+  filter: { goalId?: string; limit?: number; offset?: number } = {},
+): { turns: Turn[]; more: number } {
+  const where = filter.goalId ? 'WHERE goal_id = ?' : '';
+  const args = filter.goalId ? [filter.goalId] : [];
+  const limit = filter.limit === undefined ? -1 : Math.max(1, Math.floor(filter.limit));
+  const offset = Math.max(0, Math.floor(filter.offset ?? 0));
+  const turns = db
+    .prepare(`SELECT * FROM turns ${where} ORDER BY num DESC LIMIT ? OFFSET ?`)
+    .all(...args, limit, offset)
+    .map(turnFromRow);
+  if (limit === -1 || turns.length < limit) return { turns, more: 0 };
+  const total = Number(db.prepare(`SELECT count(*) AS n FROM turns ${where}`).get(...args)?.n ?? 0);
+  return { turns, more: Math.max(0, total - offset - turns.length) };
 }
 
 /** Turns started and not yet finished, oldest first. */
