@@ -56,7 +56,35 @@ export function readExitCode(file: string): number | undefined {
   }
 }
 
+/** Linux (and WSL) has /proc: a process's state and start time can be read there. */
+const HAS_PROC = (() => {
+  try {
+    return readFileSync('/proc/self/stat', 'utf8').length > 0;
+  } catch {
+    return false;
+  }
+})();
+
+/** The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses), or undefined. */
+function procStat(pid: number): string[] | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a process runs. A process that ended but was not reaped yet (a zombie: a killed runner's host whose
+ * parent has not waited for it) answers kill(pid, 0) like a live one; on Linux its state in /proc says it ended.
+ */
 export function processAlive(pid: number): boolean {
+  if (HAS_PROC) {
+    const state = procStat(pid)?.[0];
+    if (state === undefined) return false;
+    return state !== 'Z' && state !== 'X';
+  }
   try {
     process.kill(pid, 0);
     return true;
