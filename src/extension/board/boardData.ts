@@ -117,7 +117,9 @@ export function buildDetail(facts: TodoDetailFacts, card: Card): CardDetail {
       at: e.at,
       actor: e.actor,
       kind: e.kind,
-      text: eventSentence({ kind: 'evidence', actor: e.actor, actorKind: e.actorKind, data: { kind: e.kind } }).text,
+      text:
+        eventSentence({ kind: 'evidence', actor: e.actor, actorKind: e.actorKind, data: { kind: e.kind } }).text +
+        (e.afterShip ? ' after it shipped' : ''),
       summary: e.summary,
       artifacts: e.artifacts,
       ...(e.run

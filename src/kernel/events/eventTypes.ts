@@ -93,6 +93,8 @@ export const eventDataSchemas = lazy(() => {
       /** Who produced it: the kernel ran a command, or an agent (or a human) wrote it. Older events: the writer's. */
       source: z.optional(z.enum(['agent', 'kernel'])),
       run: z.optional(run),
+      /** Added after its todo shipped (by the agent that shipped it, or a human); absent otherwise. */
+      afterShip: z.optional(z.boolean()),
     }),
     'gate.asked': z.object({ id: str, num: z.int(), question: str }),
     'gate.decided': z.object({ id: str, status: z.enum(['approved', 'rejected']), note: nullableStr }),
