@@ -78,7 +78,9 @@ export type AttentionItem =
   | { kind: 'blocked'; todoId: string; title: string; reason: string }
   | { kind: 'lapsed'; todoId: string; title: string; owner: string; leaseExpiresAt: string }
   | { kind: 'budget'; goalId: string; title: string; nextWakeAt: string | null }
-  | { kind: 'monitor'; monitorId: string; todoId: string; title: string; check: string; error: string };
+  | { kind: 'monitor'; monitorId: string; todoId: string; title: string; check: string; error: string }
+  /** A todo whose last turns in a row made no progress: loopx keeps retrying it, each time later. */
+  | { kind: 'failing'; todoId: string; title: string; failures: number; lastEnd: string; retryAt: string };
 
 export interface BoardSnapshot {
   me: string;

@@ -72,7 +72,7 @@ describe('loopx run', () => {
     expect(cli(['doctor']).stdout).toMatch(/runners\s+bot \(host custom, pid \d+\) last seen/);
   });
 
-  test('a host that exits non-zero is a host failure, spends nothing, and is not retried on no change', async () => {
+  test('a host that exits non-zero is a host failure, spends nothing, and its todo waits for a retry (--until-idle stops)', async () => {
     const { cli, runner, turns } = setUp(1);
     const r = runner(['--host', 'custom', '--command', agentCommand('fail'), '--agent', 'bot', '--until-idle']);
     expect(await r.exited).toEqual({ code: 0, signal: null });
@@ -83,7 +83,13 @@ describe('loopx run', () => {
       exitCode: 3,
       spent: false,
     });
-    expect(r.events.at(-2)).toMatchObject({ event: 'decision', goalId: 'G1', run: false, reason: 'no_change', nextWakeAt: null });
+    expect(r.events.at(-2)).toMatchObject({
+      event: 'decision',
+      goalId: 'G1',
+      run: false,
+      reason: 'no_change',
+      nextWakeAt: expect.any(String),
+    });
     expect(r.events.at(-1)).toMatchObject({ ok: true, data: { stoppedBecause: 'idle', turns: [{ id: 'R1' }] } });
     expect(cli(['todo', 'list', '--json']).json.data).toMatchObject([{ id: 'T1', status: 'open' }]);
   });

@@ -12,7 +12,7 @@ beforeAll(() => {
 });
 afterAll(() => ws.dispose());
 
-test('turn start → the agent writes back → turn finish, then no_change stops a useless second run', () => {
+test('turn start → the agent writes back → turn finish; a failed todo waits for its retry instead of running again at once', () => {
   const start = cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--agent', 'bot', '--json']);
   expect(start.json).toMatchObject({
     ok: true,
@@ -38,7 +38,7 @@ test('turn start → the agent writes back → turn finish, then no_change stops
   expect(again.json).toMatchObject({
     ok: false,
     error: { code: 'should_not_run' },
-    data: { route: 'user_action_required', reason: 'no_change', run: false, nextWakeAt: null },
+    data: { route: 'wait', reason: 'no_change', run: false, nextWakeAt: expect.stringMatching(/^\d{4}-/) },
   });
   expect(dumpStore(ws.root)).toBe(before);
   expect(cli(['turn', 'list', '--json']).json.data).toMatchObject([

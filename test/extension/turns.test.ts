@@ -81,7 +81,7 @@ suite('turns in terminals', () => {
     await vscode.workspace.getConfiguration('loopx.autoRun').update('host', 'custom', vscode.ConfigurationTarget.Global);
     await vscode.workspace.getConfiguration('loopx.autoRun').update('enabled', true, vscode.ConfigurationTarget.Global);
     const startedBefore = loopx.autoRunner.started.length;
-    // The lazy agent's turn left no_change; a human's hint is the change that lets the goal run again.
+    // The lazy agent's todo waits for its retry; a todo a person adds meanwhile runs at once.
     const writer = otherWriter('planner');
     const hint = addTodo(writer, { goalId, title: 'Picked up by auto-run' });
     writer.close();

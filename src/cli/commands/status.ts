@@ -4,6 +4,7 @@ import { type StatusReport, statusReport } from '../../kernel/queries/status';
 import { statusMdStale, writeStatusMd } from '../../kernel/projections/statusMd';
 import { InvalidInputError } from '../../kernel/errors';
 import { clean, gateLine, monitorLine, Painter, relativeTime, todoLine } from '../format';
+import { unproductiveEnd } from '../../shared/turnOutcomeWords';
 
 /** Each list in the answer (gates, blocked, lapsed leases, monitors) shows this many unless asked for more. */
 export const STATUS_LIMIT = 20;
@@ -47,6 +48,10 @@ function statusText(report: StatusReport, color: boolean): string {
     ...report.blocked.map((t) => `  ${todoLine(p, t, now)}`),
     ...report.lapsedLeases.map((t) => `  ${todoLine(p, t, now)}  ${p.paint('red', 'lease lapsed')}`),
     ...report.monitors.filter((m) => m.lastRun?.error).map((m) => `  ${monitorLine(p, m, now)}  ${p.paint('red', 'its check cannot run')}`),
+    ...report.failing.map(
+      (f) =>
+        `  ${p.paint('bold', f.todoId)} ${clean(f.title)}  ${p.paint('red', 'keeps failing')}: ${f.failures} turns in a row made no progress (the last: ${unproductiveEnd(f.result, f.exitCode)}); next try ${relativeTime(f.retryAt, now)}`,
+    ),
   ];
   const more = report.more ?? {};
   if (more.pendingGates) attention.push(`  … ${more.pendingGates} more pending gates (loopx gate list --pending)`);

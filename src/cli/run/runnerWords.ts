@@ -11,7 +11,7 @@ const REASONS: Record<ShouldRunReason, string> = {
   budget_exhausted: 'its turn budget for the window is used up',
   concurrency_limit: 'as many turns as it allows are already running',
   cooldown: 'it is cooling down after the last turn',
-  no_change: 'the last turn made no progress and nothing changed since',
+  no_change: 'its ready todos wait to be tried again after turns on them made no progress',
 };
 
 export function decisionLine(goalId: string, answer: ShouldRun, nowMs: number): string {

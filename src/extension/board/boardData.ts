@@ -1,6 +1,7 @@
 import type { BoardFacts, TodoCardFacts, TodoDetailFacts } from '../../kernel/queries/cards';
 import type { Monitor } from '../../kernel/queries/monitors';
 import { eventSentence } from '../../protocol/boardText';
+import { unproductiveEnd } from '../../shared/turnOutcomeWords';
 import type { AttentionItem, BoardPatch, BoardSnapshot, Card, CardDetail, CardMonitor } from '../../protocol/boardProtocol';
 
 /**
@@ -32,6 +33,15 @@ export function buildSnapshot(facts: BoardFacts, me: string): BoardSnapshot {
     ...report.goals
       .filter((g) => g.status === 'active' && g.quota.remaining === 0)
       .map((g) => ({ kind: 'budget' as const, goalId: g.id, title: g.title, nextWakeAt: g.quota.nextSlotAt })),
+    // Retried ever more slowly, never given up: a person sees why and may step in.
+    ...report.failing.map((f) => ({
+      kind: 'failing' as const,
+      todoId: f.todoId,
+      title: f.title,
+      failures: f.failures,
+      lastEnd: unproductiveEnd(f.result, f.exitCode),
+      retryAt: f.retryAt,
+    })),
     // A check that cannot run (not found, killed at its limit) will never fire by itself: a person looks at it.
     ...report.monitors
       .filter((m) => m.lastRun?.error)

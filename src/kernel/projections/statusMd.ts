@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Kernel } from '../kernel';
 import type { StatusReport } from '../queries/status';
 import { statusReport } from '../queries/status';
+import { unproductiveEnd } from '../../shared/turnOutcomeWords';
 
 export const STATUS_FILE = 'STATUS.md';
 
@@ -33,6 +34,10 @@ export function renderStatusMd(report: StatusReport): string {
     ...report.monitors
       .filter((m) => m.lastRun?.error)
       .map((m) => `- Monitor ${m.id} on ${m.todoId} cannot run its check \`${cell(m.check ?? '')}\`: ${cell(m.lastRun?.error ?? '')}`),
+    ...report.failing.map(
+      (f) =>
+        `- Keeps failing ${f.todoId} ${cell(f.title)}: ${f.failures} turns in a row made no progress (the last: ${unproductiveEnd(f.result, f.exitCode)}); next try ${f.retryAt}`,
+    ),
     ...report.goals
       .filter((g) => g.shouldRun.reason === 'budget_exhausted')
       .map((g) => `- Budget exhausted for ${g.id} ${cell(g.title)}; next slot ${g.shouldRun.nextWakeAt ?? 'never'}`),

@@ -32,6 +32,8 @@ export const turnFromRow = (row: Row) => {
     spent: r.int('spent') === 1,
     startSeq: r.int('start_seq'),
     endSeq: r.maybeInt('end_seq'),
+    /** A runner's turn: when it is surely over (its --turn-limit and the grace to end it); null for others. */
+    deadlineAt: r.maybeText('deadline_at'),
   };
 };
 export type Turn = ReturnType<typeof turnFromRow>;
@@ -63,30 +65,4 @@ export function listTurns(
 /** Turns started and not yet finished, oldest first. */
 export function openTurns(db: SqliteDb): Turn[] {
   return db.prepare('SELECT * FROM turns WHERE ended_at IS NULL ORDER BY num').all().map(turnFromRow);
-}
-
-/**
- * should-run's `no_change`: the goal's last finished turn made no validated progress, and not one event about the
- * goal has happened since it ended. Only a change (a human's decision, a new todo, an agent's write, a monitor that
- * fired, a recurring todo's occurrence that came due) lifts it.
- */
-export function stuckSinceLastTurn(db: SqliteDb, goalId: string, at?: string): boolean {
-  const last = db
-    .prepare('SELECT result_kind, end_seq, ended_at FROM turns WHERE goal_id = ? AND ended_at IS NOT NULL ORDER BY num DESC LIMIT 1')
-    .get(goalId);
-  if (!last || last.result_kind === 'validated_progress' || last.result_kind === 'validated_completion') return false;
-  // A recurring todo's occurrence that came due since is a change too (time, not an event, made it ready).
-  if (
-    at &&
-    db
-      .prepare(`SELECT 1 FROM todos WHERE goal_id = ? AND status = 'open' AND ready_at > ? AND ready_at <= ? LIMIT 1`)
-      .get(goalId, String(last.ended_at), at)
-  )
-    return false;
-  // A monitor's routine runs are not a change; its firing (or expiring, or being cancelled) is.
-  return (
-    db
-      .prepare(`SELECT 1 FROM events WHERE seq > ? AND goal_id = ? AND kind NOT IN ('monitor.run_claimed', 'monitor.checked') LIMIT 1`)
-      .get(Number(last.end_seq), goalId) === undefined
-  );
 }
