@@ -169,6 +169,22 @@ describe('a turn reserves its unit of budget when it starts', () => {
     expect(answer(g).reason).toBe('ok');
   });
 
+  test('a budget lowered while turns ran is still never exceeded: a validated turn without room is recorded unspent (budgetFull)', () => {
+    const g = goalWith({ turnsPerWindow: 2, maxConcurrent: 2 });
+    addTodo(s.kernel, { goalId: g, title: 'a' });
+    addTodo(s.kernel, { goalId: g, title: 'b' });
+    const first = startTurn(s.as(codex), { goalId: g, host: 'custom' }).turn;
+    const second = startTurn(s.as(agent('claude')), { goalId: g, host: 'custom' }).turn;
+    s.kernel.write((tx) => tx.emit({ kind: 'goal.edited', goalId: g, todoId: null, data: { turnsPerWindow: 1 } }));
+    shipTodo(s.as(codex), first.todoId as string, { evidence: 'done' });
+    shipTodo(s.as(agent('claude')), second.todoId as string, { evidence: 'done' });
+    expect(finishTurn(s.kernel, first.id, 0)).toMatchObject({ resultKind: 'validated_completion', spent: false });
+    expect(finishTurn(s.kernel, second.id, 0)).toMatchObject({ resultKind: 'validated_completion', spent: true });
+    expect(spends()).toBe(1);
+    const finished = s.kernel.db.prepare(`SELECT data FROM events WHERE kind = 'turn.finished' ORDER BY seq`).all();
+    expect(finished.map((r) => JSON.parse(String(r.data)).budgetFull)).toEqual([true, undefined]);
+  });
+
   test('a spend by hand for a running turn uses that turn’s own reservation', () => {
     const g = goalWith({ turnsPerWindow: 1 });
     addTodo(s.kernel, { goalId: g, title: 'a' });
