@@ -96,6 +96,11 @@ if (process.argv.includes('--bench')) {
   });
 }
 
+if (process.argv.includes('--soak')) {
+  // `npm run soak`: leaves loopx run alone with real processes, then audits the store (test/soak/).
+  targets.push({ ...base, minify: false, entryPoints: ['scripts/soak.ts'], outfile: 'dist/scripts/soak.js' });
+}
+
 if (process.argv.includes('--start')) {
   targets.push({
     ...base,
