@@ -87,6 +87,7 @@ if (process.argv.includes('--bench')) {
   targets.push({ ...base, minify: false, entryPoints: ['bench/bench.ts'], outfile: 'dist/bench/bench.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/goalFileBench.ts'], outfile: 'dist/bench/goalFileBench.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/verbCost.ts'], outfile: 'dist/bench/verbCost.js' });
+  targets.push({ ...base, minify: false, entryPoints: ['bench/runnerMemory.ts'], outfile: 'dist/bench/runnerMemory.js' });
   targets.push({
     ...base,
     minify: false,

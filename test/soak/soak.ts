@@ -7,6 +7,7 @@ import type { Actor } from '../../src/kernel/events/eventTypes';
 import { createGoal, setGoalStatus } from '../../src/kernel/ops/goals';
 import { addTodo, unblockTodo } from '../../src/kernel/ops/todos';
 import { decideGate } from '../../src/kernel/ops/gates';
+import { CLAIMABLE_WHERE } from '../../src/kernel/queries/ready';
 import { type AuditResult, type Sample, audit, sample } from './audit';
 import { planBehaviours } from './plan';
 import { mulberry32 } from './random';
@@ -54,6 +55,8 @@ export interface RunnerLife {
   endedAt: number | null;
   how: 'killed' | 'stopped' | 'running';
   turnsStarted: number;
+  /** Turns it runs now (its own and adopted ones), from its output. */
+  running: number;
 }
 
 export interface SoakReport {
@@ -68,7 +71,8 @@ export interface SoakReport {
 }
 
 const HUMAN: Actor = { name: 'soak-person', kind: 'human', channel: 'vscode' };
-const OPEN_TODOS_KEPT = 6;
+/** The person keeps this many todos ready per goal: the goals never run dry, so throughput is the loop's. */
+const READY_TODOS_KEPT = 4;
 
 export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const root = mkdtempSync(join(tmpdir(), 'loopx-soak-'));
@@ -110,11 +114,27 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       ],
       { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    const life: RunnerLife = { name, pid: child.pid as number, startedAt: Date.now(), endedAt: null, how: 'running', turnsStarted: 0 };
+    const life: RunnerLife = {
+      name,
+      pid: child.pid as number,
+      startedAt: Date.now(),
+      endedAt: null,
+      how: 'running',
+      turnsStarted: 0,
+      running: 0,
+    };
     lives.push(life);
+    let pending = '';
     child.stdout?.on('data', (d: Buffer) => {
       out.write(d);
-      life.turnsStarted += String(d).split('"event":"turn_started"').length - 1;
+      const lines = (pending + String(d)).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        const event = /^\{"event":"(\w+)"/.exec(line)?.[1];
+        if (event === 'turn_started') life.turnsStarted++;
+        if (event === 'turn_started' || event === 'adopted') life.running++;
+        if (event === 'turn_ended' || (event === 'recovered' && line.includes('"adopted":true'))) life.running--;
+      }
     });
     child.stderr?.on('data', (d: Buffer) => out.write(d));
     const exited = new Promise<void>((done) =>
@@ -140,6 +160,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     (async () => {
       for (;;) {
         await sleepUntil(Math.min(endAt, Date.now() + between(o.killEvery) * 1000), () => stopping);
+        // A crash that matters: while the runner has a turn running (waiting at most a minute for one).
+        const busyBy = Math.min(endAt, Date.now() + 60_000);
+        await sleepUntil(busyBy, () => stopping || (processes.get('soak-a')?.life.running ?? 0) > 0);
         if (stopping || Date.now() >= endAt) return;
         const main = processes.get('soak-a');
         if (!main) continue;
@@ -237,11 +260,11 @@ function setUp(root: string, loopx: string, env: NodeJS.ProcessEnv, o: SoakOptio
       check: 'test -f "reports/$LOOPX_TODO.txt"',
     });
     createGoal(k, { title: 'Chores', turnsPerWindow: o.smallBudget, windowHours: 1, maxConcurrent: 1 });
-    for (const goalId of ['G1', 'G2']) for (let i = 0; i < OPEN_TODOS_KEPT; i++) addTodo(k, { goalId, title: `${goalId} task ${i + 1}` });
+    for (const goalId of ['G1', 'G2']) for (let i = 0; i < 6; i++) addTodo(k, { goalId, title: `${goalId} task ${i + 1}` });
   });
 }
 
-/** One look by the person: decides gates, unblocks, lets monitors' checks pass, keeps work coming. */
+/** One look by the person: decides gates, unblocks, lets monitors' checks pass, keeps work ready. */
 function person(root: string, round: number, rand: () => number): void {
   asPerson(root, (k) => {
     for (const gate of k.db.prepare(`SELECT id FROM gates WHERE status = 'pending'`).all())
@@ -250,11 +273,20 @@ function person(root: string, round: number, rand: () => number): void {
       unblockTodo(k, String(todo.id), 'credentials added');
     for (const m of k.db.prepare(`SELECT todo_id FROM monitors WHERE status = 'waiting' AND kind = 'check'`).all())
       writeFileSync(join(root, 'soak', 'flags', String(m.todo_id)), 'done');
+    const at = new Date().toISOString();
     for (const goalId of ['G1', 'G2']) {
-      const open = Number(
-        k.db.prepare(`SELECT count(*) AS n FROM todos WHERE goal_id = ? AND status IN ('open', 'claimed')`).get(goalId)?.n,
+      // Ready: a turn could take it now (not waiting on a gate, a block, a monitor, a turn's hands, nor a retry).
+      const ready = Number(
+        k.db
+          .prepare(
+            `SELECT count(*) AS n FROM todos t WHERE t.goal_id = ? AND ${CLAIMABLE_WHERE}
+               AND NOT EXISTS (SELECT 1 FROM turns o WHERE o.todo_id = t.id AND o.ended_at IS NULL)
+               AND coalesce((SELECT u.result_kind FROM turns u WHERE u.todo_id = t.id ORDER BY u.num DESC LIMIT 1), 'validated_progress')
+                   IN ('validated_progress', 'validated_completion')`,
+          )
+          .get(goalId, at, at)?.n,
       );
-      const add = Math.max(0, OPEN_TODOS_KEPT - open) + (round % 7 === 0 ? 1 : 0);
+      const add = Math.max(0, READY_TODOS_KEPT - ready) + (round % 7 === 0 ? 1 : 0);
       for (let i = 0; i < add; i++) addTodo(k, { goalId, title: `${goalId} task added in round ${round}` });
     }
   });

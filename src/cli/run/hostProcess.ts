@@ -3,6 +3,7 @@ import { type FSWatcher, closeSync, openSync, watch, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { EXIT_CODE_FILE, KILL_GRACE_MS, type Launcher, hostAlive, readExitCode, signalHost } from '../../kernel/launchers';
 import { shellQuote } from '../../kernel/hosts';
+import type { Turn } from '../../kernel/queries/turns';
 import { fileEnd, followLog } from './logFollower';
 
 export interface HostRun {
@@ -19,6 +20,14 @@ export interface HostProcess {
   done: Promise<HostRun>;
   /** Ends it now (a second Ctrl-C): its whole process group, TERM then KILL. */
   interrupt(): void;
+}
+
+/** A turn a runner follows: its own host, or one adopted from a runner that died (named here). */
+export interface Running {
+  turn: Turn;
+  host: HostProcess;
+  /** Adopted from a runner that died (who it was): its agent is not our child. */
+  adopted?: string;
 }
 
 export const OUTPUT_FILE = 'output.log';

@@ -4,7 +4,7 @@ import { adoptOrphan, launcherState, settleAbandoned } from '../../kernel/launch
 import { turnDir } from '../../kernel/ops/turns';
 import { TURN_END_GRACE_SECONDS } from '../../kernel/queries/turnSlots';
 import { type Turn, openTurns } from '../../kernel/queries/turns';
-import { type HostProcess, adoptHost } from './hostProcess';
+import { type Running, adoptHost } from './hostProcess';
 
 export interface Recovery {
   turn: Turn;
@@ -14,7 +14,7 @@ export interface Recovery {
 }
 
 export interface Adoption {
-  run: { turn: Turn; host: HostProcess; adopted: string };
+  run: Running & { adopted: string };
   /** Who left it: "runner bot (pid 123)". */
   from: string;
   /** When its agent is ended if it still runs (the turn's own limit). */

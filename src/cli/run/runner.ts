@@ -4,18 +4,18 @@ import type { Actor } from '../../kernel/events/eventTypes';
 import { EXIT, LoopxError } from '../../kernel/errors';
 import { type HostSettings, hostCommand } from '../../kernel/hosts';
 import { writeLauncher } from '../../kernel/launchers';
-import { claimTodo, renewTodo } from '../../kernel/ops/claims';
 import { renewIntervalMs } from '../../kernel/ops/leases';
 import { tickMonitors } from '../../kernel/ops/tick';
 import { finishTurn, startTurn, turnDir } from '../../kernel/ops/turns';
 import { writeStatusMd } from '../../kernel/projections/statusMd';
 import { listGoals } from '../../kernel/queries/lists';
-import { getGoal, getTodoCore } from '../../kernel/queries/lookups';
+import { getGoal } from '../../kernel/queries/lookups';
 import { type ShouldRun, quotaState, shouldRun } from '../../kernel/queries/quota';
 import type { Turn } from '../../kernel/queries/turns';
 import { pruneTurnFolders } from '../../kernel/turnFolders';
 import { StoreWatcher } from '../../kernel/watch';
-import { type HostProcess, type HostRun, startHost } from './hostProcess';
+import { type HostRun, type Running, startHost } from './hostProcess';
+import { keepLease } from './leaseKeeper';
 import { type Recovery, recoverTurns } from './recovery';
 import { decisionLine, endedLine, recoveredLine, sleepLine, startedLine } from './runnerWords';
 
@@ -73,13 +73,6 @@ const MIN_SLEEP_MS = 500;
 const PASSING = new Set(['ok', 'concurrency_limit', 'cooldown']);
 /** Turn folders are pruned when the runner starts and after every this many turns it finishes. */
 const PRUNE_EVERY = 50;
-
-interface Running {
-  turn: Turn;
-  host: HostProcess;
-  /** Adopted from a runner that died: its agent is not our child. */
-  adopted?: string;
-}
 
 /**
  * `loopx run`: the extension's auto-run as a loop. Each pass: finish or adopt turns other runners left behind, tick
@@ -295,8 +288,9 @@ export class Runner {
     const { turn, host } = run;
     this.running.set(turn.id, run);
     this.refreshStatus();
-    const renewal = setInterval(() => this.renew(run), renewIntervalMs(this.o.leaseSeconds));
-    if (run.adopted) this.renew(run); // its lease was not renewed since its runner died
+    const keep = () => keepLease(this.agentKernel, run, this.o.leaseSeconds, (event, line) => this.say(event, line));
+    const renewal = setInterval(keep, renewIntervalMs(this.o.leaseSeconds));
+    if (run.adopted) keep(); // its lease was not renewed since its runner died
     void host.done.then((ended) => {
       clearInterval(renewal);
       if (ended.error)
@@ -356,53 +350,6 @@ export class Runner {
       endedLine(turn, quota, how),
     );
     this.refreshStatus();
-  }
-
-  /**
-   * Renews the turn's lease for its agent (an adopted turn's agent may be another than ours). For an adopted turn,
-   * whose lease nobody renewed while its runner was dead: a lease that lapsed on a todo still its agent's is claimed
-   * again; a todo someone else took meanwhile ends the turn (its agent could no longer write back); a todo its agent
-   * let go of (shipped, released, handed to a monitor) is left as it is while the agent exits.
-   */
-  private renew(run: Running): void {
-    const { turn } = run;
-    if (!turn.todoId) return;
-    const kernel = turn.agent === this.o.agent ? this.agentKernel : this.agentKernel.as({ name: turn.agent, kind: 'agent' });
-    const todo = kernel.read((db) => getTodoCore(db, turn.todoId as string));
-    const ours = todo.status === 'claimed' && todo.owner === turn.agent;
-    if (!ours) {
-      // Its agent let go of it (shipped, released, handed to a monitor): nothing to renew while it exits.
-      if (todo.status !== 'claimed') return;
-      const adopted = run.adopted ? '; ending its agent, which could no longer write back' : '';
-      this.say(
-        { event: 'renew_failed', turnId: turn.id, error: `${todo.id} is claimed by ${todo.owner}` },
-        `${turn.id}: lease not renewed (${todo.id} is now ${todo.owner}'s)${adopted}`,
-      );
-      if (run.adopted) run.host.interrupt();
-      return;
-    }
-    try {
-      renewTodo(kernel, todo.id, { leaseSeconds: this.o.leaseSeconds });
-    } catch (error) {
-      if (run.adopted && ours && (error as { code?: string }).code === 'lease_lost') return this.reclaim(run, kernel);
-      this.say(
-        { event: 'renew_failed', turnId: turn.id, error: (error as Error).message },
-        `${turn.id}: lease not renewed (${(error as Error).message})`,
-      );
-    }
-  }
-
-  /** An adopted turn's lease lapsed while its runner was dead, and nobody took the todo since: its agent's again. */
-  private reclaim(run: Running, kernel: Kernel): void {
-    try {
-      claimTodo(kernel, run.turn.todoId as string, { leaseSeconds: this.o.leaseSeconds });
-    } catch (error) {
-      this.say(
-        { event: 'renew_failed', turnId: run.turn.id, error: (error as Error).message },
-        `${run.turn.id}: its lease could not be taken back (${(error as Error).message}); ending its agent`,
-      );
-      run.host.interrupt();
-    }
   }
 
   /** Turns gone runners left open: finished, or adopted while their agent runs. True when another runner's turn is open. */
