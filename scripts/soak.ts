@@ -40,7 +40,15 @@ function describe(r: SoakReport): string {
     turns: number;
     byResult: Record<string, number>;
     spanS: number;
-    throughput: { goal: string; validated: number; theoreticalMax: number; boundBy: string; share: number; meanValidatedTurnS: number }[];
+    throughput: {
+      goal: string;
+      validated: number;
+      theoreticalMax: number;
+      boundBy: string;
+      share: number;
+      meanValidatedTurnS: number;
+      slotOccupancy: number;
+    }[];
     store: Record<string, number>;
   };
   const lines = [
@@ -52,7 +60,7 @@ function describe(r: SoakReport): string {
       .join(', ')}`,
     ...f.throughput.map(
       (t) =>
-        `  ${t.goal}: ${t.validated} validated turns of a theoretical ${t.theoreticalMax} (${Math.round(t.share * 100)}%, bound by ${t.boundBy}; a validated turn took ${t.meanValidatedTurnS} s on average)`,
+        `  ${t.goal}: ${t.validated} validated turns of a theoretical ${t.theoreticalMax} (${Math.round(t.share * 100)}%, bound by ${t.boundBy}; a validated turn took ${t.meanValidatedTurnS} s on average; its slots were busy ${Math.round(t.slotOccupancy * 100)}% of the time)`,
     ),
     `  store: ${f.store.bytesPerTurn} bytes and ${f.store.eventsPerTurn} events per turn in the database, ${f.store.turnFolderBytesPerTurn} bytes per turn folder`,
     `  idle runner: ${r.idle.cpuPercent.toFixed(3)}% of a core over ${r.idle.seconds} s`,

@@ -367,9 +367,12 @@ function storeFigures(
     const byBudget = Number(g.turns_per_window) * Math.max(1, span / (Number(g.window_hours) * 3600));
     const byTime = mean ? (Number(g.max_concurrent) * span) / mean : 0;
     const most = Math.floor(Math.min(byBudget, byTime || byBudget));
+    // How busy the loop kept the goal's slots, whatever the turns' results (a hung agent holds its slot too).
+    const busy = mine.reduce((a, t) => a + ((t.ended ?? t.started) - t.started), 0) / 1000;
     return {
       goal: g.id,
       turns: mine.length,
+      slotOccupancy: span ? Math.round((busy / (Number(g.max_concurrent) * span)) * 100) / 100 : 0,
       validated: validated.length,
       spent: spends.filter((s) => s.goal_id === g.id).length,
       meanValidatedTurnS: Math.round(mean * 10) / 10,

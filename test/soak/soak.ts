@@ -72,7 +72,7 @@ export interface SoakReport {
 
 const HUMAN: Actor = { name: 'soak-person', kind: 'human', channel: 'vscode' };
 /** The person keeps this many todos ready per goal: the goals never run dry, so throughput is the loop's. */
-const READY_TODOS_KEPT = 4;
+const READY_TODOS_KEPT = 6;
 
 export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const root = mkdtempSync(join(tmpdir(), 'loopx-soak-'));
@@ -197,13 +197,19 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       }
     })(),
   );
-  // The person.
+  // The person, who looks now and then; and the backlog, which never runs dry (throughput is then the loop's).
   loops.push(
+    (async () => {
+      while (!stopping) {
+        person(root, rand);
+        await sleepUntil(Date.now() + o.personEverySeconds * 1000, () => stopping);
+      }
+    })(),
     (async () => {
       let round = 0;
       while (!stopping) {
-        person(root, ++round, rand);
-        await sleepUntil(Date.now() + o.personEverySeconds * 1000, () => stopping);
+        backlog(root, ++round);
+        await sleepUntil(Date.now() + 2000, () => stopping);
       }
     })(),
   );
@@ -264,8 +270,8 @@ function setUp(root: string, loopx: string, env: NodeJS.ProcessEnv, o: SoakOptio
   });
 }
 
-/** One look by the person: decides gates, unblocks, lets monitors' checks pass, keeps work ready. */
-function person(root: string, round: number, rand: () => number): void {
+/** One look by the person: decides gates, unblocks, lets monitors' checks pass (the CI run they wait on is done). */
+function person(root: string, rand: () => number): void {
   asPerson(root, (k) => {
     for (const gate of k.db.prepare(`SELECT id FROM gates WHERE status = 'pending'`).all())
       decideGate(k, String(gate.id), rand() < 0.8 ? 'approved' : 'rejected', 'decided by the soak person');
@@ -273,6 +279,12 @@ function person(root: string, round: number, rand: () => number): void {
       unblockTodo(k, String(todo.id), 'credentials added');
     for (const m of k.db.prepare(`SELECT todo_id FROM monitors WHERE status = 'waiting' AND kind = 'check'`).all())
       writeFileSync(join(root, 'soak', 'flags', String(m.todo_id)), 'done');
+  });
+}
+
+/** A planner keeps READY_TODOS_KEPT todos ready per goal, and now and then adds one while turns run. */
+function backlog(root: string, round: number): void {
+  asPerson(root, (k) => {
     const at = new Date().toISOString();
     for (const goalId of ['G1', 'G2']) {
       // Ready: a turn could take it now (not waiting on a gate, a block, a monitor, a turn's hands, nor a retry).
@@ -286,7 +298,7 @@ function person(root: string, round: number, rand: () => number): void {
           )
           .get(goalId, at, at)?.n,
       );
-      const add = Math.max(0, READY_TODOS_KEPT - ready) + (round % 7 === 0 ? 1 : 0);
+      const add = Math.max(0, READY_TODOS_KEPT - ready) + (round % 15 === 0 ? 1 : 0);
       for (let i = 0; i < add; i++) addTodo(k, { goalId, title: `${goalId} task added in round ${round}` });
     }
   });
