@@ -39,6 +39,9 @@ export interface Retry {
  * A failure is a turn that ended without validated progress and without handing the todo to something definite:
  * a gate, a block or a monitor each wait on something that ends by itself or with a person, and are not failures.
  */
+/** Result kinds that may be failures (a `wait` is one unless the todo was handed to a monitor). */
+const FAILURE_KINDS = new Set(['host_failure', 'validation_failed', 'wait']);
+
 function isFailure(db: SqliteDb, todoId: string, row: Row): boolean {
   if (row.result_kind === 'host_failure' || row.result_kind === 'validation_failed') return true;
   if (row.result_kind !== 'wait') return false;
@@ -65,12 +68,32 @@ export function backoffSeconds(failures: number): number {
   return Math.min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** Math.max(0, failures - 1));
 }
 
+/** One todo's wait now: the time a turn start may take it again, or null when it may be taken at once. */
+export function retryAt(db: SqliteDb, todoId: string, nowMs: number): string | null {
+  const last = db.prepare('SELECT result_kind, ended_at, end_seq FROM turns WHERE todo_id = ? ORDER BY num DESC LIMIT 1').get(todoId);
+  if (!last || last.ended_at === null) return null;
+  if (last.result_kind === 'validated_progress' || last.result_kind === 'validated_completion') return null;
+  const ended = Date.parse(String(last.ended_at));
+  if (ended <= nowMs - BACKOFF_MAX_SECONDS * 1000) return null;
+  if (changedSince(db, todoId, Number(last.end_seq))) return null;
+  const at = ended + backoffSeconds(failureStreak(db, todoId)) * 1000;
+  return at > nowMs ? iso(at) : null;
+}
+
+function changedSince(db: SqliteDb, todoId: string, seq: number): boolean {
+  return db.prepare(`SELECT 1 FROM events WHERE todo_id = ? AND seq > ? AND kind NOT IN ${ROUTINE} LIMIT 1`).get(todoId, seq) !== undefined;
+}
+
 /**
  * Open todos whose latest turn made no validated progress and ended within the last `withinSeconds` (no turn open on
  * them now), with their wait. should-run reads the last hour (no wait is longer); status reads a day, to tell a
  * person about todos that keep failing.
  */
-export function recentRetries(db: SqliteDb, nowMs: number, options: { goalId?: string; withinSeconds?: number } = {}): Retry[] {
+export function recentRetries(
+  db: SqliteDb,
+  nowMs: number,
+  options: { goalId?: string; withinSeconds?: number; minFailures?: number } = {},
+): Retry[] {
   const since = iso(nowMs - (options.withinSeconds ?? BACKOFF_MAX_SECONDS) * 1000);
   const rows = db
     .prepare(
@@ -82,14 +105,18 @@ export function recentRetries(db: SqliteDb, nowMs: number, options: { goalId?: s
         ORDER BY t.num`,
     )
     .all(...(options.goalId ? [since, options.goalId] : [since]));
-  return rows.map((r) => {
+  const min = options.minFailures ?? 0;
+  const lastKinds = db.prepare('SELECT result_kind FROM turns WHERE todo_id = ? ORDER BY num DESC LIMIT ?');
+  const retries: Retry[] = [];
+  for (const r of rows) {
     const todoId = String(r.todo_id);
+    // Only streaks that can be long enough are counted (status asks for todos that keep failing).
+    if (min > 0 && !lastKinds.all(todoId, min).every((k) => FAILURE_KINDS.has(String(k.result_kind)))) continue;
     const failures = failureStreak(db, todoId);
+    if (failures < min) continue;
     const endedAt = String(r.ended_at);
-    const changed =
-      db.prepare(`SELECT 1 FROM events WHERE todo_id = ? AND seq > ? AND kind NOT IN ${ROUTINE} LIMIT 1`).get(todoId, Number(r.end_seq)) !==
-      undefined;
-    return {
+    const changed = changedSince(db, todoId, Number(r.end_seq));
+    retries.push({
       todoId,
       goalId: String(r.goal_id),
       turnId: String(r.id),
@@ -99,8 +126,9 @@ export function recentRetries(db: SqliteDb, nowMs: number, options: { goalId?: s
       failures,
       retryAt: iso(Date.parse(endedAt) + backoffSeconds(failures) * 1000),
       changed,
-    };
-  });
+    });
+  }
+  return retries;
 }
 
 /** The todos of a goal a turn start leaves alone now, each with the time it may be taken again. */

@@ -1,7 +1,7 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import type { Goal } from '../model';
 import { iso } from '../time';
-import { backingOff } from './backoff';
+import { backingOff, retryAt } from './backoff';
 import { claimableNow, firstClaimableId } from './ready';
 import { leaseLiveSql } from './lookups';
 import { nextMonitorMoment } from './monitors';
@@ -30,7 +30,12 @@ export interface QuotaState {
   maxConcurrent: number;
 }
 
-export function quotaState(db: SqliteDb, goal: Goal, nowMs: number, slots: readonly OpenTurnSlot[] = openTurnSlots(db, goal.id, nowMs)): QuotaState {
+export function quotaState(
+  db: SqliteDb,
+  goal: Goal,
+  nowMs: number,
+  slots: readonly OpenTurnSlot[] = openTurnSlots(db, goal.id, nowMs),
+): QuotaState {
   const at = iso(nowMs);
   const windowStart = iso(nowMs - goal.policy.windowHours * 3600_000);
   const spentRow = db
@@ -132,8 +137,10 @@ export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: { quota
     return no('concurrency_limit', wakes.length ? (wakes.sort()[0] as string) : null);
   }
   if (quota.cooldownUntil) return no('cooldown', quota.cooldownUntil);
+  // The first ready todo is usually not backing off: one look at it; the goal's whole list only when it is.
+  if (retryAt(db, first, nowMs) === null)
+    return { answer: { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining }, todoId: first };
   const waiting = backingOff(db, goal.id, nowMs);
-  if (!waiting.has(first)) return { answer: { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining }, todoId: first };
   const other = firstClaimableId(db, at, goal.id, [...busy, ...waiting.keys()]);
   if (other !== null) return { answer: { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining }, todoId: other };
   // Every ready todo waits after a turn on it made no progress: wake at the first retry of one that is ready.

@@ -97,12 +97,10 @@ export function statusReport(db: SqliteDb, nowMs: number, options: StatusOptions
 
 function failingTodos(db: SqliteDb, nowMs: number): FailingTodo[] {
   const at = iso(nowMs);
-  return recentRetries(db, nowMs, { withinSeconds: FAILING_LOOKBACK_SECONDS })
-    .filter((r) => r.failures >= FAILING_AFTER)
-    .map(({ changed, ...r }) => ({
-      ...r,
-      // A change since (a person's note) lets it be taken at once.
-      retryAt: changed || r.retryAt < at ? at : r.retryAt,
-      title: String(db.prepare('SELECT title FROM todos WHERE id = ?').get(r.todoId)?.title ?? ''),
-    }));
+  return recentRetries(db, nowMs, { withinSeconds: FAILING_LOOKBACK_SECONDS, minFailures: FAILING_AFTER }).map(({ changed, ...r }) => ({
+    ...r,
+    // A change since (a person's note) lets it be taken at once.
+    retryAt: changed || r.retryAt < at ? at : r.retryAt,
+    title: String(db.prepare('SELECT title FROM todos WHERE id = ?').get(r.todoId)?.title ?? ''),
+  }));
 }
