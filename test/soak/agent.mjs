@@ -19,7 +19,8 @@ const root = process.env.LOOPX_ROOT;
 const turn = process.env.LOOPX_TURN;
 const todo = process.env.LOOPX_TODO;
 const agentsLog = join(root, 'soak', 'agents.log');
-const mark = (what, code = '') => appendFileSync(agentsLog, `${what} ${turn} ${process.pid} ${Date.now()}${code === '' ? '' : ` ${code}`}\n`);
+const mark = (what, code = '') =>
+  appendFileSync(agentsLog, `${what} ${turn} ${process.pid} ${Date.now()}${code === '' ? '' : ` ${code}`}\n`);
 mark('start');
 let ended = false;
 const end = (code) => {
@@ -57,7 +58,19 @@ async function evidence() {
   mkdirSync(join(root, 'reports'), { recursive: true });
   writeFileSync(join(root, 'reports', `${todo}.txt`), `${todo}: checks pass (turn ${turn})\n`);
   if (hasCheck) loopx('evidence', 'run', '--todo', todo, '--check');
-  else loopx('evidence', 'add', '--todo', todo, '--kind', 'test', '--summary', `${todo} checked in ${turn}`, '--artifact', `reports/${todo}.txt`);
+  else
+    loopx(
+      'evidence',
+      'add',
+      '--todo',
+      todo,
+      '--kind',
+      'test',
+      '--summary',
+      `${todo} checked in ${turn}`,
+      '--artifact',
+      `reports/${todo}.txt`,
+    );
 }
 
 console.log(`soak agent ${process.env.LOOPX_AGENT} on ${todo} (${turn}): ${behaviour}`);

@@ -62,7 +62,8 @@ export function startTurn(
   const agent: Actor = { name: agentName, kind: 'agent' };
   const lease = leaseSeconds(input.leaseSeconds);
   const limit = input.limitSeconds;
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new InvalidInputError('a turn limit is a whole number of seconds');
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+    throw new InvalidInputError('a turn limit is a whole number of seconds');
   return kernel.write((tx) => {
     const goal = getGoal(tx.db, input.goalId);
     const { answer, todoId: planned } = planTurn(tx.db, goal, tx.nowMs);
@@ -79,7 +80,11 @@ export function startTurn(
     if (todo.goalId !== goal.id) throw new InvalidInputError(`todo ${todo.id} belongs to goal ${todo.goalId}, not ${goal.id}`);
     const open = tx.db.prepare('SELECT id FROM turns WHERE todo_id = ? AND ended_at IS NULL LIMIT 1').get(todo.id);
     if (open)
-      throw new RefusedError('not_ready', `todo ${todo.id} cannot start a turn: turn ${String(open.id)} is still open on it`, 'see loopx turn list');
+      throw new RefusedError(
+        'not_ready',
+        `todo ${todo.id} cannot start a turn: turn ${String(open.id)} is still open on it`,
+        'see loopx turn list',
+      );
     claimFor(tx, agent, todo.id, lease);
     const num = nextNum(tx.db, 'turns');
     const id = formatId('turn', num);
