@@ -144,7 +144,7 @@ export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: { quota
   const other = firstClaimableId(db, at, goal.id, [...busy, ...waiting.keys()]);
   if (other !== null) return { answer: { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining }, todoId: other };
   // Every ready todo waits after a turn on it made no progress: wake at the first retry of one that is ready.
-  const retries = [...waiting].filter(([id]) => claimableNow(db, at, id)).map(([, retryAt]) => retryAt);
+  const retries = [...waiting].filter(([id]) => claimableNow(db, at, id)).map(([, when]) => when);
   return no('no_change', retries.sort()[0] ?? null);
 }
 
