@@ -2,13 +2,14 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, makeStore, type TestStore } from '../testKit';
 import { createGoal, setGoalStatus } from '../ops/goals';
 import { addTodo } from '../ops/todos';
-import { claimTodo, shipTodo } from '../ops/claims';
+import { claimTodo, releaseTodo, shipTodo } from '../ops/claims';
 import { askGate, decideGate } from '../ops/gates';
 import { spendQuota } from '../ops/quota';
 import { getGoal } from './lookups';
 import { quotaState, shouldRun } from './quota';
 import { finishTurn, startTurn } from '../ops/turns';
 import { addEvidence } from '../ops/evidence';
+import { statusReport } from './status';
 import { TURN_END_GRACE_SECONDS, WIND_DOWN_SECONDS } from './turnSlots';
 import { iso } from '../time';
 
@@ -223,5 +224,22 @@ describe("a runner's turn keeps its goal's slot until its deadline", () => {
     );
     expect(startTurn(s.as(agent('claude')), { goalId: g, host: 'custom' }).turn.todoId).toBe('T2');
     expect(answer(g).reason).toBe('no_ready_work'); // T1 is in R1's hands until R1 ends
+  });
+
+  test('a turn started by hand that nobody finishes: after a minute it holds no slot, and status says what it still keeps', () => {
+    const g = goalWith({ maxConcurrent: 2, turnsPerWindow: 10 });
+    addTodo(s.kernel, { goalId: g, title: 'a' });
+    addTodo(s.kernel, { goalId: g, title: 'b' });
+    const byHand = startTurn(s.as(codex), { goalId: g, host: 'custom' }).turn;
+    const runner = startTurn(s.as(agent('claude')), { goalId: g, host: 'custom', todoId: 'T2', limitSeconds: 600 });
+    releaseTodo(s.as(codex), 'T1');
+    releaseTodo(s.as(agent('claude')), 'T2');
+    expect(statusReport(s.kernel.db, s.clock.ms).heldOpen).toEqual([]);
+    s.clock.advance(WIND_DOWN_SECONDS + 1);
+    expect(statusReport(s.kernel.db, s.clock.ms).heldOpen).toEqual([
+      { id: byHand.id, goalId: g, todoId: 'T1', agent: 'codex', startedAt: byHand.startedAt },
+    ]);
+    expect(quotaState(s.kernel.db, getGoal(s.kernel.db, g), s.clock.ms)).toMatchObject({ reserved: 2, remaining: 8 });
+    expect(runner.turn.deadlineAt).not.toBeNull();
   });
 });

@@ -7,6 +7,7 @@ import { leaseLapsedSql } from './lookups';
 import { type Monitor, listMonitors } from './monitors';
 import { type QuotaState, type ShouldRun, quotaState, shouldRun } from './quota';
 import { FAILING_AFTER, type Retry, recentRetries } from './backoff';
+import { openTurnSlots } from './turnSlots';
 
 export interface GoalStatusLine {
   id: string;
@@ -28,8 +29,21 @@ export interface StatusReport {
   monitors: Monitor[];
   /** Todos whose last FAILING_AFTER or more turns in a row failed: loopx keeps retrying them, slower; a person looks. */
   failing: FailingTodo[];
+  /**
+   * Open turns that no longer hold a slot (their agent let go of the todo more than a minute ago, no deadline ahead):
+   * until someone finishes them, no other turn takes their todo and each keeps a unit of its goal's budget.
+   */
+  heldOpen: HeldOpenTurn[];
   /** With a limit: how many of each list were left out; absent when none was cut. */
   more?: Partial<Record<'pendingGates' | 'blocked' | 'lapsedLeases' | 'monitors', number>>;
+}
+
+export interface HeldOpenTurn {
+  id: string;
+  goalId: string;
+  todoId: string | null;
+  agent: string;
+  startedAt: string;
 }
 
 /** A todo that keeps failing: its latest turn, how many failed in a row, and when a turn start may take it again. */
@@ -76,6 +90,11 @@ export function statusReport(db: SqliteDb, nowMs: number, options: StatusOptions
     lapsedLeases: db.prepare(`${select} WHERE ${leaseLapsedSql()} ORDER BY t.lease_expires_at${limit}`).all(at).map(todoFromRow),
     monitors: listMonitors(db, { status: 'waiting', limit: options.limit }),
     failing: failingTodos(db, nowMs),
+    heldOpen: goals.flatMap((g) =>
+      openTurnSlots(db, g.id, nowMs)
+        .filter((t) => !t.holds)
+        .map((t) => ({ id: t.id, goalId: g.id, todoId: t.todoId, agent: t.agent, startedAt: t.startedAt })),
+    ),
   };
   if (options.limit !== undefined) {
     const count = (sql: string, ...params: string[]) => Number(db.prepare(sql).get(...params)?.n ?? 0);

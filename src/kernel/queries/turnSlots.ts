@@ -17,6 +17,7 @@ export interface OpenTurnSlot {
   id: string;
   todoId: string | null;
   agent: string;
+  startedAt: string;
   /** Its agent still holds its todo (a live lease). */
   ownLiveClaim: boolean;
   /**
@@ -37,7 +38,7 @@ export function openTurnSlots(db: SqliteDb, goalId: string, nowMs: number): Open
   const windDownSince = iso(nowMs - WIND_DOWN_SECONDS * 1000);
   return db
     .prepare(
-      `SELECT t.id, t.todo_id, t.agent, t.deadline_at, d.status, d.owner, d.lease_expires_at, d.updated_at,
+      `SELECT t.id, t.todo_id, t.agent, t.started_at, t.deadline_at, d.status, d.owner, d.lease_expires_at, d.updated_at,
           EXISTS (SELECT 1 FROM quota_spends q WHERE q.goal_id = t.goal_id AND q.turn_id = t.id COLLATE NOCASE) AS spent
          FROM turns t LEFT JOIN todos d ON d.id = t.todo_id
         WHERE t.ended_at IS NULL AND t.goal_id = ? ORDER BY t.num`,
@@ -56,6 +57,7 @@ export function openTurnSlots(db: SqliteDb, goalId: string, nowMs: number): Open
         id: String(r.id),
         todoId: (r.todo_id as string | null) ?? null,
         agent: String(r.agent),
+        startedAt: String(r.started_at),
         ownLiveClaim,
         holds: ends.length > 0,
         holdsUntil: ends.length ? (ends.sort().at(-1) as string) : null,
