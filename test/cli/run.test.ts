@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { LOOPX, cleanEnv, dumpStore, loopx, startGoal, workspace } from './harness';
@@ -9,11 +9,20 @@ import type { ShouldRun } from '../../src/kernel/queries/quota';
 import { processAlive } from '../../src/kernel/launchers';
 
 /** `loopx run` as a black box: bin/loopx run with a scripted host (no model), each test in its own workspace. */
-const spaces: { dispose(): void }[] = [];
+const spaces: { root: string; dispose(): void }[] = [];
 const children: RunnerChild[] = [];
 afterAll(() => {
   for (const r of children) if (r.child.exitCode === null) r.child.kill('SIGKILL');
-  for (const ws of spaces) ws.dispose();
+  // A runner killed here leaves its agents running (that is the point of some tests): end any a failed test left.
+  for (const ws of spaces) {
+    const turns = join(ws.root, '.loopx', 'turns');
+    for (const turn of existsSync(turns) ? readdirSync(turns, { withFileTypes: true }).filter((d) => d.isDirectory()) : []) {
+      const file = join(ws.root, '.loopx', 'turns', turn.name, 'launcher.json');
+      const hostPid = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { hostPid?: number }).hostPid : undefined;
+      if (hostPid && processAlive(hostPid)) process.kill(-hostPid, 'SIGKILL');
+    }
+    ws.dispose();
+  }
 });
 
 type Turn = {

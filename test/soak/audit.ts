@@ -289,20 +289,30 @@ function agentLives(root: string): Map<string, { start: number; end: number | nu
   return lives;
 }
 
-/** Processes (agents, their shells, checks) whose environment names this workspace: none may be left. */
-function orphanProcesses(root: string): string[] {
-  const found: string[] = [];
+/** Live processes (agents, their shells, checks) whose environment names this workspace. */
+export function workspaceProcesses(root: string): number[] {
+  const found: number[] = [];
   const needle = `LOOPX_ROOT=${root}\0`;
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       if (!readFileSync(`/proc/${pid}/environ`, 'latin1').includes(needle)) continue;
-      const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
-      if (state !== 'Z') found.push(`pid ${pid} (${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').slice(0, 80)})`);
+      if (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z') found.push(Number(pid));
     } catch {
       /* gone, or not ours */
     }
   }
   return found;
+}
+
+/** None may be left when the runners have stopped. */
+function orphanProcesses(root: string): string[] {
+  return workspaceProcesses(root).map((pid) => {
+    try {
+      return `pid ${pid} (${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').slice(0, 80)})`;
+    } catch {
+      return `pid ${pid}`;
+    }
+  });
 }
 
 export interface MemoryVerdict {

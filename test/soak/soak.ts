@@ -8,7 +8,7 @@ import { createGoal, setGoalStatus } from '../../src/kernel/ops/goals';
 import { addTodo, unblockTodo } from '../../src/kernel/ops/todos';
 import { decideGate } from '../../src/kernel/ops/gates';
 import { CLAIMABLE_WHERE } from '../../src/kernel/queries/ready';
-import { type AuditResult, type Sample, audit, sample } from './audit';
+import { type AuditResult, type Sample, audit, sample, workspaceProcesses } from './audit';
 import { planBehaviours } from './plan';
 import { mulberry32 } from './random';
 
@@ -243,6 +243,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   ]);
   if (!stopped) for (const p of processes.values()) p.child.kill('SIGKILL');
   const result = audit(root, { samples, kills, memory, runnersStoppedCleanly: stopped, loopx, env });
+  // Whatever the audit found left behind goes now: a failed soak must not leave agents running on the machine.
+  for (const pid of workspaceProcesses(root)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone meanwhile */
+    }
+  }
   o.log('soak: measuring an idle runner');
   const idle = await idleCpu(root, loopx, env, command, o.idleSeconds);
   const report: SoakReport = { root, seconds: o.seconds, seed: o.seed, audit: result, runners: lives, kills: kills.length, memory, idle };
