@@ -44,9 +44,11 @@ function snapshot(): BoardSnapshot {
               nextCheckAt: new Date(now + 120_000).toISOString(),
               expiresAt: null,
               lastRun: { n: 3, at: new Date(now - 180_000).toISOString(), exitCode: 1, durationMs: 900, error: null },
+              waitsForPerson: false,
             }
           : null,
       recurrence: null,
+      recurrenceZone: null,
       waitsUntil: null,
     };
   });
@@ -64,6 +66,11 @@ function snapshot(): BoardSnapshot {
       reason: 'ok',
       nextWakeAt: null,
       background: '',
+      counts: { open: 400, claimed: 0, blocked: 0, shipped: 0, killed: 0 },
+      liveClaims: 0,
+      holders: [],
+      windingDown: 0,
+      maxConcurrent: 1,
     })),
     cards,
     attention: cards

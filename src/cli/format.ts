@@ -101,7 +101,9 @@ export function monitorLine(p: Painter, m: Monitor, nowMs: number): string {
     m.status === 'waiting'
       ? m.kind === 'timer'
         ? `fires ${relativeTime(m.nextCheckAt, nowMs)}`
-        : `next check ${relativeTime(m.nextCheckAt, nowMs)}${m.expiresAt ? `, expires ${relativeTime(m.expiresAt, nowMs)}` : ''}`
+        : m.approval === 'pending'
+          ? `waits for a person to allow its check (loopx monitor approve ${m.id})${m.expiresAt ? `, expires ${relativeTime(m.expiresAt, nowMs)}` : ''}`
+          : `next check ${relativeTime(m.nextCheckAt, nowMs)}${m.expiresAt ? `, expires ${relativeTime(m.expiresAt, nowMs)}` : ''}`
       : `ended ${relativeTime(m.endedAt, nowMs)}`;
   const last = m.lastRun ? `; run ${m.lastRun.n}: ${runOutcome(m.lastRun)}` : '';
   return `${p.paint('bold', m.id.padEnd(4))} ${statusTag(p, m.status)}  ${m.todoId}: ${what}  ${p.paint('dim', `(${when}${last})`)}`;

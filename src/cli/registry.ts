@@ -40,10 +40,12 @@ import { turnList } from './commands/turnList';
 import { reviewPacket } from './commands/reviewPacket';
 import { agentsMd } from './commands/agentsMd';
 import { mcp } from './commands/mcp';
+import { lsp } from './commands/lsp';
 import { evidenceRun } from './commands/evidenceRun';
 import { goalSetCheck, todoSetCheck } from './commands/setCheck';
 import { run } from './commands/run';
 import { monitorAdd, monitorCancel, monitorList, monitorShow, monitorTick } from './commands/monitor';
+import { goalAllowChecks, monitorApprove } from './commands/agentChecks';
 
 /** Every loopx command spec, in the order help lists them (the extension's COMMANDS are VS Code command ids). */
 export const CLI_COMMANDS: readonly Command[] = [
@@ -87,7 +89,9 @@ export const CLI_COMMANDS: readonly Command[] = [
   monitorList,
   monitorShow,
   monitorCancel,
+  monitorApprove,
   monitorTick,
+  goalAllowChecks,
   history,
   logVerify,
   logAccept,
@@ -101,4 +105,5 @@ export const CLI_COMMANDS: readonly Command[] = [
   reviewPacket,
   agentsMd,
   mcp,
+  lsp,
 ];

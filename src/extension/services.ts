@@ -1,4 +1,5 @@
 import type * as vscode from 'vscode';
+import type { BoardReveal } from '../protocol/boardProtocol';
 import type { StoreSession } from './store/storeSession';
 import type { StoreModel } from './store/storeModel';
 import type { LogWitness } from './store/logWitness';
@@ -6,6 +7,7 @@ import type { Log } from './util/log';
 import type { TurnRunner } from './turns/turnRunner';
 import type { GoalsTreeProvider } from './views/goalsTree';
 import type { MonitorTicker } from './monitors/monitorTicker';
+import type { GoalsFilter } from './views/goalsFilter';
 
 /**
  * One workspace folder's services, as commands, the board and turns see them. Built whole, once per folder, by the
@@ -31,9 +33,11 @@ export interface Services {
   monitors: MonitorTicker;
   /** The window's one board panel (owned by the app; a folder's Open Board shows this folder's store in it). */
   board: BoardOpener;
+  /** The Goals view's filter (Filter Todos…), one for the window. */
+  goalsFilter: GoalsFilter;
 }
 
-/** What a folder needs of the window's board: to show it on this folder's store. */
+/** What a folder needs of the window's board: to show it on this folder's store (and a card or goal on it). */
 export interface BoardOpener {
-  show(services: Services): unknown;
+  show(services: Services, reveal?: BoardReveal): unknown;
 }

@@ -19,6 +19,7 @@ export function formatGoalFile(spec: GoalSpec): string {
     ...(spec.scope.length ? { scope: spec.scope } : {}),
     ...(Object.keys(quota).length ? { quota } : {}),
     ...(spec.check !== undefined ? { check: spec.check } : {}),
+    ...(spec.allowedChecks !== undefined ? { allowedChecks: spec.allowedChecks } : {}),
     todos: spec.todos.map((t) => ({
       key: t.key,
       ...(t.id ? { id: t.id } : {}),

@@ -208,6 +208,7 @@ function toSpec(fm: FrontMatter, body: string): GoalSpec {
     },
     background: body.replace(/^\s*\n/, '').trimEnd(),
     ...(fm.check !== undefined ? { check: fm.check } : {}),
+    ...(fm.allowedChecks !== undefined ? { allowedChecks: fm.allowedChecks } : {}),
     todos: (fm.todos ?? []).map((t) => ({
       key: t.key,
       ...(t.id ? { id: t.id } : {}),

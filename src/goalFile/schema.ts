@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { lazy } from '../kernel/lazy';
 
 /** Front-matter keys, in the order export writes them; completion offers them. */
-export const GOAL_KEYS = ['goal', 'title', 'objective', 'scope', 'quota', 'check', 'todos'] as const;
+export const GOAL_KEYS = ['goal', 'title', 'objective', 'scope', 'quota', 'check', 'allowedChecks', 'todos'] as const;
 export const QUOTA_KEYS = ['turns', 'window', 'maxConcurrent', 'cooldown'] as const;
 export const TODO_KEYS = ['key', 'id', 'title', 'detail', 'priority', 'after', 'every', 'at', 'cron', 'tz', 'check'] as const;
 
@@ -14,6 +14,8 @@ export const KEY_DOCS: Record<string, string> = {
   quota: 'Turn budget: `turns` per `window` (e.g. 24h), `maxConcurrent`, `cooldown` (e.g. 10m).',
   check:
     'Acceptance check: a shell command run from the workspace root; a todo ships only after loopx ran it, passing. A person sets it (VS Code, or a terminal that confirms); `null` clears it; left out, the file leaves it as the store has it.',
+  allowedChecks:
+    'Patterns of monitor checks agents may set for this goal that run without asking a person, e.g. "gh run view *" (`*` never matches ; & | < > $ ` \\ ( ) { } or a new line). A person sets them (VS Code, or a terminal that confirms); left out, the file leaves them as the store has them.',
   todos: 'The work, each with a stable `key`.',
   turns: 'Turns allowed per window.',
   window: 'Length of the quota window, e.g. 24h.',
@@ -49,6 +51,7 @@ export const frontMatterSchema = lazy(() =>
       }),
     ),
     check: z.optional(z.nullable(text())),
+    allowedChecks: z.optional(z.array(text())),
     todos: z.optional(
       z.array(
         z.strictObject({

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { DEFAULT_HOSTS, findExecutable, planHost, shellQuote } from './hosts';
+import { DEFAULT_HOSTS, findExecutable, hostCommand, planHost, shellQuote } from './hosts';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopx hosts \' "$(id)"-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,8 +29,33 @@ describe('host command lines', () => {
     expect(readFileSync(join(dir, 'output.log'), 'utf8')).toContain('hello prompt');
     expect(planHost('codex', DEFAULT_HOSTS, turn)).toMatchObject({
       executable: 'codex',
-      commandLine: expect.stringContaining(`codex exec --full-auto - < ${shellQuote(turn.promptFile)}`),
+      commandLine: expect.stringContaining(`codex exec --sandbox workspace-write --skip-git-repo-check - < ${shellQuote(turn.promptFile)}`),
     });
+  });
+
+  test("claude's default command allows exactly the turn's loopx commands, each rule one quoted word", () => {
+    const allowedCommands = ["LOOPX_AGENT=claude '/opt/my tools/loopx' todo ship", "LOOPX_AGENT=claude '/opt/my tools/loopx' todo show"];
+    const line = hostCommand('claude', DEFAULT_HOSTS, { ...turn, allowedCommands });
+    // What the shell hands to claude, word by word: the rules arrive intact, quotes and spaces included.
+    const argv = execFileSync('/bin/sh', ['-c', `printf '%s\\n' ${line.replace(/^claude /, '').replace(/ < .*$/, '')}`], {
+      encoding: 'utf8',
+    }).split('\n');
+    expect(argv.slice(0, 5)).toEqual([
+      '-p',
+      '--permission-mode',
+      'acceptEdits',
+      '--allowedTools',
+      "Bash(LOOPX_AGENT=claude '/opt/my tools/loopx' todo ship:*)",
+    ]);
+    expect(argv[5]).toBe("Bash(LOOPX_AGENT=claude '/opt/my tools/loopx' todo show:*)");
+    expect(line.endsWith(`< ${shellQuote(turn.promptFile)}`)).toBe(true);
+  });
+
+  test('only {prompt} takes the prompt off stdin: a template naming just the todo still gets it there', () => {
+    expect(hostCommand('custom', { ...DEFAULT_HOSTS, custom: 'my-agent {todo}' }, turn)).toBe(
+      `my-agent 'T1' < ${shellQuote(turn.promptFile)}`,
+    );
+    expect(hostCommand('custom', { ...DEFAULT_HOSTS, custom: 'my-agent {prompt}' }, turn)).toBe(`my-agent ${shellQuote(turn.promptFile)}`);
   });
 
   test('a template names values with placeholders; the real exit code comes back', () => {

@@ -1,5 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { claudeAllowedTools } from './turnCommands';
 
 /** POSIX shell quoting: everything goes inside single quotes; nothing is interpolated unquoted. */
 export function shellQuote(value: string): string {
@@ -10,12 +11,17 @@ export interface HostSettings {
   codex: string;
   claude: string;
   custom: string;
+  /** VS Code's built-in sample agent (a demo): its launcher beside the loopx a prompt names. */
+  sample?: string;
 }
 
 export const DEFAULT_HOSTS: HostSettings = {
   // Both read the prompt from stdin, so no prompt ever travels through a shell command line.
-  codex: 'codex exec --full-auto -',
-  claude: 'claude -p --permission-mode acceptEdits',
+  // Codex: its workspace-write sandbox (the workspace, .loopx/ included, is writable; the rest is not), outside a
+  // git repository too. `--full-auto` is gone since about 0.157 (exit 2, "unexpected argument").
+  codex: 'codex exec --sandbox workspace-write --skip-git-repo-check -',
+  // Claude Code in -p mode can ask nobody: {allowedTools} lets exactly the turn's loopx verbs run (turnCommands.ts).
+  claude: 'claude -p --permission-mode acceptEdits --allowedTools {allowedTools}',
   custom: '',
 };
 
@@ -38,11 +44,16 @@ export interface HostTurn {
   promptFile: string;
   dir: string;
   env: Record<string, string>;
+  /** The loopx command prefixes the turn's agent may run unasked (`TurnStart.allowedCommands`). */
+  allowedCommands?: readonly string[];
 }
 
+const PLACEHOLDER = /\{(prompt|turn|todo|goal|agent|allowedTools)\}/g;
+
 /**
- * The shell line that runs the agent. Codex and Claude Code read the prompt file on stdin; a custom template names it
- * with {prompt} (also {turn}, {todo}, {goal}, {agent}), each replaced by a quoted value. Shared by the extension's
+ * The shell line that runs the agent. A template names the prompt file with {prompt} (also {turn}, {todo}, {goal},
+ * {agent}), each replaced by a quoted value; without {prompt} the prompt file is its stdin. {allowedTools} becomes
+ * Claude Code's permission rules for the turn's loopx verbs, one quoted word each. Shared by the extension's
  * terminals and `loopx run`'s child processes: one definition of what a host runs.
  */
 export function hostCommand(host: string, settings: HostSettings, turn: HostTurn): string {
@@ -54,9 +65,14 @@ export function hostCommand(host: string, settings: HostSettings, turn: HostTurn
     goal: turn.env.LOOPX_GOAL ?? '',
     agent: turn.env.LOOPX_AGENT ?? '',
   };
-  const usesPlaceholders = /\{(prompt|turn|todo|goal|agent)\}/.test(template);
-  const command = template.replace(/\{(prompt|turn|todo|goal|agent)\}/g, (_m, key: string) => shellQuote(values[key] ?? ''));
-  return usesPlaceholders ? command : `${command} < ${shellQuote(turn.promptFile)}`;
+  const command = template.replace(PLACEHOLDER, (_m, key: string) =>
+    key === 'allowedTools'
+      ? claudeAllowedTools(turn.allowedCommands ?? [])
+          .map(shellQuote)
+          .join(' ')
+      : shellQuote(values[key] ?? ''),
+  );
+  return template.includes('{prompt}') ? command : `${command} < ${shellQuote(turn.promptFile)}`;
 }
 
 /** The program a host's command starts, which must exist on PATH before anything is claimed. */

@@ -25,6 +25,8 @@ export const goalFromRow = (row: Row) => {
     },
     /** The acceptance check a human set for the goal's todos (a shell command), or null. */
     check: r.maybeText('check_command'),
+    /** Patterns of monitor checks agents may set for this goal that run without asking a person (a person's decision). */
+    allowedChecks: r.stringList('allowed_checks'),
     background: r.text('background'),
     /** The goal file it was last applied from (workspace-relative), or null. */
     filePath: r.maybeText('file_path'),

@@ -38,6 +38,8 @@ const SAMPLES: { [K in EventKind]: EventData<K> } = {
   'monitor.fired': { id: 'M1', reason: 'exit0', run: 2, result: 'exit 0 after 2 runs', continuation: 'CI is green' },
   'monitor.expired': { id: 'M1', result: 'expired after 6h', continuation: 'CI never finished' },
   'monitor.cancelled': { id: 'M1', result: 'cancelled', continuation: null },
+  'monitor.approved': { id: 'M1', command: 'gh run view 1 --exit-status', pattern: null },
+  'goal.checks_allowed': { patterns: ['gh run view *'], from: [] },
   'goal.created': {
     id: 'G1',
     num: 1,

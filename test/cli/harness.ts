@@ -5,6 +5,8 @@ import { join, resolve } from 'node:path';
 import { openDb } from '../../src/kernel/db/openDb';
 import { Kernel } from '../../src/kernel/kernel';
 import { setGoalStatus } from '../../src/kernel/ops/goals';
+import { approveMonitor } from '../../src/kernel/ops/monitors';
+import { listMonitors } from '../../src/kernel/queries/monitors';
 import { STATE_TABLES } from '../../src/kernel/replay';
 import { canonicalJson } from '../../src/kernel/events/canonical';
 
@@ -70,6 +72,17 @@ export function inVsCode<T>(root: string, fn: (kernel: Kernel) => T): T {
   } finally {
     kernel.close();
   }
+}
+
+/**
+ * A person lets every monitor check that waits for them run, as VS Code's Allow Check does: for tests of what a
+ * check does once it runs (tests/agents and agentChecks.test.ts test who may let it run).
+ */
+export function approveWaitingChecks(root: string): void {
+  inVsCode(root, (kernel) => {
+    for (const m of kernel.read((db) => listMonitors(db, { status: 'waiting' })))
+      if (m.approval === 'pending') approveMonitor(kernel, m.id);
+  });
 }
 
 /** A goal created through the CLI starts paused; a human starts it (here as in VS Code). */

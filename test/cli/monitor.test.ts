@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { dumpStore, loopx, startGoal, workspace } from './harness';
+import { dumpStore, inVsCode, loopx, startGoal, workspace } from './harness';
+import { allowChecks } from '../../src/kernel/ops/monitors';
 
 const ws = workspace();
 const root = ws.root;
@@ -21,14 +22,18 @@ beforeAll(() => {
   cli(['init']);
   cli(['goal', 'create', '--title', 'Release 2.0']);
   startGoal(ws.root); // a goal made outside VS Code and a terminal starts paused
+  // The person lets agents watch CI results without asking each time (anything else an agent sets waits for them).
+  inVsCode(root, (kernel) => allowChecks(kernel, 'G1', ['cat ci-result.txt']));
   cli(['todo', 'add', '--goal', 'G1', '--title', 'Merge once CI is green']); // T1
   cli(['todo', 'add', '--goal', 'G1', '--title', 'Already done']); // T2
   codex(['todo', 'claim', 'T2']);
   codex(['todo', 'ship', 'T2', '--evidence', 'done']);
-  // A stand-in for a CI job: it runs for a few seconds, then writes its verdict.
+  // A stand-in for a CI job: it runs until the test lets it finish (after the monitor's first check saw it running,
+  // however slow the machine), then writes its verdict.
   writeFileSync(
     join(root, 'ci-job.mjs'),
-    `import { writeFileSync } from 'node:fs';\nsetTimeout(() => writeFileSync('ci-result.txt', 'build 77: passed\\n'), 3000);\n`,
+    `import { existsSync, writeFileSync } from 'node:fs';\n` +
+      `const t = setInterval(() => { if (existsSync('finish-job')) { writeFileSync('ci-result.txt', 'build 77: passed\\n'); clearInterval(t); } }, 50);\n`,
   );
 });
 afterAll(() => ws.dispose());
@@ -66,6 +71,8 @@ describe('a scripted CI job with a monitor on it', () => {
         everySeconds: 10,
         status: 'waiting',
         addedBy: 'codex',
+        approval: 'pattern',
+        approvedBy: 'cat ci-result.txt',
       },
     });
     const listed = cli(['todo', 'list', '--json']).json.data as Record<string, unknown>[];
@@ -100,7 +107,11 @@ describe('a scripted CI job with a monitor on it', () => {
       expect(tick.code).toBe(0);
       const data = tick.json.data as Tick;
       if (data.fired.includes('M1')) fired = data;
-      else await sleep(1000);
+      else {
+        // The first check ran while the job was still running; now the job may finish.
+        if (data.runs.some((r) => r.monitorId === 'M1')) writeFileSync(join(root, 'finish-job'), '');
+        await sleep(1000);
+      }
     }
     job.kill();
     expect(fired).toMatchObject({ runs: [{ monitorId: 'M1', outcome: 'fired', exitCode: 0 }], fired: ['M1'], nextCheckAt: null });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { loopx, loopxAsync, startGoal, workspace } from './harness';
+import { approveWaitingChecks, loopx, loopxAsync, startGoal, workspace } from './harness';
 
 /** `monitor tick` as separate processes: time limits, timeouts, and tickers racing each other. */
 const ws = workspace();
@@ -28,6 +28,7 @@ describe('monitor tick', () => {
   test('a check that hangs is killed at its run limit, and the run says so', () => {
     const t = todo('hangs');
     cli(['monitor', 'add', '--todo', t, '--check', 'echo waiting for the lock; sleep 120', '--run-limit', '2s', '--json']);
+    approveWaitingChecks(root);
     const started = Date.now();
     const result = tick();
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -46,6 +47,7 @@ describe('monitor tick', () => {
   test('past its timeout a monitor expires, saying so, and its todo is ready again', async () => {
     const t = todo('never passes');
     cli(['monitor', 'add', '--todo', t, '--check', 'echo not yet; exit 1', '--every', '10s', '--timeout', '10s', '--json']);
+    approveWaitingChecks(root);
     expect(tick().runs).toMatchObject([{ monitorId: 'M2', outcome: 'waiting', exitCode: 1 }]);
     expect(cli(['todo', 'next', '--json']).json.data).toBeNull();
     await sleep(10_500);
@@ -68,6 +70,7 @@ describe('monitor tick', () => {
       const add = cli(['monitor', 'add', '--todo', t, '--check', 'echo "$LOOPX_MONITOR" >> runs.log; sleep 0.5; exit 1', '--json']);
       ids.push((add.json.data as { id: string }).id);
     }
+    approveWaitingChecks(root);
     const [a, b] = await Promise.all([
       loopxAsync(['monitor', 'tick', '--concurrency', '2', '--json'], { cwd: root }),
       loopxAsync(['monitor', 'tick', '--concurrency', '2', '--json'], { cwd: root }),

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { LOOPX, cleanEnv, dumpStore, loopx, startGoal, workspace } from './harness';
+import { LOOPX, approveWaitingChecks, cleanEnv, dumpStore, loopx, startGoal, workspace } from './harness';
 import { type RunnerChild, agentCommand, startRunner } from './runner';
 import { decisionLine } from '../../src/cli/run/runnerWords';
 import type { ShouldRun } from '../../src/kernel/queries/quota';
@@ -148,6 +148,7 @@ describe('loopx run', () => {
   test('a todo waiting on a monitor: the runner sleeps, spends no turn, and starts one within a check interval and a second of it firing', async () => {
     const { root, cli, runner, turns } = setUp(1);
     cli(['monitor', 'add', '--todo', 'T1', '--check', 'test -f deployed', '--every', '10s']);
+    approveWaitingChecks(root);
     const r = runner(['--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot', '--max-turns', '1']);
     await r.waitFor((e) => e.event === 'sleeping' && e.because === 'next monitor check');
     expect(turns()).toEqual([]);

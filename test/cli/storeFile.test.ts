@@ -48,7 +48,11 @@ describe('only a loopx store is opened; anything else is named and left untouche
     expect(doctor.code).toBe(3);
     expect(doctor.json.data).toMatchObject({
       ok: false,
-      checks: [{ name: 'store', level: 'fail', detail: expect.stringContaining('not_a_store') }],
+      checks: [
+        { name: 'store', level: 'fail', detail: expect.stringContaining('not_a_store') },
+        expect.objectContaining({ name: 'host claude' }),
+        expect.objectContaining({ name: 'host codex' }),
+      ],
     });
     expect(statSync(storePath()).size).toBe(0);
     expect(existsSync(`${storePath()}-wal`)).toBe(false);
@@ -145,6 +149,23 @@ describe.skipIf(!SETPRIV)(`a store another user owns${SETPRIV ? '' : ` — SKIPP
     const write = asNobody(['todo', 'add', '--goal', 'G1', '--title', 'x', '--json'], { LOOPX_AGENT: 'codex' });
     expect([write.code, write.json.error.code]).toEqual([6, 'store_read_only']);
     expect(write.json.error.hint).toMatch(/permissions/);
+    expect(dumpStore(ws.root)).toBe(before);
+  });
+
+  test('a .loopx/ that user cannot read is said as such (exit 6), never "no store found" (which invites init over it)', () => {
+    cli(['init']);
+    chmodSync(ws.root, 0o755);
+    chmodSync(join(ws.root, '.loopx'), 0o700);
+    const before = dumpStore(ws.root);
+    for (const args of [
+      ['status', '--json'],
+      ['todo', 'list', '--json'],
+      ['status', '--root', ws.root, '--json'],
+    ]) {
+      const run = asNobody(args);
+      expect([run.code, run.json.error.code], args.join(' ')).toEqual([6, 'store_unopenable']);
+      expect(run.json.error.message).toMatch(/cannot read .*\.loopx: permission denied/);
+    }
     expect(dumpStore(ws.root)).toBe(before);
   });
 });

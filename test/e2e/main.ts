@@ -6,8 +6,9 @@ import { runHostTests } from './hostTests';
 import { runScenario } from './scenario';
 import { runMultiRootScenario } from './multiRootScenario';
 import { runBoardScenario } from './boardScenario';
-import { runTurnScenario } from './turnScenario';
+import { runRealAgentTurnScenario, runTurnScenario } from './turnScenario';
 import { runGoalFileScenario } from './goalFileScenario';
+import { runVsixScenario } from './vsixScenario';
 
 /**
  * Scratch folders of earlier runs (code-server user data, browser profiles, workspaces): none is reused. Only those
@@ -48,8 +49,15 @@ async function main(): Promise<void> {
       },
     ],
     ['board', runBoardScenario],
-    ['turn', runTurnScenario],
+    [
+      'turn',
+      async () => {
+        await runTurnScenario();
+        await runRealAgentTurnScenario();
+      },
+    ],
     ['goalfile', runGoalFileScenario],
+    ['vsix', runVsixScenario],
   ];
   const only = process.argv[2];
   if (only && !parts.some(([name]) => name === only)) {

@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { Kernel } from '../../src/kernel/kernel';
 import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo } from '../../src/kernel/ops/todos';
-import { HOME, REPO } from './harness';
+import { HOME, PROFILE, REPO } from './harness';
+import { profileEnv } from './profiles';
 import { inWorkbench } from './ui';
+import { startModelServer } from '../agents/modelServer';
+import { agentBin, agentEnv, shipScript } from '../agents/agentEnv';
 
 const step = (n: number, what: string) => console.log(`  turn step ${n}: ${what}`);
 
@@ -29,23 +32,100 @@ export async function runTurnScenario(): Promise<void> {
     await wb.row('G1 Ship the CSV importer').waitFor({ timeout: 30_000 });
     await wb.openLoopx();
     step(1, 'palette → Run Turn → the custom host');
-    await wb.command('LoopX: Run Turn');
+    await wb.command('LoopX: Run Turn…');
     await wb.answer('custom', /Run Turn on G1 with/);
     await page
       .locator('.notification-toast', { hasText: /turn R1 .* ended: validated completion; quota spent/ })
       .first()
       .waitFor({ timeout: 30_000 });
-    await page.locator('.xterm-rows', { hasText: 'scripted agent: shipped T1' }).first().waitFor({ timeout: 10_000 });
-    await wb.row(/^\s*Shipped\s*1\s*$/).waitFor({ timeout: 10_000 });
-    await wb.statusItem('G1 1/6').waitFor({ timeout: 10_000 });
+    await page.locator('.xterm-rows', { hasText: 'scripted agent: shipped T1' }).first().waitFor({ timeout: 30_000 });
+    await wb.row(/^\s*Shipped\s*1\s*$/).waitFor({ timeout: 30_000 });
+    await wb.statusItem('G1 1/6').waitFor({ timeout: 30_000 });
     await wb.shot('turn-01-shipped');
-    step(2, 'Run Turn again: nothing is ready, so no terminal, and the reason');
-    await wb.command('LoopX: Run Turn');
+    step(2, 'Run Turn again: every todo shipped, so no terminal, and that reason in words');
+    await wb.command('LoopX: Run Turn…');
     await wb.answer('custom', /Run Turn on G1 with/);
     await page
-      .locator('.notification-toast', { hasText: /no turn started\. G1 waits: no todo is ready/ })
+      .locator('.notification-toast', { hasText: /no turn started\. G1 waits: every todo has shipped/ })
       .first()
-      .waitFor({ timeout: 15_000 });
+      .waitFor({ timeout: 30_000 });
     await wb.shot('turn-02-no-ready-work');
   });
+}
+
+/**
+ * Run Turn with the real Claude Code (the devDependency) and its default command, nothing configured: the model is
+ * the scripted server on 127.0.0.1, which calls Claude Code's shell tool with the prompt's loopx commands, and the
+ * loopx they name is the extension's own launcher in its storage. Then the sample agent on the next todo.
+ */
+export async function runRealAgentTurnScenario(): Promise<void> {
+  const workspace = mkdtempSync(join(HOME, 'ws-agent-'));
+  const { kernel } = Kernel.init(workspace, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
+  const goal = createGoal(kernel, { title: 'Ship the CSV importer', turnsPerWindow: 6 }).id;
+  addTodo(kernel, { goalId: goal, title: 'Parse quoted fields', detail: 'quoted fixtures pass' });
+  addTodo(kernel, { goalId: goal, title: 'Detect the delimiter' });
+  kernel.close();
+  mkdirSync(join(workspace, '.vscode'));
+  writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'loopx.defaultHost': 'claude' }, null, 2));
+  const server = await startModelServer({ script: shipScript });
+  // Claude Code offline: its own config folder (not the person's ~/.claude), the model on 127.0.0.1; on PATH.
+  const bin = agentBin(REPO);
+  const {
+    HOME: _home,
+    PATH: _path,
+    HTTPS_PROXY: _a,
+    HTTP_PROXY: _b,
+    ALL_PROXY: _c,
+    https_proxy: _d,
+    http_proxy: _e,
+    all_proxy: _f,
+    ...env
+  } = agentEnv(server, mkdtempSync(join(HOME, 'agent-home-')), bin);
+  // claude on PATH, in front of what code-server runs with (Node 22 for VS Code 1.117).
+  env.PATH = `${bin}:${profileEnv(REPO, PROFILE).PATH ?? process.env.PATH ?? ''}`;
+  // The extension host keeps this PATH rather than a login shell's (which /etc/profile resets): code-server skips
+  // resolving the shell's environment when it was started the way VS Code's CLI starts it.
+  env.VSCODE_CLI = '1';
+  try {
+    await inWorkbench(
+      workspace,
+      'turn-claude-failure',
+      async (wb) => {
+        const { page } = wb;
+        await wb.row('G1 Ship the CSV importer').waitFor({ timeout: 30_000 });
+        await wb.openLoopx();
+        step(3, "Run Turn → Claude Code, with its default command: the turn ships T1 through the extension's loopx");
+        await wb.command('LoopX: Run Turn…');
+        await wb.answer('Claude Code', /Run Turn on G1 with/);
+        await page
+          .locator('.notification-toast', { hasText: /turn R1 \(claude on claude, T1\) ended: validated completion; quota spent/ })
+          .first()
+          .waitFor({ timeout: 90_000 });
+        await wb.row(/^\s*Shipped\s*1\s*$/).waitFor({ timeout: 10_000 });
+        await wb.statusItem('G1 1/6').waitFor({ timeout: 10_000 });
+        const calls = server.calls.map((c) => c.command);
+        if (calls.length !== 3 || !server.calls.every((c) => c.output?.includes('"ok":true')))
+          throw new Error(`Claude Code did not run the prompt's loopx commands: ${JSON.stringify(server.calls, null, 2)}`);
+        if (!/^LOOPX_AGENT=claude '?\/.+\/bin\/loopx'? todo show T1 --json$/.test(calls[0] ?? ''))
+          throw new Error(`the prompt's loopx is not the extension's launcher: ${calls[0]}`);
+        await wb.shot('turn-03-claude-shipped');
+        step(4, 'Run Turn → the sample agent (a demo): T2 gets evidence and is handed back, nothing shipped');
+        await wb.command('LoopX: Run Turn…');
+        await wb.answer('Sample agent', /Run Turn on G1 with/);
+        await page
+          .locator('.notification-toast', { hasText: /turn R2 \(sample on sample, T2\) ended: validated progress; quota spent/ })
+          .first()
+          .waitFor({ timeout: 30_000 });
+        await page
+          .locator('.xterm-rows', { hasText: 'Done. A real agent (Codex, Claude Code) would have done the work' })
+          .first()
+          .waitFor({ timeout: 10_000 });
+        await wb.statusItem('G1 2/6').waitFor({ timeout: 10_000 });
+        await wb.shot('turn-04-sample-agent');
+      },
+      env,
+    );
+  } finally {
+    await server.close();
+  }
 }

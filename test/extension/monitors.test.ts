@@ -10,7 +10,7 @@ import { columnOf } from '../../src/protocol/board';
 import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo } from '../../src/kernel/ops/todos';
 import { claimTodo } from '../../src/kernel/ops/claims';
-import { addMonitor, cancelMonitor } from '../../src/kernel/ops/monitors';
+import { addMonitor, approveMonitor, cancelMonitor } from '../../src/kernel/ops/monitors';
 import { runEvidence } from '../../src/kernel/ops/evidenceRun';
 import { app, otherWriter, until, vscodeHuman, withAnswers, workspaceRoot } from './support';
 
@@ -22,6 +22,7 @@ function goalWithWaitingTodo(title: string, check: string): { goalId: string; to
     const todoId = addTodo(writer, { goalId, title: `${title}: merge when green` }).id;
     claimTodo(writer, todoId);
     const monitorId = addMonitor(writer, { todoId, check, everySeconds: 10, note: 'CI run started' }).id;
+    approveMonitor(writer.as(vscodeHuman), monitorId); // a person allowed the check codex set
     return { goalId, todoId, monitorId };
   } finally {
     writer.close();
@@ -92,6 +93,43 @@ suite('monitors', () => {
     assert.match(loopx.model.todo(todoId)?.continuation ?? '', /Monitor M\d+ fired[\s\S]*all jobs green/);
     await until(() => loopx.monitorNotifier.notified.includes(`${monitorId} fired`), 'the notification');
     loopx.board?.dispose();
+  });
+
+  test('a check an agent set waits for you: the view marks it, a notification says so, and Allow shows the command before it runs', async function () {
+    this.timeout(30_000);
+    const loopx = await app();
+    const writer = otherWriter('codex');
+    let monitorId: string;
+    try {
+      const goalId = createGoal(writer.as(vscodeHuman), { title: 'Deploy watch' }).id;
+      const todoId = addTodo(writer, { goalId, title: 'Deploy watch: wait for staging' }).id;
+      claimTodo(writer, todoId);
+      monitorId = addMonitor(writer, { todoId, check: 'test -f staging-up && echo up', everySeconds: 10 }).id;
+    } finally {
+      writer.close();
+    }
+    const node = await until(
+      () => loopx.monitorsTree.getChildren().find((n) => n.kind === 'monitor' && n.monitor.id === monitorId),
+      'the monitor in the view',
+    );
+    const item = loopx.monitorsTree.getTreeItem(node);
+    assert.equal(item.contextValue, 'loopx:monitor:waiting:approval');
+    assert.match(String(item.description), /waits for you to allow its check/);
+    await until(() => loopx.monitorNotifier.notified.includes(`${monitorId} waits for approval`), 'the notification');
+    // The window does not run it meanwhile.
+    await vscode.commands.executeCommand('loopx.checkMonitorsNow');
+    assert.equal(loopx.model.monitors().find((m) => m.id === monitorId)?.runCount, 0);
+    const declined = await withAnswers({ warnings: [undefined] }, async () =>
+      vscode.commands.executeCommand('loopx.approveMonitor', monitorId),
+    );
+    assert.match(
+      declined.prompts.join('\n'),
+      /warning \(modal\): Let codex's check for T\d+ run\? \| test -f staging-up && echo up\n\nLoopX will run this command/,
+    );
+    assert.equal(loopx.model.monitors().find((m) => m.id === monitorId)?.approval, 'pending');
+    await withAnswers({ warnings: ['Allow'] }, async () => vscode.commands.executeCommand('loopx.approveMonitor', monitorId));
+    const approved = await until(() => loopx.model.monitors().find((m) => m.id === monitorId && m.approval === 'approved'), 'the approval');
+    assert.equal(approved.approvalChannel, 'vscode');
   });
 
   test('the Monitors view shows what runs unattended, and cancels it', async () => {

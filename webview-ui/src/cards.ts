@@ -18,6 +18,8 @@ export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): H
     'div',
     { class: 'card-head' },
     h('span', { class: 'card-id', text: card.id }),
+    // Shown when the board shows several goals ("All goals"): which goal the card belongs to.
+    h('span', { class: 'card-goal', text: card.goalId, title: `goal ${card.goalId}` }),
     h('span', { class: `prio prio-${card.priority}`, text: `P${card.priority}`, title: `priority ${card.priority}` }),
     card.gates.length
       ? h(
@@ -84,18 +86,20 @@ function monitorLine(card: Card, nowMs: number): HTMLElement {
     },
     icon(m.kind === 'timer' ? 'watch' : 'eye'),
     h('span', { class: 'monitor-what', text: m.kind === 'timer' ? ` ${m.id} timer` : ` ${m.id} ${m.check ?? ''}` }),
-    m.nextCheckAt
-      ? h(
-          'span',
-          {
-            class: 'countdown',
-            'data-exp': m.nextCheckAt,
-            title: `${m.kind === 'timer' ? 'fires' : 'next check'} ${boardTimeTitle(m.nextCheckAt)}`,
-          },
-          icon('clock'),
-          ` ${dueText(m.nextCheckAt, nowMs)}`,
-        )
-      : null,
+    m.waitsForPerson
+      ? h('span', { class: 'monitor-approval', text: ' · waits for you to allow its check' })
+      : m.nextCheckAt
+        ? h(
+            'span',
+            {
+              class: 'countdown',
+              'data-exp': m.nextCheckAt,
+              title: `${m.kind === 'timer' ? 'fires' : 'next check'} ${boardTimeTitle(m.nextCheckAt)}`,
+            },
+            icon('clock'),
+            ` ${dueText(m.nextCheckAt, nowMs)}`,
+          )
+        : null,
     last ? h('span', { class: 'monitor-last', text: `last: ${last}` }) : null,
   );
 }

@@ -14,12 +14,16 @@ import { getTodoCore, leaseLive } from '../../kernel/queries/lookups';
 import { Painter } from '../format';
 import { StoreEnvironmentError, environmentError } from '../../kernel/storeFile';
 import { EXIT } from '../../kernel/errors';
+import { DEFAULT_HOSTS } from '../../kernel/hosts';
+import { hostFacts, judgeHost } from '../../kernel/hostCheck';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {
   name: string;
   level: Level;
   detail: string;
+  /** For a host: what was found (version, problem), for machines. */
+  host?: unknown;
 }
 
 function runChecks(kernel: Kernel): Check[] {
@@ -101,6 +105,24 @@ function staleTurns(kernel: Kernel): [string, Level, string] {
   ];
 }
 
+/**
+ * The agent CLIs `loopx run --host codex|claude` would start with their default commands: installed, which version,
+ * and whether they accept the command (a host problem is a warning: the store is fine, turns on that host are not).
+ */
+async function hostChecks(path: string): Promise<Check[]> {
+  return Promise.all(
+    (['claude', 'codex'] as const).map(async (host) => {
+      const verdict = judgeHost(host, DEFAULT_HOSTS[host], await hostFacts(host, DEFAULT_HOSTS[host], path));
+      return {
+        name: `host ${host}`,
+        level: verdict.level === 'ok' ? ('ok' as const) : ('warn' as const),
+        detail: verdict.sentence,
+        host: verdict,
+      };
+    }),
+  );
+}
+
 /** A store that cannot be opened or read (damaged, not a store, unreadable) is a finding, not a crash. */
 function checkOrReport(run: () => Check[]): Check[] {
   try {
@@ -114,10 +136,12 @@ function checkOrReport(run: () => Check[]): Check[] {
 
 export const doctor: Command = {
   name: ['doctor'],
-  summary: 'check the store: schema, integrity, hash chain, replay, open turns, .gitignore',
+  summary: 'check the store (schema, integrity, hash chain, replay, open turns, .gitignore) and the agent CLIs turns run',
   readOnly: true,
-  run(ctx) {
-    const checks = checkOrReport(() => runChecks(ctx.kernel()));
+  async run(ctx) {
+    // The hosts are asked (in parallel) while the store is checked.
+    const hosts = hostChecks(ctx.env.PATH ?? '');
+    const checks = [...checkOrReport(() => runChecks(ctx.kernel())), ...(await hosts)];
     const ok = checks.every((c) => c.level !== 'fail');
     const p = new Painter(ctx.color);
     const mark: Record<Level, string> = { ok: p.paint('green', 'ok  '), warn: p.paint('yellow', 'warn'), fail: p.paint('red', 'FAIL') };

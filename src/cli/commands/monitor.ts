@@ -41,7 +41,10 @@ export const monitorAdd: Command = {
   ],
   run(ctx) {
     const a = ctx.args;
-    const monitor = addMonitor(ctx.kernel(), {
+    // A person at an interactive terminal adds their own check (it runs as given); an agent's, or a script's,
+    // waits for a person unless it matches a pattern the goal allows.
+    const kernel = ctx.actor.kind === 'human' && ctx.canConfirm ? ctx.kernel().as({ ...ctx.actor, channel: 'tty' }) : ctx.kernel();
+    const monitor = addMonitor(kernel, {
       todoId: parseId('todo', a.str('todo')),
       check: a.str('check'),
       everySeconds: a.num('every'),
@@ -54,7 +57,10 @@ export const monitorAdd: Command = {
     const p = new Painter(ctx.color);
     return {
       data: monitor,
-      text: `Added ${monitorLine(p, monitor, Date.now())}\n${monitor.todoId} waits on it; checks run with: loopx monitor tick (cron, CI, the VS Code extension)`,
+      text:
+        monitor.approval === 'pending'
+          ? `Added ${monitorLine(p, monitor, Date.now())}\n${monitor.todoId} waits on it. Its check runs once a person allows it (VS Code, or loopx monitor approve ${monitor.id} in a terminal), or matches a pattern allowed for the goal (loopx goal allow-checks).`
+          : `Added ${monitorLine(p, monitor, Date.now())}\n${monitor.todoId} waits on it; checks run with: loopx monitor tick (cron, CI, the VS Code extension)`,
     };
   },
 };

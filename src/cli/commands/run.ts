@@ -2,9 +2,11 @@ import { resolve } from 'node:path';
 import type { Command } from '../command';
 import { EXIT, InvalidInputError, LoopxError } from '../../kernel/errors';
 import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, hostExecutable } from '../../kernel/hosts';
+import { hostFacts, judgeHost } from '../../kernel/hostCheck';
 import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS } from '../../kernel/ops/leases';
 import { getGoal } from '../../kernel/queries/lookups';
 import { parseAgentName, parseId } from '../../kernel/validate';
+import { requirePosixShell } from '../../kernel/platform';
 import { Runner } from '../run/runner';
 
 const HOSTS = ['codex', 'claude', 'custom'];
@@ -26,7 +28,8 @@ export const run: Command = {
     'Ctrl-C or SIGTERM: start no more turns and let the running one end; a second one ends it (exit code 130).',
     'A turn past --turn-limit is ended (exit code 124). --json: one JSON object per line (event: decision,',
     'turn_started, output, turn_ended, monitors, recovered, sleeping, stopping…), then the usual envelope.',
-    "Exits 0 when it stops (idle, --once, --max-turns, a signal); 2 when the host's program is missing (nothing claimed).",
+    "Exits 0 when it stops (idle, --once, --max-turns, a signal); 2 when the host's program is missing (nothing claimed);",
+    '3 (unsupported_platform) on Windows, which has no /bin/sh to run a host with.',
   ].join('\n'),
   mutates: true,
   flags: {
@@ -45,6 +48,7 @@ export const run: Command = {
     'loopx run --host codex --json >> runner.jsonl',
   ],
   async run(ctx) {
+    requirePosixShell('loopx run');
     const a = ctx.args;
     const host = a.str('host') as string;
     if (!HOSTS.includes(host)) throw new InvalidInputError(`--host must be codex, claude or custom, got ${JSON.stringify(host)}`);
@@ -67,6 +71,23 @@ export const run: Command = {
         command ? 'check the program in --command' : INSTALL_HINTS[host],
       );
     }
+    // A host whose installed program would refuse the command (a flag it dropped, or one it does not know yet).
+    const template = settings[host as keyof HostSettings] ?? '';
+    const verdict = judgeHost(host, template, await hostFacts(host, template, ctx.env.PATH ?? ''));
+    if (verdict.problem === 'incompatible' || verdict.problem === 'too_old')
+      throw new LoopxError(
+        'host_incompatible',
+        verdict.sentence,
+        EXIT.invalidInput,
+        command ? 'check the flags in --command' : undefined,
+        verdict,
+      );
+    if (verdict.problem === 'needs_permissions')
+      ctx.out(
+        ctx.json
+          ? `${JSON.stringify({ event: 'warning', message: verdict.sentence, at: new Date().toISOString() })}\n`
+          : `warning: ${verdict.sentence}\n`,
+      );
     const maxTurns = a.num('max-turns');
     const limit = a.num('turn-limit') ?? DEFAULT_TURN_LIMIT_SECONDS;
     if (limit < 10) throw new InvalidInputError('--turn-limit must be at least 10s');

@@ -3,6 +3,7 @@ import type { Kernel } from '../../kernel/kernel';
 import { type StatusReport, statusReport } from '../../kernel/queries/status';
 import { statusMdStale, writeStatusMd } from '../../kernel/projections/statusMd';
 import { InvalidInputError } from '../../kernel/errors';
+import { pausedWords } from '../../shared/pausedWords';
 import { clean, gateLine, monitorLine, Painter, relativeTime, todoLine } from '../format';
 import { unproductiveEnd } from '../../shared/turnOutcomeWords';
 
@@ -56,6 +57,9 @@ function statusText(report: StatusReport, color: boolean): string {
       (f) =>
         `  ${p.paint('bold', f.todoId)} ${clean(f.title)}  ${p.paint('red', 'keeps failing')}: ${f.failures} turns in a row made no progress (the last: ${unproductiveEnd(f.result, f.exitCode)}); next try ${relativeTime(f.retryAt, now)}`,
     ),
+    ...report.goals
+      .filter((g) => g.waitsForPerson)
+      .map((g) => `  ${p.paint('bold', g.id)} ${clean(g.title)}  ${pausedWords(g.waitsForPerson)} (start it: loopx goal resume ${g.id})`),
   ];
   const more = report.more ?? {};
   if (more.pendingGates) attention.push(`  … ${more.pendingGates} more pending gates (loopx gate list --pending)`);

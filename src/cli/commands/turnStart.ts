@@ -7,7 +7,9 @@ export const turnStart: Command = {
   summary: 'plan and start a turn: should-run, claim, record, write the prompt (nothing happens when it should not run)',
   description:
     'Claims the next ready todo (or --todo) for the agent (--agent, LOOPX_AGENT, else the host name) and writes ' +
-    '.loopx/turns/<id>/prompt.md. data: the turn, promptFile and the env to run the host with. When should-run says ' +
+    '.loopx/turns/<id>/prompt.md. data: the turn, promptFile, the env to run the host with, and allowedCommands (the ' +
+    "prompt's loopx command prefixes, for a host's permission rules, e.g. Claude Code's --allowedTools). When " +
+    'should-run says ' +
     'no: exit 3, code should_not_run, data { route, run, reason, nextWakeAt, remaining }.',
   mutates: true,
   flags: {
@@ -32,7 +34,7 @@ export const turnStart: Command = {
       .map(([k, v]) => `${k}=${v}`)
       .join(' ');
     return {
-      data: { ...t, promptFile: started.promptFile, env: started.env },
+      data: { ...t, promptFile: started.promptFile, env: started.env, allowedCommands: started.allowedCommands },
       text: `Started ${t.id}: ${t.agent} works ${t.todoId} (host ${t.host}).\nPrompt: ${started.promptFile}\nEnvironment for the host: ${env}\nWhen the host exits: loopx turn finish ${t.id} --exit-code $?`,
     };
   },

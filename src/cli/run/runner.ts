@@ -3,6 +3,7 @@ import type { Kernel } from '../../kernel/kernel';
 import type { Actor } from '../../kernel/events/eventTypes';
 import { EXIT, LoopxError } from '../../kernel/errors';
 import { type HostSettings, hostCommand } from '../../kernel/hosts';
+import { hostProblemAfterTurn } from '../../kernel/hostCheck';
 import { writeLauncher } from '../../kernel/launchers';
 import { renewIntervalMs } from '../../kernel/ops/leases';
 import { tickMonitors } from '../../kernel/ops/tick';
@@ -14,7 +15,7 @@ import { type ShouldRun, quotaState, shouldRun } from '../../kernel/queries/quot
 import type { Turn } from '../../kernel/queries/turns';
 import { pruneTurnFolders } from '../../kernel/turnFolders';
 import { StoreWatcher } from '../../kernel/watch';
-import { type HostRun, type Running, startHost } from './hostProcess';
+import { type HostRun, OUTPUT_FILE, type Running, startHost } from './hostProcess';
 import { keepLease } from './leaseKeeper';
 import { type Recovery, recoverTurns } from './recovery';
 import { decisionLine, endedLine, recoveredLine, sleepLine, startedLine } from './runnerWords';
@@ -248,8 +249,9 @@ export class Runner {
     let turn: Turn;
     let env: Record<string, string>;
     let promptFile: string;
+    let allowedCommands: string[];
     try {
-      ({ turn, env, promptFile } = startTurn(this.agentKernel, {
+      ({ turn, env, promptFile, allowedCommands } = startTurn(this.agentKernel, {
         goalId,
         host: this.o.host,
         agent: this.o.agent,
@@ -271,7 +273,7 @@ export class Runner {
       startedLine(turn, this.o.host),
     );
     const host = startHost({
-      commandLine: hostCommand(this.o.host, this.o.settings, { promptFile, dir, env }),
+      commandLine: hostCommand(this.o.host, this.o.settings, { promptFile, dir, env, allowedCommands }),
       cwd: root,
       env: { ...process.env, ...env },
       turnDir: dir,
@@ -325,6 +327,16 @@ export class Runner {
       return { used: q.spent, limit: q.turnsPerWindow };
     });
     this.summary.turnsRun++;
+    // A host that ended at once with its usage message never ran the agent: say so, not "no progress".
+    const hostProblem =
+      turn.resultKind === 'host_failure' || turn.resultKind === 'validation_failed'
+        ? hostProblemAfterTurn(
+            this.o.host,
+            join(k.root, turnDir(turn.id), OUTPUT_FILE),
+            how.exitCode,
+            Date.now() - Date.parse(turn.startedAt),
+          )
+        : null;
     this.summary.turns.push({
       id: turn.id,
       goalId: turn.goalId,
@@ -346,8 +358,9 @@ export class Runner {
         quota,
         timedOut: how.timedOut,
         interrupted: how.interrupted,
+        ...(hostProblem ? { hostProblem } : {}),
       },
-      endedLine(turn, quota, how),
+      `${endedLine(turn, quota, how)}${hostProblem ? `\n${turn.id}: ${hostProblem}` : ''}`,
     );
     this.refreshStatus();
   }

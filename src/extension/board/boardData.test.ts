@@ -6,10 +6,10 @@ import { claimTodo, shipTodo } from '../../kernel/ops/claims';
 import { askGate, decideGate } from '../../kernel/ops/gates';
 import { addEvidence } from '../../kernel/ops/evidence';
 import { addMonitor } from '../../kernel/ops/monitors';
+import { finishTurn, startTurn } from '../../kernel/ops/turns';
 import { type TodoCardFacts, boardFacts, todoDetailFacts } from '../../kernel/queries/cards';
 import type { BoardSnapshot, Card } from '../../protocol/boardProtocol';
 import { buildDetail, buildSnapshot, cardOf, diffSnapshots } from './boardData';
-import { finishTurn, startTurn } from '../../kernel/ops/turns';
 
 let s: TestStore;
 beforeEach(() => (s = makeStore()));
@@ -125,6 +125,25 @@ test('the snapshot lists every todo as a card and puts what needs a person in th
   expect(snapshot.agents).toEqual(['ada', 'codex']);
 });
 
+test('a check an agent set that waits for a person is on its card and in the attention strip, with the command', () => {
+  const codex = s.as(agent('codex'));
+  const goalId = createGoal(s.kernel, { title: 'Deploy' }).id;
+  const todo = claimTodo(codex, addTodo(s.kernel, { goalId, title: 'Wait for staging' }).id).todo.id;
+  const monitor = addMonitor(codex, { todoId: todo, check: 'curl -fsS https://staging.example.com/health' }).id;
+  const snapshot = s.kernel.read((db, now) => buildSnapshot(boardFacts(db, now), 'ada'));
+  expect(snapshot.cards.find((c) => c.id === todo)?.monitor).toMatchObject({ id: monitor, waitsForPerson: true });
+  expect(snapshot.attention).toEqual([
+    {
+      kind: 'checkApproval',
+      monitorId: monitor,
+      todoId: todo,
+      title: 'Wait for staging',
+      check: 'curl -fsS https://staging.example.com/health',
+      addedBy: 'codex',
+    },
+  ]);
+});
+
 test('a patch carries only the cards that changed and the ids of those that went', () => {
   const card = (id: string, revision = 1): Card => ({ ...cardOf({ ...FACTS, id, revision }, '2026-01-03T00:00:00.000Z') });
   const base: BoardSnapshot = {
@@ -162,6 +181,35 @@ test('a todo that keeps failing is in the attention strip, in words: how often, 
       failures: 3,
       lastEnd: 'it ran past its time limit and was ended',
       retryAt: s.kernel.read((_db, now) => new Date(now).toISOString()),
+    },
+  ]);
+});
+
+test("a card's detail shows what waits for the person (its pending gates) and the turns that worked on it", () => {
+  const goalId = createGoal(s.kernel, { title: 'Ship the CSV importer' }).id;
+  const id = addTodo(s.kernel, { goalId, title: 'Drop the legacy importer' }).id;
+  const turn = startTurn(s.kernel, { goalId, host: 'codex', agent: 'codex' }).turn;
+  const codex = s.as(agent('codex'));
+  const decided = askGate(codex, { todoId: id, question: 'Rename it first?' }).id;
+  decideGate(s.kernel, decided, 'approved');
+  const pending = askGate(codex, { todoId: id, question: 'Delete the legacy importer?' }).id;
+  finishTurn(s.kernel, turn.id, 0);
+
+  const detail = s.kernel.read((db, now) => {
+    const card = buildSnapshot(boardFacts(db, now), 'ada').cards.find((c) => c.id === id);
+    if (!card) throw new Error('no card');
+    return buildDetail(todoDetailFacts(db, id), card);
+  });
+  expect(detail.gates).toEqual([{ id: pending, question: 'Delete the legacy importer?', askedBy: 'codex', askedAt: expect.any(String) }]);
+  expect(detail.turns).toEqual([
+    {
+      id: turn.id,
+      agent: 'codex',
+      host: 'codex',
+      startedAt: expect.any(String),
+      endedAt: expect.any(String),
+      result: 'needs a person',
+      exitCode: 0,
     },
   ]);
 });

@@ -6,6 +6,7 @@ import {
   type AnswerTo,
   BOARD_VIEW_TYPE,
   type BoardFolder,
+  type BoardReveal,
   type BoardSnapshot,
   type ToHost,
   type ToWebview,
@@ -16,6 +17,8 @@ import type { Folders } from '../folders';
 import { BoardActions, type Outcome } from './boardActions';
 import { buildDetail, buildSnapshot, diffSnapshots } from './boardData';
 import { boardFacts, todoDetailFacts } from '../../kernel/queries/cards';
+import { runSafely } from '../commands/context';
+import { showTurns } from '../commands/turnOutput';
 
 /**
  * The window's board: at most one panel at a time, owned by the app (no static state). Opening another folder's
@@ -37,10 +40,11 @@ export class Boards extends Disposable implements BoardOpener {
     return this.board;
   }
 
-  show(ctx: Services): BoardPanel {
+  show(ctx: Services, reveal?: BoardReveal): BoardPanel {
     const open = this.current;
     if (open?.ctx === ctx) {
       open.panel.reveal();
+      if (reveal) open.reveal(reveal);
       return open;
     }
     const panel = vscode.window.createWebviewPanel(
@@ -49,7 +53,9 @@ export class Boards extends Disposable implements BoardOpener {
       vscode.ViewColumn.Active,
       webviewOptions(ctx.extensionUri),
     );
-    return this.adopt(panel, ctx);
+    const board = this.adopt(panel, ctx);
+    if (reveal) board.reveal(reveal);
+    return board;
   }
 
   /**
@@ -96,6 +102,8 @@ export class BoardPanel extends Disposable {
   private readonly following = this.register(new MutableDisposable<vscode.Disposable>());
   /** Messages refused by validation (tests and the log read it). */
   readonly refused: string[] = [];
+  /** What Open on Board asked the webview to show, in order (tests read it). */
+  readonly revealed: BoardReveal[] = [];
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -132,6 +140,8 @@ export class BoardPanel extends Disposable {
       case 'ready':
         this.last = undefined;
         this.push();
+        this.ready = true;
+        if (this.pendingReveal) this.reveal(this.pendingReveal);
         return undefined;
       case 'move':
         return this.answer(m.requestId, await this.actions.move(m.todoId, m.to));
@@ -139,16 +149,35 @@ export class BoardPanel extends Disposable {
         return this.answer(m.requestId, await this.actions.todo(m.action, m.todoId));
       case 'gateAction':
         return this.answer(m.requestId, await this.actions.gate(m.action, m.gateId));
+      case 'goalAction':
+        return this.answer(m.requestId, await this.actions.goal(m.action, m.goalId));
       case 'detail':
         this.sendDetail(m.requestId, m.todoId);
         return undefined;
       case 'openArtifact':
         await this.openArtifact(m.path);
         return undefined;
+      case 'openTurnOutput':
+        await runSafely(this.ctx, showTurns, [m.turnId]);
+        return undefined;
       case 'switchFolder':
         this.switchFolder(m.folder);
         return undefined;
     }
+  }
+
+  private ready = false;
+  private pendingReveal: BoardReveal | undefined;
+
+  /** Shows a card's detail or one goal's cards (Open on Board); waits for the webview's first snapshot if needed. */
+  reveal(target: BoardReveal): void {
+    if (!this.ready) {
+      this.pendingReveal = target;
+      return;
+    }
+    this.pendingReveal = undefined;
+    this.revealed.push(target);
+    void this.panel.webview.postMessage({ type: 'reveal', ...target } satisfies ToWebview);
   }
 
   /** The folder whose store the board shows. */
@@ -218,7 +247,7 @@ export class BoardPanel extends Disposable {
     void this.panel.webview.postMessage({
       type: 'detail',
       requestId,
-      detail: kernel.read((db) => buildDetail(todoDetailFacts(db, card.id), card)),
+      detail: kernel.read((db, now) => buildDetail(todoDetailFacts(db, card.id), card, now)),
     } satisfies AnswerTo<'detail'>);
   }
 

@@ -4,6 +4,7 @@ export const COMMANDS = {
   newGoal: 'loopx.newGoal',
   pauseGoal: 'loopx.pauseGoal',
   resumeGoal: 'loopx.resumeGoal',
+  markGoalDone: 'loopx.markGoalDone',
   addTodo: 'loopx.addTodo',
   claimTodo: 'loopx.claimTodo',
   releaseTodo: 'loopx.releaseTodo',
@@ -31,9 +32,17 @@ export const COMMANDS = {
   connectAgent: 'loopx.connectAgent',
   getStarted: 'loopx.getStarted',
   cancelMonitor: 'loopx.cancelMonitor',
+  approveMonitor: 'loopx.approveMonitor',
+  allowChecks: 'loopx.allowChecks',
   checkMonitorsNow: 'loopx.checkMonitorsNow',
   applyGoalFile: 'loopx.applyGoalFile',
+  planInFile: 'loopx.planInFile',
   openTodo: 'loopx.openTodo',
+  showTurns: 'loopx.showTurns',
+  copyId: 'loopx.copyId',
+  openOnBoard: 'loopx.openOnBoard',
+  filterTodos: 'loopx.filterTodos',
+  clearTodoFilter: 'loopx.clearTodoFilter',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

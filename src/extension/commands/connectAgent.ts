@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import { writeAgentsMd } from '../../kernel/projections/agentsMd';
-import { shellQuote } from '../../kernel/hosts';
+import { claudeMcpSetup, codexMcpSetup } from '../../kernel/projections/mcpSetup';
+import { DEFAULT_HOSTS } from '../../kernel/hosts';
+import { probeHost } from '../turns/hostProbe';
 import type { CommandDefinition } from './context';
 import { COMMANDS } from './commandIds';
 
@@ -26,12 +28,13 @@ export const connectAgent: CommandDefinition = {
               },
               {
                 label: 'Copy the MCP set-up for Claude Code',
-                detail: 'A `claude mcp add` command for a terminal: Claude Code then has loopx tools.',
+                detail: 'A `claude mcp add` command for a terminal, and the rule that lets Claude Code use loopx tools unasked.',
                 way: 'claudeMcp' as const,
               },
               {
                 label: 'Copy the MCP set-up for Codex',
-                detail: 'A [mcp_servers.loopx] table for ~/.codex/config.toml.',
+                detail:
+                  'A [mcp_servers.loopx] table for ~/.codex/config.toml that codex exec can use (tools approved, the agent name passed).',
                 way: 'codexMcp' as const,
               },
             ],
@@ -51,11 +54,11 @@ export const connectAgent: CommandDefinition = {
       if (choice && agentsFile) await vscode.window.showTextDocument(vscode.Uri.file(agentsFile));
       return results;
     }
-    const cli = shellQuote(ctx.cliCommand);
-    const snippet =
-      way === 'claudeMcp'
-        ? `claude mcp add loopx --env LOOPX_AGENT=claude -- ${cli} mcp`
-        : `[mcp_servers.loopx]\ncommand = ${JSON.stringify(ctx.cliCommand)}\nargs = ["mcp"]\nenv = { LOOPX_AGENT = "codex" }\n`;
+    const snippet = way === 'claudeMcp' ? claudeMcpSetup(ctx.cliCommand) : codexMcpSetup(ctx.cliCommand);
+    // The CLI it is for, as installed here: missing or too old is said with the set-up, not after it fails.
+    const host = way === 'claudeMcp' ? 'claude' : 'codex';
+    const verdict = await probeHost(host, DEFAULT_HOSTS[host]);
+    if (verdict.problem === 'missing' || verdict.problem === 'too_old') void vscode.window.showWarningMessage(`LoopX: ${verdict.sentence}`);
     try {
       await vscode.env.clipboard.writeText(snippet);
     } catch {

@@ -34,6 +34,18 @@ export function actionsFor(error: LoopxError): ErrorAction[] {
       return [{ title: 'Verify Log', command: COMMANDS.verifyLog }];
     case 'no_store':
       return [{ title: 'Initialize LoopX', command: COMMANDS.initialize }];
+    case 'host_missing':
+    case 'host_incompatible': {
+      // Run Turn's host could not run: watch the turn with the sample agent, or type a command, right there.
+      const data = (error.data ?? {}) as { goalId?: string; todoId?: string; host?: string };
+      if (!data.goalId) return [];
+      const turn = { goalId: data.goalId, todoId: data.todoId };
+      return [
+        { title: 'Run the Sample Agent', command: COMMANDS.runTurn, args: [{ ...turn, host: 'sample' }] },
+        { title: 'Type a Command…', command: COMMANDS.runTurn, args: [{ ...turn, host: 'typed' }] },
+        { title: 'Open Settings', command: 'workbench.action.openSettings', args: [`loopx.hosts.${data.host ?? ''}`] },
+      ];
+    }
     default:
       return [];
   }

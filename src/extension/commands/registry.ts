@@ -5,7 +5,7 @@ import { COMMANDS, type CommandId } from './commandIds';
 import type { FolderNeed, Folders } from '../folders';
 import { initialize } from './initialize';
 import { newGoal } from './newGoal';
-import { pauseGoal, resumeGoal } from './goalLifecycle';
+import { markGoalDone, pauseGoal, resumeGoal } from './goalLifecycle';
 import { addTodo } from './addTodo';
 import { blockTodo, claimTodo, killTodo, releaseTodo, shipTodo, unblockTodo } from './todoTransitions';
 import { approveGate, askGate, rejectGate } from './gates';
@@ -17,7 +17,10 @@ import { reviewPacket, runTurn } from './turns';
 import { connectAgent } from './connectAgent';
 import { getStarted } from './getStarted';
 import { cancelMonitor, checkMonitorsNow } from './monitors';
-import { applyGoalFile, openTodo } from './goalFiles';
+import { allowChecks, approveMonitor } from './agentChecks';
+import { applyGoalFile, openTodo, planInFile } from './goalFiles';
+import { showTurns } from './turnOutput';
+import { clearTodoFilter, copyId, filterTodos, openOnBoard } from './treeStaples';
 
 /** The table every command is registered from. */
 export const COMMAND_TABLE: readonly CommandDefinition[] = [
@@ -25,6 +28,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   newGoal,
   pauseGoal,
   resumeGoal,
+  markGoalDone,
   addTodo,
   claimTodo,
   releaseTodo,
@@ -52,9 +56,17 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   connectAgent,
   getStarted,
   cancelMonitor,
+  approveMonitor,
+  allowChecks,
   checkMonitorsNow,
   applyGoalFile,
+  planInFile,
   openTodo,
+  showTurns,
+  copyId,
+  openOnBoard,
+  filterTodos,
+  clearTodoFilter,
 ];
 
 /** Commands that need no store of a folder: Initialize wants a folder without one; the rest only show things. */
@@ -63,6 +75,10 @@ const NEEDS: Partial<Record<CommandId, FolderNeed | 'none'>> = {
   [COMMANDS.showLogs]: 'none',
   [COMMANDS.getStarted]: 'none',
   [COMMANDS.refresh]: 'none',
+  // One filter for the window's Goals view, whichever folder runs it.
+  [COMMANDS.filterTodos]: 'none',
+  [COMMANDS.clearTodoFilter]: 'none',
+  [COMMANDS.copyId]: 'none',
 };
 
 /**

@@ -6,8 +6,13 @@ import { resolveGoal, resolveTodo } from './pickers';
 import { HOSTS, type RunOutcome, describeNoRun } from '../turns/turnRunner';
 import { parseArg } from './args';
 import { reviewUri } from '../views/virtualDocuments';
+import { type HostSettings, findExecutable } from '../../kernel/hosts';
+import { commandShape } from '../../kernel/hostCheck';
 
 const HOST_NAMES: Record<string, string> = { codex: 'Codex CLI', claude: 'Claude Code', custom: 'Custom command' };
+/** Run Turn's own choices besides the hosts: the built-in sample agent, and a command typed right there. */
+const SAMPLE = 'sample';
+const TYPED = 'typed';
 
 /**
  * Run Turn from the palette, a goal or todo in the Goals view, or a board card. Arguments from tests and the board:
@@ -31,29 +36,56 @@ export const runTurn: CommandDefinition = {
     if (!goalId && !todoId) goalId = (await resolveGoal(ctx, undefined, (g) => g.status === 'active'))?.id;
     if (todoId && !goalId) goalId = (await resolveTodo(ctx, todoId, ['open', 'claimed'], 'Run Turn on'))?.goalId;
     if (!goalId) return undefined;
-    const defaultHost = vscode.workspace.getConfiguration('loopx').get<string>('defaultHost') || 'codex';
-    const settings = runner.hostSettings();
-    // Every host reads the same way: its name, then the command it runs; the default is marked, not described.
-    const host =
-      given.host ??
-      (
-        await vscode.window.showQuickPick(
-          [...HOSTS]
-            .sort((a, b) => Number(b === defaultHost) - Number(a === defaultHost))
-            .map((h) => ({
-              label: HOST_NAMES[h] ?? h,
-              description: `${settings[h] || 'no command set (setting loopx.hosts.custom.command)'}${h === defaultHost ? ' · default' : ''}`,
-              host: h,
-            })),
-          { title: `LoopX: Run Turn on ${todoId ?? goalId} with` },
-        )
-      )?.host;
+    const host = given.host ?? (await pickHost(runner.hostSettings(), todoId ?? goalId));
     if (!host) return undefined;
-    const outcome: RunOutcome = await runner.run(goalId, host, todoId);
+    let command: string | undefined;
+    if (host === TYPED) {
+      command = await vscode.window.showInputBox({
+        title: `LoopX: Run Turn on ${todoId ?? goalId} with a command`,
+        prompt: 'The command that runs your agent. {prompt} is the prompt file (else it is on stdin); {todo}, {goal}, {agent} too.',
+        placeHolder: 'node ./my-agent.js {prompt}',
+        value: runner.hostSettings().custom,
+        validateInput: (v) => (v.trim() ? undefined : 'Type the command that runs your agent'),
+      });
+      if (!command) return undefined;
+    }
+    const outcome: RunOutcome = await runner.run(goalId, host === TYPED ? 'custom' : host, todoId, command);
     if (!outcome.started) void vscode.window.showInformationMessage(describeNoRun(outcome));
     return outcome;
   },
 };
+
+/**
+ * Which host runs the turn. Each reads the same way: its name, then the command it runs (or that it is not
+ * installed); the default is marked. Without Codex or Claude Code the sample agent comes first, so a person can
+ * still watch a turn, and a command can always be typed right there.
+ */
+async function pickHost(settings: HostSettings, target: string): Promise<string | undefined> {
+  const defaultHost = vscode.workspace.getConfiguration('loopx').get<string>('defaultHost') || 'codex';
+  const installed = (h: 'codex' | 'claude') => findExecutable(commandShape(settings[h]).executable) !== undefined;
+  const noAgentCli = !installed('codex') && !installed('claude');
+  const hosts = [...HOSTS]
+    .sort((a, b) => Number(b === defaultHost) - Number(a === defaultHost))
+    .map((h) => ({
+      label: HOST_NAMES[h] ?? h,
+      description:
+        h !== 'custom' && !installed(h)
+          ? 'not installed'
+          : `${settings[h] || 'no command set (setting loopx.hosts.custom.command)'}${h === defaultHost ? ' · default' : ''}`,
+      host: h as string,
+    }));
+  const sample = {
+    label: 'Sample agent (a demo, no AI)',
+    description: 'works the todo through the loopx CLI as an agent would; changes no files, ships nothing',
+    detail: noAgentCli
+      ? 'Neither Codex nor Claude Code is installed here: watch a turn with the sample agent, or type your own command.'
+      : undefined,
+    host: SAMPLE,
+  };
+  const typed = { label: 'Type a command…', description: 'any agent CLI or script, for this turn', host: TYPED };
+  const items = noAgentCli ? [sample, typed, ...hosts] : [...hosts, sample, typed];
+  return (await vscode.window.showQuickPick(items, { title: `LoopX: Run Turn on ${target} with` }))?.host;
+}
 
 export const reviewPacket: CommandDefinition = {
   id: COMMANDS.reviewPacket,

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { clean, oneLine } from '../../protocol/display';
+import { clean, forPeople, oneLine } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
 import type { StoreModel } from '../store/storeModel';
 import { COMMANDS } from '../commands/commandIds';
@@ -12,6 +12,8 @@ import { COMMANDS } from '../commands/commandIds';
  */
 export class MonitorNotifier extends Disposable {
   private waiting: Set<string> | undefined;
+  /** Checks agents set that wait for a person, already announced (each once per window). */
+  private readonly asked = new Set<string>();
   /** "M2 fired", "M3 expired", in order (tests read it). */
   readonly notified: string[] = [];
 
@@ -28,14 +30,28 @@ export class MonitorNotifier extends Disposable {
     const before = this.waiting;
     this.waiting = nowWaiting;
     // Monitors that ended before the window opened are history, not news.
-    if (before === undefined) return;
+    if (before === undefined) {
+      for (const m of monitors) if (m.approval === 'pending') this.asked.add(m.id);
+      return;
+    }
     const enabled = vscode.workspace.getConfiguration('loopx').get<boolean>('notifyOnMonitors', true);
+    // A check an agent set waits for a person: say so once, with the command, and a way to decide.
+    for (const m of monitors) {
+      if (m.status !== 'waiting' || m.approval !== 'pending' || this.asked.has(m.id)) continue;
+      this.asked.add(m.id);
+      this.notified.push(`${m.id} waits for approval`);
+      if (!enabled) continue;
+      const text = `LoopX: ${m.addedBy} set a check for ${m.todoId} that waits for you before loopx runs it: ${oneLine(m.check, 160)}`;
+      void vscode.window.showWarningMessage(text, 'Allow…').then((choice) => {
+        if (choice) void vscode.commands.executeCommand(COMMANDS.approveMonitor, m.id);
+      });
+    }
     for (const m of monitors) {
       if (!before.has(m.id) || nowWaiting.has(m.id) || (m.status !== 'fired' && m.status !== 'expired')) continue;
       this.notified.push(`${m.id} ${m.status}`);
       if (!enabled) continue;
       const title = clean(this.model.todo(m.todoId)?.title ?? '');
-      const text = `LoopX: monitor ${m.id} ${m.status} · ${m.todoId} ${oneLine(title, 60)} is ready again: ${oneLine(m.result, 200)}`;
+      const text = `LoopX: monitor ${m.id} ${m.status} · ${m.todoId} ${oneLine(title, 60)} is ready again: ${oneLine(forPeople(m.result, Date.now()), 200)}`;
       const show = (choice: string | undefined) =>
         choice === 'Show on Board' ? vscode.commands.executeCommand(COMMANDS.openBoard) : undefined;
       if (m.status === 'fired') void vscode.window.showInformationMessage(text, 'Show on Board').then(show);

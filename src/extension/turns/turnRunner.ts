@@ -15,7 +15,11 @@ import { Disposable, toDisposable } from '../util/lifecycle';
 import type { StoreSession } from '../store/storeSession';
 import type { StoreModel } from '../store/storeModel';
 import type { Log } from '../util/log';
-import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, planHost } from '../../kernel/hosts';
+import { DEFAULT_HOSTS, type HostSettings, planHost, shellQuote } from '../../kernel/hosts';
+import { hostProblemAfterTurn } from '../../kernel/hostCheck';
+import { requirePosixShell } from '../../kernel/platform';
+import { sampleAgentCommand } from '../bundledCli';
+import { probeHost } from './hostProbe';
 
 export const HOSTS = ['codex', 'claude', 'custom'] as const;
 
@@ -72,6 +76,7 @@ export class TurnRunner extends Disposable {
       codex: config.get<string>('codex.command') || DEFAULT_HOSTS.codex,
       claude: config.get<string>('claude.command') || DEFAULT_HOSTS.claude,
       custom: config.get<string>('custom.command') || DEFAULT_HOSTS.custom,
+      sample: `${shellQuote(sampleAgentCommand(this.ctx.cliCommand))} {prompt}`,
     };
   }
 
@@ -79,17 +84,35 @@ export class TurnRunner extends Disposable {
     return vscode.workspace.getConfiguration('loopx.hosts').get<string>(`${host}.agent`) || host;
   }
 
-  /** Starts a turn, or says why not (should-run's answer, a missing executable) without claiming anything. */
-  async run(goalId: string, host: string, todoId?: string): Promise<RunOutcome> {
-    const settings = this.hostSettings();
-    const probe = planHost(host, settings, { promptFile: 'prompt.md', dir: '.', env: {} });
-    if (!findExecutable(probe.executable)) {
+  /**
+   * Starts a turn, or says why not (should-run's answer; a host that is missing, too old or would refuse its
+   * command, in a sentence with the fix) without claiming anything. `command` replaces the host's command for
+   * this turn (a command the person typed in Run Turn).
+   */
+  async run(goalId: string, host: string, todoId?: string, command?: string): Promise<RunOutcome> {
+    requirePosixShell('Run Turn');
+    const settings = { ...this.hostSettings(), ...(command ? { [host]: command } : {}) };
+    const template = (settings as unknown as Record<string, string>)[host] ?? '';
+    planHost(host, settings, { promptFile: 'prompt.md', dir: '.', env: {} }); // an unconfigured host says how to configure it
+    const verdict = await probeHost(host, template);
+    if (verdict.level === 'fail')
       throw new LoopxError(
-        'host_missing',
-        `the ${host} host needs "${probe.executable}", which is not on PATH`,
+        verdict.problem === 'missing' ? 'host_missing' : 'host_incompatible',
+        verdict.sentence,
         EXIT.invalidInput,
-        INSTALL_HINTS[host],
+        undefined,
+        {
+          goalId,
+          todoId,
+          host,
+          verdict,
+        },
       );
+    if (verdict.level === 'warn') {
+      this.ctx.log.warn(`turn on ${host}: ${verdict.sentence}`);
+      void vscode.window.showWarningMessage(`LoopX: ${verdict.sentence}`, 'Open Settings').then((choice) => {
+        if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', `loopx.hosts.${host}.command`);
+      });
     }
     const kernel = this.ctx.session.requireKernel();
     let started: TurnStart;
@@ -100,7 +123,7 @@ export class TurnRunner extends Disposable {
         const data = (error.data ?? {}) as { nextWakeAt?: string | null; reason?: string };
         const goal = this.ctx.model.status()?.goals.find((g) => g.id === goalId);
         const reason = data.reason
-          ? `${goalId} waits: ${shouldRunReason({ run: false, reason: data.reason, goalStatus: goal?.status, ...goal?.quota })}`
+          ? `${goalId} waits: ${shouldRunReason({ run: false, reason: data.reason, goalStatus: goal?.status, ...goal?.quota, counts: goal?.counts, me: this.ctx.session.actor.name })}`
           : `${goalId} waits: no todo is ready`;
         return { started: false, reason, nextWakeAt: data.nextWakeAt ?? null };
       }
@@ -112,7 +135,12 @@ export class TurnRunner extends Disposable {
   private launch(started: TurnStart, host: string, settings: HostSettings): RunOutcome {
     const { turn } = started;
     const dir = dirname(started.promptFile);
-    const plan = planHost(host, settings, { promptFile: started.promptFile, dir, env: started.env });
+    const plan = planHost(host, settings, {
+      promptFile: started.promptFile,
+      dir,
+      env: started.env,
+      allowedCommands: started.allowedCommands,
+    });
     // Who runs it: a later window (after a reload or a crash) finds turns whose launcher is gone (turnRecovery.ts).
     writeLauncher(this.ctx.session.root, turn.id, { pid: process.pid });
     const terminal = vscode.window.createTerminal({
@@ -209,6 +237,25 @@ export class TurnRunner extends Disposable {
     }
     run.finish?.(turn);
     this.changed.fire(turn);
+    // A host that ended at once with its usage message never ran the agent: a configuration problem, said as such.
+    const hostProblem =
+      turn.resultKind === 'host_failure' || turn.resultKind === 'validation_failed'
+        ? hostProblemAfterTurn(
+            turn.host,
+            join(this.ctx.session.root, turnDir(turn.id), 'output.log'),
+            exitCode,
+            Date.now() - Date.parse(turn.startedAt),
+          )
+        : null;
+    if (hostProblem) {
+      const text = `LoopX: turn ${turn.id} did not run the agent: ${hostProblem}. Nothing was spent.`;
+      void vscode.window.showWarningMessage(text, 'Open Settings', 'Show Output').then((choice) => {
+        if (choice === 'Show Output') run.terminal.show();
+        if (choice === 'Open Settings')
+          void vscode.commands.executeCommand('workbench.action.openSettings', `loopx.hosts.${turn.host}.command`);
+      });
+      return;
+    }
     const text = `LoopX: turn ${turn.id} (${turn.agent} on ${turn.host}, ${turn.todoId}) ended: ${(turn.resultKind ?? 'unknown').replace(/_/g, ' ')}; quota ${turn.spent ? 'spent' : 'not spent'}.`;
     const good = turn.resultKind === 'validated_progress' || turn.resultKind === 'validated_completion';
     void (good ? vscode.window.showInformationMessage(text) : vscode.window.showWarningMessage(text, 'Show Output')).then((choice) => {

@@ -14,7 +14,8 @@ export const CONTEXT = {
   artifact: 'loopx:artifact',
   agent: 'loopx:agent',
   message: 'loopx:message',
-  monitor: (status: string) => `loopx:monitor:${status}`,
+  /** A waiting monitor whose check an agent set and a person has not allowed yet ends in `:approval`. */
+  monitor: (status: string, pending = false) => `loopx:monitor:${status}${pending ? ':approval' : ''}`,
 } as const;
 
 export const ALL_CONTEXT_VALUES = [
@@ -27,5 +28,6 @@ export const ALL_CONTEXT_VALUES = [
   CONTEXT.artifact,
   CONTEXT.agent,
   CONTEXT.message,
-  ...['waiting', 'fired', 'expired', 'cancelled'].map(CONTEXT.monitor),
+  ...['waiting', 'fired', 'expired', 'cancelled'].map((s) => CONTEXT.monitor(s)),
+  CONTEXT.monitor('waiting', true),
 ];

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Monitor } from '../../kernel/queries/monitors';
-import { clean, oneLine, relativeTime } from '../../protocol/display';
+import { clean, forPeople, oneLine, relativeTime, untilWords } from '../../protocol/display';
 import { formatDuration } from '../../kernel/time';
 import { Disposable } from '../util/lifecycle';
 import type { StoreModel } from '../store/storeModel';
@@ -52,12 +52,15 @@ export class MonitorsTreeProvider extends Disposable implements vscode.TreeDataP
         ? `${m.status} ${relativeTime(m.endedAt, now)}`
         : m.kind === 'timer'
           ? `fires ${relativeTime(m.nextCheckAt, now)}`
-          : `next check ${relativeTime(m.nextCheckAt, now)}`;
+          : m.approval === 'pending'
+            ? 'waits for you to allow its check'
+            : `next check ${relativeTime(m.nextCheckAt, now)}`;
     const last = m.lastRun ? ` · last: ${m.lastRun.error ? oneLine(m.lastRun.error, 40) : `exit ${m.lastRun.exitCode}`}` : '';
     item.description = `${m.id} · ${m.todoId} · ${when}${last}`;
-    const [icon, color] = failing ? ['warning', 'charts.red'] : ICONS[m.status];
+    const pending = m.status === 'waiting' && m.approval === 'pending';
+    const [icon, color] = failing ? ['warning', 'charts.red'] : pending ? ['shield', 'charts.yellow'] : ICONS[m.status];
     item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
-    item.contextValue = CONTEXT.monitor(m.status);
+    item.contextValue = CONTEXT.monitor(m.status, pending);
     const todo = this.model.todo(m.todoId);
     const md = new vscode.MarkdownString(undefined, true);
     md.appendMarkdown(`**Monitor ${m.id}** on ${m.todoId} `)
@@ -67,7 +70,7 @@ export class MonitorsTreeProvider extends Disposable implements vscode.TreeDataP
       md.appendMarkdown('$(terminal) ')
         .appendText(clean(m.check))
         .appendMarkdown('\n\n')
-        .appendText(`every ${formatDuration(m.everySeconds ?? 0)} until ${clean(m.until)}`);
+        .appendText(`every ${formatDuration(m.everySeconds ?? 0)} until ${untilWords(clean(m.until))}`);
       if (m.expiresAt && m.status === 'waiting') md.appendMarkdown(`, expires ${relativeTime(m.expiresAt, now)}`);
       md.appendMarkdown('\n\n');
     }
@@ -77,9 +80,15 @@ export class MonitorsTreeProvider extends Disposable implements vscode.TreeDataP
         .appendMarkdown('\n\n');
       if (m.lastRun.outputTail.trim()) md.appendCodeblock(m.lastRun.outputTail.trimEnd().split('\n').slice(-8).join('\n'), 'text');
     }
-    if (m.result) md.appendMarkdown('\n\n**Result:** ').appendText(clean(m.result));
-    if (m.note) md.appendMarkdown('\n\n**Note:** ').appendText(clean(m.note));
+    if (m.result) md.appendMarkdown('\n\n**Result:** ').appendText(forPeople(m.result, now));
+    if (m.note) md.appendMarkdown('\n\n**Note:** ').appendText(forPeople(m.note, now));
     md.appendMarkdown(`\n\nadded by `).appendText(clean(m.addedBy));
+    if (pending)
+      md.appendMarkdown(
+        "\n\nAn agent set this check. loopx would run it unattended, outside the agent's sandbox, so it waits until you allow it (Allow Check…).",
+      );
+    else if (m.approval === 'pattern') md.appendMarkdown("\n\nallowed by the goal's pattern ").appendText(clean(m.approvedBy ?? ''));
+    else if (m.approval === 'approved') md.appendMarkdown('\n\nallowed by ').appendText(clean(m.approvedBy ?? ''));
     item.tooltip = md;
     item.accessibilityInformation = { label: `Monitor ${m.id} on ${m.todoId}, ${m.status}: ${what}, ${when}${last}` };
     return item;

@@ -7,11 +7,11 @@ import m0003 from '../migrations/0003_id_high_water.sql';
 import m0004 from '../migrations/0004_monitors.sql';
 import m0005 from '../migrations/0005_goal_files.sql';
 import m0006 from '../migrations/0006_todos_goal_order.sql';
+import m0007 from '../migrations/0007_agent_checks.sql';
 import m0008 from '../migrations/0008_unattended_turns.sql';
 
 /** Numbered migrations; index i holds the SQL that takes the schema from version i to i + 1. */
-// 0008: numbered for its branch (issue 21); another branch adds 0007, and the merge orders them.
-export const MIGRATIONS: readonly string[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0008];
+export const MIGRATIONS: readonly string[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export function schemaVersion(db: SqliteDb): number {

@@ -207,9 +207,13 @@ const reducers: Reducers = {
   },
   'monitor.added': (db, e) => {
     const d = e.data;
+    // Events from before schema 7 carry no approval: an agent's check waits for a person, as the migration says.
+    const approval = d.approval ?? (d.kind === 'check' && e.actorKind === 'agent' ? 'pending' : 'person');
+    const approvedBy = approval === 'pattern' ? (d.pattern ?? null) : approval === 'person' ? e.actor : null;
     db.prepare(
       `INSERT INTO monitors (id, num, goal_id, todo_id, kind, command, every_seconds, until_cond, run_limit_seconds, expires_at, note,
-        status, added_by, created_at, next_check_at, run_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'waiting', ?, ?, ?, 0)`,
+        status, added_by, created_at, next_check_at, run_count, approval, approved_by)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'waiting', ?, ?, ?, 0, ?, ?)`,
     ).run(
       d.id,
       d.num,
@@ -225,7 +229,24 @@ const reducers: Reducers = {
       e.actor,
       e.at,
       d.nextCheckAt,
+      approval,
+      approvedBy,
     );
+  },
+  'monitor.approved': (db, e) => {
+    const d = e.data;
+    const channel = (e.data as { channel?: string }).channel ?? null;
+    // Approved now: its first run is due at once.
+    const changed = db
+      .prepare(
+        `UPDATE monitors SET approval = ?, approved_by = ?, approval_channel = ?, next_check_at = ?
+          WHERE id = ? AND status = 'waiting' AND approval = 'pending'`,
+      )
+      .run(d.pattern === null ? 'approved' : 'pattern', d.pattern ?? e.actor, d.pattern === null ? channel : null, e.at, d.id);
+    if (changed.changes !== 1) throw new Error(`event approves monitor ${d.id}, which does not wait for a person`);
+  },
+  'goal.checks_allowed': (db, e) => {
+    db.prepare('UPDATE goals SET allowed_checks = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(e.data.patterns), e.at, e.goalId);
   },
   'monitor.run_claimed': (db, e) => {
     const d = e.data;

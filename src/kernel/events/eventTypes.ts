@@ -140,7 +140,14 @@ export const eventDataSchemas = lazy(() => {
       expiresAt: nullableStr,
       nextCheckAt: str,
       note: str,
+      /** Who lets its check run: a person added it, it matched a pattern a person allowed, or it waits for a person. */
+      approval: z.optional(z.enum(['person', 'pattern', 'pending'])),
+      pattern: z.optional(nullableStr),
     }),
+    /** A person let an agent's check run (`pattern` null), or a pattern they allowed for the goal now covers it. */
+    'monitor.approved': z.object({ id: str, command: str, pattern: nullableStr }),
+    /** The patterns of checks agents may set for the goal's monitors without asking (a person's decision). */
+    'goal.checks_allowed': z.object({ patterns: z.array(str), from: z.array(str) }),
     /** A ticker took the monitor's next run: no other ticker runs it until `until`. */
     'monitor.run_claimed': z.object({ id: str, n: z.int(), token: str, until: str, nextCheckAt: str }),
     'monitor.checked': z.object({

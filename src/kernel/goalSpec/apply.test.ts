@@ -336,3 +336,23 @@ describe('properties', () => {
     );
   });
 });
+
+describe("a goal file's allowedChecks: the checks agents may set unasked, a person's decision", () => {
+  test('a person applies them (through a channel), an agent may not; export writes them; a second apply appends nothing', () => {
+    const allowed = spec({ allowedChecks: ['gh run view *'] });
+    expect(() => applyGoalSpec(s.as(agent('codex')), allowed, { path: PATH })).toThrow(/a goal file applied by an agent may not/);
+    expect(() => applyGoalSpec(s.as(bareHuman), allowed, { path: PATH })).toThrow(
+      expect.objectContaining({ code: 'human_channel_required' }),
+    );
+    const first = applyGoalSpec(s.as(human), allowed, { path: PATH });
+    expect(getGoal(s.kernel.db, first.goalId as string).allowedChecks).toEqual(['gh run view *']);
+    expect(applyGoalSpec(s.as(human), allowed, { path: PATH }).events).toBe(0);
+    expect(exportGoalSpec(s.kernel.db, first.goalId as string).allowedChecks).toEqual(['gh run view *']);
+    const widened = applyGoalSpec(s.as(human), spec({ allowedChecks: ['gh run view *', 'test -f *'] }), { path: PATH });
+    expect(widened.plan.goalChanges).toEqual([
+      expect.objectContaining({ field: 'allowedChecks', from: ['gh run view *'], to: ['gh run view *', 'test -f *'] }),
+    ]);
+    expect(() => applyGoalSpec(s.as(human), spec({ allowedChecks: ['*'] }), { path: PATH })).toThrow(/would allow any command/);
+    expect(checkReplay(s.kernel.db)).toMatchObject({ ok: true });
+  });
+});

@@ -8,6 +8,8 @@ import { type FieldChange, type GoalPlan, type PlanWork, planGoalSpec } from './
 import { type GoalSpec, KEY_PATTERN, encodeApplied } from './spec';
 import { hasHumanChannel, requireHumanChannel } from '../authority';
 import { parseCheck } from '../ops/checks';
+import { allowChecksInTx } from '../ops/monitors';
+import { parsePatterns } from '../checkPatterns';
 import { nextOccurrence, parseRecurrence } from '../recurrence';
 import { iso } from '../time';
 
@@ -45,10 +47,13 @@ export function applyGoalSpec(kernel: Kernel, input: GoalSpec, options: ApplyOpt
       return tx.emit(draft, as);
     };
     const goalId = work.goal?.id ?? createGoal(emit, tx, spec, work);
-    const edits = goalEdits(plan.goalChanges.filter((c) => c.field !== 'check'));
+    const edits = goalEdits(plan.goalChanges.filter((c) => c.field !== 'check' && c.field !== 'allowedChecks'));
     if (Object.keys(edits).length > 0) emit({ kind: 'goal.edited', goalId, todoId: null, data: edits });
     for (const c of plan.goalChanges.filter((g) => g.field === 'check'))
       emit({ kind: 'goal.check_set', goalId, todoId: null, data: { check: c.to as string | null, from: c.from as string | null } });
+    const allowed = plan.goalChanges.find((g) => g.field === 'allowedChecks');
+    if (allowed) allowChecksInTx(tx, emit, goalId, allowed.to as string[], allowed.from as string[]);
+    else if (!work.goal && spec.allowedChecks?.length) allowChecksInTx(tx, emit, goalId, spec.allowedChecks, []);
     const ids = addTodos(emit, tx, goalId, spec, work);
     for (const t of plan.changed) {
       const data = todoEdits(t.changes, work, ids, t.key);
@@ -95,6 +100,7 @@ function checkSpec(spec: GoalSpec): GoalSpec {
     scope: [...new Set(spec.scope.map(parseScope))],
     background: optionalText(spec.background, 'background', { max: 100_000 }),
     ...(spec.check !== undefined ? { check: spec.check === null ? null : parseCheck(spec.check) } : {}),
+    ...(spec.allowedChecks !== undefined ? { allowedChecks: parsePatterns(spec.allowedChecks) } : {}),
     todos: spec.todos.map((t) => ({
       ...t,
       title: requireText(t.title, `todo ${t.key} title`),

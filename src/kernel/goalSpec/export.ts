@@ -34,6 +34,7 @@ export function exportGoalSpec(db: SqliteDb, goalId: string): GoalSpec {
     quota: { ...goal.policy },
     background: goal.background,
     ...(goal.check !== null ? { check: goal.check } : {}),
+    ...(goal.allowedChecks.length ? { allowedChecks: goal.allowedChecks } : {}),
     todos: todos.map((t) => ({
       key: keyOf.get(t.id) as string,
       id: t.id,

@@ -89,6 +89,7 @@ export function planGoalSpec(
     background: spec.background,
     todos: {},
     ...(spec.check !== undefined ? { check: spec.check } : {}),
+    ...(spec.allowedChecks !== undefined ? { allowedChecks: spec.allowedChecks } : {}),
   };
   const goalChanges = goal ? diffGoal(goal, target, applied) : [];
   if (who === 'agent' && goalChanges.some((c) => c.field.startsWith('quota.'))) {
@@ -127,6 +128,8 @@ export function planGoalSpec(
   }
   const checkEffects = [
     ...goalChanges.filter((c) => c.field === 'check').map(() => `the check of goal ${goal?.id}`),
+    ...goalChanges.filter((c) => c.field === 'allowedChecks').map(() => `the checks agents may set for goal ${goal?.id}`),
+    ...(!goal && spec.allowedChecks?.length ? ['the checks agents may set for the new goal'] : []),
     ...(!goal && spec.check ? ['the check of the new goal'] : []),
     ...changed.filter((t) => t.changes.some((c) => c.field === 'check')).map((t) => `the check of todo ${t.id} (${t.key})`),
     ...spec.todos.filter((t) => !byKey.has(t.key) && t.check).map((t) => `the check of new todo ${t.key}`),
@@ -308,6 +311,9 @@ function checkRecurrence(t: GoalSpecTodo, todo: Todo): void {
 function diffGoal(goal: Goal, target: AppliedState, applied: AppliedState | null): FieldChange[] {
   const changes = [
     target.check !== undefined ? change('check', goal.check, target.check, applied?.check) : null,
+    target.allowedChecks !== undefined
+      ? change('allowedChecks', goal.allowedChecks, target.allowedChecks, applied?.allowedChecks, listEqual)
+      : null,
     change('title', goal.title, target.title, applied?.title),
     change('objective', goal.objective, target.objective, applied?.objective),
     change('scope', goal.scope, target.scope, applied?.scope, listEqual),

@@ -39,6 +39,8 @@ export interface GoalSpec {
   background: string;
   /** The goal's acceptance check (a person's decision); null clears it; left out, the file does not manage it. */
   check?: string | null;
+  /** Patterns of checks agents may set for the goal's monitors unasked (a person's decision); left out, not managed. */
+  allowedChecks?: string[];
   todos: GoalSpecTodo[];
 }
 
@@ -54,6 +56,7 @@ export interface AppliedState {
   background: string;
   /** Checks the file set (absent when the file did not manage them, and in states applied before files had them). */
   check?: string | null;
+  allowedChecks?: string[];
   todos: Record<string, { title: string; detail: string; priority: number; dependsOn: string[]; check?: string | null }>;
 }
 

@@ -7,7 +7,7 @@ import { createGoal, setGoalStatus } from './goals';
 import { addTodo, blockTodo, killTodo } from './todos';
 import { claimNext, claimTodo, shipTodo } from './claims';
 import { finishTurn, startTurn } from './turns';
-import { addMonitor, cancelMonitor } from './monitors';
+import { type MonitorInput, addMonitor, approveMonitor, cancelMonitor } from './monitors';
 import { tickMonitors } from './tick';
 import { getGoal, getTodo } from '../queries/lookups';
 import { getMonitor, listMonitors, monitorRuns } from '../queries/monitors';
@@ -30,6 +30,11 @@ beforeEach(() => {
 });
 afterEach(() => s.dispose());
 
+/** An agent's check that a person then allowed (what an agent may set on its own is in agentChecks.test.ts). */
+function addAllowed(k: Kernel, input: MonitorInput) {
+  const m = addMonitor(k, input);
+  return m.approval === 'pending' ? approveMonitor(s.kernel, m.id) : m;
+}
 const eventCount = () => Number(s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n);
 const add = (title: string) => addTodo(s.kernel, { goalId, title }).id;
 const now = () => iso(s.clock.ms);
@@ -53,7 +58,7 @@ function alive(pid: number): boolean {
 function waiting(check: string, extra: Partial<Parameters<typeof addMonitor>[1]> = {}): { todo: string; monitor: string } {
   const todo = add('Wait for CI');
   claimTodo(s.as(codex), todo);
-  const monitor = addMonitor(s.as(codex), { todoId: todo, check, everySeconds: 60, note: 'CI run 1234 started', ...extra }).id;
+  const monitor = addAllowed(s.as(codex), { todoId: todo, check, everySeconds: 60, note: 'CI run 1234 started', ...extra }).id;
   return { todo, monitor };
 }
 
@@ -186,7 +191,7 @@ describe('monitor tick', () => {
     const other = add('other work');
     const todo = add('Deploy');
     const { turn } = startTurn(s.kernel, { goalId, host: 'codex', todoId: todo });
-    addMonitor(s.as(codex), { todoId: todo, check: 'test -f deployed', everySeconds: 60 });
+    addAllowed(s.as(codex), { todoId: todo, check: 'test -f deployed', everySeconds: 60 });
     expect(finishTurn(s.kernel, turn.id, 0)).toMatchObject({ resultKind: 'wait', spent: false });
     expect(answer()).toMatchObject({ run: true, reason: 'ok' });
     const next = startTurn(s.kernel, { goalId, host: 'codex' }).turn;
@@ -264,7 +269,7 @@ describe('monitor tick', () => {
     const changed = waiting('cat state.txt', { until: 'change' }).monitor;
     const matchTodo = add('match');
     claimTodo(s.as(claude), matchTodo);
-    const matched = addMonitor(s.as(claude), {
+    const matched = addAllowed(s.as(claude), {
       todoId: matchTodo,
       check: 'printf "rollout: 3/3 ready\\n"',
       until: 'match:^rollout: (\\d)/\\1 ready$',
@@ -310,7 +315,7 @@ describe('monitor tick', () => {
     const big = waiting(`node -e "process.stdout.write('x'.repeat(100000) + '\\nEND')"`, { until: 'change' }).monitor;
     const t = add('env');
     claimTodo(s.as(codex), t);
-    const env = addMonitor(s.as(codex), {
+    const env = addAllowed(s.as(codex), {
       todoId: t,
       check: 'pwd; echo "$LOOPX_MONITOR $LOOPX_TODO $LOOPX_GOAL $LOOPX_ROOT agent=${LOOPX_AGENT:-none}"',
       until: 'change',

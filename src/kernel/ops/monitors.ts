@@ -8,6 +8,10 @@ import { type Monitor, describeMonitor, getMonitor, waitingMonitor } from '../qu
 import { formatDuration, iso } from '../time';
 import { formatId, optionalText, requireText } from '../validate';
 import { isHuman, requireLiveLease } from './leases';
+import { hasHumanChannel, requireHumanChannel } from '../authority';
+import { matchingPattern, parsePatterns } from '../checkPatterns';
+import { getGoal } from '../queries/lookups';
+import type { Goal } from '../model';
 import { type CommandResult, recordedRun } from '../run/runCommand';
 
 export const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
@@ -132,6 +136,7 @@ export function addMonitor(kernel: Kernel, input: MonitorInput): Monitor {
     if (!isHuman(tx)) requireLiveLease(tx, todo);
     const num = nextNum(tx.db, 'monitors');
     const id = formatId('monitor', num);
+    const approval = approvalFor(tx, todo.goalId, spec.command);
     const nextCheckAt = spec.afterSeconds !== null ? iso(tx.nowMs + spec.afterSeconds * 1000) : tx.at; // a check runs at the next tick
     const expiresAt = spec.timeoutSeconds !== null ? iso(tx.nowMs + spec.timeoutSeconds * 1000) : null;
     const data = {
@@ -145,6 +150,7 @@ export function addMonitor(kernel: Kernel, input: MonitorInput): Monitor {
       expiresAt,
       nextCheckAt,
       note,
+      ...approval,
     };
     tx.emit({ kind: 'monitor.added', goalId: todo.goalId, todoId: todo.id, data });
     if (todo.status === 'claimed') {
@@ -158,6 +164,74 @@ export function addMonitor(kernel: Kernel, input: MonitorInput): Monitor {
     }
     return getMonitor(tx.db, id);
   });
+}
+
+/**
+ * Who lets a new monitor's check run. loopx runs a check later, unattended and outside the agent's sandbox, so a
+ * check an agent sets carries no more authority than the agent had: it runs when it matches a pattern a person
+ * allowed for the goal, else it waits for a person to approve it. A person's own check (VS Code, or a terminal)
+ * runs as given; a "person" without a channel (a script, or an agent that unset LOOPX_AGENT) waits like an agent.
+ */
+function approvalFor(
+  tx: Tx,
+  goalId: string,
+  command: string | null,
+): { approval: 'person' | 'pattern' | 'pending'; pattern: string | null } {
+  if (command === null || hasHumanChannel(tx.actor)) return { approval: 'person', pattern: null };
+  const pattern = matchingPattern(getGoal(tx.db, goalId).allowedChecks, command);
+  return pattern ? { approval: 'pattern', pattern } : { approval: 'pending', pattern: null };
+}
+
+/** A person lets an agent's waiting check run (VS Code shows the command; a terminal asks for the monitor id). */
+export function approveMonitor(kernel: Kernel, monitorId: string): Monitor {
+  requireHumanChannel(kernel.requireActor(), `approving the check of monitor ${monitorId}`);
+  return kernel.write((tx) => {
+    const monitor = getMonitor(tx.db, monitorId);
+    if (monitor.status !== 'waiting') throw new IllegalTransitionError(`monitor ${monitor.id} is ${monitor.status}, not waiting`);
+    if (monitor.approval !== 'pending') throw new IllegalTransitionError(`monitor ${monitor.id}'s check does not wait for a person`);
+    tx.emit({
+      kind: 'monitor.approved',
+      goalId: monitor.goalId,
+      todoId: monitor.todoId,
+      data: { id: monitor.id, command: monitor.check as string, pattern: null },
+    });
+    return getMonitor(tx.db, monitor.id);
+  });
+}
+
+/**
+ * Sets the patterns of checks agents may set for a goal's monitors without asking (a person's decision, through a
+ * human channel). Waiting checks an agent set that a new pattern covers are let run in the same transaction.
+ */
+export function allowChecks(kernel: Kernel, goalId: string, values: readonly string[]): Goal {
+  const actor = kernel.requireActor();
+  if (actor.kind !== 'human')
+    throw new NotAllowedError("which checks agents may set is a person's decision", 'a person allows them in VS Code or a terminal');
+  requireHumanChannel(actor, `allowing checks for goal ${goalId}`);
+  const patterns = parsePatterns(values);
+  return kernel.write((tx) => {
+    const goal = getGoal(tx.db, goalId);
+    if (JSON.stringify(goal.allowedChecks) !== JSON.stringify(patterns)) allowChecksInTx(tx, tx.emit, goalId, patterns, goal.allowedChecks);
+    return getGoal(tx.db, goalId);
+  });
+}
+
+/** Inside a transaction (allow-checks, a goal file's apply): the new patterns, and the waiting checks they now cover. */
+export function allowChecksInTx(tx: Tx, emit: Tx['emit'], goalId: string, patterns: string[], from: string[]): void {
+  emit({ kind: 'goal.checks_allowed', goalId, todoId: null, data: { patterns, from } });
+  for (const row of tx.db
+    .prepare(`SELECT id FROM monitors WHERE goal_id = ? AND status = 'waiting' AND approval = 'pending' ORDER BY num`)
+    .all(goalId)) {
+    const monitor = getMonitor(tx.db, String(row.id));
+    const pattern = matchingPattern(patterns, monitor.check ?? '');
+    if (pattern)
+      emit({
+        kind: 'monitor.approved',
+        goalId,
+        todoId: monitor.todoId,
+        data: { id: monitor.id, command: monitor.check as string, pattern },
+      });
+  }
 }
 
 /** Stops a waiting monitor: a human, or the agent that added it. The todo is ready again. */
@@ -214,7 +288,8 @@ export function anythingDue(db: SqliteDb, nowMs: number): boolean {
     db
       .prepare(
         `SELECT 1 FROM monitors m JOIN goals g ON g.id = m.goal_id
-          WHERE m.status = 'waiting' AND g.status = 'active' AND (m.next_check_at <= ? OR m.expires_at <= ?) LIMIT 1`,
+          WHERE m.status = 'waiting' AND g.status = 'active'
+            AND ((m.next_check_at <= ? AND m.approval <> 'pending') OR m.expires_at <= ?) LIMIT 1`,
       )
       .get(at, at) !== undefined
   );
@@ -287,7 +362,7 @@ export function claimDueRun(kernel: Kernel, skip: ReadonlySet<string>): RunClaim
     const candidates = tx.db
       .prepare(
         `SELECT m.id FROM monitors m JOIN goals g ON g.id = m.goal_id
-          WHERE m.status = 'waiting' AND m.kind = 'check' AND g.status = 'active' AND m.next_check_at <= ?
+          WHERE m.status = 'waiting' AND m.kind = 'check' AND m.approval <> 'pending' AND g.status = 'active' AND m.next_check_at <= ?
             AND (m.running_until IS NULL OR m.running_until <= ?) AND (m.expires_at IS NULL OR m.expires_at > ?)
           ORDER BY m.next_check_at, m.num LIMIT ?`,
       )

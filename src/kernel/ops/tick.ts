@@ -87,7 +87,8 @@ export async function tickMonitors(kernel: Kernel, options: { concurrency?: numb
 function nextCheck(db: SqliteDb): string | null {
   const row = db
     .prepare(
-      `SELECT min(min(coalesce(m.next_check_at, m.expires_at), coalesce(m.expires_at, m.next_check_at))) AS t
+      `SELECT min(CASE WHEN m.approval = 'pending' THEN m.expires_at
+          ELSE min(coalesce(m.next_check_at, m.expires_at), coalesce(m.expires_at, m.next_check_at)) END) AS t
         FROM monitors m JOIN goals g ON g.id = m.goal_id WHERE m.status = 'waiting' AND g.status = 'active'`,
     )
     .get();

@@ -6,6 +6,7 @@ import type { Actor } from '../events/eventTypes';
 import { handoffFromRow } from '../model';
 import { randomToken } from '../nodeCrypto';
 import { renderPrompt } from '../projections/prompt';
+import { allowedCommands, commandPrefix } from '../turnCommands';
 import { getGoal, getTodo, getTodoCore, leaseLive, nextNum } from '../queries/lookups';
 import { type ShouldRun, budgetRoom, planTurn } from '../queries/quota';
 import { TURN_END_GRACE_SECONDS } from '../queries/turnSlots';
@@ -24,6 +25,11 @@ export interface TurnStart {
   promptFile: string;
   /** The environment a host runs the agent with. */
   env: Record<string, string>;
+  /**
+   * The loopx commands the prompt tells the agent to run, as prefixes a host may let it run unasked (Claude Code's
+   * `--allowedTools`): from the same table and the same prefix as the prompt, so they cannot drift.
+   */
+  allowedCommands: string[];
 }
 
 /** What should-run's "no" means for a host: wait for a time, or for a human. */
@@ -99,13 +105,14 @@ export function startTurn(
     const handoffRow = tx.db
       .prepare(`SELECT * FROM handoffs WHERE todo_id = ? AND status = 'accepted' ORDER BY num DESC LIMIT 1`)
       .get(todo.id);
+    const prefix = commandPrefix(agent.name, input.loopxCommand ?? 'loopx');
     const prompt = renderPrompt({
       turnId: id,
       agent: agent.name,
       goal,
       todo: getTodo(tx.db, todo.id),
       handoff: handoffRow ? handoffFromRow(handoffRow) : null,
-      loopx: input.loopxCommand ?? 'loopx',
+      prefix,
     });
     // Written last inside the transaction: if writing fails, the claim and the turn roll back with it.
     const promptFile = join(kernel.root, promptPath);
@@ -119,7 +126,7 @@ export function startTurn(
       LOOPX_ROOT: kernel.root,
       LOOPX_PROMPT: promptFile,
     };
-    return { turn: getTurn(tx.db, id), promptFile, env };
+    return { turn: getTurn(tx.db, id), promptFile, env, allowedCommands: allowedCommands(prefix, todo.id) };
   });
 }
 

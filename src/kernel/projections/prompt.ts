@@ -1,10 +1,5 @@
 import type { Goal, Handoff, Todo } from '../model';
-import { DEFAULT_LEASE_SECONDS } from '../ops/leases';
-
-/** The shell-safe way to show a value inside the commands an agent will copy. */
-function q(text: string): string {
-  return /^[A-Za-z0-9._\-/@+]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
-}
+import { promptCommandLines } from '../turnCommands';
 
 /**
  * The prompt a turn hands to its agent, in plain words: what the goal is, what this todo needs, where the last
@@ -16,10 +11,10 @@ export function renderPrompt(input: {
   goal: Goal;
   todo: Todo;
   handoff: Handoff | null;
-  loopx: string;
+  /** How every loopx command starts (`commandPrefix` in turnCommands.ts): the host's permission rules match it. */
+  prefix: string;
 }): string {
-  const { turnId, agent, goal, todo, handoff, loopx } = input;
-  const l = `LOOPX_AGENT=${q(agent)} ${q(loopx)}`;
+  const { turnId, agent, goal, todo, handoff, prefix: l } = input;
   const lines = [
     `# loopx turn ${turnId}: ${todo.id} ${todo.title}`,
     '',
@@ -64,15 +59,7 @@ export function renderPrompt(input: {
     'You already hold the claim on this todo. Use these commands; each prints JSON with --json.',
     '',
     '```sh',
-    `${l} evidence add --todo ${todo.id} --kind test --summary "what you did and how you checked it" [--artifact PATH]`,
-    `${l} todo ship ${todo.id} --evidence "what shows it is done"        # when the acceptance is met`,
-    `${l} todo release ${todo.id} --note "what the next turn should do"  # when you stop before it is done`,
-    `${l} todo block ${todo.id} --reason "what is in the way"            # when you cannot go on`,
-    `${l} gate ask --todo ${todo.id} --question "the decision you need"   # before anything gated or irreversible`,
-    `${l} handoff ${todo.id} --to AGENT --summary "where it stands" --pending "what is left"`,
-    `${l} todo renew ${todo.id}                                           # if you need more than ${DEFAULT_LEASE_SECONDS / 60} minutes`,
-    `${l} evidence run --todo ${todo.id} -- npm test                     # loopx runs it and records the result itself`,
-    `${l} monitor add --todo ${todo.id} --check "CMD" --every 5m --note "…"  # wait for CI, a deploy, a job: then exit`,
+    ...promptCommandLines(l, todo.id, Boolean(check)),
     '```',
     '',
     '## Rules',
@@ -83,7 +70,9 @@ export function renderPrompt(input: {
     '- Stay inside the scope. Do not edit anything under .loopx/ by hand.',
     '- Before you exit, ship, release with a note, block, or hand off. Evidence of progress without shipping is fine.',
     '- Never wait in the foreground for something outside (CI, a deploy, a training run): add a monitor and exit. The',
-    '  todo comes back ready when its check passes (or its output changes or matches), with the result.',
+    '  todo comes back ready when its check passes (or its output changes or matches), with the result. A check you',
+    '  set runs once a person allows it (or it matches a pattern a person allowed for the goal): loopx never runs a',
+    '  command for you that your host would not have let you run yourself.',
     '',
   );
   return lines.join('\n');

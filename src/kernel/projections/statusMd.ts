@@ -2,6 +2,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kernel } from '../kernel';
 import type { StatusReport } from '../queries/status';
+import { pausedWords } from '../../shared/pausedWords';
 import { statusReport } from '../queries/status';
 import { unproductiveEnd } from '../../shared/turnOutcomeWords';
 
@@ -42,6 +43,11 @@ export function renderStatusMd(report: StatusReport): string {
       (f) =>
         `- Keeps failing ${f.todoId} ${cell(f.title)}: ${f.failures} turns in a row made no progress (the last: ${unproductiveEnd(f.result, f.exitCode)}); next try ${f.retryAt}`,
     ),
+    ...report.goals
+      .filter((g) => g.waitsForPerson)
+      .map(
+        (g) => `- Paused ${g.id} ${cell(g.title)}: ${pausedWords(g.waitsForPerson)}; a person starts it (\`loopx goal resume ${g.id}\`)`,
+      ),
     ...report.goals
       .filter((g) => g.shouldRun.reason === 'budget_exhausted')
       .map((g) => `- Budget exhausted for ${g.id} ${cell(g.title)}; next slot ${g.shouldRun.nextWakeAt ?? 'never'}`),

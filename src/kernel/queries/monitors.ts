@@ -60,6 +60,15 @@ export const monitorFromRow = (row: Row) => {
     endedBy: r.maybeText('ended_by'),
     /** Why it stopped waiting, in words. */
     result: r.maybeText('result'),
+    /**
+     * Who lets its check run: `person` (a person added it), `pattern` (an agent's check that matched a pattern a
+     * person allowed for the goal), `approved` (a person approved it), `pending` (it waits for a person; nothing runs).
+     */
+    approval: r.oneOf('approval', ['person', 'pattern', 'pending', 'approved'] as const),
+    /** The person who added or approved it, or the pattern it matched. */
+    approvedBy: r.maybeText('approved_by'),
+    /** How a person approved it: vscode or tty. */
+    approvalChannel: r.maybeText('approval_channel'),
   };
 };
 export type Monitor = ReturnType<typeof monitorFromRow>;
@@ -126,7 +135,8 @@ export function waitingMonitor(db: SqliteDb, todoId: string): Monitor | null {
 export function nextMonitorMoment(db: SqliteDb, goalId: string): string | null {
   const row = db
     .prepare(
-      `SELECT min(min(coalesce(next_check_at, expires_at), coalesce(expires_at, next_check_at))) AS t
+      `SELECT min(CASE WHEN approval = 'pending' THEN expires_at
+          ELSE min(coalesce(next_check_at, expires_at), coalesce(expires_at, next_check_at)) END) AS t
         FROM monitors WHERE goal_id = ? AND status = 'waiting'`,
     )
     .get(goalId);

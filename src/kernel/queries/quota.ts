@@ -22,6 +22,8 @@ export interface QuotaState {
   cooldownSeconds: number;
   cooldownUntil: string | null;
   liveClaims: number;
+  /** Who holds those live claims (distinct names, sorted): a person's claim counts against the goal's concurrency too. */
+  holders: string[];
   /**
    * Open turns that take a concurrent slot though their agent no longer holds its todo: it shipped or released and
    * its host is still exiting, or its runner died and its agent may still run until the turn's deadline.
@@ -45,9 +47,12 @@ export function quotaState(
   const oldest = (spentRow?.oldest as string | null) ?? null;
   const last = (db.prepare('SELECT max(at) AS last FROM quota_spends WHERE goal_id = ?').get(goal.id)?.last as string | null) ?? null;
   const cooldownUntil = last && goal.policy.cooldownSeconds > 0 ? iso(Date.parse(last) + goal.policy.cooldownSeconds * 1000) : null;
-  const liveClaims = Number(
-    db.prepare(`SELECT count(*) AS n FROM todos t WHERE t.goal_id = ? AND ${leaseLiveSql()}`).get(goal.id, at)?.n ?? 0,
-  );
+  const claims = db
+    .prepare(
+      `SELECT t.owner AS owner, count(*) AS n FROM todos t WHERE t.goal_id = ? AND ${leaseLiveSql()} GROUP BY t.owner ORDER BY t.owner`,
+    )
+    .all(goal.id, at);
+  const liveClaims = claims.reduce((n, row) => n + Number(row.n), 0);
   const reserved = slots.filter((t) => !t.spent).length;
   return {
     goalId: goal.id,
@@ -61,6 +66,7 @@ export function quotaState(
     cooldownSeconds: goal.policy.cooldownSeconds,
     cooldownUntil: cooldownUntil && cooldownUntil > at ? cooldownUntil : null,
     liveClaims,
+    holders: claims.map((row) => String(row.owner)),
     windingDown: slots.filter((t) => t.holds && !t.ownLiveClaim).length,
     maxConcurrent: goal.policy.maxConcurrent,
   };

@@ -120,7 +120,12 @@ export function readiness(db: SqliteDb, todo: TodoCore, at: string): Readiness {
   }
   const monitor = waitingMonitor(db, todo.id);
   if (monitor) {
-    const next = monitor.kind === 'timer' ? '' : `, next check at ${monitor.nextCheckAt}`;
+    const next =
+      monitor.kind === 'timer'
+        ? ''
+        : monitor.approval === 'pending'
+          ? ', whose check waits for a person to allow it'
+          : `, next check at ${monitor.nextCheckAt}`;
     return {
       ready: false,
       why: 'monitor',

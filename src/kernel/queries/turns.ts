@@ -44,13 +44,16 @@ export function getTurn(db: SqliteDb, id: string): Turn {
   return turnFromRow(row);
 }
 
-/** Turns newest first: a page (`limit` after `offset`), or every one without a limit; `more` counts what the page left out. */
+/**
+ * Turns newest first (of a todo, of a goal, or all): a page (`limit` after `offset`), or every one without a limit;
+ * `more` counts what the page left out.
+ */
 export function listTurns(
   db: SqliteDb,
-  filter: { goalId?: string; limit?: number; offset?: number } = {},
+  filter: { goalId?: string; todoId?: string; limit?: number; offset?: number } = {},
 ): { turns: Turn[]; more: number } {
-  const where = filter.goalId ? 'WHERE goal_id = ?' : '';
-  const args = filter.goalId ? [filter.goalId] : [];
+  const where = filter.todoId ? 'WHERE todo_id = ?' : filter.goalId ? 'WHERE goal_id = ?' : '';
+  const args = filter.todoId ? [filter.todoId] : filter.goalId ? [filter.goalId] : [];
   const limit = filter.limit === undefined ? -1 : Math.max(1, Math.floor(filter.limit));
   const offset = Math.max(0, Math.floor(filter.offset ?? 0));
   const turns = db
@@ -60,6 +63,10 @@ export function listTurns(
   if (limit === -1 || turns.length < limit) return { turns, more: 0 };
   const total = Number(db.prepare(`SELECT count(*) AS n FROM turns ${where}`).get(...args)?.n ?? 0);
   return { turns, more: Math.max(0, total - offset - turns.length) };
+}
+
+export function countTurns(db: SqliteDb): number {
+  return Number(db.prepare('SELECT count(*) AS n FROM turns').get()?.n ?? 0);
 }
 
 /** Turns started and not yet finished, oldest first. */

@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { hostProblemAfterTurn, judgeHost, usageProblem } from './hostCheck';
+import { DEFAULT_HOSTS } from './hosts';
+
+const dir = mkdtempSync(join(tmpdir(), 'loopx-hostcheck-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The parts of the real help texts (Codex 0.171.0 `exec --help`, Claude Code 2.1.197 `--help`) the verdict reads. */
+const CODEX_HELP = `Usage: codex exec [OPTIONS] [PROMPT]\n  -s, --sandbox <SANDBOX_MODE>\n      --skip-git-repo-check\n      --dangerously-bypass-approvals-and-sandbox\n`;
+const OLD_CODEX_HELP = `Usage: codex exec [OPTIONS] [PROMPT]\n  -s, --sandbox <SANDBOX_MODE>\n      --full-auto\n`;
+const CLAUDE_HELP = `Usage: claude [options] [command] [prompt]\n  --allowedTools, --allowed-tools <tools...>\n  --permission-mode <mode>   Permission mode\n  -p, --print   Print response and exit\n`;
+
+describe('a host judged against the installed program', () => {
+  test('missing: says so with how to install it', () => {
+    const v = judgeHost('codex', DEFAULT_HOSTS.codex, { found: null, versionOutput: null, helpOutput: null });
+    expect(v).toMatchObject({ level: 'fail', problem: 'missing' });
+    expect(v.sentence).toBe('The Codex CLI is not installed: "codex" is not on PATH; install the Codex CLI: npm install -g @openai/codex.');
+  });
+
+  test('the defaults pass on the tested releases, with their versions', () => {
+    expect(
+      judgeHost('codex', DEFAULT_HOSTS.codex, { found: '/bin/codex', versionOutput: 'codex-cli 0.171.0', helpOutput: CODEX_HELP }),
+    ).toMatchObject({
+      level: 'ok',
+      version: '0.171.0',
+      problem: null,
+    });
+    expect(
+      judgeHost('claude', DEFAULT_HOSTS.claude, { found: '/bin/claude', versionOutput: '2.1.197 (Claude Code)', helpOutput: CLAUDE_HELP }),
+    ).toMatchObject({ level: 'ok', version: '2.1.197' });
+  });
+
+  test('a flag the program dropped is incompatible, with the fix; a flag an old program lacks is too old, with the update', () => {
+    const dropped = judgeHost('codex', 'codex exec --full-auto -', {
+      found: '/bin/codex',
+      versionOutput: 'codex-cli 0.171.0',
+      helpOutput: CODEX_HELP,
+    });
+    expect(dropped).toMatchObject({ level: 'fail', problem: 'incompatible' });
+    expect(dropped.sentence).toBe(
+      'The Codex CLI 0.171.0 no longer accepts --full-auto; use the default command: codex exec --sandbox workspace-write --skip-git-repo-check -.',
+    );
+    const old = judgeHost('codex', DEFAULT_HOSTS.codex, {
+      found: '/bin/codex',
+      versionOutput: 'codex-cli 0.12.0',
+      helpOutput: OLD_CODEX_HELP,
+    });
+    expect(old).toMatchObject({ level: 'fail', problem: 'too_old' });
+    expect(old.sentence).toMatch(/0\.12\.0 is too old: it does not know --skip-git-repo-check; update it: npm install -g @openai\/codex/);
+  });
+
+  test('Claude Code without permission rules would refuse every loopx call in -p mode: a warning with the fix', () => {
+    const v = judgeHost('claude', 'claude -p --permission-mode acceptEdits', {
+      found: '/bin/claude',
+      versionOutput: '2.1.197',
+      helpOutput: CLAUDE_HELP,
+    });
+    expect(v).toMatchObject({ level: 'warn', problem: 'needs_permissions' });
+    expect(v.sentence).toMatch(/requires approval.*--allowedTools \{allowedTools\}/);
+  });
+
+  test("a custom runner is the person's own: only that it exists is checked", () => {
+    expect(judgeHost('custom', 'node agent.js {prompt}', { found: '/usr/bin/node', versionOutput: null, helpOutput: null })).toMatchObject({
+      level: 'ok',
+    });
+  });
+
+  test('a host that ended at once with a usage error: the telling line, named a host configuration problem', () => {
+    const codex =
+      "error: unexpected argument '--full-auto' found\n\n  tip: to pass '--full-auto' as a value, use '-- --full-auto'\n\nUsage: codex exec [OPTIONS] [PROMPT]\n";
+    expect(usageProblem(codex, 2, 300)).toBe("error: unexpected argument '--full-auto' found");
+    expect(usageProblem("error: unknown option '--bogus'\n", 1, 900)).toBe("error: unknown option '--bogus'");
+    expect(usageProblem('tests failed: 3 of 12\n', 1, 900)).toBeNull();
+    expect(usageProblem(codex, 0, 300)).toBeNull();
+    const log = join(dir, 'output.log');
+    writeFileSync(log, codex);
+    expect(hostProblemAfterTurn('codex', log, 2, 400)).toMatch(
+      /^the codex host's command line is not what the installed program accepts \(a host configuration problem, not the agent's work\): "error: unexpected argument '--full-auto' found"; use the default command/,
+    );
+  });
+});

@@ -1,0 +1,174 @@
+import type * as ChildProcess from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { INSTALL_HINTS, findExecutable } from './hosts';
+
+/**
+ * Hosts change under you: a CLI update drops a flag (Codex's `--full-auto`), an old install lacks one. Before a turn
+ * claims anything, and in `loopx doctor`, a host's command is judged against the installed program: is it there,
+ * which version, does its command line know every flag the command uses. The facts are gathered by whoever can
+ * (a synchronous probe for the CLI, an asynchronous one in VS Code); the judgement is one pure function.
+ */
+export interface HostFacts {
+  /** The program's path, or null when it is not on PATH. */
+  found: string | null;
+  /** What `--version` printed (null: not asked, or it could not run). */
+  versionOutput: string | null;
+  /** What the help of the subcommand the command uses printed. */
+  helpOutput: string | null;
+}
+
+export interface HostVerdict {
+  host: string;
+  executable: string;
+  found: string | null;
+  version: string | null;
+  /** ok: runs as configured; warn: runs, but turns will not write back; fail: cannot run as configured. */
+  level: 'ok' | 'warn' | 'fail';
+  /** missing | too_old | incompatible | needs_permissions | null */
+  problem: 'missing' | 'too_old' | 'incompatible' | 'needs_permissions' | null;
+  /** One sentence for a person, with the fix. */
+  sentence: string;
+}
+
+/** The releases loopx is tested with (test/agents): older ones that lack a flag are too old, newer ones changed. */
+export const TESTED_VERSIONS: Record<string, string> = { claude: '2.1.197', codex: '0.171.0' };
+const NAMES: Record<string, string> = { claude: 'Claude Code', codex: 'The Codex CLI', custom: 'The custom host' };
+const FIXES: Record<string, string> = {
+  claude: 'use the default command: claude -p --permission-mode acceptEdits --allowedTools {allowedTools}',
+  codex: 'use the default command: codex exec --sandbox workspace-write --skip-git-repo-check -',
+};
+const UPDATE: Record<string, string> = {
+  claude: 'update it: npm install -g @anthropic-ai/claude-code',
+  codex: 'update it: npm install -g @openai/codex',
+};
+
+/** The program a command starts, and the subcommand whose help lists its flags (`codex exec`). */
+export function commandShape(template: string): { executable: string; subcommand: string | null; flags: string[] } {
+  const words = template.trim().split(/\s+/);
+  const executable = (words[0] ?? '').replace(/^['"]|['"]$/g, '');
+  const subcommand = words[1] && /^[a-z][a-z-]*$/.test(words[1]) ? words[1] : null;
+  const flags = words.filter((w) => /^--?[A-Za-z]/.test(w)).map((w) => w.replace(/=.*$/, ''));
+  return { executable, subcommand, flags: [...new Set(flags)] };
+}
+
+export function judgeHost(host: string, template: string, facts: HostFacts): HostVerdict {
+  const { executable, flags } = commandShape(template);
+  const name = NAMES[host] ?? `The ${host} host`;
+  const base = { host, executable, found: facts.found, version: versionIn(facts.versionOutput) };
+  const verdict = (level: HostVerdict['level'], problem: HostVerdict['problem'], sentence: string): HostVerdict => ({
+    ...base,
+    level,
+    problem,
+    sentence,
+  });
+  if (!facts.found)
+    return verdict(
+      'fail',
+      'missing',
+      host === 'claude' || host === 'codex'
+        ? `${name} is not installed: "${executable}" is not on PATH; ${INSTALL_HINTS[host]}.`
+        : `${name} needs "${executable}", which is not on PATH; check the command (setting loopx.hosts.${host}.command, or loopx run --command).`,
+    );
+  const known = knownHost(host, executable);
+  if (!known) return verdict('ok', null, `${name} runs ${facts.found}.`);
+  const version = base.version;
+  const at = version ? ` ${version}` : '';
+  if (facts.helpOutput) {
+    const missing = flags.filter((f) => !new RegExp(`(^|[\\s,])${escape(f)}([\\s,=<\\[]|$)`, 'm').test(facts.helpOutput ?? ''));
+    if (missing.length) {
+      const list = missing.join(', ');
+      if (version && older(version, TESTED_VERSIONS[host] as string))
+        return verdict(
+          'fail',
+          'too_old',
+          `${name}${at} is too old: it does not know ${list}; ${UPDATE[host]} (loopx is tested with ${TESTED_VERSIONS[host]}).`,
+        );
+      return verdict('fail', 'incompatible', `${name}${at} no longer accepts ${list}; ${FIXES[host]}.`);
+    }
+  }
+  if (
+    host === 'claude' &&
+    !/\{allowedTools\}|--allowedTools|--allowed-tools|--dangerously-skip-permissions|bypassPermissions|--mcp-config/.test(template)
+  )
+    return verdict(
+      'warn',
+      'needs_permissions',
+      `Claude Code${at} in -p mode cannot ask anyone, so every loopx call of a turn would be refused ("requires approval"); ${FIXES.claude}.`,
+    );
+  return verdict('ok', null, `${name}${at} (${facts.found}) accepts the command.`);
+}
+
+/** Only the programs loopx knows get their version and flags checked; anything else is the person's own runner. */
+function knownHost(host: string, executable: string): boolean {
+  return (host === 'claude' || host === 'codex') && basename(executable) === host;
+}
+
+/**
+ * The facts: the program on PATH, then its `--version` and its (subcommand's) `--help` at the same time, each with a
+ * time limit (Claude Code's help takes seconds on a cold start).
+ */
+export async function hostFacts(host: string, template: string, path = process.env.PATH ?? ''): Promise<HostFacts> {
+  const { executable, subcommand } = commandShape(template);
+  const found = findExecutable(executable, path) ?? null;
+  if (!found || !knownHost(host, executable)) return { found, versionOutput: null, helpOutput: null };
+  // node:child_process loads node:net and node:stream: only the commands that probe a host pay for it.
+  const { execFile } = process.getBuiltinModule('node:child_process') as typeof ChildProcess;
+  const run = (args: string[]) =>
+    new Promise<string | null>((done) =>
+      execFile(found, args, { encoding: 'utf8', timeout: 15_000, env: { ...process.env, PATH: path } }, (error, stdout, stderr) =>
+        done(error && !stdout && !stderr ? null : `${stdout}${stderr}`),
+      ),
+    );
+  const [versionOutput, helpOutput] = await Promise.all([run(['--version']), run([...(subcommand ? [subcommand] : []), '--help'])]);
+  return { found, versionOutput, helpOutput };
+}
+
+/**
+ * A host that ends at once with its usage message did not run the agent: its command line is wrong for the installed
+ * program. Returns the telling line of its output, or null when the output does not look like that.
+ */
+export function usageProblem(output: string, exitCode: number, runMs: number): string | null {
+  if (exitCode === 0 || runMs > 30_000) return null;
+  const lines = output.split('\n').map((l) => l.trim());
+  const telling = lines.find((l) =>
+    /unexpected argument|unknown (option|argument|command)|unrecognized (option|argument)|invalid value .* for|error: .*(option|argument)/i.test(
+      l,
+    ),
+  );
+  if (telling) return telling.slice(0, 300);
+  return null;
+}
+
+function versionIn(output: string | null): string | null {
+  return /(\d+\.\d+\.\d+)/.exec(output ?? '')?.[1] ?? null;
+}
+
+/** a < b for dotted versions. */
+function older(a: string, b: string): boolean {
+  const x = a.split('.').map(Number);
+  const y = b.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) < (y[i] ?? 0);
+  return false;
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * After a turn that wrote nothing back: was it the host's command line? Reads the turn's output.log (what the host
+ * printed) and returns a sentence naming it a host configuration problem with its telling line, or null.
+ */
+export function hostProblemAfterTurn(host: string, outputLog: string, exitCode: number, runMs: number): string | null {
+  let output: string;
+  try {
+    output = readFileSync(outputLog, 'utf8').slice(-20_000);
+  } catch {
+    return null;
+  }
+  const line = usageProblem(output, exitCode, runMs);
+  if (!line) return null;
+  const fix = FIXES[host] ?? 'check the command in --command or the loopx.hosts settings';
+  return `the ${host} host's command line is not what the installed program accepts (a host configuration problem, not the agent's work): "${line}"; ${fix}`;
+}

@@ -1,0 +1,108 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ModelServer } from './modelServer';
+import { readTurnPrompt } from '../../src/kernel/turnCommands';
+
+/**
+ * The environment the real agent CLIs run in for a test: offline against the scripted model on 127.0.0.1, with a
+ * home of the test's own (never the person's ~/.claude or ~/.codex), no telemetry, no update checks, and the model
+ * server as the HTTP(S) proxy for anything else, so an attempt to reach the internet is recorded (`outside`) and
+ * refused instead of leaving the machine.
+ */
+export function agentEnv(server: ModelServer, home: string, bin: string): Record<string, string> {
+  mkdirSync(join(home, '.claude'), { recursive: true });
+  const codexHome = join(home, '.codex');
+  mkdirSync(codexHome, { recursive: true });
+  writeFileSync(join(codexHome, 'config.toml'), codexConfig(server));
+  return {
+    HOME: home,
+    PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    // Claude Code: the Messages API on 127.0.0.1, a dummy key, its own config folder, nothing non-essential.
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: 'loopx-test-dummy-key',
+    CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    // Codex: its config (below) names the provider; the key is read from this variable.
+    CODEX_HOME: codexHome,
+    LOOPX_TEST_MODEL_KEY: 'loopx-test-dummy-key',
+    ...proxyEnv(server),
+  };
+}
+
+/** Everything not for 127.0.0.1 goes to the model server, which records and refuses it. */
+export function proxyEnv(server: ModelServer): Record<string, string> {
+  const proxy = server.url;
+  const none = '127.0.0.1,localhost';
+  return {
+    HTTPS_PROXY: proxy,
+    HTTP_PROXY: proxy,
+    ALL_PROXY: proxy,
+    https_proxy: proxy,
+    http_proxy: proxy,
+    all_proxy: proxy,
+    NO_PROXY: none,
+    no_proxy: none,
+  };
+}
+
+/**
+ * Codex's config for a test: a custom provider speaking the Responses API on 127.0.0.1, no update check, and the
+ * features that reach the network at start-up switched off (the plugin marketplace clones a git repository and asks
+ * chatgpt.com; apps ask chatgpt.com). /tmp is not writable inside the sandbox, so a write outside the workspace is
+ * refused there as it would be in a home folder.
+ */
+export function codexConfig(server: ModelServer, extra = ''): string {
+  return [
+    'model = "loopx-scripted"',
+    'model_provider = "scripted"',
+    'check_for_update_on_startup = false',
+    '',
+    '[model_providers.scripted]',
+    'name = "scripted model on 127.0.0.1"',
+    `base_url = "${server.url}/v1"`,
+    'wire_api = "responses"',
+    'env_key = "LOOPX_TEST_MODEL_KEY"',
+    '',
+    '[features]',
+    'plugins = false',
+    'remote_plugin = false',
+    'plugin_sharing = false',
+    'apps = false',
+    '',
+    '[analytics]',
+    'enabled = false',
+    '',
+    '[feedback]',
+    'enabled = false',
+    '',
+    '[sandbox_workspace_write]',
+    'exclude_slash_tmp = true',
+    'exclude_tmpdir_env_var = true',
+    '',
+    extra,
+  ].join('\n');
+}
+
+/** The real CLIs, installed as exact devDependencies: a test that needs one and cannot find it fails, never skips. */
+export function agentBin(repo: string): string {
+  const bin = join(repo, 'node_modules', '.bin');
+  for (const name of ['claude', 'codex']) {
+    if (!existsSync(join(bin, name))) throw new Error(`${name} is not installed in ${bin}: run npm ci (it is a devDependency)`);
+  }
+  return bin;
+}
+
+/** The turn's todo and exact loopx prefix, read from its prompt (turnCommands.ts: the same home as the prompt). */
+export const readTurn = readTurnPrompt;
+
+export function shipScript(prompt: string): string[] {
+  const turn = readTurn(prompt);
+  if (!turn) return [];
+  const { prefix, todo } = turn;
+  return [
+    `${prefix} todo show ${todo} --json`,
+    `${prefix} evidence add --todo ${todo} --kind test --summary "checked by the scripted model" --json`,
+    `${prefix} todo ship ${todo} --json`,
+  ];
+}

@@ -1,0 +1,279 @@
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * A scripted model on 127.0.0.1 for the real agent CLIs: Claude Code talks to it as the Anthropic Messages API
+ * (`ANTHROPIC_BASE_URL`), Codex as the OpenAI Responses API (a custom provider with `wire_api = "responses"`), both
+ * streaming (SSE). No model decides anything: a script reads the prompt the CLI sends, and the server answers each
+ * request with the script's next shell command, as a call of whichever shell tool the CLI offers in that request,
+ * then ends the turn with a line of text. What came back from each call (the CLI's tool result) is recorded, so a
+ * test can read what the CLI did with a command: ran it, or refused it.
+ */
+/** A step of a script: a shell command (through the CLI's shell tool), or a call of another tool it offers (MCP). */
+export type Step = string | { tool: string; input: Record<string, unknown> };
+
+export interface ModelServerOptions {
+  /** The steps to run, in order, for the prompt the CLI was given (the first user text of the turn). */
+  script(prompt: string): Step[];
+}
+
+export interface ToolCall {
+  api: 'anthropic' | 'openai';
+  /** The tool the server called: Claude Code's `Bash`, or Codex's shell tool as it offered it. */
+  tool: string;
+  command: string;
+  /** What the CLI sent back as the result; null until the next request brings it. */
+  output: string | null;
+}
+
+export interface ModelServer {
+  url: string;
+  port: number;
+  /** Every shell call the server made, in order, with its result once known. */
+  calls: ToolCall[];
+  /** Every request (method, path), including the ones answered 404: what the CLI tried to reach. */
+  requests: { method: string; path: string }[];
+  /** Requests that carried a turn's prompt but whose script found nothing to run (the prompt did not parse). */
+  problems: string[];
+  /**
+   * Whatever tried to reach another host through it: the server is also the CLIs' HTTP(S) proxy (`proxyEnv`), so
+   * a request for anything but 127.0.0.1 lands here (CONNECT, or an absolute URL) and is refused.
+   */
+  outside: string[];
+  close(): Promise<void>;
+}
+
+export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
+  const calls: ToolCall[] = [];
+  const requests: { method: string; path: string }[] = [];
+  const problems: string[] = [];
+  const outside: string[] = [];
+  const server: Server = createServer((req, res) => {
+    void readBody(req).then((body) => {
+      requests.push({ method: req.method ?? '', path: req.url ?? '' });
+      try {
+        route(req, res, body);
+      } catch (error) {
+        problems.push(`${req.url}: ${(error as Error).message}`);
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { type: 'api_error', message: (error as Error).message } }));
+      }
+    });
+  });
+
+  server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    outside.push(`CONNECT ${req.url}`);
+    socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+  });
+
+  function route(req: IncomingMessage, res: ServerResponse, body: string): void {
+    if (/^https?:\/\//.test(req.url ?? '')) {
+      outside.push(`${req.method} ${req.url}`);
+      res.writeHead(403);
+      return void res.end();
+    }
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'POST' && path === '/v1/messages') return anthropic(res, JSON.parse(body) as AnthropicRequest);
+    if (req.method === 'POST' && path === '/v1/responses') return openai(res, JSON.parse(body) as OpenAiRequest);
+    if (req.method === 'HEAD' || (req.method === 'GET' && path === '/')) {
+      res.writeHead(200);
+      return void res.end();
+    }
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { type: 'not_found_error', message: `no ${req.method} ${path} here` } }));
+  }
+
+  /** The next step of the script, given how many calls this conversation has made; undefined: the turn ends. */
+  function next(api: ToolCall['api'], prompt: string | undefined, done: number, outputs: string[], tool: string): Step | undefined {
+    // Results arrive with the request after the call: attach them to the calls still waiting for one, in order.
+    const open = calls.filter((c) => c.api === api && c.output === null);
+    outputs.slice(-open.length || outputs.length).forEach((output, i) => {
+      const call = open[i];
+      if (call) call.output = output;
+    });
+    if (prompt === undefined) return undefined;
+    const script = options.script(prompt);
+    if (script.length === 0) problems.push(`the script found nothing to run in a ${api} prompt of ${prompt.length} characters`);
+    const step = script[done];
+    if (typeof step === 'string') calls.push({ api, tool, command: step, output: null });
+    else if (step) calls.push({ api, tool: step.tool, command: JSON.stringify(step.input), output: null });
+    return step;
+  }
+
+  function anthropic(res: ServerResponse, request: AnthropicRequest): void {
+    const bash = request.tools?.find((t) => t.name === 'Bash');
+    const prompt = bash ? turnPrompt(request.messages.flatMap((m) => textsOf(m.content))) : undefined;
+    const results = request.messages.flatMap((m) =>
+      Array.isArray(m.content) ? m.content.filter((c) => c.type === 'tool_result').map((c) => resultText(c.content)) : [],
+    );
+    const step = next('anthropic', prompt, results.length, results, 'Bash');
+    const sse = startSse(res);
+    const usage = { input_tokens: 100, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    sse('message_start', {
+      type: 'message_start',
+      message: { id: `msg_${Date.now()}`, type: 'message', role: 'assistant', model: request.model, content: [], stop_reason: null, usage },
+    });
+    if (step !== undefined) {
+      const id = `toolu_${calls.length}`;
+      const name = typeof step === 'string' ? 'Bash' : step.tool;
+      sse('content_block_start', {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'tool_use', id, name, input: {} },
+      });
+      const input = JSON.stringify(typeof step === 'string' ? { command: step, description: 'Write back to loopx' } : step.input);
+      sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: input } });
+      sse('content_block_stop', { type: 'content_block_stop', index: 0 });
+      sse('message_delta', {
+        type: 'message_delta',
+        delta: { stop_reason: 'tool_use', stop_sequence: null },
+        usage: { output_tokens: 20 },
+      });
+    } else {
+      sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+      const text = prompt ? 'Done: the turn is written back to loopx.' : 'OK';
+      sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } });
+      sse('content_block_stop', { type: 'content_block_stop', index: 0 });
+      sse('message_delta', {
+        type: 'message_delta',
+        delta: { stop_reason: 'end_turn', stop_sequence: null },
+        usage: { output_tokens: 10 },
+      });
+    }
+    sse('message_stop', { type: 'message_stop' });
+    res.end();
+  }
+
+  function openai(res: ServerResponse, request: OpenAiRequest): void {
+    const input = Array.isArray(request.input) ? request.input : [];
+    const shell = shellTool(request.tools ?? []);
+    const prompt = shell
+      ? turnPrompt(input.flatMap((item) => (item.type === 'message' || !item.type ? textsOf(item.content) : [])))
+      : undefined;
+    const outputs = input
+      .filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output')
+      .map((i) => resultText(i.output));
+    const done = input.filter((i) => i.type === 'function_call' || i.type === 'local_shell_call' || i.type === 'custom_tool_call').length;
+    const step = shell ? next('openai', prompt, done, outputs, shell.name) : undefined;
+    const sse = startSse(res);
+    const id = `resp_${Date.now()}`;
+    const base = {
+      id,
+      object: 'response',
+      created_at: Math.floor(Date.now() / 1000),
+      model: request.model,
+      status: 'in_progress',
+      output: [],
+    };
+    sse('response.created', { type: 'response.created', response: base });
+    const item =
+      step !== undefined && shell
+        ? {
+            type: 'function_call',
+            id: `fc_${calls.length}`,
+            call_id: `call_${calls.length}`,
+            name: typeof step === 'string' ? shell.name : step.tool,
+            arguments: JSON.stringify(typeof step === 'string' ? shell.args(step) : step.input),
+            status: 'completed',
+          }
+        : {
+            type: 'message',
+            id: `msg_${Date.now()}`,
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: prompt ? 'Done: the turn is written back to loopx.' : 'OK', annotations: [] }],
+          };
+    sse('response.output_item.added', { type: 'response.output_item.added', output_index: 0, item });
+    sse('response.output_item.done', { type: 'response.output_item.done', output_index: 0, item });
+    const usage = {
+      input_tokens: 100,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 20,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 120,
+    };
+    sse('response.completed', { type: 'response.completed', response: { ...base, status: 'completed', output: [item], usage } });
+    res.end();
+  }
+
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    calls,
+    requests,
+    problems,
+    outside,
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
+type Content = string | { type: string; text?: string; content?: unknown }[] | undefined;
+interface AnthropicRequest {
+  model: string;
+  messages: { role: string; content: Content }[];
+  tools?: { name: string }[];
+}
+interface OpenAiTool {
+  type: string;
+  name?: string;
+  parameters?: { properties?: Record<string, unknown> };
+}
+interface OpenAiRequest {
+  model: string;
+  input?: { type?: string; role?: string; content?: Content; output?: unknown }[];
+  tools?: OpenAiTool[];
+}
+
+/**
+ * The shell tool Codex offers, and how to call it: the tools in the request decide (its releases have named and
+ * shaped it differently: `shell` with an argv array, `shell_command` with a string, `exec_command` with `cmd`).
+ */
+function shellTool(tools: OpenAiTool[]): { name: string; args(command: string): Record<string, unknown> } | undefined {
+  for (const tool of tools) {
+    const props = tool.parameters?.properties ?? {};
+    if (tool.type !== 'function' || !tool.name) continue;
+    if (tool.name === 'exec_command' || 'cmd' in props) return { name: tool.name, args: (cmd) => ({ cmd }) };
+    if (tool.name === 'shell_command') return { name: tool.name, args: (command) => ({ command }) };
+    if (tool.name === 'shell') return { name: tool.name, args: (command) => ({ command: ['bash', '-lc', command] }) };
+  }
+  return undefined;
+}
+
+/** The turn's prompt among the conversation's texts: the one a loopx turn starts with. */
+function turnPrompt(texts: string[]): string | undefined {
+  return texts.find((t) => t.includes('# loopx turn ')) ?? undefined;
+}
+
+function textsOf(content: Content): string[] {
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((c) => (typeof c.text === 'string' && (c.type === 'text' || c.type === 'input_text') ? [c.text] : []));
+}
+
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content))
+    return content.map((c) => (typeof c === 'object' && c && 'text' in c ? String(c.text) : JSON.stringify(c))).join('\n');
+  if (content && typeof content === 'object' && 'output' in content) return resultText((content as { output: unknown }).output);
+  return JSON.stringify(content);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((done) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (d: string) => (body += d));
+    req.on('end', () => done(body));
+  });
+}
+
+function startSse(res: ServerResponse): (event: string, data: unknown) => void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  return (event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+}

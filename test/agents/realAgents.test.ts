@@ -1,0 +1,298 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { LOOPX, REPO, cleanEnv, inVsCode, loopx, startGoal } from '../cli/harness';
+import { approveMonitor } from '../../src/kernel/ops/monitors';
+import { agentBin, agentEnv, readTurn, shipScript } from './agentEnv';
+import { type ModelServer, type Step, startModelServer } from './modelServer';
+import { claudeMcpSetup, codexMcpSetup } from '../../src/kernel/projections/mcpSetup';
+
+/**
+ * The real Claude Code and Codex CLIs (exact devDependencies) running loopx turns with the default host commands,
+ * offline: the model is a script on 127.0.0.1 that reads the prompt and calls the CLI's own shell tool with the
+ * prompt's loopx commands. Everything lives under one temporary folder whose name has a space, loopx included.
+ */
+const base = mkdtempSync(join(tmpdir(), 'loopx agents '));
+const bin = agentBin(REPO);
+/** This loopx, reached through a folder with a space in its name (as on macOS), as the prompt will show it. */
+const spacedLoopx = join(base, 'my tools', 'loopx');
+let server: ModelServer;
+/** What the scripted model runs after the turn's own commands (a test sets it). */
+let extra: (turn: { prefix: string; todo: string }) => string[] = () => [];
+/** Or instead of them: a test's own script. */
+let only: ((turn: { prefix: string; todo: string }) => Step[]) | undefined;
+
+beforeAll(async () => {
+  mkdirSync(join(base, 'my tools'));
+  symlinkSync(LOOPX, spacedLoopx);
+  server = await startModelServer({
+    script: (prompt) => {
+      const turn = readTurn(prompt);
+      if (!turn) return [];
+      if (only) return only(turn);
+      const [show, evidence, ship] = shipScript(prompt);
+      return [show as string, ...extra(turn), evidence as string, ship as string];
+    },
+  });
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+let n = 0;
+function setUp(): { root: string; env: Record<string, string>; cli: (args: string[]) => ReturnType<typeof loopx> } {
+  const root = join(base, `work space ${++n}`);
+  mkdirSync(root);
+  const env = agentEnv(server, join(base, `home ${n}`), bin);
+  const cli = (args: string[]) => loopx(args, { cwd: root, env: { HOME: env.HOME as string } });
+  cli(['init']);
+  cli(['goal', 'create', '--title', 'Ship the importer', '--turns', '5']);
+  startGoal(root);
+  cli(['todo', 'add', '--goal', 'G1', '--title', 'Parse quoted fields', '--detail', 'fixtures pass']);
+  return { root, env, cli };
+}
+
+/** `loopx run … --once --json` through the spaced path, as a child (the model server answers meanwhile). */
+function run(
+  root: string,
+  env: Record<string, string>,
+  args: string[],
+): Promise<{ code: number | null; events: Record<string, unknown>[]; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [spacedLoopx, 'run', '--json', '--once', ...args], { cwd: root, env: cleanEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) =>
+      done({
+        code,
+        stderr,
+        events: stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>),
+      }),
+    );
+  });
+}
+
+function expectShippedOnce(cli: (args: string[]) => ReturnType<typeof loopx>, agent: string): void {
+  expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+  expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toEqual([
+    expect.objectContaining({ actor: agent, source: 'agent', summary: 'checked by the scripted model' }),
+  ]);
+  expect(cli(['turn', 'list', '--json']).json.data).toEqual([
+    expect.objectContaining({ id: 'R1', agent, resultKind: 'validated_completion', spent: true, exitCode: 0 }),
+  ]);
+  const history = cli(['history', '--goal', 'G1', '--limit', '500', '--json']).json.data as { kind: string }[];
+  expect(history.filter((e) => e.kind === 'quota.spent')).toHaveLength(1);
+  expect(cli(['quota', 'show', '--goal', 'G1', '--json']).json.data).toMatchObject({ spent: 1 });
+}
+
+describe('real agent CLIs with the default host commands, offline', () => {
+  test("loopx run --host claude: Claude Code runs the prompt's loopx commands unasked and ships the todo; quota spent once", async () => {
+    const { root, env, cli } = setUp();
+    const before = server.calls.length;
+    const r = await run(root, env, ['--host', 'claude']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({ resultKind: 'validated_completion', spent: true, exitCode: 0 });
+    const calls = server.calls.slice(before);
+    expect(calls.map((c) => c.command)).toEqual([
+      `LOOPX_AGENT=claude '${spacedLoopx}' todo show T1 --json`,
+      expect.stringContaining(' evidence add --todo T1 '),
+      `LOOPX_AGENT=claude '${spacedLoopx}' todo ship T1 --json`,
+    ]);
+    for (const call of calls) expect(call.output).toContain('"ok":true');
+    expectShippedOnce(cli, 'claude');
+    expect(server.outside).toEqual([]);
+    expect(server.problems).toEqual([]);
+  });
+
+  test('loopx run --host codex: Codex runs them in its workspace-write sandbox and ships the todo; quota spent once', async () => {
+    const { root, env, cli } = setUp();
+    const before = server.calls.length;
+    const r = await run(root, env, ['--host', 'codex']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({ resultKind: 'validated_completion', spent: true, exitCode: 0 });
+    const calls = server.calls.slice(before);
+    expect(calls.map((c) => c.command)).toEqual([
+      `LOOPX_AGENT=codex '${spacedLoopx}' todo show T1 --json`,
+      expect.stringContaining(' evidence add --todo T1 '),
+      `LOOPX_AGENT=codex '${spacedLoopx}' todo ship T1 --json`,
+    ]);
+    for (const call of calls) expect(call.output).toContain('"ok":true');
+    expectShippedOnce(cli, 'codex');
+    expect(server.outside).toEqual([]);
+    expect(server.problems).toEqual([]);
+  });
+
+  test('Claude Code: a command smuggled through an allowed loopx call, or through evidence run, is not run unasked', async () => {
+    const { root, env, cli } = setUp();
+    const marker = (name: string) => join(root, name);
+    extra = ({ prefix, todo }) => [
+      `${prefix} evidence run --todo ${todo} -- touch ${marker('ran-evidence-run')}`,
+      `${prefix} todo show ${todo} && node -e "require('fs').writeFileSync('${marker('ran-and')}', '')"`,
+      `${prefix} todo show ${todo}; node -e "require('fs').writeFileSync('${marker('ran-semicolon')}', '')"`,
+      `${prefix} todo show ${todo} | node -e "require('fs').writeFileSync('${marker('ran-pipe')}', '')"`,
+      `${prefix} todo show $(node -e "require('fs').writeFileSync('${marker('ran-substitution')}', '')")`,
+      `node -e "require('fs').writeFileSync('${marker('ran-plain')}', '')"`,
+    ];
+    const before = server.calls.length;
+    try {
+      const r = await run(root, env, ['--host', 'claude']);
+      expect(r.code, r.stderr).toBe(0);
+    } finally {
+      extra = () => [];
+    }
+    const smuggled = server.calls.slice(before + 1, before + 7);
+    expect(smuggled).toHaveLength(6);
+    for (const call of smuggled) expect(call.output, call.command).toMatch(/requires approval|command_substitution/);
+    for (const name of ['ran-evidence-run', 'ran-and', 'ran-semicolon', 'ran-pipe', 'ran-substitution', 'ran-plain'])
+      expect(existsSync(marker(name)), name).toBe(false);
+    // Nothing ran: evidence run recorded nothing either; the turn's own commands still did their work.
+    expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toHaveLength(1);
+    expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+  });
+
+  test("Codex: the sandbox keeps the agent's own writes in the workspace, and a check it sets through loopx waits for a person", async () => {
+    const { root, env, cli } = setUp();
+    const outside = (name: string) => join(base, `${name} ${n}`);
+    only = ({ prefix, todo }) => [
+      `${prefix} todo show ${todo} --json`,
+      `touch '${outside('written by the agent')}'`,
+      `${prefix} monitor add --todo ${todo} --check "touch '${outside('written by its check')}'" --every 10s --note "waits for the deploy" --json`,
+    ];
+    const before = server.calls.length;
+    try {
+      const r = await run(root, env, ['--host', 'codex']);
+      expect(r.code, r.stderr).toBe(0);
+    } finally {
+      only = undefined;
+    }
+    const [, write, add] = server.calls.slice(before);
+    expect(write?.output).toMatch(/Read-only file system|Permission denied/);
+    expect(existsSync(outside('written by the agent'))).toBe(false);
+    expect(add?.output).toContain('"approval":"pending"');
+    // The runner's next passes and any ticker leave it alone: it waits for a person, and says so.
+    const again = await run(root, env, ['--host', 'codex']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(cli(['monitor', 'tick', '--json']).json.data).toMatchObject({ runs: [] });
+    expect(existsSync(outside('written by its check'))).toBe(false);
+    expect(cli(['monitor', 'list']).stdout).toMatch(
+      /M1\s+waiting\s+T1: .*\(waits for a person to allow its check \(loopx monitor approve M1\)/,
+    );
+    // Once a person approves it, loopx runs it, unattended and outside the sandbox: that is why it asked.
+    inVsCode(root, (kernel) => approveMonitor(kernel, 'M1'));
+    expect(cli(['monitor', 'tick', '--json']).json.data).toMatchObject({
+      runs: [expect.objectContaining({ monitorId: 'M1', exitCode: 0 })],
+    });
+    expect(existsSync(outside('written by its check'))).toBe(true);
+    expect(server.outside).toEqual([]);
+  });
+});
+
+describe('hosts that change under you, judged against the real CLIs', () => {
+  test('loopx doctor names each installed host with its version and says it accepts the default command', () => {
+    const { root, env } = setUp();
+    const doctor = loopx(['doctor', '--json'], { cwd: root, env: { HOME: env.HOME as string, PATH: env.PATH as string } });
+    const checks = (doctor.json.data as { checks: { name: string; level: string; detail: string }[] }).checks;
+    expect(checks.filter((c) => c.name.startsWith('host '))).toEqual([
+      {
+        name: 'host claude',
+        level: 'ok',
+        detail: expect.stringMatching(/^Claude Code 2\.1\.197 \(.*claude\) accepts the command\.$/),
+        host: expect.anything(),
+      },
+      {
+        name: 'host codex',
+        level: 'ok',
+        detail: expect.stringMatching(/^The Codex CLI 0\.171\.0 \(.*codex\) accepts the command\.$/),
+        host: expect.anything(),
+      },
+    ]);
+    const none = loopx(['doctor'], { cwd: root, env: { PATH: '/usr/bin:/bin' } });
+    expect(none.stdout).toMatch(/warn\s+host codex\s+The Codex CLI is not installed: "codex" is not on PATH; install the Codex CLI/);
+    expect(none.code).toBe(0);
+  });
+
+  test('loopx run refuses a command the installed Codex no longer accepts, before anything is claimed, saying what to use', async () => {
+    const { root, env, cli } = setUp();
+    const r = await run(root, env, ['--host', 'codex', '--command', 'codex exec --full-auto -']);
+    expect(r.code).toBe(2);
+    expect(r.events.at(-1)).toMatchObject({
+      ok: false,
+      error: {
+        code: 'host_incompatible',
+        message: expect.stringContaining(
+          'The Codex CLI 0.171.0 no longer accepts --full-auto; use the default command: codex exec --sandbox workspace-write --skip-git-repo-check -',
+        ),
+      },
+    });
+    expect(cli(['turn', 'list', '--json']).json.data).toEqual([]);
+  });
+
+  test('a turn whose host exits at once with a usage error is a host configuration problem, with the telling line', async () => {
+    const { root, env } = setUp();
+    const r = await run(root, env, ['--host', 'custom', '--command', 'codex exec --full-auto -']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({
+      resultKind: 'host_failure',
+      exitCode: 2,
+      spent: false,
+      hostProblem: expect.stringContaining(
+        `a host configuration problem, not the agent's work): "error: unexpected argument '--full-auto' found"`,
+      ),
+    });
+  });
+});
+
+describe("Connect an Agent's MCP set-up, as copied, with the real CLIs", () => {
+  test('Claude Code: the copied command adds the server; with mcp__loopx allowed, claude -p ships through loopx tools as its agent', async () => {
+    const { root, env, cli } = setUp();
+    const add = spawnSync('/bin/sh', ['-c', claudeMcpSetup(spacedLoopx)], { cwd: root, env: { ...cleanEnv(env) }, encoding: 'utf8' });
+    expect(add.status, add.stderr).toBe(0);
+    const list = spawnSync('claude', ['mcp', 'list'], { cwd: root, env: cleanEnv(env), encoding: 'utf8', timeout: 60_000 });
+    expect(list.stdout).toContain(`loopx: ${spacedLoopx} mcp - ✔ Connected`);
+    const started = loopx(['turn', 'start', '--goal', 'G1', '--host', 'claude', '--agent', 'claude', '--json'], { cwd: root });
+    const prompt = (started.json.data as { promptFile: string }).promptFile;
+    only = ({ todo }) => [
+      { tool: 'mcp__loopx__loopx_todo_show', input: { todo } },
+      { tool: 'mcp__loopx__loopx_evidence', input: { todo, summary: 'checked by the scripted model', kind: 'test' } },
+      { tool: 'mcp__loopx__loopx_ship', input: { todo } },
+    ];
+    try {
+      const r = await new Promise<{ code: number | null; out: string }>((done) => {
+        const child = spawn('/bin/sh', ['-c', `claude -p --allowedTools mcp__loopx < '${prompt}'`], { cwd: root, env: cleanEnv(env) });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.stderr.on('data', (d) => (out += d));
+        child.on('close', (code) => done({ code, out }));
+      });
+      expect(r.code, r.out).toBe(0);
+    } finally {
+      only = undefined;
+    }
+    expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+    expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toEqual([
+      expect.objectContaining({ actor: 'claude', summary: 'checked by the scripted model' }),
+    ]);
+  });
+
+  test('Codex: the copied table is what codex reads: the server, its arguments, and LOOPX_AGENT passed through', () => {
+    const { root, env } = setUp();
+    appendFileSync(join(env.CODEX_HOME as string, 'config.toml'), `\n${codexMcpSetup(spacedLoopx)}`);
+    const list = spawnSync('codex', ['mcp', 'list', '--json'], { cwd: root, env: cleanEnv(env), encoding: 'utf8', timeout: 60_000 });
+    expect(list.status, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({
+        name: 'loopx',
+        enabled: true,
+        transport: expect.objectContaining({ command: spacedLoopx, args: ['mcp'], env_vars: ['LOOPX_AGENT'] }),
+      }),
+    ]);
+  });
+});
