@@ -221,3 +221,27 @@ describe('finding the store', () => {
     expect(readFileSync(join(root, '.gitignore'), 'utf8').match(/^\.loopx\/$/gm)).toHaveLength(1);
   });
 });
+
+describe('global options before the command', () => {
+  test('--json, --root and --agent may come first, as in most CLIs', () => {
+    const status = loopx(['--json', 'status'], { cwd: root });
+    expect([status.code, status.json.ok]).toEqual([0, true]);
+    const elsewhere = workspace();
+    try {
+      const listed = loopx(['--root', root, '--json', 'todo', 'list'], { cwd: elsewhere.root });
+      expect(listed.json).toMatchObject({ ok: true, data: expect.arrayContaining([expect.objectContaining({ id: 'T1' })]) });
+      const next = loopx([`--root=${root}`, '--agent=codex', '--json', 'todo', 'next'], { cwd: elsewhere.root });
+      expect(next.json).toMatchObject({ ok: true });
+    } finally {
+      elsewhere.dispose();
+    }
+  });
+
+  test('a global option first and an unknown word still name the word; help and version still answer', () => {
+    const unknown = loopx(['--json', 'frobnicate'], { cwd: root });
+    expect([unknown.code, unknown.json.error?.message]).toEqual([2, 'unknown command "frobnicate"']);
+    expect(loopx(['--json', '--version'], { cwd: root }).json).toMatchObject({ ok: true, data: { version: expect.any(String) } });
+    expect(loopx(['--json', '--help'], { cwd: root }).json).toMatchObject({ ok: true, data: { commands: expect.any(Array) } });
+    expect(loopx(['--root'], { cwd: root }).code).toBe(2);
+  });
+});

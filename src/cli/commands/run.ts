@@ -119,7 +119,7 @@ export const run: Command = {
     try {
       const summary = await runner.run();
       const text =
-        `loopx run stopped (${summary.stoppedBecause.replace('_', ' ')}): ${summary.turns.length} turn${summary.turns.length === 1 ? '' : 's'} run` +
+        `loopx run stopped (${summary.stoppedBecause.replace('_', ' ')}): ${summary.turnsRun} turn${summary.turnsRun === 1 ? '' : 's'} run` +
         (summary.recovered.length ? `, ${summary.recovered.length} left open by a gone runner finished` : '') +
         '.';
       return { data: summary, text };
