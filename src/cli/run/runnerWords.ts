@@ -1,3 +1,4 @@
+import { usageWords } from '../../kernel/usage/usage';
 import type { ShouldRun, ShouldRunReason } from '../../kernel/queries/quota';
 import type { Turn } from '../../kernel/queries/turns';
 import { clockTime } from '../../protocol/display';
@@ -45,7 +46,8 @@ export function endedLine(turn: Turn, quota: { used: number; limit: number }, ho
   const why = how.timedOut ? ' (stopped at its time limit)' : how.interrupted ? ' (interrupted)' : '';
   const result = RESULTS[turn.resultKind ?? ''] ?? String(turn.resultKind);
   const spent = turn.spent ? `quota spent ${quota.used}/${quota.limit}` : `no quota spent (${quota.used}/${quota.limit} used)`;
-  return `${turn.id} ended${why}: ${result}, exit code ${turn.exitCode}, ${spent}`;
+  const used = turn.usage ? `; used ${usageWords(turn.usage)}` : '';
+  return `${turn.id} ended${why}: ${result}, exit code ${turn.exitCode}, ${spent}${used}`;
 }
 
 export function recoveredLine(turn: Turn, why: string): string {

@@ -282,12 +282,22 @@ const reducers: Reducers = {
   },
   'turn.finished': (db, e) => {
     const d = e.data;
-    db.prepare('UPDATE turns SET ended_at = ?, result_kind = ?, exit_code = ?, spent = ?, end_seq = ? WHERE id = ?').run(
+    const u = d.usage;
+    db.prepare(
+      `UPDATE turns SET ended_at = ?, result_kind = ?, exit_code = ?, spent = ?, end_seq = ?, input_tokens = ?, output_tokens = ?,
+        cached_tokens = ?, cost_usd = ?, cost_source = ?, usage_model = ? WHERE id = ?`,
+    ).run(
       e.at,
       d.resultKind,
       d.exitCode,
       d.spent ? 1 : 0,
       e.seq,
+      u?.inputTokens ?? null,
+      u?.outputTokens ?? null,
+      u?.cachedTokens ?? null,
+      u?.costUsd ?? null,
+      u?.costSource ?? null,
+      u?.model ?? null,
       d.id,
     );
   },

@@ -128,6 +128,17 @@ export const eventDataSchemas = lazy(() => {
       spent: z.boolean(),
       /** Validated, but not spent: its goal's budget was already full (lowered while it ran); absent otherwise. */
       budgetFull: z.optional(z.boolean()),
+      /** What the turn used, when known (checked before it is recorded: src/kernel/usage/usage.ts). */
+      usage: z.optional(
+        z.object({
+          inputTokens: z.int(),
+          outputTokens: z.int(),
+          cachedTokens: z.int(),
+          costUsd: z.nullable(z.number()),
+          costSource: z.nullable(z.enum(['host', 'prices'])),
+          model: nullableStr,
+        }),
+      ),
     }),
     'monitor.added': z.object({
       id: str,
