@@ -3,7 +3,7 @@ import { finishTurn } from '../../kernel/ops/turns';
 import { parseId } from '../../kernel/validate';
 import { describeRun, turnEvidence } from '../../kernel/queries/evidence';
 import { clean } from '../format';
-import { usageWords } from '../../kernel/usage/usage';
+import { usageWords } from '../../shared/usageWords';
 
 /** --usage's JSON; text that is not JSON is passed on as it is, to be recorded as unknown with a warning. */
 function usageFlag(text: string | undefined): unknown {

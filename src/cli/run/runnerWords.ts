@@ -1,4 +1,4 @@
-import { usageWords } from '../../kernel/usage/usage';
+import { capWords, usageWords } from '../../shared/usageWords';
 import type { ShouldRun, ShouldRunReason } from '../../kernel/queries/quota';
 import type { Turn } from '../../kernel/queries/turns';
 import { clockTime } from '../../protocol/display';
@@ -26,7 +26,11 @@ export function decisionLine(goalId: string, answer: ShouldRun, nowMs: number, o
     return `${goalId}: ${own.running.join(', ')} ${n === 1 ? 'runs' : 'run'} (${n} of ${own.max} at once) · the next turn starts when ${n === 1 ? 'it ends' : 'one ends'}`;
   }
   const wake = answer.nextWakeAt ? `next wake ${clockTime(answer.nextWakeAt, nowMs)}` : 'waits for a human or a change';
-  return `${goalId}: should run: no (${REASONS[answer.reason]}) · ${wake}`;
+  const why =
+    (answer.budget === 'dollars' || answer.budget === 'tokens') && answer.usage
+      ? capWords(answer.budget, answer.usage, answer.windowHours ?? 24)
+      : REASONS[answer.reason];
+  return `${goalId}: should run: no (${why}) · ${wake}`;
 }
 
 export function startedLine(turn: Turn, host: string): string {

@@ -21,6 +21,8 @@ const GOAL_COLUMN: Record<string, string> = {
   windowHours: 'window_hours',
   maxConcurrent: 'max_concurrent',
   cooldownSeconds: 'cooldown_seconds',
+  tokensPerWindow: 'tokens_per_window',
+  dollarsPerWindow: 'dollars_per_window',
   background: 'background',
 };
 
@@ -56,7 +58,8 @@ const reducers: Reducers = {
     const d = e.data;
     db.prepare(
       `INSERT INTO goals (id, num, title, objective, scope, status, turns_per_window, window_hours, max_concurrent,
-        cooldown_seconds, check_command, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        cooldown_seconds, tokens_per_window, dollars_per_window, check_command, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       d.id,
       d.num,
@@ -68,6 +71,8 @@ const reducers: Reducers = {
       d.windowHours,
       d.maxConcurrent,
       d.cooldownSeconds,
+      d.tokensPerWindow ?? null,
+      d.dollarsPerWindow ?? null,
       d.check ?? null,
       e.at,
       e.at,
@@ -106,12 +111,13 @@ const reducers: Reducers = {
   'todo.check_set': (db, e) => touchTodo(db, e.todoId, e.at, 'check_command = ?', [e.data.check]),
   'goal.edited': (db, e) => {
     const { scope, ...rest } = e.data;
-    const fields: Record<string, string | number | undefined> = { ...rest, scope: scope && JSON.stringify(scope) };
+    // null is a value here (a cap removed), undefined is "not changed".
+    const fields: Record<string, string | number | null | undefined> = { ...rest, scope: scope && JSON.stringify(scope) };
     // Only the goal's own fields: event data also carries who decided (a human's channel).
     const sets = Object.entries(fields).filter(([k, v]) => v !== undefined && k in GOAL_COLUMN);
     if (sets.length === 0) return;
     db.prepare(`UPDATE goals SET ${sets.map(([k]) => `${GOAL_COLUMN[k]} = ?`).join(', ')}, updated_at = ? WHERE id = ?`).run(
-      ...sets.map(([, v]) => v as string | number),
+      ...sets.map(([, v]) => v as string | number | null),
       e.at,
       e.goalId,
     );

@@ -40,6 +40,8 @@ export const eventDataSchemas = lazy(() => {
       windowHours: z.number(),
       maxConcurrent: z.int(),
       cooldownSeconds: z.int(),
+      tokensPerWindow: z.optional(nullableInt),
+      dollarsPerWindow: z.optional(z.nullable(z.number())),
       // Absent in stores from before agents' goals started paused: those goals started active.
       status: z.optional(z.enum(['active', 'paused'])),
       check: z.optional(nullableStr),
@@ -69,6 +71,8 @@ export const eventDataSchemas = lazy(() => {
       windowHours: z.optional(z.number()),
       maxConcurrent: z.optional(z.int()),
       cooldownSeconds: z.optional(z.int()),
+      tokensPerWindow: z.optional(nullableInt),
+      dollarsPerWindow: z.optional(z.nullable(z.number())),
       background: z.optional(str),
     }),
     'todo.edited': z.object({

@@ -97,31 +97,3 @@ export function addUsage(a: TurnUsage | null, b: TurnUsage | null): TurnUsage | 
     model: a.model ?? b.model,
   };
 }
-
-/** "470 tokens", "41k tokens", "1.2M tokens": what people read on a card or a status bar. */
-export function tokenWords(count: number): string {
-  if (count < 1000) return `${count} tokens`;
-  if (count < 1_000_000) return `${trim(count / 1000)}k tokens`;
-  return `${trim(count / 1_000_000)}M tokens`;
-}
-
-/** "$3.20", "$0.0038" (small amounts keep two significant digits, so a cheap turn does not read "$0.00"). */
-export function dollars(amount: number): string {
-  if (amount === 0) return '$0';
-  if (amount >= 0.01) return `$${amount.toFixed(2)}`;
-  // Two significant digits, half up (0.00375 is stored a hair under itself, and toPrecision would say $0.0037).
-  const digits = 1 - Math.floor(Math.log10(amount));
-  return `$${(Math.round(amount * 10 ** digits * (1 + 1e-12)) / 10 ** digits).toFixed(digits)}`;
-}
-
-/** "$0.0038 · 470 tokens (0 cached)": a turn's usage in one phrase; "usage unknown" without one. */
-export function usageWords(usage: TurnUsage | null): string {
-  if (!usage) return 'usage unknown';
-  const tokens = tokenWords(usage.inputTokens + usage.outputTokens);
-  const cached = usage.cachedTokens > 0 ? ` (${tokenWords(usage.cachedTokens).replace(' tokens', '')} cached)` : '';
-  return usage.costUsd === null ? `${tokens}${cached}, cost unknown` : `${dollars(usage.costUsd)} · ${tokens}${cached}`;
-}
-
-function trim(value: number): string {
-  return value >= 100 ? String(Math.round(value)) : value.toFixed(1).replace(/\.0$/, '');
-}
