@@ -6,6 +6,7 @@ import { InvalidInputError } from '../../kernel/errors';
 import { pausedWords } from '../../shared/pausedWords';
 import { clean, gateLine, monitorLine, Painter, relativeTime, todoLine } from '../format';
 import { unproductiveEnd } from '../../shared/turnOutcomeWords';
+import { budgetWords } from '../../shared/usageWords';
 
 /** Each list in the answer (gates, blocked, lapsed leases, monitors) shows this many unless asked for more. */
 export const STATUS_LIMIT = 20;
@@ -75,7 +76,7 @@ function statusText(report: StatusReport, color: boolean): string {
         (g.shouldRun.nextWakeAt ? ` (wake ${relativeTime(g.shouldRun.nextWakeAt, now)})` : '');
     lines.push(
       `  ${p.paint('bold', g.id)} ${clean(g.title)} [${g.status}]  ${c.open} open, ${c.claimed} claimed, ${c.blocked} blocked, ${c.shipped} shipped`,
-      `     quota ${g.quota.spent}/${g.quota.turnsPerWindow} in ${g.quota.windowHours}h; should run: ${answer}`,
+      `     quota ${g.quota.spent}/${g.quota.turnsPerWindow} in ${g.quota.windowHours}h, used ${budgetWords(g.quota.usage)}; should run: ${answer}`,
       `     next: ${g.nextTodo ? `${g.nextTodo.id} ${clean(g.nextTodo.title)}` : 'nothing ready'}`,
     );
   }
