@@ -54,22 +54,35 @@ const emptyTime = (): Record<TimeKind, number> => ({ working: 0, person: 0, worl
 export function goalStory(db: SqliteDb, goalId: string, nowMs: number, tzOffsetMinutes = 0): Story {
   const goal = getGoal(db, goalId);
   const offset = tzOffsetMinutes * 60_000;
-  const dayOf = (ms: number) => iso(Math.floor((ms + offset) / DAY_MS) * DAY_MS).slice(0, 10);
-  const days = new Map<string, StoryDay>();
-  const day = (ms: number): StoryDay => {
-    const key = dayOf(ms);
-    let d = days.get(key);
-    if (!d)
-      days.set(key, (d = { day: key, added: 0, shipped: 0, killed: 0, turns: 0, turnsFailed: 0, spent: 0, time: emptyTime(), cost: null }));
+  // Days are kept by number (days since 1970 in the viewer's time): no date text is made until the story is built.
+  const dayNumber = (ms: number) => Math.floor((ms + offset) / DAY_MS);
+  const days = new Map<number, StoryDay>();
+  const byNumber = (num: number): StoryDay => {
+    let d = days.get(num);
+    if (!d) {
+      d = {
+        day: iso(num * DAY_MS).slice(0, 10),
+        added: 0,
+        shipped: 0,
+        killed: 0,
+        turns: 0,
+        turnsFailed: 0,
+        spent: 0,
+        time: emptyTime(),
+        cost: null,
+      };
+      days.set(num, d);
+    }
     return d;
   };
+  const day = (ms: number): StoryDay => byNumber(dayNumber(ms));
   const total = emptyTime();
   const addTime = (kind: TimeKind | null, from: number, to: number) => {
-    if (kind === null) return;
-    for (let t = from; t < to;) {
-      const next = Math.min(to, (Math.floor((t + offset) / DAY_MS) + 1) * DAY_MS - offset);
-      day(t).time[kind] += next - t;
-      total[kind] += next - t;
+    if (kind === null || to <= from) return;
+    total[kind] += to - from;
+    for (let num = dayNumber(from), t = from; t < to; num++) {
+      const next = Math.min(to, (num + 1) * DAY_MS - offset);
+      byNumber(num).time[kind] += next - t;
       t = next;
     }
   };
@@ -102,7 +115,8 @@ export function goalStory(db: SqliteDb, goalId: string, nowMs: number, tzOffsetM
 
   const rows = db
     .prepare(
-      `SELECT at, kind, actor, todo_id, data FROM events WHERE goal_id = ? AND kind IN (${STORY_KINDS.map(() => '?').join(', ')}) ORDER BY seq`,
+      `SELECT at, kind, actor, todo_id, CASE WHEN kind IN ('todo.claimed', 'todo.released', 'todo.shipped', 'todo.unblocked') THEN NULL ELSE data END AS data
+        FROM events WHERE goal_id = ? AND kind IN (${STORY_KINDS.map(() => '?').join(', ')}) ORDER BY seq`,
     )
     .all(goalId, ...STORY_KINDS);
   for (const row of rows) {
@@ -111,7 +125,8 @@ export function goalStory(db: SqliteDb, goalId: string, nowMs: number, tzOffsetM
     const kind = String(row.kind);
     const todoId = (row.todo_id as string | null) ?? null;
     const actor = String(row.actor);
-    const d = JSON.parse(String(row.data)) as Record<string, unknown>;
+    // Claims, releases, ships and unblocks need nothing from their data: it is not even read.
+    const d = (row.data === null ? {} : JSON.parse(String(row.data))) as Record<string, unknown>;
     first ??= at;
     switch (kind) {
       case 'todo.added':
@@ -244,13 +259,20 @@ export function goalStory(db: SqliteDb, goalId: string, nowMs: number, tzOffsetM
   const now = iso(nowMs);
   counted(now);
 
-  const allDays = fillDays(days, first ? Date.parse(first) : nowMs, nowMs, dayOf, day).slice(-MAX_DAYS);
+  // Every day from the first event to today, empty ones included (a chart's days are evenly spaced).
+  for (let num = Math.max(dayNumber(first ? Date.parse(first) : nowMs), dayNumber(nowMs) - MAX_DAYS + 1); num <= dayNumber(nowMs); num++)
+    byNumber(num);
+  const allDays = [...days.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([, d]) => d)
+    .slice(-MAX_DAYS);
   const omitted = Math.max(0, timeline.length - TIMELINE_LIMIT);
   const shown = timeline.slice(omitted);
   const states = [...todos.values()];
   return {
     goal: { id: goal.id, title: goal.title, status: goal.status, objective: goal.objective, createdAt: goal.createdAt },
     now,
+    offsetMinutes: tzOffsetMinutes,
     range: { from: first ?? now, to: now },
     events: Number(db.prepare('SELECT count(*) AS n FROM events WHERE goal_id = ?').get(goalId)?.n ?? 0),
     totals: {
@@ -291,18 +313,6 @@ function median(values: number[]): number | null {
   const s = [...values].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-}
-
-/** Every day from the first event to today, empty ones included (a chart's days are evenly spaced). */
-function fillDays(
-  days: Map<string, StoryDay>,
-  fromMs: number,
-  toMs: number,
-  dayOf: (ms: number) => string,
-  day: (ms: number) => StoryDay,
-): StoryDay[] {
-  for (let t = Math.max(fromMs, toMs - MAX_DAYS * DAY_MS); dayOf(t) <= dayOf(toMs); t += DAY_MS) day(t);
-  return [...days.values()].sort((a, b) => (a.day < b.day ? -1 : 1));
 }
 
 /** At most about `limit` points, evenly over time, each the last state in its slice (the first and last points kept). */

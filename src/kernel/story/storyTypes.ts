@@ -64,6 +64,8 @@ export interface StoryDay {
 export interface Story {
   goal: { id: string; title: string; status: string; objective: string; createdAt: string };
   now: string;
+  /** The viewer's offset from UTC in minutes (east positive): the days are theirs. */
+  offsetMinutes: number;
   /** From the goal's first event to now. */
   range: { from: string; to: string };
   /** The goal's events the story was built from. */
