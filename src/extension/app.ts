@@ -15,7 +15,8 @@ import { QuotaStatusBar } from './statusBar';
 import { WakeClock } from './clock';
 import { registerCommands } from './commands/registry';
 import { type BoardPanel, Boards } from './board/boardPanel';
-import type { BoardOpener } from './services';
+import type { BoardOpener, StoryOpener } from './services';
+import { Stories } from './story/storyPanel';
 import { goalProgress } from './views/todoPresentation';
 import { GoalFileSupport } from './goalFiles/goalFileSupport';
 
@@ -38,6 +39,8 @@ export class LoopxApp extends Disposable {
   readonly goalFiles: GoalFileSupport;
   /** The window's one board panel, on whichever folder's store it shows. */
   readonly boards: Boards;
+  /** The window's goal story panel. */
+  readonly stories: Stories;
 
   /** How long activate() took, for the activation benchmark. */
   activationMs = 0;
@@ -51,7 +54,9 @@ export class LoopxApp extends Disposable {
     const actor = humanActor();
     // Each folder's Open Board shows the window's board, and the board spans the folders: the one is made with the other.
     const board: BoardOpener = { show: (ctx) => this.boards.show(ctx) };
-    this.folders = this.register(new Folders({ log, actor, board, ...host }));
+    const story: StoryOpener = { show: (ctx, goalId) => this.stories.show(ctx, goalId) };
+    this.stories = this.register(new Stories());
+    this.folders = this.register(new Folders({ log, actor, board, story, ...host }));
     this.boards = this.register(new Boards(this.folders));
     const describe = (f: FolderServices) => {
       const goals = f.model.status()?.goals ?? [];

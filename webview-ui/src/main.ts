@@ -9,6 +9,7 @@ import { renderDetail } from './detail';
 import { h, icon, tickTimes } from './dom';
 import { cardChoices, openMenu } from './menu';
 import { BoardState } from './state';
+import { BoardHistoryBar } from './history';
 
 /** The board's entry point: wires the host channel to the header, attention strip, columns and detail pane. */
 const state = new BoardState();
@@ -29,6 +30,40 @@ const board = new BoardView(state, {
   menu: (card, anchor) => showMenu(card, anchor),
 });
 
+/** The board at past moments; while it is open the board is read-only. */
+const history = new BoardHistoryBar({
+  request: async (to) => {
+    const answer = await state.request('seq' in to ? { type: 'history', seq: to.seq } : { type: 'historyAt', at: to.at });
+    return answer.type === 'history' ? answer.past : explain(answer.error);
+  },
+  show: (past) => {
+    document.body.classList.toggle('past-mode', past !== null);
+    if (past === null) {
+      // Back to now: the host lets go of the replay and sends the board as it is; the changes are listed then.
+      returning = true;
+      state.vscode.postMessage({ type: 'historyEnd' });
+      state.vscode.postMessage({ type: 'ready' });
+      return;
+    }
+    state.applySnapshot(past.snapshot);
+    renderHeader();
+    renderAttentionStrip();
+    board.renderAll();
+    if (openId && state.cards.has(openId)) void openDetail(openId, 'refresh');
+    else if (openId) closeDetail();
+  },
+  open: (id) => void openDetail(id),
+  announce: (text) => (live.textContent = text),
+});
+let returning = false;
+
+/** While looking back nothing can be changed: say so instead of acting. */
+function readOnly(): boolean {
+  if (!history.active) return false;
+  showToast('This is the board as it was then. Go back to now to change anything.', 'info');
+  return true;
+}
+
 function showToast(text: string, kind: 'error' | 'info' = 'error'): void {
   const toast = h('div', { class: `toast toast-${kind}` }, icon(kind === 'error' ? 'error' : 'info'), ` ${text}`);
   toasts.append(toast);
@@ -41,6 +76,10 @@ function explain(error: ErrorBody): string {
 
 /** Asks the host for a move; the card waits in the target column and snaps back if the kernel refuses. */
 async function move(card: Card, to: ColumnId): Promise<void> {
+  if (readOnly()) {
+    board.place(card);
+    return;
+  }
   const local = moveFor(card, to, state.me, state.nowIso());
   if ('refused' in local) {
     showToast(local.refused);
@@ -62,16 +101,19 @@ async function move(card: Card, to: ColumnId): Promise<void> {
 }
 
 async function todoAction(action: TodoAction, todoId: string): Promise<void> {
+  if (readOnly()) return;
   const result = await state.request({ type: 'todoAction', action, todoId });
   if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
 }
 
 async function gateAction(action: GateAction, gateId: string): Promise<void> {
+  if (readOnly()) return;
   const result = await state.request({ type: 'gateAction', action, gateId });
   if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
 }
 
 function showMenu(card: Card, anchor: HTMLElement): void {
+  if (readOnly()) return;
   const choices = cardChoices(
     card,
     state.me,
@@ -249,6 +291,14 @@ agentSelect.addEventListener('change', onFilterChange);
 textFilter.addEventListener('input', onFilterChange);
 textFilter.value = state.filter.text;
 
+const storyButton = h(
+  'button',
+  { class: 'toolbar-button', type: 'button', title: "The goal's story: timeline, burn-down, throughput, where the time went" },
+  icon('graph'),
+  ' Story',
+);
+storyButton.addEventListener('click', () => state.vscode.postMessage({ type: 'openStory', goalId: state.filter.goalId }));
+
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const message = event.data;
   if (message.type === 'snapshot') {
@@ -262,9 +312,17 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     const restore = openId ?? state.openId;
     if (restore && state.cards.has(restore)) void openDetail(restore, openId ? 'refresh' : 'restore');
     else if (restore) closeDetail();
+    if (returning) {
+      returning = false;
+      history.backToNow(message.snapshot.cards);
+    }
     performance.mark('loopx-render-end');
     performance.measure('loopx-first-render', 'loopx-render-start', 'loopx-render-end');
+  } else if (message.type === 'focus') {
+    void openDetail(message.todoId);
   } else if (message.type === 'patch') {
+    // Looking back: the board shows the past; the host sends the whole board again on the way back to now.
+    if (history.active || returning) return;
     performance.mark('loopx-patch-start');
     state.skewMs = Date.parse(message.patch.now) - Date.now();
     board.applyPatch(message.patch);
@@ -298,7 +356,12 @@ app.replaceChildren(
     h('label', { class: 'filter' }, icon('person'), agentSelect),
     h('label', { class: 'filter filter-text' }, icon('search'), textFilter),
     goalChips,
+    h('span', { class: 'toolbar-spacer' }),
+    history.toggle,
+    storyButton,
   ),
+  history.root,
+  history.changes,
   goalBackground,
   attentionSlot,
   h('main', { class: 'board-body' }, board.root, detailSlot),

@@ -36,6 +36,9 @@ export const COMMANDS = {
   checkMonitorsNow: 'loopx.checkMonitorsNow',
   applyGoalFile: 'loopx.applyGoalFile',
   openTodo: 'loopx.openTodo',
+  openStory: 'loopx.openStory',
+  addHook: 'loopx.addHook',
+  removeHook: 'loopx.removeHook',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

@@ -19,6 +19,8 @@ import { getStarted } from './getStarted';
 import { cancelMonitor, checkMonitorsNow } from './monitors';
 import { allowChecks, approveMonitor } from './agentChecks';
 import { applyGoalFile, openTodo } from './goalFiles';
+import { openStory } from './story';
+import { addHook, removeHook } from './hooks';
 
 /** The table every command is registered from. */
 export const COMMAND_TABLE: readonly CommandDefinition[] = [
@@ -58,6 +60,9 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   checkMonitorsNow,
   applyGoalFile,
   openTodo,
+  openStory,
+  addHook,
+  removeHook,
 ];
 
 /** Commands that need no store of a folder: Initialize wants a folder without one; the rest only show things. */
