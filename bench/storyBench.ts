@@ -88,7 +88,8 @@ function main(): void {
     const seeded = keep && existsSync(Kernel.storePath(root)) ? { goalId: 'G1', events: -1, seconds: 0 } : seed(root);
     const load = loadavg()[0]?.toFixed(1);
     const kernel = Kernel.open(root, { actor: human });
-    const now = kernel.clock();
+    // Monday morning: an hour after the last event.
+    const now = Date.parse(String(kernel.db.prepare('SELECT max(at) AS at FROM events').get()?.at)) + 3600_000;
     if (seeded.events < 0) seeded.events = Number(kernel.db.prepare('SELECT max(seq) AS n FROM events').get()?.n);
     const story: number[] = [];
     let built: ReturnType<typeof goalStory> | undefined;

@@ -1,5 +1,4 @@
-import type { Kernel } from '../../kernel/kernel';
-import { Kernel as KernelClass } from '../../kernel/kernel';
+import { Kernel } from '../../kernel/kernel';
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
 import { PastStore } from '../../kernel/story/pastStore';
 import { boardFacts, todoDetailFacts } from '../../kernel/queries/cards';
@@ -20,7 +19,7 @@ export class BoardHistory {
 
   /** The board right after event `seq` (clamped to the log). */
   at(kernel: Kernel, seq: number): PastBoard {
-    const past = (this.past ??= new PastStore(KernelClass.storePath(kernel.root), kernel.db.driver));
+    const past = (this.past ??= new PastStore(Kernel.storePath(kernel.root), kernel.db.driver));
     const head = past.head();
     const db = past.moveTo(Math.min(seq, head));
     const event = past.event(past.at);
@@ -41,7 +40,7 @@ export class BoardHistory {
 
   /** The last event at or before a time. */
   seqAt(kernel: Kernel, isoTime: string): number {
-    const past = (this.past ??= new PastStore(KernelClass.storePath(kernel.root), kernel.db.driver));
+    const past = (this.past ??= new PastStore(Kernel.storePath(kernel.root), kernel.db.driver));
     return past.seqAt(isoTime);
   }
 

@@ -4,7 +4,7 @@
  * high contrast themes define the chart colours), with light defaults for a browser; PAGE_DARK overrides them there.
  */
 export const CHART_CSS = `
-svg.chart { width: 100%; height: auto; overflow: visible; font-family: inherit; }
+svg.chart { width: 100%; max-width: 100%; height: auto; overflow: visible; font-family: inherit; }
 svg.chart .axis, svg.chart .lane-label { fill: var(--vscode-descriptionForeground, #616161); font-size: 11px; }
 svg.chart .lane-label { fill: var(--vscode-foreground, #1f1f1f); font-size: 12px; }
 svg.chart .grid, svg.chart .tick { stroke: var(--vscode-charts-lines, rgba(128, 128, 128, 0.45)); stroke-width: 0.5; }

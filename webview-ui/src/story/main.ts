@@ -67,12 +67,31 @@ rangeSelect.addEventListener('change', () => {
 exportHtml.addEventListener('click', () => vscode.postMessage({ type: 'export', format: 'html' }));
 exportPdf.addEventListener('click', () => vscode.postMessage({ type: 'export', format: 'pdf' }));
 
-/** Puts chart markup (built by src/protocol with every text escaped) into a slot. */
-function svg(markup: string): HTMLElement {
+/**
+ * A slot for chart markup (built by src/protocol with every text escaped), drawn once the slot is laid out and again
+ * when the panel is resized: each chart is drawn at the slot's own width, so its text stays the size of the UI's.
+ */
+const drawers = new Map<HTMLElement, (width: number) => string>();
+function svg(draw: (width: number) => string): HTMLElement {
   const slot = h('div', { class: 'svg-slot' });
-  slot.innerHTML = markup;
+  drawers.set(slot, draw);
   return slot;
 }
+
+function drawCharts(): void {
+  for (const [slot, draw] of drawers) {
+    if (!slot.isConnected) {
+      drawers.delete(slot);
+      continue;
+    }
+    slot.innerHTML = draw(Math.max(320, Math.min(1600, Math.round(slot.clientWidth || 720))));
+  }
+}
+let resizeTimer: ReturnType<typeof setTimeout> | undefined;
+window.addEventListener('resize', () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(drawCharts, 150);
+});
 
 function tile(label: string, value: string, detail: string, kind = ''): HTMLElement {
   return h(
@@ -177,7 +196,7 @@ function timeline(s: Story): HTMLElement {
     'story-timeline',
     'Timeline',
     legend,
-    svg(timelineChart(s, from, to, 1000)),
+    svg((w) => timelineChart(s, from, to, w)),
     s.timelineOmitted
       ? h('p', { class: 'quiet', text: `${s.timelineOmitted} older items are left out of the timeline (the daily charts count them).` })
       : null,
@@ -194,7 +213,7 @@ function render(): void {
     { class: 'legend', 'aria-hidden': 'true' },
     ...TIME_KIND_ORDER.map((k) => h('span', {}, h('span', { class: `swatch c-${k}` }), ` ${TIME_LABELS[k]}`)),
   );
-  const cost = costChart(s.days, 720);
+  const hasCost = costChart(s.days) !== null;
   body.replaceChildren(
     h(
       'p',
@@ -210,13 +229,13 @@ function render(): void {
       card(
         'story-burndown',
         'Burn-down of open work',
-        svg(burndownChart(s, 720)),
+        svg((w) => burndownChart(s, w)),
         h('p', { class: 'quiet', text: 'Open todos (area) and todos shipped or killed (line).' }),
       ),
       card(
         'story-throughput',
         'Throughput per day',
-        svg(throughputChart(s.days, 720)),
+        svg((w) => throughputChart(s.days, w)),
         table(
           'throughput per day',
           ['Day', 'Shipped', 'Turns', 'Failed', 'Added'],
@@ -227,8 +246,8 @@ function render(): void {
         'story-time',
         'Where the time went',
         timeLegend,
-        svg(timeShareBar(s.totals.time, 720)),
-        svg(timeChart(s.days, 720)),
+        svg((w) => timeShareBar(s.totals.time, w)),
+        svg((w) => timeChart(s.days, w)),
         h('p', { class: 'quiet', text: 'Todo-hours: each open todo counts, so two todos waiting an hour are two hours.' }),
         table(
           'hours per day',
@@ -236,9 +255,14 @@ function render(): void {
           s.days.map((d) => [dayText(d.day), ...TIME_KIND_ORDER.map((k) => hoursText(d.time[k]))]),
         ),
       ),
-      card('story-cost', 'Cost per day', cost ? svg(cost) : h('p', { class: 'quiet empty-chart', text: s.cost.note })),
+      card(
+        'story-cost',
+        'Cost per day',
+        hasCost ? svg((w) => costChart(s.days, w) ?? '') : h('p', { class: 'quiet empty-chart', text: s.cost.note }),
+      ),
     ),
   );
+  drawCharts();
 }
 
 window.addEventListener('message', (event: MessageEvent<ToStoryWebview>) => {
