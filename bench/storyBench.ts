@@ -101,6 +101,7 @@ function main(): void {
     const json = JSON.stringify(built).length;
     const [fullReplay, replayed] = time(() => replayLog(kernel.db));
     replayed.close();
+    const rssBefore = process.memoryUsage().rss;
     const past = new PastStore(Kernel.storePath(root), kernel.db.driver);
     const head = past.head();
     const [firstMove] = time(() => past.moveTo(Math.floor(head / 2)));
@@ -115,6 +116,7 @@ function main(): void {
       const [board] = time(() => buildSnapshot(boardFacts(db, at), 'ada'));
       withBoard.push(moved + board);
     }
+    const rssGrowth = process.memoryUsage().rss - rssBefore;
     past.close();
     kernel.close();
     console.log(
@@ -131,6 +133,7 @@ function main(): void {
     console.log(`| then to now (the other half) | ${toHead.toFixed(0)} ms | |`);
     console.log(`| a scrub: move to a random moment (${SCRUBS} moves) | ${median(scrub).toFixed(1)} ms | ${p90(scrub).toFixed(1)} ms |`);
     console.log(`| a scrub with the board built at that moment | ${median(withBoard).toFixed(1)} ms | ${p90(withBoard).toFixed(1)} ms |`);
+    console.log(`| memory the replay and its checkpoints hold (RSS growth) | ${(rssGrowth / 1048576).toFixed(0)} MB | |`);
     console.log(`| scrub ÷ full replay | ${(median(scrub) / fullReplay).toFixed(3)}x | |`);
   } finally {
     if (!keep) rmSync(root, { recursive: true, force: true });

@@ -18,7 +18,10 @@ import type { Services } from '../services';
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const STORY_TYPES_MATCH: Same<KernelStory, Story> = true;
 
-/** A change in the store re-reads the story at most this often (the story reads the goal's whole log). */
+/**
+ * A change in the store re-reads the story at most this often, and never more than a tenth of the time: the story
+ * reads the goal's whole log, so a goal with a long history refreshes less often while agents write.
+ */
 const REFRESH_MS = 1000;
 
 /** The viewer's offset from UTC in minutes (east positive), so a story's days are theirs. */
@@ -64,6 +67,8 @@ export class StoryPanel extends Disposable {
   private goalId: string | undefined;
   private readonly following = this.register(new MutableDisposable<vscode.Disposable>());
   private timer: NodeJS.Timeout | undefined;
+  /** How long the last story took to build. */
+  private lastBuildMs = 0;
   /** Messages refused by validation, and the last story sent (tests read them). */
   readonly refused: string[] = [];
   last: Story | undefined;
@@ -120,10 +125,13 @@ export class StoryPanel extends Disposable {
 
   private schedule(): void {
     if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.push();
-    }, REFRESH_MS);
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.push();
+      },
+      Math.max(REFRESH_MS, 10 * this.lastBuildMs),
+    );
   }
 
   /** Builds the goal's story and sends it (the goal picked, else the first active one, else the first). */
@@ -131,6 +139,7 @@ export class StoryPanel extends Disposable {
     const kernel = this.ctx.session.kernel;
     if (!kernel) return;
     let message: ToStoryWebview;
+    const started = Date.now();
     try {
       message = kernel.read((db, now) => {
         const goals = listGoals(db);
@@ -145,6 +154,7 @@ export class StoryPanel extends Disposable {
       this.ctx.log.error('story: could not read the story', error);
       message = { type: 'empty', message: `The story could not be read: ${(error as Error).message}` };
     }
+    this.lastBuildMs = Date.now() - started;
     this.panel.title = this.goalId ? `LoopX Story · ${this.goalId}` : 'LoopX Story';
     void this.panel.webview.postMessage(message);
   }

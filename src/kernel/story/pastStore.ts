@@ -5,8 +5,12 @@ import { applyEvent } from '../events/apply';
 import { rowToEvent } from '../events/log';
 import { STATE_TABLES } from '../replay';
 
-/** A checkpoint of the replayed state every this many events: a move back replays at most this many. */
+/**
+ * A checkpoint of the replayed state every this many events (a move replays at most this many), and no more than
+ * MAX_CHECKPOINTS of them: each is a copy of the state tables, so a longer log spaces them further apart.
+ */
 export const CHECKPOINT_EVERY = 2000;
+export const MAX_CHECKPOINTS = 50;
 
 /**
  * The store as it was right after any event, by replaying the log (the kernel's own reducers, as `doctor`'s replay
@@ -22,12 +26,11 @@ export class PastStore {
   private readonly saved = new Set<number>([0]);
   private readonly columns = new Map<string, string>();
 
-  constructor(
-    storePath: string,
-    driver: DriverName,
-    private readonly every = CHECKPOINT_EVERY,
-  ) {
+  private every: number;
+
+  constructor(storePath: string, driver: DriverName, every = CHECKPOINT_EVERY) {
     this.db = openDb(':memory:', driver);
+    this.every = every;
     try {
       migrate(this.db);
       // Replay applies events in their order; nothing to check across tables while a checkpoint is put back.
@@ -44,6 +47,7 @@ export class PastStore {
         this.db.exec(`CREATE INDEX cp.${table}_seq ON ${table} (cp_seq)`);
       }
       this.show(0);
+      this.every = Math.max(every, Math.ceil(this.head() / MAX_CHECKPOINTS));
     } catch (error) {
       this.db.close();
       throw error;
@@ -86,7 +90,9 @@ export class PastStore {
   /** The store as it was right after event `seq` (clamped to the log): read it, never write it. */
   moveTo(seq: number): SqliteDb {
     const target = Math.max(0, Math.min(Math.floor(seq), this.head()));
-    if (target < this.position) this.restore(Math.max(...[...this.saved].filter((s) => s <= target)));
+    // Start from the nearest checkpoint at or before the target when it is closer than where we are (back, or far ahead).
+    const nearest = Math.max(...[...this.saved].filter((s) => s <= target));
+    if (target < this.position || nearest > this.position) this.restore(nearest);
     while (this.position < target) {
       const boundary = (Math.floor(this.position / this.every) + 1) * this.every;
       this.apply(Math.min(target, boundary));
