@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import { basename, join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { nodeCrypto } from '../../kernel/nodeCrypto';
-import { goalStory } from '../../kernel/story/story';
+import { type StoryReader, goalStory, storyReader } from '../../kernel/story/story';
+import { logHead } from '../../kernel/events/anchor';
 import type { Story as KernelStory } from '../../kernel/story/storyTypes';
 import { reviewFacts } from '../../kernel/projections/reviewFacts';
 import { printPdf } from '../../kernel/projections/printPdf';
@@ -69,6 +70,8 @@ export class StoryPanel extends Disposable {
   private timer: NodeJS.Timeout | undefined;
   /** How long the last story took to build. */
   private lastBuildMs = 0;
+  /** The goal's story read so far: a refresh reads only the events since. */
+  private reader: { goalId: string; offset: number; reader: StoryReader } | undefined;
   /** Messages refused by validation, and the last story sent (tests read them). */
   readonly refused: string[] = [];
   last: Story | undefined;
@@ -146,7 +149,13 @@ export class StoryPanel extends Disposable {
         const goal = goals.find((g) => g.id === this.goalId) ?? goals.find((g) => g.status === 'active') ?? goals[0];
         if (!goal) return { type: 'empty', message: 'No goals yet: a story starts with a goal (LoopX: New Goal).' } as const;
         this.goalId = goal.id;
-        const story = goalStory(db, goal.id, now, localOffsetMinutes(now));
+        const offset = localOffsetMinutes(now);
+        const head = logHead(db)?.seq ?? 0;
+        // Another goal, another time zone, or a log now shorter than what was read (a restore): read it again.
+        if (this.reader?.goalId !== goal.id || this.reader.offset !== offset || head < this.reader.reader.lastSeq)
+          this.reader = { goalId: goal.id, offset, reader: storyReader(goal.id, offset) };
+        this.reader.reader.read(db);
+        const story = this.reader.reader.build(db, now);
         this.last = story;
         return { type: 'story', story, goals: goals.map((g) => ({ id: g.id, title: g.title })) } as const;
       });

@@ -7,7 +7,7 @@ import { claimTodo, shipTodo } from '../ops/claims';
 import { addMonitor, settleDue } from '../ops/monitors';
 import { offerHandoff } from '../ops/handoffs';
 import { finishTurn, startTurn } from '../ops/turns';
-import { goalStory } from './story';
+import { goalStory, storyReader } from './story';
 import type { StoryDay } from './storyTypes';
 
 let store: TestStore;
@@ -167,5 +167,32 @@ describe('a goal story from a real store', () => {
     const total = (d: StoryDay) => Object.values(d.time).reduce((a, b) => a + b, 0);
     // T1 lived 6 h, T2 and T3 36 h each: every hour is counted once, whatever the days.
     expect(story.days.map(total).reduce((a, b) => a + b, 0)).toBe(78 * H);
+  });
+
+  test('read in pieces (as the view refreshes), the story equals one read of the whole log', () => {
+    store = makeStore();
+    const goalId = createGoal(store.kernel, { title: 'Pieces' }).id;
+    const reader = storyReader(goalId);
+    const codex = store.as(agent('codex'));
+    const reads: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const t = addTodo(store.kernel, { goalId, title: `Step ${i}` }).id;
+      store.clock.advance(1800);
+      claimTodo(codex, t, LONG);
+      if (i % 2) askGate(codex, { todoId: t, question: `May I do ${i}?` });
+      else shipTodo(codex, t, { evidence: 'done' });
+      store.clock.advance(3600);
+      reads.push(reader.read(store.kernel.db));
+    }
+    decideGate(store.as(human), 'Q1', 'rejected');
+    reads.push(reader.read(store.kernel.db));
+    expect(reads.every((n) => n > 0)).toBe(true);
+    expect(reader.read(store.kernel.db)).toBe(0);
+    store.clock.advance(7200);
+    const whole = goalStory(store.kernel.db, goalId, store.clock.ms);
+    expect(reader.build(store.kernel.db, store.clock.ms)).toEqual(whole);
+    // Building again later adds the waiting time up to then, and changes nothing that was read.
+    store.clock.advance(3600);
+    expect(reader.build(store.kernel.db, store.clock.ms)).toEqual(goalStory(store.kernel.db, goalId, store.clock.ms));
   });
 });
