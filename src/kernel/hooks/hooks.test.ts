@@ -9,6 +9,7 @@ import { askGate } from '../ops/gates';
 import { claimTodo } from '../ops/claims';
 import { spendQuota } from '../ops/quota';
 import { finishTurn, startTurn } from '../ops/turns';
+import { addMonitor, settleDue } from '../ops/monitors';
 import { checkReplay } from '../replay';
 import { addHook, hookRuns, listHooks, removeHook } from './hooks';
 import { HookDispatcher, dispatchHooks } from './dispatch';
@@ -199,6 +200,34 @@ describe('hooks: what runs, and how often', () => {
       ['budget.spent', goalId],
     ]);
     expect(lines[1]?.summary).toBe(`Goal ${goalId} Ship the CSV importer spent 2 of 2 turns in 24 h; no turn runs until a slot frees.`);
+  });
+
+  test('a todo blocked, a monitor fired and a monitor expired each run the hook once, in the order they happened', async () => {
+    store = makeStore();
+    const { goalId, todoId } = goalWithTodo(store);
+    const deploy = addTodo(store.kernel, { goalId, title: 'Wait for the deploy' }).id;
+    const review = addTodo(store.kernel, { goalId, title: 'Wait for the review' }).id;
+    addHook(store.as(human), { command: RECORDER, on: ['todo.blocked', 'monitor.fired', 'monitor.expired'] });
+    const codex = store.as(agent('codex'));
+    claimTodo(codex, todoId);
+    blockTodo(codex, todoId, 'the S3 credentials are missing');
+    claimTodo(codex, deploy);
+    const fires = addMonitor(codex, { todoId: deploy, afterSeconds: 60 });
+    claimTodo(codex, review);
+    const expires = addMonitor(codex, { todoId: review, afterSeconds: 3600, timeoutSeconds: 120 });
+    store.clock.advance(600);
+    expect(settleDue(store.kernel)).toEqual({ fired: [fires.id], expired: [expires.id] });
+    expect(await dispatchHooks(store.kernel, { by: 'test' })).toHaveLength(3);
+    const lines = logged(store.root).sort((a, b) => Number(a.seq) - Number(b.seq));
+    expect(lines.map((l) => [l.event, l.subject])).toEqual([
+      ['todo.blocked', todoId],
+      ['monitor.fired', fires.id],
+      ['monitor.expired', expires.id],
+    ]);
+    expect(lines[0]?.summary).toBe(`codex blocked ${todoId} Drop the legacy importer: the S3 credentials are missing`);
+    expect(lines[1]?.summary).toMatch(new RegExp(`^${deploy} Wait for the deploy is ready again: its timer ran out`));
+    expect(lines[2]?.summary).toMatch(new RegExp(`^${review} Wait for the review is ready again: expired at`));
+    expect(await dispatchHooks(store.kernel, { by: 'test' })).toEqual([]);
   });
 
   test('a window or runner that starts after a day away does not run hooks for older events', async () => {
