@@ -48,6 +48,7 @@ function snapshot(): BoardSnapshot {
             }
           : null,
       recurrence: null,
+      recurrenceZone: null,
       waitsUntil: null,
     };
   });
@@ -65,6 +66,11 @@ function snapshot(): BoardSnapshot {
       reason: 'ok',
       nextWakeAt: null,
       background: '',
+      counts: { open: 400, claimed: 0, blocked: 0, shipped: 0, killed: 0 },
+      liveClaims: 0,
+      holders: [],
+      windingDown: 0,
+      maxConcurrent: 1,
     })),
     cards,
     attention: cards

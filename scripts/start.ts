@@ -8,13 +8,14 @@ import { claimTodo, shipTodo } from '../src/kernel/ops/claims';
 import { addEvidence } from '../src/kernel/ops/evidence';
 import { askGate } from '../src/kernel/ops/gates';
 import { spendQuota } from '../src/kernel/ops/quota';
+import { humanName } from '../src/kernel/identity';
 import { writeStatusMd } from '../src/kernel/projections/statusMd';
 import { CODE_SERVER, HOME, PROFILE, REPO, startCodeServer } from '../test/e2e/harness';
 import { ensureCodeServer, profileEnv } from '../test/e2e/profiles';
 
 /**
  * `npm start`: the product running. Packages the extension, installs the .vsix into a local code-server
- * (127.0.0.1 only) and opens a demo workspace whose store has a goal, todos in every state, a pending gate and
+ * (127.0.0.1 only; VS Code 1.139 on Node 24 unless LOOPX_E2E_PROFILE names another) and opens a demo workspace whose store has a goal, todos in every state, a pending gate and
  * evidence. Ctrl-C stops everything.
  */
 const DEMO = join(HOME, 'demo');
@@ -36,7 +37,8 @@ function seedDemo(): void {
   // The demo opens on the board, beside the LoopX view the extension shows on a workspace's first open.
   mkdirSync(join(WORKSPACE, '.vscode'), { recursive: true });
   writeFileSync(join(WORKSPACE, '.vscode', 'settings.json'), `${JSON.stringify({ 'loopx.openBoardOnStartup': true }, null, 2)}\n`);
-  const human = { name: 'you', kind: 'human', channel: 'vscode' } as const;
+  // The person is named as in any terminal (LOOPX_HUMAN, else the login): one person, one name in VS Code and the CLI.
+  const human = { name: humanName(), kind: 'human', channel: 'vscode' } as const;
   const { kernel } = Kernel.init(WORKSPACE, { actor: human });
   const codex = kernel.as({ name: 'codex', kind: 'agent' });
   const claude = kernel.as({ name: 'claude', kind: 'agent' });
@@ -79,7 +81,8 @@ function seedDemo(): void {
 
 async function main(): Promise<void> {
   console.log('npm start: building and packaging the extension…');
-  execFileSync('npm', ['run', '--silent', 'package'], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (const step of ['build', 'package:vsix'])
+    execFileSync('npm', ['run', '--silent', step], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
   await ensureCodeServer(REPO, HOME, PROFILE);
   seedDemo();
   // A fresh VS Code profile too: the old one's workspace state remembers the previous demo store's log (the log
@@ -101,7 +104,7 @@ async function main(): Promise<void> {
     },
   );
   const port = Number(process.env.PORT ?? 0) || undefined;
-  const server = await startCodeServer({ runDir: DEMO, port, env: { LOOPX_HUMAN: 'you' }, extensionsDir: exts });
+  const server = await startCodeServer({ runDir: DEMO, port, extensionsDir: exts });
   const url = server.url(WORKSPACE);
   console.log(
     `\nLoopX is running in VS Code ${PROFILE.name.slice(7)} (code-server ${PROFILE.codeServerVersion}), on this machine only:\n\n  ${url}\n`,

@@ -40,6 +40,7 @@ import { turnList } from './commands/turnList';
 import { reviewPacket } from './commands/reviewPacket';
 import { agentsMd } from './commands/agentsMd';
 import { mcp } from './commands/mcp';
+import { lsp } from './commands/lsp';
 import { evidenceRun } from './commands/evidenceRun';
 import { goalSetCheck, todoSetCheck } from './commands/setCheck';
 import { run } from './commands/run';
@@ -106,4 +107,5 @@ export const CLI_COMMANDS: readonly Command[] = [
   ...HOOK_COMMANDS,
   agentsMd,
   mcp,
+  lsp,
 ];

@@ -19,6 +19,8 @@ import type { BoardOpener, StoryOpener } from './services';
 import { Stories } from './story/storyPanel';
 import { goalProgress } from './views/todoPresentation';
 import { GoalFileSupport } from './goalFiles/goalFileSupport';
+import { WalkthroughProgress } from './walkthroughProgress';
+import { GoalsFilter } from './views/goalsFilter';
 
 /**
  * The composition root: one FolderServices per workspace folder (its store, model, turns…), and the window's parts
@@ -41,6 +43,12 @@ export class LoopxApp extends Disposable {
   readonly boards: Boards;
   /** The window's goal story panel. */
   readonly stories: Stories;
+  /** Filter Todos…: what the Goals view shows, in every folder. */
+  readonly goalsFilter: GoalsFilter;
+  /** The read-only documents (status, evidence, review packet, todo), one provider per scheme. */
+  readonly documents: VirtualDocuments;
+  /** Get Started's checkmarks, from what the stores hold. */
+  readonly walkthrough: WalkthroughProgress;
 
   /** How long activate() took, for the activation benchmark. */
   activationMs = 0;
@@ -53,10 +61,11 @@ export class LoopxApp extends Disposable {
     super();
     const actor = humanActor();
     // Each folder's Open Board shows the window's board, and the board spans the folders: the one is made with the other.
-    const board: BoardOpener = { show: (ctx) => this.boards.show(ctx) };
+    const board: BoardOpener = { show: (ctx, reveal) => this.boards.show(ctx, reveal) };
     const story: StoryOpener = { show: (ctx, goalId) => this.stories.show(ctx, goalId) };
     this.stories = this.register(new Stories());
-    this.folders = this.register(new Folders({ log, actor, board, story, ...host }));
+    this.goalsFilter = this.register(new GoalsFilter());
+    this.folders = this.register(new Folders({ log, actor, board, story, goalsFilter: this.goalsFilter, ...host }));
     this.boards = this.register(new Boards(this.folders));
     const describe = (f: FolderServices) => {
       const goals = f.model.status()?.goals ?? [];
@@ -88,6 +97,12 @@ export class LoopxApp extends Disposable {
     this.goalsView = this.register(
       vscode.window.createTreeView('loopx.goals', { treeDataProvider: this.goalsTree, showCollapseAll: true }),
     );
+    // A filtered view says so in its title, with Clear Filter beside it (package.json, loopx.goalsFiltered).
+    this.register(
+      this.goalsFilter.onDidChange((text) => {
+        this.goalsView.description = text ? `filtered: “${text}”` : undefined;
+      }),
+    );
     const gatesView = this.register(vscode.window.createTreeView('loopx.gates', { treeDataProvider: this.gatesTree }));
     const evidenceView = this.register(vscode.window.createTreeView('loopx.evidence', { treeDataProvider: this.evidenceTree }));
     this.register(vscode.window.createTreeView('loopx.agents', { treeDataProvider: this.agentsTree }));
@@ -108,9 +123,10 @@ export class LoopxApp extends Disposable {
       const waiting = this.folders.withStore.reduce((n, f) => n + f.monitorsTree.waitingCount(), 0);
       monitorsView.description = waiting ? `${waiting} waiting` : undefined;
     };
-    this.register(new VirtualDocuments(this.folders));
+    this.documents = this.register(new VirtualDocuments(this.folders));
     this.goalFiles = this.register(new GoalFileSupport(host.extensionUri, log));
     this.statusBar = this.register(new QuotaStatusBar(this.folders));
+    this.walkthrough = this.register(new WalkthroughProgress(this.folders));
 
     // The Evidence view follows the selection in the Goals view (in the selected item's folder).
     this.register(

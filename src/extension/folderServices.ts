@@ -18,6 +18,7 @@ import { MonitorsTreeProvider } from './views/monitorsTree';
 import { MonitorTicker } from './monitors/monitorTicker';
 import { MonitorNotifier } from './monitors/monitorNotifier';
 import { EventNotifier, WindowHooks } from './hooks/windowHooks';
+import type { GoalsFilter } from './views/goalsFilter';
 
 /** What every folder's services share: the window's log, the person, where the extension and its CLI are. */
 export interface SharedServices {
@@ -30,6 +31,8 @@ export interface SharedServices {
   board: BoardOpener;
   /** The window's goal story panel. */
   story: StoryOpener;
+  /** The Goals view's filter (one for the window). */
+  goalsFilter: GoalsFilter;
 }
 
 /**
@@ -69,10 +72,10 @@ export class FolderServices extends Disposable {
     this.session = this.register(new StoreSession(this.root, actor, log));
     this.witness = this.register(new LogWitness(this.session, folderMemento(shared.workspaceState, this.root), log));
     this.model = this.register(new StoreModel(this.session));
-    this.goalsTree = this.register(new GoalsTreeProvider(this.model, actor.name));
+    this.goalsTree = this.register(new GoalsTreeProvider(this.model, actor.name, shared.goalsFilter));
     this.gatesTree = this.register(new GatesTreeProvider(this.model));
     this.evidenceTree = this.register(new EvidenceTreeProvider(this.model, this.root));
-    this.agentsTree = this.register(new AgentsTreeProvider(this.model));
+    this.agentsTree = this.register(new AgentsTreeProvider(this.model, actor.name));
     this.gateNotifier = this.register(new GateNotifier(this.model, this.root));
     this.monitorsTree = this.register(new MonitorsTreeProvider(this.model));
     this.monitorTicker = this.register(new MonitorTicker(this.session, this.model, log));
@@ -93,6 +96,7 @@ export class FolderServices extends Disposable {
       monitors: this.monitorTicker,
       board: shared.board,
       story: shared.story,
+      goalsFilter: shared.goalsFilter,
     };
     this.autoRunner = this.register(new AutoRunner(this.model, this.turns, log));
     this.turnRecovery = this.register(new TurnRecovery(this.session, this.turns, log));

@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { BOARD_VIEW_TYPE } from '../protocol/boardProtocol';
 import { COMMANDS } from './commands/commandIds';
 import { ALL_CONTEXT_VALUES } from './views/contextValues';
+import { WALKTHROUGH_KEYS, completionEvents } from './walkthroughKeys';
 
 // The manifest and the code must agree (vscode-pull-request-github's check-commands.js, as a test).
 const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
@@ -38,6 +39,59 @@ describe('package.json ↔ code', () => {
 
   test('a board left open comes back after a reload: its panel type activates the extension', () => {
     expect(pkg.activationEvents).toContain(`onWebviewPanel:${BOARD_VIEW_TYPE}`);
+  });
+
+  test('a command that asks before it acts says so with "…" (and one that acts at once does not)', () => {
+    // Each of these opens an input box, a pick or a modal before anything happens, from a view item too.
+    const asks = [
+      COMMANDS.newGoal,
+      COMMANDS.addTodo,
+      COMMANDS.releaseTodo,
+      COMMANDS.shipTodo,
+      COMMANDS.blockTodo,
+      COMMANDS.unblockTodo,
+      COMMANDS.killTodo,
+      COMMANDS.askGate,
+      COMMANDS.approveGate,
+      COMMANDS.rejectGate,
+      COMMANDS.addEvidence,
+      COMMANDS.runTurn,
+      COMMANDS.cancelMonitor,
+      COMMANDS.restoreBackup,
+      COMMANDS.connectAgent,
+      COMMANDS.showTurns,
+      COMMANDS.markGoalDone,
+      COMMANDS.filterTodos,
+      COMMANDS.approveMonitor,
+      COMMANDS.allowChecks,
+      COMMANDS.addHook,
+      COMMANDS.removeHook,
+    ];
+    for (const c of contributes.commands as { command: string; title: string }[])
+      expect(c.title.endsWith('…'), `${c.command}: "${c.title}"`).toBe((asks as string[]).includes(c.command));
+  });
+
+  test("Get Started's steps complete on the walkthrough keys, once per pulse (VS Code spends a condition true at registration)", () => {
+    const steps = contributes.walkthroughs[0].steps as { id: string; completionEvents: string[] }[];
+    const keyOf: Record<string, string> = {
+      initialize: WALKTHROUGH_KEYS.hasStore,
+      newGoal: WALKTHROUGH_KEYS.hasGoal,
+      connectAgent: WALKTHROUGH_KEYS.agentConnected,
+      runTurn: WALKTHROUGH_KEYS.turnRan,
+      decideGate: WALKTHROUGH_KEYS.gateDecided,
+    };
+    for (const step of steps) expect(step.completionEvents, step.id).toEqual(completionEvents(keyOf[step.id] as string));
+    // None ticks on a command: a command that ran and failed must tick nothing.
+    expect(steps.flatMap((s) => s.completionEvents).filter((e) => e.startsWith('onCommand:'))).toEqual([]);
+  });
+
+  test('a paused goal has Resume on its row, where a running one has Run Turn', () => {
+    const inline = (contributes.menus['view/item/context'] as { command: string; when: string; group: string }[]).filter((m) =>
+      m.group.startsWith('inline'),
+    );
+    expect(inline).toContainEqual(
+      expect.objectContaining({ command: COMMANDS.resumeGoal, when: expect.stringContaining('loopx:goal:paused') }),
+    );
   });
 
   test('every command has a LoopX category and a title; icons are codicons', () => {

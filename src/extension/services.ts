@@ -1,4 +1,5 @@
 import type * as vscode from 'vscode';
+import type { BoardReveal } from '../protocol/boardProtocol';
 import type { StoreSession } from './store/storeSession';
 import type { StoreModel } from './store/storeModel';
 import type { LogWitness } from './store/logWitness';
@@ -6,6 +7,7 @@ import type { Log } from './util/log';
 import type { TurnRunner } from './turns/turnRunner';
 import type { GoalsTreeProvider } from './views/goalsTree';
 import type { MonitorTicker } from './monitors/monitorTicker';
+import type { GoalsFilter } from './views/goalsFilter';
 
 /**
  * One workspace folder's services, as commands, the board and turns see them. Built whole, once per folder, by the
@@ -33,6 +35,8 @@ export interface Services {
   board: BoardOpener;
   /** The window's goal story panel (beside the board). */
   story: StoryOpener;
+  /** The Goals view's filter (Filter Todos…), one for the window. */
+  goalsFilter: GoalsFilter;
 }
 
 /** What a folder needs of the window's story panel: to show a goal's story from this folder's store. */
@@ -40,7 +44,7 @@ export interface StoryOpener {
   show(services: Services, goalId: string | undefined): unknown;
 }
 
-/** What a folder needs of the window's board: to show it on this folder's store. */
+/** What a folder needs of the window's board: to show it on this folder's store (and a card or goal on it). */
 export interface BoardOpener {
-  show(services: Services): unknown;
+  show(services: Services, reveal?: BoardReveal): unknown;
 }

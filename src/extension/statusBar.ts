@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import type { GoalStatusLine } from '../kernel/queries/status';
 import { clean, clockTime } from '../protocol/display';
-import { shouldRunReason } from '../protocol/shouldRunWords';
+import { allShipped, shouldRunReason } from '../protocol/shouldRunWords';
+import { pausedWords } from '../shared/pausedWords';
 import { Disposable, toDisposable } from './util/lifecycle';
 import type { Folders } from './folders';
 import type { FolderServices } from './folderServices';
@@ -16,11 +17,14 @@ import { COMMANDS } from './commands/commandIds';
 export class QuotaStatusBar extends Disposable {
   private readonly goals = new Map<string, vscode.StatusBarItem>();
   private readonly gates = this.register(vscode.window.createStatusBarItem('loopx.gates', vscode.StatusBarAlignment.Left, 99));
+  /** Goals that wait for a person to start them (or, when nothing is active, every paused goal): never a blank bar. */
+  private readonly paused = this.register(vscode.window.createStatusBarItem('loopx.paused', vscode.StatusBarAlignment.Left, 98));
   private readonly watched = new Set<FolderServices>();
 
   constructor(private readonly folders: Folders) {
     super();
     this.gates.name = 'LoopX Gates';
+    this.paused.name = 'LoopX Paused Goals';
     this.gates.command = 'loopx.gates.focus';
     this.register(folders.onDidChange(() => this.follow()));
     this.register(toDisposable(() => this.goals.forEach((item) => item.dispose())));
@@ -58,6 +62,45 @@ export class QuotaStatusBar extends Disposable {
       this.gates.accessibilityInformation = { label: `LoopX: ${pending} gate${pending === 1 ? '' : 's'} waiting for your decision` };
       this.gates.show();
     } else this.gates.hide();
+    this.renderPaused(active.length);
+  }
+
+  private renderPaused(activeCount: number): void {
+    const grouped = this.folders.grouped;
+    const paused = this.folders.withStore.flatMap((folder) =>
+      (folder.model.status()?.goals ?? [])
+        .filter((g) => g.status === 'paused' && (g.waitsForPerson || activeCount === 0))
+        .map((goal) => ({ goal, folder })),
+    );
+    if (!paused.length) {
+      this.paused.hide();
+      this.pausedShown = undefined;
+      return;
+    }
+    const [only] = paused;
+    const label = paused.length === 1 && only ? `${only.goal.id} paused` : `${paused.length} goals paused`;
+    this.paused.text = `$(debug-pause) ${label}`;
+    this.paused.command =
+      paused.length === 1 && only
+        ? { title: 'Resume Goal', command: COMMANDS.resumeGoal, arguments: [inFolder(only.folder.root, only.goal.id)] }
+        : COMMANDS.resumeGoal;
+    const md = new vscode.MarkdownString(undefined, true);
+    md.appendMarkdown('**LoopX: paused goals** (click to start one)\n\n');
+    for (const { goal, folder } of paused)
+      md.appendMarkdown(`$(debug-pause) **${goal.id}** `)
+        .appendText(`${clean(goal.title)}${grouped ? ` (${folder.name})` : ''}: ${pausedWords(goal.waitsForPerson)}`)
+        .appendMarkdown('\n\n');
+    this.paused.tooltip = md;
+    this.paused.accessibilityInformation = { label: `LoopX: ${label}; click to start ${paused.length === 1 ? 'it' : 'one'}` };
+    this.paused.show();
+    this.pausedShown = this.paused.text;
+  }
+
+  private pausedShown: string | undefined;
+
+  /** For tests: what the paused-goals item shows, or undefined when it is hidden. */
+  pausedBadge(): string | undefined {
+    return this.pausedShown;
   }
 
   private renderGoal(key: string, goal: GoalStatusLine, owner: FolderServices, index: number, folder: string | undefined): void {
@@ -82,19 +125,26 @@ export class QuotaStatusBar extends Disposable {
     const wake = !answer.run && answer.nextWakeAt ? ` · ${byMonitor ? '$(eye) ' : ''}wake ${clockTime(answer.nextWakeAt, now)}` : '';
     // Exhausted is about the budget, whatever else should-run reports first (no ready work, a gate…).
     const exhausted = q.remaining === 0;
-    item.text = `${exhausted ? '$(warning)' : '$(pulse)'} ${folder ? `${folder}: ` : ''}${goal.id} ${q.spent}/${q.turnsPerWindow}${wake}`;
+    // Every todo shipped: the goal is finished in all but name, and the meter says so (its tooltip offers Mark Done).
+    const finished = allShipped(goal.counts);
+    const lead = finished ? '$(pass-filled)' : exhausted ? '$(warning)' : '$(pulse)';
+    item.text = `${lead} ${folder ? `${folder}: ` : ''}${goal.id} ${q.spent}/${q.turnsPerWindow}${finished ? ' · all shipped' : wake}`;
     item.backgroundColor = exhausted ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     const md = new vscode.MarkdownString(undefined, true);
+    md.isTrusted = { enabledCommands: [COMMANDS.markGoalDone] };
     md.appendMarkdown(`**${goal.id}** `)
       .appendText(clean(goal.title))
       .appendText(folder ? ` (${folder})` : '')
       .appendMarkdown('\n\n');
     md.appendMarkdown(`$(dashboard) ${q.spent} of ${q.turnsPerWindow} turns spent in the last ${q.windowHours} h, ${q.remaining} left\n\n`);
-    const why = shouldRunReason({ ...answer, goalStatus: goal.status, ...q });
+    const why = shouldRunReason({ ...answer, goalStatus: goal.status, ...q, counts: goal.counts, me: owner.ctx.me });
     md.appendMarkdown(answer.run ? '$(play) **Ready to run a turn**' : '$(debug-pause) **Waits:** ').appendText(answer.run ? '' : why);
     if (answer.nextWakeAt) md.appendMarkdown(`; it can run again at ${clockTime(answer.nextWakeAt, now)}`);
-    else if (!answer.run) md.appendMarkdown('; a person has to act first');
-    md.appendMarkdown(`\n\n<small>should-run: \`${answer.reason}\`</small>\n\n`);
+    else if (finished) {
+      const args = encodeURIComponent(JSON.stringify([inFolder(owner.root, goal.id)]));
+      md.appendMarkdown(`: [Mark ${goal.id} done](command:${COMMANDS.markGoalDone}?${args}) or add todos`);
+    } else if (!answer.run) md.appendMarkdown('; a person has to act first');
+    md.appendMarkdown('\n\n');
     if (goal.nextTodo) md.appendMarkdown(`$(arrow-right) next: ${goal.nextTodo.id} `).appendText(clean(goal.nextTodo.title));
     if (waiting.length) {
       md.appendMarkdown(`\n\n$(eye) ${waiting.length} monitor${waiting.length === 1 ? '' : 's'} waiting`);

@@ -77,6 +77,11 @@ export function readGoalFile(absolutePath: string, shownPath: string): { spec: G
   } finally {
     closeSync(fd);
   }
+  return goalSpecFromText(text, shownPath);
+}
+
+/** A goal file's text (read from disk, or an editor's document as it is shown) as a spec, or throws its errors. */
+export function goalSpecFromText(text: string, shownPath: string): { spec: GoalSpec; warnings: GoalFileDiagnostic[] } {
   const parsed = parseGoalFile(text);
   if (!parsed.spec) throw new GoalFileError(shownPath, parsed.diagnostics);
   return { spec: parsed.spec, warnings: parsed.diagnostics.filter((d) => d.severity !== 'error') };

@@ -20,10 +20,10 @@ import { immediate, integrityCheck, type SqliteDb } from './db/sqliteDb';
 import { verifyChain } from './events/verify';
 import { checkReplay } from './replay';
 import { migrate, schemaVersion } from './db/migrate';
-import { APPLICATION_ID, identifyStore } from './storeFile';
+import { APPLICATION_ID, StoreEnvironmentError, identifyStore, sqliteCode } from './storeFile';
 import { nextNum } from './queries/lookups';
 import { type LogAnchor, logHead } from './events/anchor';
-import { InvalidInputError, NotFoundError, RefusedError } from './errors';
+import { InvalidInputError, LoopxError, NotFoundError, RefusedError } from './errors';
 
 export const BACKUP_DIR = 'backups';
 const DEFAULT_KEEP = 10;
@@ -189,12 +189,14 @@ export function restoreStore(kernel: Kernel, file: string): Restore {
   const saving = join(folder, `${SAVING_PREFIX}${process.pid}-${Date.now()}.db`);
   try {
     copyFileSync(from, scratch);
-    const checked = withStoreFile(scratch, (db) => {
-      if (identifyStore(db) === 'foreign')
-        throw new InvalidInputError(`${from} is not a loopx store`, 'name a backup file written by loopx backup');
-      if (schemaVersion(db) < kernel.schemaVersion) migrate(db); // an older loopx's backup: the copy is brought up to date
-      return verifyStoreFile(db, from, kernel.schemaVersion, true);
-    });
+    const checked = checkBackupFile(from, () =>
+      withStoreFile(scratch, (db) => {
+        if (identifyStore(db) === 'foreign')
+          throw new InvalidInputError(`${from} is not a loopx store`, 'name a backup file written by loopx backup');
+        if (schemaVersion(db) < kernel.schemaVersion) migrate(db); // an older loopx's backup: the copy is brought up to date
+        return verifyStoreFile(db, from, kernel.schemaVersion, true);
+      }),
+    );
     const saved = swapUnderLock(kernel, scratch, saving, from);
     // Who replaced the log and with what: a window's log witness reads it to tell a restore from tampering.
     const marker: RestoreMarker = { at: new Date(kernel.clock()).toISOString(), from, saved: saved.path, head: checked.head };
@@ -205,6 +207,28 @@ export function restoreStore(kernel: Kernel, file: string): Restore {
   } finally {
     rmSync(scratchDir, { recursive: true, force: true });
     rmSync(saving, { force: true });
+  }
+}
+
+/**
+ * Runs the checks of a backup's scratch copy and says what is wrong with the file given when SQLite cannot read it:
+ * a text file or a garbage header is not a loopx store (exit 2); a truncated file, a corrupt page or a missing table
+ * is a broken backup (exit 3). Never `store_damaged` about the live store, which nothing here has touched.
+ */
+function checkBackupFile<T>(from: string, check: () => T): T {
+  try {
+    return check();
+  } catch (thrown) {
+    // Our own words about the file stand; so does trouble with the machine (a full disk, a read-only folder).
+    const aboutTheFile =
+      thrown instanceof StoreEnvironmentError && ['store_damaged', 'not_a_store', 'store_unopenable'].includes(thrown.code);
+    if (thrown instanceof LoopxError && !aboutTheFile) throw thrown;
+    const code = sqliteCode(thrown as { code?: unknown; errcode?: unknown }) ?? '';
+    const detail = (thrown as Error).message?.split('\n')[0] ?? String(thrown);
+    const untouched = 'the live store was not touched; name another backup (loopx backup writes them to .loopx/backups/)';
+    if (/^SQLITE_NOTADB/.test(code) || /file is not a database/i.test(detail))
+      throw new InvalidInputError(`${from} is not a loopx store: it is not a SQLite database (${detail})`, untouched);
+    throw new RefusedError('backup_broken', `${from} is damaged or incomplete, so it cannot be restored (${detail})`, untouched);
   }
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, linkSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DriverName, SqliteDb } from './db/sqliteDb';
 import { immediate, snapshot } from './db/sqliteDb';
@@ -98,13 +98,47 @@ export class Kernel {
   static init(root: string, options: KernelOptions = {}): { kernel: Kernel; created: boolean } {
     mkdirSync(join(root, STORE_DIR), { recursive: true });
     const path = Kernel.storePath(root);
-    const fresh = !existsSync(path);
-    const db = fresh
-      ? openDb(path, options.driver, { check: (raw) => raw.exec(`PRAGMA application_id = ${APPLICATION_ID}`) })
-      : Kernel.openStoreFile(path, options);
-    const kernel = Kernel.fromDb(root, db, options);
-    const created = kernel.initializeLog();
-    return { kernel, created };
+    const created = !existsSync(path) && Kernel.createStoreFile(root, path, options);
+    const kernel = Kernel.fromDb(root, Kernel.openStoreFile(path, options), options);
+    // A store an older loopx created without its first event gets it now (never a second one).
+    return { kernel, created: kernel.initializeLog() || created };
+  }
+
+  /**
+   * Builds a complete store (schema, mark, first event) in a file of its own, then links it into place: the store
+   * path never shows a half-made store. Several `loopx init` at once (agents do that) each build one; the first
+   * link wins and the others open the winner's. Without this, an init opening the file another had only just
+   * created read an empty file and called the store's history gone. True when this call's store is the one in place.
+   */
+  private static createStoreFile(root: string, path: string, options: KernelOptions): boolean {
+    const temp = `${path}.init-${process.pid}-${Date.now().toString(36)}`;
+    try {
+      const db = openDb(temp, options.driver, { check: (raw) => raw.exec(`PRAGMA application_id = ${APPLICATION_ID}`) });
+      const kernel = Kernel.fromDb(root, db, options);
+      kernel.initializeLog();
+      // The last connection closing checkpoints the WAL into the file: what is linked is complete by itself.
+      kernel.close();
+      try {
+        linkSync(temp, path);
+        return true;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') return false;
+        if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'].includes(code ?? '')) throw error;
+      }
+      // A file system without hard links: an exclusive copy (still never over a store that is there).
+      try {
+        copyFileSync(temp, path, constants.COPYFILE_EXCL);
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+        throw error;
+      }
+    } catch (error) {
+      throw storeError(error, path);
+    } finally {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${temp}${suffix}`, { force: true });
+    }
   }
 
   private static openStoreFile(path: string, options: KernelOptions): SqliteDb {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
@@ -95,3 +95,51 @@ test('scratch copies left by a killed restore are cleaned up by the next one', (
   expect(existsSync(leftover)).toBe(false);
   expect(existsSync(halfSaved)).toBe(false);
 });
+
+test.each([
+  [
+    'a text file',
+    (file: string) => writeFileSync(file, 'just some notes\n'.repeat(100)),
+    'invalid_input',
+    /is not a loopx store: it is not a SQLite database/,
+  ],
+  ['a garbage header', (file: string) => garble(file, 0, 16), 'invalid_input', /is not a loopx store: it is not a SQLite database/],
+  ['a truncated file', (file: string) => truncate(file), 'backup_broken', /is damaged or incomplete|is damaged/],
+  ['a corrupt page', (file: string) => garble(file, 4096 * 3, 4096 * 4), 'backup_broken', /is damaged/],
+  [
+    'a missing table',
+    (file: string) => {
+      const db = openDb(file);
+      db.exec('DROP TABLE handoffs');
+      db.close();
+    },
+    'backup_broken',
+    /is damaged or incomplete.*handoffs/,
+  ],
+])('restoring %s says what is wrong with that file, not with the live store, which stays as it was', (_label, spoil, code, message) => {
+  const file = backupStore(s.kernel, { to: join(s.root, 'spoiled.db') }).path;
+  spoil(file);
+  const before = events();
+  let thrown: { code?: string; message?: string; hint?: string } = {};
+  try {
+    restoreStore(s.kernel, file);
+  } catch (error) {
+    thrown = error as typeof thrown;
+  }
+  expect(thrown).toMatchObject({ code, message: expect.stringMatching(message) });
+  expect(thrown.message).toContain(file);
+  expect(thrown.hint).toMatch(/the live store was not touched/);
+  expect(events()).toBe(before);
+});
+
+/** Overwrites `length` bytes at `offset` with junk. */
+function garble(file: string, offset: number, length: number): void {
+  const bytes = readFileSync(file);
+  for (let i = offset; i < Math.min(bytes.length, offset + length); i++) bytes[i] = (i * 7919) & 0xff;
+  writeFileSync(file, bytes);
+}
+
+function truncate(file: string): void {
+  const bytes = readFileSync(file);
+  writeFileSync(file, bytes.subarray(0, Math.floor(bytes.length / 2)));
+}

@@ -43,6 +43,7 @@ test('a goal scope that is not a JSON list of strings is refused', () => {
     max_concurrent: 1,
     cooldown_seconds: 0,
     background: '',
+    allowed_checks: '[]',
     created_at: 'a',
     updated_at: 'b',
   };

@@ -131,7 +131,8 @@ const SQLITE_CODES: Record<number, string> = {
   26: 'SQLITE_NOTADB',
 };
 
-function sqliteCode(error: { code?: unknown; errcode?: unknown }): string | undefined {
+/** The SQLite result code of a driver error (either driver), such as SQLITE_NOTADB. */
+export function sqliteCode(error: { code?: unknown; errcode?: unknown }): string | undefined {
   if (typeof error.errcode === 'number') return SQLITE_CODES[error.errcode & 0xff];
   return typeof error.code === 'string' ? error.code : undefined;
 }

@@ -70,3 +70,26 @@ test('a log cut and written again to the same length by another process is a cha
     watcher.stop();
   }
 });
+
+test('a commit published after its file event (a writer descheduled between its WAL write and its commit) is still seen', async () => {
+  // The fake watch hands us the listener: one event now, and none when the commit becomes visible, which is what
+  // a commit published through the shared-memory index (a memory map, no file event) looks like.
+  let fire: (event: string, file: string | null) => void = () => {};
+  const fakeWatch = (_dir: string, listener: typeof fire) => {
+    fire = listener;
+    return { close: () => undefined, on: () => undefined } as never;
+  };
+  let changes = 0;
+  const watcher = new StoreWatcher(s.kernel.db, s.kernel.storeDir, () => changes++, { watch: fakeWatch }).start();
+  try {
+    fire('change', 'loopx.db-wal');
+    await new Promise((r) => setTimeout(r, 60)); // the first look has found nothing yet
+    expect(changes).toBe(0);
+    const other = Kernel.open(s.root, { actor: agent('codex') });
+    createGoal(other, { title: 'committed after the event' });
+    other.close();
+    await until(() => changes === 1, 4000);
+  } finally {
+    watcher.stop();
+  }
+});

@@ -1,4 +1,4 @@
-import { type FSWatcher, watch } from 'node:fs';
+import { type FSWatcher, watch as fsWatch } from 'node:fs';
 import type { SqliteDb } from './db/sqliteDb';
 import { logHead } from './events/anchor';
 
@@ -8,20 +8,34 @@ import { logHead } from './events/anchor';
  * cheap first filter, and the newest event decides: every change appends an event, so a newest event we have not
  * seen (nor written ourselves, see `acknowledge`) is exactly "something changed". Its hash is compared as well as its
  * number, so a log cut and written again to the same length outside loopx is a change too.
+ *
+ * A file event can come before the commit it belongs to is visible: a writer appends its frames to the WAL (an
+ * event), then publishes the commit in the shared-memory index, which it writes through a memory map (no event). A
+ * writer descheduled in between, as on a loaded machine, left the change unseen until the next write (seconds, or
+ * for good). So after an event that shows nothing new yet, the watcher looks again a few times over a few seconds
+ * (SETTLE_MS): a bounded look after activity, never a poll while the store is idle.
  */
+export const SETTLE_MS: readonly number[] = [25, 100, 300, 1000, 3000];
+
+type WatchFn = (dir: string, listener: (event: string, file: string | null) => void) => Pick<FSWatcher, 'close' | 'on'>;
+
 export class StoreWatcher {
-  private watcher: FSWatcher | undefined;
+  private watcher: Pick<FSWatcher, 'close' | 'on'> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lastVersion: number;
   private lastSeq: number;
   private lastHash: string;
+  private readonly settleMs: readonly number[];
+  private readonly watch: WatchFn;
 
   constructor(
     private readonly db: SqliteDb,
     private readonly storeDir: string,
     private readonly onChange: () => void,
-    private readonly debounceMs = 25,
+    options: { settleMs?: readonly number[]; watch?: WatchFn } = {},
   ) {
+    this.settleMs = options.settleMs ?? SETTLE_MS;
+    this.watch = options.watch ?? ((dir, listener) => fsWatch(dir, { persistent: false }, (event, file) => listener(event, file)));
     this.lastVersion = this.dataVersion();
     ({ seq: this.lastSeq, hash: this.lastHash } = this.head());
   }
@@ -32,7 +46,7 @@ export class StoreWatcher {
   }
 
   start(): this {
-    this.watcher = watch(this.storeDir, { persistent: false }, (_event, file) => {
+    this.watcher = this.watch(this.storeDir, (_event, file) => {
       if (file && !String(file).startsWith('loopx.db')) return;
       this.schedule();
     });
@@ -40,11 +54,14 @@ export class StoreWatcher {
     return this;
   }
 
-  /** Checks now (also useful after the window regains focus or a watch event was missed). */
-  check(): void {
-    if (!this.db.isOpen) return;
+  /**
+   * Checks now (also useful after the window regains focus or a watch event was missed). True when another
+   * connection committed since the last check (a change reported, or our own acknowledged writes).
+   */
+  check(): boolean {
+    if (!this.db.isOpen) return false;
     const version = this.dataVersion();
-    if (version === this.lastVersion) return;
+    if (version === this.lastVersion) return false;
     this.lastVersion = version;
     const { seq, hash } = this.head();
     if (seq !== this.lastSeq || hash !== this.lastHash) {
@@ -52,6 +69,7 @@ export class StoreWatcher {
       this.lastHash = hash;
       this.onChange();
     }
+    return true;
   }
 
   stop(): void {
@@ -61,13 +79,23 @@ export class StoreWatcher {
     this.timer = undefined;
   }
 
+  /** A file event: check shortly (events come in bursts), and again over SETTLE_MS while nothing new shows. */
   private schedule(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.check();
-    }, this.debounceMs);
+    // A burst of events waits for the first look; an event while settling starts the looks over.
+    if (this.timer && this.step === 0) return;
+    if (this.timer) clearTimeout(this.timer);
+    const look = (step: number) => {
+      this.step = step;
+      const wait = (this.settleMs[step] ?? 0) - (this.settleMs[step - 1] ?? 0);
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        if (!this.check() && step + 1 < this.settleMs.length) look(step + 1);
+      }, wait);
+    };
+    look(0);
   }
+
+  private step = 0;
 
   private head(): { seq: number; hash: string } {
     return logHead(this.db) ?? { seq: 0, hash: '' };

@@ -90,7 +90,7 @@ export function analyze(text: string, filePath: string, registry: StoreRegistry,
     }
     return { goal, todos, plan };
   });
-  diagnostics.push(...scopeDiagnostics(parsed, store.root));
+  diagnostics.push(...scopeDiagnostics(parsed, store.root, live.goal?.scope ?? []));
   return { ...base, path, ...live };
 }
 
@@ -204,8 +204,12 @@ function show(v: unknown): string {
   return Array.isArray(v) ? (v.length ? v.join(', ') : 'none') : JSON.stringify(v);
 }
 
-/** A scope entry whose fixed part (before the first wildcard) names nothing in the workspace matches no file. */
-function scopeDiagnostics(parsed: ParsedGoalFile, root: string): Diagnostic[] {
+/**
+ * A scope entry whose fixed part (before the first wildcard) names nothing in the workspace matches no file yet: a
+ * warning for an entry the file adds (a typo shows before it is applied), a hint for one the goal already has (the
+ * person chose it, in New Goal or an earlier apply, for work still to come: not a warning every time the file opens).
+ */
+function scopeDiagnostics(parsed: ParsedGoalFile, root: string, goalScope: readonly string[]): Diagnostic[] {
   const scope = (parsed.frontMatter as { scope?: unknown } | null)?.scope;
   const entries =
     typeof scope === 'string' ? [[scope, ['scope']] as const] : Array.isArray(scope) ? scope.map((s, i) => [s, ['scope', i]] as const) : [];
@@ -216,12 +220,13 @@ function scopeDiagnostics(parsed: ParsedGoalFile, root: string): Diagnostic[] {
     const cut = entry.split('/').findIndex((part) => /[*?[\]{}!]/.test(part));
     const prefix = (cut === -1 ? fixed : entry.split('/').slice(0, cut)).join('/');
     if (prefix === '' || existsSync(join(root, prefix))) continue;
+    const chosen = goalScope.includes(entry);
     out.push({
-      severity: DiagnosticSeverity.Warning,
+      severity: chosen ? DiagnosticSeverity.Hint : DiagnosticSeverity.Warning,
       range: parsed.rangeOf(path as unknown as PathSegment[]) ?? firstLine(),
       source: 'loopx',
       code: 'scope_matches_nothing',
-      message: `scope \`${entry}\` matches no file: ${prefix} does not exist in the workspace`,
+      message: `scope \`${entry}\` matches no file yet: ${prefix} does not exist in the workspace`,
     });
   }
   return out;

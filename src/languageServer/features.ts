@@ -16,7 +16,7 @@ import { todoHover, todoStatusLine } from '../kernel/projections/todoCard';
 import { goalHover } from './goalHover';
 import { GOAL_KEYS, KEY_DOCS, QUOTA_KEYS, TODO_KEYS } from '../goalFile/schema';
 import type { Range } from '../goalFile/diagnostics';
-import { getGoal, getTodo } from '../kernel/queries/lookups';
+import { findGoalTodo, getGoal, getTodo } from '../kernel/queries/lookups';
 import { listAgents } from '../kernel/queries/lists';
 import { DEFAULT_HOSTS } from '../kernel/hosts';
 import { relative } from '../kernel/projections/todoCard';
@@ -75,9 +75,14 @@ export function completions(a: Analysis, text: string, pos: Position): Completio
   if (listOf('after')) {
     // Read from the lines as well as the YAML: while \`after: [\` is half typed the YAML does not parse.
     const typed = lines.flatMap((l) => /^\s*-?\s*key:\s*([a-z0-9][a-z0-9-]*)\s*$/.exec(l)?.[1] ?? []);
-    const keys = [...new Set([...fileTodos.map((t) => t.key).filter((k): k is string => typeof k === 'string'), ...typed])];
+    const own = ownKey(lines, pos.line);
+    const keys = [...new Set([...fileTodos.map((t) => t.key).filter((k): k is string => typeof k === 'string'), ...typed])].filter(
+      (key) => key !== own, // a todo cannot come after itself
+    );
+    const goal = a.goal;
     return keys.map((key) => {
-      const todo = a.todos.get(key);
+      // The store knows the key even while the half-typed list keeps the YAML (and so a.todos) from parsing.
+      const todo = a.todos.get(key) ?? (goal && a.store ? a.store.read((db) => findGoalTodo(db, goal.id, { key })) : undefined);
       return { label: key, kind: CompletionItemKind.Reference, detail: todo ? todoStatusLine(todo, a.nowMs) : 'not in the store yet' };
     });
   }
@@ -101,6 +106,24 @@ export function completions(a: Analysis, text: string, pos: Position): Completio
       insertText: `${key}: `,
       documentation: { kind: MarkupKind.Markdown, value: KEY_DOCS[key] ?? '' },
     }));
+}
+
+/** The key of the todo item the line belongs to (its `key:` line, above or below within the same `- ` item). */
+function ownKey(lines: readonly string[], line: number): string | null {
+  let start = line;
+  while (start >= 0 && !/^\s*-\s/.test(lines[start] ?? '')) {
+    if (/^---\s*$/.test(lines[start] ?? '') || /^\S/.test(lines[start] ?? '')) return null;
+    start--;
+  }
+  if (start < 0) return null;
+  const indent = /^(\s*)-/.exec(lines[start] ?? '')?.[1]?.length ?? 0;
+  for (let i = start; i < lines.length; i++) {
+    const l = lines[i] ?? '';
+    if (i > start && (/^---\s*$/.test(l) || (/^\s*-\s/.test(l) && (/^(\s*)-/.exec(l)?.[1]?.length ?? 0) <= indent) || /^\S/.test(l))) break;
+    const key = /^\s*(?:-\s+)?key:\s*([a-z0-9][a-z0-9-]*)\s*$/.exec(l)?.[1];
+    if (key) return key;
+  }
+  return null;
 }
 
 /**
@@ -181,7 +204,14 @@ export function hover(a: Analysis, text: string, pos: Position): Hover | null {
   return key && KEY_DOCS[key] && pos.character <= line.indexOf(key) + key.length ? markdown(`\`${key}\`: ${KEY_DOCS[key]}`) : null;
 }
 
-export function codeLenses(a: Analysis, uri: string): CodeLens[] {
+/**
+ * Which editor asks: the extension's client says `loopxClient: 'vscode'` (initialization options) and has the LoopX
+ * commands the lenses run; any other editor (neovim, Helix, Zed…) gets lenses that say what is true and what to do,
+ * with no command it does not have.
+ */
+export type EditorKind = 'vscode' | 'other';
+
+export function codeLenses(a: Analysis, uri: string, editor: EditorKind = 'vscode'): CodeLens[] {
   if (!a.store) return [];
   const top = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
   const errors = a.diagnostics.filter((d) => d.severity === 1).length;
@@ -191,12 +221,15 @@ export function codeLenses(a: Analysis, uri: string): CodeLens[] {
   if (errors > 0) lens(top, `${errors} problem${errors === 1 ? '' : 's'} to fix before applying`);
   else if (a.plan && (a.plan.changeCount > 0 || a.plan.relink)) {
     const n = a.plan.changeCount;
-    lens(top, `Apply to store · ${n === 0 ? 'link the file' : `${n} change${n === 1 ? '' : 's'}`}`, APPLY_COMMAND, [
-      inFolder(a.store.root, uri),
-    ]);
+    const what = `${n === 0 ? 'link the file' : `${n} change${n === 1 ? '' : 's'}`}`;
+    if (editor === 'vscode') lens(top, `Apply to store · ${what}`, APPLY_COMMAND, [inFolder(a.store.root, uri)]);
+    // Applying is a person's act through a human channel: elsewhere that is a terminal, which asks before it writes.
+    else lens(top, `Not applied · ${what}: loopx goal apply ${a.path ?? 'FILE'} in a terminal`);
   } else if (a.plan) lens(top, `In sync with ${a.goal?.id ?? 'the store'}`);
-  lens(top, 'Open Board', 'loopx.openBoard', [inFolder(a.store.root)]);
-  if (a.goal) lens(top, 'Run Turn', 'loopx.runTurn', [inFolder(a.store.root, { goalId: a.goal.id })]);
+  if (editor === 'vscode') {
+    lens(top, 'Open Board', 'loopx.openBoard', [inFolder(a.store.root)]);
+    if (a.goal) lens(top, 'Run Turn', 'loopx.runTurn', [inFolder(a.store.root, { goalId: a.goal.id })]);
+  }
   for (const t of a.todoAt) {
     const todo = a.todos.get(t.key);
     lens({ start: t.range.start, end: t.range.start }, todo ? todoStatusLine(todo, a.nowMs) : 'new: Apply to store adds it');
@@ -204,13 +237,18 @@ export function codeLenses(a: Analysis, uri: string): CodeLens[] {
   return lenses;
 }
 
-export function codeActions(uri: string, diagnostics: readonly Diagnostic[], root: string | null): CodeAction[] {
+export function codeActions(
+  uri: string,
+  diagnostics: readonly Diagnostic[],
+  root: string | null,
+  editor: EditorKind = 'vscode',
+): CodeAction[] {
   const actions: CodeAction[] = [];
   for (const d of diagnostics) {
     const data = d.data as { kind?: string; suggestion?: string } | DriftData | undefined;
     if (data?.kind === 'rename' && 'suggestion' in data && data.suggestion) {
       actions.push({
-        title: `Change to \`${data.suggestion}\``,
+        title: `Change to '${data.suggestion}'`,
         kind: CodeActionKind.QuickFix,
         diagnostics: [d],
         isPreferred: true,
@@ -227,12 +265,13 @@ export function codeActions(uri: string, diagnostics: readonly Diagnostic[], roo
           edit: { changes: { [uri]: [{ range: drift.valueRange, newText: drift.storeText }] } },
         });
       }
-      actions.push({
-        title: 'Apply the file to the store',
-        kind: CodeActionKind.QuickFix,
-        diagnostics: [d],
-        command: { title: 'Apply to store', command: APPLY_COMMAND, arguments: [root ? inFolder(root, uri) : uri] },
-      });
+      if (editor === 'vscode')
+        actions.push({
+          title: 'Apply the file to the store',
+          kind: CodeActionKind.QuickFix,
+          diagnostics: [d],
+          command: { title: 'Apply to store', command: APPLY_COMMAND, arguments: [root ? inFolder(root, uri) : uri] },
+        });
     }
   }
   return actions;

@@ -12,7 +12,7 @@ export function goalHover(db: SqliteDb, goal: Goal, nowMs: number): string {
   return [
     `**${goal.id}** ${escapeMarkdown(goal.title)} — ${goal.status}`,
     '',
-    `- quota: ${quota.spent} of ${quota.turnsPerWindow} turns spent in ${quota.windowHours} h · ${quota.liveClaims} of ${quota.maxConcurrent} running`,
+    `- quota: ${quota.spent} of ${quota.turnsPerWindow} turns spent in ${quota.windowHours} h · ${quota.maxConcurrent} at a time${quota.holders.length ? ` (held now by ${quota.holders.join(', ')})` : ''}`,
     `- ${sentence}${answer.nextWakeAt ? ` (next chance ${relative(answer.nextWakeAt, nowMs)})` : ''}`,
   ].join('\n');
 }

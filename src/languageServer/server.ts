@@ -2,24 +2,34 @@ import { fileURLToPath } from 'node:url';
 import {
   CodeLensRefreshRequest,
   ProposedFeatures,
+  StreamMessageReader,
+  StreamMessageWriter,
   TextDocumentSyncKind,
   TextDocuments,
   createConnection,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { type Analysis, analyze } from './analysis';
-import { codeActions, codeLenses, completions, hover } from './features';
+import { type EditorKind, codeActions, codeLenses, completions, hover } from './features';
 import { StoreRegistry } from './storeRegistry';
 import { documentLinks, idHover } from './links';
 import { GOAL_FILE_SUFFIX } from '../goalFile/parse';
 import { FrontMatterParser } from '../goalFile/frontMatterYaml';
+import { FramingFilter } from './framing';
 
 /**
  * The goal-file language server: diagnostics, completion, hover with live state, code lenses and quick fixes for
  * `*.goal.md`. It reads stores read-only and follows them with the kernel's watcher; it never writes a store or a
  * file (fixes are edits the person sees and saves; "Apply to store" is the extension's command).
  */
-const connection = createConnection(ProposedFeatures.all);
+// On stdio (other editors), frames are checked first: a bad Content-Length must not leave the server deaf.
+const connection = process.argv.includes('--stdio')
+  ? createConnection(
+      ProposedFeatures.all,
+      new StreamMessageReader(process.stdin.pipe(new FramingFilter())),
+      new StreamMessageWriter(process.stdout),
+    )
+  : createConnection(ProposedFeatures.all);
 const documents = new TextDocuments(TextDocument);
 const analyses = new Map<string, { version: number; analysis: Analysis }>();
 /** Each open goal file's parser, kept across its versions: an edit re-parses only the todos it touched. */
@@ -27,6 +37,8 @@ const parsers = new Map<string, FrontMatterParser>();
 /** Milliseconds from a change reaching the server to its diagnostics sent, newest last (`loopx/timings`). */
 const changeToDiagnostics: number[] = [];
 let refreshLenses = false;
+/** VS Code (our client, with the LoopX commands) or another editor: what the lenses may offer. */
+let editor: EditorKind = 'other';
 
 const registry = new StoreRegistry(() => {
   // The store changed (an agent, the board, an apply): every open goal file is checked again.
@@ -49,13 +61,22 @@ function analysisOf(doc: TextDocument): Analysis | null {
   return analysis;
 }
 
+/** Messages shared with the CLI quote keys in backticks (Markdown); an editor shows them as plain text: 'priority'. */
+const quoted = (message: string) => message.replace(/`([^`\n]+)`/g, "'$1'");
+
 function publish(doc: TextDocument): void {
   const analysis = analysisOf(doc);
-  if (analysis) void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: analysis.diagnostics });
+  if (analysis)
+    void connection.sendDiagnostics({
+      uri: doc.uri,
+      version: doc.version,
+      diagnostics: analysis.diagnostics.map((d) => (typeof d.message === 'string' ? { ...d, message: quoted(d.message) } : d)),
+    });
 }
 
 connection.onInitialize((params) => {
   refreshLenses = params.capabilities.workspace?.codeLens?.refreshSupport === true;
+  editor = (params.initializationOptions as { loopxClient?: unknown } | undefined)?.loopxClient === 'vscode' ? 'vscode' : 'other';
   return {
     capabilities: {
       textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -112,12 +133,13 @@ connection.onDocumentLinks((p) => {
   const doc = documents.get(p.textDocument.uri);
   return doc ? documentLinks(doc, registry) : [];
 });
-connection.onCodeLens((p) => withDoc(p.textDocument.uri, [], (_doc, a) => codeLenses(a, p.textDocument.uri)));
+connection.onCodeLens((p) => withDoc(p.textDocument.uri, [], (_doc, a) => codeLenses(a, p.textDocument.uri, editor)));
 connection.onCodeAction((p) =>
   codeActions(
     p.textDocument.uri,
     p.context.diagnostics,
     withDoc(p.textDocument.uri, null, (_doc, a) => a.store?.root ?? null),
+    editor,
   ),
 );
 connection.onShutdown(() => registry.dispose());

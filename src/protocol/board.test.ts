@@ -30,6 +30,7 @@ const card = (over: Partial<Card> = {}): Card => ({
   revision: 1,
   monitor: null,
   recurrence: null,
+  recurrenceZone: null,
   waitsUntil: null,
   ...over,
 });
@@ -50,7 +51,7 @@ describe('columns', () => {
   ] as const)('%o goes to %s', (c, column) => expect(columnOf(c)).toBe(column));
 
   test('a card waiting on a monitor says what it checks and what it saw last; a recurring one when it is next', () => {
-    expect(waitingReason(card({ monitor: MONITOR }))).toBe('waits on M2: `gh run view 42 --exit-status` until exit0');
+    expect(waitingReason(card({ monitor: MONITOR }))).toBe('waits on M2: “gh run view 42 --exit-status” until it exits 0');
     expect(waitingReason(card({ monitor: { ...MONITOR, kind: 'timer', check: null, until: 'time' } }))).toBe('waits on M2: a timer');
     expect(lastRunSummary(MONITOR)).toBe('exit 1 (run 3)');
     expect(
@@ -59,9 +60,17 @@ describe('columns', () => {
         lastRun: { ...(MONITOR.lastRun as NonNullable<CardMonitor['lastRun']>), exitCode: null, error: 'command not found' },
       }),
     ).toBe('command not found (run 3)');
-    expect(waitingReason(card({ waitsUntil: '2026-01-01T13:00:00.000Z', recurrence: 'daily at 13:00 (UTC)' }))).toMatch(
-      /^recurs daily at 13:00 \(UTC\) · next \S+/,
-    );
+    expect(
+      waitingReason(card({ waitsUntil: '2026-01-01T13:00:00.000Z', recurrence: 'daily at 13:00 (UTC)', recurrenceZone: 'UTC' })),
+    ).toMatch(/^recurs daily at 13:00 \(UTC\) · next (\S+ \d+ )?13:00$/);
+    // One clock: the next occurrence reads in the series' own zone, whatever the viewer's zone is (here Berlin,
+    // an hour off UTC in winter: the viewer's clock would say 10:00 beside "at 09:00").
+    const berlin = card({
+      waitsUntil: '2030-01-02T08:00:00.000Z',
+      recurrence: 'daily at 09:00 (Europe/Berlin)',
+      recurrenceZone: 'Europe/Berlin',
+    });
+    expect(waitingReason(berlin)).toMatch(/^recurs daily at 09:00 \(Europe\/Berlin\) · next \S+ \d+ 09:00$/);
   });
 
   test('waiting says why', () => {
@@ -119,6 +128,17 @@ describe('moves', () => {
   ] as const)('refuses %s and says why', (_label, c, to, why) => {
     const result = moveFor(c, to, 'ada', NOW);
     expect('refused' in result && result.refused).toMatch(why);
+  });
+
+  test('a move a pending gate refuses names the gates to decide, so the board can offer the decision there', () => {
+    expect(moveFor(card({ gates: ['Q1', 'Q4'] }), 'shipped', 'ada', NOW)).toEqual({
+      refused: 'gate Q1, Q4 on T1 needs a decision before it ships',
+      decide: ['Q1', 'Q4'],
+    });
+    expect(moveFor(card({ gates: ['Q1'] }), 'claimed', 'ada', NOW)).toMatchObject({ decide: ['Q1'] });
+    // Refused for another reason first (a paused goal, a finished card): no decision would let it through.
+    expect(moveFor(card({ gates: ['Q1'], goalActive: false }), 'claimed', 'ada', NOW)).not.toHaveProperty('decide');
+    expect(moveFor(card({ unmetDeps: ['T9'] }), 'claimed', 'ada', NOW)).not.toHaveProperty('decide');
   });
 
   test('a lapsed lease held by another agent may be shipped by the person (the kernel reclaims it first)', () => {

@@ -1,4 +1,5 @@
 import type { Card, CardMonitor, ColumnId } from './boardProtocol';
+import { untilWords } from './display';
 
 /**
  * The board's rules as plain functions: which column a card is in, what a filter keeps, which moves are allowed
@@ -35,13 +36,14 @@ export function waitingReason(card: Card): string | null {
   if (card.gates.length) return `gate ${card.gates.join(', ')} needs a decision`;
   if (card.unmetDeps.length) return `after ${card.unmetDeps.join(', ')}`;
   if (card.monitor) return monitorSummary(card.monitor);
-  if (card.waitsUntil) return `${card.recurrence ? `recurs ${card.recurrence} · ` : ''}next ${timeOfDay(card.waitsUntil)}`;
+  if (card.waitsUntil)
+    return `${card.recurrence ? `recurs ${card.recurrence} · ` : ''}next ${timeOfDay(card.waitsUntil, Date.now(), card.recurrenceZone ?? undefined)}`;
   return null;
 }
 
-/** "waits on M2: `gh run view 12` until exit0", "waits on M3: a timer" */
+/** "waits on M2: “gh run view 12” until it exits 0", "waits on M3: a timer" */
 export function monitorSummary(m: CardMonitor): string {
-  return m.kind === 'timer' ? `waits on ${m.id}: a timer` : `waits on ${m.id}: \`${m.check ?? ''}\` until ${m.until}`;
+  return m.kind === 'timer' ? `waits on ${m.id}: a timer` : `waits on ${m.id}: “${m.check ?? ''}” until ${untilWords(m.until)}`;
 }
 
 /** A monitor's last run in a few words: "exit 1 (run 3)", "command not found (run 1)". */
@@ -50,11 +52,26 @@ export function lastRunSummary(m: CardMonitor): string | null {
   return run ? `${run.error ?? `exit ${run.exitCode}`} (run ${run.n})` : null;
 }
 
-/** "09:00" — the viewer's local time of day (a day further away says its date too). */
-export function timeOfDay(isoTime: string, nowMs = Date.now()): string {
+/**
+ * "09:00": a time of day (a day further away says its date too), in the viewer's zone, or in `timeZone` when the
+ * text beside it already names a zone ("recurs daily at 09:00 (Europe/Berlin)"): one clock per sentence.
+ */
+export function timeOfDay(isoTime: string, nowMs = Date.now(), timeZone?: string): string {
   const d = new Date(isoTime);
-  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  return d.getTime() - nowMs < 20 * 3600_000 ? time : `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
+  const zone = timeZone && validZone(timeZone) ? { timeZone } : {};
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', ...zone });
+  return d.getTime() - nowMs < 20 * 3600_000
+    ? time
+    : `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric', ...zone })} ${time}`;
+}
+
+function validZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat(undefined, { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export interface BoardFilter {
@@ -86,10 +103,23 @@ export function groupCards(cards: readonly Card[], filter: BoardFilter): Record<
 export type Transition = 'claim' | 'release' | 'ship' | 'block' | 'unblock' | 'kill';
 
 /**
+ * A refused move, and the gates whose decision would let it through: the board offers Approve and Reject for them
+ * beside the refusal, so the person decides where they are.
+ */
+export type Refusal = { refused: string; decide?: string[] };
+
+/**
  * The kernel transition a move asks for, or why the move is not allowed. `me` is the person at the board:
  * humans may release or block anyone's claim, but ship only what they hold (or what nobody holds).
  */
-export function moveFor(card: Card, to: ColumnId, me: string, nowIso: string): { transition: Transition } | { refused: string } {
+export function moveFor(card: Card, to: ColumnId, me: string, nowIso: string): { transition: Transition } | Refusal {
+  const answer = moveRule(card, to, me, nowIso);
+  // Held back by a pending gate (and by nothing a person must fix first): the decision is the way forward.
+  const gated = card.gates.length > 0 && card.goalActive && (to === 'ready' || to === 'claimed' || to === 'shipped');
+  return 'refused' in answer && gated && columnOf(card) !== 'blocked' ? { ...answer, decide: [...card.gates] } : answer;
+}
+
+function moveRule(card: Card, to: ColumnId, me: string, nowIso: string): { transition: Transition } | Refusal {
   const from = columnOf(card);
   if (from === to) return { refused: `${card.id} is already ${to === 'claimed' ? 'in progress' : to}` };
   if (from === 'shipped' || from === 'killed') return { refused: `${card.id} is ${from}; that is final` };

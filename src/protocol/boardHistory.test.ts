@@ -20,6 +20,7 @@ const card = (id: string, status: Card['status'], extra: Partial<Card> = {}): Ca
   revision: 1,
   monitor: null,
   recurrence: null,
+  recurrenceZone: null,
   waitsUntil: null,
   ...extra,
 });

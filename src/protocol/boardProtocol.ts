@@ -43,6 +43,8 @@ export interface Card {
   monitor: CardMonitor | null;
   /** A recurring todo: how it repeats, in words ("daily at 09:00 (UTC)"). */
   recurrence: string | null;
+  /** The zone a recurrence's clock times are in (`at`, cron), so its next time reads in that one clock; else null. */
+  recurrenceZone: string | null;
   /** Not claimable before this time (a recurring occurrence not yet due), or null when it is due. */
   waitsUntil: string | null;
 }
@@ -74,6 +76,12 @@ export interface GoalSummary {
   nextWakeAt: string | null;
   /** The goal's background (a goal file's Markdown body), shown as plain text under the toolbar; '' when none. */
   background: string;
+  /** Its todos by status, and who holds its live claims: the should-run sentence says why from these. */
+  counts: Record<CardStatus, number>;
+  liveClaims: number;
+  holders: string[];
+  windingDown: number;
+  maxConcurrent: number;
 }
 
 export type AttentionItem =
@@ -81,6 +89,10 @@ export type AttentionItem =
   | { kind: 'blocked'; todoId: string; title: string; reason: string }
   | { kind: 'lapsed'; todoId: string; title: string; owner: string; leaseExpiresAt: string }
   | { kind: 'budget'; goalId: string; title: string; nextWakeAt: string | null }
+  /** A goal an agent or a script created (it starts paused) or an agent paused: only a person starts it. */
+  | { kind: 'paused'; goalId: string; title: string; by: string; proposed: boolean }
+  /** An active goal whose every todo has shipped: a person marks it done (or adds work). */
+  | { kind: 'finished'; goalId: string; title: string; shipped: number }
   | { kind: 'monitor'; monitorId: string; todoId: string; title: string; check: string; error: string }
   /** A check an agent set that loopx runs only once a person allows it. */
   | { kind: 'checkApproval'; monitorId: string; todoId: string; title: string; check: string; addedBy: string };
@@ -120,6 +132,18 @@ export interface CardDetail {
   detail: string;
   continuation: string;
   reason: string | null;
+  /** Gates on this todo that wait for a person's decision, oldest first (the detail offers Approve and Reject). */
+  gates: { id: string; question: string; askedBy: string; askedAt: string }[];
+  /** The turns that worked on this todo, newest first; `result` is a sentence ("completed the work"). */
+  turns: {
+    id: string;
+    agent: string;
+    host: string;
+    startedAt: string;
+    endedAt: string | null;
+    result: string;
+    exitCode: number | null;
+  }[];
   /** Newest first. */
   evidence: {
     seq: number;
@@ -168,6 +192,8 @@ export const TODO_ACTIONS = [
 export type TodoAction = (typeof TODO_ACTIONS)[number];
 export const GATE_ACTIONS = ['approveGate', 'rejectGate'] as const;
 export type GateAction = (typeof GATE_ACTIONS)[number];
+export const GOAL_ACTIONS = ['resumeGoal', 'markGoalDone'] as const;
+export type GoalAction = (typeof GOAL_ACTIONS)[number];
 
 /** Webview → host. Every one of these is validated by the host before anything happens. */
 export type ToHost =
@@ -175,8 +201,10 @@ export type ToHost =
   | { type: 'move'; requestId: number; todoId: string; to: ColumnId }
   | { type: 'todoAction'; requestId: number; action: TodoAction; todoId: string }
   | { type: 'gateAction'; requestId: number; action: GateAction; gateId: string }
+  | { type: 'goalAction'; requestId: number; action: GoalAction; goalId: string }
   | { type: 'detail'; requestId: number; todoId: string }
   | { type: 'openArtifact'; path: string }
+  | { type: 'openTurnOutput'; turnId: string }
   | { type: 'switchFolder'; folder: number }
   /** The board as it was right after event `seq` (clamped to the log; a number past the end is now): read-only. */
   | { type: 'history'; requestId: number; seq: number }
@@ -192,12 +220,17 @@ export type ResultFailed = { type: 'result'; requestId: number; ok: false; error
 export type DetailAnswer = { type: 'detail'; requestId: number; detail: CardDetail };
 export type HistoryAnswer = { type: 'history'; requestId: number; past: PastBoard };
 
+/** What "Open on Board" asks the board to show: a card's detail, or one goal's cards. */
+export interface BoardReveal {
+  todoId: string | null;
+  goalId: string | null;
+}
+
 /** Host → webview. */
 export type ToWebview =
   | { type: 'snapshot'; snapshot: BoardSnapshot }
   | { type: 'patch'; patch: BoardPatch }
-  /** Open a card's detail (the story view's "open on the board"). */
-  | { type: 'focus'; todoId: string }
+  | ({ type: 'reveal' } & BoardReveal)
   | ResultOk
   | ResultFailed
   | DetailAnswer
@@ -211,6 +244,7 @@ export interface BoardRequests {
   move: ResultOk | ResultFailed;
   todoAction: ResultOk | ResultFailed;
   gateAction: ResultOk | ResultFailed;
+  goalAction: ResultOk | ResultFailed;
   /** The card's detail, or why there is none (it went away). */
   detail: DetailAnswer | ResultFailed;
   /** The board at a past moment, or why not (no store, the replay failed). */

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { COLUMNS, GATE_ACTIONS, TODO_ACTIONS, type ToHost } from './boardProtocol';
+import { COLUMNS, GATE_ACTIONS, GOAL_ACTIONS, TODO_ACTIONS, type ToHost } from './boardProtocol';
 
 /**
  * The host parses every webview message with these before acting. Ids must look like ids, request ids must be
@@ -7,6 +7,8 @@ import { COLUMNS, GATE_ACTIONS, TODO_ACTIONS, type ToHost } from './boardProtoco
  */
 const todoId = z.string().check(z.regex(/^T[1-9][0-9]{0,9}$/));
 const gateId = z.string().check(z.regex(/^Q[1-9][0-9]{0,9}$/));
+const goalId = z.string().check(z.regex(/^G[1-9][0-9]{0,9}$/));
+const turnId = z.string().check(z.regex(/^R[1-9][0-9]{0,9}$/));
 const requestId = z.int().check(z.gte(0), z.lte(Number.MAX_SAFE_INTEGER));
 
 const toHost = z.discriminatedUnion('type', [
@@ -19,8 +21,10 @@ const toHost = z.discriminatedUnion('type', [
     action: z.enum(TODO_ACTIONS),
   }),
   z.object({ type: z.literal('gateAction'), requestId, gateId, action: z.enum(GATE_ACTIONS) }),
+  z.object({ type: z.literal('goalAction'), requestId, goalId, action: z.enum(GOAL_ACTIONS) }),
   z.object({ type: z.literal('detail'), requestId, todoId }),
   z.object({ type: z.literal('openArtifact'), path: z.string().check(z.minLength(1), z.maxLength(1000)) }),
+  z.object({ type: z.literal('openTurnOutput'), turnId }),
   z.object({ type: z.literal('switchFolder'), folder: z.int().check(z.gte(0), z.lte(999)) }),
   z.object({ type: z.literal('history'), requestId, seq: z.int().check(z.gte(0), z.lte(Number.MAX_SAFE_INTEGER)) }),
   z.object({

@@ -31,6 +31,12 @@ const TURN_RESULTS: Record<string, string> = {
   validation_failed: 'did not pass validation',
 };
 
+/** How a turn ended, in words ("completed the work"); a turn still open is "still running". */
+export function turnResultWords(resultKind: string | null): string {
+  if (resultKind === null) return 'still running';
+  return TURN_RESULTS[resultKind] ?? 'finished';
+}
+
 /** Evidence kinds that are the default ("note") or implied by the event ("ship": given when shipping). */
 const PLAIN_EVIDENCE = new Set(['', 'note', 'ship']);
 
@@ -164,7 +170,7 @@ export function eventSentence(e: EventFacts): EventSentence {
     case 'log.accepted':
       return said(`the event log was accepted as it is ${by}, from event ${String(d.firstBadSeq ?? '?')} on`, str('problem'));
     case 'turn.finished': {
-      const result = TURN_RESULTS[str('resultKind')] ?? 'finished';
+      const result = turnResultWords(str('resultKind'));
       return said(`turn ${str('id')} ${result}${d.spent === true ? ' (counted against the budget)' : ''}`);
     }
     default:
@@ -192,7 +198,8 @@ export function emptyColumnText(column: ColumnId, filtered: boolean): string {
   }
 }
 
-export type AttentionAction = 'approve' | 'reject' | 'unblock' | 'release' | 'reassign' | 'cancelMonitor' | 'approveMonitor' | 'open';
+export type AttentionAction =
+  'approve' | 'reject' | 'unblock' | 'release' | 'reassign' | 'cancelMonitor' | 'approveMonitor' | 'resume' | 'markDone' | 'open';
 
 /**
  * The accessible name of an attention-strip button: the verb, what it acts on and enough of it to tell two apart
@@ -219,6 +226,10 @@ export function attentionActionLabel(action: AttentionAction, item: AttentionIte
       return action === 'approveMonitor'
         ? `Allow the check ${item.addedBy} set for ${item.todoId} (monitor ${item.monitorId}): ${oneLine(item.check, 120)}`
         : `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
+    case 'paused':
+      return action === 'resume' ? `Start goal ${item.goalId}: ${oneLine(item.title, 120)}` : `Open ${item.goalId}`;
+    case 'finished':
+      return action === 'markDone' ? `Mark goal ${item.goalId} done: ${oneLine(item.title, 120)}` : `Open ${item.goalId}`;
     case 'monitor':
       return action === 'cancelMonitor'
         ? `Cancel monitor ${item.monitorId} on ${item.todoId}, whose check cannot run: ${oneLine(item.check, 120)}`

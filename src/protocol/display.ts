@@ -42,3 +42,24 @@ export function clockTime(isoTime: string, nowMs: number): string {
     ? time
     : `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
 }
+
+const ISO_TIME = /\b\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?Z\b/g;
+
+/**
+ * Text from the store (a continuation, a monitor's result, a note) as a person reads it in VS Code: exact UTC times
+ * ("2026-12-02T08:14:56.008Z") in the reader's local clock ("Dec 2 08:14"), and commands in quotes instead of
+ * Markdown backticks, which notifications and tree rows show literally. Agents read the stored text as it is.
+ */
+export function forPeople(text: string | null | undefined, nowMs: number): string {
+  return clean(text)
+    .replace(ISO_TIME, (iso) => clockTime(iso, nowMs))
+    .replace(/`([^`\n]+)`/g, '“$1”');
+}
+
+/** A monitor's condition in words: "exit0" → "it exits 0". */
+export function untilWords(until: string): string {
+  if (until === 'exit0') return 'it exits 0';
+  if (until === 'change') return 'its output changes';
+  if (until.startsWith('match:')) return `its output matches ${until.slice('match:'.length)}`;
+  return until;
+}

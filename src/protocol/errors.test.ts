@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { EXIT, InvalidInputError, LoopxError, NotFoundError, StoreBusyError } from '../kernel/errors';
-import { errorBody, hintForPeople } from './errors';
+import { errorBody, hintForMcp, hintForPeople } from './errors';
 
 describe('one map from error to message', () => {
   test('a typed error keeps its code, message and hint for agents (CLI, MCP)', () => {
@@ -56,5 +56,27 @@ describe('one map from error to message', () => {
     expect(hintForPeople('pick another with: loopx todo next')).toBeUndefined();
     expect(hintForPeople('pass --root DIR')).toBeUndefined();
     expect(hintForPeople('upgrade loopx; the store was left untouched')).toBe('upgrade loopx; the store was left untouched');
+  });
+});
+
+describe('hints for an agent through MCP name what it can call', () => {
+  test('CLI commands become MCP tools; a command no tool runs says who can', () => {
+    const refused = Object.assign(new Error('todo T1 is claimed by codex until 14:05'), {
+      code: 'already_claimed',
+      exitCode: 3,
+      hint: 'pick another with: loopx todo next',
+    });
+    expect(errorBody(refused, 'mcp').hint).toBe('pick another with: loopx_next');
+    expect(errorBody(refused, 'agent').hint).toBe('pick another with: loopx todo next');
+    expect(hintForMcp('see what is ready with: loopx todo list --ready')).toBe('see what is ready with: loopx_todo_list with ready: true');
+    expect(hintForMcp('handoffs are listed in: loopx history --todo TODO')).toBe(
+      'handoffs are listed in: loopx_todo_show on TODO (its history)',
+    );
+    expect(hintForMcp('a human approves or rejects it with: loopx gate approve|reject ID')).toBe(
+      'a human approves or rejects it with: a person (in VS Code, or at a terminal with the loopx CLI)',
+    );
+    expect(hintForMcp('an agent runs the check with: loopx evidence run --todo T --check')).toMatch(
+      /loopx evidence run --todo T --check \(a loopx CLI command: no MCP tool runs it; a shell or a person can\)$/,
+    );
   });
 });

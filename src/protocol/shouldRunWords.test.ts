@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SHOULD_RUN_REASONS } from '../kernel/queries/quota';
-import { shouldRunReason, shouldRunSentence } from './shouldRunWords';
+import { allShipped, shouldRunReason, shouldRunSentence } from './shouldRunWords';
 
 describe('should-run answers in words', () => {
   it('has a sentence for every reason the kernel gives, and none shows the code', () => {
@@ -21,17 +21,31 @@ describe('should-run answers in words', () => {
     }
   });
 
-  it('says who is on the goal and the limit for concurrency_limit', () => {
-    expect(shouldRunReason({ run: false, reason: 'concurrency_limit', liveClaims: 1, maxConcurrent: 1 })).toBe(
-      'an agent is already on this goal (1 of 1)',
+  it('says who holds the goal (a person too, as "you") and the limit, never more agents than there are', () => {
+    const busy = { run: false, reason: 'concurrency_limit', maxConcurrent: 1 };
+    expect(shouldRunReason({ ...busy, liveClaims: 1, holders: ['codex'] })).toBe('codex holds a todo of this goal; it allows 1 at a time');
+    // The person dragged a card to In progress while codex works: two claims, one person among them.
+    expect(shouldRunReason({ ...busy, liveClaims: 2, holders: ['ada', 'codex'], me: 'ada' })).toBe(
+      'you and codex hold todos of this goal; it allows 1 at a time',
     );
-    expect(shouldRunReason({ run: false, reason: 'concurrency_limit', liveClaims: 2, maxConcurrent: 2 })).toBe(
-      '2 agents are already on this goal (2 of 2)',
+    expect(shouldRunReason({ ...busy, liveClaims: 1, holders: ['ada'], me: 'ada' })).toBe(
+      'you hold a todo of this goal; it allows 1 at a time',
     );
     // an agent that shipped while its host still exits is on the goal too
-    expect(shouldRunReason({ run: false, reason: 'concurrency_limit', liveClaims: 0, windingDown: 1, maxConcurrent: 1 })).toBe(
-      'an agent is already on this goal (1 of 1)',
+    expect(shouldRunReason({ ...busy, liveClaims: 0, holders: [], windingDown: 1 })).toBe('1 turn is still ending; it allows 1 at a time');
+  });
+
+  it('says why nothing is ready from the counts: no todos, all shipped, all taken, or waiting', () => {
+    const none = { run: false, reason: 'no_ready_work' };
+    expect(shouldRunReason({ ...none, counts: {} })).toBe('it has no todos yet');
+    expect(shouldRunReason({ ...none, counts: { shipped: 4, killed: 1 } })).toBe('every todo has shipped');
+    expect(shouldRunReason({ ...none, counts: { claimed: 2, blocked: 1, shipped: 1 } })).toBe(
+      'nothing is left to start (2 in progress, 1 blocked)',
     );
+    expect(shouldRunReason({ ...none, counts: { open: 3 } })).toMatch(/^none of its 3 open todos is ready/);
+    expect(allShipped({ shipped: 4, killed: 1 })).toBe(true);
+    expect(allShipped({ shipped: 4, open: 1 })).toBe(false);
+    expect(allShipped({})).toBe(false);
   });
 
   it('names the spent budget and the paused goal', () => {

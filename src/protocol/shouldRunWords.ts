@@ -11,14 +11,20 @@ export interface ShouldRunFacts {
   turnsPerWindow?: number;
   windowHours?: number;
   liveClaims?: number;
+  /** Who holds the goal's live claims (quota's `holders`): people count against its concurrency as agents do. */
+  holders?: string[];
   /** Turns still ending after their agent let go of the todo: they count as agents on the goal. */
   windingDown?: number;
   maxConcurrent?: number;
+  /** The goal's todos by status, when the caller has them: "no todo is ready" says why there is none. */
+  counts?: Partial<Record<'open' | 'claimed' | 'blocked' | 'shipped' | 'killed', number>>;
+  /** The person reading, so their own claim reads "you". */
+  me?: string;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** "an agent is already on this goal (1 of 1)": why the goal runs or waits, without the reason code. */
+/** "codex holds a todo of this goal; it allows 1 at a time": why the goal runs or waits, without the reason code. */
 export function shouldRunReason(facts: ShouldRunFacts): string {
   switch (facts.reason) {
     case 'ok':
@@ -26,19 +32,15 @@ export function shouldRunReason(facts: ShouldRunFacts): string {
     case 'goal_inactive':
       return `the goal is ${facts.goalStatus && facts.goalStatus !== 'active' ? facts.goalStatus : 'not active'}`;
     case 'no_ready_work':
-      return 'no todo is ready (the rest wait on other todos, gates or agents)';
+      return noReadyWork(facts.counts);
     case 'gate_pending':
       return 'a gate on the goal waits for your decision';
     case 'budget_exhausted':
       return facts.turnsPerWindow !== undefined
         ? `the budget is spent (${facts.spent ?? facts.turnsPerWindow} of ${plural(facts.turnsPerWindow, 'turn')} in ${facts.windowHours ?? 24} h)`
         : 'the budget is spent';
-    case 'concurrency_limit': {
-      const held = facts.liveClaims === undefined ? undefined : facts.liveClaims + (facts.windingDown ?? 0);
-      const busy = held || (facts.maxConcurrent ?? 1);
-      const lead = busy === 1 ? 'an agent is already on this goal' : `${busy} agents are already on this goal`;
-      return facts.maxConcurrent !== undefined ? `${lead} (${busy} of ${facts.maxConcurrent})` : lead;
-    }
+    case 'concurrency_limit':
+      return concurrency(facts);
     case 'cooldown':
       return 'the goal is cooling down after its last turn';
     case 'no_change':
@@ -48,7 +50,44 @@ export function shouldRunReason(facts: ShouldRunFacts): string {
   }
 }
 
-/** "should run: yes" / "waits: an agent is already on this goal (1 of 1)". */
+/** Who takes the goal's turns at a time, by name ("you and codex hold its todos; it allows 1 at a time"). */
+function concurrency(facts: ShouldRunFacts): string {
+  const names = (facts.holders ?? []).map((n) => (n === facts.me ? 'you' : n));
+  names.sort((a, b) => (a === 'you' ? -1 : b === 'you' ? 1 : 0));
+  const ending = facts.windingDown ?? 0;
+  const parts: string[] = [];
+  if (names.length) {
+    const who = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+    const one = names.length === 1 && (facts.liveClaims ?? 1) === 1;
+    parts.push(`${who} ${names.length === 1 && names[0] !== 'you' ? 'holds' : 'hold'} ${one ? 'a todo' : 'todos'} of this goal`);
+  } else if (facts.liveClaims) parts.push(`${plural(facts.liveClaims, 'todo')} of this goal ${facts.liveClaims === 1 ? 'is' : 'are'} held`);
+  if (ending) parts.push(`${plural(ending, 'turn')} ${ending === 1 ? 'is' : 'are'} still ending`);
+  const lead = parts.length ? parts.join(' and ') : 'the goal has as many turns running as it allows';
+  return facts.maxConcurrent !== undefined ? `${lead}; it allows ${facts.maxConcurrent} at a time` : lead;
+}
+
+/** Why nothing is ready, from the goal's counts when known: no todos, all shipped, all taken, or all waiting. */
+function noReadyWork(counts: ShouldRunFacts['counts']): string {
+  if (!counts) return 'no todo is ready (the rest wait on other todos, gates, monitors or their time)';
+  const { open = 0, claimed = 0, blocked = 0, shipped = 0 } = counts;
+  if (open + claimed + blocked === 0) return shipped > 0 ? 'every todo has shipped' : 'it has no todos yet';
+  if (open === 0) {
+    const left = [claimed ? `${claimed} in progress` : '', blocked ? `${blocked} blocked` : ''].filter(Boolean).join(', ');
+    return `nothing is left to start (${left})`;
+  }
+  return open === 1
+    ? 'its one open todo is not ready (it waits on another todo, a gate, a monitor or its time)'
+    : `none of its ${open} open todos is ready (they wait on other todos, gates, monitors or their time)`;
+}
+
+/** True when a goal has todos and every one that counts has shipped: time to mark it done. */
+export function allShipped(counts: ShouldRunFacts['counts']): boolean {
+  if (!counts) return false;
+  const { open = 0, claimed = 0, blocked = 0, shipped = 0 } = counts;
+  return shipped > 0 && open + claimed + blocked === 0;
+}
+
+/** "should run: yes" / "waits: codex holds a todo of this goal; it allows 1 at a time". */
 export function shouldRunSentence(facts: ShouldRunFacts): string {
   return facts.run ? 'ready to run a turn' : `waits: ${shouldRunReason(facts)}`;
 }

@@ -201,6 +201,19 @@ describe('finding the store', () => {
     }
   });
 
+  test("init in a folder of a git work tree (a package of a monorepo) keeps that folder's .loopx/ out of git", () => {
+    const repo = workspace();
+    try {
+      mkdirSync(join(repo.root, '.git'));
+      const pkg = join(repo.root, 'packages', 'importer');
+      mkdirSync(pkg, { recursive: true });
+      expect(loopx(['init', '--json'], { cwd: pkg }).json).toMatchObject({ ok: true, data: { gitignore: 'added' } });
+      expect(readFileSync(join(pkg, '.gitignore'), 'utf8')).toMatch(/^\.loopx\/$/m);
+    } finally {
+      repo.dispose();
+    }
+  });
+
   test('init again reuses the store and leaves .gitignore with one entry', () => {
     const before = dumpStore(root);
     expect(cli(['init', '--json']).json).toMatchObject({ ok: true, data: { created: false, gitignore: 'present' } });

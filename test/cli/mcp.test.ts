@@ -46,6 +46,7 @@ describe('loopx mcp', () => {
         'loopx_evidence',
         'loopx_gate_ask',
         'loopx_handoff',
+        'loopx_handoff_accept',
         'loopx_monitor_add',
         'loopx_monitor_list',
         'loopx_next',
@@ -53,6 +54,7 @@ describe('loopx mcp', () => {
         'loopx_renew',
         'loopx_ship',
         'loopx_status',
+        'loopx_todo_list',
         'loopx_todo_show',
       ]);
       expect(names.some((n) => /approve|reject|decide/.test(n))).toBe(false);
@@ -94,6 +96,32 @@ describe('loopx mcp', () => {
       expect(gate).toEqual({ status: 'pending' });
     } finally {
       kernel.close();
+    }
+  });
+
+  test('an MCP-only agent lists todos, accepts a handoff, and reads hints that name tools it can call', async () => {
+    const claude = await connect({ LOOPX_AGENT: 'claude' });
+    const codex = await connect({ LOOPX_AGENT: 'codex' });
+    try {
+      const kernel = Kernel.open(ws.root, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
+      const todo = addTodo(kernel, { goalId: 'G1', title: 'Handed over' }).id;
+      kernel.close();
+      const listed = await call(claude, 'loopx_todo_list', { ready: true });
+      expect(listed).toMatchObject({ ok: true, data: { todos: expect.arrayContaining([expect.objectContaining({ id: todo })]), more: 0 } });
+      expect(await call(claude, 'loopx_todo_list', { goal: 'G404' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+      expect(await call(claude, 'loopx_claim', { todo })).toMatchObject({ ok: true });
+      // Refused as held: the hint names the tool, not `loopx todo next`, which an agent without a shell cannot run.
+      const held = await call(codex, 'loopx_claim', { todo });
+      expect(held).toMatchObject({ ok: false, error: { code: 'already_claimed', hint: 'pick another with: loopx_next' } });
+      const offer = await call(claude, 'loopx_handoff', { todo, to: 'codex', summary: 'parser done, tests next' });
+      expect(offer).toMatchObject({ ok: true, data: { id: expect.stringMatching(/^H\d+$/) } });
+      const accepted = await call(codex, 'loopx_handoff_accept', { handoff: offer.data?.id });
+      expect(accepted).toMatchObject({ ok: true, data: { status: 'accepted', todoId: todo } });
+      expect(await call(codex, 'loopx_todo_show', { todo })).toMatchObject({ ok: true, data: { owner: 'codex', status: 'claimed' } });
+      expect(await call(codex, 'loopx_release', { todo })).toMatchObject({ ok: true });
+    } finally {
+      await claude.close();
+      await codex.close();
     }
   });
 

@@ -28,10 +28,12 @@ beforeAll(() => {
   cli(['todo', 'add', '--goal', 'G1', '--title', 'Already done']); // T2
   codex(['todo', 'claim', 'T2']);
   codex(['todo', 'ship', 'T2', '--evidence', 'done']);
-  // A stand-in for a CI job: it runs for a few seconds, then writes its verdict.
+  // A stand-in for a CI job: it runs until the test lets it finish (after the monitor's first check saw it running,
+  // however slow the machine), then writes its verdict.
   writeFileSync(
     join(root, 'ci-job.mjs'),
-    `import { writeFileSync } from 'node:fs';\nsetTimeout(() => writeFileSync('ci-result.txt', 'build 77: passed\\n'), 3000);\n`,
+    `import { existsSync, writeFileSync } from 'node:fs';\n` +
+      `const t = setInterval(() => { if (existsSync('finish-job')) { writeFileSync('ci-result.txt', 'build 77: passed\\n'); clearInterval(t); } }, 50);\n`,
   );
 });
 afterAll(() => ws.dispose());
@@ -105,7 +107,11 @@ describe('a scripted CI job with a monitor on it', () => {
       expect(tick.code).toBe(0);
       const data = tick.json.data as Tick;
       if (data.fired.includes('M1')) fired = data;
-      else await sleep(1000);
+      else {
+        // The first check ran while the job was still running; now the job may finish.
+        if (data.runs.some((r) => r.monitorId === 'M1')) writeFileSync(join(root, 'finish-job'), '');
+        await sleep(1000);
+      }
     }
     job.kill();
     expect(fired).toMatchObject({ runs: [{ monitorId: 'M1', outcome: 'fired', exitCode: 0 }], fired: ['M1'], nextCheckAt: null });

@@ -151,6 +151,23 @@ describe.skipIf(!SETPRIV)(`a store another user owns${SETPRIV ? '' : ` — SKIPP
     expect(write.json.error.hint).toMatch(/permissions/);
     expect(dumpStore(ws.root)).toBe(before);
   });
+
+  test('a .loopx/ that user cannot read is said as such (exit 6), never "no store found" (which invites init over it)', () => {
+    cli(['init']);
+    chmodSync(ws.root, 0o755);
+    chmodSync(join(ws.root, '.loopx'), 0o700);
+    const before = dumpStore(ws.root);
+    for (const args of [
+      ['status', '--json'],
+      ['todo', 'list', '--json'],
+      ['status', '--root', ws.root, '--json'],
+    ]) {
+      const run = asNobody(args);
+      expect([run.code, run.json.error.code], args.join(' ')).toEqual([6, 'store_unopenable']);
+      expect(run.json.error.message).toMatch(/cannot read .*\.loopx: permission denied/);
+    }
+    expect(dumpStore(ws.root)).toBe(before);
+  });
 });
 
 function tryMount(dir: string, options: string): boolean {

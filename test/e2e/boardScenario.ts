@@ -40,6 +40,11 @@ function seed(workspace: string): void {
     note: 'release build 311 started',
   });
   approveMonitor(kernel, watch.id); // ada allowed the check codex set (Allow Monitor Check…)
+  // A second goal, all shipped: the board on "All goals" names each card's goal, and Needs you offers Mark done.
+  const docs = createGoal(kernel, { title: 'Document the importer' }).id;
+  const t8 = addTodo(kernel, { goalId: docs, title: 'Write the import guide' }).id;
+  claimTodo(codex, t8);
+  shipTodo(codex, t8, { evidence: 'guide reviewed' });
   kernel.close();
 }
 
@@ -64,6 +69,14 @@ async function expectBesideDetail(board: FrameLocator, id: string): Promise<void
     );
 }
 
+/** An element lies wholly inside the columns' visible area (not scrolled out of it). */
+async function expectOnScreen(board: FrameLocator, selector: string): Promise<void> {
+  const el = await box(board.locator(selector));
+  const columns = await box(board.locator('.columns'));
+  if (el.x < columns.x - 1 || el.x + el.width > columns.x + columns.width + 1)
+    throw new Error(`${selector} is off screen: ${JSON.stringify(el)}, columns ${JSON.stringify(columns)}`);
+}
+
 /** The board in a real VS Code: drag, a refused move, a move that asks for input, the attention strip, live updates. */
 export async function runBoardScenario(): Promise<void> {
   const workspace = mkdtempSync(join(HOME, 'ws-board-'));
@@ -83,6 +96,9 @@ export async function runBoardScenario(): Promise<void> {
     await inColumn('T4', 'claimed').waitFor();
     await board.locator('.attention-gate', { hasText: 'Delete the legacy importer' }).waitFor();
     await board.locator('body.vscode-dark').waitFor();
+    // "All goals" with two goals: each card says which goal it is in; a goal whose todos all shipped offers Mark done.
+    await board.locator('.columns.multi-goal .card[data-id="T1"] .card-goal', { hasText: 'G1' }).waitFor();
+    await board.getByRole('button', { name: 'Mark goal G2 done: Document the importer', exact: true }).waitFor();
     // With the side bar open the webview is about 1,100 px wide: all six columns fit, folded Killed included.
     const width = await board.locator('.columns').evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
     if (width.scroll > width.client) throw new Error(`the columns need ${width.scroll} px but have ${width.client} px`);
@@ -93,37 +109,59 @@ export async function runBoardScenario(): Promise<void> {
 
     step(2, 'drag T1 from Ready to In progress (a claim by the person)');
     await card('T1').dragTo(board.locator('.column-claimed'));
-    await inColumn('T1', 'claimed').locator('.owner', { hasText: 'ada' }).waitFor({ timeout: 10_000 });
+    await inColumn('T1', 'claimed').locator('.owner', { hasText: 'ada' }).waitFor({ timeout: 30_000 });
     await wb.shot('board-02-claimed');
 
     step('2b', 'the emptied Ready column says so; a card dropped on that empty state lands (a release), then back');
     const readyEmpty = board.locator('.column-ready .column-empty', { hasText: 'Nothing ready' });
-    await readyEmpty.waitFor({ timeout: 10_000 });
+    await readyEmpty.waitFor({ timeout: 30_000 });
     const readyBox = await box(board.locator('.column-ready'));
     const emptyBox = await box(readyEmpty);
     await card('T1').dragTo(board.locator('.column-ready'), {
       targetPosition: { x: emptyBox.x - readyBox.x + emptyBox.width / 2, y: emptyBox.y - readyBox.y + emptyBox.height / 2 },
     });
-    await inColumn('T1', 'ready').waitFor({ timeout: 10_000 });
-    await readyEmpty.waitFor({ state: 'hidden', timeout: 10_000 });
+    await inColumn('T1', 'ready').waitFor({ timeout: 30_000 });
+    await readyEmpty.waitFor({ state: 'hidden', timeout: 30_000 });
     await card('T1').dragTo(board.locator('.column-claimed'));
-    await inColumn('T1', 'claimed').locator('.owner', { hasText: 'ada' }).waitFor({ timeout: 10_000 });
-    await readyEmpty.waitFor({ timeout: 10_000 });
+    await inColumn('T1', 'claimed').locator('.owner', { hasText: 'ada' }).waitFor({ timeout: 30_000 });
+    await readyEmpty.waitFor({ timeout: 30_000 });
 
-    step(3, 'an illegal move: drag the gated T3 to Shipped; it snaps back and says why');
+    step(3, 'an illegal move: drag the gated T3 to Shipped; it snaps back, says why and offers the decision');
     await card('T3').dragTo(board.locator('.column-shipped'));
     const toast = board.locator('.toast', { hasText: 'needs a decision before it ships' });
-    await toast.waitFor({ timeout: 10_000 });
+    await toast.waitFor({ timeout: 30_000 });
     await inColumn('T3', 'waiting').waitFor();
     await wb.shot('board-03-refused');
+    // The way forward is a button beside the refusal: VS Code's modal with the question (dismissed: nothing decided).
+    await toast.getByRole('button', { name: 'Approve gate Q1', exact: true }).click();
+    const refusalDialog = page.locator('.monaco-dialog-box', { hasText: 'Delete the legacy importer?' });
+    await refusalDialog.waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Escape');
+    await refusalDialog.waitFor({ state: 'detached', timeout: 30_000 });
+    await inColumn('T3', 'waiting').waitFor();
+
+    step('3b', "the gated card's detail shows the question with Approve and Reject; its Actions menu has them too");
+    await card('T3').click();
+    const gated = board.locator('.detail[data-id="T3"]');
+    const gateSection = gated.locator('.gate[data-gate="Q1"]', { hasText: 'Delete the legacy importer?' });
+    await gateSection.waitFor({ timeout: 30_000 });
+    await gateSection.getByRole('button', { name: /^Approve gate Q1 on T3: / }).waitFor();
+    await gateSection.getByRole('button', { name: /^Reject gate Q1 on T3: / }).waitFor();
+    await gated.getByRole('button', { name: 'Actions for T3' }).click();
+    await board.locator('.menu-popup [role="menuitem"]', { hasText: 'Approve Q1…' }).waitFor({ timeout: 30_000 });
+    await board.locator('.menu-popup [role="menuitem"]', { hasText: 'Reject Q1…' }).waitFor();
+    await page.keyboard.press('Escape');
+    await wb.shot('board-03b-gated-detail');
+    await gated.getByRole('button', { name: 'Close the details of T3' }).click();
+    await gated.waitFor({ state: 'detached', timeout: 30_000 });
 
     step(4, 'a move that needs input: drag T1 to Shipped; VS Code asks for evidence');
     await card('T1').dragTo(board.locator('.column-shipped'));
     await wb.answer('quoted fixtures pass (12 tests)', /Ship T1/);
-    await inColumn('T1', 'shipped').waitFor({ timeout: 10_000 });
-    await inColumn('T2', 'ready').waitFor({ timeout: 10_000 });
+    await inColumn('T1', 'shipped').waitFor({ timeout: 30_000 });
+    await inColumn('T2', 'ready').waitFor({ timeout: 30_000 });
     // The refusal said why and then gets out of the way.
-    await toast.waitFor({ state: 'detached', timeout: 10_000 });
+    await toast.waitFor({ state: 'detached', timeout: 30_000 });
 
     step(5, 'approve the gate from the attention strip');
     // The button shows "Approve"; its accessible name says which gate and what it asks.
@@ -131,11 +169,11 @@ export async function runBoardScenario(): Promise<void> {
       .getByRole('button', { name: 'Approve gate Q1 on T3: Delete the legacy importer? Nobody called it in 90 days.', exact: true })
       .click();
     const dialog = page.locator('.monaco-dialog-box');
-    await dialog.waitFor({ timeout: 10_000 });
-    await dialog.locator('.monaco-button', { hasText: 'Approve' }).first().click();
+    await dialog.waitFor({ timeout: 30_000 });
+    await dialog.locator('.monaco-button', { hasText: /^Approve with a Note…$/ }).click();
     await wb.answer('yes, drop it', /Approve Q1/);
-    await inColumn('T3', 'ready').waitFor({ timeout: 10_000 });
-    await board.locator('.attention-gate').waitFor({ state: 'detached', timeout: 10_000 });
+    await inColumn('T3', 'ready').waitFor({ timeout: 30_000 });
+    await board.locator('.attention-gate').waitFor({ state: 'detached', timeout: 30_000 });
 
     step(6, 'a separate process ships T4 through bin/loopx; the card moves by itself');
     const shipped = spawnSync(
@@ -148,26 +186,37 @@ export async function runBoardScenario(): Promise<void> {
       },
     );
     if (!JSON.parse(shipped.stdout).ok) throw new Error(`agent ship failed: ${shipped.stdout}`);
-    await inColumn('T4', 'shipped').waitFor({ timeout: 5_000 });
+    await inColumn('T4', 'shipped').waitFor({ timeout: 30_000 });
     await wb.shot('board-04-live');
+
+    step('6b', "from the Goals view: a todo's context menu → Open on Board shows that card's detail");
+    await wb.openLoopx();
+    const t5row = wb.row(/T5 Import from S3/);
+    await t5row.click({ button: 'right' });
+    await page
+      .locator('.monaco-menu .action-label', { hasText: /^Open on Board$/ })
+      .first()
+      .click();
+    await board.locator('.detail[data-id="T5"]').waitFor({ timeout: 30_000 });
+    await board.getByRole('button', { name: 'Close the details of T5' }).click();
 
     step(7, 'keyboard: focus T2, open its menu with M, move it to In progress');
     await card('T2').focus();
     await page.keyboard.press('m');
     await board.locator('.menu-popup [role="menuitem"]', { hasText: 'Move to In progress' }).waitFor();
     await page.keyboard.press('Enter');
-    await inColumn('T2', 'claimed').waitFor({ timeout: 10_000 });
+    await inColumn('T2', 'claimed').waitFor({ timeout: 30_000 });
 
     step(8, 'the detail pane tells the history in sentences, beside the selected card; then the light theme');
     await card('T1').click();
     const detail = board.locator('.detail[data-id="T1"]');
-    await detail.locator('.evidence-list li', { hasText: 'quoted fixtures pass' }).waitFor({ timeout: 10_000 });
+    await detail.locator('.evidence-list li', { hasText: 'quoted fixtures pass' }).waitFor({ timeout: 30_000 });
     const history = detail.locator('.history li');
     for (const sentence of ['shipped by ada', 'evidence added by ada', 'released by ada', 'claimed by ada', 'added by ada']) {
       await history
         .locator('.history-text', { hasText: new RegExp(`^${sentence}$`) })
         .first()
-        .waitFor({ timeout: 5_000 });
+        .waitFor({ timeout: 30_000 });
     }
     const text = await detail.innerText();
     if (/\b(todo|gate|goal)\.[a-z]+\b|revision \d|\d{4}-\d\d-\d\dT\d\d:/.test(text))
@@ -176,21 +225,24 @@ export async function runBoardScenario(): Promise<void> {
     if (!/\(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/.test((await history.first().locator('time').getAttribute('title')) ?? ''))
       throw new Error('a history time has no exact-time tooltip');
     await expectBesideDetail(board, 'T1');
+    // Opening the detail narrows the columns instead of scrolling them: Ready is still on screen beside it.
+    await expectOnScreen(board, '.column-ready');
     await wb.shot('board-05-detail-dark');
     await wb.theme('Light Modern');
-    await board.locator('body.vscode-light').waitFor({ timeout: 15_000 });
+    await board.locator('body.vscode-light').waitFor({ timeout: 30_000 });
     await page.waitForTimeout(300);
     await wb.shot('board-06-detail-light');
 
     step(9, 'pick goal G1, reload the window: the board comes back with its goal and the open card');
     await board.locator('#goal-filter').selectOption('G1');
+    await board.locator('.card[data-id="T1"] .card-goal').waitFor({ state: 'hidden' });
     // Wait for the page itself to load again, so nothing below can be satisfied by the board from before the reload.
     const reloaded = page.waitForEvent('load', { timeout: 60_000 });
     await wb.command('Developer: Reload Window');
     await reloaded;
     await wb.ready();
     await inColumn('T1', 'shipped').waitFor({ timeout: 60_000 });
-    await detail.locator('.history-text', { hasText: /^shipped by ada$/ }).waitFor({ timeout: 15_000 });
+    await detail.locator('.history-text', { hasText: /^shipped by ada$/ }).waitFor({ timeout: 30_000 });
     const goal = await board.locator('#goal-filter').inputValue();
     if (goal !== 'G1') throw new Error(`the restored board shows goal "${goal}", not G1`);
     await expectBesideDetail(board, 'T1');
@@ -201,14 +253,14 @@ export async function runBoardScenario(): Promise<void> {
       'a monitor on a Waiting card: the window runs its check; when the build is green the card moves to Ready, with a notification',
     );
     const monitored = inColumn('T7', 'waiting').locator('.card-monitor', { hasText: 'test -f build-done' });
-    await monitored.waitFor({ timeout: 10_000 });
-    await monitored.locator('.monitor-last', { hasText: 'exit 1' }).waitFor({ timeout: 15_000 });
+    await monitored.waitFor({ timeout: 30_000 });
+    await monitored.locator('.monitor-last', { hasText: 'exit 1' }).waitFor({ timeout: 30_000 });
     await wb.shot('board-07-monitor-waiting');
     writeFileSync(join(workspace, 'build-done'), '');
-    await inColumn('T7', 'ready').waitFor({ timeout: 20_000 });
-    await page.locator('.notifications-toasts', { hasText: 'monitor M1 fired' }).waitFor({ timeout: 10_000 });
+    await inColumn('T7', 'ready').waitFor({ timeout: 30_000 });
+    await page.locator('.notifications-toasts', { hasText: 'monitor M1 fired' }).waitFor({ timeout: 30_000 });
     await card('T7').click();
-    await board.locator('.detail', { hasText: 'release build 311: green' }).waitFor({ timeout: 10_000 });
+    await board.locator('.detail', { hasText: 'release build 311: green' }).waitFor({ timeout: 30_000 });
     await wb.shot('board-08-monitor-fired');
   });
 }

@@ -50,12 +50,12 @@ export async function runGoalFileScenario(): Promise<void> {
     // type the path once the dialog shows its start, and check the value before confirming.
     await wb.command('File: Open File...');
     const input = page.locator('.quick-input-widget input');
-    await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor({ timeout: 15_000 });
+    await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor({ timeout: 30_000 });
     await input.fill(file);
     await page.waitForFunction(
       (path) => (document.querySelector('.quick-input-widget input') as HTMLInputElement | null)?.value === path,
       file,
-      { timeout: 5_000 },
+      { timeout: 30_000 },
     );
     // The file's own row, not Enter (it takes the focused row, which may be "..") nor OK (VS Code 1.117 ignores it
     // with the path typed).
@@ -64,24 +64,24 @@ export async function runGoalFileScenario(): Promise<void> {
     await editor.locator('.squiggly-error').first().waitFor({ timeout: 60_000 });
     await wb.shot('goalfile-01-squiggle');
 
-    step(2, 'Quick Fix on the key: "Change to `priority`" removes the squiggle');
+    step(2, 'Quick Fix on the key: "Change to \'priority\'" removes the squiggle');
     await goTo(wb, 8, 6);
     await wb.command('Quick Fix...');
     // The fix is the focused row of the menu: Enter takes it (the menu's pointer block swallows clicks in tests).
-    await page.locator('.action-widget .monaco-list-row.focused', { hasText: 'Change to `priority`' }).first().waitFor({ timeout: 15_000 });
+    await page.locator('.action-widget .monaco-list-row.focused', { hasText: "Change to 'priority'" }).first().waitFor({ timeout: 30_000 });
     await wb.shot('goalfile-02-quick-fix');
     await page.keyboard.press('Enter');
-    await editor.locator('.squiggly-error').first().waitFor({ state: 'detached', timeout: 15_000 });
+    await editor.locator('.squiggly-error').first().waitFor({ state: 'detached', timeout: 30_000 });
 
     step(3, "completion in `after:` offers the file's todo keys; pick header");
     await goTo(wb, 11, 13);
     await page.keyboard.type('hea');
     await wb.command('Trigger Suggest');
     const suggestion = page.locator('.suggest-widget .monaco-list-row.focused', { hasText: 'header' }).first();
-    await suggestion.waitFor({ timeout: 15_000 });
+    await suggestion.waitFor({ timeout: 30_000 });
     await wb.shot('goalfile-03-completion');
     await page.keyboard.press('Enter');
-    await editor.locator('.view-line', { hasText: 'after: [header]' }).waitFor({ timeout: 10_000 });
+    await editor.locator('.view-line', { hasText: 'after: [header]' }).waitFor({ timeout: 30_000 });
 
     step(4, 'hover on the todo key: its live status from the store');
     await goTo(wb, 5, 13);
@@ -89,7 +89,7 @@ export async function runGoalFileScenario(): Promise<void> {
     await page
       .locator('.monaco-hover', { hasText: /T1.*Parse the header row[\s\S]*status: open/ })
       .first()
-      .waitFor({ timeout: 15_000 });
+      .waitFor({ timeout: 30_000 });
     await wb.shot('goalfile-04-hover');
     await page.keyboard.press('Escape');
 
@@ -108,14 +108,14 @@ export async function runGoalFileScenario(): Promise<void> {
     await page
       .locator('.notification-toast', { hasText: /applied loopx\/csv-importer\.goal\.md to G1: 2 changes/ })
       .first()
-      .waitFor({ timeout: 15_000 });
-    await page.locator('.codelens-decoration', { hasText: 'In sync with G1' }).first().waitFor({ timeout: 15_000 });
+      .waitFor({ timeout: 30_000 });
+    await page.locator('.codelens-decoration', { hasText: 'In sync with G1' }).first().waitFor({ timeout: 30_000 });
     await wb.shot('goalfile-05-applied');
     if (!readFileSync(file, 'utf8').includes('priority: 1\n') || !readFileSync(file, 'utf8').includes('after: [header]')) {
       throw new Error('the file on disk is not the edited one that was applied');
     }
     await page.locator('.tabs-container .tab', { hasText: 'LoopX Board' }).first().click();
-    await board.locator('.card[data-id="T2"]', { hasText: 'Quoted fields' }).waitFor({ timeout: 15_000 });
+    await board.locator('.card[data-id="T2"]', { hasText: 'Quoted fields' }).waitFor({ timeout: 30_000 });
     await wb.shot('goalfile-06-board');
 
     step(7, "pick G1 on the board: its background (the file's body) shows under the toolbar, as text (HTML in it stays text)");
@@ -123,7 +123,7 @@ export async function runGoalFileScenario(): Promise<void> {
     const background = board.locator('.goal-background-text');
     await background
       .filter({ hasText: 'Customers send us CSV. <img src=x onerror="document.title=\'pwned\'"><b>not bold</b>' })
-      .waitFor({ timeout: 15_000 });
+      .waitFor({ timeout: 30_000 });
     if (await board.locator('.goal-background-text b, .goal-background-text img').count())
       throw new Error('the background was parsed as HTML');
     await wb.shot('goalfile-07-background');

@@ -9,6 +9,7 @@ import { runBoardScenario } from './boardScenario';
 import { runRealAgentTurnScenario, runTurnScenario } from './turnScenario';
 import { runGoalFileScenario } from './goalFileScenario';
 import { runStoryScenario } from './storyScenario';
+import { runVsixScenario } from './vsixScenario';
 
 /**
  * Scratch folders of earlier runs (code-server user data, browser profiles, workspaces): none is reused. Only those
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
     ],
     ['goalfile', runGoalFileScenario],
     ['story', runStoryScenario],
+    ['vsix', runVsixScenario],
   ];
   const only = process.argv[2];
   if (only && !parts.some(([name]) => name === only)) {

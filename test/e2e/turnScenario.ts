@@ -32,23 +32,23 @@ export async function runTurnScenario(): Promise<void> {
     await wb.row('G1 Ship the CSV importer').waitFor({ timeout: 30_000 });
     await wb.openLoopx();
     step(1, 'palette → Run Turn → the custom host');
-    await wb.command('LoopX: Run Turn');
+    await wb.command('LoopX: Run Turn…');
     await wb.answer('custom', /Run Turn on G1 with/);
     await page
       .locator('.notification-toast', { hasText: /turn R1 .* ended: validated completion; quota spent/ })
       .first()
       .waitFor({ timeout: 30_000 });
-    await page.locator('.xterm-rows', { hasText: 'scripted agent: shipped T1' }).first().waitFor({ timeout: 10_000 });
-    await wb.row(/^\s*Shipped\s*1\s*$/).waitFor({ timeout: 10_000 });
-    await wb.statusItem('G1 1/6').waitFor({ timeout: 10_000 });
+    await page.locator('.xterm-rows', { hasText: 'scripted agent: shipped T1' }).first().waitFor({ timeout: 30_000 });
+    await wb.row(/^\s*Shipped\s*1\s*$/).waitFor({ timeout: 30_000 });
+    await wb.statusItem('G1 1/6').waitFor({ timeout: 30_000 });
     await wb.shot('turn-01-shipped');
-    step(2, 'Run Turn again: nothing is ready, so no terminal, and the reason');
-    await wb.command('LoopX: Run Turn');
+    step(2, 'Run Turn again: every todo shipped, so no terminal, and that reason in words');
+    await wb.command('LoopX: Run Turn…');
     await wb.answer('custom', /Run Turn on G1 with/);
     await page
-      .locator('.notification-toast', { hasText: /no turn started\. G1 waits: no todo is ready/ })
+      .locator('.notification-toast', { hasText: /no turn started\. G1 waits: every todo has shipped/ })
       .first()
-      .waitFor({ timeout: 15_000 });
+      .waitFor({ timeout: 30_000 });
     await wb.shot('turn-02-no-ready-work');
   });
 }
@@ -95,7 +95,7 @@ export async function runRealAgentTurnScenario(): Promise<void> {
         await wb.row('G1 Ship the CSV importer').waitFor({ timeout: 30_000 });
         await wb.openLoopx();
         step(3, "Run Turn → Claude Code, with its default command: the turn ships T1 through the extension's loopx");
-        await wb.command('LoopX: Run Turn');
+        await wb.command('LoopX: Run Turn…');
         await wb.answer('Claude Code', /Run Turn on G1 with/);
         await page
           .locator('.notification-toast', { hasText: /turn R1 \(claude on claude, T1\) ended: validated completion; quota spent/ })
@@ -110,7 +110,7 @@ export async function runRealAgentTurnScenario(): Promise<void> {
           throw new Error(`the prompt's loopx is not the extension's launcher: ${calls[0]}`);
         await wb.shot('turn-03-claude-shipped');
         step(4, 'Run Turn → the sample agent (a demo): T2 gets evidence and is handed back, nothing shipped');
-        await wb.command('LoopX: Run Turn');
+        await wb.command('LoopX: Run Turn…');
         await wb.answer('Sample agent', /Run Turn on G1 with/);
         await page
           .locator('.notification-toast', { hasText: /turn R2 \(sample on sample, T2\) ended: validated progress; quota spent/ })

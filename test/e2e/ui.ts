@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { RESULTS, launchBrowser, startCodeServer } from './harness';
+import { installedExtensions } from './vsix';
 
 /** Small helpers that drive the VS Code workbench the way a person does (keyboard and mouse, no APIs). */
 export class Workbench {
@@ -22,14 +23,14 @@ export class Workbench {
       await this.page.locator('.part.activitybar [aria-label^="LoopX"]').first().click();
       await shown.waitFor({ timeout: 3_000 }).catch(() => undefined);
     }
-    await shown.waitFor({ timeout: 5_000 });
+    await shown.waitFor({ timeout: 30_000 });
   }
 
   /** Runs a command from the palette by its title. */
   async command(title: string): Promise<void> {
     await this.page.keyboard.press('F1');
     const input = this.page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    await input.waitFor({ state: 'visible', timeout: 30_000 });
     await input.fill(`>${title}`);
     // Click the row whose label is exactly the title: fuzzy matching may rank a longer command first.
     const exact = new RegExp(`^\\s*${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
@@ -37,15 +38,15 @@ export class Workbench {
       .locator('.quick-input-list .monaco-list-row')
       .filter({ has: this.page.locator('.label-name', { hasText: exact }) })
       .first();
-    await row.waitFor({ timeout: 15_000 });
+    await row.waitFor({ timeout: 30_000 });
     await row.click();
   }
 
   /** Answers the open input box (or quick pick filter) and confirms. */
   async answer(text: string, expectTitle?: RegExp): Promise<void> {
     const widget = this.page.locator('.quick-input-widget');
-    await widget.waitFor({ state: 'visible', timeout: 15_000 });
-    if (expectTitle) await widget.locator('.quick-input-title', { hasText: expectTitle }).waitFor({ timeout: 15_000 });
+    await widget.waitFor({ state: 'visible', timeout: 30_000 });
+    if (expectTitle) await widget.locator('.quick-input-title', { hasText: expectTitle }).waitFor({ timeout: 30_000 });
     const input = widget.locator('input');
     await input.fill(text);
     await this.page.keyboard.press('Enter');
@@ -61,9 +62,9 @@ export class Workbench {
       .locator('.quick-input-list .monaco-list-row')
       .filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^\\s*${label}\\s*$`) }) })
       .first();
-    await row.waitFor({ timeout: 15_000 });
+    await row.waitFor({ timeout: 30_000 });
     await row.click();
-    await this.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
+    await this.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 30_000 });
   }
 
   row(text: string | RegExp): Locator {
@@ -86,8 +87,8 @@ export class Workbench {
 }
 
 /**
- * One scenario's session: code-server with the extension under development, a browser on the workspace, the
- * workbench ready; a failure screenshot on error; everything stopped afterwards.
+ * One scenario's session: code-server with the extension installed from this run's .vsix (vsix.ts), a browser on the
+ * workspace, the workbench ready; a failure screenshot on error; everything stopped afterwards.
  */
 export async function inWorkbench(
   workspace: string,
@@ -96,12 +97,15 @@ export async function inWorkbench(
   /** More environment for code-server, and so for its terminals (the real agent CLIs' offline set-up). */
   env: Record<string, string> = {},
 ): Promise<void> {
-  const server = await startCodeServer({ env: { LOOPX_HUMAN: 'ada', ...env } });
+  const server = await startCodeServer({ env: { LOOPX_HUMAN: 'ada', ...env }, extensionsDir: installedExtensions() });
   const { context, page } = await launchBrowser();
   const wb = new Workbench(page);
   try {
-    await page.goto(server.url(workspace, server.devPayload()));
+    console.log(`  opening VS Code on ${workspace.split('/').pop()} (under load this takes a minute or more)…`);
+    const started = Date.now();
+    await page.goto(server.url(workspace));
     await wb.ready();
+    console.log(`  VS Code is up in ${Math.round((Date.now() - started) / 1000)} s`);
     await body(wb);
   } catch (error) {
     await wb.shot(failureShot).catch(() => undefined);

@@ -102,4 +102,18 @@ suite('board panel', () => {
       panel.dispose();
     }
   });
+
+  test('Open on Board from a todo row shows that card on the board, once the board is ready', async () => {
+    const loopx = await app();
+    const t2 = { kind: 'todo', todo: loopx.model.todo('T2'), ready: false };
+    const panel = await vscode.commands.executeCommand<BoardPanel>('loopx.openOnBoard', t2);
+    try {
+      await until(() => panel.revealed.some((r) => r.todoId === 'T2'), 'the board to be asked for T2');
+      // Again on the open board: asked at once.
+      await vscode.commands.executeCommand('loopx.openOnBoard', 'G1');
+      await until(() => panel.revealed.some((r) => r.goalId === 'G1'), 'the board to be asked for G1');
+    } finally {
+      panel.dispose();
+    }
+  });
 });

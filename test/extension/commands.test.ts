@@ -8,7 +8,7 @@ import { addTodo, killTodo } from '../../src/kernel/ops/todos';
 import { createGoal, setGoalStatus } from '../../src/kernel/ops/goals';
 import { COMMANDS } from '../../src/extension/commands/commandIds';
 import { BUSY_TIMEOUT_MS } from '../../src/kernel/db/openDb';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { app, otherWriter, until, withAnswers, workspaceRoot } from './support';
 
@@ -41,17 +41,43 @@ suite('commands', () => {
     );
   });
 
-  test('New Goal asks title, objective, scope and turns, then creates the goal', async () => {
+  test('New Goal asks title, objective, scope and turns, creates the goal, then asks how to plan it', async () => {
     const { result, prompts } = await withAnswers(
-      { inputs: ['Ship the parser', 'All fixtures parse', 'src/**, docs/parser.md', '12'] },
+      { inputs: ['Ship the parser', 'All fixtures parse', 'src/**, docs/parser.md', '12'], picks: [pickLabel('$(close) Later')] },
       async () => vscode.commands.executeCommand<Goal>(COMMANDS.newGoal),
     );
     assert.equal(prompts.filter((p) => p.startsWith('input:')).length, 4);
     assert.match(prompts[0] ?? '', /New Goal \(1\/4\) Title/);
+    // Plan in a File is a step of the flow (a pick that waits), not a toast that hides itself.
+    assert.match(
+      prompts[4] ?? '',
+      /^pick: LoopX: created G1 Ship the parser\. Plan its todos: \[\$\(file-code\) Plan in a File \| \$\(add\) Add a Todo \| \$\(close\) Later\]/,
+    );
     assert.deepEqual(
       { id: result.id, scope: result.scope, turns: result.policy.turnsPerWindow },
       { id: 'G1', scope: ['src/**', 'docs/parser.md'], turns: 12 },
     );
+  });
+
+  test('Plan in a File opens the goal file with no warning on the scope the person chose (src/ does not exist yet)', async () => {
+    const loopx = await app();
+    const uri = await vscode.commands.executeCommand<vscode.Uri>(COMMANDS.planInFile, 'G1');
+    assert.match(uri.fsPath, /loopx[\\/]ship-the-parser\.goal\.md$/);
+    assert.equal(await loopx.goalFiles.ready(), true);
+    const hint = await until(
+      () => vscode.languages.getDiagnostics(uri).find((d) => d.code === 'scope_matches_nothing'),
+      'the scope note on the goal file',
+    );
+    assert.equal(hint.severity, vscode.DiagnosticSeverity.Hint, hint.message);
+    assert.deepEqual(
+      vscode.languages
+        .getDiagnostics(uri)
+        .filter((d) => d.severity <= vscode.DiagnosticSeverity.Warning)
+        .map((d) => d.message),
+      [],
+    );
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    rmSync(uri.fsPath);
   });
 
   test('Add Todo asks title, acceptance, priority and dependencies', async () => {
@@ -91,6 +117,8 @@ suite('commands', () => {
   test('Ship insists on evidence when none is recorded', async () => {
     const { result, prompts } = await withAnswers({ inputs: ['   '] }, async () => vscode.commands.executeCommand(COMMANDS.shipTodo, 'T3'));
     assert.equal(result, undefined);
+    // Nobody holds T3: the person is told that shipping claims it first, before anything happens.
+    assert.match(prompts[0] ?? '', /Ship T3 .* Nobody holds it: shipping claims it for you first\. Evidence: what was done/);
     assert.equal(prompts[1], 'refused: Required');
     assert.equal((await app()).model.todo('T3')?.status, 'open');
   });
@@ -162,10 +190,30 @@ suite('commands', () => {
     assert.equal(cancelled.result, undefined);
     assert.equal(loopx.model.gates().find((g) => g.id === gate.id)?.status, 'pending');
     assert.match(cancelled.prompts[0] ?? '', /warning \(modal\): Approve gate Q1 on todo T3\? \| Publish the docs on the public site\?/);
-    const approved = await withAnswers({ warnings: ['Approve'], inputs: ['yes, go'] }, async () =>
+    const approved = await withAnswers({ warnings: ['Approve with a Note…'], inputs: ['yes, go'] }, async () =>
       vscode.commands.executeCommand<Gate>(COMMANDS.approveGate, gate.id),
     );
     assert.deepEqual([approved.result.status, approved.result.note], ['approved', 'yes, go']);
+  });
+
+  test('a click on Approve is the decision: no second box, and closing the note box keeps it', async () => {
+    const codex = otherWriter('codex');
+    const plain = askGate(codex, { todoId: 'T3', question: 'Rename the CLI flag?' });
+    const noted = askGate(codex, { todoId: 'T3', question: 'Bump the major version?' });
+    codex.close();
+    // No inputs scripted: an input box after the click would throw "unexpected input box".
+    const once = await withAnswers({ warnings: ['Approve'] }, async () =>
+      vscode.commands.executeCommand<Gate>(COMMANDS.approveGate, plain.id),
+    );
+    assert.deepEqual([once.result.status, once.result.note], ['approved', null]);
+    assert.equal(once.prompts.filter((p) => p.startsWith('input:')).length, 0, once.prompts.join('\n'));
+    // "Approve with a Note…", then Escape on the note box: still approved, without a note.
+    const escaped = await withAnswers({ warnings: ['Approve with a Note…'], inputs: [undefined] }, async () =>
+      vscode.commands.executeCommand<Gate>(COMMANDS.approveGate, noted.id),
+    );
+    assert.deepEqual([escaped.result.status, escaped.result.note], ['approved', null]);
+    const loopx = await app();
+    await until(() => loopx.model.gates().find((g) => g.id === noted.id)?.status === 'approved', 'the approval to be seen');
   });
 
   test('Reject Gate records the decision and its note', async () => {
@@ -183,10 +231,12 @@ suite('commands', () => {
       vscode.commands.executeCommand<Todo>(COMMANDS.blockTodo, 'T3'),
     );
     assert.deepEqual([blocked.result.status, blocked.result.reason], ['blocked', 'needs the API key']);
-    const unblocked = await withAnswers({ inputs: ['key added'] }, async () =>
+    // Unblocking is a person's decision like approving: the same modal, the note only when asked for.
+    const unblocked = await withAnswers({ warnings: ['Unblock with a Note…'], inputs: ['key added'] }, async () =>
       vscode.commands.executeCommand<Todo>(COMMANDS.unblockTodo, 'T3'),
     );
     assert.equal(unblocked.result.continuation, 'key added');
+    assert.match(unblocked.prompts[0] ?? '', /^warning \(modal\): Unblock T3 .*\? \| Why it is blocked: needs the API key/);
     const notKilled = await withAnswers({ inputs: ['obsolete'], warnings: [undefined] }, async () =>
       vscode.commands.executeCommand(COMMANDS.killTodo, 'T3'),
     );

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../src/extension/commands/commandIds';
-import { app, recordFigure, until, workspaceRoot } from './support';
+import { app, recordFigure, until, withAnswers, workspaceRoot } from './support';
 
 const TEXT = `---
 title: Goal file from the editor
@@ -35,20 +35,20 @@ suite('goal files in the editor', () => {
     const started = performance.now();
     const editor = await vscode.window.showTextDocument(uri);
     assert.equal(await loopx.goalFiles.ready(), true, 'the goal-file language server started');
-    await until(async () => (await lensTitles(uri)).includes('Apply to store · 3 changes'), 'the Apply lens', 15_000);
+    await until(async () => (await lensTitles(uri)).includes('Apply to store · 3 changes'), 'the Apply lens', 30_000);
     recordFigure('goalFileOpenToFirstLens', performance.now() - started, 'ms');
 
     // A bad key: an error at the key, with the did-you-mean quick fix.
     await editor.edit((e) => e.replace(new vscode.Range(6, 4, 6, 12), 'priorty'));
     const diagnostic = await until(
-      () => vscode.languages.getDiagnostics(uri).find((d) => d.message.includes('did you mean `priority`')),
+      () => vscode.languages.getDiagnostics(uri).find((d) => d.message.includes("did you mean 'priority'")),
       'the unknown-key squiggle',
       10_000,
     );
     assert.equal(diagnostic.severity, vscode.DiagnosticSeverity.Error);
     assert.deepEqual([diagnostic.range.start.line, diagnostic.range.start.character], [6, 4]);
     const fixes = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, diagnostic.range);
-    const fix = fixes.find((f) => f.title === 'Change to `priority`');
+    const fix = fixes.find((f) => f.title === "Change to 'priority'");
     assert.ok(fix?.edit, 'a quick fix that renames the key');
     await vscode.workspace.applyEdit(fix.edit);
     await until(
@@ -71,8 +71,11 @@ suite('goal files in the editor', () => {
 
     // Apply to store, as the lens does: the file is saved and applied; the Goals view and board model follow.
     const before = loopx.model.goals().length;
-    await vscode.commands.executeCommand(COMMANDS.applyGoalFile, uri.toString());
-    const goal = await until(() => loopx.model.goals().find((g) => g.title === 'Goal file from the editor'), 'the goal in the model');
+    const applied = await withAnswers({}, async () => vscode.commands.executeCommand(COMMANDS.applyGoalFile, uri.toString()));
+    const goal = await until(
+      () => loopx.model.goals().find((g) => g.title === 'Goal file from the editor'),
+      `the goal in the model (the apply said: ${applied.prompts.join(' | ')})`,
+    );
     assert.equal(loopx.model.goals().length, before + 1);
     assert.deepEqual(
       loopx.model
@@ -82,7 +85,7 @@ suite('goal files in the editor', () => {
       ['First step in the file', 'Second step in the file'],
     );
     assert.equal(readFileSync(file, 'utf8'), editor.document.getText(), 'the file on disk is what was applied');
-    await until(async () => (await lensTitles(uri)).includes(`In sync with ${goal.id}`), 'the In sync lens', 10_000);
+    await until(async () => (await lensTitles(uri)).includes(`In sync with ${goal.id}`), 'the In sync lens', 30_000);
 
     // Hover on a todo key shows its live state.
     const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, new vscode.Position(4, 12));

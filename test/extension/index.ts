@@ -5,7 +5,7 @@ import Mocha from 'mocha';
  * this file; requiring each after `pre-require` lets them call suite()/test() as Mocha globals.
  */
 export function run(): Promise<void> {
-  const mocha = new Mocha({ ui: 'tdd', timeout: 30_000, color: false, reporter: 'spec' });
+  const mocha = new Mocha({ ui: 'tdd', timeout: 120_000, color: false, reporter: 'spec' });
   mocha.suite.emit('pre-require', globalThis, 'loopx-extension-suites', mocha);
   /* eslint-disable @typescript-eslint/no-require-imports */
   require('./welcome.test');

@@ -47,7 +47,7 @@ suite('live refresh', () => {
         env: { ...process.env, LOOPX_AGENT: 'codex' },
       });
       await new Promise((done) => child.on('exit', () => done((committedAt = performance.now()))));
-      await until(() => seenAt > 0, `"${title}" in the Goals view`, 5000);
+      await until(() => seenAt > 0, `"${title}" in the Goals view`, 30_000);
       sub.dispose();
       latencies.push(Math.max(0, seenAt - committedAt));
     }

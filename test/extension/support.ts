@@ -50,7 +50,18 @@ export function otherWriter(agent = 'codex'): Kernel {
   return Kernel.open(workspaceRoot(), { actor: { name: agent, kind: 'agent' } });
 }
 
-export async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 5000): Promise<T> {
+/**
+ * Waits for what a test is about, looking every 10 ms. The ceiling is generous on purpose: CI machines are loaded
+ * (load 9 to 12 on 2 cores was seen), and a ceiling only decides how long a failure takes to report, never how
+ * long a passing wait lasts. Figures are measured separately (recordFigure), never asserted as timings.
+ */
+export const WAIT_MS = 30_000;
+
+export async function until<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  ms = WAIT_MS,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const value = await probe();

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunOutcome } from '../../src/extension/turns/turnRunner';
-import type { Turn } from '../../src/kernel/queries/turns';
+import { type Turn, listTurns } from '../../src/kernel/queries/turns';
 import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo } from '../../src/kernel/ops/todos';
 import { app, otherWriter, REPO, until, vscodeHuman, withAnswers } from './support';
@@ -27,6 +27,18 @@ suite('turns in terminals', () => {
     await vscode.workspace.getConfiguration('loopx.autoRun').update('enabled', undefined, vscode.ConfigurationTarget.Global);
   });
 
+  test('Get Started ticks what is true, not what was clicked: a Run Turn that failed leaves "Run a turn" open', async () => {
+    const loopx = await app();
+    await hosts().update('custom.command', 'surely-not-an-installed-runner {prompt}', vscode.ConfigurationTarget.Global);
+    await withAnswers({}, async () => vscode.commands.executeCommand('loopx.runTurn', { goalId, host: 'custom' }));
+    assert.equal(loopx.session.requireKernel().db.prepare('SELECT count(*) AS n FROM turns').get()?.n, 0, 'no turn ran yet');
+    assert.deepEqual(
+      { ...loopx.walkthrough.facts },
+      // A goal exists and codex wrote to the store (the commands suite); gates were decided there too.
+      { hasStore: true, hasGoal: true, agentConnected: true, turnRan: false, gateDecided: true },
+    );
+  });
+
   test('Run Turn opens a terminal for the todo and host; the agent ships; the turn is validated and spent', async () => {
     await useAgent('ship');
     const loopx = await app();
@@ -38,6 +50,25 @@ suite('turns in terminals', () => {
     assert.equal(await spentCount(), 1);
     await until(() => loopx.model.todo(turn.todoId as string)?.status === 'shipped', 'the Goals view to show it shipped');
     assert.match(loopx.model.evidence({ todoId: turn.todoId as string })[0]?.summary ?? '', /checked by the scripted agent/);
+    await until(() => loopx.walkthrough.facts.turnRan, 'Get Started to tick "Run a turn"');
+  });
+
+  test('from a todo to the turns that worked on it and what its agent printed (Show Turns…)', async () => {
+    const loopx = await app();
+    const [turn] = loopx.session.requireKernel().read((db) => listTurns(db, { goalId, limit: 1 }));
+    assert.ok(turn?.todoId, 'the turn of the test before');
+    const { prompts } = await withAnswers({ picks: [(items) => items[0]] }, async () =>
+      vscode.commands.executeCommand('loopx.showTurns', turn.todoId),
+    );
+    assert.match(prompts[0] ?? '', new RegExp(`^pick: LoopX: turns on ${turn.todoId} .*\\[\\$\\(terminal\\) ${turn.id} · `));
+    const editor = await until(
+      () =>
+        vscode.window.activeTextEditor?.document.uri.fsPath.endsWith(join('turns', turn.id, 'output.log')) &&
+        vscode.window.activeTextEditor,
+      'the turn output to open',
+    );
+    assert.match(editor.document.getText(), /scripted agent: shipped/);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   test('with no ready work, Run Turn launches no terminal and says why', async () => {
@@ -47,7 +78,7 @@ suite('turns in terminals', () => {
     );
     assert.equal(result.started, false);
     assert.equal(vscode.window.terminals.length, terminals);
-    assert.match(prompts.join('\n'), /info: LoopX: no turn started\. G\d+ waits: no todo is ready/);
+    assert.match(prompts.join('\n'), /info: LoopX: no turn started\. G\d+ waits: every todo has shipped/);
   });
 
   test('an agent that exits without writing back is not spent, and its todo goes back with a continuation', async () => {

@@ -97,7 +97,7 @@ suite('log witness', () => {
     const before = loopx.witness.anchor as { seq: number; hash: string };
     const { prompts } = await withAnswers({}, async () => {
       cutLog(before.seq - 3);
-      await until(() => loopx.witness.problem, 'the witness to notice the cut', 5000);
+      await until(() => loopx.witness.problem, 'the witness to notice the cut', 30_000);
       loopx.witness.check(); // a second look does not raise a second alarm
     });
     assert.equal(prompts.filter((p) => p.startsWith('error:')).length, 1, prompts.join('\n'));

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CodeAction, CodeLens, CompletionItem, Diagnostic, DocumentLink, Hover } from 'vscode-languageserver-protocol';
-import { dumpStore, loopx, startGoal, workspace } from '../cli/harness';
+import { LOOPX, dumpStore, loopx, startGoal, workspace } from '../cli/harness';
 import { LspClient } from './lspClient';
 import { Kernel } from '../../src/kernel/kernel';
 import { openDb } from '../../src/kernel/db/openDb';
@@ -60,7 +60,7 @@ describe('diagnostics', () => {
       {
         severity: 1,
         code: 'unknown_key',
-        message: 'unknown key `priorty`; did you mean `priority`?',
+        message: "unknown key 'priorty'; did you mean 'priority'?",
         range: { start: { line: 8, character: 4 }, end: { line: 8, character: 11 } },
       },
     ]);
@@ -69,7 +69,7 @@ describe('diagnostics', () => {
       range: diagnostics[0]?.range,
       context: { diagnostics },
     });
-    expect(actions).toMatchObject([{ title: 'Change to `priority`', edit: { changes: { [uri]: [{ newText: 'priority' }] } } }]);
+    expect(actions).toMatchObject([{ title: "Change to 'priority'", edit: { changes: { [uri]: [{ newText: 'priority' }] } } }]);
   });
 
   test('unknown after keys, cycles, bad durations and scopes that match nothing', async () => {
@@ -80,8 +80,8 @@ describe('diagnostics', () => {
     const diagnostics = await client.diagnosticsFor(uri, (d) => d.length >= 3);
     expect(messages(diagnostics)).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/`after` names `heder`.*did you mean `header`/),
-        expect.stringMatching(/`quota.window` must be a duration/),
+        expect.stringMatching(/'after' names 'heder'.*did you mean 'header'/),
+        expect.stringMatching(/'quota.window' must be a duration/),
       ]),
     );
     const cyclic = TEXT.replace('    priority: 1\n', '    priority: 1\n    after: [quoted]\n');
@@ -91,7 +91,7 @@ describe('diagnostics', () => {
     ]);
     await client.change(uri, TEXT.replace('scope: [src/**]', 'scope: [src/**, nowhere/**]'), 3);
     expect(await client.diagnosticsFor(uri, (_d, v) => v === 3)).toMatchObject([
-      { severity: 2, message: 'scope `nowhere/**` matches no file: nowhere does not exist in the workspace' },
+      { severity: 2, message: "scope 'nowhere/**' matches no file yet: nowhere does not exist in the workspace" },
     ]);
   });
 
@@ -156,7 +156,8 @@ describe('completion, hover, code lenses', () => {
     expect(top.map((c) => c.label)).toEqual(expect.arrayContaining(['objective', 'goal', 'check']));
     expect(top.map((c) => c.label)).not.toContain('title');
     const after = await client.request<CompletionItem[]>('textDocument/completion', at(12, 12));
-    expect(after.map((c) => c.label)).toEqual(['header', 'quoted']);
+    // Not 'quoted' itself: a todo cannot come after itself.
+    expect(after.map((c) => c.label)).toEqual(['header']);
     const quota = await client.request<CompletionItem[]>('textDocument/completion', {
       textDocument: { uri },
       position: { line: 5, character: 0 },
@@ -164,6 +165,15 @@ describe('completion, hover, code lenses', () => {
     expect(quota.map((c) => c.label)).toEqual(expect.arrayContaining(['objective']));
     const scope = await client.request<CompletionItem[]>('textDocument/completion', at(2, 8));
     expect(scope.map((c) => c.label)).toEqual(expect.arrayContaining(['loopx/', 'src/']));
+  });
+
+  test("completion in a half-typed after: [ knows the keys the store has (and not the todo's own)", async () => {
+    expect(cli(['goal', 'apply', FILE]).code).toBe(0);
+    const text = TEXT.replace('after: [header]', 'after: [');
+    await client.open(uri, text);
+    await client.diagnosticsFor(uri, () => true);
+    const after = await client.request<CompletionItem[]>('textDocument/completion', at(11, 12));
+    expect(after.map((c) => [c.label, c.detail])).toEqual([['header', 'T1 · open']]);
   });
 
   test("after @ in the prose (body, detail) completion offers the store's agents, then the hosts; todo keys offer every and check", async () => {
@@ -227,7 +237,7 @@ describe('completion, hover, code lenses', () => {
     );
     const goal = await client.request<Hover>('textDocument/hover', at(1, 3));
     expect((goal.contents as { value: string }).value).toMatch(
-      /\*\*G1\*\* CSV importer — active[\s\S]*quota: 0 of 12 turns spent in 24 h · 1 of 1 running[\s\S]*waits: no todo is ready/,
+      /\*\*G1\*\* CSV importer — active[\s\S]*quota: 0 of 12 turns spent in 24 h · 1 at a time \(held now by codex\)[\s\S]*waits: no todo is ready/,
     );
     const after = await client.request<Hover>('textDocument/hover', at(11, 14));
     expect((after.contents as { value: string }).value).toContain('**T1**');
@@ -272,6 +282,44 @@ describe('document links for ids across the workspace', () => {
     const codeLinks = await client.request<DocumentLink[]>('textDocument/documentLink', { textDocument: { uri: code } });
     expect(codeLinks.map((l) => l.range.start.character)).toEqual([source.lastIndexOf('T1')]);
     expect(await client.diagnosticsFor(notes, () => true, 1000).catch(() => 'none published')).toBe('none published');
+  });
+});
+
+describe('other editors (neovim, Helix…): stdio, and lenses without VS Code commands', () => {
+  test('`loopx lsp` starts the server on stdio, as an editor configured with the loopx command would (on the Node of the terminal, 20 here)', async () => {
+    await client.dispose();
+    client = new LspClient(process.env, [LOOPX, 'lsp'], process.execPath);
+    const init = (await client.initialize(ws.root, 'other')) as { serverInfo?: { name: string } };
+    expect(init.serverInfo?.name).toBe('loopx-goal-files');
+    await client.open(uri, TEXT.replace('    priority: 1', '    priorty: 1'));
+    expect(messages(await client.diagnosticsFor(uri, (d) => d.length > 0))).toEqual(["unknown key 'priorty'; did you mean 'priority'?"]);
+  });
+
+  test('lenses say what is true and what to do, and run no command another editor lacks', async () => {
+    await client.dispose();
+    client = new LspClient();
+    await client.initialize(ws.root, 'other');
+    await client.open(uri, TEXT);
+    await client.diagnosticsFor(uri, () => true);
+    const lenses = await client.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } });
+    expect(lenses.map((l) => l.command?.title)).toEqual([
+      `Not applied · 3 changes: loopx goal apply ${FILE} in a terminal`,
+      'new: Apply to store adds it',
+      'new: Apply to store adds it',
+    ]);
+    expect(lenses.every((l) => !l.command?.command)).toBe(true);
+  });
+
+  test.each([
+    ['not a number', 'abc'],
+    ['negative', '-5'],
+    ['too small', '10'],
+  ])('a frame whose Content-Length is %s is dropped; the server still answers what follows', async (_label, length) => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 999, method: 'textDocument/hover', params: at(0, 0) });
+    client.sendRaw(`Content-Length: ${length}\r\n\r\n${body}`);
+    await client.open(uri, TEXT);
+    await client.diagnosticsFor(uri, () => true);
+    expect(await client.request('shutdown', null)).toBeNull();
   });
 });
 

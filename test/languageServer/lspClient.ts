@@ -10,16 +10,31 @@ import {
   createProtocolConnection,
 } from 'vscode-languageserver-protocol/node';
 import { REPO } from '../cli/harness';
+import { nodeBin } from '../e2e/profiles';
 
-/** A minimal LSP client over stdio for tests: starts dist/languageServer.js as the extension would, and speaks LSP. */
+/** A Node like the editor's: this one when it has node:sqlite, else Node 22 from .cache (installed on first use). */
+function editorNode(): string {
+  return process.getBuiltinModule?.('node:sqlite') ? process.execPath : nodeBin(REPO, 22);
+}
+
+/**
+ * A minimal LSP client over stdio for tests: starts dist/languageServer.js as the extension would, and speaks LSP. The
+ * editor's bundle opens stores with node:sqlite only, so it runs on Node 22 (every VS Code from 1.105 has it), not on
+ * this checkout's Node 20; `loopx lsp` (the CLI's dist/lsp.js) runs on whatever node the caller names.
+ */
 export class LspClient {
   readonly connection: ProtocolConnection;
   private readonly child: ChildProcess;
   private readonly diagnostics = new Map<string, { version?: number; diagnostics: Diagnostic[] }[]>();
   private waiters: (() => void)[] = [];
 
-  constructor(env: NodeJS.ProcessEnv = process.env) {
-    this.child = spawn(process.execPath, [join(REPO, 'dist', 'languageServer.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'], env });
+  /** `args`: how to start the server (default: the bundle on stdio, as an editor configured with its path would). */
+  constructor(
+    env: NodeJS.ProcessEnv = process.env,
+    args: string[] = [join(REPO, 'dist', 'languageServer.js'), '--stdio'],
+    node: string = editorNode(),
+  ) {
+    this.child = spawn(node, args, { stdio: ['pipe', 'pipe', 'inherit'], env });
     this.connection = createProtocolConnection(
       new StreamMessageReader(this.child.stdout as NodeJS.ReadableStream),
       new StreamMessageWriter(this.child.stdin as NodeJS.WritableStream),
@@ -38,12 +53,14 @@ export class LspClient {
     return this.child.pid as number;
   }
 
-  async initialize(root: string): Promise<unknown> {
+  /** `editor: 'vscode'` says what the extension's client says (it has the LoopX commands); 'other' is any other editor. */
+  async initialize(root: string, editor: 'vscode' | 'other' = 'vscode'): Promise<unknown> {
     const result = await this.connection.sendRequest('initialize', {
       processId: process.pid,
       rootUri: pathToFileURL(root).href,
       capabilities: { workspace: { codeLens: { refreshSupport: true } } },
       workspaceFolders: null,
+      ...(editor === 'vscode' ? { initializationOptions: { loopxClient: 'vscode' } } : {}),
     });
     await this.connection.sendNotification('initialized', {});
     return result;
@@ -73,6 +90,11 @@ export class LspClient {
         });
       });
     }
+  }
+
+  /** Bytes straight onto the server's stdin, framing and all (for frames a real client would never send). */
+  sendRaw(bytes: string): void {
+    this.child.stdin?.write(bytes);
   }
 
   request<T>(method: string, params: unknown): Promise<T> {

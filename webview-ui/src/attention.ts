@@ -1,10 +1,12 @@
 import { type AttentionAction, attentionActionLabel } from '../../src/protocol/boardText';
-import type { AttentionItem, GateAction, TodoAction } from '../../src/protocol/boardProtocol';
+import type { AttentionItem, GateAction, GoalAction, TodoAction } from '../../src/protocol/boardProtocol';
+import { pausedWords } from '../../src/shared/pausedWords';
 import { h, icon, timeEl } from './dom';
 
 export interface AttentionHandlers {
   gate(action: GateAction, gateId: string): void;
   todo(action: TodoAction, todoId: string): void;
+  goal(action: GoalAction, goalId: string): void;
   open(todoId: string): void;
 }
 
@@ -128,6 +130,26 @@ function itemContent(item: AttentionItem, nowMs: number, on: AttentionHandlers):
           { class: 'actions' },
           button(item, 'approveMonitor', 'Allow check…', 'shield', () => on.todo('approveMonitor', item.todoId)),
           button(item, 'cancelMonitor', 'Cancel monitor', 'close', () => on.todo('cancelMonitor', item.todoId)),
+        ),
+      ];
+    case 'paused':
+      return [
+        icon('debug-pause', 'paused goal'),
+        h('span', { class: 'what' }, `${item.goalId} ${item.title} · ${pausedWords(item)}`),
+        h(
+          'span',
+          { class: 'actions' },
+          button(item, 'resume', 'Start', 'debug-start', () => on.goal('resumeGoal', item.goalId), true),
+        ),
+      ];
+    case 'finished':
+      return [
+        icon('pass-filled', 'every todo shipped'),
+        h('span', { class: 'what' }, `${item.goalId} ${item.title} · every todo has shipped (${item.shipped})`),
+        h(
+          'span',
+          { class: 'actions' },
+          button(item, 'markDone', 'Mark done', 'pass-filled', () => on.goal('markGoalDone', item.goalId), true),
         ),
       ];
     case 'budget':

@@ -107,6 +107,8 @@ export class BoardView {
 
   /** Hides what the filter drops; with `only`, re-checks just those cards. */
   applyFilter(only?: string[]): void {
+    // "All goals" with more than one goal: each card says which goal it is in.
+    this.root.classList.toggle('multi-goal', this.state.filter.goalId === null && this.state.goals.length > 1);
     const ids = only ?? [...this.nodes.keys()];
     for (const id of ids) {
       const card = this.state.cards.get(id);

@@ -18,6 +18,8 @@ export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): H
     'div',
     { class: 'card-head' },
     h('span', { class: 'card-id', text: card.id }),
+    // Shown when the board shows several goals ("All goals"): which goal the card belongs to.
+    h('span', { class: 'card-goal', text: card.goalId, title: `goal ${card.goalId}` }),
     h('span', { class: `prio prio-${card.priority}`, text: `P${card.priority}`, title: `priority ${card.priority}` }),
     card.gates.length
       ? h(

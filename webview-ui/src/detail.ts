@@ -1,14 +1,22 @@
 import { columnOf } from '../../src/protocol/board';
-import { COLUMN_TITLES, type CardDetail } from '../../src/protocol/boardProtocol';
+import { COLUMN_TITLES, type CardDetail, type GateAction } from '../../src/protocol/boardProtocol';
 import { boardTime } from '../../src/protocol/boardText';
+import { untilWords } from '../../src/protocol/display';
 import { h, icon, timeEl } from './dom';
 
-/** The selected card's detail: acceptance, continuation, evidence with artifacts, history, handoffs. */
-export function renderDetail(
-  d: CardDetail,
-  nowMs: number,
-  on: { close(): void; openArtifact(path: string): void; actions(anchor: HTMLElement): void },
-): HTMLElement {
+export interface DetailHandlers {
+  close(): void;
+  openArtifact(path: string): void;
+  actions(anchor: HTMLElement): void;
+  gate(action: GateAction, gateId: string): void;
+  openTurnOutput(turnId: string): void;
+}
+
+/**
+ * The selected card's detail: first what waits for the person (its gates, with Approve and Reject), then acceptance,
+ * continuation, monitors, evidence with artifacts, the turns that worked on it (with their output), history, handoffs.
+ */
+export function renderDetail(d: CardDetail, nowMs: number, on: DetailHandlers): HTMLElement {
   const id = d.card.id;
   const close = h(
     'button',
@@ -87,6 +95,7 @@ export function renderDetail(
       { class: 'quiet detail-facts', title: `status ${d.card.status} · revision ${d.card.revision}` },
       `${column} · priority ${d.card.priority}${d.card.owner ? ` · held by ${d.card.owner}` : ''}`,
     ),
+    d.gates.length ? section(`Waiting for your decision (${d.gates.length})`, gateList(d, nowMs, on)) : null,
     section('Acceptance', text(d.detail, 'No acceptance text.')),
     section('Continuation', text(d.continuation, 'None yet.')),
     d.reason ? section('Reason', text(d.reason, '')) : null,
@@ -94,6 +103,7 @@ export function renderDetail(
       ? section(`Monitors (${d.monitors.length})`, h('ul', { class: 'detail-list' }, ...d.monitors.map((m) => monitorItem(m, nowMs))))
       : null,
     section(`Evidence (${d.evidence.length})`, evidence),
+    d.turns.length ? section(`Agent turns (${d.turns.length})`, turnList(d, nowMs, on)) : null,
     d.handoffs.length
       ? section(
           'Handoffs',
@@ -120,7 +130,7 @@ function seconds(ms: number): string {
 
 /** A monitor the todo waited on: what it checked, how it ended, and its recent runs with the end of their output. */
 function monitorItem(m: CardDetail['monitors'][number], nowMs: number): HTMLElement {
-  const what = m.kind === 'timer' ? 'a timer' : `${m.check ?? ''} · until ${m.until}`;
+  const what = m.kind === 'timer' ? 'a timer' : `${m.check ?? ''} · until ${untilWords(m.until)}`;
   const state =
     m.status === 'waiting'
       ? `waiting${m.nextCheckAt ? ` · next ${boardTime(m.nextCheckAt, nowMs)}` : ''}`
@@ -144,5 +154,59 @@ function monitorItem(m: CardDetail['monitors'][number], nowMs: number): HTMLElem
           ),
         )
       : null,
+  );
+}
+
+/** The gates on this todo, each with the question and the two decisions (each opens VS Code's modal). */
+function gateList(d: CardDetail, nowMs: number, on: DetailHandlers): HTMLElement {
+  return h(
+    'ul',
+    { class: 'detail-list gate-list' },
+    ...d.gates.map((g) => {
+      const decide = (action: GateAction, label: string, iconName: string, primary: boolean) => {
+        const b = h(
+          'button',
+          {
+            type: 'button',
+            class: primary ? 'button primary' : 'button',
+            'aria-label': `${label} gate ${g.id} on ${d.card.id}: ${g.question}`,
+          },
+          icon(iconName),
+          ` ${label}…`,
+        );
+        b.addEventListener('click', () => on.gate(action, g.id));
+        return b;
+      };
+      return h(
+        'li',
+        { class: 'gate', 'data-gate': g.id },
+        h('q', { class: 'question', text: g.question }),
+        h('div', { class: 'quiet' }, `${g.id} · asked by ${g.askedBy} `, timeEl(g.askedAt, nowMs)),
+        h('div', { class: 'actions' }, decide('approveGate', 'Approve', 'check', true), decide('rejectGate', 'Reject', 'close', false)),
+      );
+    }),
+  );
+}
+
+/** Who worked on the todo, how each turn ended, and a button to its output (the host's terminal log). */
+function turnList(d: CardDetail, nowMs: number, on: DetailHandlers): HTMLElement {
+  return h(
+    'ol',
+    { class: 'detail-list turn-list' },
+    ...d.turns.map((t) => {
+      const output = h(
+        'button',
+        { type: 'button', class: 'link', 'aria-label': `Open the output of turn ${t.id}` },
+        icon('terminal'),
+        ' Output',
+      );
+      output.addEventListener('click', () => on.openTurnOutput(t.id));
+      return h(
+        'li',
+        { class: 'turn', 'data-turn': t.id, title: `turn ${t.id}` },
+        h('div', {}, `${t.agent} on ${t.host}: ${t.result}${t.exitCode !== null && t.exitCode !== 0 ? ` (exit code ${t.exitCode})` : ''}`),
+        h('div', { class: 'quiet' }, `${t.id} · started `, timeEl(t.startedAt, nowMs), ' · ', output),
+      );
+    }),
   );
 }

@@ -1,6 +1,6 @@
 import { moveFor } from '../../src/protocol/board';
 import { shouldRunSentence } from '../../src/protocol/shouldRunWords';
-import type { Card, ColumnId, GateAction, TodoAction, ToWebview } from '../../src/protocol/boardProtocol';
+import type { Card, ColumnId, GateAction, GoalAction, TodoAction, ToWebview } from '../../src/protocol/boardProtocol';
 import type { ErrorBody } from '../../src/protocol/errors';
 import { renderAttention } from './attention';
 import { BoardView } from './board';
@@ -64,10 +64,47 @@ function readOnly(): boolean {
   return true;
 }
 
-function showToast(text: string, kind: 'error' | 'info' = 'error'): void {
+interface ToastAction {
+  label: string;
+  name: string;
+  run(): void;
+}
+
+/**
+ * A message in the corner. A plain one goes away by itself; one with buttons (what the person can do about it)
+ * stays until a button or its close button is pressed, so the way forward does not vanish while it is read.
+ */
+function showToast(text: string, kind: 'error' | 'info' = 'error', actions: ToastAction[] = []): void {
   const toast = h('div', { class: `toast toast-${kind}` }, icon(kind === 'error' ? 'error' : 'info'), ` ${text}`);
+  if (actions.length) {
+    const row = h('div', { class: 'toast-actions' });
+    for (const action of actions) {
+      const b = h('button', { type: 'button', class: 'button', 'aria-label': action.name }, action.label);
+      b.addEventListener('click', () => {
+        toast.remove();
+        action.run();
+      });
+      row.append(b);
+    }
+    const close = h(
+      'button',
+      { type: 'button', class: 'icon-button toast-close', 'aria-label': 'Dismiss', title: 'Dismiss' },
+      icon('close'),
+    );
+    close.addEventListener('click', () => toast.remove());
+    toast.prepend(close);
+    toast.append(row);
+  }
   toasts.append(toast);
-  setTimeout(() => toast.remove(), 6000);
+  if (!actions.length) setTimeout(() => toast.remove(), 6000);
+}
+
+/** Approve and Reject for each gate a refusal names: the decision, where the person met the refusal. */
+function decisionActions(gateIds: readonly string[]): ToastAction[] {
+  return gateIds.flatMap((id) => [
+    { label: `Approve ${id}…`, name: `Approve gate ${id}`, run: () => void gateAction('approveGate', id) },
+    { label: `Reject ${id}…`, name: `Reject gate ${id}`, run: () => void gateAction('rejectGate', id) },
+  ]);
 }
 
 function explain(error: ErrorBody): string {
@@ -82,7 +119,7 @@ async function move(card: Card, to: ColumnId): Promise<void> {
   }
   const local = moveFor(card, to, state.me, state.nowIso());
   if ('refused' in local) {
-    showToast(local.refused);
+    showToast(local.refused, 'error', decisionActions(local.decide ?? []));
     live.textContent = `Move refused: ${local.refused}`;
     board.place(card);
     return;
@@ -106,6 +143,12 @@ async function todoAction(action: TodoAction, todoId: string): Promise<void> {
   if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
 }
 
+async function goalAction(action: GoalAction, goalId: string): Promise<void> {
+  if (readOnly()) return;
+  const result = await state.request({ type: 'goalAction', action, goalId });
+  if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
+}
+
 async function gateAction(action: GateAction, gateId: string): Promise<void> {
   if (readOnly()) return;
   const result = await state.request({ type: 'gateAction', action, gateId });
@@ -120,6 +163,7 @@ function showMenu(card: Card, anchor: HTMLElement): void {
     state.nowIso(),
     (to) => void move(card, to),
     (a) => void todoAction(a, card.id),
+    (a, gateId) => void gateAction(a, gateId),
   );
   if (!choices.length) {
     showToast(`${card.id} is ${card.status}; nothing more can happen to it`, 'info');
@@ -165,6 +209,8 @@ async function openDetail(todoId: string, mode: 'open' | 'refresh' | 'restore' =
       const card = state.cards.get(todoId);
       if (card) showMenu(card, anchor);
     },
+    gate: (action, gateId) => void gateAction(action, gateId),
+    openTurnOutput: (turnId) => state.vscode.postMessage({ type: 'openTurnOutput', turnId }),
   });
   pane.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && !document.querySelector('.menu-popup')) {
@@ -233,7 +279,7 @@ function renderHeader(): void {
         const exhausted = g.spent >= g.turnsPerWindow;
         return h(
           'span',
-          { class: `chip${exhausted ? ' chip-warning' : ''}`, title: `${g.id}: ${shouldRunSentence(g)} (${g.reason})` },
+          { class: `chip${exhausted ? ' chip-warning' : ''}`, title: `${g.id}: ${shouldRunSentence({ ...g, me: state.me })}` },
           icon(exhausted ? 'warning' : 'pulse'),
           ` ${g.id} ${g.spent}/${g.turnsPerWindow}`,
         );
@@ -266,9 +312,24 @@ function renderAttentionStrip(): void {
     renderAttention(state.attention, state.now(), {
       gate: (action, id) => void gateAction(action, id),
       todo: (action, id) => void todoAction(action, id),
+      goal: (action, id) => void goalAction(action, id),
       open: (id) => void openDetail(id),
     }),
   );
+}
+
+/** Open on Board: one goal's cards, or a card's detail (its goal's cards around it, whatever the filter hid). */
+function reveal(goalId: string | null, todoId: string | null): void {
+  const card = todoId ? state.cards.get(todoId) : undefined;
+  const goal = goalId ?? card?.goalId ?? null;
+  if (goal && state.filter.goalId !== goal) {
+    state.filter = { ...state.filter, goalId: goal, text: '', agent: null };
+    textFilter.value = '';
+    state.save();
+    renderHeader();
+    board.applyFilter();
+  }
+  if (card) void openDetail(card.id);
 }
 
 function onFilterChange(): void {
@@ -318,8 +379,6 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     }
     performance.mark('loopx-render-end');
     performance.measure('loopx-first-render', 'loopx-render-start', 'loopx-render-end');
-  } else if (message.type === 'focus') {
-    void openDetail(message.todoId);
   } else if (message.type === 'patch') {
     // Looking back: the board shows the past; the host sends the whole board again on the way back to now.
     if (history.active || returning) return;
@@ -342,6 +401,8 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     else if (openId && message.patch.upserts.some((c) => c.id === openId)) void openDetail(openId, 'refresh');
     performance.mark('loopx-patch-end');
     performance.measure('loopx-patch', 'loopx-patch-start', 'loopx-patch-end');
+  } else if (message.type === 'reveal') {
+    reveal(message.goalId, message.todoId);
   } else if ('requestId' in message) {
     state.settle(message);
   }

@@ -1,5 +1,5 @@
 import { allowedTargets, columnOf } from '../../src/protocol/board';
-import { COLUMN_TITLES, type Card, type ColumnId, type TodoAction } from '../../src/protocol/boardProtocol';
+import { COLUMN_TITLES, type Card, type ColumnId, type GateAction, type TodoAction } from '../../src/protocol/boardProtocol';
 import { h, icon } from './dom';
 
 export interface MenuChoice {
@@ -59,14 +59,19 @@ const TARGET_ICONS: Record<ColumnId, string> = {
   killed: 'trash',
 };
 
-/** Choices for one card: the allowed moves, then the actions that are not moves. */
+/** Choices for one card: the decisions that wait on it first, then the allowed moves, then the other actions. */
 export function cardChoices(
   card: Card,
   me: string,
   nowIso: string,
   move: (to: ColumnId) => void,
   act: (a: TodoAction) => void,
+  decide: (a: GateAction, gateId: string) => void,
 ): MenuChoice[] {
+  const decisions = card.gates.flatMap((gateId) => [
+    { label: `Approve ${gateId}…`, icon: 'check', run: () => decide('approveGate', gateId) },
+    { label: `Reject ${gateId}…`, icon: 'close', run: () => decide('rejectGate', gateId) },
+  ]);
   const moves = allowedTargets(card, me, nowIso).map((to) => ({
     label: `Move to ${COLUMN_TITLES[to]}`,
     icon: TARGET_ICONS[to],
@@ -80,5 +85,5 @@ export function cardChoices(
   if (card.monitor?.waitsForPerson)
     extra.push({ label: `Allow the check of ${card.monitor.id}…`, icon: 'shield', run: () => act('approveMonitor') });
   if (card.monitor) extra.push({ label: `Cancel monitor ${card.monitor.id}…`, icon: 'close', run: () => act('cancelMonitor') });
-  return [...moves, ...extra];
+  return [...decisions, ...moves, ...extra];
 }

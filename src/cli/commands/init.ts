@@ -1,21 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { ensureGitignore } from '../../kernel/gitignore';
 import { dirname, join } from 'node:path';
 import { requireText } from '../../kernel/validate';
 import type { Command } from '../command';
 import { Kernel } from '../../kernel/kernel';
 import { writeStatusMd } from '../../kernel/projections/statusMd';
-
-/** Adds `.loopx/` to .gitignore when the root is a git work tree; never rewrites other lines. */
-function ensureGitignore(root: string): 'added' | 'present' | 'not a git repository' {
-  if (!existsSync(join(root, '.git'))) return 'not a git repository';
-  const path = join(root, '.gitignore');
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  const lines = text.split(/\r?\n/).map((l) => l.trim());
-  if (lines.some((l) => l === '.loopx' || l === '.loopx/' || l === '/.loopx' || l === '/.loopx/')) return 'present';
-  const prefix = text.length > 0 && !text.endsWith('\n') ? '\n' : '';
-  writeFileSync(path, `${text}${prefix}# loopx local state (see .loopx/STATUS.md)\n.loopx/\n`);
-  return 'added';
-}
 
 /** A goal file from the template, never over an existing one (the file is the person's). */
 async function startGoalFile(root: string, title: string): Promise<{ path: string; written: boolean }> {

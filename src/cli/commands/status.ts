@@ -3,6 +3,7 @@ import type { Kernel } from '../../kernel/kernel';
 import { type StatusReport, statusReport } from '../../kernel/queries/status';
 import { statusMdStale, writeStatusMd } from '../../kernel/projections/statusMd';
 import { InvalidInputError } from '../../kernel/errors';
+import { pausedWords } from '../../shared/pausedWords';
 import { clean, gateLine, monitorLine, Painter, relativeTime, todoLine } from '../format';
 
 /** Each list in the answer (gates, blocked, lapsed leases, monitors) shows this many unless asked for more. */
@@ -47,6 +48,9 @@ function statusText(report: StatusReport, color: boolean): string {
     ...report.blocked.map((t) => `  ${todoLine(p, t, now)}`),
     ...report.lapsedLeases.map((t) => `  ${todoLine(p, t, now)}  ${p.paint('red', 'lease lapsed')}`),
     ...report.monitors.filter((m) => m.lastRun?.error).map((m) => `  ${monitorLine(p, m, now)}  ${p.paint('red', 'its check cannot run')}`),
+    ...report.goals
+      .filter((g) => g.waitsForPerson)
+      .map((g) => `  ${p.paint('bold', g.id)} ${clean(g.title)}  ${pausedWords(g.waitsForPerson)} (start it: loopx goal resume ${g.id})`),
   ];
   const more = report.more ?? {};
   if (more.pendingGates) attention.push(`  … ${more.pendingGates} more pending gates (loopx gate list --pending)`);

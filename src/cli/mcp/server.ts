@@ -11,13 +11,16 @@ import { claimNext, claimTodo, releaseTodo, renewTodo, shipTodo } from '../../ke
 import { blockTodo } from '../../kernel/ops/todos';
 import { addEvidence } from '../../kernel/ops/evidence';
 import { askGate } from '../../kernel/ops/gates';
-import { offerHandoff } from '../../kernel/ops/handoffs';
+import { acceptHandoff, offerHandoff } from '../../kernel/ops/handoffs';
 import { getGoal, getTodo } from '../../kernel/queries/lookups';
 import { addMonitor } from '../../kernel/ops/monitors';
 import { listMonitors } from '../../kernel/queries/monitors';
 import { nextClaimable } from '../../kernel/queries/ready';
 import { statusReport } from '../../kernel/queries/status';
 import { todoView } from '../../kernel/queries/todoView';
+import { todoPage } from '../../kernel/queries/lists';
+import { TODO_STATUSES } from '../../kernel/model';
+import { lean } from '../../protocol/lean';
 import { todoShowData } from '../todoShowData';
 import { EVIDENCE_SHOWN, HISTORY_SHOWN } from '../commands/todoShow';
 import { STATUS_LIMIT } from '../commands/status';
@@ -26,6 +29,9 @@ import { iso, parseDuration } from '../../kernel/time';
 import { parseAgentName, parseId } from '../../kernel/validate';
 import { VERSION } from '../main';
 import { BoundedStdioTransport } from './boundedStdio';
+
+/** A list answer's page: the CLI's `todo list` pages by 100; an agent's context is smaller. */
+const MCP_LIST_LIMIT = 50;
 
 type Result = { content: { type: 'text'; text: string }[]; isError?: boolean };
 
@@ -83,7 +89,7 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
         return { content: [{ type: 'text', text: JSON.stringify(success(data)) }] };
       } catch (error) {
         // The CLI's envelope and the same map from error to body (a locked store is `busy` here too).
-        return { isError: true, content: [{ type: 'text', text: JSON.stringify(failure(errorBody(storeError(error)))) }] };
+        return { isError: true, content: [{ type: 'text', text: JSON.stringify(failure(errorBody(storeError(error), 'mcp'))) }] };
       }
     };
     server.registerTool(name, { description, inputSchema: shape }, callback as never);
@@ -112,6 +118,24 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
       open().read((db, now) =>
         todoShowData(todoView(db, parseId('todo', a.todo), now, { evidence: EVIDENCE_SHOWN, history: HISTORY_SHOWN })),
       ),
+    false,
+  );
+  tool(
+    'loopx_todo_list',
+    `Todos, ${MCP_LIST_LIMIT} at a time (unset or empty fields left out): all, one goal's, one status, or only those a claim could take now (ready, in claim order). data.more counts what is left.`,
+    {
+      goal,
+      status: z.enum(TODO_STATUSES).optional(),
+      ready: z.boolean().optional().describe('only todos a claim could take now, in claim order'),
+      offset: z.number().int().min(0).optional().describe('skip this many (the next page)'),
+    },
+    (a) =>
+      open().read((db, now) => {
+        const goalId = a.goal ? parseId('goal', a.goal) : undefined;
+        if (goalId) getGoal(db, goalId);
+        const page = todoPage(db, iso(now), { goalId, status: a.status, ready: a.ready, offset: a.offset, limit: MCP_LIST_LIMIT });
+        return { todos: page.todos.map(lean), more: page.more };
+      }),
     false,
   );
   tool(
@@ -195,6 +219,13 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
       pending: text(10_000).optional(),
     },
     (a) => offerHandoff(asAgent(), parseId('todo', a.todo), { to: a.to, summary: a.summary, done: a.done, pending: a.pending }),
+  );
+
+  tool(
+    'loopx_handoff_accept',
+    'Accept a handoff offered to you (H1…): the claim moves to you with a fresh lease, and its summary becomes your continuation.',
+    { handoff: id('handoff id, e.g. H1') },
+    (a) => acceptHandoff(asAgent(), parseId('handoff', a.handoff)),
   );
 
   tool(

@@ -2,19 +2,19 @@ import * as vscode from 'vscode';
 import { EXIT, LoopxError } from '../../kernel/errors';
 import { storeError } from '../../kernel/storeFile';
 import { claimTodo, releaseTodo } from '../../kernel/ops/claims';
-import { unblockTodo } from '../../kernel/ops/todos';
 import { offerHandoff } from '../../kernel/ops/handoffs';
 import { getTodo } from '../../kernel/queries/lookups';
 import { todoCardFor } from '../../kernel/queries/cards';
 import { waitingMonitor } from '../../kernel/queries/monitors';
 import { moveFor } from '../../protocol/board';
-import type { ColumnId, TodoAction } from '../../protocol/boardProtocol';
+import type { ColumnId, GoalAction, TodoAction } from '../../protocol/boardProtocol';
 import { type ErrorBody, errorBody } from '../../protocol/errors';
 import { type CommandDefinition, kernelOf } from '../commands/context';
 import { approveGate, askGate, rejectGate } from '../commands/gates';
 import { addEvidence } from '../commands/evidence';
-import { blockTodo, killTodo, shipTodo } from '../commands/todoTransitions';
+import { blockTodo, killTodo, shipTodo, unblockTodo } from '../commands/todoTransitions';
 import { runTurn } from '../commands/turns';
+import { markGoalDone, resumeGoal } from '../commands/goalLifecycle';
 import { cancelMonitor } from '../commands/monitors';
 import { approveMonitor } from '../commands/agentChecks';
 import type { Services } from '../services';
@@ -60,8 +60,8 @@ export class BoardActions {
           releaseTodo(kernel, todoId);
           return { ok: true };
         case 'unblock':
-          unblockTodo(kernel, todoId);
-          return { ok: true };
+          // A person's decision, like approving a gate: the same modal whether from the strip, a drag or the palette.
+          return this.command(unblockTodo, todoId);
         case 'ship':
           return this.command(shipTodo, todoId);
         case 'block':
@@ -92,6 +92,15 @@ export class BoardActions {
 
   async gate(action: 'approveGate' | 'rejectGate', gateId: string): Promise<Outcome> {
     return this.guard(() => this.command(action === 'approveGate' ? approveGate : rejectGate, gateId));
+  }
+
+  async goal(action: GoalAction, goalId: string): Promise<Outcome> {
+    switch (action) {
+      case 'resumeGoal':
+        return this.guard(() => this.command(resumeGoal, goalId));
+      case 'markGoalDone':
+        return this.guard(() => this.command(markGoalDone, goalId));
+    }
   }
 
   /**

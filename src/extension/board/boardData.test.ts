@@ -6,6 +6,7 @@ import { claimTodo, shipTodo } from '../../kernel/ops/claims';
 import { askGate, decideGate } from '../../kernel/ops/gates';
 import { addEvidence } from '../../kernel/ops/evidence';
 import { addMonitor } from '../../kernel/ops/monitors';
+import { finishTurn, startTurn } from '../../kernel/ops/turns';
 import { type TodoCardFacts, boardFacts, todoDetailFacts } from '../../kernel/queries/cards';
 import type { BoardSnapshot, Card } from '../../protocol/boardProtocol';
 import { buildDetail, buildSnapshot, cardOf, diffSnapshots } from './boardData';
@@ -161,4 +162,33 @@ test('a patch carries only the cards that changed and the ids of those that went
   ]);
   expect(patch.removed).toEqual(['T2']);
   expect(patch.now).toBe('2026-01-03T00:01:00.000Z');
+});
+
+test("a card's detail shows what waits for the person (its pending gates) and the turns that worked on it", () => {
+  const goalId = createGoal(s.kernel, { title: 'Ship the CSV importer' }).id;
+  const id = addTodo(s.kernel, { goalId, title: 'Drop the legacy importer' }).id;
+  const turn = startTurn(s.kernel, { goalId, host: 'codex', agent: 'codex' }).turn;
+  const codex = s.as(agent('codex'));
+  const decided = askGate(codex, { todoId: id, question: 'Rename it first?' }).id;
+  decideGate(s.kernel, decided, 'approved');
+  const pending = askGate(codex, { todoId: id, question: 'Delete the legacy importer?' }).id;
+  finishTurn(s.kernel, turn.id, 0);
+
+  const detail = s.kernel.read((db, now) => {
+    const card = buildSnapshot(boardFacts(db, now), 'ada').cards.find((c) => c.id === id);
+    if (!card) throw new Error('no card');
+    return buildDetail(todoDetailFacts(db, id), card);
+  });
+  expect(detail.gates).toEqual([{ id: pending, question: 'Delete the legacy importer?', askedBy: 'codex', askedAt: expect.any(String) }]);
+  expect(detail.turns).toEqual([
+    {
+      id: turn.id,
+      agent: 'codex',
+      host: 'codex',
+      startedAt: expect.any(String),
+      endedAt: expect.any(String),
+      result: 'needs a person',
+      exitCode: 0,
+    },
+  ]);
 });

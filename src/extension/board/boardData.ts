@@ -1,6 +1,8 @@
 import type { BoardFacts, TodoCardFacts, TodoDetailFacts } from '../../kernel/queries/cards';
 import type { Monitor } from '../../kernel/queries/monitors';
-import { eventSentence } from '../../protocol/boardText';
+import { eventSentence, turnResultWords } from '../../protocol/boardText';
+import { allShipped } from '../../protocol/shouldRunWords';
+import { forPeople } from '../../protocol/display';
 import type { AttentionItem, BoardPatch, BoardSnapshot, Card, CardDetail, CardMonitor } from '../../protocol/boardProtocol';
 
 /**
@@ -29,6 +31,12 @@ export function buildSnapshot(facts: BoardFacts, me: string): BoardSnapshot {
       owner: t.owner ?? '?',
       leaseExpiresAt: t.leaseExpiresAt ?? report.at,
     })),
+    ...report.goals.flatMap((g) =>
+      g.waitsForPerson ? [{ kind: 'paused' as const, goalId: g.id, title: g.title, ...g.waitsForPerson }] : [],
+    ),
+    ...report.goals
+      .filter((g) => g.status === 'active' && allShipped(g.counts))
+      .map((g) => ({ kind: 'finished' as const, goalId: g.id, title: g.title, shipped: g.counts.shipped })),
     ...report.goals
       .filter((g) => g.status === 'active' && g.quota.remaining === 0)
       .map((g) => ({ kind: 'budget' as const, goalId: g.id, title: g.title, nextWakeAt: g.quota.nextSlotAt })),
@@ -69,6 +77,11 @@ export function buildSnapshot(facts: BoardFacts, me: string): BoardSnapshot {
       reason: g.shouldRun.reason,
       nextWakeAt: g.shouldRun.nextWakeAt,
       background: facts.backgrounds[g.id] ?? '',
+      counts: g.counts,
+      liveClaims: g.quota.liveClaims,
+      holders: g.quota.holders,
+      windingDown: g.quota.windingDown,
+      maxConcurrent: g.quota.maxConcurrent,
     })),
     cards,
     attention,
@@ -94,6 +107,7 @@ export function cardOf(f: TodoCardFacts, at: string): Card {
     revision: f.revision,
     monitor: f.monitor ? cardMonitor(f.monitor) : null,
     recurrence: f.recurrence?.text ?? null,
+    recurrenceZone: f.recurrence && (f.recurrence.at || f.recurrence.cron) ? f.recurrence.tz : null,
     waitsUntil: f.status === 'open' && f.readyAt !== null && f.readyAt > at ? f.readyAt : null,
   };
 }
@@ -116,13 +130,25 @@ export function diffSnapshots(previous: BoardSnapshot, next: BoardSnapshot): Boa
 }
 
 /** A card's detail pane: acceptance, continuation, evidence with artifacts, monitors, history and handoffs. */
-export function buildDetail(facts: TodoDetailFacts, card: Card): CardDetail {
+export function buildDetail(facts: TodoDetailFacts, card: Card, nowMs = Date.now()): CardDetail {
   const { todo } = facts;
+  // Stored text (written for agents too) as people read it: local times, no Markdown backticks.
+  const said = (text: string) => forPeople(text, nowMs);
   return {
     card,
-    detail: todo.detail,
-    continuation: todo.continuation,
-    reason: todo.reason,
+    detail: said(todo.detail),
+    continuation: said(todo.continuation),
+    reason: todo.reason === null ? null : said(todo.reason),
+    gates: facts.pendingGates.map((g) => ({ id: g.id, question: g.question, askedBy: g.askedBy, askedAt: g.askedAt })),
+    turns: facts.turns.map((t) => ({
+      id: t.id,
+      agent: t.agent,
+      host: t.host,
+      startedAt: t.startedAt,
+      endedAt: t.endedAt,
+      result: turnResultWords(t.resultKind),
+      exitCode: t.exitCode,
+    })),
     evidence: facts.evidence.map((e) => ({
       seq: e.seq,
       at: e.at,
@@ -151,7 +177,7 @@ export function buildDetail(facts: TodoDetailFacts, card: Card): CardDetail {
       until: m.until,
       everySeconds: m.everySeconds,
       nextCheckAt: m.nextCheckAt,
-      result: m.result,
+      result: m.result === null ? null : said(m.result),
       runs: m.runs.map((r) => ({
         n: r.n,
         at: r.at,
@@ -165,8 +191,18 @@ export function buildDetail(facts: TodoDetailFacts, card: Card): CardDetail {
     history: facts.history
       .filter((e) => e.kind !== 'monitor.run_claimed')
       .slice(0, 50)
-      .map((e) => ({ seq: e.seq, at: e.at, actor: e.actor, kind: e.kind, ...eventSentence(e) })),
-    handoffs: facts.handoffs.map((h) => ({ id: h.id, from: h.from, to: h.to, status: h.status, summary: h.summary, pending: h.pending })),
+      .map((e) => {
+        const sentence = eventSentence(e);
+        return { seq: e.seq, at: e.at, actor: e.actor, kind: e.kind, text: sentence.text, note: said(sentence.note) };
+      }),
+    handoffs: facts.handoffs.map((h) => ({
+      id: h.id,
+      from: h.from,
+      to: h.to,
+      status: h.status,
+      summary: said(h.summary),
+      pending: said(h.pending),
+    })),
   };
 }
 

@@ -6,6 +6,7 @@ import {
   type AnswerTo,
   BOARD_VIEW_TYPE,
   type BoardFolder,
+  type BoardReveal,
   type BoardSnapshot,
   type ToHost,
   type ToWebview,
@@ -18,6 +19,8 @@ import { buildDetail, buildSnapshot, diffSnapshots } from './boardData';
 import { boardFacts, todoDetailFacts } from '../../kernel/queries/cards';
 import { errorBody } from '../../protocol/errors';
 import { BoardHistory } from './boardHistory';
+import { runSafely } from '../commands/context';
+import { showTurns } from '../commands/turnOutput';
 
 /**
  * The window's board: at most one panel at a time, owned by the app (no static state). Opening another folder's
@@ -39,10 +42,11 @@ export class Boards extends Disposable implements BoardOpener {
     return this.board;
   }
 
-  show(ctx: Services): BoardPanel {
+  show(ctx: Services, reveal?: BoardReveal): BoardPanel {
     const open = this.current;
     if (open?.ctx === ctx) {
       open.panel.reveal();
+      if (reveal) open.reveal(reveal);
       return open;
     }
     const panel = vscode.window.createWebviewPanel(
@@ -51,7 +55,9 @@ export class Boards extends Disposable implements BoardOpener {
       vscode.ViewColumn.Active,
       webviewOptions(ctx.extensionUri),
     );
-    return this.adopt(panel, ctx);
+    const board = this.adopt(panel, ctx);
+    if (reveal) board.reveal(reveal);
+    return board;
   }
 
   /**
@@ -100,6 +106,8 @@ export class BoardPanel extends Disposable {
   readonly refused: string[] = [];
   /** The board at past moments, while the person looks back (read-only). */
   private history: BoardHistory;
+  /** What Open on Board asked the webview to show, in order (tests read it). */
+  readonly revealed: BoardReveal[] = [];
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -138,8 +146,8 @@ export class BoardPanel extends Disposable {
       case 'ready':
         this.last = undefined;
         this.push();
-        if (this.pendingFocus) this.focus(this.pendingFocus);
-        this.pendingFocus = undefined;
+        this.ready = true;
+        if (this.pendingReveal) this.reveal(this.pendingReveal);
         return undefined;
       case 'move':
         return this.answer(m.requestId, await this.actions.move(m.todoId, m.to));
@@ -147,11 +155,16 @@ export class BoardPanel extends Disposable {
         return this.answer(m.requestId, await this.actions.todo(m.action, m.todoId));
       case 'gateAction':
         return this.answer(m.requestId, await this.actions.gate(m.action, m.gateId));
+      case 'goalAction':
+        return this.answer(m.requestId, await this.actions.goal(m.action, m.goalId));
       case 'detail':
         this.sendDetail(m.requestId, m.todoId);
         return undefined;
       case 'openArtifact':
         await this.openArtifact(m.path);
+        return undefined;
+      case 'openTurnOutput':
+        await runSafely(this.ctx, showTurns, [m.turnId]);
         return undefined;
       case 'switchFolder':
         this.switchFolder(m.folder);
@@ -187,12 +200,18 @@ export class BoardPanel extends Disposable {
     return message;
   }
 
-  private pendingFocus: string | undefined;
+  private ready = false;
+  private pendingReveal: BoardReveal | undefined;
 
-  /** Opens a card's detail on the board (the story view's "open on the board"); a board still loading does it once ready. */
-  focus(todoId: string): void {
-    this.pendingFocus = todoId;
-    void this.panel.webview.postMessage({ type: 'focus', todoId } satisfies ToWebview);
+  /** Shows a card's detail or one goal's cards (Open on Board); waits for the webview's first snapshot if needed. */
+  reveal(target: BoardReveal): void {
+    if (!this.ready) {
+      this.pendingReveal = target;
+      return;
+    }
+    this.pendingReveal = undefined;
+    this.revealed.push(target);
+    void this.panel.webview.postMessage({ type: 'reveal', ...target } satisfies ToWebview);
   }
 
   /** The folder whose store the board shows. */
@@ -270,7 +289,7 @@ export class BoardPanel extends Disposable {
     void this.panel.webview.postMessage({
       type: 'detail',
       requestId,
-      detail: kernel.read((db) => buildDetail(todoDetailFacts(db, card.id), card)),
+      detail: kernel.read((db, now) => buildDetail(todoDetailFacts(db, card.id), card, now)),
     } satisfies AnswerTo<'detail'>);
   }
 

@@ -29,8 +29,14 @@ export const showEvidence: CommandDefinition = {
   async run(ctx, arg) {
     const node = parseArg(arg);
     if (node.kind !== 'evidence') return undefined;
-    const doc = await vscode.workspace.openTextDocument(evidenceUri(node.evidence.seq, ctx.session.root));
-    return vscode.window.showTextDocument(doc, { preview: true });
+    // Rendered, as a person reads it; the Markdown source is one click away in the preview's toolbar.
+    const uri = evidenceUri(node.evidence, ctx.session.root);
+    try {
+      await vscode.commands.executeCommand('markdown.showPreview', uri);
+    } catch {
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
+    }
+    return uri;
   },
 };
 

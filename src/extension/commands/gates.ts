@@ -6,6 +6,7 @@ import { type CommandDefinition, kernelOf } from './context';
 import type { Services } from '../services';
 import { COMMANDS } from './commandIds';
 import { ask, resolveGate, resolveGoal, resolveTodo } from './pickers';
+import { decideInModal } from './decision';
 
 export const askGate: CommandDefinition = {
   id: COMMANDS.askGate,
@@ -28,21 +29,21 @@ export const askGate: CommandDefinition = {
   },
 };
 
-/** Approve and reject confirm in a modal that shows the question: a decision should be read before it is made. */
+/** Approve and reject decide in a modal that shows the question: a decision should be read before it is made. */
 async function decide(ctx: Services, arg: unknown, decision: 'approved' | 'rejected'): Promise<Gate | undefined> {
   const verb = decision === 'approved' ? 'Approve' : 'Reject';
   const gate = await resolveGate(ctx, arg, `${verb} Gate`);
   if (!gate) return undefined;
   const on = gate.todoId ? `todo ${gate.todoId}` : `goal ${gate.goalId}`;
-  const confirmed = await vscode.window.showWarningMessage(
-    `${verb} gate ${gate.id} on ${on}?`,
-    { modal: true, detail: `${clean(gate.question)}\n\nAsked by ${clean(gate.askedBy)}.` },
+  const decided = await decideInModal({
     verb,
-  );
-  if (confirmed !== verb) return undefined;
-  const note = await ask({ title: `LoopX: ${verb} ${gate.id}`, prompt: 'Note for the agent (optional)' });
-  if (note === undefined) return undefined;
-  const result = decideGate(kernelOf(ctx), gate.id, decision, note);
+    message: `${verb} gate ${gate.id} on ${on}?`,
+    detail: `${clean(gate.question)}\n\nAsked by ${clean(gate.askedBy)}.`,
+    noteTitle: `LoopX: ${verb} ${gate.id}`,
+    notePrompt: 'Note for the agent',
+  });
+  if (!decided) return undefined;
+  const result = decideGate(kernelOf(ctx), gate.id, decision, decided.note);
   ctx.log.info(`${decision} gate ${gate.id}`);
   return result;
 }

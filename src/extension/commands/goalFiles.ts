@@ -5,11 +5,12 @@ import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { applyGoalSpec } from '../../kernel/goalSpec/apply';
 import { exportGoalSpec } from '../../kernel/goalSpec/export';
-import { readGoalFile, workspaceRelative } from '../../goalFile/read';
+import { goalSpecFromText, readGoalFile, workspaceRelative } from '../../goalFile/read';
 import { defaultGoalFilePath, formatGoalFile } from '../../goalFile/format';
 import { GOAL_FILE_PATTERN } from '../goalFiles/goalFileSupport';
 import { reviewUri, todoUri } from '../views/virtualDocuments';
 import { parseId } from '../../kernel/validate';
+import { resolveGoal } from './pickers';
 import { getGoal, getTodo } from '../../kernel/queries/lookups';
 
 function uriOf(arg: unknown): vscode.Uri | undefined {
@@ -34,7 +35,9 @@ export const applyGoalFile: CommandDefinition = {
     if (doc?.isDirty && !(await doc.save())) return undefined;
     const kernel = kernelOf(ctx);
     const path = workspaceRelative(kernel.root, uri.fsPath, { mustExist: true });
-    const { spec } = readGoalFile(uri.fsPath, path);
+    // What the person sees is what is applied: an open document's text (just saved), not a re-read of the disk, which
+    // a remote window's save may not have reached yet.
+    const { spec } = doc ? goalSpecFromText(doc.getText(), path) : readGoalFile(uri.fsPath, path);
     const result = applyGoalSpec(kernel, spec, { path });
     const { plan } = result;
     ctx.log.info(`applied ${path} to ${result.goalId}: ${plan.changeCount} changes, ${result.events} events`);
@@ -49,13 +52,24 @@ export const applyGoalFile: CommandDefinition = {
   },
 };
 
-/** Plan in a File (offered after New Goal): writes the goal as loopx/<title>.goal.md and opens it. */
+/** Plan in a File… (a goal's row, the palette, the step after New Goal): the goal as a goal file, opened to edit. */
+export const planInFile: CommandDefinition = {
+  id: COMMANDS.planInFile,
+  async run(ctx, arg) {
+    const goal = await resolveGoal(ctx, arg, (g) => g.status !== 'done' && g.status !== 'stopped');
+    return goal && writeGoalFile(ctx, goal.id);
+  },
+};
+
+/** Writes the goal as loopx/<title>.goal.md and opens it. */
 export async function writeGoalFile(ctx: Parameters<CommandDefinition['run']>[0], goalId: string): Promise<vscode.Uri | undefined> {
   const kernel = kernelOf(ctx);
   const spec = kernel.read((db) => exportGoalSpec(db, goalId));
   const file = join(kernel.root, defaultGoalFilePath(spec.title));
   if (existsSync(file)) {
-    void vscode.window.showWarningMessage(`LoopX: ${vscode.workspace.asRelativePath(file)} exists already; it was left as it is.`);
+    // Never over a file the person may have edited: open what is there.
+    void vscode.window.showInformationMessage(`LoopX: ${vscode.workspace.asRelativePath(file)} exists already; it is opened as it is.`);
+    await vscode.window.showTextDocument(vscode.Uri.file(file));
     return undefined;
   }
   mkdirSync(dirname(file), { recursive: true });

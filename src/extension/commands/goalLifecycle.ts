@@ -1,4 +1,7 @@
+import * as vscode from 'vscode';
 import { setGoalStatus } from '../../kernel/ops/goals';
+import { clean } from '../../protocol/display';
+import { pausedWords } from '../../shared/pausedWords';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { resolveGoal } from './pickers';
@@ -11,10 +14,56 @@ export const pauseGoal: CommandDefinition = {
   },
 };
 
+/**
+ * Resume. Undoing one's own pause is one click; starting a goal an agent or a script proposed (or one that was done
+ * or stopped) lets agents spend its budget, so it is a decision in a modal that says what it allows.
+ */
 export const resumeGoal: CommandDefinition = {
   id: COMMANDS.resumeGoal,
   async run(ctx, arg) {
     const goal = await resolveGoal(ctx, arg, (g) => g.status !== 'active');
-    return goal && setGoalStatus(kernelOf(ctx), goal.id, 'active');
+    if (!goal) return undefined;
+    const waits = ctx.model.status()?.goals.find((g) => g.id === goal.id)?.waitsForPerson;
+    if (waits || goal.status === 'done' || goal.status === 'stopped') {
+      const p = goal.policy;
+      const why = waits ? pausedWords(waits) : `it is ${goal.status}`;
+      const started = await vscode.window.showWarningMessage(
+        `Start goal ${goal.id} ${clean(goal.title)}?`,
+        {
+          modal: true,
+          detail:
+            `${why.charAt(0).toUpperCase()}${why.slice(1)}. ` +
+            `Once started, agents may spend up to ${p.turnsPerWindow} turn${p.turnsPerWindow === 1 ? '' : 's'} every ${p.windowHours} h on it, ` +
+            `${p.maxConcurrent === 1 ? 'one at a time' : `at most ${p.maxConcurrent} at a time`}.`,
+        },
+        'Start',
+      );
+      if (started !== 'Start') return undefined;
+    }
+    return setGoalStatus(kernelOf(ctx), goal.id, 'active');
+  },
+};
+
+/** Done is final for agents (a person may reopen it): a modal that says what is left and that agents stop spending. */
+export const markGoalDone: CommandDefinition = {
+  id: COMMANDS.markGoalDone,
+  async run(ctx, arg) {
+    const goal = await resolveGoal(ctx, arg, (g) => g.status === 'active' || g.status === 'paused');
+    if (!goal) return undefined;
+    const counts = ctx.model.status()?.goals.find((g) => g.id === goal.id)?.counts;
+    const left = counts ? counts.open + counts.claimed + counts.blocked : 0;
+    const done = await vscode.window.showWarningMessage(
+      `Mark goal ${goal.id} ${clean(goal.title)} done?`,
+      {
+        modal: true,
+        detail:
+          (left === 0
+            ? `Every todo has shipped (${counts?.shipped ?? 0}). `
+            : `${left} todo${left === 1 ? ' is' : 's are'} not shipped; they stay as they are. `) +
+          'Agents stop taking turns on it; you can resume it later.',
+      },
+      'Mark Done',
+    );
+    return done === 'Mark Done' ? setGoalStatus(kernelOf(ctx), goal.id, 'done') : undefined;
   },
 };

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { cancelMonitor as cancelOp } from '../../kernel/ops/monitors';
 import { type Monitor, getMonitor } from '../../kernel/queries/monitors';
 import { parseId } from '../../kernel/validate';
-import { oneLine } from '../../protocol/display';
+import { oneLine, relativeTime } from '../../protocol/display';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { ask } from './pickers';
@@ -21,7 +21,7 @@ export const cancelMonitor: CommandDefinition = {
       const pick = await vscode.window.showQuickPick(
         waiting.map((m) => ({
           label: `${m.id} ${m.kind === 'timer' ? 'timer' : oneLine(m.check, 70)}`,
-          description: `${m.todoId} · next ${m.nextCheckAt ?? ''}`,
+          description: `${m.todoId}${m.nextCheckAt ? ` · ${m.kind === 'timer' ? 'fires' : 'next check'} ${relativeTime(m.nextCheckAt, Date.now())}` : ''}`,
           monitor: m,
         })),
         { title: 'LoopX: Cancel Monitor', placeHolder: waiting.length ? 'Waiting monitor' : 'No monitor is waiting' },

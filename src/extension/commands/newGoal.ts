@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import { writeGoalFile } from './goalFiles';
+import { defaultGoalFilePath } from '../../goalFile/format';
+import { clean } from '../../protocol/display';
 import { createGoal } from '../../kernel/ops/goals';
 import { InvalidInputError } from '../../kernel/errors';
 import { parseScope } from '../../kernel/workspacePaths';
@@ -39,11 +41,22 @@ export const newGoal: CommandDefinition = {
       windowHours: 24,
     });
     ctx.log.info(`created goal ${goal.id}`);
-    // A goal can also live in the repository as a goal file, reviewed like code: offered, never forced.
-    void vscode.window.showInformationMessage(`LoopX: created ${goal.id} ${goal.title}.`, 'Add Todo', 'Plan in a File').then((c) => {
-      if (c === 'Add Todo') void vscode.commands.executeCommand(COMMANDS.addTodo, goal.id);
-      if (c === 'Plan in a File') void writeGoalFile(ctx, goal.id);
-    });
+    // How to plan its todos is the next step of the same flow, not a toast that hides itself: a goal file (in the
+    // repository, reviewed like code), todos one by one here, or later (Escape).
+    const next = await vscode.window.showQuickPick(
+      [
+        {
+          label: '$(file-code) Plan in a File',
+          detail: `${defaultGoalFilePath(goal.title)}: the goal and its todos in the repository, reviewed like code, applied on purpose`,
+          value: 'file' as const,
+        },
+        { label: '$(add) Add a Todo', detail: 'one todo now, with its acceptance and priority', value: 'todo' as const },
+        { label: '$(close) Later', detail: 'Add Todo and Plan in a File are on the goal in the Goals view', value: 'later' as const },
+      ],
+      { title: `LoopX: created ${goal.id} ${clean(goal.title)}. Plan its todos:`, placeHolder: 'How do you want to plan the work?' },
+    );
+    if (next?.value === 'todo') void vscode.commands.executeCommand(COMMANDS.addTodo, goal.id);
+    if (next?.value === 'file') await writeGoalFile(ctx, goal.id);
     return goal;
   },
 };

@@ -5,7 +5,7 @@ import { COMMANDS, type CommandId } from './commandIds';
 import type { FolderNeed, Folders } from '../folders';
 import { initialize } from './initialize';
 import { newGoal } from './newGoal';
-import { pauseGoal, resumeGoal } from './goalLifecycle';
+import { markGoalDone, pauseGoal, resumeGoal } from './goalLifecycle';
 import { addTodo } from './addTodo';
 import { blockTodo, claimTodo, killTodo, releaseTodo, shipTodo, unblockTodo } from './todoTransitions';
 import { approveGate, askGate, rejectGate } from './gates';
@@ -18,7 +18,9 @@ import { connectAgent } from './connectAgent';
 import { getStarted } from './getStarted';
 import { cancelMonitor, checkMonitorsNow } from './monitors';
 import { allowChecks, approveMonitor } from './agentChecks';
-import { applyGoalFile, openTodo } from './goalFiles';
+import { applyGoalFile, openTodo, planInFile } from './goalFiles';
+import { showTurns } from './turnOutput';
+import { clearTodoFilter, copyId, filterTodos, openOnBoard } from './treeStaples';
 import { openStory } from './story';
 import { addHook, removeHook } from './hooks';
 
@@ -28,6 +30,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   newGoal,
   pauseGoal,
   resumeGoal,
+  markGoalDone,
   addTodo,
   claimTodo,
   releaseTodo,
@@ -59,7 +62,13 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   allowChecks,
   checkMonitorsNow,
   applyGoalFile,
+  planInFile,
   openTodo,
+  showTurns,
+  copyId,
+  openOnBoard,
+  filterTodos,
+  clearTodoFilter,
   openStory,
   addHook,
   removeHook,
@@ -71,6 +80,10 @@ const NEEDS: Partial<Record<CommandId, FolderNeed | 'none'>> = {
   [COMMANDS.showLogs]: 'none',
   [COMMANDS.getStarted]: 'none',
   [COMMANDS.refresh]: 'none',
+  // One filter for the window's Goals view, whichever folder runs it.
+  [COMMANDS.filterTodos]: 'none',
+  [COMMANDS.clearTodoFilter]: 'none',
+  [COMMANDS.copyId]: 'none',
 };
 
 /**

@@ -10,6 +10,7 @@ import { type CommandDefinition, kernelOf } from './context';
 import type { Services } from '../services';
 import { COMMANDS } from './commandIds';
 import { ask, resolveTodo } from './pickers';
+import { decideInModal } from './decision';
 
 /** The todo moves a person makes from the views or the palette. Each is one kernel transition (ship may be two). */
 export const claimTodo: CommandDefinition = {
@@ -57,7 +58,10 @@ async function pickClaimable(ctx: Services): Promise<Todo | undefined> {
   if (waiting.length) {
     items.push({ label: 'Cannot be claimed now', kind: vscode.QuickPickItemKind.Separator });
     for (const { todo, why } of waiting)
-      items.push({ label: `$(circle-slash) ${todo.id} ${clean(todo.title)}`, description: why.ready ? '' : notClaimableBecause(why) });
+      items.push({
+        label: `$(circle-slash) ${todo.id} ${clean(todo.title)}`,
+        description: why.ready ? '' : notClaimableBecause(why, ctx.me),
+      });
   }
   const pick = await vscode.window.showQuickPick(items, {
     title: 'LoopX: Claim Todo',
@@ -75,12 +79,12 @@ async function pickClaimable(ctx: Services): Promise<Todo | undefined> {
 
 const WAITING_SHOWN = 200;
 
-function notClaimableBecause(why: Exclude<Readiness, { ready: true }>): string {
+function notClaimableBecause(why: Exclude<Readiness, { ready: true }>, me: string): string {
   switch (why.why) {
     case 'claimed':
       return why.detail.replace(
         /^it is claimed by (\S+) until (\S+)$/,
-        (_, who: string, until: string) => `${who} holds it until ${clockTime(until, Date.now())}`,
+        (_, who: string, until: string) => `${who === me ? 'you hold' : `${who} holds`} it until ${clockTime(until, Date.now())}`,
       );
     case 'dependencies':
       return `waits on ${why.ids.join(', ')}`;
@@ -113,17 +117,30 @@ export const shipTodo: CommandDefinition = {
   async run(ctx, arg) {
     const todo = await resolveTodo(ctx, arg, ['open', 'claimed'], 'Ship');
     if (!todo) return undefined;
+    const kernel = kernelOf(ctx);
+    // The kernel's clock and lease rule, not this process's: the claim it would refuse is the one to make.
+    const now = new Date(kernel.clock()).toISOString();
+    const holds = todo.owner === ctx.me && leaseLive(todo, now);
+    // Another holder's live lease: the kernel refuses the claim; say so now rather than after asking for evidence.
+    if (!holds && todo.owner && leaseLive(todo, now)) claimOp(kernel, todo.id);
+    // Shipping takes the claim first when the person does not hold it: said before it happens, not after.
+    const taking = holds
+      ? ''
+      : todo.owner === ctx.me
+        ? 'Your lease lapsed: shipping claims it again first. '
+        : todo.owner
+          ? `${clean(todo.owner)}'s lease lapsed: shipping takes it over for you first. `
+          : 'Nobody holds it: shipping claims it for you first. ';
     const evidence = await ask({
       title: `LoopX: Ship ${todo.id} ${clean(todo.title)}`,
-      prompt: todo.evidenceCount
-        ? `Evidence (optional: ${todo.evidenceCount} already recorded)`
-        : 'Evidence: what was done and how it was checked',
+      prompt: `${taking}${
+        todo.evidenceCount
+          ? `Evidence (optional: ${todo.evidenceCount} already recorded)`
+          : 'Evidence: what was done and how it was checked'
+      }`,
       required: todo.evidenceCount === 0,
     });
     if (evidence === undefined) return undefined;
-    const kernel = kernelOf(ctx);
-    // The kernel's clock and lease rule, not this process's: the claim it would refuse is the one to make.
-    const holds = todo.owner === ctx.me && leaseLive(todo, new Date(kernel.clock()).toISOString());
     if (!holds) claimOp(kernel, todo.id);
     return shipOp(kernel, todo.id, { evidence: evidence || undefined });
   },
@@ -148,8 +165,15 @@ export const unblockTodo: CommandDefinition = {
   async run(ctx, arg) {
     const todo = await resolveTodo(ctx, arg, ['blocked'], 'Unblock');
     if (!todo) return undefined;
-    const note = await ask({ title: `LoopX: Unblock ${todo.id}`, prompt: 'What changed? (optional; becomes the continuation)' });
-    return note === undefined ? undefined : unblockOp(kernelOf(ctx), todo.id, note);
+    // The same decision as approving a gate: one modal that shows what is decided, a note only if asked for.
+    const decided = await decideInModal({
+      verb: 'Unblock',
+      message: `Unblock ${todo.id} ${clean(todo.title)}?`,
+      detail: `Why it is blocked: ${clean(todo.reason || 'no reason was given')}`,
+      noteTitle: `LoopX: Unblock ${todo.id}`,
+      notePrompt: 'What changed? It becomes the continuation for the next turn',
+    });
+    return decided ? unblockOp(kernelOf(ctx), todo.id, decided.note) : undefined;
   },
 };
 

@@ -34,6 +34,8 @@ export async function startGoalFileClient(
     // Goal files get everything; Markdown and code get links and hovers on G3/T12 ids (in code, inside comments).
     documentSelector: [{ scheme: 'file', pattern: '**/*.goal.md' }, ...ID_LANGUAGES.map((language) => ({ scheme: 'file', language }))],
     outputChannel,
+    // The server offers lenses that run LoopX commands only to this client (other editors have none of them).
+    initializationOptions: { loopxClient: 'vscode' },
   };
   const client = new LanguageClient('loopxGoalFiles', 'LoopX Goal Files', serverOptions, clientOptions);
   await client.start();

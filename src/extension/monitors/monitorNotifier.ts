@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { clean, oneLine } from '../../protocol/display';
+import { clean, forPeople, oneLine } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
 import type { StoreModel } from '../store/storeModel';
 import { COMMANDS } from '../commands/commandIds';
@@ -51,7 +51,7 @@ export class MonitorNotifier extends Disposable {
       this.notified.push(`${m.id} ${m.status}`);
       if (!enabled) continue;
       const title = clean(this.model.todo(m.todoId)?.title ?? '');
-      const text = `LoopX: monitor ${m.id} ${m.status} · ${m.todoId} ${oneLine(title, 60)} is ready again: ${oneLine(m.result, 200)}`;
+      const text = `LoopX: monitor ${m.id} ${m.status} · ${m.todoId} ${oneLine(title, 60)} is ready again: ${oneLine(forPeople(m.result, Date.now()), 200)}`;
       const show = (choice: string | undefined) =>
         choice === 'Show on Board' ? vscode.commands.executeCommand(COMMANDS.openBoard) : undefined;
       if (m.status === 'fired') void vscode.window.showInformationMessage(text, 'Show on Board').then(show);

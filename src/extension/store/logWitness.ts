@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { clockTime } from '../../protocol/display';
 import { type AnchorCheck, type LogAnchor, checkAnchor, formatAnchor, logHead } from '../../kernel/events/anchor';
 import { Disposable } from '../util/lifecycle';
 import type { Kernel } from '../../kernel/kernel';
@@ -62,7 +63,7 @@ export class LogWitness extends Disposable {
         void this.memento.update(RESTORE_SEEN_KEY, restore.at);
         this.log.warn(`log witness: the store was restored from ${restore.from} at ${restore.at}; following the restored log`);
         void vscode.window.showWarningMessage(
-          `LoopX: the store was restored from ${restore.from} (${restore.at}); what it replaced is saved at ${restore.saved}. If nobody here did this, restore that file.`,
+          `LoopX: the store was restored from ${restore.from} (${clockTime(restore.at, Date.now())}); what it replaced is saved at ${restore.saved}. If nobody here did this, restore that file.`,
         );
         void this.memento.update(KEY, head);
         this.current = undefined;

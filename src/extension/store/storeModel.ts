@@ -8,6 +8,7 @@ import { type StatusReport, statusReport } from '../../kernel/queries/status';
 import { type Evidence, listEvidence } from '../../kernel/queries/evidence';
 import { type Monitor, listMonitors } from '../../kernel/queries/monitors';
 import { type RunnerSeen, recentRunners } from '../../kernel/queries/runners';
+import { countTurns } from '../../kernel/queries/turns';
 import { Disposable } from '../util/lifecycle';
 import type { StoreSession } from './storeSession';
 
@@ -64,6 +65,11 @@ export class StoreModel extends Disposable {
   /** Ids of the open todos a claim could take now: the Ready group of the Goals view (the kernel's rule). */
   readyIds(goalId: string): Set<string> {
     return this.cached(`ready:${goalId}`, (db, now) => readyTodoIds(db, new Date(now).toISOString(), goalId), new Set<string>());
+  }
+
+  /** How many agent turns the store has recorded (any result). */
+  turnCount(): number {
+    return this.cached('turnCount', (db) => countTurns(db), 0);
   }
 
   gates(): Gate[] {

@@ -6,6 +6,7 @@ import { StoreWatcher } from '../../kernel/watch';
 import { storeError } from '../../kernel/storeFile';
 import { errorBody } from '../../protocol/errors';
 import { writeStatusMd } from '../../kernel/projections/statusMd';
+import { type GitignoreResult, ensureGitignore } from '../../kernel/gitignore';
 import type { Actor } from '../../kernel/events/eventTypes';
 import { Disposable, MutableDisposable, toDisposable } from '../util/lifecycle';
 import type { Log } from '../util/log';
@@ -83,12 +84,12 @@ export class StoreSession extends Disposable {
     }
   }
 
-  /** Creates `.loopx/` (reusing an existing store) and opens it. */
-  initialize(): { created: boolean } {
+  /** Creates `.loopx/` (reusing an existing store), keeps it out of git as the CLI's init does, and opens it. */
+  initialize(): { created: boolean; gitignore: GitignoreResult } {
     const { kernel, created } = Kernel.init(this.root, { actor: this.actor });
     this.attach(kernel);
     writeStatusMd(kernel);
-    return { created };
+    return { created, gitignore: ensureGitignore(this.root) };
   }
 
   private attach(kernel: Kernel): void {

@@ -115,11 +115,9 @@ export class StoryPanel extends Disposable {
       case 'pickGoal':
         this.pick(m.goalId);
         return;
-      case 'openTodo': {
-        const board = this.ctx.board.show(this.ctx) as { focus?(id: string): void } | undefined;
-        board?.focus?.(m.todoId);
+      case 'openTodo':
+        this.ctx.board.show(this.ctx, { todoId: m.todoId, goalId: null });
         return;
-      }
       case 'export':
         await this.export(m.format);
         return;

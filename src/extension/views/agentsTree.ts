@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Agent, Todo } from '../../kernel/model';
-import { clean, relativeTime } from '../../protocol/display';
+import { clean, clockTime, relativeTime } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
 import type { StoreModel } from '../store/storeModel';
 import { CONTEXT } from './contextValues';
@@ -9,13 +9,19 @@ import { leaseLive } from '../../kernel/queries/lookups';
 export type AgentNode = { kind: 'agent'; agent: Agent } | { kind: 'held'; todo: Todo };
 
 const KIND_ICON: Record<Agent['kind'], string> = { codex: 'hubot', claude: 'sparkle', custom: 'tools', human: 'person' };
+/** What an agent is, in words; the store's kinds (`custom`) are codes. */
+const KIND_WORDS: Record<Agent['kind'], string> = { codex: 'Codex', claude: 'Claude Code', custom: 'agent', human: 'person' };
 
 /** Who holds what, with lease countdowns and when each agent was last seen. */
 export class AgentsTreeProvider extends Disposable implements vscode.TreeDataProvider<AgentNode> {
   private readonly changed = this.register(new vscode.EventEmitter<AgentNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
 
-  constructor(private readonly model: StoreModel) {
+  constructor(
+    private readonly model: StoreModel,
+    /** The person at this window: their row reads "(you)". */
+    private readonly me: string,
+  ) {
     super();
     this.register(model.onDidChange(() => this.changed.fire(undefined)));
   }
@@ -50,12 +56,14 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     }
     const a = node.agent;
     const state = a.holding.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
-    const item = new vscode.TreeItem(clean(a.name), state);
+    const you = a.kind === 'human' && a.name === this.me;
+    const item = new vscode.TreeItem(you ? `${clean(a.name)} (you)` : clean(a.name), state);
     item.id = `agent:${a.name}`;
-    // The kind only where the name does not already say it ("codex codex" read as a stutter); a `loopx run` names
-    // itself: its turns run outside VS Code, in a terminal, tmux or a service.
+    // What it is in words, only where the name does not already say it ("codex · Codex" read as a stutter); a
+    // `loopx run` names itself: its turns run outside VS Code, in a terminal, tmux or a service.
     const runner = this.model.runners().get(a.name);
-    const kind = a.kind === 'human' ? 'person' : a.kind === a.name ? '' : a.kind;
+    const said = a.kind !== 'human' && a.kind !== 'custom' && a.name.toLowerCase().startsWith(a.kind);
+    const kind = runner || said ? '' : KIND_WORDS[a.kind];
     item.description = [
       kind,
       runner ? `runner (loopx run, ${runner.host})` : '',
@@ -65,8 +73,8 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
       .filter(Boolean)
       .join(' · ');
     item.tooltip = runner
-      ? `${clean(a.name)} runs turns with loopx run on the ${runner.host} host (pid ${runner.pid}, started ${runner.startedAt}).`
-      : `${clean(a.name)} (${a.kind === 'human' ? 'a person' : `${a.kind} agent`}), last seen ${new Date(a.lastSeen).toLocaleString()}`;
+      ? `${clean(a.name)} runs turns with loopx run on the ${runner.host} host (pid ${runner.pid}, started ${clockTime(runner.startedAt, now)}).`
+      : `${clean(a.name)} (${a.kind === 'human' ? (you ? 'you, the person at this window' : 'a person') : a.kind === 'custom' ? 'an agent' : `a ${KIND_WORDS[a.kind]} agent`}), last seen ${clockTime(a.lastSeen, now)}`;
     item.iconPath = new vscode.ThemeIcon(runner ? 'server-process' : KIND_ICON[a.kind]);
     item.contextValue = CONTEXT.agent;
     return item;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Goal, Todo } from '../../kernel/model';
+import type { Goal, Todo, TodoStatus } from '../../kernel/model';
 import { boardColumn } from '../../kernel/queries/ready';
 import { clean } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
@@ -38,13 +38,26 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
   readonly onDidChangeTreeData = this.changed.event;
   /** Rows shown per "goal:group" beyond the first page, after "… N more" was clicked. */
   private readonly shown = new Map<string, number>();
+  /** Filter Todos…: only todos whose id or title contains this (lower case); '' shows everything. */
+  private get text(): string {
+    return this.filter.text.toLowerCase();
+  }
+
+  private matches(todo: Todo): boolean {
+    return !this.text || todo.id.toLowerCase().includes(this.text) || todo.title.toLowerCase().includes(this.text);
+  }
 
   constructor(
     private readonly model: StoreModel,
     private readonly me: string,
+    private readonly filter: { readonly text: string; onDidChange: vscode.Event<string> } = {
+      text: '',
+      onDidChange: () => ({ dispose() {} }),
+    },
   ) {
     super();
     this.register(model.onDidChange(() => this.changed.fire(undefined)));
+    this.register(filter.onDidChange(() => this.changed.fire(undefined)));
   }
 
   /** Re-render descriptions (lease countdowns) without touching the store. */
@@ -53,7 +66,12 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
   }
 
   getChildren(node?: GoalsNode): GoalsNode[] {
-    if (!node) return this.model.goals().map((goal) => ({ kind: 'goal', goal }));
+    // Filtered: the goals with a todo that matches (or whose own id or title does).
+    if (!node)
+      return this.model
+        .goals()
+        .filter((goal) => !this.text || `${goal.id} ${goal.title}`.toLowerCase().includes(this.text) || this.groupsOf(goal.id).length > 0)
+        .map((goal) => ({ kind: 'goal', goal }));
     if (node.kind === 'goal') return this.groupsOf(node.goal.id);
     if (node.kind === 'group') return this.page(node.goalId, node.group, this.todosOf(node.goalId, node.group));
     return [];
@@ -74,14 +92,18 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
 
   private groupsOf(goalId: string): GoalsNode[] {
     const ready = this.model.readyIds(goalId);
-    const open = this.model.todos(goalId, 'open');
+    const shown = (status: TodoStatus) => {
+      const all = this.model.todos(goalId, status);
+      return this.text ? all.filter((t) => this.matches(t)) : all;
+    };
+    const open = shown('open');
     const sizes: Record<TodoGroup, number> = {
       ready: open.filter((t) => ready.has(t.id)).length,
       waiting: open.filter((t) => !ready.has(t.id)).length,
-      claimed: this.model.todos(goalId, 'claimed').length,
-      blocked: this.model.todos(goalId, 'blocked').length,
-      shipped: this.model.todos(goalId, 'shipped').length,
-      killed: this.model.todos(goalId, 'killed').length,
+      claimed: shown('claimed').length,
+      blocked: shown('blocked').length,
+      shipped: shown('shipped').length,
+      killed: shown('killed').length,
     };
     return GROUPS.filter((g) => sizes[g.id] > 0).map((g) => ({ kind: 'group', goalId, group: g.id, count: sizes[g.id] }));
   }
@@ -91,10 +113,13 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
       const ready = this.model.readyIds(goalId);
       return this.model
         .todos(goalId, 'open')
-        .filter((t) => ready.has(t.id) === (group === 'ready'))
+        .filter((t) => ready.has(t.id) === (group === 'ready') && this.matches(t))
         .map((todo) => ({ kind: 'todo', todo, ready: group === 'ready' }));
     }
-    return this.model.todos(goalId, group).map((todo) => ({ kind: 'todo', todo, ready: false }));
+    return this.model
+      .todos(goalId, group)
+      .filter((t) => this.matches(t))
+      .map((todo) => ({ kind: 'todo', todo, ready: false }));
   }
 
   /** Tooltips are built on hover only: a goal with thousands of todos renders without building thousands of them. */

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Monitor } from '../../kernel/queries/monitors';
-import { clean, oneLine, relativeTime } from '../../protocol/display';
+import { clean, forPeople, oneLine, relativeTime, untilWords } from '../../protocol/display';
 import { formatDuration } from '../../kernel/time';
 import { Disposable } from '../util/lifecycle';
 import type { StoreModel } from '../store/storeModel';
@@ -70,7 +70,7 @@ export class MonitorsTreeProvider extends Disposable implements vscode.TreeDataP
       md.appendMarkdown('$(terminal) ')
         .appendText(clean(m.check))
         .appendMarkdown('\n\n')
-        .appendText(`every ${formatDuration(m.everySeconds ?? 0)} until ${clean(m.until)}`);
+        .appendText(`every ${formatDuration(m.everySeconds ?? 0)} until ${untilWords(clean(m.until))}`);
       if (m.expiresAt && m.status === 'waiting') md.appendMarkdown(`, expires ${relativeTime(m.expiresAt, now)}`);
       md.appendMarkdown('\n\n');
     }
@@ -80,8 +80,8 @@ export class MonitorsTreeProvider extends Disposable implements vscode.TreeDataP
         .appendMarkdown('\n\n');
       if (m.lastRun.outputTail.trim()) md.appendCodeblock(m.lastRun.outputTail.trimEnd().split('\n').slice(-8).join('\n'), 'text');
     }
-    if (m.result) md.appendMarkdown('\n\n**Result:** ').appendText(clean(m.result));
-    if (m.note) md.appendMarkdown('\n\n**Note:** ').appendText(clean(m.note));
+    if (m.result) md.appendMarkdown('\n\n**Result:** ').appendText(forPeople(m.result, now));
+    if (m.note) md.appendMarkdown('\n\n**Note:** ').appendText(forPeople(m.note, now));
     md.appendMarkdown(`\n\nadded by `).appendText(clean(m.addedBy));
     if (pending)
       md.appendMarkdown(

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Goal, Todo } from '../../kernel/model';
-import { clean, oneLine, relativeTime } from '../../protocol/display';
+import { clean, forPeople, oneLine, relativeTime } from '../../protocol/display';
 import { COLUMN_TITLES } from '../../protocol/boardProtocol';
 import { BOARD_COLUMNS, type BoardColumn, boardColumn } from '../../kernel/queries/ready';
 import { leaseLive } from '../../kernel/queries/lookups';
@@ -47,7 +47,7 @@ export function todoDescription(todo: Todo, nowMs: number, ready = false): strin
     const lapsed = !leaseLive(todo, new Date(nowMs).toISOString());
     bits.push(clean(todo.owner), lapsed ? 'lease lapsed' : `lease ${relativeTime(todo.leaseExpiresAt, nowMs)}`);
   }
-  if (todo.status === 'blocked' && todo.reason) bits.push(oneLine(todo.reason, 60));
+  if (todo.status === 'blocked' && todo.reason) bits.push(oneLine(forPeople(todo.reason, nowMs), 60));
   bits.push(`P${todo.priority}`);
   if (todo.evidenceCount) bits.push(`${todo.evidenceCount} evidence`);
   if (todo.dependsOn.length && todo.status === 'open' && !ready) bits.push(`after ${todo.dependsOn.join(', ')}`);
@@ -74,9 +74,9 @@ export function todoTooltip(todo: Todo, nowMs: number): vscode.MarkdownString {
       .appendText(`${clean(todo.owner)} holds it, lease ${relativeTime(todo.leaseExpiresAt, nowMs)}`)
       .appendMarkdown('\n\n');
   md.appendMarkdown(`$(tag) ${STATUS_WORDS[todo.status]} · priority ${todo.priority} (0 is the highest)\n\n`);
-  if (todo.detail) md.appendMarkdown('**Acceptance:** ').appendText(clean(todo.detail)).appendMarkdown('\n\n');
-  if (todo.continuation) md.appendMarkdown('**Continuation:** ').appendText(clean(todo.continuation)).appendMarkdown('\n\n');
-  if (todo.reason) md.appendMarkdown('**Reason:** ').appendText(clean(todo.reason)).appendMarkdown('\n\n');
+  if (todo.detail) md.appendMarkdown('**Acceptance:** ').appendText(forPeople(todo.detail, nowMs)).appendMarkdown('\n\n');
+  if (todo.continuation) md.appendMarkdown('**Continuation:** ').appendText(forPeople(todo.continuation, nowMs)).appendMarkdown('\n\n');
+  if (todo.reason) md.appendMarkdown('**Reason:** ').appendText(forPeople(todo.reason, nowMs)).appendMarkdown('\n\n');
   if (todo.dependsOn.length) md.appendMarkdown(`**Depends on:** ${todo.dependsOn.join(', ')}\n\n`);
   if (todo.check) md.appendMarkdown('$(shield) **Acceptance check:** ').appendText(clean(todo.check)).appendMarkdown('\n\n');
   if (todo.recurrence)

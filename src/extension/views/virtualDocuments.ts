@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { evidenceBySeq } from '../../kernel/queries/evidence';
+import { type Evidence, evidenceBySeq } from '../../kernel/queries/evidence';
+import { evidenceTitle, renderEvidence } from './evidenceDocument';
 import { renderStatusMd } from '../../kernel/projections/statusMd';
 import { renderReviewPacket } from '../../kernel/projections/reviewPacket';
 import { todoHover } from '../../kernel/projections/todoCard';
@@ -14,17 +15,29 @@ export const STATUS_SCHEME = 'loopx-status';
 export const REVIEW_SCHEME = 'loopx-review';
 export const TODO_SCHEME = 'loopx-todo';
 
-/** Read-only documents rendered from the store: an evidence entry, and the live status. Editing them is impossible. */
-export class VirtualDocuments extends Disposable implements vscode.TextDocumentContentProvider {
-  private readonly changed = this.register(new vscode.EventEmitter<vscode.Uri>());
-  readonly onDidChange = this.changed.event;
+/**
+ * Read-only documents rendered from the store: an evidence entry, the live status, a review packet, a todo.
+ * Editing them is impossible. One provider per scheme, each with its own change event: VS Code ignores (and warns
+ * about) a provider that fires a change for another scheme's document.
+ */
+export class VirtualDocuments extends Disposable {
+  /** Each scheme's provider (tests read which documents each one says changed). */
+  readonly providers = new Map<string, vscode.TextDocumentContentProvider & { readonly fire: (uri: vscode.Uri) => void }>();
 
   constructor(private readonly folders: Folders) {
     super();
-    this.register(vscode.workspace.registerTextDocumentContentProvider(EVIDENCE_SCHEME, this));
-    this.register(vscode.workspace.registerTextDocumentContentProvider(STATUS_SCHEME, this));
-    this.register(vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this));
-    this.register(vscode.workspace.registerTextDocumentContentProvider(TODO_SCHEME, this));
+    for (const scheme of [EVIDENCE_SCHEME, STATUS_SCHEME, REVIEW_SCHEME, TODO_SCHEME]) {
+      const changed = this.register(new vscode.EventEmitter<vscode.Uri>());
+      const provider = {
+        onDidChange: changed.event,
+        provideTextDocumentContent: (uri: vscode.Uri) => this.provide(uri),
+        fire: (uri: vscode.Uri) => {
+          if (uri.scheme === scheme) changed.fire(uri);
+        },
+      };
+      this.providers.set(scheme, provider);
+      this.register(vscode.workspace.registerTextDocumentContentProvider(scheme, provider));
+    }
     const watched = new Set<FolderServices>();
     const follow = () => {
       for (const f of folders.all) {
@@ -32,8 +45,8 @@ export class VirtualDocuments extends Disposable implements vscode.TextDocumentC
         watched.add(f);
         this.register(
           f.model.onDidChange(() => {
-            this.changed.fire(statusUri(f.root));
-            for (const doc of vscode.workspace.textDocuments) if (doc.uri.scheme === TODO_SCHEME) this.changed.fire(doc.uri);
+            // Only documents that are open, each through its own scheme's provider.
+            for (const doc of vscode.workspace.textDocuments) this.providers.get(doc.uri.scheme)?.fire(doc.uri);
           }),
         );
       }
@@ -48,7 +61,7 @@ export class VirtualDocuments extends Disposable implements vscode.TextDocumentC
     return (root ? this.folders.byRoot(root) : undefined) ?? this.folders.all[0];
   }
 
-  provideTextDocumentContent(uri: vscode.Uri): string {
+  private provide(uri: vscode.Uri): string {
     const folder = this.folderOf(uri);
     const kernel = folder?.session.kernel;
     if (uri.scheme === REVIEW_SCHEME) {
@@ -69,34 +82,17 @@ export class VirtualDocuments extends Disposable implements vscode.TextDocumentC
     }
     const seq = Number(new URLSearchParams(uri.query).get('seq'));
     const found = kernel?.read((db) => evidenceBySeq(db, seq));
-    if (!found) return `Evidence #${seq} was not found.\n`;
-    const e = found.evidence;
-    const lines = [
-      `# Evidence #${e.seq} for ${e.todoId ? `todo ${e.todoId}` : `goal ${e.goalId}`}`,
-      '',
-      `- kind: ${clean(e.kind)}`,
-      `- by: ${clean(e.actor)} (${e.actorKind})`,
-      `- at: ${e.at}`,
-      `- event hash: ${found.hash}`,
-      '',
-      '## Summary',
-      '',
-      clean(e.summary),
-      '',
-      '## Artifacts',
-      '',
-      ...(e.artifacts.length ? e.artifacts.map((a) => `- \`${clean(a.path)}\` sha256 ${a.sha256} (${a.bytes} bytes)`) : ['none']),
-      '',
-    ];
-    return lines.join('\n');
+    if (!found) return 'This evidence was not found in the store.\n';
+    return renderEvidence(found.evidence, found.hash, Date.now());
   }
 }
 
-export function evidenceUri(seq: number, root: string): vscode.Uri {
+/** An evidence entry's document: titled by what it is about and says (the path), found by its event (the query). */
+export function evidenceUri(evidence: Pick<Evidence, 'seq' | 'todoId' | 'goalId' | 'summary'>, root: string): vscode.Uri {
   return vscode.Uri.from({
     scheme: EVIDENCE_SCHEME,
-    path: `/evidence-${seq}.md`,
-    query: new URLSearchParams({ seq: String(seq), root }).toString(),
+    path: `/${evidenceTitle(evidence)}.md`,
+    query: new URLSearchParams({ seq: String(evidence.seq), root }).toString(),
   });
 }
 

@@ -2,6 +2,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kernel } from '../kernel';
 import type { StatusReport } from '../queries/status';
+import { pausedWords } from '../../shared/pausedWords';
 import { statusReport } from '../queries/status';
 
 export const STATUS_FILE = 'STATUS.md';
@@ -33,6 +34,11 @@ export function renderStatusMd(report: StatusReport): string {
     ...report.monitors
       .filter((m) => m.lastRun?.error)
       .map((m) => `- Monitor ${m.id} on ${m.todoId} cannot run its check \`${cell(m.check ?? '')}\`: ${cell(m.lastRun?.error ?? '')}`),
+    ...report.goals
+      .filter((g) => g.waitsForPerson)
+      .map(
+        (g) => `- Paused ${g.id} ${cell(g.title)}: ${pausedWords(g.waitsForPerson)}; a person starts it (\`loopx goal resume ${g.id}\`)`,
+      ),
     ...report.goals
       .filter((g) => g.shouldRun.reason === 'budget_exhausted')
       .map((g) => `- Budget exhausted for ${g.id} ${cell(g.title)}; next slot ${g.shouldRun.nextWakeAt ?? 'never'}`),

@@ -1,6 +1,7 @@
 import type { Row, SqliteDb } from '../db/sqliteDb';
 import { rowReader } from '../rowReader';
-import { type Handoff, type Recurrence, type Todo, TODO_STATUSES } from '../model';
+import { type Gate, type Handoff, type Recurrence, type Todo, TODO_STATUSES, gateFromRow } from '../model';
+import { type Turn, listTurns } from './turns';
 import { type StatusReport, statusReport } from './status';
 import { type Evidence, listEvidence } from './evidence';
 import { history, listGoals, listHandoffs } from './lists';
@@ -146,9 +147,14 @@ export function boardFacts(db: SqliteDb, nowMs: number): BoardFacts {
   };
 }
 
-/** A card's detail: the todo, its evidence, every monitor it waited on with recent runs, history and handoffs. */
+/**
+ * A card's detail: the todo, the gates that wait for a decision on it, its evidence, every monitor it waited on with
+ * recent runs, the turns that worked on it, history and handoffs.
+ */
 export interface TodoDetailFacts {
   todo: Todo;
+  pendingGates: Gate[];
+  turns: Turn[];
   evidence: Evidence[];
   monitors: (Monitor & { runs: MonitorRun[] })[];
   history: StoredEvent[];
@@ -159,6 +165,8 @@ export function todoDetailFacts(db: SqliteDb, todoId: string): TodoDetailFacts {
   const todo = getTodo(db, todoId);
   return {
     todo,
+    pendingGates: db.prepare(`SELECT * FROM gates WHERE todo_id = ? AND status = 'pending' ORDER BY num`).all(todo.id).map(gateFromRow),
+    turns: listTurns(db, { todoId: todo.id, limit: 20 }),
     evidence: listEvidence(db, { todoId, limit: 50 }),
     monitors: listMonitors(db, { todoId, limit: 20 }).map((m) => ({ ...m, runs: monitorRuns(db, m.id, 10) })),
     history: history(db, { todoId, limit: 60 }),

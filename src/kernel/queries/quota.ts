@@ -18,6 +18,8 @@ export interface QuotaState {
   cooldownSeconds: number;
   cooldownUntil: string | null;
   liveClaims: number;
+  /** Who holds those live claims (distinct names, sorted): a person's claim counts against the goal's concurrency too. */
+  holders: string[];
   /** Open turns whose agent let go of its todo (shipped, released) while the host is still exiting: they hold a slot too. */
   windingDown: number;
   maxConcurrent: number;
@@ -40,9 +42,12 @@ export function quotaState(db: SqliteDb, goal: Goal, nowMs: number): QuotaState 
   const oldest = (spentRow?.oldest as string | null) ?? null;
   const last = (db.prepare('SELECT max(at) AS last FROM quota_spends WHERE goal_id = ?').get(goal.id)?.last as string | null) ?? null;
   const cooldownUntil = last && goal.policy.cooldownSeconds > 0 ? iso(Date.parse(last) + goal.policy.cooldownSeconds * 1000) : null;
-  const liveClaims = Number(
-    db.prepare(`SELECT count(*) AS n FROM todos t WHERE t.goal_id = ? AND ${leaseLiveSql()}`).get(goal.id, at)?.n ?? 0,
-  );
+  const claims = db
+    .prepare(
+      `SELECT t.owner AS owner, count(*) AS n FROM todos t WHERE t.goal_id = ? AND ${leaseLiveSql()} GROUP BY t.owner ORDER BY t.owner`,
+    )
+    .all(goal.id, at);
+  const liveClaims = claims.reduce((n, row) => n + Number(row.n), 0);
   const winding = windingDownTurns(db, goal.id, nowMs);
   return {
     goalId: goal.id,
@@ -55,6 +60,7 @@ export function quotaState(db: SqliteDb, goal: Goal, nowMs: number): QuotaState 
     cooldownSeconds: goal.policy.cooldownSeconds,
     cooldownUntil: cooldownUntil && cooldownUntil > at ? cooldownUntil : null,
     liveClaims,
+    holders: claims.map((row) => String(row.owner)),
     windingDown: winding.count,
     maxConcurrent: goal.policy.maxConcurrent,
   };

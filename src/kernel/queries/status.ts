@@ -11,6 +11,11 @@ export interface GoalStatusLine {
   id: string;
   title: string;
   status: Goal['status'];
+  /**
+   * A paused goal that waits for a person to start it: one an agent or a script created (it starts paused) or an
+   * agent paused. Absent for every other goal, a person's own pause included.
+   */
+  waitsForPerson?: { by: string; proposed: boolean };
   nextTodo: Todo | null;
   quota: QuotaState;
   shouldRun: ShouldRun;
@@ -47,10 +52,12 @@ export function statusReport(db: SqliteDb, nowMs: number, options: StatusOptions
   const goals = listGoals(db).map((goal) => {
     const nextTodo = goal.status === 'active' ? nextClaimable(db, at, goal.id) : null;
     const quota = quotaState(db, goal, nowMs);
+    const waits = goal.status === 'paused' ? pausedFor(db, goal.id) : null;
     return {
       id: goal.id,
       title: goal.title,
       status: goal.status,
+      ...(waits ? { waitsForPerson: waits } : {}),
       nextTodo,
       quota,
       shouldRun: shouldRun(db, goal, nowMs, { quota, hasReadyWork: nextTodo !== null }),
@@ -83,4 +90,20 @@ export function statusReport(db: SqliteDb, nowMs: number, options: StatusOptions
     if (Object.keys(more).length) report.more = more;
   }
   return report;
+}
+
+/**
+ * Who left a paused goal paused, unless it was a person's own decision (a pause through VS Code or a terminal):
+ * the goal's latest status-setting event, its actor, and whether it is a proposal (created paused, never started).
+ */
+function pausedFor(db: SqliteDb, goalId: string): { by: string; proposed: boolean } | null {
+  const last = db
+    .prepare(
+      `SELECT kind, actor, actor_kind, data FROM events WHERE goal_id = ? AND kind IN ('goal.created', 'goal.status') ORDER BY seq DESC LIMIT 1`,
+    )
+    .get(goalId);
+  if (!last) return null;
+  const data = JSON.parse(String(last.data)) as { channel?: string };
+  if (last.kind === 'goal.status' && last.actor_kind === 'human' && data.channel) return null;
+  return { by: String(last.actor), proposed: last.kind === 'goal.created' };
 }

@@ -42,12 +42,18 @@ export function getTurn(db: SqliteDb, id: string): Turn {
   return turnFromRow(row);
 }
 
-export function listTurns(db: SqliteDb, filter: { goalId?: string; limit?: number } = {}): Turn[] {
+export function listTurns(db: SqliteDb, filter: { goalId?: string; todoId?: string; limit?: number } = {}): Turn[] {
   const limit = Math.max(1, Math.min(filter.limit ?? 100, 10_000));
-  const rows = filter.goalId
-    ? db.prepare('SELECT * FROM turns WHERE goal_id = ? ORDER BY num DESC LIMIT ?').all(filter.goalId, limit)
-    : db.prepare('SELECT * FROM turns ORDER BY num DESC LIMIT ?').all(limit);
+  const rows = filter.todoId
+    ? db.prepare('SELECT * FROM turns WHERE todo_id = ? ORDER BY num DESC LIMIT ?').all(filter.todoId, limit)
+    : filter.goalId
+      ? db.prepare('SELECT * FROM turns WHERE goal_id = ? ORDER BY num DESC LIMIT ?').all(filter.goalId, limit)
+      : db.prepare('SELECT * FROM turns ORDER BY num DESC LIMIT ?').all(limit);
   return rows.map(turnFromRow);
+}
+
+export function countTurns(db: SqliteDb): number {
+  return Number(db.prepare('SELECT count(*) AS n FROM turns').get()?.n ?? 0);
 }
 
 /** Turns started and not yet finished, oldest first. */
