@@ -43,6 +43,15 @@ describe('the review packet as a page', () => {
     expect(html.match(/<svg /g)?.length).toBeGreaterThanOrEqual(5);
     expect(html).toContain('Turns do not report their usage yet');
     expect(html).toContain('needs S3 credentials');
+    // Where the todo-time went, in four shares that add up to the whole (within rounding).
+    const shares = [...html.matchAll(/<div class="tile"><b>(\d+)%<\/b>([^<]+)<\/div>/g)].map((m) => [m[2], Number(m[1])] as const);
+    expect(shares.map(([label]) => label)).toEqual([
+      'of the time waiting on a person',
+      'waiting on the world',
+      'working',
+      'ready, nobody on it',
+    ]);
+    expect(Math.abs(shares.reduce((sum, [, p]) => sum + p, 0) - 100)).toBeLessThanOrEqual(2);
     // Store text is escaped, never markup; nothing runs and nothing is fetched.
     expect(html).not.toMatch(/<script/i);
     expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');

@@ -9,16 +9,20 @@ import { COMMANDS } from '../../src/extension/commands/commandIds';
 import { app, otherWriter, until, vscodeHuman } from './support';
 
 suite('the goal story, the board at a past moment, and hooks in the window', () => {
-  test('Open Goal Story shows the goal story beside the board; a message that does not parse is refused', async () => {
+  test('Open Goal Story shows the goal story beside the board, a todo in it opens on the board; a message that does not parse is refused', async () => {
     const loopx = await app();
     const writer = otherWriter('ada');
     const goalId = createGoal(writer.as(vscodeHuman), { title: 'Story goal' }).id;
-    addTodo(writer.as(vscodeHuman), { goalId, title: 'Tell the story' });
+    const todoId = addTodo(writer.as(vscodeHuman), { goalId, title: 'Tell the story' }).id;
     writer.close();
     await vscode.commands.executeCommand(COMMANDS.openStory, goalId);
     const panel = await until(() => loopx.stories.panel, 'the story panel');
     await until(() => panel.last?.goal.id === goalId && panel.last, 'the story of the goal sent to the webview', 15_000);
     assert.equal(panel.last?.totals.todos, 1);
+    // A todo clicked in the story opens the board on that card (Open on Board's reveal, once the board is ready).
+    await panel.receive({ type: 'openTodo', todoId });
+    const board = await until(() => loopx.board, 'the board');
+    await until(() => board.revealed.some((r) => r.todoId === todoId), 'the board to be asked for the todo', 15_000);
     await panel.receive({ type: 'pickGoal', goalId: '../../etc' });
     await panel.receive({ type: 'export', format: 'exe' });
     assert.equal(panel.refused.length, 2);

@@ -145,6 +145,8 @@ function tiles(s: Story): HTMLElement {
     tile('waiting on a person', pct(t.time.person), hoursText(t.time.person), 'tile-person'),
     tile('waiting on the world', pct(t.time.world), hoursText(t.time.world), 'tile-world'),
     tile('working', pct(t.time.working), hoursText(t.time.working), 'tile-working'),
+    // The rest of the todo-time: the four shares add up to 100%.
+    tile('ready, nobody on it', pct(t.time.queued), hoursText(t.time.queued), 'tile-queued'),
     tile('cost', t.cost === null ? '—' : `$${t.cost.toFixed(2)}`, t.cost === null ? 'turns report no usage yet' : 'from turn usage'),
   );
 }
