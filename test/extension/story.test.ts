@@ -2,7 +2,10 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { askGate } from '../../src/kernel/ops/gates';
 import { createGoal } from '../../src/kernel/ops/goals';
-import { addTodo } from '../../src/kernel/ops/todos';
+import { addTodo, blockTodo } from '../../src/kernel/ops/todos';
+import { claimTodo } from '../../src/kernel/ops/claims';
+import { spendQuota } from '../../src/kernel/ops/quota';
+import { finishTurn, startTurn } from '../../src/kernel/ops/turns';
 import { addHook, hookRuns, removeHook } from '../../src/kernel/hooks/hooks';
 import { WindowHooks } from '../../src/extension/hooks/windowHooks';
 import { COMMANDS } from '../../src/extension/commands/commandIds';
@@ -80,6 +83,33 @@ suite('the goal story, the board at a past moment, and hooks in the window', () 
       removeHook(writer.as(vscodeHuman), hook.id);
       writer.close();
       await config.update('run', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  test('the window tells of a blocked todo, a failed turn and a spent budget as they happen, once each', async () => {
+    const loopx = await app();
+    const notifier = loopx.primary.eventNotifier;
+    const writer = otherWriter('codex');
+    try {
+      const goalId = createGoal(writer.as(vscodeHuman), { title: 'Word goal', turnsPerWindow: 1 }).id;
+      const blocked = addTodo(writer.as(vscodeHuman), { goalId, title: 'Blocked while the window is open' }).id;
+      addTodo(writer.as(vscodeHuman), { goalId, title: 'A turn that fails' });
+      claimTodo(writer, blocked);
+      blockTodo(writer, blocked, 'needs the API key');
+      const turn = startTurn(writer, { goalId, host: 'codex' }).turn;
+      finishTurn(writer, turn.id, 3); // nothing written back, a non-zero exit: a failed turn
+      spendQuota(writer, goalId, 'manual-1'); // 1 of 1: the budget is spent
+      const expected = [`todo.blocked ${blocked}`, `turn.failed ${turn.id}`, `budget.spent ${goalId}`];
+      await until(() => expected.every((n) => notifier.notified.includes(n)) || undefined, 'the three notifications', 15_000);
+      // Another change in the store is no reason to tell again.
+      addTodo(writer.as(vscodeHuman), { goalId, title: 'Something else' });
+      await until(() => loopx.model.todos(goalId, 'open').some((t) => t.title === 'Something else') || undefined, 'the new todo');
+      assert.deepEqual(
+        notifier.notified.filter((n) => expected.includes(n)),
+        expected,
+      );
+    } finally {
+      writer.close();
     }
   });
 });

@@ -112,7 +112,7 @@ export class EventNotifier extends Disposable {
       o.trigger === 'todo.blocked'
         ? [
             ['Unblock…', () => vscode.commands.executeCommand(COMMANDS.unblockTodo, inFolder(this.root, o.subject))],
-            ['Show on Board', () => vscode.commands.executeCommand(COMMANDS.openBoard)],
+            ['Show on Board', () => vscode.commands.executeCommand(COMMANDS.openOnBoard, inFolder(this.root, o.subject))],
           ]
         : o.trigger === 'budget.spent'
           ? [['Show Budgets', () => vscode.commands.executeCommand(COMMANDS.showQuota)]]
