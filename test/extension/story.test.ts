@@ -86,7 +86,7 @@ suite('the goal story, the board at a past moment, and hooks in the window', () 
     }
   });
 
-  test('the window tells of a blocked todo, a failed turn and a spent budget as they happen, once each', async () => {
+  test('the window tells of a blocked todo, a failed turn, a spent budget and a stopped runner as they happen, once each', async () => {
     const loopx = await app();
     const notifier = loopx.primary.eventNotifier;
     const writer = otherWriter('codex');
@@ -99,8 +99,12 @@ suite('the goal story, the board at a past moment, and hooks in the window', () 
       const turn = startTurn(writer, { goalId, host: 'codex' }).turn;
       finishTurn(writer, turn.id, 3); // nothing written back, a non-zero exit: a failed turn
       spendQuota(writer, goalId, 'manual-1'); // 1 of 1: the budget is spent
-      const expected = [`todo.blocked ${blocked}`, `turn.failed ${turn.id}`, `budget.spent ${goalId}`];
-      await until(() => expected.every((n) => notifier.notified.includes(n)) || undefined, 'the three notifications', 15_000);
+      // What `loopx run` records as it stops (src/cli/run/runner.ts).
+      writer.write((tx) =>
+        tx.emit({ kind: 'runner.stopped', goalId: null, todoId: null, data: { pid: 4242, host: 'codex', reason: 'idle', turns: 1 } }),
+      );
+      const expected = [`todo.blocked ${blocked}`, `turn.failed ${turn.id}`, `budget.spent ${goalId}`, 'runner.stopped codex'];
+      await until(() => expected.every((n) => notifier.notified.includes(n)) || undefined, 'the four notifications', 15_000);
       // Another change in the store is no reason to tell again.
       addTodo(writer.as(vscodeHuman), { goalId, title: 'Something else' });
       await until(() => loopx.model.todos(goalId, 'open').some((t) => t.title === 'Something else') || undefined, 'the new todo');

@@ -40,6 +40,7 @@ const history = new BoardHistoryBar({
     document.body.classList.toggle('past-mode', past !== null);
     if (past === null) {
       // Back to now: the host lets go of the replay and sends the board as it is; the changes are listed then.
+      readOnlyToast?.remove();
       returning = true;
       state.vscode.postMessage({ type: 'historyEnd' });
       state.vscode.postMessage({ type: 'ready' });
@@ -60,9 +61,12 @@ let returning = false;
 /** While looking back nothing can be changed: say so instead of acting. */
 function readOnly(): boolean {
   if (!history.active) return false;
-  showToast('This is the board as it was then. Go back to now to change anything.', 'info');
+  // One at a time, and gone once the person is back to now (it would be untrue then).
+  readOnlyToast?.remove();
+  readOnlyToast = showToast('This is the board as it was then. Go back to now to change anything.', 'info');
   return true;
 }
+let readOnlyToast: HTMLElement | undefined;
 
 interface ToastAction {
   label: string;
@@ -74,7 +78,7 @@ interface ToastAction {
  * A message in the corner. A plain one goes away by itself; one with buttons (what the person can do about it)
  * stays until a button or its close button is pressed, so the way forward does not vanish while it is read.
  */
-function showToast(text: string, kind: 'error' | 'info' = 'error', actions: ToastAction[] = []): void {
+function showToast(text: string, kind: 'error' | 'info' = 'error', actions: ToastAction[] = []): HTMLElement {
   const toast = h('div', { class: `toast toast-${kind}` }, icon(kind === 'error' ? 'error' : 'info'), ` ${text}`);
   if (actions.length) {
     const row = h('div', { class: 'toast-actions' });
@@ -97,6 +101,7 @@ function showToast(text: string, kind: 'error' | 'info' = 'error', actions: Toas
   }
   toasts.append(toast);
   if (!actions.length) setTimeout(() => toast.remove(), 6000);
+  return toast;
 }
 
 /** Approve and Reject for each gate a refusal names: the decision, where the person met the refusal. */
