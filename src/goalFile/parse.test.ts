@@ -179,6 +179,12 @@ describe('every problem at once', () => {
     ]);
   });
 
+  test('a recurrence field of the wrong type is reported once, not echoed by the fields that go with it', () => {
+    expect(at(FILE.replace('    priority: 1\n', '    priority: 1\n    every: [1d]\n    at: "09:00"\n'))).toEqual([
+      'f.goal.md:14:12: error: `todos[0].every` should be a duration like 24h or 10m, not a list',
+    ]);
+  });
+
   test('a missing title is reported with the problems of the todos, not instead of them', () => {
     expect(at(FILE.replace('title: CSV importer\n', '').replace('after: [parse-header]', 'after: [nope]'))).toEqual([
       'f.goal.md:2:1: error: `title` is required',

@@ -152,12 +152,17 @@ function withoutParts(value: unknown, paths: readonly (readonly PathSegment[])[]
   return value;
 }
 
+const RECURRENCE = new Set(['every', 'at', 'cron', 'tz']);
+
 /** Where an issue's value is, to leave it out of what lint checks; a todo key that is no slug stays (`after` names it). */
 function invalidPaths(raw: unknown, root: unknown): PathSegment[][] {
   const issue = raw as Issue;
   const path = issue.path.filter((s): s is PathSegment => typeof s === 'string' || typeof s === 'number');
   if (issue.code === 'unrecognized_keys') return (issue.keys ?? []).map((k) => [...path, k]);
   if (path[0] === 'todos' && path.length === 3 && path[2] === 'key' && typeof valueAt(root, path) === 'string') return [];
+  // `every`, `at`, `cron` and `tz` are checked together: with one of them wrong, the others' checks would be guesses.
+  if (path[0] === 'todos' && path.length === 3 && RECURRENCE.has(path[2] as string))
+    return [...RECURRENCE].map((f) => [...path.slice(0, 2), f]);
   return [path];
 }
 
