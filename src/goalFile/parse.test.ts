@@ -185,6 +185,15 @@ describe('every problem at once', () => {
     ]);
   });
 
+  test('completion and hover still see the parts that fail the shape (what lint checks leaves them out, not the file)', () => {
+    const parsed = parseGoalFile(ONE_OF_EACH);
+    const fm = parsed.frontMatter as { quota: { turns: unknown }; todos: Record<string, unknown>[] };
+    expect(fm.quota.turns).toBe('twelve');
+    expect(fm.todos.find((t) => t.key === 'parse-header')).toMatchObject({ priorty: 1 });
+    // Checking it again gives the same diagnostics: nothing was left out of the value it returned.
+    expect(parseGoalFile(ONE_OF_EACH).diagnostics).toEqual(parsed.diagnostics);
+  });
+
   test('a missing title is reported with the problems of the todos, not instead of them', () => {
     expect(at(FILE.replace('title: CSV importer\n', '').replace('after: [parse-header]', 'after: [nope]'))).toEqual([
       'f.goal.md:2:1: error: `title` is required',

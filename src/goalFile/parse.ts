@@ -116,7 +116,7 @@ function checkFrontMatter(
   const diagnostics = issues.flatMap((issue) => issueDiagnostics(issue, frontMatter, rangeOf));
   const invalid = issues.flatMap((issue) => invalidPaths(issue, frontMatter));
   if (!invalid.some((path) => path.length === 0)) {
-    const rest = withoutParts(structuredClone(frontMatter), invalid) as LooseFrontMatter;
+    const rest = withoutParts(frontMatter, invalid) as LooseFrontMatter;
     diagnostics.push(...lintFrontMatter(rest, rangeOf, mayBeHiddenKey));
   }
   return { diagnostics, frontMatter, valid: null };
@@ -141,15 +141,32 @@ function mentions(text: string, key: string): boolean {
   return false;
 }
 
-/** The value with these paths deleted (in place; list entries become holes, so the others keep their indexes). */
+/**
+ * The value without these paths (list entries become holes, so the others keep their indexes). Only the mappings and
+ * lists along the paths are copied: the value itself is left as it is.
+ */
 function withoutParts(value: unknown, paths: readonly (readonly PathSegment[])[]): unknown {
+  const copies = new Set<object>();
+  const copyOf = (node: object): Record<PathSegment, unknown> => {
+    const copy = Array.isArray(node) ? node.slice() : { ...node };
+    copies.add(copy);
+    return copy as Record<PathSegment, unknown>;
+  };
+  if (paths.length === 0 || !value || typeof value !== 'object') return value;
+  const root = copyOf(value);
   for (const path of paths) {
-    let parent: unknown = value;
-    for (const segment of path.slice(0, -1))
-      parent = parent && typeof parent === 'object' ? (parent as Record<PathSegment, unknown>)[segment] : undefined;
-    if (parent && typeof parent === 'object') delete (parent as Record<PathSegment, unknown>)[path[path.length - 1] as PathSegment];
+    let parent: Record<PathSegment, unknown> | null = root;
+    for (const segment of path.slice(0, -1)) {
+      const child: unknown = parent[segment];
+      if (!child || typeof child !== 'object') {
+        parent = null; // nothing there to leave out
+        break;
+      }
+      parent = parent[segment] = copies.has(child) ? (child as Record<PathSegment, unknown>) : copyOf(child);
+    }
+    if (parent) delete parent[path[path.length - 1] as PathSegment];
   }
-  return value;
+  return root;
 }
 
 const RECURRENCE = new Set(['every', 'at', 'cron', 'tz']);
