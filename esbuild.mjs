@@ -29,6 +29,10 @@ const cli = {
   external: ['vscode'],
   define: { ...base.define, __LOOPX_ROOT_FROM_BUNDLE__: JSON.stringify('..') },
 };
+// What VS Code loads (the extension, the goal-file language client and server) runs on the editor's own Node, which has
+// node:sqlite from VS Code 1.105 (engines.vscode): better-sqlite3 is left out of them, so the .vsix carries no native
+// binary and installs on every platform (src/kernel/db/openDb.ts).
+const inEditor = { ...base, define: { ...base.define, __LOOPX_NODE_SQLITE_ONLY__: 'true' } };
 const agentBundle = { ...cli, define: { ...cli.define, __LOOPX_ROOT_FROM_BUNDLE__: JSON.stringify('../..') } };
 
 const targets = [
@@ -44,15 +48,17 @@ const targets = [
     },
     outfile: `dist/agent/${bundleName(verb)}.js`,
   })),
-  { ...base, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
+  { ...inEditor, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
   // The goal-file language client: required by the extension when the first goal file opens.
-  { ...base, entryPoints: ['src/extension/goalFiles/languageClient.ts'], outfile: 'dist/goalFileClient.js' },
+  { ...inEditor, entryPoints: ['src/extension/goalFiles/languageClient.ts'], outfile: 'dist/goalFileClient.js' },
   // The sample agent Run Turn offers without Codex or Claude Code (a demo; see src/cli/sampleAgent.ts).
   { ...cli, entryPoints: ['src/cli/sampleAgent.ts'], outfile: 'dist/sampleAgent.js' },
   // `loopx mcp` only: the MCP SDK stays out of the CLI's start-up path.
   { ...base, entryPoints: ['src/cli/mcp/server.ts'], outfile: 'dist/mcp.js' },
   // The goal-file language server: its own process, started by the extension's language client.
-  { ...base, entryPoints: ['src/languageServer/server.ts'], outfile: 'dist/languageServer.js' },
+  { ...inEditor, entryPoints: ['src/languageServer/server.ts'], outfile: 'dist/languageServer.js' },
+  // The same server for `loopx lsp` (other editors), on the terminal's Node: it opens the store as the CLI does.
+  { ...cli, entryPoints: ['src/languageServer/server.ts'], outfile: 'dist/lsp.js' },
   // The board's front end: browser code that imports only src/protocol; one script and one stylesheet.
   {
     ...base,

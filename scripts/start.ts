@@ -15,7 +15,7 @@ import { ensureCodeServer, profileEnv } from '../test/e2e/profiles';
 
 /**
  * `npm start`: the product running. Packages the extension, installs the .vsix into a local code-server
- * (127.0.0.1 only) and opens a demo workspace whose store has a goal, todos in every state, a pending gate and
+ * (127.0.0.1 only; VS Code 1.139 on Node 24 unless LOOPX_E2E_PROFILE names another) and opens a demo workspace whose store has a goal, todos in every state, a pending gate and
  * evidence. Ctrl-C stops everything.
  */
 const DEMO = join(HOME, 'demo');
@@ -81,7 +81,8 @@ function seedDemo(): void {
 
 async function main(): Promise<void> {
   console.log('npm start: building and packaging the extension…');
-  execFileSync('npm', ['run', '--silent', 'package'], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (const step of ['build', 'package:vsix'])
+    execFileSync('npm', ['run', '--silent', step], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
   await ensureCodeServer(REPO, HOME, PROFILE);
   seedDemo();
   // A fresh VS Code profile too: the old one's workspace state remembers the previous demo store's log (the log

@@ -1,15 +1,16 @@
-// `npm run test:e2e [-- SUITE] [-- --profile NAME]`: builds the extension and the test bundles, then runs the
-// extension-host suites and the Playwright scenarios in real VS Code builds, offline: first VS Code 1.100 on
-// Node 20 (better-sqlite3), then VS Code 1.117 on Node 22 (node:sqlite, the desktop path). Each pinned
-// code-server installs into .cache/e2e on first use. SUITE is one of host, ui, board, turn, goalfile.
+// `npm run test:e2e [-- PART] [-- --profile NAME]`: builds the extension and the test bundles, then runs the
+// extension-host suites and the Playwright scenarios in real VS Code builds, offline: VS Code 1.105 on Node 22 (the
+// floor, engines.vscode), then VS Code 1.139 on Node 24 (the newest; every VS Code since 1.123 runs Node 24); the
+// extension opens its store with node:sqlite in both. Each pinned code-server installs into .cache/e2e on first use.
+// PART is one of host, ui, board, turn, goalfile, vsix.
 import { execFileSync, spawnSync } from 'node:child_process';
 
 const args = process.argv.slice(2);
 const at = args.indexOf('--profile');
-const profiles = at >= 0 ? [args[at + 1]] : ['vscode-1.100', 'vscode-1.117'];
+const profiles = at >= 0 ? [args[at + 1]] : ['vscode-1.105', 'vscode-1.139'];
 const suites = at >= 0 ? args.filter((_, i) => i !== at && i !== at + 1) : args;
 if (profiles.some((p) => !p)) {
-  console.error('usage: npm run test:e2e -- [host|ui|board|turn|goalfile] [--profile vscode-1.100|vscode-1.117]');
+  console.error('usage: npm run test:e2e -- [host|ui|board|turn|goalfile|vsix] [--profile vscode-1.105|vscode-1.139]');
   process.exit(2);
 }
 

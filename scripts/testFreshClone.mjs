@@ -2,9 +2,9 @@
 // clone of this checkout's HEAD (no node_modules, no dist): `npm start` must install what it needs by itself, print
 // nothing a newcomer would read as trouble, and serve VS Code at the URL it prints. Only the code-server install is
 // shared with this checkout (a symlink into .cache/e2e), because the e2e pass before this one has just installed
-// it from scratch the same way; everything npm installs is installed anew.
+// it from scratch the same way; everything npm installs is installed anew (Node 24 for code-server included).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,10 +26,12 @@ if (dirty) console.log('fresh clone: note: the working tree has uncommitted chan
 const scratch = mkdtempSync(join(tmpdir(), 'loopx-fresh-'));
 const clone = join(scratch, 'loopx');
 execFileSync('git', ['clone', '--quiet', repo, clone]);
-const cs = join(repo, '.cache', 'e2e', 'cs');
-if (existsSync(join(cs, 'installed.json')) || existsSync(join(cs, 'node_modules', '.bin', 'code-server'))) {
+// Every code-server the e2e pass installed (`npm start` runs the default profile's, test/e2e/profiles.ts).
+const e2e = join(repo, '.cache', 'e2e');
+for (const name of existsSync(e2e) ? readdirSync(e2e) : []) {
+  if (!/^cs(-[\d.]+)?$/.test(name) || !existsSync(join(e2e, name, 'installed.json'))) continue;
   mkdirSync(join(clone, '.cache', 'e2e'), { recursive: true });
-  symlinkSync(cs, join(clone, '.cache', 'e2e', 'cs'));
+  symlinkSync(join(e2e, name), join(clone, '.cache', 'e2e', name));
 }
 
 // A newcomer's shell: none of the npm_* settings of the enclosing `npm test`.

@@ -21,10 +21,11 @@ export function main(argv: readonly string[]): void {
       process.exitCode = EXIT.internal;
     });
   } else if (argv[0] === 'lsp' && !argv.includes('--help') && !argv.includes('-h')) {
-    // The language server is its own bundle too; it reads its transport from the process's arguments (--stdio).
+    // The language server is its own bundle too (dist/lsp.js: the editor's dist/languageServer.js opens stores with
+    // node:sqlite only, and this terminal may run Node 20); it reads its transport from the process's arguments.
     if (!process.argv.includes('--stdio')) process.argv.push('--stdio');
     const { createRequire } = process.getBuiltinModule('node:module') as { createRequire: typeof CreateRequire };
-    createRequire(__filename)(join(__dirname, 'languageServer.js'));
+    createRequire(__filename)(join(__dirname, 'lsp.js'));
   } else {
     runProcess(runCli(argv, processIo(), CLI_COMMANDS));
   }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
-import { shellQuote } from '../kernel/hosts';
+import { cliLauncher } from './cliLauncher';
 import type { Log } from './util/log';
 
 export const ADD_TO_PATH_SETTING = 'loopx.terminal.addCliToPath';
@@ -14,33 +14,33 @@ export interface BundledCli {
 
 /**
  * Writes a small `loopx` launcher into the extension's global storage that runs the bundled CLI on the editor's own
- * runtime: Electron acting as Node (ELECTRON_RUN_AS_NODE) in desktop VS Code and Cursor, code-server's Node here. So
- * agents in terminals need no Node install, and get the same SQLite driver as the extension (on desktop VS Code,
- * `node:sqlite`; the better-sqlite3 binary in the package is built for one platform and one Node only).
- * Rewritten only when the extension or the editor moved. On Windows, or when the storage is not writable, the
- * bundled `bin/loopx` (run by whatever `node` is on PATH) is used instead.
+ * runtime (cliLauncher.ts): Electron acting as Node in desktop VS Code and Cursor, code-server's Node here. So agents
+ * in terminals need no Node install, and get the same SQLite driver as the extension (node:sqlite: the .vsix carries
+ * no native binary). A shell script, or loopx.cmd on Windows. Rewritten only when the extension or the editor moved.
+ * When the storage is not writable, the bundled `bin/loopx` (run by whatever `node` is on PATH) is used instead.
  */
-export function installCliLauncher(storageDir: string, extensionDir: string, log: Log, runtime = process.execPath): BundledCli {
+export function installCliLauncher(
+  storageDir: string,
+  extensionDir: string,
+  log: Log,
+  runtime = process.execPath,
+  platform: NodeJS.Platform = process.platform,
+): BundledCli {
   const bundled = join(extensionDir, 'bin', 'loopx');
-  if (process.platform === 'win32') return { command: bundled, binDir: dirname(bundled) };
-  const command = join(storageDir, 'bin', 'loopx');
+  const launcher = cliLauncher(runtime, bundled, platform);
+  const command = join(storageDir, 'bin', launcher.file);
   try {
     // The CLI, and beside it the sample agent Run Turn offers (sampleAgentCommand finds it next to the CLI).
-    for (const [file, target] of [
-      [command, bundled],
-      [join(storageDir, 'bin', SAMPLE_AGENT), join(extensionDir, 'bin', SAMPLE_AGENT)],
+    const sample = cliLauncher(runtime, join(extensionDir, 'bin', SAMPLE_AGENT), platform, SAMPLE_AGENT);
+    for (const [file, content] of [
+      [command, launcher.content],
+      [join(storageDir, 'bin', sample.file), sample.content],
     ] as const) {
-      const script = [
-        '#!/bin/sh',
-        "# Written by the LoopX extension: run on the editor's own runtime. Rewritten when either moves.",
-        `ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(runtime)} ${shellQuote(target)} "$@"`,
-        '',
-      ].join('\n');
-      if (readOr(file) !== script) {
+      if (readOr(file) !== content) {
         mkdirSync(dirname(file), { recursive: true });
-        writeFileSync(file, script);
+        writeFileSync(file, content);
       }
-      chmodSync(file, 0o755);
+      if (platform !== 'win32') chmodSync(file, 0o755);
     }
     return { command, binDir: dirname(command) };
   } catch (error) {

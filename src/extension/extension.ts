@@ -3,12 +3,24 @@ import { LoopxApp } from './app';
 import { Log } from './util/log';
 import { installCliLauncher, shareCliOnTerminalPath } from './bundledCli';
 import { showLoopxOnOpen } from './firstOpen';
+import { loadNodeSqlite } from '../kernel/db/nodeSqliteDriver';
+import { whyLoopxCannotStart } from './runtimeSupport';
+import { refuseToStart } from './cannotStart';
 
 let app: LoopxApp | undefined;
 
 /** Thin entry point: one composition root, disposed with the extension. */
 export function activate(context: vscode.ExtensionContext): LoopxApp | undefined {
   const started = performance.now();
+  const problem = whyLoopxCannotStart({
+    vscodeVersion: vscode.version,
+    node: process.versions.node,
+    hasNodeSqlite: loadNodeSqlite() !== null,
+  });
+  if (problem) {
+    refuseToStart(context, problem);
+    return undefined;
+  }
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
   if (folders.length === 0) {
     void vscode.commands.executeCommand('setContext', 'loopx.noFolder', true);

@@ -128,16 +128,15 @@ export class SchemaTooNewError extends RefusedError {
   }
 }
 
+/** No SQLite driver loads in this runtime: the environment's trouble (an old Node, a missing build), named as such. */
 export class DriverUnavailableError extends LoopxError {
-  constructor(detail: string) {
-    super(
-      'driver_unavailable',
-      `no SQLite driver could be loaded: ${detail}`,
-      EXIT.internal,
-      'use Node >= 22.13 (built-in node:sqlite) or reinstall better-sqlite3 for this Node version (npm rebuild better-sqlite3)',
-    );
+  constructor(message: string, hint = NEEDS_NODE_SQLITE_HINT) {
+    super('driver_unavailable', message, EXIT.internal, hint);
   }
 }
+
+export const NEEDS_NODE_SQLITE_HINT =
+  'install Node 22.13 or newer (22 and 24 are tested) and run loopx with it; a loopx checkout also runs on Node 20 once `npm ci` has built better-sqlite3';
 
 /** A human-only action that did not come through a channel an agent lacks (VS Code's UI, an interactive terminal). */
 export class HumanChannelRequiredError extends RefusedError {

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
-import { codeServerBin, profileEnv, profileNamed } from './profiles';
+import { DEFAULT_PROFILE, codeServerBin, nodeBin, profileEnv, profileNamed } from './profiles';
 
 /**
  * The offline "real VS Code" harness: code-server on 127.0.0.1 only, driven by Debian's chromium through
@@ -23,8 +23,8 @@ export const HOME = join(REPO, '.cache', 'e2e');
 export const PROFILE = profileNamed();
 export const CODE_SERVER = codeServerBin(HOME, PROFILE);
 export const CHROMIUM = process.env.LOOPX_CHROMIUM ?? '/usr/bin/chromium';
-/** Screenshots and figures: test-results/ for the default build, a subfolder for the others. */
-export const RESULTS = PROFILE.name === 'vscode-1.100' ? join(REPO, 'test-results') : join(REPO, 'test-results', PROFILE.name);
+/** Screenshots and figures: test-results/ for the default build (the newest), a subfolder for the others. */
+export const RESULTS = PROFILE.name === DEFAULT_PROFILE ? join(REPO, 'test-results') : join(REPO, 'test-results', PROFILE.name);
 
 const USER_SETTINGS = {
   'workbench.startupEditor': 'none',
@@ -77,6 +77,13 @@ export async function startCodeServer(
     runDir?: string;
     port?: number;
     extensionsDir?: string;
+    /**
+     * Node options for code-server's processes: its extension host inherits the server's execArgv (VS Code drops
+     * NODE_OPTIONS from the host's environment, so that cannot be used). Runs code-server's entry script with them.
+     */
+    nodeArgs?: string[];
+    /** The workbench will load the checkout from its payload (devPayload): the extension-host suites. */
+    development?: boolean;
   } = {},
 ): Promise<CodeServer> {
   const run = options.runDir ?? mkdtempSync(join(HOME, 'run-'));
@@ -88,9 +95,13 @@ export async function startCodeServer(
   writeFileSync(configFile, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
   const tmp = join(HOME, 'tmp');
   mkdirSync(tmp, { recursive: true });
+  const [command, ...prefix] = options.nodeArgs
+    ? [nodeBin(REPO, PROFILE.node), ...options.nodeArgs, realpathSync(CODE_SERVER)]
+    : [CODE_SERVER];
   const child: ChildProcess = spawn(
-    CODE_SERVER,
+    command as string,
     [
+      ...prefix,
       '--config',
       configFile,
       '--bind-addr',
@@ -106,6 +117,7 @@ export async function startCodeServer(
       '--disable-workspace-trust',
       '--disable-getting-started-override',
       '--ignore-last-opened',
+      ...(options.development ? PROFILE.developmentArgs : []),
     ],
     {
       detached: true,

@@ -18,7 +18,7 @@ export async function runHostTests(): Promise<number> {
 }
 
 async function runSuites(name: string, workspace: string, entry: string): Promise<number> {
-  const server = await startCodeServer({ env: { LOOPX_HUMAN: 'ada', LOOPX_E2E_RESULTS: RESULTS } });
+  const server = await startCodeServer({ env: { LOOPX_HUMAN: 'ada', LOOPX_E2E_RESULTS: RESULTS }, development: true });
   const { context, page } = await launchBrowser();
   try {
     let finish: (code: number) => void = () => {};

@@ -8,6 +8,7 @@ import { runMultiRootScenario } from './multiRootScenario';
 import { runBoardScenario } from './boardScenario';
 import { runRealAgentTurnScenario, runTurnScenario } from './turnScenario';
 import { runGoalFileScenario } from './goalFileScenario';
+import { runVsixScenario } from './vsixScenario';
 
 /**
  * Scratch folders of earlier runs (code-server user data, browser profiles, workspaces): none is reused. Only those
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
       },
     ],
     ['goalfile', runGoalFileScenario],
+    ['vsix', runVsixScenario],
   ];
   const only = process.argv[2];
   if (only && !parts.some(([name]) => name === only)) {

@@ -1,54 +1,73 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { describeActivity, processes } from './installActivity';
 
 /**
- * The VS Code builds the end-to-end suite runs in, each a pinned code-server from the npm registry:
- * - vscode-1.100: code-server 4.100.3 on this machine's Node 20; the extension opens its store with better-sqlite3
- *   (the path code-server and other Node 20 hosts take).
- * - vscode-1.117: code-server 4.117.0 on Node 22 (the npm package node@22); the extension opens its store with the
- *   built-in node:sqlite, the path desktop VS Code and Cursor users take.
- * Everything is installed once under .cache/e2e and nothing is downloaded from anywhere but the npm registry.
+ * The VS Code builds the end-to-end suite runs in, each a pinned code-server from the npm registry, each on the Node
+ * its VS Code runs extensions on; the extension opens its store with the built-in node:sqlite in both:
+ * - vscode-1.105: code-server 4.105.1 (VS Code 1.105.1) on Node 22 (the npm package node@22): the floor,
+ *   `engines.vscode`, the first VS Code whose extension host has a working node:sqlite on every platform, and the
+ *   VS Code that Cursor 2.1 to 3.9 report.
+ * - vscode-1.139: code-server 4.139.1 (VS Code 1.139.1) on Node 24 (node@24): the newest the registry has, and the
+ *   runtime every VS Code since 1.123 (Electron 42) gives its extensions.
+ * Everything is installed once under .cache/ and nothing is downloaded from anywhere but the npm registry.
  */
 export interface Profile {
-  name: 'vscode-1.100' | 'vscode-1.117';
+  name: 'vscode-1.105' | 'vscode-1.139';
   codeServerVersion: string;
-  /** The folder code-server is installed in (the 1.100 one keeps its original name so old caches stay valid). */
+  /** The folder under .cache/e2e code-server is installed in. */
   dir: string;
-  /** Node 22 for the server and the extension host; undefined means the Node running the harness. */
-  needsNode22: boolean;
-  /** The @vscode/ripgrep release this code-server pulls, and the asset it would fetch from GitHub. */
-  ripgrep: { pkg: string; asset: string };
-  /** The npm package lacks the built-in git extension's @vscode/fs-copyfile from 4.10x on. */
+  /** The Node major the server and the extension host run on (the npm package node@<major>, in .cache/node<major>). */
+  node: 22 | 24;
+  /** The @vscode/ripgrep release this code-server pulls and the asset it would fetch from GitHub; none when it ships
+   * its binaries (@vscode/ripgrep-universal, from 4.13x). */
+  ripgrep?: { pkg: string; asset: string };
+  /** The npm package lacks the built-in git extension's @vscode/fs-copyfile in some releases. */
   addFsCopyfile: boolean;
+  /**
+   * Dependencies of the VS Code inside code-server that its lock file takes from GitHub, which cannot be reached
+   * offline: installed from the npm registry instead (name → version).
+   */
+  fromRegistry?: Record<string, string>;
+  /**
+   * code-server arguments that let the workbench load an extension under development named in its `payload` (the
+   * host suites and the scenarios run the checkout that way): from VS Code 1.13x only with the smoke-test driver on.
+   */
+  developmentArgs: string[];
   /** The driver the extension is expected to pick in this host. */
-  driver: 'better-sqlite3' | 'node:sqlite';
+  driver: 'node:sqlite';
 }
 
 export const PROFILES: Record<Profile['name'], Profile> = {
-  'vscode-1.100': {
-    name: 'vscode-1.100',
-    codeServerVersion: '4.100.3', // newest code-server whose engines.node is 20
-    dir: 'cs',
-    needsNode22: false,
-    ripgrep: { pkg: '1.15.11', asset: 'ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz' },
+  'vscode-1.105': {
+    name: 'vscode-1.105',
+    codeServerVersion: '4.105.1', // VS Code 1.105.1, engines.node 22
+    dir: 'cs-4.105.1',
+    node: 22,
+    ripgrep: { pkg: '1.15.14', asset: 'ripgrep-v13.0.0-13-x86_64-unknown-linux-musl.tar.gz' },
     addFsCopyfile: false,
-    driver: 'better-sqlite3',
+    // VS Code 1.105 pins a commit of @parcel/watcher on GitHub; the registry's 2.5.1 is the same release.
+    fromRegistry: { '@parcel/watcher': '2.5.1' },
+    developmentArgs: [],
+    driver: 'node:sqlite',
   },
-  'vscode-1.117': {
-    name: 'vscode-1.117',
-    codeServerVersion: '4.117.0', // newest code-server whose engines.node is 22
-    dir: 'cs-4.117.0',
-    needsNode22: true,
-    ripgrep: { pkg: '1.17.1', asset: 'ripgrep-v15.0.1-x86_64-unknown-linux-musl.tar.gz' },
+  'vscode-1.139': {
+    name: 'vscode-1.139',
+    codeServerVersion: '4.139.1', // VS Code 1.139.1, engines.node 24: the newest in the registry
+    dir: 'cs-4.139.1',
+    node: 24,
     addFsCopyfile: true,
+    developmentArgs: ['--vscode-option', 'enable-smoke-test-driver'],
     driver: 'node:sqlite',
   },
 };
 
-export function profileNamed(name = process.env.LOOPX_E2E_PROFILE ?? 'vscode-1.100'): Profile {
+/** The build `npm start` and a bare `npm run test:e2e -- PART` use: the newest, what most people run. */
+export const DEFAULT_PROFILE: Profile['name'] = 'vscode-1.139';
+
+export function profileNamed(name = process.env.LOOPX_E2E_PROFILE ?? DEFAULT_PROFILE): Profile {
   const profile = PROFILES[name as Profile['name']];
   if (!profile) throw new Error(`unknown e2e profile "${name}"; known: ${Object.keys(PROFILES).join(', ')}`);
   return profile;
@@ -58,20 +77,23 @@ export function codeServerBin(home: string, profile: Profile): string {
   return join(home, profile.dir, 'node_modules', '.bin', 'code-server');
 }
 
-let node22: string | undefined;
-/** Node 22 from .cache/node22 (scripts/node22.mjs installs it on first use). */
-export function node22Bin(repo: string): string {
-  node22 ??= execFileSync(process.execPath, [join(repo, 'scripts', 'node22.mjs')], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  }).trim();
-  return node22;
+const nodes = new Map<number, string>();
+/** Node <major> from .cache/node<major> (scripts/nodeRelease.mjs installs it on first use). */
+export function nodeBin(repo: string, major: number): string {
+  let bin = nodes.get(major);
+  if (!bin) {
+    bin = execFileSync(process.execPath, [join(repo, 'scripts', 'nodeRelease.mjs'), String(major)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
+    nodes.set(major, bin);
+  }
+  return bin;
 }
 
-/** The environment code-server runs with: Node 22 first on PATH where the profile needs it. */
+/** The environment code-server runs with: the profile's Node first on PATH. */
 export function profileEnv(repo: string, profile: Profile): Record<string, string> {
-  if (!profile.needsNode22) return {};
-  return { PATH: `${dirname(node22Bin(repo))}${delimiter}${process.env.PATH ?? ''}` };
+  return { PATH: `${dirname(nodeBin(repo, profile.node))}${delimiter}${process.env.PATH ?? ''}` };
 }
 
 function which(cmd: string): string | null {
@@ -90,16 +112,8 @@ export async function ensureCodeServer(repo: string, home: string, profile: Prof
   // An install killed half-way leaves the binary without the VS Code it serves: only a finished install counts.
   if (existsSync(done) || (existsSync(bin) && existsSync(join(dir, 'node_modules', 'code-server', 'lib', 'vscode', 'node_modules'))))
     return bin;
-  const rg = which('rg');
-  if (!rg) throw new Error("ripgrep not found: apt-get install -y ripgrep (code-server's @vscode/ripgrep cannot download it offline)");
   const tmp = join(home, 'tmp');
-  // @vscode/ripgrep fetches its binary from GitHub unless the asset is already in this cache: seed it with Debian's rg.
-  const cache = join(tmp, `vscode-ripgrep-cache-${profile.ripgrep.pkg}`);
-  mkdirSync(cache, { recursive: true });
-  const staging = mkdtempSync(join(tmpdir(), 'rg-'));
-  copyFileSync(rg, join(staging, 'rg'));
-  execFileSync('tar', ['czf', join(cache, profile.ripgrep.asset), '-C', staging, 'rg']);
-  rmSync(staging, { recursive: true, force: true });
+  if (profile.ripgrep) seedRipgrep(tmp, profile.ripgrep);
   // Not the npm_* settings of an enclosing `npm test`: they would override the inner npm's own (its user agent names
   // Node 20, and code-server's postinstall reads the Node version from it).
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
@@ -117,7 +131,7 @@ export async function ensureCodeServer(repo: string, home: string, profile: Prof
     npm_config_loglevel: 'error',
   };
   // Native modules must build against the headers of the Node that will load them (the machine's npmrc names Node 20's).
-  if (profile.needsNode22) env.npm_config_nodedir = dirname(dirname(node22Bin(repo)));
+  env.npm_config_nodedir = dirname(dirname(nodeBin(repo, profile.node)));
   mkdirSync(dir, { recursive: true });
   if (!existsSync(join(dir, 'package.json'))) writeFileSync(join(dir, 'package.json'), '{"name":"loopx-e2e-code-server","private":true}\n');
   const label = `code-server ${profile.codeServerVersion} (VS Code ${profile.name.slice(7)})`;
@@ -125,7 +139,15 @@ export async function ensureCodeServer(repo: string, home: string, profile: Prof
   const started = Date.now();
   const npm = (args: string[], cwd: string) =>
     withHeartbeat(label, dir, (onSpawn) => run('npm', ['install', '--no-audit', '--no-fund', ...args], { cwd, env }, onSpawn));
-  await npm([`code-server@${profile.codeServerVersion}`], dir);
+  if (profile.fromRegistry) {
+    // Unpack without running install scripts (code-server's postinstall installs its VS Code's dependencies), point
+    // those dependencies at the registry, then run every install script (argon2's build, the postinstall…).
+    await npm(['--ignore-scripts', `code-server@${profile.codeServerVersion}`], dir);
+    useRegistryFor(join(dir, 'node_modules', 'code-server', 'lib', 'vscode'), profile.fromRegistry);
+    await withHeartbeat(label, dir, (onSpawn) => run('npm', ['rebuild'], { cwd: dir, env }, onSpawn));
+  } else {
+    await npm([`code-server@${profile.codeServerVersion}`], dir);
+  }
   if (profile.addFsCopyfile) {
     const side = join(home, `${profile.dir}-fs-copyfile`);
     mkdirSync(side, { recursive: true });
@@ -140,6 +162,34 @@ export async function ensureCodeServer(repo: string, home: string, profile: Prof
   writeFileSync(done, `${JSON.stringify({ version: profile.codeServerVersion, at: new Date().toISOString() })}\n`);
   console.error(`installed ${label} in ${Math.round((Date.now() - started) / 1000)} s`);
   return bin;
+}
+
+/** Makes a package's dependencies `names` come from the npm registry: its package.json and lock file both. */
+function useRegistryFor(packageDir: string, names: Record<string, string>): void {
+  const manifestFile = join(packageDir, 'package.json');
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { dependencies?: Record<string, string> };
+  const lockFile = join(packageDir, 'npm-shrinkwrap.json');
+  const lock = JSON.parse(readFileSync(lockFile, 'utf8')) as { packages: Record<string, { dependencies?: Record<string, string> }> };
+  for (const [name, version] of Object.entries(names)) {
+    if (manifest.dependencies?.[name]) manifest.dependencies[name] = version;
+    const root = lock.packages[''];
+    if (root?.dependencies?.[name]) root.dependencies[name] = version;
+    delete lock.packages[`node_modules/${name}`]; // npm resolves it afresh, from the registry
+  }
+  writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(lockFile, `${JSON.stringify(lock, null, 2)}\n`);
+}
+
+/** @vscode/ripgrep fetches its binary from GitHub unless the asset is already in its cache: seed it with Debian's rg. */
+function seedRipgrep(tmp: string, ripgrep: { pkg: string; asset: string }): void {
+  const rg = which('rg');
+  if (!rg) throw new Error("ripgrep not found: apt-get install -y ripgrep (code-server's @vscode/ripgrep cannot download it offline)");
+  const cache = join(tmp, `vscode-ripgrep-cache-${ripgrep.pkg}`);
+  mkdirSync(cache, { recursive: true });
+  const staging = mkdtempSync(join(tmpdir(), 'rg-'));
+  copyFileSync(rg, join(staging, 'rg'));
+  execFileSync('tar', ['czf', join(cache, ripgrep.asset), '-C', staging, 'rg']);
+  rmSync(staging, { recursive: true, force: true });
 }
 
 function run(

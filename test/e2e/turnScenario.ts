@@ -95,7 +95,7 @@ export async function runRealAgentTurnScenario(): Promise<void> {
         await wb.row('G1 Ship the CSV importer').waitFor({ timeout: 30_000 });
         await wb.openLoopx();
         step(3, "Run Turn → Claude Code, with its default command: the turn ships T1 through the extension's loopx");
-        await wb.command('LoopX: Run Turn');
+        await wb.command('LoopX: Run Turn…');
         await wb.answer('Claude Code', /Run Turn on G1 with/);
         await page
           .locator('.notification-toast', { hasText: /turn R1 \(claude on claude, T1\) ended: validated completion; quota spent/ })
@@ -110,7 +110,7 @@ export async function runRealAgentTurnScenario(): Promise<void> {
           throw new Error(`the prompt's loopx is not the extension's launcher: ${calls[0]}`);
         await wb.shot('turn-03-claude-shipped');
         step(4, 'Run Turn → the sample agent (a demo): T2 gets evidence and is handed back, nothing shipped');
-        await wb.command('LoopX: Run Turn');
+        await wb.command('LoopX: Run Turn…');
         await wb.answer('Sample agent', /Run Turn on G1 with/);
         await page
           .locator('.notification-toast', { hasText: /turn R2 \(sample on sample, T2\) ended: validated progress; quota spent/ })

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { RESULTS, launchBrowser, startCodeServer } from './harness';
+import { installedExtensions } from './vsix';
 
 /** Small helpers that drive the VS Code workbench the way a person does (keyboard and mouse, no APIs). */
 export class Workbench {
@@ -86,8 +87,8 @@ export class Workbench {
 }
 
 /**
- * One scenario's session: code-server with the extension under development, a browser on the workspace, the
- * workbench ready; a failure screenshot on error; everything stopped afterwards.
+ * One scenario's session: code-server with the extension installed from this run's .vsix (vsix.ts), a browser on the
+ * workspace, the workbench ready; a failure screenshot on error; everything stopped afterwards.
  */
 export async function inWorkbench(
   workspace: string,
@@ -96,13 +97,13 @@ export async function inWorkbench(
   /** More environment for code-server, and so for its terminals (the real agent CLIs' offline set-up). */
   env: Record<string, string> = {},
 ): Promise<void> {
-  const server = await startCodeServer({ env: { LOOPX_HUMAN: 'ada', ...env } });
+  const server = await startCodeServer({ env: { LOOPX_HUMAN: 'ada', ...env }, extensionsDir: installedExtensions() });
   const { context, page } = await launchBrowser();
   const wb = new Workbench(page);
   try {
     console.log(`  opening VS Code on ${workspace.split('/').pop()} (under load this takes a minute or more)…`);
     const started = Date.now();
-    await page.goto(server.url(workspace, server.devPayload()));
+    await page.goto(server.url(workspace));
     await wb.ready();
     console.log(`  VS Code is up in ${Math.round((Date.now() - started) / 1000)} s`);
     await body(wb);

@@ -342,9 +342,9 @@ describe('document links for ids across the workspace', () => {
 });
 
 describe('other editors (neovim, Helix…): stdio, and lenses without VS Code commands', () => {
-  test('`loopx lsp` starts the server on stdio, as an editor configured with the loopx command would', async () => {
+  test('`loopx lsp` starts the server on stdio, as an editor configured with the loopx command would (on the Node of the terminal, 20 here)', async () => {
     await client.dispose();
-    client = new LspClient(process.env, [LOOPX, 'lsp']);
+    client = new LspClient(process.env, [LOOPX, 'lsp'], process.execPath);
     const init = (await client.initialize(ws.root, 'other')) as { serverInfo?: { name: string } };
     expect(init.serverInfo?.name).toBe('loopx-goal-files');
     await client.open(uri, TEXT.replace('    priority: 1', '    priorty: 1'));

@@ -10,8 +10,18 @@ import {
   createProtocolConnection,
 } from 'vscode-languageserver-protocol/node';
 import { REPO } from '../cli/harness';
+import { nodeBin } from '../e2e/profiles';
 
-/** A minimal LSP client over stdio for tests: starts dist/languageServer.js as the extension would, and speaks LSP. */
+/** A Node like the editor's: this one when it has node:sqlite, else Node 22 from .cache (installed on first use). */
+function editorNode(): string {
+  return process.getBuiltinModule?.('node:sqlite') ? process.execPath : nodeBin(REPO, 22);
+}
+
+/**
+ * A minimal LSP client over stdio for tests: starts dist/languageServer.js as the extension would, and speaks LSP. The
+ * editor's bundle opens stores with node:sqlite only, so it runs on Node 22 (every VS Code from 1.105 has it), not on
+ * this checkout's Node 20; `loopx lsp` (the CLI's dist/lsp.js) runs on whatever node the caller names.
+ */
 export class LspClient {
   readonly connection: ProtocolConnection;
   private readonly child: ChildProcess;
@@ -19,8 +29,12 @@ export class LspClient {
   private waiters: (() => void)[] = [];
 
   /** `args`: how to start the server (default: the bundle on stdio, as an editor configured with its path would). */
-  constructor(env: NodeJS.ProcessEnv = process.env, args: string[] = [join(REPO, 'dist', 'languageServer.js'), '--stdio']) {
-    this.child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'], env });
+  constructor(
+    env: NodeJS.ProcessEnv = process.env,
+    args: string[] = [join(REPO, 'dist', 'languageServer.js'), '--stdio'],
+    node: string = editorNode(),
+  ) {
+    this.child = spawn(node, args, { stdio: ['pipe', 'pipe', 'inherit'], env });
     this.connection = createProtocolConnection(
       new StreamMessageReader(this.child.stdout as NodeJS.ReadableStream),
       new StreamMessageWriter(this.child.stdin as NodeJS.WritableStream),

@@ -6,6 +6,7 @@ import { hostFacts, judgeHost } from '../../kernel/hostCheck';
 import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS } from '../../kernel/ops/leases';
 import { getGoal } from '../../kernel/queries/lookups';
 import { parseAgentName, parseId } from '../../kernel/validate';
+import { requirePosixShell } from '../../kernel/platform';
 import { Runner } from '../run/runner';
 
 const HOSTS = ['codex', 'claude', 'custom'];
@@ -27,7 +28,8 @@ export const run: Command = {
     'Ctrl-C or SIGTERM: start no more turns and let the running one end; a second one ends it (exit code 130).',
     'A turn past --turn-limit is ended (exit code 124). --json: one JSON object per line (event: decision,',
     'turn_started, output, turn_ended, monitors, recovered, sleeping, stopping…), then the usual envelope.',
-    "Exits 0 when it stops (idle, --once, --max-turns, a signal); 2 when the host's program is missing (nothing claimed).",
+    "Exits 0 when it stops (idle, --once, --max-turns, a signal); 2 when the host's program is missing (nothing claimed);",
+    '3 (unsupported_platform) on Windows, which has no /bin/sh to run a host with.',
   ].join('\n'),
   mutates: true,
   flags: {
@@ -46,6 +48,7 @@ export const run: Command = {
     'loopx run --host codex --json >> runner.jsonl',
   ],
   async run(ctx) {
+    requirePosixShell('loopx run');
     const a = ctx.args;
     const host = a.str('host') as string;
     if (!HOSTS.includes(host)) throw new InvalidInputError(`--host must be codex, claude or custom, got ${JSON.stringify(host)}`);

@@ -16,6 +16,7 @@ import type { StoreModel } from '../store/storeModel';
 import type { Log } from '../util/log';
 import { DEFAULT_HOSTS, type HostSettings, planHost, shellQuote } from '../../kernel/hosts';
 import { hostProblemAfterTurn } from '../../kernel/hostCheck';
+import { requirePosixShell } from '../../kernel/platform';
 import { sampleAgentCommand } from '../bundledCli';
 import { probeHost } from './hostProbe';
 
@@ -88,6 +89,7 @@ export class TurnRunner extends Disposable {
    * this turn (a command the person typed in Run Turn).
    */
   async run(goalId: string, host: string, todoId?: string, command?: string): Promise<RunOutcome> {
+    requirePosixShell('Run Turn');
     const settings = { ...this.hostSettings(), ...(command ? { [host]: command } : {}) };
     const template = (settings as unknown as Record<string, string>)[host] ?? '';
     planHost(host, settings, { promptFile: 'prompt.md', dir: '.', env: {} }); // an unconfigured host says how to configure it

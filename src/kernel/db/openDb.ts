@@ -6,10 +6,25 @@ import { DriverUnavailableError } from '../errors';
 export const BUSY_TIMEOUT_MS = 10_000;
 
 /**
- * Picks the driver at run time: `node:sqlite` where the runtime has it, `better-sqlite3` otherwise.
- * `LOOPX_SQLITE_DRIVER=node|better` forces one (tests run the suite against each).
+ * True in the bundles VS Code loads (the extension, its language server; esbuild's define): they ship no native
+ * driver, so better-sqlite3 is not even in them, and a runtime without node:sqlite is refused in words.
+ */
+declare const __LOOPX_NODE_SQLITE_ONLY__: boolean | undefined;
+
+/** Why there is no driver when node:sqlite is missing, in words (the CLI's message; VS Code says its own). */
+export function nodeSqliteMissing(node = process.versions.node): string {
+  return `loopx needs Node 22.13 or newer: it keeps its store with Node's built-in SQLite (node:sqlite), which Node ${node} lacks`;
+}
+
+/**
+ * Picks the driver at run time: `node:sqlite` where the runtime has it, `better-sqlite3` otherwise (Node 20 in a
+ * checkout, where it is a dev dependency). `LOOPX_SQLITE_DRIVER=node|better` forces one (tests run the suite against each).
  */
 export function chooseDriver(preferred = process.env.LOOPX_SQLITE_DRIVER): DriverName {
+  if (typeof __LOOPX_NODE_SQLITE_ONLY__ === 'boolean' && __LOOPX_NODE_SQLITE_ONLY__) {
+    if (!loadNodeSqlite()) throw new DriverUnavailableError(nodeSqliteMissing());
+    return 'node:sqlite';
+  }
   if (preferred === 'better' || preferred === 'better-sqlite3') return 'better-sqlite3';
   if (preferred === 'node' || preferred === 'node:sqlite') {
     if (!loadNodeSqlite()) throw new DriverUnavailableError(`node:sqlite was requested but Node ${process.versions.node} lacks it`);
@@ -30,11 +45,17 @@ export function openDb(path: string, driver: DriverName = chooseDriver(), option
   let db: SqliteDb;
   const readOnly = options.readOnly === true;
   try {
-    db = driver === 'node:sqlite' ? openNodeSqlite(path, BUSY_TIMEOUT_MS, readOnly) : openBetterSqlite(path, BUSY_TIMEOUT_MS, readOnly);
+    // The define written out where it is used, so that esbuild drops better-sqlite3 from the editor's bundles.
+    db =
+      driver === 'node:sqlite' || (typeof __LOOPX_NODE_SQLITE_ONLY__ === 'boolean' && __LOOPX_NODE_SQLITE_ONLY__)
+        ? openNodeSqlite(path, BUSY_TIMEOUT_MS, readOnly)
+        : openBetterSqlite(path, BUSY_TIMEOUT_MS, readOnly);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    // Node 20 without better-sqlite3 beside loopx (the npm package ships none): the runtime is too old, say so.
+    if (driver === 'better-sqlite3' && /Cannot find module/.test(message)) throw new DriverUnavailableError(nodeSqliteMissing());
     if (/better.sqlite3|NODE_MODULE_VERSION|node:sqlite|Cannot find module|\.node/i.test(message)) {
-      throw new DriverUnavailableError(`${driver}: ${message.split('\n')[0]}`);
+      throw new DriverUnavailableError(`no SQLite driver could be loaded: ${driver}: ${message.split('\n')[0]}`);
     }
     throw error;
   }
