@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
-import { cliLauncher } from '../kernel/cliLauncher';
+import { cliLauncher } from './cliLauncher';
 import type { Log } from './util/log';
 
 export const ADD_TO_PATH_SETTING = 'loopx.terminal.addCliToPath';

@@ -137,7 +137,7 @@ describe('loopx run', () => {
     expect(readFileSync(join(root, '.loopx', 'turns', 'R1', 'prompt.md'), 'utf8')).toMatch(
       /^LOOPX_AGENT=bot \/\S+\/\.loopx\/bin\/loopx todo ship T1/m,
     );
-    expect(readFileSync(launcher, 'utf8')).toContain(`exec '${process.execPath}' '${LOOPX}' "$@"`);
+    expect(readFileSync(launcher, 'utf8')).toContain(`\nexec '${process.execPath}' '${LOOPX}' "$@"\n`); // no ELECTRON_RUN_AS_NODE on Node
   });
 
   test('bad input and a missing host executable are refused before anything is claimed or recorded', () => {

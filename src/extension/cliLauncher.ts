@@ -1,4 +1,4 @@
-import { shellQuote } from './hosts';
+import { shellQuote } from '../kernel/hosts';
 
 /** The `loopx` launcher a terminal finds on PATH: its file name in the launcher folder, and what it says. */
 export interface CliLauncher {
@@ -10,8 +10,7 @@ export interface CliLauncher {
  * A launcher that runs the bundled CLI (`bundled`, the extension's bin/loopx) on the editor's own runtime: Electron
  * acting as Node (ELECTRON_RUN_AS_NODE) in desktop VS Code and Cursor, code-server's Node elsewhere. A shell script on
  * macOS and Linux; a batch file on Windows, which PowerShell and cmd.exe both run for `loopx` (PATHEXT). `name` is
- * the command's name (the sample agent Run Turn offers has a launcher of its own beside loopx's). `loopx run` and
- * `turn start` write one too (src/cli/agentLoopx.ts): the prompt's loopx on the Node that runs it.
+ * the command's name (the sample agent Run Turn offers has a launcher of its own beside loopx's).
  */
 export function cliLauncher(runtime: string, bundled: string, platform: NodeJS.Platform = process.platform, name = 'loopx'): CliLauncher {
   if (platform === 'win32') {
