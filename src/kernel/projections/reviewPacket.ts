@@ -84,14 +84,19 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
     for (const todo of shipped) {
       out.push(`- **${todo.id}** ${md(todo.title)}${todo.check ? ` (acceptance check ${code(todo.check)})` : ''}`);
       for (const e of listEvidence(db, { todoId: todo.id, limit: 20 })) {
-        out.push(e.run ? `  - ${kernelLine(e.run, e.actor)}` : `  - ${md(e.kind)} by ${md(e.actor)} (the agent's word): ${md(e.summary)}`);
+        const after = e.afterShip ? ' (added after it shipped)' : '';
+        out.push(
+          e.run
+            ? `  - ${kernelLine(e.run, e.actor)}${after}`
+            : `  - ${md(e.kind)} by ${md(e.actor)} (the agent's word)${after}: ${md(e.summary)}`,
+        );
         for (const a of e.artifacts) out.push(`    - \`${a.path.replace(/`/g, "'")}\` sha256 ${a.sha256.slice(0, 16)}… (${a.bytes} bytes)`);
       }
     }
     out.push('');
     const blocked = listTodos(db, at, { goalId: goal.id, status: 'blocked' });
     out.push('### Blocked', '', ...(blocked.length ? blocked.map((t) => `- ${t.id} ${md(t.title)}: ${md(t.reason)}`) : ['Nothing.']), '');
-    const turns = listTurns(db, { goalId: goal.id, limit: 200 });
+    const { turns } = listTurns(db, { goalId: goal.id, limit: 200 });
     out.push('### Turns', '');
     if (!turns.length) out.push('None.');
     else {
