@@ -164,3 +164,21 @@ export function parseArgs(
   }
   return new Args(positionals, flags, beforeDashDash);
 }
+
+/**
+ * `loopx --json status`, `loopx --root DIR todo list`: the global options a call may give before its command's words
+ * (--json, --root DIR, --agent NAME, either with `=VALUE`), split from the rest. They are parsed with the command's
+ * own flags afterwards, so an option given twice is still an error. bin/loopx skips the same options to find the
+ * words (keep the two in step).
+ */
+export function leadingGlobalOptions(argv: readonly string[]): { lead: string[]; body: string[] } {
+  let i = 0;
+  while (i < argv.length) {
+    const token = argv[i] as string;
+    if (token === '--json') i += 1;
+    else if (/^--(root|agent)=/.test(token)) i += 1;
+    else if ((token === '--root' || token === '--agent') && argv[i + 1] !== undefined && !(argv[i + 1] as string).startsWith('--')) i += 2;
+    else break;
+  }
+  return { lead: argv.slice(0, i), body: argv.slice(i) };
+}

@@ -79,7 +79,11 @@ export function list<T>(items: T[], render: (item: T) => string, empty: string):
 export function evidenceLine(p: Painter, e: Evidence, nowMs: number): string {
   const source = e.source === 'kernel' ? p.paint(e.run?.exitCode === 0 ? 'green' : 'red', 'kernel-verified ') : '';
   const head = `#${e.seq} ${e.todoId ?? e.goalId} [${clean(e.kind)}] ${source}${oneLine(e.summary, 90)}`;
-  const meta = p.paint('dim', `(${e.source === 'kernel' ? `asked by ${clean(e.actor)}` : clean(e.actor)}, ${relativeTime(e.at, nowMs)})`);
+  const after = e.afterShip ? ', after it shipped' : '';
+  const meta = p.paint(
+    'dim',
+    `(${e.source === 'kernel' ? `asked by ${clean(e.actor)}` : clean(e.actor)}, ${relativeTime(e.at, nowMs)}${after})`,
+  );
   const files = e.artifacts.map((a) => `\n    ${clean(a.path)}  sha256:${a.sha256.slice(0, 12)}…  ${a.bytes} B`).join('');
   return `${head}  ${meta}${files}`;
 }

@@ -11,7 +11,7 @@ import { type Envelope, failure, success } from '../protocol/envelope';
 import { errorBody } from '../protocol/errors';
 import { revealHidden } from '../protocol/display';
 import { DECEPTIVE_CHARS } from '../shared/hiddenChars';
-import { parseArgs } from './args';
+import { leadingGlobalOptions, parseArgs } from './args';
 import { type Command, type CommandContext, type CommandResult, findCommand } from './command';
 import { commandHelp, overviewHelp } from './help';
 
@@ -65,20 +65,22 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
     return code;
   };
   let kernel: Kernel | undefined;
+  // Global options may come before the command's words (`loopx --json status`); they are parsed with its flags.
+  const { lead, body } = leadingGlobalOptions(argv);
   try {
-    if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-      const target = argv[0] === 'help' ? findCommand(argv.slice(1), commands) : null;
+    if (body.length === 0 || body[0] === '--help' || body[0] === '-h' || body[0] === 'help') {
+      const target = body[0] === 'help' ? findCommand(body.slice(1), commands) : null;
       return emit(
         success({ commands: commands.map((c) => c.name.join(' ')) }),
         target ? commandHelp(target.command) : overviewHelp(VERSION, commands),
         EXIT.ok,
       );
     }
-    if (argv[0] === '--version' || argv[0] === 'version') return emit(success({ version: VERSION }), VERSION, EXIT.ok);
-    const found = findCommand(argv, commands);
-    if (!found) throw unknownCommand(argv, commands);
+    if (body[0] === '--version' || body[0] === 'version') return emit(success({ version: VERSION }), VERSION, EXIT.ok);
+    const found = findCommand(body, commands);
+    if (!found) throw unknownCommand(body, commands);
     const { command, rest } = found;
-    const args = parseArgs(rest, command.flags ?? {}, command.positionals ?? [], command.name.join(' '));
+    const args = parseArgs([...lead, ...rest], command.flags ?? {}, command.positionals ?? [], command.name.join(' '));
     if (args.bool('help')) return emit(success({ usage: commandHelp(command) }), commandHelp(command), EXIT.ok);
     const actor = resolveActor(args.has('agent') ? args.str('agent') : undefined, io.env);
     const commandName = `\`loopx ${command.name.join(' ')}\``;

@@ -4,17 +4,22 @@ import { InvalidInputError } from '../kernel/errors';
 /** What a list of todos shows unless asked for more: enough for an agent to read, bounded at any store size. */
 export const DEFAULT_LIMIT = 100;
 
-export const PAGE_FLAGS: Record<string, FlagSpec> = {
-  limit: {
-    type: 'int',
-    value: 'N',
-    min: 1,
-    max: 100_000,
-    description: `at most N todos (default ${DEFAULT_LIMIT}); the rest is counted as "N more"`,
-  },
-  offset: { type: 'int', value: 'N', min: 0, max: 10_000_000, description: 'skip the first N (the next page: --offset 100)' },
-  all: { type: 'boolean', description: 'every matching todo, without a limit' },
-};
+/** --limit, --offset and --all for a list of `noun` (todos, turns). */
+export function pageFlags(noun: string): Record<string, FlagSpec> {
+  return {
+    limit: {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      max: 100_000,
+      description: `at most N ${noun} (default ${DEFAULT_LIMIT}); the rest is counted as "N more"`,
+    },
+    offset: { type: 'int', value: 'N', min: 0, max: 10_000_000, description: 'skip the first N (the next page: --offset 100)' },
+    all: { type: 'boolean', description: `every matching one of the ${noun}, without a limit` },
+  };
+}
+
+export const PAGE_FLAGS = pageFlags('todos');
 
 export interface Page {
   /** Undefined with --all. */

@@ -95,7 +95,9 @@ export type AttentionItem =
   | { kind: 'finished'; goalId: string; title: string; shipped: number }
   | { kind: 'monitor'; monitorId: string; todoId: string; title: string; check: string; error: string }
   /** A check an agent set that loopx runs only once a person allows it. */
-  | { kind: 'checkApproval'; monitorId: string; todoId: string; title: string; check: string; addedBy: string };
+  | { kind: 'checkApproval'; monitorId: string; todoId: string; title: string; check: string; addedBy: string }
+  /** A todo whose last turns in a row made no progress: loopx keeps retrying it, each time later. */
+  | { kind: 'failing'; todoId: string; title: string; failures: number; lastEnd: string; retryAt: string };
 
 export interface BoardSnapshot {
   me: string;

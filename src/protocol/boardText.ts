@@ -234,6 +234,8 @@ export function attentionActionLabel(action: AttentionAction, item: AttentionIte
       return action === 'cancelMonitor'
         ? `Cancel monitor ${item.monitorId} on ${item.todoId}, whose check cannot run: ${oneLine(item.check, 120)}`
         : `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
+    case 'failing':
+      return `Open ${item.todoId}, which keeps failing: ${oneLine(item.title, 120)}`;
   }
 }
 

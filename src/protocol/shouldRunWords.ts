@@ -44,7 +44,7 @@ export function shouldRunReason(facts: ShouldRunFacts): string {
     case 'cooldown':
       return 'the goal is cooling down after its last turn';
     case 'no_change':
-      return 'the last turn made no progress and nothing has changed since';
+      return 'its ready todos wait to be tried again after turns on them made no progress';
     default:
       return facts.reason.replace(/_/g, ' ');
   }

@@ -88,3 +88,16 @@ test('LOOPX_TIMING=1 adds one line of timings on stderr (what npm run bench read
   expect(JSON.parse(timed.stdout).ok).toBe(true);
   expect(run(['todo', 'list', '--json']).stderr).toBe('');
 });
+
+test('global options before the words still pick the verb’s own bundle (dist/cli.js is missing here)', () => {
+  const answers = [
+    run(['--json', 'status']),
+    run(['--root', ws.root, '--json', 'todo', 'list']),
+    run([`--agent=codex`, '--json', 'todo', 'next']),
+  ];
+  expect(answers.map((a) => [a.status, a.stderr, JSON.parse(a.stdout).ok])).toEqual([
+    [0, '', true],
+    [0, '', true],
+    [0, '', true],
+  ]);
+});

@@ -1,16 +1,28 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { LOOPX, approveWaitingChecks, cleanEnv, dumpStore, loopx, startGoal, workspace } from './harness';
 import { type RunnerChild, agentCommand, startRunner } from './runner';
+import { decisionLine } from '../../src/cli/run/runnerWords';
+import type { ShouldRun } from '../../src/kernel/queries/quota';
+import { processAlive } from '../../src/kernel/launchers';
 
 /** `loopx run` as a black box: bin/loopx run with a scripted host (no model), each test in its own workspace. */
-const spaces: { dispose(): void }[] = [];
+const spaces: { root: string; dispose(): void }[] = [];
 const children: RunnerChild[] = [];
 afterAll(() => {
   for (const r of children) if (r.child.exitCode === null) r.child.kill('SIGKILL');
-  for (const ws of spaces) ws.dispose();
+  // A runner killed here leaves its agents running (that is the point of some tests): end any a failed test left.
+  for (const ws of spaces) {
+    const turns = join(ws.root, '.loopx', 'turns');
+    for (const turn of existsSync(turns) ? readdirSync(turns, { withFileTypes: true }).filter((d) => d.isDirectory()) : []) {
+      const file = join(ws.root, '.loopx', 'turns', turn.name, 'launcher.json');
+      const hostPid = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { hostPid?: number }).hostPid : undefined;
+      if (hostPid && processAlive(hostPid)) process.kill(-hostPid, 'SIGKILL');
+    }
+    ws.dispose();
+  }
 });
 
 type Turn = {
@@ -21,6 +33,7 @@ type Turn = {
   exitCode: number | null;
   spent: boolean;
   endedAt: string | null;
+  startedAt: string;
 };
 
 function setUp(todos: number, goalFlags: string[] = []) {
@@ -72,7 +85,7 @@ describe('loopx run', () => {
     expect(cli(['doctor']).stdout).toMatch(/runners\s+bot \(host custom, pid \d+\) last seen/);
   });
 
-  test('a host that exits non-zero is a host failure, spends nothing, and is not retried on no change', async () => {
+  test('a host that exits non-zero is a host failure, spends nothing, and its todo waits for a retry (--until-idle stops)', async () => {
     const { cli, runner, turns } = setUp(1);
     const r = runner(['--host', 'custom', '--command', agentCommand('fail'), '--agent', 'bot', '--until-idle']);
     expect(await r.exited).toEqual({ code: 0, signal: null });
@@ -83,7 +96,13 @@ describe('loopx run', () => {
       exitCode: 3,
       spent: false,
     });
-    expect(r.events.at(-2)).toMatchObject({ event: 'decision', goalId: 'G1', run: false, reason: 'no_change', nextWakeAt: null });
+    expect(r.events.at(-2)).toMatchObject({
+      event: 'decision',
+      goalId: 'G1',
+      run: false,
+      reason: 'no_change',
+      nextWakeAt: expect.any(String),
+    });
     expect(r.events.at(-1)).toMatchObject({ ok: true, data: { stoppedBecause: 'idle', turns: [{ id: 'R1' }] } });
     expect(cli(['todo', 'list', '--json']).json.data).toMatchObject([{ id: 'T1', status: 'open' }]);
   });
@@ -105,6 +124,20 @@ describe('loopx run', () => {
     expect(log).toContain(`R1 T1 G1 claude-night\n${prompt.split('\n').slice(0, 3).join('\n')}`);
     expect(log.split('\n')[0]).toBe(realpathSync(root));
     expect(turns()).toMatchObject([{ id: 'R1', agent: 'claude-night', resultKind: 'validation_failed', spent: false }]);
+  });
+
+  test("the prompt's loopx runs in an agent's login shell whose PATH has no Node (Codex's bash -lc after nvm)", async () => {
+    const { root, runner, turns } = setUp(1);
+    // The agent: a shell that drops PATH (as a login profile resetting it does) and runs the prompt's ship line.
+    const agent = `/bin/sh -c 'PATH=${join(root, 'no-node-here')}; line=$(/bin/grep -m1 " todo ship " "$0"); eval "\${line%%  #*}"' {prompt}`;
+    const r = runner(['--host', 'custom', '--command', agent, '--agent', 'bot', '--once']);
+    expect(await r.exited).toEqual({ code: 0, signal: null });
+    expect(turns()).toMatchObject([{ id: 'R1', todoId: 'T1', resultKind: 'validated_completion', exitCode: 0 }]);
+    const launcher = join(root, '.loopx', 'bin', 'loopx');
+    expect(readFileSync(join(root, '.loopx', 'turns', 'R1', 'prompt.md'), 'utf8')).toMatch(
+      /^LOOPX_AGENT=bot \/\S+\/\.loopx\/bin\/loopx todo ship T1/m,
+    );
+    expect(readFileSync(launcher, 'utf8')).toContain(`\nexec '${process.execPath}' '${LOOPX}' "$@"\n`); // no ELECTRON_RUN_AS_NODE on Node
   });
 
   test('bad input and a missing host executable are refused before anything is claimed or recorded', () => {
@@ -243,39 +276,93 @@ describe('loopx run', () => {
     expect(alive(hostPid)).toBe(false);
   });
 
-  test("after kill -9 the runner's open turn is left while its agent runs, then recovered by the next runner", async () => {
+  test('after kill -9 the next runner adopts the agent still running: no second turn on its todo, and it is held to the turn limit', async () => {
     const { root, runner, turns } = setUp(1);
-    const first = runner(['--host', 'custom', '--command', agentCommand('hang'), '--agent', 'bot']);
+    const first = runner(['--host', 'custom', '--command', agentCommand('hang'), '--agent', 'bot', '--turn-limit', '15s']);
     await first.waitFor((e) => e.event === 'output' && e.line === 'hanging');
-    const launcher = JSON.parse(readFileSync(join(root, '.loopx', 'turns', 'R1', 'launcher.json'), 'utf8')) as {
-      pid: number;
-      hostPid: number;
-      runner: string;
-    };
+    const launcher = readLauncher(root, 'R1');
     expect(launcher).toMatchObject({ pid: first.child.pid, runner: 'bot' });
     first.child.kill('SIGKILL');
     await first.exited;
-    // Its agent still runs and may still write back: a second runner leaves the turn alone.
-    const look = runner(['--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot-2', '--once']);
-    expect(await look.exited).toEqual({ code: 0, signal: null });
-    expect(look.events.filter((e) => e.event === 'recovered' || e.event === 'turn_started')).toEqual([]);
-    expect(turns()).toMatchObject([{ id: 'R1', endedAt: null }]);
-    process.kill(-launcher.hostPid, 'SIGKILL');
-    await until(() => !alive(launcher.hostPid));
+    const next = runner(['--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot-2', '--until-idle', '--lease', '10s']);
+    expect(await next.waitFor((e) => e.event === 'adopted')).toMatchObject({ turnId: 'R1', hostPid: launcher.hostPid });
+    expect(readLauncher(root, 'R1')).toMatchObject({ pid: next.child.pid, runner: 'bot-2', hostPid: launcher.hostPid });
+    expect(await next.exited).toEqual({ code: 0, signal: null });
+    expect(next.events.find((e) => e.event === 'recovered')).toMatchObject({ turnId: 'R1', exitCode: 124, adopted: true });
+    expect(alive(launcher.hostPid)).toBe(false);
+    const [r1, r2] = turns();
+    expect(r1).toMatchObject({ id: 'R1', agent: 'bot', resultKind: 'validated_progress', exitCode: 124, spent: true });
+    expect(r2).toMatchObject({ id: 'R2', agent: 'bot-2', todoId: 'T1', resultKind: 'validated_completion' });
+    // One turn at a time on T1: R2 started only after R1 ended, although R1's lease lapsed while its runner was dead.
+    expect(Date.parse((r2 as Turn).startedAt)).toBeGreaterThanOrEqual(Date.parse(r1?.endedAt as string));
+    // Adopted at once, held to the 15 s limit from R1's start (its own runner's), not the next runner's 2 hours.
+    expect(Date.parse(r1?.endedAt as string) - Date.parse(r1?.startedAt as string)).toBeLessThan(45_000);
+  });
+
+  test('an agent that prints all the time outlives its killed runner, ships, and its turn is recovered with its real exit code', async () => {
+    const { root, runner, turns, cli } = setUp(1);
+    const first = runner(['--host', 'custom', '--command', agentCommand('chatty', '60'), '--agent', 'bot']);
+    await first.waitFor((e) => e.event === 'output' && e.line === 'line 5 of 60');
+    const { hostPid } = readLauncher(root, 'R1');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await until(() => !alive(hostPid)); // it goes on printing into its log file, then ships and exits 0
+    expect(cli(['todo', 'list', '--json']).json.data).toMatchObject([{ id: 'T1', status: 'shipped' }]);
+    const log = readFileSync(join(root, '.loopx', 'turns', 'R1', 'output.log'), 'utf8');
+    expect(log).toContain('line 60 of 60\nshipped T1');
     const next = runner(['--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot-2', '--until-idle']);
     expect(await next.exited).toEqual({ code: 0, signal: null });
     expect(next.events.find((e) => e.event === 'recovered')).toMatchObject({
       turnId: 'R1',
-      resultKind: 'validated_progress',
-      exitCode: -1,
+      exitCode: 0,
+      resultKind: 'validated_completion',
     });
+    expect(turns()).toMatchObject([{ id: 'R1', exitCode: 0, resultKind: 'validated_completion', spent: true }]);
+  });
+
+  test('a runner that stays up adopts a killed runner’s agent within seconds and finishes its turn as soon as it ends', async () => {
+    const { root, runner, turns } = setUp(2);
+    const release = join(root, 'release');
+    const first = runner(['--host', 'custom', '--command', agentCommand('wait-for', release), '--agent', 'bot']);
+    await first.waitFor((e) => e.event === 'output' && e.line === 'waiting');
+    const other = runner(['--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot-2']);
+    await other.waitFor((e) => e.event === 'decision' && e.reason === 'concurrency_limit');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await other.waitFor((e) => e.event === 'adopted' && e.turnId === 'R1');
+    writeFileSync(release, 'go');
+    const recovered = await other.waitFor((e) => e.event === 'recovered' && e.turnId === 'R1');
+    expect(recovered).toMatchObject({ exitCode: 0, resultKind: 'validated_completion', adopted: true });
+    await other.waitFor((e) => e.event === 'turn_ended' && e.turnId === 'R2');
+    other.child.kill('SIGTERM');
+    expect(await other.exited).toEqual({ code: 0, signal: null });
     expect(turns()).toMatchObject([
-      { id: 'R1', agent: 'bot', resultKind: 'validated_progress', exitCode: -1, spent: true },
-      { id: 'R2', agent: 'bot-2', todoId: 'T1', resultKind: 'validated_completion', spent: true },
+      { id: 'R1', todoId: 'T1', resultKind: 'validated_completion', exitCode: 0 },
+      { id: 'R2', todoId: 'T2', agent: 'bot-2', resultKind: 'validated_completion' },
     ]);
-    expect(existsSync(join(root, '.loopx', 'turns', 'R1', 'exit-code'))).toBe(false);
+  });
+
+  test('while its own turn runs the runner says so, not a wake time that never matters', async () => {
+    const { root, runner } = setUp(2);
+    const release = join(root, 'release');
+    const r = runner(['--host', 'custom', '--command', agentCommand('wait-for', release), '--agent', 'bot', '--max-turns', '2']);
+    const held = await r.waitFor((e) => e.event === 'decision' && e.run === false);
+    expect(held).toMatchObject({ reason: 'concurrency_limit', running: ['R1'] });
+    expect(decisionLine('G1', held as unknown as ShouldRun, Date.now(), { running: ['R1'], max: 1 })).toBe(
+      'G1: R1 runs (1 of 1 at once) · the next turn starts when it ends',
+    );
+    writeFileSync(release, 'go');
+    expect(await r.exited).toEqual({ code: 0, signal: null });
   });
 });
+
+function readLauncher(root: string, turnId: string): { pid: number; hostPid: number; runner: string } {
+  return JSON.parse(readFileSync(join(root, '.loopx', 'turns', turnId, 'launcher.json'), 'utf8')) as {
+    pid: number;
+    hostPid: number;
+    runner: string;
+  };
+}
 
 /** The most host processes alive at one moment, from the scripted host's start/end lines. */
 function mostHostsAtOnce(log: string): number {
@@ -293,13 +380,9 @@ function mostHostsAtOnce(log: string): number {
   return most;
 }
 
+/** Alive and not a zombie: a killed runner's host is reaped by whoever adopts orphans, which may take a while here. */
 function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return processAlive(pid);
 }
 
 async function until(condition: () => boolean): Promise<void> {

@@ -12,7 +12,7 @@ beforeAll(() => {
 });
 afterAll(() => ws.dispose());
 
-test('turn start → the agent writes back → turn finish, then no_change stops a useless second run', () => {
+test('turn start → the agent writes back → turn finish; a failed todo waits for its retry instead of running again at once', () => {
   const start = cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--agent', 'bot', '--json']);
   expect(start.json).toMatchObject({
     ok: true,
@@ -38,7 +38,7 @@ test('turn start → the agent writes back → turn finish, then no_change stops
   expect(again.json).toMatchObject({
     ok: false,
     error: { code: 'should_not_run' },
-    data: { route: 'user_action_required', reason: 'no_change', run: false, nextWakeAt: null },
+    data: { route: 'wait', reason: 'no_change', run: false, nextWakeAt: expect.stringMatching(/^\d{4}-/) },
   });
   expect(dumpStore(ws.root)).toBe(before);
   expect(cli(['turn', 'list', '--json']).json.data).toMatchObject([
@@ -97,6 +97,30 @@ test('turn start reads well in a terminal: who works what, the prompt, the envir
     expect(out[1]).toMatch(/^Prompt: .*\.loopx\/turns\/R1\/prompt\.md$/);
     expect(out[2]).toMatch(/^Environment for the host: LOOPX_AGENT=codex LOOPX_TURN=R1 /);
     expect(out[3]).toBe('When the host exits: loopx turn finish R1 --exit-code $?');
+  } finally {
+    own.dispose();
+  }
+});
+
+test('turn list pages like todo list: --limit, --offset for the next page, --all, and "more" in the envelope', () => {
+  const own = workspace();
+  const run = (args: string[]) => loopx(args, { cwd: own.root });
+  try {
+    run(['init']);
+    run(['goal', 'create', '--title', 'g', '--turns', '100', '--max-concurrent', '5']);
+    startGoal(own.root);
+    for (let i = 0; i < 5; i++) run(['todo', 'add', '--goal', 'G1', '--title', `t${i}`]);
+    for (let i = 0; i < 5; i++) run(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--agent', `bot-${i}`]);
+    const ids = (r: ReturnType<typeof run>) => (r.json.data as { id: string }[]).map((t) => t.id);
+    const first = run(['turn', 'list', '--limit', '2', '--json']);
+    expect([ids(first), (first.json as { more?: number }).more]).toEqual([['R5', 'R4'], 3]);
+    const second = run(['turn', 'list', '--limit', '2', '--offset', '2', '--json']);
+    expect([ids(second), (second.json as { more?: number }).more]).toEqual([['R3', 'R2'], 1]);
+    const last = run(['turn', 'list', '--limit', '2', '--offset', '4', '--json']);
+    expect([ids(last), (last.json as { more?: number }).more]).toEqual([['R1'], undefined]);
+    expect(ids(run(['turn', 'list', '--all', '--json']))).toEqual(['R5', 'R4', 'R3', 'R2', 'R1']);
+    expect(run(['turn', 'list', '--limit', '2']).stdout).toContain('… 3 more (next page: loopx turn list --offset 2');
+    expect(run(['turn', 'list', '--limit', '50000', '--json']).code).toBe(0);
   } finally {
     own.dispose();
   }

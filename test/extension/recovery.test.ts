@@ -16,11 +16,11 @@ const deadPid = () => spawnSync('true').pid as number;
 const turnDir = (id: string) => join(workspaceRoot(), '.loopx', 'turns', id);
 
 /** A turn as another window would have started it: claimed, prompt written, launcher marker left behind. */
-function startedElsewhere(title: string, launcherPid: number | null): { turnId: string; todoId: string } {
+function startedElsewhere(title: string, launcherPid: number | null, limitSeconds?: number): { turnId: string; todoId: string } {
   // A window acts as its person, who may start a turn for an agent.
   const writer = Kernel.open(workspaceRoot(), { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
   const todo = addTodo(writer, { goalId, title });
-  const { turn } = startTurn(writer, { goalId, host: 'custom', agent: 'codex', todoId: todo.id });
+  const { turn } = startTurn(writer, { goalId, host: 'custom', agent: 'codex', todoId: todo.id, limitSeconds });
   writer.close();
   if (launcherPid !== null)
     writeFileSync(join(turnDir(turn.id), LAUNCHER_FILE), JSON.stringify({ pid: launcherPid, at: new Date().toISOString() }));
@@ -112,6 +112,26 @@ suite('turns left behind by a window that is gone', () => {
       assert.deepEqual([(await turnNow(t.turnId)).exitCode, (await turnNow(t.turnId)).resultKind], [-1, 'host_failure']);
     } finally {
       agentProcess.kill();
+    }
+  });
+
+  test("a killed loopx run's agent past its turn's deadline is ended by the window and finished as timed out", async () => {
+    const loopx = await app();
+    const t = startedElsewhere('A runner was killed and its agent hangs', null, 1);
+    const agentProcess = spawn('sleep', ['60'], { detached: true }); // a group leader, as loopx run starts its hosts
+    try {
+      const marker = { pid: deadPid(), runner: 'night-runner', host: 'custom', hostPid: agentProcess.pid, at: new Date().toISOString() };
+      writeFileSync(join(turnDir(t.turnId), LAUNCHER_FILE), JSON.stringify(marker));
+      const deadline = Date.parse((await turnNow(t.turnId)).deadlineAt as string);
+      assert.deepEqual(loopx.turnRecovery.recover().find((r) => r.turnId === t.turnId)?.action, 'left', 'before its deadline');
+      await until(() => Date.now() > deadline, 'the deadline', 30_000);
+      const { result } = await withAnswers({}, async () => loopx.turnRecovery.recover());
+      assert.match(result.find((r) => r.turnId === t.turnId)?.why ?? '', /ran past the turn's deadline/);
+      await until(async () => (await turnNow(t.turnId)).endedAt !== null, 'the turn finished', 15_000);
+      assert.equal((await turnNow(t.turnId)).exitCode, 124);
+      await until(() => agentProcess.signalCode === 'SIGTERM', 'its agent ended by TERM');
+    } finally {
+      agentProcess.kill('SIGKILL');
     }
   });
 

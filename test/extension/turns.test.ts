@@ -55,7 +55,7 @@ suite('turns in terminals', () => {
 
   test('from a todo to the turns that worked on it and what its agent printed (Show Turns…)', async () => {
     const loopx = await app();
-    const [turn] = loopx.session.requireKernel().read((db) => listTurns(db, { goalId, limit: 1 }));
+    const [turn] = loopx.session.requireKernel().read((db) => listTurns(db, { goalId, limit: 1 }).turns);
     assert.ok(turn?.todoId, 'the turn of the test before');
     const { prompts } = await withAnswers({ picks: [(items) => items[0]] }, async () =>
       vscode.commands.executeCommand('loopx.showTurns', turn.todoId),
@@ -115,7 +115,7 @@ suite('turns in terminals', () => {
     await vscode.workspace.getConfiguration('loopx.autoRun').update('host', 'custom', vscode.ConfigurationTarget.Global);
     await vscode.workspace.getConfiguration('loopx.autoRun').update('enabled', true, vscode.ConfigurationTarget.Global);
     const startedBefore = loopx.autoRunner.started.length;
-    // The lazy agent's turn left no_change; a human's hint is the change that lets the goal run again.
+    // The lazy agent's todo waits for its retry; a todo a person adds meanwhile runs at once.
     const writer = otherWriter('planner');
     const hint = addTodo(writer, { goalId, title: 'Picked up by auto-run' });
     writer.close();

@@ -152,6 +152,17 @@ function itemContent(item: AttentionItem, nowMs: number, on: AttentionHandlers):
           button(item, 'markDone', 'Mark done', 'pass-filled', () => on.goal('markGoalDone', item.goalId), true),
         ),
       ];
+    case 'failing':
+      return [
+        icon('sync', 'keeps failing'),
+        h(
+          'span',
+          { class: 'what' },
+          link(item, item.todoId, on),
+          ` ${item.title} · ${item.failures} turns in a row made no progress (the last: ${item.lastEnd}); next try `,
+          timeEl(item.retryAt, nowMs),
+        ),
+      ];
     case 'budget':
       return [
         icon('dashboard', 'budget'),

@@ -10,7 +10,8 @@ export const quotaShouldRun: Command = {
   readOnly: true,
   description:
     'Answers { run, reason, nextWakeAt, remaining }; reason is one of ok, goal_inactive, no_ready_work, gate_pending, ' +
-    'budget_exhausted, concurrency_limit, cooldown, no_change. nextWakeAt is null when only a human can unblock it.',
+    'budget_exhausted, concurrency_limit, cooldown, no_change (every ready todo is backing off after a turn without ' +
+    'progress). nextWakeAt is null when only a human can unblock it.',
   flags: { goal: { type: 'string', value: 'G', required: true, description: 'the goal' } },
   run(ctx) {
     const goalId = parseId('goal', ctx.args.str('goal'));

@@ -6,7 +6,7 @@ import { list, relativeTime } from '../format';
 
 export const quotaShow: Command = {
   name: ['quota', 'show'],
-  summary: 'turns spent and left in each goal window, with the should-run answer',
+  summary: 'turns spent, reserved by running turns and left in each goal window, with the should-run answer',
   flags: { goal: { type: 'string', value: 'G', description: 'only this goal' } },
   run(ctx) {
     const goalId = ctx.args.id('goal');
@@ -17,7 +17,8 @@ export const quotaShow: Command = {
     const text = list(
       rows,
       (q) =>
-        `${q.goalId.padEnd(4)} ${q.spent}/${q.turnsPerWindow} turns in ${q.windowHours}h, ${q.remaining} left` +
+        `${q.goalId.padEnd(4)} ${q.spent}/${q.turnsPerWindow} turns in ${q.windowHours}h, ` +
+        `${q.reserved ? `${q.reserved} reserved by running turns, ` : ''}${q.remaining} left` +
         (q.nextSlotAt ? `; oldest slot frees ${relativeTime(q.nextSlotAt, now)}` : '') +
         `; should run: ${q.shouldRun.run ? 'yes' : `no (${q.shouldRun.reason})`}` +
         (q.shouldRun.nextWakeAt ? `, wake ${relativeTime(q.shouldRun.nextWakeAt, now)}` : ''),

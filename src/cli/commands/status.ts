@@ -5,6 +5,7 @@ import { statusMdStale, writeStatusMd } from '../../kernel/projections/statusMd'
 import { InvalidInputError } from '../../kernel/errors';
 import { pausedWords } from '../../shared/pausedWords';
 import { clean, gateLine, monitorLine, Painter, relativeTime, todoLine } from '../format';
+import { unproductiveEnd } from '../../shared/turnOutcomeWords';
 
 /** Each list in the answer (gates, blocked, lapsed leases, monitors) shows this many unless asked for more. */
 export const STATUS_LIMIT = 20;
@@ -48,6 +49,14 @@ function statusText(report: StatusReport, color: boolean): string {
     ...report.blocked.map((t) => `  ${todoLine(p, t, now)}`),
     ...report.lapsedLeases.map((t) => `  ${todoLine(p, t, now)}  ${p.paint('red', 'lease lapsed')}`),
     ...report.monitors.filter((m) => m.lastRun?.error).map((m) => `  ${monitorLine(p, m, now)}  ${p.paint('red', 'its check cannot run')}`),
+    ...report.heldOpen.map(
+      (t) =>
+        `  ${p.paint('bold', t.id)} ${t.agent} on ${t.todoId ?? t.goalId}, started ${relativeTime(t.startedAt, now)}  ${p.paint('yellow', 'still open')}: no other turn takes ${t.todoId ?? 'its todo'} and it keeps a unit of ${t.goalId}'s budget until it is finished (loopx turn finish ${t.id} --exit-code N)`,
+    ),
+    ...report.failing.map(
+      (f) =>
+        `  ${p.paint('bold', f.todoId)} ${clean(f.title)}  ${p.paint('red', 'keeps failing')}: ${f.failures} turns in a row made no progress (the last: ${unproductiveEnd(f.result, f.exitCode)}); next try ${relativeTime(f.retryAt, now)}`,
+    ),
     ...report.goals
       .filter((g) => g.waitsForPerson)
       .map((g) => `  ${p.paint('bold', g.id)} ${clean(g.title)}  ${pausedWords(g.waitsForPerson)} (start it: loopx goal resume ${g.id})`),

@@ -2,27 +2,36 @@ import type { Command } from '../command';
 import { getGoal } from '../../kernel/queries/lookups';
 import { listTurns } from '../../kernel/queries/turns';
 import { list, relativeTime } from '../format';
+import { moreLine, pageFlags, pageOf } from '../paging';
 
 export const turnList: Command = {
   name: ['turn', 'list'],
-  summary: 'turns, newest first, with their results',
+  summary: 'turns, newest first, with their results, 100 at a time',
+  description: 'When the list was cut, the envelope says how many more: {"ok":true,"data":[…],"more":N}; --offset N reads the next page.',
+  readOnly: true,
   flags: {
     goal: { type: 'string', value: 'G', description: 'only this goal' },
-    limit: { type: 'int', value: 'N', min: 1, max: 10_000, description: 'how many (default 100)' },
+    ...pageFlags('turns'),
   },
   run(ctx) {
     const goalId = ctx.args.id('goal');
-    const turns = ctx.kernel().read((db) => {
+    const page = pageOf(ctx.args);
+    const { turns, more } = ctx.kernel().read((db) => {
       if (goalId) getGoal(db, goalId);
-      return listTurns(db, { goalId, limit: ctx.args.num('limit') });
+      return listTurns(db, { goalId, limit: page.limit, offset: page.offset });
     });
     const now = Date.now();
-    const text = list(
-      turns,
-      (t) =>
-        `${t.id.padEnd(5)} ${t.goalId} ${t.todoId ?? ''}  ${t.agent} on ${t.host}  ${t.resultKind ?? 'running'}${t.spent ? ' (spent)' : ''}  ${relativeTime(t.startedAt, now)}`,
-      'No turns yet.',
-    );
-    return { data: turns, text };
+    const text = () => {
+      const lines = list(
+        turns,
+        (t) =>
+          `${t.id.padEnd(5)} ${t.goalId} ${t.todoId ?? ''}  ${t.agent} on ${t.host}  ${t.resultKind ?? 'running'}${t.spent ? ' (spent)' : ''}  ${relativeTime(t.startedAt, now)}`,
+        'No turns yet.',
+      );
+      return more
+        ? `${lines}\n${moreLine(more, page, ['loopx turn list', goalId && `--goal ${goalId}`].filter(Boolean).join(' '))}`
+        : lines;
+    };
+    return { data: turns, more, text };
   },
 };

@@ -1,7 +1,10 @@
 import type * as ChildProcess from 'node:child_process';
-import { createWriteStream, writeFileSync } from 'node:fs';
+import { type FSWatcher, closeSync, openSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXIT_CODE_FILE } from '../../kernel/launchers';
+import { EXIT_CODE_FILE, KILL_GRACE_MS, type Launcher, hostAlive, readExitCode, signalHost } from '../../kernel/launchers';
+import { shellQuote } from '../../kernel/hosts';
+import type { Turn } from '../../kernel/queries/turns';
+import { fileEnd, followLog } from './logFollower';
 
 export interface HostRun {
   /** The host's exit code; 124 when the time limit ended it, 130 when the runner was told to stop it. */
@@ -19,14 +22,32 @@ export interface HostProcess {
   interrupt(): void;
 }
 
-/** How long a host told to stop may take before it is killed. */
-const KILL_GRACE_MS = 5000;
+/** A turn a runner follows: its own host, or one adopted from a runner that died (named here). */
+export interface Running {
+  turn: Turn;
+  host: HostProcess;
+  /** Adopted from a runner that died (who it was): its agent is not our child. */
+  adopted?: string;
+}
+
+export const OUTPUT_FILE = 'output.log';
+/** How often an adopted host (not our child: no exit event) is looked at, besides a watch on its folder. */
+const ADOPTED_POLL_MS = 1000;
+
+/**
+ * The line /bin/sh runs: the host's command in a subshell (an `exec` in it cannot skip what follows), then its exit
+ * code written to the turn's folder by the shell itself, so it is known even when the runner died before the agent.
+ */
+export function wrappedCommand(commandLine: string, turnDir: string): string {
+  return `(\n${commandLine}\n)\ncode=$?\nprintf '%s' "$code" > ${shellQuote(join(turnDir, EXIT_CODE_FILE))}\nexit "$code"`;
+}
 
 /**
  * Runs a host's command line as a child process of `loopx run`: /bin/sh from the workspace root with the turn's
  * environment, in its own process group (a Ctrl-C in the runner's terminal reaches the runner, which lets the turn
- * end, not the agent). Its output goes to the turn's output.log and, line by line with a prefix, to `echo`. The exit
- * code is also written to the turn's exit-code file, so a later runner knows it if this one dies before finishing.
+ * end, not the agent). Its output goes straight to the turn's output.log (never through a pipe: an agent that
+ * prints after its runner was killed neither blocks nor dies of SIGPIPE), which the runner follows line by line for
+ * `echo`. Past `limitMs` the group gets TERM, then KILL.
  */
 export function startHost(spec: {
   commandLine: string;
@@ -36,15 +57,22 @@ export function startHost(spec: {
   limitMs: number;
   echo: (line: string) => void;
 }): HostProcess {
-  const log = createWriteStream(join(spec.turnDir, 'output.log'), { flags: 'a' });
+  const logFile = join(spec.turnDir, OUTPUT_FILE);
+  const out = openSync(logFile, 'a');
+  const log = followLog(logFile, spec.echo, fileEnd(logFile));
   // node:child_process loads node:net and node:stream (10 ms): only `loopx run` pays for it, not every call.
   const { spawn } = process.getBuiltinModule('node:child_process') as typeof ChildProcess;
-  const child = spawn('/bin/sh', ['-c', spec.commandLine], {
-    cwd: spec.cwd,
-    env: spec.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  let child: ChildProcess.ChildProcess;
+  try {
+    child = spawn('/bin/sh', ['-c', wrappedCommand(spec.commandLine, spec.turnDir)], {
+      cwd: spec.cwd,
+      env: spec.env,
+      stdio: ['ignore', out, out],
+      detached: true,
+    });
+  } finally {
+    closeSync(out); // the child has its own copy
+  }
   let timedOut = false;
   let interrupted = false;
   let killTimer: NodeJS.Timeout | undefined;
@@ -63,34 +91,90 @@ export function startHost(spec: {
     timedOut = true;
     stop();
   }, spec.limitMs);
-  const pending = { stdout: '', stderr: '' };
-  const lines = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
-    log.write(chunk);
-    const text = pending[stream] + chunk.toString('utf8');
-    const parts = text.split('\n');
-    pending[stream] = parts.pop() ?? '';
-    for (const line of parts) spec.echo(line);
-  };
-  child.stdout.on('data', lines('stdout'));
-  child.stderr.on('data', lines('stderr'));
   const done = new Promise<HostRun>((resolve) => {
     let error: string | null = null;
     child.on('error', (e) => (error = e.message));
     child.on('close', (code, signal) => {
       clearTimeout(limit);
       if (killTimer) clearTimeout(killTimer);
-      for (const rest of [pending.stdout, pending.stderr]) if (rest) spec.echo(rest);
+      log.stop();
       const exitCode = timedOut ? 124 : interrupted ? 130 : (code ?? (signal ? 128 + signalNumber(signal) : 1));
-      try {
-        writeFileSync(join(spec.turnDir, EXIT_CODE_FILE), String(exitCode));
-      } catch {
-        /* the runner finishes the turn itself right after; the file only matters if it dies first */
+      // The shell wrote it unless it was killed (a time limit, an interrupt): then the runner says how it ended.
+      const exitFile = join(spec.turnDir, EXIT_CODE_FILE);
+      if (timedOut || interrupted || readExitCode(exitFile) === undefined) {
+        try {
+          writeFileSync(exitFile, String(exitCode));
+        } catch {
+          /* the runner finishes the turn itself right after; the file only matters if it dies first */
+        }
       }
-      log.end(() => resolve({ exitCode, timedOut, interrupted, error }));
+      resolve({ exitCode, timedOut, interrupted, error });
     });
   });
   return {
     pid: child.pid,
+    done,
+    interrupt: () => {
+      interrupted = true;
+      stop();
+    },
+  };
+}
+
+/**
+ * Watches the agent of a turn whose runner died (adopted by this runner): not our child, so its end is seen by its
+ * exit-code file (written by its own shell) or by its process group going away, looked at on a watch of the turn's
+ * folder and every second. Held to the turn's limit (`limitAt`) as if it were ours; its new output is echoed.
+ */
+export function adoptHost(spec: { launcher: Launcher; turnDir: string; limitAt: number; echo: (line: string) => void }): HostProcess {
+  const exitFile = join(spec.turnDir, EXIT_CODE_FILE);
+  const logFile = join(spec.turnDir, OUTPUT_FILE);
+  const log = followLog(logFile, spec.echo, fileEnd(logFile));
+  let timedOut = false;
+  let interrupted = false;
+  let stopping: NodeJS.Timeout | undefined;
+  const stop = () => {
+    signalHost(spec.launcher, 'SIGTERM');
+    stopping ??= setTimeout(() => signalHost(spec.launcher, 'SIGKILL'), KILL_GRACE_MS);
+  };
+  let resolveDone: (run: HostRun) => void = () => {};
+  const done = new Promise<HostRun>((resolve) => (resolveDone = resolve));
+  let watcher: FSWatcher | undefined;
+  const look = () => {
+    const written = readExitCode(exitFile);
+    if (written === undefined && hostAlive(spec.launcher)) return;
+    clearInterval(poll);
+    clearTimeout(limit);
+    if (stopping) clearTimeout(stopping);
+    watcher?.close();
+    log.stop();
+    // Killed by us: the shell never wrote its code. Killed by anyone else: unknown (-1).
+    const exitCode = timedOut ? 124 : interrupted ? 130 : (written ?? -1);
+    if (written === undefined && exitCode !== -1) {
+      try {
+        writeFileSync(exitFile, String(exitCode));
+      } catch {
+        /* the turn is finished right after */
+      }
+    }
+    resolveDone({ exitCode, timedOut, interrupted, error: null });
+  };
+  const poll = setInterval(look, ADOPTED_POLL_MS);
+  const limit = setTimeout(
+    () => {
+      timedOut = true;
+      stop();
+    },
+    Math.max(0, spec.limitAt - Date.now()),
+  );
+  try {
+    watcher = watch(spec.turnDir, { persistent: false }, (_event, file) => String(file) === EXIT_CODE_FILE && look());
+  } catch {
+    watcher = undefined; // the poll sees it
+  }
+  setImmediate(look); // it may have ended already
+  return {
+    pid: spec.launcher.hostPid,
     done,
     interrupt: () => {
       interrupted = true;

@@ -4,19 +4,21 @@ import type { Actor } from '../../kernel/events/eventTypes';
 import { EXIT, LoopxError } from '../../kernel/errors';
 import { type HostSettings, hostCommand } from '../../kernel/hosts';
 import { hostProblemAfterTurn } from '../../kernel/hostCheck';
-import { abandonedTurns, settleAbandoned, writeLauncher } from '../../kernel/launchers';
-import { renewTodo } from '../../kernel/ops/claims';
+import { writeLauncher } from '../../kernel/launchers';
 import { renewIntervalMs } from '../../kernel/ops/leases';
 import { tickMonitors } from '../../kernel/ops/tick';
-import { finishTurn, startTurn } from '../../kernel/ops/turns';
+import { finishTurn, startTurn, turnDir } from '../../kernel/ops/turns';
 import { writeStatusMd } from '../../kernel/projections/statusMd';
 import { listGoals } from '../../kernel/queries/lists';
 import { getGoal } from '../../kernel/queries/lookups';
 import { type ShouldRun, quotaState, shouldRun } from '../../kernel/queries/quota';
 import type { Turn } from '../../kernel/queries/turns';
+import { pruneTurnFolders } from '../../kernel/turnFolders';
 import { StoreWatcher } from '../../kernel/watch';
 import { HookDispatcher } from '../../kernel/hooks/dispatch';
-import { type HostProcess, startHost } from './hostProcess';
+import { type HostRun, OUTPUT_FILE, type Running, startHost } from './hostProcess';
+import { keepLease } from './leaseKeeper';
+import { type Recovery, recoverTurns } from './recovery';
 import { decisionLine, endedLine, recoveredLine, sleepLine, startedLine } from './runnerWords';
 
 export interface RunnerOptions {
@@ -37,16 +39,33 @@ export interface RunnerOptions {
   out(text: string): void;
 }
 
+export interface SummaryTurn {
+  id: string;
+  goalId: string;
+  todoId: string | null;
+  resultKind: string | null;
+  exitCode: number | null;
+  spent: boolean;
+}
+
 export interface RunSummary {
   agent: string;
   host: string;
-  turns: { id: string; goalId: string; todoId: string | null; resultKind: string | null; exitCode: number | null; spent: boolean }[];
+  /** The newest SUMMARY_TURNS turns this runner ran (all of them for any run shorter than that). */
+  turns: SummaryTurn[];
+  /** How many turns it ran in all. */
+  turnsRun: number;
+  /** Turns a gone runner left open that this one finished (the newest SUMMARY_TURNS). */
   recovered: string[];
   stoppedBecause: 'idle' | 'once' | 'max_turns' | 'signal';
 }
 
+/** A runner left alone for days keeps a bounded summary in memory: the newest turns, and a count of all. */
+const SUMMARY_TURNS = 1000;
 /** Wakes at least this often to look for turns a killed runner left behind (its death changes no file we watch). */
 const MAX_SLEEP_MS = 60_000;
+/** While another runner's turn is open, looks this often whether that runner died (its agent is then adopted). */
+const FOREIGN_SLEEP_MS = 5000;
 /**
  * A wake time already past that the pass could not act on (a monitor another ticker is running, past its expiry)
  * is retried this much later, never at once: no busy loop whatever the store says.
@@ -54,18 +73,21 @@ const MAX_SLEEP_MS = 60_000;
 const MIN_SLEEP_MS = 500;
 /** should-run answers that turn yes by themselves soon: not idle. */
 const PASSING = new Set(['ok', 'concurrency_limit', 'cooldown']);
+/** Turn folders are pruned when the runner starts and after every this many turns it finishes. */
+const PRUNE_EVERY = 50;
 
 /**
- * `loopx run`: the extension's auto-run as a loop. Each pass: finish turns other runners left behind, tick due
- * monitors, ask should-run for each goal and start a turn where it says yes (the kernel decides; a refusal is a
+ * `loopx run`: the extension's auto-run as a loop. Each pass: finish or adopt turns other runners left behind, tick
+ * due monitors, ask should-run for each goal and start a turn where it says yes (the kernel decides; a refusal is a
  * no), then sleep until a turn ends, the store changes, the next wake or monitor check, or a signal.
  */
 export class Runner {
-  private readonly running = new Map<string, { turn: Turn; host: HostProcess }>();
+  private readonly running = new Map<string, Running>();
   private readonly summary: RunSummary;
   private readonly lastDecision = new Map<string, string>();
   private lastSleep = '';
   private started = 0;
+  private finished = 0;
   private stopping = false;
   /** With --once, no turn starts after the first pass. */
   private closed = false;
@@ -80,7 +102,7 @@ export class Runner {
   ) {
     const actor: Actor = { name: o.agent, kind: 'agent' };
     this.agentKernel = kernel.as(actor);
-    this.summary = { agent: o.agent, host: o.host, turns: [], recovered: [], stoppedBecause: 'idle' };
+    this.summary = { agent: o.agent, host: o.host, turns: [], turnsRun: 0, recovered: [], stoppedBecause: 'idle' };
     this.hooks = new HookDispatcher(this.agentKernel, {
       by: `loopx run ${o.agent} (pid ${process.pid})`,
       onRun: (r) =>
@@ -122,16 +144,17 @@ export class Runner {
       { event: 'runner_started', agent: this.o.agent, host: this.o.host, goals: this.o.goals, pid: process.pid },
       `loopx run: ${this.o.agent} on ${this.o.host} serves ${this.o.goals.length ? this.o.goals.join(', ') : 'every active goal'} (Ctrl-C stops after the running turn)`,
     );
+    this.prune();
     const watcher = new StoreWatcher(k.db, k.storeDir, () => this.wakeUp()).start();
     try {
       for (;;) {
         const wake = this.sleeper();
         // Once told to stop, no more passes (a monitor check could take a while): only wait for running turns.
-        const next = this.stopping ? { idle: true, wakeAt: null, because: '' } : await this.pass();
+        const next = this.stopping ? { idle: true, wakeAt: null, because: '', foreign: false } : await this.pass();
         if (this.finishedWhen(next.idle)) break;
         this.announceSleep(next.wakeAt, next.because);
         const delay = next.wakeAt ? Math.max(MIN_SLEEP_MS, Date.parse(next.wakeAt) - Date.now()) : MAX_SLEEP_MS;
-        await wake(Math.min(delay, MAX_SLEEP_MS));
+        await wake(Math.min(delay, next.foreign ? FOREIGN_SLEEP_MS : MAX_SLEEP_MS));
         watcher.check(); // a watch event may have been coalesced; the check is one cheap pragma
       }
       await Promise.all([...this.running.values()].map((r) => r.host.done));
@@ -144,7 +167,7 @@ export class Runner {
 
   /** Records that this runner stopped (a hook may tell a person nothing runs now) and waits for hooks still running. */
   private async stopped(): Promise<void> {
-    const data = { pid: process.pid, host: this.o.host, reason: this.summary.stoppedBecause, turns: this.summary.turns.length };
+    const data = { pid: process.pid, host: this.o.host, reason: this.summary.stoppedBecause, turns: this.summary.turnsRun };
     this.agentKernel.write((tx) => tx.emit({ kind: 'runner.stopped', goalId: null, todoId: null, data }));
     this.hooks.poke();
     await this.hooks.settle();
@@ -182,8 +205,8 @@ export class Runner {
       });
   }
 
-  private async pass(): Promise<{ idle: boolean; wakeAt: string | null; because: string }> {
-    this.recover();
+  private async pass(): Promise<{ idle: boolean; wakeAt: string | null; because: string; foreign: boolean }> {
+    const foreign = this.recover();
     const tick = await tickMonitors(this.agentKernel);
     if (tick.fired.length || tick.expired.length) {
       this.say(
@@ -204,7 +227,7 @@ export class Runner {
       }
     }
     if (this.o.once) this.closed = true;
-    return { idle, wakeAt, because };
+    return { idle, wakeAt, because, foreign };
   }
 
   private goals(): string[] {
@@ -224,18 +247,23 @@ export class Runner {
         const goal = getGoal(db, goalId);
         return { answer: shouldRun(db, goal, now), max: goal.policy.maxConcurrent };
       });
-      this.decide(goalId, answer);
+      const own = [...this.running.values()].filter((r) => r.turn.goalId === goalId).map((r) => r.turn.id);
+      this.decide(goalId, answer, own, max);
       // should-run counts live claims; an agent that shipped may still be exiting: never run more hosts than allowed.
-      const own = [...this.running.values()].filter((r) => r.turn.goalId === goalId).length;
-      if (!answer.run || own >= max || !this.start(goalId) || this.o.once) return answer;
+      if (!answer.run || own.length >= max || !this.start(goalId) || this.o.once) return answer;
     }
   }
 
-  private decide(goalId: string, answer: ShouldRun): void {
-    const key = `${answer.run}|${answer.reason}|${answer.nextWakeAt}`;
+  private decide(goalId: string, answer: ShouldRun, own: string[], max: number): void {
+    // Held by this runner's own turns: the honest wake is their end, not the lease or deadline should-run names.
+    const ours = !answer.run && answer.reason === 'concurrency_limit' && own.length > 0;
+    const key = `${answer.run}|${answer.reason}|${ours ? own.join(',') : answer.nextWakeAt}`;
     if (this.lastDecision.get(goalId) === key) return;
     this.lastDecision.set(goalId, key);
-    this.say({ event: 'decision', goalId, ...answer }, decisionLine(goalId, answer, Date.now()));
+    this.say(
+      { event: 'decision', goalId, ...answer, ...(ours ? { running: own } : {}) },
+      decisionLine(goalId, answer, Date.now(), ours ? { running: own, max } : undefined),
+    );
   }
 
   /** turn start for one goal; false when the kernel refused (another runner or window got there first). */
@@ -251,6 +279,7 @@ export class Runner {
         agent: this.o.agent,
         loopxCommand: this.o.loopxCommand,
         leaseSeconds: this.o.leaseSeconds,
+        limitSeconds: Math.ceil(this.o.turnLimitMs / 1000),
       }));
     } catch (error) {
       if (error instanceof LoopxError && error.exitCode === EXIT.refused) return false;
@@ -259,7 +288,7 @@ export class Runner {
     this.started++;
     this.lastDecision.delete(goalId);
     const root = this.agentKernel.root;
-    const dir = join(root, '.loopx', 'turns', turn.id);
+    const dir = join(root, turnDir(turn.id));
     writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host });
     this.say(
       { event: 'turn_started', turnId: turn.id, goalId, todoId: turn.todoId, host: this.o.host, agent: turn.agent },
@@ -274,43 +303,59 @@ export class Runner {
       echo: (line) => this.say({ event: 'output', turnId: turn.id, line }, `${turn.id} │ ${line}`),
     });
     if (host.pid) writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host, hostPid: host.pid });
-    this.running.set(turn.id, { turn, host });
+    this.track({ turn, host });
+    return true;
+  }
+
+  /** Keeps a running turn's lease and finishes it when its host ends: our own host, or an adopted one. */
+  private track(run: Running): void {
+    const { turn, host } = run;
+    this.running.set(turn.id, run);
     this.refreshStatus();
-    const renewal = setInterval(() => this.renew(turn), renewIntervalMs(this.o.leaseSeconds));
+    const keep = () => keepLease(this.agentKernel, run, this.o.leaseSeconds, (event, line) => this.say(event, line));
+    const renewal = setInterval(keep, renewIntervalMs(this.o.leaseSeconds));
+    if (run.adopted) keep(); // its lease was not renewed since its runner died
     void host.done.then((ended) => {
       clearInterval(renewal);
       if (ended.error)
         this.say({ event: 'host_error', turnId: turn.id, error: ended.error }, `${turn.id}: the host could not run: ${ended.error}`);
-      this.finish(turn, ended.exitCode, ended);
+      this.finish(run, ended);
       this.running.delete(turn.id);
       this.wakeUp();
     });
-    return true;
   }
 
-  private finish(started: Turn, exitCode: number, how: { timedOut: boolean; interrupted: boolean }): void {
+  private finish(run: Running, how: HostRun): void {
     const k = this.agentKernel;
     let turn: Turn;
     try {
-      turn = finishTurn(k, started.id, exitCode);
+      // An adopted turn is finished by the kernel, as any turn a gone runner left.
+      turn = finishTurn(run.adopted ? k.as({ name: 'kernel', kind: 'kernel' }) : k, run.turn.id, how.exitCode);
     } catch (error) {
       this.say(
-        { event: 'finish_failed', turnId: started.id, error: (error as Error).message },
-        `${started.id} could not be finished: ${(error as Error).message}`,
+        { event: 'finish_failed', turnId: run.turn.id, error: (error as Error).message },
+        `${run.turn.id} could not be finished: ${(error as Error).message}`,
       );
+      return;
+    }
+    if (++this.finished % PRUNE_EVERY === 0) this.prune();
+    if (run.adopted) {
+      const why = `its agent ended with exit code ${how.exitCode}${how.timedOut ? ' at the time limit' : ''} after ${run.adopted} was gone`;
+      this.recovered({ turn, exitCode: how.exitCode, why, adopted: true });
       return;
     }
     const quota = k.read((db, now) => {
       const q = quotaState(db, getGoal(db, turn.goalId), now);
       return { used: q.spent, limit: q.turnsPerWindow };
     });
+    this.summary.turnsRun++;
     // A host that ended at once with its usage message never ran the agent: say so, not "no progress".
     const hostProblem =
       turn.resultKind === 'host_failure' || turn.resultKind === 'validation_failed'
         ? hostProblemAfterTurn(
             this.o.host,
-            join(k.root, '.loopx', 'turns', turn.id, 'output.log'),
-            exitCode,
+            join(k.root, turnDir(turn.id), OUTPUT_FILE),
+            how.exitCode,
             Date.now() - Date.parse(turn.startedAt),
           )
         : null;
@@ -322,6 +367,7 @@ export class Runner {
       exitCode: turn.exitCode,
       spent: turn.spent,
     });
+    if (this.summary.turns.length > SUMMARY_TURNS) this.summary.turns.shift();
     this.say(
       {
         event: 'turn_ended',
@@ -329,10 +375,11 @@ export class Runner {
         goalId: turn.goalId,
         todoId: turn.todoId,
         resultKind: turn.resultKind,
-        exitCode,
+        exitCode: how.exitCode,
         spent: turn.spent,
         quota,
-        ...how,
+        timedOut: how.timedOut,
+        interrupted: how.interrupted,
         ...(hostProblem ? { hostProblem } : {}),
       },
       `${endedLine(turn, quota, how)}${hostProblem ? `\n${turn.id}: ${hostProblem}` : ''}`,
@@ -340,30 +387,47 @@ export class Runner {
     this.refreshStatus();
   }
 
-  private renew(turn: Turn): void {
-    if (!turn.todoId) return;
-    try {
-      renewTodo(this.agentKernel, turn.todoId, { leaseSeconds: this.o.leaseSeconds });
-    } catch (error) {
+  /** Turns gone runners left open: finished, or adopted while their agent runs. True when another runner's turn is open. */
+  private recover(): boolean {
+    const seen = recoverTurns(this.agentKernel, {
+      self: { pid: process.pid, runner: this.o.agent, host: this.o.host },
+      ours: (id) => this.running.has(id),
+      turnLimitMs: this.o.turnLimitMs,
+      echo: (turnId, line) => this.say({ event: 'output', turnId, line }, `${turnId} │ ${line}`),
+    });
+    for (const r of seen.recovered) this.recovered(r);
+    for (const a of seen.adopted) {
       this.say(
-        { event: 'renew_failed', turnId: turn.id, error: (error as Error).message },
-        `${turn.id}: lease not renewed (${(error as Error).message})`,
+        { event: 'adopted', turnId: a.run.turn.id, todoId: a.run.turn.todoId, hostPid: a.run.host.pid, from: a.from, limitAt: a.limitAt },
+        `${a.run.turn.id} (on ${a.run.turn.todoId}) adopted: ${a.from} is gone, its agent (pid ${a.run.host.pid}) still runs; held to its limit`,
       );
+      this.track(a.run);
     }
+    return seen.foreign;
   }
 
-  /** Turns a killed runner left open, by the kernel's rule; windows' turns are left to windows (they may adopt a restored terminal). */
-  private recover(): void {
-    for (const found of abandonedTurns(this.agentKernel, (id) => this.running.has(id))) {
-      if (!found.launcher.runner) continue;
-      const settled = settleAbandoned(this.agentKernel, found);
-      if (!settled) continue;
-      this.summary.recovered.push(settled.turn.id);
-      this.say(
-        { event: 'recovered', turnId: settled.turn.id, resultKind: settled.turn.resultKind, exitCode: settled.exitCode, why: settled.why },
-        recoveredLine(settled.turn, settled.why),
-      );
-      this.refreshStatus();
+  private recovered(r: Recovery): void {
+    this.summary.recovered.push(r.turn.id);
+    if (this.summary.recovered.length > SUMMARY_TURNS) this.summary.recovered.shift();
+    this.say(
+      {
+        event: 'recovered',
+        turnId: r.turn.id,
+        resultKind: r.turn.resultKind,
+        exitCode: r.exitCode,
+        why: r.why,
+        ...(r.adopted ? { adopted: true } : {}),
+      },
+      recoveredLine(r.turn, r.why),
+    );
+    this.refreshStatus();
+  }
+
+  private prune(): void {
+    try {
+      pruneTurnFolders(this.agentKernel);
+    } catch {
+      /* housekeeping: never stops the runner */
     }
   }
 

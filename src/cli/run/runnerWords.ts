@@ -11,11 +11,19 @@ const REASONS: Record<ShouldRunReason, string> = {
   budget_exhausted: 'its turn budget for the window is used up',
   concurrency_limit: 'as many turns as it allows are already running',
   cooldown: 'it is cooling down after the last turn',
-  no_change: 'the last turn made no progress and nothing changed since',
+  no_change: 'its ready todos wait to be tried again after turns on them made no progress',
 };
 
-export function decisionLine(goalId: string, answer: ShouldRun, nowMs: number): string {
+/**
+ * `own`: the goal is full with this runner's own turns. Then what is true is that they run, and the goal's next
+ * turn waits for one to end (should-run's wake time is a lease or deadline that never matters while they run).
+ */
+export function decisionLine(goalId: string, answer: ShouldRun, nowMs: number, own?: { running: string[]; max: number }): string {
   if (answer.run) return `${goalId}: should run: yes (${answer.remaining} turns left in the window)`;
+  if (own) {
+    const n = own.running.length;
+    return `${goalId}: ${own.running.join(', ')} ${n === 1 ? 'runs' : 'run'} (${n} of ${own.max} at once) · the next turn starts when ${n === 1 ? 'it ends' : 'one ends'}`;
+  }
   const wake = answer.nextWakeAt ? `next wake ${clockTime(answer.nextWakeAt, nowMs)}` : 'waits for a human or a change';
   return `${goalId}: should run: no (${REASONS[answer.reason]}) · ${wake}`;
 }

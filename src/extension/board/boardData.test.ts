@@ -164,6 +164,27 @@ test('a patch carries only the cards that changed and the ids of those that went
   expect(patch.now).toBe('2026-01-03T00:01:00.000Z');
 });
 
+test('a todo that keeps failing is in the attention strip, in words: how often, how the last turn ended, the next try', () => {
+  const goalId = createGoal(s.kernel, { title: 'Nightly', turnsPerWindow: 50 }).id;
+  const id = addTodo(s.kernel, { goalId, title: 'Flaky step' }).id;
+  for (let i = 0; i < 3; i++) {
+    const turn = startTurn(s.kernel, { goalId, host: 'custom', agent: 'bot', todoId: id }).turn;
+    finishTurn(s.kernel, turn.id, i === 2 ? 124 : 1);
+    s.clock.advance(3600);
+  }
+  const attention = s.kernel.read((db, now) => buildSnapshot(boardFacts(db, now), 'ada').attention);
+  expect(attention).toEqual([
+    {
+      kind: 'failing',
+      todoId: id,
+      title: 'Flaky step',
+      failures: 3,
+      lastEnd: 'it ran past its time limit and was ended',
+      retryAt: s.kernel.read((_db, now) => new Date(now).toISOString()),
+    },
+  ]);
+});
+
 test("a card's detail shows what waits for the person (its pending gates) and the turns that worked on it", () => {
   const goalId = createGoal(s.kernel, { title: 'Ship the CSV importer' }).id;
   const id = addTodo(s.kernel, { goalId, title: 'Drop the legacy importer' }).id;

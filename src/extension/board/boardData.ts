@@ -3,6 +3,7 @@ import type { Monitor } from '../../kernel/queries/monitors';
 import { eventSentence, turnResultWords } from '../../protocol/boardText';
 import { allShipped } from '../../protocol/shouldRunWords';
 import { forPeople } from '../../protocol/display';
+import { unproductiveEnd } from '../../shared/turnOutcomeWords';
 import type { AttentionItem, BoardPatch, BoardSnapshot, Card, CardDetail, CardMonitor } from '../../protocol/boardProtocol';
 
 /**
@@ -40,6 +41,15 @@ export function buildSnapshot(facts: BoardFacts, me: string): BoardSnapshot {
     ...report.goals
       .filter((g) => g.status === 'active' && g.quota.remaining === 0)
       .map((g) => ({ kind: 'budget' as const, goalId: g.id, title: g.title, nextWakeAt: g.quota.nextSlotAt })),
+    // Retried ever more slowly, never given up: a person sees why and may step in.
+    ...report.failing.map((f) => ({
+      kind: 'failing' as const,
+      todoId: f.todoId,
+      title: f.title,
+      failures: f.failures,
+      lastEnd: unproductiveEnd(f.result, f.exitCode),
+      retryAt: f.retryAt,
+    })),
     // A check that cannot run (not found, killed at its limit) will never fire by itself: a person looks at it.
     ...report.monitors
       .filter((m) => m.lastRun?.error)
@@ -154,7 +164,9 @@ export function buildDetail(facts: TodoDetailFacts, card: Card, nowMs = Date.now
       at: e.at,
       actor: e.actor,
       kind: e.kind,
-      text: eventSentence({ kind: 'evidence', actor: e.actor, actorKind: e.actorKind, data: { kind: e.kind } }).text,
+      text:
+        eventSentence({ kind: 'evidence', actor: e.actor, actorKind: e.actorKind, data: { kind: e.kind } }).text +
+        (e.afterShip ? ' after it shipped' : ''),
       summary: e.summary,
       artifacts: e.artifacts,
       ...(e.run

@@ -24,7 +24,7 @@ export const showTurns: CommandDefinition = {
     if (given.kind === 'id' && /^r\d+$/i.test(given.id)) return openTurnOutput(ctx, given.id);
     const todo = await resolveTodo(ctx, arg, ['open', 'claimed', 'blocked', 'shipped', 'killed'], 'Show Turns of');
     if (!todo) return undefined;
-    const turns = kernelOf(ctx).read((db) => listTurns(db, { todoId: todo.id, limit: 50 }));
+    const turns = kernelOf(ctx).read((db) => listTurns(db, { todoId: todo.id, limit: 50 }).turns);
     if (!turns.length) {
       void vscode.window.showInformationMessage(`LoopX: no agent turn has worked on ${todo.id} yet.`);
       return undefined;

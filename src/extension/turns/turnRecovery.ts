@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { openTurns, type Turn } from '../../kernel/queries/turns';
-import { launcherState } from '../../kernel/launchers';
+import { endOverdue, launcherState } from '../../kernel/launchers';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import type { Log } from '../util/log';
 import type { StoreSession } from '../store/storeSession';
@@ -65,6 +65,14 @@ export class TurnRecovery extends Disposable {
         ? `runner ${found.launcher.runner} (pid ${found.launcher.pid})`
         : `window process ${found.launcher.pid}`;
       return { turnId: turn.id, action: 'left', why: `${who} still runs it` };
+    }
+    // A killed runner's agent still runs: the next `loopx run` adopts it; past its deadline nobody may let it run on.
+    if (found.state === 'orphaned') {
+      if (turn.deadlineAt && turn.deadlineAt <= new Date().toISOString()) {
+        void endOverdue(this.session.requireKernel(), turn, found.launcher).then((settled) => settled && this.runner.settled(settled.turn));
+        return { turnId: turn.id, action: 'finished', why: `its runner is gone and its agent ran past the turn's deadline: ended` };
+      }
+      return { turnId: turn.id, action: 'left', why: `its runner is gone but its agent still runs (a loopx run adopts it)` };
     }
     if (found.exitCode !== undefined) {
       this.runner.settle(turn.id, found.exitCode);

@@ -7,6 +7,7 @@ import { renewTodo } from '../../kernel/ops/claims';
 import { RENEW_INTERVAL_MS } from '../../kernel/ops/leases';
 import { finishTurn, startTurn, turnDir, type TurnStart } from '../../kernel/ops/turns';
 import type { Turn } from '../../kernel/queries/turns';
+import { pruneTurnFolders } from '../../kernel/turnFolders';
 import { getTurn } from '../../kernel/queries/turns';
 import { shouldRunReason } from '../../protocol/shouldRunWords';
 import { clockTime } from '../../protocol/display';
@@ -198,6 +199,11 @@ export class TurnRunner extends Disposable {
     return turn;
   }
 
+  /** A turn this window did not run was finished (ended past its deadline): the views hear of it like any other. */
+  settled(turn: Turn): void {
+    this.changed.fire(turn);
+  }
+
   isWatching(turnId: string): boolean {
     return this.running.has(turnId);
   }
@@ -224,6 +230,11 @@ export class TurnRunner extends Disposable {
       turn = kernel.read((db) => getTurn(db, run.turn.id));
     }
     this.ctx.log.info(`turn ${turn.id} finished: ${turn.resultKind} (exit ${exitCode}, ${turn.spent ? 'spent' : 'not spent'})`);
+    try {
+      pruneTurnFolders(kernel); // the same retention as loopx run: the newest finished turns keep their folders
+    } catch (error) {
+      this.ctx.log.info(`turn folders not pruned: ${(error as Error).message}`);
+    }
     run.finish?.(turn);
     this.changed.fire(turn);
     // A host that ended at once with its usage message never ran the agent: a configuration problem, said as such.

@@ -59,7 +59,7 @@ export class EvidenceTreeProvider extends Disposable implements vscode.TreeDataP
     );
     item.id = `evidence:${e.seq}`;
     const verified = e.run !== null;
-    item.description = `${e.todoId ?? e.goalId} · ${clean(e.kind)} · ${verified ? `kernel-verified, asked by ${clean(e.actor)}` : clean(e.actor)} · ${relativeTime(e.at, Date.now())}`;
+    item.description = `${e.todoId ?? e.goalId} · ${clean(e.kind)} · ${verified ? `kernel-verified, asked by ${clean(e.actor)}` : clean(e.actor)} · ${relativeTime(e.at, Date.now())}${e.afterShip ? ' · after it shipped' : ''}`;
     // A shield marks what loopx ran itself (green when it passed); other evidence is what someone wrote.
     item.iconPath = verified
       ? new vscode.ThemeIcon('shield', new vscode.ThemeColor(e.run?.exitCode === 0 ? 'charts.green' : 'charts.red'))

@@ -277,9 +277,9 @@ const reducers: Reducers = {
   'turn.started': (db, e) => {
     const d = e.data;
     db.prepare(
-      `INSERT INTO turns (id, num, goal_id, todo_id, agent, host, route, prompt_path, start_seq, started_at)
-        VALUES (?, ?, ?, ?, ?, ?, 'ready_for_host', ?, ?, ?)`,
-    ).run(d.id, d.num, e.goalId, e.todoId, d.agent, d.host, d.promptPath, e.seq, e.at);
+      `INSERT INTO turns (id, num, goal_id, todo_id, agent, host, route, prompt_path, start_seq, started_at, deadline_at)
+        VALUES (?, ?, ?, ?, ?, ?, 'ready_for_host', ?, ?, ?, ?)`,
+    ).run(d.id, d.num, e.goalId, e.todoId, d.agent, d.host, d.promptPath, e.seq, e.at, d.deadlineAt ?? null);
   },
   'turn.finished': (db, e) => {
     const d = e.data;

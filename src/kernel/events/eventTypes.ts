@@ -94,6 +94,8 @@ export const eventDataSchemas = lazy(() => {
       /** Who produced it: the kernel ran a command, or an agent (or a human) wrote it. Older events: the writer's. */
       source: z.optional(z.enum(['agent', 'kernel'])),
       run: z.optional(run),
+      /** Added after its todo shipped (by the agent that shipped it, or a human); absent otherwise. */
+      afterShip: z.optional(z.boolean()),
     }),
     'gate.asked': z.object({ id: str, num: z.int(), question: str }),
     'gate.decided': z.object({ id: str, status: z.enum(['approved', 'rejected']), note: nullableStr }),
@@ -111,12 +113,22 @@ export const eventDataSchemas = lazy(() => {
       supersedes: z.array(str),
     }),
     'handoff.accepted': z.object({ id: str, from: str, leaseToken: str, leaseExpiresAt: str }),
-    'turn.started': z.object({ id: str, num: z.int(), agent: str, host: str, promptPath: str }),
+    'turn.started': z.object({
+      id: str,
+      num: z.int(),
+      agent: str,
+      host: str,
+      promptPath: str,
+      /** A runner's turn: when it is surely over (its time limit and the runner's grace to end it); absent otherwise. */
+      deadlineAt: z.optional(str),
+    }),
     'turn.finished': z.object({
       id: str,
       exitCode: z.int(),
       resultKind: z.enum(RESULT_KINDS),
       spent: z.boolean(),
+      /** Validated, but not spent: its goal's budget was already full (lowered while it ran); absent otherwise. */
+      budgetFull: z.optional(z.boolean()),
     }),
     'monitor.added': z.object({
       id: str,

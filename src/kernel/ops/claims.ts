@@ -128,7 +128,7 @@ export function shipTodo(kernel: Kernel, todoId: string, input: ShipInput = {}):
         `add it: loopx todo ship ${todoId} --evidence "what was done and how it was checked" [--artifact PATH]`,
       );
     }
-    if (prepared) emitEvidence(tx, todo.goalId, todoId, prepared);
+    if (prepared) emitEvidence(tx, { goalId: todo.goalId, todoId }, prepared);
     tx.emit({ kind: 'todo.shipped', goalId: todo.goalId, todoId, data: { previousOwner: todo.owner as string } });
     scheduleNextOccurrence(tx, todoId);
     return getTodo(tx.db, todoId);

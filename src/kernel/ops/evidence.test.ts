@@ -5,10 +5,11 @@ import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, makeStore, type TestStore } from '../testKit';
 import { createGoal } from './goals';
-import { addTodo } from './todos';
+import { addTodo, killTodo } from './todos';
 import { claimTodo, shipTodo } from './claims';
 import { addEvidence } from './evidence';
 import { listEvidence } from '../queries/evidence';
+import { renderReviewPacket } from '../projections/reviewPacket';
 
 let s: TestStore;
 let goalId: string;
@@ -69,4 +70,35 @@ test('evidence is for exactly one of a todo or a goal, with a summary and a sane
   expect(() => addEvidence(s.kernel, { todoId, summary: '' })).toThrow(expect.objectContaining({ exitCode: 2 }));
   expect(() => addEvidence(s.kernel, { todoId, summary: 'x', kind: 'Bad Kind!' })).toThrow(expect.objectContaining({ exitCode: 2 }));
   expect(addEvidence(s.kernel, { goalId, summary: 'benchmarks', kind: 'benchmark' })).toMatchObject({ goalId, todoId: null });
+});
+
+describe('evidence after a todo ended', () => {
+  test('on a shipped todo: only the agent that shipped it (or a human) adds to it, and each entry says it came after the ship', () => {
+    claimTodo(s.as(agent('codex')), todoId);
+    addEvidence(s.as(agent('codex')), { todoId, summary: 'before the ship' });
+    shipTodo(s.as(agent('codex')), todoId, { evidence: 'parser done' });
+    const before = s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n;
+    expect(() => addEvidence(s.as(agent('claude')), { todoId, summary: 'I also did it' })).toThrow(
+      expect.objectContaining({ code: 'not_allowed', message: expect.stringContaining('codex shipped it') }),
+    );
+    expect(s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n).toBe(before);
+    expect(addEvidence(s.as(agent('codex')), { todoId, summary: 'benchmark after the ship' })).toMatchObject({ afterShip: true });
+    expect(addEvidence(s.kernel, { todoId, summary: 'a reviewer looked at it' })).toMatchObject({ afterShip: true, actor: 'ada' });
+    expect(listEvidence(s.kernel.db, { todoId }).map((e) => [e.summary, e.afterShip])).toEqual([
+      ['a reviewer looked at it', true],
+      ['benchmark after the ship', true],
+      ['parser done', false],
+      ['before the ship', false],
+    ]);
+    expect(renderReviewPacket(s.kernel.db, s.clock.ms)).toContain(
+      "note by codex (the agent's word) (added after it shipped): benchmark after the ship",
+    );
+  });
+
+  test('on a killed todo: only the agent that held it when it was killed', () => {
+    claimTodo(s.as(agent('codex')), todoId);
+    killTodo(s.kernel, todoId, 'not needed');
+    expect(() => addEvidence(s.as(agent('claude')), { todoId, summary: 'x' })).toThrow(expect.objectContaining({ code: 'not_allowed' }));
+    expect(addEvidence(s.as(agent('codex')), { todoId, summary: 'what I had' })).toMatchObject({ afterShip: false });
+  });
 });

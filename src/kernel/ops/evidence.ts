@@ -35,8 +35,13 @@ export function prepareEvidence(
 }
 
 /** Evidence someone wrote (source `agent`); kernel-run evidence is emitted by `runEvidence` only. */
-export function emitEvidence(tx: Tx, goalId: string, todoId: string | null, prepared: ReturnType<typeof prepareEvidence>): StoredEvent {
-  return tx.emit({ kind: 'evidence', goalId, todoId, data: { ...prepared, source: 'agent' } });
+export function emitEvidence(
+  tx: Tx,
+  where: { goalId: string; todoId: string | null; afterShip?: boolean },
+  prepared: ReturnType<typeof prepareEvidence>,
+): StoredEvent {
+  const data = { ...prepared, source: 'agent' as const, ...(where.afterShip ? { afterShip: true } : {}) };
+  return tx.emit({ kind: 'evidence', goalId: where.goalId, todoId: where.todoId, data });
 }
 
 export function addEvidence(kernel: Kernel, input: EvidenceInput): Evidence {
@@ -45,26 +50,43 @@ export function addEvidence(kernel: Kernel, input: EvidenceInput): Evidence {
     throw new InvalidInputError('evidence is for exactly one of --todo or --goal');
   }
   const prepared = prepareEvidence(kernel.root, input);
-  return kernel.write((tx) => {
-    const { goalId, todoId } = evidenceTarget(tx.db, tx.actor, tx.at, input);
-    return evidenceFromEvent(emitEvidence(tx, goalId, todoId, prepared));
-  });
+  return kernel.write((tx) => evidenceFromEvent(emitEvidence(tx, evidenceTarget(tx.db, tx.actor, tx.at, input), prepared)));
 }
 
-/** Where evidence goes, and whether the actor may add to it: not to a todo another agent holds now. */
+/**
+ * Where evidence goes, and whether the actor may add to it: not to a todo another agent holds now, and to a todo
+ * that ended (shipped or killed) only as the agent that held it then, or as a human. Evidence added after a todo
+ * shipped says so (`afterShip`), in its event.
+ */
 export function evidenceTarget(
   db: SqliteDb,
   actor: Actor,
   at: string,
   input: { todoId?: string; goalId?: string },
-): { goalId: string; todoId: string | null } {
+): { goalId: string; todoId: string | null; afterShip: boolean } {
   if (input.todoId !== undefined) {
     const todo = getTodoCore(db, input.todoId);
     // An agent whose lease lapsed and was taken over may not add to the new holder's record.
     if (actor.kind === 'agent' && leaseLive(todo, at) && todo.owner !== actor.name) {
       throw new NotAllowedError(`todo ${todo.id} is claimed by ${todo.owner}; only its holder adds evidence to it now`);
     }
-    return { goalId: todo.goalId, todoId: todo.id };
+    const ended = todo.status === 'shipped' || todo.status === 'killed';
+    if (ended && actor.kind === 'agent') {
+      const last = lastHolder(db, todo.id);
+      if (last !== actor.name) {
+        const who = last ? `${last} ${todo.status === 'shipped' ? 'shipped it' : 'held it'}` : 'nobody held it then';
+        throw new NotAllowedError(`todo ${todo.id} is ${todo.status}; only the agent that held it adds evidence to it now (${who})`);
+      }
+    }
+    return { goalId: todo.goalId, todoId: todo.id, afterShip: todo.status === 'shipped' };
   }
-  return { goalId: getGoal(db, input.goalId as string).id, todoId: null };
+  return { goalId: getGoal(db, input.goalId as string).id, todoId: null, afterShip: false };
+}
+
+/** Who held a todo when it was shipped or killed (null when nobody did). */
+function lastHolder(db: SqliteDb, todoId: string): string | null {
+  const row = db
+    .prepare(`SELECT data FROM events WHERE todo_id = ? AND kind IN ('todo.shipped', 'todo.killed') ORDER BY seq DESC LIMIT 1`)
+    .get(todoId);
+  return row ? ((JSON.parse(String(row.data)) as { previousOwner: string | null }).previousOwner ?? null) : null;
 }

@@ -102,7 +102,7 @@ export function recordEvidenceRun(
       kind: 'evidence',
       goalId: where.goalId,
       todoId: where.todoId,
-      data: { summary, kind, artifacts: [], source: 'kernel', run },
+      data: { summary, kind, artifacts: [], source: 'kernel', run, ...(where.afterShip ? { afterShip: true } : {}) },
     });
     return evidenceFromEvent(event);
   });

@@ -187,21 +187,26 @@ describe('monitor tick', () => {
     expect(JSON.parse(String(fired?.data))).toMatchObject({ reason: 'exit0', run: 2 });
   });
 
-  test("a firing clears the goal's no_change; routine runs do not", async () => {
-    add('other work');
+  test('handing a todo to a monitor holds up nothing: the goal’s other work runs at once, and the todo as soon as it fires', async () => {
+    const other = add('other work');
     const todo = add('Deploy');
     const { turn } = startTurn(s.kernel, { goalId, host: 'codex', todoId: todo });
     addAllowed(s.as(codex), { todoId: todo, check: 'test -f deployed', everySeconds: 60 });
     expect(finishTurn(s.kernel, turn.id, 0)).toMatchObject({ resultKind: 'wait', spent: false });
-    expect(answer()).toMatchObject({ run: false, reason: 'no_change' });
+    expect(answer()).toMatchObject({ run: true, reason: 'ok' });
+    const next = startTurn(s.kernel, { goalId, host: 'codex' }).turn;
+    expect(next.todoId).toBe(other);
+    shipTodo(s.as(codex), other, { evidence: 'done' });
+    finishTurn(s.kernel, next.id, 0);
     await tick();
     s.clock.advance(60);
     await tick();
-    expect(answer()).toMatchObject({ run: false, reason: 'no_change' });
+    expect(answer()).toMatchObject({ run: false, reason: 'no_ready_work' });
     writeFileSync(file('deployed'), '');
     s.clock.advance(60);
     expect((await tick()).fired).toEqual(['M1']);
     expect(answer()).toMatchObject({ run: true, reason: 'ok' });
+    expect(startTurn(s.kernel, { goalId, host: 'codex' }).turn.todoId).toBe(todo);
   });
 
   test('no turn can start on a waiting todo, and 0 turns are spent while it waits', async () => {

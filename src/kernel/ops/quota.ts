@@ -2,7 +2,7 @@ import type { Kernel } from '../kernel';
 import { RefusedError } from '../errors';
 import { parseTurnId } from '../validate';
 import { getGoal } from '../queries/lookups';
-import { type QuotaState, quotaState } from '../queries/quota';
+import { type QuotaState, budgetRoom, quotaState } from '../queries/quota';
 
 /**
  * Records one slot for a turn id, once: a second spend for the same id changes nothing.
@@ -21,10 +21,12 @@ export function spendQuota(
       return { spent: false, alreadySpent: true, quota: quotaState(tx.db, goal, tx.nowMs) };
     }
     const before = quotaState(tx.db, goal, tx.nowMs);
-    if (before.remaining === 0) {
+    // Open turns' reservations count: a spend by hand never takes a slot a running turn was promised.
+    if (budgetRoom(tx.db, goal, tx.nowMs, turnId) <= 0) {
+      const reserved = before.reserved ? ` and ${before.reserved} running turn${before.reserved === 1 ? '' : 's'} hold the rest` : '';
       throw new RefusedError(
         'budget_exhausted',
-        `goal ${goal.id} has spent ${before.spent} of ${before.turnsPerWindow} turns in its ${before.windowHours}h window`,
+        `goal ${goal.id} has spent ${before.spent} of ${before.turnsPerWindow} turns in its ${before.windowHours}h window${reserved}`,
         before.nextSlotAt ? `the next slot frees at ${before.nextSlotAt}` : 'raise the goal budget to run more turns',
       );
     }

@@ -127,7 +127,7 @@ describe('turn finish', () => {
     });
   });
 
-  test('an agent that says it succeeded but wrote nothing back: validation failed, not spent, no_change until something changes', () => {
+  test('an agent that says it succeeded but wrote nothing back: validation failed, not spent; its todo backs off, the next one runs', () => {
     const { turn } = startTurn(s.kernel, { goalId, host: 'codex' });
     expect(finishTurn(s.kernel, turn.id, 0)).toMatchObject({ resultKind: 'validation_failed', spent: false });
     expect(spent()).toBe(0);
@@ -135,10 +135,8 @@ describe('turn finish', () => {
       status: 'open',
       continuation: expect.stringContaining('without writing anything back'),
     });
-    expect(answer()).toMatchObject({ run: false, reason: 'no_change', nextWakeAt: null });
-    expect(() => startTurn(s.kernel, { goalId, host: 'codex' })).toThrow(expect.objectContaining({ code: 'should_not_run' }));
-    addTodo(s.kernel, { goalId, title: 'a human adds a hint' });
     expect(answer()).toMatchObject({ run: true, reason: 'ok' });
+    expect(startTurn(s.kernel, { goalId, host: 'codex' }).turn.todoId).toBe('T2');
   });
 
   test("two turns of one agent in one goal: each is judged by its own todo (and goal-level writes), not the other's", () => {
@@ -164,13 +162,13 @@ describe('turn finish', () => {
     expect(spent()).toBe(0);
   });
 
-  test('a gate asked: user action required, not spent; deciding the gate is the change that lifts no_change', () => {
+  test('a gate asked: user action required, not spent; the decision is a change, so the todo runs next without waiting', () => {
     const { turn } = startTurn(s.kernel, { goalId, host: 'codex' });
     const gate = askGate(s.as(codex), { todoId: 'T1', question: 'rename the module?' });
     expect(finishTurn(s.kernel, turn.id, 0)).toMatchObject({ resultKind: 'user_action_required', spent: false });
-    expect(answer().reason).toBe('no_change');
     decideGate(s.kernel, gate.id, 'approved');
     expect(answer().reason).toBe('ok');
+    expect(startTurn(s.kernel, { goalId, host: 'codex' }).turn.todoId).toBe('T1');
   });
 
   test('a release with a note but no evidence: wait, not spent', () => {

@@ -8,8 +8,9 @@ import { randomToken } from '../nodeCrypto';
 import { renderPrompt } from '../projections/prompt';
 import { allowedCommands, commandPrefix } from '../turnCommands';
 import { getGoal, getTodo, getTodoCore, leaseLive, nextNum } from '../queries/lookups';
-import { shouldRun, type ShouldRun } from '../queries/quota';
-import { nextClaimable, readiness } from '../queries/ready';
+import { type ShouldRun, budgetRoom, planTurn } from '../queries/quota';
+import { TURN_END_GRACE_SECONDS } from '../queries/turnSlots';
+import { readiness } from '../queries/ready';
 import { type ResultKind, type Route, type Turn, getTurn } from '../queries/turns';
 import { iso } from '../time';
 import { formatId, parseAgentName } from '../validate';
@@ -34,18 +35,29 @@ export interface TurnStart {
 /** What should-run's "no" means for a host: wait for a time, or for a human. */
 export function routeFor(answer: ShouldRun): Route {
   if (answer.run) return 'ready_for_host';
-  if (answer.reason === 'goal_inactive' || answer.reason === 'gate_pending' || answer.reason === 'no_change') return 'user_action_required';
+  if (answer.reason === 'goal_inactive' || answer.reason === 'gate_pending') return 'user_action_required';
+  // A todo backing off after a turn without progress waits for its retry; without a time, for a person.
+  if (answer.reason === 'no_change') return answer.nextWakeAt ? 'wait' : 'user_action_required';
   return answer.nextWakeAt ? 'wait' : 'blocked';
 }
 
 /**
- * Plans and starts one turn: asks should-run, claims the todo (the next ready one unless named) for the agent,
- * records the turn and writes its prompt, all in one transaction. When should-run says no, nothing is claimed or
- * recorded and the refusal carries the answer and the route.
+ * Plans and starts one turn: asks should-run, claims the todo (the one should-run's plan takes unless named) for the
+ * agent, records the turn and writes its prompt, all in one transaction. When should-run says no, nothing is claimed
+ * or recorded and the refusal carries the answer and the route. A runner passes its time limit: the turn's deadline
+ * (the limit and TURN_END_GRACE_SECONDS) keeps the goal's slot taken while its agent may run, even if the runner dies.
  */
 export function startTurn(
   kernel: Kernel,
-  input: { goalId: string; host: string; agent?: string; todoId?: string; loopxCommand?: string; leaseSeconds?: number },
+  input: {
+    goalId: string;
+    host: string;
+    agent?: string;
+    todoId?: string;
+    loopxCommand?: string;
+    leaseSeconds?: number;
+    limitSeconds?: number;
+  },
 ): TurnStart {
   const caller = kernel.requireActor();
   if (!HOST.test(input.host))
@@ -55,9 +67,12 @@ export function startTurn(
     throw new NotAllowedError(`agent ${caller.name} may not start a turn for ${agentName}`);
   const agent: Actor = { name: agentName, kind: 'agent' };
   const lease = leaseSeconds(input.leaseSeconds);
+  const limit = input.limitSeconds;
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+    throw new InvalidInputError('a turn limit is a whole number of seconds');
   return kernel.write((tx) => {
     const goal = getGoal(tx.db, input.goalId);
-    const answer = shouldRun(tx.db, goal, tx.nowMs);
+    const { answer, todoId: planned } = planTurn(tx.db, goal, tx.nowMs);
     if (!answer.run) {
       const route = routeFor(answer);
       throw new RefusedError(
@@ -67,14 +82,26 @@ export function startTurn(
         { route, ...answer },
       );
     }
-    const todo = input.todoId ? getTodoCore(tx.db, input.todoId) : nextClaimable(tx.db, tx.at, goal.id);
-    if (!todo) throw new RefusedError('no_ready_work', `no todo is ready in goal ${goal.id}`, 'see loopx status', { route: 'wait' });
+    const todo = getTodoCore(tx.db, input.todoId ?? (planned as string));
     if (todo.goalId !== goal.id) throw new InvalidInputError(`todo ${todo.id} belongs to goal ${todo.goalId}, not ${goal.id}`);
+    const open = tx.db.prepare('SELECT id FROM turns WHERE todo_id = ? AND ended_at IS NULL LIMIT 1').get(todo.id);
+    if (open)
+      throw new RefusedError(
+        'not_ready',
+        `todo ${todo.id} cannot start a turn: turn ${String(open.id)} is still open on it`,
+        'see loopx turn list',
+      );
     claimFor(tx, agent, todo.id, lease);
     const num = nextNum(tx.db, 'turns');
     const id = formatId('turn', num);
     const promptPath = `${turnDir(id)}/prompt.md`;
-    tx.emit({ kind: 'turn.started', goalId: goal.id, todoId: todo.id, data: { id, num, agent: agent.name, host: input.host, promptPath } });
+    const deadlineAt = limit === undefined ? undefined : iso(tx.nowMs + (limit + TURN_END_GRACE_SECONDS) * 1000);
+    tx.emit({
+      kind: 'turn.started',
+      goalId: goal.id,
+      todoId: todo.id,
+      data: { id, num, agent: agent.name, host: input.host, promptPath, ...(deadlineAt ? { deadlineAt } : {}) },
+    });
     const handoffRow = tx.db
       .prepare(`SELECT * FROM handoffs WHERE todo_id = ? AND status = 'accepted' ORDER BY num DESC LIMIT 1`)
       .get(todo.id);
@@ -145,17 +172,20 @@ export function finishTurn(kernel: Kernel, turnId: string, exitCode: number): Tu
     if (caller.kind === 'agent' && caller.name !== turn.agent)
       throw new NotAllowedError(`turn ${turnId} belongs to ${turn.agent}; ${caller.name} may not finish it`);
     const resultKind = classify(tx, turn, exitCode);
-    const spend = resultKind === 'validated_progress' || resultKind === 'validated_completion';
+    const validated = resultKind === 'validated_progress' || resultKind === 'validated_completion';
     const alreadySpent =
       tx.db.prepare('SELECT 1 FROM quota_spends WHERE goal_id = ? AND turn_id = ? COLLATE NOCASE').get(turn.goalId, turn.id) !== undefined;
-    if (spend && !alreadySpent) tx.emit({ kind: 'quota.spent', goalId: turn.goalId, todoId: null, data: { turnId: turn.id } });
+    // The turn's reservation becomes its spend; only a budget lowered while it ran leaves no room (never over budget).
+    const budgetFull = validated && !alreadySpent && budgetRoom(tx.db, getGoal(tx.db, turn.goalId), tx.nowMs, turn.id) <= 0;
+    const spend = validated && !alreadySpent && !budgetFull;
+    if (spend) tx.emit({ kind: 'quota.spent', goalId: turn.goalId, todoId: null, data: { turnId: turn.id } });
     if (turn.todoId) releaseIfHeld(tx, turn, resultKind, exitCode);
-    // Last: should-run's no_change looks for events after this one.
+    // Last: the back-off looks for changes to the todo after this event.
     tx.emit({
       kind: 'turn.finished',
       goalId: turn.goalId,
       todoId: turn.todoId,
-      data: { id: turn.id, exitCode, resultKind, spent: spend || alreadySpent },
+      data: { id: turn.id, exitCode, resultKind, spent: spend || alreadySpent, ...(budgetFull ? { budgetFull: true } : {}) },
     });
     return getTurn(tx.db, turnId);
   });

@@ -52,7 +52,7 @@ export function reviewFacts(db: SqliteDb, nowMs: number, goalId?: string): Revie
           evidence: listEvidence(db, { todoId: todo.id, limit: 20 }),
         })),
         blocked: listTodos(db, at, { goalId: goal.id, status: 'blocked' }),
-        turns: listTurns(db, { goalId: goal.id, limit: 200 }).map((t) => {
+        turns: listTurns(db, { goalId: goal.id, limit: 200 }).turns.map((t) => {
           const ev = turnEvidence(db, t);
           return { ...t, evidence: { kernel: ev.kernel.length, agent: ev.agent } };
         }),

@@ -63,7 +63,12 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
     for (const { todo, evidence } of shipped) {
       out.push(`- **${todo.id}** ${md(todo.title)}${todo.check ? ` (acceptance check ${code(todo.check)})` : ''}`);
       for (const e of evidence) {
-        out.push(e.run ? `  - ${kernelLine(e.run, e.actor)}` : `  - ${md(e.kind)} by ${md(e.actor)} (the agent's word): ${md(e.summary)}`);
+        const after = e.afterShip ? ' (added after it shipped)' : '';
+        out.push(
+          e.run
+            ? `  - ${kernelLine(e.run, e.actor)}${after}`
+            : `  - ${md(e.kind)} by ${md(e.actor)} (the agent's word)${after}: ${md(e.summary)}`,
+        );
         for (const a of e.artifacts) out.push(`    - \`${a.path.replace(/`/g, "'")}\` sha256 ${a.sha256.slice(0, 16)}… (${a.bytes} bytes)`);
       }
     }

@@ -4,6 +4,7 @@ import type { Kernel } from '../kernel';
 import type { StatusReport } from '../queries/status';
 import { pausedWords } from '../../shared/pausedWords';
 import { statusReport } from '../queries/status';
+import { unproductiveEnd } from '../../shared/turnOutcomeWords';
 
 export const STATUS_FILE = 'STATUS.md';
 
@@ -34,6 +35,14 @@ export function renderStatusMd(report: StatusReport): string {
     ...report.monitors
       .filter((m) => m.lastRun?.error)
       .map((m) => `- Monitor ${m.id} on ${m.todoId} cannot run its check \`${cell(m.check ?? '')}\`: ${cell(m.lastRun?.error ?? '')}`),
+    ...report.heldOpen.map(
+      (t) =>
+        `- Turn ${t.id} (${cell(t.agent)} on ${t.todoId ?? t.goalId}, started ${t.startedAt}) is still open though its agent let go: no other turn takes its todo and it keeps a unit of ${t.goalId}'s budget until it is finished`,
+    ),
+    ...report.failing.map(
+      (f) =>
+        `- Keeps failing ${f.todoId} ${cell(f.title)}: ${f.failures} turns in a row made no progress (the last: ${unproductiveEnd(f.result, f.exitCode)}); next try ${f.retryAt}`,
+    ),
     ...report.goals
       .filter((g) => g.waitsForPerson)
       .map(

@@ -166,7 +166,7 @@ export function todoDetailFacts(db: SqliteDb, todoId: string): TodoDetailFacts {
   return {
     todo,
     pendingGates: db.prepare(`SELECT * FROM gates WHERE todo_id = ? AND status = 'pending' ORDER BY num`).all(todo.id).map(gateFromRow),
-    turns: listTurns(db, { todoId: todo.id, limit: 20 }),
+    turns: listTurns(db, { todoId: todo.id, limit: 20 }).turns,
     evidence: listEvidence(db, { todoId, limit: 50 }),
     monitors: listMonitors(db, { todoId, limit: 20 }).map((m) => ({ ...m, runs: monitorRuns(db, m.id, 10) })),
     history: history(db, { todoId, limit: 60 }),

@@ -15,6 +15,8 @@ export interface Evidence {
   /** `kernel`: loopx ran the command itself (see `run`); `agent`: what an agent (or a person) wrote. */
   source: 'agent' | 'kernel';
   run: KernelRun | null;
+  /** Added after its todo shipped. */
+  afterShip: boolean;
 }
 
 /** A command the kernel ran for evidence: exactly what ran, how it ended, and what it printed (tail and hash). */
@@ -34,6 +36,7 @@ export function evidenceFromEvent(e: StoredEvent): Evidence {
     artifacts: e.data.artifacts,
     source: e.data.source ?? 'agent',
     run: e.data.run ?? null,
+    afterShip: e.data.afterShip === true,
   };
 }
 

@@ -1,16 +1,20 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import type { Goal } from '../model';
 import { iso } from '../time';
-import { hasClaimable } from './ready';
+import { backingOff, retryAt } from './backoff';
+import { claimableNow, firstClaimableId } from './ready';
 import { leaseLiveSql } from './lookups';
 import { nextMonitorMoment } from './monitors';
-import { stuckSinceLastTurn } from './turns';
+import { type OpenTurnSlot, openTurnSlots, todosWithOpenTurns } from './turnSlots';
 
 export interface QuotaState {
   goalId: string;
   turnsPerWindow: number;
   windowHours: number;
   spent: number;
+  /** Turns open now: each reserves one unit of budget from its start until it is finished (then spent, or freed). */
+  reserved: number;
+  /** What a new turn may still take: the budget less what is spent in the window and what open turns reserve. */
   remaining: number;
   /** When the oldest slot spent in the window frees up (null when nothing is spent). */
   nextSlotAt: string | null;
@@ -20,19 +24,20 @@ export interface QuotaState {
   liveClaims: number;
   /** Who holds those live claims (distinct names, sorted): a person's claim counts against the goal's concurrency too. */
   holders: string[];
-  /** Open turns whose agent let go of its todo (shipped, released) while the host is still exiting: they hold a slot too. */
+  /**
+   * Open turns that take a concurrent slot though their agent no longer holds its todo: it shipped or released and
+   * its host is still exiting, or its runner died and its agent may still run until the turn's deadline.
+   */
   windingDown: number;
   maxConcurrent: number;
 }
 
-/**
- * A turn holds one of its goal's concurrent slots from its start until it ends, not only while its todo is claimed:
- * an agent that shipped may still be exiting. A turn nobody finishes (its launcher gone, nothing recovering it) stops
- * holding the goal this long after its todo last changed, so one forgotten `turn start` cannot stall a goal.
- */
-export const WIND_DOWN_SECONDS = 60;
-
-export function quotaState(db: SqliteDb, goal: Goal, nowMs: number): QuotaState {
+export function quotaState(
+  db: SqliteDb,
+  goal: Goal,
+  nowMs: number,
+  slots: readonly OpenTurnSlot[] = openTurnSlots(db, goal.id, nowMs),
+): QuotaState {
   const at = iso(nowMs);
   const windowStart = iso(nowMs - goal.policy.windowHours * 3600_000);
   const spentRow = db
@@ -48,35 +53,34 @@ export function quotaState(db: SqliteDb, goal: Goal, nowMs: number): QuotaState 
     )
     .all(goal.id, at);
   const liveClaims = claims.reduce((n, row) => n + Number(row.n), 0);
-  const winding = windingDownTurns(db, goal.id, nowMs);
+  const reserved = slots.filter((t) => !t.spent).length;
   return {
     goalId: goal.id,
     turnsPerWindow: goal.policy.turnsPerWindow,
     windowHours: goal.policy.windowHours,
     spent,
-    remaining: Math.max(0, goal.policy.turnsPerWindow - spent),
+    reserved,
+    remaining: Math.max(0, goal.policy.turnsPerWindow - spent - reserved),
     nextSlotAt: oldest ? iso(Date.parse(oldest) + goal.policy.windowHours * 3600_000) : null,
     lastSpentAt: last,
     cooldownSeconds: goal.policy.cooldownSeconds,
     cooldownUntil: cooldownUntil && cooldownUntil > at ? cooldownUntil : null,
     liveClaims,
     holders: claims.map((row) => String(row.owner)),
-    windingDown: winding.count,
+    windingDown: slots.filter((t) => t.holds && !t.ownLiveClaim).length,
     maxConcurrent: goal.policy.maxConcurrent,
   };
 }
 
-/** Open turns of the goal whose todo is no longer their agent's live claim, changed within WIND_DOWN_SECONDS. */
-function windingDownTurns(db: SqliteDb, goalId: string, nowMs: number): { count: number; freeAt: string | null } {
-  const row = db
-    .prepare(
-      `SELECT count(*) AS n, min(d.updated_at) AS oldest FROM turns t JOIN todos d ON d.id = t.todo_id
-        WHERE t.goal_id = ? AND t.ended_at IS NULL AND d.updated_at > ?
-          AND NOT (d.owner = t.agent AND ${leaseLiveSql('d')})`,
-    )
-    .get(goalId, iso(nowMs - WIND_DOWN_SECONDS * 1000), iso(nowMs));
-  const oldest = (row?.oldest as string | null) ?? null;
-  return { count: Number(row?.n ?? 0), freeAt: oldest ? iso(Date.parse(oldest) + WIND_DOWN_SECONDS * 1000) : null };
+/**
+ * How many more turns the goal's budget has room for, not counting `ownTurnId` (an open turn about to spend its own
+ * reservation): the budget less the window's spends and the other open turns' reservations. Spending keeps it >= 0.
+ */
+export function budgetRoom(db: SqliteDb, goal: Goal, nowMs: number, ownTurnId?: string): number {
+  const slots = openTurnSlots(db, goal.id, nowMs);
+  const q = quotaState(db, goal, nowMs, slots);
+  const own = ownTurnId ? slots.filter((t) => !t.spent && t.id.toUpperCase() === ownTurnId.toUpperCase()).length : 0;
+  return goal.policy.turnsPerWindow - q.spent - (q.reserved - own);
 }
 
 export const SHOULD_RUN_REASONS = [
@@ -99,33 +103,55 @@ export interface ShouldRun {
   remaining: number;
 }
 
+/** should-run's answer and the todo a turn start takes when it says yes. */
+export interface TurnPlan {
+  answer: ShouldRun;
+  todoId: string | null;
+}
+
 /**
  * Never spends. When several reasons hold, the first in SHOULD_RUN_REASONS order is given.
- * Callers that already computed the quota or the next claimable todo may pass them in.
+ * Callers that already computed the quota may pass it in.
  */
-export function shouldRun(db: SqliteDb, goal: Goal, nowMs: number, known: { quota?: QuotaState; hasReadyWork?: boolean } = {}): ShouldRun {
-  const quota = known.quota ?? quotaState(db, goal, nowMs);
+export function shouldRun(db: SqliteDb, goal: Goal, nowMs: number, known: { quota?: QuotaState } = {}): ShouldRun {
+  return planTurn(db, goal, nowMs, known).answer;
+}
+
+/**
+ * should-run, and which todo a turn start takes: the first ready one in claim order that has no turn open on it (one
+ * open turn per todo) and is not backing off after a turn on it made no progress (backoff.ts). `no_change` means
+ * every ready todo is backing off; its wake time is the first retry.
+ */
+export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: { quota?: QuotaState } = {}): TurnPlan {
+  const slots = openTurnSlots(db, goal.id, nowMs);
+  const quota = known.quota ?? quotaState(db, goal, nowMs, slots);
   const at = iso(nowMs);
-  const no = (reason: ShouldRunReason, nextWakeAt: string | null): ShouldRun => ({
-    run: false,
-    reason,
-    nextWakeAt,
-    remaining: quota.remaining,
+  const no = (reason: ShouldRunReason, nextWakeAt: string | null): TurnPlan => ({
+    answer: { run: false, reason, nextWakeAt, remaining: quota.remaining },
+    todoId: null,
   });
   if (goal.status !== 'active') return no('goal_inactive', null);
-  if (!(known.hasReadyWork ?? hasClaimable(db, at, goal.id))) return no('no_ready_work', nextReadyMoment(db, goal.id, at));
+  const busy = todosWithOpenTurns(slots);
+  const first = firstClaimableId(db, at, goal.id, busy);
+  if (first === null) return no('no_ready_work', nextReadyMoment(db, goal.id, at));
   const goalGate = db.prepare(`SELECT 1 FROM gates WHERE goal_id = ? AND todo_id IS NULL AND status = 'pending' LIMIT 1`).get(goal.id);
   if (goalGate) return no('gate_pending', null);
   if (quota.remaining === 0) return no('budget_exhausted', goal.policy.turnsPerWindow === 0 ? null : quota.nextSlotAt);
   if (quota.liveClaims + quota.windingDown >= goal.policy.maxConcurrent) {
-    const wakes = [earliestLeaseExpiry(db, goal.id, at), windingDownTurns(db, goal.id, nowMs).freeAt].filter(
-      (t): t is string => t !== null,
-    );
+    const frees = slots.filter((t) => t.holds && !t.ownLiveClaim).map((t) => t.holdsUntil);
+    const wakes = [earliestLeaseExpiry(db, goal.id, at), ...frees].filter((t): t is string => t !== null);
     return no('concurrency_limit', wakes.length ? (wakes.sort()[0] as string) : null);
   }
   if (quota.cooldownUntil) return no('cooldown', quota.cooldownUntil);
-  if (stuckSinceLastTurn(db, goal.id, at)) return no('no_change', null);
-  return { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining };
+  // The first ready todo is usually not backing off: one look at it; the goal's whole list only when it is.
+  if (retryAt(db, first, nowMs) === null)
+    return { answer: { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining }, todoId: first };
+  const waiting = backingOff(db, goal.id, nowMs);
+  const other = firstClaimableId(db, at, goal.id, [...busy, ...waiting.keys()]);
+  if (other !== null) return { answer: { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining }, todoId: other };
+  // Every ready todo waits after a turn on it made no progress: wake at the first retry of one that is ready.
+  const retries = [...waiting].filter(([id]) => claimableNow(db, at, id)).map(([, when]) => when);
+  return no('no_change', retries.sort()[0] ?? null);
 }
 
 /**

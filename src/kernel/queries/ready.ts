@@ -25,11 +25,17 @@ export const CLAIMABLE_WHERE = `(t.status = 'open' OR ${leaseLapsedSql()}) AND $
 const FIRST_OPEN = `t.status = 'open' AND ${READY_CONDITIONS} ORDER BY t.priority, t.num LIMIT 1`;
 const FIRST_LAPSED = `${leaseLapsedSql()} AND ${READY_CONDITIONS} ORDER BY t.priority, t.num LIMIT 1`;
 
-function firstClaimableId(db: SqliteDb, at: string, goalId?: string): string | null {
+/** Leaves out the todos named in a JSON array (one statement whatever their number). */
+const EXCLUDED = 't.id NOT IN (SELECT value FROM json_each(?))';
+
+export function firstClaimableId(db: SqliteDb, at: string, goalId?: string, exclude: readonly string[] = []): string | null {
   const scope = goalId ? 't.goal_id = ? AND ' : '';
-  const args = goalId ? [goalId] : [];
-  const open = db.prepare(`SELECT t.id, t.priority, t.num FROM todos t WHERE ${scope}${FIRST_OPEN}`).get(...args, at);
-  const lapsed = db.prepare(`SELECT t.id, t.priority, t.num FROM todos t WHERE ${scope}${FIRST_LAPSED}`).get(...args, at, at);
+  const args: string[] = goalId ? [goalId] : [];
+  // The statements without exclusions stay as they were: that is every call but a scheduler's after a failed turn.
+  const skip = exclude.length ? `${EXCLUDED} AND ` : '';
+  if (exclude.length) args.push(JSON.stringify(exclude));
+  const open = db.prepare(`SELECT t.id, t.priority, t.num FROM todos t WHERE ${scope}${skip}${FIRST_OPEN}`).get(...args, at);
+  const lapsed = db.prepare(`SELECT t.id, t.priority, t.num FROM todos t WHERE ${scope}${skip}${FIRST_LAPSED}`).get(...args, at, at);
   const best =
     open && lapsed
       ? [open, lapsed].sort((a, b) => Number(a.priority) - Number(b.priority) || Number(a.num) - Number(b.num))[0]
@@ -37,15 +43,21 @@ function firstClaimableId(db: SqliteDb, at: string, goalId?: string): string | n
   return best ? String(best.id) : null;
 }
 
-export function nextClaimable(db: SqliteDb, at: string, goalId?: string): Todo | null {
-  const id = firstClaimableId(db, at, goalId);
+/** Whether one todo could be claimed now. */
+export function claimableNow(db: SqliteDb, at: string, todoId: string): boolean {
+  return db.prepare(`SELECT 1 FROM todos t WHERE t.id = ? AND ${CLAIMABLE_WHERE}`).get(todoId, at, at) !== undefined;
+}
+
+/** The todo `claim --next` takes: the first claimable in claim order, leaving out `exclude` (a turn start's rule). */
+export function nextClaimable(db: SqliteDb, at: string, goalId?: string, exclude: readonly string[] = []): Todo | null {
+  const id = firstClaimableId(db, at, goalId, exclude);
   if (id === null) return null;
   const row = db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.id = ?`).get(id);
   return row ? todoFromRow(row) : null;
 }
 
-export function hasClaimable(db: SqliteDb, at: string, goalId: string): boolean {
-  return firstClaimableId(db, at, goalId) !== null;
+export function hasClaimable(db: SqliteDb, at: string, goalId: string, exclude: readonly string[] = []): boolean {
+  return firstClaimableId(db, at, goalId, exclude) !== null;
 }
 
 /**

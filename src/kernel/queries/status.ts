@@ -6,6 +6,8 @@ import { nextClaimable } from './ready';
 import { leaseLapsedSql } from './lookups';
 import { type Monitor, listMonitors } from './monitors';
 import { type QuotaState, type ShouldRun, quotaState, shouldRun } from './quota';
+import { FAILING_AFTER, type Retry, recentRetries } from './backoff';
+import { openTurnSlots } from './turnSlots';
 
 export interface GoalStatusLine {
   id: string;
@@ -30,9 +32,30 @@ export interface StatusReport {
   lapsedLeases: Todo[];
   /** Monitors still waiting (what will run unattended), soonest check first. */
   monitors: Monitor[];
+  /** Todos whose last FAILING_AFTER or more turns in a row failed: loopx keeps retrying them, slower; a person looks. */
+  failing: FailingTodo[];
+  /**
+   * Open turns that no longer hold a slot (their agent let go of the todo more than a minute ago, no deadline ahead):
+   * until someone finishes them, no other turn takes their todo and each keeps a unit of its goal's budget.
+   */
+  heldOpen: HeldOpenTurn[];
   /** With a limit: how many of each list were left out; absent when none was cut. */
   more?: Partial<Record<'pendingGates' | 'blocked' | 'lapsedLeases' | 'monitors', number>>;
 }
+
+export interface HeldOpenTurn {
+  id: string;
+  goalId: string;
+  todoId: string | null;
+  agent: string;
+  startedAt: string;
+}
+
+/** A todo that keeps failing: its latest turn, how many failed in a row, and when a turn start may take it again. */
+export type FailingTodo = Omit<Retry, 'changed'> & { title: string };
+
+/** Turns older than this are not looked at for "keeps failing" (a todo retried at least hourly has a newer one). */
+const FAILING_LOOKBACK_SECONDS = 24 * 3600;
 
 export interface StatusOptions {
   /** At most this many items in each list (gates, blocked, lapsed leases, monitors); the rest are counted in `more`. */
@@ -60,7 +83,7 @@ export function statusReport(db: SqliteDb, nowMs: number, options: StatusOptions
       ...(waits ? { waitsForPerson: waits } : {}),
       nextTodo,
       quota,
-      shouldRun: shouldRun(db, goal, nowMs, { quota, hasReadyWork: nextTodo !== null }),
+      shouldRun: shouldRun(db, goal, nowMs, { quota }),
       counts: counts.get(goal.id) ?? { open: 0, claimed: 0, blocked: 0, shipped: 0, killed: 0 },
     };
   });
@@ -73,6 +96,12 @@ export function statusReport(db: SqliteDb, nowMs: number, options: StatusOptions
     blocked: db.prepare(`${select} WHERE t.status = 'blocked' ORDER BY t.priority, t.num${limit}`).all().map(todoFromRow),
     lapsedLeases: db.prepare(`${select} WHERE ${leaseLapsedSql()} ORDER BY t.lease_expires_at${limit}`).all(at).map(todoFromRow),
     monitors: listMonitors(db, { status: 'waiting', limit: options.limit }),
+    failing: failingTodos(db, nowMs),
+    heldOpen: goals.flatMap((g) =>
+      openTurnSlots(db, g.id, nowMs)
+        .filter((t) => !t.holds)
+        .map((t) => ({ id: t.id, goalId: g.id, todoId: t.todoId, agent: t.agent, startedAt: t.startedAt })),
+    ),
   };
   if (options.limit !== undefined) {
     const count = (sql: string, ...params: string[]) => Number(db.prepare(sql).get(...params)?.n ?? 0);
@@ -90,6 +119,16 @@ export function statusReport(db: SqliteDb, nowMs: number, options: StatusOptions
     if (Object.keys(more).length) report.more = more;
   }
   return report;
+}
+
+function failingTodos(db: SqliteDb, nowMs: number): FailingTodo[] {
+  const at = iso(nowMs);
+  return recentRetries(db, nowMs, { withinSeconds: FAILING_LOOKBACK_SECONDS, minFailures: FAILING_AFTER }).map(({ changed, ...r }) => ({
+    ...r,
+    // A change since (a person's note) lets it be taken at once.
+    retryAt: changed || r.retryAt < at ? at : r.retryAt,
+    title: String(db.prepare('SELECT title FROM todos WHERE id = ?').get(r.todoId)?.title ?? ''),
+  }));
 }
 
 /**

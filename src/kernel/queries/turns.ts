@@ -32,6 +32,8 @@ export const turnFromRow = (row: Row) => {
     spent: r.int('spent') === 1,
     startSeq: r.int('start_seq'),
     endSeq: r.maybeInt('end_seq'),
+    /** A runner's turn: when it is surely over (its --turn-limit and the grace to end it); null for others. */
+    deadlineAt: r.maybeText('deadline_at'),
   };
 };
 export type Turn = ReturnType<typeof turnFromRow>;
@@ -42,14 +44,25 @@ export function getTurn(db: SqliteDb, id: string): Turn {
   return turnFromRow(row);
 }
 
-export function listTurns(db: SqliteDb, filter: { goalId?: string; todoId?: string; limit?: number } = {}): Turn[] {
-  const limit = Math.max(1, Math.min(filter.limit ?? 100, 10_000));
-  const rows = filter.todoId
-    ? db.prepare('SELECT * FROM turns WHERE todo_id = ? ORDER BY num DESC LIMIT ?').all(filter.todoId, limit)
-    : filter.goalId
-      ? db.prepare('SELECT * FROM turns WHERE goal_id = ? ORDER BY num DESC LIMIT ?').all(filter.goalId, limit)
-      : db.prepare('SELECT * FROM turns ORDER BY num DESC LIMIT ?').all(limit);
-  return rows.map(turnFromRow);
+/**
+ * Turns newest first (of a todo, of a goal, or all): a page (`limit` after `offset`), or every one without a limit;
+ * `more` counts what the page left out.
+ */
+export function listTurns(
+  db: SqliteDb,
+  filter: { goalId?: string; todoId?: string; limit?: number; offset?: number } = {},
+): { turns: Turn[]; more: number } {
+  const where = filter.todoId ? 'WHERE todo_id = ?' : filter.goalId ? 'WHERE goal_id = ?' : '';
+  const args = filter.todoId ? [filter.todoId] : filter.goalId ? [filter.goalId] : [];
+  const limit = filter.limit === undefined ? -1 : Math.max(1, Math.floor(filter.limit));
+  const offset = Math.max(0, Math.floor(filter.offset ?? 0));
+  const turns = db
+    .prepare(`SELECT * FROM turns ${where} ORDER BY num DESC LIMIT ? OFFSET ?`)
+    .all(...args, limit, offset)
+    .map(turnFromRow);
+  if (limit === -1 || turns.length < limit) return { turns, more: 0 };
+  const total = Number(db.prepare(`SELECT count(*) AS n FROM turns ${where}`).get(...args)?.n ?? 0);
+  return { turns, more: Math.max(0, total - offset - turns.length) };
 }
 
 export function countTurns(db: SqliteDb): number {
@@ -59,30 +72,4 @@ export function countTurns(db: SqliteDb): number {
 /** Turns started and not yet finished, oldest first. */
 export function openTurns(db: SqliteDb): Turn[] {
   return db.prepare('SELECT * FROM turns WHERE ended_at IS NULL ORDER BY num').all().map(turnFromRow);
-}
-
-/**
- * should-run's `no_change`: the goal's last finished turn made no validated progress, and not one event about the
- * goal has happened since it ended. Only a change (a human's decision, a new todo, an agent's write, a monitor that
- * fired, a recurring todo's occurrence that came due) lifts it.
- */
-export function stuckSinceLastTurn(db: SqliteDb, goalId: string, at?: string): boolean {
-  const last = db
-    .prepare('SELECT result_kind, end_seq, ended_at FROM turns WHERE goal_id = ? AND ended_at IS NOT NULL ORDER BY num DESC LIMIT 1')
-    .get(goalId);
-  if (!last || last.result_kind === 'validated_progress' || last.result_kind === 'validated_completion') return false;
-  // A recurring todo's occurrence that came due since is a change too (time, not an event, made it ready).
-  if (
-    at &&
-    db
-      .prepare(`SELECT 1 FROM todos WHERE goal_id = ? AND status = 'open' AND ready_at > ? AND ready_at <= ? LIMIT 1`)
-      .get(goalId, String(last.ended_at), at)
-  )
-    return false;
-  // A monitor's routine runs are not a change; its firing (or expiring, or being cancelled) is.
-  return (
-    db
-      .prepare(`SELECT 1 FROM events WHERE seq > ? AND goal_id = ? AND kind NOT IN ('monitor.run_claimed', 'monitor.checked') LIMIT 1`)
-      .get(Number(last.end_seq), goalId) === undefined
-  );
 }

@@ -41,6 +41,8 @@ export interface ReviewPageGoal {
       actor: string;
       summary: string;
       artifacts: { path: string; sha256: string; bytes: number }[];
+      /** Recorded after the todo shipped. */
+      afterShip?: boolean;
       run?: {
         command: string;
         exitCode: number | null;
@@ -153,11 +155,13 @@ function packetSection(r: ReviewPageGoal): string {
       r.shipped.map(
         ({ todo, evidence }) =>
           `<b>${esc(todo.id)}</b> ${esc(todo.title)}${todo.check ? ` (acceptance check ${code(todo.check)})` : ''}${list(
-            evidence.map((e) =>
-              e.run
-                ? `<b>kernel-verified:</b> ran ${code(e.run.command)}: ${esc(e.run.error ?? `exit ${e.run.exitCode}`)} in ${esc(durationText(e.run.durationMs))} (asked by ${esc(e.actor)}; output sha256 ${esc(e.run.outputSha256.slice(0, 12))}…)`
-                : `${esc(e.kind)} by ${esc(e.actor)} (the agent's word): ${esc(e.summary)}${e.artifacts.map((a) => ` · ${code(a.path)} (${a.bytes} bytes)`).join('')}`,
-            ),
+            evidence.map((e) => {
+              // As in the Markdown packet: evidence recorded after the ship is said to be so.
+              const after = e.afterShip ? ' (added after it shipped)' : '';
+              return e.run
+                ? `<b>kernel-verified:</b> ran ${code(e.run.command)}: ${esc(e.run.error ?? `exit ${e.run.exitCode}`)} in ${esc(durationText(e.run.durationMs))} (asked by ${esc(e.actor)}; output sha256 ${esc(e.run.outputSha256.slice(0, 12))}…)${after}`
+                : `${esc(e.kind)} by ${esc(e.actor)} (the agent's word)${after}: ${esc(e.summary)}${e.artifacts.map((a) => ` · ${code(a.path)} (${a.bytes} bytes)`).join('')}`;
+            }),
             'No evidence recorded.',
           )}`,
       ),

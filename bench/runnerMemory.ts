@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Kernel } from '../src/kernel/kernel';
+import { createGoal } from '../src/kernel/ops/goals';
+import { addTodo } from '../src/kernel/ops/todos';
+import { shipTodo } from '../src/kernel/ops/claims';
+import { DEFAULT_HOSTS } from '../src/kernel/hosts';
+import { Runner } from '../src/cli/run/runner';
+
+/**
+ * Does `loopx run` keep memory it no longer needs? One runner in this process runs TURNS turns of a host that exits at
+ * once (`true`), each turn shipping its todo (written here, as the agent, the moment the turn starts: the runner's
+ * own work per turn without the cost of an agent process), and after every 100 a full garbage collection says what
+ * is still held. Run with: npm run bench:memory [-- TURNS]
+ */
+async function main(): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('run with node --expose-gc');
+  const turns = Number(process.argv[2] ?? 1000);
+  const root = mkdtempSync(join(tmpdir(), 'loopx-memory-'));
+  const human = { name: 'ada', kind: 'human' as const, channel: 'vscode' as const };
+  const kernel = Kernel.init(root, { actor: human }).kernel;
+  const goalId = createGoal(kernel, { title: 'memory', turnsPerWindow: 100_000, maxConcurrent: 1 }).id;
+  for (let i = 0; i < turns + 10; i++) addTodo(kernel, { goalId, title: `t${i}` });
+  const agent = kernel.as({ name: 'mem', kind: 'agent' });
+  const rows: string[] = [];
+  let ended = 0;
+  const runner = new Runner(kernel, {
+    goals: [goalId],
+    host: 'custom',
+    settings: { ...DEFAULT_HOSTS, custom: 'true' },
+    agent: 'mem',
+    maxTurns: turns,
+    untilIdle: false,
+    once: false,
+    turnLimitMs: 60_000,
+    leaseSeconds: 600,
+    loopxCommand: 'loopx',
+    json: true,
+    out: (text) => {
+      const started = /"event":"turn_started".*"todoId":"(T\d+)"/.exec(text);
+      if (started) shipTodo(agent, started[1] as string, { evidence: 'done by the memory probe' });
+      if (!text.includes('"turn_ended"')) return;
+      if (++ended % 100 !== 0) return;
+      gc();
+      const m = process.memoryUsage();
+      rows.push(
+        `${ended}\t${(m.heapUsed / 1048576).toFixed(1)}\t${(m.heapTotal / 1048576).toFixed(1)}\t${(m.rss / 1048576).toFixed(1)}\t${(m.external / 1048576).toFixed(1)}`,
+      );
+      console.log(rows.at(-1));
+    },
+  });
+  console.log('turns\theapUsed MB\theapTotal MB\trss MB\texternal MB (after a full GC)');
+  await runner.run();
+  kernel.close();
+  rmSync(root, { recursive: true, force: true });
+}
+
+void main();

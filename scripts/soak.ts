@@ -1,0 +1,75 @@
+import { resolve } from 'node:path';
+import { InvalidInputError } from '../src/kernel/errors';
+import { type SoakReport, runSoak } from '../test/soak/soak';
+
+/**
+ * `npm run soak -- --minutes N [--seed S] [--keep]`: leaves `loopx run` alone for N minutes with everything a real
+ * night throws at it (see test/soak/soak.ts), then audits the store and prints what it found. Exit 0 when every
+ * invariant held, 1 otherwise (the workspace is then kept for a look). `npm test` runs a 90-second version.
+ */
+function option(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? undefined : process.argv[i + 1];
+}
+
+async function main(): Promise<void> {
+  const minutes = Number(option('minutes') ?? 10);
+  if (!Number.isFinite(minutes) || minutes < 1 || minutes > 7 * 24 * 60) throw new InvalidInputError('--minutes must be from 1 to 10080');
+  const seconds = Math.round(minutes * 60);
+  const long = seconds >= 600;
+  const report = await runSoak({
+    repo: resolve(__dirname, '..', '..'),
+    seconds,
+    seed: Number(option('seed') ?? Date.now() % 100_000),
+    // A night: a kill every few minutes, so each runner also lives long enough for its memory to tell.
+    killEvery: long ? [180, 480] : [20, 40],
+    secondRunner: [0.3, 0.45],
+    turnLimitSeconds: long ? 60 : 12,
+    personEverySeconds: long ? 30 : 3,
+    smallBudget: long ? 60 : 8,
+    idleSeconds: long ? 60 : 15,
+    keep: process.argv.includes('--keep'),
+    log: (line) => console.log(line),
+  });
+  console.log(describe(report));
+  process.exitCode = report.audit.ok ? 0 : 1;
+}
+
+function describe(r: SoakReport): string {
+  const f = r.audit.figures as {
+    turns: number;
+    byResult: Record<string, number>;
+    spanS: number;
+    throughput: {
+      goal: string;
+      validated: number;
+      theoreticalMax: number;
+      boundBy: string;
+      share: number;
+      meanValidatedTurnS: number;
+      slotOccupancy: number;
+    }[];
+    store: Record<string, number>;
+  };
+  const lines = [
+    '',
+    `soak ${r.audit.ok ? 'passed' : 'FAILED'}: ${Math.round(r.seconds / 60)} min, seed ${r.seed}, ${f.turns} turns, ${r.kills} kill -9 of the runner`,
+    ...r.audit.invariants.map((i) => `  ${i.ok ? 'ok  ' : 'FAIL'} ${i.name}: ${i.detail}`),
+    `  results: ${Object.entries(f.byResult)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+    ...f.throughput.map(
+      (t) =>
+        `  ${t.goal}: ${t.validated} validated turns of a theoretical ${t.theoreticalMax} (${Math.round(t.share * 100)}%, bound by ${t.boundBy}; a validated turn took ${t.meanValidatedTurnS} s on average; its slots were busy ${Math.round(t.slotOccupancy * 100)}% of the time)`,
+    ),
+    `  store: ${f.store.bytesPerTurn} bytes and ${f.store.eventsPerTurn} events per turn in the database, ${f.store.turnFolderBytesPerTurn} bytes per turn folder`,
+    `  idle runner: ${r.idle.cpuPercent.toFixed(3)}% of a core over ${r.idle.seconds} s`,
+    `  workspace: ${r.root}${r.audit.ok && !process.argv.includes('--keep') ? ' (removed)' : ''}; report in soak-report.json there`,
+  ];
+  return lines.join('\n');
+}
+
+main().catch((error: unknown) => {
+  console.error(`soak: ${(error as Error).message}`);
+  process.exitCode = 2;
+});
