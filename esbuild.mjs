@@ -70,6 +70,9 @@ const targets = [
     entryPoints: [
       { in: 'webview-ui/src/main.ts', out: 'board' },
       { in: 'webview-ui/board.css', out: 'board' },
+      // The goal story: its own script and stylesheet (the charts are SVG built by src/protocol/story).
+      { in: 'webview-ui/src/story/main.ts', out: 'story' },
+      { in: 'webview-ui/story.css', out: 'story' },
     ],
     outdir: 'dist/webview',
   },
@@ -96,6 +99,7 @@ if (process.argv.includes('--bench')) {
   targets.push({ ...base, minify: false, entryPoints: ['bench/goalFileBench.ts'], outfile: 'dist/bench/goalFileBench.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/verbCost.ts'], outfile: 'dist/bench/verbCost.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/runnerMemory.ts'], outfile: 'dist/bench/runnerMemory.js' });
+  targets.push({ ...base, minify: false, entryPoints: ['bench/storyBench.ts'], outfile: 'dist/bench/storyBench.js' });
   targets.push({
     ...base,
     minify: false,

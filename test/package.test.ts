@@ -55,6 +55,8 @@ describe('the .vsix', () => {
       'dist/goalFileClient.js',
       'dist/webview/board.js',
       'dist/webview/board.css',
+      'dist/webview/story.js',
+      'dist/webview/story.css',
       'dist/webview/codicon.ttf',
       'bin/loopx',
       'bin/loopx-sample-agent',

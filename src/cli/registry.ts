@@ -47,6 +47,7 @@ import { goalSetCheck, todoSetCheck } from './commands/setCheck';
 import { run } from './commands/run';
 import { monitorAdd, monitorCancel, monitorList, monitorShow, monitorTick } from './commands/monitor';
 import { goalAllowChecks, monitorApprove } from './commands/agentChecks';
+import { HOOK_COMMANDS } from './commands/hooks';
 
 /** Every loopx command spec, in the order help lists them (the extension's COMMANDS are VS Code command ids). */
 export const CLI_COMMANDS: readonly Command[] = [
@@ -105,6 +106,7 @@ export const CLI_COMMANDS: readonly Command[] = [
   turnList,
   run,
   reviewPacket,
+  ...HOOK_COMMANDS,
   agentsMd,
   mcp,
   lsp,

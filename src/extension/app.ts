@@ -15,7 +15,8 @@ import { QuotaStatusBar } from './statusBar';
 import { WakeClock } from './clock';
 import { registerCommands } from './commands/registry';
 import { type BoardPanel, Boards } from './board/boardPanel';
-import type { BoardOpener } from './services';
+import type { BoardOpener, StoryOpener } from './services';
+import { Stories } from './story/storyPanel';
 import { goalProgress } from './views/todoPresentation';
 import { GoalFileSupport } from './goalFiles/goalFileSupport';
 import { WalkthroughProgress } from './walkthroughProgress';
@@ -40,6 +41,8 @@ export class LoopxApp extends Disposable {
   readonly goalFiles: GoalFileSupport;
   /** The window's one board panel, on whichever folder's store it shows. */
   readonly boards: Boards;
+  /** The window's goal story panel. */
+  readonly stories: Stories;
   /** Filter Todos…: what the Goals view shows, in every folder. */
   readonly goalsFilter: GoalsFilter;
   /** The read-only documents (status, evidence, review packet, todo), one provider per scheme. */
@@ -59,8 +62,10 @@ export class LoopxApp extends Disposable {
     const actor = humanActor();
     // Each folder's Open Board shows the window's board, and the board spans the folders: the one is made with the other.
     const board: BoardOpener = { show: (ctx, reveal) => this.boards.show(ctx, reveal) };
+    const story: StoryOpener = { show: (ctx, goalId) => this.stories.show(ctx, goalId) };
+    this.stories = this.register(new Stories());
     this.goalsFilter = this.register(new GoalsFilter());
-    this.folders = this.register(new Folders({ log, actor, board, goalsFilter: this.goalsFilter, ...host }));
+    this.folders = this.register(new Folders({ log, actor, board, story, goalsFilter: this.goalsFilter, ...host }));
     this.boards = this.register(new Boards(this.folders));
     const describe = (f: FolderServices) => {
       const goals = f.model.status()?.goals ?? [];

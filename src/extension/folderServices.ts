@@ -13,10 +13,11 @@ import { GateNotifier } from './gateNotifier';
 import { TurnRunner } from './turns/turnRunner';
 import { AutoRunner } from './turns/autoRunner';
 import { TurnRecovery } from './turns/turnRecovery';
-import type { BoardOpener, Services } from './services';
+import type { BoardOpener, Services, StoryOpener } from './services';
 import { MonitorsTreeProvider } from './views/monitorsTree';
 import { MonitorTicker } from './monitors/monitorTicker';
 import { MonitorNotifier } from './monitors/monitorNotifier';
+import { EventNotifier, WindowHooks } from './hooks/windowHooks';
 import type { GoalsFilter } from './views/goalsFilter';
 
 /** What every folder's services share: the window's log, the person, where the extension and its CLI are. */
@@ -28,6 +29,8 @@ export interface SharedServices {
   cliCommand: string;
   /** The window's board (one panel for every folder). */
   board: BoardOpener;
+  /** The window's goal story panel. */
+  story: StoryOpener;
   /** The Goals view's filter (one for the window). */
   goalsFilter: GoalsFilter;
 }
@@ -54,6 +57,9 @@ export class FolderServices extends Disposable {
   readonly monitorsTree: MonitorsTreeProvider;
   readonly monitorTicker: MonitorTicker;
   readonly monitorNotifier: MonitorNotifier;
+  /** Hooks a person set, run by this window for events it sees first (trusted workspaces). */
+  readonly hooks: WindowHooks;
+  readonly eventNotifier: EventNotifier;
   readonly ctx: Services;
 
   constructor(
@@ -74,6 +80,8 @@ export class FolderServices extends Disposable {
     this.monitorsTree = this.register(new MonitorsTreeProvider(this.model));
     this.monitorTicker = this.register(new MonitorTicker(this.session, this.model, log));
     this.monitorNotifier = this.register(new MonitorNotifier(this.model));
+    this.hooks = this.register(new WindowHooks(this.session, this.model, log));
+    this.eventNotifier = this.register(new EventNotifier(this.session, this.model, this.root));
     this.turns = this.register(new TurnRunner({ session: this.session, model: this.model, log, cliCommand: shared.cliCommand }));
     this.ctx = {
       session: this.session,
@@ -87,6 +95,7 @@ export class FolderServices extends Disposable {
       witness: this.witness,
       monitors: this.monitorTicker,
       board: shared.board,
+      story: shared.story,
       goalsFilter: shared.goalsFilter,
     };
     this.autoRunner = this.register(new AutoRunner(this.model, this.turns, log));

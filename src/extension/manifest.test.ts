@@ -64,6 +64,8 @@ describe('package.json ↔ code', () => {
       COMMANDS.filterTodos,
       COMMANDS.approveMonitor,
       COMMANDS.allowChecks,
+      COMMANDS.addHook,
+      COMMANDS.removeHook,
     ];
     for (const c of contributes.commands as { command: string; title: string }[])
       expect(c.title.endsWith('…'), `${c.command}: "${c.title}"`).toBe((asks as string[]).includes(c.command));

@@ -33,8 +33,15 @@ export interface Services {
   monitors: MonitorTicker;
   /** The window's one board panel (owned by the app; a folder's Open Board shows this folder's store in it). */
   board: BoardOpener;
+  /** The window's goal story panel (beside the board). */
+  story: StoryOpener;
   /** The Goals view's filter (Filter Todos…), one for the window. */
   goalsFilter: GoalsFilter;
+}
+
+/** What a folder needs of the window's story panel: to show a goal's story from this folder's store. */
+export interface StoryOpener {
+  show(services: Services, goalId: string | undefined): unknown;
 }
 
 /** What a folder needs of the window's board: to show it on this folder's store (and a card or goal on it). */

@@ -1,10 +1,17 @@
-import { type Document, type Node, isMap, isPair, isScalar, isSeq, parseDocument } from 'yaml';
+import { type Document, type Node, isMap, isPair, isScalar, isSeq } from 'yaml';
+import { type PathSegment, type YamlProblem, damagedParts, readYaml } from './yamlDocument';
 
-export type PathSegment = string | number;
+export type { PathSegment };
 
 /** The front matter as YAML: its errors, its value, and where a path sits (offsets into the front matter text). */
 export interface FrontMatterYaml {
-  errors: { message: string; from: number; to: number }[];
+  errors: YamlProblem[];
+  /**
+   * The parts of the value the errors leave unreliable (`['quota']`, `['todos', 2]`; `[]`: all of it). The rest is
+   * what `yaml` read around the errors, checked as usual.
+   */
+  damaged: PathSegment[][];
+  /** The value, or null when nothing could be read (nesting too deep). */
   toJS(): unknown;
   /** The offsets of the node at a path (its key with `key`), falling back to the nearest parent; null when none. */
   locate(path: readonly PathSegment[], key: boolean): [number, number] | null;
@@ -18,7 +25,6 @@ export interface ParseStats {
   itemsReused: number;
 }
 
-const OPTIONS = { prettyErrors: false, uniqueKeys: true } as const;
 const MAX_ALIASES = { maxAliasCount: 100 };
 
 /**
@@ -53,18 +59,21 @@ export class FrontMatterParser {
       const slice = text.slice(from, to);
       let doc = next.get(slice) ?? previous.get(slice);
       if (!doc) {
-        doc = parseDocument(slice, OPTIONS);
+        const read = readYaml(slice);
         parsed++;
+        if (!read.doc || read.problems.length > 0) return null;
+        doc = read.doc;
       }
       next.set(slice, doc);
-      if (doc.errors.length > 0 || doc.warnings.length > 0 || !isSeq(doc.contents) || doc.contents.items.length !== 1) return null;
+      if (doc.warnings.length > 0 || !isSeq(doc.contents) || doc.contents.items.length !== 1) return null;
       docs.push(doc);
     }
     this.items = next;
     this.stats = { mode: 'split', itemsParsed: parsed, itemsReused: split.items.length - parsed };
     const cut = split.end - split.start;
-    const head = parseDocument(text.slice(0, split.start) + text.slice(split.end), OPTIONS);
-    if (head.errors.length > 0 || head.warnings.length > 0 || !isMap(head.contents)) return null;
+    const read = readYaml(text.slice(0, split.start) + text.slice(split.end));
+    const head = read.doc;
+    if (!head || read.problems.length > 0 || head.warnings.length > 0 || !isMap(head.contents)) return null;
     const headTodos = head.contents.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === 'todos');
     if (!headTodos || (headTodos.value !== null && !(isScalar(headTodos.value) && headTodos.value.value === null))) return null;
     let value: Record<string, unknown>;
@@ -86,6 +95,7 @@ export class FrontMatterParser {
     };
     return {
       errors: [],
+      damaged: [],
       toJS: () => ({ ...value, todos }),
       locate(path, key) {
         if (path[0] === 'todos' && path.length > 1 && typeof path[1] === 'number' && docs[path[1]]) {
@@ -112,9 +122,11 @@ export class FrontMatterParser {
 
 /** One parse of the whole text (the reference the split must agree with; what `FrontMatterParser` falls back to). */
 export function parseWhole(text: string): FrontMatterYaml {
-  const doc = parseDocument(text, OPTIONS);
+  const { doc, problems } = readYaml(text);
+  if (!doc) return { errors: problems, damaged: [[]], toJS: () => null, locate: () => null };
   return {
-    errors: doc.errors.map((e) => ({ message: e.message, from: e.pos[0], to: e.pos[1] })),
+    errors: problems,
+    damaged: damagedParts(doc, text, problems),
     toJS: () => doc.toJS(MAX_ALIASES),
     locate(path, key) {
       const node = locate(doc, path, key);

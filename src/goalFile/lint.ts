@@ -2,7 +2,7 @@ import { LoopxError } from '../kernel/errors';
 import { optionalText, requireText } from '../kernel/validate';
 import { parseScope } from '../kernel/workspacePaths';
 import { type GoalFileDiagnostic, type Range, didYouMean } from './diagnostics';
-import type { FrontMatter } from './schema';
+import type { LooseFrontMatter } from './schema';
 import { parseRecurrence } from '../kernel/recurrence';
 import { parseCheck } from '../kernel/ops/checks';
 import type { ParsedGoalFile, PathSegment } from './parse';
@@ -14,8 +14,14 @@ const STORE_ID = /^T[1-9][0-9]{0,9}$/;
 /**
  * The checks past the shape: the same text rules the kernel enforces, durations, duplicate keys, `after` entries
  * that name no todo, cycles, and fields this store does not run yet. Each problem points at the entry at fault.
+ * Parts that failed the shape are left out of `fm` (reported already); `mayBeHiddenKey` says whether a key could be
+ * in a part a YAML error damaged, where an `after` entry naming it may be right.
  */
-export function lintFrontMatter(fm: FrontMatter, rangeOf: ParsedGoalFile['rangeOf']): GoalFileDiagnostic[] {
+export function lintFrontMatter(
+  fm: LooseFrontMatter,
+  rangeOf: ParsedGoalFile['rangeOf'],
+  mayBeHiddenKey: (key: string) => boolean = () => false,
+): GoalFileDiagnostic[] {
   const out: GoalFileDiagnostic[] = [];
   const at = (path: readonly PathSegment[], key = false) => rangeOf(path, { key }) ?? FIRST;
   const error = (path: readonly PathSegment[], message: string, code: string, extra: Partial<GoalFileDiagnostic> = {}) =>
@@ -29,7 +35,7 @@ export function lintFrontMatter(fm: FrontMatter, rangeOf: ParsedGoalFile['rangeO
     }
   };
 
-  kernelRule(['title'], () => requireText(fm.title, 'title'));
+  if (fm.title !== undefined) kernelRule(['title'], () => requireText(fm.title, 'title'));
   kernelRule(['objective'], () => optionalText(fm.objective, 'objective'));
   const scope = fm.scope === undefined ? [] : typeof fm.scope === 'string' ? [fm.scope] : fm.scope;
   scope.forEach((s, i) => kernelRule(typeof fm.scope === 'string' ? ['scope'] : ['scope', i], () => parseScope(s)));
@@ -51,25 +57,23 @@ export function lintFrontMatter(fm: FrontMatter, rangeOf: ParsedGoalFile['rangeO
   const firstIndex = new Map<string, number>();
   const ids = new Map<string, number>();
   todos.forEach((t, i) => {
-    if (firstIndex.has(t.key))
-      error(
-        ['todos', i, 'key'],
-        `todo key \`${t.key}\` is used twice (first in todo ${(firstIndex.get(t.key) as number) + 1})`,
-        'duplicate_key',
-      );
-    else firstIndex.set(t.key, i);
+    if (!t) return;
+    const first = t.key === undefined ? undefined : firstIndex.get(t.key);
+    if (first !== undefined)
+      error(['todos', i, 'key'], `todo key \`${t.key}\` is used twice (first in todo ${first + 1})`, 'duplicate_key');
+    else if (t.key !== undefined) firstIndex.set(t.key, i);
     if (t.id !== undefined) {
       if (ids.has(t.id)) error(['todos', i, 'id'], `${t.id} is named by two todos`, 'duplicate_id');
       ids.set(t.id, i);
     }
-    kernelRule(['todos', i, 'title'], () => requireText(t.title, 'title'));
+    if (t.title !== undefined) kernelRule(['todos', i, 'title'], () => requireText(t.title, 'title'));
     kernelRule(['todos', i, 'detail'], () => optionalText(t.detail, 'detail'));
     if (typeof t.check === 'string') kernelRule(['todos', i, 'check'], () => parseCheck(t.check as string));
     out.push(...recurrenceProblems(t, i, at));
   });
   todos.forEach((t, i) =>
-    (t.after ?? []).forEach((ref, j) => {
-      if (firstIndex.has(ref) || STORE_ID.test(ref)) return;
+    (t?.after ?? []).forEach((ref, j) => {
+      if (firstIndex.has(ref) || STORE_ID.test(ref) || mayBeHiddenKey(ref)) return;
       const suggestion = didYouMean(ref, firstIndex.keys());
       const hint = suggestion ? `; did you mean \`${suggestion}\`?` : '';
       error(
@@ -88,7 +92,7 @@ export function lintFrontMatter(fm: FrontMatter, rangeOf: ParsedGoalFile['rangeO
   return out;
 }
 
-type Todo = NonNullable<FrontMatter['todos']>[number];
+type Todo = NonNullable<LooseFrontMatter['todos']>[number] & object;
 
 /** `every`, `at`, `cron` and `tz` checked as the kernel checks `todo add --every/--at/--cron/--tz`, each at its value. */
 function recurrenceProblems(t: Todo, i: number, at: (path: readonly PathSegment[], key?: boolean) => Range): GoalFileDiagnostic[] {
@@ -148,7 +152,10 @@ export function durationSeconds(value: string | number): number {
 }
 
 /** A cycle among the todos' `after` keys, and the `after` entry that closes it (where the diagnostic points). */
-function todoCycle(todos: FrontMatter['todos'] & object, index: Map<string, number>): { keys: string[]; edge: [number, number] } | null {
+function todoCycle(
+  todos: NonNullable<LooseFrontMatter['todos']>,
+  index: Map<string, number>,
+): { keys: string[]; edge: [number, number] } | null {
   const after = (i: number) => (todos[i]?.after ?? []).map((ref) => index.get(ref));
   const loop = findCycle(todos.keys(), (i) => after(i).filter((k): k is number => k !== undefined));
   if (!loop) return null;

@@ -85,17 +85,11 @@ describe('bad goal files: every problem has a line and column', () => {
       .replace('key: quoted-fields', 'key: parse-header')
       .replace('after: [parse-header]', 'after: [parse-headr]')
       .replace('window: 24h', 'window: a day');
-    const messages = parseGoalFile(text).diagnostics.map((d) => d.message);
-    expect(messages).toEqual(['`title` is required']);
-    const rest = at(
-      FILE.replace('key: quoted-fields', 'key: parse-header')
-        .replace('after: [parse-header]', 'after: [parse-headr]')
-        .replace('window: 24h', 'window: a day'),
-    );
-    expect(rest).toEqual([
-      'f.goal.md:7:11: error: `quota.window` must be a duration like 24h (s, m, h or d), not "a day"',
-      'f.goal.md:14:10: error: todo key `parse-header` is used twice (first in todo 1)',
-      'f.goal.md:18:13: error: `after` names `parse-headr`, which is no todo key in this file; did you mean `parse-header`?',
+    expect(at(text)).toEqual([
+      'f.goal.md:2:1: error: `title` is required',
+      'f.goal.md:6:11: error: `quota.window` must be a duration like 24h (s, m, h or d), not "a day"',
+      'f.goal.md:13:10: error: todo key `parse-header` is used twice (first in todo 1)',
+      'f.goal.md:17:13: error: `after` names `parse-headr`, which is no todo key in this file; did you mean `parse-header`?',
     ]);
   });
 
@@ -150,5 +144,137 @@ describe('bad goal files: every problem has a line and column', () => {
     expect(at(FILE.replace('title: Parse the header row', 'title: "two\\nlines"'))).toEqual([
       'f.goal.md:12:12: error: title must be a single line',
     ]);
+  });
+});
+
+describe('every problem at once', () => {
+  const ONE_OF_EACH = FILE.replace('    priority: 1\n', '    priorty: 1\n')
+    .replace('turns: 12', 'turns: "twelve"')
+    .replace('after: [parse-header]', 'after: [parse-headr]')
+    .replace(
+      'todos:\n',
+      'todos:\n  - key: left\n    title: Left\n    after: [right]\n  - key: right\n    title: Right\n    after: [left]\n',
+    );
+
+  test('an unknown key, a bad value, an unknown after key and a cycle are reported together, in file order', () => {
+    expect(at(ONE_OF_EACH)).toEqual([
+      'f.goal.md:6:10: error: `quota.turns` should be a whole number, not text',
+      'f.goal.md:16:13: error: the todos wait for each other in a cycle: left → right → left',
+      'f.goal.md:19:5: error: unknown key `priorty`; did you mean `priority`?',
+      'f.goal.md:24:13: error: `after` names `parse-headr`, which is no todo key in this file; did you mean `parse-header`?',
+    ]);
+    expect(parseGoalFile(ONE_OF_EACH).spec).toBeNull();
+    // An unknown key of the front matter itself (zod reports it on the whole mapping) hides nothing either.
+    expect(at(ONE_OF_EACH.replace('    priorty: 1\n', '').replace('objective:', 'objetive:'))).toEqual([
+      'f.goal.md:3:1: error: unknown key `objetive`; did you mean `objective`?',
+      'f.goal.md:6:10: error: `quota.turns` should be a whole number, not text',
+      'f.goal.md:16:13: error: the todos wait for each other in a cycle: left → right → left',
+      'f.goal.md:23:13: error: `after` names `parse-headr`, which is no todo key in this file; did you mean `parse-header`?',
+    ]);
+  });
+
+  test('a todo key that is no slug is reported once: `after` entries that name it are not reported again', () => {
+    expect(at(FILE.replace('key: parse-header', 'key: Parse Header').replace('after: [parse-header]', 'after: [Parse Header]'))).toEqual([
+      'f.goal.md:11:10: error: todo key "Parse Header" must be a slug: lower-case letters, digits and -, up to 64',
+    ]);
+  });
+
+  test('a recurrence field of the wrong type is reported once, not echoed by the fields that go with it', () => {
+    expect(at(FILE.replace('    priority: 1\n', '    priority: 1\n    every: [1d]\n    at: "09:00"\n'))).toEqual([
+      'f.goal.md:14:12: error: `todos[0].every` should be a duration like 24h or 10m, not a list',
+    ]);
+  });
+
+  test('completion and hover still see the parts that fail the shape (what lint checks leaves them out, not the file)', () => {
+    const parsed = parseGoalFile(ONE_OF_EACH);
+    const fm = parsed.frontMatter as { quota: { turns: unknown }; todos: Record<string, unknown>[] };
+    expect(fm.quota.turns).toBe('twelve');
+    expect(fm.todos.find((t) => t.key === 'parse-header')).toMatchObject({ priorty: 1 });
+    // Checking it again gives the same diagnostics: nothing was left out of the value it returned.
+    expect(parseGoalFile(ONE_OF_EACH).diagnostics).toEqual(parsed.diagnostics);
+  });
+
+  test('a missing title is reported with the problems of the todos, not instead of them', () => {
+    expect(at(FILE.replace('title: CSV importer\n', '').replace('after: [parse-header]', 'after: [nope]'))).toEqual([
+      'f.goal.md:2:1: error: `title` is required',
+      'f.goal.md:17:13: error: `after` names `nope`, which is no todo key in this file',
+    ]);
+  });
+});
+
+describe('a YAML syntax error leaves the rest of the file standing', () => {
+  const BROKEN = FILE.replace('title: Parse the header row', 'title: Parse: the: header').replace(
+    'after: [parse-header]',
+    'after: [parse-header, nope]\n    colour: red',
+  );
+
+  test('the syntax error, and the problems of the parts that still parse', () => {
+    const parsed = parseGoalFile(BROKEN);
+    expect(parsed.diagnostics.map((d) => formatDiagnostic('f.goal.md', d))).toEqual([
+      'f.goal.md:12:12: error: Nested mappings are not allowed in compact mappings',
+      'f.goal.md:12:19: error: Nested mappings are not allowed in compact mappings',
+      'f.goal.md:18:27: error: `after` names `nope`, which is no todo key in this file',
+      'f.goal.md:19:5: error: unknown key `colour`; known keys: key, id, title, detail, priority, after, every, at, cron, tz, check',
+    ]);
+    expect(parsed.spec).toBeNull();
+  });
+
+  test("what the error damaged is left out, not reported as the error's echo (no `title` should be text)", () => {
+    const parsed = parseGoalFile(BROKEN);
+    expect(parsed.diagnostics.map((d) => d.code)).not.toContain('wrong_type');
+    // The front matter as far as it parses: the broken todo is left out, the others keep their places.
+    const todos = (parsed.frontMatter as { todos: unknown[] }).todos;
+    expect(todos).toHaveLength(2);
+    expect(todos[0]).toBeUndefined();
+    expect(todos[1]).toMatchObject({ key: 'quoted-fields' });
+    expect(parsed.rangeOf(['todos', 1, 'key'])?.start).toEqual({ line: 13, character: 9 });
+  });
+
+  test('an `after` entry that may name the broken todo is not called unknown; a title the error broke is not called missing', () => {
+    // `yaml` notices the unclosed list at the next line: both entries are left out, neither is called missing.
+    const brokenTitle = FILE.replace('title: CSV importer', 'title: [CSV importer').replace('priority: 1', 'priority: high');
+    expect(at(brokenTitle)).toEqual([
+      'f.goal.md:3:1: error: Flow sequence in block collection must be sufficiently indented and end with a ]',
+      'f.goal.md:13:15: error: `todos[0].priority` should be a whole number, not text',
+    ]);
+    expect(at(BROKEN.replace('after: [parse-header, nope]', 'after: [parse-header]'))).toEqual([
+      'f.goal.md:12:12: error: Nested mappings are not allowed in compact mappings',
+      'f.goal.md:12:19: error: Nested mappings are not allowed in compact mappings',
+      'f.goal.md:19:5: error: unknown key `colour`; known keys: key, id, title, detail, priority, after, every, at, cron, tz, check',
+    ]);
+  });
+
+  test('an alias with no anchor is reported at the alias, and the rest of the file is still checked', () => {
+    expect(at(FILE.replace('title: Parse the header row', 'title: *name').replace('after: [parse-header]', 'after: [nope]'))).toEqual([
+      'f.goal.md:12:12: error: the alias `*name` names no anchor: put `&name` on a value above it',
+      'f.goal.md:18:13: error: `after` names `nope`, which is no todo key in this file',
+    ]);
+  });
+});
+
+describe('messages about the file, never about the runtime', () => {
+  test('5,000 levels of nesting: the file nests too deep, said in words at the place', () => {
+    const deep = FILE.replace('objective: All fixtures import', `objective: ${'['.repeat(5000)}${']'.repeat(5000)}`);
+    const messages = at(deep);
+    expect(messages).toEqual([
+      "f.goal.md:3:75: error: lists and mappings nest more than 64 levels deep here; a goal file needs 4 (a todo's `after` list)",
+    ]);
+    expect(messages.join('\n')).not.toMatch(/call stack|RangeError|Maximum/);
+  });
+
+  test('block lists nested too deep are refused the same way', () => {
+    const block = FILE.replace(
+      'objective: All fixtures import',
+      `objective:\n${Array.from({ length: 100 }, (_, i) => `${' '.repeat(i + 1)}-`).join('\n')} x`,
+    );
+    expect(at(block)).toEqual([expect.stringMatching(/^f\.goal\.md:67:65: error: lists and mappings nest more than 64 levels deep here/)]);
+  });
+
+  test('the longest chain of `after` a 1 MB file holds (20,000 todos) is checked without running out of stack', () => {
+    const chain = ['---', 'title: Chain', 'todos:'];
+    for (let i = 0; i < 20_000; i++) chain.push(`  - key: k${i}`, `    title: t`, ...(i > 0 ? [`    after: [k${i - 1}]`] : []));
+    const parsed = parseGoalFile(`${chain.join('\n')}\n---\n`);
+    expect(parsed.diagnostics).toEqual([]);
+    expect(parsed.spec?.todos).toHaveLength(20_000);
   });
 });

@@ -1,7 +1,7 @@
 import { FrontMatterParser, type FrontMatterYaml, type PathSegment } from './frontMatterYaml';
 import type { GoalSpec } from '../kernel/goalSpec/spec';
 import { type GoalFileDiagnostic, type Range, didYouMean } from './diagnostics';
-import { type FrontMatter, GOAL_KEYS, QUOTA_KEYS, TODO_KEYS, frontMatterSchema } from './schema';
+import { type FrontMatter, GOAL_KEYS, type LooseFrontMatter, QUOTA_KEYS, TODO_KEYS, frontMatterSchema } from './schema';
 import { durationSeconds, lintFrontMatter } from './lint';
 
 /** Goal files are `*.goal.md`; the convention is `loopx/<slug>.goal.md` at the workspace root. */
@@ -73,29 +73,114 @@ export function parseGoalFile(source: string, parser: { parse(text: string): Fro
     const at = doc.locate(path, options.key ?? false);
     return at ? toRange(at[0], at[1]) : null;
   };
-  const diagnostics: GoalFileDiagnostic[] = [
-    ...doc.errors.map((e) => ({ ...problem(yamlMessage(e.message), 'yaml_syntax', toRange(e.from, e.to)) })),
-  ];
-  if (diagnostics.length > 0) return { ...none(diagnostics), rangeOf, frontMatterLines };
-  let frontMatter: unknown;
+  const diagnostics: GoalFileDiagnostic[] = doc.errors.map((e) => problem(e.message, 'yaml_syntax', toRange(e.from, e.to)));
+  let value: unknown;
   try {
-    frontMatter = doc.toJS() ?? {};
+    value = doc.toJS();
   } catch (error) {
-    // `yaml` reports some problems (an alias with no anchor before it) only when it builds the value.
-    return { ...none([problem(yamlMessage((error as Error).message), 'yaml_syntax')]), rangeOf, frontMatterLines };
+    // What `yaml` still throws while building the value: aliases that expand past its limit (a "billion laughs").
+    if (!(error instanceof ReferenceError)) throw error;
+    diagnostics.push(problem(ALIASES_EXPAND, 'yaml_syntax'));
+    value = null;
   }
-  const result = frontMatterSchema().safeParse(frontMatter);
-  if (!result.success) {
-    for (const issue of result.error.issues) diagnostics.push(...issueDiagnostics(issue, frontMatter, rangeOf));
-    return { spec: null, diagnostics, frontMatter, rangeOf, frontMatterLines };
-  }
-  diagnostics.push(...lintFrontMatter(result.data, rangeOf));
-  const spec = diagnostics.some((d) => d.severity === 'error') ? null : toSpec(result.data, body);
-  return { spec, diagnostics, frontMatter, rangeOf, frontMatterLines };
+  const damaged = value === null && diagnostics.length > 0 ? [[]] : doc.damaged;
+  if (damaged.some((part) => part.length === 0)) return { ...none(diagnostics), rangeOf, frontMatterLines };
+  // An `after` entry may name a todo whose key is in a part a YAML error damaged: not called unknown then.
+  const hidden = damaged.map((part) => {
+    const at = doc.locate(part, false);
+    return at ? yamlText.slice(at[0], at[1]) : '';
+  });
+  const checked = checkFrontMatter(value ?? {}, damaged, rangeOf, (key) => hidden.some((text) => mentions(text, key)));
+  diagnostics.push(...checked.diagnostics);
+  diagnostics.sort(byPosition);
+  const spec = checked.valid && !diagnostics.some((d) => d.severity === 'error') ? toSpec(checked.valid, body) : null;
+  return { spec, diagnostics, frontMatter: checked.frontMatter, rangeOf, frontMatterLines };
 }
 
-function yamlMessage(message: string): string {
-  return message.replace(/ at line \d+, column \d+:?$/s, '').split('\n')[0] as string;
+/**
+ * The shape (zod) and the checks past it (lint), every problem at once: what fails the shape is reported and left
+ * out, and the rest is checked as usual, so an unknown key does not hide an `after` entry that names no todo. Parts a
+ * YAML error damaged are left out first (holes keep the todos' places) and nothing inside them is reported.
+ */
+function checkFrontMatter(
+  value: unknown,
+  damaged: readonly PathSegment[][],
+  rangeOf: ParsedGoalFile['rangeOf'],
+  mayBeHiddenKey: (key: string) => boolean,
+): { diagnostics: GoalFileDiagnostic[]; frontMatter: unknown; valid: FrontMatter | null } {
+  const frontMatter = withoutParts(value, damaged);
+  const result = frontMatterSchema().safeParse(frontMatter);
+  if (result.success) return { diagnostics: lintFrontMatter(result.data, rangeOf, mayBeHiddenKey), frontMatter, valid: result.data };
+  // An issue inside a damaged part echoes the YAML error (a todo left out is "not a mapping"): already said.
+  const issues = result.error.issues.filter((issue) => !damaged.some((part) => startsWith(issue.path, part)));
+  const diagnostics = issues.flatMap((issue) => issueDiagnostics(issue, frontMatter, rangeOf));
+  const invalid = issues.flatMap((issue) => invalidPaths(issue, frontMatter));
+  if (!invalid.some((path) => path.length === 0)) {
+    const rest = withoutParts(frontMatter, invalid) as LooseFrontMatter;
+    diagnostics.push(...lintFrontMatter(rest, rangeOf, mayBeHiddenKey));
+  }
+  return { diagnostics, frontMatter, valid: null };
+}
+
+const ALIASES_EXPAND =
+  'aliases (`*name`) expand to too large a value: a goal file may repeat an anchored value at most 100 times, nested ones multiplied';
+
+function byPosition(a: GoalFileDiagnostic, b: GoalFileDiagnostic): number {
+  return a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character;
+}
+
+function startsWith(path: readonly PropertyKey[], part: readonly PathSegment[]): boolean {
+  return part.every((segment, i) => path[i] === segment);
+}
+
+/** Whether a damaged part's text may hold this todo key (as a whole word: keys are slugs). */
+function mentions(text: string, key: string): boolean {
+  for (let i = text.indexOf(key); i !== -1; i = text.indexOf(key, i + 1)) {
+    if (!/[a-z0-9-]/.test(text[i - 1] ?? ' ') && !/[a-z0-9-]/.test(text[i + key.length] ?? ' ')) return true;
+  }
+  return false;
+}
+
+/**
+ * The value without these paths (list entries become holes, so the others keep their indexes). Only the mappings and
+ * lists along the paths are copied: the value itself is left as it is.
+ */
+function withoutParts(value: unknown, paths: readonly (readonly PathSegment[])[]): unknown {
+  const copies = new Set<object>();
+  const copyOf = (node: object): Record<PathSegment, unknown> => {
+    const copy = Array.isArray(node) ? node.slice() : { ...node };
+    copies.add(copy);
+    return copy as Record<PathSegment, unknown>;
+  };
+  if (paths.length === 0 || !value || typeof value !== 'object') return value;
+  const root = copyOf(value);
+  for (const path of paths) {
+    let parent: Record<PathSegment, unknown> | null = root;
+    for (const segment of path.slice(0, -1)) {
+      const child: unknown = parent[segment];
+      if (!child || typeof child !== 'object') {
+        parent = null; // nothing there to leave out
+        break;
+      }
+      parent = parent[segment] = copies.has(child) ? (child as Record<PathSegment, unknown>) : copyOf(child);
+    }
+    if (parent) delete parent[path[path.length - 1] as PathSegment];
+  }
+  return root;
+}
+
+const RECURRENCE = new Set(['every', 'at', 'cron', 'tz']);
+
+/** Where an issue's value is, to leave it out of what lint checks; a todo key that is no slug stays (`after` names it). */
+function invalidPaths(raw: unknown, root: unknown): PathSegment[][] {
+  const issue = raw as Issue;
+  const path = issue.path.filter((s): s is PathSegment => typeof s === 'string' || typeof s === 'number');
+  if (issue.code === 'unrecognized_keys') return (issue.keys ?? []).map((k) => [...path, k]);
+  if (path[0] === 'todos' && path.length === 3 && path[2] === 'key' && typeof valueAt(root, path) === 'string') return [];
+  // `every`, `at`, `cron` and `tz` are checked together: with one of them wrong, the others' checks would be guesses.
+  if (path[0] === 'todos' && path.length === 3 && RECURRENCE.has(path[2] as string))
+    return [...RECURRENCE].map((f) => [...path.slice(0, 2), f]);
+  return [path];
 }
 
 const TYPE_WORDS: Record<string, string> = {

@@ -72,3 +72,15 @@ export const frontMatterSchema = lazy(() =>
   }),
 );
 export type FrontMatter = z.infer<ReturnType<typeof frontMatterSchema>>;
+
+type TodoEntry = NonNullable<FrontMatter['todos']>[number];
+
+/**
+ * The front matter with the parts that failed a check left out (a todo that is not a mapping, a value of the wrong
+ * type, an entry a YAML error damaged): what the checks past the shape (lint.ts) still read, so that a file with an
+ * unknown key is checked for everything else too. A todo left out whole stays as a hole, to keep the others' places.
+ */
+export type LooseFrontMatter = Partial<Omit<FrontMatter, 'quota' | 'todos'>> & {
+  quota?: NonNullable<FrontMatter['quota']>;
+  todos?: (Partial<TodoEntry> | undefined)[];
+};

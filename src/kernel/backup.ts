@@ -234,7 +234,7 @@ function checkBackupFile<T>(from: string, check: () => T): T {
 
 const SCRATCH_PREFIX = 'loopx-restore-';
 const SAVING_PREFIX = '.saving-';
-const ID_TABLES = ['goals', 'todos', 'gates', 'handoffs', 'turns', 'monitors'] as const;
+const ID_TABLES = ['goals', 'todos', 'gates', 'handoffs', 'turns', 'monitors', 'hooks'] as const;
 
 /** One BEGIN IMMEDIATE: save the current content into `saving`, replace it with `scratch`'s, keep ids above both. */
 function swapUnderLock(kernel: Kernel, scratch: string, saving: string, from: string): Backup {

@@ -18,6 +18,8 @@ export const STATE_TABLES: Readonly<Record<string, string>> = {
   turns: 'id',
   monitors: 'id',
   monitor_runs: 'monitor_id, n',
+  hooks: 'id',
+  hook_runs: 'hook_id, event_seq',
 };
 
 export interface ReplayDifference {

@@ -43,7 +43,7 @@ function checkText(value: string, field: string, max: number, multiline: boolean
   return value;
 }
 
-const ID_PREFIX = { goal: 'G', todo: 'T', gate: 'Q', handoff: 'H', turn: 'R', monitor: 'M' } as const;
+const ID_PREFIX = { goal: 'G', todo: 'T', gate: 'Q', handoff: 'H', turn: 'R', monitor: 'M', hook: 'N' } as const;
 export type EntityName = keyof typeof ID_PREFIX;
 
 /** Normalises an id (`t12` → `T12`); a malformed id is invalid input, a well-formed unknown one is "not found". */

@@ -69,14 +69,15 @@ export function completions(a: Analysis, text: string, pos: Position): Completio
   if (mention) return mentions(a);
   if (!inFrontMatter(a, pos.line, lines)) return [];
   const fm = (a.parsed.frontMatter ?? {}) as Record<string, unknown>;
-  const fileTodos = Array.isArray(fm.todos) ? (fm.todos as { key?: unknown }[]) : [];
+  // Entries may be empty (`- ` alone) or left out (a YAML error damaged them).
+  const fileTodos = Array.isArray(fm.todos) ? (fm.todos as ({ key?: unknown } | null | undefined)[]) : [];
   const listOf = (key: string) =>
     new RegExp(`^\\s*${key}:\\s*\\[([^\\]]*)$`).test(before) || (/^\s*-\s*[^:]*$/.test(before) && parentKey(lines, pos.line) === key);
   if (listOf('after')) {
     // Read from the lines as well as the YAML: while \`after: [\` is half typed the YAML does not parse.
     const typed = lines.flatMap((l) => /^\s*-?\s*key:\s*([a-z0-9][a-z0-9-]*)\s*$/.exec(l)?.[1] ?? []);
     const own = ownKey(lines, pos.line);
-    const keys = [...new Set([...fileTodos.map((t) => t.key).filter((k): k is string => typeof k === 'string'), ...typed])].filter(
+    const keys = [...new Set([...fileTodos.map((t) => t?.key).filter((k): k is string => typeof k === 'string'), ...typed])].filter(
       (key) => key !== own, // a todo cannot come after itself
     );
     const goal = a.goal;

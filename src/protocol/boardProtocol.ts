@@ -4,6 +4,7 @@
  * checked against the types here at compile time.
  */
 import type { ErrorBody } from './errors';
+import type { PastBoard } from './boardHistory';
 
 /** The board panel's webview type (package.json's onWebviewPanel activation event names it too). */
 export const BOARD_VIEW_TYPE = 'loopx.board';
@@ -208,11 +209,20 @@ export type ToHost =
   | { type: 'detail'; requestId: number; todoId: string }
   | { type: 'openArtifact'; path: string }
   | { type: 'openTurnOutput'; turnId: string }
-  | { type: 'switchFolder'; folder: number };
+  | { type: 'switchFolder'; folder: number }
+  /** The board as it was right after event `seq` (clamped to the log; a number past the end is now): read-only. */
+  | { type: 'history'; requestId: number; seq: number }
+  /** The board by time: the last event at or before `at`. */
+  | { type: 'historyAt'; requestId: number; at: string }
+  /** Back to now: the host lets go of the replayed store. */
+  | { type: 'historyEnd' }
+  /** Opens the goal story beside the board. */
+  | { type: 'openStory'; goalId: string | null };
 
 export type ResultOk = { type: 'result'; requestId: number; ok: true };
 export type ResultFailed = { type: 'result'; requestId: number; ok: false; error: ErrorBody };
 export type DetailAnswer = { type: 'detail'; requestId: number; detail: CardDetail };
+export type HistoryAnswer = { type: 'history'; requestId: number; past: PastBoard };
 
 /** What "Open on Board" asks the board to show: a card's detail, or one goal's cards. */
 export interface BoardReveal {
@@ -227,7 +237,8 @@ export type ToWebview =
   | ({ type: 'reveal' } & BoardReveal)
   | ResultOk
   | ResultFailed
-  | DetailAnswer;
+  | DetailAnswer
+  | HistoryAnswer;
 
 /**
  * Every request the webview sends (a message with a request id) and the answer the host sends back for it, so
@@ -240,6 +251,9 @@ export interface BoardRequests {
   goalAction: ResultOk | ResultFailed;
   /** The card's detail, or why there is none (it went away). */
   detail: DetailAnswer | ResultFailed;
+  /** The board at a past moment, or why not (no store, the replay failed). */
+  history: HistoryAnswer | ResultFailed;
+  historyAt: HistoryAnswer | ResultFailed;
 }
 export type RequestType = keyof BoardRequests;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -26,6 +26,14 @@ const toHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openArtifact'), path: z.string().check(z.minLength(1), z.maxLength(1000)) }),
   z.object({ type: z.literal('openTurnOutput'), turnId }),
   z.object({ type: z.literal('switchFolder'), folder: z.int().check(z.gte(0), z.lte(999)) }),
+  z.object({ type: z.literal('history'), requestId, seq: z.int().check(z.gte(0), z.lte(Number.MAX_SAFE_INTEGER)) }),
+  z.object({
+    type: z.literal('historyAt'),
+    requestId,
+    at: z.string().check(z.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,3})?)?Z$/)),
+  }),
+  z.object({ type: z.literal('historyEnd') }),
+  z.object({ type: z.literal('openStory'), goalId: z.nullable(z.string().check(z.regex(/^G[1-9][0-9]{0,9}$/))) }),
 ]);
 
 // The schema and the protocol's type must describe the same messages: a change to one alone does not compile.

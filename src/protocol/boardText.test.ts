@@ -80,6 +80,11 @@ const SAMPLES: { [K in EventKind]: EventData<K> } = {
   'handoff.accepted': { id: 'H1', from: 'codex', leaseToken: 'tok', leaseExpiresAt: '2026-01-01T13:00:00.000Z' },
   'turn.started': { id: 'R1', num: 1, agent: 'codex', host: 'codex', promptPath: '.loopx/turns/R1/prompt.md' },
   'turn.finished': { id: 'R1', exitCode: 0, resultKind: 'validated_progress', spent: true },
+  'runner.stopped': { pid: 4242, host: 'custom', reason: 'idle', turns: 3 },
+  'hook.added': { id: 'N1', num: 1, command: 'notify-send "$LOOPX_TITLE"', on: ['gate.asked'], goal: null, timeoutSeconds: 30, note: '' },
+  'hook.removed': { id: 'N1' },
+  'hook.run_claimed': { id: 'N1', seq: 12, trigger: 'gate.asked', token: 'tok', by: 'loopx run (bot, pid 4242)' },
+  'hook.ran': { id: 'N1', seq: 12, token: 'tok', exitCode: 0, durationMs: 40, outputTail: '', timedOut: false, error: null },
 };
 const KINDS = Object.keys(SAMPLES) as EventKind[];
 const sentence = (kind: string, data: unknown, actor = 'codex', actorKind = 'agent') => eventSentence({ kind, actor, actorKind, data });

@@ -157,6 +157,16 @@ export function eventSentence(e: EventFacts): EventSentence {
       return said(`monitor ${str('id')} cancelled ${by}`, str('result'));
     case 'runner.started':
       return said(`a runner (loopx run, ${str('host') || 'a host'}) started ${by}`);
+    case 'runner.stopped':
+      return said(`a runner (loopx run, ${str('host') || 'a host'}) stopped ${by} after ${String(d.turns ?? 0)} turns`, str('reason'));
+    case 'hook.added':
+      return said(`hook ${str('id')} added ${by}`, str('command'));
+    case 'hook.removed':
+      return said(`hook ${str('id')} removed ${by}`);
+    case 'hook.run_claimed':
+      return said(`hook ${str('id')} taken for event ${String(d.seq ?? '?')} ${by}`, str('by'));
+    case 'hook.ran':
+      return said(`hook ${str('id')} ran for event ${String(d.seq ?? '?')} ${by}: ${str('error') || `exit ${String(d.exitCode)}`}`);
     case 'log.accepted':
       return said(`the event log was accepted as it is ${by}, from event ${String(d.firstBadSeq ?? '?')} on`, str('problem'));
     case 'turn.finished': {

@@ -16,7 +16,7 @@ import { claudeMcpSetup, codexMcpSetup } from '../../src/kernel/projections/mcpS
  */
 const base = mkdtempSync(join(tmpdir(), 'loopx agents '));
 const bin = agentBin(REPO);
-/** This loopx, reached through a folder with a space in its name (as on macOS), as the prompt will show it. */
+/** This loopx, reached through a folder with a space in its name (as on macOS), as an MCP set-up will name it. */
 const spacedLoopx = join(base, 'my tools', 'loopx');
 let server: ModelServer;
 /** What the scripted model runs after the turn's own commands (a test sets it). */
@@ -103,10 +103,12 @@ describe('real agent CLIs with the default host commands, offline', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({ resultKind: 'validated_completion', spent: true, exitCode: 0 });
     const calls = server.calls.slice(before);
+    // The prompt's loopx: the workspace's launcher of this CLI on this Node (a login shell may have no Node on PATH).
+    const launcher = join(root, '.loopx', 'bin', 'loopx');
     expect(calls.map((c) => c.command)).toEqual([
-      `LOOPX_AGENT=claude '${spacedLoopx}' todo show T1 --json`,
+      `LOOPX_AGENT=claude '${launcher}' todo show T1 --json`,
       expect.stringContaining(' evidence add --todo T1 '),
-      `LOOPX_AGENT=claude '${spacedLoopx}' todo ship T1 --json`,
+      `LOOPX_AGENT=claude '${launcher}' todo ship T1 --json`,
     ]);
     for (const call of calls) expect(call.output).toContain('"ok":true');
     expectShippedOnce(cli, 'claude');
@@ -133,10 +135,12 @@ describe('real agent CLIs with the default host commands, offline', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({ resultKind: 'validated_completion', spent: true, exitCode: 0 });
     const calls = server.calls.slice(before);
+    // The prompt's loopx: the workspace's launcher of this CLI on this Node (a login shell may have no Node on PATH).
+    const launcher = join(root, '.loopx', 'bin', 'loopx');
     expect(calls.map((c) => c.command)).toEqual([
-      `LOOPX_AGENT=codex '${spacedLoopx}' todo show T1 --json`,
+      `LOOPX_AGENT=codex '${launcher}' todo show T1 --json`,
       expect.stringContaining(' evidence add --todo T1 '),
-      `LOOPX_AGENT=codex '${spacedLoopx}' todo ship T1 --json`,
+      `LOOPX_AGENT=codex '${launcher}' todo ship T1 --json`,
     ]);
     for (const call of calls) expect(call.output).toContain('"ok":true');
     expectShippedOnce(cli, 'codex');

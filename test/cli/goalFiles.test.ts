@@ -194,6 +194,68 @@ describe('goal apply', () => {
       expect(human.stderr).toMatch(message);
     });
 
+    test('every problem at once, in an apply and in a dry run: an unknown key, a bad value, an `after` naming no todo, a cycle', () => {
+      const file = write(
+        'loopx/bad.goal.md',
+        GOOD.replace('objective:', 'objetive:')
+          .replace('turns: 12', 'turns: -1')
+          .replace('    priority: 1\n', '    priority: 1\n    after: [quoted]\n')
+          .replace('after: [header]', 'after: [header, headr]'),
+      );
+      const before = dumpStore(ws.root);
+      for (const dryRun of [[], ['--dry-run']]) {
+        const result = run(['goal', 'apply', file, ...dryRun, '--json']);
+        expect([result.code, result.json.error?.code]).toEqual([2, 'invalid_goal_file']);
+        const diagnostics = (result.json as { data?: { diagnostics: { line: number; column: number; code: string }[] } }).data?.diagnostics;
+        expect(diagnostics?.map((d) => [d.line, d.column, d.code])).toEqual([
+          [3, 1, 'unknown_key'],
+          [6, 10, 'out_of_range'],
+          [15, 13, 'cycle'],
+          [15, 21, 'unknown_after'],
+        ]);
+        expect(result.json.error?.message).toBe(
+          [
+            'loopx/bad.goal.md has 4 errors:',
+            'loopx/bad.goal.md:3:1: error: unknown key `objetive`; did you mean `objective`?',
+            'loopx/bad.goal.md:6:10: error: `quota.turns` must be from 0 to 100000, not -1',
+            'loopx/bad.goal.md:15:13: error: the todos wait for each other in a cycle: header → quoted → header',
+            'loopx/bad.goal.md:15:21: error: `after` names `headr`, which is no todo key in this file; did you mean `header`?',
+          ].join('\n'),
+        );
+      }
+      expect(dumpStore(ws.root)).toBe(before);
+    });
+
+    test("a YAML syntax error in one todo does not hide the rest of the file's problems", () => {
+      const file = write(
+        'loopx/bad.goal.md',
+        GOOD.replace('title: Parse the header row', 'title: Parse: the: header').replace('after: [header]', 'after: [nope]'),
+      );
+      const result = run(['goal', 'apply', file, '--dry-run', '--json']);
+      expect(result.code).toBe(2);
+      const diagnostics = (result.json as { data?: { diagnostics: { line: number; code: string }[] } }).data?.diagnostics;
+      expect(diagnostics?.map((d) => [d.line, d.code])).toEqual([
+        [10, 'yaml_syntax'],
+        [10, 'yaml_syntax'],
+        [14, 'unknown_after'],
+      ]);
+    });
+
+    test("5,000 levels of nesting is refused in words at its line (exit 2), not with the runtime's message", () => {
+      const file = write(
+        'loopx/deep.goal.md',
+        GOOD.replace('objective: All fixtures import', `objective: ${'{a: '.repeat(5000)}1${'}'.repeat(5000)}`),
+      );
+      const before = dumpStore(ws.root);
+      const result = run(['goal', 'apply', file, '--json']);
+      expect([result.code, result.json.error?.code]).toEqual([2, 'invalid_goal_file']);
+      expect(result.json.error?.message).toBe(
+        "loopx/deep.goal.md has 1 error:\nloopx/deep.goal.md:3:264: error: lists and mappings nest more than 64 levels deep here; a goal file needs 4 (a todo's `after` list)",
+      );
+      expect(run(['goal', 'apply', file]).stderr).not.toMatch(/call stack|RangeError|bug/i);
+      expect(dumpStore(ws.root)).toBe(before);
+    });
+
     test('a 5 MB file is refused without being parsed', () => {
       const file = write('loopx/huge.goal.md', `${GOOD}\n${'x'.repeat(5 * 1024 * 1024)}\n`);
       const before = dumpStore(ws.root);

@@ -126,6 +126,20 @@ describe('loopx run', () => {
     expect(turns()).toMatchObject([{ id: 'R1', agent: 'claude-night', resultKind: 'validation_failed', spent: false }]);
   });
 
+  test("the prompt's loopx runs in an agent's login shell whose PATH has no Node (Codex's bash -lc after nvm)", async () => {
+    const { root, runner, turns } = setUp(1);
+    // The agent: a shell that drops PATH (as a login profile resetting it does) and runs the prompt's ship line.
+    const agent = `/bin/sh -c 'PATH=${join(root, 'no-node-here')}; line=$(/bin/grep -m1 " todo ship " "$0"); eval "\${line%%  #*}"' {prompt}`;
+    const r = runner(['--host', 'custom', '--command', agent, '--agent', 'bot', '--once']);
+    expect(await r.exited).toEqual({ code: 0, signal: null });
+    expect(turns()).toMatchObject([{ id: 'R1', todoId: 'T1', resultKind: 'validated_completion', exitCode: 0 }]);
+    const launcher = join(root, '.loopx', 'bin', 'loopx');
+    expect(readFileSync(join(root, '.loopx', 'turns', 'R1', 'prompt.md'), 'utf8')).toMatch(
+      /^LOOPX_AGENT=bot \/\S+\/\.loopx\/bin\/loopx todo ship T1/m,
+    );
+    expect(readFileSync(launcher, 'utf8')).toContain(`\nexec '${process.execPath}' '${LOOPX}' "$@"\n`); // no ELECTRON_RUN_AS_NODE on Node
+  });
+
   test('bad input and a missing host executable are refused before anything is claimed or recorded', () => {
     const { root, cli } = setUp(1);
     const before = dumpStore(root);

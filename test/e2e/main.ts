@@ -8,6 +8,7 @@ import { runMultiRootScenario } from './multiRootScenario';
 import { runBoardScenario } from './boardScenario';
 import { runRealAgentTurnScenario, runTurnScenario } from './turnScenario';
 import { runGoalFileScenario } from './goalFileScenario';
+import { runStoryScenario } from './storyScenario';
 import { runVsixScenario } from './vsixScenario';
 
 /**
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
       },
     ],
     ['goalfile', runGoalFileScenario],
+    ['story', runStoryScenario],
     ['vsix', runVsixScenario],
   ];
   const only = process.argv[2];
@@ -67,12 +69,15 @@ async function main(): Promise<void> {
   let failed = 0;
   for (const [name, run] of parts) {
     if (only && only !== name) continue;
+    // Each part's time, so what a part adds to npm test is seen in every run (the .vsix is packaged by the first).
+    const started = Date.now();
     try {
       await run();
     } catch (error) {
       console.error(`${name} FAILED:`, error);
       failed++;
     }
+    console.log(`e2e part ${name}: ${Math.round((Date.now() - started) / 1000)} s`);
   }
   const figures = join(RESULTS, 'host-figures.json');
   if (existsSync(figures)) console.log('figures measured in the extension host:', readFileSync(figures, 'utf8').replace(/\s+/g, ' '));

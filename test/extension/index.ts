@@ -19,6 +19,7 @@ export function run(): Promise<void> {
   require('./live.test');
   require('./monitors.test');
   require('./goalFiles.test');
+  require('./story.test');
   // Last: its log witness suite leaves the store with a log shorter than its state.
   require('./witness.test');
   /* eslint-enable @typescript-eslint/no-require-imports */

@@ -95,6 +95,57 @@ describe('diagnostics', () => {
     ]);
   });
 
+  test('every problem at once: an unknown key does not hide an `after` naming no todo, a bad value or a cycle', async () => {
+    const text = TEXT.replace('    priority: 1', '    priorty: 1\n    after: [quoted]')
+      .replace('turns: 12', 'turns: many')
+      .replace('after: [header]', 'after: [header, heder]');
+    await client.open(uri, text);
+    const diagnostics = await client.diagnosticsFor(uri, (d) => d.length > 0);
+    expect(diagnostics.map((d) => [d.range.start.line, d.code, d.message])).toEqual([
+      [4, 'wrong_type', "'quota.turns' should be a whole number, not text"],
+      [8, 'unknown_key', "unknown key 'priorty'; did you mean 'priority'?"],
+      [12, 'cycle', 'the todos wait for each other in a cycle: header → quoted → header'],
+      [12, 'unknown_after', "'after' names 'heder', which is no todo key in this file; did you mean 'header'?"],
+    ]);
+  });
+
+  test("a YAML syntax error in one todo leaves the other todos' diagnostics and status lenses standing", async () => {
+    expect(cli(['goal', 'apply', FILE]).code).toBe(0);
+    const broken = TEXT.replace('title: Parse the header row', 'title: Parse: the: header').replace(
+      'after: [header]',
+      'after: [header, nope]\n    colour: red',
+    );
+    await client.open(uri, broken);
+    const diagnostics = await client.diagnosticsFor(uri, (d) => d.length > 0);
+    expect(diagnostics.map((d) => [d.range.start.line, d.code])).toEqual([
+      [7, 'yaml_syntax'],
+      [7, 'yaml_syntax'],
+      [11, 'unknown_after'],
+      [12, 'unknown_key'],
+    ]);
+    const lenses = await client.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } });
+    expect(lenses.map((l) => [l.range.start.line, l.command?.title])).toEqual([
+      [0, '4 problems to fix before applying'],
+      [0, 'Open Board'],
+      [0, 'Run Turn'],
+      [9, 'T2 · open'],
+    ]);
+    // Hover on the todo that still parses shows its live state.
+    expect(((await client.request<Hover>('textDocument/hover', at(9, 12))).contents as { value: string }).value).toContain('**T2**');
+  });
+
+  test('5,000 levels of nesting: a sentence about the file, not the runtime, and the server keeps answering', async () => {
+    const deep = TEXT.replace('scope: [src/**]', `scope: ${'['.repeat(5000)}${']'.repeat(5000)}`);
+    await client.open(uri, deep);
+    const diagnostics = await client.diagnosticsFor(uri, (d) => d.length > 0);
+    expect(messages(diagnostics)).toEqual([
+      "lists and mappings nest more than 64 levels deep here; a goal file needs 4 (a todo's 'after' list)",
+    ]);
+    expect(diagnostics[0]?.range.start).toEqual({ line: 2, character: 70 });
+    await client.change(uri, TEXT, 2);
+    expect(await client.diagnosticsFor(uri, (_d, v) => v === 2)).toEqual([]);
+  });
+
   test('drift shows as information when the store changes after the apply, without the file being touched', async () => {
     expect(cli(['goal', 'apply', FILE]).code).toBe(0);
     await client.open(uri, TEXT);
@@ -174,6 +225,11 @@ describe('completion, hover, code lenses', () => {
     await client.diagnosticsFor(uri, () => true);
     const after = await client.request<CompletionItem[]>('textDocument/completion', at(11, 12));
     expect(after.map((c) => [c.label, c.detail])).toEqual([['header', 'T1 · open']]);
+    // A todo entry still empty (`-` alone, as while typing a new one) does not stop the completion.
+    await client.change(uri, text.replace('todos:\n', 'todos:\n  -\n'), 2);
+    await client.diagnosticsFor(uri, (_d, v) => v === 2);
+    const withEmpty = await client.request<CompletionItem[]>('textDocument/completion', at(12, 12));
+    expect(withEmpty.map((c) => c.label)).toEqual(['header']);
   });
 
   test("after @ in the prose (body, detail) completion offers the store's agents, then the hosts; todo keys offer every and check", async () => {

@@ -9,6 +9,7 @@ import { renderDetail } from './detail';
 import { h, icon, tickTimes } from './dom';
 import { cardChoices, openMenu } from './menu';
 import { BoardState } from './state';
+import { BoardHistoryBar } from './history';
 
 /** The board's entry point: wires the host channel to the header, attention strip, columns and detail pane. */
 const state = new BoardState();
@@ -29,6 +30,44 @@ const board = new BoardView(state, {
   menu: (card, anchor) => showMenu(card, anchor),
 });
 
+/** The board at past moments; while it is open the board is read-only. */
+const history = new BoardHistoryBar({
+  request: async (to) => {
+    const answer = await state.request('seq' in to ? { type: 'history', seq: to.seq } : { type: 'historyAt', at: to.at });
+    return answer.type === 'history' ? answer.past : explain(answer.error);
+  },
+  show: (past) => {
+    document.body.classList.toggle('past-mode', past !== null);
+    if (past === null) {
+      // Back to now: the host lets go of the replay and sends the board as it is; the changes are listed then.
+      readOnlyToast?.remove();
+      returning = true;
+      state.vscode.postMessage({ type: 'historyEnd' });
+      state.vscode.postMessage({ type: 'ready' });
+      return;
+    }
+    state.applySnapshot(past.snapshot);
+    renderHeader();
+    renderAttentionStrip();
+    board.renderAll();
+    if (openId && state.cards.has(openId)) void openDetail(openId, 'refresh');
+    else if (openId) closeDetail();
+  },
+  open: (id) => void openDetail(id),
+  announce: (text) => (live.textContent = text),
+});
+let returning = false;
+
+/** While looking back nothing can be changed: say so instead of acting. */
+function readOnly(): boolean {
+  if (!history.active) return false;
+  // One at a time, and gone once the person is back to now (it would be untrue then).
+  readOnlyToast?.remove();
+  readOnlyToast = showToast('This is the board as it was then. Go back to now to change anything.', 'info');
+  return true;
+}
+let readOnlyToast: HTMLElement | undefined;
+
 interface ToastAction {
   label: string;
   name: string;
@@ -39,7 +78,7 @@ interface ToastAction {
  * A message in the corner. A plain one goes away by itself; one with buttons (what the person can do about it)
  * stays until a button or its close button is pressed, so the way forward does not vanish while it is read.
  */
-function showToast(text: string, kind: 'error' | 'info' = 'error', actions: ToastAction[] = []): void {
+function showToast(text: string, kind: 'error' | 'info' = 'error', actions: ToastAction[] = []): HTMLElement {
   const toast = h('div', { class: `toast toast-${kind}` }, icon(kind === 'error' ? 'error' : 'info'), ` ${text}`);
   if (actions.length) {
     const row = h('div', { class: 'toast-actions' });
@@ -62,6 +101,7 @@ function showToast(text: string, kind: 'error' | 'info' = 'error', actions: Toas
   }
   toasts.append(toast);
   if (!actions.length) setTimeout(() => toast.remove(), 6000);
+  return toast;
 }
 
 /** Approve and Reject for each gate a refusal names: the decision, where the person met the refusal. */
@@ -78,6 +118,10 @@ function explain(error: ErrorBody): string {
 
 /** Asks the host for a move; the card waits in the target column and snaps back if the kernel refuses. */
 async function move(card: Card, to: ColumnId): Promise<void> {
+  if (readOnly()) {
+    board.place(card);
+    return;
+  }
   const local = moveFor(card, to, state.me, state.nowIso());
   if ('refused' in local) {
     showToast(local.refused, 'error', decisionActions(local.decide ?? []));
@@ -99,21 +143,25 @@ async function move(card: Card, to: ColumnId): Promise<void> {
 }
 
 async function todoAction(action: TodoAction, todoId: string): Promise<void> {
+  if (readOnly()) return;
   const result = await state.request({ type: 'todoAction', action, todoId });
   if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
 }
 
 async function goalAction(action: GoalAction, goalId: string): Promise<void> {
+  if (readOnly()) return;
   const result = await state.request({ type: 'goalAction', action, goalId });
   if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
 }
 
 async function gateAction(action: GateAction, gateId: string): Promise<void> {
+  if (readOnly()) return;
   const result = await state.request({ type: 'gateAction', action, gateId });
   if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
 }
 
 function showMenu(card: Card, anchor: HTMLElement): void {
+  if (readOnly()) return;
   const choices = cardChoices(
     card,
     state.me,
@@ -309,6 +357,14 @@ agentSelect.addEventListener('change', onFilterChange);
 textFilter.addEventListener('input', onFilterChange);
 textFilter.value = state.filter.text;
 
+const storyButton = h(
+  'button',
+  { class: 'toolbar-button', type: 'button', title: "The goal's story: timeline, burn-down, throughput, where the time went" },
+  icon('graph'),
+  ' Story',
+);
+storyButton.addEventListener('click', () => state.vscode.postMessage({ type: 'openStory', goalId: state.filter.goalId }));
+
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const message = event.data;
   if (message.type === 'snapshot') {
@@ -322,9 +378,15 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     const restore = openId ?? state.openId;
     if (restore && state.cards.has(restore)) void openDetail(restore, openId ? 'refresh' : 'restore');
     else if (restore) closeDetail();
+    if (returning) {
+      returning = false;
+      history.backToNow(message.snapshot.cards);
+    }
     performance.mark('loopx-render-end');
     performance.measure('loopx-first-render', 'loopx-render-start', 'loopx-render-end');
   } else if (message.type === 'patch') {
+    // Looking back: the board shows the past; the host sends the whole board again on the way back to now.
+    if (history.active || returning) return;
     performance.mark('loopx-patch-start');
     state.skewMs = Date.parse(message.patch.now) - Date.now();
     board.applyPatch(message.patch);
@@ -360,7 +422,12 @@ app.replaceChildren(
     h('label', { class: 'filter' }, icon('person'), agentSelect),
     h('label', { class: 'filter filter-text' }, icon('search'), textFilter),
     goalChips,
+    h('span', { class: 'toolbar-spacer' }),
+    history.toggle,
+    storyButton,
   ),
+  history.root,
+  history.changes,
   goalBackground,
   attentionSlot,
   h('main', { class: 'board-body' }, board.root, detailSlot),

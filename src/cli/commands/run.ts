@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import type { Command } from '../command';
 import { EXIT, InvalidInputError, LoopxError } from '../../kernel/errors';
 import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, hostExecutable } from '../../kernel/hosts';
@@ -8,6 +7,7 @@ import { getGoal } from '../../kernel/queries/lookups';
 import { parseAgentName, parseId } from '../../kernel/validate';
 import { requirePosixShell } from '../../kernel/platform';
 import { Runner } from '../run/runner';
+import { loopxForAgents } from '../agentLoopx';
 
 const HOSTS = ['codex', 'claude', 'custom'];
 /** A turn's time limit unless --turn-limit says otherwise: unattended commands run with one. */
@@ -108,8 +108,8 @@ export const run: Command = {
       once: a.bool('once'),
       turnLimitMs: limit * 1000,
       leaseSeconds: lease,
-      // The prompt names this very loopx, so the agent calls the same store's CLI whatever its PATH.
-      loopxCommand: process.argv[1] ? resolve(process.argv[1]) : 'loopx',
+      // The prompt names this very loopx on this Node, so the agent calls the same store's CLI whatever its PATH.
+      loopxCommand: loopxForAgents(kernel.root),
       json: ctx.json,
       color: ctx.color,
       out: ctx.out,

@@ -1,6 +1,6 @@
-import { resolve } from 'node:path';
 import type { Command } from '../command';
 import { startTurn } from '../../kernel/ops/turns';
+import { loopxForAgents } from '../agentLoopx';
 
 export const turnStart: Command = {
   name: ['turn', 'start'],
@@ -20,14 +20,14 @@ export const turnStart: Command = {
   examples: ['loopx turn start --goal G1 --host codex --json', 'loopx turn start --goal G1 --host custom --todo T4 --agent my-bot'],
   run(ctx) {
     const a = ctx.args;
-    // The prompt names this very loopx, so the agent calls the same store's CLI whatever its PATH.
-    const self = process.argv[1] ? resolve(process.argv[1]) : 'loopx';
-    const started = startTurn(ctx.kernel(), {
+    // The prompt names this very loopx on this Node, so the agent calls the same store's CLI whatever its PATH.
+    const kernel = ctx.kernel();
+    const started = startTurn(kernel, {
       goalId: a.id('goal') as string,
       host: a.str('host') as string,
       todoId: a.id('todo'),
       agent: ctx.actor.kind === 'agent' ? ctx.actor.name : undefined,
-      loopxCommand: self,
+      loopxCommand: loopxForAgents(kernel.root),
     });
     const t = started.turn;
     const env = Object.entries(started.env)

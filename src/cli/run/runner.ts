@@ -15,6 +15,7 @@ import { type ShouldRun, quotaState, shouldRun } from '../../kernel/queries/quot
 import type { Turn } from '../../kernel/queries/turns';
 import { pruneTurnFolders } from '../../kernel/turnFolders';
 import { StoreWatcher } from '../../kernel/watch';
+import { HookDispatcher } from '../../kernel/hooks/dispatch';
 import { type HostRun, OUTPUT_FILE, type Running, startHost } from './hostProcess';
 import { HostStream, hostFormat, renderProgress } from '../../kernel/usage/hostStream';
 import { keepLease } from './leaseKeeper';
@@ -95,6 +96,8 @@ export class Runner {
   private closed = false;
   private wakeUp: () => void = () => {};
   private readonly agentKernel: Kernel;
+  /** Hooks for events a person must hear about, run by whichever runner or window sees them first. */
+  private readonly hooks: HookDispatcher;
 
   constructor(
     kernel: Kernel,
@@ -103,6 +106,15 @@ export class Runner {
     const actor: Actor = { name: o.agent, kind: 'agent' };
     this.agentKernel = kernel.as(actor);
     this.summary = { agent: o.agent, host: o.host, turns: [], turnsRun: 0, recovered: [], stoppedBecause: 'idle' };
+    this.hooks = new HookDispatcher(this.agentKernel, {
+      by: `loopx run ${o.agent} (pid ${process.pid})`,
+      onRun: (r) =>
+        this.say(
+          { event: 'hook', ...r },
+          `hook ${r.hookId} for ${r.subject} (${r.trigger}): ${r.error ?? (r.exitCode === 0 ? 'ran' : `exit ${r.exitCode}`)}`,
+        ),
+      onError: (error) => this.say({ event: 'hook_error', error: (error as Error).message }, `hooks: ${(error as Error).message}`),
+    });
   }
 
   /** First signal: start nothing more and let running turns end. Second: end them now. */
@@ -149,10 +161,19 @@ export class Runner {
         watcher.check(); // a watch event may have been coalesced; the check is one cheap pragma
       }
       await Promise.all([...this.running.values()].map((r) => r.host.done));
+      await this.stopped();
       return this.summary;
     } finally {
       watcher.stop();
     }
+  }
+
+  /** Records that this runner stopped (a hook may tell a person nothing runs now) and waits for hooks still running. */
+  private async stopped(): Promise<void> {
+    const data = { pid: process.pid, host: this.o.host, reason: this.summary.stoppedBecause, turns: this.summary.turnsRun };
+    this.agentKernel.write((tx) => tx.emit({ kind: 'runner.stopped', goalId: null, todoId: null, data }));
+    this.hooks.poke();
+    await this.hooks.settle();
   }
 
   private finishedWhen(idle: boolean): boolean {
@@ -196,6 +217,7 @@ export class Runner {
         `monitors: ${[...tick.fired.map((m) => `${m} fired`), ...tick.expired.map((m) => `${m} expired`)].join(', ')}`,
       );
     }
+    this.hooks.poke();
     let idle = true;
     let wakeAt: string | null = tick.nextCheckAt;
     let because = 'next monitor check';

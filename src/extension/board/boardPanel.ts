@@ -17,6 +17,8 @@ import type { Folders } from '../folders';
 import { BoardActions, type Outcome } from './boardActions';
 import { buildDetail, buildSnapshot, diffSnapshots } from './boardData';
 import { boardFacts, todoDetailFacts } from '../../kernel/queries/cards';
+import { errorBody } from '../../protocol/errors';
+import { BoardHistory } from './boardHistory';
 import { runSafely } from '../commands/context';
 import { showTurns } from '../commands/turnOutput';
 
@@ -102,6 +104,8 @@ export class BoardPanel extends Disposable {
   private readonly following = this.register(new MutableDisposable<vscode.Disposable>());
   /** Messages refused by validation (tests and the log read it). */
   readonly refused: string[] = [];
+  /** The board at past moments, while the person looks back (read-only). */
+  private history: BoardHistory;
   /** What Open on Board asked the webview to show, in order (tests read it). */
   readonly revealed: BoardReveal[] = [];
 
@@ -113,6 +117,8 @@ export class BoardPanel extends Disposable {
   ) {
     super();
     this.actions = new BoardActions(context);
+    this.history = new BoardHistory(context.me);
+    this.register({ dispose: () => this.history.end() });
     panel.webview.html = boardHtml(panel.webview, assetsOf(context.extensionUri));
     this.register(panel.webview.onDidReceiveMessage((message: unknown) => void this.receive(message)));
     this.following.value = context.model.onDidChange(() => this.push());
@@ -163,7 +169,35 @@ export class BoardPanel extends Disposable {
       case 'switchFolder':
         this.switchFolder(m.folder);
         return undefined;
+      case 'history':
+      case 'historyAt':
+        return this.sendPast(m.requestId, m.type === 'history' ? m.seq : m.at);
+      case 'historyEnd':
+        this.history.end();
+        return undefined;
+      case 'openStory':
+        await vscode.commands.executeCommand('loopx.openStory', ...(m.goalId ? [m.goalId] : []));
+        return undefined;
     }
+  }
+
+  /** The board as it was at an event (or a time), read-only; the replay is kept while the person scrubs. */
+  private sendPast(requestId: number, to: number | string): ToWebview {
+    const kernel = this.ctx.session.kernel;
+    let message: ToWebview;
+    try {
+      if (!kernel) throw new Error('no store is open');
+      const started = Date.now();
+      const seq = typeof to === 'number' ? to : this.history.seqAt(kernel, to);
+      const past = this.history.at(kernel, seq);
+      this.ctx.log.info(`board: history at event ${past.seq} of ${past.head} in ${Date.now() - started} ms`);
+      message = { type: 'history', requestId, past };
+    } catch (error) {
+      this.ctx.log.error('board: history failed', error);
+      message = { type: 'result', requestId, ok: false, error: errorBody(error, 'person') };
+    }
+    void this.panel.webview.postMessage(message);
+    return message;
   }
 
   private ready = false;
@@ -195,6 +229,8 @@ export class BoardPanel extends Disposable {
     if (target.ctx === this.context) return;
     this.context = target.ctx;
     this.actions = new BoardActions(target.ctx);
+    this.history.end();
+    this.history = new BoardHistory(target.ctx.me);
     this.following.value = target.ctx.model.onDidChange(() => this.push());
     this.panel.title = boardTitle(target.ctx);
     this.last = undefined;
@@ -239,6 +275,12 @@ export class BoardPanel extends Disposable {
 
   private sendDetail(requestId: number, todoId: string): void {
     const kernel = this.ctx.session.kernel;
+    // Looking back: the card as it was then, from the replayed store.
+    const past = this.history.active ? this.history.detail(todoId) : null;
+    if (past) {
+      void this.panel.webview.postMessage({ type: 'detail', requestId, detail: past } satisfies AnswerTo<'detail'>);
+      return;
+    }
     const card = this.last?.cards.find((c) => c.id === todoId);
     if (!kernel || !card) {
       this.answer(requestId, { ok: false, error: { code: 'not_found', message: `todo ${todoId} not found`, hint: null } });

@@ -43,6 +43,9 @@ export const COMMANDS = {
   openOnBoard: 'loopx.openOnBoard',
   filterTodos: 'loopx.filterTodos',
   clearTodoFilter: 'loopx.clearTodoFilter',
+  openStory: 'loopx.openStory',
+  addHook: 'loopx.addHook',
+  removeHook: 'loopx.removeHook',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

@@ -21,6 +21,8 @@ import { allowChecks, approveMonitor } from './agentChecks';
 import { applyGoalFile, openTodo, planInFile } from './goalFiles';
 import { showTurns } from './turnOutput';
 import { clearTodoFilter, copyId, filterTodos, openOnBoard } from './treeStaples';
+import { openStory } from './story';
+import { addHook, removeHook } from './hooks';
 
 /** The table every command is registered from. */
 export const COMMAND_TABLE: readonly CommandDefinition[] = [
@@ -67,6 +69,9 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   openOnBoard,
   filterTodos,
   clearTodoFilter,
+  openStory,
+  addHook,
+  removeHook,
 ];
 
 /** Commands that need no store of a folder: Initialize wants a folder without one; the rest only show things. */

@@ -1,6 +1,7 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import type { EventKind, StoredEvent } from './eventTypes';
 import { canonicalJson } from './canonical';
+import { hookReducers } from '../hooks/hookReducers';
 
 type Reducer<K extends EventKind> = (db: SqliteDb, e: Extract<StoredEvent, { kind: K }>) => void;
 type Reducers = { [K in EventKind]: Reducer<K> };
@@ -307,6 +308,7 @@ const reducers: Reducers = {
       d.id,
     );
   },
+  ...hookReducers,
 };
 
 function agentKind(actor: string, actorKind: StoredEvent['actorKind']): string {

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { lazy } from '../lazy';
 import { RESULT_KINDS } from '../queries/turns';
+import { hookEventSchemas } from '../hooks/hookEventSchemas';
 
 /**
  * Every state change is one of these events. Each carries every fact its state change needs
@@ -182,6 +183,7 @@ export const eventDataSchemas = lazy(() => {
     'monitor.cancelled': z.object({ id: str, result: str, continuation: nullableStr }),
     /** A `loopx run` began serving goals (all active ones when `goals` is empty); its agent is recorded as seen. */
     'runner.started': z.object({ pid: z.int(), host: str, goals: z.array(str) }),
+    ...hookEventSchemas(),
   };
 });
 type EventSchemas = ReturnType<typeof eventDataSchemas>;

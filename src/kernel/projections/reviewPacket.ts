@@ -1,11 +1,8 @@
 import type { SqliteDb } from '../db/sqliteDb';
-import { type KernelRun, listEvidence, turnEvidence } from '../queries/evidence';
-import { listGates, listGoals, listTodos } from '../queries/lists';
-import { quotaState } from '../queries/quota';
-import { listTurns } from '../queries/turns';
-import { iso } from '../time';
+import type { KernelRun } from '../queries/evidence';
 import { revealHidden } from '../../shared/hiddenChars';
 import { budgetWords, dollars, usageWords } from '../../shared/usageWords';
+import { reviewFacts } from './reviewFacts';
 
 /** Markdown-safe single line (the packet is read in a Markdown preview); deceptive characters shown as <U+…>. */
 function md(text: string | null | undefined): string {
@@ -15,18 +12,7 @@ function md(text: string | null | undefined): string {
     .trim();
 }
 
-/** How each decision came in (`vscode`, `tty`), read from its event; decisions from before channels have none. */
-function decisionChannels(db: SqliteDb, goalId: string): Map<string, string> {
-  const rows = db.prepare(`SELECT data FROM events WHERE goal_id = ? AND kind = 'gate.decided'`).all(goalId);
-  const channels = new Map<string, string>();
-  for (const row of rows) {
-    const data = JSON.parse(String(row.data)) as { id: string; channel?: string };
-    if (data.channel) channels.set(data.id, data.channel);
-  }
-  return channels;
-}
-
-function via(channel: string | undefined): string {
+function via(channel: string | null): string {
   return channel === 'vscode' ? ' in VS Code' : channel === 'tty' ? ' in a terminal' : ' (no channel recorded)';
 }
 
@@ -47,26 +33,20 @@ function kernelLine(run: KernelRun, actor: string): string {
  * what is blocked and why, unresolved gates, quota spent, and the turns with their results.
  */
 export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string): string {
-  const goals = listGoals(db).filter((g) => !goalId || g.id === goalId);
-  const at = iso(nowMs);
-  const out: string[] = [`# loopx review packet`, '', `Generated ${at}${goalId ? ` for goal ${goalId}` : ''}.`, ''];
-  for (const goal of goals) {
-    const q = quotaState(db, goal, nowMs);
+  const facts = reviewFacts(db, nowMs, goalId);
+  const out: string[] = [`# loopx review packet`, '', `Generated ${facts.at}${goalId ? ` for goal ${goalId}` : ''}.`, ''];
+  for (const { goal, quota: q, decisions, pending, shipped, blocked, turns } of facts.goals) {
     out.push(`## ${goal.id} ${md(goal.title)} (${goal.status})`, '');
     if (goal.objective) out.push(`Objective: ${md(goal.objective)}`, '');
     if (goal.check) out.push(`Acceptance check: ${code(goal.check)} (set by a human; todos ship only after loopx ran it, passing)`, '');
     out.push(`Quota: ${q.spent} of ${q.turnsPerWindow} turns spent in the last ${q.windowHours} h; used ${budgetWords(q.usage)}.`, '');
-    const gates = listGates(db, { goalId: goal.id });
-    const decided = gates.filter((g) => g.status === 'approved' || g.status === 'rejected');
-    const pending = gates.filter((g) => g.status === 'pending');
-    const channels = decided.length ? decisionChannels(db, goal.id) : new Map<string, string>();
     out.push(
       '### Decisions',
       '',
-      ...(decided.length
-        ? decided.map(
+      ...(decisions.length
+        ? decisions.map(
             (g) =>
-              `- ${g.id} ${g.status} by ${md(g.decidedBy)}${via(channels.get(g.id))} (${g.decidedAt}): ${md(g.question)}${g.note ? ` — ${md(g.note)}` : ''}`,
+              `- ${g.id} ${g.status} by ${md(g.decidedBy)}${via(g.channel)} (${g.decidedAt}): ${md(g.question)}${g.note ? ` — ${md(g.note)}` : ''}`,
           )
         : ['None.']),
       '',
@@ -79,12 +59,11 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
         : ['Nothing.']),
       '',
     );
-    const shipped = listTodos(db, at, { goalId: goal.id, status: 'shipped' });
     out.push('### Shipped', '');
     if (!shipped.length) out.push('Nothing yet.');
-    for (const todo of shipped) {
+    for (const { todo, evidence } of shipped) {
       out.push(`- **${todo.id}** ${md(todo.title)}${todo.check ? ` (acceptance check ${code(todo.check)})` : ''}`);
-      for (const e of listEvidence(db, { todoId: todo.id, limit: 20 })) {
+      for (const e of evidence) {
         const after = e.afterShip ? ' (added after it shipped)' : '';
         out.push(
           e.run
@@ -95,9 +74,7 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
       }
     }
     out.push('');
-    const blocked = listTodos(db, at, { goalId: goal.id, status: 'blocked' });
     out.push('### Blocked', '', ...(blocked.length ? blocked.map((t) => `- ${t.id} ${md(t.title)}: ${md(t.reason)}`) : ['Nothing.']), '');
-    const { turns } = listTurns(db, { goalId: goal.id, limit: 200 });
     out.push('### Turns', '');
     if (!turns.length) out.push('None.');
     else {
@@ -106,9 +83,8 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
         '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
       );
       for (const t of turns) {
-        const ev = turnEvidence(db, t);
         const evidence =
-          [ev.kernel.length ? `${ev.kernel.length} kernel-verified` : '', ev.agent ? `${ev.agent} claimed` : '']
+          [t.evidence.kernel ? `${t.evidence.kernel} kernel-verified` : '', t.evidence.agent ? `${t.evidence.agent} claimed` : '']
             .filter(Boolean)
             .join(', ') || 'none';
         out.push(
@@ -124,6 +100,6 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
     }
     out.push('');
   }
-  if (!goals.length) out.push('No goals.', '');
+  if (!facts.goals.length) out.push('No goals.', '');
   return out.join('\n');
 }

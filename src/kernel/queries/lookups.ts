@@ -78,7 +78,7 @@ export function evidenceCount(db: SqliteDb, todoId: string): number {
   return Number(db.prepare('SELECT evidence_count AS n FROM todos WHERE id = ?').get(todoId)?.n ?? 0);
 }
 
-export function nextNum(db: SqliteDb, table: 'goals' | 'todos' | 'gates' | 'handoffs' | 'turns' | 'monitors'): number {
+export function nextNum(db: SqliteDb, table: 'goals' | 'todos' | 'gates' | 'handoffs' | 'turns' | 'monitors' | 'hooks'): number {
   // Above the highest number this store ever handed out, even if a restore brought back an older content.
   return Number(
     db

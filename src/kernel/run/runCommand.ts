@@ -15,6 +15,8 @@ export interface CommandSpec {
   cwd: string;
   env: NodeJS.ProcessEnv;
   limitMs: number;
+  /** Written to its stdin, which is then closed (a hook's JSON); without it stdin is empty. */
+  input?: string;
 }
 
 export interface CommandResult {
@@ -118,7 +120,7 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
       const options: ChildProcess.SpawnOptions = {
         cwd: spec.cwd,
         env: spec.env,
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: [spec.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
         // Its own process group (POSIX), so the time limit and the clean-up reach everything it started.
         detached: !windows,
         windowsHide: true,
@@ -145,6 +147,11 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
       timedOut = true;
       killGroup();
     }, spec.limitMs);
+    if (spec.input !== undefined && child.stdin) {
+      // A command that never reads its stdin (notify-send) closes the pipe early: that is not its failure.
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(spec.input);
+    }
     child.stdout?.on('data', collect);
     child.stderr?.on('data', collect);
     child.on('error', (error: NodeJS.ErrnoException) => {

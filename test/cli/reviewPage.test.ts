@@ -1,0 +1,90 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { loopx, startGoal, workspace } from './harness';
+
+/** `loopx review-packet --format html|pdf`: the owner's page, with the charts, outside VS Code. */
+const ws = workspace();
+afterAll(() => ws.dispose());
+const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
+const agent = (args: string[]) => cli(args, { LOOPX_AGENT: 'codex' });
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p));
+
+describe('the review packet as a page', () => {
+  test('setup: a goal with shipped, blocked and gated work', () => {
+    cli(['init']);
+    cli(['goal', 'create', '--title', 'Ship the <CSV> importer']);
+    startGoal(ws.root);
+    for (const title of ['Parse quoted fields', 'Import from S3', 'Drop the legacy importer'])
+      cli(['todo', 'add', '--goal', 'G1', '--title', title]);
+    agent(['todo', 'claim', 'T1']);
+    agent(['todo', 'ship', 'T1', '--evidence', '12 tests pass']);
+    agent(['todo', 'claim', 'T2']);
+    agent(['todo', 'block', 'T2', '--reason', 'needs S3 credentials']);
+    expect(agent(['gate', 'ask', '--todo', 'T3', '--question', 'Delete it? <script>alert(1)</script>', '--json']).json.ok).toBe(true);
+  });
+
+  test('--format html writes one self-contained page: the story with its charts as SVG, then the packet; no script', () => {
+    const run = cli(['review-packet', '--format', 'html', '--out', 'review.html', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const html = readFileSync(join(ws.root, 'review.html'), 'utf8');
+    expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
+    for (const part of [
+      'Timeline',
+      'Burn-down of open work',
+      'Throughput per day',
+      'Where the time went',
+      'Cost per day',
+      'Waiting for you',
+      'Shipped',
+      'Blocked',
+    ])
+      expect(html).toContain(part);
+    expect(html.match(/<svg /g)?.length).toBeGreaterThanOrEqual(5);
+    expect(html).toContain('Turns do not report their usage yet');
+    expect(html).toContain('needs S3 credentials');
+    // Where the todo-time went, in four shares that add up to the whole (within rounding).
+    const shares = [...html.matchAll(/<div class="tile"><b>(\d+)%<\/b>([^<]+)<\/div>/g)].map((m) => [m[2], Number(m[1])] as const);
+    expect(shares.map(([label]) => label)).toEqual([
+      'of the time waiting on a person',
+      'waiting on the world',
+      'working',
+      'ready, nobody on it',
+    ]);
+    expect(Math.abs(shares.reduce((sum, [, p]) => sum + p, 0) - 100)).toBeLessThanOrEqual(2);
+    // Store text is escaped, never markup; nothing runs and nothing is fetched.
+    expect(html).not.toMatch(/<script/i);
+    expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
+    expect(html).toContain('Ship the &#60;CSV&#62; importer');
+    expect(html).not.toMatch(/\b(src|href)=["']?(https?:|\/\/)/);
+    expect(run.json.data).toMatchObject({ format: 'html', path: join(ws.root, 'review.html') });
+  });
+
+  test('markdown stays the default; bad flags are refused with a clear message and write nothing', () => {
+    expect(cli(['review-packet']).stdout).toMatch(/^# loopx review packet/);
+    const bad = cli(['review-packet', '--format', 'docx', '--json']);
+    expect(bad.code).toBe(2);
+    expect(bad.json.error?.message).toBe('--format must be markdown, html or pdf, got "docx"');
+    expect(cli(['review-packet', '--format', 'pdf', '--json']).json.error?.message).toMatch(/--format pdf needs --out FILE/);
+    expect(cli(['review-packet', '--goal', 'G9', '--format', 'html', '--out', 'x.html', '--json']).code).toBe(4);
+    expect(existsSync(join(ws.root, 'x.html'))).toBe(false);
+  });
+
+  test('--format pdf without a Chromium-based browser says plainly that there is no PDF route, and writes nothing', () => {
+    const run = cli(['review-packet', '--format', 'pdf', '--out', 'none.pdf', '--json'], { PATH: '/nonexistent', LOOPX_CHROMIUM: '' });
+    expect(run.code).toBe(2);
+    expect(run.json.error).toMatchObject({ code: 'pdf_unavailable' });
+    expect(run.json.error?.message).toMatch(/no way to make a PDF here/);
+    expect(run.json.error?.hint).toMatch(/--format html/);
+    expect(existsSync(join(ws.root, 'none.pdf'))).toBe(false);
+  });
+
+  test.skipIf(!CHROMIUM)('--format pdf prints the page with headless Chromium', () => {
+    const run = cli(['review-packet', '--format', 'pdf', '--out', 'review.pdf', '--json'], { LOOPX_CHROMIUM: CHROMIUM as string });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const pdf = readFileSync(join(ws.root, 'review.pdf'));
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(pdf.length).toBeGreaterThan(10_000);
+  });
+  if (!CHROMIUM) test.skip('no Chromium on this machine: the PDF print is not tested here', () => undefined);
+});
