@@ -5,6 +5,7 @@ import { formatDuration } from '../kernel/time';
 
 /** Human output for the terminal. Everything printed from the store passes through `clean` (no terminal escapes). */
 import { clean, oneLine, relativeTime } from '../protocol/display';
+import { dollars, tokenWords } from '../shared/usageWords';
 
 export { clean, oneLine, relativeTime };
 
@@ -54,9 +55,17 @@ export function todoLine(p: Painter, t: Todo, nowMs: number): string {
   return `${bits.join('  ')}${extra.length ? p.paint('dim', `  (${extra.join('; ')})`) : ''}`;
 }
 
+/** "20 turns/24h, max 1 concurrent, at most $10 and 2M tokens": a goal's budget in one phrase. */
+export function policyWords(policy: Goal['policy']): string {
+  const caps = [
+    policy.dollarsPerWindow !== null ? dollars(policy.dollarsPerWindow) : '',
+    policy.tokensPerWindow !== null ? tokenWords(policy.tokensPerWindow) : '',
+  ].filter(Boolean);
+  return `${policy.turnsPerWindow} turns/${policy.windowHours}h, max ${policy.maxConcurrent} concurrent${caps.length ? `, at most ${caps.join(' and ')}` : ''}`;
+}
+
 export function goalLine(p: Painter, g: Goal): string {
-  const policy = `${g.policy.turnsPerWindow} turns/${g.policy.windowHours}h, max ${g.policy.maxConcurrent} concurrent`;
-  return `${p.paint('bold', g.id.padEnd(4))} ${statusTag(p, g.status)}  ${oneLine(g.title, 70)}  ${p.paint('dim', `(${policy})`)}`;
+  return `${p.paint('bold', g.id.padEnd(4))} ${statusTag(p, g.status)}  ${oneLine(g.title, 70)}  ${p.paint('dim', `(${policyWords(g.policy)})`)}`;
 }
 
 export function gateLine(p: Painter, g: Gate, nowMs: number): string {

@@ -4,6 +4,7 @@ import { runCli } from './main';
 import { EXIT } from '../kernel/errors';
 import { processIo, runProcess } from './processIo';
 import { CLI_COMMANDS } from './registry';
+import { renderTurnProgress } from './commands/turnProgress';
 import type { serveMcp as ServeMcp } from './mcp/server';
 
 /**
@@ -26,6 +27,9 @@ export function main(argv: readonly string[]): void {
     if (!process.argv.includes('--stdio')) process.argv.push('--stdio');
     const { createRequire } = process.getBuiltinModule('node:module') as { createRequire: typeof CreateRequire };
     createRequire(__filename)(join(__dirname, 'lsp.js'));
+  } else if (argv[0] === 'turn' && argv[1] === 'progress' && !argv.includes('--help') && !argv.includes('-h')) {
+    // A filter over stdin for as long as the host writes, not a command with one result.
+    renderTurnProgress(argv, !process.env.NO_COLOR && process.stdout.isTTY === true);
   } else {
     runProcess(runCli(argv, processIo(), CLI_COMMANDS));
   }

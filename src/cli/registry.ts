@@ -36,6 +36,7 @@ import { backup } from './commands/backup';
 import { restore } from './commands/restore';
 import { turnStart } from './commands/turnStart';
 import { turnFinish } from './commands/turnFinish';
+import { turnProgress } from './commands/turnProgress';
 import { turnList } from './commands/turnList';
 import { reviewPacket } from './commands/reviewPacket';
 import { agentsMd } from './commands/agentsMd';
@@ -101,6 +102,7 @@ export const CLI_COMMANDS: readonly Command[] = [
   restore,
   turnStart,
   turnFinish,
+  turnProgress,
   turnList,
   run,
   reviewPacket,

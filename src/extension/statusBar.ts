@@ -8,6 +8,7 @@ import type { Folders } from './folders';
 import type { FolderServices } from './folderServices';
 import { inFolder } from './commands/inFolder';
 import { COMMANDS } from './commands/commandIds';
+import { budgetWords, dollars } from '../shared/usageWords';
 
 /**
  * A quota meter per active goal (spent/allowed, next wake) that turns to the warning colour when the budget is
@@ -124,11 +125,14 @@ export class QuotaStatusBar extends Disposable {
     const byMonitor = !answer.run && answer.nextWakeAt !== null && moments.includes(answer.nextWakeAt);
     const wake = !answer.run && answer.nextWakeAt ? ` · ${byMonitor ? '$(eye) ' : ''}wake ${clockTime(answer.nextWakeAt, now)}` : '';
     // Exhausted is about the budget, whatever else should-run reports first (no ready work, a gate…).
-    const exhausted = q.remaining === 0;
+    const exhausted = q.remaining === 0 || answer.budget === 'dollars' || answer.budget === 'tokens';
+    // Money shows once there is any: what people pay for is on the meter, its cap when the goal has one.
+    const u = q.usage;
+    const money = u.dollarsPerWindow !== null ? ` · ${dollars(u.dollars)}/${dollars(u.dollarsPerWindow)}` : u.dollars > 0 ? ` · ${dollars(u.dollars)}` : '';
     // Every todo shipped: the goal is finished in all but name, and the meter says so (its tooltip offers Mark Done).
     const finished = allShipped(goal.counts);
     const lead = finished ? '$(pass-filled)' : exhausted ? '$(warning)' : '$(pulse)';
-    item.text = `${lead} ${folder ? `${folder}: ` : ''}${goal.id} ${q.spent}/${q.turnsPerWindow}${finished ? ' · all shipped' : wake}`;
+    item.text = `${lead} ${folder ? `${folder}: ` : ''}${goal.id} ${q.spent}/${q.turnsPerWindow}${money}${finished ? ' · all shipped' : wake}`;
     item.backgroundColor = exhausted ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     const md = new vscode.MarkdownString(undefined, true);
     md.isTrusted = { enabledCommands: [COMMANDS.markGoalDone] };
@@ -137,6 +141,11 @@ export class QuotaStatusBar extends Disposable {
       .appendText(folder ? ` (${folder})` : '')
       .appendMarkdown('\n\n');
     md.appendMarkdown(`$(dashboard) ${q.spent} of ${q.turnsPerWindow} turns spent in the last ${q.windowHours} h, ${q.remaining} left\n\n`);
+    if (u.tokens > 0 || u.dollarsPerWindow !== null || u.tokensPerWindow !== null) {
+      md.appendMarkdown('$(credit-card) ').appendText(`Used ${budgetWords(u)} in the last ${q.windowHours} h`);
+      if (u.perTurn?.dollars) md.appendText(`; a turn costs about ${dollars(u.perTurn.dollars)}`);
+      md.appendMarkdown('\n\n');
+    }
     const why = shouldRunReason({ ...answer, goalStatus: goal.status, ...q, counts: goal.counts, me: owner.ctx.me });
     md.appendMarkdown(answer.run ? '$(play) **Ready to run a turn**' : '$(debug-pause) **Waits:** ').appendText(answer.run ? '' : why);
     if (answer.nextWakeAt) md.appendMarkdown(`; it can run again at ${clockTime(answer.nextWakeAt, now)}`);

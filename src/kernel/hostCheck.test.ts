@@ -9,9 +9,9 @@ const dir = mkdtempSync(join(tmpdir(), 'loopx-hostcheck-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The parts of the real help texts (Codex 0.171.0 `exec --help`, Claude Code 2.1.197 `--help`) the verdict reads. */
-const CODEX_HELP = `Usage: codex exec [OPTIONS] [PROMPT]\n  -s, --sandbox <SANDBOX_MODE>\n      --skip-git-repo-check\n      --dangerously-bypass-approvals-and-sandbox\n`;
+const CODEX_HELP = `Usage: codex exec [OPTIONS] [PROMPT]\n  -s, --sandbox <SANDBOX_MODE>\n      --skip-git-repo-check\n      --json\n      --dangerously-bypass-approvals-and-sandbox\n`;
 const OLD_CODEX_HELP = `Usage: codex exec [OPTIONS] [PROMPT]\n  -s, --sandbox <SANDBOX_MODE>\n      --full-auto\n`;
-const CLAUDE_HELP = `Usage: claude [options] [command] [prompt]\n  --allowedTools, --allowed-tools <tools...>\n  --permission-mode <mode>   Permission mode\n  -p, --print   Print response and exit\n`;
+const CLAUDE_HELP = `Usage: claude [options] [command] [prompt]\n  --allowedTools, --allowed-tools <tools...>\n  --output-format <format>\n  --verbose\n  --permission-mode <mode>   Permission mode\n  -p, --print   Print response and exit\n`;
 
 describe('a host judged against the installed program', () => {
   test('missing: says so with how to install it', () => {
@@ -41,7 +41,7 @@ describe('a host judged against the installed program', () => {
     });
     expect(dropped).toMatchObject({ level: 'fail', problem: 'incompatible' });
     expect(dropped.sentence).toBe(
-      'The Codex CLI 0.171.0 no longer accepts --full-auto; use the default command: codex exec --sandbox workspace-write --skip-git-repo-check -.',
+      'The Codex CLI 0.171.0 no longer accepts --full-auto; use the default command: codex exec --sandbox workspace-write --skip-git-repo-check --json -.',
     );
     const old = judgeHost('codex', DEFAULT_HOSTS.codex, {
       found: '/bin/codex',
@@ -49,7 +49,9 @@ describe('a host judged against the installed program', () => {
       helpOutput: OLD_CODEX_HELP,
     });
     expect(old).toMatchObject({ level: 'fail', problem: 'too_old' });
-    expect(old.sentence).toMatch(/0\.12\.0 is too old: it does not know --skip-git-repo-check; update it: npm install -g @openai\/codex/);
+    expect(old.sentence).toMatch(
+      /0\.12\.0 is too old: it does not know --skip-git-repo-check, --json; update it: npm install -g @openai\/codex/,
+    );
   });
 
   test('Claude Code without permission rules would refuse every loopx call in -p mode: a warning with the fix', () => {

@@ -1,7 +1,7 @@
 import type * as ChildProcess from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { INSTALL_HINTS, findExecutable } from './hosts';
+import { DEFAULT_HOSTS, INSTALL_HINTS, findExecutable } from './hosts';
 
 /**
  * Hosts change under you: a CLI update drops a flag (Codex's `--full-auto`), an old install lacks one. Before a turn
@@ -35,8 +35,8 @@ export interface HostVerdict {
 export const TESTED_VERSIONS: Record<string, string> = { claude: '2.1.197', codex: '0.171.0' };
 const NAMES: Record<string, string> = { claude: 'Claude Code', codex: 'The Codex CLI', custom: 'The custom host' };
 const FIXES: Record<string, string> = {
-  claude: 'use the default command: claude -p --permission-mode acceptEdits --allowedTools {allowedTools}',
-  codex: 'use the default command: codex exec --sandbox workspace-write --skip-git-repo-check -',
+  claude: `use the default command: ${DEFAULT_HOSTS.claude}`,
+  codex: `use the default command: ${DEFAULT_HOSTS.codex}`,
 };
 const UPDATE: Record<string, string> = {
   claude: 'update it: npm install -g @anthropic-ai/claude-code',

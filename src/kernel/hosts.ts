@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { claudeAllowedTools } from './turnCommands';
+import { hostFormat } from './usage/hostStream';
 
 /** POSIX shell quoting: everything goes inside single quotes; nothing is interpolated unquoted. */
 export function shellQuote(value: string): string {
@@ -19,9 +20,11 @@ export const DEFAULT_HOSTS: HostSettings = {
   // Both read the prompt from stdin, so no prompt ever travels through a shell command line.
   // Codex: its workspace-write sandbox (the workspace, .loopx/ included, is writable; the rest is not), outside a
   // git repository too. `--full-auto` is gone since about 0.157 (exit 2, "unexpected argument").
-  codex: 'codex exec --sandbox workspace-write --skip-git-repo-check -',
+  // --json: one event per line (usage/hostStream.ts reads the turn's progress and its tokens from them).
+  codex: 'codex exec --sandbox workspace-write --skip-git-repo-check --json -',
   // Claude Code in -p mode can ask nobody: {allowedTools} lets exactly the turn's loopx verbs run (turnCommands.ts).
-  claude: 'claude -p --permission-mode acceptEdits --allowedTools {allowedTools}',
+  // stream-json (which -p allows only with --verbose): its messages, tool calls and, last, the turn's usage and cost.
+  claude: 'claude -p --permission-mode acceptEdits --output-format stream-json --verbose --allowedTools {allowedTools}',
   custom: '',
 };
 
@@ -46,6 +49,8 @@ export interface HostTurn {
   env: Record<string, string>;
   /** The loopx command prefixes the turn's agent may run unasked (`TurnStart.allowedCommands`). */
   allowedCommands?: readonly string[];
+  /** The loopx that renders a host's structured output as readable lines in a terminal (`loopx turn progress`). */
+  progressLoopx?: string;
 }
 
 const PLACEHOLDER = /\{(prompt|turn|todo|goal|agent|allowedTools)\}/g;
@@ -94,12 +99,14 @@ export function planHost(host: string, settings: HostSettings, turn: HostTurn): 
   const run = hostCommand(host, settings, turn);
   const exitFile = shellQuote(join(turn.dir, 'exit-code'));
   const log = shellQuote(join(turn.dir, 'output.log'));
+  // Claude Code and Codex write JSON lines: the log keeps them raw, the terminal shows them as readable lines.
+  const progress = hostFormat(host) && turn.progressLoopx ? ` | ${shellQuote(turn.progressLoopx)} turn progress --host ${host}` : '';
   return {
     host,
     executable: hostExecutable(host, settings),
     // The terminal stays open after the run (until Enter) so a person can read what the agent did.
     commandLine:
-      `{ ${run}; printf '%s' "$?" > ${exitFile}; } 2>&1 | tee -a ${log}; code="$(cat ${exitFile} 2>/dev/null || echo 1)"; ` +
+      `{ ${run}; printf '%s' "$?" > ${exitFile}; } 2>&1 | tee -a ${log}${progress}; code="$(cat ${exitFile} 2>/dev/null || echo 1)"; ` +
       `printf '\\n[loopx] the turn ended with exit code %s; output kept in %s. Press Enter to close.\\n' "$code" ${log}; read -r _; exit "$code"`,
   };
 }

@@ -22,6 +22,9 @@ export const goalFromRow = (row: Row) => {
       windowHours: r.num('window_hours'),
       maxConcurrent: r.int('max_concurrent'),
       cooldownSeconds: r.int('cooldown_seconds'),
+      /** Caps on what the window's turns use (null: none): tokens in and out, and US dollars. */
+      tokensPerWindow: r.maybeInt('tokens_per_window'),
+      dollarsPerWindow: row.dollars_per_window === null || row.dollars_per_window === undefined ? null : r.num('dollars_per_window'),
     },
     /** The acceptance check a human set for the goal's todos (a shell command), or null. */
     check: r.maybeText('check_command'),

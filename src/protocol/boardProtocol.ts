@@ -145,6 +145,8 @@ export interface CardDetail {
     endedAt: string | null;
     result: string;
     exitCode: number | null;
+    /** What it used, in words ("$0.0038 · 470 tokens"); null while it runs or when its host reported nothing. */
+    used: string | null;
   }[];
   /** Newest first. */
   evidence: {

@@ -3,6 +3,8 @@
  * tooltips; this is the one place that turns them into sentences. Plain data in, no kernel import (the board
  * bundles this file for the browser).
  */
+import { type BudgetFacts, capWords } from '../shared/usageWords';
+
 export interface ShouldRunFacts {
   run: boolean;
   reason: string;
@@ -20,6 +22,9 @@ export interface ShouldRunFacts {
   counts?: Partial<Record<'open' | 'claimed' | 'blocked' | 'shipped' | 'killed', number>>;
   /** The person reading, so their own claim reads "you". */
   me?: string;
+  /** budget_exhausted: which budget is spent, and the window's usage against its caps. */
+  budget?: string;
+  usage?: BudgetFacts;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -36,6 +41,8 @@ export function shouldRunReason(facts: ShouldRunFacts): string {
     case 'gate_pending':
       return 'a gate on the goal waits for your decision';
     case 'budget_exhausted':
+      if ((facts.budget === 'dollars' || facts.budget === 'tokens') && facts.usage)
+        return capWords(facts.budget, facts.usage, facts.windowHours ?? 24);
       return facts.turnsPerWindow !== undefined
         ? `the budget is spent (${facts.spent ?? facts.turnsPerWindow} of ${plural(facts.turnsPerWindow, 'turn')} in ${facts.windowHours ?? 24} h)`
         : 'the budget is spent';

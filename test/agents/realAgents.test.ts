@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -49,6 +49,8 @@ function setUp(): { root: string; env: Record<string, string>; cli: (args: strin
   const env = agentEnv(server, join(base, `home ${n}`), bin);
   const cli = (args: string[]) => loopx(args, { cwd: root, env: { HOME: env.HOME as string } });
   cli(['init']);
+  // A person's price for the scripted model (Codex reports no cost; Claude Code's own cost wins over it).
+  writeFileSync(join(root, '.loopx', 'prices.json'), JSON.stringify({ 'loopx-scripted': { input: 2, cachedInput: 0.2, output: 8 } }));
   cli(['goal', 'create', '--title', 'Ship the importer', '--turns', '5']);
   startGoal(root);
   cli(['todo', 'add', '--goal', 'G1', '--title', 'Parse quoted fields', '--detail', 'fixtures pass']);
@@ -110,6 +112,18 @@ describe('real agent CLIs with the default host commands, offline', () => {
     ]);
     for (const call of calls) expect(call.output).toContain('"ok":true');
     expectShippedOnce(cli, 'claude');
+    // What it used, from Claude Code's own report: 4 requests of 100 tokens in; 20 out per tool call, 10 to end.
+    const ended = r.events.find((e) => e.event === 'turn_ended') as { usage: Record<string, unknown> };
+    expect(ended.usage).toMatchObject({ inputTokens: 400, outputTokens: 70, cachedTokens: 0, costSource: 'host' });
+    expect(ended.usage.costUsd).toBeGreaterThan(0);
+    expect(cli(['turn', 'list', '--json']).json.data).toMatchObject([{ usage: ended.usage }]);
+    // The runner showed the turn as readable lines, the raw stream is in the turn's folder.
+    const progress = r.events.filter((e) => e.event === 'output').flatMap((e) => (e.progress as { kind: string; text: string }[]) ?? []);
+    expect(progress.filter((p) => p.kind === 'loopx').map((p) => p.text)).toEqual([
+      'loopx todo show T1 --json',
+      expect.stringContaining('loopx evidence add --todo T1 '),
+      'loopx todo ship T1 --json',
+    ]);
     expect(server.outside).toEqual([]);
     expect(server.problems).toEqual([]);
   });
@@ -130,6 +144,16 @@ describe('real agent CLIs with the default host commands, offline', () => {
     ]);
     for (const call of calls) expect(call.output).toContain('"ok":true');
     expectShippedOnce(cli, 'codex');
+    // Codex reports tokens, not money: the cost comes from the person's price for its model (config.toml's model).
+    const ended = r.events.find((e) => e.event === 'turn_ended') as { usage: Record<string, unknown> };
+    expect(ended.usage).toEqual({
+      inputTokens: 400,
+      outputTokens: 80,
+      cachedTokens: 0,
+      costUsd: (400 * 2 + 80 * 8) / 1_000_000,
+      costSource: 'prices',
+      model: 'loopx-scripted',
+    });
     expect(server.outside).toEqual([]);
     expect(server.problems).toEqual([]);
   });
@@ -232,7 +256,7 @@ describe('hosts that change under you, judged against the real CLIs', () => {
       error: {
         code: 'host_incompatible',
         message: expect.stringContaining(
-          'The Codex CLI 0.171.0 no longer accepts --full-auto; use the default command: codex exec --sandbox workspace-write --skip-git-repo-check -',
+          'The Codex CLI 0.171.0 no longer accepts --full-auto; use the default command: codex exec --sandbox workspace-write --skip-git-repo-check --json -',
         ),
       },
     });

@@ -41,7 +41,7 @@ describe('the review packet as a page', () => {
     ])
       expect(html).toContain(part);
     expect(html.match(/<svg /g)?.length).toBeGreaterThanOrEqual(5);
-    expect(html).toContain('Turns do not report their usage yet');
+    expect(html).toContain('No turn of this goal reported what it cost');
     expect(html).toContain('needs S3 credentials');
     // Where the todo-time went, in four shares that add up to the whole (within rounding).
     const shares = [...html.matchAll(/<div class="tile"><b>(\d+)%<\/b>([^<]+)<\/div>/g)].map((m) => [m[2], Number(m[1])] as const);

@@ -131,7 +131,7 @@ export async function runStoryScenario(): Promise<void> {
     if (!dayTitles.some((t) => /: [1-9]\d* shipped · \d+ turns?/.test(t)))
       throw new Error(`no day tooltip with numbers: ${dayTitles.join(' | ')}`);
     await story.locator('.tile', { hasText: 'waiting on a person' }).waitFor();
-    await story.locator('.empty-chart', { hasText: 'Turns do not report their usage yet' }).waitFor();
+    await story.locator('.empty-chart', { hasText: 'No turn of this goal reported what it cost' }).waitFor();
     await story.locator('#story-range').selectOption('all');
     const gateMark = story.locator('#story-timeline svg rect.c-gate title', { hasText: 'gate Q1' });
     if (!/approved by ada after 9\.0 h/.test((await gateMark.first().textContent()) ?? ''))

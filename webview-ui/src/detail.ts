@@ -205,7 +205,7 @@ function turnList(d: CardDetail, nowMs: number, on: DetailHandlers): HTMLElement
         'li',
         { class: 'turn', 'data-turn': t.id, title: `turn ${t.id}` },
         h('div', {}, `${t.agent} on ${t.host}: ${t.result}${t.exitCode !== null && t.exitCode !== 0 ? ` (exit code ${t.exitCode})` : ''}`),
-        h('div', { class: 'quiet' }, `${t.id} · started `, timeEl(t.startedAt, nowMs), ' · ', output),
+        h('div', { class: 'quiet' }, `${t.id} · started `, timeEl(t.startedAt, nowMs), t.used ? ` · ${t.used}` : '', ' · ', output),
       );
     }),
   );

@@ -1,6 +1,6 @@
 import type { Command } from '../command';
 import { createGoal, setGoalStatus } from '../../kernel/ops/goals';
-import { goalLine, Painter } from '../format';
+import { goalLine, Painter, policyWords } from '../format';
 
 export const goalCreate: Command = {
   name: ['goal', 'create'],
@@ -14,6 +14,8 @@ export const goalCreate: Command = {
     'window-hours': { type: 'number', value: 'H', description: 'length of the quota window in hours (default 24)' },
     'max-concurrent': { type: 'int', value: 'N', description: 'turns that may run at once (default 1)' },
     cooldown: { type: 'duration', value: 'DURATION', description: 'pause after each spent turn, e.g. 10m (default none)' },
+    tokens: { type: 'int', value: 'N', description: 'tokens (in and out) the turns may use per window (default no cap)' },
+    dollars: { type: 'number', value: 'USD', description: 'US dollars the turns may cost per window, e.g. 10 (default no cap)' },
     check: {
       type: 'string',
       value: 'CMD',
@@ -38,6 +40,8 @@ export const goalCreate: Command = {
       windowHours: a.num('window-hours'),
       maxConcurrent: a.num('max-concurrent'),
       cooldownSeconds: a.num('cooldown'),
+      tokensPerWindow: a.num('tokens'),
+      dollarsPerWindow: a.num('dollars'),
       check,
     });
     // Created paused (only VS Code or a confirmed terminal starts work and spends its budget); a person at a
@@ -46,7 +50,7 @@ export const goalCreate: Command = {
       try {
         const human = ctx.confirmHuman(`start goal ${goal.id} now (Enter leaves it paused)`, goal.id, [
           goal.title,
-          `budget: ${goal.policy.turnsPerWindow} turns per ${goal.policy.windowHours} h, ${goal.policy.maxConcurrent} at once`,
+          `budget: ${policyWords(goal.policy)}`,
         ]);
         goal = setGoalStatus(kernel.as(human), goal.id, 'active');
       } catch (error) {

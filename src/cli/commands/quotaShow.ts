@@ -3,10 +3,11 @@ import { getGoal } from '../../kernel/queries/lookups';
 import { listGoals } from '../../kernel/queries/lists';
 import { quotaState, shouldRun } from '../../kernel/queries/quota';
 import { list, relativeTime } from '../format';
+import { budgetWords } from '../../shared/usageWords';
 
 export const quotaShow: Command = {
   name: ['quota', 'show'],
-  summary: 'turns spent, reserved by running turns and left in each goal window, with the should-run answer',
+  summary: 'turns spent, reserved by running turns and left in each goal window, what they used, with the should-run answer',
   flags: { goal: { type: 'string', value: 'G', description: 'only this goal' } },
   run(ctx) {
     const goalId = ctx.args.id('goal');
@@ -20,6 +21,7 @@ export const quotaShow: Command = {
         `${q.goalId.padEnd(4)} ${q.spent}/${q.turnsPerWindow} turns in ${q.windowHours}h, ` +
         `${q.reserved ? `${q.reserved} reserved by running turns, ` : ''}${q.remaining} left` +
         (q.nextSlotAt ? `; oldest slot frees ${relativeTime(q.nextSlotAt, now)}` : '') +
+        `; used ${budgetWords(q.usage)}` +
         `; should run: ${q.shouldRun.run ? 'yes' : `no (${q.shouldRun.reason})`}` +
         (q.shouldRun.nextWakeAt ? `, wake ${relativeTime(q.shouldRun.nextWakeAt, now)}` : ''),
       'No goals.',

@@ -111,6 +111,7 @@ export const run: Command = {
       // The prompt names this very loopx on this Node, so the agent calls the same store's CLI whatever its PATH.
       loopxCommand: loopxForAgents(kernel.root),
       json: ctx.json,
+      color: ctx.color,
       out: ctx.out,
     });
     const onSignal = (name: NodeJS.Signals) => runner.signal(name === 'SIGINT' ? 'Ctrl-C' : name);

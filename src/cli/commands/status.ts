@@ -6,6 +6,12 @@ import { InvalidInputError } from '../../kernel/errors';
 import { pausedWords } from '../../shared/pausedWords';
 import { clean, gateLine, monitorLine, Painter, relativeTime, todoLine } from '../format';
 import { unproductiveEnd } from '../../shared/turnOutcomeWords';
+import { budgetWords, type BudgetFacts } from '../../shared/usageWords';
+
+/** ", used $3.20 · 410k tokens" once the goal's turns used anything or it has a cap; nothing before. */
+function usedWords(usage: BudgetFacts): string {
+  return usage.tokens > 0 || usage.dollarsPerWindow !== null || usage.tokensPerWindow !== null ? `, used ${budgetWords(usage)}` : '';
+}
 
 /** Each list in the answer (gates, blocked, lapsed leases, monitors) shows this many unless asked for more. */
 export const STATUS_LIMIT = 20;
@@ -75,7 +81,7 @@ function statusText(report: StatusReport, color: boolean): string {
         (g.shouldRun.nextWakeAt ? ` (wake ${relativeTime(g.shouldRun.nextWakeAt, now)})` : '');
     lines.push(
       `  ${p.paint('bold', g.id)} ${clean(g.title)} [${g.status}]  ${c.open} open, ${c.claimed} claimed, ${c.blocked} blocked, ${c.shipped} shipped`,
-      `     quota ${g.quota.spent}/${g.quota.turnsPerWindow} in ${g.quota.windowHours}h; should run: ${answer}`,
+      `     quota ${g.quota.spent}/${g.quota.turnsPerWindow} in ${g.quota.windowHours}h${usedWords(g.quota.usage)}; should run: ${answer}`,
       `     next: ${g.nextTodo ? `${g.nextTodo.id} ${clean(g.nextTodo.title)}` : 'nothing ready'}`,
     );
   }

@@ -3,10 +3,11 @@ import { getGoal } from '../../kernel/queries/lookups';
 import { listTurns } from '../../kernel/queries/turns';
 import { list, relativeTime } from '../format';
 import { moreLine, pageFlags, pageOf } from '../paging';
+import { usageWords } from '../../shared/usageWords';
 
 export const turnList: Command = {
   name: ['turn', 'list'],
-  summary: 'turns, newest first, with their results, 100 at a time',
+  summary: 'turns, newest first, with their results and what they used, 100 at a time',
   description: 'When the list was cut, the envelope says how many more: {"ok":true,"data":[…],"more":N}; --offset N reads the next page.',
   readOnly: true,
   flags: {
@@ -25,7 +26,7 @@ export const turnList: Command = {
       const lines = list(
         turns,
         (t) =>
-          `${t.id.padEnd(5)} ${t.goalId} ${t.todoId ?? ''}  ${t.agent} on ${t.host}  ${t.resultKind ?? 'running'}${t.spent ? ' (spent)' : ''}  ${relativeTime(t.startedAt, now)}`,
+          `${t.id.padEnd(5)} ${t.goalId} ${t.todoId ?? ''}  ${t.agent} on ${t.host}  ${t.resultKind ?? 'running'}${t.spent ? ' (spent)' : ''}  ${relativeTime(t.startedAt, now)}${t.usage ? `  ${usageWords(t.usage)}` : ''}`,
         'No turns yet.',
       );
       return more

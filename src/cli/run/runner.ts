@@ -17,6 +17,7 @@ import { pruneTurnFolders } from '../../kernel/turnFolders';
 import { StoreWatcher } from '../../kernel/watch';
 import { HookDispatcher } from '../../kernel/hooks/dispatch';
 import { type HostRun, OUTPUT_FILE, type Running, startHost } from './hostProcess';
+import { HostStream, hostFormat, renderProgress } from '../../kernel/usage/hostStream';
 import { keepLease } from './leaseKeeper';
 import { type Recovery, recoverTurns } from './recovery';
 import { decisionLine, endedLine, recoveredLine, sleepLine, startedLine } from './runnerWords';
@@ -36,6 +37,8 @@ export interface RunnerOptions {
   /** The loopx the prompt tells the agent to call. */
   loopxCommand: string;
   json: boolean;
+  /** The terminal takes ANSI colours (progress lines are coloured then). */
+  color?: boolean;
   out(text: string): void;
 }
 
@@ -300,7 +303,7 @@ export class Runner {
       env: { ...process.env, ...env },
       turnDir: dir,
       limitMs: this.o.turnLimitMs,
-      echo: (line) => this.say({ event: 'output', turnId: turn.id, line }, `${turn.id} │ ${line}`),
+      echo: this.echo(turn.id, this.o.host),
     });
     if (host.pid) writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host, hostPid: host.pid });
     this.track({ turn, host });
@@ -378,6 +381,7 @@ export class Runner {
         exitCode: how.exitCode,
         spent: turn.spent,
         quota,
+        usage: turn.usage,
         timedOut: how.timedOut,
         interrupted: how.interrupted,
         ...(hostProblem ? { hostProblem } : {}),
@@ -393,7 +397,7 @@ export class Runner {
       self: { pid: process.pid, runner: this.o.agent, host: this.o.host },
       ours: (id) => this.running.has(id),
       turnLimitMs: this.o.turnLimitMs,
-      echo: (turnId, line) => this.say({ event: 'output', turnId, line }, `${turnId} │ ${line}`),
+      echo: (turnId, line) => this.echo(turnId, this.o.host)(line),
     });
     for (const r of seen.recovered) this.recovered(r);
     for (const a of seen.adopted) {
@@ -445,6 +449,21 @@ export class Runner {
     } catch {
       /* a projection: never stops the runner */
     }
+  }
+
+  /**
+   * How a turn's output is shown: a host with structured output (Claude Code, Codex) as readable progress lines, its
+   * raw line kept in the turn's output.log (and in --json's `line`); any other host's lines as they are.
+   */
+  private echo(turnId: string, host: string): (line: string) => void {
+    const format = hostFormat(host);
+    if (!format) return (line) => this.say({ event: 'output', turnId, line }, `${turnId} │ ${line}`);
+    const stream = new HostStream(format);
+    return (line) => {
+      const progress = stream.push(`${line}\n`);
+      if (this.o.json) return this.say({ event: 'output', turnId, line, progress }, '');
+      for (const p of progress) this.say({}, `${turnId} │ ${renderProgress(p, this.o.color === true)}`);
+    };
   }
 
   private say(event: Record<string, unknown>, line: string): void {

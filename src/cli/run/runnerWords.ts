@@ -1,3 +1,4 @@
+import { capWords, usageWords } from '../../shared/usageWords';
 import type { ShouldRun, ShouldRunReason } from '../../kernel/queries/quota';
 import type { Turn } from '../../kernel/queries/turns';
 import { clockTime } from '../../protocol/display';
@@ -25,7 +26,11 @@ export function decisionLine(goalId: string, answer: ShouldRun, nowMs: number, o
     return `${goalId}: ${own.running.join(', ')} ${n === 1 ? 'runs' : 'run'} (${n} of ${own.max} at once) · the next turn starts when ${n === 1 ? 'it ends' : 'one ends'}`;
   }
   const wake = answer.nextWakeAt ? `next wake ${clockTime(answer.nextWakeAt, nowMs)}` : 'waits for a human or a change';
-  return `${goalId}: should run: no (${REASONS[answer.reason]}) · ${wake}`;
+  const why =
+    (answer.budget === 'dollars' || answer.budget === 'tokens') && answer.usage
+      ? capWords(answer.budget, answer.usage, answer.windowHours ?? 24)
+      : REASONS[answer.reason];
+  return `${goalId}: should run: no (${why}) · ${wake}`;
 }
 
 export function startedLine(turn: Turn, host: string): string {
@@ -45,7 +50,8 @@ export function endedLine(turn: Turn, quota: { used: number; limit: number }, ho
   const why = how.timedOut ? ' (stopped at its time limit)' : how.interrupted ? ' (interrupted)' : '';
   const result = RESULTS[turn.resultKind ?? ''] ?? String(turn.resultKind);
   const spent = turn.spent ? `quota spent ${quota.used}/${quota.limit}` : `no quota spent (${quota.used}/${quota.limit} used)`;
-  return `${turn.id} ended${why}: ${result}, exit code ${turn.exitCode}, ${spent}`;
+  const used = turn.usage ? `; used ${usageWords(turn.usage)}` : '';
+  return `${turn.id} ended${why}: ${result}, exit code ${turn.exitCode}, ${spent}${used}`;
 }
 
 export function recoveredLine(turn: Turn, why: string): string {

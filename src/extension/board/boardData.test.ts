@@ -193,7 +193,7 @@ test("a card's detail shows what waits for the person (its pending gates) and th
   const decided = askGate(codex, { todoId: id, question: 'Rename it first?' }).id;
   decideGate(s.kernel, decided, 'approved');
   const pending = askGate(codex, { todoId: id, question: 'Delete the legacy importer?' }).id;
-  finishTurn(s.kernel, turn.id, 0);
+  finishTurn(s.kernel, turn.id, 0, { inputTokens: 400, outputTokens: 70, costUsd: 0.00375 });
 
   const detail = s.kernel.read((db, now) => {
     const card = buildSnapshot(boardFacts(db, now), 'ada').cards.find((c) => c.id === id);
@@ -210,6 +210,7 @@ test("a card's detail shows what waits for the person (its pending gates) and th
       endedAt: expect.any(String),
       result: 'needs a person',
       exitCode: 0,
+      used: '$0.0038 · 470 tokens',
     },
   ]);
 });

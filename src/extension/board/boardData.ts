@@ -5,6 +5,7 @@ import { allShipped } from '../../protocol/shouldRunWords';
 import { forPeople } from '../../protocol/display';
 import { unproductiveEnd } from '../../shared/turnOutcomeWords';
 import type { AttentionItem, BoardPatch, BoardSnapshot, Card, CardDetail, CardMonitor } from '../../protocol/boardProtocol';
+import { usageWords } from '../../shared/usageWords';
 
 /**
  * The board from the kernel's facts (read in one transaction by `boardFacts`): a pure function, so what the board
@@ -158,6 +159,7 @@ export function buildDetail(facts: TodoDetailFacts, card: Card, nowMs = Date.now
       endedAt: t.endedAt,
       result: turnResultWords(t.resultKind),
       exitCode: t.exitCode,
+      used: t.usage ? usageWords(t.usage) : null,
     })),
     evidence: facts.evidence.map((e) => ({
       seq: e.seq,

@@ -140,6 +140,7 @@ export class TurnRunner extends Disposable {
       dir,
       env: started.env,
       allowedCommands: started.allowedCommands,
+      progressLoopx: this.loopxCommand(),
     });
     // Who runs it: a later window (after a reload or a crash) finds turns whose launcher is gone (turnRecovery.ts).
     writeLauncher(this.ctx.session.root, turn.id, { pid: process.pid });

@@ -22,6 +22,8 @@ const GOAL_COLUMN: Record<string, string> = {
   windowHours: 'window_hours',
   maxConcurrent: 'max_concurrent',
   cooldownSeconds: 'cooldown_seconds',
+  tokensPerWindow: 'tokens_per_window',
+  dollarsPerWindow: 'dollars_per_window',
   background: 'background',
 };
 
@@ -57,7 +59,8 @@ const reducers: Reducers = {
     const d = e.data;
     db.prepare(
       `INSERT INTO goals (id, num, title, objective, scope, status, turns_per_window, window_hours, max_concurrent,
-        cooldown_seconds, check_command, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        cooldown_seconds, tokens_per_window, dollars_per_window, check_command, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       d.id,
       d.num,
@@ -69,6 +72,8 @@ const reducers: Reducers = {
       d.windowHours,
       d.maxConcurrent,
       d.cooldownSeconds,
+      d.tokensPerWindow ?? null,
+      d.dollarsPerWindow ?? null,
       d.check ?? null,
       e.at,
       e.at,
@@ -107,12 +112,13 @@ const reducers: Reducers = {
   'todo.check_set': (db, e) => touchTodo(db, e.todoId, e.at, 'check_command = ?', [e.data.check]),
   'goal.edited': (db, e) => {
     const { scope, ...rest } = e.data;
-    const fields: Record<string, string | number | undefined> = { ...rest, scope: scope && JSON.stringify(scope) };
+    // null is a value here (a cap removed), undefined is "not changed".
+    const fields: Record<string, string | number | null | undefined> = { ...rest, scope: scope && JSON.stringify(scope) };
     // Only the goal's own fields: event data also carries who decided (a human's channel).
     const sets = Object.entries(fields).filter(([k, v]) => v !== undefined && k in GOAL_COLUMN);
     if (sets.length === 0) return;
     db.prepare(`UPDATE goals SET ${sets.map(([k]) => `${GOAL_COLUMN[k]} = ?`).join(', ')}, updated_at = ? WHERE id = ?`).run(
-      ...sets.map(([, v]) => v as string | number),
+      ...sets.map(([, v]) => v as string | number | null),
       e.at,
       e.goalId,
     );
@@ -283,12 +289,22 @@ const reducers: Reducers = {
   },
   'turn.finished': (db, e) => {
     const d = e.data;
-    db.prepare('UPDATE turns SET ended_at = ?, result_kind = ?, exit_code = ?, spent = ?, end_seq = ? WHERE id = ?').run(
+    const u = d.usage;
+    db.prepare(
+      `UPDATE turns SET ended_at = ?, result_kind = ?, exit_code = ?, spent = ?, end_seq = ?, input_tokens = ?, output_tokens = ?,
+        cached_tokens = ?, cost_usd = ?, cost_source = ?, usage_model = ? WHERE id = ?`,
+    ).run(
       e.at,
       d.resultKind,
       d.exitCode,
       d.spent ? 1 : 0,
       e.seq,
+      u?.inputTokens ?? null,
+      u?.outputTokens ?? null,
+      u?.cachedTokens ?? null,
+      u?.costUsd ?? null,
+      u?.costSource ?? null,
+      u?.model ?? null,
       d.id,
     );
   },

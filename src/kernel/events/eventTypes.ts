@@ -41,6 +41,8 @@ export const eventDataSchemas = lazy(() => {
       windowHours: z.number(),
       maxConcurrent: z.int(),
       cooldownSeconds: z.int(),
+      tokensPerWindow: z.optional(nullableInt),
+      dollarsPerWindow: z.optional(z.nullable(z.number())),
       // Absent in stores from before agents' goals started paused: those goals started active.
       status: z.optional(z.enum(['active', 'paused'])),
       check: z.optional(nullableStr),
@@ -70,6 +72,8 @@ export const eventDataSchemas = lazy(() => {
       windowHours: z.optional(z.number()),
       maxConcurrent: z.optional(z.int()),
       cooldownSeconds: z.optional(z.int()),
+      tokensPerWindow: z.optional(nullableInt),
+      dollarsPerWindow: z.optional(z.nullable(z.number())),
       background: z.optional(str),
     }),
     'todo.edited': z.object({
@@ -129,6 +133,17 @@ export const eventDataSchemas = lazy(() => {
       spent: z.boolean(),
       /** Validated, but not spent: its goal's budget was already full (lowered while it ran); absent otherwise. */
       budgetFull: z.optional(z.boolean()),
+      /** What the turn used, when known (checked before it is recorded: src/kernel/usage/usage.ts). */
+      usage: z.optional(
+        z.object({
+          inputTokens: z.int(),
+          outputTokens: z.int(),
+          cachedTokens: z.int(),
+          costUsd: z.nullable(z.number()),
+          costSource: z.nullable(z.enum(['host', 'prices'])),
+          model: nullableStr,
+        }),
+      ),
     }),
     'monitor.added': z.object({
       id: str,

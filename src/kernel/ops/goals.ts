@@ -15,6 +15,9 @@ export interface GoalInput {
   windowHours?: number;
   maxConcurrent?: number;
   cooldownSeconds?: number;
+  /** Caps on what the window's turns use: tokens (in and out) and US dollars; undefined or null: none. */
+  tokensPerWindow?: number | null;
+  dollarsPerWindow?: number | null;
   /** The acceptance check for the goal's todos (human only). */
   check?: string;
 }
@@ -27,6 +30,20 @@ function positiveInt(value: number | undefined, field: string, fallback: number,
     throw new InvalidInputError(`${field} must be a whole number from ${min} to ${max}`);
   }
   return value;
+}
+
+/** The budget's caps in tokens and dollars, checked: one home for their ranges (the CLI and goal files both come here). */
+export function usageCaps(input: Pick<GoalInput, 'tokensPerWindow' | 'dollarsPerWindow'>): {
+  tokensPerWindow: number | null;
+  dollarsPerWindow: number | null;
+} {
+  const tokens = input.tokensPerWindow ?? null;
+  if (tokens !== null && (!Number.isInteger(tokens) || tokens < 1 || tokens > 1_000_000_000_000))
+    throw new InvalidInputError('tokens must be a whole number from 1 to 1000000000000 per window');
+  const dollars = input.dollarsPerWindow ?? null;
+  if (dollars !== null && (!Number.isFinite(dollars) || dollars <= 0 || dollars > 1_000_000))
+    throw new InvalidInputError('dollars must be an amount above 0 and at most 1000000 per window');
+  return { tokensPerWindow: tokens, dollarsPerWindow: dollars === null ? null : Math.round(dollars * 100) / 100 };
 }
 
 /**
@@ -45,6 +62,7 @@ export function createGoal(kernel: Kernel, input: GoalInput): Goal {
   if (!Number.isFinite(windowHours) || windowHours <= 0 || windowHours > 24 * 366) {
     throw new InvalidInputError('window hours must be a number above 0 and at most 8784 (a year)');
   }
+  const { tokensPerWindow, dollarsPerWindow } = usageCaps(input);
   const check = parseCheck(input.check);
   if (check !== null) requireHumanForCheck(kernel, 'creating a goal with a check');
   return kernel.write((tx) => {
@@ -64,6 +82,8 @@ export function createGoal(kernel: Kernel, input: GoalInput): Goal {
         windowHours,
         maxConcurrent,
         cooldownSeconds,
+        ...(tokensPerWindow !== null ? { tokensPerWindow } : {}),
+        ...(dollarsPerWindow !== null ? { dollarsPerWindow } : {}),
         status: hasHumanChannel(actor) ? 'active' : 'paused',
         ...(check !== null ? { check } : {}),
       },

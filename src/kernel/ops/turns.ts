@@ -15,6 +15,9 @@ import { type ResultKind, type Route, type Turn, getTurn } from '../queries/turn
 import { iso } from '../time';
 import { formatId, parseAgentName } from '../validate';
 import { leaseSeconds } from './claims';
+import { mergePrices, priced } from '../usage/prices';
+import { readPrices, usageOfTurn } from '../usage/turnUsage';
+import { type CheckedUsage, checkUsage } from '../usage/usage';
 
 const HOST = /^[a-z][a-z0-9-]{0,31}$/;
 const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
@@ -160,12 +163,17 @@ function claimFor(tx: Tx, agent: Actor, todoId: string, lease: number): void {
  * shipped → completion; evidence → progress; a gate or a block → user action; a release or handoff → wait; nothing → host
  * failure (non-zero exit) or validation failure. Quota is spent once, and only for progress or completion. A claim
  * the agent still holds is released with a continuation for the next turn.
+ *
+ * What the turn used is recorded either way (a failed turn still cost money): read from the turn's output as its
+ * host wrote it (usage/turnUsage.ts), or, when the output says nothing, from `reported` (`turn finish --usage`, for
+ * a custom host). A report that fails the checks is recorded as unknown; `usageWarnings` says why.
  */
-export function finishTurn(kernel: Kernel, turnId: string, exitCode: number): Turn {
+export function finishTurn(kernel: Kernel, turnId: string, exitCode: number, reported?: unknown): Turn & { usageWarnings: string[] } {
   // The kernel itself may finish a turn whose launcher is gone (launchers.ts); the CLI always has a human or an agent.
   const caller = kernel.actor;
   if (!Number.isInteger(exitCode) || exitCode < -1 || exitCode > 255)
     throw new InvalidInputError('exit code must be a whole number from 0 to 255 (or -1 when unknown)');
+  const { usage, warnings } = turnUsage(kernel, getTurn(kernel.db, turnId), reported);
   return kernel.write((tx) => {
     const turn = getTurn(tx.db, turnId);
     if (turn.endedAt) throw new RefusedError('illegal_transition', `turn ${turnId} already finished (${turn.resultKind})`);
@@ -185,10 +193,30 @@ export function finishTurn(kernel: Kernel, turnId: string, exitCode: number): Tu
       kind: 'turn.finished',
       goalId: turn.goalId,
       todoId: turn.todoId,
-      data: { id: turn.id, exitCode, resultKind, spent: spend || alreadySpent, ...(budgetFull ? { budgetFull: true } : {}) },
+      data: {
+        id: turn.id,
+        exitCode,
+        resultKind,
+        spent: spend || alreadySpent,
+        ...(budgetFull ? { budgetFull: true } : {}),
+        ...(usage ? { usage } : {}),
+      },
     });
-    return getTurn(tx.db, turnId);
+    return { ...getTurn(tx.db, turnId), usageWarnings: warnings };
   });
+}
+
+/** The host's own report in the turn's output wins over one passed in: an agent cannot talk its turn cheaper. */
+function turnUsage(kernel: Kernel, turn: Turn, reported: unknown): CheckedUsage {
+  if (turn.endedAt) return { usage: null, warnings: [] }; // refused in the transaction, in words
+  const fromOutput = usageOfTurn(kernel.root, STORE_DIR, turn);
+  if (fromOutput.usage || reported === undefined) return fromOutput;
+  const passed = checkUsage(reported);
+  if (passed.usage?.costUsd === null) {
+    const prices = mergePrices(readPrices(kernel.root, STORE_DIR));
+    return { usage: priced(passed.usage, prices.table), warnings: [...fromOutput.warnings, ...passed.warnings, ...prices.problems] };
+  }
+  return { usage: passed.usage, warnings: [...fromOutput.warnings, ...passed.warnings] };
 }
 
 function classify(tx: Tx, turn: Turn, exitCode: number): ResultKind {

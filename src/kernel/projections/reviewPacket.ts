@@ -1,6 +1,7 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import type { KernelRun } from '../queries/evidence';
 import { revealHidden } from '../../shared/hiddenChars';
+import { budgetWords, dollars, usageWords } from '../../shared/usageWords';
 import { reviewFacts } from './reviewFacts';
 
 /** Markdown-safe single line (the packet is read in a Markdown preview); deceptive characters shown as <U+…>. */
@@ -38,7 +39,7 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
     out.push(`## ${goal.id} ${md(goal.title)} (${goal.status})`, '');
     if (goal.objective) out.push(`Objective: ${md(goal.objective)}`, '');
     if (goal.check) out.push(`Acceptance check: ${code(goal.check)} (set by a human; todos ship only after loopx ran it, passing)`, '');
-    out.push(`Quota: ${q.spent} of ${q.turnsPerWindow} turns spent in the last ${q.windowHours} h.`, '');
+    out.push(`Quota: ${q.spent} of ${q.turnsPerWindow} turns spent in the last ${q.windowHours} h; used ${budgetWords(q.usage)}.`, '');
     out.push(
       '### Decisions',
       '',
@@ -78,8 +79,8 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
     if (!turns.length) out.push('None.');
     else {
       out.push(
-        '| turn | todo | agent | host | started | result | exit | spent | evidence |',
-        '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+        '| turn | todo | agent | host | started | result | exit | spent | used | evidence |',
+        '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
       );
       for (const t of turns) {
         const evidence =
@@ -87,8 +88,14 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
             .filter(Boolean)
             .join(', ') || 'none';
         out.push(
-          `| ${t.id} | ${t.todoId ?? ''} | ${md(t.agent)} | ${t.host} | ${t.startedAt} | ${t.resultKind ?? 'running'} | ${t.exitCode ?? ''} | ${t.spent ? 'yes' : 'no'} | ${evidence} |`,
+          `| ${t.id} | ${t.todoId ?? ''} | ${md(t.agent)} | ${t.host} | ${t.startedAt} | ${t.resultKind ?? 'running'} | ${t.exitCode ?? ''} | ${t.spent ? 'yes' : 'no'} | ${t.usage ? usageWords(t.usage) : 'unknown'} | ${evidence} |`,
         );
+      }
+      // Quota is spent only on validated turns; money is spent on every turn: say what the others cost.
+      const wasted = turns.filter((t) => t.endedAt && !t.spent && t.usage?.costUsd);
+      if (wasted.length) {
+        const cost = wasted.reduce((n, t) => n + (t.usage?.costUsd ?? 0), 0);
+        out.push('', `Turns that spent no quota still cost money: ${wasted.length} of them, ${dollars(cost)} in all.`);
       }
     }
     out.push('');

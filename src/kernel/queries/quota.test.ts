@@ -61,7 +61,13 @@ describe('should-run', () => {
     const firstSpend = s.clock.ms;
     s.clock.advance(600);
     spendQuota(s.as(codex), g, 'turn-2');
-    expect(answer(g)).toEqual({ run: false, reason: 'budget_exhausted', nextWakeAt: iso(firstSpend + 3600_000), remaining: 0 });
+    expect(answer(g)).toEqual({
+      run: false,
+      reason: 'budget_exhausted',
+      budget: 'turns',
+      nextWakeAt: iso(firstSpend + 3600_000),
+      remaining: 0,
+    });
     s.clock.ms = firstSpend + 3600_000;
     expect(answer(g)).toMatchObject({ run: true, reason: 'ok', remaining: 1 });
   });

@@ -30,6 +30,71 @@ export interface QuotaState {
    */
   windingDown: number;
   maxConcurrent: number;
+  /** What the window's turns used (every turn that ended in it, failed ones too: they cost as much) and the caps. */
+  usage: WindowUsage;
+}
+
+export interface WindowUsage {
+  /** Tokens in and out of the turns that ended in the window (unknown usage counts nothing). */
+  tokens: number;
+  /** US dollars of those turns whose cost is known. */
+  dollars: number;
+  tokensPerWindow: number | null;
+  dollarsPerWindow: number | null;
+  /** What a turn of this goal is likely to use: the mean of its last ESTIMATE_TURNS turns with known usage. */
+  perTurn: { tokens: number; dollars: number | null; turns: number } | null;
+  /** When the oldest turn counted leaves the window (null when none is counted). */
+  nextFreesAt: string | null;
+}
+
+/** How many of a goal's latest turns with known usage its per-turn estimate averages. */
+export const ESTIMATE_TURNS = 5;
+
+/** The window's usage and a turn's likely cost; cheap when the goal has no caps (nothing is summed then). */
+export function windowUsage(db: SqliteDb, goal: Goal, nowMs: number): WindowUsage {
+  const { tokensPerWindow, dollarsPerWindow } = goal.policy;
+  const windowStart = iso(nowMs - goal.policy.windowHours * 3600_000);
+  const row = db
+    .prepare(
+      `SELECT coalesce(sum(input_tokens + output_tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS dollars, min(ended_at) AS oldest
+        FROM turns WHERE goal_id = ? AND ended_at > ? AND input_tokens IS NOT NULL`,
+    )
+    .get(goal.id, windowStart);
+  const recent = db
+    .prepare(
+      `SELECT input_tokens + output_tokens AS tokens, cost_usd AS dollars FROM turns
+        WHERE goal_id = ? AND input_tokens IS NOT NULL ORDER BY num DESC LIMIT ${ESTIMATE_TURNS}`,
+    )
+    .all(goal.id);
+  const priced = recent.filter((r) => r.dollars !== null);
+  const oldest = (row?.oldest as string | null | undefined) ?? null;
+  return {
+    tokens: Number(row?.tokens ?? 0),
+    dollars: Math.round(Number(row?.dollars ?? 0) * 1e6) / 1e6,
+    tokensPerWindow,
+    dollarsPerWindow,
+    perTurn: recent.length
+      ? {
+          tokens: Math.round(recent.reduce((n, r) => n + Number(r.tokens), 0) / recent.length),
+          dollars: priced.length ? priced.reduce((n, r) => n + Number(r.dollars), 0) / priced.length : null,
+          turns: recent.length,
+        }
+      : null,
+    nextFreesAt: oldest ? iso(Date.parse(oldest) + goal.policy.windowHours * 3600_000) : null,
+  };
+}
+
+/**
+ * Which cap the next turn would likely pass ('tokens' or 'dollars'), or null: what the window used, what the open
+ * turns will likely use, and one more turn's estimate, against each cap. A cap already reached stops the next turn
+ * even without an estimate.
+ */
+export function usageCapReached(usage: WindowUsage, openTurns: number): 'tokens' | 'dollars' | null {
+  const ahead = openTurns + 1;
+  const over = (used: number, perTurn: number, cap: number | null) => cap !== null && (used >= cap || used + ahead * perTurn > cap);
+  if (over(usage.tokens, usage.perTurn?.tokens ?? 0, usage.tokensPerWindow)) return 'tokens';
+  if (over(usage.dollars, usage.perTurn?.dollars ?? 0, usage.dollarsPerWindow)) return 'dollars';
+  return null;
 }
 
 export function quotaState(
@@ -69,6 +134,7 @@ export function quotaState(
     holders: claims.map((row) => String(row.owner)),
     windingDown: slots.filter((t) => t.holds && !t.ownLiveClaim).length,
     maxConcurrent: goal.policy.maxConcurrent,
+    usage: windowUsage(db, goal, nowMs),
   };
 }
 
@@ -101,6 +167,11 @@ export interface ShouldRun {
   /** When the answer can next turn yes; null when only a human can unblock it. */
   nextWakeAt: string | null;
   remaining: number;
+  /** budget_exhausted: which budget (turns, tokens or dollars), with the window's usage and the estimate it used. */
+  budget?: 'turns' | 'tokens' | 'dollars';
+  usage?: WindowUsage;
+  /** With `usage`: the window it counts over. */
+  windowHours?: number;
 }
 
 /** should-run's answer and the todo a turn start takes when it says yes. */
@@ -136,7 +207,15 @@ export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: { quota
   if (first === null) return no('no_ready_work', nextReadyMoment(db, goal.id, at));
   const goalGate = db.prepare(`SELECT 1 FROM gates WHERE goal_id = ? AND todo_id IS NULL AND status = 'pending' LIMIT 1`).get(goal.id);
   if (goalGate) return no('gate_pending', null);
-  if (quota.remaining === 0) return no('budget_exhausted', goal.policy.turnsPerWindow === 0 ? null : quota.nextSlotAt);
+  if (quota.remaining === 0) {
+    const answer = no('budget_exhausted', goal.policy.turnsPerWindow === 0 ? null : quota.nextSlotAt);
+    return { ...answer, answer: { ...answer.answer, budget: 'turns' } };
+  }
+  const cap = usageCapReached(quota.usage, quota.reserved);
+  if (cap) {
+    const answer = no('budget_exhausted', quota.usage.nextFreesAt);
+    return { ...answer, answer: { ...answer.answer, budget: cap, usage: quota.usage, windowHours: goal.policy.windowHours } };
+  }
   if (quota.liveClaims + quota.windingDown >= goal.policy.maxConcurrent) {
     const frees = slots.filter((t) => t.holds && !t.ownLiveClaim).map((t) => t.holdsUntil);
     const wakes = [earliestLeaseExpiry(db, goal.id, at), ...frees].filter((t): t is string => t !== null);

@@ -1,6 +1,7 @@
 import type { SqliteDb, Row } from '../db/sqliteDb';
 import { NotFoundError } from '../errors';
 import { rowReader } from '../rowReader';
+import type { TurnUsage } from '../usage/usage';
 
 export const RESULT_KINDS = [
   'validated_progress',
@@ -34,9 +35,24 @@ export const turnFromRow = (row: Row) => {
     endSeq: r.maybeInt('end_seq'),
     /** A runner's turn: when it is surely over (its --turn-limit and the grace to end it); null for others. */
     deadlineAt: r.maybeText('deadline_at'),
+    /** What it used; null when unknown (still running, or its host reported nothing usable). */
+    usage: usageFromRow(r, row),
   };
 };
 export type Turn = ReturnType<typeof turnFromRow>;
+
+function usageFromRow(r: ReturnType<typeof rowReader>, row: Row): TurnUsage | null {
+  if (row.input_tokens === null || row.input_tokens === undefined) return null;
+  const cost = row.cost_usd === null ? null : r.num('cost_usd');
+  return {
+    inputTokens: r.int('input_tokens'),
+    outputTokens: r.int('output_tokens'),
+    cachedTokens: r.int('cached_tokens'),
+    costUsd: cost,
+    costSource: cost === null ? null : r.oneOf('cost_source', ['host', 'prices'] as const),
+    model: r.maybeText('usage_model'),
+  };
+}
 
 export function getTurn(db: SqliteDb, id: string): Turn {
   const row = db.prepare('SELECT * FROM turns WHERE id = ?').get(id);

@@ -272,7 +272,7 @@ export function storyReader(goalId: string, tzOffsetMinutes = 0): StoryReader {
           const result = String(d.resultKind);
           if (result === 'host_failure' || result === 'validation_failed') day(ms).turnsFailed++;
           if (d.spent === true) day(ms).spent++;
-          // Turns do not carry usage yet; when they do (`usage.costUsd`), the cost series fills in by itself.
+          // What the turn cost, when its host reported it or the price table priced it (usage/turnUsage.ts).
           const usage = d.usage as { costUsd?: unknown } | undefined;
           if (typeof usage?.costUsd === 'number') {
             const today = day(ms);
@@ -342,7 +342,7 @@ export function storyReader(goalId: string, tzOffsetMinutes = 0): StoryReader {
       days: allDays,
       cost: {
         available: cost !== null,
-        note: cost !== null ? 'from the usage turns report' : 'Turns do not report their usage yet, so there is no cost to show.',
+        note: cost !== null ? 'from the usage turns report' : 'No turn of this goal reported what it cost (Codex needs a price for its model: .loopx/prices.json), so there is no cost to show.',
       },
     };
   };

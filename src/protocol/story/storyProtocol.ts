@@ -98,8 +98,8 @@ export interface Story {
   burndown: { at: string; open: number; done: number }[];
   days: StoryDay[];
   /**
-   * Cost per day is ready for turn usage: when `turn.finished` carries `usage: { costUsd }` (another change adds it),
-   * each day's `cost` sums it and `available` turns true. Until then the view says that turns carry no usage yet.
+   * Cost per day: each day's `cost` sums the `usage.costUsd` of the turns that finished that day; `available` is true
+   * once any turn's cost is known (else the view says no turn reported what it cost yet).
    */
   cost: { available: boolean; note: string };
 }

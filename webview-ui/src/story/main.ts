@@ -147,7 +147,7 @@ function tiles(s: Story): HTMLElement {
     tile('working', pct(t.time.working), hoursText(t.time.working), 'tile-working'),
     // The rest of the todo-time: the four shares add up to 100%.
     tile('ready, nobody on it', pct(t.time.queued), hoursText(t.time.queued), 'tile-queued'),
-    tile('cost', t.cost === null ? '—' : `$${t.cost.toFixed(2)}`, t.cost === null ? 'turns report no usage yet' : 'from turn usage'),
+    tile('cost', t.cost === null ? '—' : `$${t.cost.toFixed(2)}`, t.cost === null ? 'no turn reported what it cost' : 'from turn usage'),
   );
 }
 

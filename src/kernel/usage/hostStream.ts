@@ -1,0 +1,281 @@
+import { type TurnUsage, addUsage } from './usage';
+
+/**
+ * Reads a host's structured output as it streams (Claude Code's `--output-format stream-json --verbose`, Codex's
+ * `exec --json`): one JSON object per line. It turns each into readable progress lines (what the agent says, the
+ * commands it runs, its loopx write-backs and their answers) and sums what the turn used. A line that is not JSON,
+ * or JSON it does not know, passes through as it is: a host that prints text keeps working.
+ */
+export type HostFormat = 'claude' | 'codex';
+
+export type ProgressKind = 'start' | 'say' | 'think' | 'run' | 'loopx' | 'answer' | 'edit' | 'tool' | 'error' | 'end' | 'raw';
+
+export interface ProgressLine {
+  kind: ProgressKind;
+  text: string;
+  /** For answers and ends: did it go well? */
+  ok?: boolean;
+}
+
+/** The host format a host's default command writes, by host name; other hosts print text (undefined). */
+export function hostFormat(host: string): HostFormat | undefined {
+  return host === 'claude' || host === 'codex' ? host : undefined;
+}
+
+/** The loopx verb and arguments in a shell command an agent ran, without the prompt's prefix; undefined if none. */
+export function loopxCall(command: string): string | undefined {
+  const unwrapped = unwrapShell(command);
+  const match = /(?:^|[\s;&|])(?:LOOPX_AGENT=(?:'[^']*'|\S+)\s+)?(?:'[^']*\/loopx'|\S*\/loopx|loopx)\s+([a-z][\s\S]*)$/.exec(unwrapped);
+  return match ? `loopx ${(match[1] as string).trim()}` : undefined;
+}
+
+/** Codex shows its shell calls as `/bin/bash -lc '<command>'`: the command is what the agent typed. */
+function unwrapShell(command: string): string {
+  const match = /^\S*\/(?:ba|z)?sh -l?c '([\s\S]*)'$/.exec(command.trim());
+  return match ? (match[1] as string).replace(/'\\''/g, "'") : command;
+}
+
+/** What a loopx answer (its --json output) says in a few words: ok with the status it set, or the refusal. */
+function loopxAnswer(output: string): ProgressLine | undefined {
+  const text = output.trim();
+  if (!text.startsWith('{')) return undefined;
+  try {
+    const answer = JSON.parse(text) as { ok?: boolean; data?: Record<string, unknown>; error?: { code?: string; message?: string } };
+    if (answer.ok === true) {
+      const data = answer.data ?? {};
+      const what =
+        typeof data.status === 'string'
+          ? `${data.id ?? ''} ${data.status}`.trim()
+          : typeof data.summary === 'string'
+            ? `recorded: ${data.summary}`
+            : 'done';
+      return { kind: 'answer', ok: true, text: what };
+    }
+    if (answer.ok === false)
+      return { kind: 'answer', ok: false, text: `${answer.error?.code ?? 'refused'}: ${answer.error?.message ?? ''}`.trim() };
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+function firstLine(text: string, max = 200): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** A command's result, in a line: a loopx answer as loopx said it, anything else by its exit and first line. */
+function resultLine(command: string, output: string, failed: boolean, exitCode?: number | null): ProgressLine | undefined {
+  if (loopxCall(command))
+    return loopxAnswer(output) ?? { kind: 'answer', ok: !failed, text: firstLine(output) || (failed ? 'failed' : 'done') };
+  if (!failed) return undefined;
+  const code = exitCode === undefined || exitCode === null ? '' : `exit ${exitCode}`;
+  return { kind: 'answer', ok: false, text: [code, firstLine(output)].filter(Boolean).join(': ') || 'failed' };
+}
+
+export class HostStream {
+  private buffer = '';
+  private used: TurnUsage | null = null;
+  /** Claude Code's tool calls by id, so their results can be told apart (a loopx call or not). */
+  private readonly commands = new Map<string, string>();
+  private model: string | null = null;
+
+  constructor(private readonly format: HostFormat) {}
+
+  /** What the turn used so far (summed over the host's reports); null until the host reported any. */
+  get usage(): TurnUsage | null {
+    return this.used && { ...this.used, model: this.used.model ?? this.model };
+  }
+
+  /** Feeds a chunk of output; returns the progress lines of every line it completed. */
+  push(chunk: string): ProgressLine[] {
+    this.buffer += chunk;
+    const lines = this.buffer.split('\n');
+    this.buffer = lines.pop() ?? '';
+    return lines.flatMap((line) => this.line(line));
+  }
+
+  /** The output ended: the last line, if it had no newline. */
+  end(): ProgressLine[] {
+    const rest = this.buffer;
+    this.buffer = '';
+    return rest ? this.line(rest) : [];
+  }
+
+  private line(line: string): ProgressLine[] {
+    if (!line.trim()) return [];
+    let event: Record<string, unknown>;
+    try {
+      const parsed = JSON.parse(line) as unknown;
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return [{ kind: 'raw', text: line }];
+      event = parsed as Record<string, unknown>;
+    } catch {
+      return [{ kind: 'raw', text: line }];
+    }
+    try {
+      return this.format === 'claude' ? this.claude(event) : this.codex(event);
+    } catch {
+      // An event of a shape this release did not expect: shown as it came, never a broken turn.
+      return [{ kind: 'raw', text: line }];
+    }
+  }
+
+  private claude(event: Record<string, unknown>): ProgressLine[] {
+    if (event.type === 'system' && event.subtype === 'init') {
+      this.model = typeof event.model === 'string' ? event.model.replace(/\[.*\]$/, '') : null;
+      const version = typeof event.claude_code_version === 'string' ? ` ${event.claude_code_version}` : '';
+      return [
+        {
+          kind: 'start',
+          text: `Claude Code${version} · ${this.model ?? 'model unknown'} · ${String(event.permissionMode ?? '')}`.replace(/ · $/, ''),
+        },
+      ];
+    }
+    if (event.type === 'assistant' || event.type === 'user') {
+      const message = event.message as { content?: unknown } | undefined;
+      const content = Array.isArray(message?.content) ? (message.content as Record<string, unknown>[]) : [];
+      return content.flatMap((block) => this.claudeBlock(block));
+    }
+    if (event.type === 'result') {
+      const usage = event.usage as Record<string, unknown> | undefined;
+      const model = event.modelUsage && typeof event.modelUsage === 'object' ? Object.keys(event.modelUsage)[0] : undefined;
+      if (usage) {
+        const n = (key: string) => (typeof usage[key] === 'number' ? (usage[key] as number) : 0);
+        this.used = addUsage(this.used, {
+          inputTokens: n('input_tokens') + n('cache_creation_input_tokens') + n('cache_read_input_tokens'),
+          outputTokens: n('output_tokens'),
+          cachedTokens: n('cache_read_input_tokens'),
+          costUsd: typeof event.total_cost_usd === 'number' ? event.total_cost_usd : null,
+          costSource: typeof event.total_cost_usd === 'number' ? 'host' : null,
+          model: model ? model.replace(/\[.*\]$/, '') : this.model,
+        });
+      }
+      const ok = event.is_error !== true && event.subtype === 'success';
+      const calls = typeof event.num_turns === 'number' ? ` after ${event.num_turns} model calls` : '';
+      return [
+        { kind: 'end', ok, text: ok ? `Claude Code finished${calls}` : `Claude Code stopped: ${String(event.subtype ?? 'error')}${calls}` },
+      ];
+    }
+    return [];
+  }
+
+  private claudeBlock(block: Record<string, unknown>): ProgressLine[] {
+    if (block.type === 'text' && typeof block.text === 'string' && block.text.trim()) return [{ kind: 'say', text: block.text.trim() }];
+    if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking.trim())
+      return [{ kind: 'think', text: firstLine(block.thinking) }];
+    if (block.type === 'tool_use') {
+      const input = (block.input ?? {}) as Record<string, unknown>;
+      const name = String(block.name ?? 'tool');
+      if (name === 'Bash' && typeof input.command === 'string') {
+        this.commands.set(String(block.id), input.command);
+        const call = loopxCall(input.command);
+        return [call ? { kind: 'loopx', text: call } : { kind: 'run', text: input.command }];
+      }
+      this.commands.set(String(block.id), '');
+      const path = input.file_path ?? input.notebook_path ?? input.path ?? input.pattern ?? input.url;
+      const kind: ProgressKind = /^(Edit|Write|MultiEdit|NotebookEdit)$/.test(name) ? 'edit' : 'tool';
+      return [{ kind, text: typeof path === 'string' ? `${name} ${path}` : name }];
+    }
+    if (block.type === 'tool_result') {
+      const command = this.commands.get(String(block.tool_use_id));
+      const output =
+        typeof block.content === 'string'
+          ? block.content
+          : Array.isArray(block.content)
+            ? (block.content as { text?: string }[]).map((c) => c.text ?? '').join('\n')
+            : '';
+      const failed = block.is_error === true;
+      if (command === undefined || command === '')
+        return failed ? [{ kind: 'answer', ok: false, text: firstLine(output) || 'failed' }] : [];
+      const line = resultLine(command, output, failed);
+      return line ? [line] : [];
+    }
+    return [];
+  }
+
+  private codex(event: Record<string, unknown>): ProgressLine[] {
+    if (event.type === 'thread.started') return [{ kind: 'start', text: 'Codex started' }];
+    if (event.type === 'turn.completed' || event.type === 'turn.failed') {
+      const usage = event.usage as Record<string, unknown> | undefined;
+      if (usage) {
+        const n = (key: string) => (typeof usage[key] === 'number' ? (usage[key] as number) : 0);
+        this.used = addUsage(this.used, {
+          inputTokens: n('input_tokens'),
+          outputTokens: n('output_tokens'),
+          cachedTokens: n('cached_input_tokens'),
+          costUsd: null,
+          costSource: null,
+          model: this.model,
+        });
+      }
+      if (event.type === 'turn.failed') {
+        const error = event.error as { message?: string } | undefined;
+        return [{ kind: 'end', ok: false, text: `Codex stopped: ${error?.message ?? 'the turn failed'}` }];
+      }
+      return [{ kind: 'end', ok: true, text: 'Codex finished' }];
+    }
+    if (event.type === 'error') return [{ kind: 'error', text: String(event.message ?? 'error') }];
+    if (event.type !== 'item.started' && event.type !== 'item.completed') return [];
+    const item = (event.item ?? {}) as Record<string, unknown>;
+    const done = event.type === 'item.completed';
+    switch (item.type) {
+      case 'command_execution': {
+        const command = String(item.command ?? '');
+        if (!done) {
+          const call = loopxCall(command);
+          return [call ? { kind: 'loopx', text: call } : { kind: 'run', text: unwrapShell(command) }];
+        }
+        const exit = typeof item.exit_code === 'number' ? item.exit_code : null;
+        const line = resultLine(
+          command,
+          String(item.aggregated_output ?? ''),
+          item.status === 'failed' || (exit !== null && exit !== 0),
+          exit,
+        );
+        return line ? [line] : [];
+      }
+      case 'agent_message':
+        return done && typeof item.text === 'string' ? [{ kind: 'say', text: item.text.trim() }] : [];
+      case 'reasoning':
+        return done && typeof item.text === 'string' ? [{ kind: 'think', text: firstLine(item.text) }] : [];
+      case 'file_change': {
+        const changes = Array.isArray(item.changes) ? (item.changes as { path?: string; kind?: string }[]) : [];
+        return done ? changes.map((c) => ({ kind: 'edit' as const, text: `${c.kind ?? 'change'} ${c.path ?? ''}`.trim() })) : [];
+      }
+      case 'mcp_tool_call':
+        return done ? [{ kind: 'tool', text: `${String(item.server ?? 'mcp')}.${String(item.tool ?? 'tool')}` }] : [];
+      case 'web_search':
+        return done ? [{ kind: 'tool', text: `web search ${String(item.query ?? '')}`.trim() }] : [];
+      case 'error':
+        return [{ kind: 'error', text: String(item.message ?? 'error') }];
+      default:
+        return [];
+    }
+  }
+}
+
+const MARKS: Record<ProgressKind, string> = {
+  start: '●',
+  say: '›',
+  think: '…',
+  run: '$',
+  loopx: '⇄',
+  answer: ' ',
+  edit: '✎',
+  tool: '·',
+  error: '✗',
+  end: '■',
+  raw: '',
+};
+
+/** ANSI colours, used only when the terminal takes them (the caller decides: NO_COLOR, a pipe). */
+const COLOURS: Partial<Record<ProgressKind, string>> = { start: '2', think: '2', loopx: '1;36', error: '31', end: '1' };
+
+/** One progress line as the terminal shows it. */
+export function renderProgress(line: ProgressLine, color: boolean): string {
+  if (line.kind === 'raw') return line.text;
+  const mark = line.kind === 'answer' ? (line.ok ? '  ✓' : '  ✗') : MARKS[line.kind];
+  const text = `${mark} ${line.text}`;
+  const colour = line.kind === 'answer' ? (line.ok ? '32' : '31') : line.kind === 'end' && line.ok === false ? '1;31' : COLOURS[line.kind];
+  return color && colour ? `\u001b[${colour}m${text}\u001b[0m` : text;
+}

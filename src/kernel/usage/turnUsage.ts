@@ -1,0 +1,97 @@
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { HostStream, hostFormat } from './hostStream';
+import { mergePrices, priced } from './prices';
+import { type CheckedUsage, type TurnUsage, checkUsage } from './usage';
+
+/** Where a turn's output is kept, relative to its folder (the runner and the VS Code terminal both write it). */
+export const TURN_OUTPUT = 'output.log';
+/** A person's price table, beside the store. */
+export const PRICES_FILE = 'prices.json';
+/**
+ * A custom host reports what it used with a line of its own in its output: `loopx-usage: {"inputTokens": 1200,
+ * "outputTokens": 300, "cachedTokens": 0, "costUsd": 0.02, "model": "…"}` (every field optional; the last line counts).
+ */
+export const USAGE_LINE = /^loopx-usage:\s*(\{.*\})\s*$/;
+/** Only the end of a long output is read: the hosts report usage last, and a runaway log must not cost memory. */
+const TAIL_BYTES = 8 * 1024 * 1024;
+
+/**
+ * What a finished turn used, read from its output the way its host wrote it (Claude Code's stream-json result,
+ * Codex's turn.completed events, or a custom host's `loopx-usage:` line), priced from the table when the host named
+ * no cost, and checked. Unknown, never an error, when the output is missing or says nothing usable.
+ */
+export function usageOfTurn(root: string, storeDir: string, turn: { id: string; host: string }, env = process.env): CheckedUsage {
+  const text = readTail(join(root, storeDir, 'turns', turn.id, TURN_OUTPUT));
+  if (text === undefined) return { usage: null, warnings: [] };
+  let reported: TurnUsage | Record<string, unknown> | null = null;
+  const format = hostFormat(turn.host);
+  if (format) {
+    const stream = new HostStream(format);
+    stream.push(text);
+    stream.end();
+    reported = stream.usage;
+  }
+  for (const line of text.split('\n')) {
+    const match = USAGE_LINE.exec(line.trim());
+    if (!match) continue;
+    try {
+      reported = JSON.parse(match[1] as string) as Record<string, unknown>;
+    } catch {
+      return { usage: null, warnings: ['a loopx-usage line is not JSON; recorded as unknown'] };
+    }
+  }
+  const checked = checkUsage(reported);
+  if (!checked.usage) return checked;
+  const usage = checked.usage.model || format !== 'codex' ? checked.usage : { ...checked.usage, model: codexModel(env) };
+  if (usage.costUsd !== null) return { ...checked, usage };
+  const prices = mergePrices(readPrices(root, storeDir));
+  return { usage: priced(usage, prices.table), warnings: [...checked.warnings, ...prices.problems] };
+}
+
+/** A person's price table as text, if they wrote one. */
+export function readPrices(root: string, storeDir = '.loopx'): string | undefined {
+  return readOptional(join(root, storeDir, PRICES_FILE));
+}
+
+/** The model Codex runs by default: `model` in its config.toml (CODEX_HOME, else ~/.codex); null when unset. */
+function codexModel(env: NodeJS.ProcessEnv): string | null {
+  const text = readOptional(join(env.CODEX_HOME || join(env.HOME || homedir(), '.codex'), 'config.toml'));
+  if (!text) return null;
+  try {
+    const model = parseToml(text).model;
+    return typeof model === 'string' ? model : null;
+  } catch {
+    return null; // a config Codex itself would refuse: no model to price
+  }
+}
+
+function readOptional(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function readTail(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    const text = buffer.toString('utf8');
+    // Cut mid-file: drop the partial first line.
+    return size > length ? text.slice(text.indexOf('\n') + 1) : text;
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * What a turn or a window used, in words people read (the CLI, the status bar, the board's cards). Plain data in:
+ * the board bundles this file for the browser.
+ */
+export interface UsageFacts {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  costUsd: number | null;
+}
+
+/** "470 tokens", "41k tokens", "1.2M tokens": what people read on a card or a status bar. */
+export function tokenWords(count: number): string {
+  if (count < 1000) return `${count} tokens`;
+  if (count < 1_000_000) return `${trim(count / 1000)}k tokens`;
+  return `${trim(count / 1_000_000)}M tokens`;
+}
+
+/** "$3.20", "$0.0038" (small amounts keep two significant digits, so a cheap turn does not read "$0.00"). */
+export function dollars(amount: number): string {
+  if (amount === 0) return '$0';
+  if (amount >= 0.01) return `$${amount.toFixed(2)}`;
+  // Two significant digits, half up (0.00375 is stored a hair under itself, and toPrecision would say $0.0037).
+  const digits = 1 - Math.floor(Math.log10(amount));
+  return `$${(Math.round(amount * 10 ** digits * (1 + 1e-12)) / 10 ** digits).toFixed(digits)}`;
+}
+
+/** "$0.0038 · 470 tokens (0 cached)": a turn's usage in one phrase; "usage unknown" without one. */
+export function usageWords(usage: UsageFacts | null): string {
+  if (!usage) return 'usage unknown';
+  const tokens = tokenWords(usage.inputTokens + usage.outputTokens);
+  const cached = usage.cachedTokens > 0 ? ` (${tokenWords(usage.cachedTokens).replace(' tokens', '')} cached)` : '';
+  return usage.costUsd === null ? `${tokens}${cached}, cost unknown` : `${dollars(usage.costUsd)} · ${tokens}${cached}`;
+}
+
+function trim(value: number): string {
+  return value >= 100 ? String(Math.round(value)) : value.toFixed(1).replace(/\.0$/, '');
+}
+
+/** A window's usage against its caps (quota's `usage`), as plain data. */
+export interface BudgetFacts {
+  tokens: number;
+  dollars: number;
+  tokensPerWindow: number | null;
+  dollarsPerWindow: number | null;
+  perTurn: { tokens: number; dollars: number | null } | null;
+}
+
+/** "$3.20 of $10 · 410k of 500k tokens": what the window used, against each cap there is. */
+export function budgetWords(usage: BudgetFacts): string {
+  const money =
+    usage.dollarsPerWindow !== null ? `${dollars(usage.dollars)} of ${dollars(usage.dollarsPerWindow)}` : dollars(usage.dollars);
+  const tokens =
+    usage.tokensPerWindow !== null
+      ? `${tokenWords(usage.tokens).replace(' tokens', '')} of ${tokenWords(usage.tokensPerWindow)}`
+      : tokenWords(usage.tokens);
+  return `${money} · ${tokens}`;
+}
+
+/**
+ * Why a usage cap stops the next turn: spent ("the money budget is spent ($10 of $10 in 24 h)"), or about to be
+ * ("the next turn would likely pass the money budget ($0.04 of $0.05 spent in 24 h; a turn costs about $0.02)").
+ */
+export function capWords(budget: 'tokens' | 'dollars', usage: BudgetFacts, windowHours: number): string {
+  const money = budget === 'dollars';
+  const used = money ? usage.dollars : usage.tokens;
+  const cap = (money ? usage.dollarsPerWindow : usage.tokensPerWindow) ?? 0;
+  const amount = (n: number) => (money ? dollars(n) : tokenWords(n));
+  const name = money ? 'money' : 'token';
+  const of = money ? `${amount(used)} of ${amount(cap)}` : `${amount(used).replace(' tokens', '')} of ${amount(cap)}`;
+  if (used >= cap) return `the ${name} budget is spent (${of} in ${windowHours} h)`;
+  const perTurn = money ? usage.perTurn?.dollars : usage.perTurn?.tokens;
+  const about = perTurn ? `; a turn ${money ? 'costs' : 'uses'} about ${amount(perTurn)}` : '';
+  return `the next turn would likely pass the ${name} budget (${of} spent in ${windowHours} h${about})`;
+}
