@@ -128,7 +128,12 @@ export class QuotaStatusBar extends Disposable {
     const exhausted = q.remaining === 0 || answer.budget === 'dollars' || answer.budget === 'tokens';
     // Money shows once there is any: what people pay for is on the meter, its cap when the goal has one.
     const u = q.usage;
-    const money = u.dollarsPerWindow !== null ? ` · ${dollars(u.dollars)}/${dollars(u.dollarsPerWindow)}` : u.dollars > 0 ? ` · ${dollars(u.dollars)}` : '';
+    const money =
+      u.dollarsPerWindow !== null
+        ? ` · ${dollars(u.dollars)}/${dollars(u.dollarsPerWindow)}`
+        : u.dollars > 0
+          ? ` · ${dollars(u.dollars)}`
+          : '';
     // Every todo shipped: the goal is finished in all but name, and the meter says so (its tooltip offers Mark Done).
     const finished = allShipped(goal.counts);
     const lead = finished ? '$(pass-filled)' : exhausted ? '$(warning)' : '$(pulse)';

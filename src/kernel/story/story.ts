@@ -342,7 +342,10 @@ export function storyReader(goalId: string, tzOffsetMinutes = 0): StoryReader {
       days: allDays,
       cost: {
         available: cost !== null,
-        note: cost !== null ? 'from the usage turns report' : 'No turn of this goal reported what it cost (Codex needs a price for its model: .loopx/prices.json), so there is no cost to show.',
+        note:
+          cost !== null
+            ? 'from the usage turns report'
+            : 'No turn of this goal reported what it cost (Codex needs a price for its model: .loopx/prices.json), so there is no cost to show.',
       },
     };
   };
