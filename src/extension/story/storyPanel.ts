@@ -4,7 +4,6 @@ import { writeFileSync } from 'node:fs';
 import { nodeCrypto } from '../../kernel/nodeCrypto';
 import { type StoryReader, goalStory, storyReader } from '../../kernel/story/story';
 import { logHead } from '../../kernel/events/anchor';
-import type { Story as KernelStory } from '../../kernel/story/storyTypes';
 import { reviewFacts } from '../../kernel/projections/reviewFacts';
 import { printPdf } from '../../kernel/projections/printPdf';
 import { LoopxError } from '../../kernel/errors';
@@ -14,10 +13,6 @@ import { parseToStoryHost } from '../../protocol/story/storySchemas';
 import { reviewPage } from '../../protocol/story/reviewPage';
 import { Disposable, MutableDisposable } from '../util/lifecycle';
 import type { Services } from '../services';
-
-// The kernel builds the story, the webview reads it: the two types must stay one shape.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-export const STORY_TYPES_MATCH: Same<KernelStory, Story> = true;
 
 /**
  * A change in the store re-reads the story at most this often, and never more than a tenth of the time: the story

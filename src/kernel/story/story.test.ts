@@ -8,7 +8,7 @@ import { addMonitor, settleDue } from '../ops/monitors';
 import { offerHandoff } from '../ops/handoffs';
 import { finishTurn, startTurn } from '../ops/turns';
 import { goalStory, storyReader } from './story';
-import type { StoryDay } from './storyTypes';
+import type { StoryDay } from '../../shared/storyTypes';
 
 let store: TestStore;
 afterEach(() => store?.dispose());

@@ -1,5 +1,5 @@
 /**
- * A goal's story as plain data: what happened (a timeline), how the open work went down, how much shipped per day,
+ * A goal's story as plain data (one shape: the kernel builds it, the story view and the review page read it): what happened (a timeline), how the open work went down, how much shipped per day,
  * where the time went, and what it cost. Built from the event log by story.ts; the story view, the review page and
  * their charts read only this. The webview's copy of these types is src/protocol/storyProtocol.ts (checked equal
  * at compile time in the extension, which passes one to the other).
