@@ -95,6 +95,7 @@ if (process.argv.includes('--bench')) {
   targets.push({ ...base, minify: false, entryPoints: ['bench/bench.ts'], outfile: 'dist/bench/bench.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/goalFileBench.ts'], outfile: 'dist/bench/goalFileBench.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/verbCost.ts'], outfile: 'dist/bench/verbCost.js' });
+  targets.push({ ...base, minify: false, entryPoints: ['bench/cliAb.ts'], outfile: 'dist/bench/cliAb.js' });
   targets.push({
     ...base,
     minify: false,
