@@ -127,7 +127,9 @@ if (watch) {
   // list leaves no bundle behind.
   for (const name of readdirSync('dist')) if (/^cli\.js\..*cache$/.test(name)) rmSync(`dist/${name}`, { force: true });
   const built = new Set(agentVerbs.map((verb) => `${bundleName(verb)}.js`));
+  // Every verb's caches go too: V8 checks a cache against the source's length only, so a rebuilt bundle of the same
+  // length would run the old bundle's compiled functions.
   for (const name of readdirSync('dist/agent'))
-    if (!built.has(name.replace(/\.js(\.map|\..*\.cache)$/, '.js'))) rmSync(`dist/agent/${name}`, { force: true });
+    if (name.endsWith('.cache') || !built.has(name.replace(/\.js\.map$/, '.js'))) rmSync(`dist/agent/${name}`, { force: true });
   console.log(`esbuild: built ${targets.length} bundle(s) in ${Date.now() - started} ms`);
 }
