@@ -100,6 +100,7 @@ if (process.argv.includes('--bench')) {
   targets.push({ ...base, minify: false, entryPoints: ['bench/verbCost.ts'], outfile: 'dist/bench/verbCost.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/runnerMemory.ts'], outfile: 'dist/bench/runnerMemory.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/storyBench.ts'], outfile: 'dist/bench/storyBench.js' });
+  targets.push({ ...base, minify: false, entryPoints: ['bench/cliAb.ts'], outfile: 'dist/bench/cliAb.js' });
   targets.push({
     ...base,
     minify: false,
@@ -135,9 +136,9 @@ if (watch) {
   // bin/loopx rebuilds V8's code caches (one per V8 version) for the new bundles on first use; a verb that left the
   // list leaves no bundle behind.
   for (const name of readdirSync('dist')) if (/^cli\.js\..*cache$/.test(name)) rmSync(`dist/${name}`, { force: true });
-  // Every verb's caches go too: V8 checks a cache against its source's length only, so a rebuilt bundle of the same
-  // length would run the old bundle's compiled code.
   const built = new Set(agentVerbs.map((verb) => `${bundleName(verb)}.js`));
+  // Every verb's caches go too: V8 checks a cache against the source's length only, so a rebuilt bundle of the same
+  // length would run the old bundle's compiled functions.
   for (const name of readdirSync('dist/agent'))
     if (name.endsWith('.cache') || !built.has(name.replace(/\.js(\.map)?$/, '.js'))) rmSync(`dist/agent/${name}`, { force: true });
   console.log(`esbuild: built ${targets.length} bundle(s) in ${Date.now() - started} ms`);

@@ -5,6 +5,8 @@ import { type GoalFileDiagnostic, type Range, didYouMean } from './diagnostics';
 import type { LooseFrontMatter } from './schema';
 import { parseRecurrence } from '../kernel/recurrence';
 import { parseCheck } from '../kernel/ops/checks';
+import { checkQuota } from '../kernel/ops/goals';
+import type { GoalSpecQuota } from '../kernel/goalSpec/spec';
 import type { ParsedGoalFile, PathSegment } from './parse';
 import { findCycle } from '../shared/findCycle';
 
@@ -26,12 +28,12 @@ export function lintFrontMatter(
   const at = (path: readonly PathSegment[], key = false) => rangeOf(path, { key }) ?? FIRST;
   const error = (path: readonly PathSegment[], message: string, code: string, extra: Partial<GoalFileDiagnostic> = {}) =>
     out.push({ severity: 'error', range: at(path), message, code, ...extra });
-  const kernelRule = (path: readonly PathSegment[], check: () => unknown) => {
+  const kernelRule = (path: readonly PathSegment[], check: () => unknown, code = 'invalid_text') => {
     try {
       check();
     } catch (e) {
       if (!(e instanceof LoopxError)) throw e;
-      error(path, e.message, 'invalid_text');
+      error(path, e.message, code);
     }
   };
 
@@ -39,18 +41,7 @@ export function lintFrontMatter(
   kernelRule(['objective'], () => optionalText(fm.objective, 'objective'));
   const scope = fm.scope === undefined ? [] : typeof fm.scope === 'string' ? [fm.scope] : fm.scope;
   scope.forEach((s, i) => kernelRule(typeof fm.scope === 'string' ? ['scope'] : ['scope', i], () => parseScope(s)));
-  for (const field of ['window', 'cooldown'] as const) {
-    const value = fm.quota?.[field];
-    if (value === undefined) continue;
-    const seconds = durationSeconds(value);
-    if (Number.isNaN(seconds) || (field === 'window' && (seconds <= 0 || seconds > 366 * 86400))) {
-      error(
-        ['quota', field],
-        `\`quota.${field}\` must be a duration like ${field === 'window' ? '24h' : '10m'} (s, m, h or d), not ${JSON.stringify(value)}`,
-        'bad_duration',
-      );
-    }
-  }
+  out.push(...quotaProblems(fm.quota ?? {}, at));
   if (typeof fm.check === 'string') kernelRule(['check'], () => parseCheck(fm.check as string));
 
   const todos = fm.todos ?? [];
@@ -149,6 +140,38 @@ export function durationSeconds(value: string | number): number {
   const match = /^(\d{1,7})([smhd])$/.exec(value.trim());
   const unit: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
   return match ? Number(match[1]) * (unit[match[2] as string] as number) : Number.NaN;
+}
+
+/** Durations that are not one, and values outside the kernel's ranges (what `goal create` refuses, in its words). */
+function quotaProblems(q: NonNullable<LooseFrontMatter['quota']>, at: (path: readonly PathSegment[]) => Range): GoalFileDiagnostic[] {
+  const out: GoalFileDiagnostic[] = [];
+  const seconds = (field: 'window' | 'cooldown'): number | undefined => {
+    const value = q[field];
+    if (value === undefined) return undefined;
+    const s = durationSeconds(value);
+    if (!Number.isNaN(s)) return s;
+    const like = field === 'window' ? '24h' : '10m';
+    const message = `\`quota.${field}\` must be a duration like ${like} (s, m, h or d), not ${JSON.stringify(value)}`;
+    out.push({ severity: 'error', range: at(['quota', field]), message, code: 'bad_duration' });
+    return undefined;
+  };
+  const window = seconds('window');
+  const cooldown = seconds('cooldown');
+  const fields: [string, GoalSpecQuota][] = [
+    ['turns', { turnsPerWindow: q.turns }],
+    ['window', { windowHours: window === undefined ? undefined : window / 3600 }],
+    ['maxConcurrent', { maxConcurrent: q.maxConcurrent }],
+    ['cooldown', { cooldownSeconds: cooldown }],
+  ];
+  for (const [field, quota] of fields) {
+    try {
+      checkQuota(quota);
+    } catch (e) {
+      if (!(e instanceof LoopxError)) throw e;
+      out.push({ severity: 'error', range: at(['quota', field]), message: e.message, code: 'out_of_range' });
+    }
+  }
+  return out;
 }
 
 /** A cycle among the todos' `after` keys, and the `after` entry that closes it (where the diagnostic points). */

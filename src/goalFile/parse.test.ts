@@ -93,6 +93,21 @@ describe('bad goal files: every problem has a line and column', () => {
     ]);
   });
 
+  test("quota values outside the kernel's ranges are reported at their place in goal create's words", () => {
+    const text = FILE.replace('turns: 12', 'turns: 100001')
+      .replace('window: 24h', 'window: 400d')
+      .replace('maxConcurrent: 2', 'maxConcurrent: 0')
+      .replace('cooldown: 10m', 'cooldown: 60d');
+    expect(at(text)).toEqual([
+      'f.goal.md:6:10: error: turns must be a whole number from 0 to 100000',
+      'f.goal.md:7:11: error: window hours must be a number above 0 and at most 8784 (a year)',
+      'f.goal.md:8:18: error: max concurrent must be a whole number from 1 to 1000',
+      'f.goal.md:9:13: error: cooldown must be a whole number from 0 to 2592000',
+    ]);
+    expect(parseGoalFile(text).diagnostics.map((d) => d.code)).toEqual(Array(4).fill('out_of_range'));
+    expect(at(FILE.replace('cooldown: 10m', 'cooldown: 30d'))).toEqual([]);
+  });
+
   test('a cycle points at the after entry that closes it', () => {
     const text = FILE.replace('    priority: 1\n', '    priority: 1\n    after: [quoted-fields]\n');
     expect(at(text)).toEqual([

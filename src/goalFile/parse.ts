@@ -265,9 +265,7 @@ function issueDiagnostics(raw: unknown, root: unknown, rangeOf: ParsedGoalFile['
 
 function rangeWords(path: readonly PathSegment[]): string {
   const last = path[path.length - 1];
-  if (last === 'priority') return '0 (highest), 1, 2 or 3';
-  if (last === 'maxConcurrent') return 'from 1 to 1000';
-  return 'from 0 to 100000';
+  return last === 'priority' ? '0 (highest), 1, 2 or 3' : 'within its range';
 }
 
 function formatWords(path: readonly PathSegment[], value: unknown): string {

@@ -5,7 +5,7 @@ import { randomToken, sha256, sha256Js } from './nodeCrypto';
 
 const native = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
-describe('sha256Js', () => {
+describe('sha256Js (@noble/hashes, with the UTF-8 encoding and hex around it)', () => {
   test('matches node:crypto on the standard vectors and at every padding boundary', () => {
     expect(sha256Js('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
     expect(sha256Js('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');

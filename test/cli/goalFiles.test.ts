@@ -65,6 +65,29 @@ describe('goal apply', () => {
     expect(dumpStore(ws.root)).toBe(before);
   });
 
+  test('a quota goal create refuses (cooldown 60d) is refused in its words, for a new goal and a changed one, and changes nothing', () => {
+    const created = run(['goal', 'create', '--title', 'x', '--cooldown', '60d', '--json']);
+    expect([created.code, created.json.error?.code]).toEqual([2, 'invalid_input']);
+    const words = created.json.error?.message as string;
+    expect(words).toBe('cooldown must be a whole number from 0 to 2592000');
+    const cool = (cooldown: string) => GOOD.replace('  window: 24h\n', `  window: 24h\n  cooldown: ${cooldown}\n`);
+    const file = write('loopx/csv.goal.md', cool('60d'));
+    const before = dumpStore(ws.root);
+    const refused = run(['goal', 'apply', file, '--json']);
+    expect(refused.code).toBe(2);
+    expect(refused.json.error?.message).toContain(words);
+    expect(run(['goal', 'apply', file]).stderr).toContain(`loopx/csv.goal.md:8:13: error: ${words}`);
+    expect(dumpStore(ws.root)).toBe(before);
+    // An applied goal whose file then asks for too long a cooldown keeps the one it had.
+    write(file, cool('10m'));
+    expect(run(['goal', 'apply', file]).code).toBe(0);
+    const applied = dumpStore(ws.root);
+    write(file, cool('60d'));
+    expect(run(['goal', 'apply', file, '--json']).code).toBe(2);
+    expect(dumpStore(ws.root)).toBe(applied);
+    expect(run(['goal', 'show', 'G1', '--json']).json.data).toMatchObject({ policy: { cooldownSeconds: 600 } });
+  });
+
   test('a todo removed from the file is reported, kept, and killed only with --prune (which an agent may not use)', () => {
     const file = write('loopx/csv.goal.md', GOOD);
     run(['goal', 'apply', file]);
@@ -217,7 +240,7 @@ describe('goal apply', () => {
           [
             'loopx/bad.goal.md has 4 errors:',
             'loopx/bad.goal.md:3:1: error: unknown key `objetive`; did you mean `objective`?',
-            'loopx/bad.goal.md:6:10: error: `quota.turns` must be from 0 to 100000, not -1',
+            'loopx/bad.goal.md:6:10: error: turns must be a whole number from 0 to 100000',
             'loopx/bad.goal.md:15:13: error: the todos wait for each other in a cycle: header → quoted → header',
             'loopx/bad.goal.md:15:21: error: `after` names `headr`, which is no todo key in this file; did you mean `header`?',
           ].join('\n'),

@@ -109,6 +109,15 @@ describe('diagnostics', () => {
     ]);
   });
 
+  test("a quota value goal create refuses is an error at its place, in goal create's words", async () => {
+    await client.open(uri, TEXT.replace('turns: 12', 'turns: 12\n  cooldown: 60d'));
+    const diagnostics = await client.diagnosticsFor(uri, (d) => d.length > 0);
+    expect(diagnostics.map((d) => [d.range.start.line, d.severity, d.code, d.message])).toEqual([
+      [5, 1, 'out_of_range', 'cooldown must be a whole number from 0 to 2592000'],
+    ]);
+    expect(cli(['goal', 'create', '--title', 'x', '--cooldown', '60d', '--json']).json.error?.message).toBe(diagnostics[0]?.message);
+  });
+
   test("a YAML syntax error in one todo leaves the other todos' diagnostics and status lenses standing", async () => {
     expect(cli(['goal', 'apply', FILE]).code).toBe(0);
     const broken = TEXT.replace('title: Parse the header row', 'title: Parse: the: header').replace(

@@ -47,7 +47,8 @@ const NODE_CRYPTO_FROM_EVENTS = 1000;
 export function verifyChain(db: SqliteDb, from?: { seq: number; hash: string }): VerifyResult {
   const total = Number(db.prepare('SELECT count(*) AS n FROM events').get()?.n ?? 0);
   // node:crypto's SHA-256 (which sha256 uses once it is loaded) pays for its load, 7 to 13 ms in a fresh process, from
-  // about a thousand events on: `log verify` over 10,000 took 0.82x to 0.84x the time of the plain-JavaScript one.
+  // about a thousand events on: `log verify` over 10,000 events with @noble/hashes alone took 1.42x to 1.50x the CPU
+  // time (bench/cliAb.ts).
   if (total - (from?.seq ?? 0) >= NODE_CRYPTO_FROM_EVENTS) nodeCrypto();
   // One string per event: the exact hash input (prevHash, newline, body), read back in pages.
   const page = db.prepare(

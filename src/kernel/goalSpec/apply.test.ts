@@ -252,6 +252,49 @@ describe('checks, recurrence and authority', () => {
   });
 });
 
+describe('quota ranges: the rules of goal create', () => {
+  const refusal = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (e) {
+      return e instanceof LoopxError ? [e.code, e.message] : e;
+    }
+    return 'not refused';
+  };
+
+  test('a new goal with a value goal create refuses is refused with its words, dry run or not, and nothing changes', () => {
+    const cases: [Partial<GoalSpec['quota']>, Parameters<typeof createGoal>[1]][] = [
+      [{ cooldownSeconds: 60 * 86400 }, { title: 't', cooldownSeconds: 60 * 86400 }],
+      [{ turnsPerWindow: 100_001 }, { title: 't', turnsPerWindow: 100_001 }],
+      [{ maxConcurrent: 0 }, { title: 't', maxConcurrent: 0 }],
+      [{ windowHours: 9000 }, { title: 't', windowHours: 9000 }],
+    ];
+    const before = snapshot();
+    for (const [quota, input] of cases) {
+      const expected = refusal(() => createGoal(s.as(human), input)) as [string, string];
+      expect(expected[0]).toBe('invalid_input');
+      expect(refusal(() => applyGoalSpec(s.as(human), spec({ quota }), { path: PATH }))).toEqual(expected);
+      expect(refusal(() => applyGoalSpec(s.as(human), spec({ quota }), { path: PATH, dryRun: true }))).toEqual(expected);
+    }
+    expect(snapshot()).toEqual(before);
+  });
+
+  test("a file changing an existing goal's quota out of range is refused the same way, and nothing changes", () => {
+    applyGoalSpec(s.as(human), spec({ quota: { cooldownSeconds: 600 } }), { path: PATH });
+    const before = snapshot();
+    const count = events();
+    expect(refusal(() => applyGoalSpec(s.as(human), spec({ quota: { cooldownSeconds: 5_184_000 } }), { path: PATH }))).toEqual([
+      'invalid_input',
+      'cooldown must be a whole number from 0 to 2592000',
+    ]);
+    expect(snapshot()).toEqual(before);
+    expect(events()).toBe(count);
+    // At the edge of the range: applied.
+    applyGoalSpec(s.as(human), spec({ quota: { cooldownSeconds: 30 * 86400 } }), { path: PATH });
+    expect(getGoal(s.kernel.db, 'G1').policy.cooldownSeconds).toBe(2_592_000);
+  });
+});
+
 describe('export', () => {
   test('a goal made without a file exports a spec whose apply changes nothing but the link', () => {
     const goal = createGoal(s.kernel, {

@@ -2,11 +2,11 @@ import type { Kernel, Tx } from '../kernel';
 import { formatId, optionalText, parsePriority, requireText } from '../validate';
 import { parseScope } from '../workspacePaths';
 import { nextNum, pendingGateIds } from '../queries/lookups';
-import { GOAL_DEFAULTS } from '../ops/goals';
+import { checkNewGoal, checkQuota, createGoalInTx } from '../ops/goals';
 import { InvalidInputError } from '../errors';
 import { type FieldChange, type GoalPlan, type PlanWork, planGoalSpec } from './plan';
 import { type GoalSpec, KEY_PATTERN, encodeApplied } from './spec';
-import { hasHumanChannel, requireHumanChannel } from '../authority';
+import { requireHumanChannel } from '../authority';
 import { parseCheck } from '../ops/checks';
 import { allowChecksInTx } from '../ops/monitors';
 import { parsePatterns } from '../checkPatterns';
@@ -98,6 +98,8 @@ function checkSpec(spec: GoalSpec): GoalSpec {
     title: requireText(spec.title, 'title'),
     objective: optionalText(spec.objective, 'objective'),
     scope: [...new Set(spec.scope.map(parseScope))],
+    // The quota the file sets, new goal or not, within the ranges `goal create` keeps.
+    quota: checkQuota(spec.quota),
     background: optionalText(spec.background, 'background', { max: 100_000 }),
     ...(spec.check !== undefined ? { check: spec.check === null ? null : parseCheck(spec.check) } : {}),
     ...(spec.allowedChecks !== undefined ? { allowedChecks: parsePatterns(spec.allowedChecks) } : {}),
@@ -120,27 +122,11 @@ function recurrenceOf(input: NonNullable<GoalSpec['todos'][number]['recurrence']
   return { ...(every !== undefined ? { every } : {}), ...(at !== undefined ? { at } : {}), ...(cron !== undefined ? { cron } : {}), tz };
 }
 
+/** Through the goals' own create (its rules, its event); the file's body then becomes the goal's background. */
 function createGoal(emit: Tx['emit'], tx: Tx, spec: GoalSpec, work: PlanWork): string {
-  const num = nextNum(tx.db, 'goals');
-  const id = formatId('goal', num);
-  const q = { ...GOAL_DEFAULTS, ...work.target.quota };
-  // Like `goal create`: a goal only starts active when a person made it through a human channel.
-  const status = hasHumanChannel(tx.actor) ? 'active' : 'paused';
-  emit({
-    kind: 'goal.created',
-    goalId: id,
-    todoId: null,
-    data: {
-      id,
-      num,
-      title: spec.title,
-      objective: spec.objective,
-      scope: spec.scope,
-      ...q,
-      status,
-      ...(spec.check ? { check: spec.check } : {}),
-    },
-  });
+  const { title, objective, scope, check } = spec;
+  const goal = checkNewGoal({ title, objective, scope, ...work.target.quota, ...(check ? { check } : {}) });
+  const id = createGoalInTx(tx, emit, goal);
   if (spec.background) emit({ kind: 'goal.edited', goalId: id, todoId: null, data: { background: spec.background } });
   return id;
 }

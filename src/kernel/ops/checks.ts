@@ -21,14 +21,14 @@ export function parseCheck(value: string | undefined): string | null {
  * goal or todo is made or later: an agent is refused (not_allowed), a "human" without a channel too
  * (human_channel_required: what an agent that unset LOOPX_AGENT looks like). Exit 3 either way.
  */
-export function requireHumanForCheck(kernel: Kernel, what: string): void {
-  if (kernel.actor.kind !== 'human') {
+export function requireHumanForCheck(by: Pick<Kernel | Tx, 'actor'>, what: string): void {
+  if (by.actor.kind !== 'human') {
     throw new NotAllowedError(
       `${what}: acceptance checks are set by a human`,
       'an agent runs the check with: loopx evidence run --todo T --check',
     );
   }
-  requireHumanChannel(kernel.actor, what);
+  requireHumanChannel(by.actor, what);
 }
 
 /** The check that applies to a todo: its own, else its goal's, else none. */

@@ -1,0 +1,87 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { expect, test } from 'vitest';
+
+/**
+ * One write path per event kind: each kind is emitted (`tx.emit({ kind: '…' })`, or an `emit` passed down) from one
+ * source file, so the rules that guard it live in one place. Two writers of the same event drift apart: goal files
+ * created goals beside `goal create` and skipped its range checks (issue 24).
+ */
+const ROOT = resolve(__dirname, '..', '..');
+const EMIT = /\bemit\(\s*\{\s*kind:\s*'([a-z_.]+)'/g;
+
+/**
+ * Kinds emitted from more than one file today, each with the files and why: a list that may only shrink. Moving a
+ * second writer onto the first one's operation removes its entry (the test fails until the entry goes).
+ */
+const KNOWN_SECOND_WRITERS: Record<string, { files: string[]; why: string }> = {
+  evidence: {
+    files: ['src/kernel/ops/evidence.ts', 'src/kernel/ops/evidenceRun.ts'],
+    why: 'a command the kernel ran is recorded (source: kernel, with its run) by recordEvidenceRun, beside addEvidence',
+  },
+  'goal.check_set': {
+    files: ['src/kernel/goalSpec/apply.ts', 'src/kernel/ops/checks.ts'],
+    why: 'goal files set the check inside their one transaction; authority is checked by planGoalSpec, not setGoalCheck',
+  },
+  'todo.check_set': {
+    files: ['src/kernel/goalSpec/apply.ts', 'src/kernel/ops/checks.ts'],
+    why: 'as goal.check_set',
+  },
+  'todo.added': {
+    files: ['src/kernel/goalSpec/apply.ts', 'src/kernel/ops/todos.ts'],
+    why: "goal files add todos with keys and after-links to todos of the same apply; addTodo's checks are retyped in checkSpec",
+  },
+  'todo.killed': {
+    files: ['src/kernel/goalSpec/apply.ts', 'src/kernel/ops/todos.ts'],
+    why: "--prune kills a removed todo inside the apply; it repeats killTodo's pending-gate rule",
+  },
+  'todo.claimed': {
+    files: ['src/kernel/ops/claims.ts', 'src/kernel/ops/turns.ts'],
+    why: 'turn start claims through claimFor: no renewal, other refusal codes, previousOwner built differently (issue 24)',
+  },
+  'todo.released': {
+    files: ['src/kernel/ops/claims.ts', 'src/kernel/ops/monitors.ts', 'src/kernel/ops/turns.ts'],
+    why: 'monitor add releases the todo it waits on; turn finish releases it as the kernel; both beside releaseTodo',
+  },
+  'quota.spent': {
+    files: ['src/kernel/ops/quota.ts', 'src/kernel/ops/turns.ts'],
+    why: 'turn finish spends the turn in its own transaction, beside spendQuota',
+  },
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.ts$/.test(entry.name) && !/\.test\.ts$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** Event kind → the source files that emit it. */
+function emitters(): Map<string, string[]> {
+  const byKind = new Map<string, string[]>();
+  for (const path of sourceFiles(join(ROOT, 'src'))) {
+    for (const [, kind] of readFileSync(path, 'utf8').matchAll(EMIT)) {
+      const files = byKind.get(kind as string) ?? [];
+      const file = relative(ROOT, path).split('\\').join('/');
+      if (!files.includes(file)) byKind.set(kind as string, [...files, file].sort());
+    }
+  }
+  return byKind;
+}
+
+test('the detector sees an emit in the shapes it takes in this code base', () => {
+  const kinds = (text: string) => [...text.matchAll(EMIT)].map((m) => m[1]);
+  expect(kinds("tx.emit({ kind: 'todo.renewed', goalId })")).toEqual(['todo.renewed']);
+  expect(kinds("tx.emit(\n    {\n      kind: 'todo.added',\n")).toEqual(['todo.added']);
+  expect(kinds("return emit({ kind: 'goal.edited', goalId: id }, KERNEL)")).toEqual(['goal.edited']);
+  expect(kinds("const kind: 'todo.added' = 'todo.added';")).toEqual([]);
+});
+
+test('every event kind is emitted from one source file, but for the known second writers', () => {
+  const byKind = emitters();
+  expect(byKind.size).toBeGreaterThan(25);
+  const shared = Object.fromEntries([...byKind].filter(([, files]) => files.length > 1).map(([kind, files]) => [kind, files]));
+  const known = Object.fromEntries(Object.entries(KNOWN_SECOND_WRITERS).map(([kind, { files }]) => [kind, files]));
+  expect(shared).toEqual(known);
+});
