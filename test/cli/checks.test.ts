@@ -181,6 +181,6 @@ describe('evidence run', () => {
     const packet = (cli(['review-packet', '--json']).json.data as { markdown: string }).markdown;
     expect(packet).toContain('**kernel-verified:** ran `true`: exit 0');
     expect(packet).toContain("note by bot (the agent's word): wrote the docs");
-    expect(packet).toContain('| yes | 1 kernel-verified, 1 claimed |');
+    expect(packet).toContain('| yes | unknown | 1 kernel-verified, 1 claimed |');
   });
 });

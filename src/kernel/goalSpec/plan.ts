@@ -6,7 +6,7 @@ import { type Goal, type Todo, type TodoStatus, TODO_COLUMNS, goalFromRow, todoF
 import { IllegalTransitionError, InvalidInputError, NotAllowedError, NotFoundError, RefusedError } from '../errors';
 import { getGoal } from '../queries/lookups';
 import { GOAL_DEFAULTS } from '../ops/goals';
-import { type AppliedState, type GoalSpec, type GoalSpecTodo, QUOTA_FIELDS, decodeApplied, sameList } from './spec';
+import { type AppliedState, type GoalSpec, type GoalSpecTodo, QUOTA_FIELDS, decodeApplied, fileQuota, sameList } from './spec';
 import { findCycle } from '../../shared/findCycle';
 
 /** One field the apply would change. `drift`: the file still says what the last apply wrote; the store moved since. */
@@ -80,7 +80,7 @@ export function planGoalSpec(
   const deps = resolveDeps(db, spec.todos, byKey);
   checkCycles(db, spec.todos, byKey, deps);
 
-  const quota = { ...(goal?.policy ?? GOAL_DEFAULTS), ...definedQuota(spec) };
+  const quota = { ...fileQuota(goal?.policy ?? GOAL_DEFAULTS), ...definedQuota(spec) };
   const target: AppliedState = {
     title: spec.title,
     objective: spec.objective,

@@ -47,6 +47,16 @@ export interface GoalSpec {
 export const KEY_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const QUOTA_FIELDS = ['turnsPerWindow', 'windowHours', 'maxConcurrent', 'cooldownSeconds'] as const;
 
+/** The part of a goal's policy a goal file manages (its usage caps are not in files yet). */
+export function fileQuota(policy: Required<GoalSpecQuota>): Required<GoalSpecQuota> {
+  return {
+    turnsPerWindow: policy.turnsPerWindow,
+    windowHours: policy.windowHours,
+    maxConcurrent: policy.maxConcurrent,
+    cooldownSeconds: policy.cooldownSeconds,
+  };
+}
+
 /** What an apply made true, kept on the goal: a later difference the file did not make is drift in the store. */
 export interface AppliedState {
   title: string;
