@@ -192,7 +192,9 @@ describe('evidence run', () => {
       /\*\*kernel-verified:\*\* ran `test -f tests-pass`: exit 0 in [\d.]+ s \(acceptance check, asked by codex; output sha256 [0-9a-f]{12}…\)/,
     );
     expect(packet).toMatch(/note by codex \(the agent's word\): wrote the parser/);
-    expect(packet).toMatch(/\| R1 \| T1 \| codex \| codex \| .* \| validated_completion \| 0 \| yes \| unknown \| 1 kernel-verified, 1 claimed \|/);
+    expect(packet).toMatch(
+      /\| R1 \| T1 \| codex \| codex \| .* \| validated_completion \| 0 \| yes \| unknown \| 1 kernel-verified, 1 claimed \|/,
+    );
     expect(verifyChain(s.kernel.db).ok).toBe(true);
     expect(checkReplay(s.kernel.db).differences).toEqual([]);
     expect(getTodo(s.kernel.db, 'T1').status).toBe('shipped');
