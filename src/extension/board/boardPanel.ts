@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { nodeCrypto } from '../../kernel/nodeCrypto';
 import { basename, isAbsolute, normalize } from 'node:path';
 import { parseToHost } from '../../protocol/boardSchemas';
 import {
@@ -12,6 +11,7 @@ import {
   type ToWebview,
 } from '../../protocol/boardProtocol';
 import { Disposable, MutableDisposable } from '../util/lifecycle';
+import { webviewPage } from '../util/webviewPage';
 import type { BoardOpener, Services } from '../services';
 import type { Folders } from '../folders';
 import { BoardActions, type Outcome } from './boardActions';
@@ -119,7 +119,11 @@ export class BoardPanel extends Disposable {
     this.actions = new BoardActions(context);
     this.history = new BoardHistory(context.me);
     this.register({ dispose: () => this.history.end() });
-    panel.webview.html = boardHtml(panel.webview, assetsOf(context.extensionUri));
+    panel.webview.html = webviewPage(panel.webview, assetsOf(context.extensionUri), {
+      bundle: 'board',
+      title: 'LoopX Board',
+      loading: 'Loading the board…',
+    });
     this.register(panel.webview.onDidReceiveMessage((message: unknown) => void this.receive(message)));
     this.following.value = context.model.onDidChange(() => this.push());
     this.register(panel.onDidDispose(() => this.dispose()));
@@ -312,33 +316,6 @@ function assetsOf(extensionUri: vscode.Uri): vscode.Uri {
 /** Scripts on, and nothing loadable but the board's own bundle folder. */
 function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
   return { enableScripts: true, localResourceRoots: [assetsOf(extensionUri)] };
-}
-
-function boardHtml(webview: vscode.Webview, assets: vscode.Uri): string {
-  const nonce = nodeCrypto().randomBytes(18).toString('base64');
-  const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(assets, name)).toString();
-  const csp = [
-    "default-src 'none'",
-    `img-src ${webview.cspSource} data:`,
-    `style-src ${webview.cspSource} 'nonce-${nonce}'`,
-    `font-src ${webview.cspSource}`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" nonce="${nonce}" href="${asset('codicon.css')}">
-<link rel="stylesheet" nonce="${nonce}" href="${asset('board.css')}">
-<title>LoopX Board</title>
-</head>
-<body>
-<div id="app" aria-busy="true">Loading the board…</div>
-<script nonce="${nonce}" src="${asset('board.js')}"></script>
-</body>
-</html>`;
 }
 
 /** "LoopX Board", and the folder's name when the workspace has several folders. */

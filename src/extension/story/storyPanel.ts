@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import { basename, join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { nodeCrypto } from '../../kernel/nodeCrypto';
 import { type StoryReader, goalStory, storyReader } from '../../kernel/story/story';
 import { logHead } from '../../kernel/events/anchor';
 import { reviewFacts } from '../../kernel/projections/reviewFacts';
@@ -12,6 +11,7 @@ import { STORY_VIEW_TYPE, type Story, type ToStoryWebview } from '../../protocol
 import { parseToStoryHost } from '../../protocol/story/storySchemas';
 import { reviewPage } from '../../protocol/story/reviewPage';
 import { Disposable, MutableDisposable } from '../util/lifecycle';
+import { webviewPage } from '../util/webviewPage';
 import type { Services } from '../services';
 
 /**
@@ -78,7 +78,11 @@ export class StoryPanel extends Disposable {
   ) {
     super();
     this.goalId = goalId;
-    panel.webview.html = storyHtml(panel.webview, vscode.Uri.joinPath(ctx.extensionUri, 'dist', 'webview'));
+    panel.webview.html = webviewPage(panel.webview, vscode.Uri.joinPath(ctx.extensionUri, 'dist', 'webview'), {
+      bundle: 'story',
+      title: 'LoopX Story',
+      loading: 'Reading the story…',
+    });
     this.register(panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)));
     this.following.value = ctx.model.onDidChange(() => this.schedule());
     this.register(panel.onDidDispose(() => this.dispose()));
@@ -195,31 +199,4 @@ export class StoryPanel extends Disposable {
     if (open) await vscode.env.openExternal(target);
     return target.fsPath;
   }
-}
-
-function storyHtml(webview: vscode.Webview, assets: vscode.Uri): string {
-  const nonce = nodeCrypto().randomBytes(18).toString('base64');
-  const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(assets, name)).toString();
-  const csp = [
-    "default-src 'none'",
-    `img-src ${webview.cspSource} data:`,
-    `style-src ${webview.cspSource} 'nonce-${nonce}'`,
-    `font-src ${webview.cspSource}`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" nonce="${nonce}" href="${asset('codicon.css')}">
-<link rel="stylesheet" nonce="${nonce}" href="${asset('story.css')}">
-<title>LoopX Story</title>
-</head>
-<body>
-<div id="app" aria-busy="true">Reading the story…</div>
-<script nonce="${nonce}" src="${asset('story.js')}"></script>
-</body>
-</html>`;
 }
