@@ -84,7 +84,12 @@ suite('goal files in the editor', () => {
         .sort(),
       ['First step in the file', 'Second step in the file'],
     );
-    assert.equal(readFileSync(file, 'utf8'), editor.document.getText(), 'the file on disk is what was applied');
+    // The save goes through the window (a browser in code-server), so the disk may lag the apply by a moment.
+    await until(
+      () => readFileSync(file, 'utf8') === editor.document.getText() || undefined,
+      'the file on disk to be what was applied (saved)',
+      10_000,
+    );
     await until(async () => (await lensTitles(uri)).includes(`In sync with ${goal.id}`), 'the In sync lens', 30_000);
 
     // Hover on a todo key shows its live state.
