@@ -1,6 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects, one run: `npm test` (`vitest run`) runs both. `unit` needs nothing built and starts at once
+ * (`npm run test:fast`); `process` spawns bin/loopx, agents, the language server and packages, so its global
+ * set-up builds every bundle first, and only when one of its files is queued (a one-file run of a unit test skips it).
+ */
+const PROCESS_SUITES = [
+  'test/cli/**/*.test.ts',
+  'test/agents/**/*.test.ts',
+  'test/languageServer/**/*.test.ts',
+  'test/soak/**/*.test.ts',
+  'test/package.test.ts',
+];
+
 export default defineConfig({
   plugins: [
     {
@@ -13,10 +26,25 @@ export default defineConfig({
     },
   ],
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts'],
-    globalSetup: ['test/globalSetup.ts'],
-    exclude: ['test/e2e/**', 'test/extension/**', 'node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts'],
+          exclude: ['test/e2e/**', 'test/extension/**', 'node_modules/**', ...PROCESS_SUITES],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'process',
+          include: PROCESS_SUITES,
+          globalSetup: ['test/globalSetup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -22,7 +22,7 @@ import { type Breakdown, breakdown, breakdownTable } from './whereTimeGoes';
  * `node -e 0` run (interleaved, so load on a shared machine hits both alike): the figure is the median of the
  * ratios verb / bare. Also records each verb's output size in bytes, then in-process claim+ship throughput, log
  * verification, and how soon a monitor wakes its todo once its condition holds. Writes its results to
- * dist/bench/results-node<major>.json; scripts/benchNode22.mjs prints both runtimes' figures as the README's table.
+ * dist/bench/results-node<major>.json; scripts/benchNode22.mjs prints both runtimes' figures as docs/performance.md's table.
  */
 const REPO = resolve(__dirname, '..', '..');
 const LOOPX = join(REPO, 'bin', 'loopx');
@@ -256,7 +256,7 @@ function measureVerbs(root: string, env: NodeJS.ProcessEnv): { verbs: VerbFigure
 
 /**
  * Where the time goes in a few verbs at the largest store: Node's start-up, loading loopx, and the command split by
- * its profile (opening and closing the store, SQLite, hashing, the command's own code). The README's "why" for the
+ * its profile (opening and closing the store, SQLite, hashing, the command's own code). docs/performance.md's "why" for the
  * verbs above 1.2x.
  */
 function timeBreakdowns(root: string, env: NodeJS.ProcessEnv): Breakdown[] {

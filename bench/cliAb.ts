@@ -30,6 +30,7 @@ const ROUNDS = Number(process.env.CLI_AB_ROUNDS ?? 15);
 const WARMUP = Number(process.env.CLI_AB_WARMUP ?? 2);
 const EVENTS = Number(process.env.CLI_AB_EVENTS ?? 10_000);
 const ALL_VERBS: Record<string, string[]> = {
+  status: ['status', '--json'],
   'todo claim --next': ['todo', 'claim', '--next', '--json'],
   'log verify': ['log', 'verify', '--json'],
 };

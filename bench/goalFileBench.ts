@@ -10,7 +10,7 @@ import { StoreRegistry } from '../src/languageServer/storeRegistry';
 import { LspClient } from '../test/languageServer/lspClient';
 
 /**
- * `node esbuild.mjs --bench && node dist/bench/goalFileBench.js`: the language server's figures for the README.
+ * `node esbuild.mjs --bench && node dist/bench/goalFileBench.js`: the language server's figures for docs/performance.md.
  * A 500-todo goal file applied to a real store; diagnostics after an edit (the server's own work, and the round
  * trip seen by a client over stdio); server start-up to the initialize answer; its memory with the file open.
  */

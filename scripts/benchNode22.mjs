@@ -1,5 +1,5 @@
 // Runs the same benchmark under Node 22 (node:sqlite driver), the runtime desktop VS Code's extension host has, then
-// prints both runtimes' verb figures side by side: the README's performance table.
+// prints both runtimes' verb figures side by side: docs/performance.md's table.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { ensureNode22 } from './node22.mjs';

@@ -211,9 +211,9 @@ describe('the CLI package', () => {
   }, 120_000);
 });
 
-describe("the README's install path, run as written", () => {
-  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Install\n'), readme.indexOf('\n## Two commands\n'));
+describe("the install page's path (docs/install.md), run as written", () => {
+  const page = readFileSync(join(REPO, 'docs', 'install.md'), 'utf8');
+  const section = page.slice(0, page.indexOf('\n## '));
   const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map(([, body]) => (body ?? '').trim().split('\n'));
   /** Claude Code and Codex, from the checkout's dev dependencies when they are installed. */
   const agentBin = join(REPO, 'node_modules', '.bin');

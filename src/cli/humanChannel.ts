@@ -7,7 +7,7 @@ import { revealHidden } from '../protocol/display';
  * The terminal channel for human-only actions. An agent's tool call (Codex, Claude Code) runs without a terminal,
  * so a decision made here needs stdin and stdout to be a TTY and the person to type the id being decided at a
  * prompt on stderr (stdout stays one JSON object with --json). What it cannot stop: a same-user agent that drives a
- * pseudo-terminal on purpose; such decisions are still recorded with channel `tty` (see README, Authority).
+ * pseudo-terminal on purpose; such decisions are still recorded with channel `tty` (see docs/authority.md).
  */
 export interface TerminalIo {
   /** stdin and stdout are both terminals. */

@@ -35,25 +35,6 @@ describe('host command lines', () => {
     });
   });
 
-  test("in a terminal, Claude Code's JSON lines read as sentences through loopx turn progress; the log keeps them raw", () => {
-    const fixture = join(__dirname, 'usage', 'fixtures', 'claude-2.1.197.stream.jsonl');
-    const loopx = join(__dirname, '..', '..', 'bin', 'loopx');
-    const plan = planHost('claude', { ...DEFAULT_HOSTS, claude: `cat ${shellQuote(fixture)}` }, { ...turn, progressLoopx: loopx });
-    const out = execFileSync('/bin/sh', ['-c', plan.commandLine], {
-      encoding: 'utf8',
-      input: '\n',
-      env: { ...process.env, NO_COLOR: '1' },
-    });
-    expect(out).toContain('⇄ loopx todo ship T1 --json\n  ✓ T1 shipped\n› Done: the turn is written back to loopx.\n');
-    expect(out).not.toContain('"type":"assistant"');
-    expect(readFileSync(join(dir, 'output.log'), 'utf8')).toContain(readFileSync(fixture, 'utf8'));
-    // Without a loopx to render with (or a host that prints text), the output is shown as it comes.
-    expect(planHost('claude', DEFAULT_HOSTS, turn).commandLine).not.toContain('turn progress');
-    expect(planHost('custom', { ...DEFAULT_HOSTS, custom: 'x' }, { ...turn, progressLoopx: loopx }).commandLine).not.toContain(
-      'turn progress',
-    );
-  });
-
   test("claude's default command allows exactly the turn's loopx commands, each rule one quoted word", () => {
     const allowedCommands = ["LOOPX_AGENT=claude '/opt/my tools/loopx' todo ship", "LOOPX_AGENT=claude '/opt/my tools/loopx' todo show"];
     const line = hostCommand('claude', DEFAULT_HOSTS, { ...turn, allowedCommands });

@@ -14,7 +14,7 @@ export function nodeCrypto(): typeof Crypto {
 /**
  * A random version 4 UUID from node:crypto (audited; OpenSSL's generator). A UUID built from /dev/urandom by hand
  * saved loading it, within 5% of a claim on Node 20 and 22 (about 15% on Node 24); @noble/hashes' randomBytes goes
- * through WebCrypto and cost more than node:crypto (the A/B: bench/cliAb.ts, figures in the README).
+ * through WebCrypto and cost more than node:crypto (the A/B: bench/cliAb.ts, figures in docs/performance.md).
  */
 export function randomToken(): string {
   return nodeCrypto().randomUUID();

@@ -17,12 +17,12 @@ const step = (n: number, what: string) => console.log(`  vsix step ${n}: ${what}
  * same .vsix in an extension host without node:sqlite: a sentence with what to do, and nothing starts.
  */
 export async function runVsixScenario(): Promise<void> {
-  step(1, "npm run package:vsix, then the README's install line into a fresh extensions folder");
-  // The README's line, as written (code-server takes the same flag as `code` and `cursor`), from the folder that holds
+  step(1, "npm run package:vsix, then the install page's line into a fresh extensions folder");
+  // docs/install.md's first line, as written (code-server takes the same flag as `code` and `cursor`), from the folder that holds
   // the .vsix; installVsix adds only the folder flags that keep this run apart from everything else.
-  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-  const line = /## Install\n[\s\S]*?```sh\n(.*)\n```/.exec(readme)?.[1] ?? '';
-  if (line !== 'code --install-extension loopx.vsix') throw new Error(`the README's first install step changed: ${line}`);
+  const page = readFileSync(join(REPO, 'docs', 'install.md'), 'utf8');
+  const line = /^# Install\n[\s\S]*?```sh\n(.*)\n```/.exec(page)?.[1] ?? '';
+  if (line !== 'code --install-extension loopx.vsix') throw new Error(`docs/install.md's first install step changed: ${line}`);
   const { extensions, extension } = installVsix(line.split(' ').slice(1), dirname(VSIX));
   const native = filesUnder(extension).filter((f) => /\.node$|(^|\/)node_modules\//.test(f));
   if (native.length) throw new Error(`the installed extension carries native code or dependencies: ${native.join(', ')}`);

@@ -143,7 +143,7 @@ export async function withAnswers<T>(answers: Answers, body: () => Promise<T>): 
   }
 }
 
-/** Figures measured inside the host, collected by the e2e runner for the README. */
+/** Figures measured inside the host, collected by the e2e runner for docs/performance.md. */
 export function recordFigure(name: string, value: number, unit: string): void {
   const dir = process.env.LOOPX_E2E_RESULTS;
   if (!dir) return;

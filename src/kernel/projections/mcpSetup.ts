@@ -1,7 +1,7 @@
 import { shellWord } from '../turnCommands';
 
 /**
- * The MCP set-up for each agent CLI, as Connect an Agent copies it and the README shows it: one home, tested
+ * The MCP set-up for each agent CLI, as Connect an Agent copies it and docs/cli.md (MCP) shows it: one home, tested
  * against the real CLIs (test/agents).
  *
  * Claude Code: `claude mcp add` for the user, with the agent's name; in `-p` mode it asks nobody, so its tools need
