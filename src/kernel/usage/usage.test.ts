@@ -137,7 +137,7 @@ describe('usage reports are checked, never trusted', () => {
 
   test('words people read: tokens and dollars', () => {
     expect([tokenWords(470), tokenWords(41_230), tokenWords(1_250_000)]).toEqual(['470 tokens', '41.2k tokens', '1.3M tokens']);
-    expect([dollars(3.2), dollars(0.05), dollars(0.00375), dollars(0)]).toEqual(['$3.20', '$0.05', '$0.0038', '$0']);
+    expect([dollars(3.2), dollars(10), dollars(0.05), dollars(0.00375), dollars(0)]).toEqual(['$3.20', '$10', '$0.05', '$0.0038', '$0']);
     expect(usageWords(null)).toBe('usage unknown');
     expect(usageWords({ inputTokens: 400, outputTokens: 70, cachedTokens: 0, costUsd: 0.00375 })).toBe('$0.0038 · 470 tokens');
   });
