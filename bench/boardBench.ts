@@ -71,6 +71,8 @@ function snapshot(): BoardSnapshot {
       holders: [],
       windingDown: 0,
       maxConcurrent: 1,
+      usage: { tokens: n * 41_000, dollars: n * 0.8, tokensPerWindow: null, dollarsPerWindow: 10, perTurn: null },
+      usageLine: `$${(n * 0.8).toFixed(2)} of $10 · ${n * 41}k tokens in the last 24 h`,
     })),
     cards,
     attention: cards

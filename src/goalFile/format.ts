@@ -11,6 +11,8 @@ export function formatGoalFile(spec: GoalSpec): string {
     ...(q.windowHours !== undefined ? { window: hoursText(q.windowHours) } : {}),
     ...(q.maxConcurrent !== undefined ? { maxConcurrent: q.maxConcurrent } : {}),
     ...(q.cooldownSeconds !== undefined ? { cooldown: q.cooldownSeconds === 0 ? 0 : formatDuration(q.cooldownSeconds) } : {}),
+    ...(q.tokensPerWindow !== undefined ? { tokens: q.tokensPerWindow } : {}),
+    ...(q.dollarsPerWindow !== undefined ? { dollars: q.dollarsPerWindow } : {}),
   };
   const front = {
     ...(spec.goal ? { goal: spec.goal } : {}),

@@ -5,7 +5,7 @@ import { type GoalFileDiagnostic, type Range, didYouMean } from './diagnostics';
 import type { LooseFrontMatter } from './schema';
 import { parseRecurrence } from '../kernel/recurrence';
 import { parseCheck } from '../kernel/ops/checks';
-import { checkQuota } from '../kernel/ops/goals';
+import { checkCaps, checkQuota } from '../kernel/ops/goals';
 import type { GoalSpecQuota } from '../kernel/goalSpec/spec';
 import type { ParsedGoalFile, PathSegment } from './parse';
 import { findCycle } from '../shared/findCycle';
@@ -163,9 +163,11 @@ function quotaProblems(q: NonNullable<LooseFrontMatter['quota']>, at: (path: rea
     ['maxConcurrent', { maxConcurrent: q.maxConcurrent }],
     ['cooldown', { cooldownSeconds: cooldown }],
   ];
+  fields.push(['tokens', { tokensPerWindow: q.tokens }], ['dollars', { dollarsPerWindow: q.dollars }]);
   for (const [field, quota] of fields) {
     try {
       checkQuota(quota);
+      checkCaps(quota);
     } catch (e) {
       if (!(e instanceof LoopxError)) throw e;
       out.push({ severity: 'error', range: at(['quota', field]), message: e.message, code: 'out_of_range' });

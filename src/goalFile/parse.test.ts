@@ -108,6 +108,32 @@ describe('bad goal files: every problem has a line and column', () => {
     expect(at(FILE.replace('cooldown: 10m', 'cooldown: 30d'))).toEqual([]);
   });
 
+  test('usage caps: tokens and dollars per window; null removes a cap; a file without them leaves caps unmanaged', () => {
+    const caps = (text: string) => parseGoalFile(FILE.replace('cooldown: 10m', `cooldown: 10m\n${text}`)).spec?.quota;
+    expect(caps('  tokens: 2000000\n  dollars: 12.5')).toMatchObject({ tokensPerWindow: 2_000_000, dollarsPerWindow: 12.5 });
+    expect(caps('  tokens: null\n  dollars: ~')).toMatchObject({ tokensPerWindow: null, dollarsPerWindow: null });
+    const none = parseGoalFile(FILE).spec?.quota ?? {};
+    expect(['tokensPerWindow' in none, 'dollarsPerWindow' in none]).toEqual([false, false]);
+  });
+
+  test("bad caps (negative, zero, fractional tokens, not a number, absurd) are errors at their value, in goal create's words", () => {
+    const with_ = (tokens: string, dollars: string) =>
+      at(FILE.replace('cooldown: 10m', `cooldown: 10m\n  tokens: ${tokens}\n  dollars: ${dollars}`));
+    const tokensRange = 'tokens must be a whole number from 1 to 1000000000000 per window';
+    const dollarsRange = 'dollars must be an amount above 0 and at most 1000000 per window';
+    expect(with_('-5', '0')).toEqual([`f.goal.md:10:11: error: ${tokensRange}`, `f.goal.md:11:12: error: ${dollarsRange}`]);
+    expect(with_('1e13', '5000000')).toEqual([`f.goal.md:10:11: error: ${tokensRange}`, `f.goal.md:11:12: error: ${dollarsRange}`]);
+    expect(with_('1.5', '"$10"')).toEqual([
+      'f.goal.md:10:11: error: `quota.tokens` should be a whole number, not a number',
+      'f.goal.md:11:12: error: `quota.dollars` should be a number, not text',
+    ]);
+    expect(with_('lots', '-0.01')).toEqual([
+      'f.goal.md:10:11: error: `quota.tokens` should be a whole number, not text',
+      `f.goal.md:11:12: error: ${dollarsRange}`,
+    ]);
+    expect(with_('1000000000000', '1000000')).toEqual([]);
+  });
+
   test('a cycle points at the after entry that closes it', () => {
     const text = FILE.replace('    priority: 1\n', '    priority: 1\n    after: [quoted-fields]\n');
     expect(at(text)).toEqual([

@@ -191,7 +191,7 @@ const TYPE_WORDS: Record<string, string> = {
   object: 'a mapping',
 };
 
-const WHOLE_NUMBERS = new Set<PathSegment>(['turns', 'maxConcurrent', 'priority']);
+const WHOLE_NUMBERS = new Set<PathSegment>(['turns', 'maxConcurrent', 'priority', 'tokens']);
 
 function expectedWords(path: readonly PathSegment[], expected: string | undefined): string {
   if (expected === 'number' && WHOLE_NUMBERS.has(path[path.length - 1] as PathSegment)) return 'a whole number';
@@ -288,6 +288,8 @@ function toSpec(fm: FrontMatter, body: string): GoalSpec {
       ...(q.window !== undefined ? { windowHours: durationSeconds(q.window) / 3600 } : {}),
       ...(q.maxConcurrent !== undefined ? { maxConcurrent: q.maxConcurrent } : {}),
       ...(q.cooldown !== undefined ? { cooldownSeconds: durationSeconds(q.cooldown) } : {}),
+      ...(q.tokens !== undefined ? { tokensPerWindow: q.tokens } : {}),
+      ...(q.dollars !== undefined ? { dollarsPerWindow: q.dollars } : {}),
     },
     background: body.replace(/^\s*\n/, '').trimEnd(),
     ...(fm.check !== undefined ? { check: fm.check } : {}),

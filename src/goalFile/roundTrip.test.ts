@@ -10,7 +10,7 @@ import { parseGoalFile } from './parse';
 
 /** Through the file itself: export, write the text, parse it back, apply it: nothing changes but the link. */
 describe('a goal file written by export', () => {
-  test('parses without a diagnostic and applies as a no-op, checks and recurrences included', () => {
+  test('parses without a diagnostic and applies as a no-op, checks, recurrences and usage caps included', () => {
     const todo = fc.record({
       title: fc.stringMatching(/^[A-Za-z#:'"-][A-Za-z #:'"-]{0,20}$/).filter((t) => t.trim() === t && t.length > 0),
       detail: fc.constantFrom('', 'one line', 'two\nlines', 'a: colon'),
@@ -26,7 +26,8 @@ describe('a goal file written by export', () => {
         fc.array(todo, { maxLength: 10 }),
         fc.option(fc.constant('make check')),
         fc.constantFrom('', 'Why.\n\n- a list'),
-        (todos, goalCheck, background) => {
+        fc.constantFrom({}, { tokensPerWindow: 2_000_000 }, { dollarsPerWindow: 12.5 }, { tokensPerWindow: 1, dollarsPerWindow: 0.01 }),
+        (todos, goalCheck, background, caps) => {
           const store = makeStore();
           try {
             const kernel = store.kernel.as(human);
@@ -35,6 +36,7 @@ describe('a goal file written by export', () => {
               objective: 'done',
               scope: ['src/**'],
               cooldownSeconds: 600,
+              ...caps,
               ...(goalCheck ? { check: goalCheck } : {}),
             });
             if (background) kernel.write((tx) => tx.emit({ kind: 'goal.edited', goalId: goal.id, todoId: null, data: { background } }));
@@ -52,6 +54,9 @@ describe('a goal file written by export', () => {
             const text = formatGoalFile(exportGoalSpec(kernel.db, goal.id));
             const parsed = parseGoalFile(text);
             expect(parsed.diagnostics).toEqual([]);
+            // A goal's caps are in its file (`tokens:`, `dollars:`); a goal without caps leaves them out.
+            expect(parsed.spec?.quota).toMatchObject(caps);
+            expect(/^ {2}(tokens|dollars):/m.test(text)).toBe(Object.keys(caps).length > 0);
             const result = applyGoalSpec(kernel, parsed.spec as NonNullable<typeof parsed.spec>, { path: 'loopx/a-goal.goal.md' });
             expect([result.plan.changeCount, result.events]).toEqual([0, 1]);
             expect(

@@ -3,7 +3,7 @@ import { lazy } from '../kernel/lazy';
 
 /** Front-matter keys, in the order export writes them; completion offers them. */
 export const GOAL_KEYS = ['goal', 'title', 'objective', 'scope', 'quota', 'check', 'allowedChecks', 'todos'] as const;
-export const QUOTA_KEYS = ['turns', 'window', 'maxConcurrent', 'cooldown'] as const;
+export const QUOTA_KEYS = ['turns', 'window', 'maxConcurrent', 'cooldown', 'tokens', 'dollars'] as const;
 export const TODO_KEYS = ['key', 'id', 'title', 'detail', 'priority', 'after', 'every', 'at', 'cron', 'tz', 'check'] as const;
 
 export const KEY_DOCS: Record<string, string> = {
@@ -11,7 +11,8 @@ export const KEY_DOCS: Record<string, string> = {
   title: 'Short title, one line.',
   objective: 'What done looks like; agents read it every turn.',
   scope: 'Workspace-relative paths or globs the work may touch.',
-  quota: 'Turn budget: `turns` per `window` (e.g. 24h), `maxConcurrent`, `cooldown` (e.g. 10m).',
+  quota:
+    'Budget per `window` (e.g. 24h): `turns`, and optional caps on what the turns use, `tokens` and `dollars`; `maxConcurrent`, `cooldown` (e.g. 10m). A key left out is not managed by the file.',
   check:
     'Acceptance check: a shell command run from the workspace root; a todo ships only after loopx ran it, passing. A person sets it (VS Code, or a terminal that confirms); `null` clears it; left out, the file leaves it as the store has it.',
   allowedChecks:
@@ -21,6 +22,10 @@ export const KEY_DOCS: Record<string, string> = {
   window: 'Length of the quota window, e.g. 24h.',
   maxConcurrent: 'Turns that may run at once.',
   cooldown: 'Pause after each spent turn, e.g. 10m.',
+  tokens:
+    'Cap on the tokens (in and out) the turns of a window use, a whole number, e.g. 2000000; should-run stops a turn that would likely pass it. `null` removes the cap; left out, the file leaves the cap as the store has it.',
+  dollars:
+    'Cap on what the turns of a window cost, in US dollars, e.g. 10 or 2.50; should-run stops a turn that would likely pass it. `null` removes the cap; left out, the file leaves the cap as the store has it.',
   key: 'Stable slug (a-z, 0-9, -) the file names this todo by; keep it when you rename the title.',
   id: 'The store id of this todo (written by export).',
   detail: 'What done means for this todo (acceptance).',
@@ -49,6 +54,9 @@ export const frontMatterSchema = lazy(() =>
         window: z.optional(duration()),
         maxConcurrent: z.optional(z.int()),
         cooldown: z.optional(duration()),
+        // Usage caps: a number sets one, null removes it (ranges: usageCaps, reported by lint.ts).
+        tokens: z.optional(z.nullable(z.int())),
+        dollars: z.optional(z.nullable(z.number())),
       }),
     ),
     check: z.optional(z.nullable(text())),

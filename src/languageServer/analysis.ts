@@ -132,6 +132,8 @@ const GOAL_FIELD_PATH: Record<string, PathSegment[]> = {
   'quota.windowHours': ['quota', 'window'],
   'quota.maxConcurrent': ['quota', 'maxConcurrent'],
   'quota.cooldownSeconds': ['quota', 'cooldown'],
+  'quota.tokensPerWindow': ['quota', 'tokens'],
+  'quota.dollarsPerWindow': ['quota', 'dollars'],
 };
 
 /** Information, not errors: the store moved since the last apply; the file is never rewritten by loopx. */

@@ -5,6 +5,7 @@
  */
 import type { ErrorBody } from './errors';
 import type { PastBoard } from './boardHistory';
+import type { BudgetFacts } from '../shared/usageWords';
 
 /** The board panel's webview type (package.json's onWebviewPanel activation event names it too). */
 export const BOARD_VIEW_TYPE = 'loopx.board';
@@ -82,6 +83,12 @@ export interface GoalSummary {
   holders: string[];
   windingDown: number;
   maxConcurrent: number;
+  /** budget_exhausted: which budget stops the next turn (turns, tokens or dollars); the sentence names it. */
+  budget?: 'turns' | 'tokens' | 'dollars';
+  /** What the window's turns used, against the goal's caps (null where it has none). */
+  usage: BudgetFacts;
+  /** That usage in words ("$3.20 of $10 · 410k tokens in the last 24 h; $6.80 left"); null when there is nothing to say. */
+  usageLine: string | null;
 }
 
 export type AttentionItem =

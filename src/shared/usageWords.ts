@@ -16,9 +16,12 @@ export function tokenWords(count: number): string {
   return `${trim(count / 1_000_000)}M tokens`;
 }
 
-/** "$3.20", "$0.0038" (small amounts keep two significant digits, so a cheap turn does not read "$0.00"). */
+/**
+ * "$3.20", "$10" (whole dollars, as people write a budget), "$0.0038" (small amounts keep two significant digits, so
+ * a cheap turn does not read "$0.00").
+ */
 export function dollars(amount: number): string {
-  if (amount === 0) return '$0';
+  if (Number.isInteger(amount)) return `$${amount}`;
   if (amount >= 0.01) return `$${amount.toFixed(2)}`;
   // Two significant digits, half up (0.00375 is stored a hair under itself, and toPrecision would say $0.0037).
   const digits = 1 - Math.floor(Math.log10(amount));
@@ -72,4 +75,28 @@ export function capWords(budget: 'tokens' | 'dollars', usage: BudgetFacts, windo
   const perTurn = money ? usage.perTurn?.dollars : usage.perTurn?.tokens;
   const about = perTurn ? `; a turn ${money ? 'costs' : 'uses'} about ${amount(perTurn)}` : '';
   return `the next turn would likely pass the ${name} budget (${of} spent in ${windowHours} h${about})`;
+}
+
+/**
+ * What is left of each cap there is: "$6.80 left", "90k tokens left", "$6.80 and 90k tokens left"; a cap reached
+ * says so ("the money budget is spent"). null when the goal has no cap.
+ */
+export function budgetLeftWords(usage: BudgetFacts): string | null {
+  const money = usage.dollarsPerWindow !== null ? Math.max(0, usage.dollarsPerWindow - usage.dollars) : null;
+  const tokens = usage.tokensPerWindow !== null ? Math.max(0, usage.tokensPerWindow - usage.tokens) : null;
+  if (money === null && tokens === null) return null;
+  const spent = [money === 0 ? 'money' : null, tokens === 0 ? 'token' : null].filter((b) => b !== null);
+  if (spent.length) return `the ${spent.join(' and ')} budget${spent.length > 1 ? 's are' : ' is'} spent`;
+  const left = [money !== null ? dollars(money) : null, tokens !== null ? tokenWords(tokens) : null].filter((w) => w !== null);
+  return `${left.join(' and ')} left`;
+}
+
+/**
+ * A goal's window in one line, for its header on the board: "$3.20 of $10 · 410k tokens in the last 24 h; $6.80
+ * left". null when the window used nothing and the goal has no cap: nothing to say.
+ */
+export function windowUsageWords(usage: BudgetFacts, windowHours: number): string | null {
+  if (usage.tokens === 0 && usage.dollars === 0 && usage.dollarsPerWindow === null && usage.tokensPerWindow === null) return null;
+  const left = budgetLeftWords(usage);
+  return `${budgetWords(usage)} in the last ${trim(windowHours)} h${left ? `; ${left}` : ''}`;
 }

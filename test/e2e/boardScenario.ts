@@ -8,6 +8,7 @@ import { addTodo, blockTodo } from '../../src/kernel/ops/todos';
 import { claimTodo, shipTodo } from '../../src/kernel/ops/claims';
 import { askGate } from '../../src/kernel/ops/gates';
 import { addMonitor, approveMonitor } from '../../src/kernel/ops/monitors';
+import { finishTurn, startTurn } from '../../src/kernel/ops/turns';
 import { HOME, REPO } from './harness';
 import { inWorkbench } from './ui';
 
@@ -40,11 +41,13 @@ function seed(workspace: string): void {
     note: 'release build 311 started',
   });
   approveMonitor(kernel, watch.id); // ada allowed the check codex set (Allow Monitor Check…)
-  // A second goal, all shipped: the board on "All goals" names each card's goal, and Needs you offers Mark done.
-  const docs = createGoal(kernel, { title: 'Document the importer' }).id;
+  // A second goal, all shipped: the board on "All goals" names each card's goal, and Needs you offers Mark done. It has
+  // a money cap, and the turn that shipped its todo cost $3.20: its header says what is used and what is left.
+  const docs = createGoal(kernel, { title: 'Document the importer', dollarsPerWindow: 10 }).id;
   const t8 = addTodo(kernel, { goalId: docs, title: 'Write the import guide' }).id;
-  claimTodo(codex, t8);
+  const turn = startTurn(kernel, { goalId: docs, host: 'codex', agent: 'codex' }).turn;
   shipTodo(codex, t8, { evidence: 'guide reviewed' });
+  finishTurn(kernel, turn.id, 0, { inputTokens: 400_000, outputTokens: 10_000, costUsd: 3.2 });
   kernel.close();
 }
 
@@ -243,8 +246,16 @@ export async function runBoardScenario(): Promise<void> {
     await page.waitForTimeout(300);
     await wb.shot('board-06-detail-light');
 
-    step(9, 'pick goal G1, reload the window: the board comes back with its goal and the open card');
+    step('9a', 'pick goal G2: its header says what its window used against its money cap and what is left');
+    await board.locator('#goal-filter').selectOption('G2');
+    await board
+      .locator('.goal-usage-text', { hasText: /^G2 used \$3\.20 of \$10 · 410k tokens in the last 24 h; \$6\.80 left$/ })
+      .waitFor({ timeout: 30_000 });
+    await board.locator('.goal-chips .chip', { hasText: /G2 1\/20 · \$3\.20\/\$10$/ }).waitFor();
+
+    step(9, 'pick goal G1 (nothing used, no caps: no usage line), reload the window: the board comes back with its goal and the open card');
     await board.locator('#goal-filter').selectOption('G1');
+    await board.locator('.goal-usage').waitFor({ state: 'detached' });
     await board.locator('.card[data-id="T1"] .card-goal').waitFor({ state: 'hidden' });
     // Wait for the page itself to load again, so nothing below can be satisfied by the board from before the reload.
     const reloaded = page.waitForEvent('load', { timeout: 60_000 });

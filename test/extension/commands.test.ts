@@ -41,22 +41,45 @@ suite('commands', () => {
     );
   });
 
-  test('New Goal asks title, objective, scope and turns, creates the goal, then asks how to plan it', async () => {
+  test('New Goal asks title, objective, scope, turns and optional caps, creates the goal, then asks how to plan it', async () => {
     const { result, prompts } = await withAnswers(
-      { inputs: ['Ship the parser', 'All fixtures parse', 'src/**, docs/parser.md', '12'], picks: [pickLabel('$(close) Later')] },
+      {
+        inputs: ['Ship the parser', 'All fixtures parse', 'src/**, docs/parser.md', '12', '2M', '$10'],
+        picks: [pickLabel('$(close) Later')],
+      },
       async () => vscode.commands.executeCommand<Goal>(COMMANDS.newGoal),
     );
-    assert.equal(prompts.filter((p) => p.startsWith('input:')).length, 4);
-    assert.match(prompts[0] ?? '', /New Goal \(1\/4\) Title/);
+    assert.equal(prompts.filter((p) => p.startsWith('input:')).length, 6);
+    assert.match(prompts[0] ?? '', /New Goal \(1\/6\) Title/);
+    assert.match(prompts[4] ?? '', /New Goal \(5\/6\) Token cap per day \(optional\)/);
+    assert.match(prompts[5] ?? '', /New Goal \(6\/6\) Money cap per day \(optional\)/);
     // Plan in a File is a step of the flow (a pick that waits), not a toast that hides itself.
     assert.match(
-      prompts[4] ?? '',
+      prompts[6] ?? '',
       /^pick: LoopX: created G1 Ship the parser\. Plan its todos: \[\$\(file-code\) Plan in a File \| \$\(add\) Add a Todo \| \$\(close\) Later\]/,
     );
     assert.deepEqual(
-      { id: result.id, scope: result.scope, turns: result.policy.turnsPerWindow },
-      { id: 'G1', scope: ['src/**', 'docs/parser.md'], turns: 12 },
+      {
+        id: result.id,
+        scope: result.scope,
+        turns: result.policy.turnsPerWindow,
+        tokens: result.policy.tokensPerWindow,
+        dollars: result.policy.dollarsPerWindow,
+      },
+      { id: 'G1', scope: ['src/**', 'docs/parser.md'], turns: 12, tokens: 2_000_000, dollars: 10 },
     );
+  });
+
+  test('New Goal says in words what is wrong with a cap, and creates nothing until it is right', async () => {
+    const loopx = await app();
+    const goals = () => Number(loopx.session.requireKernel().db.prepare('SELECT count(*) AS n FROM goals').get()?.n);
+    const before = goals();
+    const { result, prompts } = await withAnswers({ inputs: ['Another goal', '', '', '20', '', 'ten dollars'] }, async () =>
+      vscode.commands.executeCommand<Goal>(COMMANDS.newGoal),
+    );
+    assert.equal(result, undefined);
+    assert.equal(prompts.at(-1), 'refused: Type an amount in US dollars, like 10 or 2.50, or leave it empty for no cap');
+    assert.equal(goals(), before);
   });
 
   test('Plan in a File opens the goal file with no warning on the scope the person chose (src/ does not exist yet)', async () => {

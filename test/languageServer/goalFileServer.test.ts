@@ -155,6 +155,40 @@ describe('diagnostics', () => {
     expect(await client.diagnosticsFor(uri, (_d, v) => v === 2)).toEqual([]);
   });
 
+  test("usage caps: a bad one is an error in goal create's words; a cap changed in the store is drift with a quick fix", async () => {
+    await client.open(uri, TEXT.replace('turns: 12', 'turns: 12\n  dollars: 0'));
+    const bad = await client.diagnosticsFor(uri, (d) => d.length > 0);
+    expect(bad.map((d) => [d.range.start.line, d.range.start.character, d.code, d.message])).toEqual([
+      [5, 11, 'out_of_range', 'dollars must be an amount above 0 and at most 1000000 per window'],
+    ]);
+    expect(cli(['goal', 'create', '--title', 'x', '--dollars', '0', '--json']).json.error?.message).toBe(bad[0]?.message);
+
+    const capped = TEXT.replace('turns: 12', 'turns: 12\n  dollars: 10');
+    writeFileSync(join(ws.root, FILE), capped);
+    expect(cli(['goal', 'apply', FILE]).code).toBe(0);
+    await client.change(uri, capped, 2);
+    await client.diagnosticsFor(uri, (d, v) => v === 2 && d.length === 0);
+    // The goal's hover says what its window used against the cap, and what is left.
+    const hover = await client.request<Hover>('textDocument/hover', at(1, 3));
+    expect((hover.contents as { value: string }).value).toContain('- used: $0 of $10 · 0 tokens in the last 24 h; $10 left');
+    const other = Kernel.open(ws.root, { actor: { name: 'ada', kind: 'human' } });
+    other.write((tx) => tx.emit({ kind: 'goal.edited', goalId: 'G1', todoId: null, data: { dollarsPerWindow: 25 } }));
+    other.close();
+    const drift = await client.diagnosticsFor(uri, (d) => d.some((x) => x.code === 'drift'));
+    expect(drift).toMatchObject([{ severity: 3, code: 'drift', range: { start: { line: 5, character: 11 } } }]);
+    expect(drift[0]?.message).toMatch(
+      /^G1: the store has dollarsPerWindow 25 since ada changed it \d+ s ago; applying the file puts back 10$/,
+    );
+    const actions = await client.request<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri },
+      range: drift[0]?.range,
+      context: { diagnostics: drift },
+    });
+    expect(actions[0]?.edit?.changes?.[uri]).toEqual([
+      { range: { start: { line: 5, character: 11 }, end: { line: 5, character: 13 } }, newText: '25' },
+    ]);
+  });
+
   test('drift shows as information when the store changes after the apply, without the file being touched', async () => {
     expect(cli(['goal', 'apply', FILE]).code).toBe(0);
     await client.open(uri, TEXT);
@@ -225,6 +259,17 @@ describe('completion, hover, code lenses', () => {
     expect(quota.map((c) => c.label)).toEqual(expect.arrayContaining(['objective']));
     const scope = await client.request<CompletionItem[]>('textDocument/completion', at(2, 8));
     expect(scope.map((c) => c.label)).toEqual(expect.arrayContaining(['loopx/', 'src/']));
+  });
+
+  test('completion under quota offers the caps, tokens and dollars, with what each means; hover explains them', async () => {
+    await client.open(uri, TEXT.replace('turns: 12', 'turns: 12\n  tokens: 2000000\n  d'));
+    await client.diagnosticsFor(uri, () => true);
+    const quota = await client.request<CompletionItem[]>('textDocument/completion', at(6, 3));
+    expect(quota.map((c) => c.label)).toEqual(expect.arrayContaining(['dollars', 'window', 'cooldown']));
+    const dollars = quota.find((c) => c.label === 'dollars');
+    expect((dollars?.documentation as { value: string }).value).toMatch(/US dollars.*`null` removes the cap/);
+    const hover = await client.request<Hover>('textDocument/hover', at(5, 4));
+    expect((hover.contents as { value: string }).value).toMatch(/^`tokens`: Cap on the tokens \(in and out\)/);
   });
 
   test("completion in a half-typed after: [ knows the keys the store has (and not the todo's own)", async () => {

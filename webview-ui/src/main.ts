@@ -1,5 +1,4 @@
 import { moveFor } from '../../src/protocol/board';
-import { shouldRunSentence } from '../../src/protocol/shouldRunWords';
 import type { Card, ColumnId, GateAction, GoalAction, TodoAction, ToWebview } from '../../src/protocol/boardProtocol';
 import type { ErrorBody } from '../../src/protocol/errors';
 import { renderAttention } from './attention';
@@ -10,6 +9,7 @@ import { h, icon, tickTimes } from './dom';
 import { cardChoices, openMenu } from './menu';
 import { BoardState } from './state';
 import { BoardHistoryBar } from './history';
+import { goalChip, renderGoalHeader } from './goalHeader';
 
 /** The board's entry point: wires the host channel to the header, attention strip, columns and detail pane. */
 const state = new BoardState();
@@ -23,6 +23,7 @@ const agentSelect = h('select', { 'aria-label': 'Agent', id: 'agent-filter' });
 const textFilter = h('input', { type: 'search', placeholder: 'Filter by id or title', 'aria-label': 'Filter cards', id: 'text-filter' });
 const goalChips = h('div', { class: 'goal-chips', 'aria-label': 'Quota per goal' });
 const goalBackground = h('div', { class: 'goal-background-slot' });
+const goalUsage = h('div', { class: 'goal-usage-slot', role: 'status', 'aria-label': "The selected goal's usage" });
 
 const board = new BoardView(state, {
   move: (card, to) => void move(card, to),
@@ -276,40 +277,11 @@ function renderHeader(): void {
     state.agents.map((a) => [a, a]),
     state.filter.agent,
   );
-  renderGoalBackground(goalId);
-  goalChips.replaceChildren(
-    ...state.goals
-      .filter((g) => g.status === 'active')
-      .map((g) => {
-        const exhausted = g.spent >= g.turnsPerWindow;
-        return h(
-          'span',
-          { class: `chip${exhausted ? ' chip-warning' : ''}`, title: `${g.id}: ${shouldRunSentence({ ...g, me: state.me })}` },
-          icon(exhausted ? 'warning' : 'pulse'),
-          ` ${g.id} ${g.spent}/${g.turnsPerWindow}`,
-        );
-      }),
+  renderGoalHeader(
+    { usage: goalUsage, background: goalBackground },
+    state.goals.find((g) => g.id === goalId),
   );
-}
-
-/**
- * The selected goal's background (a goal file's Markdown body), as plain text: set through textContent, so no HTML
- * from the store is ever parsed (the webview's CSP forbids inline script anyway). Kept open or closed across renders.
- */
-function renderGoalBackground(goalId: string | null): void {
-  const goal = state.goals.find((g) => g.id === goalId);
-  if (!goal?.background) return goalBackground.replaceChildren();
-  const existing = goalBackground.querySelector('details');
-  const text = goalBackground.querySelector('.goal-background-text');
-  if (existing?.dataset.goal === goal.id && text?.textContent === goal.background) return;
-  goalBackground.replaceChildren(
-    h(
-      'details',
-      { class: 'goal-background', 'data-goal': goal.id, open: existing?.open ?? true },
-      h('summary', {}, icon('book'), ` ${goal.id} background`),
-      h('div', { class: 'goal-background-text', text: goal.background }),
-    ),
-  );
+  goalChips.replaceChildren(...state.goals.filter((g) => g.status === 'active').map((g) => goalChip(g, state.me)));
 }
 
 function renderAttentionStrip(): void {
@@ -349,7 +321,10 @@ function onFilterChange(): void {
   state.filter = { goalId: goalSelect.value || null, agent: agentSelect.value || null, text: textFilter.value };
   state.save();
   board.applyFilter();
-  renderGoalBackground(state.filter.goalId);
+  renderGoalHeader(
+    { usage: goalUsage, background: goalBackground },
+    state.goals.find((g) => g.id === state.filter.goalId),
+  );
   if (openId) board.reveal(openId);
 }
 goalSelect.addEventListener('change', onFilterChange);
@@ -428,6 +403,7 @@ app.replaceChildren(
   ),
   history.root,
   history.changes,
+  goalUsage,
   goalBackground,
   attentionSlot,
   h('main', { class: 'board-body' }, board.root, detailSlot),

@@ -10,6 +10,7 @@ import { finishTurn, startTurn } from '../../kernel/ops/turns';
 import { type TodoCardFacts, boardFacts, todoDetailFacts } from '../../kernel/queries/cards';
 import type { BoardSnapshot, Card } from '../../protocol/boardProtocol';
 import { buildDetail, buildSnapshot, cardOf, diffSnapshots } from './boardData';
+import { budgetLeftWords, windowUsageWords } from '../../shared/usageWords';
 
 let s: TestStore;
 beforeEach(() => (s = makeStore()));
@@ -213,4 +214,39 @@ test("a card's detail shows what waits for the person (its pending gates) and th
       used: '$0.0038 · 470 tokens',
     },
   ]);
+});
+
+test("each goal's header says what its window used against its caps and what is left, in dollars and tokens", () => {
+  const capped = createGoal(s.kernel, { title: 'Ship the CSV importer', dollarsPerWindow: 10, tokensPerWindow: 500_000 }).id;
+  const plain = createGoal(s.kernel, { title: 'No caps, nothing used' }).id;
+  addTodo(s.kernel, { goalId: capped, title: 'Parse quoted fields' });
+  addTodo(s.kernel, { goalId: capped, title: 'Stream large files' });
+  const turn = startTurn(s.kernel, { goalId: capped, host: 'codex', agent: 'codex' }).turn;
+  finishTurn(s.kernel, turn.id, 0, { inputTokens: 400_000, outputTokens: 10_000, costUsd: 3.2 });
+  const goals = () => s.kernel.read((db, now) => buildSnapshot(boardFacts(db, now), 'ada').goals);
+
+  const [g1, g2] = goals();
+  expect(g1).toMatchObject({
+    id: capped,
+    usage: { tokens: 410_000, dollars: 3.2, tokensPerWindow: 500_000, dollarsPerWindow: 10, perTurn: { tokens: 410_000, dollars: 3.2 } },
+    usageLine: '$3.20 of $10 · 410k of 500k tokens in the last 24 h; $6.80 and 90k tokens left',
+  });
+  // The next turn would likely pass the token cap (410k used, about 410k a turn): should-run says which budget.
+  expect(g1?.budget).toBe('tokens');
+  expect(g2).toMatchObject({ id: plain, usageLine: null, usage: { tokens: 0, dollars: 0, tokensPerWindow: null, dollarsPerWindow: null } });
+  expect(g2?.budget).toBeUndefined();
+});
+
+test('what is left of a cap: each cap there is, and a cap reached says so rather than "$0 left"', () => {
+  const facts = { tokens: 410_000, dollars: 3.2, tokensPerWindow: null, dollarsPerWindow: null, perTurn: null };
+  expect(budgetLeftWords(facts)).toBeNull();
+  expect(windowUsageWords({ ...facts, tokens: 0, dollars: 0 }, 24)).toBeNull();
+  expect(windowUsageWords(facts, 24)).toBe('$3.20 · 410k tokens in the last 24 h');
+  expect(budgetLeftWords({ ...facts, dollarsPerWindow: 10 })).toBe('$6.80 left');
+  expect(budgetLeftWords({ ...facts, tokensPerWindow: 1_000_000 })).toBe('590k tokens left');
+  expect(budgetLeftWords({ ...facts, dollarsPerWindow: 3 })).toBe('the money budget is spent');
+  expect(budgetLeftWords({ ...facts, dollarsPerWindow: 3, tokensPerWindow: 400_000 })).toBe('the money and token budgets are spent');
+  expect(windowUsageWords({ ...facts, dollarsPerWindow: 2.5 }, 1.5)).toBe(
+    '$3.20 of $2.50 · 410k tokens in the last 1.5 h; the money budget is spent',
+  );
 });

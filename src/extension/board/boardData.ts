@@ -4,8 +4,8 @@ import { eventSentence, turnResultWords } from '../../protocol/boardText';
 import { allShipped } from '../../protocol/shouldRunWords';
 import { forPeople } from '../../protocol/display';
 import { unproductiveEnd } from '../../shared/turnOutcomeWords';
-import type { AttentionItem, BoardPatch, BoardSnapshot, Card, CardDetail, CardMonitor } from '../../protocol/boardProtocol';
-import { usageWords } from '../../shared/usageWords';
+import type { AttentionItem, BoardPatch, BoardSnapshot, Card, CardDetail, CardMonitor, GoalSummary } from '../../protocol/boardProtocol';
+import { usageWords, windowUsageWords } from '../../shared/usageWords';
 
 /**
  * The board from the kernel's facts (read in one transaction by `boardFacts`): a pure function, so what the board
@@ -93,11 +93,20 @@ export function buildSnapshot(facts: BoardFacts, me: string): BoardSnapshot {
       holders: g.quota.holders,
       windingDown: g.quota.windingDown,
       maxConcurrent: g.quota.maxConcurrent,
+      ...(g.shouldRun.budget ? { budget: g.shouldRun.budget } : {}),
+      usage: budgetFacts(g.quota.usage),
+      usageLine: windowUsageWords(g.quota.usage, g.quota.windowHours),
     })),
     cards,
     attention,
     agents: facts.agents,
   };
+}
+
+/** The window's usage as the board needs it (the per-turn estimate without its count; no wake time). */
+function budgetFacts(u: BoardFacts['report']['goals'][number]['quota']['usage']): GoalSummary['usage'] {
+  const { tokens, dollars, tokensPerWindow, dollarsPerWindow, perTurn } = u;
+  return { tokens, dollars, tokensPerWindow, dollarsPerWindow, perTurn: perTurn && { tokens: perTurn.tokens, dollars: perTurn.dollars } };
 }
 
 /** One card from the kernel's facts about its todo; `at` decides whether a scheduled occurrence still waits. */

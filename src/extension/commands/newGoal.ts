@@ -7,13 +7,17 @@ import { InvalidInputError } from '../../kernel/errors';
 import { parseScope } from '../../kernel/workspacePaths';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
+import { type CapAnswer, parseDollarCap, parseTokenCap } from './newGoalCaps';
 
-/** A guided four-step input (title, objective, scope, turns per day) so a first goal takes under a minute. */
+/**
+ * A guided input (title, objective, scope, turns per day, then optional caps on tokens and money per day) so a first
+ * goal takes under a minute: Enter on an empty cap means none.
+ */
 export const newGoal: CommandDefinition = {
   id: COMMANDS.newGoal,
   async run(ctx) {
     const kernel = kernelOf(ctx);
-    const steps = 4;
+    const steps = 6;
     const title = await step(1, steps, 'Title', 'What is this goal? One line.', {
       required: true,
       placeHolder: 'e.g. what users get when it is done',
@@ -33,12 +37,24 @@ export const newGoal: CommandDefinition = {
       validate: (text) => (/^\d{1,5}$/.test(text.trim()) ? undefined : 'A whole number, e.g. 20'),
     });
     if (turnsText === undefined) return undefined;
+    const tokens = await capStep(5, steps, 'Token cap per day (optional)', parseTokenCap, {
+      prompt: "Most tokens (in and out) this goal's turns may use in 24 hours; a turn that would likely pass it waits. Empty: no cap.",
+      placeHolder: 'e.g. 2M or 500k; empty for no cap',
+    });
+    if (tokens === undefined) return undefined;
+    const money = await capStep(6, steps, 'Money cap per day (optional)', parseDollarCap, {
+      prompt: "Most this goal's turns may cost in 24 hours, in US dollars; a turn that would likely pass it waits. Empty: no cap.",
+      placeHolder: 'e.g. 10 or 2.50; empty for no cap',
+    });
+    if (money === undefined) return undefined;
     const goal = createGoal(kernel, {
       title,
       objective,
       scope: splitScope(scopeText),
       turnsPerWindow: Number(turnsText),
       windowHours: 24,
+      tokensPerWindow: tokens,
+      dollarsPerWindow: money,
     });
     ctx.log.info(`created goal ${goal.id}`);
     // How to plan its todos is the next step of the same flow, not a toast that hides itself: a goal file (in the
@@ -75,6 +91,24 @@ function validateScope(text: string): string | undefined {
   } catch (error) {
     return error instanceof InvalidInputError ? error.message : String(error);
   }
+}
+
+/** An optional cap: checked as typed (the box says what is wrong, in words); its value, null for none, undefined on Escape. */
+async function capStep(
+  n: number,
+  total: number,
+  name: string,
+  parse: (text: string) => CapAnswer,
+  o: { prompt: string; placeHolder: string },
+): Promise<number | null | undefined> {
+  const text = await step(n, total, name, o.prompt, { placeHolder: o.placeHolder, validate: (t) => errorOf(parse(t)) });
+  if (text === undefined) return undefined;
+  const answer = parse(text);
+  return 'value' in answer ? answer.value : undefined;
+}
+
+function errorOf(answer: CapAnswer): string | undefined {
+  return 'error' in answer ? answer.error : undefined;
 }
 
 function step(

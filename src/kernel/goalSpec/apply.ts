@@ -2,7 +2,7 @@ import type { Kernel, Tx } from '../kernel';
 import { formatId, optionalText, parsePriority, requireText } from '../validate';
 import { parseScope } from '../workspacePaths';
 import { nextNum, pendingGateIds } from '../queries/lookups';
-import { checkNewGoal, checkQuota, createGoalInTx } from '../ops/goals';
+import { checkCaps, checkNewGoal, checkQuota, createGoalInTx } from '../ops/goals';
 import { InvalidInputError } from '../errors';
 import { type FieldChange, type GoalPlan, type PlanWork, planGoalSpec } from './plan';
 import { type GoalSpec, KEY_PATTERN, encodeApplied } from './spec';
@@ -98,8 +98,8 @@ function checkSpec(spec: GoalSpec): GoalSpec {
     title: requireText(spec.title, 'title'),
     objective: optionalText(spec.objective, 'objective'),
     scope: [...new Set(spec.scope.map(parseScope))],
-    // The quota the file sets, new goal or not, within the ranges `goal create` keeps.
-    quota: checkQuota(spec.quota),
+    // The quota the file sets, new goal or not, within the ranges `goal create` keeps (its caps rounded as it rounds).
+    quota: { ...checkQuota(spec.quota), ...checkCaps(spec.quota) },
     background: optionalText(spec.background, 'background', { max: 100_000 }),
     ...(spec.check !== undefined ? { check: spec.check === null ? null : parseCheck(spec.check) } : {}),
     ...(spec.allowedChecks !== undefined ? { allowedChecks: parsePatterns(spec.allowedChecks) } : {}),

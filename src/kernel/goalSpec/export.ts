@@ -1,7 +1,7 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import { TODO_COLUMNS, todoFromRow } from '../model';
 import { getGoal } from '../queries/lookups';
-import { type GoalSpec, fileQuota, slugKey } from './spec';
+import { type GoalSpec, exportQuota, slugKey } from './spec';
 
 /**
  * The goal spec a goal file would hold for this goal as the store has it. Killed todos are left out; a todo
@@ -31,7 +31,7 @@ export function exportGoalSpec(db: SqliteDb, goalId: string): GoalSpec {
     title: goal.title,
     objective: goal.objective,
     scope: goal.scope,
-    quota: fileQuota(goal.policy),
+    quota: exportQuota(goal.policy),
     background: goal.background,
     ...(goal.check !== null ? { check: goal.check } : {}),
     ...(goal.allowedChecks.length ? { allowedChecks: goal.allowedChecks } : {}),

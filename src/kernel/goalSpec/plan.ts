@@ -5,8 +5,18 @@ import { formatDuration } from '../time';
 import { type Goal, type Todo, type TodoStatus, TODO_COLUMNS, goalFromRow, todoFromRow } from '../model';
 import { IllegalTransitionError, InvalidInputError, NotAllowedError, NotFoundError, RefusedError } from '../errors';
 import { getGoal } from '../queries/lookups';
-import { GOAL_DEFAULTS } from '../ops/goals';
-import { type AppliedState, type GoalSpec, type GoalSpecTodo, QUOTA_FIELDS, decodeApplied, fileQuota, sameList } from './spec';
+import { GOAL_DEFAULTS, checkCaps } from '../ops/goals';
+import {
+  type AppliedQuota,
+  type AppliedState,
+  CAP_FIELDS,
+  type GoalSpec,
+  type GoalSpecTodo,
+  QUOTA_FIELDS,
+  decodeApplied,
+  fileQuota,
+  sameList,
+} from './spec';
 import { findCycle } from '../../shared/findCycle';
 
 /** One field the apply would change. `drift`: the file still says what the last apply wrote; the store moved since. */
@@ -98,7 +108,7 @@ export function planGoalSpec(
       'a person applies quota changes: run `loopx goal apply` without --agent',
     );
   }
-  if (who === 'agent' && goal === null && Object.keys(definedQuota(spec)).length > 0 && !sameQuota(quota, GOAL_DEFAULTS)) {
+  if (who === 'agent' && goal === null && Object.keys(definedQuota(spec)).length > 0 && !defaultQuota(quota)) {
     throw new NotAllowedError('a goal file applied by an agent may not set a quota', 'a person creates goals with a quota');
   }
 
@@ -181,12 +191,15 @@ export function planGoalSpec(
   };
 }
 
-function definedQuota(spec: GoalSpec): Partial<AppliedState['quota']> {
-  return Object.fromEntries(QUOTA_FIELDS.filter((f) => spec.quota[f] !== undefined).map((f) => [f, spec.quota[f]]));
+/** The quota keys the file names; its caps checked and rounded as `goal create` rounds them (one home: checkCaps). */
+function definedQuota(spec: GoalSpec): Partial<AppliedQuota> {
+  const turns = Object.fromEntries(QUOTA_FIELDS.filter((f) => spec.quota[f] !== undefined).map((f) => [f, spec.quota[f]]));
+  return { ...turns, ...checkCaps(spec.quota) };
 }
 
-function sameQuota(a: AppliedState['quota'], b: AppliedState['quota']): boolean {
-  return QUOTA_FIELDS.every((f) => a[f] === b[f]);
+/** Whether a new goal's quota is the default one: the default turn budget and no caps. */
+function defaultQuota(quota: AppliedQuota): boolean {
+  return QUOTA_FIELDS.every((f) => quota[f] === GOAL_DEFAULTS[f]) && CAP_FIELDS.every((f) => (quota[f] ?? null) === null);
 }
 
 function matchGoal(db: SqliteDb, spec: GoalSpec, path: string): Goal | null {
@@ -319,6 +332,10 @@ function diffGoal(goal: Goal, target: AppliedState, applied: AppliedState | null
     change('scope', goal.scope, target.scope, applied?.scope, listEqual),
     change('background', goal.background, target.background, applied?.background),
     ...QUOTA_FIELDS.map((f) => change(`quota.${f}`, goal.policy[f], target.quota[f], applied?.quota[f])),
+    // A cap the file leaves out is not managed: only the ones it names are compared (null: no cap).
+    ...CAP_FIELDS.map((f) =>
+      target.quota[f] !== undefined ? change(`quota.${f}`, goal.policy[f], target.quota[f], applied?.quota[f]) : null,
+    ),
   ];
   return changes.filter((c): c is FieldChange => c !== null);
 }

@@ -20,11 +20,21 @@ export interface GoalSpecTodo {
   check?: string | null;
 }
 
-export interface GoalSpecQuota {
-  turnsPerWindow?: number;
-  windowHours?: number;
-  maxConcurrent?: number;
-  cooldownSeconds?: number;
+/** The turn budget: a goal file's quota keys other than the usage caps (each left out: not managed by the file). */
+export interface TurnQuota {
+  turnsPerWindow: number;
+  windowHours: number;
+  maxConcurrent: number;
+  cooldownSeconds: number;
+}
+
+export interface GoalSpecQuota extends Partial<TurnQuota> {
+  /**
+   * Caps on what the window's turns use (tokens in and out; US dollars). A number sets the cap, null clears it, and
+   * left out the file does not manage it: a cap set with `goal create --tokens/--dollars` stays as it is.
+   */
+  tokensPerWindow?: number | null;
+  dollarsPerWindow?: number | null;
 }
 
 export interface GoalSpec {
@@ -46,9 +56,13 @@ export interface GoalSpec {
 
 export const KEY_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const QUOTA_FIELDS = ['turnsPerWindow', 'windowHours', 'maxConcurrent', 'cooldownSeconds'] as const;
+export const CAP_FIELDS = ['tokensPerWindow', 'dollarsPerWindow'] as const;
+export type CapField = (typeof CAP_FIELDS)[number];
+/** What an apply sets of a goal's quota: the whole turn budget, and the caps the file manages. */
+export type AppliedQuota = TurnQuota & Pick<GoalSpecQuota, CapField>;
 
-/** The part of a goal's policy a goal file manages (its usage caps are not in files yet). */
-export function fileQuota(policy: Required<GoalSpecQuota>): Required<GoalSpecQuota> {
+/** A goal's turn budget: the base a file's quota keys are laid over (caps only when the file names them). */
+export function fileQuota(policy: TurnQuota): TurnQuota {
   return {
     turnsPerWindow: policy.turnsPerWindow,
     windowHours: policy.windowHours,
@@ -57,12 +71,22 @@ export function fileQuota(policy: Required<GoalSpecQuota>): Required<GoalSpecQuo
   };
 }
 
+/** The quota export writes: the turn budget, and each cap the goal has (a goal without caps leaves them out). */
+export function exportQuota(policy: TurnQuota & Record<CapField, number | null>): GoalSpecQuota {
+  return {
+    ...fileQuota(policy),
+    ...(policy.tokensPerWindow !== null ? { tokensPerWindow: policy.tokensPerWindow } : {}),
+    ...(policy.dollarsPerWindow !== null ? { dollarsPerWindow: policy.dollarsPerWindow } : {}),
+  };
+}
+
 /** What an apply made true, kept on the goal: a later difference the file did not make is drift in the store. */
 export interface AppliedState {
   title: string;
   objective: string;
   scope: string[];
-  quota: Required<GoalSpecQuota>;
+  /** Caps only when the file managed them (absent in states applied before files had them). */
+  quota: AppliedQuota;
   background: string;
   /** Checks the file set (absent when the file did not manage them, and in states applied before files had them). */
   check?: string | null;

@@ -52,6 +52,18 @@ export function usageCaps(input: Pick<GoalInput, 'tokensPerWindow' | 'dollarsPer
 }
 
 /**
+ * The caps a goal file names, checked and rounded by usageCaps: a cap left out stays out (the file does not manage
+ * it), null stays null (the file clears it).
+ */
+export function checkCaps(input: Pick<GoalInput, 'tokensPerWindow' | 'dollarsPerWindow'>): Partial<ReturnType<typeof usageCaps>> {
+  const caps = usageCaps(input);
+  return {
+    ...(input.tokensPerWindow !== undefined ? { tokensPerWindow: caps.tokensPerWindow } : {}),
+    ...(input.dollarsPerWindow !== undefined ? { dollarsPerWindow: caps.dollarsPerWindow } : {}),
+  };
+}
+
+/**
  * Every quota range, in one home: `goal create`, a goal file's apply (the goal it creates and the quota it changes)
  * and the file's diagnostics all check through here. Checks the fields given; returns them unchanged.
  */

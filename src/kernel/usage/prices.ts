@@ -15,6 +15,7 @@ export interface ModelPrice {
 export type PriceTable = Record<string, ModelPrice>;
 
 const OPENAI = 'https://openai.com/api/pricing/';
+const GPT_6_2_SOL = 'https://developers.openai.com/api/docs/models/gpt-6.2-sol';
 const ANTHROPIC = 'https://www.anthropic.com/pricing#api';
 
 /**
@@ -28,18 +29,24 @@ export const DEFAULT_PRICES: PriceTable = {
   'gpt-5-codex': { input: 1.25, cachedInput: 0.125, output: 10, source: OPENAI, asOf: '2025-09-15' },
   'gpt-5-mini': { input: 0.25, cachedInput: 0.025, output: 2, source: OPENAI, asOf: '2025-08-07' },
   'gpt-5-nano': { input: 0.05, cachedInput: 0.005, output: 0.4, source: OPENAI, asOf: '2025-08-07' },
+  // Codex 0.171.0's default model (CODEX_DEFAULT_MODEL). Standard rates up to 272K input tokens a request (longer
+  // requests cost more; Fast mode twice): a turn's usage does not say how its requests were split, so these apply.
+  'gpt-6.2-sol': { input: 2, cachedInput: 0.1, output: 10, source: GPT_6_2_SOL, asOf: '2026-12-01' },
   'claude-opus-4': { input: 15, cachedInput: 1.5, output: 75, source: ANTHROPIC, asOf: '2025-08-05' },
   'claude-sonnet-4': { input: 3, cachedInput: 0.3, output: 15, source: ANTHROPIC, asOf: '2025-08-05' },
   'claude-3-5-haiku': { input: 0.8, cachedInput: 0.08, output: 4, source: ANTHROPIC, asOf: '2025-08-05' },
 };
 
-/** The price entry for a model: its own name, else the longest entry its name starts with. */
+/**
+ * The price entry for a model: its own name, else the longest entry its name starts with followed by a dash (a dated
+ * or sized variant: "gpt-5-2025-08-07" is gpt-5; "gpt-5.5" is another model, not gpt-5).
+ */
 export function priceFor(model: string | null, table: PriceTable = DEFAULT_PRICES): { name: string; price: ModelPrice } | undefined {
   if (!model) return undefined;
   const name = model.toLowerCase().replace(/\[.*\]$/, '');
   if (table[name]) return { name, price: table[name] };
   const prefix = Object.keys(table)
-    .filter((key) => name.startsWith(key))
+    .filter((key) => name.startsWith(`${key}-`))
     .sort((a, b) => b.length - a.length)[0];
   return prefix ? { name: prefix, price: table[prefix] as ModelPrice } : undefined;
 }

@@ -56,16 +56,31 @@ export function readPrices(root: string, storeDir = '.loopx'): string | undefine
   return readOptional(join(root, storeDir, PRICES_FILE));
 }
 
-/** The model Codex runs by default: `model` in its config.toml (CODEX_HOME, else ~/.codex); null when unset. */
-function codexModel(env: NodeJS.ProcessEnv): string | null {
+/**
+ * The model Codex 0.171.0 runs when its config.toml names none: the first model its picker lists, by priority, in the
+ * catalog it ships (codex-rs/models-manager: `get_default_model` → `default_model_from_available` over the bundled
+ * models.json; `gpt-6.2-sol` has priority 1). Checked against 0.171.0 itself: a config without `model` sends
+ * `"model": "gpt-6.2-sol"` to its provider. A newer Codex may change it; a config's `model` always wins.
+ */
+export const CODEX_DEFAULT_MODEL = 'gpt-6.2-sol';
+
+/**
+ * The model a Codex turn ran on: `model` in its config.toml (CODEX_HOME, else ~/.codex), or in the profile the config
+ * selects; else Codex's own default. null for a config Codex itself would refuse (not TOML): nothing to price.
+ */
+export function codexModel(env: NodeJS.ProcessEnv): string | null {
   const text = readOptional(join(env.CODEX_HOME || join(env.HOME || homedir(), '.codex'), 'config.toml'));
-  if (!text) return null;
+  if (!text) return CODEX_DEFAULT_MODEL;
+  let config: Record<string, unknown>;
   try {
-    const model = parseToml(text).model;
-    return typeof model === 'string' ? model : null;
+    config = parseToml(text);
   } catch {
-    return null; // a config Codex itself would refuse: no model to price
+    return null;
   }
+  const profiles = (config.profiles ?? {}) as Record<string, { model?: unknown } | undefined>;
+  const profile = typeof config.profile === 'string' ? profiles[config.profile]?.model : undefined;
+  const model = typeof profile === 'string' ? profile : config.model;
+  return typeof model === 'string' && model.trim() ? model : CODEX_DEFAULT_MODEL;
 }
 
 function readOptional(path: string): string | undefined {

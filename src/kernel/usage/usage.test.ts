@@ -1,9 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { HostStream, loopxCall, renderProgress } from './hostStream';
 import { DEFAULT_PRICES, mergePrices, priceFor, priced } from './prices';
 import { checkUsage } from './usage';
+import { CODEX_DEFAULT_MODEL, TURN_OUTPUT, usageOfTurn } from './turnUsage';
 import { dollars, tokenWords, usageWords } from '../../shared/usageWords';
 
 /** What the real CLIs printed for a turn that ships T1 against the scripted model (test/agents/modelServer.ts). */
@@ -135,7 +137,7 @@ describe('usage reports are checked, never trusted', () => {
 
   test('words people read: tokens and dollars', () => {
     expect([tokenWords(470), tokenWords(41_230), tokenWords(1_250_000)]).toEqual(['470 tokens', '41.2k tokens', '1.3M tokens']);
-    expect([dollars(3.2), dollars(0.05), dollars(0.00375), dollars(0)]).toEqual(['$3.20', '$0.05', '$0.0038', '$0']);
+    expect([dollars(3.2), dollars(10), dollars(0.05), dollars(0.00375), dollars(0)]).toEqual(['$3.20', '$10', '$0.05', '$0.0038', '$0']);
     expect(usageWords(null)).toBe('usage unknown');
     expect(usageWords({ inputTokens: 400, outputTokens: 70, cachedTokens: 0, costUsd: 0.00375 })).toBe('$0.0038 · 470 tokens');
   });
@@ -147,6 +149,9 @@ describe('the price table', () => {
     expect(priceFor('gpt-5-2025-08-07')?.name).toBe('gpt-5');
     expect(priceFor('claude-sonnet-4-5[1m]')?.name).toBe('claude-sonnet-4');
     expect(priceFor('loopx-scripted')).toBeUndefined();
+    // Another model of the line is not a variant of gpt-5: unpriced until the table has it, never priced as gpt-5.
+    expect(priceFor('gpt-5.5')).toBeUndefined();
+    expect(priceFor('gpt-6.2-sol-2026-11-17')?.name).toBe('gpt-6.2-sol');
     for (const entry of Object.values(DEFAULT_PRICES)) expect(entry.source).toMatch(/^https:\/\//);
   });
 
@@ -173,5 +178,41 @@ describe('the price table', () => {
     expect(table['gpt-5']).toEqual(DEFAULT_PRICES['gpt-5']);
     expect(problems).toEqual(['prices.json: gpt-5 needs input, cachedInput and output in dollars per million tokens; skipped']);
     expect(mergePrices('{').problems[0]).toMatch(/not JSON/);
+  });
+});
+
+describe("a Codex turn's model when its config.toml names none", () => {
+  /** A workspace with one finished Codex turn (the real 0.171.0 output) and a CODEX_HOME with this config.toml. */
+  function codexTurn(config: string | null) {
+    const root = mkdtempSync(join(tmpdir(), 'loopx-codex-model-'));
+    mkdirSync(join(root, '.loopx', 'turns', 'R1'), { recursive: true });
+    writeFileSync(join(root, '.loopx', 'turns', 'R1', TURN_OUTPUT), fixture('codex-0.171.0.exec.jsonl'));
+    mkdirSync(join(root, 'codex-home'));
+    if (config !== null) writeFileSync(join(root, 'codex-home', 'config.toml'), config);
+    try {
+      return usageOfTurn(root, '.loopx', { id: 'R1', host: 'codex' }, { CODEX_HOME: join(root, 'codex-home') });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+  // 400 tokens in at $2/M and 80 out at $10/M: the dated, cited price of Codex's own default model.
+  const atDefault = { inputTokens: 400, outputTokens: 80, costUsd: (400 * 2 + 80 * 10) / 1e6, costSource: 'prices', model: 'gpt-6.2-sol' };
+
+  test("priced at Codex 0.171.0's default model (gpt-6.2-sol), with or without a config file", () => {
+    expect(CODEX_DEFAULT_MODEL).toBe('gpt-6.2-sol');
+    expect(DEFAULT_PRICES[CODEX_DEFAULT_MODEL]).toMatchObject({ source: expect.stringMatching(/^https:\/\//), asOf: '2026-12-01' });
+    expect(codexTurn('model_provider = "openai"\ncheck_for_update_on_startup = false\n')).toEqual({
+      usage: expect.objectContaining(atDefault),
+      warnings: [],
+    });
+    expect(codexTurn(null).usage).toMatchObject(atDefault);
+  });
+
+  test("the config's model wins, and the selected profile's over it; a config Codex would refuse prices nothing", () => {
+    expect(codexTurn('model = "gpt-5"\n').usage).toMatchObject({ model: 'gpt-5', costUsd: (400 * 1.25 + 80 * 10) / 1e6 });
+    expect(codexTurn('model = "gpt-5"\nprofile = "cheap"\n[profiles.cheap]\nmodel = "gpt-5-nano"\n').usage).toMatchObject({
+      model: 'gpt-5-nano',
+    });
+    expect(codexTurn('model = [oops').usage).toMatchObject({ model: null, costUsd: null });
   });
 });
