@@ -275,8 +275,9 @@ export class Runner {
     let env: Record<string, string>;
     let promptFile: string;
     let allowedCommands: string[];
+    let cwd: string;
     try {
-      ({ turn, env, promptFile, allowedCommands } = startTurn(this.agentKernel, {
+      ({ turn, env, promptFile, allowedCommands, cwd } = startTurn(this.agentKernel, {
         goalId,
         host: this.o.host,
         agent: this.o.agent,
@@ -285,6 +286,11 @@ export class Runner {
         limitSeconds: Math.ceil(this.o.turnLimitMs / 1000),
       }));
     } catch (error) {
+      if (error instanceof LoopxError && error.code === 'git_failed') {
+        // Not a race lost to another runner: the todo's worktree could not be made. Said, not swallowed.
+        this.say({ event: 'turn_not_started', goalId, code: error.code, message: error.message }, `${goalId}: ${error.message}`);
+        return false;
+      }
       if (error instanceof LoopxError && error.exitCode === EXIT.refused) return false;
       throw error;
     }
@@ -299,7 +305,7 @@ export class Runner {
     );
     const host = startHost({
       commandLine: hostCommand(this.o.host, this.o.settings, { promptFile, dir, env, allowedCommands }),
-      cwd: root,
+      cwd,
       env: { ...process.env, ...env },
       turnDir: dir,
       limitMs: this.o.turnLimitMs,
