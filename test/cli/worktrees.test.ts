@@ -108,6 +108,16 @@ describe('a goal with worktrees on', () => {
     expect(text).toMatch(/branch: loopx\/T1-parse-quoted-fields from main \(waits for a person to land it\): 2 commits, 2 files changed/);
   });
 
+  test("kernel-run evidence and the acceptance check run in the todo's worktree, so they test its branch", () => {
+    const s = setUp();
+    const started = s.cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--todo', 'T1', '--json'], { LOOPX_AGENT: 'bot' });
+    const cwd = (started.json.data as { cwd: string }).cwd;
+    writeFileSync(join(cwd, 'only-on-the-branch.txt'), 'x\n');
+    const run = s.cli(['evidence', 'run', '--todo', 'T1', '--json', '--', 'ls'], { LOOPX_AGENT: 'bot' });
+    expect(run.code, run.stdout).toBe(0);
+    expect(JSON.stringify(run.json.data)).toContain('only-on-the-branch.txt');
+  });
+
   test('a goal without --worktree works in the main folder, as before', () => {
     const s = setUp([]);
     const started = s.cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--json'], { LOOPX_AGENT: 'bot' });

@@ -1,4 +1,6 @@
-import { basename, dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { gitRaw } from './git';
 import type { Row, SqliteDb } from '../db/sqliteDb';
 import { rowReader } from '../rowReader';
 import { LANDINGS } from './worktreeEventSchemas';
@@ -55,4 +57,17 @@ export function branchFor(todoId: string, title: string): string {
     .slice(0, 40)
     .replace(/-+$/, '');
   return `loopx/${todoId}${slug ? `-${slug}` : ''}`;
+}
+
+/**
+ * Where a todo's work is: its worktree's folder that matches the workspace root, while it has an open one on disk;
+ * else the root. Kernel-run evidence and acceptance checks run here, so they test the todo's branch, not the base.
+ */
+export function todoWorkFolder(db: SqliteDb, root: string, todoId: string | null | undefined): string {
+  const row = todoId ? findWorktree(db, todoId) : undefined;
+  if (!row || row.removedAt !== null || (row.status !== 'open' && row.status !== 'pr') || !existsSync(row.path)) return root;
+  const top = gitRaw(root, ['rev-parse', '--show-toplevel']).stdout.trim();
+  const inside = top ? relative(top, root) : '';
+  const folder = inside ? join(row.path, inside) : row.path;
+  return existsSync(folder) ? folder : row.path;
 }
