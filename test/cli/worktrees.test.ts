@@ -7,6 +7,7 @@ import { REPO, dumpStore, inVsCode, loopx, startGoal } from './harness';
 import { type RunnerChild, startRunner } from './runner';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 import { discardWorktree, mergeWorktree } from '../../src/kernel/worktrees/landing';
+import { killTodo } from '../../src/kernel/ops/todos';
 import { processAlive } from '../../src/kernel/launchers';
 
 /** Worktrees with real git in temporary repositories: a repo with one commit on main and a store at its root. */
@@ -222,6 +223,39 @@ describe.skipIf(!PTY_AVAILABLE)(`landing is a person's decision${PTY_AVAILABLE ?
     expect(existsSync(t.cwd)).toBe(false);
     expect(s.git(['branch', '--list', 'loopx/*'])).toBe('');
     expect(s.cli(['log', 'verify', '--json']).code).toBe(0);
+  });
+
+  test('doctor lists stray worktrees with their disk use; clean removes them on a word, keeps a dirty one without --force and every branch', () => {
+    const s = setUp();
+    const t1 = agentTurn(s, 'T1', 'a.txt', 'a\n');
+    const t2 = agentTurn(s, 'T2', 'b.txt', 'b\n', false);
+    expect(s.cli(['doctor', '--json']).json.data).toMatchObject({
+      checks: expect.arrayContaining([{ name: 'worktrees', level: 'ok', detail: '2 in use by todos, none stray' }]),
+    });
+    expect(s.tty(['worktree', 'merge', 'T1', '--json'], 'T1').code).toBe(0);
+    inVsCode(s.root, (k) => killTodo(k, 'T2', 'not needed'));
+    writeFileSync(join(t2.cwd, 'scratch.txt'), 'not committed\n');
+    const doctor = s.cli(['doctor', '--json']).json.data as { checks: { name: string; level: string; detail: string }[] };
+    const line = doctor.checks.find((c) => c.name === 'worktrees');
+    expect(line?.level).toBe('warn');
+    expect(line?.detail).toMatch(/^2 stray \(\d+(\.\d)? (B|KB)\): /);
+    expect(line?.detail).toContain('its branch was merged');
+    expect(line?.detail).toMatch(/todo T2 was killed; [^)]*, 1 files not committed/);
+    const clean = s.tty(['worktree', 'clean', '--json'], 'clean');
+    expect(clean.code, clean.stdout).toBe(0);
+    expect(existsSync(t1.cwd)).toBe(false);
+    expect(readFileSync(join(t2.cwd, 'scratch.txt'), 'utf8')).toBe('not committed\n');
+    expect(s.tty(['worktree', 'clean', '--force', '--json'], 'clean').code).toBe(0);
+    expect(existsSync(t2.cwd)).toBe(false);
+    expect(
+      s
+        .git(['branch', '--list', 'loopx/*'])
+        .split('\n')
+        .map((b) => b.trim()),
+    ).toEqual(['loopx/T1-parse-quoted-fields', 'loopx/T2-write-the-docs']);
+    expect(s.cli(['log', 'verify', '--json']).code).toBe(0);
+    const agent = s.cli(['worktree', 'clean', '--json'], { LOOPX_AGENT: 'bot' });
+    expect(agent.json.error?.code).toBe('not_allowed');
   });
 
   test('without gh, opening a pull request says so in words and records nothing', () => {

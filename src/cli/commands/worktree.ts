@@ -7,6 +7,8 @@ import { listWorktreeRows } from '../../kernel/worktrees/worktreeRows';
 import { discardWorktree, mergeWorktree, openPullRequest } from '../../kernel/worktrees/landing';
 import { changeSummary } from '../../kernel/worktrees/changeSummary';
 import { goalLine, Painter } from '../format';
+import { cleanWorktrees, strayWorktrees } from '../../kernel/worktrees/hygiene';
+import { strayLine } from '../worktreeWords';
 
 const todoArg = [{ name: 'ID', description: 'todo id, e.g. T3', required: true }];
 
@@ -130,4 +132,28 @@ export const goalSetWorktree: Command = {
   },
 };
 
-export const WORKTREE_COMMANDS: readonly Command[] = [worktreeList, worktreeMerge, worktreePr, worktreeDiscard];
+export const worktreeClean: Command = {
+  name: ['worktree', 'clean'],
+  summary: 'remove stray worktree folders (landed, killed or unknown todos; humans only); branches stay, dirty folders need --force',
+  humanOnly: true,
+  mutates: true,
+  flags: { force: { type: 'boolean', description: 'also remove folders with uncommitted changes (they are lost)' } },
+  run(ctx) {
+    const kernel = ctx.kernel();
+    const { stray } = strayWorktrees(kernel);
+    if (stray.length === 0) return { data: { removed: [], kept: [] }, text: 'No stray worktrees.', unchanged: true };
+    const human = ctx.confirmHuman(
+      `remove ${stray.length} stray worktree folders${ctx.args.bool('force') ? ', uncommitted changes too' : ''}`,
+      'clean',
+      stray.map(strayLine),
+    );
+    const result = cleanWorktrees(kernel.as(human), ctx.args.bool('force'));
+    const lines = [
+      ...result.removed.map((w) => `Removed ${strayLine(w)}`),
+      ...result.kept.map((w) => `Kept ${strayLine(w)}${w.uncommitted ? ' (--force removes it)' : ''}`),
+    ];
+    return { data: result, text: lines.join('\n') };
+  },
+};
+
+export const WORKTREE_COMMANDS: readonly Command[] = [worktreeList, worktreeMerge, worktreePr, worktreeDiscard, worktreeClean];

@@ -7,6 +7,7 @@ import { requireHumanChannel } from '../authority';
 import { getTodo } from '../queries/lookups';
 import { dirtyFiles, git, gitRaw, gitWords, listGitWorktrees, resolveCommit } from './git';
 import { type WorktreeRow, findWorktree, worktreesDir } from './worktreeRows';
+import { recordRemoved } from './hygiene';
 
 /** The todo's worktree, when a person may land it now: it has one, it is not landed, and no turn works in it. */
 function landable(kernel: Kernel, todoId: string, verb: string): WorktreeRow {
@@ -170,7 +171,7 @@ export function discardWorktree(kernel: Kernel, todoId: string, force: boolean):
       todoId,
       data: { how: 'discarded', branch: row.branch, head, commit: null, url: null },
     });
-    if (present) tx.emit({ kind: 'worktree.removed', goalId: row.goalId, todoId, data: { path: row.path, forced: force } });
+    if (present) recordRemoved(tx, row.goalId, todoId, row.path, force);
     return findWorktree(tx.db, todoId) as WorktreeRow;
   });
 }
