@@ -3,7 +3,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { REPO, dumpStore, inVsCode, loopx, startGoal } from './harness';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { LOOPX, REPO, cleanEnv, dumpStore, inVsCode, loopx, startGoal } from './harness';
 import { type RunnerChild, startRunner } from './runner';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 import { discardWorktree, mergeWorktree } from '../../src/kernel/worktrees/landing';
@@ -173,6 +175,9 @@ describe.skipIf(!PTY_AVAILABLE)(`landing is a person's decision${PTY_AVAILABLE ?
   test('a person merges a shipped branch by fast-forward at a terminal; the channel is recorded', () => {
     const s = setUp();
     const t = agentTurn(s, 'T1', 'a.txt', 'a\n');
+    expect(s.cli(['review-packet']).stdout).toContain(
+      'branch `loopx/T1-parse-quoted-fields` from `main` waits for you to land it: loopx todo show T1 has its commits and diff',
+    );
     const merged = s.tty(['worktree', 'merge', 'T1', '--json'], 'T1');
     expect(merged.code, merged.stdout).toBe(0);
     expect(merged.json?.data).toMatchObject({ status: 'merged', landedBy: 'ada', landedChannel: 'tty' });
@@ -182,6 +187,9 @@ describe.skipIf(!PTY_AVAILABLE)(`landing is a person's decision${PTY_AVAILABLE ?
       (e) => e.kind === 'worktree.landed',
     );
     expect(landed?.data).toMatchObject({ how: 'merged', mode: 'ff', channel: 'tty' });
+    expect(s.cli(['review-packet']).stdout).toMatch(
+      /branch `loopx\/T1-parse-quoted-fields` merged into `main` by ada \(now `[0-9a-f]{12}`\)/,
+    );
     expect(existsSync(t.cwd)).toBe(true);
     const again = s.tty(['worktree', 'merge', 'T1', '--json'], 'T1');
     expect(again.json?.error?.code).toBe('illegal_transition');
@@ -303,5 +311,28 @@ describe('a runner killed mid-turn', () => {
     ).toMatchObject({ todoId: 'T1', resultKind: 'validated_completion' });
     expect(s.git(['log', '--format=%s', 'main..loopx/T1-parse-quoted-fields'])).toBe('T1: work of bot-2');
     expect(s.git(['show', '--format=', '--name-only', 'loopx/T1-parse-quoted-fields'])).toBe('T1.txt');
+  });
+});
+
+describe('over MCP', () => {
+  test("an agent sees its todo's branch and change, and has no tool to merge, open a PR or discard", async () => {
+    const s = setUp();
+    agentTurn(s, 'T1', 'a.txt', 'a\n', false);
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    const env = cleanEnv({ LOOPX_AGENT: 'claude', ...GIT_ID }) as Record<string, string>;
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [LOOPX, 'mcp'], cwd: s.root, env }));
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names.filter((n) => /merge|discard|pull|pr_|worktree|land/.test(n))).toEqual([]);
+      const result = (await client.callTool({ name: 'loopx_todo_show', arguments: { todo: 'T1' } })) as { content: { text: string }[] };
+      const shown = JSON.parse(result.content[0]?.text ?? '{}') as { data: { change: unknown } };
+      expect(shown.data.change).toMatchObject({
+        branch: 'loopx/T1-parse-quoted-fields',
+        commits: [{ subject: 'T1 changes a.txt' }],
+        diffStat: { files: 1 },
+      });
+    } finally {
+      await client.close();
+    }
   });
 });
