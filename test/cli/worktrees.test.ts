@@ -121,6 +121,19 @@ describe('a goal with worktrees on', () => {
     expect(JSON.stringify(run.json.data)).toContain('only-on-the-branch.txt');
   });
 
+  test('a worktree that cannot be made refuses the turn (git_failed) with nothing claimed; the folder in the way is untouched', () => {
+    const s = setUp();
+    const inTheWay = join(s.parent, 'app.loopx-worktrees', 'T1-parse-quoted-fields');
+    mkdirSync(inTheWay, { recursive: true });
+    writeFileSync(join(inTheWay, 'mine.txt'), 'keep me\n');
+    const before = dumpStore(s.root);
+    const started = s.cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--todo', 'T1', '--json'], { LOOPX_AGENT: 'bot' });
+    expect([started.code, started.json.error?.code]).toEqual([3, 'git_failed']);
+    expect(started.json.error?.message).toMatch(/exists and is not a worktree of branch loopx\/T1-parse-quoted-fields/);
+    expect(dumpStore(s.root)).toBe(before);
+    expect(readFileSync(join(inTheWay, 'mine.txt'), 'utf8')).toBe('keep me\n');
+  });
+
   test('a goal without --worktree works in the main folder, as before', () => {
     const s = setUp([]);
     const started = s.cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--json'], { LOOPX_AGENT: 'bot' });

@@ -88,6 +88,8 @@ export class Runner {
   private readonly running = new Map<string, Running>();
   private readonly summary: RunSummary;
   private readonly lastDecision = new Map<string, string>();
+  /** The last reason a goal's turn could not start (a worktree git could not make), said once while it stays. */
+  private readonly lastNotStarted = new Map<string, string>();
   private lastSleep = '';
   private started = 0;
   private finished = 0;
@@ -287,8 +289,12 @@ export class Runner {
       }));
     } catch (error) {
       if (error instanceof LoopxError && error.code === 'git_failed') {
-        // Not a race lost to another runner: the todo's worktree could not be made. Said, not swallowed.
-        this.say({ event: 'turn_not_started', goalId, code: error.code, message: error.message }, `${goalId}: ${error.message}`);
+        // Not a race lost to another runner: the todo's worktree could not be made. Said (once while it stays so), not swallowed.
+        const key = `${error.code}:${error.message}`;
+        if (this.lastNotStarted.get(goalId) !== key) {
+          this.lastNotStarted.set(goalId, key);
+          this.say({ event: 'turn_not_started', goalId, code: error.code, message: error.message }, `${goalId}: ${error.message}`);
+        }
         return false;
       }
       if (error instanceof LoopxError && error.exitCode === EXIT.refused) return false;
@@ -296,6 +302,7 @@ export class Runner {
     }
     this.started++;
     this.lastDecision.delete(goalId);
+    this.lastNotStarted.delete(goalId);
     const root = this.agentKernel.root;
     const dir = join(root, turnDir(turn.id));
     writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host });
