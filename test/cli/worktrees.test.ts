@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -283,8 +283,11 @@ describe.skipIf(!PTY_AVAILABLE)(`landing is a person's decision${PTY_AVAILABLE ?
     const s = setUp();
     agentTurn(s, 'T1', 'a.txt', 'a\n');
     const before = dumpStore(s.root);
-    const pr = loopxTty(['worktree', 'pr', 'T1', '--json'], 'T1', { cwd: s.root, env: { ...GIT_ID, PATH: '/usr/bin:/bin' } });
-    if (existsSync('/usr/bin/gh')) return; // gh installed system-wide: this machine cannot show its absence
+    // A PATH with git and nothing else: gh is surely absent, whatever this machine has installed.
+    const bin = join(s.parent, 'bin');
+    mkdirSync(bin);
+    symlinkSync(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(), join(bin, 'git'));
+    const pr = loopxTty(['worktree', 'pr', 'T1', '--json'], 'T1', { cwd: s.root, env: { ...GIT_ID, PATH: bin } });
     expect([pr.code, pr.json?.error?.code]).toEqual([3, 'gh_missing']);
     expect(pr.json?.error?.message).toMatch(/gh\) is not installed here, so no pull request was opened/);
     expect(dumpStore(s.root)).toBe(before);
