@@ -48,6 +48,7 @@ import { run } from './commands/run';
 import { monitorAdd, monitorCancel, monitorList, monitorShow, monitorTick } from './commands/monitor';
 import { goalAllowChecks, monitorApprove } from './commands/agentChecks';
 import { HOOK_COMMANDS } from './commands/hooks';
+import { WORKTREE_COMMANDS, goalSetWorktree } from './commands/worktree';
 
 /** Every loopx command spec, in the order help lists them (the extension's COMMANDS are VS Code command ids). */
 export const CLI_COMMANDS: readonly Command[] = [
@@ -61,6 +62,7 @@ export const CLI_COMMANDS: readonly Command[] = [
   goalDone,
   goalStop,
   goalSetCheck,
+  goalSetWorktree,
   goalApply,
   goalExport,
   todoAdd,
@@ -107,6 +109,7 @@ export const CLI_COMMANDS: readonly Command[] = [
   run,
   reviewPacket,
   ...HOOK_COMMANDS,
+  ...WORKTREE_COMMANDS,
   agentsMd,
   mcp,
   lsp,

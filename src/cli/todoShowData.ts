@@ -1,8 +1,9 @@
 import type { TodoView } from '../kernel/queries/todoView';
 import { type Lean, lean } from '../protocol/lean';
+import type { ChangeSummary } from '../kernel/worktrees/changeSummary';
 
 /** `todo show --json` and the MCP tool loopx_todo_show: the todo's own fields (lean) and what surrounds it. */
-export function todoShowData(view: TodoView): Lean<Record<string, unknown>> {
+export function todoShowData(view: TodoView, change?: ChangeSummary | null): Lean<Record<string, unknown>> {
   return lean({
     ...lean(view.todo),
     goal: view.goal,
@@ -14,5 +15,7 @@ export function todoShowData(view: TodoView): Lean<Record<string, unknown>> {
     gates: view.gates.map((g) => lean(g)),
     history: view.history,
     moreHistory: view.moreHistory || null,
+    // The todo's branch, its commits and diff stat (a goal with worktrees on); absent otherwise.
+    change: change ?? null,
   });
 }

@@ -81,7 +81,11 @@ export type RefusalCode =
   | 'check_required'
   | 'check_failed'
   | 'dependency_cycle'
-  | 'schema_too_old';
+  | 'schema_too_old'
+  | 'git_failed'
+  | 'merge_conflict'
+  | 'worktree_dirty'
+  | 'gh_missing';
 
 export class AlreadyClaimedError extends RefusedError {
   constructor(todoId: string, owner: string, until: string) {

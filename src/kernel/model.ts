@@ -33,6 +33,8 @@ export const goalFromRow = (row: Row) => {
     background: r.text('background'),
     /** The goal file it was last applied from (workspace-relative), or null. */
     filePath: r.maybeText('file_path'),
+    /** The branch its turns' worktrees start from, or null: its turns work in the main tree (src/kernel/worktrees/). */
+    worktreeBase: r.maybeText('worktree_base'),
     createdAt: r.text('created_at'),
     updatedAt: r.text('updated_at'),
   };

@@ -20,6 +20,7 @@ export const STATE_TABLES: Readonly<Record<string, string>> = {
   monitor_runs: 'monitor_id, n',
   hooks: 'id',
   hook_runs: 'hook_id, event_seq',
+  worktrees: 'todo_id',
 };
 
 export interface ReplayDifference {

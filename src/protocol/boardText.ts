@@ -167,6 +167,23 @@ export function eventSentence(e: EventFacts): EventSentence {
       return said(`hook ${str('id')} taken for event ${String(d.seq ?? '?')} ${by}`, str('by'));
     case 'hook.ran':
       return said(`hook ${str('id')} ran for event ${String(d.seq ?? '?')} ${by}: ${str('error') || `exit ${String(d.exitCode)}`}`);
+    case 'goal.worktree_set':
+      return said(
+        d.base ? `turns set to work on their own branches from ${str('base')} ${by}` : `turns set to work in the main folder ${by}`,
+      );
+    case 'worktree.created':
+      return said(`branch ${str('branch')} made for this todo ${by}`, str('path'));
+    case 'worktree.landed':
+      return said(
+        str('how') === 'merged'
+          ? `branch ${str('branch')} merged ${by}`
+          : str('how') === 'pr'
+            ? `branch ${str('branch')} opened as a pull request ${by}`
+            : `branch ${str('branch')} discarded ${by}`,
+        str('url'),
+      );
+    case 'worktree.removed':
+      return said(`working folder removed ${by}`, str('path'));
     case 'log.accepted':
       return said(`the event log was accepted as it is ${by}, from event ${String(d.firstBadSeq ?? '?')} on`, str('problem'));
     case 'turn.finished': {

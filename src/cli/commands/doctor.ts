@@ -16,6 +16,7 @@ import { StoreEnvironmentError, environmentError } from '../../kernel/storeFile'
 import { EXIT } from '../../kernel/errors';
 import { DEFAULT_HOSTS } from '../../kernel/hosts';
 import { hostFacts, judgeHost } from '../../kernel/hostCheck';
+import { worktreeCheck } from '../worktreeWords';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -61,6 +62,8 @@ function runChecks(kernel: Kernel): Check[] {
   });
   add(...staleTurns(kernel));
   add(...runners(kernel));
+  const worktrees = worktreeCheck(kernel);
+  if (worktrees) add(...worktrees);
   if (existsSync(join(kernel.root, '.git'))) {
     const ignore = existsSync(join(kernel.root, '.gitignore')) ? readFileSync(join(kernel.root, '.gitignore'), 'utf8') : '';
     const ignored = ignore.split(/\r?\n/).some((l) => /^\/?\.loopx\/?$/.test(l.trim()));

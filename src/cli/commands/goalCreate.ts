@@ -21,6 +21,11 @@ export const goalCreate: Command = {
       value: 'CMD',
       description: 'acceptance check (humans only, confirmed at an interactive terminal): todos ship only after loopx ran it, passing',
     },
+    worktree: {
+      type: 'string',
+      value: 'BASE',
+      description: "each todo's turns work in their own git worktree, on a branch loopx/<todo>-<title> made from BASE (e.g. main)",
+    },
   },
   examples: ['loopx goal create --title "Ship the parser" --objective "All fixtures parse" --scope "src/parser/**" --turns 12'],
   run(ctx) {
@@ -43,6 +48,7 @@ export const goalCreate: Command = {
       tokensPerWindow: a.num('tokens'),
       dollarsPerWindow: a.num('dollars'),
       check,
+      worktree: a.str('worktree'),
     });
     // Created paused (only VS Code or a confirmed terminal starts work and spends its budget); a person at a
     // terminal is asked to start it at once. Not typing the id leaves it paused: the goal exists either way.

@@ -3,6 +3,8 @@ import { InvalidInputError } from '../../kernel/errors';
 import { todoView } from '../../kernel/queries/todoView';
 import { parseId } from '../../kernel/validate';
 import { todoShowData } from '../todoShowData';
+import { findWorktree } from '../../kernel/worktrees/worktreeRows';
+import { changeSummary } from '../../kernel/worktrees/changeSummary';
 import { clean, evidenceLine, gateLine, monitorLine, Painter, relativeTime, todoLine } from '../format';
 
 export const EVIDENCE_SHOWN = 5;
@@ -34,7 +36,9 @@ export const todoShow: Command = {
       evidence: limitFlag(ctx.args.num('evidence'), EVIDENCE_SHOWN, '--evidence'),
       history: limitFlag(ctx.args.num('history'), HISTORY_SHOWN, '--history'),
     };
-    const { view, now } = ctx.kernel().read((db, now) => ({ view: todoView(db, id, now, limits), now }));
+    const kernel = ctx.kernel();
+    const { view, now, row } = kernel.read((db, now) => ({ view: todoView(db, id, now, limits), now, row: findWorktree(db, id) }));
+    const change = row ? changeSummary(kernel.root, row) : null;
     const { todo, goal, acceptance } = view;
     const p = new Painter(ctx.color);
     const lines = [
@@ -49,6 +53,15 @@ export const todoShow: Command = {
     if (todo.continuation) lines.push(`  continuation: ${clean(todo.continuation)}`);
     lines.push(`  ready to claim: ${view.readiness.ready ? 'yes' : `no, ${clean(view.readiness.detail)}`}`);
     if (view.monitor) lines.push(`  waits on: ${monitorLine(p, view.monitor, now)}`);
+    if (change) {
+      const landed = change.status === 'open' ? (todo.status === 'shipped' ? 'waits for a person to land it' : 'open') : change.status;
+      lines.push(
+        `  branch: ${change.branch} from ${change.base} (${landed}): ${change.commits.length} commits, ${change.diffStat.text || 'no changes'}`,
+      );
+      for (const c of change.commits.slice(0, 5)) lines.push(`    ${c.sha.slice(0, 10)} ${clean(c.subject)}`);
+      if (change.uncommitted?.length) lines.push(`    ${change.uncommitted.length} files not committed in ${change.path}`);
+      if (change.prUrl) lines.push(`    pull request: ${change.prUrl}`);
+    }
     lines.push('', `Evidence (${todo.evidenceCount}, newest first)`);
     lines.push(
       ...(view.evidence.length
@@ -66,6 +79,6 @@ export const todoShow: Command = {
       );
       if (view.moreHistory) lines.push(`  … ${view.moreHistory} more (loopx history --todo ${todo.id})`);
     }
-    return { data: todoShowData(view), text: lines.join('\n') };
+    return { data: todoShowData(view, change), text: lines.join('\n') };
   },
 };

@@ -10,7 +10,8 @@ export const turnStart: Command = {
     '.loopx/turns/<id>/prompt.md. data: the turn, promptFile, the env to run the host with, and allowedCommands (the ' +
     "prompt's loopx command prefixes, for a host's permission rules, e.g. Claude Code's --allowedTools). When " +
     'should-run says ' +
-    'no: exit 3, code should_not_run, data { route, run, reason, nextWakeAt, remaining }.',
+    'no: exit 3, code should_not_run, data { route, run, reason, nextWakeAt, remaining }. cwd: where to run the host ' +
+    "(the todo's worktree when its goal has worktrees on); worktree: its branch and folder, or null.",
   mutates: true,
   flags: {
     goal: { type: 'string', value: 'G', required: true, description: 'the goal' },
@@ -34,8 +35,15 @@ export const turnStart: Command = {
       .map(([k, v]) => `${k}=${v}`)
       .join(' ');
     return {
-      data: { ...t, promptFile: started.promptFile, env: started.env, allowedCommands: started.allowedCommands },
-      text: `Started ${t.id}: ${t.agent} works ${t.todoId} (host ${t.host}).\nPrompt: ${started.promptFile}\nEnvironment for the host: ${env}\nWhen the host exits: loopx turn finish ${t.id} --exit-code $?`,
+      data: {
+        ...t,
+        promptFile: started.promptFile,
+        env: started.env,
+        allowedCommands: started.allowedCommands,
+        cwd: started.cwd,
+        worktree: started.worktree,
+      },
+      text: `Started ${t.id}: ${t.agent} works ${t.todoId} (host ${t.host}).\nPrompt: ${started.promptFile}${started.worktree ? `\nRun the host in ${started.cwd} (branch ${started.worktree.branch}).` : ''}\nEnvironment for the host: ${env}\nWhen the host exits: loopx turn finish ${t.id} --exit-code $?`,
     };
   },
 };

@@ -22,6 +22,8 @@ import { todoPage } from '../../kernel/queries/lists';
 import { TODO_STATUSES } from '../../kernel/model';
 import { lean } from '../../protocol/lean';
 import { todoShowData } from '../todoShowData';
+import { findWorktree } from '../../kernel/worktrees/worktreeRows';
+import { changeSummary } from '../../kernel/worktrees/changeSummary';
 import { EVIDENCE_SHOWN, HISTORY_SHOWN } from '../commands/todoShow';
 import { STATUS_LIMIT } from '../commands/status';
 import { writeStatusMd } from '../../kernel/projections/statusMd';
@@ -114,10 +116,15 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
     'loopx_todo_show',
     `One todo: its fields (unset or empty ones left out), acceptance, continuation, readiness, the newest ${EVIDENCE_SHOWN} evidence, its gates and its last ${HISTORY_SHOWN} events.`,
     { todo: id('todo id, e.g. T3') },
-    (a) =>
-      open().read((db, now) =>
-        todoShowData(todoView(db, parseId('todo', a.todo), now, { evidence: EVIDENCE_SHOWN, history: HISTORY_SHOWN })),
-      ),
+    (a) => {
+      const kernel = open();
+      const { view, row } = kernel.read((db, now) => {
+        const todoId = parseId('todo', a.todo);
+        return { view: todoView(db, todoId, now, { evidence: EVIDENCE_SHOWN, history: HISTORY_SHOWN }), row: findWorktree(db, todoId) };
+      });
+      // Its branch, commits and diff stat, as `todo show --json` gives them (read from git, outside the read).
+      return todoShowData(view, row ? changeSummary(kernel.root, row) : null);
+    },
     false,
   );
   tool(

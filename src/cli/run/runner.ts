@@ -88,6 +88,8 @@ export class Runner {
   private readonly running = new Map<string, Running>();
   private readonly summary: RunSummary;
   private readonly lastDecision = new Map<string, string>();
+  /** The last reason a goal's turn could not start (a worktree git could not make), said once while it stays. */
+  private readonly lastNotStarted = new Map<string, string>();
   private lastSleep = '';
   private started = 0;
   private finished = 0;
@@ -275,8 +277,9 @@ export class Runner {
     let env: Record<string, string>;
     let promptFile: string;
     let allowedCommands: string[];
+    let cwd: string;
     try {
-      ({ turn, env, promptFile, allowedCommands } = startTurn(this.agentKernel, {
+      ({ turn, env, promptFile, allowedCommands, cwd } = startTurn(this.agentKernel, {
         goalId,
         host: this.o.host,
         agent: this.o.agent,
@@ -285,11 +288,21 @@ export class Runner {
         limitSeconds: Math.ceil(this.o.turnLimitMs / 1000),
       }));
     } catch (error) {
+      if (error instanceof LoopxError && error.code === 'git_failed') {
+        // Not a race lost to another runner: the todo's worktree could not be made. Said (once while it stays so), not swallowed.
+        const key = `${error.code}:${error.message}`;
+        if (this.lastNotStarted.get(goalId) !== key) {
+          this.lastNotStarted.set(goalId, key);
+          this.say({ event: 'turn_not_started', goalId, code: error.code, message: error.message }, `${goalId}: ${error.message}`);
+        }
+        return false;
+      }
       if (error instanceof LoopxError && error.exitCode === EXIT.refused) return false;
       throw error;
     }
     this.started++;
     this.lastDecision.delete(goalId);
+    this.lastNotStarted.delete(goalId);
     const root = this.agentKernel.root;
     const dir = join(root, turnDir(turn.id));
     writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host });
@@ -299,7 +312,7 @@ export class Runner {
     );
     const host = startHost({
       commandLine: hostCommand(this.o.host, this.o.settings, { promptFile, dir, env, allowedCommands }),
-      cwd: root,
+      cwd,
       env: { ...process.env, ...env },
       turnDir: dir,
       limitMs: this.o.turnLimitMs,

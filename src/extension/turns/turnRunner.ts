@@ -146,7 +146,7 @@ export class TurnRunner extends Disposable {
     writeLauncher(this.ctx.session.root, turn.id, { pid: process.pid });
     const terminal = vscode.window.createTerminal({
       name: terminalName(turn, host),
-      cwd: this.ctx.session.root,
+      cwd: started.cwd, // the todo's worktree when its goal has them on; the root otherwise
       env: started.env,
       shellPath: '/bin/sh',
       shellArgs: ['-c', plan.commandLine],

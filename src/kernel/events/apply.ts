@@ -2,6 +2,7 @@ import type { SqliteDb } from '../db/sqliteDb';
 import type { EventKind, StoredEvent } from './eventTypes';
 import { canonicalJson } from './canonical';
 import { hookReducers } from '../hooks/hookReducers';
+import { worktreeReducers } from '../worktrees/worktreeReducers';
 
 type Reducer<K extends EventKind> = (db: SqliteDb, e: Extract<StoredEvent, { kind: K }>) => void;
 type Reducers = { [K in EventKind]: Reducer<K> };
@@ -309,6 +310,7 @@ const reducers: Reducers = {
     );
   },
   ...hookReducers,
+  ...worktreeReducers,
 };
 
 function agentKind(actor: string, actorKind: StoredEvent['actorKind']): string {

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { lazy } from '../lazy';
 import { RESULT_KINDS } from '../queries/turns';
 import { hookEventSchemas } from '../hooks/hookEventSchemas';
+import { worktreeEventSchemas } from '../worktrees/worktreeEventSchemas';
 
 /**
  * Every state change is one of these events. Each carries every fact its state change needs
@@ -184,6 +185,7 @@ export const eventDataSchemas = lazy(() => {
     /** A `loopx run` began serving goals (all active ones when `goals` is empty); its agent is recorded as seen. */
     'runner.started': z.object({ pid: z.int(), host: str, goals: z.array(str) }),
     ...hookEventSchemas(),
+    ...worktreeEventSchemas(),
   };
 });
 type EventSchemas = ReturnType<typeof eventDataSchemas>;

@@ -7,6 +7,7 @@ import { optionalText } from '../validate';
 import { evidenceTarget } from './evidence';
 import { effectiveCheck } from './checks';
 import { checkEnv } from './tick';
+import { todoWorkFolder } from '../worktrees/worktreeRows';
 
 export interface EvidenceRunInput {
   todoId?: string;
@@ -30,7 +31,8 @@ export function quoteArgv(argv: readonly string[]): string {
 }
 
 /**
- * `evidence run`: the kernel runs a command (no shell unless asked) from the workspace root and records what it
+ * `evidence run`: the kernel runs a command (no shell unless asked) from the workspace root (the todo's worktree when
+ * it has one) and records what it
  * saw — exit code, duration, output tail and hash — as evidence whose source is the kernel, not anyone's word.
  * The run happens outside any transaction; who may add evidence is checked before it and again when recording.
  */
@@ -45,7 +47,7 @@ export async function runEvidence(kernel: Kernel, input: EvidenceRunInput): Prom
   const argv = input.argv ?? [];
   // What to run, decided (and the target checked) before anything runs.
   const target = kernel.read((db, now) => {
-    const where = evidenceTarget(db, actor, new Date(now).toISOString(), input);
+    const where = { ...evidenceTarget(db, actor, new Date(now).toISOString(), input), cwd: todoWorkFolder(db, kernel.root, input.todoId) };
     if (!input.check) return { ...where, command: null };
     const check = where.todoId ? effectiveCheck(db, where.todoId)?.check : getGoal(db, where.goalId).check;
     if (!check) {
@@ -66,7 +68,7 @@ export async function runEvidence(kernel: Kernel, input: EvidenceRunInput): Prom
     command,
     shell,
     argv: shell ? undefined : argv,
-    cwd: kernel.root,
+    cwd: target.cwd,
     env: checkEnv(input.env ?? process.env, {
       LOOPX_ROOT: kernel.root,
       LOOPX_GOAL: target.goalId,

@@ -6,6 +6,7 @@ import { parseScope } from '../workspacePaths';
 import { getGoal, nextNum } from '../queries/lookups';
 import { hasHumanChannel, requireHumanChannel, resumeNeedsHuman } from '../authority';
 import { parseCheck, requireHumanForCheck } from './checks';
+import { checkWorktreeBase, setWorktreeInTx } from '../worktrees/worktreeSetting';
 
 export interface GoalInput {
   title: string;
@@ -20,6 +21,8 @@ export interface GoalInput {
   dollarsPerWindow?: number | null;
   /** The acceptance check for the goal's todos (human only). */
   check?: string;
+  /** Each todo's turns work in their own git worktree, on a branch made from this base (src/kernel/worktrees/). */
+  worktree?: string;
 }
 
 export const GOAL_DEFAULTS = { turnsPerWindow: 20, windowHours: 24, maxConcurrent: 1, cooldownSeconds: 0 } as const;
@@ -87,6 +90,8 @@ export interface NewGoal {
   /** Caps on what the window's turns use (usageCaps), null where there is none. */
   caps: { tokensPerWindow: number | null; dollarsPerWindow: number | null };
   check: string | null;
+  /** The base of its turns' worktrees (checked against the repository by createGoal), or null. */
+  worktreeBase?: string | null;
 }
 
 /** The rules every new goal passes, whoever creates it (`goal create`, the extension, a goal file's apply). */
@@ -128,6 +133,7 @@ export function createGoalInTx(tx: Tx, emit: Tx['emit'], goal: NewGoal): string 
       ...(goal.check !== null ? { check: goal.check } : {}),
     },
   });
+  if (goal.worktreeBase) setWorktreeInTx(tx, id, goal.worktreeBase, null);
   return id;
 }
 
@@ -135,6 +141,7 @@ export function createGoalInTx(tx: Tx, emit: Tx['emit'], goal: NewGoal): string 
 export function createGoal(kernel: Kernel, input: GoalInput): Goal {
   kernel.requireActor();
   const goal = checkNewGoal(input);
+  if (input.worktree !== undefined) goal.worktreeBase = checkWorktreeBase(kernel.root, input.worktree);
   return kernel.write((tx) => getGoal(tx.db, createGoalInTx(tx, tx.emit, goal)));
 }
 

@@ -18,6 +18,7 @@ import { leaseSeconds } from './claims';
 import { mergePrices, priced } from '../usage/prices';
 import { readPrices, usageOfTurn } from '../usage/turnUsage';
 import { type CheckedUsage, checkUsage } from '../usage/usage';
+import { type TurnWorktree, prepareTurnWorktree } from '../worktrees/turnWorktree';
 
 const HOST = /^[a-z][a-z0-9-]{0,31}$/;
 const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
@@ -33,6 +34,10 @@ export interface TurnStart {
    * `--allowedTools`): from the same table and the same prefix as the prompt, so they cannot drift.
    */
   allowedCommands: string[];
+  /** Where the host runs: the workspace root, or the todo's worktree when its goal has worktrees on. */
+  cwd: string;
+  /** The todo's branch and worktree (null: the goal's turns work in the main tree). */
+  worktree: TurnWorktree | null;
 }
 
 /** What should-run's "no" means for a host: wait for a time, or for a human. */
@@ -105,6 +110,7 @@ export function startTurn(
       todoId: todo.id,
       data: { id, num, agent: agent.name, host: input.host, promptPath, ...(deadlineAt ? { deadlineAt } : {}) },
     });
+    const worktree = prepareTurnWorktree(tx, kernel.root, goal, getTodo(tx.db, todo.id));
     const handoffRow = tx.db
       .prepare(`SELECT * FROM handoffs WHERE todo_id = ? AND status = 'accepted' ORDER BY num DESC LIMIT 1`)
       .get(todo.id);
@@ -116,6 +122,7 @@ export function startTurn(
       todo: getTodo(tx.db, todo.id),
       handoff: handoffRow ? handoffFromRow(handoffRow) : null,
       prefix,
+      worktree,
     });
     // Written last inside the transaction: if writing fails, the claim and the turn roll back with it.
     const promptFile = join(kernel.root, promptPath);
@@ -128,8 +135,10 @@ export function startTurn(
       LOOPX_TODO: todo.id,
       LOOPX_ROOT: kernel.root,
       LOOPX_PROMPT: promptFile,
+      ...(worktree ? { LOOPX_WORKTREE: worktree.path, LOOPX_BRANCH: worktree.branch } : {}),
     };
-    return { turn: getTurn(tx.db, id), promptFile, env, allowedCommands: allowedCommands(prefix, todo.id) };
+    const cwd = worktree?.cwd ?? kernel.root;
+    return { turn: getTurn(tx.db, id), promptFile, env, allowedCommands: allowedCommands(prefix, todo.id), cwd, worktree };
   });
 }
 

@@ -13,6 +13,8 @@ export function renderPrompt(input: {
   handoff: Handoff | null;
   /** How every loopx command starts (`commandPrefix` in turnCommands.ts): the host's permission rules match it. */
   prefix: string;
+  /** The todo's branch and worktree, when its goal gives each todo its own. */
+  worktree?: { branch: string; base: string; cwd: string } | null;
 }): string {
   const { turnId, agent, goal, todo, handoff, prefix: l } = input;
   const lines = [
@@ -34,6 +36,7 @@ export function renderPrompt(input: {
     todo.title,
     '',
     todo.detail ? `Acceptance: ${todo.detail}` : 'Acceptance: not written down; decide what "done" means, say it in your evidence.',
+    ...worktreeLines(input.worktree ?? null),
   ];
   const check = todo.check ?? goal.check;
   if (check) {
@@ -76,4 +79,18 @@ export function renderPrompt(input: {
     '',
   );
   return lines.join('\n');
+}
+
+/** A worktree turn works on its own branch in its own folder; landing it is a person's decision. */
+function worktreeLines(worktree: { branch: string; base: string; cwd: string } | null): string[] {
+  if (!worktree) return [];
+  return [
+    '',
+    `## Your branch: ${worktree.branch}`,
+    '',
+    `You work in your own git worktree, ${worktree.cwd}, on branch ${worktree.branch} (made from ${worktree.base}).`,
+    'Other agents work on other branches in other folders at the same time: stay in yours. Commit your work on this',
+    `branch before you write back. Do not merge, rebase onto or push to ${worktree.base}, and do not switch branches:`,
+    'a person decides how your branch lands.',
+  ];
 }

@@ -5,6 +5,7 @@ import { type QuotaState, quotaState } from '../queries/quota';
 import { type Turn, listTurns } from '../queries/turns';
 import type { Gate, Goal, Todo } from '../model';
 import { iso } from '../time';
+import { type WorktreeRow, findWorktree } from '../worktrees/worktreeRows';
 
 /** What the owner's review packet says about one goal, read once: the Markdown packet and the HTML page render it. */
 export interface GoalReview {
@@ -13,7 +14,8 @@ export interface GoalReview {
   /** Approved or rejected gates, with the channel each decision came through (`vscode`, `tty`) when recorded. */
   decisions: (Gate & { channel: string | null })[];
   pending: Gate[];
-  shipped: { todo: Todo; evidence: Evidence[] }[];
+  /** `worktree`: the todo's branch and how it landed, when its goal gives todos worktrees. */
+  shipped: { todo: Todo; evidence: Evidence[]; worktree?: WorktreeRow | null }[];
   blocked: Todo[];
   turns: (Turn & { evidence: { kernel: number; agent: number } })[];
 }
@@ -50,6 +52,7 @@ export function reviewFacts(db: SqliteDb, nowMs: number, goalId?: string): Revie
         shipped: listTodos(db, at, { goalId: goal.id, status: 'shipped' }).map((todo) => ({
           todo,
           evidence: listEvidence(db, { todoId: todo.id, limit: 20 }),
+          worktree: findWorktree(db, todo.id) ?? null,
         })),
         blocked: listTodos(db, at, { goalId: goal.id, status: 'blocked' }),
         turns: listTurns(db, { goalId: goal.id, limit: 200 }).turns.map((t) => {

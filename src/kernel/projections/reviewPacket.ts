@@ -1,3 +1,4 @@
+import type { WorktreeRow } from '../worktrees/worktreeRows';
 import type { SqliteDb } from '../db/sqliteDb';
 import type { KernelRun } from '../queries/evidence';
 import { revealHidden } from '../../shared/hiddenChars';
@@ -61,8 +62,9 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
     );
     out.push('### Shipped', '');
     if (!shipped.length) out.push('Nothing yet.');
-    for (const { todo, evidence } of shipped) {
+    for (const { todo, evidence, worktree } of shipped) {
       out.push(`- **${todo.id}** ${md(todo.title)}${todo.check ? ` (acceptance check ${code(todo.check)})` : ''}`);
+      if (worktree) out.push(`  - ${branchLine(worktree)}`);
       for (const e of evidence) {
         const after = e.afterShip ? ' (added after it shipped)' : '';
         out.push(
@@ -102,4 +104,15 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
   }
   if (!facts.goals.length) out.push('No goals.', '');
   return out.join('\n');
+}
+
+/** Where a shipped todo's change is: its branch, and whether a person landed it (see `loopx todo show` for its diff). */
+function branchLine(w: WorktreeRow): string {
+  const branch = code(w.branch);
+  if (w.status === 'merged')
+    return `branch ${branch} merged into ${code(w.base)} by ${md(w.landedBy ?? '?')} (now ${code((w.landedCommit ?? '').slice(0, 12))})`;
+  if (w.status === 'pr') return `branch ${branch} opened as a pull request: ${md(w.prUrl ?? '')}`;
+  if (w.status === 'discarded')
+    return `branch ${branch} discarded by ${md(w.landedBy ?? '?')} (its last commit ${code((w.landedCommit ?? '').slice(0, 12))})`;
+  return `branch ${branch} from ${code(w.base)} waits for you to land it: loopx todo show ${w.todoId} has its commits and diff`;
 }

@@ -1,0 +1,159 @@
+import type { Command, CommandContext } from '../command';
+import { InvalidInputError } from '../../kernel/errors';
+import { parseId } from '../../kernel/validate';
+import { getTodo } from '../../kernel/queries/lookups';
+import { setGoalWorktree } from '../../kernel/worktrees/worktreeSetting';
+import { listWorktreeRows } from '../../kernel/worktrees/worktreeRows';
+import { discardWorktree, mergeWorktree, openPullRequest } from '../../kernel/worktrees/landing';
+import { changeSummary } from '../../kernel/worktrees/changeSummary';
+import { goalLine, Painter } from '../format';
+import { cleanWorktrees, strayWorktrees } from '../../kernel/worktrees/hygiene';
+import { strayLine } from '../worktreeWords';
+
+const todoArg = [{ name: 'ID', description: 'todo id, e.g. T3', required: true }];
+
+/** A person types the todo's id after seeing the branch and its change: the landing is theirs. */
+function confirmLanding(ctx: CommandContext, verb: string, id: string) {
+  const kernel = ctx.kernel();
+  const row = kernel.read((db) => listWorktreeRows(db).find((w) => w.todoId === id));
+  const todo = kernel.read((db) => getTodo(db, id));
+  const details = [todo.title];
+  if (row) {
+    const change = changeSummary(kernel.root, row);
+    details.push(`branch ${row.branch} from ${row.base}: ${change.commits.length} commits, ${change.diffStat.text || 'no changes'}`);
+  }
+  return kernel.as(ctx.confirmHuman(`${verb} the branch of todo ${id}`, id, details));
+}
+
+export const worktreeList: Command = {
+  name: ['worktree', 'list'],
+  summary: "todos' branches and worktrees: where each is, what it holds, and whether it waits for a person to land it",
+  readOnly: true,
+  flags: { goal: { type: 'string', value: 'G', description: "only this goal's" } },
+  run(ctx) {
+    const kernel = ctx.kernel();
+    const rows = kernel.read((db) => listWorktreeRows(db, ctx.args.id('goal')));
+    const items = rows.map((row) => ({
+      todoId: row.todoId,
+      todoStatus: row.todoStatus,
+      title: row.todoTitle,
+      ...changeSummary(kernel.root, row),
+    }));
+    const lines = items.map(
+      (w) =>
+        `${w.todoId} [${w.todoStatus}] ${w.branch} (${w.status}${w.status === 'open' && w.todoStatus === 'shipped' ? ', waits for a person' : ''}): ` +
+        `${w.commits.length} commits, ${w.diffStat.text || 'no changes'}` +
+        `${w.uncommitted?.length ? `, ${w.uncommitted.length} files not committed` : ''}\n  ${w.uncommitted === null ? '(folder removed)' : w.path}`,
+    );
+    return {
+      data: items,
+      text: lines.length ? lines.join('\n') : 'No worktrees: no goal has them on (loopx goal create --worktree main).',
+    };
+  },
+};
+
+export const worktreeMerge: Command = {
+  name: ['worktree', 'merge'],
+  summary: "merge a todo's branch into its base (humans only: you type the todo id to confirm); a conflict changes nothing",
+  humanOnly: true,
+  mutates: true,
+  positionals: todoArg,
+  flags: {
+    'ff-only': { type: 'boolean', description: 'only a fast-forward (the default)' },
+    'merge-commit': { type: 'boolean', description: 'always make a merge commit' },
+  },
+  examples: ['loopx worktree merge T3', 'loopx worktree merge T3 --merge-commit'],
+  run(ctx) {
+    const id = parseId('todo', ctx.args.positionals[0]);
+    if (ctx.args.bool('ff-only') && ctx.args.bool('merge-commit')) throw new InvalidInputError('give one of --ff-only or --merge-commit');
+    const mode = ctx.args.bool('merge-commit') ? 'merge' : 'ff';
+    const row = mergeWorktree(confirmLanding(ctx, 'merge', id), id, mode);
+    return {
+      data: row,
+      text: `Merged ${row.branch} into ${row.base} (${mode === 'ff' ? 'fast-forward' : 'merge commit'}): now ${String(row.landedCommit).slice(0, 12)}`,
+    };
+  },
+};
+
+export const worktreePr: Command = {
+  name: ['worktree', 'pr'],
+  summary: "push a todo's branch and open a pull request into its base through gh (humans only)",
+  humanOnly: true,
+  mutates: true,
+  positionals: todoArg,
+  run(ctx) {
+    const id = parseId('todo', ctx.args.positionals[0]);
+    const row = openPullRequest(confirmLanding(ctx, 'open a pull request for', id), id);
+    return { data: row, text: `Opened a pull request for ${row.branch}: ${row.prUrl ?? ''}` };
+  },
+};
+
+export const worktreeDiscard: Command = {
+  name: ['worktree', 'discard'],
+  summary: "delete a todo's branch and worktree (humans only); uncommitted changes stop it unless --force",
+  humanOnly: true,
+  mutates: true,
+  positionals: todoArg,
+  flags: { force: { type: 'boolean', description: 'drop uncommitted changes in its worktree too' } },
+  run(ctx) {
+    const id = parseId('todo', ctx.args.positionals[0]);
+    const row = discardWorktree(confirmLanding(ctx, 'discard', id), id, ctx.args.bool('force'));
+    return {
+      data: row,
+      text: `Discarded ${row.branch} (its last commit was ${String(row.landedCommit).slice(0, 12)}: git branch ${row.branch} ${String(row.landedCommit)} brings it back while git keeps it)`,
+    };
+  },
+};
+
+export const goalSetWorktree: Command = {
+  name: ['goal', 'set-worktree'],
+  summary: "turn a goal's worktrees on (each todo on its own branch from --base) or off (humans only)",
+  humanOnly: true,
+  mutates: true,
+  positionals: [{ name: 'ID', description: 'goal id', required: true }],
+  flags: {
+    base: { type: 'string', value: 'BRANCH', description: 'the branch todos branch from, e.g. main' },
+    off: { type: 'boolean', description: 'turns work in the main folder again (existing branches stay)' },
+  },
+  examples: ['loopx goal set-worktree G1 --base main', 'loopx goal set-worktree G1 --off'],
+  run(ctx) {
+    const id = parseId('goal', ctx.args.positionals[0]);
+    const base = ctx.args.str('base');
+    if ((base === undefined) === !ctx.args.bool('off')) throw new InvalidInputError('give exactly one of --base BRANCH or --off');
+    const human = ctx.confirmHuman(
+      base ? `give goal ${id}'s turns their own worktrees from ${base}` : `let goal ${id}'s turns work in the main folder`,
+      id,
+    );
+    const goal = setGoalWorktree(ctx.kernel().as(human), id, base ?? null);
+    return {
+      data: goal,
+      text: `${goal.worktreeBase ? `Worktrees from ${goal.worktreeBase}` : 'No worktrees'} for ${goalLine(new Painter(ctx.color), goal)}`,
+    };
+  },
+};
+
+export const worktreeClean: Command = {
+  name: ['worktree', 'clean'],
+  summary: 'remove stray worktree folders (landed, killed or unknown todos; humans only); branches stay, dirty folders need --force',
+  humanOnly: true,
+  mutates: true,
+  flags: { force: { type: 'boolean', description: 'also remove folders with uncommitted changes (they are lost)' } },
+  run(ctx) {
+    const kernel = ctx.kernel();
+    const { stray } = strayWorktrees(kernel);
+    if (stray.length === 0) return { data: { removed: [], kept: [] }, text: 'No stray worktrees.', unchanged: true };
+    const human = ctx.confirmHuman(
+      `remove ${stray.length} stray worktree folders${ctx.args.bool('force') ? ', uncommitted changes too' : ''}`,
+      'clean',
+      stray.map(strayLine),
+    );
+    const result = cleanWorktrees(kernel.as(human), ctx.args.bool('force'));
+    const lines = [
+      ...result.removed.map((w) => `Removed ${strayLine(w)}`),
+      ...result.kept.map((w) => `Kept ${strayLine(w)}${w.uncommitted ? ' (--force removes it)' : ''}`),
+    ];
+    return { data: result, text: lines.join('\n') };
+  },
+};
+
+export const WORKTREE_COMMANDS: readonly Command[] = [worktreeList, worktreeMerge, worktreePr, worktreeDiscard, worktreeClean];

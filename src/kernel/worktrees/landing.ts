@@ -1,0 +1,177 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Kernel } from '../kernel';
+import { IllegalTransitionError, NotFoundError, RefusedError } from '../errors';
+import { requireHumanChannel } from '../authority';
+import { getTodo } from '../queries/lookups';
+import { dirtyFiles, git, gitRaw, gitWords, listGitWorktrees, resolveCommit } from './git';
+import { type WorktreeRow, findWorktree, worktreesDir } from './worktreeRows';
+import { recordRemoved } from './hygiene';
+
+/** The todo's worktree, when a person may land it now: it has one, it is not landed, and no turn works in it. */
+function landable(kernel: Kernel, todoId: string, verb: string): WorktreeRow {
+  const row = kernel.read((db) => findWorktree(db, todoId));
+  const todo = kernel.read((db) => getTodo(db, todoId));
+  if (!row) throw new NotFoundError('worktree of todo', todoId, 'only todos of goals with worktrees on have one: loopx worktree list');
+  if (row.status === 'merged' || row.status === 'discarded')
+    throw new IllegalTransitionError(`the branch of ${todoId} was already ${row.status}; there is nothing to ${verb}`);
+  if (todo.status === 'claimed')
+    throw new IllegalTransitionError(
+      `${todoId} is claimed by ${todo.owner ?? 'an agent'}, who may be writing on ${row.branch} right now`,
+      'wait for its turn to end (or release the claim), then land it',
+    );
+  return row;
+}
+
+function refuseDirty(where: string, files: string[], hint: string): void {
+  if (files.length === 0) return;
+  const shown = files.slice(0, 10).join(', ') + (files.length > 10 ? ` and ${files.length - 10} more` : '');
+  throw new RefusedError('worktree_dirty', `${where} has uncommitted changes: ${shown}`, hint, { files });
+}
+
+function top(kernel: Kernel): string {
+  return git(kernel.root, ['rev-parse', '--show-toplevel']);
+}
+
+/**
+ * Merges a todo's branch into its base, as a person decided: a fast-forward (`ff`) or a merge commit (`merge`). It
+ * merges where the base is checked out (the main folder, usually), or in a scratch worktree when it is checked out
+ * nowhere. A conflict aborts the merge: the base is as it was, the branch is kept, and the files are named.
+ */
+export function mergeWorktree(kernel: Kernel, todoId: string, mode: 'ff' | 'merge'): WorktreeRow {
+  const human = requireHuman(kernel, `merging the branch of ${todoId}`);
+  const row = landable(kernel, todoId, 'merge');
+  const repo = top(kernel);
+  const head = resolveCommit(repo, `refs/heads/${row.branch}`);
+  if (!head) throw new RefusedError('git_failed', `branch ${row.branch} no longer exists`, 'discard the worktree: loopx worktree discard');
+  if (existsSync(row.path) && row.removedAt === null)
+    refuseDirty(`the worktree of ${todoId} (${row.path})`, dirtyFiles(row.path), 'commit them on the branch there, or discard them first');
+  const baseHead = resolveCommit(repo, `refs/heads/${row.base}`);
+  if (baseHead && gitRaw(repo, ['merge-base', '--is-ancestor', head, baseHead]).status === 0)
+    throw new IllegalTransitionError(`${row.branch} has nothing that ${row.base} does not have already`, 'discard it instead');
+  const home = listGitWorktrees(repo).find((w) => w.branch === row.base)?.path;
+  let scratch: string | null = null;
+  if (!home) mkdirSync(worktreesDir(repo), { recursive: true });
+  const dir = home ?? (scratch = mkdtempSync(join(worktreesDir(repo), '.merge-')));
+  try {
+    if (scratch) git(repo, ['worktree', 'add', scratch, row.base]);
+    else refuseDirty(`${dir}, where ${row.base} is checked out,`, tracked(dir), `commit or stash them there first; ${row.branch} is kept`);
+    const message = `Merge ${row.branch}: ${kernel.read((db) => getTodo(db, todoId)).title} (loopx ${todoId})`;
+    const args = mode === 'ff' ? ['merge', '--ff-only', row.branch] : ['merge', '--no-ff', '--no-edit', '-m', message, row.branch];
+    const merged = gitRaw(dir, args);
+    if (merged.status !== 0) {
+      const conflicts = gitRaw(dir, ['diff', '--name-only', '--diff-filter=U']).stdout.split('\n').filter(Boolean);
+      if (existsSync(join(git(dir, ['rev-parse', '--git-dir']), 'MERGE_HEAD'))) gitRaw(dir, ['merge', '--abort']);
+      if (mode === 'ff')
+        throw new RefusedError(
+          'merge_conflict',
+          `${row.base} has moved on since ${row.branch} started: it cannot be fast-forwarded`,
+          'merge it with a merge commit instead (--merge-commit); nothing was changed',
+        );
+      throw new RefusedError(
+        'merge_conflict',
+        conflicts.length
+          ? `${row.branch} conflicts with ${row.base} in ${conflicts.join(', ')}: the merge was undone, nothing was changed and the branch is kept`
+          : `${row.branch} could not be merged into ${row.base}: ${gitWords(merged)}; nothing was changed and the branch is kept`,
+        `resolve it on the branch (in ${row.path}) or merge by hand`,
+        { conflicts },
+      );
+    }
+    const commit = git(dir, ['rev-parse', 'HEAD']);
+    return kernel.as(human).write((tx) => {
+      tx.emit({
+        kind: 'worktree.landed',
+        goalId: row.goalId,
+        todoId,
+        data: { how: 'merged', branch: row.branch, head, commit, mode, url: null },
+      });
+      return findWorktree(tx.db, todoId) as WorktreeRow;
+    });
+  } finally {
+    if (scratch) {
+      gitRaw(repo, ['worktree', 'remove', '--force', scratch]);
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Tracked files with uncommitted changes (the store's own untracked folder is no obstacle to a merge). */
+function tracked(dir: string): string[] {
+  return gitRaw(dir, ['status', '--porcelain', '--untracked-files=no'])
+    .stdout.split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => l.slice(3));
+}
+
+function requireHuman(kernel: Kernel, action: string) {
+  const actor = kernel.requireActor();
+  requireHumanChannel(actor, action);
+  return actor;
+}
+
+/** True when GitHub's `gh` is on PATH. */
+export function ghAvailable(env: NodeJS.ProcessEnv = process.env): boolean {
+  const result = spawnSync('gh', ['--version'], { encoding: 'utf8', timeout: 10_000, env });
+  return !result.error && result.status === 0;
+}
+
+/**
+ * Opens a todo's branch as a pull request through `gh`: pushes it to `origin` and asks for a PR into its base. Without
+ * gh it says so and what to do instead; nothing is recorded then.
+ */
+export function openPullRequest(kernel: Kernel, todoId: string): WorktreeRow {
+  const human = requireHuman(kernel, `opening a pull request for ${todoId}`);
+  const row = landable(kernel, todoId, 'open as a pull request');
+  const repo = top(kernel);
+  const head = resolveCommit(repo, `refs/heads/${row.branch}`);
+  if (!head) throw new RefusedError('git_failed', `branch ${row.branch} no longer exists`);
+  if (!ghAvailable())
+    throw new RefusedError(
+      'gh_missing',
+      "GitHub's command-line tool (gh) is not installed here, so no pull request was opened",
+      `install gh (https://cli.github.com), or push the branch yourself: git push -u origin ${row.branch}, and open the pull request on your git host`,
+    );
+  git(repo, ['push', '-u', 'origin', row.branch], { timeoutMs: 120_000 });
+  const todo = kernel.read((db) => getTodo(db, todoId));
+  const body = `${todo.detail || todo.title}\n\nFrom loopx todo ${todoId} (branch ${row.branch}).`;
+  const pr = spawnSync('gh', ['pr', 'create', '--base', row.base, '--head', row.branch, '--title', todo.title, '--body', body], {
+    cwd: repo,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, GH_PROMPT_DISABLED: '1' },
+  });
+  if (pr.error || pr.status !== 0)
+    throw new RefusedError('git_failed', `gh could not open the pull request: ${(pr.stderr || pr.stdout || String(pr.error)).trim()}`);
+  const url = pr.stdout.trim().split('\n').pop() ?? '';
+  return kernel.as(human).write((tx) => {
+    tx.emit({ kind: 'worktree.landed', goalId: row.goalId, todoId, data: { how: 'pr', branch: row.branch, head, commit: null, url } });
+    return findWorktree(tx.db, todoId) as WorktreeRow;
+  });
+}
+
+/**
+ * Discards a todo's branch and folder. Uncommitted changes are never dropped without `force` (a person's word); the
+ * branch's head is recorded, so it can be brought back (`git branch <name> <head>`) while git keeps the commit.
+ */
+export function discardWorktree(kernel: Kernel, todoId: string, force: boolean): WorktreeRow {
+  const human = requireHuman(kernel, `discarding the branch of ${todoId}`);
+  const row = landable(kernel, todoId, 'discard');
+  const repo = top(kernel);
+  const present = existsSync(row.path) && listGitWorktrees(repo).some((w) => w.branch === row.branch);
+  if (present && !force)
+    refuseDirty(`the worktree of ${todoId} (${row.path})`, dirtyFiles(row.path), 'a person may drop them with --force');
+  const head = resolveCommit(repo, `refs/heads/${row.branch}`) ?? row.baseCommit;
+  if (present) git(repo, ['worktree', 'remove', ...(force ? ['--force'] : []), row.path]);
+  gitRaw(repo, ['branch', '-D', row.branch]);
+  return kernel.as(human).write((tx) => {
+    tx.emit({
+      kind: 'worktree.landed',
+      goalId: row.goalId,
+      todoId,
+      data: { how: 'discarded', branch: row.branch, head, commit: null, url: null },
+    });
+    if (present) recordRemoved(tx, row.goalId, todoId, row.path, force);
+    return findWorktree(tx.db, todoId) as WorktreeRow;
+  });
+}

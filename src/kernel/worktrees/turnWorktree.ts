@@ -1,0 +1,67 @@
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Tx } from '../kernel';
+import type { Goal } from '../model';
+import { RefusedError } from '../errors';
+import { git, gitRaw, gitWords, listGitWorktrees, resolveCommit } from './git';
+import { branchFor, findWorktree, worktreesDir } from './worktreeRows';
+
+/** Where a turn of a worktree goal works: its todo's branch, checked out in its own folder. */
+export interface TurnWorktree {
+  branch: string;
+  base: string;
+  /** The worktree's folder (the whole repository checked out). */
+  path: string;
+  /** Where the host runs: the folder in the worktree that matches the workspace root (the root may be below the repository's top). */
+  cwd: string;
+  /** True when this turn made it; false when it continues on a branch an earlier turn made. */
+  created: boolean;
+}
+
+/**
+ * Makes or finds the worktree of the todo a turn is starting on, inside the turn's write (a failure rolls the claim
+ * and the turn back). A todo that comes back continues on its branch and folder, wherever they were left: a runner
+ * killed mid-turn leaves both, and the next turn picks them up as they are. A folder that was removed is made again
+ * from the branch; a discarded or merged branch starts over from the base. Nothing of `.loopx/` goes into it: the
+ * host reaches the one store through LOOPX_ROOT.
+ */
+export function prepareTurnWorktree(tx: Tx, root: string, goal: Goal, todo: { id: string; title: string }): TurnWorktree | null {
+  const base = goal.worktreeBase;
+  if (base === null) return null;
+  const top = git(root, ['rev-parse', '--show-toplevel']);
+  const prefix = git(root, ['rev-parse', '--show-prefix']);
+  const row = findWorktree(tx.db, todo.id);
+  const branch = row?.branch ?? branchFor(todo.id, todo.title);
+  const branchHead = resolveCommit(top, `refs/heads/${branch}`);
+  const reusable = row !== undefined && row.status !== 'merged' && row.status !== 'discarded';
+  let baseCommit = reusable && branchHead ? row.baseCommit : null;
+  const checkedOut = branchHead ? listGitWorktrees(top).find((w) => w.branch === branch) : undefined;
+  let path = checkedOut?.path ?? row?.path ?? join(worktreesDir(top), branch.slice('loopx/'.length));
+  let created = false;
+  if (!checkedOut) {
+    gitRaw(top, ['worktree', 'prune']); // forget folders deleted by hand, so their branch can be checked out again
+    if (existsSync(path) && readdirSync(path).length > 0)
+      throw new RefusedError(
+        'git_failed',
+        `cannot make the worktree of ${todo.id}: ${path} exists and is not a worktree of branch ${branch}`,
+        'move that folder away (nothing of it is touched), then start the turn again',
+      );
+    mkdirSync(join(path, '..'), { recursive: true });
+    const args = branchHead ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, base];
+    if (!branchHead && resolveCommit(top, base) === null)
+      throw new RefusedError(
+        'git_failed',
+        `goal ${goal.id}'s worktree base ${base} names no branch or commit any more`,
+        'a person sets another: loopx goal set-worktree',
+      );
+    const added = gitRaw(top, args);
+    if (added.status !== 0) throw new RefusedError('git_failed', `cannot make the worktree of ${todo.id}: ${gitWords(added)}`);
+    created = true;
+  }
+  path = checkedOut?.path ?? path;
+  baseCommit ??= branchHead ? git(top, ['merge-base', base, branch]) : (resolveCommit(top, base) as string);
+  if (!row || !reusable || row.removedAt !== null || row.path !== path || row.branch !== branch) {
+    tx.emit({ kind: 'worktree.created', goalId: goal.id, todoId: todo.id, data: { branch, base, baseCommit, path } });
+  }
+  return { branch, base, path, cwd: prefix ? join(path, prefix) : path, created };
+}

@@ -1,0 +1,354 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { LOOPX, REPO, cleanEnv, dumpStore, inVsCode, loopx, startGoal } from './harness';
+import { type RunnerChild, startRunner } from './runner';
+import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
+import { discardWorktree, mergeWorktree } from '../../src/kernel/worktrees/landing';
+import { killTodo } from '../../src/kernel/ops/todos';
+import { processAlive } from '../../src/kernel/launchers';
+
+/** Worktrees with real git in temporary repositories: a repo with one commit on main and a store at its root. */
+const GIT_ID = {
+  GIT_AUTHOR_NAME: 'Ada',
+  GIT_AUTHOR_EMAIL: 'ada@example.com',
+  GIT_COMMITTER_NAME: 'Ada',
+  GIT_COMMITTER_EMAIL: 'ada@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
+Object.assign(process.env, GIT_ID); // the merges loopx makes (in the CLIs these tests start) need an identity too
+const AGENT = join(REPO, 'test', 'cli', 'fixtures', 'worktreeAgent.mjs');
+const agentCommand = (mode: string) => [`'${process.execPath}'`, AGENT, '{prompt}', mode].join(' ');
+
+const parents: string[] = [];
+const children: RunnerChild[] = [];
+afterAll(() => {
+  for (const r of children) if (r.child.exitCode === null) r.child.kill('SIGKILL');
+  for (const parent of parents) rmSync(parent, { recursive: true, force: true });
+});
+
+function setUp(goalFlags: string[] = ['--worktree', 'main'], todos = ['Parse quoted fields', 'Write the docs']) {
+  const parent = realpathSync(mkdtempSync(join(tmpdir(), 'loopx-wt-')));
+  parents.push(parent);
+  const root = join(parent, 'app');
+  mkdirSync(root);
+  const git = (args: string[], cwd = root) =>
+    execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...GIT_ID } }).trim();
+  git(['init', '-q', '-b', 'main']);
+  writeFileSync(join(root, 'shared.txt'), 'one\ntwo\nthree\n');
+  const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: root, env });
+  cli(['init']);
+  git(['add', '.']);
+  git(['commit', '-q', '-m', 'start']);
+  const created = cli(['goal', 'create', '--title', 'Parallel', '--max-concurrent', '2', ...goalFlags, '--json']);
+  startGoal(root);
+  for (const title of todos) cli(['todo', 'add', '--goal', 'G1', '--title', title]);
+  const runner = (args: string[]) => {
+    const r = startRunner(root, args, GIT_ID);
+    children.push(r);
+    return r;
+  };
+  const tty = (args: string[], typed: string) => loopxTty(args, typed, { cwd: root, env: GIT_ID });
+  return { parent, root, git, cli, runner, tty, created };
+}
+
+/** A turn as an agent starts it by hand (`turn start`), committing `file` with `text` in the folder it was given. */
+function agentTurn(s: ReturnType<typeof setUp>, todo: string, file: string, text: string, ship = true) {
+  const started = s.cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--todo', todo, '--json'], { LOOPX_AGENT: 'bot' });
+  expect(started.json.ok, started.stdout).toBe(true);
+  const data = started.json.data as { id: string; cwd: string; env: Record<string, string>; worktree: { branch: string; path: string } };
+  writeFileSync(join(data.cwd, file), text);
+  s.git(['add', file], data.cwd);
+  s.git(['commit', '-q', '-m', `${todo} changes ${file}`], data.cwd);
+  const bot = { LOOPX_AGENT: 'bot' };
+  s.cli(['evidence', 'add', '--todo', todo, '--kind', 'note', '--summary', `changed ${file}`], bot);
+  if (ship) s.cli(['todo', 'ship', todo], bot);
+  s.cli(['turn', 'finish', data.id, '--exit-code', '0'], bot);
+  return data;
+}
+
+describe('a goal with worktrees on', () => {
+  test('goal create --worktree checks the base against the repository and records it in the log', () => {
+    const s = setUp();
+    expect(s.created.json.data).toMatchObject({ id: 'G1', worktreeBase: 'main' });
+    const history = s.cli(['history', '--json']).json.data as { kind: string }[];
+    expect(history.map((e) => e.kind)).toContain('goal.worktree_set');
+    const bad = s.cli(['goal', 'create', '--title', 'x', '--worktree', 'no-such-branch', '--json']);
+    expect([bad.code, bad.json.error?.code]).toEqual([2, 'invalid_input']);
+    expect(bad.json.error?.message).toMatch(/no branch or commit named "no-such-branch"/);
+    expect(s.cli(['log', 'verify', '--json']).code).toBe(0);
+  });
+
+  test('turn start makes the todo its own branch and folder, gives the host that cwd and LOOPX_ROOT, and copies nothing of .loopx/', () => {
+    const s = setUp();
+    const t = agentTurn(s, 'T1', 'shared.txt', 'one\nTWO\nthree\n', false);
+    expect(t.worktree.branch).toBe('loopx/T1-parse-quoted-fields');
+    expect(t.cwd).toBe(join(s.parent, 'app.loopx-worktrees', 'T1-parse-quoted-fields'));
+    expect(t.env).toMatchObject({ LOOPX_ROOT: s.root, LOOPX_WORKTREE: t.cwd, LOOPX_BRANCH: 'loopx/T1-parse-quoted-fields' });
+    expect(existsSync(join(t.cwd, '.loopx'))).toBe(false);
+    expect(readFileSync(join(s.root, 'shared.txt'), 'utf8')).toBe('one\ntwo\nthree\n'); // the main folder is untouched
+    expect(readFileSync(join(s.root, '.loopx', 'turns', t.id, 'prompt.md'), 'utf8')).toContain(
+      '## Your branch: loopx/T1-parse-quoted-fields',
+    );
+    // From inside the worktree, without LOOPX_ROOT, the CLI still reaches the one store only via LOOPX_ROOT: it is set for the host.
+    const fromInside = loopx(['todo', 'show', 'T1', '--json'], { cwd: t.cwd, env: { LOOPX_ROOT: s.root } });
+    expect(fromInside.json.data).toMatchObject({
+      id: 'T1',
+      change: { branch: 'loopx/T1-parse-quoted-fields', base: 'main', status: 'open', diffStat: { files: 1, insertions: 1, deletions: 1 } },
+    });
+    expect((fromInside.json.data as { change: { commits: { subject: string }[] } }).change.commits).toMatchObject([
+      { subject: 'T1 changes shared.txt' },
+    ]);
+    // The todo comes back: its next turn continues on the same branch and folder, on top of its commit.
+    const again = agentTurn(s, 'T1', 'more.txt', 'more\n');
+    expect(again.cwd).toBe(t.cwd);
+    expect(s.git(['log', '--format=%s', 'main..loopx/T1-parse-quoted-fields'])).toBe('T1 changes more.txt\nT1 changes shared.txt');
+    const text = s.cli(['todo', 'show', 'T1']).stdout;
+    expect(text).toMatch(/branch: loopx\/T1-parse-quoted-fields from main \(waits for a person to land it\): 2 commits, 2 files changed/);
+  });
+
+  test("kernel-run evidence and the acceptance check run in the todo's worktree, so they test its branch", () => {
+    const s = setUp();
+    const started = s.cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--todo', 'T1', '--json'], { LOOPX_AGENT: 'bot' });
+    const cwd = (started.json.data as { cwd: string }).cwd;
+    writeFileSync(join(cwd, 'only-on-the-branch.txt'), 'x\n');
+    const run = s.cli(['evidence', 'run', '--todo', 'T1', '--json', '--', 'ls'], { LOOPX_AGENT: 'bot' });
+    expect(run.code, run.stdout).toBe(0);
+    expect(JSON.stringify(run.json.data)).toContain('only-on-the-branch.txt');
+  });
+
+  test('a worktree that cannot be made refuses the turn (git_failed) with nothing claimed; the folder in the way is untouched', () => {
+    const s = setUp();
+    const inTheWay = join(s.parent, 'app.loopx-worktrees', 'T1-parse-quoted-fields');
+    mkdirSync(inTheWay, { recursive: true });
+    writeFileSync(join(inTheWay, 'mine.txt'), 'keep me\n');
+    const before = dumpStore(s.root);
+    const started = s.cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--todo', 'T1', '--json'], { LOOPX_AGENT: 'bot' });
+    expect([started.code, started.json.error?.code]).toEqual([3, 'git_failed']);
+    expect(started.json.error?.message).toMatch(/exists and is not a worktree of branch loopx\/T1-parse-quoted-fields/);
+    expect(dumpStore(s.root)).toBe(before);
+    expect(readFileSync(join(inTheWay, 'mine.txt'), 'utf8')).toBe('keep me\n');
+  });
+
+  test('a goal without --worktree works in the main folder, as before', () => {
+    const s = setUp([]);
+    const started = s.cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--json'], { LOOPX_AGENT: 'bot' });
+    expect(started.json.data).toMatchObject({ cwd: s.root, worktree: null });
+    expect(existsSync(join(s.parent, 'app.loopx-worktrees'))).toBe(false);
+  });
+});
+
+describe('two agents in parallel on one goal', () => {
+  test("each works on its own branch in its own folder and never sees the other one's files", async () => {
+    const s = setUp();
+    const a = s.runner(['--host', 'custom', '--command', agentCommand('pair'), '--agent', 'bot-a', '--until-idle']);
+    const b = s.runner(['--host', 'custom', '--command', agentCommand('pair'), '--agent', 'bot-b', '--until-idle']);
+    expect(await a.exited).toEqual({ code: 0, signal: null });
+    expect(await b.exited).toEqual({ code: 0, signal: null });
+    const turns = s.cli(['turn', 'list', '--json']).json.data as { todoId: string; resultKind: string }[];
+    expect(turns.map((t) => [t.todoId, t.resultKind]).sort()).toEqual([
+      ['T1', 'validated_completion'],
+      ['T2', 'validated_completion'],
+    ]);
+    // Both were running at once (each waited for the other's marker), and each branch holds only its own file.
+    expect(s.git(['diff', '--name-only', 'main', 'loopx/T1-parse-quoted-fields'])).toBe('T1.txt');
+    expect(s.git(['diff', '--name-only', 'main', 'loopx/T2-write-the-docs'])).toBe('T2.txt');
+    expect(existsSync(join(s.root, 'T1.txt')) || existsSync(join(s.root, 'T2.txt'))).toBe(false);
+  });
+});
+
+describe.skipIf(!PTY_AVAILABLE)(`landing is a person's decision${PTY_AVAILABLE ? '' : ` (${PTY_SKIP_REASON})`}`, () => {
+  test('an agent cannot merge, open a PR or discard through the CLI, nor a "human" without a terminal; nothing changes', () => {
+    const s = setUp();
+    agentTurn(s, 'T1', 'a.txt', 'a\n');
+    const before = dumpStore(s.root);
+    const mainBefore = s.git(['rev-parse', 'main']);
+    for (const verb of [
+      ['worktree', 'merge', 'T1'],
+      ['worktree', 'pr', 'T1'],
+      ['worktree', 'discard', 'T1', '--force'],
+      ['goal', 'set-worktree', 'G1', '--off'],
+    ]) {
+      const agent = s.cli([...verb, '--json'], { LOOPX_AGENT: 'bot' });
+      expect([agent.code, agent.json.error?.code], verb.join(' ')).toEqual([3, 'not_allowed']);
+      const spoof = s.cli([...verb, '--agent', '', '--json'], { LOOPX_AGENT: 'bot' });
+      expect(spoof.code, verb.join(' ')).toBe(2);
+      const noTty = s.cli([...verb, '--json']);
+      expect([noTty.code, noTty.json.error?.code], verb.join(' ')).toEqual([3, 'human_channel_required']);
+    }
+    expect(dumpStore(s.root)).toBe(before);
+    expect(s.git(['rev-parse', 'main'])).toBe(mainBefore);
+    expect(s.git(['branch', '--list', 'loopx/*'])).toContain('loopx/T1-parse-quoted-fields');
+  });
+
+  test('a person merges a shipped branch by fast-forward at a terminal; the channel is recorded', () => {
+    const s = setUp();
+    const t = agentTurn(s, 'T1', 'a.txt', 'a\n');
+    expect(s.cli(['review-packet']).stdout).toContain(
+      'branch `loopx/T1-parse-quoted-fields` from `main` waits for you to land it: loopx todo show T1 has its commits and diff',
+    );
+    const merged = s.tty(['worktree', 'merge', 'T1', '--json'], 'T1');
+    expect(merged.code, merged.stdout).toBe(0);
+    expect(merged.json?.data).toMatchObject({ status: 'merged', landedBy: 'ada', landedChannel: 'tty' });
+    expect(s.git(['rev-parse', 'main'])).toBe(s.git(['rev-parse', 'loopx/T1-parse-quoted-fields']));
+    expect(readFileSync(join(s.root, 'a.txt'), 'utf8')).toBe('a\n'); // main is checked out at the root: its files moved on
+    const landed = (s.cli(['history', '--json']).json.data as { kind: string; data: Record<string, unknown> }[]).find(
+      (e) => e.kind === 'worktree.landed',
+    );
+    expect(landed?.data).toMatchObject({ how: 'merged', mode: 'ff', channel: 'tty' });
+    expect(s.cli(['review-packet']).stdout).toMatch(
+      /branch `loopx\/T1-parse-quoted-fields` merged into `main` by ada \(now `[0-9a-f]{12}`\)/,
+    );
+    expect(existsSync(t.cwd)).toBe(true);
+    const again = s.tty(['worktree', 'merge', 'T1', '--json'], 'T1');
+    expect(again.json?.error?.code).toBe('illegal_transition');
+  });
+
+  test('a conflict is said plainly, the merge is undone and the branch is kept', () => {
+    const s = setUp();
+    agentTurn(s, 'T1', 'shared.txt', 'one\nfrom T1\nthree\n');
+    agentTurn(s, 'T2', 'shared.txt', 'one\nfrom T2\nthree\n');
+    expect(s.tty(['worktree', 'merge', 'T1', '--merge-commit', '--json'], 'T1').code).toBe(0);
+    const mainAfterT1 = s.git(['rev-parse', 'main']);
+    const t2Head = s.git(['rev-parse', 'loopx/T2-write-the-docs']);
+    const ff = s.tty(['worktree', 'merge', 'T2', '--json'], 'T2');
+    expect([ff.code, ff.json?.error?.code]).toEqual([3, 'merge_conflict']);
+    expect(ff.json?.error?.message).toMatch(/cannot be fast-forwarded/);
+    const conflict = s.tty(['worktree', 'merge', 'T2', '--merge-commit', '--json'], 'T2');
+    expect([conflict.code, conflict.json?.error?.code]).toEqual([3, 'merge_conflict']);
+    expect(conflict.json?.error?.message).toMatch(
+      /conflicts with main in shared\.txt: the merge was undone, nothing was changed and the branch is kept/,
+    );
+    expect(s.git(['rev-parse', 'main'])).toBe(mainAfterT1);
+    expect(s.git(['status', '--porcelain', '--untracked-files=no'])).toBe('');
+    expect(s.git(['rev-parse', 'loopx/T2-write-the-docs'])).toBe(t2Head);
+    expect(s.cli(['todo', 'show', 'T2', '--json']).json.data).toMatchObject({ change: { status: 'open' } });
+  });
+
+  test('a dirty worktree is never discarded without --force; discarding records the head that brings it back', () => {
+    const s = setUp();
+    const t = agentTurn(s, 'T1', 'a.txt', 'a\n');
+    const head = s.git(['rev-parse', 'loopx/T1-parse-quoted-fields']);
+    writeFileSync(join(t.cwd, 'scratch.txt'), 'not committed\n');
+    const refused = s.tty(['worktree', 'discard', 'T1', '--json'], 'T1');
+    expect([refused.code, refused.json?.error?.code]).toEqual([3, 'worktree_dirty']);
+    expect(refused.json?.error?.message).toMatch(/uncommitted changes: scratch\.txt/);
+    expect(existsSync(join(t.cwd, 'scratch.txt'))).toBe(true);
+    const discarded = s.tty(['worktree', 'discard', 'T1', '--force', '--json'], 'T1');
+    expect(discarded.code, discarded.stdout).toBe(0);
+    expect(discarded.json?.data).toMatchObject({ status: 'discarded', landedCommit: head });
+    expect(existsSync(t.cwd)).toBe(false);
+    expect(s.git(['branch', '--list', 'loopx/*'])).toBe('');
+    expect(s.cli(['log', 'verify', '--json']).code).toBe(0);
+  });
+
+  test('doctor lists stray worktrees with their disk use; clean removes them on a word, keeps a dirty one without --force and every branch', () => {
+    const s = setUp();
+    const t1 = agentTurn(s, 'T1', 'a.txt', 'a\n');
+    const t2 = agentTurn(s, 'T2', 'b.txt', 'b\n', false);
+    expect(s.cli(['doctor', '--json']).json.data).toMatchObject({
+      checks: expect.arrayContaining([{ name: 'worktrees', level: 'ok', detail: '2 in use by todos, none stray' }]),
+    });
+    expect(s.tty(['worktree', 'merge', 'T1', '--json'], 'T1').code).toBe(0);
+    inVsCode(s.root, (k) => killTodo(k, 'T2', 'not needed'));
+    writeFileSync(join(t2.cwd, 'scratch.txt'), 'not committed\n');
+    const doctor = s.cli(['doctor', '--json']).json.data as { checks: { name: string; level: string; detail: string }[] };
+    const line = doctor.checks.find((c) => c.name === 'worktrees');
+    expect(line?.level).toBe('warn');
+    expect(line?.detail).toMatch(/^2 stray \(\d+(\.\d)? (B|KB)\): /);
+    expect(line?.detail).toContain('its branch was merged');
+    expect(line?.detail).toMatch(/todo T2 was killed; [^)]*, 1 files not committed/);
+    const clean = s.tty(['worktree', 'clean', '--json'], 'clean');
+    expect(clean.code, clean.stdout).toBe(0);
+    expect(existsSync(t1.cwd)).toBe(false);
+    expect(readFileSync(join(t2.cwd, 'scratch.txt'), 'utf8')).toBe('not committed\n');
+    expect(s.tty(['worktree', 'clean', '--force', '--json'], 'clean').code).toBe(0);
+    expect(existsSync(t2.cwd)).toBe(false);
+    expect(
+      s
+        .git(['branch', '--list', 'loopx/*'])
+        .split('\n')
+        .map((b) => b.trim()),
+    ).toEqual(['loopx/T1-parse-quoted-fields', 'loopx/T2-write-the-docs']);
+    expect(s.cli(['log', 'verify', '--json']).code).toBe(0);
+    const agent = s.cli(['worktree', 'clean', '--json'], { LOOPX_AGENT: 'bot' });
+    expect(agent.json.error?.code).toBe('not_allowed');
+  });
+
+  test('without gh, opening a pull request says so in words and records nothing', () => {
+    const s = setUp();
+    agentTurn(s, 'T1', 'a.txt', 'a\n');
+    const before = dumpStore(s.root);
+    // A PATH with git and nothing else: gh is surely absent, whatever this machine has installed.
+    const bin = join(s.parent, 'bin');
+    mkdirSync(bin);
+    symlinkSync(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(), join(bin, 'git'));
+    const pr = loopxTty(['worktree', 'pr', 'T1', '--json'], 'T1', { cwd: s.root, env: { ...GIT_ID, PATH: bin } });
+    expect([pr.code, pr.json?.error?.code]).toEqual([3, 'gh_missing']);
+    expect(pr.json?.error?.message).toMatch(/gh\) is not installed here, so no pull request was opened/);
+    expect(dumpStore(s.root)).toBe(before);
+  });
+});
+
+describe('in VS Code (the kernel with channel vscode)', () => {
+  test('merge and discard go through the same rules: a merge commit lands, the channel is recorded', () => {
+    const s = setUp();
+    agentTurn(s, 'T1', 'a.txt', 'a\n');
+    agentTurn(s, 'T2', 'b.txt', 'b\n');
+    const merged = inVsCode(s.root, (k) => mergeWorktree(k, 'T1', 'merge'));
+    expect(merged).toMatchObject({ status: 'merged', landedChannel: 'vscode' });
+    expect(s.git(['log', '-1', '--format=%s', 'main'])).toBe('Merge loopx/T1-parse-quoted-fields: Parse quoted fields (loopx T1)');
+    expect(inVsCode(s.root, (k) => discardWorktree(k, 'T2', false))).toMatchObject({ status: 'discarded' });
+  });
+});
+
+describe('a runner killed mid-turn', () => {
+  test('leaves the worktree with its work, and the next turn picks it up on the same branch', async () => {
+    const s = setUp(['--worktree', 'main'], ['Parse quoted fields']);
+    const first = s.runner(['--host', 'custom', '--command', agentCommand('hang'), '--agent', 'bot', '--turn-limit', '15s']);
+    await first.waitFor((e) => e.event === 'output' && e.line === 'hanging');
+    const launcher = JSON.parse(readFileSync(join(s.root, '.loopx', 'turns', 'R1', 'launcher.json'), 'utf8')) as { hostPid: number };
+    first.child.kill('SIGKILL');
+    process.kill(-launcher.hostPid, 'SIGKILL'); // the agent dies with it
+    await first.exited;
+    for (let i = 0; i < 100 && processAlive(launcher.hostPid); i++) await new Promise((r) => setTimeout(r, 50));
+    const path = join(s.parent, 'app.loopx-worktrees', 'T1-parse-quoted-fields');
+    expect(readFileSync(join(path, 'T1.txt'), 'utf8')).toBe('T1 half done\n');
+    const next = s.runner(['--host', 'custom', '--command', agentCommand('resume'), '--agent', 'bot-2', '--until-idle', '--lease', '10s']);
+    expect(await next.exited, next.stderr()).toEqual({ code: 0, signal: null });
+    const turns = s.cli(['turn', 'list', '--json']).json.data as { id: string; todoId: string; resultKind: string }[];
+    expect(
+      turns.find((t) => t.id === 'R2'),
+      JSON.stringify([turns, next.events]),
+    ).toMatchObject({ todoId: 'T1', resultKind: 'validated_completion' });
+    expect(s.git(['log', '--format=%s', 'main..loopx/T1-parse-quoted-fields'])).toBe('T1: work of bot-2');
+    expect(s.git(['show', '--format=', '--name-only', 'loopx/T1-parse-quoted-fields'])).toBe('T1.txt');
+  });
+});
+
+describe('over MCP', () => {
+  test("an agent sees its todo's branch and change, and has no tool to merge, open a PR or discard", async () => {
+    const s = setUp();
+    agentTurn(s, 'T1', 'a.txt', 'a\n', false);
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    const env = cleanEnv({ LOOPX_AGENT: 'claude', ...GIT_ID }) as Record<string, string>;
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [LOOPX, 'mcp'], cwd: s.root, env }));
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names.filter((n) => /merge|discard|pull|pr_|worktree|land/.test(n))).toEqual([]);
+      const result = (await client.callTool({ name: 'loopx_todo_show', arguments: { todo: 'T1' } })) as { content: { text: string }[] };
+      const shown = JSON.parse(result.content[0]?.text ?? '{}') as { data: { change: unknown } };
+      expect(shown.data.change).toMatchObject({
+        branch: 'loopx/T1-parse-quoted-fields',
+        commits: [{ subject: 'T1 changes a.txt' }],
+        diffStat: { files: 1 },
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
