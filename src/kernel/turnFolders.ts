@@ -1,6 +1,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Kernel, STORE_DIR } from './kernel';
+import { finishedTurnNums } from './queries/turns';
 
 /**
  * How many finished turns keep their folder (prompt, output log, exit code, launcher marker): the newest ones. A
@@ -29,15 +30,7 @@ export function pruneTurnFolders(kernel: Kernel, keep = TURN_FOLDERS_KEPT): numb
     .sort((a, b) => b - a);
   if (nums.length <= keep) return 0;
   const older = nums.slice(keep);
-  const finished = kernel.read(
-    (db) =>
-      new Set(
-        db
-          .prepare('SELECT num FROM turns WHERE num IN (SELECT value FROM json_each(?)) AND ended_at IS NOT NULL')
-          .all(JSON.stringify(older))
-          .map((r) => Number(r.num)),
-      ),
-  );
+  const finished = kernel.read((db) => finishedTurnNums(db, older));
   let removed = 0;
   for (const num of older) {
     if (!finished.has(num)) continue;

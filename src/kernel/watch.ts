@@ -1,5 +1,5 @@
 import { type FSWatcher, watch as fsWatch } from 'node:fs';
-import type { SqliteDb } from './db/sqliteDb';
+import { type SqliteDb, dataVersion } from './db/sqliteDb';
 import { logHead } from './events/anchor';
 
 /**
@@ -102,6 +102,6 @@ export class StoreWatcher {
   }
 
   private dataVersion(): number {
-    return Number(this.db.prepare('PRAGMA data_version').get()?.data_version ?? 0);
+    return dataVersion(this.db);
   }
 }

@@ -89,3 +89,13 @@ export function countTurns(db: SqliteDb): number {
 export function openTurns(db: SqliteDb): Turn[] {
   return db.prepare('SELECT * FROM turns WHERE ended_at IS NULL ORDER BY num').all().map(turnFromRow);
 }
+
+/** Which of these turn numbers are finished turns (the rest are open or unknown to the store). */
+export function finishedTurnNums(db: SqliteDb, nums: readonly number[]): Set<number> {
+  return new Set(
+    db
+      .prepare('SELECT num FROM turns WHERE num IN (SELECT value FROM json_each(?)) AND ended_at IS NOT NULL')
+      .all(JSON.stringify(nums))
+      .map((r) => Number(r.num)),
+  );
+}
