@@ -5,7 +5,7 @@ import { Kernel } from '../src/kernel/kernel';
 import { createGoal } from '../src/kernel/ops/goals';
 import { addTodo } from '../src/kernel/ops/todos';
 import { shipTodo } from '../src/kernel/ops/claims';
-import { DEFAULT_HOSTS } from '../src/kernel/hosts';
+import { DEFAULT_HOSTS } from '../src/runtime/hosts';
 import { Runner } from '../src/cli/run/runner';
 
 /**

@@ -8,8 +8,8 @@ import { claimTodo, shipTodo } from '../src/kernel/ops/claims';
 import { addEvidence } from '../src/kernel/ops/evidence';
 import { askGate } from '../src/kernel/ops/gates';
 import { spendQuota } from '../src/kernel/ops/quota';
-import { humanName } from '../src/kernel/identity';
-import { writeStatusMd } from '../src/kernel/projections/statusMd';
+import { humanName } from '../src/runtime/identity';
+import { writeStatusMd } from '../src/runtime/projections/statusMd';
 import { CODE_SERVER, HOME, PROFILE, REPO, startCodeServer } from '../test/e2e/harness';
 import { ensureCodeServer, profileEnv } from '../test/e2e/profiles';
 

@@ -18,7 +18,7 @@ import { GOAL_KEYS, KEY_DOCS, QUOTA_KEYS, TODO_KEYS } from '../goalFile/schema';
 import type { Range } from '../goalFile/diagnostics';
 import { findGoalTodo, getGoal, getTodo } from '../kernel/queries/lookups';
 import { listAgents } from '../kernel/queries/lists';
-import { DEFAULT_HOSTS } from '../kernel/hosts';
+import { DEFAULT_HOSTS } from '../runtime/hosts';
 import { relative } from '../kernel/projections/todoCard';
 
 /**

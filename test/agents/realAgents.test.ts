@@ -7,7 +7,7 @@ import { LOOPX, REPO, cleanEnv, inVsCode, loopx, startGoal } from '../cli/harnes
 import { approveMonitor } from '../../src/kernel/ops/monitors';
 import { agentBin, agentEnv, readTurn, shipScript } from './agentEnv';
 import { type ModelServer, type Step, startModelServer } from './modelServer';
-import { claudeMcpSetup, codexMcpSetup } from '../../src/kernel/projections/mcpSetup';
+import { claudeMcpSetup, codexMcpSetup } from '../../src/runtime/projections/mcpSetup';
 
 /**
  * The real Claude Code and Codex CLIs (exact devDependencies) running loopx turns with the default host commands,

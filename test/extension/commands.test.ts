@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { claudeMcpSetup } from '../../src/kernel/projections/mcpSetup';
+import { claudeMcpSetup } from '../../src/runtime/projections/mcpSetup';
 import type { Gate, Goal, Todo } from '../../src/kernel/model';
 import { askGate } from '../../src/kernel/ops/gates';
 import { claimTodo, releaseTodo } from '../../src/kernel/ops/claims';

@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { LAUNCHER_FILE } from '../../src/kernel/launchers';
+import { LAUNCHER_FILE } from '../../src/runtime/launchers';
 import { Kernel } from '../../src/kernel/kernel';
 import { createGoal } from '../../src/kernel/ops/goals';
 import { addTodo } from '../../src/kernel/ops/todos';

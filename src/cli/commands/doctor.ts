@@ -7,15 +7,15 @@ import { engineFacts, integrityCheck } from '../../kernel/db/sqliteDb';
 import { verifyChain } from '../../kernel/events/verify';
 import { markBroken } from '../../kernel/logHealth';
 import { checkReplay } from '../../kernel/replay';
-import { STATUS_FILE } from '../../kernel/projections/statusMd';
+import { STATUS_FILE } from '../../runtime/projections/statusMd';
 import { openTurns } from '../../kernel/queries/turns';
 import { recentRunners } from '../../kernel/queries/runners';
 import { getTodoCore, leaseLive } from '../../kernel/queries/lookups';
 import { Painter } from '../format';
 import { StoreEnvironmentError, environmentError } from '../../kernel/storeFile';
 import { EXIT } from '../../kernel/errors';
-import { DEFAULT_HOSTS } from '../../kernel/hosts';
-import { hostFacts, judgeHost } from '../../kernel/hostCheck';
+import { DEFAULT_HOSTS } from '../../runtime/hosts';
+import { hostFacts, judgeHost } from '../../runtime/hostCheck';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Kernel } from '../../kernel/kernel';
-import { adoptOrphan, launcherState, settleAbandoned } from '../../kernel/launchers';
+import { adoptOrphan, launcherState, settleAbandoned } from '../../runtime/launchers';
 import { turnDir } from '../../kernel/ops/turns';
 import { TURN_END_GRACE_SECONDS } from '../../kernel/queries/turnSlots';
 import { type Turn, openTurns } from '../../kernel/queries/turns';

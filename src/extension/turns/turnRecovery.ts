@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { openTurns, type Turn } from '../../kernel/queries/turns';
-import { endOverdue, launcherState } from '../../kernel/launchers';
+import { endOverdue, launcherState } from '../../runtime/launchers';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import type { Log } from '../util/log';
 import type { StoreSession } from '../store/storeSession';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { type Evidence, evidenceBySeq } from '../../kernel/queries/evidence';
 import { evidenceTitle, renderEvidence } from './evidenceDocument';
-import { renderStatusMd } from '../../kernel/projections/statusMd';
+import { renderStatusMd } from '../../runtime/projections/statusMd';
 import { renderReviewPacket } from '../../kernel/projections/reviewPacket';
 import { todoHover } from '../../kernel/projections/todoCard';
 import { findTodo } from '../../kernel/queries/lookups';

@@ -14,7 +14,7 @@ import { getMonitor, listMonitors, monitorRuns } from '../queries/monitors';
 import { nextClaimable, readiness } from '../queries/ready';
 import { shouldRun } from '../queries/quota';
 import { statusReport } from '../queries/status';
-import { renderStatusMd } from '../projections/statusMd';
+import { renderStatusMd } from '../../runtime/projections/statusMd';
 import { verifyChain } from '../events/verify';
 import { checkReplay } from '../replay';
 import { iso } from '../time';

@@ -10,7 +10,7 @@ import { getGoal } from './lookups';
 import { planTurn } from './quota';
 import { BACKOFF_BASE_SECONDS, BACKOFF_MAX_SECONDS, recentRetries } from './backoff';
 import { statusReport } from './status';
-import { renderStatusMd } from '../projections/statusMd';
+import { renderStatusMd } from '../../runtime/projections/statusMd';
 import { iso } from '../time';
 
 let s: TestStore;

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EXIT, LoopxError } from '../errors';
+import { EXIT, LoopxError } from '../../kernel/errors';
 import { findExecutable } from '../hosts';
-import { runCommand } from '../run/runCommand';
+import { runCommand } from '../../kernel/run/runCommand';
 
 /** Chromium-based browsers that print a page to PDF headless, in the order they are looked for on PATH. */
 export const PDF_BROWSERS = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'microsoft-edge', 'brave-browser'];

@@ -1,4 +1,4 @@
-import { shellWord } from '../turnCommands';
+import { shellWord } from '../../kernel/turnCommands';
 
 /**
  * The MCP set-up for each agent CLI, as Connect an Agent copies it and the README shows it: one home, tested

@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { makeStore, type TestStore } from './testKit';
-import { createGoal } from './ops/goals';
-import { addTodo } from './ops/todos';
-import { finishTurn, startTurn } from './ops/turns';
+import { makeStore, type TestStore } from '../kernel/testKit';
+import { createGoal } from '../kernel/ops/goals';
+import { addTodo } from '../kernel/ops/todos';
+import { finishTurn, startTurn } from '../kernel/ops/turns';
 import { pruneTurnFolders } from './turnFolders';
 
 let s: TestStore;

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { expect, test } from 'vitest';
 import { humanName } from './identity';
-import { isAgentName } from './validate';
+import { isAgentName } from '../kernel/validate';
 
 test('the human is LOOPX_HUMAN when it is a valid name, else the login, else "human"', () => {
   expect(humanName({ LOOPX_HUMAN: 'ada' })).toBe('ada');

@@ -1,6 +1,6 @@
 import { type FSWatcher, watch as fsWatch } from 'node:fs';
-import { type SqliteDb, dataVersion } from './db/sqliteDb';
-import { logHead } from './events/anchor';
+import { type SqliteDb, dataVersion } from '../kernel/db/sqliteDb';
+import { logHead } from '../kernel/events/anchor';
 
 /**
  * Tells a long-lived process (the extension host) that another process changed the store, without polling the CLI.

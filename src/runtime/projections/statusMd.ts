@@ -1,9 +1,9 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Kernel } from '../kernel';
-import type { StatusReport } from '../queries/status';
+import type { Kernel } from '../../kernel/kernel';
+import type { StatusReport } from '../../kernel/queries/status';
 import { pausedWords } from '../../shared/pausedWords';
-import { statusReport } from '../queries/status';
+import { statusReport } from '../../kernel/queries/status';
 import { unproductiveEnd } from '../../shared/turnOutcomeWords';
 
 export const STATUS_FILE = 'STATUS.md';

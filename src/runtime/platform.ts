@@ -1,4 +1,4 @@
-import { EXIT, LoopxError } from './errors';
+import { EXIT, LoopxError } from '../kernel/errors';
 
 /**
  * What needs a POSIX shell: a turn runs its host through /bin/sh (the prompt on stdin, the exit code written to a

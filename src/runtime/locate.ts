@@ -1,8 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
-import { StoreEnvironmentError } from './storeFile';
+import { StoreEnvironmentError } from '../kernel/storeFile';
 import { dirname, join, resolve } from 'node:path';
-import { InvalidInputError, NoStoreError } from './errors';
-import { DB_FILE, STORE_DIR } from './kernel';
+import { InvalidInputError, NoStoreError } from '../kernel/errors';
+import { DB_FILE, STORE_DIR } from '../kernel/kernel';
 
 /**
  * Whether `dir` holds a store. A `.loopx/` that cannot be read (permissions, another user's) is said as such,

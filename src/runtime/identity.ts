@@ -1,5 +1,5 @@
 import type * as Os from 'node:os';
-import { isAgentName } from './validate';
+import { isAgentName } from '../kernel/validate';
 
 /**
  * The person's name in events: LOOPX_HUMAN, else the login, else "human" (the first that is a valid name). One
