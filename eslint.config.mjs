@@ -8,7 +8,8 @@ import tseslint from 'typescript-eslint';
  */
 const VSCODE = {
   name: 'vscode',
-  message: 'src/kernel, src/runtime, src/protocol, src/cli, src/goalFile and src/languageServer never import vscode: they run in the CLI and in tests.',
+  message:
+    'src/kernel, src/runtime, src/protocol, src/cli, src/goalFile and src/languageServer never import vscode: they run in the CLI and in tests.',
 };
 const outside = (layer, folders, message) => ({ group: folders.flatMap((f) => [`**/${f}`, `**/${f}/**`]), message: `${layer} ${message}` });
 const layer = (files, patterns, paths = [VSCODE]) => ({
