@@ -35,18 +35,6 @@ const KNOWN_SECOND_WRITERS: Record<string, { files: string[]; why: string }> = {
     files: ['src/kernel/goalSpec/apply.ts', 'src/kernel/ops/todos.ts'],
     why: "--prune kills a removed todo inside the apply; it repeats killTodo's pending-gate rule",
   },
-  'todo.claimed': {
-    files: ['src/kernel/ops/claims.ts', 'src/kernel/ops/turns.ts'],
-    why: 'turn start claims through claimFor: no renewal, other refusal codes, previousOwner built differently (issue 24)',
-  },
-  'todo.released': {
-    files: ['src/kernel/ops/claims.ts', 'src/kernel/ops/monitors.ts', 'src/kernel/ops/turns.ts'],
-    why: 'monitor add releases the todo it waits on; turn finish releases it as the kernel; both beside releaseTodo',
-  },
-  'quota.spent': {
-    files: ['src/kernel/ops/quota.ts', 'src/kernel/ops/turns.ts'],
-    why: 'turn finish spends the turn in its own transaction, beside spendQuota',
-  },
 };
 
 function sourceFiles(dir: string): string[] {

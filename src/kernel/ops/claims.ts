@@ -1,4 +1,5 @@
 import type { Kernel, Tx } from '../kernel';
+import type { Actor } from '../events/eventTypes';
 import type { Todo } from '../model';
 import { AlreadyClaimedError, GatePendingError, IllegalTransitionError, InvalidInputError, RefusedError } from '../errors';
 import { iso } from '../time';
@@ -6,7 +7,7 @@ import { randomToken } from '../nodeCrypto';
 import { optionalText } from '../validate';
 import { type TodoCore, evidenceCount, getGoal, getTodo, getTodoCore, leaseLive, leaseToken, pendingGateIds } from '../queries/lookups';
 import { nextClaimable, readiness } from '../queries/ready';
-import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS, isHuman, requireLiveLease } from './leases';
+import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS, isHuman, releaseInTx, requireLiveLease } from './leases';
 import { emitEvidence, prepareEvidence } from './evidence';
 import { requireCheckPassed } from './checks';
 import { scheduleNextOccurrence } from './todos';
@@ -27,11 +28,15 @@ export function leaseSeconds(value: number | undefined): number {
   return value;
 }
 
-/** Compare-and-swap under BEGIN IMMEDIATE: the readiness read and the claim write see the same state. */
-function claimInTx(tx: Tx, todo: TodoCore, seconds: number): Claim {
+/**
+ * Compare-and-swap under BEGIN IMMEDIATE: the readiness read and the claim write see the same state. The one write
+ * path of `todo.claimed` (and of a claim's renewal): `todo claim`, `claim --next` and `turn start`, which claims for
+ * the turn's agent (`owner`) whoever starts it.
+ */
+export function claimInTx(tx: Tx, todo: TodoCore, seconds: number, owner: Actor = tx.actor): Claim {
   const leaseExpiresAt = iso(tx.nowMs + seconds * 1000);
-  if (todo.owner === tx.actor.name && leaseLive(todo, tx.at)) {
-    tx.emit({ kind: 'todo.renewed', goalId: todo.goalId, todoId: todo.id, data: { leaseExpiresAt } });
+  if (todo.owner === owner.name && leaseLive(todo, tx.at)) {
+    tx.emit({ kind: 'todo.renewed', goalId: todo.goalId, todoId: todo.id, data: { leaseExpiresAt } }, owner);
     return { todo: getTodo(tx.db, todo.id), leaseToken: leaseToken(tx.db, todo.id) as string, renewed: true };
   }
   const state = readiness(tx.db, todo, tx.at);
@@ -43,12 +48,15 @@ function claimInTx(tx: Tx, todo: TodoCore, seconds: number): Claim {
   }
   const token = randomToken();
   const previousOwner = todo.status === 'claimed' ? todo.owner : null;
-  tx.emit({
-    kind: 'todo.claimed',
-    goalId: todo.goalId,
-    todoId: todo.id,
-    data: { owner: tx.actor.name, leaseToken: token, leaseExpiresAt, previousOwner },
-  });
+  tx.emit(
+    {
+      kind: 'todo.claimed',
+      goalId: todo.goalId,
+      todoId: todo.id,
+      data: { owner: owner.name, leaseToken: token, leaseExpiresAt, previousOwner },
+    },
+    owner,
+  );
   return { todo: getTodo(tx.db, todo.id), leaseToken: token, renewed: false };
 }
 
@@ -95,7 +103,7 @@ export function releaseTodo(kernel: Kernel, todoId: string, options: { note?: st
     } else {
       requireLiveLease(tx, todo, options.leaseToken);
     }
-    tx.emit({ kind: 'todo.released', goalId: todo.goalId, todoId, data: { previousOwner: todo.owner as string, note } });
+    releaseInTx(tx, todo, note);
     return getTodo(tx.db, todoId);
   });
 }

@@ -1,4 +1,5 @@
 import type { Tx } from '../kernel';
+import type { Actor } from '../events/eventTypes';
 import { LeaseLostError } from '../errors';
 import { type TodoCore, leaseLive, leaseToken } from '../queries/lookups';
 
@@ -30,3 +31,11 @@ export function renewIntervalMs(leaseSeconds: number = DEFAULT_LEASE_SECONDS): n
 }
 
 export const RENEW_INTERVAL_MS = renewIntervalMs();
+
+/**
+ * The one write path of `todo.released`: the caller has decided it may (a holder's live lease, a person, a monitor
+ * taking over the wait, the kernel ending a turn). The note becomes the todo's continuation.
+ */
+export function releaseInTx(tx: Tx, todo: TodoCore, note: string | null, as?: Actor): void {
+  tx.emit({ kind: 'todo.released', goalId: todo.goalId, todoId: todo.id, data: { previousOwner: todo.owner as string, note } }, as);
+}

@@ -7,7 +7,7 @@ import { getTodoCore, nextNum } from '../queries/lookups';
 import { type Monitor, describeMonitor, getMonitor, waitingMonitor } from '../queries/monitors';
 import { formatDuration, iso } from '../time';
 import { formatId, optionalText, requireText } from '../validate';
-import { isHuman, requireLiveLease } from './leases';
+import { isHuman, releaseInTx, requireLiveLease } from './leases';
 import { hasHumanChannel, requireHumanChannel } from '../authority';
 import { matchingPattern, parsePatterns } from '../checkPatterns';
 import { getGoal } from '../queries/lookups';
@@ -155,12 +155,7 @@ export function addMonitor(kernel: Kernel, input: MonitorInput): Monitor {
     tx.emit({ kind: 'monitor.added', goalId: todo.goalId, todoId: todo.id, data });
     if (todo.status === 'claimed') {
       const waits = `Waiting on monitor ${id}: ${describeMonitor({ ...data, check: data.command })}${expiresAt ? `, expires ${expiresAt}` : ''}.`;
-      tx.emit({
-        kind: 'todo.released',
-        goalId: todo.goalId,
-        todoId: todo.id,
-        data: { previousOwner: todo.owner as string, note: note ? `${note}\n${waits}` : waits },
-      });
+      releaseInTx(tx, todo, note ? `${note}\n${waits}` : waits);
     }
     return getMonitor(tx.db, id);
   });

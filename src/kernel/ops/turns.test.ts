@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, makeStore, type TestStore } from '../testKit';
 import { createGoal, setGoalStatus } from './goals';
 import { addTodo } from './todos';
-import { releaseTodo, shipTodo } from './claims';
+import { claimTodo, releaseTodo, shipTodo } from './claims';
 import { addEvidence } from './evidence';
 import { askGate, decideGate } from './gates';
 import { finishTurn, startTurn } from './turns';
@@ -95,6 +95,44 @@ describe('turn start', () => {
     );
     expect(s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n).toBe(before);
     expect(existsSync(`${s.root}/.loopx/turns`)).toBe(false);
+  });
+
+  test("turn start claims through the todos' claim: the agent's own live claim is renewed, not taken again", () => {
+    setGoalMaxConcurrent(2); // the held claim takes one slot
+    const held = claimTodo(s.as(codex), 'T3', { leaseSeconds: 120 });
+    s.clock.advance(60);
+    startTurn(s.kernel, { goalId, host: 'codex', todoId: 'T3', leaseSeconds: 600 });
+    const events = s.kernel.db.prepare(`SELECT kind, actor FROM events WHERE todo_id = 'T3' AND kind LIKE 'todo.%' ORDER BY seq`).all();
+    expect(events).toEqual([
+      { kind: 'todo.added', actor: 'ada' },
+      { kind: 'todo.claimed', actor: 'codex' },
+      { kind: 'todo.renewed', actor: 'codex' },
+    ]);
+    // The same fencing token, a lease the turn's length from now.
+    expect(getTodo(s.kernel.db, 'T3').leaseExpiresAt).toBe(new Date(s.clock.ms + 600_000).toISOString());
+    expect(s.kernel.db.prepare(`SELECT lease_token FROM todos WHERE id = 'T3'`).get()?.lease_token).toBe(held.leaseToken);
+  });
+
+  test("a todo another agent holds: turn start keeps its code (not_ready) and names the claim's own refusal", () => {
+    setGoalMaxConcurrent(2);
+    claimTodo(s.as(agent('claude')), 'T3');
+    const before = s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n;
+    expect(() => startTurn(s.kernel, { goalId, host: 'codex', todoId: 'T3' })).toThrow(
+      expect.objectContaining({
+        code: 'not_ready',
+        message: expect.stringMatching(/^todo T3 cannot start a turn: todo T3 is claimed by claude until /),
+        data: { claimRefusal: 'already_claimed' },
+      }),
+    );
+    expect(s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n).toBe(before);
+  });
+
+  test('a lapsed claim taken by a turn names its previous owner, as a claim does', () => {
+    claimTodo(s.as(agent('claude')), 'T1', { leaseSeconds: 60 });
+    s.clock.advance(120);
+    startTurn(s.kernel, { goalId, host: 'codex', todoId: 'T1' });
+    const claimed = s.kernel.db.prepare(`SELECT data FROM events WHERE kind = 'todo.claimed' ORDER BY seq DESC LIMIT 1`).get();
+    expect(JSON.parse(String(claimed?.data))).toMatchObject({ owner: 'codex', previousOwner: 'claude' });
   });
 
   test('bad hosts and agents are invalid input; an agent cannot start a turn for another', () => {

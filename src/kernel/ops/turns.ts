@@ -4,17 +4,17 @@ import { type Kernel, type Tx, STORE_DIR } from '../kernel';
 import { InvalidInputError, NotAllowedError, RefusedError } from '../errors';
 import type { Actor } from '../events/eventTypes';
 import { handoffFromRow } from '../model';
-import { randomToken } from '../nodeCrypto';
 import { renderPrompt } from '../projections/prompt';
 import { allowedCommands, commandPrefix } from '../turnCommands';
-import { getGoal, getTodo, getTodoCore, leaseLive, nextNum } from '../queries/lookups';
-import { type ShouldRun, budgetRoom, planTurn } from '../queries/quota';
+import { type TodoCore, getGoal, getTodo, getTodoCore, nextNum } from '../queries/lookups';
+import { type ShouldRun, planTurn } from '../queries/quota';
+import { spendInTx } from './quota';
 import { TURN_END_GRACE_SECONDS } from '../queries/turnSlots';
-import { readiness } from '../queries/ready';
 import { type ResultKind, type Route, type Turn, getTurn } from '../queries/turns';
 import { iso } from '../time';
 import { formatId, parseAgentName } from '../validate';
-import { leaseSeconds } from './claims';
+import { claimInTx, leaseSeconds } from './claims';
+import { releaseInTx } from './leases';
 import { mergePrices, priced } from '../usage/prices';
 import { readPrices, usageOfTurn } from '../usage/turnUsage';
 import { type CheckedUsage, checkUsage } from '../usage/usage';
@@ -94,7 +94,7 @@ export function startTurn(
         `todo ${todo.id} cannot start a turn: turn ${String(open.id)} is still open on it`,
         'see loopx turn list',
       );
-    claimFor(tx, agent, todo.id, lease);
+    claimForTurn(tx, agent, todo, lease);
     const num = nextNum(tx.db, 'turns');
     const id = formatId('turn', num);
     const promptPath = `${turnDir(id)}/prompt.md`;
@@ -138,24 +138,19 @@ export function turnDir(id: string): string {
   return `${STORE_DIR}/turns/${id}`;
 }
 
-function claimFor(tx: Tx, agent: Actor, todoId: string, lease: number): void {
-  const todo = getTodoCore(tx.db, todoId);
-  if (todo.status === 'claimed' && todo.owner === agent.name && leaseLive(todo, tx.at)) return; // already its own
-  const state = readiness(tx.db, todo, tx.at);
-  if (!state.ready)
-    throw new RefusedError(
-      state.why === 'gate_pending' ? 'gate_pending' : 'not_ready',
-      `todo ${todoId} cannot start a turn: ${state.detail}`,
-    );
-  tx.emit(
-    {
-      kind: 'todo.claimed',
-      goalId: todo.goalId,
-      todoId,
-      data: { owner: agent.name, leaseToken: randomToken(), leaseExpiresAt: iso(tx.nowMs + lease * 1000), previousOwner: todo.owner },
-    },
-    agent,
-  );
+/**
+ * Claims the turn's todo through the todos' own claim (a claim the agent already holds is renewed). Its refusals keep
+ * turn start's codes (`gate_pending`, else `not_ready`); `data.claimRefusal` names the claim's own code when it differs.
+ */
+function claimForTurn(tx: Tx, agent: Actor, todo: TodoCore, lease: number): void {
+  try {
+    claimInTx(tx, todo, lease, agent);
+  } catch (error) {
+    if (!(error instanceof RefusedError) || error.code === 'gate_pending' || error.code === 'not_ready') throw error;
+    throw new RefusedError('not_ready', `todo ${todo.id} cannot start a turn: ${error.message}`, error.hint, {
+      claimRefusal: error.code,
+    });
+  }
 }
 
 /**
@@ -181,12 +176,11 @@ export function finishTurn(kernel: Kernel, turnId: string, exitCode: number, rep
       throw new NotAllowedError(`turn ${turnId} belongs to ${turn.agent}; ${caller.name} may not finish it`);
     const resultKind = classify(tx, turn, exitCode);
     const validated = resultKind === 'validated_progress' || resultKind === 'validated_completion';
-    const alreadySpent =
-      tx.db.prepare('SELECT 1 FROM quota_spends WHERE goal_id = ? AND turn_id = ? COLLATE NOCASE').get(turn.goalId, turn.id) !== undefined;
     // The turn's reservation becomes its spend; only a budget lowered while it ran leaves no room (never over budget).
-    const budgetFull = validated && !alreadySpent && budgetRoom(tx.db, getGoal(tx.db, turn.goalId), tx.nowMs, turn.id) <= 0;
-    const spend = validated && !alreadySpent && !budgetFull;
-    if (spend) tx.emit({ kind: 'quota.spent', goalId: turn.goalId, todoId: null, data: { turnId: turn.id } });
+    const spent = spendInTx(tx, getGoal(tx.db, turn.goalId), turn.id, validated);
+    const alreadySpent = spent === 'already_spent';
+    const budgetFull = spent === 'no_room';
+    const spend = spent === 'spent';
     if (turn.todoId) releaseIfHeld(tx, turn, resultKind, exitCode);
     // Last: the back-off looks for changes to the todo after this event.
     tx.emit({
@@ -246,5 +240,5 @@ function releaseIfHeld(tx: Tx, turn: Turn, result: ResultKind, exitCode: number)
       : result === 'user_action_required'
         ? `Turn ${turn.id} (${turn.agent}) stopped for a human decision.`
         : `Turn ${turn.id} (${turn.agent} on ${turn.host}) ended with exit code ${exitCode} without writing anything back; see .loopx/turns/${turn.id}/.`;
-  tx.emit({ kind: 'todo.released', goalId: todo.goalId, todoId: todo.id, data: { previousOwner: turn.agent, note } }, KERNEL);
+  releaseInTx(tx, todo, note, KERNEL);
 }
