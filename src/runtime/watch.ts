@@ -4,8 +4,8 @@ import { logHead } from '../kernel/events/anchor';
 
 /**
  * Tells a long-lived process (the extension host) that another process changed the store, without polling the CLI.
- * A file-system watch on `.loopx/` wakes us when the WAL or database file is written; the store's data version (`dataVersion`) is a
- * cheap first filter, and the newest event decides: every change appends an event, so a newest event we have not
+ * A file-system watch on `.loopx/` wakes us when the WAL or database file is written; the store's data version
+ * (`dataVersion`) is a cheap first filter, and the newest event decides: every change appends an event, so a newest event we have not
  * seen (nor written ourselves, see `acknowledge`) is exactly "something changed". Its hash is compared as well as its
  * number, so a log cut and written again to the same length outside loopx is a change too.
  *
