@@ -20,11 +20,11 @@ async function problems(filePath: string, code: string): Promise<string[]> {
 const WRONG: [layer: string, file: string, code: string][] = [
   ['kernel → cli', 'src/kernel/errors.ts', "import { parseArgs } from '../cli/args';"],
   ['kernel → extension', 'src/kernel/errors.ts', "import { LoopxApp } from '../extension/app';"],
-  ['kernel → protocol', 'src/kernel/ops/claims.ts', "import { errorBody } from '../../protocol/errors';"],
+  ['kernel → protocol', 'src/kernel/todos/claims.ts', "import { errorBody } from '../../protocol/errors';"],
   ['kernel → goalFile', 'src/kernel/errors.ts', "import { readGoalFile } from '../goalFile/read';"],
   ['kernel → languageServer', 'src/kernel/errors.ts', "import { startServer } from '../languageServer/server';"],
   ['kernel → vscode', 'src/kernel/errors.ts', "import * as vscode from 'vscode';"],
-  ['kernel → runtime', 'src/kernel/ops/turns.ts', "import { hostCommand } from '../../runtime/hosts';"],
+  ['kernel → runtime', 'src/kernel/turns/turns.ts', "import { hostCommand } from '../../runtime/hosts';"],
   ['runtime → cli', 'src/runtime/hosts.ts', "import { parseArgs } from '../cli/args';"],
   ['runtime → extension', 'src/runtime/launchers.ts', "import { LoopxApp } from '../extension/app';"],
   ['runtime → protocol', 'src/runtime/projections/statusMd.ts', "import { errorBody } from '../../protocol/errors';"],
@@ -58,7 +58,7 @@ const RIGHT: [layer: string, file: string, code: string][] = [
   [
     'runtime → kernel and shared',
     'src/runtime/launchers.ts',
-    "import { finishTurn } from '../kernel/ops/turns';\nimport { revealHidden } from '../shared/hiddenChars';",
+    "import { finishTurn } from '../kernel/turns/turns';\nimport { revealHidden } from '../shared/hiddenChars';",
   ],
   ['cli → runtime', 'src/cli/commands/run.ts', "import { DEFAULT_HOSTS } from '../../runtime/hosts';"],
   ['extension → runtime', 'src/extension/turns/turnRunner.ts', "import { pruneTurnFolders } from '../../runtime/turnFolders';"],

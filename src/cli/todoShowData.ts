@@ -1,4 +1,4 @@
-import type { TodoView } from '../kernel/queries/todoView';
+import type { TodoView } from '../kernel/todos/todoView';
 import { type Lean, lean } from '../protocol/lean';
 
 /** `todo show --json` and the MCP tool loopx_todo_show: the todo's own fields (lean) and what surrounds it. */

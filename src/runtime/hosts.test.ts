@@ -36,7 +36,7 @@ describe('host command lines', () => {
   });
 
   test("in a terminal, Claude Code's JSON lines read as sentences through loopx turn progress; the log keeps them raw", () => {
-    const fixture = join(__dirname, '..', 'kernel', 'usage', 'fixtures', 'claude-2.1.197.stream.jsonl');
+    const fixture = join(__dirname, '..', 'kernel', 'turns', 'usage', 'fixtures', 'claude-2.1.197.stream.jsonl');
     const loopx = join(__dirname, '..', '..', 'bin', 'loopx');
     const plan = planHost('claude', { ...DEFAULT_HOSTS, claude: `cat ${shellQuote(fixture)}` }, { ...turn, progressLoopx: loopx });
     const out = execFileSync('/bin/sh', ['-c', plan.commandLine], {

@@ -1,7 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { claudeAllowedTools } from '../kernel/turnCommands';
-import { hostFormat } from '../kernel/usage/hostStream';
+import { claudeAllowedTools } from '../kernel/turns/turnCommands';
+import { hostFormat } from '../kernel/turns/usage/hostStream';
 
 /** POSIX shell quoting: everything goes inside single quotes; nothing is interpolated unquoted. */
 export function shellQuote(value: string): string {

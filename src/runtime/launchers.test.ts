@@ -3,12 +3,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, makeStore, type TestStore } from '../kernel/testKit';
-import { createGoal } from '../kernel/ops/goals';
-import { addTodo } from '../kernel/ops/todos';
-import { addEvidence } from '../kernel/ops/evidence';
-import { startTurn, turnDir } from '../kernel/ops/turns';
+import { createGoal } from '../kernel/goals/goals';
+import { addTodo } from '../kernel/todos/todos';
+import { addEvidence } from '../kernel/evidence/evidence';
+import { startTurn, turnDir } from '../kernel/turns/turns';
 import { EXIT_CODE_FILE, abandonedTurns, adoptOrphan, launcherState, processAlive, settleAbandoned, writeLauncher } from './launchers';
-import { getTurn } from '../kernel/queries/turns';
+import { getTurn } from '../kernel/turns/turnQueries';
 
 let s: TestStore;
 let goalId: string;

@@ -1,8 +1,8 @@
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kernel } from '../kernel/kernel';
-import { finishTurn, turnDir } from '../kernel/ops/turns';
-import { type Turn, openTurns } from '../kernel/queries/turns';
+import { finishTurn, turnDir } from '../kernel/turns/turns';
+import { type Turn, openTurns } from '../kernel/turns/turnQueries';
 
 /**
  * Who runs an open turn. A VS Code window or a `loopx run` leaves a launcher marker in the turn's folder (its pid,

@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { makeStore, type TestStore } from '../kernel/testKit';
-import { createGoal } from '../kernel/ops/goals';
-import { addTodo } from '../kernel/ops/todos';
-import { finishTurn, startTurn } from '../kernel/ops/turns';
+import { createGoal } from '../kernel/goals/goals';
+import { addTodo } from '../kernel/todos/todos';
+import { finishTurn, startTurn } from '../kernel/turns/turns';
 import { pruneTurnFolders } from './turnFolders';
 
 let s: TestStore;

@@ -1,7 +1,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Kernel, STORE_DIR } from '../kernel/kernel';
-import { finishedTurnNums } from '../kernel/queries/turns';
+import { finishedTurnNums } from '../kernel/turns/turnQueries';
 
 /**
  * How many finished turns keep their folder (prompt, output log, exit code, launcher marker): the newest ones. A

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { Kernel } from '../kernel/kernel';
 import { agent, makeStore, type TestStore } from '../kernel/testKit';
-import { createGoal } from '../kernel/ops/goals';
+import { createGoal } from '../kernel/goals/goals';
 import { StoreWatcher } from './watch';
 
 let s: TestStore;

@@ -3,7 +3,7 @@ import { type FSWatcher, closeSync, openSync, watch, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { EXIT_CODE_FILE, KILL_GRACE_MS, type Launcher, hostAlive, readExitCode, signalHost } from '../../runtime/launchers';
 import { shellQuote } from '../../runtime/hosts';
-import type { Turn } from '../../kernel/queries/turns';
+import type { Turn } from '../../kernel/turns/turnQueries';
 import { fileEnd, followLog } from './logFollower';
 
 export interface HostRun {

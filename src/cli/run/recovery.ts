@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import type { Kernel } from '../../kernel/kernel';
 import { adoptOrphan, launcherState, settleAbandoned } from '../../runtime/launchers';
-import { turnDir } from '../../kernel/ops/turns';
-import { TURN_END_GRACE_SECONDS } from '../../kernel/queries/turnSlots';
-import { type Turn, openTurns } from '../../kernel/queries/turns';
+import { turnDir } from '../../kernel/turns/turns';
+import { TURN_END_GRACE_SECONDS } from '../../kernel/turns/turnSlots';
+import { type Turn, openTurns } from '../../kernel/turns/turnQueries';
 import { type Running, adoptHost } from './hostProcess';
 
 export interface Recovery {

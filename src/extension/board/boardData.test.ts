@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { agent, makeStore, type TestStore } from '../../kernel/testKit';
-import { createGoal } from '../../kernel/ops/goals';
-import { addTodo, blockTodo, unblockTodo } from '../../kernel/ops/todos';
-import { claimTodo, shipTodo } from '../../kernel/ops/claims';
-import { askGate, decideGate } from '../../kernel/ops/gates';
-import { addEvidence } from '../../kernel/ops/evidence';
-import { addMonitor } from '../../kernel/ops/monitors';
-import { finishTurn, startTurn } from '../../kernel/ops/turns';
-import { type TodoCardFacts, boardFacts, todoDetailFacts } from '../../kernel/queries/cards';
+import { createGoal } from '../../kernel/goals/goals';
+import { addTodo, blockTodo, unblockTodo } from '../../kernel/todos/todos';
+import { claimTodo, shipTodo } from '../../kernel/todos/claims';
+import { askGate, decideGate } from '../../kernel/gates/gates';
+import { addEvidence } from '../../kernel/evidence/evidence';
+import { addMonitor } from '../../kernel/monitors/monitors';
+import { finishTurn, startTurn } from '../../kernel/turns/turns';
+import { type TodoCardFacts, boardFacts, todoDetailFacts } from '../../kernel/todos/cards';
 import type { BoardSnapshot, Card } from '../../protocol/boardProtocol';
 import { buildDetail, buildSnapshot, cardOf, diffSnapshots } from './boardData';
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { openTurns, type Turn } from '../../kernel/queries/turns';
+import { openTurns, type Turn } from '../../kernel/turns/turnQueries';
 import { endOverdue, launcherState } from '../../runtime/launchers';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import type { Log } from '../util/log';

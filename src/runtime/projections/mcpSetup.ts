@@ -1,4 +1,4 @@
-import { shellWord } from '../../kernel/turnCommands';
+import { shellWord } from '../../kernel/turns/turnCommands';
 
 /**
  * The MCP set-up for each agent CLI, as Connect an Agent copies it and the README shows it: one home, tested
