@@ -19,21 +19,9 @@ const KNOWN_SECOND_WRITERS: Record<string, { files: string[]; why: string }> = {
     files: ['src/kernel/evidence/evidence.ts', 'src/kernel/evidence/evidenceRun.ts'],
     why: 'a command the kernel ran is recorded (source: kernel, with its run) by recordEvidenceRun, beside addEvidence',
   },
-  'goal.check_set': {
-    files: ['src/kernel/checks/checks.ts', 'src/kernel/goals/goalSpec/apply.ts'],
-    why: 'goal files set the check inside their one transaction; authority is checked by planGoalSpec, not setGoalCheck',
-  },
-  'todo.check_set': {
-    files: ['src/kernel/checks/checks.ts', 'src/kernel/goals/goalSpec/apply.ts'],
-    why: 'as goal.check_set',
-  },
   'todo.added': {
     files: ['src/kernel/goals/goalSpec/apply.ts', 'src/kernel/todos/todos.ts'],
     why: "goal files add todos with keys and after-links to todos of the same apply; addTodo's checks are retyped in checkSpec",
-  },
-  'todo.killed': {
-    files: ['src/kernel/goals/goalSpec/apply.ts', 'src/kernel/todos/todos.ts'],
-    why: "--prune kills a removed todo inside the apply; it repeats killTodo's pending-gate rule",
   },
 };
 

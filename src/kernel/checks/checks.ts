@@ -47,7 +47,7 @@ export function setGoalCheck(kernel: Kernel, goalId: string, checkText: string |
   return kernel.write((tx) => {
     const goal = getGoal(tx.db, goalId);
     if (goal.check === check) return goal;
-    tx.emit({ kind: 'goal.check_set', goalId, todoId: null, data: { check, from: goal.check } });
+    setGoalCheckInTx((draft) => tx.emit(draft), goalId, check, goal.check);
     return getGoal(tx.db, goalId);
   });
 }
@@ -60,9 +60,22 @@ export function setTodoCheck(kernel: Kernel, todoId: string, checkText: string |
     if (todo.status === 'shipped' || todo.status === 'killed')
       throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}; its check no longer matters`);
     if (todo.check === check) return todo;
-    tx.emit({ kind: 'todo.check_set', goalId: todo.goalId, todoId, data: { check, from: todo.check } });
+    setTodoCheckInTx((draft) => tx.emit(draft), todo, check, todo.check);
     return getTodo(tx.db, todoId);
   });
+}
+
+/**
+ * The one write path of `goal.check_set` (`goal check`, and goal files, which pass their counting `emit`). Who may
+ * set a check is the caller's rule: a person through a human channel (`requireHumanForCheck`, or planGoalSpec).
+ */
+export function setGoalCheckInTx(emit: Tx['emit'], goalId: string, check: string | null, from: string | null): void {
+  emit({ kind: 'goal.check_set', goalId, todoId: null, data: { check, from } });
+}
+
+/** The one write path of `todo.check_set`, as setGoalCheckInTx. */
+export function setTodoCheckInTx(emit: Tx['emit'], todo: { id: string; goalId: string }, check: string | null, from: string | null): void {
+  emit({ kind: 'todo.check_set', goalId: todo.goalId, todoId: todo.id, data: { check, from } });
 }
 
 /** Inside `todo ship`: refused unless the kernel ran the todo's check, passing, since its last claim. */

@@ -2,7 +2,7 @@ import type { Kernel, Tx } from '../kernel';
 import type { Todo } from '../model';
 import { IllegalTransitionError, InvalidInputError, NotAllowedError } from '../errors';
 import { formatId, optionalText, parsePriority, requireText } from '../validate';
-import { getGoal, getTodo, getTodoCore, leaseLive, nextNum, pendingGateIds } from '../queries/lookups';
+import { type TodoCore, getGoal, getTodo, getTodoCore, leaseLive, nextNum, pendingGateIds } from '../queries/lookups';
 import { isHuman, requireLiveLease } from './leases';
 import { requireHumanChannel } from '../authority';
 import { KERNEL, cancelWaitingMonitorInTx } from '../monitors/monitors';
@@ -127,13 +127,21 @@ export function killTodo(kernel: Kernel, todoId: string, reasonText: string, opt
     if (!isHuman(tx) && leaseLive(todo, tx.at) && todo.owner !== tx.actor.name) {
       throw new NotAllowedError(`todo ${todoId} is claimed by ${todo.owner}; an agent may not kill another's claim`);
     }
-    const cancelledGates = pendingGateIds(tx.db, todoId);
-    // Killing cancels the pending gates: deciding them that way is a human's call, or an agent escapes its gate.
-    if (cancelledGates.length > 0)
-      requireHumanChannel(tx.actor, `to kill todo ${todoId}, which has pending gate ${cancelledGates.join(', ')}`);
-    cancelWaitingMonitorInTx(tx, todoId, `todo killed: ${reason}`);
-    tx.emit({ kind: 'todo.killed', goalId: todo.goalId, todoId, data: { reason, previousOwner: todo.owner, cancelledGates } });
+    killInTx(tx, todo, reason);
     if (!options.endSeries) scheduleNextOccurrence(tx, todoId);
     return getTodo(tx.db, todoId);
   });
+}
+
+/**
+ * The one write path of `todo.killed` (`todo kill`, and a goal file's `--prune`, which passes its counting `emit`):
+ * the pending gates it cancels need a person through a human channel, or an agent escapes its gate; a monitor waiting
+ * on the todo is cancelled with it. Who may kill whose claim is the caller's rule.
+ */
+export function killInTx(tx: Tx, todo: TodoCore, reason: string, emit: Tx['emit'] = (draft, as) => tx.emit(draft, as)): void {
+  const cancelledGates = pendingGateIds(tx.db, todo.id);
+  if (cancelledGates.length > 0)
+    requireHumanChannel(tx.actor, `to kill todo ${todo.id}, which has pending gate ${cancelledGates.join(', ')}`);
+  cancelWaitingMonitorInTx(tx, todo.id, `todo killed: ${reason}`);
+  emit({ kind: 'todo.killed', goalId: todo.goalId, todoId: todo.id, data: { reason, previousOwner: todo.owner, cancelledGates } });
 }

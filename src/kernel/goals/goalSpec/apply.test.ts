@@ -5,6 +5,8 @@ import { createGoal } from '../goals';
 import { addTodo } from '../../todos/todos';
 import { claimTodo, shipTodo } from '../../todos/claims';
 import { askGate } from '../../gates/gates';
+import { addMonitor } from '../../monitors/monitors';
+import { getMonitor } from '../../monitors/monitorQueries';
 import { listTodos } from '../../queries/lists';
 import { getGoal } from '../../queries/lookups';
 import { checkReplay } from '../../replay';
@@ -92,6 +94,20 @@ describe('apply', () => {
     expect(() => applyGoalSpec(s.as(agent('codex')), fewer, { path: PATH, prune: true })).toThrow(/agent may not prune/);
     applyGoalSpec(s.kernel, fewer, { path: PATH, prune: true });
     expect(listTodos(s.kernel.db, '', {}).map((t) => t.status)).toEqual(['open', 'killed']);
+  });
+
+  test("prune kills through todo kill's own write: a monitor waiting on the todo ends with it", () => {
+    applyGoalSpec(s.kernel, spec(), { path: PATH });
+    addMonitor(s.kernel, { todoId: 'T2', afterSeconds: 600 });
+    const fewer = spec({ todos: [spec().todos[0] as GoalSpec['todos'][number]] });
+    applyGoalSpec(s.kernel, fewer, { path: PATH, prune: true });
+    expect(getMonitor(s.kernel.db, 'M1')).toMatchObject({
+      status: 'cancelled',
+      result: 'todo killed: removed from the goal file loopx/csv.goal.md',
+    });
+    const killed = s.kernel.db.prepare(`SELECT data FROM events WHERE kind = 'todo.killed'`).get();
+    expect(JSON.parse(String(killed?.data))).toMatchObject({ previousOwner: null, cancelledGates: [] });
+    expect(checkReplay(s.kernel.db).ok).toBe(true);
   });
 
   test('drift: a change made in the store after the apply is labelled as drift; applying the file puts the file value back', () => {

@@ -1,13 +1,13 @@
 import type { Kernel, Tx } from '../../kernel';
 import { formatId, optionalText, parsePriority, requireText } from '../../validate';
 import { parseScope } from '../../workspacePaths';
-import { nextNum, pendingGateIds } from '../../queries/lookups';
+import { getTodoCore, nextNum } from '../../queries/lookups';
 import { checkNewGoal, checkQuota, createGoalInTx } from '../goals';
 import { InvalidInputError } from '../../errors';
 import { type FieldChange, type GoalPlan, type PlanWork, planGoalSpec } from './plan';
 import { type GoalSpec, KEY_PATTERN, encodeApplied } from './spec';
-import { requireHumanChannel } from '../../authority';
-import { parseCheck } from '../../checks/checks';
+import { parseCheck, setGoalCheckInTx, setTodoCheckInTx } from '../../checks/checks';
+import { killInTx } from '../../todos/todos';
 import { allowChecksInTx } from '../../monitors/monitors';
 import { parsePatterns } from '../../monitors/checkPatterns';
 import { nextOccurrence, parseRecurrence } from '../../todos/recurrence';
@@ -50,7 +50,7 @@ export function applyGoalSpec(kernel: Kernel, input: GoalSpec, options: ApplyOpt
     const edits = goalEdits(plan.goalChanges.filter((c) => c.field !== 'check' && c.field !== 'allowedChecks'));
     if (Object.keys(edits).length > 0) emit({ kind: 'goal.edited', goalId, todoId: null, data: edits });
     for (const c of plan.goalChanges.filter((g) => g.field === 'check'))
-      emit({ kind: 'goal.check_set', goalId, todoId: null, data: { check: c.to as string | null, from: c.from as string | null } });
+      setGoalCheckInTx(emit, goalId, c.to as string | null, c.from as string | null);
     const allowed = plan.goalChanges.find((g) => g.field === 'allowedChecks');
     if (allowed) allowChecksInTx(tx, emit, goalId, allowed.to as string[], allowed.from as string[]);
     else if (!work.goal && spec.allowedChecks?.length) allowChecksInTx(tx, emit, goalId, spec.allowedChecks, []);
@@ -59,17 +59,11 @@ export function applyGoalSpec(kernel: Kernel, input: GoalSpec, options: ApplyOpt
       const data = todoEdits(t.changes, work, ids, t.key);
       if (Object.keys(data).length > 0) emit({ kind: 'todo.edited', goalId, todoId: t.id, data });
       for (const c of t.changes.filter((x) => x.field === 'check'))
-        emit({ kind: 'todo.check_set', goalId, todoId: t.id, data: { check: c.to as string | null, from: c.from as string | null } });
+        setTodoCheckInTx(emit, { id: t.id as string, goalId }, c.to as string | null, c.from as string | null);
     }
     if (plan.prune) {
-      for (const t of plan.removed) {
-        const reason = `removed from the goal file ${plan.path}`;
-        const cancelledGates = pendingGateIds(tx.db, t.id);
-        // As `todo kill`: cancelling a pending gate is a person's decision through a human channel (the whole apply is refused).
-        if (cancelledGates.length > 0)
-          requireHumanChannel(tx.actor, `to kill todo ${t.id}, which has pending gate ${cancelledGates.join(', ')}`);
-        emit({ kind: 'todo.killed', goalId, todoId: t.id, data: { reason, previousOwner: null, cancelledGates } });
-      }
+      // Through `todo kill`'s own write: a pending gate needs a human channel (the whole apply is refused without one).
+      for (const t of plan.removed) killInTx(tx, getTodoCore(tx.db, t.id), `removed from the goal file ${plan.path}`, emit);
     }
     for (const todo of Object.values(work.target.todos)) {
       todo.dependsOn = todo.dependsOn.map((d) => (d.startsWith('+') ? (ids.get(d.slice(1)) as string) : d));
