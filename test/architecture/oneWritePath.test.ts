@@ -19,10 +19,6 @@ const KNOWN_SECOND_WRITERS: Record<string, { files: string[]; why: string }> = {
     files: ['src/kernel/evidence/evidence.ts', 'src/kernel/evidence/evidenceRun.ts'],
     why: 'a command the kernel ran is recorded (source: kernel, with its run) by recordEvidenceRun, beside addEvidence',
   },
-  'todo.added': {
-    files: ['src/kernel/goals/goalSpec/apply.ts', 'src/kernel/todos/todos.ts'],
-    why: "goal files add todos with keys and after-links to todos of the same apply; addTodo's checks are retyped in checkSpec",
-  },
 };
 
 function sourceFiles(dir: string): string[] {

@@ -1,5 +1,5 @@
 import type { Kernel, Tx } from '../kernel';
-import type { Todo } from '../model';
+import type { Recurrence, Todo } from '../model';
 import { IllegalTransitionError, InvalidInputError, NotAllowedError } from '../errors';
 import { formatId, optionalText, parsePriority, requireText } from '../validate';
 import { type TodoCore, getGoal, getTodo, getTodoCore, leaseLive, nextNum, pendingGateIds } from '../queries/lookups';
@@ -38,18 +38,51 @@ export function addTodo(kernel: Kernel, input: TodoInput): Todo {
       throw new IllegalTransitionError(`goal ${goal.id} is ${goal.status}; resume it before adding todos`);
     }
     for (const dep of dependsOn) getTodoCore(tx.db, dep); // unknown dependency → not found
-    const num = nextNum(tx.db, 'todos');
-    const id = formatId('todo', num);
-    const readyAt = recurrence ? nextOccurrence(recurrence, null, tx.nowMs) : null;
-    const recurring = recurrence ? { recurrence, readyAt: readyAt === null ? null : iso(readyAt) } : {};
-    tx.emit({
-      kind: 'todo.added',
-      goalId: goal.id,
-      todoId: id,
-      data: { id, num, title, detail, priority, dependsOn, ...(check !== null ? { check } : {}), ...recurring },
-    });
+    const id = addTodoInTx(tx, goal.id, { title, detail, priority, dependsOn, check, recurrence });
     return getTodo(tx.db, id);
   });
+}
+
+/** A todo's fields once checked: by `addTodo`, or by a goal file's plan (which adds its key). */
+export interface NewTodo {
+  title: string;
+  detail: string;
+  priority: number;
+  dependsOn: string[];
+  check: string | null;
+  recurrence: Recurrence | null;
+  /** The goal file's key for it. */
+  key?: string;
+}
+
+/**
+ * The one write path of `todo.added` for a new todo (`todo add`, and goal files, which pass their counting `emit`):
+ * its id, and a recurring todo's first occurrence. Returns the id. The next occurrence of a series is added by
+ * `scheduleNextOccurrence`, here too.
+ */
+export function addTodoInTx(tx: Tx, goalId: string, todo: NewTodo, emit: Tx['emit'] = (draft, as) => tx.emit(draft, as)): string {
+  const num = nextNum(tx.db, 'todos');
+  const id = formatId('todo', num);
+  const { title, detail, priority, dependsOn, check, recurrence, key } = todo;
+  const readyAt = recurrence ? nextOccurrence(recurrence, null, tx.nowMs) : null;
+  const recurring = recurrence ? { recurrence, readyAt: readyAt === null ? null : iso(readyAt) } : {};
+  emit({
+    kind: 'todo.added',
+    goalId,
+    todoId: id,
+    data: {
+      id,
+      num,
+      title,
+      detail,
+      priority,
+      dependsOn,
+      ...(key !== undefined ? { key } : {}),
+      ...(check !== null ? { check } : {}),
+      ...recurring,
+    },
+  });
+  return id;
 }
 
 const TERMINAL = new Set(['shipped', 'killed']);

@@ -1,17 +1,16 @@
 import type { Kernel, Tx } from '../../kernel';
-import { formatId, optionalText, parsePriority, requireText } from '../../validate';
+import { optionalText, parsePriority, requireText } from '../../validate';
 import { parseScope } from '../../workspacePaths';
-import { getTodoCore, nextNum } from '../../queries/lookups';
+import { getTodoCore } from '../../queries/lookups';
 import { checkNewGoal, checkQuota, createGoalInTx } from '../goals';
 import { InvalidInputError } from '../../errors';
 import { type FieldChange, type GoalPlan, type PlanWork, planGoalSpec } from './plan';
 import { type GoalSpec, KEY_PATTERN, encodeApplied } from './spec';
 import { parseCheck, setGoalCheckInTx, setTodoCheckInTx } from '../../checks/checks';
-import { killInTx } from '../../todos/todos';
+import { addTodoInTx, killInTx } from '../../todos/todos';
 import { allowChecksInTx } from '../../monitors/monitors';
 import { parsePatterns } from '../../monitors/checkPatterns';
-import { nextOccurrence, parseRecurrence } from '../../todos/recurrence';
-import { iso } from '../../time';
+import { parseRecurrence } from '../../todos/recurrence';
 
 export interface ApplyOptions {
   /** Workspace-relative path of the file (posix separators): the goal's link to it. */
@@ -138,18 +137,9 @@ function addTodos(emit: Tx['emit'], tx: Tx, goalId: string, spec: GoalSpec, work
     if (existing) return existing;
     const t = pending.find((p) => p.key === key) as GoalSpec['todos'][number];
     const dependsOn = (work.deps.get(key) ?? []).map((d) => (d.startsWith('+') ? add(d.slice(1)) : d));
-    const num = nextNum(tx.db, 'todos');
-    const id = formatId('todo', num);
-    const check = t.check ? { check: t.check } : {};
     const recurrence = t.recurrence ? parseRecurrence(t.recurrence) : null;
-    const readyAt = recurrence ? nextOccurrence(recurrence, null, tx.nowMs) : null;
-    const recurring = recurrence ? { recurrence, readyAt: readyAt === null ? null : iso(readyAt) } : {};
-    emit({
-      kind: 'todo.added',
-      goalId,
-      todoId: id,
-      data: { id, num, title: t.title, detail: t.detail, priority: t.priority, dependsOn, key, ...check, ...recurring },
-    });
+    const fields = { title: t.title, detail: t.detail, priority: t.priority, dependsOn, check: t.check || null, recurrence, key };
+    const id = addTodoInTx(tx, goalId, fields, emit);
     ids.set(key, id);
     work.target.todos[key] = {
       title: t.title,
