@@ -8,7 +8,8 @@ import tseslint from 'typescript-eslint';
  */
 const VSCODE = {
   name: 'vscode',
-  message: 'src/kernel, src/protocol, src/cli, src/goalFile and src/languageServer never import vscode: they run in the CLI and in tests.',
+  message:
+    'src/kernel, src/runtime, src/protocol, src/cli, src/goalFile and src/languageServer never import vscode: they run in the CLI and in tests.',
 };
 const outside = (layer, folders, message) => ({ group: folders.flatMap((f) => [`**/${f}`, `**/${f}/**`]), message: `${layer} ${message}` });
 const layer = (files, patterns, paths = [VSCODE]) => ({
@@ -82,6 +83,7 @@ export default tseslint.config(
   {
     files: [
       'src/kernel/**/*.ts',
+      'src/runtime/**/*.ts',
       'src/protocol/**/*.ts',
       'src/shared/**/*.ts',
       'src/cli/**/*.ts',
@@ -95,8 +97,19 @@ export default tseslint.config(
     [
       outside(
         'src/kernel',
+        ['runtime', 'cli', 'extension', 'protocol', 'goalFile', 'languageServer'],
+        'is the innermost layer: it imports neither the runtime above it, nor an adapter, nor the protocol.',
+      ),
+    ],
+  ),
+  // What the adapters share and the kernel does not need (hosts, launchers, the store watcher, file projections).
+  layer(
+    ['src/runtime/**/*.ts'],
+    [
+      outside(
+        'src/runtime',
         ['cli', 'extension', 'protocol', 'goalFile', 'languageServer'],
-        'is the innermost layer: it imports no adapter and not the protocol.',
+        'sits between the kernel and the adapters: it imports only the kernel and src/shared.',
       ),
     ],
   ),
@@ -105,7 +118,7 @@ export default tseslint.config(
     [
       outside(
         'src/protocol',
-        ['kernel', 'cli', 'extension', 'goalFile', 'languageServer'],
+        ['kernel', 'runtime', 'cli', 'extension', 'goalFile', 'languageServer'],
         'is shared by the host and the webview: it imports no other layer.',
       ),
       NODE_BUILTINS,
@@ -116,7 +129,7 @@ export default tseslint.config(
     [
       outside(
         'src/shared',
-        ['kernel', 'protocol', 'cli', 'extension', 'goalFile', 'languageServer'],
+        ['kernel', 'runtime', 'protocol', 'cli', 'extension', 'goalFile', 'languageServer'],
         'is below every layer (the kernel and the webview import it): it imports none.',
       ),
       { ...NODE_BUILTINS, message: 'src/shared ships to the browser too: no Node built-ins.' },
@@ -135,7 +148,7 @@ export default tseslint.config(
   layer(
     ['webview-ui/**/*.ts'],
     [
-      outside('The webview', ['kernel', 'cli', 'extension', 'goalFile', 'languageServer'], 'imports only src/protocol.'),
+      outside('The webview', ['kernel', 'runtime', 'cli', 'extension', 'goalFile', 'languageServer'], 'imports only src/protocol.'),
       { ...NODE_BUILTINS, message: 'The webview runs in the browser: no Node built-ins.' },
     ],
     [{ name: 'vscode', message: 'The webview talks to VS Code only through postMessage.' }],

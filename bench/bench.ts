@@ -3,17 +3,17 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } fro
 import { cpus as cpuList, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Kernel } from '../src/kernel/kernel';
-import { createGoal } from '../src/kernel/ops/goals';
-import { addTodo, blockTodo, killTodo } from '../src/kernel/ops/todos';
-import { claimTodo, renewTodo, shipTodo } from '../src/kernel/ops/claims';
-import { addEvidence } from '../src/kernel/ops/evidence';
-import { askGate } from '../src/kernel/ops/gates';
+import { createGoal } from '../src/kernel/goals/goals';
+import { addTodo, blockTodo, killTodo } from '../src/kernel/todos/todos';
+import { claimTodo, renewTodo, shipTodo } from '../src/kernel/todos/claims';
+import { addEvidence } from '../src/kernel/evidence/evidence';
+import { askGate } from '../src/kernel/gates/gates';
 import { verifyChain } from '../src/kernel/events/verify';
 import { statusReport } from '../src/kernel/queries/status';
 import { chooseDriver } from '../src/kernel/db/openDb';
-import { addMonitor } from '../src/kernel/ops/monitors';
-import { tickMonitors } from '../src/kernel/ops/tick';
-import { startTurn } from '../src/kernel/ops/turns';
+import { addMonitor } from '../src/kernel/monitors/monitors';
+import { tickMonitors } from '../src/kernel/monitors/tick';
+import { startTurn } from '../src/kernel/turns/turns';
 import { type Breakdown, breakdown, breakdownTable } from './whereTimeGoes';
 
 /**

@@ -4,9 +4,9 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Kernel } from '../src/kernel/kernel';
 import { chooseDriver } from '../src/kernel/db/openDb';
-import { createGoal } from '../src/kernel/ops/goals';
-import { addTodo } from '../src/kernel/ops/todos';
-import { addEvidence } from '../src/kernel/ops/evidence';
+import { createGoal } from '../src/kernel/goals/goals';
+import { addTodo } from '../src/kernel/todos/todos';
+import { addEvidence } from '../src/kernel/evidence/evidence';
 
 /**
  * The whole CLI, build against build: each call a fresh process of each install's `bin/loopx` (start-up, code cache,

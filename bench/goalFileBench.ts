@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Kernel } from '../src/kernel/kernel';
-import { applyGoalSpec } from '../src/kernel/goalSpec/apply';
+import { applyGoalSpec } from '../src/kernel/goals/goalSpec/apply';
 import { parseGoalFile } from '../src/goalFile/parse';
 import { analyze } from '../src/languageServer/analysis';
 import { StoreRegistry } from '../src/languageServer/storeRegistry';

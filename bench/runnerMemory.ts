@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kernel } from '../src/kernel/kernel';
-import { createGoal } from '../src/kernel/ops/goals';
-import { addTodo } from '../src/kernel/ops/todos';
-import { shipTodo } from '../src/kernel/ops/claims';
-import { DEFAULT_HOSTS } from '../src/kernel/hosts';
+import { createGoal } from '../src/kernel/goals/goals';
+import { addTodo } from '../src/kernel/todos/todos';
+import { shipTodo } from '../src/kernel/todos/claims';
+import { DEFAULT_HOSTS } from '../src/runtime/hosts';
 import { Runner } from '../src/cli/run/runner';
 
 /**

@@ -7,8 +7,8 @@ import { CLI_COMMANDS } from '../src/cli/registry';
 import { chooseDriver, openDb } from '../src/kernel/db/openDb';
 import { Kernel } from '../src/kernel/kernel';
 import type { SqliteDb } from '../src/kernel/db/sqliteDb';
-import { renewTodo } from '../src/kernel/ops/claims';
-import { addEvidence } from '../src/kernel/ops/evidence';
+import { renewTodo } from '../src/kernel/todos/claims';
+import { addEvidence } from '../src/kernel/evidence/evidence';
 
 /**
  * What each agent verb costs once the process has started: `runCli` with a captured io (open, query, format,

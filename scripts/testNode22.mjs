@@ -4,8 +4,12 @@ import { spawnSync } from 'node:child_process';
 import { ensureNode22 } from './node22.mjs';
 
 const node22 = ensureNode22();
-const result = spawnSync(node22, ['node_modules/vitest/vitest.mjs', 'run', 'src/kernel', 'test/cli', ...process.argv.slice(2)], {
-  stdio: 'inherit',
-  env: { ...process.env, LOOPX_SQLITE_DRIVER: 'node' },
-});
+const result = spawnSync(
+  node22,
+  ['node_modules/vitest/vitest.mjs', 'run', 'src/kernel', 'src/runtime', 'test/cli', ...process.argv.slice(2)],
+  {
+    stdio: 'inherit',
+    env: { ...process.env, LOOPX_SQLITE_DRIVER: 'node' },
+  },
+);
 process.exit(result.status ?? 1);

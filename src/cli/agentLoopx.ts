@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { shellQuote } from '../kernel/hosts';
+import { shellQuote } from '../runtime/hosts';
 import { STORE_DIR } from '../kernel/kernel';
 
 /** Where the agents' launcher lives in a workspace: `.loopx/bin/loopx`. */

@@ -1,6 +1,6 @@
 import type { Gate, Goal, Todo } from '../kernel/model';
-import type { Evidence } from '../kernel/queries/evidence';
-import type { Monitor, MonitorRun } from '../kernel/queries/monitors';
+import type { Evidence } from '../kernel/evidence/evidenceQueries';
+import type { Monitor, MonitorRun } from '../kernel/monitors/monitorQueries';
 import { formatDuration } from '../kernel/time';
 
 /** Human output for the terminal. Everything printed from the store passes through `clean` (no terminal escapes). */

@@ -3,10 +3,10 @@ import { EXIT, HumanChannelRequiredError, InvalidInputError, LoopxError, NotAllo
 import { confirmInTerminal } from './humanChannel';
 import { Kernel } from '../kernel/kernel';
 import { storeError } from '../kernel/storeFile';
-import { initRootDir, locateRoot } from '../kernel/locate';
-import { markStatusMdStale, writeStatusMd } from '../kernel/projections/statusMd';
+import { initRootDir, locateRoot } from '../runtime/locate';
+import { markStatusMdStale, writeStatusMd } from '../runtime/projections/statusMd';
 import { parseAgentName } from '../kernel/validate';
-import { humanName } from '../kernel/identity';
+import { humanName } from '../runtime/identity';
 import { type Envelope, failure, success } from '../protocol/envelope';
 import { errorBody } from '../protocol/errors';
 import { revealHidden } from '../protocol/display';

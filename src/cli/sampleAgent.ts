@@ -1,6 +1,6 @@
 import type * as ChildProcess from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { readTurnPrompt } from '../kernel/turnCommands';
+import { readTurnPrompt } from '../kernel/turns/turnCommands';
 
 /**
  * LoopX's sample agent: a demo for a person without Codex or Claude Code, so they can watch a turn. No model: it

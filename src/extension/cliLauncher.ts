@@ -1,4 +1,4 @@
-import { shellQuote } from '../kernel/hosts';
+import { shellQuote } from '../runtime/hosts';
 
 /** The `loopx` launcher a terminal finds on PATH: its file name in the launcher folder, and what it says. */
 export interface CliLauncher {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BEGIN } from '../kernel/projections/agentsMd';
+import { BEGIN } from '../runtime/projections/agentsMd';
 import { Disposable } from './util/lifecycle';
 import type { Folders } from './folders';
 import type { FolderServices } from './folderServices';

@@ -1,7 +1,7 @@
 import { stringify } from 'yaml';
-import type { GoalSpec } from '../kernel/goalSpec/spec';
+import type { GoalSpec } from '../kernel/goals/goalSpec/spec';
 import { formatDuration } from '../kernel/time';
-import { slugKey } from '../kernel/goalSpec/spec';
+import { slugKey } from '../kernel/goals/goalSpec/spec';
 
 /** A goal file's text for a spec: front matter in the documented key order, then the background as the body. */
 export function formatGoalFile(spec: GoalSpec): string {

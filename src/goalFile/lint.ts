@@ -3,10 +3,10 @@ import { optionalText, requireText } from '../kernel/validate';
 import { parseScope } from '../kernel/workspacePaths';
 import { type GoalFileDiagnostic, type Range, didYouMean } from './diagnostics';
 import type { LooseFrontMatter } from './schema';
-import { parseRecurrence } from '../kernel/recurrence';
-import { parseCheck } from '../kernel/ops/checks';
-import { checkCaps, checkQuota } from '../kernel/ops/goals';
-import type { GoalSpecQuota } from '../kernel/goalSpec/spec';
+import { parseRecurrence } from '../kernel/todos/recurrence';
+import { parseCheck } from '../kernel/checks/checks';
+import { checkCaps, checkQuota } from '../kernel/goals/goals';
+import type { GoalSpecQuota } from '../kernel/goals/goalSpec/spec';
 import type { ParsedGoalFile, PathSegment } from './parse';
 import { findCycle } from '../shared/findCycle';
 

@@ -1,5 +1,5 @@
 import { FrontMatterParser, type FrontMatterYaml, type PathSegment } from './frontMatterYaml';
-import type { GoalSpec } from '../kernel/goalSpec/spec';
+import type { GoalSpec } from '../kernel/goals/goalSpec/spec';
 import { type GoalFileDiagnostic, type Range, didYouMean } from './diagnostics';
 import { type FrontMatter, GOAL_KEYS, type LooseFrontMatter, QUOTA_KEYS, TODO_KEYS, frontMatterSchema } from './schema';
 import { durationSeconds, lintFrontMatter } from './lint';

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { EXIT, InvalidInputError, LoopxError, NotFoundError } from '../kernel/errors';
-import type { GoalSpec } from '../kernel/goalSpec/spec';
+import type { GoalSpec } from '../kernel/goals/goalSpec/spec';
 import { type GoalFileDiagnostic, formatDiagnostic } from './diagnostics';
 import { MAX_GOAL_FILE_BYTES, parseGoalFile } from './parse';
 

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { human, makeStore } from '../kernel/testKit';
-import { createGoal } from '../kernel/ops/goals';
-import { addTodo } from '../kernel/ops/todos';
-import { applyGoalSpec } from '../kernel/goalSpec/apply';
-import { exportGoalSpec } from '../kernel/goalSpec/export';
+import { createGoal } from '../kernel/goals/goals';
+import { addTodo } from '../kernel/todos/todos';
+import { applyGoalSpec } from '../kernel/goals/goalSpec/apply';
+import { exportGoalSpec } from '../kernel/goals/goalSpec/export';
 import { formatGoalFile } from './format';
 import { parseGoalFile } from './parse';
 

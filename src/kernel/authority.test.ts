@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { agent, bareHuman, human, makeStore, type TestStore } from './testKit';
-import { createGoal, setGoalStatus } from './ops/goals';
-import { addTodo, blockTodo, killTodo, unblockTodo } from './ops/todos';
-import { askGate, decideGate } from './ops/gates';
-import { claimTodo } from './ops/claims';
-import { spendQuota } from './ops/quota';
+import { createGoal, setGoalStatus } from './goals/goals';
+import { addTodo, blockTodo, killTodo, unblockTodo } from './todos/todos';
+import { askGate, decideGate } from './gates/gates';
+import { claimTodo } from './todos/claims';
+import { spendQuota } from './goals/quota';
 import { backupStore, restoreStore } from './backup';
 import { checkReplay } from './replay';
 

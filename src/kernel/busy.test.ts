@@ -3,7 +3,7 @@ import { makeStore, type TestStore } from './testKit';
 import { Kernel } from './kernel';
 import { openDb } from './db/openDb';
 import type { SqliteDb } from './db/sqliteDb';
-import { createGoal } from './ops/goals';
+import { createGoal } from './goals/goals';
 import { EXIT, StoreBusyError } from './errors';
 import { busyError } from './storeFile';
 

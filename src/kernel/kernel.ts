@@ -1,13 +1,15 @@
 import { constants, copyFileSync, existsSync, linkSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DriverName, SqliteDb } from './db/sqliteDb';
-import { immediate, snapshot } from './db/sqliteDb';
+import { immediate } from './db/sqliteDb';
 import { openDb } from './db/openDb';
 import { SCHEMA_VERSION, migrate, schemaVersion } from './db/migrate';
 import { EventAppender, TailBrokenError } from './events/log';
 import { brokenLog, logBrokenError, markBroken } from './logHealth';
 import { hasHumanChannel } from './authority';
-import type { Actor, EventDraft, StoredEvent } from './events/eventTypes';
+import type { Actor, StoredEvent } from './events/eventTypes';
+import type { UnitOfWork } from './unitOfWork';
+import { SqliteEngine } from './db/sqliteEngine';
 import { type Clock, iso, systemClock } from './time';
 import { NoStoreError, NotAllowedError, SchemaTooNewError, SchemaTooOldError } from './errors';
 import { APPLICATION_ID, checkStorePath, needsPrivateCopy, privateCopy, requireLoopxStore, storeError } from './storeFile';
@@ -23,15 +25,8 @@ export interface KernelOptions {
   readOnly?: boolean;
 }
 
-/** What a write sees: one instant, one actor, and `emit` to append-and-apply an event. */
-export interface Tx {
-  readonly db: SqliteDb;
-  readonly nowMs: number;
-  readonly at: string;
-  readonly actor: Actor;
-  /** Appends and applies an event; `as` attributes it to another actor than the transaction's. */
-  emit(draft: EventDraft, as?: Actor): StoredEvent;
-}
+/** What a write sees: one instant, one actor, and `emit` to append-and-apply an event (the unit of work). */
+export type Tx = UnitOfWork;
 
 export type CommitListener = (events: readonly StoredEvent[]) => void;
 
@@ -40,13 +35,18 @@ export type CommitListener = (events: readonly StoredEvent[]) => void;
  * BEGIN IMMEDIATE transaction; events emitted inside it are applied and chained in that same transaction.
  */
 export class Kernel {
+  /** Where the units of work run: SQLite today; the seam a second engine plugs into (unitOfWork.ts). */
+  private readonly engine: SqliteEngine;
+
   private constructor(
     readonly root: string,
     readonly db: SqliteDb,
     readonly clock: Clock,
     readonly actor: Actor,
     private readonly shared: { closed: boolean; listeners: Set<CommitListener> },
-  ) {}
+  ) {
+    this.engine = new SqliteEngine(db);
+  }
 
   static storePath(root: string): string {
     return join(root, STORE_DIR, DB_FILE);
@@ -213,35 +213,14 @@ export class Kernel {
       const broken = brokenLog(this.storeDir);
       if (broken) throw logBrokenError(broken);
     }
-    const emitted: StoredEvent[] = [];
-    const result = this.named(() =>
-      immediate(this.db, () => {
-        const nowMs = this.clock();
-        const at = iso(nowMs);
-        const actor = this.actor;
-        const appender = new EventAppender(this.db, actor, at);
-        const value = fn({
-          db: this.db,
-          nowMs,
-          at,
-          actor,
-          emit: (draft, as) => {
-            const event = appender.append(draft, as);
-            emitted.push(event);
-            return event;
-          },
-        });
-        appender.finish();
-        return value;
-      }),
-    );
-    if (emitted.length > 0) for (const listener of this.shared.listeners) listener(emitted);
-    return result;
+    const { value, events } = this.named(() => this.engine.write(this.actor, this.clock, fn));
+    if (events.length > 0) for (const listener of this.shared.listeners) listener(events);
+    return value;
   }
 
   /** Runs reads against one consistent snapshot. */
   read<T>(fn: (db: SqliteDb, nowMs: number) => T): T {
-    return this.named(() => snapshot(this.db, () => fn(this.db, this.clock())));
+    return this.named(() => this.engine.read(this.clock, fn));
   }
 
   /**

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { agent, makeStore, type TestStore } from './testKit';
-import { createGoal } from './ops/goals';
-import { addTodo } from './ops/todos';
-import { askGate } from './ops/gates';
+import { createGoal } from './goals/goals';
+import { addTodo } from './todos/todos';
+import { askGate } from './gates/gates';
 import { backupStore, restoreStore } from './backup';
 import { openDb } from './db/openDb';
 

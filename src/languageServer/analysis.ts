@@ -5,12 +5,12 @@ import type { SqliteDb } from '../kernel/db/sqliteDb';
 import { LoopxError } from '../kernel/errors';
 import type { Goal, Todo } from '../kernel/model';
 import { findGoal, findGoalTodo } from '../kernel/queries/lookups';
-import { type FieldChange, type GoalPlan, planGoalSpec } from '../kernel/goalSpec/plan';
+import { type FieldChange, type GoalPlan, planGoalSpec } from '../kernel/goals/goalSpec/plan';
 import type { GoalFileDiagnostic, Range } from '../goalFile/diagnostics';
 import { type ParsedGoalFile, type PathSegment, parseGoalFile } from '../goalFile/parse';
 import type { FrontMatterParser } from '../goalFile/frontMatterYaml';
 import { formatFieldValue } from './yamlValue';
-import { lastChange, relative } from '../kernel/projections/todoCard';
+import { lastChange, relative } from '../kernel/todos/todoCard';
 import type { OpenStore, StoreRegistry } from './storeRegistry';
 
 /** Everything the features need about one version of one goal file, computed once per change. */

@@ -12,14 +12,14 @@ import {
   type Position,
 } from 'vscode-languageserver';
 import type { Analysis, DriftData } from './analysis';
-import { todoHover, todoStatusLine } from '../kernel/projections/todoCard';
+import { todoHover, todoStatusLine } from '../kernel/todos/todoCard';
 import { goalHover } from './goalHover';
 import { GOAL_KEYS, KEY_DOCS, QUOTA_KEYS, TODO_KEYS } from '../goalFile/schema';
 import type { Range } from '../goalFile/diagnostics';
 import { findGoalTodo, getGoal, getTodo } from '../kernel/queries/lookups';
 import { listAgents } from '../kernel/queries/lists';
-import { DEFAULT_HOSTS } from '../kernel/hosts';
-import { relative } from '../kernel/projections/todoCard';
+import { DEFAULT_HOSTS } from '../runtime/hosts';
+import { relative } from '../kernel/todos/todoCard';
 
 /**
  * Arguments that name the workspace folder (the shape of src/extension/commands/inFolder.ts), so a lens acts in the

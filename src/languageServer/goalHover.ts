@@ -1,7 +1,7 @@
 import type { SqliteDb } from '../kernel/db/sqliteDb';
 import type { Goal } from '../kernel/model';
-import { quotaState, shouldRun } from '../kernel/queries/quota';
-import { escapeMarkdown, relative } from '../kernel/projections/todoCard';
+import { quotaState, shouldRun } from '../kernel/goals/quotaQueries';
+import { escapeMarkdown, relative } from '../kernel/todos/todoCard';
 import { shouldRunSentence } from '../protocol/shouldRunWords';
 import { windowUsageWords } from '../shared/usageWords';
 

@@ -3,7 +3,7 @@ import type { DocumentLink, Hover, Position } from 'vscode-languageserver';
 import { MarkupKind } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { findGoal, findTodo } from '../kernel/queries/lookups';
-import { todoHover, todoStatusLine } from '../kernel/projections/todoCard';
+import { todoHover, todoStatusLine } from '../kernel/todos/todoCard';
 import { GOAL_FILE_SUFFIX } from '../goalFile/parse';
 import { goalHover } from './goalHover';
 import type { StoreRegistry } from './storeRegistry';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Kernel, STORE_DIR, DB_FILE } from '../kernel/kernel';
-import { StoreWatcher } from '../kernel/watch';
+import { StoreWatcher } from '../runtime/watch';
 import type { SqliteDb } from '../kernel/db/sqliteDb';
 import { StoreSnapshot } from '../kernel/db/storeSnapshot';
 

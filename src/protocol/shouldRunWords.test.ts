@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SHOULD_RUN_REASONS } from '../kernel/queries/quota';
+import { SHOULD_RUN_REASONS } from '../kernel/goals/quotaQueries';
 import { allShipped, shouldRunReason, shouldRunSentence } from './shouldRunWords';
 
 describe('should-run answers in words', () => {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ModelServer } from './modelServer';
-import { readTurnPrompt } from '../../src/kernel/turnCommands';
+import { readTurnPrompt } from '../../src/kernel/turns/turnCommands';
 
 /**
  * The environment the real agent CLIs run in for a test: offline against the scripted model on 127.0.0.1, with a

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { LOOPX, REPO, cleanEnv, inVsCode, loopx, startGoal } from '../cli/harness';
-import { approveMonitor } from '../../src/kernel/ops/monitors';
+import { approveMonitor } from '../../src/kernel/monitors/monitors';
 import { agentBin, agentEnv, readTurn, shipScript } from './agentEnv';
 import { type ModelServer, type Step, startModelServer } from './modelServer';
-import { claudeMcpSetup, codexMcpSetup } from '../../src/kernel/projections/mcpSetup';
+import { claudeMcpSetup, codexMcpSetup } from '../../src/runtime/projections/mcpSetup';
 
 /**
  * The real Claude Code and Codex CLIs (exact devDependencies) running loopx turns with the default host commands,

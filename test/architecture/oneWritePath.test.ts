@@ -16,36 +16,8 @@ const EMIT = /\bemit\(\s*\{\s*kind:\s*'([a-z_.]+)'/g;
  */
 const KNOWN_SECOND_WRITERS: Record<string, { files: string[]; why: string }> = {
   evidence: {
-    files: ['src/kernel/ops/evidence.ts', 'src/kernel/ops/evidenceRun.ts'],
+    files: ['src/kernel/evidence/evidence.ts', 'src/kernel/evidence/evidenceRun.ts'],
     why: 'a command the kernel ran is recorded (source: kernel, with its run) by recordEvidenceRun, beside addEvidence',
-  },
-  'goal.check_set': {
-    files: ['src/kernel/goalSpec/apply.ts', 'src/kernel/ops/checks.ts'],
-    why: 'goal files set the check inside their one transaction; authority is checked by planGoalSpec, not setGoalCheck',
-  },
-  'todo.check_set': {
-    files: ['src/kernel/goalSpec/apply.ts', 'src/kernel/ops/checks.ts'],
-    why: 'as goal.check_set',
-  },
-  'todo.added': {
-    files: ['src/kernel/goalSpec/apply.ts', 'src/kernel/ops/todos.ts'],
-    why: "goal files add todos with keys and after-links to todos of the same apply; addTodo's checks are retyped in checkSpec",
-  },
-  'todo.killed': {
-    files: ['src/kernel/goalSpec/apply.ts', 'src/kernel/ops/todos.ts'],
-    why: "--prune kills a removed todo inside the apply; it repeats killTodo's pending-gate rule",
-  },
-  'todo.claimed': {
-    files: ['src/kernel/ops/claims.ts', 'src/kernel/ops/turns.ts'],
-    why: 'turn start claims through claimFor: no renewal, other refusal codes, previousOwner built differently (issue 24)',
-  },
-  'todo.released': {
-    files: ['src/kernel/ops/claims.ts', 'src/kernel/ops/monitors.ts', 'src/kernel/ops/turns.ts'],
-    why: 'monitor add releases the todo it waits on; turn finish releases it as the kernel; both beside releaseTodo',
-  },
-  'quota.spent': {
-    files: ['src/kernel/ops/quota.ts', 'src/kernel/ops/turns.ts'],
-    why: 'turn finish spends the turn in its own transaction, beside spendQuota',
   },
 };
 

@@ -3,8 +3,9 @@ import { join, relative, resolve } from 'node:path';
 import { expect, test } from 'vitest';
 
 /**
- * SQL has one home: src/kernel (its queries/ and ops/). Every other layer asks the kernel by name, so a rule the
- * queries encode (readiness, lease liveness) is never retyped beside a view. Tests may still tamper with a store.
+ * SQL has one home: src/kernel (each noun's folder with its reducers, and the spine). Every other layer, src/runtime
+ * too, asks the kernel by name, so a rule the queries encode (readiness, lease liveness) is never retyped beside a
+ * view. Tests may still tamper with a store.
  */
 const ROOT = resolve(__dirname, '..', '..');
 const SQL = /\.prepare\(|\bdb\.exec\(|\b(SELECT\s+[\w*]|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|PRAGMA\s+\w)/;

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { openDb } from '../../src/kernel/db/openDb';
 import { EXIT } from '../../src/kernel/errors';
 import { Kernel } from '../../src/kernel/kernel';
-import { createGoal } from '../../src/kernel/ops/goals';
-import { addTodo } from '../../src/kernel/ops/todos';
+import { createGoal } from '../../src/kernel/goals/goals';
+import { addTodo } from '../../src/kernel/todos/todos';
 import { LOOPX, cleanEnv, loopxAsync, workspace } from './harness';
 
 const ws = workspace();

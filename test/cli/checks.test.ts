@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { dumpStore, loopx, workspace } from './harness';
 import { Kernel } from '../../src/kernel/kernel';
-import { createGoal } from '../../src/kernel/ops/goals';
+import { createGoal } from '../../src/kernel/goals/goals';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 
 const ws = workspace();

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openDb } from '../../src/kernel/db/openDb';
 import { Kernel } from '../../src/kernel/kernel';
-import { setGoalStatus } from '../../src/kernel/ops/goals';
-import { approveMonitor } from '../../src/kernel/ops/monitors';
-import { listMonitors } from '../../src/kernel/queries/monitors';
+import { setGoalStatus } from '../../src/kernel/goals/goals';
+import { approveMonitor } from '../../src/kernel/monitors/monitors';
+import { listMonitors } from '../../src/kernel/monitors/monitorQueries';
 import { STATE_TABLES } from '../../src/kernel/replay';
 import { canonicalJson } from '../../src/kernel/events/canonical';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { DEFAULT_HOSTS, planHost, shellQuote } from '../../src/kernel/hosts';
+import { DEFAULT_HOSTS, planHost, shellQuote } from '../../src/runtime/hosts';
 
 /** A host's command line as a terminal runs it, through the built bin/loopx: so a process suite (it needs dist/). */
 const dir = mkdtempSync(join(tmpdir(), 'loopx hosts \' "$(id)"-'));
@@ -15,7 +15,7 @@ const turn = {
 };
 
 test("in a terminal, Claude Code's JSON lines read as sentences through loopx turn progress; the log keeps them raw", () => {
-  const fixture = join(__dirname, '..', '..', 'src', 'kernel', 'usage', 'fixtures', 'claude-2.1.197.stream.jsonl');
+  const fixture = join(__dirname, '..', '..', 'src', 'kernel', 'turns', 'usage', 'fixtures', 'claude-2.1.197.stream.jsonl');
   const loopx = join(__dirname, '..', '..', 'bin', 'loopx');
   writeFileSync(turn.promptFile, 'the prompt'); // the host's stdin
   const plan = planHost('claude', { ...DEFAULT_HOSTS, claude: `cat ${shellQuote(fixture)}` }, { ...turn, progressLoopx: loopx });

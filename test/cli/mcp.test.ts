@@ -3,8 +3,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Kernel } from '../../src/kernel/kernel';
-import { createGoal } from '../../src/kernel/ops/goals';
-import { addTodo } from '../../src/kernel/ops/todos';
+import { createGoal } from '../../src/kernel/goals/goals';
+import { addTodo } from '../../src/kernel/todos/todos';
 import { LOOPX, cleanEnv, workspace } from './harness';
 
 const ws = workspace();

@@ -3,7 +3,7 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { dumpStore, inVsCode, loopx, startGoal, workspace } from './harness';
-import { allowChecks } from '../../src/kernel/ops/monitors';
+import { allowChecks } from '../../src/kernel/monitors/monitors';
 
 const ws = workspace();
 const root = ws.root;

@@ -5,8 +5,8 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { LOOPX, approveWaitingChecks, cleanEnv, dumpStore, loopx, startGoal, workspace } from './harness';
 import { type RunnerChild, agentCommand, startRunner } from './runner';
 import { decisionLine } from '../../src/cli/run/runnerWords';
-import type { ShouldRun } from '../../src/kernel/queries/quota';
-import { processAlive } from '../../src/kernel/launchers';
+import type { ShouldRun } from '../../src/kernel/goals/quotaQueries';
+import { processAlive } from '../../src/runtime/launchers';
 
 /** `loopx run` as a black box: bin/loopx run with a scripted host (no model), each test in its own workspace. */
 const spaces: { root: string; dispose(): void }[] = [];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Kernel } from '../../src/kernel/kernel';
-import { createGoal } from '../../src/kernel/ops/goals';
-import { addTodo } from '../../src/kernel/ops/todos';
+import { createGoal } from '../../src/kernel/goals/goals';
+import { addTodo } from '../../src/kernel/todos/todos';
 import { loopxAsync, workspace } from './harness';
 
 const ws = workspace();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Kernel } from '../../src/kernel/kernel';
-import { createGoal, setGoalStatus } from '../../src/kernel/ops/goals';
-import { addTodo } from '../../src/kernel/ops/todos';
+import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
+import { addTodo } from '../../src/kernel/todos/todos';
 import { dumpStore, loopx, workspace } from './harness';
 
 /** `todo show`, lean JSON and bounded lists, through the real CLI on a real store. */

@@ -9,8 +9,8 @@ import { LOOPX, REPO, cleanEnv, dumpStore, inVsCode, loopx, startGoal } from './
 import { type RunnerChild, startRunner } from './runner';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 import { discardWorktree, mergeWorktree } from '../../src/kernel/worktrees/landing';
-import { killTodo } from '../../src/kernel/ops/todos';
-import { processAlive } from '../../src/kernel/launchers';
+import { killTodo } from '../../src/kernel/todos/todos';
+import { processAlive } from '../../src/runtime/launchers';
 
 /** Worktrees with real git in temporary repositories: a repo with one commit on main and a store at its root. */
 const GIT_ID = {

@@ -3,12 +3,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
 import { Kernel } from '../../src/kernel/kernel';
-import { createGoal } from '../../src/kernel/ops/goals';
-import { addTodo, blockTodo } from '../../src/kernel/ops/todos';
-import { claimTodo, shipTodo } from '../../src/kernel/ops/claims';
-import { askGate } from '../../src/kernel/ops/gates';
-import { addMonitor, approveMonitor } from '../../src/kernel/ops/monitors';
-import { finishTurn, startTurn } from '../../src/kernel/ops/turns';
+import { createGoal } from '../../src/kernel/goals/goals';
+import { addTodo, blockTodo } from '../../src/kernel/todos/todos';
+import { claimTodo, shipTodo } from '../../src/kernel/todos/claims';
+import { askGate } from '../../src/kernel/gates/gates';
+import { addMonitor, approveMonitor } from '../../src/kernel/monitors/monitors';
+import { finishTurn, startTurn } from '../../src/kernel/turns/turns';
 import { HOME, REPO } from './harness';
 import { inWorkbench } from './ui';
 

@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kernel } from '../../src/kernel/kernel';
-import { createGoal } from '../../src/kernel/ops/goals';
-import { addTodo } from '../../src/kernel/ops/todos';
-import { askGate } from '../../src/kernel/ops/gates';
+import { createGoal } from '../../src/kernel/goals/goals';
+import { addTodo } from '../../src/kernel/todos/todos';
+import { askGate } from '../../src/kernel/gates/gates';
 import { HOME } from './harness';
 
 /**

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { BoardPanel } from '../../src/extension/board/boardPanel';
-import { addTodo } from '../../src/kernel/ops/todos';
+import { addTodo } from '../../src/kernel/todos/todos';
 import { app, otherWriter, until, withAnswers } from './support';
 
 const events = async () => Number((await app()).session.requireKernel().db.prepare('SELECT count(*) AS n FROM events').get()?.n);

@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { claudeMcpSetup } from '../../src/kernel/projections/mcpSetup';
+import { claudeMcpSetup } from '../../src/runtime/projections/mcpSetup';
 import type { Gate, Goal, Todo } from '../../src/kernel/model';
-import { askGate } from '../../src/kernel/ops/gates';
-import { claimTodo, releaseTodo } from '../../src/kernel/ops/claims';
-import { addTodo, killTodo } from '../../src/kernel/ops/todos';
-import { createGoal, setGoalStatus } from '../../src/kernel/ops/goals';
+import { askGate } from '../../src/kernel/gates/gates';
+import { claimTodo, releaseTodo } from '../../src/kernel/todos/claims';
+import { addTodo, killTodo } from '../../src/kernel/todos/todos';
+import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
 import { COMMANDS } from '../../src/extension/commands/commandIds';
 import { BUSY_TIMEOUT_MS } from '../../src/kernel/db/openDb';
 import { readFileSync, rmSync } from 'node:fs';

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { GROUP_PAGE, type GoalsNode } from '../../src/extension/views/goalsTree';
 import { COMMANDS } from '../../src/extension/commands/commandIds';
-import { createGoal } from '../../src/kernel/ops/goals';
-import { addTodo } from '../../src/kernel/ops/todos';
+import { createGoal } from '../../src/kernel/goals/goals';
+import { addTodo } from '../../src/kernel/todos/todos';
 import { app, otherWriter, recordFigure, REPO, until, vscodeHuman, workspaceRoot } from './support';
 
 /** Walks the Goals tree the way VS Code does when everything is expanded; returns the number of items rendered. */

@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { BoardPanel } from '../../src/extension/board/boardPanel';
 import { buildSnapshot } from '../../src/extension/board/boardData';
-import { boardFacts } from '../../src/kernel/queries/cards';
+import { boardFacts } from '../../src/kernel/todos/cards';
 import { MonitorTicker } from '../../src/extension/monitors/monitorTicker';
 import { columnOf } from '../../src/protocol/board';
-import { createGoal } from '../../src/kernel/ops/goals';
-import { addTodo } from '../../src/kernel/ops/todos';
-import { claimTodo } from '../../src/kernel/ops/claims';
-import { addMonitor, approveMonitor, cancelMonitor } from '../../src/kernel/ops/monitors';
-import { runEvidence } from '../../src/kernel/ops/evidenceRun';
+import { createGoal } from '../../src/kernel/goals/goals';
+import { addTodo } from '../../src/kernel/todos/todos';
+import { claimTodo } from '../../src/kernel/todos/claims';
+import { addMonitor, approveMonitor, cancelMonitor } from '../../src/kernel/monitors/monitors';
+import { runEvidence } from '../../src/kernel/evidence/evidenceRun';
 import { app, otherWriter, until, vscodeHuman, withAnswers, workspaceRoot } from './support';
 
 /** A goal of its own, so the other suites' todos do not change should-run's answer here. */

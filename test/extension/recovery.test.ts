@@ -3,12 +3,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { LAUNCHER_FILE } from '../../src/kernel/launchers';
+import { LAUNCHER_FILE } from '../../src/runtime/launchers';
 import { Kernel } from '../../src/kernel/kernel';
-import { createGoal } from '../../src/kernel/ops/goals';
-import { addTodo } from '../../src/kernel/ops/todos';
-import { startTurn } from '../../src/kernel/ops/turns';
-import { getTurn } from '../../src/kernel/queries/turns';
+import { createGoal } from '../../src/kernel/goals/goals';
+import { addTodo } from '../../src/kernel/todos/todos';
+import { startTurn } from '../../src/kernel/turns/turns';
+import { getTurn } from '../../src/kernel/turns/turnQueries';
 import { app, cli, otherWriter, until, vscodeHuman, withAnswers, workspaceRoot } from './support';
 
 let goalId = '';

@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { createGoal, setGoalStatus } from '../../src/kernel/ops/goals';
-import { spendQuota } from '../../src/kernel/ops/quota';
+import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
+import { spendQuota } from '../../src/kernel/goals/quota';
 import { app, otherWriter, until, vscodeHuman, withAnswers } from './support';
 import type { BoardPanel } from '../../src/extension/board/boardPanel';
 import { buildSnapshot } from '../../src/extension/board/boardData';
-import { boardFacts } from '../../src/kernel/queries/cards';
+import { boardFacts } from '../../src/kernel/todos/cards';
 
 suite('status bar', () => {
   test('a quota meter per active goal that turns to the warning colour when the budget is exhausted', async () => {

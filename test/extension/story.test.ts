@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { askGate } from '../../src/kernel/ops/gates';
-import { createGoal } from '../../src/kernel/ops/goals';
-import { addTodo, blockTodo } from '../../src/kernel/ops/todos';
-import { claimTodo } from '../../src/kernel/ops/claims';
-import { spendQuota } from '../../src/kernel/ops/quota';
-import { finishTurn, startTurn } from '../../src/kernel/ops/turns';
+import { askGate } from '../../src/kernel/gates/gates';
+import { createGoal } from '../../src/kernel/goals/goals';
+import { addTodo, blockTodo } from '../../src/kernel/todos/todos';
+import { claimTodo } from '../../src/kernel/todos/claims';
+import { spendQuota } from '../../src/kernel/goals/quota';
+import { finishTurn, startTurn } from '../../src/kernel/turns/turns';
 import { addHook, hookRuns, removeHook } from '../../src/kernel/hooks/hooks';
 import { WindowHooks } from '../../src/extension/hooks/windowHooks';
 import { COMMANDS } from '../../src/extension/commands/commandIds';

@@ -2,9 +2,9 @@ import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunOutcome } from '../../src/extension/turns/turnRunner';
-import { type Turn, listTurns } from '../../src/kernel/queries/turns';
-import { createGoal } from '../../src/kernel/ops/goals';
-import { addTodo } from '../../src/kernel/ops/todos';
+import { type Turn, listTurns } from '../../src/kernel/turns/turnQueries';
+import { createGoal } from '../../src/kernel/goals/goals';
+import { addTodo } from '../../src/kernel/todos/todos';
 import { app, otherWriter, REPO, until, vscodeHuman, withAnswers } from './support';
 
 const AGENT = join(REPO, 'test', 'extension', 'fixtures', 'scriptedAgent.mjs');

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { addEvidence } from '../../src/kernel/ops/evidence';
+import { addEvidence } from '../../src/kernel/evidence/evidence';
 import type { GoalsNode } from '../../src/extension/views/goalsTree';
 import type { EvidenceNode } from '../../src/extension/views/evidenceTree';
 import { app, otherWriter, until, workspaceRoot } from './support';
@@ -57,7 +57,7 @@ suite('views', () => {
   test('Gates: pending first with the question as the label; decided ones after', async () => {
     const loopx = await app();
     const codex = otherWriter('codex');
-    const { askGate } = await import('../../src/kernel/ops/gates');
+    const { askGate } = await import('../../src/kernel/gates/gates');
     const asked = askGate(codex, { todoId: 'T3', question: 'Rename the parser package?' });
     codex.close();
     await until(() => loopx.gatesTree.pendingCount() === 1, 'the new gate in the Gates view');
@@ -76,12 +76,12 @@ suite('views', () => {
     await config.update('notifyOnNewGates', false, vscode.ConfigurationTarget.Global);
     try {
       const codex = otherWriter('codex');
-      const { askGate } = await import('../../src/kernel/ops/gates');
+      const { askGate } = await import('../../src/kernel/gates/gates');
       const gate = askGate(codex, { goalId: 'G1', question: 'Quiet question?' });
       codex.close();
       await until(() => loopx.gatesTree.pendingCount() === 2, 'the quiet gate');
       assert.equal(loopx.gateNotifier.notified.includes(gate.id), false);
-      const { decideGate } = await import('../../src/kernel/ops/gates');
+      const { decideGate } = await import('../../src/kernel/gates/gates');
       decideGate(loopx.session.requireKernel(), gate.id, 'rejected', 'test cleanup');
     } finally {
       await config.update('notifyOnNewGates', undefined, vscode.ConfigurationTarget.Global);

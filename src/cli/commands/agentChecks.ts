@@ -1,7 +1,7 @@
 import type { Command } from '../command';
-import { allowChecks, approveMonitor } from '../../kernel/ops/monitors';
+import { allowChecks, approveMonitor } from '../../kernel/monitors/monitors';
 import { getGoal } from '../../kernel/queries/lookups';
-import { getMonitor } from '../../kernel/queries/monitors';
+import { getMonitor } from '../../kernel/monitors/monitorQueries';
 import { InvalidInputError } from '../../kernel/errors';
 import { parseId } from '../../kernel/validate';
 import { goalLine, monitorLine, Painter } from '../format';

@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { writeAgentsMd } from '../../kernel/projections/agentsMd';
+import { writeAgentsMd } from '../../runtime/projections/agentsMd';
 
 export const agentsMd: Command = {
   name: ['agents-md'],

@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { addEvidence } from '../../kernel/ops/evidence';
+import { addEvidence } from '../../kernel/evidence/evidence';
 import { evidenceLine, Painter } from '../format';
 
 export const evidenceAdd: Command = {

@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { listEvidence } from '../../kernel/queries/evidence';
+import { listEvidence } from '../../kernel/evidence/evidenceQueries';
 import { getGoal, getTodo } from '../../kernel/queries/lookups';
 import { evidenceLine, list, Painter } from '../format';
 

@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { runEvidence } from '../../kernel/ops/evidenceRun';
+import { runEvidence } from '../../kernel/evidence/evidenceRun';
 import { InvalidInputError } from '../../kernel/errors';
 import { clean, evidenceLine, Painter } from '../format';
 

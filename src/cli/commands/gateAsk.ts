@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { askGate } from '../../kernel/ops/gates';
+import { askGate } from '../../kernel/gates/gates';
 import { gateLine, Painter } from '../format';
 
 export const gateAsk: Command = {

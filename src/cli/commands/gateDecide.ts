@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { decideGate } from '../../kernel/ops/gates';
+import { decideGate } from '../../kernel/gates/gates';
 import { getGate } from '../../kernel/queries/lookups';
 import { parseId } from '../../kernel/validate';
 import { gateLine, Painter } from '../format';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from '../command';
-import { applyGoalSpec } from '../../kernel/goalSpec/apply';
-import type { FieldChange, GoalPlan } from '../../kernel/goalSpec/plan';
+import { applyGoalSpec } from '../../kernel/goals/goalSpec/apply';
+import type { FieldChange, GoalPlan } from '../../kernel/goals/goalSpec/plan';
 import { clean } from '../format';
 import { HumanChannelRequiredError } from '../../kernel/errors';
 import { getGoal } from '../../kernel/queries/lookups';

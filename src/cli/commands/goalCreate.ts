@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { createGoal, setGoalStatus } from '../../kernel/ops/goals';
+import { createGoal, setGoalStatus } from '../../kernel/goals/goals';
 import { goalLine, Painter, policyWords } from '../format';
 
 export const goalCreate: Command = {

@@ -1,6 +1,6 @@
 import type { Command } from '../command';
 import type { GoalStatus } from '../../kernel/model';
-import { setGoalStatus } from '../../kernel/ops/goals';
+import { setGoalStatus } from '../../kernel/goals/goals';
 import { resumeNeedsHuman } from '../../kernel/authority';
 import { getGoal } from '../../kernel/queries/lookups';
 import { parseId } from '../../kernel/validate';

@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { offerHandoff } from '../../kernel/ops/handoffs';
+import { offerHandoff } from '../../kernel/handoffs/handoffs';
 import { parseId } from '../../kernel/validate';
 
 export const handoff: Command = {

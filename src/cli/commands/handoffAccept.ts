@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { acceptHandoff } from '../../kernel/ops/handoffs';
+import { acceptHandoff } from '../../kernel/handoffs/handoffs';
 import { parseId } from '../../kernel/validate';
 
 export const handoffAccept: Command = {

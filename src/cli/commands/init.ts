@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { ensureGitignore } from '../../kernel/gitignore';
+import { ensureGitignore } from '../../runtime/gitignore';
 import { dirname, join } from 'node:path';
 import { requireText } from '../../kernel/validate';
 import type { Command } from '../command';
 import { Kernel } from '../../kernel/kernel';
-import { writeStatusMd } from '../../kernel/projections/statusMd';
+import { writeStatusMd } from '../../runtime/projections/statusMd';
 
 /** A goal file from the template, never over an existing one (the file is the person's). */
 async function startGoalFile(root: string, title: string): Promise<{ path: string; written: boolean }> {

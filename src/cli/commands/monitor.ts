@@ -1,7 +1,7 @@
 import type { Command } from '../command';
-import { addMonitor, cancelMonitor } from '../../kernel/ops/monitors';
-import { tickMonitors } from '../../kernel/ops/tick';
-import { MONITOR_STATUSES, type MonitorStatus, getMonitor, listMonitors, monitorRuns } from '../../kernel/queries/monitors';
+import { addMonitor, cancelMonitor } from '../../kernel/monitors/monitors';
+import { tickMonitors } from '../../kernel/monitors/tick';
+import { MONITOR_STATUSES, type MonitorStatus, getMonitor, listMonitors, monitorRuns } from '../../kernel/monitors/monitorQueries';
 import { getGoal, getTodo } from '../../kernel/queries/lookups';
 import { InvalidInputError } from '../../kernel/errors';
 import { parseId } from '../../kernel/validate';

@@ -1,6 +1,6 @@
 import type { Command } from '../command';
 import { getGoal } from '../../kernel/queries/lookups';
-import { shouldRun } from '../../kernel/queries/quota';
+import { shouldRun } from '../../kernel/goals/quotaQueries';
 import { parseId } from '../../kernel/validate';
 import { relativeTime } from '../format';
 

@@ -1,7 +1,7 @@
 import type { Command } from '../command';
 import { getGoal } from '../../kernel/queries/lookups';
 import { listGoals } from '../../kernel/queries/lists';
-import { quotaState, shouldRun } from '../../kernel/queries/quota';
+import { quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
 import { list, relativeTime } from '../format';
 import { budgetWords } from '../../shared/usageWords';
 

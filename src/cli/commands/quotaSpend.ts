@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { spendQuota } from '../../kernel/ops/quota';
+import { spendQuota } from '../../kernel/goals/quota';
 import { parseId } from '../../kernel/validate';
 
 export const quotaSpend: Command = {

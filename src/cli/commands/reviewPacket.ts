@@ -5,7 +5,7 @@ import { InvalidInputError } from '../../kernel/errors';
 import { getGoal } from '../../kernel/queries/lookups';
 import { renderReviewPacket } from '../../kernel/projections/reviewPacket';
 import { reviewFacts } from '../../kernel/projections/reviewFacts';
-import { printPdf } from '../../kernel/projections/printPdf';
+import { printPdf } from '../../runtime/projections/printPdf';
 import { goalStory } from '../../kernel/story/story';
 import { reviewPage } from '../../protocol/story/reviewPage';
 

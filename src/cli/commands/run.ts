@@ -1,11 +1,11 @@
 import type { Command } from '../command';
 import { EXIT, InvalidInputError, LoopxError } from '../../kernel/errors';
-import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, hostExecutable } from '../../kernel/hosts';
-import { hostFacts, judgeHost } from '../../kernel/hostCheck';
-import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS } from '../../kernel/ops/leases';
+import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, hostExecutable } from '../../runtime/hosts';
+import { hostFacts, judgeHost } from '../../runtime/hostCheck';
+import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS } from '../../kernel/todos/leases';
 import { getGoal } from '../../kernel/queries/lookups';
 import { parseAgentName, parseId } from '../../kernel/validate';
-import { requirePosixShell } from '../../kernel/platform';
+import { requirePosixShell } from '../../runtime/platform';
 import { Runner } from '../run/runner';
 import { loopxForAgents } from '../agentLoopx';
 

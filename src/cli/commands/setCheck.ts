@@ -1,6 +1,6 @@
 import type { Command, CommandContext } from '../command';
 import type { Actor } from '../../kernel/events/eventTypes';
-import { setGoalCheck, setTodoCheck } from '../../kernel/ops/checks';
+import { setGoalCheck, setTodoCheck } from '../../kernel/checks/checks';
 import { InvalidInputError } from '../../kernel/errors';
 import { parseId } from '../../kernel/validate';
 import { goalLine, Painter, todoLine } from '../format';

@@ -1,7 +1,7 @@
 import type { Command } from '../command';
 import type { Kernel } from '../../kernel/kernel';
 import { type StatusReport, statusReport } from '../../kernel/queries/status';
-import { statusMdStale, writeStatusMd } from '../../kernel/projections/statusMd';
+import { statusMdStale, writeStatusMd } from '../../runtime/projections/statusMd';
 import { InvalidInputError } from '../../kernel/errors';
 import { pausedWords } from '../../shared/pausedWords';
 import { clean, gateLine, monitorLine, Painter, relativeTime, todoLine } from '../format';

@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { addTodo } from '../../kernel/ops/todos';
+import { addTodo } from '../../kernel/todos/todos';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoLine } from '../format';
 

@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { blockTodo } from '../../kernel/ops/todos';
+import { blockTodo } from '../../kernel/todos/todos';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoLine } from '../format';
 

@@ -1,7 +1,7 @@
 import type { Command } from '../command';
 import { InvalidInputError } from '../../kernel/errors';
-import { claimNext, claimTodo } from '../../kernel/ops/claims';
-import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS } from '../../kernel/ops/leases';
+import { claimNext, claimTodo } from '../../kernel/todos/claims';
+import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS } from '../../kernel/todos/leases';
 import { formatDuration } from '../../kernel/time';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoDetail } from '../format';

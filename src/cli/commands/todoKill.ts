@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { killTodo } from '../../kernel/ops/todos';
+import { killTodo } from '../../kernel/todos/todos';
 import { getTodo, pendingGateIds } from '../../kernel/queries/lookups';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoLine } from '../format';

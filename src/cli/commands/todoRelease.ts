@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { releaseTodo } from '../../kernel/ops/claims';
+import { releaseTodo } from '../../kernel/todos/claims';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoLine } from '../format';
 

@@ -1,6 +1,6 @@
 import type { Command } from '../command';
-import { renewTodo } from '../../kernel/ops/claims';
-import { DEFAULT_LEASE_SECONDS } from '../../kernel/ops/leases';
+import { renewTodo } from '../../kernel/todos/claims';
+import { DEFAULT_LEASE_SECONDS } from '../../kernel/todos/leases';
 import { formatDuration } from '../../kernel/time';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoLine } from '../format';

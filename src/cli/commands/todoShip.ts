@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { shipTodo } from '../../kernel/ops/claims';
+import { shipTodo } from '../../kernel/todos/claims';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoLine } from '../format';
 

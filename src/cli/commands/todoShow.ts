@@ -1,6 +1,6 @@
 import type { Command } from '../command';
 import { InvalidInputError } from '../../kernel/errors';
-import { todoView } from '../../kernel/queries/todoView';
+import { todoView } from '../../kernel/todos/todoView';
 import { parseId } from '../../kernel/validate';
 import { todoShowData } from '../todoShowData';
 import { findWorktree } from '../../kernel/worktrees/worktreeRows';

@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { unblockTodo } from '../../kernel/ops/todos';
+import { unblockTodo } from '../../kernel/todos/todos';
 import { getTodo } from '../../kernel/queries/lookups';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoLine } from '../format';

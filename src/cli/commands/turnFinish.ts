@@ -1,7 +1,7 @@
 import type { Command } from '../command';
-import { finishTurn } from '../../kernel/ops/turns';
+import { finishTurn } from '../../kernel/turns/turns';
 import { parseId } from '../../kernel/validate';
-import { describeRun, turnEvidence } from '../../kernel/queries/evidence';
+import { describeRun, turnEvidence } from '../../kernel/evidence/evidenceQueries';
 import { clean } from '../format';
 import { usageWords } from '../../shared/usageWords';
 

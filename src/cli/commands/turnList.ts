@@ -1,6 +1,6 @@
 import type { Command } from '../command';
 import { getGoal } from '../../kernel/queries/lookups';
-import { listTurns } from '../../kernel/queries/turns';
+import { listTurns } from '../../kernel/turns/turnQueries';
 import { list, relativeTime } from '../format';
 import { moreLine, pageFlags, pageOf } from '../paging';
 import { usageWords } from '../../shared/usageWords';

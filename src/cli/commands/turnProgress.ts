@@ -1,6 +1,6 @@
 import type { Command } from '../command';
 import { InvalidInputError } from '../../kernel/errors';
-import { HostStream, hostFormat, renderProgress } from '../../kernel/usage/hostStream';
+import { HostStream, hostFormat, renderProgress } from '../../kernel/turns/usage/hostStream';
 
 /** Listed for help; the entry point streams stdin through renderTurnProgress (a command here returns one result). */
 export const turnProgress: Command = {

@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { startTurn } from '../../kernel/ops/turns';
+import { startTurn } from '../../kernel/turns/turns';
 import { loopxForAgents } from '../agentLoopx';
 
 export const turnStart: Command = {

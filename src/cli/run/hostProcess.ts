@@ -1,9 +1,9 @@
 import type * as ChildProcess from 'node:child_process';
 import { type FSWatcher, closeSync, openSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXIT_CODE_FILE, KILL_GRACE_MS, type Launcher, hostAlive, readExitCode, signalHost } from '../../kernel/launchers';
-import { shellQuote } from '../../kernel/hosts';
-import type { Turn } from '../../kernel/queries/turns';
+import { EXIT_CODE_FILE, KILL_GRACE_MS, type Launcher, hostAlive, readExitCode, signalHost } from '../../runtime/launchers';
+import { shellQuote } from '../../runtime/hosts';
+import type { Turn } from '../../kernel/turns/turnQueries';
 import { fileEnd, followLog } from './logFollower';
 
 export interface HostRun {

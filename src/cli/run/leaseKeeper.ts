@@ -1,5 +1,5 @@
 import type { Kernel } from '../../kernel/kernel';
-import { claimTodo, renewTodo } from '../../kernel/ops/claims';
+import { claimTodo, renewTodo } from '../../kernel/todos/claims';
 import { getTodoCore } from '../../kernel/queries/lookups';
 import type { Running } from './hostProcess';
 

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import type { Kernel } from '../../kernel/kernel';
-import { adoptOrphan, launcherState, settleAbandoned } from '../../kernel/launchers';
-import { turnDir } from '../../kernel/ops/turns';
-import { TURN_END_GRACE_SECONDS } from '../../kernel/queries/turnSlots';
-import { type Turn, openTurns } from '../../kernel/queries/turns';
+import { adoptOrphan, launcherState, settleAbandoned } from '../../runtime/launchers';
+import { turnDir } from '../../kernel/turns/turns';
+import { TURN_END_GRACE_SECONDS } from '../../kernel/turns/turnSlots';
+import { type Turn, openTurns } from '../../kernel/turns/turnQueries';
 import { type Running, adoptHost } from './hostProcess';
 
 export interface Recovery {
@@ -22,7 +22,7 @@ export interface Adoption {
 }
 
 /**
- * One look at the open turns this runner does not run, by the kernel's rule (kernel/launchers.ts): a turn whose
+ * One look at the open turns this runner does not run, by the kernel's rule (runtime/launchers.ts): a turn whose
  * runner and agent are both gone is finished now (with the exit code its shell wrote, or -1), judged by what was
  * written back; one whose runner is gone but whose agent still runs is adopted (at most one runner wins it): its
  * lease is kept and its time limit enforced from here, exactly as its own runner would have. Turns of live runners

@@ -1,6 +1,6 @@
 import { capWords, usageWords } from '../../shared/usageWords';
-import type { ShouldRun, ShouldRunReason } from '../../kernel/queries/quota';
-import type { Turn } from '../../kernel/queries/turns';
+import type { ShouldRun, ShouldRunReason } from '../../kernel/goals/quotaQueries';
+import type { Turn } from '../../kernel/turns/turnQueries';
 import { clockTime } from '../../protocol/display';
 
 /** should-run's reasons as a person reads them (codes stay in --json). */

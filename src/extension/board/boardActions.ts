@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import { EXIT, LoopxError } from '../../kernel/errors';
 import { storeError } from '../../kernel/storeFile';
-import { claimTodo, releaseTodo } from '../../kernel/ops/claims';
-import { offerHandoff } from '../../kernel/ops/handoffs';
+import { claimTodo, releaseTodo } from '../../kernel/todos/claims';
+import { offerHandoff } from '../../kernel/handoffs/handoffs';
 import { getTodo } from '../../kernel/queries/lookups';
-import { todoCardFor } from '../../kernel/queries/cards';
-import { waitingMonitor } from '../../kernel/queries/monitors';
+import { todoCardFor } from '../../kernel/todos/cards';
+import { waitingMonitor } from '../../kernel/monitors/monitorQueries';
 import { moveFor } from '../../protocol/board';
 import type { ColumnId, GoalAction, TodoAction } from '../../protocol/boardProtocol';
 import { type ErrorBody, errorBody } from '../../protocol/errors';

@@ -1,5 +1,5 @@
-import type { BoardFacts, TodoCardFacts, TodoDetailFacts } from '../../kernel/queries/cards';
-import type { Monitor } from '../../kernel/queries/monitors';
+import type { BoardFacts, TodoCardFacts, TodoDetailFacts } from '../../kernel/todos/cards';
+import type { Monitor } from '../../kernel/monitors/monitorQueries';
 import { eventSentence, turnResultWords } from '../../protocol/boardText';
 import { allShipped } from '../../protocol/shouldRunWords';
 import { forPeople } from '../../protocol/display';

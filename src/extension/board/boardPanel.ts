@@ -16,7 +16,7 @@ import type { BoardOpener, Services } from '../services';
 import type { Folders } from '../folders';
 import { BoardActions, type Outcome } from './boardActions';
 import { buildDetail, buildSnapshot, diffSnapshots } from './boardData';
-import { boardFacts, todoDetailFacts } from '../../kernel/queries/cards';
+import { boardFacts, todoDetailFacts } from '../../kernel/todos/cards';
 import { errorBody } from '../../protocol/errors';
 import { BoardHistory } from './boardHistory';
 import { runSafely } from '../commands/context';

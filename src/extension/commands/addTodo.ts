@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { addTodo as addTodoOp } from '../../kernel/ops/todos';
+import { addTodo as addTodoOp } from '../../kernel/todos/todos';
 import { clean } from '../../protocol/display';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { allowChecks as allowChecksOp, approveMonitor as approveOp } from '../../kernel/ops/monitors';
-import { type Monitor, getMonitor } from '../../kernel/queries/monitors';
+import { allowChecks as allowChecksOp, approveMonitor as approveOp } from '../../kernel/monitors/monitors';
+import { type Monitor, getMonitor } from '../../kernel/monitors/monitorQueries';
 import { getGoal } from '../../kernel/queries/lookups';
 import { parseId } from '../../kernel/validate';
 import { oneLine } from '../../protocol/display';

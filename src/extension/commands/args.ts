@@ -1,6 +1,6 @@
 import type { Gate, Goal, Todo } from '../../kernel/model';
-import type { Monitor } from '../../kernel/queries/monitors';
-import type { Evidence } from '../../kernel/queries/evidence';
+import type { Monitor } from '../../kernel/monitors/monitorQueries';
+import type { Evidence } from '../../kernel/evidence/evidenceQueries';
 import type { Artifact } from '../../kernel/events/eventTypes';
 
 /**

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { writeAgentsMd } from '../../kernel/projections/agentsMd';
-import { claudeMcpSetup, codexMcpSetup } from '../../kernel/projections/mcpSetup';
-import { DEFAULT_HOSTS } from '../../kernel/hosts';
+import { writeAgentsMd } from '../../runtime/projections/agentsMd';
+import { claudeMcpSetup, codexMcpSetup } from '../../runtime/projections/mcpSetup';
+import { DEFAULT_HOSTS } from '../../runtime/hosts';
 import { probeHost } from '../turns/hostProbe';
 import type { CommandDefinition } from './context';
 import { COMMANDS } from './commandIds';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { LoopxError } from '../../kernel/errors';
 import { agent, makeStore } from '../../kernel/testKit';
-import { createGoal } from '../../kernel/ops/goals';
-import { addTodo } from '../../kernel/ops/todos';
-import { askGate } from '../../kernel/ops/gates';
-import { claimTodo } from '../../kernel/ops/claims';
+import { createGoal } from '../../kernel/goals/goals';
+import { addTodo } from '../../kernel/todos/todos';
+import { askGate } from '../../kernel/gates/gates';
+import { claimTodo } from '../../kernel/todos/claims';
 import { actionsFor } from './errorActions';
 import { COMMANDS } from './commandIds';
 

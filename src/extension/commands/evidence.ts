@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { addEvidence as addEvidenceOp } from '../../kernel/ops/evidence';
+import { addEvidence as addEvidenceOp } from '../../kernel/evidence/evidence';
 import { parseArg } from './args';
 import { evidenceUri } from '../views/virtualDocuments';
 import { type CommandDefinition, kernelOf } from './context';

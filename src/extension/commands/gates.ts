@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { askGate as askOp, decideGate } from '../../kernel/ops/gates';
+import { askGate as askOp, decideGate } from '../../kernel/gates/gates';
 import type { Gate } from '../../kernel/model';
 import { clean } from '../../protocol/display';
 import { type CommandDefinition, kernelOf } from './context';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { setGoalStatus } from '../../kernel/ops/goals';
+import { setGoalStatus } from '../../kernel/goals/goals';
 import { clean } from '../../protocol/display';
 import { pausedWords } from '../../shared/pausedWords';
 import { type CommandDefinition, kernelOf } from './context';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { cancelMonitor as cancelOp } from '../../kernel/ops/monitors';
-import { type Monitor, getMonitor } from '../../kernel/queries/monitors';
+import { cancelMonitor as cancelOp } from '../../kernel/monitors/monitors';
+import { type Monitor, getMonitor } from '../../kernel/monitors/monitorQueries';
 import { parseId } from '../../kernel/validate';
 import { oneLine, relativeTime } from '../../protocol/display';
 import { type CommandDefinition, kernelOf } from './context';

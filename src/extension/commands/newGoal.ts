@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { writeGoalFile } from './goalFiles';
 import { defaultGoalFilePath } from '../../goalFile/format';
 import { clean } from '../../protocol/display';
-import { createGoal } from '../../kernel/ops/goals';
+import { createGoal } from '../../kernel/goals/goals';
 import { InvalidInputError } from '../../kernel/errors';
 import { parseScope } from '../../kernel/workspacePaths';
 import { type CommandDefinition, kernelOf } from './context';

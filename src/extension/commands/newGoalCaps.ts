@@ -1,4 +1,4 @@
-import { usageCaps } from '../../kernel/ops/goals';
+import { usageCaps } from '../../kernel/goals/goals';
 import { InvalidInputError } from '../../kernel/errors';
 
 /** A cap as typed into New Goal: its value (null: no cap, the box left empty), or what is wrong, in words. */

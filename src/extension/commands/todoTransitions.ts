@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import { claimTodo as claimOp, releaseTodo as releaseOp, shipTodo as shipOp } from '../../kernel/ops/claims';
-import { blockTodo as blockOp, killTodo as killOp, unblockTodo as unblockOp } from '../../kernel/ops/todos';
+import { claimTodo as claimOp, releaseTodo as releaseOp, shipTodo as shipOp } from '../../kernel/todos/claims';
+import { blockTodo as blockOp, killTodo as killOp, unblockTodo as unblockOp } from '../../kernel/todos/todos';
 import type { Todo } from '../../kernel/model';
 import { clean, clockTime } from '../../protocol/display';
 import { listTodos } from '../../kernel/queries/lists';
-import { type Readiness, readiness } from '../../kernel/queries/ready';
+import { type Readiness, readiness } from '../../kernel/todos/ready';
 import { getTodoCore, leaseLive } from '../../kernel/queries/lookups';
 import { type CommandDefinition, kernelOf } from './context';
 import type { Services } from '../services';

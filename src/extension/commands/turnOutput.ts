@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { turnDir } from '../../kernel/ops/turns';
-import { listTurns } from '../../kernel/queries/turns';
-import { getTurn } from '../../kernel/queries/turns';
+import { turnDir } from '../../kernel/turns/turns';
+import { listTurns } from '../../kernel/turns/turnQueries';
+import { getTurn } from '../../kernel/turns/turnQueries';
 import { parseId } from '../../kernel/validate';
 import { clean, relativeTime } from '../../protocol/display';
 import { turnResultWords } from '../../protocol/boardText';

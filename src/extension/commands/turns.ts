@@ -6,8 +6,8 @@ import { resolveGoal, resolveTodo } from './pickers';
 import { HOSTS, type RunOutcome, describeNoRun } from '../turns/turnRunner';
 import { parseArg } from './args';
 import { reviewUri } from '../views/virtualDocuments';
-import { type HostSettings, findExecutable } from '../../kernel/hosts';
-import { commandShape } from '../../kernel/hostCheck';
+import { type HostSettings, findExecutable } from '../../runtime/hosts';
+import { commandShape } from '../../runtime/hostCheck';
 
 const HOST_NAMES: Record<string, string> = { codex: 'Codex CLI', claude: 'Claude Code', custom: 'Custom command' };
 /** Run Turn's own choices besides the hosts: the built-in sample agent, and a command typed right there. */

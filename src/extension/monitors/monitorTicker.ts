@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { type TickResult, tickMonitors } from '../../kernel/ops/tick';
+import { type TickResult, tickMonitors } from '../../kernel/monitors/tick';
 import { Disposable, MutableDisposable, toDisposable } from '../util/lifecycle';
 import type { Log } from '../util/log';
 import type { StoreModel } from '../store/storeModel';

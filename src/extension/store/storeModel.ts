@@ -3,12 +3,12 @@ import type { Agent, Gate, Goal, Todo, TodoStatus } from '../../kernel/model';
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
 import { listAgents, listGates, listGoals, todosInClaimOrder } from '../../kernel/queries/lists';
 import { findTodo } from '../../kernel/queries/lookups';
-import { readyTodoIds } from '../../kernel/queries/ready';
+import { readyTodoIds } from '../../kernel/todos/ready';
 import { type StatusReport, statusReport } from '../../kernel/queries/status';
-import { type Evidence, listEvidence } from '../../kernel/queries/evidence';
-import { type Monitor, listMonitors } from '../../kernel/queries/monitors';
-import { type RunnerSeen, recentRunners } from '../../kernel/queries/runners';
-import { countTurns } from '../../kernel/queries/turns';
+import { type Evidence, listEvidence } from '../../kernel/evidence/evidenceQueries';
+import { type Monitor, listMonitors } from '../../kernel/monitors/monitorQueries';
+import { type RunnerSeen, recentRunners } from '../../kernel/turns/runners';
+import { countTurns } from '../../kernel/turns/turnQueries';
 import { Disposable } from '../util/lifecycle';
 import type { StoreSession } from './storeSession';
 

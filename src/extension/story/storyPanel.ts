@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { type StoryReader, goalStory, storyReader } from '../../kernel/story/story';
 import { logHead } from '../../kernel/events/anchor';
 import { reviewFacts } from '../../kernel/projections/reviewFacts';
-import { printPdf } from '../../kernel/projections/printPdf';
+import { printPdf } from '../../runtime/projections/printPdf';
 import { LoopxError } from '../../kernel/errors';
 import { listGoals } from '../../kernel/queries/lists';
 import { STORY_VIEW_TYPE, type Story, type ToStoryWebview } from '../../protocol/story/storyProtocol';

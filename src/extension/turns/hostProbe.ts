@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
-import { type HostFacts, type HostVerdict, commandShape, hostFacts, judgeHost } from '../../kernel/hostCheck';
-import { findExecutable } from '../../kernel/hosts';
+import { type HostFacts, type HostVerdict, commandShape, hostFacts, judgeHost } from '../../runtime/hostCheck';
+import { findExecutable } from '../../runtime/hosts';
 
 /**
  * The facts about a host for Run Turn and Connect an Agent, gathered without blocking the extension host (Claude

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { openTurns, type Turn } from '../../kernel/queries/turns';
-import { endOverdue, launcherState } from '../../kernel/launchers';
+import { openTurns, type Turn } from '../../kernel/turns/turnQueries';
+import { endOverdue, launcherState } from '../../runtime/launchers';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import type { Log } from '../util/log';
 import type { StoreSession } from '../store/storeSession';
@@ -15,7 +15,7 @@ export type Recovery = { turnId: string; action: 'finished' | 'adopted' | 'left'
  * Turns outlive windows: a reload keeps a turn's terminal running (VS Code restores it) but loses the code watching
  * it, and a crash or quit ends both. After start-up this looks at the open turns a VS Code window or a `loopx run`
  * launched (they carry a launcher marker; turns started by hand through `turn start` do not and are left alone), by
- * the kernel's rule (kernel/launchers.ts), the same one a runner uses:
+ * the kernel's rule (runtime/launchers.ts), the same one a runner uses:
  * - its window or runner is alive: leave it, that process finishes it;
  * - its command already ended (the exit code file is there): finish it with that code;
  * - its terminal was restored: watch it again, as if this window had started it;

@@ -1,5 +1,5 @@
-import type { Evidence } from '../../kernel/queries/evidence';
-import { escapeMarkdown } from '../../kernel/projections/todoCard';
+import type { Evidence } from '../../kernel/evidence/evidenceQueries';
+import { escapeMarkdown } from '../../kernel/todos/todoCard';
 import { clean, clockTime, oneLine, relativeTime } from '../../protocol/display';
 
 /** What the evidence is about, for its title: "T2", or "goal G1". */

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Artifact } from '../../kernel/events/eventTypes';
-import { type Evidence, describeRun } from '../../kernel/queries/evidence';
+import { type Evidence, describeRun } from '../../kernel/evidence/evidenceQueries';
 import { clean, oneLine, relativeTime } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
 import type { StoreModel } from '../store/storeModel';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Monitor } from '../../kernel/queries/monitors';
+import type { Monitor } from '../../kernel/monitors/monitorQueries';
 import { clean, forPeople, oneLine, relativeTime, untilWords } from '../../protocol/display';
 import { formatDuration } from '../../kernel/time';
 import { Disposable } from '../util/lifecycle';

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { type Evidence, evidenceBySeq } from '../../kernel/queries/evidence';
+import { type Evidence, evidenceBySeq } from '../../kernel/evidence/evidenceQueries';
 import { evidenceTitle, renderEvidence } from './evidenceDocument';
-import { renderStatusMd } from '../../kernel/projections/statusMd';
+import { renderStatusMd } from '../../runtime/projections/statusMd';
 import { renderReviewPacket } from '../../kernel/projections/reviewPacket';
-import { todoHover } from '../../kernel/projections/todoCard';
+import { todoHover } from '../../kernel/todos/todoCard';
 import { findTodo } from '../../kernel/queries/lookups';
 import { clean } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';

@@ -16,7 +16,7 @@ type BetterConstructor = new (
 
 /**
  * In the CLI's bundles, which carry better-sqlite3's JavaScript inside them, the way from the bundle's folder to
- * loopx's own (esbuild's define: `..` from dist/, `../..` from dist/agent/); elsewhere undefined.
+ * loopx's own (esbuild's define: `..` from dist/, `../../k` from dist/agent/); elsewhere undefined.
  */
 declare const __LOOPX_ROOT_FROM_BUNDLE__: string | undefined;
 

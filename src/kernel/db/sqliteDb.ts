@@ -42,6 +42,11 @@ export function snapshot<T>(db: SqliteDb, fn: () => T): T {
   }
 }
 
+/** A number that changes when another connection commits to the file (SQLite's cheap "did anything change"). */
+export function dataVersion(db: SqliteDb): number {
+  return Number(db.prepare('PRAGMA data_version').get()?.data_version ?? 0);
+}
+
 /** SQLite's own integrity check: ['ok'] when sound, else its first complaints. */
 export function integrityCheck(db: SqliteDb): string[] {
   return db

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { makeStore, type TestStore } from '../testKit';
-import { createGoal } from '../ops/goals';
-import { addTodo } from '../ops/todos';
+import { createGoal } from '../goals/goals';
+import { addTodo } from '../todos/todos';
 import { checkAnchor, formatAnchor, logHead, parseAnchor } from './anchor';
 
 let s: TestStore;

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { lazy } from '../lazy';
-import { RESULT_KINDS } from '../queries/turns';
+import { RESULT_KINDS } from '../turns/turnQueries';
 import { hookEventSchemas } from '../hooks/hookEventSchemas';
 import { worktreeEventSchemas } from '../worktrees/worktreeEventSchemas';
 
@@ -134,7 +134,7 @@ export const eventDataSchemas = lazy(() => {
       spent: z.boolean(),
       /** Validated, but not spent: its goal's budget was already full (lowered while it ran); absent otherwise. */
       budgetFull: z.optional(z.boolean()),
-      /** What the turn used, when known (checked before it is recorded: src/kernel/usage/usage.ts). */
+      /** What the turn used, when known (checked before it is recorded: src/kernel/turns/usage/usage.ts). */
       usage: z.optional(
         z.object({
           inputTokens: z.int(),

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, makeStore, type TestStore } from '../testKit';
-import { createGoal } from '../ops/goals';
-import { addTodo } from '../ops/todos';
-import { claimTodo, shipTodo } from '../ops/claims';
+import { createGoal } from '../goals/goals';
+import { addTodo } from '../todos/todos';
+import { claimTodo, shipTodo } from '../todos/claims';
 import { verifyChain } from './verify';
 import { canonicalJson } from './canonical';
 import { eventHash, GENESIS_HASH } from './hashChain';

@@ -1,8 +1,8 @@
 import type { SqliteDb } from '../db/sqliteDb';
-import { type Evidence, listEvidence, turnEvidence } from '../queries/evidence';
+import { type Evidence, listEvidence, turnEvidence } from '../evidence/evidenceQueries';
 import { listGates, listGoals, listTodos } from '../queries/lists';
-import { type QuotaState, quotaState } from '../queries/quota';
-import { type Turn, listTurns } from '../queries/turns';
+import { type QuotaState, quotaState } from '../goals/quotaQueries';
+import { type Turn, listTurns } from '../turns/turnQueries';
 import type { Gate, Goal, Todo } from '../model';
 import { iso } from '../time';
 import { type WorktreeRow, findWorktree } from '../worktrees/worktreeRows';

@@ -1,6 +1,6 @@
 import type { WorktreeRow } from '../worktrees/worktreeRows';
 import type { SqliteDb } from '../db/sqliteDb';
-import type { KernelRun } from '../queries/evidence';
+import type { KernelRun } from '../evidence/evidenceQueries';
 import { revealHidden } from '../../shared/hiddenChars';
 import { budgetWords, dollars, usageWords } from '../../shared/usageWords';
 import { reviewFacts } from './reviewFacts';

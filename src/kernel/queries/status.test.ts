@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { agent, bareHuman, makeStore, type TestStore } from '../testKit';
-import { createGoal, setGoalStatus } from '../ops/goals';
+import { createGoal, setGoalStatus } from '../goals/goals';
 import { statusReport } from './status';
 
 let s: TestStore;

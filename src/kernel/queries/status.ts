@@ -2,12 +2,12 @@ import type { SqliteDb } from '../db/sqliteDb';
 import { type Gate, type Goal, type Todo, TODO_COLUMNS, todoFromRow } from '../model';
 import { iso } from '../time';
 import { listGates, listGoals } from './lists';
-import { nextClaimable } from './ready';
+import { nextClaimable } from '../todos/ready';
 import { leaseLapsedSql } from './lookups';
-import { type Monitor, listMonitors } from './monitors';
-import { type QuotaState, type ShouldRun, quotaState, shouldRun } from './quota';
-import { FAILING_AFTER, type Retry, recentRetries } from './backoff';
-import { openTurnSlots } from './turnSlots';
+import { type Monitor, listMonitors } from '../monitors/monitorQueries';
+import { type QuotaState, type ShouldRun, quotaState, shouldRun } from '../goals/quotaQueries';
+import { FAILING_AFTER, type Retry, recentRetries } from '../turns/backoff';
+import { openTurnSlots } from '../turns/turnSlots';
 
 export interface GoalStatusLine {
   id: string;

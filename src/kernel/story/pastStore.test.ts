@@ -8,12 +8,12 @@ import { canonicalJson } from '../events/canonical';
 import { STATE_TABLES } from '../replay';
 import { Kernel } from '../kernel';
 import { agent, human, makeStore, type TestStore } from '../testKit';
-import { createGoal } from '../ops/goals';
-import { addTodo, blockTodo, unblockTodo } from '../ops/todos';
-import { askGate, decideGate } from '../ops/gates';
-import { claimTodo, releaseTodo, shipTodo } from '../ops/claims';
-import { addEvidence } from '../ops/evidence';
-import { todoCards } from '../queries/cards';
+import { createGoal } from '../goals/goals';
+import { addTodo, blockTodo, unblockTodo } from '../todos/todos';
+import { askGate, decideGate } from '../gates/gates';
+import { claimTodo, releaseTodo, shipTodo } from '../todos/claims';
+import { addEvidence } from '../evidence/evidence';
+import { todoCards } from '../todos/cards';
 import { history } from '../queries/lists';
 import { PastStore } from './pastStore';
 

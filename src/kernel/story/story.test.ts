@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { agent, human, makeStore, type TestStore } from '../testKit';
-import { createGoal } from '../ops/goals';
-import { addTodo, blockTodo, unblockTodo } from '../ops/todos';
-import { askGate, decideGate } from '../ops/gates';
-import { claimTodo, shipTodo } from '../ops/claims';
-import { addMonitor, settleDue } from '../ops/monitors';
-import { offerHandoff } from '../ops/handoffs';
-import { finishTurn, startTurn } from '../ops/turns';
+import { createGoal } from '../goals/goals';
+import { addTodo, blockTodo, unblockTodo } from '../todos/todos';
+import { askGate, decideGate } from '../gates/gates';
+import { claimTodo, shipTodo } from '../todos/claims';
+import { addMonitor, settleDue } from '../monitors/monitors';
+import { offerHandoff } from '../handoffs/handoffs';
+import { finishTurn, startTurn } from '../turns/turns';
 import { goalStory, storyReader } from './story';
 import type { StoryDay } from '../../shared/storyTypes';
 

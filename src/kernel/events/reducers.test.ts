@@ -1,0 +1,34 @@
+import { expect, test } from 'vitest';
+import { eventDataSchemas } from './eventTypes';
+import { hookReducers } from '../hooks/hookReducers';
+import { todoReducers } from '../todos/todoReducers';
+import { goalReducers } from '../goals/goalReducers';
+import { gateReducers } from '../gates/gateReducers';
+import { evidenceReducers } from '../evidence/evidenceReducers';
+import { handoffReducers } from '../handoffs/handoffReducers';
+import { monitorReducers } from '../monitors/monitorReducers';
+import { turnReducers } from '../turns/turnReducers';
+
+/**
+ * Each event kind has its reducer in exactly one noun's table: apply.ts spreads them into one, where a kind claimed
+ * by two nouns would let the later spread win silently (the types check only that every kind has one).
+ */
+test("every event kind is reduced by one noun's table, and no kind by two", () => {
+  const tables = {
+    todoReducers,
+    goalReducers,
+    gateReducers,
+    evidenceReducers,
+    handoffReducers,
+    monitorReducers,
+    turnReducers,
+    hookReducers,
+  };
+  const owners = new Map<string, string[]>();
+  for (const [name, table] of Object.entries(tables))
+    for (const kind of Object.keys(table)) owners.set(kind, [...(owners.get(kind) ?? []), name]);
+  expect([...owners].filter(([, names]) => names.length > 1)).toEqual([]);
+  // The log's own kinds (store.initialized, log.accepted) change no state table and stay in apply.ts.
+  const spine = ['store.initialized', 'log.accepted'];
+  expect([...owners.keys(), ...spine].sort()).toEqual(Object.keys(eventDataSchemas()).sort());
+});

@@ -1,0 +1,111 @@
+import type { Kernel } from '../kernel';
+import { InvalidInputError } from '../errors';
+import { type Evidence, evidenceFromEvent } from './evidenceQueries';
+import { getGoal } from '../queries/lookups';
+import { type CommandResult, recordedRun, runCommand } from '../run/runCommand';
+import { optionalText } from '../validate';
+import { evidenceTarget } from './evidence';
+import { effectiveCheck } from '../checks/checks';
+import { checkEnv } from '../monitors/tick';
+import { todoWorkFolder } from '../worktrees/worktreeRows';
+
+export interface EvidenceRunInput {
+  todoId?: string;
+  goalId?: string;
+  kind?: string;
+  /** The program and its arguments (run as they are, or as one shell command line with `shell`). */
+  argv?: string[];
+  shell?: boolean;
+  /** Run the acceptance check that applies (the todo's, else its goal's), with the shell. */
+  check?: boolean;
+  runLimitSeconds?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+export const EVIDENCE_RUN_LIMIT_SECONDS = 30 * 60;
+const KIND = /^[a-z][a-z0-9_-]{0,31}$/;
+
+/** How a command is shown and compared: argv quoted for a POSIX shell, so the text is what would run. */
+export function quoteArgv(argv: readonly string[]): string {
+  return argv.map((a) => (/^[A-Za-z0-9._\-/=:@+,%]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+/**
+ * `evidence run`: the kernel runs a command (no shell unless asked) from the workspace root (the todo's worktree when
+ * it has one) and records what it
+ * saw — exit code, duration, output tail and hash — as evidence whose source is the kernel, not anyone's word.
+ * The run happens outside any transaction; who may add evidence is checked before it and again when recording.
+ */
+export async function runEvidence(kernel: Kernel, input: EvidenceRunInput): Promise<{ evidence: Evidence; result: CommandResult }> {
+  const actor = kernel.requireActor();
+  if ((input.todoId === undefined) === (input.goalId === undefined))
+    throw new InvalidInputError('evidence is for exactly one of --todo or --goal');
+  const kind = optionalText(input.kind, 'kind') || 'test';
+  if (!KIND.test(kind)) throw new InvalidInputError('evidence kind must be a short lowercase word (e.g. test, build, lint)');
+  const limit = input.runLimitSeconds ?? EVIDENCE_RUN_LIMIT_SECONDS;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 24 * 3600) throw new InvalidInputError('--run-limit must be from 1s to 24h');
+  const argv = input.argv ?? [];
+  // What to run, decided (and the target checked) before anything runs.
+  const target = kernel.read((db, now) => {
+    const where = { ...evidenceTarget(db, actor, new Date(now).toISOString(), input), cwd: todoWorkFolder(db, kernel.root, input.todoId) };
+    if (!input.check) return { ...where, command: null };
+    const check = where.todoId ? effectiveCheck(db, where.todoId)?.check : getGoal(db, where.goalId).check;
+    if (!check) {
+      throw new InvalidInputError(
+        `${where.todoId ? `todo ${where.todoId}` : `goal ${where.goalId}`} has no acceptance check`,
+        'a human sets one with: loopx goal set-check / loopx todo set-check',
+      );
+    }
+    return { ...where, command: check };
+  });
+  if (input.check && argv.length > 0) throw new InvalidInputError('--check runs the acceptance check; give no command after --');
+  if (!input.check && (argv.length === 0 || argv[0]?.trim() === ''))
+    throw new InvalidInputError('give the command to run after --, e.g. loopx evidence run --todo T1 -- npm test');
+  const shell = input.check === true || input.shell === true;
+  const command = target.command ?? (shell ? argv.join(' ') : quoteArgv(argv));
+  if (command.length > 4000) throw new InvalidInputError('the command is longer than 4000 characters');
+  const result = await runCommand({
+    command,
+    shell,
+    argv: shell ? undefined : argv,
+    cwd: target.cwd,
+    env: checkEnv(input.env ?? process.env, {
+      LOOPX_ROOT: kernel.root,
+      LOOPX_GOAL: target.goalId,
+      ...(target.todoId ? { LOOPX_TODO: target.todoId } : {}),
+    }),
+    limitMs: limit * 1000,
+  });
+  return { evidence: recordEvidenceRun(kernel, input, { command, shell, kind }, result), result };
+}
+
+/** Records a finished kernel run as evidence (one transaction; the permission is checked again at this point). */
+export function recordEvidenceRun(
+  kernel: Kernel,
+  input: { todoId?: string; goalId?: string },
+  spec: { command: string; shell: boolean; kind: string },
+  result: CommandResult,
+): Evidence {
+  const { command, shell, kind } = spec;
+  return kernel.write((tx) => {
+    const where = evidenceTarget(tx.db, tx.actor, tx.at, input);
+    // It counts as the acceptance check when what ran is, to the letter, the check that applies now.
+    const current = where.todoId ? effectiveCheck(tx.db, where.todoId)?.check : getGoal(tx.db, where.goalId).check;
+    const check = current === command ? command : null;
+    const run = {
+      command,
+      shell,
+      check,
+      ...recordedRun(result),
+    };
+    const took = result.durationMs < 10_000 ? `${(result.durationMs / 1000).toFixed(1)} s` : `${Math.round(result.durationMs / 1000)} s`;
+    const summary = `${check ? 'acceptance check ' : ''}ran \`${command.length > 300 ? `${command.slice(0, 299)}…` : command}\`: ${result.error ?? `exit ${result.exitCode}`} in ${took}`;
+    const event = tx.emit({
+      kind: 'evidence',
+      goalId: where.goalId,
+      todoId: where.todoId,
+      data: { summary, kind, artifacts: [], source: 'kernel', run, ...(where.afterShip ? { afterShip: true } : {}) },
+    });
+    return evidenceFromEvent(event);
+  });
+}

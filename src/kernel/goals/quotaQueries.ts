@@ -1,0 +1,251 @@
+import type { SqliteDb } from '../db/sqliteDb';
+import type { Goal } from '../model';
+import { iso } from '../time';
+import { backingOff, retryAt } from '../turns/backoff';
+import { claimableNow, firstClaimableId } from '../todos/ready';
+import { leaseLiveSql } from '../queries/lookups';
+import { nextMonitorMoment } from '../monitors/monitorQueries';
+import { type OpenTurnSlot, openTurnSlots, todosWithOpenTurns } from '../turns/turnSlots';
+
+export interface QuotaState {
+  goalId: string;
+  turnsPerWindow: number;
+  windowHours: number;
+  spent: number;
+  /** Turns open now: each reserves one unit of budget from its start until it is finished (then spent, or freed). */
+  reserved: number;
+  /** What a new turn may still take: the budget less what is spent in the window and what open turns reserve. */
+  remaining: number;
+  /** When the oldest slot spent in the window frees up (null when nothing is spent). */
+  nextSlotAt: string | null;
+  lastSpentAt: string | null;
+  cooldownSeconds: number;
+  cooldownUntil: string | null;
+  liveClaims: number;
+  /** Who holds those live claims (distinct names, sorted): a person's claim counts against the goal's concurrency too. */
+  holders: string[];
+  /**
+   * Open turns that take a concurrent slot though their agent no longer holds its todo: it shipped or released and
+   * its host is still exiting, or its runner died and its agent may still run until the turn's deadline.
+   */
+  windingDown: number;
+  maxConcurrent: number;
+  /** What the window's turns used (every turn that ended in it, failed ones too: they cost as much) and the caps. */
+  usage: WindowUsage;
+}
+
+export interface WindowUsage {
+  /** Tokens in and out of the turns that ended in the window (unknown usage counts nothing). */
+  tokens: number;
+  /** US dollars of those turns whose cost is known. */
+  dollars: number;
+  tokensPerWindow: number | null;
+  dollarsPerWindow: number | null;
+  /** What a turn of this goal is likely to use: the mean of its last ESTIMATE_TURNS turns with known usage. */
+  perTurn: { tokens: number; dollars: number | null; turns: number } | null;
+  /** When the oldest turn counted leaves the window (null when none is counted). */
+  nextFreesAt: string | null;
+}
+
+/** How many of a goal's latest turns with known usage its per-turn estimate averages. */
+export const ESTIMATE_TURNS = 5;
+
+/** The window's usage and a turn's likely cost; cheap when the goal has no caps (nothing is summed then). */
+export function windowUsage(db: SqliteDb, goal: Goal, nowMs: number): WindowUsage {
+  const { tokensPerWindow, dollarsPerWindow } = goal.policy;
+  const windowStart = iso(nowMs - goal.policy.windowHours * 3600_000);
+  const row = db
+    .prepare(
+      `SELECT coalesce(sum(input_tokens + output_tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS dollars, min(ended_at) AS oldest
+        FROM turns WHERE goal_id = ? AND ended_at > ? AND input_tokens IS NOT NULL`,
+    )
+    .get(goal.id, windowStart);
+  const recent = db
+    .prepare(
+      `SELECT input_tokens + output_tokens AS tokens, cost_usd AS dollars FROM turns
+        WHERE goal_id = ? AND input_tokens IS NOT NULL ORDER BY num DESC LIMIT ${ESTIMATE_TURNS}`,
+    )
+    .all(goal.id);
+  const priced = recent.filter((r) => r.dollars !== null);
+  const oldest = (row?.oldest as string | null | undefined) ?? null;
+  return {
+    tokens: Number(row?.tokens ?? 0),
+    dollars: Math.round(Number(row?.dollars ?? 0) * 1e6) / 1e6,
+    tokensPerWindow,
+    dollarsPerWindow,
+    perTurn: recent.length
+      ? {
+          tokens: Math.round(recent.reduce((n, r) => n + Number(r.tokens), 0) / recent.length),
+          dollars: priced.length ? priced.reduce((n, r) => n + Number(r.dollars), 0) / priced.length : null,
+          turns: recent.length,
+        }
+      : null,
+    nextFreesAt: oldest ? iso(Date.parse(oldest) + goal.policy.windowHours * 3600_000) : null,
+  };
+}
+
+/**
+ * Which cap the next turn would likely pass ('tokens' or 'dollars'), or null: what the window used, what the open
+ * turns will likely use, and one more turn's estimate, against each cap. A cap already reached stops the next turn
+ * even without an estimate.
+ */
+export function usageCapReached(usage: WindowUsage, openTurns: number): 'tokens' | 'dollars' | null {
+  const ahead = openTurns + 1;
+  const over = (used: number, perTurn: number, cap: number | null) => cap !== null && (used >= cap || used + ahead * perTurn > cap);
+  if (over(usage.tokens, usage.perTurn?.tokens ?? 0, usage.tokensPerWindow)) return 'tokens';
+  if (over(usage.dollars, usage.perTurn?.dollars ?? 0, usage.dollarsPerWindow)) return 'dollars';
+  return null;
+}
+
+export function quotaState(
+  db: SqliteDb,
+  goal: Goal,
+  nowMs: number,
+  slots: readonly OpenTurnSlot[] = openTurnSlots(db, goal.id, nowMs),
+): QuotaState {
+  const at = iso(nowMs);
+  const windowStart = iso(nowMs - goal.policy.windowHours * 3600_000);
+  const spentRow = db
+    .prepare('SELECT count(*) AS n, min(at) AS oldest FROM quota_spends WHERE goal_id = ? AND at > ?')
+    .get(goal.id, windowStart);
+  const spent = Number(spentRow?.n ?? 0);
+  const oldest = (spentRow?.oldest as string | null) ?? null;
+  const last = (db.prepare('SELECT max(at) AS last FROM quota_spends WHERE goal_id = ?').get(goal.id)?.last as string | null) ?? null;
+  const cooldownUntil = last && goal.policy.cooldownSeconds > 0 ? iso(Date.parse(last) + goal.policy.cooldownSeconds * 1000) : null;
+  const claims = db
+    .prepare(
+      `SELECT t.owner AS owner, count(*) AS n FROM todos t WHERE t.goal_id = ? AND ${leaseLiveSql()} GROUP BY t.owner ORDER BY t.owner`,
+    )
+    .all(goal.id, at);
+  const liveClaims = claims.reduce((n, row) => n + Number(row.n), 0);
+  const reserved = slots.filter((t) => !t.spent).length;
+  return {
+    goalId: goal.id,
+    turnsPerWindow: goal.policy.turnsPerWindow,
+    windowHours: goal.policy.windowHours,
+    spent,
+    reserved,
+    remaining: Math.max(0, goal.policy.turnsPerWindow - spent - reserved),
+    nextSlotAt: oldest ? iso(Date.parse(oldest) + goal.policy.windowHours * 3600_000) : null,
+    lastSpentAt: last,
+    cooldownSeconds: goal.policy.cooldownSeconds,
+    cooldownUntil: cooldownUntil && cooldownUntil > at ? cooldownUntil : null,
+    liveClaims,
+    holders: claims.map((row) => String(row.owner)),
+    windingDown: slots.filter((t) => t.holds && !t.ownLiveClaim).length,
+    maxConcurrent: goal.policy.maxConcurrent,
+    usage: windowUsage(db, goal, nowMs),
+  };
+}
+
+/**
+ * How many more turns the goal's budget has room for, not counting `ownTurnId` (an open turn about to spend its own
+ * reservation): the budget less the window's spends and the other open turns' reservations. Spending keeps it >= 0.
+ */
+export function budgetRoom(db: SqliteDb, goal: Goal, nowMs: number, ownTurnId?: string): number {
+  const slots = openTurnSlots(db, goal.id, nowMs);
+  const q = quotaState(db, goal, nowMs, slots);
+  const own = ownTurnId ? slots.filter((t) => !t.spent && t.id.toUpperCase() === ownTurnId.toUpperCase()).length : 0;
+  return goal.policy.turnsPerWindow - q.spent - (q.reserved - own);
+}
+
+export const SHOULD_RUN_REASONS = [
+  'ok',
+  'goal_inactive',
+  'no_ready_work',
+  'gate_pending',
+  'budget_exhausted',
+  'concurrency_limit',
+  'cooldown',
+  'no_change',
+] as const;
+export type ShouldRunReason = (typeof SHOULD_RUN_REASONS)[number];
+
+export interface ShouldRun {
+  run: boolean;
+  reason: ShouldRunReason;
+  /** When the answer can next turn yes; null when only a human can unblock it. */
+  nextWakeAt: string | null;
+  remaining: number;
+  /** budget_exhausted: which budget (turns, tokens or dollars), with the window's usage and the estimate it used. */
+  budget?: 'turns' | 'tokens' | 'dollars';
+  usage?: WindowUsage;
+  /** With `usage`: the window it counts over. */
+  windowHours?: number;
+}
+
+/** should-run's answer and the todo a turn start takes when it says yes. */
+export interface TurnPlan {
+  answer: ShouldRun;
+  todoId: string | null;
+}
+
+/**
+ * Never spends. When several reasons hold, the first in SHOULD_RUN_REASONS order is given.
+ * Callers that already computed the quota may pass it in.
+ */
+export function shouldRun(db: SqliteDb, goal: Goal, nowMs: number, known: { quota?: QuotaState } = {}): ShouldRun {
+  return planTurn(db, goal, nowMs, known).answer;
+}
+
+/**
+ * should-run, and which todo a turn start takes: the first ready one in claim order that has no turn open on it (one
+ * open turn per todo) and is not backing off after a turn on it made no progress (backoff.ts). `no_change` means
+ * every ready todo is backing off; its wake time is the first retry.
+ */
+export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: { quota?: QuotaState } = {}): TurnPlan {
+  const slots = openTurnSlots(db, goal.id, nowMs);
+  const quota = known.quota ?? quotaState(db, goal, nowMs, slots);
+  const at = iso(nowMs);
+  const no = (reason: ShouldRunReason, nextWakeAt: string | null): TurnPlan => ({
+    answer: { run: false, reason, nextWakeAt, remaining: quota.remaining },
+    todoId: null,
+  });
+  if (goal.status !== 'active') return no('goal_inactive', null);
+  const busy = todosWithOpenTurns(slots);
+  const first = firstClaimableId(db, at, goal.id, busy);
+  if (first === null) return no('no_ready_work', nextReadyMoment(db, goal.id, at));
+  const goalGate = db.prepare(`SELECT 1 FROM gates WHERE goal_id = ? AND todo_id IS NULL AND status = 'pending' LIMIT 1`).get(goal.id);
+  if (goalGate) return no('gate_pending', null);
+  if (quota.remaining === 0) {
+    const answer = no('budget_exhausted', goal.policy.turnsPerWindow === 0 ? null : quota.nextSlotAt);
+    return { ...answer, answer: { ...answer.answer, budget: 'turns' } };
+  }
+  const cap = usageCapReached(quota.usage, quota.reserved);
+  if (cap) {
+    const answer = no('budget_exhausted', quota.usage.nextFreesAt);
+    return { ...answer, answer: { ...answer.answer, budget: cap, usage: quota.usage, windowHours: goal.policy.windowHours } };
+  }
+  if (quota.liveClaims + quota.windingDown >= goal.policy.maxConcurrent) {
+    const frees = slots.filter((t) => t.holds && !t.ownLiveClaim).map((t) => t.holdsUntil);
+    const wakes = [earliestLeaseExpiry(db, goal.id, at), ...frees].filter((t): t is string => t !== null);
+    return no('concurrency_limit', wakes.length ? (wakes.sort()[0] as string) : null);
+  }
+  if (quota.cooldownUntil) return no('cooldown', quota.cooldownUntil);
+  // The first ready todo is usually not backing off: one look at it; the goal's whole list only when it is.
+  if (retryAt(db, first, nowMs) === null)
+    return { answer: { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining }, todoId: first };
+  const waiting = backingOff(db, goal.id, nowMs);
+  const other = firstClaimableId(db, at, goal.id, [...busy, ...waiting.keys()]);
+  if (other !== null) return { answer: { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining }, todoId: other };
+  // Every ready todo waits after a turn on it made no progress: wake at the first retry of one that is ready.
+  const retries = [...waiting].filter(([id]) => claimableNow(db, at, id)).map(([, when]) => when);
+  return no('no_change', retries.sort()[0] ?? null);
+}
+
+/**
+ * When work of the goal can next become ready by itself: a live lease lapses, a monitor checks (or fires, or
+ * expires), a recurring todo's next occurrence comes due. The earliest of these, or null.
+ */
+function nextReadyMoment(db: SqliteDb, goalId: string, at: string): string | null {
+  const due = db.prepare(`SELECT min(ready_at) AS t FROM todos WHERE goal_id = ? AND status = 'open' AND ready_at > ?`).get(goalId, at)
+    ?.t as string | null | undefined;
+  const times = [earliestLeaseExpiry(db, goalId, at), nextMonitorMoment(db, goalId), due ?? null].filter((t): t is string => t !== null);
+  return times.length ? (times.sort()[0] as string) : null;
+}
+
+/** A live lease that lapses makes its todo claimable again: the earliest such moment is a wake time. */
+function earliestLeaseExpiry(db: SqliteDb, goalId: string, at: string): string | null {
+  const row = db.prepare(`SELECT min(t.lease_expires_at) AS t FROM todos t WHERE t.goal_id = ? AND ${leaseLiveSql()}`).get(goalId, at);
+  return (row?.t as string | null) ?? null;
+}

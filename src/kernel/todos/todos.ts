@@ -1,0 +1,180 @@
+import type { Kernel, Tx } from '../kernel';
+import type { Recurrence, Todo } from '../model';
+import { IllegalTransitionError, InvalidInputError, NotAllowedError } from '../errors';
+import { formatId, optionalText, parsePriority, requireText } from '../validate';
+import { type TodoCore, getGoal, getTodo, getTodoCore, leaseLive, nextNum, pendingGateIds } from '../queries/lookups';
+import { isHuman, requireLiveLease } from './leases';
+import { requireHumanChannel } from '../authority';
+import { KERNEL, cancelWaitingMonitorInTx } from '../monitors/monitors';
+import { type RecurrenceInput, nextOccurrence, parseRecurrence } from './recurrence';
+import { iso } from '../time';
+import { parseCheck, requireHumanForCheck } from '../checks/checks';
+
+export interface TodoInput {
+  goalId: string;
+  title: string;
+  detail?: string;
+  priority?: number;
+  dependsOn?: string[];
+  /** The todo's own acceptance check (human only); without one, the goal's applies. */
+  check?: string;
+  /** Makes it recurring: each occurrence that ships or is killed is followed by the next, due at its time. */
+  recurrence?: RecurrenceInput;
+}
+
+export function addTodo(kernel: Kernel, input: TodoInput): Todo {
+  kernel.requireActor();
+  const title = requireText(input.title, 'title');
+  const detail = optionalText(input.detail, 'detail');
+  const priority = parsePriority(input.priority);
+  const dependsOn = [...new Set(input.dependsOn ?? [])];
+  if (dependsOn.length > 100) throw new InvalidInputError('a todo may depend on at most 100 others');
+  const check = parseCheck(input.check);
+  if (check !== null) requireHumanForCheck(kernel, 'adding a todo with a check');
+  const recurrence = parseRecurrence(input.recurrence ?? {});
+  return kernel.write((tx) => {
+    const goal = getGoal(tx.db, input.goalId);
+    if (goal.status === 'done' || goal.status === 'stopped') {
+      throw new IllegalTransitionError(`goal ${goal.id} is ${goal.status}; resume it before adding todos`);
+    }
+    for (const dep of dependsOn) getTodoCore(tx.db, dep); // unknown dependency → not found
+    const id = addTodoInTx(tx, goal.id, { title, detail, priority, dependsOn, check, recurrence });
+    return getTodo(tx.db, id);
+  });
+}
+
+/** A todo's fields once checked: by `addTodo`, or by a goal file's plan (which adds its key). */
+export interface NewTodo {
+  title: string;
+  detail: string;
+  priority: number;
+  dependsOn: string[];
+  check: string | null;
+  recurrence: Recurrence | null;
+  /** The goal file's key for it. */
+  key?: string;
+}
+
+/**
+ * The one write path of `todo.added` for a new todo (`todo add`, and goal files, which pass their counting `emit`):
+ * its id, and a recurring todo's first occurrence. Returns the id. The next occurrence of a series is added by
+ * `scheduleNextOccurrence`, here too.
+ */
+export function addTodoInTx(tx: Tx, goalId: string, todo: NewTodo, emit: Tx['emit'] = (draft, as) => tx.emit(draft, as)): string {
+  const num = nextNum(tx.db, 'todos');
+  const id = formatId('todo', num);
+  const { title, detail, priority, dependsOn, check, recurrence, key } = todo;
+  const readyAt = recurrence ? nextOccurrence(recurrence, null, tx.nowMs) : null;
+  const recurring = recurrence ? { recurrence, readyAt: readyAt === null ? null : iso(readyAt) } : {};
+  emit({
+    kind: 'todo.added',
+    goalId,
+    todoId: id,
+    data: {
+      id,
+      num,
+      title,
+      detail,
+      priority,
+      dependsOn,
+      ...(key !== undefined ? { key } : {}),
+      ...(check !== null ? { check } : {}),
+      ...recurring,
+    },
+  });
+  return id;
+}
+
+const TERMINAL = new Set(['shipped', 'killed']);
+
+export function blockTodo(kernel: Kernel, todoId: string, reasonText: string): Todo {
+  kernel.requireActor();
+  const reason = requireText(reasonText, 'reason', { max: 2000, multiline: true });
+  return kernel.write((tx) => {
+    const todo = getTodoCore(tx.db, todoId);
+    if (TERMINAL.has(todo.status) || todo.status === 'blocked') {
+      throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}; it cannot be blocked`);
+    }
+    // Humans may block anything not finished; an agent blocks only what it holds.
+    if (!isHuman(tx)) requireLiveLease(tx, todo);
+    tx.emit({ kind: 'todo.blocked', goalId: todo.goalId, todoId, data: { reason, previousOwner: todo.owner } });
+    return getTodo(tx.db, todoId);
+  });
+}
+
+/** Blocked needs a human: only a human (through VS Code or a terminal) unblocks, never the agent that blocked. */
+export function unblockTodo(kernel: Kernel, todoId: string, noteText?: string): Todo {
+  requireHumanChannel(kernel.requireActor(), `to unblock todo ${todoId}`);
+  const note = optionalText(noteText, 'note') || null;
+  return kernel.write((tx) => {
+    const todo = getTodoCore(tx.db, todoId);
+    if (todo.status !== 'blocked') throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}, not blocked`);
+    tx.emit({ kind: 'todo.unblocked', goalId: todo.goalId, todoId, data: { note } });
+    return getTodo(tx.db, todoId);
+  });
+}
+
+/**
+ * Inside a ship or a kill: a recurring todo's next occurrence is added (by the kernel), due at its next time.
+ * Not when the goal is done or stopped, or when the series is ended on purpose.
+ */
+export function scheduleNextOccurrence(tx: Tx, todoId: string): void {
+  const todo = getTodo(tx.db, todoId);
+  if (!todo.recurrence) return;
+  const goal = getGoal(tx.db, todo.goalId);
+  if (goal.status === 'done' || goal.status === 'stopped') return;
+  if (tx.db.prepare('SELECT 1 FROM todos WHERE previous_id = ?').get(todoId)) return;
+  const previous = Date.parse(todo.readyAt ?? todo.createdAt);
+  const next = nextOccurrence(todo.recurrence, previous, tx.nowMs);
+  if (next === null) return;
+  const num = nextNum(tx.db, 'todos');
+  const id = formatId('todo', num);
+  tx.emit(
+    {
+      kind: 'todo.added',
+      goalId: todo.goalId,
+      todoId: id,
+      data: {
+        id,
+        num,
+        title: todo.title,
+        detail: todo.detail,
+        priority: todo.priority,
+        dependsOn: [],
+        ...(todo.check !== null ? { check: todo.check } : {}),
+        recurrence: todo.recurrence,
+        readyAt: iso(next),
+        previous: todo.id,
+      },
+    },
+    KERNEL,
+  );
+}
+
+export function killTodo(kernel: Kernel, todoId: string, reasonText: string, options: { endSeries?: boolean } = {}): Todo {
+  kernel.requireActor();
+  const reason = requireText(reasonText, 'reason', { max: 2000, multiline: true });
+  return kernel.write((tx) => {
+    const todo = getTodoCore(tx.db, todoId);
+    if (TERMINAL.has(todo.status)) throw new IllegalTransitionError(`todo ${todoId} is already ${todo.status}`);
+    if (!isHuman(tx) && leaseLive(todo, tx.at) && todo.owner !== tx.actor.name) {
+      throw new NotAllowedError(`todo ${todoId} is claimed by ${todo.owner}; an agent may not kill another's claim`);
+    }
+    killInTx(tx, todo, reason);
+    if (!options.endSeries) scheduleNextOccurrence(tx, todoId);
+    return getTodo(tx.db, todoId);
+  });
+}
+
+/**
+ * The one write path of `todo.killed` (`todo kill`, and a goal file's `--prune`, which passes its counting `emit`):
+ * the pending gates it cancels need a person through a human channel, or an agent escapes its gate; a monitor waiting
+ * on the todo is cancelled with it. Who may kill whose claim is the caller's rule.
+ */
+export function killInTx(tx: Tx, todo: TodoCore, reason: string, emit: Tx['emit'] = (draft, as) => tx.emit(draft, as)): void {
+  const cancelledGates = pendingGateIds(tx.db, todo.id);
+  if (cancelledGates.length > 0)
+    requireHumanChannel(tx.actor, `to kill todo ${todo.id}, which has pending gate ${cancelledGates.join(', ')}`);
+  cancelWaitingMonitorInTx(tx, todo.id, `todo killed: ${reason}`);
+  emit({ kind: 'todo.killed', goalId: todo.goalId, todoId: todo.id, data: { reason, previousOwner: todo.owner, cancelledGates } });
+}

@@ -1,0 +1,142 @@
+import type { Row, SqliteDb } from '../db/sqliteDb';
+import { iso } from '../time';
+import type { ResultKind } from './turnQueries';
+
+/**
+ * After a turn that made no validated progress, its todo is not taken again by a turn start for a while, so a
+ * crashing or confused agent does not burn turn after turn on it. Only that todo waits: the goal's other ready work
+ * runs meanwhile. The wait doubles with each failure in a row, from BACKOFF_BASE_SECONDS up to BACKOFF_MAX_SECONDS,
+ * and ends early when something changes about the todo (a person's note or decision, a monitor firing, an agent's
+ * write). It never stops a todo for good: a person is told (status, STATUS.md, the board) once it has failed
+ * FAILING_AFTER times in a row.
+ */
+export const BACKOFF_BASE_SECONDS = 60;
+export const BACKOFF_MAX_SECONDS = 3600;
+export const FAILING_AFTER = 3;
+
+/** Events about a todo that are not a change worth a new try: routine monitor runs, lease renewals. */
+const ROUTINE = `('monitor.run_claimed', 'monitor.checked', 'todo.renewed')`;
+/** How many turns back a streak of failures is counted (the wait is at its longest long before). */
+const STREAK_LOOKBACK = 16;
+
+export interface Retry {
+  todoId: string;
+  goalId: string;
+  /** The todo's latest turn, which made no progress. */
+  turnId: string;
+  result: ResultKind;
+  exitCode: number | null;
+  endedAt: string;
+  /** Turns in a row on this todo that failed (crashed, timed out, wrote nothing back, or gave it back without a word). */
+  failures: number;
+  /** When a turn start may take it again. */
+  retryAt: string;
+  /** Something changed about the todo since that turn ended: it may be taken at once. */
+  changed: boolean;
+}
+
+/**
+ * A failure is a turn that ended without validated progress and without handing the todo to something definite:
+ * a gate, a block or a monitor each wait on something that ends by itself or with a person, and are not failures.
+ */
+/** Result kinds that may be failures (a `wait` is one unless the todo was handed to a monitor). */
+const FAILURE_KINDS = new Set(['host_failure', 'validation_failed', 'wait']);
+
+function isFailure(db: SqliteDb, todoId: string, row: Row): boolean {
+  if (row.result_kind === 'host_failure' || row.result_kind === 'validation_failed') return true;
+  if (row.result_kind !== 'wait') return false;
+  const handedToMonitor = db
+    .prepare(`SELECT 1 FROM events WHERE todo_id = ? AND kind = 'monitor.added' AND seq > ? AND seq < ? LIMIT 1`)
+    .get(todoId, Number(row.start_seq), Number(row.end_seq));
+  return handedToMonitor === undefined;
+}
+
+function failureStreak(db: SqliteDb, todoId: string): number {
+  const rows = db
+    .prepare(`SELECT result_kind, start_seq, end_seq FROM turns WHERE todo_id = ? AND ended_at IS NOT NULL ORDER BY num DESC LIMIT ?`)
+    .all(todoId, STREAK_LOOKBACK);
+  let n = 0;
+  for (const row of rows) {
+    if (!isFailure(db, todoId, row)) break;
+    n++;
+  }
+  return n;
+}
+
+/** How long a todo waits after `failures` failures in a row (a turn that was no failure: the shortest wait). */
+export function backoffSeconds(failures: number): number {
+  return Math.min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** Math.max(0, failures - 1));
+}
+
+/** One todo's wait now: the time a turn start may take it again, or null when it may be taken at once. */
+export function retryAt(db: SqliteDb, todoId: string, nowMs: number): string | null {
+  const last = db.prepare('SELECT result_kind, ended_at, end_seq FROM turns WHERE todo_id = ? ORDER BY num DESC LIMIT 1').get(todoId);
+  if (!last || last.ended_at === null) return null;
+  if (last.result_kind === 'validated_progress' || last.result_kind === 'validated_completion') return null;
+  const ended = Date.parse(String(last.ended_at));
+  if (ended <= nowMs - BACKOFF_MAX_SECONDS * 1000) return null;
+  if (changedSince(db, todoId, Number(last.end_seq))) return null;
+  const at = ended + backoffSeconds(failureStreak(db, todoId)) * 1000;
+  return at > nowMs ? iso(at) : null;
+}
+
+function changedSince(db: SqliteDb, todoId: string, seq: number): boolean {
+  return db.prepare(`SELECT 1 FROM events WHERE todo_id = ? AND seq > ? AND kind NOT IN ${ROUTINE} LIMIT 1`).get(todoId, seq) !== undefined;
+}
+
+/**
+ * Open todos whose latest turn made no validated progress and ended within the last `withinSeconds` (no turn open on
+ * them now), with their wait. should-run reads the last hour (no wait is longer); status reads a day, to tell a
+ * person about todos that keep failing.
+ */
+export function recentRetries(
+  db: SqliteDb,
+  nowMs: number,
+  options: { goalId?: string; withinSeconds?: number; minFailures?: number } = {},
+): Retry[] {
+  const since = iso(nowMs - (options.withinSeconds ?? BACKOFF_MAX_SECONDS) * 1000);
+  const rows = db
+    .prepare(
+      `SELECT t.id, t.goal_id, t.todo_id, t.result_kind, t.exit_code, t.ended_at, t.start_seq, t.end_seq FROM turns t
+         JOIN todos d ON d.id = t.todo_id AND d.status = 'open'
+        WHERE t.ended_at > ? ${options.goalId ? 'AND t.goal_id = ?' : ''}
+          AND t.result_kind NOT IN ('validated_progress', 'validated_completion')
+          AND t.num = (SELECT max(u.num) FROM turns u WHERE u.todo_id = t.todo_id)
+        ORDER BY t.num`,
+    )
+    .all(...(options.goalId ? [since, options.goalId] : [since]));
+  const min = options.minFailures ?? 0;
+  const lastKinds = db.prepare('SELECT result_kind FROM turns WHERE todo_id = ? ORDER BY num DESC LIMIT ?');
+  const retries: Retry[] = [];
+  for (const r of rows) {
+    const todoId = String(r.todo_id);
+    // Only streaks that can be long enough are counted (status asks for todos that keep failing).
+    if (min > 0 && !lastKinds.all(todoId, min).every((k) => FAILURE_KINDS.has(String(k.result_kind)))) continue;
+    const failures = failureStreak(db, todoId);
+    if (failures < min) continue;
+    const endedAt = String(r.ended_at);
+    const changed = changedSince(db, todoId, Number(r.end_seq));
+    retries.push({
+      todoId,
+      goalId: String(r.goal_id),
+      turnId: String(r.id),
+      result: r.result_kind as ResultKind,
+      exitCode: r.exit_code === null ? null : Number(r.exit_code),
+      endedAt,
+      failures,
+      retryAt: iso(Date.parse(endedAt) + backoffSeconds(failures) * 1000),
+      changed,
+    });
+  }
+  return retries;
+}
+
+/** The todos of a goal a turn start leaves alone now, each with the time it may be taken again. */
+export function backingOff(db: SqliteDb, goalId: string, nowMs: number): Map<string, string> {
+  const at = iso(nowMs);
+  return new Map(
+    recentRetries(db, nowMs, { goalId })
+      .filter((r) => !r.changed && r.retryAt > at)
+      .map((r) => [r.todoId, r.retryAt]),
+  );
+}

@@ -1,0 +1,121 @@
+import { DEFAULT_LEASE_SECONDS } from '../todos/leases';
+
+/**
+ * The loopx commands an agent's turn uses: one table that both the turn's prompt (what the agent is told to type)
+ * and the hosts' permission rules (what Claude Code lets it run without asking) are built from, so the two can
+ * never drift. Each entry is a verb the turn needs; `allow` says whether a host that asks before running commands
+ * may let it run unasked. `evidence run -- CMD` runs a command of the agent's choosing, so it is never allowed
+ * unasked: a host that asks keeps asking for it, as it would for the command itself.
+ */
+export interface TurnCommand {
+  /** The words after the prefix that a permission rule pins (the todo id where the verb needs it pinned). */
+  words(todo: string): string;
+  /** What follows the words in the prompt's example. */
+  example(todo: string): string;
+  /** The prompt's comment on the line. */
+  note: string;
+  /** May a host let the agent run it without asking a person? */
+  allow: boolean;
+  /** Only when the todo or its goal has an acceptance check. */
+  onlyWithCheck?: boolean;
+}
+
+export const TURN_COMMANDS: readonly TurnCommand[] = [
+  {
+    words: () => 'todo show',
+    example: (t) => ` ${t} --json`,
+    note: 'your todo: acceptance, continuation, evidence so far',
+    allow: true,
+  },
+  {
+    words: () => 'evidence add',
+    example: (t) => ` --todo ${t} --kind test --summary "what you did and how you checked it" [--artifact PATH]`,
+    note: '',
+    allow: true,
+  },
+  {
+    words: (t) => `evidence run --todo ${t} --check`,
+    example: () => '',
+    note: "loopx runs the human's acceptance check and records the result",
+    allow: true,
+    onlyWithCheck: true,
+  },
+  { words: () => 'todo ship', example: (t) => ` ${t} --evidence "what shows it is done"`, note: 'when the acceptance is met', allow: true },
+  {
+    words: () => 'todo release',
+    example: (t) => ` ${t} --note "what the next turn should do"`,
+    note: 'when you stop before it is done',
+    allow: true,
+  },
+  { words: () => 'todo block', example: (t) => ` ${t} --reason "what is in the way"`, note: 'when you cannot go on', allow: true },
+  {
+    words: () => 'gate ask',
+    example: (t) => ` --todo ${t} --question "the decision you need"`,
+    note: 'before anything gated or irreversible',
+    allow: true,
+  },
+  {
+    words: () => 'handoff',
+    example: (t) => ` ${t} --to AGENT --summary "where it stands" --pending "what is left"`,
+    note: '',
+    allow: true,
+  },
+  { words: () => 'todo renew', example: (t) => ` ${t}`, note: `if you need more than ${DEFAULT_LEASE_SECONDS / 60} minutes`, allow: true },
+  {
+    words: () => 'monitor add',
+    example: (t) => ` --todo ${t} --check "CMD" --every 5m --note "…"`,
+    note: 'wait for CI, a deploy, a job: then exit (a person allows the check)',
+    allow: true,
+  },
+  {
+    words: (t) => `evidence run --todo ${t}`,
+    example: () => ' -- npm test',
+    note: 'loopx runs it and records the result (a host that asks before commands asks for this one)',
+    allow: false,
+  },
+];
+
+/** The shell-safe way to show a value inside the commands an agent will copy. */
+export function shellWord(text: string): string {
+  return /^[A-Za-z0-9._\-/@+]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * How every loopx command in a turn starts, exactly as the prompt shows it and a permission rule matches it: the
+ * agent's name in LOOPX_AGENT, then this loopx's absolute path (quoted when it needs it, as on macOS).
+ */
+export function commandPrefix(agent: string, loopx: string): string {
+  return `LOOPX_AGENT=${shellWord(agent)} ${shellWord(loopx)}`;
+}
+
+/** The prompt's command lines for a todo, from the table. */
+export function promptCommandLines(prefix: string, todo: string, hasCheck: boolean): string[] {
+  return TURN_COMMANDS.filter((c) => hasCheck || !c.onlyWithCheck).map((c) => {
+    const line = `${prefix} ${c.words(todo)}${c.example(todo)}`;
+    return c.note ? `${line}  # ${c.note}` : line;
+  });
+}
+
+/**
+ * The command prefixes a host may let the agent run without asking: one per verb the turn needs, each starting
+ * with the prompt's exact prefix. A command that only starts with one of them still has to be that whole command:
+ * Claude Code checks every part of a compound command (`&&`, `;`, `|`) on its own and asks for command
+ * substitutions, so nothing can be appended to an allowed loopx call and run unasked.
+ */
+export function allowedCommands(prefix: string, todo: string): string[] {
+  return TURN_COMMANDS.filter((c) => c.allow).map((c) => `${prefix} ${c.words(todo)}`);
+}
+
+/** Claude Code's `--allowedTools` rules for those prefixes: `Bash(<prefix>:*)`, a prefix match. */
+export function claudeAllowedTools(commands: readonly string[]): string[] {
+  return commands.map((c) => `Bash(${c}:*)`);
+}
+
+/**
+ * Reads a turn's prompt back as an agent does: its todo and the exact command prefix (quoted as it is there). Used
+ * by the sample agent, and by the tests' scripted model.
+ */
+export function readTurnPrompt(prompt: string): { prefix: string; todo: string } | undefined {
+  const match = /^(LOOPX_AGENT=\S+ (?:'(?:[^']|'\\'')*'|\S+)) todo ship (T\d+)/m.exec(prompt);
+  return match ? { prefix: match[1] as string, todo: match[2] as string } : undefined;
+}

@@ -1,0 +1,253 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Kernel, type Tx, STORE_DIR } from '../kernel';
+import { InvalidInputError, NotAllowedError, RefusedError } from '../errors';
+import type { Actor } from '../events/eventTypes';
+import { handoffFromRow } from '../model';
+import { renderPrompt } from './prompt';
+import { allowedCommands, commandPrefix } from './turnCommands';
+import { type TodoCore, getGoal, getTodo, getTodoCore, nextNum } from '../queries/lookups';
+import { type ShouldRun, planTurn } from '../goals/quotaQueries';
+import { spendInTx } from '../goals/quota';
+import { TURN_END_GRACE_SECONDS } from './turnSlots';
+import { type ResultKind, type Route, type Turn, getTurn } from './turnQueries';
+import { iso } from '../time';
+import { formatId, parseAgentName } from '../validate';
+import { claimInTx, leaseSeconds } from '../todos/claims';
+import { releaseInTx } from '../todos/leases';
+import { mergePrices, priced } from './usage/prices';
+import { readPrices, usageOfTurn } from './usage/turnUsage';
+import { type CheckedUsage, checkUsage } from './usage/usage';
+import { type TurnWorktree, prepareTurnWorktree } from '../worktrees/turnWorktree';
+
+const HOST = /^[a-z][a-z0-9-]{0,31}$/;
+const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
+
+export interface TurnStart {
+  turn: Turn;
+  /** Absolute path of the prompt file the host hands to the agent. */
+  promptFile: string;
+  /** The environment a host runs the agent with. */
+  env: Record<string, string>;
+  /**
+   * The loopx commands the prompt tells the agent to run, as prefixes a host may let it run unasked (Claude Code's
+   * `--allowedTools`): from the same table and the same prefix as the prompt, so they cannot drift.
+   */
+  allowedCommands: string[];
+  /** Where the host runs: the workspace root, or the todo's worktree when its goal has worktrees on. */
+  cwd: string;
+  /** The todo's branch and worktree (null: the goal's turns work in the main tree). */
+  worktree: TurnWorktree | null;
+}
+
+/** What should-run's "no" means for a host: wait for a time, or for a human. */
+export function routeFor(answer: ShouldRun): Route {
+  if (answer.run) return 'ready_for_host';
+  if (answer.reason === 'goal_inactive' || answer.reason === 'gate_pending') return 'user_action_required';
+  // A todo backing off after a turn without progress waits for its retry; without a time, for a person.
+  if (answer.reason === 'no_change') return answer.nextWakeAt ? 'wait' : 'user_action_required';
+  return answer.nextWakeAt ? 'wait' : 'blocked';
+}
+
+/**
+ * Plans and starts one turn: asks should-run, claims the todo (the one should-run's plan takes unless named) for the
+ * agent, records the turn and writes its prompt, all in one transaction. When should-run says no, nothing is claimed
+ * or recorded and the refusal carries the answer and the route. A runner passes its time limit: the turn's deadline
+ * (the limit and TURN_END_GRACE_SECONDS) keeps the goal's slot taken while its agent may run, even if the runner dies.
+ */
+export function startTurn(
+  kernel: Kernel,
+  input: {
+    goalId: string;
+    host: string;
+    agent?: string;
+    todoId?: string;
+    loopxCommand?: string;
+    leaseSeconds?: number;
+    limitSeconds?: number;
+  },
+): TurnStart {
+  const caller = kernel.requireActor();
+  if (!HOST.test(input.host))
+    throw new InvalidInputError(`host must be a short lowercase name such as codex, claude or custom, got ${JSON.stringify(input.host)}`);
+  const agentName = parseAgentName(input.agent ?? (caller.kind === 'agent' ? caller.name : input.host), 'agent');
+  if (caller.kind === 'agent' && caller.name !== agentName)
+    throw new NotAllowedError(`agent ${caller.name} may not start a turn for ${agentName}`);
+  const agent: Actor = { name: agentName, kind: 'agent' };
+  const lease = leaseSeconds(input.leaseSeconds);
+  const limit = input.limitSeconds;
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+    throw new InvalidInputError('a turn limit is a whole number of seconds');
+  return kernel.write((tx) => {
+    const goal = getGoal(tx.db, input.goalId);
+    const { answer, todoId: planned } = planTurn(tx.db, goal, tx.nowMs);
+    if (!answer.run) {
+      const route = routeFor(answer);
+      throw new RefusedError(
+        'should_not_run',
+        `goal ${goal.id} should not run now: ${answer.reason}`,
+        answer.nextWakeAt ? `wake at ${answer.nextWakeAt}` : 'a human has to act first (see loopx status)',
+        { route, ...answer },
+      );
+    }
+    const todo = getTodoCore(tx.db, input.todoId ?? (planned as string));
+    if (todo.goalId !== goal.id) throw new InvalidInputError(`todo ${todo.id} belongs to goal ${todo.goalId}, not ${goal.id}`);
+    const open = tx.db.prepare('SELECT id FROM turns WHERE todo_id = ? AND ended_at IS NULL LIMIT 1').get(todo.id);
+    if (open)
+      throw new RefusedError(
+        'not_ready',
+        `todo ${todo.id} cannot start a turn: turn ${String(open.id)} is still open on it`,
+        'see loopx turn list',
+      );
+    claimForTurn(tx, agent, todo, lease);
+    const num = nextNum(tx.db, 'turns');
+    const id = formatId('turn', num);
+    const promptPath = `${turnDir(id)}/prompt.md`;
+    const deadlineAt = limit === undefined ? undefined : iso(tx.nowMs + (limit + TURN_END_GRACE_SECONDS) * 1000);
+    tx.emit({
+      kind: 'turn.started',
+      goalId: goal.id,
+      todoId: todo.id,
+      data: { id, num, agent: agent.name, host: input.host, promptPath, ...(deadlineAt ? { deadlineAt } : {}) },
+    });
+    const worktree = prepareTurnWorktree(tx, kernel.root, goal, getTodo(tx.db, todo.id));
+    const handoffRow = tx.db
+      .prepare(`SELECT * FROM handoffs WHERE todo_id = ? AND status = 'accepted' ORDER BY num DESC LIMIT 1`)
+      .get(todo.id);
+    const prefix = commandPrefix(agent.name, input.loopxCommand ?? 'loopx');
+    const prompt = renderPrompt({
+      turnId: id,
+      agent: agent.name,
+      goal,
+      todo: getTodo(tx.db, todo.id),
+      handoff: handoffRow ? handoffFromRow(handoffRow) : null,
+      prefix,
+      worktree,
+    });
+    // Written last inside the transaction: if writing fails, the claim and the turn roll back with it.
+    const promptFile = join(kernel.root, promptPath);
+    mkdirSync(join(kernel.root, turnDir(id)), { recursive: true });
+    writeFileSync(promptFile, prompt);
+    const env = {
+      LOOPX_AGENT: agent.name,
+      LOOPX_TURN: id,
+      LOOPX_GOAL: goal.id,
+      LOOPX_TODO: todo.id,
+      LOOPX_ROOT: kernel.root,
+      LOOPX_PROMPT: promptFile,
+      ...(worktree ? { LOOPX_WORKTREE: worktree.path, LOOPX_BRANCH: worktree.branch } : {}),
+    };
+    const cwd = worktree?.cwd ?? kernel.root;
+    return { turn: getTurn(tx.db, id), promptFile, env, allowedCommands: allowedCommands(prefix, todo.id), cwd, worktree };
+  });
+}
+
+/** A turn's folder, relative to the workspace root: its prompt, output log, exit code and launcher marker. */
+export function turnDir(id: string): string {
+  return `${STORE_DIR}/turns/${id}`;
+}
+
+/**
+ * Claims the turn's todo through the todos' own claim (a claim the agent already holds is renewed). Its refusals keep
+ * turn start's codes (`gate_pending`, else `not_ready`); `data.claimRefusal` names the claim's own code when it differs.
+ */
+function claimForTurn(tx: Tx, agent: Actor, todo: TodoCore, lease: number): void {
+  try {
+    claimInTx(tx, todo, lease, agent);
+  } catch (error) {
+    if (!(error instanceof RefusedError) || error.code === 'gate_pending' || error.code === 'not_ready') throw error;
+    throw new RefusedError('not_ready', `todo ${todo.id} cannot start a turn: ${error.message}`, error.hint, {
+      claimRefusal: error.code,
+    });
+  }
+}
+
+/**
+ * Ends a turn and judges it by what the agent actually wrote back after the turn started (never by what it says):
+ * shipped → completion; evidence → progress; a gate or a block → user action; a release or handoff → wait; nothing → host
+ * failure (non-zero exit) or validation failure. Quota is spent once, and only for progress or completion. A claim
+ * the agent still holds is released with a continuation for the next turn.
+ *
+ * What the turn used is recorded either way (a failed turn still cost money): read from the turn's output as its
+ * host wrote it (usage/turnUsage.ts), or, when the output says nothing, from `reported` (`turn finish --usage`, for
+ * a custom host). A report that fails the checks is recorded as unknown; `usageWarnings` says why.
+ */
+export function finishTurn(kernel: Kernel, turnId: string, exitCode: number, reported?: unknown): Turn & { usageWarnings: string[] } {
+  // The kernel itself may finish a turn whose launcher is gone (launchers.ts); the CLI always has a human or an agent.
+  const caller = kernel.actor;
+  if (!Number.isInteger(exitCode) || exitCode < -1 || exitCode > 255)
+    throw new InvalidInputError('exit code must be a whole number from 0 to 255 (or -1 when unknown)');
+  const { usage, warnings } = turnUsage(kernel, getTurn(kernel.db, turnId), reported);
+  return kernel.write((tx) => {
+    const turn = getTurn(tx.db, turnId);
+    if (turn.endedAt) throw new RefusedError('illegal_transition', `turn ${turnId} already finished (${turn.resultKind})`);
+    if (caller.kind === 'agent' && caller.name !== turn.agent)
+      throw new NotAllowedError(`turn ${turnId} belongs to ${turn.agent}; ${caller.name} may not finish it`);
+    const resultKind = classify(tx, turn, exitCode);
+    const validated = resultKind === 'validated_progress' || resultKind === 'validated_completion';
+    // The turn's reservation becomes its spend; only a budget lowered while it ran leaves no room (never over budget).
+    const spent = spendInTx(tx, getGoal(tx.db, turn.goalId), turn.id, validated);
+    const alreadySpent = spent === 'already_spent';
+    const budgetFull = spent === 'no_room';
+    const spend = spent === 'spent';
+    if (turn.todoId) releaseIfHeld(tx, turn, resultKind, exitCode);
+    // Last: the back-off looks for changes to the todo after this event.
+    tx.emit({
+      kind: 'turn.finished',
+      goalId: turn.goalId,
+      todoId: turn.todoId,
+      data: {
+        id: turn.id,
+        exitCode,
+        resultKind,
+        spent: spend || alreadySpent,
+        ...(budgetFull ? { budgetFull: true } : {}),
+        ...(usage ? { usage } : {}),
+      },
+    });
+    return { ...getTurn(tx.db, turnId), usageWarnings: warnings };
+  });
+}
+
+/** The host's own report in the turn's output wins over one passed in: an agent cannot talk its turn cheaper. */
+function turnUsage(kernel: Kernel, turn: Turn, reported: unknown): CheckedUsage {
+  if (turn.endedAt) return { usage: null, warnings: [] }; // refused in the transaction, in words
+  const fromOutput = usageOfTurn(kernel.root, STORE_DIR, turn);
+  if (fromOutput.usage || reported === undefined) return fromOutput;
+  const passed = checkUsage(reported);
+  if (passed.usage?.costUsd === null) {
+    const prices = mergePrices(readPrices(kernel.root, STORE_DIR));
+    return { usage: priced(passed.usage, prices.table), warnings: [...fromOutput.warnings, ...passed.warnings, ...prices.problems] };
+  }
+  return { usage: passed.usage, warnings: [...fromOutput.warnings, ...passed.warnings] };
+}
+
+function classify(tx: Tx, turn: Turn, exitCode: number): ResultKind {
+  // This turn's todo, and the agent's goal-level writes (evidence or a gate about the goal itself). Not its writes
+  // about other todos: the same agent may run several turns of one goal at once, each judged by its own work.
+  const rows = tx.db
+    .prepare(`SELECT kind, actor, todo_id FROM events WHERE seq > ? AND (todo_id = ? OR (goal_id = ? AND todo_id IS NULL AND actor = ?))`)
+    .all(turn.startSeq, turn.todoId, turn.goalId, turn.agent);
+  const by = (kind: string) => rows.some((r) => r.kind === kind && r.actor === turn.agent);
+  if (rows.some((r) => r.kind === 'todo.shipped' && r.todo_id === turn.todoId) && by('todo.shipped')) return 'validated_completion';
+  if (by('evidence')) return 'validated_progress';
+  if (by('gate.asked') || by('todo.blocked')) return 'user_action_required';
+  if (by('todo.released') || by('handoff.offered')) return 'wait';
+  return exitCode === 0 ? 'validation_failed' : 'host_failure';
+}
+
+function releaseIfHeld(tx: Tx, turn: Turn, result: ResultKind, exitCode: number): void {
+  const todo = getTodoCore(tx.db, turn.todoId as string);
+  if (todo.status !== 'claimed' || todo.owner !== turn.agent) return;
+  const last = tx.db
+    .prepare(`SELECT data FROM events WHERE seq > ? AND todo_id = ? AND kind = 'evidence' ORDER BY seq DESC LIMIT 1`)
+    .get(turn.startSeq, todo.id);
+  const summary = last ? (JSON.parse(String(last.data)) as { summary: string }).summary : '';
+  const note =
+    result === 'validated_progress'
+      ? `Turn ${turn.id} (${turn.agent}) recorded progress: ${summary}. Continue from there.`
+      : result === 'user_action_required'
+        ? `Turn ${turn.id} (${turn.agent}) stopped for a human decision.`
+        : `Turn ${turn.id} (${turn.agent} on ${turn.host}) ended with exit code ${exitCode} without writing anything back; see .loopx/turns/${turn.id}/.`;
+  releaseInTx(tx, todo, note, KERNEL);
+}

@@ -1,0 +1,218 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { HostStream, loopxCall, renderProgress } from './hostStream';
+import { DEFAULT_PRICES, mergePrices, priceFor, priced } from './prices';
+import { checkUsage } from './usage';
+import { CODEX_DEFAULT_MODEL, TURN_OUTPUT, usageOfTurn } from './turnUsage';
+import { dollars, tokenWords, usageWords } from '../../../shared/usageWords';
+
+/** What the real CLIs printed for a turn that ships T1 against the scripted model (test/agents/modelServer.ts). */
+const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
+
+describe("the hosts' structured output as readable lines, and what the turn used", () => {
+  test('Claude Code 2.1.197 stream-json: its messages, the loopx write-backs with their answers, and the cost it reported', () => {
+    const stream = new HostStream('claude');
+    const lines = [...stream.push(fixture('claude-2.1.197.stream.jsonl')), ...stream.end()];
+    expect(lines.map((l) => renderProgress(l, false))).toEqual([
+      '● Claude Code 2.1.197 · claude-opus-4-8 · acceptEdits',
+      '⇄ loopx todo show T1 --json',
+      '  ✓ T1 claimed',
+      '⇄ loopx evidence add --todo T1 --kind test --summary "checked by the scripted model" --json',
+      '  ✓ recorded: checked by the scripted model',
+      '⇄ loopx todo ship T1 --json',
+      '  ✓ T1 shipped',
+      '› Done: the turn is written back to loopx.',
+      '■ Claude Code finished after 4 model calls',
+    ]);
+    expect(stream.usage).toEqual({
+      inputTokens: 400,
+      outputTokens: 70,
+      cachedTokens: 0,
+      costUsd: 0.00375,
+      costSource: 'host',
+      model: 'claude-opus-4-8',
+    });
+  });
+
+  test('Codex 0.171.0 exec --json: commands unwrapped from bash -lc, tokens summed, no cost until priced', () => {
+    const stream = new HostStream('codex');
+    const text = fixture('codex-0.171.0.exec.jsonl');
+    // Fed in pieces that split lines, as a pipe delivers them.
+    const lines = [
+      ...stream.push(text.slice(0, 500)),
+      ...stream.push(text.slice(500, 1701)),
+      ...stream.push(text.slice(1701)),
+      ...stream.end(),
+    ];
+    expect(lines.map((l) => renderProgress(l, false))).toEqual([
+      '● Codex started',
+      '✗ Model metadata for `loopx-scripted` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.',
+      '⇄ loopx todo show T1 --json',
+      '  ✓ T1 claimed',
+      '⇄ loopx evidence add --todo T1 --kind test --summary "checked by the scripted model" --json',
+      '  ✓ recorded: checked by the scripted model',
+      '⇄ loopx todo ship T1 --json',
+      '  ✓ T1 shipped',
+      '› Done: the turn is written back to loopx.',
+      '■ Codex finished',
+    ]);
+    expect(stream.usage).toEqual({ inputTokens: 400, outputTokens: 80, cachedTokens: 0, costUsd: null, costSource: null, model: null });
+  });
+
+  test('a refused write-back and a failing command say so; text and unknown JSON pass through; nothing throws', () => {
+    const stream = new HostStream('codex');
+    const events = [
+      { type: 'item.started', item: { type: 'command_execution', command: "/bin/bash -lc 'npm test'" } },
+      {
+        type: 'item.completed',
+        item: {
+          type: 'command_execution',
+          command: "/bin/bash -lc 'npm test'",
+          aggregated_output: '3 failing\nmore',
+          exit_code: 1,
+          status: 'failed',
+        },
+      },
+      {
+        type: 'item.completed',
+        item: {
+          type: 'command_execution',
+          command: "/bin/bash -lc 'LOOPX_AGENT=codex /x/loopx todo ship T1'",
+          aggregated_output: '{"ok":false,"error":{"code":"evidence_required","message":"add evidence first"}}',
+          exit_code: 3,
+        },
+      },
+      { type: 'item.completed', item: { type: 'file_change', changes: [{ path: 'src/a.ts', kind: 'update' }] } },
+      { type: 'something.new', item: 5 },
+      { type: 'turn.failed', error: { message: 'stream disconnected' } },
+    ];
+    const text = `${events.map((e) => JSON.stringify(e)).join('\n')}\nplain words from a wrapper\n[1,2]\n{"type":"item.completed","item":null}\n`;
+    expect(stream.push(text).map((l) => renderProgress(l, false))).toEqual([
+      '$ npm test',
+      '  ✗ exit 1: 3 failing',
+      '  ✗ evidence_required: add evidence first',
+      '✎ update src/a.ts',
+      '■ Codex stopped: stream disconnected',
+      'plain words from a wrapper',
+      '[1,2]',
+    ]);
+  });
+
+  test('colour only when asked: write-backs bold cyan, refusals red', () => {
+    expect(renderProgress({ kind: 'loopx', text: 'loopx todo ship T1' }, true)).toBe('\u001b[1;36m⇄ loopx todo ship T1\u001b[0m');
+    expect(renderProgress({ kind: 'answer', ok: false, text: 'no' }, true)).toBe('\u001b[31m  ✗ no\u001b[0m');
+    expect(renderProgress({ kind: 'say', text: 'hi' }, true)).toBe('› hi');
+  });
+
+  test('loopxCall finds the verb behind any prefix, quoted paths included, and nothing in other commands', () => {
+    expect(loopxCall("LOOPX_AGENT=claude '/Users/a b/loopx' todo ship T1")).toBe('loopx todo ship T1');
+    expect(loopxCall('loopx status --json')).toBe('loopx status --json');
+    expect(loopxCall('npm test && echo loopx')).toBeUndefined();
+    expect(loopxCall('ls /tmp/loopxdir')).toBeUndefined();
+  });
+});
+
+describe('usage reports are checked, never trusted', () => {
+  test('missing, negative, fractional, absurd or non-numeric numbers are dropped with a warning, never an error', () => {
+    expect(checkUsage(undefined)).toEqual({ usage: null, warnings: [] });
+    expect(checkUsage('lots').usage).toBeNull();
+    expect(checkUsage({}).warnings).toEqual(['the usage report has no token counts; recorded as unknown']);
+    const bad = checkUsage({ inputTokens: -5, outputTokens: 1.5, costUsd: 'free' });
+    expect(bad.usage).toBeNull();
+    expect(bad.warnings).toHaveLength(3);
+    const absurd = checkUsage({ inputTokens: 10, outputTokens: 2e12, costUsd: 1e9 });
+    expect(absurd.usage).toMatchObject({ inputTokens: 10, outputTokens: 0, costUsd: null });
+    expect(absurd.warnings.join(' ')).toMatch(/more than any turn reads.*more than any turn costs/);
+    expect(checkUsage({ inputTokens: 10, cachedTokens: 50 }).usage).toMatchObject({ cachedTokens: 0 });
+  });
+
+  test('a good report is kept as it came', () => {
+    expect(checkUsage({ inputTokens: 1200, outputTokens: 300, cachedTokens: 1000, costUsd: 0.02, model: 'gpt-5' })).toEqual({
+      usage: { inputTokens: 1200, outputTokens: 300, cachedTokens: 1000, costUsd: 0.02, costSource: 'host', model: 'gpt-5' },
+      warnings: [],
+    });
+  });
+
+  test('words people read: tokens and dollars', () => {
+    expect([tokenWords(470), tokenWords(41_230), tokenWords(1_250_000)]).toEqual(['470 tokens', '41.2k tokens', '1.3M tokens']);
+    expect([dollars(3.2), dollars(10), dollars(0.05), dollars(0.00375), dollars(0)]).toEqual(['$3.20', '$10', '$0.05', '$0.0038', '$0']);
+    expect(usageWords(null)).toBe('usage unknown');
+    expect(usageWords({ inputTokens: 400, outputTokens: 70, cachedTokens: 0, costUsd: 0.00375 })).toBe('$0.0038 · 470 tokens');
+  });
+});
+
+describe('the price table', () => {
+  test('a model matches its own entry or the longest entry its name starts with', () => {
+    expect(priceFor('gpt-5-codex')?.name).toBe('gpt-5-codex');
+    expect(priceFor('gpt-5-2025-08-07')?.name).toBe('gpt-5');
+    expect(priceFor('claude-sonnet-4-5[1m]')?.name).toBe('claude-sonnet-4');
+    expect(priceFor('loopx-scripted')).toBeUndefined();
+    // Another model of the line is not a variant of gpt-5: unpriced until the table has it, never priced as gpt-5.
+    expect(priceFor('gpt-5.5')).toBeUndefined();
+    expect(priceFor('gpt-6.2-sol-2026-11-17')?.name).toBe('gpt-6.2-sol');
+    for (const entry of Object.values(DEFAULT_PRICES)) expect(entry.source).toMatch(/^https:\/\//);
+  });
+
+  test('computes a cost when the host reported none: cached input at its own rate', () => {
+    const usage = {
+      inputTokens: 1_000_000,
+      outputTokens: 100_000,
+      cachedTokens: 400_000,
+      costUsd: null,
+      costSource: null,
+      model: 'gpt-5',
+    } as const;
+    // 600k fresh at $1.25/M + 400k cached at $0.125/M + 100k out at $10/M
+    expect(priced(usage)).toMatchObject({ costUsd: 0.75 + 0.05 + 1, costSource: 'prices' });
+    expect(priced({ ...usage, costUsd: 9, costSource: 'host' }).costUsd).toBe(9);
+    expect(priced({ ...usage, model: null }).costUsd).toBeNull();
+  });
+
+  test("a person's prices.json adds and overrides; a bad entry is skipped in words", () => {
+    const { table, problems } = mergePrices(
+      JSON.stringify({ 'loopx-scripted': { input: 1, cachedInput: 0.1, output: 2, asOf: '2026-12-01' }, 'gpt-5': { input: 'cheap' } }),
+    );
+    expect(table['loopx-scripted']).toMatchObject({ input: 1, output: 2, source: 'prices.json', asOf: '2026-12-01' });
+    expect(table['gpt-5']).toEqual(DEFAULT_PRICES['gpt-5']);
+    expect(problems).toEqual(['prices.json: gpt-5 needs input, cachedInput and output in dollars per million tokens; skipped']);
+    expect(mergePrices('{').problems[0]).toMatch(/not JSON/);
+  });
+});
+
+describe("a Codex turn's model when its config.toml names none", () => {
+  /** A workspace with one finished Codex turn (the real 0.171.0 output) and a CODEX_HOME with this config.toml. */
+  function codexTurn(config: string | null) {
+    const root = mkdtempSync(join(tmpdir(), 'loopx-codex-model-'));
+    mkdirSync(join(root, '.loopx', 'turns', 'R1'), { recursive: true });
+    writeFileSync(join(root, '.loopx', 'turns', 'R1', TURN_OUTPUT), fixture('codex-0.171.0.exec.jsonl'));
+    mkdirSync(join(root, 'codex-home'));
+    if (config !== null) writeFileSync(join(root, 'codex-home', 'config.toml'), config);
+    try {
+      return usageOfTurn(root, '.loopx', { id: 'R1', host: 'codex' }, { CODEX_HOME: join(root, 'codex-home') });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+  // 400 tokens in at $2/M and 80 out at $10/M: the dated, cited price of Codex's own default model.
+  const atDefault = { inputTokens: 400, outputTokens: 80, costUsd: (400 * 2 + 80 * 10) / 1e6, costSource: 'prices', model: 'gpt-6.2-sol' };
+
+  test("priced at Codex 0.171.0's default model (gpt-6.2-sol), with or without a config file", () => {
+    expect(CODEX_DEFAULT_MODEL).toBe('gpt-6.2-sol');
+    expect(DEFAULT_PRICES[CODEX_DEFAULT_MODEL]).toMatchObject({ source: expect.stringMatching(/^https:\/\//), asOf: '2026-12-01' });
+    expect(codexTurn('model_provider = "openai"\ncheck_for_update_on_startup = false\n')).toEqual({
+      usage: expect.objectContaining(atDefault),
+      warnings: [],
+    });
+    expect(codexTurn(null).usage).toMatchObject(atDefault);
+  });
+
+  test("the config's model wins, and the selected profile's over it; a config Codex would refuse prices nothing", () => {
+    expect(codexTurn('model = "gpt-5"\n').usage).toMatchObject({ model: 'gpt-5', costUsd: (400 * 1.25 + 80 * 10) / 1e6 });
+    expect(codexTurn('model = "gpt-5"\nprofile = "cheap"\n[profiles.cheap]\nmodel = "gpt-5-nano"\n').usage).toMatchObject({
+      model: 'gpt-5-nano',
+    });
+    expect(codexTurn('model = [oops').usage).toMatchObject({ model: null, costUsd: null });
+  });
+});

@@ -1,0 +1,49 @@
+import type { SqliteDb } from './db/sqliteDb';
+import type { Actor, EventDraft, StoredEvent } from './events/eventTypes';
+
+/**
+ * What an operation sees while it writes: one transaction on the store engine, one instant, one actor, and `emit`,
+ * which appends an event to the hash-chained log and applies its reducer inside that same transaction, so state and
+ * log cannot disagree. Every write of the kernel is a function of a unit of work (`claimInTx(uow, …)`); only the
+ * engine behind it knows how the transaction is begun, locked and committed. `Db` is the engine's statement API:
+ * SQLite's synchronous one today (docs in README, Architecture: "Store engines").
+ */
+export interface UnitOfWork<Db = SqliteDb> {
+  readonly db: Db;
+  readonly nowMs: number;
+  readonly at: string;
+  readonly actor: Actor;
+  /** Appends and applies an event; `as` attributes it to another actor than the transaction's. */
+  emit(draft: EventDraft, as?: Actor): StoredEvent;
+}
+
+/** A write's outcome: its value, and the events it committed (for the kernel's commit listeners). */
+export interface Committed<T> {
+  value: T;
+  events: StoredEvent[];
+}
+
+/**
+ * Where units of work run. A write holds the log head from its first read to its commit (SQLite: BEGIN IMMEDIATE),
+ * so the compare-and-swap of a claim and the chaining of its event see one state. A read sees one snapshot.
+ */
+export interface StoreEngine<Db = SqliteDb> {
+  readonly db: Db;
+  write<T>(actor: Actor, clock: () => number, fn: (uow: UnitOfWork<Db>) => T): Committed<T>;
+  read<T>(clock: () => number, fn: (db: Db, nowMs: number) => T): T;
+}
+
+/**
+ * The same seam for an engine whose client is asynchronous (PostgreSQL, issue 25): the transaction and every
+ * statement are awaited, so the operations written over it are `async` and `emit` resolves once the event is
+ * chained. Nothing implements it yet; it is here so the shape of the seam is decided, not guessed, when one does.
+ */
+export interface AsyncStoreEngine<Db> {
+  readonly db: Db;
+  write<T>(actor: Actor, clock: () => number, fn: (uow: AsyncUnitOfWork<Db>) => Promise<T>): Promise<Committed<T>>;
+  read<T>(clock: () => number, fn: (db: Db, nowMs: number) => Promise<T>): Promise<T>;
+}
+
+export interface AsyncUnitOfWork<Db> extends Omit<UnitOfWork<Db>, 'emit'> {
+  emit(draft: EventDraft, as?: Actor): Promise<StoredEvent>;
+}

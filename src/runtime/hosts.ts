@@ -1,0 +1,131 @@
+import { accessSync, constants } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { claudeAllowedTools } from '../kernel/turns/turnCommands';
+import { hostFormat } from '../kernel/turns/usage/hostStream';
+
+/** POSIX shell quoting: everything goes inside single quotes; nothing is interpolated unquoted. */
+export function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+export interface HostSettings {
+  codex: string;
+  claude: string;
+  custom: string;
+  /** VS Code's built-in sample agent (a demo): its launcher beside the loopx a prompt names. */
+  sample?: string;
+}
+
+export const DEFAULT_HOSTS: HostSettings = {
+  // Both read the prompt from stdin, so no prompt ever travels through a shell command line.
+  // Codex: its workspace-write sandbox (the workspace, .loopx/ included, is writable; the rest is not), outside a
+  // git repository too. `--full-auto` is gone since about 0.157 (exit 2, "unexpected argument").
+  // --json: one event per line (usage/hostStream.ts reads the turn's progress and its tokens from them).
+  codex: 'codex exec --sandbox workspace-write --skip-git-repo-check --json -',
+  // Claude Code in -p mode can ask nobody: {allowedTools} lets exactly the turn's loopx verbs run (turnCommands.ts).
+  // stream-json (which -p allows only with --verbose): its messages, tool calls and, last, the turn's usage and cost.
+  claude: 'claude -p --permission-mode acceptEdits --output-format stream-json --verbose --allowedTools {allowedTools}',
+  custom: '',
+};
+
+export const INSTALL_HINTS: Record<string, string> = {
+  codex: 'install the Codex CLI: npm install -g @openai/codex',
+  claude: 'install Claude Code: npm install -g @anthropic-ai/claude-code',
+  custom: 'set "loopx.hosts.custom.command" (or pass loopx run --command) to your runner, e.g. node ./agent.js {prompt}',
+};
+
+export interface HostPlan {
+  host: string;
+  /** The program that must exist on PATH. */
+  executable: string;
+  /** The whole line /bin/sh runs (only quoted paths and the configured command in it). */
+  commandLine: string;
+}
+
+/** What a host run needs to know about its turn: the prompt file, the turn's folder and the environment. */
+export interface HostTurn {
+  promptFile: string;
+  dir: string;
+  env: Record<string, string>;
+  /** The loopx command prefixes the turn's agent may run unasked (`TurnStart.allowedCommands`). */
+  allowedCommands?: readonly string[];
+  /** The loopx that renders a host's structured output as readable lines in a terminal (`loopx turn progress`). */
+  progressLoopx?: string;
+}
+
+const PLACEHOLDER = /\{(prompt|turn|todo|goal|agent|allowedTools)\}/g;
+
+/**
+ * The shell line that runs the agent. A template names the prompt file with {prompt} (also {turn}, {todo}, {goal},
+ * {agent}), each replaced by a quoted value; without {prompt} the prompt file is its stdin. {allowedTools} becomes
+ * Claude Code's permission rules for the turn's loopx verbs, one quoted word each. Shared by the extension's
+ * terminals and `loopx run`'s child processes: one definition of what a host runs.
+ */
+export function hostCommand(host: string, settings: HostSettings, turn: HostTurn): string {
+  const template = templateFor(host, settings);
+  const values: Record<string, string> = {
+    prompt: turn.promptFile,
+    turn: turn.env.LOOPX_TURN ?? '',
+    todo: turn.env.LOOPX_TODO ?? '',
+    goal: turn.env.LOOPX_GOAL ?? '',
+    agent: turn.env.LOOPX_AGENT ?? '',
+  };
+  const command = template.replace(PLACEHOLDER, (_m, key: string) =>
+    key === 'allowedTools'
+      ? claudeAllowedTools(turn.allowedCommands ?? [])
+          .map(shellQuote)
+          .join(' ')
+      : shellQuote(values[key] ?? ''),
+  );
+  return template.includes('{prompt}') ? command : `${command} < ${shellQuote(turn.promptFile)}`;
+}
+
+/** The program a host's command starts, which must exist on PATH before anything is claimed. */
+export function hostExecutable(host: string, settings: HostSettings): string {
+  return (templateFor(host, settings).trim().match(/^\S+/)?.[0] ?? '').replace(/^['"]|['"]$/g, '');
+}
+
+function templateFor(host: string, settings: HostSettings): string {
+  const template = (settings as unknown as Record<string, string>)[host] ?? '';
+  if (!template.trim()) throw new Error(`no command is configured for host "${host}"; ${INSTALL_HINTS[host] ?? INSTALL_HINTS.custom}`);
+  return template;
+}
+
+/**
+ * The command line a host runs in a VS Code terminal: the host's command, its exit code written to a file the
+ * extension watches, and the output kept in the turn's folder.
+ */
+export function planHost(host: string, settings: HostSettings, turn: HostTurn): HostPlan {
+  const run = hostCommand(host, settings, turn);
+  const exitFile = shellQuote(join(turn.dir, 'exit-code'));
+  const log = shellQuote(join(turn.dir, 'output.log'));
+  // Claude Code and Codex write JSON lines: the log keeps them raw, the terminal shows them as readable lines.
+  const progress = hostFormat(host) && turn.progressLoopx ? ` | ${shellQuote(turn.progressLoopx)} turn progress --host ${host}` : '';
+  return {
+    host,
+    executable: hostExecutable(host, settings),
+    // The terminal stays open after the run (until Enter) so a person can read what the agent did.
+    commandLine:
+      `{ ${run}; printf '%s' "$?" > ${exitFile}; } 2>&1 | tee -a ${log}${progress}; code="$(cat ${exitFile} 2>/dev/null || echo 1)"; ` +
+      `printf '\\n[loopx] the turn ended with exit code %s; output kept in %s. Press Enter to close.\\n' "$code" ${log}; read -r _; exit "$code"`,
+  };
+}
+
+/** Finds an executable on PATH (or checks an explicit path), as the shell would. */
+export function findExecutable(name: string, path = process.env.PATH ?? ''): string | undefined {
+  const candidates =
+    isAbsolute(name) || name.includes('/')
+      ? [name]
+      : path
+          .split(delimiter)
+          .filter(Boolean)
+          .map((dir) => join(dir, name));
+  return candidates.find((candidate) => {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}

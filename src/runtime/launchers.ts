@@ -1,0 +1,235 @@
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Kernel } from '../kernel/kernel';
+import { finishTurn, turnDir } from '../kernel/turns/turns';
+import { type Turn, openTurns } from '../kernel/turns/turnQueries';
+
+/**
+ * Who runs an open turn. A VS Code window or a `loopx run` leaves a launcher marker in the turn's folder (its pid,
+ * and for a runner its name and host and its agent's pid); the host's exit code lands in `exit-code` when its
+ * command ends (the host's own shell writes it, so it is there even when the runner died first). A later window or
+ * runner uses this rule, and only this one, to find turns whose launcher is gone: finished, judged by what the agent
+ * wrote back, when the agent is gone too; adopted by a runner (its lease kept, its time limit enforced) while the
+ * agent still runs.
+ */
+export const LAUNCHER_FILE = 'launcher.json';
+export const EXIT_CODE_FILE = 'exit-code';
+
+export interface Launcher {
+  pid: number;
+  at: string;
+  /** Set by `loopx run`: the runner's agent name (a window leaves it out). */
+  runner?: string;
+  host?: string;
+  /** Set by `loopx run` once the host started: the agent may outlive a killed runner, and is adopted by the next. */
+  hostPid?: number;
+  /** Where the system tells (Linux): when `pid` and `hostPid` started, so a pid reused after a reboot is not them. */
+  pidStart?: number;
+  hostStart?: number;
+  /** The launcher this one adopted the turn from (its pid). */
+  adoptedFrom?: number;
+}
+
+export function writeLauncher(root: string, turnId: string, launcher: Omit<Launcher, 'at'>): void {
+  const marker: Launcher = { ...launcher, at: new Date().toISOString() };
+  marker.pidStart ??= processStart(launcher.pid);
+  if (launcher.hostPid) marker.hostStart ??= processStart(launcher.hostPid);
+  writeFileSync(join(root, turnDir(turnId), LAUNCHER_FILE), JSON.stringify(marker));
+}
+
+const positiveInt = (value: unknown): number | undefined => {
+  const n = Number(value);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
+};
+
+export function readLauncher(root: string, turnId: string): Launcher | undefined {
+  try {
+    const data = JSON.parse(readFileSync(join(root, turnDir(turnId), LAUNCHER_FILE), 'utf8')) as Partial<Launcher>;
+    const pid = positiveInt(data.pid);
+    if (!pid) return undefined;
+    return {
+      pid,
+      at: String(data.at ?? ''),
+      runner: typeof data.runner === 'string' ? data.runner : undefined,
+      host: typeof data.host === 'string' ? data.host : undefined,
+      hostPid: positiveInt(data.hostPid),
+      pidStart: positiveInt(data.pidStart),
+      hostStart: positiveInt(data.hostStart),
+      adoptedFrom: positiveInt(data.adoptedFrom),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The exit code the host's command line wrote, once it has ended. */
+export function readExitCode(file: string): number | undefined {
+  try {
+    // The shell creates the file before it writes the number: an empty read is "not yet", not exit code 0.
+    const text = readFileSync(file, 'utf8').trim();
+    return /^\d{1,3}$/.test(text) ? Number(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Linux (and WSL) has /proc: a process's state and start time can be read there. */
+const HAS_PROC = (() => {
+  try {
+    return readFileSync('/proc/self/stat', 'utf8').length > 0;
+  } catch {
+    return false;
+  }
+})();
+
+/** The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses), or undefined. */
+function procStat(pid: number): string[] | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** When a process started, in clock ticks since boot (Linux); undefined where the system does not say. */
+export function processStart(pid: number): number | undefined {
+  const ticks = Number(procStat(pid)?.[19]);
+  return Number.isFinite(ticks) && ticks > 0 ? ticks : undefined;
+}
+
+/**
+ * Whether a process runs, and is the one recorded (`start`, when known: a pid reused by another process is not it).
+ * A process that ended but was not reaped yet (a zombie: a killed runner's host whose parent has not waited for it)
+ * answers kill(pid, 0) like a live one; on Linux its state in /proc says it ended.
+ */
+export function processAlive(pid: number, start?: number): boolean {
+  if (HAS_PROC) {
+    const stat = procStat(pid);
+    if (stat === undefined || stat[0] === 'Z' || stat[0] === 'X') return false;
+    return start === undefined || Number(stat[19]) === start;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
+  }
+}
+
+/** The launcher's agent (the host's process group) still runs. */
+export function hostAlive(launcher: Launcher): boolean {
+  return launcher.hostPid !== undefined && processAlive(launcher.hostPid, launcher.hostStart);
+}
+
+/**
+ * Sends a signal to the host's whole process group (the host runs as a group leader), only while it is the process
+ * recorded: a pid reused since is never signalled.
+ */
+export function signalHost(launcher: Launcher, signal: NodeJS.Signals): boolean {
+  if (!hostAlive(launcher)) return false;
+  try {
+    process.kill(-(launcher.hostPid as number), signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What the rule says about one open turn. */
+export type LauncherState =
+  /** No marker: started by hand through the CLI (`turn start`); whoever did finishes it. */
+  | { state: 'unmanaged' }
+  /** Its launcher (another process) still runs: leave it. */
+  | { state: 'alive'; launcher: Launcher }
+  /** Its runner is gone but its agent still runs and may still write back: a runner adopts it. */
+  | { state: 'orphaned'; launcher: Launcher }
+  /** Its launcher is gone (or is the caller itself, restarted) and so is its agent: the exit code, when written. */
+  | { state: 'gone'; launcher: Launcher; exitCode: number | undefined };
+
+export function launcherState(root: string, turnId: string, self = process.pid): LauncherState {
+  const launcher = readLauncher(root, turnId);
+  if (!launcher) return { state: 'unmanaged' };
+  if (launcher.pid !== self && processAlive(launcher.pid, launcher.pidStart)) return { state: 'alive', launcher };
+  if (hostAlive(launcher)) return { state: 'orphaned', launcher };
+  return { state: 'gone', launcher, exitCode: readExitCode(join(root, turnDir(turnId), EXIT_CODE_FILE)) };
+}
+
+/**
+ * Takes over an orphaned turn for the caller (a runner): at most one caller wins, by creating a marker named after
+ * the gone launcher exclusively. The winner is the turn's launcher from then on; a loser leaves the turn to it.
+ */
+export function adoptOrphan(root: string, turnId: string, gone: Launcher, self: { pid: number; runner: string; host: string }): boolean {
+  try {
+    closeSync(openSync(join(root, turnDir(turnId), `adopted-from-${gone.pid}`), 'wx'));
+  } catch {
+    return false; // another runner adopted it first (or the folder is gone)
+  }
+  writeLauncher(root, turnId, { ...self, hostPid: gone.hostPid, hostStart: gone.hostStart, adoptedFrom: gone.pid });
+  return true;
+}
+
+export interface Abandoned {
+  turn: Turn;
+  launcher: Launcher;
+  exitCode: number | undefined;
+}
+
+/** Open turns whose launcher and agent are both gone, except those the caller says it is still watching. */
+export function abandonedTurns(kernel: Kernel, watching: (turnId: string) => boolean = () => false): Abandoned[] {
+  const found: Abandoned[] = [];
+  for (const turn of kernel.read((db) => openTurns(db))) {
+    if (watching(turn.id)) continue;
+    const state = launcherState(kernel.root, turn.id);
+    if (state.state === 'gone') found.push({ turn, launcher: state.launcher, exitCode: state.exitCode });
+  }
+  return found;
+}
+
+export interface Settled {
+  turn: Turn;
+  exitCode: number;
+  why: string;
+}
+
+/**
+ * Finishes an abandoned turn with what is known of its end: its command's exit code, or -1 when it never wrote one
+ * (its agent was killed with its group). A turn someone else finished meanwhile is left as it is.
+ */
+export function settleAbandoned(kernel: Kernel, abandoned: Abandoned): Settled | undefined {
+  const exitCode = abandoned.exitCode ?? -1;
+  const who = abandoned.launcher.runner
+    ? `runner ${abandoned.launcher.runner} (pid ${abandoned.launcher.pid})`
+    : `window process ${abandoned.launcher.pid}`;
+  const why =
+    abandoned.exitCode !== undefined
+      ? `its command had ended with exit code ${exitCode} after ${who} was gone`
+      : `${who} is gone and its command never reported an end`;
+  return finishAsKernel(kernel, abandoned.turn.id, exitCode, why);
+}
+
+/** The kernel finishes a turn: neither the caller (another window or runner) nor the gone launcher's agent. */
+export function finishAsKernel(kernel: Kernel, turnId: string, exitCode: number, why: string): Settled | undefined {
+  try {
+    return { turn: finishTurn(kernel.as({ name: 'kernel', kind: 'kernel' }), turnId, exitCode), exitCode, why };
+  } catch (error) {
+    if ((error as { code?: string }).code === 'illegal_transition') return undefined; // another window or runner got there first
+    throw error;
+  }
+}
+
+/** How long a host told to stop (TERM) may take before it is killed: runners and windows use the same grace. */
+export const KILL_GRACE_MS = 5000;
+
+/**
+ * Ends an orphaned runner turn that ran past its deadline (nobody adopted it in time): its agent's process group
+ * gets TERM, then KILL after KILL_GRACE_MS, and the turn is finished as timed out (exit code 124), judged as always
+ * by what was written back.
+ */
+export async function endOverdue(kernel: Kernel, turn: Turn, launcher: Launcher): Promise<Settled | undefined> {
+  signalHost(launcher, 'SIGTERM');
+  const until = Date.now() + KILL_GRACE_MS;
+  while (hostAlive(launcher) && Date.now() < until) await new Promise((done) => setTimeout(done, 100));
+  signalHost(launcher, 'SIGKILL');
+  return finishAsKernel(kernel, turn.id, 124, `its runner ${launcher.runner ?? ''} was gone and its agent ran past the turn's deadline`);
+}
