@@ -1,14 +1,13 @@
 import type { Actor } from '../kernel/events/eventTypes';
-import { EXIT, HumanChannelRequiredError, InvalidInputError, LoopxError, NotAllowedError } from '../kernel/errors';
+import { EXIT, HumanChannelRequiredError, InvalidInputError, NotAllowedError } from '../kernel/errors';
 import { confirmInTerminal } from './humanChannel';
 import { Kernel } from '../kernel/kernel';
-import { storeError } from '../kernel/storeFile';
+import { describeError } from '../runtime/describeError';
 import { initRootDir, locateRoot } from '../kernel/locate';
 import { markStatusMdStale, writeStatusMd } from '../kernel/projections/statusMd';
 import { parseAgentName } from '../kernel/validate';
 import { humanName } from '../kernel/identity';
 import { type Envelope, failure, success } from '../protocol/envelope';
-import { errorBody } from '../protocol/errors';
 import { revealHidden } from '../protocol/display';
 import { DECEPTIVE_CHARS } from '../shared/hiddenChars';
 import { leadingGlobalOptions, parseArgs } from './args';
@@ -133,12 +132,10 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
     return emit(success(result.data, result.more), json ? null : textOf(result), EXIT.ok);
   } catch (thrown) {
     // File work around the kernel (init, backups, STATUS.md) meets the disk too: named like the kernel's own trouble.
-    const error = storeError(thrown);
+    const { body, typed, exitCode } = describeError(thrown, 'agent');
     if (io.env.LOOPX_DEBUG && thrown instanceof Error) io.stderr(`${thrown.stack}\n`);
-    const body = errorBody(error);
     const text = `loopx: ${body.message}${body.hint ? `\n  hint: ${body.hint}` : ''}`;
-    const typed = error instanceof LoopxError ? error : undefined;
-    return emit(failure(body, typed?.data), text, typed?.exitCode ?? EXIT.internal);
+    return emit(failure(body, typed?.data), text, exitCode);
   } finally {
     kernel?.close();
   }

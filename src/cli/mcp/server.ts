@@ -3,8 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import * as z from 'zod';
 import { Kernel } from '../../kernel/kernel';
 import { InvalidInputError } from '../../kernel/errors';
-import { storeError } from '../../kernel/storeFile';
-import { errorBody } from '../../protocol/errors';
+import { describeError } from '../../runtime/describeError';
 import { failure, success } from '../../protocol/envelope';
 import { locateRoot } from '../../kernel/locate';
 import { claimNext, claimTodo, releaseTodo, renewTodo, shipTodo } from '../../kernel/ops/claims';
@@ -89,7 +88,7 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
         return { content: [{ type: 'text', text: JSON.stringify(success(data)) }] };
       } catch (error) {
         // The CLI's envelope and the same map from error to body (a locked store is `busy` here too).
-        return { isError: true, content: [{ type: 'text', text: JSON.stringify(failure(errorBody(storeError(error), 'mcp'))) }] };
+        return { isError: true, content: [{ type: 'text', text: JSON.stringify(failure(describeError(error, 'mcp').body)) }] };
       }
     };
     server.registerTool(name, { description, inputSchema: shape }, callback as never);
