@@ -27,8 +27,9 @@ function copies(pattern: RegExp, homes: string[]): string[] {
   );
 }
 
+/** How many files besides the home (which must exist) ask it by name. */
 function uses(pattern: RegExp, home: string): number {
-  expect(readFileSync(join(ROOT, home), 'utf8')).toMatch(pattern);
+  expect(FILES).toContain(home);
   return FILES.filter((file) => file !== home && pattern.test(readFileSync(join(ROOT, file), 'utf8'))).length;
 }
 
@@ -41,4 +42,12 @@ test('what an error is called: describeError is the one route from a thrown erro
   // errorBody(...) is called only by describeError (the protocol's own file defines it; the webview never calls it).
   expect(copies(/\berrorBody\(/, [home, 'src/protocol/errors.ts'])).toEqual([]);
   expect(uses(/\bdescribeError\(/, home)).toBeGreaterThanOrEqual(5);
+});
+
+test("text limits: TEXT_LIMITS is the one table the kernel's checks and the MCP server's schemas read", () => {
+  const home = 'src/shared/textLimits.ts';
+  // A number spelled as a text's limit: requireText/optionalText's `max:` in the kernel, zod's `.max(…)` in MCP.
+  expect(copies(/(requireText|optionalText)\(.*\bmax: \d/, [home])).toEqual([]);
+  expect(copies(/\.max\(\d/, [home]).filter((line) => line.startsWith('src/cli/mcp/'))).toEqual([]);
+  expect(uses(/\bTEXT_LIMITS\.\w+/, home)).toBeGreaterThanOrEqual(10);
 });

@@ -12,6 +12,7 @@ import { allowChecksInTx } from '../ops/monitors';
 import { parsePatterns } from '../checkPatterns';
 import { nextOccurrence, parseRecurrence } from '../recurrence';
 import { iso } from '../time';
+import { TEXT_LIMITS } from '../../shared/textLimits';
 
 export interface ApplyOptions {
   /** Workspace-relative path of the file (posix separators): the goal's link to it. */
@@ -100,7 +101,7 @@ function checkSpec(spec: GoalSpec): GoalSpec {
     scope: [...new Set(spec.scope.map(parseScope))],
     // The quota the file sets, new goal or not, within the ranges `goal create` keeps.
     quota: checkQuota(spec.quota),
-    background: optionalText(spec.background, 'background', { max: 100_000 }),
+    background: optionalText(spec.background, 'background', { max: TEXT_LIMITS.background }),
     ...(spec.check !== undefined ? { check: spec.check === null ? null : parseCheck(spec.check) } : {}),
     ...(spec.allowedChecks !== undefined ? { allowedChecks: parsePatterns(spec.allowedChecks) } : {}),
     todos: spec.todos.map((t) => ({

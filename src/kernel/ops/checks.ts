@@ -6,6 +6,7 @@ import { getGoal, getTodo } from '../queries/lookups';
 import { describeRun, lastClaimSeq, latestCheckRun } from '../queries/evidence';
 import { requireText } from '../validate';
 import { requireHumanChannel } from '../authority';
+import { TEXT_LIMITS } from '../../shared/textLimits';
 
 /**
  * Acceptance checks: a command a human sets on a goal (for all its todos) or on one todo. `todo ship` then needs a
@@ -13,7 +14,7 @@ import { requireHumanChannel } from '../authority';
  * claim. Agents can neither set nor change it: the check is the human's, the run is the kernel's.
  */
 export function parseCheck(value: string | undefined): string | null {
-  return value === undefined ? null : requireText(value, 'check', { max: 2000 });
+  return value === undefined ? null : requireText(value, 'check', { max: TEXT_LIMITS.check });
 }
 
 /**

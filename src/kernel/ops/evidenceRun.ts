@@ -7,6 +7,7 @@ import { optionalText } from '../validate';
 import { evidenceTarget } from './evidence';
 import { effectiveCheck } from './checks';
 import { checkEnv } from './tick';
+import { TEXT_LIMITS } from '../../shared/textLimits';
 
 export interface EvidenceRunInput {
   todoId?: string;
@@ -61,7 +62,8 @@ export async function runEvidence(kernel: Kernel, input: EvidenceRunInput): Prom
     throw new InvalidInputError('give the command to run after --, e.g. loopx evidence run --todo T1 -- npm test');
   const shell = input.check === true || input.shell === true;
   const command = target.command ?? (shell ? argv.join(' ') : quoteArgv(argv));
-  if (command.length > 4000) throw new InvalidInputError('the command is longer than 4000 characters');
+  if (command.length > TEXT_LIMITS.runCommand)
+    throw new InvalidInputError(`the command is longer than ${TEXT_LIMITS.runCommand} characters`);
   const result = await runCommand({
     command,
     shell,

@@ -4,13 +4,14 @@ import { IllegalTransitionError, InvalidInputError, NotAllowedError } from '../e
 import { requireHumanChannel } from '../authority';
 import { formatId, optionalText, requireText } from '../validate';
 import { getGate, getGoal, getTodoCore, nextNum } from '../queries/lookups';
+import { TEXT_LIMITS } from '../../shared/textLimits';
 
 export function askGate(kernel: Kernel, input: { todoId?: string; goalId?: string; question: string }): Gate {
   kernel.requireActor();
   if ((input.todoId === undefined) === (input.goalId === undefined)) {
     throw new InvalidInputError('a gate is asked on exactly one of --todo or --goal');
   }
-  const question = requireText(input.question, 'question', { max: 2000, multiline: true });
+  const question = requireText(input.question, 'question', { max: TEXT_LIMITS.question, multiline: true });
   return kernel.write((tx) => {
     let goalId: string;
     let todoId: string | null = null;

@@ -13,6 +13,7 @@ import { matchingPattern, parsePatterns } from '../checkPatterns';
 import { getGoal } from '../queries/lookups';
 import type { Goal } from '../model';
 import { type CommandResult, recordedRun } from '../run/runCommand';
+import { TEXT_LIMITS } from '../../shared/textLimits';
 
 export const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
 
@@ -78,7 +79,7 @@ export function addMonitor(kernel: Kernel, input: MonitorInput): Monitor {
   const timer = input.afterSeconds !== undefined;
   if (timer === (input.check !== undefined))
     throw new InvalidInputError('a monitor has either --check CMD or --after DURATION (a pure timer)');
-  const note = optionalText(input.note, 'note', { max: 2000 });
+  const note = optionalText(input.note, 'note', { max: TEXT_LIMITS.monitorNote });
   let spec: {
     kind: 'check' | 'timer';
     command: string | null;
@@ -103,8 +104,8 @@ export function addMonitor(kernel: Kernel, input: MonitorInput): Monitor {
       afterSeconds: within(input.afterSeconds, '--after', LIMITS.after, null),
     };
   } else {
-    const command = requireText(input.check, 'check', { max: 2000 });
-    const until = requireText(input.until ?? 'exit0', '--until', { max: 510 });
+    const command = requireText(input.check, 'check', { max: TEXT_LIMITS.check });
+    const until = requireText(input.until ?? 'exit0', '--until', { max: TEXT_LIMITS.until });
     parseCondition(until);
     spec = {
       kind: 'check',
@@ -237,7 +238,7 @@ export function allowChecksInTx(tx: Tx, emit: Tx['emit'], goalId: string, patter
 /** Stops a waiting monitor: a human, or the agent that added it. The todo is ready again. */
 export function cancelMonitor(kernel: Kernel, monitorId: string, reasonText?: string): Monitor {
   const actor = kernel.requireActor();
-  const reason = optionalText(reasonText, 'reason', { max: 2000 });
+  const reason = optionalText(reasonText, 'reason', { max: TEXT_LIMITS.reason });
   return kernel.write((tx) => {
     const monitor = getMonitor(tx.db, monitorId);
     if (monitor.status !== 'waiting') throw new IllegalTransitionError(`monitor ${monitor.id} is ${monitor.status}, not waiting`);
