@@ -51,3 +51,10 @@ test("text limits: TEXT_LIMITS is the one table the kernel's checks and the MCP 
   expect(copies(/\.max\(\d/, [home]).filter((line) => line.startsWith('src/cli/mcp/'))).toEqual([]);
   expect(uses(/\bTEXT_LIMITS\.\w+/, home)).toBeGreaterThanOrEqual(10);
 });
+
+test("should-run's sentences: src/protocol/shouldRunWords.ts is the one place a reason code becomes words", () => {
+  const home = 'src/protocol/shouldRunWords.ts';
+  // A table keyed by the reason codes, or one of its sentences spelled again.
+  expect(copies(/Record<ShouldRunReason, string>|cooling down after|no_ready_work: '|concurrency_limit: '/, [home])).toEqual([]);
+  expect(uses(/\bshouldRunReason\(|\bshouldRunSentence\(/, home)).toBeGreaterThanOrEqual(5);
+});
