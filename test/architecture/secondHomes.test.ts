@@ -58,3 +58,12 @@ test("should-run's sentences: src/protocol/shouldRunWords.ts is the one place a 
   expect(copies(/Record<ShouldRunReason, string>|cooling down after|no_ready_work: '|concurrency_limit: '/, [home])).toEqual([]);
   expect(uses(/\bshouldRunReason\(|\bshouldRunSentence\(/, home)).toBeGreaterThanOrEqual(5);
 });
+
+test("the human-channel check: requireHumanChannel (src/kernel/authority.ts) is the one place an agent or a channel-less 'human' is refused", () => {
+  const home = 'src/kernel/authority.ts';
+  expect(copies(/new HumanChannelRequiredError\(|is a human decision;|\bif \(\S*actor\.kind !== 'human'\)/, [home])).toEqual([]);
+  // The CLI's human-only commands and its terminal confirmation ask the kernel's rule too.
+  for (const file of ['src/cli/main.ts', 'src/cli/humanChannel.ts'])
+    expect(readFileSync(join(ROOT, file), 'utf8')).toMatch(/requireHumanChannel\(/);
+  expect(uses(/\brequireHumanChannel\(/, home)).toBeGreaterThanOrEqual(10);
+});

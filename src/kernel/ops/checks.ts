@@ -1,7 +1,7 @@
 import type { Kernel, Tx } from '../kernel';
 import type { SqliteDb } from '../db/sqliteDb';
 import type { Goal, Todo } from '../model';
-import { IllegalTransitionError, NotAllowedError, RefusedError } from '../errors';
+import { IllegalTransitionError, RefusedError } from '../errors';
 import { getGoal, getTodo } from '../queries/lookups';
 import { describeRun, lastClaimSeq, latestCheckRun } from '../queries/evidence';
 import { requireText } from '../validate';
@@ -23,13 +23,10 @@ export function parseCheck(value: string | undefined): string | null {
  * (human_channel_required: what an agent that unset LOOPX_AGENT looks like). Exit 3 either way.
  */
 export function requireHumanForCheck(by: Pick<Kernel | Tx, 'actor'>, what: string): void {
-  if (by.actor.kind !== 'human') {
-    throw new NotAllowedError(
-      `${what}: acceptance checks are set by a human`,
-      'an agent runs the check with: loopx evidence run --todo T --check',
-    );
-  }
-  requireHumanChannel(by.actor, what);
+  requireHumanChannel(by.actor, what, {
+    message: `${what}: acceptance checks are set by a human`,
+    hint: 'an agent runs the check with: loopx evidence run --todo T --check',
+  });
 }
 
 /** The check that applies to a todo: its own, else its goal's, else none. */

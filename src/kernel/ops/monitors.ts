@@ -206,9 +206,10 @@ export function approveMonitor(kernel: Kernel, monitorId: string): Monitor {
  */
 export function allowChecks(kernel: Kernel, goalId: string, values: readonly string[]): Goal {
   const actor = kernel.requireActor();
-  if (actor.kind !== 'human')
-    throw new NotAllowedError("which checks agents may set is a person's decision", 'a person allows them in VS Code or a terminal');
-  requireHumanChannel(actor, `allowing checks for goal ${goalId}`);
+  requireHumanChannel(actor, `allowing checks for goal ${goalId}`, {
+    message: "which checks agents may set is a person's decision",
+    hint: 'a person allows them in VS Code or a terminal',
+  });
   const patterns = parsePatterns(values);
   return kernel.write((tx) => {
     const goal = getGoal(tx.db, goalId);
