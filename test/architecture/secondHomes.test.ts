@@ -67,3 +67,12 @@ test("the human-channel check: requireHumanChannel (src/kernel/authority.ts) is 
     expect(readFileSync(join(ROOT, file), 'utf8')).toMatch(/requireHumanChannel\(/);
   expect(uses(/\brequireHumanChannel\(/, home)).toBeGreaterThanOrEqual(10);
 });
+
+test("a flag's range: min/max in its spec (src/cli/args.ts), never a command's own check of a number it parsed", () => {
+  // `a.num('x')` followed by a comparison, or a helper that range-checks a flag's value by hand.
+  const byHand = /\bnum\('[\w-]+'\)\s*[<>]|if \(\w+ [<>]=? \d+\) throw new InvalidInputError\('--/;
+  expect(copies(byHand, ['src/cli/args.ts']).filter((line) => line.startsWith('src/cli/'))).toEqual([]);
+  expect(copies(/must be (from|between|at least|at most) .*\d/, ['src/cli/args.ts']).filter((line) => line.startsWith('src/cli/'))).toEqual(
+    [],
+  );
+});
