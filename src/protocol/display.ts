@@ -1,8 +1,9 @@
 /** Tiny display helpers shared by the CLI, the extension and the board (no Node or VS Code APIs). */
 import { revealHidden } from '../shared/hiddenChars';
+import { relativeTime } from '../shared/timeWords';
 
-// The webview reveals hidden characters too, and imports only from src/protocol.
-export { revealHidden };
+// The webview reveals hidden characters and reads relative times too, and imports only from src/protocol.
+export { relativeTime, revealHidden };
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
@@ -15,23 +16,6 @@ export function clean(text: string | null | undefined): string {
 export function oneLine(text: string | null | undefined, max = 100): string {
   const flat = clean(text).replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-/** "in 29m", "3h ago", "just now". */
-export function relativeTime(isoTime: string | null, nowMs: number): string {
-  if (!isoTime) return '—';
-  const delta = Math.round((Date.parse(isoTime) - nowMs) / 1000);
-  const span = Math.abs(delta);
-  if (span < 2) return 'just now';
-  const text =
-    span < 90
-      ? `${span}s`
-      : span < 5400
-        ? `${Math.round(span / 60)}m`
-        : span < 172_800
-          ? `${Math.round(span / 3600)}h`
-          : `${Math.round(span / 86400)}d`;
-  return delta >= 0 ? `in ${text}` : `${text} ago`;
 }
 
 /** "14:05" today, else "Dec 3 14:05", in the viewer's local time. */

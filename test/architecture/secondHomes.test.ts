@@ -76,3 +76,11 @@ test("a flag's range: min/max in its spec (src/cli/args.ts), never a command's o
     [],
   );
 });
+
+test('times in words: relativeTime and the run-duration sentence live in src/shared/timeWords.ts, once', () => {
+  const home = 'src/shared/timeWords.ts';
+  // "3 h ago" / "in 12 min" spelled a second way, or "1.2 s" worked out again beside a run.
+  expect(copies(/`\$\{\w+\} ago`|} ago`|durationMs < 10_000|toFixed\(1\)\} s`/, [home])).toEqual([]);
+  expect(uses(/\brelativeTime\(/, home)).toBeGreaterThanOrEqual(10);
+  expect(uses(/\b(runTook|ranSentence)\(/, home)).toBeGreaterThanOrEqual(4);
+});

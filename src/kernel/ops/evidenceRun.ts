@@ -8,6 +8,7 @@ import { evidenceTarget } from './evidence';
 import { effectiveCheck } from './checks';
 import { checkEnv } from './tick';
 import { TEXT_LIMITS } from '../../shared/textLimits';
+import { ranSentence } from '../../shared/timeWords';
 
 export interface EvidenceRunInput {
   todoId?: string;
@@ -98,8 +99,8 @@ export function recordEvidenceRun(
       check,
       ...recordedRun(result),
     };
-    const took = result.durationMs < 10_000 ? `${(result.durationMs / 1000).toFixed(1)} s` : `${Math.round(result.durationMs / 1000)} s`;
-    const summary = `${check ? 'acceptance check ' : ''}ran \`${command.length > 300 ? `${command.slice(0, 299)}…` : command}\`: ${result.error ?? `exit ${result.exitCode}`} in ${took}`;
+    const shown = command.length > 300 ? `${command.slice(0, 299)}…` : command;
+    const summary = `${check ? 'acceptance check ' : ''}${ranSentence({ ...result, command: shown })}`;
     const event = tx.emit({
       kind: 'evidence',
       goalId: where.goalId,

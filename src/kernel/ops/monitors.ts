@@ -14,6 +14,7 @@ import { getGoal } from '../queries/lookups';
 import type { Goal } from '../model';
 import { type CommandResult, recordedRun } from '../run/runCommand';
 import { TEXT_LIMITS } from '../../shared/textLimits';
+import { runTook } from '../../shared/timeWords';
 
 export const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
 
@@ -268,11 +269,7 @@ function lastRunLine(m: Monitor): string {
   const run = m.lastRun;
   if (!run) return '';
   const outcome = run.error ?? `exited ${run.exitCode}`;
-  return `\nLast run (${run.n}, ${run.at}): ${outcome} after ${seconds(run.durationMs)}.${run.outputTail.trim() ? `\nOutput (end):\n${tailForContinuation(run.outputTail)}` : ''}`;
-}
-
-function seconds(ms: number): string {
-  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+  return `\nLast run (${run.n}, ${run.at}): ${outcome} after ${runTook(run.durationMs)}.${run.outputTail.trim() ? `\nOutput (end):\n${tailForContinuation(run.outputTail)}` : ''}`;
 }
 
 /** The continuation keeps the last lines of output, not all 2,000 characters. */
@@ -409,7 +406,7 @@ export function recordRun(kernel: Kernel, claim: RunClaim, startedAt: string, re
     const holds = conditionHolds(tx, monitor, claim.n, result);
     if (holds) {
       const outcome = result.exitCode === null ? (result.error ?? 'ended') : `exited ${result.exitCode}`;
-      const what = `\`${monitor.check}\` ${outcome} after ${seconds(result.durationMs)} (run ${claim.n}, ${startedAt})`;
+      const what = `\`${monitor.check}\` ${outcome} after ${runTook(result.durationMs)} (run ${claim.n}, ${startedAt})`;
       const resultText = `${holds}: ${what}`;
       const tail = result.outputTail.trim() ? `\nOutput (end):\n${tailForContinuation(result.outputTail)}` : '';
       const continuation = `Monitor ${monitor.id} fired (${resultText}).${tail}${noteLine(monitor)}`;
