@@ -18,13 +18,26 @@ export function oneLine(text: string | null | undefined, max = 100): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** "14:05" today, else "Dec 3 14:05", in the viewer's local time. */
-export function clockTime(isoTime: string, nowMs: number): string {
+/**
+ * "14:05" today, else "Dec 3 14:05": a 24-hour clock in the viewer's zone, or in `timeZone` when the text beside it
+ * already names a zone ("recurs daily at 09:00 (Europe/Berlin)"): one clock per sentence. The one rule for a clock
+ * time everywhere (the CLI, VS Code, the board).
+ */
+export function clockTime(isoTime: string, nowMs: number, timeZone?: string): string {
   const d = new Date(isoTime);
-  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  return new Date(nowMs).toDateString() === d.toDateString()
-    ? time
-    : `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
+  const zone = timeZone && validZone(timeZone) ? { timeZone } : {};
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', ...zone });
+  const day = (date: Date) => date.toLocaleDateString(undefined, { month: 'short', day: 'numeric', ...zone });
+  return day(new Date(nowMs)) === day(d) && Math.abs(d.getTime() - nowMs) < 86_400_000 ? time : `${day(d)} ${time}`;
+}
+
+function validZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat(undefined, { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const ISO_TIME = /\b\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?Z\b/g;

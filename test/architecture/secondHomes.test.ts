@@ -84,3 +84,8 @@ test('times in words: relativeTime and the run-duration sentence live in src/sha
   expect(uses(/\brelativeTime\(/, home)).toBeGreaterThanOrEqual(10);
   expect(uses(/\b(runTook|ranSentence)\(/, home)).toBeGreaterThanOrEqual(4);
 });
+
+test('a clock time: clockTime (src/protocol/display.ts) is the one rule; the board no longer keeps its own', () => {
+  // history.ts builds a datetime-local input's value (a machine format), not words.
+  expect(copies(/toLocaleTimeString|getHours\(\)/, ['src/protocol/display.ts', 'webview-ui/src/history.ts'])).toEqual([]);
+});
