@@ -108,8 +108,8 @@ export default tseslint.config(
     [
       outside(
         'src/runtime',
-        ['cli', 'extension', 'protocol', 'goalFile', 'languageServer'],
-        'sits between the kernel and the adapters: it imports only the kernel and src/shared.',
+        ['cli', 'extension', 'goalFile', 'languageServer'],
+        'sits between the kernel and the adapters: it imports only the kernel, src/protocol (words and shapes the adapters share) and src/shared.',
       ),
     ],
   ),

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../kernel/errors';
-import { parseDuration } from '../kernel/time';
+import { formatDuration, parseDuration } from '../kernel/time';
 import { type EntityName, parseId } from '../kernel/validate';
 
 export type FlagType = 'string' | 'int' | 'number' | 'duration' | 'boolean';
@@ -11,7 +11,7 @@ export interface FlagSpec {
   required?: boolean;
   /** Placeholder in help, e.g. TEXT or N. */
   value?: string;
-  /** Numeric flags (int, number): the smallest and largest value taken; anything outside is invalid input (exit 2). */
+  /** Numeric flags (int, number; a duration in seconds): the smallest and largest value taken; anything outside is invalid input (exit 2). */
   min?: number;
   max?: number;
 }
@@ -82,7 +82,7 @@ function convert(flag: string, spec: FlagSpec, raw: string): string | number {
       return inRange(flag, spec, n);
     }
     case 'duration':
-      return parseDuration(raw, `--${flag}`);
+      return inRange(flag, spec, parseDuration(raw, `--${flag}`));
     default:
       return raw;
   }
@@ -92,8 +92,15 @@ function convert(flag: string, spec: FlagSpec, raw: string): string | number {
 function inRange(flag: string, spec: FlagSpec, n: number): number {
   const { min, max } = spec;
   if ((min === undefined || n >= min) && (max === undefined || n <= max)) return n;
-  const range = min !== undefined && max !== undefined ? `from ${min} to ${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`;
-  throw new InvalidInputError(`--${flag} must be ${range}, got ${n}`);
+  // A duration's range and value read as durations (seconds inside): "from 10s to 24h, got 2d".
+  const say = (v: number | undefined) => (spec.type === 'duration' ? formatDuration(v ?? 0) : String(v));
+  const range =
+    min !== undefined && max !== undefined
+      ? `from ${say(min)} to ${say(max)}`
+      : min !== undefined
+        ? `at least ${say(min)}`
+        : `at most ${say(max)}`;
+  throw new InvalidInputError(`--${flag} must be ${range}, got ${say(n)}`);
 }
 
 /**

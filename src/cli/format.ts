@@ -6,6 +6,7 @@ import { formatDuration } from '../kernel/time';
 /** Human output for the terminal. Everything printed from the store passes through `clean` (no terminal escapes). */
 import { clean, oneLine, relativeTime } from '../protocol/display';
 import { dollars, tokenWords } from '../shared/usageWords';
+import { runTook } from '../shared/timeWords';
 
 export { clean, oneLine, relativeTime };
 
@@ -99,7 +100,7 @@ export function evidenceLine(p: Painter, e: Evidence, nowMs: number): string {
 
 /** What a run did, in a few words: "exit 0 in 1.2 s", "killed at its time limit of 60 s". */
 export function runOutcome(run: Pick<MonitorRun, 'exitCode' | 'durationMs' | 'error'>): string {
-  const took = run.durationMs < 10_000 ? `${(run.durationMs / 1000).toFixed(1)} s` : `${Math.round(run.durationMs / 1000)} s`;
+  const took = runTook(run.durationMs);
   return run.error ? `${clean(run.error)} after ${took}` : `exit ${run.exitCode} in ${took}`;
 }
 

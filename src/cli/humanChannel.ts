@@ -1,6 +1,7 @@
 import { readSync } from 'node:fs';
 import type { Actor } from '../kernel/events/eventTypes';
-import { HumanChannelRequiredError, NotAllowedError, RefusedError } from '../kernel/errors';
+import { RefusedError } from '../kernel/errors';
+import { requireHumanChannel } from '../kernel/authority';
 import { revealHidden } from '../protocol/display';
 
 /**
@@ -17,10 +18,19 @@ export interface TerminalIo {
   readLine(): string | null;
 }
 
-/** Asks the human to type `id`; returns the actor with channel `tty`, or throws (no terminal, or not confirmed). */
+/**
+ * The actor as this terminal can vouch for it: a human at an interactive terminal could confirm (channel `tty`);
+ * anyone else has no human channel here. The kernel's `requireHumanChannel` and `hasHumanChannel` judge the result,
+ * so the CLI asks the same rule as every kernel operation. `io.interactive` is read only for a human.
+ */
+export function terminalActor(actor: Actor, io: Pick<TerminalIo, 'interactive'>): Actor {
+  const { channel: _none, ...bare } = actor;
+  return actor.kind === 'human' && io.interactive ? { ...bare, channel: 'tty' } : bare;
+}
+
+/** Asks the human to type `id`; returns the actor with channel `tty`, or throws (an agent, no terminal, not confirmed). */
 export function confirmInTerminal(actor: Actor, io: TerminalIo, action: string, id: string, details: string[] = []): Actor {
-  if (actor.kind !== 'human') throw new NotAllowedError(`${action} is a human decision; agent ${actor.name} may not make it`);
-  if (!io.interactive) throw new HumanChannelRequiredError(action);
+  requireHumanChannel(terminalActor(actor, io), action);
   io.stderr(
     `${[`${action[0]?.toUpperCase()}${action.slice(1)}:`, ...details.map((d) => `  ${revealHidden(d)}`)].join('\n')}\nType ${id} to confirm: `,
   );

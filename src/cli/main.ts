@@ -1,14 +1,14 @@
 import type { Actor } from '../kernel/events/eventTypes';
-import { EXIT, HumanChannelRequiredError, InvalidInputError, LoopxError, NotAllowedError } from '../kernel/errors';
-import { confirmInTerminal } from './humanChannel';
+import { EXIT, InvalidInputError } from '../kernel/errors';
+import { confirmInTerminal, terminalActor } from './humanChannel';
+import { hasHumanChannel, requireHumanChannel } from '../kernel/authority';
 import { Kernel } from '../kernel/kernel';
-import { storeError } from '../kernel/storeFile';
+import { describeError } from '../runtime/describeError';
 import { initRootDir, locateRoot } from '../runtime/locate';
 import { markStatusMdStale, writeStatusMd } from '../runtime/projections/statusMd';
 import { parseAgentName } from '../kernel/validate';
 import { humanName } from '../runtime/identity';
 import { type Envelope, failure, success } from '../protocol/envelope';
-import { errorBody } from '../protocol/errors';
 import { revealHidden } from '../protocol/display';
 import { DECEPTIVE_CHARS } from '../shared/hiddenChars';
 import { leadingGlobalOptions, parseArgs } from './args';
@@ -84,12 +84,6 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
     if (args.bool('help')) return emit(success({ usage: commandHelp(command) }), commandHelp(command), EXIT.ok);
     const actor = resolveActor(args.has('agent') ? args.str('agent') : undefined, io.env);
     const commandName = `\`loopx ${command.name.join(' ')}\``;
-    if (command.humanOnly && actor.kind === 'agent') {
-      throw new NotAllowedError(
-        `${commandName} is a human decision; agent ${actor.name} may not make it`,
-        'a human runs it in VS Code or in an interactive terminal',
-      );
-    }
     let interactive: boolean | undefined; // asked once, and only when a command needs to know (see CliIo)
     const terminal = {
       get interactive() {
@@ -98,7 +92,8 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
       stderr: io.stderr,
       readLine: () => io.readLine?.() ?? null,
     };
-    if (command.humanOnly && !terminal.interactive) throw new HumanChannelRequiredError(commandName);
+    // An agent is refused (not_allowed) before the terminal is asked about; a human without one: human_channel_required.
+    if (command.humanOnly) requireHumanChannel(terminalActor(actor, terminal), commandName);
     if (command.needsAgent && actor.kind !== 'agent') {
       throw new InvalidInputError(
         `\`loopx ${command.name.join(' ')}\` acts for an agent: name one`,
@@ -113,7 +108,7 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
       cwd: io.cwd,
       color: !json && !io.env.NO_COLOR && io.isTty,
       get canConfirm() {
-        return actor.kind === 'human' && terminal.interactive;
+        return hasHumanChannel(terminalActor(actor, terminal));
       },
       confirmHuman: (action, id, details) => confirmInTerminal(actor, terminal, action, id, details),
       json,
@@ -133,12 +128,10 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
     return emit(success(result.data, result.more), json ? null : textOf(result), EXIT.ok);
   } catch (thrown) {
     // File work around the kernel (init, backups, STATUS.md) meets the disk too: named like the kernel's own trouble.
-    const error = storeError(thrown);
+    const { body, typed, exitCode } = describeError(thrown, 'agent');
     if (io.env.LOOPX_DEBUG && thrown instanceof Error) io.stderr(`${thrown.stack}\n`);
-    const body = errorBody(error);
     const text = `loopx: ${body.message}${body.hint ? `\n  hint: ${body.hint}` : ''}`;
-    const typed = error instanceof LoopxError ? error : undefined;
-    return emit(failure(body, typed?.data), text, typed?.exitCode ?? EXIT.internal);
+    return emit(failure(body, typed?.data), text, exitCode);
   } finally {
     kernel?.close();
   }

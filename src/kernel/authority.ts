@@ -6,13 +6,15 @@ import { HumanChannelRequiredError, NotAllowedError } from './errors';
  * Human-only actions: deciding a gate, unblocking, restoring, accepting a broken log, resuming a goal a human
  * paused (or an agent created), killing a todo with a pending gate. An agent identity is refused outright; a
  * "human" without a channel (no agent name, but no VS Code UI and no interactive terminal either) is what an
- * agent that unset LOOPX_AGENT looks like, so it is refused too.
+ * agent that unset LOOPX_AGENT looks like, so it is refused too. The one home of this rule: the kernel's operations,
+ * the CLI's human-only commands and its terminal confirmation (src/cli/humanChannel.ts) all ask it. `forAgent`
+ * words the refusal of an agent where the action has a better sentence (what the agent can do instead).
  */
-export function requireHumanChannel(actor: Actor, action: string): void {
+export function requireHumanChannel(actor: Actor, action: string, forAgent?: { message: string; hint: string }): void {
   if (actor.kind !== 'human') {
     throw new NotAllowedError(
-      `${action} is a human decision; ${actor.kind} ${actor.name} may not make it`,
-      'a human decides it in VS Code or an interactive terminal',
+      forAgent?.message ?? `${action} is a human decision; ${actor.kind} ${actor.name} may not make it`,
+      forAgent?.hint ?? 'a human decides it in VS Code or an interactive terminal',
     );
   }
   if (!actor.channel) throw new HumanChannelRequiredError(action);

@@ -1,5 +1,6 @@
 import { InvalidInputError } from './errors';
 import { DECEPTIVE_CHARS, codePoint } from '../shared/hiddenChars';
+import { TEXT_LIMITS } from '../shared/textLimits';
 
 /** Input checks shared by every adapter. Each throws InvalidInputError (exit 2) with a message that names the field. */
 
@@ -18,7 +19,7 @@ export function hostileChar(value: string): string | null {
 }
 
 export function requireText(value: string | undefined, field: string, options: { max?: number; multiline?: boolean } = {}): string {
-  const max = options.max ?? 200;
+  const max = options.max ?? TEXT_LIMITS.title;
   if (value === undefined) throw new InvalidInputError(`${field} is required`);
   const trimmed = value.trim();
   if (trimmed.length === 0) throw new InvalidInputError(`${field} must not be empty`);
@@ -27,7 +28,7 @@ export function requireText(value: string | undefined, field: string, options: {
 
 export function optionalText(value: string | undefined, field: string, options: { max?: number; multiline?: boolean } = {}): string {
   if (value === undefined) return '';
-  return checkText(value.trim(), field, options.max ?? 10_000, options.multiline ?? true);
+  return checkText(value.trim(), field, options.max ?? TEXT_LIMITS.text, options.multiline ?? true);
 }
 
 function checkText(value: string, field: string, max: number, multiline: boolean): string {

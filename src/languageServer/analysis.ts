@@ -10,7 +10,8 @@ import type { GoalFileDiagnostic, Range } from '../goalFile/diagnostics';
 import { type ParsedGoalFile, type PathSegment, parseGoalFile } from '../goalFile/parse';
 import type { FrontMatterParser } from '../goalFile/frontMatterYaml';
 import { formatFieldValue } from './yamlValue';
-import { lastChange, relative } from '../kernel/todos/todoCard';
+import { lastChange } from '../kernel/todos/todoCard';
+import { relativeTime } from '../shared/timeWords';
 import type { OpenStore, StoreRegistry } from './storeRegistry';
 
 /** Everything the features need about one version of one goal file, computed once per change. */
@@ -155,7 +156,7 @@ function driftDiagnostics(
   ) => {
     const valueRange = parsed.rangeOf(path);
     const exact = valueRange !== null && locatedExactly(parsed, path);
-    const since = who ? ` since ${who.actor} changed it ${relative(who.at, nowMs)}` : '';
+    const since = who ? ` since ${who.actor} changed it ${relativeTime(who.at, nowMs)}` : '';
     const data: DriftData = { kind: 'drift', storeText: formatFieldValue(path, change.from), valueRange: exact ? valueRange : null };
     out.push({
       severity: DiagnosticSeverity.Information,

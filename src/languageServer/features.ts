@@ -19,7 +19,7 @@ import type { Range } from '../goalFile/diagnostics';
 import { findGoalTodo, getGoal, getTodo } from '../kernel/queries/lookups';
 import { listAgents } from '../kernel/queries/lists';
 import { DEFAULT_HOSTS } from '../runtime/hosts';
-import { relative } from '../kernel/todos/todoCard';
+import { relativeTime } from '../shared/timeWords';
 
 /**
  * Arguments that name the workspace folder (the shape of src/extension/commands/inFolder.ts), so a lens acts in the
@@ -139,7 +139,7 @@ function mentions(a: Analysis): CompletionItem[] {
       label: agent.name,
       kind: CompletionItemKind.Variable,
       sortText: `0${agent.name}`,
-      detail: `${agent.kind} agent, last seen ${relative(agent.lastSeen, a.nowMs)}${agent.holding.length ? `, holding ${agent.holding.join(', ')}` : ''}`,
+      detail: `${agent.kind} agent, last seen ${relativeTime(agent.lastSeen, a.nowMs)}${agent.holding.length ? `, holding ${agent.holding.join(', ')}` : ''}`,
     })),
     ...Object.entries(DEFAULT_HOSTS)
       .filter(([name]) => !agents.some((agent) => agent.name === name))

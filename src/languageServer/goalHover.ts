@@ -1,7 +1,8 @@
 import type { SqliteDb } from '../kernel/db/sqliteDb';
 import type { Goal } from '../kernel/model';
 import { quotaState, shouldRun } from '../kernel/goals/quotaQueries';
-import { escapeMarkdown, relative } from '../kernel/todos/todoCard';
+import { escapeMarkdown } from '../kernel/todos/todoCard';
+import { relativeTime } from '../shared/timeWords';
 import { shouldRunSentence } from '../protocol/shouldRunWords';
 import { windowUsageWords } from '../shared/usageWords';
 
@@ -16,6 +17,6 @@ export function goalHover(db: SqliteDb, goal: Goal, nowMs: number): string {
     '',
     `- quota: ${quota.spent} of ${quota.turnsPerWindow} turns spent in ${quota.windowHours} h · ${quota.maxConcurrent} at a time${quota.holders.length ? ` (held now by ${quota.holders.join(', ')})` : ''}`,
     ...(used ? [`- used: ${escapeMarkdown(used)}`] : []),
-    `- ${sentence}${answer.nextWakeAt ? ` (next chance ${relative(answer.nextWakeAt, nowMs)})` : ''}`,
+    `- ${sentence}${answer.nextWakeAt ? ` (next chance ${relativeTime(answer.nextWakeAt, nowMs)})` : ''}`,
   ].join('\n');
 }

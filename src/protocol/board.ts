@@ -1,5 +1,5 @@
 import type { Card, CardMonitor, ColumnId } from './boardProtocol';
-import { untilWords } from './display';
+import { clockTime, untilWords } from './display';
 
 /**
  * The board's rules as plain functions: which column a card is in, what a filter keeps, which moves are allowed
@@ -37,7 +37,7 @@ export function waitingReason(card: Card): string | null {
   if (card.unmetDeps.length) return `after ${card.unmetDeps.join(', ')}`;
   if (card.monitor) return monitorSummary(card.monitor);
   if (card.waitsUntil)
-    return `${card.recurrence ? `recurs ${card.recurrence} · ` : ''}next ${timeOfDay(card.waitsUntil, Date.now(), card.recurrenceZone ?? undefined)}`;
+    return `${card.recurrence ? `recurs ${card.recurrence} · ` : ''}next ${clockTime(card.waitsUntil, Date.now(), card.recurrenceZone ?? undefined)}`;
   return null;
 }
 
@@ -50,28 +50,6 @@ export function monitorSummary(m: CardMonitor): string {
 export function lastRunSummary(m: CardMonitor): string | null {
   const run = m.lastRun;
   return run ? `${run.error ?? `exit ${run.exitCode}`} (run ${run.n})` : null;
-}
-
-/**
- * "09:00": a time of day (a day further away says its date too), in the viewer's zone, or in `timeZone` when the
- * text beside it already names a zone ("recurs daily at 09:00 (Europe/Berlin)"): one clock per sentence.
- */
-export function timeOfDay(isoTime: string, nowMs = Date.now(), timeZone?: string): string {
-  const d = new Date(isoTime);
-  const zone = timeZone && validZone(timeZone) ? { timeZone } : {};
-  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', ...zone });
-  return d.getTime() - nowMs < 20 * 3600_000
-    ? time
-    : `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric', ...zone })} ${time}`;
-}
-
-function validZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat(undefined, { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export interface BoardFilter {

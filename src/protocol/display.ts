@@ -1,8 +1,9 @@
 /** Tiny display helpers shared by the CLI, the extension and the board (no Node or VS Code APIs). */
 import { revealHidden } from '../shared/hiddenChars';
+import { relativeTime } from '../shared/timeWords';
 
-// The webview reveals hidden characters too, and imports only from src/protocol.
-export { revealHidden };
+// The webview reveals hidden characters and reads relative times too, and imports only from src/protocol.
+export { relativeTime, revealHidden };
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
@@ -17,30 +18,26 @@ export function oneLine(text: string | null | undefined, max = 100): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** "in 29m", "3h ago", "just now". */
-export function relativeTime(isoTime: string | null, nowMs: number): string {
-  if (!isoTime) return '—';
-  const delta = Math.round((Date.parse(isoTime) - nowMs) / 1000);
-  const span = Math.abs(delta);
-  if (span < 2) return 'just now';
-  const text =
-    span < 90
-      ? `${span}s`
-      : span < 5400
-        ? `${Math.round(span / 60)}m`
-        : span < 172_800
-          ? `${Math.round(span / 3600)}h`
-          : `${Math.round(span / 86400)}d`;
-  return delta >= 0 ? `in ${text}` : `${text} ago`;
+/**
+ * "14:05" today, else "Dec 3 14:05": a 24-hour clock in the viewer's zone, or in `timeZone` when the text beside it
+ * already names a zone ("recurs daily at 09:00 (Europe/Berlin)"): one clock per sentence. The one rule for a clock
+ * time everywhere (the CLI, VS Code, the board).
+ */
+export function clockTime(isoTime: string, nowMs: number, timeZone?: string): string {
+  const d = new Date(isoTime);
+  const zone = timeZone && validZone(timeZone) ? { timeZone } : {};
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', ...zone });
+  const day = (date: Date) => date.toLocaleDateString(undefined, { month: 'short', day: 'numeric', ...zone });
+  return day(new Date(nowMs)) === day(d) && Math.abs(d.getTime() - nowMs) < 86_400_000 ? time : `${day(d)} ${time}`;
 }
 
-/** "14:05" today, else "Dec 3 14:05", in the viewer's local time. */
-export function clockTime(isoTime: string, nowMs: number): string {
-  const d = new Date(isoTime);
-  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  return new Date(nowMs).toDateString() === d.toDateString()
-    ? time
-    : `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
+function validZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat(undefined, { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const ISO_TIME = /\b\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?Z\b/g;

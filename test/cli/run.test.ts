@@ -70,7 +70,7 @@ describe('loopx run', () => {
     expect(run.stdout).toContain('G1: turn R1 on T1 · custom · started');
     expect(run.stdout).toContain('R1 │ agent bot (turn R1) works on T1: ship');
     expect(run.stdout).toMatch(/R3 ended: todo shipped, exit code 0, quota spent 3\/20/);
-    expect(run.stdout).toContain('G1: should run: no (no todo is ready)');
+    expect(run.stdout).toContain('G1: should run: no (every todo has shipped)');
     expect(run.stdout).toMatch(/loopx run stopped \(idle\): 3 turns run\./);
     expect(turns()).toMatchObject([
       { id: 'R1', todoId: 'T1', agent: 'bot', resultKind: 'validated_completion', spent: true, exitCode: 0 },

@@ -2,6 +2,7 @@ import { columnOf } from '../../src/protocol/board';
 import { COLUMN_TITLES, type CardDetail, type GateAction } from '../../src/protocol/boardProtocol';
 import { boardTime } from '../../src/protocol/boardText';
 import { untilWords } from '../../src/protocol/display';
+import { runTook } from '../../src/shared/timeWords';
 import { h, icon, timeEl } from './dom';
 
 export interface DetailHandlers {
@@ -49,7 +50,7 @@ export function renderDetail(d: CardDetail, nowMs: number, on: DetailHandlers): 
                   icon('shield', 'kernel-verified'),
                   ` ran `,
                   h('code', { text: e.run.command }),
-                  `: ${e.run.error ?? `exit ${e.run.exitCode}`} in ${seconds(e.run.durationMs)}${e.run.check ? ' (acceptance check)' : ''}`,
+                  `: ${e.run.error ?? `exit ${e.run.exitCode}`} in ${runTook(e.run.durationMs)}${e.run.check ? ' (acceptance check)' : ''}`,
                 )
               : h('div', { text: e.summary }),
             h(
@@ -124,10 +125,6 @@ export function renderDetail(d: CardDetail, nowMs: number, on: DetailHandlers): 
   );
 }
 
-function seconds(ms: number): string {
-  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
-}
-
 /** A monitor the todo waited on: what it checked, how it ended, and its recent runs with the end of their output. */
 function monitorItem(m: CardDetail['monitors'][number], nowMs: number): HTMLElement {
   const what = m.kind === 'timer' ? 'a timer' : `${m.check ?? ''} · until ${untilWords(m.until)}`;
@@ -148,7 +145,7 @@ function monitorItem(m: CardDetail['monitors'][number], nowMs: number): HTMLElem
             h(
               'li',
               { title: r.outputTail ? r.outputTail.slice(-1000) : 'no output' },
-              `run ${r.n} · ${boardTime(r.at, nowMs)} · ${r.error ?? `exit ${r.exitCode}`} in ${seconds(r.durationMs)}`,
+              `run ${r.n} · ${boardTime(r.at, nowMs)} · ${r.error ?? `exit ${r.exitCode}`} in ${runTook(r.durationMs)}`,
               r.outputTail.trim() ? h('pre', { class: 'run-tail', text: r.outputTail.trimEnd().split('\n').slice(-3).join('\n') }) : null,
             ),
           ),

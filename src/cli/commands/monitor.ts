@@ -43,7 +43,7 @@ export const monitorAdd: Command = {
     const a = ctx.args;
     // A person at an interactive terminal adds their own check (it runs as given); an agent's, or a script's,
     // waits for a person unless it matches a pattern the goal allows.
-    const kernel = ctx.actor.kind === 'human' && ctx.canConfirm ? ctx.kernel().as({ ...ctx.actor, channel: 'tty' }) : ctx.kernel();
+    const kernel = ctx.canConfirm ? ctx.kernel().as({ ...ctx.actor, channel: 'tty' }) : ctx.kernel();
     const monitor = addMonitor(kernel, {
       todoId: parseId('todo', a.str('todo')),
       check: a.str('check'),

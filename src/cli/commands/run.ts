@@ -39,8 +39,14 @@ export const run: Command = {
     'max-turns': { type: 'int', value: 'N', min: 1, description: 'start at most N turns, then stop once they end' },
     'until-idle': { type: 'boolean', description: 'stop when no goal served can run without a human, a monitor or time' },
     once: { type: 'boolean', description: 'one pass: at most one turn per goal, then stop once they end' },
-    'turn-limit': { type: 'duration', value: 'D', description: 'end a turn that runs longer (default 2h)' },
-    lease: { type: 'duration', value: 'D', description: "each turn's claim, renewed every third of it while the host runs (default 30m)" },
+    'turn-limit': { type: 'duration', value: 'D', min: 10, description: 'end a turn that runs longer (default 2h, at least 10s)' },
+    lease: {
+      type: 'duration',
+      value: 'D',
+      min: MIN_LEASE_SECONDS,
+      max: MAX_LEASE_SECONDS,
+      description: "each turn's claim, renewed every third of it while the host runs (default 30m)",
+    },
   },
   examples: [
     'loopx run --host claude --goal G1',
@@ -90,10 +96,7 @@ export const run: Command = {
       );
     const maxTurns = a.num('max-turns');
     const limit = a.num('turn-limit') ?? DEFAULT_TURN_LIMIT_SECONDS;
-    if (limit < 10) throw new InvalidInputError('--turn-limit must be at least 10s');
     const lease = a.num('lease') ?? DEFAULT_LEASE_SECONDS;
-    if (lease < MIN_LEASE_SECONDS || lease > MAX_LEASE_SECONDS)
-      throw new InvalidInputError(`--lease must be between ${MIN_LEASE_SECONDS}s and ${MAX_LEASE_SECONDS / 3600}h`);
     const agent = parseAgentName(ctx.actor.kind === 'agent' ? ctx.actor.name : host, 'agent');
     const kernel = ctx.kernel();
     const goals = [...new Set(a.list('goal').map((g) => parseId('goal', g)))];

@@ -1,5 +1,4 @@
 import type { Command } from '../command';
-import { InvalidInputError } from '../../kernel/errors';
 import { todoView } from '../../kernel/todos/todoView';
 import { parseId } from '../../kernel/validate';
 import { todoShowData } from '../todoShowData';
@@ -9,12 +8,6 @@ import { clean, evidenceLine, gateLine, monitorLine, Painter, relativeTime, todo
 
 export const EVIDENCE_SHOWN = 5;
 export const HISTORY_SHOWN = 10;
-
-function limitFlag(value: number | undefined, fallback: number, flag: string): number {
-  if (value === undefined) return fallback;
-  if (value < 0 || value > 1000) throw new InvalidInputError(`${flag} must be from 0 to 1000`);
-  return value;
-}
 
 export const todoShow: Command = {
   name: ['todo', 'show'],
@@ -26,15 +19,21 @@ export const todoShow: Command = {
   readOnly: true,
   positionals: [{ name: 'ID', description: 'todo id, e.g. T3', required: true }],
   flags: {
-    evidence: { type: 'int', value: 'N', description: `the newest N evidence (default ${EVIDENCE_SHOWN}, at most 1000)` },
-    history: { type: 'int', value: 'N', description: `the newest N events (default ${HISTORY_SHOWN}, at most 1000)` },
+    evidence: {
+      type: 'int',
+      value: 'N',
+      min: 0,
+      max: 1000,
+      description: `the newest N evidence (default ${EVIDENCE_SHOWN}, at most 1000)`,
+    },
+    history: { type: 'int', value: 'N', min: 0, max: 1000, description: `the newest N events (default ${HISTORY_SHOWN}, at most 1000)` },
   },
   examples: ['loopx todo show T3', 'loopx todo show T3 --json --history 0'],
   run(ctx) {
     const id = parseId('todo', ctx.args.positionals[0]);
     const limits = {
-      evidence: limitFlag(ctx.args.num('evidence'), EVIDENCE_SHOWN, '--evidence'),
-      history: limitFlag(ctx.args.num('history'), HISTORY_SHOWN, '--history'),
+      evidence: ctx.args.num('evidence') ?? EVIDENCE_SHOWN,
+      history: ctx.args.num('history') ?? HISTORY_SHOWN,
     };
     const kernel = ctx.kernel();
     const { view, now, row } = kernel.read((db, now) => ({ view: todoView(db, id, now, limits), now, row: findWorktree(db, id) }));

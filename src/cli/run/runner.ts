@@ -12,6 +12,8 @@ import { writeStatusMd } from '../../runtime/projections/statusMd';
 import { listGoals } from '../../kernel/queries/lists';
 import { getGoal } from '../../kernel/queries/lookups';
 import { type ShouldRun, quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
+import { todoCounts } from '../../kernel/queries/status';
+import type { ShouldRunFacts } from '../../protocol/shouldRunWords';
 import type { Turn } from '../../kernel/turns/turnQueries';
 import { pruneTurnFolders } from '../../runtime/turnFolders';
 import { StoreWatcher } from '../../runtime/watch';
@@ -248,18 +250,23 @@ export class Runner {
   private serve(goalId: string): ShouldRun | undefined {
     for (;;) {
       if (this.closed || this.stopping || this.reachedMax()) return undefined;
-      const { answer, max } = this.agentKernel.read((db, now) => {
+      const { answer, max, facts } = this.agentKernel.read((db, now) => {
         const goal = getGoal(db, goalId);
-        return { answer: shouldRun(db, goal, now), max: goal.policy.maxConcurrent };
+        const answer = shouldRun(db, goal, now);
+        // Why it waits, in the words VS Code uses: read only when it waits (a yes needs no reason).
+        const facts = answer.run
+          ? {}
+          : { goalStatus: goal.status, ...quotaState(db, goal, now), counts: todoCounts(db, goal.id).get(goal.id) ?? {} };
+        return { answer, max: goal.policy.maxConcurrent, facts };
       });
       const own = [...this.running.values()].filter((r) => r.turn.goalId === goalId).map((r) => r.turn.id);
-      this.decide(goalId, answer, own, max);
+      this.decide(goalId, answer, own, max, facts);
       // should-run counts live claims; an agent that shipped may still be exiting: never run more hosts than allowed.
       if (!answer.run || own.length >= max || !this.start(goalId) || this.o.once) return answer;
     }
   }
 
-  private decide(goalId: string, answer: ShouldRun, own: string[], max: number): void {
+  private decide(goalId: string, answer: ShouldRun, own: string[], max: number, facts: Omit<ShouldRunFacts, 'run' | 'reason'>): void {
     // Held by this runner's own turns: the honest wake is their end, not the lease or deadline should-run names.
     const ours = !answer.run && answer.reason === 'concurrency_limit' && own.length > 0;
     const key = `${answer.run}|${answer.reason}|${ours ? own.join(',') : answer.nextWakeAt}`;
@@ -267,7 +274,7 @@ export class Runner {
     this.lastDecision.set(goalId, key);
     this.say(
       { event: 'decision', goalId, ...answer, ...(ours ? { running: own } : {}) },
-      decisionLine(goalId, answer, Date.now(), ours ? { running: own, max } : undefined),
+      decisionLine(goalId, answer, Date.now(), ours ? { running: own, max } : undefined, facts),
     );
   }
 

@@ -1,35 +1,28 @@
-import { capWords, usageWords } from '../../shared/usageWords';
-import type { ShouldRun, ShouldRunReason } from '../../kernel/goals/quotaQueries';
+import { usageWords } from '../../shared/usageWords';
+import type { ShouldRun } from '../../kernel/goals/quotaQueries';
+import { type ShouldRunFacts, shouldRunReason } from '../../protocol/shouldRunWords';
 import type { Turn } from '../../kernel/turns/turnQueries';
 import { clockTime } from '../../protocol/display';
-
-/** should-run's reasons as a person reads them (codes stay in --json). */
-const REASONS: Record<ShouldRunReason, string> = {
-  ok: 'work is ready',
-  goal_inactive: 'the goal is not active',
-  no_ready_work: 'no todo is ready',
-  gate_pending: 'a question waits for a human',
-  budget_exhausted: 'its turn budget for the window is used up',
-  concurrency_limit: 'as many turns as it allows are already running',
-  cooldown: 'it is cooling down after the last turn',
-  no_change: 'its ready todos wait to be tried again after turns on them made no progress',
-};
 
 /**
  * `own`: the goal is full with this runner's own turns. Then what is true is that they run, and the goal's next
  * turn waits for one to end (should-run's wake time is a lease or deadline that never matters while they run).
  */
-export function decisionLine(goalId: string, answer: ShouldRun, nowMs: number, own?: { running: string[]; max: number }): string {
+export function decisionLine(
+  goalId: string,
+  answer: ShouldRun,
+  nowMs: number,
+  own?: { running: string[]; max: number },
+  facts: Omit<ShouldRunFacts, 'run' | 'reason'> = {},
+): string {
   if (answer.run) return `${goalId}: should run: yes (${answer.remaining} turns left in the window)`;
   if (own) {
     const n = own.running.length;
     return `${goalId}: ${own.running.join(', ')} ${n === 1 ? 'runs' : 'run'} (${n} of ${own.max} at once) · the next turn starts when ${n === 1 ? 'it ends' : 'one ends'}`;
   }
   const wake = answer.nextWakeAt ? `next wake ${clockTime(answer.nextWakeAt, nowMs)}` : 'waits for a human or a change';
-  const why =
-    (answer.budget === 'dollars' || answer.budget === 'tokens') && answer.usage
-      ? capWords(answer.budget, answer.usage, answer.windowHours ?? 24)
-      : REASONS[answer.reason];
+  // The same sentence as VS Code's status bar and the goal hover: the goal's quota and counts say who and why.
+  const why = shouldRunReason({ ...facts, ...answer });
   return `${goalId}: should run: no (${why}) · ${wake}`;
 }
 

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { EXIT, LoopxError } from '../../kernel/errors';
-import { storeError } from '../../kernel/storeFile';
+import { EXIT } from '../../kernel/errors';
+import { describeError } from '../../runtime/describeError';
 import { claimTodo, releaseTodo } from '../../kernel/todos/claims';
 import { offerHandoff } from '../../kernel/handoffs/handoffs';
 import { getTodo } from '../../kernel/queries/lookups';
@@ -8,7 +8,7 @@ import { todoCardFor } from '../../kernel/todos/cards';
 import { waitingMonitor } from '../../kernel/monitors/monitorQueries';
 import { moveFor } from '../../protocol/board';
 import type { ColumnId, GoalAction, TodoAction } from '../../protocol/boardProtocol';
-import { type ErrorBody, errorBody } from '../../protocol/errors';
+import type { ErrorBody } from '../../protocol/errors';
 import { type CommandDefinition, kernelOf } from '../commands/context';
 import { approveGate, askGate, rejectGate } from '../commands/gates';
 import { addEvidence } from '../commands/evidence';
@@ -143,9 +143,9 @@ export class BoardActions {
       return await body();
     } catch (thrown) {
       // The same sentences as the palette's messages (errorBody); CLI hints ("… with: loopx …") stay in the CLI.
-      const error = storeError(thrown);
-      if (!(error instanceof LoopxError) || error.exitCode === EXIT.internal) this.ctx.log.error('board action failed', thrown);
-      return { ok: false, error: errorBody(error, 'person') };
+      const { body, exitCode } = describeError(thrown, 'person');
+      if (exitCode === EXIT.internal) this.ctx.log.error('board action failed', thrown);
+      return { ok: false, error: body };
     }
   }
 }

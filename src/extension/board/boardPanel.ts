@@ -17,7 +17,7 @@ import type { Folders } from '../folders';
 import { BoardActions, type Outcome } from './boardActions';
 import { buildDetail, buildSnapshot, diffSnapshots } from './boardData';
 import { boardFacts, todoDetailFacts } from '../../kernel/todos/cards';
-import { errorBody } from '../../protocol/errors';
+import { describeError } from '../../runtime/describeError';
 import { BoardHistory } from './boardHistory';
 import { runSafely } from '../commands/context';
 import { showTurns } from '../commands/turnOutput';
@@ -198,7 +198,7 @@ export class BoardPanel extends Disposable {
       message = { type: 'history', requestId, past };
     } catch (error) {
       this.ctx.log.error('board: history failed', error);
-      message = { type: 'result', requestId, ok: false, error: errorBody(error, 'person') };
+      message = { type: 'result', requestId, ok: false, error: describeError(error, 'person').body };
     }
     void this.panel.webview.postMessage(message);
     return message;

@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
 import type { Kernel } from '../../kernel/kernel';
-import { EXIT, LoopxError } from '../../kernel/errors';
-import { storeError } from '../../kernel/storeFile';
-import { errorBody } from '../../protocol/errors';
+import { EXIT } from '../../kernel/errors';
+import { describeError } from '../../runtime/describeError';
 import type { Services } from '../services';
 import { COMMANDS, type CommandId } from './commandIds';
 import { inFolder } from './inFolder';
@@ -26,9 +25,8 @@ export async function runSafely(ctx: Services, def: CommandDefinition, args: unk
   try {
     return await def.run(ctx, ...args);
   } catch (thrown) {
-    const error = storeError(thrown);
-    const body = errorBody(error, 'person');
-    if (error instanceof LoopxError && error.exitCode !== EXIT.internal) {
+    const { body, typed: error } = describeError(thrown, 'person');
+    if (error && error.exitCode !== EXIT.internal) {
       ctx.log.warn(`${def.id} refused: ${error.code}: ${error.message}`);
       const text = `LoopX: ${body.message}${body.hint ? ` (${body.hint})` : ''}`;
       const actions = actionsFor(error);

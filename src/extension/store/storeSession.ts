@@ -3,8 +3,7 @@ import { existsSync } from 'node:fs';
 import { Kernel } from '../../kernel/kernel';
 import { EXIT, LoopxError } from '../../kernel/errors';
 import { StoreWatcher } from '../../runtime/watch';
-import { storeError } from '../../kernel/storeFile';
-import { errorBody } from '../../protocol/errors';
+import { describeError } from '../../runtime/describeError';
 import { writeStatusMd } from '../../runtime/projections/statusMd';
 import { type GitignoreResult, ensureGitignore } from '../../runtime/gitignore';
 import type { Actor } from '../../kernel/events/eventTypes';
@@ -137,11 +136,10 @@ export class StoreSession extends Disposable {
   }
 
   private fail(thrown: unknown): void {
-    const error = storeError(thrown);
-    const body = errorBody(error, 'person');
+    const { body, typed } = describeError(thrown, 'person');
     // Opening trouble is fixed in a terminal (doctor, restore): the error's own hint stays, commands and all.
-    const ownWords = error instanceof LoopxError && body.message === error.message;
-    this.failure = { message: body.message, hint: (ownWords ? error.hint : body.hint) ?? undefined };
+    const ownWords = typed !== undefined && body.message === typed.message;
+    this.failure = { message: body.message, hint: (ownWords ? typed.hint : body.hint) ?? undefined };
     this.log.error('could not open the loopx store', thrown);
     this.openState.fire();
     const text = `LoopX could not open ${this.root}/.loopx: ${this.failure.message}${this.failure.hint ? ` (${this.failure.hint})` : ''}`;

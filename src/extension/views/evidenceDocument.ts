@@ -1,6 +1,7 @@
 import type { Evidence } from '../../kernel/evidence/evidenceQueries';
 import { escapeMarkdown } from '../../kernel/todos/todoCard';
 import { clean, clockTime, oneLine, relativeTime } from '../../protocol/display';
+import { runTook } from '../../shared/timeWords';
 
 /** What the evidence is about, for its title: "T2", or "goal G1". */
 export function evidenceSubject(e: Pick<Evidence, 'todoId' | 'goalId'>): string {
@@ -28,7 +29,7 @@ export function renderEvidence(e: Evidence, hash: string, nowMs: number): string
     '',
   ];
   if (e.run) {
-    const took = e.run.durationMs < 10_000 ? `${(e.run.durationMs / 1000).toFixed(1)} s` : `${Math.round(e.run.durationMs / 1000)} s`;
+    const took = runTook(e.run.durationMs);
     lines.push(
       '## What loopx ran itself',
       '',

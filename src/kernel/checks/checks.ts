@@ -1,11 +1,12 @@
 import type { Kernel, Tx } from '../kernel';
 import type { SqliteDb } from '../db/sqliteDb';
 import type { Goal, Todo } from '../model';
-import { IllegalTransitionError, NotAllowedError, RefusedError } from '../errors';
+import { IllegalTransitionError, RefusedError } from '../errors';
 import { getGoal, getTodo } from '../queries/lookups';
 import { describeRun, lastClaimSeq, latestCheckRun } from '../evidence/evidenceQueries';
 import { requireText } from '../validate';
 import { requireHumanChannel } from '../authority';
+import { TEXT_LIMITS } from '../../shared/textLimits';
 
 /**
  * Acceptance checks: a command a human sets on a goal (for all its todos) or on one todo. `todo ship` then needs a
@@ -13,7 +14,7 @@ import { requireHumanChannel } from '../authority';
  * claim. Agents can neither set nor change it: the check is the human's, the run is the kernel's.
  */
 export function parseCheck(value: string | undefined): string | null {
-  return value === undefined ? null : requireText(value, 'check', { max: 2000 });
+  return value === undefined ? null : requireText(value, 'check', { max: TEXT_LIMITS.check });
 }
 
 /**
@@ -22,13 +23,10 @@ export function parseCheck(value: string | undefined): string | null {
  * (human_channel_required: what an agent that unset LOOPX_AGENT looks like). Exit 3 either way.
  */
 export function requireHumanForCheck(by: Pick<Kernel | Tx, 'actor'>, what: string): void {
-  if (by.actor.kind !== 'human') {
-    throw new NotAllowedError(
-      `${what}: acceptance checks are set by a human`,
-      'an agent runs the check with: loopx evidence run --todo T --check',
-    );
-  }
-  requireHumanChannel(by.actor, what);
+  requireHumanChannel(by.actor, what, {
+    message: `${what}: acceptance checks are set by a human`,
+    hint: 'an agent runs the check with: loopx evidence run --todo T --check',
+  });
 }
 
 /** The check that applies to a todo: its own, else its goal's, else none. */

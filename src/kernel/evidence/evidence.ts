@@ -6,6 +6,7 @@ import { optionalText, requireText } from '../validate';
 import { recordArtifact } from '../workspacePaths';
 import { getGoal, getTodoCore, leaseLive } from '../queries/lookups';
 import { type Evidence, evidenceFromEvent } from './evidenceQueries';
+import { TEXT_LIMITS } from '../../shared/textLimits';
 
 export interface EvidenceInput {
   todoId?: string;
@@ -22,7 +23,7 @@ export function prepareEvidence(
   root: string,
   input: Omit<EvidenceInput, 'todoId' | 'goalId'>,
 ): { summary: string; kind: string; artifacts: Artifact[] } {
-  const summary = requireText(input.summary, 'summary', { max: 4000, multiline: true });
+  const summary = requireText(input.summary, 'summary', { max: TEXT_LIMITS.summary, multiline: true });
   const kind = optionalText(input.kind, 'kind') || 'note';
   if (!KIND.test(kind)) throw new InvalidInputError('evidence kind must be a short lowercase word (e.g. test, review, note)');
   const seen = new Map<string, Artifact>();
@@ -30,7 +31,7 @@ export function prepareEvidence(
     const artifact = recordArtifact(root, path);
     seen.set(artifact.path, artifact);
   }
-  if (seen.size > 100) throw new InvalidInputError('at most 100 artifacts per evidence entry');
+  if (seen.size > TEXT_LIMITS.artifacts) throw new InvalidInputError(`at most ${TEXT_LIMITS.artifacts} artifacts per evidence entry`);
   return { summary, kind, artifacts: [...seen.values()] };
 }
 

@@ -1,6 +1,7 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import type { Artifact, EventData, StoredEvent } from '../events/eventTypes';
 import { rowToEvent } from '../events/log';
+import { ranSentence } from '../../shared/timeWords';
 
 export interface Evidence {
   seq: number;
@@ -61,8 +62,7 @@ export function listEvidence(db: SqliteDb, filter: { goalId?: string; todoId?: s
 
 /** "ran `npm test`: exit 0 in 41 s" — what a kernel run showed, in words. */
 export function describeRun(run: KernelRun): string {
-  const took = run.durationMs < 10_000 ? `${(run.durationMs / 1000).toFixed(1)} s` : `${Math.round(run.durationMs / 1000)} s`;
-  return `ran \`${run.command}\`: ${run.error ?? `exit ${run.exitCode}`} in ${took}`;
+  return ranSentence(run);
 }
 
 /**

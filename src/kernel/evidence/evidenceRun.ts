@@ -8,6 +8,8 @@ import { evidenceTarget } from './evidence';
 import { effectiveCheck } from '../checks/checks';
 import { checkEnv } from '../monitors/tick';
 import { todoWorkFolder } from '../worktrees/worktreeRows';
+import { TEXT_LIMITS } from '../../shared/textLimits';
+import { ranSentence } from '../../shared/timeWords';
 
 export interface EvidenceRunInput {
   todoId?: string;
@@ -63,7 +65,8 @@ export async function runEvidence(kernel: Kernel, input: EvidenceRunInput): Prom
     throw new InvalidInputError('give the command to run after --, e.g. loopx evidence run --todo T1 -- npm test');
   const shell = input.check === true || input.shell === true;
   const command = target.command ?? (shell ? argv.join(' ') : quoteArgv(argv));
-  if (command.length > 4000) throw new InvalidInputError('the command is longer than 4000 characters');
+  if (command.length > TEXT_LIMITS.runCommand)
+    throw new InvalidInputError(`the command is longer than ${TEXT_LIMITS.runCommand} characters`);
   const result = await runCommand({
     command,
     shell,
@@ -98,8 +101,8 @@ export function recordEvidenceRun(
       check,
       ...recordedRun(result),
     };
-    const took = result.durationMs < 10_000 ? `${(result.durationMs / 1000).toFixed(1)} s` : `${Math.round(result.durationMs / 1000)} s`;
-    const summary = `${check ? 'acceptance check ' : ''}ran \`${command.length > 300 ? `${command.slice(0, 299)}…` : command}\`: ${result.error ?? `exit ${result.exitCode}`} in ${took}`;
+    const shown = command.length > 300 ? `${command.slice(0, 299)}…` : command;
+    const summary = `${check ? 'acceptance check ' : ''}${ranSentence({ ...result, command: shown })}`;
     const event = tx.emit({
       kind: 'evidence',
       goalId: where.goalId,

@@ -1,16 +1,17 @@
 import type { Kernel } from '../kernel';
 import type { Gate } from '../model';
-import { IllegalTransitionError, InvalidInputError, NotAllowedError } from '../errors';
+import { IllegalTransitionError, InvalidInputError } from '../errors';
 import { requireHumanChannel } from '../authority';
 import { formatId, optionalText, requireText } from '../validate';
 import { getGate, getGoal, getTodoCore, nextNum } from '../queries/lookups';
+import { TEXT_LIMITS } from '../../shared/textLimits';
 
 export function askGate(kernel: Kernel, input: { todoId?: string; goalId?: string; question: string }): Gate {
   kernel.requireActor();
   if ((input.todoId === undefined) === (input.goalId === undefined)) {
     throw new InvalidInputError('a gate is asked on exactly one of --todo or --goal');
   }
-  const question = requireText(input.question, 'question', { max: 2000, multiline: true });
+  const question = requireText(input.question, 'question', { max: TEXT_LIMITS.question, multiline: true });
   return kernel.write((tx) => {
     let goalId: string;
     let todoId: string | null = null;
@@ -35,13 +36,7 @@ export function askGate(kernel: Kernel, input: { todoId?: string; goalId?: strin
 export function decideGate(kernel: Kernel, gateId: string, decision: 'approved' | 'rejected', noteText?: string): Gate {
   const actor = kernel.requireActor();
   const verb = decision === 'approved' ? 'approve' : 'reject';
-  if (actor.kind !== 'human') {
-    throw new NotAllowedError(
-      `${actor.name} is an agent; only a human may ${verb} a gate`,
-      'a human decides it in VS Code or an interactive terminal',
-    );
-  }
-  requireHumanChannel(actor, `to ${verb} gate ${gateId}`);
+  requireHumanChannel(actor, `${verb === 'approve' ? 'approving' : 'rejecting'} gate ${gateId}`);
   const note = optionalText(noteText, 'note') || null;
   return kernel.write((tx) => {
     const gate = getGate(tx.db, gateId);

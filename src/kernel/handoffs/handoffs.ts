@@ -7,6 +7,7 @@ import { randomToken } from '../nodeCrypto';
 import { formatId, optionalText, parseAgentName, requireText } from '../validate';
 import { getTodoCore, leaseLive, nextNum } from '../queries/lookups';
 import { DEFAULT_LEASE_SECONDS, requireLiveLease } from '../todos/leases';
+import { TEXT_LIMITS } from '../../shared/textLimits';
 
 export interface HandoffInput {
   to: string;
@@ -26,10 +27,10 @@ export function getHandoff(kernel: Kernel, id: string): Handoff {
 export function offerHandoff(kernel: Kernel, todoId: string, input: HandoffInput): Handoff {
   kernel.requireActor();
   const to = parseAgentName(input.to, '--to');
-  const summary = requireText(input.summary, 'summary', { max: 4000, multiline: true });
+  const summary = requireText(input.summary, 'summary', { max: TEXT_LIMITS.summary, multiline: true });
   const done = optionalText(input.done, 'done');
   const pending = optionalText(input.pending, 'pending');
-  const permissions = (input.permissions ?? []).map((p) => requireText(p, 'permission', { max: 500 }));
+  const permissions = (input.permissions ?? []).map((p) => requireText(p, 'permission', { max: TEXT_LIMITS.short }));
   return kernel.write((tx) => {
     const todo = getTodoCore(tx.db, todoId);
     requireLiveLease(tx, todo);

@@ -7,6 +7,7 @@ import { rowReader } from '../rowReader';
 import { formatDuration } from '../time';
 import { formatId, optionalText, requireText } from '../validate';
 import { HOOK_TRIGGERS, type HookTrigger } from './hookEventSchemas';
+import { TEXT_LIMITS } from '../../shared/textLimits';
 
 /** A hook's command runs this long at most unless the person says otherwise; then its process group is killed. */
 export const HOOK_TIMEOUT = { default: 30, min: 1, max: 600 } as const;
@@ -126,12 +127,12 @@ export function parseTriggers(values: readonly string[]): HookTrigger[] {
  */
 export function addHook(kernel: Kernel, input: HookInput): Hook {
   requireHumanChannel(kernel.requireActor(), 'adding a hook');
-  const command = requireText(input.command, 'command', { max: 2000 });
+  const command = requireText(input.command, 'command', { max: TEXT_LIMITS.check });
   const on = parseTriggers(input.on);
   const timeoutSeconds = input.timeoutSeconds ?? HOOK_TIMEOUT.default;
   if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < HOOK_TIMEOUT.min || timeoutSeconds > HOOK_TIMEOUT.max)
     throw new InvalidInputError(`--timeout must be from ${formatDuration(HOOK_TIMEOUT.min)} to ${formatDuration(HOOK_TIMEOUT.max)}`);
-  const note = optionalText(input.note, 'note', { max: 500, multiline: false });
+  const note = optionalText(input.note, 'note', { max: TEXT_LIMITS.short, multiline: false });
   return kernel.write((tx) => {
     const goal = input.goalId ? getGoal(tx.db, input.goalId).id : null;
     const num = nextNum(tx.db, 'hooks');

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../errors';
 import { requireText } from '../validate';
+import { TEXT_LIMITS } from '../../shared/textLimits';
 
 /**
  * Patterns of monitor checks a person lets agents set for a goal without asking again: the command must match a
@@ -26,7 +27,7 @@ export function matchingPattern(patterns: readonly string[], command: string): s
 
 export function parsePatterns(values: readonly string[]): string[] {
   if (values.length > MAX_PATTERNS) throw new InvalidInputError(`at most ${MAX_PATTERNS} patterns`);
-  const patterns = values.map((v) => requireText(v, 'pattern', { max: 500 }).trim());
+  const patterns = values.map((v) => requireText(v, 'pattern', { max: TEXT_LIMITS.short }).trim());
   for (const p of patterns) {
     if (/^[*\s]*$/.test(p))
       throw new InvalidInputError(`the pattern ${JSON.stringify(p)} would allow any command`, 'name the program, e.g. "gh run view *"');

@@ -13,6 +13,8 @@ import { matchingPattern, parsePatterns } from './checkPatterns';
 import { getGoal } from '../queries/lookups';
 import type { Goal } from '../model';
 import { type CommandResult, recordedRun } from '../run/runCommand';
+import { TEXT_LIMITS } from '../../shared/textLimits';
+import { runTook } from '../../shared/timeWords';
 
 export const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
 
@@ -78,7 +80,7 @@ export function addMonitor(kernel: Kernel, input: MonitorInput): Monitor {
   const timer = input.afterSeconds !== undefined;
   if (timer === (input.check !== undefined))
     throw new InvalidInputError('a monitor has either --check CMD or --after DURATION (a pure timer)');
-  const note = optionalText(input.note, 'note', { max: 2000 });
+  const note = optionalText(input.note, 'note', { max: TEXT_LIMITS.monitorNote });
   let spec: {
     kind: 'check' | 'timer';
     command: string | null;
@@ -103,8 +105,8 @@ export function addMonitor(kernel: Kernel, input: MonitorInput): Monitor {
       afterSeconds: within(input.afterSeconds, '--after', LIMITS.after, null),
     };
   } else {
-    const command = requireText(input.check, 'check', { max: 2000 });
-    const until = requireText(input.until ?? 'exit0', '--until', { max: 510 });
+    const command = requireText(input.check, 'check', { max: TEXT_LIMITS.check });
+    const until = requireText(input.until ?? 'exit0', '--until', { max: TEXT_LIMITS.until });
     parseCondition(until);
     spec = {
       kind: 'check',
@@ -200,9 +202,10 @@ export function approveMonitor(kernel: Kernel, monitorId: string): Monitor {
  */
 export function allowChecks(kernel: Kernel, goalId: string, values: readonly string[]): Goal {
   const actor = kernel.requireActor();
-  if (actor.kind !== 'human')
-    throw new NotAllowedError("which checks agents may set is a person's decision", 'a person allows them in VS Code or a terminal');
-  requireHumanChannel(actor, `allowing checks for goal ${goalId}`);
+  requireHumanChannel(actor, `allowing checks for goal ${goalId}`, {
+    message: "which checks agents may set is a person's decision",
+    hint: 'a person allows them in VS Code or a terminal',
+  });
   const patterns = parsePatterns(values);
   return kernel.write((tx) => {
     const goal = getGoal(tx.db, goalId);
@@ -232,7 +235,7 @@ export function allowChecksInTx(tx: Tx, emit: Tx['emit'], goalId: string, patter
 /** Stops a waiting monitor: a human, or the agent that added it. The todo is ready again. */
 export function cancelMonitor(kernel: Kernel, monitorId: string, reasonText?: string): Monitor {
   const actor = kernel.requireActor();
-  const reason = optionalText(reasonText, 'reason', { max: 2000 });
+  const reason = optionalText(reasonText, 'reason', { max: TEXT_LIMITS.reason });
   return kernel.write((tx) => {
     const monitor = getMonitor(tx.db, monitorId);
     if (monitor.status !== 'waiting') throw new IllegalTransitionError(`monitor ${monitor.id} is ${monitor.status}, not waiting`);
@@ -261,11 +264,7 @@ function lastRunLine(m: Monitor): string {
   const run = m.lastRun;
   if (!run) return '';
   const outcome = run.error ?? `exited ${run.exitCode}`;
-  return `\nLast run (${run.n}, ${run.at}): ${outcome} after ${seconds(run.durationMs)}.${run.outputTail.trim() ? `\nOutput (end):\n${tailForContinuation(run.outputTail)}` : ''}`;
-}
-
-function seconds(ms: number): string {
-  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+  return `\nLast run (${run.n}, ${run.at}): ${outcome} after ${runTook(run.durationMs)}.${run.outputTail.trim() ? `\nOutput (end):\n${tailForContinuation(run.outputTail)}` : ''}`;
 }
 
 /** The continuation keeps the last lines of output, not all 2,000 characters. */
@@ -402,7 +401,7 @@ export function recordRun(kernel: Kernel, claim: RunClaim, startedAt: string, re
     const holds = conditionHolds(tx, monitor, claim.n, result);
     if (holds) {
       const outcome = result.exitCode === null ? (result.error ?? 'ended') : `exited ${result.exitCode}`;
-      const what = `\`${monitor.check}\` ${outcome} after ${seconds(result.durationMs)} (run ${claim.n}, ${startedAt})`;
+      const what = `\`${monitor.check}\` ${outcome} after ${runTook(result.durationMs)} (run ${claim.n}, ${startedAt})`;
       const resultText = `${holds}: ${what}`;
       const tail = result.outputTail.trim() ? `\nOutput (end):\n${tailForContinuation(result.outputTail)}` : '';
       const continuation = `Monitor ${monitor.id} fired (${resultText}).${tail}${noteLine(monitor)}`;

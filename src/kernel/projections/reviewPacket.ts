@@ -4,6 +4,7 @@ import type { KernelRun } from '../evidence/evidenceQueries';
 import { revealHidden } from '../../shared/hiddenChars';
 import { budgetWords, dollars, usageWords } from '../../shared/usageWords';
 import { reviewFacts } from './reviewFacts';
+import { runTook } from '../../shared/timeWords';
 
 /** Markdown-safe single line (the packet is read in a Markdown preview); deceptive characters shown as <U+…>. */
 function md(text: string | null | undefined): string {
@@ -24,7 +25,7 @@ function code(text: string): string {
 
 /** Evidence the kernel produced by running a command: what ran and how it ended, not what anyone says. */
 function kernelLine(run: KernelRun, actor: string): string {
-  const took = run.durationMs < 10_000 ? `${(run.durationMs / 1000).toFixed(1)} s` : `${Math.round(run.durationMs / 1000)} s`;
+  const took = runTook(run.durationMs);
   const outcome = run.error ? md(run.error) : `exit ${run.exitCode}`;
   return `**kernel-verified:** ran ${code(run.command)}: ${outcome} in ${took} (${run.check ? 'acceptance check, ' : ''}asked by ${md(actor)}; output sha256 ${run.outputSha256.slice(0, 12)}…)`;
 }

@@ -62,16 +62,25 @@ export interface StatusOptions {
   limit?: number;
 }
 
+/** Each goal's todos by status (every goal that has todos; one goal's with `goalId`). */
+export function todoCounts(db: SqliteDb, goalId?: string): Map<string, Record<Todo['status'], number>> {
+  const counts = new Map<string, Record<Todo['status'], number>>();
+  const rows = goalId
+    ? db.prepare('SELECT goal_id, status, count(*) AS n FROM todos WHERE goal_id = ? GROUP BY goal_id, status').all(goalId)
+    : db.prepare('SELECT goal_id, status, count(*) AS n FROM todos GROUP BY goal_id, status').all();
+  for (const row of rows) {
+    const id = String(row.goal_id);
+    const entry = counts.get(id) ?? { open: 0, claimed: 0, blocked: 0, shipped: 0, killed: 0 };
+    entry[row.status as Todo['status']] = Number(row.n);
+    counts.set(id, entry);
+  }
+  return counts;
+}
+
 /** The attention queue: what needs a human, and what each goal does next. Read-only, one snapshot. */
 export function statusReport(db: SqliteDb, nowMs: number, options: StatusOptions = {}): StatusReport {
   const at = iso(nowMs);
-  const counts = new Map<string, Record<Todo['status'], number>>();
-  for (const row of db.prepare('SELECT goal_id, status, count(*) AS n FROM todos GROUP BY goal_id, status').all()) {
-    const goalId = String(row.goal_id);
-    const entry = counts.get(goalId) ?? { open: 0, claimed: 0, blocked: 0, shipped: 0, killed: 0 };
-    entry[row.status as Todo['status']] = Number(row.n);
-    counts.set(goalId, entry);
-  }
+  const counts = todoCounts(db);
   const goals = listGoals(db).map((goal) => {
     const nextTodo = goal.status === 'active' ? nextClaimable(db, at, goal.id) : null;
     const quota = quotaState(db, goal, nowMs);

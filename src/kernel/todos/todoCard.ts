@@ -5,29 +5,15 @@ import { listEvidence } from '../evidence/evidenceQueries';
 import { listGates } from '../queries/lists';
 import { leaseLive } from '../queries/lookups';
 import { iso } from '../time';
-
-/** "2 h ago", "in 12 min": times relative to now, for hovers and lenses. */
-export function relative(at: string, nowMs: number): string {
-  const seconds = Math.round((Date.parse(at) - nowMs) / 1000);
-  const abs = Math.abs(seconds);
-  const amount =
-    abs < 90
-      ? `${abs} s`
-      : abs < 5400
-        ? `${Math.round(abs / 60)} min`
-        : abs < 172_800
-          ? `${Math.round(abs / 3600)} h`
-          : `${Math.round(abs / 86400)} days`;
-  return seconds > 0 ? `in ${amount}` : `${amount} ago`;
-}
+import { relativeTime } from '../../shared/timeWords';
 
 /** One line for a todo's lens: "T3 · claimed by codex (lease ends in 12 min)". */
 export function todoStatusLine(todo: Todo, nowMs: number): string {
   const at = iso(nowMs);
   if (todo.status === 'claimed') {
     return leaseLive(todo, at)
-      ? `${todo.id} · claimed by ${todo.owner} (lease ends ${relative(todo.leaseExpiresAt as string, nowMs)})`
-      : `${todo.id} · ${todo.owner}'s lease lapsed ${relative(todo.leaseExpiresAt as string, nowMs)}`;
+      ? `${todo.id} · claimed by ${todo.owner} (lease ends ${relativeTime(todo.leaseExpiresAt as string, nowMs)})`
+      : `${todo.id} · ${todo.owner}'s lease lapsed ${relativeTime(todo.leaseExpiresAt as string, nowMs)}`;
   }
   if (todo.status === 'blocked') return `${todo.id} · blocked: ${todo.reason ?? ''}`.trimEnd();
   return `${todo.id} · ${todo.status}`;
@@ -43,7 +29,7 @@ export function todoHover(db: SqliteDb, todo: Todo, nowMs: number): string {
   lines.push(`- priority ${todo.priority}${todo.dependsOn.length ? ` · waits for ${todo.dependsOn.join(', ')}` : ''}`);
   const evidence = listEvidence(db, { todoId: todo.id, limit: 1 })[0];
   lines.push(
-    `- evidence: ${todo.evidenceCount}${evidence ? ` · latest ${relative(evidence.at, nowMs)} by ${evidence.actor}: ${escapeMarkdown(evidence.summary)}` : ''}`,
+    `- evidence: ${todo.evidenceCount}${evidence ? ` · latest ${relativeTime(evidence.at, nowMs)} by ${evidence.actor}: ${escapeMarkdown(evidence.summary)}` : ''}`,
   );
   const gates = listGates(db, { pending: true }).filter((g) => g.todoId === todo.id);
   if (gates.length) lines.push(`- waits for your decision: ${gates.map((g) => `${g.id} ${escapeMarkdown(g.question)}`).join('; ')}`);

@@ -9,6 +9,7 @@ import { KERNEL, cancelWaitingMonitorInTx } from '../monitors/monitors';
 import { type RecurrenceInput, nextOccurrence, parseRecurrence } from './recurrence';
 import { iso } from '../time';
 import { parseCheck, requireHumanForCheck } from '../checks/checks';
+import { TEXT_LIMITS } from '../../shared/textLimits';
 
 export interface TodoInput {
   goalId: string;
@@ -89,7 +90,7 @@ const TERMINAL = new Set(['shipped', 'killed']);
 
 export function blockTodo(kernel: Kernel, todoId: string, reasonText: string): Todo {
   kernel.requireActor();
-  const reason = requireText(reasonText, 'reason', { max: 2000, multiline: true });
+  const reason = requireText(reasonText, 'reason', { max: TEXT_LIMITS.reason, multiline: true });
   return kernel.write((tx) => {
     const todo = getTodoCore(tx.db, todoId);
     if (TERMINAL.has(todo.status) || todo.status === 'blocked') {
@@ -153,7 +154,7 @@ export function scheduleNextOccurrence(tx: Tx, todoId: string): void {
 
 export function killTodo(kernel: Kernel, todoId: string, reasonText: string, options: { endSeries?: boolean } = {}): Todo {
   kernel.requireActor();
-  const reason = requireText(reasonText, 'reason', { max: 2000, multiline: true });
+  const reason = requireText(reasonText, 'reason', { max: TEXT_LIMITS.reason, multiline: true });
   return kernel.write((tx) => {
     const todo = getTodoCore(tx.db, todoId);
     if (TERMINAL.has(todo.status)) throw new IllegalTransitionError(`todo ${todoId} is already ${todo.status}`);

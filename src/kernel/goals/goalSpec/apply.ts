@@ -11,6 +11,7 @@ import { addTodoInTx, killInTx } from '../../todos/todos';
 import { allowChecksInTx } from '../../monitors/monitors';
 import { parsePatterns } from '../../monitors/checkPatterns';
 import { parseRecurrence } from '../../todos/recurrence';
+import { TEXT_LIMITS } from '../../../shared/textLimits';
 
 export interface ApplyOptions {
   /** Workspace-relative path of the file (posix separators): the goal's link to it. */
@@ -93,7 +94,7 @@ function checkSpec(spec: GoalSpec): GoalSpec {
     scope: [...new Set(spec.scope.map(parseScope))],
     // The quota the file sets, new goal or not, within the ranges `goal create` keeps (its caps rounded as it rounds).
     quota: { ...checkQuota(spec.quota), ...checkCaps(spec.quota) },
-    background: optionalText(spec.background, 'background', { max: 100_000 }),
+    background: optionalText(spec.background, 'background', { max: TEXT_LIMITS.background }),
     ...(spec.check !== undefined ? { check: spec.check === null ? null : parseCheck(spec.check) } : {}),
     ...(spec.allowedChecks !== undefined ? { allowedChecks: parsePatterns(spec.allowedChecks) } : {}),
     todos: spec.todos.map((t) => ({

@@ -1,0 +1,91 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { expect, test } from 'vitest';
+
+/**
+ * Rules that once had a second home (issue 24): each is asked of its one home by name, and a copy spelled again
+ * elsewhere fails here with the file and line. The README's rule table names the same homes.
+ */
+const ROOT = resolve(__dirname, '..', '..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) ? [path] : [];
+  });
+}
+
+const FILES = ['src', 'webview-ui/src'].flatMap((dir) => sourceFiles(join(ROOT, dir))).map((p) => relative(ROOT, p));
+
+/** Lines matching `pattern` in every source file but the home(s). */
+function copies(pattern: RegExp, homes: string[]): string[] {
+  return FILES.filter((file) => !homes.includes(file)).flatMap((file) =>
+    readFileSync(join(ROOT, file), 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (pattern.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+  );
+}
+
+/** How many files besides the home (which must exist) ask it by name. */
+function uses(pattern: RegExp, home: string): number {
+  expect(FILES).toContain(home);
+  return FILES.filter((file) => file !== home && pattern.test(readFileSync(join(ROOT, file), 'utf8'))).length;
+}
+
+test('the source tree is where the test looks', () => {
+  expect(FILES.length).toBeGreaterThan(100);
+});
+
+test('what an error is called: describeError is the one route from a thrown error to its words', () => {
+  const home = 'src/runtime/describeError.ts';
+  // errorBody(...) is called only by describeError (the protocol's own file defines it; the webview never calls it).
+  expect(copies(/\berrorBody\(/, [home, 'src/protocol/errors.ts'])).toEqual([]);
+  expect(uses(/\bdescribeError\(/, home)).toBeGreaterThanOrEqual(5);
+});
+
+test("text limits: TEXT_LIMITS is the one table the kernel's checks and the MCP server's schemas read", () => {
+  const home = 'src/shared/textLimits.ts';
+  // A number spelled as a text's limit: requireText/optionalText's `max:` in the kernel, zod's `.max(…)` in MCP.
+  expect(copies(/(requireText|optionalText)\(.*\bmax: \d/, [home])).toEqual([]);
+  expect(copies(/\.max\(\d/, [home]).filter((line) => line.startsWith('src/cli/mcp/'))).toEqual([]);
+  expect(uses(/\bTEXT_LIMITS\.\w+/, home)).toBeGreaterThanOrEqual(10);
+});
+
+test("should-run's sentences: src/protocol/shouldRunWords.ts is the one place a reason code becomes words", () => {
+  const home = 'src/protocol/shouldRunWords.ts';
+  // A table keyed by the reason codes, or one of its sentences spelled again.
+  expect(copies(/Record<ShouldRunReason, string>|cooling down after|no_ready_work: '|concurrency_limit: '/, [home])).toEqual([]);
+  expect(uses(/\bshouldRunReason\(|\bshouldRunSentence\(/, home)).toBeGreaterThanOrEqual(5);
+});
+
+test("the human-channel check: requireHumanChannel (src/kernel/authority.ts) is the one place an agent or a channel-less 'human' is refused", () => {
+  const home = 'src/kernel/authority.ts';
+  expect(copies(/new HumanChannelRequiredError\(|is a human decision;|\bif \(\S*actor\.kind !== 'human'\)/, [home])).toEqual([]);
+  // The CLI's human-only commands and its terminal confirmation ask the kernel's rule too.
+  for (const file of ['src/cli/main.ts', 'src/cli/humanChannel.ts'])
+    expect(readFileSync(join(ROOT, file), 'utf8')).toMatch(/requireHumanChannel\(/);
+  expect(uses(/\brequireHumanChannel\(/, home)).toBeGreaterThanOrEqual(10);
+});
+
+test("a flag's range: min/max in its spec (src/cli/args.ts), never a command's own check of a number it parsed", () => {
+  // `a.num('x')` followed by a comparison, or a helper that range-checks a flag's value by hand.
+  const byHand = /\bnum\('[\w-]+'\)\s*[<>]|if \(\w+ [<>]=? \d+\) throw new InvalidInputError\('--/;
+  expect(copies(byHand, ['src/cli/args.ts']).filter((line) => line.startsWith('src/cli/'))).toEqual([]);
+  expect(copies(/must be (from|between|at least|at most) .*\d/, ['src/cli/args.ts']).filter((line) => line.startsWith('src/cli/'))).toEqual(
+    [],
+  );
+});
+
+test('times in words: relativeTime and the run-duration sentence live in src/shared/timeWords.ts, once', () => {
+  const home = 'src/shared/timeWords.ts';
+  // "3 h ago" / "in 12 min" spelled a second way, or "1.2 s" worked out again beside a run.
+  expect(copies(/`\$\{\w+\} ago`|} ago`|durationMs < 10_000|toFixed\(1\)\} s`/, [home])).toEqual([]);
+  expect(uses(/\brelativeTime\(/, home)).toBeGreaterThanOrEqual(10);
+  expect(uses(/\b(runTook|ranSentence)\(/, home)).toBeGreaterThanOrEqual(4);
+});
+
+test('a clock time: clockTime (src/protocol/display.ts) is the one rule; the board no longer keeps its own', () => {
+  // history.ts builds a datetime-local input's value (a machine format), not words.
+  expect(copies(/toLocaleTimeString|getHours\(\)/, ['src/protocol/display.ts', 'webview-ui/src/history.ts'])).toEqual([]);
+});
