@@ -133,12 +133,9 @@ if (watch) {
   const started = Date.now();
   await Promise.all(targets.map((target) => build(target)));
   copyCodicons();
-  // bin/loopx rebuilds V8's code caches (one per V8 version) for the new bundles on first use; a verb that left the
-  // list leaves no bundle behind.
+  // A verb that left the list leaves no bundle behind; code caches of the loader before Node's compile cache go too.
   for (const name of readdirSync('dist')) if (/^cli\.js\..*cache$/.test(name)) rmSync(`dist/${name}`, { force: true });
   const built = new Set(agentVerbs.map((verb) => `${bundleName(verb)}.js`));
-  // Every verb's caches go too: V8 checks a cache against the source's length only, so a rebuilt bundle of the same
-  // length would run the old bundle's compiled functions.
   for (const name of readdirSync('dist/agent'))
     if (name.endsWith('.cache') || !built.has(name.replace(/\.js(\.map)?$/, '.js'))) rmSync(`dist/agent/${name}`, { force: true });
   console.log(`esbuild: built ${targets.length} bundle(s) in ${Date.now() - started} ms`);

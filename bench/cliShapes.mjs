@@ -2,8 +2,9 @@
 // install of its own (bin/loopx, dist/, node_modules linked), and times them against each other with bench/cliAb.ts
 // on Node 20 (better-sqlite3), 22 and 24 (node:sqlite), one A/B run per runtime, the current shape the baseline:
 //
-//   perverb   today: a bundle per agent verb (src/cli/agentVerbs.json), loaded through bin/loopx's vm loader and a
-//             V8 code cache per command, written next to the bundles
+//   perverb   the checkout's bin/loopx. When the figures in docs/performance.md were taken: a bundle per agent verb
+//             (src/cli/agentVerbs.json) through a vm loader and a V8 code cache per command; since, the same bundles
+//             through plain require and Node's compile cache (what perverbcc measured)
 //   whole     one CLI bundle (dist/cli.js), plain require, Node's own compile cache (module.enableCompileCache)
 //   lazy      one CLI as ES modules split by esbuild: a dispatcher that imports a verb's command on demand (a
 //             dynamic import per agent verb, the whole CLI for everything else), Node's compile cache
