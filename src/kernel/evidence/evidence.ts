@@ -1,5 +1,5 @@
 import type { Kernel, Tx } from '../kernel';
-import type { Actor, Artifact, StoredEvent } from '../events/eventTypes';
+import type { Actor, Artifact, EventData, StoredEvent } from '../events/eventTypes';
 import type { SqliteDb } from '../db/sqliteDb';
 import { InvalidInputError, NotAllowedError } from '../errors';
 import { optionalText, requireText } from '../validate';
@@ -35,13 +35,21 @@ export function prepareEvidence(
   return { summary, kind, artifacts: [...seen.values()] };
 }
 
-/** Evidence someone wrote (source `agent`); kernel-run evidence is emitted by `runEvidence` only. */
+/**
+ * The one writer of `evidence` events: what someone wrote (source `agent`), or, given the run, a command the kernel ran
+ * itself (source `kernel`, by `recordEvidenceRun`).
+ */
 export function emitEvidence(
   tx: Tx,
   where: { goalId: string; todoId: string | null; afterShip?: boolean },
   prepared: ReturnType<typeof prepareEvidence>,
+  kernelRun?: NonNullable<EventData<'evidence'>['run']>,
 ): StoredEvent {
-  const data = { ...prepared, source: 'agent' as const, ...(where.afterShip ? { afterShip: true } : {}) };
+  const data = {
+    ...prepared,
+    ...(kernelRun ? { source: 'kernel' as const, run: kernelRun } : { source: 'agent' as const }),
+    ...(where.afterShip ? { afterShip: true } : {}),
+  };
   return tx.emit({ kind: 'evidence', goalId: where.goalId, todoId: where.todoId, data });
 }
 

@@ -4,7 +4,7 @@ import { type Evidence, evidenceFromEvent } from './evidenceQueries';
 import { getGoal } from '../queries/lookups';
 import { type CommandResult, recordedRun, runCommand } from '../run/runCommand';
 import { optionalText } from '../validate';
-import { evidenceTarget } from './evidence';
+import { emitEvidence, evidenceTarget } from './evidence';
 import { effectiveCheck } from '../checks/checks';
 import { checkEnv } from '../monitors/tick';
 import { todoWorkFolder } from '../worktrees/worktreeRows';
@@ -103,12 +103,7 @@ export function recordEvidenceRun(
     };
     const shown = command.length > 300 ? `${command.slice(0, 299)}…` : command;
     const summary = `${check ? 'acceptance check ' : ''}${ranSentence({ ...result, command: shown })}`;
-    const event = tx.emit({
-      kind: 'evidence',
-      goalId: where.goalId,
-      todoId: where.todoId,
-      data: { summary, kind, artifacts: [], source: 'kernel', run, ...(where.afterShip ? { afterShip: true } : {}) },
-    });
+    const event = emitEvidence(tx, where, { summary, kind, artifacts: [] }, run);
     return evidenceFromEvent(event);
   });
 }
