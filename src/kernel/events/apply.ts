@@ -32,6 +32,19 @@ const reducers: Reducers = {
   ...worktreeReducers,
 };
 
+/** Each noun's table by name, for the test that no event kind is reduced by two nouns (a later spread would win). */
+export const NOUN_REDUCERS: Record<string, object> = {
+  goalReducers,
+  todoReducers,
+  gateReducers,
+  evidenceReducers,
+  handoffReducers,
+  monitorReducers,
+  turnReducers,
+  hookReducers,
+  worktreeReducers,
+};
+
 function agentKind(actor: string, actorKind: StoredEvent['actorKind']): string {
   if (actorKind === 'human') return 'human';
   const name = actor.toLowerCase();

@@ -1,29 +1,13 @@
 import { expect, test } from 'vitest';
 import { eventDataSchemas } from './eventTypes';
-import { hookReducers } from '../hooks/hookReducers';
-import { todoReducers } from '../todos/todoReducers';
-import { goalReducers } from '../goals/goalReducers';
-import { gateReducers } from '../gates/gateReducers';
-import { evidenceReducers } from '../evidence/evidenceReducers';
-import { handoffReducers } from '../handoffs/handoffReducers';
-import { monitorReducers } from '../monitors/monitorReducers';
-import { turnReducers } from '../turns/turnReducers';
+import { NOUN_REDUCERS } from './apply';
 
 /**
  * Each event kind has its reducer in exactly one noun's table: apply.ts spreads them into one, where a kind claimed
  * by two nouns would let the later spread win silently (the types check only that every kind has one).
  */
 test("every event kind is reduced by one noun's table, and no kind by two", () => {
-  const tables = {
-    todoReducers,
-    goalReducers,
-    gateReducers,
-    evidenceReducers,
-    handoffReducers,
-    monitorReducers,
-    turnReducers,
-    hookReducers,
-  };
+  const tables = NOUN_REDUCERS;
   const owners = new Map<string, string[]>();
   for (const [name, table] of Object.entries(tables))
     for (const kind of Object.keys(table)) owners.set(kind, [...(owners.get(kind) ?? []), name]);
