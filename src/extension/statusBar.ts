@@ -8,7 +8,7 @@ import type { Folders } from './folders';
 import type { FolderServices } from './folderServices';
 import { inFolder } from './commands/inFolder';
 import { COMMANDS } from './commands/commandIds';
-import { budgetWords, dollars } from '../shared/usageWords';
+import { budgetWords, dollars, meterMoney } from '../shared/usageWords';
 
 /**
  * A quota meter per active goal (spent/allowed, next wake) that turns to the warning colour when the budget is
@@ -128,12 +128,7 @@ export class QuotaStatusBar extends Disposable {
     const exhausted = q.remaining === 0 || answer.budget === 'dollars' || answer.budget === 'tokens';
     // Money shows once there is any: what people pay for is on the meter, its cap when the goal has one.
     const u = q.usage;
-    const money =
-      u.dollarsPerWindow !== null
-        ? ` · ${dollars(u.dollars)}/${dollars(u.dollarsPerWindow)}`
-        : u.dollars > 0
-          ? ` · ${dollars(u.dollars)}`
-          : '';
+    const money = meterMoney(u);
     // Every todo shipped: the goal is finished in all but name, and the meter says so (its tooltip offers Mark Done).
     const finished = allShipped(goal.counts);
     const lead = finished ? '$(pass-filled)' : exhausted ? '$(warning)' : '$(pulse)';

@@ -61,6 +61,15 @@ export function budgetWords(usage: BudgetFacts): string {
 }
 
 /**
+ * The money on a goal's meter (the status bar, the board's chip): " · $3.20/$10" against its cap, " · $3.20" once
+ * there is any without one, else nothing.
+ */
+export function meterMoney(usage: Pick<BudgetFacts, 'dollars' | 'dollarsPerWindow'>): string {
+  if (usage.dollarsPerWindow !== null) return ` · ${dollars(usage.dollars)}/${dollars(usage.dollarsPerWindow)}`;
+  return usage.dollars > 0 ? ` · ${dollars(usage.dollars)}` : '';
+}
+
+/**
  * Why a usage cap stops the next turn: spent ("the money budget is spent ($10 of $10 in 24 h)"), or about to be
  * ("the next turn would likely pass the money budget ($0.04 of $0.05 spent in 24 h; a turn costs about $0.02)").
  */

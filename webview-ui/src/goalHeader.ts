@@ -1,6 +1,6 @@
 import { shouldRunSentence } from '../../src/protocol/shouldRunWords';
 import type { GoalSummary } from '../../src/protocol/boardProtocol';
-import { dollars } from '../../src/shared/usageWords';
+import { meterMoney } from '../../src/shared/usageWords';
 import { h, icon } from './dom';
 
 /** Exhausted is about any budget: the turns, or a cap on tokens or money the next turn would likely pass. */
@@ -13,13 +13,7 @@ function exhausted(g: GoalSummary): boolean {
  * on the status bar); the tooltip says whether it runs and what its window used and has left.
  */
 export function goalChip(g: GoalSummary, me: string): HTMLElement {
-  const u = g.usage;
-  const money =
-    u.dollarsPerWindow !== null
-      ? ` · ${dollars(u.dollars)}/${dollars(u.dollarsPerWindow)}`
-      : u.dollars > 0
-        ? ` · ${dollars(u.dollars)}`
-        : '';
+  const money = meterMoney(g.usage);
   const used = g.usageLine ? `\nUsed ${g.usageLine}` : '';
   const warn = exhausted(g);
   return h(

@@ -6,7 +6,7 @@ import { HostStream, loopxCall, renderProgress } from './hostStream';
 import { DEFAULT_PRICES, mergePrices, priceFor, priced } from './prices';
 import { checkUsage } from './usage';
 import { CODEX_DEFAULT_MODEL, TURN_OUTPUT, usageOfTurn } from './turnUsage';
-import { dollars, tokenWords, usageWords } from '../../../shared/usageWords';
+import { dollars, meterMoney, tokenWords, usageWords } from '../../../shared/usageWords';
 
 /** What the real CLIs printed for a turn that ships T1 against the scripted model (test/agents/modelServer.ts). */
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
@@ -215,4 +215,11 @@ describe("a Codex turn's model when its config.toml names none", () => {
     });
     expect(codexTurn('model = [oops').usage).toMatchObject({ model: null, costUsd: null });
   });
+});
+
+test("a goal's meter shows money against its cap, money without a cap once there is any, else nothing", () => {
+  expect(meterMoney({ dollars: 3.2, dollarsPerWindow: 10 })).toBe(' · $3.20/$10');
+  expect(meterMoney({ dollars: 0, dollarsPerWindow: 10 })).toBe(' · $0/$10');
+  expect(meterMoney({ dollars: 3.2, dollarsPerWindow: null })).toBe(' · $3.20');
+  expect(meterMoney({ dollars: 0, dollarsPerWindow: null })).toBe('');
 });
