@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -26,6 +27,9 @@ export default defineConfig({
     },
   ],
   test: {
+    // At least two files at once: vitest's default (cores - 1) runs one at a time on a 2-core machine (CI's), while
+    // most of a process suite's time is spent waiting on the children it starts.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [

@@ -4,10 +4,11 @@
 // extension opens its store with node:sqlite in both. Each pinned code-server installs into .cache/e2e on first use.
 // PART is one of host, ui, board, turn, goalfile, story, vsix.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { E2E_PROFILES } from './e2eProfiles.mjs';
 
 const args = process.argv.slice(2);
 const at = args.indexOf('--profile');
-const profiles = at >= 0 ? [args[at + 1]] : ['vscode-1.105', 'vscode-1.139'];
+const profiles = at >= 0 ? [args[at + 1]] : E2E_PROFILES;
 const suites = at >= 0 ? args.filter((_, i) => i !== at && i !== at + 1) : args;
 if (profiles.some((p) => !p)) {
   console.error('usage: npm run test:e2e -- [host|ui|board|turn|goalfile|story|vsix] [--profile vscode-1.105|vscode-1.139]');

@@ -1,0 +1,62 @@
+// `npm test`: every check in order, stopping at the first that fails. The pinned code-servers install in the
+// background while the unit suites run: on a fresh machine their install (downloads and native builds) takes about
+// four minutes that would otherwise add to the run, and the e2e pass only needs them at its start.
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { E2E_PROFILES } from './e2eProfiles.mjs';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+/** The background install's current child, stopped when a step fails (no install left running after the verdict). */
+let installing = null;
+
+function step(script) {
+  const result = spawnSync(npm, ['run', script], { cwd: repo, stdio: 'inherit' });
+  if (result.status !== 0) {
+    console.error(`npm test: ${script} failed (exit ${result.status ?? result.signal})`);
+    installing?.kill();
+    process.exit(result.status || 1);
+  }
+}
+
+/** Installs each profile's code-server in turn (a no-op where installed), its output in a log shown on failure. */
+function installCodeServersInBackground() {
+  const log = join(repo, '.cache', 'e2e', 'background-install.log');
+  mkdirSync(dirname(log), { recursive: true });
+  const out = createWriteStream(log);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const next = (i) => {
+      if (i === E2E_PROFILES.length) {
+        out.end();
+        return resolve({ ok: true, log, seconds: Math.round((Date.now() - started) / 1000) });
+      }
+      const child = spawn(process.execPath, ['dist/test/e2e/main.js', '--install'], {
+        cwd: repo,
+        env: { ...process.env, LOOPX_E2E_PROFILE: E2E_PROFILES[i] },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      installing = child;
+      child.stdout.pipe(out, { end: false });
+      child.stderr.pipe(out, { end: false });
+      child.on('close', (code) => (code === 0 ? next(i + 1) : (out.end(), resolve({ ok: false, log, profile: E2E_PROFILES[i] }))));
+    };
+    next(0);
+  });
+}
+
+step('build');
+const e2eBuild = spawnSync(process.execPath, ['esbuild.mjs', '--e2e'], { cwd: repo, stdio: 'inherit' });
+if (e2eBuild.status !== 0) process.exit(e2eBuild.status || 1);
+const installs = installCodeServersInBackground();
+for (const script of ['typecheck', 'lint', 'format:check', 'test:unit', 'test:node22']) step(script);
+const installed = await installs;
+if (!installed.ok) {
+  console.error(readFileSync(installed.log, 'utf8'));
+  console.error(`npm test: installing the code-server for ${installed.profile} failed (its output is above)`);
+  process.exit(1);
+}
+console.log(`npm test: the code-servers were ready (installed in the background in ${installed.seconds} s)`);
+for (const script of ['test:e2e', 'test:fresh-clone']) step(script);
