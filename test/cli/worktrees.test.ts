@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { LOOPX, REPO, cleanEnv, dumpStore, inVsCode, loopx, startGoal } from './harness';
+import { LOOPX, REPO, cleanEnv, dumpStore, inVsCode, loopx, loopxAsync, startGoal } from './harness';
 import { type RunnerChild, startRunner } from './runner';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 import { discardWorktree, mergeWorktree } from '../../src/kernel/worktrees/landing';
@@ -139,6 +139,77 @@ describe('a goal with worktrees on', () => {
     const started = s.cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--json'], { LOOPX_AGENT: 'bot' });
     expect(started.json.data).toMatchObject({ cwd: s.root, worktree: null });
     expect(existsSync(join(s.parent, 'app.loopx-worktrees'))).toBe(false);
+  });
+});
+
+/** A `git` first on PATH that holds `git worktree add` until the test writes `release` (at most 30 s), then runs git. */
+function slowGit(s: ReturnType<typeof setUp>) {
+  const dir = join(s.parent, 'slow-git');
+  mkdirSync(dir);
+  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  writeFileSync(
+    join(dir, 'git'),
+    [
+      '#!/bin/sh',
+      'if [ "$1" = worktree ] && [ "$2" = add ]; then',
+      `  : > '${dir}/started'`,
+      '  i=0',
+      `  while [ ! -e '${dir}/release' ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done`,
+      'fi',
+      `exec '${real}' "$@"`,
+      '',
+    ].join('\n'),
+  );
+  chmodSync(join(dir, 'git'), 0o755);
+  const started = async () => {
+    for (let i = 0; i < 600 && !existsSync(join(dir, 'started')); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(join(dir, 'started')), 'git worktree add never started').toBe(true);
+  };
+  return { env: { PATH: `${dir}:${process.env.PATH ?? ''}` }, started, release: () => writeFileSync(join(dir, 'release'), '') };
+}
+
+describe('turn start makes the worktree before its write, not inside it', () => {
+  test('another writer is not blocked while git works: its write completes before the slow git finishes', async () => {
+    const s = setUp();
+    const git = slowGit(s);
+    let done = false;
+    const turn = loopxAsync(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--todo', 'T1', '--json'], {
+      cwd: s.root,
+      env: { LOOPX_AGENT: 'bot', ...git.env },
+    }).then((r) => ((done = true), r));
+    await git.started();
+    // Meanwhile a person adds a todo: a write of its own, which the store's write lock would hold up.
+    const meanwhile = s.cli(['todo', 'add', '--goal', 'G1', '--title', 'Meanwhile', '--json']);
+    expect([meanwhile.code, meanwhile.json.data]).toMatchObject([0, { id: 'T3' }]);
+    expect(done).toBe(false); // git is still held: the write did not wait for it
+    git.release();
+    const started = await turn;
+    expect(started.json.data, started.stdout + started.stderr).toMatchObject({
+      worktree: { branch: 'loopx/T1-parse-quoted-fields', created: true },
+    });
+    expect(s.cli(['log', 'verify', '--json']).code).toBe(0);
+  });
+
+  test('a turn refused after its worktree was made (the todo claimed meanwhile) leaves it reusable: the next turn adopts it', async () => {
+    const s = setUp();
+    const git = slowGit(s);
+    const turn = loopxAsync(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--todo', 'T1', '--json'], {
+      cwd: s.root,
+      env: { LOOPX_AGENT: 'bot', ...git.env },
+    });
+    await git.started();
+    expect(s.cli(['todo', 'claim', 'T1', '--json'], { LOOPX_AGENT: 'other' }).code).toBe(0);
+    git.release();
+    const refused = await turn;
+    expect([refused.code, refused.json.error?.code], refused.stdout).toEqual([3, 'not_ready']);
+    const path = join(s.parent, 'app.loopx-worktrees', 'T1-parse-quoted-fields');
+    expect(s.git(['rev-parse', '--abbrev-ref', 'HEAD'], path)).toBe('loopx/T1-parse-quoted-fields');
+    const history = s.cli(['history', '--json']).json.data as { kind: string }[];
+    expect(history.map((e) => e.kind)).not.toContain('worktree.created'); // the refused write recorded nothing
+    s.cli(['todo', 'release', 'T1'], { LOOPX_AGENT: 'other' });
+    const next = s.cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--todo', 'T1', '--json'], { LOOPX_AGENT: 'bot' });
+    expect(next.json.data, next.stdout).toMatchObject({ cwd: path, worktree: { created: false } });
+    expect(s.cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ change: { path, status: 'open' } });
   });
 });
 
