@@ -1,5 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -10,6 +21,7 @@ import { type RunnerChild, startRunner } from './runner';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 import { discardWorktree, mergeWorktree } from '../../src/kernel/worktrees/landing';
 import { killTodo } from '../../src/kernel/todos/todos';
+import { setGoalWorktree } from '../../src/kernel/worktrees/worktreeSetting';
 import { processAlive } from '../../src/runtime/launchers';
 
 /** Worktrees with real git in temporary repositories: a repo with one commit on main and a store at its root. */
@@ -362,6 +374,83 @@ describe.skipIf(!PTY_AVAILABLE)(`landing is a person's decision${PTY_AVAILABLE ?
     expect([pr.code, pr.json?.error?.code]).toEqual([3, 'gh_missing']);
     expect(pr.json?.error?.message).toMatch(/gh\) is not installed here, so no pull request was opened/);
     expect(dumpStore(s.root)).toBe(before);
+  });
+});
+
+describe.skipIf(!PTY_AVAILABLE)(`pull requests and merges away from the main folder${PTY_AVAILABLE ? '' : ` (${PTY_SKIP_REASON})`}`, () => {
+  test('with gh present, the branch is pushed and gh gets exactly the PR it should; its address is stored and shown', () => {
+    const s = setUp();
+    agentTurn(s, 'T1', 'a.txt', 'a\n');
+    const remote = join(s.parent, 'remote.git');
+    s.git(['init', '-q', '--bare', remote], s.parent);
+    s.git(['remote', 'add', 'origin', remote]);
+    // A fake gh: `--version` answers, `pr create` records its argv (NUL-separated) and environment, and prints a URL.
+    const bin = join(s.parent, 'gh-bin');
+    mkdirSync(bin);
+    writeFileSync(
+      join(bin, 'gh'),
+      [
+        '#!/bin/sh',
+        'if [ "$1" = --version ]; then echo "gh version 2.0.0"; exit 0; fi',
+        `printf '%s\\0' "$@" > '${bin}/argv'`,
+        `echo "$GH_PROMPT_DISABLED" > '${bin}/prompt-disabled'`,
+        'echo "Creating pull request for loopx/T1 into main"',
+        'echo "https://github.example/acme/app/pull/7"',
+        '',
+      ].join('\n'),
+    );
+    chmodSync(join(bin, 'gh'), 0o755);
+    const env = { ...GIT_ID, PATH: `${bin}:${process.env.PATH ?? ''}` };
+    const pr = loopxTty(['worktree', 'pr', 'T1', '--json'], 'T1', { cwd: s.root, env });
+    expect(pr.code, pr.stdout).toBe(0);
+    expect(readFileSync(join(bin, 'argv'), 'utf8').split('\0').slice(0, -1)).toEqual([
+      'pr',
+      'create',
+      '--base',
+      'main',
+      '--head',
+      'loopx/T1-parse-quoted-fields',
+      '--title',
+      'Parse quoted fields',
+      '--body',
+      'Parse quoted fields\n\nFrom loopx todo T1 (branch loopx/T1-parse-quoted-fields).',
+    ]);
+    expect(readFileSync(join(bin, 'prompt-disabled'), 'utf8').trim()).toBe('1');
+    expect(s.git(['rev-parse', 'loopx/T1-parse-quoted-fields'], remote)).toBe(s.git(['rev-parse', 'loopx/T1-parse-quoted-fields']));
+    expect(pr.json?.data).toMatchObject({ status: 'pr', prUrl: 'https://github.example/acme/app/pull/7', landedChannel: 'tty' });
+    expect(s.cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({
+      change: { status: 'pr', prUrl: 'https://github.example/acme/app/pull/7' },
+    });
+    expect(s.cli(['todo', 'show', 'T1']).stdout).toContain('https://github.example/acme/app/pull/7');
+    const landed = (s.cli(['history', '--json']).json.data as { kind: string; data: Record<string, unknown> }[]).find(
+      (e) => e.kind === 'worktree.landed',
+    );
+    expect(landed?.data).toMatchObject({ how: 'pr', url: 'https://github.example/acme/app/pull/7', channel: 'tty' });
+  });
+
+  test('a base checked out nowhere is merged in a scratch worktree, by fast-forward and by merge commit; the main folder is untouched', () => {
+    const s = setUp([]);
+    s.git(['branch', 'release']); // a base no folder has checked out: the main folder is on main
+    inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', 'release'));
+    const mainHead = s.git(['rev-parse', 'main']);
+    agentTurn(s, 'T1', 'a.txt', 'a\n');
+    agentTurn(s, 'T2', 'b.txt', 'b\n');
+    const ff = s.tty(['worktree', 'merge', 'T1', '--json'], 'T1');
+    expect(ff.code, ff.stdout).toBe(0);
+    expect(s.git(['rev-parse', 'release'])).toBe(s.git(['rev-parse', 'loopx/T1-parse-quoted-fields']));
+    expect(ff.json?.data).toMatchObject({ status: 'merged', landedCommit: s.git(['rev-parse', 'release']) });
+    const commit = s.tty(['worktree', 'merge', 'T2', '--merge-commit', '--json'], 'T2');
+    expect(commit.code, commit.stdout).toBe(0);
+    const parents = s.git(['log', '-1', '--format=%P', 'release']).split(' ');
+    expect(parents).toEqual([s.git(['rev-parse', 'loopx/T1-parse-quoted-fields']), s.git(['rev-parse', 'loopx/T2-write-the-docs'])]);
+    expect(s.git(['log', '-1', '--format=%s', 'release'])).toBe('Merge loopx/T2-write-the-docs: Write the docs (loopx T2)');
+    expect(s.git(['ls-tree', '--name-only', 'release']).split('\n')).toEqual(expect.arrayContaining(['a.txt', 'b.txt', 'shared.txt']));
+    // main and the main folder are as they were; no scratch worktree is left behind.
+    expect(s.git(['rev-parse', 'main'])).toBe(mainHead);
+    expect(s.git(['rev-parse', '--abbrev-ref', 'HEAD'])).toBe('main');
+    expect(existsSync(join(s.root, 'a.txt'))).toBe(false);
+    expect(s.git(['worktree', 'list', '--porcelain'])).not.toContain('.merge-');
+    expect(readdirSync(join(s.parent, 'app.loopx-worktrees')).filter((n) => n.startsWith('.merge-'))).toEqual([]);
   });
 });
 
