@@ -22,6 +22,8 @@ import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 import { discardWorktree, mergeWorktree } from '../../src/kernel/worktrees/landing';
 import { killTodo } from '../../src/kernel/todos/todos';
 import { setGoalWorktree } from '../../src/kernel/worktrees/worktreeSetting';
+import { autoCleanWorktrees, cleanWorktrees } from '../../src/kernel/worktrees/hygiene';
+import { Kernel } from '../../src/kernel/kernel';
 import { processAlive } from '../../src/runtime/launchers';
 
 /** Worktrees with real git in temporary repositories: a repo with one commit on main and a store at its root. */
@@ -397,6 +399,49 @@ describe.skipIf(!PTY_AVAILABLE)(`landing is a person's decision${PTY_AVAILABLE ?
     expect(s.cli(['log', 'verify', '--json']).code).toBe(0);
     const agent = s.cli(['worktree', 'clean', '--json'], { LOOPX_AGENT: 'bot' });
     expect(agent.json.error?.code).toBe('not_allowed');
+  });
+
+  test('clean --older-than also takes shipped and abandoned todos idle that long; a dirty one is reported, never removed; branches stay', () => {
+    const s = setUp();
+    const t1 = agentTurn(s, 'T1', 'a.txt', 'a\n'); // shipped: its branch waits for a person
+    const t2 = agentTurn(s, 'T2', 'b.txt', 'b\n', false); // released, then nobody came back to it
+    writeFileSync(join(t2.cwd, 'scratch.txt'), 'not committed\n');
+    expect(s.tty(['worktree', 'clean', '--json'], 'clean').json?.data).toEqual({ removed: [], kept: [] });
+    const young = s.tty(['worktree', 'clean', '--older-than', '7d'], 'clean');
+    expect(young.stdout).toContain('No worktree folders to remove: none stray or idle for 7d.');
+    // Eight days on (the kernel's clock, as VS Code's would read it then):
+    const later = Date.now() + 8 * 86_400_000;
+    const age = { olderThanSeconds: 7 * 86_400, nowMs: later };
+    const kernel = Kernel.open(s.root, { actor: { name: 'ada', kind: 'human', channel: 'vscode' }, clock: () => later });
+    try {
+      const result = cleanWorktrees(kernel, false, age);
+      expect(result.removed.map((w) => [w.todoId, w.unmerged, w.why])).toEqual([
+        ['T1', 1, expect.stringMatching(/^todo T1 shipped \(last change \d{4}-\d\d-\d\d\) and its branch waits for a person$/)],
+      ]);
+      expect(result.kept.map((w) => [w.todoId, w.uncommitted, w.why])).toEqual([
+        ['T2', 1, expect.stringMatching(/^todo T2 was not worked on since \d{4}-/)],
+      ]);
+      // The automatic pass (loopx run --clean-worktrees) never forces: the dirty one is still only reported.
+      expect(autoCleanWorktrees(kernel.as({ name: 'kernel', kind: 'kernel' }), age).kept.map((w) => w.todoId)).toEqual(['T2']);
+    } finally {
+      kernel.close();
+    }
+    expect(existsSync(t1.cwd)).toBe(false);
+    expect(readFileSync(join(t2.cwd, 'scratch.txt'), 'utf8')).toBe('not committed\n');
+    expect(
+      s
+        .git(['branch', '--list', '--format=%(refname:short)', 'loopx/*'])
+        .split('\n')
+        .map((b) => b.trim()),
+    ).toEqual(['loopx/T1-parse-quoted-fields', 'loopx/T2-write-the-docs']);
+    expect(s.cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({
+      change: { status: 'open', commits: [{ subject: 'T1 changes a.txt' }] },
+    });
+    const agent = s.cli(['run', '--host', 'custom', '--command', 'true', '--clean-worktrees', '7d', '--once', '--json'], {
+      LOOPX_AGENT: 'bot',
+    });
+    expect([agent.code, agent.json.error?.code]).toEqual([3, 'not_allowed']);
+    expect(s.cli(['log', 'verify', '--json']).code).toBe(0);
   });
 
   test('without gh, opening a pull request says so in words and records nothing', () => {

@@ -9,6 +9,7 @@ import { changeSummary } from '../../kernel/worktrees/changeSummary';
 import { goalLine, Painter } from '../format';
 import { cleanWorktrees, strayWorktrees } from '../../kernel/worktrees/hygiene';
 import { strayLine } from '../worktreeWords';
+import { formatDuration } from '../../kernel/time';
 
 const todoArg = [{ name: 'ID', description: 'todo id, e.g. T3', required: true }];
 
@@ -156,20 +157,37 @@ export const goalSetWorktree: Command = {
 
 export const worktreeClean: Command = {
   name: ['worktree', 'clean'],
-  summary: 'remove stray worktree folders (landed, killed or unknown todos; humans only); branches stay, dirty folders need --force',
+  summary:
+    'remove stray worktree folders (landed, killed or unknown todos; with --older-than also shipped or abandoned ones; humans only); branches stay, dirty folders need --force',
   humanOnly: true,
   mutates: true,
-  flags: { force: { type: 'boolean', description: 'also remove folders with uncommitted changes (they are lost)' } },
+  flags: {
+    force: { type: 'boolean', description: 'also remove folders with uncommitted changes (they are lost)' },
+    'older-than': {
+      type: 'duration',
+      value: 'D',
+      min: 60,
+      description: 'also the folders of shipped and abandoned todos that sat this long (e.g. 7d); and only what sat this long',
+    },
+  },
+  examples: ['loopx worktree clean', 'loopx worktree clean --older-than 7d'],
   run(ctx) {
     const kernel = ctx.kernel();
-    const { stray } = strayWorktrees(kernel);
-    if (stray.length === 0) return { data: { removed: [], kept: [] }, text: 'No stray worktrees.', unchanged: true };
+    const olderThan = ctx.args.num('older-than');
+    const age = olderThan === undefined ? undefined : { olderThanSeconds: olderThan, nowMs: kernel.read((_db, nowMs) => nowMs) };
+    const { stray } = strayWorktrees(kernel, age);
+    if (stray.length === 0)
+      return {
+        data: { removed: [], kept: [] },
+        text: age ? `No worktree folders to remove: none stray or idle for ${formatDuration(olderThan as number)}.` : 'No stray worktrees.',
+        unchanged: true,
+      };
     const human = ctx.confirmHuman(
       `remove ${stray.length} stray worktree folders${ctx.args.bool('force') ? ', uncommitted changes too' : ''}`,
       'clean',
       stray.map(strayLine),
     );
-    const result = cleanWorktrees(kernel.as(human), ctx.args.bool('force'));
+    const result = cleanWorktrees(kernel.as(human), ctx.args.bool('force'), age);
     const lines = [
       ...result.removed.map((w) => `Removed ${strayLine(w)}`),
       ...result.kept.map((w) => `Kept ${strayLine(w)}${w.uncommitted ? ' (--force removes it)' : ''}`),
