@@ -46,7 +46,7 @@ export function lintFrontMatter(
   if (typeof fm.check === 'string') kernelRule(['check'], () => parseCheck(fm.check as string));
   // Whether the base names a branch is git's to say: apply checks it against the repository.
   if (typeof fm.worktree === 'string' && fm.worktree.trim())
-    kernelRule(['worktree'], () => requireText(fm.worktree as string, 'the worktree base', { max: 250 }));
+    kernelRule(['worktree'], () => requireText(fm.worktree as string, 'the worktree base'));
   if (typeof fm.worktreeSetup === 'string' && fm.worktreeSetup.trim())
     kernelRule(['worktreeSetup'], () => parseSetup(fm.worktreeSetup as string));
 

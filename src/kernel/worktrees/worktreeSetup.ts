@@ -5,14 +5,14 @@ import { RefusedError } from '../errors';
 import { cleanOutput } from '../run/runCommand';
 import { requireText } from '../validate';
 import { gitRaw } from './git';
+import { TEXT_LIMITS } from '../../shared/textLimits';
 
 /** How long a setup command may run (an `npm ci` of a large project takes minutes, not hours). */
 export const SETUP_LIMIT_MS = 10 * 60_000;
-const MAX_SETUP_CHARS = 2000;
 
 /** A setup command as a person gives it: one shell command line, e.g. `npm ci`. */
 export function parseSetup(value: string): string {
-  return requireText(value, 'worktree setup command', { max: MAX_SETUP_CHARS });
+  return requireText(value, 'worktree setup command', { max: TEXT_LIMITS.check });
 }
 
 /** The marker of a worktree's finished setup, in its own git folder: never in the working tree, never committed. */
