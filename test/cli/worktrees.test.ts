@@ -444,6 +444,28 @@ describe.skipIf(!PTY_AVAILABLE)(`landing is a person's decision${PTY_AVAILABLE ?
     expect(s.cli(['log', 'verify', '--json']).code).toBe(0);
   });
 
+  test('a person sets and removes the setup command at a terminal (goal id typed); odd flag combinations change nothing', () => {
+    const s = setUp();
+    const set = s.tty(['goal', 'set-worktree', 'G1', '--setup', 'npm ci', '--json'], 'G1');
+    expect(set.code, set.stdout).toBe(0);
+    expect(set.json?.data).toMatchObject({ worktreeBase: 'main', worktreeSetup: 'npm ci' });
+    const before = dumpStore(s.root);
+    for (const flags of [['--setup', 'x', '--no-setup'], ['--base', 'main', '--off'], [], ['--setup', '']]) {
+      const odd = s.tty(['goal', 'set-worktree', 'G1', ...flags, '--json'], 'G1');
+      expect([odd.code, odd.json?.error?.code], flags.join(' ')).toEqual([2, 'invalid_input']);
+    }
+    expect(dumpStore(s.root)).toBe(before);
+    const removed = s.tty(['goal', 'set-worktree', 'G1', '--no-setup', '--json'], 'G1');
+    expect(removed.json?.data).toMatchObject({ worktreeBase: 'main', worktreeSetup: null });
+    const history = s.cli(['history', '--json']).json.data as { kind: string; data: Record<string, unknown> }[];
+    // Newest first: the setup removed, the setup set, the goal's worktrees turned on at create.
+    expect(history.filter((e) => e.kind === 'goal.worktree_set').map((e) => e.data)).toMatchObject([
+      { base: 'main', from: 'main', setup: null, setupFrom: 'npm ci', channel: 'tty' },
+      { base: 'main', from: 'main', setup: 'npm ci', setupFrom: null, channel: 'tty' },
+      { base: 'main', from: null },
+    ]);
+  });
+
   test('without gh, opening a pull request says so in words and records nothing', () => {
     const s = setUp();
     agentTurn(s, 'T1', 'a.txt', 'a\n');
