@@ -16,7 +16,8 @@ export function sizeWords(bytes: number): string {
 
 export function strayLine(w: StrayWorktree): string {
   const dirty = w.uncommitted ? `, ${w.uncommitted} files not committed` : '';
-  return `${w.path} (${w.branch ?? 'detached'}: ${w.why}; ${sizeWords(w.bytes)}${dirty})`;
+  const kept = w.unmerged ? `; its branch stays, with ${w.unmerged} commits not merged` : '';
+  return `${w.path} (${w.branch ?? 'detached'}: ${w.why}; ${sizeWords(w.bytes)}${dirty}${kept})`;
 }
 
 /** doctor's worktree line: stray folders (a warning) with their disk use; nothing when no worktree was ever made. */

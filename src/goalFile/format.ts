@@ -22,6 +22,8 @@ export function formatGoalFile(spec: GoalSpec): string {
     ...(Object.keys(quota).length ? { quota } : {}),
     ...(spec.check !== undefined ? { check: spec.check } : {}),
     ...(spec.allowedChecks !== undefined ? { allowedChecks: spec.allowedChecks } : {}),
+    ...(spec.worktree !== undefined ? { worktree: spec.worktree } : {}),
+    ...(spec.worktreeSetup !== undefined ? { worktreeSetup: spec.worktreeSetup } : {}),
     todos: spec.todos.map((t) => ({
       key: t.key,
       ...(t.id ? { id: t.id } : {}),

@@ -4,6 +4,7 @@ import { parseScope } from '../kernel/workspacePaths';
 import { type GoalFileDiagnostic, type Range, didYouMean } from './diagnostics';
 import type { LooseFrontMatter } from './schema';
 import { parseRecurrence } from '../kernel/todos/recurrence';
+import { parseSetup } from '../kernel/worktrees/worktreeSetup';
 import { parseCheck } from '../kernel/checks/checks';
 import { checkCaps, checkQuota } from '../kernel/goals/goals';
 import type { GoalSpecQuota } from '../kernel/goals/goalSpec/spec';
@@ -43,6 +44,11 @@ export function lintFrontMatter(
   scope.forEach((s, i) => kernelRule(typeof fm.scope === 'string' ? ['scope'] : ['scope', i], () => parseScope(s)));
   out.push(...quotaProblems(fm.quota ?? {}, at));
   if (typeof fm.check === 'string') kernelRule(['check'], () => parseCheck(fm.check as string));
+  // Whether the base names a branch is git's to say: apply checks it against the repository.
+  if (typeof fm.worktree === 'string' && fm.worktree.trim())
+    kernelRule(['worktree'], () => requireText(fm.worktree as string, 'the worktree base'));
+  if (typeof fm.worktreeSetup === 'string' && fm.worktreeSetup.trim())
+    kernelRule(['worktreeSetup'], () => parseSetup(fm.worktreeSetup as string));
 
   const todos = fm.todos ?? [];
   const firstIndex = new Map<string, number>();

@@ -134,6 +134,21 @@ describe('bad goal files: every problem has a line and column', () => {
     expect(with_('1000000000000', '1000000')).toEqual([]);
   });
 
+  test('worktree: a base sets it, null, ~ or empty turns it off, left out it is not managed; worktreeSetup likewise', () => {
+    const worktree = (text: string) => {
+      const spec = parseGoalFile(FILE.replace('todos:', `${text}\ntodos:`)).spec;
+      return spec && { worktree: spec.worktree, worktreeSetup: spec.worktreeSetup, has: 'worktree' in spec };
+    };
+    expect(worktree('worktree: main\nworktreeSetup: npm ci')).toEqual({ worktree: 'main', worktreeSetup: 'npm ci', has: true });
+    for (const off of ['worktree: null', 'worktree: ~', 'worktree:', "worktree: ''"])
+      expect(worktree(off), off).toEqual({ worktree: null, worktreeSetup: undefined, has: true });
+    expect(worktree('')).toEqual({ worktree: undefined, worktreeSetup: undefined, has: false });
+    expect(at(FILE.replace('todos:', 'worktree: [main]\nworktreSetup: x\ntodos:'))).toEqual([
+      'f.goal.md:10:11: error: `worktree` should be text, not a list',
+      'f.goal.md:11:1: error: unknown key `worktreSetup`; did you mean `worktreeSetup`?',
+    ]);
+  });
+
   test('a cycle points at the after entry that closes it', () => {
     const text = FILE.replace('    priority: 1\n', '    priority: 1\n    after: [quoted-fields]\n');
     expect(at(text)).toEqual([

@@ -294,6 +294,9 @@ function toSpec(fm: FrontMatter, body: string): GoalSpec {
     background: body.replace(/^\s*\n/, '').trimEnd(),
     ...(fm.check !== undefined ? { check: fm.check } : {}),
     ...(fm.allowedChecks !== undefined ? { allowedChecks: fm.allowedChecks } : {}),
+    // `worktree: ''` reads as `worktree:` (null): off.
+    ...(fm.worktree !== undefined ? { worktree: fm.worktree?.trim() ? fm.worktree.trim() : null } : {}),
+    ...(fm.worktreeSetup !== undefined ? { worktreeSetup: fm.worktreeSetup?.trim() ? fm.worktreeSetup.trim() : null } : {}),
     todos: (fm.todos ?? []).map((t) => ({
       key: t.key,
       ...(t.id ? { id: t.id } : {}),

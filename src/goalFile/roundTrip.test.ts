@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { human, makeStore } from '../kernel/testKit';
@@ -5,6 +6,7 @@ import { createGoal } from '../kernel/goals/goals';
 import { addTodo } from '../kernel/todos/todos';
 import { applyGoalSpec } from '../kernel/goals/goalSpec/apply';
 import { exportGoalSpec } from '../kernel/goals/goalSpec/export';
+import { setGoalWorktree } from '../kernel/worktrees/worktreeSetting';
 import { formatGoalFile } from './format';
 import { parseGoalFile } from './parse';
 
@@ -69,5 +71,29 @@ describe('a goal file written by export', () => {
       ),
       { numRuns: 40 },
     );
+  });
+
+  test('a goal with worktrees and a setup command: export writes both keys, and applying the file changes nothing', () => {
+    const store = makeStore();
+    try {
+      const git = (...args: string[]) =>
+        execFileSync('git', args, {
+          cwd: store.kernel.root,
+          env: { ...process.env, GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@x', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@x' },
+        });
+      git('init', '-q', '-b', 'main');
+      git('commit', '-q', '--allow-empty', '-m', 'start');
+      const kernel = store.kernel.as(human);
+      const goal = createGoal(kernel, { title: 'A goal', worktree: 'main' });
+      setGoalWorktree(kernel, goal.id, undefined, 'npm ci && npm run build');
+      const text = formatGoalFile(exportGoalSpec(kernel.db, goal.id));
+      expect(text).toContain('worktree: main\nworktreeSetup: npm ci && npm run build\n');
+      const parsed = parseGoalFile(text);
+      expect(parsed.diagnostics).toEqual([]);
+      const result = applyGoalSpec(kernel, parsed.spec as NonNullable<typeof parsed.spec>, { path: 'loopx/a-goal.goal.md' });
+      expect([result.plan.changeCount, result.events]).toEqual([0, 1]); // the link only
+    } finally {
+      store.dispose();
+    }
   });
 });

@@ -2,7 +2,18 @@ import * as z from 'zod/mini';
 import { lazy } from '../kernel/lazy';
 
 /** Front-matter keys, in the order export writes them; completion offers them. */
-export const GOAL_KEYS = ['goal', 'title', 'objective', 'scope', 'quota', 'check', 'allowedChecks', 'todos'] as const;
+export const GOAL_KEYS = [
+  'goal',
+  'title',
+  'objective',
+  'scope',
+  'quota',
+  'check',
+  'allowedChecks',
+  'worktree',
+  'worktreeSetup',
+  'todos',
+] as const;
 export const QUOTA_KEYS = ['turns', 'window', 'maxConcurrent', 'cooldown', 'tokens', 'dollars'] as const;
 export const TODO_KEYS = ['key', 'id', 'title', 'detail', 'priority', 'after', 'every', 'at', 'cron', 'tz', 'check'] as const;
 
@@ -19,6 +30,10 @@ export const KEY_DOCS: Record<string, string> = {
     'Patterns of monitor checks agents may set for this goal that run without asking a person, e.g. "gh run view *" (`*` never matches ; & | < > $ ` \\ ( ) { } or a new line). A person sets them (VS Code, or a terminal that confirms); left out, the file leaves them as the store has them.',
   todos: 'The work, each with a stable `key`.',
   turns: 'Turns allowed per window.',
+  worktree:
+    "Each todo's turns work in their own git worktree, on a branch `loopx/<todo>-<title>` made from this base (a branch, e.g. main). `null` (or empty) turns worktrees off; left out, the file leaves the setting as the store has it. Changing it for an existing goal is a person's decision (VS Code, or a terminal that confirms).",
+  worktreeSetup:
+    'A shell command run in each new worktree before its agent starts, e.g. `npm ci` (a fresh worktree has no installed dependencies); 10 minutes at most, output kept in .loopx/worktree-setup/. A person sets it; `null` removes it; left out, the file leaves it as the store has it.',
   window: 'Length of the quota window, e.g. 24h.',
   maxConcurrent: 'Turns that may run at once.',
   cooldown: 'Pause after each spent turn, e.g. 10m.',
@@ -61,6 +76,9 @@ export const frontMatterSchema = lazy(() =>
     ),
     check: z.optional(z.nullable(text())),
     allowedChecks: z.optional(z.array(text())),
+    // A branch or null/empty (off); a shell command or null (none). Both a person's (plan.ts), checked by lint.ts.
+    worktree: z.optional(z.nullable(text())),
+    worktreeSetup: z.optional(z.nullable(text())),
     todos: z.optional(
       z.array(
         z.strictObject({

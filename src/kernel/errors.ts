@@ -85,7 +85,8 @@ export type RefusalCode =
   | 'git_failed'
   | 'merge_conflict'
   | 'worktree_dirty'
-  | 'gh_missing';
+  | 'gh_missing'
+  | 'setup_failed';
 
 export class AlreadyClaimedError extends RefusedError {
   constructor(todoId: string, owner: string, until: string) {

@@ -35,6 +35,8 @@ export const goalFromRow = (row: Row) => {
     filePath: r.maybeText('file_path'),
     /** The branch its turns' worktrees start from, or null: its turns work in the main tree (src/kernel/worktrees/). */
     worktreeBase: r.maybeText('worktree_base'),
+    /** The command a person set to make a fresh worktree ready (e.g. npm ci), run there before a turn's host; or null. */
+    worktreeSetup: r.maybeText('worktree_setup'),
     createdAt: r.text('created_at'),
     updatedAt: r.text('updated_at'),
   };

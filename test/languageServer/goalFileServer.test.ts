@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -7,6 +8,7 @@ import { LOOPX, dumpStore, loopx, startGoal, workspace } from '../cli/harness';
 import { LspClient } from './lspClient';
 import { Kernel } from '../../src/kernel/kernel';
 import { openDb } from '../../src/kernel/db/openDb';
+import { setGoalWorktree } from '../../src/kernel/worktrees/worktreeSetting';
 
 /** The goal-file language server at the protocol level: a real process over stdio, a real store underneath. */
 let ws: { root: string; dispose(): void };
@@ -187,6 +189,52 @@ describe('diagnostics', () => {
     expect(actions[0]?.edit?.changes?.[uri]).toEqual([
       { range: { start: { line: 5, character: 11 }, end: { line: 5, character: 13 } }, newText: '25' },
     ]);
+  });
+
+  test('worktree: hover says what it means; a base changed in the store is drift with a quick fix; a bad setup is an error', async () => {
+    const git = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: ws.root,
+        env: { ...process.env, GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@x', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@x' },
+      });
+    git('init', '-q', '-b', 'main');
+    git('commit', '-q', '--allow-empty', '-m', 'start');
+    git('branch', 'release');
+    const text = TEXT.replace('todos:', 'worktree: main\ntodos:');
+    writeFileSync(join(ws.root, FILE), text);
+    expect(cli(['goal', 'apply', FILE]).code).toBe(0);
+    await client.open(uri, text);
+    await client.diagnosticsFor(uri, (d) => d.length === 0);
+    const hover = await client.request<Hover>('textDocument/hover', at(5, 3));
+    expect((hover.contents as { value: string }).value).toMatch(/^`worktree`: Each todo's turns work in their own git worktree/);
+    const other = Kernel.open(ws.root, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
+    setGoalWorktree(other, 'G1', 'release');
+    other.close();
+    const drift = await client.diagnosticsFor(uri, (d) => d.some((x) => x.code === 'drift'));
+    expect(drift).toMatchObject([{ severity: 3, code: 'drift', range: { start: { line: 5, character: 10 } } }]);
+    expect(drift[0]?.message).toMatch(
+      /^G1: the store has worktree "release" since ada changed it (just now|\d+s ago); applying the file puts back "main"$/,
+    );
+    const actions = await client.request<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri },
+      range: drift[0]?.range,
+      context: { diagnostics: drift },
+    });
+    expect(actions[0]?.edit?.changes?.[uri]).toEqual([
+      { range: { start: { line: 5, character: 10 }, end: { line: 5, character: 14 } }, newText: 'release' },
+    ]);
+    await client.change(uri, text.replace('worktree: main', 'worktree: main\nworktreeSetup: "npm ci \u202e"'), 2);
+    const bad = await client.diagnosticsFor(uri, (d, v) => v === 2 && d.some((x) => x.severity === 1));
+    expect(bad.filter((d) => d.severity === 1).map((d) => [d.range.start.line, d.message])).toEqual([
+      [6, expect.stringMatching(/^worktree setup command contains/)],
+    ]);
+    // Completion offers both keys where neither is written yet, with what each means.
+    await client.change(uri, text.replace('worktree: main\n', '\n'), 3);
+    await client.diagnosticsFor(uri, (_d, v) => v === 3);
+    const keys = await client.request<CompletionItem[]>('textDocument/completion', at(5, 0));
+    expect(keys.map((c) => c.label)).toEqual(expect.arrayContaining(['worktree', 'worktreeSetup']));
+    const setup = keys.find((c) => c.label === 'worktreeSetup');
+    expect((setup?.documentation as { value: string }).value).toMatch(/run in each new worktree before its agent starts/);
   });
 
   test('drift shows as information when the store changes after the apply, without the file being touched', async () => {

@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { EXIT, InvalidInputError, LoopxError } from '../../kernel/errors';
+import { EXIT, InvalidInputError, LoopxError, NotAllowedError } from '../../kernel/errors';
 import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, hostExecutable } from '../../runtime/hosts';
 import { hostFacts, judgeHost } from '../../runtime/hostCheck';
 import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS } from '../../kernel/todos/leases';
@@ -40,6 +40,13 @@ export const run: Command = {
     'until-idle': { type: 'boolean', description: 'stop when no goal served can run without a human, a monitor or time' },
     once: { type: 'boolean', description: 'one pass: at most one turn per goal, then stop once they end' },
     'turn-limit': { type: 'duration', value: 'D', min: 10, description: 'end a turn that runs longer (default 2h, at least 10s)' },
+    'clean-worktrees': {
+      type: 'duration',
+      value: 'AGE',
+      min: 3600,
+      description:
+        'remove worktree folders of landed, killed, shipped or abandoned todos idle for AGE (e.g. 7d); dirty ones are only reported',
+    },
     lease: {
       type: 'duration',
       value: 'D',
@@ -99,6 +106,10 @@ export const run: Command = {
     const lease = a.num('lease') ?? DEFAULT_LEASE_SECONDS;
     const agent = parseAgentName(ctx.actor.kind === 'agent' ? ctx.actor.name : host, 'agent');
     const kernel = ctx.kernel();
+    const cleanAge = a.num('clean-worktrees');
+    // Removing folders is a person's call, even when it loses nothing (branches and uncommitted work stay).
+    if (cleanAge !== undefined && ctx.actor.kind === 'agent')
+      throw new NotAllowedError('an agent may not turn on the worktree clean-up', 'a person starts loopx run with --clean-worktrees');
     const goals = [...new Set(a.list('goal').map((g) => parseId('goal', g)))];
     kernel.read((db) => goals.forEach((g) => getGoal(db, g))); // an unknown goal: exit 4, nothing recorded
     const runner = new Runner(kernel, {
@@ -113,6 +124,7 @@ export const run: Command = {
       leaseSeconds: lease,
       // The prompt names this very loopx on this Node, so the agent calls the same store's CLI whatever its PATH.
       loopxCommand: loopxForAgents(kernel.root),
+      cleanWorktreesSeconds: cleanAge,
       json: ctx.json,
       color: ctx.color,
       out: ctx.out,

@@ -9,6 +9,7 @@ import { changeSummary } from '../../kernel/worktrees/changeSummary';
 import { goalLine, Painter } from '../format';
 import { cleanWorktrees, strayWorktrees } from '../../kernel/worktrees/hygiene';
 import { strayLine } from '../worktreeWords';
+import { formatDuration } from '../../kernel/time';
 
 const todoArg = [{ name: 'ID', description: 'todo id, e.g. T3', required: true }];
 
@@ -107,47 +108,86 @@ export const worktreeDiscard: Command = {
 
 export const goalSetWorktree: Command = {
   name: ['goal', 'set-worktree'],
-  summary: "turn a goal's worktrees on (each todo on its own branch from --base) or off (humans only)",
+  summary: "turn a goal's worktrees on (each todo on its own branch from --base) or off, and set their setup command (humans only)",
   humanOnly: true,
   mutates: true,
   positionals: [{ name: 'ID', description: 'goal id', required: true }],
   flags: {
     base: { type: 'string', value: 'BRANCH', description: 'the branch todos branch from, e.g. main' },
     off: { type: 'boolean', description: 'turns work in the main folder again (existing branches stay)' },
+    setup: {
+      type: 'string',
+      value: 'CMD',
+      description: 'a shell command run in each new worktree before the agent starts, e.g. "npm ci" (10 min limit)',
+    },
+    'no-setup': { type: 'boolean', description: 'new worktrees run no setup command' },
   },
-  examples: ['loopx goal set-worktree G1 --base main', 'loopx goal set-worktree G1 --off'],
+  examples: [
+    'loopx goal set-worktree G1 --base main',
+    'loopx goal set-worktree G1 --base main --setup "npm ci"',
+    'loopx goal set-worktree G1 --off',
+  ],
   run(ctx) {
     const id = parseId('goal', ctx.args.positionals[0]);
     const base = ctx.args.str('base');
-    if ((base === undefined) === !ctx.args.bool('off')) throw new InvalidInputError('give exactly one of --base BRANCH or --off');
-    const human = ctx.confirmHuman(
-      base ? `give goal ${id}'s turns their own worktrees from ${base}` : `let goal ${id}'s turns work in the main folder`,
-      id,
-    );
-    const goal = setGoalWorktree(ctx.kernel().as(human), id, base ?? null);
+    const off = ctx.args.bool('off');
+    const setupText = ctx.args.str('setup');
+    if (setupText !== undefined && ctx.args.bool('no-setup')) throw new InvalidInputError('give one of --setup CMD or --no-setup');
+    const setup = ctx.args.bool('no-setup') ? null : setupText;
+    if (base !== undefined && off) throw new InvalidInputError('give one of --base BRANCH or --off');
+    if (base === undefined && !off && setup === undefined)
+      throw new InvalidInputError('give --base BRANCH or --off, and/or --setup CMD or --no-setup');
+    const words = [
+      base ? `give goal ${id}'s turns their own worktrees from ${base}` : off ? `let goal ${id}'s turns work in the main folder` : '',
+      setup
+        ? `run ${JSON.stringify(setup)} in each new worktree of goal ${id} before its agent starts`
+        : setup === null
+          ? 'run no setup command'
+          : '',
+    ].filter(Boolean);
+    const human = ctx.confirmHuman(words.join(', and '), id);
+    const goal = setGoalWorktree(ctx.kernel().as(human), id, off ? null : base, setup);
+    const setupWords = goal.worktreeSetup ? ` (setup: ${goal.worktreeSetup})` : '';
     return {
       data: goal,
-      text: `${goal.worktreeBase ? `Worktrees from ${goal.worktreeBase}` : 'No worktrees'} for ${goalLine(new Painter(ctx.color), goal)}`,
+      text: `${goal.worktreeBase ? `Worktrees from ${goal.worktreeBase}${setupWords}` : 'No worktrees'} for ${goalLine(new Painter(ctx.color), goal)}`,
     };
   },
 };
 
 export const worktreeClean: Command = {
   name: ['worktree', 'clean'],
-  summary: 'remove stray worktree folders (landed, killed or unknown todos; humans only); branches stay, dirty folders need --force',
+  summary:
+    'remove stray worktree folders (landed, killed or unknown todos; with --older-than also shipped or abandoned ones; humans only); branches stay, dirty folders need --force',
   humanOnly: true,
   mutates: true,
-  flags: { force: { type: 'boolean', description: 'also remove folders with uncommitted changes (they are lost)' } },
+  flags: {
+    force: { type: 'boolean', description: 'also remove folders with uncommitted changes (they are lost)' },
+    'older-than': {
+      type: 'duration',
+      value: 'D',
+      min: 60,
+      description: 'also the folders of shipped and abandoned todos that sat this long (e.g. 7d); and only what sat this long',
+    },
+  },
+  examples: ['loopx worktree clean', 'loopx worktree clean --older-than 7d'],
   run(ctx) {
     const kernel = ctx.kernel();
-    const { stray } = strayWorktrees(kernel);
-    if (stray.length === 0) return { data: { removed: [], kept: [] }, text: 'No stray worktrees.', unchanged: true };
+    const olderThan = ctx.args.num('older-than');
+    const age = olderThan === undefined ? undefined : { olderThanSeconds: olderThan, nowMs: kernel.read((_db, nowMs) => nowMs) };
+    const { stray } = strayWorktrees(kernel, age);
+    if (stray.length === 0)
+      return {
+        data: { removed: [], kept: [] },
+        text: age ? `No worktree folders to remove: none stray or idle for ${formatDuration(olderThan as number)}.` : 'No stray worktrees.',
+        unchanged: true,
+      };
     const human = ctx.confirmHuman(
       `remove ${stray.length} stray worktree folders${ctx.args.bool('force') ? ', uncommitted changes too' : ''}`,
       'clean',
       stray.map(strayLine),
     );
-    const result = cleanWorktrees(kernel.as(human), ctx.args.bool('force'));
+    const result = cleanWorktrees(kernel.as(human), ctx.args.bool('force'), age);
     const lines = [
       ...result.removed.map((w) => `Removed ${strayLine(w)}`),
       ...result.kept.map((w) => `Kept ${strayLine(w)}${w.uncommitted ? ' (--force removes it)' : ''}`),

@@ -1,3 +1,5 @@
+import { autoCleanWorktrees } from '../../kernel/worktrees/hygiene';
+import { strayLine } from '../worktreeWords';
 import { join } from 'node:path';
 import type { Kernel } from '../../kernel/kernel';
 import type { Actor } from '../../kernel/events/eventTypes';
@@ -38,6 +40,8 @@ export interface RunnerOptions {
   leaseSeconds: number;
   /** The loopx the prompt tells the agent to call. */
   loopxCommand: string;
+  /** A person's `--clean-worktrees AGE`: remove worktree folders of landed, killed, shipped or abandoned todos idle that long. */
+  cleanWorktreesSeconds?: number;
   json: boolean;
   /** The terminal takes ANSI colours (progress lines are coloured then). */
   color?: boolean;
@@ -212,8 +216,30 @@ export class Runner {
       });
   }
 
+  private lastClean = 0;
+
+  /** The automatic worktree clean-up a person turned on: at the first pass, then at most hourly; never with force. */
+  private cleanWorktrees(): void {
+    const seconds = this.o.cleanWorktreesSeconds;
+    if (seconds === undefined || Date.now() - this.lastClean < 3_600_000) return;
+    this.lastClean = Date.now();
+    try {
+      const kernel = this.agentKernel.as({ name: 'kernel', kind: 'kernel' });
+      const { removed, kept } = autoCleanWorktrees(kernel, { olderThanSeconds: seconds, nowMs: kernel.read((_db, now) => now) });
+      if (removed.length === 0 && kept.length === 0) return;
+      const words = [
+        ...removed.map((w) => `removed ${strayLine(w)}`),
+        ...kept.map((w) => `kept ${strayLine(w)}${w.uncommitted ? ': a person decides (loopx worktree clean --force)' : ''}`),
+      ];
+      this.say({ event: 'worktrees_cleaned', removed, kept }, `worktrees: ${words.join('; ')}`);
+    } catch (error) {
+      this.say({ event: 'worktrees_clean_error', error: (error as Error).message }, `worktrees: ${(error as Error).message}`);
+    }
+  }
+
   private async pass(): Promise<{ idle: boolean; wakeAt: string | null; because: string; foreign: boolean }> {
     const foreign = this.recover();
+    this.cleanWorktrees();
     const tick = await tickMonitors(this.agentKernel);
     if (tick.fired.length || tick.expired.length) {
       this.say(

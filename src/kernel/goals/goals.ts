@@ -133,7 +133,7 @@ export function createGoalInTx(tx: Tx, emit: Tx['emit'], goal: NewGoal): string 
       ...(goal.check !== null ? { check: goal.check } : {}),
     },
   });
-  if (goal.worktreeBase) setWorktreeInTx(tx, id, goal.worktreeBase, null);
+  if (goal.worktreeBase) setWorktreeInTx(tx.emit.bind(tx), id, goal.worktreeBase, null);
   return id;
 }
 

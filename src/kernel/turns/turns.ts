@@ -18,7 +18,8 @@ import { releaseInTx } from '../todos/leases';
 import { mergePrices, priced } from './usage/prices';
 import { readPrices, usageOfTurn } from './usage/turnUsage';
 import { type CheckedUsage, checkUsage } from './usage/usage';
-import { type TurnWorktree, prepareTurnWorktree } from '../worktrees/turnWorktree';
+import { runWorktreeSetup } from '../worktrees/worktreeSetup';
+import { type PreparedWorktree, type TurnWorktree, adoptTurnWorktree, prepareTurnWorktree } from '../worktrees/turnWorktree';
 
 const HOST = /^[a-z][a-z0-9-]{0,31}$/;
 const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
@@ -78,6 +79,25 @@ export function startTurn(
   const limit = input.limitSeconds;
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
     throw new InvalidInputError('a turn limit is a whole number of seconds');
+  // Git runs here, before the write: the store's write lock is never held while a worktree is made.
+  const prepared = kernel.read((db, nowMs) => {
+    const goal = getGoal(db, input.goalId);
+    if (goal.worktreeBase === null) return null;
+    const todoId = input.todoId ?? planTurn(db, goal, nowMs).todoId;
+    const todo = todoId ? db.prepare('SELECT id, title, goal_id FROM todos WHERE id = ?').get(todoId) : undefined;
+    // A turn the write will refuse anyway (should-run says no, a todo of another goal) makes no worktree.
+    return todo && todo.goal_id === goal.id ? { goal, todo: { id: String(todo.id), title: String(todo.title) } } : null;
+  });
+  const worktreeReady = prepared ? prepareTurnWorktree(kernel.db, kernel.root, prepared.goal, prepared.todo) : null;
+  // A fresh worktree has no installed dependencies: the goal's setup command (a person's) makes it ready first.
+  if (worktreeReady && prepared?.goal.worktreeSetup)
+    runWorktreeSetup({
+      command: prepared.goal.worktreeSetup,
+      worktree: worktreeReady.path,
+      todoId: worktreeReady.todoId,
+      goalId: worktreeReady.goalId,
+      logFile: join(kernel.root, STORE_DIR, 'worktree-setup', `${worktreeReady.todoId}.log`),
+    });
   return kernel.write((tx) => {
     const goal = getGoal(tx.db, input.goalId);
     const { answer, todoId: planned } = planTurn(tx.db, goal, tx.nowMs);
@@ -110,7 +130,7 @@ export function startTurn(
       todoId: todo.id,
       data: { id, num, agent: agent.name, host: input.host, promptPath, ...(deadlineAt ? { deadlineAt } : {}) },
     });
-    const worktree = prepareTurnWorktree(tx, kernel.root, goal, getTodo(tx.db, todo.id));
+    const worktree = worktreeFor(tx, goal.worktreeBase, todo.id, worktreeReady);
     const handoffRow = tx.db
       .prepare(`SELECT * FROM handoffs WHERE todo_id = ? AND status = 'accepted' ORDER BY num DESC LIMIT 1`)
       .get(todo.id);
@@ -140,6 +160,21 @@ export function startTurn(
     const cwd = worktree?.cwd ?? kernel.root;
     return { turn: getTurn(tx.db, id), promptFile, env, allowedCommands: allowedCommands(prefix, todo.id), cwd, worktree };
   });
+}
+
+/**
+ * The worktree prepared before the write, when it is the one this turn needs. Between the two, another runner may
+ * have taken the planned todo (the plan now names another) or a person may have changed the goal's base: the turn is
+ * refused rather than started in the wrong folder or with git inside the write; starting it again prepares afresh.
+ */
+function worktreeFor(tx: Tx, base: string | null, todoId: string, prepared: PreparedWorktree | null): TurnWorktree | null {
+  if (base === null) return null;
+  if (prepared?.todoId === todoId && prepared.base === base) return adoptTurnWorktree(tx, prepared);
+  throw new RefusedError(
+    'not_ready',
+    `todo ${todoId}'s worktree was not ready: the turn's plan changed while it was being made (another turn took its todo)`,
+    'start the turn again',
+  );
 }
 
 /** A turn's folder, relative to the workspace root: its prompt, output log, exit code and launcher marker. */

@@ -16,6 +16,16 @@ export interface StrayWorktree {
   uncommitted: number;
   /** Disk use of the folder, roughly (its files, not git's shared objects). */
   bytes: number;
+  /** When its todo last changed (its last event), or null for a folder the store does not know. */
+  idleSince: string | null;
+  /** Commits on its branch that its base does not have: the branch is kept for them (a folder's removal never drops one). */
+  unmerged: number;
+}
+
+/** With an age, `worktree clean` also takes the folders of shipped and abandoned todos that sat that long. */
+export interface CleanAge {
+  olderThanSeconds: number;
+  nowMs: number;
 }
 
 /** Folder size, walking at most `limit` entries (a huge tree is reported as at least what was counted). */
@@ -39,7 +49,7 @@ export function folderBytes(dir: string, limit = 200_000): number {
 }
 
 /** loopx's worktrees on disk that are stray (see StrayWorktree), for doctor and `worktree clean`. */
-export function strayWorktrees(kernel: Kernel): { stray: StrayWorktree[]; open: number } {
+export function strayWorktrees(kernel: Kernel, age?: CleanAge): { stray: StrayWorktree[]; open: number } {
   if (!isGitRepo(kernel.root)) return { stray: [], open: 0 };
   const top = gitRaw(kernel.root, ['rev-parse', '--show-toplevel']).stdout.trim();
   const rows = kernel.read((db) => listWorktreeRows(db));
@@ -50,15 +60,22 @@ export function strayWorktrees(kernel: Kernel): { stray: StrayWorktree[]; open: 
     if (!w.path.startsWith(ours) && !w.branch?.startsWith('loopx/')) continue;
     if (!existsSync(w.path)) continue;
     const row = rows.find((r) => r.branch === w.branch || r.path === w.path);
+    const idleSince = row ? lastActivity(kernel, row.todoId) : null;
+    const idle = age !== undefined && idleSince !== null && age.nowMs - Date.parse(idleSince) >= age.olderThanSeconds * 1000;
     const why = !row
       ? 'the store has no todo for it'
       : row.status === 'merged' || row.status === 'discarded'
         ? `its branch was ${row.status}`
         : row.todoStatus === 'killed'
           ? `todo ${row.todoId} was killed`
-          : null;
-    if (!why) {
-      open++;
+          : idle && row.todoStatus === 'shipped'
+            ? `todo ${row.todoId} shipped (last change ${String(idleSince).slice(0, 10)}) and its branch waits for a person`
+            : idle && row.todoStatus !== 'claimed'
+              ? `todo ${row.todoId} was not worked on since ${String(idleSince).slice(0, 10)}`
+              : null;
+    // With an age, only what sat that long goes (a folder the store does not know has no age: it always goes).
+    if (!why || (age !== undefined && row && !idle)) {
+      if (!why) open++;
       continue;
     }
     stray.push({
@@ -69,6 +86,8 @@ export function strayWorktrees(kernel: Kernel): { stray: StrayWorktree[]; open: 
       why,
       uncommitted: dirtyFiles(w.path).length,
       bytes: folderBytes(w.path),
+      idleSince,
+      unmerged: row ? unmergedCommits(top, row.base, w.branch) : w.branch ? unmergedCommits(top, 'HEAD', w.branch) : 0,
     });
   }
   return { stray, open };
@@ -78,12 +97,25 @@ export function strayWorktrees(kernel: Kernel): { stray: StrayWorktree[]; open: 
  * Removes stray worktree folders on a person's word. Branches stay (their commits are not lost); a folder with
  * uncommitted changes stays too unless `force`. Returns what was removed and what was kept, and why.
  */
-export function cleanWorktrees(kernel: Kernel, force: boolean): { removed: StrayWorktree[]; kept: StrayWorktree[] } {
+export function cleanWorktrees(kernel: Kernel, force: boolean, age?: CleanAge): { removed: StrayWorktree[]; kept: StrayWorktree[] } {
   requireHumanChannel(kernel.requireActor(), 'removing worktree folders');
+  return removeStray(kernel, force, age);
+}
+
+/**
+ * The automatic pass a person turned on (`loopx run --clean-worktrees 7d`): the same removal as `worktree clean
+ * --older-than`, by the kernel, never with force: a folder with uncommitted changes is only reported.
+ */
+export function autoCleanWorktrees(kernel: Kernel, age: CleanAge): { removed: StrayWorktree[]; kept: StrayWorktree[] } {
+  return removeStray(kernel, false, age);
+}
+
+function removeStray(kernel: Kernel, force: boolean, age?: CleanAge): { removed: StrayWorktree[]; kept: StrayWorktree[] } {
   const top = gitRaw(kernel.root, ['rev-parse', '--show-toplevel']).stdout.trim();
   const removed: StrayWorktree[] = [];
   const kept: StrayWorktree[] = [];
-  for (const w of strayWorktrees(kernel).stray) {
+  if (!top) return { removed, kept };
+  for (const w of strayWorktrees(kernel, age).stray) {
     if (w.uncommitted > 0 && !force) {
       kept.push(w);
       continue;
@@ -98,6 +130,19 @@ export function cleanWorktrees(kernel: Kernel, force: boolean): { removed: Stray
     if (todoId) kernel.write((tx) => recordRemoved(tx, goalId, todoId, w.path, force && w.uncommitted > 0));
   }
   return { removed, kept };
+}
+
+/** When a todo last changed: its last event's time. */
+function lastActivity(kernel: Kernel, todoId: string): string | null {
+  const row = kernel.read((db) => db.prepare('SELECT max(at) AS at FROM events WHERE todo_id = ?').get(todoId));
+  return row?.at ? String(row.at) : null;
+}
+
+/** How many commits `branch` has that `base` has not (0 when either is gone). */
+function unmergedCommits(top: string, base: string, branch: string | null): number {
+  if (!branch) return 0;
+  const result = gitRaw(top, ['rev-list', '--count', `${base}..${branch}`]);
+  return result.status === 0 ? Number(result.stdout.trim()) : 0;
 }
 
 /** Records that a todo's worktree folder is gone (the one writer of worktree.removed: discard and clean both come here). */

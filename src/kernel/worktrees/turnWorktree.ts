@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tx } from '../kernel';
 import type { Goal } from '../model';
+import type { SqliteDb } from '../db/sqliteDb';
 import { RefusedError } from '../errors';
 import { git, gitRaw, gitWords, listGitWorktrees, resolveCommit } from './git';
 import { branchFor, findWorktree, worktreesDir } from './worktreeRows';
@@ -18,23 +19,37 @@ export interface TurnWorktree {
   created: boolean;
 }
 
+/** A worktree made ready on disk before the turn's write, for that write to adopt (turn start). */
+export interface PreparedWorktree extends TurnWorktree {
+  todoId: string;
+  goalId: string;
+  /** Where the branch started, as the store will record it. */
+  baseCommit: string;
+}
+
 /**
- * Makes or finds the worktree of the todo a turn is starting on, inside the turn's write (a failure rolls the claim
- * and the turn back). A todo that comes back continues on its branch and folder, wherever they were left: a runner
+ * Makes or finds the worktree of the todo a turn is about to start on. It runs git, so it runs before the turn's
+ * write, never inside it: the store's write lock is not held while git works (a `worktree add` of a big repository
+ * takes seconds). A todo that comes back continues on its branch and folder, wherever they were left: a runner
  * killed mid-turn leaves both, and the next turn picks them up as they are. A folder that was removed is made again
  * from the branch; a discarded or merged branch starts over from the base. Nothing of `.loopx/` goes into it: the
  * host reaches the one store through LOOPX_ROOT.
+ *
+ * If the turn is then refused (another runner claimed the todo first, should-run changed its mind), the worktree is
+ * left where it is, reusable: the todo's next turn picks it up as any worktree left by an earlier turn. It is not
+ * removed, because a runner that lost the race may have found the folder the winner is about to work in (only the
+ * write knows who won, and git cannot run there); a fresh one holds nothing but the base, and `worktree clean`
+ * lists it as stray if no turn ever adopts it.
  */
-export function prepareTurnWorktree(tx: Tx, root: string, goal: Goal, todo: { id: string; title: string }): TurnWorktree | null {
+export function prepareTurnWorktree(db: SqliteDb, root: string, goal: Goal, todo: { id: string; title: string }): PreparedWorktree | null {
   const base = goal.worktreeBase;
   if (base === null) return null;
   const top = git(root, ['rev-parse', '--show-toplevel']);
   const prefix = git(root, ['rev-parse', '--show-prefix']);
-  const row = findWorktree(tx.db, todo.id);
+  const row = findWorktree(db, todo.id);
   const branch = row?.branch ?? branchFor(todo.id, todo.title);
   const branchHead = resolveCommit(top, `refs/heads/${branch}`);
   const reusable = row !== undefined && row.status !== 'merged' && row.status !== 'discarded';
-  let baseCommit = reusable && branchHead ? row.baseCommit : null;
   const checkedOut = branchHead ? listGitWorktrees(top).find((w) => w.branch === branch) : undefined;
   let path = checkedOut?.path ?? row?.path ?? join(worktreesDir(top), branch.slice('loopx/'.length));
   let created = false;
@@ -59,9 +74,31 @@ export function prepareTurnWorktree(tx: Tx, root: string, goal: Goal, todo: { id
     created = true;
   }
   path = checkedOut?.path ?? path;
-  baseCommit ??= branchHead ? git(top, ['merge-base', base, branch]) : (resolveCommit(top, base) as string);
+  const baseCommit =
+    row && reusable && branchHead
+      ? row.baseCommit
+      : branchHead
+        ? git(top, ['merge-base', base, branch])
+        : (resolveCommit(top, base) as string);
+  return { todoId: todo.id, goalId: goal.id, branch, base, baseCommit, path, cwd: prefix ? join(path, prefix) : path, created };
+}
+
+/**
+ * Adopts a worktree prepared before the write for the turn's todo, inside the turn's write: no git here, only the
+ * store. It records the worktree when the store does not know it as it is now (a first turn, a folder made again).
+ */
+export function adoptTurnWorktree(tx: Tx, prepared: PreparedWorktree): TurnWorktree {
+  const { todoId, goalId, branch, base, baseCommit, path } = prepared;
+  if (!existsSync(path))
+    throw new RefusedError(
+      'git_failed',
+      `the worktree of ${todoId} (${path}) was removed while its turn was starting`,
+      'start the turn again: it is made again from the branch',
+    );
+  const row = findWorktree(tx.db, todoId);
+  const reusable = row !== undefined && row.status !== 'merged' && row.status !== 'discarded';
   if (!row || !reusable || row.removedAt !== null || row.path !== path || row.branch !== branch) {
-    tx.emit({ kind: 'worktree.created', goalId: goal.id, todoId: todo.id, data: { branch, base, baseCommit, path } });
+    tx.emit({ kind: 'worktree.created', goalId, todoId, data: { branch, base, baseCommit, path } });
   }
-  return { branch, base, path, cwd: prefix ? join(path, prefix) : path, created };
+  return { branch, base, path, cwd: prepared.cwd, created: prepared.created };
 }

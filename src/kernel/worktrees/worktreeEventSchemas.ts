@@ -12,7 +12,13 @@ export function worktreeEventSchemas() {
   const nullableStr = z.nullable(str);
   return {
     /** A goal's turns work in worktrees made from `base` (null: in the main tree). */
-    'goal.worktree_set': z.object({ base: nullableStr, from: nullableStr }),
+    'goal.worktree_set': z.object({
+      base: nullableStr,
+      from: nullableStr,
+      /** The setup command a fresh worktree runs before a turn's host (null: none); absent: unchanged (older events). */
+      setup: z.optional(nullableStr),
+      setupFrom: z.optional(nullableStr),
+    }),
     /** A todo's first turn made its worktree (a later turn reuses it). */
     'worktree.created': z.object({ branch: str, base: str, baseCommit: str, path: str }),
     /** A person landed the todo's branch: merged into the base, opened as a pull request, or discarded. */

@@ -8,6 +8,7 @@ type Reducer<K extends WorktreeKind> = (db: SqliteDb, e: Extract<StoredEvent, { 
 export const worktreeReducers: { [K in WorktreeKind]: Reducer<K> } = {
   'goal.worktree_set': (db, e) => {
     db.prepare('UPDATE goals SET worktree_base = ?, updated_at = ? WHERE id = ?').run(e.data.base, e.at, e.goalId);
+    if (e.data.setup !== undefined) db.prepare('UPDATE goals SET worktree_setup = ? WHERE id = ?').run(e.data.setup, e.goalId);
   },
   'worktree.created': (db, e) => {
     const d = e.data;

@@ -1,4 +1,5 @@
 import type { Kernel, Tx } from '../../kernel';
+import type { Goal } from '../../model';
 import { optionalText, parsePriority, requireText } from '../../validate';
 import { parseScope } from '../../workspacePaths';
 import { getTodoCore } from '../../queries/lookups';
@@ -11,6 +12,8 @@ import { addTodoInTx, killInTx } from '../../todos/todos';
 import { allowChecksInTx } from '../../monitors/monitors';
 import { parsePatterns } from '../../monitors/checkPatterns';
 import { parseRecurrence } from '../../todos/recurrence';
+import { checkWorktreeBase, setWorktreeInTx } from '../../worktrees/worktreeSetting';
+import { parseSetup } from '../../worktrees/worktreeSetup';
 import { TEXT_LIMITS } from '../../../shared/textLimits';
 
 export interface ApplyOptions {
@@ -34,7 +37,9 @@ export interface ApplyResult {
  */
 export function applyGoalSpec(kernel: Kernel, input: GoalSpec, options: ApplyOptions): ApplyResult {
   const actor = kernel.requireActor();
-  const spec = checkSpec(input);
+  const checked = checkSpec(input);
+  // The base is checked against the repository here, before the write: git never runs under the store's lock.
+  const spec = checked.worktree ? { ...checked, worktree: checkWorktreeBase(kernel.root, checked.worktree) } : checked;
   if (options.dryRun) {
     const { plan } = kernel.read((db) => planGoalSpec(db, spec, options.path, actor, { prune: options.prune, preview: true }));
     return { plan, applied: false, goalId: plan.goalId, events: 0 };
@@ -47,13 +52,14 @@ export function applyGoalSpec(kernel: Kernel, input: GoalSpec, options: ApplyOpt
       return tx.emit(draft, as);
     };
     const goalId = work.goal?.id ?? createGoal(emit, tx, spec, work);
-    const edits = goalEdits(plan.goalChanges.filter((c) => c.field !== 'check' && c.field !== 'allowedChecks'));
+    const edits = goalEdits(plan.goalChanges.filter((c) => !OWN_EVENTS.has(c.field)));
     if (Object.keys(edits).length > 0) emit({ kind: 'goal.edited', goalId, todoId: null, data: edits });
     for (const c of plan.goalChanges.filter((g) => g.field === 'check'))
       setGoalCheckInTx(emit, goalId, c.to as string | null, c.from as string | null);
     const allowed = plan.goalChanges.find((g) => g.field === 'allowedChecks');
     if (allowed) allowChecksInTx(tx, emit, goalId, allowed.to as string[], allowed.from as string[]);
     else if (!work.goal && spec.allowedChecks?.length) allowChecksInTx(tx, emit, goalId, spec.allowedChecks, []);
+    applyWorktree(emit, goalId, spec, plan.goalChanges, work.goal);
     const ids = addTodos(emit, tx, goalId, spec, work);
     for (const t of plan.changed) {
       const data = todoEdits(t.changes, work, ids, t.key);
@@ -97,6 +103,7 @@ function checkSpec(spec: GoalSpec): GoalSpec {
     background: optionalText(spec.background, 'background', { max: TEXT_LIMITS.background }),
     ...(spec.check !== undefined ? { check: spec.check === null ? null : parseCheck(spec.check) } : {}),
     ...(spec.allowedChecks !== undefined ? { allowedChecks: parsePatterns(spec.allowedChecks) } : {}),
+    ...(spec.worktreeSetup !== undefined ? { worktreeSetup: spec.worktreeSetup === null ? null : parseSetup(spec.worktreeSetup) } : {}),
     todos: spec.todos.map((t) => ({
       ...t,
       title: requireText(t.title, `todo ${t.key} title`),
@@ -123,6 +130,30 @@ function createGoal(emit: Tx['emit'], tx: Tx, spec: GoalSpec, work: PlanWork): s
   const id = createGoalInTx(tx, emit, goal);
   if (spec.background) emit({ kind: 'goal.edited', goalId: id, todoId: null, data: { background: spec.background } });
   return id;
+}
+
+/** Goal fields that change through an event of their own, not `goal.edited`. */
+const OWN_EVENTS = new Set(['check', 'allowedChecks', 'worktree', 'worktreeSetup']);
+
+/** The file's worktree keys, through the one event `goal set-worktree` and `goal create --worktree` emit. */
+function applyWorktree(emit: Tx['emit'], goalId: string, spec: GoalSpec, changes: readonly FieldChange[], goal: Goal | null): void {
+  if (!goal) {
+    // A new goal: what the file names (`worktree: null` or a file without the keys leaves it without worktrees).
+    const base = spec.worktree ?? null;
+    const setup = spec.worktreeSetup ?? null;
+    if (base !== null || setup !== null) setWorktreeInTx(emit, goalId, base, null, setup === null ? undefined : { to: setup, from: null });
+    return;
+  }
+  const base = changes.find((c) => c.field === 'worktree');
+  const setup = changes.find((c) => c.field === 'worktreeSetup');
+  if (!base && !setup) return;
+  setWorktreeInTx(
+    emit,
+    goalId,
+    base ? (base.to as string | null) : goal.worktreeBase, // a setup change alone keeps the base
+    goal.worktreeBase,
+    setup ? { to: setup.to as string | null, from: setup.from as string | null } : undefined,
+  );
 }
 
 function goalEdits(changes: readonly FieldChange[]): Record<string, unknown> {

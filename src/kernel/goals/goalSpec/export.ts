@@ -35,6 +35,8 @@ export function exportGoalSpec(db: SqliteDb, goalId: string): GoalSpec {
     background: goal.background,
     ...(goal.check !== null ? { check: goal.check } : {}),
     ...(goal.allowedChecks.length ? { allowedChecks: goal.allowedChecks } : {}),
+    ...(goal.worktreeBase !== null ? { worktree: goal.worktreeBase } : {}),
+    ...(goal.worktreeSetup !== null ? { worktreeSetup: goal.worktreeSetup } : {}),
     todos: todos.map((t) => ({
       key: keyOf.get(t.id) as string,
       id: t.id,

@@ -100,6 +100,8 @@ export function planGoalSpec(
     todos: {},
     ...(spec.check !== undefined ? { check: spec.check } : {}),
     ...(spec.allowedChecks !== undefined ? { allowedChecks: spec.allowedChecks } : {}),
+    ...(spec.worktree !== undefined ? { worktree: spec.worktree } : {}),
+    ...(spec.worktreeSetup !== undefined ? { worktreeSetup: spec.worktreeSetup } : {}),
   };
   const goalChanges = goal ? diffGoal(goal, target, applied) : [];
   if (who === 'agent' && goalChanges.some((c) => c.field.startsWith('quota.'))) {
@@ -111,6 +113,8 @@ export function planGoalSpec(
   if (who === 'agent' && goal === null && Object.keys(definedQuota(spec)).length > 0 && !defaultQuota(quota)) {
     throw new NotAllowedError('a goal file applied by an agent may not set a quota', 'a person creates goals with a quota');
   }
+
+  checkWorktreeAuthority(spec, goal, goalChanges, actor, options.preview ?? false);
 
   const added: PlannedTodo[] = [];
   const changed: PlannedTodo[] = [];
@@ -321,8 +325,31 @@ function checkRecurrence(t: GoalSpecTodo, todo: Todo): void {
   );
 }
 
+/**
+ * Where a goal's turns work, and what runs in a new worktree unattended, are a person's decisions, as with `goal
+ * set-worktree`: an agent's file may not change them (it may ask for worktrees for a goal it creates, as `goal create
+ * --worktree` may, but never a setup command), and a person applies them through a human channel.
+ */
+function checkWorktreeAuthority(spec: GoalSpec, goal: Goal | null, changes: FieldChange[], actor: Actor, preview: boolean): void {
+  const effects = goal
+    ? changes.filter((c) => c.field === 'worktree' || c.field === 'worktreeSetup').map((c) => c.field)
+    : spec.worktreeSetup
+      ? ['worktreeSetup']
+      : [];
+  if (effects.length === 0) return;
+  const what = effects.map((f) => (f === 'worktree' ? `where goal ${goal?.id}'s turns work` : 'the setup command of its worktrees'));
+  if (actor.kind === 'agent')
+    throw new NotAllowedError(
+      `a goal file applied by an agent may not change ${what.join(' or ')}; nothing was applied`,
+      'a person applies it in VS Code (Apply to store) or in an interactive terminal; or remove the `worktree` keys',
+    );
+  if (!preview) requireHumanChannel(actor, `changing ${what.join(' and ')}`);
+}
+
 function diffGoal(goal: Goal, target: AppliedState, applied: AppliedState | null): FieldChange[] {
   const changes = [
+    target.worktree !== undefined ? change('worktree', goal.worktreeBase, target.worktree, applied?.worktree) : null,
+    target.worktreeSetup !== undefined ? change('worktreeSetup', goal.worktreeSetup, target.worktreeSetup, applied?.worktreeSetup) : null,
     target.check !== undefined ? change('check', goal.check, target.check, applied?.check) : null,
     target.allowedChecks !== undefined
       ? change('allowedChecks', goal.allowedChecks, target.allowedChecks, applied?.allowedChecks, listEqual)

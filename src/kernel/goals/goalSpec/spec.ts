@@ -51,6 +51,10 @@ export interface GoalSpec {
   check?: string | null;
   /** Patterns of checks agents may set for the goal's monitors unasked (a person's decision); left out, not managed. */
   allowedChecks?: string[];
+  /** The base of its turns' worktrees (a person's decision once the goal exists); null: off; left out, not managed. */
+  worktree?: string | null;
+  /** The command that makes a fresh worktree ready (a person's decision); null: none; left out, not managed. */
+  worktreeSetup?: string | null;
   todos: GoalSpecTodo[];
 }
 
@@ -91,6 +95,8 @@ export interface AppliedState {
   /** Checks the file set (absent when the file did not manage them, and in states applied before files had them). */
   check?: string | null;
   allowedChecks?: string[];
+  worktree?: string | null;
+  worktreeSetup?: string | null;
   todos: Record<string, { title: string; detail: string; priority: number; dependsOn: string[]; check?: string | null }>;
 }
 
