@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, test } from 'vitest';
+import { createGoal } from '../../src/kernel/goals/goals';
+import { addTodo } from '../../src/kernel/todos/todos';
+import { claimTodo, shipTodo } from '../../src/kernel/todos/claims';
+import { listTodos } from '../../src/kernel/queries/lists';
+import { verifyChain } from '../../src/kernel/events/verify';
+import { checkReplay } from '../../src/kernel/replay';
+import { AlreadyClaimedError } from '../../src/kernel/errors';
+import { agent, human } from '../../src/kernel/testKit';
+import type { Kernel } from '../../src/kernel/kernel';
+import { POSTGRES_MISSING } from '../support/postgres';
+import { install, logCopy, machine, newTeamStore, useCluster } from './teamKit';
+
+const open: Kernel[] = [];
+afterEach(() => {
+  for (const kernel of open.splice(0)) kernel.close();
+});
+function onMachine(...args: Parameters<typeof machine>) {
+  const m = machine(...args);
+  open.push(m.kernel);
+  return m;
+}
+
+test.skipIf(install)(POSTGRES_MISSING, () => {});
+
+describe.skipIf(!install)('team engine on a real PostgreSQL', () => {
+  const fixture = useCluster();
+
+  test('the harness starts an unprivileged cluster and reports its start-up time', async () => {
+    const { rows } = await fixture.cluster.sql('postgres', "SELECT current_user AS who, current_setting('listen_addresses') AS listen");
+    expect(rows[0]).toEqual({ who: 'loopx_admin', listen: '127.0.0.1' });
+    expect(fixture.cluster.startupMs).toBeGreaterThan(0);
+    console.info(`PostgreSQL cluster up in ${fixture.cluster.startupMs.toFixed(0)} ms (${fixture.cluster.version})`);
+  });
+
+  test('a write lands in the PostgreSQL log; another machine sees it on its next read', async () => {
+    const { name, ownerUrl } = await newTeamStore(fixture.cluster);
+    const a = onMachine(ownerUrl, human);
+    const goal = createGoal(a.kernel, { title: 'team goal' });
+    const todo = addTodo(a.kernel, { goalId: goal.id, title: 'first' });
+    const b = onMachine(ownerUrl, agent('codex-b'));
+    const seen = b.kernel.read((db, now) => listTodos(db, new Date(now).toISOString(), {}));
+    expect(seen.map((t) => t.id)).toEqual([todo.id]);
+    const { rows } = await fixture.cluster.sql(name, 'SELECT kind, written_by FROM loopx.events ORDER BY seq');
+    expect(rows.map((r) => r.kind)).toEqual(['store.initialized', 'goal.created', 'todo.added']);
+  });
+
+  test('a claim on a replica that has not seen the other machine’s claim is refused: the write catches up first', async () => {
+    const { ownerUrl } = await newTeamStore(fixture.cluster);
+    const a = onMachine(ownerUrl, human);
+    const goal = createGoal(a.kernel, { title: 'g' });
+    const todo = addTodo(a.kernel, { goalId: goal.id, title: 't' });
+    const one = onMachine(ownerUrl, agent('codex-1'));
+    const two = onMachine(ownerUrl, agent('codex-2'));
+    // Both replicas know the todo and see it open.
+    for (const m of [one, two]) expect(m.kernel.read((db, now) => listTodos(db, new Date(now).toISOString(), {}))[0]?.status).toBe('open');
+    claimTodo(one.kernel, todo.id);
+    expect(() => claimTodo(two.kernel, todo.id)).toThrow(AlreadyClaimedError);
+    shipTodo(one.kernel, todo.id, { evidence: 'done' });
+    const log = logCopy(ownerUrl);
+    try {
+      expect(verifyChain(log)).toMatchObject({ ok: true, firstBadSeq: null });
+      expect(log.prepare("SELECT count(*) AS n FROM events WHERE kind = 'todo.claimed'").get()?.n).toBe(1);
+    } finally {
+      log.close();
+    }
+    // Each replica is the log's projection: replaying the log gives its tables exactly.
+    two.kernel.read(() => null);
+    for (const m of [one, two]) expect(checkReplay(m.kernel.db)).toMatchObject({ ok: true });
+  });
+});
