@@ -9,6 +9,7 @@ import { AlreadyClaimedError } from '../../src/kernel/errors';
 import { agent, human } from '../../src/kernel/testKit';
 import type { Kernel } from '../../src/kernel/kernel';
 import { POSTGRES_MISSING } from '../support/postgres';
+import type { PgStatement } from '../../src/kernel/team/syncPg';
 import { install, logCopy, machine, newTeamStore, useCluster } from './teamKit';
 
 const open: Kernel[] = [];
@@ -23,9 +24,10 @@ function onMachine(...args: Parameters<typeof machine>) {
 
 test.skipIf(install)(POSTGRES_MISSING, () => {});
 
-describe.skipIf(!install)('team engine on a real PostgreSQL', () => {
-  const fixture = useCluster();
+// One cluster for the file; each test makes its own team store (a database) in it.
+const fixture = useCluster();
 
+describe.skipIf(!install)('team engine on a real PostgreSQL', () => {
   test('the harness starts an unprivileged cluster and reports its start-up time', async () => {
     const { rows } = await fixture.cluster.sql('postgres', "SELECT current_user AS who, current_setting('listen_addresses') AS listen");
     expect(rows[0]).toEqual({ who: 'loopx_admin', listen: '127.0.0.1' });
@@ -67,5 +69,47 @@ describe.skipIf(!install)('team engine on a real PostgreSQL', () => {
     // Each replica is the log's projection: replaying the log gives its tables exactly.
     two.kernel.read(() => null);
     for (const m of [one, two]) expect(checkReplay(m.kernel.db)).toMatchObject({ ok: true });
+  });
+});
+
+describe.skipIf(!install)('operation ids: a commit whose outcome was lost lands once', () => {
+  const isCommit = (statements: readonly PgStatement[]) => statements.at(-1)?.text === 'COMMIT' && statements.length > 1;
+
+  async function claimedTwice(fault: 'lose-before' | 'lose-after') {
+    const { name, ownerUrl } = await newTeamStore(fixture.cluster);
+    const a = onMachine(ownerUrl, human);
+    const todo = addTodo(a.kernel, { goalId: createGoal(a.kernel, { title: 'g' }).id, title: 't' });
+    const b = onMachine(ownerUrl, agent('codex-b'));
+    b.engine.pg.injectFault(fault, isCommit);
+    const claim = claimTodo(b.kernel, todo.id);
+    const claims = await fixture.cluster.sql(name, "SELECT op_id FROM loopx.events WHERE kind = 'todo.claimed'");
+    const ops = await fixture.cluster.sql(name, 'SELECT op_id FROM loopx.ops WHERE op_id = $1', [claims.rows[0]?.op_id]);
+    return { claim, claims: claims.rows.length, ops: ops.rows.length, replica: b.kernel };
+  }
+
+  test('the connection is lost after COMMIT ran: the operation id is found, the write stands, nothing is written twice', async () => {
+    const { claim, claims, ops, replica } = await claimedTwice('lose-after');
+    expect(claim.todo.owner).toBe('codex-b');
+    expect([claims, ops]).toEqual([1, 1]);
+    expect(replica.read((db) => db.prepare('SELECT owner FROM todos WHERE id = ?').get(claim.todo.id)?.owner)).toBe('codex-b');
+    expect(checkReplay(replica.db)).toMatchObject({ ok: true });
+  });
+
+  test('the connection is lost before COMMIT ran: the operation id is not found, the write runs again and lands once', async () => {
+    const { claim, claims, ops, replica } = await claimedTwice('lose-before');
+    expect(claim.todo.owner).toBe('codex-b');
+    expect([claims, ops]).toEqual([1, 1]);
+    expect(checkReplay(replica.db)).toMatchObject({ ok: true });
+  });
+
+  test('a commit sent again with an operation id the log has is refused, and the replica keeps nothing of it', async () => {
+    const { name, ownerUrl } = await newTeamStore(fixture.cluster);
+    const a = onMachine(ownerUrl, human);
+    a.engine.newOperationId = () => '00000000-0000-4000-8000-000000000025';
+    createGoal(a.kernel, { title: 'once' });
+    expect(() => createGoal(a.kernel, { title: 'twice' })).toThrow(/ops_pkey|duplicate key/);
+    const goals = await fixture.cluster.sql(name, "SELECT count(*)::int AS n FROM loopx.events WHERE kind = 'goal.created'");
+    expect(goals.rows[0]?.n).toBe(1);
+    expect(a.kernel.read((db) => db.prepare('SELECT count(*) AS n FROM goals').get()?.n)).toBe(1);
   });
 });

@@ -92,7 +92,7 @@ export class SyncPg {
   private worker: Worker | null = null;
   private port: MessagePort | null = null;
   private flag = new Int32Array(new SharedArrayBuffer(4));
-  private pending: BatchFault | null = null;
+  private pending: { fault: BatchFault; when: (statements: readonly PgStatement[]) => boolean } | null = null;
   /** Crossings made and the time spent blocked in them: what the bridge costs (bench and tests read it). */
   readonly stats = { batches: 0, waitedMs: 0 };
 
@@ -100,8 +100,11 @@ export class SyncPg {
 
   /** Runs the statements in order on the one connection and returns each one's rows; stops at the first error. */
   batch(statements: PgStatement[]): PgRow[][] {
-    const fault = this.pending;
-    this.pending = null;
+    let fault: BatchFault | null = null;
+    if (this.pending?.when(statements)) {
+      fault = this.pending.fault;
+      this.pending = null;
+    }
     const { port } = this.start();
     Atomics.store(this.flag, 0, 0);
     const started = performance.now();
@@ -125,9 +128,9 @@ export class SyncPg {
     return this.batch([{ text, values }])[0] ?? [];
   }
 
-  /** Makes the next batch fail as a lost connection would (fault tests only). */
-  injectFault(fault: BatchFault): void {
-    this.pending = fault;
+  /** Makes the next batch `when` picks fail as a lost connection would (fault tests only). */
+  injectFault(fault: BatchFault, when: (statements: readonly PgStatement[]) => boolean = () => true): void {
+    this.pending = { fault, when };
   }
 
   close(): void {
