@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chownSync, cpSync, existsSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -142,8 +142,13 @@ export interface PgCluster {
   stop(): Promise<void>;
 }
 
+export interface ClusterOptions {
+  /** Keep fsync and synchronous commit on (benchmarks compare with SQLite's synchronous=FULL); tests turn them off. */
+  durable?: boolean;
+}
+
 /** Starts a fresh cluster; `stop()` it in afterAll. It also dies with the test process. */
-export async function startCluster(install: PostgresInstall): Promise<PgCluster> {
+export async function startCluster(install: PostgresInstall, options: ClusterOptions = {}): Promise<PgCluster> {
   const started = performance.now();
   const user = serverUser();
   const base = template(install, user);
@@ -157,7 +162,7 @@ export async function startCluster(install: PostgresInstall): Promise<PgCluster>
   let server: ChildProcess | null = null;
   for (let attempt = 0; attempt < 5 && !server; attempt++) {
     port = await freePort();
-    server = await launch(install, user, data, dir, port, logPath);
+    server = await launch(install, user, data, dir, port, logPath, options.durable === true);
   }
   if (!server) throw new Error(`PostgreSQL did not start:\n${readLog(logPath)}`);
   const startupMs = performance.now() - started;
@@ -210,31 +215,13 @@ async function launch(
   socketDir: string,
   port: number,
   logPath: string,
+  durable: boolean,
 ): Promise<ChildProcess | null> {
   // Speed over durability: a test cluster's data is thrown away, so fsync and full-page writes buy nothing.
-  const [cmd, args] = asServerUser(user, join(install.bin, 'postgres'), [
-    '-D',
-    data,
-    '-k',
-    socketDir,
-    '-h',
-    '127.0.0.1',
-    '-p',
-    String(port),
-    '-c',
-    'fsync=off',
-    '-c',
-    'synchronous_commit=off',
-    '-c',
-    'full_page_writes=off',
-    '-c',
-    'max_connections=200',
-    '-c',
-    `log_directory=${socketDir}`,
-    '-c',
-    'logging_collector=off',
-  ]);
-  const { openSync } = await import('node:fs');
+  const fast = durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
+  const listen = ['-D', data, '-k', socketDir, '-h', '127.0.0.1', '-p', String(port)];
+  const limits = ['-c', 'max_connections=200', '-c', 'logging_collector=off'];
+  const [cmd, args] = asServerUser(user, join(install.bin, 'postgres'), [...listen, ...fast, ...limits]);
   const out = openSync(logPath, 'a');
   const child = spawn(cmd, args, { stdio: ['ignore', out, out] });
   const deadline = Date.now() + 30_000;
