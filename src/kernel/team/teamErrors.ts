@@ -57,3 +57,15 @@ export function teamError(error: unknown): unknown {
     return new NotAllowedError(error.message, 'a person decides it, connected with a database role granted loopx_humans');
   return new TeamRefusedError(error.message);
 }
+
+/** A store moves only into an empty team log (moving two stores' histories into one would make two chains). */
+export class TeamNotEmptyError extends LoopxError {
+  constructor(events: number) {
+    super(
+      'team_not_empty',
+      `the team store already has ${events} events; a store moves only into an empty one`,
+      EXIT.refused,
+      'create an empty team store (a new database), or open this one as it is',
+    );
+  }
+}
