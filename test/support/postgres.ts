@@ -25,6 +25,8 @@ export interface PostgresInstall {
 
 /** Debian's PostgreSQL binaries, or null when the package is not installed. */
 export function findPostgres(): PostgresInstall | null {
+  // LOOPX_PG_BIN=none: behave as on a machine without PostgreSQL (to see what the suites then say).
+  if (process.env.LOOPX_PG_BIN === 'none') return null;
   const candidates = [...BIN_DIRS, ...(process.env.LOOPX_PG_BIN ? [process.env.LOOPX_PG_BIN] : [])];
   for (const bin of candidates.reverse()) {
     if (!existsSync(join(bin, 'postgres')) || !existsSync(join(bin, 'initdb'))) continue;

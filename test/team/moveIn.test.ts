@@ -46,7 +46,7 @@ function tables(db: SqliteDb): string {
   );
 }
 
-test.skipIf(install)(POSTGRES_MISSING, () => {});
+if (!install) test.skip(POSTGRES_MISSING, () => {});
 
 const fixture = useCluster();
 

@@ -24,7 +24,7 @@ afterEach(() => {
   for (const kernel of open.splice(0)) kernel.close();
 });
 
-test.skipIf(install)(POSTGRES_MISSING, () => {});
+if (!install) test.skip(POSTGRES_MISSING, () => {});
 
 const fixture = useCluster();
 
