@@ -140,7 +140,11 @@ export interface PgCluster {
   sql(database: string, text: string, values?: unknown[]): Promise<pg.QueryResult>;
   /** The server's log so far (for a failing test's message). */
   log(): string;
-  /** Kills the server abruptly (SIGKILL to the postmaster, then its children die). For fault tests; start() again. */
+  /** Crashes the server (immediate shutdown: no checkpoint, crash recovery on the next start). For fault tests. */
+  crash(): Promise<void>;
+  /** Starts the crashed server again on the same data and port. */
+  restart(): Promise<void>;
+  /** Stops the server and deletes its directory. */
   stop(): Promise<void>;
 }
 
@@ -168,9 +172,16 @@ export async function startCluster(install: PostgresInstall, options: ClusterOpt
   }
   if (!server) throw new Error(`PostgreSQL did not start:\n${readLog(logPath)}`);
   const startupMs = performance.now() - started;
-  const running = server;
+  let running = server;
   const kill = () => {
     if (running.exitCode === null) running.kill('SIGKILL');
+  };
+  const crash = async () => {
+    if (running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    // Immediate shutdown: what a crash leaves (the test data needs no checkpoint either).
+    running.kill('SIGQUIT');
+    await exited;
   };
   process.once('exit', kill);
   let counter = 0;
@@ -196,14 +207,16 @@ export async function startCluster(install: PostgresInstall, options: ClusterOpt
       }
     },
     log: () => readLog(logPath),
+    crash,
+    async restart() {
+      await crash();
+      const again = await launch(install, user, data, dir, port, logPath, options.durable === true);
+      if (!again) throw new Error(`PostgreSQL did not start again on port ${port}:\n${readLog(logPath)}`);
+      running = again;
+    },
     async stop() {
       process.removeListener('exit', kill);
-      if (running.exitCode === null) {
-        const exited = new Promise((resolve) => running.once('exit', resolve));
-        // Immediate shutdown: the test data is thrown away, no checkpoint is worth waiting for.
-        running.kill('SIGQUIT');
-        await exited;
-      }
+      await crash();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -219,8 +232,10 @@ async function launch(
   logPath: string,
   durable: boolean,
 ): Promise<ChildProcess | null> {
-  // Speed over durability: a test cluster's data is thrown away, so fsync and full-page writes buy nothing.
-  const fast = durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
+  // Speed over durability against power loss: a test cluster's data is thrown away, so fsync and full-page writes buy
+  // nothing. synchronous_commit stays on: with it off a server crash (crash(), the fault tests) loses commits it had
+  // acknowledged, which no team store may do (replicas then find the log behind them: replica_diverged).
+  const fast = durable ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off'];
   const listen = ['-D', data, '-k', socketDir, '-h', '127.0.0.1', '-p', String(port)];
   const limits = ['-c', 'max_connections=200', '-c', 'logging_collector=off'];
   const [cmd, args] = asServerUser(user, join(install.bin, 'postgres'), [...listen, ...fast, ...limits]);

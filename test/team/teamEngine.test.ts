@@ -113,3 +113,24 @@ describe.skipIf(!install)('operation ids: a commit whose outcome was lost lands 
     expect(a.kernel.read((db) => db.prepare('SELECT count(*) AS n FROM goals').get()?.n)).toBe(1);
   });
 });
+
+describe.skipIf(!install)('the server goes away', () => {
+  test('while the server is down a write fails as environment trouble and changes nothing; once it is back the same kernel writes again', async () => {
+    const { name, ownerUrl } = await newTeamStore(fixture.cluster);
+    const a = onMachine(ownerUrl, agent('codex-a'));
+    const goal = createGoal(a.kernel.as(human), { title: 'g' });
+    const todo = addTodo(a.kernel.as(human), { goalId: goal.id, title: 't' });
+    await fixture.cluster.crash();
+    try {
+      expect(() => claimTodo(a.kernel, todo.id)).toThrow(expect.objectContaining({ code: 'team_unreachable', exitCode: 6 }));
+      expect(a.kernel.db.prepare('SELECT status FROM todos WHERE id = ?').get(todo.id)?.status).toBe('open');
+      // A read cannot catch up either, and says so the same way.
+      expect(() => a.kernel.read(() => null)).toThrow(expect.objectContaining({ code: 'team_unreachable' }));
+    } finally {
+      await fixture.cluster.restart();
+    }
+    expect(claimTodo(a.kernel, todo.id).todo.owner).toBe('codex-a');
+    const claims = await fixture.cluster.sql(name, "SELECT count(*)::int AS n FROM loopx.events WHERE kind = 'todo.claimed'");
+    expect(claims.rows[0]?.n).toBe(1);
+  });
+});
