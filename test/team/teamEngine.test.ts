@@ -115,6 +115,13 @@ describe.skipIf(!install)('operation ids: a commit whose outcome was lost lands 
 });
 
 describe.skipIf(!install)('the server goes away', () => {
+  test('a server that may forget confirmed commits (synchronous_commit off) is refused before anything is written', async () => {
+    const { name, ownerUrl } = await newTeamStore(fixture.cluster);
+    await fixture.cluster.sql(name, `ALTER DATABASE ${name} SET synchronous_commit = off`);
+    expect(() => machine(ownerUrl, human)).toThrow(expect.objectContaining({ code: 'team_not_durable', exitCode: 6 }));
+    expect((await fixture.cluster.sql(name, 'SELECT count(*)::int AS n FROM loopx.events')).rows[0]?.n).toBe(0);
+  });
+
   test('while the server is down a write fails as environment trouble and changes nothing; once it is back the same kernel writes again', async () => {
     const { name, ownerUrl } = await newTeamStore(fixture.cluster);
     const a = onMachine(ownerUrl, agent('codex-a'));

@@ -69,3 +69,15 @@ export class TeamNotEmptyError extends LoopxError {
     );
   }
 }
+
+/** The server may lose commits it acknowledged (synchronous_commit off): a team store refuses to run on it. */
+export class TeamNotDurableError extends LoopxError {
+  constructor() {
+    super(
+      'team_not_durable',
+      "the team store's server has synchronous_commit off: a crash would lose writes it had confirmed",
+      EXIT.storeUnusable,
+      'turn it on for this database (ALTER DATABASE … SET synchronous_commit = on) or in postgresql.conf',
+    );
+  }
+}

@@ -8,7 +8,7 @@ import { Kernel } from '../kernel';
 import { type Clock, systemClock } from '../time';
 import { type ConnectionSettings, SyncPg } from './syncPg';
 import { TeamEngine } from './teamEngine';
-import { teamError } from './teamErrors';
+import { TeamNotDurableError, teamError } from './teamErrors';
 import { TEAM_SCHEMA_SQL } from './teamSchema';
 
 /**
@@ -57,13 +57,16 @@ export function openTeamKernel(root: string, options: TeamKernelOptions): { kern
   });
   const team = engine as unknown as TeamEngine;
   try {
+    // A server that may forget a confirmed commit would let a claim be taken twice after a crash: refused up front.
+    const durable = team.pg.query("SELECT current_setting('synchronous_commit') AS setting")[0]?.setting;
+    if (durable === 'off') throw new TeamNotDurableError();
     team.write({ name: 'kernel', kind: 'kernel' }, options.clock ?? systemClock, (uow) => {
       if (uow.db.prepare('SELECT 1 FROM events LIMIT 1').get()) return;
       uow.emit({ kind: 'store.initialized', goalId: null, todoId: null, data: { schema: SCHEMA_VERSION } });
     });
   } catch (error) {
     kernel.close();
-    throw error;
+    throw teamError(error);
   }
   return { kernel, engine: team };
 }
