@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -30,6 +30,7 @@ export function useCluster(): TeamFixture {
   });
   afterAll(async () => {
     await fixture.cluster?.stop();
+    for (const root of machineRoots.splice(0)) rmSync(root, { recursive: true, force: true });
   });
   return fixture;
 }
@@ -51,9 +52,13 @@ export async function loginRole(cluster: PgCluster, name: string, role: 'loopx_a
   await cluster.sql('postgres', `GRANT ${role} TO ${name}`);
 }
 
+/** Each machine's workspace folder, removed with the file's cluster. */
+const machineRoots: string[] = [];
+
 /** A simulated machine: its own in-memory replica and connection, acting as `actor`. */
 export function machine(url: string, actor: Actor, clock = new FakeClock()): { kernel: Kernel; engine: TeamEngine; clock: FakeClock } {
   const root = mkdtempSync(join(tmpdir(), 'loopx-machine-'));
+  machineRoots.push(root);
   const { kernel, engine } = openTeamKernel(root, {
     replicaPath: ':memory:',
     connection: { connectionString: url },
