@@ -12,6 +12,8 @@ const PROCESS_SUITES = [
   'test/agents/**/*.test.ts',
   'test/languageServer/**/*.test.ts',
   'test/soak/**/*.test.ts',
+  // Team mode: a real PostgreSQL server started by the tests, and agent processes that write to it.
+  'test/team/**/*.test.ts',
   'test/package.test.ts',
 ];
 

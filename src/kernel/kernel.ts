@@ -8,7 +8,7 @@ import { EventAppender, TailBrokenError } from './events/log';
 import { brokenLog, logBrokenError, markBroken } from './logHealth';
 import { hasHumanChannel } from './authority';
 import type { Actor, StoredEvent } from './events/eventTypes';
-import type { UnitOfWork } from './unitOfWork';
+import type { StoreEngine, UnitOfWork } from './unitOfWork';
 import { SqliteEngine } from './db/sqliteEngine';
 import { type Clock, iso, systemClock } from './time';
 import { NoStoreError, NotAllowedError, SchemaTooNewError, SchemaTooOldError } from './errors';
@@ -23,7 +23,12 @@ export interface KernelOptions {
   driver?: DriverName;
   /** Open without write access (reads only): a store another user owns or on a read-only mount. */
   readOnly?: boolean;
+  /** Where writes run, when not SQLite's own engine: team mode's PostgreSQL log over this file as its replica. */
+  engine?: (db: SqliteDb) => ClosableEngine;
 }
+
+/** An engine the kernel closes with itself (team mode's holds a connection). */
+export type ClosableEngine = StoreEngine & { close?(): void };
 
 /** What a write sees: one instant, one actor, and `emit` to append-and-apply an event (the unit of work). */
 export type Tx = UnitOfWork;
@@ -35,18 +40,15 @@ export type CommitListener = (events: readonly StoredEvent[]) => void;
  * BEGIN IMMEDIATE transaction; events emitted inside it are applied and chained in that same transaction.
  */
 export class Kernel {
-  /** Where the units of work run: SQLite today; the seam a second engine plugs into (unitOfWork.ts). */
-  private readonly engine: SqliteEngine;
-
   private constructor(
     readonly root: string,
     readonly db: SqliteDb,
     readonly clock: Clock,
     readonly actor: Actor,
     private readonly shared: { closed: boolean; listeners: Set<CommitListener> },
-  ) {
-    this.engine = new SqliteEngine(db);
-  }
+    /** Where the units of work run: SQLite's engine, or team mode's (src/kernel/team/teamEngine.ts). */
+    private readonly engine: ClosableEngine = new SqliteEngine(db),
+  ) {}
 
   static storePath(root: string): string {
     return join(root, STORE_DIR, DB_FILE);
@@ -190,12 +192,13 @@ export class Kernel {
       throw storeError(error);
     }
     const actor = options.actor ?? { name: 'kernel', kind: 'kernel' };
-    return new Kernel(root, db, options.clock ?? systemClock, actor, { closed: false, listeners: new Set() });
+    const shared = { closed: false, listeners: new Set<CommitListener>() };
+    return new Kernel(root, db, options.clock ?? systemClock, actor, shared, options.engine?.(db));
   }
 
   /** The same store seen by another actor (the extension acts for the human; tests switch agents). */
   as(actor: Actor): Kernel {
-    return new Kernel(this.root, this.db, this.clock, actor, this.shared);
+    return new Kernel(this.root, this.db, this.clock, actor, this.shared, this.engine);
   }
 
   get storeDir(): string {
@@ -253,6 +256,7 @@ export class Kernel {
   close(): void {
     if (this.shared.closed) return;
     this.shared.closed = true;
+    this.engine.close?.();
     this.db.close();
   }
 

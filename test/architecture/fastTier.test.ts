@@ -8,7 +8,16 @@ import { expect, test } from 'vitest';
  * The folders below are vitest.config.mts's PROCESS_SUITES.
  */
 const ROOT = resolve(__dirname, '..', '..');
-const PROCESS = ['test/cli/', 'test/agents/', 'test/languageServer/', 'test/soak/', 'test/e2e/', 'test/extension/', 'test/package.test.ts'];
+const PROCESS = [
+  'test/cli/',
+  'test/agents/',
+  'test/languageServer/',
+  'test/soak/',
+  'test/team/',
+  'test/e2e/',
+  'test/extension/',
+  'test/package.test.ts',
+];
 const BUILT = /join\([^)]*'(bin|dist)'|['"`](\.\/)?(bin\/loopx|dist\/)/;
 
 function testFiles(dir: string): string[] {

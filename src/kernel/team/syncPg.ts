@@ -1,0 +1,163 @@
+import { createRequire } from 'node:module';
+import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
+
+/**
+ * A synchronous PostgreSQL client: the kernel's rules and reducers are one synchronous implementation (SQLite's
+ * drivers are synchronous), so a team write calls PostgreSQL from inside them. The `pg` client runs in a worker thread;
+ * the calling thread posts a batch of statements and sleeps in `Atomics.wait` until the worker has run them all and
+ * flipped a shared flag, then takes the reply off a MessagePort with `receiveMessageOnPort` (which needs no event loop
+ * turn). One crossing per batch, not per statement: a team write makes two (lock and catch up; insert and commit).
+ *
+ * The worker keeps one connection, opened on first use and again after it is lost. Only the write path and catch-up
+ * use this; LISTEN/NOTIFY runs on an ordinary asynchronous `pg` client (teamListener.ts).
+ */
+
+export interface PgStatement {
+  text: string;
+  values?: unknown[];
+}
+export type PgRow = Record<string, unknown>;
+
+/** A statement PostgreSQL refused (SQLSTATE `code`), or a connection that was lost (`connectionLost`). */
+export class PgError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    /** The connection broke while the batch ran: whether a COMMIT in it took effect is unknown. */
+    readonly connectionLost: boolean,
+    readonly constraint?: string,
+  ) {
+    super(message);
+    this.name = 'PgError';
+  }
+}
+
+/** Test faults: lose the connection before the batch runs, or after it ran (its reply never arrives). */
+export type BatchFault = 'lose-before' | 'lose-after';
+
+export interface ConnectionSettings {
+  /** A libpq URL; without it `pg` reads PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD and ~/.pgpass itself. */
+  connectionString?: string;
+  /** Milliseconds one batch may take before the caller gives up on it (the worker is then restarted). */
+  timeoutMs?: number;
+  application_name?: string;
+}
+
+// The worker's source: plain CommonJS run with `eval`, so it needs no separate file in any bundle (the CLI, the
+// extension, vitest). `pg` is required by the absolute path the calling thread resolved.
+const WORKER_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const pg = require(workerData.pgPath);
+const { port, flag, settings } = workerData;
+let client = null;
+const LOST = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
+async function connection() {
+  if (client) return client;
+  const fresh = new pg.Client({ connectionString: settings.connectionString, application_name: settings.application_name });
+  // A connection that breaks between batches is dropped; the next batch opens another.
+  fresh.on('error', () => { if (client === fresh) client = null; });
+  await fresh.connect();
+  client = fresh;
+  return fresh;
+}
+function drop() {
+  const old = client;
+  client = null;
+  if (old) { try { old.connection.stream.destroy(); } catch {} old.end().catch(() => {}); }
+}
+async function run({ statements, fault }) {
+  try {
+    const c = await connection();
+    if (fault === 'lose-before') { drop(); throw Object.assign(new Error('connection lost (test fault)'), { code: 'ECONNRESET' }); }
+    const results = [];
+    for (const s of statements) results.push((await c.query({ text: s.text, values: s.values })).rows);
+    if (fault === 'lose-after') { drop(); throw Object.assign(new Error('connection lost (test fault)'), { code: 'ECONNRESET' }); }
+    return { ok: true, results };
+  } catch (error) {
+    const code = error && error.code;
+    const lost = !code || LOST.has(code) || /Connection terminated|not queryable|ECONN/.test(String(error && error.message));
+    if (lost) drop();
+    return { ok: false, message: String(error && error.message), code: code || undefined, lost, constraint: error && error.constraint };
+  }
+}
+require('node:worker_threads').parentPort.on('message', async (request) => {
+  const reply = await run(request);
+  port.postMessage(reply);
+  Atomics.store(flag, 0, 1);
+  Atomics.notify(flag, 0);
+});
+`;
+
+export class SyncPg {
+  private worker: Worker | null = null;
+  private port: MessagePort | null = null;
+  private flag = new Int32Array(new SharedArrayBuffer(4));
+  private pending: { fault: BatchFault; when: (statements: readonly PgStatement[]) => boolean } | null = null;
+  /** Crossings made and the time spent blocked in them: what the bridge costs (bench and tests read it). */
+  readonly stats = { batches: 0, waitedMs: 0 };
+
+  constructor(private readonly settings: ConnectionSettings = {}) {}
+
+  /** Runs the statements in order on the one connection and returns each one's rows; stops at the first error. */
+  batch(statements: PgStatement[]): PgRow[][] {
+    let fault: BatchFault | null = null;
+    if (this.pending?.when(statements)) {
+      fault = this.pending.fault;
+      this.pending = null;
+    }
+    const { port } = this.start();
+    Atomics.store(this.flag, 0, 0);
+    const started = performance.now();
+    this.worker?.postMessage({ statements, fault });
+    const waited = Atomics.wait(this.flag, 0, 0, this.settings.timeoutMs ?? 30_000);
+    this.stats.batches++;
+    this.stats.waitedMs += performance.now() - started;
+    if (waited === 'timed-out') {
+      // The worker may still be inside a transaction: end it (the server rolls back what it had not committed).
+      this.close();
+      throw new PgError(`PostgreSQL did not answer within ${this.settings.timeoutMs ?? 30_000} ms`, undefined, true);
+    }
+    const message = receiveMessageOnPort(port)?.message as
+      { ok: true; results: PgRow[][] } | { ok: false; message: string; code?: string; lost: boolean; constraint?: string } | undefined;
+    if (!message) throw new PgError('the PostgreSQL worker answered nothing', undefined, true);
+    if (!message.ok) throw new PgError(message.message, message.code, message.lost, message.constraint);
+    return message.results;
+  }
+
+  query(text: string, values?: unknown[]): PgRow[] {
+    return this.batch([{ text, values }])[0] ?? [];
+  }
+
+  /** Makes the next batch `when` picks fail as a lost connection would (fault tests only). */
+  injectFault(fault: BatchFault, when: (statements: readonly PgStatement[]) => boolean = () => true): void {
+    this.pending = { fault, when };
+  }
+
+  close(): void {
+    void this.worker?.terminate();
+    this.port?.close();
+    this.worker = null;
+    this.port = null;
+  }
+
+  private start(): { port: MessagePort } {
+    if (this.worker && this.port) return { port: this.port };
+    const { port1, port2 } = new MessageChannel();
+    const pgPath = createRequire(__filename).resolve('pg');
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        port: port2,
+        flag: this.flag,
+        pgPath,
+        settings: { ...this.settings, application_name: this.settings.application_name ?? 'loopx' },
+      },
+      transferList: [port2],
+    });
+    // Neither keeps a CLI process alive once its work is done.
+    this.worker.unref();
+    port1.unref();
+    this.port = port1;
+    return { port: port1 };
+  }
+}

@@ -1,0 +1,83 @@
+import { EXIT, LoopxError, NotAllowedError } from '../errors';
+import { PgError } from './syncPg';
+
+/** The team store cannot be reached (or stopped answering): nothing was written. Environment trouble, exit 6. */
+export class TeamUnreachableError extends LoopxError {
+  constructor(detail: string) {
+    super(
+      'team_unreachable',
+      `the team store (PostgreSQL) cannot be reached: ${detail}`,
+      EXIT.storeUnusable,
+      'check the server and LOOPX_DATABASE_URL (or PGHOST/PGUSER/~/.pgpass), then try again; nothing was written',
+    );
+  }
+}
+
+/** The connection broke while committing and the log could not be asked whether the write landed. */
+export class OperationUnknownError extends LoopxError {
+  constructor(
+    readonly opId: string,
+    detail: string,
+  ) {
+    super(
+      'team_outcome_unknown',
+      `the team store's connection broke while committing (${detail}); whether the write landed is not known yet`,
+      EXIT.storeUnusable,
+      `when the server is back, \`loopx status\` shows the outcome (operation ${opId}); do not repeat the write blindly`,
+      { opId },
+    );
+  }
+}
+
+/** This machine's replica does not continue the team log: it must be rebuilt from the log, not merged. */
+export class ReplicaDivergedError extends LoopxError {
+  constructor(detail: string) {
+    super(
+      'replica_diverged',
+      `${detail}; the local replica is not a copy of this team store`,
+      EXIT.storeUnusable,
+      'rebuild the replica from the team log (delete .loopx/loopx.db and open the team store again)',
+    );
+  }
+}
+
+/** The database refused a write for a reason the kernel did not foresee (e.g. the event log's order). */
+export class TeamRefusedError extends LoopxError {
+  constructor(message: string) {
+    super('team_refused', `the team store refused the write: ${message}`, EXIT.storeUnusable);
+  }
+}
+
+/** Maps PostgreSQL's refusals and lost connections onto the kernel's typed errors; anything else passes through. */
+export function teamError(error: unknown): unknown {
+  if (!(error instanceof PgError)) return error;
+  if (error.connectionLost) return new TeamUnreachableError(error.message);
+  // The authority trigger (teamSchema.ts): a person's decision from a role that is not a person's.
+  if (error.code === '42501')
+    return new NotAllowedError(error.message, 'a person decides it, connected with a database role granted loopx_humans');
+  return new TeamRefusedError(error.message);
+}
+
+/** A store moves only into an empty team log (moving two stores' histories into one would make two chains). */
+export class TeamNotEmptyError extends LoopxError {
+  constructor(events: number) {
+    super(
+      'team_not_empty',
+      `the team store already has ${events} events; a store moves only into an empty one`,
+      EXIT.refused,
+      'create an empty team store (a new database), or open this one as it is',
+    );
+  }
+}
+
+/** The server may lose commits it acknowledged (synchronous_commit off): a team store refuses to run on it. */
+export class TeamNotDurableError extends LoopxError {
+  constructor() {
+    super(
+      'team_not_durable',
+      "the team store's server has synchronous_commit off: a crash would lose writes it had confirmed",
+      EXIT.storeUnusable,
+      'turn it on for this database (ALTER DATABASE … SET synchronous_commit = on) or in postgresql.conf',
+    );
+  }
+}

@@ -1,0 +1,73 @@
+import type { SqliteDb } from '../db/sqliteDb';
+import { canonicalJson } from '../events/canonical';
+import { applyEvent } from '../events/apply';
+import type { StoredEvent } from '../events/eventTypes';
+import type { LogAnchor } from '../events/anchor';
+import { insertEventRow, rowToEvent } from '../events/log';
+import type { PgRow, PgStatement, SyncPg } from './syncPg';
+import { NOTIFY_CHANNEL } from './teamSchema';
+import { ReplicaDivergedError } from './teamErrors';
+
+// The team log's statements and the replica's catch-up: what a team write sends to PostgreSQL and how events it
+// fetches become the replica's. The same reducers as a local store apply them (applyEvent), with the log's rows.
+
+const COLUMNS = 'seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash';
+
+/** BEGIN, hold the head (the writers' lock, until COMMIT), and read what the replica has not seen yet. */
+export function lockAndFetchStatements(afterSeq: number): PgStatement[] {
+  return [
+    { text: 'BEGIN' },
+    { text: 'SELECT seq, hash FROM loopx.lock_head()' },
+    { text: `SELECT ${COLUMNS} FROM loopx.events WHERE seq > $1 ORDER BY seq`, values: [afterSeq] },
+  ];
+}
+
+/** The operation id first (a second commit with the same id fails there), then the events, a wake-up, COMMIT. */
+export function commitStatements(opId: string, events: readonly StoredEvent[]): PgStatement[] {
+  const first = events[0];
+  const last = events[events.length - 1];
+  if (!first || !last) return [{ text: 'COMMIT' }];
+  const values: unknown[] = [opId];
+  const rows = events.map((e) => {
+    const at = values.length;
+    values.push(e.seq, e.at, e.actor, e.actorKind, e.kind, e.goalId, e.todoId, canonicalJson(e.data), e.prevHash, e.hash);
+    return `(${Array.from({ length: 10 }, (_, i) => `$${at + i + 1}`).join(', ')}, $1)`;
+  });
+  return [
+    { text: 'INSERT INTO loopx.ops (op_id, first_seq, last_seq) VALUES ($1, $2, $3)', values: [opId, first.seq, last.seq] },
+    { text: `INSERT INTO loopx.events (${COLUMNS}, op_id) VALUES ${rows.join(', ')}`, values },
+    { text: 'SELECT pg_notify($1, $2)', values: [NOTIFY_CHANNEL, String(last.seq)] },
+    { text: 'COMMIT' },
+  ];
+}
+
+/** Events committed after `afterSeq`, in order (no lock: committed events are always a prefix of the chain). */
+export function fetchAfter(pg: SyncPg, afterSeq: number): StoredEvent[] {
+  return rowsToEvents(pg.query(`SELECT ${COLUMNS} FROM loopx.events WHERE seq > $1 ORDER BY seq`, [afterSeq]));
+}
+
+export function rowsToEvents(rows: readonly PgRow[]): StoredEvent[] {
+  return rows.map((row) => rowToEvent(row as never));
+}
+
+/**
+ * Applies fetched events to the replica inside its open transaction, after checking they continue its chain: a
+ * replica whose head is not in the log (another team store, or a log restored to an earlier point) is refused, not
+ * merged. `logHeadRow` is the log's head as locked, when the caller holds it: the replica must end there.
+ */
+export function applyTeamEvents(db: SqliteDb, events: readonly StoredEvent[], from?: LogAnchor, logHeadRow?: PgRow): StoredEvent[] {
+  let head = from;
+  for (const event of events) {
+    if (head && (event.seq !== head.seq + 1 || event.prevHash !== head.hash))
+      throw new ReplicaDivergedError(`the team log's event ${event.seq} does not follow this replica's event ${head.seq}`);
+    applyEvent(db, event);
+    insertEventRow(db, event, canonicalJson(event.data));
+    head = { seq: event.seq, hash: event.hash };
+  }
+  if (logHeadRow && head) {
+    const logSeq = Number(logHeadRow.seq);
+    if (logSeq !== head.seq || String(logHeadRow.hash) !== head.hash)
+      throw new ReplicaDivergedError(`this replica ends at event ${head.seq} but the team log ends at event ${logSeq}`);
+  }
+  return [...events];
+}

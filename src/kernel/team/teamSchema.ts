@@ -1,0 +1,146 @@
+/**
+ * The team store's schema in PostgreSQL (schema `loopx`): the event log (the source of truth), its head (one row, the
+ * lock every writer takes), and the operation ids of committed writes. Created by the database's owner; agents and
+ * humans connect with roles granted `loopx_agents` or `loopx_humans` (docs/team.md).
+ *
+ * The database enforces what it can without trusting the client:
+ * - the chain's order: an event must follow the head (seq + 1, prev_hash = head hash); the head moves with it;
+ * - append-only: nobody but the owner may UPDATE, DELETE or TRUNCATE events (no grant; a trigger says why);
+ * - authority: a person's decisions (HUMAN_ONLY_KINDS) and any event recorded as a human's need `loopx_humans`.
+ * Event `data` is stored as text, exactly the canonical JSON the hash covers (jsonb would reorder its keys).
+ */
+
+/** Event kinds only a person may write: the kernel refuses agents these through requireHumanChannel (authority.ts). */
+export const HUMAN_ONLY_KINDS = [
+  'gate.decided', // approving or rejecting a gate (gates.ts)
+  'todo.unblocked', // unblocking (todos.ts)
+  'goal.check_set', // acceptance checks (checks.ts)
+  'todo.check_set',
+  'goal.checks_allowed', // which checks agents may set (monitors.ts)
+  'monitor.approved', // letting an agent's check run (monitors.ts)
+  'log.accepted', // accepting a broken log (logHealth.ts)
+  'hook.added', // hooks run commands unattended (hooks.ts)
+  'hook.removed',
+  'goal.worktree_set', // where a goal's turns work (worktreeSetting.ts)
+] as const;
+
+/** The role a person's database login is granted; its members may write HUMAN_ONLY_KINDS. */
+export const HUMANS_ROLE = 'loopx_humans';
+export const AGENTS_ROLE = 'loopx_agents';
+/** The channel every commit notifies with its last seq, so replicas wake (teamListener.ts). */
+export const NOTIFY_CHANNEL = 'loopx_log';
+
+const kinds = HUMAN_ONLY_KINDS.map((k) => `'${k}'`).join(', ');
+
+/** Idempotent: safe to run on every `team init`. Run by the database owner. */
+export const TEAM_SCHEMA_SQL = `
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${HUMANS_ROLE}') THEN CREATE ROLE ${HUMANS_ROLE} NOLOGIN; END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${AGENTS_ROLE}') THEN CREATE ROLE ${AGENTS_ROLE} NOLOGIN; END IF;
+END $$;
+
+CREATE SCHEMA IF NOT EXISTS loopx;
+
+CREATE TABLE IF NOT EXISTS loopx.events (
+  seq bigint PRIMARY KEY CHECK (seq >= 1),
+  at text NOT NULL,
+  actor text NOT NULL,
+  actor_kind text NOT NULL CHECK (actor_kind IN ('agent', 'human', 'kernel')),
+  kind text NOT NULL,
+  goal_id text,
+  todo_id text,
+  data text NOT NULL,
+  prev_hash text NOT NULL,
+  hash text NOT NULL UNIQUE,
+  op_id uuid NOT NULL,
+  -- The database role that wrote the event, set by the server: who acted, whatever the event claims.
+  written_by name NOT NULL,
+  written_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS events_goal ON loopx.events (goal_id, seq);
+CREATE INDEX IF NOT EXISTS events_op ON loopx.events (op_id);
+
+CREATE TABLE IF NOT EXISTS loopx.head (
+  one boolean PRIMARY KEY DEFAULT true CHECK (one),
+  seq bigint NOT NULL,
+  hash text NOT NULL
+);
+INSERT INTO loopx.head (seq, hash) VALUES (0, repeat('0', 64)) ON CONFLICT DO NOTHING;
+
+CREATE TABLE IF NOT EXISTS loopx.ops (
+  op_id uuid PRIMARY KEY,
+  first_seq bigint NOT NULL,
+  last_seq bigint NOT NULL,
+  committed_by name NOT NULL DEFAULT current_user,
+  committed_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- The writer's lock: the head row, FOR UPDATE, until COMMIT. SECURITY DEFINER, so writers need no UPDATE grant on it.
+CREATE OR REPLACE FUNCTION loopx.lock_head() RETURNS TABLE (seq bigint, hash text)
+LANGUAGE sql SECURITY DEFINER SET search_path = loopx, pg_temp AS
+$f$ SELECT h.seq, h.hash FROM loopx.head h WHERE h.one FOR UPDATE $f$;
+
+-- Authority: runs as the inserting role (SECURITY INVOKER), so current_user is who is writing.
+CREATE OR REPLACE FUNCTION loopx.check_authority() RETURNS trigger
+LANGUAGE plpgsql SET search_path = loopx, pg_temp AS $f$
+DECLARE
+  human boolean := pg_has_role(current_user, '${HUMANS_ROLE}', 'MEMBER');
+  needs_human boolean := NEW.kind IN (${kinds}) OR NEW.actor_kind = 'human';
+  last record;
+BEGIN
+  NEW.written_by := current_user;
+  IF NOT needs_human AND NEW.kind = 'goal.status' AND (NEW.data::jsonb ->> 'status') = 'active' THEN
+    -- Resuming needs a person unless the goal's latest status change was an agent's pause (authority.ts resumeNeedsHuman).
+    SELECT e.kind, e.actor_kind, e.data INTO last FROM loopx.events e
+      WHERE e.goal_id = NEW.goal_id AND e.kind IN ('goal.created', 'goal.status') ORDER BY e.seq DESC LIMIT 1;
+    needs_human := last IS NULL OR last.kind = 'goal.created'
+      OR NOT (last.actor_kind = 'agent' AND (last.data::jsonb ->> 'status') = 'paused');
+  END IF;
+  IF NOT needs_human AND NEW.kind = 'todo.killed' THEN
+    -- Killing a todo with a pending gate cancels a person's question (todos.ts).
+    needs_human := jsonb_array_length(COALESCE(NEW.data::jsonb -> 'cancelledGates', '[]'::jsonb)) > 0;
+  END IF;
+  IF needs_human AND NOT human THEN
+    RAISE EXCEPTION 'event % (%) is a person''s decision: database role % is not a member of ${HUMANS_ROLE}',
+      NEW.seq, NEW.kind, current_user USING ERRCODE = 'insufficient_privilege', HINT = 'loopx_human_only';
+  END IF;
+  RETURN NEW;
+END $f$;
+
+-- The chain's order: each event follows the head, and moves it. SECURITY DEFINER: only this function updates the head.
+CREATE OR REPLACE FUNCTION loopx.advance_head() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = loopx, pg_temp AS $f$
+DECLARE
+  h record;
+BEGIN
+  SELECT seq, hash INTO h FROM loopx.head WHERE one FOR UPDATE;
+  IF NEW.seq <> h.seq + 1 OR NEW.prev_hash <> h.hash THEN
+    RAISE EXCEPTION 'event % does not follow the head of the log (event %)', NEW.seq, h.seq
+      USING ERRCODE = 'serialization_failure', HINT = 'loopx_not_head';
+  END IF;
+  UPDATE loopx.head SET seq = NEW.seq, hash = NEW.hash WHERE one;
+  RETURN NEW;
+END $f$;
+
+CREATE OR REPLACE FUNCTION loopx.refuse_change() RETURNS trigger
+LANGUAGE plpgsql AS $f$
+BEGIN
+  RAISE EXCEPTION 'the loopx event log is append-only: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
+END $f$;
+
+DROP TRIGGER IF EXISTS a_authority ON loopx.events;
+CREATE TRIGGER a_authority BEFORE INSERT ON loopx.events FOR EACH ROW EXECUTE FUNCTION loopx.check_authority();
+DROP TRIGGER IF EXISTS b_chain ON loopx.events;
+CREATE TRIGGER b_chain BEFORE INSERT ON loopx.events FOR EACH ROW EXECUTE FUNCTION loopx.advance_head();
+DROP TRIGGER IF EXISTS append_only ON loopx.events;
+-- Even a role someone granted UPDATE or DELETE by mistake cannot rewrite history; only the owner can drop this trigger.
+CREATE TRIGGER append_only BEFORE UPDATE OR DELETE ON loopx.events FOR EACH ROW EXECUTE FUNCTION loopx.refuse_change();
+
+REVOKE ALL ON SCHEMA loopx FROM PUBLIC;
+REVOKE ALL ON ALL TABLES IN SCHEMA loopx FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA loopx FROM PUBLIC;
+GRANT USAGE ON SCHEMA loopx TO ${AGENTS_ROLE}, ${HUMANS_ROLE};
+GRANT SELECT, INSERT ON loopx.events, loopx.ops TO ${AGENTS_ROLE}, ${HUMANS_ROLE};
+GRANT SELECT ON loopx.head TO ${AGENTS_ROLE}, ${HUMANS_ROLE};
+GRANT EXECUTE ON FUNCTION loopx.lock_head(), loopx.check_authority(), loopx.advance_head() TO ${AGENTS_ROLE}, ${HUMANS_ROLE};
+`;

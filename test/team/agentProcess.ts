@@ -1,0 +1,50 @@
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { buildSync } from 'esbuild';
+
+const REPO = resolve(__dirname, '..', '..');
+
+/** Bundles test/team/stormAgent.ts for Node into `dir` (pg and the SQLite driver stay outside, found through NODE_PATH). */
+export function bundleAgent(dir: string): string {
+  const outfile = join(dir, 'stormAgent.js');
+  buildSync({
+    entryPoints: [join(__dirname, 'stormAgent.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile,
+    external: ['pg', 'better-sqlite3'],
+    loader: { '.sql': 'text' },
+    logLevel: 'error',
+  });
+  return outfile;
+}
+
+export interface AgentReport {
+  agent: string;
+  shipped: string[];
+  refusals: string[];
+  faults: number;
+  batches: number;
+  waitedMs: number;
+  ms: number;
+}
+
+/** Runs one agent process to its end; its one line of JSON is the report. */
+export function runAgent(script: string, env: Record<string, string>): Promise<AgentReport> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [script], {
+      env: { ...process.env, ...env, NODE_PATH: join(REPO, 'node_modules') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => {
+      if (code !== 0) return fail(new Error(`${env.STORM_AGENT} exited ${code}:\n${stderr}\n${stdout}`));
+      done(JSON.parse(stdout.trim()) as AgentReport);
+    });
+  });
+}

@@ -1,0 +1,168 @@
+import { afterEach, describe, expect, test } from 'vitest';
+import pg from 'pg';
+import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
+import { addTodo } from '../../src/kernel/todos/todos';
+import { askGate, decideGate } from '../../src/kernel/gates/gates';
+import { canonicalJson } from '../../src/kernel/events/canonical';
+import { eventHash } from '../../src/kernel/events/hashChain';
+import { verifyChain } from '../../src/kernel/events/verify';
+import { NotAllowedError } from '../../src/kernel/errors';
+import { agent, human } from '../../src/kernel/testKit';
+import type { Kernel } from '../../src/kernel/kernel';
+import type { PgCluster } from '../support/postgres';
+import { POSTGRES_MISSING } from '../support/postgres';
+import { install, logCopy, loginRole, machine, newTeamStore, useCluster } from './teamKit';
+
+const open: Kernel[] = [];
+afterEach(() => {
+  for (const kernel of open.splice(0)) kernel.close();
+});
+function onMachine(...args: Parameters<typeof machine>) {
+  const m = machine(...args);
+  open.push(m.kernel);
+  return m;
+}
+
+/** What an agent with its own database credentials can do with raw SQL: chain a well-formed event onto the head. */
+async function rawAppend(
+  url: string,
+  draft: { kind: string; goalId: string | null; todoId: string | null; data: object; actor: string; actorKind: string },
+) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    const head = (await client.query('SELECT seq, hash FROM loopx.lock_head()')).rows[0] as { seq: string; hash: string };
+    const seq = Number(head.seq) + 1;
+    const at = new Date().toISOString();
+    const data = canonicalJson(draft.data);
+    const hash = eventHash(head.hash, {
+      seq,
+      at,
+      actor: draft.actor,
+      actorKind: draft.actorKind,
+      kind: draft.kind,
+      goalId: draft.goalId,
+      todoId: draft.todoId,
+      data,
+    });
+    await client.query(
+      `INSERT INTO loopx.events (seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash, op_id)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, gen_random_uuid())`,
+      [seq, at, draft.actor, draft.actorKind, draft.kind, draft.goalId, draft.todoId, data, head.hash, hash],
+    );
+    await client.query('COMMIT');
+    return seq;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+async function rawSql(url: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+if (!install) test.skip(POSTGRES_MISSING, () => {});
+
+const fixture = useCluster();
+
+/** A team store with a pending gate, an agent login (`agent_bob`) and a person's (`ada`). */
+async function storeWithGate(cluster: PgCluster) {
+  const { name, ownerUrl } = await newTeamStore(cluster);
+  await loginRole(cluster, 'agent_bob', 'loopx_agents');
+  await loginRole(cluster, 'ada', 'loopx_humans');
+  const agentUrl = cluster.url(name, 'agent_bob');
+  const humanUrl = cluster.url(name, 'ada');
+  const person = onMachine(humanUrl, human);
+  const goal = createGoal(person.kernel, { title: 'ship it' });
+  const todo = addTodo(person.kernel, { goalId: goal.id, title: 'deploy' });
+  const bob = onMachine(agentUrl, agent('agent_bob'));
+  const gate = askGate(bob.kernel, { todoId: todo.id, question: 'deploy to production?' });
+  return { name, ownerUrl, agentUrl, humanUrl, person, bob, goal, todo, gate };
+}
+
+describe.skipIf(!install)('authority enforced by the database', () => {
+  test('an agent role with raw SQL cannot decide a gate, even with a well-formed chained event; a person’s role can', async () => {
+    const s = await storeWithGate(fixture.cluster);
+    const decision = {
+      kind: 'gate.decided',
+      goalId: s.goal.id,
+      todoId: s.todo.id,
+      data: { id: s.gate.id, status: 'approved', note: null },
+    };
+    await expect(rawAppend(s.agentUrl, { ...decision, actor: 'agent_bob', actorKind: 'agent' })).rejects.toThrow(
+      /gate\.decided\) is a person's decision: database role agent_bob is not a member of loopx_humans/,
+    );
+    // Claiming to be the human does not help: an event recorded as a human's needs a human's role too.
+    await expect(rawAppend(s.agentUrl, { ...decision, actor: 'ada', actorKind: 'human' })).rejects.toThrow(/not a member of loopx_humans/);
+    const seq = await rawAppend(s.humanUrl, { ...decision, actor: 'ada', actorKind: 'human' });
+    const row = (await fixture.cluster.sql(s.name, 'SELECT kind, written_by FROM loopx.events WHERE seq = $1', [seq])).rows[0];
+    expect(row).toEqual({ kind: 'gate.decided', written_by: 'ada' });
+    const log = logCopy(s.ownerUrl);
+    try {
+      expect(verifyChain(log)).toMatchObject({ ok: true });
+    } finally {
+      log.close();
+    }
+  });
+
+  test('a kernel that says it acts for a person but connects with an agent’s role is refused by the database; its replica keeps nothing', async () => {
+    const s = await storeWithGate(fixture.cluster);
+    const impostor = onMachine(s.agentUrl, human);
+    expect(() => decideGate(impostor.kernel, s.gate.id, 'approved')).toThrow(NotAllowedError);
+    expect(impostor.kernel.read((db) => db.prepare('SELECT status FROM gates WHERE id = ?').get(s.gate.id)?.status)).toBe('pending');
+    // The person, through their own role, decides it.
+    expect(decideGate(s.person.kernel, s.gate.id, 'approved').status).toBe('approved');
+  });
+
+  test('resuming a goal a person paused needs a person’s role; an agent may undo its own pause', async () => {
+    const s = await storeWithGate(fixture.cluster);
+    setGoalStatus(s.person.kernel, s.goal.id, 'paused');
+    const resume = { kind: 'goal.status', goalId: s.goal.id, todoId: null, data: { status: 'active', from: 'paused' } };
+    await expect(rawAppend(s.agentUrl, { ...resume, actor: 'agent_bob', actorKind: 'agent' })).rejects.toThrow(
+      /goal\.status\) is a person's decision/,
+    );
+    setGoalStatus(s.person.kernel, s.goal.id, 'active');
+    setGoalStatus(s.bob.kernel, s.goal.id, 'paused');
+    expect(setGoalStatus(s.bob.kernel, s.goal.id, 'active').status).toBe('active');
+  });
+
+  test('the event log is append-only: neither an agent’s role nor a person’s may update, delete or truncate it', async () => {
+    const s = await storeWithGate(fixture.cluster);
+    for (const url of [s.agentUrl, s.humanUrl]) {
+      await expect(rawSql(url, "UPDATE loopx.events SET actor = 'x' WHERE seq = 1")).rejects.toThrow(/permission denied/);
+      await expect(rawSql(url, 'DELETE FROM loopx.events WHERE seq > 1')).rejects.toThrow(/permission denied/);
+      await expect(rawSql(url, 'TRUNCATE loopx.events')).rejects.toThrow(/permission denied/);
+      await expect(rawSql(url, 'UPDATE loopx.head SET seq = 1')).rejects.toThrow(/permission denied/);
+    }
+    // Even a role granted UPDATE by mistake is stopped by the trigger.
+    await fixture.cluster.sql(s.name, 'GRANT UPDATE, DELETE ON loopx.events TO agent_bob');
+    await expect(rawSql(s.agentUrl, "UPDATE loopx.events SET actor = 'x' WHERE seq = 1")).rejects.toThrow(/append-only/);
+    await expect(rawSql(s.agentUrl, 'DELETE FROM loopx.events WHERE seq > 1')).rejects.toThrow(/append-only/);
+  });
+
+  test('an event that does not follow the head is refused by the database, whoever sends it', async () => {
+    const s = await storeWithGate(fixture.cluster);
+    const client = new pg.Client({ connectionString: s.agentUrl });
+    await client.connect();
+    try {
+      await expect(
+        client.query(
+          `INSERT INTO loopx.events (seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash, op_id)
+            VALUES (2, 'x', 'agent_bob', 'agent', 'todo.renewed', null, null, '{}', repeat('0', 64), repeat('1', 64), gen_random_uuid())`,
+        ),
+      ).rejects.toThrow(/does not follow the head of the log/);
+    } finally {
+      await client.end();
+    }
+  });
+});

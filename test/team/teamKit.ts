@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { openDb } from '../../src/kernel/db/openDb';
+import { migrate } from '../../src/kernel/db/migrate';
+import type { SqliteDb } from '../../src/kernel/db/sqliteDb';
+import type { Actor } from '../../src/kernel/events/eventTypes';
+import { insertEventRow } from '../../src/kernel/events/log';
+import { SyncPg } from '../../src/kernel/team/syncPg';
+import { fetchAfter } from '../../src/kernel/team/teamLog';
+import { installTeamSchema, openTeamKernel } from '../../src/kernel/team/teamStore';
+import type { Kernel } from '../../src/kernel/kernel';
+import type { TeamEngine } from '../../src/kernel/team/teamEngine';
+import { FakeClock } from '../../src/kernel/testKit';
+import { type PgCluster, type PostgresInstall, postgresOrExplain, startCluster } from '../support/postgres';
+
+/** Test support for team mode: a cluster per test file, a team store (database) per test, replicas as "machines". */
+export const install: PostgresInstall | null = postgresOrExplain();
+
+export interface TeamFixture {
+  cluster: PgCluster;
+}
+
+/** Starts a cluster for the file (beforeAll) and stops it (afterAll). */
+export function useCluster(): TeamFixture {
+  const fixture = {} as TeamFixture;
+  beforeAll(async () => {
+    if (install) fixture.cluster = await startCluster(install);
+  });
+  afterAll(async () => {
+    await fixture.cluster?.stop();
+    for (const root of machineRoots.splice(0)) rmSync(root, { recursive: true, force: true });
+  });
+  return fixture;
+}
+
+/** A fresh team store: a database with loopx's schema, owned by the superuser. Returns its owner URL. */
+export async function newTeamStore(cluster: PgCluster): Promise<{ name: string; ownerUrl: string }> {
+  const name = await cluster.createDatabase('team');
+  const ownerUrl = cluster.url(name);
+  installTeamSchema({ connectionString: ownerUrl });
+  return { name, ownerUrl };
+}
+
+/** A database login granted `role` (loopx_agents or loopx_humans). Trust authentication: no password here. */
+export async function loginRole(cluster: PgCluster, name: string, role: 'loopx_agents' | 'loopx_humans'): Promise<void> {
+  await cluster.sql(
+    'postgres',
+    `DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${name}') THEN CREATE ROLE ${name} LOGIN; END IF; END $$`,
+  );
+  await cluster.sql('postgres', `GRANT ${role} TO ${name}`);
+}
+
+/** Each machine's workspace folder, removed with the file's cluster. */
+const machineRoots: string[] = [];
+
+/** A simulated machine: its own in-memory replica and connection, acting as `actor`. */
+export function machine(url: string, actor: Actor, clock = new FakeClock()): { kernel: Kernel; engine: TeamEngine; clock: FakeClock } {
+  const root = mkdtempSync(join(tmpdir(), 'loopx-machine-'));
+  machineRoots.push(root);
+  const { kernel, engine } = openTeamKernel(root, {
+    replicaPath: ':memory:',
+    connection: { connectionString: url },
+    actor,
+    clock: clock.now,
+  });
+  return { kernel, engine, clock };
+}
+
+/** The team log as it is in PostgreSQL, copied into an empty SQLite store: for the existing chain verification. */
+export function logCopy(url: string): SqliteDb {
+  const pg = new SyncPg({ connectionString: url });
+  try {
+    const db = openDb(':memory:');
+    migrate(db);
+    for (const event of fetchAfter(pg, 0)) insertEventRow(db, event);
+    return db;
+  } finally {
+    pg.close();
+  }
+}
