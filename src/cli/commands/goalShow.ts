@@ -2,7 +2,7 @@ import type { Command } from '../command';
 import { getGoal } from '../../kernel/queries/lookups';
 import { listTodos, todoPage } from '../../kernel/queries/lists';
 import { quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
-import { nextClaimable } from '../../kernel/todos/ready';
+import { nextClaimable } from '../../kernel/todos/todoQueries';
 import { iso } from '../../kernel/time';
 import { parseId } from '../../kernel/validate';
 import { lean } from '../../protocol/lean';

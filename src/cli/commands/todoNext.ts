@@ -1,6 +1,6 @@
 import type { Command } from '../command';
 import { getGoal } from '../../kernel/queries/lookups';
-import { nextClaimable } from '../../kernel/todos/ready';
+import { nextClaimable } from '../../kernel/todos/todoQueries';
 import { iso } from '../../kernel/time';
 import { Painter, todoDetail } from '../format';
 

@@ -8,7 +8,7 @@ import { acceptHandoff, offerHandoff } from '../../kernel/handoffs/handoffs';
 import { getGoal, getTodo } from '../../kernel/queries/lookups';
 import { addMonitor } from '../../kernel/monitors/monitors';
 import { listMonitors } from '../../kernel/monitors/monitorQueries';
-import { nextClaimable } from '../../kernel/todos/ready';
+import { nextClaimable } from '../../kernel/todos/todoQueries';
 import { statusReport } from '../../kernel/queries/status';
 import { todoView } from '../../kernel/todos/todoView';
 import { todoPage } from '../../kernel/queries/lists';

@@ -6,7 +6,7 @@ import { claimTodo, shipTodo } from '../../kernel/todos/claims';
 import { askGate, decideGate } from '../../kernel/gates/gates';
 import { addMonitor } from '../../kernel/monitors/monitors';
 import { todoCardFor, todoCards } from '../../kernel/todos/cards';
-import { BOARD_COLUMNS, type BoardColumn, boardColumn, readiness, readyTodoIds } from '../../kernel/todos/ready';
+import { BOARD_COLUMNS, type BoardColumn, boardColumn, readiness, readyTodoIds } from '../../kernel/todos/todoQueries';
 import { findTodo, leaseLive } from '../../kernel/queries/lookups';
 import { columnOf, leaseLapsed } from '../../protocol/board';
 import { COLUMNS } from '../../protocol/boardProtocol';

@@ -4,7 +4,7 @@ import { blockTodo as blockOp, killTodo as killOp, unblockTodo as unblockOp } fr
 import type { Todo } from '../../kernel/model';
 import { clean, clockTime } from '../../protocol/display';
 import { listTodos } from '../../kernel/queries/lists';
-import { type Readiness, readiness } from '../../kernel/todos/ready';
+import { type Readiness, readiness } from '../../kernel/todos/todoQueries';
 import { getTodoCore, leaseLive } from '../../kernel/queries/lookups';
 import { type CommandDefinition, kernelOf } from './context';
 import type { Services } from '../services';

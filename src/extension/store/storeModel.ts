@@ -3,7 +3,7 @@ import type { Agent, Gate, Goal, Todo, TodoStatus } from '../../kernel/model';
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
 import { listAgents, listGates, listGoals, todosInClaimOrder } from '../../kernel/queries/lists';
 import { findTodo } from '../../kernel/queries/lookups';
-import { readyTodoIds } from '../../kernel/todos/ready';
+import { readyTodoIds } from '../../kernel/todos/todoQueries';
 import { type StatusReport, statusReport } from '../../kernel/queries/status';
 import { type Evidence, listEvidence } from '../../kernel/evidence/evidenceQueries';
 import { type Monitor, listMonitors } from '../../kernel/monitors/monitorQueries';

@@ -9,7 +9,7 @@ import { addMonitor, allowChecks, approveMonitor } from '../monitors/monitors';
 import { tickMonitors } from '../monitors/tick';
 import { getMonitor } from '../monitors/monitorQueries';
 import { getGoal, getTodo } from '../queries/lookups';
-import { readiness } from '../todos/ready';
+import { readiness } from '../todos/todoQueries';
 import { checkMatches } from '../monitors/checkPatterns';
 import { checkReplay } from '../replay';
 import { verifyChain } from '../events/verify';

@@ -11,7 +11,7 @@ import { type MonitorInput, addMonitor, approveMonitor, cancelMonitor } from './
 import { tickMonitors } from './tick';
 import { getGoal, getTodo } from '../queries/lookups';
 import { getMonitor, listMonitors, monitorRuns } from './monitorQueries';
-import { nextClaimable, readiness } from '../todos/ready';
+import { nextClaimable, readiness } from '../todos/todoQueries';
 import { shouldRun } from '../goals/quotaQueries';
 import { statusReport } from '../queries/status';
 import { renderStatusMd } from '../../runtime/projections/statusMd';

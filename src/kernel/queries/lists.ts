@@ -15,7 +15,7 @@ import {
   handoffFromRow,
   todoFromRow,
 } from '../model';
-import { CLAIMABLE_WHERE } from '../todos/ready';
+import { CLAIMABLE_WHERE } from '../todos/todoQueries';
 
 export function listGoals(db: SqliteDb): Goal[] {
   return db.prepare('SELECT * FROM goals ORDER BY num').all().map(goalFromRow);

@@ -2,7 +2,7 @@ import type { SqliteDb } from '../db/sqliteDb';
 import { type Gate, type Goal, type Todo, TODO_COLUMNS, todoFromRow } from '../model';
 import { iso } from '../time';
 import { listGates, listGoals } from './lists';
-import { nextClaimable } from '../todos/ready';
+import { nextClaimable } from '../todos/todoQueries';
 import { leaseLapsedSql } from './lookups';
 import { type Monitor, listMonitors } from '../monitors/monitorQueries';
 import { type QuotaState, type ShouldRun, quotaState, shouldRun } from '../goals/quotaQueries';

@@ -12,7 +12,7 @@ import type { StoredEvent } from '../events/eventTypes';
 /**
  * What the board shows of one todo: its own fields and the facts the readiness rules look at (unshipped
  * dependencies, pending gates, whether its goal is active, the monitor it waits on). Which column that puts it in
- * is decided by the rules (readiness in ready.ts, lease liveness in lookups.ts), not here.
+ * is decided by the rules (readiness in todoQueries.ts, lease liveness in lookups.ts), not here.
  */
 export interface TodoCardFacts {
   id: string;

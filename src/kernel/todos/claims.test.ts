@@ -6,7 +6,7 @@ import { claimNext, claimTodo, releaseTodo, renewTodo, shipTodo } from './claims
 import { addEvidence } from '../evidence/evidence';
 import { askGate, decideGate } from '../gates/gates';
 import { getTodo } from '../queries/lookups';
-import { nextClaimable } from './ready';
+import { nextClaimable } from './todoQueries';
 import { iso } from '../time';
 
 let s: TestStore;

@@ -6,7 +6,7 @@ import { iso } from '../time';
 import { randomToken } from '../nodeCrypto';
 import { optionalText } from '../validate';
 import { type TodoCore, evidenceCount, getGoal, getTodo, getTodoCore, leaseLive, leaseToken, pendingGateIds } from '../queries/lookups';
-import { nextClaimable, readiness } from './ready';
+import { nextClaimable, readiness } from './todoQueries';
 import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS, isHuman, releaseInTx, requireLiveLease } from './leases';
 import { emitEvidence, prepareEvidence } from '../evidence/evidence';
 import { requireCheckPassed } from '../checks/checks';

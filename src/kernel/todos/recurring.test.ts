@@ -6,7 +6,7 @@ import { claimTodo, shipTodo } from './claims';
 import { spendQuota } from '../goals/quota';
 import { getGoal } from '../queries/lookups';
 import { listTodos } from '../queries/lists';
-import { nextClaimable, readiness } from './ready';
+import { nextClaimable, readiness } from './todoQueries';
 import { shouldRun } from '../goals/quotaQueries';
 import { nextOccurrence, parseRecurrence } from './recurrence';
 import { verifyChain } from '../events/verify';

@@ -5,7 +5,7 @@ import { iso } from '../time';
 import { type Evidence, listEvidence } from '../evidence/evidenceQueries';
 import { getGoal, getTodo } from '../queries/lookups';
 import { type Monitor, waitingMonitor } from '../monitors/monitorQueries';
-import { type Readiness, readiness } from './ready';
+import { type Readiness, readiness } from './todoQueries';
 
 /** One line of a todo's history: what happened, when, and who did it (`loopx history --todo` has the data). */
 export interface HistoryLine {
