@@ -21,7 +21,7 @@ import { verifyChain } from './events/verify';
 import { checkReplay } from './replay';
 import { migrate, schemaVersion } from './db/migrate';
 import { APPLICATION_ID, StoreEnvironmentError, identifyStore, sqliteCode } from './storeFile';
-import { nextNum } from './queries/lookups';
+import { nextNum } from './model';
 import { type LogAnchor, logHead } from './events/anchor';
 import { InvalidInputError, LoopxError, NotFoundError, RefusedError } from './errors';
 

@@ -1,16 +1,16 @@
 import * as vscode from 'vscode';
 import type { Agent, Gate, Goal, Todo, TodoStatus } from '../../kernel/model';
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
-import { listAgents, listGates, listGoals, todosInClaimOrder } from '../../kernel/queries/lists';
-import { findTodo } from '../../kernel/queries/lookups';
-import { readyTodoIds } from '../../kernel/todos/todoQueries';
+import { readyTodoIds, todosInClaimOrder, findTodo } from '../../kernel/todos/todoQueries';
 import { type StatusReport, statusReport } from '../../kernel/queries/status';
 import { type Evidence, listEvidence } from '../../kernel/evidence/evidenceQueries';
 import { type Monitor, listMonitors } from '../../kernel/monitors/monitorQueries';
-import { type RunnerSeen, recentRunners } from '../../kernel/turns/runners';
+import { type RunnerSeen, recentRunners, listAgents } from '../../kernel/turns/runners';
 import { countTurns } from '../../kernel/turns/turnQueries';
 import { Disposable } from '../util/lifecycle';
 import type { StoreSession } from './storeSession';
+import { listGates } from '../../kernel/gates/gates';
+import { listGoals } from '../../kernel/goals/goalQueries';
 
 /**
  * The read model the views render. Queries run on demand against one SQLite connection and are cached until the

@@ -91,3 +91,14 @@ export function rowToEvent(row: Row): StoredEvent {
     hash: String(row.hash),
   } as StoredEvent;
 }
+
+/** The newest events first: the store's, a goal's or a todo's. */
+export function history(db: SqliteDb, filter: { goalId?: string; todoId?: string; limit?: number } = {}): StoredEvent[] {
+  const limit = Math.max(1, Math.min(filter.limit ?? 50, 100_000));
+  const rows = filter.todoId
+    ? db.prepare('SELECT * FROM events WHERE todo_id = ? ORDER BY seq DESC LIMIT ?').all(filter.todoId, limit)
+    : filter.goalId
+      ? db.prepare('SELECT * FROM events WHERE goal_id = ? ORDER BY seq DESC LIMIT ?').all(filter.goalId, limit)
+      : db.prepare('SELECT * FROM events ORDER BY seq DESC LIMIT ?').all(limit);
+  return rows.map(rowToEvent);
+}

@@ -1,7 +1,6 @@
 import type { Kernel, Tx } from '../../kernel';
 import { optionalText, parsePriority, requireText } from '../../validate';
 import { parseScope } from '../../workspacePaths';
-import { getTodoCore } from '../../queries/lookups';
 import { checkCaps, checkNewGoal, checkQuota, createGoalInTx } from '../goals';
 import { InvalidInputError } from '../../errors';
 import { type FieldChange, type GoalPlan, type PlanWork, planGoalSpec } from './plan';
@@ -12,6 +11,7 @@ import { allowChecksInTx } from '../../monitors/monitors';
 import { parsePatterns } from '../../monitors/checkPatterns';
 import { parseRecurrence } from '../../todos/recurrence';
 import { TEXT_LIMITS } from '../../../shared/textLimits';
+import { getTodoCore } from '../../todos/todoQueries';
 
 export interface ApplyOptions {
   /** Workspace-relative path of the file (posix separators): the goal's link to it. */
