@@ -36,7 +36,7 @@ export type CommitListener = (events: readonly StoredEvent[]) => void;
  */
 export class Kernel {
   /** Where the units of work run: SQLite today; the seam a second engine plugs into (unitOfWork.ts). */
-  private readonly engine: SqliteEngine;
+  readonly engine: SqliteEngine;
 
   private constructor(
     readonly root: string,
@@ -45,7 +45,7 @@ export class Kernel {
     readonly actor: Actor,
     private readonly shared: { closed: boolean; listeners: Set<CommitListener> },
   ) {
-    this.engine = new SqliteEngine(db);
+    this.engine = new SqliteEngine(db, join(root, STORE_DIR));
   }
 
   static storePath(root: string): string {

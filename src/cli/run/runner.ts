@@ -151,7 +151,7 @@ export class Runner {
       `loopx run: ${this.o.agent} on ${this.o.host} serves ${this.o.goals.length ? this.o.goals.join(', ') : 'every active goal'} (Ctrl-C stops after the running turn)`,
     );
     this.prune();
-    const watcher = new StoreWatcher(k.db, k.storeDir, () => this.wakeUp()).start();
+    const watcher = new StoreWatcher(k.engine.changeSignal(), () => this.wakeUp()).start();
     try {
       for (;;) {
         const wake = this.sleeper();

@@ -93,7 +93,7 @@ export class StoreSession extends Disposable {
 
   private attach(kernel: Kernel): void {
     const started = Date.now();
-    const watcher = new StoreWatcher(kernel.db, kernel.storeDir, () => {
+    const watcher = new StoreWatcher(kernel.engine.changeSignal(), () => {
       this.fire('another process');
       this.scheduleStatusMd(); // agents' CLI writes only mark STATUS.md out of date
     }).start();
