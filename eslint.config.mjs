@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /**
- * The layers (STYLE.md), enforced: inner layers never import outer ones. Tests are exempt from the layer rules (a
+ * The layers (docs/architecture.md, "Layout"; CONTRIBUTING.md), enforced: inner layers never import outer ones. Tests are exempt from the layer rules (a
  * test may pin one layer against another, as the webview's rules are pinned against the kernel's), not from `vscode`.
  * src/layers.test.ts shows each rule firing on a wrong import.
  */

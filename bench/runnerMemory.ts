@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kernel } from '../src/kernel/kernel';
 import { createGoal } from '../src/kernel/goals/goals';
-import { addTodo } from '../src/kernel/todos/todos';
-import { shipTodo } from '../src/kernel/todos/claims';
+import { addTodo, shipTodo } from '../src/kernel/todos/todos';
 import { DEFAULT_HOSTS } from '../src/runtime/hosts';
 import { Runner } from '../src/cli/run/runner';
 

@@ -6,7 +6,7 @@ import { Kernel } from '../src/kernel/kernel';
 import { createGoal } from '../src/kernel/goals/goals';
 import { addTodo } from '../src/kernel/todos/todos';
 import { claimTodo, releaseTodo } from '../src/kernel/todos/claims';
-import { listTodos } from '../src/kernel/queries/lists';
+import { listTodos } from '../src/kernel/todos/todoQueries';
 import { SyncPg } from '../src/kernel/team/syncPg';
 import { installTeamSchema, openTeamKernel } from '../src/kernel/team/teamStore';
 import { findPostgres, startCluster } from '../test/support/postgres';

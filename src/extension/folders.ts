@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Disposable, toDisposable } from './util/lifecycle';
 import { FolderServices, type SharedServices } from './folderServices';
-import { CONTEXT_HAS_STORE, CONTEXT_OPEN_FAILED } from './store/storeSession';
+import { CONTEXT_HAS_STORE, CONTEXT_OPEN_FAILED } from './store/storeModel';
 import { isInFolder } from './commands/inFolder';
 
 /** What a command needs from the folder it runs in: an open store, or (Initialize) a folder without one. */

@@ -1,7 +1,6 @@
 import type * as vscode from 'vscode';
 import type { BoardReveal } from '../protocol/boardProtocol';
-import type { StoreSession } from './store/storeSession';
-import type { StoreModel } from './store/storeModel';
+import type { StoreSession, StoreModel } from './store/storeModel';
 import type { LogWitness } from './store/logWitness';
 import type { Log } from './util/log';
 import type { TurnRunner } from './turns/turnRunner';

@@ -2,6 +2,9 @@ import type { SqliteDb } from './db/sqliteDb';
 import type { Actor } from './events/eventTypes';
 import { HumanChannelRequiredError, NotAllowedError } from './errors';
 
+/** The kernel acting on its own (a recurring todo's next occurrence, a monitor's or a hook's bookkeeping). */
+export const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
+
 /**
  * Human-only actions: deciding a gate, unblocking, restoring, accepting a broken log, resuming a goal a human
  * paused (or an agent created), killing a todo with a pending gate. An agent identity is refused outright; a

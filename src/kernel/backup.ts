@@ -16,12 +16,11 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Kernel } from './kernel';
 import { openDb } from './db/openDb';
-import { immediate, integrityCheck, type SqliteDb } from './db/sqliteDb';
+import { integrityCheck, type SqliteDb } from './db/sqliteDb';
 import { verifyChain } from './events/verify';
 import { checkReplay } from './replay';
 import { migrate, schemaVersion } from './db/migrate';
 import { APPLICATION_ID, StoreEnvironmentError, identifyStore, sqliteCode } from './storeFile';
-import { nextNum } from './queries/lookups';
 import { type LogAnchor, logHead } from './events/anchor';
 import { InvalidInputError, LoopxError, NotFoundError, RefusedError } from './errors';
 
@@ -53,7 +52,7 @@ export function backupStore(kernel: Kernel, options: { to?: string; keep?: numbe
   if (existsSync(path)) throw new InvalidInputError(`${path} already exists; a backup never overwrites a file`);
   if (!inDefault && !existsSync(dirname(path))) throw new InvalidInputError(`the folder ${dirname(path)} does not exist`);
   mkdirSync(dirname(path), { recursive: true });
-  kernel.db.prepare('VACUUM INTO ?').run(path);
+  kernel.engine.backupTo(path);
   try {
     const { events } = withStoreFile(path, (db) => verifyStoreFile(db, path));
     const removed = inDefault ? prune(folder, options.keep ?? DEFAULT_KEEP, path) : [];
@@ -234,49 +233,10 @@ function checkBackupFile<T>(from: string, check: () => T): T {
 
 const SCRATCH_PREFIX = 'loopx-restore-';
 const SAVING_PREFIX = '.saving-';
-const ID_TABLES = ['goals', 'todos', 'gates', 'handoffs', 'turns', 'monitors', 'hooks'] as const;
 
-/** One BEGIN IMMEDIATE: save the current content into `saving`, replace it with `scratch`'s, keep ids above both. */
+/** The engine's swap under its write lock, then the saved content renamed after its time and newest event, and verified. */
 function swapUnderLock(kernel: Kernel, scratch: string, saving: string, from: string): Backup {
-  const db = kernel.db;
-  // ATTACH is not allowed inside a transaction: both files are attached first, then the lock is taken once.
-  db.prepare('ATTACH DATABASE ? AS saved').run(saving);
-  db.prepare('ATTACH DATABASE ? AS restored').run(scratch);
-  // Foreign keys are checked once, over the whole result, before COMMIT (deferred counting misjudges a table
-  // emptied and refilled under its children); the pragma only changes outside a transaction.
-  db.exec('PRAGMA foreign_keys = OFF');
-  let savedHead: LogAnchor | null = null;
-  try {
-    immediate(db, () => {
-      const schema = db
-        .prepare(
-          `SELECT type, name, sql FROM main.sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type = 'index', rowid`,
-        )
-        .all();
-      for (const row of schema) db.exec(String(row.sql).replace(/^CREATE (TABLE|UNIQUE INDEX|INDEX) ("?)/, 'CREATE $1 saved.$2'));
-      const tables = schema.filter((r) => r.type === 'table').map((r) => String(r.name));
-      for (const table of tables) db.exec(`INSERT INTO saved."${table}" SELECT * FROM main."${table}"`);
-      db.exec(`PRAGMA saved.user_version = ${kernel.schemaVersion}`);
-      db.exec(`PRAGMA saved.application_id = ${APPLICATION_ID}`);
-      savedHead = logHead(db);
-      const highest = new Map(ID_TABLES.map((t) => [t, nextNum(db, t) - 1]));
-      for (const table of tables) {
-        db.exec(`DELETE FROM main."${table}"`);
-        db.exec(`INSERT INTO main."${table}" SELECT * FROM restored."${table}"`);
-      }
-      const keep = db.prepare(
-        'INSERT INTO main.id_high_water (entity, num) VALUES (?, ?) ON CONFLICT (entity) DO UPDATE SET num = max(num, excluded.num)',
-      );
-      for (const [table, num] of highest) if (num > 0) keep.run(table, num);
-      const dangling = db.prepare('PRAGMA main.foreign_key_check').all();
-      if (dangling.length) throw new RefusedError('backup_broken', `${from} has ${dangling.length} dangling references`);
-    });
-  } finally {
-    db.exec('PRAGMA foreign_keys = ON');
-    db.exec('DETACH DATABASE restored');
-    db.exec('DETACH DATABASE saved');
-  }
-  const head = savedHead as LogAnchor | null;
+  const head: LogAnchor | null = kernel.engine.restoreFrom(scratch, saving, { schemaVersion: kernel.schemaVersion, named: from });
   const stamp = new Date(kernel.clock()).toISOString().replace(/[-:.]/g, '');
   const path = join(dirname(saving), `loopx-${stamp}-e${head?.seq ?? 0}-before-restore.db`);
   renameSync(saving, path);

@@ -46,8 +46,11 @@ export class Kernel {
     readonly clock: Clock,
     readonly actor: Actor,
     private readonly shared: { closed: boolean; listeners: Set<CommitListener> },
-    /** Where the units of work run: SQLite's engine, or team mode's (src/kernel/team/teamEngine.ts). */
-    private readonly engine: ClosableEngine = new SqliteEngine(db),
+    /**
+     * Where the units of work run: SQLite's engine, or team mode's (src/kernel/team/teamEngine.ts); the seam a second
+     * engine plugs into (unitOfWork.ts).
+     */
+    readonly engine: ClosableEngine = new SqliteEngine(db, join(root, STORE_DIR)),
   ) {}
 
   static storePath(root: string): string {

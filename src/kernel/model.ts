@@ -1,4 +1,4 @@
-import type { Row } from './db/sqliteDb';
+import type { Row, SqliteDb } from './db/sqliteDb';
 import { rowReader } from './rowReader';
 
 /** Rows are checked at the store boundary (rowReader); the API shapes below are what every adapter sees. */
@@ -139,4 +139,16 @@ export interface Recurrence {
   cron?: string;
   tz: string;
   text: string;
+}
+
+/** The next number for a new row of `table` (its id is formatId's). */
+export function nextNum(db: SqliteDb, table: 'goals' | 'todos' | 'gates' | 'handoffs' | 'turns' | 'monitors' | 'hooks'): number {
+  // Above the highest number this store ever handed out, even if a restore brought back an older content.
+  return Number(
+    db
+      .prepare(
+        `SELECT max(coalesce((SELECT max(num) FROM ${table}), 0), coalesce((SELECT num FROM id_high_water WHERE entity = ?), 0)) + 1 AS n`,
+      )
+      .get(table)?.n ?? 1,
+  );
 }

@@ -1,7 +1,7 @@
 import type { SqliteDb } from './db/sqliteDb';
 import { openDb } from './db/openDb';
 import { migrate } from './db/migrate';
-import { applyEvent } from './events/apply';
+import { applyEvent } from './events/log';
 import { eventDataSchemas } from './events/eventTypes';
 import { insertEventRow, rowToEvent } from './events/log';
 import { canonicalJson } from './events/canonical';

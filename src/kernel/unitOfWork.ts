@@ -1,3 +1,4 @@
+import type { FSWatcher } from 'node:fs';
 import type { SqliteDb } from './db/sqliteDb';
 import type { Actor, EventDraft, StoredEvent } from './events/eventTypes';
 
@@ -31,7 +32,33 @@ export interface StoreEngine<Db = SqliteDb> {
   readonly db: Db;
   write<T>(actor: Actor, clock: () => number, fn: (uow: UnitOfWork<Db>) => T): Committed<T>;
   read<T>(clock: () => number, fn: (db: Db, nowMs: number) => T): T;
+  /** A consistent copy of the whole store at `path`, taken while writers go on (SQLite: VACUUM INTO). */
+  backupTo(path: string): void;
+  /**
+   * Replaces the store's content with a verified copy's in one write (the lock held through it), after saving the
+   * current content to `saveTo`; ids stay above both. Returns the saved content's newest event (SQLite: ATTACH).
+   * `named` is how a refusal names the backup.
+   */
+  restoreFrom(copy: string, saveTo: string, options: { schemaVersion: number; named: string }): { seq: number; hash: string } | null;
+  /** How another process's commits reach a long-lived reader (the store watcher). */
+  changeSignal(options?: { watch?: WatchFn }): ChangeSignal;
 }
+
+/**
+ * What tells a long-lived reader (VS Code, `loopx run`, the language server) that another process committed, without
+ * polling: `wake` fires when the store may have changed (early or spurious wakes are fine), `version` moves when
+ * another connection committed, and `head` (the newest event) decides whether it is news. SQLite: a watch on the
+ * store's folder and `PRAGMA data_version`; PostgreSQL would LISTEN for a NOTIFY sent by each commit.
+ */
+export interface ChangeSignal {
+  readonly isOpen: boolean;
+  version(): number;
+  head(): { seq: number; hash: string };
+  watch(wake: () => void): Pick<FSWatcher, 'close' | 'on'>;
+}
+
+/** How a change signal watches (a test passes its own). */
+export type WatchFn = (dir: string, listener: (event: string, file: string | null) => void) => Pick<FSWatcher, 'close' | 'on'>;
 
 /**
  * The same seam for an engine whose client is asynchronous (PostgreSQL, issue 25): the transaction and every

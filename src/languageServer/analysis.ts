@@ -4,7 +4,6 @@ import { type Diagnostic, DiagnosticSeverity } from 'vscode-languageserver';
 import type { SqliteDb } from '../kernel/db/sqliteDb';
 import { LoopxError } from '../kernel/errors';
 import type { Goal, Todo } from '../kernel/model';
-import { findGoal, findGoalTodo } from '../kernel/queries/lookups';
 import { type FieldChange, type GoalPlan, planGoalSpec } from '../kernel/goals/goalSpec/plan';
 import type { GoalFileDiagnostic, Range } from '../goalFile/diagnostics';
 import { type ParsedGoalFile, type PathSegment, parseGoalFile } from '../goalFile/parse';
@@ -13,6 +12,8 @@ import { formatFieldValue } from './yamlValue';
 import { lastChange } from '../kernel/todos/todoCard';
 import { relativeTime } from '../shared/timeWords';
 import type { OpenStore, StoreRegistry } from './storeRegistry';
+import { findGoal } from '../kernel/goals/goalQueries';
+import { findGoalTodo } from '../kernel/todos/todoQueries';
 
 /** Everything the features need about one version of one goal file, computed once per change. */
 export interface Analysis {

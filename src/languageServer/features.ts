@@ -16,10 +16,11 @@ import { todoHover, todoStatusLine } from '../kernel/todos/todoCard';
 import { goalHover } from './goalHover';
 import { GOAL_KEYS, KEY_DOCS, QUOTA_KEYS, TODO_KEYS } from '../goalFile/schema';
 import type { Range } from '../goalFile/diagnostics';
-import { findGoalTodo, getGoal, getTodo } from '../kernel/queries/lookups';
-import { listAgents } from '../kernel/queries/lists';
 import { DEFAULT_HOSTS } from '../runtime/hosts';
 import { relativeTime } from '../shared/timeWords';
+import { findGoalTodo, getTodo } from '../kernel/todos/todoQueries';
+import { getGoal } from '../kernel/goals/goalQueries';
+import { listAgents } from '../kernel/turns/runners';
 
 /**
  * Arguments that name the workspace folder (the shape of src/extension/commands/inFolder.ts), so a lens acts in the

@@ -2,11 +2,12 @@ import { fileURLToPath } from 'node:url';
 import type { DocumentLink, Hover, Position } from 'vscode-languageserver';
 import { MarkupKind } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { findGoal, findTodo } from '../kernel/queries/lookups';
 import { todoHover, todoStatusLine } from '../kernel/todos/todoCard';
 import { GOAL_FILE_SUFFIX } from '../goalFile/parse';
 import { goalHover } from './goalHover';
 import type { StoreRegistry } from './storeRegistry';
+import { findGoal } from '../kernel/goals/goalQueries';
+import { findTodo } from '../kernel/todos/todoQueries';
 
 /** The extension's command that opens a todo (a read-only document) or a goal (its review packet). */
 export const OPEN_COMMAND = 'loopx.openTodo';

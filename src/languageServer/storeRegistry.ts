@@ -36,7 +36,7 @@ export class StoreRegistry {
       const kernel = Kernel.openReadOnly(root);
       const snapshot = new StoreSnapshot();
       const store: OpenStore = { root, kernel, snapshot, read: (fn) => kernel.read((db) => fn(snapshot.over(db))) };
-      const watcher = new StoreWatcher(kernel.db, kernel.storeDir, () => {
+      const watcher = new StoreWatcher(kernel.engine.changeSignal(), () => {
         snapshot.invalidate();
         this.onChange(root);
       }).start();

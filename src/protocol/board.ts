@@ -5,7 +5,7 @@ import { clockTime, untilWords } from './display';
  * The board's rules as plain functions: which column a card is in, what a filter keeps, which moves are allowed
  * and why the others are not. The webview renders with them; the host still asks the kernel, which has the
  * last word. `columnOf` and `leaseLapsed` are the webview's copy of the kernel's rules (`boardColumn` and
- * `readyTodoIds` in kernel/todos/ready.ts, `leaseLive` in kernel/queries/lookups.ts), which it cannot import:
+ * `readyTodoIds` in kernel/todos/todoQueries.ts, `leaseLive` in the same file), which it cannot import:
  * src/extension/board/boardRules.test.ts runs both on the same todos and fails when they part.
  */
 export function leaseLapsed(card: Card, nowIso: string): boolean {

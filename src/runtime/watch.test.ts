@@ -18,7 +18,7 @@ const until = async (cond: () => boolean, ms = 3000) => {
 
 test('a commit by another connection is reported; our own writes are not', async () => {
   let changes = 0;
-  const watcher = new StoreWatcher(s.kernel.db, s.kernel.storeDir, () => changes++).start();
+  const watcher = new StoreWatcher(s.kernel.engine.changeSignal(), () => changes++).start();
   try {
     createGoal(s.kernel, { title: 'mine' });
     await new Promise((r) => setTimeout(r, 150));
@@ -35,7 +35,7 @@ test('a commit by another connection is reported; our own writes are not', async
 
 test('our own commits, acknowledged, are not reported; a foreign commit after them is', async () => {
   let changes = 0;
-  const watcher = new StoreWatcher(s.kernel.db, s.kernel.storeDir, () => changes++).start();
+  const watcher = new StoreWatcher(s.kernel.engine.changeSignal(), () => changes++).start();
   const unlisten = s.kernel.onCommit((events) => watcher.acknowledge(events[events.length - 1]));
   try {
     for (let i = 0; i < 20; i++) createGoal(s.kernel, { title: `mine ${i}` });
@@ -56,7 +56,7 @@ test('a log cut and written again to the same length by another process is a cha
   createGoal(s.kernel, { title: 'first' });
   createGoal(s.kernel, { title: 'second' });
   let changes = 0;
-  const watcher = new StoreWatcher(s.kernel.db, s.kernel.storeDir, () => changes++);
+  const watcher = new StoreWatcher(s.kernel.engine.changeSignal(), () => changes++);
   try {
     const other = Kernel.open(s.root, { actor: agent('codex') });
     const last = Number(other.db.prepare('SELECT max(seq) AS n FROM events').get()?.n);
@@ -80,7 +80,7 @@ test('a commit published after its file event (a writer descheduled between its 
     return { close: () => undefined, on: () => undefined } as never;
   };
   let changes = 0;
-  const watcher = new StoreWatcher(s.kernel.db, s.kernel.storeDir, () => changes++, { watch: fakeWatch }).start();
+  const watcher = new StoreWatcher(s.kernel.engine.changeSignal({ watch: fakeWatch }), () => changes++).start();
   try {
     fire('change', 'loopx.db-wal');
     await new Promise((r) => setTimeout(r, 60)); // the first look has found nothing yet

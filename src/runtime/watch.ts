@@ -1,11 +1,11 @@
-import { type FSWatcher, watch as fsWatch } from 'node:fs';
-import { type SqliteDb, dataVersion } from '../kernel/db/sqliteDb';
-import { logHead } from '../kernel/events/anchor';
+import type { FSWatcher } from 'node:fs';
+import type { ChangeSignal } from '../kernel/unitOfWork';
 
 /**
  * Tells a long-lived process (the extension host) that another process changed the store, without polling the CLI.
- * A file-system watch on `.loopx/` wakes us when the WAL or database file is written; the store's data version
- * (`dataVersion`) is a cheap first filter, and the newest event decides: every change appends an event, so a newest event we have not
+ * The engine's change signal (`kernel.engine.changeSignal()`; SQLite: a file-system watch on `.loopx/` that wakes us
+ * when the WAL or database file is written) wakes us; its version (SQLite's data version) is a cheap first filter, and
+ * the newest event decides: every change appends an event, so a newest event we have not
  * seen (nor written ourselves, see `acknowledge`) is exactly "something changed". Its hash is compared as well as its
  * number, so a log cut and written again to the same length outside loopx is a change too.
  *
@@ -17,8 +17,6 @@ import { logHead } from '../kernel/events/anchor';
  */
 export const SETTLE_MS: readonly number[] = [25, 100, 300, 1000, 3000];
 
-type WatchFn = (dir: string, listener: (event: string, file: string | null) => void) => Pick<FSWatcher, 'close' | 'on'>;
-
 export class StoreWatcher {
   private watcher: Pick<FSWatcher, 'close' | 'on'> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -26,16 +24,13 @@ export class StoreWatcher {
   private lastSeq: number;
   private lastHash: string;
   private readonly settleMs: readonly number[];
-  private readonly watch: WatchFn;
 
   constructor(
-    private readonly db: SqliteDb,
-    private readonly storeDir: string,
+    private readonly signal: ChangeSignal,
     private readonly onChange: () => void,
-    options: { settleMs?: readonly number[]; watch?: WatchFn } = {},
+    options: { settleMs?: readonly number[] } = {},
   ) {
     this.settleMs = options.settleMs ?? SETTLE_MS;
-    this.watch = options.watch ?? ((dir, listener) => fsWatch(dir, { persistent: false }, (event, file) => listener(event, file)));
     this.lastVersion = this.dataVersion();
     ({ seq: this.lastSeq, hash: this.lastHash } = this.head());
   }
@@ -46,10 +41,7 @@ export class StoreWatcher {
   }
 
   start(): this {
-    this.watcher = this.watch(this.storeDir, (_event, file) => {
-      if (file && !String(file).startsWith('loopx.db')) return;
-      this.schedule();
-    });
+    this.watcher = this.signal.watch(() => this.schedule());
     this.watcher.on('error', () => this.stop());
     return this;
   }
@@ -59,7 +51,7 @@ export class StoreWatcher {
    * connection committed since the last check (a change reported, or our own acknowledged writes).
    */
   check(): boolean {
-    if (!this.db.isOpen) return false;
+    if (!this.signal.isOpen) return false;
     const version = this.dataVersion();
     if (version === this.lastVersion) return false;
     this.lastVersion = version;
@@ -98,10 +90,10 @@ export class StoreWatcher {
   private step = 0;
 
   private head(): { seq: number; hash: string } {
-    return logHead(this.db) ?? { seq: 0, hash: '' };
+    return this.signal.head();
   }
 
   private dataVersion(): number {
-    return dataVersion(this.db);
+    return this.signal.version();
   }
 }

@@ -3,7 +3,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kernel } from '../../src/kernel/kernel';
 import type { SqliteDb } from '../../src/kernel/db/sqliteDb';
-import { CLAIMABLE_WHERE } from '../../src/kernel/todos/ready';
+import { CLAIMABLE_WHERE } from '../../src/kernel/todos/todoQueries';
 import { iso } from '../../src/kernel/time';
 import { du } from './du';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo } from '../../src/kernel/todos/todos';
-import { getTodo } from '../../src/kernel/queries/lookups';
+import { getTodo } from '../../src/kernel/todos/todoQueries';
 import { logHead } from '../../src/kernel/events/anchor';
 import { TeamListener } from '../../src/kernel/team/teamListener';
 import { human } from '../../src/kernel/testKit';

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo, blockTodo, unblockTodo } from '../../src/kernel/todos/todos';
-import { claimTodo, shipTodo } from '../../src/kernel/todos/claims';
+import { claimTodo } from '../../src/kernel/todos/claims';
+import { shipTodo } from '../../src/kernel/todos/todos';
 import { askGate, decideGate } from '../../src/kernel/gates/gates';
 import { canonicalJson } from '../../src/kernel/events/canonical';
 import { logHead } from '../../src/kernel/events/anchor';

@@ -1,4 +1,5 @@
-import { claimNext, shipTodo } from '../../src/kernel/todos/claims';
+import { claimNext } from '../../src/kernel/todos/claims';
+import { shipTodo } from '../../src/kernel/todos/todos';
 import { openTeamKernel, teamConnection } from '../../src/kernel/team/teamStore';
 import { LoopxError } from '../../src/kernel/errors';
 

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo } from '../../src/kernel/todos/todos';
-import { claimTodo, shipTodo } from '../../src/kernel/todos/claims';
-import { listTodos } from '../../src/kernel/queries/lists';
+import { claimTodo } from '../../src/kernel/todos/claims';
+import { shipTodo } from '../../src/kernel/todos/todos';
+import { listTodos } from '../../src/kernel/todos/todoQueries';
 import { verifyChain } from '../../src/kernel/events/verify';
 import { checkReplay } from '../../src/kernel/replay';
 import { AlreadyClaimedError } from '../../src/kernel/errors';

@@ -1,10 +1,10 @@
 import type { Command } from '../command';
 import { allowChecks, approveMonitor } from '../../kernel/monitors/monitors';
-import { getGoal } from '../../kernel/queries/lookups';
 import { getMonitor } from '../../kernel/monitors/monitorQueries';
 import { InvalidInputError } from '../../kernel/errors';
 import { parseId } from '../../kernel/validate';
 import { goalLine, monitorLine, Painter } from '../format';
+import { getGoal } from '../../kernel/goals/goalQueries';
 
 export const monitorApprove: Command = {
   name: ['monitor', 'approve'],

@@ -10,13 +10,13 @@ import { checkReplay } from '../../kernel/replay';
 import { STATUS_FILE } from '../../runtime/projections/statusMd';
 import { openTurns } from '../../kernel/turns/turnQueries';
 import { recentRunners } from '../../kernel/turns/runners';
-import { getTodoCore, leaseLive } from '../../kernel/queries/lookups';
 import { Painter } from '../format';
 import { StoreEnvironmentError, environmentError } from '../../kernel/storeFile';
 import { EXIT } from '../../kernel/errors';
 import { DEFAULT_HOSTS } from '../../runtime/hosts';
 import { hostFacts, judgeHost } from '../../runtime/hostCheck';
 import { worktreeCheck } from '../worktreeWords';
+import { getTodoCore, leaseLive } from '../../kernel/todos/todoQueries';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {

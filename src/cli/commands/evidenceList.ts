@@ -1,7 +1,8 @@
 import type { Command } from '../command';
 import { listEvidence } from '../../kernel/evidence/evidenceQueries';
-import { getGoal, getTodo } from '../../kernel/queries/lookups';
 import { evidenceLine, list, Painter } from '../format';
+import { getGoal } from '../../kernel/goals/goalQueries';
+import { getTodo } from '../../kernel/todos/todoQueries';
 
 export const evidenceList: Command = {
   name: ['evidence', 'list'],

@@ -1,6 +1,5 @@
 import type { Command } from '../command';
-import { decideGate } from '../../kernel/gates/gates';
-import { getGate } from '../../kernel/queries/lookups';
+import { decideGate, getGate } from '../../kernel/gates/gates';
 import { parseId } from '../../kernel/validate';
 import { gateLine, Painter } from '../format';
 

@@ -1,6 +1,6 @@
 import type { Command } from '../command';
-import { listGates } from '../../kernel/queries/lists';
 import { gateLine, list, Painter } from '../format';
+import { listGates } from '../../kernel/gates/gates';
 
 export const gateList: Command = {
   name: ['gate', 'list'],

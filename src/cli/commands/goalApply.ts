@@ -4,7 +4,7 @@ import { applyGoalSpec } from '../../kernel/goals/goalSpec/apply';
 import type { FieldChange, GoalPlan } from '../../kernel/goals/goalSpec/plan';
 import { clean } from '../format';
 import { HumanChannelRequiredError } from '../../kernel/errors';
-import { getGoal } from '../../kernel/queries/lookups';
+import { getGoal } from '../../kernel/goals/goalQueries';
 
 export const goalApply: Command = {
   name: ['goal', 'apply'],

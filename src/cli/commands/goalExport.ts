@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from '../command';
 import { exportGoalSpec } from '../../kernel/goals/goalSpec/export';
-import { getGoal } from '../../kernel/queries/lookups';
 import { parseId } from '../../kernel/validate';
 import { InvalidInputError } from '../../kernel/errors';
+import { getGoal } from '../../kernel/goals/goalQueries';
 
 export const goalExport: Command = {
   name: ['goal', 'export'],

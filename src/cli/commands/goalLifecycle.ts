@@ -2,9 +2,9 @@ import type { Command } from '../command';
 import type { GoalStatus } from '../../kernel/model';
 import { setGoalStatus } from '../../kernel/goals/goals';
 import { resumeNeedsHuman } from '../../kernel/authority';
-import { getGoal } from '../../kernel/queries/lookups';
 import { parseId } from '../../kernel/validate';
 import { goalLine, Painter } from '../format';
+import { getGoal } from '../../kernel/goals/goalQueries';
 
 /** pause, resume, done and stop differ only in the status they ask for. */
 function lifecycle(verb: string, status: GoalStatus, summary: string): Command {

@@ -1,6 +1,6 @@
 import type { Command } from '../command';
-import { listGoals } from '../../kernel/queries/lists';
 import { goalLine, list, Painter } from '../format';
+import { listGoals } from '../../kernel/goals/goalQueries';
 
 export const goalList: Command = {
   name: ['goal', 'list'],

@@ -1,14 +1,13 @@
 import type { Command } from '../command';
-import { getGoal } from '../../kernel/queries/lookups';
-import { listTodos, todoPage } from '../../kernel/queries/lists';
 import { quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
-import { nextClaimable } from '../../kernel/todos/ready';
+import { nextClaimable, listTodos, todoPage } from '../../kernel/todos/todoQueries';
 import { iso } from '../../kernel/time';
 import { parseId } from '../../kernel/validate';
 import { lean } from '../../protocol/lean';
 import { clean, goalLine, list, Painter, todoLine } from '../format';
 import { moreLine, type Page, PAGE_FLAGS, pageOf } from '../paging';
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
+import { getGoal } from '../../kernel/goals/goalQueries';
 
 export const goalShow: Command = {
   name: ['goal', 'show'],

@@ -1,7 +1,8 @@
 import type { Command } from '../command';
-import { history as readHistory } from '../../kernel/queries/lists';
-import { getGoal, getTodo } from '../../kernel/queries/lookups';
 import { clean, list, oneLine, Painter, relativeTime } from '../format';
+import { history as readHistory } from '../../kernel/events/log';
+import { getGoal } from '../../kernel/goals/goalQueries';
+import { getTodo } from '../../kernel/todos/todoQueries';
 
 /** The channel a human's event came through (`vscode`, `tty`), recorded in its data. */
 function channelOf(data: unknown): string | null {

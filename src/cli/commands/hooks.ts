@@ -15,9 +15,9 @@ import {
 import { dispatchHooks, runHook } from '../../kernel/hooks/dispatch';
 import type { HookOccasion } from '../../kernel/hooks/triggers';
 import { NotAllowedError } from '../../kernel/errors';
-import { getGoal } from '../../kernel/queries/lookups';
 import { parseId } from '../../kernel/validate';
 import { clean } from '../format';
+import { getGoal } from '../../kernel/goals/goalQueries';
 
 const WHEN = HOOK_TRIGGERS.join(', ');
 

@@ -2,10 +2,11 @@ import type { Command } from '../command';
 import { addMonitor, cancelMonitor } from '../../kernel/monitors/monitors';
 import { tickMonitors } from '../../kernel/monitors/tick';
 import { MONITOR_STATUSES, type MonitorStatus, getMonitor, listMonitors, monitorRuns } from '../../kernel/monitors/monitorQueries';
-import { getGoal, getTodo } from '../../kernel/queries/lookups';
 import { InvalidInputError } from '../../kernel/errors';
 import { parseId } from '../../kernel/validate';
 import { clean, list, monitorLine, Painter, relativeTime, runOutcome } from '../format';
+import { getGoal } from '../../kernel/goals/goalQueries';
+import { getTodo } from '../../kernel/todos/todoQueries';
 
 export const monitorAdd: Command = {
   name: ['monitor', 'add'],

@@ -1,8 +1,8 @@
 import type { Command } from '../command';
-import { getGoal } from '../../kernel/queries/lookups';
 import { shouldRun } from '../../kernel/goals/quotaQueries';
 import { parseId } from '../../kernel/validate';
 import { relativeTime } from '../format';
+import { getGoal } from '../../kernel/goals/goalQueries';
 
 export const quotaShouldRun: Command = {
   name: ['quota', 'should-run'],

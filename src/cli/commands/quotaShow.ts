@@ -1,9 +1,8 @@
 import type { Command } from '../command';
-import { getGoal } from '../../kernel/queries/lookups';
-import { listGoals } from '../../kernel/queries/lists';
 import { quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
 import { list, relativeTime } from '../format';
 import { budgetWords } from '../../shared/usageWords';
+import { getGoal, listGoals } from '../../kernel/goals/goalQueries';
 
 export const quotaShow: Command = {
   name: ['quota', 'show'],

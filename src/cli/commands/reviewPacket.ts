@@ -2,12 +2,12 @@ import { basename, resolve } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import type { Command } from '../command';
 import { InvalidInputError } from '../../kernel/errors';
-import { getGoal } from '../../kernel/queries/lookups';
 import { renderReviewPacket } from '../../kernel/projections/reviewPacket';
 import { reviewFacts } from '../../kernel/projections/reviewFacts';
 import { printPdf } from '../../runtime/projections/printPdf';
 import { goalStory } from '../../kernel/story/story';
 import { reviewPage } from '../../protocol/story/reviewPage';
+import { getGoal } from '../../kernel/goals/goalQueries';
 
 const FORMATS = ['markdown', 'html', 'pdf'];
 

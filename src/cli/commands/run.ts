@@ -2,12 +2,12 @@ import type { Command } from '../command';
 import { EXIT, InvalidInputError, LoopxError, NotAllowedError } from '../../kernel/errors';
 import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, hostExecutable } from '../../runtime/hosts';
 import { hostFacts, judgeHost } from '../../runtime/hostCheck';
-import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS } from '../../kernel/todos/leases';
-import { getGoal } from '../../kernel/queries/lookups';
 import { parseAgentName, parseId } from '../../kernel/validate';
 import { requirePosixShell } from '../../runtime/platform';
 import { Runner } from '../run/runner';
 import { loopxForAgents } from '../agentLoopx';
+import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS } from '../../kernel/todos/claims';
+import { getGoal } from '../../kernel/goals/goalQueries';
 
 const HOSTS = ['codex', 'claude', 'custom'];
 /** A turn's time limit unless --turn-limit says otherwise: unattended commands run with one. */

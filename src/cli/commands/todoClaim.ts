@@ -1,7 +1,6 @@
 import type { Command } from '../command';
 import { InvalidInputError } from '../../kernel/errors';
-import { claimNext, claimTodo } from '../../kernel/todos/claims';
-import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS } from '../../kernel/todos/leases';
+import { claimNext, claimTodo, DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS } from '../../kernel/todos/claims';
 import { formatDuration } from '../../kernel/time';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoDetail } from '../format';

@@ -1,8 +1,9 @@
 import type { Command } from '../command';
 import { killTodo } from '../../kernel/todos/todos';
-import { getTodo, pendingGateIds } from '../../kernel/queries/lookups';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoLine } from '../format';
+import { getTodo } from '../../kernel/todos/todoQueries';
+import { pendingGateIds } from '../../kernel/gates/gates';
 
 export const todoKill: Command = {
   name: ['todo', 'kill'],

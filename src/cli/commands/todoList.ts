@@ -1,12 +1,12 @@
 import type { Command } from '../command';
 import { TODO_STATUSES, type TodoStatus } from '../../kernel/model';
 import { InvalidInputError } from '../../kernel/errors';
-import { listTodos, todoPage } from '../../kernel/queries/lists';
-import { getGoal } from '../../kernel/queries/lookups';
 import { iso } from '../../kernel/time';
 import { lean } from '../../protocol/lean';
 import { list, Painter, todoLine } from '../format';
 import { moreLine, PAGE_FLAGS, pageOf } from '../paging';
+import { listTodos, todoPage } from '../../kernel/todos/todoQueries';
+import { getGoal } from '../../kernel/goals/goalQueries';
 
 export const todoList: Command = {
   name: ['todo', 'list'],

@@ -1,8 +1,8 @@
 import type { Command } from '../command';
-import { getGoal } from '../../kernel/queries/lookups';
-import { nextClaimable } from '../../kernel/todos/ready';
+import { nextClaimable } from '../../kernel/todos/todoQueries';
 import { iso } from '../../kernel/time';
 import { Painter, todoDetail } from '../format';
+import { getGoal } from '../../kernel/goals/goalQueries';
 
 export const todoNext: Command = {
   name: ['todo', 'next'],

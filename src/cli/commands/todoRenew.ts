@@ -1,6 +1,5 @@
 import type { Command } from '../command';
-import { renewTodo } from '../../kernel/todos/claims';
-import { DEFAULT_LEASE_SECONDS } from '../../kernel/todos/leases';
+import { renewTodo, DEFAULT_LEASE_SECONDS } from '../../kernel/todos/claims';
 import { formatDuration } from '../../kernel/time';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoLine } from '../format';

@@ -1,7 +1,7 @@
 import type { Command } from '../command';
-import { shipTodo } from '../../kernel/todos/claims';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoLine } from '../format';
+import { shipTodo } from '../../kernel/todos/todos';
 
 export const todoShip: Command = {
   name: ['todo', 'ship'],

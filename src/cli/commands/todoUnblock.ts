@@ -1,8 +1,8 @@
 import type { Command } from '../command';
 import { unblockTodo } from '../../kernel/todos/todos';
-import { getTodo } from '../../kernel/queries/lookups';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoLine } from '../format';
+import { getTodo } from '../../kernel/todos/todoQueries';
 
 export const todoUnblock: Command = {
   name: ['todo', 'unblock'],

@@ -1,9 +1,9 @@
 import type { Command } from '../command';
-import { getGoal } from '../../kernel/queries/lookups';
 import { listTurns } from '../../kernel/turns/turnQueries';
 import { list, relativeTime } from '../format';
 import { moreLine, pageFlags, pageOf } from '../paging';
 import { usageWords } from '../../shared/usageWords';
+import { getGoal } from '../../kernel/goals/goalQueries';
 
 export const turnList: Command = {
   name: ['turn', 'list'],

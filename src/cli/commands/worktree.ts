@@ -1,7 +1,6 @@
 import type { Command, CommandContext } from '../command';
 import { InvalidInputError } from '../../kernel/errors';
 import { parseId } from '../../kernel/validate';
-import { getTodo } from '../../kernel/queries/lookups';
 import { setGoalWorktree } from '../../kernel/worktrees/worktreeSetting';
 import { listWorktreeRows } from '../../kernel/worktrees/worktreeRows';
 import { discardWorktree, mergeWorktree, openPullRequest } from '../../kernel/worktrees/landing';
@@ -10,6 +9,7 @@ import { goalLine, Painter } from '../format';
 import { cleanWorktrees, strayWorktrees } from '../../kernel/worktrees/hygiene';
 import { strayLine } from '../worktreeWords';
 import { formatDuration } from '../../kernel/time';
+import { getTodo } from '../../kernel/todos/todoQueries';
 
 const todoArg = [{ name: 'ID', description: 'todo id, e.g. T3', required: true }];
 

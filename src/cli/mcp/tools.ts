@@ -1,17 +1,15 @@
 import * as z from 'zod';
 import type { Kernel } from '../../kernel/kernel';
-import { claimNext, claimTodo, releaseTodo, renewTodo, shipTodo } from '../../kernel/todos/claims';
-import { blockTodo } from '../../kernel/todos/todos';
+import { claimNext, claimTodo, releaseTodo, renewTodo } from '../../kernel/todos/claims';
+import { blockTodo, shipTodo } from '../../kernel/todos/todos';
 import { addEvidence } from '../../kernel/evidence/evidence';
 import { askGate } from '../../kernel/gates/gates';
 import { acceptHandoff, offerHandoff } from '../../kernel/handoffs/handoffs';
-import { getGoal, getTodo } from '../../kernel/queries/lookups';
 import { addMonitor } from '../../kernel/monitors/monitors';
 import { listMonitors } from '../../kernel/monitors/monitorQueries';
-import { nextClaimable } from '../../kernel/todos/ready';
+import { nextClaimable, getTodo, todoPage } from '../../kernel/todos/todoQueries';
 import { statusReport } from '../../kernel/queries/status';
 import { todoView } from '../../kernel/todos/todoView';
-import { todoPage } from '../../kernel/queries/lists';
 import { TODO_STATUSES } from '../../kernel/model';
 import { lean } from '../../protocol/lean';
 import { TEXT_LIMITS } from '../../shared/textLimits';
@@ -22,6 +20,7 @@ import { EVIDENCE_SHOWN, HISTORY_SHOWN } from '../commands/todoShow';
 import { STATUS_LIMIT } from '../commands/status';
 import { iso, parseDuration } from '../../kernel/time';
 import { parseId } from '../../kernel/validate';
+import { getGoal } from '../../kernel/goals/goalQueries';
 
 /** A list answer's page: the CLI's `todo list` pages by 100; an agent's context is smaller. */
 export const MCP_LIST_LIMIT = 50;

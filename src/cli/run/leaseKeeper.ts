@@ -1,7 +1,7 @@
 import type { Kernel } from '../../kernel/kernel';
 import { claimTodo, renewTodo } from '../../kernel/todos/claims';
-import { getTodoCore } from '../../kernel/queries/lookups';
 import type { Running } from './hostProcess';
+import { getTodoCore } from '../../kernel/todos/todoQueries';
 
 type Say = (event: Record<string, unknown>, line: string) => void;
 

@@ -7,12 +7,9 @@ import { EXIT, LoopxError } from '../../kernel/errors';
 import { type HostSettings, hostCommand } from '../../runtime/hosts';
 import { hostProblemAfterTurn } from '../../runtime/hostCheck';
 import { writeLauncher } from '../../runtime/launchers';
-import { renewIntervalMs } from '../../kernel/todos/leases';
 import { tickMonitors } from '../../kernel/monitors/tick';
 import { finishTurn, startTurn, turnDir } from '../../kernel/turns/turns';
 import { writeStatusMd } from '../../runtime/projections/statusMd';
-import { listGoals } from '../../kernel/queries/lists';
-import { getGoal } from '../../kernel/queries/lookups';
 import { type ShouldRun, quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
 import { todoCounts } from '../../kernel/queries/status';
 import type { ShouldRunFacts } from '../../protocol/shouldRunWords';
@@ -25,6 +22,8 @@ import { HostStream, hostFormat, renderProgress } from '../../kernel/turns/usage
 import { keepLease } from './leaseKeeper';
 import { type Recovery, recoverTurns } from './recovery';
 import { decisionLine, endedLine, recoveredLine, sleepLine, startedLine } from './runnerWords';
+import { renewIntervalMs } from '../../kernel/todos/claims';
+import { listGoals, getGoal } from '../../kernel/goals/goalQueries';
 
 export interface RunnerOptions {
   /** Goals to serve; empty: every active goal, read again on each pass. */
@@ -156,7 +155,7 @@ export class Runner {
       `loopx run: ${this.o.agent} on ${this.o.host} serves ${this.o.goals.length ? this.o.goals.join(', ') : 'every active goal'} (Ctrl-C stops after the running turn)`,
     );
     this.prune();
-    const watcher = new StoreWatcher(k.db, k.storeDir, () => this.wakeUp()).start();
+    const watcher = new StoreWatcher(k.engine.changeSignal(), () => this.wakeUp()).start();
     try {
       for (;;) {
         const wake = this.sleeper();

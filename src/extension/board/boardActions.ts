@@ -3,7 +3,6 @@ import { EXIT } from '../../kernel/errors';
 import { describeError } from '../../runtime/describeError';
 import { claimTodo, releaseTodo } from '../../kernel/todos/claims';
 import { offerHandoff } from '../../kernel/handoffs/handoffs';
-import { getTodo } from '../../kernel/queries/lookups';
 import { todoCardFor } from '../../kernel/todos/cards';
 import { waitingMonitor } from '../../kernel/monitors/monitorQueries';
 import { moveFor } from '../../protocol/board';
@@ -19,6 +18,7 @@ import { cancelMonitor } from '../commands/monitors';
 import { approveMonitor } from '../commands/agentChecks';
 import type { Services } from '../services';
 import { cardOf } from './boardData';
+import { getTodo } from '../../kernel/todos/todoQueries';
 
 export type Outcome = { ok: true } | { ok: false; error: ErrorBody } | { ok: false; cancelled: true };
 

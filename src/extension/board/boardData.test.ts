@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { agent, makeStore, type TestStore } from '../../kernel/testKit';
 import { createGoal } from '../../kernel/goals/goals';
-import { addTodo, blockTodo, unblockTodo } from '../../kernel/todos/todos';
-import { claimTodo, shipTodo } from '../../kernel/todos/claims';
+import { addTodo, blockTodo, unblockTodo, shipTodo } from '../../kernel/todos/todos';
+import { claimTodo } from '../../kernel/todos/claims';
 import { askGate, decideGate } from '../../kernel/gates/gates';
 import { addEvidence } from '../../kernel/evidence/evidence';
 import { addMonitor } from '../../kernel/monitors/monitors';

@@ -1,13 +1,13 @@
 import * as vscode from 'vscode';
 import { allowChecks as allowChecksOp, approveMonitor as approveOp } from '../../kernel/monitors/monitors';
 import { type Monitor, getMonitor } from '../../kernel/monitors/monitorQueries';
-import { getGoal } from '../../kernel/queries/lookups';
 import { parseId } from '../../kernel/validate';
 import { oneLine } from '../../protocol/display';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { resolveGoal } from './pickers';
 import { parseArg } from './args';
+import { getGoal } from '../../kernel/goals/goalQueries';
 
 /**
  * Allow Monitor Check…: a check an agent set runs unattended, outside its sandbox, only once a person let it. The

@@ -11,7 +11,8 @@ import { GOAL_FILE_PATTERN } from '../goalFiles/goalFileSupport';
 import { reviewUri, todoUri } from '../views/virtualDocuments';
 import { parseId } from '../../kernel/validate';
 import { resolveGoal } from './pickers';
-import { getGoal, getTodo } from '../../kernel/queries/lookups';
+import { getGoal } from '../../kernel/goals/goalQueries';
+import { getTodo } from '../../kernel/todos/todoQueries';
 
 function uriOf(arg: unknown): vscode.Uri | undefined {
   if (typeof arg === 'string') return vscode.Uri.parse(arg);

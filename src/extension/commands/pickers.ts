@@ -1,11 +1,13 @@
 import * as vscode from 'vscode';
 import type { Gate, Goal, Todo, TodoStatus } from '../../kernel/model';
-import { getGate, getGoal, getTodo } from '../../kernel/queries/lookups';
 import { parseId } from '../../kernel/validate';
 import { clean, oneLine } from '../../protocol/display';
 import { kernelOf } from './context';
 import { parseArg } from './args';
 import type { Services } from '../services';
+import { getGate } from '../../kernel/gates/gates';
+import { getGoal } from '../../kernel/goals/goalQueries';
+import { getTodo } from '../../kernel/todos/todoQueries';
 
 /**
  * Commands take their subject from the view item they were invoked on, else ask with a quick pick. An id passed

@@ -6,8 +6,7 @@ import { logHead } from '../../kernel/events/anchor';
 import { oneLine } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
 import type { Log } from '../util/log';
-import type { StoreModel } from '../store/storeModel';
-import type { StoreSession } from '../store/storeSession';
+import type { StoreModel, StoreSession } from '../store/storeModel';
 import { COMMANDS } from '../commands/commandIds';
 import { inFolder } from '../commands/inFolder';
 

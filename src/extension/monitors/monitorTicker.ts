@@ -2,8 +2,7 @@ import * as vscode from 'vscode';
 import { type TickResult, tickMonitors } from '../../kernel/monitors/tick';
 import { Disposable, MutableDisposable, toDisposable } from '../util/lifecycle';
 import type { Log } from '../util/log';
-import type { StoreModel } from '../store/storeModel';
-import type { StoreSession } from '../store/storeSession';
+import type { StoreModel, StoreSession } from '../store/storeModel';
 
 export type TickerState = { ticking: true } | { ticking: false; why: 'untrusted' | 'off' | 'no_store'; message: string };
 

@@ -7,7 +7,7 @@ import { type VerifyResult, verifyChain } from '../../kernel/events/verify';
 import { acceptBrokenLog, markBroken } from '../../kernel/logHealth';
 import { readRestoreMarker } from '../../kernel/backup';
 import type { Log } from '../util/log';
-import type { StoreSession } from './storeSession';
+import type { StoreSession } from './storeModel';
 import { COMMANDS } from '../commands/commandIds';
 
 const KEY = 'loopx.logWitness';

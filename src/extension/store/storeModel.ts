@@ -1,16 +1,161 @@
 import * as vscode from 'vscode';
+import { existsSync } from 'node:fs';
+import { Kernel } from '../../kernel/kernel';
+import { EXIT, LoopxError } from '../../kernel/errors';
+import { StoreWatcher } from '../../runtime/watch';
+import { describeError } from '../../runtime/describeError';
+import { writeStatusMd } from '../../runtime/projections/statusMd';
+import { type GitignoreResult, ensureGitignore } from '../../runtime/gitignore';
+import type { Actor } from '../../kernel/events/eventTypes';
+import { Disposable, MutableDisposable, toDisposable } from '../util/lifecycle';
+import type { Log } from '../util/log';
 import type { Agent, Gate, Goal, Todo, TodoStatus } from '../../kernel/model';
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
-import { listAgents, listGates, listGoals, todosInClaimOrder } from '../../kernel/queries/lists';
-import { findTodo } from '../../kernel/queries/lookups';
-import { readyTodoIds } from '../../kernel/todos/ready';
+import { readyTodoIds, todosInClaimOrder, findTodo } from '../../kernel/todos/todoQueries';
 import { type StatusReport, statusReport } from '../../kernel/queries/status';
 import { type Evidence, listEvidence } from '../../kernel/evidence/evidenceQueries';
 import { type Monitor, listMonitors } from '../../kernel/monitors/monitorQueries';
-import { type RunnerSeen, recentRunners } from '../../kernel/turns/runners';
+import { type RunnerSeen, recentRunners, listAgents } from '../../kernel/turns/runners';
 import { countTurns } from '../../kernel/turns/turnQueries';
-import { Disposable } from '../util/lifecycle';
-import type { StoreSession } from './storeSession';
+import { listGates } from '../../kernel/gates/gates';
+import { listGoals } from '../../kernel/goals/goalQueries';
+
+export const CONTEXT_HAS_STORE = 'loopx.hasStore';
+export const CONTEXT_OPEN_FAILED = 'loopx.openFailed';
+
+/** Why the store could not be opened, for the welcome view and a clear message (never a stack trace). */
+export interface OpenFailure {
+  message: string;
+  hint?: string;
+}
+
+/**
+ * The extension's one connection to the workspace store. It opens the kernel when `.loopx/` exists, watches
+ * for changes made by other processes (agents using the CLI) and tells listeners, debounced, without polling.
+ */
+export class StoreSession extends Disposable {
+  private readonly open = this.register(new MutableDisposable<{ kernel: Kernel; dispose(): void }>());
+  private readonly changed = this.register(new vscode.EventEmitter<void>());
+  /** Fires after any change to the store: ours (after commit) or another process's. */
+  readonly onDidChange = this.changed.event;
+  private readonly openState = this.register(new vscode.EventEmitter<void>());
+  /** Fires when the store opens or fails to open (the window's context keys sum this over every folder). */
+  readonly onDidChangeOpenState = this.openState.event;
+  private failure: OpenFailure | undefined;
+  private statusTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly root: string,
+    readonly actor: Actor,
+    private readonly log: Log,
+  ) {
+    super();
+    // The store may appear later (loopx init in a terminal): watch for it.
+    const pattern = new vscode.RelativePattern(vscode.Uri.file(root), '.loopx/loopx.db');
+    const appear = this.register(vscode.workspace.createFileSystemWatcher(pattern, false, true, true));
+    this.register(appear.onDidCreate(() => this.tryOpen()));
+    this.register(toDisposable(() => this.statusTimer && clearTimeout(this.statusTimer)));
+  }
+
+  get kernel(): Kernel | undefined {
+    return this.open.value?.kernel;
+  }
+
+  get lastFailure(): OpenFailure | undefined {
+    return this.failure;
+  }
+
+  /** The open kernel, or an error the command layer shows as a message. */
+  requireKernel(): Kernel {
+    const kernel = this.kernel;
+    if (kernel) return kernel;
+    throw new LoopxError(
+      'no_store',
+      this.failure?.message ?? 'this workspace has no .loopx/ store yet',
+      EXIT.noStore,
+      this.failure?.hint ?? 'run "LoopX: Initialize" to create one',
+    );
+  }
+
+  /** Opens the store if it exists. Returns true when a kernel is open afterwards. */
+  tryOpen(): boolean {
+    if (this.kernel) return true;
+    if (!existsSync(Kernel.storePath(this.root))) {
+      this.openState.fire();
+      return false;
+    }
+    try {
+      this.attach(Kernel.open(this.root, { actor: this.actor }));
+      return true;
+    } catch (error) {
+      this.fail(error);
+      return false;
+    }
+  }
+
+  /** Creates `.loopx/` (reusing an existing store), keeps it out of git as the CLI's init does, and opens it. */
+  initialize(): { created: boolean; gitignore: GitignoreResult } {
+    const { kernel, created } = Kernel.init(this.root, { actor: this.actor });
+    this.attach(kernel);
+    writeStatusMd(kernel);
+    return { created, gitignore: ensureGitignore(this.root) };
+  }
+
+  private attach(kernel: Kernel): void {
+    const started = Date.now();
+    const watcher = new StoreWatcher(kernel.engine.changeSignal(), () => {
+      this.fire('another process');
+      this.scheduleStatusMd(); // agents' CLI writes only mark STATUS.md out of date
+    }).start();
+    const unlisten = kernel.onCommit((events) => {
+      watcher.acknowledge(events[events.length - 1]);
+      this.fire('this window');
+      this.scheduleStatusMd();
+    });
+    this.failure = undefined;
+    this.open.value = {
+      kernel,
+      dispose: () => {
+        unlisten();
+        watcher.stop();
+        kernel.close();
+      },
+    };
+    this.log.info(`opened ${kernel.storeDir} (driver ${kernel.db.driver}, schema ${kernel.schemaVersion}) in ${Date.now() - started} ms`);
+    this.openState.fire();
+    this.changed.fire();
+  }
+
+  private fire(source: string): void {
+    this.log.trace(`store changed (${source})`);
+    this.changed.fire();
+  }
+
+  /** STATUS.md is a projection: regenerated after our own writes and other processes' (debounced). */
+  private scheduleStatusMd(): void {
+    if (this.statusTimer) clearTimeout(this.statusTimer);
+    this.statusTimer = setTimeout(() => {
+      const kernel = this.kernel;
+      if (!kernel) return;
+      try {
+        writeStatusMd(kernel);
+      } catch (error) {
+        this.log.warn(`could not refresh STATUS.md: ${(error as Error).message}`);
+      }
+    }, 500);
+  }
+
+  private fail(thrown: unknown): void {
+    const { body, typed } = describeError(thrown, 'person');
+    // Opening trouble is fixed in a terminal (doctor, restore): the error's own hint stays, commands and all.
+    const ownWords = typed !== undefined && body.message === typed.message;
+    this.failure = { message: body.message, hint: (ownWords ? typed.hint : body.hint) ?? undefined };
+    this.log.error('could not open the loopx store', thrown);
+    this.openState.fire();
+    const text = `LoopX could not open ${this.root}/.loopx: ${this.failure.message}${this.failure.hint ? ` (${this.failure.hint})` : ''}`;
+    void vscode.window.showErrorMessage(text, 'Show Logs').then((choice) => choice && this.log.show());
+  }
+}
 
 /**
  * The read model the views render. Queries run on demand against one SQLite connection and are cached until the

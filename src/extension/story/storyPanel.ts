@@ -6,13 +6,13 @@ import { logHead } from '../../kernel/events/anchor';
 import { reviewFacts } from '../../kernel/projections/reviewFacts';
 import { printPdf } from '../../runtime/projections/printPdf';
 import { LoopxError } from '../../kernel/errors';
-import { listGoals } from '../../kernel/queries/lists';
 import { STORY_VIEW_TYPE, type Story, type ToStoryWebview } from '../../protocol/story/storyProtocol';
 import { parseToStoryHost } from '../../protocol/story/storySchemas';
 import { reviewPage } from '../../protocol/story/reviewPage';
 import { Disposable, MutableDisposable } from '../util/lifecycle';
 import { webviewPage } from '../util/webviewPage';
 import type { Services } from '../services';
+import { listGoals } from '../../kernel/goals/goalQueries';
 
 /**
  * A change in the store re-reads the story at most this often, and never more than a tenth of the time: the story

@@ -3,7 +3,7 @@ import { openTurns, type Turn } from '../../kernel/turns/turnQueries';
 import { endOverdue, launcherState } from '../../runtime/launchers';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import type { Log } from '../util/log';
-import type { StoreSession } from '../store/storeSession';
+import type { StoreSession } from '../store/storeModel';
 import { terminalPrefix, type TurnRunner } from './turnRunner';
 
 /** How long after start-up a restored terminal may take to appear before its turn counts as orphaned. */

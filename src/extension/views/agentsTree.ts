@@ -4,7 +4,7 @@ import { clean, clockTime, relativeTime } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
 import type { StoreModel } from '../store/storeModel';
 import { CONTEXT } from './contextValues';
-import { leaseLive } from '../../kernel/queries/lookups';
+import { leaseLive } from '../../kernel/todos/todoQueries';
 
 export type AgentNode = { kind: 'agent'; agent: Agent } | { kind: 'held'; todo: Todo };
 

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Goal, Todo, TodoStatus } from '../../kernel/model';
-import { boardColumn } from '../../kernel/todos/ready';
+import { boardColumn } from '../../kernel/todos/todoQueries';
 import { clean } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
 import type { StoreModel } from '../store/storeModel';

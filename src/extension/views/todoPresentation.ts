@@ -2,8 +2,7 @@ import * as vscode from 'vscode';
 import type { Goal, Todo } from '../../kernel/model';
 import { clean, forPeople, oneLine, relativeTime } from '../../protocol/display';
 import { COLUMN_TITLES } from '../../protocol/boardProtocol';
-import { BOARD_COLUMNS, type BoardColumn, boardColumn } from '../../kernel/todos/ready';
-import { leaseLive } from '../../kernel/queries/lookups';
+import { BOARD_COLUMNS, type BoardColumn, boardColumn, leaseLive } from '../../kernel/todos/todoQueries';
 
 /** How todos and goals look in every view: codicons with theme colours, and the same description everywhere. */
 /** The Goals view groups todos by the board's columns (the kernel's rule), under the board's titles. */

@@ -4,11 +4,11 @@ import { evidenceTitle, renderEvidence } from './evidenceDocument';
 import { renderStatusMd } from '../../runtime/projections/statusMd';
 import { renderReviewPacket } from '../../kernel/projections/reviewPacket';
 import { todoHover } from '../../kernel/todos/todoCard';
-import { findTodo } from '../../kernel/queries/lookups';
 import { clean } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
 import type { Folders } from '../folders';
 import type { FolderServices } from '../folderServices';
+import { findTodo } from '../../kernel/todos/todoQueries';
 
 export const EVIDENCE_SCHEME = 'loopx-evidence';
 export const STATUS_SCHEME = 'loopx-status';

@@ -8,11 +8,11 @@ import { claimTodo } from '../todos/claims';
 import { addMonitor, allowChecks, approveMonitor } from '../monitors/monitors';
 import { tickMonitors } from '../monitors/tick';
 import { getMonitor } from '../monitors/monitorQueries';
-import { getGoal, getTodo } from '../queries/lookups';
-import { readiness } from '../todos/ready';
+import { readiness, getTodo } from '../todos/todoQueries';
 import { checkMatches } from '../monitors/checkPatterns';
 import { checkReplay } from '../replay';
 import { verifyChain } from '../events/verify';
+import { getGoal } from '../goals/goalQueries';
 
 let s: TestStore;
 const codex = agent('codex');

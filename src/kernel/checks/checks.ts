@@ -2,11 +2,12 @@ import type { Kernel, Tx } from '../kernel';
 import type { SqliteDb } from '../db/sqliteDb';
 import type { Goal, Todo } from '../model';
 import { IllegalTransitionError, RefusedError } from '../errors';
-import { getGoal, getTodo } from '../queries/lookups';
 import { describeRun, lastClaimSeq, latestCheckRun } from '../evidence/evidenceQueries';
 import { requireText } from '../validate';
 import { requireHumanChannel } from '../authority';
 import { TEXT_LIMITS } from '../../shared/textLimits';
+import { getGoal } from '../goals/goalQueries';
+import { getTodo } from '../todos/todoQueries';
 
 /**
  * Acceptance checks: a command a human sets on a goal (for all its todos) or on one todo. `todo ship` then needs a

@@ -83,7 +83,8 @@ test('a store of schema 2 with work in it is migrated in place: its todos read b
   const kernel = Kernel.open(root);
   try {
     expect(kernel.schemaVersion).toBe(SCHEMA_VERSION);
-    const { getTodo, getGoal } = await import('../queries/lookups');
+    const { getTodo } = await import('../todos/todoQueries');
+    const { getGoal } = await import('../goals/goalQueries');
     expect(getTodo(kernel.db, 'T1')).toMatchObject({ id: 'T1', check: null, recurrence: null, readyAt: null, previousId: null });
     expect(getGoal(kernel.db, 'G1').check).toBeNull();
     expect(Number(kernel.db.prepare('SELECT count(*) AS n FROM monitors').get()?.n)).toBe(0);

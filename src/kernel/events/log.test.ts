@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, makeStore, type TestStore } from '../testKit';
 import { createGoal } from '../goals/goals';
-import { addTodo } from '../todos/todos';
-import { claimTodo, shipTodo } from '../todos/claims';
+import { addTodo, shipTodo } from '../todos/todos';
+import { claimTodo } from '../todos/claims';
 import { verifyChain } from './verify';
 import { canonicalJson } from './canonical';
 import { eventHash, GENESIS_HASH } from './hashChain';

@@ -1,9 +1,9 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import type { EventKind, StoredEvent } from './eventTypes';
 
-/** The state change of one event kind: the only code that writes state tables (see apply.ts). */
+/** The state change of one event kind: the only code that writes state tables (see events/log.ts). */
 export type Reducer<K extends EventKind> = (db: SqliteDb, e: Extract<StoredEvent, { kind: K }>) => void;
-/** One noun's reducers, one per kind it owns; apply.ts spreads every noun's into the one table replay also uses. */
+/** One noun's reducers, one per kind it owns; events/log.ts spreads every noun's into the one table replay also uses. */
 export type ReducersOf<K extends EventKind> = { [P in K]: Reducer<P> };
 
 /** Touches a todo row: every todo change bumps its revision and stamps the event time. */

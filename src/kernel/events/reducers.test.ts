@@ -1,9 +1,9 @@
 import { expect, test } from 'vitest';
 import { eventDataSchemas } from './eventTypes';
-import { NOUN_REDUCERS } from './apply';
+import { NOUN_REDUCERS } from './log';
 
 /**
- * Each event kind has its reducer in exactly one noun's table: apply.ts spreads them into one, where a kind claimed
+ * Each event kind has its reducer in exactly one noun's table: events/log.ts spreads them into one, where a kind claimed
  * by two nouns would let the later spread win silently (the types check only that every kind has one).
  */
 test("every event kind is reduced by one noun's table, and no kind by two", () => {
@@ -12,7 +12,7 @@ test("every event kind is reduced by one noun's table, and no kind by two", () =
   for (const [name, table] of Object.entries(tables))
     for (const kind of Object.keys(table)) owners.set(kind, [...(owners.get(kind) ?? []), name]);
   expect([...owners].filter(([, names]) => names.length > 1)).toEqual([]);
-  // The log's own kinds (store.initialized, log.accepted) change no state table and stay in apply.ts.
+  // The log's own kinds (store.initialized, log.accepted) change no state table and stay in events/log.ts.
   const spine = ['store.initialized', 'log.accepted'];
   expect([...owners.keys(), ...spine].sort()).toEqual(Object.keys(eventDataSchemas()).sort());
 });

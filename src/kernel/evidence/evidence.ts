@@ -4,9 +4,10 @@ import type { SqliteDb } from '../db/sqliteDb';
 import { InvalidInputError, NotAllowedError } from '../errors';
 import { optionalText, requireText } from '../validate';
 import { recordArtifact } from '../workspacePaths';
-import { getGoal, getTodoCore, leaseLive } from '../queries/lookups';
 import { type Evidence, evidenceFromEvent } from './evidenceQueries';
 import { TEXT_LIMITS } from '../../shared/textLimits';
+import { getGoal } from '../goals/goalQueries';
+import { getTodoCore, leaseLive } from '../todos/todoQueries';
 
 export interface EvidenceInput {
   todoId?: string;

@@ -101,3 +101,7 @@ export function turnEvidence(
   const items = rows.map((row) => evidenceFromEvent(rowToEvent(row)));
   return { agent: items.filter((e) => e.source === 'agent').length, kernel: items.flatMap((e) => (e.run ? [e.run] : [])) };
 }
+
+export function evidenceCount(db: SqliteDb, todoId: string): number {
+  return Number(db.prepare('SELECT evidence_count AS n FROM todos WHERE id = ?').get(todoId)?.n ?? 0);
+}

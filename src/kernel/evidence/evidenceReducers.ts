@@ -2,7 +2,7 @@ import { type ReducersOf } from '../events/reducerKit';
 
 type EvidenceKind = 'evidence';
 
-/** The state changes of evidence events, spread into the kernel's reducers (events/apply.ts). */
+/** The state changes of evidence events, spread into the kernel's reducers (events/log.ts). */
 export const evidenceReducers: ReducersOf<EvidenceKind> = {
   // Evidence does not change the todo's revision: it adds to the record, not to the todo's state.
   evidence: (db, e) => {

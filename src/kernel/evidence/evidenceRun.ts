@@ -1,7 +1,6 @@
 import type { Kernel } from '../kernel';
 import { InvalidInputError } from '../errors';
 import { type Evidence, evidenceFromEvent } from './evidenceQueries';
-import { getGoal } from '../queries/lookups';
 import { type CommandResult, recordedRun, runCommand } from '../run/runCommand';
 import { optionalText } from '../validate';
 import { emitEvidence, evidenceTarget } from './evidence';
@@ -10,6 +9,7 @@ import { checkEnv } from '../monitors/tick';
 import { todoWorkFolder } from '../worktrees/worktreeRows';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { ranSentence } from '../../shared/timeWords';
+import { getGoal } from '../goals/goalQueries';
 
 export interface EvidenceRunInput {
   todoId?: string;

@@ -2,7 +2,7 @@ import { type ReducersOf } from '../events/reducerKit';
 
 type GateKind = 'gate.asked' | 'gate.decided';
 
-/** The state changes of gate events, spread into the kernel's reducers (events/apply.ts). */
+/** The state changes of gate events, spread into the kernel's reducers (events/log.ts). */
 export const gateReducers: ReducersOf<GateKind> = {
   'gate.asked': (db, e) => {
     db.prepare(

@@ -1,10 +1,12 @@
 import type { Kernel } from '../kernel';
-import type { Gate } from '../model';
-import { IllegalTransitionError, InvalidInputError } from '../errors';
+import type { SqliteDb } from '../db/sqliteDb';
+import { type Gate, gateFromRow, nextNum } from '../model';
+import { IllegalTransitionError, InvalidInputError, NotFoundError } from '../errors';
 import { requireHumanChannel } from '../authority';
 import { formatId, optionalText, requireText } from '../validate';
-import { getGate, getGoal, getTodoCore, nextNum } from '../queries/lookups';
 import { TEXT_LIMITS } from '../../shared/textLimits';
+import { getGoal } from '../goals/goalQueries';
+import { getTodoCore } from '../todos/todoQueries';
 
 export function askGate(kernel: Kernel, input: { todoId?: string; goalId?: string; question: string }): Gate {
   kernel.requireActor();
@@ -46,4 +48,25 @@ export function decideGate(kernel: Kernel, gateId: string, decision: 'approved' 
     tx.emit({ kind: 'gate.decided', goalId: gate.goalId, todoId: gate.todoId, data: { id: gateId, status: decision, note } });
     return getGate(tx.db, gateId);
   });
+}
+
+export function getGate(db: SqliteDb, id: string): Gate {
+  const row = db.prepare('SELECT * FROM gates WHERE id = ?').get(id);
+  if (!row) throw new NotFoundError('gate', id);
+  return gateFromRow(row);
+}
+
+export function pendingGateIds(db: SqliteDb, todoId: string): string[] {
+  return db
+    .prepare(`SELECT id FROM gates WHERE todo_id = ? AND status = 'pending' ORDER BY num`)
+    .all(todoId)
+    .map((r) => String(r.id));
+}
+
+export function listGates(db: SqliteDb, filter: { pending?: boolean; goalId?: string; limit?: number } = {}): Gate[] {
+  const limit = filter.limit === undefined ? '' : ` LIMIT ${Math.max(1, Math.floor(filter.limit))}`;
+  const rows = filter.pending
+    ? db.prepare(`SELECT * FROM gates WHERE status = 'pending' ${filter.goalId ? 'AND goal_id = ?' : ''} ORDER BY num${limit}`)
+    : db.prepare(`SELECT * FROM gates ${filter.goalId ? 'WHERE goal_id = ?' : ''} ORDER BY status <> 'pending', num DESC${limit}`);
+  return (filter.goalId ? rows.all(filter.goalId) : rows.all()).map(gateFromRow);
 }

@@ -15,7 +15,7 @@ const GOAL_COLUMN: Record<string, string> = {
   background: 'background',
 };
 
-/** The state changes of goal and quota events, spread into the kernel's reducers (events/apply.ts). */
+/** The state changes of goal and quota events, spread into the kernel's reducers (events/log.ts). */
 export const goalReducers: ReducersOf<GoalKind> = {
   'goal.created': (db, e) => {
     const d = e.data;

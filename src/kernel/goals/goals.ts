@@ -3,10 +3,11 @@ import type { Goal, GoalStatus } from '../model';
 import { InvalidInputError, IllegalTransitionError } from '../errors';
 import { formatId, optionalText, requireText } from '../validate';
 import { parseScope } from '../workspacePaths';
-import { getGoal, nextNum } from '../queries/lookups';
 import { hasHumanChannel, requireHumanChannel, resumeNeedsHuman } from '../authority';
 import { parseCheck, requireHumanForCheck } from '../checks/checks';
 import { checkWorktreeBase, setWorktreeInTx } from '../worktrees/worktreeSetting';
+import { getGoal } from './goalQueries';
+import { nextNum } from '../model';
 
 export interface GoalInput {
   title: string;

@@ -2,8 +2,8 @@ import type { Kernel, Tx } from '../kernel';
 import type { Goal } from '../model';
 import { RefusedError } from '../errors';
 import { parseTurnId } from '../validate';
-import { getGoal } from '../queries/lookups';
 import { type QuotaState, budgetRoom, quotaState } from './quotaQueries';
+import { getGoal } from './goalQueries';
 
 /**
  * Records one slot for a turn id, once: a second spend for the same id changes nothing.

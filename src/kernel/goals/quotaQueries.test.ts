@@ -1,17 +1,17 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, makeStore, type TestStore } from '../testKit';
 import { createGoal, setGoalStatus } from './goals';
-import { addTodo } from '../todos/todos';
-import { claimTodo, releaseTodo, shipTodo } from '../todos/claims';
+import { addTodo, shipTodo } from '../todos/todos';
+import { claimTodo, releaseTodo } from '../todos/claims';
 import { askGate, decideGate } from '../gates/gates';
 import { spendQuota } from './quota';
-import { getGoal } from '../queries/lookups';
 import { quotaState, shouldRun } from './quotaQueries';
 import { finishTurn, startTurn } from '../turns/turns';
 import { addEvidence } from '../evidence/evidence';
 import { statusReport } from '../queries/status';
 import { TURN_END_GRACE_SECONDS, WIND_DOWN_SECONDS } from '../turns/turnSlots';
 import { iso } from '../time';
+import { getGoal } from './goalQueries';
 
 let s: TestStore;
 const codex = agent('codex');

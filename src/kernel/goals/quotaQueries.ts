@@ -2,8 +2,7 @@ import type { SqliteDb } from '../db/sqliteDb';
 import type { Goal } from '../model';
 import { iso } from '../time';
 import { backingOff, retryAt } from '../turns/backoff';
-import { claimableNow, firstClaimableId } from '../todos/ready';
-import { leaseLiveSql } from '../queries/lookups';
+import { claimableNow, firstClaimableId, leaseLiveSql } from '../todos/todoQueries';
 import { nextMonitorMoment } from '../monitors/monitorQueries';
 import { type OpenTurnSlot, openTurnSlots, todosWithOpenTurns } from '../turns/turnSlots';
 

@@ -3,14 +3,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, makeStore, type TestStore } from '../testKit';
 import { createGoal } from './goals';
-import { addTodo } from '../todos/todos';
+import { addTodo, shipTodo } from '../todos/todos';
 import { finishTurn, startTurn, turnDir } from '../turns/turns';
 import { addEvidence } from '../evidence/evidence';
-import { shipTodo } from '../todos/claims';
-import { getGoal } from '../queries/lookups';
 import { quotaState, shouldRun } from './quotaQueries';
 import { shouldRunReason } from '../../protocol/shouldRunWords';
 import { budgetWords } from '../../shared/usageWords';
+import { getGoal } from './goalQueries';
 
 let s: TestStore;
 const codex = agent('codex');

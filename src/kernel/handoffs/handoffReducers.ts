@@ -2,7 +2,7 @@ import { type ReducersOf, touchTodo } from '../events/reducerKit';
 
 type HandoffKind = 'handoff.offered' | 'handoff.accepted';
 
-/** The state changes of handoff events, spread into the kernel's reducers (events/apply.ts). */
+/** The state changes of handoff events, spread into the kernel's reducers (events/log.ts). */
 export const handoffReducers: ReducersOf<HandoffKind> = {
   'handoff.offered': (db, e) => {
     const d = e.data;

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { agent, makeStore, type TestStore } from '../testKit';
 import { createGoal } from '../goals/goals';
-import { addTodo } from '../todos/todos';
-import { claimTodo, shipTodo } from '../todos/claims';
+import { addTodo, shipTodo } from '../todos/todos';
+import { claimTodo } from '../todos/claims';
 import { acceptHandoff, offerHandoff } from './handoffs';
-import { getTodo } from '../queries/lookups';
+import { getTodo } from '../todos/todoQueries';
 
 let s: TestStore;
 let todoId: string;

@@ -1,13 +1,14 @@
 import type { Kernel } from '../kernel';
+import type { SqliteDb } from '../db/sqliteDb';
 import type { Handoff } from '../model';
-import { handoffFromRow } from '../model';
+import { handoffFromRow, nextNum } from '../model';
 import { IllegalTransitionError, InvalidInputError, NotAllowedError, NotFoundError } from '../errors';
 import { iso } from '../time';
 import { randomToken } from '../nodeCrypto';
 import { formatId, optionalText, parseAgentName, requireText } from '../validate';
-import { getTodoCore, leaseLive, nextNum } from '../queries/lookups';
-import { DEFAULT_LEASE_SECONDS, requireLiveLease } from '../todos/leases';
 import { TEXT_LIMITS } from '../../shared/textLimits';
+import { getTodoCore, leaseLive } from '../todos/todoQueries';
+import { DEFAULT_LEASE_SECONDS, requireLiveLease } from '../todos/claims';
 
 export interface HandoffInput {
   to: string;
@@ -74,4 +75,11 @@ export function acceptHandoff(kernel: Kernel, handoffId: string): Handoff {
     });
     return getHandoff(kernel, handoffId);
   });
+}
+
+export function listHandoffs(db: SqliteDb, todoId?: string): Handoff[] {
+  const rows = todoId
+    ? db.prepare('SELECT * FROM handoffs WHERE todo_id = ? ORDER BY num').all(todoId)
+    : db.prepare('SELECT * FROM handoffs ORDER BY num').all();
+  return rows.map(handoffFromRow);
 }

@@ -2,12 +2,12 @@ import { basename } from 'node:path';
 import type { Kernel } from '../kernel';
 import type { SqliteDb } from '../db/sqliteDb';
 import { randomToken } from '../nodeCrypto';
-import { KERNEL } from '../monitors/monitors';
 import { checkEnv } from '../monitors/tick';
 import { type CommandResult, runCommand } from '../run/runCommand';
 import { iso } from '../time';
 import { type Hook, listHooks } from './hooks';
 import { type HookOccasion, candidateRows, hookWants, occasionOf } from './triggers';
+import { KERNEL } from '../authority';
 
 /** What became of one hook run, for the runner's lines and the extension's log. */
 export interface HookRunReport {

@@ -4,7 +4,7 @@ import type { StoredEvent } from '../events/eventTypes';
 type HookKind = 'hook.added' | 'hook.removed' | 'hook.run_claimed' | 'hook.ran' | 'runner.stopped';
 type Reducer<K extends HookKind> = (db: SqliteDb, e: Extract<StoredEvent, { kind: K }>) => void;
 
-/** The state changes of hook events, spread into the kernel's reducers (events/apply.ts): the only code writing hooks. */
+/** The state changes of hook events, spread into the kernel's reducers (events/log.ts): the only code writing hooks. */
 export const hookReducers: { [K in HookKind]: Reducer<K> } = {
   'hook.added': (db, e) => {
     const d = e.data;

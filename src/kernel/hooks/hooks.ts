@@ -2,12 +2,13 @@ import type { Kernel } from '../kernel';
 import type { Row, SqliteDb } from '../db/sqliteDb';
 import { IllegalTransitionError, InvalidInputError, NotFoundError } from '../errors';
 import { requireHumanChannel } from '../authority';
-import { getGoal, nextNum } from '../queries/lookups';
 import { rowReader } from '../rowReader';
 import { formatDuration } from '../time';
 import { formatId, optionalText, requireText } from '../validate';
 import { HOOK_TRIGGERS, type HookTrigger } from './hookEventSchemas';
 import { TEXT_LIMITS } from '../../shared/textLimits';
+import { getGoal } from '../goals/goalQueries';
+import { nextNum } from '../model';
 
 /** A hook's command runs this long at most unless the person says otherwise; then its process group is killed. */
 export const HOOK_TIMEOUT = { default: 30, min: 1, max: 600 } as const;

@@ -31,7 +31,7 @@ function endMonitor(
   if (continuation !== null) touchTodo(db, e.todoId, e.at, 'continuation = ?', [continuation]);
 }
 
-/** The state changes of monitor events, spread into the kernel's reducers (events/apply.ts). */
+/** The state changes of monitor events, spread into the kernel's reducers (events/log.ts). */
 export const monitorReducers: ReducersOf<MonitorKind> = {
   'monitor.added': (db, e) => {
     const d = e.data;

@@ -1,22 +1,20 @@
 import type { Kernel, Tx } from '../kernel';
 import type { SqliteDb } from '../db/sqliteDb';
-import type { Actor } from '../events/eventTypes';
 import { IllegalTransitionError, InvalidInputError, NotAllowedError } from '../errors';
 import { randomToken } from '../nodeCrypto';
-import { getTodoCore, nextNum } from '../queries/lookups';
 import { type Monitor, describeMonitor, getMonitor, waitingMonitor } from './monitorQueries';
 import { formatDuration, iso } from '../time';
 import { formatId, optionalText, requireText } from '../validate';
-import { isHuman, releaseInTx, requireLiveLease } from '../todos/leases';
-import { hasHumanChannel, requireHumanChannel } from '../authority';
+import { KERNEL, hasHumanChannel, requireHumanChannel } from '../authority';
 import { matchingPattern, parsePatterns } from './checkPatterns';
-import { getGoal } from '../queries/lookups';
 import type { Goal } from '../model';
 import { type CommandResult, recordedRun } from '../run/runCommand';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { runTook } from '../../shared/timeWords';
-
-export const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
+import { getTodoCore } from '../todos/todoQueries';
+import { nextNum } from '../model';
+import { isHuman, releaseInTx, requireLiveLease } from '../todos/claims';
+import { getGoal } from '../goals/goalQueries';
 
 export const MONITOR_DEFAULTS = { everySeconds: 300, timeoutSeconds: 24 * 3600, runLimitSeconds: 60 } as const;
 const LIMITS = {

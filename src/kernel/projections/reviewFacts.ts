@@ -1,11 +1,13 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import { type Evidence, listEvidence, turnEvidence } from '../evidence/evidenceQueries';
-import { listGates, listGoals, listTodos } from '../queries/lists';
 import { type QuotaState, quotaState } from '../goals/quotaQueries';
 import { type Turn, listTurns } from '../turns/turnQueries';
 import type { Gate, Goal, Todo } from '../model';
 import { iso } from '../time';
 import { type WorktreeRow, findWorktree } from '../worktrees/worktreeRows';
+import { listGates } from '../gates/gates';
+import { listGoals } from '../goals/goalQueries';
+import { listTodos } from '../todos/todoQueries';
 
 /** What the owner's review packet says about one goal, read once: the Markdown packet and the HTML page render it. */
 export interface GoalReview {

@@ -1,13 +1,13 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import { type Gate, type Goal, type Todo, TODO_COLUMNS, todoFromRow } from '../model';
 import { iso } from '../time';
-import { listGates, listGoals } from './lists';
-import { nextClaimable } from '../todos/ready';
-import { leaseLapsedSql } from './lookups';
+import { nextClaimable, leaseLapsedSql } from '../todos/todoQueries';
 import { type Monitor, listMonitors } from '../monitors/monitorQueries';
 import { type QuotaState, type ShouldRun, quotaState, shouldRun } from '../goals/quotaQueries';
 import { FAILING_AFTER, type Retry, recentRetries } from '../turns/backoff';
 import { openTurnSlots } from '../turns/turnSlots';
+import { listGates } from '../gates/gates';
+import { listGoals } from '../goals/goalQueries';
 
 export interface GoalStatusLine {
   id: string;

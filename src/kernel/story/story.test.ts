@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { agent, human, makeStore, type TestStore } from '../testKit';
 import { createGoal } from '../goals/goals';
-import { addTodo, blockTodo, unblockTodo } from '../todos/todos';
+import { addTodo, blockTodo, unblockTodo, shipTodo } from '../todos/todos';
 import { askGate, decideGate } from '../gates/gates';
-import { claimTodo, shipTodo } from '../todos/claims';
+import { claimTodo } from '../todos/claims';
 import { addMonitor, settleDue } from '../monitors/monitors';
 import { offerHandoff } from '../handoffs/handoffs';
 import { finishTurn, startTurn } from '../turns/turns';

@@ -1,7 +1,7 @@
 import type { SqliteDb } from '../db/sqliteDb';
-import { getGoal } from '../queries/lookups';
 import { iso } from '../time';
 import type { Story, StoryDay, StoryItem, TimeKind } from '../../shared/storyTypes';
+import { getGoal } from '../goals/goalQueries';
 
 export const TIMELINE_LIMIT = 2000;
 export const BURNDOWN_POINTS = 600;

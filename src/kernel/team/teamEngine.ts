@@ -6,10 +6,11 @@ import { GENESIS_HASH } from '../events/hashChain';
 import type { Actor, StoredEvent } from '../events/eventTypes';
 import { EventAppender } from '../events/log';
 import { iso } from '../time';
-import type { Committed, StoreEngine, UnitOfWork } from '../unitOfWork';
+import type { ChangeSignal, Committed, StoreEngine, UnitOfWork, WatchFn } from '../unitOfWork';
+import { SqliteEngine } from '../db/sqliteEngine';
 import { applyTeamEvents, commitStatements, fetchAfter, lockAndFetchStatements, rowsToEvents } from './teamLog';
 import { PgError, type SyncPg } from './syncPg';
-import { OperationUnknownError, teamError } from './teamErrors';
+import { OperationUnknownError, TeamRefusedError, teamError } from './teamErrors';
 
 /**
  * The kernel's engine in team mode. PostgreSQL's event log is the source of truth (one hash chain, strict order);
@@ -32,10 +33,41 @@ export class TeamEngine implements StoreEngine {
   /** Where operation ids come from (client-generated, unique; the log refuses one twice). */
   newOperationId: () => string = randomUUID;
 
+  /** The replica as a plain SQLite store: what a backup copies and what the change signal watches. */
+  private readonly replica: SqliteEngine;
+
   constructor(
     readonly db: SqliteDb,
     readonly pg: SyncPg,
-  ) {}
+    /** The replica's folder (its change signal watches it); none for an in-memory replica. */
+    replicaDir = '',
+  ) {
+    this.replica = new SqliteEngine(db, replicaDir);
+  }
+
+  /** A backup of a team store is a SQLite file any loopx can restore: the replica, caught up first. */
+  backupTo(path: string): void {
+    try {
+      this.catchUp();
+    } catch (error) {
+      throw teamError(error);
+    }
+    this.replica.backupTo(path);
+  }
+
+  restoreFrom(): { seq: number; hash: string } | null {
+    throw new TeamRefusedError(
+      'restoring a backup into a team store is not built yet (issue 25); restore it into a single-machine store instead',
+    );
+  }
+
+  /**
+   * This machine's commits, as SQLite's signal on the replica sees them. Other machines' commits reach a reader on
+   * its next catch-up; waking on PostgreSQL's NOTIFY (teamListener.ts) is not wired in yet (docs/team.md).
+   */
+  changeSignal(options?: { watch?: WatchFn }): ChangeSignal {
+    return this.replica.changeSignal(options);
+  }
 
   write<T>(actor: Actor, clock: () => number, fn: (uow: UnitOfWork) => T): Committed<T> {
     const opId = this.newOperationId();

@@ -1,6 +1,6 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import { canonicalJson } from '../events/canonical';
-import { applyEvent } from '../events/apply';
+import { applyEvent } from '../events/log';
 import type { StoredEvent } from '../events/eventTypes';
 import type { LogAnchor } from '../events/anchor';
 import { insertEventRow, rowToEvent } from '../events/log';

@@ -53,7 +53,12 @@ export function openTeamKernel(root: string, options: TeamKernelOptions): { kern
   const kernel = Kernel.fromDb(root, db, {
     actor: options.actor,
     clock: options.clock ?? systemClock,
-    engine: (replica) => (engine = new TeamEngine(replica, new SyncPg(options.connection))),
+    engine: (replica) =>
+      (engine = new TeamEngine(
+        replica,
+        new SyncPg(options.connection),
+        options.replicaPath === ':memory:' ? '' : dirname(options.replicaPath),
+      )),
   });
   const team = engine as unknown as TeamEngine;
   try {

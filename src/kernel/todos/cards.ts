@@ -4,15 +4,17 @@ import { type Gate, type Handoff, type Recurrence, type Todo, TODO_STATUSES, gat
 import { type Turn, listTurns } from '../turns/turnQueries';
 import { type StatusReport, statusReport } from '../queries/status';
 import { type Evidence, listEvidence } from '../evidence/evidenceQueries';
-import { history, listGoals, listHandoffs } from '../queries/lists';
-import { getTodo } from '../queries/lookups';
 import { type Monitor, type MonitorRun, listMonitors, monitorRuns, waitingMonitor } from '../monitors/monitorQueries';
 import type { StoredEvent } from '../events/eventTypes';
+import { history } from '../events/log';
+import { listGoals } from '../goals/goalQueries';
+import { listHandoffs } from '../handoffs/handoffs';
+import { getTodo } from './todoQueries';
 
 /**
  * What the board shows of one todo: its own fields and the facts the readiness rules look at (unshipped
  * dependencies, pending gates, whether its goal is active, the monitor it waits on). Which column that puts it in
- * is decided by the rules (readiness in ready.ts, lease liveness in lookups.ts), not here.
+ * is decided by the rules (readiness and lease liveness in todoQueries.ts), not here.
  */
 export interface TodoCardFacts {
   id: string;

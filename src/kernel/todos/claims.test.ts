@@ -1,12 +1,11 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, human, makeStore, type TestStore } from '../testKit';
 import { createGoal, setGoalStatus } from '../goals/goals';
-import { addTodo, blockTodo, killTodo, unblockTodo } from './todos';
-import { claimNext, claimTodo, releaseTodo, renewTodo, shipTodo } from './claims';
+import { addTodo, blockTodo, killTodo, unblockTodo, shipTodo } from './todos';
+import { claimNext, claimTodo, releaseTodo, renewTodo } from './claims';
 import { addEvidence } from '../evidence/evidence';
 import { askGate, decideGate } from '../gates/gates';
-import { getTodo } from '../queries/lookups';
-import { nextClaimable } from './ready';
+import { nextClaimable, getTodo } from './todoQueries';
 import { iso } from '../time';
 
 let s: TestStore;

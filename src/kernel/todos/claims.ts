@@ -1,16 +1,56 @@
 import type { Kernel, Tx } from '../kernel';
 import type { Actor } from '../events/eventTypes';
 import type { Todo } from '../model';
-import { AlreadyClaimedError, GatePendingError, IllegalTransitionError, InvalidInputError, RefusedError } from '../errors';
+import type { SqliteDb } from '../db/sqliteDb';
+import { AlreadyClaimedError, GatePendingError, IllegalTransitionError, InvalidInputError, LeaseLostError, RefusedError } from '../errors';
 import { iso } from '../time';
 import { randomToken } from '../nodeCrypto';
 import { optionalText } from '../validate';
-import { type TodoCore, evidenceCount, getGoal, getTodo, getTodoCore, leaseLive, leaseToken, pendingGateIds } from '../queries/lookups';
-import { nextClaimable, readiness } from './ready';
-import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS, isHuman, releaseInTx, requireLiveLease } from './leases';
-import { emitEvidence, prepareEvidence } from '../evidence/evidence';
-import { requireCheckPassed } from '../checks/checks';
-import { scheduleNextOccurrence } from './todos';
+import { nextClaimable, readiness, type TodoCore, getTodo, getTodoCore, leaseLive } from './todoQueries';
+import { getGoal } from '../goals/goalQueries';
+
+export const DEFAULT_LEASE_SECONDS = 30 * 60;
+export const MAX_LEASE_SECONDS = 24 * 3600;
+export const MIN_LEASE_SECONDS = 10;
+
+/**
+ * The fencing check behind renew, release, ship, block and handoff: the caller must own the claim and the
+ * lease must still be live. `expectedToken`, when an in-process caller kept one, must match too.
+ */
+export function requireLiveLease(tx: Tx, todo: TodoCore, expectedToken?: string): void {
+  if (todo.status !== 'claimed') throw new LeaseLostError(todo.id, `it is ${todo.status}`);
+  if (todo.owner !== tx.actor.name) throw new LeaseLostError(todo.id, `it is claimed by ${todo.owner}`);
+  if (!leaseLive(todo, tx.at)) throw new LeaseLostError(todo.id, `your lease expired at ${todo.leaseExpiresAt}`);
+  if (expectedToken !== undefined && leaseToken(tx.db, todo.id) !== expectedToken) {
+    throw new LeaseLostError(todo.id, 'the lease was taken over since you claimed it');
+  }
+}
+
+/** Humans may override a claim (release, block, kill); agents need their own live lease. */
+export function isHuman(tx: Tx): boolean {
+  return tx.actor.kind === 'human';
+}
+
+/** How often a process running a turn renews its agent's lease: a third of it, so one missed beat is harmless. */
+export function renewIntervalMs(leaseSeconds: number = DEFAULT_LEASE_SECONDS): number {
+  return (leaseSeconds * 1000) / 3;
+}
+
+export const RENEW_INTERVAL_MS = renewIntervalMs();
+
+/**
+ * The one write path of `todo.released`: the caller has decided it may (a holder's live lease, a person, a monitor
+ * taking over the wait, the kernel ending a turn). The note becomes the todo's continuation.
+ */
+export function releaseInTx(tx: Tx, todo: TodoCore, note: string | null, as?: Actor): void {
+  tx.emit({ kind: 'todo.released', goalId: todo.goalId, todoId: todo.id, data: { previousOwner: todo.owner as string, note } }, as);
+}
+
+/** The lease token is internal (fencing); it never leaves the kernel through the API shapes. */
+export function leaseToken(db: SqliteDb, todoId: string): string | null {
+  const row = db.prepare('SELECT lease_token FROM todos WHERE id = ?').get(todoId);
+  return (row?.lease_token as string | null | undefined) ?? null;
+}
 
 export interface Claim {
   todo: Todo;
@@ -104,41 +144,6 @@ export function releaseTodo(kernel: Kernel, todoId: string, options: { note?: st
       requireLiveLease(tx, todo, options.leaseToken);
     }
     releaseInTx(tx, todo, note);
-    return getTodo(tx.db, todoId);
-  });
-}
-
-export interface ShipInput {
-  evidence?: string;
-  artifacts?: string[];
-  leaseToken?: string;
-}
-
-/**
- * Ships a todo the caller holds. Refused with a gate pending, without a passing kernel run of its acceptance check
- * (when a human set one) since the claim, or without evidence (recorded earlier or given here).
- */
-export function shipTodo(kernel: Kernel, todoId: string, input: ShipInput = {}): Todo {
-  kernel.requireActor();
-  const artifacts = input.artifacts ?? [];
-  const summary = input.evidence ?? (artifacts.length > 0 ? `Shipped with ${artifacts.length} artifact(s)` : undefined);
-  const prepared = summary === undefined ? null : prepareEvidence(kernel.root, { summary, artifacts, kind: 'ship' });
-  return kernel.write((tx) => {
-    const todo = getTodoCore(tx.db, todoId);
-    requireLiveLease(tx, todo, input.leaseToken);
-    const gates = pendingGateIds(tx.db, todoId);
-    if (gates.length > 0) throw new GatePendingError(`shipping todo ${todoId}`, gates);
-    requireCheckPassed(tx, todoId);
-    if (!prepared && evidenceCount(tx.db, todoId) === 0) {
-      throw new RefusedError(
-        'evidence_required',
-        `todo ${todoId} has no evidence; shipping needs some`,
-        `add it: loopx todo ship ${todoId} --evidence "what was done and how it was checked" [--artifact PATH]`,
-      );
-    }
-    if (prepared) emitEvidence(tx, { goalId: todo.goalId, todoId }, prepared);
-    tx.emit({ kind: 'todo.shipped', goalId: todo.goalId, todoId, data: { previousOwner: todo.owner as string } });
-    scheduleNextOccurrence(tx, todoId);
     return getTodo(tx.db, todoId);
   });
 }

@@ -1,17 +1,16 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, makeStore, type TestStore } from '../testKit';
 import { createGoal } from '../goals/goals';
-import { addTodo, killTodo } from './todos';
-import { claimTodo, shipTodo } from './claims';
+import { addTodo, killTodo, shipTodo } from './todos';
+import { claimTodo } from './claims';
 import { spendQuota } from '../goals/quota';
-import { getGoal } from '../queries/lookups';
-import { listTodos } from '../queries/lists';
-import { nextClaimable, readiness } from './ready';
+import { nextClaimable, readiness, listTodos } from './todoQueries';
 import { shouldRun } from '../goals/quotaQueries';
 import { nextOccurrence, parseRecurrence } from './recurrence';
 import { verifyChain } from '../events/verify';
 import { checkReplay } from '../replay';
 import { iso } from '../time';
+import { getGoal } from '../goals/goalQueries';
 
 let s: TestStore;
 const codex = agent('codex');

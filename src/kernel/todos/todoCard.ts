@@ -2,10 +2,10 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import type { Todo } from '../model';
 import { listEvidence } from '../evidence/evidenceQueries';
-import { listGates } from '../queries/lists';
-import { leaseLive } from '../queries/lookups';
 import { iso } from '../time';
 import { relativeTime } from '../../shared/timeWords';
+import { listGates } from '../gates/gates';
+import { leaseLive } from './todoQueries';
 
 /** One line for a todo's lens: "T3 · claimed by codex (lease ends in 12 min)". */
 export function todoStatusLine(todo: Todo, nowMs: number): string {

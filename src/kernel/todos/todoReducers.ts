@@ -13,7 +13,7 @@ type TodoKind =
   | 'todo.unblocked'
   | 'todo.killed';
 
-/** The state changes of todo events, spread into the kernel's reducers (events/apply.ts). */
+/** The state changes of todo events, spread into the kernel's reducers (events/log.ts). */
 export const todoReducers: ReducersOf<TodoKind> = {
   'todo.added': (db, e) => {
     const d = e.data;

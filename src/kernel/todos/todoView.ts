@@ -3,9 +3,9 @@ import type { Gate, Goal, Todo } from '../model';
 import { gateFromRow } from '../model';
 import { iso } from '../time';
 import { type Evidence, listEvidence } from '../evidence/evidenceQueries';
-import { getGoal, getTodo } from '../queries/lookups';
 import { type Monitor, waitingMonitor } from '../monitors/monitorQueries';
-import { type Readiness, readiness } from './ready';
+import { type Readiness, readiness, getTodo } from './todoQueries';
+import { getGoal } from '../goals/goalQueries';
 
 /** One line of a todo's history: what happened, when, and who did it (`loopx history --todo` has the data). */
 export interface HistoryLine {

@@ -1,15 +1,20 @@
 import type { Kernel, Tx } from '../kernel';
 import type { Recurrence, Todo } from '../model';
-import { IllegalTransitionError, InvalidInputError, NotAllowedError } from '../errors';
+import { GatePendingError, IllegalTransitionError, InvalidInputError, NotAllowedError, RefusedError } from '../errors';
 import { formatId, optionalText, parsePriority, requireText } from '../validate';
-import { type TodoCore, getGoal, getTodo, getTodoCore, leaseLive, nextNum, pendingGateIds } from '../queries/lookups';
-import { isHuman, requireLiveLease } from './leases';
-import { requireHumanChannel } from '../authority';
-import { KERNEL, cancelWaitingMonitorInTx } from '../monitors/monitors';
+import { KERNEL, requireHumanChannel } from '../authority';
+import { cancelWaitingMonitorInTx } from '../monitors/monitors';
 import { type RecurrenceInput, nextOccurrence, parseRecurrence } from './recurrence';
 import { iso } from '../time';
-import { parseCheck, requireHumanForCheck } from '../checks/checks';
+import { parseCheck, requireCheckPassed, requireHumanForCheck } from '../checks/checks';
+import { emitEvidence, prepareEvidence } from '../evidence/evidence';
+import { evidenceCount } from '../evidence/evidenceQueries';
 import { TEXT_LIMITS } from '../../shared/textLimits';
+import { type TodoCore, getTodo, getTodoCore, leaseLive } from './todoQueries';
+import { getGoal } from '../goals/goalQueries';
+import { nextNum } from '../model';
+import { pendingGateIds } from '../gates/gates';
+import { isHuman, requireLiveLease } from './claims';
 
 export interface TodoInput {
   goalId: string;
@@ -150,6 +155,41 @@ export function scheduleNextOccurrence(tx: Tx, todoId: string): void {
     },
     KERNEL,
   );
+}
+
+export interface ShipInput {
+  evidence?: string;
+  artifacts?: string[];
+  leaseToken?: string;
+}
+
+/**
+ * Ships a todo the caller holds. Refused with a gate pending, without a passing kernel run of its acceptance check
+ * (when a human set one) since the claim, or without evidence (recorded earlier or given here).
+ */
+export function shipTodo(kernel: Kernel, todoId: string, input: ShipInput = {}): Todo {
+  kernel.requireActor();
+  const artifacts = input.artifacts ?? [];
+  const summary = input.evidence ?? (artifacts.length > 0 ? `Shipped with ${artifacts.length} artifact(s)` : undefined);
+  const prepared = summary === undefined ? null : prepareEvidence(kernel.root, { summary, artifacts, kind: 'ship' });
+  return kernel.write((tx) => {
+    const todo = getTodoCore(tx.db, todoId);
+    requireLiveLease(tx, todo, input.leaseToken);
+    const gates = pendingGateIds(tx.db, todoId);
+    if (gates.length > 0) throw new GatePendingError(`shipping todo ${todoId}`, gates);
+    requireCheckPassed(tx, todoId);
+    if (!prepared && evidenceCount(tx.db, todoId) === 0) {
+      throw new RefusedError(
+        'evidence_required',
+        `todo ${todoId} has no evidence; shipping needs some`,
+        `add it: loopx todo ship ${todoId} --evidence "what was done and how it was checked" [--artifact PATH]`,
+      );
+    }
+    if (prepared) emitEvidence(tx, { goalId: todo.goalId, todoId }, prepared);
+    tx.emit({ kind: 'todo.shipped', goalId: todo.goalId, todoId, data: { previousOwner: todo.owner as string } });
+    scheduleNextOccurrence(tx, todoId);
+    return getTodo(tx.db, todoId);
+  });
 }
 
 export function killTodo(kernel: Kernel, todoId: string, reasonText: string, options: { endSeries?: boolean } = {}): Todo {

@@ -6,12 +6,12 @@ import { releaseTodo } from '../todos/claims';
 import { addEvidence } from '../evidence/evidence';
 import { addMonitor } from '../monitors/monitors';
 import { finishTurn, startTurn } from './turns';
-import { getGoal } from '../queries/lookups';
 import { planTurn } from '../goals/quotaQueries';
 import { BACKOFF_BASE_SECONDS, BACKOFF_MAX_SECONDS, recentRetries } from './backoff';
 import { statusReport } from '../queries/status';
 import { renderStatusMd } from '../../runtime/projections/statusMd';
 import { iso } from '../time';
+import { getGoal } from '../goals/goalQueries';
 
 let s: TestStore;
 let goalId: string;

@@ -1,4 +1,5 @@
 import type { SqliteDb } from '../db/sqliteDb';
+import { type Agent, agentFromRow } from '../model';
 
 export interface RunnerSeen {
   /** The runner's agent name. */
@@ -25,4 +26,15 @@ export function recentRunners(db: SqliteDb, since: string): RunnerSeen[] {
       const data = JSON.parse(String(r.data)) as { host: string; pid: number };
       return { agent: String(r.agent), host: data.host, pid: data.pid, startedAt: String(r.started_at), lastSeen: String(r.last_seen) };
     });
+}
+
+/** Every agent the store has seen, most recent first, with the todos each holds. */
+export function listAgents(db: SqliteDb): Agent[] {
+  return db
+    .prepare(
+      `SELECT a.*, (SELECT group_concat(id, ',') FROM todos WHERE owner = a.name AND status = 'claimed') AS holding
+        FROM agents a ORDER BY a.last_seen DESC`,
+    )
+    .all()
+    .map(agentFromRow);
 }

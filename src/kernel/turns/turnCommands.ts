@@ -1,4 +1,4 @@
-import { DEFAULT_LEASE_SECONDS } from '../todos/leases';
+import { DEFAULT_LEASE_SECONDS } from '../todos/claims';
 
 /**
  * The loopx commands an agent's turn uses: one table that both the turn's prompt (what the agent is told to type)

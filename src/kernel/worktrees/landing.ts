@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import type { Kernel } from '../kernel';
 import { IllegalTransitionError, NotFoundError, RefusedError } from '../errors';
 import { requireHumanChannel } from '../authority';
-import { getTodo } from '../queries/lookups';
 import { dirtyFiles, git, gitRaw, gitWords, listGitWorktrees, resolveCommit } from './git';
 import { type WorktreeRow, findWorktree, worktreesDir } from './worktreeRows';
 import { recordRemoved } from './hygiene';
+import { getTodo } from '../todos/todoQueries';
 
 /** The todo's worktree, when a person may land it now: it has one, it is not landed, and no turn works in it. */
 function landable(kernel: Kernel, todoId: string, verb: string): WorktreeRow {

@@ -4,7 +4,7 @@ import type { StoredEvent } from '../events/eventTypes';
 type WorktreeKind = 'goal.worktree_set' | 'worktree.created' | 'worktree.landed' | 'worktree.removed';
 type Reducer<K extends WorktreeKind> = (db: SqliteDb, e: Extract<StoredEvent, { kind: K }>) => void;
 
-/** The state changes of worktree events, spread into the kernel's reducers (events/apply.ts): the only code writing them. */
+/** The state changes of worktree events, spread into the kernel's reducers (events/log.ts): the only code writing them. */
 export const worktreeReducers: { [K in WorktreeKind]: Reducer<K> } = {
   'goal.worktree_set': (db, e) => {
     db.prepare('UPDATE goals SET worktree_base = ?, updated_at = ? WHERE id = ?').run(e.data.base, e.at, e.goalId);

@@ -2,9 +2,9 @@ import type { Kernel, Tx } from '../kernel';
 import type { Goal } from '../model';
 import { InvalidInputError } from '../errors';
 import { requireHumanChannel } from '../authority';
-import { getGoal } from '../queries/lookups';
 import { isGitRepo, resolveCommit, validBranchName } from './git';
 import { parseSetup } from './worktreeSetup';
+import { getGoal } from '../goals/goalQueries';
 
 /**
  * A goal's worktree base, checked against the workspace: it is a git repository and `base` names a commit (a branch,

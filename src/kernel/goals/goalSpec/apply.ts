@@ -2,7 +2,6 @@ import type { Kernel, Tx } from '../../kernel';
 import type { Goal } from '../../model';
 import { optionalText, parsePriority, requireText } from '../../validate';
 import { parseScope } from '../../workspacePaths';
-import { getTodoCore } from '../../queries/lookups';
 import { checkCaps, checkNewGoal, checkQuota, createGoalInTx } from '../goals';
 import { InvalidInputError } from '../../errors';
 import { type FieldChange, type GoalPlan, type PlanWork, planGoalSpec } from './plan';
@@ -15,6 +14,7 @@ import { parseRecurrence } from '../../todos/recurrence';
 import { checkWorktreeBase, setWorktreeInTx } from '../../worktrees/worktreeSetting';
 import { parseSetup } from '../../worktrees/worktreeSetup';
 import { TEXT_LIMITS } from '../../../shared/textLimits';
+import { getTodoCore } from '../../todos/todoQueries';
 
 export interface ApplyOptions {
   /** Workspace-relative path of the file (posix separators): the goal's link to it. */

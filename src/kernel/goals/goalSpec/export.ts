@@ -1,7 +1,7 @@
 import type { SqliteDb } from '../../db/sqliteDb';
 import { TODO_COLUMNS, todoFromRow } from '../../model';
-import { getGoal } from '../../queries/lookups';
 import { type GoalSpec, exportQuota, slugKey } from './spec';
+import { getGoal } from '../goalQueries';
 
 /**
  * The goal spec a goal file would hold for this goal as the store has it. Killed todos are left out; a todo

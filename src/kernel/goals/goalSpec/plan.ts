@@ -4,7 +4,6 @@ import { requireHumanChannel } from '../../authority';
 import { formatDuration } from '../../time';
 import { type Goal, type Todo, type TodoStatus, TODO_COLUMNS, goalFromRow, todoFromRow } from '../../model';
 import { IllegalTransitionError, InvalidInputError, NotAllowedError, NotFoundError, RefusedError } from '../../errors';
-import { getGoal } from '../../queries/lookups';
 import { GOAL_DEFAULTS, checkCaps } from '../goals';
 import {
   type AppliedQuota,
@@ -18,6 +17,7 @@ import {
   sameList,
 } from './spec';
 import { findCycle } from '../../../shared/findCycle';
+import { getGoal } from '../goalQueries';
 
 /** One field the apply would change. `drift`: the file still says what the last apply wrote; the store moved since. */
 export interface FieldChange {

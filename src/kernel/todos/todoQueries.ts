@@ -1,7 +1,56 @@
 import type { SqliteDb } from '../db/sqliteDb';
-import { type Todo, TODO_COLUMNS, todoFromRow } from '../model';
-import { type TodoCore, leaseLapsedSql, leaseLive } from '../queries/lookups';
+import { NotFoundError } from '../errors';
+import { type Todo, type TodoStatus, TODO_COLUMNS, todoFromRow } from '../model';
 import { describeMonitor, waitingMonitor } from '../monitors/monitorQueries';
+
+export function getTodo(db: SqliteDb, id: string): Todo {
+  const row = db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.id = ?`).get(id);
+  if (!row) throw new NotFoundError('todo', id);
+  return todoFromRow(row);
+}
+
+/** The todo, or undefined when the store has none by that id (for readers that show "not found" themselves). */
+export function findTodo(db: SqliteDb, id: string): Todo | undefined {
+  const row = db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.id = ?`).get(id);
+  return row ? todoFromRow(row) : undefined;
+}
+
+/** A goal's todo by the key a goal file names it by, or by its id; undefined when the goal has no such todo. */
+export function findGoalTodo(db: SqliteDb, goalId: string, by: { key: string } | { id: string }): Todo | undefined {
+  const row =
+    'key' in by
+      ? db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.key = ?`).get(goalId, by.key)
+      : db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.id = ?`).get(goalId, by.id);
+  return row ? todoFromRow(row) : undefined;
+}
+
+/** The fields the rules look at, read without joins or parsing: the hot path of every write. */
+export type TodoCore = Pick<Todo, 'id' | 'goalId' | 'status' | 'owner' | 'leaseExpiresAt' | 'reason'>;
+
+export function getTodoCore(db: SqliteDb, id: string): TodoCore {
+  const row = db.prepare('SELECT id, goal_id, status, owner, lease_expires_at, reason FROM todos WHERE id = ?').get(id);
+  if (!row) throw new NotFoundError('todo', id);
+  return {
+    id: row.id as string,
+    goalId: row.goal_id as string,
+    status: row.status as Todo['status'],
+    owner: row.owner as string | null,
+    leaseExpiresAt: row.lease_expires_at as string | null,
+    reason: row.reason as string | null,
+  };
+}
+
+/**
+ * The lease rule, the one home for it: a lease is live while now is before its expiry (ISO-8601 UTC strings compare
+ * in time order). A claim whose lease is not live is lapsed: anyone may claim it again.
+ */
+export function leaseLive(todo: Pick<Todo, 'status' | 'leaseExpiresAt'>, at: string): boolean {
+  return todo.status === 'claimed' && todo.leaseExpiresAt !== null && todo.leaseExpiresAt > at;
+}
+
+/** The same rule for set queries, over the todos table under `alias` (each takes `at` once). */
+export const leaseLiveSql = (alias = 't'): string => `(${alias}.status = 'claimed' AND ${alias}.lease_expires_at > ?)`;
+export const leaseLapsedSql = (alias = 't'): string => `(${alias}.status = 'claimed' AND ${alias}.lease_expires_at <= ?)`;
 
 /**
  * Claimable = open (or claimed with a lapsed lease), due (a recurring occurrence: its time has come), goal active,
@@ -136,4 +185,66 @@ export function readiness(db: SqliteDb, todo: TodoCore, at: string): Readiness {
   const due = db.prepare('SELECT ready_at FROM todos WHERE id = ?').get(todo.id)?.ready_at as string | null | undefined;
   if (due && due > at) return { ready: false, why: 'scheduled', detail: `it is scheduled for ${due}`, ids: [] };
   return { ready: true };
+}
+
+export interface TodoFilter {
+  goalId?: string;
+  status?: TodoStatus;
+  /** Only todos a claim could take now, in claim order. */
+  ready?: boolean;
+  limit?: number;
+  /** Skip this many first (paging, with limit). */
+  offset?: number;
+}
+
+function todoWhere(at: string, filter: TodoFilter): { sql: string; params: string[] } {
+  const where: string[] = [];
+  const params: string[] = [];
+  if (filter.goalId) {
+    where.push('t.goal_id = ?');
+    params.push(filter.goalId);
+  }
+  if (filter.status) {
+    where.push('t.status = ?');
+    params.push(filter.status);
+  }
+  if (filter.ready) {
+    where.push(CLAIMABLE_WHERE);
+    params.push(at, at);
+  }
+  return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
+}
+
+export function listTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): Todo[] {
+  const { sql: where, params } = todoWhere(at, filter);
+  const order = filter.ready ? 't.priority, t.num' : 't.num';
+  const limit = filter.limit ? ` LIMIT ${Math.max(1, Math.floor(filter.limit))}` : filter.offset ? ' LIMIT -1' : '';
+  const offset = filter.offset ? ` OFFSET ${Math.max(0, Math.floor(filter.offset))}` : '';
+  const sql = `SELECT ${TODO_COLUMNS} FROM todos t ${where} ORDER BY ${order}${limit}${offset}`;
+  return db
+    .prepare(sql)
+    .all(...params)
+    .map(todoFromRow);
+}
+
+/** Todos of one goal in one status, in claim order (priority, then age): the Goals view's groups. */
+export function todosInClaimOrder(db: SqliteDb, goalId: string, status: TodoStatus): Todo[] {
+  return db
+    .prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.goal_id = ? AND t.status = ? ORDER BY t.priority, t.num`)
+    .all(goalId, status)
+    .map(todoFromRow);
+}
+
+/** How many todos the filter matches (limit and offset aside): what a page of `listTodos` left out. */
+export function countTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): number {
+  const { sql: where, params } = todoWhere(at, filter);
+  return Number(db.prepare(`SELECT count(*) AS n FROM todos t ${where}`).get(...params)?.n ?? 0);
+}
+
+/** One page of todos and how many matching todos come after it. */
+export function todoPage(db: SqliteDb, at: string, filter: TodoFilter & { limit: number }): { todos: Todo[]; more: number } {
+  const offset = Math.max(0, Math.floor(filter.offset ?? 0));
+  const todos = listTodos(db, at, { ...filter, offset });
+  const more = todos.length < filter.limit ? 0 : Math.max(0, countTodos(db, at, filter) - offset - todos.length);
+  return { todos, more };
 }

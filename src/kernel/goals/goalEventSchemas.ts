@@ -1,0 +1,47 @@
+import * as z from 'zod/mini';
+
+/**
+ * The events of goals, spread into the kernel's event table (events/eventTypes.ts). A goal's life and its quota:
+ * created, edited (also from a goal file), its status, a turn's unit spent.
+ */
+export function goalEventSchemas() {
+  const str = z.string();
+  const nullableStr = z.nullable(z.string());
+  const nullableInt = z.nullable(z.int());
+  return {
+    'goal.created': z.object({
+      id: str,
+      num: z.int(),
+      title: str,
+      objective: str,
+      scope: z.array(str),
+      turnsPerWindow: z.int(),
+      windowHours: z.number(),
+      maxConcurrent: z.int(),
+      cooldownSeconds: z.int(),
+      tokensPerWindow: z.optional(nullableInt),
+      dollarsPerWindow: z.optional(z.nullable(z.number())),
+      // Absent in stores from before agents' goals started paused: those goals started active.
+      status: z.optional(z.enum(['active', 'paused'])),
+      check: z.optional(nullableStr),
+    }),
+    'goal.check_set': z.object({ check: nullableStr, from: nullableStr }),
+    'goal.status': z.object({ status: z.enum(['active', 'paused', 'done', 'stopped']), from: str }),
+    // Edits carry only the fields that change.
+    'goal.edited': z.object({
+      title: z.optional(str),
+      objective: z.optional(str),
+      scope: z.optional(z.array(str)),
+      turnsPerWindow: z.optional(z.int()),
+      windowHours: z.optional(z.number()),
+      maxConcurrent: z.optional(z.int()),
+      cooldownSeconds: z.optional(z.int()),
+      tokensPerWindow: z.optional(nullableInt),
+      dollarsPerWindow: z.optional(z.nullable(z.number())),
+      background: z.optional(str),
+    }),
+    // A goal file was applied: the goal is linked to the file, todos to their keys, and the spec applied is kept.
+    'goal.file_applied': z.object({ path: str, keys: z.record(str, str), applied: str }),
+    'quota.spent': z.object({ turnId: str }),
+  };
+}

@@ -1,0 +1,43 @@
+import * as z from 'zod/mini';
+import { RESULT_KINDS } from './turnQueries';
+
+/**
+ * The events of turns, spread into the kernel's event table (events/eventTypes.ts). Turns and the runners that start
+ * them.
+ */
+export function turnEventSchemas() {
+  const str = z.string();
+  const nullableStr = z.nullable(z.string());
+  return {
+    /** A `loopx run` began serving goals (all active ones when `goals` is empty); its agent is recorded as seen. */
+    'runner.started': z.object({ pid: z.int(), host: str, goals: z.array(str) }),
+    'turn.started': z.object({
+      id: str,
+      num: z.int(),
+      agent: str,
+      host: str,
+      promptPath: str,
+      /** A runner's turn: when it is surely over (its time limit and the runner's grace to end it); absent otherwise. */
+      deadlineAt: z.optional(str),
+    }),
+    'turn.finished': z.object({
+      id: str,
+      exitCode: z.int(),
+      resultKind: z.enum(RESULT_KINDS),
+      spent: z.boolean(),
+      /** Validated, but not spent: its goal's budget was already full (lowered while it ran); absent otherwise. */
+      budgetFull: z.optional(z.boolean()),
+      /** What the turn used, when known (checked before it is recorded: src/kernel/turns/usage/usage.ts). */
+      usage: z.optional(
+        z.object({
+          inputTokens: z.int(),
+          outputTokens: z.int(),
+          cachedTokens: z.int(),
+          costUsd: z.nullable(z.number()),
+          costSource: z.nullable(z.enum(['host', 'prices'])),
+          model: nullableStr,
+        }),
+      ),
+    }),
+  };
+}

@@ -1,0 +1,37 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { expect, test } from 'vitest';
+
+/**
+ * docs/architecture.md's "Follow one change" lists the files a board drag passes through until the Goals view shows
+ * the owner, each with the step's symbol. The figure in its first sentence is the list's length, every file exists,
+ * and every file still has its step: a file merged away or a step moved elsewhere fails here until the doc follows.
+ */
+const ROOT = resolve(__dirname, '..', '..');
+const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
+
+function trace(): { stated: number; steps: { file: string; symbol: string }[] } {
+  const section = doc.split('## Follow one change')[1]?.split('\n## ')[0] ?? '';
+  const stated = Number(/: (\d+) files, in the order/.exec(section)?.[1]);
+  const block = section.split('```')[1] ?? '';
+  const steps = block
+    .split('\n')
+    .map((line) => /^(\S+\.ts)\s+(\S+)\s/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ file: m[1] as string, symbol: m[2] as string }));
+  return { stated, steps };
+}
+
+test('the trace in the architecture doc states its own length', () => {
+  const { stated, steps } = trace();
+  expect(steps.length).toBeGreaterThan(0);
+  expect(stated).toBe(steps.length);
+});
+
+test('every file of the trace exists and still holds its step', () => {
+  const missing = trace().steps.filter(({ file, symbol }) => {
+    const path = join(ROOT, file);
+    return !existsSync(path) || !readFileSync(path, 'utf8').includes(symbol);
+  });
+  expect(missing).toEqual([]);
+});
