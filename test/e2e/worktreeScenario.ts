@@ -22,8 +22,9 @@ export async function runWorktreeScenario(): Promise<void> {
     const { page } = wb;
     await wb.openLoopx();
     step(1, 'New Goal: the worktree step offers the branch checked out (main); the goal gets worktrees from it');
-    await page.locator('.welcome-view-content .monaco-button', { hasText: 'New Goal' }).first().waitFor({ timeout: 60_000 });
-    await wb.command('LoopX: New Goal…');
+    const newGoal = page.locator('.welcome-view-content .monaco-button', { hasText: 'New Goal' }).first();
+    await newGoal.waitFor({ timeout: 60_000 });
+    await newGoal.click();
     await wb.answer('Parallel work', /New Goal \(1\/7\)/);
     await wb.answer('Three agents at once', /New Goal \(2\/7\)/);
     await wb.answer('', /New Goal \(3\/7\)/);
