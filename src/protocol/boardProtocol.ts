@@ -130,6 +130,8 @@ export type AttentionItem =
   | { kind: 'monitor'; monitorId: string; todoId: string; title: string; check: string; error: string }
   /** A check an agent set that loopx runs only once a person allows it. */
   | { kind: 'checkApproval'; monitorId: string; todoId: string; title: string; check: string; addedBy: string }
+  /** A shipped todo's branch nobody merged, opened as a pull request or discarded yet: a person lands it. */
+  | { kind: 'land'; todoId: string; title: string; branch: string; base: string; size: string }
   /** A todo whose last turns in a row made no progress: loopx keeps retrying it, each time later. */
   | { kind: 'failing'; todoId: string; title: string; failures: number; lastEnd: string; retryAt: string };
 

@@ -63,6 +63,9 @@ export async function runWorktreeScenario(): Promise<void> {
     await branchLine.locator('.branch-name', { hasText: shipped.branch }).waitFor({ timeout: 60_000 });
     await branchLine.locator('.branch-size', { hasText: '1 commit · 2 files +2 −1' }).waitFor({ timeout: 30_000 });
     await board.locator('.card.to-land[data-id="T1"]').waitFor();
+    // …and Needs you says so, with Changes and Merge… beside it.
+    const needsYou = board.locator('.attention-land', { hasText: `${shipped.branch} waits for you to land it` });
+    await needsYou.waitFor({ timeout: 30_000 });
     await wb.shot('worktree-01-card');
 
     step(4, 'Changes on the card opens the multi-file diff of the branch against main');
@@ -84,6 +87,7 @@ export async function runWorktreeScenario(): Promise<void> {
       .locator('.column-shipped .card[data-id="T1"] .card-branch .branch-size', { hasText: 'merged into main' })
       .waitFor({ timeout: 60_000 });
     await board.locator('.card.to-land[data-id="T1"]').waitFor({ state: 'detached', timeout: 30_000 });
+    await needsYou.waitFor({ state: 'detached', timeout: 30_000 });
     const main = execFileSync('git', ['rev-parse', 'main'], { cwd: root, encoding: 'utf8' }).trim();
     const head = execFileSync('git', ['rev-parse', shipped.branch], { cwd: root, encoding: 'utf8' }).trim();
     if (main !== head) throw new Error(`main is at ${main}, not at the branch's head ${head}`);

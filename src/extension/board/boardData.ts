@@ -2,6 +2,7 @@ import type { BoardFacts, TodoCardFacts, TodoDetailFacts } from '../../kernel/to
 import type { Monitor } from '../../kernel/monitors/monitorQueries';
 import { eventSentence, turnResultWords } from '../../protocol/boardText';
 import { allShipped } from '../../protocol/shouldRunWords';
+import { changeSize, waitsToLand } from '../../protocol/changeWords';
 import { forPeople } from '../../protocol/display';
 import { unproductiveEnd } from '../../shared/turnOutcomeWords';
 import type {
@@ -35,6 +36,21 @@ export function buildSnapshot(facts: BoardFacts, me: string, changes: ReadonlyMa
       askedAt: g.askedAt,
     })),
     ...report.blocked.map((t) => ({ kind: 'blocked' as const, todoId: t.id, title: t.title, reason: t.reason ?? '' })),
+    // A shipped change waits for a person to land it (the agent never merges): shown until someone does.
+    ...cards.flatMap((c) =>
+      c.change && waitsToLand(c)
+        ? [
+            {
+              kind: 'land' as const,
+              todoId: c.id,
+              title: c.title,
+              branch: c.change.branch,
+              base: c.change.base,
+              size: changeSize(c.change),
+            },
+          ]
+        : [],
+    ),
     ...report.lapsedLeases.map((t) => ({
       kind: 'lapsed' as const,
       todoId: t.id,

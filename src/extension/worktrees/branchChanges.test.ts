@@ -41,9 +41,20 @@ describe("a todo's branch as the board and the tree read it", () => {
   test("the board's cards carry it (read apart from the store's transaction); a todo without a branch has none", () => {
     const plain = addTodo(repo.kernel, { goalId: repo.goalId, title: 'Not started' }).id;
     const changes = new BranchChanges().read(repo.root, rows());
-    const cards = repo.kernel.read((db, now) => buildSnapshot(boardFacts(db, now), 'ada', changes).cards);
+    const { cards, attention } = repo.kernel.read((db, now) => buildSnapshot(boardFacts(db, now), 'ada', changes));
     expect(cards.find((c) => c.id === shipped.todoId)?.change?.branch).toBe('loopx/T1-parse-quoted-fields');
     expect(cards.find((c) => c.id === plain)?.change).toBeNull();
+    // The shipped branch nobody landed is in Needs you, with what it holds.
+    expect(attention.filter((a) => a.kind === 'land')).toEqual([
+      {
+        kind: 'land',
+        todoId: shipped.todoId,
+        title: 'Parse quoted fields',
+        branch: 'loopx/T1-parse-quoted-fields',
+        base: 'main',
+        size: '1 commit · 2 files +2 −1',
+      },
+    ]);
   });
 
   test('git is asked again when the store row changes (a landing), not on every reading in between', () => {
