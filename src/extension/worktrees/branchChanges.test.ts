@@ -90,6 +90,20 @@ describe("a todo's branch as the board and the tree read it", () => {
   });
 });
 
+describe('a conflict from VS Code (whose working directory is not the repository)', () => {
+  test('is undone: the main folder is left clean, main is where it was, the branch is kept', () => {
+    const a = repo.ship('Say three loudly', { 'shared.txt': 'one\ntwo\nTHREE\n' });
+    const b = repo.ship('Say three in French', { 'shared.txt': 'one\ntwo\ntrois\n' });
+    expect(process.cwd()).not.toBe(repo.root);
+    mergeWorktree(repo.kernel, a.todoId, 'merge');
+    const main = repo.git(['rev-parse', 'main']);
+    expect(() => mergeWorktree(repo.kernel, b.todoId, 'merge')).toThrow(/conflicts with main in shared\.txt/);
+    expect(repo.git(['status', '--porcelain', '--untracked-files=no'])).toBe('');
+    expect(repo.git(['rev-parse', 'main'])).toBe(main);
+    expect(repo.git(['rev-parse', '--verify', '--quiet', b.branch])).not.toBe('');
+  });
+});
+
 describe("New Goal's worktree step", () => {
   test('offers the branch checked out now, and says in words what is wrong with a base', () => {
     expect(currentBranch(repo.root)).toBe('main');
