@@ -50,6 +50,7 @@ function snapshot(): BoardSnapshot {
       recurrence: null,
       recurrenceZone: null,
       waitsUntil: null,
+      change: null,
     };
   });
   return {

@@ -11,6 +11,7 @@ import type { AgentNode } from './views/agentsTree';
 import type { MonitorNode } from './views/monitorsTree';
 import { FolderTree, type FolderNode } from './views/folderTree';
 import { VirtualDocuments } from './views/virtualDocuments';
+import { GitDocuments } from './worktrees/branchDiff';
 import { QuotaStatusBar } from './statusBar';
 import { WakeClock } from './clock';
 import { registerCommands } from './commands/registry';
@@ -124,6 +125,7 @@ export class LoopxApp extends Disposable {
       monitorsView.description = waiting ? `${waiting} waiting` : undefined;
     };
     this.documents = this.register(new VirtualDocuments(this.folders));
+    this.register(new GitDocuments(this.folders));
     this.goalFiles = this.register(new GoalFileSupport(host.extensionUri, log));
     this.statusBar = this.register(new QuotaStatusBar(this.folders));
     this.walkthrough = this.register(new WalkthroughProgress(this.folders));

@@ -70,7 +70,9 @@ export class FolderServices extends Disposable {
     const { log, actor } = shared;
     this.session = this.register(new StoreSession(this.root, actor, log));
     this.witness = this.register(new LogWitness(this.session, folderMemento(shared.workspaceState, this.root), log));
-    this.model = this.register(new StoreModel(this.session));
+    this.model = this.register(
+      new StoreModel(this.session, (todo, error) => log.warn(`could not read the branch of ${todo} from git: ${String(error)}`)),
+    );
     this.goalsTree = this.register(new GoalsTreeProvider(this.model, actor.name, shared.goalsFilter));
     this.gatesTree = this.register(new GatesTreeProvider(this.model));
     this.evidenceTree = this.register(new EvidenceTreeProvider(this.model, this.root));

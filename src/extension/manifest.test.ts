@@ -66,6 +66,9 @@ describe('package.json ↔ code', () => {
       COMMANDS.allowChecks,
       COMMANDS.addHook,
       COMMANDS.removeHook,
+      COMMANDS.mergeBranch,
+      COMMANDS.openPullRequest,
+      COMMANDS.discardBranch,
     ];
     for (const c of contributes.commands as { command: string; title: string }[])
       expect(c.title.endsWith('…'), `${c.command}: "${c.title}"`).toBe((asks as string[]).includes(c.command));

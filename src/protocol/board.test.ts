@@ -32,6 +32,7 @@ const card = (over: Partial<Card> = {}): Card => ({
   recurrence: null,
   recurrenceZone: null,
   waitsUntil: null,
+  change: null,
   ...over,
 });
 

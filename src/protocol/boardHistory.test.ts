@@ -22,6 +22,7 @@ const card = (id: string, status: Card['status'], extra: Partial<Card> = {}): Ca
   recurrence: null,
   recurrenceZone: null,
   waitsUntil: null,
+  change: null,
   ...extra,
 });
 

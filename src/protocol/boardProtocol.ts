@@ -48,6 +48,33 @@ export interface Card {
   recurrenceZone: string | null;
   /** Not claimable before this time (a recurring occurrence not yet due), or null when it is due. */
   waitsUntil: string | null;
+  /** The todo's branch when its goal gives turns their own worktrees (`todo show`'s `change`), else null. */
+  change: CardChange | null;
+}
+
+/**
+ * A todo's branch as a card shows it: read from git by the host (kernel/worktrees/changeSummary.ts, the data
+ * `todo show` prints), never by the webview. Words for it are in changeWords.ts.
+ */
+export interface CardChange {
+  branch: string;
+  base: string;
+  /** open (not landed yet), merged, pr (opened as a pull request) or discarded. */
+  state: 'open' | 'merged' | 'pr' | 'discarded';
+  /** The branch still exists (a discarded one is gone). */
+  exists: boolean;
+  /** Commits on the branch that its base does not have (at most 50 are counted). */
+  commits: number;
+  /** The newest commits' subjects, newest first (a few, for tooltips and the detail). */
+  subjects: string[];
+  files: number;
+  insertions: number;
+  deletions: number;
+  /** Files changed in its worktree and not committed yet (the first few); null when its folder is gone. */
+  uncommitted: string[] | null;
+  /** How many files are not committed (the list above may be cut short). */
+  uncommittedCount: number;
+  prUrl: string | null;
 }
 
 export interface CardMonitor {
@@ -103,6 +130,8 @@ export type AttentionItem =
   | { kind: 'monitor'; monitorId: string; todoId: string; title: string; check: string; error: string }
   /** A check an agent set that loopx runs only once a person allows it. */
   | { kind: 'checkApproval'; monitorId: string; todoId: string; title: string; check: string; addedBy: string }
+  /** A shipped todo's branch nobody merged, opened as a pull request or discarded yet: a person lands it. */
+  | { kind: 'land'; todoId: string; title: string; branch: string; base: string; size: string }
   /** A todo whose last turns in a row made no progress: loopx keeps retrying it, each time later. */
   | { kind: 'failing'; todoId: string; title: string; failures: number; lastEnd: string; retryAt: string };
 
@@ -199,6 +228,11 @@ export const TODO_ACTIONS = [
   'runTurn',
   'cancelMonitor',
   'approveMonitor',
+  // A todo's branch (worktree goals): the diff, and the three ways a person lands it.
+  'showChanges',
+  'mergeBranch',
+  'openPullRequest',
+  'discardBranch',
 ] as const;
 export type TodoAction = (typeof TODO_ACTIONS)[number];
 export const GATE_ACTIONS = ['approveGate', 'rejectGate'] as const;

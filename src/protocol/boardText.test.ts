@@ -190,8 +190,19 @@ describe('attention buttons name what they act on', () => {
     owner: 'codex',
     leaseExpiresAt: '2026-01-01T12:00:00.000Z',
   };
+  const land: AttentionItem = {
+    kind: 'land',
+    todoId: 'T3',
+    title: 'Parse quoted fields',
+    branch: 'loopx/T3-parse-quoted-fields',
+    base: 'main',
+    size: '2 commits · 3 files +40 −2',
+  };
 
   test.each([
+    ['mergeBranch', land, 'Merge loopx/T3-parse-quoted-fields into main (T3): Parse quoted fields'],
+    ['showChanges', land, 'Show the changes of loopx/T3-parse-quoted-fields (T3): Parse quoted fields'],
+    ['open', land, 'Open T3: Parse quoted fields'],
     ['approve', gate, 'Approve gate Q3 on T3: Delete the legacy importer?'],
     ['reject', gate, 'Reject gate Q3 on T3: Delete the legacy importer?'],
     ['approve', goalGate, 'Approve gate Q3 on goal G1: Delete the legacy importer?'],

@@ -216,7 +216,18 @@ export function emptyColumnText(column: ColumnId, filtered: boolean): string {
 }
 
 export type AttentionAction =
-  'approve' | 'reject' | 'unblock' | 'release' | 'reassign' | 'cancelMonitor' | 'approveMonitor' | 'resume' | 'markDone' | 'open';
+  | 'approve'
+  | 'reject'
+  | 'unblock'
+  | 'release'
+  | 'reassign'
+  | 'cancelMonitor'
+  | 'approveMonitor'
+  | 'resume'
+  | 'markDone'
+  | 'showChanges'
+  | 'mergeBranch'
+  | 'open';
 
 /**
  * The accessible name of an attention-strip button: the verb, what it acts on and enough of it to tell two apart
@@ -253,6 +264,10 @@ export function attentionActionLabel(action: AttentionAction, item: AttentionIte
         : `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
     case 'failing':
       return `Open ${item.todoId}, which keeps failing: ${oneLine(item.title, 120)}`;
+    case 'land':
+      if (action === 'mergeBranch') return `Merge ${item.branch} into ${item.base} (${item.todoId}): ${oneLine(item.title, 120)}`;
+      if (action === 'showChanges') return `Show the changes of ${item.branch} (${item.todoId}): ${oneLine(item.title, 120)}`;
+      return `Open ${item.todoId}: ${oneLine(item.title, 120)}`;
   }
 }
 

@@ -10,6 +10,7 @@ import { runRealAgentTurnScenario, runTurnScenario } from './turnScenario';
 import { runGoalFileScenario } from './goalFileScenario';
 import { runStoryScenario } from './storyScenario';
 import { runVsixScenario } from './vsixScenario';
+import { runWorktreeScenario } from './worktreeScenario';
 
 /**
  * Scratch folders of earlier runs (code-server user data, browser profiles, workspaces): none is reused. Only those
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
     ],
     ['goalfile', runGoalFileScenario],
     ['story', runStoryScenario],
+    ['worktree', runWorktreeScenario],
     ['vsix', runVsixScenario],
   ];
   const only = process.argv[2];

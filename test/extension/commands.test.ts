@@ -41,21 +41,22 @@ suite('commands', () => {
     );
   });
 
-  test('New Goal asks title, objective, scope, turns and optional caps, creates the goal, then asks how to plan it', async () => {
+  test('New Goal asks title, objective, scope, turns, optional caps and worktree base, creates the goal, then asks how to plan it', async () => {
     const { result, prompts } = await withAnswers(
       {
-        inputs: ['Ship the parser', 'All fixtures parse', 'src/**, docs/parser.md', '12', '2M', '$10'],
+        inputs: ['Ship the parser', 'All fixtures parse', 'src/**, docs/parser.md', '12', '2M', '$10', ''],
         picks: [pickLabel('$(close) Later')],
       },
       async () => vscode.commands.executeCommand<Goal>(COMMANDS.newGoal),
     );
-    assert.equal(prompts.filter((p) => p.startsWith('input:')).length, 6);
-    assert.match(prompts[0] ?? '', /New Goal \(1\/6\) Title/);
-    assert.match(prompts[4] ?? '', /New Goal \(5\/6\) Token cap per day \(optional\)/);
-    assert.match(prompts[5] ?? '', /New Goal \(6\/6\) Money cap per day \(optional\)/);
+    assert.equal(prompts.filter((p) => p.startsWith('input:')).length, 7);
+    assert.match(prompts[0] ?? '', /New Goal \(1\/7\) Title/);
+    assert.match(prompts[4] ?? '', /New Goal \(5\/7\) Token cap per day \(optional\)/);
+    assert.match(prompts[5] ?? '', /New Goal \(6\/7\) Money cap per day \(optional\)/);
+    assert.match(prompts[6] ?? '', /New Goal \(7\/7\) Worktrees \(optional\)/);
     // Plan in a File is a step of the flow (a pick that waits), not a toast that hides itself.
     assert.match(
-      prompts[6] ?? '',
+      prompts[7] ?? '',
       /^pick: LoopX: created G1 Ship the parser\. Plan its todos: \[\$\(file-code\) Plan in a File \| \$\(add\) Add a Todo \| \$\(close\) Later\]/,
     );
     assert.deepEqual(

@@ -20,6 +20,7 @@ export function run(): Promise<void> {
   require('./monitors.test');
   require('./goalFiles.test');
   require('./story.test');
+  require('./branches.test');
   // Last: its log witness suite leaves the store with a log shorter than its state.
   require('./witness.test');
   /* eslint-enable @typescript-eslint/no-require-imports */

@@ -152,6 +152,22 @@ function itemContent(item: AttentionItem, nowMs: number, on: AttentionHandlers):
           button(item, 'markDone', 'Mark done', 'pass-filled', () => on.goal('markGoalDone', item.goalId), true),
         ),
       ];
+    case 'land':
+      return [
+        icon('git-branch', 'branch to land'),
+        h(
+          'span',
+          { class: 'what' },
+          link(item, item.todoId, on),
+          ` ${item.title} · ${item.branch} waits for you to land it (${item.size})`,
+        ),
+        h(
+          'span',
+          { class: 'actions' },
+          button(item, 'showChanges', 'Changes', 'diff-multiple', () => on.todo('showChanges', item.todoId)),
+          button(item, 'mergeBranch', 'Merge…', 'git-merge', () => on.todo('mergeBranch', item.todoId), true),
+        ),
+      ];
     case 'failing':
       return [
         icon('sync', 'keeps failing'),

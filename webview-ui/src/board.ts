@@ -1,6 +1,14 @@
 import { columnOf, compareCards, matches, moveFor } from '../../src/protocol/board';
 import { emptyColumnText } from '../../src/protocol/boardText';
-import { COLUMNS, COLUMN_TITLES, type BoardPatch, type Card, type ColumnId } from '../../src/protocol/boardProtocol';
+import {
+  COLUMNS,
+  COLUMN_TITLES,
+  TODO_ACTIONS,
+  type BoardPatch,
+  type Card,
+  type ColumnId,
+  type TodoAction,
+} from '../../src/protocol/boardProtocol';
 import { renderCard } from './cards';
 import { h } from './dom';
 import type { BoardState } from './state';
@@ -9,6 +17,8 @@ export interface BoardHandlers {
   move(card: Card, to: ColumnId): void;
   open(todoId: string): void;
   menu(card: Card, anchor: HTMLElement): void;
+  /** A button on the card itself (its branch's Changes and Merge…). */
+  act(card: Card, action: TodoAction): void;
 }
 
 /**
@@ -180,7 +190,10 @@ export class BoardView {
       for (const el of this.root.querySelectorAll('.drop-ok, .drop-no')) el.classList.remove('drop-ok', 'drop-no');
     });
     node.addEventListener('click', (event) => {
-      if ((event.target as HTMLElement).closest('.card-menu')) this.on.menu(card(), node.querySelector('.card-menu') as HTMLElement);
+      const target = event.target as HTMLElement;
+      const action = target.closest<HTMLElement>('[data-action]')?.dataset.action as TodoAction | undefined;
+      if (target.closest('.card-menu')) this.on.menu(card(), node.querySelector('.card-menu') as HTMLElement);
+      else if (action && TODO_ACTIONS.includes(action)) this.on.act(card(), action);
       else this.on.open(card().id);
     });
     node.addEventListener('keydown', (event) => {

@@ -1,4 +1,13 @@
 import { columnOf, lastRunSummary, leaseLapsed, waitingReason } from '../../src/protocol/board';
+import {
+  LANDING_LABELS,
+  changeDetails,
+  changeSize,
+  changeState,
+  hasChanges,
+  uncommittedWords,
+  waitsToLand,
+} from '../../src/protocol/changeWords';
 import type { Card } from '../../src/protocol/boardProtocol';
 import { boardTime, boardTimeTitle } from '../../src/protocol/boardText';
 import { h, icon } from './dom';
@@ -13,6 +22,7 @@ export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): H
   el.classList.toggle('lapsed', lapsed);
   el.classList.toggle('gated', card.gates.length > 0);
   el.classList.toggle('monitored', card.monitor !== null);
+  el.classList.toggle('to-land', waitsToLand(card));
   el.dataset.priority = String(card.priority);
   const head = h(
     'div',
@@ -68,6 +78,7 @@ export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): H
   if (card.monitor) parts.push(monitorLine(card, nowMs));
   else if (why) parts.push(h('div', { class: 'card-why', text: why }));
   if (card.recurrence && !card.waitsUntil) parts.push(h('div', { class: 'card-why' }, icon('sync'), ` recurs ${card.recurrence}`));
+  if (card.change) parts.push(branchLine(card));
   el.replaceChildren(...parts);
   el.setAttribute('aria-label', describe(card, nowMs, lapsed, why));
   return el;
@@ -104,6 +115,38 @@ function monitorLine(card: Card, nowMs: number): HTMLElement {
   );
 }
 
+/**
+ * The todo's branch: its name, what it holds and what is not committed (the host read it from git; the webview only
+ * shows it). A shipped branch waiting for a person carries its two most likely actions right there.
+ */
+function branchLine(card: Card): HTMLElement {
+  const c = card.change as NonNullable<Card['change']>;
+  const loose = uncommittedWords(c);
+  const button = (action: 'showChanges' | 'mergeBranch', iconName: string) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'link card-action',
+        'data-action': action,
+        'aria-label': `${LANDING_LABELS[action].replace('…', '')} of ${card.id}: ${c.branch}`,
+      },
+      icon(iconName),
+      ` ${action === 'showChanges' ? 'Changes' : 'Merge…'}`,
+    );
+  const waits = waitsToLand(card);
+  return h(
+    'div',
+    { class: `card-branch branch-${c.state}`, title: changeDetails(c, card.status).join('\n') },
+    icon(c.state === 'merged' ? 'git-merge' : c.state === 'pr' ? 'git-pull-request' : 'git-branch'),
+    h('span', { class: 'branch-name', text: ` ${c.branch}` }),
+    h('span', { class: 'branch-size', text: c.state === 'open' || c.state === 'pr' ? changeSize(c) : changeState(c, card.status) }),
+    loose ? h('span', { class: 'branch-loose', text: loose }) : null,
+    hasChanges(c) && waits ? button('showChanges', 'diff-multiple') : null,
+    waits ? button('mergeBranch', 'git-merge') : null,
+  );
+}
+
 function describe(card: Card, nowMs: number, lapsed: boolean, why: string | null): string {
   const bits = [`${card.id} ${card.title}`, `priority ${card.priority}`, columnOf(card) === 'claimed' ? 'in progress' : columnOf(card)];
   if (card.owner) bits.push(`held by ${card.owner}`);
@@ -115,6 +158,7 @@ function describe(card: Card, nowMs: number, lapsed: boolean, why: string | null
     bits.push(`${card.monitor.kind === 'timer' ? 'fires' : 'next check'} ${dueText(card.monitor.nextCheckAt, nowMs)}`);
   if (card.monitor?.lastRun) bits.push(`last run ${lastRunSummary(card.monitor)}`);
   if (card.evidenceCount) bits.push(`${card.evidenceCount} evidence`);
+  if (card.change) bits.push(`branch ${card.change.branch}, ${changeSize(card.change)}, ${changeState(card.change, card.status)}`);
   return bits.join(', ');
 }
 

@@ -1,5 +1,6 @@
 import { columnOf } from '../../src/protocol/board';
-import { COLUMN_TITLES, type CardDetail, type GateAction } from '../../src/protocol/boardProtocol';
+import { COLUMN_TITLES, type CardDetail, type GateAction, type TodoAction } from '../../src/protocol/boardProtocol';
+import { LANDING_LABELS, changeSize, changeState, hasChanges, landingsFor, uncommittedWords } from '../../src/protocol/changeWords';
 import { boardTime } from '../../src/protocol/boardText';
 import { untilWords } from '../../src/protocol/display';
 import { runTook } from '../../src/shared/timeWords';
@@ -10,6 +11,7 @@ export interface DetailHandlers {
   openArtifact(path: string): void;
   actions(anchor: HTMLElement): void;
   gate(action: GateAction, gateId: string): void;
+  todo(action: TodoAction): void;
   openTurnOutput(turnId: string): void;
 }
 
@@ -97,6 +99,7 @@ export function renderDetail(d: CardDetail, nowMs: number, on: DetailHandlers): 
       `${column} · priority ${d.card.priority}${d.card.owner ? ` · held by ${d.card.owner}` : ''}`,
     ),
     d.gates.length ? section(`Waiting for your decision (${d.gates.length})`, gateList(d, nowMs, on)) : null,
+    d.card.change ? section('Branch', branchSection(d, on)) : null,
     section('Acceptance', text(d.detail, 'No acceptance text.')),
     section('Continuation', text(d.continuation, 'None yet.')),
     d.reason ? section('Reason', text(d.reason, '')) : null,
@@ -151,6 +154,32 @@ function monitorItem(m: CardDetail['monitors'][number], nowMs: number): HTMLElem
           ),
         )
       : null,
+  );
+}
+
+/** The todo's branch: where it stands, its newest commits, what is not committed, and the person's choices. */
+function branchSection(d: CardDetail, on: DetailHandlers): HTMLElement {
+  const c = d.card.change as NonNullable<CardDetail['card']['change']>;
+  const choices: TodoAction[] = [...(hasChanges(c) ? (['showChanges'] as const) : []), ...landingsFor(d.card)];
+  const buttons = choices.map((action) => {
+    const b = h(
+      'button',
+      { type: 'button', class: action === 'mergeBranch' ? 'button primary' : 'button', 'data-action': action },
+      LANDING_LABELS[action as keyof typeof LANDING_LABELS],
+    );
+    b.addEventListener('click', () => on.todo(action));
+    return b;
+  });
+  const loose = uncommittedWords(c);
+  return h(
+    'div',
+    { class: 'branch' },
+    h('p', {}, icon('git-branch'), ' ', h('code', { text: c.branch }), ` from ${c.base}: ${changeState(c, d.card.status)}`),
+    h('p', { class: 'quiet', text: changeSize(c) }),
+    c.subjects.length ? h('ul', { class: 'detail-list commits' }, ...c.subjects.map((s) => h('li', { text: s }))) : null,
+    loose && c.uncommitted ? h('p', { class: 'branch-loose', text: `${loose}: ${c.uncommitted.join(', ')}` }) : null,
+    c.prUrl ? h('p', {}, 'Pull request: ', h('a', { href: c.prUrl, text: c.prUrl })) : null,
+    buttons.length ? h('div', { class: 'actions' }, ...buttons) : null,
   );
 }
 

@@ -29,6 +29,7 @@ const board = new BoardView(state, {
   move: (card, to) => void move(card, to),
   open: (id) => void openDetail(id),
   menu: (card, anchor) => showMenu(card, anchor),
+  act: (card, action) => void todoAction(action, card.id),
 });
 
 /** The board at past moments; while it is open the board is read-only. */
@@ -216,6 +217,7 @@ async function openDetail(todoId: string, mode: 'open' | 'refresh' | 'restore' =
       if (card) showMenu(card, anchor);
     },
     gate: (action, gateId) => void gateAction(action, gateId),
+    todo: (action) => void todoAction(action, todoId),
     openTurnOutput: (turnId) => state.vscode.postMessage({ type: 'openTurnOutput', turnId }),
   });
   pane.addEventListener('keydown', (event) => {

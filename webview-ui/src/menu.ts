@@ -1,5 +1,6 @@
 import { allowedTargets, columnOf } from '../../src/protocol/board';
 import { COLUMN_TITLES, type Card, type ColumnId, type GateAction, type TodoAction } from '../../src/protocol/boardProtocol';
+import { LANDING_LABELS, hasChanges, landingsFor } from '../../src/protocol/changeWords';
 import { h, icon } from './dom';
 
 export interface MenuChoice {
@@ -85,5 +86,16 @@ export function cardChoices(
   if (card.monitor?.waitsForPerson)
     extra.push({ label: `Allow the check of ${card.monitor.id}…`, icon: 'shield', run: () => act('approveMonitor') });
   if (card.monitor) extra.push({ label: `Cancel monitor ${card.monitor.id}…`, icon: 'close', run: () => act('cancelMonitor') });
-  return [...decisions, ...moves, ...extra];
+  return [...decisions, ...branchChoices(card, act), ...moves, ...extra];
+}
+
+const LANDING_ICONS = { mergeBranch: 'git-merge', openPullRequest: 'git-pull-request-create', discardBranch: 'git-branch-delete' };
+
+/** The branch's diff and the landings a person may choose now (changeWords.ts decides which). */
+export function branchChoices(card: Card, act: (a: TodoAction) => void): MenuChoice[] {
+  const choices: MenuChoice[] = [];
+  if (hasChanges(card.change)) choices.push({ label: LANDING_LABELS.showChanges, icon: 'diff-multiple', run: () => act('showChanges') });
+  for (const landing of landingsFor(card))
+    choices.push({ label: LANDING_LABELS[landing], icon: LANDING_ICONS[landing], run: () => act(landing) });
+  return choices;
 }

@@ -16,6 +16,7 @@ import { runTurn } from '../commands/turns';
 import { markGoalDone, resumeGoal } from '../commands/goalLifecycle';
 import { cancelMonitor } from '../commands/monitors';
 import { approveMonitor } from '../commands/agentChecks';
+import { discardBranch, mergeBranch, openBranchPullRequest, showChanges } from '../commands/branches';
 import type { Services } from '../services';
 import { cardOf } from './boardData';
 import { getTodo } from '../../kernel/todos/todoQueries';
@@ -81,6 +82,16 @@ export class BoardActions {
           if (!monitor) return refused('not_found', `${todoId} waits on no monitor`);
           return this.command(approveMonitor, monitor.id);
         }
+        // A todo's branch: the same commands (and modals) as the tree's menu and the palette; landings are a person's
+        // decision the kernel records with the VS Code channel.
+        case 'showChanges':
+          return this.command(showChanges, todoId);
+        case 'mergeBranch':
+          return this.command(mergeBranch, todoId);
+        case 'openPullRequest':
+          return this.command(openBranchPullRequest, todoId);
+        case 'discardBranch':
+          return this.command(discardBranch, todoId);
         case 'cancelMonitor': {
           const monitor = kernel.read((db) => waitingMonitor(db, todoId));
           if (!monitor) return refused('not_found', `${todoId} waits on no monitor`);

@@ -2,18 +2,28 @@ import type { BoardFacts, TodoCardFacts, TodoDetailFacts } from '../../kernel/to
 import type { Monitor } from '../../kernel/monitors/monitorQueries';
 import { eventSentence, turnResultWords } from '../../protocol/boardText';
 import { allShipped } from '../../protocol/shouldRunWords';
+import { changeSize, waitsToLand } from '../../protocol/changeWords';
 import { forPeople } from '../../protocol/display';
 import { unproductiveEnd } from '../../shared/turnOutcomeWords';
-import type { AttentionItem, BoardPatch, BoardSnapshot, Card, CardDetail, CardMonitor, GoalSummary } from '../../protocol/boardProtocol';
+import type {
+  AttentionItem,
+  BoardPatch,
+  BoardSnapshot,
+  Card,
+  CardChange,
+  CardDetail,
+  CardMonitor,
+  GoalSummary,
+} from '../../protocol/boardProtocol';
 import { usageWords, windowUsageWords } from '../../shared/usageWords';
 
 /**
  * The board from the kernel's facts (read in one transaction by `boardFacts`): a pure function, so what the board
  * shows is tested without a store or VS Code.
  */
-export function buildSnapshot(facts: BoardFacts, me: string): BoardSnapshot {
+export function buildSnapshot(facts: BoardFacts, me: string, changes: ReadonlyMap<string, CardChange> = new Map()): BoardSnapshot {
   const { report } = facts;
-  const cards = facts.cards.map((f) => cardOf(f, report.at));
+  const cards = facts.cards.map((f) => cardOf(f, report.at, changes.get(f.id) ?? null));
   const titles = new Map(cards.map((c) => [c.id, c.title]));
   const attention: AttentionItem[] = [
     ...report.pendingGates.map((g) => ({
@@ -26,6 +36,21 @@ export function buildSnapshot(facts: BoardFacts, me: string): BoardSnapshot {
       askedAt: g.askedAt,
     })),
     ...report.blocked.map((t) => ({ kind: 'blocked' as const, todoId: t.id, title: t.title, reason: t.reason ?? '' })),
+    // A shipped change waits for a person to land it (the agent never merges): shown until someone does.
+    ...cards.flatMap((c) =>
+      c.change && waitsToLand(c)
+        ? [
+            {
+              kind: 'land' as const,
+              todoId: c.id,
+              title: c.title,
+              branch: c.change.branch,
+              base: c.change.base,
+              size: changeSize(c.change),
+            },
+          ]
+        : [],
+    ),
     ...report.lapsedLeases.map((t) => ({
       kind: 'lapsed' as const,
       todoId: t.id,
@@ -109,8 +134,11 @@ function budgetFacts(u: BoardFacts['report']['goals'][number]['quota']['usage'])
   return { tokens, dollars, tokensPerWindow, dollarsPerWindow, perTurn: perTurn && { tokens: perTurn.tokens, dollars: perTurn.dollars } };
 }
 
-/** One card from the kernel's facts about its todo; `at` decides whether a scheduled occurrence still waits. */
-export function cardOf(f: TodoCardFacts, at: string): Card {
+/**
+ * One card from the kernel's facts about its todo; `at` decides whether a scheduled occurrence still waits; `change`
+ * is its branch (read from git apart from the store's transaction: StoreModel.changes).
+ */
+export function cardOf(f: TodoCardFacts, at: string, change: CardChange | null = null): Card {
   return {
     id: f.id,
     goalId: f.goalId,
@@ -129,6 +157,7 @@ export function cardOf(f: TodoCardFacts, at: string): Card {
     recurrence: f.recurrence?.text ?? null,
     recurrenceZone: f.recurrence && (f.recurrence.at || f.recurrence.cron) ? f.recurrence.tz : null,
     waitsUntil: f.status === 'open' && f.readyAt !== null && f.readyAt > at ? f.readyAt : null,
+    change,
   };
 }
 

@@ -256,7 +256,8 @@ export class BoardPanel extends Disposable {
   private push(): void {
     const kernel = this.ctx.session.kernel;
     if (!kernel) return;
-    const built = kernel.read((db, now) => buildSnapshot(boardFacts(db, now), this.ctx.me));
+    const changes = this.ctx.model.changes(); // git, read outside the store's transaction
+    const built = kernel.read((db, now) => buildSnapshot(boardFacts(db, now), this.ctx.me, changes));
     const folders = this.foldersFor();
     const next = folders ? { ...built, folders } : built;
     const message: ToWebview = this.last ? { type: 'patch', patch: diffSnapshots(this.last, next) } : { type: 'snapshot', snapshot: next };

@@ -84,7 +84,7 @@ export const refresh: CommandDefinition = {
   id: COMMANDS.refresh,
   run(ctx) {
     ctx.session.tryOpen();
-    ctx.model.invalidate();
+    ctx.model.invalidate(true); // branches are read from git again too
   },
 };
 

@@ -8,16 +8,17 @@ import { parseScope } from '../../kernel/workspacePaths';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { type CapAnswer, parseDollarCap, parseTokenCap } from './newGoalCaps';
+import { currentBranch, worktreeBaseProblem } from './newGoalWorktree';
 
 /**
- * A guided input (title, objective, scope, turns per day, then optional caps on tokens and money per day) so a first
- * goal takes under a minute: Enter on an empty cap means none.
+ * A guided input (title, objective, scope, turns per day, then optional caps on tokens and money per day, and an
+ * optional worktree base) so a first goal takes under a minute: Enter on an empty cap means none.
  */
 export const newGoal: CommandDefinition = {
   id: COMMANDS.newGoal,
   async run(ctx) {
     const kernel = kernelOf(ctx);
-    const steps = 6;
+    const steps = 7;
     const title = await step(1, steps, 'Title', 'What is this goal? One line.', {
       required: true,
       placeHolder: 'e.g. what users get when it is done',
@@ -47,6 +48,12 @@ export const newGoal: CommandDefinition = {
       placeHolder: 'e.g. 10 or 2.50; empty for no cap',
     });
     if (money === undefined) return undefined;
+    const base = await step(7, steps, 'Worktrees (optional)', WORKTREE_PROMPT, {
+      value: currentBranch(kernel.root),
+      placeHolder: 'e.g. main; empty: turns work in this folder',
+      validate: (text) => worktreeBaseProblem(kernel.root, text),
+    });
+    if (base === undefined) return undefined;
     const goal = createGoal(kernel, {
       title,
       objective,
@@ -55,6 +62,7 @@ export const newGoal: CommandDefinition = {
       windowHours: 24,
       tokensPerWindow: tokens,
       dollarsPerWindow: money,
+      ...(base ? { worktree: base } : {}),
     });
     ctx.log.info(`created goal ${goal.id}`);
     // How to plan its todos is the next step of the same flow, not a toast that hides itself: a goal file (in the
@@ -76,6 +84,10 @@ export const newGoal: CommandDefinition = {
     return goal;
   },
 };
+
+const WORKTREE_PROMPT =
+  'Give each todo its own git worktree and branch, made from this branch, so agents running at once never touch each ' +
+  "other's files; you merge each branch when it is done. Empty: every turn works in this folder.";
 
 function splitScope(text: string): string[] {
   return text

@@ -23,6 +23,7 @@ import { showTurns } from './turnOutput';
 import { clearTodoFilter, copyId, filterTodos, openOnBoard } from './treeStaples';
 import { openStory } from './story';
 import { addHook, removeHook } from './hooks';
+import { discardBranch, mergeBranch, openBranchPullRequest, showChanges } from './branches';
 
 /** The table every command is registered from. */
 export const COMMAND_TABLE: readonly CommandDefinition[] = [
@@ -38,6 +39,10 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   blockTodo,
   unblockTodo,
   killTodo,
+  showChanges,
+  mergeBranch,
+  openBranchPullRequest,
+  discardBranch,
   askGate,
   approveGate,
   rejectGate,

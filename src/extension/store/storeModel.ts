@@ -19,6 +19,9 @@ import { type RunnerSeen, recentRunners, listAgents } from '../../kernel/turns/r
 import { countTurns } from '../../kernel/turns/turnQueries';
 import { listGates } from '../../kernel/gates/gates';
 import { listGoals } from '../../kernel/goals/goalQueries';
+import { listWorktreeRows } from '../../kernel/worktrees/worktreeRows';
+import type { CardChange } from '../../protocol/boardProtocol';
+import { BranchChanges } from '../worktrees/branchChanges';
 
 export const CONTEXT_HAS_STORE = 'loopx.hasStore';
 export const CONTEXT_OPEN_FAILED = 'loopx.openFailed';
@@ -166,9 +169,14 @@ export class StoreModel extends Disposable {
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
   private cache = new Map<string, unknown>();
+  private readonly branches: BranchChanges;
 
-  constructor(private readonly session: StoreSession) {
+  constructor(
+    private readonly session: StoreSession,
+    onBranchError: (todoId: string, error: unknown) => void = () => {},
+  ) {
     super();
+    this.branches = new BranchChanges(onBranchError);
     this.register(session.onDidChange(() => this.invalidate()));
   }
 
@@ -176,7 +184,9 @@ export class StoreModel extends Disposable {
     return this.session.kernel !== undefined;
   }
 
-  invalidate(): void {
+  /** `fresh`: git is asked about every branch again too (Refresh, a landing), not only the store. */
+  invalidate(fresh = false): void {
+    if (fresh) this.branches.forget();
     this.cache = new Map();
     this.changed.fire();
   }
@@ -241,5 +251,20 @@ export class StoreModel extends Disposable {
 
   evidence(filter: { goalId?: string; todoId?: string }): Evidence[] {
     return this.cached(`evidence:${filter.goalId ?? ''}:${filter.todoId ?? ''}`, (db) => listEvidence(db, { ...filter, limit: 200 }), []);
+  }
+
+  /**
+   * Each todo's branch, by todo id (goals with worktrees only): the store's rows read in one transaction, then git
+   * outside it, through BranchChanges (what `todo show` prints; git is not asked on every store change).
+   */
+  changes(): Map<string, CardChange> {
+    const kernel = this.session.kernel;
+    if (!kernel) return new Map();
+    const cached = this.cache.get('changes') as Map<string, CardChange> | undefined;
+    if (cached) return cached;
+    const rows = kernel.read((db) => listWorktreeRows(db));
+    const value = rows.length ? this.branches.read(kernel.root, rows) : new Map<string, CardChange>();
+    this.cache.set('changes', value);
+    return value;
   }
 }

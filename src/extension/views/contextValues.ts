@@ -1,4 +1,14 @@
 import type { Todo } from '../../kernel/model';
+import type { CardChange } from '../../protocol/boardProtocol';
+import { hasChanges, landingsFor } from '../../protocol/changeWords';
+
+/** What a todo's branch offers, as contextValue suffixes the branch menus match (changeWords.ts decides which). */
+const LANDING_SUFFIX = { mergeBranch: ':merge', openPullRequest: ':pr', discardBranch: ':discard' } as const;
+function branchSuffix(todo: Todo, change: CardChange | undefined): string {
+  if (!change) return '';
+  const landings = landingsFor({ status: todo.status, change });
+  return (hasChanges(change) ? ':changes' : '') + landings.map((l) => LANDING_SUFFIX[l]).join('');
+}
 
 /**
  * Namespaced contextValues that package.json menus match with `viewItem` when clauses.
@@ -8,7 +18,8 @@ export const CONTEXT = {
   goal: (status: string) => `loopx:goal:${status}`,
   group: 'loopx:group',
   more: 'loopx:more',
-  todo: (todo: Todo, me: string) => `loopx:todo:${todo.status}${todo.owner === me ? ':mine' : ''}`,
+  todo: (todo: Todo, me: string, change?: CardChange) =>
+    `loopx:todo:${todo.status}${todo.owner === me ? ':mine' : ''}${branchSuffix(todo, change)}`,
   gate: (status: string) => `loopx:gate:${status}`,
   evidence: 'loopx:evidence',
   artifact: 'loopx:artifact',
@@ -23,6 +34,13 @@ export const ALL_CONTEXT_VALUES = [
   CONTEXT.group,
   CONTEXT.more,
   ...['open', 'claimed', 'blocked', 'shipped', 'killed'].flatMap((s) => [`loopx:todo:${s}`, `loopx:todo:${s}:mine`]),
+  // A todo with a branch: its changes to show, and the landings a person may choose.
+  ...['open', 'blocked', 'shipped', 'killed'].flatMap((s) => [
+    `loopx:todo:${s}:changes:merge:pr:discard`,
+    `loopx:todo:${s}:changes:merge:discard`,
+    `loopx:todo:${s}:merge:pr:discard`,
+  ]),
+  'loopx:todo:claimed:changes',
   ...['pending', 'approved', 'rejected', 'cancelled'].map(CONTEXT.gate),
   CONTEXT.evidence,
   CONTEXT.artifact,

@@ -124,7 +124,7 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
 
   /** Tooltips are built on hover only: a goal with thousands of todos renders without building thousands of them. */
   resolveTreeItem(item: vscode.TreeItem, node: GoalsNode): vscode.TreeItem {
-    if (node.kind === 'todo') item.tooltip = todoTooltip(node.todo, Date.now());
+    if (node.kind === 'todo') item.tooltip = todoTooltip(node.todo, Date.now(), this.model.changes().get(node.todo.id));
     return item;
   }
 
@@ -184,8 +184,9 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
     const t = node.todo;
     const item = new vscode.TreeItem(`${t.id} ${clean(t.title)}`, vscode.TreeItemCollapsibleState.None);
     item.id = `todo:${t.id}`;
-    item.description = todoDescription(t, now, node.ready);
-    item.contextValue = CONTEXT.todo(t, this.me);
+    const change = this.model.changes().get(t.id);
+    item.description = todoDescription(t, now, node.ready, change);
+    item.contextValue = CONTEXT.todo(t, this.me, change);
     item.iconPath = todoIcon(t, node.ready, new Date(now).toISOString());
     item.accessibilityInformation = { label: `${t.id} ${clean(t.title)}, ${t.status}, ${item.description}` };
     return item;

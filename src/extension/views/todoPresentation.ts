@@ -3,6 +3,8 @@ import type { Goal, Todo } from '../../kernel/model';
 import { clean, forPeople, oneLine, relativeTime } from '../../protocol/display';
 import { COLUMN_TITLES } from '../../protocol/boardProtocol';
 import { BOARD_COLUMNS, type BoardColumn, boardColumn, leaseLive } from '../../kernel/todos/todoQueries';
+import type { CardChange } from '../../protocol/boardProtocol';
+import { changeDetails, changeSize, waitsToLand } from '../../protocol/changeWords';
 
 /** How todos and goals look in every view: codicons with theme colours, and the same description everywhere. */
 /** The Goals view groups todos by the board's columns (the kernel's rule), under the board's titles. */
@@ -40,8 +42,10 @@ export function todoIcon(todo: Todo, ready: boolean, nowIso: string): vscode.The
  * "codex · lease 12m · P1 · 2 evidence · after T2": who holds it and for how long first, because a narrow side bar
  * cuts the end of a description off (dependencies only while they still hold the todo back).
  */
-export function todoDescription(todo: Todo, nowMs: number, ready = false): string {
+export function todoDescription(todo: Todo, nowMs: number, ready = false, change?: CardChange): string {
   const bits: string[] = [];
+  // A shipped change nobody landed yet is what a person looks for first.
+  if (change && waitsToLand({ status: todo.status, change })) bits.push(`to merge: ${changeSize(change)}`);
   if (todo.owner) {
     const lapsed = !leaseLive(todo, new Date(nowMs).toISOString());
     bits.push(clean(todo.owner), lapsed ? 'lease lapsed' : `lease ${relativeTime(todo.leaseExpiresAt, nowMs)}`);
@@ -63,7 +67,7 @@ const STATUS_WORDS: Record<Todo['status'], string> = {
   killed: 'killed',
 };
 
-export function todoTooltip(todo: Todo, nowMs: number): vscode.MarkdownString {
+export function todoTooltip(todo: Todo, nowMs: number, change?: CardChange): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   md.supportHtml = false;
   md.isTrusted = false;
@@ -83,6 +87,14 @@ export function todoTooltip(todo: Todo, nowMs: number): vscode.MarkdownString {
       .appendText(clean(todo.recurrence.text))
       .appendMarkdown(todo.previousId ? ` (follows ${todo.previousId})` : '')
       .appendMarkdown('\n\n');
+  if (change) {
+    const [head, ...rest] = changeDetails(change, todo.status);
+    md.appendMarkdown('$(git-branch) ')
+      .appendText(head ?? '')
+      .appendMarkdown('\n\n');
+    for (const line of rest) md.appendText(line.trim()).appendMarkdown('  \n');
+    md.appendMarkdown('\n');
+  }
   md.appendMarkdown(`$(checklist) ${todo.evidenceCount} evidence`);
   return md;
 }

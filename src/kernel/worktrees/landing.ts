@@ -62,7 +62,8 @@ export function mergeWorktree(kernel: Kernel, todoId: string, mode: 'ff' | 'merg
     const merged = gitRaw(dir, args);
     if (merged.status !== 0) {
       const conflicts = gitRaw(dir, ['diff', '--name-only', '--diff-filter=U']).stdout.split('\n').filter(Boolean);
-      if (existsSync(join(git(dir, ['rev-parse', '--git-dir']), 'MERGE_HEAD'))) gitRaw(dir, ['merge', '--abort']);
+      // --absolute-git-dir: a relative ".git" would be looked up from this process's cwd (VS Code's is elsewhere).
+      if (existsSync(join(git(dir, ['rev-parse', '--absolute-git-dir']), 'MERGE_HEAD'))) gitRaw(dir, ['merge', '--abort']);
       if (mode === 'ff')
         throw new RefusedError(
           'merge_conflict',

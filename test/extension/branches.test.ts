@@ -1,0 +1,102 @@
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { BoardPanel } from '../../src/extension/board/boardPanel';
+import { Kernel } from '../../src/kernel/kernel';
+import { createGoal } from '../../src/kernel/goals/goals';
+import { findWorktree } from '../../src/kernel/worktrees/worktreeRows';
+import { GIT_IDENTITY, shipOnBranch } from '../fixtures/worktreeRepo';
+import { app, vscodeHuman, withAnswers, workspaceRoot } from './support';
+
+/**
+ * Landing a todo's branch from VS Code with real git: the workspace becomes a repository for this suite, a goal gets
+ * worktrees, two agents' branches change the same line. A conflict is said with the file named and changes nothing;
+ * Discard refuses while work would be lost and offers the force only after a warning that names it.
+ */
+suite('branches of worktree goals', () => {
+  let root = '';
+  let hadRepo = false;
+  const git = (args: string[], cwd = root) =>
+    execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...GIT_IDENTITY } }).trim();
+  let first: ReturnType<typeof shipOnBranch>;
+  let second: ReturnType<typeof shipOnBranch>;
+  const row = async (todoId: string) => (await app()).session.requireKernel().read((db) => findWorktree(db, todoId));
+
+  suiteSetup(() => {
+    root = workspaceRoot();
+    hadRepo = existsSync(join(root, '.git')); // an earlier suite may have made one (on another branch)
+    git(['init', '-q', '-b', 'main']);
+    writeFileSync(join(root, '.gitignore'), '.loopx/\n');
+    writeFileSync(join(root, 'shared.txt'), 'one\ntwo\nthree\n');
+    git(['add', '-A']);
+    git(['commit', '-q', '-m', 'start']);
+    git(['checkout', '-q', '-B', 'main']);
+    const kernel = Kernel.open(root, { actor: vscodeHuman });
+    try {
+      const goalId = createGoal(kernel, { title: 'Two agents, one line', worktree: 'main', maxConcurrent: 2 }).id;
+      first = shipOnBranch(kernel, goalId, 'Say two loudly', { 'shared.txt': 'one\nTWO\nthree\n' });
+      second = shipOnBranch(kernel, goalId, 'Say two in French', { 'shared.txt': 'one\ndeux\nthree\n' });
+    } finally {
+      kernel.close();
+    }
+  });
+
+  suiteTeardown(() => {
+    rmSync(`${root}.loopx-worktrees`, { recursive: true, force: true });
+    if (!hadRepo) rmSync(join(root, '.git'), { recursive: true, force: true });
+  });
+
+  test('a merge that conflicts says so, naming the file, and changes nothing; the branch is kept', async () => {
+    await withAnswers({ warnings: ['Merge'] }, async () => vscode.commands.executeCommand('loopx.mergeBranch', first.todoId));
+    assert.equal((await row(first.todoId))?.status, 'merged');
+    assert.equal((await row(first.todoId))?.landedChannel, 'vscode');
+    const main = git(['rev-parse', 'main']);
+    // main moved on: Merge cannot move forward, so VS Code asks about a merge commit, which then conflicts.
+    const { prompts } = await withAnswers({ warnings: ['Merge', 'Merge with a Merge Commit'] }, async () =>
+      vscode.commands.executeCommand('loopx.mergeBranch', second.todoId),
+    );
+    assert.ok(
+      prompts.some((p) => /^warning \(modal\): main has moved on since loopx\/T\d+-say-two-in-french started/.test(p)),
+      prompts.join('\n'),
+    );
+    assert.ok(
+      prompts.some((p) =>
+        /^warning: LoopX: loopx\/T\d+-say-two-in-french conflicts with main in shared\.txt: the merge was undone, nothing was changed/.test(
+          p,
+        ),
+      ),
+      prompts.join('\n'),
+    );
+    assert.equal(git(['rev-parse', 'main']), main, 'main is as it was');
+    assert.equal(git(['status', '--porcelain', '--untracked-files=no']), '', 'the main folder is clean');
+    assert.equal((await row(second.todoId))?.status, 'open');
+  });
+
+  test('Discard from the board refuses while work would be lost; the force comes only after a warning naming it', async () => {
+    writeFileSync(join(second.path, 'scratch.txt'), 'half a thought\n');
+    const panel = await vscode.commands.executeCommand<BoardPanel>('loopx.openBoard');
+    const ask = (n: number) => panel.receive({ type: 'todoAction', requestId: n, todoId: second.todoId, action: 'discardBranch' });
+    // Discard, then the warning about scratch.txt is dismissed: nothing is deleted.
+    const kept = await withAnswers({ warnings: ['Discard', undefined as unknown as string] }, () => ask(901));
+    assert.ok(
+      kept.prompts.some((p) => /not discarded: its worktree has changes nobody committed\. \| Not committed: scratch\.txt\./.test(p)),
+      kept.prompts.join('\n'),
+    );
+    assert.deepEqual(kept.result, {
+      type: 'result',
+      requestId: 901,
+      ok: false,
+      error: { code: 'cancelled', message: 'cancelled', hint: null },
+    });
+    assert.equal((await row(second.todoId))?.status, 'open');
+    assert.ok(existsSync(join(second.path, 'scratch.txt')));
+    const gone = await withAnswers({ warnings: ['Discard', 'Discard and Delete Those Changes'] }, () => ask(902));
+    assert.deepEqual(gone.result, { type: 'result', requestId: 902, ok: true });
+    const discarded = await row(second.todoId);
+    assert.equal(discarded?.status, 'discarded');
+    assert.equal(discarded?.landedChannel, 'vscode');
+    assert.equal(existsSync(second.path), false);
+  });
+});
