@@ -271,7 +271,7 @@ describe('a failed setup backs off in loopx run', () => {
     const s = setUp();
     const ran = join(s.parent, 'setup-runs.txt');
     inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, `echo run >> '${ran}'; echo "npm ERR! broken" >&2; exit 1`));
-    const r = s.runner(['--host', 'custom', '--command', agentCommand('hang'), '--agent', 'bot']);
+    const r = s.runner(['--host', 'custom', '--command', agentCommand('hang'), '--agent', 'bot', '--max-turns', '1']);
     const failed = await r.waitFor((e) => e.event === 'turn_not_started' && e.code === 'setup_failed');
     expect(failed).toMatchObject({ goalId: 'G1', retryAt: expect.any(String) as string });
     // A person's write wakes the runner for another pass: within the back-off it refuses without running the setup.
