@@ -86,7 +86,8 @@ export type RefusalCode =
   | 'merge_conflict'
   | 'worktree_dirty'
   | 'gh_missing'
-  | 'setup_failed';
+  | 'setup_failed'
+  | 'setup_cancelled';
 
 export class AlreadyClaimedError extends RefusedError {
   constructor(todoId: string, owner: string, until: string) {

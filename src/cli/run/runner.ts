@@ -8,7 +8,7 @@ import { type HostSettings, hostCommand } from '../../runtime/hosts';
 import { hostProblemAfterTurn } from '../../runtime/hostCheck';
 import { writeLauncher } from '../../runtime/launchers';
 import { tickMonitors } from '../../kernel/monitors/tick';
-import { finishTurn, startTurn, turnDir } from '../../kernel/turns/turns';
+import { finishTurn, prepareTurnStart, startTurn, turnDir } from '../../kernel/turns/turns';
 import { writeStatusMd } from '../../runtime/projections/statusMd';
 import { type ShouldRun, quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
 import { todoCounts } from '../../kernel/queries/status';
@@ -21,7 +21,7 @@ import { type HostRun, OUTPUT_FILE, type Running, startHost } from './hostProces
 import { HostStream, hostFormat, renderProgress } from '../../kernel/turns/usage/hostStream';
 import { keepLease } from './leaseKeeper';
 import { type Recovery, recoverTurns } from './recovery';
-import { decisionLine, endedLine, recoveredLine, sleepLine, startedLine } from './runnerWords';
+import { decisionLine, endedLine, notStartedLine, recoveredLine, sleepLine, startedLine } from './runnerWords';
 import { renewIntervalMs } from '../../kernel/todos/claims';
 import { listGoals, getGoal } from '../../kernel/goals/goalQueries';
 
@@ -251,7 +251,7 @@ export class Runner {
     let wakeAt: string | null = tick.nextCheckAt;
     let because = 'next monitor check';
     for (const goalId of this.goals()) {
-      const answer = this.serve(goalId);
+      const answer = await this.serve(goalId);
       if (answer && PASSING.has(answer.reason)) idle = false;
       if (answer?.nextWakeAt && (!wakeAt || answer.nextWakeAt < wakeAt)) {
         wakeAt = answer.nextWakeAt;
@@ -272,7 +272,7 @@ export class Runner {
   }
 
   /** Starts as many turns of one goal as the kernel allows now (one with --once); the last should-run answer. */
-  private serve(goalId: string): ShouldRun | undefined {
+  private async serve(goalId: string): Promise<ShouldRun | undefined> {
     for (;;) {
       if (this.closed || this.stopping || this.reachedMax()) return undefined;
       const { answer, max, facts } = this.agentKernel.read((db, now) => {
@@ -287,7 +287,7 @@ export class Runner {
       const own = [...this.running.values()].filter((r) => r.turn.goalId === goalId).map((r) => r.turn.id);
       this.decide(goalId, answer, own, max, facts);
       // should-run counts live claims; an agent that shipped may still be exiting: never run more hosts than allowed.
-      if (!answer.run || own.length >= max || !this.start(goalId) || this.o.once) return answer;
+      if (!answer.run || own.length >= max || !(await this.start(goalId)) || this.o.once) return answer;
     }
   }
 
@@ -304,28 +304,36 @@ export class Runner {
   }
 
   /** turn start for one goal; false when the kernel refused (another runner or window got there first). */
-  private start(goalId: string): boolean {
+  private async start(goalId: string): Promise<boolean> {
     let turn: Turn;
     let env: Record<string, string>;
     let promptFile: string;
     let allowedCommands: string[];
     let cwd: string;
     try {
-      ({ turn, env, promptFile, allowedCommands, cwd } = startTurn(this.agentKernel, {
+      const input = {
         goalId,
         host: this.o.host,
         agent: this.o.agent,
         loopxCommand: this.o.loopxCommand,
         leaseSeconds: this.o.leaseSeconds,
         limitSeconds: Math.ceil(this.o.turnLimitMs / 1000),
-      }));
+      };
+      // The worktree and its setup run as children (the runner's leases and hosts are served meanwhile), then the write.
+      const prepared = await prepareTurnStart(this.agentKernel, input, { unattended: true });
+      ({ turn, env, promptFile, allowedCommands, cwd } = startTurn(this.agentKernel, input, prepared));
     } catch (error) {
-      if (error instanceof LoopxError && error.code === 'git_failed') {
-        // Not a race lost to another runner: the todo's worktree could not be made. Said (once while it stays so), not swallowed.
+      if (error instanceof LoopxError && (error.code === 'git_failed' || error.code === 'setup_failed')) {
+        // Not a race lost to another runner: the todo's worktree could not be made or set up (a failed setup waits out
+        // its back-off: not run again before data.retryAt). Said (once while it stays so), not swallowed.
         const key = `${error.code}:${error.message}`;
         if (this.lastNotStarted.get(goalId) !== key) {
           this.lastNotStarted.set(goalId, key);
-          this.say({ event: 'turn_not_started', goalId, code: error.code, message: error.message }, `${goalId}: ${error.message}`);
+          const retryAt = (error.data as { retryAt?: string } | undefined)?.retryAt;
+          this.say(
+            { event: 'turn_not_started', goalId, code: error.code, message: error.message, ...(retryAt ? { retryAt } : {}) },
+            notStartedLine(goalId, error.message, error.data, Date.now()),
+          );
         }
         return false;
       }

@@ -54,3 +54,11 @@ export function recoveredLine(turn: Turn, why: string): string {
 export function sleepLine(until: string | null, because: string, nowMs: number): string {
   return until ? `sleeping until ${clockTime(until, nowMs)} (${because}) or a change in the store` : 'sleeping until the store changes';
 }
+
+/** A turn the kernel would not start for a reason a person must see (a worktree not made, a setup that failed). */
+export function notStartedLine(goalId: string, message: string, data: unknown, nowMs: number): string {
+  const d = (data ?? {}) as { retryAt?: string; backingOff?: boolean };
+  // A setup that just failed backs off: the runner does not run it again at once (a back-off refusal says so itself).
+  const retry = d.retryAt && !d.backingOff ? ` · backing off: its setup is not run again before ${clockTime(d.retryAt, nowMs)}` : '';
+  return `${goalId}: ${message}${retry}`;
+}

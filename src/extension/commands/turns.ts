@@ -50,7 +50,7 @@ export const runTurn: CommandDefinition = {
       if (!command) return undefined;
     }
     const outcome: RunOutcome = await runner.run(goalId, host === TYPED ? 'custom' : host, todoId, command);
-    if (!outcome.started) void vscode.window.showInformationMessage(describeNoRun(outcome));
+    if (!outcome.started && !outcome.told) void vscode.window.showInformationMessage(describeNoRun(outcome));
     return outcome;
   },
 };

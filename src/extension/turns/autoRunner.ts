@@ -47,7 +47,7 @@ export class AutoRunner extends Disposable {
       const host = vscode.workspace.getConfiguration('loopx.autoRun').get<string>('host') || 'custom';
       for (const goal of this.model.status()?.goals ?? []) {
         if (goal.status !== 'active' || !goal.shouldRun.run) continue;
-        const outcome = await this.runner.run(goal.id, host);
+        const outcome = await this.runner.run(goal.id, host, undefined, undefined, true); // unattended: a failed setup backs off
         if (outcome.started) {
           this.started.push(outcome.turn.id);
           this.log.info(`auto-run: started ${outcome.turn.id} for ${goal.id} on ${host}`);

@@ -18,6 +18,7 @@ import { hostProblemAfterTurn } from '../../runtime/hostCheck';
 import { requirePosixShell } from '../../runtime/platform';
 import { sampleAgentCommand } from '../bundledCli';
 import { probeHost } from './hostProbe';
+import { prepareWithProgress, tellSetupRefusal } from './worktreePreparation';
 
 export const HOSTS = ['codex', 'claude', 'custom'] as const;
 
@@ -38,7 +39,7 @@ interface Running {
 /** What a turn run ended as, for the caller (commands, the board, tests). */
 export type RunOutcome =
   | { started: true; turn: Turn; terminal: vscode.Terminal; finished: Promise<Turn> }
-  | { started: false; reason: string; nextWakeAt: string | null };
+  | { started: false; reason: string; nextWakeAt: string | null; told?: boolean };
 
 /**
  * Runs turns in integrated terminals: turn start (should-run, claim, prompt) → a terminal named after the todo and
@@ -87,7 +88,7 @@ export class TurnRunner extends Disposable {
    * command, in a sentence with the fix) without claiming anything. `command` replaces the host's command for
    * this turn (a command the person typed in Run Turn).
    */
-  async run(goalId: string, host: string, todoId?: string, command?: string): Promise<RunOutcome> {
+  async run(goalId: string, host: string, todoId?: string, command?: string, unattended = false): Promise<RunOutcome> {
     requirePosixShell('Run Turn');
     const settings = { ...this.hostSettings(), ...(command ? { [host]: command } : {}) };
     const template = (settings as unknown as Record<string, string>)[host] ?? '';
@@ -114,9 +115,16 @@ export class TurnRunner extends Disposable {
     }
     const kernel = this.ctx.session.requireKernel();
     let started: TurnStart;
+    const input = { goalId, host, todoId, agent: this.agentFor(host), loopxCommand: this.loopxCommand() };
     try {
-      started = startTurn(kernel, { goalId, host, todoId, agent: this.agentFor(host), loopxCommand: this.loopxCommand() });
+      // The worktree and its setup run as child processes first (the extension host keeps running), then the write.
+      started = startTurn(kernel, input, await prepareWithProgress(kernel, input, unattended));
     } catch (error) {
+      if (tellSetupRefusal(error, unattended)) {
+        const data = (error.data ?? {}) as { retryAt?: string };
+        const reason = error.code === 'setup_cancelled' ? `${goalId}: the setup was cancelled` : `${goalId}: ${error.message}`;
+        return { started: false, reason, nextWakeAt: data.retryAt ?? null, told: true };
+      }
       if (error instanceof LoopxError && (error.code === 'should_not_run' || error.code === 'no_ready_work')) {
         const data = (error.data ?? {}) as { nextWakeAt?: string | null; reason?: string };
         const goal = this.ctx.model.status()?.goals.find((g) => g.id === goalId);

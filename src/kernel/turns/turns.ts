@@ -17,7 +17,13 @@ import { mergePrices, priced } from './usage/prices';
 import { readPrices, usageOfTurn } from './usage/turnUsage';
 import { type CheckedUsage, checkUsage } from './usage/usage';
 import { runWorktreeSetup } from '../worktrees/worktreeSetup';
-import { type PreparedWorktree, type TurnWorktree, adoptTurnWorktree, prepareTurnWorktree } from '../worktrees/turnWorktree';
+import {
+  type PreparedWorktree,
+  type TurnWorktree,
+  adoptTurnWorktree,
+  prepareTurnWorktree,
+  prepareTurnWorktreeAsync,
+} from '../worktrees/turnWorktree';
 import { type TodoCore, getTodo, getTodoCore } from '../todos/todoQueries';
 import { getGoal } from '../goals/goalQueries';
 
@@ -50,37 +56,73 @@ export function routeFor(answer: ShouldRun): Route {
   return answer.nextWakeAt ? 'wait' : 'blocked';
 }
 
+export interface TurnStartInput {
+  goalId: string;
+  host: string;
+  agent?: string;
+  todoId?: string;
+  loopxCommand?: string;
+  leaseSeconds?: number;
+  limitSeconds?: number;
+}
+
+/** What was made ready on disk before a turn's write, for the write to adopt: the todo's worktree, set up. */
+export interface PreparedTurn {
+  worktree: PreparedWorktree | null;
+}
+
+/** What a long preparation is doing, for a person watching (VS Code's notification). */
+export interface PrepareProgress {
+  todoId: string;
+  todoTitle: string;
+  step: 'worktree' | 'setup';
+  /** The setup command (step `setup`). */
+  command?: string;
+}
+
 /**
- * Plans and starts one turn: asks should-run, claims the todo (the one should-run's plan takes unless named) for the
- * agent, records the turn and writes its prompt, all in one transaction. When should-run says no, nothing is claimed
- * or recorded and the refusal carries the answer and the route. A runner passes its time limit: the turn's deadline
- * (the limit and TURN_END_GRACE_SECONDS) keeps the goal's slot taken while its agent may run, even if the runner dies.
+ * Prepares a turn without blocking: makes or finds its todo's worktree (`git worktree add` as a non-blocking child)
+ * and runs the goal's setup command there (runWorktreeSetup), before the turn's write and outside the store's write
+ * lock. startTurn then adopts what was prepared. `signal` cancels it (the setup's process group is killed, nothing is
+ * claimed: `setup_cancelled`); `unattended` (loopx run, VS Code's auto-run, an agent) respects a failed setup's
+ * back-off. Nothing to prepare (a goal without worktrees, a turn the write will refuse anyway): `{ worktree: null }`.
  */
-export function startTurn(
+export async function prepareTurnStart(
   kernel: Kernel,
-  input: {
-    goalId: string;
-    host: string;
-    agent?: string;
-    todoId?: string;
-    loopxCommand?: string;
-    leaseSeconds?: number;
-    limitSeconds?: number;
-  },
-): TurnStart {
-  const caller = kernel.requireActor();
-  if (!HOST.test(input.host))
-    throw new InvalidInputError(`host must be a short lowercase name such as codex, claude or custom, got ${JSON.stringify(input.host)}`);
-  const agentName = parseAgentName(input.agent ?? (caller.kind === 'agent' ? caller.name : input.host), 'agent');
-  if (caller.kind === 'agent' && caller.name !== agentName)
-    throw new NotAllowedError(`agent ${caller.name} may not start a turn for ${agentName}`);
-  const agent: Actor = { name: agentName, kind: 'agent' };
-  const lease = leaseSeconds(input.leaseSeconds);
-  const limit = input.limitSeconds;
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
-    throw new InvalidInputError('a turn limit is a whole number of seconds');
-  // Git runs here, before the write: the store's write lock is never held while a worktree is made.
-  const prepared = kernel.read((db, nowMs) => {
+  input: TurnStartInput,
+  options: { signal?: AbortSignal; unattended?: boolean; onProgress?: (progress: PrepareProgress) => void } = {},
+): Promise<PreparedTurn> {
+  checkTurnInput(kernel, input);
+  const planned = worktreeToPrepare(kernel, input);
+  if (!planned) return { worktree: null };
+  const progress = (step: PrepareProgress['step'], command?: string) =>
+    options.onProgress?.({ todoId: planned.todo.id, todoTitle: planned.todo.title, step, ...(command ? { command } : {}) });
+  const worktree = await prepareTurnWorktreeAsync(kernel.db, kernel.root, planned.goal, planned.todo, () => progress('worktree'));
+  const command = planned.goal.worktreeSetup;
+  // A fresh worktree has no installed dependencies: the goal's setup command (a person's) makes it ready first.
+  if (worktree && command)
+    await runWorktreeSetup({
+      command,
+      worktree: worktree.path,
+      todoId: worktree.todoId,
+      goalId: worktree.goalId,
+      logFile: setupLogFile(kernel, worktree.todoId),
+      signal: options.signal,
+      respectBackoff: options.unattended ?? kernel.requireActor().kind === 'agent',
+      nowMs: kernel.read((_db, nowMs) => nowMs),
+      onStart: () => progress('setup', command),
+    });
+  return { worktree };
+}
+
+/** Where a todo's worktree setup writes its output. */
+export function setupLogFile(kernel: Kernel, todoId: string): string {
+  return join(kernel.root, STORE_DIR, 'worktree-setup', `${todoId}.log`);
+}
+
+/** The goal and todo whose worktree a turn start makes ready before its write, or null when there is none to make. */
+function worktreeToPrepare(kernel: Kernel, input: TurnStartInput) {
+  return kernel.read((db, nowMs) => {
     const goal = getGoal(db, input.goalId);
     if (goal.worktreeBase === null) return null;
     const todoId = input.todoId ?? planTurn(db, goal, nowMs).todoId;
@@ -88,16 +130,34 @@ export function startTurn(
     // A turn the write will refuse anyway (should-run says no, a todo of another goal) makes no worktree.
     return todo && todo.goal_id === goal.id ? { goal, todo: { id: String(todo.id), title: String(todo.title) } } : null;
   });
-  const worktreeReady = prepared ? prepareTurnWorktree(kernel.db, kernel.root, prepared.goal, prepared.todo) : null;
-  // A fresh worktree has no installed dependencies: the goal's setup command (a person's) makes it ready first.
-  if (worktreeReady && prepared?.goal.worktreeSetup)
-    runWorktreeSetup({
-      command: prepared.goal.worktreeSetup,
-      worktree: worktreeReady.path,
-      todoId: worktreeReady.todoId,
-      goalId: worktreeReady.goalId,
-      logFile: join(kernel.root, STORE_DIR, 'worktree-setup', `${worktreeReady.todoId}.log`),
-    });
+}
+
+function checkTurnInput(kernel: Kernel, input: TurnStartInput): { agent: Actor; lease: number; limit: number | undefined } {
+  const caller = kernel.requireActor();
+  if (!HOST.test(input.host))
+    throw new InvalidInputError(`host must be a short lowercase name such as codex, claude or custom, got ${JSON.stringify(input.host)}`);
+  const agentName = parseAgentName(input.agent ?? (caller.kind === 'agent' ? caller.name : input.host), 'agent');
+  if (caller.kind === 'agent' && caller.name !== agentName)
+    throw new NotAllowedError(`agent ${caller.name} may not start a turn for ${agentName}`);
+  const limit = input.limitSeconds;
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+    throw new InvalidInputError('a turn limit is a whole number of seconds');
+  return { agent: { name: agentName, kind: 'agent' }, lease: leaseSeconds(input.leaseSeconds), limit };
+}
+
+/**
+ * Plans and starts one turn: asks should-run, claims the todo (the one should-run's plan takes unless named) for the
+ * agent, records the turn and writes its prompt, all in one transaction. When should-run says no, nothing is claimed
+ * or recorded and the refusal carries the answer and the route. A runner passes its time limit: the turn's deadline
+ * (the limit and TURN_END_GRACE_SECONDS) keeps the goal's slot taken while its agent may run, even if the runner dies.
+ *
+ * `prepared` is what prepareTurnStart made ready (the CLI and VS Code always prepare first). Without it, a worktree
+ * is made here, synchronously and still before the write; a goal with a setup command needs prepareTurnStart.
+ */
+export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: PreparedTurn): TurnStart {
+  const { agent, lease, limit } = checkTurnInput(kernel, input);
+  // Git runs here, before the write: the store's write lock is never held while a worktree is made.
+  const worktreeReady = prepared ? prepared.worktree : prepareInPlace(kernel, input);
   return kernel.write((tx) => {
     const goal = getGoal(tx.db, input.goalId);
     const { answer, todoId: planned } = planTurn(tx.db, goal, tx.nowMs);
@@ -160,6 +220,15 @@ export function startTurn(
     const cwd = worktree?.cwd ?? kernel.root;
     return { turn: getTurn(tx.db, id), promptFile, env, allowedCommands: allowedCommands(prefix, todo.id), cwd, worktree };
   });
+}
+
+/** The synchronous preparation (git only), for callers that do not prepare first: a setup command needs prepareTurnStart. */
+function prepareInPlace(kernel: Kernel, input: TurnStartInput): PreparedWorktree | null {
+  const planned = worktreeToPrepare(kernel, input);
+  if (!planned) return null;
+  if (planned.goal.worktreeSetup)
+    throw new Error(`goal ${planned.goal.id} has a worktree setup command: start its turns through prepareTurnStart`);
+  return prepareTurnWorktree(kernel.db, kernel.root, planned.goal, planned.todo);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { RefusedError } from '../errors';
 
 /** What one git call gave back. */
@@ -13,27 +13,44 @@ export function gitWords(result: GitResult): string {
   return (result.stderr.trim() || result.stdout.trim() || `git exited with ${result.status}`).split('\n').slice(0, 6).join('\n');
 }
 
-/**
- * Runs git in `cwd` with an argument array (never a shell line: branch names and paths reach git as they are) and
- * a time limit. Nothing from the user's git configuration may prompt: no editor, no pager, no credential question.
- */
-export function gitRaw(cwd: string, args: readonly string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): GitResult {
-  const result = spawnSync('git', args, {
+/** The options every git call runs with: nothing from the user's git configuration may prompt (no editor, pager, credentials). */
+function gitOptions(cwd: string, options: { timeoutMs?: number; env?: NodeJS.ProcessEnv }) {
+  return {
     cwd,
-    encoding: 'utf8',
+    encoding: 'utf8' as const,
     timeout: options.timeoutMs ?? 60_000,
     maxBuffer: 16 * 1024 * 1024,
     env: { ...process.env, ...options.env, GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', GIT_PAGER: 'cat', LC_ALL: 'C' },
-  });
-  if (result.error) {
-    const code = (result.error as NodeJS.ErrnoException).code;
-    throw new RefusedError(
-      'git_failed',
-      code === 'ENOENT' ? 'git is not installed (or not on PATH)' : `git ${args[0] ?? ''} did not finish: ${result.error.message}`,
-      code === 'ENOENT' ? 'install git: worktrees need it' : undefined,
-    );
-  }
+  };
+}
+
+/** A git that could not run (not installed, killed at its time limit) is a `git_failed` refusal in words. */
+function gitNotRun(args: readonly string[], error: Error): RefusedError {
+  const code = (error as NodeJS.ErrnoException).code;
+  return new RefusedError(
+    'git_failed',
+    code === 'ENOENT' ? 'git is not installed (or not on PATH)' : `git ${args[0] ?? ''} did not finish: ${error.message}`,
+    code === 'ENOENT' ? 'install git: worktrees need it' : undefined,
+  );
+}
+
+/** Runs git in `cwd` with an argument array (never a shell line: branch names and paths reach git as they are) and a time limit. */
+export function gitRaw(cwd: string, args: readonly string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): GitResult {
+  const result = spawnSync('git', args, gitOptions(cwd, options));
+  if (result.error) throw gitNotRun(args, result.error);
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** gitRaw as a non-blocking child: the caller's event loop (VS Code's extension host) runs on while git works. */
+export function gitRawAsync(cwd: string, args: readonly string[], options: { timeoutMs?: number } = {}): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    execFile('git', args, gitOptions(cwd, options), (error, stdout, stderr) => {
+      const failed = error as (Error & { code?: number | string; killed?: boolean }) | null;
+      // A non-zero exit is git's answer; not starting, or being killed at the limit, is a refusal.
+      if (failed && (typeof failed.code !== 'number' || failed.killed)) reject(gitNotRun(args, failed));
+      else resolve({ status: failed ? (failed.code as number) : 0, stdout, stderr });
+    });
+  });
 }
 
 /** Runs git and returns its trimmed output; a failure is a `git_failed` refusal in git's own words. */

@@ -4,7 +4,7 @@ import type { Tx } from '../kernel';
 import type { Goal } from '../model';
 import type { SqliteDb } from '../db/sqliteDb';
 import { RefusedError } from '../errors';
-import { git, gitRaw, gitWords, listGitWorktrees, resolveCommit } from './git';
+import { type GitResult, git, gitRaw, gitRawAsync, gitWords, listGitWorktrees, resolveCommit } from './git';
 import { branchFor, findWorktree, worktreesDir } from './worktreeRows';
 
 /** Where a turn of a worktree goal works: its todo's branch, checked out in its own folder. */
@@ -42,6 +42,36 @@ export interface PreparedWorktree extends TurnWorktree {
  * lists it as stray if no turn ever adopts it.
  */
 export function prepareTurnWorktree(db: SqliteDb, root: string, goal: Goal, todo: { id: string; title: string }): PreparedWorktree | null {
+  const plan = planTurnWorktree(db, root, goal, todo);
+  if (plan?.add) addedOrRefused(plan, gitRaw(plan.top, plan.add));
+  return plan?.prepared ?? null;
+}
+
+/** prepareTurnWorktree with `git worktree add` (the slow part: seconds, up to its minute) as a non-blocking child. */
+export async function prepareTurnWorktreeAsync(
+  db: SqliteDb,
+  root: string,
+  goal: Goal,
+  todo: { id: string; title: string },
+  onAdd?: () => void,
+): Promise<PreparedWorktree | null> {
+  const plan = planTurnWorktree(db, root, goal, todo);
+  if (plan?.add) {
+    onAdd?.();
+    addedOrRefused(plan, await gitRawAsync(plan.top, plan.add));
+  }
+  return plan?.prepared ?? null;
+}
+
+interface WorktreePlan {
+  top: string;
+  /** The `git worktree add` to run (null: the branch is checked out already, in `prepared.path`). */
+  add: string[] | null;
+  prepared: PreparedWorktree;
+}
+
+/** What preparing a todo's worktree takes: quick git reads (both variants share them), and the add to run, if any. */
+function planTurnWorktree(db: SqliteDb, root: string, goal: Goal, todo: { id: string; title: string }): WorktreePlan | null {
   const base = goal.worktreeBase;
   if (base === null) return null;
   const top = git(root, ['rev-parse', '--show-toplevel']);
@@ -51,8 +81,8 @@ export function prepareTurnWorktree(db: SqliteDb, root: string, goal: Goal, todo
   const branchHead = resolveCommit(top, `refs/heads/${branch}`);
   const reusable = row !== undefined && row.status !== 'merged' && row.status !== 'discarded';
   const checkedOut = branchHead ? listGitWorktrees(top).find((w) => w.branch === branch) : undefined;
-  let path = checkedOut?.path ?? row?.path ?? join(worktreesDir(top), branch.slice('loopx/'.length));
-  let created = false;
+  const path = checkedOut?.path ?? row?.path ?? join(worktreesDir(top), branch.slice('loopx/'.length));
+  let add: string[] | null = null;
   if (!checkedOut) {
     gitRaw(top, ['worktree', 'prune']); // forget folders deleted by hand, so their branch can be checked out again
     if (existsSync(path) && readdirSync(path).length > 0)
@@ -62,25 +92,35 @@ export function prepareTurnWorktree(db: SqliteDb, root: string, goal: Goal, todo
         'move that folder away (nothing of it is touched), then start the turn again',
       );
     mkdirSync(join(path, '..'), { recursive: true });
-    const args = branchHead ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, base];
     if (!branchHead && resolveCommit(top, base) === null)
       throw new RefusedError(
         'git_failed',
         `goal ${goal.id}'s worktree base ${base} names no branch or commit any more`,
         'a person sets another: loopx goal set-worktree',
       );
-    const added = gitRaw(top, args);
-    if (added.status !== 0) throw new RefusedError('git_failed', `cannot make the worktree of ${todo.id}: ${gitWords(added)}`);
-    created = true;
+    add = branchHead ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, base];
   }
-  path = checkedOut?.path ?? path;
   const baseCommit =
     row && reusable && branchHead
       ? row.baseCommit
       : branchHead
         ? git(top, ['merge-base', base, branch])
         : (resolveCommit(top, base) as string);
-  return { todoId: todo.id, goalId: goal.id, branch, base, baseCommit, path, cwd: prefix ? join(path, prefix) : path, created };
+  const prepared = {
+    todoId: todo.id,
+    goalId: goal.id,
+    branch,
+    base,
+    baseCommit,
+    path,
+    cwd: prefix ? join(path, prefix) : path,
+    created: add !== null,
+  };
+  return { top, add, prepared };
+}
+
+function addedOrRefused(plan: WorktreePlan, added: GitResult): void {
+  if (added.status !== 0) throw new RefusedError('git_failed', `cannot make the worktree of ${plan.prepared.todoId}: ${gitWords(added)}`);
 }
 
 /**

@@ -1,0 +1,61 @@
+import * as vscode from 'vscode';
+import type { Kernel } from '../../kernel/kernel';
+import { LoopxError } from '../../kernel/errors';
+import { type PrepareProgress, type PreparedTurn, type TurnStartInput, prepareTurnStart } from '../../kernel/turns/turns';
+
+/**
+ * Prepares a turn's worktree and runs its goal's setup command without blocking the extension host (git and the
+ * setup are child processes; see prepareTurnStart). While something long runs, a notification names the todo and
+ * what runs ("Setting up the worktree: running `npm ci`…"); cancelling it kills the setup and starts no turn.
+ * A reused worktree that is set up already shows nothing.
+ */
+export async function prepareWithProgress(kernel: Kernel, input: TurnStartInput, unattended: boolean): Promise<PreparedTurn> {
+  const abort = new AbortController();
+  let report: vscode.Progress<{ message?: string }> | undefined;
+  let latest = '';
+  let close: (() => void) | undefined;
+  let done = false;
+  const onProgress = (p: PrepareProgress) => {
+    latest = p.step === 'setup' ? `Setting up the worktree: running \`${p.command ?? ''}\`…` : 'Making its worktree…';
+    if (report) return report.report({ message: latest });
+    if (close) return; // the notification is being opened: it shows `latest`
+    close = () => {};
+    void vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `LoopX: ${p.todoId} ${p.todoTitle}`, cancellable: true },
+      (progress, token) => {
+        report = progress;
+        progress.report({ message: latest });
+        token.onCancellationRequested(() => abort.abort());
+        return new Promise<void>((resolve) => {
+          close = resolve;
+          if (done) resolve();
+        });
+      },
+    );
+  };
+  try {
+    return await prepareTurnStart(kernel, input, { signal: abort.signal, unattended, onProgress });
+  } finally {
+    done = true;
+    close?.();
+  }
+}
+
+/**
+ * A setup that failed or was cancelled, said to the person: a sentence with a button to the setup's output. Nothing
+ * is said for a cancel (the person asked for it) nor, when unattended, while a failed setup backs off (said once).
+ * True when the error was one of these.
+ */
+export function tellSetupRefusal(error: unknown, unattended: boolean): error is LoopxError {
+  if (!(error instanceof LoopxError) || (error.code !== 'setup_failed' && error.code !== 'setup_cancelled')) return false;
+  const data = (error.data ?? {}) as { log?: string; backingOff?: boolean };
+  if (error.code === 'setup_cancelled' || (unattended && data.backingOff)) return true;
+  const sentence = (error.message.split('\n')[0] ?? '').replace(/\.? Its last output:$/, '');
+  const open = 'Open Setup Log';
+  void vscode.window
+    .showErrorMessage(`LoopX: ${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`, ...(data.log ? [open] : []))
+    .then((choice) => {
+      if (choice === open && data.log) void vscode.commands.executeCommand('vscode.open', vscode.Uri.file(data.log));
+    });
+  return true;
+}
