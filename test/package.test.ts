@@ -83,7 +83,9 @@ describe('the .vsix', () => {
     );
     expect(unwanted).toEqual([]);
     expect(inside.length).toBeLessThan(60); // 46: about 20 files and a bundle for each verb of an agent's turn
-    expect(statSync(VSIX).size).toBeLessThan(2_000_000); // 1.4 MB; it was 2.5 MB with better-sqlite3's binary
+    // A budget that catches a dependency bundled by mistake (a native binary is refused by name above). 2.04 MB in
+    // December 2026 (1.99 MB before issue 28's worktree views), all of it our own bundles, most the per-verb ones.
+    expect(statSync(VSIX).size).toBeLessThan(2_500_000);
   });
 
   test('declares no target platform and the floor VS Code, with what the Marketplace and Open VSX show', async () => {
