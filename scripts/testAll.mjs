@@ -12,11 +12,21 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** The background install's current child, stopped when a step fails (no install left running after the verdict). */
 let installing = null;
 
+/** Stops the background install with everything under it (npm and its build scripts run in its process group). */
+function stopInstalling() {
+  if (!installing?.pid) return;
+  try {
+    process.kill(-installing.pid, 'SIGTERM');
+  } catch {
+    /* already gone */
+  }
+}
+
 function step(script) {
   const result = spawnSync(npm, ['run', script], { cwd: repo, stdio: 'inherit' });
   if (result.status !== 0) {
     console.error(`npm test: ${script} failed (exit ${result.status ?? result.signal})`);
-    installing?.kill();
+    stopInstalling();
     process.exit(result.status || 1);
   }
 }
@@ -37,6 +47,8 @@ function installCodeServersInBackground() {
         cwd: repo,
         env: { ...process.env, LOOPX_E2E_PROFILE: E2E_PROFILES[i] },
         stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own process group, so a failing step stops the npm processes under it too, not only this child.
+        detached: true,
       });
       installing = child;
       child.stdout.pipe(out, { end: false });
@@ -50,6 +62,8 @@ function installCodeServersInBackground() {
 step('build');
 const e2eBuild = spawnSync(process.execPath, ['esbuild.mjs', '--e2e'], { cwd: repo, stdio: 'inherit' });
 if (e2eBuild.status !== 0) process.exit(e2eBuild.status || 1);
+// A person's Ctrl-C or CI's time limit stops the install with this script (it runs in a group of its own).
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => (stopInstalling(), process.exit(130)));
 const installs = installCodeServersInBackground();
 for (const script of ['typecheck', 'lint', 'format:check', 'test:unit', 'test:node22']) step(script);
 const installed = await installs;

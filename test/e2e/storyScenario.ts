@@ -11,7 +11,7 @@ import { addEvidence } from '../../src/kernel/evidence/evidence';
 import { addMonitor, settleDue } from '../../src/kernel/monitors/monitors';
 import { finishTurn, startTurn } from '../../src/kernel/turns/turns';
 import { addHook } from '../../src/kernel/hooks/hooks';
-import { HOME, PROFILE, REPO } from './harness';
+import { HOME, REPO } from './harness';
 import { inWorkbench } from './ui';
 
 const H = 3600_000;
@@ -103,12 +103,6 @@ async function webviewWith(page: Page, selector: string): Promise<FrameLocator> 
 
 /** The goal story beside the board, the board at a past moment, and word of events through a hook and notifications. */
 export async function runStoryScenario(): Promise<void> {
-  // One build is enough for this part: the webviews are the same code on both, the host suites check the story panel,
-  // history requests and the window's hooks on each build, and a VS Code session costs most of a minute here.
-  if (PROFILE.name !== 'vscode-1.139') {
-    console.log(`  story: runs on vscode-1.139 only (the story's host tests ran on ${PROFILE.name}); nothing to do here`);
-    return;
-  }
   const workspace = mkdtempSync(join(HOME, 'ws-story-'));
   const { lookAt } = seed(workspace);
   began = Date.now();
