@@ -63,7 +63,11 @@ step('build');
 const e2eBuild = spawnSync(process.execPath, ['esbuild.mjs', '--e2e'], { cwd: repo, stdio: 'inherit' });
 if (e2eBuild.status !== 0) process.exit(e2eBuild.status || 1);
 // A person's Ctrl-C or CI's time limit stops the install with this script (it runs in a group of its own).
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => (stopInstalling(), process.exit(130)));
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+])
+  process.on(signal, () => (stopInstalling(), process.exit(code)));
 const installs = installCodeServersInBackground();
 for (const script of ['typecheck', 'lint', 'format:check', 'test:unit', 'test:node22']) step(script);
 const installed = await installs;
