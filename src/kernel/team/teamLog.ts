@@ -11,7 +11,7 @@ import { ReplicaDivergedError } from './teamErrors';
 // The team log's statements and the replica's catch-up: what a team write sends to PostgreSQL and how events it
 // fetches become the replica's. The same reducers as a local store apply them (applyEvent), with the log's rows.
 
-const COLUMNS = 'seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash';
+export const COLUMNS = 'seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash';
 
 /** BEGIN, hold the head (the writers' lock, until COMMIT), and read what the replica has not seen yet. */
 export function lockAndFetchStatements(afterSeq: number): PgStatement[] {
