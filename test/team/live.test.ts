@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, describe, expect, test, vi } from 'vitest';
 import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
 import { addTodo } from '../../src/kernel/todos/todos';
 import { getTodo } from '../../src/kernel/todos/todoQueries';
@@ -156,5 +156,24 @@ describe.skipIf(!install)('team mode is live', () => {
     } finally {
       watcher.stop();
     }
+  });
+
+  test("without an injected clock, a team write's instant is the server's clock, read once the head is held", async () => {
+    const { name, ownerUrl } = await newTeamStore(fixture.cluster);
+    const me = here(ownerUrl, 'clock');
+    // This machine's clock is 25 years wrong; the server's is not.
+    const wrong = vi.spyOn(Date, 'now').mockReturnValue(Date.parse('2001-01-01T00:00:00Z'));
+    let goalId: string;
+    try {
+      goalId = createGoal(me.kernel, { title: 'on time' }).id;
+    } finally {
+      wrong.mockRestore();
+    }
+    const row = (
+      await fixture.cluster.sql(name, "SELECT at, written_at FROM loopx.events WHERE kind = 'goal.created' AND goal_id = $1", [goalId])
+    ).rows[0] as { at: string; written_at: Date };
+    // The event's time is taken inside its transaction, at or after its start (written_at), on the server's clock.
+    expect(Date.parse(row.at)).toBeGreaterThanOrEqual(row.written_at.getTime() - 1);
+    expect(Date.parse(row.at) - row.written_at.getTime()).toBeLessThan(60_000);
   });
 });

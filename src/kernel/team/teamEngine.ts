@@ -5,7 +5,7 @@ import { logHead } from '../events/anchor';
 import { GENESIS_HASH } from '../events/hashChain';
 import type { Actor, StoredEvent } from '../events/eventTypes';
 import { EventAppender } from '../events/log';
-import { iso } from '../time';
+import { iso, systemClock } from '../time';
 import type { ChangeSignal, Committed, StoreEngine, UnitOfWork, WatchFn } from '../unitOfWork';
 import { SqliteEngine } from '../db/sqliteEngine';
 import { applyTeamEvents, commitStatements, fetchAfter, lockAndFetchStatements, rowsToEvents } from './teamLog';
@@ -194,12 +194,13 @@ export class TeamEngine implements StoreEngine {
     try {
       value = immediate(this.db, () => {
         const replicaHead = logHead(this.db) ?? { seq: 0, hash: GENESIS_HASH };
-        const [, lockRows, tail] = this.pg.batch(lockAndFetchStatements(replicaHead.seq));
+        const [, lockRows, tail, serverNow] = this.pg.batch(lockAndFetchStatements(replicaHead.seq));
         try {
           applyTeamEvents(this.db, rowsToEvents(tail ?? []), replicaHead, lockRows?.[0]);
-          // The instant is read once the log's head is held: events' times follow their order across machines
-          // (as far as the machines' clocks agree).
-          const nowMs = clock();
+          // The instant is read once the log's head is held, from the server's clock unless a clock was injected (tests):
+          // one clock for every machine, so events' times follow the log's order whatever the machines' clocks say.
+          const serverMs = Number(serverNow?.[0]?.ms);
+          const nowMs = clock === systemClock && Number.isFinite(serverMs) ? serverMs : clock();
           const at = iso(nowMs);
           const appender = new EventAppender(this.db, actor, at);
           const emit: UnitOfWork['emit'] = (draft, as) => {
