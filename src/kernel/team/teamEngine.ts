@@ -11,7 +11,7 @@ import { SqliteEngine } from '../db/sqliteEngine';
 import { applyTeamEvents, commitStatements, fetchAfter, lockAndFetchStatements, rowsToEvents } from './teamLog';
 import { PgError, type SyncPg } from './syncPg';
 import { TeamLive } from './teamLive';
-import { OperationUnknownError, TeamRefusedError, teamError } from './teamErrors';
+import { OperationUnknownError, TeamRefusedError, teamError, teamWhere } from './teamErrors';
 
 /**
  * The kernel's engine in team mode. PostgreSQL's event log is the source of truth (one hash chain, strict order);
@@ -31,6 +31,9 @@ import { OperationUnknownError, TeamRefusedError, teamError } from './teamErrors
  * else is refused, not doubled). A read catches up, then reads the replica.
  */
 export class TeamEngine implements StoreEngine {
+  /** The team store as HOST:PORT/DB, for messages (no credentials). */
+  readonly where: string;
+
   /** Where operation ids come from (client-generated, unique; the log refuses one twice). */
   newOperationId: () => string = randomUUID;
 
@@ -49,6 +52,7 @@ export class TeamEngine implements StoreEngine {
     private readonly replicaDir = '',
   ) {
     this.replica = new SqliteEngine(db, replicaDir);
+    this.where = teamWhere(pg.settings);
   }
 
   /** A backup of a team store is a SQLite file any loopx can restore: the replica, caught up first. */
@@ -56,7 +60,7 @@ export class TeamEngine implements StoreEngine {
     try {
       this.catchUp();
     } catch (error) {
-      throw teamError(error);
+      throw teamError(error, this.where);
     }
     this.replica.backupTo(path);
   }
@@ -133,12 +137,15 @@ export class TeamEngine implements StoreEngine {
     try {
       return this.writeOnce(opId, actor, clock, fn);
     } catch (error) {
-      if (!(error instanceof RetryWrite)) throw teamError(error);
+      if (!(error instanceof RetryWrite)) throw teamError(error, this.where);
     }
     try {
       return this.writeOnce(opId, actor, clock, fn);
     } catch (error) {
-      throw teamError(error instanceof RetryWrite ? new OperationUnknownError(opId, 'the connection broke twice while committing') : error);
+      throw teamError(
+        error instanceof RetryWrite ? new OperationUnknownError(opId, 'the connection broke twice while committing') : error,
+        this.where,
+      );
     }
   }
 
@@ -147,8 +154,16 @@ export class TeamEngine implements StoreEngine {
       // A listening replica that heard of nothing it lacks is the log's state: no query (teamLive.ts).
       if (!this.live?.current()) this.catchUp();
     } catch (error) {
-      throw teamError(error);
+      throw teamError(error, this.where);
     }
+    return snapshot(this.db, () => fn(this.db, clock()));
+  }
+
+  /**
+   * The replica as it is, without asking the log: what VS Code shows, marked as possibly stale, while the server cannot
+   * be reached and the person chose to see the last state. Never used to decide a write (writes always catch up).
+   */
+  readLastState<T>(clock: () => number, fn: (db: SqliteDb, nowMs: number) => T): T {
     return snapshot(this.db, () => fn(this.db, clock()));
   }
 
