@@ -15,7 +15,8 @@ import { findPostgres, startCluster } from '../test/support/postgres';
  *   catch-up query, and against SQLite alone;
  * - the wake of a long-lived reader (StoreWatcher, as VS Code and `loopx run` use it) for another machine's commit
  *   through LISTEN/NOTIFY, against SQLite's file-watch wake for another process's commit on one machine. Both are
- *   timed from the other writer's return to the watcher's callback (the watcher's first look is 25 ms after a wake).
+ *   timed from the other writer's return to the watcher's callback (SQLite's first look is 25 ms after a file event;
+ *   a team wake comes once the replica is caught up and is looked at at once).
  */
 const N = Number(process.env.BENCH_READS ?? 300);
 const WAKES = Number(process.env.BENCH_WAKES ?? 30);

@@ -41,7 +41,7 @@ export class TeamEngine implements StoreEngine {
   private readonly replica: SqliteEngine;
   /** The NOTIFY listener, while a change signal is watched (teamLive.ts). */
   private live: TeamLive | null = null;
-  private readonly wakers = new Set<() => void>();
+  private readonly wakers = new Set<(settled?: boolean) => void>();
   /** Catch-ups this process applied to the replica (part of the change signal's version). */
   private applied = 0;
 
@@ -88,7 +88,7 @@ export class TeamEngine implements StoreEngine {
       version: () => local.version() + this.applied,
       head: () => local.head(),
       watch: (wake) => {
-        const files = this.replicaDir ? local.watch(wake) : null;
+        const files = this.replicaDir ? local.watch(() => wake()) : null;
         const unsubscribe = this.subscribe(wake);
         return {
           close: () => {
@@ -114,13 +114,14 @@ export class TeamEngine implements StoreEngine {
     return this.live?.stats ?? null;
   }
 
-  private subscribe(wake: () => void): () => void {
+  private subscribe(wake: (settled?: boolean) => void): () => void {
     this.wakers.add(wake);
     this.live ??= new TeamLive(
       this.pg.settings,
       { headSeq: () => (logHead(this.db) ?? { seq: 0 }).seq, apply: (events) => this.applyFetched(events) },
       () => {
-        for (const w of [...this.wakers]) w();
+        // The replica has the events already: the watcher may look at once (no settling, unlike a file event).
+        for (const w of [...this.wakers]) w(true);
       },
     );
     return () => {

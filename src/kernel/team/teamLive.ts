@@ -134,7 +134,8 @@ export class TeamLive {
           if (client !== this.client) return;
           const applied = this.replica.apply(rowsToEvents(rows.rows));
           if (client === this.client) this.caughtUp = true;
-          if (applied.length > 0) this.wake(applied);
+          // Woken once this fetch is over, so a watcher that reads at once finds the replica current (no query).
+          if (applied.length > 0) queueMicrotask(() => this.wake(applied));
         } while (this.again);
       } catch {
         // A lost connection arrives through 'error'/'end' too; a replica that could not apply is left to the next read,
