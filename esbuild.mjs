@@ -112,6 +112,13 @@ if (process.argv.includes('--bench')) {
   targets.push({
     ...base,
     minify: false,
+    external: [...base.external, 'pg'],
+    entryPoints: ['bench/teamLiveBench.ts'],
+    outfile: 'dist/bench/teamLiveBench.js',
+  });
+  targets.push({
+    ...base,
+    minify: false,
     external: [...base.external, 'playwright-core'],
     entryPoints: ['bench/boardBench.ts'],
     outfile: 'dist/bench/boardBench.js',

@@ -104,6 +104,12 @@ export class LoopxApp extends Disposable {
         this.goalsView.description = text ? `filtered: “${text}”` : undefined;
       }),
     );
+    // A team store whose server does not answer: the Goals view says so (its welcome has Retry and Show the Last State).
+    const showReach = () => {
+      const sentence = this.folders.withStore.map((f) => f.session.reach.sentence()).find((s) => s !== undefined);
+      this.goalsView.message = sentence;
+    };
+    this.register(this.folders.onDidChange(showReach));
     const gatesView = this.register(vscode.window.createTreeView('loopx.gates', { treeDataProvider: this.gatesTree }));
     const evidenceView = this.register(vscode.window.createTreeView('loopx.evidence', { treeDataProvider: this.evidenceTree }));
     this.register(vscode.window.createTreeView('loopx.agents', { treeDataProvider: this.agentsTree }));

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Disposable, toDisposable } from './util/lifecycle';
 import { FolderServices, type SharedServices } from './folderServices';
-import { CONTEXT_HAS_STORE, CONTEXT_OPEN_FAILED } from './store/storeModel';
+import { CONTEXT_HAS_STORE, CONTEXT_OPEN_FAILED, CONTEXT_TEAM_UNREACHABLE } from './store/storeModel';
 import { isInFolder } from './commands/inFolder';
 
 /** What a command needs from the folder it runs in: an open store, or (Initialize) a folder without one. */
@@ -119,6 +119,11 @@ export class Folders extends Disposable {
       'setContext',
       CONTEXT_OPEN_FAILED,
       !open && this.list.some((f) => f.session.lastFailure !== undefined),
+    );
+    void vscode.commands.executeCommand(
+      'setContext',
+      CONTEXT_TEAM_UNREACHABLE,
+      this.list.some((f) => f.session.reach.unreachable?.lastState === false),
     );
     this.changed.fire();
   }

@@ -2,6 +2,27 @@ import type { SqliteDb } from './db/sqliteDb';
 import type { Actor } from './events/eventTypes';
 import { HumanChannelRequiredError, NotAllowedError } from './errors';
 
+/**
+ * Event kinds only a person's decision writes: each is emitted only by an operation that asked `requireHumanChannel`
+ * first. The one list: the team store's database refuses these to any role that is not a person's (its trigger is
+ * generated from it, src/kernel/team/teamSchema.ts), and test/team/authority.test.ts tries every one with raw SQL.
+ * Decisions that depend on an event's data (resuming, killing a todo with a pending gate, a forced worktree removal)
+ * are rules of their own, beside the trigger's use of this list.
+ */
+export const HUMAN_ONLY_KINDS = [
+  'gate.decided', // approving or rejecting a gate (gates.ts)
+  'todo.unblocked', // unblocking (todos.ts)
+  'goal.check_set', // acceptance checks (checks.ts)
+  'todo.check_set',
+  'goal.checks_allowed', // which checks agents may set (monitors.ts)
+  'monitor.approved', // letting an agent's check run (monitors.ts)
+  'log.accepted', // accepting a broken log (logHealth.ts)
+  'hook.added', // hooks run commands unattended (hooks.ts)
+  'hook.removed',
+  'goal.worktree_set', // where a goal's turns work (worktreeSetting.ts)
+  'worktree.landed', // merging, opening a pull request for, or discarding a todo's branch (landing.ts)
+] as const;
+
 /** The kernel acting on its own (a recurring todo's next occurrence, a monitor's or a hook's bookkeeping). */
 export const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
 

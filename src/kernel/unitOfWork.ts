@@ -54,7 +54,8 @@ export interface ChangeSignal {
   readonly isOpen: boolean;
   version(): number;
   head(): { seq: number; hash: string };
-  watch(wake: () => void): Pick<FSWatcher, 'close' | 'on'>;
+  /** `settled`: the change is visible already (a team replica caught up before waking), so look now, not shortly. */
+  watch(wake: (settled?: boolean) => void): Pick<FSWatcher, 'close' | 'on'>;
 }
 
 /** How a change signal watches (a test passes its own). */

@@ -35,7 +35,16 @@ const FOR_PEOPLE: Record<string, (error: TypedError) => Pick<ErrorBody, 'message
       'The loopx store is busy: another loopx process (an agent, a terminal, another window) is writing to it. Nothing was changed; try again in a moment.',
     hint: null,
   }),
+  team_unreachable: (error) => ({
+    message: `${teamUnreachableSentence((error as { data?: { where?: string } }).data?.where)} Nothing was changed and nothing is lost; try again once it is back.`,
+    hint: null,
+  }),
 };
+
+/** The sentence VS Code says when the team store's server does not answer (the views, the board, a refused change). */
+export function teamUnreachableSentence(where: string | undefined): string {
+  return `The team store${where ? ` at ${where}` : ''} cannot be reached.`;
+}
 
 export function errorBody(error: unknown, audience: Audience = 'agent'): ErrorBody {
   if (isTypedError(error)) {

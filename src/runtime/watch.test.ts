@@ -93,3 +93,29 @@ test('a commit published after its file event (a writer descheduled between its 
     watcher.stop();
   }
 });
+
+test('a settled wake (the change is visible already, as a team replica caught up before waking) is looked at at once', () => {
+  let wake: (settled?: boolean) => void = () => {};
+  let version = 1;
+  let head = { seq: 1, hash: 'a' };
+  const signal = {
+    isOpen: true,
+    version: () => version,
+    head: () => head,
+    watch: (w: typeof wake) => {
+      wake = w;
+      return { close: () => undefined, on: () => undefined } as never;
+    },
+  };
+  let changes = 0;
+  const watcher = new StoreWatcher(signal, () => changes++).start();
+  try {
+    version = 2;
+    head = { seq: 2, hash: 'b' };
+    wake(true);
+    // No timer ran: the watcher looked during the wake itself.
+    expect(changes).toBe(1);
+  } finally {
+    watcher.stop();
+  }
+});

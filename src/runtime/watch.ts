@@ -41,7 +41,10 @@ export class StoreWatcher {
   }
 
   start(): this {
-    this.watcher = this.signal.watch(() => this.schedule());
+    // A settled wake (the change is visible already: a team replica caught up first) is looked at now.
+    this.watcher = this.signal.watch((settled) => {
+      if (!settled || !this.check()) this.schedule();
+    });
     this.watcher.on('error', () => this.stop());
     return this;
   }

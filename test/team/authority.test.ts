@@ -8,6 +8,7 @@ import { eventHash } from '../../src/kernel/events/hashChain';
 import { verifyChain } from '../../src/kernel/events/verify';
 import { NotAllowedError } from '../../src/kernel/errors';
 import { agent, human } from '../../src/kernel/testKit';
+import { HUMAN_ONLY_KINDS } from '../../src/kernel/authority';
 import type { Kernel } from '../../src/kernel/kernel';
 import type { PgCluster } from '../support/postgres';
 import { POSTGRES_MISSING } from '../support/postgres';
@@ -164,5 +165,64 @@ describe.skipIf(!install)('authority enforced by the database', () => {
     } finally {
       await client.end();
     }
+  });
+
+  test("every kind on the kernel's human-only list is refused to an agent's role by raw SQL (the trigger is that list)", async () => {
+    const s = await storeWithGate(fixture.cluster);
+    for (const kind of HUMAN_ONLY_KINDS) {
+      const draft = { kind, goalId: s.goal.id, todoId: s.todo.id, data: {}, actor: 'agent_bob', actorKind: 'agent' };
+      await expect(rawAppend(s.agentUrl, draft), kind).rejects.toThrow(
+        new RegExp(`\\(${kind.replace('.', '\\.')}\\) is a person's decision`),
+      );
+    }
+    // Removing a worktree folder with uncommitted changes is a person's force; the kernel's own clean-up never forces.
+    const removed = { kind: 'worktree.removed', goalId: s.goal.id, todoId: s.todo.id, actor: 'agent_bob', actorKind: 'agent' };
+    await expect(rawAppend(s.agentUrl, { ...removed, data: { path: '/w', forced: true } })).rejects.toThrow(/is a person's decision/);
+    await rawAppend(s.agentUrl, { ...removed, data: { path: '/w', forced: false } });
+    // An agent's ordinary event still goes in: the trigger refuses the list, not everything.
+    await rawAppend(s.agentUrl, {
+      kind: 'todo.renewed',
+      goalId: s.goal.id,
+      todoId: s.todo.id,
+      data: {},
+      actor: 'agent_bob',
+      actorKind: 'agent',
+    });
+  });
+
+  test("a person's role writes only in that person's name (or a name the owner mapped it to); the owner moves old names in", async () => {
+    const s = await storeWithGate(fixture.cluster);
+    await loginRole(fixture.cluster, 'grace', 'loopx_humans');
+    const graceUrl = fixture.cluster.url(s.name, 'grace');
+    const decision = {
+      kind: 'gate.decided',
+      goalId: s.goal.id,
+      todoId: s.todo.id,
+      data: { id: s.gate.id, status: 'approved', note: null },
+    };
+    // Grace, a person with her own login, cannot decide in Ada's name; nor can a kernel that says it is Ada.
+    await expect(rawAppend(graceUrl, { ...decision, actor: 'ada', actorKind: 'human' })).rejects.toThrow(
+      /recorded as person ada, but database role grace writes it/,
+    );
+    const impostor = onMachine(graceUrl, human);
+    expect(() => decideGate(impostor.kernel, s.gate.id, 'approved')).toThrow(NotAllowedError);
+    // Her loopx name may differ from her login once the owner says so.
+    await expect(rawAppend(graceUrl, { ...decision, actor: 'Grace Hopper', actorKind: 'human' })).rejects.toThrow(
+      /a person writes in their own name/,
+    );
+    await fixture.cluster.sql(s.name, "INSERT INTO loopx.people (login, actor) VALUES ('grace', 'Grace Hopper')");
+    const seq = await rawAppend(graceUrl, { ...decision, actor: 'Grace Hopper', actorKind: 'human' });
+    expect((await fixture.cluster.sql(s.name, 'SELECT written_by FROM loopx.events WHERE seq = $1', [seq])).rows[0]).toEqual({
+      written_by: 'grace',
+    });
+    // The owner (who moves a store in, with its history's names) may record any person's event.
+    await rawAppend(s.ownerUrl, {
+      kind: 'todo.unblocked',
+      goalId: s.goal.id,
+      todoId: s.todo.id,
+      data: {},
+      actor: 'someone from before',
+      actorKind: 'human',
+    });
   });
 });

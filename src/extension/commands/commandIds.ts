@@ -26,6 +26,7 @@ export const COMMANDS = {
   showStatus: 'loopx.showStatus',
   showQuota: 'loopx.showQuota',
   refresh: 'loopx.refresh',
+  showLastState: 'loopx.showLastState',
   showLogs: 'loopx.showLogs',
   openBoard: 'loopx.openBoard',
   runTurn: 'loopx.runTurn',

@@ -30,10 +30,12 @@ export async function runSafely(ctx: Services, def: CommandDefinition, args: unk
       ctx.log.warn(`${def.id} refused: ${error.code}: ${error.message}`);
       const text = `LoopX: ${body.message}${body.hint ? ` (${body.hint})` : ''}`;
       const actions = actionsFor(error);
-      const retry = error.code === 'busy' ? [RETRY] : [];
+      // A team store that does not answer: the views say so too, and the change is offered again, never dropped.
+      if (error.code === 'team_unreachable') ctx.session.reach.noteFailure(error);
+      const retry = error.code === 'busy' || error.code === 'team_unreachable' ? [RETRY] : [];
       const show = error.exitCode === EXIT.refused ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
       const choice = show(text, ...retry, ...actions.map((a) => a.title));
-      // A busy store is worth one more try when the person asks: the command runs again with the same arguments.
+      // A busy store (or a team server back) is worth one more try when the person asks: the same command, same arguments.
       if (retry.length) return (await choice) === RETRY ? runSafely(ctx, def, args) : undefined;
       void Promise.resolve(choice).then((picked) => {
         const action = actions.find((a) => a.title === picked);

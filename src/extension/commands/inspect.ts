@@ -84,7 +84,17 @@ export const refresh: CommandDefinition = {
   id: COMMANDS.refresh,
   run(ctx) {
     ctx.session.tryOpen();
+    // Also Retry for a team store that could not be reached: one catch-up asks the server again.
+    ctx.session.reach.retry();
     ctx.model.invalidate(true); // branches are read from git again too
+  },
+};
+
+/** A team store that cannot be reached: show the replica as this window last saw it, marked as possibly stale. */
+export const showLastState: CommandDefinition = {
+  id: COMMANDS.showLastState,
+  run(ctx) {
+    ctx.session.reach.showLastState();
   },
 };
 

@@ -10,7 +10,7 @@ import { addTodo } from './addTodo';
 import { blockTodo, claimTodo, killTodo, releaseTodo, shipTodo, unblockTodo } from './todoTransitions';
 import { approveGate, askGate, rejectGate } from './gates';
 import { addEvidence, openArtifact, showEvidence } from './evidence';
-import { refresh, showLogs, showQuota, showStatus, verifyLog } from './inspect';
+import { refresh, showLastState, showLogs, showQuota, showStatus, verifyLog } from './inspect';
 import { openBoard, showMoreTodos } from './openBoard';
 import { backupStore, restoreBackup } from './backup';
 import { reviewPacket, runTurn } from './turns';
@@ -53,6 +53,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   showStatus,
   showQuota,
   refresh,
+  showLastState,
   showLogs,
   openBoard,
   runTurn,
@@ -85,6 +86,7 @@ const NEEDS: Partial<Record<CommandId, FolderNeed | 'none'>> = {
   [COMMANDS.showLogs]: 'none',
   [COMMANDS.getStarted]: 'none',
   [COMMANDS.refresh]: 'none',
+  [COMMANDS.showLastState]: 'none',
   // One filter for the window's Goals view, whichever folder runs it.
   [COMMANDS.filterTodos]: 'none',
   [COMMANDS.clearTodoFilter]: 'none',
@@ -93,14 +95,15 @@ const NEEDS: Partial<Record<CommandId, FolderNeed | 'none'>> = {
 
 /**
  * Each command runs with the `ctx` of the folder it is about (Folders.resolve: the view item's folder, the folder
- * its arguments name, the only one that fits, or the person's pick). Refresh refreshes every folder.
+ * its arguments name, the only one that fits, or the person's pick). Refresh (and Retry) and Show the Last State act on every folder.
  */
 export function registerCommands(folders: Folders): IDisposable[] {
   return COMMAND_TABLE.map((def) =>
     vscode.commands.registerCommand(def.id, async (...args: unknown[]) => {
       const need = NEEDS[def.id] ?? 'store';
       if (need === 'none') {
-        const targets = def.id === COMMANDS.refresh ? folders.all : folders.all.slice(0, 1);
+        const everyFolder = def.id === COMMANDS.refresh || def.id === COMMANDS.showLastState;
+        const targets = everyFolder ? folders.all : folders.all.slice(0, 1);
         let result: unknown;
         for (const folder of targets) result = await runSafely(folder.ctx, def, args);
         return result;

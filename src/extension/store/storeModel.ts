@@ -22,9 +22,12 @@ import { listGoals } from '../../kernel/goals/goalQueries';
 import { listWorktreeRows } from '../../kernel/worktrees/worktreeRows';
 import type { CardChange } from '../../protocol/boardProtocol';
 import { BranchChanges } from '../worktrees/branchChanges';
+import { TeamReach } from './teamReach';
 
 export const CONTEXT_HAS_STORE = 'loopx.hasStore';
 export const CONTEXT_OPEN_FAILED = 'loopx.openFailed';
+/** A team store's server does not answer and the person has not chosen to see the last state (the welcome's buttons). */
+export const CONTEXT_TEAM_UNREACHABLE = 'loopx.teamUnreachable';
 
 /** Why the store could not be opened, for the welcome view and a clear message (never a stack trace). */
 export interface OpenFailure {
@@ -46,6 +49,17 @@ export class StoreSession extends Disposable {
   readonly onDidChangeOpenState = this.openState.event;
   private failure: OpenFailure | undefined;
   private statusTimer: NodeJS.Timeout | undefined;
+  /** A team store whose server stops answering: what the views say, the last state on request, recovery (teamReach.ts). */
+  readonly reach = new TeamReach(
+    () => this.kernel,
+    () => {
+      const unreachable = this.reach.unreachable;
+      if (unreachable) this.log.warn(`team store unreachable (team_unreachable): ${unreachable.detail}`);
+      else this.log.info('team store reachable again');
+      this.openState.fire();
+      this.changed.fire();
+    },
+  );
 
   constructor(
     readonly root: string,
@@ -58,6 +72,7 @@ export class StoreSession extends Disposable {
     const appear = this.register(vscode.workspace.createFileSystemWatcher(pattern, false, true, true));
     this.register(appear.onDidCreate(() => this.tryOpen()));
     this.register(toDisposable(() => this.statusTimer && clearTimeout(this.statusTimer)));
+    this.register(toDisposable(() => this.reach.dispose()));
   }
 
   get kernel(): Kernel | undefined {
@@ -102,6 +117,11 @@ export class StoreSession extends Disposable {
     this.attach(kernel);
     writeStatusMd(kernel);
     return { created, gitignore: ensureGitignore(this.root) };
+  }
+
+  /** Takes a kernel opened elsewhere (a team store's, until Kernel.open opens those itself). */
+  adopt(kernel: Kernel): void {
+    this.attach(kernel);
   }
 
   private attach(kernel: Kernel): void {
@@ -184,6 +204,11 @@ export class StoreModel extends Disposable {
     return this.session.kernel !== undefined;
   }
 
+  /** What the views say while a team store cannot be reached (its last state possibly shown); undefined otherwise. */
+  get unreachableSentence(): string | undefined {
+    return this.session.reach.sentence();
+  }
+
   /** `fresh`: git is asked about every branch again too (Refresh, a landing), not only the store. */
   invalidate(fresh = false): void {
     if (fresh) this.branches.forget();
@@ -195,7 +220,7 @@ export class StoreModel extends Disposable {
     const kernel = this.session.kernel;
     if (!kernel) return fallback;
     if (this.cache.has(key)) return this.cache.get(key) as T;
-    const value = kernel.read(compute);
+    const value = this.session.reach.read(compute, fallback);
     this.cache.set(key, value);
     return value;
   }
@@ -262,7 +287,7 @@ export class StoreModel extends Disposable {
     if (!kernel) return new Map();
     const cached = this.cache.get('changes') as Map<string, CardChange> | undefined;
     if (cached) return cached;
-    const rows = kernel.read((db) => listWorktreeRows(db));
+    const rows = this.session.reach.read((db) => listWorktreeRows(db), []);
     const value = rows.length ? this.branches.read(kernel.root, rows) : new Map<string, CardChange>();
     this.cache.set('changes', value);
     return value;

@@ -96,7 +96,7 @@ export class SyncPg {
   /** Crossings made and the time spent blocked in them: what the bridge costs (bench and tests read it). */
   readonly stats = { batches: 0, waitedMs: 0 };
 
-  constructor(private readonly settings: ConnectionSettings = {}) {}
+  constructor(readonly settings: ConnectionSettings = {}) {}
 
   /** Runs the statements in order on the one connection and returns each one's rows; stops at the first error. */
   batch(statements: PgStatement[]): PgRow[][] {

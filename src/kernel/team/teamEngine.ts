@@ -5,12 +5,13 @@ import { logHead } from '../events/anchor';
 import { GENESIS_HASH } from '../events/hashChain';
 import type { Actor, StoredEvent } from '../events/eventTypes';
 import { EventAppender } from '../events/log';
-import { iso } from '../time';
+import { iso, systemClock } from '../time';
 import type { ChangeSignal, Committed, StoreEngine, UnitOfWork, WatchFn } from '../unitOfWork';
 import { SqliteEngine } from '../db/sqliteEngine';
 import { applyTeamEvents, commitStatements, fetchAfter, lockAndFetchStatements, rowsToEvents } from './teamLog';
 import { PgError, type SyncPg } from './syncPg';
-import { OperationUnknownError, TeamRefusedError, teamError } from './teamErrors';
+import { TeamLive } from './teamLive';
+import { OperationUnknownError, TeamRefusedError, teamError, teamWhere } from './teamErrors';
 
 /**
  * The kernel's engine in team mode. PostgreSQL's event log is the source of truth (one hash chain, strict order);
@@ -30,19 +31,28 @@ import { OperationUnknownError, TeamRefusedError, teamError } from './teamErrors
  * else is refused, not doubled). A read catches up, then reads the replica.
  */
 export class TeamEngine implements StoreEngine {
+  /** The team store as HOST:PORT/DB, for messages (no credentials). */
+  readonly where: string;
+
   /** Where operation ids come from (client-generated, unique; the log refuses one twice). */
   newOperationId: () => string = randomUUID;
 
   /** The replica as a plain SQLite store: what a backup copies and what the change signal watches. */
   private readonly replica: SqliteEngine;
+  /** The NOTIFY listener, while a change signal is watched (teamLive.ts). */
+  private live: TeamLive | null = null;
+  private readonly wakers = new Set<(settled?: boolean) => void>();
+  /** Catch-ups this process applied to the replica (part of the change signal's version). */
+  private applied = 0;
 
   constructor(
     readonly db: SqliteDb,
     readonly pg: SyncPg,
     /** The replica's folder (its change signal watches it); none for an in-memory replica. */
-    replicaDir = '',
+    private readonly replicaDir = '',
   ) {
     this.replica = new SqliteEngine(db, replicaDir);
+    this.where = teamWhere(pg.settings);
   }
 
   /** A backup of a team store is a SQLite file any loopx can restore: the replica, caught up first. */
@@ -50,7 +60,7 @@ export class TeamEngine implements StoreEngine {
     try {
       this.catchUp();
     } catch (error) {
-      throw teamError(error);
+      throw teamError(error, this.where);
     }
     this.replica.backupTo(path);
   }
@@ -62,11 +72,65 @@ export class TeamEngine implements StoreEngine {
   }
 
   /**
-   * This machine's commits, as SQLite's signal on the replica sees them. Other machines' commits reach a reader on
-   * its next catch-up; waking on PostgreSQL's NOTIFY (teamListener.ts) is not wired in yet (docs/team.md).
+   * Wakes a long-lived reader for any machine's commit: SQLite's signal on the replica's folder for this machine's other
+   * processes, and PostgreSQL's NOTIFY for everyone's (teamLive.ts: the replica is caught up, then the reader woken).
+   * The listener runs while someone watches; while it listens and has heard of nothing the replica lacks, reads skip
+   * their catch-up query. `version` moves for another connection's commit to the replica (SQLite's data version) and
+   * for every catch-up this process applied, so the store watcher's cheap first filter lets both through.
    */
   changeSignal(options?: { watch?: WatchFn }): ChangeSignal {
-    return this.replica.changeSignal(options);
+    const local = this.replica.changeSignal(options);
+    const db = this.db;
+    return {
+      get isOpen() {
+        return db.isOpen;
+      },
+      version: () => local.version() + this.applied,
+      head: () => local.head(),
+      watch: (wake) => {
+        const files = this.replicaDir ? local.watch(() => wake()) : null;
+        const unsubscribe = this.subscribe(wake);
+        return {
+          close: () => {
+            unsubscribe();
+            files?.close();
+          },
+          on(event: string, listener: (...args: unknown[]) => void) {
+            files?.on(event as 'error', listener);
+            return this;
+          },
+        } as ReturnType<ChangeSignal['watch']>;
+      },
+    };
+  }
+
+  /** Whether the NOTIFY listener is connected (a watcher started it and the server answers). */
+  get listening(): boolean {
+    return this.live?.isListening ?? false;
+  }
+
+  /** The NOTIFY listener's counters (connections made, lost, fetches), or null while nobody watches. */
+  get liveStats(): TeamLive['stats'] | null {
+    return this.live?.stats ?? null;
+  }
+
+  private subscribe(wake: (settled?: boolean) => void): () => void {
+    this.wakers.add(wake);
+    this.live ??= new TeamLive(
+      this.pg.settings,
+      { headSeq: () => (logHead(this.db) ?? { seq: 0 }).seq, apply: (events) => this.applyFetched(events) },
+      () => {
+        // The replica has the events already: the watcher may look at once (no settling, unlike a file event).
+        for (const w of [...this.wakers]) w(true);
+      },
+    );
+    return () => {
+      this.wakers.delete(wake);
+      if (this.wakers.size === 0) {
+        this.live?.close();
+        this.live = null;
+      }
+    };
   }
 
   write<T>(actor: Actor, clock: () => number, fn: (uow: UnitOfWork) => T): Committed<T> {
@@ -74,31 +138,46 @@ export class TeamEngine implements StoreEngine {
     try {
       return this.writeOnce(opId, actor, clock, fn);
     } catch (error) {
-      if (!(error instanceof RetryWrite)) throw teamError(error);
+      if (!(error instanceof RetryWrite)) throw teamError(error, this.where);
     }
     try {
       return this.writeOnce(opId, actor, clock, fn);
     } catch (error) {
-      throw teamError(error instanceof RetryWrite ? new OperationUnknownError(opId, 'the connection broke twice while committing') : error);
+      throw teamError(
+        error instanceof RetryWrite ? new OperationUnknownError(opId, 'the connection broke twice while committing') : error,
+        this.where,
+      );
     }
   }
 
   read<T>(clock: () => number, fn: (db: SqliteDb, nowMs: number) => T): T {
     try {
-      this.catchUp();
+      // A listening replica that heard of nothing it lacks is the log's state: no query (teamLive.ts).
+      if (!this.live?.current()) this.catchUp();
     } catch (error) {
-      throw teamError(error);
+      throw teamError(error, this.where);
     }
+    return snapshot(this.db, () => fn(this.db, clock()));
+  }
+
+  /**
+   * The replica as it is, without asking the log: what VS Code shows, marked as possibly stale, while the server cannot
+   * be reached and the person chose to see the last state. Never used to decide a write (writes always catch up).
+   */
+  readLastState<T>(clock: () => number, fn: (db: SqliteDb, nowMs: number) => T): T {
     return snapshot(this.db, () => fn(this.db, clock()));
   }
 
   /** Applies every event committed to the log after the replica's head; returns them. */
   catchUp(): StoredEvent[] {
     const head = logHead(this.db) ?? { seq: 0, hash: GENESIS_HASH };
-    const fresh = fetchAfter(this.pg, head.seq);
+    return this.applyFetched(fetchAfter(this.pg, head.seq));
+  }
+
+  /** Applies events fetched after some earlier head, from the head as it is now (another process may have gone on). */
+  private applyFetched(fresh: StoredEvent[]): StoredEvent[] {
     if (fresh.length === 0) return [];
-    return immediate(this.db, () => {
-      // Another process of this machine may have applied some meanwhile: start from the head as it is now.
+    const applied = immediate(this.db, () => {
       const now = logHead(this.db) ?? { seq: 0, hash: GENESIS_HASH };
       return applyTeamEvents(
         this.db,
@@ -106,10 +185,15 @@ export class TeamEngine implements StoreEngine {
         now,
       );
     });
+    if (applied.length > 0) this.applied++;
+    return applied;
   }
 
   /** Ends the connection (the kernel calls it when it closes). */
   close(): void {
+    this.live?.close();
+    this.live = null;
+    this.wakers.clear();
     this.pg.close();
   }
 
@@ -126,12 +210,13 @@ export class TeamEngine implements StoreEngine {
     try {
       value = immediate(this.db, () => {
         const replicaHead = logHead(this.db) ?? { seq: 0, hash: GENESIS_HASH };
-        const [, lockRows, tail] = this.pg.batch(lockAndFetchStatements(replicaHead.seq));
+        const [, lockRows, tail, serverNow] = this.pg.batch(lockAndFetchStatements(replicaHead.seq));
         try {
           applyTeamEvents(this.db, rowsToEvents(tail ?? []), replicaHead, lockRows?.[0]);
-          // The instant is read once the log's head is held: events' times follow their order across machines
-          // (as far as the machines' clocks agree).
-          const nowMs = clock();
+          // The instant is read once the log's head is held, from the server's clock unless a clock was injected (tests):
+          // one clock for every machine, so events' times follow the log's order whatever the machines' clocks say.
+          const serverMs = Number(serverNow?.[0]?.ms);
+          const nowMs = clock === systemClock && Number.isFinite(serverMs) ? serverMs : clock();
           const at = iso(nowMs);
           const appender = new EventAppender(this.db, actor, at);
           const emit: UnitOfWork['emit'] = (draft, as) => {

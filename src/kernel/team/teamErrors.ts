@@ -1,16 +1,42 @@
 import { EXIT, LoopxError, NotAllowedError } from '../errors';
-import { PgError } from './syncPg';
+import { type ConnectionSettings, PgError } from './syncPg';
 
 /** The team store cannot be reached (or stopped answering): nothing was written. Environment trouble, exit 6. */
 export class TeamUnreachableError extends LoopxError {
-  constructor(detail: string) {
+  constructor(
+    detail: string,
+    /** Which team store, as HOST:PORT/DB (no user, no password), when known. */
+    readonly where?: string,
+  ) {
     super(
       'team_unreachable',
-      `the team store (PostgreSQL) cannot be reached: ${detail}`,
+      `the team store (PostgreSQL${where ? ` at ${where}` : ''}) cannot be reached: ${detail}`,
       EXIT.storeUnusable,
       'check the server and LOOPX_DATABASE_URL (or PGHOST/PGUSER/~/.pgpass), then try again; nothing was written',
+      where ? { where } : undefined,
     );
   }
+}
+
+/**
+ * A team store named for people and messages: HOST:PORT/DB from the URL, else from libpq's variables, with pg's
+ * defaults (localhost, 5432, the user's name). Never the user or password.
+ */
+export function teamWhere(settings: ConnectionSettings, env: NodeJS.ProcessEnv = process.env): string {
+  let host = env.PGHOST || 'localhost';
+  let port = env.PGPORT || '5432';
+  let database = env.PGDATABASE || env.PGUSER || env.USER || '';
+  if (settings.connectionString) {
+    try {
+      const url = new URL(settings.connectionString);
+      host = decodeURIComponent(url.hostname) || url.searchParams.get('host') || host;
+      port = url.port || port;
+      database = decodeURIComponent(url.pathname.replace(/^\//, '')) || database;
+    } catch {
+      return 'the configured address';
+    }
+  }
+  return `${host}:${port}/${database}`;
 }
 
 /** The connection broke while committing and the log could not be asked whether the write landed. */
@@ -49,9 +75,9 @@ export class TeamRefusedError extends LoopxError {
 }
 
 /** Maps PostgreSQL's refusals and lost connections onto the kernel's typed errors; anything else passes through. */
-export function teamError(error: unknown): unknown {
+export function teamError(error: unknown, where?: string): unknown {
   if (!(error instanceof PgError)) return error;
-  if (error.connectionLost) return new TeamUnreachableError(error.message);
+  if (error.connectionLost) return new TeamUnreachableError(error.message, where);
   // The authority trigger (teamSchema.ts): a person's decision from a role that is not a person's.
   if (error.code === '42501')
     return new NotAllowedError(error.message, 'a person decides it, connected with a database role granted loopx_humans');

@@ -11,14 +11,18 @@ import { ReplicaDivergedError } from './teamErrors';
 // The team log's statements and the replica's catch-up: what a team write sends to PostgreSQL and how events it
 // fetches become the replica's. The same reducers as a local store apply them (applyEvent), with the log's rows.
 
-const COLUMNS = 'seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash';
+export const COLUMNS = 'seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash';
 
-/** BEGIN, hold the head (the writers' lock, until COMMIT), and read what the replica has not seen yet. */
+/**
+ * BEGIN, hold the head (the writers' lock, until COMMIT), read what the replica has not seen yet, and the server's
+ * clock once the head is held (one clock for every machine's events: their times follow the log's order).
+ */
 export function lockAndFetchStatements(afterSeq: number): PgStatement[] {
   return [
     { text: 'BEGIN' },
     { text: 'SELECT seq, hash FROM loopx.lock_head()' },
     { text: `SELECT ${COLUMNS} FROM loopx.events WHERE seq > $1 ORDER BY seq`, values: [afterSeq] },
+    { text: 'SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms' },
   ];
 }
 

@@ -1,3 +1,5 @@
+import { HUMAN_ONLY_KINDS } from '../authority';
+
 /**
  * The team store's schema in PostgreSQL (schema `loopx`): the event log (the source of truth), its head (one row, the
  * lock every writer takes), and the operation ids of committed writes. Created by the database's owner; agents and
@@ -6,25 +8,13 @@
  * The database enforces what it can without trusting the client:
  * - the chain's order: an event must follow the head (seq + 1, prev_hash = head hash); the head moves with it;
  * - append-only: nobody but the owner may UPDATE, DELETE or TRUNCATE events (no grant; a trigger says why);
- * - authority: a person's decisions (HUMAN_ONLY_KINDS) and any event recorded as a human's need `loopx_humans`.
+ * - authority: a person's decisions (HUMAN_ONLY_KINDS, the kernel's list in authority.ts) and any event recorded as a
+ *   human's need `loopx_humans`; a human's event names the login that wrote it (or a name `loopx.people` maps it to).
  * Event `data` is stored as text, exactly the canonical JSON the hash covers (jsonb would reorder its keys).
  */
 
-/** Event kinds only a person may write: the kernel refuses agents these through requireHumanChannel (authority.ts). */
-export const HUMAN_ONLY_KINDS = [
-  'gate.decided', // approving or rejecting a gate (gates.ts)
-  'todo.unblocked', // unblocking (todos.ts)
-  'goal.check_set', // acceptance checks (checks.ts)
-  'todo.check_set',
-  'goal.checks_allowed', // which checks agents may set (monitors.ts)
-  'monitor.approved', // letting an agent's check run (monitors.ts)
-  'log.accepted', // accepting a broken log (logHealth.ts)
-  'hook.added', // hooks run commands unattended (hooks.ts)
-  'hook.removed',
-  'goal.worktree_set', // where a goal's turns work (worktreeSetting.ts)
-] as const;
-
-/** The role a person's database login is granted; its members may write HUMAN_ONLY_KINDS. */
+/** The role a person's database login is granted; its members may write HUMAN_ONLY_KINDS (authority.ts). */
+export { HUMAN_ONLY_KINDS };
 export const HUMANS_ROLE = 'loopx_humans';
 export const AGENTS_ROLE = 'loopx_agents';
 /** The channel every commit notifies with its last seq, so replicas wake (teamListener.ts). */
@@ -67,6 +57,14 @@ CREATE TABLE IF NOT EXISTS loopx.head (
 );
 INSERT INTO loopx.head (seq, hash) VALUES (0, repeat('0', 64)) ON CONFLICT DO NOTHING;
 
+-- Humans are named by their login: a person's event must name current_user, or a name the owner mapped that login to
+-- here (a person whose loopx name is not their login: INSERT INTO loopx.people VALUES ('ada', 'Ada Lovelace')).
+CREATE TABLE IF NOT EXISTS loopx.people (
+  login name NOT NULL,
+  actor text NOT NULL,
+  PRIMARY KEY (login, actor)
+);
+
 CREATE TABLE IF NOT EXISTS loopx.ops (
   op_id uuid PRIMARY KEY,
   first_seq bigint NOT NULL,
@@ -100,9 +98,22 @@ BEGIN
     -- Killing a todo with a pending gate cancels a person's question (todos.ts).
     needs_human := jsonb_array_length(COALESCE(NEW.data::jsonb -> 'cancelledGates', '[]'::jsonb)) > 0;
   END IF;
+  IF NOT needs_human AND NEW.kind = 'worktree.removed' THEN
+    -- Removing a folder with uncommitted changes is a person's force (hygiene.ts, landing.ts); the kernel never forces.
+    needs_human := COALESCE((NEW.data::jsonb ->> 'forced')::boolean, false);
+  END IF;
   IF needs_human AND NOT human THEN
     RAISE EXCEPTION 'event % (%) is a person''s decision: database role % is not a member of ${HUMANS_ROLE}',
       NEW.seq, NEW.kind, current_user USING ERRCODE = 'insufficient_privilege', HINT = 'loopx_human_only';
+  END IF;
+  -- A person writes in their own name: the login, or a name the owner mapped it to. The schema's owner (who moves a
+  -- store in, with its history's names) is exempt: it could drop this trigger anyway.
+  IF NEW.actor_kind = 'human' AND NEW.actor IS DISTINCT FROM current_user::text
+     AND NOT pg_has_role(current_user, (SELECT nspowner FROM pg_namespace WHERE nspname = 'loopx'), 'MEMBER')
+     AND NOT EXISTS (SELECT 1 FROM loopx.people p WHERE p.login = current_user AND p.actor = NEW.actor) THEN
+    RAISE EXCEPTION 'event % is recorded as person %, but database role % writes it; a person writes in their own name',
+      NEW.seq, NEW.actor, current_user USING ERRCODE = 'insufficient_privilege', HINT = 'loopx_not_this_person',
+      DETAIL = 'the owner maps a login to its loopx name: INSERT INTO loopx.people (login, actor) VALUES (login, name)';
   END IF;
   RETURN NEW;
 END $f$;
@@ -141,6 +152,6 @@ REVOKE ALL ON ALL TABLES IN SCHEMA loopx FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA loopx FROM PUBLIC;
 GRANT USAGE ON SCHEMA loopx TO ${AGENTS_ROLE}, ${HUMANS_ROLE};
 GRANT SELECT, INSERT ON loopx.events, loopx.ops TO ${AGENTS_ROLE}, ${HUMANS_ROLE};
-GRANT SELECT ON loopx.head TO ${AGENTS_ROLE}, ${HUMANS_ROLE};
+GRANT SELECT ON loopx.head, loopx.people TO ${AGENTS_ROLE}, ${HUMANS_ROLE};
 GRANT EXECUTE ON FUNCTION loopx.lock_head(), loopx.check_authority(), loopx.advance_head() TO ${AGENTS_ROLE}, ${HUMANS_ROLE};
 `;

@@ -71,7 +71,7 @@ export function openTeamKernel(root: string, options: TeamKernelOptions): { kern
     });
   } catch (error) {
     kernel.close();
-    throw teamError(error);
+    throw teamError(error, team.where);
   }
   return { kernel, engine: team };
 }

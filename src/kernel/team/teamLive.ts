@@ -1,0 +1,149 @@
+import pg from 'pg';
+import type { StoredEvent } from '../events/eventTypes';
+import type { ConnectionSettings } from './syncPg';
+import { COLUMNS, rowsToEvents } from './teamLog';
+import { NOTIFY_CHANNEL } from './teamSchema';
+
+/** Waits between attempts to listen again after the connection was lost or refused (the last one repeats). */
+export const RECONNECT_MS: readonly number[] = [100, 250, 500, 1000, 2000, 5000, 10_000];
+
+/** What the live listener needs of the replica: its head, and applying fetched events (returns those applied). */
+export interface LiveReplica {
+  headSeq(): number;
+  apply(events: StoredEvent[]): StoredEvent[];
+}
+
+/**
+ * Keeps a replica current while someone watches it: LISTENs on channel `loopx_log` on its own asynchronous `pg` client
+ * (the kernel's thread is synchronous and cannot wait in a LISTEN), and on every notification of a seq the replica has
+ * not got, fetches the events after the replica's head on that same client (no blocking of the caller's thread on the
+ * network) and applies them, then wakes the subscribers. A lost connection is opened again with back-off; once it
+ * listens again, the replica catches up once (notifications sent meanwhile were missed) before it counts as current.
+ *
+ * `current()` tells a read it may skip its catch-up query: listening, caught up since LISTEN began, no fetch under way,
+ * and no notification heard for a seq past the replica's head.
+ */
+export class TeamLive {
+  private client: pg.Client | null = null;
+  private listening = false;
+  /** Caught up at least once since the current LISTEN began. */
+  private caughtUp = false;
+  private pulling: Promise<void> | null = null;
+  private again = false;
+  /** The highest seq a notification named. */
+  private heard = 0;
+  private attempt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  /** Lost connections so far and listens (re)established: what tests and a status line read. */
+  readonly stats = { connects: 0, lost: 0, fetches: 0 };
+
+  constructor(
+    private readonly settings: ConnectionSettings,
+    private readonly replica: LiveReplica,
+    private readonly wake: (applied: StoredEvent[]) => void,
+    private readonly reconnectMs: readonly number[] = RECONNECT_MS,
+  ) {
+    void this.connect();
+  }
+
+  /** True when a read may trust the replica without asking the log (see the class comment). */
+  current(): boolean {
+    return this.listening && this.caughtUp && !this.pulling && this.heard <= this.replica.headSeq();
+  }
+
+  get isListening(): boolean {
+    return this.listening;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.drop();
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({
+      connectionString: this.settings.connectionString,
+      application_name: 'loopx-listen',
+      // A connection that dies silently (a partition, no RST) is found by TCP keepalive, not by waiting forever.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
+    this.client = client;
+    client.on('notification', (message) => {
+      if (message.channel !== NOTIFY_CHANNEL || client !== this.client) return;
+      const seq = Number(message.payload);
+      if (!Number.isSafeInteger(seq)) return;
+      this.heard = Math.max(this.heard, seq);
+      if (seq > this.replica.headSeq()) this.pull();
+    });
+    client.on('error', () => this.lost(client));
+    client.on('end', () => this.lost(client));
+    try {
+      await client.connect();
+      // Neither the socket nor a retry timer keeps a process alive on its own (as SQLite's watch is not persistent).
+      (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    } catch {
+      this.lost(client);
+      return;
+    }
+    if (client !== this.client) return;
+    this.listening = true;
+    this.attempt = 0;
+    this.stats.connects++;
+    // Whatever was committed before LISTEN took effect (or while the connection was down) was not notified.
+    this.pull();
+  }
+
+  private lost(client: pg.Client): void {
+    if (client !== this.client) return;
+    this.stats.lost++;
+    this.drop();
+    if (this.closed) return;
+    const wait = this.reconnectMs[Math.min(this.attempt, this.reconnectMs.length - 1)] ?? 1000;
+    this.attempt++;
+    this.timer = setTimeout(() => void this.connect(), wait);
+    this.timer.unref();
+  }
+
+  private drop(): void {
+    const client = this.client;
+    this.client = null;
+    this.listening = false;
+    this.caughtUp = false;
+    client?.end().catch(() => {});
+  }
+
+  /** Fetches and applies what the replica lacks; a notification during a fetch makes it fetch again after. */
+  private pull(): void {
+    if (this.pulling) {
+      this.again = true;
+      return;
+    }
+    this.pulling = (async () => {
+      try {
+        do {
+          this.again = false;
+          const client = this.client;
+          if (!client) return;
+          const rows = await client.query(`SELECT ${COLUMNS} FROM loopx.events WHERE seq > $1 ORDER BY seq`, [this.replica.headSeq()]);
+          this.stats.fetches++;
+          if (client !== this.client) return;
+          const applied = this.replica.apply(rowsToEvents(rows.rows));
+          if (client === this.client) this.caughtUp = true;
+          // Woken once this fetch is over, so a watcher that reads at once finds the replica current (no query).
+          if (applied.length > 0) queueMicrotask(() => this.wake(applied));
+        } while (this.again);
+      } catch {
+        // A lost connection arrives through 'error'/'end' too; a replica that could not apply is left to the next read,
+        // which catches up itself (and reports what is wrong) since the replica is not current.
+        this.caughtUp = false;
+      } finally {
+        this.pulling = null;
+      }
+    })();
+  }
+}

@@ -1,0 +1,101 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
+import { listGoals } from '../../src/kernel/goals/goalQueries';
+import { openTeamKernel } from '../../src/kernel/team/teamStore';
+import { TeamReach } from '../../src/extension/store/teamReach';
+import { describeError } from '../../src/runtime/describeError';
+import { human } from '../../src/kernel/testKit';
+import { POSTGRES_MISSING } from '../support/postgres';
+import { install, machine, newTeamStore, useCluster } from './teamKit';
+
+// What a VS Code window does with a team store whose server stops answering (issue 25, item 6), at the store-model
+// level: the read model's reads go through TeamReach, against a real server stopped and started again.
+
+const work = mkdtempSync(join(tmpdir(), 'loopx-reach-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+if (!install) test.skip(POSTGRES_MISSING, () => {});
+
+const fixture = useCluster();
+
+async function until(what: string, cond: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.skipIf(!install)('a window whose team store cannot be reached', () => {
+  test('says so with the store named, shows the last state only when asked, refuses a change in words, and recovers by itself', async () => {
+    const { name, ownerUrl } = await newTeamStore(fixture.cluster);
+    const { kernel } = openTeamKernel(work, {
+      replicaPath: join(work, '.loopx', 'loopx.db'),
+      connection: { connectionString: ownerUrl },
+      actor: human,
+    });
+    let changes = 0;
+    const reach = new TeamReach(
+      () => kernel,
+      () => changes++,
+      200,
+    );
+    const titles = () => reach.read((db) => listGoals(db).map((g) => g.title), ['(nothing shown)']);
+    try {
+      const goal = createGoal(kernel, { title: 'before the outage' });
+      expect(titles()).toEqual(['before the outage']);
+      expect(reach.unreachable).toBeUndefined();
+
+      await fixture.cluster.crash();
+      // A read finds the server gone: the views show the sentence (and Retry, Show the Last State), not stale rows.
+      expect(titles()).toEqual(['(nothing shown)']);
+      const where = `127.0.0.1:${fixture.cluster.port}/${name}`;
+      expect(reach.unreachable).toMatchObject({ where, lastState: false });
+      expect(reach.sentence()).toMatch(
+        new RegExp(`^The team store at ${where.replace(/\./g, '\\.')} cannot be reached\\. Nothing is lost`),
+      );
+      expect(reach.sentence()).not.toMatch(/team_unreachable|ECONN/);
+      expect(changes).toBe(1);
+      expect(reach.retry()).toBe(false);
+
+      // The person chooses to see the last state: the replica as it was, marked as possibly out of date.
+      reach.showLastState();
+      expect(titles()).toEqual(['before the outage']);
+      expect(reach.sentence()).toMatch(/Showing the last state this window saw, which may be out of date; changes are refused/);
+
+      // A change the person attempts meanwhile is refused, in words, with nothing recorded (not dropped silently).
+      let refused: unknown;
+      try {
+        setGoalStatus(kernel, goal.id, 'paused');
+      } catch (error) {
+        refused = error;
+      }
+      const said = describeError(refused, 'person');
+      expect(said.body.code).toBe('team_unreachable');
+      expect(said.body.message).toBe(
+        `The team store at ${where} cannot be reached. Nothing was changed and nothing is lost; try again once it is back.`,
+      );
+      reach.noteFailure(refused);
+      expect(titles()).toEqual(['before the outage']);
+      expect(kernel.engine.db.prepare('SELECT status FROM goals WHERE id = ?').get(goal.id)?.status).toBe('active');
+
+      // The server comes back and someone else changes the store: the window recovers on its next tick, unasked.
+      await fixture.cluster.restart();
+      const away = machine(ownerUrl, human);
+      try {
+        createGoal(away.kernel, { title: 'while you were away' });
+      } finally {
+        away.kernel.close();
+      }
+      await until('the window to recover by itself', () => reach.unreachable === undefined);
+      expect(titles()).toEqual(['before the outage', 'while you were away']);
+      expect(setGoalStatus(kernel, goal.id, 'paused').status).toBe('paused');
+    } finally {
+      reach.dispose();
+      kernel.close();
+    }
+  });
+});
