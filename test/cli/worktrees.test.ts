@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { LOOPX, REPO, cleanEnv, dumpStore, inVsCode, loopx, loopxAsync, startGoal } from './harness';
+import { LOOPX, REPO, cleanEnv, dumpStore, inVsCode, inVsCodeAsync, loopx, loopxAsync, startGoal } from './harness';
 import { type RunnerChild, startRunner } from './runner';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 import { discardWorktree, mergeWorktree } from '../../src/kernel/worktrees/landing';
@@ -587,14 +587,14 @@ describe.skipIf(!PTY_AVAILABLE)(`pull requests and merges away from the main fol
 });
 
 describe('in VS Code (the kernel with channel vscode)', () => {
-  test('merge and discard go through the same rules: a merge commit lands, the channel is recorded', () => {
+  test('merge and discard go through the same rules: a merge commit lands, the channel is recorded', async () => {
     const s = setUp();
     agentTurn(s, 'T1', 'a.txt', 'a\n');
     agentTurn(s, 'T2', 'b.txt', 'b\n');
-    const merged = inVsCode(s.root, (k) => mergeWorktree(k, 'T1', 'merge'));
+    const merged = await inVsCodeAsync(s.root, (k) => mergeWorktree(k, 'T1', 'merge'));
     expect(merged).toMatchObject({ status: 'merged', landedChannel: 'vscode' });
     expect(s.git(['log', '-1', '--format=%s', 'main'])).toBe('Merge loopx/T1-parse-quoted-fields: Parse quoted fields (loopx T1)');
-    expect(inVsCode(s.root, (k) => discardWorktree(k, 'T2', false))).toMatchObject({ status: 'discarded' });
+    expect(await inVsCodeAsync(s.root, (k) => discardWorktree(k, 'T2', false))).toMatchObject({ status: 'discarded' });
   });
 });
 

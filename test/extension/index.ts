@@ -6,6 +6,8 @@ import Mocha from 'mocha';
  */
 export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'tdd', timeout: 120_000, color: false, reporter: 'spec' });
+  // A developer runs one suite while working on it: LOOPX_HOST_GREP=branches npm run test:e2e -- host --profile …
+  if (process.env.LOOPX_HOST_GREP) mocha.grep(process.env.LOOPX_HOST_GREP);
   mocha.suite.emit('pre-require', globalThis, 'loopx-extension-suites', mocha);
   /* eslint-disable @typescript-eslint/no-require-imports */
   require('./welcome.test');
