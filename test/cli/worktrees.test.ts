@@ -429,7 +429,7 @@ describe.skipIf(!PTY_AVAILABLE)(`landing is a person's decision${PTY_AVAILABLE ?
     expect(agent.json.error?.code).toBe('not_allowed');
   });
 
-  test('clean --older-than also takes shipped and abandoned todos idle that long; a dirty one is reported, never removed; branches stay', () => {
+  test('clean --older-than also takes shipped and abandoned todos idle that long; a dirty one is reported, never removed; branches stay', async () => {
     const s = setUp();
     const t1 = agentTurn(s, 'T1', 'a.txt', 'a\n'); // shipped: its branch waits for a person
     const t2 = agentTurn(s, 'T2', 'b.txt', 'b\n', false); // released, then nobody came back to it
@@ -442,7 +442,7 @@ describe.skipIf(!PTY_AVAILABLE)(`landing is a person's decision${PTY_AVAILABLE ?
     const age = { olderThanSeconds: 7 * 86_400, nowMs: later };
     const kernel = Kernel.open(s.root, { actor: { name: 'ada', kind: 'human', channel: 'vscode' }, clock: () => later });
     try {
-      const result = cleanWorktrees(kernel, false, age);
+      const result = await cleanWorktrees(kernel, false, age);
       expect(result.removed.map((w) => [w.todoId, w.unmerged, w.why])).toEqual([
         ['T1', 1, expect.stringMatching(/^todo T1 shipped \(last change \d{4}-\d\d-\d\d\) and its branch waits for a person$/)],
       ]);
@@ -450,7 +450,7 @@ describe.skipIf(!PTY_AVAILABLE)(`landing is a person's decision${PTY_AVAILABLE ?
         ['T2', 1, expect.stringMatching(/^todo T2 was not worked on since \d{4}-/)],
       ]);
       // The automatic pass (loopx run --clean-worktrees) never forces: the dirty one is still only reported.
-      expect(autoCleanWorktrees(kernel.as({ name: 'kernel', kind: 'kernel' }), age).kept.map((w) => w.todoId)).toEqual(['T2']);
+      expect((await autoCleanWorktrees(kernel.as({ name: 'kernel', kind: 'kernel' }), age)).kept.map((w) => w.todoId)).toEqual(['T2']);
     } finally {
       kernel.close();
     }

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -9,7 +9,7 @@ import { Kernel } from '../../src/kernel/kernel';
 import { createGoal } from '../../src/kernel/goals/goals';
 import { findWorktree } from '../../src/kernel/worktrees/worktreeRows';
 import { GIT_IDENTITY, shipOnBranch } from '../fixtures/worktreeRepo';
-import { app, vscodeHuman, withAnswers, workspaceRoot } from './support';
+import { app, until, vscodeHuman, withAnswers, workspaceRoot } from './support';
 
 /**
  * Landing a todo's branch from VS Code with real git: the workspace becomes a repository for this suite, a goal gets
@@ -137,6 +137,45 @@ suite('branches of worktree goals', () => {
       process.env.PATH = savedPath;
       gitQuiet(['remote', 'remove', 'origin']);
       rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  test('with loopx.worktrees.cleanAfter on, the window removes stray worktree folders; a dirty one is said once and kept', async () => {
+    const loopx = await app();
+    const janitor = loopx.primary.worktreeJanitor;
+    const folders = `${root}.loopx-worktrees`;
+    const [clean, dirty] = [join(folders, 'stray-clean'), join(folders, 'stray-dirty')];
+    // Folders the store never made (a crashed tool's, a person's experiment): stray whatever their age.
+    git(['worktree', 'add', '-q', '-b', 'loopx/stray-clean', clean, 'main']);
+    git(['worktree', 'add', '-q', '-b', 'loopx/stray-dirty', dirty, 'main']);
+    writeFileSync(join(dirty, 'wip.txt'), 'half a thought\n');
+    const config = vscode.workspace.getConfiguration('loopx.worktrees');
+    assert.equal(config.inspect('cleanAfter')?.defaultValue, 'off', 'off unless the person turns it on');
+    const passes = janitor.passes.length;
+    try {
+      const { prompts } = await withAnswers({}, async () => {
+        await config.update('cleanAfter', '7d', vscode.ConfigurationTarget.Global);
+        await until(() => janitor.passes.length > passes, 'the clean-up to run once the setting is on', 30_000);
+        // Later passes within the hour do nothing, and the kept folder is not said again.
+        assert.equal(await janitor.tick(), null);
+      });
+      assert.equal(existsSync(clean), false, 'the clean stray folder was removed');
+      assert.equal(readFileSync(join(dirty, 'wip.txt'), 'utf8'), 'half a thought\n', 'the dirty one is untouched');
+      assert.notEqual(git(['rev-parse', '--verify', '--quiet', 'loopx/stray-clean']), '', 'its branch stays');
+      const kept = prompts.filter((p) => p.startsWith('warning: LoopX left the worktree folder'));
+      assert.deepEqual(kept, [
+        `warning: LoopX left the worktree folder ${dirty} in place: it has a file nobody committed. A folder with uncommitted work is never removed without asking.`,
+      ]);
+      assert.ok(
+        prompts.some((p) =>
+          /^info: LoopX removed a worktree folder idle for 7d or more \(loopx\/stray-clean\); its branch stays\.$/.test(p),
+        ),
+        prompts.join('\n'),
+      );
+    } finally {
+      await config.update('cleanAfter', undefined, vscode.ConfigurationTarget.Global);
+      gitQuiet(['worktree', 'remove', '--force', dirty]);
+      gitQuiet(['branch', '-D', 'loopx/stray-clean', 'loopx/stray-dirty']);
     }
   });
 

@@ -173,11 +173,11 @@ export const worktreeClean: Command = {
     },
   },
   examples: ['loopx worktree clean', 'loopx worktree clean --older-than 7d'],
-  run(ctx) {
+  async run(ctx) {
     const kernel = ctx.kernel();
     const olderThan = ctx.args.num('older-than');
     const age = olderThan === undefined ? undefined : { olderThanSeconds: olderThan, nowMs: kernel.read((_db, nowMs) => nowMs) };
-    const { stray } = strayWorktrees(kernel, age);
+    const { stray } = await strayWorktrees(kernel, age);
     if (stray.length === 0)
       return {
         data: { removed: [], kept: [] },
@@ -189,7 +189,7 @@ export const worktreeClean: Command = {
       'clean',
       stray.map(strayLine),
     );
-    const result = cleanWorktrees(kernel.as(human), ctx.args.bool('force'), age);
+    const result = await cleanWorktrees(kernel.as(human), ctx.args.bool('force'), age);
     const lines = [
       ...result.removed.map((w) => `Removed ${strayLine(w)}`),
       ...result.kept.map((w) => `Kept ${strayLine(w)}${w.uncommitted ? ' (--force removes it)' : ''}`),
