@@ -267,23 +267,30 @@ describe("a goal's setup command makes a fresh worktree ready before the agent s
 });
 
 describe('a failed setup backs off in loopx run', () => {
-  test('the runner says it and does not run the setup again before its back-off; a changed command runs at once', async () => {
-    const s = setUp();
+  test('the runner says it, says why nothing runs while it backs off, and takes another ready todo meanwhile', async () => {
+    const s = setUp(['--worktree', 'main'], ['Parse quoted fields']);
     const ran = join(s.parent, 'setup-runs.txt');
-    inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, `echo run >> '${ran}'; echo "npm ERR! broken" >&2; exit 1`));
+    // It fails in T1's worktree only: another todo's turn sets up fine.
+    const failing = `echo "$LOOPX_WORKTREE" >> '${ran}'; case "$LOOPX_WORKTREE" in *T1-*) echo "npm ERR! broken" >&2; exit 1;; esac`;
+    inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, failing));
     const r = s.runner(['--host', 'custom', '--command', agentCommand('hang'), '--agent', 'bot', '--max-turns', '1']);
     const failed = await r.waitFor((e) => e.event === 'turn_not_started' && e.code === 'setup_failed');
     expect(failed).toMatchObject({ goalId: 'G1', retryAt: expect.any(String) as string });
-    // A person's write wakes the runner for another pass: within the back-off it refuses without running the setup.
-    s.cli(['todo', 'add', '--goal', 'G1', '--title', 'Wake the runner']);
-    const waiting = await r.waitFor((e) => e.event === 'turn_not_started' && String(e.message).includes('is not run again before'));
-    expect(waiting).toMatchObject({ code: 'setup_failed', retryAt: failed.retryAt });
-    expect(readFileSync(ran, 'utf8')).toBe('run\n');
+    // A todo waiting on T1 wakes the runner (a write) without being ready: should-run now says why nothing runs.
+    s.cli(['todo', 'add', '--goal', 'G1', '--title', 'After the parser', '--depends-on', 'T1']);
+    const waiting = await r.waitFor((e) => e.event === 'decision' && e.reason === 'setup_backoff');
+    expect(waiting).toMatchObject({ run: false, nextWakeAt: failed.retryAt });
+    expect(readFileSync(ran, 'utf8').trim().split('\n')).toHaveLength(1); // not run again within the back-off
     expect(s.cli(['turn', 'list', '--json']).json.data).toEqual([]); // nothing claimed, no turn
-    // A person changes the command: it runs at once and the turn starts.
-    inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, `echo fixed >> '${ran}'`));
-    await r.waitFor((e) => e.event === 'turn_started' && e.todoId === 'T1');
-    expect(readFileSync(ran, 'utf8')).toBe('run\nfixed\n');
+    // Another ready todo is taken meanwhile: its setup runs in its own worktree and its turn starts.
+    s.cli(['todo', 'add', '--goal', 'G1', '--title', 'Write the docs']);
+    await r.waitFor((e) => e.event === 'turn_started' && e.todoId === 'T3');
+    expect(
+      readFileSync(ran, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split('/').pop()),
+    ).toEqual(['T1-parse-quoted-fields', 'T3-write-the-docs']);
     await r.waitFor((e) => e.event === 'output' && e.line === 'hanging');
     const launcher = JSON.parse(readFileSync(join(s.root, '.loopx', 'turns', 'R1', 'launcher.json'), 'utf8')) as { hostPid: number };
     r.child.kill('SIGKILL');

@@ -24,6 +24,7 @@ import { type Recovery, recoverTurns } from './recovery';
 import { decisionLine, endedLine, recoveredLine, sleepLine, startedLine } from './runnerWords';
 import { renewIntervalMs } from '../../kernel/todos/claims';
 import { listGoals, getGoal } from '../../kernel/goals/goalQueries';
+import { setupWaits } from '../../kernel/worktrees/setupBackoff';
 
 export interface RunnerOptions {
   /** Goals to serve; empty: every active goal, read again on each pass. */
@@ -275,7 +276,8 @@ export class Runner {
       if (this.closed || this.stopping || this.reachedMax()) return undefined;
       const { answer, max, facts } = this.agentKernel.read((db, now) => {
         const goal = getGoal(db, goalId);
-        const answer = shouldRun(db, goal, now);
+        // The plan its turn start follows: a todo whose failed worktree setup backs off is skipped.
+        const answer = shouldRun(db, goal, now, { setupWaits: setupWaits(this.agentKernel.storeDir, goal, now) });
         // Why it waits, in the words VS Code uses: read only when it waits (a yes needs no reason).
         const facts = answer.run
           ? {}
