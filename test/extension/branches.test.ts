@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -145,7 +145,8 @@ suite('branches of worktree goals', () => {
     const janitor = loopx.primary.worktreeJanitor;
     const folders = `${root}.loopx-worktrees`;
     const [clean, dirty] = [join(folders, 'stray-clean'), join(folders, 'stray-dirty')];
-    // Folders the store never made (a crashed tool's, a person's experiment): stray whatever their age.
+    // Folders the store never made (a crashed tool's, a person's experiment): stray whatever their age. (git names
+    // them by their real path: the workspace may sit behind a symbolic link.)
     git(['worktree', 'add', '-q', '-b', 'loopx/stray-clean', clean, 'main']);
     git(['worktree', 'add', '-q', '-b', 'loopx/stray-dirty', dirty, 'main']);
     writeFileSync(join(dirty, 'wip.txt'), 'half a thought\n');
@@ -164,7 +165,7 @@ suite('branches of worktree goals', () => {
       assert.notEqual(git(['rev-parse', '--verify', '--quiet', 'loopx/stray-clean']), '', 'its branch stays');
       const kept = prompts.filter((p) => p.startsWith('warning: LoopX left the worktree folder'));
       assert.deepEqual(kept, [
-        `warning: LoopX left the worktree folder ${dirty} in place: it has a file nobody committed. A folder with uncommitted work is never removed without asking.`,
+        `warning: LoopX left the worktree folder ${realpathSync(dirty)} in place: it has a file nobody committed. A folder with uncommitted work is never removed without asking.`,
       ]);
       assert.ok(
         prompts.some((p) =>

@@ -50,10 +50,13 @@ export class BranchChanges {
     while (this.reading.size) await Promise.all(this.reading.values());
   }
 
-  /** Forgets every reading: the next read asks git again (Refresh, and right after a person landed a branch). */
+  /**
+   * Every reading goes stale: the next read asks git again (Refresh, and right after a person landed a branch). What
+   * git said last is still shown until it answers, so the cards do not lose their branch for a moment.
+   */
   forget(): void {
     this.generation++;
-    this.seen.clear();
+    for (const [todoId, reading] of this.seen) this.seen.set(todoId, { ...reading, key: '' });
     this.reading.clear();
   }
 

@@ -55,9 +55,8 @@ export interface LandingOptions {
 }
 
 /** Past this point the landing cannot be cancelled: a person's cancel that came before it is honoured here. */
-function lastChanceToCancel(options: LandingOptions, what: string): void {
-  if (options.signal?.aborted)
-    throw new RefusedError('landing_cancelled', `${what} was cancelled before anything changed; nothing was recorded`);
+function lastChanceToCancel(options: LandingOptions, sentence: string): void {
+  if (options.signal?.aborted) throw new RefusedError('landing_cancelled', sentence);
 }
 
 /**
@@ -93,7 +92,7 @@ export async function mergeWorktree(
       await tracked(home),
       `commit or stash them there first; ${row.branch} is kept`,
     );
-  lastChanceToCancel(options, `merging ${row.branch}`);
+  lastChanceToCancel(options, `merging ${row.branch} was cancelled before anything changed; nothing was recorded`);
   options.onStep?.('merging');
   let scratch: string | null = null;
   if (!home) mkdirSync(worktreesDir(repo), { recursive: true });
@@ -182,7 +181,10 @@ export async function openPullRequest(kernel: Kernel, todoId: string, options: L
   options.onStep?.('pushing');
   // A push stopped halfway lands nothing: the branch on origin is only a copy, and no pull request was asked for.
   await gitAsync(repo, ['push', '-u', 'origin', row.branch], { timeoutMs: 120_000, signal: options.signal });
-  lastChanceToCancel(options, `opening a pull request for ${row.branch}`);
+  lastChanceToCancel(
+    options,
+    `opening a pull request for ${row.branch} was cancelled after the push: the branch is on origin, no pull request was asked for and nothing was recorded`,
+  );
   options.onStep?.('opening');
   const todo = kernel.read((db) => getTodo(db, todoId));
   const body = `${todo.detail || todo.title}\n\nFrom loopx todo ${todoId} (branch ${row.branch}).`;
@@ -213,7 +215,7 @@ export async function discardWorktree(kernel: Kernel, todoId: string, force: boo
   if (present && !force)
     refuseDirty(`the worktree of ${todoId} (${row.path})`, await dirtyFilesAsync(row.path), 'a person may drop them with --force');
   const head = (await resolveCommitAsync(repo, `refs/heads/${row.branch}`)) ?? row.baseCommit;
-  lastChanceToCancel(options, `discarding ${row.branch}`);
+  lastChanceToCancel(options, `discarding ${row.branch} was cancelled before anything changed; nothing was recorded`);
   options.onStep?.('removing');
   if (present) await gitAsync(repo, ['worktree', 'remove', ...(force ? ['--force'] : []), row.path]);
   await gitRawAsync(repo, ['branch', '-D', row.branch]);
