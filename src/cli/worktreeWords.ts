@@ -21,8 +21,8 @@ export function strayLine(w: StrayWorktree): string {
 }
 
 /** doctor's worktree line: stray folders (a warning) with their disk use; nothing when no worktree was ever made. */
-export function worktreeCheck(kernel: Kernel): ['worktrees', 'ok' | 'warn', string] | null {
-  const { stray, open } = strayWorktrees(kernel);
+export async function worktreeCheck(kernel: Kernel): Promise<['worktrees', 'ok' | 'warn', string] | null> {
+  const { stray, open } = await strayWorktrees(kernel);
   if (stray.length === 0 && open === 0) return null;
   if (stray.length === 0) return ['worktrees', 'ok', `${open} in use by todos, none stray`];
   const bytes = stray.reduce((sum, w) => sum + w.bytes, 0);

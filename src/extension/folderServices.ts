@@ -18,6 +18,7 @@ import { MonitorTicker } from './monitors/monitorTicker';
 import { MonitorNotifier } from './monitors/monitorNotifier';
 import { EventNotifier, WindowHooks } from './hooks/windowHooks';
 import type { GoalsFilter } from './views/goalsFilter';
+import { WorktreeJanitor } from './worktrees/worktreeJanitor';
 
 /** What every folder's services share: the window's log, the person, where the extension and its CLI are. */
 export interface SharedServices {
@@ -59,6 +60,8 @@ export class FolderServices extends Disposable {
   /** Hooks a person set, run by this window for events it sees first (trusted workspaces). */
   readonly hooks: WindowHooks;
   readonly eventNotifier: EventNotifier;
+  /** The automatic worktree clean-up, when the person turned it on (loopx.worktrees.cleanAfter). */
+  readonly worktreeJanitor: WorktreeJanitor;
   readonly ctx: Services;
 
   constructor(
@@ -101,6 +104,7 @@ export class FolderServices extends Disposable {
     };
     this.autoRunner = this.register(new AutoRunner(this.model, this.turns, log));
     this.turnRecovery = this.register(new TurnRecovery(this.session, this.turns, log));
+    this.worktreeJanitor = this.register(new WorktreeJanitor(this.session, this.model, log));
   }
 
   get name(): string {

@@ -87,7 +87,8 @@ export type RefusalCode =
   | 'worktree_dirty'
   | 'gh_missing'
   | 'setup_failed'
-  | 'setup_cancelled';
+  | 'setup_cancelled'
+  | 'landing_cancelled';
 
 export class AlreadyClaimedError extends RefusedError {
   constructor(todoId: string, owner: string, until: string) {

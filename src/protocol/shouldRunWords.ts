@@ -52,6 +52,8 @@ export function shouldRunReason(facts: ShouldRunFacts): string {
       return 'the goal is cooling down after its last turn';
     case 'no_change':
       return 'its ready todos wait to be tried again after turns on them made no progress';
+    case 'setup_backoff':
+      return 'its ready todos wait: their worktree setup failed and runs again after a pause';
     default:
       return facts.reason.replace(/_/g, ' ');
   }

@@ -61,6 +61,16 @@ export function loopxAsync(args: string[], options: { cwd: string; env?: Record<
   });
 }
 
+/** inVsCode for kernel operations that wait on git (landings): the kernel stays open until they end. */
+export async function inVsCodeAsync<T>(root: string, fn: (kernel: Kernel) => Promise<T>): Promise<T> {
+  const kernel = Kernel.open(root, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
+  try {
+    return await fn(kernel);
+  } finally {
+    kernel.close();
+  }
+}
+
 /**
  * What a person does in VS Code: the extension calls the kernel in-process as the human with channel `vscode`.
  * Tests seed human decisions this way (starting a goal, approving a gate); the terminal path is in pty.ts.

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { LOOPX, REPO, cleanEnv, dumpStore, inVsCode, loopx, loopxAsync, startGoal } from './harness';
+import { LOOPX, REPO, cleanEnv, dumpStore, inVsCode, inVsCodeAsync, loopx, loopxAsync, startGoal } from './harness';
 import { type RunnerChild, startRunner } from './runner';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 import { discardWorktree, mergeWorktree } from '../../src/kernel/worktrees/landing';
@@ -267,23 +267,30 @@ describe("a goal's setup command makes a fresh worktree ready before the agent s
 });
 
 describe('a failed setup backs off in loopx run', () => {
-  test('the runner says it and does not run the setup again before its back-off; a changed command runs at once', async () => {
-    const s = setUp();
+  test('the runner says it, says why nothing runs while it backs off, and takes another ready todo meanwhile', async () => {
+    const s = setUp(['--worktree', 'main'], ['Parse quoted fields']);
     const ran = join(s.parent, 'setup-runs.txt');
-    inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, `echo run >> '${ran}'; echo "npm ERR! broken" >&2; exit 1`));
+    // It fails in T1's worktree only: another todo's turn sets up fine.
+    const failing = `echo "$LOOPX_WORKTREE" >> '${ran}'; case "$LOOPX_WORKTREE" in *T1-*) echo "npm ERR! broken" >&2; exit 1;; esac`;
+    inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, failing));
     const r = s.runner(['--host', 'custom', '--command', agentCommand('hang'), '--agent', 'bot', '--max-turns', '1']);
     const failed = await r.waitFor((e) => e.event === 'turn_not_started' && e.code === 'setup_failed');
     expect(failed).toMatchObject({ goalId: 'G1', retryAt: expect.any(String) as string });
-    // A person's write wakes the runner for another pass: within the back-off it refuses without running the setup.
-    s.cli(['todo', 'add', '--goal', 'G1', '--title', 'Wake the runner']);
-    const waiting = await r.waitFor((e) => e.event === 'turn_not_started' && String(e.message).includes('is not run again before'));
-    expect(waiting).toMatchObject({ code: 'setup_failed', retryAt: failed.retryAt });
-    expect(readFileSync(ran, 'utf8')).toBe('run\n');
+    // A todo waiting on T1 wakes the runner (a write) without being ready: should-run now says why nothing runs.
+    s.cli(['todo', 'add', '--goal', 'G1', '--title', 'After the parser', '--depends-on', 'T1']);
+    const waiting = await r.waitFor((e) => e.event === 'decision' && e.reason === 'setup_backoff');
+    expect(waiting).toMatchObject({ run: false, nextWakeAt: failed.retryAt });
+    expect(readFileSync(ran, 'utf8').trim().split('\n')).toHaveLength(1); // not run again within the back-off
     expect(s.cli(['turn', 'list', '--json']).json.data).toEqual([]); // nothing claimed, no turn
-    // A person changes the command: it runs at once and the turn starts.
-    inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, `echo fixed >> '${ran}'`));
-    await r.waitFor((e) => e.event === 'turn_started' && e.todoId === 'T1');
-    expect(readFileSync(ran, 'utf8')).toBe('run\nfixed\n');
+    // Another ready todo is taken meanwhile: its setup runs in its own worktree and its turn starts.
+    s.cli(['todo', 'add', '--goal', 'G1', '--title', 'Write the docs']);
+    await r.waitFor((e) => e.event === 'turn_started' && e.todoId === 'T3');
+    expect(
+      readFileSync(ran, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split('/').pop()),
+    ).toEqual(['T1-parse-quoted-fields', 'T3-write-the-docs']);
     await r.waitFor((e) => e.event === 'output' && e.line === 'hanging');
     const launcher = JSON.parse(readFileSync(join(s.root, '.loopx', 'turns', 'R1', 'launcher.json'), 'utf8')) as { hostPid: number };
     r.child.kill('SIGKILL');
@@ -429,7 +436,7 @@ describe.skipIf(!PTY_AVAILABLE)(`landing is a person's decision${PTY_AVAILABLE ?
     expect(agent.json.error?.code).toBe('not_allowed');
   });
 
-  test('clean --older-than also takes shipped and abandoned todos idle that long; a dirty one is reported, never removed; branches stay', () => {
+  test('clean --older-than also takes shipped and abandoned todos idle that long; a dirty one is reported, never removed; branches stay', async () => {
     const s = setUp();
     const t1 = agentTurn(s, 'T1', 'a.txt', 'a\n'); // shipped: its branch waits for a person
     const t2 = agentTurn(s, 'T2', 'b.txt', 'b\n', false); // released, then nobody came back to it
@@ -442,7 +449,7 @@ describe.skipIf(!PTY_AVAILABLE)(`landing is a person's decision${PTY_AVAILABLE ?
     const age = { olderThanSeconds: 7 * 86_400, nowMs: later };
     const kernel = Kernel.open(s.root, { actor: { name: 'ada', kind: 'human', channel: 'vscode' }, clock: () => later });
     try {
-      const result = cleanWorktrees(kernel, false, age);
+      const result = await cleanWorktrees(kernel, false, age);
       expect(result.removed.map((w) => [w.todoId, w.unmerged, w.why])).toEqual([
         ['T1', 1, expect.stringMatching(/^todo T1 shipped \(last change \d{4}-\d\d-\d\d\) and its branch waits for a person$/)],
       ]);
@@ -450,7 +457,7 @@ describe.skipIf(!PTY_AVAILABLE)(`landing is a person's decision${PTY_AVAILABLE ?
         ['T2', 1, expect.stringMatching(/^todo T2 was not worked on since \d{4}-/)],
       ]);
       // The automatic pass (loopx run --clean-worktrees) never forces: the dirty one is still only reported.
-      expect(autoCleanWorktrees(kernel.as({ name: 'kernel', kind: 'kernel' }), age).kept.map((w) => w.todoId)).toEqual(['T2']);
+      expect((await autoCleanWorktrees(kernel.as({ name: 'kernel', kind: 'kernel' }), age)).kept.map((w) => w.todoId)).toEqual(['T2']);
     } finally {
       kernel.close();
     }
@@ -587,14 +594,14 @@ describe.skipIf(!PTY_AVAILABLE)(`pull requests and merges away from the main fol
 });
 
 describe('in VS Code (the kernel with channel vscode)', () => {
-  test('merge and discard go through the same rules: a merge commit lands, the channel is recorded', () => {
+  test('merge and discard go through the same rules: a merge commit lands, the channel is recorded', async () => {
     const s = setUp();
     agentTurn(s, 'T1', 'a.txt', 'a\n');
     agentTurn(s, 'T2', 'b.txt', 'b\n');
-    const merged = inVsCode(s.root, (k) => mergeWorktree(k, 'T1', 'merge'));
+    const merged = await inVsCodeAsync(s.root, (k) => mergeWorktree(k, 'T1', 'merge'));
     expect(merged).toMatchObject({ status: 'merged', landedChannel: 'vscode' });
     expect(s.git(['log', '-1', '--format=%s', 'main'])).toBe('Merge loopx/T1-parse-quoted-fields: Parse quoted fields (loopx T1)');
-    expect(inVsCode(s.root, (k) => discardWorktree(k, 'T2', false))).toMatchObject({ status: 'discarded' });
+    expect(await inVsCodeAsync(s.root, (k) => discardWorktree(k, 'T2', false))).toMatchObject({ status: 'discarded' });
   });
 });
 

@@ -27,7 +27,8 @@ interface Check {
   host?: unknown;
 }
 
-function runChecks(kernel: Kernel): Check[] {
+/** `worktrees`: the stray worktree folders' line, read from git beforehand (asynchronously). */
+function runChecks(kernel: Kernel, worktrees: Awaited<ReturnType<typeof worktreeCheck>>): Check[] {
   const db = kernel.db;
   const checks: Check[] = [];
   const add = (name: string, level: Level, detail: string) => checks.push({ name, level, detail });
@@ -62,7 +63,6 @@ function runChecks(kernel: Kernel): Check[] {
   });
   add(...staleTurns(kernel));
   add(...runners(kernel));
-  const worktrees = worktreeCheck(kernel);
   if (worktrees) add(...worktrees);
   if (existsSync(join(kernel.root, '.git'))) {
     const ignore = existsSync(join(kernel.root, '.gitignore')) ? readFileSync(join(kernel.root, '.gitignore'), 'utf8') : '';
@@ -127,9 +127,9 @@ async function hostChecks(path: string): Promise<Check[]> {
 }
 
 /** A store that cannot be opened or read (damaged, not a store, unreadable) is a finding, not a crash. */
-function checkOrReport(run: () => Check[]): Check[] {
+async function checkOrReport(run: () => Promise<Check[]>): Promise<Check[]> {
   try {
-    return run();
+    return await run();
   } catch (error) {
     const problem = error instanceof StoreEnvironmentError ? error : environmentError(error);
     if (!problem) throw error;
@@ -144,7 +144,11 @@ export const doctor: Command = {
   async run(ctx) {
     // The hosts are asked (in parallel) while the store is checked.
     const hosts = hostChecks(ctx.env.PATH ?? '');
-    const checks = [...checkOrReport(() => runChecks(ctx.kernel())), ...(await hosts)];
+    const store = checkOrReport(async () => {
+      const kernel = ctx.kernel();
+      return runChecks(kernel, await worktreeCheck(kernel));
+    });
+    const checks = [...(await store), ...(await hosts)];
     const ok = checks.every((c) => c.level !== 'fail');
     const p = new Painter(ctx.color);
     const mark: Record<Level, string> = { ok: p.paint('green', 'ok  '), warn: p.paint('yellow', 'warn'), fail: p.paint('red', 'FAIL') };

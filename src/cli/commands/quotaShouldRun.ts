@@ -3,6 +3,7 @@ import { shouldRun } from '../../kernel/goals/quotaQueries';
 import { parseId } from '../../kernel/validate';
 import { relativeTime } from '../format';
 import { getGoal } from '../../kernel/goals/goalQueries';
+import { setupWaits } from '../../kernel/worktrees/setupBackoff';
 
 export const quotaShouldRun: Command = {
   name: ['quota', 'should-run'],
@@ -11,11 +12,17 @@ export const quotaShouldRun: Command = {
   description:
     'Answers { run, reason, nextWakeAt, remaining }; reason is one of ok, goal_inactive, no_ready_work, gate_pending, ' +
     'budget_exhausted, concurrency_limit, cooldown, no_change (every ready todo is backing off after a turn without ' +
-    'progress). nextWakeAt is null when only a human can unblock it.',
+    'progress), setup_backoff (every ready todo waits for its worktree setup, which failed, to be tried again). ' +
+    'nextWakeAt is null when only a human can unblock it.',
   flags: { goal: { type: 'string', value: 'G', required: true, description: 'the goal' } },
   run(ctx) {
     const goalId = parseId('goal', ctx.args.str('goal'));
-    const { answer, now } = ctx.kernel().read((db, now) => ({ answer: shouldRun(db, getGoal(db, goalId), now), now }));
+    const kernel = ctx.kernel();
+    const { answer, now } = kernel.read((db, now) => {
+      const goal = getGoal(db, goalId);
+      // As a runner would plan: a todo whose worktree setup failed waits out its back-off.
+      return { answer: shouldRun(db, goal, now, { setupWaits: setupWaits(kernel.storeDir, goal, now) }), now };
+    });
     const wake = answer.nextWakeAt
       ? `; wake ${relativeTime(answer.nextWakeAt, now)} (${answer.nextWakeAt})`
       : answer.run

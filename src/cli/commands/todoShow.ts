@@ -29,7 +29,7 @@ export const todoShow: Command = {
     history: { type: 'int', value: 'N', min: 0, max: 1000, description: `the newest N events (default ${HISTORY_SHOWN}, at most 1000)` },
   },
   examples: ['loopx todo show T3', 'loopx todo show T3 --json --history 0'],
-  run(ctx) {
+  async run(ctx) {
     const id = parseId('todo', ctx.args.positionals[0]);
     const limits = {
       evidence: ctx.args.num('evidence') ?? EVIDENCE_SHOWN,
@@ -37,7 +37,7 @@ export const todoShow: Command = {
     };
     const kernel = ctx.kernel();
     const { view, now, row } = kernel.read((db, now) => ({ view: todoView(db, id, now, limits), now, row: findWorktree(db, id) }));
-    const change = row ? changeSummary(kernel.root, row) : null;
+    const change = row ? await changeSummary(kernel.root, row) : null;
     const { todo, goal, acceptance } = view;
     const p = new Painter(ctx.color);
     const lines = [

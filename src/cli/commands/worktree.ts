@@ -14,13 +14,13 @@ import { getTodo } from '../../kernel/todos/todoQueries';
 const todoArg = [{ name: 'ID', description: 'todo id, e.g. T3', required: true }];
 
 /** A person types the todo's id after seeing the branch and its change: the landing is theirs. */
-function confirmLanding(ctx: CommandContext, verb: string, id: string) {
+async function confirmLanding(ctx: CommandContext, verb: string, id: string) {
   const kernel = ctx.kernel();
   const row = kernel.read((db) => listWorktreeRows(db).find((w) => w.todoId === id));
   const todo = kernel.read((db) => getTodo(db, id));
   const details = [todo.title];
   if (row) {
-    const change = changeSummary(kernel.root, row);
+    const change = await changeSummary(kernel.root, row);
     details.push(`branch ${row.branch} from ${row.base}: ${change.commits.length} commits, ${change.diffStat.text || 'no changes'}`);
   }
   return kernel.as(ctx.confirmHuman(`${verb} the branch of todo ${id}`, id, details));
@@ -31,15 +31,17 @@ export const worktreeList: Command = {
   summary: "todos' branches and worktrees: where each is, what it holds, and whether it waits for a person to land it",
   readOnly: true,
   flags: { goal: { type: 'string', value: 'G', description: "only this goal's" } },
-  run(ctx) {
+  async run(ctx) {
     const kernel = ctx.kernel();
     const rows = kernel.read((db) => listWorktreeRows(db, ctx.args.id('goal')));
-    const items = rows.map((row) => ({
-      todoId: row.todoId,
-      todoStatus: row.todoStatus,
-      title: row.todoTitle,
-      ...changeSummary(kernel.root, row),
-    }));
+    const items = await Promise.all(
+      rows.map(async (row) => ({
+        todoId: row.todoId,
+        todoStatus: row.todoStatus,
+        title: row.todoTitle,
+        ...(await changeSummary(kernel.root, row)),
+      })),
+    );
     const lines = items.map(
       (w) =>
         `${w.todoId} [${w.todoStatus}] ${w.branch} (${w.status}${w.status === 'open' && w.todoStatus === 'shipped' ? ', waits for a person' : ''}): ` +
@@ -64,11 +66,11 @@ export const worktreeMerge: Command = {
     'merge-commit': { type: 'boolean', description: 'always make a merge commit' },
   },
   examples: ['loopx worktree merge T3', 'loopx worktree merge T3 --merge-commit'],
-  run(ctx) {
+  async run(ctx) {
     const id = parseId('todo', ctx.args.positionals[0]);
     if (ctx.args.bool('ff-only') && ctx.args.bool('merge-commit')) throw new InvalidInputError('give one of --ff-only or --merge-commit');
     const mode = ctx.args.bool('merge-commit') ? 'merge' : 'ff';
-    const row = mergeWorktree(confirmLanding(ctx, 'merge', id), id, mode);
+    const row = await mergeWorktree(await confirmLanding(ctx, 'merge', id), id, mode);
     return {
       data: row,
       text: `Merged ${row.branch} into ${row.base} (${mode === 'ff' ? 'fast-forward' : 'merge commit'}): now ${String(row.landedCommit).slice(0, 12)}`,
@@ -82,9 +84,9 @@ export const worktreePr: Command = {
   humanOnly: true,
   mutates: true,
   positionals: todoArg,
-  run(ctx) {
+  async run(ctx) {
     const id = parseId('todo', ctx.args.positionals[0]);
-    const row = openPullRequest(confirmLanding(ctx, 'open a pull request for', id), id);
+    const row = await openPullRequest(await confirmLanding(ctx, 'open a pull request for', id), id);
     return { data: row, text: `Opened a pull request for ${row.branch}: ${row.prUrl ?? ''}` };
   },
 };
@@ -96,9 +98,9 @@ export const worktreeDiscard: Command = {
   mutates: true,
   positionals: todoArg,
   flags: { force: { type: 'boolean', description: 'drop uncommitted changes in its worktree too' } },
-  run(ctx) {
+  async run(ctx) {
     const id = parseId('todo', ctx.args.positionals[0]);
-    const row = discardWorktree(confirmLanding(ctx, 'discard', id), id, ctx.args.bool('force'));
+    const row = await discardWorktree(await confirmLanding(ctx, 'discard', id), id, ctx.args.bool('force'));
     return {
       data: row,
       text: `Discarded ${row.branch} (its last commit was ${String(row.landedCommit).slice(0, 12)}: git branch ${row.branch} ${String(row.landedCommit)} brings it back while git keeps it)`,
@@ -171,11 +173,11 @@ export const worktreeClean: Command = {
     },
   },
   examples: ['loopx worktree clean', 'loopx worktree clean --older-than 7d'],
-  run(ctx) {
+  async run(ctx) {
     const kernel = ctx.kernel();
     const olderThan = ctx.args.num('older-than');
     const age = olderThan === undefined ? undefined : { olderThanSeconds: olderThan, nowMs: kernel.read((_db, nowMs) => nowMs) };
-    const { stray } = strayWorktrees(kernel, age);
+    const { stray } = await strayWorktrees(kernel, age);
     if (stray.length === 0)
       return {
         data: { removed: [], kept: [] },
@@ -187,7 +189,7 @@ export const worktreeClean: Command = {
       'clean',
       stray.map(strayLine),
     );
-    const result = cleanWorktrees(kernel.as(human), ctx.args.bool('force'), age);
+    const result = await cleanWorktrees(kernel.as(human), ctx.args.bool('force'), age);
     const lines = [
       ...result.removed.map((w) => `Removed ${strayLine(w)}`),
       ...result.kept.map((w) => `Kept ${strayLine(w)}${w.uncommitted ? ' (--force removes it)' : ''}`),

@@ -58,7 +58,7 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
     // The SDK's callback type is generic over every shape; each tool's `run` is checked against its own in tools.ts.
     const callback = async (args: Record<string, unknown>): Promise<Result> => {
       try {
-        const data = tool.run(ctx, args as never);
+        const data: unknown = await tool.run(ctx, args as never);
         if (tool.mutates) writeStatusMd(open());
         return { content: [{ type: 'text', text: JSON.stringify(success(data)) }] };
       } catch (error) {

@@ -79,14 +79,14 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description: `One todo: its fields (unset or empty ones left out), acceptance, continuation, readiness, the newest ${EVIDENCE_SHOWN} evidence, its gates and its last ${HISTORY_SHOWN} events.`,
     input: { todo },
     mutates: false,
-    run: (ctx, a) => {
+    run: async (ctx, a) => {
       const kernel = ctx.kernel();
       const { view, row } = kernel.read((db, now) => {
         const todoId = parseId('todo', a.todo);
         return { view: todoView(db, todoId, now, { evidence: EVIDENCE_SHOWN, history: HISTORY_SHOWN }), row: findWorktree(db, todoId) };
       });
       // Its branch, commits and diff stat, as `todo show --json` gives them (read from git, outside the read).
-      return todoShowData(view, row ? changeSummary(kernel.root, row) : null);
+      return todoShowData(view, row ? await changeSummary(kernel.root, row) : null);
     },
   }),
   tool({

@@ -1,14 +1,14 @@
-import { autoCleanWorktrees } from '../../kernel/worktrees/hygiene';
+import { WorktreeCleaner } from '../../runtime/worktreeCleaning';
 import { strayLine } from '../worktreeWords';
+import { TurnPreparation } from './turnPreparation';
 import { join } from 'node:path';
 import type { Kernel } from '../../kernel/kernel';
 import type { Actor } from '../../kernel/events/eventTypes';
-import { EXIT, LoopxError } from '../../kernel/errors';
 import { type HostSettings, hostCommand } from '../../runtime/hosts';
 import { hostProblemAfterTurn } from '../../runtime/hostCheck';
 import { writeLauncher } from '../../runtime/launchers';
 import { tickMonitors } from '../../kernel/monitors/tick';
-import { finishTurn, prepareTurnStart, startTurn, turnDir } from '../../kernel/turns/turns';
+import { finishTurn, turnDir } from '../../kernel/turns/turns';
 import { writeStatusMd } from '../../runtime/projections/statusMd';
 import { type ShouldRun, quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
 import { todoCounts } from '../../kernel/queries/status';
@@ -21,9 +21,10 @@ import { type HostRun, OUTPUT_FILE, type Running, startHost } from './hostProces
 import { HostStream, hostFormat, renderProgress } from '../../kernel/turns/usage/hostStream';
 import { keepLease } from './leaseKeeper';
 import { type Recovery, recoverTurns } from './recovery';
-import { decisionLine, endedLine, notStartedLine, recoveredLine, sleepLine, startedLine } from './runnerWords';
+import { decisionLine, endedLine, recoveredLine, sleepLine, startedLine } from './runnerWords';
 import { renewIntervalMs } from '../../kernel/todos/claims';
 import { listGoals, getGoal } from '../../kernel/goals/goalQueries';
+import { setupWaits } from '../../kernel/worktrees/setupBackoff';
 
 export interface RunnerOptions {
   /** Goals to serve; empty: every active goal, read again on each pass. */
@@ -93,8 +94,8 @@ export class Runner {
   private readonly running = new Map<string, Running>();
   private readonly summary: RunSummary;
   private readonly lastDecision = new Map<string, string>();
-  /** The last reason a goal's turn could not start (a worktree git could not make), said once while it stays. */
-  private readonly lastNotStarted = new Map<string, string>();
+  private readonly preparation: TurnPreparation;
+  private readonly cleaner = new WorktreeCleaner();
   private lastSleep = '';
   private started = 0;
   private finished = 0;
@@ -113,6 +114,7 @@ export class Runner {
     const actor: Actor = { name: o.agent, kind: 'agent' };
     this.agentKernel = kernel.as(actor);
     this.summary = { agent: o.agent, host: o.host, turns: [], turnsRun: 0, recovered: [], stoppedBecause: 'idle' };
+    this.preparation = new TurnPreparation(this.agentKernel, (event, line) => this.say(event, line));
     this.hooks = new HookDispatcher(this.agentKernel, {
       by: `loopx run ${o.agent} (pid ${process.pid})`,
       onRun: (r) =>
@@ -215,17 +217,14 @@ export class Runner {
       });
   }
 
-  private lastClean = 0;
-
   /** The automatic worktree clean-up a person turned on: at the first pass, then at most hourly; never with force. */
-  private cleanWorktrees(): void {
+  private async cleanWorktrees(): Promise<void> {
     const seconds = this.o.cleanWorktreesSeconds;
-    if (seconds === undefined || Date.now() - this.lastClean < 3_600_000) return;
-    this.lastClean = Date.now();
+    if (seconds === undefined) return;
     try {
-      const kernel = this.agentKernel.as({ name: 'kernel', kind: 'kernel' });
-      const { removed, kept } = autoCleanWorktrees(kernel, { olderThanSeconds: seconds, nowMs: kernel.read((_db, now) => now) });
-      if (removed.length === 0 && kept.length === 0) return;
+      const cleaned = await this.cleaner.maybeClean(this.agentKernel, seconds);
+      if (!cleaned || (cleaned.removed.length === 0 && cleaned.kept.length === 0)) return;
+      const { removed, kept } = cleaned;
       const words = [
         ...removed.map((w) => `removed ${strayLine(w)}`),
         ...kept.map((w) => `kept ${strayLine(w)}${w.uncommitted ? ': a person decides (loopx worktree clean --force)' : ''}`),
@@ -238,7 +237,7 @@ export class Runner {
 
   private async pass(): Promise<{ idle: boolean; wakeAt: string | null; because: string; foreign: boolean }> {
     const foreign = this.recover();
-    this.cleanWorktrees();
+    await this.cleanWorktrees();
     const tick = await tickMonitors(this.agentKernel);
     if (tick.fired.length || tick.expired.length) {
       this.say(
@@ -277,7 +276,8 @@ export class Runner {
       if (this.closed || this.stopping || this.reachedMax()) return undefined;
       const { answer, max, facts } = this.agentKernel.read((db, now) => {
         const goal = getGoal(db, goalId);
-        const answer = shouldRun(db, goal, now);
+        // The plan its turn start follows: a todo whose failed worktree setup backs off is skipped.
+        const answer = shouldRun(db, goal, now, { setupWaits: setupWaits(this.agentKernel.storeDir, goal, now) });
         // Why it waits, in the words VS Code uses: read only when it waits (a yes needs no reason).
         const facts = answer.run
           ? {}
@@ -305,44 +305,18 @@ export class Runner {
 
   /** turn start for one goal; false when the kernel refused (another runner or window got there first). */
   private async start(goalId: string): Promise<boolean> {
-    let turn: Turn;
-    let env: Record<string, string>;
-    let promptFile: string;
-    let allowedCommands: string[];
-    let cwd: string;
-    try {
-      const input = {
-        goalId,
-        host: this.o.host,
-        agent: this.o.agent,
-        loopxCommand: this.o.loopxCommand,
-        leaseSeconds: this.o.leaseSeconds,
-        limitSeconds: Math.ceil(this.o.turnLimitMs / 1000),
-      };
-      // The worktree and its setup run as children (the runner's leases and hosts are served meanwhile), then the write.
-      const prepared = await prepareTurnStart(this.agentKernel, input, { unattended: true });
-      ({ turn, env, promptFile, allowedCommands, cwd } = startTurn(this.agentKernel, input, prepared));
-    } catch (error) {
-      if (error instanceof LoopxError && (error.code === 'git_failed' || error.code === 'setup_failed')) {
-        // Not a race lost to another runner: the todo's worktree could not be made or set up (a failed setup waits out
-        // its back-off: not run again before data.retryAt). Said (once while it stays so), not swallowed.
-        const key = `${error.code}:${error.message}`;
-        if (this.lastNotStarted.get(goalId) !== key) {
-          this.lastNotStarted.set(goalId, key);
-          const retryAt = (error.data as { retryAt?: string } | undefined)?.retryAt;
-          this.say(
-            { event: 'turn_not_started', goalId, code: error.code, message: error.message, ...(retryAt ? { retryAt } : {}) },
-            notStartedLine(goalId, error.message, error.data, Date.now()),
-          );
-        }
-        return false;
-      }
-      if (error instanceof LoopxError && error.exitCode === EXIT.refused) return false;
-      throw error;
-    }
+    const begun = await this.preparation.start({
+      goalId,
+      host: this.o.host,
+      agent: this.o.agent,
+      loopxCommand: this.o.loopxCommand,
+      leaseSeconds: this.o.leaseSeconds,
+      limitSeconds: Math.ceil(this.o.turnLimitMs / 1000),
+    });
+    if (!begun) return false;
+    const { turn, env, promptFile, allowedCommands, cwd } = begun;
     this.started++;
     this.lastDecision.delete(goalId);
-    this.lastNotStarted.delete(goalId);
     const root = this.agentKernel.root;
     const dir = join(root, turnDir(turn.id));
     writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host });

@@ -11,6 +11,7 @@ import { clean } from '../../protocol/display';
 import type { Services } from '../services';
 import { cardChangeOf } from '../worktrees/cardChange';
 import { showBranchDiff } from '../worktrees/branchDiff';
+import { withLandingProgress } from '../worktrees/landingProgress';
 import { parseArg } from './args';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
@@ -22,11 +23,11 @@ interface Branch {
   change: CardChange;
 }
 
-function branchOf(ctx: Services, todoId: string): Branch {
+async function branchOf(ctx: Services, todoId: string): Promise<Branch> {
   const kernel = kernelOf(ctx);
   const { todo, row } = kernel.read((db) => ({ todo: getTodo(db, todoId), row: findWorktree(db, todoId) }));
   if (!row) throw new NotFoundError('branch of todo', todoId, 'only todos of goals whose turns get their own worktrees have a branch');
-  return { todo, row, change: cardChangeOf(changeSummary(kernel.root, row)) };
+  return { todo, row, change: cardChangeOf(await changeSummary(kernel.root, row)) };
 }
 
 /**
@@ -40,8 +41,8 @@ async function resolveBranch(
   fits: (todo: Todo, c: CardChange) => boolean,
 ): Promise<Branch | undefined> {
   const given = parseArg(arg);
-  if (given.kind === 'todo') return branchOf(ctx, given.todo.id);
-  if (given.kind === 'id') return branchOf(ctx, given.id);
+  if (given.kind === 'todo') return await branchOf(ctx, given.todo.id);
+  if (given.kind === 'id') return await branchOf(ctx, given.id);
   const changes = ctx.model.changes();
   const items = [...changes.entries()].flatMap(([id, c]) => {
     const todo = ctx.model.todo(id);
@@ -62,9 +63,18 @@ function detailOf(b: Branch): string {
   return [`${b.todo.id} ${clean(b.todo.title)}`, ...changeDetails(b.change, b.todo.status)].join('\n');
 }
 
-/** After a landing the branch reads differently: ask git again rather than wait for the next reading. */
+/** After a landing (or a refused one) the branch reads differently: ask git again rather than wait for the next reading. */
 function landed(ctx: Services): void {
   ctx.model.invalidate(true);
+}
+
+/** A landing under its progress notification; the card and the tree are refreshed after it, whatever its outcome. */
+async function land<T>(ctx: Services, title: string, run: Parameters<typeof withLandingProgress<T>>[1]): Promise<T | undefined> {
+  try {
+    return await withLandingProgress(title, run);
+  } finally {
+    landed(ctx);
+  }
 }
 
 export const showChanges: CommandDefinition = {
@@ -104,9 +114,10 @@ export const mergeBranch: CommandDefinition = {
     );
     if (!choice) return undefined;
     const kernel = kernelOf(ctx);
+    const title = `Merging ${branch} into ${base}`;
     try {
-      const row = mergeWorktree(kernel, b.todo.id, choice === MERGE ? 'ff' : 'merge');
-      return done(ctx, row, choice === MERGE ? 'moved forward' : 'with a merge commit');
+      const row = await land(ctx, title, (o) => mergeWorktree(kernel, b.todo.id, choice === MERGE ? 'ff' : 'merge', o));
+      return row && done(ctx, row, choice === MERGE ? 'moved forward' : 'with a merge commit');
     } catch (error) {
       if (choice !== MERGE || !(error instanceof RefusedError) || error.code !== 'merge_conflict') throw error;
     }
@@ -120,12 +131,12 @@ export const mergeBranch: CommandDefinition = {
       MERGE_COMMIT,
     );
     if (again !== MERGE_COMMIT) return undefined;
-    return done(ctx, mergeWorktree(kernel, b.todo.id, 'merge'), 'with a merge commit');
+    const row = await land(ctx, title, (o) => mergeWorktree(kernel, b.todo.id, 'merge', o));
+    return row && done(ctx, row, 'with a merge commit');
   },
 };
 
 function done(ctx: Services, row: WorktreeRow, how: string): WorktreeRow {
-  landed(ctx);
   ctx.log.info(`merged ${row.branch} into ${row.base} (${how}) for ${row.todoId}`);
   void vscode.window.showInformationMessage(`LoopX: merged ${row.branch} into ${row.base} (${how}).`);
   return row;
@@ -139,7 +150,7 @@ export const openBranchPullRequest: CommandDefinition = {
     const b = await resolveBranch(ctx, arg, 'Open a Pull Request', may('openPullRequest'));
     if (!b) return undefined;
     const { branch, base } = b.row;
-    if (!ghAvailable())
+    if (!(await ghAvailable()))
       throw new RefusedError(
         'gh_missing',
         `No pull request was opened: GitHub's command-line tool (gh) is not installed here. Install it from cli.github.com and try again, or push ${branch} yourself and open the pull request on your git host.`,
@@ -150,8 +161,8 @@ export const openBranchPullRequest: CommandDefinition = {
       OPEN_PR,
     );
     if (choice !== OPEN_PR) return undefined;
-    const row = openPullRequest(kernelOf(ctx), b.todo.id);
-    landed(ctx);
+    const row = await land(ctx, `Opening a pull request for ${branch}`, (o) => openPullRequest(kernelOf(ctx), b.todo.id, o));
+    if (!row) return undefined;
     ctx.log.info(`opened a pull request for ${row.branch}: ${row.prUrl ?? ''}`);
     const url = row.prUrl;
     void vscode.window
@@ -186,9 +197,10 @@ export const discardBranch: CommandDefinition = {
     );
     if (choice !== DISCARD) return undefined;
     const kernel = kernelOf(ctx);
-    let row: WorktreeRow;
+    const title = `Discarding ${branch}`;
+    let row: WorktreeRow | undefined;
     try {
-      row = discardWorktree(kernel, b.todo.id, false);
+      row = await land(ctx, title, (o) => discardWorktree(kernel, b.todo.id, false, o));
     } catch (error) {
       if (!(error instanceof RefusedError) || error.code !== 'worktree_dirty') throw error;
       const files = ((error.data as { files?: string[] } | undefined)?.files ?? []).map(clean);
@@ -202,9 +214,9 @@ export const discardBranch: CommandDefinition = {
         DISCARD_LOOSE,
       );
       if (force !== DISCARD_LOOSE) return undefined;
-      row = discardWorktree(kernel, b.todo.id, true);
+      row = await land(ctx, title, (o) => discardWorktree(kernel, b.todo.id, true, o));
     }
-    landed(ctx);
+    if (!row) return undefined;
     ctx.log.info(`discarded ${row.branch} of ${row.todoId} (last commit ${row.landedCommit ?? '?'})`);
     void vscode.window.showInformationMessage(`LoopX: discarded ${row.branch}.`);
     return row;

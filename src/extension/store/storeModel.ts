@@ -196,7 +196,8 @@ export class StoreModel extends Disposable {
     onBranchError: (todoId: string, error: unknown) => void = () => {},
   ) {
     super();
-    this.branches = new BranchChanges(onBranchError);
+    // git's answers arrive after the reading that asked (it never waits on git): the views then ask again.
+    this.branches = new BranchChanges(onBranchError, () => this.invalidate());
     this.register(session.onDidChange(() => this.invalidate()));
   }
 
@@ -280,7 +281,8 @@ export class StoreModel extends Disposable {
 
   /**
    * Each todo's branch, by todo id (goals with worktrees only): the store's rows read in one transaction, then git
-   * outside it, through BranchChanges (what `todo show` prints; git is not asked on every store change).
+   * outside it and off the extension host's thread, through BranchChanges (what `todo show` prints; git is not asked
+   * on every store change). What git has not answered yet is missing until it has (onDidChange fires then).
    */
   changes(): Map<string, CardChange> {
     const kernel = this.session.kernel;
@@ -291,5 +293,10 @@ export class StoreModel extends Disposable {
     const value = rows.length ? this.branches.read(kernel.root, rows) : new Map<string, CardChange>();
     this.cache.set('changes', value);
     return value;
+  }
+
+  /** Resolves when git has answered every branch reading under way (tests; a view that must show fresh facts). */
+  changesSettled(): Promise<void> {
+    return this.branches.settled();
   }
 }

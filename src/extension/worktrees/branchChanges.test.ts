@@ -15,13 +15,19 @@ import { worktreeBaseProblem, currentBranch } from '../commands/newGoalWorktree'
 const repo = worktreeRepo();
 afterAll(() => repo.cleanUp());
 const rows = () => repo.kernel.read((db) => listWorktreeRows(db));
+/** A reading once git has answered: the first gives what is known and asks git in the background. */
+async function settledRead(branches: BranchChanges, nowMs?: number) {
+  branches.read(repo.root, rows(), nowMs);
+  await branches.settled();
+  return branches.read(repo.root, rows(), nowMs);
+}
 
 describe("a todo's branch as the board and the tree read it", () => {
   const shipped = repo.ship('Parse quoted fields', { 'parse.ts': 'export const parse = 1;\n', 'shared.txt': 'one\nTWO\nthree\n' });
 
-  test('the card gets the branch, its commits, the diff stat and what is not committed: the data todo show prints', () => {
+  test('the card gets the branch, its commits, the diff stat and what is not committed: the data todo show prints', async () => {
     writeFileSync(join(shipped.path, 'notes.md'), 'left over\n');
-    const changes = new BranchChanges().read(repo.root, rows());
+    const changes = await settledRead(new BranchChanges());
     expect(changes.get(shipped.todoId)).toEqual({
       branch: 'loopx/T1-parse-quoted-fields',
       base: 'main',
@@ -38,9 +44,9 @@ describe("a todo's branch as the board and the tree read it", () => {
     });
   });
 
-  test("the board's cards carry it (read apart from the store's transaction); a todo without a branch has none", () => {
+  test("the board's cards carry it (read apart from the store's transaction); a todo without a branch has none", async () => {
     const plain = addTodo(repo.kernel, { goalId: repo.goalId, title: 'Not started' }).id;
-    const changes = new BranchChanges().read(repo.root, rows());
+    const changes = await settledRead(new BranchChanges());
     const { cards, attention } = repo.kernel.read((db, now) => buildSnapshot(boardFacts(db, now), 'ada', changes));
     expect(cards.find((c) => c.id === shipped.todoId)?.change?.branch).toBe('loopx/T1-parse-quoted-fields');
     expect(cards.find((c) => c.id === plain)?.change).toBeNull();
@@ -57,30 +63,43 @@ describe("a todo's branch as the board and the tree read it", () => {
     ]);
   });
 
-  test('git is asked again when the store row changes (a landing), not on every reading in between', () => {
+  test('git is asked again when the store row changes (a landing), not on every reading in between', async () => {
     const errors: string[] = [];
-    const branches = new BranchChanges((todo) => errors.push(todo));
+    let told = 0;
+    const branches = new BranchChanges(
+      (todo) => errors.push(todo),
+      () => told++,
+    );
+    // The first reading does not wait for git: nothing is known yet, and the views are told when git has answered.
+    expect(branches.read(repo.root, rows(), 1_000).size).toBe(0);
+    await branches.settled();
+    expect(told).toBe(1);
     const first = branches.read(repo.root, rows(), 1_000);
     repo.git(['commit', '-q', '--allow-empty', '-m', 'more'], shipped.path);
     // Within a few seconds the reading stands (turns write often; git is not asked each time)…
-    expect(branches.read(repo.root, rows(), 2_000).get(shipped.todoId)?.commits).toBe(first.get(shipped.todoId)?.commits);
+    expect((await settledRead(branches, 2_000)).get(shipped.todoId)?.commits).toBe(first.get(shipped.todoId)?.commits);
+    expect(told).toBe(1);
     // …after that a live branch is read again.
-    expect(branches.read(repo.root, rows(), 10_000).get(shipped.todoId)?.commits).toBe(2);
+    expect((await settledRead(branches, 10_000)).get(shipped.todoId)?.commits).toBe(2);
+    expect(told).toBe(2);
+    // Read again with nothing new: the views are not told again (no loop of readings).
+    await settledRead(branches, 20_000);
+    expect(told).toBe(2);
     repo.git(['add', '.'], shipped.path);
     repo.git(['commit', '-q', '-m', 'notes'], shipped.path);
-    mergeWorktree(repo.kernel, shipped.todoId, 'ff');
-    const merged = branches.read(repo.root, rows(), 10_001).get(shipped.todoId);
+    await mergeWorktree(repo.kernel, shipped.todoId, 'ff');
+    const merged = (await settledRead(branches, 20_001)).get(shipped.todoId);
     expect(merged?.state).toBe('merged');
     expect(errors).toEqual([]);
   });
 
-  test('Show Changes lists the files the branch changed since it started, with the two commits to compare', () => {
+  test('Show Changes lists the files the branch changed since it started, with the two commits to compare', async () => {
     const next = repo.ship('Write the docs', { 'docs.md': '# Docs\n' });
     repo.git(['rm', '-q', 'shared.txt'], next.path);
     repo.git(['commit', '-q', '-m', 'drop shared'], next.path);
     const row = rows().find((r) => r.todoId === next.todoId);
     if (!row) throw new Error('no worktree row');
-    const { files, from, to } = branchFiles(repo.root, row);
+    const { files, from, to } = await branchFiles(repo.root, row);
     expect(files).toEqual([
       { path: 'docs.md', status: 'added' },
       { path: 'shared.txt', status: 'deleted' },
@@ -91,13 +110,13 @@ describe("a todo's branch as the board and the tree read it", () => {
 });
 
 describe('a conflict from VS Code (whose working directory is not the repository)', () => {
-  test('is undone: the main folder is left clean, main is where it was, the branch is kept', () => {
+  test('is undone: the main folder is left clean, main is where it was, the branch is kept', async () => {
     const a = repo.ship('Say three loudly', { 'shared.txt': 'one\ntwo\nTHREE\n' });
     const b = repo.ship('Say three in French', { 'shared.txt': 'one\ntwo\ntrois\n' });
     expect(process.cwd()).not.toBe(repo.root);
-    mergeWorktree(repo.kernel, a.todoId, 'merge');
+    await mergeWorktree(repo.kernel, a.todoId, 'merge');
     const main = repo.git(['rev-parse', 'main']);
-    expect(() => mergeWorktree(repo.kernel, b.todoId, 'merge')).toThrow(/conflicts with main in shared\.txt/);
+    await expect(mergeWorktree(repo.kernel, b.todoId, 'merge')).rejects.toThrow(/conflicts with main in shared\.txt/);
     expect(repo.git(['status', '--porcelain', '--untracked-files=no'])).toBe('');
     expect(repo.git(['rev-parse', 'main'])).toBe(main);
     expect(repo.git(['rev-parse', '--verify', '--quiet', b.branch])).not.toBe('');

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { join } from 'node:path';
-import { gitRaw } from '../../kernel/worktrees/git';
+import { gitRawAsync } from '../../kernel/worktrees/git';
 import type { WorktreeRow } from '../../kernel/worktrees/worktreeRows';
 import { branchFiles } from './branchFiles';
 import { Disposable } from '../util/lifecycle';
@@ -20,7 +20,7 @@ export function gitFileUri(root: string, path: string, ref: string): vscode.Uri 
  * sides are read-only documents of the two commits, so what is shown is the branch, not the folder's current state.
  */
 export async function showBranchDiff(root: string, row: WorktreeRow, title: string): Promise<number> {
-  const { files, from, to, top } = branchFiles(root, row);
+  const { files, from, to, top } = await branchFiles(root, row);
   if (files.length === 0) {
     void vscode.window.showInformationMessage(`LoopX: ${row.branch} changes no files compared with ${row.base}.`);
     return 0;
@@ -43,7 +43,7 @@ export class GitDocuments extends Disposable {
     );
   }
 
-  private provide(uri: vscode.Uri): string {
+  private async provide(uri: vscode.Uri): Promise<string> {
     const query = new URLSearchParams(uri.query);
     const root = query.get('root') ?? '';
     const ref = query.get('ref') ?? '';
@@ -51,7 +51,7 @@ export class GitDocuments extends Disposable {
     if (!this.folders.byRoot(root)) return 'This file belongs to no folder of this workspace.\n';
     if (ref === '') return '';
     if (!SHA.test(ref) || path === '' || path.split('/').includes('..')) return 'Not a file of a commit.\n';
-    const shown = gitRaw(root, ['show', `${ref}:${path}`]);
+    const shown = await gitRawAsync(root, ['show', `${ref}:${path}`]);
     if (shown.status !== 0) return `git could not read ${path} at ${ref.slice(0, 10)}.\n`;
     return shown.stdout.includes('\0') ? `${path} is a binary file; its contents are not shown here.\n` : shown.stdout;
   }

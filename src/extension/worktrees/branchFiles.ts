@@ -1,4 +1,4 @@
-import { git, resolveCommit } from '../../kernel/worktrees/git';
+import { gitAsync, resolveCommitAsync } from '../../kernel/worktrees/git';
 import type { WorktreeRow } from '../../kernel/worktrees/worktreeRows';
 import { RefusedError } from '../../kernel/errors';
 
@@ -10,14 +10,15 @@ export interface BranchFile {
 
 /**
  * The files a branch changed since it started (`git diff base...branch`, the diff stat's range), with the two
- * commits to compare. Renames are shown as a deletion and an addition: both sides stay plain files.
+ * commits to compare. Renames are shown as a deletion and an addition: both sides stay plain files. git runs as
+ * non-blocking children (the extension host keeps serving the editor).
  */
-export function branchFiles(root: string, row: WorktreeRow): { files: BranchFile[]; from: string; to: string; top: string } {
-  const to = resolveCommit(root, `refs/heads/${row.branch}`);
+export async function branchFiles(root: string, row: WorktreeRow): Promise<{ files: BranchFile[]; from: string; to: string; top: string }> {
+  const to = await resolveCommitAsync(root, `refs/heads/${row.branch}`);
   if (!to) throw new RefusedError('git_failed', `the branch ${row.branch} no longer exists, so there are no changes to show`);
-  const from = git(root, ['merge-base', row.baseCommit, to]);
-  const top = git(root, ['rev-parse', '--show-toplevel']);
-  const out = git(root, ['diff', '--name-status', '-z', '--no-renames', from, to]);
+  const from = await gitAsync(root, ['merge-base', row.baseCommit, to]);
+  const top = await gitAsync(root, ['rev-parse', '--show-toplevel']);
+  const out = await gitAsync(root, ['diff', '--name-status', '-z', '--no-renames', from, to]);
   const parts = out.split('\0').filter(Boolean);
   const files: BranchFile[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {

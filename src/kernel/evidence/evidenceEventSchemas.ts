@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { runResultShape } from '../run/runResultSchema';
 
 /**
  * The events of evidence, spread into the kernel's event table (events/eventTypes.ts). Evidence an agent or a person
@@ -7,7 +8,6 @@ import * as z from 'zod/mini';
 export function evidenceEventSchemas() {
   const str = z.string();
   const nullableStr = z.nullable(z.string());
-  const nullableInt = z.nullable(z.int());
   const artifactSchema = z.object({ path: str, sha256: str, bytes: z.int().check(z.nonnegative()) });
   /** A command the kernel ran (kernel-run evidence). */
   const run = z.object({
@@ -15,12 +15,7 @@ export function evidenceEventSchemas() {
     shell: z.boolean(),
     /** The acceptance check this run was, when it ran exactly that. */
     check: nullableStr,
-    exitCode: nullableInt,
-    durationMs: z.int(),
-    outputTail: str,
-    outputSha256: str,
-    timedOut: z.boolean(),
-    error: nullableStr,
+    ...runResultShape(),
   });
   return {
     evidence: z.object({

@@ -157,6 +157,7 @@ export const SHOULD_RUN_REASONS = [
   'concurrency_limit',
   'cooldown',
   'no_change',
+  'setup_backoff',
 ] as const;
 export type ShouldRunReason = (typeof SHOULD_RUN_REASONS)[number];
 
@@ -173,6 +174,17 @@ export interface ShouldRun {
   windowHours?: number;
 }
 
+/** What a caller already knows for a plan: the goal's quota, and the todos whose worktree setup backs off (setupWaits). */
+export interface PlanKnown {
+  quota?: QuotaState;
+  /**
+   * Todos whose failed worktree setup may not run unattended yet, with when it may (`setupWaits` in
+   * worktrees/setupBackoff.ts, read from the store's folder): the plan skips them. Left out for a person's own turn,
+   * whose setup runs at once.
+   */
+  setupWaits?: ReadonlyMap<string, string>;
+}
+
 /** should-run's answer and the todo a turn start takes when it says yes. */
 export interface TurnPlan {
   answer: ShouldRun;
@@ -183,7 +195,7 @@ export interface TurnPlan {
  * Never spends. When several reasons hold, the first in SHOULD_RUN_REASONS order is given.
  * Callers that already computed the quota may pass it in.
  */
-export function shouldRun(db: SqliteDb, goal: Goal, nowMs: number, known: { quota?: QuotaState } = {}): ShouldRun {
+export function shouldRun(db: SqliteDb, goal: Goal, nowMs: number, known: PlanKnown = {}): ShouldRun {
   return planTurn(db, goal, nowMs, known).answer;
 }
 
@@ -192,7 +204,7 @@ export function shouldRun(db: SqliteDb, goal: Goal, nowMs: number, known: { quot
  * open turn per todo) and is not backing off after a turn on it made no progress (backoff.ts). `no_change` means
  * every ready todo is backing off; its wake time is the first retry.
  */
-export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: { quota?: QuotaState } = {}): TurnPlan {
+export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: PlanKnown = {}): TurnPlan {
   const slots = openTurnSlots(db, goal.id, nowMs);
   const quota = known.quota ?? quotaState(db, goal, nowMs, slots);
   const at = iso(nowMs);
@@ -221,15 +233,19 @@ export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: { quota
     return no('concurrency_limit', wakes.length ? (wakes.sort()[0] as string) : null);
   }
   if (quota.cooldownUntil) return no('cooldown', quota.cooldownUntil);
+  const setups = known.setupWaits ?? new Map<string, string>();
   // The first ready todo is usually not backing off: one look at it; the goal's whole list only when it is.
-  if (retryAt(db, first, nowMs) === null)
+  if (!setups.has(first) && retryAt(db, first, nowMs) === null)
     return { answer: { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining }, todoId: first };
   const waiting = backingOff(db, goal.id, nowMs);
-  const other = firstClaimableId(db, at, goal.id, [...busy, ...waiting.keys()]);
+  const other = firstClaimableId(db, at, goal.id, [...busy, ...waiting.keys(), ...setups.keys()]);
   if (other !== null) return { answer: { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining }, todoId: other };
-  // Every ready todo waits after a turn on it made no progress: wake at the first retry of one that is ready.
-  const retries = [...waiting].filter(([id]) => claimableNow(db, at, id)).map(([, when]) => when);
-  return no('no_change', retries.sort()[0] ?? null);
+  // Every ready todo waits (after a turn on it made no progress, or its worktree setup failed): wake at the first
+  // retry of one that is ready, and say which wait that is.
+  const ready = (waits: ReadonlyMap<string, string>) => [...waits].filter(([id]) => claimableNow(db, at, id)).map(([, when]) => when);
+  const turns = ready(waiting).sort()[0] ?? null;
+  const setup = ready(setups).sort()[0] ?? null;
+  return setup !== null && (turns === null || setup < turns) ? no('setup_backoff', setup) : no('no_change', turns);
 }
 
 /**

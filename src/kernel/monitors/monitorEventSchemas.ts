@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { runResultShape } from '../run/runResultSchema';
 
 /**
  * The events of monitors, spread into the kernel's event table (events/eventTypes.ts). Monitors: added, approved, each
@@ -35,12 +36,7 @@ export function monitorEventSchemas() {
       n: z.int(),
       token: str,
       startedAt: str,
-      exitCode: nullableInt,
-      durationMs: z.int(),
-      outputTail: str,
-      outputSha256: str,
-      timedOut: z.boolean(),
-      error: nullableStr,
+      ...runResultShape(),
     }),
     'monitor.fired': z.object({ id: str, reason: str, run: nullableInt, result: str, continuation: str }),
     'monitor.expired': z.object({ id: str, result: str, continuation: str }),

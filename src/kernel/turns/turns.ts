@@ -6,7 +6,9 @@ import type { Actor } from '../events/eventTypes';
 import { handoffFromRow, nextNum } from '../model';
 import { renderPrompt } from './prompt';
 import { allowedCommands, commandPrefix } from './turnCommands';
-import { type ShouldRun, planTurn } from '../goals/quotaQueries';
+import { type PlanKnown, type ShouldRun, planTurn } from '../goals/quotaQueries';
+import { setupWaits } from '../worktrees/setupBackoff';
+import type { Goal } from '../model';
 import { spendInTx } from '../goals/quota';
 import { TURN_END_GRACE_SECONDS } from './turnSlots';
 import { type ResultKind, type Route, type Turn, getTurn } from './turnQueries';
@@ -52,7 +54,7 @@ export function routeFor(answer: ShouldRun): Route {
   if (answer.run) return 'ready_for_host';
   if (answer.reason === 'goal_inactive' || answer.reason === 'gate_pending') return 'user_action_required';
   // A todo backing off after a turn without progress waits for its retry; without a time, for a person.
-  if (answer.reason === 'no_change') return answer.nextWakeAt ? 'wait' : 'user_action_required';
+  if (answer.reason === 'no_change' || answer.reason === 'setup_backoff') return answer.nextWakeAt ? 'wait' : 'user_action_required';
   return answer.nextWakeAt ? 'wait' : 'blocked';
 }
 
@@ -69,6 +71,8 @@ export interface TurnStartInput {
 /** What was made ready on disk before a turn's write, for the write to adopt: the todo's worktree, set up. */
 export interface PreparedTurn {
   worktree: PreparedWorktree | null;
+  /** Prepared for an unattended runner (or an agent): the plan skips todos whose failed setup backs off. */
+  unattended: boolean;
 }
 
 /** What a long preparation is doing, for a person watching (VS Code's notification). */
@@ -93,8 +97,9 @@ export async function prepareTurnStart(
   options: { signal?: AbortSignal; unattended?: boolean; onProgress?: (progress: PrepareProgress) => void } = {},
 ): Promise<PreparedTurn> {
   checkTurnInput(kernel, input);
-  const planned = worktreeToPrepare(kernel, input);
-  if (!planned) return { worktree: null };
+  const unattended = options.unattended ?? kernel.requireActor().kind === 'agent';
+  const planned = worktreeToPrepare(kernel, input, unattended);
+  if (!planned) return { worktree: null, unattended };
   const progress = (step: PrepareProgress['step'], command?: string) =>
     options.onProgress?.({ todoId: planned.todo.id, todoTitle: planned.todo.title, step, ...(command ? { command } : {}) });
   const worktree = await prepareTurnWorktreeAsync(kernel.db, kernel.root, planned.goal, planned.todo, () => progress('worktree'));
@@ -108,11 +113,16 @@ export async function prepareTurnStart(
       goalId: worktree.goalId,
       logFile: setupLogFile(kernel, worktree.todoId),
       signal: options.signal,
-      respectBackoff: options.unattended ?? kernel.requireActor().kind === 'agent',
+      respectBackoff: unattended,
       nowMs: kernel.read((_db, nowMs) => nowMs),
       onStart: () => progress('setup', command),
     });
-  return { worktree };
+  return { worktree, unattended };
+}
+
+/** What a turn's plan knows beyond the store: unattended, the todos whose failed worktree setup backs off. */
+function planKnown(kernel: Kernel, goal: Goal, nowMs: number, unattended: boolean): PlanKnown {
+  return unattended ? { setupWaits: setupWaits(kernel.storeDir, goal, nowMs) } : {};
 }
 
 /** Where a todo's worktree setup writes its output. */
@@ -121,11 +131,11 @@ export function setupLogFile(kernel: Kernel, todoId: string): string {
 }
 
 /** The goal and todo whose worktree a turn start makes ready before its write, or null when there is none to make. */
-function worktreeToPrepare(kernel: Kernel, input: TurnStartInput) {
+function worktreeToPrepare(kernel: Kernel, input: TurnStartInput, unattended: boolean) {
   return kernel.read((db, nowMs) => {
     const goal = getGoal(db, input.goalId);
     if (goal.worktreeBase === null) return null;
-    const todoId = input.todoId ?? planTurn(db, goal, nowMs).todoId;
+    const todoId = input.todoId ?? planTurn(db, goal, nowMs, planKnown(kernel, goal, nowMs, unattended)).todoId;
     const todo = todoId ? db.prepare('SELECT id, title, goal_id FROM todos WHERE id = ?').get(todoId) : undefined;
     // A turn the write will refuse anyway (should-run says no, a todo of another goal) makes no worktree.
     return todo && todo.goal_id === goal.id ? { goal, todo: { id: String(todo.id), title: String(todo.title) } } : null;
@@ -158,9 +168,10 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
   const { agent, lease, limit } = checkTurnInput(kernel, input);
   // Git runs here, before the write: the store's write lock is never held while a worktree is made.
   const worktreeReady = prepared ? prepared.worktree : prepareInPlace(kernel, input);
+  const unattended = prepared?.unattended ?? kernel.requireActor().kind === 'agent';
   return kernel.write((tx) => {
     const goal = getGoal(tx.db, input.goalId);
-    const { answer, todoId: planned } = planTurn(tx.db, goal, tx.nowMs);
+    const { answer, todoId: planned } = planTurn(tx.db, goal, tx.nowMs, planKnown(kernel, goal, tx.nowMs, unattended));
     if (!answer.run) {
       const route = routeFor(answer);
       throw new RefusedError(
@@ -224,7 +235,7 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
 
 /** The synchronous preparation (git only), for callers that do not prepare first: a setup command needs prepareTurnStart. */
 function prepareInPlace(kernel: Kernel, input: TurnStartInput): PreparedWorktree | null {
-  const planned = worktreeToPrepare(kernel, input);
+  const planned = worktreeToPrepare(kernel, input, kernel.requireActor().kind === 'agent');
   if (!planned) return null;
   if (planned.goal.worktreeSetup)
     throw new Error(`goal ${planned.goal.id} has a worktree setup command: start its turns through prepareTurnStart`);

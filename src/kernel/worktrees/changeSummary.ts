@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { gitRaw, resolveCommit } from './git';
+import { gitRawAsync, resolveCommitAsync } from './git';
 import type { WorktreeRow } from './worktreeRows';
 
 /** What a todo's branch holds: its commits beyond where it started, the diff stat, and what is not committed yet. */
@@ -20,20 +20,23 @@ export interface ChangeSummary {
   landedCommit: string | null;
 }
 
-/** The change of a todo's worktree, read from git (never stored: git is its truth). */
-export function changeSummary(root: string, row: WorktreeRow): ChangeSummary {
-  const head = resolveCommit(root, `refs/heads/${row.branch}`);
+/**
+ * The change of a todo's worktree, read from git (never stored: git is its truth). git runs as non-blocking children,
+ * so VS Code's extension host keeps serving the editor while a large branch is read.
+ */
+export async function changeSummary(root: string, row: WorktreeRow): Promise<ChangeSummary> {
+  const head = await resolveCommitAsync(root, `refs/heads/${row.branch}`);
   const range = `${row.baseCommit}..${row.branch}`;
-  const log = head ? gitRaw(root, ['log', '--format=%H%x09%s', '-n', '50', range]).stdout : '';
+  const log = head ? (await gitRawAsync(root, ['log', '--format=%H%x09%s', '-n', '50', range])).stdout : '';
   const commits = log
     .split('\n')
     .filter(Boolean)
     .map((line) => ({ sha: line.slice(0, 40), subject: line.slice(41) }));
-  const stat = head ? gitRaw(root, ['diff', '--shortstat', `${row.baseCommit}...${row.branch}`]).stdout.trim() : '';
+  const stat = head ? (await gitRawAsync(root, ['diff', '--shortstat', `${row.baseCommit}...${row.branch}`])).stdout.trim() : '';
   const number = (re: RegExp) => Number(re.exec(stat)?.[1] ?? 0);
   let uncommitted: string[] | null = null;
   if (row.removedAt === null && existsSync(row.path)) {
-    const status = gitRaw(row.path, ['status', '--porcelain', '--untracked-files=all']);
+    const status = await gitRawAsync(row.path, ['status', '--porcelain', '--untracked-files=all']);
     uncommitted =
       status.status === 0
         ? status.stdout

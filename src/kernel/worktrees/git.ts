@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { RefusedError } from '../errors';
 
 /** What one git call gave back. */
@@ -25,12 +25,12 @@ function gitOptions(cwd: string, options: { timeoutMs?: number; env?: NodeJS.Pro
 }
 
 /** A git that could not run (not installed, killed at its time limit) is a `git_failed` refusal in words. */
-function gitNotRun(args: readonly string[], error: Error): RefusedError {
+function gitNotRun(args: readonly string[], error: Error, program = 'git'): RefusedError {
   const code = (error as NodeJS.ErrnoException).code;
   return new RefusedError(
     'git_failed',
-    code === 'ENOENT' ? 'git is not installed (or not on PATH)' : `git ${args[0] ?? ''} did not finish: ${error.message}`,
-    code === 'ENOENT' ? 'install git: worktrees need it' : undefined,
+    code === 'ENOENT' ? `${program} is not installed (or not on PATH)` : `${program} ${args[0] ?? ''} did not finish: ${error.message}`,
+    code === 'ENOENT' ? `install ${program}: worktrees need it` : undefined,
   );
 }
 
@@ -41,16 +41,80 @@ export function gitRaw(cwd: string, args: readonly string[], options: { timeoutM
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** gitRaw as a non-blocking child: the caller's event loop (VS Code's extension host) runs on while git works. */
-export function gitRawAsync(cwd: string, args: readonly string[], options: { timeoutMs?: number } = {}): Promise<GitResult> {
+/**
+ * gitRaw as a non-blocking child: the caller's event loop (VS Code's extension host) runs on while git works. git runs
+ * in a process group of its own (POSIX), so the time limit or `signal` stops all of it (a push's ssh and its hooks
+ * too); an abort rejects with `landing_cancelled`.
+ */
+export function gitRawAsync(
+  cwd: string,
+  args: readonly string[],
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {},
+): Promise<GitResult> {
+  return runAsync('git', args, gitOptions(cwd, options), options.signal);
+}
+
+/**
+ * Runs a program (git, gh) as a non-blocking child with an argument array, its output collected; a non-zero exit is
+ * its answer, not starting or being stopped (the time limit, `signal`) a refusal. Exported for gh.
+ */
+export function runAsync(
+  program: string,
+  args: readonly string[],
+  options: { cwd: string; timeout: number; env: NodeJS.ProcessEnv },
+  signal?: AbortSignal,
+): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    execFile('git', args, gitOptions(cwd, options), (error, stdout, stderr) => {
-      const failed = error as (Error & { code?: number | string; killed?: boolean }) | null;
-      // A non-zero exit is git's answer; not starting, or being killed at the limit, is a refusal.
-      if (failed && (typeof failed.code !== 'number' || failed.killed)) reject(gitNotRun(args, failed));
-      else resolve({ status: failed ? (failed.code as number) : 0, stdout, stderr });
+    if (signal?.aborted) return reject(cancelled(program, args));
+    const child = spawn(program, args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: process.platform !== 'win32',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    let stopped: 'timeout' | 'cancel' | null = null;
+    const stop = (why: 'timeout' | 'cancel') => {
+      stopped ??= why;
+      try {
+        if (child.pid && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
+        else child.kill('SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => stop('timeout'), options.timeout);
+    const onAbort = () => stop('cancel');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const settle = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    child.once('error', (error) => {
+      settle();
+      reject(gitNotRun(args, error, program));
+    });
+    child.once('close', (status) => {
+      settle();
+      if (stopped === 'cancel') reject(cancelled(program, args));
+      else if (stopped === 'timeout') reject(gitNotRun(args, new Error(`stopped after ${Math.round(options.timeout / 1000)} s`), program));
+      else resolve({ status: status ?? -1, stdout, stderr });
     });
   });
+}
+
+function cancelled(program: string, args: readonly string[]): RefusedError {
+  return new RefusedError('landing_cancelled', `${program} ${args[0] ?? ''} was cancelled before it finished; nothing was recorded`);
+}
+
+/** gitAsync: git's trimmed output, or a `git_failed` refusal in git's own words. */
+export async function gitAsync(cwd: string, args: readonly string[], options: { timeoutMs?: number; signal?: AbortSignal } = {}) {
+  const result = await gitRawAsync(cwd, args, options);
+  if (result.status !== 0) throw new RefusedError('git_failed', `git ${args[0] ?? ''} failed: ${gitWords(result)}`);
+  return result.stdout.trim();
 }
 
 /** Runs git and returns its trimmed output; a failure is a `git_failed` refusal in git's own words. */
@@ -68,9 +132,16 @@ export function isGitRepo(cwd: string): boolean {
 
 /** The commit `ref` names, or null when it names none. */
 export function resolveCommit(cwd: string, ref: string): string | null {
-  const result = gitRaw(cwd, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
-  return result.status === 0 ? result.stdout.trim() : null;
+  return commitOf(gitRaw(cwd, resolveArgs(ref)));
 }
+
+/** resolveCommit without blocking the caller's event loop. */
+export async function resolveCommitAsync(cwd: string, ref: string): Promise<string | null> {
+  return commitOf(await gitRawAsync(cwd, resolveArgs(ref)));
+}
+
+const resolveArgs = (ref: string) => ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`];
+const commitOf = (result: GitResult) => (result.status === 0 ? result.stdout.trim() : null);
 
 /** A branch name git accepts (`git check-ref-format --branch`). */
 export function validBranchName(cwd: string, name: string): boolean {
@@ -86,7 +157,15 @@ export interface WorktreeEntry {
 
 /** `git worktree list --porcelain`, parsed: the main working tree first. */
 export function listGitWorktrees(cwd: string): WorktreeEntry[] {
-  const out = git(cwd, ['worktree', 'list', '--porcelain']);
+  return parseWorktreeList(git(cwd, ['worktree', 'list', '--porcelain']));
+}
+
+/** listGitWorktrees without blocking the caller's event loop. */
+export async function listGitWorktreesAsync(cwd: string): Promise<WorktreeEntry[]> {
+  return parseWorktreeList(await gitAsync(cwd, ['worktree', 'list', '--porcelain']));
+}
+
+function parseWorktreeList(out: string): WorktreeEntry[] {
   const entries: WorktreeEntry[] = [];
   for (const block of out.split('\n\n')) {
     const lines = block.split('\n');
@@ -101,7 +180,18 @@ export function listGitWorktrees(cwd: string): WorktreeEntry[] {
 
 /** The files with uncommitted changes (tracked or new) in a working tree, as `git status --porcelain` names them. */
 export function dirtyFiles(cwd: string): string[] {
-  const result = gitRaw(cwd, ['status', '--porcelain', '--untracked-files=all']);
+  return porcelainFiles(gitRaw(cwd, DIRTY_ARGS));
+}
+
+/** dirtyFiles without blocking the caller's event loop. */
+export async function dirtyFilesAsync(cwd: string): Promise<string[]> {
+  return porcelainFiles(await gitRawAsync(cwd, DIRTY_ARGS));
+}
+
+const DIRTY_ARGS = ['status', '--porcelain', '--untracked-files=all'];
+
+/** The files `git status --porcelain` names (a failure is a `git_failed` refusal). */
+export function porcelainFiles(result: GitResult): string[] {
   if (result.status !== 0) throw new RefusedError('git_failed', `git status failed: ${gitWords(result)}`);
   return result.stdout
     .split('\n')

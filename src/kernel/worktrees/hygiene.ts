@@ -1,8 +1,9 @@
-import { existsSync, lstatSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { Kernel, Tx } from '../kernel';
 import { requireHumanChannel } from '../authority';
-import { dirtyFiles, gitRaw, isGitRepo, listGitWorktrees } from './git';
+import { dirtyFilesAsync, gitRawAsync, listGitWorktreesAsync } from './git';
 import { listWorktreeRows, worktreesDir } from './worktreeRows';
 
 /** A worktree folder nothing more will happen in: its todo is done or gone, its branch landed, or the store never made it. */
@@ -28,35 +29,44 @@ export interface CleanAge {
   nowMs: number;
 }
 
-/** Folder size, walking at most `limit` entries (a huge tree is reported as at least what was counted). */
-export function folderBytes(dir: string, limit = 200_000): number {
+/**
+ * Folder size, walking at most `limit` entries (a huge tree is reported as at least what was counted). Asynchronous:
+ * a worktree's node_modules is a long walk, and VS Code's extension host must keep serving the editor meanwhile.
+ */
+export async function folderBytes(dir: string, limit = 200_000): Promise<number> {
   let total = 0;
   let seen = 0;
-  const walk = (d: string): void => {
-    for (const entry of readdirSync(d, { withFileTypes: true })) {
+  const walk = async (d: string): Promise<void> => {
+    for (const entry of await readdir(d, { withFileTypes: true })) {
       if (++seen > limit) return;
       const path = join(d, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.isFile()) total += lstatSync(path).size;
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.isFile()) total += (await lstat(path)).size;
     }
   };
   try {
-    walk(dir);
+    await walk(dir);
   } catch {
     /* a folder that vanished or cannot be read counts as what was seen */
   }
   return total;
 }
 
-/** loopx's worktrees on disk that are stray (see StrayWorktree), for doctor and `worktree clean`. */
-export function strayWorktrees(kernel: Kernel, age?: CleanAge): { stray: StrayWorktree[]; open: number } {
-  if (!isGitRepo(kernel.root)) return { stray: [], open: 0 };
-  const top = gitRaw(kernel.root, ['rev-parse', '--show-toplevel']).stdout.trim();
+/** The repository's top folder, or null when the root is in no git repository (git runs as a non-blocking child). */
+async function topOf(root: string): Promise<string | null> {
+  const result = await gitRawAsync(root, ['rev-parse', '--show-toplevel']);
+  return result.status === 0 && result.stdout.trim() ? result.stdout.trim() : null;
+}
+
+/** loopx's worktrees on disk that are stray (see StrayWorktree), for doctor and `worktree clean`. git runs as non-blocking children. */
+export async function strayWorktrees(kernel: Kernel, age?: CleanAge): Promise<{ stray: StrayWorktree[]; open: number }> {
+  const top = await topOf(kernel.root);
+  if (!top) return { stray: [], open: 0 };
   const rows = kernel.read((db) => listWorktreeRows(db));
   const ours = worktreesDir(top) + sep;
   const stray: StrayWorktree[] = [];
   let open = 0;
-  for (const w of listGitWorktrees(top)) {
+  for (const w of await listGitWorktreesAsync(top)) {
     if (!w.path.startsWith(ours) && !w.branch?.startsWith('loopx/')) continue;
     if (!existsSync(w.path)) continue;
     const row = rows.find((r) => r.branch === w.branch || r.path === w.path);
@@ -84,10 +94,10 @@ export function strayWorktrees(kernel: Kernel, age?: CleanAge): { stray: StrayWo
       todoId: row?.todoId ?? null,
       goalId: row?.goalId ?? null,
       why,
-      uncommitted: dirtyFiles(w.path).length,
-      bytes: folderBytes(w.path),
+      uncommitted: (await dirtyFilesAsync(w.path)).length,
+      bytes: await folderBytes(w.path),
       idleSince,
-      unmerged: row ? unmergedCommits(top, row.base, w.branch) : w.branch ? unmergedCommits(top, 'HEAD', w.branch) : 0,
+      unmerged: await unmergedCommits(top, row ? row.base : 'HEAD', w.branch),
     });
   }
   return { stray, open };
@@ -97,30 +107,37 @@ export function strayWorktrees(kernel: Kernel, age?: CleanAge): { stray: StrayWo
  * Removes stray worktree folders on a person's word. Branches stay (their commits are not lost); a folder with
  * uncommitted changes stays too unless `force`. Returns what was removed and what was kept, and why.
  */
-export function cleanWorktrees(kernel: Kernel, force: boolean, age?: CleanAge): { removed: StrayWorktree[]; kept: StrayWorktree[] } {
+export function cleanWorktrees(kernel: Kernel, force: boolean, age?: CleanAge): Promise<Cleaned> {
   requireHumanChannel(kernel.requireActor(), 'removing worktree folders');
   return removeStray(kernel, force, age);
 }
 
+/** What a clean-up removed, and what it kept and why. */
+export interface Cleaned {
+  removed: StrayWorktree[];
+  kept: StrayWorktree[];
+}
+
 /**
- * The automatic pass a person turned on (`loopx run --clean-worktrees 7d`): the same removal as `worktree clean
- * --older-than`, by the kernel, never with force: a folder with uncommitted changes is only reported.
+ * The automatic pass a person turned on (`loopx run --clean-worktrees 7d`, VS Code's `loopx.worktrees.cleanAfter`):
+ * the same removal as `worktree clean --older-than`, by the kernel, never with force: a folder with uncommitted
+ * changes is only reported.
  */
-export function autoCleanWorktrees(kernel: Kernel, age: CleanAge): { removed: StrayWorktree[]; kept: StrayWorktree[] } {
+export function autoCleanWorktrees(kernel: Kernel, age: CleanAge): Promise<Cleaned> {
   return removeStray(kernel, false, age);
 }
 
-function removeStray(kernel: Kernel, force: boolean, age?: CleanAge): { removed: StrayWorktree[]; kept: StrayWorktree[] } {
-  const top = gitRaw(kernel.root, ['rev-parse', '--show-toplevel']).stdout.trim();
+async function removeStray(kernel: Kernel, force: boolean, age?: CleanAge): Promise<Cleaned> {
   const removed: StrayWorktree[] = [];
   const kept: StrayWorktree[] = [];
+  const top = await topOf(kernel.root);
   if (!top) return { removed, kept };
-  for (const w of strayWorktrees(kernel, age).stray) {
+  for (const w of (await strayWorktrees(kernel, age)).stray) {
     if (w.uncommitted > 0 && !force) {
       kept.push(w);
       continue;
     }
-    const result = gitRaw(top, ['worktree', 'remove', ...(force ? ['--force'] : []), w.path]);
+    const result = await gitRawAsync(top, ['worktree', 'remove', ...(force ? ['--force'] : []), w.path]);
     if (result.status !== 0) {
       kept.push({ ...w, why: `${w.why}; git would not remove it: ${result.stderr.trim()}` });
       continue;
@@ -139,9 +156,9 @@ function lastActivity(kernel: Kernel, todoId: string): string | null {
 }
 
 /** How many commits `branch` has that `base` has not (0 when either is gone). */
-function unmergedCommits(top: string, base: string, branch: string | null): number {
+async function unmergedCommits(top: string, base: string, branch: string | null): Promise<number> {
   if (!branch) return 0;
-  const result = gitRaw(top, ['rev-list', '--count', `${base}..${branch}`]);
+  const result = await gitRawAsync(top, ['rev-list', '--count', `${base}..${branch}`]);
   return result.status === 0 ? Number(result.stdout.trim()) : 0;
 }
 

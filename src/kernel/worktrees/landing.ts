@@ -1,10 +1,18 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kernel } from '../kernel';
 import { IllegalTransitionError, NotFoundError, RefusedError } from '../errors';
 import { requireHumanChannel } from '../authority';
-import { dirtyFiles, git, gitRaw, gitWords, listGitWorktrees, resolveCommit } from './git';
+import {
+  dirtyFilesAsync,
+  gitAsync,
+  gitRawAsync,
+  gitWords,
+  listGitWorktreesAsync,
+  porcelainFiles,
+  resolveCommitAsync,
+  runAsync,
+} from './git';
 import { type WorktreeRow, findWorktree, worktreesDir } from './worktreeRows';
 import { recordRemoved } from './hygiene';
 import { getTodo } from '../todos/todoQueries';
@@ -30,8 +38,25 @@ function refuseDirty(where: string, files: string[], hint: string): void {
   throw new RefusedError('worktree_dirty', `${where} has uncommitted changes: ${shown}`, hint, { files });
 }
 
-function top(kernel: Kernel): string {
-  return git(kernel.root, ['rev-parse', '--show-toplevel']);
+function top(kernel: Kernel): Promise<string> {
+  return gitAsync(kernel.root, ['rev-parse', '--show-toplevel']);
+}
+
+/**
+ * What a person watching a landing is told, and how they may stop it. Every git and gh call is a non-blocking child
+ * (VS Code's extension host keeps serving the editor), and the kernel's write comes after them, in one transaction.
+ * `signal` cancels only where nothing is left half-done: before a merge or a discard starts changing branches, and
+ * during a pull request's push (git's whole process group is killed; nothing is recorded). Once git changes a branch,
+ * or gh has been asked for the pull request, the landing runs to its end and is recorded.
+ */
+export interface LandingOptions {
+  signal?: AbortSignal;
+  onStep?: (step: 'checking' | 'merging' | 'pushing' | 'opening' | 'removing') => void;
+}
+
+/** Past this point the landing cannot be cancelled: a person's cancel that came before it is honoured here. */
+function lastChanceToCancel(options: LandingOptions, sentence: string): void {
+  if (options.signal?.aborted) throw new RefusedError('landing_cancelled', sentence);
 }
 
 /**
@@ -39,31 +64,50 @@ function top(kernel: Kernel): string {
  * merges where the base is checked out (the main folder, usually), or in a scratch worktree when it is checked out
  * nowhere. A conflict aborts the merge: the base is as it was, the branch is kept, and the files are named.
  */
-export function mergeWorktree(kernel: Kernel, todoId: string, mode: 'ff' | 'merge'): WorktreeRow {
+export async function mergeWorktree(
+  kernel: Kernel,
+  todoId: string,
+  mode: 'ff' | 'merge',
+  options: LandingOptions = {},
+): Promise<WorktreeRow> {
   const human = requireHuman(kernel, `merging the branch of ${todoId}`);
   const row = landable(kernel, todoId, 'merge');
-  const repo = top(kernel);
-  const head = resolveCommit(repo, `refs/heads/${row.branch}`);
+  options.onStep?.('checking');
+  const repo = await top(kernel);
+  const head = await resolveCommitAsync(repo, `refs/heads/${row.branch}`);
   if (!head) throw new RefusedError('git_failed', `branch ${row.branch} no longer exists`, 'discard the worktree: loopx worktree discard');
   if (existsSync(row.path) && row.removedAt === null)
-    refuseDirty(`the worktree of ${todoId} (${row.path})`, dirtyFiles(row.path), 'commit them on the branch there, or discard them first');
-  const baseHead = resolveCommit(repo, `refs/heads/${row.base}`);
-  if (baseHead && gitRaw(repo, ['merge-base', '--is-ancestor', head, baseHead]).status === 0)
+    refuseDirty(
+      `the worktree of ${todoId} (${row.path})`,
+      await dirtyFilesAsync(row.path),
+      'commit them on the branch there, or discard them first',
+    );
+  const baseHead = await resolveCommitAsync(repo, `refs/heads/${row.base}`);
+  if (baseHead && (await gitRawAsync(repo, ['merge-base', '--is-ancestor', head, baseHead])).status === 0)
     throw new IllegalTransitionError(`${row.branch} has nothing that ${row.base} does not have already`, 'discard it instead');
-  const home = listGitWorktrees(repo).find((w) => w.branch === row.base)?.path;
+  const home = (await listGitWorktreesAsync(repo)).find((w) => w.branch === row.base)?.path;
+  if (home)
+    refuseDirty(
+      `${home}, where ${row.base} is checked out,`,
+      await tracked(home),
+      `commit or stash them there first; ${row.branch} is kept`,
+    );
+  lastChanceToCancel(options, `merging ${row.branch} was cancelled before anything changed; nothing was recorded`);
+  options.onStep?.('merging');
   let scratch: string | null = null;
   if (!home) mkdirSync(worktreesDir(repo), { recursive: true });
   const dir = home ?? (scratch = mkdtempSync(join(worktreesDir(repo), '.merge-')));
   try {
-    if (scratch) git(repo, ['worktree', 'add', scratch, row.base]);
-    else refuseDirty(`${dir}, where ${row.base} is checked out,`, tracked(dir), `commit or stash them there first; ${row.branch} is kept`);
+    if (scratch) await gitAsync(repo, ['worktree', 'add', scratch, row.base]);
     const message = `Merge ${row.branch}: ${kernel.read((db) => getTodo(db, todoId)).title} (loopx ${todoId})`;
     const args = mode === 'ff' ? ['merge', '--ff-only', row.branch] : ['merge', '--no-ff', '--no-edit', '-m', message, row.branch];
-    const merged = gitRaw(dir, args);
+    const merged = await gitRawAsync(dir, args);
     if (merged.status !== 0) {
-      const conflicts = gitRaw(dir, ['diff', '--name-only', '--diff-filter=U']).stdout.split('\n').filter(Boolean);
+      const unmerged = await gitRawAsync(dir, ['diff', '--name-only', '--diff-filter=U']);
+      const conflicts = unmerged.stdout.split('\n').filter(Boolean);
       // --absolute-git-dir: a relative ".git" would be looked up from this process's cwd (VS Code's is elsewhere).
-      if (existsSync(join(git(dir, ['rev-parse', '--absolute-git-dir']), 'MERGE_HEAD'))) gitRaw(dir, ['merge', '--abort']);
+      if (existsSync(join(await gitAsync(dir, ['rev-parse', '--absolute-git-dir']), 'MERGE_HEAD')))
+        await gitRawAsync(dir, ['merge', '--abort']);
       if (mode === 'ff')
         throw new RefusedError(
           'merge_conflict',
@@ -79,7 +123,7 @@ export function mergeWorktree(kernel: Kernel, todoId: string, mode: 'ff' | 'merg
         { conflicts },
       );
     }
-    const commit = git(dir, ['rev-parse', 'HEAD']);
+    const commit = await gitAsync(dir, ['rev-parse', 'HEAD']);
     return kernel.as(human).write((tx) => {
       tx.emit({
         kind: 'worktree.landed',
@@ -91,18 +135,15 @@ export function mergeWorktree(kernel: Kernel, todoId: string, mode: 'ff' | 'merg
     });
   } finally {
     if (scratch) {
-      gitRaw(repo, ['worktree', 'remove', '--force', scratch]);
+      await gitRawAsync(repo, ['worktree', 'remove', '--force', scratch]).catch(() => undefined);
       rmSync(scratch, { recursive: true, force: true });
     }
   }
 }
 
 /** Tracked files with uncommitted changes (the store's own untracked folder is no obstacle to a merge). */
-function tracked(dir: string): string[] {
-  return gitRaw(dir, ['status', '--porcelain', '--untracked-files=no'])
-    .stdout.split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => l.slice(3));
+async function tracked(dir: string): Promise<string[]> {
+  return porcelainFiles(await gitRawAsync(dir, ['status', '--porcelain', '--untracked-files=no']));
 }
 
 function requireHuman(kernel: Kernel, action: string) {
@@ -112,38 +153,48 @@ function requireHuman(kernel: Kernel, action: string) {
 }
 
 /** True when GitHub's `gh` is on PATH. */
-export function ghAvailable(env: NodeJS.ProcessEnv = process.env): boolean {
-  const result = spawnSync('gh', ['--version'], { encoding: 'utf8', timeout: 10_000, env });
-  return !result.error && result.status === 0;
+export async function ghAvailable(env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  try {
+    return (await runAsync('gh', ['--version'], { cwd: process.cwd(), timeout: 10_000, env })).status === 0;
+  } catch {
+    return false;
+  }
 }
 
 /**
  * Opens a todo's branch as a pull request through `gh`: pushes it to `origin` and asks for a PR into its base. Without
  * gh it says so and what to do instead; nothing is recorded then.
  */
-export function openPullRequest(kernel: Kernel, todoId: string): WorktreeRow {
+export async function openPullRequest(kernel: Kernel, todoId: string, options: LandingOptions = {}): Promise<WorktreeRow> {
   const human = requireHuman(kernel, `opening a pull request for ${todoId}`);
   const row = landable(kernel, todoId, 'open as a pull request');
-  const repo = top(kernel);
-  const head = resolveCommit(repo, `refs/heads/${row.branch}`);
+  options.onStep?.('checking');
+  const repo = await top(kernel);
+  const head = await resolveCommitAsync(repo, `refs/heads/${row.branch}`);
   if (!head) throw new RefusedError('git_failed', `branch ${row.branch} no longer exists`);
-  if (!ghAvailable())
+  if (!(await ghAvailable()))
     throw new RefusedError(
       'gh_missing',
       "GitHub's command-line tool (gh) is not installed here, so no pull request was opened",
       `install gh (https://cli.github.com), or push the branch yourself: git push -u origin ${row.branch}, and open the pull request on your git host`,
     );
-  git(repo, ['push', '-u', 'origin', row.branch], { timeoutMs: 120_000 });
+  options.onStep?.('pushing');
+  // A push stopped halfway lands nothing: the branch on origin is only a copy, and no pull request was asked for.
+  await gitAsync(repo, ['push', '-u', 'origin', row.branch], { timeoutMs: 120_000, signal: options.signal });
+  lastChanceToCancel(
+    options,
+    `opening a pull request for ${row.branch} was cancelled after the push: the branch is on origin, no pull request was asked for and nothing was recorded`,
+  );
+  options.onStep?.('opening');
   const todo = kernel.read((db) => getTodo(db, todoId));
   const body = `${todo.detail || todo.title}\n\nFrom loopx todo ${todoId} (branch ${row.branch}).`;
-  const pr = spawnSync('gh', ['pr', 'create', '--base', row.base, '--head', row.branch, '--title', todo.title, '--body', body], {
+  // Not cancellable: gh may have opened the pull request already, which must then be recorded.
+  const pr = await runAsync('gh', ['pr', 'create', '--base', row.base, '--head', row.branch, '--title', todo.title, '--body', body], {
     cwd: repo,
-    encoding: 'utf8',
     timeout: 120_000,
     env: { ...process.env, GH_PROMPT_DISABLED: '1' },
   });
-  if (pr.error || pr.status !== 0)
-    throw new RefusedError('git_failed', `gh could not open the pull request: ${(pr.stderr || pr.stdout || String(pr.error)).trim()}`);
+  if (pr.status !== 0) throw new RefusedError('git_failed', `gh could not open the pull request: ${(pr.stderr || pr.stdout).trim()}`);
   const url = pr.stdout.trim().split('\n').pop() ?? '';
   return kernel.as(human).write((tx) => {
     tx.emit({ kind: 'worktree.landed', goalId: row.goalId, todoId, data: { how: 'pr', branch: row.branch, head, commit: null, url } });
@@ -155,16 +206,19 @@ export function openPullRequest(kernel: Kernel, todoId: string): WorktreeRow {
  * Discards a todo's branch and folder. Uncommitted changes are never dropped without `force` (a person's word); the
  * branch's head is recorded, so it can be brought back (`git branch <name> <head>`) while git keeps the commit.
  */
-export function discardWorktree(kernel: Kernel, todoId: string, force: boolean): WorktreeRow {
+export async function discardWorktree(kernel: Kernel, todoId: string, force: boolean, options: LandingOptions = {}): Promise<WorktreeRow> {
   const human = requireHuman(kernel, `discarding the branch of ${todoId}`);
   const row = landable(kernel, todoId, 'discard');
-  const repo = top(kernel);
-  const present = existsSync(row.path) && listGitWorktrees(repo).some((w) => w.branch === row.branch);
+  options.onStep?.('checking');
+  const repo = await top(kernel);
+  const present = existsSync(row.path) && (await listGitWorktreesAsync(repo)).some((w) => w.branch === row.branch);
   if (present && !force)
-    refuseDirty(`the worktree of ${todoId} (${row.path})`, dirtyFiles(row.path), 'a person may drop them with --force');
-  const head = resolveCommit(repo, `refs/heads/${row.branch}`) ?? row.baseCommit;
-  if (present) git(repo, ['worktree', 'remove', ...(force ? ['--force'] : []), row.path]);
-  gitRaw(repo, ['branch', '-D', row.branch]);
+    refuseDirty(`the worktree of ${todoId} (${row.path})`, await dirtyFilesAsync(row.path), 'a person may drop them with --force');
+  const head = (await resolveCommitAsync(repo, `refs/heads/${row.branch}`)) ?? row.baseCommit;
+  lastChanceToCancel(options, `discarding ${row.branch} was cancelled before anything changed; nothing was recorded`);
+  options.onStep?.('removing');
+  if (present) await gitAsync(repo, ['worktree', 'remove', ...(force ? ['--force'] : []), row.path]);
+  await gitRawAsync(repo, ['branch', '-D', row.branch]);
   return kernel.as(human).write((tx) => {
     tx.emit({
       kind: 'worktree.landed',

@@ -8,6 +8,7 @@ import { gitRaw } from './git';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { backoffSeconds } from '../turns/backoff';
 import { iso } from '../time';
+import { type SetupFailure, failureFileFor, readSetupFailure } from './setupBackoff';
 
 /** How long a setup command may run (an `npm ci` of a large project takes minutes, not hours). */
 export const SETUP_LIMIT_MS = 10 * 60_000;
@@ -36,25 +37,10 @@ export interface SetupInput {
   onStart?: () => void;
 }
 
-/** A failed setup, kept beside the marker: the command, failures in a row and when it may run again. */
-interface SetupFailure {
-  command: string;
-  failures: number;
-  retryAt: string;
-}
-
-/** The worktree's own git folder: the marker and the failure record live there, never in its files. */
+/** The worktree's own git folder: the marker lives there, never in its files (a new worktree is set up afresh). */
 function gitDirOf(worktree: string): string | null {
   const dir = gitRaw(worktree, ['rev-parse', '--absolute-git-dir']);
   return dir.status === 0 ? dir.stdout.trim() : null;
-}
-
-function readFailure(file: string): SetupFailure | null {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as SetupFailure;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -71,10 +57,11 @@ function readFailure(file: string): SetupFailure | null {
 export async function runWorktreeSetup(input: SetupInput): Promise<{ ran: boolean }> {
   const gitDir = gitDirOf(input.worktree);
   const marker = gitDir ? join(gitDir, 'loopx-setup-done') : null;
-  const failedFile = gitDir ? join(gitDir, 'loopx-setup-failed') : null;
+  // The failure record sits beside the log, in the store's folder: should-run's plan reads it without git.
+  const failedFile = failureFileFor(input.logFile);
   if (marker && existsSync(marker) && readFileSync(marker, 'utf8') === input.command) return { ran: false };
   const nowMs = input.nowMs ?? Date.now();
-  const failed = failedFile ? readFailure(failedFile) : null;
+  const failed = readSetupFailure(failedFile);
   const previous = failed?.command === input.command ? failed : null; // a changed command starts afresh
   if (previous && input.respectBackoff && Date.parse(previous.retryAt) > nowMs)
     throw new RefusedError(
@@ -91,7 +78,7 @@ export async function runWorktreeSetup(input: SetupInput): Promise<{ ran: boolea
   const output = cleanOutput(readFileSync(input.logFile, 'utf8'));
   if (outcome.status === 0 && !outcome.error && !outcome.timedOut && !outcome.cancelled) {
     if (marker) writeFileSync(marker, input.command);
-    if (failedFile) rmSync(failedFile, { force: true });
+    rmSync(failedFile, { force: true });
     return { ran: true };
   }
   if (outcome.cancelled)
@@ -103,7 +90,7 @@ export async function runWorktreeSetup(input: SetupInput): Promise<{ ran: boolea
     );
   const failures = (previous?.failures ?? 0) + 1;
   const retryAt = iso(nowMs + backoffSeconds(failures) * 1000);
-  if (failedFile) writeFileSync(failedFile, JSON.stringify({ command: input.command, failures, retryAt } satisfies SetupFailure));
+  writeFileSync(failedFile, JSON.stringify({ command: input.command, failures, retryAt } satisfies SetupFailure));
   const why = outcome.timedOut
     ? `did not finish within ${limitMs >= 60_000 ? `${Math.round(limitMs / 60_000)} min` : `${Math.ceil(limitMs / 1000)} s`} and was stopped`
     : outcome.error
