@@ -145,6 +145,7 @@ describe('the CLI package', () => {
       'package/dist/cli.js',
       'package/dist/lsp.js',
       'package/dist/mcp.js',
+      'package/dist/pg.js',
       'package/package.json',
     ]);
     const manifest = JSON.parse(execFileSync('tar', ['xzf', TARBALL, '-O', 'package/package.json'], { encoding: 'utf8' })) as Record<
