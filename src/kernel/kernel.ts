@@ -235,6 +235,11 @@ export class Kernel {
     return new Kernel(this.root, this.db, this.clock, actor, this.shared, this.engine);
   }
 
+  /** The SQLite file this kernel reads: the store, or in team mode this machine's replica of the team log. */
+  get storeFile(): string {
+    return this.engine instanceof SqliteEngine ? Kernel.storePath(this.root) : teamReplicaPath(this.root);
+  }
+
   get storeDir(): string {
     return join(this.root, STORE_DIR);
   }

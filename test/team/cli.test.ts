@@ -94,6 +94,19 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
       data: { id: 'T2', owner: 'claude' },
     });
 
+    // A third workspace names a libpq service instead of a host: read from the service file (PGSERVICEFILE).
+    const c = workspace();
+    mkdirSync(join(c, '.loopx'));
+    writeFileSync(pointer(c), JSON.stringify({ version: 1, database: 'postgresql:///?service=loopx_team' }));
+    const services = join(c, 'pg_service.conf');
+    writeFileSync(services, `[loopx_team]\nhost=127.0.0.1\nport=${fixture.cluster.port}\ndbname=${name}\nuser=loopx_admin\n`);
+    const viaService = loopx(['todo', 'list', '--json'], { cwd: c, env: { ...asAgent('gemini'), PGSERVICEFILE: services } });
+    expect(viaService.code, viaService.stderr).toBe(0);
+    expect((viaService.json.data as Array<{ id: string; owner?: string }>).map((t) => [t.id, t.owner])).toEqual([
+      ['T1', 'codex'],
+      ['T2', 'claude'],
+    ]);
+
     // log verify reads the PostgreSQL log; doctor checks the server, the team log and the replica; backup writes one.
     const verified = loopx(['log', 'verify', '--json'], { cwd: b });
     expect(verified.json).toMatchObject({ ok: true, data: { ok: true, log: 'team', events: localEvents + 2 } });
@@ -110,6 +123,12 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     const backupFile = openDb((backup.json.data as { path: string }).path);
     expect(checkReplay(backupFile)).toMatchObject({ ok: true });
     backupFile.close();
+
+    // A backup does not go back into a team store: refused in words, before anything is asked or changed.
+    const restore = loopxTty(['restore', (backup.json.data as { path: string }).path, '--json'], 'restore', { cwd: a });
+    expect(restore.code).toBe(3);
+    expect(restore.json).toMatchObject({ ok: false, error: { code: 'team_restore_refused' } });
+    expect(restore.json?.error?.message).toMatch(/rewrite every machine's history/);
 
     // Moving out: a plain SQLite store with the whole history, which log verify accepts; the team store goes on.
     const leave = loopxTty(['team', 'leave', '--json'], '', { cwd: a });
