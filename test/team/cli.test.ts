@@ -9,7 +9,7 @@ import { checkReplay } from '../../src/kernel/replay';
 import { REPO, cleanEnv, loopx, startGoal } from '../cli/harness';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from '../cli/pty';
 import { POSTGRES_MISSING } from '../support/postgres';
-import { install, useCluster } from './teamKit';
+import { install, newTeamStore, useCluster } from './teamKit';
 
 /**
  * `loopx team …` as a person and agents use it, through bin/loopx against a real PostgreSQL: a workspace moves its
@@ -175,7 +175,7 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     expect((await fixture.cluster.sql(name, "SELECT to_regclass('loopx.events') IS NULL AS none")).rows[0]?.none).toBe(true);
   }, 60_000);
 
-  test('a URL with a password is refused and nothing is written; so is a database without the schema', async () => {
+  test('a URL with a password is refused and nothing is written; so is a database without the schema or not durable', async () => {
     const name = await fixture.cluster.createDatabase('teampw');
     const root = workspace();
     loopx(['init'], { cwd: root });
@@ -193,8 +193,21 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     const notInstalled = loopxTty(['team', 'join', fixture.cluster.url(name), '--json'], '', { cwd: root });
     expect(notInstalled.code).toBe(3);
     expect(notInstalled.json).toMatchObject({ ok: false, error: { code: 'team_not_installed' } });
+    // A server that may forget confirmed writes: refused before anything is written.
+    const lax = await newTeamStore(fixture.cluster);
+    await fixture.cluster.sql('postgres', `ALTER DATABASE ${lax.name} SET synchronous_commit = off`);
+    for (const args of [
+      ['team', 'join', lax.ownerUrl],
+      ['team', 'push', '--database', lax.ownerUrl],
+    ]) {
+      const lazy = loopxTty([...args, '--json'], '', { cwd: root });
+      expect(lazy.code, args.join(' ')).toBe(6);
+      expect(lazy.json).toMatchObject({ ok: false, error: { code: 'team_not_durable' } });
+    }
+    expect((await fixture.cluster.sql(lax.name, 'SELECT count(*)::int AS n FROM loopx.events')).rows[0]?.n).toBe(0);
     expect(existsSync(pointer(root))).toBe(false);
     expect(existsSync(join(root, '.loopx', 'loopx.db'))).toBe(true);
+    expect(readdirSync(join(root, '.loopx')).filter((f) => f.includes('backups'))).toEqual([]);
   }, 60_000);
 
   test('a damaged pointer is environment trouble (exit 6), named as such; an unreachable server too', () => {

@@ -13,7 +13,7 @@ import { ensureGitignore } from '../../runtime/gitignore';
 import { moveStoreIn } from '../../kernel/team/moveIn';
 import { SyncPg } from '../../kernel/team/syncPg';
 import { TeamEngine } from '../../kernel/team/teamEngine';
-import { teamError } from '../../kernel/team/teamErrors';
+import { TeamNotDurableError, teamError } from '../../kernel/team/teamErrors';
 import { type TeamStoreFacts, teamStoreFacts } from '../../kernel/team/teamInspect';
 import {
   type ResolvedConnection,
@@ -184,7 +184,10 @@ export const teamPush: Command = {
       );
     const url = pointerUrl(ctx);
     const connection = resolveTeamConnection(url, ctx.env);
-    withPg(connection, (pg) => requireInstalled(teamStoreFacts(pg), connection.shown));
+    const facts = withPg(connection, teamStoreFacts);
+    requireInstalled(facts, connection.shown);
+    // A server that may forget confirmed writes is refused before anything moves (opening it would be, after).
+    if (facts.synchronousCommit === 'off') throw new TeamNotDurableError();
     const local = Kernel.open(root, { actor: ctx.actor });
     let moved: { events: number; head: { seq: number; hash: string } };
     try {
@@ -241,13 +244,27 @@ export const teamJoin: Command = {
     const connection = resolveTeamConnection(url, ctx.env);
     const facts = withPg(connection, teamStoreFacts);
     requireInstalled(facts, connection.shown);
+    if (facts.synchronousCommit === 'off') throw new TeamNotDurableError();
     mkdirSync(join(root, STORE_DIR), { recursive: true });
     const aside = moveLocalStoreAside(root, 'before-join');
     writeTeamPointer(root, url);
     // A replica left by an earlier team store would not continue this one's log.
     rmSync(teamReplicaPath(root), { force: true });
+    let built: { events: number; replica: string };
+    try {
+      built = buildReplica(root, ctx);
+    } catch (error) {
+      // Nothing joined: the workspace goes back to how it was (its own store, if it had one).
+      removeTeamPointer(root);
+      rmSync(teamReplicaPath(root), { force: true });
+      if (aside) {
+        renameSync(aside, Kernel.storePath(root));
+        for (const suffix of ['-wal', '-shm'])
+          if (existsSync(`${aside}${suffix}`)) renameSync(`${aside}${suffix}`, `${Kernel.storePath(root)}${suffix}`);
+      }
+      throw error;
+    }
     const gitignore = ensureGitignore(root);
-    const built = buildReplica(root, ctx);
     const data = {
       database: connection.shown,
       pointer: teamPointerPath(root),
