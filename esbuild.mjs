@@ -19,7 +19,8 @@ const base = {
   loader: { '.sql': 'text' },
   // Native or host-provided modules are loaded at run time, never bundled.
   external: ['vscode', 'better-sqlite3'],
-  define: { __LOOPX_VERSION__: JSON.stringify(pkg.version) },
+  // Team mode's PostgreSQL client runs in a worker that loads dist/pg.js by path (src/kernel/team/syncPg.ts).
+  define: { __LOOPX_VERSION__: JSON.stringify(pkg.version), __LOOPX_PG_BUNDLE__: JSON.stringify('pg.js') },
   logLevel: 'warning',
 };
 
@@ -33,7 +34,10 @@ const cli = {
 // node:sqlite from VS Code 1.105 (engines.vscode): better-sqlite3 is left out of them, so the .vsix carries no native
 // binary and installs on every platform (src/kernel/db/openDb.ts).
 const inEditor = { ...base, define: { ...base.define, __LOOPX_NODE_SQLITE_ONLY__: 'true' } };
-const agentBundle = { ...cli, define: { ...cli.define, __LOOPX_ROOT_FROM_BUNDLE__: JSON.stringify('../..') } };
+const agentBundle = {
+  ...cli,
+  define: { ...cli.define, __LOOPX_ROOT_FROM_BUNDLE__: JSON.stringify('../..'), __LOOPX_PG_BUNDLE__: JSON.stringify('../pg.js') },
+};
 
 const targets = [
   { ...cli, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js' },
@@ -48,6 +52,14 @@ const targets = [
     },
     outfile: `dist/agent/${bundleName(verb)}.js`,
   })),
+  // PostgreSQL's client for team mode, pure JavaScript (pg-native, its optional native binding, is left out): loaded
+  // by path in SyncPg's worker thread, by every bundle that may open a team store (the CLI, agents' verbs, VS Code).
+  {
+    ...base,
+    stdin: { contents: "module.exports = require('pg');", resolveDir: '.', sourcefile: 'pg.js', loader: 'js' },
+    external: ['pg-native'],
+    outfile: 'dist/pg.js',
+  },
   { ...inEditor, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
   // The goal-file language client: required by the extension when the first goal file opens.
   { ...inEditor, entryPoints: ['src/extension/goalFiles/languageClient.ts'], outfile: 'dist/goalFileClient.js' },

@@ -39,6 +39,8 @@ export function cliFiles() {
     ['dist/cli.js', 'dist/cli.js'],
     ['dist/mcp.js', 'dist/mcp.js'],
     ['dist/lsp.js', 'dist/lsp.js'],
+    // team mode's PostgreSQL client (pure JavaScript), loaded by path in a worker thread
+    ['dist/pg.js', 'dist/pg.js'],
     ...agent,
     ['docs/cli-readme.md', 'README.md'],
     ['LICENSE', 'LICENSE'],

@@ -49,6 +49,7 @@ import { monitorAdd, monitorCancel, monitorList, monitorShow, monitorTick } from
 import { goalAllowChecks, monitorApprove } from './commands/agentChecks';
 import { HOOK_COMMANDS } from './commands/hooks';
 import { WORKTREE_COMMANDS, goalSetWorktree } from './commands/worktree';
+import { TEAM_COMMANDS } from './commands/team';
 
 /** Every loopx command spec, in the order help lists them (the extension's COMMANDS are VS Code command ids). */
 export const CLI_COMMANDS: readonly Command[] = [
@@ -110,6 +111,7 @@ export const CLI_COMMANDS: readonly Command[] = [
   reviewPacket,
   ...HOOK_COMMANDS,
   ...WORKTREE_COMMANDS,
+  ...TEAM_COMMANDS,
   agentsMd,
   mcp,
   lsp,

@@ -71,7 +71,8 @@ function readOr(file: string): string | undefined {
  */
 export function shareCliOnTerminalPath(collection: vscode.GlobalEnvironmentVariableCollection, cli: BundledCli): vscode.Disposable {
   const apply = () => {
-    collection.clear();
+    // Only PATH: the same collection carries LOOPX_DATABASE_URL (teamSetting.ts).
+    collection.delete('PATH');
     if (!vscode.workspace.getConfiguration().get<boolean>(ADD_TO_PATH_SETTING, true)) return;
     collection.description = 'Puts the loopx CLI on PATH, so agents in this terminal can write back to the LoopX store.';
     collection.prepend('PATH', `${cli.binDir}${delimiter}`);

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { LoopxApp } from './app';
 import { Log } from './util/log';
 import { installCliLauncher, shareCliOnTerminalPath } from './bundledCli';
+import { shareTeamDatabaseSetting } from './teamSetting';
 import { showLoopxOnOpen } from './firstOpen';
 import { loadNodeSqlite } from '../kernel/db/nodeSqliteDriver';
 import { whyLoopxCannotStart } from './runtimeSupport';
@@ -29,6 +30,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApp | undefined
   const log = new Log();
   context.subscriptions.push(log);
   try {
+    context.subscriptions.push(shareTeamDatabaseSetting(context.environmentVariableCollection, log));
     const cli = installCliLauncher(context.globalStorageUri.fsPath, context.extensionUri.fsPath, log);
     context.subscriptions.push(shareCliOnTerminalPath(context.environmentVariableCollection, cli));
     app = new LoopxApp(folders, log, {

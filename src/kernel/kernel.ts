@@ -13,6 +13,8 @@ import { SqliteEngine } from './db/sqliteEngine';
 import { type Clock, iso, systemClock } from './time';
 import { NoStoreError, NotAllowedError, SchemaTooNewError, SchemaTooOldError } from './errors';
 import { APPLICATION_ID, checkStorePath, needsPrivateCopy, privateCopy, requireLoopxStore, storeError } from './storeFile';
+import { readTeamPointer, resolveTeamConnection, teamPointerPath, teamReplicaPath } from './team/teamPointer';
+import { openTeamKernel } from './team/teamStore';
 
 export const STORE_DIR = '.loopx';
 export const DB_FILE = 'loopx.db';
@@ -57,11 +59,34 @@ export class Kernel {
     return join(root, STORE_DIR, DB_FILE);
   }
 
+  /** Whether `root` holds a store: this machine's own file, or a pointer to a team store (team mode). */
+  static hasStore(root: string): boolean {
+    return existsSync(Kernel.storePath(root)) || existsSync(teamPointerPath(root));
+  }
+
+  /**
+   * Team mode (`.loopx/team.json` present): the team kernel, its writes committed to the PostgreSQL log, its reads
+   * from this machine's replica (`.loopx/team-replica.db`) after a catch-up. Null when the workspace has no pointer.
+   */
+  private static openTeam(root: string, options: KernelOptions): Kernel | null {
+    const pointer = readTeamPointer(root);
+    if (!pointer) return null;
+    return openTeamKernel(root, {
+      replicaPath: teamReplicaPath(root),
+      connection: resolveTeamConnection(pointer.database).settings,
+      actor: options.actor,
+      clock: options.clock,
+      driver: options.driver,
+    }).kernel;
+  }
+
   /**
    * Opens an existing store (migrating an older schema; refusing a newer one). Never creates or converts a file: a
    * path that is not a loopx store (empty, a directory, another program's database) is refused and left untouched.
    */
   static open(root: string, options: KernelOptions = {}): Kernel {
+    const team = options.engine ? null : Kernel.openTeam(root, options);
+    if (team) return team;
     const path = Kernel.storePath(root);
     if (!existsSync(path)) throw new NoStoreError(root);
     if (options.readOnly) {
@@ -83,6 +108,9 @@ export class Kernel {
    * (`query_only`), and a schema older or newer than this code is refused instead of migrated.
    */
   static openReadOnly(root: string, options: KernelOptions = {}): Kernel {
+    // A team store is read through the replica, caught up on every read; an unreachable server is refused in words.
+    const team = Kernel.openTeam(root, { ...options, actor: { name: 'reader', kind: 'kernel' } });
+    if (team) return team;
     const path = Kernel.storePath(root);
     if (!existsSync(path)) throw new NoStoreError(root);
     // Read-only the way `status` and `doctor` read (a loopx store only, a private copy where SQLite cannot share it).
@@ -101,6 +129,9 @@ export class Kernel {
 
   /** Creates `.loopx/` and its database (marked as a loopx store), or reuses an existing store untouched. */
   static init(root: string, options: KernelOptions = {}): { kernel: Kernel; created: boolean } {
+    // A workspace pointed at a team store has its store there: init opens it, and never makes a local one beside it.
+    const team = Kernel.openTeam(root, options);
+    if (team) return { kernel: team, created: false };
     mkdirSync(join(root, STORE_DIR), { recursive: true });
     const path = Kernel.storePath(root);
     const created = !existsSync(path) && Kernel.createStoreFile(root, path, options);
@@ -202,6 +233,11 @@ export class Kernel {
   /** The same store seen by another actor (the extension acts for the human; tests switch agents). */
   as(actor: Actor): Kernel {
     return new Kernel(this.root, this.db, this.clock, actor, this.shared, this.engine);
+  }
+
+  /** The SQLite file this kernel reads: the store, or in team mode this machine's replica of the team log. */
+  get storeFile(): string {
+    return this.engine instanceof SqliteEngine ? Kernel.storePath(this.root) : teamReplicaPath(this.root);
   }
 
   get storeDir(): string {

@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { Kernel, STORE_DIR, DB_FILE } from '../kernel/kernel';
+import { dirname } from 'node:path';
+import { Kernel } from '../kernel/kernel';
 import { StoreWatcher } from '../runtime/watch';
 import type { SqliteDb } from '../kernel/db/sqliteDb';
 import { StoreSnapshot } from '../kernel/db/storeSnapshot';
@@ -66,7 +65,7 @@ export class StoreRegistry {
 function findRoot(start: string): string | null {
   let dir = start;
   for (;;) {
-    if (existsSync(join(dir, STORE_DIR, DB_FILE))) return dir;
+    if (Kernel.hasStore(dir)) return dir;
     const parent = dirname(dir);
     if (parent === dir) return null;
     dir = parent;

@@ -3,6 +3,7 @@ import { StoreEnvironmentError } from '../kernel/storeFile';
 import { dirname, join, resolve } from 'node:path';
 import { InvalidInputError, NoStoreError } from '../kernel/errors';
 import { DB_FILE, STORE_DIR } from '../kernel/kernel';
+import { TEAM_POINTER_FILE } from '../kernel/team/teamPointer';
 
 /**
  * Whether `dir` holds a store. A `.loopx/` that cannot be read (permissions, another user's) is said as such,
@@ -11,6 +12,12 @@ import { DB_FILE, STORE_DIR } from '../kernel/kernel';
 function holdsStore(dir: string): boolean {
   try {
     statSync(join(dir, STORE_DIR, DB_FILE));
+    return true;
+  } catch {
+    /* not this machine's own store: a pointer to a team store then? */
+  }
+  try {
+    statSync(join(dir, STORE_DIR, TEAM_POINTER_FILE));
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -31,10 +31,12 @@ async function inTerminal(script: string): Promise<string> {
 }
 
 const addToPath = () => vscode.workspace.getConfiguration('loopx.terminal');
+const team = () => vscode.workspace.getConfiguration('loopx.team');
 
 suite('terminals', () => {
   suiteTeardown(async () => {
     await addToPath().update('addCliToPath', undefined, vscode.ConfigurationTarget.Global);
+    await team().update('databaseUrl', undefined, vscode.ConfigurationTarget.Global);
   });
 
   test("an integrated terminal finds loopx first on PATH: the bundled CLI on the editor's own runtime", async () => {
@@ -60,5 +62,22 @@ suite('terminals', () => {
     assert.ok(!path.split(':').some((dir) => dir.endsWith('loopx.loopx/bin')), `PATH still has the launcher: ${path}`);
     await addToPath().update('addCliToPath', undefined, vscode.ConfigurationTarget.Global);
     assert.ok((await inTerminal('printf %s "$PATH"')).split(':').some((dir) => dir.endsWith('loopx.loopx/bin')));
+  });
+
+  test('the team store setting reaches new terminals and this window as LOOPX_DATABASE_URL; a password is refused', async () => {
+    await app();
+    const url = 'postgresql://ada@db.example:5432/loopx';
+    await team().update('databaseUrl', url, vscode.ConfigurationTarget.Global);
+    assert.equal((await inTerminal('printf %s "$LOOPX_DATABASE_URL"')).trim(), url);
+    assert.equal(process.env.LOOPX_DATABASE_URL, url);
+    // The PATH setting's own changes leave it in place.
+    await addToPath().update('addCliToPath', false, vscode.ConfigurationTarget.Global);
+    assert.equal((await inTerminal('printf %s "$LOOPX_DATABASE_URL"')).trim(), url);
+    await addToPath().update('addCliToPath', undefined, vscode.ConfigurationTarget.Global);
+    await team().update('databaseUrl', 'postgresql://ada:secret@db.example/loopx', vscode.ConfigurationTarget.Global);
+    assert.equal((await inTerminal('printf %s "${LOOPX_DATABASE_URL:-unset}"')).trim(), 'unset');
+    assert.equal(process.env.LOOPX_DATABASE_URL, undefined);
+    await team().update('databaseUrl', undefined, vscode.ConfigurationTarget.Global);
+    assert.equal((await inTerminal('printf %s "${LOOPX_DATABASE_URL:-unset}"')).trim(), 'unset');
   });
 });

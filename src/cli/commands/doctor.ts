@@ -12,7 +12,12 @@ import { openTurns } from '../../kernel/turns/turnQueries';
 import { recentRunners } from '../../kernel/turns/runners';
 import { Painter } from '../format';
 import { StoreEnvironmentError, environmentError } from '../../kernel/storeFile';
-import { EXIT } from '../../kernel/errors';
+import { EXIT, LoopxError } from '../../kernel/errors';
+import { logHead } from '../../kernel/events/anchor';
+import { TeamEngine } from '../../kernel/team/teamEngine';
+import { copyTeamLog, teamStoreFacts } from '../../kernel/team/teamInspect';
+import { teamError } from '../../kernel/team/teamErrors';
+import { readTeamPointer, resolveTeamConnection, teamReplicaPath } from '../../kernel/team/teamPointer';
 import { DEFAULT_HOSTS } from '../../runtime/hosts';
 import { hostFacts, judgeHost } from '../../runtime/hostCheck';
 import { worktreeCheck } from '../worktreeWords';
@@ -33,7 +38,15 @@ function runChecks(kernel: Kernel, worktrees: Awaited<ReturnType<typeof worktree
   const checks: Check[] = [];
   const add = (name: string, level: Level, detail: string) => checks.push({ name, level, detail });
   const engine = engineFacts(db);
-  add('store', 'ok', `${kernel.storeDir} (driver ${db.driver}, SQLite ${engine.sqliteVersion})`);
+  const team = kernel.engine instanceof TeamEngine ? kernel.engine : null;
+  add(
+    'store',
+    'ok',
+    team
+      ? `team store; this machine's replica ${teamReplicaPath(kernel.root)} (driver ${db.driver}, SQLite ${engine.sqliteVersion})`
+      : `${kernel.storeDir} (driver ${db.driver}, SQLite ${engine.sqliteVersion})`,
+  );
+  if (team) checks.push(...teamChecks(kernel, team));
   const version = kernel.schemaVersion;
   add('schema', version === SCHEMA_VERSION ? 'ok' : 'fail', `version ${version} (this loopx knows ${SCHEMA_VERSION})`);
   const integrity = integrityCheck(db);
@@ -75,6 +88,53 @@ function runChecks(kernel: Kernel, worktrees: Awaited<ReturnType<typeof worktree
   }
   const statusMd = existsSync(join(kernel.storeDir, STATUS_FILE));
   add('STATUS.md', statusMd ? 'ok' : 'warn', statusMd ? 'present' : 'missing; any change regenerates it');
+  return checks;
+}
+
+/** A team store: the server (reachable, who we are, durable), its log's chain, and this machine's replica. */
+function teamChecks(kernel: Kernel, team: TeamEngine): Check[] {
+  const checks: Check[] = [];
+  const add = (name: string, level: Level, detail: string) => checks.push({ name, level, detail });
+  const pointer = readTeamPointer(kernel.root);
+  const shown = resolveTeamConnection(pointer?.database).shown ?? 'the libpq environment';
+  try {
+    const facts = teamStoreFacts(team.pg);
+    const who = facts.human ? "a person's role" : facts.agent ? "an agent's role" : 'neither loopx_humans nor loopx_agents';
+    add(
+      'team server',
+      facts.human || facts.agent ? 'ok' : 'warn',
+      `${shown} reachable (PostgreSQL ${facts.serverVersion}); logged in as ${facts.role}, ${who}`,
+    );
+    add(
+      'durability',
+      facts.synchronousCommit === 'off' ? 'fail' : 'ok',
+      `synchronous_commit=${facts.synchronousCommit}${facts.synchronousCommit === 'off' ? ': a server crash could lose confirmed writes' : ''}`,
+    );
+    const copy = copyTeamLog(team.pg);
+    try {
+      const chain = verifyChain(copy);
+      add(
+        'team log',
+        chain.ok ? 'ok' : 'fail',
+        chain.ok ? `${chain.events} events verified in PostgreSQL` : `broken at event ${chain.firstBadSeq}: ${chain.problem}`,
+      );
+      const logTip = logHead(copy);
+      const replicaTip = kernel.read((db) => logHead(db));
+      const same = logTip?.seq === replicaTip?.seq && logTip?.hash === replicaTip?.hash;
+      add(
+        'replica',
+        same ? 'ok' : 'fail',
+        same
+          ? `caught up to event ${logTip?.seq ?? 0}`
+          : `ends at event ${replicaTip?.seq ?? 0} but the team log at ${logTip?.seq ?? 0}; delete ${teamReplicaPath(kernel.root)} to rebuild it from the log`,
+      );
+    } finally {
+      copy.close();
+    }
+  } catch (error) {
+    const problem = teamError(error);
+    add('team server', 'fail', `${shown}: ${problem instanceof Error ? problem.message : String(problem)}`);
+  }
   return checks;
 }
 
@@ -131,7 +191,9 @@ async function checkOrReport(run: () => Promise<Check[]>): Promise<Check[]> {
   try {
     return await run();
   } catch (error) {
-    const problem = error instanceof StoreEnvironmentError ? error : environmentError(error);
+    // Team mode's server trouble (unreachable, not durable, a damaged pointer) is the environment's too: exit 6.
+    const teamTrouble = error instanceof LoopxError && error.exitCode === EXIT.storeUnusable ? error : null;
+    const problem = error instanceof StoreEnvironmentError ? error : (teamTrouble ?? environmentError(error));
     if (!problem) throw error;
     return [{ name: 'store', level: 'fail', detail: `${problem.message} (${problem.code}); ${problem.hint}` }];
   }

@@ -3,6 +3,24 @@ import { verifyChain } from '../../kernel/events/verify';
 import { checkAnchor, formatAnchor, logHead, parseAnchor } from '../../kernel/events/anchor';
 import { EXIT, InvalidInputError } from '../../kernel/errors';
 import { markBroken } from '../../kernel/logHealth';
+import type { SqliteDb } from '../../kernel/db/sqliteDb';
+import { TeamEngine } from '../../kernel/team/teamEngine';
+import { copyTeamLog } from '../../kernel/team/teamInspect';
+import { teamError } from '../../kernel/team/teamErrors';
+
+function onTeamLog<T>(team: TeamEngine, fn: (db: SqliteDb) => T): T {
+  let copy: SqliteDb;
+  try {
+    copy = copyTeamLog(team.pg);
+  } catch (error) {
+    throw teamError(error);
+  }
+  try {
+    return fn(copy);
+  } finally {
+    copy.close();
+  }
+}
 
 export const logVerify: Command = {
   name: ['log', 'verify'],
@@ -23,12 +41,22 @@ export const logVerify: Command = {
         '--anchor must be SEQ:HASH, an event number and its 64-digit hex hash',
         'copy it from the "anchor" of an earlier loopx log verify',
       );
-    const { result, head, anchored } = ctx.kernel().read((db) => ({
+    const check = (db: SqliteDb) => ({
       result: verifyChain(db),
       head: logHead(db),
       anchored: anchor ? checkAnchor(db, anchor) : undefined,
-    }));
-    const data = { ok: result.ok && anchored?.ok !== false, events: result.events, firstBadSeq: result.firstBadSeq, head };
+    });
+    const kernel = ctx.kernel();
+    // A team store: the log in PostgreSQL (the source of truth) is verified, copied as it is into a scratch store.
+    const team = kernel.engine instanceof TeamEngine ? kernel.engine : null;
+    const { result, head, anchored } = team ? onTeamLog(team, check) : kernel.read(check);
+    const data = {
+      ok: result.ok && anchored?.ok !== false,
+      events: result.events,
+      firstBadSeq: result.firstBadSeq,
+      head,
+      log: team ? ('team' as const) : ('local' as const),
+    };
     if (!result.ok) {
       // Known broken from now on: agents' writes are refused until a human decides.
       markBroken(ctx.kernel().storeDir, result, new Date().toISOString());
@@ -56,7 +84,9 @@ export const logVerify: Command = {
         },
       };
     }
-    const lines = [`Log intact: ${result.events} events, hash chain verified${anchor ? `, event ${anchor.seq} still as anchored` : ''}.`];
+    const lines = [
+      `${team ? 'Team log' : 'Log'} intact: ${result.events} events, hash chain verified${anchor ? `, event ${anchor.seq} still as anchored` : ''}.`,
+    ];
     if (head) lines.push(`Anchor (keep it outside .loopx/ to check later that nothing was cut): ${formatAnchor(head)}`);
     return { data, text: lines.join('\n') };
   },

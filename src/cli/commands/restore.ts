@@ -1,6 +1,7 @@
 import type { Command } from '../command';
 import { restoreStore } from '../../kernel/backup';
-import { InvalidInputError } from '../../kernel/errors';
+import { EXIT, InvalidInputError, LoopxError } from '../../kernel/errors';
+import { TeamEngine } from '../../kernel/team/teamEngine';
 
 export const restore: Command = {
   name: ['restore'],
@@ -24,6 +25,13 @@ export const restore: Command = {
     const file = ctx.args.positionals[0] as string;
     if (!file.trim()) throw new InvalidInputError('FILE is empty');
     const kernel = ctx.kernel();
+    if (kernel.engine instanceof TeamEngine)
+      throw new LoopxError(
+        'team_restore_refused',
+        "this workspace uses a team store: putting a backup back would rewrite every machine's history, so loopx does not; nothing was changed",
+        EXIT.refused,
+        '`loopx team leave` gives this workspace its own store again, where `loopx restore FILE` works; or `loopx team push` the restored store into a new, empty team store',
+      );
     // --yes no longer decides anything: an agent can pass a flag, it cannot type at a terminal it does not have.
     const human = ctx.confirmHuman(`replace everything in the store with the content of ${file}`, 'restore', [
       'the current content is saved first, so this can be undone',

@@ -1,4 +1,4 @@
-import { Kernel } from '../../kernel/kernel';
+import type { Kernel } from '../../kernel/kernel';
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
 import { PastStore } from '../../kernel/story/pastStore';
 import { boardFacts, todoDetailFacts } from '../../kernel/todos/cards';
@@ -19,7 +19,7 @@ export class BoardHistory {
 
   /** The board right after event `seq` (clamped to the log). */
   at(kernel: Kernel, seq: number): PastBoard {
-    const past = (this.past ??= new PastStore(Kernel.storePath(kernel.root), kernel.db.driver));
+    const past = (this.past ??= new PastStore(kernel.storeFile, kernel.db.driver));
     const head = past.head();
     const db = past.moveTo(Math.min(seq, head));
     const event = past.event(past.at);
@@ -40,7 +40,7 @@ export class BoardHistory {
 
   /** The last event at or before a time. */
   seqAt(kernel: Kernel, isoTime: string): number {
-    const past = (this.past ??= new PastStore(Kernel.storePath(kernel.root), kernel.db.driver));
+    const past = (this.past ??= new PastStore(kernel.storeFile, kernel.db.driver));
     return past.seqAt(isoTime);
   }
 

@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { existsSync } from 'node:fs';
 import { Kernel } from '../../kernel/kernel';
 import { EXIT, LoopxError } from '../../kernel/errors';
 import { StoreWatcher } from '../../runtime/watch';
@@ -98,7 +97,7 @@ export class StoreSession extends Disposable {
   /** Opens the store if it exists. Returns true when a kernel is open afterwards. */
   tryOpen(): boolean {
     if (this.kernel) return true;
-    if (!existsSync(Kernel.storePath(this.root))) {
+    if (!Kernel.hasStore(this.root)) {
       this.openState.fire();
       return false;
     }

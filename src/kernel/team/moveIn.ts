@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { SqliteDb } from '../db/sqliteDb';
-import { openDb } from '../db/openDb';
-import { migrate } from '../db/migrate';
 import { logHead } from '../events/anchor';
-import { insertEventRow, rowToEvent } from '../events/log';
+import { rowToEvent } from '../events/log';
 import { verifyChain } from '../events/verify';
 import { InvalidInputError, RefusedError } from '../errors';
 import { type ConnectionSettings, SyncPg } from './syncPg';
-import { commitStatements, rowsToEvents } from './teamLog';
+import { commitStatements } from './teamLog';
+import { copyTeamLog } from './teamInspect';
 import { TeamNotEmptyError, teamError } from './teamErrors';
 
 const PAGE = 500;
@@ -65,20 +64,8 @@ export function moveStoreIn(source: SqliteDb, settings: ConnectionSettings): { e
 
 /** The team log as this transaction sees it, copied into an empty store and verified with the same chain check. */
 function verifyArrival(pg: SyncPg): { ok: boolean; problem: string | null; head: { seq: number; hash: string } | null } {
-  const copy = openDb(':memory:');
+  const copy = copyTeamLog(pg);
   try {
-    migrate(copy);
-    for (let after = 0; ;) {
-      const rows = pg.query(
-        'SELECT seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash FROM loopx.events WHERE seq > $1 ORDER BY seq LIMIT $2',
-        [after, 5000],
-      );
-      const events = rowsToEvents(rows);
-      const last = events.at(-1);
-      if (!last) break;
-      for (const event of events) insertEventRow(copy, event, String(rows[events.indexOf(event)]?.data));
-      after = last.seq;
-    }
     const result = verifyChain(copy);
     return { ok: result.ok, problem: result.problem, head: logHead(copy) };
   } finally {

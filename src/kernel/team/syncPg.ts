@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
 
 /**
@@ -88,6 +90,20 @@ require('node:worker_threads').parentPort.on('message', async (request) => {
 });
 `;
 
+declare const __LOOPX_PG_BUNDLE__: string | undefined;
+
+/**
+ * Where the worker loads `pg` from: the bundles' own copy (dist/pg.js, pure JavaScript, pg-native left out; the CLI
+ * package and the .vsix carry no node_modules), else the checkout's node_modules (vitest, the bench).
+ */
+function pgModulePath(): string {
+  if (typeof __LOOPX_PG_BUNDLE__ === 'string') {
+    const bundled = join(__dirname, __LOOPX_PG_BUNDLE__);
+    if (existsSync(bundled)) return bundled;
+  }
+  return createRequire(__filename).resolve('pg');
+}
+
 export class SyncPg {
   private worker: Worker | null = null;
   private port: MessagePort | null = null;
@@ -143,7 +159,7 @@ export class SyncPg {
   private start(): { port: MessagePort } {
     if (this.worker && this.port) return { port: this.port };
     const { port1, port2 } = new MessageChannel();
-    const pgPath = createRequire(__filename).resolve('pg');
+    const pgPath = pgModulePath();
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {

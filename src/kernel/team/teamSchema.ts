@@ -20,10 +20,13 @@ export const AGENTS_ROLE = 'loopx_agents';
 /** The channel every commit notifies with its last seq, so replicas wake (teamListener.ts). */
 export const NOTIFY_CHANNEL = 'loopx_log';
 
-const kinds = HUMAN_ONLY_KINDS.map((k) => `'${k}'`).join(', ');
-
 /** Idempotent: safe to run on every `team init`. Run by the database owner. */
-export const TEAM_SCHEMA_SQL = `
+// Built by a pure call: bundles that never install the schema (every agent verb's) leave this SQL out.
+export const TEAM_SCHEMA_SQL = /* @__PURE__ */ schemaSql();
+
+function schemaSql(): string {
+  const kinds = HUMAN_ONLY_KINDS.map((k) => `'${k}'`).join(', ');
+  return `
 DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${HUMANS_ROLE}') THEN CREATE ROLE ${HUMANS_ROLE} NOLOGIN; END IF;
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${AGENTS_ROLE}') THEN CREATE ROLE ${AGENTS_ROLE} NOLOGIN; END IF;
@@ -155,3 +158,4 @@ GRANT SELECT, INSERT ON loopx.events, loopx.ops TO ${AGENTS_ROLE}, ${HUMANS_ROLE
 GRANT SELECT ON loopx.head, loopx.people TO ${AGENTS_ROLE}, ${HUMANS_ROLE};
 GRANT EXECUTE ON FUNCTION loopx.lock_head(), loopx.check_authority(), loopx.advance_head() TO ${AGENTS_ROLE}, ${HUMANS_ROLE};
 `;
+}

@@ -11,15 +11,8 @@ import { TeamEngine } from './teamEngine';
 import { TeamNotDurableError, teamError } from './teamErrors';
 import { TEAM_SCHEMA_SQL } from './teamSchema';
 
-/**
- * How a process reaches the team store: `LOOPX_DATABASE_URL` (a libpq URL), else libpq's own variables (PGHOST,
- * PGPORT, PGUSER, PGDATABASE, PGPASSWORD) and ~/.pgpass, which `pg` reads itself. Never a file of the workspace:
- * no credentials in the repository or the store.
- */
-export function teamConnection(env: NodeJS.ProcessEnv = process.env): ConnectionSettings {
-  const url = env.LOOPX_DATABASE_URL?.trim();
-  return url ? { connectionString: url } : {};
-}
+/** How a process reaches the team store: one home, teamPointer.ts (re-exported for existing callers). */
+export { teamConnection } from './teamPointer';
 
 /** Creates (or brings up to date) the team store's schema and roles, as the database owner. */
 export function installTeamSchema(settings: ConnectionSettings): void {

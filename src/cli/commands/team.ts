@@ -1,0 +1,427 @@
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Command, CommandContext } from '../command';
+import { Kernel, STORE_DIR } from '../../kernel/kernel';
+import { EXIT, LoopxError, NotAllowedError } from '../../kernel/errors';
+import { immediate } from '../../kernel/db/sqliteDb';
+import { openDb } from '../../kernel/db/openDb';
+import { logHead } from '../../kernel/events/anchor';
+import { verifyChain } from '../../kernel/events/verify';
+import { BACKUP_DIR } from '../../kernel/backup';
+import { locateRoot } from '../../runtime/locate';
+import { ensureGitignore } from '../../runtime/gitignore';
+import { moveStoreIn } from '../../kernel/team/moveIn';
+import { SyncPg } from '../../kernel/team/syncPg';
+import { TeamEngine } from '../../kernel/team/teamEngine';
+import { TeamNotDurableError, teamError } from '../../kernel/team/teamErrors';
+import { type TeamStoreFacts, teamStoreFacts } from '../../kernel/team/teamInspect';
+import {
+  type ResolvedConnection,
+  checkTeamUrl,
+  readTeamPointer,
+  removeTeamPointer,
+  resolveTeamConnection,
+  teamPointerPath,
+  teamReplicaPath,
+  writeTeamPointer,
+} from '../../kernel/team/teamPointer';
+import { AGENTS_ROLE, HUMANS_ROLE } from '../../kernel/team/teamSchema';
+import { installTeamSchema } from '../../kernel/team/teamStore';
+
+// `loopx team …`: a person points a workspace at a team store (PostgreSQL) and back. Every verb but `status` is a
+// person's decision (humanOnly: refused to an agent identity and without an interactive terminal), and changes
+// nothing on bad input: URLs and the server are checked before any file is written.
+
+const DATABASE_FLAG = {
+  database: {
+    type: 'string' as const,
+    value: 'URL',
+    description: 'the team store, postgresql://[user@]host[:port]/dbname (no password: use ~/.pgpass, a service file or PGPASSWORD)',
+  },
+};
+
+const where = (ctx: CommandContext) => ({ root: ctx.args.str('root'), envRoot: ctx.env.LOOPX_ROOT, cwd: ctx.cwd });
+const shown = (path: string) => {
+  const r = relative(process.cwd(), path);
+  return r && !r.startsWith('..') ? r : path;
+};
+
+class TeamModeError extends LoopxError {
+  constructor(code: 'team_mode_already' | 'team_mode_off' | 'team_not_installed' | 'team_url_required', message: string, hint: string) {
+    super(code, message, code === 'team_url_required' ? EXIT.invalidInput : EXIT.refused, hint);
+  }
+}
+
+/** A short-lived connection for one verb; PostgreSQL's errors become the kernel's (unreachable: exit 6). */
+function withPg<T>(connection: ResolvedConnection, fn: (pg: SyncPg) => T): T {
+  const pg = new SyncPg({ ...connection.settings, timeoutMs: 15_000 });
+  try {
+    return fn(pg);
+  } catch (error) {
+    throw teamError(error);
+  } finally {
+    pg.close();
+  }
+}
+
+/** The URL a verb writes into the pointer: --database, else LOOPX_DATABASE_URL (without a password either way). */
+function pointerUrl(ctx: CommandContext): string {
+  const flag = ctx.args.str('database');
+  if (flag !== undefined) return checkTeamUrl(flag, '--database');
+  const fromEnv = ctx.env.LOOPX_DATABASE_URL?.trim();
+  if (fromEnv) return checkTeamUrl(fromEnv, 'LOOPX_DATABASE_URL (written into .loopx/team.json)');
+  throw new TeamModeError('team_url_required', 'name the team store', 'pass --database postgresql://host:port/dbname');
+}
+
+function requireInstalled(facts: TeamStoreFacts, url: string | null): void {
+  if (facts.headSeq === null)
+    throw new TeamModeError(
+      'team_not_installed',
+      `${url ?? 'the database'} has no loopx team store (schema loopx) yet`,
+      'its owner runs `loopx team init --database URL` first',
+    );
+}
+
+/** Moves `.loopx/loopx.db` (and its -wal and -shm) into .loopx/backups/, renamed: nothing is deleted. */
+function moveLocalStoreAside(root: string, why: string): string | null {
+  const store = Kernel.storePath(root);
+  if (!existsSync(store)) return null;
+  const folder = join(root, STORE_DIR, BACKUP_DIR);
+  mkdirSync(folder, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[-:.]/g, '');
+  const to = join(folder, `loopx-${stamp}-${why}.db`);
+  renameSync(store, to);
+  for (const suffix of ['-wal', '-shm']) if (existsSync(`${store}${suffix}`)) renameSync(`${store}${suffix}`, `${to}${suffix}`);
+  return to;
+}
+
+/** Opens the workspace's team store (building or catching up its replica) and reports the replica's head. */
+function buildReplica(root: string, ctx: CommandContext): { events: number; replica: string } {
+  const kernel = Kernel.open(root, { actor: ctx.actor });
+  try {
+    const head = kernel.read((db) => logHead(db));
+    return { events: head?.seq ?? 0, replica: teamReplicaPath(root) };
+  } finally {
+    kernel.close();
+  }
+}
+
+export const teamInit: Command = {
+  name: ['team', 'init'],
+  summary: "install loopx's schema and roles in a PostgreSQL database, as its owner (a person only)",
+  description:
+    'Creates (or brings up to date) schema loopx and the roles loopx_humans and loopx_agents in the database. Run it\n' +
+    "as the database's owner; then grant each person's login loopx_humans and each agent's login loopx_agents.",
+  flags: DATABASE_FLAG,
+  humanOnly: true,
+  examples: ['loopx team init --database postgresql://db.example:5432/loopx'],
+  run(ctx) {
+    const flag = ctx.args.str('database');
+    const url = flag === undefined ? undefined : checkTeamUrl(flag, '--database');
+    const connection = resolveTeamConnection(url ?? readPointerQuietly(ctx)?.database, ctx.env);
+    try {
+      installTeamSchema({ ...connection.settings, timeoutMs: 60_000 });
+    } catch (error) {
+      if (error instanceof NotAllowedError)
+        throw new LoopxError(
+          'not_allowed',
+          `the database refused to install loopx's schema: ${error.message}`,
+          EXIT.refused,
+          "run `loopx team init` as the database's owner (or a role that may create schemas and roles)",
+        );
+      throw error;
+    }
+    const facts = withPg(connection, teamStoreFacts);
+    const data = {
+      database: connection.shown,
+      source: connection.source,
+      role: facts.role,
+      roles: { humans: HUMANS_ROLE, agents: AGENTS_ROLE },
+      head: facts.headSeq,
+      synchronousCommit: facts.synchronousCommit,
+    };
+    const lines = [
+      `Team store ready in ${connection.shown ?? 'the database libpq points at'} (schema loopx, ${facts.headSeq} events), installed as ${facts.role}.`,
+      'Grant the roles to logins (as the owner, in psql):',
+      `  a person, who decides gates:   CREATE ROLE ada LOGIN;  GRANT ${HUMANS_ROLE} TO ada;`,
+      `  an agent or CI machine:        CREATE ROLE ci_agents LOGIN;  GRANT ${AGENTS_ROLE} TO ci_agents;`,
+      "Passwords go into each machine's ~/.pgpass or a libpq service file, never into the workspace.",
+      "Next: `loopx team push --database URL` moves this workspace's store in, or `loopx team join URL` points a workspace at it.",
+    ];
+    if (facts.synchronousCommit === 'off')
+      lines.push('Warning: synchronous_commit is off on this server; loopx refuses to open the store until it is on.');
+    return { data, text: lines.join('\n') };
+  },
+};
+
+/** The pointer, when the command runs in a workspace in team mode (init may use its URL); never an error here. */
+function readPointerQuietly(ctx: CommandContext): { database: string } | null {
+  try {
+    return readTeamPointer(locateRoot(where(ctx)));
+  } catch {
+    return null;
+  }
+}
+
+export const teamPush: Command = {
+  name: ['team', 'push'],
+  summary: "move this workspace's store into an empty team store and point the workspace at it (a person only)",
+  description:
+    'Every event is sent as it is (same seqs, times, hashes) in one transaction, the chain verified before and on\n' +
+    'arrival. Then .loopx/team.json points at the team store, the old .loopx/loopx.db is moved into .loopx/backups/\n' +
+    "(nothing is deleted) and this machine's replica is built. Stop agents and `loopx run` first.",
+  flags: DATABASE_FLAG,
+  humanOnly: true,
+  examples: ['loopx team push --database postgresql://db.example:5432/loopx'],
+  run(ctx) {
+    const root = locateRoot(where(ctx));
+    const pointer = readTeamPointer(root);
+    if (pointer)
+      throw new TeamModeError(
+        'team_mode_already',
+        `this workspace already points at a team store (${pointer.database})`,
+        'nothing to push; `loopx team status` shows it',
+      );
+    const url = pointerUrl(ctx);
+    const connection = resolveTeamConnection(url, ctx.env);
+    const facts = withPg(connection, teamStoreFacts);
+    requireInstalled(facts, connection.shown);
+    // A server that may forget confirmed writes is refused before anything moves (opening it would be, after).
+    if (facts.synchronousCommit === 'off') throw new TeamNotDurableError();
+    const local = Kernel.open(root, { actor: ctx.actor });
+    let moved: { events: number; head: { seq: number; hash: string } };
+    try {
+      // Holding the local store's write lock: no write of this machine lands in it while its events move.
+      moved = immediate(local.db, () => moveStoreIn(local.db, connection.settings));
+    } finally {
+      local.close();
+    }
+    writeTeamPointer(root, url);
+    rmSync(teamReplicaPath(root), { force: true });
+    const aside = moveLocalStoreAside(root, 'before-team');
+    const built = buildReplica(root, ctx);
+    const data = {
+      database: connection.shown,
+      pointer: teamPointerPath(root),
+      events: moved.events,
+      head: moved.head,
+      movedAside: aside,
+      replica: built.replica,
+    };
+    return {
+      data,
+      text: [
+        `Moved ${moved.events} events into the team store at ${connection.shown}, the chain verified on arrival.`,
+        `This workspace now points at it (${shown(teamPointerPath(root))}); this machine's replica: ${shown(built.replica)}.`,
+        aside ? `The old store is kept at ${shown(aside)} (nothing was deleted).` : '',
+        'On other machines: `loopx team join URL`.',
+      ]
+        .filter(Boolean)
+        .join('\n'),
+    };
+  },
+};
+
+export const teamJoin: Command = {
+  name: ['team', 'join'],
+  summary: 'point this workspace at an existing team store; its replica is built from the log (a person only)',
+  description:
+    'Writes .loopx/team.json (the URL, never a password). A store this workspace had of its own is moved into\n' +
+    '.loopx/backups/ first (nothing is deleted). The server is asked before anything is written.',
+  positionals: [{ name: 'URL', description: 'postgresql://[user@]host[:port]/dbname', required: true }],
+  humanOnly: true,
+  examples: ['loopx team join postgresql://db.example:5432/loopx'],
+  run(ctx) {
+    const url = checkTeamUrl(ctx.args.positionals[0] as string, 'URL');
+    const root = ctx.initRoot();
+    const pointer = readTeamPointer(root);
+    if (pointer)
+      throw new TeamModeError(
+        'team_mode_already',
+        `this workspace already points at a team store (${pointer.database})`,
+        'run `loopx team leave` first to point it elsewhere',
+      );
+    const connection = resolveTeamConnection(url, ctx.env);
+    const facts = withPg(connection, teamStoreFacts);
+    requireInstalled(facts, connection.shown);
+    if (facts.synchronousCommit === 'off') throw new TeamNotDurableError();
+    mkdirSync(join(root, STORE_DIR), { recursive: true });
+    const aside = moveLocalStoreAside(root, 'before-join');
+    writeTeamPointer(root, url);
+    // A replica left by an earlier team store would not continue this one's log.
+    rmSync(teamReplicaPath(root), { force: true });
+    let built: { events: number; replica: string };
+    try {
+      built = buildReplica(root, ctx);
+    } catch (error) {
+      // Nothing joined: the workspace goes back to how it was (its own store, if it had one).
+      removeTeamPointer(root);
+      rmSync(teamReplicaPath(root), { force: true });
+      if (aside) {
+        renameSync(aside, Kernel.storePath(root));
+        for (const suffix of ['-wal', '-shm'])
+          if (existsSync(`${aside}${suffix}`)) renameSync(`${aside}${suffix}`, `${Kernel.storePath(root)}${suffix}`);
+      }
+      throw error;
+    }
+    const gitignore = ensureGitignore(root);
+    const data = {
+      database: connection.shown,
+      pointer: teamPointerPath(root),
+      role: facts.role,
+      human: facts.human,
+      events: built.events,
+      movedAside: aside,
+      replica: built.replica,
+      gitignore,
+    };
+    return {
+      data,
+      text: [
+        `This workspace now points at the team store ${connection.shown} (${built.events} events; you are ${facts.role}${facts.human ? ", a person's role" : ''}).`,
+        `Replica: ${shown(built.replica)}.`,
+        aside ? `This workspace's own store was moved to ${shown(aside)} (nothing was deleted).` : '',
+      ]
+        .filter(Boolean)
+        .join('\n'),
+    };
+  },
+};
+
+export const teamLeave: Command = {
+  name: ['team', 'leave'],
+  summary: "move out of the team store: a backup of it becomes this workspace's own store again (a person only)",
+  description:
+    'Catches up, writes the team store as a SQLite file (the same a backup is) to .loopx/loopx.db, verifies it, and\n' +
+    'removes .loopx/team.json and the replica. The team store itself is untouched; others go on using it.',
+  humanOnly: true,
+  examples: ['loopx team leave'],
+  run(ctx) {
+    const root = locateRoot(where(ctx));
+    const pointer = readTeamPointer(root);
+    if (!pointer) throw new TeamModeError('team_mode_off', 'this workspace does not point at a team store', 'nothing to leave');
+    const kernel = Kernel.open(root, { actor: ctx.actor });
+    const temp = join(root, STORE_DIR, `leaving-${process.pid}.db`);
+    let events: number;
+    try {
+      if (!(kernel.engine instanceof TeamEngine)) throw new Error('a workspace in team mode opened without the team engine');
+      kernel.engine.backupTo(temp);
+      const copy = openDb(temp);
+      try {
+        const chain = verifyChain(copy);
+        if (!chain.ok)
+          throw new LoopxError(
+            'log_broken',
+            `the team store's copy is broken at event ${chain.firstBadSeq}: ${chain.problem}`,
+            EXIT.refused,
+          );
+        events = chain.events;
+      } finally {
+        copy.close();
+      }
+    } catch (error) {
+      rmSync(temp, { force: true });
+      throw error;
+    } finally {
+      kernel.close();
+    }
+    const aside = moveLocalStoreAside(root, 'before-leave');
+    renameSync(temp, Kernel.storePath(root));
+    removeTeamPointer(root);
+    rmSync(teamReplicaPath(root), { force: true });
+    for (const suffix of ['-wal', '-shm']) rmSync(`${teamReplicaPath(root)}${suffix}`, { force: true });
+    const data = { database: pointer.database, store: Kernel.storePath(root), events, movedAside: aside };
+    return {
+      data,
+      text: [
+        `This workspace has its own store again: ${shown(Kernel.storePath(root))} (${events} events, the chain verified).`,
+        `The team store at ${pointer.database} is untouched.`,
+        aside ? `A store that was in the way was moved to ${shown(aside)}.` : '',
+      ]
+        .filter(Boolean)
+        .join('\n'),
+    };
+  },
+};
+
+export const teamStatus: Command = {
+  name: ['team', 'status'],
+  summary: 'where this workspace points: the team store, reachable or not, your role, the log head and the replica lag',
+  readOnly: true,
+  examples: ['loopx team status', 'loopx team status --json'],
+  run(ctx) {
+    const root = locateRoot(where(ctx));
+    const pointer = readTeamPointer(root);
+    if (!pointer)
+      return {
+        data: { team: false, root },
+        text: `This workspace uses its own store (${shown(Kernel.storePath(root))}); it is not in team mode.`,
+      };
+    const connection = resolveTeamConnection(pointer.database, ctx.env);
+    const replica = replicaHead(teamReplicaPath(root));
+    const base = {
+      team: true,
+      root,
+      pointer: pointer.database,
+      database: connection.shown,
+      source: connection.source,
+      replica: { path: teamReplicaPath(root), seq: replica },
+    };
+    let facts: TeamStoreFacts;
+    try {
+      facts = withPg(connection, teamStoreFacts);
+    } catch (error) {
+      const problem = error instanceof LoopxError ? error : new LoopxError('team_unreachable', String(error), EXIT.storeUnusable);
+      return {
+        data: { ...base, reachable: false, problem: { code: problem.code, message: problem.message } },
+        text: `Team store: ${connection.shown ?? 'libpq environment'} (from ${connection.source}), NOT reachable: ${problem.message}\nReplica: event ${replica ?? 'none yet'}.`,
+        failure: { code: problem.code, message: problem.message, hint: problem.hint, exitCode: problem.exitCode },
+      };
+    }
+    const lag = facts.headSeq === null || replica === null ? null : Math.max(0, facts.headSeq - replica);
+    const data = {
+      ...base,
+      reachable: true,
+      role: facts.role,
+      human: facts.human,
+      agent: facts.agent,
+      head: facts.headSeq,
+      lag,
+      synchronousCommit: facts.synchronousCommit,
+      serverVersion: facts.serverVersion,
+    };
+    const who = facts.human
+      ? "a person's role (loopx_humans)"
+      : facts.agent
+        ? "an agent's role (loopx_agents)"
+        : 'neither loopx_humans nor loopx_agents';
+    return {
+      data,
+      text: [
+        `Team store: ${connection.shown ?? 'libpq environment'} (from ${connection.source}), reachable, PostgreSQL ${facts.serverVersion}.`,
+        `Logged in as ${facts.role}: ${who}.`,
+        facts.headSeq === null
+          ? 'The database has no loopx schema: its owner runs `loopx team init`.'
+          : `Log head: event ${facts.headSeq}.`,
+        `Replica: ${replica === null ? 'not built yet (the next command builds it)' : `event ${replica}${lag ? `, ${lag} behind (caught up on the next command)` : ', caught up'}`}.`,
+      ].join('\n'),
+    };
+  },
+};
+
+/** The replica's newest event, read without catching up (null when there is no replica yet). */
+function replicaHead(path: string): number | null {
+  if (!existsSync(path)) return null;
+  try {
+    const db = openDb(path, undefined, { readOnly: true });
+    try {
+      return logHead(db)?.seq ?? 0;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+export const TEAM_COMMANDS: readonly Command[] = [teamStatus, teamInit, teamPush, teamJoin, teamLeave];

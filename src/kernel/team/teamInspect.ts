@@ -1,0 +1,76 @@
+import { openDb } from '../db/openDb';
+import { migrate } from '../db/migrate';
+import type { SqliteDb } from '../db/sqliteDb';
+import { insertEventRow } from '../events/log';
+import type { SyncPg } from './syncPg';
+import { rowsToEvents } from './teamLog';
+import { AGENTS_ROLE, HUMANS_ROLE } from './teamSchema';
+
+/**
+ * Looking at a team store without changing it: the log copied into an empty SQLite store (where the one chain check,
+ * verifyChain, and the anchor check run, as on a local store), and what the connection is (role, head, durability).
+ * Moving in verifies on arrival with the copy; `log verify`, `doctor` and `team status` read through here.
+ */
+
+const PAGE = 5000;
+
+/** The team log as `pg` sees it (inside its transaction, if one is open), copied event for event into a new store. */
+export function copyTeamLog(pg: SyncPg): SqliteDb {
+  const copy = openDb(':memory:');
+  try {
+    migrate(copy);
+    for (let after = 0; ;) {
+      const rows = pg.query(
+        'SELECT seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash FROM loopx.events WHERE seq > $1 ORDER BY seq LIMIT $2',
+        [after, PAGE],
+      );
+      const events = rowsToEvents(rows);
+      const last = events.at(-1);
+      if (!last) break;
+      // The data column as stored, byte for byte: the hash covers exactly that text.
+      events.forEach((event, i) => insertEventRow(copy, event, String(rows[i]?.data)));
+      after = last.seq;
+    }
+    return copy;
+  } catch (error) {
+    copy.close();
+    throw error;
+  }
+}
+
+export interface TeamStoreFacts {
+  /** The database role this connection logged in as. */
+  role: string;
+  /** Whether it is a person's role (member of loopx_humans): it may make a person's decisions. */
+  human: boolean;
+  /** Whether it is an agent's role (member of loopx_agents). */
+  agent: boolean;
+  /** The newest event's seq in the team log (0 for an empty log), or null when the schema is not installed. */
+  headSeq: number | null;
+  synchronousCommit: string;
+  serverVersion: string;
+}
+
+/** Who this connection is and where the log's head is; a database without loopx's schema has headSeq null. */
+export function teamStoreFacts(pg: SyncPg): TeamStoreFacts {
+  const [row] = pg.query(
+    `SELECT current_user AS role,
+            pg_has_role(current_user, oid_h, 'MEMBER') AS human,
+            pg_has_role(current_user, oid_a, 'MEMBER') AS agent,
+            current_setting('synchronous_commit') AS sync,
+            current_setting('server_version') AS version,
+            to_regclass('loopx.head') IS NOT NULL AS installed
+       FROM (SELECT (SELECT oid FROM pg_roles WHERE rolname = $1) AS oid_h, (SELECT oid FROM pg_roles WHERE rolname = $2) AS oid_a) r`,
+    [HUMANS_ROLE, AGENTS_ROLE],
+  );
+  const installed = row?.installed === true;
+  const head = installed ? pg.query('SELECT seq FROM loopx.head')[0] : undefined;
+  return {
+    role: String(row?.role ?? ''),
+    human: row?.human === true,
+    agent: row?.agent === true,
+    headSeq: installed ? Number(head?.seq ?? 0) : null,
+    synchronousCommit: String(row?.sync ?? ''),
+    serverVersion: String(row?.version ?? ''),
+  };
+}
