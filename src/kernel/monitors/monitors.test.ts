@@ -343,7 +343,7 @@ describe('monitor tick', () => {
       const t = add(`job ${i}`);
       ids.push(addMonitor(s.kernel, { todoId: t, check: `echo ${i} >> runs.log; sleep 0.2; exit 1` }).id);
     }
-    const other = Kernel.open(s.root, { clock: s.clock.now, actor: human });
+    const other = s.open({ clock: s.clock.now, actor: human });
     try {
       const [a, b] = await Promise.all([tickMonitors(s.kernel, { concurrency: 2 }), tickMonitors(other, { concurrency: 2 })]);
       expect([...a.runs, ...b.runs].map((r) => r.monitorId).sort()).toEqual([...ids].sort());
