@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, human, makeStore, type TestStore } from '../testKit';
-import { Kernel } from '../kernel';
+import type { Kernel } from '../kernel';
 import { createGoal, setGoalStatus } from '../goals/goals';
 import { addTodo, blockTodo, killTodo, shipTodo } from '../todos/todos';
 import { claimNext, claimTodo } from '../todos/claims';
