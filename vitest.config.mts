@@ -1,12 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { SQLITE_ONLY, TEAM_CONFORMANCE_FILES, conformanceRuns } from './test/team/conformance.mjs';
 
 /**
- * Two projects, one run: `npm test` (`vitest run`) runs both. `unit` needs nothing built and starts at once
+ * Three projects, one run: `npm test` (`vitest run`) runs them all. `unit` needs nothing built and starts at once
  * (`npm run test:fast`); `process` spawns bin/loopx, agents, the language server and packages, so its global
  * set-up builds every bundle first, and only when one of its files is queued (a one-file run of a unit test skips it).
+ * `team-conformance` runs the kernel's tests a second time on the team engine (PostgreSQL; the files it leaves out: test/team/conformance.mjs).
  */
+const runsOnTeam = conformanceRuns();
+
 const PROCESS_SUITES = [
   'test/cli/**/*.test.ts',
   'test/agents/**/*.test.ts',
@@ -49,6 +53,16 @@ export default defineConfig({
           name: 'process',
           include: PROCESS_SUITES,
           globalSetup: ['test/globalSetup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'team-conformance',
+          include: runsOnTeam ? TEAM_CONFORMANCE_FILES : ['test/team/conformanceMissing.ts'],
+          exclude: ['node_modules/**', ...Object.keys(SQLITE_ONLY)],
+          env: { LOOPX_TEST_ENGINE: 'team' },
+          globalSetup: runsOnTeam ? ['test/team/conformanceSetup.ts'] : [],
         },
       },
     ],

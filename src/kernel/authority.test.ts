@@ -1,11 +1,10 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { agent, bareHuman, human, makeStore, type TestStore } from './testKit';
+import { agent, bareHuman, makeStore, type TestStore } from './testKit';
 import { createGoal, setGoalStatus } from './goals/goals';
 import { addTodo, blockTodo, killTodo, unblockTodo } from './todos/todos';
 import { askGate, decideGate } from './gates/gates';
 import { claimTodo } from './todos/claims';
 import { spendQuota } from './goals/quota';
-import { backupStore, restoreStore } from './backup';
 import { checkReplay } from './replay';
 
 let s: TestStore;
@@ -66,13 +65,6 @@ test("an agent's goal starts paused and only a human resumes it; an agent may un
   setGoalStatus(s.kernel, goalId, 'stopped');
   expect(() => setGoalStatus(s.as(agent('codex')), goalId, 'active')).toThrow(notAllowed);
   expect(checkReplay(s.kernel.db).ok).toBe(true);
-});
-
-test('restore is human-only with a channel', () => {
-  const saved = backupStore(s.kernel, {});
-  expect(() => restoreStore(s.as(agent('codex')), saved.path)).toThrow(notAllowed);
-  expect(() => restoreStore(s.as(bareHuman), saved.path)).toThrow(channelRequired);
-  expect(restoreStore(s.as(human), saved.path).events).toBeGreaterThan(0);
 });
 
 test('quota turn ids are case-insensitive like every other id: R7 and r7 spend once', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { agent, human, makeStore, type TestStore } from './testKit';
+import { agent, human, makeStore, propertyRuns, type TestStore } from './testKit';
 import type { Actor } from './events/eventTypes';
 import { LoopxError } from './errors';
 import { createGoal, setGoalStatus } from './goals/goals';
@@ -299,7 +299,7 @@ describe('the log is the truth', () => {
           s.dispose();
         }
       }),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(150) },
     );
     // 150 random histories take about 6 s alone; allow for a machine busy with other suites.
   }, 180_000);

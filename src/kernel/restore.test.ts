@@ -3,12 +3,15 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { agent, makeStore, type TestStore } from './testKit';
+import { agent, bareHuman, human, makeStore, type TestStore } from './testKit';
 import { createGoal } from './goals/goals';
-import { addTodo } from './todos/todos';
+import { addTodo, shipTodo } from './todos/todos';
+import { claimTodo } from './todos/claims';
 import { askGate } from './gates/gates';
 import { backupStore, restoreStore } from './backup';
 import { openDb } from './db/openDb';
+import { checkReplay } from './replay';
+import { verifyChain } from './events/verify';
 
 let s: TestStore;
 beforeEach(() => {
@@ -20,6 +23,40 @@ beforeEach(() => {
 afterEach(() => s.dispose());
 
 const events = () => Number(s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n);
+const todoStatus = (id: string) => s.kernel.db.prepare('SELECT status FROM todos WHERE id = ?').get(id)?.status;
+const channelRequired = expect.objectContaining({ code: 'human_channel_required', exitCode: 3 });
+const notAllowed = expect.objectContaining({ code: 'not_allowed', exitCode: 3 });
+
+test('restore puts a backup back in place, saves the store first, and can itself be undone', () => {
+  const before = backupStore(s.kernel);
+  claimTodo(s.as(agent('codex')), 'T1');
+  shipTodo(s.as(agent('codex')), 'T1', { evidence: 'done' });
+  const shippedEvents = events();
+  s.clock.advance(1);
+  const restored = restoreStore(s.kernel, before.path);
+  expect(restored).toMatchObject({ events: before.events, head: before.head });
+  expect(todoStatus('T1')).toBe('open');
+  expect(events()).toBe(before.events);
+  expect(checkReplay(s.kernel.db)).toMatchObject({ ok: true });
+  expect(existsSync(restored.saved.path)).toBe(true);
+  expect(restored.saved.path).toMatch(/-before-restore\.db$/);
+  // Undo: restore what was saved.
+  s.clock.advance(1);
+  restoreStore(s.kernel, restored.saved.path);
+  expect(todoStatus('T1')).toBe('shipped');
+  expect(events()).toBe(shippedEvents);
+  expect(verifyChain(s.kernel.db)).toMatchObject({ ok: true });
+  // Writes go on as usual afterwards.
+  addTodo(s.kernel, { goalId: 'G1', title: 'after the restore' });
+  expect(checkReplay(s.kernel.db)).toMatchObject({ ok: true });
+});
+
+test('restore is human-only with a channel', () => {
+  const saved = backupStore(s.kernel, {});
+  expect(() => restoreStore(s.as(agent('codex')), saved.path)).toThrow(notAllowed);
+  expect(() => restoreStore(s.as(bareHuman), saved.path)).toThrow(channelRequired);
+  expect(restoreStore(s.as(human), saved.path).events).toBeGreaterThan(0);
+});
 
 test('a backup whose state tables were edited behind an intact chain is refused (replayed and compared, as doctor does)', () => {
   askGate(s.as(agent('codex')), { todoId: 'T1', question: 'Drop it?' });

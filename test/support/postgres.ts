@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { findPostgres as findInstall } from './findPostgres.mjs';
 
 /**
  * A real PostgreSQL for tests, started by the test itself: Debian's `postgresql` binaries, an unprivileged cluster in
@@ -15,7 +16,6 @@ import pg from 'pg';
  * the template and a server start per cluster (about 0.3 to 1 s): see `startupMs`.
  */
 
-const BIN_DIRS = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
 export const SUPERUSER = 'loopx_admin';
 
 export interface PostgresInstall {
@@ -23,17 +23,9 @@ export interface PostgresInstall {
   version: string;
 }
 
-/** Debian's PostgreSQL binaries, or null when the package is not installed. */
+/** Debian's PostgreSQL binaries, or null when the package is not installed (findPostgres.mjs). */
 export function findPostgres(): PostgresInstall | null {
-  // LOOPX_PG_BIN=none: behave as on a machine without PostgreSQL (to see what the suites then say).
-  if (process.env.LOOPX_PG_BIN === 'none') return null;
-  const candidates = [...BIN_DIRS, ...(process.env.LOOPX_PG_BIN ? [process.env.LOOPX_PG_BIN] : [])];
-  for (const bin of candidates.reverse()) {
-    if (!existsSync(join(bin, 'postgres')) || !existsSync(join(bin, 'initdb'))) continue;
-    const version = execFileSync(join(bin, 'postgres'), ['--version'], { encoding: 'utf8' }).trim();
-    return { bin, version };
-  }
-  return null;
+  return findInstall(process.env);
 }
 
 /**

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { Kernel } from '../kernel';
 import { agent, bareHuman, human, makeStore, type TestStore } from '../testKit';
 import { createGoal } from '../goals/goals';
 import { addTodo, blockTodo } from '../todos/todos';
@@ -105,7 +104,7 @@ describe('hooks: what runs, and how often', () => {
     const other = addTodo(store.kernel, { goalId: 'G1', title: 'Import from S3' }).id;
     addHook(store.as(human), { command: RECORDER, on: ['all'] });
     addHook(store.as(human), { command: RECORDER, on: ['todo.blocked'] });
-    const second = Kernel.open(store.root, { clock: store.clock.now, actor: agent('runner-2') });
+    const second = store.open({ clock: store.clock.now, actor: agent('runner-2') });
     try {
       const a = new HookDispatcher(store.as(agent('runner-1')), { by: 'runner-1' });
       const b = new HookDispatcher(second, { by: 'runner-2' });

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, human, makeStore, type TestStore } from '../testKit';
-import { Kernel } from '../kernel';
+import type { Kernel } from '../kernel';
 import { createGoal, setGoalStatus } from '../goals/goals';
 import { addTodo, blockTodo, killTodo, shipTodo } from '../todos/todos';
 import { claimNext, claimTodo } from '../todos/claims';
@@ -343,7 +343,7 @@ describe('monitor tick', () => {
       const t = add(`job ${i}`);
       ids.push(addMonitor(s.kernel, { todoId: t, check: `echo ${i} >> runs.log; sleep 0.2; exit 1` }).id);
     }
-    const other = Kernel.open(s.root, { clock: s.clock.now, actor: human });
+    const other = s.open({ clock: s.clock.now, actor: human });
     try {
       const [a, b] = await Promise.all([tickMonitors(s.kernel, { concurrency: 2 }), tickMonitors(other, { concurrency: 2 })]);
       expect([...a.runs, ...b.runs].map((r) => r.monitorId).sort()).toEqual([...ids].sort());

@@ -5,6 +5,7 @@ import type { DriverName } from '../db/sqliteDb';
 import { SCHEMA_VERSION } from '../db/migrate';
 import type { Actor } from '../events/eventTypes';
 import { Kernel } from '../kernel';
+import { APPLICATION_ID } from '../storeFile';
 import { type Clock, systemClock } from '../time';
 import { type ConnectionSettings, SyncPg } from './syncPg';
 import { TeamEngine } from './teamEngine';
@@ -33,6 +34,8 @@ export interface TeamKernelOptions {
   actor?: Actor;
   clock?: Clock;
   driver?: DriverName;
+  /** An open client to use instead of a new one from `connection` (the conformance tests reuse one per database). */
+  pg?: SyncPg;
 }
 
 /**
@@ -41,7 +44,10 @@ export interface TeamKernelOptions {
  */
 export function openTeamKernel(root: string, options: TeamKernelOptions): { kernel: Kernel; engine: TeamEngine } {
   if (options.replicaPath !== ':memory:') mkdirSync(dirname(options.replicaPath), { recursive: true });
-  const db = openDb(options.replicaPath, options.driver);
+  // The replica is a loopx store, marked as one: its backup (the caught-up replica, TeamEngine.backupTo) is then a file
+  // `restore` and backup pruning recognise, like a single-machine store's (the conformance run's backup test found
+  // unmarked copies kept past the newest ten).
+  const db = openDb(options.replicaPath, options.driver, { check: (raw) => raw.exec(`PRAGMA application_id = ${APPLICATION_ID}`) });
   let engine: TeamEngine | undefined;
   const kernel = Kernel.fromDb(root, db, {
     actor: options.actor,
@@ -49,7 +55,7 @@ export function openTeamKernel(root: string, options: TeamKernelOptions): { kern
     engine: (replica) =>
       (engine = new TeamEngine(
         replica,
-        new SyncPg(options.connection),
+        options.pg ?? new SyncPg(options.connection),
         options.replicaPath === ':memory:' ? '' : dirname(options.replicaPath),
       )),
   });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { agent, human, makeStore, type TestStore } from '../../testKit';
+import { agent, human, makeStore, propertyRuns, type TestStore } from '../../testKit';
 import { createGoal } from '../goals';
 import { addTodo, shipTodo } from '../../todos/todos';
 import { claimTodo } from '../../todos/claims';
@@ -96,7 +96,7 @@ describe('properties', () => {
           }
         },
       ),
-      { numRuns: 40 },
+      { numRuns: propertyRuns(40) },
     );
   });
 });
