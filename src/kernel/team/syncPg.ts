@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { pgModulePath } from './pgModule';
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
 
 /**
@@ -11,7 +9,7 @@ import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from '
  * turn). One crossing per batch, not per statement: a team write makes two (lock and catch up; insert and commit).
  *
  * The worker keeps one connection, opened on first use and again after it is lost. Only the write path and catch-up
- * use this; LISTEN/NOTIFY runs on an ordinary asynchronous `pg` client (teamListener.ts).
+ * use this; LISTEN/NOTIFY runs on an ordinary asynchronous `pg` client (teamLive.ts).
  */
 
 export interface PgStatement {
@@ -89,20 +87,6 @@ require('node:worker_threads').parentPort.on('message', async (request) => {
   Atomics.notify(flag, 0);
 });
 `;
-
-declare const __LOOPX_PG_BUNDLE__: string | undefined;
-
-/**
- * Where the worker loads `pg` from: the bundles' own copy (dist/pg.js, pure JavaScript, pg-native left out; the CLI
- * package and the .vsix carry no node_modules), else the checkout's node_modules (vitest, the bench).
- */
-function pgModulePath(): string {
-  if (typeof __LOOPX_PG_BUNDLE__ === 'string') {
-    const bundled = join(__dirname, __LOOPX_PG_BUNDLE__);
-    if (existsSync(bundled)) return bundled;
-  }
-  return createRequire(__filename).resolve('pg');
-}
 
 export class SyncPg {
   private worker: Worker | null = null;

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type Pg from 'pg';
+import { loadPg } from './pgModule';
 import type { StoredEvent } from '../events/eventTypes';
 import type { ConnectionSettings } from './syncPg';
 import { COLUMNS, rowsToEvents } from './teamLog';
@@ -24,7 +25,7 @@ export interface LiveReplica {
  * and no notification heard for a seq past the replica's head.
  */
 export class TeamLive {
-  private client: pg.Client | null = null;
+  private client: Pg.Client | null = null;
   private listening = false;
   /** Caught up at least once since the current LISTEN began. */
   private caughtUp = false;
@@ -64,7 +65,7 @@ export class TeamLive {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({
+    const client = new (loadPg().Client)({
       connectionString: this.settings.connectionString,
       application_name: 'loopx-listen',
       // A connection that dies silently (a partition, no RST) is found by TCP keepalive, not by waiting forever.
@@ -98,7 +99,7 @@ export class TeamLive {
     this.pull();
   }
 
-  private lost(client: pg.Client): void {
+  private lost(client: Pg.Client): void {
     if (client !== this.client) return;
     this.stats.lost++;
     this.drop();

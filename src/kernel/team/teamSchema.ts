@@ -17,7 +17,7 @@ import { HUMAN_ONLY_KINDS } from '../authority';
 export { HUMAN_ONLY_KINDS };
 export const HUMANS_ROLE = 'loopx_humans';
 export const AGENTS_ROLE = 'loopx_agents';
-/** The channel every commit notifies with its last seq, so replicas wake (teamListener.ts). */
+/** The channel every commit notifies with its last seq, so replicas wake (teamLive.ts). */
 export const NOTIFY_CHANNEL = 'loopx_log';
 
 /** Idempotent: safe to run on every `team init`. Run by the database owner. */
