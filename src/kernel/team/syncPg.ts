@@ -91,18 +91,34 @@ function drop() {
   client = null;
   if (old) { try { old.connection.stream.destroy(); } catch {} old.end().catch(() => {}); }
 }
+// Whether a transaction is open on the current connection (a BEGIN ran, no COMMIT or ROLLBACK since). A connection
+// that broke between two batches of one transaction (pg_terminate_backend, the server's idle limit) is replaced on
+// the next batch; that batch must then fail as lost, not run on the new connection: there, outside any transaction,
+// each statement would commit on its own, without the log's head. The commit batch's operation id would land while
+// its events were refused, and the engine, finding the id, would keep a write the log does not have
+// (replica_diverged; found by test/team/faults.test.ts, pg_terminate_backend).
+let inTransaction = false;
 async function run({ statements, fault }) {
   try {
+    const begins = statements[0] && statements[0].text === 'BEGIN';
+    if (!client && inTransaction && !begins) {
+      inTransaction = false;
+      throw Object.assign(new Error('the connection broke inside a transaction (the server rolled it back)'), { code: 'ECONNRESET' });
+    }
     const c = await connection();
     if (fault === 'lose-before') { drop(); throw Object.assign(new Error('connection lost (test fault)'), { code: 'ECONNRESET' }); }
     const results = [];
-    for (const s of statements) results.push((await c.query({ text: s.text, values: s.values })).rows);
+    for (const s of statements) {
+      if (s.text === 'BEGIN') inTransaction = true;
+      results.push((await c.query({ text: s.text, values: s.values })).rows);
+      if (s.text === 'COMMIT' || s.text === 'ROLLBACK') inTransaction = false;
+    }
     if (fault === 'lose-after') { drop(); throw Object.assign(new Error('connection lost (test fault)'), { code: 'ECONNRESET' }); }
     return { ok: true, results };
   } catch (error) {
     const code = error && error.code;
     const lost = !code || LOST.has(code) || /Connection terminated|not queryable|ECONN/.test(String(error && error.message));
-    if (lost) drop();
+    if (lost) { drop(); inTransaction = false; }
     return { ok: false, message: String(error && error.message), code: code || undefined, lost, constraint: error && error.constraint };
   }
 }
