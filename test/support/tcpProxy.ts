@@ -19,6 +19,11 @@ export interface TcpProxy {
   /** Connections made through the proxy so far. */
   readonly connections: number;
   cut(mode: CutMode): void;
+  /**
+   * Cuts (`mode`) when a client next sends bytes `match` picks, before they pass: e.g. a COMMIT, so the server is left
+   * holding the transaction it belongs to (drop) or sees its client vanish mid-commit (reset). Resolves once cut.
+   */
+  cutOnNext(match: (chunk: Buffer) => boolean, mode: CutMode): Promise<void>;
   heal(): void;
   close(): Promise<void>;
 }
@@ -32,6 +37,7 @@ interface Pair {
 export function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let mode: CutMode | null = null;
   let connections = 0;
+  let trigger: { match: (chunk: Buffer) => boolean; mode: CutMode; done: () => void } | null = null;
   const pairs = new Set<Pair>();
 
   const reset = (pair: Pair) => {
@@ -39,6 +45,15 @@ export function startTcpProxy(target: { host: string; port: number }): Promise<T
     pair.client.resetAndDestroy();
     pair.server?.resetAndDestroy();
     pairs.delete(pair);
+  };
+
+  const cut = (how: CutMode) => {
+    mode = how;
+    for (const pair of [...pairs]) {
+      if (how === 'reset') reset(pair);
+      // Silently dead: from now on nothing passes and neither side's close reaches the other.
+      else pair.dead = true;
+    }
   };
 
   const server: Server = createServer((client) => {
@@ -68,7 +83,13 @@ export function startTcpProxy(target: { host: string; port: number }): Promise<T
         pairs.delete(pair);
       }
     });
-    client.on('data', (chunk) => {
+    client.on('data', (chunk: Buffer) => {
+      if (trigger?.match(chunk)) {
+        const { mode: how, done } = trigger;
+        trigger = null;
+        cut(how);
+        done();
+      }
       if (!pair.dead) upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
@@ -86,13 +107,9 @@ export function startTcpProxy(target: { host: string; port: number }): Promise<T
         get connections() {
           return connections;
         },
-        cut(how) {
-          mode = how;
-          for (const pair of [...pairs]) {
-            if (how === 'reset') reset(pair);
-            // Silently dead: from now on nothing passes and neither side's close reaches the other.
-            else pair.dead = true;
-          }
+        cut,
+        cutOnNext(match, how) {
+          return new Promise((done) => (trigger = { match, mode: how, done }));
         },
         heal() {
           mode = null;

@@ -76,7 +76,7 @@ function attempt<T>(op: WriteRecord['op'], todo: string | null, fn: () => T): T 
         outcome: error.code as WriteRecord['outcome'],
         reportedOpId: (error.data as { opId?: string } | undefined)?.opId,
       });
-      if (Date.now() > deadline) throw new Error(`${STORM_AGENT}: still failing at the deadline: ${error.message}`);
+      if (Date.now() > deadline) throw new Error(`${STORM_AGENT}: still failing at the deadline: ${error.message}`, { cause: error });
       sleep(50);
       return undefined;
     }
@@ -104,7 +104,11 @@ function held(goalId: string): string[] | undefined {
 
 function ship(id: string): void {
   try {
-    if (attempt('ship', id, () => shipTodo(kernel, id, { evidence: `shipped by ${STORM_AGENT}` }))) shipped.push(id);
+    if (attempt('ship', id, () => shipTodo(kernel, id, { evidence: `shipped by ${STORM_AGENT}` }))) {
+      shipped.push(id);
+      // The work between two todos (STORM_PAUSE_MS): keeps a storm going long enough for a fault to meet it.
+      if (env.STORM_PAUSE_MS) sleep(Number(env.STORM_PAUSE_MS));
+    }
   } catch (error) {
     // A ship refused (its lease lost to someone else) would be a double claim: reported, and the test fails.
     refusals.push(`${id}: ${error instanceof LoopxError ? error.code : String(error)}`);

@@ -56,9 +56,13 @@ export function machineDir(work: string, storm: Storm, m: number): string {
   return join(work, `${storm.name}-machine-${m}`);
 }
 
+/** The agent's bundle, built once per folder (a file's tests share it). */
+const bundles = new Map<string, string>();
+
 /** Starts the agent processes; resolves with their reports once all have ended. */
 export function runStorm(work: string, storm: Storm, agents: StormAgents): Promise<AgentReport[]> {
-  const script = bundleAgent(work);
+  const script = bundles.get(work) ?? bundleAgent(work);
+  bundles.set(work, script);
   const startAt = String(Date.now() + (agents.startInMs ?? 4000));
   const runs: Promise<AgentReport>[] = [];
   for (let m = 0; m < agents.machines; m++)
