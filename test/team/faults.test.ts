@@ -1,11 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import type { Kernel } from '../../src/kernel/kernel';
+import { createGoal } from '../../src/kernel/goals/goals';
+import { addTodo } from '../../src/kernel/todos/todos';
+import { claimNext } from '../../src/kernel/todos/claims';
+import { LoopxError } from '../../src/kernel/errors';
+import { agent, human } from '../../src/kernel/testKit';
+import { openTeamKernel } from '../../src/kernel/team/teamStore';
 import { POSTGRES_MISSING } from '../support/postgres';
 import { startTcpProxy } from '../support/tcpProxy';
-import { install, loginRole, useCluster } from './teamKit';
+import { install, loginRole, newTeamStore, useCluster } from './teamKit';
 import type { AgentReport } from './agentProcess';
 import { AGENT_ROLE, expectNothingLostNothingDoubled, runStorm, stormStore } from './stormKit';
 
@@ -177,6 +184,56 @@ describe.skipIf(!install)('faults in the middle of a storm: nothing lost, nothin
       } finally {
         await proxy.close();
       }
+    },
+  );
+
+  test(
+    'a COMMIT still in flight when its reply is given up on: the outcome is unknown (with the operation id), never "not written"',
+    { timeout: 60_000 },
+    async () => {
+      const { name, ownerUrl } = await newTeamStore(fixture.cluster);
+      const writer = openTeamKernel(work, {
+        replicaPath: ':memory:',
+        connection: { connectionString: ownerUrl, timeoutMs: 1_500 },
+        actor: agent('codex'),
+      });
+      open.push(writer.kernel);
+      const goal = createGoal(writer.kernel.as(human), { title: 'g' });
+      addTodo(writer.kernel.as(human), { goalId: goal.id, title: 'a' });
+      addTodo(writer.kernel.as(human), { goalId: goal.id, title: 'b' });
+      // Every COMMIT now waits for a synchronous standby that does not exist: committed in the WAL, not yet visible,
+      // the log's head still locked. The writer gives up on its reply (its batch limit) while the COMMIT is in flight.
+      await fixture.cluster.sql('postgres', `ALTER SYSTEM SET synchronous_standby_names = 'nobody'`);
+      await fixture.cluster.sql('postgres', 'SELECT pg_reload_conf()');
+      await sleep(300);
+      let failure: unknown;
+      let opId = '';
+      writer.engine.newOperationId = () => (opId = randomUUID());
+      try {
+        claimNext(writer.kernel, { goalId: goal.id });
+      } catch (error) {
+        failure = error;
+      } finally {
+        // The standby is no longer awaited: the COMMIT in flight completes.
+        await fixture.cluster.sql('postgres', 'ALTER SYSTEM RESET synchronous_standby_names');
+        await fixture.cluster.sql('postgres', 'SELECT pg_reload_conf()');
+      }
+      let landed: unknown[] = [];
+      for (let i = 0; i < 100 && landed.length === 0; i++) {
+        landed = (await fixture.cluster.sql(name, 'SELECT op_id FROM loopx.ops WHERE op_id = $1', [opId])).rows;
+        if (landed.length === 0) await sleep(50);
+      }
+      // It did land; the writer must not have said it did not.
+      expect(landed).toHaveLength(1);
+      expect(failure).toBeInstanceOf(LoopxError);
+      expect({ code: (failure as LoopxError).code, data: (failure as LoopxError).data }).toEqual({
+        code: 'team_outcome_unknown',
+        data: { opId },
+      });
+      // One claim in the log, and the writer's replica, caught up, shows it.
+      const { rows } = await fixture.cluster.sql(name, `SELECT todo_id FROM loopx.events WHERE kind = 'todo.claimed'`);
+      expect(rows).toHaveLength(1);
+      expect(writer.kernel.read((db) => db.prepare(`SELECT count(*) AS n FROM todos WHERE status = 'claimed'`).get()?.n)).toBe(1);
     },
   );
 });
