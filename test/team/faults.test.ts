@@ -122,62 +122,77 @@ describe.skipIf(!install)('faults in the middle of a storm: nothing lost, nothin
   );
 
   test(
-    'a partition between one machine and the server (a proxy on 127.0.0.1): dropped silently mid-commit, then reset mid-commit; the far side fails in words and comes back, the near side goes on',
+    'a partition between one machine and the server (a proxy on 127.0.0.1): reset mid-commit, then dropped silently mid-commit; the far side fails in words and comes back, the near side goes on',
     { timeout: 120_000 },
     async () => {
-      const storm = await stormStore(fixture.cluster, work, 60, 4);
+      const storm = await stormStore(fixture.cluster, work, 80, 4);
       open.push(storm.kernel);
       await loginRole(fixture.cluster, 'storm_far', 'loopx_agents');
       const proxy = await startTcpProxy({ host: fixture.cluster.host, port: fixture.cluster.port });
       try {
         const farUrl = `postgresql://storm_far@127.0.0.1:${proxy.port}/${storm.name}`;
-        // Machine 0 reaches the server through the proxy (the far side), machine 1 directly. Short timeouts keep the
-        // test short; the same rules hold at the defaults (syncPg.ts): the batch's limit outlasts the server's idle one.
+        // Machine 0 reaches the server through the proxy (the far side), machine 1 directly. The far side's limits are
+        // short to keep the test short (the near side keeps the defaults, whose batch limit outlasts the far side's idle
+        // one, as at the defaults: syncPg.ts). FAULTS_IDLE_TX_MS=0 turns the server's idle limit off: the near side then
+        // waits for the heal and the test fails.
         const running = runStorm(work, storm, {
           machines: 2,
           processesPerMachine: 2,
           url: (m) => (m === 0 ? farUrl : fixture.cluster.url(storm.name, AGENT_ROLE)),
-          env: () =>
+          env: (m) =>
             resilient({
-              STORM_PAUSE_MS: '40',
-              STORM_TIMEOUT_MS: '3000',
-              STORM_CONNECT_TIMEOUT_MS: '1000',
-              STORM_IDLE_TX_MS: process.env.FAULTS_IDLE_TX_MS ?? '1500',
+              // The near side works slowly, so that work is left for the far side once it is back.
+              STORM_PAUSE_MS: m === 0 ? '40' : '400',
+              ...(m === 0
+                ? {
+                    STORM_TIMEOUT_MS: '4000',
+                    STORM_CONNECT_TIMEOUT_MS: '2000',
+                    STORM_IDLE_TX_MS: process.env.FAULTS_IDLE_TX_MS ?? '2000',
+                  }
+                : {}),
             }),
         });
         const isCommit = (chunk: Buffer) => chunk.includes('COMMIT');
+        // A cut waits for a far-side COMMIT; if the storm ended first, the test says so instead of waiting forever.
+        const ended = running.then(
+          () => 'the storm ended before a far-side writer sent a COMMIT',
+          (error: unknown) => String(error),
+        );
+        const cutOnCommit = async (mode: 'drop' | 'reset') =>
+          expect(await Promise.race([proxy.cutOnNext(isCommit, mode).then(() => 'cut'), ended])).toBe('cut');
         expect(await untilShipped(storm.name, 6)).toBeGreaterThanOrEqual(6);
 
+        // A reset the instant a far-side writer sends its COMMIT: its outcome is unknown to it until it asks.
+        await cutOnCommit('reset');
+        await sleep(2_000);
+        proxy.heal();
+
+        // The next cut waits for a far-side COMMIT: the far side is back by then.
         // A silent partition the instant a far-side writer sends its COMMIT: the server keeps its transaction, which
         // holds the log's head. The near side must still get on with its work while the partition lasts: the server
         // ends the vanished writer's transaction (idle_in_transaction_session_timeout), not the partition's end.
-        await proxy.cutOnNext(isCommit, 'drop');
+        await cutOnCommit('drop');
         const cutAt = Date.now();
         const atCut = await shippedSoFar(storm.name);
         const duringDrop = await untilShipped(storm.name, atCut + 3, 8_000);
         // Long enough for the far side's own limits (a batch, then the operation id's lookup) to run out.
-        await sleep(Math.max(0, cutAt + 5_000 - Date.now()));
+        await sleep(Math.max(0, cutAt + 9_000 - Date.now()));
         proxy.heal();
         expect(duringDrop).toBeGreaterThanOrEqual(atCut + 3);
 
-        // A reset the instant a far-side writer sends its COMMIT: its outcome is unknown to it until it asks.
-        expect(await untilShipped(storm.name, (await shippedSoFar(storm.name)) + 4)).toBeGreaterThan(0);
-        await proxy.cutOnNext(isCommit, 'reset');
-        await sleep(1_000);
-        proxy.heal();
-
         const reports = await running;
-        const result = await expectNothingLostNothingDoubled(fixture.cluster, work, storm, reports, { todos: 60, machines: 2, open });
+        const result = await expectNothingLostNothingDoubled(fixture.cluster, work, storm, reports, { todos: 80, machines: 2, open });
         const far = reports.filter((r) => r.agent.startsWith('agent-0-'));
         const near = reports.filter((r) => r.agent.startsWith('agent-1-'));
         // The far side failed in words, and came back: an agent of it wrote successfully after its last failure.
         const farFailures = far.flatMap((r) => r.writes.filter((w) => w.outcome !== 'ok'));
-        expect(farFailures.length).toBeGreaterThan(0);
+        const farSummary = far.map((r) => `${r.agent}: ${r.writes.length} writes, ${r.shipped.length} shipped`).join('; ');
+        expect(farFailures.length, farSummary).toBeGreaterThan(0);
         const cameBack = far.some((r) => {
           const lastFailure = r.writes.findLastIndex((w) => w.outcome !== 'ok');
           return lastFailure >= 0 && r.writes.slice(lastFailure + 1).some((w) => w.outcome === 'ok');
         });
-        expect(cameBack).toBe(true);
+        expect(cameBack, farSummary).toBe(true);
         // The near side never noticed.
         expect(near.flatMap((r) => r.writes.filter((w) => w.outcome !== 'ok'))).toEqual([]);
         summary(`partition (${proxy.connections} connections through the proxy)`, reports, result);
@@ -194,7 +209,7 @@ describe.skipIf(!install)('faults in the middle of a storm: nothing lost, nothin
       const { name, ownerUrl } = await newTeamStore(fixture.cluster);
       const writer = openTeamKernel(work, {
         replicaPath: ':memory:',
-        connection: { connectionString: ownerUrl, timeoutMs: 1_500 },
+        connection: { connectionString: ownerUrl, timeoutMs: 5_000 },
         actor: agent('codex'),
       });
       open.push(writer.kernel);
@@ -205,7 +220,13 @@ describe.skipIf(!install)('faults in the middle of a storm: nothing lost, nothin
       // the log's head still locked. The writer gives up on its reply (its batch limit) while the COMMIT is in flight.
       await fixture.cluster.sql('postgres', `ALTER SYSTEM SET synchronous_standby_names = 'nobody'`);
       await fixture.cluster.sql('postgres', 'SELECT pg_reload_conf()');
-      await sleep(300);
+      // The server has reloaded once a new session sees it (then its sessions are signalled too).
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await fixture.cluster.sql(name, 'SHOW synchronous_standby_names');
+        if (rows[0]?.synchronous_standby_names === 'nobody') break;
+        await sleep(50);
+      }
+      await sleep(500);
       let failure: unknown;
       let opId = '';
       writer.engine.newOperationId = () => (opId = randomUUID());
