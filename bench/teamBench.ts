@@ -1,11 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Kernel } from '../src/kernel/kernel';
 import { createGoal } from '../src/kernel/goals/goals';
-import { addTodo } from '../src/kernel/todos/todos';
-import { claimTodo, releaseTodo } from '../src/kernel/todos/claims';
+import { addTodo, addTodoInTx, shipTodo } from '../src/kernel/todos/todos';
+import { claimNext, claimTodo, releaseTodo } from '../src/kernel/todos/claims';
+import { moveStoreIn } from '../src/kernel/team/moveIn';
 import { listTodos } from '../src/kernel/todos/todoQueries';
 import { SyncPg } from '../src/kernel/team/syncPg';
 import { installTeamSchema, openTeamKernel } from '../src/kernel/team/teamStore';
@@ -16,11 +18,20 @@ import { findPostgres, startCluster } from '../test/support/postgres';
  * local SQLite store and on a team store (a SQLite replica over PostgreSQL on this machine, both durable: SQLite
  * synchronous=FULL, PostgreSQL fsync on), in one run, as ratios; and the synchronous bridge's own cost per crossing
  * against the same query awaited on an ordinary async client.
+ *
+ * Then the same at 10,000 todos (issue 25, item 8): one store built in bulk (one transaction), moved into a team store
+ * event for event (moveStoreIn), so both engines start from the same state; claim and ship latency in this process
+ * (median and p95), and throughput with BENCH_WRITERS processes claiming and shipping at once (writes per second).
  */
 const N = Number(process.env.BENCH_WRITES ?? 300);
+const BIG = Number(process.env.BENCH_TODOS ?? 10_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
+const WRITERS = Number(process.env.BENCH_WRITERS ?? 4);
+const PER_WRITER = Number(process.env.BENCH_PER_WRITER ?? 50);
 const human = { name: 'ada', kind: 'human', channel: 'vscode' } as const;
 const agent = { name: 'codex', kind: 'agent' } as const;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))] as number;
 
 function timeEach(n: number, fn: (i: number) => void): number[] {
   const out: number[] = [];
@@ -38,6 +49,138 @@ function claimCycle(kernel: Kernel, todoId: string): number[] {
     claimTodo(kernel, todoId);
     releaseTodo(kernel, todoId);
   }).map((ms) => ms / 2);
+}
+
+/** A store of `BIG` todos in one goal, built in one transaction (a store this size through the CLI takes minutes). */
+function bigStore(root: string): Kernel {
+  const { kernel } = Kernel.init(root, { actor: human });
+  const goal = createGoal(kernel, { title: 'big', turnsPerWindow: 100_000, maxConcurrent: 1000 });
+  kernel.write((tx) => {
+    for (let i = 0; i < BIG; i++)
+      addTodoInTx(tx, goal.id, { title: `todo ${i}`, detail: '', priority: 2, dependsOn: [], check: null, recurrence: null });
+  });
+  return kernel;
+}
+
+/** Claim the next todo, then ship it: `rounds` times; each write's milliseconds. */
+function claimAndShip(kernel: Kernel, rounds: number): { claim: number[]; ship: number[] } {
+  const claim: number[] = [];
+  const ship: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    let t = performance.now();
+    const id = claimNext(kernel).todo.id;
+    claim.push(performance.now() - t);
+    t = performance.now();
+    shipTodo(kernel, id, { evidence: 'bench' });
+    ship.push(performance.now() - t);
+  }
+  return { claim, ship };
+}
+
+interface WriterReport {
+  claim: number[];
+  ship: number[];
+}
+
+/** A writer process (argv `writer`): opens its engine, waits for the common start, claims and ships PER_WRITER todos. */
+function writer(): void {
+  const env = process.env;
+  const actor = { name: `bench-${env.BENCH_WRITER}`, kind: 'agent' } as const;
+  const kernel =
+    env.BENCH_ENGINE === 'team'
+      ? openTeamKernel(env.BENCH_ROOT as string, {
+          replicaPath: env.BENCH_REPLICA as string,
+          connection: { connectionString: env.BENCH_URL },
+          actor,
+        }).kernel
+      : Kernel.open(env.BENCH_ROOT as string, { actor });
+  const wait = Number(env.BENCH_START_AT) - Date.now();
+  if (wait > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait);
+  const report: WriterReport = claimAndShip(kernel, PER_WRITER);
+  kernel.close();
+  process.stdout.write(JSON.stringify(report));
+}
+
+/** WRITERS processes at once; writes per second from the common start to the last one's end, and their latencies. */
+async function throughput(env: (i: number) => Record<string, string>): Promise<{ opsPerSec: number; claim: number[]; ship: number[] }> {
+  const startAt = Date.now() + 3000;
+  const runs = Array.from(
+    { length: WRITERS },
+    (_, i) =>
+      new Promise<WriterReport>((done, fail) => {
+        const child = spawn(process.execPath, [__filename, 'writer'], {
+          env: { ...process.env, ...env(i), BENCH_WRITER: String(i), BENCH_START_AT: String(startAt) },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.on('close', (code) => (code === 0 ? done(JSON.parse(out) as WriterReport) : fail(new Error(`writer ${i} exited ${code}`))));
+      }),
+  );
+  const reports = await Promise.all(runs);
+  const seconds = (Date.now() - startAt) / 1000;
+  return {
+    opsPerSec: (WRITERS * PER_WRITER * 2) / seconds,
+    claim: reports.flatMap((r) => r.claim),
+    ship: reports.flatMap((r) => r.ship),
+  };
+}
+
+async function atTenThousand(work: string, url: string): Promise<void> {
+  const t0 = performance.now();
+  const local = bigStore(join(work, 'big-local'));
+  const built = performance.now() - t0;
+  const t1 = performance.now();
+  const moved = moveStoreIn(local.db, { connectionString: url });
+  const movedMs = performance.now() - t1;
+  const t2 = performance.now();
+  const { kernel: team, engine } = openTeamKernel(join(work, 'big-team'), {
+    replicaPath: join(work, 'big-team', 'replica.db'),
+    connection: { connectionString: url },
+    actor: human,
+  });
+  const joinedMs = performance.now() - t2;
+  const localAgent = local.as(agent);
+  const teamAgent = team.as(agent);
+  claimAndShip(localAgent, 10); // warm-up
+  claimAndShip(teamAgent, 10);
+  const sqlite = claimAndShip(localAgent, ROUNDS);
+  const teamLatency = claimAndShip(teamAgent, ROUNDS);
+  // Each writer process of the team side is a machine of its own: a copy of the caught-up replica.
+  for (let i = 0; i < WRITERS; i++) {
+    mkdirSync(join(work, `big-team-${i}`), { recursive: true });
+    engine.backupTo(join(work, `big-team-${i}`, 'replica.db'));
+  }
+  local.close();
+  const sqliteMany = await throughput(() => ({ BENCH_ENGINE: 'sqlite', BENCH_ROOT: join(work, 'big-local') }));
+  const teamMany = await throughput((i) => ({
+    BENCH_ENGINE: 'team',
+    BENCH_ROOT: join(work, `big-team-${i}`),
+    BENCH_REPLICA: join(work, `big-team-${i}`, 'replica.db'),
+    BENCH_URL: url,
+  }));
+  team.close();
+
+  const f = (ms: number) => `${ms.toFixed(2)} ms`;
+  const row = (what: string, a: number[], b: number[]) =>
+    console.log(
+      `  | ${what} | ${f(median(a))} / ${f(p95(a))} | ${f(median(b))} / ${f(p95(b))} | ${(median(b) / median(a)).toFixed(2)}x / ${(p95(b) / p95(a)).toFixed(2)}x |`,
+    );
+  console.log(
+    `\nat ${BIG.toLocaleString('en')} todos (${ROUNDS} rounds in one process; ${WRITERS} writer processes × ${PER_WRITER} claims and ships)`,
+  );
+  console.log(
+    `  built in one transaction ${built.toFixed(0)} ms; moved in (${moved.events} events) ${movedMs.toFixed(0)} ms; a machine joining (replica rebuilt from the log) ${joinedMs.toFixed(0)} ms`,
+  );
+  console.log('  | figure | SQLite median / p95 | team median / p95 | team ÷ SQLite |');
+  console.log('  | --- | --- | --- | --- |');
+  row('claim (`claimNext`), one process', sqlite.claim, teamLatency.claim);
+  row('ship (with evidence), one process', sqlite.ship, teamLatency.ship);
+  row(`claim, ${WRITERS} processes at once`, sqliteMany.claim, teamMany.claim);
+  row(`ship, ${WRITERS} processes at once`, sqliteMany.ship, teamMany.ship);
+  console.log(
+    `  | throughput, ${WRITERS} processes (claims + ships per second) | ${sqliteMany.opsPerSec.toFixed(0)} | ${teamMany.opsPerSec.toFixed(0)} | ${(teamMany.opsPerSec / sqliteMany.opsPerSec).toFixed(2)}x |`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -109,13 +252,20 @@ async function main(): Promise<void> {
     );
     team.close();
     local.close();
+
+    const big = await cluster.createDatabase('big');
+    const bigUrl = cluster.url(big);
+    installTeamSchema({ connectionString: bigUrl });
+    await atTenThousand(work, bigUrl);
   } finally {
     await cluster.stop();
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+if (process.argv[2] === 'writer') writer();
+else
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });

@@ -21,10 +21,23 @@ export function bundleAgent(dir: string): string {
   return outfile;
 }
 
+/** One write an agent made, as it saw it: `ok`, or the code a fault made it fail with. */
+export interface WriteRecord {
+  op: 'claim' | 'ship';
+  /** The todo (a claim that failed does not know which it was). */
+  todo: string | null;
+  /** The operation id the engine sent with it. */
+  opId: string;
+  outcome: 'ok' | 'team_unreachable' | 'team_outcome_unknown';
+  /** The operation id the error named (team_outcome_unknown). */
+  reportedOpId?: string;
+}
+
 export interface AgentReport {
   agent: string;
   shipped: string[];
   refusals: string[];
+  writes: WriteRecord[];
   faults: number;
   batches: number;
   waitedMs: number;
@@ -42,7 +55,10 @@ export function runAgent(script: string, env: Record<string, string>): Promise<A
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
+    // A hung agent is a finding, not a hung suite: it is killed and the test fails naming it.
+    const limit = setTimeout(() => child.kill('SIGKILL'), Number(env.STORM_KILL_AFTER_MS ?? 150_000));
     child.on('close', (code) => {
+      clearTimeout(limit);
       if (code !== 0) return fail(new Error(`${env.STORM_AGENT} exited ${code}:\n${stderr}\n${stdout}`));
       done(JSON.parse(stdout.trim()) as AgentReport);
     });

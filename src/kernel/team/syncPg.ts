@@ -40,8 +40,27 @@ export interface ConnectionSettings {
   connectionString?: string;
   /** Milliseconds one batch may take before the caller gives up on it (the worker is then restarted). */
   timeoutMs?: number;
+  /** Milliseconds to open a connection (TCP and start-up) before giving up on it. */
+  connectTimeoutMs?: number;
+  /** The server's `idle_in_transaction_session_timeout` for our sessions, in milliseconds. */
+  idleInTransactionTimeoutMs?: number;
   application_name?: string;
 }
+
+/**
+ * Timeouts, so that no fault leaves a writer or the log's head waiting forever (test/team/partition.test.ts):
+ *
+ * - a batch: 20 s. A caller blocked in `Atomics.wait` gets `team_unreachable` (or, while committing, the operation
+ *   id's lookup) instead of hanging on a silently dropped connection; longer than the idle limit below, so a writer
+ *   queued behind a vanished one gets the head once the server has ended the vanished one's transaction.
+ * - connecting: 5 s, for a server that accepts TCP and then says nothing (a partition after the SYN).
+ * - idle in a transaction: 10 s, set on the server for our sessions. A write holds the log's head from its first
+ *   batch to its COMMIT, normally milliseconds apart; a client that vanished between them (a partition, a machine
+ *   gone) would otherwise keep every other writer of the team waiting until the server's TCP keepalive notices (two
+ *   hours by default). The server ends such a transaction (rolled back, the head free again).
+ * - TCP keepalive on our side after 10 s idle, so a connection dead between batches is found before it is used.
+ */
+export const TIMEOUT_DEFAULTS = { timeoutMs: 20_000, connectTimeoutMs: 5_000, idleInTransactionTimeoutMs: 10_000 } as const;
 
 // The worker's source: plain CommonJS run with `eval`, so it needs no separate file in any bundle (the CLI, the
 // extension, vitest). `pg` is required by the absolute path the calling thread resolved.
@@ -50,10 +69,17 @@ const { workerData } = require('node:worker_threads');
 const pg = require(workerData.pgPath);
 const { port, flag, settings } = workerData;
 let client = null;
-const LOST = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
+const LOST = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03', '57P05', '25P03', '08000', '08003', '08006']);
 async function connection() {
   if (client) return client;
-  const fresh = new pg.Client({ connectionString: settings.connectionString, application_name: settings.application_name });
+  const fresh = new pg.Client({
+    connectionString: settings.connectionString,
+    application_name: settings.application_name,
+    connectionTimeoutMillis: settings.connectTimeoutMs,
+    idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10000,
+  });
   // A connection that breaks between batches is dropped; the next batch opens another.
   fresh.on('error', () => { if (client === fresh) client = null; });
   await fresh.connect();
@@ -65,18 +91,34 @@ function drop() {
   client = null;
   if (old) { try { old.connection.stream.destroy(); } catch {} old.end().catch(() => {}); }
 }
+// Whether a transaction is open on the current connection (a BEGIN ran, no COMMIT or ROLLBACK since). A connection
+// that broke between two batches of one transaction (pg_terminate_backend, the server's idle limit) is replaced on
+// the next batch; that batch must then fail as lost, not run on the new connection: there, outside any transaction,
+// each statement would commit on its own, without the log's head. The commit batch's operation id would land while
+// its events were refused, and the engine, finding the id, would keep a write the log does not have
+// (replica_diverged; found by test/team/faults.test.ts, pg_terminate_backend).
+let inTransaction = false;
 async function run({ statements, fault }) {
   try {
+    const begins = statements[0] && statements[0].text === 'BEGIN';
+    if (!client && inTransaction && !begins) {
+      inTransaction = false;
+      throw Object.assign(new Error('the connection broke inside a transaction (the server rolled it back)'), { code: 'ECONNRESET' });
+    }
     const c = await connection();
     if (fault === 'lose-before') { drop(); throw Object.assign(new Error('connection lost (test fault)'), { code: 'ECONNRESET' }); }
     const results = [];
-    for (const s of statements) results.push((await c.query({ text: s.text, values: s.values })).rows);
+    for (const s of statements) {
+      if (s.text === 'BEGIN') inTransaction = true;
+      results.push((await c.query({ text: s.text, values: s.values })).rows);
+      if (s.text === 'COMMIT' || s.text === 'ROLLBACK') inTransaction = false;
+    }
     if (fault === 'lose-after') { drop(); throw Object.assign(new Error('connection lost (test fault)'), { code: 'ECONNRESET' }); }
     return { ok: true, results };
   } catch (error) {
     const code = error && error.code;
     const lost = !code || LOST.has(code) || /Connection terminated|not queryable|ECONN/.test(String(error && error.message));
-    if (lost) drop();
+    if (lost) { drop(); inTransaction = false; }
     return { ok: false, message: String(error && error.message), code: code || undefined, lost, constraint: error && error.constraint };
   }
 }
@@ -109,13 +151,14 @@ export class SyncPg {
     Atomics.store(this.flag, 0, 0);
     const started = performance.now();
     this.worker?.postMessage({ statements, fault });
-    const waited = Atomics.wait(this.flag, 0, 0, this.settings.timeoutMs ?? 30_000);
+    const timeoutMs = this.settings.timeoutMs ?? TIMEOUT_DEFAULTS.timeoutMs;
+    const waited = Atomics.wait(this.flag, 0, 0, timeoutMs);
     this.stats.batches++;
     this.stats.waitedMs += performance.now() - started;
     if (waited === 'timed-out') {
       // The worker may still be inside a transaction: end it (the server rolls back what it had not committed).
       this.close();
-      throw new PgError(`PostgreSQL did not answer within ${this.settings.timeoutMs ?? 30_000} ms`, undefined, true);
+      throw new PgError(`PostgreSQL did not answer within ${timeoutMs} ms`, undefined, true);
     }
     const message = receiveMessageOnPort(port)?.message as
       { ok: true; results: PgRow[][] } | { ok: false; message: string; code?: string; lost: boolean; constraint?: string } | undefined;
@@ -138,6 +181,9 @@ export class SyncPg {
     this.port?.close();
     this.worker = null;
     this.port = null;
+    // A worker given up on (a timeout) may still flip its flag while it dies: the next worker gets a flag of its own,
+    // so that late flip cannot wake the next batch's wait before its reply exists.
+    this.flag = new Int32Array(new SharedArrayBuffer(4));
   }
 
   private start(): { port: MessagePort } {
@@ -150,7 +196,12 @@ export class SyncPg {
         port: port2,
         flag: this.flag,
         pgPath,
-        settings: { ...this.settings, application_name: this.settings.application_name ?? 'loopx' },
+        settings: {
+          ...this.settings,
+          connectTimeoutMs: this.settings.connectTimeoutMs ?? TIMEOUT_DEFAULTS.connectTimeoutMs,
+          idleInTransactionTimeoutMs: this.settings.idleInTransactionTimeoutMs ?? TIMEOUT_DEFAULTS.idleInTransactionTimeoutMs,
+          application_name: this.settings.application_name ?? 'loopx',
+        },
       },
       transferList: [port2],
     });

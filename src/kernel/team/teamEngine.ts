@@ -197,9 +197,22 @@ export class TeamEngine implements StoreEngine {
     this.pg.close();
   }
 
-  /** Whether an operation committed: its first and last seq, or null. */
+  /**
+   * Whether an operation committed: its first and last seq, or null. Asked holding the log's head: a COMMIT still in
+   * flight on a connection given up on (its reply lost, our limit run out) holds the head until it lands or not, and a
+   * plain SELECT would answer "not landed" before it lands; the write would then be retried (or refused as
+   * `team_unreachable`, "nothing was written") while it lands after all. Waiting for the head makes the answer final,
+   * or the wait times out and the outcome stays unknown (found by test/team/faults.test.ts, "a COMMIT still in
+   * flight").
+   */
   operationLanded(opId: string): { firstSeq: number; lastSeq: number } | null {
-    const row = this.pg.query('SELECT first_seq, last_seq FROM loopx.ops WHERE op_id = $1', [opId])[0];
+    const [, , rows] = this.pg.batch([
+      { text: 'BEGIN' },
+      { text: 'SELECT seq FROM loopx.lock_head()' },
+      { text: 'SELECT first_seq, last_seq FROM loopx.ops WHERE op_id = $1', values: [opId] },
+      { text: 'ROLLBACK' },
+    ]);
+    const row = rows?.[0];
     return row ? { firstSeq: Number(row.first_seq), lastSeq: Number(row.last_seq) } : null;
   }
 
