@@ -14,7 +14,7 @@ import { type Clock, iso, systemClock } from './time';
 import { NoStoreError, NotAllowedError, SchemaTooNewError, SchemaTooOldError } from './errors';
 import { APPLICATION_ID, checkStorePath, needsPrivateCopy, privateCopy, requireLoopxStore, storeError } from './storeFile';
 import { readTeamPointer, resolveTeamConnection, teamPointerPath, teamReplicaPath } from './team/teamPointer';
-import { openTeamKernel } from './team/teamStore';
+import { openTeamKernelWith } from './team/teamKernel';
 
 export const STORE_DIR = '.loopx';
 export const DB_FILE = 'loopx.db';
@@ -71,7 +71,7 @@ export class Kernel {
   private static openTeam(root: string, options: KernelOptions): Kernel | null {
     const pointer = readTeamPointer(root);
     if (!pointer) return null;
-    return openTeamKernel(root, {
+    return openTeamKernelWith((r, db, o) => Kernel.fromDb(r, db, o), root, {
       replicaPath: teamReplicaPath(root),
       connection: resolveTeamConnection(pointer.database).settings,
       actor: options.actor,

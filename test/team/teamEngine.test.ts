@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo } from '../../src/kernel/todos/todos';
@@ -11,6 +14,7 @@ import { agent, human } from '../../src/kernel/testKit';
 import type { Kernel } from '../../src/kernel/kernel';
 import { POSTGRES_MISSING } from '../support/postgres';
 import type { PgStatement } from '../../src/kernel/team/syncPg';
+import { openTeamKernel } from '../../src/kernel/team/teamStore';
 import { install, logCopy, machine, newTeamStore, useCluster } from './teamKit';
 
 const open: Kernel[] = [];
@@ -121,6 +125,33 @@ describe.skipIf(!install)('the server goes away', () => {
     await fixture.cluster.sql(name, `ALTER DATABASE ${name} SET synchronous_commit = off`);
     expect(() => machine(ownerUrl, human)).toThrow(expect.objectContaining({ code: 'team_not_durable', exitCode: 6 }));
     expect((await fixture.cluster.sql(name, 'SELECT count(*)::int AS n FROM loopx.events')).rows[0]?.n).toBe(0);
+  });
+
+  test('a replica with history opens without the server, and its first write still refuses a server that may forget commits', async () => {
+    const { name, ownerUrl } = await newTeamStore(fixture.cluster);
+    const root = mkdtempSync(join(tmpdir(), 'loopx-durable-'));
+    const open = () =>
+      openTeamKernel(root, { replicaPath: join(root, '.loopx', 'loopx.db'), connection: { connectionString: ownerUrl }, actor: human });
+    try {
+      const first = open().kernel;
+      createGoal(first, { title: 'kept' });
+      first.close();
+      await fixture.cluster.sql(name, `ALTER DATABASE ${name} SET synchronous_commit = off`);
+      const kernel = open().kernel;
+      try {
+        expect(kernel.read((db) => db.prepare('SELECT count(*) AS n FROM goals').get()?.n)).toBe(1);
+        expect(() => createGoal(kernel, { title: 'not on this server' })).toThrow(
+          expect.objectContaining({ code: 'team_not_durable', exitCode: 6 }),
+        );
+      } finally {
+        kernel.close();
+      }
+      expect((await fixture.cluster.sql(name, "SELECT count(*)::int AS n FROM loopx.events WHERE kind = 'goal.created'")).rows[0]?.n).toBe(
+        1,
+      );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   test('while the server is down a write fails as environment trouble and changes nothing; once it is back the same kernel writes again', async () => {

@@ -98,4 +98,43 @@ describe.skipIf(!install)('a window whose team store cannot be reached', () => {
       kernel.close();
     }
   });
+  test('a window opened while the server is down says so and shows the last state on request, from the replica it kept', async () => {
+    const { name, ownerUrl } = await newTeamStore(fixture.cluster);
+    const folder = mkdtempSync(join(work, 'reopen-'));
+    const open = () =>
+      openTeamKernel(folder, {
+        replicaPath: join(folder, '.loopx', 'loopx.db'),
+        connection: { connectionString: ownerUrl },
+        actor: human,
+      }).kernel;
+    const before = open();
+    createGoal(before, { title: 'seen yesterday' });
+    before.close();
+
+    await fixture.cluster.crash();
+    try {
+      // Opening needs nothing of the server when the replica has history (it used to fail with team_unreachable).
+      const kernel = open();
+      const reach = new TeamReach(
+        () => kernel,
+        () => {},
+        200,
+      );
+      try {
+        const titles = () => reach.read((db) => listGoals(db).map((g) => g.title), ['(nothing shown)']);
+        expect(titles()).toEqual(['(nothing shown)']);
+        expect(reach.sentence()).toMatch(
+          new RegExp(`^The team store at 127\\.0\\.0\\.1:${fixture.cluster.port}/${name} cannot be reached`),
+        );
+        reach.showLastState();
+        expect(titles()).toEqual(['seen yesterday']);
+        expect(() => createGoal(kernel, { title: 'refused' })).toThrow(expect.objectContaining({ code: 'team_unreachable' }));
+      } finally {
+        reach.dispose();
+        kernel.close();
+      }
+    } finally {
+      await fixture.cluster.restart();
+    }
+  });
 });

@@ -11,7 +11,7 @@ import { SqliteEngine } from '../db/sqliteEngine';
 import { applyTeamEvents, commitStatements, fetchAfter, lockAndFetchStatements, rowsToEvents } from './teamLog';
 import { PgError, type SyncPg } from './syncPg';
 import { TeamLive } from './teamLive';
-import { OperationUnknownError, TeamRefusedError, teamError, teamWhere } from './teamErrors';
+import { OperationUnknownError, TeamNotDurableError, TeamRefusedError, teamError, teamWhere } from './teamErrors';
 
 /**
  * The kernel's engine in team mode. PostgreSQL's event log is the source of truth (one hash chain, strict order);
@@ -33,6 +33,8 @@ import { OperationUnknownError, TeamRefusedError, teamError, teamWhere } from '.
 export class TeamEngine implements StoreEngine {
   /** The team store as HOST:PORT/DB, for messages (no credentials). */
   readonly where: string;
+  /** The server was found to keep what it confirms (requireDurable). */
+  private durable = false;
 
   /** Where operation ids come from (client-generated, unique; the log refuses one twice). */
   newOperationId: () => string = randomUUID;
@@ -133,7 +135,23 @@ export class TeamEngine implements StoreEngine {
     };
   }
 
+  /**
+   * Refuses a server that may forget a confirmed commit (`synchronous_commit` off): after its crash a claim could be
+   * taken twice. Asked once per engine, before its first write (a read needs no promise of durability).
+   */
+  requireDurable(): void {
+    if (this.durable) return;
+    try {
+      const setting = this.pg.query("SELECT current_setting('synchronous_commit') AS setting")[0]?.setting;
+      if (setting === 'off') throw new TeamNotDurableError();
+    } catch (error) {
+      throw teamError(error, this.where);
+    }
+    this.durable = true;
+  }
+
   write<T>(actor: Actor, clock: () => number, fn: (uow: UnitOfWork) => T): Committed<T> {
+    this.requireDurable();
     const opId = this.newOperationId();
     try {
       return this.writeOnce(opId, actor, clock, fn);

@@ -1,0 +1,65 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { openDb } from '../db/openDb';
+import type { DriverName, SqliteDb } from '../db/sqliteDb';
+import { SCHEMA_VERSION } from '../db/migrate';
+import type { Actor } from '../events/eventTypes';
+import type { Kernel, KernelOptions } from '../kernel';
+import { APPLICATION_ID } from '../storeFile';
+import { type Clock, systemClock } from '../time';
+import { type ConnectionSettings, SyncPg } from './syncPg';
+import { TeamEngine } from './teamEngine';
+import { teamError } from './teamErrors';
+
+/** Builds a kernel on a database: `Kernel.fromDb`, passed in so that kernel.ts can open team stores without a cycle. */
+export type KernelFromDb = (root: string, db: SqliteDb, options: KernelOptions) => Kernel;
+
+export interface TeamKernelOptions {
+  /** The replica: a SQLite file of this machine (`:memory:` in tests), rebuilt from the log whenever it is new. */
+  replicaPath: string;
+  connection: ConnectionSettings;
+  actor?: Actor;
+  clock?: Clock;
+  driver?: DriverName;
+  /** An open client to use instead of a new one from `connection` (the conformance tests reuse one per database). */
+  pg?: SyncPg;
+}
+
+/**
+ * Opens the kernel over a team store: the same kernel, its writes committed to the PostgreSQL log, its reads from the
+ * replica after catching up. An empty log gets its first event (`store.initialized`) here, once, whoever comes first;
+ * a replica that has history opens without asking the server anything.
+ */
+export function openTeamKernelWith(fromDb: KernelFromDb, root: string, options: TeamKernelOptions): { kernel: Kernel; engine: TeamEngine } {
+  if (options.replicaPath !== ':memory:') mkdirSync(dirname(options.replicaPath), { recursive: true });
+  // The replica is a loopx store, marked as one: its backup (the caught-up replica, TeamEngine.backupTo) is then a file
+  // `restore` and backup pruning recognise, like a single-machine store's (the conformance run's backup test found
+  // unmarked copies kept past the newest ten).
+  const db = openDb(options.replicaPath, options.driver, { check: (raw) => raw.exec(`PRAGMA application_id = ${APPLICATION_ID}`) });
+  let engine: TeamEngine | undefined;
+  const kernel = fromDb(root, db, {
+    actor: options.actor,
+    clock: options.clock ?? systemClock,
+    engine: (replica) =>
+      (engine = new TeamEngine(
+        replica,
+        options.pg ?? new SyncPg(options.connection),
+        options.replicaPath === ':memory:' ? '' : dirname(options.replicaPath),
+      )),
+  });
+  const team = engine as unknown as TeamEngine;
+  // A replica with history needs nothing of the server to open: the log is not empty, and the first write checks the
+  // server's durability. So a window opened while the server is down can still show the last state it saw (and a
+  // one-shot CLI read pays no extra round trip). A new replica must reach the log now.
+  if (db.prepare('SELECT 1 FROM events LIMIT 1').get()) return { kernel, engine: team };
+  try {
+    team.write({ name: 'kernel', kind: 'kernel' }, options.clock ?? systemClock, (uow) => {
+      if (uow.db.prepare('SELECT 1 FROM events LIMIT 1').get()) return;
+      uow.emit({ kind: 'store.initialized', goalId: null, todoId: null, data: { schema: SCHEMA_VERSION } });
+    });
+  } catch (error) {
+    kernel.close();
+    throw teamError(error, team.where);
+  }
+  return { kernel, engine: team };
+}
