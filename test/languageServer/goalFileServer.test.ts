@@ -170,9 +170,11 @@ describe('diagnostics', () => {
     expect(cli(['goal', 'apply', FILE]).code).toBe(0);
     await client.change(uri, capped, 2);
     await client.diagnosticsFor(uri, (d, v) => v === 2 && d.length === 0);
-    // The goal's hover says what its window used against the cap, and what is left.
-    const hover = await client.request<Hover>('textDocument/hover', at(1, 3));
-    expect((hover.contents as { value: string }).value).toContain('- used: $0 of $10 · 0 tokens in the last 24 h; $10 left');
+    // The goal's hover says what its window used against the cap, and what is left. The file had no error before the
+    // apply either, so the wait is on the server having seen the goal the apply created (its watcher, another process).
+    const goalHover = async () => ((await client.request<Hover>('textDocument/hover', at(1, 3))).contents as { value: string }).value;
+    await waitFor(async () => !(await goalHover()).startsWith('This goal is not in the store yet'));
+    expect(await goalHover()).toContain('- used: $0 of $10 · 0 tokens in the last 24 h; $10 left');
     const other = Kernel.open(ws.root, { actor: { name: 'ada', kind: 'human' } });
     other.write((tx) => tx.emit({ kind: 'goal.edited', goalId: 'G1', todoId: null, data: { dollarsPerWindow: 25 } }));
     other.close();
