@@ -208,6 +208,12 @@ export class LoopxApp extends Disposable {
 
   private evidenceOwner: FolderServices | undefined;
 
+  /** `loopx.team.databaseUrl` changed (the environment already holds it): team stores and the goal-file server follow. */
+  teamStoreSettingChanged(): void {
+    this.folders.reopenTeamStores('the team store setting changed');
+    this.goalFiles.restart().catch((error: unknown) => this.log.warn(`could not restart the goal-file server: ${String(error)}`));
+  }
+
   private evidenceScope(): string {
     const owner = this.evidenceOwner ?? this.folders.withStore[0];
     if (!owner) return '';

@@ -30,7 +30,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApp | undefined
   const log = new Log();
   context.subscriptions.push(log);
   try {
-    context.subscriptions.push(shareTeamDatabaseSetting(context.environmentVariableCollection, log));
+    context.subscriptions.push(shareTeamDatabaseSetting(context.environmentVariableCollection, log, () => app?.teamStoreSettingChanged()));
     const cli = installCliLauncher(context.globalStorageUri.fsPath, context.extensionUri.fsPath, log);
     context.subscriptions.push(shareCliOnTerminalPath(context.environmentVariableCollection, cli));
     app = new LoopxApp(folders, log, {

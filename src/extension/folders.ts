@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
+import { teamPointerPath } from '../kernel/team/teamPointer';
 import { Disposable, toDisposable } from './util/lifecycle';
 import { FolderServices, type SharedServices } from './folderServices';
 import { CONTEXT_HAS_STORE, CONTEXT_OPEN_FAILED, CONTEXT_TEAM_UNREACHABLE } from './store/storeModel';
@@ -69,6 +71,11 @@ export class Folders extends Disposable {
       gone.dispose();
     }
     this.update();
+  }
+
+  /** The folders whose store is a team store open again, at the address the environment now gives. */
+  reopenTeamStores(why: string): void {
+    for (const f of this.list) if (existsSync(teamPointerPath(f.root))) f.session.reopen(why);
   }
 
   byRoot(root: string): FolderServices | undefined {

@@ -9,10 +9,15 @@ const VARIABLE = 'LOOPX_DATABASE_URL';
  * `loopx.team.databaseUrl` (machine scope: a repository's settings cannot set it) becomes LOOPX_DATABASE_URL for this
  * window's kernel (process.env, which team mode's connection reads: src/kernel/team/teamPointer.ts) and for every
  * terminal the extension's environment reaches (agents' turns and terminals opened by hand). A URL with a password is
- * refused in words and not used: passwords belong in ~/.pgpass or a service file. Changes apply to terminals opened
- * afterwards and to the store the next time the window opens it (Reload Window).
+ * refused in words and not used: passwords belong in ~/.pgpass or a service file. A change applies to terminals opened
+ * afterwards, and `changed` (called after the environment holds the new value) lets the window open its team stores
+ * again at the new address.
  */
-export function shareTeamDatabaseSetting(collection: vscode.GlobalEnvironmentVariableCollection, log: Log): vscode.Disposable {
+export function shareTeamDatabaseSetting(
+  collection: vscode.GlobalEnvironmentVariableCollection,
+  log: Log,
+  changed: () => void = () => {},
+): vscode.Disposable {
   const inherited = process.env[VARIABLE];
   const apply = () => {
     const raw = vscode.workspace.getConfiguration().get<string>(TEAM_DATABASE_SETTING, '').trim();
@@ -34,6 +39,8 @@ export function shareTeamDatabaseSetting(collection: vscode.GlobalEnvironmentVar
   };
   apply();
   return vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration(TEAM_DATABASE_SETTING)) apply();
+    if (!e.affectsConfiguration(TEAM_DATABASE_SETTING)) return;
+    apply();
+    changed();
   });
 }

@@ -35,6 +35,14 @@ export class GoalFileSupport extends Disposable {
     return (this.started ?? Promise.resolve(undefined)).then((s) => s !== undefined);
   }
 
+  /** A running server starts again, with the window's environment as it now is (the team store setting changed). */
+  async restart(): Promise<void> {
+    const running = await this.started;
+    if (!running) return;
+    await running.client.restart();
+    this.log.info('goal-file language server restarted');
+  }
+
   private consider(doc: vscode.TextDocument): void {
     if (this.started || doc.uri.scheme !== 'file') return;
     // Cheap checks first: a goal file, or a Markdown file that mentions an id (code comments follow once it runs).

@@ -27,6 +27,8 @@ export const CONTEXT_HAS_STORE = 'loopx.hasStore';
 export const CONTEXT_OPEN_FAILED = 'loopx.openFailed';
 /** A team store's server does not answer and the person has not chosen to see the last state (the welcome's buttons). */
 export const CONTEXT_TEAM_UNREACHABLE = 'loopx.teamUnreachable';
+/** How long a changed team pointer must stay still before the window opens the store again. */
+const REOPEN_SETTLE_MS = 300;
 
 /** Why the store could not be opened, for the welcome view and a clear message (never a stack trace). */
 export interface OpenFailure {
@@ -48,6 +50,7 @@ export class StoreSession extends Disposable {
   readonly onDidChangeOpenState = this.openState.event;
   private failure: OpenFailure | undefined;
   private statusTimer: NodeJS.Timeout | undefined;
+  private reopenTimer: NodeJS.Timeout | undefined;
   /** A team store whose server stops answering: what the views say, the last state on request, recovery (teamReach.ts). */
   readonly reach = new TeamReach(
     () => this.kernel,
@@ -70,7 +73,16 @@ export class StoreSession extends Disposable {
     const pattern = new vscode.RelativePattern(vscode.Uri.file(root), '.loopx/loopx.db');
     const appear = this.register(vscode.workspace.createFileSystemWatcher(pattern, false, true, true));
     this.register(appear.onDidCreate(() => this.tryOpen()));
+    // A team pointer written or removed (`loopx team push`, `join` or `leave` in a terminal) moves the store: the window
+    // follows it rather than go on with a store that is no longer this workspace's.
+    const pointer = new vscode.RelativePattern(vscode.Uri.file(root), '.loopx/team.json');
+    const moved = this.register(vscode.workspace.createFileSystemWatcher(pointer));
+    const follow = () => this.reopenSoon('its team pointer changed');
+    this.register(moved.onDidCreate(follow));
+    this.register(moved.onDidChange(follow));
+    this.register(moved.onDidDelete(follow));
     this.register(toDisposable(() => this.statusTimer && clearTimeout(this.statusTimer)));
+    this.register(toDisposable(() => this.reopenTimer && clearTimeout(this.reopenTimer)));
     this.register(toDisposable(() => this.reach.dispose()));
   }
 
@@ -108,6 +120,27 @@ export class StoreSession extends Disposable {
       this.fail(error);
       return false;
     }
+  }
+
+  /**
+   * Closes the store and opens it again, wherever it now is: the team pointer or the team store setting changed. What
+   * was said of the old store (unreachable, an open failure) goes with it. Returns true when a kernel is open afterwards.
+   */
+  reopen(why: string): boolean {
+    if (this.reopenTimer) clearTimeout(this.reopenTimer);
+    this.reopenTimer = undefined;
+    this.log.info(`opening the store again: ${why}`);
+    this.open.value = undefined;
+    this.reach.reset();
+    this.failure = undefined;
+    this.changed.fire();
+    return this.tryOpen();
+  }
+
+  /** A pointer is written in a few steps (created, then written): one reopen once they settle. */
+  private reopenSoon(why: string): void {
+    if (this.reopenTimer) clearTimeout(this.reopenTimer);
+    this.reopenTimer = setTimeout(() => this.reopen(why), REOPEN_SETTLE_MS);
   }
 
   /** Creates `.loopx/` (reusing an existing store), keeps it out of git as the CLI's init does, and opens it. */

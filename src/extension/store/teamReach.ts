@@ -107,6 +107,12 @@ export class TeamReach {
     if (kernel && isUnreachable(error) && !this.state) this.enter(kernel, error);
   }
 
+  /** The store was closed (to open it again elsewhere): what was said of the old one no longer holds. */
+  reset(): void {
+    this.dispose();
+    this.state = undefined;
+  }
+
   dispose(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;

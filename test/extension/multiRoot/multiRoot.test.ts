@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Kernel } from '../../../src/kernel/kernel';
@@ -148,5 +148,34 @@ suite('multi-root workspace', () => {
       loopx.goalsTree.getChildren().map((n) => label(loopx.goalsTree.getTreeItem(n))),
       ['alpha', 'beta', 'gamma'],
     );
+  });
+
+  test('a folder follows its team pointer written and removed in a terminal, and the team store setting', async () => {
+    const loopx = await app();
+    const root = folderRoot('gamma');
+    const gamma = loopx.folders.byRoot(root);
+    assert.ok(gamma?.session.kernel, 'gamma has its own store (the test before made it)');
+    const failure = () => gamma.session.lastFailure?.message ?? '';
+    const setting = () => vscode.workspace.getConfiguration('loopx.team');
+    // A port nothing listens on: a team store that cannot be reached, which a new replica must reach to open.
+    const pointer = join(root, '.loopx', 'team.json');
+    writeFileSync(pointer, JSON.stringify({ version: 1, database: 'postgresql://ada@127.0.0.1:1/gammateam' }));
+    try {
+      await until(() => failure().includes('127.0.0.1:1/gammateam'), 'the folder to open the team store the pointer names');
+      assert.equal(gamma.session.kernel, undefined, 'the folder’s own store is no longer the one shown');
+      assert.match(failure(), /cannot be reached/);
+      await setting().update('databaseUrl', 'postgresql://ada@127.0.0.1:2/elsewhere', vscode.ConfigurationTarget.Global);
+      await until(() => failure().includes('127.0.0.1:2/elsewhere'), 'the folder to open the store at the setting’s address');
+      await setting().update('databaseUrl', undefined, vscode.ConfigurationTarget.Global);
+      await until(() => failure().includes('127.0.0.1:1/gammateam'), 'the pointer’s address again once the setting is cleared');
+    } finally {
+      await setting().update('databaseUrl', undefined, vscode.ConfigurationTarget.Global);
+      rmSync(pointer, { force: true });
+      rmSync(join(root, '.loopx', 'team-replica.db'), { force: true });
+    }
+    // The pointer removed (`loopx team leave`): the folder's own store again, with nothing said of the team store.
+    await until(() => gamma.session.kernel?.storeFile === join(root, '.loopx', 'loopx.db'), 'the folder’s own store to open again');
+    assert.equal(gamma.session.lastFailure, undefined);
+    assert.equal(loopx.folders.withStore.length, 3);
   });
 });
