@@ -2,6 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator } from 'playwright-core';
+import { Kernel } from '../../src/kernel/kernel';
+import { createGoal } from '../../src/kernel/goals/goals';
+import { addTodo } from '../../src/kernel/todos/todos';
 import { cleanEnv } from '../cli/harness';
 import { runInPty } from '../cli/pty';
 import { POSTGRES_MISSING, findPostgres, startCluster } from '../support/postgres';
@@ -46,9 +49,10 @@ export async function runTeamScenario(): Promise<void> {
 
     step(0, `a workspace's store moved into the team store at ${where}; a second "machine" joins it`);
     const here = mkdtempSync(join(HOME, 'ws-team-'));
-    cli(here, ['init']);
-    cli(here, ['goal', 'create', '--title', 'Shared goal']);
-    cli(here, ['todo', 'add', '--goal', 'G1', '--title', 'Seen before the outage']);
+    // A person's own store first (a goal a person creates is active), then moved in with the built CLI.
+    const { kernel } = Kernel.init(here, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
+    addTodo(kernel, { goalId: createGoal(kernel, { title: 'Shared goal' }).id, title: 'Seen before the outage' });
+    kernel.close();
     person(here, ['team', 'init', '--database', url]);
     person(here, ['team', 'push', '--database', url]);
     const away = mkdtempSync(join(HOME, 'ws-teamaway-'));
@@ -57,8 +61,12 @@ export async function runTeamScenario(): Promise<void> {
     await inWorkbench(here, 'team-failure', async (wb) => {
       const { page } = wb;
       const goals = wb.pane('Goals');
-      const sentence = goals.locator(':scope *', {
-        hasText: new RegExp(`^The team store at ${where.replace(/\./g, '\\.')} cannot be reached\\.`),
+      // The Goals view: the address in its title line; its welcome with the sentence and buttons; its message once the
+      // last state is shown.
+      const address = goals.locator('.pane-header', { hasText: `${where} cannot be reached` });
+      const welcome = goals.locator('.welcome-view-content', { hasText: 'The team store cannot be reached' });
+      const lastStateSaid = goals.locator(':scope *', {
+        hasText: new RegExp(`^The team store at ${where.replace(/\./g, '\\.')} cannot be reached\\. Showing the last state`),
       });
 
       step(1, 'the Goals view and the board show the team store');
@@ -72,9 +80,9 @@ export async function runTeamScenario(): Promise<void> {
 
       step(2, 'the server stops: the window notices by itself; the Goals view says so with Retry, the board shows its banner');
       await cluster.crash();
-      await sentence.first().waitFor({ timeout: 30_000 });
-      await goals.getByRole('button', { name: 'Retry' }).waitFor({ timeout: 30_000 });
-      await goals.getByRole('button', { name: 'Show the Last State' }).waitFor({ timeout: 30_000 });
+      await address.waitFor({ timeout: 30_000 });
+      await welcome.getByRole('button', { name: 'Retry' }).waitFor({ timeout: 30_000 });
+      await welcome.getByRole('button', { name: 'Show the Last State' }).waitFor({ timeout: 30_000 });
       await banner.filter({ hasText: `The team store at ${where} cannot be reached. Nothing is lost` }).waitFor({ timeout: 30_000 });
       await card('T1').waitFor({ state: 'detached', timeout: 30_000 });
       await wb.shot('team-01-unreachable');
@@ -86,7 +94,9 @@ export async function runTeamScenario(): Promise<void> {
       await board.locator('body.last-state').waitFor({ timeout: 30_000 });
       if (await banner.getByRole('button', { name: 'Show the Last State' }).count())
         throw new Error('the banner still offers Show the Last State');
-      await wb.row('G1 Shared goal').waitFor({ timeout: 30_000 }); // the Goals view shows the last state too
+      // The Goals view shows the last state too, and says so.
+      await wb.row('G1 Shared goal').waitFor({ timeout: 30_000 });
+      await lastStateSaid.first().waitFor({ timeout: 30_000 });
       await wb.shot('team-02-last-state');
 
       step(4, 'a change from the board (T1 to In progress) is refused in words, with Retry; nothing changes');
@@ -115,7 +125,8 @@ export async function runTeamScenario(): Promise<void> {
       await banner.waitFor({ state: 'detached', timeout: 30_000 });
       await board.locator('body.last-state').waitFor({ state: 'detached', timeout: 30_000 });
       await card('T2').filter({ hasText: 'Written meanwhile' }).waitFor({ timeout: 30_000 });
-      await sentence.first().waitFor({ state: 'detached', timeout: 30_000 });
+      await address.waitFor({ state: 'detached', timeout: 30_000 });
+      await lastStateSaid.first().waitFor({ state: 'detached', timeout: 30_000 });
 
       step(6, "the refused change's Retry now goes through: T1 is in progress, held by ada");
       await refused.getByRole('button', { name: 'Retry' }).click();

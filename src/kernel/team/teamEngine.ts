@@ -91,6 +91,7 @@ export class TeamEngine implements StoreEngine {
       },
       version: () => local.version() + this.applied + this.outages,
       head: () => local.head(),
+      outages: () => this.outages,
       watch: (wake) => {
         const files = this.replicaDir ? local.watch(() => wake()) : null;
         const unsubscribe = this.subscribe(wake);
