@@ -100,7 +100,7 @@ if (process.argv.includes('--with-test-fixtures')) {
 }
 if (process.argv.includes('--e2e')) {
   // Mocha suites that run inside the VS Code extension host, and the Playwright scenarios that drive the UI.
-  const test = { ...base, minify: false, sourcemap: 'inline', external: [...base.external, 'mocha', 'playwright-core'] };
+  const test = { ...base, minify: false, sourcemap: 'inline', external: [...base.external, 'mocha', 'playwright-core', 'pg'] };
   targets.push({ ...test, entryPoints: ['test/extension/index.ts'], outfile: 'dist/test/extension/index.js' });
   targets.push({ ...test, entryPoints: ['test/extension/multiRoot/index.ts'], outfile: 'dist/test/extension/multiRoot.js' });
   targets.push({ ...test, entryPoints: ['test/e2e/main.ts'], outfile: 'dist/test/e2e/main.js' });

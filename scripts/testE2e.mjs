@@ -2,7 +2,7 @@
 // extension-host suites and the Playwright scenarios in real VS Code builds, offline: VS Code 1.105 on Node 22 (the
 // floor, engines.vscode), then VS Code 1.139 on Node 24 (the newest; every VS Code since 1.123 runs Node 24); the
 // extension opens its store with node:sqlite in both. Each pinned code-server installs into .cache/e2e on first use.
-// PART is one of host, ui, board, turn, goalfile, story, worktree, vsix.
+// PART is one of host, ui, board, turn, goalfile, story, worktree, team, vsix.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { E2E_PROFILES } from './e2eProfiles.mjs';
 
@@ -11,7 +11,7 @@ const at = args.indexOf('--profile');
 const profiles = at >= 0 ? [args[at + 1]] : E2E_PROFILES;
 const suites = at >= 0 ? args.filter((_, i) => i !== at && i !== at + 1) : args;
 if (profiles.some((p) => !p)) {
-  console.error('usage: npm run test:e2e -- [host|ui|board|turn|goalfile|story|worktree|vsix] [--profile vscode-1.105|vscode-1.139]');
+  console.error('usage: npm run test:e2e -- [host|ui|board|turn|goalfile|story|worktree|team|vsix] [--profile vscode-1.105|vscode-1.139]');
   process.exit(2);
 }
 

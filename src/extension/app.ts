@@ -98,16 +98,22 @@ export class LoopxApp extends Disposable {
     this.goalsView = this.register(
       vscode.window.createTreeView('loopx.goals', { treeDataProvider: this.goalsTree, showCollapseAll: true }),
     );
-    // A filtered view says so in its title, with Clear Filter beside it (package.json, loopx.goalsFiltered).
-    this.register(
-      this.goalsFilter.onDidChange((text) => {
-        this.goalsView.description = text ? `filtered: “${text}”` : undefined;
-      }),
-    );
-    // A team store whose server does not answer: the Goals view says so (its welcome has Retry and Show the Last State).
+    // The Goals view's title line: where a team store that does not answer is, else the filter (with Clear Filter
+    // beside it: package.json, loopx.goalsFiltered).
+    const describeGoals = () => {
+      const away = this.folders.withStore.map((f) => f.session.reach.unreachable).find((u) => u !== undefined);
+      const text = this.goalsFilter.text;
+      this.goalsView.description = away ? `${away.where} cannot be reached` : text ? `filtered: “${text}”` : undefined;
+    };
+    this.register(this.goalsFilter.onDidChange(describeGoals));
+    // A team store whose server does not answer: the Goals view says so. VS Code shows a view's welcome (Retry, Show the
+    // Last State: package.json) only without a message, so until the last state is shown the welcome says it, with the
+    // address in the title line; once shown, the message says the rows may be out of date.
     const showReach = () => {
-      const sentence = this.folders.withStore.map((f) => f.session.reach.sentence()).find((s) => s !== undefined);
-      this.goalsView.message = sentence;
+      const reaches = this.folders.withStore.map((f) => f.session.reach);
+      const lastState = reaches.find((r) => r.unreachable?.lastState);
+      this.goalsView.message = reaches.some((r) => r.unreachable?.lastState === false) ? undefined : lastState?.sentence();
+      describeGoals();
     };
     this.register(this.folders.onDidChange(showReach));
     const gatesView = this.register(vscode.window.createTreeView('loopx.gates', { treeDataProvider: this.gatesTree }));

@@ -54,6 +54,11 @@ export interface ChangeSignal {
   readonly isOpen: boolean;
   version(): number;
   head(): { seq: number; hash: string };
+  /**
+   * Times the engine lost the server it listens to (a team store; absent elsewhere). Readers look again when it moves
+   * though the head did not: their next read asks the server, and a window says so if it is gone.
+   */
+  outages?(): number;
   /** `settled`: the change is visible already (a team replica caught up before waking), so look now, not shortly. */
   watch(wake: (settled?: boolean) => void): Pick<FSWatcher, 'close' | 'on'>;
 }

@@ -144,6 +144,25 @@ export interface BoardSnapshot {
   agents: string[];
   /** In a multi-root workspace, every folder with a store and its goals (the goal selector spans them); else absent. */
   folders?: BoardFolder[];
+  /** The team store's server does not answer: the banner over the board (absent while the store answers). */
+  notice?: BoardNotice;
+}
+
+/** What the board's banner may offer: ask the server again, or show the replica as this window last saw it. */
+export const NOTICE_ACTIONS = ['retry', 'showLastState'] as const;
+export type NoticeAction = (typeof NOTICE_ACTIONS)[number];
+
+/**
+ * The board's own sentence while a team store cannot be reached: the Goals view's words (teamReach.ts), and the
+ * buttons the banner offers (Retry always; Show the Last State until the person chose it). `lastState`: the cards
+ * shown are the replica's, possibly out of date; otherwise the board shows no cards.
+ */
+export interface BoardNotice {
+  text: string;
+  actions: NoticeAction[];
+  lastState: boolean;
+  /** The error's own words, for a tooltip. */
+  detail: string;
 }
 
 /** A workspace folder the board can switch to, by its index (the webview never sees paths). */
@@ -163,6 +182,8 @@ export interface BoardPatch {
   attention: AttentionItem[];
   agents: string[];
   folders?: BoardFolder[];
+  /** As in the snapshot: present while the store cannot be reached; a patch without it means the banner goes. */
+  notice?: BoardNotice;
 }
 
 export interface CardDetail {
@@ -258,7 +279,9 @@ export type ToHost =
   /** Back to now: the host lets go of the replayed store. */
   | { type: 'historyEnd' }
   /** Opens the goal story beside the board. */
-  | { type: 'openStory'; goalId: string | null };
+  | { type: 'openStory'; goalId: string | null }
+  /** A button of the banner a team store that cannot be reached shows (Retry, Show the Last State). */
+  | { type: 'notice'; action: NoticeAction };
 
 export type ResultOk = { type: 'result'; requestId: number; ok: true };
 export type ResultFailed = { type: 'result'; requestId: number; ok: false; error: ErrorBody };

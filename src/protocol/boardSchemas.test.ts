@@ -15,6 +15,9 @@ describe('webview messages are validated before the host acts', () => {
     [{ type: 'detail', requestId: 4, todoId: 'T1' }],
     [{ type: 'openArtifact', path: 'test-results/report.txt' }],
     [{ type: 'switchFolder', folder: 1 }],
+    // The banner of a team store that cannot be reached: its two buttons.
+    [{ type: 'notice', action: 'retry' }],
+    [{ type: 'notice', action: 'showLastState' }],
   ])('accepts %o', (message) => expect(parseToHost(message)).toMatchObject({ ok: true, value: message }));
 
   test.each([
@@ -40,6 +43,8 @@ describe('webview messages are validated before the host acts', () => {
     ['an oversized artifact path', { type: 'openArtifact', path: 'a'.repeat(5000) }],
     ['a folder named by path', { type: 'switchFolder', folder: '/etc' }],
     ['a negative folder index', { type: 'switchFolder', folder: -1 }],
+    ['a banner button the banner does not have', { type: 'notice', action: 'forceWrite' }],
+    ['a banner button without its action', { type: 'notice' }],
   ])('refuses %s', (_label, message) => {
     const result = parseToHost(message);
     expect(result.ok).toBe(false);

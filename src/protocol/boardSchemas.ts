@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { COLUMNS, GATE_ACTIONS, GOAL_ACTIONS, TODO_ACTIONS, type ToHost } from './boardProtocol';
+import { COLUMNS, GATE_ACTIONS, GOAL_ACTIONS, NOTICE_ACTIONS, TODO_ACTIONS, type ToHost } from './boardProtocol';
 
 /**
  * The host parses every webview message with these before acting. Ids must look like ids, request ids must be
@@ -34,6 +34,7 @@ const toHost = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('historyEnd') }),
   z.object({ type: z.literal('openStory'), goalId: z.nullable(z.string().check(z.regex(/^G[1-9][0-9]{0,9}$/))) }),
+  z.object({ type: z.literal('notice'), action: z.enum(NOTICE_ACTIONS) }),
 ]);
 
 // The schema and the protocol's type must describe the same messages: a change to one alone does not compile.

@@ -23,6 +23,7 @@ export class StoreWatcher {
   private lastVersion: number;
   private lastSeq: number;
   private lastHash: string;
+  private lastOutages: number;
   private readonly settleMs: readonly number[];
 
   constructor(
@@ -33,6 +34,7 @@ export class StoreWatcher {
     this.settleMs = options.settleMs ?? SETTLE_MS;
     this.lastVersion = this.dataVersion();
     ({ seq: this.lastSeq, hash: this.lastHash } = this.head());
+    this.lastOutages = this.signal.outages?.() ?? 0;
   }
 
   /** Our own connection committed up to this event: not a change to report. */
@@ -59,9 +61,11 @@ export class StoreWatcher {
     if (version === this.lastVersion) return false;
     this.lastVersion = version;
     const { seq, hash } = this.head();
-    if (seq !== this.lastSeq || hash !== this.lastHash) {
+    const outages = this.signal.outages?.() ?? 0;
+    if (seq !== this.lastSeq || hash !== this.lastHash || outages !== this.lastOutages) {
       this.lastSeq = seq;
       this.lastHash = hash;
+      this.lastOutages = outages;
       this.onChange();
     }
     return true;

@@ -11,6 +11,7 @@ import { runGoalFileScenario } from './goalFileScenario';
 import { runStoryScenario } from './storyScenario';
 import { runVsixScenario } from './vsixScenario';
 import { runWorktreeScenario } from './worktreeScenario';
+import { runTeamScenario } from './teamScenario';
 
 /**
  * Scratch folders of earlier runs (code-server user data, browser profiles, workspaces): none is reused. Only those
@@ -72,6 +73,8 @@ async function main(): Promise<void> {
     ['goalfile', runGoalFileScenario],
     ['story', runStoryScenario],
     ['worktree', runWorktreeScenario],
+    // A real PostgreSQL stopped and started under the window (team mode); a browser part, on the newest build only.
+    ['team', runTeamScenario],
     ['vsix', runVsixScenario],
   ];
   const only = process.argv[2];

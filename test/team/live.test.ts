@@ -158,6 +158,29 @@ describe.skipIf(!install)('team mode is live', () => {
     }
   });
 
+  test('a listener that loses the server wakes the store watcher with nothing new, so a window reads and finds out', async () => {
+    const { name, ownerUrl } = await newTeamStore(fixture.cluster);
+    const me = here(ownerUrl, 'outage');
+    createGoal(me.kernel, { title: 'outage' });
+    let changes = 0;
+    const watcher = new StoreWatcher(me.engine.changeSignal(), () => changes++).start();
+    try {
+      await until('the listener', () => me.engine.listening !== false);
+      const head = me.engine.changeSignal().head();
+      await fixture.cluster.sql(
+        name,
+        "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = 'loopx-listen' AND datname = current_database()",
+      );
+      // Nothing was committed: only the lost connection can wake it (a window's views then read, and a read that
+      // cannot reach the server says so: teamReach.test.ts).
+      await until('the watcher to report the lost listener', () => changes === 1);
+      expect(me.engine.changeSignal().head()).toEqual(head);
+      expect(me.engine.liveStats?.lost).toBeGreaterThanOrEqual(1);
+    } finally {
+      watcher.stop();
+    }
+  });
+
   test("without an injected clock, a team write's instant is the server's clock, read once the head is held", async () => {
     const { name, ownerUrl } = await newTeamStore(fixture.cluster);
     const me = here(ownerUrl, 'clock');

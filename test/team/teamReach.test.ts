@@ -6,6 +6,8 @@ import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
 import { listGoals } from '../../src/kernel/goals/goalQueries';
 import { openTeamKernel } from '../../src/kernel/team/teamStore';
 import { TeamReach } from '../../src/extension/store/teamReach';
+import { readBoard } from '../../src/extension/board/boardRead';
+import { addTodo } from '../../src/kernel/todos/todos';
 import { describeError } from '../../src/runtime/describeError';
 import { human } from '../../src/kernel/testKit';
 import { POSTGRES_MISSING } from '../support/postgres';
@@ -135,6 +137,56 @@ describe.skipIf(!install)('a window whose team store cannot be reached', () => {
       }
     } finally {
       await fixture.cluster.restart();
+    }
+  });
+  test("the board carries the views' sentence as its banner: no cards, then the last cards on request, then none once back", async () => {
+    const { name, ownerUrl } = await newTeamStore(fixture.cluster);
+    const folder = mkdtempSync(join(work, 'board-'));
+    const { kernel } = openTeamKernel(folder, {
+      replicaPath: join(folder, '.loopx', 'loopx.db'),
+      connection: { connectionString: ownerUrl },
+      actor: human,
+    });
+    const reach = new TeamReach(
+      () => kernel,
+      () => {},
+      60_000, // Retry by hand only: the test decides when the window asks again
+    );
+    const cards = () => readBoard(reach, 'ada').cards.map((c) => c.title);
+    try {
+      const goalId = createGoal(kernel, { title: 'the board' }).id;
+      addTodo(kernel, { goalId, title: 'seen before the outage' });
+      expect(readBoard(reach, 'ada')).not.toHaveProperty('notice');
+      expect(cards()).toEqual(['seen before the outage']);
+
+      await fixture.cluster.crash();
+      const down = readBoard(reach, 'ada');
+      expect(down.cards).toEqual([]);
+      expect(down.goals).toEqual([]);
+      expect(down.notice).toMatchObject({ actions: ['retry', 'showLastState'], lastState: false });
+      expect(down.notice?.text).toBe(reach.sentence());
+      expect(down.notice?.text).toMatch(new RegExp(`^The team store at 127\\.0\\.0\\.1:${fixture.cluster.port}/${name} cannot be reached`));
+
+      reach.showLastState();
+      const last = readBoard(reach, 'ada');
+      expect(last.cards.map((c) => c.title)).toEqual(['seen before the outage']);
+      expect(last.notice).toMatchObject({ actions: ['retry'], lastState: true });
+      expect(last.notice?.text).toMatch(/may be out of date/);
+
+      await fixture.cluster.restart();
+      const away = machine(ownerUrl, human);
+      try {
+        addTodo(away.kernel, { goalId, title: 'written meanwhile' });
+      } finally {
+        away.kernel.close();
+      }
+      expect(reach.retry()).toBe(true);
+      const back = readBoard(reach, 'ada');
+      expect(back).not.toHaveProperty('notice');
+      expect(back.cards.map((c) => c.title).sort()).toEqual(['seen before the outage', 'written meanwhile']);
+    } finally {
+      reach.dispose();
+      kernel.close();
     }
   });
 });

@@ -1,5 +1,5 @@
 import { moveFor } from '../../src/protocol/board';
-import type { Card, ColumnId, GateAction, GoalAction, TodoAction, ToWebview } from '../../src/protocol/boardProtocol';
+import type { BoardNotice, Card, ColumnId, GateAction, GoalAction, TodoAction, ToWebview } from '../../src/protocol/boardProtocol';
 import type { ErrorBody } from '../../src/protocol/errors';
 import { renderAttention } from './attention';
 import { BoardView } from './board';
@@ -18,6 +18,7 @@ const live = h('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite' 
 const toasts = h('div', { class: 'toasts', role: 'alert', 'aria-live': 'assertive' });
 const attentionSlot = h('div', { class: 'attention-slot' });
 const detailSlot = h('div', { class: 'detail-slot' });
+const noticeSlot = h('div', { class: 'notice-slot' });
 const goalSelect = h('select', { 'aria-label': 'Goal', id: 'goal-filter' });
 const agentSelect = h('select', { 'aria-label': 'Agent', id: 'agent-filter' });
 const textFilter = h('input', { type: 'search', placeholder: 'Filter by id or title', 'aria-label': 'Filter cards', id: 'text-filter' });
@@ -114,6 +115,44 @@ function decisionActions(gateIds: readonly string[]): ToastAction[] {
   ]);
 }
 
+/**
+ * The banner of a team store that cannot be reached: the views' sentence and their buttons (Retry, Show the Last
+ * State), which the host runs as the same commands. Gone once the store answers; while the last state is shown the
+ * cards are dimmed, since they may be out of date.
+ */
+let noticeShown = '';
+function renderNotice(notice: BoardNotice | undefined): void {
+  const key = JSON.stringify(notice ?? null);
+  if (key === noticeShown) return;
+  noticeShown = key;
+  document.body.classList.toggle('last-state', notice?.lastState === true);
+  if (!notice) {
+    noticeSlot.replaceChildren();
+    return;
+  }
+  const labels = { retry: 'Retry', showLastState: 'Show the Last State' } as const;
+  const buttons = notice.actions.map((action) => {
+    const b = h('button', { type: 'button', class: 'button', 'data-action': action }, labels[action]);
+    b.addEventListener('click', () => state.vscode.postMessage({ type: 'notice', action }));
+    return b;
+  });
+  noticeSlot.replaceChildren(
+    h(
+      'div',
+      { class: 'notice', role: 'alert', title: notice.detail },
+      icon('warning'),
+      h('span', { class: 'notice-text' }, ` ${notice.text}`),
+      h('span', { class: 'notice-actions' }, ...buttons),
+    ),
+  );
+  live.textContent = notice.text;
+}
+
+/** A change refused because the team store cannot be reached: the sentence, with Retry doing the same thing again. */
+function refusedToast(error: ErrorBody, again: () => void): void {
+  showToast(explain(error), 'error', error.code === 'team_unreachable' ? [{ label: 'Retry', name: 'Retry', run: again }] : []);
+}
+
 function explain(error: ErrorBody): string {
   return `${error.message}${error.hint ? ` (${error.hint})` : ''}`;
 }
@@ -138,7 +177,7 @@ async function move(card: Card, to: ColumnId): Promise<void> {
     if (current) board.place(current);
     board.applyFilter([card.id]);
     if (result.error.code !== 'cancelled') {
-      showToast(explain(result.error));
+      refusedToast(result.error, () => void move(current ?? card, to));
       live.textContent = `Move refused: ${result.error.message}`;
     }
   }
@@ -147,19 +186,19 @@ async function move(card: Card, to: ColumnId): Promise<void> {
 async function todoAction(action: TodoAction, todoId: string): Promise<void> {
   if (readOnly()) return;
   const result = await state.request({ type: 'todoAction', action, todoId });
-  if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
+  if (!result.ok && result.error.code !== 'cancelled') refusedToast(result.error, () => void todoAction(action, todoId));
 }
 
 async function goalAction(action: GoalAction, goalId: string): Promise<void> {
   if (readOnly()) return;
   const result = await state.request({ type: 'goalAction', action, goalId });
-  if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
+  if (!result.ok && result.error.code !== 'cancelled') refusedToast(result.error, () => void goalAction(action, goalId));
 }
 
 async function gateAction(action: GateAction, gateId: string): Promise<void> {
   if (readOnly()) return;
   const result = await state.request({ type: 'gateAction', action, gateId });
-  if (!result.ok && result.error.code !== 'cancelled') showToast(explain(result.error));
+  if (!result.ok && result.error.code !== 'cancelled') refusedToast(result.error, () => void gateAction(action, gateId));
 }
 
 function showMenu(card: Card, anchor: HTMLElement): void {
@@ -347,6 +386,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   if (message.type === 'snapshot') {
     performance.mark('loopx-render-start');
     state.applySnapshot(message.snapshot);
+    renderNotice(message.snapshot.notice);
     renderHeader();
     renderAttentionStrip();
     board.renderAll();
@@ -365,6 +405,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     // Looking back: the board shows the past; the host sends the whole board again on the way back to now.
     if (history.active || returning) return;
     performance.mark('loopx-patch-start');
+    renderNotice(message.patch.notice);
     state.skewMs = Date.parse(message.patch.now) - Date.now();
     board.applyPatch(message.patch);
     // Header and attention strip are rebuilt only when what they show changed.
@@ -405,6 +446,7 @@ app.replaceChildren(
   ),
   history.root,
   history.changes,
+  noticeSlot,
   goalUsage,
   goalBackground,
   attentionSlot,

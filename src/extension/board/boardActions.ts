@@ -155,6 +155,8 @@ export class BoardActions {
     } catch (thrown) {
       // The same sentences as the palette's messages (errorBody); CLI hints ("… with: loopx …") stay in the CLI.
       const { body, exitCode } = describeError(thrown, 'person');
+      // A team store found gone by a write: the views and the board's banner say so too.
+      this.ctx.session.reach.noteFailure(thrown);
       if (exitCode === EXIT.internal) this.ctx.log.error('board action failed', thrown);
       return { ok: false, error: body };
     }

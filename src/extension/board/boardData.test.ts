@@ -8,7 +8,7 @@ import { addEvidence } from '../../kernel/evidence/evidence';
 import { addMonitor } from '../../kernel/monitors/monitors';
 import { finishTurn, startTurn } from '../../kernel/turns/turns';
 import { type TodoCardFacts, boardFacts, todoDetailFacts } from '../../kernel/todos/cards';
-import type { BoardSnapshot, Card } from '../../protocol/boardProtocol';
+import type { BoardNotice, BoardSnapshot, Card } from '../../protocol/boardProtocol';
 import { buildDetail, buildSnapshot, cardOf, diffSnapshots } from './boardData';
 import { budgetLeftWords, windowUsageWords } from '../../shared/usageWords';
 
@@ -163,6 +163,22 @@ test('a patch carries only the cards that changed and the ids of those that went
   ]);
   expect(patch.removed).toEqual(['T2']);
   expect(patch.now).toBe('2026-01-03T00:01:00.000Z');
+});
+
+test('a patch carries the banner of a team store that cannot be reached while it lasts, and none once it answers', () => {
+  const base: BoardSnapshot = { me: 'ada', now: '2026-01-03T00:00:00.000Z', goals: [], cards: [], attention: [], agents: [] };
+  const notice: BoardNotice = {
+    text: 'The team store at db.example:5432/loopx cannot be reached. Nothing is lost; …',
+    actions: ['retry', 'showLastState'],
+    lastState: false,
+    detail: 'connect ECONNREFUSED',
+  };
+  const down = diffSnapshots(base, { ...base, notice });
+  expect(down.notice).toEqual(notice);
+  const shown = { ...notice, actions: ['retry' as const], lastState: true };
+  expect(diffSnapshots({ ...base, notice }, { ...base, notice: shown }).notice).toEqual(shown);
+  // Back: the patch has no banner, which the webview reads as "take it down".
+  expect('notice' in diffSnapshots({ ...base, notice: shown }, base)).toBe(false);
 });
 
 test('a todo that keeps failing is in the attention strip, in words: how often, how the last turn ended, the next try', () => {

@@ -175,6 +175,7 @@ export function diffSnapshots(previous: BoardSnapshot, next: BoardSnapshot): Boa
     attention: next.attention,
     agents: next.agents,
     ...(next.folders ? { folders: next.folders } : {}),
+    ...(next.notice ? { notice: next.notice } : {}),
   };
 }
 

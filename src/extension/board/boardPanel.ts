@@ -15,12 +15,15 @@ import { webviewPage } from '../util/webviewPage';
 import type { BoardOpener, Services } from '../services';
 import type { Folders } from '../folders';
 import { BoardActions, type Outcome } from './boardActions';
-import { buildDetail, buildSnapshot, diffSnapshots } from './boardData';
-import { boardFacts, todoDetailFacts } from '../../kernel/todos/cards';
+import { buildDetail, diffSnapshots } from './boardData';
+import { readBoard } from './boardRead';
+import { todoDetailFacts } from '../../kernel/todos/cards';
 import { describeError } from '../../runtime/describeError';
+import { teamUnreachableSentence } from '../../protocol/errors';
 import { BoardHistory } from './boardHistory';
 import { runSafely } from '../commands/context';
 import { showTurns } from '../commands/turnOutput';
+import { refresh, showLastState } from '../commands/inspect';
 
 /**
  * The window's board: at most one panel at a time, owned by the app (no static state). Opening another folder's
@@ -182,6 +185,10 @@ export class BoardPanel extends Disposable {
       case 'openStory':
         await vscode.commands.executeCommand('loopx.openStory', ...(m.goalId ? [m.goalId] : []));
         return undefined;
+      case 'notice':
+        // The banner's buttons are the views' own: Retry (Refresh asks the server again) and Show the Last State.
+        await runSafely(this.ctx, m.action === 'retry' ? refresh : showLastState, []);
+        return undefined;
     }
   }
 
@@ -254,10 +261,10 @@ export class BoardPanel extends Disposable {
   }
 
   private push(): void {
-    const kernel = this.ctx.session.kernel;
-    if (!kernel) return;
+    if (!this.ctx.session.kernel) return;
     const changes = this.ctx.model.changes(); // git, read outside the store's transaction
-    const built = kernel.read((db, now) => buildSnapshot(boardFacts(db, now), this.ctx.me, changes));
+    // Through the views' reach: a team store that does not answer gives the banner, not an empty board or a throw.
+    const built = readBoard(this.ctx.session.reach, this.ctx.me, changes);
     const folders = this.foldersFor();
     const next = folders ? { ...built, folders } : built;
     const message: ToWebview = this.last ? { type: 'patch', patch: diffSnapshots(this.last, next) } : { type: 'snapshot', snapshot: next };
@@ -291,11 +298,14 @@ export class BoardPanel extends Disposable {
       this.answer(requestId, { ok: false, error: { code: 'not_found', message: `todo ${todoId} not found`, hint: null } });
       return;
     }
-    void this.panel.webview.postMessage({
-      type: 'detail',
-      requestId,
-      detail: kernel.read((db, now) => buildDetail(todoDetailFacts(db, card.id), card, now)),
-    } satisfies AnswerTo<'detail'>);
+    // The last state while the store cannot be reached and the person asked for it (the banner says so); else why not.
+    const detail = this.ctx.session.reach.read((db, now) => buildDetail(todoDetailFacts(db, card.id), card, now), null);
+    if (!detail) {
+      const where = this.ctx.session.reach.unreachable?.where;
+      this.answer(requestId, { ok: false, error: { code: 'team_unreachable', message: teamUnreachableSentence(where), hint: null } });
+      return;
+    }
+    void this.panel.webview.postMessage({ type: 'detail', requestId, detail } satisfies AnswerTo<'detail'>);
   }
 
   /** Artifact paths come from the webview: only workspace-relative paths, never out of the workspace. */

@@ -2,6 +2,7 @@ import type { Kernel } from '../../kernel/kernel';
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
 import { LoopxError } from '../../kernel/errors';
 import { teamUnreachableSentence } from '../../protocol/errors';
+import type { BoardNotice } from '../../protocol/boardProtocol';
 
 /** How often a window whose team store does not answer asks again by itself (besides Retry). */
 export const RECOVER_MS = 5000;
@@ -61,6 +62,14 @@ export class TeamReach {
     return s.lastState
       ? `${opening} Showing the last state this window saw, which may be out of date; changes are refused until the store is back.`
       : `${opening} Nothing is lost; LoopX tries again by itself. Retry now, or show the last state this window saw.`;
+  }
+
+  /** The board's banner: the views' sentence, Retry, and Show the Last State until the person chose it. */
+  notice(): BoardNotice | undefined {
+    const s = this.state;
+    const text = this.sentence();
+    if (!s || !text) return undefined;
+    return { text, actions: s.lastState ? ['retry'] : ['retry', 'showLastState'], lastState: s.lastState, detail: s.detail };
   }
 
   /** A kernel read that survives the server going away; `fallback` when nothing may be shown. */

@@ -46,6 +46,8 @@ export class TeamEngine implements StoreEngine {
   private readonly wakers = new Set<(settled?: boolean) => void>();
   /** Catch-ups this process applied to the replica (part of the change signal's version). */
   private applied = 0;
+  /** Listening connections lost (part of the version too: readers then read, and find out whether the server is there). */
+  private outages = 0;
 
   constructor(
     readonly db: SqliteDb,
@@ -87,8 +89,9 @@ export class TeamEngine implements StoreEngine {
       get isOpen() {
         return db.isOpen;
       },
-      version: () => local.version() + this.applied,
+      version: () => local.version() + this.applied + this.outages,
       head: () => local.head(),
+      outages: () => this.outages,
       watch: (wake) => {
         const files = this.replicaDir ? local.watch(() => wake()) : null;
         const unsubscribe = this.subscribe(wake);
@@ -121,7 +124,9 @@ export class TeamEngine implements StoreEngine {
     this.live ??= new TeamLive(
       this.pg.settings,
       { headSeq: () => (logHead(this.db) ?? { seq: 0 }).seq, apply: (events) => this.applyFetched(events) },
-      () => {
+      (applied) => {
+        // Nothing applied: the listener lost its connection (the next read asks the log, and says if it is gone).
+        if (applied.length === 0) this.outages++;
         // The replica has the events already: the watcher may look at once (no settling, unlike a file event).
         for (const w of [...this.wakers]) w(true);
       },

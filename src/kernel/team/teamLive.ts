@@ -102,7 +102,11 @@ export class TeamLive {
   private lost(client: Pg.Client): void {
     if (client !== this.client) return;
     this.stats.lost++;
+    const wasListening = this.listening;
     this.drop();
+    // Readers are woken (with nothing applied) when a listening connection goes: their next read asks the log itself,
+    // so a window whose server went away says so at once rather than at the person's next action.
+    if (wasListening && !this.closed) queueMicrotask(() => this.wake([]));
     if (this.closed) return;
     const wait = this.reconnectMs[Math.min(this.attempt, this.reconnectMs.length - 1)] ?? 1000;
     this.attempt++;
