@@ -1,13 +1,16 @@
 import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { SQLITE_ONLY, TEAM_CONFORMANCE_FILES, conformanceRuns } from './test/team/conformance.mjs';
+import { SQLITE_ONLY, TEAM_CONFORMANCE_FILES, conformanceRuns, engineFreeFiles } from './test/team/conformance.mjs';
 
 /**
  * Three projects, one run: `npm test` (`vitest run`) runs them all. `unit` needs nothing built and starts at once
  * (`npm run test:fast`); `process` spawns bin/loopx, agents, the language server and packages, so its global
  * set-up builds every bundle first, and only when one of its files is queued (a one-file run of a unit test skips it).
- * `team-conformance` runs the kernel's tests a second time on the team engine (PostgreSQL; the files it leaves out: test/team/conformance.mjs).
+ * `team-conformance` runs the kernel's tests a second time on the team engine (PostgreSQL; the files it leaves out, and
+ * those that never open a store: test/team/conformance.mjs).
  */
 const runsOnTeam = conformanceRuns();
 
@@ -60,7 +63,7 @@ export default defineConfig({
         test: {
           name: 'team-conformance',
           include: runsOnTeam ? TEAM_CONFORMANCE_FILES : ['test/team/conformanceMissing.ts'],
-          exclude: ['node_modules/**', ...Object.keys(SQLITE_ONLY)],
+          exclude: ['node_modules/**', ...Object.keys(SQLITE_ONLY), ...engineFreeFiles(dirname(fileURLToPath(import.meta.url)))],
           env: { LOOPX_TEST_ENGINE: 'team' },
           globalSetup: runsOnTeam ? ['test/team/conformanceSetup.ts'] : [],
         },

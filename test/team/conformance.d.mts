@@ -2,3 +2,4 @@
 export const TEAM_CONFORMANCE_FILES: string[];
 export const SQLITE_ONLY: Record<string, string>;
 export function conformanceRuns(env?: NodeJS.ProcessEnv): boolean;
+export function engineFreeFiles(root: string): string[];
