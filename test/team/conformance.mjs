@@ -28,12 +28,48 @@ export const SQLITE_ONLY = {
  * @returns {string[]} paths relative to root
  */
 export function engineFreeFiles(root) {
+  return kernelTests(root)
+    .filter((test) => !/from '[./]*\/testKit'/.test(test.text))
+    .map((test) => test.path)
+    .sort();
+}
+
+/**
+ * Files of the run that mock, stub or spy, each with how it puts back what it replaced before the next file runs (none
+ * today). The project runs its files without isolation (vitest.config.mts: a test process's databases and connections
+ * serve every file it runs), so a replaced module or global would otherwise stay replaced for the files after it.
+ * @type {Record<string, string>}
+ */
+export const MOCKS_RESTORED = {};
+
+/**
+ * Stops the run (vitest.config.mts calls it) when a file of it mocks, stubs or spies and is not in MOCKS_RESTORED.
+ * @param {string} root the repository
+ * @returns {void}
+ */
+export function requireNoSharedMocks(root) {
+  const engineFree = new Set(engineFreeFiles(root));
+  const mocking = kernelTests(root).filter(
+    (test) =>
+      !(test.path in SQLITE_ONLY) &&
+      !(test.path in MOCKS_RESTORED) &&
+      !engineFree.has(test.path) &&
+      /\bvi\.(mock|doMock|stubGlobal|stubEnv|spyOn)\(/.test(test.text),
+  );
+  if (mocking.length > 0)
+    throw new Error(
+      `team-conformance runs its files in shared test processes (isolate: false); these mock, stub or spy: ${mocking
+        .map((test) => test.path)
+        .join(', ')}. Put back what they replace in afterEach and add them to MOCKS_RESTORED (test/team/conformance.mjs).`,
+    );
+}
+
+/** @param {string} root @returns {{ path: string, text: string }[]} */
+function kernelTests(root) {
   const kernel = join(root, 'src', 'kernel');
   return readdirSync(kernel, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.test.ts'))
-    .filter((file) => !/from '[./]*\/testKit'/.test(readFileSync(join(kernel, file), 'utf8')))
-    .map((file) => join('src', 'kernel', file).split('\\').join('/'))
-    .sort();
+    .map((file) => ({ path: join('src', 'kernel', file).split('\\').join('/'), text: readFileSync(join(kernel, file), 'utf8') }));
 }
 
 /**
