@@ -1,15 +1,20 @@
 import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { SQLITE_ONLY, TEAM_CONFORMANCE_FILES, conformanceRuns } from './test/team/conformance.mjs';
+import { SQLITE_ONLY, TEAM_CONFORMANCE_FILES, conformanceRuns, engineFreeFiles, requireNoSharedMocks } from './test/team/conformance.mjs';
 
 /**
  * Three projects, one run: `npm test` (`vitest run`) runs them all. `unit` needs nothing built and starts at once
  * (`npm run test:fast`); `process` spawns bin/loopx, agents, the language server and packages, so its global
  * set-up builds every bundle first, and only when one of its files is queued (a one-file run of a unit test skips it).
- * `team-conformance` runs the kernel's tests a second time on the team engine (PostgreSQL; the files it leaves out: test/team/conformance.mjs).
+ * `team-conformance` runs the kernel's tests a second time on the team engine (PostgreSQL; the files it leaves out, and
+ * those that never open a store: test/team/conformance.mjs).
  */
 const runsOnTeam = conformanceRuns();
+const repo = dirname(fileURLToPath(import.meta.url));
+if (runsOnTeam) requireNoSharedMocks(repo);
 
 const PROCESS_SUITES = [
   'test/cli/**/*.test.ts',
@@ -60,8 +65,14 @@ export default defineConfig({
         test: {
           name: 'team-conformance',
           include: runsOnTeam ? TEAM_CONFORMANCE_FILES : ['test/team/conformanceMissing.ts'],
-          exclude: ['node_modules/**', ...Object.keys(SQLITE_ONLY)],
+          exclude: ['node_modules/**', ...Object.keys(SQLITE_ONLY), ...engineFreeFiles(repo)],
           env: { LOOPX_TEST_ENGINE: 'team' },
+          // The test processes are not renewed per file: the databases and connections a process made for its test stores
+          // (src/kernel/team/teamTestStore.ts) then serve every file it runs, not only the first. With isolation each file
+          // paid about 2 s for its first store (a database, a worker thread loading pg); the project took 169 s of wall
+          // time isolated and 84 s not (docs/team.md). The kernel's tests share no module state (no mocks, no spies:
+          // requireNoSharedMocks stops the run if one starts to) and each store is a fresh database and folder.
+          isolate: false,
           globalSetup: runsOnTeam ? ['test/team/conformanceSetup.ts'] : [],
         },
       },

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { openDb } from '../../src/kernel/db/openDb';
 import { Kernel } from '../../src/kernel/kernel';
 import { setGoalStatus } from '../../src/kernel/goals/goals';
@@ -21,12 +21,27 @@ export interface Run {
   json: { ok: boolean; data?: unknown; error?: { code: string; message: string; hint: string | null } };
 }
 
-/** A clean environment: no identity or root leaks in from the developer's shell. */
+/**
+ * The repository's node_modules/.bin, which npm puts on PATH for `npm test`: the real Claude Code and Codex are there
+ * (devDependencies), and `loopx doctor` asks each for --version and --help, 5 to 7 s a doctor call in a loaded run. A
+ * test about the real agents puts them on PATH itself (test/agents/agentEnv.ts `agentBin`).
+ */
+const AGENT_BIN = join(REPO, 'node_modules', '.bin');
+
+/** A clean environment: no identity or root leaks in from the developer's shell, and no agent CLI from npm's PATH. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.LOOPX_AGENT;
   delete env.LOOPX_ROOT;
+  if (env.PATH !== undefined) env.PATH = withoutAgentBin(env.PATH);
   return { ...env, NO_COLOR: '1', LOOPX_HUMAN: 'ada', ...extra };
+}
+
+function withoutAgentBin(path: string): string {
+  return path
+    .split(delimiter)
+    .filter((dir) => dir === '' || resolve(dir) !== AGENT_BIN)
+    .join(delimiter);
 }
 
 /** Runs bin/loopx as an agent would: a separate process, with the current Node. */

@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import type { Kernel } from '../../src/kernel/kernel';
+import { describe, expect, test } from 'vitest';
 import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo } from '../../src/kernel/todos/todos';
 import { claimNext } from '../../src/kernel/todos/claims';
 import { LoopxError } from '../../src/kernel/errors';
 import { agent, human } from '../../src/kernel/testKit';
 import { openTeamKernel } from '../../src/kernel/team/teamStore';
-import { POSTGRES_MISSING } from '../support/postgres';
 import { startTcpProxy } from '../support/tcpProxy';
-import { install, loginRole, newTeamStore, useCluster } from './teamKit';
+import { install, loginRole, newTeamStore, teamSuite } from './teamKit';
 import type { AgentReport } from './agentProcess';
 import { AGENT_ROLE, expectNothingLostNothingDoubled, runStorm, stormStore } from './stormKit';
 
@@ -27,16 +22,8 @@ import { AGENT_ROLE, expectNothingLostNothingDoubled, runStorm, stormStore } fro
  * fails the test: a fault must be told in those words, nothing else.
  */
 
-const work = mkdtempSync(join(tmpdir(), 'loopx-faults-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-const open: Kernel[] = [];
-afterEach(() => {
-  for (const kernel of open.splice(0)) kernel.close();
-});
-
-if (!install) test.skip(POSTGRES_MISSING, () => {});
-
-const fixture = useCluster();
+const fixture = teamSuite('faults');
+const { work, open } = fixture;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function shippedSoFar(name: string): Promise<number> {

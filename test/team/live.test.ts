@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
 import { addTodo } from '../../src/kernel/todos/todos';
 import { getTodo } from '../../src/kernel/todos/todoQueries';
@@ -13,23 +11,14 @@ import { StoreWatcher } from '../../src/runtime/watch';
 import { Runner } from '../../src/cli/run/runner';
 import { DEFAULT_HOSTS } from '../../src/runtime/hosts';
 import { human } from '../../src/kernel/testKit';
-import { POSTGRES_MISSING } from '../support/postgres';
 import { bundleAgent, runAgent } from './agentProcess';
-import { install, machine, newTeamStore, useCluster } from './teamKit';
+import { install, machine, newTeamStore, teamSuite, until } from './teamKit';
 
 // Live everywhere (issue 25, item 3): another machine's commit wakes this process's change signal through LISTEN/NOTIFY,
 // the kernel's reads then skip their catch-up query, and a listener whose connection the server kills comes back.
 
-const work = mkdtempSync(join(tmpdir(), 'loopx-live-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-const open: Kernel[] = [];
-afterEach(() => {
-  for (const kernel of open.splice(0)) kernel.close();
-});
-
-if (!install) test.skip(POSTGRES_MISSING, () => {});
-
-const fixture = useCluster();
+const fixture = teamSuite('live');
+const { work, open } = fixture;
 
 /** This machine: a replica file in its own folder (so SQLite's watch is there too, as in a workspace). */
 function here(url: string, name: string): { kernel: Kernel; engine: TeamEngine } {
@@ -41,14 +30,6 @@ function here(url: string, name: string): { kernel: Kernel; engine: TeamEngine }
   });
   open.push(opened.kernel);
   return opened;
-}
-
-async function until(what: string, cond: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe.skipIf(!install)('team mode is live', () => {

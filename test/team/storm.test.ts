@@ -1,28 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo } from '../../src/kernel/todos/todos';
-import type { Kernel } from '../../src/kernel/kernel';
-import { POSTGRES_MISSING } from '../support/postgres';
-import { install, useCluster } from './teamKit';
+import { install, teamSuite } from './teamKit';
 import { AGENT_ROLE, expectNothingLostNothingDoubled, runStorm, stormStore } from './stormKit';
 
 const MACHINES = 3;
 const PROCESSES_PER_MACHINE = 2;
 const TODOS = 60;
 
-const work = mkdtempSync(join(tmpdir(), 'loopx-storm-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-const open: Kernel[] = [];
-afterEach(() => {
-  for (const kernel of open.splice(0)) kernel.close();
-});
-
-if (!install) test.skip(POSTGRES_MISSING, () => {});
-
-const fixture = useCluster();
+const fixture = teamSuite('storm');
+const { work, open } = fixture;
 
 describe.skipIf(!install)('a storm of agent processes on several machines claiming from one goal', () => {
   test(`${MACHINES} machines × ${PROCESSES_PER_MACHINE} processes, two losing their connection at each commit: every todo claimed once, one intact chain, every replica a projection of it`, async () => {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, test } from 'vitest';
 import { openDb } from '../../src/kernel/db/openDb';
 import { migrate } from '../../src/kernel/db/migrate';
 import type { SqliteDb } from '../../src/kernel/db/sqliteDb';
@@ -13,7 +13,7 @@ import { installTeamSchema, openTeamKernel } from '../../src/kernel/team/teamSto
 import type { Kernel } from '../../src/kernel/kernel';
 import type { TeamEngine } from '../../src/kernel/team/teamEngine';
 import { FakeClock } from '../../src/kernel/testKit';
-import { type PgCluster, type PostgresInstall, postgresOrExplain, startCluster } from '../support/postgres';
+import { POSTGRES_MISSING, type PgCluster, type PostgresInstall, postgresOrExplain, startCluster } from '../support/postgres';
 
 /** Test support for team mode: a cluster per test file, a team store (database) per test, replicas as "machines". */
 export const install: PostgresInstall | null = postgresOrExplain();
@@ -22,9 +22,9 @@ export interface TeamFixture {
   cluster: PgCluster;
 }
 
-/** Starts a cluster for the file (beforeAll) and stops it (afterAll). */
-export function useCluster(): TeamFixture {
-  const fixture = {} as TeamFixture;
+/** Starts a cluster for the file (beforeAll) and stops it (afterAll); `fixture.cluster` is set once it runs. */
+export function useCluster<T extends object>(base: T = {} as T): T & TeamFixture {
+  const fixture = base as T & TeamFixture;
   beforeAll(async () => {
     if (install) fixture.cluster = await startCluster(install);
   });
@@ -33,6 +33,41 @@ export function useCluster(): TeamFixture {
     for (const root of machineRoots.splice(0)) rmSync(root, { recursive: true, force: true });
   });
   return fixture;
+}
+
+export interface TeamSuite extends TeamFixture {
+  /** The file's own temporary folder, removed after its last test. */
+  readonly work: string;
+  /** Kernels a test opened: each is closed after that test, whatever its outcome. */
+  readonly open: Kernel[];
+}
+
+/**
+ * The preamble of a team suite that runs agents and replicas in folders of its own: a temporary work folder for the file
+ * (`loopx-<prefix>-…`), kernels closed after each test, a visibly skipped test naming the missing PostgreSQL (a throw in
+ * CI, postgresOrExplain), and the file's cluster. Call it at the top level of the test file.
+ */
+export function teamSuite(prefix: string): TeamSuite {
+  const work = mkdtempSync(join(tmpdir(), `loopx-${prefix}-`));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  const open: Kernel[] = [];
+  afterEach(() => {
+    for (const kernel of open.splice(0)) kernel.close();
+  });
+  if (!install) test.skip(POSTGRES_MISSING, () => {});
+  return useCluster({ work, open });
+}
+
+/**
+ * Polls `cond` every `everyMs` until it holds; past `withinMs` it throws naming `what`, so a timeout says what never came.
+ * For what a test cannot await directly: another process's commit, a listener reconnecting, a window recovering.
+ */
+export async function until(what: string, cond: () => boolean, withinMs = 15_000, everyMs = 10): Promise<void> {
+  const end = Date.now() + withinMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
 }
 
 /** A fresh team store: a database with loopx's schema, owned by the superuser. Returns its owner URL. */

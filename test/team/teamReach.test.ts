@@ -11,7 +11,7 @@ import { addTodo } from '../../src/kernel/todos/todos';
 import { describeError } from '../../src/runtime/describeError';
 import { human } from '../../src/kernel/testKit';
 import { POSTGRES_MISSING } from '../support/postgres';
-import { install, machine, newTeamStore, useCluster } from './teamKit';
+import { install, machine, newTeamStore, until, useCluster } from './teamKit';
 
 // What a VS Code window does with a team store whose server stops answering (issue 25, item 6), at the store-model
 // level: the read model's reads go through TeamReach, against a real server stopped and started again.
@@ -22,14 +22,6 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 if (!install) test.skip(POSTGRES_MISSING, () => {});
 
 const fixture = useCluster();
-
-async function until(what: string, cond: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe.skipIf(!install)('a window whose team store cannot be reached', () => {
   test('says so with the store named, shows the last state only when asked, refuses a change in words, and recovers by itself', async () => {
@@ -92,7 +84,7 @@ describe.skipIf(!install)('a window whose team store cannot be reached', () => {
       } finally {
         away.kernel.close();
       }
-      await until('the window to recover by itself', () => reach.unreachable === undefined);
+      await until('the window to recover by itself', () => reach.unreachable === undefined, 20_000, 20);
       expect(titles()).toEqual(['before the outage', 'while you were away']);
       expect(setGoalStatus(kernel, goal.id, 'paused').status).toBe('paused');
     } finally {
