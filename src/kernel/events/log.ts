@@ -27,6 +27,8 @@ export class EventAppender {
     private readonly db: SqliteDb,
     private readonly actor: Actor,
     private readonly at: string,
+    /** Asked once, before the first event chains onto the log's newest (null: an empty log); may refuse by throwing. */
+    private readonly guard?: HeadGuard,
   ) {}
 
   /** `as` attributes one event to another actor (a turn claims for its agent inside the starter's transaction). */
@@ -35,7 +37,7 @@ export class EventAppender {
       // Before chaining onto the log, check its tail: a rewritten log is noticed before anyone acts on it.
       const broken = draft.kind === 'log.accepted' ? null : checkTail(this.db);
       if (broken) throw new TailBrokenError(broken);
-      this.head = readHead(this.db);
+      this.head = readHead(this.db, this.guard, draft);
     }
     const seq = this.head.seq + 1;
     const prevHash = this.head.hash;
@@ -75,8 +77,20 @@ export class TailBrokenError extends Error {
   }
 }
 
-function readHead(db: SqliteDb): { seq: number; hash: string } {
-  return logHead(db) ?? { seq: 0, hash: GENESIS_HASH };
+/** The log's newest event as a guard sees it: its kind, time and data (as stored). */
+export interface HeadEvent {
+  kind: string;
+  at: string;
+  data: string;
+}
+export type HeadGuard = (head: HeadEvent | null, draft: EventDraft) => void;
+
+function readHead(db: SqliteDb, guard: HeadGuard | undefined, draft: EventDraft): { seq: number; hash: string } {
+  if (!guard) return logHead(db) ?? { seq: 0, hash: GENESIS_HASH };
+  // The same one-row read, with what the guard needs: no extra query on the write path.
+  const row = db.prepare('SELECT seq, hash, kind, at, data FROM events ORDER BY seq DESC LIMIT 1').get();
+  guard(row ? { kind: String(row.kind), at: String(row.at), data: String(row.data) } : null, draft);
+  return row ? { seq: Number(row.seq), hash: String(row.hash) } : { seq: 0, hash: GENESIS_HASH };
 }
 
 export function insertEventRow(db: SqliteDb, e: StoredEvent, dataText = canonicalJson(e.data)): void {
@@ -122,6 +136,10 @@ type Reducers = { [K in EventKind]: Reducer<K> };
 const reducers: Reducers = {
   'store.initialized': () => {},
   'log.accepted': () => {},
+  // A person moved the store in or out of a team store (team/teamEventSchemas.ts): a record, no state.
+  'team.pushed': () => {},
+  'team.joined': () => {},
+  'team.left': () => {},
   ...goalReducers,
   ...todoReducers,
   ...gateReducers,
