@@ -198,7 +198,9 @@ export const teamPush: Command = {
   description:
     'Every event is sent as it is (same seqs, times, hashes) in one transaction, the chain verified before and on\n' +
     'arrival. Then .loopx/team.json points at the team store, the old .loopx/loopx.db is moved into .loopx/backups/\n' +
-    "(nothing is deleted) and this machine's replica is built. Stop agents and `loopx run` first.",
+    "(nothing is deleted) and this machine's replica is built. The push is recorded (team.pushed, the last event moved).\n" +
+    'Agents may go on writing: a write waits for the push, and one that meets the moved store is refused (store_moved:\n' +
+    'run it again, it uses the team store).',
   flags: DATABASE_FLAG,
   humanOnly: true,
   examples: ['loopx team push --database postgresql://db.example:5432/loopx'],
@@ -269,7 +271,8 @@ export const teamJoin: Command = {
   summary: 'point this workspace at an existing team store; its replica is built from the log (a person only)',
   description:
     'Writes .loopx/team.json (the URL, never a password). A store this workspace had of its own is moved into\n' +
-    '.loopx/backups/ first (nothing is deleted). The server is asked before anything is written.',
+    '.loopx/backups/ first (nothing is deleted). The server is asked before anything is written. The join is recorded\n' +
+    "in the team log (team.joined) when your login is a person's (loopx_humans).",
   positionals: [{ name: 'URL', description: 'postgresql://[user@]host[:port]/dbname', required: true }],
   humanOnly: true,
   examples: ['loopx team join postgresql://db.example:5432/loopx'],
@@ -341,7 +344,8 @@ export const teamLeave: Command = {
   summary: "move out of the team store: a backup of it becomes this workspace's own store again (a person only)",
   description:
     'Catches up, writes the team store as a SQLite file (the same a backup is) to .loopx/loopx.db, verifies it, and\n' +
-    'removes .loopx/team.json and the replica. The team store itself is untouched; others go on using it.',
+    'removes .loopx/team.json and the replica. The team store itself is untouched; others go on using it. The leave\n' +
+    'is recorded as the last event of the store this workspace gets (team.left).',
   humanOnly: true,
   examples: ['loopx team leave'],
   run(ctx) {
