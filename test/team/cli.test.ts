@@ -9,7 +9,7 @@ import { checkReplay } from '../../src/kernel/replay';
 import { REPO, cleanEnv, loopx, startGoal } from '../cli/harness';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from '../cli/pty';
 import { POSTGRES_MISSING } from '../support/postgres';
-import { install, newTeamStore, useCluster } from './teamKit';
+import { install, loginRole, newTeamStore, useCluster } from './teamKit';
 
 /**
  * `loopx team …` as a person and agents use it, through bin/loopx against a real PostgreSQL: a workspace moves its
@@ -238,6 +238,23 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     expect(existsSync(pointer(root))).toBe(false);
     expect(existsSync(join(root, '.loopx', 'loopx.db'))).toBe(true);
     expect(readdirSync(join(root, '.loopx')).filter((f) => f.includes('backups'))).toEqual([]);
+  }, 60_000);
+
+  test("a join through an agent machine's login stands but is not recorded: the database refuses it a person's event", async () => {
+    const store = await newTeamStore(fixture.cluster);
+    await loginRole(fixture.cluster, 'ci_agents', 'loopx_agents');
+    const root = workspace();
+    const joined = loopxTty(['team', 'join', fixture.cluster.url(store.name, 'ci_agents'), '--json'], '', { cwd: root });
+    expect(joined.code, joined.stdout + joined.stderr).toBe(0);
+    expect(joined.json).toMatchObject({
+      ok: true,
+      data: { human: false, recorded: null, notRecorded: expect.stringMatching(/loopx_humans/) },
+    });
+    expect(joined.stdout).not.toMatch(/Recorded in the team log/);
+    expect(existsSync(pointer(root))).toBe(true);
+    expect((await fixture.cluster.sql(store.name, "SELECT count(*)::int AS n FROM loopx.events WHERE kind LIKE 'team.%'")).rows[0]?.n).toBe(
+      0,
+    );
   }, 60_000);
 
   test('a damaged pointer is environment trouble (exit 6), named as such; an unreachable server too', () => {

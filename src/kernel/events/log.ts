@@ -14,6 +14,7 @@ import { handoffReducers } from '../handoffs/handoffReducers';
 import { monitorReducers } from '../monitors/monitorReducers';
 import { turnReducers } from '../turns/turnReducers';
 import { worktreeReducers } from '../worktrees/worktreeReducers';
+import { teamReducers } from '../team/teamReducers';
 
 /**
  * Appends events inside one write transaction: reads the chain head once, then chains each event in memory.
@@ -136,10 +137,6 @@ type Reducers = { [K in EventKind]: Reducer<K> };
 const reducers: Reducers = {
   'store.initialized': () => {},
   'log.accepted': () => {},
-  // A person moved the store in or out of a team store (team/teamEventSchemas.ts): a record, no state.
-  'team.pushed': () => {},
-  'team.joined': () => {},
-  'team.left': () => {},
   ...goalReducers,
   ...todoReducers,
   ...gateReducers,
@@ -149,6 +146,7 @@ const reducers: Reducers = {
   ...turnReducers,
   ...hookReducers,
   ...worktreeReducers,
+  ...teamReducers,
 };
 
 /** Each noun's table by name, for the test that no event kind is reduced by two nouns (a later spread would win). */
@@ -162,6 +160,7 @@ export const NOUN_REDUCERS: Record<string, object> = {
   turnReducers,
   hookReducers,
   worktreeReducers,
+  teamReducers,
 };
 
 function agentKind(actor: string, actorKind: StoredEvent['actorKind']): string {
