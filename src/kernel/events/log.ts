@@ -78,19 +78,18 @@ export class TailBrokenError extends Error {
   }
 }
 
-/** The log's newest event as a guard sees it: its kind, time and data (as stored). */
+/** The log's newest event as a guard sees it: its seq and kind (a guard that needs more reads it by seq). */
 export interface HeadEvent {
+  seq: number;
   kind: string;
-  at: string;
-  data: string;
 }
 export type HeadGuard = (head: HeadEvent | null, draft: EventDraft) => void;
 
 function readHead(db: SqliteDb, guard: HeadGuard | undefined, draft: EventDraft): { seq: number; hash: string } {
   if (!guard) return logHead(db) ?? { seq: 0, hash: GENESIS_HASH };
-  // The same one-row read, with what the guard needs: no extra query on the write path.
-  const row = db.prepare('SELECT seq, hash, kind, at, data FROM events ORDER BY seq DESC LIMIT 1').get();
-  guard(row ? { kind: String(row.kind), at: String(row.at), data: String(row.data) } : null, draft);
+  // The same one-row read, with the kind: no extra query on the write path (about 1 µs more than logHead's).
+  const row = db.prepare('SELECT seq, hash, kind FROM events ORDER BY seq DESC LIMIT 1').get();
+  guard(row ? { seq: Number(row.seq), kind: String(row.kind) } : null, draft);
   return row ? { seq: Number(row.seq), hash: String(row.hash) } : { seq: 0, hash: GENESIS_HASH };
 }
 
