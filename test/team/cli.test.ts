@@ -139,6 +139,7 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     expect(byName['team log']).toMatchObject({ level: 'ok', detail: `${joined + 2} events verified in PostgreSQL` });
     expect(byName.replica).toMatchObject({ level: 'ok', detail: `caught up to event ${joined + 2}` });
     expect(byName.durability).toMatchObject({ level: 'ok' });
+    expect(byName['team authority']).toMatchObject({ level: 'ok' });
     expect(byName.replay).toMatchObject({ level: 'ok' });
     const backup = loopx(['backup', '--json'], { cwd: a });
     expect(backup.json).toMatchObject({ ok: true, data: { events: joined + 2 } });
@@ -255,6 +256,32 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     expect((await fixture.cluster.sql(store.name, "SELECT count(*)::int AS n FROM loopx.events WHERE kind LIKE 'team.%'")).rows[0]?.n).toBe(
       0,
     );
+  }, 60_000);
+
+  test("doctor says when the database's authority trigger predates the team verbs' kinds; team init brings it up to date", async () => {
+    const store = await newTeamStore(fixture.cluster);
+    const root = workspace();
+    expect(loopxTty(['team', 'join', store.ownerUrl, '--json'], '', { cwd: root }).code).toBe(0);
+    // The trigger as a loopx before the team verbs' records installed it: the same function without their kinds.
+    const src = String(
+      (await fixture.cluster.sql(store.name, "SELECT prosrc FROM pg_proc WHERE proname = 'check_authority'")).rows[0]?.prosrc,
+    );
+    const older = src.replace(", 'team.pushed', 'team.joined', 'team.left'", '');
+    expect(older).not.toBe(src);
+    await fixture.cluster.sql(
+      store.name,
+      `CREATE OR REPLACE FUNCTION loopx.check_authority() RETURNS trigger LANGUAGE plpgsql SET search_path = loopx, pg_temp AS $f$${older}$f$`,
+    );
+    const authority = () =>
+      (
+        loopx(['doctor', '--json'], { cwd: root }).json.data as { checks: Array<{ name: string; level: string; detail: string }> }
+      ).checks.find((c) => c.name === 'team authority');
+    expect(authority()).toMatchObject({
+      level: 'warn',
+      detail: expect.stringMatching(/team\.pushed, team\.joined, team\.left.*loopx team init/),
+    });
+    expect(loopxTty(['team', 'init', '--json'], '', { cwd: root }).code).toBe(0);
+    expect(authority()).toMatchObject({ level: 'ok' });
   }, 60_000);
 
   test('a damaged pointer is environment trouble (exit 6), named as such; an unreachable server too', () => {
