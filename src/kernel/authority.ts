@@ -21,6 +21,9 @@ export const HUMAN_ONLY_KINDS = [
   'hook.removed',
   'goal.worktree_set', // where a goal's turns work (worktreeSetting.ts)
   'worktree.landed', // merging, opening a pull request for, or discarding a todo's branch (landing.ts)
+  'team.pushed', // moving a store into a team store, joining one, leaving one (team/teamEvents.ts)
+  'team.joined',
+  'team.left',
 ] as const;
 
 /** The kernel acting on its own (a recurring todo's next occurrence, a monitor's or a hook's bookkeeping). */

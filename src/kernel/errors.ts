@@ -73,6 +73,7 @@ export type RefusalCode =
   | 'schema_too_new'
   | 'doctor_failed'
   | 'busy'
+  | 'store_moved'
   | 'should_not_run'
   | 'backup_broken'
   | 'schema_mismatch'
@@ -163,6 +164,22 @@ export class SchemaTooOldError extends RefusedError {
       'schema_too_old',
       `this store has schema version ${found}; this reader needs ${known} and does not upgrade stores`,
       'run any loopx command (or open the LoopX views) once to upgrade it',
+    );
+  }
+}
+
+/**
+ * This SQLite store was moved into a team store (`loopx team push`) while this process had it open: its newest event
+ * is that move, and the workspace now points at the team store. Nothing was written; run the command again (a new
+ * process opens the team store). Like `busy`, retrying is the cure.
+ */
+export class StoreMovedError extends RefusedError {
+  constructor(where: string | undefined, at: string) {
+    super(
+      'store_moved',
+      `this store moved to the team store${where ? ` at ${where}` : ''} at ${at}; nothing was written to it`,
+      'run the command again: it will use the team store (a long-running process reopens the store)',
+      { where, at },
     );
   }
 }

@@ -88,7 +88,12 @@ export class Kernel {
     const team = options.engine ? null : Kernel.openTeam(root, options);
     if (team) return team;
     const path = Kernel.storePath(root);
-    if (!existsSync(path)) throw new NoStoreError(root);
+    if (!existsSync(path)) {
+      // `loopx team push` may have written the pointer and moved this file aside since the pointer was looked for.
+      const moved = options.engine ? null : Kernel.openTeam(root, options);
+      if (moved) return moved;
+      throw new NoStoreError(root);
+    }
     if (options.readOnly) {
       const db = Kernel.openStoreFile(path, options);
       if (schemaVersion(db) >= SCHEMA_VERSION) return Kernel.fromDb(root, db, options);

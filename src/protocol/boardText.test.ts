@@ -89,6 +89,9 @@ const SAMPLES: { [K in EventKind]: EventData<K> } = {
   'worktree.created': { branch: 'loopx/T3-parse-csv', base: 'main', baseCommit: 'abc123', path: '/work/app.loopx-worktrees/T3-parse-csv' },
   'worktree.landed': { how: 'merged', branch: 'loopx/T3-parse-csv', head: 'def456', commit: 'def456', mode: 'ff', url: null },
   'worktree.removed': { path: '/work/app.loopx-worktrees/T3-parse-csv', forced: false },
+  'team.pushed': { database: 'db.example:5432/loopx', host: 'ada-laptop.local', events: 42 },
+  'team.joined': { database: 'db.example:5432/loopx', host: 'ci-runner-3', events: 43 },
+  'team.left': { database: 'localhost:5432/ada', host: 'ada-laptop.local', events: 60 },
 };
 const KINDS = Object.keys(SAMPLES) as EventKind[];
 const sentence = (kind: string, data: unknown, actor = 'codex', actorKind = 'agent') => eventSentence({ kind, actor, actorKind, data });
@@ -133,6 +136,21 @@ describe('event sentences', () => {
     ['goal.status', 'ada', { status: 'done', from: 'active' }, 'goal marked done by ada', ''],
     ['handoff.offered', 'codex', SAMPLES['handoff.offered'], 'handoff H1 offered to claude by codex', 'half done'],
     ['turn.finished', 'kernel', SAMPLES['turn.finished'], 'turn R1 made progress (counted against the budget)', ''],
+    [
+      'team.pushed',
+      'ada',
+      SAMPLES['team.pushed'],
+      'this store moved into the team store by ada',
+      'db.example:5432/loopx from ada-laptop.local, 42 events',
+    ],
+    ['team.joined', 'ada', SAMPLES['team.joined'], 'a workspace joined the team store by ada', 'db.example:5432/loopx from ci-runner-3'],
+    [
+      'team.left',
+      'ada',
+      SAMPLES['team.left'],
+      'a workspace moved out of the team store by ada',
+      'localhost:5432/ada from ada-laptop.local',
+    ],
   ])('%s by %s: "%s"', (kind, actor, data, text, note) => {
     expect(eventSentence({ kind, actor, actorKind: actor === 'kernel' ? 'kernel' : 'agent', data })).toEqual({ text, note });
   });

@@ -184,6 +184,12 @@ export function eventSentence(e: EventFacts): EventSentence {
       );
     case 'worktree.removed':
       return said(`working folder removed ${by}`, str('path'));
+    case 'team.pushed':
+      return said(`this store moved into the team store ${by}`, teamWhere(d, `, ${String(d.events ?? '?')} events`));
+    case 'team.joined':
+      return said(`a workspace joined the team store ${by}`, teamWhere(d));
+    case 'team.left':
+      return said(`a workspace moved out of the team store ${by}`, teamWhere(d));
     case 'log.accepted':
       return said(`the event log was accepted as it is ${by}, from event ${String(d.firstBadSeq ?? '?')} on`, str('problem'));
     case 'turn.finished': {
@@ -194,6 +200,12 @@ export function eventSentence(e: EventFacts): EventSentence {
       // A kind newer than this build: still a sentence; the code is in the tooltip.
       return said(`recorded ${by}`);
   }
+}
+
+/** Where a team move happened, for the note: "db.example:5432/loopx from ada-laptop" (host names have dots: not in the text). */
+function teamWhere(d: Record<string, unknown>, tail = ''): string {
+  const database = typeof d.database === 'string' ? d.database : 'a team store';
+  return `${database} from ${typeof d.host === 'string' ? d.host : 'a machine'}${tail}`;
 }
 
 /** What an empty column says: what belongs there, or how to put something there. */

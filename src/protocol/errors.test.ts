@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { EXIT, InvalidInputError, LoopxError, NotFoundError, StoreBusyError } from '../kernel/errors';
+import { EXIT, InvalidInputError, LoopxError, NotFoundError, StoreBusyError, StoreMovedError } from '../kernel/errors';
 import { errorBody, hintForMcp, hintForPeople } from './errors';
 
 describe('one map from error to message', () => {
@@ -29,6 +29,21 @@ describe('one map from error to message', () => {
     const person = errorBody(new StoreBusyError(10), 'person');
     expect(person.code).toBe('busy');
     expect(person.message).toMatch(/^The loopx store is busy.*try again/);
+  });
+
+  test("a store moved into a team store under a process: the contract's words for agents (retry), a sentence for a person", () => {
+    const moved = new StoreMovedError('db.example:5432/loopx', '2026-12-02T06:00:00.000Z');
+    expect(errorBody(moved)).toEqual({
+      code: 'store_moved',
+      message: 'this store moved to the team store at db.example:5432/loopx at 2026-12-02T06:00:00.000Z; nothing was written to it',
+      hint: 'run the command again: it will use the team store (a long-running process reopens the store)',
+    });
+    expect(errorBody(moved, 'person')).toEqual({
+      code: 'store_moved',
+      message:
+        "This workspace's store was moved into the team store at db.example:5432/loopx. Nothing was changed; reload the window to use the team store.",
+      hint: null,
+    });
   });
 
   test('environment trouble stays named as such, for both', () => {

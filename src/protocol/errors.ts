@@ -35,10 +35,19 @@ const FOR_PEOPLE: Record<string, (error: TypedError) => Pick<ErrorBody, 'message
       'The loopx store is busy: another loopx process (an agent, a terminal, another window) is writing to it. Nothing was changed; try again in a moment.',
     hint: null,
   }),
+  store_moved: (error) => ({
+    message: `This workspace's store was moved into the team store${teamAt(error)}. Nothing was changed; reload the window to use the team store.`,
+    hint: null,
+  }),
   team_unreachable: (error) => ({
     message: `${teamUnreachableSentence((error as { data?: { where?: string } }).data?.where)} Nothing was changed and nothing is lost; try again once it is back.`,
     hint: null,
   }),
+};
+
+const teamAt = (error: TypedError): string => {
+  const where = (error as { data?: { where?: string } }).data?.where;
+  return where ? ` at ${where}` : '';
 };
 
 /** The sentence VS Code says when the team store's server does not answer (the views, the board, a refused change). */

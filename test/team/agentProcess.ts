@@ -4,11 +4,14 @@ import { buildSync } from 'esbuild';
 
 const REPO = resolve(__dirname, '..', '..');
 
-/** Bundles test/team/stormAgent.ts for Node into `dir` (pg and the SQLite driver stay outside, found through NODE_PATH). */
-export function bundleAgent(dir: string): string {
-  const outfile = join(dir, 'stormAgent.js');
+/**
+ * Bundles an agent script of test/team (stormAgent.ts unless named) for Node into `dir` (pg and the SQLite driver stay
+ * outside, found through NODE_PATH).
+ */
+export function bundleAgent(dir: string, script = 'stormAgent'): string {
+  const outfile = join(dir, `${script}.js`);
   buildSync({
-    entryPoints: [join(__dirname, 'stormAgent.ts')],
+    entryPoints: [join(__dirname, `${script}.ts`)],
     bundle: true,
     platform: 'node',
     format: 'cjs',

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { openDb } from '../../src/kernel/db/openDb';
@@ -9,7 +9,7 @@ import { checkReplay } from '../../src/kernel/replay';
 import { REPO, cleanEnv, loopx, startGoal } from '../cli/harness';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from '../cli/pty';
 import { POSTGRES_MISSING } from '../support/postgres';
-import { install, newTeamStore, useCluster } from './teamKit';
+import { install, loginRole, newTeamStore, useCluster } from './teamKit';
 
 /**
  * `loopx team …` as a person and agents use it, through bin/loopx against a real PostgreSQL: a workspace moves its
@@ -52,29 +52,51 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
 
     const push = loopxTty(['team', 'push', '--database', url, '--json'], '', { cwd: a });
     expect(push.code, push.stdout + push.stderr).toBe(0);
-    expect(push.json).toMatchObject({ ok: true, data: { events: localEvents } });
+    // The push is recorded as the last event moved: one more than the store had.
+    const pushed = localEvents + 1;
+    expect(push.json).toMatchObject({ ok: true, data: { events: pushed, recorded: { kind: 'team.pushed', seq: pushed } } });
+    const where = `127.0.0.1:${fixture.cluster.port}/${name}`;
+    const teamEvent = async (seq: number) =>
+      (await fixture.cluster.sql(name, 'SELECT actor, actor_kind, kind, data FROM loopx.events WHERE seq = $1', [seq])).rows[0];
+    expect(await teamEvent(pushed)).toMatchObject({ actor_kind: 'human', kind: 'team.pushed' });
+    expect(JSON.parse(String((await teamEvent(pushed))?.data))).toEqual({
+      database: where,
+      host: hostname(),
+      events: localEvents,
+      channel: 'tty',
+    });
     expect(JSON.parse(readFileSync(pointer(a), 'utf8'))).toEqual({ version: 1, database: url });
     expect(existsSync(join(a, '.loopx', 'loopx.db'))).toBe(false);
     // Nothing lost: the old store is in backups/, whole.
     const aside = readdirSync(join(a, '.loopx', 'backups')).filter((f) => f.endsWith('-before-team.db'));
     expect(aside).toHaveLength(1);
     const old = openDb(join(a, '.loopx', 'backups', aside[0] as string));
-    expect(verifyChain(old)).toMatchObject({ ok: true, events: localEvents });
+    expect(verifyChain(old)).toMatchObject({ ok: true, events: pushed });
+    // The file left behind ends with the same record (so a process that still has it open is refused: pushRace.test.ts).
+    expect(old.prepare('SELECT kind FROM events ORDER BY seq DESC LIMIT 1').get()).toEqual({ kind: 'team.pushed' });
     old.close();
-    expect((await fixture.cluster.sql(name, 'SELECT count(*)::int AS n FROM loopx.events')).rows[0]?.n).toBe(localEvents);
+    expect((await fixture.cluster.sql(name, 'SELECT count(*)::int AS n FROM loopx.events')).rows[0]?.n).toBe(pushed);
 
     // An agent may ask where the workspace points.
     const status = loopx(['team', 'status', '--json'], { cwd: a, env: asAgent('codex') });
     expect(status.code, status.stderr).toBe(0);
     expect(status.json).toMatchObject({
       ok: true,
-      data: { team: true, reachable: true, database: url, role: 'loopx_admin', human: true, head: localEvents, lag: 0 },
+      data: { team: true, reachable: true, database: url, role: 'loopx_admin', human: true, head: pushed, lag: 0 },
     });
 
     const b = workspace();
     const join_ = loopxTty(['team', 'join', url, '--json'], '', { cwd: b });
     expect(join_.code, join_.stdout + join_.stderr).toBe(0);
-    expect(join_.json).toMatchObject({ ok: true, data: { events: localEvents } });
+    expect(join_.json).toMatchObject({ ok: true, data: { events: pushed, recorded: { kind: 'team.joined', seq: pushed + 1 } } });
+    expect(await teamEvent(pushed + 1)).toMatchObject({ actor_kind: 'human', kind: 'team.joined' });
+    expect(JSON.parse(String((await teamEvent(pushed + 1))?.data))).toEqual({
+      database: where,
+      host: hostname(),
+      events: pushed,
+      channel: 'tty',
+    });
+    const joined = pushed + 1;
     const listed = loopx(['todo', 'list', '--json'], { cwd: b, env: asAgent('claude') });
     expect((listed.json.data as Array<{ id: string; title: string }>).map((t) => [t.id, t.title])).toEqual([
       ['T1', 'first'],
@@ -109,17 +131,18 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
 
     // log verify reads the PostgreSQL log; doctor checks the server, the team log and the replica; backup writes one.
     const verified = loopx(['log', 'verify', '--json'], { cwd: b });
-    expect(verified.json).toMatchObject({ ok: true, data: { ok: true, log: 'team', events: localEvents + 2 } });
+    expect(verified.json).toMatchObject({ ok: true, data: { ok: true, log: 'team', events: joined + 2 } });
     const doctor = loopx(['doctor', '--json'], { cwd: a });
     const checks = (doctor.json.data as { checks: Array<{ name: string; level: string; detail: string }> }).checks;
     const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
     expect(byName['team server']).toMatchObject({ level: 'ok' });
-    expect(byName['team log']).toMatchObject({ level: 'ok', detail: `${localEvents + 2} events verified in PostgreSQL` });
-    expect(byName.replica).toMatchObject({ level: 'ok', detail: `caught up to event ${localEvents + 2}` });
+    expect(byName['team log']).toMatchObject({ level: 'ok', detail: `${joined + 2} events verified in PostgreSQL` });
+    expect(byName.replica).toMatchObject({ level: 'ok', detail: `caught up to event ${joined + 2}` });
     expect(byName.durability).toMatchObject({ level: 'ok' });
+    expect(byName['team authority']).toMatchObject({ level: 'ok' });
     expect(byName.replay).toMatchObject({ level: 'ok' });
     const backup = loopx(['backup', '--json'], { cwd: a });
-    expect(backup.json).toMatchObject({ ok: true, data: { events: localEvents + 2 } });
+    expect(backup.json).toMatchObject({ ok: true, data: { events: joined + 2 } });
     const backupFile = openDb((backup.json.data as { path: string }).path);
     expect(checkReplay(backupFile)).toMatchObject({ ok: true });
     backupFile.close();
@@ -133,12 +156,20 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     // Moving out: a plain SQLite store with the whole history, which log verify accepts; the team store goes on.
     const leave = loopxTty(['team', 'leave', '--json'], '', { cwd: a });
     expect(leave.code, leave.stdout + leave.stderr).toBe(0);
-    expect(leave.json).toMatchObject({ ok: true, data: { events: localEvents + 2 } });
+    // The leave is recorded in the store the workspace gets (the team store is untouched).
+    const left = joined + 3;
+    expect(leave.json).toMatchObject({ ok: true, data: { events: left, recorded: { kind: 'team.left', seq: left } } });
+    expect((await fixture.cluster.sql(name, 'SELECT count(*)::int AS n FROM loopx.events')).rows[0]?.n).toBe(joined + 2);
     expect(existsSync(pointer(a))).toBe(false);
     expect(existsSync(join(a, '.loopx', 'team-replica.db'))).toBe(false);
     expect(loopx(['log', 'verify', '--json'], { cwd: a }).json).toMatchObject({
       ok: true,
-      data: { ok: true, log: 'local', events: localEvents + 2 },
+      data: { ok: true, log: 'local', events: left },
+    });
+    const history = loopx(['history', '--json', '--limit', '1'], { cwd: a }).json.data as Array<{ kind: string; data: unknown }>;
+    expect(history[0]).toMatchObject({
+      kind: 'team.left',
+      data: { database: where, host: hostname(), events: joined + 2, channel: 'tty' },
     });
     expect(loopx(['team', 'status', '--json'], { cwd: a }).json).toMatchObject({ ok: true, data: { team: false } });
     const mine = loopx(['todo', 'show', 'T2', '--json'], { cwd: a });
@@ -208,6 +239,49 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     expect(existsSync(pointer(root))).toBe(false);
     expect(existsSync(join(root, '.loopx', 'loopx.db'))).toBe(true);
     expect(readdirSync(join(root, '.loopx')).filter((f) => f.includes('backups'))).toEqual([]);
+  }, 60_000);
+
+  test("a join through an agent machine's login stands but is not recorded: the database refuses it a person's event", async () => {
+    const store = await newTeamStore(fixture.cluster);
+    await loginRole(fixture.cluster, 'ci_agents', 'loopx_agents');
+    const root = workspace();
+    const joined = loopxTty(['team', 'join', fixture.cluster.url(store.name, 'ci_agents'), '--json'], '', { cwd: root });
+    expect(joined.code, joined.stdout + joined.stderr).toBe(0);
+    expect(joined.json).toMatchObject({
+      ok: true,
+      data: { human: false, recorded: null, notRecorded: expect.stringMatching(/loopx_humans/) },
+    });
+    expect(joined.stdout).not.toMatch(/Recorded in the team log/);
+    expect(existsSync(pointer(root))).toBe(true);
+    expect((await fixture.cluster.sql(store.name, "SELECT count(*)::int AS n FROM loopx.events WHERE kind LIKE 'team.%'")).rows[0]?.n).toBe(
+      0,
+    );
+  }, 60_000);
+
+  test("doctor says when the database's authority trigger predates the team verbs' kinds; team init brings it up to date", async () => {
+    const store = await newTeamStore(fixture.cluster);
+    const root = workspace();
+    expect(loopxTty(['team', 'join', store.ownerUrl, '--json'], '', { cwd: root }).code).toBe(0);
+    // The trigger as a loopx before the team verbs' records installed it: the same function without their kinds.
+    const src = String(
+      (await fixture.cluster.sql(store.name, "SELECT prosrc FROM pg_proc WHERE proname = 'check_authority'")).rows[0]?.prosrc,
+    );
+    const older = src.replace(", 'team.pushed', 'team.joined', 'team.left'", '');
+    expect(older).not.toBe(src);
+    await fixture.cluster.sql(
+      store.name,
+      `CREATE OR REPLACE FUNCTION loopx.check_authority() RETURNS trigger LANGUAGE plpgsql SET search_path = loopx, pg_temp AS $f$${older}$f$`,
+    );
+    const authority = () =>
+      (
+        loopx(['doctor', '--json'], { cwd: root }).json.data as { checks: Array<{ name: string; level: string; detail: string }> }
+      ).checks.find((c) => c.name === 'team authority');
+    expect(authority()).toMatchObject({
+      level: 'warn',
+      detail: expect.stringMatching(/team\.pushed, team\.joined, team\.left.*loopx team init/),
+    });
+    expect(loopxTty(['team', 'init', '--json'], '', { cwd: root }).code).toBe(0);
+    expect(authority()).toMatchObject({ level: 'ok' });
   }, 60_000);
 
   test('a damaged pointer is environment trouble (exit 6), named as such; an unreachable server too', () => {

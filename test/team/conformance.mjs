@@ -14,6 +14,8 @@ export const SQLITE_ONLY = {
   'src/kernel/db/migrate.test.ts':
     "migrations of the store file's schema (PRAGMA user_version); a replica is migrated the same way when it opens",
   'src/kernel/restore.test.ts': 'restoring a backup over the store: a team store refuses it until that is built (TeamEngine.restoreFrom)',
+  'src/kernel/team/storeMoved.test.ts':
+    'a SQLite store left behind by `team push` refusing writes (SqliteEngine); a team store has no such file',
   'src/kernel/events/anchor.test.ts':
     "cuts the store file's log with SQL (DELETE FROM events); a team log is append-only in PostgreSQL, the replica a projection of it",
 };

@@ -15,7 +15,7 @@ import { StoreEnvironmentError, environmentError } from '../../kernel/storeFile'
 import { EXIT, LoopxError } from '../../kernel/errors';
 import { logHead } from '../../kernel/events/anchor';
 import { TeamEngine } from '../../kernel/team/teamEngine';
-import { copyTeamLog, teamStoreFacts } from '../../kernel/team/teamInspect';
+import { authorityBehind, copyTeamLog, teamStoreFacts } from '../../kernel/team/teamInspect';
 import { teamError } from '../../kernel/team/teamErrors';
 import { readTeamPointer, resolveTeamConnection, teamReplicaPath } from '../../kernel/team/teamPointer';
 import { DEFAULT_HOSTS } from '../../runtime/hosts';
@@ -109,6 +109,14 @@ function teamChecks(kernel: Kernel, team: TeamEngine): Check[] {
       'durability',
       facts.synchronousCommit === 'off' ? 'fail' : 'ok',
       `synchronous_commit=${facts.synchronousCommit}${facts.synchronousCommit === 'off' ? ': a server crash could lose confirmed writes' : ''}`,
+    );
+    const behind = authorityBehind(team.pg);
+    add(
+      'team authority',
+      behind?.length ? 'warn' : 'ok',
+      behind?.length
+        ? `the database's trigger predates this loopx: agents' logins may still write ${behind.join(', ')}; the database's owner runs \`loopx team init\` again`
+        : "the database refuses every person's decision to agents' logins",
     );
     const copy = copyTeamLog(team.pg);
     try {

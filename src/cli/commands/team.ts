@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Command, CommandContext } from '../command';
+import type { Actor } from '../../kernel/events/eventTypes';
 import { Kernel, STORE_DIR } from '../../kernel/kernel';
 import { EXIT, LoopxError, NotAllowedError } from '../../kernel/errors';
-import { immediate } from '../../kernel/db/sqliteDb';
 import { openDb } from '../../kernel/db/openDb';
 import { logHead } from '../../kernel/events/anchor';
 import { verifyChain } from '../../kernel/events/verify';
@@ -13,7 +13,8 @@ import { ensureGitignore } from '../../runtime/gitignore';
 import { moveStoreIn } from '../../kernel/team/moveIn';
 import { SyncPg } from '../../kernel/team/syncPg';
 import { TeamEngine } from '../../kernel/team/teamEngine';
-import { TeamNotDurableError, teamError } from '../../kernel/team/teamErrors';
+import { TeamNotDurableError, teamError, teamWhere } from '../../kernel/team/teamErrors';
+import { recordTeamMove } from '../../kernel/team/teamEvents';
 import { type TeamStoreFacts, teamStoreFacts } from '../../kernel/team/teamInspect';
 import {
   type ResolvedConnection,
@@ -39,6 +40,12 @@ const DATABASE_FLAG = {
     description: 'the team store, postgresql://[user@]host[:port]/dbname (no password: use ~/.pgpass, a service file or PGPASSWORD)',
   },
 };
+
+/**
+ * The person a team verb records: these verbs are humanOnly, so the CLI has already required a person at an
+ * interactive terminal (main.ts, terminalActor) before `run`; the record names that channel.
+ */
+const person = (ctx: CommandContext): Actor => ({ ...ctx.actor, channel: 'tty' });
 
 const where = (ctx: CommandContext) => ({ root: ctx.args.str('root'), envRoot: ctx.env.LOOPX_ROOT, cwd: ctx.cwd });
 const shown = (path: string) => {
@@ -101,6 +108,28 @@ function buildReplica(root: string, ctx: CommandContext): { events: number; repl
   try {
     const head = kernel.read((db) => logHead(db));
     return { events: head?.seq ?? 0, replica: teamReplicaPath(root) };
+  } finally {
+    kernel.close();
+  }
+}
+
+/** Whether a verb's record landed: its seq, or why the team store refused it. */
+interface Recorded {
+  seq: number | null;
+  why?: string;
+}
+
+/**
+ * Writes `team.joined` through the kernel, as the person. A login granted only loopx_agents (an agent's or CI
+ * machine's) may not write a person's event: the database refuses it, the join stands, and the answer says so.
+ */
+function recordJoin(root: string, ctx: CommandContext, facts: { database: string; events: number }): Recorded {
+  const kernel = Kernel.open(root, { actor: person(ctx) });
+  try {
+    return { seq: kernel.write((tx) => recordTeamMove(tx, 'team.joined', facts).seq) };
+  } catch (error) {
+    if (error instanceof NotAllowedError) return { seq: null, why: error.message };
+    throw error;
   } finally {
     kernel.close();
   }
@@ -169,7 +198,9 @@ export const teamPush: Command = {
   description:
     'Every event is sent as it is (same seqs, times, hashes) in one transaction, the chain verified before and on\n' +
     'arrival. Then .loopx/team.json points at the team store, the old .loopx/loopx.db is moved into .loopx/backups/\n' +
-    "(nothing is deleted) and this machine's replica is built. Stop agents and `loopx run` first.",
+    "(nothing is deleted) and this machine's replica is built. The push is recorded (team.pushed, the last event moved).\n" +
+    'Agents may go on writing: a write waits for the push, and one that meets the moved store is refused (store_moved:\n' +
+    'run it again, it uses the team store).',
   flags: DATABASE_FLAG,
   humanOnly: true,
   examples: ['loopx team push --database postgresql://db.example:5432/loopx'],
@@ -188,16 +219,28 @@ export const teamPush: Command = {
     requireInstalled(facts, connection.shown);
     // A server that may forget confirmed writes is refused before anything moves (opening it would be, after).
     if (facts.synchronousCommit === 'off') throw new TeamNotDurableError();
-    const local = Kernel.open(root, { actor: ctx.actor });
-    let moved: { events: number; head: { seq: number; hash: string } };
+    const database = teamWhere(connection.settings, ctx.env);
+    const local = Kernel.open(root, { actor: person(ctx) });
+    let moved: { events: number; head: { seq: number; hash: string }; recorded: number };
     try {
-      // Holding the local store's write lock: no write of this machine lands in it while its events move.
-      moved = immediate(local.db, () => moveStoreIn(local.db, connection.settings));
+      // The whole push is one write of the local store, so its write lock is held from the first read to the pointer:
+      // a writer of this machine (an agent's CLI call, an MCP server, `loopx run`) either landed before, and its
+      // events move with the rest, or waits on the lock; when it gets it, the store's newest event is `team.pushed`
+      // and the pointer exists, so its write is refused (`store_moved`, SqliteEngine) and its retry opens the team
+      // store. The record goes in the local log, as the last event of what moves: the move and its record are one
+      // PostgreSQL transaction (chained, verified on arrival), and the file left behind says where it went.
+      moved = local.write((tx) => {
+        const pushed = recordTeamMove(tx, 'team.pushed', { database, events: logHead(tx.db)?.seq ?? 0 });
+        const result = moveStoreIn(tx.db, connection.settings);
+        // A replica left by an earlier team store would not continue this one's log; removed before any process can
+        // open it through the pointer.
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${teamReplicaPath(root)}${suffix}`, { force: true });
+        writeTeamPointer(root, url);
+        return { ...result, recorded: pushed.seq };
+      });
     } finally {
       local.close();
     }
-    writeTeamPointer(root, url);
-    rmSync(teamReplicaPath(root), { force: true });
     const aside = moveLocalStoreAside(root, 'before-team');
     const built = buildReplica(root, ctx);
     const data = {
@@ -207,11 +250,12 @@ export const teamPush: Command = {
       head: moved.head,
       movedAside: aside,
       replica: built.replica,
+      recorded: { kind: 'team.pushed', seq: moved.recorded },
     };
     return {
       data,
       text: [
-        `Moved ${moved.events} events into the team store at ${connection.shown}, the chain verified on arrival.`,
+        `Moved ${moved.events} events into the team store at ${connection.shown}, the chain verified on arrival (the last, event ${moved.recorded}, records this push).`,
         `This workspace now points at it (${shown(teamPointerPath(root))}); this machine's replica: ${shown(built.replica)}.`,
         aside ? `The old store is kept at ${shown(aside)} (nothing was deleted).` : '',
         'On other machines: `loopx team join URL`.',
@@ -227,7 +271,8 @@ export const teamJoin: Command = {
   summary: 'point this workspace at an existing team store; its replica is built from the log (a person only)',
   description:
     'Writes .loopx/team.json (the URL, never a password). A store this workspace had of its own is moved into\n' +
-    '.loopx/backups/ first (nothing is deleted). The server is asked before anything is written.',
+    '.loopx/backups/ first (nothing is deleted). The server is asked before anything is written. The join is recorded\n' +
+    "in the team log (team.joined) when your login is a person's (loopx_humans).",
   positionals: [{ name: 'URL', description: 'postgresql://[user@]host[:port]/dbname', required: true }],
   humanOnly: true,
   examples: ['loopx team join postgresql://db.example:5432/loopx'],
@@ -251,8 +296,11 @@ export const teamJoin: Command = {
     // A replica left by an earlier team store would not continue this one's log.
     rmSync(teamReplicaPath(root), { force: true });
     let built: { events: number; replica: string };
+    let recorded: Recorded;
     try {
       built = buildReplica(root, ctx);
+      // The join is recorded in the team log, the one log this workspace now has: every machine sees who joined it.
+      recorded = recordJoin(root, ctx, { database: teamWhere(connection.settings, ctx.env), events: built.events });
     } catch (error) {
       // Nothing joined: the workspace goes back to how it was (its own store, if it had one).
       removeTeamPointer(root);
@@ -274,12 +322,15 @@ export const teamJoin: Command = {
       movedAside: aside,
       replica: built.replica,
       gitignore,
+      recorded: recorded.seq === null ? null : { kind: 'team.joined', seq: recorded.seq },
+      ...(recorded.why ? { notRecorded: recorded.why } : {}),
     };
     return {
       data,
       text: [
         `This workspace now points at the team store ${connection.shown} (${built.events} events; you are ${facts.role}${facts.human ? ", a person's role" : ''}).`,
         `Replica: ${shown(built.replica)}.`,
+        recorded.seq === null ? `The join is not in the team log: ${recorded.why}` : `Recorded in the team log as event ${recorded.seq}.`,
         aside ? `This workspace's own store was moved to ${shown(aside)} (nothing was deleted).` : '',
       ]
         .filter(Boolean)
@@ -293,7 +344,8 @@ export const teamLeave: Command = {
   summary: "move out of the team store: a backup of it becomes this workspace's own store again (a person only)",
   description:
     'Catches up, writes the team store as a SQLite file (the same a backup is) to .loopx/loopx.db, verifies it, and\n' +
-    'removes .loopx/team.json and the replica. The team store itself is untouched; others go on using it.',
+    'removes .loopx/team.json and the replica. The team store itself is untouched; others go on using it. The leave\n' +
+    'is recorded as the last event of the store this workspace gets (team.left).',
   humanOnly: true,
   examples: ['loopx team leave'],
   run(ctx) {
@@ -303,6 +355,7 @@ export const teamLeave: Command = {
     const kernel = Kernel.open(root, { actor: ctx.actor });
     const temp = join(root, STORE_DIR, `leaving-${process.pid}.db`);
     let events: number;
+    let recorded: number;
     try {
       if (!(kernel.engine instanceof TeamEngine)) throw new Error('a workspace in team mode opened without the team engine');
       kernel.engine.backupTo(temp);
@@ -315,7 +368,18 @@ export const teamLeave: Command = {
             `the team store's copy is broken at event ${chain.firstBadSeq}: ${chain.problem}`,
             EXIT.refused,
           );
-        events = chain.events;
+        // The leave is recorded in the store this workspace gets, chained onto the copy before it is put in place:
+        // that is the log this workspace goes on with, and the team store stays untouched (any role may leave, and
+        // nothing of a machine that left is written for the others).
+        const own = Kernel.fromDb(root, copy, { actor: person(ctx) });
+        recorded = own.write(
+          (tx) =>
+            recordTeamMove(tx, 'team.left', {
+              database: kernel.engine instanceof TeamEngine ? kernel.engine.where : '',
+              events: chain.events,
+            }).seq,
+        );
+        events = recorded;
       } finally {
         copy.close();
       }
@@ -330,11 +394,17 @@ export const teamLeave: Command = {
     removeTeamPointer(root);
     rmSync(teamReplicaPath(root), { force: true });
     for (const suffix of ['-wal', '-shm']) rmSync(`${teamReplicaPath(root)}${suffix}`, { force: true });
-    const data = { database: pointer.database, store: Kernel.storePath(root), events, movedAside: aside };
+    const data = {
+      database: pointer.database,
+      store: Kernel.storePath(root),
+      events,
+      movedAside: aside,
+      recorded: { kind: 'team.left', seq: recorded },
+    };
     return {
       data,
       text: [
-        `This workspace has its own store again: ${shown(Kernel.storePath(root))} (${events} events, the chain verified).`,
+        `This workspace has its own store again: ${shown(Kernel.storePath(root))} (${events} events, the chain verified; the last, event ${recorded}, records this leave).`,
         `The team store at ${pointer.database} is untouched.`,
         aside ? `A store that was in the way was moved to ${shown(aside)}.` : '',
       ]

@@ -1,10 +1,12 @@
-import { watch as fsWatch } from 'node:fs';
+import { existsSync, watch as fsWatch } from 'node:fs';
+import { join } from 'node:path';
 import type { Actor, StoredEvent } from '../events/eventTypes';
-import { EventAppender } from '../events/log';
+import { EventAppender, type HeadGuard } from '../events/log';
 import { logHead } from '../events/anchor';
 import { iso } from '../time';
 import { nextNum } from '../model';
-import { RefusedError } from '../errors';
+import { RefusedError, StoreMovedError } from '../errors';
+import { TEAM_POINTER_FILE } from '../team/teamPointer';
 import { APPLICATION_ID } from '../storeFile';
 import type { ChangeSignal, Committed, StoreEngine, UnitOfWork, WatchFn } from '../unitOfWork';
 import { type SqliteDb, dataVersion, immediate, snapshot } from './sqliteDb';
@@ -31,7 +33,7 @@ export class SqliteEngine implements StoreEngine {
       // The instant is read inside the transaction, once the write lock is held.
       const nowMs = clock();
       const at = iso(nowMs);
-      const appender = new EventAppender(this.db, actor, at);
+      const appender = new EventAppender(this.db, actor, at, this.refuseIfMoved);
       const result = fn({
         db: this.db,
         nowMs,
@@ -48,6 +50,23 @@ export class SqliteEngine implements StoreEngine {
     });
     return { value, events };
   }
+
+  /**
+   * A store `loopx team push` moved into a team store ends with its `team.pushed` event, written under the write lock
+   * that the push holds until the workspace's pointer exists. A process that opened this file before the push (an
+   * MCP server, `loopx run`, a CLI call that waited on the lock) would otherwise write into the abandoned file, which
+   * nobody reads again: it is refused (`store_moved`, retryable) at its write's first event, before anything changes.
+   * The check costs no query (the appender reads the head anyway, now with its kind: about 1 µs a write) and a stat
+   * only after a push. Without the pointer (a person put the old file back) the store takes writes again; `team.left`
+   * chains onto a copy of a team log that may end with the push.
+   */
+  private readonly refuseIfMoved: HeadGuard = (head, draft) => {
+    if (head?.kind !== 'team.pushed' || draft.kind === 'team.left') return;
+    if (!existsSync(join(this.storeDir, TEAM_POINTER_FILE))) return;
+    const pushed = this.db.prepare('SELECT at, data FROM events WHERE seq = ?').get(head.seq);
+    const data = JSON.parse(String(pushed?.data ?? '{}')) as { database?: string };
+    throw new StoreMovedError(data.database, String(pushed?.at ?? 'the push'));
+  };
 
   read<T>(clock: () => number, fn: (db: SqliteDb, nowMs: number) => T): T {
     return snapshot(this.db, () => fn(this.db, clock()));

@@ -9,6 +9,7 @@ import { turnEventSchemas } from '../turns/turnEventSchemas';
 import { monitorEventSchemas } from '../monitors/monitorEventSchemas';
 import { hookEventSchemas } from '../hooks/hookEventSchemas';
 import { worktreeEventSchemas } from '../worktrees/worktreeEventSchemas';
+import { teamEventSchemas } from '../team/teamEventSchemas';
 
 /**
  * Every state change is one of these events. Each carries every fact its state change needs
@@ -29,6 +30,7 @@ export const eventDataSchemas = lazy(() => ({
   ...monitorEventSchemas(),
   ...hookEventSchemas(),
   ...worktreeEventSchemas(),
+  ...teamEventSchemas(),
 }));
 type EventSchemas = ReturnType<typeof eventDataSchemas>;
 

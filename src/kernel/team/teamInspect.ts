@@ -4,7 +4,7 @@ import type { SqliteDb } from '../db/sqliteDb';
 import { insertEventRow } from '../events/log';
 import type { SyncPg } from './syncPg';
 import { rowsToEvents } from './teamLog';
-import { AGENTS_ROLE, HUMANS_ROLE } from './teamSchema';
+import { AGENTS_ROLE, HUMANS_ROLE, HUMAN_ONLY_KINDS } from './teamSchema';
 
 /**
  * Looking at a team store without changing it: the log copied into an empty SQLite store (where the one chain check,
@@ -49,6 +49,21 @@ export interface TeamStoreFacts {
   headSeq: number | null;
   synchronousCommit: string;
   serverVersion: string;
+}
+
+/**
+ * The human-only kinds the database's authority trigger does not list yet: its schema was installed by an older loopx
+ * (the kernel's list grew, e.g. the team verbs' records), so an agent's login could still write those with raw SQL
+ * until the owner runs `loopx team init` again. Empty when current; null when the schema is not installed.
+ */
+export function authorityBehind(pg: SyncPg): string[] | null {
+  const [row] = pg.query(
+    `SELECT p.prosrc AS src FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+      WHERE n.nspname = 'loopx' AND p.proname = 'check_authority'`,
+  );
+  if (!row) return null;
+  const src = String(row.src);
+  return HUMAN_ONLY_KINDS.filter((kind) => !src.includes(`'${kind}'`));
 }
 
 /** Who this connection is and where the log's head is; a database without loopx's schema has headSeq null. */
