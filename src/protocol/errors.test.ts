@@ -41,7 +41,7 @@ describe('one map from error to message', () => {
     expect(errorBody(moved, 'person')).toEqual({
       code: 'store_moved',
       message:
-        "This workspace's store was moved into the team store at db.example:5432/loopx. Nothing was changed; reload the window to use the team store.",
+        "This workspace's store was moved into the team store at db.example:5432/loopx. Nothing was changed; try again and the change goes to the team store.",
       hint: null,
     });
   });

@@ -36,7 +36,7 @@ const FOR_PEOPLE: Record<string, (error: TypedError) => Pick<ErrorBody, 'message
     hint: null,
   }),
   store_moved: (error) => ({
-    message: `This workspace's store was moved into the team store${teamAt(error)}. Nothing was changed; reload the window to use the team store.`,
+    message: `This workspace's store was moved into the team store${teamAt(error)}. Nothing was changed; try again and the change goes to the team store.`,
     hint: null,
   }),
   team_unreachable: (error) => ({

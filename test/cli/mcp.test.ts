@@ -1,10 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Kernel } from '../../src/kernel/kernel';
 import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo } from '../../src/kernel/todos/todos';
+import { recordTeamMove } from '../../src/kernel/team/teamEvents';
+import { teamPointerPath } from '../../src/kernel/team/teamPointer';
 import { LOOPX, cleanEnv, workspace } from './harness';
 
 const ws = workspace();
@@ -17,12 +20,12 @@ beforeAll(() => {
 });
 afterAll(() => ws.dispose());
 
-async function connect(env: Record<string, string>, name = 'test-client'): Promise<Client> {
+async function connect(env: Record<string, string>, name = 'test-client', cwd = ws.root): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [LOOPX, 'mcp'],
-    cwd: ws.root,
+    cwd,
     env: cleanEnv(env) as Record<string, string>,
   });
   await client.connect(transport);
@@ -232,6 +235,26 @@ describe('loopx mcp', () => {
       expect(JSON.parse(status.result.content[0]?.text ?? '{}')).toMatchObject({ ok: true });
     } finally {
       child.kill();
+    }
+  }, 60_000);
+
+  test('a store moved into a team store under a running server: the refused write is retried on the store the workspace now points at', async () => {
+    const moved = workspace();
+    const { kernel } = Kernel.init(moved.root, { actor: { name: 'ada', kind: 'human', channel: 'tty' } });
+    addTodo(kernel, { goalId: createGoal(kernel, { title: 'g' }).id, title: 'Parse headers' });
+    const client = await connect({ LOOPX_AGENT: 'claude' }, 'test-client', moved.root);
+    try {
+      expect(await call(client, 'loopx_next')).toMatchObject({ ok: true, data: { id: 'T1' } });
+      // What `loopx team push` leaves: the old store ends with its move, and the pointer names the team store (here a
+      // port nothing listens on, so reaching it is refused in its own words).
+      kernel.write((tx) => recordTeamMove(tx, 'team.pushed', { database: '127.0.0.1:1/moved', events: 3 }));
+      kernel.close();
+      writeFileSync(teamPointerPath(moved.root), JSON.stringify({ version: 1, database: 'postgresql://ada@127.0.0.1:1/moved' }));
+      expect(await call(client, 'loopx_claim', {})).toMatchObject({ ok: false, error: { code: 'store_moved' } });
+      expect(await call(client, 'loopx_claim', {})).toMatchObject({ ok: false, error: { code: 'team_unreachable' } });
+    } finally {
+      await client.close();
+      moved.dispose();
     }
   }, 60_000);
 });

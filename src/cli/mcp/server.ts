@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Kernel } from '../../kernel/kernel';
-import { InvalidInputError } from '../../kernel/errors';
+import { InvalidInputError, StoreMovedError } from '../../kernel/errors';
 import { describeError } from '../../runtime/describeError';
 import { failure, success } from '../../protocol/envelope';
 import { locateRoot } from '../../runtime/locate';
@@ -62,6 +62,12 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
         if (tool.mutates) writeStatusMd(open());
         return { content: [{ type: 'text', text: JSON.stringify(success(data)) }] };
       } catch (error) {
+        // The store was moved into a team store under this long-lived server (`loopx team push`): the next call opens
+        // the store the workspace now points at, so the agent's retry lands there.
+        if (error instanceof StoreMovedError) {
+          kernel?.close();
+          kernel = undefined;
+        }
         // The CLI's envelope and the same map from error to body (a locked store is `busy` here too).
         return { isError: true, content: [{ type: 'text', text: JSON.stringify(failure(describeError(error, 'mcp').body)) }] };
       }

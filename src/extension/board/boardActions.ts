@@ -157,6 +157,7 @@ export class BoardActions {
       const { body, exitCode } = describeError(thrown, 'person');
       // A team store found gone by a write: the views and the board's banner say so too.
       this.ctx.session.reach.noteFailure(thrown);
+      this.ctx.session.followMove(thrown);
       if (exitCode === EXIT.internal) this.ctx.log.error('board action failed', thrown);
       return { ok: false, error: body };
     }

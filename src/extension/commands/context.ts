@@ -21,6 +21,9 @@ export function kernelOf(ctx: Services): Kernel {
  * warnings that say why, with buttons for what to do; a busy store offers Retry; bad input, missing things and
  * environment trouble are errors; anything unexpected is logged with its stack and offers "Show Logs".
  */
+/** Refusals worth the same command again: a busy store, a team server back, a store now open where it moved to. */
+const RETRYABLE = new Set(['busy', 'team_unreachable', 'store_moved']);
+
 export async function runSafely(ctx: Services, def: CommandDefinition, args: unknown[]): Promise<unknown> {
   try {
     return await def.run(ctx, ...args);
@@ -32,7 +35,8 @@ export async function runSafely(ctx: Services, def: CommandDefinition, args: unk
       const actions = actionsFor(error);
       // A team store that does not answer: the views say so too, and the change is offered again, never dropped.
       if (error.code === 'team_unreachable') ctx.session.reach.noteFailure(error);
-      const retry = error.code === 'busy' || error.code === 'team_unreachable' ? [RETRY] : [];
+      ctx.session.followMove(error);
+      const retry = RETRYABLE.has(error.code) ? [RETRY] : [];
       const show = error.exitCode === EXIT.refused ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
       const choice = show(text, ...retry, ...actions.map((a) => a.title));
       // A busy store (or a team server back) is worth one more try when the person asks: the same command, same arguments.

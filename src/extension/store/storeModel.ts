@@ -137,6 +137,14 @@ export class StoreSession extends Disposable {
     return this.tryOpen();
   }
 
+  /**
+   * A write refused because this folder's store was moved into a team store (`store_moved`: a push ran under it): the
+   * window opens the team store now rather than wait for the pointer's watcher, so the person's Retry goes there.
+   */
+  followMove(error: unknown): void {
+    if (error instanceof LoopxError && error.code === 'store_moved') this.reopen('its store was moved into a team store');
+  }
+
   /** A pointer is written in a few steps (created, then written): one reopen once they settle. */
   private reopenSoon(why: string): void {
     if (this.reopenTimer) clearTimeout(this.reopenTimer);
