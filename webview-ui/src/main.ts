@@ -150,7 +150,11 @@ function renderNotice(notice: BoardNotice | undefined): void {
 
 /** A change refused because the team store cannot be reached: the sentence, with Retry doing the same thing again. */
 function refusedToast(error: ErrorBody, again: () => void): void {
-  showToast(explain(error), 'error', error.code === 'team_unreachable' || error.code === 'store_moved' ? [{ label: 'Retry', name: 'Retry', run: again }] : []);
+  showToast(
+    explain(error),
+    'error',
+    error.code === 'team_unreachable' || error.code === 'store_moved' ? [{ label: 'Retry', name: 'Retry', run: again }] : [],
+  );
 }
 
 function explain(error: ErrorBody): string {
