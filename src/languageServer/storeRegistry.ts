@@ -1,8 +1,10 @@
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kernel } from '../kernel/kernel';
 import { StoreWatcher } from '../runtime/watch';
 import type { SqliteDb } from '../kernel/db/sqliteDb';
 import { StoreSnapshot } from '../kernel/db/storeSnapshot';
+import { teamPointerPath } from '../kernel/team/teamPointer';
 
 const RETRY_MS = 5000;
 
@@ -20,7 +22,11 @@ export interface OpenStore {
  * multi-root window). Each is opened read-only and followed with the kernel's StoreWatcher; the server never writes.
  */
 export class StoreRegistry {
-  private readonly stores = new Map<string, { store: OpenStore | null; problem: string | null; watcher?: StoreWatcher; at: number }>();
+  /** Per root: the open store or why not, and whether a team pointer was there when it was opened. */
+  private readonly stores = new Map<
+    string,
+    { store: OpenStore | null; problem: string | null; watcher?: StoreWatcher; at: number; team: boolean }
+  >();
 
   constructor(private readonly onChange: (root: string) => void) {}
 
@@ -28,6 +34,9 @@ export class StoreRegistry {
   forFile(filePath: string): { store: OpenStore | null; problem: string | null } {
     const root = findRoot(dirname(filePath));
     if (!root) return { store: null, problem: null };
+    // A team pointer written or removed since (`loopx team push`, `join`, `leave`): the store is elsewhere now.
+    const team = existsSync(teamPointerPath(root));
+    if (this.stores.get(root)?.team !== team) this.forget(root);
     const known = this.stores.get(root);
     // A store that could not be opened (an older schema a CLI call will upgrade, a busy disk) is tried again later.
     if (known?.store || (known?.problem && Date.now() - known.at < RETRY_MS)) return known;
@@ -39,11 +48,11 @@ export class StoreRegistry {
         snapshot.invalidate();
         this.onChange(root);
       }).start();
-      this.stores.set(root, { store, problem: null, watcher, at: Date.now() });
+      this.stores.set(root, { store, problem: null, watcher, at: Date.now(), team });
       return { store, problem: null };
     } catch (error) {
       const problem = `the store in ${root} could not be opened: ${(error as Error).message}`;
-      this.stores.set(root, { store: null, problem, at: Date.now() });
+      this.stores.set(root, { store: null, problem, at: Date.now(), team });
       return { store: null, problem };
     }
   }
@@ -54,11 +63,14 @@ export class StoreRegistry {
   }
 
   dispose(): void {
-    for (const entry of this.stores.values()) {
-      entry.watcher?.stop();
-      entry.store?.kernel.close();
-    }
-    this.stores.clear();
+    for (const root of [...this.stores.keys()]) this.forget(root);
+  }
+
+  private forget(root: string): void {
+    const entry = this.stores.get(root);
+    entry?.watcher?.stop();
+    entry?.store?.kernel.close();
+    this.stores.delete(root);
   }
 }
 
