@@ -115,7 +115,14 @@ describe.skipIf(!install)('team mode is live', () => {
     const me = here(ownerUrl, 'reconnect');
     const goal = createGoal(me.kernel, { title: 'reconnect' });
     let changes = 0;
-    const watcher = new StoreWatcher(me.engine.changeSignal(), () => changes++).start();
+    // The todo committed while the listener is gone, and whether the watcher has been told of it: the watcher also
+    // fires when the connection goes (with nothing new), so a count of its calls would not say the catch-up came.
+    let missed: string | undefined;
+    let toldOfMissed = false;
+    const watcher = new StoreWatcher(me.engine.changeSignal(), () => {
+      changes++;
+      if (missed && me.kernel.db.prepare('SELECT 1 FROM todos WHERE id = ?').get(missed)) toldOfMissed = true;
+    }).start();
     const away = machine(ownerUrl, human);
     open.push(away.kernel);
     try {
@@ -127,7 +134,11 @@ describe.skipIf(!install)('team mode is live', () => {
       expect(killed.rows.map((r) => r.ok)).toEqual([true]);
       // Committed while this process has no LISTEN: no notification will ever come for it.
       const todo = addTodo(away.kernel, { goalId: goal.id, title: 'while you were away' });
-      await until('the listener to come back and catch up', () => changes > 0 && (me.engine.liveStats?.connects ?? 0) >= 2);
+      missed = todo.id;
+      await until(
+        'the listener to come back, catch up and tell the watcher',
+        () => toldOfMissed && (me.engine.liveStats?.connects ?? 0) >= 2,
+      );
       expect(me.engine.liveStats?.lost).toBeGreaterThanOrEqual(1);
       expect(me.kernel.db.prepare('SELECT title FROM todos WHERE id = ?').get(todo.id)?.title).toBe('while you were away');
       // And it listens again: the next commit wakes it too.
