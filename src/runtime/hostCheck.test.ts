@@ -41,7 +41,7 @@ describe('a host judged against the installed program', () => {
     });
     expect(dropped).toMatchObject({ level: 'fail', problem: 'incompatible' });
     expect(dropped.sentence).toBe(
-      'The Codex CLI 0.171.0 no longer accepts --full-auto; use the default command: codex exec --sandbox workspace-write --skip-git-repo-check --json -.',
+      'The Codex CLI 0.171.0 no longer accepts --full-auto; use the default command: codex exec --skip-git-repo-check --json {boundary} -.',
     );
     const old = judgeHost('codex', DEFAULT_HOSTS.codex, {
       found: '/bin/codex',

@@ -27,11 +27,10 @@ describe('host command lines', () => {
     expect(out).toContain('[loopx] the turn ended with exit code 0');
     expect(readFileSync(join(dir, 'exit-code'), 'utf8')).toBe('0');
     expect(readFileSync(join(dir, 'output.log'), 'utf8')).toContain('hello prompt');
+    // Without a turn's boundary to give (no root, no MCP server yet) the placeholder goes, space and all.
     expect(planHost('codex', DEFAULT_HOSTS, turn)).toMatchObject({
       executable: 'codex',
-      commandLine: expect.stringContaining(
-        `codex exec --sandbox workspace-write --skip-git-repo-check --json - < ${shellQuote(turn.promptFile)}`,
-      ),
+      commandLine: expect.stringContaining(`codex exec --skip-git-repo-check --json - < ${shellQuote(turn.promptFile)}`),
     });
   });
 
@@ -42,17 +41,13 @@ describe('host command lines', () => {
     const argv = execFileSync('/bin/sh', ['-c', `printf '%s\\n' ${line.replace(/^claude /, '').replace(/ < .*$/, '')}`], {
       encoding: 'utf8',
     }).split('\n');
-    expect(argv.slice(0, 8)).toEqual([
-      '-p',
-      '--permission-mode',
-      'acceptEdits',
-      '--output-format',
-      'stream-json',
-      '--verbose',
+    const at = argv.indexOf('--allowedTools');
+    expect(argv.slice(0, 6)).toEqual(['-p', '--permission-mode', 'acceptEdits', '--output-format', 'stream-json', '--verbose']);
+    expect(argv.slice(at, at + 3)).toEqual([
       '--allowedTools',
       "Bash(LOOPX_AGENT=claude '/opt/my tools/loopx' todo ship:*)",
+      "Bash(LOOPX_AGENT=claude '/opt/my tools/loopx' todo show:*)",
     ]);
-    expect(argv[8]).toBe("Bash(LOOPX_AGENT=claude '/opt/my tools/loopx' todo show:*)");
     expect(line.endsWith(`< ${shellQuote(turn.promptFile)}`)).toBe(true);
   });
 

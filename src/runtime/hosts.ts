@@ -2,6 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { claudeAllowedTools } from '../kernel/turns/turnCommands';
 import { hostFormat } from '../kernel/turns/usage/hostStream';
+import { type BoundaryPlace, type McpServerLine, claudeBoundaryArgs, codexBoundaryArgs } from './hostBoundary';
 
 /** POSIX shell quoting: everything goes inside single quotes; nothing is interpolated unquoted. */
 export function shellQuote(value: string): string {
@@ -18,13 +19,15 @@ export interface HostSettings {
 
 export const DEFAULT_HOSTS: HostSettings = {
   // Both read the prompt from stdin, so no prompt ever travels through a shell command line.
-  // Codex: its workspace-write sandbox (the workspace, .loopx/ included, is writable; the rest is not), outside a
-  // git repository too. `--full-auto` is gone since about 0.157 (exit 2, "unexpected argument").
-  // --json: one event per line (usage/hostStream.ts reads the turn's progress and its tokens from them).
-  codex: 'codex exec --sandbox workspace-write --skip-git-repo-check --json -',
-  // Claude Code in -p mode can ask nobody: {allowedTools} lets exactly the turn's loopx verbs run (turnCommands.ts).
-  // stream-json (which -p allows only with --verbose): its messages, tool calls and, last, the turn's usage and cost.
-  claude: 'claude -p --permission-mode acceptEdits --output-format stream-json --verbose --allowedTools {allowedTools}',
+  // Codex: {boundary} is loopx's permission profile (the workspace writable, .loopx/ and the hosts' config read-only,
+  // the person's key unreadable) and the loopx MCP server its agent writes back through (hostBoundary.ts); outside a
+  // git repository too. `--full-auto` is gone since about 0.157 (exit 2, "unexpected argument"); `--sandbox` would
+  // switch the profile off (it is the older setting). --json: one event per line (usage/hostStream.ts reads them).
+  codex: 'codex exec --skip-git-repo-check --json {boundary} -',
+  // Claude Code in -p mode can ask nobody: {allowedTools} lets exactly the turn's loopx verbs run (turnCommands.ts);
+  // {boundary} denies editing .loopx/ and the hosts' config and reading the person's key, and loads no project
+  // settings. stream-json (which -p allows only with --verbose): its messages, tool calls and, last, usage and cost.
+  claude: 'claude -p --permission-mode acceptEdits --output-format stream-json --verbose {boundary} --allowedTools {allowedTools}',
   custom: '',
 };
 
@@ -51,9 +54,19 @@ export interface HostTurn {
   allowedCommands?: readonly string[];
   /** The loopx that renders a host's structured output as readable lines in a terminal (`loopx turn progress`). */
   progressLoopx?: string;
+  /** What {boundary} keeps out of the agent's reach, and the MCP server a Codex turn writes back through. */
+  boundary?: { place: BoundaryPlace; mcp: McpServerLine };
 }
 
-const PLACEHOLDER = /\{(prompt|turn|todo|goal|agent|allowedTools)\}/g;
+const PLACEHOLDER = /\{(prompt|turn|todo|goal|agent|allowedTools|boundary)\}/g;
+
+/** {boundary}'s words for a host (hostBoundary.ts); nothing for a host loopx cannot bound, or without a turn. */
+function boundaryWords(host: string, turn: HostTurn): string[] {
+  if (!turn.boundary) return [];
+  if (host === 'codex') return codexBoundaryArgs(turn.boundary.place, turn.boundary.mcp);
+  if (host === 'claude') return claudeBoundaryArgs(turn.boundary.place);
+  return [];
+}
 
 /**
  * The shell line that runs the agent. A template names the prompt file with {prompt} (also {turn}, {todo}, {goal},
@@ -62,7 +75,9 @@ const PLACEHOLDER = /\{(prompt|turn|todo|goal|agent|allowedTools)\}/g;
  * terminals and `loopx run`'s child processes: one definition of what a host runs.
  */
 export function hostCommand(host: string, settings: HostSettings, turn: HostTurn): string {
-  const template = templateFor(host, settings);
+  const boundary = boundaryWords(host, turn).map(shellQuote).join(' ');
+  // Without a boundary to give (a custom host, or no turn yet) the placeholder goes with the space before it.
+  const template = boundary ? templateFor(host, settings) : templateFor(host, settings).replace(/ ?\{boundary\}/g, '');
   const values: Record<string, string> = {
     prompt: turn.promptFile,
     turn: turn.env.LOOPX_TURN ?? '',
@@ -75,7 +90,9 @@ export function hostCommand(host: string, settings: HostSettings, turn: HostTurn
       ? claudeAllowedTools(turn.allowedCommands ?? [])
           .map(shellQuote)
           .join(' ')
-      : shellQuote(values[key] ?? ''),
+      : key === 'boundary'
+        ? boundary
+        : shellQuote(values[key] ?? ''),
   );
   return template.includes('{prompt}') ? command : `${command} < ${shellQuote(turn.promptFile)}`;
 }

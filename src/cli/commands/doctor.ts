@@ -19,6 +19,8 @@ import { authorityBehind, copyTeamLog, teamStoreFacts } from '../../kernel/team/
 import { teamError } from '../../kernel/team/teamErrors';
 import { readTeamPointer, resolveTeamConnection, teamReplicaPath } from '../../kernel/team/teamPointer';
 import { DEFAULT_HOSTS } from '../../runtime/hosts';
+import { AGENT_READ_ONLY } from '../../runtime/hostBoundary';
+import { humanKeyDir } from '../../kernel/humanKey';
 import { hostFacts, judgeHost } from '../../runtime/hostCheck';
 import { worktreeCheck } from '../worktreeWords';
 import { getTodoCore, leaseLive } from '../../kernel/todos/todoQueries';
@@ -194,6 +196,24 @@ async function hostChecks(path: string): Promise<Check[]> {
   );
 }
 
+/**
+ * What a turn's agent can reach (runtime/hostBoundary.ts): the built-in hosts' default commands keep loopx's files and
+ * the hosts' config out of their agents' writes and the person's key out of their reads; a custom command cannot be
+ * bounded by loopx, and a person who replaced a built-in host's command without `{boundary}` loses it too. Said, not
+ * failed: the store is fine either way.
+ */
+function boundaryCheck(env: NodeJS.ProcessEnv): Check {
+  const keyDir = humanKeyDir({ env });
+  return {
+    name: 'agent reach',
+    level: 'ok',
+    detail:
+      `Claude Code's and Codex's default commands keep ${AGENT_READ_ONLY.join(', ')} out of their agents' writes and ` +
+      `your key folder ${keyDir} out of their reads. A custom host (or a built-in host's command without {boundary}) ` +
+      'gets no such boundary: its agent can write what loopx trusts; a decision it forges is detected (log verify), not prevented.',
+  };
+}
+
 /** A store that cannot be opened or read (damaged, not a store, unreadable) is a finding, not a crash. */
 async function checkOrReport(run: () => Promise<Check[]>): Promise<Check[]> {
   try {
@@ -218,7 +238,7 @@ export const doctor: Command = {
       const kernel = ctx.kernel();
       return runChecks(kernel, await worktreeCheck(kernel));
     });
-    const checks = [...(await store), ...(await hosts)];
+    const checks = [...(await store), ...(await hosts), boundaryCheck(ctx.env)];
     const ok = checks.every((c) => c.level !== 'fail');
     const p = new Painter(ctx.color);
     const mark: Record<Level, string> = { ok: p.paint('green', 'ok  '), warn: p.paint('yellow', 'warn'), fail: p.paint('red', 'FAIL') };

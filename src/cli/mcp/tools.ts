@@ -3,6 +3,7 @@ import type { Kernel } from '../../kernel/kernel';
 import { claimNext, claimTodo, releaseTodo, renewTodo } from '../../kernel/todos/claims';
 import { blockTodo, shipTodo } from '../../kernel/todos/todos';
 import { addEvidence } from '../../kernel/evidence/evidence';
+import { runEvidence } from '../../kernel/evidence/evidenceRun';
 import { askGate } from '../../kernel/gates/gates';
 import { acceptHandoff, offerHandoff } from '../../kernel/handoffs/handoffs';
 import { addMonitor } from '../../kernel/monitors/monitors';
@@ -179,6 +180,18 @@ export const MCP_TOOLS: readonly McpTool[] = [
         kind: a.kind,
         artifacts: a.artifacts,
       }),
+  }),
+  tool({
+    name: 'loopx_check',
+    cli: 'evidence run',
+    description:
+      "Run the acceptance check a person set on a todo (or its goal) and record its result as the kernel's evidence, not your word: loopx_ship needs a passing run since your claim. You cannot change the check.",
+    input: { todo },
+    mutates: true,
+    run: async (ctx, a) => {
+      const { evidence, result } = await runEvidence(ctx.asAgent(), { todoId: parseId('todo', a.todo), check: true, env: process.env });
+      return { evidence, exitCode: result.exitCode, timedOut: result.timedOut };
+    },
   }),
   tool({
     name: 'loopx_gate_ask',

@@ -4,6 +4,8 @@ import { TurnPreparation } from './turnPreparation';
 import { join } from 'node:path';
 import type { Kernel } from '../../kernel/kernel';
 import type { Actor } from '../../kernel/events/eventTypes';
+import { boundaryOf, missingPaths, removeSandboxStubs, turnBoundary, unboundedLine } from '../../runtime/hostBoundary';
+import { humanKeyDir } from '../../kernel/humanKey';
 import { type HostSettings, hostCommand } from '../../runtime/hosts';
 import { hostProblemAfterTurn } from '../../runtime/hostCheck';
 import { writeLauncher } from '../../runtime/launchers';
@@ -152,9 +154,11 @@ export class Runner {
     k.write((tx) =>
       tx.emit({ kind: 'runner.started', goalId: null, todoId: null, data: { pid: process.pid, host: this.o.host, goals: this.o.goals } }),
     );
+    const boundary = boundaryOf(this.o.host, (this.o.settings as unknown as Record<string, string>)[this.o.host] ?? '');
     this.say(
-      { event: 'runner_started', agent: this.o.agent, host: this.o.host, goals: this.o.goals, pid: process.pid },
-      `loopx run: ${this.o.agent} on ${this.o.host} serves ${this.o.goals.length ? this.o.goals.join(', ') : 'every active goal'} (Ctrl-C stops after the running turn)`,
+      { event: 'runner_started', agent: this.o.agent, host: this.o.host, goals: this.o.goals, pid: process.pid, boundary },
+      `loopx run: ${this.o.agent} on ${this.o.host} serves ${this.o.goals.length ? this.o.goals.join(', ') : 'every active goal'} (Ctrl-C stops after the running turn)` +
+        (boundary === 'none' ? `\n${unboundedLine(this.o.host)}` : ''),
     );
     this.prune();
     const watcher = new StoreWatcher(k.engine.changeSignal(), () => this.wakeUp()).start();
@@ -324,8 +328,15 @@ export class Runner {
       { event: 'turn_started', turnId: turn.id, goalId, todoId: turn.todoId, host: this.o.host, agent: turn.agent },
       startedLine(turn, this.o.host),
     );
+    const missing = missingPaths(cwd);
     const host = startHost({
-      commandLine: hostCommand(this.o.host, this.o.settings, { promptFile, dir, env, allowedCommands }),
+      commandLine: hostCommand(this.o.host, this.o.settings, {
+        promptFile,
+        dir,
+        env,
+        allowedCommands,
+        boundary: turnBoundary({ cwd, env }, this.o.loopxCommand, humanKeyDir()),
+      }),
       cwd,
       env: { ...process.env, ...env },
       turnDir: dir,
@@ -333,6 +344,7 @@ export class Runner {
       echo: this.echo(turn.id, this.o.host),
     });
     if (host.pid) writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host, hostPid: host.pid });
+    void host.done.then(() => removeSandboxStubs(cwd, missing));
     this.track({ turn, host });
     return true;
   }

@@ -13,6 +13,8 @@ import { clockTime } from '../../protocol/display';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import type { StoreSession, StoreModel } from '../store/storeModel';
 import type { Log } from '../util/log';
+import { missingPaths, removeSandboxStubs, turnBoundary } from '../../runtime/hostBoundary';
+import { humanKeyDir } from '../../kernel/humanKey';
 import { DEFAULT_HOSTS, type HostSettings, planHost, shellQuote } from '../../runtime/hosts';
 import { hostProblemAfterTurn } from '../../runtime/hostCheck';
 import { requirePosixShell } from '../../runtime/platform';
@@ -147,9 +149,11 @@ export class TurnRunner extends Disposable {
       env: started.env,
       allowedCommands: started.allowedCommands,
       progressLoopx: this.loopxCommand(),
+      boundary: turnBoundary(started, this.loopxCommand(), humanKeyDir()),
     });
     // Who runs it: a later window (after a reload or a crash) finds turns whose launcher is gone (turnRecovery.ts).
     writeLauncher(this.ctx.session.root, turn.id, { pid: process.pid });
+    const missing = missingPaths(started.cwd);
     const terminal = vscode.window.createTerminal({
       name: terminalName(turn, host),
       cwd: started.cwd, // the todo's worktree when its goal has them on; the root otherwise
@@ -160,7 +164,9 @@ export class TurnRunner extends Disposable {
     });
     terminal.show(true);
     this.ctx.log.info(`turn ${turn.id}: ${turn.agent} on ${host} works ${turn.todoId} (${plan.commandLine})`);
-    return { started: true, turn, terminal, finished: this.watch(turn, terminal) };
+    const finished = this.watch(turn, terminal);
+    void finished.then(() => removeSandboxStubs(started.cwd, missing));
+    return { started: true, turn, terminal, finished };
   }
 
   /**

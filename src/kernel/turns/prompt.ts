@@ -1,5 +1,5 @@
 import type { Goal, Handoff, Todo } from '../model';
-import { promptCommandLines } from './turnCommands';
+import { MCP_WRITE_BACK, promptCommandLines, promptMcpLines } from './turnCommands';
 
 /**
  * The prompt a turn hands to its agent, in plain words: what the goal is, what this todo needs, where the last
@@ -15,6 +15,11 @@ export function renderPrompt(input: {
   prefix: string;
   /** The todo's branch and worktree, when its goal gives each todo its own. */
   worktree?: { branch: string; base: string; cwd: string } | null;
+  /**
+   * How the agent writes back: `mcp` for a host whose shell loopx makes read-only to the store (Codex under loopx's
+   * permission profile), which writes through the loopx MCP server its turn is given; `cli` (the default) otherwise.
+   */
+  writeBack?: 'cli' | 'mcp';
 }): string {
   const { turnId, agent, goal, todo, handoff, prefix: l } = input;
   const lines = [
@@ -55,16 +60,8 @@ export function renderPrompt(input: {
     if (handoff.pending) lines.push(`Still to do: ${handoff.pending}`);
     if (handoff.permissions.length) lines.push(`Needs: ${handoff.permissions.join('; ')}`);
   }
+  lines.push('', '## Write back (required before you exit)', '', ...writeBackLines(input.writeBack ?? 'cli', l, todo.id, Boolean(check)), '');
   lines.push(
-    '',
-    '## Write back (required before you exit)',
-    '',
-    'You already hold the claim on this todo. Use these commands; each prints JSON with --json.',
-    '',
-    '```sh',
-    ...promptCommandLines(l, todo.id, Boolean(check)),
-    '```',
-    '',
     '## Rules',
     '',
     '- Gated and irreversible steps (deleting data, publishing, spending money, changing access, force-pushing) are for a',
@@ -79,6 +76,25 @@ export function renderPrompt(input: {
     '',
   );
   return lines.join('\n');
+}
+
+/** The write-back section: the loopx commands, or first the MCP tools that do the same for a read-only shell. */
+function writeBackLines(writeBack: 'cli' | 'mcp', prefix: string, todo: string, hasCheck: boolean): string[] {
+  const commands = ['```sh', ...promptCommandLines(prefix, todo, hasCheck), '```'];
+  if (writeBack === 'cli')
+    return ['You already hold the claim on this todo. Use these commands; each prints JSON with --json.', '', ...commands];
+  return [
+    `You already hold the claim on this todo. Your shell can read loopx's store but not write it: ${MCP_WRITE_BACK}`,
+    'of this turn (server `loopx`), which act as you. Each tool with the arguments it takes:',
+    '',
+    '```',
+    ...promptMcpLines(todo, hasCheck),
+    '```',
+    '',
+    'The same verbs as shell commands, for reading (and for writing, should your shell be able to):',
+    '',
+    ...commands,
+  ];
 }
 
 /** A worktree turn works on its own branch in its own folder; landing it is a person's decision. */

@@ -18,6 +18,12 @@ export interface TurnCommand {
   allow: boolean;
   /** Only when the todo or its goal has an acceptance check. */
   onlyWithCheck?: boolean;
+  /**
+   * The loopx MCP tool that does the same, for a host whose shell may read the store but not write it (Codex under
+   * loopx's permission profile writes back through the MCP server, which runs outside its sandbox): the tool's name
+   * and the arguments the prompt shows. None for a verb that runs a command of the agent's choosing.
+   */
+  mcp?: { tool: string; args(todo: string): Record<string, string> };
 }
 
 export const TURN_COMMANDS: readonly TurnCommand[] = [
@@ -26,46 +32,71 @@ export const TURN_COMMANDS: readonly TurnCommand[] = [
     example: (t) => ` ${t} --json`,
     note: 'your todo: acceptance, continuation, evidence so far',
     allow: true,
+    mcp: { tool: 'loopx_todo_show', args: (t) => ({ todo: t }) },
   },
   {
     words: () => 'evidence add',
     example: (t) => ` --todo ${t} --kind test --summary "what you did and how you checked it" [--artifact PATH]`,
     note: '',
     allow: true,
+    mcp: { tool: 'loopx_evidence', args: (t) => ({ todo: t, kind: 'test', summary: 'what you did and how you checked it' }) },
   },
   {
     words: (t) => `evidence run --todo ${t} --check`,
     example: () => '',
     note: "loopx runs the human's acceptance check and records the result",
     allow: true,
+    mcp: { tool: 'loopx_check', args: (t) => ({ todo: t }) },
     onlyWithCheck: true,
   },
-  { words: () => 'todo ship', example: (t) => ` ${t} --evidence "what shows it is done"`, note: 'when the acceptance is met', allow: true },
+  {
+    words: () => 'todo ship',
+    example: (t) => ` ${t} --evidence "what shows it is done"`,
+    note: 'when the acceptance is met',
+    allow: true,
+    mcp: { tool: 'loopx_ship', args: (t) => ({ todo: t, evidence: 'what shows it is done' }) },
+  },
   {
     words: () => 'todo release',
     example: (t) => ` ${t} --note "what the next turn should do"`,
     note: 'when you stop before it is done',
     allow: true,
+    mcp: { tool: 'loopx_release', args: (t) => ({ todo: t, note: 'what the next turn should do' }) },
   },
-  { words: () => 'todo block', example: (t) => ` ${t} --reason "what is in the way"`, note: 'when you cannot go on', allow: true },
+  {
+    words: () => 'todo block',
+    example: (t) => ` ${t} --reason "what is in the way"`,
+    note: 'when you cannot go on',
+    allow: true,
+    mcp: { tool: 'loopx_block', args: (t) => ({ todo: t, reason: 'what is in the way' }) },
+  },
   {
     words: () => 'gate ask',
     example: (t) => ` --todo ${t} --question "the decision you need"`,
     note: 'before anything gated or irreversible',
     allow: true,
+    mcp: { tool: 'loopx_gate_ask', args: (t) => ({ todo: t, question: 'the decision you need' }) },
   },
   {
     words: () => 'handoff',
     example: (t) => ` ${t} --to AGENT --summary "where it stands" --pending "what is left"`,
     note: '',
     allow: true,
+    mcp: { tool: 'loopx_handoff', args: (t) => ({ todo: t, to: 'AGENT', summary: 'where it stands', pending: 'what is left' }) },
   },
-  { words: () => 'todo renew', example: (t) => ` ${t}`, note: `if you need more than ${DEFAULT_LEASE_SECONDS / 60} minutes`, allow: true },
+  {
+    words: () => 'todo renew',
+    example: (t) => ` ${t}`,
+    note: `if you need more than ${DEFAULT_LEASE_SECONDS / 60} minutes`,
+    allow: true,
+    mcp: { tool: 'loopx_renew', args: (t) => ({ todo: t }) },
+  },
   {
     words: () => 'monitor add',
     example: (t) => ` --todo ${t} --check "CMD" --every 5m --note "…"`,
     note: 'wait for CI, a deploy, a job: then exit (a person allows the check)',
     allow: true,
+    mcp: { tool: 'loopx_monitor_add', args: (t) => ({ todo: t, check: 'CMD', every: '5m', note: '…' }) },
   },
   {
     words: (t) => `evidence run --todo ${t}`,
@@ -96,6 +127,15 @@ export function promptCommandLines(prefix: string, todo: string, hasCheck: boole
   });
 }
 
+/** The prompt's MCP lines for a todo, from the same table: `tool {json arguments}  # note`. */
+export function promptMcpLines(todo: string, hasCheck: boolean): string[] {
+  return TURN_COMMANDS.filter((c) => c.mcp && (hasCheck || !c.onlyWithCheck)).map((c) => {
+    const { tool, args } = c.mcp as NonNullable<TurnCommand['mcp']>;
+    const line = `${tool} ${JSON.stringify(args(todo))}`;
+    return c.note ? `${line}  # ${c.note}` : line;
+  });
+}
+
 /**
  * The command prefixes a host may let the agent run without asking: one per verb the turn needs, each starting
  * with the prompt's exact prefix. A command that only starts with one of them still has to be that whole command:
@@ -115,7 +155,18 @@ export function claudeAllowedTools(commands: readonly string[]): string[] {
  * Reads a turn's prompt back as an agent does: its todo and the exact command prefix (quoted as it is there). Used
  * by the sample agent, and by the tests' scripted model.
  */
-export function readTurnPrompt(prompt: string): { prefix: string; todo: string } | undefined {
-  const match = /^(LOOPX_AGENT=\S+ (?:'(?:[^']|'\\'')*'|\S+)) todo ship (T\d+)/m.exec(prompt);
-  return match ? { prefix: match[1] as string, todo: match[2] as string } : undefined;
+export function readTurnPrompt(prompt: string): { prefix: string; todo: string; mcp: boolean } | undefined {
+  const match = /^(LOOPX_AGENT=\S+ (?:'(?:[^']|'\\'')*'|\S+)) todo show (T\d+)/m.exec(prompt);
+  return match ? { prefix: match[1] as string, todo: match[2] as string, mcp: prompt.includes(MCP_WRITE_BACK) } : undefined;
 }
+
+/**
+ * The hosts whose turns write back through the loopx MCP server: loopx's default Codex command makes its shell
+ * read-only to the store and gives the turn that server (runtime/hostBoundary.ts); the prompt says so.
+ */
+export function writesBackThroughMcp(host: string): boolean {
+  return host === 'codex';
+}
+
+/** The sentence a prompt that writes back through MCP carries (and how a reader of the prompt knows it does). */
+export const MCP_WRITE_BACK = 'write back through the loopx MCP tools';

@@ -5,7 +5,7 @@ import { InvalidInputError, NotAllowedError, RefusedError } from '../errors';
 import type { Actor } from '../events/eventTypes';
 import { handoffFromRow, nextNum } from '../model';
 import { renderPrompt } from './prompt';
-import { allowedCommands, commandPrefix } from './turnCommands';
+import { allowedCommands, commandPrefix, writesBackThroughMcp } from './turnCommands';
 import { type PlanKnown, type ShouldRun, planTurn } from '../goals/quotaQueries';
 import { setupWaits } from '../worktrees/setupBackoff';
 import type { Goal } from '../model';
@@ -214,6 +214,7 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
       handoff: handoffRow ? handoffFromRow(handoffRow) : null,
       prefix,
       worktree,
+      writeBack: writesBackThroughMcp(input.host) ? 'mcp' : 'cli',
     });
     // Written last inside the transaction: if writing fails, the claim and the turn roll back with it.
     const promptFile = join(kernel.root, promptPath);

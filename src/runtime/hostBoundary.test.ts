@@ -1,0 +1,105 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import {
+  AGENT_READ_ONLY,
+  boundaryOf,
+  claudeBoundaryArgs,
+  codexBoundaryArgs,
+  missingPaths,
+  removeSandboxStubs,
+  turnBoundary,
+} from './hostBoundary';
+import { DEFAULT_HOSTS, hostCommand } from './hosts';
+
+const dir = mkdtempSync(join(tmpdir(), 'loopx boundary \' "$(id)"-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const root = join(dir, 'work space');
+const keyDir = join(dir, 'config', 'loopx');
+const started = { cwd: root, env: { LOOPX_AGENT: 'codex', LOOPX_ROOT: root, LOOPX_TURN: 'R1', LOOPX_TODO: 'T1', LOOPX_GOAL: 'G1' } };
+
+/** What /bin/sh hands the program, word by word. */
+function argvOf(line: string): string[] {
+  return execFileSync('/bin/sh', ['-c', `printf '%s\\n' ${line.replace(/^\S+ /, '').replace(/ < .*$/, '')}`], { encoding: 'utf8' })
+    .split('\n')
+    .slice(0, -1);
+}
+
+describe("a turn's boundary on the built-in hosts' command lines", () => {
+  test("Codex gets loopx's permission profile (store and hosts' config read-only, key unreadable) and the MCP server as the turn's agent", () => {
+    const boundary = turnBoundary(started, join(root, '.loopx', 'bin', 'loopx'), keyDir, {});
+    const argv = argvOf(hostCommand('codex', DEFAULT_HOSTS, { promptFile: join(dir, 'p.md'), dir, env: started.env, boundary }));
+    expect(argv).not.toContain('--sandbox'); // the older setting would switch the profile off
+    const values = argv.filter((_, i) => argv[i - 1] === '-c');
+    expect(values).toContain('default_permissions="loopx"');
+    expect(values).toContain('permissions.loopx.extends=":workspace"');
+    const fs = values.find((v) => v.startsWith('permissions.loopx.filesystem=')) as string;
+    expect(fs).toContain('":project_roots"={"."="write"');
+    for (const p of AGENT_READ_ONLY) expect(fs).toContain(`${JSON.stringify(p)}="read"`);
+    expect(fs).toContain(`${JSON.stringify(keyDir)}="none"`);
+    expect(values).toContain(`mcp_servers.loopx.command=${JSON.stringify(join(root, '.loopx', 'bin', 'loopx'))}`);
+    expect(values).toContain(`mcp_servers.loopx.args=["mcp","--root",${JSON.stringify(root)}]`);
+    expect(values).toContain('mcp_servers.loopx.env={LOOPX_AGENT="codex"}');
+    expect(values).toContain('mcp_servers.loopx.default_tools_approval_mode="approve"');
+    expect(argv.at(-1)).toBe('-');
+  });
+
+  test('the key folder is passed on to the MCP server only when it is not the default', () => {
+    const { mcp } = turnBoundary(started, 'loopx', keyDir, { LOOPX_CONFIG_DIR: keyDir });
+    expect(codexBoundaryArgs({ root, cwd: root, keyDir }, mcp)).toContain(
+      `mcp_servers.loopx.env={LOOPX_AGENT="codex",LOOPX_CONFIG_DIR=${JSON.stringify(keyDir)}}`,
+    );
+  });
+
+  test('Claude Code loads no project settings or MCP servers, and is denied editing the protected paths and reading the key', () => {
+    const worktree = join(dir, 'work space.loopx-worktrees', 'T1');
+    const args = claudeBoundaryArgs({ root, cwd: worktree, keyDir });
+    expect(args.slice(0, 4)).toEqual(['--setting-sources', 'user', '--strict-mcp-config', '--disallowedTools']);
+    const rules = args.slice(4);
+    for (const at of [root, worktree]) {
+      expect(rules).toContain(`Edit(/${at}/.loopx/**)`);
+      expect(rules).toContain(`Edit(/${at}/.claude/**)`);
+      expect(rules).toContain(`Edit(/${at}/.mcp.json)`);
+    }
+    expect(rules).toContain(`Read(/${keyDir}/**)`);
+    // Every rule survives the shell as one word, spaces and quotes in the paths included.
+    const line = hostCommand('claude', DEFAULT_HOSTS, {
+      promptFile: join(dir, 'p.md'),
+      dir,
+      env: started.env,
+      allowedCommands: ['loopx todo show'],
+      boundary: { place: { root, cwd: worktree, keyDir }, mcp: turnBoundary(started, 'loopx', keyDir, {}).mcp },
+    });
+    const argv = argvOf(line);
+    expect(argv.slice(argv.indexOf('--disallowedTools') + 1, argv.indexOf('--allowedTools'))).toEqual(rules);
+  });
+
+  test('only a built-in host whose command carries {boundary} is bounded', () => {
+    expect(boundaryOf('codex', DEFAULT_HOSTS.codex)).toBe('enforced');
+    expect(boundaryOf('claude', DEFAULT_HOSTS.claude)).toBe('enforced');
+    expect(boundaryOf('codex', 'codex exec --sandbox workspace-write -')).toBe('none');
+    expect(boundaryOf('custom', 'my-agent {boundary}')).toBe('none');
+    expect(hostCommand('custom', { ...DEFAULT_HOSTS, custom: 'my-agent {boundary} {prompt}' }, { promptFile: 'p', dir, env: {} })).toBe(
+      "my-agent 'p'",
+    );
+  });
+
+  test("a sandbox's leftover mount points are removed after a turn; anything with content, or there before, stays", () => {
+    const cwd = join(dir, 'stubs');
+    mkdirSync(join(cwd, '.vscode'), { recursive: true });
+    writeFileSync(join(cwd, '.vscode', 'settings.json'), '{}');
+    const missing = missingPaths(cwd);
+    expect(missing).toContain('.claude');
+    expect(missing).not.toContain('.vscode');
+    writeFileSync(join(cwd, '.claude'), ''); // an empty file, as bubblewrap leaves one
+    mkdirSync(join(cwd, '.git')); // an empty folder
+    mkdirSync(join(cwd, '.codex'));
+    writeFileSync(join(cwd, '.codex', 'config.toml'), 'x'); // written by someone: kept
+    expect(removeSandboxStubs(cwd, missing).sort()).toEqual(['.claude', '.git']);
+    expect(existsSync(join(cwd, '.claude'))).toBe(false);
+    expect(existsSync(join(cwd, '.codex', 'config.toml'))).toBe(true);
+    expect(existsSync(join(cwd, '.vscode', 'settings.json'))).toBe(true);
+  });
+});

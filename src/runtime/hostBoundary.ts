@@ -1,0 +1,167 @@
+import { existsSync, lstatSync, readdirSync, rmSync, rmdirSync } from 'node:fs';
+import { isAbsolute, join, posix } from 'node:path';
+
+/**
+ * The trust boundary of a turn: what its agent may not write, and how each built-in host is told so. An agent's reach
+ * is its host's reach, so everything loopx reads to decide must be out of it: the store and its WAL, the agents'
+ * launcher, turn folders and usage (all in `.loopx/`), and the config of the hosts loopx's next turn starts (a hook in
+ * `.claude/settings.json`, an MCP server in `.codex/config.toml` or `.mcp.json`, a host command in
+ * `.vscode/settings.json` all run outside any sandbox). Reads stay allowed: an agent reads its todo from the store.
+ * The person's key that proves decisions (kernel/humanKey.ts) may not even be read.
+ *
+ * One home: the default host commands (hosts.ts `{boundary}`), the docs' table and `loopx doctor` read this list.
+ */
+export const AGENT_READ_ONLY: readonly string[] = [
+  '.loopx', // the store, its WAL, the launcher, turn folders, worktree set-up records
+  '.claude', // Claude Code's project settings: hooks, permissions, MCP servers
+  '.codex', // Codex's project config: MCP servers, sandbox
+  '.mcp.json', // project MCP servers (Claude Code and others)
+  '.vscode', // VS Code's workspace settings: loopx's host commands, auto-run, tasks
+  '.gemini', // the next hosts' config folders (Gemini CLI, Qwen Code, OpenCode)
+  '.qwen',
+  '.opencode',
+  'opencode.json',
+];
+
+/** What a turn's boundary needs to know. */
+export interface BoundaryPlace {
+  /** The workspace root (where `.loopx/` is). */
+  root: string;
+  /** Where the host runs: the root, or the todo's worktree. */
+  cwd: string;
+  /** The folder of the person's key, denied even for reading. */
+  keyDir: string;
+}
+
+/** How the Codex turn reaches loopx for its writes: the MCP server, started by Codex outside its sandbox. */
+export interface McpServerLine {
+  /** The loopx to run (an absolute path: the agents' launcher, or the CLI itself). */
+  command: string;
+  /** The turn's agent: the server's identity, fixed here and not by anything the agent can edit. */
+  agent: string;
+  root: string;
+  /** Extra variables the server needs (the key folder when it is not the default). */
+  env?: Record<string, string>;
+}
+
+/** A TOML basic string: JSON's escapes are TOML's for the characters a path or name can hold. */
+const toml = (value: string): string => JSON.stringify(value);
+
+/** The permission profile's name in the turn's command line. */
+export const CODEX_PROFILE = 'loopx';
+
+/**
+ * Codex's `-c` overrides for a turn, each one argv word: a permission profile (Codex 0.138+) that extends its
+ * workspace profile, writes the project but only reads AGENT_READ_ONLY (a path that does not exist yet cannot be
+ * made either) and cannot read the key folder; and the loopx MCP server, whose tools write back as the turn's agent
+ * without asking (Codex runs MCP servers outside its sandbox). Command-line overrides outrank every config file,
+ * `sandbox_mode` in the user's config.toml included (tested with the real CLI).
+ */
+export function codexBoundaryArgs(place: BoundaryPlace, mcp: McpServerLine): string[] {
+  const readOnly = AGENT_READ_ONLY.map((p) => `${toml(p)}="read"`).join(',');
+  const env = { LOOPX_AGENT: mcp.agent, ...(mcp.env ?? {}) };
+  return [
+    `default_permissions=${toml(CODEX_PROFILE)}`,
+    `permissions.${CODEX_PROFILE}.extends=":workspace"`,
+    `permissions.${CODEX_PROFILE}.filesystem={":project_roots"={"."="write",${readOnly}},${toml(place.keyDir)}="none"}`,
+    `mcp_servers.loopx.command=${toml(mcp.command)}`,
+    `mcp_servers.loopx.args=["mcp","--root",${toml(mcp.root)}]`,
+    `mcp_servers.loopx.env={${Object.entries(env)
+      .map(([k, v]) => `${k}=${toml(v)}`)
+      .join(',')}}`,
+    'mcp_servers.loopx.default_tools_approval_mode="approve"',
+  ].flatMap((value) => ['-c', value]);
+}
+
+/** Claude Code's absolute-path rule form: `//` then the path without its leading slash. */
+function claudePath(path: string): string {
+  return `//${path.replace(/^\/+/, '')}`;
+}
+
+/**
+ * Claude Code's flags for a turn: its project and local settings are not loaded (a hook or an allow rule an agent
+ * planted there never starts), no MCP server but those loopx names (none: Claude Code writes back with the allowed
+ * loopx commands), and deny rules for editing AGENT_READ_ONLY under the root and the worktree (Edit rules cover every
+ * file-writing tool and the file commands `acceptEdits` allows) and for reading the key folder.
+ */
+export function claudeBoundaryArgs(place: BoundaryPlace): string[] {
+  const roots = [...new Set([place.root, place.cwd])].filter((r) => isAbsolute(r));
+  const rules = roots.flatMap((root) =>
+    AGENT_READ_ONLY.flatMap((p) => {
+      const at = claudePath(posix.join(root, p));
+      return p.includes('.json') ? [`Edit(${at})`] : [`Edit(${at})`, `Edit(${at}/**)`];
+    }),
+  );
+  rules.push(`Read(${claudePath(place.keyDir)}/**)`, `Edit(${claudePath(place.keyDir)}/**)`);
+  return ['--setting-sources', 'user', '--strict-mcp-config', '--disallowedTools', ...rules];
+}
+
+/** What a host's command in force promises about the boundary, for `doctor`, the docs and a turn's record. */
+export type BoundaryKind = 'enforced' | 'none';
+
+/** The hosts loopx knows how to bound. */
+export const BOUNDED_HOSTS: readonly string[] = ['codex', 'claude'];
+
+/** A command keeps the boundary when it is a bounded host's and carries `{boundary}` (every built-in default does). */
+export function boundaryOf(host: string, template: string): BoundaryKind {
+  return BOUNDED_HOSTS.includes(host) && template.includes('{boundary}') ? 'enforced' : 'none';
+}
+
+/** What a runner (and a turn's record) says of a host whose command loopx cannot bound. */
+export function unboundedLine(host: string): string {
+  return (
+    `Turns on ${host} run without loopx's boundary: its agent can write .loopx/ (the store, the launcher, turn folders) ` +
+    "and the other hosts' config. A decision it forged would be detected (loopx log verify), not prevented."
+  );
+}
+
+/**
+ * A started turn's boundary: its root and folder from the turn, the key folder, and the MCP server as the turn's
+ * agent through `loopx` (the launcher the prompt names). The person's key folder is passed on when it is not the
+ * default one, so the server finds the same key the person's decisions were proven with.
+ */
+export function turnBoundary(
+  turn: { cwd: string; env: Record<string, string> },
+  loopx: string,
+  keyDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { place: BoundaryPlace; mcp: McpServerLine } {
+  const root = turn.env.LOOPX_ROOT ?? turn.cwd;
+  const passOn = Object.fromEntries(
+    (['LOOPX_CONFIG_DIR', 'XDG_CONFIG_HOME'] as const).flatMap((k) => (env[k] ? [[k, env[k] as string]] : [])),
+  );
+  return {
+    place: { root, cwd: turn.cwd, keyDir },
+    mcp: { command: loopx, agent: turn.env.LOOPX_AGENT ?? '', root, env: passOn },
+  };
+}
+
+/**
+ * What a sandbox may leave behind: bubblewrap (Codex's sandbox on Linux) mounts a read-only path that does not exist
+ * over an empty file or folder it makes for the purpose, and does not always remove it when the turn ends (seen with
+ * Codex 0.171.0: `.claude`, `.codex`, `.git`, `.agents`, `.aws`). A runner notes which of these are missing before a
+ * turn and afterwards removes the ones that appeared empty.
+ */
+const STUB_CANDIDATES: readonly string[] = [...new Set([...AGENT_READ_ONLY, '.git', '.codex', '.agents', '.aws'])];
+
+export function missingPaths(cwd: string): string[] {
+  return STUB_CANDIDATES.filter((p) => !existsSync(join(cwd, p)));
+}
+
+/** Removes what appeared in place of `missing` as an empty file or an empty folder (never anything with content). */
+export function removeSandboxStubs(cwd: string, missing: readonly string[]): string[] {
+  const removed: string[] = [];
+  for (const p of missing) {
+    const path = join(cwd, p);
+    try {
+      const stat = lstatSync(path);
+      if (stat.isFile() && stat.size === 0) rmSync(path, { force: true });
+      else if (stat.isDirectory() && readdirSync(path).length === 0) rmdirSync(path);
+      else continue;
+      removed.push(p);
+    } catch {
+      /* not there (the usual case), or not ours to remove */
+    }
+  }
+  return removed;
+}
