@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readdirSync, rmSync, rmdirSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, rmdirSync } from 'node:fs';
 import { isAbsolute, join, posix } from 'node:path';
 
 /**
@@ -127,6 +127,13 @@ export function turnBoundary(
   env: NodeJS.ProcessEnv = process.env,
 ): { place: BoundaryPlace; mcp: McpServerLine } {
   const root = turn.env.LOOPX_ROOT ?? turn.cwd;
+  // The folder must exist for a sandbox to deny it (bubblewrap cannot mount over a path it cannot make, and Codex
+  // then starts no command at all); made as the key's own folder would be, private to the person.
+  try {
+    mkdirSync(keyDir, { recursive: true, mode: 0o700 });
+  } catch {
+    /* a folder that cannot be made: the host says so when it starts */
+  }
   const passOn = Object.fromEntries(
     (['LOOPX_CONFIG_DIR', 'XDG_CONFIG_HOME'] as const).flatMap((k) => (env[k] ? [[k, env[k] as string]] : [])),
   );

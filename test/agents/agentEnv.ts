@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { ModelServer } from './modelServer';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { ModelServer, Step } from './modelServer';
 import { readTurnPrompt } from '../../src/kernel/turns/turnCommands';
 
 /**
@@ -11,8 +11,7 @@ import { readTurnPrompt } from '../../src/kernel/turns/turnCommands';
  */
 export function agentEnv(server: ModelServer, home: string, bin: string): Record<string, string> {
   mkdirSync(join(home, '.claude'), { recursive: true });
-  const codexHome = join(home, '.codex');
-  mkdirSync(codexHome, { recursive: true });
+  const codexHome = codexHomeFor(bin);
   writeFileSync(join(codexHome, 'config.toml'), codexConfig(server));
   return {
     HOME: home,
@@ -28,6 +27,17 @@ export function agentEnv(server: ModelServer, home: string, bin: string): Record
     LOOPX_TEST_MODEL_KEY: 'loopx-test-dummy-key',
     ...proxyEnv(server),
   };
+}
+
+/**
+ * A Codex home for a test outside the temporary folder: under a permission profile Codex starts its sandbox helper
+ * through aliases it makes in its home, and refuses to make them under /tmp ("Refusing to create helper binaries under
+ * temporary dir"), after which no command runs. A folder of the checkout's `.cache/` (ignored by git), one per test.
+ */
+function codexHomeFor(bin: string): string {
+  const base = join(dirname(dirname(bin)), '.cache', 'codex-homes');
+  mkdirSync(base, { recursive: true });
+  return mkdtempSync(join(base, 'home '));
 }
 
 /** Everything not for 127.0.0.1 goes to the model server, which records and refuses it. */
@@ -96,10 +106,21 @@ export function agentBin(repo: string): string {
 /** The turn's todo and exact loopx prefix, read from its prompt (turnCommands.ts: the same home as the prompt). */
 export const readTurn = readTurnPrompt;
 
-export function shipScript(prompt: string): string[] {
+/**
+ * What a model that follows the prompt does: reads its todo, records evidence, ships. Through the shell's loopx
+ * commands, or, where the prompt says the shell cannot write (Codex under loopx's boundary), reads in the shell and
+ * writes through the loopx MCP tools.
+ */
+export function shipScript(prompt: string): Step[] {
   const turn = readTurn(prompt);
   if (!turn) return [];
   const { prefix, todo } = turn;
+  if (turn.mcp)
+    return [
+      `${prefix} todo show ${todo} --json`,
+      { tool: 'loopx_evidence', input: { todo, kind: 'test', summary: 'checked by the scripted model' } },
+      { tool: 'loopx_ship', input: { todo } },
+    ];
   return [
     `${prefix} todo show ${todo} --json`,
     `${prefix} evidence add --todo ${todo} --kind test --summary "checked by the scripted model" --json`,

@@ -173,6 +173,8 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
             id: `fc_${calls.length}`,
             call_id: `call_${calls.length}`,
             name: typeof step === 'string' ? shell.name : step.tool,
+            // Codex offers an MCP server's tools inside a namespace (`mcp__loopx`): a call names both.
+            ...(typeof step === 'string' ? {} : namespaceOf(request.tools ?? [], step.tool)),
             arguments: JSON.stringify(typeof step === 'string' ? shell.args(step) : step.input),
             status: 'completed',
           }
@@ -223,6 +225,15 @@ interface OpenAiTool {
   type: string;
   name?: string;
   parameters?: { properties?: Record<string, unknown> };
+  /** A namespace's own tools (Codex's MCP servers: `{type: 'namespace', name: 'mcp__loopx', tools: […]}`). */
+  tools?: OpenAiTool[];
+}
+
+/** The namespace a tool is offered in, when it is not offered at the top level. */
+function namespaceOf(tools: OpenAiTool[], name: string): { namespace?: string } {
+  if (tools.some((t) => t.name === name)) return {};
+  const holder = tools.find((t) => t.type === 'namespace' && t.tools?.some((inner) => inner.name === name));
+  return holder?.name ? { namespace: holder.name } : {};
 }
 interface OpenAiRequest {
   model: string;

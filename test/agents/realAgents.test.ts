@@ -1,86 +1,25 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { LOOPX, REPO, cleanEnv, inVsCode, loopx, startGoal } from '../cli/harness';
+import { cleanEnv, inVsCode, loopx } from '../cli/harness';
 import { approveMonitor } from '../../src/kernel/monitors/monitors';
-import { agentBin, agentEnv, readTurn, shipScript } from './agentEnv';
-import { type ModelServer, type Step, startModelServer } from './modelServer';
+import { type AgentWorld, startAgentWorld, turnLog } from './agentWorld';
 import { claudeMcpSetup, codexMcpSetup } from '../../src/runtime/projections/mcpSetup';
 
 /**
  * The real Claude Code and Codex CLIs (exact devDependencies) running loopx turns with the default host commands,
  * offline: the model is a script on 127.0.0.1 that reads the prompt and calls the CLI's own shell tool with the
- * prompt's loopx commands. Everything lives under one temporary folder whose name has a space, loopx included.
+ * prompt's loopx commands (Codex, whose shell loopx keeps read-only to the store, writes back through the loopx MCP
+ * tools). Everything lives under one temporary folder whose name has a space, loopx included (agentWorld.ts).
  */
-const base = mkdtempSync(join(tmpdir(), 'loopx agents '));
-const bin = agentBin(REPO);
-/** This loopx, reached through a folder with a space in its name (as on macOS), as an MCP set-up will name it. */
-const spacedLoopx = join(base, 'my tools', 'loopx');
-let server: ModelServer;
-/** What the scripted model runs after the turn's own commands (a test sets it). */
-let extra: (turn: { prefix: string; todo: string }) => string[] = () => [];
-/** Or instead of them: a test's own script. */
-let only: ((turn: { prefix: string; todo: string }) => Step[]) | undefined;
-
+let w: AgentWorld;
 beforeAll(async () => {
-  mkdirSync(join(base, 'my tools'));
-  symlinkSync(LOOPX, spacedLoopx);
-  server = await startModelServer({
-    script: (prompt) => {
-      const turn = readTurn(prompt);
-      if (!turn) return [];
-      if (only) return only(turn);
-      const [show, evidence, ship] = shipScript(prompt);
-      return [show as string, ...extra(turn), evidence as string, ship as string];
-    },
-  });
+  w = await startAgentWorld('agents');
 });
 afterAll(async () => {
-  await server?.close();
-  rmSync(base, { recursive: true, force: true });
+  await w?.close();
 });
-
-let n = 0;
-function setUp(): { root: string; env: Record<string, string>; cli: (args: string[]) => ReturnType<typeof loopx> } {
-  const root = join(base, `work space ${++n}`);
-  mkdirSync(root);
-  const env = agentEnv(server, join(base, `home ${n}`), bin);
-  const cli = (args: string[]) => loopx(args, { cwd: root, env: { HOME: env.HOME as string } });
-  cli(['init']);
-  // A person's price for the scripted model (Codex reports no cost; Claude Code's own cost wins over it).
-  writeFileSync(join(root, '.loopx', 'prices.json'), JSON.stringify({ 'loopx-scripted': { input: 2, cachedInput: 0.2, output: 8 } }));
-  cli(['goal', 'create', '--title', 'Ship the importer', '--turns', '5']);
-  startGoal(root);
-  cli(['todo', 'add', '--goal', 'G1', '--title', 'Parse quoted fields', '--detail', 'fixtures pass']);
-  return { root, env, cli };
-}
-
-/** `loopx run … --once --json` through the spaced path, as a child (the model server answers meanwhile). */
-function run(
-  root: string,
-  env: Record<string, string>,
-  args: string[],
-): Promise<{ code: number | null; events: Record<string, unknown>[]; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [spacedLoopx, 'run', '--json', '--once', ...args], { cwd: root, env: cleanEnv(env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) =>
-      done({
-        code,
-        stderr,
-        events: stdout
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l) as Record<string, unknown>),
-      }),
-    );
-  });
-}
 
 function expectShippedOnce(cli: (args: string[]) => ReturnType<typeof loopx>, agent: string): void {
   expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
@@ -97,12 +36,15 @@ function expectShippedOnce(cli: (args: string[]) => ReturnType<typeof loopx>, ag
 
 describe('real agent CLIs with the default host commands, offline', () => {
   test("loopx run --host claude: Claude Code runs the prompt's loopx commands unasked and ships the todo; quota spent once", async () => {
-    const { root, env, cli } = setUp();
-    const before = server.calls.length;
-    const r = await run(root, env, ['--host', 'claude']);
+    const { root, env, cli } = w.setUp();
+    const before = w.server.calls.length;
+    const r = await w.run(root, env, ['--host', 'claude']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({ resultKind: 'validated_completion', spent: true, exitCode: 0 });
-    const calls = server.calls.slice(before);
+    expect(
+      r.events.find((e) => e.event === 'turn_ended'),
+      turnLog(root),
+    ).toMatchObject({ resultKind: 'validated_completion', spent: true, exitCode: 0 });
+    const calls = w.server.calls.slice(before);
     // The prompt's loopx: the workspace's launcher of this CLI on this Node (a login shell may have no Node on PATH).
     const launcher = join(root, '.loopx', 'bin', 'loopx');
     expect(calls.map((c) => c.command)).toEqual([
@@ -124,23 +66,26 @@ describe('real agent CLIs with the default host commands, offline', () => {
       expect.stringContaining('loopx evidence add --todo T1 '),
       'loopx todo ship T1 --json',
     ]);
-    expect(server.outside).toEqual([]);
-    expect(server.problems).toEqual([]);
+    expect(w.server.outside).toEqual([]);
+    expect(w.server.problems).toEqual([]);
   });
 
-  test('loopx run --host codex: Codex runs them in its workspace-write sandbox and ships the todo; quota spent once', async () => {
-    const { root, env, cli } = setUp();
-    const before = server.calls.length;
-    const r = await run(root, env, ['--host', 'codex']);
+  test("loopx run --host codex: Codex reads in its sandbox, writes back through loopx's MCP tools as codex and ships the todo; quota spent once", async () => {
+    const { root, env, cli } = w.setUp();
+    const before = w.server.calls.length;
+    const r = await w.run(root, env, ['--host', 'codex']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({ resultKind: 'validated_completion', spent: true, exitCode: 0 });
-    const calls = server.calls.slice(before);
+    expect(
+      r.events.find((e) => e.event === 'turn_ended'),
+      turnLog(root),
+    ).toMatchObject({ resultKind: 'validated_completion', spent: true, exitCode: 0 });
+    const calls = w.server.calls.slice(before);
     // The prompt's loopx: the workspace's launcher of this CLI on this Node (a login shell may have no Node on PATH).
     const launcher = join(root, '.loopx', 'bin', 'loopx');
-    expect(calls.map((c) => c.command)).toEqual([
-      `LOOPX_AGENT=codex '${launcher}' todo show T1 --json`,
-      expect.stringContaining(' evidence add --todo T1 '),
-      `LOOPX_AGENT=codex '${launcher}' todo ship T1 --json`,
+    expect(calls.map((c) => [c.tool, c.command])).toEqual([
+      ['exec_command', `LOOPX_AGENT=codex '${launcher}' todo show T1 --json`],
+      ['loopx_evidence', JSON.stringify({ todo: 'T1', kind: 'test', summary: 'checked by the scripted model' })],
+      ['loopx_ship', JSON.stringify({ todo: 'T1' })],
     ]);
     for (const call of calls) expect(call.output).toContain('"ok":true');
     expectShippedOnce(cli, 'codex');
@@ -154,14 +99,14 @@ describe('real agent CLIs with the default host commands, offline', () => {
       costSource: 'prices',
       model: 'loopx-scripted',
     });
-    expect(server.outside).toEqual([]);
-    expect(server.problems).toEqual([]);
+    expect(w.server.outside).toEqual([]);
+    expect(w.server.problems).toEqual([]);
   });
 
   test('Claude Code: a command smuggled through an allowed loopx call, or through evidence run, is not run unasked', async () => {
-    const { root, env, cli } = setUp();
+    const { root, env, cli } = w.setUp();
     const marker = (name: string) => join(root, name);
-    extra = ({ prefix, todo }) => [
+    w.extra = ({ prefix, todo }) => [
       `${prefix} evidence run --todo ${todo} -- touch ${marker('ran-evidence-run')}`,
       `${prefix} todo show ${todo} && node -e "require('fs').writeFileSync('${marker('ran-and')}', '')"`,
       `${prefix} todo show ${todo}; node -e "require('fs').writeFileSync('${marker('ran-semicolon')}', '')"`,
@@ -169,14 +114,14 @@ describe('real agent CLIs with the default host commands, offline', () => {
       `${prefix} todo show $(node -e "require('fs').writeFileSync('${marker('ran-substitution')}', '')")`,
       `node -e "require('fs').writeFileSync('${marker('ran-plain')}', '')"`,
     ];
-    const before = server.calls.length;
+    const before = w.server.calls.length;
     try {
-      const r = await run(root, env, ['--host', 'claude']);
+      const r = await w.run(root, env, ['--host', 'claude']);
       expect(r.code, r.stderr).toBe(0);
     } finally {
-      extra = () => [];
+      w.extra = () => [];
     }
-    const smuggled = server.calls.slice(before + 1, before + 7);
+    const smuggled = w.server.calls.slice(before + 1, before + 7);
     expect(smuggled).toHaveLength(6);
     for (const call of smuggled) expect(call.output, call.command).toMatch(/requires approval|command_substitution/);
     for (const name of ['ran-evidence-run', 'ran-and', 'ran-semicolon', 'ran-pipe', 'ran-substitution', 'ran-plain'])
@@ -187,26 +132,30 @@ describe('real agent CLIs with the default host commands, offline', () => {
   });
 
   test("Codex: the sandbox keeps the agent's own writes in the workspace, and a check it sets through loopx waits for a person", async () => {
-    const { root, env, cli } = setUp();
-    const outside = (name: string) => join(base, `${name} ${n}`);
-    only = ({ prefix, todo }) => [
+    const { root, env, cli } = w.setUp();
+    // Outside the workspace and outside /tmp (which Codex's workspace profile lets commands write, as builds need).
+    const outside = (name: string) => join(env.CODEX_HOME as string, name);
+    w.only = ({ prefix, todo }) => [
       `${prefix} todo show ${todo} --json`,
       `touch '${outside('written by the agent')}'`,
-      `${prefix} monitor add --todo ${todo} --check "touch '${outside('written by its check')}'" --every 10s --note "waits for the deploy" --json`,
+      {
+        tool: 'loopx_monitor_add',
+        input: { todo, check: `touch '${outside('written by its check')}'`, every: '10s', note: 'waits for the deploy' },
+      },
     ];
-    const before = server.calls.length;
+    const before = w.server.calls.length;
     try {
-      const r = await run(root, env, ['--host', 'codex']);
+      const r = await w.run(root, env, ['--host', 'codex']);
       expect(r.code, r.stderr).toBe(0);
     } finally {
-      only = undefined;
+      w.only = undefined;
     }
-    const [, write, add] = server.calls.slice(before);
+    const [, write, add] = w.server.calls.slice(before);
     expect(write?.output).toMatch(/Read-only file system|Permission denied/);
     expect(existsSync(outside('written by the agent'))).toBe(false);
     expect(add?.output).toContain('"approval":"pending"');
     // The runner's next passes and any ticker leave it alone: it waits for a person, and says so.
-    const again = await run(root, env, ['--host', 'codex']);
+    const again = await w.run(root, env, ['--host', 'codex']);
     expect(again.code, again.stderr).toBe(0);
     expect(cli(['monitor', 'tick', '--json']).json.data).toMatchObject({ runs: [] });
     expect(existsSync(outside('written by its check'))).toBe(false);
@@ -219,13 +168,13 @@ describe('real agent CLIs with the default host commands, offline', () => {
       runs: [expect.objectContaining({ monitorId: 'M1', exitCode: 0 })],
     });
     expect(existsSync(outside('written by its check'))).toBe(true);
-    expect(server.outside).toEqual([]);
+    expect(w.server.outside).toEqual([]);
   });
 });
 
 describe('hosts that change under you, judged against the real CLIs', () => {
   test('loopx doctor names each installed host with its version and says it accepts the default command', () => {
-    const { root, env } = setUp();
+    const { root, env } = w.setUp();
     const doctor = loopx(['doctor', '--json'], { cwd: root, env: { HOME: env.HOME as string, PATH: env.PATH as string } });
     const checks = (doctor.json.data as { checks: { name: string; level: string; detail: string }[] }).checks;
     expect(checks.filter((c) => c.name.startsWith('host '))).toEqual([
@@ -248,15 +197,15 @@ describe('hosts that change under you, judged against the real CLIs', () => {
   });
 
   test('loopx run refuses a command the installed Codex no longer accepts, before anything is claimed, saying what to use', async () => {
-    const { root, env, cli } = setUp();
-    const r = await run(root, env, ['--host', 'codex', '--command', 'codex exec --full-auto -']);
+    const { root, env, cli } = w.setUp();
+    const r = await w.run(root, env, ['--host', 'codex', '--command', 'codex exec --full-auto -']);
     expect(r.code).toBe(2);
     expect(r.events.at(-1)).toMatchObject({
       ok: false,
       error: {
         code: 'host_incompatible',
         message: expect.stringContaining(
-          'The Codex CLI 0.171.0 no longer accepts --full-auto; use the default command: codex exec --sandbox workspace-write --skip-git-repo-check --json -',
+          'The Codex CLI 0.171.0 no longer accepts --full-auto; use the default command: codex exec --skip-git-repo-check --json {boundary} -',
         ),
       },
     });
@@ -264,10 +213,13 @@ describe('hosts that change under you, judged against the real CLIs', () => {
   });
 
   test('a turn whose host exits at once with a usage error is a host configuration problem, with the telling line', async () => {
-    const { root, env } = setUp();
-    const r = await run(root, env, ['--host', 'custom', '--command', 'codex exec --full-auto -']);
+    const { root, env } = w.setUp();
+    const r = await w.run(root, env, ['--host', 'custom', '--command', 'codex exec --full-auto -']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.events.find((e) => e.event === 'turn_ended')).toMatchObject({
+    expect(
+      r.events.find((e) => e.event === 'turn_ended'),
+      turnLog(root),
+    ).toMatchObject({
       resultKind: 'host_failure',
       exitCode: 2,
       spent: false,
@@ -280,14 +232,14 @@ describe('hosts that change under you, judged against the real CLIs', () => {
 
 describe("Connect an Agent's MCP set-up, as copied, with the real CLIs", () => {
   test('Claude Code: the copied command adds the server; with mcp__loopx allowed, claude -p ships through loopx tools as its agent', async () => {
-    const { root, env, cli } = setUp();
-    const add = spawnSync('/bin/sh', ['-c', claudeMcpSetup(spacedLoopx)], { cwd: root, env: { ...cleanEnv(env) }, encoding: 'utf8' });
+    const { root, env, cli } = w.setUp();
+    const add = spawnSync('/bin/sh', ['-c', claudeMcpSetup(w.spacedLoopx)], { cwd: root, env: { ...cleanEnv(env) }, encoding: 'utf8' });
     expect(add.status, add.stderr).toBe(0);
     const list = spawnSync('claude', ['mcp', 'list'], { cwd: root, env: cleanEnv(env), encoding: 'utf8', timeout: 60_000 });
-    expect(list.stdout).toContain(`loopx: ${spacedLoopx} mcp - ✔ Connected`);
+    expect(list.stdout).toContain(`loopx: ${w.spacedLoopx} mcp - ✔ Connected`);
     const started = loopx(['turn', 'start', '--goal', 'G1', '--host', 'claude', '--agent', 'claude', '--json'], { cwd: root });
     const prompt = (started.json.data as { promptFile: string }).promptFile;
-    only = ({ todo }) => [
+    w.only = ({ todo }) => [
       { tool: 'mcp__loopx__loopx_todo_show', input: { todo } },
       { tool: 'mcp__loopx__loopx_evidence', input: { todo, summary: 'checked by the scripted model', kind: 'test' } },
       { tool: 'mcp__loopx__loopx_ship', input: { todo } },
@@ -302,7 +254,7 @@ describe("Connect an Agent's MCP set-up, as copied, with the real CLIs", () => {
       });
       expect(r.code, r.out).toBe(0);
     } finally {
-      only = undefined;
+      w.only = undefined;
     }
     expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
     expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toEqual([
@@ -311,15 +263,15 @@ describe("Connect an Agent's MCP set-up, as copied, with the real CLIs", () => {
   });
 
   test('Codex: the copied table is what codex reads: the server, its arguments, and LOOPX_AGENT passed through', () => {
-    const { root, env } = setUp();
-    appendFileSync(join(env.CODEX_HOME as string, 'config.toml'), `\n${codexMcpSetup(spacedLoopx)}`);
+    const { root, env } = w.setUp();
+    appendFileSync(join(env.CODEX_HOME as string, 'config.toml'), `\n${codexMcpSetup(w.spacedLoopx)}`);
     const list = spawnSync('codex', ['mcp', 'list', '--json'], { cwd: root, env: cleanEnv(env), encoding: 'utf8', timeout: 60_000 });
     expect(list.status, list.stderr).toBe(0);
     expect(JSON.parse(list.stdout)).toEqual([
       expect.objectContaining({
         name: 'loopx',
         enabled: true,
-        transport: expect.objectContaining({ command: spacedLoopx, args: ['mcp'], env_vars: ['LOOPX_AGENT'] }),
+        transport: expect.objectContaining({ command: w.spacedLoopx, args: ['mcp'], env_vars: ['LOOPX_AGENT'] }),
       }),
     ]);
   });

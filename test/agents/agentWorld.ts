@@ -1,0 +1,104 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LOOPX, REPO, cleanEnv, loopx, startGoal } from '../cli/harness';
+import { agentBin, agentEnv, readTurn, shipScript } from './agentEnv';
+import { type ModelServer, type Step, startModelServer } from './modelServer';
+
+/** A turn as the scripted model sees it: its todo, the prompt's loopx prefix, and whether it writes back through MCP. */
+export type TurnSeen = NonNullable<ReturnType<typeof readTurn>>;
+
+/**
+ * The world the real agent CLIs run in for a test file: one temporary folder whose name has a space (loopx reached
+ * through a folder with a space, as on macOS), a scripted model on 127.0.0.1, and workspaces made as a person does.
+ * By default the model follows the prompt (`shipScript`); a test puts its own steps before the evidence (`extra`) or
+ * replaces the script (`only`).
+ */
+export interface AgentWorld {
+  base: string;
+  server: ModelServer;
+  /** This loopx, reached through a folder with a space in its name. */
+  spacedLoopx: string;
+  extra: (turn: TurnSeen) => Step[];
+  only: ((turn: TurnSeen) => Step[]) | undefined;
+  /** A workspace with G1 active and T1 ready: its root, the agents' environment and the CLI as a person runs it. */
+  setUp(): { root: string; env: Record<string, string>; cli: (args: string[]) => ReturnType<typeof loopx>; n: number };
+  /** `loopx run … --once --json` through the spaced path, as a child (the model server answers meanwhile). */
+  run(
+    root: string,
+    env: Record<string, string>,
+    args: string[],
+  ): Promise<{ code: number | null; events: Record<string, unknown>[]; stderr: string }>;
+  close(): Promise<void>;
+}
+
+/** The end of a turn's output log (the host's own words), for a failing assertion's message. */
+export function turnLog(root: string, turn = 'R1'): string {
+  try {
+    return readFileSync(join(root, '.loopx', 'turns', turn, 'output.log'), 'utf8').slice(-4000);
+  } catch {
+    return `(no output log for ${turn})`;
+  }
+}
+
+export async function startAgentWorld(name: string): Promise<AgentWorld> {
+  const base = mkdtempSync(join(tmpdir(), `loopx ${name} `));
+  const bin = agentBin(REPO);
+  const spacedLoopx = join(base, 'my tools', 'loopx');
+  mkdirSync(join(base, 'my tools'));
+  symlinkSync(LOOPX, spacedLoopx);
+  let n = 0;
+  const world: AgentWorld = {
+    base,
+    spacedLoopx,
+    extra: () => [],
+    only: undefined,
+    server: await startModelServer({
+      script: (prompt) => {
+        const turn = readTurn(prompt);
+        if (!turn) return [];
+        if (world.only) return world.only(turn);
+        const [show, evidence, ship] = shipScript(prompt) as [Step, Step, Step];
+        return [show, ...world.extra(turn), evidence, ship];
+      },
+    }),
+    setUp() {
+      const root = join(base, `work space ${++n}`);
+      mkdirSync(root);
+      const env = agentEnv(world.server, join(base, `home ${n}`), bin);
+      const cli = (args: string[]) => loopx(args, { cwd: root, env: { HOME: env.HOME as string } });
+      cli(['init']);
+      // A person's price for the scripted model (Codex reports no cost; Claude Code's own cost wins over it).
+      writeFileSync(join(root, '.loopx', 'prices.json'), JSON.stringify({ 'loopx-scripted': { input: 2, cachedInput: 0.2, output: 8 } }));
+      cli(['goal', 'create', '--title', 'Ship the importer', '--turns', '5']);
+      startGoal(root);
+      cli(['todo', 'add', '--goal', 'G1', '--title', 'Parse quoted fields', '--detail', 'fixtures pass']);
+      return { root, env, cli, n };
+    },
+    run(root, env, args) {
+      return new Promise((done) => {
+        const child = spawn(process.execPath, [spacedLoopx, 'run', '--json', '--once', ...args], { cwd: root, env: cleanEnv(env) });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d) => (stdout += d));
+        child.stderr.on('data', (d) => (stderr += d));
+        child.on('close', (code) =>
+          done({
+            code,
+            stderr,
+            events: stdout
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => JSON.parse(l) as Record<string, unknown>),
+          }),
+        );
+      });
+    },
+    async close() {
+      await world.server.close();
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+  return world;
+}
