@@ -65,7 +65,7 @@ describe("a model's price is a person's decision, recorded in the store", () => 
     expect(JSON.parse(String(last?.data))).toMatchObject({ model: 'gpt-5', channel: 'vscode' });
   });
 
-  test('removing a person\'s price brings back the built-in one (and a model without one is unpriced again)', () => {
+  test("removing a person's price brings back the built-in one (and a model without one is unpriced again)", () => {
     setPrice(s.kernel, GPT5);
     setPrice(s.kernel, { model: 'loopx-scripted', input: 1, cachedInput: 0.1, output: 4 });
     expect(removePrice(s.kernel, 'GPT-5')).toEqual({ model: 'gpt-5', builtIn: DEFAULT_PRICES['gpt-5'] });

@@ -196,7 +196,9 @@ describe('the price table', () => {
     expect(entries).toEqual([
       { model: 'loopx-scripted', input: 1, cachedInput: 0.1, output: 2, source: 'prices.json', asOf: '2026-12-01' },
     ]);
-    expect(problems).toEqual(['prices.json: gpt-5 needs input, cachedInput and output as numbers ≥ 0, in dollars per million tokens; skipped']);
+    expect(problems).toEqual([
+      'prices.json: gpt-5 needs input, cachedInput and output as numbers ≥ 0, in dollars per million tokens; skipped',
+    ]);
     expect(readPricesFile('{', '2027-01-02').problems[0]).toMatch(/not JSON/);
     expect(readPricesFile('[1]', '2027-01-02').problems[0]).toMatch(/should map model names/);
   });
