@@ -92,7 +92,14 @@ const SAMPLES: { [K in EventKind]: EventData<K> } = {
   'team.pushed': { database: 'db.example:5432/loopx', host: 'ada-laptop.local', events: 42 },
   'team.joined': { database: 'db.example:5432/loopx', host: 'ci-runner-3', events: 43 },
   'team.left': { database: 'localhost:5432/ada', host: 'ada-laptop.local', events: 60 },
-  'price.set': { model: 'gpt-6.2-sol', input: 2, cachedInput: 0.1, output: 10, source: 'https://openai.com/api/pricing/', asOf: '2026-12-01' },
+  'price.set': {
+    model: 'gpt-6.2-sol',
+    input: 2,
+    cachedInput: 0.1,
+    output: 10,
+    source: 'https://openai.com/api/pricing/',
+    asOf: '2026-12-01',
+  },
   'price.removed': { model: 'gpt-6.2-sol' },
 };
 const KINDS = Object.keys(SAMPLES) as EventKind[];

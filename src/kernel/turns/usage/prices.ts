@@ -1,4 +1,5 @@
 import { type TurnUsage } from './usage';
+import { hostileChar } from '../../validate';
 
 /** A model's list price in US dollars per million tokens, with where and when it was read. */
 export interface ModelPrice {
@@ -91,7 +92,7 @@ export function checkPrice(model: unknown, entry: Record<string, unknown>, today
   if (!numbers.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0))
     return `${name} needs input, cachedInput and output as numbers ≥ 0, in dollars per million tokens`;
   const source = entry.source === undefined || entry.source === null ? '' : entry.source;
-  if (typeof source !== 'string' || source.length > SOURCE_MAX || /[\u0000-\u001f\u007f-\u009f]/.test(source))
+  if (typeof source !== 'string' || source.length > SOURCE_MAX || /[\n\t]/.test(source) || hostileChar(source))
     return `${name}: the source should be one line of at most ${SOURCE_MAX} characters (the page the prices were read from)`;
   const asOf = entry.asOf === undefined || entry.asOf === null || entry.asOf === '' ? today : entry.asOf;
   if (typeof asOf !== 'string' || !AS_OF.test(asOf) || Number.isNaN(Date.parse(asOf)))
