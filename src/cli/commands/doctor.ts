@@ -22,7 +22,7 @@ import { DEFAULT_HOSTS } from '../../runtime/hosts';
 import { hostFacts, judgeHost } from '../../runtime/hostCheck';
 import { worktreeCheck } from '../worktreeWords';
 import { getTodoCore, leaseLive } from '../../kernel/todos/todoQueries';
-import { OLD_PRICES_FILE } from '../../kernel/turns/usage/turnUsage';
+import { OLD_PRICES_FILE } from '../../kernel/prices/priceTable';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {

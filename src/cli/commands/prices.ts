@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command, CommandContext } from '../command';
 import {
+  OLD_PRICES_FILE,
   type PriceInForce,
   type PriceInput,
   checkPriceInput,
@@ -12,7 +13,6 @@ import {
   setPrices,
 } from '../../kernel/prices/priceTable';
 import { type PriceEntry, readPricesFile } from '../../kernel/turns/usage/prices';
-import { OLD_PRICES_FILE } from '../../kernel/turns/usage/turnUsage';
 import { InvalidInputError, NotFoundError } from '../../kernel/errors';
 import { clean } from '../format';
 

@@ -5,6 +5,13 @@ import { requireHumanChannel } from '../authority';
 import { rowReader } from '../rowReader';
 import { DEFAULT_PRICES, type ModelPrice, type PriceEntry, type PriceTable, checkPrice } from '../turns/usage/prices';
 
+/**
+ * Where loopx once read a person's prices from, beside the store. No longer read for pricing (an agent in its sandbox
+ * can write the workspace): `loopx doctor` says it is ignored, and `loopx prices import` records its entries as a
+ * person's decision.
+ */
+export const OLD_PRICES_FILE = 'prices.json';
+
 /** A person's price as the store keeps it: the entry, who set it, through which channel, when. */
 export interface PersonalPrice extends PriceEntry {
   setBy: string;

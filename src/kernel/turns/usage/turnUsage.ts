@@ -9,12 +9,6 @@ import { type CheckedUsage, type TurnUsage, checkUsage } from './usage';
 /** Where a turn's output is kept, relative to its folder (the runner and the VS Code terminal both write it). */
 export const TURN_OUTPUT = 'output.log';
 /**
- * Where loopx once read a person's prices from, beside the store. No longer read for pricing (an agent in its sandbox
- * can write the workspace): `loopx doctor` says it is ignored, and `loopx prices import` records its entries as a
- * person's decision.
- */
-export const OLD_PRICES_FILE = 'prices.json';
-/**
  * A custom host reports what it used with a line of its own in its output: `loopx-usage: {"inputTokens": 1200,
  * "outputTokens": 300, "cachedTokens": 0, "costUsd": 0.02, "model": "…"}` (every field optional; the last line counts).
  */
