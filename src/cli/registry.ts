@@ -50,6 +50,7 @@ import { goalAllowChecks, monitorApprove } from './commands/agentChecks';
 import { HOOK_COMMANDS } from './commands/hooks';
 import { WORKTREE_COMMANDS, goalSetWorktree } from './commands/worktree';
 import { TEAM_COMMANDS } from './commands/team';
+import { PRICES_COMMANDS } from './commands/prices';
 
 /** Every loopx command spec, in the order help lists them (the extension's COMMANDS are VS Code command ids). */
 export const CLI_COMMANDS: readonly Command[] = [
@@ -110,6 +111,7 @@ export const CLI_COMMANDS: readonly Command[] = [
   run,
   reviewPacket,
   ...HOOK_COMMANDS,
+  ...PRICES_COMMANDS,
   ...WORKTREE_COMMANDS,
   ...TEAM_COMMANDS,
   agentsMd,

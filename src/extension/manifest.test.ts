@@ -66,6 +66,7 @@ describe('package.json ↔ code', () => {
       COMMANDS.allowChecks,
       COMMANDS.addHook,
       COMMANDS.removeHook,
+      COMMANDS.setModelPrice,
       COMMANDS.mergeBranch,
       COMMANDS.openPullRequest,
       COMMANDS.discardBranch,

@@ -24,6 +24,8 @@ export const HUMAN_ONLY_KINDS = [
   'team.pushed', // moving a store into a team store, joining one, leaving one (team/teamEvents.ts)
   'team.joined',
   'team.left',
+  'price.set', // what a model's tokens cost, and so when a money cap is reached (prices/priceTable.ts)
+  'price.removed',
 ] as const;
 
 /** The kernel acting on its own (a recurring todo's next occurrence, a monitor's or a hook's bookkeeping). */

@@ -21,6 +21,7 @@ export const STATE_TABLES: Readonly<Record<string, string>> = {
   hooks: 'id',
   hook_runs: 'hook_id, event_seq',
   worktrees: 'todo_id',
+  prices: 'model',
 };
 
 export interface ReplayDifference {

@@ -92,6 +92,15 @@ const SAMPLES: { [K in EventKind]: EventData<K> } = {
   'team.pushed': { database: 'db.example:5432/loopx', host: 'ada-laptop.local', events: 42 },
   'team.joined': { database: 'db.example:5432/loopx', host: 'ci-runner-3', events: 43 },
   'team.left': { database: 'localhost:5432/ada', host: 'ada-laptop.local', events: 60 },
+  'price.set': {
+    model: 'gpt-6.2-sol',
+    input: 2,
+    cachedInput: 0.1,
+    output: 10,
+    source: 'https://openai.com/api/pricing/',
+    asOf: '2026-12-01',
+  },
+  'price.removed': { model: 'gpt-6.2-sol' },
 };
 const KINDS = Object.keys(SAMPLES) as EventKind[];
 const sentence = (kind: string, data: unknown, actor = 'codex', actorKind = 'agent') => eventSentence({ kind, actor, actorKind, data });
@@ -143,6 +152,8 @@ describe('event sentences', () => {
       'this store moved into the team store by ada',
       'db.example:5432/loopx from ada-laptop.local, 42 events',
     ],
+    ['price.set', 'ada', SAMPLES['price.set'], 'price of gpt-6.2-sol set by ada', '$2 in, $0.1 cached, $10 out per million tokens'],
+    ['price.removed', 'ada', SAMPLES['price.removed'], 'price of gpt-6.2-sol removed by ada', ''],
     ['team.joined', 'ada', SAMPLES['team.joined'], 'a workspace joined the team store by ada', 'db.example:5432/loopx from ci-runner-3'],
     [
       'team.left',

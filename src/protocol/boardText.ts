@@ -190,6 +190,13 @@ export function eventSentence(e: EventFacts): EventSentence {
       return said(`a workspace joined the team store ${by}`, teamWhere(d));
     case 'team.left':
       return said(`a workspace moved out of the team store ${by}`, teamWhere(d));
+    case 'price.set':
+      return said(
+        `price of ${str('model')} set ${by}`,
+        `$${String(d.input ?? '?')} in, $${String(d.cachedInput ?? '?')} cached, $${String(d.output ?? '?')} out per million tokens`,
+      );
+    case 'price.removed':
+      return said(`price of ${str('model')} removed ${by}`);
     case 'log.accepted':
       return said(`the event log was accepted as it is ${by}, from event ${String(d.firstBadSeq ?? '?')} on`, str('problem'));
     case 'turn.finished': {

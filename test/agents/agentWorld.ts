@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOOPX, REPO, cleanEnv, loopx, startGoal } from '../cli/harness';
+import { Kernel } from '../../src/kernel/kernel';
+import { setPrice } from '../../src/kernel/prices/priceTable';
 import { agentBin, agentEnv, readTurn, shipScript } from './agentEnv';
 import { type ModelServer, type Step, startModelServer } from './modelServer';
 
@@ -69,8 +71,13 @@ export async function startAgentWorld(name: string): Promise<AgentWorld> {
       const env = agentEnv(world.server, join(base, `home ${n}`), bin);
       const cli = (args: string[]) => loopx(args, { cwd: root, env: { HOME: env.HOME as string } });
       cli(['init']);
-      // A person's price for the scripted model (Codex reports no cost; Claude Code's own cost wins over it).
-      writeFileSync(join(root, '.loopx', 'prices.json'), JSON.stringify({ 'loopx-scripted': { input: 2, cachedInput: 0.2, output: 8 } }));
+      // A person's price for the scripted model, set as at a terminal (Codex reports no cost; Claude Code's own wins).
+      const person = Kernel.open(root, { actor: { name: 'ada', kind: 'human', channel: 'tty' } });
+      try {
+        setPrice(person, { model: 'loopx-scripted', input: 2, cachedInput: 0.2, output: 8 });
+      } finally {
+        person.close();
+      }
       cli(['goal', 'create', '--title', 'Ship the importer', '--turns', '5']);
       startGoal(root);
       cli(['todo', 'add', '--goal', 'G1', '--title', 'Parse quoted fields', '--detail', 'fixtures pass']);

@@ -51,7 +51,14 @@ function expectNothingChanged(root: string, cli: (args: string[]) => ReturnType<
   expect(after.launcher).not.toContain('pwned');
   for (const planted of ['.claude/settings.json', '.codex/config.toml', '.vscode/settings.json', '.loopx/prices.json.planted'])
     expect(existsSync(join(root, planted)), planted).toBe(false);
-  expect(readFileSync(join(root, '.loopx', 'prices.json'), 'utf8')).not.toContain('"input":0');
+  expect(existsSync(join(root, '.loopx', 'prices.json')), 'prices.json').toBe(false);
+  expect(
+    (cli(['prices', '--json']).json.data as { prices: { model: string; input: number }[] }).prices.find(
+      (p) => p.model === 'loopx-scripted',
+    ),
+  ).toMatchObject({
+    input: 2,
+  });
   expect(cli(['log', 'verify', '--json']).code).toBe(0);
   expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
   expect(cli(['todo', 'show', 'T2', '--json']).json.data).toMatchObject({ status: 'claimed', owner: 'scout' });

@@ -24,6 +24,7 @@ import { humanKeyDir } from '../../kernel/humanKey';
 import { hostFacts, judgeHost } from '../../runtime/hostCheck';
 import { worktreeCheck } from '../worktreeWords';
 import { getTodoCore, leaseLive } from '../../kernel/todos/todoQueries';
+import { OLD_PRICES_FILE } from '../../kernel/prices/priceTable';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -90,6 +91,14 @@ function runChecks(kernel: Kernel, worktrees: Awaited<ReturnType<typeof worktree
   }
   const statusMd = existsSync(join(kernel.storeDir, STATUS_FILE));
   add('STATUS.md', statusMd ? 'ok' : 'warn', statusMd ? 'present' : 'missing; any change regenerates it');
+  // Once read for prices; an agent in its sandbox can rewrite it, so a person adopts its entries or deletes it.
+  if (existsSync(join(kernel.storeDir, OLD_PRICES_FILE)))
+    add(
+      'prices.json',
+      'warn',
+      '.loopx/prices.json is ignored: turns are priced from the store (loopx prices), where only a person sets a price. ' +
+        'To adopt its entries as your decision, run loopx prices import at an interactive terminal, then delete the file',
+    );
   return checks;
 }
 

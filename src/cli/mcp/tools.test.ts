@@ -34,6 +34,9 @@ describe('the MCP tools, declared as data', () => {
     expect(MCP_TOOLS.filter((t) => /approve|reject|decide|unblock|restore|accept_log/.test(t.name))).toEqual([]);
     const humanOnly = CLI_COMMANDS.filter((c) => c.humanOnly).map((c) => c.name.join(' '));
     expect(MCP_TOOLS.filter((t) => humanOnly.includes(t.cli)).map((t) => t.name)).toEqual([]);
+    // A price decides when a money cap is reached: setting, removing or importing one is a person's (issue 37).
+    expect(humanOnly).toEqual(expect.arrayContaining(['prices set', 'prices remove', 'prices import']));
+    expect(MCP_TOOLS.filter((t) => t.cli.startsWith('prices') || /price/.test(t.name))).toEqual([]);
   });
 
   test('every text a tool takes is bounded by a limit from TEXT_LIMITS, the table the kernel checks', () => {

@@ -51,6 +51,7 @@ export const COMMANDS = {
   openStory: 'loopx.openStory',
   addHook: 'loopx.addHook',
   removeHook: 'loopx.removeHook',
+  setModelPrice: 'loopx.setModelPrice',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

@@ -23,6 +23,7 @@ import { showTurns } from './turnOutput';
 import { clearTodoFilter, copyId, filterTodos, openOnBoard } from './treeStaples';
 import { openStory } from './story';
 import { addHook, removeHook } from './hooks';
+import { setModelPrice } from './prices';
 import { discardBranch, mergeBranch, openBranchPullRequest, showChanges } from './branches';
 
 /** The table every command is registered from. */
@@ -78,6 +79,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   openStory,
   addHook,
   removeHook,
+  setModelPrice,
 ];
 
 /** Commands that need no store of a folder: Initialize wants a folder without one; the rest only show things. */

@@ -10,6 +10,7 @@ import { monitorEventSchemas } from '../monitors/monitorEventSchemas';
 import { hookEventSchemas } from '../hooks/hookEventSchemas';
 import { worktreeEventSchemas } from '../worktrees/worktreeEventSchemas';
 import { teamEventSchemas } from '../team/teamEventSchemas';
+import { priceEventSchemas } from '../prices/priceEventSchemas';
 
 /**
  * Every state change is one of these events. Each carries every fact its state change needs
@@ -31,6 +32,7 @@ export const eventDataSchemas = lazy(() => ({
   ...hookEventSchemas(),
   ...worktreeEventSchemas(),
   ...teamEventSchemas(),
+  ...priceEventSchemas(),
 }));
 type EventSchemas = ReturnType<typeof eventDataSchemas>;
 

@@ -15,6 +15,7 @@ import { monitorReducers } from '../monitors/monitorReducers';
 import { turnReducers } from '../turns/turnReducers';
 import { worktreeReducers } from '../worktrees/worktreeReducers';
 import { teamReducers } from '../team/teamReducers';
+import { priceReducers } from '../prices/priceReducers';
 
 /**
  * Appends events inside one write transaction: reads the chain head once, then chains each event in memory.
@@ -146,6 +147,7 @@ const reducers: Reducers = {
   ...hookReducers,
   ...worktreeReducers,
   ...teamReducers,
+  ...priceReducers,
 };
 
 /** Each noun's table by name, for the test that no event kind is reduced by two nouns (a later spread would win). */
@@ -160,6 +162,7 @@ export const NOUN_REDUCERS: Record<string, object> = {
   hookReducers,
   worktreeReducers,
   teamReducers,
+  priceReducers,
 };
 
 function agentKind(actor: string, actorKind: StoredEvent['actorKind']): string {

@@ -345,7 +345,7 @@ export function storyReader(goalId: string, tzOffsetMinutes = 0): StoryReader {
         note:
           cost !== null
             ? 'from the usage turns report'
-            : 'No turn of this goal reported what it cost (Codex needs a price for its model: .loopx/prices.json), so there is no cost to show.',
+            : 'No turn of this goal reported what it cost, so there is no cost to show. Codex reports tokens, not money: set a price for its model with LoopX: Set Model Price… (or loopx prices set in a terminal).',
       },
     };
   };

@@ -15,8 +15,9 @@ import { type ResultKind, type Route, type Turn, getTurn } from './turnQueries';
 import { iso } from '../time';
 import { formatId, parseAgentName } from '../validate';
 import { claimInTx, leaseSeconds, releaseInTx } from '../todos/claims';
-import { mergePrices, priced } from './usage/prices';
-import { readPrices, usageOfTurn } from './usage/turnUsage';
+import { priced } from './usage/prices';
+import { usageOfTurn } from './usage/turnUsage';
+import { priceTable } from '../prices/priceTable';
 import { type CheckedUsage, checkUsage } from './usage/usage';
 import { runWorktreeSetup } from '../worktrees/worktreeSetup';
 import {
@@ -328,13 +329,13 @@ export function finishTurn(kernel: Kernel, turnId: string, exitCode: number, rep
 /** The host's own report in the turn's output wins over one passed in: an agent cannot talk its turn cheaper. */
 function turnUsage(kernel: Kernel, turn: Turn, reported: unknown): CheckedUsage {
   if (turn.endedAt) return { usage: null, warnings: [] }; // refused in the transaction, in words
-  const fromOutput = usageOfTurn(kernel.root, STORE_DIR, turn);
+  // Priced from the store's table only: a price is a person's decision, never a file an agent could rewrite.
+  const prices = kernel.read((db) => priceTable(db));
+  const fromOutput = usageOfTurn(kernel.root, STORE_DIR, turn, { prices });
   if (fromOutput.usage || reported === undefined) return fromOutput;
   const passed = checkUsage(reported);
-  if (passed.usage?.costUsd === null) {
-    const prices = mergePrices(readPrices(kernel.root, STORE_DIR));
-    return { usage: priced(passed.usage, prices.table), warnings: [...fromOutput.warnings, ...passed.warnings, ...prices.problems] };
-  }
+  if (passed.usage?.costUsd === null)
+    return { usage: priced(passed.usage, prices), warnings: [...fromOutput.warnings, ...passed.warnings] };
   return { usage: passed.usage, warnings: [...fromOutput.warnings, ...passed.warnings] };
 }
 

@@ -1,4 +1,5 @@
 import { type TurnUsage } from './usage';
+import { hostileChar } from '../../validate';
 
 /** A model's list price in US dollars per million tokens, with where and when it was read. */
 export interface ModelPrice {
@@ -8,7 +9,7 @@ export interface ModelPrice {
   output: number;
   /** The page the figures were read from. */
   source: string;
-  /** When they were read (YYYY-MM-DD): prices change; a person updates the table (`.loopx/prices.json`). */
+  /** When they were read (YYYY-MM-DD): prices change; a person updates the table (`loopx prices set`). */
   asOf: string;
 }
 
@@ -21,8 +22,8 @@ const ANTHROPIC = 'https://www.anthropic.com/pricing#api';
 /**
  * List prices for the models the default hosts run. Claude Code reports each turn's cost itself, so these matter
  * mostly for Codex, whose output carries tokens but no cost. A model is matched by its name or the longest entry its
- * name starts with ("gpt-5-codex" before "gpt-5"); a person's `.loopx/prices.json` (the same shape) adds to and
- * overrides these.
+ * name starts with ("gpt-5-codex" before "gpt-5"). A person's prices, recorded in the store (`loopx prices set`,
+ * src/kernel/prices/), add to and override these; a file in the workspace never does.
  */
 export const DEFAULT_PRICES: PriceTable = {
   'gpt-5': { input: 1.25, cachedInput: 0.125, output: 10, source: OPENAI, asOf: '2025-08-07' },
@@ -65,38 +66,62 @@ export function priced(usage: TurnUsage, table: PriceTable = DEFAULT_PRICES): Tu
   return { ...usage, costUsd: Math.round(cost * 1e6) / 1e6, costSource: 'prices' };
 }
 
+/** A model name as the table keys it: lowercase, no spaces (a host's `[1m]`-style suffix is matched away by priceFor). */
+const MODEL_NAME = /^[a-z0-9][a-z0-9._:/@+-]{0,99}$/;
+/** The page a price was read from, as a person may name it. */
+const SOURCE_MAX = 500;
+/** When a price was read: a calendar date. */
+const AS_OF = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A person's price for one model as the kernel records it (`price.set`): what `checkPrice` returns. */
+export interface PriceEntry extends ModelPrice {
+  model: string;
+}
+
 /**
- * A person's price table (`.loopx/prices.json`), checked: every entry needs the three prices as numbers ≥ 0, and
- * `source`/`asOf` may be left out. Returns the table merged over the defaults, and what was wrong in words.
+ * The one check of a price a person gives (`loopx prices set`, VS Code's Set Model Price…, each entry `loopx prices
+ * import` reads from an old `.loopx/prices.json`): a model name, the three prices as numbers ≥ 0 in dollars per
+ * million tokens, an optional source (the page) and asOf (a date; `today` when left out). Returns the entry, or what
+ * is wrong in words.
  */
-export function mergePrices(text: string | undefined): { table: PriceTable; problems: string[] } {
-  if (text === undefined) return { table: DEFAULT_PRICES, problems: [] };
+export function checkPrice(model: unknown, entry: Record<string, unknown>, today: string): PriceEntry | string {
+  const name = typeof model === 'string' ? model.trim().toLowerCase() : '';
+  if (!MODEL_NAME.test(name))
+    return `${JSON.stringify(model)} is not a model name (1-100 letters, digits, ".", "_", ":", "/", "@", "+" or "-")`;
+  const numbers = (['input', 'cachedInput', 'output'] as const).map((k) => entry[k]);
+  if (!numbers.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0))
+    return `${name} needs input, cachedInput and output as numbers ≥ 0, in dollars per million tokens`;
+  const source = entry.source === undefined || entry.source === null ? '' : entry.source;
+  if (typeof source !== 'string' || source.length > SOURCE_MAX || /[\n\t]/.test(source) || hostileChar(source))
+    return `${name}: the source should be one line of at most ${SOURCE_MAX} characters (the page the prices were read from)`;
+  const asOf = entry.asOf === undefined || entry.asOf === null || entry.asOf === '' ? today : entry.asOf;
+  if (typeof asOf !== 'string' || !AS_OF.test(asOf) || Number.isNaN(Date.parse(asOf)))
+    return `${name}: asOf should be the date the prices were read, as YYYY-MM-DD`;
+  const [input, cachedInput, output] = numbers as number[];
+  return { model: name, input: input as number, cachedInput: cachedInput as number, output: output as number, source: source.trim(), asOf };
+}
+
+/**
+ * The entries of an old `.loopx/prices.json` (model name → prices), each checked as a person's price is, for `loopx
+ * prices import`: the file itself is no longer read for pricing (an agent in its sandbox can write it). Returns the
+ * entries that pass, and what was wrong with the rest in words.
+ */
+export function readPricesFile(text: string, today: string): { entries: PriceEntry[]; problems: string[] } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    return { table: DEFAULT_PRICES, problems: [`prices.json is not JSON (${(error as Error).message}); the built-in prices are used`] };
+    return { entries: [], problems: [`prices.json is not JSON (${(error as Error).message})`] };
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    return { table: DEFAULT_PRICES, problems: ['prices.json should map model names to prices; the built-in prices are used'] };
-  }
-  const table: PriceTable = { ...DEFAULT_PRICES };
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    return { entries: [], problems: ['prices.json should map model names to prices'] };
+  const entries: PriceEntry[] = [];
   const problems: string[] = [];
   for (const [model, entry] of Object.entries(parsed as Record<string, unknown>)) {
-    const e = (entry ?? {}) as Record<string, unknown>;
-    const numbers = ['input', 'cachedInput', 'output'].map((k) => e[k]);
-    if (!numbers.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0)) {
-      problems.push(`prices.json: ${model} needs input, cachedInput and output in dollars per million tokens; skipped`);
-      continue;
-    }
-    const [input, cachedInput, output] = numbers as number[];
-    table[model.toLowerCase()] = {
-      input: input as number,
-      cachedInput: cachedInput as number,
-      output: output as number,
-      source: typeof e.source === 'string' ? e.source : 'prices.json',
-      asOf: typeof e.asOf === 'string' ? e.asOf : 'unknown',
-    };
+    const e = entry && typeof entry === 'object' ? (entry as Record<string, unknown>) : {};
+    const checked = checkPrice(model, { ...e, source: e.source ?? 'prices.json' }, today);
+    if (typeof checked === 'string') problems.push(`prices.json: ${checked}; skipped`);
+    else entries.push(checked);
   }
-  return { table, problems };
+  return { entries, problems };
 }

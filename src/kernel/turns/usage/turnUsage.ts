@@ -3,13 +3,11 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { HostStream, hostFormat } from './hostStream';
-import { mergePrices, priced } from './prices';
+import { DEFAULT_PRICES, type PriceTable, priced } from './prices';
 import { type CheckedUsage, type TurnUsage, checkUsage } from './usage';
 
 /** Where a turn's output is kept, relative to its folder (the runner and the VS Code terminal both write it). */
 export const TURN_OUTPUT = 'output.log';
-/** A person's price table, beside the store. */
-export const PRICES_FILE = 'prices.json';
 /**
  * A custom host reports what it used with a line of its own in its output: `loopx-usage: {"inputTokens": 1200,
  * "outputTokens": 300, "cachedTokens": 0, "costUsd": 0.02, "model": "…"}` (every field optional; the last line counts).
@@ -20,10 +18,17 @@ const TAIL_BYTES = 8 * 1024 * 1024;
 
 /**
  * What a finished turn used, read from its output the way its host wrote it (Claude Code's stream-json result,
- * Codex's turn.completed events, or a custom host's `loopx-usage:` line), priced from the table when the host named
- * no cost, and checked. Unknown, never an error, when the output is missing or says nothing usable.
+ * Codex's turn.completed events, or a custom host's `loopx-usage:` line), priced from `prices` (the store's table,
+ * prices/priceTable.ts) when the host named no cost, and checked. Unknown, never an error, when the output is missing
+ * or says nothing usable.
  */
-export function usageOfTurn(root: string, storeDir: string, turn: { id: string; host: string }, env = process.env): CheckedUsage {
+export function usageOfTurn(
+  root: string,
+  storeDir: string,
+  turn: { id: string; host: string },
+  options: { prices?: PriceTable; env?: NodeJS.ProcessEnv } = {},
+): CheckedUsage {
+  const { prices = DEFAULT_PRICES, env = process.env } = options;
   const text = readTail(join(root, storeDir, 'turns', turn.id, TURN_OUTPUT));
   if (text === undefined) return { usage: null, warnings: [] };
   let reported: TurnUsage | Record<string, unknown> | null = null;
@@ -47,13 +52,7 @@ export function usageOfTurn(root: string, storeDir: string, turn: { id: string; 
   if (!checked.usage) return checked;
   const usage = checked.usage.model || format !== 'codex' ? checked.usage : { ...checked.usage, model: codexModel(env) };
   if (usage.costUsd !== null) return { ...checked, usage };
-  const prices = mergePrices(readPrices(root, storeDir));
-  return { usage: priced(usage, prices.table), warnings: [...checked.warnings, ...prices.problems] };
-}
-
-/** A person's price table as text, if they wrote one. */
-export function readPrices(root: string, storeDir = '.loopx'): string | undefined {
-  return readOptional(join(root, storeDir, PRICES_FILE));
+  return { ...checked, usage: priced(usage, prices) };
 }
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { HostStream, loopxCall, renderProgress } from './hostStream';
-import { DEFAULT_PRICES, mergePrices, priceFor, priced } from './prices';
+import { DEFAULT_PRICES, checkPrice, priceFor, priced, readPricesFile } from './prices';
 import { checkUsage } from './usage';
 import { CODEX_DEFAULT_MODEL, TURN_OUTPUT, usageOfTurn } from './turnUsage';
 import { dollars, meterMoney, tokenWords, usageWords } from '../../../shared/usageWords';
@@ -170,14 +170,37 @@ describe('the price table', () => {
     expect(priced({ ...usage, model: null }).costUsd).toBeNull();
   });
 
-  test("a person's prices.json adds and overrides; a bad entry is skipped in words", () => {
-    const { table, problems } = mergePrices(
+  test("a person's price is checked in one place: three numbers ≥ 0, a model name, a one-line source, a date", () => {
+    const today = '2027-01-02';
+    expect(checkPrice(' GPT-5 ', { input: 1, cachedInput: 0.1, output: 2 }, today)).toEqual({
+      model: 'gpt-5',
+      input: 1,
+      cachedInput: 0.1,
+      output: 2,
+      source: '',
+      asOf: today,
+    });
+    expect(checkPrice('gpt-5', { input: -1, cachedInput: 0, output: 0 }, today)).toMatch(/numbers ≥ 0/);
+    expect(checkPrice('gpt-5', { input: 1, cachedInput: Number.NaN, output: 0 }, today)).toMatch(/numbers ≥ 0/);
+    expect(checkPrice('gpt-5', { input: '1', cachedInput: 0, output: 0 }, today)).toMatch(/numbers ≥ 0/);
+    expect(checkPrice('my model', { input: 1, cachedInput: 0, output: 0 }, today)).toMatch(/not a model name/);
+    expect(checkPrice('gpt-5', { input: 1, cachedInput: 0, output: 0, asOf: 'yesterday' }, today)).toMatch(/YYYY-MM-DD/);
+    expect(checkPrice('gpt-5', { input: 1, cachedInput: 0, output: 0, source: 'a\nb' }, today)).toMatch(/one line/);
+  });
+
+  test("an old prices.json is read only to import it: each entry checked as a person's price, a bad one skipped in words", () => {
+    const { entries, problems } = readPricesFile(
       JSON.stringify({ 'loopx-scripted': { input: 1, cachedInput: 0.1, output: 2, asOf: '2026-12-01' }, 'gpt-5': { input: 'cheap' } }),
+      '2027-01-02',
     );
-    expect(table['loopx-scripted']).toMatchObject({ input: 1, output: 2, source: 'prices.json', asOf: '2026-12-01' });
-    expect(table['gpt-5']).toEqual(DEFAULT_PRICES['gpt-5']);
-    expect(problems).toEqual(['prices.json: gpt-5 needs input, cachedInput and output in dollars per million tokens; skipped']);
-    expect(mergePrices('{').problems[0]).toMatch(/not JSON/);
+    expect(entries).toEqual([
+      { model: 'loopx-scripted', input: 1, cachedInput: 0.1, output: 2, source: 'prices.json', asOf: '2026-12-01' },
+    ]);
+    expect(problems).toEqual([
+      'prices.json: gpt-5 needs input, cachedInput and output as numbers ≥ 0, in dollars per million tokens; skipped',
+    ]);
+    expect(readPricesFile('{', '2027-01-02').problems[0]).toMatch(/not JSON/);
+    expect(readPricesFile('[1]', '2027-01-02').problems[0]).toMatch(/should map model names/);
   });
 });
 
@@ -190,7 +213,7 @@ describe("a Codex turn's model when its config.toml names none", () => {
     mkdirSync(join(root, 'codex-home'));
     if (config !== null) writeFileSync(join(root, 'codex-home', 'config.toml'), config);
     try {
-      return usageOfTurn(root, '.loopx', { id: 'R1', host: 'codex' }, { CODEX_HOME: join(root, 'codex-home') });
+      return usageOfTurn(root, '.loopx', { id: 'R1', host: 'codex' }, { env: { CODEX_HOME: join(root, 'codex-home') } });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
