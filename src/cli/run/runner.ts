@@ -312,6 +312,7 @@ export class Runner {
       loopxCommand: this.o.loopxCommand,
       leaseSeconds: this.o.leaseSeconds,
       limitSeconds: Math.ceil(this.o.turnLimitMs / 1000),
+      launchedBy: 'runner',
     });
     if (!begun) return false;
     const { turn, env, promptFile, allowedCommands, cwd } = begun;
@@ -359,8 +360,10 @@ export class Runner {
     const k = this.agentKernel;
     let turn: Turn;
     try {
-      // An adopted turn is finished by the kernel, as any turn a gone runner left.
-      turn = finishTurn(run.adopted ? k.as({ name: 'kernel', kind: 'kernel' }) : k, run.turn.id, how.exitCode);
+      // An adopted turn is finished by the kernel, as any turn a gone runner left; our own, by us as its launcher.
+      turn = run.adopted
+        ? finishTurn(k.as({ name: 'kernel', kind: 'kernel' }), run.turn.id, how.exitCode)
+        : finishTurn(k, run.turn.id, how.exitCode, undefined, { byLauncher: true });
     } catch (error) {
       this.say(
         { event: 'finish_failed', turnId: run.turn.id, error: (error as Error).message },
