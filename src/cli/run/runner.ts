@@ -11,9 +11,8 @@ import { tickMonitors } from '../../kernel/monitors/tick';
 import { finishTurn, turnDir } from '../../kernel/turns/turns';
 import { writeStatusMd } from '../../runtime/projections/statusMd';
 import { type ShouldRun, quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
-import { todoCounts } from '../../kernel/queries/status';
+import { shouldRunFacts } from '../shouldRunFacts';
 import type { ShouldRunFacts } from '../../protocol/shouldRunWords';
-import type { Turn } from '../../kernel/turns/turnQueries';
 import { pruneTurnFolders } from '../../runtime/turnFolders';
 import { StoreWatcher } from '../../runtime/watch';
 import { HookDispatcher } from '../../kernel/hooks/dispatch';
@@ -279,9 +278,7 @@ export class Runner {
         // The plan its turn start follows: a todo whose failed worktree setup backs off is skipped.
         const answer = shouldRun(db, goal, now, { setupWaits: setupWaits(this.agentKernel.storeDir, goal, now) });
         // Why it waits, in the words VS Code uses: read only when it waits (a yes needs no reason).
-        const facts = answer.run
-          ? {}
-          : { goalStatus: goal.status, ...quotaState(db, goal, now), counts: todoCounts(db, goal.id).get(goal.id) ?? {} };
+        const facts = answer.run ? {} : shouldRunFacts(db, goal, now);
         return { answer, max: goal.policy.maxConcurrent, facts };
       });
       const own = [...this.running.values()].filter((r) => r.turn.goalId === goalId).map((r) => r.turn.id);
@@ -358,7 +355,7 @@ export class Runner {
 
   private finish(run: Running, how: HostRun): void {
     const k = this.agentKernel;
-    let turn: Turn;
+    let turn: ReturnType<typeof finishTurn>;
     try {
       // An adopted turn is finished by the kernel, as any turn a gone runner left; our own, by us as its launcher.
       turn = run.adopted
@@ -412,6 +409,7 @@ export class Runner {
         spent: turn.spent,
         quota,
         usage: turn.usage,
+        usageWarnings: turn.usageWarnings,
         timedOut: how.timedOut,
         interrupted: how.interrupted,
         ...(hostProblem ? { hostProblem } : {}),
