@@ -81,6 +81,7 @@ const FOREIGN_SLEEP_MS = 5000;
 const MIN_SLEEP_MS = 500;
 /** should-run answers that turn yes by themselves soon: not idle. */
 const PASSING = new Set(['ok', 'concurrency_limit', 'cooldown']);
+const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
 /** Turn folders are pruned when the runner starts and after every this many turns it finishes. */
 const PRUNE_EVERY = 50;
 
@@ -358,9 +359,7 @@ export class Runner {
     let turn: ReturnType<typeof finishTurn>;
     try {
       // An adopted turn is finished by the kernel, as any turn a gone runner left; our own, by us as its launcher.
-      turn = run.adopted
-        ? finishTurn(k.as({ name: 'kernel', kind: 'kernel' }), run.turn.id, how.exitCode)
-        : finishTurn(k, run.turn.id, how.exitCode, undefined, { byLauncher: true });
+      turn = finishTurn(run.adopted ? k.as(KERNEL) : k, run.turn.id, how.exitCode, undefined, { byLauncher: !run.adopted });
     } catch (error) {
       this.say(
         { event: 'finish_failed', turnId: run.turn.id, error: (error as Error).message },
