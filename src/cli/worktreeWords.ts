@@ -1,5 +1,6 @@
 import type { Kernel } from '../kernel/kernel';
 import { type StrayWorktree, strayWorktrees } from '../kernel/worktrees/hygiene';
+import { countOf } from '../shared/countWords';
 
 /** Bytes for people: 12.3 MB. */
 export function sizeWords(bytes: number): string {
@@ -15,8 +16,8 @@ export function sizeWords(bytes: number): string {
 }
 
 export function strayLine(w: StrayWorktree): string {
-  const dirty = w.uncommitted ? `, ${w.uncommitted} files not committed` : '';
-  const kept = w.unmerged ? `; its branch stays, with ${w.unmerged} commits not merged` : '';
+  const dirty = w.uncommitted ? `, ${countOf(w.uncommitted, 'file')} not committed` : '';
+  const kept = w.unmerged ? `; its branch stays, with ${countOf(w.unmerged, 'commit')} not merged` : '';
   return `${w.path} (${w.branch ?? 'detached'}: ${w.why}; ${sizeWords(w.bytes)}${dirty}${kept})`;
 }
 

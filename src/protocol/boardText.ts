@@ -1,5 +1,6 @@
 import type { AttentionItem, ColumnId } from './boardProtocol';
 import { oneLine, relativeTime } from './display';
+import { countOf } from '../shared/countWords';
 
 /**
  * The board's words for people, in one place: what each logged event means as a sentence, what an empty column
@@ -158,7 +159,10 @@ export function eventSentence(e: EventFacts): EventSentence {
     case 'runner.started':
       return said(`a runner (loopx run, ${str('host') || 'a host'}) started ${by}`);
     case 'runner.stopped':
-      return said(`a runner (loopx run, ${str('host') || 'a host'}) stopped ${by} after ${String(d.turns ?? 0)} turns`, str('reason'));
+      return said(
+        `a runner (loopx run, ${str('host') || 'a host'}) stopped ${by} after ${countOf(Number(d.turns ?? 0), 'turn')}`,
+        str('reason'),
+      );
     case 'hook.added':
       return said(`hook ${str('id')} added ${by}`, str('command'));
     case 'hook.removed':

@@ -1,22 +1,21 @@
 import type { Card, CardChange, CardStatus } from './boardProtocol';
+import { countOf } from '../shared/countWords';
 
 /**
  * A todo's branch in words, and which landing a person may choose now: one home for the board's card, its detail,
  * the Goals tree's row and tooltip, and the commands' prompts (the webview imports only src/protocol).
  */
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
 /** "2 commits · 3 files +40 −2", "no commits yet". */
 export function changeSize(c: CardChange): string {
-  if (c.commits === 0) return c.files === 0 ? 'no commits yet' : `${plural(c.files, 'file')} +${c.insertions} −${c.deletions}`;
-  const size = c.files ? ` · ${plural(c.files, 'file')} +${c.insertions} −${c.deletions}` : '';
-  return `${plural(c.commits, 'commit')}${c.commits >= 50 ? ' or more' : ''}${size}`;
+  if (c.commits === 0) return c.files === 0 ? 'no commits yet' : `${countOf(c.files, 'file')} +${c.insertions} −${c.deletions}`;
+  const size = c.files ? ` · ${countOf(c.files, 'file')} +${c.insertions} −${c.deletions}` : '';
+  return `${countOf(c.commits, 'commit')}${c.commits >= 50 ? ' or more' : ''}${size}`;
 }
 
 /** "1 file not committed", or null when everything is committed (or the folder is gone). */
 export function uncommittedWords(c: CardChange): string | null {
-  return c.uncommittedCount > 0 ? `${plural(c.uncommittedCount, 'file')} not committed` : null;
+  return c.uncommittedCount > 0 ? `${countOf(c.uncommittedCount, 'file')} not committed` : null;
 }
 
 /** Where the branch stands, for a person: what happened to it, or what it waits for. */

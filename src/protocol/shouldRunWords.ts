@@ -4,6 +4,7 @@
  * bundles this file for the browser).
  */
 import { type BudgetFacts, capWords } from '../shared/usageWords';
+import { countOf } from '../shared/countWords';
 
 export interface ShouldRunFacts {
   run: boolean;
@@ -27,8 +28,6 @@ export interface ShouldRunFacts {
   usage?: BudgetFacts;
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
 /** "codex holds a todo of this goal; it allows 1 at a time": why the goal runs or waits, without the reason code. */
 export function shouldRunReason(facts: ShouldRunFacts): string {
   switch (facts.reason) {
@@ -44,7 +43,7 @@ export function shouldRunReason(facts: ShouldRunFacts): string {
       if ((facts.budget === 'dollars' || facts.budget === 'tokens') && facts.usage)
         return capWords(facts.budget, facts.usage, facts.windowHours ?? 24);
       return facts.turnsPerWindow !== undefined
-        ? `the budget is spent (${facts.spent ?? facts.turnsPerWindow} of ${plural(facts.turnsPerWindow, 'turn')} in ${facts.windowHours ?? 24} h)`
+        ? `the budget is spent (${facts.spent ?? facts.turnsPerWindow} of ${countOf(facts.turnsPerWindow, 'turn')} in ${facts.windowHours ?? 24} h)`
         : 'the budget is spent';
     case 'concurrency_limit':
       return concurrency(facts);
@@ -69,8 +68,9 @@ function concurrency(facts: ShouldRunFacts): string {
     const who = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
     const one = names.length === 1 && (facts.liveClaims ?? 1) === 1;
     parts.push(`${who} ${names.length === 1 && names[0] !== 'you' ? 'holds' : 'hold'} ${one ? 'a todo' : 'todos'} of this goal`);
-  } else if (facts.liveClaims) parts.push(`${plural(facts.liveClaims, 'todo')} of this goal ${facts.liveClaims === 1 ? 'is' : 'are'} held`);
-  if (ending) parts.push(`${plural(ending, 'turn')} ${ending === 1 ? 'is' : 'are'} still ending`);
+  } else if (facts.liveClaims)
+    parts.push(`${countOf(facts.liveClaims, 'todo')} of this goal ${facts.liveClaims === 1 ? 'is' : 'are'} held`);
+  if (ending) parts.push(`${countOf(ending, 'turn')} ${ending === 1 ? 'is' : 'are'} still ending`);
   const lead = parts.length ? parts.join(' and ') : 'the goal has as many turns running as it allows';
   return facts.maxConcurrent !== undefined ? `${lead}; it allows ${facts.maxConcurrent} at a time` : lead;
 }

@@ -418,7 +418,7 @@ describe.skipIf(!PTY_AVAILABLE)(`landing is a person's decision${PTY_AVAILABLE ?
     expect(line?.level).toBe('warn');
     expect(line?.detail).toMatch(/^2 stray \(\d+(\.\d)? (B|KB)\): /);
     expect(line?.detail).toContain('its branch was merged');
-    expect(line?.detail).toMatch(/todo T2 was killed; [^)]*, 1 files not committed/);
+    expect(line?.detail).toMatch(/todo T2 was killed; [^)]*, 1 file not committed/);
     const clean = s.tty(['worktree', 'clean', '--json'], 'clean');
     expect(clean.code, clean.stdout).toBe(0);
     expect(existsSync(t1.cwd)).toBe(false);

@@ -4,6 +4,8 @@ import { parseId } from '../../kernel/validate';
 import { relativeTime } from '../format';
 import { getGoal } from '../../kernel/goals/goalQueries';
 import { setupWaits } from '../../kernel/worktrees/setupBackoff';
+import { shouldRunWhy } from '../shouldRunFacts';
+import { countOf } from '../../shared/countWords';
 
 export const quotaShouldRun: Command = {
   name: ['quota', 'should-run'],
@@ -13,21 +15,22 @@ export const quotaShouldRun: Command = {
     'Answers { run, reason, nextWakeAt, remaining }; reason is one of ok, goal_inactive, no_ready_work, gate_pending, ' +
     'budget_exhausted, concurrency_limit, cooldown, no_change (every ready todo is backing off after a turn without ' +
     'progress), setup_backoff (every ready todo waits for its worktree setup, which failed, to be tried again). ' +
-    'nextWakeAt is null when only a human can unblock it.',
+    'nextWakeAt is null when only a human can unblock it. The text says why in the words loopx run and VS Code use.',
   flags: { goal: { type: 'string', value: 'G', required: true, description: 'the goal' } },
   run(ctx) {
     const goalId = parseId('goal', ctx.args.str('goal'));
     const kernel = ctx.kernel();
-    const { answer, now } = kernel.read((db, now) => {
+    const { answer, why, now } = kernel.read((db, now) => {
       const goal = getGoal(db, goalId);
       // As a runner would plan: a todo whose worktree setup failed waits out its back-off.
-      return { answer: shouldRun(db, goal, now, { setupWaits: setupWaits(kernel.storeDir, goal, now) }), now };
+      const answer = shouldRun(db, goal, now, { setupWaits: setupWaits(kernel.storeDir, goal, now) });
+      return { answer, why: shouldRunWhy(db, goal, now, answer), now };
     });
     const wake = answer.nextWakeAt
       ? `; wake ${relativeTime(answer.nextWakeAt, now)} (${answer.nextWakeAt})`
       : answer.run
         ? ''
         : '; waits for a human';
-    return { data: answer, text: `${answer.run ? 'yes' : 'no'}: ${answer.reason}; ${answer.remaining} turns left${wake}` };
+    return { data: answer, text: `${answer.run ? 'yes' : 'no'}: ${why}; ${countOf(answer.remaining, 'turn')} left${wake}` };
   },
 };

@@ -3,6 +3,7 @@ import { quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
 import { list, relativeTime } from '../format';
 import { budgetWords } from '../../shared/usageWords';
 import { getGoal, listGoals } from '../../kernel/goals/goalQueries';
+import { shouldRunWhy } from '../shouldRunFacts';
 
 export const quotaShow: Command = {
   name: ['quota', 'show'],
@@ -10,9 +11,13 @@ export const quotaShow: Command = {
   flags: { goal: { type: 'string', value: 'G', description: 'only this goal' } },
   run(ctx) {
     const goalId = ctx.args.id('goal');
-    const { rows, now } = ctx.kernel().read((db, now) => {
+    const { rows, why, now } = ctx.kernel().read((db, now) => {
       const goals = goalId ? [getGoal(db, goalId)] : listGoals(db);
-      return { rows: goals.map((g) => ({ ...quotaState(db, g, now), shouldRun: shouldRun(db, g, now) })), now };
+      const rows = goals.map((g) => {
+        const answer = shouldRun(db, g, now);
+        return { row: { ...quotaState(db, g, now), shouldRun: answer }, why: answer.run ? '' : shouldRunWhy(db, g, now, answer) };
+      });
+      return { rows: rows.map((r) => r.row), why: new Map(rows.map((r) => [r.row.goalId, r.why])), now };
     });
     const text = list(
       rows,
@@ -21,7 +26,7 @@ export const quotaShow: Command = {
         `${q.reserved ? `${q.reserved} reserved by running turns, ` : ''}${q.remaining} left` +
         (q.nextSlotAt ? `; oldest slot frees ${relativeTime(q.nextSlotAt, now)}` : '') +
         `; used ${budgetWords(q.usage)}` +
-        `; should run: ${q.shouldRun.run ? 'yes' : `no (${q.shouldRun.reason})`}` +
+        `; should run: ${q.shouldRun.run ? 'yes' : `no (${why.get(q.goalId)})`}` +
         (q.shouldRun.nextWakeAt ? `, wake ${relativeTime(q.shouldRun.nextWakeAt, now)}` : ''),
       'No goals.',
     );

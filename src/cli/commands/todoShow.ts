@@ -5,6 +5,7 @@ import { todoShowData } from '../todoShowData';
 import { findWorktree } from '../../kernel/worktrees/worktreeRows';
 import { changeSummary } from '../../kernel/worktrees/changeSummary';
 import { clean, evidenceLine, gateLine, monitorLine, Painter, relativeTime, todoLine } from '../format';
+import { countOf } from '../../shared/countWords';
 
 export const EVIDENCE_SHOWN = 5;
 export const HISTORY_SHOWN = 10;
@@ -55,10 +56,10 @@ export const todoShow: Command = {
     if (change) {
       const landed = change.status === 'open' ? (todo.status === 'shipped' ? 'waits for a person to land it' : 'open') : change.status;
       lines.push(
-        `  branch: ${change.branch} from ${change.base} (${landed}): ${change.commits.length} commits, ${change.diffStat.text || 'no changes'}`,
+        `  branch: ${change.branch} from ${change.base} (${landed}): ${countOf(change.commits.length, 'commit')}, ${change.diffStat.text || 'no changes'}`,
       );
       for (const c of change.commits.slice(0, 5)) lines.push(`    ${c.sha.slice(0, 10)} ${clean(c.subject)}`);
-      if (change.uncommitted?.length) lines.push(`    ${change.uncommitted.length} files not committed in ${change.path}`);
+      if (change.uncommitted?.length) lines.push(`    ${countOf(change.uncommitted.length, 'file')} not committed in ${change.path}`);
       if (change.prUrl) lines.push(`    pull request: ${change.prUrl}`);
     }
     lines.push('', `Evidence (${todo.evidenceCount}, newest first)`);

@@ -23,7 +23,9 @@ export const turnFinish: Command = {
     "data: the turn and evidence: { agent: how many entries are the agent's word, kernel: [commands loopx ran, with exit codes] }. " +
     'usage: what the turn used, read from its output (Claude Code stream-json, Codex --json, or a line ' +
     '`loopx-usage: {"inputTokens":N,"outputTokens":N,"cachedTokens":N,"costUsd":X,"model":"…"}`); --usage gives it for a host ' +
-    'whose output says nothing. A report that fails the checks is recorded as unknown, with usageWarnings saying why.',
+    'whose output says nothing. A report that fails the checks is recorded as unknown, with usageWarnings saying why. ' +
+    "A turn loopx run or VS Code started is finished by that launcher from the host's own report: its agent's finish is " +
+    'refused (exit 3, not_allowed).',
   mutates: true,
   positionals: [{ name: 'ID', description: 'turn id, e.g. R3', required: true }],
   flags: {

@@ -10,6 +10,7 @@ import { cleanWorktrees, strayWorktrees } from '../../kernel/worktrees/hygiene';
 import { strayLine } from '../worktreeWords';
 import { formatDuration } from '../../kernel/time';
 import { getTodo } from '../../kernel/todos/todoQueries';
+import { countOf } from '../../shared/countWords';
 
 const todoArg = [{ name: 'ID', description: 'todo id, e.g. T3', required: true }];
 
@@ -21,7 +22,9 @@ async function confirmLanding(ctx: CommandContext, verb: string, id: string) {
   const details = [todo.title];
   if (row) {
     const change = await changeSummary(kernel.root, row);
-    details.push(`branch ${row.branch} from ${row.base}: ${change.commits.length} commits, ${change.diffStat.text || 'no changes'}`);
+    details.push(
+      `branch ${row.branch} from ${row.base}: ${countOf(change.commits.length, 'commit')}, ${change.diffStat.text || 'no changes'}`,
+    );
   }
   return kernel.as(ctx.confirmHuman(`${verb} the branch of todo ${id}`, id, details));
 }
@@ -45,8 +48,8 @@ export const worktreeList: Command = {
     const lines = items.map(
       (w) =>
         `${w.todoId} [${w.todoStatus}] ${w.branch} (${w.status}${w.status === 'open' && w.todoStatus === 'shipped' ? ', waits for a person' : ''}): ` +
-        `${w.commits.length} commits, ${w.diffStat.text || 'no changes'}` +
-        `${w.uncommitted?.length ? `, ${w.uncommitted.length} files not committed` : ''}\n  ${w.uncommitted === null ? '(folder removed)' : w.path}`,
+        `${countOf(w.commits.length, 'commit')}, ${w.diffStat.text || 'no changes'}` +
+        `${w.uncommitted?.length ? `, ${countOf(w.uncommitted.length, 'file')} not committed` : ''}\n  ${w.uncommitted === null ? '(folder removed)' : w.path}`,
     );
     return {
       data: items,

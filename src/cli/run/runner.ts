@@ -13,9 +13,8 @@ import { tickMonitors } from '../../kernel/monitors/tick';
 import { finishTurn, turnDir } from '../../kernel/turns/turns';
 import { writeStatusMd } from '../../runtime/projections/statusMd';
 import { type ShouldRun, quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
-import { todoCounts } from '../../kernel/queries/status';
+import { shouldRunFacts } from '../shouldRunFacts';
 import type { ShouldRunFacts } from '../../protocol/shouldRunWords';
-import type { Turn } from '../../kernel/turns/turnQueries';
 import { pruneTurnFolders } from '../../runtime/turnFolders';
 import { StoreWatcher } from '../../runtime/watch';
 import { HookDispatcher } from '../../kernel/hooks/dispatch';
@@ -84,6 +83,7 @@ const FOREIGN_SLEEP_MS = 5000;
 const MIN_SLEEP_MS = 500;
 /** should-run answers that turn yes by themselves soon: not idle. */
 const PASSING = new Set(['ok', 'concurrency_limit', 'cooldown']);
+const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
 /** Turn folders are pruned when the runner starts and after every this many turns it finishes. */
 const PRUNE_EVERY = 50;
 
@@ -283,9 +283,7 @@ export class Runner {
         // The plan its turn start follows: a todo whose failed worktree setup backs off is skipped.
         const answer = shouldRun(db, goal, now, { setupWaits: setupWaits(this.agentKernel.storeDir, goal, now) });
         // Why it waits, in the words VS Code uses: read only when it waits (a yes needs no reason).
-        const facts = answer.run
-          ? {}
-          : { goalStatus: goal.status, ...quotaState(db, goal, now), counts: todoCounts(db, goal.id).get(goal.id) ?? {} };
+        const facts = answer.run ? {} : shouldRunFacts(db, goal, now);
         return { answer, max: goal.policy.maxConcurrent, facts };
       });
       const own = [...this.running.values()].filter((r) => r.turn.goalId === goalId).map((r) => r.turn.id);
@@ -316,6 +314,7 @@ export class Runner {
       loopxCommand: this.o.loopxCommand,
       leaseSeconds: this.o.leaseSeconds,
       limitSeconds: Math.ceil(this.o.turnLimitMs / 1000),
+      launchedBy: 'runner',
     });
     if (!begun) return false;
     const { turn, env, promptFile, allowedCommands, cwd } = begun;
@@ -369,10 +368,10 @@ export class Runner {
 
   private finish(run: Running, how: HostRun): void {
     const k = this.agentKernel;
-    let turn: Turn;
+    let turn: ReturnType<typeof finishTurn>;
     try {
-      // An adopted turn is finished by the kernel, as any turn a gone runner left.
-      turn = finishTurn(run.adopted ? k.as({ name: 'kernel', kind: 'kernel' }) : k, run.turn.id, how.exitCode);
+      // An adopted turn is finished by the kernel, as any turn a gone runner left; our own, by us as its launcher.
+      turn = finishTurn(run.adopted ? k.as(KERNEL) : k, run.turn.id, how.exitCode, undefined, { byLauncher: !run.adopted });
     } catch (error) {
       this.say(
         { event: 'finish_failed', turnId: run.turn.id, error: (error as Error).message },
@@ -421,6 +420,7 @@ export class Runner {
         spent: turn.spent,
         quota,
         usage: turn.usage,
+        usageWarnings: turn.usageWarnings,
         timedOut: how.timedOut,
         interrupted: how.interrupted,
         ...(hostProblem ? { hostProblem } : {}),

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { SHOULD_RUN_REASONS, type ShouldRun } from '../../kernel/goals/quotaQueries';
 import { shouldRunReason } from '../../protocol/shouldRunWords';
-import { decisionLine, notStartedLine } from './runnerWords';
+import { decisionLine, endedLine, notStartedLine } from './runnerWords';
+import type { Turn } from '../../kernel/turns/turnQueries';
 
 describe("loopx run's decision line", () => {
   test('says why a goal waits in the sentences VS Code shows (src/protocol/shouldRunWords.ts), for every reason', () => {
@@ -45,5 +46,32 @@ describe("loopx run's line for a turn it could not start", () => {
       'G1: it is not run again before …',
     );
     expect(notStartedLine('G1', 'cannot make the worktree', undefined, now)).toBe('G1: cannot make the worktree');
+  });
+});
+
+describe("loopx run's line for a turn that ended", () => {
+  const turn = { id: 'R1', exitCode: 0, resultKind: 'validated_completion', spent: true, usage: null } as unknown as Turn;
+  const how = { timedOut: false, interrupted: false };
+
+  test('says each usage warning on a line of its own, after the turn', () => {
+    const line = endedLine(
+      { ...turn, usageWarnings: ['the loopx-usage line is not JSON; recorded as unknown'] },
+      { used: 1, limit: 20 },
+      how,
+    );
+    expect(line.split('\n')).toEqual([
+      'R1 ended: todo shipped, exit code 0, quota spent 1/20',
+      'R1: usage warning: the loopx-usage line is not JSON; recorded as unknown',
+    ]);
+    expect(endedLine({ ...turn, usageWarnings: [] }, { used: 1, limit: 20 }, how)).toBe(
+      'R1 ended: todo shipped, exit code 0, quota spent 1/20',
+    );
+  });
+
+  test('a goal with one turn left says "1 turn"', () => {
+    const now = Date.parse('2026-01-01T12:00:00Z');
+    expect(decisionLine('G1', { run: true, reason: 'ok', nextWakeAt: null, remaining: 1 }, now)).toBe(
+      'G1: should run: yes (1 turn left in the window)',
+    );
   });
 });

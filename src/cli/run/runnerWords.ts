@@ -3,6 +3,7 @@ import type { ShouldRun } from '../../kernel/goals/quotaQueries';
 import { type ShouldRunFacts, shouldRunReason } from '../../protocol/shouldRunWords';
 import type { Turn } from '../../kernel/turns/turnQueries';
 import { clockTime } from '../../protocol/display';
+import { countOf } from '../../shared/countWords';
 
 /**
  * `own`: the goal is full with this runner's own turns. Then what is true is that they run, and the goal's next
@@ -15,7 +16,7 @@ export function decisionLine(
   own?: { running: string[]; max: number },
   facts: Omit<ShouldRunFacts, 'run' | 'reason'> = {},
 ): string {
-  if (answer.run) return `${goalId}: should run: yes (${answer.remaining} turns left in the window)`;
+  if (answer.run) return `${goalId}: should run: yes (${countOf(answer.remaining, 'turn')} left in the window)`;
   if (own) {
     const n = own.running.length;
     return `${goalId}: ${own.running.join(', ')} ${n === 1 ? 'runs' : 'run'} (${n} of ${own.max} at once) · the next turn starts when ${n === 1 ? 'it ends' : 'one ends'}`;
@@ -39,12 +40,18 @@ const RESULTS: Record<string, string> = {
   validation_failed: 'nothing was written back',
 };
 
-export function endedLine(turn: Turn, quota: { used: number; limit: number }, how: { timedOut: boolean; interrupted: boolean }): string {
+/** A turn's end, and why what it used was recorded as unknown or in part (`usageWarnings`), a line each. */
+export function endedLine(
+  turn: Turn & { usageWarnings?: string[] },
+  quota: { used: number; limit: number },
+  how: { timedOut: boolean; interrupted: boolean },
+): string {
   const why = how.timedOut ? ' (stopped at its time limit)' : how.interrupted ? ' (interrupted)' : '';
   const result = RESULTS[turn.resultKind ?? ''] ?? String(turn.resultKind);
   const spent = turn.spent ? `quota spent ${quota.used}/${quota.limit}` : `no quota spent (${quota.used}/${quota.limit} used)`;
   const used = turn.usage ? `; used ${usageWords(turn.usage)}` : '';
-  return `${turn.id} ended${why}: ${result}, exit code ${turn.exitCode}, ${spent}${used}`;
+  const warnings = (turn.usageWarnings ?? []).map((w) => `\n${turn.id}: usage warning: ${w}`).join('');
+  return `${turn.id} ended${why}: ${result}, exit code ${turn.exitCode}, ${spent}${used}${warnings}`;
 }
 
 export function recoveredLine(turn: Turn, why: string): string {

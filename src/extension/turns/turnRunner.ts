@@ -117,7 +117,7 @@ export class TurnRunner extends Disposable {
     }
     const kernel = this.ctx.session.requireKernel();
     let started: TurnStart;
-    const input = { goalId, host, todoId, agent: this.agentFor(host), loopxCommand: this.loopxCommand() };
+    const input = { goalId, host, todoId, agent: this.agentFor(host), loopxCommand: this.loopxCommand(), launchedBy: 'vscode' as const };
     try {
       // The worktree and its setup run as child processes first (the extension host keeps running), then the write.
       started = startTurn(kernel, input, await prepareWithProgress(kernel, input, unattended));
@@ -204,7 +204,7 @@ export class TurnRunner extends Disposable {
 
   /** Finishes a turn nobody is watching any more (its window and terminal are gone), with what is known of its end. */
   settle(turnId: string, exitCode: number): Turn {
-    const turn = finishTurn(this.ctx.session.requireKernel(), turnId, exitCode);
+    const turn = finishTurn(this.ctx.session.requireKernel(), turnId, exitCode, undefined, { byLauncher: true });
     this.ctx.log.info(
       `turn ${turn.id} settled after its window was gone: ${turn.resultKind} (exit ${exitCode}, ${turn.spent ? 'spent' : 'not spent'})`,
     );
@@ -237,7 +237,7 @@ export class TurnRunner extends Disposable {
     const kernel = this.ctx.session.requireKernel();
     let turn: Turn;
     try {
-      turn = finishTurn(kernel, run.turn.id, exitCode);
+      turn = finishTurn(kernel, run.turn.id, exitCode, undefined, { byLauncher: true });
     } catch (error) {
       this.ctx.log.error(`turn ${run.turn.id} could not be finished`, error);
       turn = kernel.read((db) => getTurn(db, run.turn.id));

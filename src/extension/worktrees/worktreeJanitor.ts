@@ -7,6 +7,7 @@ import type { Log } from '../util/log';
 import type { StoreModel, StoreSession } from '../store/storeModel';
 import { cleanedWords } from './cleanedWords';
 import { COMMANDS } from '../commands/commandIds';
+import { countOf } from '../../shared/countWords';
 
 const SECTION = 'loopx.worktrees';
 const KEY = 'cleanAfter';
@@ -80,7 +81,8 @@ export class WorktreeJanitor extends Disposable {
   private report(cleaned: Cleaned, age: string): Cleaned {
     this.passes.push(cleaned);
     for (const w of cleaned.removed) this.log.info(`worktree clean-up: removed ${w.path} (${w.why})`);
-    for (const w of cleaned.kept) this.log.info(`worktree clean-up: kept ${w.path} (${w.why}; ${w.uncommitted} files not committed)`);
+    for (const w of cleaned.kept)
+      this.log.info(`worktree clean-up: kept ${w.path} (${w.why}; ${countOf(w.uncommitted, 'file')} not committed)`);
     const words = cleanedWords(cleaned, age);
     if (words.removed) {
       void vscode.window.showInformationMessage(words.removed);

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { RESULT_KINDS } from './turnQueries';
+import { TURN_LAUNCHERS } from './turnLaunchers';
 
 /**
  * The events of turns, spread into the kernel's event table (events/eventTypes.ts). Turns and the runners that start
@@ -19,6 +20,8 @@ export function turnEventSchemas() {
       promptPath: str,
       /** A runner's turn: when it is surely over (its time limit and the runner's grace to end it); absent otherwise. */
       deadlineAt: z.optional(str),
+      /** Started by a launcher (`loopx run`, VS Code), not by its agent: only the launcher finishes it; absent otherwise. */
+      launchedBy: z.optional(z.enum(TURN_LAUNCHERS)),
     }),
     'turn.finished': z.object({
       id: str,

@@ -12,6 +12,7 @@ import type { Goal } from '../model';
 import { spendInTx } from '../goals/quota';
 import { TURN_END_GRACE_SECONDS } from './turnSlots';
 import { type ResultKind, type Route, type Turn, getTurn } from './turnQueries';
+import { type TurnLauncher, refuseAgentFinish } from './turnLaunchers';
 import { iso } from '../time';
 import { formatId, parseAgentName } from '../validate';
 import { claimInTx, leaseSeconds, releaseInTx } from '../todos/claims';
@@ -67,6 +68,11 @@ export interface TurnStartInput {
   loopxCommand?: string;
   leaseSeconds?: number;
   limitSeconds?: number;
+  /**
+   * The launcher starting it for its agent (`loopx run`, VS Code's Run Turn): set in process by that launcher, never
+   * from a flag. Such a turn is finished by its launcher from the host's own report, never by its agent (finishTurn).
+   */
+  launchedBy?: TurnLauncher;
 }
 
 /** What was made ready on disk before a turn's write, for the write to adopt: the todo's worktree, set up. */
@@ -200,7 +206,15 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
       kind: 'turn.started',
       goalId: goal.id,
       todoId: todo.id,
-      data: { id, num, agent: agent.name, host: input.host, promptPath, ...(deadlineAt ? { deadlineAt } : {}) },
+      data: {
+        id,
+        num,
+        agent: agent.name,
+        host: input.host,
+        promptPath,
+        ...(deadlineAt ? { deadlineAt } : {}),
+        ...(input.launchedBy ? { launchedBy: input.launchedBy } : {}),
+      },
     });
     const worktree = worktreeFor(tx, goal.worktreeBase, todo.id, worktreeReady);
     const handoffRow = tx.db
@@ -288,8 +302,18 @@ function claimForTurn(tx: Tx, agent: Actor, todo: TodoCore, lease: number): void
  * What the turn used is recorded either way (a failed turn still cost money): read from the turn's output as its
  * host wrote it (usage/turnUsage.ts), or, when the output says nothing, from `reported` (`turn finish --usage`, for
  * a custom host). A report that fails the checks is recorded as unknown; `usageWarnings` says why.
+ *
+ * A turn a launcher started (`launchedBy`) is finished by that launcher (`byLauncher`, passed in process only), the
+ * kernel or a person, never by its agent: an agent that finished its own turn first could record a cheaper report
+ * than its host's, and the launcher's finish would then be refused.
  */
-export function finishTurn(kernel: Kernel, turnId: string, exitCode: number, reported?: unknown): Turn & { usageWarnings: string[] } {
+export function finishTurn(
+  kernel: Kernel,
+  turnId: string,
+  exitCode: number,
+  reported?: unknown,
+  options: { byLauncher?: boolean } = {},
+): Turn & { usageWarnings: string[] } {
   // The kernel itself may finish a turn whose launcher is gone (launchers.ts); the CLI always has a human or an agent.
   const caller = kernel.actor;
   if (!Number.isInteger(exitCode) || exitCode < -1 || exitCode > 255)
@@ -300,6 +324,7 @@ export function finishTurn(kernel: Kernel, turnId: string, exitCode: number, rep
     if (turn.endedAt) throw new RefusedError('illegal_transition', `turn ${turnId} already finished (${turn.resultKind})`);
     if (caller.kind === 'agent' && caller.name !== turn.agent)
       throw new NotAllowedError(`turn ${turnId} belongs to ${turn.agent}; ${caller.name} may not finish it`);
+    if (caller.kind === 'agent' && !options.byLauncher) refuseAgentFinish(tx.db, turn);
     const resultKind = classify(tx, turn, exitCode);
     const validated = resultKind === 'validated_progress' || resultKind === 'validated_completion';
     // The turn's reservation becomes its spend; only a budget lowered while it ran leaves no room (never over budget).

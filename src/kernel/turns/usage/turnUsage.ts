@@ -4,15 +4,16 @@ import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { HostStream, hostFormat } from './hostStream';
 import { DEFAULT_PRICES, type PriceTable, priced } from './prices';
-import { type CheckedUsage, type TurnUsage, checkUsage } from './usage';
+import { type CheckedUsage, checkUsage } from './usage';
 
 /** Where a turn's output is kept, relative to its folder (the runner and the VS Code terminal both write it). */
 export const TURN_OUTPUT = 'output.log';
 /**
  * A custom host reports what it used with a line of its own in its output: `loopx-usage: {"inputTokens": 1200,
  * "outputTokens": 300, "cachedTokens": 0, "costUsd": 0.02, "model": "…"}` (every field optional; the last line counts).
+ * Whatever follows the marker is the report: a rest that is not JSON is said in a warning, not passed over in silence.
  */
-export const USAGE_LINE = /^loopx-usage:\s*(\{.*\})\s*$/;
+export const USAGE_LINE = /^loopx-usage:(.*)$/;
 /** Only the end of a long output is read: the hosts report usage last, and a runaway log must not cost memory. */
 const TAIL_BYTES = 8 * 1024 * 1024;
 
@@ -31,7 +32,7 @@ export function usageOfTurn(
   const { prices = DEFAULT_PRICES, env = process.env } = options;
   const text = readTail(join(root, storeDir, 'turns', turn.id, TURN_OUTPUT));
   if (text === undefined) return { usage: null, warnings: [] };
-  let reported: TurnUsage | Record<string, unknown> | null = null;
+  let reported: unknown = null;
   const format = hostFormat(turn.host);
   if (format) {
     const stream = new HostStream(format);
@@ -42,17 +43,25 @@ export function usageOfTurn(
   for (const line of text.split('\n')) {
     const match = USAGE_LINE.exec(line.trim());
     if (!match) continue;
-    try {
-      reported = JSON.parse(match[1] as string) as Record<string, unknown>;
-    } catch {
-      return { usage: null, warnings: ['a loopx-usage line is not JSON; recorded as unknown'] };
-    }
+    reported = usageLine(match[1] as string);
   }
+  if (reported === NOT_JSON) return { usage: null, warnings: ['the loopx-usage line is not JSON; recorded as unknown'] };
   const checked = checkUsage(reported);
   if (!checked.usage) return checked;
   const usage = checked.usage.model || format !== 'codex' ? checked.usage : { ...checked.usage, model: codexModel(env) };
   if (usage.costUsd !== null) return { ...checked, usage };
   return { ...checked, usage: priced(usage, prices) };
+}
+
+const NOT_JSON = Symbol('not JSON');
+
+/** A loopx-usage line's report, for checkUsage to judge (a number or a string is not an object: it says so). */
+function usageLine(rest: string): unknown {
+  try {
+    return JSON.parse(rest) as unknown;
+  } catch {
+    return NOT_JSON;
+  }
 }
 
 /**

@@ -123,9 +123,57 @@ describe('usage reports are checked, never trusted', () => {
     expect(bad.usage).toBeNull();
     expect(bad.warnings).toHaveLength(3);
     const absurd = checkUsage({ inputTokens: 10, outputTokens: 2e12, costUsd: 1e9 });
-    expect(absurd.usage).toMatchObject({ inputTokens: 10, outputTokens: 0, costUsd: null });
+    expect(absurd.usage).toBeNull();
     expect(absurd.warnings.join(' ')).toMatch(/more than any turn reads.*more than any turn costs/);
     expect(checkUsage({ inputTokens: 10, cachedTokens: 50 }).usage).toMatchObject({ cachedTokens: 0 });
+  });
+
+  test('one bad token count beside good ones makes the usage unknown, not 0, so totals and token caps do not undercount', () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [
+        { inputTokens: -5, outputTokens: 300, costUsd: 0.02 },
+        "inputTokens -5 is not a whole number of tokens; the turn's usage is recorded as unknown",
+      ],
+      [
+        { inputTokens: 1200, outputTokens: 1.5 },
+        "outputTokens 1.5 is not a whole number of tokens; the turn's usage is recorded as unknown",
+      ],
+      [
+        { inputTokens: 2e12, outputTokens: 300 },
+        "inputTokens 2000000000000 is more than any turn reads; the turn's usage is recorded as unknown",
+      ],
+      // JSON's 1e999 parses to Infinity: said as such, not as "null".
+      [
+        JSON.parse('{"inputTokens": 1e999, "outputTokens": 300}') as Record<string, unknown>,
+        "inputTokens Infinity is not a number of tokens; the turn's usage is recorded as unknown",
+      ],
+      [
+        { inputTokens: 1200, outputTokens: 300, cachedTokens: -1 },
+        "cachedTokens -1 is not a whole number of tokens; the turn's usage is recorded as unknown",
+      ],
+    ];
+    for (const [report, warning] of cases) expect(checkUsage(report)).toEqual({ usage: null, warnings: [warning] });
+  });
+
+  test('a loopx-usage line whose rest is not JSON says so; the last line counts', () => {
+    const root = mkdtempSync(join(tmpdir(), 'loopx-usage-line-'));
+    const output = (text: string) => {
+      mkdirSync(join(root, '.loopx', 'turns', 'R1'), { recursive: true });
+      writeFileSync(join(root, '.loopx', 'turns', 'R1', TURN_OUTPUT), text);
+      return usageOfTurn(root, '.loopx', { id: 'R1', host: 'custom' });
+    };
+    try {
+      const notJson = { usage: null, warnings: ['the loopx-usage line is not JSON; recorded as unknown'] };
+      expect(output('working\nloopx-usage: 1200 tokens, two cents\n')).toEqual(notJson);
+      expect(output('loopx-usage: {"inputTokens": 1200,}\n')).toEqual(notJson);
+      expect(output('loopx-usage: 42\n')).toEqual({ usage: null, warnings: ['the usage report is not an object; recorded as unknown'] });
+      expect(output('loopx-usage: oops\nloopx-usage: {"inputTokens": 1200, "outputTokens": 300, "costUsd": 0.02}\n').usage).toMatchObject({
+        inputTokens: 1200,
+        costUsd: 0.02,
+      });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   test('a good report is kept as it came', () => {

@@ -29,10 +29,22 @@ export interface CheckedUsage {
 
 const TOKEN_FIELDS = ['inputTokens', 'outputTokens', 'cachedTokens'] as const;
 
+/** A value as a report gave it: a non-finite number as itself (JSON.stringify would say null). */
+const shown = (value: unknown) => (typeof value === 'number' ? String(value) : JSON.stringify(value));
+
+/** What is wrong with a token count, or null when it is a usable one. */
+function tokenProblem(value: unknown): string | null {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return 'is not a number of tokens';
+  if (!Number.isInteger(value) || value < 0) return 'is not a whole number of tokens';
+  return value > ABSURD_TOKENS ? 'is more than any turn reads' : null;
+}
+
 /**
- * Validates a usage report from anywhere (a host's output, `turn finish --usage`): a missing, negative, fractional
- * or absurd number is dropped with a warning, never an error, so bad usage data can never break a turn. A report
- * without one usable token count is unknown.
+ * Validates a usage report from anywhere (a host's output, `turn finish --usage`): bad data is recorded as unknown
+ * with a warning, never an error, so it can never break a turn. A negative, fractional, non-finite or absurd token
+ * count makes the whole report unknown: recorded as 0 it would make the turn look free and pull the goal's per-turn
+ * estimate down, so token caps would undercount. A bad cost alone leaves the cost unknown (priced from the table when
+ * it can be). A missing field counts 0; a report without one usable count is unknown.
  */
 export function checkUsage(raw: unknown): CheckedUsage {
   const warnings: string[] = [];
@@ -42,23 +54,25 @@ export function checkUsage(raw: unknown): CheckedUsage {
   }
   const input = raw as Record<string, unknown>;
   const tokens: Record<(typeof TOKEN_FIELDS)[number], number | null> = { inputTokens: null, outputTokens: null, cachedTokens: null };
+  let unusable = false;
   for (const field of TOKEN_FIELDS) {
     const value = input[field];
     if (value === undefined || value === null) continue;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-      warnings.push(`${field} ${JSON.stringify(value)} is not a whole number of tokens; recorded as unknown`);
-    } else if (value > ABSURD_TOKENS) {
-      warnings.push(`${field} ${value} is more than any turn reads; recorded as unknown`);
-    } else tokens[field] = value;
+    const why = tokenProblem(value);
+    if (why) {
+      warnings.push(`${field} ${shown(value)} ${why}; the turn's usage is recorded as unknown`);
+      unusable = true;
+    } else tokens[field] = value as number;
   }
   let costUsd: number | null = null;
   if (input.costUsd !== undefined && input.costUsd !== null) {
     const cost = input.costUsd;
     if (typeof cost !== 'number' || !Number.isFinite(cost) || cost < 0)
-      warnings.push(`costUsd ${JSON.stringify(cost)} is not a price; recorded as unknown`);
+      warnings.push(`costUsd ${shown(cost)} is not a price; recorded as unknown`);
     else if (cost > ABSURD_COST_USD) warnings.push(`costUsd ${cost} is more than any turn costs; recorded as unknown`);
     else costUsd = cost;
   }
+  if (unusable) return { usage: null, warnings };
   if (tokens.inputTokens === null && tokens.outputTokens === null && costUsd === null) {
     if (warnings.length === 0) warnings.push('the usage report has no token counts; recorded as unknown');
     return { usage: null, warnings };

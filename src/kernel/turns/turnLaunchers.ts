@@ -1,0 +1,36 @@
+import type { SqliteDb } from '../db/sqliteDb';
+import { NotAllowedError } from '../errors';
+import type { Turn } from './turnQueries';
+
+/**
+ * Who launched a turn that is not its agent's own: `loopx run` or a VS Code window. Recorded on `turn.started` by the
+ * launcher, in process (no flag sets it), so an agent cannot make a launched turn its own to finish.
+ */
+export const TURN_LAUNCHERS = ['runner', 'vscode'] as const;
+export type TurnLauncher = (typeof TURN_LAUNCHERS)[number];
+
+const LAUNCHER_WORDS: Record<TurnLauncher, string> = { runner: 'the runner', vscode: 'the VS Code window' };
+
+/**
+ * The launcher a turn's `turn.started` event names, or null for a turn its agent (or a person) started from a shell.
+ * Read from the log itself: the event is hash-chained, and no table column can drift from it.
+ */
+export function turnLaunchedBy(db: SqliteDb, turn: Pick<Turn, 'startSeq'>): TurnLauncher | null {
+  const row = db.prepare(`SELECT data FROM events WHERE seq = ? AND kind = 'turn.started'`).get(turn.startSeq);
+  const launchedBy = row ? (JSON.parse(String(row.data)) as { launchedBy?: unknown }).launchedBy : undefined;
+  return TURN_LAUNCHERS.find((l) => l === launchedBy) ?? null;
+}
+
+/**
+ * An agent may not finish a turn a launcher started: the launcher does, when the host exits, from the host's own
+ * report. Otherwise an agent that finished first could record a cheaper report than its host's (the launcher's finish
+ * would then be refused as already done). A turn the agent started itself stays its own to finish.
+ */
+export function refuseAgentFinish(db: SqliteDb, turn: Turn): void {
+  const launchedBy = turnLaunchedBy(db, turn);
+  if (!launchedBy) return;
+  throw new NotAllowedError(
+    `turn ${turn.id} is finished by ${LAUNCHER_WORDS[launchedBy]} that started it, from the host's own report`,
+    'end your work and exit: the turn is finished when the host exits (a custom host reports what it used with a loopx-usage: line)',
+  );
+}
