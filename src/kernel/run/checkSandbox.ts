@@ -128,6 +128,12 @@ function writableRoots(paths: readonly string[]): string[] {
   return real.filter((p) => !real.some((q) => q !== p && !relative(q, p).startsWith('..') && !isAbsolute(relative(q, p))));
 }
 
+/** One sentence for people: where a check of this process runs, and what that means. */
+export function sandboxSentence(sandbox: CheckSandbox): string {
+  if (sandbox.kind === 'none') return `Checks run without a sandbox here, with your full access: ${sandbox.reason}.`;
+  return `Checks run in a bubblewrap sandbox here: the disk read-only, the workspace writable except ${PROTECTED_PATHS.join(', ')}; ${sandbox.network ? 'the network kept' : 'no network'}.`;
+}
+
 /** For tests: forget what the probe found. */
 export function forgetSandboxProbes(): void {
   probes.clear();
