@@ -225,7 +225,8 @@ async function checkOrReport(run: () => Promise<Check[]>): Promise<Check[]> {
 
 export const doctor: Command = {
   name: ['doctor'],
-  summary: 'check the store (schema, integrity, hash chain, replay, open turns, .gitignore) and the agent CLIs turns run',
+  summary:
+    'check the store (schema, integrity, hash chain, replay, open turns, .gitignore), the agent CLIs turns run, and the sandbox checks run in',
   readOnly: true,
   async run(ctx) {
     // The hosts are asked (in parallel) while the store is checked.
@@ -234,7 +235,7 @@ export const doctor: Command = {
       const kernel = ctx.kernel();
       return runChecks(kernel, await worktreeCheck(kernel));
     });
-    const checks = [...(await store), sandboxCheck(ctx), ...(await hosts)];
+    const checks = [...(await store), ...(await hosts), sandboxCheck(ctx)];
     const ok = checks.every((c) => c.level !== 'fail');
     const p = new Painter(ctx.color);
     const mark: Record<Level, string> = { ok: p.paint('green', 'ok  '), warn: p.paint('yellow', 'warn'), fail: p.paint('red', 'FAIL') };
