@@ -16,6 +16,7 @@ const root = ws.root;
 const noBwrap = mkdtempSync(join(tmpdir(), 'loopx-nobwrap-'));
 symlinkSync(execFileSync('/bin/sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(), join(noBwrap, 'git'));
 const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: root, env });
+type Checks = { checks: { name: string; level: string; detail: string }[] };
 const here = planCheckSandbox({ purpose: 'monitor', env: cleanEnv(), actorKind: 'human', writable: [root] }).sandbox;
 // Where bwrap cannot run, the with-bwrap half is skipped with the reason in its name; in CI its absence fails.
 const skip = here.kind !== 'bubblewrap' && process.env.CI !== 'true';
@@ -56,7 +57,7 @@ describe('without bwrap on PATH, every place that tells where checks run says th
   test('doctor warns (and still exits 0: the store is fine)', () => {
     const run = cli(['doctor', '--json'], { PATH: noBwrap });
     expect(run.code).toBe(0);
-    expect(run.json?.data.checks).toContainEqual({
+    expect((run.json.data as Checks).checks).toContainEqual({
       name: 'check sandbox',
       level: 'warn',
       detail: 'checks run without a sandbox: bwrap (bubblewrap) was not found on PATH',
@@ -72,9 +73,9 @@ describe('without bwrap on PATH, every place that tells where checks run says th
 
 describe(`with bwrap, the same places say checks run in a sandbox${skipped}`, () => {
   withBwrap('monitor list, doctor and the evidence of an acceptance check', () => {
-    expect(cli(['monitor', 'list', '--json']).json?.data[0]).toMatchObject({ sandbox: { kind: 'bubblewrap', network: true } });
+    expect((cli(['monitor', 'list', '--json']).json.data as unknown[])[0]).toMatchObject({ sandbox: { kind: 'bubblewrap', network: true } });
     expect(cli(['monitor', 'list']).stdout).toContain('Checks run in a bubblewrap sandbox here');
-    expect(cli(['doctor', '--json']).json?.data.checks).toContainEqual(expect.objectContaining({ name: 'check sandbox', level: 'ok' }));
+    expect((cli(['doctor', '--json']).json.data as Checks).checks).toContainEqual(expect.objectContaining({ name: 'check sandbox', level: 'ok' }));
     const run = cli(['evidence', 'run', '--goal', 'G1', '--check', '--json']);
     expect(run.json).toMatchObject({ ok: true, data: { run: { exitCode: 0, sandbox: { kind: 'bubblewrap', network: false } } } });
   });

@@ -10,7 +10,7 @@ import { runEvidence } from '../evidence/evidenceRun';
 import { addMonitor } from '../monitors/monitors';
 import { tickMonitors } from '../monitors/tick';
 import { verifyChain } from '../events/verify';
-import { planCheckSandbox } from './checkSandbox';
+import { planCheckSandbox, sandboxForPeople, sandboxSentence } from './checkSandbox';
 
 /**
  * A check loopx runs unattended runs code an agent could have changed, so it runs no wider than the agent: these
@@ -170,5 +170,16 @@ describe('where there is no sandbox, the check runs as before and that is said',
     const plan = planCheckSandbox({ purpose: 'monitor', env: process.env, actorKind: 'human', writable: [s.root], platform: 'darwin' });
     expect(plan).toMatchObject({ sandbox: { kind: 'none', network: true, reason: 'loopx has no sandbox for checks on darwin' } });
     expect(plan.wrapper).toBeUndefined();
+  });
+
+  test('the words for people say which, and why there is none', () => {
+    const none = { kind: 'none' as const, network: true, reason: 'bwrap (bubblewrap) was not found on PATH' };
+    expect(sandboxForPeople(none)).toBe(
+      'It runs without a sandbox, with your access to every file and the network (bwrap (bubblewrap) was not found on PATH).',
+    );
+    expect(sandboxSentence(none)).toBe('Checks run without a sandbox here, with your full access: bwrap (bubblewrap) was not found on PATH.');
+    const boxed = { kind: 'bubblewrap' as const, network: true, reason: '' };
+    expect(sandboxForPeople(boxed)).toMatch(/^It runs in a sandbox \(bubblewrap\): .*\.loopx, \.claude, \.codex, \.mcp\.json.*network\.$/);
+    expect(sandboxSentence({ ...boxed, network: false })).toMatch(/writable except \.loopx, \.claude, \.codex, \.mcp\.json; no network\.$/);
   });
 });

@@ -134,6 +134,13 @@ export function sandboxSentence(sandbox: CheckSandbox): string {
   return `Checks run in a bubblewrap sandbox here: the disk read-only, the workspace writable except ${PROTECTED_PATHS.join(', ')}; ${sandbox.network ? 'the network kept' : 'no network'}.`;
 }
 
+/** What a person allowing a monitor check is told about where it will run (VS Code's Allow Monitor Check modal). */
+export function sandboxForPeople(sandbox: CheckSandbox): string {
+  if (sandbox.kind === 'none')
+    return `It runs without a sandbox, with your access to every file and the network (${sandbox.reason}).`;
+  return 'It runs in a sandbox (bubblewrap): it may change files in the workspace but not the loopx store or the settings of Claude Code, Codex or MCP (.loopx, .claude, .codex, .mcp.json), nor anything outside the workspace; it can reach the network.';
+}
+
 /** For tests: forget what the probe found. */
 export function forgetSandboxProbes(): void {
   probes.clear();
