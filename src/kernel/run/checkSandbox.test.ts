@@ -157,6 +157,25 @@ describe('where there is no sandbox, the check runs as before and that is said',
     }
   });
 
+  test('where bwrap cannot make its namespaces (user namespaces refused), the check runs unsandboxed and says why', async () => {
+    // A bwrap that fails as a real one does where unprivileged user namespaces are turned off.
+    const bin = mkdtempSync(join(tmpdir(), 'loopx-refusing-bwrap-'));
+    try {
+      writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n', { mode: 0o755 });
+      const goalId = createGoal(s.kernel, { title: 'Parser', check: 'echo ran > ran.txt' }).id;
+      const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
+      const { evidence } = await runEvidence(s.as(agent('codex')), { goalId, check: true, env });
+      expect(evidence.run?.sandbox).toEqual({
+        kind: 'none',
+        network: true,
+        reason: `${join(bin, 'bwrap')} cannot create its namespaces here (bwrap: No permissions to create new namespace)`,
+      });
+      expect(existsSync(join(s.root, 'ran.txt'))).toBe(true);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
   test('a person who sets LOOPX_CHECK_SANDBOX=off for the ticker gets checks without a sandbox, said in the log', async () => {
     const goalId = createGoal(s.kernel, { title: 'Deploy' }).id;
     const todoId = addTodo(s.kernel, { goalId, title: 'wait for CI' }).id;
