@@ -52,6 +52,7 @@ describe('only a loopx store is opened; anything else is named and left untouche
         { name: 'store', level: 'fail', detail: expect.stringContaining('not_a_store') },
         expect.objectContaining({ name: 'host claude' }),
         expect.objectContaining({ name: 'host codex' }),
+        expect.objectContaining({ name: 'check sandbox' }),
       ],
     });
     expect(statSync(storePath()).size).toBe(0);

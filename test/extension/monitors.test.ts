@@ -126,6 +126,8 @@ suite('monitors', () => {
       declined.prompts.join('\n'),
       /warning \(modal\): Let codex's check for T\d+ run\? \| test -f staging-up && echo up\n\nLoopX will run this command/,
     );
+    // Where this window would run it is said: in loopx's sandbox, or without one and why.
+    assert.match(declined.prompts.join('\n'), /It runs (in a sandbox \(bubblewrap\)|without a sandbox, with your access to every file)/);
     assert.equal(loopx.model.monitors().find((m) => m.id === monitorId)?.approval, 'pending');
     await withAnswers({ warnings: ['Allow'] }, async () => vscode.commands.executeCommand('loopx.approveMonitor', monitorId));
     const approved = await until(() => loopx.model.monitors().find((m) => m.id === monitorId && m.approval === 'approved'), 'the approval');

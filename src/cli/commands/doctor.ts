@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command } from '../command';
+import type { Command, CommandContext } from '../command';
 import type { Kernel } from '../../kernel/kernel';
 import { SCHEMA_VERSION } from '../../kernel/db/migrate';
 import { engineFacts, integrityCheck } from '../../kernel/db/sqliteDb';
@@ -25,6 +25,7 @@ import { hostFacts, judgeHost } from '../../runtime/hostCheck';
 import { worktreeCheck } from '../worktreeWords';
 import { getTodoCore, leaseLive } from '../../kernel/todos/todoQueries';
 import { OLD_PRICES_FILE } from '../../kernel/prices/priceTable';
+import { planCheckSandbox } from '../../kernel/run/checkSandbox';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -223,6 +224,21 @@ function boundaryCheck(env: NodeJS.ProcessEnv): Check {
   };
 }
 
+/**
+ * Whether checks loopx runs unattended (acceptance checks, monitor checks) get a sandbox on this machine: without one
+ * they run with the full access of whoever ticks them, so it is a warning (the store is fine; the checks are wider).
+ */
+function sandboxCheck(ctx: CommandContext): Check {
+  const { sandbox } = planCheckSandbox({ purpose: 'acceptance', env: ctx.env, actorKind: ctx.actor.kind, writable: [ctx.cwd] });
+  return sandbox.kind === 'bubblewrap'
+    ? {
+        name: 'check sandbox',
+        level: 'ok',
+        detail: 'checks run in a sandbox (bubblewrap): the workspace writable except .loopx, .claude, .codex, .mcp.json; no network for acceptance checks, the network kept for monitor checks',
+      }
+    : { name: 'check sandbox', level: 'warn', detail: `checks run without a sandbox: ${sandbox.reason}` };
+}
+
 /** A store that cannot be opened or read (damaged, not a store, unreadable) is a finding, not a crash. */
 async function checkOrReport(run: () => Promise<Check[]>): Promise<Check[]> {
   try {
@@ -238,7 +254,8 @@ async function checkOrReport(run: () => Promise<Check[]>): Promise<Check[]> {
 
 export const doctor: Command = {
   name: ['doctor'],
-  summary: 'check the store (schema, integrity, hash chain, replay, open turns, .gitignore) and the agent CLIs turns run',
+  summary:
+    'check the store (schema, integrity, hash chain, replay, open turns, .gitignore), the agent CLIs turns run, and the sandbox checks run in',
   readOnly: true,
   async run(ctx) {
     // The hosts are asked (in parallel) while the store is checked.
@@ -247,7 +264,7 @@ export const doctor: Command = {
       const kernel = ctx.kernel();
       return runChecks(kernel, await worktreeCheck(kernel));
     });
-    const checks = [...(await store), ...(await hosts), boundaryCheck(ctx.env)];
+    const checks = [...(await store), ...(await hosts), sandboxCheck(ctx), boundaryCheck(ctx.env)];
     const ok = checks.every((c) => c.level !== 'fail');
     const p = new Painter(ctx.color);
     const mark: Record<Level, string> = { ok: p.paint('green', 'ok  '), warn: p.paint('yellow', 'warn'), fail: p.paint('red', 'FAIL') };

@@ -7,6 +7,7 @@ import { parseId } from '../../kernel/validate';
 import { clean, list, monitorLine, Painter, relativeTime, runOutcome } from '../format';
 import { getGoal } from '../../kernel/goals/goalQueries';
 import { getTodo } from '../../kernel/todos/todoQueries';
+import { planCheckSandbox, sandboxSentence } from '../../kernel/run/checkSandbox';
 
 export const monitorAdd: Command = {
   name: ['monitor', 'add'],
@@ -90,7 +91,12 @@ export const monitorList: Command = {
     });
     const p = new Painter(ctx.color);
     const now = Date.now();
-    return { data: monitors, text: list(monitors, (m) => monitorLine(p, m, now), 'No monitors.') };
+    // Where a check ticked from this machine (this environment) runs: a fact of the machine, not of the store.
+    const { sandbox } = planCheckSandbox({ purpose: 'monitor', env: ctx.env, actorKind: ctx.actor.kind, writable: [ctx.kernel().root] });
+    const data = monitors.map((m) => ({ ...m, sandbox: m.kind === 'check' ? sandbox : null }));
+    const text = list(monitors, (m) => monitorLine(p, m, now), 'No monitors.');
+    const waits = monitors.some((m) => m.kind === 'check' && m.status === 'waiting');
+    return { data, text: waits ? `${text}\n${p.paint(sandbox.kind === 'none' ? 'yellow' : 'dim', sandboxSentence(sandbox))}` : text };
   },
 };
 

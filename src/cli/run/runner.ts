@@ -110,7 +110,8 @@ export class Runner {
   private readonly hooks: HookDispatcher;
 
   constructor(
-    kernel: Kernel,
+    /** The person's (who started `loopx run`): monitor checks are ticked as theirs, so their sandbox opt-out counts. */
+    private readonly kernel: Kernel,
     private readonly o: RunnerOptions,
   ) {
     const actor: Actor = { name: o.agent, kind: 'agent' };
@@ -242,7 +243,7 @@ export class Runner {
   private async pass(): Promise<{ idle: boolean; wakeAt: string | null; because: string; foreign: boolean }> {
     const foreign = this.recover();
     await this.cleanWorktrees();
-    const tick = await tickMonitors(this.agentKernel);
+    const tick = await tickMonitors(this.kernel);
     if (tick.fired.length || tick.expired.length) {
       this.say(
         { event: 'monitors', fired: tick.fired, expired: tick.expired },

@@ -8,10 +8,12 @@ import { COMMANDS } from './commandIds';
 import { resolveGoal } from './pickers';
 import { parseArg } from './args';
 import { getGoal } from '../../kernel/goals/goalQueries';
+import { planCheckSandbox, sandboxForPeople } from '../../kernel/run/checkSandbox';
 
 /**
  * Allow Monitor Check…: a check an agent set runs unattended, outside its sandbox, only once a person let it. The
- * modal shows the command itself, word for word, before anything runs (recorded with channel vscode).
+ * modal shows the command itself, word for word, before anything runs (recorded with channel vscode), and where this
+ * window would run it: in loopx's sandbox, or, where there is none, with the person's full access, and why.
  */
 export const approveMonitor: CommandDefinition = {
   id: COMMANDS.approveMonitor,
@@ -32,16 +34,18 @@ export const approveMonitor: CommandDefinition = {
       monitor = pick?.monitor;
     }
     if (!monitor) return undefined;
+    const kernel = kernelOf(ctx);
+    const { sandbox } = planCheckSandbox({ purpose: 'monitor', env: process.env, actorKind: 'human', writable: [kernel.root] });
     const choice = await vscode.window.showWarningMessage(
       `Let ${monitor.addedBy}'s check for ${monitor.todoId} run?`,
       {
         modal: true,
-        detail: `${monitor.check ?? ''}\n\nLoopX will run this command from the workspace root every ${Math.round((monitor.everySeconds ?? 0) / 60) || 1} min, unattended and outside the agent's sandbox, until ${monitor.until === 'exit0' ? 'it passes' : monitor.until}.`,
+        detail: `${monitor.check ?? ''}\n\nLoopX will run this command from the workspace root every ${Math.round((monitor.everySeconds ?? 0) / 60) || 1} min, unattended and outside the agent's sandbox, until ${monitor.until === 'exit0' ? 'it passes' : monitor.until}. ${sandboxForPeople(sandbox)}`,
       },
       'Allow',
     );
     if (choice !== 'Allow') return undefined;
-    const approved = approveOp(kernelOf(ctx), monitor.id);
+    const approved = approveOp(kernel, monitor.id);
     ctx.log.info(`allowed the check of monitor ${monitor.id}: ${monitor.check}`);
     return approved;
   },

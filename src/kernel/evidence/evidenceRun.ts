@@ -10,6 +10,7 @@ import { todoWorkFolder } from '../worktrees/worktreeRows';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { ranSentence } from '../../shared/timeWords';
 import { getGoal } from '../goals/goalQueries';
+import { planCheckSandbox } from '../run/checkSandbox';
 
 export interface EvidenceRunInput {
   todoId?: string;
@@ -67,17 +68,25 @@ export async function runEvidence(kernel: Kernel, input: EvidenceRunInput): Prom
   const command = target.command ?? (shell ? argv.join(' ') : quoteArgv(argv));
   if (command.length > TEXT_LIMITS.runCommand)
     throw new InvalidInputError(`the command is longer than ${TEXT_LIMITS.runCommand} characters`);
+  const env = checkEnv(input.env ?? process.env, {
+    LOOPX_ROOT: kernel.root,
+    LOOPX_GOAL: target.goalId,
+    ...(target.todoId ? { LOOPX_TODO: target.todoId } : {}),
+  });
+  // The acceptance check runs the code under judgement, so in a sandbox without the network; a command given after
+  // `--` is the caller's own and runs as the caller would run it (inside the agent's sandbox when an agent calls).
+  const plan = input.check
+    ? planCheckSandbox({ purpose: 'acceptance', env, actorKind: actor.kind, writable: [kernel.root, target.cwd] })
+    : undefined;
   const result = await runCommand({
     command,
     shell,
     argv: shell ? undefined : argv,
     cwd: target.cwd,
-    env: checkEnv(input.env ?? process.env, {
-      LOOPX_ROOT: kernel.root,
-      LOOPX_GOAL: target.goalId,
-      ...(target.todoId ? { LOOPX_TODO: target.todoId } : {}),
-    }),
+    env: plan?.env ?? env,
     limitMs: limit * 1000,
+    wrapper: plan?.wrapper,
+    sandbox: plan?.sandbox,
   });
   return { evidence: recordEvidenceRun(kernel, input, { command, shell, kind }, result), result };
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, human, makeStore, type TestStore } from '../testKit';
@@ -53,6 +53,18 @@ function alive(pid: number): boolean {
   } catch {
     return true;
   }
+}
+/** Is a live process's command line this one (Linux's /proc)? */
+function runningWith(cmdline: string): boolean {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .some((d) => {
+      try {
+        return readFileSync(`/proc/${d}/cmdline`, 'utf8').startsWith(cmdline) && alive(Number(d));
+      } catch {
+        return false;
+      }
+    });
 }
 /** A todo held by codex, with a monitor on it (the usual way: the agent kicks off a job and waits for it). */
 function waiting(check: string, extra: Partial<Parameters<typeof addMonitor>[1]> = {}): { todo: string; monitor: string } {
@@ -285,17 +297,19 @@ describe('monitor tick', () => {
   });
 
   test('a check that hangs is killed at its run limit, with everything it started; the run says why', async () => {
-    const { monitor, todo } = waiting('sleep 30 & echo $! > child.pid; echo started; sleep 30', { runLimitSeconds: 2 });
+    const { monitor, todo } = waiting('sleep 31.7 & echo $! > child.pid; echo started; sleep 30', { runLimitSeconds: 2 });
     const started = Date.now();
     const result = await tick();
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(result.runs).toMatchObject([
       { exitCode: null, timedOut: true, error: expect.stringContaining('time limit of 2 s'), outcome: 'waiting' },
     ]);
-    const child = Number(readFileSync(file('child.pid'), 'utf8'));
     // The background sleep went with the group (SIGKILL is delivered at once; under load, give it a moment to be gone).
-    for (let i = 0; i < 40 && alive(child); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(alive(child)).toBe(false);
+    // In the sandbox its pid is the PID namespace's, so on Linux it is looked for by its command line.
+    const child = Number(readFileSync(file('child.pid'), 'utf8'));
+    const gone = () => (existsSync('/proc/self/cmdline') ? !runningWith('sleep\u000031.7') : !alive(child));
+    for (let i = 0; i < 40 && !gone(); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(gone()).toBe(true);
     const m = getMonitor(s.kernel.db, monitor);
     expect(m.lastRun).toMatchObject({ timedOut: true, outputTail: expect.stringContaining('started') });
     // It goes to the attention list: a check that cannot run needs a person.

@@ -1,6 +1,7 @@
 import type { Kernel } from '../kernel';
 import type { SqliteDb } from '../db/sqliteDb';
 import { runCommand } from '../run/runCommand';
+import { type CheckSandbox, planCheckSandbox } from '../run/checkSandbox';
 import { iso } from '../time';
 import { MONITOR_DEFAULTS, type RunOutcome, anythingDue, claimDueRun, recordRun, settleDue } from './monitors';
 
@@ -13,6 +14,8 @@ export interface TickRun {
   timedOut: boolean;
   error: string | null;
   outcome: RunOutcome;
+  /** The sandbox the check ran in (`kind: none` with the reason where there was none). */
+  sandbox: CheckSandbox;
 }
 
 export interface TickResult {
@@ -52,17 +55,22 @@ export async function tickMonitors(kernel: Kernel, options: { concurrency?: numb
       ran.add(claim.monitor.id);
       const startedAt = iso(kernel.clock());
       const m = claim.monitor;
+      const env = checkEnv(options.env ?? process.env, {
+        LOOPX_ROOT: kernel.root,
+        LOOPX_MONITOR: m.id,
+        LOOPX_TODO: m.todoId,
+        LOOPX_GOAL: m.goalId,
+      });
+      // The ticker's process decides the opt-out: a person's (VS Code, loopx run, cron) may turn it off, an agent's not.
+      const plan = planCheckSandbox({ purpose: 'monitor', env, actorKind: kernel.actor.kind, writable: [kernel.root] });
       const run = await runCommand({
         command: m.check as string,
         shell: true,
         cwd: kernel.root,
-        env: checkEnv(options.env ?? process.env, {
-          LOOPX_ROOT: kernel.root,
-          LOOPX_MONITOR: m.id,
-          LOOPX_TODO: m.todoId,
-          LOOPX_GOAL: m.goalId,
-        }),
+        env: plan.env,
         limitMs: (m.runLimitSeconds ?? MONITOR_DEFAULTS.runLimitSeconds) * 1000,
+        wrapper: plan.wrapper,
+        sandbox: plan.sandbox,
       });
       const outcome = recordRun(kernel, claim, startedAt, run);
       if (outcome === 'fired') result.fired.push(m.id);
@@ -76,6 +84,7 @@ export async function tickMonitors(kernel: Kernel, options: { concurrency?: numb
         timedOut: run.timedOut,
         error: run.error,
         outcome,
+        sandbox: plan.sandbox,
       });
     }
   };

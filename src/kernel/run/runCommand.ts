@@ -1,5 +1,6 @@
 import type * as ChildProcess from 'node:child_process';
 import { nodeCrypto } from '../nodeCrypto';
+import type { CheckSandbox } from './checkSandbox';
 
 /**
  * Runs one command for the kernel (a monitor's check, kernel-run evidence): from a given directory, with a time
@@ -17,6 +18,10 @@ export interface CommandSpec {
   limitMs: number;
   /** Written to its stdin, which is then closed (a hook's JSON); without it stdin is empty. */
   input?: string;
+  /** A sandbox's argv (bwrap and its options) put before `/bin/sh -c CMD` or the argv (POSIX only). */
+  wrapper?: readonly string[];
+  /** What the wrapper is, in words, passed on to the result (and so to the log). */
+  sandbox?: CheckSandbox;
 }
 
 export interface CommandResult {
@@ -32,12 +37,14 @@ export interface CommandResult {
   error: string | null;
   /** The last MATCH_BYTES of the output as text, for `match:REGEX` conditions. */
   matchText: string;
+  /** For a check: the sandbox it ran in (`kind: none` when it had none). */
+  sandbox?: CheckSandbox;
 }
 
 /** What the log keeps of a run (evidence and monitor checks alike): everything but the text kept for matching. */
 export function recordedRun(result: CommandResult): Omit<CommandResult, 'matchText'> {
-  const { exitCode, durationMs, outputTail, outputSha256, timedOut, error } = result;
-  return { exitCode, durationMs, outputTail, outputSha256, timedOut, error };
+  const { exitCode, durationMs, outputTail, outputSha256, timedOut, error, sandbox } = result;
+  return { exitCode, durationMs, outputTail, outputSha256, timedOut, error, ...(sandbox ? { sandbox } : {}) };
 }
 
 export const TAIL_CHARS = 2000;
@@ -104,6 +111,7 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
         timedOut,
         error,
         matchText,
+        ...(spec.sandbox ? { sandbox: spec.sandbox } : {}),
       });
     };
     const killGroup = () => {
@@ -125,11 +133,12 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
         detached: !windows,
         windowsHide: true,
       };
-      child = spec.shell
-        ? windows
+      const argv = spec.shell ? ['/bin/sh', '-c', spec.command] : [spec.argv?.[0] ?? spec.command, ...(spec.argv ?? []).slice(1)];
+      const wrapped = !windows && spec.wrapper?.length ? [...spec.wrapper, ...argv] : argv;
+      child =
+        spec.shell && windows
           ? childProcess().spawn(spec.command, { ...options, shell: true })
-          : childProcess().spawn('/bin/sh', ['-c', spec.command], options)
-        : childProcess().spawn(spec.argv?.[0] ?? spec.command, (spec.argv ?? []).slice(1), options);
+          : childProcess().spawn(wrapped[0] as string, wrapped.slice(1), options);
     } catch (error) {
       spawnError = `could not start: ${(error as Error).message}`;
       resolve({
@@ -140,6 +149,7 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
         timedOut: false,
         error: spawnError,
         matchText: '',
+        ...(spec.sandbox ? { sandbox: spec.sandbox } : {}),
       });
       return;
     }

@@ -12,5 +12,7 @@ export function runResultShape() {
     outputSha256: z.string(),
     timedOut: z.boolean(),
     error: z.nullable(z.string()),
+    /** A check's sandbox (`bubblewrap` or `none`, with the network and why); absent on other runs and older events. */
+    sandbox: z.optional(z.object({ kind: z.enum(['bubblewrap', 'none']), network: z.boolean(), reason: z.string() })),
   };
 }
