@@ -66,6 +66,16 @@ describe('who finishes a turn a launcher started', () => {
     expect(finishTurn(s.kernel, second.id, 1)).toMatchObject({ resultKind: 'host_failure' });
   });
 
+  test('a "person" without a channel (an agent that unset LOOPX_AGENT, a script) is held to the agent\'s rule', () => {
+    const turn = started('runner');
+    hostReports(turn.id, 0.5);
+    expect(() => finishTurn(s.as({ name: 'ada', kind: 'human' }), turn.id, 0, { costUsd: 0.0001 })).toThrow(
+      expect.objectContaining({ code: 'not_allowed' }),
+    );
+    expect(getTurn(s.kernel.db, turn.id)).toMatchObject({ endedAt: null });
+    expect(finishTurn(s.as({ name: 'ada', kind: 'human', channel: 'tty' }), turn.id, 1)).toMatchObject({ usage: { costUsd: 0.5 } });
+  });
+
   test('a turn the agent started itself from its shell stays its own to finish, with its own report', () => {
     const turn = started();
     shipTodo(s.as(bot), 'T1', { evidence: 'headers parse' });

@@ -324,7 +324,8 @@ export function finishTurn(
     if (turn.endedAt) throw new RefusedError('illegal_transition', `turn ${turnId} already finished (${turn.resultKind})`);
     if (caller.kind === 'agent' && caller.name !== turn.agent)
       throw new NotAllowedError(`turn ${turnId} belongs to ${turn.agent}; ${caller.name} may not finish it`);
-    if (caller.kind === 'agent' && !options.byLauncher) refuseAgentFinish(tx.db, turn);
+    // A "person" without a channel (a script, or an agent that unset LOOPX_AGENT) is held to the agent's rule.
+    if (!options.byLauncher && (caller.kind === 'agent' || (caller.kind === 'human' && !caller.channel))) refuseAgentFinish(tx.db, turn);
     const resultKind = classify(tx, turn, exitCode);
     const validated = resultKind === 'validated_progress' || resultKind === 'validated_completion';
     // The turn's reservation becomes its spend; only a budget lowered while it ran leaves no room (never over budget).
