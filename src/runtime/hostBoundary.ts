@@ -1,27 +1,14 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, rmdirSync } from 'node:fs';
 import { isAbsolute, join, posix } from 'node:path';
+import { AGENT_READ_ONLY } from '../kernel/agentReach';
 
 /**
- * The trust boundary of a turn: what its agent may not write, and how each built-in host is told so. An agent's reach
- * is its host's reach, so everything loopx reads to decide must be out of it: the store and its WAL, the agents'
- * launcher, turn folders and usage (all in `.loopx/`), and the config of the hosts loopx's next turn starts (a hook in
- * `.claude/settings.json`, an MCP server in `.codex/config.toml` or `.mcp.json`, a host command in
- * `.vscode/settings.json` all run outside any sandbox). Reads stay allowed: an agent reads its todo from the store.
- * The person's key that proves decisions (kernel/humanKey.ts) may not even be read.
- *
- * One home: the default host commands (hosts.ts `{boundary}`), the docs' table and `loopx doctor` read this list.
+ * The trust boundary of a turn: what its agent may not write (AGENT_READ_ONLY, kernel/agentReach.ts) and how each
+ * built-in host is told so. An agent's reach is its host's reach, so everything loopx reads to decide must be out of
+ * it. Reads stay allowed (an agent reads its todo from the store), except the person's key that proves decisions
+ * (kernel/humanKey.ts), which may not even be read.
  */
-export const AGENT_READ_ONLY: readonly string[] = [
-  '.loopx', // the store, its WAL, the launcher, turn folders, worktree set-up records
-  '.claude', // Claude Code's project settings: hooks, permissions, MCP servers
-  '.codex', // Codex's project config: MCP servers, sandbox
-  '.mcp.json', // project MCP servers (Claude Code and others)
-  '.vscode', // VS Code's workspace settings: loopx's host commands, auto-run, tasks
-  '.gemini', // the next hosts' config folders (Gemini CLI, Qwen Code, OpenCode)
-  '.qwen',
-  '.opencode',
-  'opencode.json',
-];
+export { AGENT_READ_ONLY };
 
 /** What a turn's boundary needs to know. */
 export interface BoundaryPlace {

@@ -199,6 +199,6 @@ describe('where there is no sandbox, the check runs as before and that is said',
     expect(sandboxSentence(none)).toBe('Checks run without a sandbox here, with your full access: bwrap (bubblewrap) was not found on PATH.');
     const boxed = { kind: 'bubblewrap' as const, network: true, reason: '' };
     expect(sandboxForPeople(boxed)).toMatch(/^It runs in a sandbox \(bubblewrap\): .*\.loopx, \.claude, \.codex, \.mcp\.json.*network\.$/);
-    expect(sandboxSentence({ ...boxed, network: false })).toMatch(/writable except \.loopx, \.claude, \.codex, \.mcp\.json; no network\.$/);
+    expect(sandboxSentence({ ...boxed, network: false })).toMatch(/writable except \.loopx, \.claude, \.codex, \.mcp\.json, \.vscode.*; no network\.$/);
   });
 });

@@ -1,3 +1,4 @@
+import { AGENT_READ_ONLY } from '../agentReach';
 import type * as ChildProcess from 'node:child_process';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
@@ -22,7 +23,7 @@ export interface CheckSandbox {
 export type CheckPurpose = 'acceptance' | 'monitor';
 
 /** Paths under a writable root that stay read-only in the sandbox: the store and the agent hosts' configuration. */
-export const PROTECTED_PATHS = ['.loopx', '.claude', '.codex', '.mcp.json'] as const;
+export const PROTECTED_PATHS = AGENT_READ_ONLY;
 
 /** The person's opt-out: `LOOPX_CHECK_SANDBOX=off` in the environment of a process that is not an agent's. */
 export const SANDBOX_ENV = 'LOOPX_CHECK_SANDBOX';
@@ -136,9 +137,8 @@ export function sandboxSentence(sandbox: CheckSandbox): string {
 
 /** What a person allowing a monitor check is told about where it will run (VS Code's Allow Monitor Check modal). */
 export function sandboxForPeople(sandbox: CheckSandbox): string {
-  if (sandbox.kind === 'none')
-    return `It runs without a sandbox, with your access to every file and the network (${sandbox.reason}).`;
-  return 'It runs in a sandbox (bubblewrap): it may change files in the workspace but not the loopx store or the settings of Claude Code, Codex or MCP (.loopx, .claude, .codex, .mcp.json), nor anything outside the workspace; it can reach the network.';
+  if (sandbox.kind === 'none') return `It runs without a sandbox, with your access to every file and the network (${sandbox.reason}).`;
+  return `It runs in a sandbox (bubblewrap): it may change files in the workspace but not the loopx store or the agent hosts' settings (${PROTECTED_PATHS.join(', ')}), nor anything outside the workspace; it can reach the network.`;
 }
 
 /** For tests: forget what the probe found. */

@@ -1,0 +1,21 @@
+/**
+ * What an agent may not write, relative to a workspace (and a worktree turn's folder): everything loopx reads to
+ * decide (`.loopx/`: the store and its WAL, the agents' launcher, turn folders and usage, set-up records) and the
+ * config of the agent hosts loopx's next turn or check starts, which runs outside any sandbox (a hook in
+ * `.claude/settings.json`, an MCP server in `.codex/config.toml` or `.mcp.json`, a host command or auto-run in
+ * `.vscode/settings.json`, the next hosts' folders). Reads stay allowed.
+ *
+ * One home: the built-in hosts' default commands (runtime/hostBoundary.ts), the checks' sandbox (run/checkSandbox.ts),
+ * `loopx doctor` and the docs' tables read it.
+ */
+export const AGENT_READ_ONLY: readonly string[] = [
+  '.loopx',
+  '.claude',
+  '.codex',
+  '.mcp.json',
+  '.vscode',
+  '.gemini',
+  '.qwen',
+  '.opencode',
+  'opencode.json',
+];
