@@ -140,7 +140,12 @@ describe('real agent CLIs with the default host commands, offline', () => {
       `touch '${outside('written by the agent')}'`,
       {
         tool: 'loopx_monitor_add',
-        input: { todo, check: `touch '${outside('written by its check')}'`, every: '10s', note: 'waits for the deploy' },
+        input: {
+          todo,
+          check: `touch '${outside('written by its check')}' || touch 'its check ran'`,
+          every: '10s',
+          note: 'waits for the deploy',
+        },
       },
     ];
     const before = w.server.calls.length;
@@ -159,15 +164,18 @@ describe('real agent CLIs with the default host commands, offline', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(cli(['monitor', 'tick', '--json']).json.data).toMatchObject({ runs: [] });
     expect(existsSync(outside('written by its check'))).toBe(false);
+    expect(existsSync(join(root, 'its check ran'))).toBe(false);
     expect(cli(['monitor', 'list']).stdout).toMatch(
       /M1\s+waiting\s+T1: .*\(waits for a person to allow its check \(loopx monitor approve M1\)/,
     );
-    // Once a person approves it, loopx runs it, unattended and outside the sandbox: that is why it asked.
+    // Once a person approves it, loopx runs it, unattended, in the checks' own sandbox (bubblewrap, required in CI):
+    // the workspace writable, the disk outside it not (without a sandbox it would have had the person's full access).
     inVsCode(root, (kernel) => approveMonitor(kernel, 'M1'));
     expect(cli(['monitor', 'tick', '--json']).json.data).toMatchObject({
       runs: [expect.objectContaining({ monitorId: 'M1', exitCode: 0 })],
     });
-    expect(existsSync(outside('written by its check'))).toBe(true);
+    expect(existsSync(join(root, 'its check ran'))).toBe(true);
+    expect(existsSync(outside('written by its check'))).toBe(false);
     expect(w.server.outside).toEqual([]);
   });
 });
