@@ -316,6 +316,7 @@ export class Runner {
       leaseSeconds: this.o.leaseSeconds,
       limitSeconds: Math.ceil(this.o.turnLimitMs / 1000),
       launchedBy: 'runner',
+      boundary: boundaryOf(this.o.host, (this.o.settings as unknown as Record<string, string>)[this.o.host] ?? ''),
     });
     if (!begun) return false;
     const { turn, env, promptFile, allowedCommands, cwd } = begun;

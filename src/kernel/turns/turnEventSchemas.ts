@@ -22,6 +22,12 @@ export function turnEventSchemas() {
       deadlineAt: z.optional(str),
       /** Started by a launcher (`loopx run`, VS Code), not by its agent: only the launcher finishes it; absent otherwise. */
       launchedBy: z.optional(z.enum(TURN_LAUNCHERS)),
+      /**
+       * Whether the host's command kept loopx's files and the hosts' config out of the agent's writes (`enforced`: a
+       * built-in host's command with {boundary}) or not (`none`: a custom host, or a command without it); said by the
+       * launcher, absent for a turn started from a shell.
+       */
+      boundary: z.optional(z.enum(['enforced', 'none'])),
     }),
     'turn.finished': z.object({
       id: str,

@@ -73,6 +73,8 @@ export interface TurnStartInput {
    * from a flag. Such a turn is finished by its launcher from the host's own report, never by its agent (finishTurn).
    */
   launchedBy?: TurnLauncher;
+  /** What the launcher's host command keeps out of the agent's reach (runtime/hostBoundary.ts), recorded on the turn. */
+  boundary?: 'enforced' | 'none';
 }
 
 /** What was made ready on disk before a turn's write, for the write to adopt: the todo's worktree, set up. */
@@ -214,6 +216,7 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
         promptPath,
         ...(deadlineAt ? { deadlineAt } : {}),
         ...(input.launchedBy ? { launchedBy: input.launchedBy } : {}),
+        ...(input.boundary ? { boundary: input.boundary } : {}),
       },
     });
     const worktree = worktreeFor(tx, goal.worktreeBase, todo.id, worktreeReady);
