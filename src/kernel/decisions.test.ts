@@ -94,7 +94,9 @@ describe("a well-chained decision in a person's name, written with SQL, is named
     ]);
     const tick = await tickMonitors(s.kernel);
     expect(tick.runs).toEqual([]);
-    expect(tick.refused).toEqual([{ monitorId: m.id, message: expect.stringContaining(`event ${seq} (monitor.approved by ada via vscode)`) }]);
+    expect(tick.refused).toEqual([
+      { monitorId: m.id, message: expect.stringContaining(`event ${seq} (monitor.approved by ada via vscode)`) },
+    ]);
     expect(ran('forged-ran')).toBe(false);
   });
 
@@ -145,7 +147,15 @@ describe("a well-chained decision in a person's name, written with SQL, is named
         kind: 'hook.added',
         goalId: null,
         todoId: null,
-        data: { id: 'N1', num: 1, command: `touch ${join(s.root, 'hook-ran')}`, on: ['gate.asked'], goal: null, timeoutSeconds: 30, note: '' },
+        data: {
+          id: 'N1',
+          num: 1,
+          command: `touch ${join(s.root, 'hook-ran')}`,
+          on: ['gate.asked'],
+          goal: null,
+          timeoutSeconds: 30,
+          note: '',
+        },
       },
       { at: at() },
     );
@@ -159,7 +169,7 @@ describe("a well-chained decision in a person's name, written with SQL, is named
     expect(unproven().map((d) => d.kind)).toEqual(['hook.added']);
   });
 
-  test('goal.check_set: evidence run --check refuses to run it; the person\'s own check runs', async () => {
+  test("goal.check_set: evidence run --check refuses to run it; the person's own check runs", async () => {
     const todoId = addTodo(s.kernel, { goalId, title: 'Build' }).id;
     claimTodo(s.as(codex), todoId);
     forgeEvent(
@@ -176,12 +186,16 @@ describe("a well-chained decision in a person's name, written with SQL, is named
 
   test('a goal made active by an agent-kind event after a person paused it starts no turn', () => {
     setGoalStatus(s.as(human), goalId, 'paused');
-    forgeEvent(s.kernel.db, { kind: 'goal.status', goalId, todoId: null, data: { status: 'active', from: 'paused' } }, {
-      at: at(),
-      actor: 'codex',
-      actorKind: 'agent',
-      channel: null,
-    });
+    forgeEvent(
+      s.kernel.db,
+      { kind: 'goal.status', goalId, todoId: null, data: { status: 'active', from: 'paused' } },
+      {
+        at: at(),
+        actor: 'codex',
+        actorKind: 'agent',
+        channel: null,
+      },
+    );
     expect(() => s.kernel.read((db) => requireTurnMayStart(db, goalId))).toThrow(/only a person may/);
   });
 });
@@ -196,28 +210,55 @@ describe('the upgrade: a person accepts the decisions that carry no proof, an ag
     );
     expect(() => acceptBrokenLog(s.as(codex))).toThrow(expect.objectContaining({ code: 'not_allowed' }));
     const accepted = acceptBrokenLog(s.as(human));
-    expect(accepted).toMatchObject({ accepted: true, firstBadSeq: null, decisions: [expect.objectContaining({ kind: 'monitor.approved' })] });
+    expect(accepted).toMatchObject({
+      accepted: true,
+      firstBadSeq: null,
+      decisions: [expect.objectContaining({ kind: 'monitor.approved' })],
+    });
     expect(unproven()).toEqual([]);
     await tickMonitors(s.kernel);
     expect(ran('accepted-ran')).toBe(true);
-    const later = forgeEvent(s.kernel.db, { kind: 'goal.checks_allowed', goalId, todoId: null, data: { patterns: ['x *'], from: [] } }, { at: at() });
+    const later = forgeEvent(
+      s.kernel.db,
+      { kind: 'goal.checks_allowed', goalId, todoId: null, data: { patterns: ['x *'], from: [] } },
+      { at: at() },
+    );
     expect(unproven().map((d) => d.seq)).toEqual([later]);
   });
 
   test('an acceptance forged with SQL (even with a correct digest) counts for nothing', () => {
-    const forged = forgeEvent(s.kernel.db, { kind: 'goal.checks_allowed', goalId, todoId: null, data: { patterns: ['a *'], from: [] } }, { at: at() });
+    const forged = forgeEvent(
+      s.kernel.db,
+      { kind: 'goal.checks_allowed', goalId, todoId: null, data: { patterns: ['a *'], from: [] } },
+      { at: at() },
+    );
     const real = acceptBrokenLog(s.as(human));
-    // Copy the real acceptance's data onto a forged one after a second forgery: the forger has no key.
-    const data = JSON.parse(String(s.kernel.db.prepare('SELECT data FROM events WHERE seq = ?').get(real.seq)?.data)) as Record<string, unknown>;
-    const second = forgeEvent(s.kernel.db, { kind: 'goal.checks_allowed', goalId, todoId: null, data: { patterns: ['b *'], from: [] } }, { at: at() });
+    // A second forgery, then the real acceptance's data (its proof too, replayed) on a forged one: the forger has no key.
+    const data = JSON.parse(String(s.kernel.db.prepare('SELECT data FROM events WHERE seq = ?').get(real.seq)?.data)) as Record<
+      string,
+      unknown
+    >;
+    const second = forgeEvent(
+      s.kernel.db,
+      { kind: 'goal.checks_allowed', goalId, todoId: null, data: { patterns: ['b *'], from: [] } },
+      { at: at() },
+    );
     const { channel: _c, ...rest } = data;
-    forgeEvent(s.kernel.db, { kind: 'log.accepted', goalId: null, todoId: null, data: { ...(rest as never), decisionsThrough: second } }, { at: at() });
+    forgeEvent(
+      s.kernel.db,
+      { kind: 'log.accepted', goalId: null, todoId: null, data: { ...rest, decisionsThrough: second } as never },
+      { at: at() },
+    );
     expect(unproven().map((d) => d.seq)).toEqual([second, second + 1]);
     expect(unproven().map((d) => d.seq)).not.toContain(forged);
   });
 
   test('a decision edited in place below an acceptance voids the acceptance', () => {
-    const forged = forgeEvent(s.kernel.db, { kind: 'goal.checks_allowed', goalId, todoId: null, data: { patterns: ['a *'], from: [] } }, { at: at() });
+    const forged = forgeEvent(
+      s.kernel.db,
+      { kind: 'goal.checks_allowed', goalId, todoId: null, data: { patterns: ['a *'], from: [] } },
+      { at: at() },
+    );
     acceptBrokenLog(s.as(human));
     expect(unproven()).toEqual([]);
     s.kernel.db.prepare(`UPDATE events SET data = replace(data, 'a *', 'touch *') WHERE seq = ?`).run(forged);
