@@ -42,6 +42,8 @@ export default defineConfig({
     // most of a process suite's time is spent waiting on the children it starts.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 60_000,
+    // The key that proves a person's decisions: a temporary folder per test file, never the developer's own.
+    setupFiles: ['test/humanKeySetup.ts'],
     hookTimeout: 60_000,
     projects: [
       {

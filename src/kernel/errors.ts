@@ -70,6 +70,8 @@ export type RefusalCode =
   | 'budget_exhausted'
   | 'not_allowed'
   | 'log_broken'
+  | 'unproven_decision'
+  | 'human_key_unavailable'
   | 'schema_too_new'
   | 'doctor_failed'
   | 'busy'

@@ -4,6 +4,8 @@ import type { Kernel } from './kernel';
 import { RefusedError } from './errors';
 import { requireHumanChannel } from './authority';
 import { prefixDigest, verifyChain, type VerifyResult } from './events/verify';
+import { type UnprovenDecision, acceptanceOfDecisions, auditDecisions } from './decisions';
+import { readHumanKey } from './humanKey';
 
 /**
  * A store whose log was found broken is marked (`.loopx/log-broken.json`) until a human decides: agents' writes are
@@ -46,26 +48,34 @@ export function logBrokenError(found: { firstBadSeq: number | null; problem: str
   );
 }
 
-/** `loopx log accept`: a human records that the log, broken as found, is accepted from here on. */
+/**
+ * `loopx log accept`: a human records that the log is accepted as found from here on: a broken chain, and the
+ * decisions this machine's key does not prove (written before proofs, on another machine, or forged), each as it is
+ * now. The acceptance is itself a person's decision and carries its proof, so an agent cannot make one that counts.
+ */
 export function acceptBrokenLog(kernel: Kernel): {
   accepted: boolean;
   seq: number | null;
   firstBadSeq: number | null;
   problem: string | null;
+  decisions: UnprovenDecision[];
 } {
   requireHumanChannel(kernel.actor, 'to accept a broken event log');
+  const look = readHumanKey();
   const result = kernel.write((tx) => {
     const found: VerifyResult = verifyChain(tx.db);
-    if (found.ok) return { accepted: false, seq: null, firstBadSeq: null, problem: null };
+    const { unproven } = auditDecisions(tx.db, look);
+    if (found.ok && unproven.length === 0) return { accepted: false, seq: null, firstBadSeq: null, problem: null, decisions: [] };
     const head = Number(tx.db.prepare('SELECT max(seq) AS s FROM events').get()?.s ?? 0);
     const digest = prefixDigest(tx.db, head + 1);
+    const decisions = unproven.length ? acceptanceOfDecisions(tx.db, look) : {};
     const event = tx.emit({
       kind: 'log.accepted',
       goalId: null,
       todoId: null,
-      data: { firstBadSeq: found.firstBadSeq ?? 0, problem: found.problem ?? '', digest },
+      data: { firstBadSeq: found.firstBadSeq ?? 0, problem: found.problem ?? '', digest, ...decisions },
     });
-    return { accepted: true, seq: event.seq, firstBadSeq: found.firstBadSeq, problem: found.problem };
+    return { accepted: true, seq: event.seq, firstBadSeq: found.firstBadSeq, problem: found.problem, decisions: unproven };
   });
   rmSync(join(kernel.storeDir, BROKEN_MARKER), { force: true });
   return result;

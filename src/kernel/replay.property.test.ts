@@ -219,6 +219,7 @@ function apply(s: TestStore, o: Op): void {
       for (let i = 0; i < 3; i++) {
         const claim = claimDueRun(k, ran);
         if (!claim) break;
+        if ('refused' in claim) throw claim.error; // every decision here is a person's real one: none is refused
         ran.add(claim.monitor.id);
         if ((o.b + i) % 5 !== 0) recordRun(k, claim, iso(s.clock.ms), fakeRun(o.b + i)); // sometimes a ticker dies mid-run
       }

@@ -26,7 +26,14 @@ function edit(sql: string): void {
 test('an edited past event is found by log verify (exit 3) at that event, and by doctor', () => {
   expect(cli(['log', 'verify', '--json']).json).toEqual({
     ok: true,
-    data: { ok: true, events: 9, firstBadSeq: null, head: { seq: 9, hash: expect.stringMatching(/^[0-9a-f]{64}$/) }, log: 'local' },
+    data: {
+      ok: true,
+      events: 9,
+      firstBadSeq: null,
+      head: { seq: 9, hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      log: 'local',
+      decisions: { checked: 1, unproven: [], acceptedThrough: 0, key: 'present' },
+    },
   });
   edit(`UPDATE events SET data = replace(data, 'all tests pass', 'no tests at all') WHERE kind = 'evidence'`);
   const verify = cli(['log', 'verify', '--json']);

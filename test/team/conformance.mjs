@@ -16,6 +16,9 @@ export const SQLITE_ONLY = {
   'src/kernel/restore.test.ts': 'restoring a backup over the store: a team store refuses it until that is built (TeamEngine.restoreFrom)',
   'src/kernel/team/storeMoved.test.ts':
     'a SQLite store left behind by `team push` refusing writes (SqliteEngine); a team store has no such file',
+  'src/kernel/decisions.test.ts':
+    "forges people's decisions with SQL into the store file; a team log refuses people's kinds to agents' logins (authority.test.ts)",
+  'src/kernel/decisions.property.test.ts': 'flips bytes of the store file and forges with SQL into it; a team log lives in PostgreSQL',
   'src/kernel/events/anchor.test.ts':
     "cuts the store file's log with SQL (DELETE FROM events); a team log is append-only in PostgreSQL, the replica a projection of it",
 };

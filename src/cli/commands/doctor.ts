@@ -6,6 +6,7 @@ import { SCHEMA_VERSION } from '../../kernel/db/migrate';
 import { engineFacts, integrityCheck } from '../../kernel/db/sqliteDb';
 import { verifyChain } from '../../kernel/events/verify';
 import { markBroken } from '../../kernel/logHealth';
+import { auditDecisions, decisionWords } from '../../kernel/decisions';
 import { checkReplay } from '../../kernel/replay';
 import { STATUS_FILE } from '../../runtime/projections/statusMd';
 import { openTurns } from '../../kernel/turns/turnQueries';
@@ -65,6 +66,15 @@ function runChecks(kernel: Kernel, worktrees: Awaited<ReturnType<typeof worktree
       'hash chain',
       chain.ok ? 'ok' : 'fail',
       chain.ok ? `${chain.events} events verified` : `broken at event ${chain.firstBadSeq}: ${chain.problem}`,
+    );
+    const audit = auditDecisions(db);
+    const first = audit.unproven[0];
+    add(
+      "people's decisions",
+      first ? 'fail' : 'ok',
+      first
+        ? `${audit.unproven.length} not proven by this machine's key (the first: ${decisionWords(first)}, which ${first.why}); loopx runs no turn, check or hook until a person accepts them (loopx log accept) or restores a backup`
+        : `${audit.decisions} proven by this machine's key${audit.acceptedThrough ? ` or accepted by a person (through event ${audit.acceptedThrough})` : ''}`,
     );
     const replay = checkReplay(db);
     add(

@@ -3,6 +3,8 @@ import { verifyChain } from '../../kernel/events/verify';
 import { checkAnchor, formatAnchor, logHead, parseAnchor } from '../../kernel/events/anchor';
 import { EXIT, InvalidInputError } from '../../kernel/errors';
 import { markBroken } from '../../kernel/logHealth';
+import { type UnprovenDecision, auditDecisions, decisionWords } from '../../kernel/decisions';
+import { humanKeyPath } from '../../kernel/humanKey';
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
 import { TeamEngine } from '../../kernel/team/teamEngine';
 import { copyTeamLog } from '../../kernel/team/teamInspect';
@@ -24,7 +26,7 @@ function onTeamLog<T>(team: TeamEngine, fn: (db: SqliteDb) => T): T {
 
 export const logVerify: Command = {
   name: ['log', 'verify'],
-  summary: 'check the hash chain of the event log; exit 3 at the first broken event',
+  summary: "check the hash chain of the event log and the proof of each person's decision; exit 3 at a break or an unproven decision",
   readOnly: true,
   description:
     'The chain proves no event was changed in place. To prove none was cut from the end, keep the "anchor" this\n' +
@@ -45,17 +47,19 @@ export const logVerify: Command = {
       result: verifyChain(db),
       head: logHead(db),
       anchored: anchor ? checkAnchor(db, anchor) : undefined,
+      audit: auditDecisions(db),
     });
     const kernel = ctx.kernel();
     // A team store: the log in PostgreSQL (the source of truth) is verified, copied as it is into a scratch store.
     const team = kernel.engine instanceof TeamEngine ? kernel.engine : null;
-    const { result, head, anchored } = team ? onTeamLog(team, check) : kernel.read(check);
+    const { result, head, anchored, audit } = team ? onTeamLog(team, check) : kernel.read(check);
     const data = {
-      ok: result.ok && anchored?.ok !== false,
+      ok: result.ok && anchored?.ok !== false && audit.unproven.length === 0,
       events: result.events,
       firstBadSeq: result.firstBadSeq,
       head,
       log: team ? ('team' as const) : ('local' as const),
+      decisions: { checked: audit.decisions, unproven: audit.unproven, acceptedThrough: audit.acceptedThrough, key: audit.key },
     };
     if (!result.ok) {
       // Known broken from now on: agents' writes are refused until a human decides.
@@ -80,6 +84,23 @@ export const logVerify: Command = {
           code: anchored.problem === 'missing' ? 'log_truncated' : 'log_rewritten',
           message: `the event log does not hold the anchored event: ${anchored.message}`,
           hint: 'restore a backup taken after that event: loopx restore .loopx/backups/<file>',
+          exitCode: EXIT.refused,
+        },
+      };
+    }
+    if (audit.unproven.length) {
+      const n = audit.unproven.length;
+      return {
+        data,
+        text: [
+          `Log chain intact, but ${n === 1 ? "1 person's decision stands" : `${n} people's decisions stand`} on nothing:`,
+          ...audit.unproven.map((d) => `  ${decisionWords(d)}: ${d.why}`),
+          ...(audit.key === 'present' ? [] : [`  (this process has no key to prove decisions with: ${humanKeyPath()} is ${audit.key})`]),
+        ].join('\n'),
+        failure: {
+          code: 'unproven_decision',
+          message: `${n === 1 ? 'a decision' : `${n} decisions`} in a person's name ${n === 1 ? 'carries' : 'carry'} no proof this machine's key verifies, the first ${decisionWords(audit.unproven[0] as UnprovenDecision)}; loopx runs no turn, check or hook on ${n === 1 ? 'it' : 'them'}`,
+          hint: 'if you made them (before this loopx, or on another machine), accept them: loopx log accept at a terminal; if you did not, an agent wrote them: restore a backup (loopx restore .loopx/backups/<file>)',
           exitCode: EXIT.refused,
         },
       };

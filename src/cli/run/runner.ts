@@ -14,6 +14,8 @@ import { finishTurn, turnDir } from '../../kernel/turns/turns';
 import { writeStatusMd } from '../../runtime/projections/statusMd';
 import { type ShouldRun, quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
 import { shouldRunFacts } from '../shouldRunFacts';
+import { requireTurnMayStart } from '../../kernel/goals/goalStanding';
+import { RefusedError } from '../../kernel/errors';
 import type { ShouldRunFacts } from '../../protocol/shouldRunWords';
 import { pruneTurnFolders } from '../../runtime/turnFolders';
 import { StoreWatcher } from '../../runtime/watch';
@@ -244,6 +246,7 @@ export class Runner {
     const foreign = this.recover();
     await this.cleanWorktrees();
     const tick = await tickMonitors(this.kernel);
+    for (const r of tick.refused) this.say({ event: 'monitor_refused', ...r }, `monitors: ${r.message}`);
     if (tick.fired.length || tick.expired.length) {
       this.say(
         { event: 'monitors', fired: tick.fired, expired: tick.expired },
@@ -289,8 +292,31 @@ export class Runner {
       });
       const own = [...this.running.values()].filter((r) => r.turn.goalId === goalId).map((r) => r.turn.id);
       this.decide(goalId, answer, own, max, facts);
+      if (answer.run && !this.standing(goalId)) return undefined;
       // should-run counts live claims; an agent that shipped may still be exiting: never run more hosts than allowed.
       if (!answer.run || own.length >= max || !(await this.start(goalId)) || this.o.once) return answer;
+    }
+  }
+
+  /**
+   * Whether the kernel lets a turn of the goal start: no person's decision in the log stands on nothing
+   * (decisions.ts). When one does, says which event and what to do, once until it changes; no turn starts.
+   */
+  private standing(goalId: string): boolean {
+    try {
+      this.agentKernel.read((db) => requireTurnMayStart(db, goalId));
+      return true;
+    } catch (error) {
+      if (!(error instanceof RefusedError) || error.code !== 'unproven_decision') throw error;
+      const key = `unproven|${error.message}`;
+      if (this.lastDecision.get(goalId) !== key) {
+        this.lastDecision.set(goalId, key);
+        this.say(
+          { event: 'unproven_decision', goalId, message: error.message, hint: error.hint, ...(error.data as object | undefined) },
+          `${goalId}: not starting turns: ${error.message}. ${error.hint ?? ''}`.trim(),
+        );
+      }
+      return false;
     }
   }
 

@@ -14,6 +14,9 @@ import { checkReplay } from '../replay';
 import { verifyChain } from '../events/verify';
 import { getGoal } from '../goals/goalQueries';
 
+/** A person's decision carries a proof under this machine's key (decisions.ts). */
+const PROOF = { key: expect.stringMatching(/^[0-9a-f]{16}$/), mac: expect.stringMatching(/^[0-9a-f]{64}$/) };
+
 let s: TestStore;
 const codex = agent('codex');
 let goalId: string;
@@ -56,7 +59,7 @@ describe('a check an agent sets carries no more authority than the agent had', (
     expect(() => approveMonitor(s.as(codex), m.id)).toThrow(/human decision/);
     expect(() => approveMonitor(s.as(bareHuman), m.id)).toThrow(expect.objectContaining({ code: 'human_channel_required' }));
     expect(approveMonitor(s.kernel, m.id)).toMatchObject({ approval: 'approved', approvedBy: 'ada', approvalChannel: 'vscode' });
-    expect(eventData('monitor.approved')).toEqual([{ id: m.id, command: m.check, pattern: null, channel: 'vscode' }]);
+    expect(eventData('monitor.approved')).toEqual([{ id: m.id, command: m.check, pattern: null, channel: 'vscode', proof: PROOF }]);
     const tick = await tickMonitors(s.kernel);
     expect(tick.runs.map((r) => r.monitorId)).toEqual([m.id]);
     expect(ran('approved-ran')).toBe(true);

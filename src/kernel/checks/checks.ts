@@ -5,6 +5,8 @@ import { IllegalTransitionError, RefusedError } from '../errors';
 import { describeRun, lastClaimSeq, latestCheckRun } from '../evidence/evidenceQueries';
 import { requireText } from '../validate';
 import { requireHumanChannel } from '../authority';
+import { requireStandingDecision } from '../decisions';
+import { type KeyLook, readHumanKey } from '../humanKey';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { getGoal } from '../goals/goalQueries';
 import { getTodo } from '../todos/todoQueries';
@@ -100,4 +102,30 @@ export function requireCheckPassed(tx: Tx, todoId: string): void {
       { check: check.check, run },
     );
   }
+}
+
+/**
+ * Before `evidence run --check` runs an acceptance check: the person's decision that set this very command (the
+ * latest `todo.created`/`todo.check_set` of the todo when it has its own, else `goal.created`/`goal.check_set` of the
+ * goal) must stand (decisions.ts). Judged only by a process that can read this machine's key: an agent's turn that its
+ * host keeps from the key runs the check with its own rights, and loopx run, log verify and VS Code judge the decision.
+ */
+export function requireAcceptanceCheckStanding(
+  db: SqliteDb,
+  where: { todoId: string | null; goalId: string; from: 'todo' | 'goal' },
+  command: string,
+  look: KeyLook = readHumanKey(),
+): void {
+  if (!look.key) return;
+  const own = where.from === 'todo' && where.todoId !== null;
+  const row = own
+    ? db
+        .prepare(`SELECT seq, data FROM events WHERE todo_id = ? AND kind IN ('todo.created', 'todo.check_set') ORDER BY seq DESC LIMIT 1`)
+        .get(where.todoId)
+    : db
+        .prepare(`SELECT seq, data FROM events WHERE goal_id = ? AND kind IN ('goal.created', 'goal.check_set') ORDER BY seq DESC LIMIT 1`)
+        .get(where.goalId);
+  const set = row ? (JSON.parse(String(row.data)) as { check?: string | null }).check : undefined;
+  const seq = row && set === command ? Number(row.seq) : null;
+  requireStandingDecision(db, seq, `the acceptance check of ${own ? `todo ${where.todoId}` : `goal ${where.goalId}`} (${command})`, look);
 }

@@ -20,8 +20,16 @@ import { priceEventSchemas } from '../prices/priceEventSchemas';
  */
 export const eventDataSchemas = lazy(() => ({
   'store.initialized': z.object({ schema: z.int() }),
-  // A human accepted the log as it was found broken; `digest` covers every event before this one, as stored.
-  'log.accepted': z.object({ firstBadSeq: z.int(), problem: z.string(), digest: z.string() }),
+  // A human accepted the log as it was found (broken, or holding decisions this machine's key does not prove);
+  // `digest` covers every event before this one, as stored; `decisionsThrough` and `decisionsDigest` name the
+  // unproven decisions taken as they are (decisions.ts). firstBadSeq 0: the chain was sound.
+  'log.accepted': z.object({
+    firstBadSeq: z.int(),
+    problem: z.string(),
+    digest: z.string(),
+    decisionsThrough: z.optional(z.int()),
+    decisionsDigest: z.optional(z.string()),
+  }),
   ...goalEventSchemas(),
   ...todoEventSchemas(),
   ...evidenceEventSchemas(),

@@ -4,6 +4,9 @@ import { canonicalJson } from './canonical';
 import { GENESIS_HASH, eventHash } from './hashChain';
 import { logHead } from './anchor';
 import { checkTail } from './verify';
+import { withProof } from './proof';
+import { type HumanKey, ensureHumanKey, humanKeyDir } from '../humanKey';
+import { RefusedError } from '../errors';
 import type { Reducer } from './reducerKit';
 import { hookReducers } from '../hooks/hookReducers';
 import { todoReducers } from '../todos/todoReducers';
@@ -45,25 +48,35 @@ export class EventAppender {
     const prevHash = this.head.hash;
     const actor = as;
     // A human's channel is part of the record (and so of the hash): which way a decision came in.
-    const payload = actor.kind === 'human' && actor.channel ? { ...draft.data, channel: actor.channel } : draft.data;
-    const data = canonicalJson(payload);
+    const decided = actor.kind === 'human' && actor.channel !== undefined;
+    let payload: object = decided ? { ...draft.data, channel: actor.channel } : draft.data;
     const { at } = this;
-    const hash = eventHash(prevHash, {
-      seq,
-      at,
-      actor: actor.name,
-      actorKind: actor.kind,
-      kind: draft.kind,
-      goalId: draft.goalId,
-      todoId: draft.todoId,
-      data,
-    });
+    const fields = { seq, at, actor: actor.name, actorKind: actor.kind, kind: draft.kind, goalId: draft.goalId, todoId: draft.todoId };
+    // A person's decision carries a proof under the per-user key an agent cannot read (proof.ts), inside the hashed data.
+    if (decided) payload = withProof(this.humanKey(), prevHash, { ...fields, data: canonicalJson(payload) }, payload);
+    const data = canonicalJson(payload);
+    const hash = eventHash(prevHash, { ...fields, data });
     const event = { ...draft, data: payload, seq, at, actor: actor.name, actorKind: actor.kind, prevHash, hash } as StoredEvent;
     applyReducer(this.db, event);
     insertEventRow(this.db, event, data);
     this.head = { seq, hash };
     this.seen.set(actor.name, actor);
     return event;
+  }
+
+  private key: HumanKey | undefined;
+  private humanKey(): HumanKey {
+    if (this.key) return this.key;
+    try {
+      this.key = ensureHumanKey();
+    } catch (error) {
+      throw new RefusedError(
+        'human_key_unavailable',
+        `a person's decision needs the key that proves it, and loopx could not make or read it: ${(error as Error).message}`,
+        `make ${humanKeyDir()} a folder you can write (or set LOOPX_CONFIG_DIR to one outside every workspace), then try again`,
+      );
+    }
+    return this.key;
   }
 
   /** Call before COMMIT: each actor of this transaction is touched once (all its events share one time). */

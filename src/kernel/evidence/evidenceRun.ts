@@ -4,7 +4,7 @@ import { type Evidence, evidenceFromEvent } from './evidenceQueries';
 import { type CommandResult, recordedRun, runCommand } from '../run/runCommand';
 import { optionalText } from '../validate';
 import { emitEvidence, evidenceTarget } from './evidence';
-import { effectiveCheck } from '../checks/checks';
+import { effectiveCheck, requireAcceptanceCheckStanding } from '../checks/checks';
 import { checkEnv } from '../monitors/tick';
 import { todoWorkFolder } from '../worktrees/worktreeRows';
 import { TEXT_LIMITS } from '../../shared/textLimits';
@@ -52,13 +52,16 @@ export async function runEvidence(kernel: Kernel, input: EvidenceRunInput): Prom
   const target = kernel.read((db, now) => {
     const where = { ...evidenceTarget(db, actor, new Date(now).toISOString(), input), cwd: todoWorkFolder(db, kernel.root, input.todoId) };
     if (!input.check) return { ...where, command: null };
-    const check = where.todoId ? effectiveCheck(db, where.todoId)?.check : getGoal(db, where.goalId).check;
+    const applies = where.todoId ? effectiveCheck(db, where.todoId) : { check: getGoal(db, where.goalId).check, from: 'goal' as const };
+    const check = applies?.check;
     if (!check) {
       throw new InvalidInputError(
         `${where.todoId ? `todo ${where.todoId}` : `goal ${where.goalId}`} has no acceptance check`,
         'a human sets one with: loopx goal set-check / loopx todo set-check',
       );
     }
+    // loopx runs only a check a person's standing decision set (a forged goal.check_set is not run).
+    requireAcceptanceCheckStanding(db, { todoId: where.todoId, goalId: where.goalId, from: applies.from }, check);
     return { ...where, command: check };
   });
   if (input.check && argv.length > 0) throw new InvalidInputError('--check runs the acceptance check; give no command after --');

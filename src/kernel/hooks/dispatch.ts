@@ -8,6 +8,7 @@ import { iso } from '../time';
 import { type Hook, listHooks } from './hooks';
 import { type HookOccasion, candidateRows, hookWants, occasionOf } from './triggers';
 import { KERNEL } from '../authority';
+import { requireStandingDecision } from '../decisions';
 
 /** What became of one hook run, for the runner's lines and the extension's log. */
 export interface HookRunReport {
@@ -90,7 +91,14 @@ export class HookDispatcher {
     });
     this.cursor = page.cursor;
     for (const [hook, occasion] of page.due) {
-      const token = this.claim(hook, occasion);
+      let token: string | null;
+      try {
+        token = this.claim(hook, occasion);
+      } catch (error) {
+        // One hook refused (its person's decision does not stand) holds up no other.
+        this.o.onError?.(error);
+        continue;
+      }
       if (token) this.start(hook, occasion, token);
     }
     return page.more;
@@ -101,6 +109,7 @@ export class HookDispatcher {
     return this.kernel.write((tx) => {
       const active = tx.db.prepare(`SELECT 1 FROM hooks WHERE id = ? AND status = 'active'`).get(hook.id);
       if (!active || alreadyRun(tx.db, hook.id, o.seq)) return null;
+      requireHookStanding(tx.db, hook);
       const token = randomToken();
       tx.emit(
         {
@@ -163,6 +172,21 @@ export class HookDispatcher {
       );
     });
   }
+}
+
+/**
+ * A hook runs a command unattended: the person's `hook.added` that set this very command must stand (decisions.ts),
+ * found in the log rather than the hooks table, which anyone who can write the store can edit.
+ */
+export function requireHookStanding(db: SqliteDb, hook: Pick<Hook, 'id' | 'command'>): void {
+  let seq: number | null = null;
+  for (const row of db.prepare(`SELECT seq, data FROM events WHERE todo_id IS NULL AND kind = 'hook.added' ORDER BY seq DESC`).all()) {
+    const data = JSON.parse(String(row.data)) as { id?: string; command?: string };
+    if (data.id !== hook.id) continue;
+    seq = data.command === hook.command ? Number(row.seq) : null;
+    break;
+  }
+  requireStandingDecision(db, seq, `hook ${hook.id} (${hook.command})`);
 }
 
 function alreadyRun(db: SqliteDb, hookId: string, seq: number): boolean {

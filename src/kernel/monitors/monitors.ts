@@ -1,6 +1,7 @@
 import type { Kernel, Tx } from '../kernel';
 import type { SqliteDb } from '../db/sqliteDb';
-import { IllegalTransitionError, InvalidInputError, NotAllowedError } from '../errors';
+import { IllegalTransitionError, InvalidInputError, NotAllowedError, RefusedError } from '../errors';
+import { requireCheckStanding } from './checkStanding';
 import { randomToken } from '../nodeCrypto';
 import { type Monitor, describeMonitor, getMonitor, waitingMonitor } from './monitorQueries';
 import { formatDuration, iso } from '../time';
@@ -349,7 +350,13 @@ export interface RunClaim {
  * transaction: the claim names a token and lapses after the run's time limit plus a grace period, so two tickers
  * never run the same check, and a ticker that died mid-run does not hold it forever.
  */
-export function claimDueRun(kernel: Kernel, skip: ReadonlySet<string>): RunClaim | null {
+/** A due check loopx will not run: the person's decision it stands on does not (checkStanding.ts). Nothing recorded. */
+export interface RunRefusal {
+  refused: Monitor;
+  error: RefusedError;
+}
+
+export function claimDueRun(kernel: Kernel, skip: ReadonlySet<string>): RunClaim | RunRefusal | null {
   return kernel.write((tx) => {
     const candidates = tx.db
       .prepare(
@@ -362,6 +369,12 @@ export function claimDueRun(kernel: Kernel, skip: ReadonlySet<string>): RunClaim
     const id = candidates.map((r) => String(r.id)).find((c) => !skip.has(c));
     if (!id) return null;
     const monitor = getMonitor(tx.db, id);
+    try {
+      requireCheckStanding(tx.db, monitor);
+    } catch (error) {
+      if (error instanceof RefusedError) return { refused: monitor, error };
+      throw error;
+    }
     const n = monitor.runCount + 1;
     const token = randomToken();
     const limit = monitor.runLimitSeconds ?? MONITOR_DEFAULTS.runLimitSeconds;

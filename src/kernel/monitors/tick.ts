@@ -24,6 +24,8 @@ export interface TickResult {
   /** Monitors that fired (a check's condition held, or a timer ran out) and expired. */
   fired: string[];
   expired: string[];
+  /** Due checks not run: the person's decision each stands on does not (unproven_decision), in words. */
+  refused: { monitorId: string; message: string }[];
   /** The next time a check is due (or a monitor expires), for a caller that sleeps until then. */
   nextCheckAt: string | null;
 }
@@ -41,7 +43,7 @@ export function checkEnv(base: NodeJS.ProcessEnv, extra: Record<string, string>)
  * extension, a runner) never run the same one. Nothing due: one read transaction, no write.
  */
 export async function tickMonitors(kernel: Kernel, options: { concurrency?: number; env?: NodeJS.ProcessEnv } = {}): Promise<TickResult> {
-  const result: TickResult = { runs: [], fired: [], expired: [], nextCheckAt: null };
+  const result: TickResult = { runs: [], fired: [], expired: [], refused: [], nextCheckAt: null };
   const peek = kernel.read((db, now) => ({ due: anythingDue(db, now), next: nextCheck(db) }));
   if (!peek.due) return { ...result, nextCheckAt: peek.next };
   const settled = settleDue(kernel);
@@ -52,6 +54,11 @@ export async function tickMonitors(kernel: Kernel, options: { concurrency?: numb
     for (;;) {
       const claim = claimDueRun(kernel, ran);
       if (!claim) return;
+      if ('refused' in claim) {
+        ran.add(claim.refused.id);
+        result.refused.push({ monitorId: claim.refused.id, message: claim.error.message });
+        continue;
+      }
       ran.add(claim.monitor.id);
       const startedAt = iso(kernel.clock());
       const m = claim.monitor;

@@ -29,6 +29,7 @@ import {
   prepareTurnWorktreeAsync,
 } from '../worktrees/turnWorktree';
 import { type TodoCore, getTodo, getTodoCore } from '../todos/todoQueries';
+import { requireTurnMayStart } from '../goals/goalStanding';
 import { getGoal } from '../goals/goalQueries';
 
 const HOST = /^[a-z][a-z0-9-]{0,31}$/;
@@ -190,6 +191,8 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
         { route, ...answer },
       );
     }
+    // Where loopx acts: a goal made active, or anything else changed, by a decision nobody proved starts no turn.
+    requireTurnMayStart(tx.db, goal.id);
     const todo = getTodoCore(tx.db, input.todoId ?? (planned as string));
     if (todo.goalId !== goal.id) throw new InvalidInputError(`todo ${todo.id} belongs to goal ${todo.goalId}, not ${goal.id}`);
     const open = tx.db.prepare('SELECT id FROM turns WHERE todo_id = ? AND ended_at IS NULL LIMIT 1').get(todo.id);

@@ -9,6 +9,9 @@ import { listTodos } from '../../todos/todoQueries';
 import { getGoal } from '../goalQueries';
 import { PATH, spec, tableSnapshot } from './specTestKit';
 
+/** A person's decision carries a proof under this machine's key (decisions.ts). */
+const PROOF = { key: expect.stringMatching(/^[0-9a-f]{16}$/), mac: expect.stringMatching(/^[0-9a-f]{64}$/) };
+
 let s: TestStore;
 beforeEach(() => (s = makeStore()));
 afterEach(() => s.dispose());
@@ -36,7 +39,7 @@ describe('checks, recurrence and authority', () => {
     const changed = applyGoalSpec(s.as(human), { ...withChecks(), check: null }, { path: PATH });
     expect(changed.plan.goalChanges).toEqual([{ field: 'check', from: 'npm test', to: null, drift: false }]);
     const row = s.kernel.db.prepare("SELECT data FROM events WHERE kind = 'goal.check_set' ORDER BY seq DESC").get();
-    expect(JSON.parse(String(row?.data))).toEqual({ check: null, from: 'npm test', channel: 'vscode' });
+    expect(JSON.parse(String(row?.data))).toEqual({ check: null, from: 'npm test', channel: 'vscode', proof: PROOF });
     expect(getGoal(s.kernel.db, goalId as string).check).toBeNull();
     expect(checkReplay(s.kernel.db).ok).toBe(true);
   });

@@ -9,6 +9,9 @@ import { setGoalWorktree } from '../../worktrees/worktreeSetting';
 import { getGoal } from '../goalQueries';
 import { PATH, eventCount, spec, tableSnapshot } from './specTestKit';
 
+/** A person's decision carries a proof under this machine's key (decisions.ts). */
+const PROOF = { key: expect.stringMatching(/^[0-9a-f]{16}$/), mac: expect.stringMatching(/^[0-9a-f]{64}$/) };
+
 let s: TestStore;
 beforeEach(() => (s = makeStore()));
 afterEach(() => s.dispose());
@@ -47,7 +50,7 @@ describe('worktree keys in a goal file: the base and the setup command, managed 
     expect(worktree()).toEqual({ worktreeBase: 'main', worktreeSetup: 'npm ci' });
     const kinds = s.kernel.db.prepare(`SELECT data FROM events WHERE kind = 'goal.worktree_set'`).all();
     expect(kinds.map((e) => JSON.parse(String(e.data)))).toEqual([
-      { base: 'main', from: null, setup: 'npm ci', setupFrom: null, channel: 'vscode' },
+      { base: 'main', from: null, setup: 'npm ci', setupFrom: null, channel: 'vscode', proof: PROOF },
     ]);
     expect(applyGoalSpec(s.as(human), spec({ worktree: 'main', worktreeSetup: 'npm ci' }), { path: PATH }).events).toBe(0);
     expect(exportGoalSpec(s.kernel.db, 'G1')).toMatchObject({ worktree: 'main', worktreeSetup: 'npm ci' });

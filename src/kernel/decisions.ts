@@ -1,0 +1,185 @@
+import type { Row, SqliteDb } from './db/sqliteDb';
+import { HUMAN_ONLY_KINDS } from './authority';
+import { RefusedError } from './errors';
+import { type KeyLook, readHumanKey } from './humanKey';
+import { eventHash } from './events/hashChain';
+import { type ProofStatus, type StoredFields, proofStatus } from './events/proof';
+import { sha256Js } from './nodeCrypto';
+
+/**
+ * A person's decisions and whether they stand. A decision is an event whose actor is a person and whose kind only a
+ * person may record (HUMAN_ONLY_KINDS) or whose data names the channel it came in by (a goal made active, a resume). It
+ * stands when its proof verifies under this machine's key (events/proof.ts), or when a person's proven `log accept`
+ * took it as it is (the upgrade from events written before proofs, and a store a person on another machine wrote).
+ * The one home of this rule: log verify, doctor, VS Code, loopx run and every place loopx acts ask it.
+ */
+export interface Decision {
+  seq: number;
+  at: string;
+  kind: string;
+  actor: string;
+  channel: string | null;
+  goalId: string | null;
+  todoId: string | null;
+}
+
+export interface UnprovenDecision extends Decision {
+  /** `none`: no proof from this machine's key; `bad`: a proof made with this key that the event no longer matches. */
+  proof: Exclude<ProofStatus, 'proven'>;
+  /** The same in words. */
+  why: string;
+}
+
+export interface DecisionAudit {
+  /** Decisions that stand on nothing, oldest first. */
+  unproven: UnprovenDecision[];
+  /** How many decisions the log holds. */
+  decisions: number;
+  /** The seq through which a person accepted the unproven decisions as they are (0: none accepted). */
+  acceptedThrough: number;
+  /** Whether this process has the key: without it no decision is proven here. */
+  key: 'present' | 'absent' | 'unreadable';
+}
+
+const HUMAN_ONLY: ReadonlySet<string> = new Set(HUMAN_ONLY_KINDS);
+
+export const PROOF_WORDS: Record<UnprovenDecision['proof'], string> = {
+  none: "carries no proof from this machine's key",
+  bad: 'its proof does not verify',
+};
+
+/** Whether an event is a person's decision (what it must prove), from its actor kind, kind and parsed data. */
+export function isDecision(actorKind: string, kind: string, data: unknown): boolean {
+  if (actorKind !== 'human') return false;
+  return HUMAN_ONLY.has(kind) || (typeof data === 'object' && data !== null && 'channel' in data);
+}
+
+interface HumanRow {
+  fields: StoredFields;
+  hash: string;
+  data: Record<string, unknown>;
+}
+
+const COLUMNS = 'seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash';
+
+function humanRow(row: Row): HumanRow {
+  let data: Record<string, unknown> = {};
+  try {
+    data = (JSON.parse(String(row.data)) as Record<string, unknown>) ?? {};
+  } catch {
+    /* unparsable data: its proof cannot verify either */
+  }
+  const fields: StoredFields = {
+    seq: Number(row.seq),
+    at: String(row.at),
+    actor: String(row.actor),
+    actorKind: String(row.actor_kind),
+    kind: String(row.kind),
+    goalId: (row.goal_id as string | null) ?? null,
+    todoId: (row.todo_id as string | null) ?? null,
+    data: String(row.data),
+    prevHash: String(row.prev_hash),
+  };
+  return { fields, hash: String(row.hash), data };
+}
+
+function decisionOf(r: HumanRow): Decision {
+  const f = r.fields;
+  const channel = typeof r.data.channel === 'string' ? r.data.channel : null;
+  return { seq: f.seq, at: f.at, kind: f.kind, actor: f.actor, channel, goalId: f.goalId, todoId: f.todoId };
+}
+
+/**
+ * What a person's `log accept` records of the unproven decisions it takes as they are: each one's seq and the hash of
+ * its content as stored now (computed, not read: an edit of the event changes it whatever its hash column says).
+ */
+export function acceptedDigest(covered: readonly HumanRow[]): string {
+  return sha256Js(covered.map((r) => `${r.fields.seq}:${eventHash(r.fields.prevHash, r.fields)}`).join('\n'));
+}
+
+interface Checked {
+  r: HumanRow;
+  status: ProofStatus;
+}
+
+/** Every decision in the log with its proof's status: one indexed read of people's events (migration 0014). */
+function checkDecisions(db: SqliteDb, look: KeyLook): Checked[] {
+  return db
+    .prepare(`SELECT ${COLUMNS} FROM events WHERE actor_kind = 'human' ORDER BY seq`)
+    .all()
+    .map(humanRow)
+    .filter((r) => isDecision(r.fields.actorKind, r.fields.kind, r.data))
+    .map((r) => ({ r, status: proofStatus(look, r.fields) }));
+}
+
+/**
+ * Every decision in the log checked against this machine's key. An acceptance counts only when it is itself proven
+ * and the unproven decisions at or below the seq it names are exactly those it recorded, each as it was: a decision
+ * slipped in or edited below an acceptance makes the acceptance count for nothing.
+ */
+export function auditDecisions(db: SqliteDb, look: KeyLook = readHumanKey()): DecisionAudit {
+  const checked = checkDecisions(db, look);
+  const unprovenAll = checked.filter((c) => c.status !== 'proven');
+  let acceptedThrough = 0;
+  const acceptances = checked.filter((c) => c.status === 'proven' && c.r.fields.kind === 'log.accepted').reverse();
+  for (const { r } of acceptances) {
+    const through = r.data.decisionsThrough;
+    if (typeof through !== 'number' || through >= r.fields.seq) continue;
+    const covered = unprovenAll.filter((c) => c.r.fields.seq <= through).map((c) => c.r);
+    if (acceptedDigest(covered) === r.data.decisionsDigest) {
+      acceptedThrough = through;
+      break;
+    }
+  }
+  const unproven = unprovenAll
+    .filter((c) => c.r.fields.seq > acceptedThrough)
+    .map(({ r, status }) => {
+      const proof = status as UnprovenDecision['proof'];
+      return { ...decisionOf(r), proof, why: PROOF_WORDS[proof] };
+    });
+  return { unproven, decisions: checked.length, acceptedThrough, key: look.key ? 'present' : look.why };
+}
+
+/** What `log accept` records to take every decision up to now that this machine's key does not prove. */
+export function acceptanceOfDecisions(db: SqliteDb, look: KeyLook): { decisionsThrough: number; decisionsDigest: string } {
+  const head = Number(db.prepare('SELECT coalesce(max(seq), 0) AS n FROM events').get()?.n ?? 0);
+  const covered = checkDecisions(db, look)
+    .filter((c) => c.status !== 'proven')
+    .map((c) => c.r);
+  return { decisionsThrough: head, decisionsDigest: acceptedDigest(covered) };
+}
+
+/** One decision in words: "event 41 (monitor.approved by ada via vscode)". */
+export function decisionWords(d: Pick<Decision, 'seq' | 'kind' | 'actor' | 'channel'>): string {
+  return `event ${d.seq} (${d.kind} by ${d.actor}${d.channel ? ` via ${d.channel}` : ''})`;
+}
+
+export function unprovenDecisionError(what: string, d: UnprovenDecision | null, found?: string): RefusedError {
+  const message = d
+    ? `${what}: ${decisionWords(d)}, the person's decision it stands on, ${d.why}; loopx does not act on it`
+    : `${what}: ${found ?? "no person's decision in the log allows it"}; loopx does not act on it`;
+  return new RefusedError(
+    'unproven_decision',
+    message,
+    'a person looks (loopx log verify) and, if they made it, accepts it with loopx log accept at a terminal; else restores a backup',
+    d ? { decision: d } : undefined,
+  );
+}
+
+/**
+ * Refuses unless the event at `seq` is a person's decision that stands: the check before loopx acts on one (a
+ * monitor's check, a hook, an acceptance check, a pattern of allowed checks). `seq` null: the state asks for a
+ * decision and the log has none.
+ */
+export function requireStandingDecision(db: SqliteDb, seq: number | null, what: string, look: KeyLook = readHumanKey()): void {
+  const row = seq === null ? undefined : db.prepare(`SELECT ${COLUMNS} FROM events WHERE seq = ?`).get(seq);
+  if (!row) throw unprovenDecisionError(what, null);
+  const r = humanRow(row);
+  if (!isDecision(r.fields.actorKind, r.fields.kind, r.data))
+    throw unprovenDecisionError(what, null, `${decisionWords(decisionOf(r))} was not recorded as a person's decision`);
+  const status = proofStatus(look, r.fields);
+  if (status === 'proven') return;
+  const audit = auditDecisions(db, look);
+  if (r.fields.seq <= audit.acceptedThrough) return;
+  throw unprovenDecisionError(what, { ...decisionOf(r), proof: status, why: PROOF_WORDS[status] });
+}
