@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { cleanEnv, loopx } from '../cli/harness';
+import { cleanEnv, loopx, startGoal } from '../cli/harness';
 import { humanKeyDir, HUMAN_KEY_FILE } from '../../src/kernel/humanKey';
 import { type AgentWorld, startAgentWorld, turnLog } from './agentWorld';
 import type { Step } from './modelServer';
@@ -23,10 +23,12 @@ afterAll(async () => {
 
 const PWNED = '#!/bin/sh\necho pwned\n';
 
-/** A workspace where another agent holds T2 with a gate pending: what a forged decision would approve. */
+/** A workspace where another agent holds T2 (in goal G2) with a gate pending: what a forged decision would approve. */
 function setUpWithGate() {
   const world = w.setUp();
-  world.cli(['todo', 'add', '--goal', 'G1', '--title', 'Drop the legacy importer']);
+  world.cli(['goal', 'create', '--title', 'Retire the old importer', '--turns', '5']);
+  startGoal(world.root, 'G2');
+  world.cli(['todo', 'add', '--goal', 'G2', '--title', 'Drop the legacy importer']);
   const scout = (args: string[]) => loopx(args, { cwd: world.root, env: { HOME: world.env.HOME as string, LOOPX_AGENT: 'scout' } });
   expect(scout(['todo', 'claim', 'T2', '--json']).code).toBe(0);
   expect(scout(['gate', 'ask', '--todo', 'T2', '--question', 'Delete the legacy importer?', '--json']).code).toBe(0);
@@ -39,7 +41,7 @@ function snapshot(root: string, cli: (args: string[]) => ReturnType<typeof loopx
   return {
     decisions: history.filter((e) => e.actorKind === 'human').map((e) => `${e.seq} ${e.kind}`),
     gate: (cli(['gate', 'list', '--json']).json.data as { id: string; status: string }[]).map((g) => `${g.id} ${g.status}`),
-    launcher: readFileSync(join(root, '.loopx', 'bin', 'loopx'), 'utf8'),
+    launcher: existsSync(join(root, '.loopx', 'bin', 'loopx')) ? readFileSync(join(root, '.loopx', 'bin', 'loopx'), 'utf8') : null,
   };
 }
 
@@ -47,7 +49,8 @@ function expectNothingChanged(root: string, cli: (args: string[]) => ReturnType<
   const after = snapshot(root, cli);
   expect(after.decisions).toEqual(before.decisions);
   expect(after.gate).toEqual(before.gate);
-  expect(after.launcher).toBe(before.launcher);
+  // The runner wrote the agents' launcher at the turn's start; nothing rewrote it after.
+  expect(after.launcher).toMatch(/^#!\/bin\/sh\n# Written by loopx run/);
   expect(after.launcher).not.toContain('pwned');
   for (const planted of ['.claude/settings.json', '.codex/config.toml', '.vscode/settings.json', '.loopx/prices.json.planted'])
     expect(existsSync(join(root, planted)), planted).toBe(false);
@@ -73,7 +76,8 @@ describe("the agent cannot write what loopx trusts, under each built-in host's d
     const launcher = join(root, '.loopx', 'bin', 'loopx');
     const attacks = ({ prefix }: { prefix: string }): string[] => [
       `python3 -c "import sqlite3; c = sqlite3.connect('.loopx/loopx.db'); c.execute(\\"UPDATE gates SET status = 'approved'\\"); c.commit()"`,
-      `printf 'Q1\\n' | script -qec "LOOPX_HUMAN=ada '${launcher}' gate approve Q1" /dev/null`,
+      // The pty route: not an agent any more (LOOPX_AGENT unset), at a terminal, typing the gate's id.
+      `printf 'Q1\\n' | env -u LOOPX_AGENT script -qec "LOOPX_HUMAN=ada '${launcher}' gate approve Q1" /dev/null`,
       `printf '${PWNED.replace(/\n/g, '\\n')}' > .loopx/bin/loopx`,
       `printf '{"loopx-scripted":{"input":0,"cachedInput":0,"output":0}}' > .loopx/prices.json`,
       `mkdir -p .claude && printf '{"hooks":{}}' > .claude/settings.json`,
@@ -86,7 +90,7 @@ describe("the agent cannot write what loopx trusts, under each built-in host's d
     const beforeCalls = w.server.calls.length;
     let r: Awaited<ReturnType<AgentWorld['run']>>;
     try {
-      r = await w.run(root, env, ['--host', 'codex']);
+      r = await w.run(root, env, ['--host', 'codex', '--goal', 'G1']);
     } finally {
       w.extra = () => [];
     }
@@ -95,10 +99,12 @@ describe("the agent cannot write what loopx trusts, under each built-in host's d
     for (const call of calls) {
       expect(call.output, call.command).not.toBeNull();
       expect(call.output, call.command).toMatch(
-        /Read-only file system|readonly|read-only|Permission denied|unable to open|not_allowed|store_unusable/i,
+        /Read-only file system|readonly|read-only|Permission denied|unable to open|not_allowed|store_unusable|needs the key that proves it|cannot create directory/i,
       );
     }
-    expect(calls.at(-1)?.output).not.toMatch(/[0-9a-f]{64}/); // the key never reached the agent
+    // The key never reached the agent, in any call's answer.
+    const key = readFileSync(keyFile, 'utf8').trim();
+    for (const call of w.server.calls.slice(beforeCalls)) expect(String(call.output)).not.toContain(key);
     expectNothingChanged(root, cli, before);
     // The turn's usage is the host's own report, priced by the person's table: the agent's figure never stood.
     const ended = r.events.find((e) => e.event === 'turn_ended') as { resultKind: string; usage: { costUsd: number; costSource: string } };
@@ -133,7 +139,7 @@ describe("the agent cannot write what loopx trusts, under each built-in host's d
     const beforeCalls = w.server.calls.length;
     let r: Awaited<ReturnType<AgentWorld['run']>>;
     try {
-      r = await w.run(root, env, ['--host', 'claude']);
+      r = await w.run(root, env, ['--host', 'claude', '--goal', 'G1']);
     } finally {
       w.extra = () => [];
     }
@@ -141,9 +147,12 @@ describe("the agent cannot write what loopx trusts, under each built-in host's d
     const calls = w.server.calls.slice(beforeCalls + 1, beforeCalls + 1 + attacks({ prefix: '' }).length);
     for (const call of calls) {
       expect(call.output, call.command).not.toBeNull();
-      expect(call.output, call.command).toMatch(/denied|requires approval|not allowed|permission/i);
-      expect(call.output, call.command).not.toMatch(/[0-9a-f]{64}/);
+      expect(call.output, `${call.command}\n${call.output}`).toMatch(
+        /denied|requires approval|not allowed|permission|cannot be statically analyzed/i,
+      );
     }
+    const key = readFileSync(keyFile, 'utf8').trim();
+    for (const call of w.server.calls.slice(beforeCalls)) expect(String(call.output)).not.toContain(key);
     expectNothingChanged(root, cli, before);
     const ended = r.events.find((e) => e.event === 'turn_ended') as { resultKind: string; usage: { costUsd: number; costSource: string } };
     expect(ended, turnLog(root)).toMatchObject({ resultKind: 'validated_completion', usage: { costSource: 'host' } });
