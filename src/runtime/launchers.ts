@@ -136,6 +136,32 @@ export function signalHost(launcher: Launcher, signal: NodeJS.Signals): boolean 
   }
 }
 
+/** Sends a signal (0: only asks) to a process group; true while the group exists. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // there, but not ours to signal
+  }
+}
+
+/**
+ * A stopped host's process group (sent TERM), its leader (the host's /bin/sh) gone or not: whatever is left of it
+ * (an agent that traps TERM) gets KILL when the grace ends at `killAt`, and this returns once the group is gone. It
+ * is looked at all along: while any member lives, the system gives no new process that group's id, so the KILL
+ * reaches only what the host started.
+ */
+export async function killGroupAfterGrace(pgid: number, killAt: number): Promise<void> {
+  const pause = () => new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS));
+  while (signalGroup(pgid, 0) && Date.now() < killAt) await pause();
+  if (!signalGroup(pgid, 'SIGKILL')) return;
+  for (let i = 0; i < 50 && signalGroup(pgid, 0); i++) await pause(); // KILL cannot be ignored: a moment to be reaped
+}
+
+/** How often a stopped host's process group is looked at during its grace. */
+const GROUP_POLL_MS = 100;
+
 /** What the rule says about one open turn. */
 export type LauncherState =
   /** No marker: started by hand through the CLI (`turn start`); whoever did finishes it. */
@@ -227,9 +253,7 @@ export const KILL_GRACE_MS = 5000;
  * by what was written back.
  */
 export async function endOverdue(kernel: Kernel, turn: Turn, launcher: Launcher): Promise<Settled | undefined> {
-  signalHost(launcher, 'SIGTERM');
-  const until = Date.now() + KILL_GRACE_MS;
-  while (hostAlive(launcher) && Date.now() < until) await new Promise((done) => setTimeout(done, 100));
-  signalHost(launcher, 'SIGKILL');
+  // The group, not only its leader: an agent that traps TERM outlives the shell that started it.
+  if (signalHost(launcher, 'SIGTERM')) await killGroupAfterGrace(launcher.hostPid as number, Date.now() + KILL_GRACE_MS);
   return finishAsKernel(kernel, turn.id, 124, `its runner ${launcher.runner ?? ''} was gone and its agent ran past the turn's deadline`);
 }
