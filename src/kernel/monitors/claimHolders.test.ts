@@ -9,7 +9,8 @@ import { addMonitor, claimDueRun } from './monitors';
 import { tickMonitors } from './tick';
 import { getMonitor } from './monitorQueries';
 import { processAlive, processStart } from '../processes';
-import type { ClaimHolder } from './claimHolders';
+import { type ClaimHolder, othersRunChecksHere, thisTicker } from './claimHolders';
+import { iso } from '../time';
 
 /**
  * A ticker killed while it runs a check (kill -9 of `loopx run`, a crashed window) leaves the check claimed until
@@ -68,4 +69,17 @@ test('a claim whose ticker still runs, or runs on another machine, is left alone
   expect(claimDueRun(s.kernel, new Set(), elsewhere)?.monitor.id).toBe(monitorId);
   expect((await tickMonitors(s.kernel)).runs).toEqual([]);
   expect(getMonitor(s.kernel.db, monitorId).status).toBe('waiting');
+});
+
+test('a runner that stays up is told while another live process here runs a check, so it looks again soon', async () => {
+  const heldElsewhere = () => othersRunChecksHere(s.kernel.db, iso(s.clock.ms));
+  expect(heldElsewhere()).toBe(false); // nothing claimed
+  claimDueRun(s.kernel, new Set(), thisTicker());
+  expect(heldElsewhere()).toBe(false); // its own claim
+  s.clock.advance(630);
+  claimDueRun(s.kernel, new Set(), liveProcess());
+  expect(heldElsewhere()).toBe(true);
+  s.clock.advance(630);
+  claimDueRun(s.kernel, new Set(), await deadProcess());
+  expect(heldElsewhere()).toBe(false); // gone: the next tick takes it over instead
 });

@@ -27,6 +27,21 @@ export function thisTicker(): ClaimHolder {
  * not lapsed, their claim event naming a holder whose process no longer runs. Oldest claim first.
  */
 export function checksOfDeadTickers(db: SqliteDb, at: string): string[] {
+  return heldHere(db, at)
+    .filter((c) => !processAlive(c.holder.pid, c.holder.start))
+    .map((c) => c.id);
+}
+
+/**
+ * True while another live process on this machine runs a check (a runner that stays up looks again soon: should that
+ * process be killed, its run is taken over at the next tick, not at the claim's deadline).
+ */
+export function othersRunChecksHere(db: SqliteDb, at: string): boolean {
+  return heldHere(db, at).some((c) => c.holder.pid !== process.pid && processAlive(c.holder.pid, c.holder.start));
+}
+
+/** The claims not lapsed yet whose holder is a process on this machine, with it. */
+function heldHere(db: SqliteDb, at: string): { id: string; holder: ClaimHolder }[] {
   const held = db
     .prepare(
       `SELECT m.id, m.todo_id, m.running_token FROM monitors m JOIN goals g ON g.id = m.goal_id
@@ -38,13 +53,13 @@ export function checksOfDeadTickers(db: SqliteDb, at: string): string[] {
   if (held.length === 0) return [];
   const host = hostname();
   const claimOf = db.prepare(`SELECT data FROM events WHERE todo_id = ? AND kind = 'monitor.run_claimed' ORDER BY seq DESC LIMIT 20`);
-  const dead: string[] = [];
+  const here: { id: string; holder: ClaimHolder }[] = [];
   for (const row of held) {
     const claims = claimOf
       .all(String(row.todo_id))
       .map((r) => JSON.parse(String(r.data)) as { id: string; token: string; holder?: ClaimHolder });
     const holder = claims.find((c) => c.id === row.id && c.token === row.running_token)?.holder;
-    if (holder && holder.host === host && !processAlive(holder.pid, holder.start)) dead.push(String(row.id));
+    if (holder && holder.host === host) here.push({ id: String(row.id), holder });
   }
-  return dead;
+  return here;
 }
