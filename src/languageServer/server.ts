@@ -23,13 +23,22 @@ import { FramingFilter } from './framing';
  * file (fixes are edits the person sees and saves; "Apply to store" is the extension's command).
  */
 // On stdio (other editors), frames are checked first: a bad Content-Length must not leave the server deaf.
-const connection = process.argv.includes('--stdio')
+const onStdio = process.argv.includes('--stdio');
+const connection = onStdio
   ? createConnection(
       ProposedFeatures.all,
       new StreamMessageReader(process.stdin.pipe(new FramingFilter())),
       new StreamMessageWriter(process.stdout),
     )
   : createConnection(ProposedFeatures.all);
+let shutdownAsked = false;
+if (onStdio) {
+  // The editor is gone when its end of stdin closes, whatever `processId` said (a live pid keeps vscode-languageserver's
+  // own check content). The library exits at the end of input only on a stream it reads itself, not through our reader.
+  const exitAtEnd = () => process.exit(shutdownAsked ? 0 : 1);
+  process.stdin.once('end', exitAtEnd);
+  process.stdin.once('close', exitAtEnd);
+}
 const documents = new TextDocuments(TextDocument);
 const analyses = new Map<string, { version: number; analysis: Analysis }>();
 /** Each open goal file's parser, kept across its versions: an edit re-parses only the todos it touched. */
@@ -142,7 +151,10 @@ connection.onCodeAction((p) =>
     editor,
   ),
 );
-connection.onShutdown(() => registry.dispose());
+connection.onShutdown(() => {
+  shutdownAsked = true;
+  registry.dispose();
+});
 
 documents.listen(connection);
 connection.listen();

@@ -3,6 +3,10 @@ import { join } from 'node:path';
 import type { Kernel } from '../kernel/kernel';
 import { finishTurn, turnDir } from '../kernel/turns/turns';
 import { type Turn, openTurns } from '../kernel/turns/turnQueries';
+import { processAlive, processStart } from '../kernel/processes';
+
+// Where a process is looked at lives in the kernel (a monitor's check claim names its ticker too); said here as before.
+export { processAlive, processStart };
 
 /**
  * Who runs an open turn. A VS Code window or a `loopx run` leaves a launcher marker in the turn's folder (its pid,
@@ -73,50 +77,6 @@ export function readExitCode(file: string): number | undefined {
   }
 }
 
-/** Linux (and WSL) has /proc: a process's state and start time can be read there. */
-const HAS_PROC = (() => {
-  try {
-    return readFileSync('/proc/self/stat', 'utf8').length > 0;
-  } catch {
-    return false;
-  }
-})();
-
-/** The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses), or undefined. */
-function procStat(pid: number): string[] | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return text.slice(text.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined;
-  }
-}
-
-/** When a process started, in clock ticks since boot (Linux); undefined where the system does not say. */
-export function processStart(pid: number): number | undefined {
-  const ticks = Number(procStat(pid)?.[19]);
-  return Number.isFinite(ticks) && ticks > 0 ? ticks : undefined;
-}
-
-/**
- * Whether a process runs, and is the one recorded (`start`, when known: a pid reused by another process is not it).
- * A process that ended but was not reaped yet (a zombie: a killed runner's host whose parent has not waited for it)
- * answers kill(pid, 0) like a live one; on Linux its state in /proc says it ended.
- */
-export function processAlive(pid: number, start?: number): boolean {
-  if (HAS_PROC) {
-    const stat = procStat(pid);
-    if (stat === undefined || stat[0] === 'Z' || stat[0] === 'X') return false;
-    return start === undefined || Number(stat[19]) === start;
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
-  }
-}
-
 /** The launcher's agent (the host's process group) still runs. */
 export function hostAlive(launcher: Launcher): boolean {
   return launcher.hostPid !== undefined && processAlive(launcher.hostPid, launcher.hostStart);
@@ -135,6 +95,32 @@ export function signalHost(launcher: Launcher, signal: NodeJS.Signals): boolean 
     return false;
   }
 }
+
+/** Sends a signal (0: only asks) to a process group; true while the group exists. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // there, but not ours to signal
+  }
+}
+
+/**
+ * A stopped host's process group (sent TERM), its leader (the host's /bin/sh) gone or not: whatever is left of it
+ * (an agent that traps TERM) gets KILL when the grace ends at `killAt`, and this returns once the group is gone. It
+ * is looked at all along: while any member lives, the system gives no new process that group's id, so the KILL
+ * reaches only what the host started.
+ */
+export async function killGroupAfterGrace(pgid: number, killAt: number): Promise<void> {
+  const pause = () => new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS));
+  while (signalGroup(pgid, 0) && Date.now() < killAt) await pause();
+  if (!signalGroup(pgid, 'SIGKILL')) return;
+  for (let i = 0; i < 50 && signalGroup(pgid, 0); i++) await pause(); // KILL cannot be ignored: a moment to be reaped
+}
+
+/** How often a stopped host's process group is looked at during its grace. */
+const GROUP_POLL_MS = 100;
 
 /** What the rule says about one open turn. */
 export type LauncherState =
@@ -227,9 +213,7 @@ export const KILL_GRACE_MS = 5000;
  * by what was written back.
  */
 export async function endOverdue(kernel: Kernel, turn: Turn, launcher: Launcher): Promise<Settled | undefined> {
-  signalHost(launcher, 'SIGTERM');
-  const until = Date.now() + KILL_GRACE_MS;
-  while (hostAlive(launcher) && Date.now() < until) await new Promise((done) => setTimeout(done, 100));
-  signalHost(launcher, 'SIGKILL');
+  // The group, not only its leader: an agent that traps TERM outlives the shell that started it.
+  if (signalHost(launcher, 'SIGTERM')) await killGroupAfterGrace(launcher.hostPid as number, Date.now() + KILL_GRACE_MS);
   return finishAsKernel(kernel, turn.id, 124, `its runner ${launcher.runner ?? ''} was gone and its agent ran past the turn's deadline`);
 }

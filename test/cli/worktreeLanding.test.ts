@@ -8,6 +8,7 @@ import { discardWorktree, mergeWorktree, openPullRequest } from '../../src/kerne
 import { findWorktree } from '../../src/kernel/worktrees/worktreeRows';
 import { addTodo } from '../../src/kernel/todos/todos';
 import { processAlive } from '../../src/runtime/launchers';
+import { finishTurn, startTurn } from '../../src/kernel/turns/turns';
 
 /**
  * Landing a branch from VS Code runs git and gh as non-blocking children: the extension host's event loop turns and
@@ -137,6 +138,51 @@ describe('cancelling a landing never leaves it half done', () => {
     expect(repo.git(['rev-parse', 'main'])).toBe(main);
     expect(repo.git(['rev-parse', '--verify', '--quiet', shipped.branch])).not.toBe('');
     expect(existsSync(shipped.path)).toBe(true);
+    expect(dumpStore(repo.root)).toBe(before);
+  });
+});
+
+describe('a merge stopped after git merged (kill -9 between git and the write) is recorded by the next merge', () => {
+  // What the killed `loopx worktree merge` left: git merged the branch into main, the store still says "open".
+  test('by fast-forward: the retry records it merged at the branch head, as the person who retried; an agent may not retry it', async () => {
+    const repo = setUp();
+    const shipped = repo.ship('Killed after git', { 'killed.txt': 'merged\n' });
+    const head = repo.git(['rev-parse', shipped.branch]);
+    repo.git(['merge', '--ff-only', '-q', shipped.branch]);
+    const codex = repo.kernel.as({ name: 'codex', kind: 'agent' });
+    const before = dumpStore(repo.root);
+    await expect(mergeWorktree(codex, shipped.todoId, 'ff')).rejects.toMatchObject({ code: 'not_allowed' });
+    expect(dumpStore(repo.root)).toBe(before);
+    const row = await mergeWorktree(repo.kernel, shipped.todoId, 'ff');
+    expect(row).toMatchObject({ status: 'merged', landedCommit: head, landedBy: 'ada', landedChannel: 'vscode' });
+    expect(repo.git(['rev-parse', 'main'])).toBe(head);
+    await expect(mergeWorktree(repo.kernel, shipped.todoId, 'ff')).rejects.toMatchObject({ code: 'illegal_transition' });
+  });
+
+  test('by a merge commit, with main moved on since: the retry records that merge commit', async () => {
+    const repo = setUp();
+    const shipped = repo.ship('Killed after a merge commit', { 'merge.txt': 'merged\n' });
+    const head = repo.git(['rev-parse', shipped.branch]);
+    repo.git(['merge', '--no-ff', '--no-edit', '-q', shipped.branch]);
+    const mergeCommit = repo.git(['rev-parse', 'main']);
+    writeFileSync(join(repo.root, 'later.txt'), 'later\n');
+    repo.git(['add', 'later.txt']);
+    repo.git(['commit', '-q', '-m', 'later on main']);
+    const row = await mergeWorktree(repo.kernel, shipped.todoId, 'ff');
+    expect(row).toMatchObject({ status: 'merged', landedCommit: mergeCommit });
+    expect(repo.git(['rev-parse', `${mergeCommit}^2`])).toBe(head);
+  });
+
+  test('a branch with no commits of its own is still refused: there is nothing to merge', async () => {
+    const repo = setUp();
+    const codex = repo.kernel.as({ name: 'codex', kind: 'agent' });
+    const todoId = addTodo(repo.kernel, { goalId: repo.goalId, title: 'Nothing committed' }).id;
+    finishTurn(codex, startTurn(codex, { goalId: repo.goalId, todoId, host: 'codex', agent: 'codex' }).turn.id, 0);
+    const before = dumpStore(repo.root);
+    await expect(mergeWorktree(repo.kernel, todoId, 'ff')).rejects.toMatchObject({
+      code: 'illegal_transition',
+      message: expect.stringMatching(/has nothing that main does not have already/),
+    });
     expect(dumpStore(repo.root)).toBe(before);
   });
 });

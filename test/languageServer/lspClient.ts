@@ -27,6 +27,8 @@ export class LspClient {
   private readonly child: ChildProcess;
   private readonly diagnostics = new Map<string, { version?: number; diagnostics: Diagnostic[] }[]>();
   private waiters: (() => void)[] = [];
+  /** The server's exit code (or signal) once it has ended. */
+  readonly exited: Promise<number | string | null>;
 
   /** `args`: how to start the server (default: the bundle on stdio, as an editor configured with its path would). */
   constructor(
@@ -35,6 +37,7 @@ export class LspClient {
     node: string = editorNode(),
   ) {
     this.child = spawn(node, args, { stdio: ['pipe', 'pipe', 'inherit'], env });
+    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve(code ?? signal)));
     this.connection = createProtocolConnection(
       new StreamMessageReader(this.child.stdout as NodeJS.ReadableStream),
       new StreamMessageWriter(this.child.stdin as NodeJS.WritableStream),
@@ -54,9 +57,9 @@ export class LspClient {
   }
 
   /** `editor: 'vscode'` says what the extension's client says (it has the LoopX commands); 'other' is any other editor. */
-  async initialize(root: string, editor: 'vscode' | 'other' = 'vscode'): Promise<unknown> {
+  async initialize(root: string, editor: 'vscode' | 'other' = 'vscode', processId: number | null = process.pid): Promise<unknown> {
     const result = await this.connection.sendRequest('initialize', {
-      processId: process.pid,
+      processId,
       rootUri: pathToFileURL(root).href,
       capabilities: { workspace: { codeLens: { refreshSupport: true } } },
       workspaceFolders: null,
@@ -95,6 +98,11 @@ export class LspClient {
   /** Bytes straight onto the server's stdin, framing and all (for frames a real client would never send). */
   sendRaw(bytes: string): void {
     this.child.stdin?.write(bytes);
+  }
+
+  /** Closes the server's stdin with no shutdown or exit first, as an editor that crashed leaves it. */
+  closeInput(): void {
+    this.child.stdin?.end();
   }
 
   request<T>(method: string, params: unknown): Promise<T> {

@@ -1,7 +1,16 @@
 import type * as ChildProcess from 'node:child_process';
 import { type FSWatcher, closeSync, openSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXIT_CODE_FILE, KILL_GRACE_MS, type Launcher, hostAlive, readExitCode, signalHost } from '../../runtime/launchers';
+import {
+  EXIT_CODE_FILE,
+  KILL_GRACE_MS,
+  type Launcher,
+  hostAlive,
+  killGroupAfterGrace,
+  readExitCode,
+  signalGroup,
+  signalHost,
+} from '../../runtime/launchers';
 import { shellQuote } from '../../runtime/hosts';
 import type { Turn } from '../../kernel/turns/turnQueries';
 import { fileEnd, followLog } from './logFollower';
@@ -75,17 +84,14 @@ export function startHost(spec: {
   }
   let timedOut = false;
   let interrupted = false;
+  let killAt: number | undefined;
   let killTimer: NodeJS.Timeout | undefined;
-  const signalGroup = (signal: NodeJS.Signals) => {
-    try {
-      if (child.pid) process.kill(-child.pid, signal);
-    } catch {
-      /* already gone */
-    }
-  };
   const stop = () => {
-    signalGroup('SIGTERM');
-    killTimer ??= setTimeout(() => signalGroup('SIGKILL'), KILL_GRACE_MS);
+    if (!child.pid) return;
+    const pgid = child.pid;
+    signalGroup(pgid, 'SIGTERM');
+    killAt ??= Date.now() + KILL_GRACE_MS;
+    killTimer ??= setTimeout(() => signalGroup(pgid, 'SIGKILL'), KILL_GRACE_MS); // while the shell lives
   };
   const limit = setTimeout(() => {
     timedOut = true;
@@ -96,7 +102,12 @@ export function startHost(spec: {
     child.on('error', (e) => (error = e.message));
     child.on('close', (code, signal) => {
       clearTimeout(limit);
-      if (killTimer) clearTimeout(killTimer);
+      clearTimeout(killTimer);
+      // Stopped: /bin/sh is gone, but what it started may trap TERM; it gets KILL at the grace's end all the same.
+      if (killAt !== undefined && child.pid) void killGroupAfterGrace(child.pid, killAt).then(() => ended(code, signal));
+      else ended(code, signal);
+    });
+    const ended = (code: number | null, signal: NodeJS.Signals | null) => {
       log.stop();
       const exitCode = timedOut ? 124 : interrupted ? 130 : (code ?? (signal ? 128 + signalNumber(signal) : 1));
       // The shell wrote it unless it was killed (a time limit, an interrupt): then the runner says how it ended.
@@ -109,7 +120,7 @@ export function startHost(spec: {
         }
       }
       resolve({ exitCode, timedOut, interrupted, error });
-    });
+    };
   });
   return {
     pid: child.pid,
@@ -133,20 +144,30 @@ export function adoptHost(spec: { launcher: Launcher; turnDir: string; limitAt: 
   let timedOut = false;
   let interrupted = false;
   let stopping: NodeJS.Timeout | undefined;
+  let killAt: number | undefined;
   const stop = () => {
-    signalHost(spec.launcher, 'SIGTERM');
+    if (!signalHost(spec.launcher, 'SIGTERM')) return;
+    killAt ??= Date.now() + KILL_GRACE_MS;
     stopping ??= setTimeout(() => signalHost(spec.launcher, 'SIGKILL'), KILL_GRACE_MS);
   };
   let resolveDone: (run: HostRun) => void = () => {};
   const done = new Promise<HostRun>((resolve) => (resolveDone = resolve));
   let watcher: FSWatcher | undefined;
+  let ending = false;
   const look = () => {
     const written = readExitCode(exitFile);
-    if (written === undefined && hostAlive(spec.launcher)) return;
+    if (ending || (written === undefined && hostAlive(spec.launcher))) return;
+    ending = true;
     clearInterval(poll);
     clearTimeout(limit);
     if (stopping) clearTimeout(stopping);
     watcher?.close();
+    // Stopped: its shell is gone, but an agent that traps TERM gets KILL at the grace's end all the same.
+    const pgid = spec.launcher.hostPid;
+    if (killAt !== undefined && pgid !== undefined) void killGroupAfterGrace(pgid, killAt).then(() => ended(written));
+    else ended(written);
+  };
+  const ended = (written: number | undefined) => {
     log.stop();
     // Killed by us: the shell never wrote its code. Killed by anyone else: unknown (-1).
     const exitCode = timedOut ? 124 : interrupted ? 130 : (written ?? -1);

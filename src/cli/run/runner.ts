@@ -10,6 +10,8 @@ import { type HostSettings, hostCommand } from '../../runtime/hosts';
 import { hostProblemAfterTurn } from '../../runtime/hostCheck';
 import { writeLauncher } from '../../runtime/launchers';
 import { tickMonitors } from '../../kernel/monitors/tick';
+import { othersRunChecksHere } from '../../kernel/monitors/claimHolders';
+import { iso } from '../../kernel/time';
 import { finishTurn, turnDir } from '../../kernel/turns/turns';
 import { writeStatusMd } from '../../runtime/projections/statusMd';
 import { type ShouldRun, quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
@@ -266,7 +268,9 @@ export class Runner {
       }
     }
     if (this.o.once) this.closed = true;
-    return { idle, wakeAt, because, foreign };
+    // Another process here runs a check: look again soon, as for a foreign turn, to take it over if that process dies.
+    const checksElsewhere = this.agentKernel.read((db, now) => othersRunChecksHere(db, iso(now)));
+    return { idle, wakeAt, because, foreign: foreign || checksElsewhere };
   }
 
   private goals(): string[] {

@@ -30,7 +30,15 @@ export function monitorEventSchemas() {
     /** The patterns of checks agents may set for the goal's monitors without asking (a person's decision). */
     'goal.checks_allowed': z.object({ patterns: z.array(str), from: z.array(str) }),
     /** A ticker took the monitor's next run: no other ticker runs it until `until`. */
-    'monitor.run_claimed': z.object({ id: str, n: z.int(), token: str, until: str, nextCheckAt: str }),
+    'monitor.run_claimed': z.object({
+      id: str,
+      n: z.int(),
+      token: str,
+      until: str,
+      nextCheckAt: str,
+      /** The ticker's process (absent in older events): a ticker on its machine takes the run over once it is gone. */
+      holder: z.optional(z.object({ host: str, pid: z.int(), start: z.optional(z.int()) })),
+    }),
     'monitor.checked': z.object({
       id: str,
       n: z.int(),

@@ -16,6 +16,7 @@ import { getTodoCore } from '../todos/todoQueries';
 import { nextNum } from '../model';
 import { isHuman, releaseInTx, requireLiveLease } from '../todos/claims';
 import { getGoal } from '../goals/goalQueries';
+import { type ClaimHolder, checksOfDeadTickers, thisTicker } from './claimHolders';
 
 export const MONITOR_DEFAULTS = { everySeconds: 300, timeoutSeconds: 24 * 3600, runLimitSeconds: 60 } as const;
 const LIMITS = {
@@ -284,7 +285,7 @@ export function anythingDue(db: SqliteDb, nowMs: number): boolean {
           WHERE m.status = 'waiting' AND g.status = 'active'
             AND ((m.next_check_at <= ? AND m.approval <> 'pending') OR m.expires_at <= ?) LIMIT 1`,
       )
-      .get(at, at) !== undefined
+      .get(at, at) !== undefined || checksOfDeadTickers(db, at).length > 0
   );
 }
 
@@ -348,7 +349,8 @@ export interface RunClaim {
 /**
  * Takes the most overdue check that is due, not running and not in `skip` (checks this tick already ran), in one
  * transaction: the claim names a token and lapses after the run's time limit plus a grace period, so two tickers
- * never run the same check, and a ticker that died mid-run does not hold it forever.
+ * never run the same check, and a ticker that died mid-run does not hold it forever. The claim names its holder (this
+ * process): a ticker on the same machine takes over at once the run of a holder that is gone (claimHolders.ts).
  */
 /** A due check loopx will not run: the person's decision it stands on does not (checkStanding.ts). Nothing recorded. */
 export interface RunRefusal {
@@ -356,7 +358,7 @@ export interface RunRefusal {
   error: RefusedError;
 }
 
-export function claimDueRun(kernel: Kernel, skip: ReadonlySet<string>): RunClaim | RunRefusal | null {
+export function claimDueRun(kernel: Kernel, skip: ReadonlySet<string>, holder: ClaimHolder = thisTicker()): RunClaim | RunRefusal | null {
   return kernel.write((tx) => {
     const candidates = tx.db
       .prepare(
@@ -366,7 +368,9 @@ export function claimDueRun(kernel: Kernel, skip: ReadonlySet<string>): RunClaim
           ORDER BY m.next_check_at, m.num LIMIT ?`,
       )
       .all(tx.at, tx.at, tx.at, skip.size + 1);
-    const id = candidates.map((r) => String(r.id)).find((c) => !skip.has(c));
+    // A run whose ticker died is taken over first: it was due when that ticker claimed it, and never ran to its end.
+    const ids = [...checksOfDeadTickers(tx.db, tx.at), ...candidates.map((r) => String(r.id))];
+    const id = ids.find((c) => !skip.has(c));
     if (!id) return null;
     const monitor = getMonitor(tx.db, id);
     try {
@@ -381,7 +385,7 @@ export function claimDueRun(kernel: Kernel, skip: ReadonlySet<string>): RunClaim
     const until = iso(tx.nowMs + (limit + RUN_CLAIM_GRACE_SECONDS) * 1000);
     const nextCheckAt = iso(tx.nowMs + (monitor.everySeconds ?? MONITOR_DEFAULTS.everySeconds) * 1000);
     tx.emit(
-      { kind: 'monitor.run_claimed', goalId: monitor.goalId, todoId: monitor.todoId, data: { id, n, token, until, nextCheckAt } },
+      { kind: 'monitor.run_claimed', goalId: monitor.goalId, todoId: monitor.todoId, data: { id, n, token, until, nextCheckAt, holder } },
       KERNEL,
     );
     return { monitor: getMonitor(tx.db, id), n, token };

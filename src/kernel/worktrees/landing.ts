@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kernel } from '../kernel';
+import type { Actor } from '../events/eventTypes';
 import { IllegalTransitionError, NotFoundError, RefusedError } from '../errors';
 import { requireHumanChannel } from '../authority';
 import {
@@ -83,8 +84,14 @@ export async function mergeWorktree(
       'commit them on the branch there, or discard them first',
     );
   const baseHead = await resolveCommitAsync(repo, `refs/heads/${row.base}`);
-  if (baseHead && (await gitRawAsync(repo, ['merge-base', '--is-ancestor', head, baseHead])).status === 0)
-    throw new IllegalTransitionError(`${row.branch} has nothing that ${row.base} does not have already`, 'discard it instead');
+  if (baseHead && (await isAncestor(repo, head, baseHead))) {
+    if (head === row.baseCommit || (await isAncestor(repo, head, row.baseCommit)))
+      throw new IllegalTransitionError(`${row.branch} has nothing that ${row.base} does not have already`, 'discard it instead');
+    // Its commits are in the base already: git merged it and the merge that asked was stopped before its write (a
+    // kill -9, a crash), or a person merged it by hand. This person's merge records that landing, as it is in git.
+    const landed = await howItLanded(repo, head, baseHead);
+    return recordMerged(kernel, human, row, head, landed.commit, landed.mode);
+  }
   const home = (await listGitWorktreesAsync(repo)).find((w) => w.branch === row.base)?.path;
   if (home)
     refuseDirty(
@@ -123,22 +130,43 @@ export async function mergeWorktree(
         { conflicts },
       );
     }
-    const commit = await gitAsync(dir, ['rev-parse', 'HEAD']);
-    return kernel.as(human).write((tx) => {
-      tx.emit({
-        kind: 'worktree.landed',
-        goalId: row.goalId,
-        todoId,
-        data: { how: 'merged', branch: row.branch, head, commit, mode, url: null },
-      });
-      return findWorktree(tx.db, todoId) as WorktreeRow;
-    });
+    return recordMerged(kernel, human, row, head, await gitAsync(dir, ['rev-parse', 'HEAD']), mode);
   } finally {
     if (scratch) {
       await gitRawAsync(repo, ['worktree', 'remove', '--force', scratch]).catch(() => undefined);
       rmSync(scratch, { recursive: true, force: true });
     }
   }
+}
+
+function recordMerged(kernel: Kernel, human: Actor, row: WorktreeRow, head: string, commit: string, mode: 'ff' | 'merge'): WorktreeRow {
+  return kernel.as(human).write((tx) => {
+    tx.emit({
+      kind: 'worktree.landed',
+      goalId: row.goalId,
+      todoId: row.todoId,
+      data: { how: 'merged', branch: row.branch, head, commit, mode, url: null },
+    });
+    return findWorktree(tx.db, row.todoId) as WorktreeRow;
+  });
+}
+
+async function isAncestor(repo: string, commit: string, of: string): Promise<boolean> {
+  return (await gitRawAsync(repo, ['merge-base', '--is-ancestor', commit, of])).status === 0;
+}
+
+/**
+ * How a branch head that the base contains got there: a merge commit that has it as a second parent, or else a
+ * fast-forward (the base was moved onto it, whatever came after).
+ */
+async function howItLanded(repo: string, head: string, baseHead: string): Promise<{ commit: string; mode: 'ff' | 'merge' }> {
+  const merges = await gitAsync(repo, ['rev-list', '--reverse', '--ancestry-path', '--merges', '--format=%H %P', `${head}..${baseHead}`]);
+  for (const line of merges.split('\n')) {
+    if (line.startsWith('commit ')) continue; // rev-list's own header line before each formatted one
+    const [commit, , ...others] = line.trim().split(' ');
+    if (commit && others.includes(head)) return { commit, mode: 'merge' };
+  }
+  return { commit: head, mode: 'ff' };
 }
 
 /** Tracked files with uncommitted changes (the store's own untracked folder is no obstacle to a merge). */

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Tx } from '../kernel';
 import type { Goal } from '../model';
 import type { SqliteDb } from '../db/sqliteDb';
@@ -80,18 +80,24 @@ function planTurnWorktree(db: SqliteDb, root: string, goal: Goal, todo: { id: st
   const branch = row?.branch ?? branchFor(todo.id, todo.title);
   const branchHead = resolveCommit(top, `refs/heads/${branch}`);
   const reusable = row !== undefined && row.status !== 'merged' && row.status !== 'discarded';
-  const checkedOut = branchHead ? listGitWorktrees(top).find((w) => w.branch === branch) : undefined;
+  let checkedOut = branchHead ? listGitWorktrees(top).find((w) => w.branch === branch) : undefined;
+  if (checkedOut && !existsSync(checkedOut.path)) checkedOut = undefined; // deleted by hand: git lists it until pruned
   const path = checkedOut?.path ?? row?.path ?? join(worktreesDir(top), branch.slice('loopx/'.length));
   let add: string[] | null = null;
   if (!checkedOut) {
     gitRaw(top, ['worktree', 'prune']); // forget folders deleted by hand, so their branch can be checked out again
-    if (existsSync(path) && readdirSync(path).length > 0)
+    const inTheWay = whatIsInTheWay(path, branch);
+    if (inTheWay)
       throw new RefusedError(
         'git_failed',
-        `cannot make the worktree of ${todo.id}: ${path} exists and is not a worktree of branch ${branch}`,
-        'move that folder away (nothing of it is touched), then start the turn again',
+        `cannot make the worktree of ${todo.id}: ${inTheWay}`,
+        'move it away (nothing of it is touched), then start the turn again',
       );
-    mkdirSync(join(path, '..'), { recursive: true });
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (error) {
+      throw new RefusedError('git_failed', `cannot make the worktree of ${todo.id}: ${(error as Error).message}`);
+    }
     if (!branchHead && resolveCommit(top, base) === null)
       throw new RefusedError(
         'git_failed',
@@ -117,6 +123,26 @@ function planTurnWorktree(db: SqliteDb, root: string, goal: Goal, todo: { id: st
     created: add !== null,
   };
   return { top, add, prepared };
+}
+
+/**
+ * What stands where a worktree's folder is to be made, in words, or null: a folder with files in it, or a file at the
+ * folder's place or at a folder above it (the folder of all worktrees). Read only: the refusal changes nothing.
+ */
+function whatIsInTheWay(path: string, branch: string): string | null {
+  for (let at = path; ; at = dirname(at)) {
+    let isFolder: boolean;
+    try {
+      isFolder = statSync(at).isDirectory();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && dirname(at) !== at) continue; // a file above it is found further up
+      return `${at} cannot be read (${code ?? String(error)}), where its folder goes`;
+    }
+    if (!isFolder) return `${at} is a file, where ${at === path ? 'its folder goes' : 'a folder must be'}`;
+    if (at === path && readdirSync(path).length > 0) return `${path} exists and is not a worktree of branch ${branch}`;
+    return null;
+  }
 }
 
 function addedOrRefused(plan: WorktreePlan, added: GitResult): void {

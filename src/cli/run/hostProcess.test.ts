@@ -1,0 +1,79 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { processAlive, processStart } from '../../runtime/launchers';
+import { shellQuote } from '../../runtime/hosts';
+import { type HostProcess, adoptHost, startHost } from './hostProcess';
+
+/** `loopx run` stops a host with TERM to its process group, then KILL after the grace: real processes, no mocks. */
+const dirs: string[] = [];
+const pids: number[] = [];
+afterEach(() => {
+  for (const pid of pids.splice(0)) if (processAlive(pid)) process.kill(pid, 'SIGKILL');
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const until = async (what: () => boolean, tries = 600) => {
+  for (let i = 0; i < tries && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  return what();
+};
+
+/** A turn's folder and an agent that ignores TERM and would live a minute: only KILL ends it before then. */
+function stubbornAgent() {
+  const turnDir = mkdtempSync(join(tmpdir(), 'loopx-host-'));
+  dirs.push(turnDir);
+  const pidFile = join(turnDir, 'agent.pid');
+  const agent = join(turnDir, 'agent.mjs');
+  writeFileSync(
+    agent,
+    [
+      "import { writeFileSync } from 'node:fs';",
+      "process.on('SIGTERM', () => console.log('TERM ignored'));",
+      `writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));`,
+      'setTimeout(() => {}, 60_000);',
+    ].join('\n'),
+  );
+  const commandLine = `${shellQuote(process.execPath)} ${shellQuote(agent)}`;
+  const agentPid = async () => {
+    expect(await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '')).toBe(true);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    pids.push(pid);
+    return pid;
+  };
+  return { turnDir, commandLine, agentPid };
+}
+
+async function interruptAndWait(host: HostProcess, agentPid: number) {
+  host.interrupt(); // TERM to the group: /bin/sh ends at once, the agent does not
+  expect(await host.done).toMatchObject({ interrupted: true, exitCode: 130 });
+  // Gone once KILLed (and reaped); alive a minute without the KILL, and this wait gives up well before.
+  expect(await until(() => !processAlive(agentPid))).toBe(true);
+}
+
+test('a stopped host whose agent traps TERM gets KILL after the grace, though the shell that started it is gone', async () => {
+  const agent = stubbornAgent();
+  const host = startHost({
+    commandLine: agent.commandLine,
+    cwd: agent.turnDir,
+    env: process.env,
+    turnDir: agent.turnDir,
+    limitMs: 600_000,
+    echo: () => {},
+  });
+  await interruptAndWait(host, await agent.agentPid());
+  expect(readFileSync(join(agent.turnDir, 'output.log'), 'utf8')).toContain('TERM ignored');
+});
+
+test("an adopted host (a dead runner's agent) whose agent traps TERM gets KILL after the grace too", async () => {
+  const agent = stubbornAgent();
+  // What a killed runner left running: /bin/sh leading its own process group, the agent under it.
+  const shell = spawn('/bin/sh', ['-c', agent.commandLine], { cwd: agent.turnDir, detached: true, stdio: 'ignore' });
+  const hostPid = shell.pid as number;
+  pids.push(hostPid);
+  const launcher = { pid: 999_999, at: new Date().toISOString(), hostPid, hostStart: processStart(hostPid) };
+  const agentPid = await agent.agentPid();
+  const host = adoptHost({ launcher, turnDir: agent.turnDir, limitAt: Date.now() + 600_000, echo: () => {} });
+  await interruptAndWait(host, agentPid);
+});
