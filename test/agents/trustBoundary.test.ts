@@ -52,7 +52,14 @@ function expectNothingChanged(root: string, cli: (args: string[]) => ReturnType<
   // The runner wrote the agents' launcher at the turn's start; nothing rewrote it after.
   expect(after.launcher).toMatch(/^#!\/bin\/sh\n# Written by loopx run/);
   expect(after.launcher).not.toContain('pwned');
-  for (const planted of ['.claude/settings.json', '.codex/config.toml', '.vscode/settings.json', '.loopx/prices.json.planted'])
+  for (const planted of [
+    '.claude/settings.json',
+    '.codex/config.toml',
+    '.vscode/settings.json',
+    '.loopx/prices.json.planted',
+    'hooked',
+    'checked',
+  ])
     expect(existsSync(join(root, planted)), planted).toBe(false);
   expect(existsSync(join(root, '.loopx', 'prices.json')), 'prices.json').toBe(false);
   expect(
@@ -63,6 +70,8 @@ function expectNothingChanged(root: string, cli: (args: string[]) => ReturnType<
     input: 2,
   });
   expect(cli(['log', 'verify', '--json']).code).toBe(0);
+  expect((cli(['hook', 'list', '--json']).json.data as { hooks: unknown[] }).hooks).toEqual([]);
+  expect((cli(['todo', 'show', 'T1', '--json']).json.data as { check?: string | null }).check ?? null).toBeNull();
   expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
   expect(cli(['todo', 'show', 'T2', '--json']).json.data).toMatchObject({ status: 'claimed', owner: 'scout' });
 }
@@ -84,6 +93,9 @@ describe("the agent cannot write what loopx trusts, under each built-in host's d
       `mkdir -p .codex && printf '[mcp_servers.x]\\ncommand = "touch"\\n' > .codex/config.toml`,
       `mkdir -p .vscode && printf '{}' > .vscode/settings.json`,
       `${prefix} turn finish R1 --exit-code 0 --usage '{"costUsd":0.0001}' --json`,
+      // A hook and an acceptance check run later, unattended: a person's, typed at a terminal.
+      `printf 'N1\\n' | env -u LOOPX_AGENT script -qec "'${launcher}' hook add --on gate.asked --command 'touch hooked'" /dev/null`,
+      `printf 'T1\\n' | env -u LOOPX_AGENT script -qec "'${launcher}' todo set-check T1 --check 'touch checked'" /dev/null`,
       `cat '${keyFile}'`,
     ];
     w.extra = (turn) => attacks(turn);
@@ -134,6 +146,7 @@ describe("the agent cannot write what loopx trusts, under each built-in host's d
       `python3 -c "import sqlite3; c = sqlite3.connect('.loopx/loopx.db'); c.execute(\\"UPDATE gates SET status = 'approved'\\"); c.commit()"`,
       `script -qec "LOOPX_HUMAN=ada ${prefix.replace(/^LOOPX_AGENT=\S+ /, '')} gate approve Q1" /dev/null`,
       `${prefix} turn finish R1 --exit-code 0 --usage '{"costUsd":0.0001}' --json`,
+      `${prefix.replace(/^LOOPX_AGENT=\S+ /, '')} hook add --on gate.asked --command 'touch hooked'`,
     ];
     w.extra = (turn) => attacks(turn);
     const beforeCalls = w.server.calls.length;
