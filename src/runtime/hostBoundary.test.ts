@@ -18,6 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), 'loopx boundary \' "$(id)"-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const root = join(dir, 'work space');
 const keyDir = join(dir, 'config', 'loopx');
+const launcher = join(dir, 'my tools', 'loopx-launcher');
 const started = { cwd: root, env: { LOOPX_AGENT: 'codex', LOOPX_ROOT: root, LOOPX_TURN: 'R1', LOOPX_TODO: 'T1', LOOPX_GOAL: 'G1' } };
 
 /** What /bin/sh hands the program, word by word. */
@@ -29,7 +30,7 @@ function argvOf(line: string): string[] {
 
 describe("a turn's boundary on the built-in hosts' command lines", () => {
   test("Codex gets loopx's permission profile (store and hosts' config read-only, key unreadable) and the MCP server as the turn's agent", () => {
-    const boundary = turnBoundary(started, join(root, '.loopx', 'bin', 'loopx'), keyDir, {});
+    const boundary = turnBoundary(started, launcher, keyDir, {});
     const argv = argvOf(hostCommand('codex', DEFAULT_HOSTS, { promptFile: join(dir, 'p.md'), dir, env: started.env, boundary }));
     expect(argv).not.toContain('--sandbox'); // the older setting would switch the profile off
     const values = argv.filter((_, i) => argv[i - 1] === '-c');
@@ -39,7 +40,7 @@ describe("a turn's boundary on the built-in hosts' command lines", () => {
     expect(fs).toContain('":project_roots"={"."="write"');
     for (const p of AGENT_READ_ONLY) expect(fs).toContain(`${JSON.stringify(p)}="read"`);
     expect(fs).toContain(`${JSON.stringify(keyDir)}="none"`);
-    expect(values).toContain(`mcp_servers.loopx.command=${JSON.stringify(join(root, '.loopx', 'bin', 'loopx'))}`);
+    expect(values).toContain(`mcp_servers.loopx.command=${JSON.stringify(launcher)}`);
     expect(values).toContain(`mcp_servers.loopx.args=["mcp","--root",${JSON.stringify(root)}]`);
     expect(values).toContain('mcp_servers.loopx.env={LOOPX_AGENT="codex"}');
     expect(values).toContain('mcp_servers.loopx.default_tools_approval_mode="approve"');
