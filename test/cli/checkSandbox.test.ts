@@ -73,9 +73,13 @@ describe('without bwrap on PATH, every place that tells where checks run says th
 
 describe(`with bwrap, the same places say checks run in a sandbox${skipped}`, () => {
   withBwrap('monitor list, doctor and the evidence of an acceptance check', () => {
-    expect((cli(['monitor', 'list', '--json']).json.data as unknown[])[0]).toMatchObject({ sandbox: { kind: 'bubblewrap', network: true } });
+    expect((cli(['monitor', 'list', '--json']).json.data as unknown[])[0]).toMatchObject({
+      sandbox: { kind: 'bubblewrap', network: true },
+    });
     expect(cli(['monitor', 'list']).stdout).toContain('Checks run in a bubblewrap sandbox here');
-    expect((cli(['doctor', '--json']).json.data as Checks).checks).toContainEqual(expect.objectContaining({ name: 'check sandbox', level: 'ok' }));
+    expect((cli(['doctor', '--json']).json.data as Checks).checks).toContainEqual(
+      expect.objectContaining({ name: 'check sandbox', level: 'ok' }),
+    );
     const run = cli(['evidence', 'run', '--goal', 'G1', '--check', '--json']);
     expect(run.json).toMatchObject({ ok: true, data: { run: { exitCode: 0, sandbox: { kind: 'bubblewrap', network: false } } } });
   });

@@ -60,7 +60,13 @@ export function renderPrompt(input: {
     if (handoff.pending) lines.push(`Still to do: ${handoff.pending}`);
     if (handoff.permissions.length) lines.push(`Needs: ${handoff.permissions.join('; ')}`);
   }
-  lines.push('', '## Write back (required before you exit)', '', ...writeBackLines(input.writeBack ?? 'cli', l, todo.id, Boolean(check)), '');
+  lines.push(
+    '',
+    '## Write back (required before you exit)',
+    '',
+    ...writeBackLines(input.writeBack ?? 'cli', l, todo.id, Boolean(check)),
+    '',
+  );
   lines.push(
     '## Rules',
     '',
