@@ -3,7 +3,9 @@
  * decide (`.loopx/`: the store and its WAL, the agents' launcher, turn folders and usage, set-up records) and the
  * config of the agent hosts loopx's next turn or check starts, which runs outside any sandbox (a hook in
  * `.claude/settings.json`, an MCP server in `.codex/config.toml` or `.mcp.json`, a host command or auto-run in
- * `.vscode/settings.json`, the next hosts' folders). Reads stay allowed.
+ * `.vscode/settings.json`, the next hosts' folders), and `.git/` (a hook or `core.fsmonitor` there runs when loopx's own
+ * git commands make a worktree or land a branch, unattended). Reads stay allowed. Instruction files (AGENTS.md,
+ * CLAUDE.md) stay writable: they are the project's, and nothing they say widens what a turn may do.
  *
  * One home: the built-in hosts' default commands (runtime/hostBoundary.ts), the checks' sandbox (run/checkSandbox.ts),
  * `loopx doctor` and the docs' tables read it.
@@ -18,4 +20,5 @@ export const AGENT_READ_ONLY: readonly string[] = [
   '.qwen',
   '.opencode',
   'opencode.json',
+  '.git',
 ];
