@@ -20,6 +20,10 @@ function findRepo(from: string): string {
   }
 }
 export const HOME = join(REPO, '.cache', 'e2e');
+// One person's key for everything an e2e run does: the scenarios' seeding (in this process) and code-server's window
+// (which inherits this environment) prove and verify a person's decisions with the same key, as one person's machine
+// does; never the real ~/.config/loopx.
+process.env.LOOPX_CONFIG_DIR ??= join(HOME, 'xdg', 'config', 'loopx');
 export const PROFILE = profileNamed();
 export const CODE_SERVER = codeServerBin(HOME, PROFILE);
 export const CHROMIUM = process.env.LOOPX_CHROMIUM ?? '/usr/bin/chromium';
