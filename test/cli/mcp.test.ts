@@ -45,6 +45,7 @@ describe('loopx mcp', () => {
       const names = (await client.listTools()).tools.map((t) => t.name).sort();
       expect(names).toEqual([
         'loopx_block',
+        'loopx_check',
         'loopx_claim',
         'loopx_evidence',
         'loopx_gate_ask',

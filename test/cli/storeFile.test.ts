@@ -53,6 +53,7 @@ describe('only a loopx store is opened; anything else is named and left untouche
         expect.objectContaining({ name: 'host claude' }),
         expect.objectContaining({ name: 'host codex' }),
         expect.objectContaining({ name: 'check sandbox' }),
+        expect.objectContaining({ name: 'agent reach' }),
       ],
     });
     expect(statSync(storePath()).size).toBe(0);
