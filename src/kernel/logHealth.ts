@@ -96,7 +96,9 @@ export function setAsideFound(db: Parameters<typeof setAsideEvents>[0], replayed
 
 function liveHandled(db: Parameters<typeof setAsideEvents>[0], seq: number): SetAsideEvent['handled'] {
   const row = db.prepare('SELECT decided_seq, decided_by, decision, at FROM set_aside_handled WHERE seq = ?').get(seq);
-  return row ? { by: String(row.decided_by), decision: String(row.decision), at: String(row.at), decidedSeq: Number(row.decided_seq) } : null;
+  return row
+    ? { by: String(row.decided_by), decision: String(row.decision), at: String(row.at), decidedSeq: Number(row.decided_seq) }
+    : null;
 }
 
 /**

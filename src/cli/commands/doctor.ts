@@ -175,10 +175,7 @@ function setAsideCheck(found: ReturnType<typeof setAsideFound>): [string, Level,
   const open = found.filter((e) => !e.handled);
   if (open.length === 0)
     return ['set aside', 'ok', found.length ? `${found.length} set-aside events, each marked handled by a person` : 'every event applied'];
-  const list = open
-    .slice(0, 3)
-    .map(setAsideWords)
-    .join('; ');
+  const list = open.slice(0, 3).map(setAsideWords).join('; ');
   const more = open.length > 3 ? `; and ${open.length - 3} more` : '';
   return [
     'set aside',
@@ -263,7 +260,8 @@ function sandboxCheck(ctx: CommandContext): Check {
     ? {
         name: 'check sandbox',
         level: 'ok',
-        detail: 'checks run in a sandbox (bubblewrap): the workspace writable except .loopx, .claude, .codex, .mcp.json; no network for acceptance checks, the network kept for monitor checks',
+        detail:
+          'checks run in a sandbox (bubblewrap): the workspace writable except .loopx, .claude, .codex, .mcp.json; no network for acceptance checks, the network kept for monitor checks',
       }
     : { name: 'check sandbox', level: 'warn', detail: `checks run without a sandbox: ${sandbox.reason}` };
 }

@@ -7,7 +7,7 @@ export const logHandled: Command = {
   name: ['log', 'handled'],
   summary: 'record your decision about an event loopx set aside, so doctor and status stop warning (humans only, at a terminal)',
   description:
-    'An event loopx could not apply (a duplicate or malformed event written behind its back, e.g. with an agent\'s\n' +
+    "An event loopx could not apply (a duplicate or malformed event written behind its back, e.g. with an agent's\n" +
     'database login) is set aside: the store serves everything else and doctor, status and log verify name it. Once you\n' +
     'have dealt with it (redone what it meant, or found nothing to redo), record what you did. The event stays in the\n' +
     'log, set aside; your decision is a person\'s event (log.set_aside_handled) an agent cannot make. You type "handled".',

@@ -114,7 +114,9 @@ export const logVerify: Command = {
       `${team ? 'Team log' : 'Log'} intact: ${result.events} events, hash chain verified${anchor ? `, event ${anchor.seq} still as anchored` : ''}.`,
     ];
     for (const e of setAside)
-      lines.push(`But ${setAsideWords(e)}; loopx serves everything else (after dealing with it: loopx log handled ${e.seq} --decision "…").`);
+      lines.push(
+        `But ${setAsideWords(e)}; loopx serves everything else (after dealing with it: loopx log handled ${e.seq} --decision "…").`,
+      );
     if (head) lines.push(`Anchor (keep it outside .loopx/ to check later that nothing was cut): ${formatAnchor(head)}`);
     return { data, text: lines.join('\n') };
   },

@@ -206,4 +206,3 @@ export function touchAgent(db: SqliteDb, actor: string, actorKind: StoredEvent['
       ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen`,
   ).run(actor, agentKind(actor, actorKind), at, at);
 }
-

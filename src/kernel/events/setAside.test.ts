@@ -71,7 +71,9 @@ describe.skipIf(teamEngineUnderTest())('an event no reducer can apply, appended 
     );
     const first = checkReplay(s.kernel.db);
     expect(first.ok).toBe(true);
-    expect(first.setAside).toMatchObject([{ seq, kind: 'todo.added', why: expect.stringMatching(/^its data does not fit todo\.added: num: /) }]);
+    expect(first.setAside).toMatchObject([
+      { seq, kind: 'todo.added', why: expect.stringMatching(/^its data does not fit todo\.added: num: /) },
+    ]);
     expect(checkReplay(s.kernel.db).setAside).toEqual(first.setAside);
   });
 
@@ -85,6 +87,11 @@ describe.skipIf(teamEngineUnderTest())('an event no reducer can apply, appended 
     const replay = checkReplay(s.kernel.db);
     expect(replay.ok).toBe(true);
     const [found] = setAsideFound(s.kernel.db, replay.setAside);
-    expect(found?.handled).toEqual({ by: 'ada', decision: 'a duplicate an agent inserted; nothing to redo', at: expect.any(String), decidedSeq: handledSeq });
+    expect(found?.handled).toEqual({
+      by: 'ada',
+      decision: 'a duplicate an agent inserted; nothing to redo',
+      at: expect.any(String),
+      decidedSeq: handledSeq,
+    });
   });
 });

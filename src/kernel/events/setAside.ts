@@ -51,7 +51,9 @@ function invalidData(e: StoredEvent): string | null {
   const parsed = schema.safeParse(e.data);
   if (parsed.success) return null;
   const issue = (parsed.error as { issues?: { path: PropertyKey[]; message: string }[] }).issues?.[0];
-  return issue ? `its data does not fit ${e.kind}: ${issue.path.map(String).join('.') || 'data'}: ${issue.message}` : `its data does not fit ${e.kind}`;
+  return issue
+    ? `its data does not fit ${e.kind}: ${issue.path.map(String).join('.') || 'data'}: ${issue.message}`
+    : `its data does not fit ${e.kind}`;
 }
 
 function firstLine(message: string): string {
