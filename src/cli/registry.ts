@@ -31,6 +31,7 @@ import { status } from './commands/status';
 import { history } from './commands/history';
 import { logVerify } from './commands/logVerify';
 import { logAccept } from './commands/logAccept';
+import { logHandled } from './commands/logHandled';
 import { doctor } from './commands/doctor';
 import { backup } from './commands/backup';
 import { restore } from './commands/restore';
@@ -101,6 +102,7 @@ export const CLI_COMMANDS: readonly Command[] = [
   history,
   logVerify,
   logAccept,
+  logHandled,
   doctor,
   backup,
   restore,

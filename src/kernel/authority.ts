@@ -17,6 +17,7 @@ export const HUMAN_ONLY_KINDS = [
   'goal.checks_allowed', // which checks agents may set (monitors.ts)
   'monitor.approved', // letting an agent's check run (monitors.ts)
   'log.accepted', // accepting a broken log (logHealth.ts)
+  'log.set_aside_handled', // deciding about an event the store set aside (logHealth.ts, events/setAside.ts)
   'hook.added', // hooks run commands unattended (hooks.ts)
   'hook.removed',
   'goal.worktree_set', // where a goal's turns work (worktreeSetting.ts)

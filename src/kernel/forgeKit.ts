@@ -12,7 +12,15 @@ import { applyReducer } from './events/log';
 export function forgeEvent(
   db: SqliteDb,
   draft: EventDraft,
-  options: { at: string; actor?: string; actorKind?: string; channel?: string | null; proof?: { key: string; mac: string } },
+  options: {
+    at: string;
+    actor?: string;
+    actorKind?: string;
+    channel?: string | null;
+    proof?: { key: string; mac: string };
+    /** false: append only, mirroring nothing (an event whose reducer would refuse it: setAside.test.ts). */
+    mirror?: boolean;
+  },
 ): number {
   const head = db.prepare('SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1').get();
   const seq = Number(head?.seq ?? 0) + 1;
@@ -26,7 +34,8 @@ export function forgeEvent(
   const hash = eventHash(prevHash, fields);
   db.exec('BEGIN IMMEDIATE');
   try {
-    applyReducer(db, { ...draft, data: payload, seq, at: options.at, actor, actorKind, prevHash, hash } as StoredEvent);
+    if (options.mirror !== false)
+      applyReducer(db, { ...draft, data: payload, seq, at: options.at, actor, actorKind, prevHash, hash } as StoredEvent);
     db.prepare(
       `INSERT INTO events (seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(seq, options.at, actor, actorKind, draft.kind, draft.goalId, draft.todoId, data, prevHash, hash);

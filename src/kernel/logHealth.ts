@@ -1,11 +1,13 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kernel } from './kernel';
-import { RefusedError } from './errors';
+import { InvalidInputError, RefusedError } from './errors';
 import { requireHumanChannel } from './authority';
 import { prefixDigest, verifyChain, type VerifyResult } from './events/verify';
 import { type UnprovenDecision, acceptanceOfDecisions, auditDecisions } from './decisions';
 import { readHumanKey } from './humanKey';
+import { type SetAsideEvent, setAsideEvents } from './events/setAside';
+import { checkReplay } from './replay';
 
 /**
  * A store whose log was found broken is marked (`.loopx/log-broken.json`) until a human decides: agents' writes are
@@ -79,4 +81,44 @@ export function acceptBrokenLog(kernel: Kernel): {
   });
   rmSync(join(kernel.storeDir, BROKEN_MARKER), { force: true });
   return result;
+}
+
+/**
+ * The events this store set aside (events/setAside.ts): those its own applier recorded (a team replica's catch-up, a
+ * rebuild) and, when `replayed` is given (doctor replays anyway), those replay set aside, which on a local store
+ * includes an event appended behind loopx's back that its live tables never applied. Each with its decision.
+ */
+export function setAsideFound(db: Parameters<typeof setAsideEvents>[0], replayed: readonly SetAsideEvent[] = []): SetAsideEvent[] {
+  const found = new Map(setAsideEvents(db).map((e) => [e.seq, e]));
+  for (const e of replayed) if (!found.has(e.seq)) found.set(e.seq, { ...e, handled: e.handled ?? liveHandled(db, e.seq) });
+  return [...found.values()].sort((a, b) => a.seq - b.seq);
+}
+
+function liveHandled(db: Parameters<typeof setAsideEvents>[0], seq: number): SetAsideEvent['handled'] {
+  const row = db.prepare('SELECT decided_seq, decided_by, decision, at FROM set_aside_handled WHERE seq = ?').get(seq);
+  return row
+    ? { by: String(row.decided_by), decision: String(row.decision), at: String(row.at), decidedSeq: Number(row.decided_seq) }
+    : null;
+}
+
+/**
+ * A person records what they did about an event the store set aside (`loopx log handled SEQ --decision TEXT`): a
+ * `log.set_aside_handled` event, a person's decision (HUMAN_ONLY_KINDS; a team store's database refuses it to agents'
+ * logins). Doctor and status stop warning about that event; the event itself stays in the log, set aside.
+ */
+export function markSetAsideHandled(kernel: Kernel, seq: number, decision: string): { seq: number; handledSeq: number } {
+  requireHumanChannel(kernel.actor, 'marking a set-aside event handled');
+  const words = decision.trim();
+  if (!words) throw new InvalidInputError('the decision is empty', 'say what you did about the event: --decision "…"');
+  // The replica's own record first; a local store's live tables lack an event appended behind loopx's back, which
+  // only replay finds (the rare case: one replay, only then).
+  const known = (db: Parameters<typeof setAsideEvents>[0]) =>
+    setAsideEvents(db).some((e) => e.seq === seq) || checkReplay(db).setAside.some((e) => e.seq === seq);
+  if (!kernel.read(known))
+    throw new InvalidInputError(`event ${seq} was not set aside`, 'loopx doctor and loopx status name the events this store set aside');
+  // A second decision about the same event replaces the first (a person may change their mind; both stay in the log).
+  const event = kernel.write((tx) =>
+    tx.emit({ kind: 'log.set_aside_handled', goalId: null, todoId: null, data: { seq, decision: words } }),
+  );
+  return { seq, handledSeq: event.seq };
 }

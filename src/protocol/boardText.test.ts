@@ -8,6 +8,7 @@ const SAMPLES: { [K in EventKind]: EventData<K> } = {
   'store.initialized': { schema: 7 },
   'runner.started': { pid: 4242, host: 'claude', goals: ['G1'] },
   'log.accepted': { firstBadSeq: 12, problem: 'event 12 does not match its hash', digest: 'ab12' },
+  'log.set_aside_handled': { seq: 41, decision: 'a duplicate an agent inserted; nothing to redo' },
   'goal.check_set': { check: 'npm test', from: null },
   'todo.check_set': { check: null, from: 'npm test' },
   'monitor.added': {

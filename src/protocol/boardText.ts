@@ -203,6 +203,8 @@ export function eventSentence(e: EventFacts): EventSentence {
       return said(`price of ${str('model')} removed ${by}`);
     case 'log.accepted':
       return said(`the event log was accepted as it is ${by}, from event ${String(d.firstBadSeq ?? '?')} on`, str('problem'));
+    case 'log.set_aside_handled':
+      return said(`event ${String(d.seq ?? '?')}, which loopx set aside, was marked handled ${by}`, str('decision'));
     case 'turn.finished': {
       const result = turnResultWords(str('resultKind'));
       return said(`turn ${str('id')} ${result}${d.spent === true ? ' (counted against the budget)' : ''}`);

@@ -3,8 +3,6 @@ import pg from 'pg';
 import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
 import { addTodo } from '../../src/kernel/todos/todos';
 import { askGate, decideGate } from '../../src/kernel/gates/gates';
-import { canonicalJson } from '../../src/kernel/events/canonical';
-import { eventHash } from '../../src/kernel/events/hashChain';
 import { verifyChain } from '../../src/kernel/events/verify';
 import { NotAllowedError } from '../../src/kernel/errors';
 import { agent, human } from '../../src/kernel/testKit';
@@ -12,7 +10,7 @@ import { HUMAN_ONLY_KINDS } from '../../src/kernel/authority';
 import type { Kernel } from '../../src/kernel/kernel';
 import type { PgCluster } from '../support/postgres';
 import { POSTGRES_MISSING } from '../support/postgres';
-import { install, logCopy, loginRole, machine, newTeamStore, useCluster } from './teamKit';
+import { install, logCopy, loginRole, machine, newTeamStore, rawAppend, useCluster } from './teamKit';
 
 const open: Kernel[] = [];
 afterEach(() => {
@@ -22,44 +20,6 @@ function onMachine(...args: Parameters<typeof machine>) {
   const m = machine(...args);
   open.push(m.kernel);
   return m;
-}
-
-/** What an agent with its own database credentials can do with raw SQL: chain a well-formed event onto the head. */
-async function rawAppend(
-  url: string,
-  draft: { kind: string; goalId: string | null; todoId: string | null; data: object; actor: string; actorKind: string },
-) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query('BEGIN');
-    const head = (await client.query('SELECT seq, hash FROM loopx.lock_head()')).rows[0] as { seq: string; hash: string };
-    const seq = Number(head.seq) + 1;
-    const at = new Date().toISOString();
-    const data = canonicalJson(draft.data);
-    const hash = eventHash(head.hash, {
-      seq,
-      at,
-      actor: draft.actor,
-      actorKind: draft.actorKind,
-      kind: draft.kind,
-      goalId: draft.goalId,
-      todoId: draft.todoId,
-      data,
-    });
-    await client.query(
-      `INSERT INTO loopx.events (seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash, op_id)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, gen_random_uuid())`,
-      [seq, at, draft.actor, draft.actorKind, draft.kind, draft.goalId, draft.todoId, data, head.hash, hash],
-    );
-    await client.query('COMMIT');
-    return seq;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    await client.end();
-  }
 }
 
 async function rawSql(url: string, text: string): Promise<void> {

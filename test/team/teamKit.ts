@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, test } from 'vitest';
+import pg from 'pg';
 import { openDb } from '../../src/kernel/db/openDb';
+import { canonicalJson } from '../../src/kernel/events/canonical';
+import { eventHash } from '../../src/kernel/events/hashChain';
 import { migrate } from '../../src/kernel/db/migrate';
 import type { SqliteDb } from '../../src/kernel/db/sqliteDb';
 import type { Actor } from '../../src/kernel/events/eventTypes';
@@ -113,5 +116,43 @@ export function logCopy(url: string): SqliteDb {
     return db;
   } finally {
     pg.close();
+  }
+}
+
+/** What an agent with its own database credentials can do with raw SQL: chain a well-formed event onto the head. */
+export async function rawAppend(
+  url: string,
+  draft: { kind: string; goalId: string | null; todoId: string | null; data: object; actor: string; actorKind: string },
+) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    const head = (await client.query('SELECT seq, hash FROM loopx.lock_head()')).rows[0] as { seq: string; hash: string };
+    const seq = Number(head.seq) + 1;
+    const at = new Date().toISOString();
+    const data = canonicalJson(draft.data);
+    const hash = eventHash(head.hash, {
+      seq,
+      at,
+      actor: draft.actor,
+      actorKind: draft.actorKind,
+      kind: draft.kind,
+      goalId: draft.goalId,
+      todoId: draft.todoId,
+      data,
+    });
+    await client.query(
+      `INSERT INTO loopx.events (seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash, op_id)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, gen_random_uuid())`,
+      [seq, at, draft.actor, draft.actorKind, draft.kind, draft.goalId, draft.todoId, data, head.hash, hash],
+    );
+    await client.query('COMMIT');
+    return seq;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    await client.end();
   }
 }

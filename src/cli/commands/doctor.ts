@@ -5,7 +5,8 @@ import type { Kernel } from '../../kernel/kernel';
 import { SCHEMA_VERSION } from '../../kernel/db/migrate';
 import { engineFacts, integrityCheck } from '../../kernel/db/sqliteDb';
 import { verifyChain } from '../../kernel/events/verify';
-import { markBroken } from '../../kernel/logHealth';
+import { markBroken, setAsideFound } from '../../kernel/logHealth';
+import { setAsideWords } from '../../kernel/events/setAside';
 import { auditDecisions, decisionWords } from '../../kernel/decisions';
 import { checkReplay } from '../../kernel/replay';
 import { STATUS_FILE } from '../../runtime/projections/statusMd';
@@ -87,6 +88,7 @@ function runChecks(kernel: Kernel, worktrees: Awaited<ReturnType<typeof worktree
             .join('; ')
             .slice(0, 600),
     );
+    add(...setAsideCheck(setAsideFound(db, replay.setAside)));
   });
   add(...staleTurns(kernel));
   add(...runners(kernel));
@@ -166,6 +168,20 @@ function teamChecks(kernel: Kernel, team: TeamEngine): Check[] {
     add('team server', 'fail', `${shown}: ${problem instanceof Error ? problem.message : String(problem)}`);
   }
   return checks;
+}
+
+/** Events the store could not apply and set aside (events/setAside.ts): a warning until a person records a decision. */
+function setAsideCheck(found: ReturnType<typeof setAsideFound>): [string, Level, string] {
+  const open = found.filter((e) => !e.handled);
+  if (open.length === 0)
+    return ['set aside', 'ok', found.length ? `${found.length} set-aside events, each marked handled by a person` : 'every event applied'];
+  const list = open.slice(0, 3).map(setAsideWords).join('; ');
+  const more = open.length > 3 ? `; and ${open.length - 3} more` : '';
+  return [
+    'set aside',
+    'warn',
+    `${list}${more}. Everything else is served; once a person has dealt with it: loopx log handled ${open[0]?.seq} --decision "…"`,
+  ];
 }
 
 /** `loopx run` processes seen in the last day (a runner's agent is seen when it starts and with every turn). */

@@ -8,6 +8,7 @@ import { humanKeyPath } from '../../kernel/humanKey';
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
 import { TeamEngine } from '../../kernel/team/teamEngine';
 import { copyTeamLog } from '../../kernel/team/teamInspect';
+import { setAsideEvents, setAsideWords } from '../../kernel/events/setAside';
 import { teamError } from '../../kernel/team/teamErrors';
 
 function onTeamLog<T>(team: TeamEngine, fn: (db: SqliteDb) => T): T {
@@ -53,6 +54,9 @@ export const logVerify: Command = {
     // A team store: the log in PostgreSQL (the source of truth) is verified, copied as it is into a scratch store.
     const team = kernel.engine instanceof TeamEngine ? kernel.engine : null;
     const { result, head, anchored, audit } = team ? onTeamLog(team, check) : kernel.read(check);
+    // The events this machine's store could not apply and set aside (events/setAside.ts): the chain holds them intact,
+    // and they are named, not passed over in silence. A team store's replica catches up first (its read).
+    const setAside = kernel.read((db) => setAsideEvents(db).filter((e) => !e.handled));
     const data = {
       ok: result.ok && anchored?.ok !== false && audit.unproven.length === 0,
       events: result.events,
@@ -60,6 +64,7 @@ export const logVerify: Command = {
       head,
       log: team ? ('team' as const) : ('local' as const),
       decisions: { checked: audit.decisions, unproven: audit.unproven, acceptedThrough: audit.acceptedThrough, key: audit.key },
+      setAside,
     };
     if (!result.ok) {
       // Known broken from now on: agents' writes are refused until a human decides.
@@ -108,6 +113,10 @@ export const logVerify: Command = {
     const lines = [
       `${team ? 'Team log' : 'Log'} intact: ${result.events} events, hash chain verified${anchor ? `, event ${anchor.seq} still as anchored` : ''}.`,
     ];
+    for (const e of setAside)
+      lines.push(
+        `But ${setAsideWords(e)}; loopx serves everything else (after dealing with it: loopx log handled ${e.seq} --decision "…").`,
+      );
     if (head) lines.push(`Anchor (keep it outside .loopx/ to check later that nothing was cut): ${formatAnchor(head)}`);
     return { data, text: lines.join('\n') };
   },

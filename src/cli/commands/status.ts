@@ -7,6 +7,7 @@ import { pausedWords } from '../../shared/pausedWords';
 import { clean, gateLine, monitorLine, Painter, relativeTime, todoLine } from '../format';
 import { unproductiveEnd } from '../../shared/turnOutcomeWords';
 import { budgetWords, type BudgetFacts } from '../../shared/usageWords';
+import { type SetAsideEvent, setAsideEvents, setAsideWords } from '../../kernel/events/setAside';
 
 /** ", used $3.20 · 410k tokens" once the goal's turns used anything or it has a cap; nothing before. */
 function usedWords(usage: BudgetFacts): string {
@@ -39,18 +40,25 @@ export const status: Command = {
     if (limit !== undefined && ctx.args.bool('all'))
       throw new InvalidInputError('--all and --limit contradict each other', 'pass one of them');
     const options = ctx.args.bool('all') ? {} : { limit: limit ?? STATUS_LIMIT };
-    const report = ctx.kernel().read((db, now) => statusReport(db, now, options));
+    // Events the store set aside and no person has marked handled yet (events/setAside.ts).
+    const report = ctx.kernel().read((db, now) => ({
+      ...statusReport(db, now, options),
+      setAside: setAsideEvents(db).filter((e) => !e.handled),
+    }));
     if (ctx.actor.kind === 'human') refreshStale(ctx.kernel(), report); // agents call status often; a person reads STATUS.md
     return { data: report, text: () => statusText(report, ctx.color) };
   },
 };
 
 /** What a person reads: the attention queue, then each goal's line, quota and next todo, then the monitors. */
-function statusText(report: StatusReport, color: boolean): string {
+function statusText(report: StatusReport & { setAside: SetAsideEvent[] }, color: boolean): string {
   const now = Date.parse(report.at);
   const p = new Painter(color);
   const lines: string[] = [p.paint('bold', 'Needs a human')];
   const attention = [
+    ...report.setAside.map(
+      (e) => `  ${p.paint('red', setAsideWords(e))}; after dealing with it: loopx log handled ${e.seq} --decision "…"`,
+    ),
     ...report.pendingGates.map((g) => `  ${gateLine(p, g, now)}`),
     ...report.blocked.map((t) => `  ${todoLine(p, t, now)}`),
     ...report.lapsedLeases.map((t) => `  ${todoLine(p, t, now)}  ${p.paint('red', 'lease lapsed')}`),

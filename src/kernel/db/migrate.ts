@@ -15,6 +15,7 @@ import m0011 from '../migrations/0011_worktrees.sql';
 import m0012 from '../migrations/0012_worktree_setup.sql';
 import m0013 from '../migrations/0013_prices.sql';
 import m0014 from '../migrations/0014_human_events.sql';
+import m0015 from '../migrations/0015_set_aside.sql';
 
 /** Numbered migrations; index i holds the SQL that takes the schema from version i to i + 1. */
 export const MIGRATIONS: readonly string[] = [
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly string[] = [
   m0012,
   m0013,
   m0014,
+  m0015,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

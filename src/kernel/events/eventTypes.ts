@@ -30,6 +30,9 @@ export const eventDataSchemas = lazy(() => ({
     decisionsThrough: z.optional(z.int()),
     decisionsDigest: z.optional(z.string()),
   }),
+  // A person's recorded decision about an event the store set aside (setAside.ts): `seq` is that event's, `decision`
+  // what they did about it (their words). Afterwards doctor and status no longer warn about it.
+  'log.set_aside_handled': z.object({ seq: z.int(), decision: z.string() }),
   ...goalEventSchemas(),
   ...todoEventSchemas(),
   ...evidenceEventSchemas(),

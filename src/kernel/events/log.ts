@@ -150,6 +150,13 @@ type Reducers = { [K in EventKind]: Reducer<K> };
 const reducers: Reducers = {
   'store.initialized': () => {},
   'log.accepted': () => {},
+  'log.set_aside_handled': (db, e) => {
+    db.prepare(
+      `INSERT INTO set_aside_handled (seq, decided_seq, decided_by, decision, at) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (seq) DO UPDATE SET decided_seq = excluded.decided_seq, decided_by = excluded.decided_by,
+          decision = excluded.decision, at = excluded.at`,
+    ).run(e.data.seq, e.seq, e.actor, e.data.decision, e.at);
+  },
   ...goalReducers,
   ...todoReducers,
   ...gateReducers,
@@ -198,10 +205,4 @@ export function touchAgent(db: SqliteDb, actor: string, actorKind: StoredEvent['
     `INSERT INTO agents (name, kind, first_seen, last_seen) VALUES (?, ?, ?, ?)
       ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen`,
   ).run(actor, agentKind(actor, actorKind), at, at);
-}
-
-/** Replay applies events one by one; the live kernel batches touchAgent per transaction with the same result. */
-export function applyEvent(db: SqliteDb, e: StoredEvent): void {
-  applyReducer(db, e);
-  touchAgent(db, e.actor, e.actorKind, e.at);
 }

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import type { SqliteDb } from '../db/sqliteDb';
 import { openDb } from '../db/openDb';
 import { migrate } from '../db/migrate';
-import { applyEvent } from '../events/log';
+import { applyEvent } from '../events/setAside';
 import { rowToEvent, history } from '../events/log';
 import { canonicalJson } from '../events/canonical';
 import { STATE_TABLES } from '../replay';

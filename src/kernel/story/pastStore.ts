@@ -1,7 +1,7 @@
 import type { DriverName, SqliteDb } from '../db/sqliteDb';
 import { openDb } from '../db/openDb';
 import { migrate } from '../db/migrate';
-import { applyEvent } from '../events/log';
+import { applyEvent } from '../events/setAside';
 import { rowToEvent } from '../events/log';
 import { STATE_TABLES } from '../replay';
 

@@ -1,6 +1,6 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import { canonicalJson } from '../events/canonical';
-import { applyEvent } from '../events/log';
+import { applyEvent } from '../events/setAside';
 import type { StoredEvent } from '../events/eventTypes';
 import type { LogAnchor } from '../events/anchor';
 import { insertEventRow, rowToEvent } from '../events/log';
@@ -9,7 +9,8 @@ import { NOTIFY_CHANNEL } from './teamSchema';
 import { ReplicaDivergedError } from './teamErrors';
 
 // The team log's statements and the replica's catch-up: what a team write sends to PostgreSQL and how events it
-// fetches become the replica's. The same reducers as a local store apply them (applyEvent), with the log's rows.
+// fetches become the replica's. The same reducers as a local store apply them (applyEvent), with the log's rows; an
+// event they cannot apply is set aside there, as replay sets it aside (events/setAside.ts): the replica keeps serving.
 
 export const COLUMNS = 'seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash';
 
