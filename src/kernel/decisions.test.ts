@@ -9,7 +9,7 @@ import { claimTodo } from './todos/claims';
 import { addMonitor, approveMonitor } from './monitors/monitors';
 import { tickMonitors } from './monitors/tick';
 import { askGate } from './gates/gates';
-import { addHook, listHooks } from './hooks/hooks';
+import { listHooks } from './hooks/hooks';
 import { dispatchHooks } from './hooks/dispatch';
 import { setGoalCheck } from './checks/checks';
 import { runEvidence } from './evidence/evidenceRun';

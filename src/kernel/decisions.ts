@@ -149,6 +149,11 @@ export function acceptanceOfDecisions(db: SqliteDb, look: KeyLook): { decisionsT
   return { decisionsThrough: head, decisionsDigest: acceptedDigest(covered) };
 }
 
+/** Whether a person's event was appended after `seq` (one read of the people's-events index): worth a new audit. */
+export function peopleWroteAfter(db: SqliteDb, seq: number): boolean {
+  return db.prepare(`SELECT 1 FROM events WHERE actor_kind = 'human' AND seq > ? LIMIT 1`).get(seq) !== undefined;
+}
+
 /** One decision in words: "event 41 (monitor.approved by ada via vscode)". */
 export function decisionWords(d: Pick<Decision, 'seq' | 'kind' | 'actor' | 'channel'>): string {
   return `event ${d.seq} (${d.kind} by ${d.actor}${d.channel ? ` via ${d.channel}` : ''})`;

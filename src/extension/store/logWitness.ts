@@ -9,7 +9,7 @@ import { readRestoreMarker } from '../../kernel/backup';
 import type { Log } from '../util/log';
 import type { StoreSession } from './storeModel';
 import { COMMANDS } from '../commands/commandIds';
-import { auditDecisions, decisionWords } from '../../kernel/decisions';
+import { auditDecisions, decisionWords, peopleWroteAfter } from '../../kernel/decisions';
 import { showUnprovenDecisions } from './forgedDecisions';
 
 const KEY = 'loopx.logWitness';
@@ -96,8 +96,7 @@ export class LogWitness extends Disposable {
     const from = this.decisionsCheckedTo;
     if (from !== undefined && from >= head.seq) return;
     const unproven = kernel.read((db) => {
-      const fresh = from === undefined || db.prepare(`SELECT 1 FROM events WHERE actor_kind = 'human' AND seq > ? LIMIT 1`).get(from);
-      return fresh ? auditDecisions(db).unproven : [];
+      return from === undefined || peopleWroteAfter(db, from) ? auditDecisions(db).unproven : [];
     });
     this.decisionsCheckedTo = head.seq;
     const untold = unproven.filter((d) => !this.toldUnproven.has(d.seq));
