@@ -98,6 +98,8 @@ describe("a well-chained decision in a person's name, written with SQL, is named
       { monitorId: m.id, message: expect.stringContaining(`event ${seq} (monitor.approved by ada via vscode)`) },
     ]);
     expect(ran('forged-ran')).toBe(false);
+    // It stays due until a person decides, but a runner sleeping until the next check does not wake for it over and over.
+    expect(tick.nextCheckAt === null || tick.nextCheckAt > at()).toBe(true);
   });
 
   test('a proof in the name of this machine\'s key that does not verify: "its proof does not verify"', async () => {

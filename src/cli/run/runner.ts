@@ -96,6 +96,7 @@ export class Runner {
   private readonly running = new Map<string, Running>();
   private readonly summary: RunSummary;
   private readonly lastDecision = new Map<string, string>();
+  private readonly toldRefused = new Map<string, string>();
   private readonly preparation: TurnPreparation;
   private readonly cleaner = new WorktreeCleaner();
   private lastSleep = '';
@@ -241,7 +242,12 @@ export class Runner {
     const foreign = this.recover();
     await this.cleanWorktrees();
     const tick = await tickMonitors(this.agentKernel);
-    for (const r of tick.refused) this.say({ event: 'monitor_refused', ...r }, `monitors: ${r.message}`);
+    for (const r of tick.refused) {
+      // Said once per monitor and reason: a refused check stays due until a person decides.
+      if (this.toldRefused.get(r.monitorId) === r.message) continue;
+      this.toldRefused.set(r.monitorId, r.message);
+      this.say({ event: 'monitor_refused', ...r }, `monitors: ${r.message}`);
+    }
     if (tick.fired.length || tick.expired.length) {
       this.say(
         { event: 'monitors', fired: tick.fired, expired: tick.expired },
