@@ -11,8 +11,7 @@ import { tickMonitors } from '../../kernel/monitors/tick';
 import { finishTurn, turnDir } from '../../kernel/turns/turns';
 import { writeStatusMd } from '../../runtime/projections/statusMd';
 import { type ShouldRun, quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
-import { requireTurnMayStart } from '../../kernel/goals/goalStanding';
-import { RefusedError } from '../../kernel/errors';
+import { DecisionGuard } from './decisionGuard';
 import { todoCounts } from '../../kernel/queries/status';
 import type { ShouldRunFacts } from '../../protocol/shouldRunWords';
 import type { Turn } from '../../kernel/turns/turnQueries';
@@ -96,7 +95,6 @@ export class Runner {
   private readonly running = new Map<string, Running>();
   private readonly summary: RunSummary;
   private readonly lastDecision = new Map<string, string>();
-  private readonly toldRefused = new Map<string, string>();
   private readonly preparation: TurnPreparation;
   private readonly cleaner = new WorktreeCleaner();
   private lastSleep = '';
@@ -109,6 +107,8 @@ export class Runner {
   private readonly agentKernel: Kernel;
   /** Hooks for events a person must hear about, run by whichever runner or window sees them first. */
   private readonly hooks: HookDispatcher;
+  /** People's decisions that do not stand: no turn starts on them (decisionGuard.ts). */
+  private readonly decisions: DecisionGuard;
 
   constructor(
     kernel: Kernel,
@@ -118,6 +118,7 @@ export class Runner {
     this.agentKernel = kernel.as(actor);
     this.summary = { agent: o.agent, host: o.host, turns: [], turnsRun: 0, recovered: [], stoppedBecause: 'idle' };
     this.preparation = new TurnPreparation(this.agentKernel, (event, line) => this.say(event, line));
+    this.decisions = new DecisionGuard(this.agentKernel, (event, line) => this.say(event, line));
     this.hooks = new HookDispatcher(this.agentKernel, {
       by: `loopx run ${o.agent} (pid ${process.pid})`,
       onRun: (r) =>
@@ -242,12 +243,7 @@ export class Runner {
     const foreign = this.recover();
     await this.cleanWorktrees();
     const tick = await tickMonitors(this.agentKernel);
-    for (const r of tick.refused) {
-      // Said once per monitor and reason: a refused check stays due until a person decides.
-      if (this.toldRefused.get(r.monitorId) === r.message) continue;
-      this.toldRefused.set(r.monitorId, r.message);
-      this.say({ event: 'monitor_refused', ...r }, `monitors: ${r.message}`);
-    }
+    this.decisions.tellRefused(tick.refused);
     if (tick.fired.length || tick.expired.length) {
       this.say(
         { event: 'monitors', fired: tick.fired, expired: tick.expired },
@@ -294,32 +290,10 @@ export class Runner {
         return { answer, max: goal.policy.maxConcurrent, facts };
       });
       const own = [...this.running.values()].filter((r) => r.turn.goalId === goalId).map((r) => r.turn.id);
+      if (answer.run && !this.decisions.allowsTurn(goalId)) return undefined;
       this.decide(goalId, answer, own, max, facts);
-      if (answer.run && !this.standing(goalId)) return undefined;
       // should-run counts live claims; an agent that shipped may still be exiting: never run more hosts than allowed.
       if (!answer.run || own.length >= max || !(await this.start(goalId)) || this.o.once) return answer;
-    }
-  }
-
-  /**
-   * Whether the kernel lets a turn of the goal start: no person's decision in the log stands on nothing
-   * (decisions.ts). When one does, says which event and what to do, once until it changes; no turn starts.
-   */
-  private standing(goalId: string): boolean {
-    try {
-      this.agentKernel.read((db) => requireTurnMayStart(db, goalId));
-      return true;
-    } catch (error) {
-      if (!(error instanceof RefusedError) || error.code !== 'unproven_decision') throw error;
-      const key = `unproven|${error.message}`;
-      if (this.lastDecision.get(goalId) !== key) {
-        this.lastDecision.set(goalId, key);
-        this.say(
-          { event: 'unproven_decision', goalId, message: error.message, hint: error.hint, ...(error.data as object | undefined) },
-          `${goalId}: not starting turns: ${error.message}. ${error.hint ?? ''}`.trim(),
-        );
-      }
-      return false;
     }
   }
 
