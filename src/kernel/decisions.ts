@@ -4,7 +4,9 @@ import { RefusedError } from './errors';
 import { type KeyLook, readHumanKey } from './humanKey';
 import { eventHash } from './events/hashChain';
 import { type ProofStatus, type StoredFields, proofStatus } from './events/proof';
-import { sha256Js } from './nodeCrypto';
+import { nodeCrypto, sha256Js } from './nodeCrypto';
+
+const NODE_CRYPTO_FROM_DECISIONS = 200;
 
 /**
  * A person's decisions and whether they stand. A decision is an event whose actor is a person and whose kind only a
@@ -104,9 +106,10 @@ interface Checked {
 
 /** Every decision in the log with its proof's status: one indexed read of people's events (migration 0014). */
 function checkDecisions(db: SqliteDb, look: KeyLook): Checked[] {
-  return db
-    .prepare(`SELECT ${COLUMNS} FROM events WHERE actor_kind = 'human' ORDER BY seq`)
-    .all()
+  const rows = db.prepare(`SELECT ${COLUMNS} FROM events WHERE actor_kind = 'human' ORDER BY seq`).all();
+  // node:crypto's HMAC pays for its load (several ms) from some hundred decisions on; fewer are checked without it.
+  if (rows.length > NODE_CRYPTO_FROM_DECISIONS) nodeCrypto();
+  return rows
     .map(humanRow)
     .filter((r) => isDecision(r.fields.actorKind, r.fields.kind, r.data))
     .map((r) => ({ r, status: proofStatus(look, r.fields) }));
@@ -147,6 +150,11 @@ export function acceptanceOfDecisions(db: SqliteDb, look: KeyLook): { decisionsT
     .filter((c) => c.status !== 'proven')
     .map((c) => c.r);
   return { decisionsThrough: head, decisionsDigest: acceptedDigest(covered) };
+}
+
+/** Whether a person's event was appended after `seq` (one read of the people's-events index): worth a new audit. */
+export function peopleWroteAfter(db: SqliteDb, seq: number): boolean {
+  return db.prepare(`SELECT 1 FROM events WHERE actor_kind = 'human' AND seq > ? LIMIT 1`).get(seq) !== undefined;
 }
 
 /** One decision in words: "event 41 (monitor.approved by ada via vscode)". */

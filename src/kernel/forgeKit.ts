@@ -2,7 +2,7 @@ import type { SqliteDb } from './db/sqliteDb';
 import type { EventDraft, StoredEvent } from './events/eventTypes';
 import { canonicalJson } from './events/canonical';
 import { eventHash } from './events/hashChain';
-import { applyReducer } from './events/log';
+import { applyEvent } from './events/setAside';
 
 /**
  * Test support, never used by product code: what an agent that can write `.loopx/loopx.db` does with sqlite3 and
@@ -35,7 +35,7 @@ export function forgeEvent(
   db.exec('BEGIN IMMEDIATE');
   try {
     if (options.mirror !== false)
-      applyReducer(db, { ...draft, data: payload, seq, at: options.at, actor, actorKind, prevHash, hash } as StoredEvent);
+      applyEvent(db, { ...draft, data: payload, seq, at: options.at, actor, actorKind, prevHash, hash } as StoredEvent);
     db.prepare(
       `INSERT INTO events (seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(seq, options.at, actor, actorKind, draft.kind, draft.goalId, draft.todoId, data, prevHash, hash);

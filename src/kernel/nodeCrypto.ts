@@ -1,5 +1,6 @@
 import type * as Crypto from 'node:crypto';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
+import { hmac as nobleHmac } from '@noble/hashes/hmac.js';
 
 /**
  * node:crypto costs several milliseconds to load (it pulls in streams). A write hashes an event or two with
@@ -33,4 +34,14 @@ export function sha256(text: string): string {
   const c = loaded;
   if (!c) return sha256Js(text);
   return typeof c.hash === 'function' ? c.hash('sha256', text, 'hex') : c.createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * HMAC-SHA256 of a text's UTF-8 bytes as hex: node:crypto's once it is loaded (checking a long log's decisions loads
+ * it), else @noble/hashes' (a person's one decision signs without loading it). The same MAC either way.
+ */
+export function hmacSha256(key: Uint8Array, text: string): string {
+  const c = loaded;
+  if (c) return c.createHmac('sha256', key).update(text, 'utf8').digest('hex');
+  return Buffer.from(nobleHmac(nobleSha256, key, Buffer.from(text, 'utf8'))).toString('hex');
 }

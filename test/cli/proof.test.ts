@@ -1,10 +1,12 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { openDb } from '../../src/kernel/db/openDb';
 import { Kernel } from '../../src/kernel/kernel';
 import { forgeEvent } from '../../src/kernel/forgeKit';
-import { loopx, startGoal, workspace } from './harness';
+import { LOOPX, cleanEnv, loopx, startGoal, workspace } from './harness';
+import { agentCommand } from './runner';
 import { loopxTty } from './pty';
 
 /**
@@ -91,4 +93,27 @@ test("a person's own approval at a terminal is proven: log verify passes and the
   const tick = cli(['monitor', 'tick', '--json']);
   expect(tick.json).toMatchObject({ ok: true, data: { runs: [{ monitorId: 'M1' }], refused: [] } });
   expect(existsSync(join(ws.root, 'ran'))).toBe(true);
+});
+
+test('loopx run starts no turn while the store holds a forged decision, and says which event and what to do', () => {
+  cli(['todo', 'add', '--goal', 'G1', '--title', 'ready work']);
+  const seq = forgeApproval();
+  const run = spawnSync(
+    process.execPath,
+    [LOOPX, 'run', '--host', 'custom', '--command', agentCommand('ship'), '--agent', 'bot', '--until-idle'],
+    {
+      cwd: ws.root,
+      env: cleanEnv(),
+      encoding: 'utf8',
+      timeout: 50_000,
+    },
+  );
+  expect(run.status, run.stderr).toBe(0);
+  expect(run.stdout).toContain(
+    `G1: not starting turns: no turn starts while a decision in the log stands on nothing: event ${seq} (monitor.approved by ada via vscode)`,
+  );
+  expect(run.stdout).toContain('loopx log accept');
+  expect(run.stdout).toMatch(/monitors: monitor M1's check \(touch ran\)/);
+  expect(cli(['turn', 'list', '--json']).json).toMatchObject({ ok: true, data: [] });
+  expect(existsSync(join(ws.root, 'ran'))).toBe(false);
 });

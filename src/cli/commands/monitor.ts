@@ -147,7 +147,8 @@ export const monitorTick: Command = {
     'Call it from cron, CI, a runner or a loop: each run is claimed in its own transaction right before it starts, so',
     'tickers running at the same time never run the same check. Monitors of goals that are not active wait with their',
     'goal. data: { runs: [{ monitorId, todoId, n, exitCode, durationMs, timedOut, error, outcome }], fired, expired,',
-    'nextCheckAt }. Exits 0 whatever the checks answered; a check that fails is a result, not an error.',
+    'refused, nextCheckAt }. Exits 0 whatever the checks answered; a check that fails is a result, not an error. A check',
+    "whose person's decision does not stand (loopx log verify names it) is not run: refused: [{ monitorId, message }].",
   ].join('\n'),
   mutates: true,
   flags: { concurrency: { type: 'int', value: 'N', min: 1, max: 32, description: 'checks run at the same time (default 4, 1 to 32)' } },
@@ -161,6 +162,7 @@ export const monitorTick: Command = {
     if (timers.length) lines.push(`fired without a run (timers): ${timers.join(', ')}`);
     const expired = result.expired.filter((id) => !result.runs.some((r) => r.monitorId === id));
     if (expired.length) lines.push(`expired: ${expired.join(', ')}`);
+    for (const r of result.refused) lines.push(`not run: ${r.message}`);
     if (!lines.length) lines.push('Nothing was due.');
     lines.push(
       result.nextCheckAt ? `Next check ${relativeTime(result.nextCheckAt, now)} (${result.nextCheckAt}).` : 'No monitor is waiting.',

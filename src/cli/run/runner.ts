@@ -16,8 +16,7 @@ import { finishTurn, turnDir } from '../../kernel/turns/turns';
 import { writeStatusMd } from '../../runtime/projections/statusMd';
 import { type ShouldRun, quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
 import { shouldRunFacts } from '../shouldRunFacts';
-import { requireTurnMayStart } from '../../kernel/goals/goalStanding';
-import { RefusedError } from '../../kernel/errors';
+import { DecisionGuard } from './decisionGuard';
 import type { ShouldRunFacts } from '../../protocol/shouldRunWords';
 import { pruneTurnFolders } from '../../runtime/turnFolders';
 import { StoreWatcher } from '../../runtime/watch';
@@ -112,6 +111,8 @@ export class Runner {
   private readonly agentKernel: Kernel;
   /** Hooks for events a person must hear about, run by whichever runner or window sees them first. */
   private readonly hooks: HookDispatcher;
+  /** People's decisions that do not stand: no turn starts on them (decisionGuard.ts). */
+  private readonly decisions: DecisionGuard;
 
   constructor(
     /** The person's (who started `loopx run`): monitor checks are ticked as theirs, so their sandbox opt-out counts. */
@@ -122,6 +123,7 @@ export class Runner {
     this.agentKernel = kernel.as(actor);
     this.summary = { agent: o.agent, host: o.host, turns: [], turnsRun: 0, recovered: [], stoppedBecause: 'idle' };
     this.preparation = new TurnPreparation(this.agentKernel, (event, line) => this.say(event, line));
+    this.decisions = new DecisionGuard(this.agentKernel, (event, line) => this.say(event, line));
     this.hooks = new HookDispatcher(this.agentKernel, {
       by: `loopx run ${o.agent} (pid ${process.pid})`,
       onRun: (r) =>
@@ -248,7 +250,7 @@ export class Runner {
     const foreign = this.recover();
     await this.cleanWorktrees();
     const tick = await tickMonitors(this.kernel);
-    for (const r of tick.refused) this.say({ event: 'monitor_refused', ...r }, `monitors: ${r.message}`);
+    this.decisions.tellRefused(tick.refused);
     if (tick.fired.length || tick.expired.length) {
       this.say(
         { event: 'monitors', fired: tick.fired, expired: tick.expired },
@@ -295,32 +297,10 @@ export class Runner {
         return { answer, max: goal.policy.maxConcurrent, facts };
       });
       const own = [...this.running.values()].filter((r) => r.turn.goalId === goalId).map((r) => r.turn.id);
+      if (answer.run && !this.decisions.allowsTurn(goalId)) return undefined;
       this.decide(goalId, answer, own, max, facts);
-      if (answer.run && !this.standing(goalId)) return undefined;
       // should-run counts live claims; an agent that shipped may still be exiting: never run more hosts than allowed.
       if (!answer.run || own.length >= max || !(await this.start(goalId)) || this.o.once) return answer;
-    }
-  }
-
-  /**
-   * Whether the kernel lets a turn of the goal start: no person's decision in the log stands on nothing
-   * (decisions.ts). When one does, says which event and what to do, once until it changes; no turn starts.
-   */
-  private standing(goalId: string): boolean {
-    try {
-      this.agentKernel.read((db) => requireTurnMayStart(db, goalId));
-      return true;
-    } catch (error) {
-      if (!(error instanceof RefusedError) || error.code !== 'unproven_decision') throw error;
-      const key = `unproven|${error.message}`;
-      if (this.lastDecision.get(goalId) !== key) {
-        this.lastDecision.set(goalId, key);
-        this.say(
-          { event: 'unproven_decision', goalId, message: error.message, hint: error.hint, ...(error.data as object | undefined) },
-          `${goalId}: not starting turns: ${error.message}. ${error.hint ?? ''}`.trim(),
-        );
-      }
-      return false;
     }
   }
 

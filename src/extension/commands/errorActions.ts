@@ -31,6 +31,8 @@ export function actionsFor(error: LoopxError): ErrorAction[] {
     case 'should_not_run':
       return [{ title: 'Show Budgets', command: COMMANDS.showQuota }];
     case 'log_broken':
+    case 'unproven_decision':
+      // Verify Log names the decision in words and offers Accept or Restore.
       return [{ title: 'Verify Log', command: COMMANDS.verifyLog }];
     case 'no_store':
       return [{ title: 'Initialize LoopX', command: COMMANDS.initialize }];

@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import { verifyChain } from '../../kernel/events/verify';
 import { ACCEPT, showBrokenLog, showWitnessProblem } from '../store/logWitness';
 import { markBroken } from '../../kernel/logHealth';
+import { type UnprovenDecision, auditDecisions, decisionWords } from '../../kernel/decisions';
+import { showUnprovenDecisions } from '../store/forgedDecisions';
 import { clean, clockTime } from '../../protocol/display';
 import { shouldRunReason } from '../../protocol/shouldRunWords';
 import { statusUri } from '../views/virtualDocuments';
@@ -31,6 +33,12 @@ export const verifyLog: CommandDefinition = {
         firstBadSeq: cut.problem === 'missing' ? (cut.head?.seq ?? 0) + 1 : cut.anchor.seq,
         problem: cut.message,
       };
+    }
+    const unproven = kernel.read((db) => auditDecisions(db).unproven);
+    if (unproven.length) {
+      ctx.log.error(`log verify: ${unproven.length} unproven decisions, the first ${decisionWords(unproven[0] as UnprovenDecision)}`);
+      void showUnprovenDecisions(kernel, unproven);
+      return { ...result, ok: false, unproven };
     }
     const anchor = ctx.witness.anchor;
     void vscode.window.showInformationMessage(

@@ -9,6 +9,8 @@ import { readRestoreMarker } from '../../kernel/backup';
 import type { Log } from '../util/log';
 import type { StoreSession } from './storeModel';
 import { COMMANDS } from '../commands/commandIds';
+import { auditDecisions, decisionWords, peopleWroteAfter } from '../../kernel/decisions';
+import { showUnprovenDecisions } from './forgedDecisions';
 
 const KEY = 'loopx.logWitness';
 const RESTORE_SEEN_KEY = 'loopx.logWitness.restoreSeen';
@@ -76,7 +78,32 @@ export class LogWitness extends Disposable {
     this.current = undefined;
     if (head && (head.seq !== remembered?.seq || head.hash !== remembered.hash)) void this.memento.update(KEY, head);
     this.verifyNewEvents(head ?? undefined);
+    this.checkDecisions(head ?? undefined);
     return undefined;
+  }
+
+  /** The seq up to which people's decisions were checked, and the unproven ones already told (each said once). */
+  private decisionsCheckedTo: number | undefined;
+  private readonly toldUnproven = new Set<number>();
+
+  /**
+   * A person's decisions must carry a proof from this computer's key (decisions.ts): all of them once when the store
+   * opens, then only when a person's event was appended (one read of the people's-events index per change).
+   */
+  private checkDecisions(head: LogAnchor | undefined): void {
+    const kernel = this.session.kernel;
+    if (!kernel || !head) return;
+    const from = this.decisionsCheckedTo;
+    if (from !== undefined && from >= head.seq) return;
+    const unproven = kernel.read((db) => {
+      return from === undefined || peopleWroteAfter(db, from) ? auditDecisions(db).unproven : [];
+    });
+    this.decisionsCheckedTo = head.seq;
+    const untold = unproven.filter((d) => !this.toldUnproven.has(d.seq));
+    if (untold.length === 0) return;
+    for (const d of untold) this.toldUnproven.add(d.seq);
+    this.log.error(`log: ${untold.map((d) => `${decisionWords(d)} ${d.why}`).join('; ')}`);
+    void showUnprovenDecisions(kernel, unproven);
   }
 
   /** Verifies the hash chain of the events written since the last check; a break marks the store and says so once. */

@@ -1,5 +1,4 @@
-import { hmac } from '@noble/hashes/hmac.js';
-import { sha256 } from '@noble/hashes/sha2.js';
+import { hmacSha256 } from '../nodeCrypto';
 import type { HumanKey, KeyLook } from '../humanKey';
 import { canonicalJson } from './canonical';
 import { type HashedFields, eventBody } from './hashChain';
@@ -19,7 +18,7 @@ export interface Proof {
 const DOMAIN = 'loopx decision proof v1\n';
 
 export function proofMac(key: Uint8Array, prevHash: string, body: string): string {
-  return Buffer.from(hmac(sha256, key, Buffer.from(`${DOMAIN}${prevHash}\n${body}`, 'utf8'))).toString('hex');
+  return hmacSha256(key, `${DOMAIN}${prevHash}\n${body}`);
 }
 
 /** The payload with its proof added, for the appender: `fields.data` is the canonical payload without the proof. */

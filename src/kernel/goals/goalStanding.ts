@@ -12,9 +12,10 @@ import { auditDecisions, requireStandingDecision, unprovenDecisionError } from '
 export function requireTurnMayStart(db: SqliteDb, goalId: string, look: KeyLook = readHumanKey()): void {
   const first = auditDecisions(db, look).unproven[0];
   if (first) throw unprovenDecisionError('no turn starts while a decision in the log stands on nothing', first);
+  // By kind (events_todo: a goal's status events have no todo), not by goal: a goal's other events can be thousands.
   const [latest, before] = db
     .prepare(
-      `SELECT seq, actor_kind, kind, data FROM events WHERE goal_id = ? AND kind IN ('goal.created', 'goal.status') ORDER BY seq DESC LIMIT 2`,
+      `SELECT seq, actor_kind, kind, data FROM events WHERE todo_id IS NULL AND kind IN ('goal.created', 'goal.status') AND +goal_id = ? ORDER BY seq DESC LIMIT 2`,
     )
     .all(goalId);
   const what = `a turn of goal ${goalId}`;

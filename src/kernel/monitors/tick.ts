@@ -96,17 +96,21 @@ export async function tickMonitors(kernel: Kernel, options: { concurrency?: numb
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, () => worker()));
-  result.nextCheckAt = kernel.read((db) => nextCheck(db));
+  // A refused check stays due until a person decides; the next wake is not it (a runner would spin on it), but its
+  // expiry still is. A person's decision is a store change, which wakes a runner or window anyway.
+  const refused = result.refused.map((r) => r.monitorId);
+  result.nextCheckAt = kernel.read((db) => nextCheck(db, refused));
   return result;
 }
 
-function nextCheck(db: SqliteDb): string | null {
+function nextCheck(db: SqliteDb, refused: readonly string[] = []): string | null {
+  const waitsForPerson = `(m.approval = 'pending' OR m.id IN (${refused.map(() => '?').join(', ')}))`;
   const row = db
     .prepare(
-      `SELECT min(CASE WHEN m.approval = 'pending' THEN m.expires_at
+      `SELECT min(CASE WHEN ${waitsForPerson} THEN m.expires_at
           ELSE min(coalesce(m.next_check_at, m.expires_at), coalesce(m.expires_at, m.next_check_at)) END) AS t
         FROM monitors m JOIN goals g ON g.id = m.goal_id WHERE m.status = 'waiting' AND g.status = 'active'`,
     )
-    .get();
+    .get(...refused);
   return (row?.t as string | null) ?? null;
 }
