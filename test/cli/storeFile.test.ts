@@ -144,10 +144,15 @@ describe.skipIf(!SETPRIV)(`a store another user owns${SETPRIV ? '' : ` — SKIPP
     startGoal(ws.root);
     chmodSync(ws.root, 0o755);
     const before = dumpStore(ws.root);
-    for (const args of [['status'], ['log', 'verify'], ['doctor']]) {
-      const run = asNobody([...args, '--json']);
-      expect([run.code, run.json.ok], args.join(' ')).toEqual([0, true]);
-    }
+    expect(asNobody(['status', '--json'])).toMatchObject({ code: 0, json: { ok: true } });
+    // Another user has no key of this person's: the chain reads intact, the person's decisions are named as ones this
+    // user cannot confirm (exit 3), never an error about the file.
+    const verify = asNobody(['log', 'verify', '--json']);
+    expect([verify.code, verify.json.error.code]).toEqual([3, 'unproven_decision']);
+    const doctor = asNobody(['doctor', '--json']);
+    expect(doctor.code).toBe(3);
+    const failed = (doctor.json.data.checks as { name: string; level: string }[]).filter((c) => c.level === 'fail').map((c) => c.name);
+    expect(failed).toEqual(["people's decisions"]);
     const write = asNobody(['todo', 'add', '--goal', 'G1', '--title', 'x', '--json'], { LOOPX_AGENT: 'codex' });
     expect([write.code, write.json.error.code]).toEqual([6, 'store_read_only']);
     expect(write.json.error.hint).toMatch(/permissions/);
