@@ -27,7 +27,7 @@ import {
   writeTeamPointer,
 } from '../../kernel/team/teamPointer';
 import { AGENTS_ROLE, HUMANS_ROLE } from '../../kernel/team/teamSchema';
-import { installTeamSchema } from '../../kernel/team/teamStore';
+import { type OwnerMembership, grantOwnerHumans, installTeamSchema } from '../../kernel/team/teamStore';
 
 // `loopx team …`: a person points a workspace at a team store (PostgreSQL) and back. Every verb but `status` is a
 // person's decision (humanOnly: refused to an agent identity and without an interactive terminal), and changes
@@ -160,17 +160,21 @@ export const teamInit: Command = {
         );
       throw error;
     }
+    // The owner pushes its store's history (a person's decisions among it) and decides gates: a member of loopx_humans.
+    const owner = grantOwnerHumans({ ...connection.settings, timeoutMs: 60_000 });
     const facts = withPg(connection, teamStoreFacts);
     const data = {
       database: connection.shown,
       source: connection.source,
       role: facts.role,
+      owner: { humans: owner.humans, ...(owner.humans === 'grant_needed' ? { grant: owner.grant } : {}) },
       roles: { humans: HUMANS_ROLE, agents: AGENTS_ROLE },
       head: facts.headSeq,
       synchronousCommit: facts.synchronousCommit,
     };
     const lines = [
       `Team store ready in ${connection.shown ?? 'the database libpq points at'} (schema loopx, ${facts.headSeq} events), installed as ${facts.role}.`,
+      ownerSentence(owner),
       'Grant the roles to logins (as the owner, in psql):',
       `  a person, who decides gates:   CREATE ROLE ada LOGIN;  GRANT ${HUMANS_ROLE} TO ada;`,
       `  an agent or CI machine:        CREATE ROLE ci_agents LOGIN;  GRANT ${AGENTS_ROLE} TO ci_agents;`,
@@ -182,6 +186,17 @@ export const teamInit: Command = {
     return { data, text: lines.join('\n') };
   },
 };
+
+/** What `team init` did about the owner's own membership of loopx_humans, in words. */
+function ownerSentence(owner: OwnerMembership): string {
+  if (owner.humans === 'member') return `${owner.role} is a member of ${HUMANS_ROLE}: it may push a store and decide gates.`;
+  if (owner.humans === 'granted')
+    return `${owner.role} is now a member of ${HUMANS_ROLE} (granted just now), so it may push a store and decide gates.`;
+  return (
+    `${owner.role} may not grant itself ${HUMANS_ROLE}, so it cannot push a store or decide gates yet. ` +
+    `A superuser runs, in psql on this database's server:  ${owner.grant}`
+  );
+}
 
 /** The pointer, when the command runs in a workspace in team mode (init may use its URL); never an error here. */
 function readPointerQuietly(ctx: CommandContext): { database: string } | null {
