@@ -141,6 +141,40 @@ describe.skipIf(!install || !PTY_AVAILABLE)("docs/team.md's set-up, word for wor
     const without = loopx(['team', 'status', '--json'], { cwd: bob.cwd, env: { HOME: folder('empty-home') } });
     expect(without.json).toMatchObject({ ok: false, data: { reachable: false } });
   }, 180_000);
+
+  test('an owner that may not grant itself loopx_humans is told the exact GRANT a superuser runs; once run, it is a member', async () => {
+    const { cluster } = suite;
+    // The roles already exist in the cluster, made by someone else; dora owns her database but may not create roles.
+    await cluster.sql(
+      'postgres',
+      `DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'loopx_humans') THEN CREATE ROLE loopx_humans NOLOGIN; END IF;
+        IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'loopx_agents') THEN CREATE ROLE loopx_agents NOLOGIN; END IF; END $$`,
+    );
+    await cluster.sql('postgres', 'CREATE ROLE dora LOGIN');
+    await cluster.sql('postgres', 'CREATE DATABASE dora_store OWNER dora');
+    const root = join(suite.work, 'dora');
+    mkdirSync(root);
+    const init = () =>
+      loopxTty(['team', 'init', '--database', cluster.url('dora_store', 'dora'), '--json'], '', {
+        cwd: root,
+        env: { LOOPX_HUMAN: 'dora' },
+      });
+    const first = init();
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    expect(first.json).toMatchObject({
+      ok: true,
+      data: { role: 'dora', owner: { humans: 'grant_needed', grant: 'GRANT loopx_humans TO dora;' } },
+    });
+    const said = loopxTty(['team', 'init', '--database', cluster.url('dora_store', 'dora')], '', {
+      cwd: root,
+      env: { LOOPX_HUMAN: 'dora' },
+    });
+    expect(said.stdout).toMatch(
+      /dora may not grant itself loopx_humans, so it cannot push a store or decide gates yet\. A superuser runs, in psql on this database's server: {2}GRANT loopx_humans TO dora;/,
+    );
+    await cluster.sql('postgres', 'GRANT loopx_humans TO dora');
+    expect(init().json).toMatchObject({ ok: true, data: { owner: { humans: 'member' } } });
+  }, 60_000);
 });
 
 if (!PTY_AVAILABLE) test.skip(PTY_SKIP_REASON, () => {});

@@ -41,7 +41,12 @@ describe('the password file, read as libpq reads it', () => {
   });
 
   test("the target: the URL's parts, else libpq's variables, else its defaults", () => {
-    expect(pgTarget('postgresql://bob@db.example:6000/loopx', {})).toEqual({ host: 'db.example', port: '6000', database: 'loopx', user: 'bob' });
+    expect(pgTarget('postgresql://bob@db.example:6000/loopx', {})).toEqual({
+      host: 'db.example',
+      port: '6000',
+      database: 'loopx',
+      user: 'bob',
+    });
     expect(pgTarget('postgresql:///team?host=/run/pg', { PGUSER: 'ada' })).toEqual({
       host: '/run/pg',
       port: '5432',
@@ -74,9 +79,13 @@ describe('the password file, read as libpq reads it', () => {
       connectionString: 'postgresql://bob@h/d',
     });
     const open = home('*:*:*:*:filepw\n', 0o644);
-    expect(pgClientConnection({ connectionString: 'postgresql://bob@h/d' }, env(open))).toEqual({ connectionString: 'postgresql://bob@h/d' });
+    expect(pgClientConnection({ connectionString: 'postgresql://bob@h/d' }, env(open))).toEqual({
+      connectionString: 'postgresql://bob@h/d',
+    });
     const none = home('other:5432:d:bob:pw\n');
-    expect(pgClientConnection({ connectionString: 'postgresql://bob@h/d' }, env(none))).toEqual({ connectionString: 'postgresql://bob@h/d' });
+    expect(pgClientConnection({ connectionString: 'postgresql://bob@h/d' }, env(none))).toEqual({
+      connectionString: 'postgresql://bob@h/d',
+    });
     // PGPASSFILE names another file.
     const elsewhere = home('h:5432:d:bob:fromfile\n');
     expect(
