@@ -66,14 +66,17 @@ export function pgpassMatch(entries: readonly PgpassEntry[], target: PgTarget): 
   return null;
 }
 
+function parsed(url: string): URL | null {
+  try {
+    return new URL(url);
+  } catch {
+    return null;
+  }
+}
+
 /** The connection's target: the URL's parts, else libpq's variables, else libpq's defaults (as `pg` resolves them). */
 export function pgTarget(connectionString: string | undefined, env: NodeJS.ProcessEnv = process.env): PgTarget {
-  let url: URL | null = null;
-  try {
-    url = connectionString ? new URL(connectionString) : null;
-  } catch {
-    url = null;
-  }
+  const url = connectionString ? parsed(connectionString) : null;
   const part = (value: string | null | undefined) => (value ? decodeURIComponent(value) : undefined);
   const user = part(url?.username) ?? url?.searchParams.get('user') ?? env.PGUSER ?? env.USER ?? userInfo().username;
   return {
@@ -113,12 +116,8 @@ export interface PgClientConnection {
 export function pgClientConnection(settings: ConnectionSettings, env: NodeJS.ProcessEnv = process.env): PgClientConnection {
   const given = { connectionString: settings.connectionString };
   if (env.PGPASSWORD !== undefined) return given;
-  let url: URL | null = null;
-  try {
-    url = settings.connectionString ? new URL(settings.connectionString) : null;
-  } catch {
-    return given; // pg reports a URL it cannot read in its own words
-  }
+  const url = settings.connectionString ? parsed(settings.connectionString) : null;
+  if (settings.connectionString && !url) return given; // pg reports a URL it cannot read in its own words
   if (url && (url.password || url.searchParams.has('password'))) return given;
   const path = pgpassFile(env);
   if (!path) return given;
