@@ -59,7 +59,8 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     const teamEvent = async (seq: number) =>
       (await fixture.cluster.sql(name, 'SELECT actor, actor_kind, kind, data FROM loopx.events WHERE seq = $1', [seq])).rows[0];
     expect(await teamEvent(pushed)).toMatchObject({ actor_kind: 'human', kind: 'team.pushed' });
-    expect(JSON.parse(String((await teamEvent(pushed))?.data))).toEqual({
+    // A person's event also carries its proof (issue 37, events/proof.ts).
+    expect(JSON.parse(String((await teamEvent(pushed))?.data))).toMatchObject({
       database: where,
       host: hostname(),
       events: localEvents,
@@ -90,7 +91,8 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     expect(join_.code, join_.stdout + join_.stderr).toBe(0);
     expect(join_.json).toMatchObject({ ok: true, data: { events: pushed, recorded: { kind: 'team.joined', seq: pushed + 1 } } });
     expect(await teamEvent(pushed + 1)).toMatchObject({ actor_kind: 'human', kind: 'team.joined' });
-    expect(JSON.parse(String((await teamEvent(pushed + 1))?.data))).toEqual({
+    // A person's event also carries its proof (issue 37, events/proof.ts).
+    expect(JSON.parse(String((await teamEvent(pushed + 1))?.data))).toMatchObject({
       database: where,
       host: hostname(),
       events: pushed,

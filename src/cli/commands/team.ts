@@ -1,23 +1,16 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import type { Command, CommandContext } from '../command';
-import type { Actor } from '../../kernel/events/eventTypes';
 import { Kernel, STORE_DIR } from '../../kernel/kernel';
 import { EXIT, LoopxError, NotAllowedError } from '../../kernel/errors';
-import { openDb } from '../../kernel/db/openDb';
 import { logHead } from '../../kernel/events/anchor';
-import { verifyChain } from '../../kernel/events/verify';
-import { BACKUP_DIR } from '../../kernel/backup';
 import { locateRoot } from '../../runtime/locate';
 import { ensureGitignore } from '../../runtime/gitignore';
 import { moveStoreIn } from '../../kernel/team/moveIn';
-import { SyncPg } from '../../kernel/team/syncPg';
-import { TeamEngine } from '../../kernel/team/teamEngine';
-import { TeamNotDurableError, teamError, teamWhere } from '../../kernel/team/teamErrors';
+import { TeamNotDurableError, teamWhere } from '../../kernel/team/teamErrors';
 import { recordTeamMove } from '../../kernel/team/teamEvents';
-import { type TeamStoreFacts, teamStoreFacts } from '../../kernel/team/teamInspect';
+import { teamStoreFacts } from '../../kernel/team/teamInspect';
 import {
-  type ResolvedConnection,
   checkTeamUrl,
   readTeamPointer,
   removeTeamPointer,
@@ -27,80 +20,24 @@ import {
   writeTeamPointer,
 } from '../../kernel/team/teamPointer';
 import { AGENTS_ROLE, HUMANS_ROLE } from '../../kernel/team/teamSchema';
-import { installTeamSchema } from '../../kernel/team/teamStore';
+import { type OwnerMembership, grantOwnerHumans, installTeamSchema } from '../../kernel/team/teamStore';
+import {
+  DATABASE_FLAG,
+  TeamModeError,
+  moveLocalStoreAside,
+  person,
+  pointerUrl,
+  requireInstalled,
+  shown,
+  where,
+  withPg,
+} from './teamShared';
+import { teamLeave } from './teamLeave';
+import { teamStatus } from './teamStatus';
 
 // `loopx team …`: a person points a workspace at a team store (PostgreSQL) and back. Every verb but `status` is a
 // person's decision (humanOnly: refused to an agent identity and without an interactive terminal), and changes
 // nothing on bad input: URLs and the server are checked before any file is written.
-
-const DATABASE_FLAG = {
-  database: {
-    type: 'string' as const,
-    value: 'URL',
-    description: 'the team store, postgresql://[user@]host[:port]/dbname (no password: use ~/.pgpass, a service file or PGPASSWORD)',
-  },
-};
-
-/**
- * The person a team verb records: these verbs are humanOnly, so the CLI has already required a person at an
- * interactive terminal (main.ts, terminalActor) before `run`; the record names that channel.
- */
-const person = (ctx: CommandContext): Actor => ({ ...ctx.actor, channel: 'tty' });
-
-const where = (ctx: CommandContext) => ({ root: ctx.args.str('root'), envRoot: ctx.env.LOOPX_ROOT, cwd: ctx.cwd });
-const shown = (path: string) => {
-  const r = relative(process.cwd(), path);
-  return r && !r.startsWith('..') ? r : path;
-};
-
-class TeamModeError extends LoopxError {
-  constructor(code: 'team_mode_already' | 'team_mode_off' | 'team_not_installed' | 'team_url_required', message: string, hint: string) {
-    super(code, message, code === 'team_url_required' ? EXIT.invalidInput : EXIT.refused, hint);
-  }
-}
-
-/** A short-lived connection for one verb; PostgreSQL's errors become the kernel's (unreachable: exit 6). */
-function withPg<T>(connection: ResolvedConnection, fn: (pg: SyncPg) => T): T {
-  const pg = new SyncPg({ ...connection.settings, timeoutMs: 15_000 });
-  try {
-    return fn(pg);
-  } catch (error) {
-    throw teamError(error);
-  } finally {
-    pg.close();
-  }
-}
-
-/** The URL a verb writes into the pointer: --database, else LOOPX_DATABASE_URL (without a password either way). */
-function pointerUrl(ctx: CommandContext): string {
-  const flag = ctx.args.str('database');
-  if (flag !== undefined) return checkTeamUrl(flag, '--database');
-  const fromEnv = ctx.env.LOOPX_DATABASE_URL?.trim();
-  if (fromEnv) return checkTeamUrl(fromEnv, 'LOOPX_DATABASE_URL (written into .loopx/team.json)');
-  throw new TeamModeError('team_url_required', 'name the team store', 'pass --database postgresql://host:port/dbname');
-}
-
-function requireInstalled(facts: TeamStoreFacts, url: string | null): void {
-  if (facts.headSeq === null)
-    throw new TeamModeError(
-      'team_not_installed',
-      `${url ?? 'the database'} has no loopx team store (schema loopx) yet`,
-      'its owner runs `loopx team init --database URL` first',
-    );
-}
-
-/** Moves `.loopx/loopx.db` (and its -wal and -shm) into .loopx/backups/, renamed: nothing is deleted. */
-function moveLocalStoreAside(root: string, why: string): string | null {
-  const store = Kernel.storePath(root);
-  if (!existsSync(store)) return null;
-  const folder = join(root, STORE_DIR, BACKUP_DIR);
-  mkdirSync(folder, { recursive: true });
-  const stamp = new Date().toISOString().replace(/[-:.]/g, '');
-  const to = join(folder, `loopx-${stamp}-${why}.db`);
-  renameSync(store, to);
-  for (const suffix of ['-wal', '-shm']) if (existsSync(`${store}${suffix}`)) renameSync(`${store}${suffix}`, `${to}${suffix}`);
-  return to;
-}
 
 /** Opens the workspace's team store (building or catching up its replica) and reports the replica's head. */
 function buildReplica(root: string, ctx: CommandContext): { events: number; replica: string } {
@@ -160,17 +97,21 @@ export const teamInit: Command = {
         );
       throw error;
     }
+    // The owner pushes its store's history (a person's decisions among it) and decides gates: a member of loopx_humans.
+    const owner = grantOwnerHumans({ ...connection.settings, timeoutMs: 60_000 });
     const facts = withPg(connection, teamStoreFacts);
     const data = {
       database: connection.shown,
       source: connection.source,
       role: facts.role,
+      owner: { humans: owner.humans, ...(owner.humans === 'grant_needed' ? { grant: owner.grant } : {}) },
       roles: { humans: HUMANS_ROLE, agents: AGENTS_ROLE },
       head: facts.headSeq,
       synchronousCommit: facts.synchronousCommit,
     };
     const lines = [
       `Team store ready in ${connection.shown ?? 'the database libpq points at'} (schema loopx, ${facts.headSeq} events), installed as ${facts.role}.`,
+      ownerSentence(owner),
       'Grant the roles to logins (as the owner, in psql):',
       `  a person, who decides gates:   CREATE ROLE ada LOGIN;  GRANT ${HUMANS_ROLE} TO ada;`,
       `  an agent or CI machine:        CREATE ROLE ci_agents LOGIN;  GRANT ${AGENTS_ROLE} TO ci_agents;`,
@@ -182,6 +123,17 @@ export const teamInit: Command = {
     return { data, text: lines.join('\n') };
   },
 };
+
+/** What `team init` did about the owner's own membership of loopx_humans, in words. */
+function ownerSentence(owner: OwnerMembership): string {
+  if (owner.humans === 'member') return `${owner.role} is a member of ${HUMANS_ROLE}: it may push a store and decide gates.`;
+  if (owner.humans === 'granted')
+    return `${owner.role} is now a member of ${HUMANS_ROLE} (granted just now), so it may push a store and decide gates.`;
+  return (
+    `${owner.role} may not grant itself ${HUMANS_ROLE}, so it cannot push a store or decide gates yet. ` +
+    `A superuser runs, in psql on this database's server:  ${owner.grant}`
+  );
+}
 
 /** The pointer, when the command runs in a workspace in team mode (init may use its URL); never an error here. */
 function readPointerQuietly(ctx: CommandContext): { database: string } | null {
@@ -338,160 +290,5 @@ export const teamJoin: Command = {
     };
   },
 };
-
-export const teamLeave: Command = {
-  name: ['team', 'leave'],
-  summary: "move out of the team store: a backup of it becomes this workspace's own store again (a person only)",
-  description:
-    'Catches up, writes the team store as a SQLite file (the same a backup is) to .loopx/loopx.db, verifies it, and\n' +
-    'removes .loopx/team.json and the replica. The team store itself is untouched; others go on using it. The leave\n' +
-    'is recorded as the last event of the store this workspace gets (team.left).',
-  humanOnly: true,
-  examples: ['loopx team leave'],
-  run(ctx) {
-    const root = locateRoot(where(ctx));
-    const pointer = readTeamPointer(root);
-    if (!pointer) throw new TeamModeError('team_mode_off', 'this workspace does not point at a team store', 'nothing to leave');
-    const kernel = Kernel.open(root, { actor: ctx.actor });
-    const temp = join(root, STORE_DIR, `leaving-${process.pid}.db`);
-    let events: number;
-    let recorded: number;
-    try {
-      if (!(kernel.engine instanceof TeamEngine)) throw new Error('a workspace in team mode opened without the team engine');
-      kernel.engine.backupTo(temp);
-      const copy = openDb(temp);
-      try {
-        const chain = verifyChain(copy);
-        if (!chain.ok)
-          throw new LoopxError(
-            'log_broken',
-            `the team store's copy is broken at event ${chain.firstBadSeq}: ${chain.problem}`,
-            EXIT.refused,
-          );
-        // The leave is recorded in the store this workspace gets, chained onto the copy before it is put in place:
-        // that is the log this workspace goes on with, and the team store stays untouched (any role may leave, and
-        // nothing of a machine that left is written for the others).
-        const own = Kernel.fromDb(root, copy, { actor: person(ctx) });
-        recorded = own.write(
-          (tx) =>
-            recordTeamMove(tx, 'team.left', {
-              database: kernel.engine instanceof TeamEngine ? kernel.engine.where : '',
-              events: chain.events,
-            }).seq,
-        );
-        events = recorded;
-      } finally {
-        copy.close();
-      }
-    } catch (error) {
-      rmSync(temp, { force: true });
-      throw error;
-    } finally {
-      kernel.close();
-    }
-    const aside = moveLocalStoreAside(root, 'before-leave');
-    renameSync(temp, Kernel.storePath(root));
-    removeTeamPointer(root);
-    rmSync(teamReplicaPath(root), { force: true });
-    for (const suffix of ['-wal', '-shm']) rmSync(`${teamReplicaPath(root)}${suffix}`, { force: true });
-    const data = {
-      database: pointer.database,
-      store: Kernel.storePath(root),
-      events,
-      movedAside: aside,
-      recorded: { kind: 'team.left', seq: recorded },
-    };
-    return {
-      data,
-      text: [
-        `This workspace has its own store again: ${shown(Kernel.storePath(root))} (${events} events, the chain verified; the last, event ${recorded}, records this leave).`,
-        `The team store at ${pointer.database} is untouched.`,
-        aside ? `A store that was in the way was moved to ${shown(aside)}.` : '',
-      ]
-        .filter(Boolean)
-        .join('\n'),
-    };
-  },
-};
-
-export const teamStatus: Command = {
-  name: ['team', 'status'],
-  summary: 'where this workspace points: the team store, reachable or not, your role, the log head and the replica lag',
-  readOnly: true,
-  examples: ['loopx team status', 'loopx team status --json'],
-  run(ctx) {
-    const root = locateRoot(where(ctx));
-    const pointer = readTeamPointer(root);
-    if (!pointer)
-      return {
-        data: { team: false, root },
-        text: `This workspace uses its own store (${shown(Kernel.storePath(root))}); it is not in team mode.`,
-      };
-    const connection = resolveTeamConnection(pointer.database, ctx.env);
-    const replica = replicaHead(teamReplicaPath(root));
-    const base = {
-      team: true,
-      root,
-      pointer: pointer.database,
-      database: connection.shown,
-      source: connection.source,
-      replica: { path: teamReplicaPath(root), seq: replica },
-    };
-    let facts: TeamStoreFacts;
-    try {
-      facts = withPg(connection, teamStoreFacts);
-    } catch (error) {
-      const problem = error instanceof LoopxError ? error : new LoopxError('team_unreachable', String(error), EXIT.storeUnusable);
-      return {
-        data: { ...base, reachable: false, problem: { code: problem.code, message: problem.message } },
-        text: `Team store: ${connection.shown ?? 'libpq environment'} (from ${connection.source}), NOT reachable: ${problem.message}\nReplica: event ${replica ?? 'none yet'}.`,
-        failure: { code: problem.code, message: problem.message, hint: problem.hint, exitCode: problem.exitCode },
-      };
-    }
-    const lag = facts.headSeq === null || replica === null ? null : Math.max(0, facts.headSeq - replica);
-    const data = {
-      ...base,
-      reachable: true,
-      role: facts.role,
-      human: facts.human,
-      agent: facts.agent,
-      head: facts.headSeq,
-      lag,
-      synchronousCommit: facts.synchronousCommit,
-      serverVersion: facts.serverVersion,
-    };
-    const who = facts.human
-      ? "a person's role (loopx_humans)"
-      : facts.agent
-        ? "an agent's role (loopx_agents)"
-        : 'neither loopx_humans nor loopx_agents';
-    return {
-      data,
-      text: [
-        `Team store: ${connection.shown ?? 'libpq environment'} (from ${connection.source}), reachable, PostgreSQL ${facts.serverVersion}.`,
-        `Logged in as ${facts.role}: ${who}.`,
-        facts.headSeq === null
-          ? 'The database has no loopx schema: its owner runs `loopx team init`.'
-          : `Log head: event ${facts.headSeq}.`,
-        `Replica: ${replica === null ? 'not built yet (the next command builds it)' : `event ${replica}${lag ? `, ${lag} behind (caught up on the next command)` : ', caught up'}`}.`,
-      ].join('\n'),
-    };
-  },
-};
-
-/** The replica's newest event, read without catching up (null when there is no replica yet). */
-function replicaHead(path: string): number | null {
-  if (!existsSync(path)) return null;
-  try {
-    const db = openDb(path, undefined, { readOnly: true });
-    try {
-      return logHead(db)?.seq ?? 0;
-    } finally {
-      db.close();
-    }
-  } catch {
-    return null;
-  }
-}
 
 export const TEAM_COMMANDS: readonly Command[] = [teamStatus, teamInit, teamPush, teamJoin, teamLeave];

@@ -7,16 +7,24 @@ import { InvalidInputError, RefusedError } from '../errors';
 import { type ConnectionSettings, SyncPg } from './syncPg';
 import { commitStatements } from './teamLog';
 import { copyTeamLog } from './teamInspect';
-import { TeamNotEmptyError, teamError } from './teamErrors';
+import { TeamNotEmptyError, TeamPushRunningError, teamError } from './teamErrors';
 
 const PAGE = 500;
+/**
+ * The push lock: a transaction-scoped advisory lock of the team database (any role may take one; it ends with COMMIT
+ * or ROLLBACK, or the connection). A second push is refused at once instead of queueing on the log's head behind a
+ * move of thousands of events (where its wait could outlast the batch timeout and read as an unreachable server).
+ * The head's row lock still decides the order for everyone else.
+ */
+const PUSH_LOCK = { text: 'SELECT pg_try_advisory_xact_lock(1819242352, 1) AS taken' }; // 'loop' as int32, then 1
 
 /**
  * Moves an existing store into an empty team store: every event of its log, as it is (same seqs, times, actors,
  * hashes), in one PostgreSQL transaction with one operation id. The local chain is verified before anything is sent,
  * and the log as PostgreSQL holds it is read back and verified again before COMMIT (on arrival): a team log is never
  * left half moved in or different from the store it came from. The pusher's role must be allowed every event it
- * carries (a person's decisions need `loopx_humans`: the database owner or a person moves a store in).
+ * carries (a person's decisions need `loopx_humans`: the database owner or a person moves a store in). One push at a
+ * time: a second one at once is refused (team_push_running), one after it finds the log not empty (team_not_empty).
  */
 export function moveStoreIn(source: SqliteDb, settings: ConnectionSettings): { events: number; head: { seq: number; hash: string } } {
   const local = verifyChain(source);
@@ -29,8 +37,10 @@ export function moveStoreIn(source: SqliteDb, settings: ConnectionSettings): { e
   if (!head) throw new InvalidInputError('this store has no events to move');
   const pg = new SyncPg(settings);
   try {
-    const [, lock] = pg.batch([{ text: 'BEGIN' }, { text: 'SELECT seq FROM loopx.lock_head()' }]);
-    const teamSeq = Number(lock?.[0]?.seq ?? 0);
+    const [, push] = pg.batch([{ text: 'BEGIN' }, PUSH_LOCK]);
+    if (push?.[0]?.taken !== true) throw new TeamPushRunningError();
+    const lock = pg.query('SELECT seq FROM loopx.lock_head()');
+    const teamSeq = Number(lock[0]?.seq ?? 0);
     if (teamSeq !== 0) throw new TeamNotEmptyError(teamSeq);
     const opId = randomUUID();
     const page = source.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?');

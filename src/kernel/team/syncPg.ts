@@ -1,4 +1,5 @@
 import { pgModulePath } from './pgModule';
+import { pgClientConnection } from './pgpass';
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
 
 /**
@@ -74,6 +75,7 @@ async function connection() {
   if (client) return client;
   const fresh = new pg.Client({
     connectionString: settings.connectionString,
+    password: settings.password,
     application_name: settings.application_name,
     connectionTimeoutMillis: settings.connectTimeoutMs,
     idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs,
@@ -198,6 +200,8 @@ export class SyncPg {
         pgPath,
         settings: {
           ...this.settings,
+          // ~/.pgpass is read here (pgpass.ts): pg's own reading prints a deprecation warning on stderr.
+          ...pgClientConnection(this.settings),
           connectTimeoutMs: this.settings.connectTimeoutMs ?? TIMEOUT_DEFAULTS.connectTimeoutMs,
           idleInTransactionTimeoutMs: this.settings.idleInTransactionTimeoutMs ?? TIMEOUT_DEFAULTS.idleInTransactionTimeoutMs,
           application_name: this.settings.application_name ?? 'loopx',

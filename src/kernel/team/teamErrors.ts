@@ -96,6 +96,22 @@ export class TeamNotEmptyError extends LoopxError {
   }
 }
 
+/**
+ * Another `team push` holds the team store's push lock (an advisory lock, moveIn.ts): two stores moving into one empty
+ * log at once. Refused at once rather than waiting behind a move that may take a while; when the other finishes, the
+ * store is no longer empty anyway (team_not_empty).
+ */
+export class TeamPushRunningError extends LoopxError {
+  constructor() {
+    super(
+      'team_push_running',
+      'another `loopx team push` is moving a store into this team store right now; nothing was moved',
+      EXIT.refused,
+      "a team store takes one store's history: once the other push is done, `loopx team join URL` points this workspace at it",
+    );
+  }
+}
+
 /** The server may lose commits it acknowledged (synchronous_commit off): a team store refuses to run on it. */
 export class TeamNotDurableError extends LoopxError {
   constructor() {

@@ -12,7 +12,7 @@ const ACTS: Record<TeamEventKind, string> = {
 
 /**
  * Records a person's move of a workspace into or out of a team store, in the log the unit of work writes to (where
- * each verb writes it, and why, is said at its call in src/cli/commands/team.ts). A person's act: an agent, or a
+ * each verb writes it, and why, is said at its call in src/cli/commands/team.ts and teamLeave.ts). A person's act: an agent, or a
  * person without a channel, is refused here as by the verbs; the database refuses the kinds to agents' roles too.
  * `database` is the store as host:port/db (never a password); `events` is how many events the log held before this one.
  */

@@ -3,6 +3,7 @@ import { loadPg } from './pgModule';
 import type { StoredEvent } from '../events/eventTypes';
 import type { ConnectionSettings } from './syncPg';
 import { COLUMNS, rowsToEvents } from './teamLog';
+import { pgClientConnection } from './pgpass';
 import { NOTIFY_CHANNEL } from './teamSchema';
 
 /** Waits between attempts to listen again after the connection was lost or refused (the last one repeats). */
@@ -66,7 +67,8 @@ export class TeamLive {
   private async connect(): Promise<void> {
     if (this.closed) return;
     const client = new (loadPg().Client)({
-      connectionString: this.settings.connectionString,
+      // ~/.pgpass is read by loopx (pgpass.ts): pg's own reading prints a deprecation warning on stderr.
+      ...pgClientConnection(this.settings),
       application_name: 'loopx-listen',
       // A connection that dies silently (a partition, no RST) is found by TCP keepalive, not by waiting forever.
       keepAlive: true,
