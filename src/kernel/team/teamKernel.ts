@@ -1,3 +1,4 @@
+import { letDatabaseDecide } from '../decisions';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { openDb } from '../db/openDb';
@@ -36,6 +37,8 @@ export function openTeamKernelWith(fromDb: KernelFromDb, root: string, options: 
   // `restore` and backup pruning recognise, like a single-machine store's (the conformance run's backup test found
   // unmarked copies kept past the newest ten).
   const db = openDb(options.replicaPath, options.driver, { check: (raw) => raw.exec(`PRAGMA application_id = ${APPLICATION_ID}`) });
+  // A person's decision there stands on the team database's roles, not on one machine's key (decisions.ts).
+  letDatabaseDecide(db);
   let engine: TeamEngine | undefined;
   const kernel = fromDb(root, db, {
     actor: options.actor,
