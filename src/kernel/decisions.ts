@@ -124,7 +124,27 @@ function checkDecisions(db: SqliteDb, look: KeyLook): Checked[] {
   return rows
     .map(humanRow)
     .filter((r) => isDecision(r.fields.actorKind, r.fields.kind, r.data))
-    .map((r) => ({ r, status: DECIDED_BY_DATABASE.has(db) ? 'proven' : proofStatus(look, r.fields) }));
+    .map((r) => ({ r, status: DECIDED_BY_DATABASE.has(db) ? 'proven' : proofStatus(look, r.fields) }))
+    .map((c, i, all) => (c.status === 'none' && proposedThenResumed(c.r, all.slice(i + 1)) ? { ...c, status: 'proven' } : c));
+}
+
+/** Settings a goal's author gives it when it is made (goal create, todo add, goal apply), also without a channel. */
+const PROPOSABLE: ReadonlySet<string> = new Set(['goal.worktree_set', 'goal.check_set', 'todo.check_set']);
+
+/**
+ * A goal's setting recorded without a channel (a script or an agent proposing a goal, which starts paused) stands once
+ * a person's proven decision made that goal active after it: the person resumed the goal as it was proposed, its
+ * settings shown. A setting slipped in after that resume stands on nothing.
+ */
+function proposedThenResumed(r: HumanRow, later: readonly Checked[]): boolean {
+  if (!PROPOSABLE.has(r.fields.kind) || typeof r.data.channel === 'string' || !r.fields.goalId) return false;
+  return later.some(
+    (c) =>
+      c.status === 'proven' &&
+      c.r.fields.goalId === r.fields.goalId &&
+      (c.r.fields.kind === 'goal.status' || c.r.fields.kind === 'goal.created') &&
+      c.r.data.status === 'active',
+  );
 }
 
 /**
@@ -200,6 +220,6 @@ export function requireStandingDecision(db: SqliteDb, seq: number | null, what: 
   const status = DECIDED_BY_DATABASE.has(db) ? 'proven' : proofStatus(look, r.fields);
   if (status === 'proven') return;
   const audit = auditDecisions(db, look);
-  if (r.fields.seq <= audit.acceptedThrough) return;
+  if (r.fields.seq <= audit.acceptedThrough || !audit.unproven.some((u) => u.seq === r.fields.seq)) return;
   throw unprovenDecisionError(what, { ...decisionOf(r), proof: status, why: PROOF_WORDS[status] });
 }
