@@ -84,8 +84,10 @@ describe('the .vsix', () => {
     expect(unwanted).toEqual([]);
     expect(inside.length).toBeLessThan(60); // 46: about 20 files and a bundle for each verb of an agent's turn
     // A budget that catches a dependency bundled by mistake (a native binary is refused by name above). 2.04 MB in
-    // December 2026 (1.99 MB before issue 28's worktree views), all of it our own bundles, most the per-verb ones.
-    expect(statSync(VSIX).size).toBeLessThan(2_500_000);
+    // December 2026 (1.99 MB before issue 28's worktree views), all of it our own bundles, most the per-verb ones;
+    // 2.67 MB after issue 37 and 38's kernel rules (proofs, set-aside events with the event schemas and zod in every
+    // bundle: taking zod back out of the agents' bundles is the speed issue's first step).
+    expect(statSync(VSIX).size).toBeLessThan(2_800_000);
   });
 
   test('declares no target platform and the floor VS Code, with what the Marketplace and Open VSX show', async () => {
@@ -156,8 +158,9 @@ describe('the CLI package', () => {
     for (const key of ['dependencies', 'optionalDependencies', 'peerDependencies', 'scripts', 'contributes', 'main', 'private'])
       expect(manifest, key).not.toHaveProperty(key);
     // A budget that catches a dependency bundled by mistake. Team mode (issue 25) put its client code (about 16 KB
-    // minified) into every agent verb's bundle and PostgreSQL's client into dist/pg.js: 1.6 MB, from under 1.5 MB.
-    expect(statSync(TARBALL).size).toBeLessThan(1_800_000);
+    // minified) into every agent verb's bundle and PostgreSQL's client into dist/pg.js: 1.6 MB, from under 1.5 MB;
+    // 2.01 MB after issues 37 and 38 (see the .vsix's budget above).
+    expect(statSync(TARBALL).size).toBeLessThan(2_100_000);
   });
 
   test('`npm pack` at the root of the checkout says where the packages are made instead of packing the checkout', () => {

@@ -35,7 +35,14 @@ let shutdownAsked = false;
 if (onStdio) {
   // The editor is gone when its end of stdin closes, whatever `processId` said (a live pid keeps vscode-languageserver's
   // own check content). The library exits at the end of input only on a stream it reads itself, not through our reader.
-  const exitAtEnd = () => process.exit(shutdownAsked ? 0 : 1);
+  // The messages that came before the end are answered first (a client may write its whole session and close stdin:
+  // its `exit` then ends the server through the library); the end of input ends it a moment later whatever happens.
+  let ending = false;
+  const exitAtEnd = () => {
+    if (ending) return;
+    ending = true;
+    setTimeout(() => process.exit(shutdownAsked ? 0 : 1), 1000);
+  };
   process.stdin.once('end', exitAtEnd);
   process.stdin.once('close', exitAtEnd);
 }
