@@ -68,6 +68,10 @@ export function missingPackages(forPurpose = purpose) {
     missing.push({ pkg: 'libkrb5-dev', why: 'a code-server native module builds against its headers' });
   const chromium = process.env.LOOPX_CHROMIUM ?? '/usr/bin/chromium';
   if (forPurpose === 'test' && !existsSync(chromium)) missing.push({ pkg: 'chromium', why: 'the end-to-end tests drive VS Code in it' });
+  if (forPurpose === 'test' && !onPath('bwrap'))
+    missing.push({ pkg: 'bubblewrap', why: 'the sandbox loopx runs checks in (its tests need it)' });
+  if (forPurpose === 'test' && !existsSync('/usr/lib/postgresql'))
+    missing.push({ pkg: 'postgresql', why: "team mode's tests start their own PostgreSQL cluster" });
   return missing;
 }
 
