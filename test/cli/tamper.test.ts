@@ -33,6 +33,7 @@ test('an edited past event is found by log verify (exit 3) at that event, and by
       head: { seq: 9, hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
       log: 'local',
       decisions: { checked: 1, unproven: [], acceptedThrough: 0, key: 'present' },
+      setAside: [],
     },
   });
   edit(`UPDATE events SET data = replace(data, 'all tests pass', 'no tests at all') WHERE kind = 'evidence'`);
