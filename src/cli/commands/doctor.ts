@@ -205,7 +205,8 @@ function sandboxCheck(ctx: CommandContext): Check {
     ? {
         name: 'check sandbox',
         level: 'ok',
-        detail: 'checks run in a sandbox (bubblewrap): the workspace writable except .loopx, .claude, .codex, .mcp.json; no network for acceptance checks, the network kept for monitor checks',
+        detail:
+          'checks run in a sandbox (bubblewrap): the workspace writable except .loopx, .claude, .codex, .mcp.json; no network for acceptance checks, the network kept for monitor checks',
       }
     : { name: 'check sandbox', level: 'warn', detail: `checks run without a sandbox: ${sandbox.reason}` };
 }

@@ -113,9 +113,10 @@ withBwrap(`a check in the sandbox${skipped}`, () => {
     addMonitor(s.kernel, { todoId, check: attempts(), everySeconds: 60 });
     const tick = await tickMonitors(s.kernel);
     expect(tick.runs).toMatchObject([{ exitCode: 0, sandbox: { kind: 'bubblewrap', network: true } }]);
-    const data = JSON.parse(
-      String(s.kernel.db.prepare(`SELECT data FROM events WHERE kind = 'monitor.checked'`).get()?.data),
-    ) as { outputTail: string; sandbox: unknown };
+    const data = JSON.parse(String(s.kernel.db.prepare(`SELECT data FROM events WHERE kind = 'monitor.checked'`).get()?.data)) as {
+      outputTail: string;
+      sandbox: unknown;
+    };
     expect(data.outputTail.trim().split('\n')).toEqual([
       'read:ok',
       'write:ok',
@@ -196,7 +197,9 @@ describe('where there is no sandbox, the check runs as before and that is said',
     expect(sandboxForPeople(none)).toBe(
       'It runs without a sandbox, with your access to every file and the network (bwrap (bubblewrap) was not found on PATH).',
     );
-    expect(sandboxSentence(none)).toBe('Checks run without a sandbox here, with your full access: bwrap (bubblewrap) was not found on PATH.');
+    expect(sandboxSentence(none)).toBe(
+      'Checks run without a sandbox here, with your full access: bwrap (bubblewrap) was not found on PATH.',
+    );
     const boxed = { kind: 'bubblewrap' as const, network: true, reason: '' };
     expect(sandboxForPeople(boxed)).toMatch(/^It runs in a sandbox \(bubblewrap\): .*\.loopx, \.claude, \.codex, \.mcp\.json.*network\.$/);
     expect(sandboxSentence({ ...boxed, network: false })).toMatch(/writable except \.loopx, \.claude, \.codex, \.mcp\.json; no network\.$/);

@@ -136,8 +136,7 @@ export function sandboxSentence(sandbox: CheckSandbox): string {
 
 /** What a person allowing a monitor check is told about where it will run (VS Code's Allow Monitor Check modal). */
 export function sandboxForPeople(sandbox: CheckSandbox): string {
-  if (sandbox.kind === 'none')
-    return `It runs without a sandbox, with your access to every file and the network (${sandbox.reason}).`;
+  if (sandbox.kind === 'none') return `It runs without a sandbox, with your access to every file and the network (${sandbox.reason}).`;
   return 'It runs in a sandbox (bubblewrap): it may change files in the workspace but not the loopx store or the settings of Claude Code, Codex or MCP (.loopx, .claude, .codex, .mcp.json), nor anything outside the workspace; it can reach the network.';
 }
 
