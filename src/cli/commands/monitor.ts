@@ -146,8 +146,10 @@ export const monitorTick: Command = {
   description: [
     'Call it from cron, CI, a runner or a loop: each run is claimed in its own transaction right before it starts, so',
     'tickers running at the same time never run the same check. Monitors of goals that are not active wait with their',
-    'goal. data: { runs: [{ monitorId, todoId, n, exitCode, durationMs, timedOut, error, outcome }], fired, expired,',
-    'nextCheckAt }. Exits 0 whatever the checks answered; a check that fails is a result, not an error.',
+    'goal. data: { runs: [{ monitorId, todoId, n, exitCode, durationMs, timedOut, error, outcome, sandbox }], fired,',
+    'expired, nextCheckAt }. Exits 0 whatever the checks answered; a check that fails is a result, not an error. Checks',
+    'run in a bubblewrap sandbox where there is one (the workspace writable except .loopx/, the network kept); else',
+    'as the ticker, said in `sandbox` (LOOPX_CHECK_SANDBOX=off turns it off for a person, never for an agent).',
   ].join('\n'),
   mutates: true,
   flags: { concurrency: { type: 'int', value: 'N', min: 1, max: 32, description: 'checks run at the same time (default 4, 1 to 32)' } },
