@@ -92,11 +92,15 @@ export const monitorList: Command = {
     const p = new Painter(ctx.color);
     const now = Date.now();
     // Where a check ticked from this machine (this environment) runs: a fact of the machine, not of the store.
-    const { sandbox } = planCheckSandbox({ purpose: 'monitor', env: ctx.env, actorKind: ctx.actor.kind, writable: [ctx.kernel().root] });
+    const checks = monitors.some((m) => m.kind === 'check');
+    const sandbox = checks
+      ? planCheckSandbox({ purpose: 'monitor', env: ctx.env, actorKind: ctx.actor.kind, writable: [ctx.kernel().root] }).sandbox
+      : null;
     const data = monitors.map((m) => ({ ...m, sandbox: m.kind === 'check' ? sandbox : null }));
     const text = list(monitors, (m) => monitorLine(p, m, now), 'No monitors.');
     const waits = monitors.some((m) => m.kind === 'check' && m.status === 'waiting');
-    return { data, text: waits ? `${text}\n${p.paint(sandbox.kind === 'none' ? 'yellow' : 'dim', sandboxSentence(sandbox))}` : text };
+    if (!sandbox || !waits) return { data, text };
+    return { data, text: `${text}\n${p.paint(sandbox.kind === 'none' ? 'yellow' : 'dim', sandboxSentence(sandbox))}` };
   },
 };
 
