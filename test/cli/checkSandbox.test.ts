@@ -1,9 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { cleanEnv, inVsCode, loopx, startGoal, workspace } from './harness';
+import { LOOPX, approveWaitingChecks, cleanEnv, inVsCode, loopx, startGoal, workspace } from './harness';
+import { agentCommand } from './runner';
 import { addMonitor } from '../../src/kernel/monitors/monitors';
 import { createGoal } from '../../src/kernel/goals/goals';
 import { planCheckSandbox } from '../../src/kernel/run/checkSandbox';
@@ -82,5 +83,36 @@ describe(`with bwrap, the same places say checks run in a sandbox${skipped}`, ()
     );
     const run = cli(['evidence', 'run', '--goal', 'G1', '--check', '--json']);
     expect(run.json).toMatchObject({ ok: true, data: { run: { exitCode: 0, sandbox: { kind: 'bubblewrap', network: false } } } });
+  });
+});
+
+describe("the opt-out is a person's", () => {
+  test("loopx run ticks monitors as whoever started it: a person's LOOPX_CHECK_SANDBOX=off counts (as with --clean-worktrees, not under --agent)", () => {
+    const own = workspace();
+    try {
+      const run = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: own.root, env });
+      run(['init']);
+      run(['goal', 'create', '--title', 'Nightly']);
+      startGoal(own.root);
+      run(['todo', 'add', '--goal', 'G1', '--title', 'Step 1']);
+      run(['monitor', 'add', '--todo', 'T1', '--check', 'echo x > .loopx/planted']);
+      approveWaitingChecks(own.root);
+      const runner = spawnSync(process.execPath, [LOOPX, 'run', '--host', 'custom', '--command', agentCommand('ship'), '--until-idle'], {
+        cwd: own.root,
+        env: cleanEnv({ LOOPX_CHECK_SANDBOX: 'off' }),
+        encoding: 'utf8',
+        timeout: 50_000,
+      });
+      expect(runner.status, runner.stderr).toBe(0);
+      // Without the sandbox the check could write the store's folder, and the log says it ran without one.
+      expect(existsSync(join(own.root, '.loopx', 'planted'))).toBe(true);
+      const checked = (run(['history', '--json']).json.data as { kind: string; data: { sandbox?: { reason: string } } }[]).find(
+        (e) => e.kind === 'monitor.checked',
+      );
+      expect(checked?.data.sandbox?.reason).toContain('a person turned the sandbox off');
+      expect(run(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+    } finally {
+      own.dispose();
+    }
   });
 });

@@ -11,6 +11,8 @@ export const evidenceRun: Command = {
     'and LOOPX_TODO set, and is killed with its whole process group after --run-limit. Its exit code, duration, the',
     'end of its output and the SHA-256 of all of it are recorded as evidence with source "kernel". --check runs the',
     'acceptance check a human set on the todo (or its goal): `todo ship` needs a passing run of it after the last claim.',
+    'It runs in a bubblewrap sandbox where there is one (the workspace writable except .loopx/, no network); run.sandbox',
+    'says which, or why it had none.',
     "The evidence is recorded whatever the command answers; loopx then exits with the command's own status (124 when",
     'killed at the limit, 127 when not found), and with --json a failing command is {"ok":false,"error":{"code":',
     '"command_failed",…},"data":<the evidence>}.',

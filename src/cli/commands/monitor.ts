@@ -92,11 +92,15 @@ export const monitorList: Command = {
     const p = new Painter(ctx.color);
     const now = Date.now();
     // Where a check ticked from this machine (this environment) runs: a fact of the machine, not of the store.
-    const { sandbox } = planCheckSandbox({ purpose: 'monitor', env: ctx.env, actorKind: ctx.actor.kind, writable: [ctx.kernel().root] });
+    const checks = monitors.some((m) => m.kind === 'check');
+    const sandbox = checks
+      ? planCheckSandbox({ purpose: 'monitor', env: ctx.env, actorKind: ctx.actor.kind, writable: [ctx.kernel().root] }).sandbox
+      : null;
     const data = monitors.map((m) => ({ ...m, sandbox: m.kind === 'check' ? sandbox : null }));
     const text = list(monitors, (m) => monitorLine(p, m, now), 'No monitors.');
     const waits = monitors.some((m) => m.kind === 'check' && m.status === 'waiting');
-    return { data, text: waits ? `${text}\n${p.paint(sandbox.kind === 'none' ? 'yellow' : 'dim', sandboxSentence(sandbox))}` : text };
+    if (!sandbox || !waits) return { data, text };
+    return { data, text: `${text}\n${p.paint(sandbox.kind === 'none' ? 'yellow' : 'dim', sandboxSentence(sandbox))}` };
   },
 };
 
@@ -146,9 +150,11 @@ export const monitorTick: Command = {
   description: [
     'Call it from cron, CI, a runner or a loop: each run is claimed in its own transaction right before it starts, so',
     'tickers running at the same time never run the same check. Monitors of goals that are not active wait with their',
-    'goal. data: { runs: [{ monitorId, todoId, n, exitCode, durationMs, timedOut, error, outcome }], fired, expired,',
-    'refused, nextCheckAt }. Exits 0 whatever the checks answered; a check that fails is a result, not an error. A check',
-    "whose person's decision does not stand (loopx log verify names it) is not run: refused: [{ monitorId, message }].",
+    'goal. data: { runs: [{ monitorId, todoId, n, exitCode, durationMs, timedOut, error, outcome, sandbox }], fired,',
+    'expired, refused, nextCheckAt }. Exits 0 whatever the checks answered; a check that fails is a result, not an error.',
+    "A check whose person's decision does not stand (loopx log verify names it) is not run: refused: [{ monitorId, message }].",
+    'Checks run in a bubblewrap sandbox where there is one (the workspace writable except .loopx/, the network kept); else',
+    'as the ticker, said in `sandbox` (LOOPX_CHECK_SANDBOX=off turns it off for a person, never for an agent).',
   ].join('\n'),
   mutates: true,
   flags: { concurrency: { type: 'int', value: 'N', min: 1, max: 32, description: 'checks run at the same time (default 4, 1 to 32)' } },

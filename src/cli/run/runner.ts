@@ -115,7 +115,7 @@ export class Runner {
   private readonly decisions: DecisionGuard;
 
   constructor(
-    /** The person's (who started `loopx run`): monitor checks are ticked as theirs, so their sandbox opt-out counts. */
+    /** Whoever started `loopx run` (an agent under --agent): checks are ticked as them, so only a person's opt-out counts. */
     private readonly kernel: Kernel,
     private readonly o: RunnerOptions,
   ) {
