@@ -351,7 +351,10 @@ describe('completion, hover, code lenses', () => {
     expect(inDetail.map((c) => [c.label, c.detail])).toEqual([
       ['night-bot', expect.stringMatching(/^custom agent, last seen (just now|\d+s ago)$/)],
       ['codex', 'host: codex exec --skip-git-repo-check --json {boundary} -'],
-      ['claude', 'host: claude -p --permission-mode acceptEdits --output-format stream-json --verbose {boundary} --allowedTools {allowedTools}'],
+      [
+        'claude',
+        'host: claude -p --permission-mode acceptEdits --output-format stream-json --verbose {boundary} --allowedTools {allowedTools}',
+      ],
       ['custom', 'host: your own runner (loopx.hosts.custom.command)'],
     ]);
     const inBody = await client.request<CompletionItem[]>('textDocument/completion', at(16, 36));
