@@ -150,11 +150,15 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     const prompt = shell
       ? turnPrompt(input.flatMap((item) => (item.type === 'message' || !item.type ? textsOf(item.content) : [])))
       : undefined;
-    const outputs = input
-      .filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output')
-      .map((i) => resultText(i.output));
+    // Each result names the call it answers (`call_N`: the server's N-th call): attached by that id, not by order, so a
+    // result Codex sends in another shape or order (an MCP tool's) never lands on another call.
+    for (const item of input) {
+      const n = /^call_(\d+)$/.exec(item.call_id ?? '')?.[1];
+      const call = n && item.type?.endsWith('_output') ? calls[Number(n) - 1] : undefined;
+      if (call && call.output === null) call.output = resultText(item.output);
+    }
     const done = input.filter((i) => i.type === 'function_call' || i.type === 'local_shell_call' || i.type === 'custom_tool_call').length;
-    const step = shell ? next('openai', prompt, done, outputs, shell.name) : undefined;
+    const step = shell ? next('openai', prompt, done, [], shell.name) : undefined;
     const sse = startSse(res);
     const id = `resp_${Date.now()}`;
     const base = {
@@ -237,7 +241,7 @@ function namespaceOf(tools: OpenAiTool[], name: string): { namespace?: string } 
 }
 interface OpenAiRequest {
   model: string;
-  input?: { type?: string; role?: string; content?: Content; output?: unknown }[];
+  input?: { type?: string; role?: string; content?: Content; output?: unknown; call_id?: string }[];
   tools?: OpenAiTool[];
 }
 
@@ -268,6 +272,7 @@ function textsOf(content: Content): string[] {
 }
 
 function resultText(content: unknown): string {
+  if (content === undefined) return '';
   if (typeof content === 'string') return content;
   if (Array.isArray(content))
     return content.map((c) => (typeof c === 'object' && c && 'text' in c ? String(c.text) : JSON.stringify(c))).join('\n');
