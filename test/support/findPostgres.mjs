@@ -2,8 +2,10 @@
 // team-conformance project runs) without loading TypeScript through Vite's config loader. test/support/postgres.ts
 // starts clusters from what this finds.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const BIN_DIRS = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
 
@@ -21,4 +23,49 @@ export function findPostgres(env = process.env) {
     return { bin, version };
   }
   return null;
+}
+
+/** The PostgreSQL servers npm installs for the tests (optionalDependencies `pg-server-NN`: linux-x64 builds). */
+const NPM_SERVERS = ['pg-server-16', 'pg-server-18'];
+
+/**
+ * Every PostgreSQL server the tests can start here: Debian's (its distribution's version) and the newer majors npm
+ * installs, so a test of what the docs promise "on 15, 16 and the newest" runs on each. The npm builds ship only the
+ * server (`postgres`, `initdb`, `pg_ctl`); client tools (`createuser`, `psql`) come from Debian's install.
+ * The server runs as an unprivileged OS user when the tests run as root (postgres.ts), and that user may not reach a
+ * checkout under a private home: each npm build is copied once into the temp folder, where it can.
+ * @returns {{ bin: string, version: string }[]}
+ */
+export function findPostgresServers(env = process.env) {
+  const debian = findPostgres(env);
+  const servers = debian ? [debian] : [];
+  if (env.LOOPX_PG_BIN === 'none') return servers;
+  for (const name of NPM_SERVERS) {
+    // Not resolved through `require`: the package's exports do not include its package.json.
+    const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', name);
+    if (!existsSync(join(root, 'native', 'bin', 'postgres'))) continue; // another platform: optional, skipped
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    const copy = join(tmpdir(), `loopx-pg-server-${version}`);
+    if (!existsSync(join(copy, 'bin', 'postgres'))) {
+      const building = mkdtempSync(join(tmpdir(), 'loopx-pg-server-copy-'));
+      cpSync(join(root, 'native'), building, { recursive: true, verbatimSymlinks: true });
+      // The package's own postinstall makes the libraries' version links; npm runs no install script it was not
+      // allowed to (package.json allowScripts), so they are made here, from the package's list.
+      for (const { source, target } of JSON.parse(readFileSync(join(root, 'native', 'pg-symlinks.json'), 'utf8'))) {
+        const link = join(building, target.replace(/^native\//, ''));
+        if (!existsSync(link)) symlinkSync(basename(source), link);
+      }
+      chmodSync(building, 0o755);
+      try {
+        renameSync(building, copy); // several suites at once: the first rename wins
+      } catch (error) {
+        rmSync(building, { recursive: true, force: true });
+        if (!existsSync(join(copy, 'bin', 'postgres'))) throw error;
+      }
+    }
+    const bin = join(copy, 'bin');
+    const said = execFileSync(join(bin, 'postgres'), ['--version'], { encoding: 'utf8' }).trim();
+    servers.push({ bin, version: said });
+  }
+  return servers;
 }

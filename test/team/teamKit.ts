@@ -25,11 +25,14 @@ export interface TeamFixture {
   cluster: PgCluster;
 }
 
-/** Starts a cluster for the file (beforeAll) and stops it (afterAll); `fixture.cluster` is set once it runs. */
-export function useCluster<T extends object>(base: T = {} as T): T & TeamFixture {
+/**
+ * Starts a cluster for the file (beforeAll) and stops it (afterAll); `fixture.cluster` is set once it runs. `server`:
+ * another PostgreSQL than Debian's (findPostgresServers), for a suite run on each supported major.
+ */
+export function useCluster<T extends object>(base: T = {} as T, server: PostgresInstall | null = install): T & TeamFixture {
   const fixture = base as T & TeamFixture;
   beforeAll(async () => {
-    if (install) fixture.cluster = await startCluster(install);
+    if (server) fixture.cluster = await startCluster(server);
   });
   afterAll(async () => {
     await fixture.cluster?.stop();
@@ -50,7 +53,7 @@ export interface TeamSuite extends TeamFixture {
  * (`loopx-<prefix>-…`), kernels closed after each test, a visibly skipped test naming the missing PostgreSQL (a throw in
  * CI, postgresOrExplain), and the file's cluster. Call it at the top level of the test file.
  */
-export function teamSuite(prefix: string): TeamSuite {
+export function teamSuite(prefix: string, server: PostgresInstall | null = install): TeamSuite {
   const work = mkdtempSync(join(tmpdir(), `loopx-${prefix}-`));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
   const open: Kernel[] = [];
@@ -58,7 +61,7 @@ export function teamSuite(prefix: string): TeamSuite {
     for (const kernel of open.splice(0)) kernel.close();
   });
   if (!install) test.skip(POSTGRES_MISSING, () => {});
-  return useCluster({ work, open });
+  return useCluster({ work, open }, server);
 }
 
 /**
