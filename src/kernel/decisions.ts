@@ -2,7 +2,7 @@ import type { Row, SqliteDb } from './db/sqliteDb';
 import { HUMAN_ONLY_KINDS } from './authority';
 import { RefusedError } from './errors';
 import { type KeyLook, readHumanKey } from './humanKey';
-import { eventHash } from './events/hashChain';
+import { eventHash, hashedFieldsOf } from './events/hashChain';
 import { type ProofStatus, type StoredFields, proofStatus } from './events/proof';
 import { nodeCrypto, sha256Js } from './nodeCrypto';
 
@@ -71,17 +71,7 @@ function humanRow(row: Row): HumanRow {
   } catch {
     /* unparsable data: its proof cannot verify either */
   }
-  const fields: StoredFields = {
-    seq: Number(row.seq),
-    at: String(row.at),
-    actor: String(row.actor),
-    actorKind: String(row.actor_kind),
-    kind: String(row.kind),
-    goalId: (row.goal_id as string | null) ?? null,
-    todoId: (row.todo_id as string | null) ?? null,
-    data: String(row.data),
-    prevHash: String(row.prev_hash),
-  };
+  const fields: StoredFields = { ...hashedFieldsOf(row), prevHash: String(row.prev_hash) };
   return { fields, hash: String(row.hash), data };
 }
 

@@ -1,3 +1,4 @@
+import type { Row } from '../db/sqliteDb';
 import { sha256 } from '../nodeCrypto';
 
 export const GENESIS_HASH = '0'.repeat(64);
@@ -12,6 +13,20 @@ export interface HashedFields {
   goalId: string | null;
   todoId: string | null;
   data: string;
+}
+
+/** A stored `events` row's hashed columns, read back as the writer hashed them (`data` as stored, not re-encoded). */
+export function hashedFieldsOf(row: Row): HashedFields {
+  return {
+    seq: Number(row.seq),
+    at: String(row.at),
+    actor: String(row.actor),
+    actorKind: String(row.actor_kind),
+    kind: String(row.kind),
+    goalId: (row.goal_id as string | null) ?? null,
+    todoId: (row.todo_id as string | null) ?? null,
+    data: String(row.data),
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { SqliteDb } from '../db/sqliteDb';
-import { GENESIS_HASH, SQL_EVENT_BODY, eventHash } from './hashChain';
+import { GENESIS_HASH, SQL_EVENT_BODY, eventHash, hashedFieldsOf } from './hashChain';
 import { nodeCrypto, sha256 } from '../nodeCrypto';
 
 // Checking the hash chain: the whole walk (verifyChain), the cheap look at its tail every write makes (checkTail),
@@ -117,15 +117,6 @@ export function prefixDigest(db: SqliteDb, beforeSeq: number): string {
 export function rehashMatches(db: SqliteDb, seq: number, prevHash: string): boolean {
   const row = db.prepare('SELECT * FROM events WHERE seq = ?').get(seq);
   if (!row) return false;
-  const hash = eventHash(prevHash, {
-    seq,
-    at: String(row.at),
-    actor: String(row.actor),
-    actorKind: String(row.actor_kind),
-    kind: String(row.kind),
-    goalId: (row.goal_id as string | null) ?? null,
-    todoId: (row.todo_id as string | null) ?? null,
-    data: String(row.data),
-  });
+  const hash = eventHash(prevHash, { ...hashedFieldsOf(row), seq });
   return hash === row.hash;
 }
