@@ -94,6 +94,12 @@ export function boundaryOf(host: string, template: string): BoundaryKind {
   return BOUNDED_HOSTS.includes(host) && template.includes('{boundary}') ? 'enforced' : 'none';
 }
 
+/** The boundary of `host`'s command in force, from the host settings (hosts.ts HostSettings: the runner's and VS Code's). */
+export function hostBoundary(host: string, settings: object): BoundaryKind {
+  const template = (settings as Record<string, unknown>)[host];
+  return boundaryOf(host, typeof template === 'string' ? template : '');
+}
+
 /** What a runner (and a turn's record) says of a host whose command loopx cannot bound. */
 export function unboundedLine(host: string): string {
   return (

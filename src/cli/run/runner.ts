@@ -4,7 +4,7 @@ import { TurnPreparation } from './turnPreparation';
 import { join } from 'node:path';
 import type { Kernel } from '../../kernel/kernel';
 import type { Actor } from '../../kernel/events/eventTypes';
-import { boundaryOf, missingPaths, removeSandboxStubs, turnBoundary, unboundedLine } from '../../runtime/hostBoundary';
+import { hostBoundary, missingPaths, removeSandboxStubs, turnBoundary, unboundedLine } from '../../runtime/hostBoundary';
 import { humanKeyDir } from '../../kernel/humanKey';
 import { type HostSettings, hostCommand } from '../../runtime/hosts';
 import { hostProblemAfterTurn } from '../../runtime/hostCheck';
@@ -161,7 +161,7 @@ export class Runner {
     k.write((tx) =>
       tx.emit({ kind: 'runner.started', goalId: null, todoId: null, data: { pid: process.pid, host: this.o.host, goals: this.o.goals } }),
     );
-    const boundary = boundaryOf(this.o.host, (this.o.settings as unknown as Record<string, string>)[this.o.host] ?? '');
+    const boundary = hostBoundary(this.o.host, this.o.settings);
     this.say(
       { event: 'runner_started', agent: this.o.agent, host: this.o.host, goals: this.o.goals, pid: process.pid, boundary },
       `loopx run: ${this.o.agent} on ${this.o.host} serves ${this.o.goals.length ? this.o.goals.join(', ') : 'every active goal'} (Ctrl-C stops after the running turn)` +
@@ -326,7 +326,7 @@ export class Runner {
       leaseSeconds: this.o.leaseSeconds,
       limitSeconds: Math.ceil(this.o.turnLimitMs / 1000),
       launchedBy: 'runner',
-      boundary: boundaryOf(this.o.host, (this.o.settings as unknown as Record<string, string>)[this.o.host] ?? ''),
+      boundary: hostBoundary(this.o.host, this.o.settings),
     });
     if (!begun) return false;
     const { turn, env, promptFile, allowedCommands, cwd } = begun;

@@ -13,7 +13,7 @@ import { clockTime } from '../../protocol/display';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import type { StoreSession, StoreModel } from '../store/storeModel';
 import type { Log } from '../util/log';
-import { boundaryOf, missingPaths, removeSandboxStubs, turnBoundary } from '../../runtime/hostBoundary';
+import { hostBoundary, missingPaths, removeSandboxStubs, turnBoundary } from '../../runtime/hostBoundary';
 import { humanKeyDir } from '../../kernel/humanKey';
 import { DEFAULT_HOSTS, type HostSettings, planHost, shellQuote } from '../../runtime/hosts';
 import { hostProblemAfterTurn } from '../../runtime/hostCheck';
@@ -124,7 +124,7 @@ export class TurnRunner extends Disposable {
       agent: this.agentFor(host),
       loopxCommand: this.loopxCommand(),
       launchedBy: 'vscode' as const,
-      boundary: boundaryOf(host, (settings as unknown as Record<string, string>)[host] ?? ''),
+      boundary: hostBoundary(host, settings),
     };
     try {
       // The worktree and its setup run as child processes first (the extension host keeps running), then the write.
