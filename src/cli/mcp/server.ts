@@ -20,6 +20,8 @@ export interface McpOptions {
   root?: string;
   /** How long after its last write the server rewrites STATUS.md (tests shorten it). */
   statusMdIdleMs?: number;
+  /** How the server opens the store it found (tests count the statements it runs); `Kernel.open` otherwise. */
+  openStore?: (root: string) => Kernel;
 }
 
 /**
@@ -35,7 +37,8 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
     },
   );
   let kernel: Kernel | undefined;
-  const open = () => (kernel ??= Kernel.open(locateRoot({ root: options.root, envRoot: options.env.LOOPX_ROOT, cwd: options.cwd })));
+  const openStore = options.openStore ?? ((root: string) => Kernel.open(root));
+  const open = () => (kernel ??= openStore(locateRoot({ root: options.root, envRoot: options.env.LOOPX_ROOT, cwd: options.cwd })));
   const agentName = (): string => {
     if (options.env.LOOPX_AGENT !== undefined && options.env.LOOPX_AGENT.trim() === '') {
       throw new InvalidInputError(
