@@ -52,7 +52,7 @@ function grows(step: string, sql: string): boolean {
 
 /**
  * The steps that still grow with the store, each named with why, so that no other joins them unnoticed. Taking them
- * out needs counts kept by the reducers (a migration): status counts each goal's todos by status (about 23 ms of
+ * out needs counts kept by the reducers (a migration): status counts each goal's todos by status (12 to 23 ms of
  * loopx_status at 100,000 todos); a list's `more` counts what its page left out (SQLite counts an index page by page:
  * 0.5 ms for all todos at 100,000, but the ready ones are checked one by one: about 80 ms with 20,000 open).
  */
