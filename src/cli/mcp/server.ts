@@ -5,7 +5,7 @@ import { InvalidInputError, StoreMovedError } from '../../kernel/errors';
 import { describeError } from '../../runtime/describeError';
 import { failure, success } from '../../protocol/envelope';
 import { locateRoot } from '../../runtime/locate';
-import { writeStatusMd } from '../../runtime/projections/statusMd';
+import { StatusMdWhenIdle } from '../../runtime/projections/statusMdWhenIdle';
 import { parseAgentName } from '../../kernel/validate';
 import { VERSION } from '../main';
 import { BoundedStdioTransport } from './boundedStdio';
@@ -18,6 +18,10 @@ export interface McpOptions {
   env: NodeJS.ProcessEnv;
   cwd: string;
   root?: string;
+  /** How long after its last write the server rewrites STATUS.md (tests shorten it). */
+  statusMdIdleMs?: number;
+  /** How the server opens the store it found (tests count the statements it runs); `Kernel.open` otherwise. */
+  openStore?: (root: string) => Kernel;
 }
 
 /**
@@ -33,7 +37,8 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
     },
   );
   let kernel: Kernel | undefined;
-  const open = () => (kernel ??= Kernel.open(locateRoot({ root: options.root, envRoot: options.env.LOOPX_ROOT, cwd: options.cwd })));
+  const openStore = options.openStore ?? ((root: string) => Kernel.open(root));
+  const open = () => (kernel ??= openStore(locateRoot({ root: options.root, envRoot: options.env.LOOPX_ROOT, cwd: options.cwd })));
   const agentName = (): string => {
     if (options.env.LOOPX_AGENT !== undefined && options.env.LOOPX_AGENT.trim() === '') {
       throw new InvalidInputError(
@@ -52,6 +57,12 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
     );
   };
   const asAgent = () => open().as({ name: agentName(), kind: 'agent' });
+  // A write answers once its event is durable; STATUS.md, a projection, is marked now and rewritten when idle.
+  const statusMd = new StatusMdWhenIdle(
+    () => kernel,
+    (message) => process.stderr.write(`loopx mcp: warning: ${message}\n`),
+    options.statusMdIdleMs,
+  );
 
   const ctx: ToolContext = { kernel: open, asAgent };
   for (const tool of MCP_TOOLS) {
@@ -59,12 +70,13 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
     const callback = async (args: Record<string, unknown>): Promise<Result> => {
       try {
         const data: unknown = await tool.run(ctx, args as never);
-        if (tool.mutates) writeStatusMd(open());
+        if (tool.mutates) statusMd.changed();
         return { content: [{ type: 'text', text: JSON.stringify(success(data)) }] };
       } catch (error) {
         // The store was moved into a team store under this long-lived server (`loopx team push`): the next call opens
         // the store the workspace now points at, so the agent's retry lands there.
         if (error instanceof StoreMovedError) {
+          statusMd.cancel();
           kernel?.close();
           kernel = undefined;
         }
@@ -78,6 +90,7 @@ export function createMcpServer(options: McpOptions): { server: McpServer; close
   return {
     server,
     close() {
+      statusMd.flush();
       kernel?.close();
       kernel = undefined;
     },

@@ -97,12 +97,14 @@ export function recentRetries(
   const since = iso(nowMs - (options.withinSeconds ?? BACKOFF_MAX_SECONDS) * 1000);
   const rows = db
     .prepare(
+      // The unary pluses keep SQLite from walking every open todo (todos_ready) or every turn (in num order): it
+      // walks only the turns that ended in the window (turns_open, turns_goal_ended), which do not grow with the store.
       `SELECT t.id, t.goal_id, t.todo_id, t.result_kind, t.exit_code, t.ended_at, t.start_seq, t.end_seq FROM turns t
-         JOIN todos d ON d.id = t.todo_id AND d.status = 'open'
+         JOIN todos d ON d.id = t.todo_id AND +d.status = 'open'
         WHERE t.ended_at > ? ${options.goalId ? 'AND t.goal_id = ?' : ''}
           AND t.result_kind NOT IN ('validated_progress', 'validated_completion')
           AND t.num = (SELECT max(u.num) FROM turns u WHERE u.todo_id = t.todo_id)
-        ORDER BY t.num`,
+        ORDER BY +t.num`,
     )
     .all(...(options.goalId ? [since, options.goalId] : [since]));
   const min = options.minFailures ?? 0;

@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kernel } from '../../kernel/kernel';
 import type { StatusReport } from '../../kernel/queries/status';
@@ -88,7 +88,25 @@ export function writeStatusMd(kernel: Kernel, report?: StatusReport): string {
   const temp = `${path}.${process.pid}.tmp`;
   writeFileSync(temp, text);
   renameSync(temp, path);
+  removeAbandonedTemps(kernel.storeDir);
   return path;
+}
+
+/** A temp file this old was left by a process killed between its write and its rename (another's may be in flight). */
+const ABANDONED_AFTER_MS = 60_000;
+
+/** Removes the temp files of STATUS.md writers that were killed mid-write (a long-lived `loopx mcp`, say). */
+function removeAbandonedTemps(storeDir: string): void {
+  const abandoned = Date.now() - ABANDONED_AFTER_MS;
+  for (const name of readdirSync(storeDir)) {
+    if (!/^STATUS\.md\.\d+\.tmp$/.test(name)) continue;
+    const path = join(storeDir, name);
+    try {
+      if (statSync(path).mtimeMs < abandoned) rmSync(path, { force: true });
+    } catch {
+      /* gone already: its writer renamed it */
+    }
+  }
 }
 
 /** How an out-of-date STATUS.md says so, on its "Updated" line. */
