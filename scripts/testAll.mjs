@@ -1,5 +1,6 @@
 // `npm test`: every check, stopping at the first that fails, in two lanes that run at once on CI's two cores:
-// - the checks lane, CPU-bound: typecheck, lint, format:check, the vitest projects (test:unit), the Node 22 pass;
+// - the checks lane, CPU-bound: typecheck, lint and format:check at once, then the vitest projects (test:unit), then
+//   the Node 22 pass;
 // - the VS Code lane, mostly waiting on a browser and a code-server: the e2e pass on each profile, each as soon as its
 //   pinned code-server is installed (they install in the background, one after the other, from the start).
 // The fresh-clone check runs after whichever lane ends first. Run one after another these took about 1,640 s of the
@@ -172,7 +173,9 @@ times.push(['build and package:vsix', seconds(buildStarted)]);
 
 const installs = installCodeServersInBackground();
 const checks = (async () => {
-  for (const script of ['typecheck', 'lint', 'format:check', 'test:unit', 'test:node22']) await step(script, [], { nice: CHECKS_NICE });
+  // Three single-threaded tools at once: for their first minutes the VS Code lane only waits for its code-server.
+  await Promise.all(['typecheck', 'lint', 'format:check'].map((script) => step(script, [], { nice: CHECKS_NICE })));
+  for (const script of ['test:unit', 'test:node22']) await step(script, [], { nice: CHECKS_NICE });
 })();
 const vscode = (async () => {
   for (const [i, profile] of E2E_PROFILES.entries()) {
