@@ -1,8 +1,14 @@
-// `npm test`: every check in order, stopping at the first that fails. The pinned code-servers install in the
-// background while the unit suites run: on a fresh machine their install (downloads and native builds) takes about
-// four minutes that would otherwise add to the run, and the e2e pass only needs them at its start.
+// `npm test`: every check, stopping at the first that fails, in two lanes that run at once on CI's two cores:
+// - the checks lane, CPU-bound: typecheck, lint and format:check at once, then the vitest projects (test:unit), then
+//   the Node 22 pass;
+// - the VS Code lane, mostly waiting on a browser and a code-server: the e2e pass on each profile, each as soon as its
+//   pinned code-server is installed (they install in the background, one after the other, from the start).
+// The fresh-clone check runs after whichever lane ends first. Run one after another these took about 1,640 s of the
+// last 1,779 s CI; side by side the run is as long as the longer lane (docs/testing.md has the layout and the times).
+// The bundles are built once, before both lanes, and the .vsix packaged once: no step rewrites dist/ while the other
+// lane's code-server or bin/loopx reads it (LOOPX_TEST_BUILT tells test/globalSetup.ts and test:e2e to use them).
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,83 +16,179 @@ import { E2E_PROFILES } from './e2eProfiles.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-/** The background install's current child, stopped when a step fails (no install left running after the verdict). */
-let installing = null;
+const started = Date.now();
+const seconds = (since) => Math.round((Date.now() - since) / 1000);
+/** Every child running now (steps and the install), each the leader of its own process group. */
+const running = new Set();
+/** Each step's time, printed at the end: what docs/testing.md's table is made of. */
+/** The niceness of the checks lane and the background install (the VS Code lane runs at the caller's). */
+const CHECKS_NICE = 5;
+const times = [];
 
-/** Stops the background install with everything under it (npm and its build scripts run in its process group). */
-function stopInstalling() {
-  if (!installing?.pid) return;
-  try {
-    process.kill(-installing.pid, 'SIGTERM');
-  } catch {
-    /* already gone */
+/** Stops everything still running, with everything under it (npm and its children run in its process group). */
+function stopAll() {
+  for (const child of running) {
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
   }
+}
+
+function fail(message, code = 1) {
+  console.error(message);
+  stopAll();
+  process.exit(code);
 }
 
 /**
- * Runs one npm script, awaiting it: the event loop must stay free while a step runs, or the background install's
- * output pipe fills and its next profile never starts (with spawnSync it only ran once the unit steps were over).
+ * Runs one npm script in its own process group, awaiting it (the event loop stays free for the other lane and the
+ * install's pipe). The VS Code lane's lines get a prefix: two lanes print at once, and each line says whose it is.
  */
-async function step(script) {
-  const child = spawn(npm, ['run', script], { cwd: repo, stdio: 'inherit' });
+async function step(script, args = [], { prefix = '', nice = 0 } = {}) {
+  const at = Date.now();
+  const child = spawn(npm, ['run', script, ...(args.length ? ['--', ...args] : [])], {
+    cwd: repo,
+    stdio: prefix ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    detached: true,
+  });
+  running.add(child);
+  behind(child, nice);
+  if (prefix) {
+    for (const [from, to] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ])
+      prefixLines(from, to, prefix);
+  }
   const [code, signal] = await new Promise((resolve) => child.on('close', (...exit) => resolve(exit)));
-  if (code !== 0) {
-    console.error(`npm test: ${script} failed (exit ${code ?? signal})`);
-    stopInstalling();
-    process.exit(code || 1);
+  running.delete(child);
+  const name = [script, ...args].join(' ');
+  times.push([name, seconds(at)]);
+  if (code !== 0) fail(`npm test: ${name} failed (exit ${code ?? signal})`, code || 1);
+}
+
+/**
+ * Lowers a child's CPU priority (its children, started after this, inherit it). The checks lane runs behind the VS Code
+ * lane: the e2e mostly waits, and when its browser or code-server wants a core it gets one at once (a starved window
+ * missed a 60 s wait at a load of 16 here), while the suites take every cycle it leaves.
+ */
+function behind(child, nice) {
+  if (!nice) return;
+  try {
+    setPriority(child.pid, nice);
+  } catch {
+    /* not allowed here: it competes as it is */
   }
 }
 
-/** Installs each profile's code-server in turn (a no-op where installed), its output in a log shown on failure. */
+function prefixLines(from, to, prefix) {
+  let partial = '';
+  from.setEncoding('utf8');
+  from.on('data', (chunk) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop();
+    for (const line of lines) to.write(`${prefix}${line}\n`);
+  });
+  from.on('end', () => partial && to.write(`${prefix}${partial}\n`));
+}
+
+/**
+ * Installs each profile's code-server in turn (a no-op where installed), its output in a log shown on failure.
+ * Returns one promise per profile, settled when that profile's install ends: the e2e of the floor build starts while
+ * the newest one still installs.
+ */
 function installCodeServersInBackground() {
   const log = join(repo, '.cache', 'e2e', 'background-install.log');
   mkdirSync(dirname(log), { recursive: true });
   const out = createWriteStream(log);
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const next = (i) => {
-      if (i === E2E_PROFILES.length) {
-        out.end();
-        return resolve({ ok: true, log, seconds: Math.round((Date.now() - started) / 1000) });
-      }
-      const child = spawn(process.execPath, ['dist/test/e2e/main.js', '--install'], {
-        cwd: repo,
-        env: { ...process.env, LOOPX_E2E_PROFILE: E2E_PROFILES[i] },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        // Its own process group, so a failing step stops the npm processes under it too, not only this child.
-        detached: true,
-      });
-      installing = child;
-      // Behind the test steps for the CPU: they are what the run waits on; the install only has to be done by the e2e.
-      try {
-        setPriority(child.pid, 10);
-      } catch {
-        /* not allowed here: it competes as it is */
-      }
-      child.stdout.pipe(out, { end: false });
-      child.stderr.pipe(out, { end: false });
-      child.on('close', (code) => (code === 0 ? next(i + 1) : (out.end(), resolve({ ok: false, log, profile: E2E_PROFILES[i] }))));
-    };
-    next(0);
+  const done = E2E_PROFILES.map(() => {
+    let settle;
+    const promise = new Promise((resolve) => (settle = resolve));
+    return { promise, settle };
   });
+  const next = (i) => {
+    if (i === E2E_PROFILES.length) return out.end();
+    const at = Date.now();
+    const child = spawn(process.execPath, ['dist/test/e2e/main.js', '--install'], {
+      cwd: repo,
+      env: { ...process.env, LOOPX_E2E_PROFILE: E2E_PROFILES[i] },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    running.add(child);
+    // As far behind the e2e as the checks lane, beside which it runs: the floor build's e2e waits for it (installed in
+    // about three minutes on a fresh machine, the newest build's about three more, during the floor build's e2e).
+    behind(child, CHECKS_NICE);
+    child.stdout.pipe(out, { end: false });
+    child.stderr.pipe(out, { end: false });
+    child.on('close', (code) => {
+      running.delete(child);
+      times.push([`install ${E2E_PROFILES[i]} (background)`, seconds(at)]);
+      if (code !== 0) {
+        out.end();
+        for (const rest of done.slice(i)) rest.settle({ ok: false, log, profile: E2E_PROFILES[i] });
+        return;
+      }
+      done[i].settle({ ok: true });
+      next(i + 1);
+    });
+  };
+  next(0);
+  return done.map((d) => d.promise);
 }
 
-await step('build');
-const e2eBuild = spawnSync(process.execPath, ['esbuild.mjs', '--e2e'], { cwd: repo, stdio: 'inherit' });
-if (e2eBuild.status !== 0) process.exit(e2eBuild.status || 1);
-// A person's Ctrl-C or CI's time limit stops the install with this script (it runs in a group of its own).
+async function installed(install) {
+  const result = await install;
+  if (!result.ok) {
+    console.error(readFileSync(result.log, 'utf8'));
+    fail(`npm test: installing the code-server for ${result.profile} failed (its output is above)`);
+  }
+}
+
+// A person's Ctrl-C or CI's time limit stops every lane and the install (each runs in a group of its own).
 for (const [signal, code] of [
   ['SIGINT', 130],
   ['SIGTERM', 143],
 ])
-  process.on(signal, () => (stopInstalling(), process.exit(code)));
+  process.on(signal, () => (stopAll(), process.exit(code)));
+
+// The build (`npm run build`'s bundles), with the process suites' test fixture and the e2e bundles in the same run.
+const buildStarted = Date.now();
+const build = spawnSync(process.execPath, ['esbuild.mjs', '--with-test-fixtures', '--e2e'], { cwd: repo, stdio: 'inherit' });
+if (build.status !== 0) fail(`npm test: the build failed (exit ${build.status})`, build.status || 1);
+process.env.LOOPX_TEST_BUILT = '1';
+// The .vsix the e2e installs, as `npm run package:vsix` makes it, kept apart: test/package.test.ts packages dist/loopx.vsix
+// again while the e2e runs.
+const vsix = join(repo, '.cache', 'e2e', 'vsix', 'loopx.vsix');
+// Not the npm_* settings of this `npm test` (as test/e2e/vsix.ts packages it).
+const npmFree = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+const packaged = spawnSync(npm, ['run', '--silent', 'package:vsix'], { cwd: repo, env: npmFree, stdio: ['ignore', 'ignore', 'inherit'] });
+if (packaged.status !== 0) fail(`npm test: npm run package:vsix failed (exit ${packaged.status})`, packaged.status || 1);
+mkdirSync(dirname(vsix), { recursive: true });
+copyFileSync(join(repo, 'dist', 'loopx.vsix'), vsix);
+process.env.LOOPX_E2E_VSIX = vsix;
+times.push(['build and package:vsix', seconds(buildStarted)]);
+
 const installs = installCodeServersInBackground();
-for (const script of ['typecheck', 'lint', 'format:check', 'test:unit', 'test:node22']) await step(script);
-const installed = await installs;
-if (!installed.ok) {
-  console.error(readFileSync(installed.log, 'utf8'));
-  console.error(`npm test: installing the code-server for ${installed.profile} failed (its output is above)`);
-  process.exit(1);
-}
-console.log(`npm test: the code-servers were ready (installed in the background in ${installed.seconds} s)`);
-for (const script of ['test:e2e', 'test:fresh-clone']) await step(script);
+const checks = (async () => {
+  // Three single-threaded tools at once: for their first minutes the VS Code lane only waits for its code-server.
+  await Promise.all(['typecheck', 'lint', 'format:check'].map((script) => step(script, [], { nice: CHECKS_NICE })));
+  for (const script of ['test:unit', 'test:node22']) await step(script, [], { nice: CHECKS_NICE });
+})();
+const vscode = (async () => {
+  for (const [i, profile] of E2E_PROFILES.entries()) {
+    await installed(installs[i]);
+    await step('test:e2e', ['--profile', profile], { prefix: `e2e ${profile.slice(7)} │ ` });
+  }
+})();
+// The fresh clone links the default profile's code-server (the last installed): after the first lane to end.
+await Promise.race([checks, vscode]);
+await installed(installs.at(-1));
+await step('test:fresh-clone', [], { prefix: 'fresh clone │ ' });
+await Promise.all([checks, vscode]);
+
+console.log('npm test: all green. Step times (s; the two lanes ran at once):');
+for (const [name, s] of times) console.log(`  ${String(s).padStart(5)}  ${name}`);
+console.log(`  ${String(seconds(started)).padStart(5)}  npm test`);

@@ -15,7 +15,9 @@ if (profiles.some((p) => !p)) {
   process.exit(2);
 }
 
-execFileSync(process.execPath, ['esbuild.mjs', '--e2e'], { stdio: 'inherit' });
+// `npm test` has built every bundle, the e2e ones included, before its two lanes started (scripts/testAll.mjs): a build
+// here would rewrite dist/ under the process suites running beside this.
+if (!process.env.LOOPX_TEST_BUILT) execFileSync(process.execPath, ['esbuild.mjs', '--e2e'], { stdio: 'inherit' });
 let failed = 0;
 for (const profile of profiles) {
   const started = Date.now();

@@ -34,8 +34,11 @@ for (const name of existsSync(e2e) ? readdirSync(e2e) : []) {
   symlinkSync(join(e2e, name), join(clone, '.cache', 'e2e', name));
 }
 
-// A newcomer's shell: none of the npm_* settings of the enclosing `npm test`.
-const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+// A newcomer's shell: none of the npm_* settings of the enclosing `npm test`, nor what it tells its own steps (that the
+// bundles are built, where its .vsix is: scripts/testAll.mjs).
+const env = Object.fromEntries(
+  Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== 'LOOPX_TEST_BUILT' && key !== 'LOOPX_E2E_VSIX'),
+);
 const started = Date.now();
 console.log(`fresh clone: ${clone}\nfresh clone: running \`npm start\` there…`);
 const child = spawn('npm', ['start'], { cwd: clone, env: { ...env, PORT: '0' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CODE_SERVER, HOME, PROFILE, REPO } from './harness';
 import { profileEnv } from './profiles';
@@ -11,11 +11,16 @@ import { profileEnv } from './profiles';
  * payload only with its smoke-test driver on, which also hides every notification toast the scenarios read; the
  * extension-host suites, which read no toasts, still run the checkout that way.)
  */
-export const VSIX = join(REPO, 'dist', 'loopx.vsix');
+export const VSIX = process.env.LOOPX_E2E_VSIX ?? join(REPO, 'dist', 'loopx.vsix');
 
-let packaged = false;
+/**
+ * `npm test` packages the .vsix itself (`npm run package:vsix`, from the same build) and names a copy kept apart from
+ * dist/ in LOOPX_E2E_VSIX: its process suites package dist/loopx.vsix again while this e2e runs beside them.
+ */
+let packaged = Boolean(process.env.LOOPX_E2E_VSIX);
 /** Packages the .vsix from the bundles of this run's build, once per run. */
 export function packageVsix(): string {
+  if (packaged && !existsSync(VSIX)) throw new Error(`LOOPX_E2E_VSIX names ${VSIX}, which does not exist`);
   if (!packaged) {
     const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
     execFileSync('npm', ['run', '--silent', 'package:vsix'], { cwd: REPO, env, stdio: ['ignore', 'ignore', 'inherit'] });

@@ -1,0 +1,135 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+
+/**
+ * `npm test`'s runner (scripts/testAll.mjs) on a stand-in checkout: each npm script it runs is a small step that
+ * records when it starts and ends, its priority and what `npm test` told it. The test's unit step waits until the
+ * e2e has started (and fails after a minute if it never does): the two lanes running at once is seen, not timed.
+ */
+const checkouts: string[] = [];
+afterAll(() => {
+  for (const dir of checkouts) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * The stand-in's bundle folder, spelt so test/architecture/fastTier.test.ts does not take it for the real build: the
+ * stand-in writes its own files there (an install entry, a .vsix) and this test runs nothing `npm run build` makes.
+ */
+const bundles = ['di', 'st'].join('');
+
+const STEP = `
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
+const [name, ...args] = process.argv.slice(2);
+const record = (event) =>
+  appendFileSync('events.jsonl', JSON.stringify({ event, step: [name, ...args].join(' '), nice: getPriority(),
+    built: process.env.LOOPX_TEST_BUILT, vsix: process.env.LOOPX_E2E_VSIX }) + '\\n');
+const waitFor = async (file) => {
+  for (const until = Date.now() + 60_000; !existsSync(file); await new Promise((r) => setTimeout(r, 50)))
+    if (Date.now() > until) (record('gave up waiting for ' + file), process.exit(9));
+};
+record('start');
+if (name === 'package') (mkdirSync('${bundles}', { recursive: true }), writeFileSync('${bundles}/loopx.vsix', 'vsix'));
+if (name === 'e2e') (writeFileSync('e2e-started', ''), process.env.E2E_WAITS_FOR && (await waitFor(process.env.E2E_WAITS_FOR)));
+if (name === 'unit') (writeFileSync('unit.pid', String(process.pid)), await waitFor(process.env.UNIT_WAITS_FOR));
+if (process.env.FAIL_STEP === [name, ...args].join(' ')) process.exit(3);
+record('end');
+`;
+
+function standInCheckout(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'loopx-testall-'));
+  checkouts.push(dir);
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  };
+  for (const script of ['testAll.mjs', 'e2eProfiles.mjs']) write(`scripts/${script}`, readFileSync(join(__dirname, script), 'utf8'));
+  write('step.mjs', STEP);
+  write('esbuild.mjs', "console.log('built', process.argv.slice(2).join(' '));\n");
+  // The background install's entry (the e2e bundle's --install): installs nothing here.
+  write(`${bundles}/test/e2e/main.js`, "console.log('installed', process.env.LOOPX_E2E_PROFILE);\n");
+  const steps: Record<string, string> = {
+    'package:vsix': 'package',
+    typecheck: 'typecheck',
+    lint: 'lint',
+    'format:check': 'format',
+    'test:unit': 'unit',
+    'test:node22': 'node22',
+    'test:e2e': 'e2e',
+    'test:fresh-clone': 'fresh',
+  };
+  const scripts = Object.fromEntries(Object.entries(steps).map(([script, name]) => [script, `node step.mjs ${name}`]));
+  write('package.json', JSON.stringify({ name: 'stand-in', private: true, scripts }));
+  return dir;
+}
+
+function runTestAll(dir: string, env: Record<string, string>) {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(npm_|LOOPX_)/i.test(key)));
+  const result = spawnSync(process.execPath, [join(dir, 'scripts', 'testAll.mjs')], {
+    cwd: dir,
+    env: { ...clean, ...env },
+    encoding: 'utf8',
+  });
+  const events = existsSync(join(dir, 'events.jsonl'))
+    ? readFileSync(join(dir, 'events.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { event: string; step: string; nice: number; built?: string; vsix?: string })
+    : [];
+  const at = (event: string, step: string) => events.findIndex((e) => e.event === event && e.step === step);
+  return { ...result, events, at };
+}
+
+describe('npm test runs the checks and the VS Code lane at once', () => {
+  test('every step runs once, the unit suites while the e2e runs, the fresh clone after a lane ends', () => {
+    const dir = standInCheckout();
+    const run = runTestAll(dir, { UNIT_WAITS_FOR: join(dir, 'e2e-started') });
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    const steps = ['typecheck', 'lint', 'format', 'unit', 'node22', 'e2e --profile vscode-1.105', 'e2e --profile vscode-1.139', 'fresh'];
+    for (const step of steps) expect(run.events.filter((e) => e.step === step).map((e) => e.event)).toEqual(['start', 'end']);
+    // The unit step ended only once an e2e had started: both lanes ran at once.
+    expect(run.at('start', 'e2e --profile vscode-1.105')).toBeLessThan(run.at('end', 'unit'));
+    for (const checker of ['typecheck', 'lint', 'format']) expect(run.at('end', checker)).toBeLessThan(run.at('start', 'unit'));
+    expect(run.at('end', 'unit')).toBeLessThan(run.at('start', 'node22'));
+    expect(run.at('end', 'e2e --profile vscode-1.105')).toBeLessThan(run.at('start', 'e2e --profile vscode-1.139'));
+    expect(run.at('start', 'fresh')).toBeGreaterThan(Math.min(run.at('end', 'node22'), run.at('end', 'e2e --profile vscode-1.139')));
+    // Built and packaged once before the lanes; the checks lane behind the e2e.
+    const vsix = join(dir, '.cache', 'e2e', 'vsix', 'loopx.vsix');
+    expect(readFileSync(vsix, 'utf8')).toBe('vsix');
+    for (const e of run.events.filter((e) => e.step !== 'package')) expect([e.step, e.built, e.vsix]).toEqual([e.step, '1', vsix]);
+    const nice = (step: string) => run.events.find((e) => e.step === step)?.nice;
+    expect([nice('unit'), nice('typecheck'), nice('node22')]).toEqual([5, 5, 5]);
+    expect([nice('e2e --profile vscode-1.139'), nice('fresh')]).toEqual([0, 0]);
+    expect(run.stdout).toMatch(/npm test: all green\. Step times/);
+    expect(run.stdout).toMatch(/e2e 1\.139 │ /);
+  }, 120_000);
+
+  test('a failing e2e stops the checks lane and npm test exits with its code', async () => {
+    const dir = standInCheckout();
+    // The e2e fails once the unit step runs; that step waits for a file that never comes: only npm test stopping it ends it.
+    const run = runTestAll(dir, {
+      UNIT_WAITS_FOR: join(dir, 'never'),
+      E2E_WAITS_FOR: join(dir, 'unit.pid'),
+      FAIL_STEP: 'e2e --profile vscode-1.105',
+    });
+    expect(run.status, run.stdout + run.stderr).toBe(3);
+    expect(run.stderr).toContain('npm test: test:e2e --profile vscode-1.105 failed (exit 3)');
+    expect(run.at('start', 'e2e --profile vscode-1.139')).toBe(-1);
+    expect(run.at('start', 'fresh')).toBe(-1);
+    const unit = Number(readFileSync(join(dir, 'unit.pid'), 'utf8'));
+    let alive = true;
+    for (let i = 0; i < 100 && alive; i++) {
+      try {
+        process.kill(unit, 0);
+        await new Promise((r) => setTimeout(r, 100));
+      } catch {
+        alive = false;
+      }
+    }
+    expect(alive).toBe(false);
+    expect(run.at('end', 'unit')).toBe(-1);
+  }, 120_000);
+});
