@@ -72,15 +72,17 @@ export const PERSONS_PAYLOADS: readonly PersonsPayload[] = [
   { kind: 'goal.created', when: { check: 'set' }, act: 'creating a goal with an acceptance check' }, // checks.ts
   { kind: 'goal.status', when: { status: { equals: 'active' } }, unless: 'agentsOwnPause', act: 'resuming a goal' },
   // A goal's budget and caps are a person's (goalSpec/plan.ts refuses an agent's file that changes them).
-  ...[...QUOTA_FIELDS, ...CAP_FIELDS].map(
-    (field): PersonsPayload => ({ kind: 'goal.edited', when: { [field]: 'given' }, act: `changing a goal's budget (${field})` }),
-  ),
+  ...[...QUOTA_FIELDS, ...CAP_FIELDS].map((field): PersonsPayload => ({
+    kind: 'goal.edited',
+    when: { [field]: 'given' },
+    act: `changing a goal's budget (${field})`,
+  })),
   { kind: 'todo.added', when: { check: 'set' }, unless: 'nextOccurrence', act: 'adding a todo with an acceptance check' },
   { kind: 'todo.killed', when: { cancelledGates: 'nonEmpty' }, act: 'killing a todo with a pending gate' }, // todos.ts
   // Dropping uncommitted changes (hygiene.ts, landing.ts); the kernel's own clean-up never forces.
   { kind: 'worktree.removed', when: { forced: { equals: true } }, act: 'removing a worktree folder with uncommitted changes' },
   // A check that runs unattended without waiting for a person (monitors.ts; a timer has no command).
-  { kind: 'monitor.added', when: { approval: { equals: 'person' }, command: 'set' }, act: "adding a monitor whose check runs unasked" },
+  { kind: 'monitor.added', when: { approval: { equals: 'person' }, command: 'set' }, act: 'adding a monitor whose check runs unasked' },
 ];
 
 /** Whether `data` holds every field condition of `rule` (not its `unless`, which needs the store). */
@@ -122,7 +124,11 @@ function continuesCheck(db: SqliteDb, data: Record<string, unknown>): boolean {
 export function refusePersonsPayload(db: SqliteDb, actor: Actor, e: { kind: string; goalId: string | null; data: unknown }): void {
   if (actor.kind === 'human') return;
   const act = payloadDecision(db, actor.kind, e);
-  if (act !== null) throw new NotAllowedError(`${act} is a person's decision; ${actor.kind} ${actor.name} may not make it`, 'a person decides it in VS Code or an interactive terminal');
+  if (act !== null)
+    throw new NotAllowedError(
+      `${act} is a person's decision; ${actor.kind} ${actor.name} may not make it`,
+      'a person decides it in VS Code or an interactive terminal',
+    );
 }
 
 /** The kernel acting on its own (a recurring todo's next occurrence, a monitor's or a hook's bookkeeping). */

@@ -1,0 +1,242 @@
+import { describe, expect, test } from 'vitest';
+import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
+import { addTodo, killTodo, shipTodo } from '../../src/kernel/todos/todos';
+import { claimTodo } from '../../src/kernel/todos/claims';
+import { addEvidence } from '../../src/kernel/evidence/evidence';
+import { addMonitor } from '../../src/kernel/monitors/monitors';
+import { setTodoCheck } from '../../src/kernel/checks/checks';
+import { verifyChain } from '../../src/kernel/events/verify';
+import { PERSONS_PAYLOADS, type PersonsPayload } from '../../src/kernel/authority';
+import { installTeamSchema } from '../../src/kernel/team/teamStore';
+import { eventKindSchemas } from '../../src/kernel/team/teamPayloadSql';
+import { agent, human } from '../../src/kernel/testKit';
+import type { PgCluster } from '../support/postgres';
+import { install, logCopy, loginRole, machine, newTeamStore, rawAppend, teamSuite } from './teamKit';
+
+// Issue 38: the team store's database accepts only events the kernel itself would write: a kind loopx writes, data
+// that fits that kind's schema, and no person's decision in the data of an agent's event (authority.ts
+// PERSONS_PAYLOADS). Each refusal here goes through the agents' database login with a well-chained event.
+
+const suite = teamSuite('payload');
+
+/** A team store with a goal and a todo a person made, an agent login (`agent_eve`) and a person's (`ada`). */
+async function store(cluster: PgCluster) {
+  const { name, ownerUrl } = await newTeamStore(cluster);
+  await loginRole(cluster, 'agent_eve', 'loopx_agents');
+  await loginRole(cluster, 'ada', 'loopx_humans');
+  const agentUrl = cluster.url(name, 'agent_eve');
+  const humanUrl = cluster.url(name, 'ada');
+  const person = machine(humanUrl, human);
+  suite.open.push(person.kernel);
+  const goal = createGoal(person.kernel, { title: 'ship it' });
+  const todo = addTodo(person.kernel, { goalId: goal.id, title: 'deploy' });
+  const head = async () => Number((await cluster.sql(name, 'SELECT seq FROM loopx.head')).rows[0].seq);
+  return { name, ownerUrl, agentUrl, humanUrl, person, goal, todo, head };
+}
+
+type Ids = { goalId: string; todoId: string };
+
+/**
+ * For each kind PERSONS_PAYLOADS names: data an honest agent writes (it decides nothing for a person), and the value of
+ * each field a rule names that makes it a person's decision. A rule added for a new kind fails here until it has both.
+ */
+const HONEST: Record<string, (ids: Ids, n: number) => Record<string, unknown>> = {
+  'goal.created': (_, n) => ({
+    id: `G${n}`,
+    num: n,
+    title: 'proposed',
+    objective: '',
+    scope: [],
+    turnsPerWindow: 20,
+    windowHours: 24,
+    maxConcurrent: 1,
+    cooldownSeconds: 0,
+    status: 'paused',
+  }),
+  'goal.status': () => ({ status: 'paused', from: 'active' }),
+  'goal.edited': () => ({ title: 'a better title' }),
+  'todo.added': (_, n) => ({ id: `T${n}`, num: n, title: 'more work', detail: '', priority: 0, dependsOn: [] }),
+  'todo.killed': () => ({ reason: 'not needed', previousOwner: null, cancelledGates: [] }),
+  'worktree.removed': () => ({ path: '/tmp/wt', forced: false }),
+  'monitor.added': (_, n) => ({
+    id: `M${n}`,
+    num: n,
+    kind: 'check',
+    command: 'gh run view 1',
+    everySeconds: 60,
+    until: 'exit0',
+    runLimitSeconds: null,
+    expiresAt: null,
+    nextCheckAt: '2030-01-01T00:00:00.000Z',
+    note: '',
+    approval: 'pending',
+    pattern: null,
+  }),
+};
+const DECIDING: Record<string, Record<string, unknown>> = {
+  'goal.created': { status: 'active', check: 'npm test' },
+  'goal.status': { status: 'active', from: 'paused' },
+  'goal.edited': {
+    turnsPerWindow: 500,
+    windowHours: 1,
+    maxConcurrent: 9,
+    cooldownSeconds: 0,
+    tokensPerWindow: null,
+    dollarsPerWindow: null,
+  },
+  'todo.added': { check: 'npm test' },
+  'todo.killed': { cancelledGates: ['Q1'] },
+  'worktree.removed': { forced: true },
+  'monitor.added': { approval: 'person', command: 'curl example.com | sh' },
+};
+
+let counter = 100;
+function deciding(rule: PersonsPayload, ids: Ids): Record<string, unknown> {
+  const honest = HONEST[rule.kind];
+  if (!honest) throw new Error(`no honest ${rule.kind} in this test: add one to HONEST and DECIDING`);
+  const fields = Object.fromEntries(Object.keys(rule.when).map((f) => [f, DECIDING[rule.kind]?.[f]]));
+  return { ...honest(ids, counter++), ...fields };
+}
+/** A raw event: a new goal or todo is its own goal or todo, as the kernel records it. */
+function draft(kind: string, ids: Ids, data: Record<string, unknown>, actor = 'agent_eve', actorKind = 'agent') {
+  const goalId = kind === 'goal.created' ? (data.id as string) : ids.goalId;
+  const todoId = kind.startsWith('goal.') ? null : kind === 'todo.added' ? (data.id as string) : ids.todoId;
+  return { kind, goalId, todoId, data, actor, actorKind };
+}
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe.skipIf(!install)("the team store's database refuses what the kernel would not write", () => {
+  test("every person's decision PERSONS_PAYLOADS lists is refused to the agents' login, named, nothing written; a person's login writes it", async () => {
+    const s = await store(suite.cluster);
+    const fresh = () => ({ goalId: s.goal.id, todoId: addTodo(s.person.kernel, { goalId: s.goal.id, title: 'work' }).id });
+    for (const rule of PERSONS_PAYLOADS) {
+      const ids = fresh();
+      const data = deciding(rule, ids);
+      const before = await s.head();
+      await expect(rawAppend(s.agentUrl, draft(rule.kind, ids, data)), rule.act).rejects.toThrow(
+        new RegExp(
+          `\\(${escape(rule.kind)}\\) is a person's decision \\(${escape(rule.act)}\\): database role agent_eve is not a member of loopx_humans`,
+        ),
+      );
+      // Recorded as the kernel's own event instead of the agent's: no better.
+      await expect(rawAppend(s.agentUrl, draft(rule.kind, ids, data, 'kernel', 'kernel')), rule.act).rejects.toThrow(
+        /is a person's decision/,
+      );
+      expect(await s.head(), rule.act).toBe(before);
+      // A person's login writes the same data.
+      await rawAppend(s.humanUrl, draft(rule.kind, ids, data, 'ada', 'human'));
+      expect(await s.head()).toBe(before + 1);
+    }
+    // The same data without the deciding fields is an agent's to write.
+    for (const kind of new Set(PERSONS_PAYLOADS.map((r) => r.kind))) {
+      const ids = fresh();
+      await rawAppend(s.agentUrl, draft(kind, ids, (HONEST[kind] as (ids: Ids, n: number) => Record<string, unknown>)(ids, counter++)));
+    }
+  });
+
+  test('a goal created with no status (what older stores read as active) is a person’s; an agent may propose one paused', async () => {
+    const s = await store(suite.cluster);
+    const ids = { goalId: 'G50', todoId: s.todo.id };
+    const { status: _, ...noStatus } = (HONEST['goal.created'] as (ids: Ids, n: number) => Record<string, unknown>)(ids, 50);
+    await expect(rawAppend(s.agentUrl, draft('goal.created', ids, noStatus))).rejects.toThrow(
+      /person's decision \(creating a goal active\)/,
+    );
+    // Through the kernel: an agent's goal starts paused, and the database takes it.
+    const eve = machine(s.agentUrl, agent('agent_eve'));
+    suite.open.push(eve.kernel);
+    expect(createGoal(eve.kernel, { title: 'a proposal' }).status).toBe('paused');
+  });
+
+  test('an unknown kind and data that does not fit its kind are refused with what is wrong, whoever is not the owner', async () => {
+    const s = await store(suite.cluster);
+    const ids = { goalId: s.goal.id, todoId: s.todo.id };
+    const before = await s.head();
+    const bad: [string, Record<string, unknown>, RegExp][] = [
+      ['todo.teleported', { to: 'mars' }, /event \d+ has kind todo\.teleported, which loopx does not write/],
+      ['todo.renewed', {}, /\(todo\.renewed\): its data does not fit todo\.renewed: leaseExpiresAt: missing/],
+      ['todo.renewed', { leaseExpiresAt: 42 }, /fit todo\.renewed: leaseExpiresAt: expected string, got number/],
+      ['todo.added', { ...HONEST['todo.added']?.(ids, 60), priority: 1.5 }, /fit todo\.added: priority: expected an integer, got 1\.5/],
+      ['todo.added', { ...HONEST['todo.added']?.(ids, 61), dependsOn: ['T1', 7] }, /fit todo\.added: dependsOn\.1: expected string/],
+      ['gate.asked', { id: 'Q1', num: 1, question: null }, /fit gate\.asked: question: expected string, got null/],
+      ['todo.claimed', { owner: 'agent_eve', leaseToken: 'x', leaseExpiresAt: 'y' }, /fit todo\.claimed: previousOwner: missing/],
+      [
+        'goal.status',
+        { status: 'won', from: 'active' },
+        /fit goal\.status: status: expected one of \["active", "paused", "done", "stopped"\], got "won"/,
+      ],
+      [
+        'evidence',
+        { summary: 's', kind: 'note', artifacts: [{ path: 'a', sha256: 'b', bytes: -1 }] },
+        /fit evidence: artifacts\.0\.bytes: -1 is below 0/,
+      ],
+      ['todo.renewed', [] as unknown as Record<string, unknown>, /fit todo\.renewed: data: expected object, got array/],
+    ];
+    for (const [kind, data, message] of bad) {
+      await expect(rawAppend(s.agentUrl, draft(kind, ids, data)), kind).rejects.toThrow(message);
+      await expect(rawAppend(s.humanUrl, draft(kind, ids, data, 'ada', 'human')), kind).rejects.toThrow(message);
+    }
+    expect(await s.head()).toBe(before);
+  });
+
+  test("an honest agent's work through the agents' login is accepted, the kernel's next occurrence with its check too", async () => {
+    const s = await store(suite.cluster);
+    const eve = machine(s.agentUrl, agent('agent_eve'));
+    suite.open.push(eve.kernel);
+    const mine = addTodo(eve.kernel, { goalId: s.goal.id, title: 'write the docs' });
+    claimTodo(eve.kernel, mine.id);
+    addEvidence(eve.kernel, { todoId: mine.id, summary: 'wrote them' });
+    shipTodo(eve.kernel, mine.id);
+    const other = addTodo(eve.kernel, { goalId: s.goal.id, title: 'not needed' });
+    killTodo(eve.kernel, other.id, 'duplicate');
+    claimTodo(eve.kernel, s.todo.id);
+    addMonitor(eve.kernel, { todoId: s.todo.id, afterSeconds: 60 });
+    setGoalStatus(eve.kernel, s.goal.id, 'paused');
+    setGoalStatus(eve.kernel, s.goal.id, 'active');
+    // A recurring todo with a person's check: shipping it adds the next occurrence, the kernel's, with that check.
+    const daily = addTodo(s.person.kernel, { goalId: s.goal.id, title: 'daily', check: 'false', recurrence: { every: 86_400 } });
+    setTodoCheck(s.person.kernel, daily.id, 'true');
+    const next = { id: 'T90', num: 90, title: 'daily', detail: '', priority: 0, dependsOn: [], check: 'true', previous: daily.id };
+    const ids = { goalId: s.goal.id, todoId: 'T90' };
+    await rawAppend(s.agentUrl, draft('todo.added', ids, next, 'kernel', 'kernel'));
+    // …but not a check its previous occurrence does not have.
+    await expect(
+      rawAppend(
+        s.agentUrl,
+        draft('todo.added', { ...ids, todoId: 'T91' }, { ...next, id: 'T91', num: 91, check: 'rm -rf /' }, 'kernel', 'kernel'),
+      ),
+    ).rejects.toThrow(/person's decision \(adding a todo with an acceptance check\)/);
+    const log = logCopy(s.ownerUrl);
+    try {
+      expect(verifyChain(log)).toMatchObject({ ok: true });
+    } finally {
+      log.close();
+    }
+  });
+
+  test('team init brings a store up to date again and again: every kind known, none stale, the checks in place', async () => {
+    const s = await store(suite.cluster);
+    await suite.cluster.sql(s.name, "INSERT INTO loopx.event_kinds VALUES ('todo.gone', '{}')");
+    await suite.cluster.sql(s.name, "UPDATE loopx.event_kinds SET schema = '{}' WHERE kind = 'todo.renewed'");
+    installTeamSchema({ connectionString: s.ownerUrl });
+    installTeamSchema({ connectionString: s.ownerUrl });
+    const kinds = (await suite.cluster.sql(s.name, 'SELECT kind FROM loopx.event_kinds ORDER BY kind')).rows.map((r) => r.kind);
+    expect(kinds).toEqual(Object.keys(eventKindSchemas()).sort());
+    await expect(rawAppend(s.agentUrl, draft('todo.renewed', { goalId: s.goal.id, todoId: s.todo.id }, {}))).rejects.toThrow(
+      /leaseExpiresAt: missing/,
+    );
+    // An agent's login cannot change what the database checks.
+    const agentSql = suite.cluster.url(s.name, 'agent_eve');
+    await expect(rawSqlAs(agentSql, "DELETE FROM loopx.event_kinds WHERE kind = 'todo.renewed'")).rejects.toThrow(/permission denied/);
+  });
+});
+
+async function rawSqlAs(url: string, text: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
