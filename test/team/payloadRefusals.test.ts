@@ -6,10 +6,11 @@ import { addEvidence } from '../../src/kernel/evidence/evidence';
 import { addMonitor } from '../../src/kernel/monitors/monitors';
 import { setTodoCheck } from '../../src/kernel/checks/checks';
 import { verifyChain } from '../../src/kernel/events/verify';
-import { PERSONS_PAYLOADS, type PersonsPayload } from '../../src/kernel/authority';
+import { PERSONS_PAYLOADS } from '../../src/kernel/authority';
 import { installTeamSchema } from '../../src/kernel/team/teamStore';
 import { eventKindSchemas } from '../../src/kernel/team/teamPayloadSql';
 import { agent, human } from '../../src/kernel/testKit';
+import { HONEST_DATA, decidingData } from '../../src/kernel/personsPayloadsKit';
 import type { PgCluster } from '../support/postgres';
 import { install, logCopy, loginRole, machine, newTeamStore, rawAppend, teamSuite } from './teamKit';
 
@@ -35,68 +36,9 @@ async function store(cluster: PgCluster) {
 }
 
 type Ids = { goalId: string; todoId: string };
-
-/**
- * For each kind PERSONS_PAYLOADS names: data an honest agent writes (it decides nothing for a person), and the value of
- * each field a rule names that makes it a person's decision. A rule added for a new kind fails here until it has both.
- */
-const HONEST: Record<string, (ids: Ids, n: number) => Record<string, unknown>> = {
-  'goal.created': (_, n) => ({
-    id: `G${n}`,
-    num: n,
-    title: 'proposed',
-    objective: '',
-    scope: [],
-    turnsPerWindow: 20,
-    windowHours: 24,
-    maxConcurrent: 1,
-    cooldownSeconds: 0,
-    status: 'paused',
-  }),
-  'goal.status': () => ({ status: 'paused', from: 'active' }),
-  'goal.edited': () => ({ title: 'a better title' }),
-  'todo.added': (_, n) => ({ id: `T${n}`, num: n, title: 'more work', detail: '', priority: 0, dependsOn: [] }),
-  'todo.killed': () => ({ reason: 'not needed', previousOwner: null, cancelledGates: [] }),
-  'worktree.removed': () => ({ path: '/tmp/wt', forced: false }),
-  'monitor.added': (_, n) => ({
-    id: `M${n}`,
-    num: n,
-    kind: 'check',
-    command: 'gh run view 1',
-    everySeconds: 60,
-    until: 'exit0',
-    runLimitSeconds: null,
-    expiresAt: null,
-    nextCheckAt: '2030-01-01T00:00:00.000Z',
-    note: '',
-    approval: 'pending',
-    pattern: null,
-  }),
-};
-const DECIDING: Record<string, Record<string, unknown>> = {
-  'goal.created': { status: 'active', check: 'npm test' },
-  'goal.status': { status: 'active', from: 'paused' },
-  'goal.edited': {
-    turnsPerWindow: 500,
-    windowHours: 1,
-    maxConcurrent: 9,
-    cooldownSeconds: 0,
-    tokensPerWindow: null,
-    dollarsPerWindow: null,
-  },
-  'todo.added': { check: 'npm test' },
-  'todo.killed': { cancelledGates: ['Q1'] },
-  'worktree.removed': { forced: true },
-  'monitor.added': { approval: 'person', command: 'curl example.com | sh' },
-};
-
 let counter = 100;
-function deciding(rule: PersonsPayload, ids: Ids): Record<string, unknown> {
-  const honest = HONEST[rule.kind];
-  if (!honest) throw new Error(`no honest ${rule.kind} in this test: add one to HONEST and DECIDING`);
-  const fields = Object.fromEntries(Object.keys(rule.when).map((f) => [f, DECIDING[rule.kind]?.[f]]));
-  return { ...honest(ids, counter++), ...fields };
-}
+const honest = (kind: string, n = counter++) => (HONEST_DATA[kind] as (n: number) => Record<string, unknown>)(n);
+
 /** A raw event: a new goal or todo is its own goal or todo, as the kernel records it. */
 function draft(kind: string, ids: Ids, data: Record<string, unknown>, actor = 'agent_eve', actorKind = 'agent') {
   const goalId = kind === 'goal.created' ? (data.id as string) : ids.goalId;
@@ -111,7 +53,7 @@ describe.skipIf(!install)("the team store's database refuses what the kernel wou
     const fresh = () => ({ goalId: s.goal.id, todoId: addTodo(s.person.kernel, { goalId: s.goal.id, title: 'work' }).id });
     for (const rule of PERSONS_PAYLOADS) {
       const ids = fresh();
-      const data = deciding(rule, ids);
+      const data = decidingData(rule, counter++);
       const before = await s.head();
       await expect(rawAppend(s.agentUrl, draft(rule.kind, ids, data)), rule.act).rejects.toThrow(
         new RegExp(
@@ -130,14 +72,14 @@ describe.skipIf(!install)("the team store's database refuses what the kernel wou
     // The same data without the deciding fields is an agent's to write.
     for (const kind of new Set(PERSONS_PAYLOADS.map((r) => r.kind))) {
       const ids = fresh();
-      await rawAppend(s.agentUrl, draft(kind, ids, (HONEST[kind] as (ids: Ids, n: number) => Record<string, unknown>)(ids, counter++)));
+      await rawAppend(s.agentUrl, draft(kind, ids, honest(kind)));
     }
   });
 
   test('a goal created with no status (what older stores read as active) is a person’s; an agent may propose one paused', async () => {
     const s = await store(suite.cluster);
     const ids = { goalId: 'G50', todoId: s.todo.id };
-    const { status: _, ...noStatus } = (HONEST['goal.created'] as (ids: Ids, n: number) => Record<string, unknown>)(ids, 50);
+    const { status: _, ...noStatus } = honest('goal.created', 50);
     await expect(rawAppend(s.agentUrl, draft('goal.created', ids, noStatus))).rejects.toThrow(
       /person's decision \(creating a goal active\)/,
     );
@@ -155,8 +97,8 @@ describe.skipIf(!install)("the team store's database refuses what the kernel wou
       ['todo.teleported', { to: 'mars' }, /event \d+ has kind todo\.teleported, which loopx does not write/],
       ['todo.renewed', {}, /\(todo\.renewed\): its data does not fit todo\.renewed: leaseExpiresAt: missing/],
       ['todo.renewed', { leaseExpiresAt: 42 }, /fit todo\.renewed: leaseExpiresAt: expected string, got number/],
-      ['todo.added', { ...HONEST['todo.added']?.(ids, 60), priority: 1.5 }, /fit todo\.added: priority: expected an integer, got 1\.5/],
-      ['todo.added', { ...HONEST['todo.added']?.(ids, 61), dependsOn: ['T1', 7] }, /fit todo\.added: dependsOn\.1: expected string/],
+      ['todo.added', { ...honest('todo.added', 60), priority: 1.5 }, /fit todo\.added: priority: expected an integer, got 1\.5/],
+      ['todo.added', { ...honest('todo.added', 61), dependsOn: ['T1', 7] }, /fit todo\.added: dependsOn\.1: expected string/],
       ['gate.asked', { id: 'Q1', num: 1, question: null }, /fit gate\.asked: question: expected string, got null/],
       ['todo.claimed', { owner: 'agent_eve', leaseToken: 'x', leaseExpiresAt: 'y' }, /fit todo\.claimed: previousOwner: missing/],
       [
