@@ -9,6 +9,8 @@ import { verifyChain } from '../../src/kernel/events/verify';
 import { PERSONS_PAYLOADS } from '../../src/kernel/authority';
 import { installTeamSchema } from '../../src/kernel/team/teamStore';
 import { eventKindSchemas } from '../../src/kernel/team/teamPayloadSql';
+import { authorityBehind } from '../../src/kernel/team/teamInspect';
+import { SyncPg } from '../../src/kernel/team/syncPg';
 import { agent, human } from '../../src/kernel/testKit';
 import { HONEST_DATA, decidingData } from '../../src/kernel/personsPayloadsKit';
 import type { PgCluster } from '../support/postgres';
@@ -157,10 +159,20 @@ describe.skipIf(!install)("the team store's database refuses what the kernel wou
 
   test('team init brings a store up to date again and again: every kind known, none stale, the checks in place', async () => {
     const s = await store(suite.cluster);
+    // A store set up before these checks: doctor's `team authority` names what agents' logins may still write.
+    await suite.cluster.sql(
+      s.name,
+      'DROP TRIGGER c_payload ON loopx.events; DROP FUNCTION loopx.check_payload(), loopx.persons_act(loopx.events)',
+    );
+    expect(behind(s.ownerUrl)).toEqual([
+      ...PERSONS_PAYLOADS.map((r) => r.act),
+      expect.stringMatching(/^events of kinds loopx does not write/),
+    ]);
     await suite.cluster.sql(s.name, "INSERT INTO loopx.event_kinds VALUES ('todo.gone', '{}')");
     await suite.cluster.sql(s.name, "UPDATE loopx.event_kinds SET schema = '{}' WHERE kind = 'todo.renewed'");
     installTeamSchema({ connectionString: s.ownerUrl });
     installTeamSchema({ connectionString: s.ownerUrl });
+    expect(behind(s.ownerUrl)).toEqual([]);
     const kinds = (await suite.cluster.sql(s.name, 'SELECT kind FROM loopx.event_kinds ORDER BY kind')).rows.map((r) => r.kind);
     expect(kinds).toEqual(Object.keys(eventKindSchemas()).sort());
     await expect(rawAppend(s.agentUrl, draft('todo.renewed', { goalId: s.goal.id, todoId: s.todo.id }, {}))).rejects.toThrow(
@@ -171,6 +183,15 @@ describe.skipIf(!install)("the team store's database refuses what the kernel wou
     await expect(rawSqlAs(agentSql, "DELETE FROM loopx.event_kinds WHERE kind = 'todo.renewed'")).rejects.toThrow(/permission denied/);
   });
 });
+
+function behind(url: string): string[] | null {
+  const pg = new SyncPg({ connectionString: url });
+  try {
+    return authorityBehind(pg);
+  } finally {
+    pg.close();
+  }
+}
 
 async function rawSqlAs(url: string, text: string): Promise<void> {
   const { default: pg } = await import('pg');
