@@ -6,6 +6,8 @@ import { addEvidence } from '../../src/kernel/evidence/evidence';
 import { addMonitor } from '../../src/kernel/monitors/monitors';
 import { setTodoCheck } from '../../src/kernel/checks/checks';
 import { verifyChain } from '../../src/kernel/events/verify';
+import { history } from '../../src/kernel/events/log';
+import { eventDataSchemas } from '../../src/kernel/events/eventTypes';
 import { PERSONS_PAYLOADS } from '../../src/kernel/authority';
 import { installTeamSchema } from '../../src/kernel/team/teamStore';
 import { eventKindSchemas } from '../../src/kernel/team/teamPayloadSql';
@@ -152,6 +154,30 @@ describe.skipIf(!install)("the team store's database refuses what the kernel wou
     const log = logCopy(s.ownerUrl);
     try {
       expect(verifyChain(log)).toMatchObject({ ok: true });
+      // The database's validator and the kernel's zod schemas agree: on every event of this log (a person's, with its
+      // channel and proof, an agent's, the kernel's), and on each with one of its fields left out or made a list.
+      const cases = history(log, { limit: 1000 }).flatMap((e) => {
+        const data = e.data as Record<string, unknown>;
+        const variants = Object.keys(data).flatMap((key) => {
+          const { [key]: _, ...without } = data;
+          return [without, { ...data, [key]: [] }];
+        });
+        return [data, ...variants].map((d) => ({ kind: e.kind, data: d }));
+      });
+      const problems = (
+        await suite.cluster.sql(
+          s.name,
+          `SELECT loopx.payload_problem(k.schema, c.value -> 'data', '') AS problem
+             FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY c JOIN loopx.event_kinds k ON k.kind = c.value ->> 'kind'
+            ORDER BY c.ordinality`,
+          [JSON.stringify(cases)],
+        )
+      ).rows.map((r) => r.problem as string | null);
+      expect(problems).toHaveLength(cases.length);
+      const schemas = eventDataSchemas() as Record<string, { safeParse(d: unknown): { success: boolean } }>;
+      const disagree = cases.filter((c, i) => (problems[i] === null) !== schemas[c.kind]?.safeParse(c.data).success);
+      expect(disagree).toEqual([]);
+      expect(problems.filter((p) => p !== null).length).toBeGreaterThan(20);
     } finally {
       log.close();
     }
