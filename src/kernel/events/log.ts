@@ -49,7 +49,7 @@ export class EventAppender {
     const prevHash = this.head.hash;
     const actor = as;
     // Every operation asks its own rule first, in better words; this is the backstop, the list the team database keeps.
-    if (actor.kind !== 'human') refusePersonsPayload(this.db, actor, draft);
+    refusePersonsPayload(this.db, actor, draft);
     // A human's channel is part of the record (and so of the hash): which way a decision came in.
     const decided = actor.kind === 'human' && actor.channel !== undefined;
     let payload: object = decided ? { ...draft.data, channel: actor.channel } : draft.data;
