@@ -6,6 +6,9 @@ import { askGate, decideGate } from './gates/gates';
 import { claimTodo } from './todos/claims';
 import { spendQuota } from './goals/quota';
 import { checkReplay } from './replay';
+import { KERNEL, PERSONS_PAYLOADS } from './authority';
+import { decidingData } from './personsPayloadsKit';
+import type { EventDraft } from './events/eventTypes';
 
 let s: TestStore;
 let goalId: string;
@@ -97,4 +100,36 @@ test.each([
   expect(() => createGoal(s.kernel, { title: 'g', objective: `x${char}y` })).toThrow(expect.objectContaining({ exitCode: 2 }));
   expect(() => blockTodo(s.kernel, todoId, `r${char}s`)).toThrow(expect.objectContaining({ exitCode: 2 }));
   expect(s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n).toBe(before);
+});
+
+test("the kernel's appender refuses every person's decision PERSONS_PAYLOADS lists to an agent and to the kernel itself; nothing is written", () => {
+  const todoId = addTodo(s.kernel, { goalId, title: 't' }).id;
+  const count = () => Number(s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n);
+  const before = count();
+  let n = 100;
+  for (const rule of PERSONS_PAYLOADS) {
+    const data = decidingData(rule, n++);
+    const draft = {
+      kind: rule.kind,
+      goalId: rule.kind === 'goal.created' ? (data.id as string) : goalId,
+      todoId: rule.kind.startsWith('goal.') ? null : todoId,
+      data,
+    } as EventDraft;
+    for (const actor of [agent('codex'), KERNEL]) {
+      expect(() => s.as(agent('codex')).write((tx) => tx.emit(draft, actor)), `${rule.act} by ${actor.name}`).toThrow(
+        expect.objectContaining({ code: 'not_allowed', message: expect.stringContaining(`${rule.act} is a person's decision`) }),
+      );
+    }
+  }
+  expect(count()).toBe(before);
+});
+
+test("the kernel's next occurrence of a recurring todo carries its person's check, inside an agent's kill", () => {
+  const daily = addTodo(s.kernel, { goalId, title: 'daily', check: 'true', recurrence: { every: 86_400 } });
+  claimTodo(s.as(agent('codex')), daily.id);
+  killTodo(s.as(agent('codex')), daily.id, 'skipped today');
+  const next = s.kernel.db
+    .prepare('SELECT check_command, actor FROM todos t JOIN events e ON e.todo_id = t.id WHERE t.previous_id = ?')
+    .get(daily.id);
+  expect(next).toEqual({ check_command: 'true', actor: 'kernel' });
 });

@@ -144,7 +144,7 @@ describe.skipIf(!install)('authority enforced by the database', () => {
       kind: 'todo.renewed',
       goalId: s.goal.id,
       todoId: s.todo.id,
-      data: {},
+      data: { leaseExpiresAt: '2030-01-01T00:00:00.000Z' },
       actor: 'agent_bob',
       actorKind: 'agent',
     });

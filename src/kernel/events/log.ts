@@ -7,6 +7,7 @@ import { checkTail } from './verify';
 import { withProof } from './proof';
 import { type HumanKey, ensureHumanKey, humanKeyDir } from '../humanKey';
 import { RefusedError } from '../errors';
+import { refusePersonsPayload } from '../authority';
 import type { Reducer } from './reducerKit';
 import { hookReducers } from '../hooks/hookReducers';
 import { todoReducers } from '../todos/todoReducers';
@@ -47,6 +48,8 @@ export class EventAppender {
     const seq = this.head.seq + 1;
     const prevHash = this.head.hash;
     const actor = as;
+    // Every operation asks its own rule first, in better words; this is the backstop, the list the team database keeps.
+    refusePersonsPayload(this.db, actor, draft);
     // A human's channel is part of the record (and so of the hash): which way a decision came in.
     const decided = actor.kind === 'human' && actor.channel !== undefined;
     let payload: object = decided ? { ...draft.data, channel: actor.channel } : draft.data;

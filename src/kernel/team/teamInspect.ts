@@ -5,6 +5,7 @@ import { insertEventRow } from '../events/log';
 import type { SyncPg } from './syncPg';
 import { rowsToEvents } from './teamLog';
 import { AGENTS_ROLE, HUMANS_ROLE, HUMAN_ONLY_KINDS } from './teamSchema';
+import { PERSONS_PAYLOADS } from '../authority';
 
 /**
  * Looking at a team store without changing it: the log copied into an empty SQLite store (where the one chain check,
@@ -52,18 +53,25 @@ export interface TeamStoreFacts {
 }
 
 /**
- * The human-only kinds the database's authority trigger does not list yet: its schema was installed by an older loopx
- * (the kernel's list grew, e.g. the team verbs' records), so an agent's login could still write those with raw SQL
- * until the owner runs `loopx team init` again. Empty when current; null when the schema is not installed.
+ * What the database's checks do not refuse yet: the human-only kinds its authority trigger does not list, the
+ * person's acts by data (PERSONS_PAYLOADS) its `persons_act` does not know, and, before the data checks existed,
+ * events of any kind with any data. Its schema was installed by an older loopx, so an agent's login could still write
+ * those with raw SQL until the owner runs `loopx team init` again. Empty when current; null when not installed.
  */
 export function authorityBehind(pg: SyncPg): string[] | null {
-  const [row] = pg.query(
-    `SELECT p.prosrc AS src FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-      WHERE n.nspname = 'loopx' AND p.proname = 'check_authority'`,
+  const rows = pg.query(
+    `SELECT p.proname AS name, p.prosrc AS src FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+      WHERE n.nspname = 'loopx' AND p.proname IN ('check_authority', 'persons_act', 'check_payload')`,
   );
-  if (!row) return null;
-  const src = String(row.src);
-  return HUMAN_ONLY_KINDS.filter((kind) => !src.includes(`'${kind}'`));
+  const src = (name: string) => rows.find((r) => r.name === name)?.src as string | undefined;
+  const authority = src('check_authority');
+  if (authority === undefined) return null;
+  const persons = src('persons_act') ?? '';
+  return [
+    ...HUMAN_ONLY_KINDS.filter((kind) => !authority.includes(`'${kind}'`)),
+    ...PERSONS_PAYLOADS.map((r) => r.act).filter((act) => !persons.includes(`'${act.replace(/'/g, "''")}'`)),
+    ...(src('check_payload') === undefined ? ["events of kinds loopx does not write, or data that does not fit its kind's schema"] : []),
+  ];
 }
 
 /** Who this connection is and where the log's head is; a database without loopx's schema has headSeq null. */

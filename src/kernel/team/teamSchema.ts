@@ -1,4 +1,5 @@
 import { HUMAN_ONLY_KINDS } from '../authority';
+import { payloadSql } from './teamPayloadSql';
 
 /**
  * The team store's schema in PostgreSQL (schema `loopx`): the event log (the source of truth), its head (one row, the
@@ -8,8 +9,10 @@ import { HUMAN_ONLY_KINDS } from '../authority';
  * The database enforces what it can without trusting the client:
  * - the chain's order: an event must follow the head (seq + 1, prev_hash = head hash); the head moves with it;
  * - append-only: nobody but the owner may UPDATE, DELETE or TRUNCATE events (no grant; a trigger says why);
- * - authority: a person's decisions (HUMAN_ONLY_KINDS, the kernel's list in authority.ts) and any event recorded as a
- *   human's need `loopx_humans`; a human's event names the login that wrote it (or a name `loopx.people` maps it to).
+ * - authority: a person's decisions (HUMAN_ONLY_KINDS and PERSONS_PAYLOADS, the kernel's lists in authority.ts) and any
+ *   event recorded as a human's need `loopx_humans`; a human's event names the login that wrote it (or a name
+ *   `loopx.people` maps it to);
+ * - a known kind whose data fits its schema (teamPayloadSql.ts, generated from the kernel's zod schemas).
  * Event `data` is stored as text, exactly the canonical JSON the hash covers (jsonb would reorder its keys).
  */
 
@@ -87,27 +90,14 @@ LANGUAGE plpgsql SET search_path = loopx, pg_temp AS $f$
 DECLARE
   human boolean := pg_has_role(current_user, '${HUMANS_ROLE}', 'MEMBER');
   needs_human boolean := NEW.kind IN (${kinds}) OR NEW.actor_kind = 'human';
-  last record;
+  act text;
 BEGIN
   NEW.written_by := current_user;
-  IF NOT needs_human AND NEW.kind = 'goal.status' AND (NEW.data::jsonb ->> 'status') = 'active' THEN
-    -- Resuming needs a person unless the goal's latest status change was an agent's pause (authority.ts resumeNeedsHuman).
-    SELECT e.kind, e.actor_kind, e.data INTO last FROM loopx.events e
-      WHERE e.goal_id = NEW.goal_id AND e.kind IN ('goal.created', 'goal.status') ORDER BY e.seq DESC LIMIT 1;
-    needs_human := last IS NULL OR last.kind = 'goal.created'
-      OR NOT (last.actor_kind = 'agent' AND (last.data::jsonb ->> 'status') = 'paused');
-  END IF;
-  IF NOT needs_human AND NEW.kind = 'todo.killed' THEN
-    -- Killing a todo with a pending gate cancels a person's question (todos.ts).
-    needs_human := jsonb_array_length(COALESCE(NEW.data::jsonb -> 'cancelledGates', '[]'::jsonb)) > 0;
-  END IF;
-  IF NOT needs_human AND NEW.kind = 'worktree.removed' THEN
-    -- Removing a folder with uncommitted changes is a person's force (hygiene.ts, landing.ts); the kernel never forces.
-    needs_human := COALESCE((NEW.data::jsonb ->> 'forced')::boolean, false);
-  END IF;
+  -- A person's decision made by the data of a kind agents write (authority.ts PERSONS_PAYLOADS, teamPayloadSql.ts).
+  IF NOT needs_human THEN act := loopx.persons_act(NEW); needs_human := act IS NOT NULL; END IF;
   IF needs_human AND NOT human THEN
-    RAISE EXCEPTION 'event % (%) is a person''s decision: database role % is not a member of ${HUMANS_ROLE}',
-      NEW.seq, NEW.kind, current_user USING ERRCODE = 'insufficient_privilege', HINT = 'loopx_human_only';
+    RAISE EXCEPTION 'event % (%) is a person''s decision%: database role % is not a member of ${HUMANS_ROLE}',
+      NEW.seq, NEW.kind, coalesce(' (' || act || ')', ''), current_user USING ERRCODE = 'insufficient_privilege', HINT = 'loopx_human_only';
   END IF;
   -- A person writes in their own name: the login, or a name the owner mapped it to. The schema's owner (who moves a
   -- store in, with its history's names) is exempt: it could drop this trigger anyway.
@@ -157,5 +147,5 @@ GRANT USAGE ON SCHEMA loopx TO ${AGENTS_ROLE}, ${HUMANS_ROLE};
 GRANT SELECT, INSERT ON loopx.events, loopx.ops TO ${AGENTS_ROLE}, ${HUMANS_ROLE};
 GRANT SELECT ON loopx.head, loopx.people TO ${AGENTS_ROLE}, ${HUMANS_ROLE};
 GRANT EXECUTE ON FUNCTION loopx.lock_head(), loopx.check_authority(), loopx.advance_head() TO ${AGENTS_ROLE}, ${HUMANS_ROLE};
-`;
+${payloadSql(AGENTS_ROLE, HUMANS_ROLE)}`;
 }
