@@ -1,4 +1,5 @@
 import { HUMAN_ONLY_KINDS } from '../authority';
+import { transitionSql } from './teamTransitionSql';
 
 /**
  * The team store's schema in PostgreSQL (schema `loopx`): the event log (the source of truth), its head (one row, the
@@ -149,6 +150,7 @@ CREATE TRIGGER b_chain BEFORE INSERT ON loopx.events FOR EACH ROW EXECUTE FUNCTI
 DROP TRIGGER IF EXISTS append_only ON loopx.events;
 -- Even a role someone granted UPDATE or DELETE by mistake cannot rewrite history; only the owner can drop this trigger.
 CREATE TRIGGER append_only BEFORE UPDATE OR DELETE ON loopx.events FOR EACH ROW EXECUTE FUNCTION loopx.refuse_change();
+${transitionSql()}
 
 REVOKE ALL ON SCHEMA loopx FROM PUBLIC;
 REVOKE ALL ON ALL TABLES IN SCHEMA loopx FROM PUBLIC;

@@ -25,9 +25,21 @@ export type Operand =
   | { data: string }
   | { value: string | number };
 
-export type Condition =
-  | { op: '=' | '>' | '<='; left: Operand; right: Operand }
-  | { op: 'or' | 'and'; of: Condition[] };
+export interface Comparison {
+  op: '=' | '>' | '<=';
+  left: Operand;
+  right: Operand;
+}
+export interface Junction {
+  op: 'or' | 'and';
+  of: Condition[];
+}
+export type Condition = Comparison | Junction;
+
+/** Whether a condition joins others (or, and) rather than comparing two values. */
+export function isJunction(c: Condition): c is Junction {
+  return c.op === 'or' || c.op === 'and';
+}
 
 /** A rule of a transition: it must hold, else `refusal` says why (`{todo}`, `{status}`, `{owner}` filled in). */
 export interface Rule {
@@ -165,7 +177,10 @@ export function transitionRefusal(db: SqliteDb, e: StoredEvent): string | null {
     return null;
   }
   if (e.kind === 'goal.file_applied' && e.goalId !== null) {
-    for (const [key, id] of Object.entries((data.keys ?? {}) as Record<string, string>)) {
+    const keys = Object.entries((data.keys ?? {}) as Record<string, string>);
+    const twice = keys.find(([, id], i) => keys.findIndex(([, other]) => other === id) !== i);
+    if (twice) return `it gives todo ${twice[1]} two keys`;
+    for (const [key, id] of keys) {
       const held = keyHolder(db, e.goalId, key);
       if (held !== null && held !== id) return `goal ${e.goalId} already has todo ${held} with key ${key}`;
     }
@@ -202,8 +217,7 @@ function keyHolder(db: SqliteDb, goalId: string, key: string): string | null {
 }
 
 function holds(c: Condition, todo: TodoState, e: StoredEvent, data: Record<string, unknown>): boolean {
-  if (c.op === 'or') return c.of.some((x) => holds(x, todo, e, data));
-  if (c.op === 'and') return c.of.every((x) => holds(x, todo, e, data));
+  if (isJunction(c)) return c.op === 'or' ? c.of.some((x) => holds(x, todo, e, data)) : c.of.every((x) => holds(x, todo, e, data));
   const left = valueOf(c.left, todo, e, data);
   const right = valueOf(c.right, todo, e, data);
   if (left === null || right === null) return false;
