@@ -104,7 +104,10 @@ export const TODO_TRANSITIONS = {
     from: ['claimed'],
     rules: [
       { holds: holder, refusal: `${HOLDER_REFUSAL} ship it` },
-      { holds: { op: '>', left: state('evidence_count'), right: { value: 0 } }, refusal: 'todo {todo} has no evidence; shipping needs some' },
+      {
+        holds: { op: '>', left: state('evidence_count'), right: { value: 0 } },
+        refusal: 'todo {todo} has no evidence; shipping needs some',
+      },
     ],
     change: { status: 'shipped', owner: null, leaseExpiresAt: null },
   },
@@ -122,7 +125,11 @@ export const TODO_TRANSITIONS = {
       {
         holds: {
           op: 'or',
-          of: [eq(state('status'), { value: 'open' }), { op: '<=', left: state('lease_expires_at'), right: at }, eq(state('owner'), { data: 'from' })],
+          of: [
+            eq(state('status'), { value: 'open' }),
+            { op: '<=', left: state('lease_expires_at'), right: at },
+            eq(state('owner'), { data: 'from' }),
+          ],
         },
         refusal: 'todo {todo} has since been claimed by {owner}',
       },
@@ -191,7 +198,10 @@ export function transitionRefusal(db: SqliteDb, e: StoredEvent): string | null {
   const transition = (TODO_TRANSITIONS as Record<string, TodoTransition>)[e.kind];
   if (!transition) return null;
   const words = (text: string): string =>
-    text.replaceAll('{todo}', todo.id).replaceAll('{status}', todo.status).replaceAll('{owner}', todo.owner ?? 'nobody');
+    text
+      .replaceAll('{todo}', todo.id)
+      .replaceAll('{status}', todo.status)
+      .replaceAll('{owner}', todo.owner ?? 'nobody');
   if (!transition.from.includes(todo.status)) return words(statusRefusal(e.kind, transition.from));
   for (const rule of transition.rules) if (!holds(rule.holds, todo, e, data)) return words(rule.refusal);
   return null;
