@@ -141,10 +141,10 @@ describe.skipIf(!install)('authority enforced by the database', () => {
     await rawAppend(s.agentUrl, { ...removed, data: { path: '/w', forced: false } });
     // An agent's ordinary event still goes in: the trigger refuses the list, not everything.
     await rawAppend(s.agentUrl, {
-      kind: 'todo.renewed',
+      kind: 'todo.edited',
       goalId: s.goal.id,
       todoId: s.todo.id,
-      data: { leaseExpiresAt: '2030-01-01T00:00:00.000Z' },
+      data: { title: 'deploy it' },
       actor: 'agent_bob',
       actorKind: 'agent',
     });
@@ -177,10 +177,10 @@ describe.skipIf(!install)('authority enforced by the database', () => {
     });
     // The owner (who moves a store in, with its history's names) may record any person's event.
     await rawAppend(s.ownerUrl, {
-      kind: 'todo.unblocked',
+      kind: 'todo.blocked',
       goalId: s.goal.id,
       todoId: s.todo.id,
-      data: {},
+      data: { reason: 'waiting on a vendor', previousOwner: null },
       actor: 'someone from before',
       actorKind: 'human',
     });

@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { createGoal } from '../goals/goals';
 import { addTodoInTx, addTodo } from '../todos/todos';
-import { listTodos } from '../todos/todoQueries';
+import { getTodo, listTodos } from '../todos/todoQueries';
+import { claimTodo } from '../todos/claims';
+import { shipTodo } from '../todos/todos';
+import { setAsideEvents } from './setAside';
 import { checkReplay } from '../replay';
 import { forgeEvent } from '../forgeKit';
 import { markSetAsideHandled, setAsideFound } from '../logHealth';
@@ -53,7 +56,7 @@ describe.skipIf(teamEngineUnderTest())('an event no reducer can apply, appended 
         kind: 'todo.added',
         actor: 'mallory',
         actorKind: 'agent',
-        why: 'UNIQUE constraint failed: todos.goal_id, todos.key',
+        why: 'goal G1 already has a todo with key deploy',
         handled: null,
       },
     ]);
@@ -93,5 +96,31 @@ describe.skipIf(teamEngineUnderTest())('an event no reducer can apply, appended 
       at: expect.any(String),
       decidedSeq: handledSeq,
     });
+  });
+
+  test('a transition the kernel would refuse (a claim of a shipped todo) is set aside on the live store and on replay, not applied', () => {
+    s = makeStore();
+    const goal = createGoal(s.kernel, { title: 'ship it' });
+    const todo = addTodo(s.kernel, { goalId: goal.id, title: 'deploy' });
+    claimTodo(s.as(agent('bob')), todo.id);
+    shipTodo(s.as(agent('bob')), todo.id, { evidence: 'deployed and checked' });
+    // mallory appends a well-chained claim of the shipped todo; forgeEvent applies it as a replica's catch-up would.
+    const seq = forgeEvent(
+      s.kernel.db,
+      {
+        kind: 'todo.claimed',
+        goalId: goal.id,
+        todoId: todo.id,
+        data: { owner: 'mallory', leaseToken: 'x', leaseExpiresAt: '2099-01-01T00:00:00.000Z', previousOwner: null },
+      },
+      { at: '2026-01-01T00:00:05.000Z', actor: 'mallory', actorKind: 'agent', channel: null },
+    );
+    expect(getTodo(s.kernel.db, todo.id)).toMatchObject({ status: 'shipped', owner: null });
+    const why = `todo ${todo.id} is shipped; todo.claimed needs it open or claimed`;
+    expect(setAsideEvents(s.kernel.db)).toMatchObject([{ seq, kind: 'todo.claimed', why }]);
+    const replay = checkReplay(s.kernel.db);
+    expect(replay.ok).toBe(true);
+    expect(replay.differences).toEqual([]);
+    expect(replay.setAside).toMatchObject([{ seq, kind: 'todo.claimed', actor: 'mallory', why }]);
   });
 });

@@ -3,20 +3,24 @@ import type { EventKind, StoredEvent } from './eventTypes';
 import { eventDataSchemas } from './eventTypes';
 import { applyReducer, touchAgent } from './log';
 import { busyError, environmentError } from '../storeFile';
+import { transitionRefusal } from '../todos/todoTransitions';
 
 /**
  * Applying a stored event, or setting it aside: the one home of that decision. Every event loopx did not just build
  * itself (a team replica's catch-up, replay, a rebuilt replica, the story's past store) goes through `applyEvent`.
  *
- * A well-chained event can still be one the reducers cannot apply: a duplicate `todo.added` an agent's database login
- * inserted with raw SQL, data that does not fit its kind. Stopping there would stop the store for good on every
+ * A well-chained event can still be one the reducers cannot apply, or one the kernel would have refused: a duplicate
+ * `todo.added` or a claim of a shipped todo written with raw SQL into a store's file (or into a team store from before
+ * its transition trigger), data that does not fit its kind. Stopping there would stop the store for good on every
  * machine (the log is append-only), so the event is set aside instead: its reducer's effect is rolled back to a
  * savepoint, and the event is recorded in `set_aside` (seq, kind, writer, why). The decision depends only on the
  * event and the state before it, so every machine, every replay and every rebuild makes the same one. Environment
  * trouble (a full disk, a busy or damaged file) is not the event's fault: it is thrown, and nothing is set aside.
  */
 export function applyEvent(db: SqliteDb, e: StoredEvent): boolean {
-  let why = invalidData(e);
+  // A transition the kernel would refuse (a claim of a shipped todo, a duplicate key…) is set aside, not applied: the
+  // same table the team store's trigger is generated from (todos/todoTransitions.ts).
+  let why = invalidData(e) ?? transitionRefusal(db, e);
   if (why === null) {
     db.exec('SAVEPOINT apply_event');
     try {

@@ -9,6 +9,7 @@ import { formatId, optionalText, parseAgentName, requireText } from '../validate
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { getTodoCore, leaseLive } from '../todos/todoQueries';
 import { DEFAULT_LEASE_SECONDS, requireLiveLease } from '../todos/claims';
+import { mayStartFrom } from '../todos/todoTransitions';
 
 export interface HandoffInput {
   to: string;
@@ -60,7 +61,7 @@ export function acceptHandoff(kernel: Kernel, handoffId: string): Handoff {
     if (handoff.status !== 'offered') throw new IllegalTransitionError(`handoff ${handoffId} is ${handoff.status}`);
     if (handoff.to !== actor.name) throw new NotAllowedError(`handoff ${handoffId} is offered to ${handoff.to}, not to ${actor.name}`);
     const todo = getTodoCore(tx.db, handoff.todoId);
-    if (todo.status === 'shipped' || todo.status === 'killed' || todo.status === 'blocked') {
+    if (!mayStartFrom('handoff.accepted', todo.status)) {
       throw new IllegalTransitionError(`todo ${todo.id} is ${todo.status}; the handoff can no longer be accepted`);
     }
     if (leaseLive(todo, tx.at) && todo.owner !== handoff.from) {

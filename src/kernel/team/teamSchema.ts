@@ -1,5 +1,6 @@
 import { HUMAN_ONLY_KINDS } from '../authority';
 import { payloadSql } from './teamPayloadSql';
+import { transitionSql } from './teamTransitionSql';
 
 /**
  * The team store's schema in PostgreSQL (schema `loopx`): the event log (the source of truth), its head (one row, the
@@ -139,6 +140,7 @@ CREATE TRIGGER b_chain BEFORE INSERT ON loopx.events FOR EACH ROW EXECUTE FUNCTI
 DROP TRIGGER IF EXISTS append_only ON loopx.events;
 -- Even a role someone granted UPDATE or DELETE by mistake cannot rewrite history; only the owner can drop this trigger.
 CREATE TRIGGER append_only BEFORE UPDATE OR DELETE ON loopx.events FOR EACH ROW EXECUTE FUNCTION loopx.refuse_change();
+${transitionSql()}
 
 REVOKE ALL ON SCHEMA loopx FROM PUBLIC;
 REVOKE ALL ON ALL TABLES IN SCHEMA loopx FROM PUBLIC;

@@ -115,13 +115,14 @@ function createDatabase(env: NodeJS.ProcessEnv): PooledDatabase {
 }
 
 /**
- * Back to the template's state: no events, no operation ids, the head at the genesis (teamSchema.ts). As the owner:
+ * Back to the template's state: no events, no operation ids, no todo or goal state (teamTransitionSql.ts), the head at
+ * the genesis (teamSchema.ts). As the owner:
  * TRUNCATE fires no row trigger, and no other role may run it. A transaction a test left open is rolled back first.
  */
 function empty(client: KeptClient): void {
   client.batch([
     { text: 'ROLLBACK' },
-    { text: 'TRUNCATE loopx.events, loopx.ops' },
+    { text: 'TRUNCATE loopx.events, loopx.ops, loopx.goal_state, loopx.todo_state' },
     { text: "UPDATE loopx.head SET seq = 0, hash = repeat('0', 64)" },
   ]);
 }

@@ -15,6 +15,8 @@ import { getGoal } from '../goals/goalQueries';
 import { nextNum } from '../model';
 import { pendingGateIds } from '../gates/gates';
 import { isHuman, requireLiveLease } from './claims';
+// Which statuses block, unblock and kill start from: the transition table the team store's trigger is generated from.
+import { mayStartFrom } from './todoTransitions';
 
 export interface TodoInput {
   goalId: string;
@@ -91,14 +93,12 @@ export function addTodoInTx(tx: Tx, goalId: string, todo: NewTodo, emit: Tx['emi
   return id;
 }
 
-const TERMINAL = new Set(['shipped', 'killed']);
-
 export function blockTodo(kernel: Kernel, todoId: string, reasonText: string): Todo {
   kernel.requireActor();
   const reason = requireText(reasonText, 'reason', { max: TEXT_LIMITS.reason, multiline: true });
   return kernel.write((tx) => {
     const todo = getTodoCore(tx.db, todoId);
-    if (TERMINAL.has(todo.status) || todo.status === 'blocked') {
+    if (!mayStartFrom('todo.blocked', todo.status)) {
       throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}; it cannot be blocked`);
     }
     // Humans may block anything not finished; an agent blocks only what it holds.
@@ -114,7 +114,7 @@ export function unblockTodo(kernel: Kernel, todoId: string, noteText?: string): 
   const note = optionalText(noteText, 'note') || null;
   return kernel.write((tx) => {
     const todo = getTodoCore(tx.db, todoId);
-    if (todo.status !== 'blocked') throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}, not blocked`);
+    if (!mayStartFrom('todo.unblocked', todo.status)) throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}, not blocked`);
     tx.emit({ kind: 'todo.unblocked', goalId: todo.goalId, todoId, data: { note } });
     return getTodo(tx.db, todoId);
   });
@@ -197,7 +197,7 @@ export function killTodo(kernel: Kernel, todoId: string, reasonText: string, opt
   const reason = requireText(reasonText, 'reason', { max: TEXT_LIMITS.reason, multiline: true });
   return kernel.write((tx) => {
     const todo = getTodoCore(tx.db, todoId);
-    if (TERMINAL.has(todo.status)) throw new IllegalTransitionError(`todo ${todoId} is already ${todo.status}`);
+    if (!mayStartFrom('todo.killed', todo.status)) throw new IllegalTransitionError(`todo ${todoId} is already ${todo.status}`);
     if (!isHuman(tx) && leaseLive(todo, tx.at) && todo.owner !== tx.actor.name) {
       throw new NotAllowedError(`todo ${todoId} is claimed by ${todo.owner}; an agent may not kill another's claim`);
     }
