@@ -1,6 +1,6 @@
 import type { SqliteDb } from '../db/sqliteDb';
-import type { EventKind, StoredEvent } from './eventTypes';
-import { eventDataSchemas } from './eventTypes';
+import type { StoredEvent } from './eventTypes';
+import { invalidEventData } from './eventValidation';
 import { applyReducer, touchAgent } from './log';
 import { busyError, environmentError } from '../storeFile';
 
@@ -16,7 +16,7 @@ import { busyError, environmentError } from '../storeFile';
  * trouble (a full disk, a busy or damaged file) is not the event's fault: it is thrown, and nothing is set aside.
  */
 export function applyEvent(db: SqliteDb, e: StoredEvent): boolean {
-  let why = invalidData(e);
+  let why = invalidEventData(e);
   if (why === null) {
     db.exec('SAVEPOINT apply_event');
     try {
@@ -40,20 +40,6 @@ export function applyEvent(db: SqliteDb, e: StoredEvent): boolean {
     why,
   );
   return false;
-}
-
-/** Why the event's data does not fit its kind (or the kind is unknown to this loopx), or null when it fits. */
-function invalidData(e: StoredEvent): string | null {
-  const schema = (eventDataSchemas() as Record<string, { safeParse(data: unknown): { success: boolean; error?: unknown } }>)[
-    e.kind as EventKind
-  ];
-  if (!schema) return `unknown event kind ${String(e.kind)}`;
-  const parsed = schema.safeParse(e.data);
-  if (parsed.success) return null;
-  const issue = (parsed.error as { issues?: { path: PropertyKey[]; message: string }[] }).issues?.[0];
-  return issue
-    ? `its data does not fit ${e.kind}: ${issue.path.map(String).join('.') || 'data'}: ${issue.message}`
-    : `its data does not fit ${e.kind}`;
 }
 
 function firstLine(message: string): string {
