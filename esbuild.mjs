@@ -1,6 +1,6 @@
 // One build script: a shared base config spread into each bundle target.
 import { build, context } from 'esbuild';
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const agentVerbs = JSON.parse(readFileSync(new URL('./src/cli/agentVerbs.json', import.meta.url), 'utf8'));
@@ -34,9 +34,35 @@ const cli = {
 // node:sqlite from VS Code 1.105 (engines.vscode): better-sqlite3 is left out of them, so the .vsix carries no native
 // binary and installs on every platform (src/kernel/db/openDb.ts).
 const inEditor = { ...base, define: { ...base.define, __LOOPX_NODE_SQLITE_ONLY__: 'true' } };
+/**
+ * Code an agent's call seldom runs, kept out of the verbs' bundles and loaded by path from a bundle of its own on
+ * first use: checking an event's data against its kind's schema (zod and every event schema, a fifth of a verb's
+ * bundle; only for events loopx did not build itself: team catch-up, replay, rebuild), and croner (a fifth of
+ * `todo add` and `todo ship`; only for a todo that recurs on a cron expression). In a verb's bundle the import is a
+ * stub whose exports call (or construct) the real ones. test/cli/agentVerbCost.test.ts keeps them out.
+ */
+const byPath = [
+  { filter: /\/eventValidation$/, file: 'eventValidation.js', exports: ['invalidEventData'] },
+  { filter: /^croner$/, file: 'croner.js', exports: ['Cron'] },
+];
+const loadedByPath = {
+  name: 'loaded-by-path',
+  setup(build) {
+    for (const [index, { filter }] of byPath.entries())
+      build.onResolve({ filter }, () => ({ path: String(index), namespace: 'loopx-by-path' }));
+    build.onLoad({ filter: /.*/, namespace: 'loopx-by-path' }, ({ path }) => {
+      const { file, exports } = byPath[Number(path)];
+      const load = `(loaded ??= require('node:module').createRequire(__filename)(require('node:path').join(__dirname, '..', ${JSON.stringify(file)})))`;
+      const forward = (name) =>
+        `exports.${name} = function (...args) { const real = ${load}.${name}; return new.target ? new real(...args) : real.apply(this, args); };`;
+      return { loader: 'js', contents: ['let loaded;', ...exports.map(forward)].join('\n') };
+    });
+  },
+};
 const agentBundle = {
   ...cli,
   define: { ...cli.define, __LOOPX_ROOT_FROM_BUNDLE__: JSON.stringify('../..'), __LOOPX_PG_BUNDLE__: JSON.stringify('../pg.js') },
+  plugins: [loadedByPath],
 };
 
 const targets = [
@@ -51,7 +77,15 @@ const targets = [
       loader: 'ts',
     },
     outfile: `dist/agent/${bundleName(verb)}.js`,
+    metafile: true,
   })),
+  // Loaded by path by the agent verbs' bundles, on first use only (byPath, above).
+  { ...cli, entryPoints: ['src/kernel/events/eventValidation.ts'], outfile: 'dist/eventValidation.js' },
+  {
+    ...cli,
+    stdin: { contents: "module.exports = require('croner');", resolveDir: '.', sourcefile: 'croner.js', loader: 'js' },
+    outfile: 'dist/croner.js',
+  },
   // PostgreSQL's client for team mode, pure JavaScript (pg-native, its optional native binding, is left out): loaded
   // by path in SyncPg's worker thread, by every bundle that may open a team store (the CLI, agents' verbs, VS Code).
   {
@@ -153,14 +187,35 @@ if (process.argv.includes('--start')) {
   });
 }
 
+/**
+ * dist/agentBundles.json: for each agent verb's bundle, the modules it evaluates and the bytes each adds, from
+ * esbuild's metafile. test/cli/agentVerbCost.test.ts holds them to a budget and names what grew.
+ */
+function writeAgentBundleInputs(results) {
+  const byVerb = {};
+  for (const { metafile } of results) {
+    if (!metafile) continue;
+    for (const [outfile, output] of Object.entries(metafile.outputs)) {
+      if (!outfile.startsWith('dist/agent/') || !outfile.endsWith('.js')) continue;
+      const inputs = {};
+      for (const [input, { bytesInOutput }] of Object.entries(output.inputs))
+        // node_modules may be a symlink (a worktree's): name a package's file from node_modules/ on.
+        inputs[input.replace(/^.*?node_modules\//, 'node_modules/')] = bytesInOutput;
+      byVerb[outfile.slice('dist/agent/'.length, -'.js'.length)] = { bytes: output.bytes, inputs };
+    }
+  }
+  writeFileSync('dist/agentBundles.json', `${JSON.stringify(byVerb, null, 1)}\n`);
+}
+
 if (watch) {
   copyCodicons();
   for (const target of targets) await (await context(target)).watch();
   console.log('esbuild: watching…');
 } else {
   const started = Date.now();
-  await Promise.all(targets.map((target) => build(target)));
+  const results = await Promise.all(targets.map((target) => build(target)));
   copyCodicons();
+  writeAgentBundleInputs(results);
   // A verb that left the list leaves no bundle behind; code caches of the loader before Node's compile cache go too.
   for (const name of readdirSync('dist')) if (/^cli\.js\..*cache$/.test(name)) rmSync(`dist/${name}`, { force: true });
   const built = new Set(agentVerbs.map((verb) => `${bundleName(verb)}.js`));

@@ -10,6 +10,18 @@ const result = spawnSync(ensureNode22(), ['dist/bench/bench.js'], {
 });
 if (result.status !== 0) process.exit(result.status ?? 1);
 
+/** The verbs of the table that commit a write (bench/bench.ts's names). */
+const DURABLE_WRITES = new Set([
+  'todo claim',
+  'todo renew',
+  'evidence add',
+  'todo release',
+  'todo ship',
+  'gate ask',
+  'turn start',
+  'turn finish',
+]);
+
 const passes = ['20', '22']
   .map((major) => `dist/bench/results-node${major}.json`)
   .filter((f) => existsSync(f))
@@ -21,17 +33,20 @@ if (passes.length === 2) {
     '\nEvery agent verb as a ratio to bare `node -e 0` on the same runtime, measured in the same run (median of the per-round ratios):\n',
   );
   console.log(
-    `| verb | ${columns.map((c) => `Node ${c.pass.node.split('.')[0]} (${c.pass.driver}), ${fmt(c.size.todos)} todos`).join(' | ')} |`,
+    `| verb | bound (issue 39) | ${columns.map((c) => `Node ${c.pass.node.split('.')[0]} (${c.pass.driver}), ${fmt(c.size.todos)} todos`).join(' | ')} |`,
   );
-  console.log(`| --- | ${columns.map(() => '---').join(' | ')} |`);
+  console.log(`| --- | --- | ${columns.map(() => '---').join(' | ')} |`);
   const bare = (c) => c.size.verbs.map((v) => v.baselineMs).sort((a, b) => a - b)[c.size.verbs.length >> 1];
-  console.log(`| \`node -e 0\` | ${columns.map((c) => `${bare(c).toFixed(1)} ms`).join(' | ')} |`);
+  console.log(`| \`node -e 0\` | | ${columns.map((c) => `${bare(c).toFixed(1)} ms`).join(' | ')} |`);
   for (const verb of columns[0].size.verbs.map((v) => v.verb)) {
+    // A read is held to 1.2x bare start-up; a durable write to 1.2x plus one fsync, which this table does not time
+    // (the fsyncs per write are counted by test/cli/agentVerbCost.test.ts), so a write over 1.2x is marked, not failed.
+    const write = DURABLE_WRITES.has(verb);
     console.log(
-      `| \`${verb}\` | ${columns
+      `| \`${verb}\` | ${write ? '1.2x + one fsync' : '1.2x'} | ${columns
         .map((c) => {
           const f = c.size.verbs.find((v) => v.verb === verb);
-          return f ? `${f.ratio.toFixed(2)}x` : '';
+          return f ? `${f.ratio.toFixed(2)}x${f.ratio > 1.2 ? (write ? ' (+fsync?)' : ' **over**') : ''}` : '';
         })
         .join(' | ')} |`,
     );

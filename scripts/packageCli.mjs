@@ -41,6 +41,9 @@ export function cliFiles() {
     ['dist/lsp.js', 'dist/lsp.js'],
     // team mode's PostgreSQL client (pure JavaScript), loaded by path in a worker thread
     ['dist/pg.js', 'dist/pg.js'],
+    // loaded by path by agent verbs' bundles on first use: the event schemas (an event from elsewhere), croner
+    ['dist/eventValidation.js', 'dist/eventValidation.js'],
+    ['dist/croner.js', 'dist/croner.js'],
     ...agent,
     ['docs/cli-readme.md', 'README.md'],
     ['LICENSE', 'LICENSE'],

@@ -145,6 +145,8 @@ describe('the CLI package', () => {
       'package/README.md',
       'package/bin/loopx',
       'package/dist/cli.js',
+      'package/dist/croner.js',
+      'package/dist/eventValidation.js',
       'package/dist/lsp.js',
       'package/dist/mcp.js',
       'package/dist/pg.js',

@@ -2,6 +2,7 @@ import type { DriverName, SqliteDb } from './sqliteDb';
 import { openBetterSqlite } from './betterSqliteDriver';
 import { loadNodeSqlite, openNodeSqlite } from './nodeSqliteDriver';
 import { DriverUnavailableError } from '../errors';
+import { countedIfAsked } from './sqlCount';
 
 export const BUSY_TIMEOUT_MS = 10_000;
 
@@ -50,6 +51,7 @@ export function openDb(path: string, driver: DriverName = chooseDriver(), option
       driver === 'node:sqlite' || (typeof __LOOPX_NODE_SQLITE_ONLY__ === 'boolean' && __LOOPX_NODE_SQLITE_ONLY__)
         ? openNodeSqlite(path, BUSY_TIMEOUT_MS, readOnly)
         : openBetterSqlite(path, BUSY_TIMEOUT_MS, readOnly);
+    db = countedIfAsked(db);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     // Node 20 without better-sqlite3 beside loopx (the npm package ships none): the runtime is too old, say so.

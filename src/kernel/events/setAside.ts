@@ -1,6 +1,6 @@
 import type { SqliteDb } from '../db/sqliteDb';
-import type { EventKind, StoredEvent } from './eventTypes';
-import { eventDataSchemas } from './eventTypes';
+import type { StoredEvent } from './eventTypes';
+import { invalidEventData } from './eventValidation';
 import { applyReducer, touchAgent } from './log';
 import { busyError, environmentError } from '../storeFile';
 import { transitionRefusal } from '../todos/todoTransitions';
@@ -20,7 +20,7 @@ import { transitionRefusal } from '../todos/todoTransitions';
 export function applyEvent(db: SqliteDb, e: StoredEvent): boolean {
   // A transition the kernel would refuse (a claim of a shipped todo, a duplicate key…) is set aside, not applied: the
   // same table the team store's trigger is generated from (todos/todoTransitions.ts).
-  let why = invalidData(e) ?? transitionRefusal(db, e);
+  let why = invalidEventData(e) ?? transitionRefusal(db, e);
   if (why === null) {
     db.exec('SAVEPOINT apply_event');
     try {
@@ -44,20 +44,6 @@ export function applyEvent(db: SqliteDb, e: StoredEvent): boolean {
     why,
   );
   return false;
-}
-
-/** Why the event's data does not fit its kind (or the kind is unknown to this loopx), or null when it fits. */
-function invalidData(e: StoredEvent): string | null {
-  const schema = (eventDataSchemas() as Record<string, { safeParse(data: unknown): { success: boolean; error?: unknown } }>)[
-    e.kind as EventKind
-  ];
-  if (!schema) return `unknown event kind ${String(e.kind)}`;
-  const parsed = schema.safeParse(e.data);
-  if (parsed.success) return null;
-  const issue = (parsed.error as { issues?: { path: PropertyKey[]; message: string }[] }).issues?.[0];
-  return issue
-    ? `its data does not fit ${e.kind}: ${issue.path.map(String).join('.') || 'data'}: ${issue.message}`
-    : `its data does not fit ${e.kind}`;
 }
 
 function firstLine(message: string): string {

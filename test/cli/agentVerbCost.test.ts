@@ -1,0 +1,234 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { openDb } from '../../src/kernel/db/openDb';
+import { Kernel } from '../../src/kernel/kernel';
+import { invalidEventData } from '../../src/kernel/events/eventValidation';
+import type { StoredEvent } from '../../src/kernel/events/eventTypes';
+import { REPO, cleanEnv, loopx, startGoal, workspace } from './harness';
+import { AGENT_VERB_BUDGETS, type CallBudget, PACKAGES_IN_AGENT_BUNDLES } from './agentVerbBudgets';
+
+/**
+ * The guard on what an agent's call costs (issue 39). Agents call loopx hundreds of times a day, so a feature that
+ * adds 20% to every call must fail here, naming the verb and what grew. Time varies from run to run and is never
+ * asserted; these measures do not: the bytes of JavaScript a verb's bundle holds and the modules it evaluates
+ * (esbuild's metafile, dist/agentBundles.json), the files a call actually loads (a require hook), the SQL it runs
+ * (LOOPX_COUNT=1, src/kernel/db/sqlCount.ts), the events and event bytes a write appends, and the fsyncs it asks
+ * of the disk (strace, where the machine has it). Budgets are in agentVerbBudgets.ts, with how to raise one.
+ */
+interface Bundle {
+  bytes: number;
+  inputs: Record<string, number>;
+}
+const bundles = (): Record<string, Bundle> => JSON.parse(readFileSync(join(REPO, 'dist', 'agentBundles.json'), 'utf8'));
+
+/** The `size` biggest modules of a bundle, for a failure message: what to look at first. */
+const biggest = (bundle: Bundle, size = 8) =>
+  Object.entries(bundle.inputs)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, size)
+    .map(([path, bytes]) => `${path} ${bytes} B`)
+    .join(', ');
+const packageOf = (input: string) => /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
+
+describe('what each agent verb’s bundle holds (esbuild’s metafile)', () => {
+  test('every agent verb has a budget, and every budget a verb', () => {
+    expect(Object.keys(AGENT_VERB_BUDGETS).sort()).toEqual(Object.keys(bundles()).sort());
+  });
+
+  test.each(Object.keys(AGENT_VERB_BUDGETS))('%s: bytes of JavaScript and modules evaluated within budget', (verb) => {
+    const bundle = bundles()[verb] as Bundle;
+    const budget = AGENT_VERB_BUDGETS[verb] as CallBudget;
+    const modules = Object.keys(bundle.inputs).length;
+    expect(
+      bundle.bytes,
+      `${verb}: its bundle is ${bundle.bytes} B, over its budget of ${budget.bundleBytes} B; biggest modules: ${biggest(bundle)}`,
+    ).toBeLessThanOrEqual(budget.bundleBytes);
+    expect(
+      modules,
+      `${verb}: its bundle evaluates ${modules} modules, over its budget of ${budget.modules}; biggest: ${biggest(bundle)}`,
+    ).toBeLessThanOrEqual(budget.modules);
+  });
+
+  test('no agent verb bundles a package outside the list, nor the event schemas or zod (loaded by path when needed)', () => {
+    const strays: string[] = [];
+    for (const [verb, bundle] of Object.entries(bundles()))
+      for (const [input, bytes] of Object.entries(bundle.inputs)) {
+        const pkg = packageOf(input);
+        if ((pkg !== undefined && !PACKAGES_IN_AGENT_BUNDLES.includes(pkg)) || /eventValidation\.ts$/.test(input))
+          strays.push(`${verb}: ${input} (${bytes} B)`);
+      }
+    expect(strays, 'modules an agent verb should load only on demand (esbuild.mjs, byPath) or not at all').toEqual([]);
+  });
+});
+
+describe('what agent verbs load by path on first use (esbuild.mjs, byPath) is built beside them and works', () => {
+  const load = (file: string) => createRequire(__filename)(join(REPO, 'dist', file)) as Record<string, unknown>;
+
+  test('dist/eventValidation.js judges an event’s data as the source does', () => {
+    const check = load('eventValidation.js').invalidEventData as typeof invalidEventData;
+    const event = (kind: string, data: unknown) => ({ seq: 1, kind, data }) as unknown as StoredEvent;
+    const cases = [
+      event('todo.renewed', { leaseExpiresAt: '2026-01-02T10:30:00.000Z' }),
+      event('todo.renewed', { leaseExpiresAt: 7 }),
+      event('no.such', {}),
+    ];
+    expect(cases.map(check)).toEqual([null, expect.stringContaining('leaseExpiresAt'), 'unknown event kind no.such']);
+    expect(cases.map(check)).toEqual(cases.map(invalidEventData));
+  });
+
+  test('dist/croner.js gives the next run of a cron expression', () => {
+    const Cron = load('croner.js').Cron as new (pattern: string, options: object) => { nextRun(from: Date): Date | null };
+    const next = new Cron('0 9 * * 1-5', { paused: true, mode: '5-part', timezone: 'UTC' }).nextRun(new Date('2026-01-02T10:00:00Z'));
+    expect(next?.toISOString()).toBe('2026-01-05T09:00:00.000Z');
+  });
+});
+
+/** One agent call, measured: the files it loaded, the SQL it ran, the events it appended, the fsyncs it made. */
+interface CallCost {
+  code: number;
+  stdout: string;
+  loaded: string[];
+  loadedBytes: number;
+  sql: { exec: number; prepared: number; statements: number };
+  events: number;
+  eventBytes: number;
+  fsyncs: number | null;
+}
+
+let ws: ReturnType<typeof workspace>;
+let scratch: string;
+let hook: string;
+/** strace counts fsyncs where the machine lets a process trace its children; elsewhere that one measure is skipped. */
+const strace = spawnSync('strace', ['-f', '-qq', '-e', 'trace=fsync', '-o', '/dev/null', process.execPath, '-e', '0']).status === 0;
+
+function eventTotals(root: string): { events: number; bytes: number } {
+  const db = openDb(Kernel.storePath(root), undefined, { readOnly: true });
+  try {
+    const row = db
+      .prepare(
+        `SELECT count(*) AS n, coalesce(sum(length(at) + length(actor) + length(actor_kind) + length(kind) + length(coalesce(goal_id, ''))
+           + length(coalesce(todo_id, '')) + length(data) + length(prev_hash) + length(hash)), 0) AS bytes FROM events`,
+      )
+      .get();
+    return { events: Number(row?.n), bytes: Number(row?.bytes) };
+  } finally {
+    db.close();
+  }
+}
+
+function measure(args: string[], agent = 'codex'): CallCost {
+  const loadedFile = join(scratch, 'loaded.json');
+  const fsyncFile = join(scratch, 'fsyncs.txt');
+  const before = eventTotals(ws.root);
+  const node = [process.execPath, '--require', hook, join(REPO, 'bin', 'loopx'), ...args];
+  const [command, ...rest] = strace ? ['strace', '-f', '-qq', '-e', 'trace=fsync,fdatasync', '-o', fsyncFile, ...node] : node;
+  const r = spawnSync(command as string, rest, {
+    cwd: ws.root,
+    env: cleanEnv({ LOOPX_AGENT: agent, LOOPX_COUNT: '1', LOOPX_TEST_LOADED: loadedFile }),
+    encoding: 'utf8',
+  });
+  const after = eventTotals(ws.root);
+  // Every JavaScript file the call loaded, bin/loopx aside: its verb's bundle, and whatever that loaded by path.
+  const loaded = (JSON.parse(readFileSync(loadedFile, 'utf8')) as string[])
+    .filter((file) => file.endsWith('.js') && file.startsWith(join(REPO, 'dist')))
+    .map((file) => relative(REPO, file));
+  const sqlLine = r.stderr.split('\n').find((line) => line.startsWith('{"sql"'));
+  if (sqlLine === undefined) throw new Error(`loopx ${args.join(' ')} printed no counts: ${r.stderr}`);
+  return {
+    code: r.status ?? -1,
+    stdout: r.stdout,
+    loaded,
+    loadedBytes: loaded.reduce((sum, file) => sum + statSync(join(REPO, file)).size, 0),
+    sql: (JSON.parse(sqlLine) as { sql: CallCost['sql'] }).sql,
+    events: after.events - before.events,
+    eventBytes: after.bytes - before.bytes,
+    fsyncs: strace
+      ? readFileSync(fsyncFile, 'utf8')
+          .split('\n')
+          .filter((line) => /fsync|fdatasync/.test(line)).length
+      : null,
+  };
+}
+
+/** An agent's turn in order, on one store: each call's verb (its bundle's name), words, and the agent calling. */
+const TURN: [string, string[], string?][] = [
+  ['status', ['status', '--json']],
+  ['goal-list', ['goal', 'list', '--json']],
+  ['goal-show', ['goal', 'show', 'G1', '--json']],
+  ['quota-show', ['quota', 'show', '--goal', 'G1', '--json']],
+  ['quota-should-run', ['quota', 'should-run', '--goal', 'G1', '--json']],
+  ['todo-list', ['todo', 'list', '--json']],
+  ['todo-next', ['todo', 'next', '--json']],
+  ['todo-show', ['todo', 'show', 'T1', '--json']],
+  ['todo-claim', ['todo', 'claim', '--next', '--json']],
+  ['todo-renew', ['todo', 'renew', 'T1', '--json']],
+  ['evidence-add', ['evidence', 'add', '--todo', 'T1', '--summary', 'parser tests pass', '--json']],
+  ['evidence-list', ['evidence', 'list', '--todo', 'T1', '--json']],
+  ['todo-ship', ['todo', 'ship', 'T1', '--evidence', 'parser tests pass', '--json']],
+  ['todo-add', ['todo', 'add', '--goal', 'G1', '--title', 'Write the lexer', '--json']],
+  ['gate-ask', ['gate', 'ask', '--todo', 'T2', '--question', 'May I change the grammar?', '--json']],
+  ['gate-list', ['gate', 'list', '--json']],
+  ['handoff', ['handoff', 'T3', '--to', 'claude', '--summary', 'the printer is half done', '--json']],
+  ['handoff-accept', ['handoff', 'accept', 'H1', '--json'], 'claude'],
+  ['todo-release', ['todo', 'release', 'T5', '--note', 'half done', '--json']],
+  ['todo-block', ['todo', 'block', 'T4', '--reason', 'needs a decision', '--json']],
+  ['turn-start', ['turn', 'start', '--goal', 'G1', '--host', 'codex', '--json']],
+  ['turn-finish', ['turn', 'finish', 'R1', '--exit-code', '0', '--json']],
+  ['monitor-tick', ['monitor', 'tick', '--json']],
+];
+const costs = new Map<string, CallCost>();
+
+beforeAll(() => {
+  ws = workspace();
+  scratch = mkdtempSync(join(tmpdir(), 'loopx-cost-'));
+  hook = join(scratch, 'hook.cjs');
+  writeFileSync(
+    hook,
+    "process.once('exit', () => require('node:fs').writeFileSync(process.env.LOOPX_TEST_LOADED, JSON.stringify(Object.keys(require.cache))));\n",
+  );
+  loopx(['init', '--json'], { cwd: ws.root });
+  // Room for the turn started below while other todos are held (a goal runs one at a time by default).
+  loopx(['goal', 'create', '--title', 'Ship it', '--max-concurrent', '10', '--json'], { cwd: ws.root });
+  startGoal(ws.root);
+  for (const title of ['Write the parser', 'Write the grammar', 'Write the printer', 'Write the linter', 'Write the docs'])
+    loopx(['todo', 'add', '--goal', 'G1', '--title', title, '--json'], { cwd: ws.root });
+  // T3 to T5 held by this agent, to hand off, block and release (claim --next takes T1: the oldest ready todo).
+  for (const id of ['T3', 'T4', 'T5']) loopx(['todo', 'claim', id, '--json'], { cwd: ws.root, env: { LOOPX_AGENT: 'codex' } });
+  for (const [verb, args, agent] of TURN) costs.set(verb, measure(args, agent));
+});
+
+afterAll(() => {
+  ws?.dispose();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('what each agent call costs when it runs (one call per verb, an agent’s turn in order)', () => {
+  test.each(TURN.map(([verb]) => verb))('%s: answers, loads its own bundle alone, within its SQL and event budgets', (verb) => {
+    const cost = costs.get(verb) as CallCost;
+    const budget = AGENT_VERB_BUDGETS[verb] as CallBudget;
+    // LOOPX_PRINT_COSTS=1: each call's figures, to set a budget from (agentVerbBudgets.ts).
+    if (process.env.LOOPX_PRINT_COSTS === '1') console.log(JSON.stringify({ verb, ...cost, stdout: undefined }));
+    expect([cost.code, JSON.parse(cost.stdout).ok], `${verb} answered: ${cost.stdout}`).toEqual([0, true]);
+    expect(cost.loaded, `${verb}: the JavaScript files the call loaded`).toEqual([join('dist', 'agent', `${verb}.js`)]);
+    const sql = cost.sql.exec + cost.sql.statements;
+    expect(
+      sql,
+      `${verb}: ran ${sql} SQL statements (${cost.sql.exec} exec, ${cost.sql.statements} prepared-statement runs, ${cost.sql.prepared} distinct), over its budget of ${budget.sql}`,
+    ).toBeLessThanOrEqual(budget.sql);
+    expect(cost.events, `${verb}: appended ${cost.events} events, its budget is ${budget.events}`).toBeLessThanOrEqual(budget.events);
+    expect(
+      cost.eventBytes,
+      `${verb}: appended ${cost.eventBytes} B of events, over its budget of ${budget.eventBytes} B`,
+    ).toBeLessThanOrEqual(budget.eventBytes);
+  });
+
+  test.skipIf(!strace).each(TURN.map(([verb]) => verb))('%s: fsyncs per call within budget (strace)', (verb) => {
+    const cost = costs.get(verb) as CallCost;
+    const budget = AGENT_VERB_BUDGETS[verb] as CallBudget;
+    expect(cost.fsyncs, `${verb}: asked for ${cost.fsyncs} fsyncs, over its budget of ${budget.fsyncs}`).toBeLessThanOrEqual(budget.fsyncs);
+  });
+});
