@@ -4,7 +4,8 @@ import type { SqliteDb } from '../db/sqliteDb';
 import { insertEventRow } from '../events/log';
 import type { SyncPg } from './syncPg';
 import { rowsToEvents } from './teamLog';
-import { AGENTS_ROLE, HUMANS_ROLE, HUMAN_ONLY_KINDS } from './teamSchema';
+import { HUMAN_ONLY_KINDS } from '../authority';
+import { AGENTS_ROLE, HUMANS_ROLE } from './teamRoles';
 import { PERSONS_PAYLOADS } from '../authority';
 
 /**

@@ -4,7 +4,7 @@ import type { StoredEvent } from '../events/eventTypes';
 import type { ConnectionSettings } from './syncPg';
 import { COLUMNS, rowsToEvents } from './teamLog';
 import { pgClientConnection } from './pgpass';
-import { NOTIFY_CHANNEL } from './teamSchema';
+import { NOTIFY_CHANNEL } from './teamRoles';
 
 /** Waits between attempts to listen again after the connection was lost or refused (the last one repeats). */
 export const RECONNECT_MS: readonly number[] = [100, 250, 500, 1000, 2000, 5000, 10_000];

@@ -5,7 +5,7 @@ import type { StoredEvent } from '../events/eventTypes';
 import type { LogAnchor } from '../events/anchor';
 import { insertEventRow, rowToEvent } from '../events/log';
 import type { PgRow, PgStatement, SyncPg } from './syncPg';
-import { NOTIFY_CHANNEL } from './teamSchema';
+import { NOTIFY_CHANNEL } from './teamRoles';
 import { ReplicaDivergedError } from './teamErrors';
 
 // The team log's statements and the replica's catch-up: what a team write sends to PostgreSQL and how events it

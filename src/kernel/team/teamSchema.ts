@@ -1,4 +1,5 @@
 import { HUMAN_ONLY_KINDS } from '../authority';
+import { AGENTS_ROLE, HUMANS_ROLE, NOTIFY_CHANNEL } from './teamRoles';
 import { payloadSql } from './teamPayloadSql';
 import { transitionSql } from './teamTransitionSql';
 
@@ -17,12 +18,8 @@ import { transitionSql } from './teamTransitionSql';
  * Event `data` is stored as text, exactly the canonical JSON the hash covers (jsonb would reorder its keys).
  */
 
-/** The role a person's database login is granted; its members may write HUMAN_ONLY_KINDS (authority.ts). */
 export { HUMAN_ONLY_KINDS };
-export const HUMANS_ROLE = 'loopx_humans';
-export const AGENTS_ROLE = 'loopx_agents';
-/** The channel every commit notifies with its last seq, so replicas wake (teamLive.ts). */
-export const NOTIFY_CHANNEL = 'loopx_log';
+export { AGENTS_ROLE, HUMANS_ROLE, NOTIFY_CHANNEL };
 
 /** Idempotent: safe to run on every `team init`. Run by the database owner. */
 // Built by a pure call: bundles that never install the schema (every agent verb's) leave this SQL out.
