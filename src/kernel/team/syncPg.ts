@@ -64,11 +64,20 @@ export interface ConnectionSettings {
  */
 export const TIMEOUT_DEFAULTS = { timeoutMs: 20_000, connectTimeoutMs: 5_000, idleInTransactionTimeoutMs: 10_000 } as const;
 
+/**
+ * Run in the worker before pg loads. pg asks whether it runs in a Cloudflare Worker when it loads: with no `navigator`
+ * (Node 20; Node 21+ has one, whose userAgent answers at once) it touches the global `Response`, which loads Node's
+ * whole fetch implementation (undici, zlib): in a worker on a loaded 2-core machine, pg's load took 234 ms with it and
+ * 71 ms without (docs/team.md#figures). The worker runs nothing but pg, so it gets the answer Node 21+ gives.
+ */
+export const PG_LOAD_PRELUDE = "if (typeof navigator === 'undefined') globalThis.navigator = { userAgent: 'Node.js/' + process.versions.node };";
+
 // The worker's source: plain CommonJS run with `eval`, so it needs no separate file in any bundle (the CLI, the
 // extension, vitest). `pg` is required by the absolute path the calling thread resolved.
 const WORKER_SOURCE = `
 const bootAt = performance.timeOrigin + performance.now();
 const { workerData } = require('node:worker_threads');
+${PG_LOAD_PRELUDE}
 const pg = require(workerData.pgPath);
 // LOOPX_TIMING's parts measured here (teamTiming.ts): sent with the first reply, then the connect and query times.
 let timing = { bootAt, pgLoadMs: performance.timeOrigin + performance.now() - bootAt };
