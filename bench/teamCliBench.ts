@@ -13,7 +13,8 @@ import { loopxTty } from '../test/cli/pty';
  * process a call, LOOPX_AGENT=codex, on a local SQLite store and on a team store (a replica over PostgreSQL on
  * 127.0.0.1, both durable: SQLite synchronous=FULL, PostgreSQL with fsync) holding the same BENCH_TODOS todos (300),
  * interleaved call by call beside a bare `node -e 0`; medians of BENCH_RUNS (15). The agents' login authenticates with
- * a password over SCRAM (pg_hba `scram-sha-256` for it, its password in a PGPASSFILE), as docs/team.md sets one up.
+ * a password over SCRAM (pg_hba `scram-sha-256` for it, its password in a PGPASSFILE), as docs/team.md sets one up;
+ * BENCH_TRUST=1 adds a team store reached without a password (trust), to see what authentication costs.
  *
  * Each call runs with LOOPX_TIMING=1: bin/loopx's line (start-up, bundle load, command) and, on the team store, the
  * team path's own line (teamTiming.ts: the pg module, the worker, connect + auth, each batch, the replica's work).
@@ -70,7 +71,14 @@ interface Side {
  * A team store of the seeded history in database `db`, pushed from a copy of `local` through the CLI as its owner,
  * and a workspace of the agents' machine joined to it (the replica built by its first call).
  */
-async function teamSide(cluster: PgCluster, local: string, work: string, name: string, bin: string): Promise<Side & { setupMs: number }> {
+async function teamSide(
+  cluster: PgCluster,
+  local: string,
+  work: string,
+  name: string,
+  bin: string,
+  scram = true,
+): Promise<Side & { setupMs: number }> {
   const t = performance.now();
   const db = await cluster.createDatabase('cli');
   const cwd = join(work, name);
@@ -98,7 +106,8 @@ async function teamSide(cluster: PgCluster, local: string, work: string, name: s
     ...process.env,
     LOOPX_AGENT: 'codex',
     PGPASSFILE: passfile,
-    LOOPX_DATABASE_URL: `postgresql://bench_agent@127.0.0.1:${cluster.port}/${db}`,
+    // Without SCRAM (BENCH_TRUST): the owner's login, trusted, to see what authentication costs.
+    LOOPX_DATABASE_URL: scram ? `postgresql://bench_agent@127.0.0.1:${cluster.port}/${db}` : cluster.url(db),
   };
   call(bin, cwd, env, ['status', '--json']); // the replica is built from the log here
   return { name, cwd, bin, env, setupMs: performance.now() - t };
@@ -118,6 +127,7 @@ async function main(): Promise<void> {
     const team = await teamSide(cluster, local, work, 'team', loopx);
     sides.push(team);
     if (before) sides.push(await teamSide(cluster, local, work, 'team (before)', before));
+    if (process.env.BENCH_TRUST === '1') sides.push(await teamSide(cluster, local, work, 'team (trust, no SCRAM)', loopx, false));
 
     const verbs = ['todo next', 'status', 'todo claim', 'todo ship'] as const;
     const results = new Map<string, Call[]>();
