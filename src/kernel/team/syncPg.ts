@@ -242,7 +242,8 @@ export class SyncPg {
 
   /** LOOPX_TIMING's parts of one batch (teamTiming.ts). */
   private recordTiming(statements: number, waitedMs: number, timing: WorkerTiming | undefined): void {
-    const n = this.stats.batches;
+    // Each of a one-shot call's few batches apart; a long-lived process's later ones summed (a bounded line).
+    const n = this.stats.batches <= 4 ? String(this.stats.batches) : 'Later';
     addTeamTiming('batches', 1);
     addTeamTiming('statements', statements);
     addTeamTiming(`batch${n}Ms`, waitedMs);
