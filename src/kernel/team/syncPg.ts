@@ -225,6 +225,8 @@ export class SyncPg {
    * (the worker's start, loading pg, TCP and authentication are most of a one-shot call's cost: docs/team.md#figures).
    */
   warm(): void {
+    // When in the process the worker was asked for (LOOPX_TIMING): how much start-up it can still hide behind.
+    addTeamTiming('warmAtMs', performance.now());
     this.start(true);
   }
 
