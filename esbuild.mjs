@@ -166,6 +166,13 @@ if (process.argv.includes('--bench')) {
   targets.push({
     ...base,
     minify: false,
+    external: [...base.external, 'pg'],
+    entryPoints: ['bench/teamCliBench.ts'],
+    outfile: 'dist/bench/teamCliBench.js',
+  });
+  targets.push({
+    ...base,
+    minify: false,
     external: [...base.external, 'playwright-core'],
     entryPoints: ['bench/boardBench.ts'],
     outfile: 'dist/bench/boardBench.js',
@@ -178,6 +185,13 @@ if (process.argv.includes('--soak')) {
 }
 
 if (process.argv.includes('--start')) {
+  targets.push({
+    ...base,
+    minify: false,
+    external: [...base.external, 'pg'],
+    entryPoints: ['bench/teamCliBench.ts'],
+    outfile: 'dist/bench/teamCliBench.js',
+  });
   targets.push({
     ...base,
     minify: false,

@@ -1,5 +1,6 @@
 import { pgModulePath } from './pgModule';
 import { pgClientConnection } from './pgpass';
+import { addTeamTiming, teamTimingOn } from './teamTiming';
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
 
 /**
@@ -63,16 +64,35 @@ export interface ConnectionSettings {
  */
 export const TIMEOUT_DEFAULTS = { timeoutMs: 20_000, connectTimeoutMs: 5_000, idleInTransactionTimeoutMs: 10_000 } as const;
 
+/**
+ * Run in the worker before pg loads. pg asks whether it runs in a Cloudflare Worker when it loads: with no `navigator`
+ * (Node 20; Node 21+ has one, whose userAgent answers at once) it touches the global `Response`, which loads Node's
+ * whole fetch implementation (undici, zlib): in a worker on a loaded 2-core machine, pg's load took 234 ms with it and
+ * 71 ms without (docs/team.md#figures). The worker runs nothing but pg, so it gets the answer Node 21+ gives.
+ */
+export const PG_LOAD_PRELUDE =
+  "if (typeof navigator === 'undefined') globalThis.navigator = { userAgent: 'Node.js/' + process.versions.node };";
+
 // The worker's source: plain CommonJS run with `eval`, so it needs no separate file in any bundle (the CLI, the
 // extension, vitest). `pg` is required by the absolute path the calling thread resolved.
 const WORKER_SOURCE = `
+const bootAt = performance.timeOrigin + performance.now();
 const { workerData } = require('node:worker_threads');
+${PG_LOAD_PRELUDE}
 const pg = require(workerData.pgPath);
+// LOOPX_TIMING's parts measured here (teamTiming.ts): sent with the first reply, then the connect and query times.
+let timing = { bootAt, pgLoadMs: performance.timeOrigin + performance.now() - bootAt };
 const { port, flag, settings } = workerData;
 let client = null;
+// The connection being opened: the eager one (workerData.connectNow) and a batch that arrives meanwhile share it.
+let opening = null;
 const LOST = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03', '57P05', '25P03', '08000', '08003', '08006']);
-async function connection() {
-  if (client) return client;
+function connection() {
+  if (client) return Promise.resolve(client);
+  opening ??= open().finally(() => { opening = null; });
+  return opening;
+}
+async function open() {
   const fresh = new pg.Client({
     connectionString: settings.connectionString,
     password: settings.password,
@@ -84,7 +104,9 @@ async function connection() {
   });
   // A connection that breaks between batches is dropped; the next batch opens another.
   fresh.on('error', () => { if (client === fresh) client = null; });
+  const connecting = performance.now();
   await fresh.connect();
+  timing.connectMs = (timing.connectMs || 0) + performance.now() - connecting;
   client = fresh;
   return fresh;
 }
@@ -108,6 +130,7 @@ async function run({ statements, fault }) {
       throw Object.assign(new Error('the connection broke inside a transaction (the server rolled it back)'), { code: 'ECONNRESET' });
     }
     const c = await connection();
+    const querying = performance.now();
     if (fault === 'lose-before') { drop(); throw Object.assign(new Error('connection lost (test fault)'), { code: 'ECONNRESET' }); }
     const results = [];
     for (const s of statements) {
@@ -116,6 +139,7 @@ async function run({ statements, fault }) {
       if (s.text === 'COMMIT' || s.text === 'ROLLBACK') inTransaction = false;
     }
     if (fault === 'lose-after') { drop(); throw Object.assign(new Error('connection lost (test fault)'), { code: 'ECONNRESET' }); }
+    timing.queryMs = performance.now() - querying;
     return { ok: true, results };
   } catch (error) {
     const code = error && error.code;
@@ -124,13 +148,26 @@ async function run({ statements, fault }) {
     return { ok: false, message: String(error && error.message), code: code || undefined, lost, constraint: error && error.constraint };
   }
 }
+// Opened before the first batch is asked for, while the calling thread opens the replica and runs the command up to
+// its first query. A failure here is not reported: the first batch opens again (or shares this attempt) and says why.
+if (workerData.connectNow) connection().catch(() => {});
 require('node:worker_threads').parentPort.on('message', async (request) => {
   const reply = await run(request);
+  reply.timing = timing;
+  timing = {};
   port.postMessage(reply);
   Atomics.store(flag, 0, 1);
   Atomics.notify(flag, 0);
 });
 `;
+
+/** What the worker measured for LOOPX_TIMING (the first reply also says when it started and how long pg took to load). */
+interface WorkerTiming {
+  bootAt?: number;
+  pgLoadMs?: number;
+  connectMs?: number;
+  queryMs?: number;
+}
 
 export class SyncPg {
   private worker: Worker | null = null;
@@ -138,7 +175,7 @@ export class SyncPg {
   private flag = new Int32Array(new SharedArrayBuffer(4));
   private pending: { fault: BatchFault; when: (statements: readonly PgStatement[]) => boolean } | null = null;
   /** Crossings made and the time spent blocked in them: what the bridge costs (bench and tests read it). */
-  readonly stats = { batches: 0, waitedMs: 0 };
+  readonly stats = { batches: 0, statements: 0, waitedMs: 0 };
 
   constructor(readonly settings: ConnectionSettings = {}) {}
 
@@ -156,6 +193,7 @@ export class SyncPg {
     const timeoutMs = this.settings.timeoutMs ?? TIMEOUT_DEFAULTS.timeoutMs;
     const waited = Atomics.wait(this.flag, 0, 0, timeoutMs);
     this.stats.batches++;
+    this.stats.statements += statements.length;
     this.stats.waitedMs += performance.now() - started;
     if (waited === 'timed-out') {
       // The worker may still be inside a transaction: end it (the server rolls back what it had not committed).
@@ -163,8 +201,12 @@ export class SyncPg {
       throw new PgError(`PostgreSQL did not answer within ${timeoutMs} ms`, undefined, true);
     }
     const message = receiveMessageOnPort(port)?.message as
-      { ok: true; results: PgRow[][] } | { ok: false; message: string; code?: string; lost: boolean; constraint?: string } | undefined;
+      | (({ ok: true; results: PgRow[][] } | { ok: false; message: string; code?: string; lost: boolean; constraint?: string }) & {
+          timing?: WorkerTiming;
+        })
+      | undefined;
     if (!message) throw new PgError('the PostgreSQL worker answered nothing', undefined, true);
+    if (teamTimingOn()) this.recordTiming(statements.length, performance.now() - started, message.timing);
     if (!message.ok) throw new PgError(message.message, message.code, message.lost, message.constraint);
     return message.results;
   }
@@ -178,6 +220,16 @@ export class SyncPg {
     this.pending = { fault, when };
   }
 
+  /**
+   * Starts the worker and has it connect now, in parallel with what the calling thread does before its first batch
+   * (the worker's start, loading pg, TCP and authentication are most of a one-shot call's cost: docs/team.md#figures).
+   */
+  warm(): void {
+    // When in the process the worker was asked for (LOOPX_TIMING): how much start-up it can still hide behind.
+    addTeamTiming('warmAtMs', performance.now());
+    this.start(true);
+  }
+
   close(): void {
     void this.worker?.terminate();
     this.port?.close();
@@ -188,16 +240,33 @@ export class SyncPg {
     this.flag = new Int32Array(new SharedArrayBuffer(4));
   }
 
-  private start(): { port: MessagePort } {
+  private spawnedAt = 0;
+
+  /** LOOPX_TIMING's parts of one batch (teamTiming.ts). */
+  private recordTiming(statements: number, waitedMs: number, timing: WorkerTiming | undefined): void {
+    // Each of a one-shot call's few batches apart; a long-lived process's later ones summed (a bounded line).
+    const n = this.stats.batches <= 4 ? String(this.stats.batches) : 'Later';
+    addTeamTiming('batches', 1);
+    addTeamTiming('statements', statements);
+    addTeamTiming(`batch${n}Ms`, waitedMs);
+    if (timing?.bootAt !== undefined) addTeamTiming('workerBootMs', timing.bootAt - this.spawnedAt);
+    if (timing?.pgLoadMs !== undefined) addTeamTiming('pgLoadMs', timing.pgLoadMs);
+    if (timing?.connectMs !== undefined) addTeamTiming('connectMs', timing.connectMs);
+    if (timing?.queryMs !== undefined) addTeamTiming(`batch${n}QueryMs`, timing.queryMs);
+  }
+
+  private start(connectNow = false): { port: MessagePort } {
     if (this.worker && this.port) return { port: this.port };
     const { port1, port2 } = new MessageChannel();
     const pgPath = pgModulePath();
+    this.spawnedAt = performance.timeOrigin + performance.now();
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
         port: port2,
         flag: this.flag,
         pgPath,
+        connectNow,
         settings: {
           ...this.settings,
           // ~/.pgpass is read here (pgpass.ts): pg's own reading prints a deprecation warning on stderr.

@@ -11,6 +11,7 @@ import { SqliteEngine } from '../db/sqliteEngine';
 import { applyTeamEvents, commitStatements, fetchAfter, lockAndFetchStatements, rowsToEvents } from './teamLog';
 import { PgError, type SyncPg } from './syncPg';
 import { TeamLive } from './teamLive';
+import { addTeamTiming, timeTeam } from './teamTiming';
 import { OperationUnknownError, TeamNotDurableError, TeamRefusedError, teamError, teamWhere } from './teamErrors';
 
 /**
@@ -33,8 +34,6 @@ import { OperationUnknownError, TeamNotDurableError, TeamRefusedError, teamError
 export class TeamEngine implements StoreEngine {
   /** The team store as HOST:PORT/DB, for messages (no credentials). */
   readonly where: string;
-  /** The server was found to keep what it confirms (requireDurable). */
-  private durable = false;
 
   /** Where operation ids come from (client-generated, unique; the log refuses one twice). */
   newOperationId: () => string = randomUUID;
@@ -140,23 +139,11 @@ export class TeamEngine implements StoreEngine {
     };
   }
 
-  /**
-   * Refuses a server that may forget a confirmed commit (`synchronous_commit` off): after its crash a claim could be
-   * taken twice. Asked once per engine, before its first write (a read needs no promise of durability).
-   */
-  requireDurable(): void {
-    if (this.durable) return;
-    try {
-      const setting = this.pg.query("SELECT current_setting('synchronous_commit') AS setting")[0]?.setting;
-      if (setting === 'off') throw new TeamNotDurableError();
-    } catch (error) {
-      throw teamError(error, this.where);
-    }
-    this.durable = true;
+  write<T>(actor: Actor, clock: () => number, fn: (uow: UnitOfWork) => T): Committed<T> {
+    return timeTeam('writeMs', () => this.writeTimed(actor, clock, fn));
   }
 
-  write<T>(actor: Actor, clock: () => number, fn: (uow: UnitOfWork) => T): Committed<T> {
-    this.requireDurable();
+  private writeTimed<T>(actor: Actor, clock: () => number, fn: (uow: UnitOfWork) => T): Committed<T> {
     const opId = this.newOperationId();
     try {
       return this.writeOnce(opId, actor, clock, fn);
@@ -242,13 +229,17 @@ export class TeamEngine implements StoreEngine {
   private writeOnce<T>(opId: string, actor: Actor, clock: () => number, fn: (uow: UnitOfWork) => T): Committed<T> {
     const events: StoredEvent[] = [];
     let logCommitted = false;
+    let committedAt = 0;
     let value!: T;
     try {
       value = immediate(this.db, () => {
         const replicaHead = logHead(this.db) ?? { seq: 0, hash: GENESIS_HASH };
         const [, lockRows, tail, serverNow] = this.pg.batch(lockAndFetchStatements(replicaHead.seq));
         try {
-          applyTeamEvents(this.db, rowsToEvents(tail ?? []), replicaHead, lockRows?.[0]);
+          // A server that may forget a confirmed commit (`synchronous_commit` off): after its crash a claim could be
+          // taken twice. Asked in the write's own transaction (no round trip of its own), refused before its COMMIT.
+          if (serverNow?.[0]?.sync === 'off') throw new TeamNotDurableError();
+          timeTeam('replicaApplyMs', () => applyTeamEvents(this.db, rowsToEvents(tail ?? []), replicaHead, lockRows?.[0]));
           // The instant is read once the log's head is held, from the server's clock unless a clock was injected (tests):
           // one clock for every machine, so events' times follow the log's order whatever the machines' clocks say.
           const serverMs = Number(serverNow?.[0]?.ms);
@@ -260,10 +251,14 @@ export class TeamEngine implements StoreEngine {
             events.push(event);
             return event;
           };
-          const result = fn({ db: this.db, nowMs, at, actor, emit });
-          appender.finish();
+          const result = timeTeam('operationMs', () => {
+            const r = fn({ db: this.db, nowMs, at, actor, emit });
+            appender.finish();
+            return r;
+          });
           this.commitLog(opId, events);
           logCommitted = true;
+          committedAt = performance.now();
           return result;
         } catch (error) {
           if (!logCommitted && !(error instanceof PgError && error.connectionLost) && !(error instanceof RetryWrite))
@@ -275,6 +270,7 @@ export class TeamEngine implements StoreEngine {
       // The log has the write; only the replica failed to keep it. The next catch-up applies it.
       if (!logCommitted) throw error;
     }
+    addTeamTiming('replicaCommitMs', performance.now() - committedAt);
     return { value, events };
   }
 

@@ -11,6 +11,7 @@ import { type Clock, systemClock } from '../time';
 import { type ConnectionSettings, SyncPg } from './syncPg';
 import { TeamEngine } from './teamEngine';
 import { teamError } from './teamErrors';
+import { timeTeam } from './teamTiming';
 
 /** Builds a kernel on a database: `Kernel.fromDb`, passed in so that kernel.ts can open team stores without a cycle. */
 export type KernelFromDb = (root: string, db: SqliteDb, options: KernelOptions) => Kernel;
@@ -32,23 +33,28 @@ export interface TeamKernelOptions {
  * a replica that has history opens without asking the server anything.
  */
 export function openTeamKernelWith(fromDb: KernelFromDb, root: string, options: TeamKernelOptions): { kernel: Kernel; engine: TeamEngine } {
+  // The worker starts and connects while the replica opens and the command runs up to its first query.
+  const pg = options.pg ?? new SyncPg(options.connection);
+  pg.warm();
   if (options.replicaPath !== ':memory:') mkdirSync(dirname(options.replicaPath), { recursive: true });
   // The replica is a loopx store, marked as one: its backup (the caught-up replica, TeamEngine.backupTo) is then a file
   // `restore` and backup pruning recognise, like a single-machine store's (the conformance run's backup test found
   // unmarked copies kept past the newest ten).
-  const db = openDb(options.replicaPath, options.driver, { check: (raw) => raw.exec(`PRAGMA application_id = ${APPLICATION_ID}`) });
+  const db = timeTeam('replicaOpenMs', () =>
+    openDb(options.replicaPath, options.driver, { check: (raw) => raw.exec(`PRAGMA application_id = ${APPLICATION_ID}`) }),
+  );
   // A person's decision there stands on the team database's roles, not on one machine's key (decisions.ts).
   letDatabaseDecide(db);
+  // No fsync at the replica's commits (WAL with synchronous=NORMAL: a commit is atomic and the file never corrupt, the
+  // last commits may be lost to a power cut). The log in PostgreSQL, durable on its COMMIT before the replica's, is
+  // what a write is confirmed on; a replica that lost its newest commits ends at an event the log has, and the next
+  // catch-up applies the rest again (as after a crash between the two COMMITs). What fsync guards is kept elsewhere.
+  if (options.replicaPath !== ':memory:') db.exec('PRAGMA synchronous = NORMAL');
   let engine: TeamEngine | undefined;
   const kernel = fromDb(root, db, {
     actor: options.actor,
     clock: options.clock ?? systemClock,
-    engine: (replica) =>
-      (engine = new TeamEngine(
-        replica,
-        options.pg ?? new SyncPg(options.connection),
-        options.replicaPath === ':memory:' ? '' : dirname(options.replicaPath),
-      )),
+    engine: (replica) => (engine = new TeamEngine(replica, pg, options.replicaPath === ':memory:' ? '' : dirname(options.replicaPath))),
   });
   const team = engine as unknown as TeamEngine;
   // A replica with history needs nothing of the server to open: the log is not empty, and the first write checks the

@@ -16,14 +16,18 @@ export const COLUMNS = 'seq, at, actor, actor_kind, kind, goal_id, todo_id, data
 
 /**
  * BEGIN, hold the head (the writers' lock, until COMMIT), read what the replica has not seen yet, and the server's
- * clock once the head is held (one clock for every machine's events: their times follow the log's order).
+ * clock once the head is held (one clock for every machine's events: their times follow the log's order) with its
+ * `synchronous_commit` (`off`: the server may forget what it confirms, and the write is refused before its COMMIT).
+ * One batch, one round trip: a write makes two in all, this and commitStatements' (test/team/roundTrips.test.ts).
  */
 export function lockAndFetchStatements(afterSeq: number): PgStatement[] {
   return [
     { text: 'BEGIN' },
     { text: 'SELECT seq, hash FROM loopx.lock_head()' },
     { text: `SELECT ${COLUMNS} FROM loopx.events WHERE seq > $1 ORDER BY seq`, values: [afterSeq] },
-    { text: 'SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms' },
+    {
+      text: "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms, current_setting('synchronous_commit') AS sync",
+    },
   ];
 }
 
