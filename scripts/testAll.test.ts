@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 
@@ -101,8 +101,11 @@ describe('npm test runs the checks and the VS Code lane at once', () => {
     expect(readFileSync(vsix, 'utf8')).toBe('vsix');
     for (const e of run.events.filter((e) => e.step !== 'package')) expect([e.step, e.built, e.vsix]).toEqual([e.step, '1', vsix]);
     const nice = (step: string) => run.events.find((e) => e.step === step)?.nice;
-    expect([nice('unit'), nice('typecheck'), nice('node22')]).toEqual([5, 5, 5]);
-    expect([nice('e2e --profile vscode-1.139'), nice('fresh')]).toEqual([0, 0]);
+    // Relative to this process's own niceness: inside npm test this file runs in the checks lane, already at 5.
+    const own = getPriority();
+    const checks = Math.max(5, own);
+    expect([nice('unit'), nice('typecheck'), nice('node22')]).toEqual([checks, checks, checks]);
+    expect([nice('e2e --profile vscode-1.139'), nice('fresh')]).toEqual([own, own]);
     expect(run.stdout).toMatch(/npm test: all green\. Step times/);
     expect(run.stdout).toMatch(/e2e 1\.139 │ /);
   }, 120_000);
