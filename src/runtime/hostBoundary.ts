@@ -57,6 +57,9 @@ export function codexBoundaryArgs(place: BoundaryPlace, mcp: McpServerLine): str
       .map(([k, v]) => `${k}=${toml(v)}`)
       .join(',')}}`,
     'mcp_servers.loopx.default_tools_approval_mode="approve"',
+    // Codex gives an MCP server 10 s to start by default; on a loaded machine `loopx mcp` behind the launcher can take
+    // longer, and a turn without its tools cannot write back (it ends with nothing shipped).
+    'mcp_servers.loopx.startup_timeout_sec=60',
   ].flatMap((value) => ['-c', value]);
 }
 
