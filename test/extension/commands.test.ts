@@ -8,9 +8,10 @@ import { addTodo, killTodo } from '../../src/kernel/todos/todos';
 import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
 import { COMMANDS } from '../../src/extension/commands/commandIds';
 import { BUSY_TIMEOUT_MS } from '../../src/kernel/db/openDb';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { app, otherWriter, until, withAnswers, workspaceRoot } from './support';
+import { ENTER, app, otherWriter, until, withAnswers, workspaceRoot } from './support';
 
 const pickLabel = (label: string) => (items: readonly vscode.QuickPickItem[]) => {
   const item = items.find((i) => i.label === label || i.label.startsWith(`${label} `));
@@ -71,6 +72,21 @@ suite('commands', () => {
     );
   });
 
+  test('New Goal with Enter on every optional step leaves worktrees off (the step starts empty, as its text says)', async () => {
+    // A repository with a commit, so the folder has a branch the step could have filled in (Initialize made the repo).
+    const git = (args: string[]) =>
+      spawnSync('git', ['-c', 'user.name=loopx tests', '-c', 'user.email=tests@loopx.invalid', ...args], { cwd: workspaceRoot() });
+    if (git(['rev-parse', '--verify', '-q', 'HEAD']).status !== 0) git(['commit', '-q', '--allow-empty', '-m', 'a branch to suggest']);
+    assert.notEqual(git(['rev-parse', '--abbrev-ref', 'HEAD']).stdout.toString().trim(), 'HEAD');
+    const { result, prompts } = await withAnswers(
+      { inputs: ['Enter through the wizard', ENTER, ENTER, ENTER, ENTER, ENTER, ENTER], picks: [pickLabel('$(close) Later')] },
+      async () => vscode.commands.executeCommand<Goal>(COMMANDS.newGoal),
+    );
+    assert.match(prompts[6] ?? '', /New Goal \(7\/7\) Worktrees \(optional\)/);
+    assert.deepEqual([result.worktreeBase, result.policy.turnsPerWindow, result.policy.tokensPerWindow], [null, 20, null]);
+    setGoalStatus(await app().then((a) => a.session.requireKernel()), result.id, 'done');
+  });
+
   test('New Goal says in words what is wrong with a cap, and creates nothing until it is right', async () => {
     const loopx = await app();
     const goals = () => Number(loopx.session.requireKernel().db.prepare('SELECT count(*) AS n FROM goals').get()?.n);
@@ -117,6 +133,28 @@ suite('commands', () => {
       vscode.commands.executeCommand<Todo>(COMMANDS.addTodo, 'G1'),
     );
     assert.equal(third.result.id, 'T3');
+    assert.match(third.prompts.join('\n'), /info: Added T3 “Write the docs” to G1\. \[Add Another\]/);
+  });
+
+  test('Escape after the title asks first: Add Todo keeps what was entered, Cancel discards it', async () => {
+    const kernel = (await app()).session.requireKernel();
+    const count = () => (kernel.db.prepare(`SELECT count(*) AS n FROM todos WHERE goal_id = 'G1'`).get() as { n: number }).n;
+    const before = count();
+    const escape = () => undefined;
+    const kept = await withAnswers({ inputs: ['Parse footers', 'footer rows pass'], picks: [escape], warnings: ['Add Todo'] }, async () =>
+      vscode.commands.executeCommand<Todo>(COMMANDS.addTodo, 'G1'),
+    );
+    assert.deepEqual([kept.result.title, kept.result.detail, kept.result.priority], ['Parse footers', 'footer rows pass', 2]);
+    assert.match(
+      kept.prompts.join('\n'),
+      /warning \(modal\): Add “Parse footers” to G1 with what you have entered\? \| It gets acceptance “footer rows pass”, priority P2 and no dependencies\. Cancel discards it\./,
+    );
+    const discarded = await withAnswers({ inputs: ['Parse trailers', undefined], warnings: [undefined] }, async () =>
+      vscode.commands.executeCommand<Todo>(COMMANDS.addTodo, 'G1'),
+    );
+    assert.equal(discarded.result, undefined);
+    assert.equal(count(), before + 1);
+    killTodo(kernel, kept.result.id, 'a fixture of this test');
   });
 
   test('Claim, then Ship asks for evidence and ships as the human', async () => {

@@ -124,7 +124,7 @@ suite('monitors', () => {
     );
     assert.match(
       declined.prompts.join('\n'),
-      /warning \(modal\): Let codex's check for T\d+ run\? \| test -f staging-up && echo up\n\nLoopX will run this command/,
+      /warning \(modal\): Let codex's check for T\d+ run\? \| test -f staging-up && echo up\n\nLoopX will run this command from the workspace root every 10s \(as the monitor says\)/,
     );
     // Where this window would run it is said: in loopx's sandbox, or without one and why.
     assert.match(declined.prompts.join('\n'), /It runs (in a sandbox \(bubblewrap\)|without a sandbox, with your access to every file)/);

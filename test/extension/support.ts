@@ -71,8 +71,11 @@ export async function until<T>(
   }
 }
 
+/** An input box answered with Enter on whatever it shows (its pre-filled value, or nothing). */
+export const ENTER = Symbol('Enter on what the box shows');
+
 type Answers = {
-  inputs?: (string | undefined)[];
+  inputs?: (string | undefined | typeof ENTER)[];
   picks?: ((items: readonly vscode.QuickPickItem[]) => unknown)[];
   warnings?: (string | undefined)[];
   /** Buttons chosen on error messages, in order (none: dismissed). */
@@ -100,7 +103,8 @@ export async function withAnswers<T>(answers: Answers, body: () => Promise<T>): 
   w.showInputBox = async (o: vscode.InputBoxOptions) => {
     prompts.push(`input: ${o.title ?? ''} ${o.prompt ?? ''}`);
     if (!inputs.length) throw new Error(`unexpected input box: ${o.title} ${o.prompt}`);
-    const value = inputs.shift();
+    const answer = inputs.shift();
+    const value = answer === ENTER ? (o.value ?? '') : answer;
     const problem = value === undefined ? undefined : await o.validateInput?.(value);
     if (problem) {
       // The box would stay open showing the problem; the scripted user then gives up (Escape).
@@ -131,8 +135,9 @@ export async function withAnswers<T>(answers: Answers, body: () => Promise<T>): 
     prompts.push(`error: ${message}`);
     return errors.shift();
   };
-  w.showInformationMessage = async (message: string) => {
-    prompts.push(`info: ${message}`);
+  w.showInformationMessage = async (message: string, ...rest: unknown[]) => {
+    const buttons = rest.filter((r): r is string => typeof r === 'string');
+    prompts.push(`info: ${message}${buttons.length ? ` [${buttons.join(' | ')}]` : ''}`);
     return undefined;
   };
   try {

@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import { allowChecks as allowChecksOp, approveMonitor as approveOp } from '../../kernel/monitors/monitors';
 import { type Monitor, getMonitor } from '../../kernel/monitors/monitorQueries';
 import { parseId } from '../../kernel/validate';
-import { oneLine } from '../../protocol/display';
+import { clean, oneLine, untilWords } from '../../protocol/display';
+import { formatDuration } from '../../kernel/time';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { resolveGoal } from './pickers';
@@ -40,7 +41,7 @@ export const approveMonitor: CommandDefinition = {
       `Let ${monitor.addedBy}'s check for ${monitor.todoId} run?`,
       {
         modal: true,
-        detail: `${monitor.check ?? ''}\n\nLoopX will run this command from the workspace root every ${Math.round((monitor.everySeconds ?? 0) / 60) || 1} min, unattended and outside the agent's sandbox, until ${monitor.until === 'exit0' ? 'it passes' : monitor.until}. ${sandboxForPeople(sandbox)}`,
+        detail: `${monitor.check ?? ''}\n\nLoopX will run this command from the workspace root every ${formatDuration(monitor.everySeconds ?? 0)} (as the monitor says), unattended and outside the agent's sandbox, until ${monitor.until === 'exit0' ? 'it passes' : untilWords(clean(monitor.until))}. ${sandboxForPeople(sandbox)}`,
       },
       'Allow',
     );

@@ -48,9 +48,12 @@ export const newGoal: CommandDefinition = {
       placeHolder: 'e.g. 10 or 2.50; empty for no cap',
     });
     if (money === undefined) return undefined;
+    // Empty to start, as its text says: Enter through the wizard leaves worktrees off; the branch is a suggestion.
+    const branch = currentBranch(kernel.root);
     const base = await step(7, steps, 'Worktrees (optional)', WORKTREE_PROMPT, {
-      value: currentBranch(kernel.root),
-      placeHolder: 'e.g. main; empty: turns work in this folder',
+      placeHolder: branch
+        ? `e.g. ${branch} (this folder's branch); empty: turns work in this folder`
+        : 'e.g. main; empty: turns work in this folder',
       validate: (text) => worktreeBaseProblem(kernel.root, text),
     });
     if (base === undefined) return undefined;
