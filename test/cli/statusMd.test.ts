@@ -47,3 +47,15 @@ test("a human's write after an agent's brings it up to date too", () => {
   expect(statusMd()).not.toContain('Out of date');
   expect(statusMd()).toContain('T1 Headers');
 });
+
+test('status and goal show say in words why a goal waits; the reason code stays in --json', () => {
+  expect(agent(['todo', 'claim', 'T2', '--json']).code).toBe(0); // the goal allows one agent at a time
+  const json = JSON.parse(cli(['status', '--json']).stdout);
+  expect(json.data.goals[0].shouldRun.reason).toBe('concurrency_limit');
+  for (const args of [['status'], ['goal', 'show', 'G1']]) {
+    const text = cli(args).stdout;
+    expect(text).toMatch(/should run: no \(codex holds a todo of this goal; it allows 1 at a time/);
+    expect(text).not.toContain('concurrency_limit');
+  }
+  agent(['todo', 'release', 'T2']);
+});

@@ -318,6 +318,11 @@ suite('commands', () => {
     const claude = await withAnswers({}, async () => vscode.commands.executeCommand<string>(COMMANDS.connectAgent, 'claudeMcp'));
     assert.equal(claude.result, claudeMcpSetup(loopx.primary.ctx.cliCommand));
     assert.match(claude.result, /^claude mcp add --scope user loopx --env LOOPX_AGENT=claude -- \S+ mcp\n[\s\S]*mcp__loopx/);
+    // What was copied can be seen, and Claude Code's command run here, from the notification's buttons.
+    assert.match(
+      claude.prompts.join('\n'),
+      /info: LoopX: copied the command .* or run it here\. \[Run in Terminal \| Show What Was Copied\]/,
+    );
     const picked = await withAnswers({ picks: [(items) => items.find((i) => i.label.includes('Codex'))] }, async () =>
       vscode.commands.executeCommand<string>(COMMANDS.connectAgent),
     );

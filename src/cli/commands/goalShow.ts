@@ -4,6 +4,7 @@ import { nextClaimable, listTodos, todoPage } from '../../kernel/todos/todoQueri
 import { iso } from '../../kernel/time';
 import { parseId } from '../../kernel/validate';
 import { lean } from '../../protocol/lean';
+import { shouldRunReason } from '../../protocol/shouldRunWords';
 import { clean, goalLine, list, Painter, todoLine } from '../format';
 import { moreLine, type Page, PAGE_FLAGS, pageOf } from '../paging';
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
@@ -54,7 +55,7 @@ function goalText(data: GoalView, more: number, page: Page, now: number, color: 
     lines.push(
       `  background: ${clean(data.background.split('\n').find((l) => l.trim()) ?? '')}${data.background.includes('\n') ? ' …' : ''}`,
     );
-  const answer = data.shouldRun.run ? 'yes' : `no (${data.shouldRun.reason})`;
+  const answer = data.shouldRun.run ? 'yes' : `no (${shouldRunReason({ ...data.shouldRun, goalStatus: data.status, ...data.quota })})`;
   lines.push(
     `  quota: ${data.quota.spent}/${data.quota.turnsPerWindow} spent in the last ${data.quota.windowHours}h; should run: ${answer}`,
     `  next: ${data.nextTodo ? `${data.nextTodo.id} ${clean(data.nextTodo.title)}` : 'nothing ready'}`,

@@ -4,6 +4,7 @@ import { type StatusReport, statusReport } from '../../kernel/queries/status';
 import { statusMdStale, writeStatusMd } from '../../runtime/projections/statusMd';
 import { InvalidInputError } from '../../kernel/errors';
 import { pausedWords } from '../../shared/pausedWords';
+import { shouldRunReason } from '../../protocol/shouldRunWords';
 import { clean, gateLine, monitorLine, Painter, relativeTime, todoLine } from '../format';
 import { unproductiveEnd } from '../../shared/turnOutcomeWords';
 import { budgetWords, type BudgetFacts } from '../../shared/usageWords';
@@ -85,8 +86,9 @@ function statusText(report: StatusReport & { setAside: SetAsideEvent[] }, color:
     const c = g.counts;
     const answer = g.shouldRun.run
       ? p.paint('green', 'yes')
-      : `no (${p.paint('yellow', g.shouldRun.reason)})` +
-        (g.shouldRun.nextWakeAt ? ` (wake ${relativeTime(g.shouldRun.nextWakeAt, now)})` : '');
+      : // Words for the person reading (the reason's code is in --json): "no (codex holds a todo of this goal; …)".
+        `no (${p.paint('yellow', shouldRunReason({ ...g.shouldRun, goalStatus: g.status, ...g.quota, counts: g.counts }))})` +
+        (g.shouldRun.nextWakeAt ? ` (can run again ${relativeTime(g.shouldRun.nextWakeAt, now)})` : '');
     lines.push(
       `  ${p.paint('bold', g.id)} ${clean(g.title)} [${g.status}]  ${c.open} open, ${c.claimed} claimed, ${c.blocked} blocked, ${c.shipped} shipped`,
       `     quota ${g.quota.spent}/${g.quota.turnsPerWindow} in ${g.quota.windowHours}h${usedWords(g.quota.usage)}; should run: ${answer}`,

@@ -28,7 +28,7 @@ export const connectAgent: CommandDefinition = {
               },
               {
                 label: 'Copy the MCP set-up for Claude Code',
-                detail: 'A `claude mcp add` command for a terminal, and the rule that lets Claude Code use loopx tools unasked.',
+                detail: 'A “claude mcp add” command for a terminal, and the rule that lets Claude Code use loopx tools unasked.',
                 way: 'claudeMcp' as const,
               },
               {
@@ -68,11 +68,25 @@ export const connectAgent: CommandDefinition = {
       );
       return snippet;
     }
-    void vscode.window.showInformationMessage(
-      way === 'claudeMcp'
-        ? 'LoopX: copied the command that adds the loopx MCP server to Claude Code. Paste it into a terminal.'
-        : 'LoopX: copied the loopx MCP server table. Paste it into ~/.codex/config.toml.',
-    );
+    // Not awaited: the command answers with what it copied; the buttons show it, or run Claude Code's command.
+    const buttons = way === 'claudeMcp' ? ['Run in Terminal', 'Show What Was Copied'] : ['Show What Was Copied'];
+    void vscode.window
+      .showInformationMessage(
+        way === 'claudeMcp'
+          ? 'LoopX: copied the command that adds the loopx MCP server to Claude Code. Paste it into a terminal, or run it here.'
+          : 'LoopX: copied the loopx MCP server table. Paste it into ~/.codex/config.toml.',
+        ...buttons,
+      )
+      .then(async (choice) => {
+        if (choice === 'Run in Terminal') {
+          const terminal = vscode.window.createTerminal({ name: 'LoopX: Claude Code MCP set-up', cwd: ctx.session.root });
+          terminal.show();
+          terminal.sendText(snippet, true);
+        } else if (choice === 'Show What Was Copied') {
+          const doc = await vscode.workspace.openTextDocument({ content: snippet, language: way === 'codexMcp' ? 'toml' : 'shellscript' });
+          await vscode.window.showTextDocument(doc);
+        }
+      });
     return snippet;
   },
 };
