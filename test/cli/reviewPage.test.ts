@@ -22,6 +22,21 @@ describe('the review packet as a page', () => {
     agent(['todo', 'claim', 'T2']);
     agent(['todo', 'block', 'T2', '--reason', 'needs S3 credentials']);
     expect(agent(['gate', 'ask', '--todo', 'T3', '--question', 'Delete it? <script>alert(1)</script>', '--json']).json.ok).toBe(true);
+    // A turn that ended without writing anything back: its result has a code the page must say in words.
+    cli(['todo', 'add', '--goal', 'G1', '--title', 'Detect the delimiter']);
+    expect(cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--agent', 'bot', '--json']).json.ok).toBe(true);
+    expect(cli(['turn', 'finish', 'R1', '--exit-code', '0', '--json']).json.ok).toBe(true);
+  });
+
+  test('the page is words for people: no raw ISO timestamp and no internal code in its text', () => {
+    expect(cli(['review-packet', '--format', 'html', '--out', 'words.html']).code).toBe(0);
+    const text = readFileSync(join(ws.root, 'words.html'), 'utf8')
+      .replace(/<style>[\s\S]*?<\/style>/g, '')
+      .replace(/<[^>]+>/g, ' ');
+    expect(text).toMatch(/Generated \d{1,2} [A-Z][a-z]{2} \d{4} \d\d:\d\d/);
+    expect(text).toContain('R1');
+    expect(text).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
+    expect(text).not.toMatch(/\b[a-z]+_[a-z_]+\b/);
   });
 
   test('--format html writes one self-contained page: the story with its charts as SVG, then the packet; no script', () => {

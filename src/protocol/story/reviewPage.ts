@@ -9,12 +9,14 @@ import {
   esc,
   hoursText,
   itemSentence,
+  momentText,
   throughputChart,
   timeChart,
   timeShareBar,
   timelineChart,
 } from './storyCharts';
 import type { Story } from './storyProtocol';
+import { turnResultWords } from '../boardText';
 
 /**
  * The owner's review as one self-contained page: the goal's story (charts as inline SVG, no script, no external
@@ -131,14 +133,16 @@ function storySection(s: Story): string {
   ].join('\n');
 }
 
-function packetSection(r: ReviewPageGoal): string {
+function packetSection(r: ReviewPageGoal, offsetMinutes: number): string {
+  const when = (iso: string | null | undefined) => (iso ? momentText(iso, offsetMinutes) : '');
   const code = (c: string) => `<code>${esc(c)}</code>`;
   return [
     `<p>Quota: ${r.quota.spent} of ${r.quota.turnsPerWindow} turns spent in the last ${r.quota.windowHours} h.${r.goal.check ? ` Acceptance check ${code(r.goal.check)} (set by a person; todos ship only after loopx ran it, passing).` : ''}</p>`,
     '<h3>Waiting for you</h3>',
     list(
       r.pending.map(
-        (g) => `<b>${esc(g.id)}</b> on ${esc(g.todoId ?? g.goalId)}, asked by ${esc(g.askedBy)} (${esc(g.askedAt)}): ${esc(g.question)}`,
+        (g) =>
+          `<b>${esc(g.id)}</b> on ${esc(g.todoId ?? g.goalId)}, asked by ${esc(g.askedBy)} (${esc(when(g.askedAt))}): ${esc(g.question)}`,
       ),
       'Nothing.',
     ),
@@ -146,7 +150,7 @@ function packetSection(r: ReviewPageGoal): string {
     list(
       r.decisions.map(
         (g) =>
-          `<b>${esc(g.id)}</b> ${esc(g.status)} by ${esc(g.decidedBy ?? '?')}${via(g.channel)} (${esc(g.decidedAt ?? '')}): ${esc(g.question)}${g.note ? ` — ${esc(g.note)}` : ''}`,
+          `<b>${esc(g.id)}</b> ${esc(g.status)} by ${esc(g.decidedBy ?? '?')}${via(g.channel)} (${esc(when(g.decidedAt))}): ${esc(g.question)}${g.note ? ` — ${esc(g.note)}` : ''}`,
       ),
       'None.',
     ),
@@ -177,7 +181,7 @@ function packetSection(r: ReviewPageGoal): string {
       ? `<table><thead><tr><th>Turn</th><th>Todo</th><th>Agent</th><th>Host</th><th>Started</th><th>Result</th><th>Exit</th><th>Spent</th><th>Evidence</th></tr></thead><tbody>${r.turns
           .map(
             (t) =>
-              `<tr><td>${esc(t.id)}</td><td>${esc(t.todoId ?? '')}</td><td>${esc(t.agent)}</td><td>${esc(t.host)}</td><td>${esc(t.startedAt)}</td><td>${esc(t.resultKind ?? 'running')}</td><td>${t.exitCode ?? ''}</td><td>${t.spent ? 'yes' : 'no'}</td><td>${esc([t.evidence.kernel ? `${t.evidence.kernel} kernel-verified` : '', t.evidence.agent ? `${t.evidence.agent} claimed` : ''].filter(Boolean).join(', ') || 'none')}</td></tr>`,
+              `<tr><td>${esc(t.id)}</td><td>${esc(t.todoId ?? '')}</td><td>${esc(t.agent)}</td><td>${esc(t.host)}</td><td>${esc(when(t.startedAt))}</td><td>${esc(t.resultKind ? turnResultWords(t.resultKind) : 'running')}</td><td>${t.exitCode ?? ''}</td><td>${t.spent ? 'yes' : 'no'}</td><td>${esc([t.evidence.kernel ? `${t.evidence.kernel} kernel-verified` : '', t.evidence.agent ? `${t.evidence.agent} claimed` : ''].filter(Boolean).join(', ') || 'none')}</td></tr>`,
           )
           .join('')}</tbody></table>`
       : '<p class="quiet">None.</p>',
@@ -190,7 +194,7 @@ export function reviewPage(input: { at: string; workspace: string; goals: { revi
   const goals = input.goals
     .map(
       ({ review, story }) =>
-        `<section aria-labelledby="goal-${esc(review.goal.id)}"><h2 id="goal-${esc(review.goal.id)}">${esc(review.goal.id)} ${esc(review.goal.title)} <span class="quiet">(${esc(review.goal.status)})</span></h2>${review.goal.objective ? `<p>${esc(review.goal.objective)}</p>` : ''}${storySection(story)}${packetSection(review)}</section>`,
+        `<section aria-labelledby="goal-${esc(review.goal.id)}"><h2 id="goal-${esc(review.goal.id)}">${esc(review.goal.id)} ${esc(review.goal.title)} <span class="quiet">(${esc(review.goal.status)})</span></h2>${review.goal.objective ? `<p>${esc(review.goal.objective)}</p>` : ''}${storySection(story)}${packetSection(review, story.offsetMinutes)}</section>`,
     )
     .join('\n');
   return `<!DOCTYPE html>
@@ -204,9 +208,16 @@ export function reviewPage(input: { at: string; workspace: string; goals: { revi
 </head>
 <body>
 <h1>${esc(title)}</h1>
-<p class="quiet">Generated ${esc(input.at)} by loopx from the store's hash-chained log. Hover a chart for its numbers.</p>
+<p class="quiet">Generated ${esc(generatedText(input.at, input.goals[0]?.story.offsetMinutes ?? 0))} by loopx from the store's hash-chained log. Hover a chart for its numbers.</p>
 ${goals || '<p>No goals.</p>'}
 </body>
 </html>
 `;
+}
+
+/** "3 Dec 2026 16:20" in the reader's time (the story's offset), "… UTC" when there is none. */
+function generatedText(at: string, offsetMinutes: number): string {
+  const year = new Date(Date.parse(at) + offsetMinutes * 60_000).getUTCFullYear();
+  const [day, month, time] = momentText(at, offsetMinutes).split(' ');
+  return `${day} ${month} ${year} ${time}${offsetMinutes === 0 ? ' UTC' : ''}`;
 }
