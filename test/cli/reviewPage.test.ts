@@ -37,6 +37,10 @@ describe('the review packet as a page', () => {
     expect(text).toContain('R1');
     expect(text).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
     expect(text).not.toMatch(/\b[a-z]+_[a-z_]+\b/);
+    // One turn and one gate so far: counted in the singular ("1 gate", never "1 gates").
+    expect(text).toMatch(/\b1\s+turn\b/);
+    expect(text).toMatch(/\b1\s+gate\b/);
+    expect(text.match(/.{0,60}\b1\s+(todos|turns|gates)\b.{0,20}/)?.[0]).toBeUndefined();
   });
 
   test('--format html writes one self-contained page: the story with its charts as SVG, then the packet; no script', () => {

@@ -17,6 +17,7 @@ import {
 } from './storyCharts';
 import type { Story } from './storyProtocol';
 import { turnResultWords } from '../boardText';
+import { countOf } from '../../shared/countWords';
 
 /**
  * The owner's review as one self-contained page: the goal's story (charts as inline SVG, no script, no external
@@ -104,9 +105,12 @@ function storySection(s: Story): string {
   const recent = s.timeline.slice(-60).reverse();
   return [
     `<div class="tiles">${[
-      tile(String(t.shipped), `shipped of ${t.todos} todos (${t.open} open)`),
-      tile(String(t.turns), `turns${t.turnsFailed ? `, ${t.turnsFailed} failed` : ''}`),
-      tile(String(t.gatesAsked), `gates${t.medianGateWaitMs === null ? '' : `, median wait ${durationText(t.medianGateWaitMs)}`}`),
+      tile(String(t.shipped), `shipped of ${countOf(t.todos, 'todo')} (${t.open} open)`),
+      tile(String(t.turns), `${t.turns === 1 ? 'turn' : 'turns'}${t.turnsFailed ? `, ${t.turnsFailed} failed` : ''}`),
+      tile(
+        String(t.gatesAsked),
+        `${t.gatesAsked === 1 ? 'gate' : 'gates'}${t.medianGateWaitMs === null ? '' : `, median wait ${durationText(t.medianGateWaitMs)}`}`,
+      ),
       tile(pct(t.time.person), 'of the time waiting on a person'),
       tile(pct(t.time.world), 'waiting on the world'),
       tile(pct(t.time.working), 'working'),

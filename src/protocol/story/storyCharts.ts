@@ -1,5 +1,6 @@
 import { revealHidden } from '../../shared/hiddenChars';
 import type { Story, StoryDay, StoryItem, StoryItemKind, TimeKind } from './storyProtocol';
+import { countOf } from '../../shared/countWords';
 
 /**
  * The story's charts as SVG text: pure functions of the story, so the webview, the exported page and the PDF draw
@@ -16,13 +17,14 @@ export const TIME_LABELS: Record<TimeKind, string> = {
   world: 'waiting on the world',
   queued: 'ready, nobody on it',
 };
-export const LANES: readonly { kind: StoryItemKind; label: string }[] = [
-  { kind: 'turn', label: 'Turns' },
-  { kind: 'ship', label: 'Shipped' },
-  { kind: 'gate', label: 'Gates' },
-  { kind: 'block', label: 'Blocks' },
-  { kind: 'monitor', label: 'Monitors' },
-  { kind: 'handoff', label: 'Handoffs' },
+/** Each lane's label, and its noun for one ("1 gate") in the chart's summary. */
+export const LANES: readonly { kind: StoryItemKind; label: string; one: string }[] = [
+  { kind: 'turn', label: 'Turns', one: 'turn' },
+  { kind: 'ship', label: 'Shipped', one: 'shipped' },
+  { kind: 'gate', label: 'Gates', one: 'gate' },
+  { kind: 'block', label: 'Blocks', one: 'block' },
+  { kind: 'monitor', label: 'Monitors', one: 'monitor' },
+  { kind: 'handoff', label: 'Handoffs', one: 'handoff' },
 ];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -348,7 +350,7 @@ export function timelineChart(
       parts.push(`<rect class="${itemClass(i)}" x="${s}" y="${top + 6}" width="${n(w)}" height="${laneH - 12}" rx="2">${title}</rect>`);
     }
   });
-  const counts = LANES.map((l) => `${story.timeline.filter((i) => i.kind === l.kind).length} ${l.label.toLowerCase()}`).join(', ');
+  const counts = LANES.map((l) => countOf(story.timeline.filter((i) => i.kind === l.kind).length, l.one, l.label.toLowerCase())).join(', ');
   return frame(
     'timeline',
     width,

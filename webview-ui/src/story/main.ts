@@ -134,10 +134,15 @@ function tiles(s: Story): HTMLElement {
   return h(
     'section',
     { class: 'tiles', 'aria-label': 'At a glance' },
-    tile('shipped', String(t.shipped), `of ${t.todos} todos; ${t.open} open`, 'tile-ship'),
-    tile('turns', String(t.turns), t.turnsFailed ? `${t.turnsFailed} failed` : 'none failed', t.turnsFailed ? 'tile-fail' : ''),
+    tile('shipped', String(t.shipped), `of ${t.todos} ${t.todos === 1 ? 'todo' : 'todos'}; ${t.open} open`, 'tile-ship'),
     tile(
-      'gates',
+      t.turns === 1 ? 'turn' : 'turns',
+      String(t.turns),
+      t.turnsFailed ? `${t.turnsFailed} failed` : 'none failed',
+      t.turnsFailed ? 'tile-fail' : '',
+    ),
+    tile(
+      t.gatesAsked === 1 ? 'gate' : 'gates',
       String(t.gatesAsked),
       `${t.gatesPending ? `${t.gatesPending} waiting for you; ` : ''}${t.medianGateWaitMs === null ? 'none decided yet' : `median wait ${durationText(t.medianGateWaitMs)}`}`,
       t.gatesPending ? 'tile-person' : '',
