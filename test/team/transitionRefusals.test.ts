@@ -4,7 +4,7 @@ import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo, addTodoInTx, blockTodo, killTodo, shipTodo } from '../../src/kernel/todos/todos';
 import { claimTodo } from '../../src/kernel/todos/claims';
 import { listTodos } from '../../src/kernel/todos/todoQueries';
-import { statusReport } from '../../src/kernel/queries/status';
+import { statusReport } from '../../src/kernel/readModels/status';
 import { setAsideEvents } from '../../src/kernel/events/setAside';
 import { installTeamSchema } from '../../src/kernel/team/teamStore';
 import type { Kernel } from '../../src/kernel/kernel';

@@ -7,7 +7,7 @@ import { askGate, decideGate } from '../../kernel/gates/gates';
 import { addEvidence } from '../../kernel/evidence/evidence';
 import { addMonitor } from '../../kernel/monitors/monitors';
 import { finishTurn, startTurn } from '../../kernel/turns/turns';
-import { type TodoCardFacts, boardFacts, todoDetailFacts } from '../../kernel/todos/cards';
+import { type TodoCardFacts, boardFacts, todoDetailFacts } from '../../kernel/readModels/cards';
 import type { BoardNotice, BoardSnapshot, Card } from '../../protocol/boardProtocol';
 import { buildDetail, buildSnapshot, cardOf, diffSnapshots } from './boardData';
 import { budgetLeftWords, windowUsageWords } from '../../shared/usageWords';

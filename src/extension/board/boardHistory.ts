@@ -1,7 +1,7 @@
 import type { Kernel } from '../../kernel/kernel';
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
-import { PastStore } from '../../kernel/story/pastStore';
-import { boardFacts, todoDetailFacts } from '../../kernel/todos/cards';
+import { PastStore } from '../../kernel/readModels/pastStore';
+import { boardFacts, todoDetailFacts } from '../../kernel/readModels/cards';
 import { eventSentence } from '../../protocol/boardText';
 import type { PastBoard } from '../../protocol/boardHistory';
 import type { CardDetail } from '../../protocol/boardProtocol';

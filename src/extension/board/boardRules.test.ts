@@ -5,7 +5,7 @@ import { addTodo, blockTodo, killTodo, shipTodo } from '../../kernel/todos/todos
 import { claimTodo } from '../../kernel/todos/claims';
 import { askGate, decideGate } from '../../kernel/gates/gates';
 import { addMonitor } from '../../kernel/monitors/monitors';
-import { todoCardFor, todoCards } from '../../kernel/todos/cards';
+import { todoCardFor, todoCards } from '../../kernel/readModels/cards';
 import { BOARD_COLUMNS, type BoardColumn, boardColumn, readiness, readyTodoIds, findTodo, leaseLive } from '../../kernel/todos/todoQueries';
 import { columnOf, leaseLapsed } from '../../protocol/board';
 import { COLUMNS } from '../../protocol/boardProtocol';

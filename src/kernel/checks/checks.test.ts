@@ -10,7 +10,7 @@ import { quoteArgv, runEvidence } from '../evidence/evidenceRun';
 import { setGoalCheck, setTodoCheck } from './checks';
 import { finishTurn, startTurn } from '../turns/turns';
 import { listEvidence, turnEvidence } from '../evidence/evidenceQueries';
-import { renderReviewPacket } from '../projections/reviewPacket';
+import { renderReviewPacket } from '../readModels/reviewPacket';
 import { verifyChain } from '../events/verify';
 import { checkReplay } from '../replay';
 import { sha256 } from '../nodeCrypto';

@@ -9,7 +9,7 @@ import { addTodo, killTodo, shipTodo } from '../todos/todos';
 import { claimTodo } from '../todos/claims';
 import { addEvidence } from './evidence';
 import { listEvidence } from './evidenceQueries';
-import { renderReviewPacket } from '../projections/reviewPacket';
+import { renderReviewPacket } from '../readModels/reviewPacket';
 
 let s: TestStore;
 let goalId: string;

@@ -12,7 +12,7 @@ import { tickMonitors } from './tick';
 import { getMonitor, listMonitors, monitorRuns } from './monitorQueries';
 import { nextClaimable, readiness, getTodo } from '../todos/todoQueries';
 import { shouldRun } from '../goals/quotaQueries';
-import { statusReport } from '../queries/status';
+import { statusReport } from '../readModels/status';
 import { renderStatusMd } from '../../runtime/projections/statusMd';
 import { verifyChain } from '../events/verify';
 import { checkReplay } from '../replay';

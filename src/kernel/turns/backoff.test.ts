@@ -8,7 +8,7 @@ import { addMonitor } from '../monitors/monitors';
 import { finishTurn, startTurn } from './turns';
 import { planTurn } from '../goals/quotaQueries';
 import { BACKOFF_BASE_SECONDS, BACKOFF_MAX_SECONDS, recentRetries } from './backoff';
-import { statusReport } from '../queries/status';
+import { statusReport } from '../readModels/status';
 import { renderStatusMd } from '../../runtime/projections/statusMd';
 import { iso } from '../time';
 import { getGoal } from '../goals/goalQueries';

@@ -13,7 +13,7 @@ import { addTodo, blockTodo, unblockTodo, shipTodo } from '../todos/todos';
 import { askGate, decideGate } from '../gates/gates';
 import { claimTodo, releaseTodo } from '../todos/claims';
 import { addEvidence } from '../evidence/evidence';
-import { todoCards } from '../todos/cards';
+import { todoCards } from './cards';
 import { PastStore } from './pastStore';
 
 let store: TestStore;
