@@ -9,7 +9,7 @@ import { setAsideEvents } from '../../src/kernel/events/setAside';
 import { installTeamSchema } from '../../src/kernel/team/teamStore';
 import type { Kernel } from '../../src/kernel/kernel';
 import type { Actor } from '../../src/kernel/events/eventTypes';
-import { FakeClock, agent, human } from '../../src/kernel/testKit';
+import { FakeClock, agent, human } from '../support/testKit';
 import { install, loginRole, machine, newTeamStore, rawAppend, teamSuite } from './teamKit';
 
 // Issue 38: the team store's database refuses, in the same statement as the INSERT, an event whose transition the

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { agent, makeStore, type TestStore } from '../../kernel/testKit';
+import { agent, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal } from '../../kernel/goals/goals';
 import { addTodo, blockTodo, unblockTodo, shipTodo } from '../../kernel/todos/todos';
 import { claimTodo } from '../../kernel/todos/claims';

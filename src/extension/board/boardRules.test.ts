@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from 'vitest';
-import { agent, makeStore, type TestStore } from '../../kernel/testKit';
+import { agent, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal, setGoalStatus } from '../../kernel/goals/goals';
 import { addTodo, blockTodo, killTodo, shipTodo } from '../../kernel/todos/todos';
 import { claimTodo } from '../../kernel/todos/claims';

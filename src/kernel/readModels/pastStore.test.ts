@@ -7,7 +7,7 @@ import { rowToEvent, history } from '../events/log';
 import { canonicalJson } from '../events/canonical';
 import { STATE_TABLES } from '../replay';
 import { Kernel } from '../kernel';
-import { agent, human, makeStore, type TestStore } from '../testKit';
+import { agent, human, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal } from '../goals/goals';
 import { addTodo, blockTodo, unblockTodo, shipTodo } from '../todos/todos';
 import { askGate, decideGate } from '../gates/gates';
