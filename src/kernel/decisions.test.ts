@@ -13,7 +13,7 @@ import { listHooks } from './hooks/hooks';
 import { dispatchHooks } from './hooks/dispatch';
 import { setGoalCheck } from './checks/checks';
 import { runEvidence } from './evidence/evidenceRun';
-import { acceptBrokenLog } from './logHealth';
+import { acceptBrokenLog } from './logDecisions';
 import { auditDecisions } from './decisions';
 import { requireTurnMayStart } from './goals/goalStanding';
 import { forgeEvent } from '../../test/support/forgeKit';

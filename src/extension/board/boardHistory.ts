@@ -3,7 +3,7 @@ import type { SqliteDb } from '../../kernel/db/sqliteDb';
 import { PastStore } from '../../kernel/readModels/pastStore';
 import { boardFacts, todoDetailFacts } from '../../kernel/readModels/cards';
 import { eventSentence } from '../../protocol/boardText';
-import type { PastBoard } from '../../protocol/boardHistory';
+import type { PastBoard } from '../../protocol/boardProtocol';
 import type { CardDetail } from '../../protocol/boardProtocol';
 import { buildDetail, buildSnapshot } from './boardData';
 
