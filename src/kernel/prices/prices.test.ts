@@ -7,7 +7,7 @@ import { addTodo } from '../todos/todos';
 import { addEvidence } from '../evidence/evidence';
 import { finishTurn, startTurn } from '../turns/turns';
 import { checkReplay, replayLog } from '../replay';
-import { DEFAULT_PRICES } from '../turns/usage/prices';
+import { DEFAULT_PRICES } from './modelPrices';
 import { personalPrices, priceTable, pricesInForce, removePrice, setPrice, setPrices } from './priceTable';
 
 let s: TestStore;
