@@ -70,7 +70,7 @@ export default defineConfig({
           exclude: ['node_modules/**', ...Object.keys(SQLITE_ONLY), ...engineFreeFiles(repo)],
           env: { LOOPX_TEST_ENGINE: 'team' },
           // The test processes are not renewed per file: the databases and connections a process made for its test stores
-          // (src/kernel/team/teamTestStore.ts) then serve every file it runs, not only the first. With isolation each file
+          // (test/support/teamTestStore.ts) then serve every file it runs, not only the first. With isolation each file
           // paid about 2 s for its first store (a database, a worker thread loading pg); the project took 169 s of wall
           // time isolated and 84 s not (docs/team.md). The kernel's tests share no module state (no mocks, no spies:
           // requireNoSharedMocks stops the run if one starts to) and each store is a fresh database and folder.

@@ -9,7 +9,7 @@ import { claimTodo, renewTodo } from '../src/kernel/todos/claims';
 import { addEvidence } from '../src/kernel/evidence/evidence';
 import { askGate } from '../src/kernel/gates/gates';
 import { verifyChain } from '../src/kernel/events/verify';
-import { statusReport } from '../src/kernel/queries/status';
+import { statusReport } from '../src/kernel/readModels/status';
 import { chooseDriver } from '../src/kernel/db/openDb';
 import { addMonitor } from '../src/kernel/monitors/monitors';
 import { tickMonitors } from '../src/kernel/monitors/tick';

@@ -10,9 +10,9 @@ import { askGate, decideGate } from '../src/kernel/gates/gates';
 import { addMonitor, cancelMonitor } from '../src/kernel/monitors/monitors';
 import { finishTurn, startTurn } from '../src/kernel/turns/turns';
 import { replayLog } from '../src/kernel/replay';
-import { boardFacts } from '../src/kernel/todos/cards';
-import { goalStory, storyReader } from '../src/kernel/story/story';
-import { PastStore } from '../src/kernel/story/pastStore';
+import { boardFacts } from '../src/kernel/readModels/cards';
+import { goalStory, storyReader } from '../src/kernel/readModels/story';
+import { PastStore } from '../src/kernel/readModels/pastStore';
 import { buildSnapshot } from '../src/extension/board/boardData';
 
 /**

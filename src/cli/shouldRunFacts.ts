@@ -1,7 +1,7 @@
 import type { SqliteDb } from '../kernel/db/sqliteDb';
 import type { Goal } from '../kernel/model';
 import { type ShouldRun, quotaState } from '../kernel/goals/quotaQueries';
-import { todoCounts } from '../kernel/queries/status';
+import { todoCounts } from '../kernel/readModels/status';
 import { type ShouldRunFacts, shouldRunReason } from '../protocol/shouldRunWords';
 
 /**

@@ -1,4 +1,4 @@
-import type { TodoView } from '../kernel/todos/todoView';
+import type { TodoView } from '../kernel/readModels/todoView';
 import { type Lean, lean } from '../protocol/lean';
 import type { ChangeSummary } from '../kernel/worktrees/changeSummary';
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { GoalStatusLine } from '../kernel/queries/status';
+import type { GoalStatusLine } from '../kernel/readModels/status';
 import { clean, clockTime } from '../protocol/display';
 import { allShipped, shouldRunReason } from '../protocol/shouldRunWords';
 import { pausedWords } from '../shared/pausedWords';

@@ -8,8 +8,11 @@ import { parseSetup } from '../kernel/worktrees/worktreeSetup';
 import { parseCheck } from '../kernel/checks/checks';
 import { checkCaps, checkQuota } from '../kernel/goals/goals';
 import type { GoalSpecQuota } from '../kernel/goals/goalSpec/spec';
-import type { ParsedGoalFile, PathSegment } from './parse';
+import type { PathSegment } from './yamlDocument';
 import { findCycle } from '../shared/findCycle';
+
+/** Where a path of the front matter sits (`['todos', 2, 'key']`); its key with `key: true`. */
+export type RangeOf = (path: readonly PathSegment[], options?: { key?: boolean }) => Range | null;
 
 const FIRST: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 3 } };
 const STORE_ID = /^T[1-9][0-9]{0,9}$/;
@@ -22,7 +25,7 @@ const STORE_ID = /^T[1-9][0-9]{0,9}$/;
  */
 export function lintFrontMatter(
   fm: LooseFrontMatter,
-  rangeOf: ParsedGoalFile['rangeOf'],
+  rangeOf: RangeOf,
   mayBeHiddenKey: (key: string) => boolean = () => false,
 ): GoalFileDiagnostic[] {
   const out: GoalFileDiagnostic[] = [];

@@ -2,7 +2,7 @@ import { FrontMatterParser, type FrontMatterYaml, type PathSegment } from './fro
 import type { GoalSpec } from '../kernel/goals/goalSpec/spec';
 import { type GoalFileDiagnostic, type Range, didYouMean } from './diagnostics';
 import { type FrontMatter, GOAL_KEYS, type LooseFrontMatter, QUOTA_KEYS, TODO_KEYS, frontMatterSchema } from './schema';
-import { durationSeconds, lintFrontMatter } from './lint';
+import { type RangeOf, durationSeconds, lintFrontMatter } from './lint';
 
 /** Goal files are `*.goal.md`; the convention is `loopx/<slug>.goal.md` at the workspace root. */
 export const GOAL_FILE_SUFFIX = '.goal.md';
@@ -16,8 +16,7 @@ export interface ParsedGoalFile {
   diagnostics: GoalFileDiagnostic[];
   /** The front matter as parsed (what validation saw), for completion and hover; null when it is not YAML at all. */
   frontMatter: unknown;
-  /** Where a path of the front matter sits (`['todos', 2, 'key']`); its key with `key: true`. */
-  rangeOf(path: readonly PathSegment[], options?: { key?: boolean }): Range | null;
+  rangeOf: RangeOf;
   /** Zero-based lines the front matter spans (the `---` fences excluded), or null when there is none. */
   frontMatterLines: { start: number; end: number } | null;
 }

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { human, makeStore } from '../kernel/testKit';
+import { human, makeStore } from '../../test/support/testKit';
 import { createGoal } from '../kernel/goals/goals';
 import { addTodo } from '../kernel/todos/todos';
 import { applyGoalSpec } from '../kernel/goals/goalSpec/apply';

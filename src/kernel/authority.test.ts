@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { agent, bareHuman, makeStore, type TestStore } from './testKit';
+import { agent, bareHuman, makeStore, type TestStore } from '../../test/support/testKit';
 import { createGoal, setGoalStatus } from './goals/goals';
 import { addTodo, blockTodo, killTodo, unblockTodo } from './todos/todos';
 import { askGate, decideGate } from './gates/gates';
@@ -7,7 +7,7 @@ import { claimTodo } from './todos/claims';
 import { spendQuota } from './goals/quota';
 import { checkReplay } from './replay';
 import { KERNEL, PERSONS_PAYLOADS } from './authority';
-import { decidingData } from './personsPayloadsKit';
+import { decidingData } from '../../test/support/personsPayloadsKit';
 import type { EventDraft } from './events/eventTypes';
 
 let s: TestStore;

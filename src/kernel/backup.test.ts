@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { makeStore, type TestStore } from './testKit';
+import { makeStore, type TestStore } from '../../test/support/testKit';
 import { createGoal } from './goals/goals';
 import { addTodo } from './todos/todos';
 import { backupStore, restoreStore } from './backup';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { makeStore, type TestStore } from './testKit';
+import { makeStore, type TestStore } from '../../test/support/testKit';
 import { Kernel } from './kernel';
 import { openDb } from './db/openDb';
 import type { SqliteDb } from './db/sqliteDb';

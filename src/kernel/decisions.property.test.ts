@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { agent, human, makeStore, propertyRuns } from './testKit';
+import { agent, human, makeStore, propertyRuns } from '../../test/support/testKit';
 import { Kernel } from './kernel';
 import type { EventDraft } from './events/eventTypes';
 import { createGoal, setGoalStatus } from './goals/goals';
@@ -13,7 +13,7 @@ import { tickMonitors } from './monitors/tick';
 import { askGate } from './gates/gates';
 import { dispatchHooks } from './hooks/dispatch';
 import { requireTurnMayStart } from './goals/goalStanding';
-import { forgeEvent } from './forgeKit';
+import { forgeEvent } from '../../test/support/forgeKit';
 import { readHumanKey } from './humanKey';
 import { iso } from './time';
 

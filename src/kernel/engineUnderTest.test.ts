@@ -1,9 +1,9 @@
 import { afterEach, expect, test } from 'vitest';
-import { human, makeStore, type TestStore } from './testKit';
+import { human, makeStore, type TestStore } from '../../test/support/testKit';
 import { createGoal } from './goals/goals';
 import { SqliteEngine } from './db/sqliteEngine';
 import { TeamEngine } from './team/teamEngine';
-import { teamEngineUnderTest } from './team/teamTestStore';
+import { teamEngineUnderTest } from '../../test/support/teamTestStore';
 
 // The kernel's tests run twice (vitest projects `unit` and `team-conformance`, docs/team.md "Conformance"): this pins
 // that the second run really writes through the team engine into PostgreSQL, not silently into SQLite again.

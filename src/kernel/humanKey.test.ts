@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { ensureHumanKey, humanKeyDir, readHumanKey } from './humanKey';
-import { human, makeStore, type TestStore } from './testKit';
+import { human, makeStore, type TestStore } from '../../test/support/testKit';
 import { createGoal } from './goals/goals';
 
 let s: TestStore | undefined;

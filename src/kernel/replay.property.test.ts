@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { agent, human, makeStore, propertyRuns, type TestStore } from './testKit';
+import { agent, human, makeStore, propertyRuns, type TestStore } from '../../test/support/testKit';
 import type { Actor } from './events/eventTypes';
 import { LoopxError } from './errors';
 import { createGoal, setGoalStatus } from './goals/goals';

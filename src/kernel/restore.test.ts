@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { agent, bareHuman, human, makeStore, type TestStore } from './testKit';
+import { agent, bareHuman, human, makeStore, type TestStore } from '../../test/support/testKit';
 import { createGoal } from './goals/goals';
 import { addTodo, shipTodo } from './todos/todos';
 import { claimTodo } from './todos/claims';

@@ -9,7 +9,7 @@ import type { GoalFileDiagnostic, Range } from '../goalFile/diagnostics';
 import { type ParsedGoalFile, type PathSegment, parseGoalFile } from '../goalFile/parse';
 import type { FrontMatterParser } from '../goalFile/frontMatterYaml';
 import { formatFieldValue } from './yamlValue';
-import { lastChange } from '../kernel/todos/todoCard';
+import { lastChange } from '../kernel/readModels/todoCard';
 import { relativeTime } from '../shared/timeWords';
 import type { OpenStore, StoreRegistry } from './storeRegistry';
 import { findGoal } from '../kernel/goals/goalQueries';

@@ -12,7 +12,7 @@ import {
   type Position,
 } from 'vscode-languageserver';
 import type { Analysis, DriftData } from './analysis';
-import { todoHover, todoStatusLine } from '../kernel/todos/todoCard';
+import { todoHover, todoStatusLine } from '../kernel/readModels/todoCard';
 import { goalHover } from './goalHover';
 import { GOAL_KEYS, KEY_DOCS, QUOTA_KEYS, TODO_KEYS } from '../goalFile/schema';
 import type { Range } from '../goalFile/diagnostics';

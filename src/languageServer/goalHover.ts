@@ -1,7 +1,7 @@
 import type { SqliteDb } from '../kernel/db/sqliteDb';
 import type { Goal } from '../kernel/model';
 import { quotaState, shouldRun } from '../kernel/goals/quotaQueries';
-import { escapeMarkdown } from '../kernel/todos/todoCard';
+import { escapeMarkdown } from '../kernel/readModels/todoCard';
 import { relativeTime } from '../shared/timeWords';
 import { shouldRunSentence } from '../protocol/shouldRunWords';
 import { windowUsageWords } from '../shared/usageWords';

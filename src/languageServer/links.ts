@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { DocumentLink, Hover, Position } from 'vscode-languageserver';
 import { MarkupKind } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { todoHover, todoStatusLine } from '../kernel/todos/todoCard';
+import { todoHover, todoStatusLine } from '../kernel/readModels/todoCard';
 import { GOAL_FILE_SUFFIX } from '../goalFile/parse';
 import { goalHover } from './goalHover';
 import type { StoreRegistry } from './storeRegistry';

@@ -1,19 +1,5 @@
 import { columnOf } from './board';
-import { COLUMN_TITLES, type BoardSnapshot, type Card, type ColumnId } from './boardProtocol';
-
-/** The board at a past moment, as the host answers a history request: the snapshot replayed to event `seq`. */
-export interface PastBoard {
-  seq: number;
-  /** The newest event now. */
-  head: number;
-  /** When event `seq` happened (the board's "now" then), and when the first event did. */
-  at: string;
-  firstAt: string;
-  /** What event `seq` was, as a sentence ("gate Q3 asked by codex"); its code is for the tooltip. */
-  sentence: string;
-  kind: string;
-  snapshot: BoardSnapshot;
-}
+import { COLUMN_TITLES, type Card, type ColumnId } from './boardProtocol';
 
 export interface BoardChanges {
   moved: { id: string; title: string; from: ColumnId; to: ColumnId }[];

@@ -4,7 +4,6 @@
  * checked against the types here at compile time.
  */
 import type { ErrorBody } from './errors';
-import type { PastBoard } from './boardHistory';
 import type { BudgetFacts } from '../shared/usageWords';
 
 /** The board panel's webview type (package.json's onWebviewPanel activation event names it too). */
@@ -286,6 +285,20 @@ export type ToHost =
 export type ResultOk = { type: 'result'; requestId: number; ok: true };
 export type ResultFailed = { type: 'result'; requestId: number; ok: false; error: ErrorBody };
 export type DetailAnswer = { type: 'detail'; requestId: number; detail: CardDetail };
+/** The board at a past moment, as the host answers a history request: the snapshot replayed to event `seq`. */
+export interface PastBoard {
+  seq: number;
+  /** The newest event now. */
+  head: number;
+  /** When event `seq` happened (the board's "now" then), and when the first event did. */
+  at: string;
+  firstAt: string;
+  /** What event `seq` was, as a sentence ("gate Q3 asked by codex"); its code is for the tooltip. */
+  sentence: string;
+  kind: string;
+  snapshot: BoardSnapshot;
+}
+
 export type HistoryAnswer = { type: 'history'; requestId: number; past: PastBoard };
 
 /** What "Open on Board" asks the board to show: a card's detail, or one goal's cards. */

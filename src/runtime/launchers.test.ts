@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { agent, makeStore, type TestStore } from '../kernel/testKit';
+import { agent, makeStore, type TestStore } from '../../test/support/testKit';
 import { createGoal } from '../kernel/goals/goals';
 import { addTodo } from '../kernel/todos/todos';
 import { addEvidence } from '../kernel/evidence/evidence';

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { makeStore, type TestStore } from '../kernel/testKit';
+import { makeStore, type TestStore } from '../../test/support/testKit';
 import { createGoal } from '../kernel/goals/goals';
 import { addTodo } from '../kernel/todos/todos';
 import { finishTurn, startTurn } from '../kernel/turns/turns';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { Kernel } from '../kernel/kernel';
-import { agent, makeStore, type TestStore } from '../kernel/testKit';
+import { agent, makeStore, type TestStore } from '../../test/support/testKit';
 import { createGoal } from '../kernel/goals/goals';
 import { StoreWatcher } from './watch';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { openDb } from '../../src/kernel/db/openDb';
 import { Kernel } from '../../src/kernel/kernel';
-import { forgeEvent } from '../../src/kernel/forgeKit';
+import { forgeEvent } from '../support/forgeKit';
 import { LOOPX, cleanEnv, loopx, startGoal, workspace } from './harness';
 import { agentCommand } from './runner';
 import { loopxTty } from './pty';

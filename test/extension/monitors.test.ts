@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { BoardPanel } from '../../src/extension/board/boardPanel';
 import { buildSnapshot } from '../../src/extension/board/boardData';
-import { boardFacts } from '../../src/kernel/todos/cards';
+import { boardFacts } from '../../src/kernel/readModels/cards';
 import { MonitorTicker } from '../../src/extension/monitors/monitorTicker';
 import { columnOf } from '../../src/protocol/board';
 import { createGoal } from '../../src/kernel/goals/goals';

@@ -5,7 +5,7 @@ import { spendQuota } from '../../src/kernel/goals/quota';
 import { app, otherWriter, until, vscodeHuman, withAnswers } from './support';
 import type { BoardPanel } from '../../src/extension/board/boardPanel';
 import { buildSnapshot } from '../../src/extension/board/boardData';
-import { boardFacts } from '../../src/kernel/todos/cards';
+import { boardFacts } from '../../src/kernel/readModels/cards';
 
 suite('status bar', () => {
   test('a quota meter per active goal that turns to the warning colour when the budget is exhausted', async () => {

@@ -5,7 +5,7 @@ import { addTodo } from '../../src/kernel/todos/todos';
 import { askGate, decideGate } from '../../src/kernel/gates/gates';
 import { verifyChain } from '../../src/kernel/events/verify';
 import { NotAllowedError } from '../../src/kernel/errors';
-import { agent, human } from '../../src/kernel/testKit';
+import { agent, human } from '../support/testKit';
 import { HUMAN_ONLY_KINDS } from '../../src/kernel/authority';
 import type { Kernel } from '../../src/kernel/kernel';
 import type { PgCluster } from '../support/postgres';

@@ -1,5 +1,5 @@
 // The conformance run (vitest project `team-conformance`, docs/team.md "Conformance"): every kernel test file runs a
-// second time with its stores on the team engine (LOOPX_TEST_ENGINE=team, src/kernel/testKit.ts), except the files
+// second time with its stores on the team engine (LOOPX_TEST_ENGINE=team, test/support/testKit.ts), except the files
 // below, which are about SQLite itself or about what the team engine refuses by design: one line each says why.
 // Everything else must pass on both engines. Plain JavaScript: vitest.config.mts reads it.
 import { readFileSync, readdirSync } from 'node:fs';
@@ -24,7 +24,7 @@ export const SQLITE_ONLY = {
 };
 
 /**
- * The kernel's test files that never open a store through `makeStore()` (they do not import src/kernel/testKit.ts):
+ * The kernel's test files that never open a store through `makeStore()` (they do not import test/support/testKit.ts):
  * pure functions (hashing, validation, reducers, usage parsing) and things outside the store (worktree set-up commands,
  * the team pointer file). LOOPX_TEST_ENGINE only reaches a test through testKit, so on the team engine these files
  * would run the same code a second time and test no engine: they are left out of the conformance run (found, not
@@ -34,7 +34,7 @@ export const SQLITE_ONLY = {
  */
 export function engineFreeFiles(root) {
   return kernelTests(root)
-    .filter((test) => !/from '[./]*\/testKit'/.test(test.text))
+    .filter((test) => !/from '[./]*\/test\/support\/testKit'/.test(test.text))
     .map((test) => test.path)
     .sort();
 }

@@ -1,4 +1,4 @@
-import { TEAM_TEST_TEMPLATE_ENV, TEAM_TEST_URL_ENV } from '../../src/kernel/team/teamTestStore';
+import { TEAM_TEST_TEMPLATE_ENV, TEAM_TEST_URL_ENV } from '../support/teamTestStore';
 import { TEAM_SCHEMA_SQL } from '../../src/kernel/team/teamSchema';
 import { postgresOrExplain, startCluster } from '../support/postgres';
 

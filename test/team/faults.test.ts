@@ -4,7 +4,7 @@ import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo } from '../../src/kernel/todos/todos';
 import { claimNext } from '../../src/kernel/todos/claims';
 import { LoopxError } from '../../src/kernel/errors';
-import { agent, human } from '../../src/kernel/testKit';
+import { agent, human } from '../support/testKit';
 import { openTeamKernel } from '../../src/kernel/team/teamStore';
 import { startTcpProxy } from '../support/tcpProxy';
 import { install, loginRole, newTeamStore, teamSuite } from './teamKit';

@@ -10,7 +10,7 @@ import type { Kernel } from '../../src/kernel/kernel';
 import { StoreWatcher } from '../../src/runtime/watch';
 import { Runner } from '../../src/cli/run/runner';
 import { DEFAULT_HOSTS } from '../../src/runtime/hosts';
-import { human } from '../../src/kernel/testKit';
+import { human } from '../support/testKit';
 import { bundleAgent, runAgent } from './agentProcess';
 import { install, machine, newTeamStore, teamSuite, until } from './teamKit';
 

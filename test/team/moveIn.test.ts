@@ -9,7 +9,7 @@ import { logHead } from '../../src/kernel/events/anchor';
 import { STATE_TABLES, checkReplay } from '../../src/kernel/replay';
 import type { SqliteDb } from '../../src/kernel/db/sqliteDb';
 import { moveStoreIn } from '../../src/kernel/team/moveIn';
-import { agent, makeStore, type TestStore } from '../../src/kernel/testKit';
+import { agent, makeStore, type TestStore } from '../support/testKit';
 import type { Kernel } from '../../src/kernel/kernel';
 import { POSTGRES_MISSING } from '../support/postgres';
 import { install, logCopy, loginRole, machine, newTeamStore, useCluster } from './teamKit';

@@ -13,8 +13,8 @@ import { installTeamSchema } from '../../src/kernel/team/teamStore';
 import { eventKindSchemas } from '../../src/kernel/team/teamPayloadSql';
 import { authorityBehind } from '../../src/kernel/team/teamInspect';
 import { SyncPg } from '../../src/kernel/team/syncPg';
-import { agent, human } from '../../src/kernel/testKit';
-import { HONEST_DATA, decidingData } from '../../src/kernel/personsPayloadsKit';
+import { agent, human } from '../support/testKit';
+import { HONEST_DATA, decidingData } from '../support/personsPayloadsKit';
 import type { PgCluster } from '../support/postgres';
 import { install, logCopy, loginRole, machine, newTeamStore, rawAppend, teamSuite } from './teamKit';
 

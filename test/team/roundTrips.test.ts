@@ -6,7 +6,7 @@ import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo, shipTodo } from '../../src/kernel/todos/todos';
 import { claimNext } from '../../src/kernel/todos/claims';
 import { listTodos } from '../../src/kernel/todos/todoQueries';
-import { agent, human } from '../../src/kernel/testKit';
+import { agent, human } from '../support/testKit';
 import type { Kernel } from '../../src/kernel/kernel';
 import type { TeamEngine } from '../../src/kernel/team/teamEngine';
 import { openTeamKernel } from '../../src/kernel/team/teamStore';

@@ -4,9 +4,9 @@ import { describe, expect, test } from 'vitest';
 import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo, addTodoInTx } from '../../src/kernel/todos/todos';
 import { listTodos } from '../../src/kernel/todos/todoQueries';
-import { markSetAsideHandled } from '../../src/kernel/logHealth';
+import { markSetAsideHandled } from '../../src/kernel/logDecisions';
 import { writeTeamPointer } from '../../src/kernel/team/teamPointer';
-import { agent, human } from '../../src/kernel/testKit';
+import { agent, human } from '../support/testKit';
 import { loopx } from '../cli/harness';
 import { install, loginRole, machine, newTeamStore, rawAppend, teamSuite } from './teamKit';
 

@@ -4,7 +4,7 @@ import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo } from '../../src/kernel/todos/todos';
 import { verifyChain } from '../../src/kernel/events/verify';
 import { checkReplay } from '../../src/kernel/replay';
-import { human } from '../../src/kernel/testKit';
+import { human } from '../support/testKit';
 import type { Kernel } from '../../src/kernel/kernel';
 import { openTeamKernel } from '../../src/kernel/team/teamStore';
 import type { PgCluster } from '../support/postgres';

@@ -10,7 +10,7 @@ import { listTodos } from '../../src/kernel/todos/todoQueries';
 import { verifyChain } from '../../src/kernel/events/verify';
 import { checkReplay } from '../../src/kernel/replay';
 import { AlreadyClaimedError } from '../../src/kernel/errors';
-import { agent, human } from '../../src/kernel/testKit';
+import { agent, human } from '../support/testKit';
 import type { Kernel } from '../../src/kernel/kernel';
 import { POSTGRES_MISSING } from '../support/postgres';
 import type { PgStatement } from '../../src/kernel/team/syncPg';

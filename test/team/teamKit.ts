@@ -15,7 +15,7 @@ import { fetchAfter } from '../../src/kernel/team/teamLog';
 import { installTeamSchema, openTeamKernel } from '../../src/kernel/team/teamStore';
 import type { Kernel } from '../../src/kernel/kernel';
 import type { TeamEngine } from '../../src/kernel/team/teamEngine';
-import { FakeClock } from '../../src/kernel/testKit';
+import { FakeClock } from '../support/testKit';
 import { POSTGRES_MISSING, type PgCluster, type PostgresInstall, postgresOrExplain, startCluster } from '../support/postgres';
 
 /** Test support for team mode: a cluster per test file, a team store (database) per test, replicas as "machines". */

@@ -9,7 +9,7 @@ import { TeamReach } from '../../src/extension/store/teamReach';
 import { readBoard } from '../../src/extension/board/boardRead';
 import { addTodo } from '../../src/kernel/todos/todos';
 import { describeError } from '../../src/runtime/describeError';
-import { human } from '../../src/kernel/testKit';
+import { human } from '../support/testKit';
 import { POSTGRES_MISSING } from '../support/postgres';
 import { install, machine, newTeamStore, until, useCluster } from './teamKit';
 

@@ -4,12 +4,12 @@ import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo, addTodoInTx, blockTodo, killTodo, shipTodo } from '../../src/kernel/todos/todos';
 import { claimTodo } from '../../src/kernel/todos/claims';
 import { listTodos } from '../../src/kernel/todos/todoQueries';
-import { statusReport } from '../../src/kernel/queries/status';
+import { statusReport } from '../../src/kernel/readModels/status';
 import { setAsideEvents } from '../../src/kernel/events/setAside';
 import { installTeamSchema } from '../../src/kernel/team/teamStore';
 import type { Kernel } from '../../src/kernel/kernel';
 import type { Actor } from '../../src/kernel/events/eventTypes';
-import { FakeClock, agent, human } from '../../src/kernel/testKit';
+import { FakeClock, agent, human } from '../support/testKit';
 import { install, loginRole, machine, newTeamStore, rawAppend, teamSuite } from './teamKit';
 
 // Issue 38: the team store's database refuses, in the same statement as the INSERT, an event whose transition the

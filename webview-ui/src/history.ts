@@ -1,5 +1,5 @@
-import { changesHeadline, changesSince, columnTitle, type BoardChanges, type PastBoard } from '../../src/protocol/boardHistory';
-import type { Card } from '../../src/protocol/boardProtocol';
+import { changesHeadline, changesSince, columnTitle, type BoardChanges } from '../../src/protocol/boardHistory';
+import type { Card, PastBoard } from '../../src/protocol/boardProtocol';
 import { boardTimeTitle } from '../../src/protocol/boardText';
 import { h, icon } from './dom';
 

@@ -1,5 +1,6 @@
 import type { Command } from '../command';
-import { acceptBrokenLog, brokenLog } from '../../kernel/logHealth';
+import { brokenLog } from '../../kernel/logHealth';
+import { acceptBrokenLog } from '../../kernel/logDecisions';
 import { verifyChain } from '../../kernel/events/verify';
 import { auditDecisions, decisionWords } from '../../kernel/decisions';
 

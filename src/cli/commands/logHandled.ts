@@ -1,5 +1,6 @@
 import type { Command } from '../command';
-import { markSetAsideHandled, setAsideFound } from '../../kernel/logHealth';
+import { setAsideFound } from '../../kernel/logHealth';
+import { markSetAsideHandled } from '../../kernel/logDecisions';
 import { setAsideWords } from '../../kernel/events/setAside';
 import { InvalidInputError } from '../../kernel/errors';
 

@@ -12,7 +12,7 @@ import {
   setPrice,
   setPrices,
 } from '../../kernel/prices/priceTable';
-import { type PriceEntry, readPricesFile } from '../../kernel/turns/usage/prices';
+import { type PriceEntry, readPricesFile } from '../../kernel/prices/modelPrices';
 import { InvalidInputError, NotFoundError } from '../../kernel/errors';
 import { clean } from '../format';
 

@@ -2,10 +2,10 @@ import { basename, resolve } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import type { Command } from '../command';
 import { InvalidInputError } from '../../kernel/errors';
-import { renderReviewPacket } from '../../kernel/projections/reviewPacket';
-import { reviewFacts } from '../../kernel/projections/reviewFacts';
+import { renderReviewPacket } from '../../kernel/readModels/reviewPacket';
+import { reviewFacts } from '../../kernel/readModels/reviewFacts';
 import { printPdf } from '../../runtime/projections/printPdf';
-import { goalStory } from '../../kernel/story/story';
+import { goalStory } from '../../kernel/readModels/story';
 import { reviewPage } from '../../protocol/story/reviewPage';
 import { getGoal } from '../../kernel/goals/goalQueries';
 

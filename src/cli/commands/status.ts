@@ -1,6 +1,6 @@
 import type { Command } from '../command';
 import type { Kernel } from '../../kernel/kernel';
-import { type StatusReport, statusReport } from '../../kernel/queries/status';
+import { type StatusReport, statusReport } from '../../kernel/readModels/status';
 import { statusMdStale, writeStatusMd } from '../../runtime/projections/statusMd';
 import { InvalidInputError } from '../../kernel/errors';
 import { pausedWords } from '../../shared/pausedWords';

@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { todoView } from '../../kernel/todos/todoView';
+import { todoView } from '../../kernel/readModels/todoView';
 import { parseId } from '../../kernel/validate';
 import { todoShowData } from '../todoShowData';
 import { findWorktree } from '../../kernel/worktrees/worktreeRows';

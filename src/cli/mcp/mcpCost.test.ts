@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Kernel } from '../../kernel/kernel';
 import type { SqlValue, SqliteDb, Statement } from '../../kernel/db/sqliteDb';
-import { makeStore, type TestStore } from '../../kernel/testKit';
+import { makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal, setGoalStatus } from '../../kernel/goals/goals';
 import { addTodo } from '../../kernel/todos/todos';
 import { STATUS_FILE, statusMdStale, writeStatusMd } from '../../runtime/projections/statusMd';

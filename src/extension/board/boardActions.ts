@@ -3,7 +3,7 @@ import { EXIT } from '../../kernel/errors';
 import { describeError } from '../../runtime/describeError';
 import { claimTodo, releaseTodo } from '../../kernel/todos/claims';
 import { offerHandoff } from '../../kernel/handoffs/handoffs';
-import { todoCardFor } from '../../kernel/todos/cards';
+import { todoCardFor } from '../../kernel/readModels/cards';
 import { waitingMonitor } from '../../kernel/monitors/monitorQueries';
 import { moveFor } from '../../protocol/board';
 import type { ColumnId, GoalAction, TodoAction } from '../../protocol/boardProtocol';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { agent, makeStore, type TestStore } from '../../kernel/testKit';
+import { agent, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal } from '../../kernel/goals/goals';
 import { addTodo, blockTodo, unblockTodo, shipTodo } from '../../kernel/todos/todos';
 import { claimTodo } from '../../kernel/todos/claims';
@@ -7,7 +7,7 @@ import { askGate, decideGate } from '../../kernel/gates/gates';
 import { addEvidence } from '../../kernel/evidence/evidence';
 import { addMonitor } from '../../kernel/monitors/monitors';
 import { finishTurn, startTurn } from '../../kernel/turns/turns';
-import { type TodoCardFacts, boardFacts, todoDetailFacts } from '../../kernel/todos/cards';
+import { type TodoCardFacts, boardFacts, todoDetailFacts } from '../../kernel/readModels/cards';
 import type { BoardNotice, BoardSnapshot, Card } from '../../protocol/boardProtocol';
 import { buildDetail, buildSnapshot, cardOf, diffSnapshots } from './boardData';
 import { budgetLeftWords, windowUsageWords } from '../../shared/usageWords';

@@ -1,4 +1,4 @@
-import type { BoardFacts, TodoCardFacts, TodoDetailFacts } from '../../kernel/todos/cards';
+import type { BoardFacts, TodoCardFacts, TodoDetailFacts } from '../../kernel/readModels/cards';
 import type { Monitor } from '../../kernel/monitors/monitorQueries';
 import { eventSentence, turnResultWords } from '../../protocol/boardText';
 import { allShipped } from '../../protocol/shouldRunWords';

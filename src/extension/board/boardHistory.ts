@@ -1,9 +1,9 @@
 import type { Kernel } from '../../kernel/kernel';
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
-import { PastStore } from '../../kernel/story/pastStore';
-import { boardFacts, todoDetailFacts } from '../../kernel/todos/cards';
+import { PastStore } from '../../kernel/readModels/pastStore';
+import { boardFacts, todoDetailFacts } from '../../kernel/readModels/cards';
 import { eventSentence } from '../../protocol/boardText';
-import type { PastBoard } from '../../protocol/boardHistory';
+import type { PastBoard } from '../../protocol/boardProtocol';
 import type { CardDetail } from '../../protocol/boardProtocol';
 import { buildDetail, buildSnapshot } from './boardData';
 

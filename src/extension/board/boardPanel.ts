@@ -17,7 +17,7 @@ import type { Folders } from '../folders';
 import { BoardActions, type Outcome } from './boardActions';
 import { buildDetail, diffSnapshots } from './boardData';
 import { readBoard } from './boardRead';
-import { todoDetailFacts } from '../../kernel/todos/cards';
+import { todoDetailFacts } from '../../kernel/readModels/cards';
 import { describeError } from '../../runtime/describeError';
 import { teamUnreachableSentence } from '../../protocol/errors';
 import { BoardHistory } from './boardHistory';

@@ -1,4 +1,4 @@
-import { boardFacts } from '../../kernel/todos/cards';
+import { boardFacts } from '../../kernel/readModels/cards';
 import type { BoardSnapshot, CardChange } from '../../protocol/boardProtocol';
 import type { TeamReach } from '../store/teamReach';
 import { buildSnapshot } from './boardData';

@@ -1,11 +1,11 @@
 import { afterEach, expect, test } from 'vitest';
-import { agent, makeStore, type TestStore } from '../../kernel/testKit';
+import { agent, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal, setGoalStatus } from '../../kernel/goals/goals';
 import { addTodo, blockTodo, killTodo, shipTodo } from '../../kernel/todos/todos';
 import { claimTodo } from '../../kernel/todos/claims';
 import { askGate, decideGate } from '../../kernel/gates/gates';
 import { addMonitor } from '../../kernel/monitors/monitors';
-import { todoCardFor, todoCards } from '../../kernel/todos/cards';
+import { todoCardFor, todoCards } from '../../kernel/readModels/cards';
 import { BOARD_COLUMNS, type BoardColumn, boardColumn, readiness, readyTodoIds, findTodo, leaseLive } from '../../kernel/todos/todoQueries';
 import { columnOf, leaseLapsed } from '../../protocol/board';
 import { COLUMNS } from '../../protocol/boardProtocol';

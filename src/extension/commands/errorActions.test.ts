@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LoopxError } from '../../kernel/errors';
-import { agent, makeStore } from '../../kernel/testKit';
+import { agent, makeStore } from '../../../test/support/testKit';
 import { createGoal } from '../../kernel/goals/goals';
 import { addTodo } from '../../kernel/todos/todos';
 import { askGate } from '../../kernel/gates/gates';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { renderReviewPacket } from '../../kernel/projections/reviewPacket';
+import { renderReviewPacket } from '../../kernel/readModels/reviewPacket';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { resolveGoal, resolveTodo } from './pickers';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Kernel } from '../../kernel/kernel';
 import type { UnprovenDecision } from '../../kernel/decisions';
-import { acceptBrokenLog } from '../../kernel/logHealth';
+import { acceptBrokenLog } from '../../kernel/logDecisions';
 import { decisionSentence } from '../../protocol/decisionWords';
 import { COMMANDS } from '../commands/commandIds';
 

@@ -4,7 +4,8 @@ import { type AnchorCheck, type LogAnchor, checkAnchor, formatAnchor, logHead } 
 import { Disposable } from '../util/lifecycle';
 import type { Kernel } from '../../kernel/kernel';
 import { type VerifyResult, verifyChain } from '../../kernel/events/verify';
-import { acceptBrokenLog, markBroken } from '../../kernel/logHealth';
+import { markBroken } from '../../kernel/logHealth';
+import { acceptBrokenLog } from '../../kernel/logDecisions';
 import { readRestoreMarker } from '../../kernel/backup';
 import type { Log } from '../util/log';
 import type { StoreSession } from './storeModel';

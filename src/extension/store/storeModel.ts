@@ -11,7 +11,7 @@ import type { Log } from '../util/log';
 import type { Agent, Gate, Goal, Todo, TodoStatus } from '../../kernel/model';
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
 import { readyTodoIds, todosInClaimOrder, findTodo } from '../../kernel/todos/todoQueries';
-import { type StatusReport, statusReport } from '../../kernel/queries/status';
+import { type StatusReport, statusReport } from '../../kernel/readModels/status';
 import { type Evidence, listEvidence } from '../../kernel/evidence/evidenceQueries';
 import { type Monitor, listMonitors } from '../../kernel/monitors/monitorQueries';
 import { type RunnerSeen, recentRunners, listAgents } from '../../kernel/turns/runners';

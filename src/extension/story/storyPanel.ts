@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { basename, join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { type StoryReader, goalStory, storyReader } from '../../kernel/story/story';
+import { type StoryReader, goalStory, storyReader } from '../../kernel/readModels/story';
 import { logHead } from '../../kernel/events/anchor';
-import { reviewFacts } from '../../kernel/projections/reviewFacts';
+import { reviewFacts } from '../../kernel/readModels/reviewFacts';
 import { printPdf } from '../../runtime/projections/printPdf';
 import { LoopxError } from '../../kernel/errors';
 import { STORY_VIEW_TYPE, type Story, type ToStoryWebview } from '../../protocol/story/storyProtocol';

@@ -1,5 +1,5 @@
 import type { Evidence } from '../../kernel/evidence/evidenceQueries';
-import { escapeMarkdown } from '../../kernel/todos/todoCard';
+import { escapeMarkdown } from '../../kernel/readModels/todoCard';
 import { clean, clockTime, oneLine, relativeTime } from '../../protocol/display';
 import { runTook } from '../../shared/timeWords';
 

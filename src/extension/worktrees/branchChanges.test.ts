@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { listWorktreeRows } from '../../kernel/worktrees/worktreeRows';
 import { mergeWorktree } from '../../kernel/worktrees/landing';
 import { worktreeRepo } from '../../../test/fixtures/worktreeRepo';
-import { boardFacts } from '../../kernel/todos/cards';
+import { boardFacts } from '../../kernel/readModels/cards';
 import { addTodo } from '../../kernel/todos/todos';
 import { buildSnapshot } from '../board/boardData';
 import { BranchChanges } from './branchChanges';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { agent, makeStore, type TestStore } from '../testKit';
+import { agent, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal } from '../goals/goals';
 import { addTodo, shipTodo } from '../todos/todos';
 import { claimTodo, releaseTodo } from '../todos/claims';
@@ -10,7 +10,7 @@ import { quoteArgv, runEvidence } from '../evidence/evidenceRun';
 import { setGoalCheck, setTodoCheck } from './checks';
 import { finishTurn, startTurn } from '../turns/turns';
 import { listEvidence, turnEvidence } from '../evidence/evidenceQueries';
-import { renderReviewPacket } from '../projections/reviewPacket';
+import { renderReviewPacket } from '../readModels/reviewPacket';
 import { verifyChain } from '../events/verify';
 import { checkReplay } from '../replay';
 import { sha256 } from '../nodeCrypto';

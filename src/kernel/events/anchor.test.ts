@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { makeStore, type TestStore } from '../testKit';
+import { makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal } from '../goals/goals';
 import { addTodo } from '../todos/todos';
 import { checkAnchor, formatAnchor, logHead, parseAnchor } from './anchor';

@@ -6,11 +6,12 @@ import { claimTodo } from '../todos/claims';
 import { shipTodo } from '../todos/todos';
 import { setAsideEvents } from './setAside';
 import { checkReplay } from '../replay';
-import { forgeEvent } from '../forgeKit';
-import { markSetAsideHandled, setAsideFound } from '../logHealth';
+import { forgeEvent } from '../../../test/support/forgeKit';
+import { setAsideFound } from '../logHealth';
+import { markSetAsideHandled } from '../logDecisions';
 import { HumanChannelRequiredError, NotAllowedError } from '../errors';
-import { type TestStore, agent, bareHuman, makeStore } from '../testKit';
-import { teamEngineUnderTest } from '../team/teamTestStore';
+import { type TestStore, agent, bareHuman, makeStore } from '../../../test/support/testKit';
+import { teamEngineUnderTest } from '../../../test/support/teamTestStore';
 import { verifyChain } from './verify';
 
 // A local store's file holding an event no reducer can apply (issue 38): an agent that can write .loopx/loopx.db

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { agent, makeStore, type TestStore } from '../testKit';
+import { agent, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal } from '../goals/goals';
 import { addTodo, killTodo, shipTodo } from '../todos/todos';
 import { claimTodo } from '../todos/claims';
 import { addEvidence } from './evidence';
 import { listEvidence } from './evidenceQueries';
-import { renderReviewPacket } from '../projections/reviewPacket';
+import { renderReviewPacket } from '../readModels/reviewPacket';
 
 let s: TestStore;
 let goalId: string;

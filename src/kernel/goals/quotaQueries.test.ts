@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { agent, makeStore, type TestStore } from '../testKit';
+import { agent, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal, setGoalStatus } from './goals';
 import { addTodo, shipTodo } from '../todos/todos';
 import { claimTodo, releaseTodo } from '../todos/claims';
@@ -8,7 +8,7 @@ import { spendQuota } from './quota';
 import { quotaState, shouldRun } from './quotaQueries';
 import { finishTurn, startTurn } from '../turns/turns';
 import { addEvidence } from '../evidence/evidence';
-import { statusReport } from '../queries/status';
+import { statusReport } from '../readModels/status';
 import { TURN_END_GRACE_SECONDS, WIND_DOWN_SECONDS } from '../turns/turnSlots';
 import { iso } from '../time';
 import { getGoal } from './goalQueries';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { agent, makeStore, type TestStore } from '../testKit';
+import { agent, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal } from '../goals/goals';
 import { addTodo, shipTodo } from '../todos/todos';
 import { claimTodo } from '../todos/claims';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { agent, bareHuman, human, makeStore, type TestStore } from '../testKit';
+import { agent, bareHuman, human, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal } from '../goals/goals';
 import { addTodo, blockTodo } from '../todos/todos';
 import { askGate } from '../gates/gates';

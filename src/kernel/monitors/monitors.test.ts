@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { agent, human, makeStore, type TestStore } from '../testKit';
+import { agent, human, makeStore, type TestStore } from '../../../test/support/testKit';
 import type { Kernel } from '../kernel';
 import { createGoal, setGoalStatus } from '../goals/goals';
 import { addTodo, blockTodo, killTodo, shipTodo } from '../todos/todos';
@@ -12,7 +12,7 @@ import { tickMonitors } from './tick';
 import { getMonitor, listMonitors, monitorRuns } from './monitorQueries';
 import { nextClaimable, readiness, getTodo } from '../todos/todoQueries';
 import { shouldRun } from '../goals/quotaQueries';
-import { statusReport } from '../queries/status';
+import { statusReport } from '../readModels/status';
 import { renderStatusMd } from '../../runtime/projections/statusMd';
 import { verifyChain } from '../events/verify';
 import { checkReplay } from '../replay';

@@ -3,7 +3,7 @@ import type { Row, SqliteDb } from '../db/sqliteDb';
 import { InvalidInputError, NotFoundError } from '../errors';
 import { requireHumanChannel } from '../authority';
 import { rowReader } from '../rowReader';
-import { DEFAULT_PRICES, type ModelPrice, type PriceEntry, type PriceTable, checkPrice } from '../turns/usage/prices';
+import { DEFAULT_PRICES, type ModelPrice, type PriceEntry, type PriceTable, checkPrice } from './modelPrices';
 
 /**
  * Where loopx once read a person's prices from, beside the store. No longer read for pricing (an agent in its sandbox
@@ -30,7 +30,7 @@ export interface PriceInForce extends PriceEntry {
   overridesBuiltIn?: boolean;
 }
 
-/** What a person gives for one model: the checks are checkPrice's (turns/usage/prices.ts), the one home of them. */
+/** What a person gives for one model: the checks are checkPrice's (modelPrices.ts), the one home of them. */
 export interface PriceInput {
   model: string;
   input: number;

@@ -1,13 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { agent, bareHuman, makeStore, type TestStore } from '../testKit';
+import { agent, bareHuman, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal } from '../goals/goals';
 import { addTodo } from '../todos/todos';
 import { addEvidence } from '../evidence/evidence';
 import { finishTurn, startTurn } from '../turns/turns';
 import { checkReplay, replayLog } from '../replay';
-import { DEFAULT_PRICES } from '../turns/usage/prices';
+import { DEFAULT_PRICES } from './modelPrices';
 import { personalPrices, priceTable, pricesInForce, removePrice, setPrice, setPrices } from './priceTable';
 
 let s: TestStore;

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { agent, bareHuman, makeStore, type TestStore } from '../testKit';
+import { agent, bareHuman, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal } from '../goals/goals';
 import { addTodo } from '../todos/todos';
 import { runEvidence } from '../evidence/evidenceRun';

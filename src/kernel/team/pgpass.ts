@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import type { ConnectionSettings } from './syncPg';
+import type { ConnectionSettings } from './connectionSettings';
 
 /**
  * libpq's password file (`~/.pgpass`, or `PGPASSFILE`), read by loopx itself. `pg` 8 still reads it when no password is

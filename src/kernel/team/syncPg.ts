@@ -1,4 +1,5 @@
 import { pgModulePath } from './pgModule';
+import type { ConnectionSettings } from './connectionSettings';
 import { pgClientConnection } from './pgpass';
 import { addTeamTiming, teamTimingOn } from './teamTiming';
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
@@ -36,18 +37,6 @@ export class PgError extends Error {
 
 /** Test faults: lose the connection before the batch runs, or after it ran (its reply never arrives). */
 export type BatchFault = 'lose-before' | 'lose-after';
-
-export interface ConnectionSettings {
-  /** A libpq URL; without it `pg` reads PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD and ~/.pgpass itself. */
-  connectionString?: string;
-  /** Milliseconds one batch may take before the caller gives up on it (the worker is then restarted). */
-  timeoutMs?: number;
-  /** Milliseconds to open a connection (TCP and start-up) before giving up on it. */
-  connectTimeoutMs?: number;
-  /** The server's `idle_in_transaction_session_timeout` for our sessions, in milliseconds. */
-  idleInTransactionTimeoutMs?: number;
-  application_name?: string;
-}
 
 /**
  * Timeouts, so that no fault leaves a writer or the log's head waiting forever (test/team/partition.test.ts):

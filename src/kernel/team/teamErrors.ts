@@ -1,5 +1,6 @@
 import { EXIT, LoopxError, NotAllowedError } from '../errors';
-import { type ConnectionSettings, PgError } from './syncPg';
+import type { ConnectionSettings } from './connectionSettings';
+import { PgError } from './syncPg';
 
 /** The team store cannot be reached (or stopped answering): nothing was written. Environment trouble, exit 6. */
 export class TeamUnreachableError extends LoopxError {

@@ -5,16 +5,23 @@ import { openDb } from '../db/openDb';
 import type { DriverName, SqliteDb } from '../db/sqliteDb';
 import { SCHEMA_VERSION } from '../db/migrate';
 import type { Actor } from '../events/eventTypes';
-import type { Kernel, KernelOptions } from '../kernel';
 import { APPLICATION_ID } from '../storeFile';
 import { type Clock, systemClock } from '../time';
-import { type ConnectionSettings, SyncPg } from './syncPg';
+import type { ConnectionSettings } from './connectionSettings';
+import { SyncPg } from './syncPg';
 import { TeamEngine } from './teamEngine';
 import { teamError } from './teamErrors';
 import { timeTeam } from './teamTiming';
 
-/** Builds a kernel on a database: `Kernel.fromDb`, passed in so that kernel.ts can open team stores without a cycle. */
-export type KernelFromDb = (root: string, db: SqliteDb, options: KernelOptions) => Kernel;
+/**
+ * Builds a kernel on a database: `Kernel.fromDb`, passed in (and its kernel's type a parameter) so that kernel.ts can
+ * open team stores without a cycle, type imports included.
+ */
+export type KernelFromDb<K> = (
+  root: string,
+  db: SqliteDb,
+  options: { actor?: Actor; clock: Clock; engine: (replica: SqliteDb) => TeamEngine },
+) => K;
 
 export interface TeamKernelOptions {
   /** The replica: a SQLite file of this machine (`:memory:` in tests), rebuilt from the log whenever it is new. */
@@ -32,7 +39,11 @@ export interface TeamKernelOptions {
  * replica after catching up. An empty log gets its first event (`store.initialized`) here, once, whoever comes first;
  * a replica that has history opens without asking the server anything.
  */
-export function openTeamKernelWith(fromDb: KernelFromDb, root: string, options: TeamKernelOptions): { kernel: Kernel; engine: TeamEngine } {
+export function openTeamKernelWith<K extends { close(): void }>(
+  fromDb: KernelFromDb<K>,
+  root: string,
+  options: TeamKernelOptions,
+): { kernel: K; engine: TeamEngine } {
   // The worker starts and connects while the replica opens and the command runs up to its first query.
   const pg = options.pg ?? new SyncPg(options.connection);
   pg.warm();

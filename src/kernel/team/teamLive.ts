@@ -1,7 +1,7 @@
 import type Pg from 'pg';
 import { loadPg } from './pgModule';
 import type { StoredEvent } from '../events/eventTypes';
-import type { ConnectionSettings } from './syncPg';
+import type { ConnectionSettings } from './connectionSettings';
 import { COLUMNS, rowsToEvents } from './teamLog';
 import { pgClientConnection } from './pgpass';
 import { NOTIFY_CHANNEL } from './teamRoles';

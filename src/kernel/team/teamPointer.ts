@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseIni } from 'ini';
 import { InvalidInputError, LoopxError, EXIT } from '../errors';
-import type { ConnectionSettings } from './syncPg';
+import type { ConnectionSettings } from './connectionSettings';
 
 /**
  * The one home of "is this workspace in team mode, and how does this process reach its team store":

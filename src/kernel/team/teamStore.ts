@@ -1,5 +1,6 @@
 import { Kernel } from '../kernel';
-import { type ConnectionSettings, PgError, SyncPg } from './syncPg';
+import type { ConnectionSettings } from './connectionSettings';
+import { PgError, SyncPg } from './syncPg';
 import type { TeamEngine } from './teamEngine';
 import { teamError } from './teamErrors';
 import { type TeamKernelOptions, openTeamKernelWith } from './teamKernel';

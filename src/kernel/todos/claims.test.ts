@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { agent, human, makeStore, type TestStore } from '../testKit';
+import { agent, human, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal, setGoalStatus } from '../goals/goals';
 import { addTodo, blockTodo, killTodo, unblockTodo, shipTodo } from './todos';
 import { claimNext, claimTodo, releaseTodo, renewTodo } from './claims';

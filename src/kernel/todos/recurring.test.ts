@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { agent, makeStore, type TestStore } from '../testKit';
+import { agent, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal } from '../goals/goals';
 import { addTodo, killTodo, shipTodo } from './todos';
 import { claimTodo } from './claims';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { agent, makeStore, type TestStore } from '../testKit';
+import { agent, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal } from '../goals/goals';
 import { addTodo } from '../todos/todos';
 import { releaseTodo } from '../todos/claims';
@@ -8,7 +8,7 @@ import { addMonitor } from '../monitors/monitors';
 import { finishTurn, startTurn } from './turns';
 import { planTurn } from '../goals/quotaQueries';
 import { BACKOFF_BASE_SECONDS, BACKOFF_MAX_SECONDS, recentRetries } from './backoff';
-import { statusReport } from '../queries/status';
+import { statusReport } from '../readModels/status';
 import { renderStatusMd } from '../../runtime/projections/statusMd';
 import { iso } from '../time';
 import { getGoal } from '../goals/goalQueries';

@@ -5,7 +5,7 @@ import { addTodo } from '../todos/todos';
 import { startTurn } from './turns';
 import { setTodoCheck } from '../checks/checks';
 import { TURN_COMMANDS, allowedCommands, claudeAllowedTools, commandPrefix } from './turnCommands';
-import { makeStore } from '../testKit';
+import { makeStore } from '../../../test/support/testKit';
 
 describe('the commands of a turn: one table for the prompt and the host', () => {
   test('the prefix quotes a loopx path with a space exactly as the prompt shows it', () => {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { agent, makeStore, type TestStore } from '../testKit';
+import { agent, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal, setGoalStatus } from '../goals/goals';
 import { addTodo, shipTodo } from '../todos/todos';
 import { claimTodo, releaseTodo } from '../todos/claims';

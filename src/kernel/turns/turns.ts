@@ -16,10 +16,9 @@ import { type TurnLauncher, refuseAgentFinish } from './turnLaunchers';
 import { iso } from '../time';
 import { formatId, parseAgentName } from '../validate';
 import { claimInTx, leaseSeconds, releaseInTx } from '../todos/claims';
-import { priced } from './usage/prices';
 import { usageOfTurn } from './usage/turnUsage';
 import { priceTable } from '../prices/priceTable';
-import { type CheckedUsage, checkUsage } from './usage/usage';
+import { type CheckedUsage, checkUsage, priced } from './usage/usage';
 import { runWorktreeSetup } from '../worktrees/worktreeSetup';
 import {
   type PreparedWorktree,

@@ -1,9 +1,9 @@
 import { readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kernel } from '../../kernel/kernel';
-import type { StatusReport } from '../../kernel/queries/status';
+import type { StatusReport } from '../../kernel/readModels/status';
 import { pausedWords } from '../../shared/pausedWords';
-import { statusReport } from '../../kernel/queries/status';
+import { statusReport } from '../../kernel/readModels/status';
 import { unproductiveEnd } from '../../shared/turnOutcomeWords';
 
 export const STATUS_FILE = 'STATUS.md';

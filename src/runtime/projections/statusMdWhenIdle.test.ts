@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
-import { makeStore, type TestStore } from '../../kernel/testKit';
+import { makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal } from '../../kernel/goals/goals';
 import { STATUS_FILE, STALE_MARK, writeStatusMd } from './statusMd';
 import { StatusMdWhenIdle } from './statusMdWhenIdle';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { agent, makeStore, type TestStore } from '../../testKit';
+import { agent, makeStore, type TestStore } from '../../../../test/support/testKit';
 import { shipTodo } from '../../todos/todos';
 import { claimTodo } from '../../todos/claims';
 import { addMonitor } from '../../monitors/monitors';
@@ -9,7 +9,7 @@ import { applyGoalSpec } from './apply';
 import type { GoalSpec } from './spec';
 import { listTodos } from '../../todos/todoQueries';
 import { getGoal } from '../goalQueries';
-import { PATH, eventCount, spec, tableSnapshot } from './specTestKit';
+import { PATH, eventCount, spec, tableSnapshot } from '../../../../test/support/specTestKit';
 
 let s: TestStore;
 beforeEach(() => (s = makeStore()));

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { agent, human, makeStore, type TestStore } from '../../testKit';
+import { agent, human, makeStore, type TestStore } from '../../../../test/support/testKit';
 import { createGoal } from '../goals';
 import { checkReplay } from '../../replay';
 import { LoopxError } from '../../errors';
@@ -7,7 +7,7 @@ import { applyGoalSpec } from './apply';
 import { exportGoalSpec } from './export';
 import type { GoalSpec } from './spec';
 import { getGoal } from '../goalQueries';
-import { PATH, eventCount, spec, tableSnapshot } from './specTestKit';
+import { PATH, eventCount, spec, tableSnapshot } from '../../../../test/support/specTestKit';
 
 let s: TestStore;
 beforeEach(() => (s = makeStore()));

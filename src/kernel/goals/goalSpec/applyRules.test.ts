@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { agent, bareHuman, human, makeStore, type TestStore } from '../../testKit';
+import { agent, bareHuman, human, makeStore, type TestStore } from '../../../../test/support/testKit';
 import { askGate } from '../../gates/gates';
 import { checkReplay } from '../../replay';
 import { applyGoalSpec } from './apply';
@@ -7,7 +7,7 @@ import { exportGoalSpec } from './export';
 import type { GoalSpec } from './spec';
 import { listTodos } from '../../todos/todoQueries';
 import { getGoal } from '../goalQueries';
-import { PATH, spec, tableSnapshot } from './specTestKit';
+import { PATH, spec, tableSnapshot } from '../../../../test/support/specTestKit';
 
 /** A person's decision carries a proof under this machine's key (decisions.ts). */
 const PROOF = { key: expect.stringMatching(/^[0-9a-f]{16}$/), mac: expect.stringMatching(/^[0-9a-f]{64}$/) };

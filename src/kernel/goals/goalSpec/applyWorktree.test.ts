@@ -1,13 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { agent, bareHuman, human, makeStore, type TestStore } from '../../testKit';
+import { agent, bareHuman, human, makeStore, type TestStore } from '../../../../test/support/testKit';
 import { checkReplay } from '../../replay';
 import { LoopxError } from '../../errors';
 import { applyGoalSpec } from './apply';
 import { exportGoalSpec } from './export';
 import { setGoalWorktree } from '../../worktrees/worktreeSetting';
 import { getGoal } from '../goalQueries';
-import { PATH, eventCount, spec, tableSnapshot } from './specTestKit';
+import { PATH, eventCount, spec, tableSnapshot } from '../../../../test/support/specTestKit';
 
 /** A person's decision carries a proof under this machine's key (decisions.ts). */
 const PROOF = { key: expect.stringMatching(/^[0-9a-f]{16}$/), mac: expect.stringMatching(/^[0-9a-f]{64}$/) };

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { agent, human, makeStore, propertyRuns, type TestStore } from '../../testKit';
+import { agent, human, makeStore, propertyRuns, type TestStore } from '../../../../test/support/testKit';
 import { createGoal } from '../goals';
 import { addTodo, shipTodo } from '../../todos/todos';
 import { claimTodo } from '../../todos/claims';
@@ -8,7 +8,7 @@ import { checkReplay } from '../../replay';
 import { LoopxError } from '../../errors';
 import { applyGoalSpec } from './apply';
 import { exportGoalSpec } from './export';
-import { tableSnapshot } from './specTestKit';
+import { tableSnapshot } from '../../../../test/support/specTestKit';
 
 let s: TestStore;
 beforeEach(() => (s = makeStore()));

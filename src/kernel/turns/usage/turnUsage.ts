@@ -3,8 +3,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { HostStream, hostFormat } from './hostStream';
-import { DEFAULT_PRICES, type PriceTable, priced } from './prices';
-import { type CheckedUsage, checkUsage } from './usage';
+import { DEFAULT_PRICES, type PriceTable } from '../../prices/modelPrices';
+import { type CheckedUsage, checkUsage, priced } from './usage';
 
 /** Where a turn's output is kept, relative to its folder (the runner and the VS Code terminal both write it). */
 export const TURN_OUTPUT = 'output.log';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { HostStream, loopxCall, renderProgress } from './hostStream';
-import { DEFAULT_PRICES, checkPrice, priceFor, priced, readPricesFile } from './prices';
-import { checkUsage } from './usage';
+import { DEFAULT_PRICES, checkPrice, priceFor, readPricesFile } from '../../prices/modelPrices';
+import { checkUsage, priced } from './usage';
 import { CODEX_DEFAULT_MODEL, TURN_OUTPUT, usageOfTurn } from './turnUsage';
 import { dollars, meterMoney, tokenWords, usageWords } from '../../../shared/usageWords';
 

@@ -1,3 +1,5 @@
+import { DEFAULT_PRICES, type PriceTable, priceFor } from '../../prices/modelPrices';
+
 /**
  * What a turn used: tokens in, out and cached, and what it cost. One shape for every host, recorded on the turn
  * when it finishes (whether or not it wrote back: a failed turn still cost money).
@@ -110,4 +112,18 @@ export function addUsage(a: TurnUsage | null, b: TurnUsage | null): TurnUsage | 
     costSource: a.costSource ?? b.costSource,
     model: a.model ?? b.model,
   };
+}
+
+/**
+ * The usage with a cost: the host's own when it reported one; else computed from the table (cachedTokens at the
+ * cached rate, the rest of the input at the input rate); else unchanged (cost unknown).
+ */
+export function priced(usage: TurnUsage, table: PriceTable = DEFAULT_PRICES): TurnUsage {
+  if (usage.costUsd !== null) return usage;
+  const found = priceFor(usage.model, table);
+  if (!found) return usage;
+  const { price } = found;
+  const fresh = usage.inputTokens - usage.cachedTokens;
+  const cost = (fresh * price.input + usage.cachedTokens * price.cachedInput + usage.outputTokens * price.output) / 1_000_000;
+  return { ...usage, costUsd: Math.round(cost * 1e6) / 1e6, costSource: 'prices' };
 }

@@ -7,13 +7,13 @@ import { rowToEvent, history } from '../events/log';
 import { canonicalJson } from '../events/canonical';
 import { STATE_TABLES } from '../replay';
 import { Kernel } from '../kernel';
-import { agent, human, makeStore, type TestStore } from '../testKit';
+import { agent, human, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal } from '../goals/goals';
 import { addTodo, blockTodo, unblockTodo, shipTodo } from '../todos/todos';
 import { askGate, decideGate } from '../gates/gates';
 import { claimTodo, releaseTodo } from '../todos/claims';
 import { addEvidence } from '../evidence/evidence';
-import { todoCards } from '../todos/cards';
+import { todoCards } from './cards';
 import { PastStore } from './pastStore';
 
 let store: TestStore;

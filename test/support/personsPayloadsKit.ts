@@ -1,4 +1,4 @@
-import type { PersonsPayload } from './authority';
+import type { PersonsPayload } from '../../src/kernel/authority';
 
 /**
  * Test support, never used by product code: for each kind authority.ts PERSONS_PAYLOADS names, data an honest agent

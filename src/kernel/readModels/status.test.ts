@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { agent, bareHuman, makeStore, type TestStore } from '../testKit';
+import { agent, bareHuman, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal, setGoalStatus } from '../goals/goals';
 import { statusReport } from './status';
 

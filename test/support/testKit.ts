@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kernel } from './kernel';
-import type { Actor } from './events/eventTypes';
-import { teamEngineUnderTest, teamTestDatabase } from './team/teamTestStore';
+import { Kernel } from '../../src/kernel/kernel';
+import type { Actor } from '../../src/kernel/events/eventTypes';
+import { teamEngineUnderTest, teamTestDatabase } from './teamTestStore';
 
 /** Test support: a controllable clock and a real store in a temporary workspace. Never used by product code. */
 export class FakeClock {

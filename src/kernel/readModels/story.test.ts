@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { agent, human, makeStore, type TestStore } from '../testKit';
+import { agent, human, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal } from '../goals/goals';
 import { addTodo, blockTodo, unblockTodo, shipTodo } from '../todos/todos';
 import { askGate, decideGate } from '../gates/gates';

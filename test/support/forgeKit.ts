@@ -1,8 +1,8 @@
-import type { SqliteDb } from './db/sqliteDb';
-import type { EventDraft, StoredEvent } from './events/eventTypes';
-import { canonicalJson } from './events/canonical';
-import { eventHash } from './events/hashChain';
-import { applyEvent } from './events/setAside';
+import type { SqliteDb } from '../../src/kernel/db/sqliteDb';
+import type { EventDraft, StoredEvent } from '../../src/kernel/events/eventTypes';
+import { canonicalJson } from '../../src/kernel/events/canonical';
+import { eventHash } from '../../src/kernel/events/hashChain';
+import { applyEvent } from '../../src/kernel/events/setAside';
 
 /**
  * Test support, never used by product code: what an agent that can write `.loopx/loopx.db` does with sqlite3 and

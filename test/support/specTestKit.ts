@@ -1,5 +1,5 @@
-import type { TestStore } from '../../testKit';
-import type { GoalSpec } from './spec';
+import type { TestStore } from './testKit';
+import type { GoalSpec } from '../../src/kernel/goals/goalSpec/spec';
 
 /** The goal file the goal-spec tests apply, and what they count; shared by apply, its rules and export's tests. */
 export const PATH = 'loopx/csv.goal.md';

@@ -1,5 +1,4 @@
-import { type TurnUsage } from './usage';
-import { hostileChar } from '../../validate';
+import { hostileChar } from '../validate';
 
 /** A model's list price in US dollars per million tokens, with where and when it was read. */
 export interface ModelPrice {
@@ -50,20 +49,6 @@ export function priceFor(model: string | null, table: PriceTable = DEFAULT_PRICE
     .filter((key) => name.startsWith(`${key}-`))
     .sort((a, b) => b.length - a.length)[0];
   return prefix ? { name: prefix, price: table[prefix] as ModelPrice } : undefined;
-}
-
-/**
- * The usage with a cost: the host's own when it reported one; else computed from the table (cachedTokens at the
- * cached rate, the rest of the input at the input rate); else unchanged (cost unknown).
- */
-export function priced(usage: TurnUsage, table: PriceTable = DEFAULT_PRICES): TurnUsage {
-  if (usage.costUsd !== null) return usage;
-  const found = priceFor(usage.model, table);
-  if (!found) return usage;
-  const { price } = found;
-  const fresh = usage.inputTokens - usage.cachedTokens;
-  const cost = (fresh * price.input + usage.cachedTokens * price.cachedInput + usage.outputTokens * price.output) / 1_000_000;
-  return { ...usage, costUsd: Math.round(cost * 1e6) / 1e6, costSource: 'prices' };
 }
 
 /** A model name as the table keys it: lowercase, no spaces (a host's `[1m]`-style suffix is matched away by priceFor). */

@@ -5,7 +5,7 @@ import { listEvidence } from '../evidence/evidenceQueries';
 import { iso } from '../time';
 import { relativeTime } from '../../shared/timeWords';
 import { listGates } from '../gates/gates';
-import { leaseLive } from './todoQueries';
+import { leaseLive } from '../todos/todoQueries';
 
 /** One line for a todo's lens: "T3 · claimed by codex (lease ends in 12 min)". */
 export function todoStatusLine(todo: Todo, nowMs: number): string {

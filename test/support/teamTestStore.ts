@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import type { Actor } from '../events/eventTypes';
-import type { Kernel } from '../kernel';
-import type { Clock } from '../time';
-import { PgError, type PgRow, type PgStatement, SyncPg } from './syncPg';
-import { openTeamKernel } from './teamStore';
+import type { Actor } from '../../src/kernel/events/eventTypes';
+import type { Kernel } from '../../src/kernel/kernel';
+import type { Clock } from '../../src/kernel/time';
+import { PgError, type PgRow, type PgStatement, SyncPg } from '../../src/kernel/team/syncPg';
+import { openTeamKernel } from '../../src/kernel/team/teamStore';
 
 /**
  * Test support for the conformance run (vitest project `team-conformance`, LOOPX_TEST_ENGINE=team): the kernel's own

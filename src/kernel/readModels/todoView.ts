@@ -4,7 +4,7 @@ import { gateFromRow } from '../model';
 import { iso } from '../time';
 import { type Evidence, listEvidence } from '../evidence/evidenceQueries';
 import { type Monitor, waitingMonitor } from '../monitors/monitorQueries';
-import { type Readiness, readiness, getTodo } from './todoQueries';
+import { type Readiness, readiness, getTodo } from '../todos/todoQueries';
 import { getGoal } from '../goals/goalQueries';
 
 /** One line of a todo's history: what happened, when, and who did it (`loopx history --todo` has the data). */

@@ -2,14 +2,14 @@ import type { Row, SqliteDb } from '../db/sqliteDb';
 import { rowReader } from '../rowReader';
 import { type Gate, type Handoff, type Recurrence, type Todo, TODO_STATUSES, gateFromRow } from '../model';
 import { type Turn, listTurns } from '../turns/turnQueries';
-import { type StatusReport, statusReport } from '../queries/status';
+import { type StatusReport, statusReport } from './status';
 import { type Evidence, listEvidence } from '../evidence/evidenceQueries';
 import { type Monitor, type MonitorRun, listMonitors, monitorRuns, waitingMonitor } from '../monitors/monitorQueries';
 import type { StoredEvent } from '../events/eventTypes';
 import { history } from '../events/log';
 import { listGoals } from '../goals/goalQueries';
 import { listHandoffs } from '../handoffs/handoffs';
-import { getTodo } from './todoQueries';
+import { getTodo } from '../todos/todoQueries';
 
 /**
  * What the board shows of one todo: its own fields and the facts the readiness rules look at (unshipped
