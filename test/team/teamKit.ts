@@ -125,7 +125,7 @@ export function logCopy(url: string): SqliteDb {
 /** What an agent with its own database credentials can do with raw SQL: chain a well-formed event onto the head. */
 export async function rawAppend(
   url: string,
-  draft: { kind: string; goalId: string | null; todoId: string | null; data: object; actor: string; actorKind: string },
+  draft: { kind: string; goalId: string | null; todoId: string | null; data: object; actor: string; actorKind: string; at?: string },
 ) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -133,7 +133,8 @@ export async function rawAppend(
     await client.query('BEGIN');
     const head = (await client.query('SELECT seq, hash FROM loopx.lock_head()')).rows[0] as { seq: string; hash: string };
     const seq = Number(head.seq) + 1;
-    const at = new Date().toISOString();
+    // This machine's clock unless the draft names a time (the database judges it against the server's).
+    const at = draft.at ?? new Date().toISOString();
     const data = canonicalJson(draft.data);
     const hash = eventHash(head.hash, {
       seq,
