@@ -93,7 +93,11 @@ describe.skipIf(!install)('the database judges an eventâ€™s time and the kernelâ
         new RegExp(`is more than ${CLOCK_TOLERANCE_SECONDS} seconds before event \\d+'s time`),
       ],
       ['a time that is not one', claim(s.todos[2], iso(Date.now() + 30 * MINUTE), 'zzz'), /zzz is not a time as loopx writes one/],
-      ['a time in another form', claim(s.todos[2], iso(Date.now() + 30 * MINUTE), '2026-12-04 05:00:00'), /is not a time as loopx writes one/],
+      [
+        'a time in another form',
+        claim(s.todos[2], iso(Date.now() + 30 * MINUTE), '2026-12-04 05:00:00'),
+        /is not a time as loopx writes one/,
+      ],
     ];
     for (const [what, draft, reason] of refusals) {
       const before = await headSeq(s.name);
@@ -105,7 +109,9 @@ describe.skipIf(!install)('the database judges an eventâ€™s time and the kernelâ
       expect(await headSeq(s.name), what).toBe(before);
     }
     // Stamped now, the same claim meets bob's live lease; a time within the tolerance goes in.
-    await expect(s.eve(claim(held, iso(Date.now() + 120 * MINUTE)))).rejects.toThrow(/is claimed by agent_bob and the lease has not run out/);
+    await expect(s.eve(claim(held, iso(Date.now() + 120 * MINUTE)))).rejects.toThrow(
+      /is claimed by agent_bob and the lease has not run out/,
+    );
     await s.eve(claim(s.todos[2], iso(Date.now() + 30 * MINUTE), iso(Date.now() + 5_000)));
     for (const kernel of [s.bob, s.onMachine(s.ownerUrl, human)]) {
       expect(statuses(kernel)).toMatchObject({ [held]: 'claimed agent_bob', [s.todos[2]]: 'claimed agent_eve' });

@@ -74,7 +74,8 @@ export function authorityBehind(pg: SyncPg): string[] | null {
     ...PERSONS_PAYLOADS.map((r) => r.act).filter((act) => !persons.includes(`'${act.replace(/'/g, "''")}'`)),
     ...(src('check_payload') === undefined ? ["events of kinds loopx does not write, or data that does not fit its kind's schema"] : []),
     // What is judged as an event arrives (teamTransitionSql.ts): a transition check that does not ask it is older.
-    ...(src('check_transition') !== undefined && (src('time_refusal') === undefined || !src('check_transition')?.includes('arrival_refusal'))
+    ...(src('check_transition') !== undefined &&
+    (src('time_refusal') === undefined || !src('check_transition')?.includes('arrival_refusal'))
       ? ["events stamped ahead of the server's clock or behind the log, and the kernel's release of another login's live claim"]
       : []),
   ];

@@ -15,7 +15,10 @@ import {
  * and the trigger `d_transition` refuses, in the same statement as the INSERT, an event the kernel would refuse:
  * a duplicate goal or todo id, a todo key its goal already has, a goal or todo that does not exist, a claim of a todo
  * that is not open (or whose lease has not run out), a ship without evidence or by someone not holding the claim…
- * `applyEvent` (events/setAside.ts) decides the same from the same table on every replica.
+ * `applyEvent` (events/setAside.ts) decides the same from the same table on every replica. As the event arrives, and
+ * for every login but the owner's, the trigger also refuses what only the database can judge (`arrivalSql` below): a
+ * time loopx would not stamp (the rules judge leases at it), and the table's `onArrival` rules (the server's clock,
+ * the logins), which make the database stricter than a replica, never looser.
  *
  * The trigger runs after `b_chain` and `c_payload` (triggers fire in name order), so it only reads well-formed data,
  * and a write that does not follow the head is refused as such first (the writer catches up and retries, the kernel's own rules then answering it); a refusal here rolls back
