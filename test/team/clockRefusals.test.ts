@@ -11,7 +11,7 @@ import { CLOCK_TOLERANCE_SECONDS } from '../../src/kernel/team/teamTransitionSql
 import type { Kernel } from '../../src/kernel/kernel';
 import type { Actor } from '../../src/kernel/events/eventTypes';
 import { FakeClock, agent, human } from '../../src/kernel/testKit';
-import { install, loginRole, machine, newTeamStore, rawAppend, teamSuite } from './teamKit';
+import { install, loginRole, machine, newTeamStore, rawAppend, rawAppendAll, teamSuite } from './teamKit';
 
 // Issue 38: the rules judge a lease at the event's own time (`at`), so the database also judges that time as the event
 // arrives: no more than CLOCK_TOLERANCE_SECONDS ahead of the server's clock, nor behind the log's newest event (loopx
@@ -108,6 +108,23 @@ describe.skipIf(!install)('the database judges an eventâ€™s time and the kernelâ
       });
       expect(await headSeq(s.name), what).toBe(before);
     }
+    // Several events in one INSERT (as a loopx write sends them): each is judged against the one before it.
+    const before = await headSeq(s.name);
+    const claimAt = (at: string) => ({ ...claim(s.todos[2], iso(Date.now() + 30 * MINUTE), at), actor: 'agent_eve', actorKind: 'agent' });
+    await expect(
+      rawAppendAll(s.eveUrl, [
+        {
+          kind: 'evidence',
+          goalId: 'G1',
+          todoId: s.todos[2],
+          data: { summary: 's', kind: 'note', artifacts: [] },
+          actor: 'agent_eve',
+          actorKind: 'agent',
+        },
+        claimAt(iso(Date.now() - 60 * MINUTE)),
+      ]),
+    ).rejects.toThrow(new RegExp(`is more than ${CLOCK_TOLERANCE_SECONDS} seconds before event ${before + 1}'s time`));
+    expect(await headSeq(s.name)).toBe(before);
     // Stamped now, the same claim meets bob's live lease; a time within the tolerance goes in.
     await expect(s.eve(claim(held, iso(Date.now() + 120 * MINUTE)))).rejects.toThrow(
       /is claimed by agent_bob and the lease has not run out/,
