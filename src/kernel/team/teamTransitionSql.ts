@@ -249,8 +249,8 @@ function arrivalSql(): string {
   const tolerance = `interval '${CLOCK_TOLERANCE_SECONDS} seconds'`;
   const shown = (time: string) => `to_char(${time} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   const kinds = Object.entries(TODO_TRANSITIONS as Record<string, TodoTransition>).filter(([, t]) => t.onArrival?.length);
-  // Both VOLATILE (not STABLE): a write's events go in as one multi-row INSERT, and each row is judged against the rows
-  // before it in that statement (the event before it, the state it left), which only a fresh snapshot sees.
+  // A write's events go in as one multi-row INSERT, and each row is judged against the rows before it in that statement
+  // (the event before it, the state it left): VOLATILE, so each query takes a fresh snapshot whoever calls them.
   return `
 CREATE OR REPLACE FUNCTION loopx.time_refusal(e loopx.events) RETURNS text
 LANGUAGE plpgsql SET search_path = loopx, pg_temp AS $f$
