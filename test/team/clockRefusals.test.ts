@@ -136,6 +136,15 @@ describe.skipIf(!install)('the database judges an event’s time and the kernel�
     }
   });
 
+  test('a log whose newest event the owner stamped ahead (a pushed store, a machine whose clock runs fast) does not stop an agent’s write', async () => {
+    const s = await teamStore();
+    const ahead = iso(Date.now() + 10 * MINUTE);
+    const evidence = { kind: 'evidence', goalId: 'G1', todoId: s.todos[2], data: { summary: 's', kind: 'note', artifacts: [] } };
+    await rawAppend(s.ownerUrl, { ...evidence, actor: 'ada', actorKind: 'human', at: ahead }); // the owner is not judged
+    await s.eve(claim(s.todos[2], iso(Date.now() + 30 * MINUTE))); // stamped now: behind the owner's, not behind the server
+    expect(statuses(s.bob)[s.todos[2]]).toBe('claimed agent_eve');
+  });
+
   test('the kernel’s release of another login’s live claim is refused; from the claim’s own login, or once its lease ran out by the server’s clock, it goes in', async () => {
     const s = await teamStore();
     const [held, lapsed, spare] = s.todos;
