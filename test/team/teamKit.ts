@@ -122,33 +122,47 @@ export function logCopy(url: string): SqliteDb {
   }
 }
 
+type RawDraft = { kind: string; goalId: string | null; todoId: string | null; data: object; actor: string; actorKind: string; at?: string };
+
 /** What an agent with its own database credentials can do with raw SQL: chain a well-formed event onto the head. */
-export async function rawAppend(
-  url: string,
-  draft: { kind: string; goalId: string | null; todoId: string | null; data: object; actor: string; actorKind: string },
-) {
+export async function rawAppend(url: string, draft: RawDraft): Promise<number> {
+  return rawAppendAll(url, [draft]);
+}
+
+/** The same with several events chained in one multi-row INSERT (as a loopx write sends them); the last seq. */
+export async function rawAppendAll(url: string, drafts: RawDraft[]): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query('BEGIN');
     const head = (await client.query('SELECT seq, hash FROM loopx.lock_head()')).rows[0] as { seq: string; hash: string };
-    const seq = Number(head.seq) + 1;
-    const at = new Date().toISOString();
-    const data = canonicalJson(draft.data);
-    const hash = eventHash(head.hash, {
-      seq,
-      at,
-      actor: draft.actor,
-      actorKind: draft.actorKind,
-      kind: draft.kind,
-      goalId: draft.goalId,
-      todoId: draft.todoId,
-      data,
-    });
+    let seq = Number(head.seq);
+    let prev = head.hash;
+    const rows: string[] = [];
+    const values: unknown[] = [];
+    for (const draft of drafts) {
+      seq++;
+      // This machine's clock unless the draft names a time (the database judges it against the server's).
+      const at = draft.at ?? new Date().toISOString();
+      const data = canonicalJson(draft.data);
+      const hash = eventHash(prev, {
+        seq,
+        at,
+        actor: draft.actor,
+        actorKind: draft.actorKind,
+        kind: draft.kind,
+        goalId: draft.goalId,
+        todoId: draft.todoId,
+        data,
+      });
+      const n = values.length;
+      rows.push(`(${Array.from({ length: 10 }, (_, i) => `$${n + i + 1}`).join(', ')}, gen_random_uuid())`);
+      values.push(seq, at, draft.actor, draft.actorKind, draft.kind, draft.goalId, draft.todoId, data, prev, hash);
+      prev = hash;
+    }
     await client.query(
-      `INSERT INTO loopx.events (seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash, op_id)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, gen_random_uuid())`,
-      [seq, at, draft.actor, draft.actorKind, draft.kind, draft.goalId, draft.todoId, data, head.hash, hash],
+      `INSERT INTO loopx.events (seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash, op_id) VALUES ${rows.join(', ')}`,
+      values,
     );
     await client.query('COMMIT');
     return seq;

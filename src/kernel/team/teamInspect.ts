@@ -55,14 +55,15 @@ export interface TeamStoreFacts {
 
 /**
  * What the database's checks do not refuse yet: the human-only kinds its authority trigger does not list, the
- * person's acts by data (PERSONS_PAYLOADS) its `persons_act` does not know, and, before the data checks existed,
- * events of any kind with any data. Its schema was installed by an older loopx, so an agent's login could still write
+ * person's acts by data (PERSONS_PAYLOADS) its `persons_act` does not know, before the data checks existed, events of
+ * any kind with any data, and, with a transition check from before times were judged on arrival, forged times and
+ * the kernel's release of another login's live claim. Its schema was installed by an older loopx, so an agent's login could still write
  * those with raw SQL until the owner runs `loopx team init` again. Empty when current; null when not installed.
  */
 export function authorityBehind(pg: SyncPg): string[] | null {
   const rows = pg.query(
     `SELECT p.proname AS name, p.prosrc AS src FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-      WHERE n.nspname = 'loopx' AND p.proname IN ('check_authority', 'persons_act', 'check_payload')`,
+      WHERE n.nspname = 'loopx' AND p.proname IN ('check_authority', 'persons_act', 'check_payload', 'check_transition', 'time_refusal')`,
   );
   const src = (name: string) => rows.find((r) => r.name === name)?.src as string | undefined;
   const authority = src('check_authority');
@@ -72,6 +73,11 @@ export function authorityBehind(pg: SyncPg): string[] | null {
     ...HUMAN_ONLY_KINDS.filter((kind) => !authority.includes(`'${kind}'`)),
     ...PERSONS_PAYLOADS.map((r) => r.act).filter((act) => !persons.includes(`'${act.replace(/'/g, "''")}'`)),
     ...(src('check_payload') === undefined ? ["events of kinds loopx does not write, or data that does not fit its kind's schema"] : []),
+    // What is judged as an event arrives (teamTransitionSql.ts): a transition check that does not ask it is older.
+    ...(src('check_transition') !== undefined &&
+    (src('time_refusal') === undefined || !src('check_transition')?.includes('arrival_refusal'))
+      ? ["events stamped ahead of the server's clock or behind the log, and the kernel's release of another login's live claim"]
+      : []),
   ];
 }
 

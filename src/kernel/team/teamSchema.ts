@@ -14,7 +14,8 @@ import { transitionSql } from './teamTransitionSql';
  * - authority: a person's decisions (HUMAN_ONLY_KINDS and PERSONS_PAYLOADS, the kernel's lists in authority.ts) and any
  *   event recorded as a human's need `loopx_humans`; a human's event names the login that wrote it (or a name
  *   `loopx.people` maps it to);
- * - a known kind whose data fits its schema (teamPayloadSql.ts, generated from the kernel's zod schemas).
+ * - a known kind whose data fits its schema (teamPayloadSql.ts, generated from the kernel's zod schemas);
+ * - a legal transition, at a time loopx would stamp (teamTransitionSql.ts, generated from todos/todoTransitions.ts).
  * Event `data` is stored as text, exactly the canonical JSON the hash covers (jsonb would reorder its keys).
  */
 

@@ -15,7 +15,10 @@ import {
  * and the trigger `d_transition` refuses, in the same statement as the INSERT, an event the kernel would refuse:
  * a duplicate goal or todo id, a todo key its goal already has, a goal or todo that does not exist, a claim of a todo
  * that is not open (or whose lease has not run out), a ship without evidence or by someone not holding the claim…
- * `applyEvent` (events/setAside.ts) decides the same from the same table on every replica.
+ * `applyEvent` (events/setAside.ts) decides the same from the same table on every replica. As the event arrives, and
+ * for every login but the owner's, the trigger also refuses what only the database can judge (`arrivalSql` below): a
+ * time loopx would not stamp (the rules judge leases at it), and the table's `onArrival` rules (the server's clock,
+ * the logins), which make the database stricter than a replica, never looser.
  *
  * The trigger runs after `b_chain` and `c_payload` (triggers fire in name order), so it only reads well-formed data,
  * and a write that does not follow the head is refused as such first (the writer catches up and retries, the kernel's own rules then answering it); a refusal here rolls back
@@ -33,8 +36,10 @@ CREATE TABLE IF NOT EXISTS loopx.todo_state (
   status text NOT NULL,
   owner text,
   lease_expires_at text,
-  evidence_count integer NOT NULL DEFAULT 0
+  evidence_count integer NOT NULL DEFAULT 0,
+  claimed_by text -- the database login that wrote the claim (its written_by): onArrival rules ask it
 );
+ALTER TABLE loopx.todo_state ADD COLUMN IF NOT EXISTS claimed_by text;
 CREATE UNIQUE INDEX IF NOT EXISTS todo_state_key ON loopx.todo_state (goal_id, key);
 
 -- Why event e is not a legal transition against the state (null when it is), applying it to the state when it is.
@@ -105,11 +110,29 @@ ${Object.entries(TODO_TRANSITIONS as Record<string, TodoTransition>)
   RETURN NULL;
 END $f$;
 
+${arrivalSql()}
+
 CREATE OR REPLACE FUNCTION loopx.check_transition() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = loopx, pg_temp AS $f$
 DECLARE
-  why text := loopx.apply_transition(NEW);
+  why text;
 BEGIN
+  -- Judged as the event arrives, for every login but the owner's (who moves a store's history in, old times and all;
+  -- it could drop this trigger anyway). NEW.written_by is the inserting login (check_authority ran first): in this
+  -- SECURITY DEFINER function current_user is the owner.
+  IF NOT pg_has_role(NEW.written_by, (SELECT nspowner FROM pg_namespace WHERE nspname = 'loopx'), 'MEMBER') THEN
+    why := loopx.time_refusal(NEW);
+    IF why IS NOT NULL THEN
+      RAISE EXCEPTION 'event % (%) has a time loopx would not write: %', NEW.seq, NEW.kind, why
+        USING ERRCODE = 'check_violation', HINT = 'loopx_bad_time';
+    END IF;
+    why := loopx.arrival_refusal(NEW);
+    IF why IS NOT NULL THEN
+      RAISE EXCEPTION 'event % (%) is not a legal transition: %', NEW.seq, NEW.kind, why
+        USING ERRCODE = 'check_violation', HINT = 'loopx_illegal_transition';
+    END IF;
+  END IF;
+  why := loopx.apply_transition(NEW);
   IF why IS NOT NULL THEN
     RAISE EXCEPTION 'event % (%) is not a legal transition: %', NEW.seq, NEW.kind, why
       USING ERRCODE = 'check_violation', HINT = 'loopx_illegal_transition';
@@ -138,13 +161,16 @@ DROP TRIGGER IF EXISTS d_transition ON loopx.events;
 CREATE TRIGGER d_transition BEFORE INSERT ON loopx.events FOR EACH ROW EXECUTE FUNCTION loopx.check_transition();
 REVOKE ALL ON loopx.goal_state, loopx.todo_state FROM PUBLIC;
 REVOKE ALL ON FUNCTION loopx.apply_transition(loopx.events), loopx.check_transition() FROM PUBLIC;
+REVOKE ALL ON FUNCTION loopx.time_refusal(loopx.events), loopx.arrival_refusal(loopx.events) FROM PUBLIC;
 `;
 }
 
+/** A rule's refusal, its `{todo}`, `{status}` and `{owner}` filled in from the state `t`. */
+const refusal = (text: string): string =>
+  `replace(replace(replace(${literal(text)}, '{todo}', t.todo_id), '{status}', t.status), '{owner}', coalesce(t.owner, 'nobody'))`;
+
 /** One kind's check and state change: its start statuses, each rule in order, then what it changes. */
 function kindSql(kind: string, transition: TodoTransition): string {
-  const refusal = (text: string): string =>
-    `replace(replace(replace(${literal(text)}, '{todo}', t.todo_id), '{status}', t.status), '{owner}', coalesce(t.owner, 'nobody'))`;
   const lines = [
     `  IF e.kind = ${literal(kind)} THEN`,
     `    IF t.status NOT IN (${transition.from.map(literal).join(', ')}) THEN RETURN ${refusal(statusRefusal(kind, transition.from))}; END IF;`,
@@ -159,7 +185,11 @@ function kindSql(kind: string, transition: TodoTransition): string {
 function changeSql(change: StateChange): string {
   const sets: string[] = [];
   if (change.status !== undefined) sets.push(`status = ${literal(change.status)}`);
-  if (change.owner !== undefined) sets.push(`owner = ${change.owner === null ? 'NULL' : operandSql(change.owner)}`);
+  if (change.owner !== undefined) {
+    sets.push(`owner = ${change.owner === null ? 'NULL' : operandSql(change.owner)}`);
+    // Whoever's claim it is now, the login that wrote it (a new owner's claim or handoff), or none once it ends.
+    sets.push(`claimed_by = ${change.owner === null ? 'NULL' : 'e.written_by'}`);
+  }
   if (change.leaseExpiresAt !== undefined)
     sets.push(`lease_expires_at = ${change.leaseExpiresAt === null ? 'NULL' : operandSql(change.leaseExpiresAt)}`);
   return sets.join(', ');
@@ -177,6 +207,7 @@ function operandSql(o: Operand): string {
   if ('value' in o) return typeof o.value === 'number' ? String(o.value) : literal(o.value);
   if ('state' in o) return `t.${o.state}`;
   if ('event' in o) return `e.${o.event}`;
+  if ('server' in o) return SERVER_OPERANDS[o.server];
   return dataText(o.data);
 }
 
@@ -187,4 +218,104 @@ function dataText(field: string): string {
 
 function literal(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** The `server` operands of the onArrival rules: the server's clock written as the kernel writes times, the logins. */
+const SERVER_OPERANDS = {
+  now: `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+  login: 'e.written_by::text',
+  claimLogin: 't.claimed_by',
+} as const;
+
+/**
+ * How far an event's time may be from the server's clock, ahead of it or behind the log's newest event's. loopx stamps
+ * a team write with the server's clock, read once the log's head is held (teamEngine.ts), so an honest time is never
+ * ahead of that clock and never behind the event before it: the margin only absorbs a server clock stepped back by
+ * NTP. Small against a lease (10 s at the least, 30 min by default): a time stamped ahead takes over a claim that early
+ * at most.
+ */
+export const CLOCK_TOLERANCE_SECONDS = 60;
+
+/** The shape of a time as the kernel writes it (Date.toISOString): text comparison is time comparison only in it. */
+const ISO_TIME = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{3}Z$';
+
+/**
+ * What the database judges as an event arrives and a replica cannot (check_transition asks both, for every login but
+ * the owner's): `time_refusal`, why the event's time is not one loopx would stamp now (the rules judge leases at the
+ * event's own time, so a time in the future would take over a live claim, one in the past keep an expired lease alive);
+ * and `arrival_refusal`, the table's onArrival rules against the state before the event.
+ */
+function arrivalSql(): string {
+  const tolerance = `interval '${CLOCK_TOLERANCE_SECONDS} seconds'`;
+  const shown = (time: string) => `to_char(${time} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  const kinds = Object.entries(TODO_TRANSITIONS as Record<string, TodoTransition>).filter(([, t]) => t.onArrival?.length);
+  // A write's events go in as one multi-row INSERT, and each row is judged against the rows before it in that statement
+  // (the event before it, the state it left): VOLATILE, so each query takes a fresh snapshot whoever calls them.
+  return `
+CREATE OR REPLACE FUNCTION loopx.time_refusal(e loopx.events) RETURNS text
+LANGUAGE plpgsql SET search_path = loopx, pg_temp AS $f$
+DECLARE
+  server_now timestamptz := clock_timestamp();
+  stamped timestamptz;
+  before_at text;
+  before timestamptz;
+BEGIN
+  IF e.at !~ ${literal(ISO_TIME)} THEN
+    RETURN format('%s is not a time as loopx writes one (UTC, to the millisecond: %s)', e.at, ${shown('server_now')});
+  END IF;
+  BEGIN
+    stamped := e.at::timestamptz;
+  EXCEPTION WHEN others THEN
+    RETURN format('%s is not a time', e.at);
+  END;
+  IF stamped > server_now + ${tolerance} THEN
+    RETURN format('%s is ahead of the server''s clock (%s) by more than ${CLOCK_TOLERANCE_SECONDS} seconds; loopx stamps an event with the server''s time',
+      e.at, ${shown('server_now')});
+  END IF;
+  SELECT p.at INTO before_at FROM loopx.events p WHERE p.seq = e.seq - 1;
+  IF before_at ~ ${literal(ISO_TIME)} THEN
+    BEGIN
+      before := before_at::timestamptz;
+    EXCEPTION WHEN others THEN
+      before := NULL; -- an old event's odd time (moved in by the owner) bounds nothing
+    END;
+    -- Bounded by the server's clock too: the event before may be the owner's, stamped by a machine whose clock runs
+    -- ahead (a pushed store's history, its last event team.pushed), which must not stop everyone else's writes.
+    IF stamped < least(before, server_now) - ${tolerance} THEN
+      RETURN format('%s is more than ${CLOCK_TOLERANCE_SECONDS} seconds before event %s''s time (%s); the log''s times follow its order',
+        e.at, e.seq - 1, before_at);
+    END IF;
+  END IF;
+  RETURN NULL;
+END $f$;
+
+CREATE OR REPLACE FUNCTION loopx.arrival_refusal(e loopx.events) RETURNS text
+LANGUAGE plpgsql SET search_path = loopx, pg_temp AS $f$
+DECLARE
+  d jsonb;
+  t loopx.todo_state%ROWTYPE;
+BEGIN
+  IF e.todo_id IS NULL THEN RETURN NULL; END IF;
+  SELECT * INTO t FROM loopx.todo_state s WHERE s.todo_id = e.todo_id;
+  IF NOT FOUND THEN RETURN NULL; END IF; -- apply_transition names it
+  BEGIN
+    d := e.data::jsonb;
+  EXCEPTION WHEN others THEN
+    d := '{}'::jsonb;
+  END;
+  IF jsonb_typeof(d) IS DISTINCT FROM 'object' THEN d := '{}'::jsonb; END IF;
+${kinds.map(([kind, transition]) => arrivalKindSql(kind, transition)).join('\n')}
+  RETURN NULL;
+END $f$;`;
+}
+
+/** One kind's onArrival rules, asked only from the statuses it may start from (else apply_transition says why). */
+function arrivalKindSql(kind: string, transition: TodoTransition): string {
+  return [
+    `  IF e.kind = ${literal(kind)} AND t.status IN (${transition.from.map(literal).join(', ')}) THEN`,
+    ...(transition.onArrival ?? []).map(
+      (r) => `    IF NOT COALESCE(${conditionSql(r.holds)}, false) THEN RETURN ${refusal(r.refusal)}; END IF;`,
+    ),
+    '  END IF;',
+  ].join('\n');
 }

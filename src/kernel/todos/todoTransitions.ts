@@ -23,7 +23,12 @@ export type Operand =
   | { state: 'status' | 'owner' | 'lease_expires_at' | 'evidence_count' }
   | { event: 'actor' | 'actor_kind' | 'at' }
   | { data: string }
-  | { value: string | number };
+  | { value: string | number }
+  /**
+   * What only the team store's database knows as an event arrives (teamTransitionSql.ts): its clock (an ISO time, as
+   * leases are written), the database login writing the event, the login that wrote the todo's claim.
+   */
+  | { server: 'now' | 'login' | 'claimLogin' };
 
 export interface Comparison {
   op: '=' | '>' | '<=';
@@ -59,6 +64,13 @@ export interface TodoTransition {
   /** The statuses the event may start from. */
   from: readonly TodoStatus[];
   rules: readonly Rule[];
+  /**
+   * Rules the team store's database adds as the event arrives, reading what only it knows (`server` operands: its
+   * clock, the logins). A replica never asks them: its log holds only what the database accepted, so they make the
+   * database stricter than a replica, never looser (whatever it accepts, every replica applies). `team init`'s rebuild
+   * of the state from an existing log skips them too: they judged each event when it arrived.
+   */
+  onArrival?: readonly Rule[];
   change: StateChange;
 }
 
@@ -71,6 +83,7 @@ const isActorKind = (kind: string): Condition => eq({ event: 'actor_kind' }, { v
 const leaseLive: Condition = { op: '>', left: state('lease_expires_at'), right: at };
 /** The event's actor holds the claim, its lease live (claims.ts requireLiveLease). */
 const holder: Condition = { op: 'and', of: [eq(state('owner'), actor), leaseLive] };
+const server = (what: 'now' | 'login' | 'claimLogin'): Operand => ({ server: what });
 const HOLDER_REFUSAL = 'todo {todo} is claimed by {owner} (or its lease ran out); only the holder of a live claim may';
 
 /**
@@ -98,6 +111,23 @@ export const TODO_TRANSITIONS = {
     from: ['claimed'],
     // A person may take back any claim; the kernel releases a turn's claim when the turn ends (turns.ts).
     rules: [{ holds: { op: 'or', of: [isActorKind('human'), isActorKind('kernel'), holder] }, refusal: `${HOLDER_REFUSAL} release it` }],
+    // The kernel's release from an agents' login: its own machine's claim (the turn it ends), or any claim whose lease
+    // has run out by the server's clock. Else any login could end another machine's live claim as "the kernel".
+    onArrival: [
+      {
+        holds: {
+          op: 'or',
+          of: [
+            isActorKind('human'),
+            isActorKind('agent'),
+            eq(server('login'), server('claimLogin')),
+            { op: '<=', left: state('lease_expires_at'), right: server('now') },
+          ],
+        },
+        refusal:
+          "todo {todo} is claimed by {owner} from another database login and its lease has not run out by the server's clock; the kernel releases such a claim only once its lease has run out",
+      },
+    ],
     change: { status: 'open', owner: null, leaseExpiresAt: null },
   },
   'todo.shipped': {
@@ -239,6 +269,7 @@ function valueOf(o: Operand, todo: TodoState, e: StoredEvent, data: Record<strin
   if ('value' in o) return o.value;
   if ('state' in o) return todo[o.state];
   if ('event' in o) return o.event === 'actor' ? e.actor : o.event === 'at' ? e.at : e.actorKind;
+  if ('server' in o) return null; // only the team store's database knows it (onArrival rules, never asked here)
   const v = data[o.data];
   return typeof v === 'string' || typeof v === 'number' ? v : null;
 }
