@@ -10,7 +10,7 @@ import { installTeamSchema } from '../../src/kernel/team/teamStore';
 import { CLOCK_TOLERANCE_SECONDS } from '../../src/kernel/team/teamTransitionSql';
 import type { Kernel } from '../../src/kernel/kernel';
 import type { Actor } from '../../src/kernel/events/eventTypes';
-import { FakeClock, agent, human } from '../../src/kernel/testKit';
+import { FakeClock, agent, human } from '../support/testKit';
 import { install, loginRole, machine, newTeamStore, rawAppend, rawAppendAll, teamSuite } from './teamKit';
 
 // Issue 38: the rules judge a lease at the event's own time (`at`), so the database also judges that time as the event
