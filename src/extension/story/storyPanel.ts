@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { type StoryReader, goalStory, storyReader } from '../../kernel/readModels/story';
 import { logHead } from '../../kernel/events/anchor';
@@ -13,6 +13,7 @@ import { Disposable, MutableDisposable } from '../util/lifecycle';
 import { webviewPage } from '../util/webviewPage';
 import type { Services } from '../services';
 import { listGoals } from '../../kernel/goals/goalQueries';
+import { exportTarget } from './exportTarget';
 
 /**
  * A change in the store re-reads the story at most this often, and never more than a tenth of the time: the story
@@ -180,7 +181,7 @@ export class StoryPanel extends Disposable {
     });
     const target = await vscode.window.showSaveDialog({
       title: `Export the story of ${goalId} as ${format.toUpperCase()}`,
-      defaultUri: vscode.Uri.file(join(kernel.root, `loopx-review-${goalId}.${format}`)),
+      defaultUri: vscode.Uri.file(exportTarget(`loopx-review-${goalId}.${format}`)),
       filters: format === 'html' ? { 'Web page': ['html'] } : { PDF: ['pdf'] },
     });
     if (!target) return undefined;
