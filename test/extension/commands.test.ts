@@ -286,6 +286,13 @@ suite('commands', () => {
       vscode.commands.executeCommand<Gate>(COMMANDS.rejectGate, gate.id),
     );
     assert.deepEqual([result.status, result.decidedBy !== null], ['rejected', true]);
+    // A notification's Approve clicked after the gate was decided says so (no modal, nothing changes).
+    const late = await withAnswers({}, async () => vscode.commands.executeCommand<Gate>(COMMANDS.approveGate, gate.id));
+    assert.equal(late.result, undefined);
+    assert.match(
+      late.prompts.join('\n'),
+      new RegExp(`info: LoopX: gate ${gate.id} was already rejected by \\S+ at .*; nothing to decide\\.`),
+    );
   });
 
   test('Block asks for a reason, Unblock reopens, Kill confirms first', async () => {

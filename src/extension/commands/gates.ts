@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { askGate as askOp, decideGate } from '../../kernel/gates/gates';
 import type { Gate } from '../../kernel/model';
-import { clean } from '../../protocol/display';
+import { clean, clockTime } from '../../protocol/display';
+import { askGate as askOp, decideGate, getGate } from '../../kernel/gates/gates';
 import { type CommandDefinition, kernelOf } from './context';
 import type { Services } from '../services';
 import { COMMANDS } from './commandIds';
@@ -32,8 +32,17 @@ export const askGate: CommandDefinition = {
 /** Approve and reject decide in a modal that shows the question: a decision should be read before it is made. */
 async function decide(ctx: Services, arg: unknown, decision: 'approved' | 'rejected'): Promise<Gate | undefined> {
   const verb = decision === 'approved' ? 'Approve' : 'Reject';
-  const gate = await resolveGate(ctx, arg, `${verb} Gate`);
-  if (!gate) return undefined;
+  const asked = await resolveGate(ctx, arg, `${verb} Gate`);
+  if (!asked) return undefined;
+  // A notification or a view may show a gate someone has decided since: say who decided it, never a silent no-op.
+  const gate = kernelOf(ctx).read((db) => getGate(db, asked.id));
+  if (gate.status !== 'pending') {
+    const when = gate.decidedAt ? ` at ${clockTime(gate.decidedAt, Date.now())}` : '';
+    void vscode.window.showInformationMessage(
+      `LoopX: gate ${gate.id} was already ${gate.status === 'cancelled' ? 'cancelled' : `${gate.status} by ${clean(gate.decidedBy ?? 'someone')}`}${when}; nothing to decide.`,
+    );
+    return undefined;
+  }
   const on = gate.todoId ? `todo ${gate.todoId}` : `goal ${gate.goalId}`;
   const decided = await decideInModal({
     verb,
