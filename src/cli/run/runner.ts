@@ -29,6 +29,7 @@ import { decisionLine, endedLine, recoveredLine, sleepLine, startedLine } from '
 import { renewIntervalMs } from '../../kernel/todos/claims';
 import { listGoals, getGoal } from '../../kernel/goals/goalQueries';
 import { setupWaits } from '../../kernel/worktrees/setupBackoff';
+import { recordRunnerStarted, recordRunnerStopped } from '../../kernel/turns/runners';
 
 export interface RunnerOptions {
   /** Goals to serve; empty: every active goal, read again on each pass. */
@@ -158,9 +159,7 @@ export class Runner {
 
   async run(): Promise<RunSummary> {
     const k = this.agentKernel;
-    k.write((tx) =>
-      tx.emit({ kind: 'runner.started', goalId: null, todoId: null, data: { pid: process.pid, host: this.o.host, goals: this.o.goals } }),
-    );
+    recordRunnerStarted(k, { pid: process.pid, host: this.o.host, goals: this.o.goals });
     const boundary = hostBoundary(this.o.host, this.o.settings);
     this.say(
       { event: 'runner_started', agent: this.o.agent, host: this.o.host, goals: this.o.goals, pid: process.pid, boundary },
@@ -190,8 +189,8 @@ export class Runner {
 
   /** Records that this runner stopped (a hook may tell a person nothing runs now) and waits for hooks still running. */
   private async stopped(): Promise<void> {
-    const data = { pid: process.pid, host: this.o.host, reason: this.summary.stoppedBecause, turns: this.summary.turnsRun };
-    this.agentKernel.write((tx) => tx.emit({ kind: 'runner.stopped', goalId: null, todoId: null, data }));
+    const { stoppedBecause: reason, turnsRun: turns } = this.summary;
+    recordRunnerStopped(this.agentKernel, { pid: process.pid, host: this.o.host, reason, turns });
     this.hooks.poke();
     await this.hooks.settle();
   }
