@@ -89,3 +89,13 @@ test('a clock time: clockTime (src/protocol/display.ts) is the one rule; the boa
   // history.ts builds a datetime-local input's value (a machine format), not words.
   expect(copies(/toLocaleTimeString|getHours\(\)/, ['src/protocol/display.ts', 'webview-ui/src/history.ts'])).toEqual([]);
 });
+
+test("a turn's outcome in words: TURN_OUTCOME_WORDS (src/shared/turnOutcomeWords.ts) is the one table every surface reads", () => {
+  const home = 'src/shared/turnOutcomeWords.ts';
+  // Issue 40: four tables said user_action_required four ways. A table keyed by a result kind, or a kind made into
+  // words by replacing its underscores, is a second home.
+  const kinds = 'validated_progress|validated_completion|user_action_required|host_failure|validation_failed';
+  expect(copies(new RegExp(`\\b(${kinds}):\\s*['"\`]|resultKind\\b.*\\.replace\\(/_/g`), [home])).toEqual([]);
+  // The board, its history and drawer, the story, loopx run, VS Code's toast and turn output, status, STATUS.md.
+  expect(uses(/\bturnOutcomeWords\(|\bunproductiveEnd\(/, home)).toBeGreaterThanOrEqual(8);
+});

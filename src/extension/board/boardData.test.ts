@@ -225,7 +225,7 @@ test("a card's detail shows what waits for the person (its pending gates) and th
       host: 'codex',
       startedAt: expect.any(String),
       endedAt: expect.any(String),
-      result: 'needs a person',
+      result: 'needed a person',
       exitCode: 0,
       used: '$0.0038 · 470 tokens',
     },

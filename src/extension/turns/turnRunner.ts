@@ -1,3 +1,4 @@
+import { turnOutcomeWords } from '../../shared/turnOutcomeWords';
 import * as vscode from 'vscode';
 import { watch, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -277,7 +278,7 @@ export class TurnRunner extends Disposable {
       });
       return;
     }
-    const text = `LoopX: turn ${turn.id} (${turn.agent} on ${turn.host}, ${turn.todoId}) ended: ${(turn.resultKind ?? 'unknown').replace(/_/g, ' ')}; quota ${turn.spent ? 'spent' : 'not spent'}.`;
+    const text = `LoopX: turn ${turn.id} (${turn.agent} on ${turn.host}, ${turn.todoId}) ended: ${turnOutcomeWords(turn.resultKind)}; quota ${turn.spent ? 'spent' : 'not spent'}.`;
     const good = turn.resultKind === 'validated_progress' || turn.resultKind === 'validated_completion';
     void (good ? vscode.window.showInformationMessage(text) : vscode.window.showWarningMessage(text, 'Show Output')).then((choice) => {
       if (choice === 'Show Output') run.terminal.show();

@@ -1,4 +1,5 @@
 import { revealHidden } from '../../shared/hiddenChars';
+import { turnOutcomeWords } from '../../shared/turnOutcomeWords';
 import type { Story, StoryDay, StoryItem, StoryItemKind, TimeKind } from './storyProtocol';
 
 /**
@@ -258,7 +259,7 @@ export function itemSentence(i: StoryItem, titles: Record<string, string>, offse
     end ? `after ${durationText(Date.parse(end) - Date.parse(start))}` : `for ${durationText(Date.parse(now) - Date.parse(start))} so far`;
   switch (i.kind) {
     case 'turn':
-      return `${when} · turn ${i.id} by ${i.agent} on ${todo(i.todoId)}: ${i.result ? `${TURN_WORDS[i.result] ?? 'ended'} ${took(i.start, i.end)}` : `running ${took(i.start, null)}`}`;
+      return `${when} · turn ${i.id} by ${i.agent} on ${todo(i.todoId)}: ${i.result ? `${turnOutcomeWords(i.result)} ${took(i.start, i.end)}` : `running ${took(i.start, null)}`}`;
     case 'ship':
       return `${when} · ${todo(i.todoId)} shipped by ${i.by}`;
     case 'gate':
@@ -271,15 +272,6 @@ export function itemSentence(i: StoryItem, titles: Record<string, string>, offse
       return `${when} · ${todo(i.todoId)} handed from ${i.from} to ${i.to} — ${i.end ? `accepted ${took(i.start, i.end)}` : 'not accepted yet'}`;
   }
 }
-
-const TURN_WORDS: Record<string, string> = {
-  validated_progress: 'made progress',
-  validated_completion: 'completed its todo',
-  user_action_required: 'needed a person',
-  wait: 'handed back',
-  host_failure: 'failed (the agent did not run)',
-  validation_failed: 'failed (nothing written back)',
-};
 
 function itemClass(i: StoryItem): string {
   if (i.kind === 'turn')
