@@ -99,3 +99,33 @@ test("a turn's outcome in words: TURN_OUTCOME_WORDS (src/shared/turnOutcomeWords
   // The board, its history and drawer, the story, loopx run, VS Code's toast and turn output, status, STATUS.md.
   expect(uses(/\bturnOutcomeWords\(|\bunproductiveEnd\(/, home)).toBeGreaterThanOrEqual(8);
 });
+
+test('durations: one parser (durationSeconds, src/kernel/time.ts) and one spaced form in sentences ("in 24 h", durationWords)', () => {
+  // The unit table or the `90s/30m/2h/1d` pattern spelled again: goal files once parsed durations on their own.
+  expect(copies(/\{\s*s: 1, m: 60|\[smhd\]/, ['src/kernel/time.ts'])).toEqual([]);
+  expect(uses(/\bdurationSeconds\(|\bparseDuration\(/, 'src/kernel/time.ts')).toBeGreaterThanOrEqual(4);
+  // A number glued to its hours in a sentence ("in 24h" beside "in 24 h"). The compact form is the contract's, written
+  // only where a flag or goal file's value is echoed: formatDuration, a goal file's window, the lease flag's range and help;
+  // relativeTime keeps its own compact "in 29m" (its row in the rule table).
+  const compact = [
+    'src/kernel/time.ts',
+    'src/goalFile/format.ts',
+    'src/kernel/todos/claims.ts',
+    'src/cli/commands/todoClaim.ts',
+    'src/shared/timeWords.ts',
+  ];
+  expect(copies(/\}h[ `;,)]/, compact)).toEqual([]);
+  // How long something took, in minutes or seconds worked out by hand beside a sentence (the story's chart axis keeps
+  // its tick labels).
+  expect(copies(/\/ 60_000\)\} min`|\/ 1000\)\} s`\} and/, ['src/shared/timeWords.ts', 'src/protocol/story/storyCharts.ts'])).toEqual([]);
+  expect(uses(/\bdurationWords\(/, 'src/shared/timeWords.ts')).toBeGreaterThanOrEqual(4);
+});
+
+test("should-run's classification: SHOULD_RUN_CLASSES (src/kernel/goals/quotaQueries.ts) says which answers pass soon and which wait for a person", () => {
+  const home = 'src/kernel/goals/quotaQueries.ts';
+  // Issue 40: turn start's route, loopx run's idleness and quota should-run's help each listed reasons of their own.
+  const classifying =
+    /reason === '(ok|goal_inactive|gate_pending|no_change|setup_backoff|cooldown)'|\['ok', '|goal_inactive, no_ready_work/;
+  expect(copies(classifying, [home])).toEqual([]);
+  expect(uses(/\bSHOULD_RUN_CLASSES\b|\brunsSoon\(/, home)).toBeGreaterThanOrEqual(3);
+});

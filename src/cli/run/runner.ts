@@ -14,7 +14,7 @@ import { othersRunChecksHere } from '../../kernel/monitors/claimHolders';
 import { iso } from '../../kernel/time';
 import { finishTurn, turnDir } from '../../kernel/turns/turns';
 import { writeStatusMd } from '../../runtime/projections/statusMd';
-import { type ShouldRun, quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
+import { type ShouldRun, quotaState, runsSoon, shouldRun } from '../../kernel/goals/quotaQueries';
 import { shouldRunFacts } from '../shouldRunFacts';
 import { DecisionGuard } from './decisionGuard';
 import type { ShouldRunFacts } from '../../protocol/shouldRunWords';
@@ -85,8 +85,6 @@ const FOREIGN_SLEEP_MS = 5000;
  * is retried this much later, never at once: no busy loop whatever the store says.
  */
 const MIN_SLEEP_MS = 500;
-/** should-run answers that turn yes by themselves soon: not idle. */
-const PASSING = new Set(['ok', 'concurrency_limit', 'cooldown']);
 const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
 /** Turn folders are pruned when the runner starts and after every this many turns it finishes. */
 const PRUNE_EVERY = 50;
@@ -262,7 +260,7 @@ export class Runner {
     let because = 'next monitor check';
     for (const goalId of this.goals()) {
       const answer = await this.serve(goalId);
-      if (answer && PASSING.has(answer.reason)) idle = false;
+      if (answer && runsSoon(answer)) idle = false;
       if (answer?.nextWakeAt && (!wakeAt || answer.nextWakeAt < wakeAt)) {
         wakeAt = answer.nextWakeAt;
         because = `${goalId}'s next wake`;

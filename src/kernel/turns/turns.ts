@@ -6,7 +6,7 @@ import type { Actor } from '../events/eventTypes';
 import { handoffFromRow, nextNum } from '../model';
 import { renderPrompt } from './prompt';
 import { allowedCommands, commandPrefix, writesBackThroughMcp } from './turnCommands';
-import { type PlanKnown, type ShouldRun, planTurn } from '../goals/quotaQueries';
+import { type PlanKnown, SHOULD_RUN_CLASSES, type ShouldRun, planTurn } from '../goals/quotaQueries';
 import { setupWaits } from '../worktrees/setupBackoff';
 import type { Goal } from '../model';
 import { spendInTx } from '../goals/quota';
@@ -55,10 +55,11 @@ export interface TurnStart {
 /** What should-run's "no" means for a host: wait for a time, or for a human. */
 export function routeFor(answer: ShouldRun): Route {
   if (answer.run) return 'ready_for_host';
-  if (answer.reason === 'goal_inactive' || answer.reason === 'gate_pending') return 'user_action_required';
-  // A todo backing off after a turn without progress waits for its retry; without a time, for a person.
-  if (answer.reason === 'no_change' || answer.reason === 'setup_backoff') return answer.nextWakeAt ? 'wait' : 'user_action_required';
-  return answer.nextWakeAt ? 'wait' : 'blocked';
+  // Who waits on the answer is should-run's classification (SHOULD_RUN_CLASSES); a known wake time is a wait.
+  const { person } = SHOULD_RUN_CLASSES[answer.reason];
+  if (person === 'always') return 'user_action_required';
+  if (answer.nextWakeAt) return 'wait';
+  return person === 'unless_wake' ? 'user_action_required' : 'blocked';
 }
 
 export interface TurnStartInput {

@@ -1,11 +1,11 @@
 import { CHART_CSS, PAGE_DARK } from './chartStyles';
+import { durationWords, runTook } from '../../shared/timeWords';
 import {
   TIME_KIND_ORDER,
   TIME_LABELS,
   burndownChart,
   costChart,
   dayText,
-  durationText,
   esc,
   hoursText,
   itemSentence,
@@ -104,7 +104,7 @@ function storySection(s: Story): string {
     `<div class="tiles">${[
       tile(String(t.shipped), `shipped of ${t.todos} todos (${t.open} open)`),
       tile(String(t.turns), `turns${t.turnsFailed ? `, ${t.turnsFailed} failed` : ''}`),
-      tile(String(t.gatesAsked), `gates${t.medianGateWaitMs === null ? '' : `, median wait ${durationText(t.medianGateWaitMs)}`}`),
+      tile(String(t.gatesAsked), `gates${t.medianGateWaitMs === null ? '' : `, median wait ${durationWords(t.medianGateWaitMs)}`}`),
       tile(pct(t.time.person), 'of the time waiting on a person'),
       tile(pct(t.time.world), 'waiting on the world'),
       tile(pct(t.time.working), 'working'),
@@ -159,7 +159,7 @@ function packetSection(r: ReviewPageGoal): string {
               // As in the Markdown packet: evidence recorded after the ship is said to be so.
               const after = e.afterShip ? ' (added after it shipped)' : '';
               return e.run
-                ? `<b>kernel-verified:</b> ran ${code(e.run.command)}: ${esc(e.run.error ?? `exit ${e.run.exitCode}`)} in ${esc(durationText(e.run.durationMs))} (asked by ${esc(e.actor)}; output sha256 ${esc(e.run.outputSha256.slice(0, 12))}…)${after}`
+                ? `<b>kernel-verified:</b> ran ${code(e.run.command)}: ${esc(e.run.error ?? `exit ${e.run.exitCode}`)} in ${esc(runTook(e.run.durationMs))} (asked by ${esc(e.actor)}; output sha256 ${esc(e.run.outputSha256.slice(0, 12))}…)${after}`
                 : `${esc(e.kind)} by ${esc(e.actor)} (the agent's word)${after}: ${esc(e.summary)}${e.artifacts.map((a) => ` · ${code(a.path)} (${a.bytes} bytes)`).join('')}`;
             }),
             'No evidence recorded.',

@@ -1,5 +1,6 @@
 import { revealHidden } from '../../shared/hiddenChars';
 import { turnOutcomeWords } from '../../shared/turnOutcomeWords';
+import { durationWords } from '../../shared/timeWords';
 import type { Story, StoryDay, StoryItem, StoryItemKind, TimeKind } from './storyProtocol';
 
 /**
@@ -49,13 +50,6 @@ export function momentText(iso: string, offsetMinutes: number): string {
   const hh = String(d.getUTCHours()).padStart(2, '0');
   const mm = String(d.getUTCMinutes()).padStart(2, '0');
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${hh}:${mm}`;
-}
-
-export function durationText(ms: number): string {
-  if (ms < 90_000) return `${Math.round(ms / 1000)} s`;
-  if (ms < 90 * 60_000) return `${Math.round(ms / 60_000)} min`;
-  if (ms < 48 * HOUR_MS) return `${(ms / HOUR_MS).toFixed(1)} h`;
-  return `${(ms / DAY_MS).toFixed(1)} days`;
 }
 
 const n = (v: number) => Number(v.toFixed(1));
@@ -256,7 +250,7 @@ export function itemSentence(i: StoryItem, titles: Record<string, string>, offse
   const todo = (id: string | null) => (id ? `${id}${titles[id] ? ` ${titles[id]}` : ''}` : 'the goal');
   const when = momentText(itemStart(i), offsetMinutes);
   const took = (start: string, end: string | null) =>
-    end ? `after ${durationText(Date.parse(end) - Date.parse(start))}` : `for ${durationText(Date.parse(now) - Date.parse(start))} so far`;
+    end ? `after ${durationWords(Date.parse(end) - Date.parse(start))}` : `for ${durationWords(Date.parse(now) - Date.parse(start))} so far`;
   switch (i.kind) {
     case 'turn':
       return `${when} · turn ${i.id} by ${i.agent} on ${todo(i.todoId)}: ${i.result ? `${turnOutcomeWords(i.result)} ${took(i.start, i.end)}` : `running ${took(i.start, null)}`}`;
