@@ -129,3 +129,19 @@ test("should-run's classification: SHOULD_RUN_CLASSES (src/kernel/goals/quotaQue
   expect(copies(classifying, [home])).toEqual([]);
   expect(uses(/\bSHOULD_RUN_CLASSES\b|\brunsSoon\(/, home)).toBeGreaterThanOrEqual(3);
 });
+
+test('a terminal todo status: isTerminalStatus (src/kernel/model.ts) is the one spelling of "shipped or killed"', () => {
+  const home = 'src/kernel/model.ts';
+  // Issue 40: six files spelled it. The board's webview keeps its own copy of the column rules (it cannot import the
+  // kernel), held to the kernel's by src/extension/board/boardRules.test.ts.
+  const spelled = /=== 'shipped' \|\| \S+ === 'killed'|!== 'shipped' && \S+ !== 'killed'|\['shipped', 'killed'\]\)/;
+  expect(copies(spelled, [home, 'src/protocol/board.ts'])).toEqual([]);
+  expect(uses(/\bisTerminalStatus\(/, home)).toBeGreaterThanOrEqual(7);
+});
+
+test('a validated turn: isValidatedResult / VALIDATED_RESULTS (src/kernel/turns/turnQueries.ts) is the one spelling', () => {
+  const home = 'src/kernel/turns/turnQueries.ts';
+  // Issue 40: four files said "progress or completion" each their own way (one of them in SQL).
+  expect(copies(/'validated_progress'.*'validated_completion'|'validated_completion'.*'validated_progress'/, [home])).toEqual([]);
+  expect(uses(/\bisValidatedResult\(|\bVALIDATED_RESULTS(_SQL)?\b/, home)).toBeGreaterThanOrEqual(3);
+});

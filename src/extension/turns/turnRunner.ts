@@ -1,3 +1,4 @@
+import { isValidatedResult } from '../../kernel/turns/turnQueries';
 import { turnOutcomeWords } from '../../shared/turnOutcomeWords';
 import * as vscode from 'vscode';
 import { watch, type FSWatcher } from 'node:fs';
@@ -279,7 +280,7 @@ export class TurnRunner extends Disposable {
       return;
     }
     const text = `LoopX: turn ${turn.id} (${turn.agent} on ${turn.host}, ${turn.todoId}) ended: ${turnOutcomeWords(turn.resultKind)}; quota ${turn.spent ? 'spent' : 'not spent'}.`;
-    const good = turn.resultKind === 'validated_progress' || turn.resultKind === 'validated_completion';
+    const good = isValidatedResult(turn.resultKind);
     void (good ? vscode.window.showInformationMessage(text) : vscode.window.showWarningMessage(text, 'Show Output')).then((choice) => {
       if (choice === 'Show Output') run.terminal.show();
     });

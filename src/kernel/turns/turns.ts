@@ -11,7 +11,7 @@ import { setupWaits } from '../worktrees/setupBackoff';
 import type { Goal } from '../model';
 import { spendInTx } from '../goals/quota';
 import { TURN_END_GRACE_SECONDS } from './turnSlots';
-import { type ResultKind, type Route, type Turn, getTurn } from './turnQueries';
+import { type ResultKind, type Route, type Turn, getTurn, isValidatedResult } from './turnQueries';
 import { type TurnLauncher, refuseAgentFinish } from './turnLaunchers';
 import { iso } from '../time';
 import { formatId, parseAgentName } from '../validate';
@@ -334,7 +334,7 @@ export function finishTurn(
     // A "person" without a channel (a script, or an agent that unset LOOPX_AGENT) is held to the agent's rule.
     if (!options.byLauncher && (caller.kind === 'agent' || (caller.kind === 'human' && !caller.channel))) refuseAgentFinish(tx.db, turn);
     const resultKind = classify(tx, turn, exitCode);
-    const validated = resultKind === 'validated_progress' || resultKind === 'validated_completion';
+    const validated = isValidatedResult(resultKind);
     // The turn's reservation becomes its spend; only a budget lowered while it ran leaves no room (never over budget).
     const spent = spendInTx(tx, getGoal(tx.db, turn.goalId), turn.id, validated);
     const alreadySpent = spent === 'already_spent';
