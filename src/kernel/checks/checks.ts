@@ -58,8 +58,7 @@ export function setTodoCheck(kernel: Kernel, todoId: string, checkText: string |
   const check = checkText === null ? null : parseCheck(checkText);
   return kernel.write((tx) => {
     const todo = getTodo(tx.db, todoId);
-    if (isTerminalStatus(todo.status))
-      throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}; its check no longer matters`);
+    if (isTerminalStatus(todo.status)) throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}; its check no longer matters`);
     if (todo.check === check) return todo;
     setTodoCheckInTx((draft) => tx.emit(draft), todo, check, todo.check);
     return getTodo(tx.db, todoId);

@@ -250,7 +250,9 @@ export function itemSentence(i: StoryItem, titles: Record<string, string>, offse
   const todo = (id: string | null) => (id ? `${id}${titles[id] ? ` ${titles[id]}` : ''}` : 'the goal');
   const when = momentText(itemStart(i), offsetMinutes);
   const took = (start: string, end: string | null) =>
-    end ? `after ${durationWords(Date.parse(end) - Date.parse(start))}` : `for ${durationWords(Date.parse(now) - Date.parse(start))} so far`;
+    end
+      ? `after ${durationWords(Date.parse(end) - Date.parse(start))}`
+      : `for ${durationWords(Date.parse(now) - Date.parse(start))} so far`;
   switch (i.kind) {
     case 'turn':
       return `${when} · turn ${i.id} by ${i.agent} on ${todo(i.todoId)}: ${i.result ? `${turnOutcomeWords(i.result)} ${took(i.start, i.end)}` : `running ${took(i.start, null)}`}`;
