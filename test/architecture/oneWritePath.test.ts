@@ -73,3 +73,12 @@ test('a new todo is built in one place: todo.added is written at one site, where
   // A series' next occurrence and `todo add` (and goal files) once each built the event and numbered the id.
   expect(emitters().sites.get('todo.added')).toHaveLength(1);
 });
+
+test("a runner's events belong to one noun: runner.started and runner.stopped are declared and reduced in src/kernel/turns/", () => {
+  // Issue 40: runner.stopped's schema and reducer sat with hooks, runner.started's with turns. A schema is
+  // `'kind': z.…`, a reducer `'kind': (…) =>` (a hook's `case 'runner.stopped':` only reads it).
+  const declaring = sourceFiles(join(ROOT, 'src', 'kernel'))
+    .filter((path) => /'runner\.(started|stopped)':\s*(z\.|\()/.test(readFileSync(path, 'utf8')))
+    .map((path) => relative(ROOT, path).split('\\').join('/'));
+  expect(declaring.sort()).toEqual(['src/kernel/turns/turnEventSchemas.ts', 'src/kernel/turns/turnReducers.ts']);
+});
