@@ -57,7 +57,7 @@ const RIGHT: [layer: string, file: string, code: string][] = [
   [
     'runtime → kernel and shared',
     'src/runtime/launchers.ts',
-    "import { finishTurn } from '../kernel/turns/turns';\nimport { revealHidden } from '../shared/hiddenChars';",
+    "import { finishTurn } from '../kernel/turns/turnFinish';\nimport { revealHidden } from '../shared/hiddenChars';",
   ],
   ['runtime → protocol', 'src/runtime/describeError.ts', "import { errorBody } from '../protocol/errors';"],
   ['cli → runtime', 'src/cli/commands/run.ts', "import { DEFAULT_HOSTS } from '../../runtime/hosts';"],

@@ -193,7 +193,7 @@ describe('the CLI package', () => {
       const agent = join(REPO, 'test', 'extension', 'fixtures', 'scriptedAgent.mjs');
       const run = say(['run', '--host', 'custom', '--command', `node ${agent} {prompt} ship`, '--once']);
       expect(run.code, run.stdout + run.stderr).toBe(0);
-      expect(run.stdout).toMatch(/R1 ended: todo shipped, exit code 0/);
+      expect(run.stdout).toMatch(/R1 ended: shipped its todo, exit code 0/);
       expect(say(['log', 'verify', '--json']).json).toMatchObject({ ok: true, data: { ok: true } });
       // The MCP server, as Claude Code and Codex start it.
       const mcp = mcpSession(user.env, project);

@@ -56,13 +56,13 @@ export function todoLine(p: Painter, t: Todo, nowMs: number): string {
   return `${bits.join('  ')}${extra.length ? p.paint('dim', `  (${extra.join('; ')})`) : ''}`;
 }
 
-/** "20 turns/24h, max 1 concurrent, at most $10 and 2M tokens": a goal's budget in one phrase. */
+/** "20 turns/24 h, max 1 concurrent, at most $10 and 2M tokens": a goal's budget in one phrase. */
 export function policyWords(policy: Goal['policy']): string {
   const caps = [
     policy.dollarsPerWindow !== null ? dollars(policy.dollarsPerWindow) : '',
     policy.tokensPerWindow !== null ? tokenWords(policy.tokensPerWindow) : '',
   ].filter(Boolean);
-  return `${policy.turnsPerWindow} turns/${policy.windowHours}h, max ${policy.maxConcurrent} concurrent${caps.length ? `, at most ${caps.join(' and ')}` : ''}`;
+  return `${policy.turnsPerWindow} turns/${policy.windowHours} h, max ${policy.maxConcurrent} concurrent${caps.length ? `, at most ${caps.join(' and ')}` : ''}`;
 }
 
 export function goalLine(p: Painter, g: Goal): string {

@@ -10,6 +10,7 @@ import { checkCaps, checkQuota } from '../kernel/goals/goals';
 import type { GoalSpecQuota } from '../kernel/goals/goalSpec/spec';
 import type { PathSegment } from './yamlDocument';
 import { findCycle } from '../shared/findCycle';
+import { durationSeconds } from '../kernel/time';
 
 /** Where a path of the front matter sits (`['todos', 2, 'key']`); its key with `key: true`. */
 export type RangeOf = (path: readonly PathSegment[], options?: { key?: boolean }) => Range | null;
@@ -110,7 +111,7 @@ function recurrenceProblems(t: Todo, i: number, at: (path: readonly PathSegment[
   }
   let every: number | undefined;
   if (t.every !== undefined) {
-    every = durationSeconds(t.every);
+    every = goalFileSeconds(t.every);
     if (Number.isNaN(every) || every < 60 || every > 366 * 86400) {
       return [
         error(
@@ -138,17 +139,15 @@ function recurrenceProblems(t: Todo, i: number, at: (path: readonly PathSegment[
 /** The recurrence the kernel would record for this todo (throws its refusal). */
 export function recurrenceOf(
   t: Pick<Todo, 'every' | 'at' | 'cron' | 'tz'>,
-  every = t.every === undefined ? undefined : durationSeconds(t.every),
+  every = t.every === undefined ? undefined : goalFileSeconds(t.every),
 ) {
   return parseRecurrence({ every, at: t.at, cron: t.cron, tz: t.tz });
 }
 
-/** `90s`, `30m`, `2h`, `1d`; a bare number is seconds (YAML `0`). NaN when it does not parse. */
-export function durationSeconds(value: string | number): number {
+/** A goal file's duration: `90s`, `30m`, `2h`, `1d` (read by the kernel's `durationSeconds`), or a bare number of seconds (YAML `0`). NaN when it does not parse. */
+export function goalFileSeconds(value: string | number): number {
   if (typeof value === 'number') return Number.isInteger(value) && value >= 0 ? value : Number.NaN;
-  const match = /^(\d{1,7})([smhd])$/.exec(value.trim());
-  const unit: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
-  return match ? Number(match[1]) * (unit[match[2] as string] as number) : Number.NaN;
+  return durationSeconds(value);
 }
 
 /** Durations that are not one, and values outside the kernel's ranges (what `goal create` refuses, in its words). */
@@ -157,7 +156,7 @@ function quotaProblems(q: NonNullable<LooseFrontMatter['quota']>, at: (path: rea
   const seconds = (field: 'window' | 'cooldown'): number | undefined => {
     const value = q[field];
     if (value === undefined) return undefined;
-    const s = durationSeconds(value);
+    const s = goalFileSeconds(value);
     if (!Number.isNaN(s)) return s;
     const like = field === 'window' ? '24h' : '10m';
     const message = `\`quota.${field}\` must be a duration like ${like} (s, m, h or d), not ${JSON.stringify(value)}`;

@@ -2,7 +2,7 @@ import { FrontMatterParser, type FrontMatterYaml, type PathSegment } from './fro
 import type { GoalSpec } from '../kernel/goals/goalSpec/spec';
 import { type GoalFileDiagnostic, type Range, didYouMean } from './diagnostics';
 import { type FrontMatter, GOAL_KEYS, type LooseFrontMatter, QUOTA_KEYS, TODO_KEYS, frontMatterSchema } from './schema';
-import { type RangeOf, durationSeconds, lintFrontMatter } from './lint';
+import { type RangeOf, goalFileSeconds, lintFrontMatter } from './lint';
 
 /** Goal files are `*.goal.md`; the convention is `loopx/<slug>.goal.md` at the workspace root. */
 export const GOAL_FILE_SUFFIX = '.goal.md';
@@ -284,9 +284,9 @@ function toSpec(fm: FrontMatter, body: string): GoalSpec {
     scope: fm.scope === undefined ? [] : typeof fm.scope === 'string' ? [fm.scope] : fm.scope,
     quota: {
       ...(q.turns !== undefined ? { turnsPerWindow: q.turns } : {}),
-      ...(q.window !== undefined ? { windowHours: durationSeconds(q.window) / 3600 } : {}),
+      ...(q.window !== undefined ? { windowHours: goalFileSeconds(q.window) / 3600 } : {}),
       ...(q.maxConcurrent !== undefined ? { maxConcurrent: q.maxConcurrent } : {}),
-      ...(q.cooldown !== undefined ? { cooldownSeconds: durationSeconds(q.cooldown) } : {}),
+      ...(q.cooldown !== undefined ? { cooldownSeconds: goalFileSeconds(q.cooldown) } : {}),
       ...(q.tokens !== undefined ? { tokensPerWindow: q.tokens } : {}),
       ...(q.dollars !== undefined ? { dollarsPerWindow: q.dollars } : {}),
     },
@@ -307,7 +307,7 @@ function toSpec(fm: FrontMatter, body: string): GoalSpec {
       ...(t.every !== undefined || t.cron !== undefined
         ? {
             recurrence: {
-              ...(t.every !== undefined ? { every: durationSeconds(t.every) } : {}),
+              ...(t.every !== undefined ? { every: goalFileSeconds(t.every) } : {}),
               ...(t.at !== undefined ? { at: t.at } : {}),
               ...(t.cron !== undefined ? { cron: t.cron } : {}),
               ...(t.tz !== undefined ? { tz: t.tz } : {}),

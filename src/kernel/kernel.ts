@@ -1,12 +1,11 @@
 import { constants, copyFileSync, existsSync, linkSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DriverName, SqliteDb } from './db/sqliteDb';
-import { immediate } from './db/sqliteDb';
 import { openDb } from './db/openDb';
 import { SCHEMA_VERSION, migrate, schemaVersion } from './db/migrate';
-import { EventAppender, TailBrokenError } from './events/log';
+import { TailBrokenError } from './events/log';
 import { brokenLog, logBrokenError, markBroken } from './logHealth';
-import { hasHumanChannel } from './authority';
+import { KERNEL, hasHumanChannel } from './authority';
 import type { Actor, StoredEvent } from './events/eventTypes';
 import type { StoreEngine, UnitOfWork } from './unitOfWork';
 import { SqliteEngine } from './db/sqliteEngine';
@@ -15,6 +14,7 @@ import { NoStoreError, NotAllowedError, SchemaTooNewError, SchemaTooOldError } f
 import { APPLICATION_ID, checkStorePath, needsPrivateCopy, privateCopy, requireLoopxStore, storeError } from './storeFile';
 import { readTeamPointer, resolveTeamConnection, teamPointerPath, teamReplicaPath } from './team/teamPointer';
 import { openTeamKernelWith } from './team/teamKernel';
+import { initializeLogInTx } from './initializeLog';
 
 export const STORE_DIR = '.loopx';
 export const DB_FILE = 'loopx.db';
@@ -305,17 +305,7 @@ export class Kernel {
   }
 
   private initializeLog(): boolean {
-    return this.named(() =>
-      immediate(this.db, () => {
-        if (this.db.prepare('SELECT 1 FROM events LIMIT 1').get()) return false;
-        new EventAppender(this.db, { name: 'kernel', kind: 'kernel' }, iso(this.clock())).append({
-          kind: 'store.initialized',
-          goalId: null,
-          todoId: null,
-          data: { schema: SCHEMA_VERSION },
-        });
-        return true;
-      }),
-    );
+    // Straight to the engine: the first event needs no broken-log check (there is no log yet) and no listener hears it.
+    return this.named(() => this.engine.write(KERNEL, this.clock, initializeLogInTx).value);
   }
 }

@@ -9,6 +9,11 @@ export type GoalStatus = (typeof GOAL_STATUSES)[number];
 export type TodoStatus = (typeof TODO_STATUSES)[number];
 export type GateStatus = (typeof GATE_STATUSES)[number];
 
+/** A todo's final statuses: nothing moves a todo out of shipped or killed (the one spelling of "terminal"). */
+export function isTerminalStatus(status: string | null): status is 'shipped' | 'killed' {
+  return status === 'shipped' || status === 'killed';
+}
+
 export const goalFromRow = (row: Row) => {
   const r = rowReader('goals', row);
   return {

@@ -10,13 +10,21 @@ export function iso(ms: number): string {
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
-/** Parses the contract's durations (`90s`, `30m`, `2h`, also `1d`) into seconds. */
-export function parseDuration(text: string, flag = 'duration'): number {
+/**
+ * The one reading of the contract's durations (`90s`, `30m`, `2h`, `1d`) into seconds: NaN when the text is not one.
+ * Flags refuse through `parseDuration`; goal files report a diagnostic (goalFile/lint.ts) from the same reading.
+ */
+export function durationSeconds(text: string): number {
   const match = /^(\d{1,7})([smhd])$/.exec(text.trim());
-  if (!match) {
+  return match ? Number(match[1]) * (UNIT_SECONDS[match[2] as string] as number) : Number.NaN;
+}
+
+/** Parses a duration flag or setting into seconds; refuses what is not one, or zero. */
+export function parseDuration(text: string, flag = 'duration'): number {
+  const seconds = durationSeconds(text);
+  if (Number.isNaN(seconds)) {
     throw new InvalidInputError(`${flag} must look like 90s, 30m, 2h or 1d, got ${JSON.stringify(text)}`);
   }
-  const seconds = Number(match[1]) * (UNIT_SECONDS[match[2] as string] as number);
   if (seconds <= 0) throw new InvalidInputError(`${flag} must be longer than zero`);
   return seconds;
 }

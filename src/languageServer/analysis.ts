@@ -3,7 +3,7 @@ import { join, relative as relativePath, sep } from 'node:path';
 import { type Diagnostic, DiagnosticSeverity } from 'vscode-languageserver';
 import type { SqliteDb } from '../kernel/db/sqliteDb';
 import { LoopxError } from '../kernel/errors';
-import type { Goal, Todo } from '../kernel/model';
+import { type Goal, type Todo, isTerminalStatus } from '../kernel/model';
 import { type FieldChange, type GoalPlan, planGoalSpec } from '../kernel/goals/goalSpec/plan';
 import type { GoalFileDiagnostic, Range } from '../goalFile/diagnostics';
 import { type ParsedGoalFile, type PathSegment, parseGoalFile } from '../goalFile/parse';
@@ -180,8 +180,8 @@ function driftDiagnostics(
     const index = (parsed.spec?.todos ?? []).findIndex((s) => s.key === t.key);
     const todo = todos.get(t.key);
     for (const c of t.changes) {
-      if (!c.drift && t.status !== 'shipped' && t.status !== 'killed') continue;
-      if (t.status === 'shipped' || t.status === 'killed') {
+      if (!c.drift && !isTerminalStatus(t.status)) continue;
+      if (isTerminalStatus(t.status)) {
         out.push({
           severity: DiagnosticSeverity.Information,
           range: parsed.rangeOf(['todos', index, 'key']) ?? firstLine(),

@@ -1,6 +1,7 @@
 import type { AttentionItem, ColumnId } from './boardProtocol';
 import { oneLine, relativeTime } from './display';
 import { countOf } from '../shared/countWords';
+import { turnOutcomeWords } from '../shared/turnOutcomeWords';
 
 /**
  * The board's words for people, in one place: what each logged event means as a sentence, what an empty column
@@ -21,21 +22,6 @@ export interface EventFacts {
   actor: string;
   actorKind?: string;
   data: unknown;
-}
-
-const TURN_RESULTS: Record<string, string> = {
-  validated_progress: 'made progress',
-  validated_completion: 'completed the work',
-  user_action_required: 'needs a person',
-  wait: 'is waiting for its next slot',
-  host_failure: 'failed to run the agent',
-  validation_failed: 'did not pass validation',
-};
-
-/** How a turn ended, in words ("completed the work"); a turn still open is "still running". */
-export function turnResultWords(resultKind: string | null): string {
-  if (resultKind === null) return 'still running';
-  return TURN_RESULTS[resultKind] ?? 'finished';
 }
 
 /** Evidence kinds that are the default ("note") or implied by the event ("ship": given when shipping). */
@@ -206,7 +192,7 @@ export function eventSentence(e: EventFacts): EventSentence {
     case 'log.set_aside_handled':
       return said(`event ${String(d.seq ?? '?')}, which loopx set aside, was marked handled ${by}`, str('decision'));
     case 'turn.finished': {
-      const result = turnResultWords(str('resultKind'));
+      const result = turnOutcomeWords(str('resultKind'));
       return said(`turn ${str('id')} ${result}${d.spent === true ? ' (counted against the budget)' : ''}`);
     }
     default:

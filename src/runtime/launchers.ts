@@ -1,7 +1,8 @@
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kernel } from '../kernel/kernel';
-import { finishTurn, turnDir } from '../kernel/turns/turns';
+import { turnDir } from '../kernel/turns/turns';
+import { finishTurn } from '../kernel/turns/turnFinish';
 import { type Turn, openTurns } from '../kernel/turns/turnQueries';
 import { processAlive, processStart } from '../kernel/processes';
 

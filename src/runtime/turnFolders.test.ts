@@ -4,7 +4,8 @@ import { afterEach, beforeEach, expect, test } from 'vitest';
 import { makeStore, type TestStore } from '../../test/support/testKit';
 import { createGoal } from '../kernel/goals/goals';
 import { addTodo } from '../kernel/todos/todos';
-import { finishTurn, startTurn } from '../kernel/turns/turns';
+import { startTurn } from '../kernel/turns/turns';
+import { finishTurn } from '../kernel/turns/turnFinish';
 import { pruneTurnFolders } from './turnFolders';
 
 let s: TestStore;

@@ -21,6 +21,19 @@ export function relativeTime(isoTime: string | null, nowMs: number): string {
   return delta >= 0 ? `in ${text}` : `${text} ago`;
 }
 
+/**
+ * How long something took or has waited, for people: "41 s", "12 min", "1.5 h", "2.0 days". The one spaced form of a
+ * span in sentences; the contract's compact form ("24h", what flags and goal files take) is `formatDuration`
+ * (src/kernel/time.ts), for echoing a flag or a goal file only.
+ */
+export function durationWords(ms: number): string {
+  // Under half a second is still a second ("within 1 s"), never "0 s" for something that took time.
+  if (ms < 90_000) return `${Math.round(ms / 1000) || (ms > 0 ? 1 : 0)} s`;
+  if (ms < 90 * 60_000) return `${Math.round(ms / 60_000)} min`;
+  if (ms < 48 * 3_600_000) return `${(ms / 3_600_000).toFixed(1)} h`;
+  return `${(ms / 86_400_000).toFixed(1)} days`;
+}
+
 /** How long a command ran: "1.2 s" under ten seconds, "41 s" from there. */
 export function runTook(durationMs: number): string {
   return durationMs < 10_000 ? `${(durationMs / 1000).toFixed(1)} s` : `${Math.round(durationMs / 1000)} s`;

@@ -89,3 +89,59 @@ test('a clock time: clockTime (src/protocol/display.ts) is the one rule; the boa
   // history.ts builds a datetime-local input's value (a machine format), not words.
   expect(copies(/toLocaleTimeString|getHours\(\)/, ['src/protocol/display.ts', 'webview-ui/src/history.ts'])).toEqual([]);
 });
+
+test("a turn's outcome in words: TURN_OUTCOME_WORDS (src/shared/turnOutcomeWords.ts) is the one table every surface reads", () => {
+  const home = 'src/shared/turnOutcomeWords.ts';
+  // Issue 40: four tables said user_action_required four ways. A table keyed by a result kind, or a kind made into
+  // words by replacing its underscores, is a second home.
+  const kinds = 'validated_progress|validated_completion|user_action_required|host_failure|validation_failed';
+  expect(copies(new RegExp(`\\b(${kinds}):\\s*['"\`]|resultKind\\b.*\\.replace\\(/_/g`), [home])).toEqual([]);
+  // The board, its history and drawer, the story, loopx run, VS Code's toast and turn output, status, STATUS.md.
+  expect(uses(/\bturnOutcomeWords\(|\bunproductiveEnd\(/, home)).toBeGreaterThanOrEqual(8);
+});
+
+test('durations: one parser (durationSeconds, src/kernel/time.ts) and one spaced form in sentences ("in 24 h", durationWords)', () => {
+  // The unit table or the `90s/30m/2h/1d` pattern spelled again: goal files once parsed durations on their own.
+  expect(copies(/\{\s*s: 1, m: 60|\[smhd\]/, ['src/kernel/time.ts'])).toEqual([]);
+  expect(uses(/\bdurationSeconds\(|\bparseDuration\(/, 'src/kernel/time.ts')).toBeGreaterThanOrEqual(4);
+  // A number glued to its hours in a sentence ("in 24h" beside "in 24 h"). The compact form is the contract's, written
+  // only where a flag or goal file's value is echoed: formatDuration, a goal file's window, the lease flag's range and help;
+  // relativeTime keeps its own compact "in 29m" (its row in the rule table).
+  const compact = [
+    'src/kernel/time.ts',
+    'src/goalFile/format.ts',
+    'src/kernel/todos/claims.ts',
+    'src/cli/commands/todoClaim.ts',
+    'src/shared/timeWords.ts',
+  ];
+  expect(copies(/\}h[ `;,)]/, compact)).toEqual([]);
+  // How long something took, in minutes or seconds worked out by hand beside a sentence (the story's chart axis keeps
+  // its tick labels).
+  expect(copies(/\/ 60_000\)\} min`|\/ 1000\)\} s`\} and/, ['src/shared/timeWords.ts', 'src/protocol/story/storyCharts.ts'])).toEqual([]);
+  expect(uses(/\bdurationWords\(/, 'src/shared/timeWords.ts')).toBeGreaterThanOrEqual(4);
+});
+
+test("should-run's classification: SHOULD_RUN_CLASSES (src/kernel/goals/quotaQueries.ts) says which answers pass soon and which wait for a person", () => {
+  const home = 'src/kernel/goals/quotaQueries.ts';
+  // Issue 40: turn start's route, loopx run's idleness and quota should-run's help each listed reasons of their own.
+  const classifying =
+    /reason === '(ok|goal_inactive|gate_pending|no_change|setup_backoff|cooldown)'|\['ok', '|goal_inactive, no_ready_work/;
+  expect(copies(classifying, [home])).toEqual([]);
+  expect(uses(/\bSHOULD_RUN_CLASSES\b|\brunsSoon\(/, home)).toBeGreaterThanOrEqual(3);
+});
+
+test('a terminal todo status: isTerminalStatus (src/kernel/model.ts) is the one spelling of "shipped or killed"', () => {
+  const home = 'src/kernel/model.ts';
+  // Issue 40: six files spelled it. The board's webview keeps its own copy of the column rules (it cannot import the
+  // kernel), held to the kernel's by src/extension/board/boardRules.test.ts.
+  const spelled = /=== 'shipped' \|\| \S+ === 'killed'|!== 'shipped' && \S+ !== 'killed'|\['shipped', 'killed'\]\)/;
+  expect(copies(spelled, [home, 'src/protocol/board.ts'])).toEqual([]);
+  expect(uses(/\bisTerminalStatus\(/, home)).toBeGreaterThanOrEqual(7);
+});
+
+test('a validated turn: isValidatedResult / VALIDATED_RESULTS (src/kernel/turns/turnQueries.ts) is the one spelling', () => {
+  const home = 'src/kernel/turns/turnQueries.ts';
+  // Issue 40: four files said "progress or completion" each their own way (one of them in SQL).
+  expect(copies(/'validated_progress'.*'validated_completion'|'validated_completion'.*'validated_progress'/, [home])).toEqual([]);
+  expect(uses(/\bisValidatedResult\(|\bVALIDATED_RESULTS(_SQL)?\b/, home)).toBeGreaterThanOrEqual(3);
+});

@@ -69,7 +69,7 @@ describe('loopx run', () => {
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('G1: turn R1 on T1 · custom · started');
     expect(run.stdout).toContain('R1 │ agent bot (turn R1) works on T1: ship');
-    expect(run.stdout).toMatch(/R3 ended: todo shipped, exit code 0, quota spent 3\/20/);
+    expect(run.stdout).toMatch(/R3 ended: shipped its todo, exit code 0, quota spent 3\/20/);
     expect(run.stdout).toContain('G1: should run: no (every todo has shipped)');
     expect(run.stdout).toMatch(/loopx run stopped \(idle\): 3 turns run\./);
     expect(turns()).toMatchObject([

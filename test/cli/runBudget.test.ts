@@ -28,7 +28,7 @@ describe('loopx run and a budget in dollars', () => {
     // Two turns ($0.04); a third, at about $0.02, would pass $0.05.
     const turns = cli(['turn', 'list', '--json']).json.data as { usage: { costUsd: number } | null }[];
     expect(turns.map((t) => t.usage?.costUsd)).toEqual([0.02, 0.02]);
-    expect(run.stdout).toContain('R1 ended: todo shipped, exit code 0, quota spent 1/20; used $0.02 · 1.5k tokens');
+    expect(run.stdout).toContain('R1 ended: shipped its todo, exit code 0, quota spent 1/20; used $0.02 · 1.5k tokens');
     // While R2 runs: $0.02 spent, R2 likely another $0.02, so a third turn would pass $0.05.
     expect(run.stdout).toContain(
       'G1: should run: no (the next turn would likely pass the money budget ($0.02 of $0.05 spent in 24 h; a turn costs about $0.02))',

@@ -40,7 +40,7 @@ describe("a loopx run turn's usage", () => {
       ok: false,
       error: { code: 'not_allowed', message: "turn R1 is finished by the runner that started it, from the host's own report" },
     });
-    expect(out).toContain('R1 ended: todo shipped, exit code 0, quota spent 1/20; used $0.02 · 1.5k tokens');
+    expect(out).toContain('R1 ended: shipped its todo, exit code 0, quota spent 1/20; used $0.02 · 1.5k tokens');
     const turns = cli(['turn', 'list', '--json']).json.data as { usage: { costUsd: number } | null; resultKind: string }[];
     expect(turns).toEqual([
       expect.objectContaining({ resultKind: 'validated_completion', usage: expect.objectContaining({ costUsd: 0.02 }) }),

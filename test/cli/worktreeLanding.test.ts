@@ -8,7 +8,8 @@ import { discardWorktree, mergeWorktree, openPullRequest } from '../../src/kerne
 import { findWorktree } from '../../src/kernel/worktrees/worktreeRows';
 import { addTodo } from '../../src/kernel/todos/todos';
 import { processAlive } from '../../src/runtime/launchers';
-import { finishTurn, startTurn } from '../../src/kernel/turns/turns';
+import { startTurn } from '../../src/kernel/turns/turns';
+import { finishTurn } from '../../src/kernel/turns/turnFinish';
 
 /**
  * Landing a branch from VS Code runs git and gh as non-blocking children: the extension host's event loop turns and

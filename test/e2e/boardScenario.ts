@@ -8,7 +8,8 @@ import { addTodo, blockTodo, shipTodo } from '../../src/kernel/todos/todos';
 import { claimTodo } from '../../src/kernel/todos/claims';
 import { askGate } from '../../src/kernel/gates/gates';
 import { addMonitor, approveMonitor } from '../../src/kernel/monitors/monitors';
-import { finishTurn, startTurn } from '../../src/kernel/turns/turns';
+import { startTurn } from '../../src/kernel/turns/turns';
+import { finishTurn } from '../../src/kernel/turns/turnFinish';
 import { HOME, REPO } from './harness';
 import { inWorkbench } from './ui';
 

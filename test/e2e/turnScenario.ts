@@ -35,7 +35,7 @@ export async function runTurnScenario(): Promise<void> {
     await wb.command('LoopX: Run Turn…');
     await wb.answer('custom', /Run Turn on G1 with/);
     await page
-      .locator('.notification-toast', { hasText: /turn R1 .* ended: validated completion; quota spent/ })
+      .locator('.notification-toast', { hasText: /turn R1 .* ended: shipped its todo; quota spent/ })
       .first()
       .waitFor({ timeout: 30_000 });
     await page.locator('.xterm-rows', { hasText: 'scripted agent: shipped T1' }).first().waitFor({ timeout: 30_000 });
@@ -98,7 +98,7 @@ export async function runRealAgentTurnScenario(): Promise<void> {
         await wb.command('LoopX: Run Turn…');
         await wb.answer('Claude Code', /Run Turn on G1 with/);
         await page
-          .locator('.notification-toast', { hasText: /turn R1 \(claude on claude, T1\) ended: validated completion; quota spent/ })
+          .locator('.notification-toast', { hasText: /turn R1 \(claude on claude, T1\) ended: shipped its todo; quota spent/ })
           .first()
           .waitFor({ timeout: 90_000 });
         await wb.row(/^\s*Shipped\s*1\s*$/).waitFor({ timeout: 10_000 });
@@ -113,7 +113,7 @@ export async function runRealAgentTurnScenario(): Promise<void> {
         await wb.command('LoopX: Run Turn…');
         await wb.answer('Sample agent', /Run Turn on G1 with/);
         await page
-          .locator('.notification-toast', { hasText: /turn R2 \(sample on sample, T2\) ended: validated progress; quota spent/ })
+          .locator('.notification-toast', { hasText: /turn R2 \(sample on sample, T2\) ended: made progress; quota spent/ })
           .first()
           .waitFor({ timeout: 30_000 });
         await page

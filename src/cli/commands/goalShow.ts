@@ -57,7 +57,7 @@ function goalText(data: GoalView, more: number, page: Page, now: number, color: 
     );
   const answer = data.shouldRun.run ? 'yes' : `no (${shouldRunReason({ ...data.shouldRun, goalStatus: data.status, ...data.quota })})`;
   lines.push(
-    `  quota: ${data.quota.spent}/${data.quota.turnsPerWindow} spent in the last ${data.quota.windowHours}h; should run: ${answer}`,
+    `  quota: ${data.quota.spent}/${data.quota.turnsPerWindow} spent in the last ${data.quota.windowHours} h; should run: ${answer}`,
     `  next: ${data.nextTodo ? `${data.nextTodo.id} ${clean(data.nextTodo.title)}` : 'nothing ready'}`,
     '',
     list(data.todos, (t) => todoLine(p, t, now), 'No todos yet.'),

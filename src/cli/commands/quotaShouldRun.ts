@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { shouldRun } from '../../kernel/goals/quotaQueries';
+import { SHOULD_RUN_CLASSES, SHOULD_RUN_REASONS, shouldRun } from '../../kernel/goals/quotaQueries';
 import { parseId } from '../../kernel/validate';
 import { relativeTime } from '../format';
 import { getGoal } from '../../kernel/goals/goalQueries';
@@ -12,10 +12,10 @@ export const quotaShouldRun: Command = {
   summary: 'should a turn run for this goal now? never spends',
   readOnly: true,
   description:
-    'Answers { run, reason, nextWakeAt, remaining }; reason is one of ok, goal_inactive, no_ready_work, gate_pending, ' +
-    'budget_exhausted, concurrency_limit, cooldown, no_change (every ready todo is backing off after a turn without ' +
-    'progress), setup_backoff (every ready todo waits for its worktree setup, which failed, to be tried again). ' +
-    'nextWakeAt is null when only a human can unblock it. The text says why in the words loopx run and VS Code use.',
+    `Answers { run, reason, nextWakeAt, remaining }; reason is one of ${SHOULD_RUN_REASONS.map((r) => {
+      const note = SHOULD_RUN_CLASSES[r].note;
+      return note ? `${r} (${note})` : r;
+    }).join(', ')}. ` + 'nextWakeAt is null when only a human can unblock it. The text says why in the words loopx run and VS Code use.',
   flags: { goal: { type: 'string', value: 'G', required: true, description: 'the goal' } },
   run(ctx) {
     const goalId = parseId('goal', ctx.args.str('goal'));

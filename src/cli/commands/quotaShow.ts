@@ -22,7 +22,7 @@ export const quotaShow: Command = {
     const text = list(
       rows,
       (q) =>
-        `${q.goalId.padEnd(4)} ${q.spent}/${q.turnsPerWindow} turns in ${q.windowHours}h, ` +
+        `${q.goalId.padEnd(4)} ${q.spent}/${q.turnsPerWindow} turns in ${q.windowHours} h, ` +
         `${q.reserved ? `${q.reserved} reserved by running turns, ` : ''}${q.remaining} left` +
         (q.nextSlotAt ? `; oldest slot frees ${relativeTime(q.nextSlotAt, now)}` : '') +
         `; used ${budgetWords(q.usage)}` +

@@ -91,7 +91,7 @@ function statusText(report: StatusReport & { setAside: SetAsideEvent[] }, color:
         (g.shouldRun.nextWakeAt ? ` (can run again ${relativeTime(g.shouldRun.nextWakeAt, now)})` : '');
     lines.push(
       `  ${p.paint('bold', g.id)} ${clean(g.title)} [${g.status}]  ${c.open} open, ${c.claimed} claimed, ${c.blocked} blocked, ${c.shipped} shipped`,
-      `     quota ${g.quota.spent}/${g.quota.turnsPerWindow} in ${g.quota.windowHours}h${usedWords(g.quota.usage)}; should run: ${answer}`,
+      `     quota ${g.quota.spent}/${g.quota.turnsPerWindow} in ${g.quota.windowHours} h${usedWords(g.quota.usage)}; should run: ${answer}`,
       `     next: ${g.nextTodo ? `${g.nextTodo.id} ${clean(g.nextTodo.title)}` : 'nothing ready'}`,
     );
   }

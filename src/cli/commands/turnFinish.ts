@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { finishTurn } from '../../kernel/turns/turns';
+import { finishTurn } from '../../kernel/turns/turnFinish';
 import { parseId } from '../../kernel/validate';
 import { describeRun, turnEvidence } from '../../kernel/evidence/evidenceQueries';
 import { clean } from '../format';

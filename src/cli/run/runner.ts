@@ -1,80 +1,27 @@
 import { WorktreeCleaner } from '../../runtime/worktreeCleaning';
 import { strayLine } from '../worktreeWords';
-import { TurnPreparation } from './turnPreparation';
-import { join } from 'node:path';
 import type { Kernel } from '../../kernel/kernel';
 import type { Actor } from '../../kernel/events/eventTypes';
-import { hostBoundary, missingPaths, removeSandboxStubs, turnBoundary, unboundedLine } from '../../runtime/hostBoundary';
-import { humanKeyDir } from '../../kernel/humanKey';
-import { type HostSettings, hostCommand } from '../../runtime/hosts';
-import { hostProblemAfterTurn } from '../../runtime/hostCheck';
-import { writeLauncher } from '../../runtime/launchers';
+import { hostBoundary, unboundedLine } from '../../runtime/hostBoundary';
 import { tickMonitors } from '../../kernel/monitors/tick';
 import { othersRunChecksHere } from '../../kernel/monitors/claimHolders';
 import { iso } from '../../kernel/time';
-import { finishTurn, turnDir } from '../../kernel/turns/turns';
 import { writeStatusMd } from '../../runtime/projections/statusMd';
-import { type ShouldRun, quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
+import { type ShouldRun, runsSoon, shouldRun } from '../../kernel/goals/quotaQueries';
 import { shouldRunFacts } from '../shouldRunFacts';
 import { DecisionGuard } from './decisionGuard';
 import type { ShouldRunFacts } from '../../protocol/shouldRunWords';
 import { pruneTurnFolders } from '../../runtime/turnFolders';
 import { StoreWatcher } from '../../runtime/watch';
 import { HookDispatcher } from '../../kernel/hooks/dispatch';
-import { type HostRun, OUTPUT_FILE, type Running, startHost } from './hostProcess';
-import { HostStream, hostFormat, renderProgress } from '../../kernel/turns/usage/hostStream';
-import { keepLease } from './leaseKeeper';
 import { type Recovery, recoverTurns } from './recovery';
-import { decisionLine, endedLine, recoveredLine, sleepLine, startedLine } from './runnerWords';
-import { renewIntervalMs } from '../../kernel/todos/claims';
+import { decisionLine, recoveredLine, sleepLine } from './runnerWords';
 import { listGoals, getGoal } from '../../kernel/goals/goalQueries';
 import { setupWaits } from '../../kernel/worktrees/setupBackoff';
+import { recordRunnerStarted, recordRunnerStopped } from '../../kernel/turns/runners';
+import { type RunSummary, type RunnerOptions, SUMMARY_TURNS } from './runnerOptions';
+import { RunnerTurns } from './runnerTurns';
 
-export interface RunnerOptions {
-  /** Goals to serve; empty: every active goal, read again on each pass. */
-  goals: string[];
-  host: string;
-  settings: HostSettings;
-  agent: string;
-  maxTurns: number | undefined;
-  untilIdle: boolean;
-  once: boolean;
-  turnLimitMs: number;
-  /** The lease each turn's claim gets, renewed every third of it while the host runs. */
-  leaseSeconds: number;
-  /** The loopx the prompt tells the agent to call. */
-  loopxCommand: string;
-  /** A person's `--clean-worktrees AGE`: remove worktree folders of landed, killed, shipped or abandoned todos idle that long. */
-  cleanWorktreesSeconds?: number;
-  json: boolean;
-  /** The terminal takes ANSI colours (progress lines are coloured then). */
-  color?: boolean;
-  out(text: string): void;
-}
-
-export interface SummaryTurn {
-  id: string;
-  goalId: string;
-  todoId: string | null;
-  resultKind: string | null;
-  exitCode: number | null;
-  spent: boolean;
-}
-
-export interface RunSummary {
-  agent: string;
-  host: string;
-  /** The newest SUMMARY_TURNS turns this runner ran (all of them for any run shorter than that). */
-  turns: SummaryTurn[];
-  /** How many turns it ran in all. */
-  turnsRun: number;
-  /** Turns a gone runner left open that this one finished (the newest SUMMARY_TURNS). */
-  recovered: string[];
-  stoppedBecause: 'idle' | 'once' | 'max_turns' | 'signal';
-}
-
-/** A runner left alone for days keeps a bounded summary in memory: the newest turns, and a count of all. */
-const SUMMARY_TURNS = 1000;
 /** Wakes at least this often to look for turns a killed runner left behind (its death changes no file we watch). */
 const MAX_SLEEP_MS = 60_000;
 /** While another runner's turn is open, looks this often whether that runner died (its agent is then adopted). */
@@ -84,11 +31,6 @@ const FOREIGN_SLEEP_MS = 5000;
  * is retried this much later, never at once: no busy loop whatever the store says.
  */
 const MIN_SLEEP_MS = 500;
-/** should-run answers that turn yes by themselves soon: not idle. */
-const PASSING = new Set(['ok', 'concurrency_limit', 'cooldown']);
-const KERNEL: Actor = { name: 'kernel', kind: 'kernel' };
-/** Turn folders are pruned when the runner starts and after every this many turns it finishes. */
-const PRUNE_EVERY = 50;
 
 /**
  * `loopx run`: the extension's auto-run as a loop. Each pass: finish or adopt turns other runners left behind, tick
@@ -96,14 +38,12 @@ const PRUNE_EVERY = 50;
  * no), then sleep until a turn ends, the store changes, the next wake or monitor check, or a signal.
  */
 export class Runner {
-  private readonly running = new Map<string, Running>();
   private readonly summary: RunSummary;
   private readonly lastDecision = new Map<string, string>();
-  private readonly preparation: TurnPreparation;
+  /** Each turn's start and finish (runnerTurns.ts). */
+  private readonly turns: RunnerTurns;
   private readonly cleaner = new WorktreeCleaner();
   private lastSleep = '';
-  private started = 0;
-  private finished = 0;
   private stopping = false;
   /** With --once, no turn starts after the first pass. */
   private closed = false;
@@ -122,7 +62,13 @@ export class Runner {
     const actor: Actor = { name: o.agent, kind: 'agent' };
     this.agentKernel = kernel.as(actor);
     this.summary = { agent: o.agent, host: o.host, turns: [], turnsRun: 0, recovered: [], stoppedBecause: 'idle' };
-    this.preparation = new TurnPreparation(this.agentKernel, (event, line) => this.say(event, line));
+    this.turns = new RunnerTurns(this.agentKernel, o, this.summary, {
+      say: (event, line) => this.say(event, line),
+      wakeUp: () => this.wakeUp(),
+      prune: () => this.prune(),
+      refreshStatus: () => this.refreshStatus(),
+      recovered: (r) => this.recovered(r),
+    });
     this.decisions = new DecisionGuard(this.agentKernel, (event, line) => this.say(event, line));
     this.hooks = new HookDispatcher(this.agentKernel, {
       by: `loopx run ${o.agent} (pid ${process.pid})`,
@@ -140,7 +86,7 @@ export class Runner {
     if (!this.stopping) {
       this.stopping = true;
       this.summary.stoppedBecause = 'signal';
-      const open = [...this.running.keys()];
+      const open = [...this.turns.running.keys()];
       this.say(
         { event: 'stopping', signal: name, waitingFor: open },
         open.length
@@ -148,7 +94,7 @@ export class Runner {
           : `${name}: stopping`,
       );
     } else {
-      for (const { turn, host } of this.running.values()) {
+      for (const { turn, host } of this.turns.running.values()) {
         this.say({ event: 'interrupting', turnId: turn.id }, `${name} again: ending ${turn.id} now`);
         host.interrupt();
       }
@@ -158,9 +104,7 @@ export class Runner {
 
   async run(): Promise<RunSummary> {
     const k = this.agentKernel;
-    k.write((tx) =>
-      tx.emit({ kind: 'runner.started', goalId: null, todoId: null, data: { pid: process.pid, host: this.o.host, goals: this.o.goals } }),
-    );
+    recordRunnerStarted(k, { pid: process.pid, host: this.o.host, goals: this.o.goals });
     const boundary = hostBoundary(this.o.host, this.o.settings);
     this.say(
       { event: 'runner_started', agent: this.o.agent, host: this.o.host, goals: this.o.goals, pid: process.pid, boundary },
@@ -180,7 +124,7 @@ export class Runner {
         await wake(Math.min(delay, next.foreign ? FOREIGN_SLEEP_MS : MAX_SLEEP_MS));
         watcher.check(); // a watch event may have been coalesced; the check is one cheap pragma
       }
-      await Promise.all([...this.running.values()].map((r) => r.host.done));
+      await Promise.all([...this.turns.running.values()].map((r) => r.host.done));
       await this.stopped();
       return this.summary;
     } finally {
@@ -190,23 +134,23 @@ export class Runner {
 
   /** Records that this runner stopped (a hook may tell a person nothing runs now) and waits for hooks still running. */
   private async stopped(): Promise<void> {
-    const data = { pid: process.pid, host: this.o.host, reason: this.summary.stoppedBecause, turns: this.summary.turnsRun };
-    this.agentKernel.write((tx) => tx.emit({ kind: 'runner.stopped', goalId: null, todoId: null, data }));
+    const { stoppedBecause: reason, turnsRun: turns } = this.summary;
+    recordRunnerStopped(this.agentKernel, { pid: process.pid, host: this.o.host, reason, turns });
     this.hooks.poke();
     await this.hooks.settle();
   }
 
   private finishedWhen(idle: boolean): boolean {
     if (this.stopping || this.o.once || this.reachedMax()) {
-      if (this.running.size > 0) return false;
+      if (this.turns.running.size > 0) return false;
       if (!this.stopping) this.summary.stoppedBecause = this.o.once ? 'once' : 'max_turns';
       return true;
     }
-    return this.o.untilIdle && idle && this.running.size === 0;
+    return this.o.untilIdle && idle && this.turns.running.size === 0;
   }
 
   private reachedMax(): boolean {
-    return this.o.maxTurns !== undefined && this.started >= this.o.maxTurns;
+    return this.o.maxTurns !== undefined && this.turns.started >= this.o.maxTurns;
   }
 
   /** A promise-returning sleep that a turn's end, a store change or a signal cuts short. Armed before the pass. */
@@ -263,7 +207,7 @@ export class Runner {
     let because = 'next monitor check';
     for (const goalId of this.goals()) {
       const answer = await this.serve(goalId);
-      if (answer && PASSING.has(answer.reason)) idle = false;
+      if (answer && runsSoon(answer)) idle = false;
       if (answer?.nextWakeAt && (!wakeAt || answer.nextWakeAt < wakeAt)) {
         wakeAt = answer.nextWakeAt;
         because = `${goalId}'s next wake`;
@@ -296,12 +240,19 @@ export class Runner {
         const facts = answer.run ? {} : shouldRunFacts(db, goal, now);
         return { answer, max: goal.policy.maxConcurrent, facts };
       });
-      const own = [...this.running.values()].filter((r) => r.turn.goalId === goalId).map((r) => r.turn.id);
+      const own = [...this.turns.running.values()].filter((r) => r.turn.goalId === goalId).map((r) => r.turn.id);
       if (answer.run && !this.decisions.allowsTurn(goalId)) return undefined;
       this.decide(goalId, answer, own, max, facts);
       // should-run counts live claims; an agent that shipped may still be exiting: never run more hosts than allowed.
-      if (!answer.run || own.length >= max || !(await this.start(goalId)) || this.o.once) return answer;
+      if (!answer.run || own.length >= max || !(await this.startTurn(goalId)) || this.o.once) return answer;
     }
+  }
+
+  /** A turn started for the goal: what was decided for it is said again when it next waits. */
+  private async startTurn(goalId: string): Promise<boolean> {
+    const began = await this.turns.start(goalId);
+    if (began) this.lastDecision.delete(goalId);
+    return began;
   }
 
   private decide(goalId: string, answer: ShouldRun, own: string[], max: number, facts: Omit<ShouldRunFacts, 'run' | 'reason'>): void {
@@ -316,139 +267,13 @@ export class Runner {
     );
   }
 
-  /** turn start for one goal; false when the kernel refused (another runner or window got there first). */
-  private async start(goalId: string): Promise<boolean> {
-    const begun = await this.preparation.start({
-      goalId,
-      host: this.o.host,
-      agent: this.o.agent,
-      loopxCommand: this.o.loopxCommand,
-      leaseSeconds: this.o.leaseSeconds,
-      limitSeconds: Math.ceil(this.o.turnLimitMs / 1000),
-      launchedBy: 'runner',
-      boundary: hostBoundary(this.o.host, this.o.settings),
-    });
-    if (!begun) return false;
-    const { turn, env, promptFile, allowedCommands, cwd } = begun;
-    this.started++;
-    this.lastDecision.delete(goalId);
-    const root = this.agentKernel.root;
-    const dir = join(root, turnDir(turn.id));
-    writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host });
-    this.say(
-      { event: 'turn_started', turnId: turn.id, goalId, todoId: turn.todoId, host: this.o.host, agent: turn.agent },
-      startedLine(turn, this.o.host),
-    );
-    const missing = missingPaths(cwd);
-    const host = startHost({
-      commandLine: hostCommand(this.o.host, this.o.settings, {
-        promptFile,
-        dir,
-        env,
-        allowedCommands,
-        boundary: turnBoundary({ cwd, env }, this.o.loopxCommand, humanKeyDir()),
-      }),
-      cwd,
-      env: { ...process.env, ...env },
-      turnDir: dir,
-      limitMs: this.o.turnLimitMs,
-      echo: this.echo(turn.id, this.o.host),
-    });
-    if (host.pid) writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host, hostPid: host.pid });
-    void host.done.then(() => removeSandboxStubs(cwd, missing));
-    this.track({ turn, host });
-    return true;
-  }
-
-  /** Keeps a running turn's lease and finishes it when its host ends: our own host, or an adopted one. */
-  private track(run: Running): void {
-    const { turn, host } = run;
-    this.running.set(turn.id, run);
-    this.refreshStatus();
-    const keep = () => keepLease(this.agentKernel, run, this.o.leaseSeconds, (event, line) => this.say(event, line));
-    const renewal = setInterval(keep, renewIntervalMs(this.o.leaseSeconds));
-    if (run.adopted) keep(); // its lease was not renewed since its runner died
-    void host.done.then((ended) => {
-      clearInterval(renewal);
-      if (ended.error)
-        this.say({ event: 'host_error', turnId: turn.id, error: ended.error }, `${turn.id}: the host could not run: ${ended.error}`);
-      this.finish(run, ended);
-      this.running.delete(turn.id);
-      this.wakeUp();
-    });
-  }
-
-  private finish(run: Running, how: HostRun): void {
-    const k = this.agentKernel;
-    let turn: ReturnType<typeof finishTurn>;
-    try {
-      // An adopted turn is finished by the kernel, as any turn a gone runner left; our own, by us as its launcher.
-      turn = finishTurn(run.adopted ? k.as(KERNEL) : k, run.turn.id, how.exitCode, undefined, { byLauncher: !run.adopted });
-    } catch (error) {
-      this.say(
-        { event: 'finish_failed', turnId: run.turn.id, error: (error as Error).message },
-        `${run.turn.id} could not be finished: ${(error as Error).message}`,
-      );
-      return;
-    }
-    if (++this.finished % PRUNE_EVERY === 0) this.prune();
-    if (run.adopted) {
-      const why = `its agent ended with exit code ${how.exitCode}${how.timedOut ? ' at the time limit' : ''} after ${run.adopted} was gone`;
-      this.recovered({ turn, exitCode: how.exitCode, why, adopted: true });
-      return;
-    }
-    const quota = k.read((db, now) => {
-      const q = quotaState(db, getGoal(db, turn.goalId), now);
-      return { used: q.spent, limit: q.turnsPerWindow };
-    });
-    this.summary.turnsRun++;
-    // A host that ended at once with its usage message never ran the agent: say so, not "no progress".
-    const hostProblem =
-      turn.resultKind === 'host_failure' || turn.resultKind === 'validation_failed'
-        ? hostProblemAfterTurn(
-            this.o.host,
-            join(k.root, turnDir(turn.id), OUTPUT_FILE),
-            how.exitCode,
-            Date.now() - Date.parse(turn.startedAt),
-          )
-        : null;
-    this.summary.turns.push({
-      id: turn.id,
-      goalId: turn.goalId,
-      todoId: turn.todoId,
-      resultKind: turn.resultKind,
-      exitCode: turn.exitCode,
-      spent: turn.spent,
-    });
-    if (this.summary.turns.length > SUMMARY_TURNS) this.summary.turns.shift();
-    this.say(
-      {
-        event: 'turn_ended',
-        turnId: turn.id,
-        goalId: turn.goalId,
-        todoId: turn.todoId,
-        resultKind: turn.resultKind,
-        exitCode: how.exitCode,
-        spent: turn.spent,
-        quota,
-        usage: turn.usage,
-        usageWarnings: turn.usageWarnings,
-        timedOut: how.timedOut,
-        interrupted: how.interrupted,
-        ...(hostProblem ? { hostProblem } : {}),
-      },
-      `${endedLine(turn, quota, how)}${hostProblem ? `\n${turn.id}: ${hostProblem}` : ''}`,
-    );
-    this.refreshStatus();
-  }
-
   /** Turns gone runners left open: finished, or adopted while their agent runs. True when another runner's turn is open. */
   private recover(): boolean {
     const seen = recoverTurns(this.agentKernel, {
       self: { pid: process.pid, runner: this.o.agent, host: this.o.host },
-      ours: (id) => this.running.has(id),
+      ours: (id) => this.turns.running.has(id),
       turnLimitMs: this.o.turnLimitMs,
-      echo: (turnId, line) => this.echo(turnId, this.o.host)(line),
+      echo: (turnId, line) => this.turns.echo(turnId, this.o.host)(line),
     });
     for (const r of seen.recovered) this.recovered(r);
     for (const a of seen.adopted) {
@@ -456,7 +281,7 @@ export class Runner {
         { event: 'adopted', turnId: a.run.turn.id, todoId: a.run.turn.todoId, hostPid: a.run.host.pid, from: a.from, limitAt: a.limitAt },
         `${a.run.turn.id} (on ${a.run.turn.todoId}) adopted: ${a.from} is gone, its agent (pid ${a.run.host.pid}) still runs; held to its limit`,
       );
-      this.track(a.run);
+      this.turns.track(a.run);
     }
     return seen.foreign;
   }
@@ -487,7 +312,7 @@ export class Runner {
   }
 
   private announceSleep(wakeAt: string | null, because: string): void {
-    if (this.running.size > 0) return; // the turn's lines say what is going on
+    if (this.turns.running.size > 0) return; // the turn's lines say what is going on
     const line = sleepLine(wakeAt, because, Date.now());
     if (line === this.lastSleep) return;
     this.lastSleep = line;
@@ -500,21 +325,6 @@ export class Runner {
     } catch {
       /* a projection: never stops the runner */
     }
-  }
-
-  /**
-   * How a turn's output is shown: a host with structured output (Claude Code, Codex) as readable progress lines, its
-   * raw line kept in the turn's output.log (and in --json's `line`); any other host's lines as they are.
-   */
-  private echo(turnId: string, host: string): (line: string) => void {
-    const format = hostFormat(host);
-    if (!format) return (line) => this.say({ event: 'output', turnId, line }, `${turnId} │ ${line}`);
-    const stream = new HostStream(format);
-    return (line) => {
-      const progress = stream.push(`${line}\n`);
-      if (this.o.json) return this.say({ event: 'output', turnId, line, progress }, '');
-      for (const p of progress) this.say({}, `${turnId} │ ${renderProgress(p, this.o.color === true)}`);
-    };
   }
 
   private say(event: Record<string, unknown>, line: string): void {

@@ -60,11 +60,11 @@ describe("loopx run's line for a turn that ended", () => {
       how,
     );
     expect(line.split('\n')).toEqual([
-      'R1 ended: todo shipped, exit code 0, quota spent 1/20',
+      'R1 ended: shipped its todo, exit code 0, quota spent 1/20',
       'R1: usage warning: the loopx-usage line is not JSON; recorded as unknown',
     ]);
     expect(endedLine({ ...turn, usageWarnings: [] }, { used: 1, limit: 20 }, how)).toBe(
-      'R1 ended: todo shipped, exit code 0, quota spent 1/20',
+      'R1 ended: shipped its todo, exit code 0, quota spent 1/20',
     );
   });
 

@@ -1,3 +1,4 @@
+import { turnOutcomeWords } from '../../shared/turnOutcomeWords';
 import { usageWords } from '../../shared/usageWords';
 import type { ShouldRun } from '../../kernel/goals/quotaQueries';
 import { type ShouldRunFacts, shouldRunReason } from '../../protocol/shouldRunWords';
@@ -31,15 +32,6 @@ export function startedLine(turn: Turn, host: string): string {
   return `${turn.goalId}: turn ${turn.id} on ${turn.todoId} · ${host} · started`;
 }
 
-const RESULTS: Record<string, string> = {
-  validated_progress: 'progress recorded',
-  validated_completion: 'todo shipped',
-  user_action_required: 'needs a human',
-  wait: 'handed back to wait',
-  host_failure: 'the host failed',
-  validation_failed: 'nothing was written back',
-};
-
 /** A turn's end, and why what it used was recorded as unknown or in part (`usageWarnings`), a line each. */
 export function endedLine(
   turn: Turn & { usageWarnings?: string[] },
@@ -47,7 +39,7 @@ export function endedLine(
   how: { timedOut: boolean; interrupted: boolean },
 ): string {
   const why = how.timedOut ? ' (stopped at its time limit)' : how.interrupted ? ' (interrupted)' : '';
-  const result = RESULTS[turn.resultKind ?? ''] ?? String(turn.resultKind);
+  const result = turnOutcomeWords(turn.resultKind);
   const spent = turn.spent ? `quota spent ${quota.used}/${quota.limit}` : `no quota spent (${quota.used}/${quota.limit} used)`;
   const used = turn.usage ? `; used ${usageWords(turn.usage)}` : '';
   const warnings = (turn.usageWarnings ?? []).map((w) => `\n${turn.id}: usage warning: ${w}`).join('');
@@ -55,7 +47,7 @@ export function endedLine(
 }
 
 export function recoveredLine(turn: Turn, why: string): string {
-  return `${turn.id} (left open on ${turn.todoId}) finished now: ${RESULTS[turn.resultKind ?? ''] ?? turn.resultKind}; ${why}`;
+  return `${turn.id} (left open on ${turn.todoId}) finished now: ${turnOutcomeWords(turn.resultKind)}; ${why}`;
 }
 
 export function sleepLine(until: string | null, because: string, nowMs: number): string {

@@ -6,7 +6,8 @@ import { claimTodo } from '../../kernel/todos/claims';
 import { askGate, decideGate } from '../../kernel/gates/gates';
 import { addEvidence } from '../../kernel/evidence/evidence';
 import { addMonitor } from '../../kernel/monitors/monitors';
-import { finishTurn, startTurn } from '../../kernel/turns/turns';
+import { startTurn } from '../../kernel/turns/turns';
+import { finishTurn } from '../../kernel/turns/turnFinish';
 import { type TodoCardFacts, boardFacts, todoDetailFacts } from '../../kernel/readModels/cards';
 import type { BoardNotice, BoardSnapshot, Card } from '../../protocol/boardProtocol';
 import { buildDetail, buildSnapshot, cardOf, diffSnapshots } from './boardData';
@@ -225,7 +226,7 @@ test("a card's detail shows what waits for the person (its pending gates) and th
       host: 'codex',
       startedAt: expect.any(String),
       endedAt: expect.any(String),
-      result: 'needs a person',
+      result: 'needed a person',
       exitCode: 0,
       used: '$0.0038 · 470 tokens',
     },

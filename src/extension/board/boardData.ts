@@ -1,10 +1,10 @@
 import type { BoardFacts, TodoCardFacts, TodoDetailFacts } from '../../kernel/readModels/cards';
 import type { Monitor } from '../../kernel/monitors/monitorQueries';
-import { eventSentence, turnResultWords } from '../../protocol/boardText';
+import { eventSentence } from '../../protocol/boardText';
 import { allShipped } from '../../protocol/shouldRunWords';
 import { changeSize, waitsToLand } from '../../protocol/changeWords';
 import { forPeople } from '../../protocol/display';
-import { unproductiveEnd } from '../../shared/turnOutcomeWords';
+import { turnOutcomeWords, unproductiveEnd } from '../../shared/turnOutcomeWords';
 import type {
   AttentionItem,
   BoardPatch,
@@ -196,7 +196,7 @@ export function buildDetail(facts: TodoDetailFacts, card: Card, nowMs = Date.now
       host: t.host,
       startedAt: t.startedAt,
       endedAt: t.endedAt,
-      result: turnResultWords(t.resultKind),
+      result: turnOutcomeWords(t.resultKind),
       exitCode: t.exitCode,
       used: t.usage ? usageWords(t.usage) : null,
     })),

@@ -66,7 +66,7 @@ export const showQuota: CommandDefinition = {
     const now = Date.now();
     const items = report.goals.map((g) => ({
       label: `${g.shouldRun.run ? '$(play)' : '$(debug-pause)'} ${g.id} ${clean(g.title)}`,
-      description: `${g.quota.spent}/${g.quota.turnsPerWindow} turns in ${g.quota.windowHours}h`,
+      description: `${g.quota.spent}/${g.quota.turnsPerWindow} turns in ${g.quota.windowHours} h`,
       detail: g.shouldRun.run
         ? `Ready to run a turn · ${g.quota.remaining} left · next: ${g.nextTodo ? `${g.nextTodo.id} ${clean(g.nextTodo.title)}` : '—'}`
         : `Waits: ${shouldRunReason({ ...g.shouldRun, goalStatus: g.status, ...g.quota, counts: g.counts, me: ctx.me })}${g.shouldRun.nextWakeAt ? ` · can run again at ${clockTime(g.shouldRun.nextWakeAt, now)}` : ' · a person has to act first'}`,

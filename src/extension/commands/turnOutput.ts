@@ -6,7 +6,7 @@ import { listTurns } from '../../kernel/turns/turnQueries';
 import { getTurn } from '../../kernel/turns/turnQueries';
 import { parseId } from '../../kernel/validate';
 import { clean, relativeTime } from '../../protocol/display';
-import { turnResultWords } from '../../protocol/boardText';
+import { turnOutcomeWords } from '../../shared/turnOutcomeWords';
 import { type CommandDefinition, kernelOf } from './context';
 import type { Services } from '../services';
 import { COMMANDS } from './commandIds';
@@ -33,7 +33,7 @@ export const showTurns: CommandDefinition = {
     const pick = await vscode.window.showQuickPick(
       turns.map((t) => ({
         label: `$(terminal) ${t.id} · ${clean(t.agent)} on ${clean(t.host)}`,
-        description: `${turnResultWords(t.resultKind)}${t.exitCode !== null ? ` · exit code ${t.exitCode}` : ''}`,
+        description: `${turnOutcomeWords(t.resultKind)}${t.exitCode !== null ? ` · exit code ${t.exitCode}` : ''}`,
         detail: `started ${relativeTime(t.startedAt, now)}${t.endedAt ? `, ended ${relativeTime(t.endedAt, now)}` : ''}`,
         turnId: t.id,
       })),

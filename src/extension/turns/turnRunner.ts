@@ -1,10 +1,13 @@
+import { isValidatedResult } from '../../kernel/turns/turnQueries';
+import { turnOutcomeWords } from '../../shared/turnOutcomeWords';
 import * as vscode from 'vscode';
 import { watch, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { EXIT, LoopxError } from '../../kernel/errors';
 import { EXIT_CODE_FILE, readExitCode, writeLauncher } from '../../runtime/launchers';
 import { renewTodo, RENEW_INTERVAL_MS } from '../../kernel/todos/claims';
-import { finishTurn, startTurn, turnDir, type TurnStart } from '../../kernel/turns/turns';
+import { startTurn, turnDir, type TurnStart } from '../../kernel/turns/turns';
+import { finishTurn } from '../../kernel/turns/turnFinish';
 import type { Turn } from '../../kernel/turns/turnQueries';
 import { pruneTurnFolders } from '../../runtime/turnFolders';
 import { getTurn } from '../../kernel/turns/turnQueries';
@@ -277,8 +280,8 @@ export class TurnRunner extends Disposable {
       });
       return;
     }
-    const text = `LoopX: turn ${turn.id} (${turn.agent} on ${turn.host}, ${turn.todoId}) ended: ${(turn.resultKind ?? 'unknown').replace(/_/g, ' ')}; quota ${turn.spent ? 'spent' : 'not spent'}.`;
-    const good = turn.resultKind === 'validated_progress' || turn.resultKind === 'validated_completion';
+    const text = `LoopX: turn ${turn.id} (${turn.agent} on ${turn.host}, ${turn.todoId}) ended: ${turnOutcomeWords(turn.resultKind)}; quota ${turn.spent ? 'spent' : 'not spent'}.`;
+    const good = isValidatedResult(turn.resultKind);
     void (good ? vscode.window.showInformationMessage(text) : vscode.window.showWarningMessage(text, 'Show Output')).then((choice) => {
       if (choice === 'Show Output') run.terminal.show();
     });

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Goal, Todo, TodoStatus } from '../../kernel/model';
+import { type Goal, type Todo, type TodoStatus, isTerminalStatus } from '../../kernel/model';
 import { boardColumn } from '../../kernel/todos/todoQueries';
 import { clean } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
@@ -161,7 +161,7 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
     }
     if (node.kind === 'group') {
       const label = GROUPS.find((g) => g.id === node.group)?.label ?? node.group;
-      const collapsed = node.group === 'shipped' || node.group === 'killed';
+      const collapsed = isTerminalStatus(node.group);
       const item = new vscode.TreeItem(
         label,
         collapsed ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded,

@@ -1,6 +1,6 @@
 import type { Kernel, Tx } from '../kernel';
 import type { SqliteDb } from '../db/sqliteDb';
-import type { Goal, Todo } from '../model';
+import { type Goal, type Todo, isTerminalStatus } from '../model';
 import { IllegalTransitionError, RefusedError } from '../errors';
 import { describeRun, lastClaimSeq, latestCheckRun } from '../evidence/evidenceQueries';
 import { requireText } from '../validate';
@@ -58,8 +58,7 @@ export function setTodoCheck(kernel: Kernel, todoId: string, checkText: string |
   const check = checkText === null ? null : parseCheck(checkText);
   return kernel.write((tx) => {
     const todo = getTodo(tx.db, todoId);
-    if (todo.status === 'shipped' || todo.status === 'killed')
-      throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}; its check no longer matters`);
+    if (isTerminalStatus(todo.status)) throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}; its check no longer matters`);
     if (todo.check === check) return todo;
     setTodoCheckInTx((draft) => tx.emit(draft), todo, check, todo.check);
     return getTodo(tx.db, todoId);

@@ -1,3 +1,4 @@
+import { isTerminalStatus } from '../model';
 import type { Kernel, Tx } from '../kernel';
 import type { Actor, Artifact, EventData, StoredEvent } from '../events/eventTypes';
 import type { SqliteDb } from '../db/sqliteDb';
@@ -80,7 +81,7 @@ export function evidenceTarget(
     if (actor.kind === 'agent' && leaseLive(todo, at) && todo.owner !== actor.name) {
       throw new NotAllowedError(`todo ${todo.id} is claimed by ${todo.owner}; only its holder adds evidence to it now`);
     }
-    const ended = todo.status === 'shipped' || todo.status === 'killed';
+    const ended = isTerminalStatus(todo.status);
     if (ended && actor.kind === 'agent') {
       const last = lastHolder(db, todo.id);
       if (last !== actor.name) {

@@ -1,6 +1,6 @@
 import type { Kernel } from '../kernel';
 import type { SqliteDb } from '../db/sqliteDb';
-import { type Gate, gateFromRow, nextNum } from '../model';
+import { type Gate, gateFromRow, isTerminalStatus, nextNum } from '../model';
 import { IllegalTransitionError, InvalidInputError, NotFoundError } from '../errors';
 import { requireHumanChannel } from '../authority';
 import { formatId, optionalText, requireText } from '../validate';
@@ -19,7 +19,7 @@ export function askGate(kernel: Kernel, input: { todoId?: string; goalId?: strin
     let todoId: string | null = null;
     if (input.todoId !== undefined) {
       const todo = getTodoCore(tx.db, input.todoId);
-      if (todo.status === 'shipped' || todo.status === 'killed') {
+      if (isTerminalStatus(todo.status)) {
         throw new IllegalTransitionError(`todo ${todo.id} is ${todo.status}; there is nothing left to gate`);
       }
       goalId = todo.goalId;

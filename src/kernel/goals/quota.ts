@@ -24,7 +24,7 @@ export function spendQuota(
       const reserved = before.reserved ? ` and ${before.reserved} running turn${before.reserved === 1 ? '' : 's'} hold the rest` : '';
       throw new RefusedError(
         'budget_exhausted',
-        `goal ${goal.id} has spent ${before.spent} of ${before.turnsPerWindow} turns in its ${before.windowHours}h window${reserved}`,
+        `goal ${goal.id} has spent ${before.spent} of ${before.turnsPerWindow} turns in its ${before.windowHours} h window${reserved}`,
         before.nextSlotAt ? `the next slot frees at ${before.nextSlotAt}` : 'raise the goal budget to run more turns',
       );
     }

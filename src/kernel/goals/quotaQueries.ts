@@ -161,6 +161,33 @@ export const SHOULD_RUN_REASONS = [
 ] as const;
 export type ShouldRunReason = (typeof SHOULD_RUN_REASONS)[number];
 
+/**
+ * What each should-run answer means for whoever waits on it, the one classification: `soon`, a no that turns yes by
+ * itself shortly (a runner is not idle while it lasts); `person`, whether a person must act: `always`, only when no
+ * wake time is known (`unless_wake`), or never (it is only blocked until something else changes). Read by turn start's
+ * route (`routeFor`, turns/turns.ts), `loopx run`'s idleness and `quota should-run`'s help.
+ */
+export const SHOULD_RUN_CLASSES: Record<ShouldRunReason, { soon: boolean; person: 'always' | 'unless_wake' | 'never'; note?: string }> = {
+  ok: { soon: true, person: 'never' },
+  goal_inactive: { soon: false, person: 'always' },
+  no_ready_work: { soon: false, person: 'never' },
+  gate_pending: { soon: false, person: 'always' },
+  budget_exhausted: { soon: false, person: 'never' },
+  concurrency_limit: { soon: true, person: 'never' },
+  cooldown: { soon: true, person: 'never' },
+  no_change: { soon: false, person: 'unless_wake', note: 'every ready todo is backing off after a turn without progress' },
+  setup_backoff: {
+    soon: false,
+    person: 'unless_wake',
+    note: 'every ready todo waits for its worktree setup, which failed, to be tried again',
+  },
+};
+
+/** A should-run answer that turns yes by itself soon (`SHOULD_RUN_CLASSES`): a runner serving it is not idle. */
+export function runsSoon(answer: Pick<ShouldRun, 'reason'>): boolean {
+  return SHOULD_RUN_CLASSES[answer.reason].soon;
+}
+
 export interface ShouldRun {
   run: boolean;
   reason: ShouldRunReason;

@@ -44,7 +44,5 @@ export function hookEventSchemas() {
       timedOut: z.boolean(),
       error: nullableStr,
     }),
-    /** A `loopx run` stopped (idle, --once, --max-turns, a signal): a person may want to know nothing runs now. */
-    'runner.stopped': z.object({ pid: z.int(), host: str, reason: str, turns: z.int() }),
   };
 }

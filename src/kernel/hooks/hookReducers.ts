@@ -1,7 +1,7 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import type { StoredEvent } from '../events/eventTypes';
 
-type HookKind = 'hook.added' | 'hook.removed' | 'hook.run_claimed' | 'hook.ran' | 'runner.stopped';
+type HookKind = 'hook.added' | 'hook.removed' | 'hook.run_claimed' | 'hook.ran';
 type Reducer<K extends HookKind> = (db: SqliteDb, e: Extract<StoredEvent, { kind: K }>) => void;
 
 /** The state changes of hook events, spread into the kernel's reducers (events/log.ts): the only code writing hooks. */
@@ -41,5 +41,4 @@ export const hookReducers: { [K in HookKind]: Reducer<K> } = {
       .run(e.at, d.exitCode, d.durationMs, d.outputTail, d.timedOut ? 1 : 0, d.error, d.id, d.seq, d.token);
     if (changed.changes !== 1) throw new Error(`event ends run of hook ${d.id} for event ${d.seq}, which is not claimed with its token`);
   },
-  'runner.stopped': () => {},
 };

@@ -13,7 +13,7 @@ import { type CommandResult, recordedRun } from '../run/runCommand';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { runTook } from '../../shared/timeWords';
 import { getTodoCore } from '../todos/todoQueries';
-import { nextNum } from '../model';
+import { isTerminalStatus, nextNum } from '../model';
 import { isHuman, releaseInTx, requireLiveLease } from '../todos/claims';
 import { getGoal } from '../goals/goalQueries';
 import { type ClaimHolder, checksOfDeadTickers, thisTicker } from './claimHolders';
@@ -120,7 +120,7 @@ export function addMonitor(kernel: Kernel, input: MonitorInput): Monitor {
   }
   return kernel.write((tx) => {
     const todo = getTodoCore(tx.db, input.todoId);
-    if (todo.status === 'shipped' || todo.status === 'killed') {
+    if (isTerminalStatus(todo.status)) {
       throw new IllegalTransitionError(`todo ${todo.id} is ${todo.status}; there is nothing left to wait for`);
     }
     if (todo.status === 'blocked') throw new IllegalTransitionError(`todo ${todo.id} is blocked; unblock it before it waits on a monitor`);

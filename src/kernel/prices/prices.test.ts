@@ -5,7 +5,8 @@ import { agent, bareHuman, makeStore, type TestStore } from '../../../test/suppo
 import { createGoal } from '../goals/goals';
 import { addTodo } from '../todos/todos';
 import { addEvidence } from '../evidence/evidence';
-import { finishTurn, startTurn } from '../turns/turns';
+import { startTurn } from '../turns/turns';
+import { finishTurn } from '../turns/turnFinish';
 import { checkReplay, replayLog } from '../replay';
 import { DEFAULT_PRICES } from './modelPrices';
 import { personalPrices, priceTable, pricesInForce, removePrice, setPrice, setPrices } from './priceTable';

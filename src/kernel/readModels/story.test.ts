@@ -6,7 +6,8 @@ import { askGate, decideGate } from '../gates/gates';
 import { claimTodo } from '../todos/claims';
 import { addMonitor, settleDue } from '../monitors/monitors';
 import { offerHandoff } from '../handoffs/handoffs';
-import { finishTurn, startTurn } from '../turns/turns';
+import { startTurn } from '../turns/turns';
+import { finishTurn } from '../turns/turnFinish';
 import { goalStory, storyReader } from './story';
 import type { StoryDay } from '../../shared/storyTypes';
 

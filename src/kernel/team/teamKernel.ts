@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { openDb } from '../db/openDb';
 import type { DriverName, SqliteDb } from '../db/sqliteDb';
-import { SCHEMA_VERSION } from '../db/migrate';
+import { initializeLogInTx } from '../initializeLog';
 import type { Actor } from '../events/eventTypes';
 import { APPLICATION_ID } from '../storeFile';
 import { type Clock, systemClock } from '../time';
@@ -73,10 +73,7 @@ export function openTeamKernelWith<K extends { close(): void }>(
   // one-shot CLI read pays no extra round trip). A new replica must reach the log now.
   if (db.prepare('SELECT 1 FROM events LIMIT 1').get()) return { kernel, engine: team };
   try {
-    team.write({ name: 'kernel', kind: 'kernel' }, options.clock ?? systemClock, (uow) => {
-      if (uow.db.prepare('SELECT 1 FROM events LIMIT 1').get()) return;
-      uow.emit({ kind: 'store.initialized', goalId: null, todoId: null, data: { schema: SCHEMA_VERSION } });
-    });
+    team.write({ name: 'kernel', kind: 'kernel' }, options.clock ?? systemClock, initializeLogInTx);
   } catch (error) {
     kernel.close();
     throw teamError(error, team.where);

@@ -1,6 +1,6 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import { NotFoundError } from '../errors';
-import { type Todo, type TodoStatus, TODO_COLUMNS, todoFromRow } from '../model';
+import { type Todo, type TodoStatus, TODO_COLUMNS, isTerminalStatus, todoFromRow } from '../model';
 import { describeMonitor, waitingMonitor } from '../monitors/monitorQueries';
 
 export function getTodo(db: SqliteDb, id: string): Todo {
@@ -141,7 +141,7 @@ export type Readiness =
 
 /** Explains why a todo can or cannot be claimed now (used in refusals and by the board's Waiting column). */
 export function readiness(db: SqliteDb, todo: TodoCore, at: string): Readiness {
-  if (todo.status === 'shipped' || todo.status === 'killed') {
+  if (isTerminalStatus(todo.status)) {
     return { ready: false, why: 'terminal', detail: `it is ${todo.status}`, ids: [] };
   }
   if (todo.status === 'blocked') return { ready: false, why: 'blocked', detail: `it is blocked: ${todo.reason ?? ''}`, ids: [] };

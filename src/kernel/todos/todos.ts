@@ -3,6 +3,7 @@ import type { Recurrence, Todo } from '../model';
 import { GatePendingError, IllegalTransitionError, InvalidInputError, NotAllowedError, RefusedError } from '../errors';
 import { formatId, optionalText, parsePriority, requireText } from '../validate';
 import { KERNEL, requireHumanChannel } from '../authority';
+import type { Actor } from '../events/eventTypes';
 import { cancelWaitingMonitorInTx } from '../monitors/monitors';
 import { type RecurrenceInput, nextOccurrence, parseRecurrence } from './recurrence';
 import { iso } from '../time';
@@ -66,30 +67,50 @@ export interface NewTodo {
 /**
  * The one write path of `todo.added` for a new todo (`todo add`, and goal files, which pass their counting `emit`):
  * its id, and a recurring todo's first occurrence. Returns the id. The next occurrence of a series is added by
- * `scheduleNextOccurrence`, here too.
+ * `scheduleNextOccurrence`, through the same builder.
  */
 export function addTodoInTx(tx: Tx, goalId: string, todo: NewTodo, emit: Tx['emit'] = (draft, as) => tx.emit(draft, as)): string {
-  const num = nextNum(tx.db, 'todos');
-  const id = formatId('todo', num);
   const { title, detail, priority, dependsOn, check, recurrence, key } = todo;
   const readyAt = recurrence ? nextOccurrence(recurrence, null, tx.nowMs) : null;
-  const recurring = recurrence ? { recurrence, readyAt: readyAt === null ? null : iso(readyAt) } : {};
-  emit({
-    kind: 'todo.added',
-    goalId,
-    todoId: id,
-    data: {
-      id,
-      num,
-      title,
-      detail,
-      priority,
-      dependsOn,
-      ...(key !== undefined ? { key } : {}),
-      ...(check !== null ? { check } : {}),
-      ...recurring,
+  const series = recurrence ? { recurrence, readyAt: readyAt === null ? null : iso(readyAt) } : undefined;
+  return emitTodoAdded(tx, emit, goalId, { title, detail, priority, dependsOn, check, key, series });
+}
+
+/** What a `todo.added` says beyond its id: a new todo's fields, or a series' next occurrence's. */
+interface TodoAddedFields {
+  title: string;
+  detail: string;
+  priority: number;
+  dependsOn: string[];
+  check: string | null;
+  key?: string;
+  series?: { recurrence: Recurrence; readyAt: string | null; previous?: string };
+}
+
+/** The one place a `todo.added` is built and a todo's id numbered. Returns the id. */
+function emitTodoAdded(tx: Tx, emit: Tx['emit'], goalId: string, todo: TodoAddedFields, as?: Actor): string {
+  const num = nextNum(tx.db, 'todos');
+  const id = formatId('todo', num);
+  const { title, detail, priority, dependsOn, check, key, series } = todo;
+  emit(
+    {
+      kind: 'todo.added',
+      goalId,
+      todoId: id,
+      data: {
+        id,
+        num,
+        title,
+        detail,
+        priority,
+        dependsOn,
+        ...(key !== undefined ? { key } : {}),
+        ...(check !== null ? { check } : {}),
+        ...(series ?? {}),
+      },
     },
-  });
+    as,
+  );
   return id;
 }
 
@@ -133,28 +154,9 @@ export function scheduleNextOccurrence(tx: Tx, todoId: string): void {
   const previous = Date.parse(todo.readyAt ?? todo.createdAt);
   const next = nextOccurrence(todo.recurrence, previous, tx.nowMs);
   if (next === null) return;
-  const num = nextNum(tx.db, 'todos');
-  const id = formatId('todo', num);
-  tx.emit(
-    {
-      kind: 'todo.added',
-      goalId: todo.goalId,
-      todoId: id,
-      data: {
-        id,
-        num,
-        title: todo.title,
-        detail: todo.detail,
-        priority: todo.priority,
-        dependsOn: [],
-        ...(todo.check !== null ? { check: todo.check } : {}),
-        recurrence: todo.recurrence,
-        readyAt: iso(next),
-        previous: todo.id,
-      },
-    },
-    KERNEL,
-  );
+  const series = { recurrence: todo.recurrence, readyAt: iso(next), previous: todo.id };
+  const { title, detail, priority, check } = todo;
+  emitTodoAdded(tx, (draft, as) => tx.emit(draft, as), todo.goalId, { title, detail, priority, dependsOn: [], check, series }, KERNEL);
 }
 
 export interface ShipInput {

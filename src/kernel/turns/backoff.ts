@@ -1,3 +1,4 @@
+import { VALIDATED_RESULTS_SQL, isValidatedResult } from './turnQueries';
 import type { Row, SqliteDb } from '../db/sqliteDb';
 import { iso } from '../time';
 import type { ResultKind } from './turnQueries';
@@ -72,7 +73,7 @@ export function backoffSeconds(failures: number): number {
 export function retryAt(db: SqliteDb, todoId: string, nowMs: number): string | null {
   const last = db.prepare('SELECT result_kind, ended_at, end_seq FROM turns WHERE todo_id = ? ORDER BY num DESC LIMIT 1').get(todoId);
   if (!last || last.ended_at === null) return null;
-  if (last.result_kind === 'validated_progress' || last.result_kind === 'validated_completion') return null;
+  if (isValidatedResult(last.result_kind)) return null;
   const ended = Date.parse(String(last.ended_at));
   if (ended <= nowMs - BACKOFF_MAX_SECONDS * 1000) return null;
   if (changedSince(db, todoId, Number(last.end_seq))) return null;
@@ -102,7 +103,7 @@ export function recentRetries(
       `SELECT t.id, t.goal_id, t.todo_id, t.result_kind, t.exit_code, t.ended_at, t.start_seq, t.end_seq FROM turns t
          JOIN todos d ON d.id = t.todo_id AND +d.status = 'open'
         WHERE t.ended_at > ? ${options.goalId ? 'AND t.goal_id = ?' : ''}
-          AND t.result_kind NOT IN ('validated_progress', 'validated_completion')
+          AND t.result_kind NOT IN (${VALIDATED_RESULTS_SQL})
           AND t.num = (SELECT max(u.num) FROM turns u WHERE u.todo_id = t.todo_id)
         ORDER BY +t.num`,
     )

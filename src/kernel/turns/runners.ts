@@ -1,4 +1,5 @@
 import type { SqliteDb } from '../db/sqliteDb';
+import type { Kernel } from '../kernel';
 import { type Agent, agentFromRow } from '../model';
 
 export interface RunnerSeen {
@@ -9,6 +10,21 @@ export interface RunnerSeen {
   startedAt: string;
   /** The agent's last-seen: its runner start, or the last turn it started or finished. */
   lastSeen: string;
+}
+
+/**
+ * The one writer of `runner.started`: a `loopx run` began serving goals (every active one when `goals` is empty). Its
+ * agent is recorded as seen; `recentRunners` reads these events.
+ */
+export function recordRunnerStarted(kernel: Kernel, runner: { pid: number; host: string; goals: string[] }): void {
+  const data = { pid: runner.pid, host: runner.host, goals: runner.goals };
+  kernel.write((tx) => tx.emit({ kind: 'runner.started', goalId: null, todoId: null, data }));
+}
+
+/** The one writer of `runner.stopped` (idle, --once, --max-turns, a signal): a hook may tell a person nothing runs now. */
+export function recordRunnerStopped(kernel: Kernel, runner: { pid: number; host: string; reason: string; turns: number }): void {
+  const data = { pid: runner.pid, host: runner.host, reason: runner.reason, turns: runner.turns };
+  kernel.write((tx) => tx.emit({ kind: 'runner.stopped', goalId: null, todoId: null, data }));
 }
 
 /** Agents that ran as `loopx run` (their latest start), last seen at or after `since`, newest first. */

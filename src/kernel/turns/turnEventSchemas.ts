@@ -12,6 +12,8 @@ export function turnEventSchemas() {
   return {
     /** A `loopx run` began serving goals (all active ones when `goals` is empty); its agent is recorded as seen. */
     'runner.started': z.object({ pid: z.int(), host: str, goals: z.array(str) }),
+    /** A `loopx run` stopped (idle, --once, --max-turns, a signal): a person may want to know nothing runs now. */
+    'runner.stopped': z.object({ pid: z.int(), host: str, reason: str, turns: z.int() }),
     'turn.started': z.object({
       id: str,
       num: z.int(),

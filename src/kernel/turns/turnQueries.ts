@@ -12,6 +12,14 @@ export const RESULT_KINDS = [
   'validation_failed',
 ] as const;
 export type ResultKind = (typeof RESULT_KINDS)[number];
+/** The results of a turn that did something loopx could check (evidence, a ship): it spends quota and ends a back-off. */
+export const VALIDATED_RESULTS = ['validated_progress', 'validated_completion'] as const satisfies readonly ResultKind[];
+/** Whether a turn's result is validated (`VALIDATED_RESULTS`): the one spelling of "a validated turn". */
+export function isValidatedResult(resultKind: unknown): boolean {
+  return (VALIDATED_RESULTS as readonly unknown[]).includes(resultKind);
+}
+/** `VALIDATED_RESULTS` as a SQL list, for a query that keeps them out. */
+export const VALIDATED_RESULTS_SQL = VALIDATED_RESULTS.map((r) => `'${r}'`).join(', ');
 export const ROUTES = ['ready_for_host', 'wait', 'user_action_required', 'blocked'] as const;
 export type Route = (typeof ROUTES)[number];
 

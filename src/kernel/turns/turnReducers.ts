@@ -1,11 +1,12 @@
 import { type ReducersOf } from '../events/reducerKit';
 
-type TurnKind = 'runner.started' | 'turn.started' | 'turn.finished';
+type TurnKind = 'runner.started' | 'runner.stopped' | 'turn.started' | 'turn.finished';
 
 /** The state changes of turn and runner events, spread into the kernel's reducers (events/log.ts). */
 export const turnReducers: ReducersOf<TurnKind> = {
   // Nothing but the agent's last-seen (every event records it): doctor reads runners from these events.
   'runner.started': () => {},
+  'runner.stopped': () => {},
   'turn.started': (db, e) => {
     const d = e.data;
     db.prepare(

@@ -9,6 +9,7 @@ import { TEXT_LIMITS } from '../../shared/textLimits';
 import { backoffSeconds } from '../turns/backoff';
 import { iso } from '../time';
 import { type SetupFailure, failureFileFor, readSetupFailure } from './setupBackoff';
+import { durationWords } from '../../shared/timeWords';
 
 /** How long a setup command may run (an `npm ci` of a large project takes minutes, not hours). */
 export const SETUP_LIMIT_MS = 10 * 60_000;
@@ -92,7 +93,7 @@ export async function runWorktreeSetup(input: SetupInput): Promise<{ ran: boolea
   const retryAt = iso(nowMs + backoffSeconds(failures) * 1000);
   writeFileSync(failedFile, JSON.stringify({ command: input.command, failures, retryAt } satisfies SetupFailure));
   const why = outcome.timedOut
-    ? `did not finish within ${limitMs >= 60_000 ? `${Math.round(limitMs / 60_000)} min` : `${Math.ceil(limitMs / 1000)} s`} and was stopped`
+    ? `did not finish within ${durationWords(limitMs)} and was stopped`
     : outcome.error
       ? `could not start: ${outcome.error.message}`
       : outcome.status === 127

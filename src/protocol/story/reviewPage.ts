@@ -1,11 +1,11 @@
 import { CHART_CSS, PAGE_DARK } from './chartStyles';
+import { durationWords, runTook } from '../../shared/timeWords';
 import {
   TIME_KIND_ORDER,
   TIME_LABELS,
   burndownChart,
   costChart,
   dayText,
-  durationText,
   esc,
   hoursText,
   itemSentence,
@@ -16,7 +16,7 @@ import {
   timelineChart,
 } from './storyCharts';
 import type { Story } from './storyProtocol';
-import { turnResultWords } from '../boardText';
+import { turnOutcomeWords } from '../../shared/turnOutcomeWords';
 import { countOf } from '../../shared/countWords';
 
 /**
@@ -109,7 +109,7 @@ function storySection(s: Story): string {
       tile(String(t.turns), `${t.turns === 1 ? 'turn' : 'turns'}${t.turnsFailed ? `, ${t.turnsFailed} failed` : ''}`),
       tile(
         String(t.gatesAsked),
-        `${t.gatesAsked === 1 ? 'gate' : 'gates'}${t.medianGateWaitMs === null ? '' : `, median wait ${durationText(t.medianGateWaitMs)}`}`,
+        `${t.gatesAsked === 1 ? 'gate' : 'gates'}${t.medianGateWaitMs === null ? '' : `, median wait ${durationWords(t.medianGateWaitMs)}`}`,
       ),
       tile(pct(t.time.person), 'of the time waiting on a person'),
       tile(pct(t.time.world), 'waiting on the world'),
@@ -167,7 +167,7 @@ function packetSection(r: ReviewPageGoal, offsetMinutes: number): string {
               // As in the Markdown packet: evidence recorded after the ship is said to be so.
               const after = e.afterShip ? ' (added after it shipped)' : '';
               return e.run
-                ? `<b>kernel-verified:</b> ran ${code(e.run.command)}: ${esc(e.run.error ?? `exit ${e.run.exitCode}`)} in ${esc(durationText(e.run.durationMs))} (asked by ${esc(e.actor)}; output sha256 ${esc(e.run.outputSha256.slice(0, 12))}…)${after}`
+                ? `<b>kernel-verified:</b> ran ${code(e.run.command)}: ${esc(e.run.error ?? `exit ${e.run.exitCode}`)} in ${esc(runTook(e.run.durationMs))} (asked by ${esc(e.actor)}; output sha256 ${esc(e.run.outputSha256.slice(0, 12))}…)${after}`
                 : `${esc(e.kind)} by ${esc(e.actor)} (the agent's word)${after}: ${esc(e.summary)}${e.artifacts.map((a) => ` · ${code(a.path)} (${a.bytes} bytes)`).join('')}`;
             }),
             'No evidence recorded.',
@@ -185,7 +185,7 @@ function packetSection(r: ReviewPageGoal, offsetMinutes: number): string {
       ? `<table><thead><tr><th>Turn</th><th>Todo</th><th>Agent</th><th>Host</th><th>Started</th><th>Result</th><th>Exit</th><th>Spent</th><th>Evidence</th></tr></thead><tbody>${r.turns
           .map(
             (t) =>
-              `<tr><td>${esc(t.id)}</td><td>${esc(t.todoId ?? '')}</td><td>${esc(t.agent)}</td><td>${esc(t.host)}</td><td>${esc(when(t.startedAt))}</td><td>${esc(t.resultKind ? turnResultWords(t.resultKind) : 'running')}</td><td>${t.exitCode ?? ''}</td><td>${t.spent ? 'yes' : 'no'}</td><td>${esc([t.evidence.kernel ? `${t.evidence.kernel} kernel-verified` : '', t.evidence.agent ? `${t.evidence.agent} claimed` : ''].filter(Boolean).join(', ') || 'none')}</td></tr>`,
+              `<tr><td>${esc(t.id)}</td><td>${esc(t.todoId ?? '')}</td><td>${esc(t.agent)}</td><td>${esc(t.host)}</td><td>${esc(when(t.startedAt))}</td><td>${esc(t.resultKind ? turnOutcomeWords(t.resultKind) : 'running')}</td><td>${t.exitCode ?? ''}</td><td>${t.spent ? 'yes' : 'no'}</td><td>${esc([t.evidence.kernel ? `${t.evidence.kernel} kernel-verified` : '', t.evidence.agent ? `${t.evidence.agent} claimed` : ''].filter(Boolean).join(', ') || 'none')}</td></tr>`,
           )
           .join('')}</tbody></table>`
       : '<p class="quiet">None.</p>',

@@ -1,4 +1,6 @@
 import { revealHidden } from '../../shared/hiddenChars';
+import { turnOutcomeWords } from '../../shared/turnOutcomeWords';
+import { durationWords } from '../../shared/timeWords';
 import type { Story, StoryDay, StoryItem, StoryItemKind, TimeKind } from './storyProtocol';
 import { countOf } from '../../shared/countWords';
 
@@ -50,13 +52,6 @@ export function momentText(iso: string, offsetMinutes: number): string {
   const hh = String(d.getUTCHours()).padStart(2, '0');
   const mm = String(d.getUTCMinutes()).padStart(2, '0');
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${hh}:${mm}`;
-}
-
-export function durationText(ms: number): string {
-  if (ms < 90_000) return `${Math.round(ms / 1000)} s`;
-  if (ms < 90 * 60_000) return `${Math.round(ms / 60_000)} min`;
-  if (ms < 48 * HOUR_MS) return `${(ms / HOUR_MS).toFixed(1)} h`;
-  return `${(ms / DAY_MS).toFixed(1)} days`;
 }
 
 const n = (v: number) => Number(v.toFixed(1));
@@ -257,10 +252,12 @@ export function itemSentence(i: StoryItem, titles: Record<string, string>, offse
   const todo = (id: string | null) => (id ? `${id}${titles[id] ? ` ${titles[id]}` : ''}` : 'the goal');
   const when = momentText(itemStart(i), offsetMinutes);
   const took = (start: string, end: string | null) =>
-    end ? `after ${durationText(Date.parse(end) - Date.parse(start))}` : `for ${durationText(Date.parse(now) - Date.parse(start))} so far`;
+    end
+      ? `after ${durationWords(Date.parse(end) - Date.parse(start))}`
+      : `for ${durationWords(Date.parse(now) - Date.parse(start))} so far`;
   switch (i.kind) {
     case 'turn':
-      return `${when} · turn ${i.id} by ${i.agent} on ${todo(i.todoId)}: ${i.result ? `${TURN_WORDS[i.result] ?? 'ended'} ${took(i.start, i.end)}` : `running ${took(i.start, null)}`}`;
+      return `${when} · turn ${i.id} by ${i.agent} on ${todo(i.todoId)}: ${i.result ? `${turnOutcomeWords(i.result)} ${took(i.start, i.end)}` : `running ${took(i.start, null)}`}`;
     case 'ship':
       return `${when} · ${todo(i.todoId)} shipped by ${i.by}`;
     case 'gate':
@@ -273,15 +270,6 @@ export function itemSentence(i: StoryItem, titles: Record<string, string>, offse
       return `${when} · ${todo(i.todoId)} handed from ${i.from} to ${i.to} — ${i.end ? `accepted ${took(i.start, i.end)}` : 'not accepted yet'}`;
   }
 }
-
-const TURN_WORDS: Record<string, string> = {
-  validated_progress: 'made progress',
-  validated_completion: 'completed its todo',
-  user_action_required: 'needed a person',
-  wait: 'handed back',
-  host_failure: 'failed (the agent did not run)',
-  validation_failed: 'failed (nothing written back)',
-};
 
 function itemClass(i: StoryItem): string {
   if (i.kind === 'turn')

@@ -58,7 +58,7 @@ export function renderStatusMd(report: StatusReport): string {
     lines.push('| Goal | Status | Next todo | Quota | Should run |', '| --- | --- | --- | --- | --- |');
     for (const g of report.goals) {
       const next = g.nextTodo ? `${g.nextTodo.id} ${cell(g.nextTodo.title)}` : '—';
-      const quota = `${g.quota.spent}/${g.quota.turnsPerWindow} in ${g.quota.windowHours}h`;
+      const quota = `${g.quota.spent}/${g.quota.turnsPerWindow} in ${g.quota.windowHours} h`;
       const wake = g.shouldRun.nextWakeAt ? ` (wake ${g.shouldRun.nextWakeAt})` : '';
       lines.push(`| ${g.id} ${cell(g.title)} | ${g.status} | ${next} | ${quota} | ${g.shouldRun.reason}${wake} |`);
     }

@@ -5,7 +5,6 @@ import {
   burndownChart,
   costChart,
   dayText,
-  durationText,
   hoursText,
   itemSentence,
   throughputChart,
@@ -13,6 +12,7 @@ import {
   timeShareBar,
   timelineChart,
 } from '../../../src/protocol/story/storyCharts';
+import { durationWords } from '../../../src/shared/timeWords';
 import type { Story, StoryItem, ToStoryHost, ToStoryWebview } from '../../../src/protocol/story/storyProtocol';
 import { CHART_CSS } from '../../../src/protocol/story/chartStyles';
 import { h, icon } from '../dom';
@@ -144,7 +144,7 @@ function tiles(s: Story): HTMLElement {
     tile(
       t.gatesAsked === 1 ? 'gate' : 'gates',
       String(t.gatesAsked),
-      `${t.gatesPending ? `${t.gatesPending} waiting for you; ` : ''}${t.medianGateWaitMs === null ? 'none decided yet' : `median wait ${durationText(t.medianGateWaitMs)}`}`,
+      `${t.gatesPending ? `${t.gatesPending} waiting for you; ` : ''}${t.medianGateWaitMs === null ? 'none decided yet' : `median wait ${durationWords(t.medianGateWaitMs)}`}`,
       t.gatesPending ? 'tile-person' : '',
     ),
     tile('waiting on a person', pct(t.time.person), hoursText(t.time.person), 'tile-person'),

@@ -2,7 +2,7 @@ import type { SqliteDb } from '../../db/sqliteDb';
 import type { Actor } from '../../events/eventTypes';
 import { requireHumanChannel } from '../../authority';
 import { formatDuration } from '../../time';
-import { type Goal, type Todo, type TodoStatus, TODO_COLUMNS, goalFromRow, todoFromRow } from '../../model';
+import { type Goal, type Todo, type TodoStatus, TODO_COLUMNS, goalFromRow, isTerminalStatus, todoFromRow } from '../../model';
 import { IllegalTransitionError, InvalidInputError, NotAllowedError, NotFoundError, RefusedError } from '../../errors';
 import { GOAL_DEFAULTS, checkCaps } from '../goals';
 import {
@@ -65,7 +65,6 @@ export interface PlanWork {
   target: AppliedState;
 }
 
-const TERMINAL = new Set<TodoStatus>(['shipped', 'killed']);
 const STORE_ID = /^T[1-9][0-9]{0,9}$/;
 
 /**
@@ -138,7 +137,7 @@ export function planGoalSpec(
     const changes = diffTodo(existing, stored, applied?.todos[t.key]);
     if (changes.length === 0) continue;
     const planned = { key: t.key, id: existing.id, title: t.title, status: existing.status, changes };
-    (TERMINAL.has(existing.status) ? skipped : changed).push(planned);
+    (isTerminalStatus(existing.status) ? skipped : changed).push(planned);
   }
   const checkEffects = [
     ...goalChanges.filter((c) => c.field === 'check').map(() => `the check of goal ${goal?.id}`),
@@ -165,7 +164,7 @@ export function planGoalSpec(
   const fileKeys = new Set(spec.todos.map((t) => t.key));
   const matchedIds = new Set([...byKey.values()].map((t) => t.id));
   const removed = todos
-    .filter((t) => t.key !== null && !fileKeys.has(t.key) && !matchedIds.has(t.id) && !TERMINAL.has(t.status))
+    .filter((t) => t.key !== null && !fileKeys.has(t.key) && !matchedIds.has(t.id) && !isTerminalStatus(t.status))
     .map((t) => ({ key: t.key as string, id: t.id, title: t.title, status: t.status }));
   if (options.prune && removed.length > 0 && who === 'agent') {
     throw new NotAllowedError(
