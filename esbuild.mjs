@@ -94,9 +94,6 @@ const targets = [
     external: ['pg-native'],
     outfile: 'dist/pg.js',
   },
-  // The same worker's start, for bin/loopx: it starts the worker in a team-mode workspace before the verb's bundle loads
-  // (src/kernel/team/pgWorker.ts); a few kilobytes, only node:path and node:worker_threads.
-  { ...base, entryPoints: ['src/kernel/team/pgWorker.ts'], outfile: 'dist/pgWorker.js' },
   { ...inEditor, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
   // The goal-file language client: required by the extension when the first goal file opens.
   { ...inEditor, entryPoints: ['src/extension/goalFiles/languageClient.ts'], outfile: 'dist/goalFileClient.js' },

@@ -41,8 +41,6 @@ export function cliFiles() {
     ['dist/lsp.js', 'dist/lsp.js'],
     // team mode's PostgreSQL client (pure JavaScript), loaded by path in a worker thread
     ['dist/pg.js', 'dist/pg.js'],
-    // that worker's start, which bin/loopx calls in a team-mode workspace before the verb's bundle loads
-    ['dist/pgWorker.js', 'dist/pgWorker.js'],
     // loaded by path by agent verbs' bundles on first use: the event schemas (an event from elsewhere), croner
     ['dist/eventValidation.js', 'dist/eventValidation.js'],
     ['dist/croner.js', 'dist/croner.js'],

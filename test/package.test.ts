@@ -73,7 +73,6 @@ describe('the .vsix', () => {
       'bin/loopx-sample-agent',
       'dist/sampleAgent.js',
       'dist/cli.js',
-      'dist/pgWorker.js',
       'dist/agent/todo-claim.js',
       'dist/mcp.js',
     ])
@@ -151,7 +150,6 @@ describe('the CLI package', () => {
       'package/dist/lsp.js',
       'package/dist/mcp.js',
       'package/dist/pg.js',
-      'package/dist/pgWorker.js',
       'package/package.json',
     ]);
     const manifest = JSON.parse(execFileSync('tar', ['xzf', TARBALL, '-O', 'package/package.json'], { encoding: 'utf8' })) as Record<

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { expect, test } from 'vitest';
-import { pgModulePath } from './pgModule';
-import { spawnPgWorker, startEarlyPgWorker, takeEarlyPgWorker } from './pgWorker';
+import { spawnPgWorker } from './pgWorker';
 
 test('a worker whose pg cannot be loaded answers its first batch as a lost connection, naming the file, not never', async () => {
   const missing = join(__dirname, 'no-such-pg.js');
@@ -19,16 +18,4 @@ test('a worker whose pg cannot be loaded answers its first batch as a lost conne
     port1.close();
     await worker.terminate();
   }
-});
-
-test("bin/loopx's early worker is adopted once, and only by a bundle that loads the same pg", async () => {
-  startEarlyPgWorker(pgModulePath());
-  const early = takeEarlyPgWorker(pgModulePath());
-  expect(early?.early).toBe(true);
-  expect(takeEarlyPgWorker(pgModulePath())).toBeNull(); // once
-  await early?.worker.terminate();
-
-  startEarlyPgWorker(join(__dirname, 'another-pg.js'));
-  expect(takeEarlyPgWorker(pgModulePath())).toBeNull(); // another pg: not used (and ended)
-  expect(takeEarlyPgWorker(pgModulePath())).toBeNull();
 });

@@ -1,14 +1,10 @@
-import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 /**
- * The write path's worker thread (SyncPg, syncPg.ts): its source, and its start. A worker is started knowing only where
- * `pg` is; it loads pg at once and waits for its `init` message (the connection's settings, the reply port, the
- * shared flag) before it connects. So bin/loopx can start one in a team-mode workspace before the verb's bundle loads
- * (startEarlyPgWorker: dist/pgWorker.js, a bundle of this file alone), and the SyncPg the command opens adopts it
- * (takeEarlyPgWorker): the thread's start and pg's load (most of a one-shot team call's extra cost, docs/team.md#figures)
- * then run beside the bundle's load instead of after it. What the worker connects to is still decided in one place,
- * the bundle's (teamPointer.ts); an early worker that nobody adopts dies with the process.
+ * The write path's worker thread (SyncPg, syncPg.ts): its source and its start. A worker is started knowing only where
+ * `pg` is; it loads pg at once and is told what to connect to in its first message (`init`: the connection's settings,
+ * the reply port, the shared flag). So a worker could be started before the connection is resolved: bin/loopx starting
+ * it before the verb's bundle loads was tried and measured, and not kept (docs/performance.md, issue 38).
  */
 
 /**
@@ -22,8 +18,7 @@ export const PG_LOAD_PRELUDE =
 
 // The worker's source: plain CommonJS run with `eval`, so it needs no separate file in any bundle (the CLI, the
 // extension, vitest). `pg` is required by the absolute path the calling thread resolved, as soon as the thread runs:
-// the connection's settings, the reply port and the shared flag come later, in the first message (`init`), so a
-// worker can be started before anyone knows what it will connect to (bin/loopx, startEarlyPgWorker below).
+// the connection's settings, the reply port and the shared flag come later, in the first message (`init`).
 const WORKER_SOURCE = `
 const bootAt = performance.timeOrigin + performance.now();
 const { workerData, parentPort } = require('node:worker_threads');
@@ -118,43 +113,18 @@ parentPort.on('message', async (request) => {
 });
 `;
 
-/** A started worker thread and what LOOPX_TIMING says about it. */
+/** A started worker thread and when it was started (LOOPX_TIMING). */
 export interface PgWorker {
   worker: Worker;
-  /** The `pg` file it loads (an absolute path). */
-  pgPath: string;
   /** When it was started, on the clock of performance.timeOrigin + performance.now(). */
   spawnedAt: number;
-  /** Started by bin/loopx before the command's bundle loaded. */
-  early: boolean;
 }
 
 /** Starts a worker that loads `pg` from `pgPath` and waits for its `init` message. */
-export function spawnPgWorker(pgPath: string, early = false): PgWorker {
+export function spawnPgWorker(pgPath: string): PgWorker {
   const spawnedAt = performance.timeOrigin + performance.now();
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { pgPath } });
   // It never keeps a CLI process alive once the process's work is done.
   worker.unref();
-  return { worker, pgPath, spawnedAt, early };
-}
-
-// One slot per process, shared by bin/loopx's copy of this module (dist/pgWorker.js) and the bundle's (a symbol
-// registered with the runtime, the same from any bundle).
-const EARLY = Symbol.for('loopx.earlyPgWorker');
-type Slot = { [EARLY]?: PgWorker };
-
-/** bin/loopx, in a team-mode workspace: starts the worker the command's SyncPg will adopt. */
-export function startEarlyPgWorker(pgPath: string): void {
-  (globalThis as Slot)[EARLY] ??= spawnPgWorker(resolve(pgPath), true);
-}
-
-/** The worker bin/loopx started, once, if it loads the same `pg` this bundle would; null otherwise. */
-export function takeEarlyPgWorker(pgPath: string): PgWorker | null {
-  const slot = globalThis as Slot;
-  const early = slot[EARLY];
-  if (!early) return null;
-  delete slot[EARLY];
-  if (early.pgPath === resolve(pgPath)) return early;
-  void early.worker.terminate(); // another pg than this bundle's (a mixed install): not used
-  return null;
+  return { worker, spawnedAt };
 }

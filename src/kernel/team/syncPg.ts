@@ -1,5 +1,5 @@
 import { pgModulePath } from './pgModule';
-import { spawnPgWorker, takeEarlyPgWorker } from './pgWorker';
+import { spawnPgWorker } from './pgWorker';
 import { pgClientConnection } from './pgpass';
 import { addTeamTiming, teamTimingOn } from './teamTiming';
 import { MessageChannel, type MessagePort, type Worker, receiveMessageOnPort } from 'node:worker_threads';
@@ -145,7 +145,6 @@ export class SyncPg {
   }
 
   private spawnedAt = 0;
-  private early = false;
 
   /** LOOPX_TIMING's parts of one batch (teamTiming.ts). */
   private recordTiming(statements: number, waitedMs: number, timing: WorkerTiming | undefined): void {
@@ -154,12 +153,7 @@ export class SyncPg {
     addTeamTiming('batches', 1);
     addTeamTiming('statements', statements);
     addTeamTiming(`batch${n}Ms`, waitedMs);
-    if (timing?.bootAt !== undefined) {
-      addTeamTiming('workerBootMs', timing.bootAt - this.spawnedAt);
-      // When the worker was started, in ms since the process began (bin/loopx's early start comes before the bundle).
-      addTeamTiming('workerStartAtMs', this.spawnedAt - performance.timeOrigin);
-      if (this.early) addTeamTiming('earlyWorker', 1);
-    }
+    if (timing?.bootAt !== undefined) addTeamTiming('workerBootMs', timing.bootAt - this.spawnedAt);
     if (timing?.pgLoadMs !== undefined) addTeamTiming('pgLoadMs', timing.pgLoadMs);
     if (timing?.connectMs !== undefined) addTeamTiming('connectMs', timing.connectMs);
     if (timing?.queryMs !== undefined) addTeamTiming(`batch${n}QueryMs`, timing.queryMs);
@@ -169,10 +163,8 @@ export class SyncPg {
     if (this.worker && this.port) return { port: this.port };
     const { port1, port2 } = new MessageChannel();
     const pgPath = pgModulePath();
-    // bin/loopx's worker when it started one for this process (already booted, pg loaded or loading), else a new one.
-    const started = takeEarlyPgWorker(pgPath) ?? spawnPgWorker(pgPath);
+    const started = spawnPgWorker(pgPath);
     this.spawnedAt = started.spawnedAt;
-    this.early = started.early;
     this.worker = started.worker;
     const settings: ConnectionSettings = {
       ...this.settings,
