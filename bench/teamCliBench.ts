@@ -160,7 +160,11 @@ async function main(): Promise<void> {
         const wall = median(calls.map((c) => c.wallMs));
         const parts = [...new Set(calls.flatMap((c) => Object.keys(c.team ?? {})))];
         const split = parts.map((k) => `${k} ${median(calls.map((c) => c.team?.[k] ?? 0)).toFixed(1)}`).join(', ');
-        console.log(`  ${side.name}: ${wall.toFixed(1)} ms, ${(wall / base).toFixed(2)}x sqlite; ${split}`);
+        // bin/loopx's own line: when it ran (Node's start before it) and how long the verb's bundle took to load.
+        const bin = (k: string) => median(calls.map((c) => Number(c.timing[k] ?? NaN))).toFixed(1);
+        console.log(
+          `  ${side.name}: ${wall.toFixed(1)} ms, ${(wall / base).toFixed(2)}x sqlite; binAtMs ${bin('startUpMs')}, loadMs ${bin('loadMs')}, ${split}`,
+        );
       }
     }
   } finally {

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { expect, test } from 'vitest';
 import { pgModulePath } from './pgModule';
-import { PG_LOAD_PRELUDE } from './syncPg';
+import { PG_LOAD_PRELUDE } from './pgWorker';
 
 /** Node's own modules a fresh worker has loaded after `prelude` and loading pg (process.moduleLoadList). */
 function loadedWithPg(prelude: string): Promise<string[]> {

@@ -1,8 +1,9 @@
 import { pgModulePath } from './pgModule';
 import type { ConnectionSettings } from './connectionSettings';
+import { spawnPgWorker } from './pgWorker';
 import { pgClientConnection } from './pgpass';
 import { addTeamTiming, teamTimingOn } from './teamTiming';
-import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Worker, receiveMessageOnPort } from 'node:worker_threads';
 
 /**
  * A synchronous PostgreSQL client: the kernel's rules and reducers are one synchronous implementation (SQLite's
@@ -52,103 +53,6 @@ export type BatchFault = 'lose-before' | 'lose-after';
  * - TCP keepalive on our side after 10 s idle, so a connection dead between batches is found before it is used.
  */
 export const TIMEOUT_DEFAULTS = { timeoutMs: 20_000, connectTimeoutMs: 5_000, idleInTransactionTimeoutMs: 10_000 } as const;
-
-/**
- * Run in the worker before pg loads. pg asks whether it runs in a Cloudflare Worker when it loads: with no `navigator`
- * (Node 20; Node 21+ has one, whose userAgent answers at once) it touches the global `Response`, which loads Node's
- * whole fetch implementation (undici, zlib): in a worker on a loaded 2-core machine, pg's load took 234 ms with it and
- * 71 ms without (docs/team.md#figures). The worker runs nothing but pg, so it gets the answer Node 21+ gives.
- */
-export const PG_LOAD_PRELUDE =
-  "if (typeof navigator === 'undefined') globalThis.navigator = { userAgent: 'Node.js/' + process.versions.node };";
-
-// The worker's source: plain CommonJS run with `eval`, so it needs no separate file in any bundle (the CLI, the
-// extension, vitest). `pg` is required by the absolute path the calling thread resolved.
-const WORKER_SOURCE = `
-const bootAt = performance.timeOrigin + performance.now();
-const { workerData } = require('node:worker_threads');
-${PG_LOAD_PRELUDE}
-const pg = require(workerData.pgPath);
-// LOOPX_TIMING's parts measured here (teamTiming.ts): sent with the first reply, then the connect and query times.
-let timing = { bootAt, pgLoadMs: performance.timeOrigin + performance.now() - bootAt };
-const { port, flag, settings } = workerData;
-let client = null;
-// The connection being opened: the eager one (workerData.connectNow) and a batch that arrives meanwhile share it.
-let opening = null;
-const LOST = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03', '57P05', '25P03', '08000', '08003', '08006']);
-function connection() {
-  if (client) return Promise.resolve(client);
-  opening ??= open().finally(() => { opening = null; });
-  return opening;
-}
-async function open() {
-  const fresh = new pg.Client({
-    connectionString: settings.connectionString,
-    password: settings.password,
-    application_name: settings.application_name,
-    connectionTimeoutMillis: settings.connectTimeoutMs,
-    idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs,
-    keepAlive: true,
-    keepAliveInitialDelayMillis: 10000,
-  });
-  // A connection that breaks between batches is dropped; the next batch opens another.
-  fresh.on('error', () => { if (client === fresh) client = null; });
-  const connecting = performance.now();
-  await fresh.connect();
-  timing.connectMs = (timing.connectMs || 0) + performance.now() - connecting;
-  client = fresh;
-  return fresh;
-}
-function drop() {
-  const old = client;
-  client = null;
-  if (old) { try { old.connection.stream.destroy(); } catch {} old.end().catch(() => {}); }
-}
-// Whether a transaction is open on the current connection (a BEGIN ran, no COMMIT or ROLLBACK since). A connection
-// that broke between two batches of one transaction (pg_terminate_backend, the server's idle limit) is replaced on
-// the next batch; that batch must then fail as lost, not run on the new connection: there, outside any transaction,
-// each statement would commit on its own, without the log's head. The commit batch's operation id would land while
-// its events were refused, and the engine, finding the id, would keep a write the log does not have
-// (replica_diverged; found by test/team/faults.test.ts, pg_terminate_backend).
-let inTransaction = false;
-async function run({ statements, fault }) {
-  try {
-    const begins = statements[0] && statements[0].text === 'BEGIN';
-    if (!client && inTransaction && !begins) {
-      inTransaction = false;
-      throw Object.assign(new Error('the connection broke inside a transaction (the server rolled it back)'), { code: 'ECONNRESET' });
-    }
-    const c = await connection();
-    const querying = performance.now();
-    if (fault === 'lose-before') { drop(); throw Object.assign(new Error('connection lost (test fault)'), { code: 'ECONNRESET' }); }
-    const results = [];
-    for (const s of statements) {
-      if (s.text === 'BEGIN') inTransaction = true;
-      results.push((await c.query({ text: s.text, values: s.values })).rows);
-      if (s.text === 'COMMIT' || s.text === 'ROLLBACK') inTransaction = false;
-    }
-    if (fault === 'lose-after') { drop(); throw Object.assign(new Error('connection lost (test fault)'), { code: 'ECONNRESET' }); }
-    timing.queryMs = performance.now() - querying;
-    return { ok: true, results };
-  } catch (error) {
-    const code = error && error.code;
-    const lost = !code || LOST.has(code) || /Connection terminated|not queryable|ECONN/.test(String(error && error.message));
-    if (lost) { drop(); inTransaction = false; }
-    return { ok: false, message: String(error && error.message), code: code || undefined, lost, constraint: error && error.constraint };
-  }
-}
-// Opened before the first batch is asked for, while the calling thread opens the replica and runs the command up to
-// its first query. A failure here is not reported: the first batch opens again (or shares this attempt) and says why.
-if (workerData.connectNow) connection().catch(() => {});
-require('node:worker_threads').parentPort.on('message', async (request) => {
-  const reply = await run(request);
-  reply.timing = timing;
-  timing = {};
-  port.postMessage(reply);
-  Atomics.store(flag, 0, 1);
-  Atomics.notify(flag, 0);
-});
-`;
 
 /** What the worker measured for LOOPX_TIMING (the first reply also says when it started and how long pg took to load). */
 interface WorkerTiming {
@@ -248,27 +152,19 @@ export class SyncPg {
     if (this.worker && this.port) return { port: this.port };
     const { port1, port2 } = new MessageChannel();
     const pgPath = pgModulePath();
-    this.spawnedAt = performance.timeOrigin + performance.now();
-    this.worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: {
-        port: port2,
-        flag: this.flag,
-        pgPath,
-        connectNow,
-        settings: {
-          ...this.settings,
-          // ~/.pgpass is read here (pgpass.ts): pg's own reading prints a deprecation warning on stderr.
-          ...pgClientConnection(this.settings),
-          connectTimeoutMs: this.settings.connectTimeoutMs ?? TIMEOUT_DEFAULTS.connectTimeoutMs,
-          idleInTransactionTimeoutMs: this.settings.idleInTransactionTimeoutMs ?? TIMEOUT_DEFAULTS.idleInTransactionTimeoutMs,
-          application_name: this.settings.application_name ?? 'loopx',
-        },
-      },
-      transferList: [port2],
-    });
+    const started = spawnPgWorker(pgPath);
+    this.spawnedAt = started.spawnedAt;
+    this.worker = started.worker;
+    const settings: ConnectionSettings = {
+      ...this.settings,
+      // ~/.pgpass is read here (pgpass.ts): pg's own reading prints a deprecation warning on stderr.
+      ...pgClientConnection(this.settings),
+      connectTimeoutMs: this.settings.connectTimeoutMs ?? TIMEOUT_DEFAULTS.connectTimeoutMs,
+      idleInTransactionTimeoutMs: this.settings.idleInTransactionTimeoutMs ?? TIMEOUT_DEFAULTS.idleInTransactionTimeoutMs,
+      application_name: this.settings.application_name ?? 'loopx',
+    };
+    this.worker.postMessage({ init: { port: port2, flag: this.flag, settings, connectNow } }, [port2]);
     // Neither keeps a CLI process alive once its work is done.
-    this.worker.unref();
     port1.unref();
     this.port = port1;
     return { port: port1 };
