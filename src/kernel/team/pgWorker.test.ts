@@ -13,6 +13,9 @@ test('a worker whose pg cannot be loaded answers its first batch as a lost conne
     const reply = new Promise<Record<string, unknown>>((resolve) => port1.once('message', resolve));
     worker.postMessage({ statements: [{ text: 'SELECT 1' }], fault: null });
     expect(await reply).toMatchObject({ ok: false, lost: true, message: expect.stringContaining(`could not be loaded from ${missing}`) });
+    // The worker posts its reply, then raises the flag the caller waits on: wait for the flag (up to 5 s), not the reply.
+    const raised = Atomics.waitAsync(flag, 0, 0, 5000);
+    if (raised.async) await raised.value;
     expect(Atomics.load(flag, 0)).toBe(1);
   } finally {
     port1.close();
