@@ -12,6 +12,8 @@ export const BOARD_VIEW_TYPE = 'loopx.board';
 
 export const COLUMNS = ['ready', 'waiting', 'claimed', 'blocked', 'shipped', 'killed'] as const;
 export type ColumnId = (typeof COLUMNS)[number];
+/** The kernel transition a move means (`MoveTransition` in kernel/todos/boardMoves.ts). */
+export type Transition = 'claim' | 'release' | 'ship' | 'block' | 'unblock' | 'kill';
 export const COLUMN_TITLES: Record<ColumnId, string> = {
   ready: 'Ready',
   waiting: 'Waiting',
@@ -50,6 +52,12 @@ export interface Card {
   waitsUntil: string | null;
   /** The todo's branch when its goal gives turns their own worktrees (`todo show`'s `change`), else null. */
   change: CardChange | null;
+  /**
+   * The columns the person at the board may move the card to, each with the transition it means: the kernel's answer
+   * (kernel/todos/boardMoves.ts) when the board was read. The webview greys out the others; a drop is still asked of
+   * the host, which asks the kernel again.
+   */
+  moves: Partial<Record<ColumnId, Transition>>;
 }
 
 /**
@@ -284,7 +292,8 @@ export type ToHost =
   | { type: 'notice'; action: NoticeAction };
 
 export type ResultOk = { type: 'result'; requestId: number; ok: true };
-export type ResultFailed = { type: 'result'; requestId: number; ok: false; error: ErrorBody };
+/** `decide`: the gates whose decision would let a refused move through (the board offers Approve and Reject there). */
+export type ResultFailed = { type: 'result'; requestId: number; ok: false; error: ErrorBody; decide?: string[] };
 export type DetailAnswer = { type: 'detail'; requestId: number; detail: CardDetail };
 export type HistoryAnswer = { type: 'history'; requestId: number; past: PastBoard };
 

@@ -1,5 +1,8 @@
 import type { BoardFacts, TodoCardFacts, TodoDetailFacts } from '../../kernel/todos/cards';
 import type { Monitor } from '../../kernel/monitors/monitorQueries';
+import type { Actor } from '../../kernel/events/eventTypes';
+import { type MoveTodo, allowedMoves } from '../../kernel/todos/boardMoves';
+import { type MovedTodo, columnOf } from '../../protocol/board';
 import { eventSentence, turnResultWords } from '../../protocol/boardText';
 import { allShipped } from '../../protocol/shouldRunWords';
 import { changeSize, waitsToLand } from '../../protocol/changeWords';
@@ -23,7 +26,7 @@ import { usageWords, windowUsageWords } from '../../shared/usageWords';
  */
 export function buildSnapshot(facts: BoardFacts, me: string, changes: ReadonlyMap<string, CardChange> = new Map()): BoardSnapshot {
   const { report } = facts;
-  const cards = facts.cards.map((f) => cardOf(f, report.at, changes.get(f.id) ?? null));
+  const cards = facts.cards.map((f) => cardOf(f, report.at, me, changes.get(f.id) ?? null));
   const titles = new Map(cards.map((c) => [c.id, c.title]));
   const attention: AttentionItem[] = [
     ...report.pendingGates.map((g) => ({
@@ -135,29 +138,46 @@ function budgetFacts(u: BoardFacts['report']['goals'][number]['quota']['usage'])
 }
 
 /**
- * One card from the kernel's facts about its todo; `at` decides whether a scheduled occurrence still waits; `change`
- * is its branch (read from git apart from the store's transaction: StoreModel.changes).
+ * One card from the kernel's facts about its todo; `at` decides whether a scheduled occurrence still waits; `me` is the
+ * person at the board, whose allowed moves the card carries (the kernel's rule); `change` is its branch (read from git
+ * apart from the store's transaction: StoreModel.changes).
  */
-export function cardOf(f: TodoCardFacts, at: string, change: CardChange | null = null): Card {
+export function cardOf(f: TodoCardFacts, at: string, me: string, change: CardChange | null = null): Card {
+  const card: Card = {
+    ...movedTodo(f, at),
+    title: f.title,
+    priority: f.priority,
+    leaseExpiresAt: f.leaseExpiresAt,
+    dependsOn: f.dependsOn,
+    evidenceCount: f.evidenceCount,
+    revision: f.revision,
+    change,
+    moves: {},
+  };
+  // The card's column by the board's copy of readiness (pinned to the kernel's by boardRules.test.ts).
+  card.moves = allowedMoves(f, columnOf(card), boardActor(me), at);
+  return card;
+}
+
+/** The person at the board, as the kernel's move rule sees them: UI actions are a human's. */
+export function boardActor(me: string): Actor {
+  return { name: me, kind: 'human' };
+}
+
+/** What a refused move's words name of a todo, from the kernel's facts (a card's own fields). */
+export function movedTodo(f: MoveTodo, at: string): MovedTodo & { monitor: CardMonitor | null } {
   return {
     id: f.id,
     goalId: f.goalId,
-    title: f.title,
-    priority: f.priority,
     status: f.status,
     owner: f.owner,
-    leaseExpiresAt: f.leaseExpiresAt,
-    dependsOn: f.dependsOn,
     unmetDeps: f.unmetDeps,
-    evidenceCount: f.evidenceCount,
     gates: f.pendingGates,
     goalActive: f.goalActive,
-    revision: f.revision,
     monitor: f.monitor ? cardMonitor(f.monitor) : null,
     recurrence: f.recurrence?.text ?? null,
     recurrenceZone: f.recurrence && (f.recurrence.at || f.recurrence.cron) ? f.recurrence.tz : null,
     waitsUntil: f.status === 'open' && f.readyAt !== null && f.readyAt > at ? f.readyAt : null,
-    change,
   };
 }
 
