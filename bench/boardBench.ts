@@ -15,11 +15,11 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const STATUSES = ['open', 'open', 'open', 'claimed', 'blocked', 'shipped', 'shipped', 'shipped', 'killed'] as const;
 
 const MOVES: Record<Card['status'], Card['moves']> = {
-  open: { claimed: 'claim', blocked: 'block', shipped: 'ship', killed: 'kill' },
-  claimed: { ready: 'release', blocked: 'block', killed: 'kill' },
-  blocked: { ready: 'unblock', killed: 'kill' },
-  shipped: {},
-  killed: {},
+  open: ['claimed', 'blocked', 'shipped', 'killed'],
+  claimed: ['ready', 'blocked', 'killed'],
+  blocked: ['ready', 'killed'],
+  shipped: [],
+  killed: [],
 };
 
 function snapshot(): BoardSnapshot {

@@ -33,7 +33,7 @@ const card = (over: Partial<Card> = {}): Card => ({
   recurrenceZone: null,
   waitsUntil: null,
   change: null,
-  moves: {},
+  moves: [],
   ...over,
 });
 

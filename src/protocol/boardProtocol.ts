@@ -12,8 +12,6 @@ export const BOARD_VIEW_TYPE = 'loopx.board';
 
 export const COLUMNS = ['ready', 'waiting', 'claimed', 'blocked', 'shipped', 'killed'] as const;
 export type ColumnId = (typeof COLUMNS)[number];
-/** The kernel transition a move means (`MoveTransition` in kernel/todos/boardMoves.ts). */
-export type Transition = 'claim' | 'release' | 'ship' | 'block' | 'unblock' | 'kill';
 export const COLUMN_TITLES: Record<ColumnId, string> = {
   ready: 'Ready',
   waiting: 'Waiting',
@@ -53,11 +51,11 @@ export interface Card {
   /** The todo's branch when its goal gives turns their own worktrees (`todo show`'s `change`), else null. */
   change: CardChange | null;
   /**
-   * The columns the person at the board may move the card to, each with the transition it means: the kernel's answer
+   * The columns the person at the board may move the card to, in the board's order: the kernel's answer
    * (kernel/todos/boardMoves.ts) when the board was read. The webview greys out the others; a drop is still asked of
    * the host, which asks the kernel again.
    */
-  moves: Partial<Record<ColumnId, Transition>>;
+  moves: ColumnId[];
 }
 
 /**

@@ -219,7 +219,7 @@ export class BoardView {
       const card = this.dragged;
       if (!card) return;
       // The kernel's answer, sent with the card; the host asks the kernel again when the card is dropped.
-      const allowed = card.moves[column] !== undefined;
+      const allowed = card.moves.includes(column);
       // Refused targets still accept the drop, so the refusal can be explained instead of silently ignored.
       event.preventDefault();
       section.classList.toggle('drop-ok', allowed);

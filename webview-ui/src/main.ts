@@ -83,7 +83,7 @@ async function move(card: Card, to: ColumnId): Promise<void> {
     board.place(card);
     return;
   }
-  if (card.moves[to] !== undefined) board.moveOptimistically(card, to);
+  if (card.moves.includes(to)) board.moveOptimistically(card, to);
   const result = await state.request({ type: 'move', todoId: card.id, to });
   const current = state.cards.get(card.id);
   if (!result.ok) {

@@ -1,5 +1,5 @@
 import { columnOf } from '../../src/protocol/board';
-import { COLUMNS, COLUMN_TITLES, type Card, type ColumnId, type GateAction, type TodoAction } from '../../src/protocol/boardProtocol';
+import { COLUMN_TITLES, type Card, type ColumnId, type GateAction, type TodoAction } from '../../src/protocol/boardProtocol';
 import { LANDING_LABELS, hasChanges, landingsFor } from '../../src/protocol/changeWords';
 import { h, icon } from './dom';
 
@@ -71,8 +71,8 @@ export function cardChoices(
     { label: `Approve ${gateId}…`, icon: 'check', run: () => decide('approveGate', gateId) },
     { label: `Reject ${gateId}…`, icon: 'close', run: () => decide('rejectGate', gateId) },
   ]);
-  // The targets the kernel allows (sent with the card), in the board's column order.
-  const moves = COLUMNS.filter((to) => card.moves[to] !== undefined).map((to) => ({
+  // The targets the kernel allows (sent with the card, in the board's column order).
+  const moves = card.moves.map((to) => ({
     label: `Move to ${COLUMN_TITLES[to]}`,
     icon: TARGET_ICONS[to],
     run: () => move(to),

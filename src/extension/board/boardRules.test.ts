@@ -166,9 +166,7 @@ test.each(FIXTURES)('$name: the kernel and the webview put it in $column', (fixt
   });
   // The card's allowed targets (greyed out in the webview from the card's column) and the host's answer to a drop
   // (the kernel's column, read now) are the same rule over the same todo.
-  const dragged = Object.fromEntries(
-    seen.drags.flatMap(({ to, answer }) => (answer && 'transition' in answer.move ? [[to, answer.move.transition]] : [])),
-  );
+  const dragged = seen.drags.flatMap(({ to, answer }) => (answer && 'transition' in answer.move ? [to] : []));
   expect(seen.card.moves).toEqual(dragged);
   expect(seen.drags.every(({ answer }) => answer?.from === fixture.column)).toBe(true);
   expect(seen.kernelColumn).toBe(fixture.column);

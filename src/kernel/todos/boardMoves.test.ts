@@ -6,7 +6,7 @@ import { askGate, decideGate } from '../gates/gates';
 import { addMonitor } from '../monitors/monitors';
 import { addTodo, blockTodo, killTodo, shipTodo } from './todos';
 import { claimTodo, releaseTodo } from './claims';
-import { type BoardMove, type MoveFacts, allowedMoves, boardMove, moveRule } from './boardMoves';
+import { type BoardMove, type MoveFacts, allowedTargets, boardMove, moveRule } from './boardMoves';
 import { BOARD_COLUMNS, type BoardColumn } from './todoQueries';
 
 const NOW = '2026-01-01T12:00:00.000Z';
@@ -75,9 +75,14 @@ describe('the move rule: each column, each state, a person and an agent', () => 
   });
 
   test('the allowed targets are the moves the rule allows, Waiting never among them', () => {
-    expect(allowedMoves(facts(), 'ready', ada, NOW)).toEqual({ claimed: 'claim', blocked: 'block', shipped: 'ship', killed: 'kill' });
-    expect(allowedMoves(facts({ status: 'blocked' }), 'blocked', codex, NOW)).toEqual({ killed: 'kill' });
-    expect(allowedMoves(facts({ status: 'shipped' }), 'shipped', ada, NOW)).toEqual({});
+    expect(allowedTargets(facts(), 'ready', ada, NOW)).toEqual(['claimed', 'blocked', 'shipped', 'killed']);
+    expect(allowedTargets(facts({ status: 'claimed', owner: 'codex', leaseExpiresAt: LIVE }), 'claimed', ada, NOW)).toEqual([
+      'ready',
+      'blocked',
+      'killed',
+    ]);
+    expect(allowedTargets(facts({ status: 'blocked' }), 'blocked', codex, NOW)).toEqual(['killed']);
+    expect(allowedTargets(facts({ status: 'shipped' }), 'shipped', ada, NOW)).toEqual([]);
   });
 
   test('a move a pending gate refuses names the gates to decide, unless something else holds it back first', () => {

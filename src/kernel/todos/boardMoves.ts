@@ -8,7 +8,7 @@ import { type BoardColumn, boardColumn, claimableNow, leaseLive } from './todoQu
 /**
  * Which transition dropping a todo into a board column means, for one actor: the one home of the board's move rule.
  * The board's host asks `boardMove` once per drag and runs the transition it names; the snapshot carries each card's
- * allowed targets (`allowedMoves`), so the webview greys out columns from the kernel's answer, not a copy of the rule.
+ * allowed targets (`allowedTargets`), so the webview greys out columns from the kernel's answer, not a copy of the rule.
  * The transition's own command still has the last word (evidence, a passing check, the holder at write time).
  */
 export type MoveTransition = 'claim' | 'release' | 'ship' | 'block' | 'unblock' | 'kill';
@@ -94,14 +94,12 @@ function ruleFor(todo: MoveFacts, from: BoardColumn, to: BoardColumn, actor: Act
 /** The columns a move may target, in the board's order (Waiting never is one). */
 const TARGETS: readonly BoardColumn[] = ['ready', 'claimed', 'blocked', 'shipped', 'killed'];
 
-/** Every allowed target and its transition: what a card carries to the webview. */
-export function allowedMoves(todo: MoveFacts, from: BoardColumn, actor: Actor, at: string): Partial<Record<BoardColumn, MoveTransition>> {
-  const moves: Partial<Record<BoardColumn, MoveTransition>> = {};
-  for (const to of TARGETS) {
-    const move = moveRule(todo, from, to, actor, at);
-    if ('transition' in move) moves[to] = move.transition;
-  }
-  return moves;
+/**
+ * The columns a move may go to, in the board's order: what a card carries to the webview (the columns alone, a few
+ * bytes a card; the transition is the host's to ask when the card is dropped).
+ */
+export function allowedTargets(todo: MoveFacts, from: BoardColumn, actor: Actor, at: string): BoardColumn[] {
+  return TARGETS.filter((to) => 'transition' in moveRule(todo, from, to, actor, at));
 }
 
 /** One todo as a move reads it: the rule's facts and what a refusal's words name (why it waits). */
