@@ -4,9 +4,9 @@ import { clockTime, untilWords } from './display';
 /**
  * The board's rules as plain functions: which column a card is in, what a filter keeps, and the words for a refused
  * move. Which moves are allowed is the kernel's rule (kernel/todos/boardMoves.ts): each card carries its allowed
- * targets and the host asks the kernel for a drag. `columnOf` and `leaseLapsed` are the webview's copy of the kernel's rules (`boardColumn` and
- * `readyTodoIds` in kernel/todos/todoQueries.ts, `leaseLive` in the same file), which it cannot import:
- * src/extension/board/boardRules.test.ts runs both on the same todos and fails when they part.
+ * targets and the host asks the kernel for a drag. `columnOf` and `leaseLapsed` are the webview's copy of the
+ * kernel's rules (`boardColumn` and `readyTodoIds` in kernel/todos/todoQueries.ts, `leaseLive` in the same file),
+ * which it cannot import: src/extension/board/boardRules.test.ts runs both on the same todos and fails when they part.
  */
 export function leaseLapsed(card: Card, nowIso: string): boolean {
   return card.status === 'claimed' && card.leaseExpiresAt !== null && card.leaseExpiresAt <= nowIso;

@@ -29,9 +29,10 @@ const CANCELLED: Outcome = { ok: false, cancelled: true };
 
 /**
  * What the board's moves and buttons do. A move is the kernel's answer for the todo as stored now (`boardMove`; the
- * webview's idea of a card is never trusted); moves that need input ask for it with the same prompts as the palette commands. Every button that
- * is a command goes one route (`command`): the command runs with this folder's services, and what it throws comes
- * back to the board as an error (never swallowed into "cancelled" by the palette's error messages).
+ * webview's idea of a card is never trusted); moves that need input ask for it with the same prompts as the palette
+ * commands. Every button that is a command goes one route (`command`): the command runs with this folder's services,
+ * and what it throws comes back to the board as an error (never swallowed into "cancelled" by the palette's error
+ * messages).
  */
 export class BoardActions {
   constructor(private readonly ctx: Services) {}
