@@ -14,6 +14,14 @@ const CARDS = Number(process.env.BENCH_CARDS ?? 2000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const STATUSES = ['open', 'open', 'open', 'claimed', 'blocked', 'shipped', 'shipped', 'shipped', 'killed'] as const;
 
+const MOVES: Record<Card['status'], Card['moves']> = {
+  open: ['claimed', 'blocked', 'shipped', 'killed'],
+  claimed: ['ready', 'blocked', 'killed'],
+  blocked: ['ready', 'killed'],
+  shipped: [],
+  killed: [],
+};
+
 function snapshot(): BoardSnapshot {
   const now = Date.now();
   const cards: Card[] = Array.from({ length: CARDS }, (_, i) => {
@@ -51,6 +59,8 @@ function snapshot(): BoardSnapshot {
       recurrenceZone: null,
       waitsUntil: null,
       change: null,
+      // The allowed targets the host sends with each card (the kernel's move rule), as many as a real board carries.
+      moves: MOVES[status],
     };
   });
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { Card, CardMonitor } from './boardProtocol';
-import { allowedTargets, columnOf, groupCards, lastRunSummary, moveFor, waitingReason } from './board';
+import { columnOf, groupCards, lastRunSummary, moveRefusalWords, waitingReason } from './board';
 
 const NOW = '2026-01-01T12:00:00.000Z';
 const MONITOR: CardMonitor = {
@@ -33,6 +33,7 @@ const card = (over: Partial<Card> = {}): Card => ({
   recurrenceZone: null,
   waitsUntil: null,
   change: null,
+  moves: [],
   ...over,
 });
 
@@ -100,57 +101,49 @@ describe('grouping and filters', () => {
   });
 });
 
-describe('moves', () => {
+describe('refused moves in words', () => {
   const live = '2026-01-01T12:30:00.000Z';
-  test('each allowed move names its kernel transition', () => {
-    expect(moveFor(card(), 'claimed', 'ada', NOW)).toEqual({ transition: 'claim' });
-    expect(moveFor(card(), 'shipped', 'ada', NOW)).toEqual({ transition: 'ship' });
-    expect(moveFor(card({ status: 'claimed', owner: 'ada', leaseExpiresAt: live }), 'ready', 'ada', NOW)).toEqual({
-      transition: 'release',
-    });
-    expect(moveFor(card({ status: 'blocked' }), 'ready', 'ada', NOW)).toEqual({ transition: 'unblock' });
-    expect(moveFor(card({ status: 'claimed', owner: 'codex', leaseExpiresAt: live }), 'blocked', 'ada', NOW)).toEqual({
-      transition: 'block',
-    });
-    expect(moveFor(card(), 'killed', 'ada', NOW)).toEqual({ transition: 'kill' });
-  });
-
   test.each([
-    ['claiming a gated todo', card({ gates: ['Q1'] }), 'claimed', /gate Q1 needs a decision/],
-    ['shipping a gated todo', card({ gates: ['Q1'] }), 'shipped', /gate Q1 on T1 needs a decision before it ships/],
-    ['claiming before the dependencies ship', card({ unmetDeps: ['T9'] }), 'claimed', /cannot be claimed yet: after T9/],
-    ['shipping what an agent holds', card({ status: 'claimed', owner: 'codex', leaseExpiresAt: live }), 'shipped', /held by codex/],
-    ['dropping into Waiting', card(), 'waiting', /waits by itself/],
-    ['moving a shipped card', card({ status: 'shipped' }), 'ready', /final/],
-    ['claiming a blocked card', card({ status: 'blocked' }), 'claimed', /unblock it first/],
-    ['claiming a card that waits on a monitor', card({ monitor: MONITOR }), 'claimed', /cannot be claimed yet: waits on M2/],
-    ['making a monitored card ready by hand', card({ monitor: MONITOR }), 'ready', /cancel the monitor/],
-    ['shipping an occurrence before its time', card({ waitsUntil: '2026-01-02T09:00:00.000Z' }), 'shipped', /cannot ship yet/],
-  ] as const)('refuses %s and says why', (_label, c, to, why) => {
-    const result = moveFor(c, to, 'ada', NOW);
-    expect('refused' in result && result.refused).toMatch(why);
-  });
-
-  test('a move a pending gate refuses names the gates to decide, so the board can offer the decision there', () => {
-    expect(moveFor(card({ gates: ['Q1', 'Q4'] }), 'shipped', 'ada', NOW)).toEqual({
-      refused: 'gate Q1, Q4 on T1 needs a decision before it ships',
-      decide: ['Q1', 'Q4'],
-    });
-    expect(moveFor(card({ gates: ['Q1'] }), 'claimed', 'ada', NOW)).toMatchObject({ decide: ['Q1'] });
-    // Refused for another reason first (a paused goal, a finished card): no decision would let it through.
-    expect(moveFor(card({ gates: ['Q1'], goalActive: false }), 'claimed', 'ada', NOW)).not.toHaveProperty('decide');
-    expect(moveFor(card({ unmetDeps: ['T9'] }), 'claimed', 'ada', NOW)).not.toHaveProperty('decide');
-  });
-
-  test('a lapsed lease held by another agent may be shipped by the person (the kernel reclaims it first)', () => {
-    expect(moveFor(card({ status: 'claimed', owner: 'codex', leaseExpiresAt: NOW }), 'shipped', 'ada', NOW)).toEqual({
-      transition: 'ship',
-    });
-  });
-
-  test('the keyboard menu offers only allowed targets', () => {
-    expect(allowedTargets(card(), 'ada', NOW)).toEqual(['claimed', 'blocked', 'shipped', 'killed']);
-    expect(allowedTargets(card({ status: 'shipped' }), 'ada', NOW)).toEqual([]);
-    expect(allowedTargets(card({ unmetDeps: ['T2'] }), 'ada', NOW)).toEqual(['blocked', 'killed']);
+    ['claiming a gated todo', 'not_yet', card({ gates: ['Q1'] }), 'claimed', /gate Q1 needs a decision/],
+    ['shipping a gated todo', 'gated', card({ gates: ['Q1'] }), 'shipped', /^gate Q1 on T1 needs a decision before it ships$/],
+    ['claiming before the dependencies ship', 'not_yet', card({ unmetDeps: ['T9'] }), 'claimed', /^T1 cannot be claimed yet: after T9$/],
+    [
+      'shipping what an agent holds',
+      'held_by_other',
+      card({ status: 'claimed', owner: 'codex', leaseExpiresAt: live }),
+      'shipped',
+      /^T1 is held by codex; only its holder ships it$/,
+    ],
+    ['dropping into Waiting', 'not_a_place', card(), 'waiting', /waits by itself/],
+    ['moving a shipped card', 'final', card({ status: 'shipped' }), 'ready', /^T1 is shipped; that is final$/],
+    ['claiming a blocked card', 'blocked', card({ status: 'blocked' }), 'claimed', /unblock it first/],
+    ['claiming a card that waits on a monitor', 'not_yet', card({ monitor: MONITOR }), 'claimed', /cannot be claimed yet: waits on M2/],
+    [
+      'making a monitored card ready by hand',
+      'waits_on_monitor',
+      card({ monitor: MONITOR }),
+      'ready',
+      /^T1 waits on M2: .*cancel the monitor/,
+    ],
+    ['making a waiting card ready by hand', 'waits', card({ unmetDeps: ['T9'] }), 'ready', /^T1 waits: after T9$/],
+    [
+      'shipping an occurrence before its time',
+      'not_yet',
+      card({ waitsUntil: '2026-01-02T09:00:00.000Z' }),
+      'shipped',
+      /cannot ship yet: next/,
+    ],
+    ['a card already there', 'already_there', card({ status: 'claimed' }), 'claimed', /^T1 is already in progress$/],
+    ['an agent unblocking', 'person_only', card({ status: 'blocked' }), 'ready', /only a person unblocks it/],
+    [
+      'an agent killing another’s claim',
+      'held_by_other',
+      card({ owner: 'claude' }),
+      'killed',
+      /held by claude; only its holder or a person may kill it/,
+    ],
+    ['an agent blocking what it does not hold', 'not_holder', card(), 'blocked', /an agent moves only what it holds/],
+  ] as const)('refusing %s says why', (_label, code, c, to, why) => {
+    expect(moveRefusalWords(code, c, to)).toMatch(why);
   });
 });

@@ -2,11 +2,11 @@ import type { Card, CardMonitor, ColumnId } from './boardProtocol';
 import { clockTime, untilWords } from './display';
 
 /**
- * The board's rules as plain functions: which column a card is in, what a filter keeps, which moves are allowed
- * and why the others are not. The webview renders with them; the host still asks the kernel, which has the
- * last word. `columnOf` and `leaseLapsed` are the webview's copy of the kernel's rules (`boardColumn` and
- * `readyTodoIds` in kernel/todos/todoQueries.ts, `leaseLive` in the same file), which it cannot import:
- * src/extension/board/boardRules.test.ts runs both on the same todos and fails when they part.
+ * The board's rules as plain functions: which column a card is in, what a filter keeps, and the words for a refused
+ * move. Which moves are allowed is the kernel's rule (kernel/todos/boardMoves.ts): each card carries its allowed
+ * targets and the host asks the kernel for a drag. `columnOf` and `leaseLapsed` are the webview's copy of the
+ * kernel's rules (`boardColumn` and `readyTodoIds` in kernel/todos/todoQueries.ts, `leaseLive` in the same file),
+ * which it cannot import: src/extension/board/boardRules.test.ts runs both on the same todos and fails when they part.
  */
 export function leaseLapsed(card: Card, nowIso: string): boolean {
   return card.status === 'claimed' && card.leaseExpiresAt !== null && card.leaseExpiresAt <= nowIso;
@@ -31,18 +31,25 @@ export function columnOf(card: Card): ColumnId {
 
 /** Why a card waits, in words a person reads on the card. */
 export function waitingReason(card: Card): string | null {
-  if (columnOf(card) !== 'waiting') return null;
-  if (!card.goalActive) return `goal ${card.goalId} is not active`;
-  if (card.gates.length) return `gate ${card.gates.join(', ')} needs a decision`;
-  if (card.unmetDeps.length) return `after ${card.unmetDeps.join(', ')}`;
-  if (card.monitor) return monitorSummary(card.monitor);
-  if (card.waitsUntil)
-    return `${card.recurrence ? `recurs ${card.recurrence} · ` : ''}next ${clockTime(card.waitsUntil, Date.now(), card.recurrenceZone ?? undefined)}`;
-  return null;
+  return columnOf(card) === 'waiting' ? waitsFor(card) || null : null;
 }
 
+/** What a todo that is not ready waits for, in words ('' when nothing). */
+function waitsFor(todo: MovedTodo): string {
+  if (!todo.goalActive) return `goal ${todo.goalId} is not active`;
+  if (todo.gates.length) return `gate ${todo.gates.join(', ')} needs a decision`;
+  if (todo.unmetDeps.length) return `after ${todo.unmetDeps.join(', ')}`;
+  if (todo.monitor) return monitorSummary(todo.monitor);
+  if (todo.waitsUntil)
+    return `${todo.recurrence ? `recurs ${todo.recurrence} · ` : ''}next ${clockTime(todo.waitsUntil, Date.now(), todo.recurrenceZone ?? undefined)}`;
+  return '';
+}
+
+/** What a monitor's summary names of it. */
+export type MonitorWords = Pick<CardMonitor, 'id' | 'kind' | 'check' | 'until'>;
+
 /** "waits on M2: “gh run view 12” until it exits 0", "waits on M3: a timer" */
-export function monitorSummary(m: CardMonitor): string {
+export function monitorSummary(m: MonitorWords): string {
   return m.kind === 'timer' ? `waits on ${m.id}: a timer` : `waits on ${m.id}: “${m.check ?? ''}” until ${untilWords(m.until)}`;
 }
 
@@ -78,57 +85,67 @@ export function groupCards(cards: readonly Card[], filter: BoardFilter): Record<
   return columns;
 }
 
-export type Transition = 'claim' | 'release' | 'ship' | 'block' | 'unblock' | 'kill';
-
 /**
- * A refused move, and the gates whose decision would let it through: the board offers Approve and Reject for them
- * beside the refusal, so the person decides where they are.
+ * The kernel's reasons a move is refused (`MoveRefusalCode` in kernel/todos/boardMoves.ts, the move rule's one
+ * home); the host words them here, where the board's sentences are. The host's call fails to compile when the
+ * kernel names a code this list does not.
  */
-export type Refusal = { refused: string; decide?: string[] };
+export type MoveRefusalCode =
+  | 'already_there'
+  | 'final'
+  | 'not_a_place'
+  | 'waits'
+  | 'waits_on_monitor'
+  | 'not_yet'
+  | 'blocked'
+  | 'gated'
+  | 'held_by_other'
+  | 'not_holder'
+  | 'person_only';
 
-/**
- * The kernel transition a move asks for, or why the move is not allowed. `me` is the person at the board:
- * humans may release or block anyone's claim, but ship only what they hold (or what nobody holds).
- */
-export function moveFor(card: Card, to: ColumnId, me: string, nowIso: string): { transition: Transition } | Refusal {
-  const answer = moveRule(card, to, me, nowIso);
-  // Held back by a pending gate (and by nothing a person must fix first): the decision is the way forward.
-  const gated = card.gates.length > 0 && card.goalActive && (to === 'ready' || to === 'claimed' || to === 'shipped');
-  return 'refused' in answer && gated && columnOf(card) !== 'blocked' ? { ...answer, decide: [...card.gates] } : answer;
-}
+/** What a refusal's words name of the todo: a card has every field. */
+export type MovedTodo = Pick<
+  Card,
+  'id' | 'goalId' | 'status' | 'owner' | 'goalActive' | 'gates' | 'unmetDeps' | 'waitsUntil' | 'recurrence' | 'recurrenceZone'
+> & { monitor: MonitorWords | null };
 
-function moveRule(card: Card, to: ColumnId, me: string, nowIso: string): { transition: Transition } | Refusal {
-  const from = columnOf(card);
-  if (from === to) return { refused: `${card.id} is already ${to === 'claimed' ? 'in progress' : to}` };
-  if (from === 'shipped' || from === 'killed') return { refused: `${card.id} is ${from}; that is final` };
-  const heldByOther = card.status === 'claimed' && card.owner !== me && !leaseLapsed(card, nowIso);
-  switch (to) {
-    case 'waiting':
-      return { refused: 'Waiting is not a place to put work: a todo waits by itself for its dependencies, gates, monitor or time' };
-    case 'killed':
-      return { transition: 'kill' };
+/** The sentence for a refused move of `todo` to `to`, from the kernel's code. */
+export function moveRefusalWords(code: MoveRefusalCode, todo: MovedTodo, to: ColumnId): string {
+  const id = todo.id;
+  switch (code) {
+    case 'already_there':
+      return `${id} is already ${to === 'claimed' ? 'in progress' : to}`;
+    case 'final':
+      return `${id} is ${todo.status}; that is final`;
+    case 'not_a_place':
+      return 'Waiting is not a place to put work: a todo waits by itself for its dependencies, gates, monitor or time';
+    case 'waits_on_monitor':
+      return `${id} ${waitsFor(todo)}; cancel the monitor (card menu) to make it ready now`;
+    case 'waits':
+      return `${id} waits: ${waitsFor(todo)}`;
+    case 'not_yet':
+      return to === 'shipped' ? `${id} cannot ship yet: ${waitsFor(todo)}` : `${id} cannot be claimed yet: ${waitsFor(todo)}`;
     case 'blocked':
-      return { transition: 'block' };
-    case 'ready':
-      if (from === 'blocked') return { transition: 'unblock' };
-      if (from === 'claimed') return { transition: 'release' };
-      if (card.monitor) return { refused: `${card.id} ${waitingReason(card)}; cancel the monitor (card menu) to make it ready now` };
-      return { refused: `${card.id} waits: ${waitingReason(card)}` };
-    case 'claimed':
-      if (from === 'waiting') return { refused: `${card.id} cannot be claimed yet: ${waitingReason(card)}` };
-      if (from === 'blocked') return { refused: `${card.id} is blocked; unblock it first` };
-      return { transition: 'claim' };
-    case 'shipped':
-      if (card.gates.length) return { refused: `gate ${card.gates.join(', ')} on ${card.id} needs a decision before it ships` };
-      if (from === 'waiting') return { refused: `${card.id} cannot ship yet: ${waitingReason(card)}` };
-      if (from === 'blocked') return { refused: `${card.id} is blocked; unblock it first` };
-      if (heldByOther) return { refused: `${card.id} is held by ${card.owner}; only its holder ships it` };
-      return { transition: 'ship' };
+      return `${id} is blocked; unblock it first`;
+    case 'gated':
+      return `gate ${todo.gates.join(', ')} on ${id} needs a decision before it ships`;
+    case 'held_by_other':
+      return to === 'shipped'
+        ? `${id} is held by ${todo.owner ?? 'another'}; only its holder ships it`
+        : `${id} is held by ${todo.owner ?? 'another'}; only its holder or a person may ${VERBS[to]} it`;
+    case 'not_holder':
+      return `${id} is not held by the agent moving it; an agent moves only what it holds`;
+    case 'person_only':
+      return `${id} is blocked; only a person unblocks it`;
   }
 }
 
-/** Targets offered in a card's keyboard "Move to…" menu: only allowed ones. */
-export function allowedTargets(card: Card, me: string, nowIso: string): ColumnId[] {
-  const targets: ColumnId[] = ['ready', 'claimed', 'blocked', 'shipped', 'killed'];
-  return targets.filter((to) => 'transition' in moveFor(card, to, me, nowIso));
-}
+/** What a move into a column does, as a verb (for an agent's refusal: it may not do that to another's claim). */
+const VERBS: Record<ColumnId, string> = {
+  ready: 'release',
+  waiting: 'move',
+  claimed: 'claim',
+  blocked: 'block',
+  shipped: 'ship',
+  killed: 'kill',
+};

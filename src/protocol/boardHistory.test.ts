@@ -23,6 +23,7 @@ const card = (id: string, status: Card['status'], extra: Partial<Card> = {}): Ca
   recurrenceZone: null,
   waitsUntil: null,
   change: null,
+  moves: [],
   ...extra,
 });
 

@@ -49,6 +49,12 @@ export interface Card {
   waitsUntil: string | null;
   /** The todo's branch when its goal gives turns their own worktrees (`todo show`'s `change`), else null. */
   change: CardChange | null;
+  /**
+   * The columns the person at the board may move the card to, in the board's order: the kernel's answer
+   * (kernel/todos/boardMoves.ts) when the board was read. The webview greys out the others; a drop is still asked of
+   * the host, which asks the kernel again.
+   */
+  moves: ColumnId[];
 }
 
 /**
@@ -283,7 +289,8 @@ export type ToHost =
   | { type: 'notice'; action: NoticeAction };
 
 export type ResultOk = { type: 'result'; requestId: number; ok: true };
-export type ResultFailed = { type: 'result'; requestId: number; ok: false; error: ErrorBody };
+/** `decide`: the gates whose decision would let a refused move through (the board offers Approve and Reject there). */
+export type ResultFailed = { type: 'result'; requestId: number; ok: false; error: ErrorBody; decide?: string[] };
 export type DetailAnswer = { type: 'detail'; requestId: number; detail: CardDetail };
 /** The board at a past moment, as the host answers a history request: the snapshot replayed to event `seq`. */
 export interface PastBoard {

@@ -6,12 +6,14 @@ import { expect, test } from 'vitest';
  * docs/architecture.md's "Follow one change" lists the files a board drag passes through until the Goals view shows
  * the owner, each with the step's symbol. The figure in its first sentence is the list's length, every file exists,
  * and every file still has its step: a file merged away or a step moved elsewhere fails here until the doc follows.
+ * The files it says a newcomer reads past are named by path, so a renamed or removed one fails here too.
  */
 const ROOT = resolve(__dirname, '..', '..');
 const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
 
+const section = doc.split('## Follow one change')[1]?.split('\n## ')[0] ?? '';
+
 function trace(): { stated: number; steps: { file: string; symbol: string }[] } {
-  const section = doc.split('## Follow one change')[1]?.split('\n## ')[0] ?? '';
   const stated = Number(/: (\d+) files, in the order/.exec(section)?.[1]);
   const block = section.split('```')[1] ?? '';
   const steps = block
@@ -34,4 +36,13 @@ test('every file of the trace exists and still holds its step', () => {
     return !existsSync(path) || !readFileSync(path, 'utf8').includes(symbol);
   });
   expect(missing).toEqual([]);
+});
+
+test('every file the trace says a newcomer reads past exists, and none of them is also a step', () => {
+  const after = section.split('```')[2] ?? '';
+  const named = [...after.matchAll(/`((?:src|webview-ui)\/[^`\s]+\.ts)`/g)].map((m) => m[1] as string);
+  expect(named.length).toBeGreaterThan(0);
+  expect(named.filter((file) => !existsSync(join(ROOT, file)))).toEqual([]);
+  const steps = new Set(trace().steps.map((s) => s.file));
+  expect(named.filter((file) => steps.has(file))).toEqual([]);
 });

@@ -145,3 +145,12 @@ test('a validated turn: isValidatedResult / VALIDATED_RESULTS (src/kernel/turns/
   expect(copies(/'validated_progress'.*'validated_completion'|'validated_completion'.*'validated_progress'/, [home])).toEqual([]);
   expect(uses(/\bisValidatedResult\(|\bVALIDATED_RESULTS(_SQL)?\b/, home)).toBeGreaterThanOrEqual(3);
 });
+
+test("the board's move rule: boardMoves.ts (the kernel) decides which transition a column means; no copy decides one", () => {
+  // The rule once ran three times (the webview, protocol/board.ts, the board's host after rebuilding a card).
+  expect(copies(/\btransition: '(claim|release|ship|block|unblock|kill)'/, ['src/kernel/todos/boardMoves.ts'])).toEqual([]);
+  expect(copies(/\bfunction (moveFor|moveRule)\b/, ['src/kernel/todos/boardMoves.ts'])).toEqual([]);
+  // Asked by name: the board's host for a drag (boardMove) and for each card's allowed targets (allowedTargets).
+  expect(uses(/\bboardMove\(/, 'src/kernel/todos/boardMoves.ts')).toBeGreaterThan(0);
+  expect(uses(/\ballowedTargets\(/, 'src/kernel/todos/boardMoves.ts')).toBeGreaterThan(0);
+});

@@ -8,7 +8,8 @@ import { addTodo, blockTodo, unblockTodo, shipTodo } from '../../src/kernel/todo
 import { claimTodo, releaseTodo } from '../../src/kernel/todos/claims';
 import { askGate, decideGate } from '../../src/kernel/gates/gates';
 import { addEvidence } from '../../src/kernel/evidence/evidence';
-import { addMonitor, settleDue } from '../../src/kernel/monitors/monitors';
+import { addMonitor } from '../../src/kernel/monitors/monitors';
+import { settleDue } from '../../src/kernel/monitors/tickSteps';
 import { startTurn } from '../../src/kernel/turns/turns';
 import { finishTurn } from '../../src/kernel/turns/turnFinish';
 import { addHook } from '../../src/kernel/hooks/hooks';

@@ -1,24 +1,18 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kernel } from '../../src/kernel/kernel';
 import type { SqliteDb } from '../../src/kernel/db/sqliteDb';
 import { CLAIMABLE_WHERE } from '../../src/kernel/todos/todoQueries';
 import { iso } from '../../src/kernel/time';
 import { du } from './du';
+import { MEMORY_CAP_MB, MEMORY_GROWTH_MB, memoryVerdicts } from './memory';
+import { agentLives, orphanProcesses } from './processes';
 
 /** A turn is finished at most this long after its agent ended, even when its runner was killed (the next one, or the other, finishes it). */
 export const RECOVERY_BOUND_S = 20;
 /** Work ready, budget and a slot free, a runner up: a turn starts within this many seconds. */
 export const STALL_BOUND_S = 10;
-/**
- * Memory over time, from outside: RSS follows the heap V8 reserves, which grows in steps to what the busiest moment
- * needed and stays there (a full GC finds the runner's live heap flat: npm run bench:memory). So a runner that lived
- * this long may grow at most MEMORY_GROWTH_MB from its first to its last third, and no runner ever passes the cap.
- */
-const MEMORY_JUDGED_AFTER_S = 300;
-const MEMORY_GROWTH_MB = 25;
-const MEMORY_CAP_MB = 150;
 
 /** What the soak saw each second, for the stall check: per goal, whether it should have been running a turn. */
 export interface Sample {
@@ -272,83 +266,6 @@ export function audit(
 
   const figures = storeFigures(root, turns, events, goals, spends);
   return { ok: invariants.every((i) => i.ok), invariants, figures: { ...figures, memory, recoveryLatencyS: latencies } };
-}
-
-/** Each agent's start and end, from soak/agents.log (the agent's own lines; its exit handler or TERM writes the end). */
-function agentLives(root: string): Map<string, { start: number; end: number | null }> {
-  const lives = new Map<string, { start: number; end: number | null }>();
-  for (const line of readFileSync(join(root, 'soak', 'agents.log'), 'utf8').split('\n')) {
-    const [what, turn, , at] = line.split(' ');
-    if (!turn) continue;
-    if (what === 'start') lives.set(turn, { start: Number(at), end: null });
-    else if (what === 'end') {
-      const life = lives.get(turn);
-      if (life) life.end = Number(at);
-    }
-  }
-  return lives;
-}
-
-/** Live processes (agents, their shells, checks) whose environment names this workspace. */
-export function workspaceProcesses(root: string): number[] {
-  const found: number[] = [];
-  const needle = `LOOPX_ROOT=${root}\0`;
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/environ`, 'latin1').includes(needle)) continue;
-      if (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z') found.push(Number(pid));
-    } catch {
-      /* gone, or not ours */
-    }
-  }
-  return found;
-}
-
-/** None may be left when the runners have stopped. */
-function orphanProcesses(root: string): string[] {
-  return workspaceProcesses(root).map((pid) => {
-    try {
-      return `pid ${pid} (${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').slice(0, 80)})`;
-    } catch {
-      return `pid ${pid}`;
-    }
-  });
-}
-
-export interface MemoryVerdict {
-  runner: string;
-  seconds: number;
-  turns: number;
-  firstMb: number;
-  lastMb: number;
-  maxMb: number;
-  /** Null when the runner did not live long enough to judge. */
-  growthMb: number | null;
-}
-
-/** Per runner process: RSS in its first and last third (medians, after its first 10 s), and the growth between. */
-function memoryVerdicts(samples: { at: number; runner: string; rssKb: number; turns: number }[]): MemoryVerdict[] {
-  const byRunner = new Map<string, typeof samples>();
-  for (const s of samples) byRunner.set(s.runner, [...(byRunner.get(s.runner) ?? []), s]);
-  const mb = (kb: number) => Math.round(kb / 102.4) / 10;
-  const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-  return [...byRunner].map(([runner, list]) => {
-    const start = (list[0] as { at: number }).at;
-    const warm = list.filter((s) => s.at - start >= 10_000);
-    const seconds = ((list.at(-1)?.at ?? start) - start) / 1000;
-    const third = Math.max(1, Math.floor(warm.length / 3));
-    const first = median(warm.slice(0, third).map((s) => s.rssKb));
-    const last = median(warm.slice(-third).map((s) => s.rssKb));
-    return {
-      runner,
-      seconds: Math.round(seconds),
-      turns: list.at(-1)?.turns ?? 0,
-      firstMb: mb(first),
-      lastMb: mb(last),
-      maxMb: mb(Math.max(...list.map((s) => s.rssKb))),
-      growthMb: seconds >= MEMORY_JUDGED_AFTER_S && warm.length >= 6 ? mb(last - first) : null,
-    };
-  });
 }
 
 function storeFigures(

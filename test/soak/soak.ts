@@ -8,7 +8,8 @@ import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
 import { addTodo, unblockTodo } from '../../src/kernel/todos/todos';
 import { decideGate } from '../../src/kernel/gates/gates';
 import { CLAIMABLE_WHERE } from '../../src/kernel/todos/todoQueries';
-import { type AuditResult, type Sample, audit, sample, workspaceProcesses } from './audit';
+import { type AuditResult, type Sample, audit, sample } from './audit';
+import { workspaceProcesses } from './processes';
 import { planBehaviours } from './plan';
 import { mulberry32 } from './random';
 

@@ -1,4 +1,4 @@
-import { columnOf, compareCards, matches, moveFor } from '../../src/protocol/board';
+import { columnOf, compareCards, matches } from '../../src/protocol/board';
 import { emptyColumnText } from '../../src/protocol/boardText';
 import {
   COLUMNS,
@@ -218,7 +218,8 @@ export class BoardView {
     section.addEventListener('dragover', (event) => {
       const card = this.dragged;
       if (!card) return;
-      const allowed = 'transition' in moveFor(card, column, this.state.me, this.state.nowIso());
+      // The kernel's answer, sent with the card; the host asks the kernel again when the card is dropped.
+      const allowed = card.moves.includes(column);
       // Refused targets still accept the drop, so the refusal can be explained instead of silently ignored.
       event.preventDefault();
       section.classList.toggle('drop-ok', allowed);

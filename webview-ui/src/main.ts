@@ -1,6 +1,4 @@
-import { moveFor } from '../../src/protocol/board';
-import type { BoardNotice, Card, ColumnId, GateAction, GoalAction, TodoAction, ToWebview } from '../../src/protocol/boardProtocol';
-import type { ErrorBody } from '../../src/protocol/errors';
+import type { Card, ColumnId, GateAction, GoalAction, TodoAction, ToWebview } from '../../src/protocol/boardProtocol';
 import { renderAttention } from './attention';
 import { BoardView } from './board';
 import { tickLeases } from './cards';
@@ -10,15 +8,20 @@ import { cardChoices, openMenu } from './menu';
 import { BoardState } from './state';
 import { BoardHistoryBar } from './history';
 import { goalChip, renderGoalHeader } from './goalHeader';
+import { NoticeBanner } from './notice';
+import { decisionActions, explain, refusedToast, showToast, toasts } from './toasts';
 
 /** The board's entry point: wires the host channel to the header, attention strip, columns and detail pane. */
 const state = new BoardState();
 const app = document.getElementById('app') as HTMLElement;
 const live = h('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
-const toasts = h('div', { class: 'toasts', role: 'alert', 'aria-live': 'assertive' });
 const attentionSlot = h('div', { class: 'attention-slot' });
 const detailSlot = h('div', { class: 'detail-slot' });
-const noticeSlot = h('div', { class: 'notice-slot' });
+/** The banner of a team store that cannot be reached; its buttons are the views' own commands, run by the host. */
+const notice = new NoticeBanner({
+  action: (action) => state.vscode.postMessage({ type: 'notice', action }),
+  announce: (text) => (live.textContent = text),
+});
 const goalSelect = h('select', { 'aria-label': 'Goal', id: 'goal-filter' });
 const agentSelect = h('select', { 'aria-label': 'Agent', id: 'agent-filter' });
 const textFilter = h('input', { type: 'search', placeholder: 'Filter by id or title', 'aria-label': 'Filter cards', id: 'text-filter' });
@@ -71,117 +74,24 @@ function readOnly(): boolean {
 }
 let readOnlyToast: HTMLElement | undefined;
 
-interface ToastAction {
-  label: string;
-  name: string;
-  run(): void;
-}
-
 /**
- * A message in the corner. A plain one goes away by itself; one with buttons (what the person can do about it)
- * stays until a button or its close button is pressed, so the way forward does not vanish while it is read.
+ * Asks the host for a move, which asks the kernel. A move the card allows (the kernel's answer, sent with it) waits in
+ * its target column meanwhile and snaps back if refused; a refusal names the gates whose decision would let it through.
  */
-function showToast(text: string, kind: 'error' | 'info' = 'error', actions: ToastAction[] = []): HTMLElement {
-  const toast = h('div', { class: `toast toast-${kind}` }, icon(kind === 'error' ? 'error' : 'info'), ` ${text}`);
-  if (actions.length) {
-    const row = h('div', { class: 'toast-actions' });
-    for (const action of actions) {
-      const b = h('button', { type: 'button', class: 'button', 'aria-label': action.name }, action.label);
-      b.addEventListener('click', () => {
-        toast.remove();
-        action.run();
-      });
-      row.append(b);
-    }
-    const close = h(
-      'button',
-      { type: 'button', class: 'icon-button toast-close', 'aria-label': 'Dismiss', title: 'Dismiss' },
-      icon('close'),
-    );
-    close.addEventListener('click', () => toast.remove());
-    toast.prepend(close);
-    toast.append(row);
-  }
-  toasts.append(toast);
-  if (!actions.length) setTimeout(() => toast.remove(), 6000);
-  return toast;
-}
-
-/** Approve and Reject for each gate a refusal names: the decision, where the person met the refusal. */
-function decisionActions(gateIds: readonly string[]): ToastAction[] {
-  return gateIds.flatMap((id) => [
-    { label: `Approve ${id}…`, name: `Approve gate ${id}`, run: () => void gateAction('approveGate', id) },
-    { label: `Reject ${id}…`, name: `Reject gate ${id}`, run: () => void gateAction('rejectGate', id) },
-  ]);
-}
-
-/**
- * The banner of a team store that cannot be reached: the views' sentence and their buttons (Retry, Show the Last
- * State), which the host runs as the same commands. Gone once the store answers; while the last state is shown the
- * cards are dimmed, since they may be out of date.
- */
-let noticeShown = '';
-function renderNotice(notice: BoardNotice | undefined): void {
-  const key = JSON.stringify(notice ?? null);
-  if (key === noticeShown) return;
-  noticeShown = key;
-  document.body.classList.toggle('last-state', notice?.lastState === true);
-  if (!notice) {
-    noticeSlot.replaceChildren();
-    return;
-  }
-  const labels = { retry: 'Retry', showLastState: 'Show the Last State' } as const;
-  const buttons = notice.actions.map((action) => {
-    const b = h('button', { type: 'button', class: 'button', 'data-action': action }, labels[action]);
-    b.addEventListener('click', () => state.vscode.postMessage({ type: 'notice', action }));
-    return b;
-  });
-  noticeSlot.replaceChildren(
-    h(
-      'div',
-      { class: 'notice', role: 'alert', title: notice.detail },
-      icon('warning'),
-      h('span', { class: 'notice-text' }, ` ${notice.text}`),
-      h('span', { class: 'notice-actions' }, ...buttons),
-    ),
-  );
-  live.textContent = notice.text;
-}
-
-/** A change refused because the team store cannot be reached: the sentence, with Retry doing the same thing again. */
-function refusedToast(error: ErrorBody, again: () => void): void {
-  showToast(
-    explain(error),
-    'error',
-    error.code === 'team_unreachable' || error.code === 'store_moved' ? [{ label: 'Retry', name: 'Retry', run: again }] : [],
-  );
-}
-
-function explain(error: ErrorBody): string {
-  return `${error.message}${error.hint ? ` (${error.hint})` : ''}`;
-}
-
-/** Asks the host for a move; the card waits in the target column and snaps back if the kernel refuses. */
 async function move(card: Card, to: ColumnId): Promise<void> {
   if (readOnly()) {
     board.place(card);
     return;
   }
-  const local = moveFor(card, to, state.me, state.nowIso());
-  if ('refused' in local) {
-    showToast(local.refused, 'error', decisionActions(local.decide ?? []));
-    live.textContent = `Move refused: ${local.refused}`;
-    board.place(card);
-    return;
-  }
-  board.moveOptimistically(card, to);
+  if (card.moves.includes(to)) board.moveOptimistically(card, to);
   const result = await state.request({ type: 'move', todoId: card.id, to });
   const current = state.cards.get(card.id);
   if (!result.ok) {
     if (current) board.place(current);
     board.applyFilter([card.id]);
     if (result.error.code !== 'cancelled') {
-      refusedToast(result.error, () => void move(current ?? card, to));
+      const decide = decisionActions(result.decide ?? [], (action, gateId) => void gateAction(action, gateId));
+      refusedToast(result.error, () => void move(current ?? card, to), decide);
       live.textContent = `Move refused: ${result.error.message}`;
     }
   }
@@ -209,8 +119,6 @@ function showMenu(card: Card, anchor: HTMLElement): void {
   if (readOnly()) return;
   const choices = cardChoices(
     card,
-    state.me,
-    state.nowIso(),
     (to) => void move(card, to),
     (a) => void todoAction(a, card.id),
     (a, gateId) => void gateAction(a, gateId),
@@ -390,7 +298,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   if (message.type === 'snapshot') {
     performance.mark('loopx-render-start');
     state.applySnapshot(message.snapshot);
-    renderNotice(message.snapshot.notice);
+    notice.render(message.snapshot.notice);
     renderHeader();
     renderAttentionStrip();
     board.renderAll();
@@ -409,7 +317,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     // Looking back: the board shows the past; the host sends the whole board again on the way back to now.
     if (history.active || returning) return;
     performance.mark('loopx-patch-start');
-    renderNotice(message.patch.notice);
+    notice.render(message.patch.notice);
     state.skewMs = Date.parse(message.patch.now) - Date.now();
     board.applyPatch(message.patch);
     // Header and attention strip are rebuilt only when what they show changed.
@@ -450,7 +358,7 @@ app.replaceChildren(
   ),
   history.root,
   history.changes,
-  noticeSlot,
+  notice.slot,
   goalUsage,
   goalBackground,
   attentionSlot,

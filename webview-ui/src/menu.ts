@@ -1,4 +1,4 @@
-import { allowedTargets, columnOf } from '../../src/protocol/board';
+import { columnOf } from '../../src/protocol/board';
 import { COLUMN_TITLES, type Card, type ColumnId, type GateAction, type TodoAction } from '../../src/protocol/boardProtocol';
 import { LANDING_LABELS, hasChanges, landingsFor } from '../../src/protocol/changeWords';
 import { h, icon } from './dom';
@@ -63,8 +63,6 @@ const TARGET_ICONS: Record<ColumnId, string> = {
 /** Choices for one card: the decisions that wait on it first, then the allowed moves, then the other actions. */
 export function cardChoices(
   card: Card,
-  me: string,
-  nowIso: string,
   move: (to: ColumnId) => void,
   act: (a: TodoAction) => void,
   decide: (a: GateAction, gateId: string) => void,
@@ -73,7 +71,8 @@ export function cardChoices(
     { label: `Approve ${gateId}…`, icon: 'check', run: () => decide('approveGate', gateId) },
     { label: `Reject ${gateId}…`, icon: 'close', run: () => decide('rejectGate', gateId) },
   ]);
-  const moves = allowedTargets(card, me, nowIso).map((to) => ({
+  // The targets the kernel allows (sent with the card, in the board's column order).
+  const moves = card.moves.map((to) => ({
     label: `Move to ${COLUMN_TITLES[to]}`,
     icon: TARGET_ICONS[to],
     run: () => move(to),

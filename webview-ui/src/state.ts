@@ -63,10 +63,6 @@ export class BoardState {
     return Date.now() + this.skewMs;
   }
 
-  nowIso(): string {
-    return new Date(this.now()).toISOString();
-  }
-
   save(): void {
     this.vscode.setState({ filter: this.filter, openId: this.openId } satisfies SavedState);
   }

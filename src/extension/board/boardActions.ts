@@ -3,12 +3,13 @@ import { EXIT } from '../../kernel/errors';
 import { describeError } from '../../runtime/describeError';
 import { claimTodo, releaseTodo } from '../../kernel/todos/claims';
 import { offerHandoff } from '../../kernel/handoffs/handoffs';
-import { todoCardFor } from '../../kernel/readModels/cards';
+import type { Kernel } from '../../kernel/kernel';
+import { boardMove } from '../../kernel/todos/boardMoves';
 import { waitingMonitor } from '../../kernel/monitors/monitorQueries';
-import { moveFor } from '../../protocol/board';
+import { moveRefusalWords } from '../../protocol/board';
 import type { ColumnId, GoalAction, TodoAction } from '../../protocol/boardProtocol';
 import type { ErrorBody } from '../../protocol/errors';
-import { type CommandDefinition, kernelOf } from '../commands/context';
+import type { CommandDefinition } from '../commands/context';
 import { approveGate, askGate, rejectGate } from '../commands/gates';
 import { addEvidence } from '../commands/evidence';
 import { blockTodo, killTodo, shipTodo, unblockTodo } from '../commands/todoTransitions';
@@ -18,41 +19,50 @@ import { cancelMonitor } from '../commands/monitors';
 import { approveMonitor } from '../commands/agentChecks';
 import { discardBranch, mergeBranch, openBranchPullRequest, showChanges } from '../commands/branches';
 import type { Services } from '../services';
-import { cardOf } from './boardData';
+import { boardActor, movedTodo } from './boardData';
 import { getTodo } from '../../kernel/todos/todoQueries';
 
-export type Outcome = { ok: true } | { ok: false; error: ErrorBody } | { ok: false; cancelled: true };
+/** `decide`: the gates whose decision would let a refused move through. */
+export type Outcome = { ok: true } | { ok: false; error: ErrorBody; decide?: string[] } | { ok: false; cancelled: true };
 
 const CANCELLED: Outcome = { ok: false, cancelled: true };
 
 /**
- * What the board's moves and buttons do. The move is re-derived from the store (the webview's idea of a card is
- * never trusted); moves that need input ask for it with the same prompts as the palette commands. Every button that
- * is a command goes one route (`command`): the command runs with this folder's services, and what it throws comes
- * back to the board as an error (never swallowed into "cancelled" by the palette's error messages).
+ * What the board's moves and buttons do. A move is the kernel's answer for the todo as stored now (`boardMove`; the
+ * webview's idea of a card is never trusted); moves that need input ask for it with the same prompts as the palette
+ * commands. Every button that is a command goes one route (`command`): the command runs with this folder's services,
+ * and what it throws comes back to the board as an error (never swallowed into "cancelled" by the palette's error
+ * messages).
  */
 export class BoardActions {
   constructor(private readonly ctx: Services) {}
 
   async move(todoId: string, to: ColumnId): Promise<Outcome> {
     return this.guard(async () => {
-      const kernel = kernelOf(this.ctx);
-      // One card, read now: not the whole board, and never the webview's copy of it.
-      const found = kernel.read((db, now) => {
+      // One question to the kernel, about the todo as it is now (never the webview's copy of it).
+      const found = this.kernel().read((db, now) => {
         const at = new Date(now).toISOString();
-        const facts = todoCardFor(db, todoId);
-        return facts ? { card: cardOf(facts, at), at } : null;
+        const answer = boardMove(db, todoId, to, boardActor(this.ctx.me), at);
+        return answer && { ...answer, at };
       });
       if (!found) return refused('not_found', `todo ${todoId} no longer exists`);
-      const move = moveFor(found.card, to, this.ctx.me, found.at);
-      if ('refused' in move) return refused('illegal_move', move.refused);
+      const { move } = found;
+      if ('refused' in move) {
+        const words = moveRefusalWords(move.refused, movedTodo(found.todo, found.at), to);
+        return { ...refused('illegal_move', words), ...(move.decide ? { decide: move.decide } : {}) };
+      }
       return this.todo(move.transition, todoId);
     });
   }
 
+  /** The folder's kernel, from the board's services (the store session): a closed store is the guard's refusal. */
+  private kernel(): Kernel {
+    return this.ctx.session.requireKernel();
+  }
+
   async todo(action: TodoAction, todoId: string): Promise<Outcome> {
     return this.guard(async () => {
-      const kernel = kernelOf(this.ctx);
+      const kernel = this.kernel();
       switch (action) {
         case 'claim':
           claimTodo(kernel, todoId);
@@ -119,7 +129,7 @@ export class BoardActions {
    * accepts with `loopx handoff accept`. Claims stay pull-based; nothing is forced on an agent.
    */
   private async reassign(todoId: string): Promise<Outcome> {
-    const kernel = kernelOf(this.ctx);
+    const kernel = this.kernel();
     const todo = kernel.read((db) => getTodo(db, todoId));
     const agents = this.ctx.model
       .agents()

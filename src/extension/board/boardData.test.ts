@@ -87,7 +87,7 @@ const FACTS: TodoCardFacts = {
 };
 
 test('a card carries the kernel facts the board rules read, and a scheduled occurrence waits only until its time', () => {
-  const before = cardOf(FACTS, '2026-01-02T08:59:00.000Z');
+  const before = cardOf(FACTS, '2026-01-02T08:59:00.000Z', 'ada');
   expect(before).toMatchObject({
     id: 'T7',
     unmetDeps: ['T2'],
@@ -97,10 +97,10 @@ test('a card carries the kernel facts the board rules read, and a scheduled occu
     waitsUntil: '2026-01-02T09:00:00.000Z',
     monitor: null,
   });
-  expect(cardOf(FACTS, '2026-01-02T09:00:00.000Z').waitsUntil).toBeNull();
+  expect(cardOf(FACTS, '2026-01-02T09:00:00.000Z', 'ada').waitsUntil).toBeNull();
   // Only an open todo waits for its time: a claimed occurrence is in progress.
   expect(
-    cardOf({ ...FACTS, status: 'claimed', owner: 'codex', leaseExpiresAt: '2026-01-02T09:30:00.000Z' }, '2026-01-02T08:00:00.000Z')
+    cardOf({ ...FACTS, status: 'claimed', owner: 'codex', leaseExpiresAt: '2026-01-02T09:30:00.000Z' }, '2026-01-02T08:00:00.000Z', 'ada')
       .waitsUntil,
   ).toBeNull();
 });
@@ -147,7 +147,7 @@ test('a check an agent set that waits for a person is on its card and in the att
 });
 
 test('a patch carries only the cards that changed and the ids of those that went', () => {
-  const card = (id: string, revision = 1): Card => ({ ...cardOf({ ...FACTS, id, revision }, '2026-01-03T00:00:00.000Z') });
+  const card = (id: string, revision = 1): Card => ({ ...cardOf({ ...FACTS, id, revision }, '2026-01-03T00:00:00.000Z', 'ada') });
   const base: BoardSnapshot = {
     me: 'ada',
     now: '2026-01-03T00:00:00.000Z',

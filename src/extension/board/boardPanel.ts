@@ -280,6 +280,7 @@ export class BoardPanel extends Disposable {
           requestId,
           ok: false,
           error: 'error' in outcome ? outcome.error : { code: 'cancelled', message: 'cancelled', hint: null },
+          ...('decide' in outcome && outcome.decide ? { decide: outcome.decide } : {}),
         };
     void this.panel.webview.postMessage(message);
     return message;

@@ -9,12 +9,14 @@ import { todoCardFor, todoCards } from '../../kernel/readModels/cards';
 import { BOARD_COLUMNS, type BoardColumn, boardColumn, readiness, readyTodoIds, findTodo, leaseLive } from '../../kernel/todos/todoQueries';
 import { columnOf, leaseLapsed } from '../../protocol/board';
 import { COLUMNS } from '../../protocol/boardProtocol';
-import { cardOf } from './boardData';
+import { boardActor, cardOf } from './boardData';
+import { boardMove } from '../../kernel/todos/boardMoves';
 
 /**
  * The webview cannot import the kernel, so it keeps a copy of two rules (which column a todo is in, whether its
  * lease is live). This table runs the kernel's rules and the webview's on the same todos, in a real store: when one
- * learns a new state and the other does not, a row here fails.
+ * learns a new state and the other does not, a row here fails. The moves a card allows (computed from its column)
+ * and what a drag asks the kernel agree too.
  */
 const codex = agent('codex');
 const stores: TestStore[] = [];
@@ -156,10 +158,17 @@ test.each(FIXTURES)('$name: the kernel and the webview put it in $column', (fixt
       todo,
       kernelColumn: boardColumn(todo.status, ready.has(id)),
       readyToClaim: readiness(db, todo, at).ready,
-      card: cardOf(one, at),
+      card: cardOf(one, at, 'ada'),
       sameFacts: JSON.stringify(one) === JSON.stringify(all),
+      // What a drag asks the kernel, for each column: the answer the card's allowed targets must agree with.
+      drags: BOARD_COLUMNS.map((to) => ({ to, answer: boardMove(db, id, to, boardActor('ada'), at) })),
     };
   });
+  // The card's allowed targets (greyed out in the webview from the card's column) and the host's answer to a drop
+  // (the kernel's column, read now) are the same rule over the same todo.
+  const dragged = seen.drags.flatMap(({ to, answer }) => (answer && 'transition' in answer.move ? [to] : []));
+  expect(seen.card.moves).toEqual(dragged);
+  expect(seen.drags.every(({ answer }) => answer?.from === fixture.column)).toBe(true);
   expect(seen.kernelColumn).toBe(fixture.column);
   expect(columnOf(seen.card)).toBe(fixture.column);
   // The one-card read a board move uses and the whole-board read say the same.

@@ -5,7 +5,8 @@ import { agent, makeStore, type TestStore } from '../../../test/support/testKit'
 import { createGoal } from '../goals/goals';
 import { addTodo } from '../todos/todos';
 import { claimTodo } from '../todos/claims';
-import { addMonitor, claimDueRun } from './monitors';
+import { addMonitor } from './monitors';
+import { claimDueRun } from './tickSteps';
 import { tickMonitors } from './tick';
 import { getMonitor } from './monitorQueries';
 import { processAlive, processStart } from '../processes';

@@ -3,7 +3,8 @@ import type { SqliteDb } from '../db/sqliteDb';
 import { runCommand } from '../run/runCommand';
 import { type CheckSandbox, planCheckSandbox } from '../run/checkSandbox';
 import { iso } from '../time';
-import { MONITOR_DEFAULTS, type RunOutcome, anythingDue, claimDueRun, recordRun, settleDue } from './monitors';
+import { MONITOR_DEFAULTS } from './monitors';
+import { type RunOutcome, anythingDue, claimDueRun, recordRun, settleDue } from './tickSteps';
 
 export interface TickRun {
   monitorId: string;
