@@ -1,6 +1,6 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import type { Actor } from '../events/eventTypes';
-import { type Recurrence, type Todo, TODO_STATUSES } from '../model';
+import { type Recurrence, type Todo, TODO_STATUSES, isTerminalStatus } from '../model';
 import { rowReader } from '../rowReader';
 import { type Monitor, waitingMonitor } from '../monitors/monitorQueries';
 import { type BoardColumn, boardColumn, claimableNow, leaseLive } from './todoQueries';
@@ -59,7 +59,8 @@ export function moveRule(todo: MoveFacts, from: BoardColumn, to: BoardColumn, ac
 
 function ruleFor(todo: MoveFacts, from: BoardColumn, to: BoardColumn, actor: Actor, at: string): BoardMove {
   if (from === to) return { refused: 'already_there' };
-  if (from === 'shipped' || from === 'killed') return { refused: 'final' };
+  // The Shipped and Killed columns hold exactly the final statuses.
+  if (isTerminalStatus(from)) return { refused: 'final' };
   const live = leaseLive(todo, at);
   const heldByOther = live && todo.owner !== actor.name;
   // A person may release, block or kill anyone's claim; an agent only its own (todos.ts, claims.ts).
