@@ -69,7 +69,11 @@ suite('goal files in the editor', () => {
     const labels = completions.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
     assert.ok(labels.includes('first') && labels.includes('second'), `todo keys offered in after: ${labels.join(', ')}`);
 
-    // Apply to store, as the lens does: the file is saved and applied; the Goals view and board model follow.
+    // Saved first, and again until it takes: a save through the window (a browser in code-server) can come back
+    // unsaved on a loaded machine, and what this test is about is the apply (the browser goal-file scenario clicks
+    // the lens on an unsaved file). The apply command says so itself when its own save fails.
+    await until(async () => (await editor.document.save()) || !editor.document.isDirty || undefined, 'the goal file saved', 30_000);
+    // Apply to store, as the lens does; the Goals view and board model follow.
     const before = loopx.model.goals().length;
     const applied = await withAnswers({}, async () => vscode.commands.executeCommand(COMMANDS.applyGoalFile, uri.toString()));
     const goal = await until(

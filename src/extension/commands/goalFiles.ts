@@ -33,8 +33,14 @@ export const applyGoalFile: CommandDefinition = {
       return undefined;
     }
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-    if (doc?.isDirty && !(await doc.save())) return undefined;
     const kernel = kernelOf(ctx);
+    if (doc?.isDirty && !(await doc.save())) {
+      // VS Code says why a save failed (a newer file on disk, permissions); nothing is applied from an unsaved file.
+      void vscode.window.showWarningMessage(
+        `LoopX: ${vscode.workspace.asRelativePath(uri)} could not be saved, so nothing was applied. Save it, then apply it again.`,
+      );
+      return undefined;
+    }
     const path = workspaceRelative(kernel.root, uri.fsPath, { mustExist: true });
     // What the person sees is what is applied: an open document's text (just saved), not a re-read of the disk, which
     // a remote window's save may not have reached yet.
