@@ -33,7 +33,7 @@ export async function runTurnScenario(): Promise<void> {
     await wb.openLoopx();
     step(1, 'palette → Run Turn → the custom host');
     await wb.command('LoopX: Run Turn…');
-    await wb.answer('custom', /Run Turn on G1 with/);
+    await wb.answer('custom', /Run Turn on G1/);
     await page
       .locator('.notification-toast', { hasText: /turn R1 .* ended: shipped its todo; quota spent/ })
       .first()
@@ -44,7 +44,7 @@ export async function runTurnScenario(): Promise<void> {
     await wb.shot('turn-01-shipped');
     step(2, 'Run Turn again: every todo shipped, so no terminal, and that reason in words');
     await wb.command('LoopX: Run Turn…');
-    await wb.answer('custom', /Run Turn on G1 with/);
+    await wb.answer('custom', /Run Turn on G1/);
     await page
       .locator('.notification-toast', { hasText: /no turn started\. G1 waits: every todo has shipped/ })
       .first()
@@ -96,7 +96,7 @@ export async function runRealAgentTurnScenario(): Promise<void> {
         await wb.openLoopx();
         step(3, "Run Turn → Claude Code, with its default command: the turn ships T1 through the extension's loopx");
         await wb.command('LoopX: Run Turn…');
-        await wb.answer('Claude Code', /Run Turn on G1 with/);
+        await wb.answer('Claude Code', /Run Turn on G1/);
         await page
           .locator('.notification-toast', { hasText: /turn R1 \(claude on claude, T1\) ended: shipped its todo; quota spent/ })
           .first()
@@ -111,7 +111,7 @@ export async function runRealAgentTurnScenario(): Promise<void> {
         await wb.shot('turn-03-claude-shipped');
         step(4, 'Run Turn → the sample agent (a demo): T2 gets evidence and is handed back, nothing shipped');
         await wb.command('LoopX: Run Turn…');
-        await wb.answer('Sample agent', /Run Turn on G1 with/);
+        await wb.answer('Sample agent', /Run Turn on G1/);
         await page
           .locator('.notification-toast', { hasText: /turn R2 \(sample on sample, T2\) ended: made progress; quota spent/ })
           .first()

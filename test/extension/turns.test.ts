@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunOutcome } from '../../src/extension/turns/turnRunner';
 import { type Turn, listTurns } from '../../src/kernel/turns/turnQueries';
-import { createGoal } from '../../src/kernel/goals/goals';
+import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
 import { addTodo } from '../../src/kernel/todos/todos';
+import { claimTodo, releaseTodo } from '../../src/kernel/todos/claims';
 import { app, otherWriter, REPO, until, vscodeHuman, withAnswers } from './support';
 
 const AGENT = join(REPO, 'test', 'extension', 'fixtures', 'scriptedAgent.mjs');
@@ -78,7 +79,40 @@ suite('turns in terminals', () => {
     );
     assert.equal(result.started, false);
     assert.equal(vscode.window.terminals.length, terminals);
-    assert.match(prompts.join('\n'), /info: LoopX: no turn started\. G\d+ waits: every todo has shipped/);
+    assert.match(prompts.join('\n'), /warning: LoopX: no turn started\. G\d+ waits: every todo has shipped.*\[Add a Todo \| Open Board\]$/);
+  });
+
+  test('a goal whose one slot another agent holds: Run Turn says so before asking which agent, with the board a click away', async () => {
+    const loopx = await app();
+    const writer = otherWriter('planner');
+    const busy = createGoal(writer.as(vscodeHuman), { title: 'One slot, held', maxConcurrent: 1 }).id;
+    const held = addTodo(writer, { goalId: busy, title: 'Held by codex' });
+    addTodo(writer, { goalId: busy, title: 'Ready, but no slot' });
+    claimTodo(writer.as({ name: 'codex', kind: 'agent' }), held.id);
+    await until(
+      () =>
+        loopx.model
+          .status()
+          ?.goals.find((g) => g.id === busy)
+          ?.quota.holders?.includes('codex'),
+      'the claim in the model',
+    );
+    const terminals = vscode.window.terminals.length;
+    // No host is given: a pick of agents here would be an unexpected quick pick (withAnswers throws).
+    const { result, prompts } = await withAnswers({}, async () =>
+      vscode.commands.executeCommand<RunOutcome>('loopx.runTurn', { goalId: busy }),
+    );
+    assert.deepEqual([result.started, vscode.window.terminals.length], [false, terminals]);
+    assert.equal(prompts.length, 1, prompts.join('\n'));
+    assert.match(
+      prompts[0] ?? '',
+      new RegExp(
+        `^warning: LoopX: no turn started\\. ${busy} waits: codex holds a todo of this goal; it allows 1 at a time; it can run again at [^.]+\\. \\[Open Board\\]$`,
+      ),
+    );
+    releaseTodo(writer.as({ name: 'codex', kind: 'agent' }), held.id);
+    setGoalStatus(writer.as(vscodeHuman), busy, 'done');
+    writer.close();
   });
 
   test('an agent that exits without writing back is not spent, and its todo goes back with a continuation', async () => {

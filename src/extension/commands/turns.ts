@@ -3,8 +3,9 @@ import { renderReviewPacket } from '../../kernel/readModels/reviewPacket';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { resolveGoal, resolveTodo } from './pickers';
-import { HOSTS, type RunOutcome, describeNoRun } from '../turns/turnRunner';
+import { HOSTS, type NoRun, type RunOutcome, describeNoRun } from '../turns/turnRunner';
 import { parseArg } from './args';
+import { inFolder } from './inFolder';
 import { reviewUri } from '../views/virtualDocuments';
 import { type HostSettings, findExecutable } from '../../runtime/hosts';
 import { commandShape } from '../../runtime/hostCheck';
@@ -30,12 +31,18 @@ export const runTurn: CommandDefinition = {
           ? { todoId: parsed.todo.id, goalId: parsed.todo.goalId }
           : parsed.kind === 'goal'
             ? { goalId: parsed.goal.id }
-            : {};
+            : parsed.kind === 'id' // a button's or keybinding's "G3" or "T12"
+              ? { [/^t/i.test(parsed.id) ? 'todoId' : 'goalId']: parsed.id.toUpperCase() }
+              : {};
     const todoId = given.todoId;
     let goalId = given.goalId;
     if (!goalId && !todoId) goalId = (await resolveGoal(ctx, undefined, (g) => g.status === 'active'))?.id;
     if (todoId && !goalId) goalId = (await resolveTodo(ctx, todoId, ['open', 'claimed'], 'Run Turn on'))?.goalId;
     if (!goalId) return undefined;
+    // A goal that cannot run says so before asking which agent (a todo, or a host already chosen, is judged when the
+    // turn starts, after the host's own check).
+    const waits = todoId || given.host ? undefined : runner.precheck(goalId);
+    if (waits) return tellNoRun(waits, goalId, ctx.session.root);
     const host = given.host ?? (await pickHost(runner.hostSettings(), todoId ?? goalId));
     if (!host) return undefined;
     let command: string | undefined;
@@ -50,10 +57,32 @@ export const runTurn: CommandDefinition = {
       if (!command) return undefined;
     }
     const outcome: RunOutcome = await runner.run(goalId, host === TYPED ? 'custom' : host, todoId, command);
-    if (!outcome.started && !outcome.told) void vscode.window.showInformationMessage(describeNoRun(outcome));
+    if (!outcome.started && !outcome.told) tellNoRun(outcome, goalId, ctx.session.root);
     return outcome;
   },
 };
+
+/** The way forward from each wait, as buttons: who holds the slots is on the board; a paused goal resumes; and so on. */
+const WAYS_FORWARD: Partial<Record<NonNullable<NoRun['code']>, { title: string; command: string; withGoal: boolean }[]>> = {
+  goal_inactive: [{ title: 'Resume Goal', command: COMMANDS.resumeGoal, withGoal: true }],
+  no_ready_work: [
+    { title: 'Add a Todo', command: COMMANDS.addTodo, withGoal: true },
+    { title: 'Open Board', command: COMMANDS.openBoard, withGoal: false },
+  ],
+  budget_exhausted: [{ title: 'Show Quota', command: COMMANDS.showQuota, withGoal: false }],
+};
+const OPEN_BOARD = [{ title: 'Open Board', command: COMMANDS.openBoard, withGoal: false }];
+
+/** Why no turn started, with the way forward as a button (a toast with a button stays until the person acts on it). */
+function tellNoRun(outcome: NoRun, goalId: string, root: string): NoRun {
+  const ways = (outcome.code && WAYS_FORWARD[outcome.code]) || OPEN_BOARD;
+  void vscode.window.showWarningMessage(describeNoRun(outcome), ...ways.map((w) => w.title)).then((picked) => {
+    const way = ways.find((w) => w.title === picked);
+    // The button acts in this folder (an id alone is ambiguous in a multi-root workspace).
+    if (way) void vscode.commands.executeCommand(way.command, inFolder(root, ...(way.withGoal ? [goalId] : [])));
+  });
+  return outcome;
+}
 
 /**
  * Which host runs the turn. Each reads the same way: its name, then the command it runs (or that it is not
@@ -84,7 +113,8 @@ async function pickHost(settings: HostSettings, target: string): Promise<string 
   };
   const typed = { label: 'Type a command…', description: 'any agent CLI or script, for this turn', host: TYPED };
   const items = noAgentCli ? [sample, typed, ...hosts] : [...hosts, sample, typed];
-  return (await vscode.window.showQuickPick(items, { title: `LoopX: Run Turn on ${target} with` }))?.host;
+  return (await vscode.window.showQuickPick(items, { title: `LoopX: Run Turn on ${target}`, placeHolder: 'Which agent runs the turn?' }))
+    ?.host;
 }
 
 export const reviewPacket: CommandDefinition = {

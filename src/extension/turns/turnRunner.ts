@@ -12,6 +12,8 @@ import type { Turn } from '../../kernel/turns/turnQueries';
 import { pruneTurnFolders } from '../../runtime/turnFolders';
 import { getTurn } from '../../kernel/turns/turnQueries';
 import { shouldRunReason } from '../../protocol/shouldRunWords';
+import { type ShouldRunReason, shouldRun } from '../../kernel/goals/quotaQueries';
+import { getGoal } from '../../kernel/goals/goalQueries';
 import { clockTime } from '../../protocol/display';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import type { StoreSession, StoreModel } from '../store/storeModel';
@@ -44,7 +46,10 @@ interface Running {
 /** What a turn run ended as, for the caller (commands, the board, tests). */
 export type RunOutcome =
   | { started: true; turn: Turn; terminal: vscode.Terminal; finished: Promise<Turn> }
-  | { started: false; reason: string; nextWakeAt: string | null; told?: boolean };
+  | { started: false; reason: string; nextWakeAt: string | null; told?: boolean; code?: ShouldRunReason };
+
+/** A turn that did not start. */
+export type NoRun = Extract<RunOutcome, { started: false }>;
 
 /**
  * Runs turns in integrated terminals: turn start (should-run, claim, prompt) → a terminal named after the todo and
@@ -139,16 +144,34 @@ export class TurnRunner extends Disposable {
         return { started: false, reason, nextWakeAt: data.retryAt ?? null, told: true };
       }
       if (error instanceof LoopxError && (error.code === 'should_not_run' || error.code === 'no_ready_work')) {
-        const data = (error.data ?? {}) as { nextWakeAt?: string | null; reason?: string };
-        const goal = this.ctx.model.status()?.goals.find((g) => g.id === goalId);
-        const reason = data.reason
-          ? `${goalId} waits: ${shouldRunReason({ run: false, reason: data.reason, goalStatus: goal?.status, ...goal?.quota, counts: goal?.counts, me: this.ctx.session.actor.name })}`
-          : `${goalId} waits: no todo is ready`;
-        return { started: false, reason, nextWakeAt: data.nextWakeAt ?? null };
+        const data = (error.data ?? {}) as { nextWakeAt?: string | null; reason?: ShouldRunReason };
+        return this.noRun(goalId, data.reason ?? 'no_ready_work', data.nextWakeAt ?? null);
       }
       throw error;
     }
     return this.launch(started, host, settings);
+  }
+
+  /**
+   * should-run for a person's Run Turn on a goal, asked before anything else is (which agent, a worktree): a goal that
+   * cannot run says so first. Undefined when it can.
+   */
+  precheck(goalId: string): NoRun | undefined {
+    const answer = this.ctx.session.requireKernel().read((db, nowMs) => shouldRun(db, getGoal(db, goalId), nowMs));
+    return answer.run ? undefined : this.noRun(goalId, answer.reason, answer.nextWakeAt);
+  }
+
+  private noRun(goalId: string, code: ShouldRunReason, nextWakeAt: string | null): NoRun {
+    const goal = this.ctx.model.status()?.goals.find((g) => g.id === goalId);
+    const why = shouldRunReason({
+      run: false,
+      reason: code,
+      goalStatus: goal?.status,
+      ...goal?.quota,
+      counts: goal?.counts,
+      me: this.ctx.session.actor.name,
+    });
+    return { started: false, reason: `${goalId} waits: ${why}`, nextWakeAt, code };
   }
 
   private launch(started: TurnStart, host: string, settings: HostSettings): RunOutcome {
