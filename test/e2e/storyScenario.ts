@@ -156,6 +156,14 @@ export async function runStoryScenario(): Promise<void> {
     await board.locator('.history-label', { hasText: `event ${lookAt.toLocaleString()} of` }).waitFor({ timeout: 15_000 });
     await board.locator('.column-claimed .card[data-id="T3"]').waitFor({ timeout: 15_000 });
     await board.locator('body.past-mode').waitFor();
+    // What would act is inert and says why: the card's menu is disabled for a screen reader, its tooltip says why,
+    // and a click opens no menu but the read-only notice.
+    const menu = board.locator('.card[data-id="T3"] .card-menu');
+    await board.locator('.card[data-id="T3"] .card-menu[aria-disabled="true"]').waitFor({ timeout: 10_000 });
+    if (!/go back to now/.test((await menu.getAttribute('title')) ?? '')) throw new Error('the inert menu does not say why');
+    await menu.click({ force: true }); // an aria-disabled button is not "enabled" to playwright; a person can still click it
+    await board.locator('.toast', { hasText: 'This is the board as it was then' }).waitFor({ timeout: 10_000 });
+    if (await board.locator('.menu-popup').count()) throw new Error('a menu opened on the board of the past');
     await board.locator('.card[data-id="T3"]').dragTo(board.locator('.column-ready'));
     await board.locator('.toast', { hasText: 'This is the board as it was then' }).waitFor({ timeout: 10_000 });
     await wb.shot('story-03-board-history');

@@ -1,6 +1,7 @@
 import { type AttentionAction, attentionActionLabel } from '../../src/protocol/boardText';
 import type { AttentionItem, GateAction, GoalAction, TodoAction } from '../../src/protocol/boardProtocol';
 import { pausedWords } from '../../src/shared/pausedWords';
+import { ACTS } from './pastMode';
 import { h, icon, timeEl } from './dom';
 
 export interface AttentionHandlers {
@@ -34,7 +35,7 @@ function button(
   const name = attentionActionLabel(action, item);
   const b = h(
     'button',
-    { type: 'button', class: primary ? 'button primary' : 'button', 'aria-label': name, title: name },
+    { type: 'button', class: primary ? 'button primary' : 'button', 'aria-label': name, title: name, ...ACTS },
     icon(iconName),
     ` ${label}`,
   );

@@ -10,6 +10,7 @@ import {
 } from '../../src/protocol/changeWords';
 import type { Card } from '../../src/protocol/boardProtocol';
 import { boardTime, boardTimeTitle } from '../../src/protocol/boardText';
+import { ACTS } from './pastMode';
 import { h, icon } from './dom';
 
 /** One card's element, rebuilt in place when the card changes (its node, focus and position survive). */
@@ -47,6 +48,7 @@ export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): H
         'aria-label': `Actions for ${card.id}`,
         'aria-haspopup': 'menu',
         title: 'Move or act (M)',
+        ...ACTS,
       },
       icon('kebab-vertical'),
     ),
@@ -129,6 +131,7 @@ function branchLine(card: Card): HTMLElement {
         type: 'button',
         class: 'link card-action',
         'data-action': action,
+        ...ACTS,
         'aria-label': `${LANDING_LABELS[action].replace('…', '')} of ${card.id}: ${c.branch}`,
       },
       icon(iconName),

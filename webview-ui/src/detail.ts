@@ -4,6 +4,7 @@ import { LANDING_LABELS, changeSize, changeState, hasChanges, landingsFor, uncom
 import { boardTime } from '../../src/protocol/boardText';
 import { untilWords } from '../../src/protocol/display';
 import { runTook } from '../../src/shared/timeWords';
+import { ACTS } from './pastMode';
 import { h, icon, timeEl } from './dom';
 
 export interface DetailHandlers {
@@ -29,7 +30,7 @@ export function renderDetail(d: CardDetail, nowMs: number, on: DetailHandlers): 
   close.addEventListener('click', on.close);
   const actions = h(
     'button',
-    { type: 'button', class: 'button', 'aria-haspopup': 'menu', 'aria-label': `Actions for ${id}` },
+    { type: 'button', class: 'button', 'aria-haspopup': 'menu', 'aria-label': `Actions for ${id}`, ...ACTS },
     icon('kebab-vertical'),
     ' Actions',
   );
@@ -164,7 +165,7 @@ function branchSection(d: CardDetail, on: DetailHandlers): HTMLElement {
   const buttons = choices.map((action) => {
     const b = h(
       'button',
-      { type: 'button', class: action === 'mergeBranch' ? 'button primary' : 'button', 'data-action': action },
+      { type: 'button', class: action === 'mergeBranch' ? 'button primary' : 'button', 'data-action': action, ...ACTS },
       LANDING_LABELS[action as keyof typeof LANDING_LABELS],
     );
     b.addEventListener('click', () => on.todo(action));
@@ -196,6 +197,7 @@ function gateList(d: CardDetail, nowMs: number, on: DetailHandlers): HTMLElement
             type: 'button',
             class: primary ? 'button primary' : 'button',
             'aria-label': `${label} gate ${g.id} on ${d.card.id}: ${g.question}`,
+            ...ACTS,
           },
           icon(iconName),
           ` ${label}…`,

@@ -7,6 +7,7 @@ import { h, icon, tickTimes } from './dom';
 import { cardChoices, openMenu } from './menu';
 import { BoardState } from './state';
 import { BoardHistoryBar } from './history';
+import { showPast } from './pastMode';
 import { goalChip, renderGoalHeader } from './goalHeader';
 import { NoticeBanner } from './notice';
 import { decisionActions, explain, refusedToast, showToast, toasts } from './toasts';
@@ -43,7 +44,7 @@ const history = new BoardHistoryBar({
     return answer.type === 'history' ? answer.past : explain(answer.error);
   },
   show: (past) => {
-    document.body.classList.toggle('past-mode', past !== null);
+    showPast(past !== null);
     if (past === null) {
       // Back to now: the host lets go of the replay and sends the board as it is; the changes are listed then.
       readOnlyToast?.remove();
@@ -73,6 +74,17 @@ function readOnly(): boolean {
   return true;
 }
 let readOnlyToast: HTMLElement | undefined;
+// A click on a button that acts, while the past is shown, says why and does nothing (before the button's own handler).
+document.addEventListener(
+  'click',
+  (event) => {
+    if (!history.active || !(event.target instanceof Element) || !event.target.closest('[data-acts]')) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    readOnly();
+  },
+  true,
+);
 
 /**
  * Asks the host for a move, which asks the kernel. A move the card allows (the kernel's answer, sent with it) waits in
