@@ -9,6 +9,10 @@
  * PERSONS_PAYLOADS), and the team client's early connect and timing line (team/syncPg.ts). The same merge had
  * pulled zod back in through a constant of teamSchema.ts; this test named it and it went (team/teamRoles.ts).
  *
+ * Module counts raised to what is measured (one to three a verb; status and goal-show 1 KB) when files split without new code: the
+ * team client's worker in team/pgWorker.ts, the read models in kernel/readModels/, a monitor tick's steps in
+ * monitors/tickSteps.ts and continuations.ts. More modules for the same code; the margin they ate is not given back.
+ *
  * - bundleBytes: the verb's bundle (dist/agent/<verb>.js), all the JavaScript the call loads and compiles
  * - modules: the modules in that bundle, each evaluated at start-up
  * - sql: db.exec calls plus runs of prepared statements in one call (LOOPX_COUNT=1)
@@ -25,29 +29,29 @@ export interface CallBudget {
 }
 
 export const AGENT_VERB_BUDGETS: Record<string, CallBudget> = {
-  status: { bundleBytes: 162_000, modules: 120, sql: 36, events: 0, eventBytes: 0, fsyncs: 0 },
-  'goal-list': { bundleBytes: 156_000, modules: 119, sql: 11, events: 0, eventBytes: 0, fsyncs: 0 },
-  'goal-show': { bundleBytes: 161_000, modules: 122, sql: 26, events: 0, eventBytes: 0, fsyncs: 0 },
+  status: { bundleBytes: 163_000, modules: 123, sql: 36, events: 0, eventBytes: 0, fsyncs: 0 },
+  'goal-list': { bundleBytes: 156_000, modules: 120, sql: 11, events: 0, eventBytes: 0, fsyncs: 0 },
+  'goal-show': { bundleBytes: 162_000, modules: 125, sql: 26, events: 0, eventBytes: 0, fsyncs: 0 },
   'todo-add': { bundleBytes: 165_000, modules: 128, sql: 18, events: 1, eventBytes: 290, fsyncs: 5 },
-  'todo-list': { bundleBytes: 160_000, modules: 121, sql: 11, events: 0, eventBytes: 0, fsyncs: 0 },
-  'todo-next': { bundleBytes: 157_000, modules: 119, sql: 13, events: 0, eventBytes: 0, fsyncs: 0 },
-  'todo-show': { bundleBytes: 168_000, modules: 128, sql: 23, events: 0, eventBytes: 0, fsyncs: 0 },
-  'todo-claim': { bundleBytes: 163_000, modules: 120, sql: 24, events: 1, eventBytes: 340, fsyncs: 5 },
-  'todo-renew': { bundleBytes: 159_000, modules: 120, sql: 17, events: 1, eventBytes: 250, fsyncs: 5 },
-  'todo-release': { bundleBytes: 159_000, modules: 121, sql: 17, events: 1, eventBytes: 250, fsyncs: 5 },
+  'todo-list': { bundleBytes: 160_000, modules: 122, sql: 11, events: 0, eventBytes: 0, fsyncs: 0 },
+  'todo-next': { bundleBytes: 157_000, modules: 120, sql: 13, events: 0, eventBytes: 0, fsyncs: 0 },
+  'todo-show': { bundleBytes: 168_000, modules: 129, sql: 23, events: 0, eventBytes: 0, fsyncs: 0 },
+  'todo-claim': { bundleBytes: 163_000, modules: 121, sql: 24, events: 1, eventBytes: 340, fsyncs: 5 },
+  'todo-renew': { bundleBytes: 159_000, modules: 121, sql: 17, events: 1, eventBytes: 250, fsyncs: 5 },
+  'todo-release': { bundleBytes: 159_000, modules: 122, sql: 17, events: 1, eventBytes: 250, fsyncs: 5 },
   'todo-ship': { bundleBytes: 166_000, modules: 131, sql: 22, events: 2, eventBytes: 510, fsyncs: 5 },
   'todo-block': { bundleBytes: 160_000, modules: 127, sql: 17, events: 1, eventBytes: 260, fsyncs: 5 },
-  'evidence-add': { bundleBytes: 162_000, modules: 123, sql: 16, events: 1, eventBytes: 280, fsyncs: 5 },
-  'evidence-list': { bundleBytes: 158_000, modules: 120, sql: 12, events: 0, eventBytes: 0, fsyncs: 0 },
-  'gate-ask': { bundleBytes: 159_000, modules: 120, sql: 18, events: 1, eventBytes: 260, fsyncs: 5 },
-  'gate-list': { bundleBytes: 156_000, modules: 119, sql: 11, events: 0, eventBytes: 0, fsyncs: 0 },
-  'quota-show': { bundleBytes: 160_000, modules: 122, sql: 27, events: 0, eventBytes: 0, fsyncs: 0 },
-  'quota-should-run': { bundleBytes: 160_000, modules: 122, sql: 28, events: 0, eventBytes: 0, fsyncs: 0 },
-  handoff: { bundleBytes: 159_000, modules: 119, sql: 19, events: 1, eventBytes: 340, fsyncs: 5 },
-  'handoff-accept': { bundleBytes: 157_000, modules: 118, sql: 20, events: 1, eventBytes: 330, fsyncs: 5 },
+  'evidence-add': { bundleBytes: 162_000, modules: 124, sql: 16, events: 1, eventBytes: 280, fsyncs: 5 },
+  'evidence-list': { bundleBytes: 158_000, modules: 121, sql: 12, events: 0, eventBytes: 0, fsyncs: 0 },
+  'gate-ask': { bundleBytes: 159_000, modules: 121, sql: 18, events: 1, eventBytes: 260, fsyncs: 5 },
+  'gate-list': { bundleBytes: 156_000, modules: 120, sql: 11, events: 0, eventBytes: 0, fsyncs: 0 },
+  'quota-show': { bundleBytes: 160_000, modules: 123, sql: 27, events: 0, eventBytes: 0, fsyncs: 0 },
+  'quota-should-run': { bundleBytes: 160_000, modules: 123, sql: 28, events: 0, eventBytes: 0, fsyncs: 0 },
+  handoff: { bundleBytes: 159_000, modules: 120, sql: 19, events: 1, eventBytes: 340, fsyncs: 5 },
+  'handoff-accept': { bundleBytes: 157_000, modules: 119, sql: 20, events: 1, eventBytes: 330, fsyncs: 5 },
   'turn-start': { bundleBytes: 189_000, modules: 143, sql: 46, events: 2, eventBytes: 630, fsyncs: 5 },
   'turn-finish': { bundleBytes: 188_000, modules: 142, sql: 32, events: 2, eventBytes: 620, fsyncs: 5 },
-  'monitor-tick': { bundleBytes: 186_000, modules: 130, sql: 13, events: 0, eventBytes: 0, fsyncs: 0 },
+  'monitor-tick': { bundleBytes: 186_000, modules: 133, sql: 13, events: 0, eventBytes: 0, fsyncs: 0 },
 };
 
 /** The only packages an agent verb's bundle may hold: SQLite's driver and its loader, hashing, the team pointer's ini, TOML. */

@@ -42,13 +42,13 @@ export async function runTurnScenario(): Promise<void> {
     await wb.row(/^\s*Shipped\s*1\s*$/).waitFor({ timeout: 30_000 });
     await wb.statusItem('G1 1/6').waitFor({ timeout: 30_000 });
     await wb.shot('turn-01-shipped');
-    step(2, 'Run Turn again: every todo shipped, so no terminal, and that reason in words');
+    step(2, 'Run Turn again: every todo shipped, so no terminal, and that reason in words before any agent is asked, with a way forward');
     await wb.command('LoopX: Run Turn…');
-    await wb.answer('custom', /Run Turn on G1/);
-    await page
-      .locator('.notification-toast', { hasText: /no turn started\. G1 waits: every todo has shipped/ })
-      .first()
-      .waitFor({ timeout: 30_000 });
+    const toast = page.locator('.notification-toast', { hasText: /no turn started\. G1 waits: every todo has shipped/ }).first();
+    await toast.waitFor({ timeout: 30_000 });
+    await toast.locator('.monaco-button', { hasText: 'Add a Todo' }).waitFor({ timeout: 10_000 });
+    if (await page.locator('.quick-input-widget .quick-input-title', { hasText: /Run Turn on G1/ }).isVisible())
+      throw new Error('Run Turn asked which agent for a goal that cannot run');
     await wb.shot('turn-02-no-ready-work');
   });
 }

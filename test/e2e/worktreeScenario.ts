@@ -21,7 +21,7 @@ export async function runWorktreeScenario(): Promise<void> {
   await inWorkbench(root, 'worktree-failure', async (wb) => {
     const { page } = wb;
     await wb.openLoopx();
-    step(1, 'New Goal: the worktree step offers the branch checked out (main); the goal gets worktrees from it');
+    step(1, 'New Goal: the worktree step starts empty and suggests the branch checked out (main); the goal gets worktrees from it');
     const newGoal = page.locator('.welcome-view-content .monaco-button', { hasText: 'New Goal' }).first();
     await newGoal.waitFor({ timeout: 60_000 });
     await newGoal.click();
@@ -33,8 +33,12 @@ export async function runWorktreeScenario(): Promise<void> {
     await wb.answer('', /New Goal \(6\/7\)/);
     const input = page.locator('.quick-input-widget input');
     await page.locator('.quick-input-widget .quick-input-title', { hasText: /New Goal \(7\/7\) Worktrees/ }).waitFor({ timeout: 30_000 });
+    // Empty to start (Enter leaves worktrees off, as its text says); the branch checked out is the suggestion.
     const offered = await input.inputValue();
-    if (offered !== 'main') throw new Error(`the worktree step offered ${JSON.stringify(offered)}, not the branch checked out (main)`);
+    if (offered !== '') throw new Error(`the worktree step starts with ${JSON.stringify(offered)}, not empty`);
+    const suggested = (await input.getAttribute('placeholder')) ?? '';
+    if (!suggested.includes('e.g. main'))
+      throw new Error(`the worktree step suggests ${JSON.stringify(suggested)}, not the branch checked out (main)`);
     // A base that is not a branch is refused in words while typing; nothing is created.
     await input.fill('no-such-branch');
     await page.locator('.quick-input-widget', { hasText: 'No branch or commit named “no-such-branch”' }).waitFor({ timeout: 30_000 });

@@ -51,10 +51,14 @@ describe.skipIf(!install)('team mode is live', () => {
         LOOPX_DATABASE_URL: ownerUrl,
       });
       expect(report.shipped).toEqual([todo.id]);
-      // Nobody reads meanwhile: only the signal can bring the ship here.
+      // Nobody reads meanwhile: only the signal can bring the ship here. The agent's later commits (its turn's end)
+      // may still be on their way when the ship lands: wait until the listener has fetched all it heard.
       await until(
         'the change signal',
-        () => changes > 0 && me.kernel.db.prepare('SELECT status FROM todos WHERE id = ?').get(todo.id)?.status === 'shipped',
+        () =>
+          changes > 0 &&
+          me.kernel.db.prepare('SELECT status FROM todos WHERE id = ?').get(todo.id)?.status === 'shipped' &&
+          me.engine.liveCurrent,
       );
       const batches = me.engine.pg.stats.batches;
       expect(me.kernel.read((db) => getTodo(db, todo.id).status)).toBe('shipped');

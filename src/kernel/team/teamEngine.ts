@@ -113,6 +113,11 @@ export class TeamEngine implements StoreEngine {
     return this.live?.isListening ?? false;
   }
 
+  /** Whether a read may trust the replica without asking the log now (listening and caught up with what it heard). */
+  get liveCurrent(): boolean {
+    return this.live?.current() ?? false;
+  }
+
   /** The NOTIFY listener's counters (connections made, lost, fetches), or null while nobody watches. */
   get liveStats(): TeamLive['stats'] | null {
     return this.live?.stats ?? null;
