@@ -236,7 +236,19 @@ export async function runBoardScenario(): Promise<void> {
     await board.locator('.detail[data-id="T5"]').waitFor({ timeout: 30_000 });
     await board.getByRole('button', { name: 'Close the details of T5' }).click();
 
-    step(7, 'keyboard: focus T2, open its menu with M, move it to In progress');
+    step(7, 'keyboard: →/← move between columns, a card is one Tab stop; focus T2, open its menu with M, move it to In progress');
+    const focusedColumn = () => board.locator('.card:focus').evaluate((el) => el.closest('[data-column]')?.getAttribute('data-column'));
+    await card('T2').focus();
+    const start = await focusedColumn();
+    await page.keyboard.press('ArrowRight');
+    const right = await focusedColumn();
+    if (!right || right === start) throw new Error(`→ from T2 (${start}) did not reach the next column with cards (${right})`);
+    await page.keyboard.press('ArrowLeft');
+    if ((await focusedColumn()) !== start) throw new Error(`← from ${right} did not come back to ${start}`);
+    await card('T2').focus();
+    await page.keyboard.press('Tab');
+    if ((await board.locator('.card-menu:focus').count()) > 0)
+      throw new Error('Tab from T2 stopped on its menu button: two Tab stops a card');
     await card('T2').focus();
     await page.keyboard.press('m');
     await board.locator('.menu-popup [role="menuitem"]', { hasText: 'Move to In progress' }).waitFor();

@@ -210,8 +210,30 @@ export class BoardView {
         while (next?.hidden)
           next = (event.key === 'ArrowDown' ? next.nextElementSibling : next.previousElementSibling) as HTMLElement | null;
         next?.focus();
+      } else if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') {
+        event.preventDefault();
+        this.focusBeside(node, event.key === 'ArrowRight' ? 1 : -1);
       }
     });
+  }
+
+  /**
+   * ←/→ on a card: the card at the same height in the next column that shows any (empty columns are passed over),
+   * else that column's last card. Nothing moves past the first or last column.
+   */
+  private focusBeside(node: HTMLElement, step: 1 | -1): void {
+    const lists = [...this.lists.values()];
+    const visible = (list: HTMLElement) => [...list.children].filter((el): el is HTMLElement => !(el as HTMLElement).hidden);
+    const from = lists.indexOf(node.parentElement as HTMLElement);
+    if (from < 0) return;
+    const row = visible(lists[from] as HTMLElement).indexOf(node);
+    for (let i = from + step; i >= 0 && i < lists.length; i += step) {
+      const cards = visible(lists[i] as HTMLElement);
+      if (cards.length) {
+        (cards[Math.min(row, cards.length - 1)] as HTMLElement).focus();
+        return;
+      }
+    }
   }
 
   private wireDrop(section: HTMLElement, column: ColumnId): void {

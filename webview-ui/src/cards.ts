@@ -17,7 +17,15 @@ import { h, icon } from './dom';
 export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): HTMLElement {
   const el =
     existing ??
-    h('article', { class: 'card', tabindex: 0, draggable: 'true', role: 'listitem', 'data-id': card.id, id: `card-${card.id}` });
+    h('article', {
+      class: 'card',
+      tabindex: 0,
+      draggable: 'true',
+      role: 'listitem',
+      'data-id': card.id,
+      id: `card-${card.id}`,
+      'aria-keyshortcuts': 'Enter M ArrowUp ArrowDown ArrowLeft ArrowRight',
+    });
   const nowIso = new Date(nowMs).toISOString();
   const lapsed = leaseLapsed(card, nowIso);
   el.classList.toggle('lapsed', lapsed);
@@ -48,6 +56,8 @@ export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): H
         'aria-label': `Actions for ${card.id}`,
         'aria-haspopup': 'menu',
         title: 'Move or act (M)',
+        // One Tab stop a card: the card itself, whose M key opens this menu.
+        tabindex: -1,
         ...ACTS,
       },
       icon('kebab-vertical'),
