@@ -281,6 +281,22 @@ export async function runBoardScenario(): Promise<void> {
     await page.waitForTimeout(300);
     await wb.shot('board-06-detail-light');
 
+    step('8b', 'a 900 px window (half a screen), the detail still open: every column is on screen, wrapped into rows');
+    await page.setViewportSize({ width: 900, height: 900 });
+    // The layout follows the resize within a frame or two: look a few times before calling a column off screen.
+    for (const column of ['ready', 'waiting', 'claimed', 'blocked', 'shipped', 'killed'])
+      for (let look = 1; ; look++) {
+        try {
+          await expectOnScreen(board, `.column-${column}`);
+          break;
+        } catch (error) {
+          if (look === 10) throw error;
+          await page.waitForTimeout(200);
+        }
+      }
+    await wb.shot('board-06b-900px');
+    await page.setViewportSize({ width: 1400, height: 900 });
+
     step('9a', 'pick goal G2: its header says what its window used against its money cap and what is left');
     await board.locator('#goal-filter').selectOption('G2');
     await board
