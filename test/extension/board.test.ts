@@ -2,7 +2,10 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { BoardPanel } from '../../src/extension/board/boardPanel';
 import { addTodo } from '../../src/kernel/todos/todos';
-import { app, otherWriter, until, withAnswers } from './support';
+import { claimTodo } from '../../src/kernel/todos/claims';
+import { getTodo } from '../../src/kernel/todos/todoQueries';
+import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
+import { app, otherWriter, until, vscodeHuman, withAnswers } from './support';
 
 const events = async () => Number((await app()).session.requireKernel().db.prepare('SELECT count(*) AS n FROM events').get()?.n);
 
@@ -70,6 +73,32 @@ suite('board panel', () => {
     await until(() => loopx.model.todo(ready.id)?.status === 'shipped', 'the ship');
     panel.dispose();
     assert.equal((await app()).board, undefined);
+  });
+
+  test("Move to Ready on another agent's live claim asks first, naming who holds it; cancelling changes nothing", async () => {
+    const loopx = await app();
+    const panel = await vscode.commands.executeCommand<BoardPanel>('loopx.openBoard');
+    const writer = otherWriter('planner');
+    const goalId = createGoal(writer.as(vscodeHuman), { title: 'Held by claude', maxConcurrent: 2 }).id;
+    const todo = addTodo(writer, { goalId, title: 'Claude works on it' });
+    claimTodo(writer.as({ name: 'claude', kind: 'agent' }), todo.id);
+    await until(() => loopx.model.todo(todo.id)?.owner === 'claude' || undefined, 'the claim');
+    const owner = () => loopx.session.requireKernel().read((db) => getTodo(db, todo.id)).owner;
+    const kept = await withAnswers({}, async () => panel.receive({ type: 'move', requestId: 31, todoId: todo.id, to: 'ready' }));
+    assert.match(
+      kept.prompts.join('\n'),
+      new RegExp(
+        `^warning \\(modal\\): ${todo.id} Claude works on it is held by claude until [^.]+\\. Move it back to Ready\\? \\| claude may still be working on it`,
+      ),
+    );
+    assert.equal(owner(), 'claude', 'cancelled: the claim is kept');
+    const taken = await withAnswers({ warnings: ['Move to Ready'] }, async () =>
+      panel.receive({ type: 'move', requestId: 32, todoId: todo.id, to: 'ready' }),
+    );
+    assert.equal(taken.prompts.length, 1);
+    assert.equal(owner(), null, 'confirmed: back in Ready');
+    setGoalStatus(writer.as(vscodeHuman), goalId, 'done');
+    writer.close();
   });
 
   test('an error during Run Turn from the board reaches the board as that error, not as "cancelled"', async () => {

@@ -12,7 +12,7 @@ import type { ErrorBody } from '../../protocol/errors';
 import type { CommandDefinition } from '../commands/context';
 import { approveGate, askGate, rejectGate } from '../commands/gates';
 import { addEvidence } from '../commands/evidence';
-import { blockTodo, killTodo, shipTodo, unblockTodo } from '../commands/todoTransitions';
+import { blockTodo, confirmTakingBack, killTodo, shipTodo, unblockTodo } from '../commands/todoTransitions';
 import { runTurn } from '../commands/turns';
 import { markGoalDone, resumeGoal } from '../commands/goalLifecycle';
 import { cancelMonitor } from '../commands/monitors';
@@ -68,6 +68,14 @@ export class BoardActions {
           claimTodo(kernel, todoId);
           return { ok: true };
         case 'release':
+          // Another holder's live claim is taken back only when the person confirms (the same modal as Release).
+          if (
+            !(await confirmTakingBack(
+              this.ctx,
+              kernel.read((db) => getTodo(db, todoId)),
+            ))
+          )
+            return CANCELLED;
           releaseTodo(kernel, todoId);
           return { ok: true };
         case 'unblock':

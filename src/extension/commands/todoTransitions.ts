@@ -95,11 +95,31 @@ function notClaimableBecause(why: Exclude<Readiness, { ready: true }>, me: strin
   }
 }
 
+/**
+ * Taking a todo back from someone else's live claim (Release, or Move to Ready on the board) is asked first, naming
+ * who holds it: their turn may still be working on it. True when the person confirms, or holds it, or nobody does.
+ */
+export async function confirmTakingBack(ctx: Services, todo: Todo): Promise<boolean> {
+  const now = new Date(kernelOf(ctx).clock()).toISOString();
+  if (!todo.owner || todo.owner === ctx.me || !leaseLive(todo, now)) return true;
+  const until = todo.leaseExpiresAt ? ` until ${clockTime(todo.leaseExpiresAt, Date.now())}` : '';
+  const choice = await vscode.window.showWarningMessage(
+    `${todo.id} ${clean(todo.title)} is held by ${todo.owner}${until}. Move it back to Ready?`,
+    {
+      modal: true,
+      detail: `${todo.owner} may still be working on it: its next write to ${todo.id} will be refused, and what it has not written back is lost.`,
+    },
+    'Move to Ready',
+  );
+  return choice === 'Move to Ready';
+}
+
 export const releaseTodo: CommandDefinition = {
   id: COMMANDS.releaseTodo,
   async run(ctx, arg) {
     const todo = await resolveTodo(ctx, arg, ['claimed'], 'Release');
     if (!todo) return undefined;
+    if (!(await confirmTakingBack(ctx, todo))) return undefined;
     const note = await ask({ title: `LoopX: Release ${todo.id}`, prompt: 'Continuation: what the next turn should do (optional)' });
     if (note === undefined) return undefined;
     return releaseOp(kernelOf(ctx), todo.id, { note });
