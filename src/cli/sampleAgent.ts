@@ -11,8 +11,10 @@ import { readTurnPrompt } from '../kernel/turns/turnCommands';
 const { execFileSync } = process.getBuiltinModule('node:child_process') as typeof ChildProcess;
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-function shell(command: string): { ok: boolean; data: Record<string, unknown> | null; text: string } {
-  say(`$ ${command}`);
+/** Runs `loopx ARGS` with the prompt's own prefix (the agent's name and the launcher's path), shown as `loopx ARGS`. */
+function shell(prefix: string, args: string): { ok: boolean; data: Record<string, unknown> | null; text: string } {
+  const command = `${prefix} ${args}`;
+  say(`$ loopx ${args}`);
   try {
     const text = execFileSync('/bin/sh', ['-c', command], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const parsed = JSON.parse(text) as { ok: boolean; data: Record<string, unknown> };
@@ -39,17 +41,17 @@ function main(): number {
     return 2;
   }
   const { prefix, todo } = turn;
-  const shown = shell(`${prefix} todo show ${todo} --json`);
+  const shown = shell(prefix, `todo show ${todo} --json`);
   if (!shown.ok || !shown.data) return 1;
   const acceptance = (shown.data.acceptance ?? {}) as { detail?: string; check?: string };
   say(`  ${todo}: ${String(shown.data.title)}`);
   say(`  acceptance: ${acceptance.detail || 'not written down'}${acceptance.check ? ` (check: ${acceptance.check})` : ''}`);
   say('');
   const summary = `Sample agent (demo, no AI) read ${todo} and its acceptance; no work was done`;
-  if (!shell(`${prefix} evidence add --todo ${todo} --kind note --summary '${summary}' --json`).ok) return 1;
+  if (!shell(prefix, `evidence add --todo ${todo} --kind note --summary '${summary}' --json`).ok) return 1;
   say(`  recorded evidence: ${summary}`);
   const note = 'A sample agent (a demo) looked at this todo and did no work; a real agent picks it up next.';
-  if (!shell(`${prefix} todo release ${todo} --note '${note}' --json`).ok) return 1;
+  if (!shell(prefix, `todo release ${todo} --note '${note}' --json`).ok) return 1;
   say(`  handed ${todo} back with a note for the next turn`);
   say('');
   say('Done. A real agent (Codex, Claude Code) would have done the work and shipped it with evidence.');

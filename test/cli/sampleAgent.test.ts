@@ -25,7 +25,9 @@ test('the sample agent works a turn through the CLI as an agent would, labelled 
   );
   expect(run.status, run.stderr).toBe(0);
   expect(run.stdout).toContain('R1 │ LoopX sample agent: a demo with no AI.');
-  expect(run.stdout).toMatch(/R1 │ \$ LOOPX_AGENT=sample \S+ todo show T1 --json/);
+  // What it runs reads as a person would type it: no agent variable, no launcher path.
+  expect(run.stdout).toContain('R1 │ $ loopx todo show T1 --json');
+  expect(run.stdout).not.toContain('LOOPX_AGENT=');
   expect(run.stdout).toContain('R1 │   acceptance: fixtures/quoted.csv round-trips');
   expect(run.stdout).toMatch(/R1 ended: .*progress.*quota spent 1\/20/);
   expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toEqual([
