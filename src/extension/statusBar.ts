@@ -123,7 +123,8 @@ export class QuotaStatusBar extends Disposable {
       .sort()[0];
     const moments = waiting.flatMap((m) => [m.nextCheckAt, m.expiresAt]).filter((t): t is string => t !== null);
     const byMonitor = !answer.run && answer.nextWakeAt !== null && moments.includes(answer.nextWakeAt);
-    const wake = !answer.run && answer.nextWakeAt ? ` · ${byMonitor ? '$(eye) ' : ''}wake ${clockTime(answer.nextWakeAt, now)}` : '';
+    // When the goal can take its next turn (should-run's wake time), in words: "next turn 16:48".
+    const wake = !answer.run && answer.nextWakeAt ? ` · ${byMonitor ? '$(eye) ' : ''}next turn ${clockTime(answer.nextWakeAt, now)}` : '';
     // Exhausted is about the budget, whatever else should-run reports first (no ready work, a gate…).
     const exhausted = q.remaining === 0 || answer.budget === 'dollars' || answer.budget === 'tokens';
     // Money shows once there is any: what people pay for is on the meter, its cap when the goal has one.

@@ -76,7 +76,7 @@ suite('monitors', () => {
     assert.equal(afterFirst.exitCode, 1);
     // The goal has nothing else to do: its status-bar wake time is the next check.
     await until(
-      () => /\$\(eye\) wake/.test(loopx.statusBar.snapshot().find((g) => g.id === goalId)?.text ?? ''),
+      () => /\$\(eye\) next turn \d/.test(loopx.statusBar.snapshot().find((g) => g.id === goalId)?.text ?? ''),
       'the next check in the status bar',
     );
     writeFileSync(join(workspaceRoot(), 'ci-green'), '');
