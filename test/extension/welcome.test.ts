@@ -23,7 +23,7 @@ suite('welcome and initialize', () => {
     assert.equal(created, true);
     assert.ok(existsSync(join(workspaceRoot(), '.loopx', 'loopx.db')));
     assert.match(readFileSync(join(workspaceRoot(), '.gitignore'), 'utf8'), /^\.loopx\/$/m);
-    assert.match(prompts.join('\n'), /initialised \.loopx\/ in this workspace\. It was added to \.gitignore\./);
+    assert.match(prompts.join('\n'), /initialized \.loopx\/ in this workspace\. It was added to \.gitignore\./);
     assert.ok(loopx.session.kernel, 'the store is open');
     assert.equal(await vscode.commands.executeCommand('loopx.initialize'), false);
     assert.equal(readFileSync(join(workspaceRoot(), '.gitignore'), 'utf8').match(/^\.loopx\/$/gm)?.length, 1);

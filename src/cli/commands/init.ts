@@ -52,7 +52,7 @@ export const init: Command = {
         ? `Next: edit ${goalFile.path}, then loopx goal apply ${goalFile.path}`
         : 'Next: loopx goal create --title "…", or plan in a file: loopx init --goal-file "…"';
       const text = created
-        ? `Initialised ${kernel.storeDir} (schema ${data.schemaVersion}, ${data.driver}); .gitignore: ${gitignore}.\n${next}`
+        ? `Initialized ${kernel.storeDir} (schema ${data.schemaVersion}, ${data.driver}); .gitignore: ${gitignore}.\n${next}`
         : `${kernel.storeDir} already exists; reused it unchanged (schema ${data.schemaVersion}). .gitignore: ${gitignore}.${goalFile ? `\n${next}` : ''}`;
       return { data, text };
     } finally {

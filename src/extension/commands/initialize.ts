@@ -12,7 +12,7 @@ export const initialize: CommandDefinition = {
     void vscode.window
       .showInformationMessage(
         created
-          ? `LoopX: initialised .loopx/ in this workspace.${git}`
+          ? `LoopX: initialized .loopx/ in this workspace.${git}`
           : `LoopX: this workspace already had a store; it was reused unchanged.${git}`,
         'New Goal',
       )
