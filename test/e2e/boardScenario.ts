@@ -280,6 +280,23 @@ export async function runBoardScenario(): Promise<void> {
     await board.locator('body.vscode-light').waitFor({ timeout: 30_000 });
     await page.waitForTimeout(300);
     await wb.shot('board-06-detail-light');
+    // A P1 chip is readable in the light theme: its text against the card's background, at least 4.5:1.
+    const p1 = await board
+      .locator('.card .prio-1')
+      .first()
+      .evaluate((el) => {
+        const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
+        const lum = (c: number[]) =>
+          c
+            .map((v) => v / 255)
+            .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
+            .reduce((a, v, i) => a + v * [0.2126, 0.7152, 0.0722][i]!, 0);
+        let bg: Element | null = el;
+        while (bg && /rgba\(0, 0, 0, 0\)|transparent/.test(getComputedStyle(bg).backgroundColor)) bg = bg.parentElement;
+        const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(rgb(getComputedStyle(bg ?? document.body).backgroundColor))];
+        return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+      });
+    if (p1 < 4.5) throw new Error(`the P1 chip's contrast in the light theme is ${p1.toFixed(2)}:1, under 4.5:1`);
 
     step('8b', 'a 900 px window (half a screen), the detail still open: every column is on screen, wrapped into rows');
     await page.setViewportSize({ width: 900, height: 900 });
