@@ -7,7 +7,7 @@ import { h, icon, tickTimes } from './dom';
 import { cardChoices, openMenu } from './menu';
 import { BoardState } from './state';
 import { BoardHistoryBar } from './history';
-import { showPast } from './pastMode';
+import { READ_ONLY_WORDS, showPast } from './pastMode';
 import { goalChip, renderGoalHeader } from './goalHeader';
 import { NoticeBanner } from './notice';
 import { decisionActions, explain, refusedToast, showToast, toasts } from './toasts';
@@ -70,7 +70,7 @@ function readOnly(): boolean {
   if (!history.active) return false;
   // One at a time, and gone once the person is back to now (it would be untrue then).
   readOnlyToast?.remove();
-  readOnlyToast = showToast('This is the board as it was then. Go back to now to change anything.', 'info');
+  readOnlyToast = showToast(READ_ONLY_WORDS, 'info');
   return true;
 }
 let readOnlyToast: HTMLElement | undefined;

@@ -3,14 +3,15 @@
  * disabled for screen readers, dimmed, with a tooltip that says why (a click says it too, in main.ts).
  */
 export const ACTS = { 'data-acts': '' } as const;
-const WHY = 'This is the board as it was then: go back to now to act';
+/** What a person is told when something would act on the past board: the tooltip and the click's notice. */
+export const READ_ONLY_WORDS = 'This is the board as it was then. Go back to now to change anything.';
 
 function mark(root: ParentNode, past: boolean): void {
   for (const el of root.querySelectorAll<HTMLElement>('[data-acts]')) {
     if (past && el.getAttribute('aria-disabled') !== 'true') {
       el.setAttribute('aria-disabled', 'true');
       el.dataset.title = el.title;
-      el.title = WHY;
+      el.title = READ_ONLY_WORDS;
     } else if (!past && el.getAttribute('aria-disabled') === 'true') {
       el.removeAttribute('aria-disabled');
       el.title = el.dataset.title ?? '';

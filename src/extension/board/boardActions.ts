@@ -67,17 +67,13 @@ export class BoardActions {
         case 'claim':
           claimTodo(kernel, todoId);
           return { ok: true };
-        case 'release':
+        case 'release': {
           // Another holder's live claim is taken back only when the person confirms (the same modal as Release).
-          if (
-            !(await confirmTakingBack(
-              this.ctx,
-              kernel.read((db) => getTodo(db, todoId)),
-            ))
-          )
-            return CANCELLED;
+          const held = kernel.read((db) => getTodo(db, todoId));
+          if (!(await confirmTakingBack(this.ctx, held))) return CANCELLED;
           releaseTodo(kernel, todoId);
           return { ok: true };
+        }
         case 'unblock':
           // A person's decision, like approving a gate: the same modal whether from the strip, a drag or the palette.
           return this.command(unblockTodo, todoId);
