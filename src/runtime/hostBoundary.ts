@@ -1,5 +1,5 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, rmdirSync } from 'node:fs';
-import { isAbsolute, join, posix } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { isAbsolute, posix } from 'node:path';
 import { AGENT_READ_ONLY } from '../kernel/agentReach';
 
 /**
@@ -137,34 +137,4 @@ export function turnBoundary(
     place: { root, cwd: turn.cwd, keyDir },
     mcp: { command: loopx, agent: turn.env.LOOPX_AGENT ?? '', root, env: passOn },
   };
-}
-
-/**
- * What a sandbox may leave behind: bubblewrap (Codex's sandbox on Linux) mounts a read-only path that does not exist
- * over an empty file or folder it makes for the purpose, and does not always remove it when the turn ends (seen with
- * Codex 0.171.0: `.claude`, `.codex`, `.git`, `.agents`, `.aws`). A runner notes which of these are missing before a
- * turn and afterwards removes the ones that appeared empty.
- */
-const STUB_CANDIDATES: readonly string[] = [...new Set([...AGENT_READ_ONLY, '.git', '.codex', '.agents', '.aws'])];
-
-export function missingPaths(cwd: string): string[] {
-  return STUB_CANDIDATES.filter((p) => !existsSync(join(cwd, p)));
-}
-
-/** Removes what appeared in place of `missing` as an empty file or an empty folder (never anything with content). */
-export function removeSandboxStubs(cwd: string, missing: readonly string[]): string[] {
-  const removed: string[] = [];
-  for (const p of missing) {
-    const path = join(cwd, p);
-    try {
-      const stat = lstatSync(path);
-      if (stat.isFile() && stat.size === 0) rmSync(path, { force: true });
-      else if (stat.isDirectory() && readdirSync(path).length === 0) rmdirSync(path);
-      else continue;
-      removed.push(p);
-    } catch {
-      /* not there (the usual case), or not ours to remove */
-    }
-  }
-  return removed;
 }

@@ -99,6 +99,9 @@ describe('real agent CLIs with the default host commands, offline', () => {
       costSource: 'prices',
       model: 'loopx-scripted',
     });
+    // The mount points loopx made for the sandbox (sandboxStubs.ts) are gone with the turn.
+    for (const stub of ['opencode.json', '.gemini', '.qwen', '.opencode', '.mcp.json'])
+      expect(existsSync(join(root, stub)), stub).toBe(false);
     expect(w.server.outside).toEqual([]);
     expect(w.server.problems).toEqual([]);
   });

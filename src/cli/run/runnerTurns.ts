@@ -8,7 +8,8 @@ import { finishTurn } from '../../kernel/turns/turnFinish';
 import { getGoal } from '../../kernel/goals/goalQueries';
 import { quotaState } from '../../kernel/goals/quotaQueries';
 import { HostStream, hostFormat, renderProgress } from '../../kernel/turns/usage/hostStream';
-import { hostBoundary, missingPaths, removeSandboxStubs, turnBoundary } from '../../runtime/hostBoundary';
+import { hostBoundary, turnBoundary } from '../../runtime/hostBoundary';
+import { holdSandboxStubs } from '../../runtime/sandboxStubs';
 import { hostCommand } from '../../runtime/hosts';
 import { hostProblemAfterTurn } from '../../runtime/hostCheck';
 import { writeLauncher } from '../../runtime/launchers';
@@ -75,7 +76,7 @@ export class RunnerTurns {
       { event: 'turn_started', turnId: turn.id, goalId, todoId: turn.todoId, host: this.o.host, agent: turn.agent },
       startedLine(turn, this.o.host),
     );
-    const missing = missingPaths(cwd);
+    const releaseStubs = holdSandboxStubs(cwd, this.o.host === 'codex');
     const host = startHost({
       commandLine: hostCommand(this.o.host, this.o.settings, {
         promptFile,
@@ -91,7 +92,7 @@ export class RunnerTurns {
       echo: this.echo(turn.id, this.o.host),
     });
     if (host.pid) writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host, hostPid: host.pid });
-    void host.done.then(() => removeSandboxStubs(cwd, missing));
+    void host.done.then(releaseStubs);
     this.track({ turn, host });
     return true;
   }

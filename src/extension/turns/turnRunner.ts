@@ -18,7 +18,8 @@ import { clockTime } from '../../protocol/display';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import type { StoreSession, StoreModel } from '../store/storeModel';
 import type { Log } from '../util/log';
-import { hostBoundary, missingPaths, removeSandboxStubs, turnBoundary } from '../../runtime/hostBoundary';
+import { hostBoundary, turnBoundary } from '../../runtime/hostBoundary';
+import { holdSandboxStubs } from '../../runtime/sandboxStubs';
 import { humanKeyDir } from '../../kernel/humanKey';
 import { DEFAULT_HOSTS, type HostSettings, planHost, shellQuote } from '../../runtime/hosts';
 import { hostProblemAfterTurn } from '../../runtime/hostCheck';
@@ -187,7 +188,7 @@ export class TurnRunner extends Disposable {
     });
     // Who runs it: a later window (after a reload or a crash) finds turns whose launcher is gone (turnRecovery.ts).
     writeLauncher(this.ctx.session.root, turn.id, { pid: process.pid });
-    const missing = missingPaths(started.cwd);
+    const releaseStubs = holdSandboxStubs(started.cwd, host === 'codex');
     const terminal = vscode.window.createTerminal({
       name: terminalName(turn, host),
       cwd: started.cwd, // the todo's worktree when its goal has them on; the root otherwise
@@ -199,7 +200,7 @@ export class TurnRunner extends Disposable {
     terminal.show(true);
     this.ctx.log.info(`turn ${turn.id}: ${turn.agent} on ${host} works ${turn.todoId} (${plan.commandLine})`);
     const finished = this.watch(turn, terminal);
-    void finished.then(() => removeSandboxStubs(started.cwd, missing));
+    void finished.then(releaseStubs);
     return { started: true, turn, terminal, finished };
   }
 
