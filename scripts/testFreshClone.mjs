@@ -18,6 +18,7 @@ const ALARMING = [
   /Unknown (env|cli) config/,
   /ERR_MODULE_NOT_FOUND/,
   /npm (warn|ERR!)/i,
+  /▲ \[WARNING\]/, // esbuild's: a bundle that builds with a warning (import.meta in a CommonJS bundle, once)
   /\n\s+at .+:\d+:\d+\)?\n/,
 ];
 

@@ -5,7 +5,6 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 const BIN_DIRS = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
 
@@ -41,8 +40,7 @@ export function findPostgresServers(env = process.env) {
   const servers = debian ? [debian] : [];
   if (env.LOOPX_PG_BIN === 'none') return servers;
   for (const name of NPM_SERVERS) {
-    // Not resolved through `require`: the package's exports do not include its package.json.
-    const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', name);
+    const root = installedPackage(name);
     if (!existsSync(join(root, 'native', 'bin', 'postgres'))) continue; // another platform: optional, skipped
     const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     const copy = join(tmpdir(), `loopx-pg-server-${version}`);
@@ -68,4 +66,16 @@ export function findPostgresServers(env = process.env) {
     servers.push({ bin, version: said });
   }
   return servers;
+}
+
+/**
+ * Where npm installed `name`, from the working folder up (the tests and benches run from the checkout). Not resolved
+ * through `require`: the package's exports do not include its package.json; and not from `import.meta.url`, which
+ * the CommonJS bundles that include this file (the e2e's, `npm start`'s) do not have.
+ */
+function installedPackage(name, from = process.cwd()) {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(candidate) || dirname(dir) === dir) return candidate;
+  }
 }
