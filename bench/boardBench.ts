@@ -33,6 +33,7 @@ function snapshot(): BoardSnapshot {
       priority: i % 4,
       status,
       owner: status === 'claimed' ? (['codex', 'claude'][i % 2] as string) : null,
+      ownedByMe: false,
       leaseExpiresAt: status === 'claimed' ? new Date(now + 600_000).toISOString() : null,
       dependsOn: i % 7 === 0 && i > 10 ? [`T${i - 5}`] : [],
       unmetDeps: i % 14 === 0 && i > 10 ? [`T${i - 5}`] : [],

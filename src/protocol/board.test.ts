@@ -21,6 +21,7 @@ const card = (over: Partial<Card> = {}): Card => ({
   priority: 2,
   status: 'open',
   owner: null,
+  ownedByMe: false,
   leaseExpiresAt: null,
   dependsOn: [],
   unmetDeps: [],

@@ -11,6 +11,7 @@ const card = (id: string, status: Card['status'], extra: Partial<Card> = {}): Ca
   priority: 2,
   status,
   owner: status === 'claimed' ? 'codex' : null,
+  ownedByMe: false,
   leaseExpiresAt: status === 'claimed' ? '2099-01-01T00:00:00.000Z' : null,
   dependsOn: [],
   unmetDeps: [],

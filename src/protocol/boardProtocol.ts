@@ -30,6 +30,8 @@ export interface Card {
   priority: number;
   status: CardStatus;
   owner: string | null;
+  /** The holder is the person at this board: the card says "root (you)", as the Agents view does. */
+  ownedByMe: boolean;
   leaseExpiresAt: string | null;
   dependsOn: string[];
   /** Dependencies not shipped yet. */

@@ -31,6 +31,10 @@ describe('should-run answers in words', () => {
     expect(shouldRunReason({ ...busy, liveClaims: 1, holders: ['ada'], me: 'ada' })).toBe(
       'you hold a todo of this goal; it allows 1 at a time',
     );
+    // A person's own claim takes no agent's slot: it is not why the goal waits.
+    expect(shouldRunReason({ ...busy, liveClaims: 2, holders: ['ada', 'codex'], personHolders: ['ada'], personClaims: 1, me: 'ada' })).toBe(
+      'codex holds a todo of this goal; it allows 1 at a time',
+    );
     // an agent that shipped while its host still exits is on the goal too
     expect(shouldRunReason({ ...busy, liveClaims: 0, holders: [], windingDown: 1 })).toBe('1 turn is still ending; it allows 1 at a time');
   });

@@ -14,8 +14,12 @@ export interface ShouldRunFacts {
   turnsPerWindow?: number;
   windowHours?: number;
   liveClaims?: number;
-  /** Who holds the goal's live claims (quota's `holders`): people count against its concurrency as agents do. */
+  /** Who holds the goal's live claims (quota's `holders`). */
   holders?: string[];
+  /** Of those, the people holding their own claims, which take no agent's slot (quota's `personHolders`). */
+  personHolders?: string[];
+  /** How many live claims are people's own (quota's `personClaims`). */
+  personClaims?: number;
   /** Turns still ending after their agent let go of the todo: they count as agents on the goal. */
   windingDown?: number;
   maxConcurrent?: number;
@@ -60,16 +64,18 @@ export function shouldRunReason(facts: ShouldRunFacts): string {
 
 /** Who takes the goal's turns at a time, by name ("you and codex hold its todos; it allows 1 at a time"). */
 function concurrency(facts: ShouldRunFacts): string {
-  const names = (facts.holders ?? []).map((n) => (n === facts.me ? 'you' : n));
+  // The slots are the agents': a person holding only their own claims is not why the goal waits.
+  const people = new Set(facts.personHolders ?? []);
+  const claims = (facts.liveClaims ?? 0) - (facts.personClaims ?? 0);
+  const names = (facts.holders ?? []).filter((n) => !people.has(n)).map((n) => (n === facts.me ? 'you' : n));
   names.sort((a, b) => (a === 'you' ? -1 : b === 'you' ? 1 : 0));
   const ending = facts.windingDown ?? 0;
   const parts: string[] = [];
   if (names.length) {
     const who = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
-    const one = names.length === 1 && (facts.liveClaims ?? 1) === 1;
+    const one = names.length === 1 && (facts.liveClaims === undefined || claims === 1);
     parts.push(`${who} ${names.length === 1 && names[0] !== 'you' ? 'holds' : 'hold'} ${one ? 'a todo' : 'todos'} of this goal`);
-  } else if (facts.liveClaims)
-    parts.push(`${countOf(facts.liveClaims, 'todo')} of this goal ${facts.liveClaims === 1 ? 'is' : 'are'} held`);
+  } else if (claims > 0) parts.push(`${countOf(claims, 'todo')} of this goal ${claims === 1 ? 'is' : 'are'} held`);
   if (ending) parts.push(`${countOf(ending, 'turn')} ${ending === 1 ? 'is' : 'are'} still ending`);
   const lead = parts.length ? parts.join(' and ') : 'the goal has as many turns running as it allows';
   return facts.maxConcurrent !== undefined ? `${lead}; it allows ${facts.maxConcurrent} at a time` : lead;

@@ -137,7 +137,8 @@ export async function runBoardScenario(): Promise<void> {
     await wb.shot('board-01-dark');
 
     step(2, 'drag T1 from Ready to In progress (a claim by the person)');
-    const claimedByAda = inColumn('T1', 'claimed').locator('.owner', { hasText: 'ada' });
+    // The person's claim carries their name, and "(you)" at their own board (as in the Agents view).
+    const claimedByAda = inColumn('T1', 'claimed').locator('.owner', { hasText: 'ada (you)' });
     await dragUntil(card('T1'), inColumn('T1', 'ready'), board.locator('.column-claimed'), claimedByAda);
     await wb.shot('board-02-claimed');
 

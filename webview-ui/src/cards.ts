@@ -64,7 +64,7 @@ export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): H
     ),
   );
   const facts: (HTMLElement | null)[] = [
-    card.owner ? h('span', { class: 'owner', title: 'holder' }, icon('person'), ` ${card.owner}`) : null,
+    card.owner ? h('span', { class: 'owner', title: 'holder' }, icon('person'), ` ${holderName(card)}`) : null,
     card.leaseExpiresAt && card.status === 'claimed'
       ? h(
           'span',
@@ -160,9 +160,14 @@ function branchLine(card: Card): HTMLElement {
   );
 }
 
+/** The holder's name, and "(you)" when it is the person at this board: one name for them everywhere. */
+function holderName(card: Card): string {
+  return card.ownedByMe ? `${card.owner} (you)` : (card.owner ?? '');
+}
+
 function describe(card: Card, nowMs: number, lapsed: boolean, why: string | null): string {
   const bits = [`${card.id} ${card.title}`, `priority ${card.priority}`, columnOf(card) === 'claimed' ? 'in progress' : columnOf(card)];
-  if (card.owner) bits.push(`held by ${card.owner}`);
+  if (card.owner) bits.push(`held by ${holderName(card)}`);
   if (card.leaseExpiresAt && card.status === 'claimed')
     bits.push(lapsed ? `lease ${leaseText(card.leaseExpiresAt, nowMs)}` : `lease ends ${leaseText(card.leaseExpiresAt, nowMs)}`);
   if (card.gates.length) bits.push(`gate ${card.gates.join(', ')} pending`);

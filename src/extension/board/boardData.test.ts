@@ -105,6 +105,13 @@ test('a card carries the kernel facts the board rules read, and a scheduled occu
   ).toBeNull();
 });
 
+test('a card held by the person at the board says so ("ada (you)"); another\'s holder is just named', () => {
+  const held = { ...FACTS, status: 'claimed' as const, leaseExpiresAt: '2026-01-02T09:30:00.000Z' };
+  expect(cardOf({ ...held, owner: 'ada' }, '2026-01-02T08:00:00.000Z', 'ada').ownedByMe).toBe(true);
+  expect(cardOf({ ...held, owner: 'codex' }, '2026-01-02T08:00:00.000Z', 'ada').ownedByMe).toBe(false);
+  expect(cardOf(FACTS, '2026-01-02T08:00:00.000Z', 'ada').ownedByMe).toBe(false);
+});
+
 test('the snapshot lists every todo as a card and puts what needs a person in the attention strip', () => {
   const codex = s.as(agent('codex'));
   const goalId = createGoal(s.kernel, { title: 'Ship the CSV importer' }).id;

@@ -152,6 +152,7 @@ export function cardOf(f: TodoCardFacts, at: string, me: string, change: CardCha
     priority: f.priority,
     status: f.status,
     owner: f.owner,
+    ownedByMe: f.owner !== null && f.owner === me,
     leaseExpiresAt: f.leaseExpiresAt,
     dependsOn: f.dependsOn,
     unmetDeps: f.unmetDeps,

@@ -83,6 +83,29 @@ describe('should-run', () => {
     expect(answer(g).reason).toBe('ok');
   });
 
+  test("a person's own claim takes no agent's slot; a turn a person starts for an agent does", () => {
+    const g = goalWith({ maxConcurrent: 1, turnsPerWindow: 5 });
+    const mine = addTodo(s.kernel, { goalId: g, title: 'the person works this' }).id;
+    addTodo(s.kernel, { goalId: g, title: 'b' });
+    addTodo(s.kernel, { goalId: g, title: 'c' });
+    claimTodo(s.kernel, mine, { leaseSeconds: 120 });
+    expect(answer(g)).toMatchObject({ run: true, reason: 'ok' });
+    expect(quotaState(s.kernel.db, getGoal(s.kernel.db, g), s.clock.ms)).toMatchObject({
+      liveClaims: 1,
+      personClaims: 1,
+      holders: ['ada'],
+      personHolders: ['ada'],
+    });
+    startTurn(s.kernel, { goalId: g, host: 'custom', agent: 'codex' });
+    expect(answer(g)).toMatchObject({ run: false, reason: 'concurrency_limit' });
+    expect(quotaState(s.kernel.db, getGoal(s.kernel.db, g), s.clock.ms)).toMatchObject({
+      liveClaims: 2,
+      personClaims: 1,
+      holders: ['ada', 'codex'],
+      personHolders: ['ada'],
+    });
+  });
+
   test('a turn whose agent shipped holds its slot until it ends, or for WIND_DOWN_SECONDS if nobody ends it', () => {
     const g = goalWith({ maxConcurrent: 1, turnsPerWindow: 5 });
     addTodo(s.kernel, { goalId: g, title: 'a' });

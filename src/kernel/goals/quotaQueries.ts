@@ -20,9 +20,16 @@ export interface QuotaState {
   lastSpentAt: string | null;
   cooldownSeconds: number;
   cooldownUntil: string | null;
+  /** Live claims on the goal's todos, a person's included. */
   liveClaims: number;
-  /** Who holds those live claims (distinct names, sorted): a person's claim counts against the goal's concurrency too. */
+  /** Who holds those (distinct names, sorted). */
   holders: string[];
+  /**
+   * Of those, the claims people took for themselves, and who: they work beside the agents, so these take none of
+   * the goal's concurrent slots (a person working does not stop the agents); a turn a person starts for an agent does.
+   */
+  personClaims: number;
+  personHolders: string[];
   /**
    * Open turns that take a concurrent slot though their agent no longer holds its todo: it shipped or released and
    * its host is still exiting, or its runner died and its agent may still run until the turn's deadline.
@@ -96,6 +103,13 @@ export function usageCapReached(usage: WindowUsage, openTurns: number): 'tokens'
   return null;
 }
 
+/**
+ * 1 when the todo `t`'s live claim is a person's own: its last claim (or accepted hand-off) was made by a person, for
+ * that person. An agent's claim under a person's name is still an agent's (actor_kind is the channel's).
+ */
+const PERSONS_OWN_CLAIM_SQL = `coalesce((SELECT e.actor_kind = 'human' AND e.actor = t.owner FROM events e
+  WHERE e.todo_id = t.id AND e.kind IN ('todo.claimed', 'handoff.accepted') ORDER BY e.seq DESC LIMIT 1), 0)`;
+
 export function quotaState(
   db: SqliteDb,
   goal: Goal,
@@ -113,10 +127,12 @@ export function quotaState(
   const cooldownUntil = last && goal.policy.cooldownSeconds > 0 ? iso(Date.parse(last) + goal.policy.cooldownSeconds * 1000) : null;
   const claims = db
     .prepare(
-      `SELECT t.owner AS owner, count(*) AS n FROM todos t WHERE t.goal_id = ? AND ${leaseLiveSql()} GROUP BY t.owner ORDER BY t.owner`,
+      `SELECT t.owner AS owner, count(*) AS n, sum(${PERSONS_OWN_CLAIM_SQL}) AS persons
+       FROM todos t WHERE t.goal_id = ? AND ${leaseLiveSql()} GROUP BY t.owner ORDER BY t.owner`,
     )
     .all(goal.id, at);
   const liveClaims = claims.reduce((n, row) => n + Number(row.n), 0);
+  const persons = claims.filter((row) => Number(row.persons) > 0);
   const reserved = slots.filter((t) => !t.spent).length;
   return {
     goalId: goal.id,
@@ -131,6 +147,8 @@ export function quotaState(
     cooldownUntil: cooldownUntil && cooldownUntil > at ? cooldownUntil : null,
     liveClaims,
     holders: claims.map((row) => String(row.owner)),
+    personClaims: persons.reduce((n, row) => n + Number(row.persons), 0),
+    personHolders: persons.map((row) => String(row.owner)),
     windingDown: slots.filter((t) => t.holds && !t.ownLiveClaim).length,
     maxConcurrent: goal.policy.maxConcurrent,
     usage: windowUsage(db, goal, nowMs),
@@ -254,7 +272,7 @@ export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: PlanKno
     const answer = no('budget_exhausted', quota.usage.nextFreesAt);
     return { ...answer, answer: { ...answer.answer, budget: cap, usage: quota.usage, windowHours: goal.policy.windowHours } };
   }
-  if (quota.liveClaims + quota.windingDown >= goal.policy.maxConcurrent) {
+  if (quota.liveClaims - quota.personClaims + quota.windingDown >= goal.policy.maxConcurrent) {
     const frees = slots.filter((t) => t.holds && !t.ownLiveClaim).map((t) => t.holdsUntil);
     const wakes = [earliestLeaseExpiry(db, goal.id, at), ...frees].filter((t): t is string => t !== null);
     return no('concurrency_limit', wakes.length ? (wakes.sort()[0] as string) : null);
