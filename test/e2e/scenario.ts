@@ -86,21 +86,24 @@ export async function runScenario(): Promise<void> {
       .waitFor({ timeout: 30_000 });
     await wb.row(/T2 Stream large files.*ada · lease/).waitFor({ timeout: 30_000 });
 
-    step(5, 'the status bar says in words why G1 waits now');
+    step(5, "the status bar says G1 can still run: the person's own claim takes none of its one agent slot");
     await wb.statusItem('G1 0/20').click();
     await pick
-      .locator('.quick-input-list', { hasText: /Waits: you hold a todo of this goal; it allows 1 at a time/ })
+      .locator('.quick-input-list', { hasText: /Ready to run a turn · \d+ left · next: T1 Parse quoted fields/ })
       .waitFor({ timeout: 30_000 });
-    if (/concurrency_limit/.test(await pick.innerText())) throw new Error('the quick pick shows a reason code');
     await wb.shot('05-quota-pick');
     await page.keyboard.press('Escape');
 
-    step(6, 'an agent claims, spends a turn and ships through bin/loopx in another process');
+    step(6, 'an agent claims (G1 now waits: both todos held, said in words), spends a turn and ships through bin/loopx');
     agent(workspace, ['todo', 'claim', '--next']);
     // T1's row says codex holds it (a lease), and the In progress group now counts both claims.
     await wb.row(/T1 Parse quoted fields.*codex · lease/).waitFor({ timeout: 30_000 });
     await wb.row(/^\s*In progress\s*2\s*$/).waitFor({ timeout: 30_000 });
     await wb.shot('06-agent-claimed');
+    await wb.statusItem('G1 0/20').click();
+    await pick.locator('.quick-input-list', { hasText: /Waits: nothing is left to start \(2 in progress\)/ }).waitFor({ timeout: 30_000 });
+    if (/concurrency_limit/.test(await pick.innerText())) throw new Error('the quick pick shows a reason code');
+    await page.keyboard.press('Escape');
     agent(workspace, ['quota', 'spend', '--goal', 'G1', '--turn', 'codex-run-1']);
     agent(workspace, ['todo', 'ship', 'T1', '--evidence', 'quoted fixtures pass (12 tests)']);
     await wb.statusItem('G1 1/20').waitFor({ timeout: 30_000 });

@@ -109,18 +109,23 @@ export async function runRealAgentTurnScenario(): Promise<void> {
         if (!/^LOOPX_AGENT=claude '?\/.+\/bin\/loopx'? todo show T1 --json$/.test(calls[0] ?? ''))
           throw new Error(`the prompt's loopx is not the extension's launcher: ${calls[0]}`);
         await wb.shot('turn-03-claude-shipped');
-        step(4, 'Run Turn → the sample agent (a demo): T2 gets evidence and is handed back, nothing shipped');
+        step(4, 'Run Turn → the sample agent (a demo): T2 gets evidence and is handed back, nothing shipped, nothing spent');
         await wb.command('LoopX: Run Turn…');
         await wb.answer('Sample agent', /Run Turn on G1/);
         await page
-          .locator('.notification-toast', { hasText: /turn R2 \(sample on sample, T2\) ended: made progress; quota spent/ })
+          .locator('.notification-toast', { hasText: /the sample agent's turn R2 on T2 ended: made progress; a demo spends no budget/ })
           .first()
           .waitFor({ timeout: 30_000 });
         await page
           .locator('.xterm-rows', { hasText: 'Done. A real agent (Codex, Claude Code) would have done the work' })
           .first()
           .waitFor({ timeout: 10_000 });
-        await wb.statusItem('G1 2/6').waitFor({ timeout: 10_000 });
+        // The demo spent nothing: the store has claude's one spend (the toast came after the finish was written).
+        const store = Kernel.open(workspace, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
+        const spends = Number(store.db.prepare('SELECT count(*) AS n FROM quota_spends').get()?.n);
+        store.close();
+        if (spends !== 1) throw new Error(`the sample turn spent a turn of the budget: ${spends} spends`);
+        await wb.statusItem('G1 1/6').waitFor({ timeout: 10_000 });
         await wb.shot('turn-04-sample-agent');
       },
       env,

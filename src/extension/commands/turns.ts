@@ -9,10 +9,10 @@ import { inFolder } from './inFolder';
 import { reviewUri } from '../views/virtualDocuments';
 import { type HostSettings, findExecutable } from '../../runtime/hosts';
 import { commandShape } from '../../runtime/hostCheck';
+import { SAMPLE_HOST } from '../../kernel/turns/turnLaunchers';
 
 const HOST_NAMES: Record<string, string> = { codex: 'Codex CLI', claude: 'Claude Code', custom: 'Custom command' };
 /** Run Turn's own choices besides the hosts: the built-in sample agent, and a command typed right there. */
-const SAMPLE = 'sample';
 const TYPED = 'typed';
 
 /**
@@ -105,11 +105,11 @@ async function pickHost(settings: HostSettings, target: string): Promise<string 
     }));
   const sample = {
     label: 'Sample agent (a demo, no AI)',
-    description: 'works the todo through the loopx CLI as an agent would; changes no files, ships nothing',
+    description: 'works the todo through the loopx CLI as an agent would; changes no files, ships nothing, spends no budget',
     detail: noAgentCli
       ? 'Neither Codex nor Claude Code is installed here: watch a turn with the sample agent, or type your own command.'
       : undefined,
-    host: SAMPLE,
+    host: SAMPLE_HOST,
   };
   const typed = { label: 'Type a command…', description: 'any agent CLI or script, for this turn', host: TYPED };
   const items = noAgentCli ? [sample, typed, ...hosts] : [...hosts, sample, typed];

@@ -8,6 +8,7 @@ import { EXIT_CODE_FILE, readExitCode, writeLauncher } from '../../runtime/launc
 import { renewTodo, RENEW_INTERVAL_MS } from '../../kernel/todos/claims';
 import { startTurn, turnDir, type TurnStart } from '../../kernel/turns/turns';
 import { finishTurn } from '../../kernel/turns/turnFinish';
+import { SAMPLE_HOST } from '../../kernel/turns/turnLaunchers';
 import type { Turn } from '../../kernel/turns/turnQueries';
 import { pruneTurnFolders } from '../../runtime/turnFolders';
 import { getTurn } from '../../kernel/turns/turnQueries';
@@ -86,7 +87,7 @@ export class TurnRunner extends Disposable {
       codex: config.get<string>('codex.command') || DEFAULT_HOSTS.codex,
       claude: config.get<string>('claude.command') || DEFAULT_HOSTS.claude,
       custom: config.get<string>('custom.command') || DEFAULT_HOSTS.custom,
-      sample: `${shellQuote(sampleAgentCommand(this.ctx.cliCommand))} {prompt}`,
+      [SAMPLE_HOST]: `${shellQuote(sampleAgentCommand(this.ctx.cliCommand))} {prompt}`,
     };
   }
 
@@ -304,7 +305,10 @@ export class TurnRunner extends Disposable {
       });
       return;
     }
-    const text = `LoopX: turn ${turn.id} (${turn.agent} on ${turn.host}, ${turn.todoId}) ended: ${turnOutcomeWords(turn.resultKind)}; quota ${turn.spent ? 'spent' : 'not spent'}.`;
+    const text =
+      turn.host === SAMPLE_HOST
+        ? `LoopX: the sample agent's turn ${turn.id} on ${turn.todoId} ended: ${turnOutcomeWords(turn.resultKind)}; a demo spends no budget.`
+        : `LoopX: turn ${turn.id} (${turn.agent} on ${turn.host}, ${turn.todoId}) ended: ${turnOutcomeWords(turn.resultKind)}; quota ${turn.spent ? 'spent' : 'not spent'}.`;
     const good = isValidatedResult(turn.resultKind);
     void (good ? vscode.window.showInformationMessage(text) : vscode.window.showWarningMessage(text, 'Show Output')).then((choice) => {
       if (choice === 'Show Output') run.terminal.show();

@@ -7,7 +7,7 @@ import { releaseInTx } from '../todos/claims';
 import { getTodoCore } from '../todos/todoQueries';
 import { priceTable } from '../prices/priceTable';
 import { type ResultKind, type Turn, getTurn, isValidatedResult } from './turnQueries';
-import { refuseAgentFinish } from './turnLaunchers';
+import { isSampleTurn, refuseAgentFinish } from './turnLaunchers';
 import { usageOfTurn } from './usage/turnUsage';
 import { type CheckedUsage, checkUsage, priced } from './usage/usage';
 
@@ -49,7 +49,9 @@ export function finishTurn(
     const resultKind = classify(tx, turn, exitCode);
     const validated = isValidatedResult(resultKind);
     // The turn's reservation becomes its spend; only a budget lowered while it ran leaves no room (never over budget).
-    const spent = spendInTx(tx, getGoal(tx.db, turn.goalId), turn.id, validated);
+    // The window's sample turn did no work: it spends nothing, however it ends.
+    const spends = validated && !isSampleTurn(tx.db, turn, options.byLauncher === true);
+    const spent = spendInTx(tx, getGoal(tx.db, turn.goalId), turn.id, spends);
     const alreadySpent = spent === 'already_spent';
     const budgetFull = spent === 'no_room';
     const spend = spent === 'spent';

@@ -94,3 +94,29 @@ describe('who finishes a turn a launcher started', () => {
     expect(checkReplay(s.kernel.db).differences).toEqual([]);
   });
 });
+
+describe("the window's sample turn", () => {
+  const sampleTurn = (launchedBy?: TurnLauncher) =>
+    startTurn(s.kernel, { goalId, host: 'sample', agent: 'sample', ...(launchedBy ? { launchedBy } : {}) }).turn;
+  const spends = () => Number(s.kernel.db.prepare('SELECT count(*) AS n FROM quota_spends').get()?.n);
+
+  test('the sample agent a window runs and finishes spends no budget, though its work is validated', () => {
+    const turn = sampleTurn('vscode');
+    shipTodo(s.as(agent('sample')), 'T1', { evidence: 'the sample agent showed the loop' });
+    const finished = finishTurn(s.kernel, turn.id, 0, undefined, { byLauncher: true });
+    expect(finished).toMatchObject({ resultKind: 'validated_completion', spent: false });
+    expect(spends()).toBe(0);
+  });
+
+  test('a turn on a host named sample from a shell, or finished by anyone but its window, spends as any turn', () => {
+    const fromShell = startTurn(s.as(agent('sample')), { goalId, host: 'sample' }).turn;
+    shipTodo(s.as(agent('sample')), 'T1', { evidence: 'done' });
+    expect(finishTurn(s.as(agent('sample')), fromShell.id, 0)).toMatchObject({ resultKind: 'validated_completion', spent: true });
+    addTodo(s.kernel, { goalId, title: 'Parse bodies' });
+    const windows = sampleTurn('vscode');
+    shipTodo(s.as(agent('sample')), 'T2', { evidence: 'done' });
+    // The window is gone and the kernel finishes its turn (turn recovery): no launcher's own word, so it spends.
+    expect(finishTurn(s.kernel, windows.id, 0)).toMatchObject({ resultKind: 'validated_completion', spent: true });
+    expect(spends()).toBe(2);
+  });
+});

@@ -9,6 +9,18 @@ import type { Turn } from './turnQueries';
 export const TURN_LAUNCHERS = ['runner', 'vscode'] as const;
 export type TurnLauncher = (typeof TURN_LAUNCHERS)[number];
 
+/**
+ * The host of the sample agent a VS Code window runs (Run Turn → Sample agent): it shows the loop on a todo and does no
+ * work, so its turn spends nothing (turnFinish.ts). Only when the window launched and finished it in process: an agent
+ * cannot record a launcher, and `turn start --host sample` from a shell is an ordinary turn.
+ */
+export const SAMPLE_HOST = 'sample';
+
+/** The window's own sample turn, finished by the window: the one turn that spends no budget. */
+export function isSampleTurn(db: SqliteDb, turn: Pick<Turn, 'host' | 'startSeq'>, byLauncher: boolean): boolean {
+  return byLauncher && turn.host === SAMPLE_HOST && turnLaunchedBy(db, turn) === 'vscode';
+}
+
 const LAUNCHER_WORDS: Record<TurnLauncher, string> = { runner: 'the runner', vscode: 'the VS Code window' };
 
 /**
