@@ -1,6 +1,7 @@
 /** Tiny display helpers shared by the CLI, the extension and the board (no Node or VS Code APIs). */
 import { revealHidden } from '../shared/hiddenChars';
 import { relativeTime } from '../shared/timeWords';
+import { quoteCodeSpans } from '../shared/codeSpans';
 
 // The webview reveals hidden characters and reads relative times too, and imports only from src/protocol.
 export { relativeTime, revealHidden };
@@ -48,9 +49,7 @@ const ISO_TIME = /\b\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?Z\b/g;
  * Markdown backticks, which notifications and tree rows show literally. Agents read the stored text as it is.
  */
 export function forPeople(text: string | null | undefined, nowMs: number): string {
-  return clean(text)
-    .replace(ISO_TIME, (iso) => clockTime(iso, nowMs))
-    .replace(/`([^`\n]+)`/g, '“$1”');
+  return quoteCodeSpans(clean(text).replace(ISO_TIME, (iso) => clockTime(iso, nowMs)));
 }
 
 /** A monitor's condition in words: "exit0" → "it exits 0". */

@@ -44,7 +44,19 @@ export const checkMonitorsNow: CommandDefinition = {
     const ticker = ctx.monitors;
     const state = ticker.state;
     if (!state.ticking) {
-      void vscode.window.showWarningMessage(`LoopX: ${state.message}`);
+      // The way forward as a button: trust the workspace, or turn the setting back on.
+      const action =
+        state.why === 'untrusted'
+          ? { title: 'Manage Workspace Trust', run: () => vscode.commands.executeCommand('workbench.trust.manage') }
+          : state.why === 'off'
+            ? {
+                title: 'Open Settings',
+                run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'loopx.monitors.runChecks'),
+              }
+            : undefined;
+      void vscode.window
+        .showWarningMessage(`LoopX: ${state.message}`, ...(action ? [action.title] : []))
+        .then((choice) => (choice && action ? action.run() : undefined));
       return undefined;
     }
     const result = await ticker.tickNow();

@@ -44,7 +44,7 @@ export class MonitorTicker extends Disposable {
         ticking: false,
         why: 'untrusted',
         message:
-          'Checks are not run in this window: the workspace is not trusted, and a check runs a command from it. Trust the workspace, or run `loopx monitor tick` yourself.',
+          'Checks are not run in this window: the workspace is not trusted, and a check runs a command from it. Trust the workspace to run them here.',
       };
     }
     if (!vscode.workspace.getConfiguration('loopx.monitors').get<boolean>('runChecks', true)) {
@@ -52,7 +52,7 @@ export class MonitorTicker extends Disposable {
         ticking: false,
         why: 'off',
         message:
-          'Checks are not run by this window (setting loopx.monitors.runChecks). Run `loopx monitor tick` from cron, CI or a runner.',
+          'Checks are not run by this window: its setting “Run Checks” (LoopX › Monitors) is off, so a runner or a scheduled job runs them.',
       };
     }
     if (!this.session.kernel) return { ticking: false, why: 'no_store', message: 'No store is open.' };

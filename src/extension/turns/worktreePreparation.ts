@@ -16,7 +16,7 @@ export async function prepareWithProgress(kernel: Kernel, input: TurnStartInput,
   let close: (() => void) | undefined;
   let done = false;
   const onProgress = (p: PrepareProgress) => {
-    latest = p.step === 'setup' ? `Setting up the worktree: running \`${p.command ?? ''}\`…` : 'Making its worktree…';
+    latest = p.step === 'setup' ? `Setting up the worktree: running “${p.command ?? ''}”…` : 'Making its worktree…';
     if (report) return report.report({ message: latest });
     if (close) return; // the notification is being opened: it shows `latest`
     close = () => {};

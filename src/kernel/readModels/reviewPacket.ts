@@ -4,11 +4,16 @@ import type { KernelRun } from '../evidence/evidenceQueries';
 import { revealHidden } from '../../shared/hiddenChars';
 import { budgetWords, dollars, usageWords } from '../../shared/usageWords';
 import { reviewFacts } from './reviewFacts';
-import { runTook } from '../../shared/timeWords';
+import { dateTimeWords, runTook } from '../../shared/timeWords';
+import { quoteCodeSpans } from '../../shared/codeSpans';
+import { turnOutcomeWords } from '../../shared/turnOutcomeWords';
 
-/** Markdown-safe single line (the packet is read in a Markdown preview); deceptive characters shown as <U+…>. */
+/**
+ * Markdown-safe single line (the packet is read in a Markdown preview and pasted elsewhere); deceptive characters
+ * shown as <U+…>, code spans in quotes (escaped, a backtick would show as one).
+ */
 function md(text: string | null | undefined): string {
-  return revealHidden(text ?? '')
+  return quoteCodeSpans(revealHidden(text ?? ''))
     .replace(/\s+/g, ' ')
     .replace(/([\\`*_[\]<>|#])/g, '\\$1')
     .trim();
@@ -34,9 +39,16 @@ function kernelLine(run: KernelRun, actor: string): string {
  * The owner's review packet: decisions (gates and who decided), what shipped with its evidence and artifacts,
  * what is blocked and why, unresolved gates, quota spent, and the turns with their results.
  */
-export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string): string {
+export function renderReviewPacket(
+  db: SqliteDb,
+  nowMs: number,
+  goalId?: string,
+  offsetMinutes = -new Date(nowMs).getTimezoneOffset(),
+): string {
   const facts = reviewFacts(db, nowMs, goalId);
-  const out: string[] = [`# loopx review packet`, '', `Generated ${facts.at}${goalId ? ` for goal ${goalId}` : ''}.`, ''];
+  // Moments in the reader's time, with their date: the packet is read later, and elsewhere.
+  const when = (iso: string | null | undefined) => (iso ? dateTimeWords(iso, offsetMinutes) : '?');
+  const out: string[] = [`# loopx review packet`, '', `Generated ${when(facts.at)}${goalId ? ` for goal ${goalId}` : ''}.`, ''];
   for (const { goal, quota: q, decisions, pending, shipped, blocked, turns } of facts.goals) {
     out.push(`## ${goal.id} ${md(goal.title)} (${goal.status})`, '');
     if (goal.objective) out.push(`Objective: ${md(goal.objective)}`, '');
@@ -48,7 +60,7 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
       ...(decisions.length
         ? decisions.map(
             (g) =>
-              `- ${g.id} ${g.status} by ${md(g.decidedBy)}${via(g.channel)} (${g.decidedAt}): ${md(g.question)}${g.note ? ` — ${md(g.note)}` : ''}`,
+              `- ${g.id} ${g.status} by ${md(g.decidedBy)}${via(g.channel)} (${when(g.decidedAt)}): ${md(g.question)}${g.note ? ` — ${md(g.note)}` : ''}`,
           )
         : ['None.']),
       '',
@@ -57,7 +69,7 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
       '### Waiting for you',
       '',
       ...(pending.length
-        ? pending.map((g) => `- ${g.id} on ${g.todoId ?? g.goalId}, asked by ${md(g.askedBy)} (${g.askedAt}): ${md(g.question)}`)
+        ? pending.map((g) => `- ${g.id} on ${g.todoId ?? g.goalId}, asked by ${md(g.askedBy)} (${when(g.askedAt)}): ${md(g.question)}`)
         : ['Nothing.']),
       '',
     );
@@ -91,7 +103,7 @@ export function renderReviewPacket(db: SqliteDb, nowMs: number, goalId?: string)
             .filter(Boolean)
             .join(', ') || 'none';
         out.push(
-          `| ${t.id} | ${t.todoId ?? ''} | ${md(t.agent)} | ${t.host} | ${t.startedAt} | ${t.resultKind ?? 'running'} | ${t.exitCode ?? ''} | ${t.spent ? 'yes' : 'no'} | ${t.usage ? usageWords(t.usage) : 'unknown'} | ${evidence} |`,
+          `| ${t.id} | ${t.todoId ?? ''} | ${md(t.agent)} | ${t.host} | ${when(t.startedAt)} | ${t.resultKind ? turnOutcomeWords(t.resultKind) : 'running'} | ${t.exitCode ?? ''} | ${t.spent ? 'yes' : 'no'} | ${t.usage ? usageWords(t.usage) : 'unknown'} | ${evidence} |`,
         );
       }
       // Quota is spent only on validated turns; money is spent on every turn: say what the others cost.

@@ -1,5 +1,6 @@
 import { CHART_CSS, PAGE_DARK } from './chartStyles';
-import { durationWords, runTook } from '../../shared/timeWords';
+import { dateTimeWords, durationWords, runTook } from '../../shared/timeWords';
+import { quoteCodeSpans } from '../../shared/codeSpans';
 import {
   TIME_KIND_ORDER,
   TIME_LABELS,
@@ -18,6 +19,9 @@ import {
 import type { Story } from './storyProtocol';
 import { turnOutcomeWords } from '../../shared/turnOutcomeWords';
 import { countOf } from '../../shared/countWords';
+
+/** Stored text (a question, a note, a summary, a reason) as people read it on the page: code spans in quotes. */
+const said = (text: string): string => esc(quoteCodeSpans(text));
 
 /**
  * The owner's review as one self-contained page: the goal's story (charts as inline SVG, no script, no external
@@ -146,7 +150,7 @@ function packetSection(r: ReviewPageGoal, offsetMinutes: number): string {
     list(
       r.pending.map(
         (g) =>
-          `<b>${esc(g.id)}</b> on ${esc(g.todoId ?? g.goalId)}, asked by ${esc(g.askedBy)} (${esc(when(g.askedAt))}): ${esc(g.question)}`,
+          `<b>${esc(g.id)}</b> on ${esc(g.todoId ?? g.goalId)}, asked by ${esc(g.askedBy)} (${esc(when(g.askedAt))}): ${said(g.question)}`,
       ),
       'Nothing.',
     ),
@@ -154,7 +158,7 @@ function packetSection(r: ReviewPageGoal, offsetMinutes: number): string {
     list(
       r.decisions.map(
         (g) =>
-          `<b>${esc(g.id)}</b> ${esc(g.status)} by ${esc(g.decidedBy ?? '?')}${via(g.channel)} (${esc(when(g.decidedAt))}): ${esc(g.question)}${g.note ? ` — ${esc(g.note)}` : ''}`,
+          `<b>${esc(g.id)}</b> ${esc(g.status)} by ${esc(g.decidedBy ?? '?')}${via(g.channel)} (${esc(when(g.decidedAt))}): ${said(g.question)}${g.note ? ` — ${said(g.note)}` : ''}`,
       ),
       'None.',
     ),
@@ -168,7 +172,7 @@ function packetSection(r: ReviewPageGoal, offsetMinutes: number): string {
               const after = e.afterShip ? ' (added after it shipped)' : '';
               return e.run
                 ? `<b>kernel-verified:</b> ran ${code(e.run.command)}: ${esc(e.run.error ?? `exit ${e.run.exitCode}`)} in ${esc(runTook(e.run.durationMs))} (asked by ${esc(e.actor)}; output sha256 ${esc(e.run.outputSha256.slice(0, 12))}…)${after}`
-                : `${esc(e.kind)} by ${esc(e.actor)} (the agent's word)${after}: ${esc(e.summary)}${e.artifacts.map((a) => ` · ${code(a.path)} (${a.bytes} bytes)`).join('')}`;
+                : `${esc(e.kind)} by ${esc(e.actor)} (the agent's word)${after}: ${said(e.summary)}${e.artifacts.map((a) => ` · ${code(a.path)} (${a.bytes} bytes)`).join('')}`;
             }),
             'No evidence recorded.',
           )}`,
@@ -177,7 +181,7 @@ function packetSection(r: ReviewPageGoal, offsetMinutes: number): string {
     ),
     '<h3>Blocked</h3>',
     list(
-      r.blocked.map((t) => `<b>${esc(t.id)}</b> ${esc(t.title)}: ${esc(t.reason ?? '')}`),
+      r.blocked.map((t) => `<b>${esc(t.id)}</b> ${esc(t.title)}: ${said(t.reason ?? '')}`),
       'Nothing.',
     ),
     '<h3>Turns</h3>',
@@ -212,16 +216,9 @@ export function reviewPage(input: { at: string; workspace: string; goals: { revi
 </head>
 <body>
 <h1>${esc(title)}</h1>
-<p class="quiet">Generated ${esc(generatedText(input.at, input.goals[0]?.story.offsetMinutes ?? 0))} by loopx from the store's hash-chained log. Hover a chart for its numbers.</p>
+<p class="quiet">Generated ${esc(dateTimeWords(input.at, input.goals[0]?.story.offsetMinutes ?? 0))} by loopx from the store's hash-chained log. Hover a chart for its numbers.</p>
 ${goals || '<p>No goals.</p>'}
 </body>
 </html>
 `;
-}
-
-/** "3 Dec 2026 16:20" in the reader's time (the story's offset), "… UTC" when there is none. */
-function generatedText(at: string, offsetMinutes: number): string {
-  const year = new Date(Date.parse(at) + offsetMinutes * 60_000).getUTCFullYear();
-  const [day, month, time] = momentText(at, offsetMinutes).split(' ');
-  return `${day} ${month} ${year} ${time}${offsetMinutes === 0 ? ' UTC' : ''}`;
 }

@@ -1,3 +1,4 @@
+import { quoteCodeSpans } from '../../shared/codeSpans';
 import { revealHidden } from '../../shared/hiddenChars';
 import { turnOutcomeWords } from '../../shared/turnOutcomeWords';
 import { durationWords } from '../../shared/timeWords';
@@ -261,9 +262,9 @@ export function itemSentence(i: StoryItem, titles: Record<string, string>, offse
     case 'ship':
       return `${when} · ${todo(i.todoId)} shipped by ${i.by}`;
     case 'gate':
-      return `${when} · gate ${i.id} on ${todo(i.todoId)} asked by ${i.askedBy}: "${i.question}" — ${i.end ? `${i.status} by ${i.decidedBy ?? 'someone'} ${took(i.start, i.end)}` : `waiting for you ${took(i.start, null)}`}`;
+      return `${when} · gate ${i.id} on ${todo(i.todoId)} asked by ${i.askedBy}: "${quoteCodeSpans(i.question)}" — ${i.end ? `${i.status} by ${i.decidedBy ?? 'someone'} ${took(i.start, i.end)}` : `waiting for you ${took(i.start, null)}`}`;
     case 'block':
-      return `${when} · ${todo(i.todoId)} blocked by ${i.by}: ${i.reason} — ${i.end ? `unblocked ${took(i.start, i.end)}` : `still blocked ${took(i.start, null)}`}`;
+      return `${when} · ${todo(i.todoId)} blocked by ${i.by}: ${quoteCodeSpans(i.reason)} — ${i.end ? `unblocked ${took(i.start, i.end)}` : `still blocked ${took(i.start, null)}`}`;
     case 'monitor':
       return `${when} · monitor ${i.id} on ${todo(i.todoId)} watching ${i.what} — ${i.end ? `${i.status} ${took(i.start, i.end)}` : `waiting ${took(i.start, null)}`}`;
     case 'handoff':
