@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { changesHeadline, changesSince } from './boardHistory';
+import { changesHeadline, changesSince, momentFieldText, parseMomentField } from './boardHistory';
 import type { Card } from './boardProtocol';
 import { parseToHost } from './boardSchemas';
 import { parseToStoryHost } from './story/storySchemas';
@@ -72,5 +72,28 @@ describe('history and story messages are validated', () => {
       { type: 'eval', code: '1' },
     ])
       expect(parseToStoryHost(bad).ok, JSON.stringify(bad)).toBe(false);
+  });
+});
+
+describe("the History bar's time field", () => {
+  const now = new Date(2026, 11, 3, 16, 20).getTime(); // 3 Dec 2026 16:20, local
+
+  test('shows a moment as "2026-12-03 14:30" in local time, 24-hour, whatever the language', () => {
+    expect(momentFieldText(new Date(2026, 11, 3, 14, 30, 59).toISOString())).toBe('2026-12-03 14:30');
+    expect(momentFieldText(new Date(2026, 0, 5, 9, 5).toISOString())).toBe('2026-01-05 09:05');
+  });
+
+  test('takes a date and time, a date (its midnight) or a time (today); anything else is null', () => {
+    expect(parseMomentField('2026-12-01 09:05', now)).toBe(new Date(2026, 11, 1, 9, 5).toISOString());
+    expect(parseMomentField(' 2026-12-01T9:05 ', now)).toBe(new Date(2026, 11, 1, 9, 5).toISOString());
+    expect(parseMomentField('2026-12-01', now)).toBe(new Date(2026, 11, 1, 0, 0).toISOString());
+    expect(parseMomentField('14:30', now)).toBe(new Date(2026, 11, 3, 14, 30).toISOString());
+    for (const bad of ['', 'yesterday', '12/03/2026', '2026-02-31 10:00', '25:00', '2026-13-01', '14:3', '4:30 PM'])
+      expect(parseMomentField(bad, now), bad).toBeNull();
+  });
+
+  test('what the field shows, it takes back', () => {
+    const at = new Date(2026, 6, 14, 23, 59).toISOString();
+    expect(parseMomentField(momentFieldText(at), now)).toBe(at);
   });
 });

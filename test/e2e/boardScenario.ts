@@ -312,6 +312,15 @@ export async function runBoardScenario(): Promise<void> {
           await page.waitForTimeout(200);
         }
       }
+    // The toolbar keeps to one row: its filters and buttons side by side (History and Story as icons, named for
+    // screen readers), the budget chips left to the status bar.
+    const rows = await board
+      .locator('.toolbar > *')
+      .evaluateAll((items) => [
+        ...new Set(items.filter((el) => (el as HTMLElement).offsetWidth > 1).map((el) => Math.round(el.getBoundingClientRect().top / 12))),
+      ]);
+    if (rows.length !== 1) throw new Error(`the toolbar wraps into ${rows.length} rows at 900 px`);
+    await board.getByRole('button', { name: 'History', exact: true }).waitFor();
     await wb.shot('board-06b-900px');
     await page.setViewportSize({ width: 1400, height: 900 });
 

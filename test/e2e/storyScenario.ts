@@ -148,6 +148,14 @@ export async function runStoryScenario(): Promise<void> {
     // The bar opens at the newest event; the slider spans the log once that first answer is in (until then it is 0–1).
     await board.locator('.history-label', { hasText: /event [\d,]+ of [\d,]+/ }).waitFor({ timeout: 15_000 });
     await board.locator('#history-slider:not([max="1"])').waitFor({ timeout: 15_000 });
+    // The time field: one 24-hour form whatever the browser's language; what it cannot read it says, and moves nothing.
+    const when = board.locator('#history-time');
+    const shown = await when.inputValue();
+    if (!/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test(shown)) throw new Error(`the time field shows "${shown}"`);
+    await when.fill('12/03/2026, 4:20 PM');
+    await when.press('Enter');
+    await board.locator('.history-label', { hasText: 'Type a time as 2026-12-03 14:30, or 14:30 for today' }).waitFor({ timeout: 10_000 });
+    await board.locator('#history-time[aria-invalid="true"]').waitFor();
     await slider.evaluate((el, seq) => {
       const input = el as HTMLInputElement;
       input.value = String(seq);

@@ -10,6 +10,7 @@ import {
 } from '../../src/protocol/changeWords';
 import type { Card } from '../../src/protocol/boardProtocol';
 import { boardTime, boardTimeTitle } from '../../src/protocol/boardText';
+import { clockTime } from '../../src/protocol/display';
 import { ACTS } from './pastMode';
 import { h, icon } from './dom';
 
@@ -105,7 +106,7 @@ function monitorLine(card: Card, nowMs: number): HTMLElement {
     'div',
     {
       class: `card-monitor${failing}`,
-      title: `${waitingReason(card)}${m.expiresAt ? ` · expires ${new Date(m.expiresAt).toLocaleString()}` : ''}`,
+      title: `${waitingReason(card)}${m.expiresAt ? ` · expires ${clockTime(m.expiresAt, nowMs)}` : ''}`,
     },
     icon(m.kind === 'timer' ? 'watch' : 'eye'),
     h('span', { class: 'monitor-what', text: m.kind === 'timer' ? ` ${m.id} timer` : ` ${m.id} ${m.check ?? ''}` }),

@@ -1,4 +1,13 @@
-import { changesHeadline, changesSince, columnTitle, type BoardChanges } from '../../src/protocol/boardHistory';
+import {
+  MOMENT_HINT,
+  changesHeadline,
+  changesSince,
+  columnTitle,
+  momentFieldText,
+  parseMomentField,
+  type BoardChanges,
+} from '../../src/protocol/boardHistory';
+import { clockTime } from '../../src/protocol/display';
 import type { Card, PastBoard } from '../../src/protocol/boardProtocol';
 import { boardTimeTitle } from '../../src/protocol/boardText';
 import { h, icon } from './dom';
@@ -24,7 +33,7 @@ export class BoardHistoryBar {
     'button',
     { class: 'toolbar-button', type: 'button', 'aria-pressed': 'false', title: 'See the board as it was at any past moment' },
     icon('history'),
-    ' History',
+    h('span', { class: 'toolbar-label' }, ' History'),
   );
   readonly changes = h('div', { class: 'changes-slot' });
   private readonly slider = h('input', {
@@ -36,7 +45,18 @@ export class BoardHistoryBar {
     id: 'history-slider',
     'aria-label': 'Event in the log',
   });
-  private readonly when = h('input', { type: 'datetime-local', 'aria-label': 'Go to a time', id: 'history-time' });
+  // A text field in one form, 24-hour (boardHistory.ts parseMomentField): a datetime-local field follows the
+  // browser's language, which in VS Code is its display language (12-hour, month first for every English reader).
+  private readonly when = h('input', {
+    type: 'text',
+    'aria-label': 'Go to a time (year-month-day hours:minutes)',
+    id: 'history-time',
+    class: 'history-time',
+    placeholder: '2026-12-03 14:30',
+    title: MOMENT_HINT,
+    spellcheck: 'false',
+    autocomplete: 'off',
+  });
   private readonly label = h('div', { class: 'history-label', role: 'status', 'aria-live': 'polite' });
   private readonly back = h('button', { class: 'button', type: 'button' }, icon('debug-step-over'), ' Back to now');
   private readonly prev = h(
@@ -76,7 +96,11 @@ export class BoardHistoryBar {
     this.prev.addEventListener('click', () => this.go({ seq: Math.max(0, Number(this.slider.value) - 1) }));
     this.next.addEventListener('click', () => this.go({ seq: Number(this.slider.value) + 1 }));
     this.when.addEventListener('change', () => {
-      if (this.when.value) this.go({ at: new Date(this.when.value).toISOString() });
+      if (!this.when.value.trim()) return;
+      const at = parseMomentField(this.when.value, Date.now());
+      this.when.setAttribute('aria-invalid', String(at === null));
+      if (at) this.go({ at });
+      else this.label.textContent = `${MOMENT_HINT}.`;
     });
     this.back.addEventListener('click', () => this.leave());
   }
@@ -137,10 +161,11 @@ export class BoardHistoryBar {
       this.slider.max = String(answer.head);
       this.slider.value = String(answer.seq);
       this.slider.setAttribute('aria-valuetext', `event ${answer.seq} of ${answer.head}: ${answer.sentence}`);
-      this.when.value = localInput(answer.at);
+      this.when.value = momentFieldText(answer.at);
+      this.when.removeAttribute('aria-invalid');
       this.label.textContent = '';
       this.label.append(
-        h('time', { datetime: answer.at, title: boardTimeTitle(answer.at), text: new Date(answer.at).toLocaleString() }),
+        h('time', { datetime: answer.at, title: boardTimeTitle(answer.at), text: clockTime(answer.at, Date.now()) }),
         ` · event ${answer.seq.toLocaleString()} of ${answer.head.toLocaleString()} · `,
         h('span', { title: answer.kind, text: answer.sentence }),
       );
@@ -163,7 +188,7 @@ export class BoardHistoryBar {
         { class: 'changes-head' },
         icon('diff'),
         h('strong', { text: changesHeadline(c) }),
-        h('span', { class: 'quiet', text: ` (since ${new Date(past.at).toLocaleString()}, event ${past.seq})` }),
+        h('span', { class: 'quiet', text: ` (since ${clockTime(past.at, Date.now())}, event ${past.seq})` }),
         close,
       ),
       h(
@@ -177,11 +202,4 @@ export class BoardHistoryBar {
     close.addEventListener('click', () => panel.remove());
     return panel;
   }
-}
-
-/** An ISO time as a datetime-local input's value (the viewer's local time, to the minute). */
-function localInput(iso: string): string {
-  const d = new Date(iso);
-  const pad = (v: number) => String(v).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }

@@ -301,7 +301,7 @@ const storyButton = h(
   'button',
   { class: 'toolbar-button', type: 'button', title: "The goal's story: timeline, burn-down, throughput, where the time went" },
   icon('graph'),
-  ' Story',
+  h('span', { class: 'toolbar-label' }, ' Story'),
 );
 storyButton.addEventListener('click', () => state.vscode.postMessage({ type: 'openStory', goalId: state.filter.goalId }));
 
