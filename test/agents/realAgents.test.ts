@@ -257,17 +257,22 @@ describe("Connect an Agent's MCP set-up, as copied, with the real CLIs", () => {
     ];
     try {
       const r = await new Promise<{ code: number | null; out: string }>((done) => {
-        const child = spawn('/bin/sh', ['-c', `claude -p --allowedTools mcp__loopx < '${prompt}'`], { cwd: root, env: cleanEnv(env) });
+        // MCP_TIMEOUT: Claude Code's wait for a server to start (its default is shorter than `loopx mcp` behind the
+        // launcher takes on a loaded machine; a turn whose tools never came up ships nothing).
+        const child = spawn('/bin/sh', ['-c', `claude -p --allowedTools mcp__loopx < '${prompt}'`], {
+          cwd: root,
+          env: { ...cleanEnv(env), MCP_TIMEOUT: '60000' },
+        });
         let out = '';
         child.stdout.on('data', (d) => (out += d));
         child.stderr.on('data', (d) => (out += d));
         child.on('close', (code) => done({ code, out }));
       });
       expect(r.code, r.out).toBe(0);
+      expect(cli(['todo', 'show', 'T1', '--json']).json.data, r.out).toMatchObject({ status: 'shipped' });
     } finally {
       w.only = undefined;
     }
-    expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
     expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toEqual([
       expect.objectContaining({ actor: 'claude', summary: 'checked by the scripted model' }),
     ]);

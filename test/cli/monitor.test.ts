@@ -115,9 +115,9 @@ describe('a scripted CI job with a monitor on it', () => {
     }
     job.kill();
     expect(fired).toMatchObject({ runs: [{ monitorId: 'M1', outcome: 'fired', exitCode: 0 }], fired: ['M1'], nextCheckAt: null });
-    // Wake latency: within one check interval (10 s) plus a second of the job having written its verdict.
-    const latency = Date.now() - statSync(join(root, 'ci-result.txt')).mtimeMs;
-    expect(latency).toBeLessThan(11_500);
+    // No wasted wait: it fired at the first check that started after the job wrote its verdict (counted, not timed:
+    // a loaded machine delays every check alike).
+    const verdictAt = statSync(join(root, 'ci-result.txt')).mtimeMs;
 
     const todo = (cli(['todo', 'list', '--json']).json.data as { id: string; continuation: string }[])[0];
     expect(todo?.continuation).toContain('Monitor M1 fired');
@@ -126,11 +126,12 @@ describe('a scripted CI job with a monitor on it', () => {
     expect(cli(['todo', 'next', '--json']).json.data).toMatchObject({ id: 'T1' });
     const show = cli(['monitor', 'show', 'm1', '--json']).json.data as {
       status: string;
-      runs: { n: number; exitCode: number | null; outputSha256: string }[];
+      runs: { n: number; at: string; exitCode: number | null; outputSha256: string }[];
     };
     expect(show.status).toBe('fired');
     expect(show.runs[0]).toMatchObject({ exitCode: 0, outputSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(show.runs.length).toBeGreaterThanOrEqual(2);
+    expect(show.runs.filter((r) => Date.parse(r.at) > verdictAt).length).toBeLessThanOrEqual(1);
     expect(cli(['history', '--todo', 'T1', '--json']).json.data).toEqual(
       expect.arrayContaining([expect.objectContaining({ kind: 'monitor.fired', actor: 'kernel' })]),
     );
