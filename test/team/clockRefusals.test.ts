@@ -94,6 +94,12 @@ describe.skipIf(!install)('the database judges an eventâ€™s time and the kernelâ
       ],
       ['a time that is not one', claim(s.todos[2], iso(Date.now() + 30 * MINUTE), 'zzz'), /zzz is not a time as loopx writes one/],
       [
+        'a lease a year long (the kernel gives at most a day)',
+        claim(s.todos[2], iso(Date.now() + 365 * 24 * 60 * MINUTE)),
+        /its lease ends at .*, more than 24 hours after the event .*; loopx gives a lease at most 24 hours/,
+      ],
+      ['a lease end that is not a time', claim(s.todos[2], 'forever'), /its lease end forever is not a time as loopx writes one/],
+      [
         'a time in another form',
         claim(s.todos[2], iso(Date.now() + 30 * MINUTE), '2026-12-04 05:00:00'),
         /is not a time as loopx writes one/,
@@ -215,6 +221,21 @@ describe.skipIf(!install)('the database judges an eventâ€™s time and the kernelâ
       /ahead of the server's clock/,
     );
     await s.bobRaw(kernelRelease(held, 'agent_bob'));
+  });
+
+  test('a team store whose time check predates the lease bound says so, and the next team init installs it', async () => {
+    const s = await teamStore();
+    // As an older loopx installed it: times judged, lease ends not.
+    await suite.cluster.sql(
+      s.name,
+      `CREATE OR REPLACE FUNCTION loopx.time_refusal(e loopx.events) RETURNS text LANGUAGE plpgsql AS $f$ BEGIN RETURN NULL; END $f$`,
+    );
+    expect(behind(s.ownerUrl)).toEqual(['claims whose lease ends more than a day after they were made']);
+    installTeamSchema({ connectionString: s.ownerUrl });
+    expect(behind(s.ownerUrl)).toEqual([]);
+    await expect(s.eve(claim(s.todos[2], iso(Date.now() + 48 * 60 * MINUTE)))).rejects.toThrow(/more than 24 hours after the event/);
+    // The longest lease the kernel gives goes in.
+    await s.eve(claim(s.todos[2], iso(Date.now() + 24 * 60 * MINUTE)));
   });
 });
 

@@ -78,6 +78,9 @@ export function authorityBehind(pg: SyncPg): string[] | null {
     (src('time_refusal') === undefined || !src('check_transition')?.includes('arrival_refusal'))
       ? ["events stamped ahead of the server's clock or behind the log, and the kernel's release of another login's live claim"]
       : []),
+    ...(src('time_refusal') !== undefined && !src('time_refusal')?.includes('leaseExpiresAt')
+      ? ['claims whose lease ends more than a day after they were made']
+      : []),
   ];
 }
 

@@ -7,6 +7,7 @@ import {
   isJunction,
   statusRefusal,
 } from '../todos/todoTransitions';
+import { MAX_LEASE_SECONDS } from '../todos/claims';
 
 /**
  * The team store's transition check, generated from the kernel's own table (todos/todoTransitions.ts): no second list
@@ -257,6 +258,7 @@ LANGUAGE plpgsql SET search_path = loopx, pg_temp AS $f$
 DECLARE
   server_now timestamptz := clock_timestamp();
   stamped timestamptz;
+  lease_end text;
   before_at text;
   before timestamptz;
 BEGIN
@@ -271,6 +273,18 @@ BEGIN
   IF stamped > server_now + ${tolerance} THEN
     RETURN format('%s is ahead of the server''s clock (%s) by more than ${CLOCK_TOLERANCE_SECONDS} seconds; loopx stamps an event with the server''s time',
       e.at, ${shown('server_now')});
+  END IF;
+  -- A lease the writer picks ends within the kernel's longest (MAX_LEASE_SECONDS) of the event's time: a lease a year
+  -- long would hold a todo past every turn and every person's release.
+  IF e.kind IN ('todo.claimed', 'todo.renewed', 'handoff.accepted') THEN
+    lease_end := e.data::jsonb ->> 'leaseExpiresAt';
+    IF lease_end IS NULL OR lease_end !~ ${literal(ISO_TIME)} THEN
+      RETURN format('its lease end %s is not a time as loopx writes one', coalesce(lease_end, 'null'));
+    END IF;
+    IF lease_end::timestamptz > stamped + interval '${MAX_LEASE_SECONDS} seconds' + ${tolerance} THEN
+      RETURN format('its lease ends at %s, more than ${MAX_LEASE_SECONDS / 3600} hours after the event (%s); loopx gives a lease at most ${MAX_LEASE_SECONDS / 3600} hours',
+        lease_end, e.at);
+    END IF;
   END IF;
   SELECT p.at INTO before_at FROM loopx.events p WHERE p.seq = e.seq - 1;
   IF before_at ~ ${literal(ISO_TIME)} THEN
