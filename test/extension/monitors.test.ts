@@ -167,7 +167,7 @@ suite('monitors', () => {
     await config.update('runChecks', false, vscode.ConfigurationTarget.Workspace);
     try {
       await until(
-        () => /setting loopx\.monitors\.runChecks/.test(loopx.monitorsView.message ?? ''),
+        () => /its setting “Run Checks” \(LoopX › Monitors\) is off/.test(loopx.monitorsView.message ?? ''),
         'the view message when checks are off',
       );
       const { monitorId } = goalWithWaitingTodo('Untrusted', 'touch untrusted-ran');
