@@ -86,8 +86,9 @@ test('times in words: relativeTime and the run-duration sentence live in src/sha
 });
 
 test('a clock time: clockTime (src/protocol/display.ts) is the one rule; the board no longer keeps its own', () => {
-  // history.ts builds a datetime-local input's value (a machine format), not words.
-  expect(copies(/toLocaleTimeString|getHours\(\)/, ['src/protocol/display.ts', 'webview-ui/src/history.ts'])).toEqual([]);
+  // boardHistory.ts builds the History time field's value ("2026-12-03 14:30", the one form the field reads back), not
+  // words; dateTimeWords (shared/timeWords.ts) a document's moment at a given offset, with getUTCHours.
+  expect(copies(/toLocaleTimeString|getHours\(\)/, ['src/protocol/display.ts', 'src/protocol/boardHistory.ts'])).toEqual([]);
 });
 
 test("a turn's outcome in words: TURN_OUTCOME_WORDS (src/shared/turnOutcomeWords.ts) is the one table every surface reads", () => {
