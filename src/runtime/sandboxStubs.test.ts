@@ -30,11 +30,11 @@ describe("a sandbox's mount points", () => {
     const cwd = join(dir, 'two turns');
     mkdirSync(join(cwd, '.vscode'), { recursive: true });
     writeFileSync(join(cwd, '.vscode', 'settings.json'), '{}');
-    const first = holdSandboxStubs(cwd, true);
+    const first = holdSandboxStubs(cwd, 'codex');
     for (const p of AGENT_READ_ONLY) expect(existsSync(join(cwd, p)), p).toBe(true);
     expect(lstatSync(join(cwd, 'opencode.json')).isFile()).toBe(true);
     expect(lstatSync(join(cwd, '.gemini')).isDirectory()).toBe(true);
-    const second = holdSandboxStubs(cwd, true); // a turn beside it, in the same folder
+    const second = holdSandboxStubs(cwd, 'codex'); // a turn beside it, in the same folder
     expect(first()).toEqual([]); // the second may still be mounting them
     expect(first()).toEqual([]); // a release counts once
     expect(existsSync(join(cwd, 'opencode.json'))).toBe(true);
@@ -50,7 +50,7 @@ describe("a sandbox's mount points", () => {
   test('a turn on another host makes nothing, and still removes what its sandbox left', () => {
     const cwd = join(dir, 'claude');
     mkdirSync(cwd, { recursive: true });
-    const release = holdSandboxStubs(cwd, false);
+    const release = holdSandboxStubs(cwd, 'claude');
     expect(existsSync(join(cwd, 'opencode.json'))).toBe(false);
     mkdirSync(join(cwd, '.claude'));
     expect(release()).toEqual(['.claude']);

@@ -39,11 +39,12 @@ export function removeSandboxStubs(cwd: string, missing: readonly string[]): str
 const held = new Map<string, { turns: number; missing: string[] }>();
 
 /**
- * Holds a folder's mount points for one turn: notes what is missing, makes it when `make` (a file for a `.json`
- * name, a folder otherwise), and returns the release, which removes the empty ones when this process's last turn in
- * the folder ends (a turn beside it may still be mounting them).
+ * Holds a folder's mount points for one turn on `host`: notes what is missing, makes it for a Codex turn (a file for
+ * a `.json` name, a folder otherwise), and returns the release, which removes the empty ones when this process's last
+ * turn in the folder ends (a turn beside it may still be mounting them).
  */
-export function holdSandboxStubs(cwd: string, make: boolean): () => string[] {
+export function holdSandboxStubs(cwd: string, host: string): () => string[] {
+  const make = host === 'codex';
   let entry = held.get(cwd);
   if (!entry) {
     entry = { turns: 0, missing: missingPaths(cwd) };

@@ -76,7 +76,7 @@ export class RunnerTurns {
       { event: 'turn_started', turnId: turn.id, goalId, todoId: turn.todoId, host: this.o.host, agent: turn.agent },
       startedLine(turn, this.o.host),
     );
-    const releaseStubs = holdSandboxStubs(cwd, this.o.host === 'codex');
+    const releaseStubs = holdSandboxStubs(cwd, this.o.host);
     const host = startHost({
       commandLine: hostCommand(this.o.host, this.o.settings, {
         promptFile,

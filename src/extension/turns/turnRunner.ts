@@ -189,7 +189,7 @@ export class TurnRunner extends Disposable {
     });
     // Who runs it: a later window (after a reload or a crash) finds turns whose launcher is gone (turnRecovery.ts).
     writeLauncher(this.ctx.session.root, turn.id, { pid: process.pid });
-    const releaseStubs = holdSandboxStubs(started.cwd, host === 'codex');
+    const releaseStubs = holdSandboxStubs(started.cwd, host);
     const terminal = vscode.window.createTerminal({
       name: terminalName(turn, host),
       cwd: started.cwd, // the todo's worktree when its goal has them on; the root otherwise
