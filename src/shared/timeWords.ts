@@ -44,14 +44,19 @@ export function ranSentence(run: { command: string; exitCode: number | null; err
   return `ran \`${run.command}\`: ${run.error ?? `exit ${run.exitCode}`} in ${runTook(run.durationMs)}`;
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+export const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** "3 Dec 16:20", or with `year` "3 Dec 2026 16:20", in the time `offsetMinutes` east of UTC (the story's moments). */
+export function momentWords(isoTime: string, offsetMinutes: number, year = false): string {
+  const d = new Date(Date.parse(isoTime) + offsetMinutes * 60_000);
+  const time = `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}${year ? ` ${d.getUTCFullYear()}` : ''} ${time}`;
+}
 
 /**
  * "3 Dec 2026 16:20" in the reader's time (`offsetMinutes` east of UTC), "… UTC" at offset 0: a moment in a document
  * read later or elsewhere (the review packet and page), so always with its date and year.
  */
 export function dateTimeWords(isoTime: string, offsetMinutes: number): string {
-  const d = new Date(Date.parse(isoTime) + offsetMinutes * 60_000);
-  const time = `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
-  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()} ${time}${offsetMinutes === 0 ? ' UTC' : ''}`;
+  return `${momentWords(isoTime, offsetMinutes, true)}${offsetMinutes === 0 ? ' UTC' : ''}`;
 }

@@ -1,7 +1,7 @@
 import { quoteCodeSpans } from '../../shared/codeSpans';
 import { revealHidden } from '../../shared/hiddenChars';
 import { turnOutcomeWords } from '../../shared/turnOutcomeWords';
-import { durationWords } from '../../shared/timeWords';
+import { MONTHS, durationWords, momentWords } from '../../shared/timeWords';
 import type { Story, StoryDay, StoryItem, StoryItemKind, TimeKind } from './storyProtocol';
 import { countOf } from '../../shared/countWords';
 
@@ -29,7 +29,6 @@ export const LANES: readonly { kind: StoryItemKind; label: string; one: string }
   { kind: 'monitor', label: 'Monitors', one: 'monitor' },
   { kind: 'handoff', label: 'Handoffs', one: 'handoff' },
 ];
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
 export function esc(text: string): string {
@@ -49,10 +48,7 @@ export function dayText(day: string): string {
 
 /** "3 Jan 14:05" in the viewer's time (the story's offset). */
 export function momentText(iso: string, offsetMinutes: number): string {
-  const d = new Date(Date.parse(iso) + offsetMinutes * 60_000);
-  const hh = String(d.getUTCHours()).padStart(2, '0');
-  const mm = String(d.getUTCMinutes()).padStart(2, '0');
-  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${hh}:${mm}`;
+  return momentWords(iso, offsetMinutes);
 }
 
 const n = (v: number) => Number(v.toFixed(1));
