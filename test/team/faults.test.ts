@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { describe, expect, test } from 'vitest';
 import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo } from '../../src/kernel/todos/todos';
@@ -42,6 +43,32 @@ async function untilShipped(name: string, n: number, withinMs = 60_000): Promise
   return seen;
 }
 
+/**
+ * Takes the log's head (the writers' lock: the head row FOR UPDATE, teamSchema.ts) in a transaction of its own and
+ * resolves once an agent's backend waits for it. `gone` settles when the server drops this connection.
+ */
+async function holdTheHead(database: string): Promise<{ gone: Promise<void> }> {
+  const client = new pg.Client({ connectionString: fixture.cluster.url(database) });
+  const gone = new Promise<void>((resolve) => {
+    client.on('error', () => resolve());
+    client.on('end', () => resolve());
+  });
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query('SELECT seq FROM loopx.head WHERE one FOR UPDATE');
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const { rows } = await fixture.cluster.sql(
+      'postgres',
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1 AND datname = $2 AND wait_event_type = 'Lock'`,
+      [AGENT_ROLE, database],
+    );
+    if (Number(rows[0]?.n) > 0) return { gone };
+    if (Date.now() > deadline) throw new Error('no agent write queued behind the held head within 30 s');
+    await sleep(10);
+  }
+}
+
 const resilient = (extra: Record<string, string> = {}) => ({
   STORM_RESILIENT: '1',
   STORM_DEADLINE: String(Date.now() + 100_000),
@@ -65,8 +92,13 @@ describe.skipIf(!install)('faults in the middle of a storm: nothing lost, nothin
       env: () => resilient({ STORM_PAUSE_MS: '20' }),
     });
     expect(await untilShipped(storm.name, 8)).toBeGreaterThanOrEqual(8);
+    // A write is held in flight across the restart, so the restart always meets one (without the hold it can fall
+    // between writes, and a reconnect within the connect timeout hides it): this test takes the log's head, as a
+    // writer does, and waits until an agent's write is queued behind it.
+    const holder = await holdTheHead(storm.name);
     // Immediate shutdown (SIGQUIT: no checkpoint, crash recovery on start) under the writers, then the same port again.
     await fixture.cluster.restart();
+    await holder.gone;
     const reports = await running;
     const result = await expectNothingLostNothingDoubled(fixture.cluster, work, storm, reports, { todos: 40, machines: 2, open });
     // The restart was felt: some writes failed, in words, and the agents went on after it.
