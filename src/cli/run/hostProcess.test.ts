@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { processAlive, processStart } from '../../runtime/launchers';
 import { shellQuote } from '../../runtime/hosts';
-import { type HostProcess, adoptHost, startHost } from './hostProcess';
+import { HELD_EXIT_CODE, type HostProcess, adoptHost, startHost, wrappedCommand } from './hostProcess';
 
 /** `loopx run` stops a host with TERM to its process group, then KILL after the grace: real processes, no mocks. */
 const dirs: string[] = [];
@@ -62,6 +62,7 @@ test('a stopped host whose agent traps TERM gets KILL after the grace, though th
     limitMs: 600_000,
     echo: () => {},
   });
+  host.release(true);
   await interruptAndWait(host, await agent.agentPid());
   expect(readFileSync(join(agent.turnDir, 'output.log'), 'utf8')).toContain('TERM ignored');
 });
@@ -76,4 +77,46 @@ test("an adopted host (a dead runner's agent) whose agent traps TERM gets KILL a
   const agentPid = await agent.agentPid();
   const host = adoptHost({ launcher, turnDir: agent.turnDir, limitAt: Date.now() + 600_000, echo: () => {} });
   await interruptAndWait(host, agentPid);
+});
+
+/** A host that only writes its pid file: whether the agent ran at all. */
+function quickAgent() {
+  const turnDir = mkdtempSync(join(tmpdir(), 'loopx-host-'));
+  dirs.push(turnDir);
+  const ran = join(turnDir, 'ran');
+  return { turnDir, ran, commandLine: `echo yes > ${shellQuote(ran)}` };
+}
+
+test('a host is held until its runner releases it: released, it runs; ended unreleased, it exits unrun', async () => {
+  for (const go of [true, false]) {
+    const agent = quickAgent();
+    const host = startHost({
+      commandLine: agent.commandLine,
+      cwd: agent.turnDir,
+      env: process.env,
+      turnDir: agent.turnDir,
+      limitMs: 600_000,
+      echo: () => {},
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(agent.ran)).toBe(false); // held: nothing ran before the release
+    host.release(go);
+    const run = await host.done;
+    expect(run.exitCode).toBe(go ? 0 : HELD_EXIT_CODE);
+    expect(existsSync(agent.ran)).toBe(go);
+  }
+});
+
+test("a held host whose runner dies before releasing it (the hold's pipe closes) never runs its agent", async () => {
+  const agent = quickAgent();
+  // The runner's side of the hold, closed without a word: what the kernel does to a kill -9ed runner's pipes.
+  const shell = spawn('/bin/sh', ['-c', wrappedCommand(agent.commandLine, agent.turnDir)], {
+    stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => shell.on('exit', resolve));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  (shell.stdio[3] as NodeJS.WritableStream & { destroy(): void }).destroy();
+  expect(await exited).toBe(HELD_EXIT_CODE);
+  expect(existsSync(agent.ran)).toBe(false);
+  expect(existsSync(join(agent.turnDir, 'exit-code'))).toBe(false); // never ran: recovery finishes it as gone, unreported
 });

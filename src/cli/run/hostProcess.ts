@@ -27,6 +27,13 @@ export interface HostRun {
 export interface HostProcess {
   pid: number | undefined;
   done: Promise<HostRun>;
+  /**
+   * A host `startHost` made waits, before its command runs, until the runner has recorded its pid in the turn's
+   * launcher marker: `release(true)` lets it run, `release(false)` ends it unrun. Should the runner die before either,
+   * the host ends unrun too (its hold is a pipe whose far end the runner's death closes), so no agent ever runs that a
+   * later runner's recovery cannot find by the marker. An adopted host ran long ago: a no-op.
+   */
+  release(go: boolean): void;
   /** Ends it now (a second Ctrl-C): its whole process group, TERM then KILL. */
   interrupt(): void;
 }
@@ -43,12 +50,18 @@ export const OUTPUT_FILE = 'output.log';
 /** How often an adopted host (not our child: no exit event) is looked at, besides a watch on its folder. */
 const ADOPTED_POLL_MS = 1000;
 
+/** The exit code of a host that was never let run (its runner ended the hold or died holding it). */
+export const HELD_EXIT_CODE = 125;
+
 /**
- * The line /bin/sh runs: the host's command in a subshell (an `exec` in it cannot skip what follows), then its exit
- * code written to the turn's folder by the shell itself, so it is known even when the runner died before the agent.
+ * The line /bin/sh runs: first the hold (a line "go" on fd 3, which the runner writes once the host's pid is in the
+ * launcher marker; anything else, or the pipe's end, and the shell exits unrun), then the host's command in a subshell
+ * (an `exec` in it cannot skip what follows), then its exit code written to the turn's folder by the shell itself, so
+ * it is known even when the runner died before the agent.
  */
 export function wrappedCommand(commandLine: string, turnDir: string): string {
-  return `(\n${commandLine}\n)\ncode=$?\nprintf '%s' "$code" > ${shellQuote(join(turnDir, EXIT_CODE_FILE))}\nexit "$code"`;
+  const hold = `IFS= read -r go <&3 || exit ${HELD_EXIT_CODE}\n[ "$go" = go ] || exit ${HELD_EXIT_CODE}\nexec 3<&-`;
+  return `${hold}\n(\n${commandLine}\n)\ncode=$?\nprintf '%s' "$code" > ${shellQuote(join(turnDir, EXIT_CODE_FILE))}\nexit "$code"`;
 }
 
 /**
@@ -76,12 +89,20 @@ export function startHost(spec: {
     child = spawn('/bin/sh', ['-c', wrappedCommand(spec.commandLine, spec.turnDir)], {
       cwd: spec.cwd,
       env: spec.env,
-      stdio: ['ignore', out, out],
+      stdio: ['ignore', out, out, 'pipe'],
       detached: true,
     });
   } finally {
     closeSync(out); // the child has its own copy
   }
+  const hold = child.stdio[3] as NodeJS.WritableStream | null;
+  hold?.on('error', () => {}); // the host ended before its release: its own end says so
+  let released = false;
+  const release = (go: boolean) => {
+    if (released || !hold) return;
+    released = true;
+    hold.end(go ? 'go\n' : '');
+  };
   let timedOut = false;
   let interrupted = false;
   let killAt: number | undefined;
@@ -125,8 +146,10 @@ export function startHost(spec: {
   return {
     pid: child.pid,
     done,
+    release,
     interrupt: () => {
       interrupted = true;
+      release(false);
       stop();
     },
   };
@@ -197,6 +220,7 @@ export function adoptHost(spec: { launcher: Launcher; turnDir: string; limitAt: 
   return {
     pid: spec.launcher.hostPid,
     done,
+    release: () => {},
     interrupt: () => {
       interrupted = true;
       stop();

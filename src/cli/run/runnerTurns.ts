@@ -91,7 +91,17 @@ export class RunnerTurns {
       limitMs: this.o.turnLimitMs,
       echo: this.echo(turn.id, this.o.host),
     });
-    if (host.pid) writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host, hostPid: host.pid });
+    // The host waits until its pid is in the marker: a runner killed before this line leaves no agent running unseen.
+    try {
+      if (host.pid) writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host, hostPid: host.pid });
+      host.release(true);
+    } catch (error) {
+      host.release(false);
+      this.loop.say(
+        { event: 'host_error', turnId: turn.id, error: (error as Error).message },
+        `${turn.id}: the agent was not started: its launcher marker could not be written (${(error as Error).message})`,
+      );
+    }
     void host.done.then(releaseStubs);
     this.track({ turn, host });
     return true;
