@@ -28,6 +28,8 @@ export interface CliIo {
   interactive?: boolean;
   /** Reads one typed line from stdin (the confirmation); null at end of input. */
   readLine?: () => string | null;
+  /** The process exits once the call returns (the CLI's own): the store is left to the exit (Kernel.leaveForExit). */
+  exitsAfterCall?: boolean;
 }
 
 /**
@@ -133,7 +135,8 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
     const text = `loopx: ${body.message}${body.hint ? `\n  hint: ${body.hint}` : ''}`;
     return emit(failure(body, typed?.data), text, exitCode);
   } finally {
-    kernel?.close();
+    if (io.exitsAfterCall) kernel?.leaveForExit();
+    else kernel?.close();
   }
 }
 

@@ -20,13 +20,20 @@ export function processIo(): CliIo {
       return isTerminal(1) && isTerminal(0);
     },
     readLine: readLineSync,
+    exitsAfterCall: true,
   };
 }
 
-/** Runs one call and sets the exit code: what each bundle's entry does once it knows the call is its own. */
+/**
+ * Runs one call and sets the exit code: what each bundle's entry does once it knows the call is its own. Once nothing
+ * is left to do (output written, no child waited for: 'beforeExit'), the process exits at once, before the SQLite
+ * drivers' exit hooks close the store it left open (Kernel.leaveForExit): that close would checkpoint and delete the
+ * WAL. Should a driver close it anyway, the call costs the fsyncs it always did; nothing else changes.
+ */
 export function runProcess(call: Promise<number>): void {
   void call.then((code) => {
     process.exitCode = code;
+    process.once('beforeExit', () => process.exit());
   });
 }
 
