@@ -27,8 +27,20 @@ export function immediate<T>(db: SqliteDb, fn: () => T): T {
     db.exec('COMMIT');
     return result;
   } catch (error) {
-    db.exec('ROLLBACK');
+    rollBack(db);
     throw error;
+  }
+}
+
+/**
+ * Ends a failed write transaction. SQLite has already rolled it back itself when the error was a full disk or an I/O
+ * error at COMMIT; its ROLLBACK then fails ("no transaction is active") and must not hide the error that ended it.
+ */
+function rollBack(db: SqliteDb): void {
+  try {
+    db.exec('ROLLBACK');
+  } catch (error) {
+    if (!/no transaction is active/.test((error as Error).message)) throw error;
   }
 }
 
