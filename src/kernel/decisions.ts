@@ -1,7 +1,8 @@
 import type { Row, SqliteDb } from './db/sqliteDb';
 import { HUMAN_ONLY_KINDS } from './authority';
 import { RefusedError } from './errors';
-import { type KeyLook, readHumanKey } from './humanKey';
+import { type HumanKey, type KeyLook, readHumanKey } from './humanKey';
+import { type DecisionMark, readDecisionMark, writeDecisionMark } from './decisionMarks';
 import { eventHash, hashedFieldsOf } from './events/hashChain';
 import { type ProofStatus, type StoredFields, proofStatus } from './events/proof';
 import { nodeCrypto, sha256Js } from './nodeCrypto';
@@ -106,9 +107,14 @@ export function letDatabaseDecide(db: SqliteDb): void {
   DECIDED_BY_DATABASE.add(db);
 }
 
-/** Every decision in the log with its proof's status: one indexed read of people's events (migration 0014). */
-function checkDecisions(db: SqliteDb, look: KeyLook): Checked[] {
-  const rows = db.prepare(`SELECT ${COLUMNS} FROM events WHERE actor_kind = 'human' ORDER BY seq`).all();
+/**
+ * Every decision in the log after `after` (and through `through`) with its proof's status: one indexed read of
+ * people's events (migration 0014).
+ */
+function checkDecisions(db: SqliteDb, look: KeyLook, after = 0, through = Number.MAX_SAFE_INTEGER): Checked[] {
+  const rows = db
+    .prepare(`SELECT ${COLUMNS} FROM events WHERE actor_kind = 'human' AND seq > ? AND seq <= ? ORDER BY seq`)
+    .all(after, through);
   // node:crypto's HMAC pays for its load (several ms) from some hundred decisions on; fewer are checked without it.
   if (rows.length > NODE_CRYPTO_FROM_DECISIONS) nodeCrypto();
   return rows
@@ -142,8 +148,14 @@ function proposedThenResumed(r: HumanRow, later: readonly Checked[]): boolean {
  * and the unproven decisions at or below the seq it names are exactly those it recorded, each as it was: a decision
  * slipped in or edited below an acceptance makes the acceptance count for nothing.
  */
-export function auditDecisions(db: SqliteDb, look: KeyLook = readHumanKey()): DecisionAudit {
-  const checked = checkDecisions(db, look);
+export function auditDecisions(db: SqliteDb, look: KeyLook = readHumanKey(), how: { whole?: boolean } = {}): DecisionAudit {
+  // With this machine's key, what an earlier audit proved is not checked again (decisionMarks.ts says what that skips),
+  // unless the whole log is asked for (log verify and accept, and a decision whose own proof failed).
+  const marking = look.key !== null && !DECIDED_BY_DATABASE.has(db) && how.whole !== true;
+  const mark = marking ? readDecisionMark(db, look) : null;
+  const head = marking ? logHead(db) : null;
+  const checked = checkDecisions(db, look, mark?.through ?? 0, head?.seq);
+  if (marking && head) advanceMark(db, look, mark, checked, head);
   const unprovenAll = checked.filter((c) => c.status !== 'proven');
   let acceptedThrough = 0;
   const acceptances = checked.filter((c) => c.status === 'proven' && c.r.fields.kind === 'log.accepted').reverse();
@@ -162,7 +174,32 @@ export function auditDecisions(db: SqliteDb, look: KeyLook = readHumanKey()): De
       const proof = status as UnprovenDecision['proof'];
       return { ...decisionOf(r), proof, why: PROOF_WORDS[proof] };
     });
-  return { unproven, decisions: checked.length, acceptedThrough, key: look.key ? 'present' : look.why };
+  return { unproven, decisions: (mark?.decisions ?? 0) + checked.length, acceptedThrough, key: look.key ? 'present' : look.why };
+}
+
+/**
+ * Moves the store's mark up to just before the first decision that is not proven (to the log's head when all are):
+ * the next audit starts there. Every decision at or below an old mark was proven, so an acceptance's rule, which looks
+ * only at unproven decisions, sees the same list it would see in a whole audit.
+ */
+function advanceMark(db: SqliteDb, key: HumanKey, mark: DecisionMark | null, checked: readonly Checked[], head: LogHead): void {
+  const firstUnproven = checked.findIndex((c) => c.status !== 'proven');
+  const proven = firstUnproven === -1 ? checked.length : firstUnproven;
+  const through = firstUnproven === -1 ? head.seq : (checked[firstUnproven] as Checked).r.fields.seq - 1;
+  if (through <= (mark?.through ?? 0)) return;
+  const hash = through === head.seq ? head.hash : db.prepare('SELECT hash FROM events WHERE seq = ?').get(through)?.hash;
+  if (typeof hash !== 'string') return;
+  writeDecisionMark(db, key, { through, hash, decisions: (mark?.decisions ?? 0) + proven });
+}
+
+interface LogHead {
+  seq: number;
+  hash: string;
+}
+
+function logHead(db: SqliteDb): LogHead | null {
+  const row = db.prepare('SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1').get();
+  return row ? { seq: Number(row.seq), hash: String(row.hash) } : null;
 }
 
 /** What `log accept` records to take every decision up to now that this machine's key does not prove. */
@@ -209,7 +246,7 @@ export function requireStandingDecision(db: SqliteDb, seq: number | null, what: 
     throw unprovenDecisionError(what, null, `${decisionWords(decisionOf(r))} was not recorded as a person's decision`);
   const status = DECIDED_BY_DATABASE.has(db) ? 'proven' : proofStatus(look, r.fields);
   if (status === 'proven') return;
-  const audit = auditDecisions(db, look);
+  const audit = auditDecisions(db, look, { whole: true });
   if (r.fields.seq <= audit.acceptedThrough || !audit.unproven.some((u) => u.seq === r.fields.seq)) return;
   throw unprovenDecisionError(what, { ...decisionOf(r), proof: status, why: PROOF_WORDS[status] });
 }

@@ -40,6 +40,8 @@ export interface HumanKey {
   key: Uint8Array;
   /** A short hash of the key, recorded with each proof: which machine's key made it. */
   id: string;
+  /** The folder it was read from (absent for a key a test hands in): where marks of proven decisions are kept. */
+  dir?: string;
 }
 
 /** The key, or why this process has none: never made here (`absent`), or there and not readable (`unreadable`). */
@@ -65,7 +67,7 @@ export function readHumanKey(place: KeyPlace = {}): KeyLook {
   }
   if (!KEY_TEXT.test(text)) return { key: null, why: 'unreadable', detail: `${path} is not a loopx key (64 hex digits)` };
   const key = Uint8Array.from(Buffer.from(text, 'hex'));
-  return { key, id: keyId(key) };
+  return { key, id: keyId(key), dir: humanKeyDir(place) };
 }
 
 /**

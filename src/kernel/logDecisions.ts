@@ -32,7 +32,7 @@ export function acceptBrokenLog(kernel: Kernel): {
   const look = readHumanKey();
   const result = kernel.write((tx) => {
     const found: VerifyResult = verifyChain(tx.db);
-    const { unproven } = auditDecisions(tx.db, look);
+    const { unproven } = auditDecisions(tx.db, look, { whole: true });
     if (found.ok && unproven.length === 0) return { accepted: false, seq: null, firstBadSeq: null, problem: null, decisions: [] };
     const head = Number(tx.db.prepare('SELECT max(seq) AS s FROM events').get()?.s ?? 0);
     const digest = prefixDigest(tx.db, head + 1);

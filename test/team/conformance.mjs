@@ -18,6 +18,8 @@ export const SQLITE_ONLY = {
     'a SQLite store left behind by `team push` refusing writes (SqliteEngine); a team store has no such file',
   'src/kernel/decisions.test.ts':
     "forges people's decisions with SQL into the store file; a team log refuses people's kinds to agents' logins (authority.test.ts)",
+  'src/kernel/decisionMarks.test.ts':
+    "marks of decisions this machine's key proved; a team replica's decisions are proven by the database's roles, with no key and no mark",
   'src/kernel/decisions.property.test.ts': 'flips bytes of the store file and forges with SQL into it; a team log lives in PostgreSQL',
   'src/kernel/events/anchor.test.ts':
     "cuts the store file's log with SQL (DELETE FROM events); a team log is append-only in PostgreSQL, the replica a projection of it",

@@ -18,7 +18,7 @@ export const logAccept: Command = {
   mutates: true,
   run(ctx) {
     const kernel = ctx.kernel();
-    const { found, audit } = kernel.read((db) => ({ found: verifyChain(db), audit: auditDecisions(db) }));
+    const { found, audit } = kernel.read((db) => ({ found: verifyChain(db), audit: auditDecisions(db, undefined, { whole: true }) }));
     if (found.ok && audit.unproven.length === 0) {
       return {
         data: { accepted: false, seq: null, firstBadSeq: null, problem: null, decisions: [] },

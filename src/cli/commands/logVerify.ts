@@ -48,7 +48,7 @@ export const logVerify: Command = {
       result: verifyChain(db),
       head: logHead(db),
       anchored: anchor ? checkAnchor(db, anchor) : undefined,
-      audit: auditDecisions(db),
+      audit: auditDecisions(db, undefined, { whole: true }),
     });
     const kernel = ctx.kernel();
     // A team store: the log in PostgreSQL (the source of truth) is verified, copied as it is into a scratch store.
