@@ -44,6 +44,8 @@ const inEditor = { ...base, define: { ...base.define, __LOOPX_NODE_SQLITE_ONLY__
 const byPath = [
   { filter: /\/eventValidation$/, file: 'eventValidation.js', exports: ['invalidEventData'] },
   { filter: /^croner$/, file: 'croner.js', exports: ['Cron'] },
+  // Every migration's SQL (a tenth of a verb's bundle): only for a store older than this code (src/kernel/db/migrate.ts).
+  { filter: /\/migrationSql$/, file: 'migrationSql.js', exports: ['migrationSql'] },
 ];
 const loadedByPath = {
   name: 'loaded-by-path',
@@ -81,6 +83,7 @@ const targets = [
   })),
   // Loaded by path by the agent verbs' bundles, on first use only (byPath, above).
   { ...cli, entryPoints: ['src/kernel/events/eventValidation.ts'], outfile: 'dist/eventValidation.js' },
+  { ...cli, entryPoints: ['src/kernel/db/migrationSql.ts'], outfile: 'dist/migrationSql.js' },
   {
     ...cli,
     stdin: { contents: "module.exports = require('croner');", resolveDir: '.', sourcefile: 'croner.js', loader: 'js' },

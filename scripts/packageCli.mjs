@@ -43,6 +43,7 @@ export function cliFiles() {
     ['dist/pg.js', 'dist/pg.js'],
     // loaded by path by agent verbs' bundles on first use: the event schemas (an event from elsewhere), croner
     ['dist/eventValidation.js', 'dist/eventValidation.js'],
+    ['dist/migrationSql.js', 'dist/migrationSql.js'],
     ['dist/croner.js', 'dist/croner.js'],
     ...agent,
     ['docs/cli-readme.md', 'README.md'],

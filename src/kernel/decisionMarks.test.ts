@@ -54,7 +54,7 @@ describe('a mark of proven decisions', () => {
     audit();
     const forged = forgeEvent(
       s.kernel.db,
-      { kind: 'goal.status', goalId, todoId: null, data: { status: 'active' } },
+      { kind: 'goal.status', goalId, todoId: null, data: { status: 'active', from: 'paused' } },
       { at: iso(s.clock.ms) },
     );
     editInPlace(firstTodoAdded());
@@ -93,7 +93,7 @@ describe('a mark of proven decisions', () => {
   test('the mark stops before the first decision that is not proven; a person accepting it works as in a whole audit', () => {
     const forged = forgeEvent(
       s.kernel.db,
-      { kind: 'goal.status', goalId, todoId: null, data: { status: 'active' } },
+      { kind: 'goal.status', goalId, todoId: null, data: { status: 'active', from: 'paused' } },
       { at: iso(s.clock.ms) },
     );
     expect(audit().unproven.map((d) => d.seq)).toEqual([forged]);

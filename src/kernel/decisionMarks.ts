@@ -28,7 +28,8 @@ export interface DecisionMark {
 
 const MARKS_DIR = 'proven';
 
-function storeName(db: SqliteDb): string | null {
+/** The name of a store's marks file: its first event's hash (null for an empty log). */
+export function storeName(db: SqliteDb): string | null {
   const first = db.prepare('SELECT hash FROM events WHERE seq = 1').get();
   return typeof first?.hash === 'string' && /^[0-9a-f]{64}$/.test(first.hash) ? first.hash.slice(0, 32) : null;
 }
@@ -38,9 +39,8 @@ function markMac(key: HumanKey, store: string, mark: DecisionMark): string {
 }
 
 /** The store's mark, if there is one, made with this key, and still describing this log; else null (audit it all). */
-export function readDecisionMark(db: SqliteDb, key: HumanKey): DecisionMark | null {
-  const store = key.dir ? storeName(db) : null;
-  if (!key.dir || !store) return null;
+export function readDecisionMark(db: SqliteDb, key: HumanKey, store: string): DecisionMark | null {
+  if (!key.dir) return null;
   let mark: DecisionMark & { mac?: unknown };
   try {
     mark = JSON.parse(readFileSync(join(key.dir, MARKS_DIR, `${store}.json`), 'utf8')) as DecisionMark & { mac?: unknown };
@@ -55,9 +55,8 @@ export function readDecisionMark(db: SqliteDb, key: HumanKey): DecisionMark | nu
 }
 
 /** Keeps a mark for the next audit. Never fails the audit: a folder it cannot write only means no mark. */
-export function writeDecisionMark(db: SqliteDb, key: HumanKey, mark: DecisionMark): void {
-  const store = key.dir ? storeName(db) : null;
-  if (!key.dir || !store) return;
+export function writeDecisionMark(key: HumanKey, store: string, mark: DecisionMark): void {
+  if (!key.dir) return;
   try {
     const dir = join(key.dir, MARKS_DIR);
     mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -2,7 +2,7 @@ import type { Row, SqliteDb } from './db/sqliteDb';
 import { HUMAN_ONLY_KINDS } from './authority';
 import { RefusedError } from './errors';
 import { type HumanKey, type KeyLook, readHumanKey } from './humanKey';
-import { type DecisionMark, readDecisionMark, writeDecisionMark } from './decisionMarks';
+import { type DecisionMark, readDecisionMark, storeName, writeDecisionMark } from './decisionMarks';
 import { eventHash, hashedFieldsOf } from './events/hashChain';
 import { type ProofStatus, type StoredFields, proofStatus } from './events/proof';
 import { nodeCrypto, sha256Js } from './nodeCrypto';
@@ -151,11 +151,11 @@ function proposedThenResumed(r: HumanRow, later: readonly Checked[]): boolean {
 export function auditDecisions(db: SqliteDb, look: KeyLook = readHumanKey(), how: { whole?: boolean } = {}): DecisionAudit {
   // With this machine's key, what an earlier audit proved is not checked again (decisionMarks.ts says what that skips),
   // unless the whole log is asked for (log verify and accept, and a decision whose own proof failed).
-  const marking = look.key !== null && !DECIDED_BY_DATABASE.has(db) && how.whole !== true;
-  const mark = marking ? readDecisionMark(db, look) : null;
-  const head = marking ? logHead(db) : null;
+  const store = look.key !== null && look.dir && !DECIDED_BY_DATABASE.has(db) && how.whole !== true ? storeName(db) : null;
+  const mark = store && look.key ? readDecisionMark(db, look, store) : null;
+  const head = store ? logHead(db) : null;
   const checked = checkDecisions(db, look, mark?.through ?? 0, head?.seq);
-  if (marking && head) advanceMark(db, look, mark, checked, head);
+  if (store && head && look.key) advanceMark(db, { key: look, store }, mark, checked, head);
   const unprovenAll = checked.filter((c) => c.status !== 'proven');
   let acceptedThrough = 0;
   const acceptances = checked.filter((c) => c.status === 'proven' && c.r.fields.kind === 'log.accepted').reverse();
@@ -182,14 +182,20 @@ export function auditDecisions(db: SqliteDb, look: KeyLook = readHumanKey(), how
  * the next audit starts there. Every decision at or below an old mark was proven, so an acceptance's rule, which looks
  * only at unproven decisions, sees the same list it would see in a whole audit.
  */
-function advanceMark(db: SqliteDb, key: HumanKey, mark: DecisionMark | null, checked: readonly Checked[], head: LogHead): void {
+function advanceMark(
+  db: SqliteDb,
+  where: { key: HumanKey; store: string },
+  mark: DecisionMark | null,
+  checked: readonly Checked[],
+  head: LogHead,
+): void {
   const firstUnproven = checked.findIndex((c) => c.status !== 'proven');
   const proven = firstUnproven === -1 ? checked.length : firstUnproven;
   const through = firstUnproven === -1 ? head.seq : (checked[firstUnproven] as Checked).r.fields.seq - 1;
   if (through <= (mark?.through ?? 0)) return;
   const hash = through === head.seq ? head.hash : db.prepare('SELECT hash FROM events WHERE seq = ?').get(through)?.hash;
   if (typeof hash !== 'string') return;
-  writeDecisionMark(db, key, { through, hash, decisions: (mark?.decisions ?? 0) + proven });
+  writeDecisionMark(where.key, where.store, { through, hash, decisions: (mark?.decisions ?? 0) + proven });
 }
 
 interface LogHead {

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openDb } from '../../src/kernel/db/openDb';
 import { Kernel } from '../../src/kernel/kernel';
 import { invalidEventData } from '../../src/kernel/events/eventValidation';
+import { MIGRATIONS, migrationSql } from '../../src/kernel/db/migrationSql';
+import { SCHEMA_VERSION } from '../../src/kernel/db/migrate';
 import type { StoredEvent } from '../../src/kernel/events/eventTypes';
 import { REPO, cleanEnv, loopx, startGoal, workspace } from './harness';
 import { AGENT_VERB_BUDGETS, type CallBudget, PACKAGES_IN_AGENT_BUNDLES } from './agentVerbBudgets';
@@ -53,12 +55,12 @@ describe('what each agent verb’s bundle holds (esbuild’s metafile)', () => {
     ).toBeLessThanOrEqual(budget.modules);
   });
 
-  test('no agent verb bundles a package outside the list, nor the event schemas or zod (loaded by path when needed)', () => {
+  test('no agent verb bundles a package outside the list, nor the event schemas, zod or the migrations (loaded by path when needed)', () => {
     const strays: string[] = [];
     for (const [verb, bundle] of Object.entries(bundles()))
       for (const [input, bytes] of Object.entries(bundle.inputs)) {
         const pkg = packageOf(input);
-        if ((pkg !== undefined && !PACKAGES_IN_AGENT_BUNDLES.includes(pkg)) || /eventValidation\.ts$/.test(input))
+        if ((pkg !== undefined && !PACKAGES_IN_AGENT_BUNDLES.includes(pkg)) || /eventValidation\.ts$|\.sql$/.test(input))
           strays.push(`${verb}: ${input} (${bytes} B)`);
       }
     expect(strays, 'modules an agent verb should load only on demand (esbuild.mjs, byPath) or not at all').toEqual([]);
@@ -78,6 +80,12 @@ describe('what agent verbs load by path on first use (esbuild.mjs, byPath) is bu
     ];
     expect(cases.map(check)).toEqual([null, expect.stringContaining('leaseExpiresAt'), 'unknown event kind no.such']);
     expect(cases.map(check)).toEqual(cases.map(invalidEventData));
+  });
+
+  test('dist/migrationSql.js holds every migration, as the source does', () => {
+    const fromDist = load('migrationSql.js').migrationSql as typeof migrationSql;
+    expect(MIGRATIONS.map((_, v) => fromDist(v))).toEqual(MIGRATIONS);
+    expect(MIGRATIONS.length).toBe(SCHEMA_VERSION);
   });
 
   test('dist/croner.js gives the next run of a cron expression', () => {

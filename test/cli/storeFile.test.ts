@@ -6,7 +6,8 @@ import { openBetterSqlite } from '../../src/kernel/db/betterSqliteDriver';
 import { openNodeSqlite } from '../../src/kernel/db/nodeSqliteDriver';
 import { chooseDriver, openDb } from '../../src/kernel/db/openDb';
 import { Kernel } from '../../src/kernel/kernel';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../src/kernel/db/migrate';
+import { SCHEMA_VERSION } from '../../src/kernel/db/migrate';
+import { MIGRATIONS } from '../../src/kernel/db/migrationSql';
 import { APPLICATION_ID } from '../../src/kernel/storeFile';
 import { LOOPX, cleanEnv, dumpStore, loopx, startGoal, workspace } from './harness';
 

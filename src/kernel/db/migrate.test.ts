@@ -67,7 +67,7 @@ test('opening a workspace without a store is "no store" (exit 5)', () => {
 
 test('a store of schema 2 with work in it is migrated in place: its todos read back, monitors and checks start empty', async () => {
   const root = workspace();
-  const { MIGRATIONS } = await import('./migrate');
+  const { MIGRATIONS } = await import('./migrationSql');
   const { mkdirSync } = await import('node:fs');
   mkdirSync(join(root, '.loopx'), { recursive: true });
   const old = openDb(Kernel.storePath(root));
@@ -91,4 +91,9 @@ test('a store of schema 2 with work in it is migrated in place: its todos read b
   } finally {
     kernel.close();
   }
+});
+
+test('the schema version this code writes is the number of migrations (a new migration raises SCHEMA_VERSION with it)', async () => {
+  const { MIGRATIONS } = await import('./migrationSql');
+  expect(SCHEMA_VERSION).toBe(MIGRATIONS.length);
 });

@@ -62,12 +62,15 @@ export interface StatusOptions {
   limit?: number;
 }
 
-/** Each goal's todos by status (every goal that has todos; one goal's with `goalId`). */
+/**
+ * Each goal's todos by status (every goal that has todos; one goal's with `goalId`), from the counts the store keeps
+ * as todos change (migration 0016), not by walking them.
+ */
 export function todoCounts(db: SqliteDb, goalId?: string): Map<string, Record<Todo['status'], number>> {
   const counts = new Map<string, Record<Todo['status'], number>>();
   const rows = goalId
-    ? db.prepare('SELECT goal_id, status, count(*) AS n FROM todos WHERE goal_id = ? GROUP BY goal_id, status').all(goalId)
-    : db.prepare('SELECT goal_id, status, count(*) AS n FROM todos GROUP BY goal_id, status').all();
+    ? db.prepare('SELECT goal_id, status, n FROM todo_counts WHERE goal_id = ? AND n > 0').all(goalId)
+    : db.prepare('SELECT goal_id, status, n FROM todo_counts WHERE n > 0').all();
   for (const row of rows) {
     const id = String(row.goal_id);
     const entry = counts.get(id) ?? { open: 0, claimed: 0, blocked: 0, shipped: 0, killed: 0 };

@@ -1,0 +1,68 @@
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { agent, makeStore, type TestStore } from '../../../test/support/testKit';
+import { MIGRATIONS } from '../db/migrationSql';
+import type { SqliteDb } from '../db/sqliteDb';
+import { createGoal } from '../goals/goals';
+import { addTodo, blockTodo, killTodo, shipTodo, unblockTodo } from '../todos/todos';
+import { claimTodo, releaseTodo } from '../todos/claims';
+import { replayLog } from '../replay';
+import { todoCounts } from './status';
+
+/** The counts the store keeps (migration 0016) always equal counting the todos themselves. */
+let s: TestStore;
+beforeEach(() => (s = makeStore()));
+afterEach(() => s.dispose());
+
+/** Counting the todos, as status did before the kept counts. */
+function walked(db: SqliteDb): Map<string, Record<string, number>> {
+  const counts = new Map<string, Record<string, number>>();
+  for (const row of db.prepare('SELECT goal_id, status, count(*) AS n FROM todos GROUP BY goal_id, status').all()) {
+    const entry = counts.get(String(row.goal_id)) ?? { open: 0, claimed: 0, blocked: 0, shipped: 0, killed: 0 };
+    entry[String(row.status)] = Number(row.n);
+    counts.set(String(row.goal_id), entry);
+  }
+  return counts;
+}
+
+test("each goal's kept counts follow every move of its todos, and a replay of the log keeps the same", () => {
+  const codex = s.as(agent('codex'));
+  const g1 = createGoal(s.kernel, { title: 'one', turnsPerWindow: 10, maxConcurrent: 5 }).id;
+  const g2 = createGoal(s.kernel, { title: 'two', turnsPerWindow: 10 }).id;
+  const ids = Array.from({ length: 8 }, (_, i) => addTodo(s.kernel, { goalId: i % 3 ? g1 : g2, title: `todo ${i}` }).id);
+  expect(todoCounts(s.kernel.db)).toEqual(walked(s.kernel.db));
+  claimTodo(codex, ids[1] as string);
+  shipTodo(codex, ids[1] as string, { evidence: 'tests pass' });
+  claimTodo(codex, ids[2] as string);
+  releaseTodo(codex, ids[2] as string);
+  blockTodo(s.kernel, ids[4] as string, 'waits for a decision');
+  blockTodo(s.kernel, ids[5] as string, 'waits too');
+  unblockTodo(s.kernel, ids[5] as string);
+  killTodo(s.kernel, ids[0] as string, 'not needed');
+  claimTodo(codex, ids[7] as string);
+  const kept = todoCounts(s.kernel.db);
+  expect(kept).toEqual(walked(s.kernel.db));
+  expect(kept.get(g1)).toEqual({ open: 2, claimed: 1, blocked: 1, shipped: 1, killed: 0 });
+  expect(kept.get(g2)).toEqual({ open: 2, claimed: 0, blocked: 0, shipped: 0, killed: 1 });
+  expect(todoCounts(s.kernel.db, g2)).toEqual(new Map([[g2, kept.get(g2)]]));
+  const replayed = replayLog(s.kernel.db);
+  try {
+    expect(todoCounts(replayed)).toEqual(kept);
+  } finally {
+    replayed.close();
+  }
+});
+
+test('a store from before the kept counts gets them counted when it is migrated', () => {
+  const goalId = createGoal(s.kernel, { title: 'old', turnsPerWindow: 10 }).id;
+  const ids = ['a', 'b', 'c'].map((title) => addTodo(s.kernel, { goalId, title }).id);
+  const codex = s.as(agent('codex'));
+  claimTodo(codex, ids[0] as string);
+  shipTodo(codex, ids[0] as string, { evidence: 'done' });
+  // The store as schema 15 left it: no kept counts, no triggers; then migration 16 alone.
+  const db = s.kernel.db;
+  for (const trigger of ['todo_counts_added', 'todo_counts_moved', 'todo_counts_removed']) db.exec(`DROP TRIGGER ${trigger}`);
+  db.exec('DROP TABLE todo_counts');
+  db.exec(MIGRATIONS[15] as string);
+  expect(todoCounts(db).get(goalId)).toEqual({ open: 2, claimed: 0, blocked: 0, shipped: 1, killed: 0 });
+  expect(todoCounts(db)).toEqual(walked(db));
+});
