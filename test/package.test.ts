@@ -149,6 +149,7 @@ describe('the CLI package', () => {
       'package/dist/eventValidation.js',
       'package/dist/lsp.js',
       'package/dist/mcp.js',
+      'package/dist/migrationSql.js',
       'package/dist/pg.js',
       'package/package.json',
     ]);

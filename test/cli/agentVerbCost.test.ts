@@ -88,6 +88,47 @@ describe('what agent verbs load by path on first use (esbuild.mjs, byPath) is bu
     expect(MIGRATIONS.length).toBe(SCHEMA_VERSION);
   });
 
+  test('an agent verb on a store older than its code loads dist/migrationSql.js, migrates it, and counts its todos', () => {
+    const old = workspace();
+    loopx(['init', '--json'], { cwd: old.root });
+    loopx(['goal', 'create', '--title', 'Old', '--json'], { cwd: old.root });
+    loopx(['todo', 'add', '--goal', 'G1', '--title', 'from before', '--json'], { cwd: old.root, env: { LOOPX_AGENT: 'codex' } });
+    const db = openDb(Kernel.storePath(old.root));
+    for (const trigger of ['todo_counts_added', 'todo_counts_moved', 'todo_counts_removed']) db.exec(`DROP TRIGGER ${trigger}`);
+    db.exec('DROP TABLE todo_counts');
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION - 1}`);
+    db.close();
+    const scratchDir = mkdtempSync(join(tmpdir(), 'loopx-old-'));
+    const loaded = join(scratchDir, 'loaded.json');
+    const hookFile = join(scratchDir, 'hook.cjs');
+    writeFileSync(
+      hookFile,
+      "process.once('exit', () => require('node:fs').writeFileSync(process.env.LOOPX_TEST_LOADED, JSON.stringify(Object.keys(require.cache))));\n",
+    );
+    const r = spawnSync(
+      process.execPath,
+      ['--require', hookFile, join(REPO, 'bin', 'loopx'), 'todo', 'add', '--goal', 'G1', '--title', 'after', '--json'],
+      {
+        cwd: old.root,
+        env: cleanEnv({ LOOPX_AGENT: 'codex', LOOPX_TEST_LOADED: loaded }),
+        encoding: 'utf8',
+      },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const files = (JSON.parse(readFileSync(loaded, 'utf8')) as string[])
+      .filter((f) => f.startsWith(join(REPO, 'dist')))
+      .map((f) => relative(REPO, f));
+    expect(files.sort()).toEqual(['dist/agent/todo-add.js', 'dist/migrationSql.js']);
+    const migrated = openDb(Kernel.storePath(old.root), undefined, { readOnly: true });
+    try {
+      expect(Number(migrated.prepare('PRAGMA user_version').get()?.user_version)).toBe(SCHEMA_VERSION);
+      expect(migrated.prepare('SELECT goal_id, status, n FROM todo_counts').all()).toEqual([{ goal_id: 'G1', status: 'open', n: 2 }]);
+    } finally {
+      migrated.close();
+      rmSync(scratchDir, { recursive: true, force: true });
+    }
+  });
+
   test('dist/croner.js gives the next run of a cron expression', () => {
     const Cron = load('croner.js').Cron as new (pattern: string, options: object) => { nextRun(from: Date): Date | null };
     const next = new Cron('0 9 * * 1-5', { paused: true, mode: '5-part', timezone: 'UTC' }).nextRun(new Date('2026-01-02T10:00:00Z'));

@@ -11,6 +11,9 @@ import { APPLICATION_ID } from '../storeFile';
 import type { ChangeSignal, Committed, StoreEngine, UnitOfWork, WatchFn } from '../unitOfWork';
 import { type SqliteDb, dataVersion, immediate, snapshot } from './sqliteDb';
 
+/** Tables the store's own triggers keep from other tables (migration 0016): a copy recounts them, never copies them. */
+const KEPT_BY_TRIGGERS: ReadonlySet<string> = new Set(['todo_counts']);
+
 /** The file names of a store's database (loopx.db, its -wal and -shm): the only writes a change signal wakes for. */
 const STORE_FILE = 'loopx.db';
 const ID_TABLES = ['goals', 'todos', 'gates', 'handoffs', 'turns', 'monitors', 'hooks'] as const;
@@ -94,8 +97,9 @@ export class SqliteEngine implements StoreEngine {
             `SELECT type, name, sql FROM main.sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type = 'index', rowid`,
           )
           .all();
-        for (const row of schema) db.exec(String(row.sql).replace(/^CREATE (TABLE|UNIQUE INDEX|INDEX) ("?)/, 'CREATE $1 saved.$2'));
-        const tables = schema.filter((r) => r.type === 'table').map((r) => String(r.name));
+        for (const row of schema) db.exec(String(row.sql).replace(/^CREATE (TABLE|UNIQUE INDEX|INDEX|TRIGGER) ("?)/, 'CREATE $1 saved.$2'));
+        // A table the store's triggers keep (todo_counts) is recounted as the rows it counts are copied, never copied.
+        const tables = schema.filter((r) => r.type === 'table' && !KEPT_BY_TRIGGERS.has(String(r.name))).map((r) => String(r.name));
         for (const table of tables) db.exec(`INSERT INTO saved."${table}" SELECT * FROM main."${table}"`);
         db.exec(`PRAGMA saved.user_version = ${schemaVersion}`);
         db.exec(`PRAGMA saved.application_id = ${APPLICATION_ID}`);

@@ -1,11 +1,14 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { agent, makeStore, type TestStore } from '../../../test/support/testKit';
+import { agent, human, makeStore, type TestStore } from '../../../test/support/testKit';
+import { teamEngineUnderTest } from '../../../test/support/teamTestStore';
 import { MIGRATIONS } from '../db/migrationSql';
 import type { SqliteDb } from '../db/sqliteDb';
 import { createGoal } from '../goals/goals';
 import { addTodo, blockTodo, killTodo, shipTodo, unblockTodo } from '../todos/todos';
 import { claimTodo, releaseTodo } from '../todos/claims';
 import { replayLog } from '../replay';
+import { backupStore, restoreStore } from '../backup';
+import { openDb } from '../db/openDb';
 import { todoCounts } from './status';
 
 /** The counts the store keeps (migration 0016) always equal counting the todos themselves. */
@@ -65,4 +68,27 @@ test('a store from before the kept counts gets them counted when it is migrated'
   db.exec(MIGRATIONS[15] as string);
   expect(todoCounts(db).get(goalId)).toEqual({ open: 2, claimed: 0, blocked: 0, shipped: 1, killed: 0 });
   expect(todoCounts(db)).toEqual(walked(db));
+});
+
+// A team store takes no restore yet (TeamRefusedError): this one runs on the single-machine engine only.
+test.skipIf(teamEngineUnderTest())("a restore brings back the backup's counts, and the copy it saves first keeps the counts it had", () => {
+  const goalId = createGoal(s.kernel, { title: 'g', turnsPerWindow: 10 }).id;
+  ['a', 'b'].forEach((title) => addTodo(s.kernel, { goalId, title }));
+  const before = backupStore(s.kernel);
+  const codex = s.as(agent('codex'));
+  claimTodo(codex, 'T1');
+  shipTodo(codex, 'T1', { evidence: 'done' });
+  addTodo(s.kernel, { goalId, title: 'c' });
+  const replaced = todoCounts(s.kernel.db);
+  s.clock.advance(1);
+  const restored = restoreStore(s.as(human), before.path);
+  expect(todoCounts(s.kernel.db).get(goalId)).toEqual({ open: 2, claimed: 0, blocked: 0, shipped: 0, killed: 0 });
+  expect(todoCounts(s.kernel.db)).toEqual(walked(s.kernel.db));
+  const saved = openDb(restored.saved.path);
+  try {
+    expect(todoCounts(saved)).toEqual(replaced);
+    expect(todoCounts(saved)).toEqual(walked(saved));
+  } finally {
+    saved.close();
+  }
 });
