@@ -4,6 +4,7 @@ import { RefusedError } from './errors';
 import { type HumanKey, type KeyLook, readHumanKey } from './humanKey';
 import { type DecisionMark, readDecisionMark, storeName, writeDecisionMark } from './decisionMarks';
 import { eventHash, hashedFieldsOf } from './events/hashChain';
+import { type LogAnchor, logHead } from './events/anchor';
 import { type ProofStatus, type StoredFields, proofStatus } from './events/proof';
 import { nodeCrypto, sha256Js } from './nodeCrypto';
 
@@ -187,7 +188,7 @@ function advanceMark(
   where: { key: HumanKey; store: string },
   mark: DecisionMark | null,
   checked: readonly Checked[],
-  head: LogHead,
+  head: LogAnchor,
 ): void {
   const firstUnproven = checked.findIndex((c) => c.status !== 'proven');
   const proven = firstUnproven === -1 ? checked.length : firstUnproven;
@@ -196,16 +197,6 @@ function advanceMark(
   const hash = through === head.seq ? head.hash : db.prepare('SELECT hash FROM events WHERE seq = ?').get(through)?.hash;
   if (typeof hash !== 'string') return;
   writeDecisionMark(where.key, where.store, { through, hash, decisions: (mark?.decisions ?? 0) + proven });
-}
-
-interface LogHead {
-  seq: number;
-  hash: string;
-}
-
-function logHead(db: SqliteDb): LogHead | null {
-  const row = db.prepare('SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1').get();
-  return row ? { seq: Number(row.seq), hash: String(row.hash) } : null;
 }
 
 /** What `log accept` records to take every decision up to now that this machine's key does not prove. */
