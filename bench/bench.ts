@@ -22,7 +22,7 @@ import { type Breakdown, breakdown, breakdownTable } from './whereTimeGoes';
  * `node -e 0` run (interleaved, so load on a shared machine hits both alike): the figure is the median of the
  * ratios verb / bare. Also records each verb's output size in bytes, then in-process claim+ship throughput, log
  * verification, and how soon a monitor wakes its todo once its condition holds. Writes its results to
- * dist/bench/results-node<major>.json; scripts/benchNode22.mjs prints both runtimes' figures as docs/performance.md's table.
+ * dist/bench/results-node<major>.json; scripts/benchNodes.mjs prints every runtime's figures as docs/performance.md's table.
  */
 const REPO = resolve(__dirname, '..', '..');
 const LOOPX = join(REPO, 'bin', 'loopx');

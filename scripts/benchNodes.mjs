@@ -1,14 +1,18 @@
-// Runs the same benchmark under Node 22 (node:sqlite driver), the runtime desktop VS Code's extension host has, then
-// prints both runtimes' verb figures side by side: docs/performance.md's table.
+// Runs the same benchmark under Node 22 and Node 24 (node:sqlite driver; 22 is what desktop VS Code's extension host
+// had, 24 what VS Code runs since 1.123 and what the CLI package's users most often have), then prints every
+// runtime's verb figures side by side: docs/performance.md's table. BENCH_NODES=22 runs Node 22 only.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { ensureNode22 } from './node22.mjs';
+import { ensureNode } from './nodeRelease.mjs';
 
-const result = spawnSync(ensureNode22(), ['dist/bench/bench.js'], {
-  stdio: 'inherit',
-  env: { ...process.env, LOOPX_SQLITE_DRIVER: 'node' },
-});
-if (result.status !== 0) process.exit(result.status ?? 1);
+const majors = (process.env.BENCH_NODES ?? '22,24').split(',');
+for (const major of majors) {
+  const result = spawnSync(ensureNode(Number(major)), ['dist/bench/bench.js'], {
+    stdio: 'inherit',
+    env: { ...process.env, LOOPX_SQLITE_DRIVER: 'node' },
+  });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
 
 /** The verbs of the table that commit a write (bench/bench.ts's names). */
 const DURABLE_WRITES = new Set([
@@ -22,11 +26,11 @@ const DURABLE_WRITES = new Set([
   'turn finish',
 ]);
 
-const passes = ['20', '22']
+const passes = ['20', ...majors]
   .map((major) => `dist/bench/results-node${major}.json`)
   .filter((f) => existsSync(f))
   .map((f) => JSON.parse(readFileSync(f, 'utf8')));
-if (passes.length === 2) {
+if (passes.length >= 2) {
   const columns = passes.flatMap((p) => p.sizes.map((s) => ({ pass: p, size: s })));
   const fmt = (n) => n.toLocaleString('en-US');
   console.log(
@@ -55,7 +59,7 @@ if (passes.length === 2) {
     `\nLoad average (1 min) during the passes: ${passes.map((p) => `Node ${p.node.split('.')[0]} ${p.load.map((l) => l.toFixed(1)).join(' → ')}`).join('; ')}.`,
   );
   const sizes = passes[0].sizes;
-  console.log('\nOutput sizes with --json (bytes; the same on both runtimes):\n');
+  console.log('\nOutput sizes with --json (bytes; the same on every runtime):\n');
   console.log(`| verb | ${sizes.map((s) => `${fmt(s.todos)} todos`).join(' | ')} |`);
   console.log(`| --- | ${sizes.map(() => '---').join(' | ')} |`);
   for (const verb of sizes[0].verbs.map((v) => v.verb))
