@@ -1,5 +1,5 @@
 // Runs the same benchmark under Node 22 and Node 24 (node:sqlite driver; 22 is what desktop VS Code's extension host
-// had, 24 what VS Code runs since 1.123 and what the CLI package's users most often have), then prints every
+// had, 24 what VS Code runs since 1.123 and the newest the CLI package supports), then prints every
 // runtime's verb figures side by side: docs/performance.md's table. BENCH_NODES=22 runs Node 22 only.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
