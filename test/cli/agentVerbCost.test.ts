@@ -136,11 +136,15 @@ describe('what agent verbs load by path on first use (esbuild.mjs, byPath) is bu
   });
 });
 
+const HEAVY_BUILTINS = ['crypto', 'stream', 'worker_threads', 'child_process', 'net'];
+
 /** One agent call, measured: the files it loaded, the SQL it ran, the events it appended, the fsyncs it made. */
 interface CallCost {
   code: number;
   stdout: string;
   loaded: string[];
+  /** Node's built-in modules the call loaded (node:crypto, node:worker_threadsâ€¦). */
+  builtins: string[];
   loadedBytes: number;
   sql: { exec: number; prepared: number; statements: number };
   events: number;
@@ -182,6 +186,7 @@ function measure(args: string[], agent = 'codex'): CallCost {
   });
   const after = eventTotals(ws.root);
   // Every JavaScript file the call loaded, bin/loopx aside: its verb's bundle, and whatever that loaded by path.
+  const builtins = JSON.parse(readFileSync(`${loadedFile}.builtins`, 'utf8')) as string[];
   const loaded = (JSON.parse(readFileSync(loadedFile, 'utf8')) as string[])
     .filter((file) => file.endsWith('.js') && file.startsWith(join(REPO, 'dist')))
     .map((file) => relative(REPO, file));
@@ -191,6 +196,7 @@ function measure(args: string[], agent = 'codex'): CallCost {
     code: r.status ?? -1,
     stdout: r.stdout,
     loaded,
+    builtins,
     loadedBytes: loaded.reduce((sum, file) => sum + statSync(join(REPO, file)).size, 0),
     sql: (JSON.parse(sqlLine) as { sql: CallCost['sql'] }).sql,
     events: after.events - before.events,
@@ -237,7 +243,9 @@ beforeAll(() => {
   hook = join(scratch, 'hook.cjs');
   writeFileSync(
     hook,
-    "process.once('exit', () => require('node:fs').writeFileSync(process.env.LOOPX_TEST_LOADED, JSON.stringify(Object.keys(require.cache))));\n",
+    "process.once('exit', () => require('node:fs').writeFileSync(process.env.LOOPX_TEST_LOADED, JSON.stringify(Object.keys(require.cache))));\n" +
+      // Node's own modules the call loaded (its internal list): the heavy ones a read must not pay for.
+      "process.once('exit', () => require('node:fs').writeFileSync(process.env.LOOPX_TEST_LOADED + '.builtins', JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)))));\n",
   );
   loopx(['init', '--json'], { cwd: ws.root });
   // Room for the turn started below while other todos are held (a goal runs one at a time by default).
@@ -274,6 +282,22 @@ describe('what each agent call costs when it runs (one call per verb, an agentâ€
       `${verb}: appended ${cost.eventBytes} B of events, over its budget of ${budget.eventBytes} B`,
     ).toBeLessThanOrEqual(budget.eventBytes);
   });
+
+  /**
+   * Node's modules that cost a call milliseconds to load (node:crypto and node:stream 2 ms each, node:worker_threads
+   * 2.5 ms, node:child_process with node:net): a read needs none of them, so a file it imports must not import them at
+   * its top (team mode's client, the worktrees' git runner: loaded where they run, `process.getBuiltinModule`).
+   */
+  test.each(TURN.filter(([verb]) => AGENT_VERB_BUDGETS[verb]?.events === 0).map(([verb]) => verb))(
+    '%s: a read loads none of the heavy built-in modules',
+    (verb) => {
+      const cost = costs.get(verb) as CallCost;
+      expect(
+        cost.builtins.filter((m) => HEAVY_BUILTINS.includes(m)),
+        `${verb}: node modules a read should not pay for (loaded at the top of a file it imports?)`,
+      ).toEqual([]);
+    },
+  );
 
   test.skipIf(!strace).each(TURN.map(([verb]) => verb))('%s: fsyncs per call within budget (strace)', (verb) => {
     const cost = costs.get(verb) as CallCost;

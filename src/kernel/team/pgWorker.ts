@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type * as WorkerThreads from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 
 /**
  * The write path's worker thread (SyncPg, syncPg.ts): its source and its start. A worker is started knowing only where
@@ -123,6 +124,8 @@ export interface PgWorker {
 /** Starts a worker that loads `pg` from `pgPath` and waits for its `init` message. */
 export function spawnPgWorker(pgPath: string): PgWorker {
   const spawnedAt = performance.timeOrigin + performance.now();
+  // Loaded here, not at import: node:worker_threads (and the streams it pulls in) costs a local store's every call ~4 ms.
+  const { Worker } = process.getBuiltinModule('node:worker_threads') as typeof WorkerThreads;
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { pgPath } });
   // It never keeps a CLI process alive once the process's work is done.
   worker.unref();

@@ -3,7 +3,11 @@ import type { ConnectionSettings } from './connectionSettings';
 import { spawnPgWorker } from './pgWorker';
 import { pgClientConnection } from './pgpass';
 import { addTeamTiming, teamTimingOn } from './teamTiming';
-import { MessageChannel, type MessagePort, type Worker, receiveMessageOnPort } from 'node:worker_threads';
+import type * as WorkerThreads from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
+
+/** node:worker_threads, loaded by the first team call, not by every local store's call that imports this file. */
+const threads = () => process.getBuiltinModule('node:worker_threads') as typeof WorkerThreads;
 
 /**
  * A synchronous PostgreSQL client: the kernel's rules and reducers are one synchronous implementation (SQLite's
@@ -93,7 +97,7 @@ export class SyncPg {
       this.close();
       throw new PgError(`PostgreSQL did not answer within ${timeoutMs} ms`, undefined, true);
     }
-    const message = receiveMessageOnPort(port)?.message as
+    const message = threads().receiveMessageOnPort(port)?.message as
       | (({ ok: true; results: PgRow[][] } | { ok: false; message: string; code?: string; lost: boolean; constraint?: string }) & {
           timing?: WorkerTiming;
         })
@@ -150,7 +154,7 @@ export class SyncPg {
 
   private start(connectNow = false): { port: MessagePort } {
     if (this.worker && this.port) return { port: this.port };
-    const { port1, port2 } = new MessageChannel();
+    const { port1, port2 } = new (threads().MessageChannel)();
     const pgPath = pgModulePath();
     const started = spawnPgWorker(pgPath);
     this.spawnedAt = started.spawnedAt;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { SqliteDb } from '../db/sqliteDb';
 import { immediate, snapshot } from '../db/sqliteDb';
 import { logHead } from '../events/anchor';
@@ -6,6 +5,7 @@ import { GENESIS_HASH } from '../events/hashChain';
 import type { Actor, StoredEvent } from '../events/eventTypes';
 import { EventAppender } from '../events/log';
 import { iso, systemClock } from '../time';
+import { randomToken } from '../nodeCrypto';
 import type { ChangeSignal, Committed, StoreEngine, UnitOfWork, WatchFn } from '../unitOfWork';
 import { SqliteEngine } from '../db/sqliteEngine';
 import { applyTeamEvents, commitStatements, fetchAfter, lockAndFetchStatements, rowsToEvents } from './teamLog';
@@ -36,7 +36,7 @@ export class TeamEngine implements StoreEngine {
   readonly where: string;
 
   /** Where operation ids come from (client-generated, unique; the log refuses one twice). */
-  newOperationId: () => string = randomUUID;
+  newOperationId: () => string = randomToken;
 
   /** The replica as a plain SQLite store: what a backup copies and what the change signal watches. */
   private readonly replica: SqliteEngine;

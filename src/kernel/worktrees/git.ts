@@ -1,4 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
+import type * as ChildProcess from 'node:child_process';
+
+/** node:child_process (and the streams and sockets it loads), fetched when git runs: `todo show` imports this file. */
+const childProcess = () => process.getBuiltinModule('node:child_process') as typeof ChildProcess;
 import { RefusedError } from '../errors';
 
 /** What one git call gave back. */
@@ -36,7 +39,7 @@ function gitNotRun(args: readonly string[], error: Error, program = 'git'): Refu
 
 /** Runs git in `cwd` with an argument array (never a shell line: branch names and paths reach git as they are) and a time limit. */
 export function gitRaw(cwd: string, args: readonly string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): GitResult {
-  const result = spawnSync('git', args, gitOptions(cwd, options));
+  const result = childProcess().spawnSync('git', args, gitOptions(cwd, options));
   if (result.error) throw gitNotRun(args, result.error);
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
@@ -66,7 +69,7 @@ export function runAsync(
 ): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(cancelled(program, args));
-    const child = spawn(program, args, {
+    const child = childProcess().spawn(program, args, {
       cwd: options.cwd,
       env: options.env,
       detached: process.platform !== 'win32',

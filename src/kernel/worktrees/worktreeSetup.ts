@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import type * as ChildProcess from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RefusedError } from '../errors';
@@ -127,6 +127,7 @@ function runInGroup(input: SetupInput, limitMs: number): Promise<SetupOutcome> {
   return new Promise<SetupOutcome>((resolve) => {
     let timedOut = false;
     let cancelled = false;
+    const { spawn } = process.getBuiltinModule('node:child_process') as typeof ChildProcess;
     const child = spawn('sh', ['-c', input.command], {
       cwd: input.worktree,
       detached: process.platform !== 'win32',
