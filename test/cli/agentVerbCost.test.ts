@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openDb } from '../../src/kernel/db/openDb';
 import { Kernel } from '../../src/kernel/kernel';
 import { invalidEventData } from '../../src/kernel/events/eventValidation';
-import { MIGRATIONS, migrationSql } from '../../src/kernel/db/migrationSql';
+import { MIGRATIONS, type migrationSql } from '../../src/kernel/db/migrationSql';
 import { SCHEMA_VERSION } from '../../src/kernel/db/migrate';
 import type { StoredEvent } from '../../src/kernel/events/eventTypes';
 import { REPO, cleanEnv, loopx, startGoal, workspace } from './harness';
