@@ -308,8 +308,8 @@ export class Kernel {
    * For a process that exits right after (the CLI's own: processIo.ts): ends what the engine holds (a team store's
    * connection) but leaves the SQLite connection to the exit. Closing it would make this call the store's last
    * connection on the way out, which checkpoints the WAL into the database and deletes it: four of a durable write's
-   * five fsyncs, and the next call makes the WAL again. Every commit is already on disk (synchronous = FULL); the WAL
-   * is checkpointed by SQLite as it grows, and by any process that closes the store as it always was.
+   * five fsyncs, and the next call makes the WAL again. Every commit is already on disk (synchronous = FULL); SQLite
+   * checkpoints the WAL as it grows, but only a close ends it (below).
    */
   leaveForExit(): void {
     if (this.shared.closed) return;

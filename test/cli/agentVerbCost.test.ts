@@ -11,6 +11,7 @@ import { MIGRATIONS, type migrationSql } from '../../src/kernel/db/migrationSql'
 import { SCHEMA_VERSION } from '../../src/kernel/db/migrate';
 import type { StoredEvent } from '../../src/kernel/events/eventTypes';
 import { REPO, cleanEnv, loopx, startGoal, workspace } from './harness';
+import { withoutKeptCounts } from '../support/schemaKit';
 import { AGENT_VERB_BUDGETS, type CallBudget, PACKAGES_IN_AGENT_BUNDLES } from './agentVerbBudgets';
 
 /**
@@ -94,20 +95,13 @@ describe('what agent verbs load by path on first use (esbuild.mjs, byPath) is bu
     loopx(['goal', 'create', '--title', 'Old', '--json'], { cwd: old.root });
     loopx(['todo', 'add', '--goal', 'G1', '--title', 'from before', '--json'], { cwd: old.root, env: { LOOPX_AGENT: 'codex' } });
     const db = openDb(Kernel.storePath(old.root));
-    for (const trigger of ['todo_counts_added', 'todo_counts_moved', 'todo_counts_removed']) db.exec(`DROP TRIGGER ${trigger}`);
-    db.exec('DROP TABLE todo_counts');
+    withoutKeptCounts(db);
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION - 1}`);
     db.close();
-    const scratchDir = mkdtempSync(join(tmpdir(), 'loopx-old-'));
-    const loaded = join(scratchDir, 'loaded.json');
-    const hookFile = join(scratchDir, 'hook.cjs');
-    writeFileSync(
-      hookFile,
-      "process.once('exit', () => require('node:fs').writeFileSync(process.env.LOOPX_TEST_LOADED, JSON.stringify(Object.keys(require.cache))));\n",
-    );
+    const loaded = join(scratch, 'older-store-loaded.json');
     const r = spawnSync(
       process.execPath,
-      ['--require', hookFile, join(REPO, 'bin', 'loopx'), 'todo', 'add', '--goal', 'G1', '--title', 'after', '--json'],
+      ['--require', hook, join(REPO, 'bin', 'loopx'), 'todo', 'add', '--goal', 'G1', '--title', 'after', '--json'],
       {
         cwd: old.root,
         env: cleanEnv({ LOOPX_AGENT: 'codex', LOOPX_TEST_LOADED: loaded }),
@@ -125,7 +119,6 @@ describe('what agent verbs load by path on first use (esbuild.mjs, byPath) is bu
       expect(migrated.prepare('SELECT goal_id, status, n FROM todo_counts').all()).toEqual([{ goal_id: 'G1', status: 'open', n: 2 }]);
     } finally {
       migrated.close();
-      rmSync(scratchDir, { recursive: true, force: true });
     }
   });
 

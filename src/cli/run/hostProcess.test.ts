@@ -45,6 +45,17 @@ function stubbornAgent() {
   return { turnDir, commandLine, agentPid };
 }
 
+/** `loopx run`'s start of a host for a test's agent: in the agent's folder, with this process's environment. */
+const startIn = (agent: { turnDir: string; commandLine: string }) =>
+  startHost({
+    commandLine: agent.commandLine,
+    cwd: agent.turnDir,
+    env: process.env,
+    turnDir: agent.turnDir,
+    limitMs: 600_000,
+    echo: () => {},
+  });
+
 async function interruptAndWait(host: HostProcess, agentPid: number) {
   host.interrupt(); // TERM to the group: /bin/sh ends at once, the agent does not
   expect(await host.done).toMatchObject({ interrupted: true, exitCode: 130 });
@@ -54,14 +65,7 @@ async function interruptAndWait(host: HostProcess, agentPid: number) {
 
 test('a stopped host whose agent traps TERM gets KILL after the grace, though the shell that started it is gone', async () => {
   const agent = stubbornAgent();
-  const host = startHost({
-    commandLine: agent.commandLine,
-    cwd: agent.turnDir,
-    env: process.env,
-    turnDir: agent.turnDir,
-    limitMs: 600_000,
-    echo: () => {},
-  });
+  const host = startIn(agent);
   host.release(true);
   await interruptAndWait(host, await agent.agentPid());
   expect(readFileSync(join(agent.turnDir, 'output.log'), 'utf8')).toContain('TERM ignored');
@@ -79,7 +83,7 @@ test("an adopted host (a dead runner's agent) whose agent traps TERM gets KILL a
   await interruptAndWait(host, agentPid);
 });
 
-/** A host that only writes its pid file: whether the agent ran at all. */
+/** An agent that only leaves a file behind: whether it ran at all. */
 function quickAgent() {
   const turnDir = mkdtempSync(join(tmpdir(), 'loopx-host-'));
   dirs.push(turnDir);
@@ -90,14 +94,7 @@ function quickAgent() {
 test('a host is held until its runner releases it: released, it runs; ended unreleased, it exits unrun', async () => {
   for (const go of [true, false]) {
     const agent = quickAgent();
-    const host = startHost({
-      commandLine: agent.commandLine,
-      cwd: agent.turnDir,
-      env: process.env,
-      turnDir: agent.turnDir,
-      limitMs: 600_000,
-      echo: () => {},
-    });
+    const host = startIn(agent);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(existsSync(agent.ran)).toBe(false); // held: nothing ran before the release
     host.release(go);

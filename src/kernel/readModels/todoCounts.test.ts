@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { agent, human, makeStore, type TestStore } from '../../../test/support/testKit';
 import { teamEngineUnderTest } from '../../../test/support/teamTestStore';
+import { withoutKeptCounts } from '../../../test/support/schemaKit';
 import { MIGRATIONS } from '../db/migrationSql';
 import type { SqliteDb } from '../db/sqliteDb';
 import { createGoal } from '../goals/goals';
@@ -63,8 +64,7 @@ test('a store from before the kept counts gets them counted when it is migrated'
   shipTodo(codex, ids[0] as string, { evidence: 'done' });
   // The store as schema 15 left it: no kept counts, no triggers; then migration 16 alone.
   const db = s.kernel.db;
-  for (const trigger of ['todo_counts_added', 'todo_counts_moved', 'todo_counts_removed']) db.exec(`DROP TRIGGER ${trigger}`);
-  db.exec('DROP TABLE todo_counts');
+  withoutKeptCounts(db);
   db.exec(MIGRATIONS[15] as string);
   expect(todoCounts(db).get(goalId)).toEqual({ open: 2, claimed: 0, blocked: 0, shipped: 1, killed: 0 });
   expect(todoCounts(db)).toEqual(walked(db));
