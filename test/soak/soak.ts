@@ -12,6 +12,7 @@ import { type AuditResult, type Sample, audit, sample } from './audit';
 import { workspaceProcesses } from './processes';
 import { planBehaviours } from './plan';
 import { mulberry32 } from './random';
+import type { RunnerSample } from './memory';
 
 /**
  * The soak: `loopx run` left alone with real processes, as a person who starts it on Friday and reads the result on
@@ -26,8 +27,8 @@ export interface SoakOptions {
   /** How long the runners are left alone. */
   seconds: number;
   seed: number;
-  /** kill -9 of the main runner every this many seconds (a random time between the two). */
-  killEvery: [number, number];
+  /** kill -9 of the main runner every this many seconds (a random time between the two); null: never (one runner lives the whole run). */
+  killEvery: [number, number] | null;
   /** The second runner runs between these fractions of the run. */
   secondRunner: [number, number];
   turnLimitSeconds: number;
@@ -42,12 +43,7 @@ export interface SoakOptions {
   log(line: string): void;
 }
 
-export interface MemorySample {
-  at: number;
-  runner: string;
-  rssKb: number;
-  turns: number;
-}
+export type MemorySample = RunnerSample;
 
 export interface RunnerLife {
   name: string;
@@ -159,8 +155,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   // kill -9 of the main runner now and then, restarted after a moment (what a crash or an OOM kill does).
   loops.push(
     (async () => {
+      const killEvery = o.killEvery;
+      if (!killEvery) return;
       for (;;) {
-        await sleepUntil(Math.min(endAt, Date.now() + between(o.killEvery) * 1000), () => stopping);
+        await sleepUntil(Math.min(endAt, Date.now() + between(killEvery) * 1000), () => stopping);
         // A crash that matters: while the runner has a turn running (waiting at most a minute for one).
         const busyBy = Math.min(endAt, Date.now() + 60_000);
         await sleepUntil(busyBy, () => stopping || (processes.get('soak-a')?.life.running ?? 0) > 0);
@@ -224,7 +222,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         if (tickNo++ % 2 === 0)
           for (const p of processes.values()) {
             const rss = rssKb(p.life.pid);
-            if (rss) memory.push({ at: Date.now(), runner: `${p.life.name}#${p.life.pid}`, rssKb: rss, turns: p.life.turnsStarted });
+            const cpuMs = cpuMsOf(p.life.pid);
+            if (rss) memory.push({ at: Date.now(), runner: `${p.life.name}#${p.life.pid}`, rssKb: rss, turns: p.life.turnsStarted, cpuMs });
           }
         await sleepUntil(Date.now() + 1000, () => stopping);
       }
@@ -346,6 +345,18 @@ async function idleCpu(
   await new Promise((done) => child.on('close', done));
   const hz = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
   return { seconds: Math.round(elapsed), cpuPercent: (used / hz / elapsed) * 100 };
+}
+
+let ticksPerSecond: number | undefined;
+
+/** A live process's CPU so far (user + system) in ms; undefined once it is gone. */
+function cpuMsOf(pid: number): number | undefined {
+  try {
+    ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+    return (cpuTicks(pid) * 1000) / ticksPerSecond;
+  } catch {
+    return undefined;
+  }
 }
 
 function cpuTicks(pid: number): number {
