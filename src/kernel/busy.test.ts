@@ -33,7 +33,8 @@ test(`a write that meets a locked store is a typed busy refusal (exit ${EXIT.ref
     thrown = error;
   }
   expect(thrown).toBeInstanceOf(StoreBusyError);
-  expect(thrown).toMatchObject({ code: 'busy', exitCode: EXIT.refused, message: 'the store stayed locked by another writer for 10 s' });
+  // The words say how long this connection waited (its busy timeout, set to 20 ms above).
+  expect(thrown).toMatchObject({ code: 'busy', exitCode: EXIT.refused, message: 'the store stayed locked by another writer for 20 ms' });
   expect(goals()).toBe(before);
   other.exec('ROLLBACK');
   expect(createGoal(s.kernel, { title: 'after the lock' }).id).toBe('G1');
@@ -52,6 +53,9 @@ test('the raw driver error is recognised by its code, whichever driver raised it
   }
   expect(raw).toBeDefined();
   expect(busyError(raw)).toBeInstanceOf(StoreBusyError);
+  // The words say how long it waited: a local store's timeout, or the longer one a team replica is opened with.
+  expect(busyError(raw)?.message).toBe('the store stayed locked by another writer for 10 s');
+  expect(busyError(raw, 70_000)?.message).toBe('the store stayed locked by another writer for 70 s');
   expect(busyError(new Error('no such table: goals'))).toBeNull();
   expect(busyError(new StoreBusyError(10))).toBeNull(); // already typed: left as it is
 });

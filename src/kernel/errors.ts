@@ -194,7 +194,7 @@ export class StoreBusyError extends RefusedError {
   constructor(waitedSeconds: number) {
     super(
       'busy',
-      `the store stayed locked by another writer for ${waitedSeconds} s`,
+      `the store stayed locked by another writer for ${waitedSeconds >= 1 ? `${Math.round(waitedSeconds)} s` : `${Math.round(waitedSeconds * 1000)} ms`}`,
       'retry; if it persists, look for a stuck loopx process',
     );
   }

@@ -1,7 +1,7 @@
 import { constants, copyFileSync, existsSync, linkSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DriverName, SqliteDb } from './db/sqliteDb';
-import { openDb } from './db/openDb';
+import { BUSY_TIMEOUT_MS, openDb } from './db/openDb';
 import { SCHEMA_VERSION, migrate, schemaVersion } from './db/migrate';
 import { TailBrokenError } from './events/log';
 import { brokenLog, logBrokenError, markBroken } from './logHealth';
@@ -282,7 +282,7 @@ export class Kernel {
         markBroken(this.storeDir, error.found, iso(this.clock()));
         throw logBrokenError(error.found);
       }
-      throw storeError(error, Kernel.storePath(this.root));
+      throw storeError(error, Kernel.storePath(this.root), busyTimeoutOf(this.db));
     }
   }
 
@@ -342,4 +342,13 @@ function walBytes(root: string): number {
     }
   }
   return bytes;
+}
+
+/** The connection's busy timeout, for the words of a `busy` error (a team replica waits longer than a local store). */
+function busyTimeoutOf(db: SqliteDb): number {
+  try {
+    return Number(db.prepare('PRAGMA busy_timeout').get()?.timeout ?? BUSY_TIMEOUT_MS);
+  } catch {
+    return BUSY_TIMEOUT_MS;
+  }
 }

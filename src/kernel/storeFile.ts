@@ -176,18 +176,21 @@ export function environmentError(error: unknown, path = 'the store'): StoreEnvir
   return null;
 }
 
-/** The write lock stayed taken for the whole busy timeout (SQLITE_BUSY and its extended codes, either driver). */
-export function busyError(error: unknown): StoreBusyError | null {
+/**
+ * The write lock stayed taken for the whole busy timeout (SQLITE_BUSY and its extended codes, either driver); `waitedMs`
+ * is the connection's timeout (a team replica's is longer: teamKernel.ts).
+ */
+export function busyError(error: unknown, waitedMs = BUSY_TIMEOUT_MS): StoreBusyError | null {
   if (error instanceof LoopxError || typeof error !== 'object' || error === null) return null;
   const code = sqliteCode(error as { code?: unknown; errcode?: unknown }) ?? '';
   const busy = /^SQLITE_BUSY/.test(code) || /^database is locked\b/.test((error as Error).message ?? '');
-  return busy ? new StoreBusyError(BUSY_TIMEOUT_MS / 1000) : null;
+  return busy ? new StoreBusyError(waitedMs / 1000) : null;
 }
 
 /**
  * What the kernel throws for SQLite trouble: environment trouble named as such, a busy store as `busy`, anything
  * else unchanged. Adapters call it too on errors from their own file work around the kernel.
  */
-export function storeError(error: unknown, path = 'the store'): unknown {
-  return environmentError(error, path) ?? busyError(error) ?? error;
+export function storeError(error: unknown, path = 'the store', busyTimeoutMs = BUSY_TIMEOUT_MS): unknown {
+  return environmentError(error, path) ?? busyError(error, busyTimeoutMs) ?? error;
 }

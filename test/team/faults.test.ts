@@ -5,6 +5,7 @@ import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo } from '../../src/kernel/todos/todos';
 import { claimNext } from '../../src/kernel/todos/claims';
 import { LoopxError } from '../../src/kernel/errors';
+import { BUSY_TIMEOUT_MS } from '../../src/kernel/db/openDb';
 import { agent, human } from '../support/testKit';
 import { openTeamKernel } from '../../src/kernel/team/teamStore';
 import { startTcpProxy } from '../support/tcpProxy';
@@ -45,9 +46,10 @@ async function untilShipped(name: string, n: number, withinMs = 60_000): Promise
 
 /**
  * Takes the log's head (the writers' lock: the head row FOR UPDATE, teamSchema.ts) in a transaction of its own and
- * resolves once an agent's backend waits for it. `gone` settles when the server drops this connection.
+ * resolves once an agent's backend waits for it. `gone` settles when the server drops this connection; `release` lets
+ * the head go.
  */
-async function holdTheHead(database: string): Promise<{ gone: Promise<void> }> {
+async function holdTheHead(database: string): Promise<{ gone: Promise<void>; release(): Promise<void> }> {
   const client = new pg.Client({ connectionString: fixture.cluster.url(database) });
   const gone = new Promise<void>((resolve) => {
     client.on('error', () => resolve());
@@ -58,15 +60,19 @@ async function holdTheHead(database: string): Promise<{ gone: Promise<void> }> {
   await client.query('SELECT seq FROM loopx.head WHERE one FOR UPDATE');
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const { rows } = await fixture.cluster.sql(
-      'postgres',
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1 AND datname = $2 AND wait_event_type = 'Lock'`,
-      [AGENT_ROLE, database],
-    );
-    if (Number(rows[0]?.n) > 0) return { gone };
+    if ((await backendsWaitingOnALock(database)) > 0) return { gone, release: () => client.query('ROLLBACK').then(() => client.end()) };
     if (Date.now() > deadline) throw new Error('no agent write queued behind the held head within 30 s');
     await sleep(10);
   }
+}
+
+async function backendsWaitingOnALock(database: string): Promise<number> {
+  const { rows } = await fixture.cluster.sql(
+    'postgres',
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1 AND datname = $2 AND wait_event_type = 'Lock'`,
+    [AGENT_ROLE, database],
+  );
+  return Number(rows[0]?.n);
 }
 
 const resilient = (extra: Record<string, string> = {}) => ({
@@ -105,6 +111,34 @@ describe.skipIf(!install)('faults in the middle of a storm: nothing lost, nothin
     expect(Object.values(result.failed).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
     summary('restart', reports, result);
   });
+
+  test(
+    'a write held up on the server past the replica\'s busy timeout: its sibling on the same machine waits behind it and lands, never "busy"',
+    { timeout: 120_000 },
+    async () => {
+      const storm = await stormStore(fixture.cluster, work, 6, 2);
+      open.push(storm.kernel);
+      // One machine, two processes on its replica. A write takes the replica's lock, then waits on the server for the
+      // log's head (held here); its sibling waits on the replica's lock meanwhile, longer than SQLite's busy timeout
+      // on a local store (BUSY_TIMEOUT_MS, 10 s). The server only answered slowly: the sibling must not fail `busy`.
+      const running = runStorm(work, storm, {
+        machines: 1,
+        processesPerMachine: 2,
+        url: () => fixture.cluster.url(storm.name, AGENT_ROLE),
+        env: () => ({ STORM_PAUSE_MS: '20' }),
+      });
+      const holder = await holdTheHead(storm.name);
+      await sleep(BUSY_TIMEOUT_MS + 2000);
+      // One backend waits for the head: the write holding the replica. Its sibling waits on this machine, not there.
+      expect(await backendsWaitingOnALock(storm.name)).toBe(1);
+      await holder.release();
+      // A sibling that failed `busy` ends its process, and runStorm rejects with its words.
+      const reports = await running;
+      const result = await expectNothingLostNothingDoubled(fixture.cluster, work, storm, reports, { todos: 6, machines: 1, open });
+      expect(result.failed).toEqual({});
+      summary('held head', reports, result);
+    },
+  );
 
   test(
     "writers' connections killed from the server's side (pg_terminate_backend) again and again while they commit",

@@ -39,18 +39,21 @@ export interface OpenOptions {
   readOnly?: boolean;
   /** Runs on the bare connection before any pragma writes to the file (the kernel checks the file is a loopx store). */
   check?: (db: SqliteDb) => void;
+  /** How long a statement waits for another connection's write lock (BUSY_TIMEOUT_MS unless a team replica's). */
+  busyTimeoutMs?: number;
 }
 
 /** Opens a database file (or `:memory:`) with the pragmas every loopx connection uses. */
 export function openDb(path: string, driver: DriverName = chooseDriver(), options: OpenOptions = {}): SqliteDb {
   let db: SqliteDb;
   const readOnly = options.readOnly === true;
+  const busyMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
   try {
     // The define written out where it is used, so that esbuild drops better-sqlite3 from the editor's bundles.
     db =
       driver === 'node:sqlite' || (typeof __LOOPX_NODE_SQLITE_ONLY__ === 'boolean' && __LOOPX_NODE_SQLITE_ONLY__)
-        ? openNodeSqlite(path, BUSY_TIMEOUT_MS, readOnly)
-        : openBetterSqlite(path, BUSY_TIMEOUT_MS, readOnly);
+        ? openNodeSqlite(path, busyMs, readOnly)
+        : openBetterSqlite(path, busyMs, readOnly);
     db = countedIfAsked(db);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -62,7 +65,7 @@ export function openDb(path: string, driver: DriverName = chooseDriver(), option
     throw error;
   }
   try {
-    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.exec(`PRAGMA busy_timeout = ${busyMs}`);
     options.check?.(db);
     if (path !== ':memory:' && !readOnly) db.exec('PRAGMA journal_mode = WAL');
     db.exec('PRAGMA foreign_keys = ON');

@@ -1,14 +1,14 @@
 import { letDatabaseDecide } from '../decisions';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { openDb } from '../db/openDb';
+import { BUSY_TIMEOUT_MS, openDb } from '../db/openDb';
 import type { DriverName, SqliteDb } from '../db/sqliteDb';
 import { initializeLogInTx } from '../initializeLog';
 import type { Actor } from '../events/eventTypes';
-import { APPLICATION_ID } from '../storeFile';
+import { APPLICATION_ID, storeError } from '../storeFile';
 import { type Clock, systemClock } from '../time';
 import type { ConnectionSettings } from './connectionSettings';
-import { SyncPg } from './syncPg';
+import { SyncPg, TIMEOUT_DEFAULTS } from './syncPg';
 import { TeamEngine } from './teamEngine';
 import { teamError } from './teamErrors';
 import { timeTeam } from './teamTiming';
@@ -35,6 +35,22 @@ export interface TeamKernelOptions {
 }
 
 /**
+ * How long a process waits for the replica's write lock. A write holds it while it waits on PostgreSQL (one lock
+ * order: replica, then log; teamEngine.ts): the log's head, the commit, and, when the connection broke, whether the
+ * commit landed, each up to the batch limit. A sibling on the same machine must outlast that, or it fails `busy`
+ * where the server was only slow (test/team/faults.test.ts, "a write held up on the server").
+ */
+export function replicaBusyTimeoutMs(settings: ConnectionSettings): number {
+  return BUSY_TIMEOUT_MS + 3 * (settings.timeoutMs ?? TIMEOUT_DEFAULTS.timeoutMs);
+}
+
+/** Marks the replica as a loopx store (once: a write, which would otherwise wait for the lock at every open). */
+function markAsLoopxStore(raw: SqliteDb): void {
+  if (Number(raw.prepare('PRAGMA application_id').get()?.application_id) !== APPLICATION_ID)
+    raw.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
+}
+
+/**
  * Opens the kernel over a team store: the same kernel, its writes committed to the PostgreSQL log, its reads from the
  * replica after catching up. An empty log gets its first event (`store.initialized`) here, once, whoever comes first;
  * a replica that has history opens without asking the server anything.
@@ -51,9 +67,14 @@ export function openTeamKernelWith<K extends { close(): void }>(
   // The replica is a loopx store, marked as one: its backup (the caught-up replica, TeamEngine.backupTo) is then a file
   // `restore` and backup pruning recognise, like a single-machine store's (the conformance run's backup test found
   // unmarked copies kept past the newest ten).
-  const db = timeTeam('replicaOpenMs', () =>
-    openDb(options.replicaPath, options.driver, { check: (raw) => raw.exec(`PRAGMA application_id = ${APPLICATION_ID}`) }),
-  );
+  const busyTimeoutMs = replicaBusyTimeoutMs(pg.settings);
+  const db = timeTeam('replicaOpenMs', () => {
+    try {
+      return openDb(options.replicaPath, options.driver, { check: markAsLoopxStore, busyTimeoutMs });
+    } catch (error) {
+      throw storeError(error, options.replicaPath, busyTimeoutMs);
+    }
+  });
   // A person's decision there stands on the team database's roles, not on one machine's key (decisions.ts).
   letDatabaseDecide(db);
   // No fsync at the replica's commits (WAL with synchronous=NORMAL: a commit is atomic and the file never corrupt, the
