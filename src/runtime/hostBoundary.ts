@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { isAbsolute, posix } from 'node:path';
 import { AGENT_READ_ONLY } from '../kernel/agentReach';
+import { BUILT_IN_HOSTS, type HostBoundaryKind } from '../shared/hostCatalog';
 
 /**
  * The trust boundary of a turn: what its agent may not write (AGENT_READ_ONLY, kernel/agentReach.ts) and how each
@@ -86,11 +87,18 @@ export function claudeBoundaryArgs(place: BoundaryPlace): string[] {
   return ['--setting-sources', 'user', '--strict-mcp-config', '--disallowedTools', ...rules];
 }
 
+/** {boundary}'s words for a host's kind of boundary (shared/hostCatalog.ts): none for a host loopx cannot bound. */
+export function boundaryArgs(kind: HostBoundaryKind, place: BoundaryPlace, mcp: McpServerLine): string[] {
+  if (kind === 'codex-profile') return codexBoundaryArgs(place, mcp);
+  if (kind === 'claude-rules') return claudeBoundaryArgs(place);
+  return [];
+}
+
 /** What a host's command in force promises about the boundary, for `doctor`, the docs and a turn's record. */
 export type BoundaryKind = 'enforced' | 'none';
 
 /** The hosts loopx knows how to bound. */
-export const BOUNDED_HOSTS: readonly string[] = ['codex', 'claude'];
+export const BOUNDED_HOSTS: readonly string[] = BUILT_IN_HOSTS.filter((h) => h.boundary !== 'none').map((h) => h.id);
 
 /** A command keeps the boundary when it is a bounded host's and carries `{boundary}` (every built-in default does). */
 export function boundaryOf(host: string, template: string): BoundaryKind {

@@ -1,7 +1,8 @@
 import type * as ChildProcess from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { DEFAULT_HOSTS, INSTALL_HINTS, findExecutable } from './hosts';
+import { INSTALL_HINTS, findExecutable } from './hosts';
+import { BUILT_IN_HOSTS, builtInHost, calledAtStart } from '../shared/hostCatalog';
 
 /**
  * Hosts change under you: a CLI update drops a flag (Codex's `--full-auto`), an old install lacks one. Before a turn
@@ -32,15 +33,14 @@ export interface HostVerdict {
 }
 
 /** The releases loopx is tested with (test/agents): older ones that lack a flag are too old, newer ones changed. */
-export const TESTED_VERSIONS: Record<string, string> = { claude: '2.1.197', codex: '0.171.0' };
-const NAMES: Record<string, string> = { claude: 'Claude Code', codex: 'The Codex CLI', custom: 'The custom host' };
-const FIXES: Record<string, string> = {
-  claude: `use the default command: ${DEFAULT_HOSTS.claude}`,
-  codex: `use the default command: ${DEFAULT_HOSTS.codex}`,
+export const TESTED_VERSIONS: Record<string, string> = Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, h.testedVersion]));
+const nameOf = (host: string) => {
+  const known = builtInHost(host);
+  return known ? calledAtStart(known) : host === 'custom' ? 'The custom host' : `The ${host} host`;
 };
-const UPDATE: Record<string, string> = {
-  claude: 'update it: npm install -g @anthropic-ai/claude-code',
-  codex: 'update it: npm install -g @openai/codex',
+const fixFor = (host: string) => {
+  const known = builtInHost(host);
+  return known ? `use the default command: ${known.command}` : undefined;
 };
 
 /** The program a command starts, and the subcommand whose help lists its flags (`codex exec`). */
@@ -54,7 +54,8 @@ export function commandShape(template: string): { executable: string; subcommand
 
 export function judgeHost(host: string, template: string, facts: HostFacts): HostVerdict {
   const { executable, flags } = commandShape(template);
-  const name = NAMES[host] ?? `The ${host} host`;
+  const name = nameOf(host);
+  const known = builtInHost(host);
   const base = { host, executable, found: facts.found, version: versionIn(facts.versionOutput) };
   const verdict = (level: HostVerdict['level'], problem: HostVerdict['problem'], sentence: string): HostVerdict => ({
     ...base,
@@ -66,42 +67,39 @@ export function judgeHost(host: string, template: string, facts: HostFacts): Hos
     return verdict(
       'fail',
       'missing',
-      host === 'claude' || host === 'codex'
+      known
         ? `${name} is not installed: "${executable}" is not on PATH; ${INSTALL_HINTS[host]}.`
         : `${name} needs "${executable}", which is not on PATH; check the command (setting loopx.hosts.${host}.command, or loopx run --command).`,
     );
-  const known = knownHost(host, executable);
-  if (!known) return verdict('ok', null, `${name} runs ${facts.found}.`);
+  if (!known || !knownHost(host, executable)) return verdict('ok', null, `${name} runs ${facts.found}.`);
   const version = base.version;
   const at = version ? ` ${version}` : '';
   if (facts.helpOutput) {
     const missing = flags.filter((f) => !new RegExp(`(^|[\\s,])${escape(f)}([\\s,=<\\[]|$)`, 'm').test(facts.helpOutput ?? ''));
     if (missing.length) {
       const list = missing.join(', ');
-      if (version && older(version, TESTED_VERSIONS[host] as string))
+      if (version && older(version, known.testedVersion))
         return verdict(
           'fail',
           'too_old',
-          `${name}${at} is too old: it does not know ${list}; ${UPDATE[host]} (loopx is tested with ${TESTED_VERSIONS[host]}).`,
+          `${name}${at} is too old: it does not know ${list}; update it: npm install -g ${known.npmPackage} (loopx is tested with ${known.testedVersion}).`,
         );
-      return verdict('fail', 'incompatible', `${name}${at} no longer accepts ${list}; ${FIXES[host]}.`);
+      return verdict('fail', 'incompatible', `${name}${at} no longer accepts ${list}; ${fixFor(host)}.`);
     }
   }
-  if (
-    host === 'claude' &&
-    !/\{allowedTools\}|--allowedTools|--allowed-tools|--dangerously-skip-permissions|bypassPermissions|--mcp-config/.test(template)
-  )
+  if (known.headlessPermissionWords.length > 0 && !known.headlessPermissionWords.some((word) => template.includes(word)))
     return verdict(
       'warn',
       'needs_permissions',
-      `Claude Code${at} in -p mode cannot ask anyone, so every loopx call of a turn would be refused ("requires approval"); ${FIXES.claude}.`,
+      `${name}${at} run headless cannot ask anyone, so every loopx call of a turn would be refused ("requires approval"); ${fixFor(host)}.`,
     );
   return verdict('ok', null, `${name}${at} (${facts.found}) accepts the command.`);
 }
 
 /** Only the programs loopx knows get their version and flags checked; anything else is the person's own runner. */
 function knownHost(host: string, executable: string): boolean {
-  return (host === 'claude' || host === 'codex') && basename(executable) === host;
+  const known = builtInHost(host);
+  return known !== undefined && basename(executable) === commandShape(known.command).executable;
 }
 
 /**
@@ -169,6 +167,6 @@ export function hostProblemAfterTurn(host: string, outputLog: string, exitCode: 
   }
   const line = usageProblem(output, exitCode, runMs);
   if (!line) return null;
-  const fix = FIXES[host] ?? 'check the command in --command or the loopx.hosts settings';
+  const fix = fixFor(host) ?? 'check the command in --command or the loopx.hosts settings';
   return `the ${host} host's command line is not what the installed program accepts (a host configuration problem, not the agent's work): "${line}"; ${fix}`;
 }

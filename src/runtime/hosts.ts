@@ -2,7 +2,8 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { claudeAllowedTools } from '../kernel/turns/turnCommands';
 import { hostFormat } from '../kernel/turns/usage/hostStream';
-import { type BoundaryPlace, type McpServerLine, claudeBoundaryArgs, codexBoundaryArgs } from './hostBoundary';
+import { type BoundaryPlace, type McpServerLine, boundaryArgs } from './hostBoundary';
+import { BUILT_IN_HOSTS, builtInHost } from '../shared/hostCatalog';
 
 /** POSIX shell quoting: everything goes inside single quotes; nothing is interpolated unquoted. */
 export function shellQuote(value: string): string {
@@ -17,23 +18,14 @@ export interface HostSettings {
   sample?: string;
 }
 
+/** The built-in hosts' default commands (shared/hostCatalog.ts, where each is explained), and no custom one. */
 export const DEFAULT_HOSTS: HostSettings = {
-  // Both read the prompt from stdin, so no prompt ever travels through a shell command line.
-  // Codex: {boundary} is loopx's permission profile (the workspace writable, .loopx/ and the hosts' config read-only,
-  // the person's key unreadable) and the loopx MCP server its agent writes back through (hostBoundary.ts); outside a
-  // git repository too. `--full-auto` is gone since about 0.157 (exit 2, "unexpected argument"); `--sandbox` would
-  // switch the profile off (it is the older setting). --json: one event per line (usage/hostStream.ts reads them).
-  codex: 'codex exec --skip-git-repo-check --json {boundary} -',
-  // Claude Code in -p mode can ask nobody: {allowedTools} lets exactly the turn's loopx verbs run (turnCommands.ts);
-  // {boundary} denies editing .loopx/ and the hosts' config and reading the person's key, and loads no project
-  // settings. stream-json (which -p allows only with --verbose): its messages, tool calls and, last, usage and cost.
-  claude: 'claude -p --permission-mode acceptEdits --output-format stream-json --verbose {boundary} --allowedTools {allowedTools}',
+  ...(Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, h.command])) as Pick<HostSettings, 'codex' | 'claude'>),
   custom: '',
 };
 
 export const INSTALL_HINTS: Record<string, string> = {
-  codex: 'install the Codex CLI: npm install -g @openai/codex',
-  claude: 'install Claude Code: npm install -g @anthropic-ai/claude-code',
+  ...Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, `install ${h.called}: npm install -g ${h.npmPackage}`])),
   custom: 'set "loopx.hosts.custom.command" (or pass loopx run --command) to your runner, e.g. node ./agent.js {prompt}',
 };
 
@@ -62,10 +54,7 @@ const PLACEHOLDER = /\{(prompt|turn|todo|goal|agent|allowedTools|boundary)\}/g;
 
 /** {boundary}'s words for a host (hostBoundary.ts); nothing for a host loopx cannot bound, or without a turn. */
 function boundaryWords(host: string, turn: HostTurn): string[] {
-  if (!turn.boundary) return [];
-  if (host === 'codex') return codexBoundaryArgs(turn.boundary.place, turn.boundary.mcp);
-  if (host === 'claude') return claudeBoundaryArgs(turn.boundary.place);
-  return [];
+  return turn.boundary ? boundaryArgs(builtInHost(host)?.boundary ?? 'none', turn.boundary.place, turn.boundary.mcp) : [];
 }
 
 /**

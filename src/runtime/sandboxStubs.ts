@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT_READ_ONLY } from '../kernel/agentReach';
+import { builtInHost } from '../shared/hostCatalog';
 
 /**
  * The mount points of a sandbox's read-only paths. Bubblewrap (Codex's sandbox on Linux) mounts a read-only path that
@@ -44,7 +45,8 @@ const held = new Map<string, { turns: number; missing: string[] }>();
  * turn in the folder ends (a turn beside it may still be mounting them).
  */
 export function holdSandboxStubs(cwd: string, host: string): () => string[] {
-  const make = host === 'codex';
+  // Codex's sandbox (bubblewrap) cannot mount over a path that does not exist: its turns need the stubs made.
+  const make = builtInHost(host)?.boundary === 'codex-profile';
   let entry = held.get(cwd);
   if (!entry) {
     entry = { turns: 0, missing: missingPaths(cwd) };

@@ -10,8 +10,12 @@ import { reviewUri } from '../views/virtualDocuments';
 import { type HostSettings, findExecutable } from '../../runtime/hosts';
 import { commandShape } from '../../runtime/hostCheck';
 import { SAMPLE_HOST } from '../../kernel/turns/turnLaunchers';
+import { BUILT_IN_HOSTS } from '../../shared/hostCatalog';
 
-const HOST_NAMES: Record<string, string> = { codex: 'Codex CLI', claude: 'Claude Code', custom: 'Custom command' };
+const HOST_NAMES: Record<string, string> = {
+  ...Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, h.name])),
+  custom: 'Custom command',
+};
 /** Run Turn's own choices besides the hosts: the built-in sample agent, and a command typed right there. */
 const TYPED = 'typed';
 
@@ -91,8 +95,9 @@ function tellNoRun(outcome: NoRun, goalId: string, root: string): NoRun {
  */
 async function pickHost(settings: HostSettings, target: string): Promise<string | undefined> {
   const defaultHost = vscode.workspace.getConfiguration('loopx').get<string>('defaultHost') || 'codex';
-  const installed = (h: 'codex' | 'claude') => findExecutable(commandShape(settings[h]).executable) !== undefined;
-  const noAgentCli = !installed('codex') && !installed('claude');
+  const commandOf = (h: string) => (settings as unknown as Record<string, string | undefined>)[h] ?? '';
+  const installed = (h: string) => findExecutable(commandShape(commandOf(h)).executable) !== undefined;
+  const noAgentCli = !BUILT_IN_HOSTS.some((h) => installed(h.id));
   const hosts = [...HOSTS]
     .sort((a, b) => Number(b === defaultHost) - Number(a === defaultHost))
     .map((h) => ({
@@ -100,7 +105,7 @@ async function pickHost(settings: HostSettings, target: string): Promise<string 
       description:
         h !== 'custom' && !installed(h)
           ? 'not installed'
-          : `${settings[h] || 'no command set (setting loopx.hosts.custom.command)'}${h === defaultHost ? ' · default' : ''}`,
+          : `${commandOf(h) || 'no command set (setting loopx.hosts.custom.command)'}${h === defaultHost ? ' · default' : ''}`,
       host: h as string,
     }));
   const sample = {

@@ -1,4 +1,5 @@
 import { DEFAULT_LEASE_SECONDS } from '../todos/claims';
+import { builtInHost } from '../../shared/hostCatalog';
 
 /**
  * The loopx commands an agent's turn uses: one table that both the turn's prompt (what the agent is told to type)
@@ -165,7 +166,7 @@ export function readTurnPrompt(prompt: string): { prefix: string; todo: string; 
  * read-only to the store and gives the turn that server (runtime/hostBoundary.ts); the prompt says so.
  */
 export function writesBackThroughMcp(host: string): boolean {
-  return host === 'codex';
+  return builtInHost(host)?.writeBack === 'mcp';
 }
 
 /** The sentence a prompt that writes back through MCP carries (and how a reader of the prompt knows it does). */

@@ -1,4 +1,5 @@
 import { type TurnUsage, addUsage } from './usage';
+import { type HostOutput, builtInHost } from '../../../shared/hostCatalog';
 
 /**
  * Reads a host's structured output as it streams (Claude Code's `--output-format stream-json --verbose`, Codex's
@@ -6,7 +7,7 @@ import { type TurnUsage, addUsage } from './usage';
  * commands it runs, its loopx write-backs and their answers) and sums what the turn used. A line that is not JSON,
  * or JSON it does not know, passes through as it is: a host that prints text keeps working.
  */
-export type HostFormat = 'claude' | 'codex';
+export type HostFormat = Exclude<HostOutput, 'text'>;
 
 export type ProgressKind = 'start' | 'say' | 'think' | 'run' | 'loopx' | 'answer' | 'edit' | 'tool' | 'error' | 'end' | 'raw';
 
@@ -17,9 +18,10 @@ export interface ProgressLine {
   ok?: boolean;
 }
 
-/** The host format a host's default command writes, by host name; other hosts print text (undefined). */
+/** The host format a host's default command writes (shared/hostCatalog.ts); hosts that print text: undefined. */
 export function hostFormat(host: string): HostFormat | undefined {
-  return host === 'claude' || host === 'codex' ? host : undefined;
+  const output = builtInHost(host)?.output;
+  return output === 'text' ? undefined : output;
 }
 
 /** The loopx verb and arguments in a shell command an agent ran, without the prompt's prefix; undefined if none. */

@@ -1,0 +1,97 @@
+/**
+ * The agent CLIs loopx knows, as data: one definition per host, in one home. What differs between hosts is said here
+ * (the command line, how its output is read, how its permissions keep loopx's files out of the agent's reach, how the
+ * agent writes back, what it installs from and is tested with); the mechanisms each field names live in the layers
+ * that run them (runtime/hostBoundary.ts for `boundary`, kernel/turns/usage/hostStream.ts for `output`). Imports
+ * nothing: the kernel, the CLI, VS Code and the language server read it alike.
+ */
+
+/** How a host's output is read for progress and usage (hostStream.ts); `text`: printed as it comes, usage unknown. */
+export type HostOutput = 'claude' | 'codex' | 'text';
+
+/**
+ * How a host is told what its agent may not write ({boundary} in its command; hostBoundary.ts): Claude Code's deny
+ * rules with project settings off, Codex's permission profile with the loopx MCP server, or nothing loopx can give.
+ */
+export type HostBoundaryKind = 'claude-rules' | 'codex-profile' | 'none';
+
+export interface HostDefinition {
+  /** The name in settings, `loopx run --host` and a turn's record. */
+  id: string;
+  /** What people read, in a list or a picker. */
+  name: string;
+  /** How a sentence names it ("install the Codex CLI", "Claude Code is not installed"). */
+  called: string;
+  /** The default command line (its placeholders: runtime/hosts.ts hostCommand). */
+  command: string;
+  /** The npm package it installs from (the install and update hints). */
+  npmPackage: string;
+  /** The release loopx's tests run (test/agents): an older one lacking a flag of the command is too old. */
+  testedVersion: string;
+  output: HostOutput;
+  boundary: HostBoundaryKind;
+  /** How a turn's agent writes back: the turn's loopx verbs in its shell, or the loopx MCP server's tools. */
+  writeBack: 'shell' | 'mcp';
+  /** The project instruction file the host reads by itself. */
+  instructionFile: string;
+  /**
+   * Words that, in a command, let a headless run call the turn's loopx verbs without asking anybody; a command
+   * without any of them would have every write-back refused (doctor warns). Empty: the host needs none.
+   */
+  headlessPermissionWords: readonly string[];
+}
+
+/** The built-in hosts, in the order people are offered them. */
+export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
+  {
+    id: 'codex',
+    name: 'Codex CLI',
+    called: 'the Codex CLI',
+    // Reads the prompt from stdin, so no prompt travels through a shell command line. {boundary} is loopx's
+    // permission profile (the workspace writable, .loopx/ and the hosts' config read-only, the person's key
+    // unreadable) and the loopx MCP server its agent writes back through (hostBoundary.ts); outside a git repository
+    // too. `--full-auto` is gone since about 0.157 (exit 2, "unexpected argument"); `--sandbox` would switch the
+    // profile off (it is the older setting). --json: one event per line (usage/hostStream.ts reads them).
+    command: 'codex exec --skip-git-repo-check --json {boundary} -',
+    npmPackage: '@openai/codex',
+    testedVersion: '0.171.0',
+    output: 'codex',
+    boundary: 'codex-profile',
+    writeBack: 'mcp',
+    instructionFile: 'AGENTS.md',
+    headlessPermissionWords: [],
+  },
+  {
+    id: 'claude',
+    name: 'Claude Code',
+    called: 'Claude Code',
+    // In -p mode it can ask nobody: {allowedTools} lets exactly the turn's loopx verbs run (turnCommands.ts);
+    // {boundary} denies editing .loopx/ and the hosts' config and reading the person's key, and loads no project
+    // settings. stream-json (which -p allows only with --verbose): its messages, tool calls and, last, usage and cost.
+    command: 'claude -p --permission-mode acceptEdits --output-format stream-json --verbose {boundary} --allowedTools {allowedTools}',
+    npmPackage: '@anthropic-ai/claude-code',
+    testedVersion: '2.1.197',
+    output: 'claude',
+    boundary: 'claude-rules',
+    writeBack: 'shell',
+    instructionFile: 'CLAUDE.md',
+    headlessPermissionWords: [
+      '{allowedTools}',
+      '--allowedTools',
+      '--allowed-tools',
+      '--dangerously-skip-permissions',
+      'bypassPermissions',
+      '--mcp-config',
+    ],
+  },
+];
+
+/** A built-in host by its id; undefined for `custom` and anything else. */
+export function builtInHost(id: string): HostDefinition | undefined {
+  return BUILT_IN_HOSTS.find((h) => h.id === id);
+}
+
+/** A sentence's first word capitalised ("The Codex CLI is not installed"). */
+export function calledAtStart(host: HostDefinition): string {
+  return host.called.charAt(0).toUpperCase() + host.called.slice(1);
+}
