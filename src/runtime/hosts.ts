@@ -4,6 +4,7 @@ import { claudeAllowedTools } from '../kernel/turns/turnCommands';
 import { hostFormat } from '../kernel/turns/usage/hostStream';
 import { type BoundaryPlace, type McpServerLine, boundaryArgs } from './hostBoundary';
 import { BUILT_IN_HOSTS, builtInHost } from '../shared/hostCatalog';
+import { opencodeTurnSetup } from './opencodeBoundary';
 
 /** POSIX shell quoting: everything goes inside single quotes; nothing is interpolated unquoted. */
 export function shellQuote(value: string): string {
@@ -13,6 +14,7 @@ export function shellQuote(value: string): string {
 export interface HostSettings {
   codex: string;
   claude: string;
+  opencode: string;
   custom: string;
   /** VS Code's built-in sample agent (a demo): its launcher beside the loopx a prompt names. */
   sample?: string;
@@ -20,7 +22,7 @@ export interface HostSettings {
 
 /** The built-in hosts' default commands (shared/hostCatalog.ts, where each is explained), and no custom one. */
 export const DEFAULT_HOSTS: HostSettings = {
-  ...(Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, h.command])) as Pick<HostSettings, 'codex' | 'claude'>),
+  ...(Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, h.command])) as Pick<HostSettings, 'codex' | 'claude' | 'opencode'>),
   custom: '',
 };
 
@@ -65,6 +67,7 @@ function boundaryWords(host: string, turn: HostTurn): string[] {
  */
 export function hostCommand(host: string, settings: HostSettings, turn: HostTurn): string {
   const boundary = boundaryWords(host, turn).map(shellQuote).join(' ');
+  const bounded = templateFor(host, settings).includes('{boundary}');
   // Without a boundary to give (a custom host, or no turn yet) the placeholder goes with the space before it.
   const template = boundary ? templateFor(host, settings) : templateFor(host, settings).replace(/ ?\{boundary\}/g, '');
   const values: Record<string, string> = {
@@ -83,7 +86,21 @@ export function hostCommand(host: string, settings: HostSettings, turn: HostTurn
         ? boundary
         : shellQuote(values[key] ?? ''),
   );
-  return template.includes('{prompt}') ? command : `${command} < ${shellQuote(turn.promptFile)}`;
+  const line = template.includes('{prompt}') ? command : `${command} < ${shellQuote(turn.promptFile)}`;
+  return `${bounded ? boundaryEnvWords(host, turn) : ''}${line}`;
+}
+
+/**
+ * A host whose boundary is a config of the turn's own (OpenCode): the config written in the turn's folder, and the
+ * environment that makes the host read only it, as assignments before its command (the runner's child and the VS
+ * Code terminal run the same line). Nothing for other hosts, or without a turn.
+ */
+function boundaryEnvWords(host: string, turn: HostTurn): string {
+  if (!turn.boundary || builtInHost(host)?.boundary !== 'opencode-config') return '';
+  const env = opencodeTurnSetup(turn.boundary.place, turn.allowedCommands ?? [], turn.dir);
+  return Object.entries(env)
+    .map(([k, v]) => `${k}=${shellQuote(v)} `)
+    .join('');
 }
 
 /** The program a host's command starts, which must exist on PATH before anything is claimed. */

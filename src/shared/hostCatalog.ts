@@ -7,13 +7,14 @@
  */
 
 /** How a host's output is read for progress and usage (hostStream.ts); `text`: printed as it comes, usage unknown. */
-export type HostOutput = 'claude' | 'codex' | 'text';
+export type HostOutput = 'claude' | 'codex' | 'opencode' | 'text';
 
 /**
  * How a host is told what its agent may not write ({boundary} in its command; hostBoundary.ts): Claude Code's deny
- * rules with project settings off, Codex's permission profile with the loopx MCP server, or nothing loopx can give.
+ * rules with project settings off, Codex's permission profile with the loopx MCP server, OpenCode's permission map in a
+ * config of the turn's own (runtime/opencodeBoundary.ts), or nothing loopx can give.
  */
-export type HostBoundaryKind = 'claude-rules' | 'codex-profile' | 'none';
+export type HostBoundaryKind = 'claude-rules' | 'codex-profile' | 'opencode-config' | 'none';
 
 export interface HostDefinition {
   /** The name in settings, `loopx run --host` and a turn's record. */
@@ -83,6 +84,23 @@ export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
       'bypassPermissions',
       '--mcp-config',
     ],
+  },
+  {
+    id: 'opencode',
+    name: 'OpenCode',
+    called: 'OpenCode',
+    // The prompt on stdin (as an argument OpenCode re-quotes words with spaces). --title: no extra request to name the
+    // session (its tokens would be in no event). --format json: one event per line, usage per model request. Its
+    // permissions cannot be given on the command line: {boundary} is empty and the turn's own config, with the
+    // environment that makes OpenCode read only it, is put before the command (runtime/opencodeBoundary.ts).
+    command: 'opencode run --format json --title loopx-turn {boundary}',
+    npmPackage: 'opencode-ai',
+    testedVersion: '1.18.33',
+    output: 'opencode',
+    boundary: 'opencode-config',
+    writeBack: 'shell',
+    instructionFile: 'AGENTS.md',
+    headlessPermissionWords: [],
   },
 ];
 

@@ -11,6 +11,8 @@ import { readTurnPrompt } from '../../src/kernel/turns/turnCommands';
  */
 export function agentEnv(server: ModelServer, home: string, bin: string): Record<string, string> {
   mkdirSync(join(home, '.claude'), { recursive: true });
+  mkdirSync(join(home, '.config', 'opencode'), { recursive: true });
+  writeFileSync(join(home, '.config', 'opencode', 'opencode.json'), opencodeConfig(server));
   const codexHome = codexHomeFor(bin);
   writeFileSync(join(codexHome, 'config.toml'), codexConfig(server));
   return {
@@ -38,6 +40,26 @@ function codexHomeFor(bin: string): string {
   const base = join(dirname(dirname(bin)), '.cache', 'codex-homes');
   mkdirSync(base, { recursive: true });
   return mkdtempSync(join(base, 'home '));
+}
+
+/**
+ * The person's own OpenCode config in a test: the scripted model as an OpenAI-compatible provider on 127.0.0.1 (built
+ * into OpenCode, nothing fetched). A turn carries its model and provider over into the turn's config
+ * (runtime/opencodeBoundary.ts); the permissive `permission` here must not be carried.
+ */
+export function opencodeConfig(server: ModelServer): string {
+  return JSON.stringify({
+    model: 'scripted/loopx-scripted',
+    provider: {
+      scripted: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'scripted model on 127.0.0.1',
+        options: { baseURL: `${server.url}/v1`, apiKey: 'loopx-test-dummy-key' },
+        models: { 'loopx-scripted': { name: 'loopx-scripted', tool_call: true } },
+      },
+    },
+    permission: { bash: 'allow', edit: 'allow' },
+  });
 }
 
 /** Everything not for 127.0.0.1 goes to the model server, which records and refuses it. */
@@ -97,7 +119,7 @@ export function codexConfig(server: ModelServer, extra = ''): string {
 /** The real CLIs, installed as exact devDependencies: a test that needs one and cannot find it fails, never skips. */
 export function agentBin(repo: string): string {
   const bin = join(repo, 'node_modules', '.bin');
-  for (const name of ['claude', 'codex']) {
+  for (const name of ['claude', 'codex', 'opencode']) {
     if (!existsSync(join(bin, name))) throw new Error(`${name} is not installed in ${bin}: run npm ci (it is a devDependency)`);
   }
   return bin;

@@ -18,7 +18,7 @@ export interface ModelServerOptions {
 }
 
 export interface ToolCall {
-  api: 'anthropic' | 'openai';
+  api: 'anthropic' | 'openai' | 'chat';
   /** The tool the server called: Claude Code's `Bash`, or Codex's shell tool as it offered it. */
   tool: string;
   command: string;
@@ -75,6 +75,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'POST' && path === '/v1/messages') return anthropic(res, JSON.parse(body) as AnthropicRequest);
     if (req.method === 'POST' && path === '/v1/responses') return openai(res, JSON.parse(body) as OpenAiRequest);
+    if (req.method === 'POST' && /^(\/v1)?\/chat\/completions$/.test(path ?? '')) return chat(res, JSON.parse(body) as ChatRequest);
     if (req.method === 'HEAD' || (req.method === 'GET' && path === '/')) {
       res.writeHead(200);
       return void res.end();
@@ -202,6 +203,67 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     res.end();
   }
 
+  /**
+   * OpenAI's Chat Completions wire (OpenCode's openai-compatible provider, Qwen Code): the shell tool by its shape, a
+   * tool call streamed as one delta, results as `tool` messages naming the call's id; usage in the last chunk.
+   */
+  function chat(res: ServerResponse, request: ChatRequest): void {
+    const shell = chatShellTool(request.tools ?? []);
+    const messages = request.messages ?? [];
+    const prompt = shell ? turnPrompt(messages.filter((m) => m.role === 'user').flatMap((m) => textsOf(m.content))) : undefined;
+    for (const m of messages) {
+      const n = /^call_(\d+)$/.exec(m.tool_call_id ?? '')?.[1];
+      const call = m.role === 'tool' && n ? calls[Number(n) - 1] : undefined;
+      if (call && call.output === null) call.output = resultText(m.content);
+    }
+    const done = messages.filter((m) => m.role === 'assistant').reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0);
+    const step = shell ? next('chat', prompt, done, [], shell.name) : undefined;
+    const id = `chatcmpl_${Date.now()}`;
+    const created = Math.floor(Date.now() / 1000);
+    const usage = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, prompt_tokens_details: { cached_tokens: 0 } };
+    const message =
+      step !== undefined && shell
+        ? {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              {
+                index: 0,
+                id: `call_${calls.length}`,
+                type: 'function',
+                function: {
+                  name: typeof step === 'string' ? shell.name : step.tool,
+                  arguments: JSON.stringify(typeof step === 'string' ? shell.args(step) : step.input),
+                },
+              },
+            ],
+          }
+        : { role: 'assistant', content: prompt ? 'Done: the turn is written back to loopx.' : 'OK' };
+    const finish = 'tool_calls' in message ? 'tool_calls' : 'stop';
+    if (!request.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id,
+          object: 'chat.completion',
+          created,
+          model: request.model,
+          choices: [{ index: 0, message, finish_reason: finish }],
+          usage,
+        }),
+      );
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices, ...extra })}\n\n`);
+    chunk([{ index: 0, delta: message, finish_reason: null }]);
+    chunk([{ index: 0, delta: {}, finish_reason: finish }]);
+    chunk([], { usage });
+    res.write('data: [DONE]\n\n');
+    res.end();
+  }
+
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -239,6 +301,23 @@ function namespaceOf(tools: OpenAiTool[], name: string): { namespace?: string } 
   const holder = tools.find((t) => t.type === 'namespace' && t.tools?.some((inner) => inner.name === name));
   return holder?.name ? { namespace: holder.name } : {};
 }
+interface ChatRequest {
+  model: string;
+  stream?: boolean;
+  messages?: { role: string; content: Content; tool_call_id?: string; tool_calls?: unknown[] }[];
+  tools?: { type: string; function?: { name: string; parameters?: { properties?: Record<string, unknown> } } }[];
+}
+
+/** The shell tool a Chat Completions client offers: OpenCode's `bash`, Qwen Code's `run_shell_command`, by its `command`. */
+function chatShellTool(
+  tools: NonNullable<ChatRequest['tools']>,
+): { name: string; args(command: string): Record<string, unknown> } | undefined {
+  const shell = tools.find(
+    (t) => t.function && /^(bash|run_shell_command|shell)$/.test(t.function.name) && 'command' in (t.function.parameters?.properties ?? {}),
+  );
+  return shell?.function ? { name: shell.function.name, args: (command) => ({ command, description: 'Write back to loopx' }) } : undefined;
+}
+
 interface OpenAiRequest {
   model: string;
   input?: { type?: string; role?: string; content?: Content; output?: unknown; call_id?: string }[];

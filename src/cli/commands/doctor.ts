@@ -20,7 +20,8 @@ import { TeamEngine } from '../../kernel/team/teamEngine';
 import { authorityBehind, copyTeamLog, teamStoreFacts } from '../../kernel/team/teamInspect';
 import { teamError } from '../../kernel/team/teamErrors';
 import { readTeamPointer, resolveTeamConnection, teamReplicaPath } from '../../kernel/team/teamPointer';
-import { DEFAULT_HOSTS } from '../../runtime/hosts';
+import { BUILT_IN_HOSTS } from '../../shared/hostCatalog';
+import { opencodePlugins } from '../../runtime/opencodeBoundary';
 import { AGENT_READ_ONLY } from '../../runtime/hostBoundary';
 import { humanKeyDir } from '../../kernel/humanKey';
 import { hostFacts, judgeHost } from '../../runtime/hostCheck';
@@ -215,17 +216,21 @@ function staleTurns(kernel: Kernel): [string, Level, string] {
 }
 
 /**
- * The agent CLIs `loopx run --host codex|claude` would start with their default commands: installed, which version,
- * and whether they accept the command (a host problem is a warning: the store is fine, turns on that host are not).
+ * The agent CLIs `loopx run --host …` would start with their default commands (shared/hostCatalog.ts): installed,
+ * which version, and whether they accept the command (a host problem is a warning: the store is fine, turns on that
+ * host are not). OpenCode also imports a project's plugins whatever a turn's config says: said when there are any.
  */
-async function hostChecks(path: string): Promise<Check[]> {
+async function hostChecks(path: string, cwd: string): Promise<Check[]> {
   return Promise.all(
-    (['claude', 'codex'] as const).map(async (host) => {
-      const verdict = judgeHost(host, DEFAULT_HOSTS[host], await hostFacts(host, DEFAULT_HOSTS[host], path));
+    BUILT_IN_HOSTS.map(async ({ id, command, boundary }) => {
+      const verdict = judgeHost(id, command, await hostFacts(id, command, path));
+      const plugins = boundary === 'opencode-config' && verdict.found ? opencodePlugins(cwd) : [];
       return {
-        name: `host ${host}`,
-        level: verdict.level === 'ok' ? ('ok' as const) : ('warn' as const),
-        detail: verdict.sentence,
+        name: `host ${id}`,
+        level: verdict.level === 'ok' && plugins.length === 0 ? ('ok' as const) : ('warn' as const),
+        detail: plugins.length
+          ? `${verdict.sentence} Its turns are refused here: it would load this project's plugins (${plugins.join(', ')}), whose code runs outside every permission a turn gets.`
+          : verdict.sentence,
         host: verdict,
       };
     }),
@@ -286,7 +291,7 @@ export const doctor: Command = {
   readOnly: true,
   async run(ctx) {
     // The hosts are asked (in parallel) while the store is checked.
-    const hosts = hostChecks(ctx.env.PATH ?? '');
+    const hosts = hostChecks(ctx.env.PATH ?? '', ctx.cwd);
     const store = checkOrReport(async () => {
       const kernel = ctx.kernel();
       return runChecks(kernel, await worktreeCheck(kernel));

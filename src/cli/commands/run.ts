@@ -8,8 +8,11 @@ import { Runner } from '../run/runner';
 import { loopxForAgents } from '../agentLoopx';
 import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS } from '../../kernel/todos/claims';
 import { getGoal } from '../../kernel/goals/goalQueries';
+import { BUILT_IN_HOSTS } from '../../shared/hostCatalog';
+import { projectPluginRefusal } from '../../runtime/opencodeBoundary';
 
-const HOSTS = ['codex', 'claude', 'custom'];
+/** The hosts `--host` takes: every built-in one (shared/hostCatalog.ts), and a custom command. */
+const HOSTS = [...BUILT_IN_HOSTS.map((h) => h.id), 'custom'];
 /** A turn's time limit unless --turn-limit says otherwise: unattended commands run with one. */
 const DEFAULT_TURN_LIMIT_SECONDS = 2 * 3600;
 
@@ -34,7 +37,7 @@ export const run: Command = {
   mutates: true,
   flags: {
     goal: { type: 'string', value: 'G', repeat: true, description: 'a goal to serve (repeatable; default: every active goal)' },
-    host: { type: 'string', value: 'H', required: true, description: 'codex, claude or custom' },
+    host: { type: 'string', value: 'H', required: true, description: HOSTS.join(', ') },
     command: { type: 'string', value: 'TEMPLATE', description: 'the host\'s command (required for custom), e.g. "node agent.js {prompt}"' },
     'max-turns': { type: 'int', value: 'N', min: 1, description: 'start at most N turns, then stop once they end' },
     'until-idle': { type: 'boolean', description: 'stop when no goal served can run without a human, a monitor or time' },
@@ -64,7 +67,8 @@ export const run: Command = {
     requirePosixShell('loopx run');
     const a = ctx.args;
     const host = a.str('host') as string;
-    if (!HOSTS.includes(host)) throw new InvalidInputError(`--host must be codex, claude or custom, got ${JSON.stringify(host)}`);
+    if (!HOSTS.includes(host))
+      throw new InvalidInputError(`--host must be ${HOSTS.slice(0, -1).join(', ')} or ${HOSTS.at(-1)}, got ${JSON.stringify(host)}`);
     const command = a.str('command');
     if (command !== undefined && !command.trim())
       throw new InvalidInputError('--command is empty', 'give the command line that runs your agent');
@@ -95,6 +99,8 @@ export const run: Command = {
         command ? 'check the flags in --command' : undefined,
         verdict,
       );
+    const unsafe = projectPluginRefusal(host, template, ctx.kernel().root);
+    if (unsafe) throw unsafe;
     if (verdict.problem === 'needs_permissions')
       ctx.out(
         ctx.json

@@ -27,9 +27,10 @@ import { hostProblemAfterTurn } from '../../runtime/hostCheck';
 import { requirePosixShell } from '../../runtime/platform';
 import { sampleAgentCommand } from '../bundledCli';
 import { probeHost } from './hostProbe';
+import { projectPluginRefusal } from '../../runtime/opencodeBoundary';
 import { prepareWithProgress, tellSetupRefusal } from './worktreePreparation';
 
-export const HOSTS = ['codex', 'claude', 'custom'] as const;
+export const HOSTS = ['codex', 'claude', 'opencode', 'custom'] as const;
 
 /** What turns need of their folder: its store, its model (for budgets), the log, and the `loopx` agents run. */
 export interface TurnRunnerDeps {
@@ -86,6 +87,7 @@ export class TurnRunner extends Disposable {
     return {
       codex: config.get<string>('codex.command') || DEFAULT_HOSTS.codex,
       claude: config.get<string>('claude.command') || DEFAULT_HOSTS.claude,
+      opencode: config.get<string>('opencode.command') || DEFAULT_HOSTS.opencode,
       custom: config.get<string>('custom.command') || DEFAULT_HOSTS.custom,
       [SAMPLE_HOST]: `${shellQuote(sampleAgentCommand(this.ctx.cliCommand))} {prompt}`,
     };
@@ -119,6 +121,8 @@ export class TurnRunner extends Disposable {
           verdict,
         },
       );
+    const unsafe = projectPluginRefusal(host, template, this.ctx.session.root);
+    if (unsafe) throw unsafe;
     if (verdict.level === 'warn') {
       this.ctx.log.warn(`turn on ${host}: ${verdict.sentence}`);
       void vscode.window.showWarningMessage(`LoopX: ${verdict.sentence}`, 'Open Settings').then((choice) => {

@@ -3,7 +3,7 @@ import { type HostOutput, builtInHost } from '../../../shared/hostCatalog';
 
 /**
  * Reads a host's structured output as it streams (Claude Code's `--output-format stream-json --verbose`, Codex's
- * `exec --json`): one JSON object per line. It turns each into readable progress lines (what the agent says, the
+ * `exec --json`, OpenCode's `run --format json`): one JSON object per line. It turns each into readable progress lines (what the agent says, the
  * commands it runs, its loopx write-backs and their answers) and sums what the turn used. A line that is not JSON,
  * or JSON it does not know, passes through as it is: a host that prints text keeps working.
  */
@@ -81,6 +81,8 @@ export class HostStream {
   /** Claude Code's tool calls by id, so their results can be told apart (a loopx call or not). */
   private readonly commands = new Map<string, string>();
   private model: string | null = null;
+  /** OpenCode starts a step per model request: the first is the turn's start. */
+  private started = false;
 
   constructor(private readonly format: HostFormat) {}
 
@@ -115,7 +117,7 @@ export class HostStream {
       return [{ kind: 'raw', text: line }];
     }
     try {
-      return this.format === 'claude' ? this.claude(event) : this.codex(event);
+      return this.format === 'claude' ? this.claude(event) : this.format === 'codex' ? this.codex(event) : this.opencode(event);
     } catch {
       // An event of a shape this release did not expect: shown as it came, never a broken turn.
       return [{ kind: 'raw', text: line }];
@@ -193,6 +195,66 @@ export class HostStream {
       return line ? [line] : [];
     }
     return [];
+  }
+
+  /**
+   * OpenCode 1.18: `step_start` and `step_finish` around each model request (its tokens and cost), `tool_use` once a
+   * call has ended (its input and output, or the refusal), `text`, `reasoning`, `error`. Usage is the sum of the steps:
+   * `input` leaves out what the cache served (`cache.read`, `cache.write`), `output` leaves out `reasoning`, and `cost`
+   * is 0 for a model OpenCode has no prices for (then the price table decides).
+   */
+  private opencode(event: Record<string, unknown>): ProgressLine[] {
+    const part = (event.part ?? {}) as Record<string, unknown>;
+    if (event.type === 'step_start') {
+      if (this.started) return [];
+      this.started = true;
+      return [{ kind: 'start', text: 'OpenCode started' }];
+    }
+    if (event.type === 'step_finish') {
+      const tokens = (part.tokens ?? {}) as Record<string, unknown>;
+      const cache = (tokens.cache ?? {}) as Record<string, unknown>;
+      const n = (from: Record<string, unknown>, key: string) => (typeof from[key] === 'number' ? (from[key] as number) : 0);
+      const cost = typeof part.cost === 'number' && part.cost > 0 ? part.cost : null;
+      this.used = addUsage(this.used, {
+        inputTokens: n(tokens, 'input') + n(cache, 'read') + n(cache, 'write'),
+        outputTokens: n(tokens, 'output') + n(tokens, 'reasoning'),
+        cachedTokens: n(cache, 'read'),
+        costUsd: cost,
+        costSource: cost === null ? null : 'host',
+        model: null,
+      });
+      return part.reason === 'stop' ? [{ kind: 'end', ok: true, text: 'OpenCode finished' }] : [];
+    }
+    if (event.type === 'text' && typeof part.text === 'string' && part.text.trim()) return [{ kind: 'say', text: part.text.trim() }];
+    if (event.type === 'reasoning' && typeof part.text === 'string' && part.text.trim())
+      return [{ kind: 'think', text: firstLine(part.text) }];
+    if (event.type === 'error') {
+      const error = (event.error ?? {}) as { name?: string; data?: { message?: string } };
+      return [{ kind: 'end', ok: false, text: `OpenCode stopped: ${error.data?.message ?? error.name ?? 'error'}` }];
+    }
+    if (event.type !== 'tool_use') return [];
+    const tool = String(part.tool ?? 'tool');
+    const state = (part.state ?? {}) as Record<string, unknown>;
+    const input = (state.input ?? {}) as Record<string, unknown>;
+    const failed = state.status === 'error';
+    const output = failed ? String(state.error ?? 'refused') : String(state.output ?? '');
+    if (tool === 'bash' && typeof input.command === 'string') {
+      const call = loopxCall(input.command);
+      const exit = (state.metadata as { exit?: unknown } | undefined)?.exit;
+      const line = resultLine(
+        input.command,
+        output,
+        failed || (typeof exit === 'number' && exit !== 0),
+        typeof exit === 'number' ? exit : null,
+      );
+      return [call ? { kind: 'loopx', text: call } : { kind: 'run', text: input.command }, ...(line ? [line] : [])];
+    }
+    const path = input.filePath ?? input.path ?? input.pattern;
+    const kind: ProgressKind = /^(edit|write|apply_patch)$/.test(tool) ? 'edit' : 'tool';
+    return [
+      { kind, text: typeof path === 'string' ? `${tool} ${path}` : tool },
+      ...(failed ? [{ kind: 'answer' as const, ok: false, text: firstLine(output) }] : []),
+    ];
   }
 
   private codex(event: Record<string, unknown>): ProgressLine[] {

@@ -30,7 +30,8 @@ export function usageOfTurn(
   options: { prices?: PriceTable; env?: NodeJS.ProcessEnv } = {},
 ): CheckedUsage {
   const { prices = DEFAULT_PRICES, env = process.env } = options;
-  const text = readTail(join(root, storeDir, 'turns', turn.id, TURN_OUTPUT));
+  const turnFolder = join(root, storeDir, 'turns', turn.id);
+  const text = readTail(join(turnFolder, TURN_OUTPUT));
   if (text === undefined) return { usage: null, warnings: [] };
   let reported: unknown = null;
   const format = hostFormat(turn.host);
@@ -48,7 +49,8 @@ export function usageOfTurn(
   if (reported === NOT_JSON) return { usage: null, warnings: ['the loopx-usage line is not JSON; recorded as unknown'] };
   const checked = checkUsage(reported);
   if (!checked.usage) return checked;
-  const usage = checked.usage.model || format !== 'codex' ? checked.usage : { ...checked.usage, model: codexModel(env) };
+  const model = checked.usage.model ?? (format === 'codex' ? codexModel(env) : format === 'opencode' ? opencodeModel(turnFolder) : null);
+  const usage = { ...checked.usage, model };
   if (usage.costUsd !== null) return { ...checked, usage };
   return { ...checked, usage: priced(usage, prices) };
 }
@@ -89,6 +91,22 @@ export function codexModel(env: NodeJS.ProcessEnv): string | null {
   const profile = typeof config.profile === 'string' ? profiles[config.profile]?.model : undefined;
   const model = typeof profile === 'string' ? profile : config.model;
   return typeof model === 'string' && model.trim() ? model : CODEX_DEFAULT_MODEL;
+}
+
+/** Where an OpenCode turn's own config is, in its folder (runtime/opencodeBoundary.ts writes it). */
+export const OPENCODE_TURN_CONFIG = join('opencode', 'config', 'opencode', 'opencode.json');
+
+/**
+ * The model an OpenCode turn ran on: its config's `model` ("provider/model"), without the provider. OpenCode's events
+ * do not name it. null when the turn's config names none (OpenCode then picks one itself).
+ */
+export function opencodeModel(turnFolder: string): string | null {
+  try {
+    const model = (JSON.parse(readFileSync(join(turnFolder, OPENCODE_TURN_CONFIG), 'utf8')) as { model?: unknown }).model;
+    return typeof model === 'string' && model.includes('/') ? model.slice(model.indexOf('/') + 1) : null;
+  } catch {
+    return null;
+  }
 }
 
 function readOptional(path: string): string | undefined {

@@ -61,6 +61,36 @@ describe("the hosts' structured output as readable lines, and what the turn used
     expect(stream.usage).toEqual({ inputTokens: 400, outputTokens: 80, cachedTokens: 0, costUsd: null, costSource: null, model: null });
   });
 
+  test('OpenCode 1.18.33 run --format json: one line per call with its answer, usage summed over the steps with the cache and reasoning, its cost when it has prices', () => {
+    const priced = new HostStream('opencode');
+    const lines = [...priced.push(fixture('opencode-1.18.33.priced.jsonl')), ...priced.end()];
+    expect(lines.map((l) => renderProgress(l, false))).toEqual([
+      '● OpenCode started',
+      '⇄ loopx todo ship T1',
+      '  ✓ loopx stub ok: todo ship T1',
+      '› Done: the turn is finished.',
+      '■ OpenCode finished',
+    ]);
+    // Two steps: input leaves out the cache's 400 each, output leaves out the 7 of reasoning each; cost 0.00267 + 0.002985.
+    expect(priced.usage).toEqual({
+      inputTokens: 600 + 400 + 700 + 400,
+      outputTokens: 43 + 7 + 44 + 7,
+      cachedTokens: 800,
+      costUsd: expect.closeTo(0.005655, 9),
+      costSource: 'host',
+      model: null,
+    });
+    const refused = new HostStream('opencode');
+    const refusedLines = [...refused.push(fixture('opencode-1.18.33.refused.jsonl')), ...refused.end()];
+    expect(refusedLines.slice(0, 3).map((l) => renderProgress(l, false))).toEqual([
+      '● OpenCode started',
+      '$ touch proj3_touched.txt',
+      expect.stringMatching(/^ {2}✗ The user has specified a rule which prevents you from using this specific tool call/),
+    ]);
+    // No prices for its model: cost 0 in every step is unknown (the price table decides), not free.
+    expect(refused.usage).toMatchObject({ inputTokens: 3300, outputTokens: 153, cachedTokens: 1200, costUsd: null, costSource: null });
+  });
+
   test('a refused write-back and a failing command say so; text and unknown JSON pass through; nothing throws', () => {
     const stream = new HostStream('codex');
     const events = [
