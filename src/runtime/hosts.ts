@@ -5,6 +5,7 @@ import { hostFormat } from '../kernel/turns/usage/hostStream';
 import { type BoundaryPlace, type McpServerLine, boundaryArgs } from './hostBoundary';
 import { BUILT_IN_HOSTS, builtInHost } from '../shared/hostCatalog';
 import { opencodeTurnSetup } from './opencodeBoundary';
+import { geminiTurnSetup } from './geminiBoundary';
 
 /** POSIX shell quoting: everything goes inside single quotes; nothing is interpolated unquoted. */
 export function shellQuote(value: string): string {
@@ -15,6 +16,7 @@ export interface HostSettings {
   codex: string;
   claude: string;
   opencode: string;
+  gemini: string;
   custom: string;
   /** VS Code's built-in sample agent (a demo): its launcher beside the loopx a prompt names. */
   sample?: string;
@@ -22,7 +24,7 @@ export interface HostSettings {
 
 /** The built-in hosts' default commands (shared/hostCatalog.ts, where each is explained), and no custom one. */
 export const DEFAULT_HOSTS: HostSettings = {
-  ...(Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, h.command])) as Pick<HostSettings, 'codex' | 'claude' | 'opencode'>),
+  ...(Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, h.command])) as Pick<HostSettings, 'codex' | 'claude' | 'opencode' | 'gemini'>),
   custom: '',
 };
 
@@ -54,9 +56,17 @@ export interface HostTurn {
 
 const PLACEHOLDER = /\{(prompt|turn|todo|goal|agent|allowedTools|boundary)\}/g;
 
-/** {boundary}'s words for a host (hostBoundary.ts); nothing for a host loopx cannot bound, or without a turn. */
-function boundaryWords(host: string, turn: HostTurn): string[] {
-  return turn.boundary ? boundaryArgs(builtInHost(host)?.boundary ?? 'none', turn.boundary.place, turn.boundary.mcp) : [];
+/**
+ * What a turn's boundary puts in its command line (shared/hostCatalog.ts names the kind): {boundary}'s words, and the
+ * environment before the command for a host whose boundary is a config of the turn's own, written in the turn's
+ * folder (OpenCode, Gemini CLI). Nothing for a host loopx cannot bound, a command without {boundary}, or no turn.
+ */
+function boundaryParts(host: string, turn: HostTurn, bounded: boolean): { args: string[]; env: Record<string, string> } {
+  if (!turn.boundary || !bounded) return { args: [], env: {} };
+  const kind = builtInHost(host)?.boundary ?? 'none';
+  if (kind === 'opencode-config') return { args: [], env: opencodeTurnSetup(turn.boundary.place, turn.allowedCommands ?? [], turn.dir) };
+  if (kind === 'gemini-policy') return geminiTurnSetup(turn.allowedCommands ?? [], turn.dir);
+  return { args: boundaryArgs(kind, turn.boundary.place, turn.boundary.mcp), env: {} };
 }
 
 /**
@@ -66,8 +76,9 @@ function boundaryWords(host: string, turn: HostTurn): string[] {
  * terminals and `loopx run`'s child processes: one definition of what a host runs.
  */
 export function hostCommand(host: string, settings: HostSettings, turn: HostTurn): string {
-  const boundary = boundaryWords(host, turn).map(shellQuote).join(' ');
   const bounded = templateFor(host, settings).includes('{boundary}');
+  const parts = boundaryParts(host, turn, bounded);
+  const boundary = parts.args.map(shellQuote).join(' ');
   // Without a boundary to give (a custom host, or no turn yet) the placeholder goes with the space before it.
   const template = boundary ? templateFor(host, settings) : templateFor(host, settings).replace(/ ?\{boundary\}/g, '');
   const values: Record<string, string> = {
@@ -87,20 +98,10 @@ export function hostCommand(host: string, settings: HostSettings, turn: HostTurn
         : shellQuote(values[key] ?? ''),
   );
   const line = template.includes('{prompt}') ? command : `${command} < ${shellQuote(turn.promptFile)}`;
-  return `${bounded ? boundaryEnvWords(host, turn) : ''}${line}`;
-}
-
-/**
- * A host whose boundary is a config of the turn's own (OpenCode): the config written in the turn's folder, and the
- * environment that makes the host read only it, as assignments before its command (the runner's child and the VS
- * Code terminal run the same line). Nothing for other hosts, or without a turn.
- */
-function boundaryEnvWords(host: string, turn: HostTurn): string {
-  if (!turn.boundary || builtInHost(host)?.boundary !== 'opencode-config') return '';
-  const env = opencodeTurnSetup(turn.boundary.place, turn.allowedCommands ?? [], turn.dir);
-  return Object.entries(env)
+  // The environment as assignments before the command: the runner's child and the VS Code terminal run one line.
+  return `${Object.entries(parts.env)
     .map(([k, v]) => `${k}=${shellQuote(v)} `)
-    .join('');
+    .join('')}${line}`;
 }
 
 /** The program a host's command starts, which must exist on PATH before anything is claimed. */

@@ -7,14 +7,15 @@
  */
 
 /** How a host's output is read for progress and usage (hostStream.ts); `text`: printed as it comes, usage unknown. */
-export type HostOutput = 'claude' | 'codex' | 'opencode' | 'text';
+export type HostOutput = 'claude' | 'codex' | 'opencode' | 'gemini' | 'text';
 
 /**
  * How a host is told what its agent may not write ({boundary} in its command; hostBoundary.ts): Claude Code's deny
  * rules with project settings off, Codex's permission profile with the loopx MCP server, OpenCode's permission map in a
- * config of the turn's own (runtime/opencodeBoundary.ts), or nothing loopx can give.
+ * config of the turn's own (runtime/opencodeBoundary.ts), Gemini CLI's admin policy and settings of the turn's own
+ * (runtime/geminiBoundary.ts), or nothing loopx can give.
  */
-export type HostBoundaryKind = 'claude-rules' | 'codex-profile' | 'opencode-config' | 'none';
+export type HostBoundaryKind = 'claude-rules' | 'codex-profile' | 'opencode-config' | 'gemini-policy' | 'none';
 
 export interface HostDefinition {
   /** The name in settings, `loopx run --host` and a turn's record. */
@@ -100,6 +101,24 @@ export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
     boundary: 'opencode-config',
     writeBack: 'shell',
     instructionFile: 'AGENTS.md',
+    headlessPermissionWords: [],
+  },
+  {
+    id: 'gemini',
+    name: 'Gemini CLI',
+    called: 'Gemini CLI',
+    // The prompt on stdin. --skip-trust runs in the workspace without trusting it (a trusted folder's
+    // .gemini/settings.json would be merged: its hooks, MCP servers and discovery command run). {boundary} is the
+    // turn's admin policy (the highest tier: exactly the turn's loopx verbs, no edits to loopx's files) and its model;
+    // the turn's own settings folder comes in the environment (runtime/geminiBoundary.ts). stream-json: one event per
+    // line, usage in the last.
+    command: 'gemini --skip-trust --output-format stream-json {boundary}',
+    npmPackage: '@google/gemini-cli',
+    testedVersion: '0.61.0',
+    output: 'gemini',
+    boundary: 'gemini-policy',
+    writeBack: 'shell',
+    instructionFile: 'GEMINI.md',
     headlessPermissionWords: [],
   },
 ];

@@ -13,6 +13,16 @@ export function agentEnv(server: ModelServer, home: string, bin: string): Record
   mkdirSync(join(home, '.claude'), { recursive: true });
   mkdirSync(join(home, '.config', 'opencode'), { recursive: true });
   writeFileSync(join(home, '.config', 'opencode', 'opencode.json'), opencodeConfig(server));
+  // Gemini CLI: the person's settings name the key as their way in and the scripted model; a turn carries both over.
+  mkdirSync(join(home, '.gemini'), { recursive: true });
+  writeFileSync(
+    join(home, '.gemini', 'settings.json'),
+    JSON.stringify({
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      model: { name: 'loopx-scripted' },
+      tools: { allowed: ['run_shell_command'] },
+    }),
+  );
   const codexHome = codexHomeFor(bin);
   writeFileSync(join(codexHome, 'config.toml'), codexConfig(server));
   return {
@@ -24,6 +34,9 @@ export function agentEnv(server: ModelServer, home: string, bin: string): Record
     CLAUDE_CONFIG_DIR: join(home, '.claude'),
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',
+    // Gemini CLI: its API on 127.0.0.1 with a dummy key.
+    GEMINI_API_KEY: 'loopx-test-dummy-key',
+    GOOGLE_GEMINI_BASE_URL: server.url,
     // Codex: its config (below) names the provider; the key is read from this variable.
     CODEX_HOME: codexHome,
     LOOPX_TEST_MODEL_KEY: 'loopx-test-dummy-key',
@@ -119,7 +132,7 @@ export function codexConfig(server: ModelServer, extra = ''): string {
 /** The real CLIs, installed as exact devDependencies: a test that needs one and cannot find it fails, never skips. */
 export function agentBin(repo: string): string {
   const bin = join(repo, 'node_modules', '.bin');
-  for (const name of ['claude', 'codex', 'opencode']) {
+  for (const name of ['claude', 'codex', 'opencode', 'gemini']) {
     if (!existsSync(join(bin, name))) throw new Error(`${name} is not installed in ${bin}: run npm ci (it is a devDependency)`);
   }
   return bin;

@@ -18,7 +18,7 @@ export interface ModelServerOptions {
 }
 
 export interface ToolCall {
-  api: 'anthropic' | 'openai' | 'chat';
+  api: 'anthropic' | 'openai' | 'chat' | 'gemini';
   /** The tool the server called: Claude Code's `Bash`, or Codex's shell tool as it offered it. */
   tool: string;
   command: string;
@@ -76,6 +76,8 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     if (req.method === 'POST' && path === '/v1/messages') return anthropic(res, JSON.parse(body) as AnthropicRequest);
     if (req.method === 'POST' && path === '/v1/responses') return openai(res, JSON.parse(body) as OpenAiRequest);
     if (req.method === 'POST' && /^(\/v1)?\/chat\/completions$/.test(path ?? '')) return chat(res, JSON.parse(body) as ChatRequest);
+    const gemini = /^\/v1(?:beta|alpha)?\/models\/([^:/]+):(streamGenerateContent|generateContent)$/.exec(path ?? '');
+    if (req.method === 'POST' && gemini) return google(res, JSON.parse(body) as GeminiRequest, gemini[2] === 'streamGenerateContent');
     if (req.method === 'HEAD' || (req.method === 'GET' && path === '/')) {
       res.writeHead(200);
       return void res.end();
@@ -264,6 +266,48 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     res.end();
   }
 
+  /**
+   * Gemini's wire (Gemini CLI with GOOGLE_GEMINI_BASE_URL): `functionCall` parts for the shell tool it offers
+   * (`run_shell_command`) or any other it offers, results as `functionResponse` parts in order; usageMetadata on the
+   * answer. A request without tools (a side call) gets a line of text.
+   */
+  function google(res: ServerResponse, request: GeminiRequest, stream: boolean): void {
+    const contents = request.contents ?? [];
+    const offered = (request.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((f) => f.name);
+    const shell = offered.includes('run_shell_command') ? 'run_shell_command' : undefined;
+    const prompt = shell
+      ? turnPrompt(
+          contents
+            .filter((c) => c.role === 'user')
+            .flatMap((c) => (c.parts ?? []).flatMap((p) => (typeof p.text === 'string' ? [p.text] : []))),
+        )
+      : undefined;
+    const outputs = contents.flatMap((c) =>
+      (c.parts ?? []).flatMap((p) => (p.functionResponse ? [resultText(p.functionResponse.response)] : [])),
+    );
+    const step = shell ? next('gemini', prompt, outputs.length, outputs, shell) : undefined;
+    const parts =
+      step === undefined
+        ? [{ text: prompt ? 'Done: the turn is written back to loopx.' : 'OK' }]
+        : [
+            typeof step === 'string'
+              ? { functionCall: { name: shell, args: { command: step, description: 'Write back to loopx' } } }
+              : { functionCall: { name: step.tool, args: step.input } },
+          ];
+    const answer = {
+      candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 20, totalTokenCount: 120 },
+      modelVersion: 'loopx-scripted',
+    };
+    if (!stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify(answer));
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(`data: ${JSON.stringify(answer)}\r\n\r\n`);
+    res.end();
+  }
+
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -301,6 +345,11 @@ function namespaceOf(tools: OpenAiTool[], name: string): { namespace?: string } 
   const holder = tools.find((t) => t.type === 'namespace' && t.tools?.some((inner) => inner.name === name));
   return holder?.name ? { namespace: holder.name } : {};
 }
+interface GeminiRequest {
+  contents?: { role: string; parts?: { text?: string; functionResponse?: { name: string; response: unknown } }[] }[];
+  tools?: { functionDeclarations?: { name: string }[] }[];
+}
+
 interface ChatRequest {
   model: string;
   stream?: boolean;

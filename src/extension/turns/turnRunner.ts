@@ -30,7 +30,7 @@ import { probeHost } from './hostProbe';
 import { projectPluginRefusal } from '../../runtime/opencodeBoundary';
 import { prepareWithProgress, tellSetupRefusal } from './worktreePreparation';
 
-export const HOSTS = ['codex', 'claude', 'opencode', 'custom'] as const;
+export const HOSTS = ['codex', 'claude', 'opencode', 'gemini', 'custom'] as const;
 
 /** What turns need of their folder: its store, its model (for budgets), the log, and the `loopx` agents run. */
 export interface TurnRunnerDeps {
@@ -88,6 +88,7 @@ export class TurnRunner extends Disposable {
       codex: config.get<string>('codex.command') || DEFAULT_HOSTS.codex,
       claude: config.get<string>('claude.command') || DEFAULT_HOSTS.claude,
       opencode: config.get<string>('opencode.command') || DEFAULT_HOSTS.opencode,
+      gemini: config.get<string>('gemini.command') || DEFAULT_HOSTS.gemini,
       custom: config.get<string>('custom.command') || DEFAULT_HOSTS.custom,
       [SAMPLE_HOST]: `${shellQuote(sampleAgentCommand(this.ctx.cliCommand))} {prompt}`,
     };

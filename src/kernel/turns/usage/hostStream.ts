@@ -1,22 +1,16 @@
 import { type TurnUsage, addUsage } from './usage';
+import type { ProgressKind, ProgressLine } from './progressLines';
+
+export { type ProgressKind, type ProgressLine, renderProgress } from './progressLines';
 import { type HostOutput, builtInHost } from '../../../shared/hostCatalog';
 
 /**
  * Reads a host's structured output as it streams (Claude Code's `--output-format stream-json --verbose`, Codex's
- * `exec --json`, OpenCode's `run --format json`): one JSON object per line. It turns each into readable progress lines (what the agent says, the
+ * `exec --json`, OpenCode's `run --format json`, Gemini CLI's `--output-format stream-json`): one JSON object per line. It turns each into readable progress lines (what the agent says, the
  * commands it runs, its loopx write-backs and their answers) and sums what the turn used. A line that is not JSON,
  * or JSON it does not know, passes through as it is: a host that prints text keeps working.
  */
 export type HostFormat = Exclude<HostOutput, 'text'>;
-
-export type ProgressKind = 'start' | 'say' | 'think' | 'run' | 'loopx' | 'answer' | 'edit' | 'tool' | 'error' | 'end' | 'raw';
-
-export interface ProgressLine {
-  kind: ProgressKind;
-  text: string;
-  /** For answers and ends: did it go well? */
-  ok?: boolean;
-}
 
 /** The host format a host's default command writes (shared/hostCatalog.ts); hosts that print text: undefined. */
 export function hostFormat(host: string): HostFormat | undefined {
@@ -83,6 +77,8 @@ export class HostStream {
   private model: string | null = null;
   /** OpenCode starts a step per model request: the first is the turn's start. */
   private started = false;
+  /** Gemini CLI's text in pieces, said once the next event comes. */
+  private saying = '';
 
   constructor(private readonly format: HostFormat) {}
 
@@ -117,7 +113,9 @@ export class HostStream {
       return [{ kind: 'raw', text: line }];
     }
     try {
-      return this.format === 'claude' ? this.claude(event) : this.format === 'codex' ? this.codex(event) : this.opencode(event);
+      if (this.format === 'claude') return this.claude(event);
+      if (this.format === 'codex') return this.codex(event);
+      return this.format === 'opencode' ? this.opencode(event) : this.gemini(event);
     } catch {
       // An event of a shape this release did not expect: shown as it came, never a broken turn.
       return [{ kind: 'raw', text: line }];
@@ -257,6 +255,67 @@ export class HostStream {
     ];
   }
 
+  /**
+   * Gemini CLI 0.61: `init` (its model), `message` (the assistant's text in pieces, `delta`), `tool_use` and
+   * `tool_result` (paired by `tool_id`), and a last `result` whose stats hold the turn's tokens: `input_tokens` counts
+   * the cached ones, `output_tokens` leaves out thoughts. No cost: the price table decides.
+   */
+  private gemini(event: Record<string, unknown>): ProgressLine[] {
+    if (event.type === 'init') {
+      this.model = typeof event.model === 'string' && event.model !== 'auto' ? event.model : null;
+      return [{ kind: 'start', text: `Gemini CLI · ${this.model ?? 'model chosen per request'}` }];
+    }
+    const said = event.type === 'message' && event.role === 'assistant' && typeof event.content === 'string' ? event.content : '';
+    if (said) {
+      this.saying += said;
+      return [];
+    }
+    const lines: ProgressLine[] = this.saying.trim() ? [{ kind: 'say', text: this.saying.trim() }] : [];
+    this.saying = '';
+    if (event.type === 'tool_use') {
+      const input = (event.parameters ?? {}) as Record<string, unknown>;
+      const name = String(event.tool_name ?? 'tool');
+      if (name === 'run_shell_command' && typeof input.command === 'string') {
+        this.commands.set(String(event.tool_id), input.command);
+        const call = loopxCall(input.command);
+        return [...lines, call ? { kind: 'loopx', text: call } : { kind: 'run', text: input.command }];
+      }
+      this.commands.set(String(event.tool_id), '');
+      const path = input.file_path ?? input.dir_path ?? input.pattern;
+      const kind: ProgressKind = /^(write_file|replace)$/.test(name) ? 'edit' : 'tool';
+      return [...lines, { kind, text: typeof path === 'string' ? `${name} ${path}` : name }];
+    }
+    if (event.type === 'tool_result') {
+      const command = this.commands.get(String(event.tool_id));
+      const failed = event.status !== 'success';
+      const output = String(event.output ?? (event.error as { message?: string } | undefined)?.message ?? '');
+      if (!command) return failed ? [...lines, { kind: 'answer', ok: false, text: firstLine(output) || 'failed' }] : lines;
+      const line = resultLine(command, output, failed);
+      return line ? [...lines, line] : lines;
+    }
+    if (event.type === 'result') {
+      const stats = (event.stats ?? {}) as Record<string, unknown>;
+      const n = (key: string) => (typeof stats[key] === 'number' ? (stats[key] as number) : 0);
+      const models = stats.models && typeof stats.models === 'object' ? Object.keys(stats.models) : [];
+      if (typeof stats.input_tokens === 'number')
+        this.used = addUsage(this.used, {
+          inputTokens: n('input_tokens'),
+          outputTokens: n('output_tokens'),
+          cachedTokens: n('cached'),
+          costUsd: null,
+          costSource: null,
+          model: this.model ?? (models.length === 1 ? (models[0] as string) : null),
+        });
+      const ok = event.status === 'success';
+      const error = (event.error ?? {}) as { message?: string };
+      return [
+        ...lines,
+        { kind: 'end', ok, text: ok ? 'Gemini CLI finished' : `Gemini CLI stopped: ${firstLine(error.message ?? 'error')}` },
+      ];
+    }
+    return lines;
+  }
+
   private codex(event: Record<string, unknown>): ProgressLine[] {
     if (event.type === 'thread.started') return [{ kind: 'start', text: 'Codex started' }];
     if (event.type === 'turn.completed' || event.type === 'turn.failed') {
@@ -316,30 +375,4 @@ export class HostStream {
         return [];
     }
   }
-}
-
-const MARKS: Record<ProgressKind, string> = {
-  start: '●',
-  say: '›',
-  think: '…',
-  run: '$',
-  loopx: '⇄',
-  answer: ' ',
-  edit: '✎',
-  tool: '·',
-  error: '✗',
-  end: '■',
-  raw: '',
-};
-
-/** ANSI colours, used only when the terminal takes them (the caller decides: NO_COLOR, a pipe). */
-const COLOURS: Partial<Record<ProgressKind, string>> = { start: '2', think: '2', loopx: '1;36', error: '31', end: '1' };
-
-/** One progress line as the terminal shows it. */
-export function renderProgress(line: ProgressLine, color: boolean): string {
-  if (line.kind === 'raw') return line.text;
-  const mark = line.kind === 'answer' ? (line.ok ? '  ✓' : '  ✗') : MARKS[line.kind];
-  const text = `${mark} ${line.text}`;
-  const colour = line.kind === 'answer' ? (line.ok ? '32' : '31') : line.kind === 'end' && line.ok === false ? '1;31' : COLOURS[line.kind];
-  return color && colour ? `\u001b[${colour}m${text}\u001b[0m` : text;
 }

@@ -91,6 +91,28 @@ describe("the hosts' structured output as readable lines, and what the turn used
     expect(refused.usage).toMatchObject({ inputTokens: 3300, outputTokens: 153, cachedTokens: 1200, costUsd: null, costSource: null });
   });
 
+  test('Gemini CLI 0.61.0 --output-format stream-json: calls paired with their results, text said once whole, usage from its last line', () => {
+    const stream = new HostStream('gemini');
+    const lines = [...stream.push(fixture('gemini-0.61.0.stream.jsonl')), ...stream.end()].map((l) => renderProgress(l, false));
+    expect(lines.slice(0, 5)).toEqual([
+      '● Gemini CLI · model chosen per request',
+      '⇄ loopx todo ship T1 --evidence "plain"',
+      '  ✓ ok: loopx todo ship T1 --evidence plain',
+      '$ touch /tmp/gx01',
+      '  ✗ Tool execution denied by policy.',
+    ]);
+    expect(lines.slice(-2)).toEqual(['› Done: the turn is written back to loopx.', '■ Gemini CLI finished']);
+    // Its stats: input_tokens counts the cached ones; two models answered (a router and the main one): no one model.
+    expect(stream.usage).toEqual({
+      inputTokens: 24531,
+      outputTokens: 480,
+      cachedTokens: 14400,
+      costUsd: null,
+      costSource: null,
+      model: null,
+    });
+  });
+
   test('a refused write-back and a failing command say so; text and unknown JSON pass through; nothing throws', () => {
     const stream = new HostStream('codex');
     const events = [
