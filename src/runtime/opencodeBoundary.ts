@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AGENT_READ_ONLY } from '../kernel/agentReach';
-import { EXIT, LoopxError } from '../kernel/errors';
 import { OPENCODE_TURN_CONFIG } from '../kernel/turns/usage/turnUsage';
 import { builtInHost } from '../shared/hostCatalog';
 import type { BoundaryPlace } from './hostBoundary';
@@ -146,22 +145,4 @@ export function opencodePlugins(cwd: string): string[] {
     }
     if (existsSync(join(dir, '.git')) || dirname(dir) === dir) return found;
   }
-}
-
-/**
- * Why a turn on `host` must not start in `root`: OpenCode would import the project's plugins, whose code runs outside
- * every permission a turn's config gives. null for any other host, a command without {boundary}, or no plugins. The
- * runner and Run Turn ask it before anything is claimed.
- */
-export function projectPluginRefusal(host: string, template: string, root: string): LoopxError | null {
-  if (builtInHost(host)?.boundary !== 'opencode-config' || !template.includes('{boundary}')) return null;
-  const plugins = opencodePlugins(root);
-  return plugins.length === 0
-    ? null
-    : new LoopxError(
-        'host_unsafe',
-        `OpenCode would load this project's plugins (${plugins.join(', ')}), whose code runs outside every permission loopx gives a turn`,
-        EXIT.refused,
-        'remove them (or move them out of the workspace) to run OpenCode turns here',
-      );
 }

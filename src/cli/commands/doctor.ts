@@ -21,7 +21,7 @@ import { authorityBehind, copyTeamLog, teamStoreFacts } from '../../kernel/team/
 import { teamError } from '../../kernel/team/teamErrors';
 import { readTeamPointer, resolveTeamConnection, teamReplicaPath } from '../../kernel/team/teamPointer';
 import { BUILT_IN_HOSTS } from '../../shared/hostCatalog';
-import { opencodePlugins } from '../../runtime/opencodeBoundary';
+import { hostRefusal } from '../../runtime/hostSafety';
 import { AGENT_READ_ONLY } from '../../runtime/hostBoundary';
 import { humanKeyDir } from '../../kernel/humanKey';
 import { hostFacts, judgeHost } from '../../runtime/hostCheck';
@@ -218,19 +218,17 @@ function staleTurns(kernel: Kernel): [string, Level, string] {
 /**
  * The agent CLIs `loopx run --host …` would start with their default commands (shared/hostCatalog.ts): installed,
  * which version, and whether they accept the command (a host problem is a warning: the store is fine, turns on that
- * host are not). OpenCode also imports a project's plugins whatever a turn's config says: said when there are any.
+ * host are not); and whether something would load outside a turn's permissions there (hostSafety.ts).
  */
 async function hostChecks(path: string, cwd: string): Promise<Check[]> {
   return Promise.all(
-    BUILT_IN_HOSTS.map(async ({ id, command, boundary }) => {
+    BUILT_IN_HOSTS.map(async ({ id, command }) => {
       const verdict = judgeHost(id, command, await hostFacts(id, command, path));
-      const plugins = boundary === 'opencode-config' && verdict.found ? opencodePlugins(cwd) : [];
+      const refusal = verdict.found ? hostRefusal(id, command, cwd) : null;
       return {
         name: `host ${id}`,
-        level: verdict.level === 'ok' && plugins.length === 0 ? ('ok' as const) : ('warn' as const),
-        detail: plugins.length
-          ? `${verdict.sentence} Its turns are refused here: it would load this project's plugins (${plugins.join(', ')}), whose code runs outside every permission a turn gets.`
-          : verdict.sentence,
+        level: verdict.level === 'ok' && !refusal ? ('ok' as const) : ('warn' as const),
+        detail: refusal ? `${verdict.sentence} Its turns are refused here: ${refusal.message}.` : verdict.sentence,
         host: verdict,
       };
     }),

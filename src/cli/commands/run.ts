@@ -9,7 +9,7 @@ import { loopxForAgents } from '../agentLoopx';
 import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS } from '../../kernel/todos/claims';
 import { getGoal } from '../../kernel/goals/goalQueries';
 import { BUILT_IN_HOSTS } from '../../shared/hostCatalog';
-import { projectPluginRefusal } from '../../runtime/opencodeBoundary';
+import { hostRefusal } from '../../runtime/hostSafety';
 
 /** The hosts `--host` takes: every built-in one (shared/hostCatalog.ts), and a custom command. */
 const HOSTS = [...BUILT_IN_HOSTS.map((h) => h.id), 'custom'];
@@ -99,7 +99,7 @@ export const run: Command = {
         command ? 'check the flags in --command' : undefined,
         verdict,
       );
-    const unsafe = projectPluginRefusal(host, template, ctx.kernel().root);
+    const unsafe = hostRefusal(host, template, ctx.kernel().root);
     if (unsafe) throw unsafe;
     if (verdict.problem === 'needs_permissions')
       ctx.out(

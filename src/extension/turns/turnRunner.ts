@@ -27,7 +27,7 @@ import { hostProblemAfterTurn } from '../../runtime/hostCheck';
 import { requirePosixShell } from '../../runtime/platform';
 import { sampleAgentCommand } from '../bundledCli';
 import { probeHost } from './hostProbe';
-import { projectPluginRefusal } from '../../runtime/opencodeBoundary';
+import { hostRefusal } from '../../runtime/hostSafety';
 import { prepareWithProgress, tellSetupRefusal } from './worktreePreparation';
 
 export const HOSTS = ['codex', 'claude', 'opencode', 'gemini', 'custom'] as const;
@@ -122,7 +122,7 @@ export class TurnRunner extends Disposable {
           verdict,
         },
       );
-    const unsafe = projectPluginRefusal(host, template, this.ctx.session.root);
+    const unsafe = hostRefusal(host, template, this.ctx.session.root);
     if (unsafe) throw unsafe;
     if (verdict.level === 'warn') {
       this.ctx.log.warn(`turn on ${host}: ${verdict.sentence}`);
