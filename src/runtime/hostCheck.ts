@@ -69,7 +69,9 @@ export function judgeHost(host: string, template: string, facts: HostFacts): Hos
       'missing',
       known
         ? `${name} is not installed: "${executable}" is not on PATH; ${INSTALL_HINTS[host]}.`
-        : `${name} needs "${executable}", which is not on PATH; check the command (setting loopx.hosts.${host}.command, or loopx run --command).`,
+        : host === 'custom'
+          ? `${name} needs "${executable}", which is not on PATH; check the command (setting loopx.hosts.custom.command, or loopx run --command).`
+          : `${name} needs "${executable}", which is not on PATH; check its command in your hosts.json.`,
     );
   if (!known || !knownHost(host, executable)) return verdict('ok', null, `${name} runs ${facts.found}.`);
   const version = base.version;

@@ -22,6 +22,7 @@ import { teamError } from '../../kernel/team/teamErrors';
 import { readTeamPointer, resolveTeamConnection, teamReplicaPath } from '../../kernel/team/teamPointer';
 import { BUILT_IN_HOSTS } from '../../shared/hostCatalog';
 import { hostRefusal } from '../../runtime/hostSafety';
+import { personHosts } from '../../runtime/personHosts';
 import { AGENT_READ_ONLY } from '../../runtime/hostBoundary';
 import { humanKeyDir } from '../../kernel/humanKey';
 import { hostFacts, judgeHost } from '../../runtime/hostCheck';
@@ -220,9 +221,17 @@ function staleTurns(kernel: Kernel): [string, Level, string] {
  * which version, and whether they accept the command (a host problem is a warning: the store is fine, turns on that
  * host are not); and whether something would load outside a turn's permissions there (hostSafety.ts).
  */
-async function hostChecks(path: string, cwd: string): Promise<Check[]> {
-  return Promise.all(
-    BUILT_IN_HOSTS.map(async ({ id, command }) => {
+async function hostChecks(path: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
+  // The person's own hosts: a file loopx cannot read is said (the store is fine), and the built-in ones still checked.
+  let own: { id: string; command: string }[] = [];
+  let ownProblem: Check[] = [];
+  try {
+    own = personHosts(env);
+  } catch (error) {
+    ownProblem = [{ name: 'hosts.json', level: 'warn', detail: (error as Error).message }];
+  }
+  const checks = await Promise.all(
+    [...BUILT_IN_HOSTS, ...own].map(async ({ id, command }) => {
       const verdict = judgeHost(id, command, await hostFacts(id, command, path));
       const refusal = verdict.found ? hostRefusal(id, command, cwd) : null;
       return {
@@ -233,6 +242,7 @@ async function hostChecks(path: string, cwd: string): Promise<Check[]> {
       };
     }),
   );
+  return [...checks, ...ownProblem];
 }
 
 /**
@@ -289,7 +299,7 @@ export const doctor: Command = {
   readOnly: true,
   async run(ctx) {
     // The hosts are asked (in parallel) while the store is checked.
-    const hosts = hostChecks(ctx.env.PATH ?? '', ctx.cwd);
+    const hosts = hostChecks(ctx.env.PATH ?? '', ctx.cwd, ctx.env);
     const store = checkOrReport(async () => {
       const kernel = ctx.kernel();
       return runChecks(kernel, await worktreeCheck(kernel));

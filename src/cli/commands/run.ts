@@ -10,6 +10,7 @@ import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS } from '../
 import { getGoal } from '../../kernel/goals/goalQueries';
 import { BUILT_IN_HOSTS } from '../../shared/hostCatalog';
 import { hostRefusal } from '../../runtime/hostSafety';
+import { personHosts, personHostsPath } from '../../runtime/personHosts';
 
 /** The hosts `--host` takes: every built-in one (shared/hostCatalog.ts), and a custom command. */
 const HOSTS = [...BUILT_IN_HOSTS.map((h) => h.id), 'custom'];
@@ -37,7 +38,7 @@ export const run: Command = {
   mutates: true,
   flags: {
     goal: { type: 'string', value: 'G', repeat: true, description: 'a goal to serve (repeatable; default: every active goal)' },
-    host: { type: 'string', value: 'H', required: true, description: HOSTS.join(', ') },
+    host: { type: 'string', value: 'H', required: true, description: `${HOSTS.join(', ')}, or one of your own (hosts.json)` },
     command: { type: 'string', value: 'TEMPLATE', description: 'the host\'s command (required for custom), e.g. "node agent.js {prompt}"' },
     'max-turns': { type: 'int', value: 'N', min: 1, description: 'start at most N turns, then stop once they end' },
     'until-idle': { type: 'boolean', description: 'stop when no goal served can run without a human, a monitor or time' },
@@ -67,12 +68,19 @@ export const run: Command = {
     requirePosixShell('loopx run');
     const a = ctx.args;
     const host = a.str('host') as string;
-    if (!HOSTS.includes(host))
-      throw new InvalidInputError(`--host must be ${HOSTS.slice(0, -1).join(', ')} or ${HOSTS.at(-1)}, got ${JSON.stringify(host)}`);
+    // The person's own hosts (their config folder's hosts.json) beside the built-in ones.
+    const own = personHosts(ctx.env);
+    const hosts = [...HOSTS, ...own.map((h) => h.id)];
+    if (!hosts.includes(host))
+      throw new InvalidInputError(`--host must be ${hosts.slice(0, -1).join(', ')} or ${hosts.at(-1)}, got ${JSON.stringify(host)}`);
     const command = a.str('command');
     if (command !== undefined && !command.trim())
       throw new InvalidInputError('--command is empty', 'give the command line that runs your agent');
-    const settings: HostSettings = { ...DEFAULT_HOSTS, ...(command ? { [host]: command } : {}) };
+    const settings: HostSettings = {
+      ...DEFAULT_HOSTS,
+      ...Object.fromEntries(own.map((h) => [h.id, h.command])),
+      ...(command ? { [host]: command } : {}),
+    };
     let executable: string;
     try {
       executable = hostExecutable(host, settings);
@@ -85,7 +93,7 @@ export const run: Command = {
         'host_missing',
         `the ${host} host needs "${executable}", which is not on PATH`,
         EXIT.invalidInput,
-        command ? 'check the program in --command' : INSTALL_HINTS[host],
+        command ? 'check the program in --command' : (INSTALL_HINTS[host] ?? `check its command in ${personHostsPath(ctx.env)}`),
       );
     }
     // A host whose installed program would refuse the command (a flag it dropped, or one it does not know yet).

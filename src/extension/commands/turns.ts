@@ -11,6 +11,7 @@ import { type HostSettings, findExecutable } from '../../runtime/hosts';
 import { commandShape } from '../../runtime/hostCheck';
 import { SAMPLE_HOST } from '../../kernel/turns/turnLaunchers';
 import { BUILT_IN_HOSTS } from '../../shared/hostCatalog';
+import type { PersonHost } from '../../runtime/personHosts';
 
 const HOST_NAMES: Record<string, string> = {
   ...Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, h.name])),
@@ -47,7 +48,7 @@ export const runTurn: CommandDefinition = {
     // turn starts, after the host's own check).
     const waits = todoId || given.host ? undefined : runner.precheck(goalId);
     if (waits) return tellNoRun(waits, goalId, ctx.session.root);
-    const host = given.host ?? (await pickHost(runner.hostSettings(), todoId ?? goalId));
+    const host = given.host ?? (await pickHost(runner.hostSettings(), runner.ownHosts(), todoId ?? goalId));
     if (!host) return undefined;
     let command: string | undefined;
     if (host === TYPED) {
@@ -93,15 +94,16 @@ function tellNoRun(outcome: NoRun, goalId: string, root: string): NoRun {
  * installed); the default is marked. Without Codex or Claude Code the sample agent comes first, so a person can
  * still watch a turn, and a command can always be typed right there.
  */
-async function pickHost(settings: HostSettings, target: string): Promise<string | undefined> {
+async function pickHost(settings: HostSettings, own: PersonHost[], target: string): Promise<string | undefined> {
   const defaultHost = vscode.workspace.getConfiguration('loopx').get<string>('defaultHost') || 'codex';
   const commandOf = (h: string) => (settings as unknown as Record<string, string | undefined>)[h] ?? '';
   const installed = (h: string) => findExecutable(commandShape(commandOf(h)).executable) !== undefined;
   const noAgentCli = !BUILT_IN_HOSTS.some((h) => installed(h.id));
-  const hosts = [...HOSTS]
+  const names: Record<string, string> = { ...HOST_NAMES, ...Object.fromEntries(own.map((h) => [h.id, h.name])) };
+  const hosts = [...HOSTS, ...own.map((h) => h.id)]
     .sort((a, b) => Number(b === defaultHost) - Number(a === defaultHost))
     .map((h) => ({
-      label: HOST_NAMES[h] ?? h,
+      label: names[h] ?? h,
       description:
         h !== 'custom' && !installed(h)
           ? 'not installed'

@@ -28,6 +28,7 @@ import { requirePosixShell } from '../../runtime/platform';
 import { sampleAgentCommand } from '../bundledCli';
 import { probeHost } from './hostProbe';
 import { hostRefusal } from '../../runtime/hostSafety';
+import { type PersonHost, personHosts } from '../../runtime/personHosts';
 import { prepareWithProgress, tellSetupRefusal } from './worktreePreparation';
 
 export const HOSTS = ['codex', 'claude', 'opencode', 'gemini', 'custom'] as const;
@@ -82,9 +83,20 @@ export class TurnRunner extends Disposable {
     return [...this.running.values()].map((r) => r.turn);
   }
 
+  /** The person's own hosts (hosts.json in their loopx config folder); none, said in the log, when it cannot be read. */
+  ownHosts(): PersonHost[] {
+    try {
+      return personHosts();
+    } catch (error) {
+      this.ctx.log.warn(`hosts.json: ${(error as Error).message}`);
+      return [];
+    }
+  }
+
   hostSettings(): HostSettings {
     const config = vscode.workspace.getConfiguration('loopx.hosts');
     return {
+      ...Object.fromEntries(this.ownHosts().map((h) => [h.id, h.command])),
       codex: config.get<string>('codex.command') || DEFAULT_HOSTS.codex,
       claude: config.get<string>('claude.command') || DEFAULT_HOSTS.claude,
       opencode: config.get<string>('opencode.command') || DEFAULT_HOSTS.opencode,
