@@ -188,7 +188,14 @@ describe('hosts that change under you, judged against the real CLIs', () => {
     const { root, env } = w.setUp();
     const doctor = loopx(['doctor', '--json'], { cwd: root, env: { HOME: env.HOME as string, PATH: env.PATH as string } });
     const checks = (doctor.json.data as { checks: { name: string; level: string; detail: string }[] }).checks;
+    // Every built-in host, in the catalog's order (shared/hostCatalog.ts): each installed here as a devDependency.
     expect(checks.filter((c) => c.name.startsWith('host '))).toEqual([
+      {
+        name: 'host codex',
+        level: 'ok',
+        detail: expect.stringMatching(/^The Codex CLI 0\.171\.0 \(.*codex\) accepts the command\.$/),
+        host: expect.anything(),
+      },
       {
         name: 'host claude',
         level: 'ok',
@@ -196,9 +203,15 @@ describe('hosts that change under you, judged against the real CLIs', () => {
         host: expect.anything(),
       },
       {
-        name: 'host codex',
+        name: 'host opencode',
         level: 'ok',
-        detail: expect.stringMatching(/^The Codex CLI 0\.171\.0 \(.*codex\) accepts the command\.$/),
+        detail: expect.stringMatching(/^OpenCode 1\.18\.33 \(.*opencode\) accepts the command\.$/),
+        host: expect.anything(),
+      },
+      {
+        name: 'host gemini',
+        level: 'ok',
+        detail: expect.stringMatching(/^Gemini CLI 0\.61\.0 \(.*gemini\) accepts the command\.$/),
         host: expect.anything(),
       },
     ]);

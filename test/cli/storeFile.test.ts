@@ -51,8 +51,10 @@ describe('only a loopx store is opened; anything else is named and left untouche
       ok: false,
       checks: [
         { name: 'store', level: 'fail', detail: expect.stringContaining('not_a_store') },
-        expect.objectContaining({ name: 'host claude' }),
         expect.objectContaining({ name: 'host codex' }),
+        expect.objectContaining({ name: 'host claude' }),
+        expect.objectContaining({ name: 'host opencode' }),
+        expect.objectContaining({ name: 'host gemini' }),
         expect.objectContaining({ name: 'check sandbox' }),
         expect.objectContaining({ name: 'agent reach' }),
       ],

@@ -257,7 +257,7 @@ function boundaryCheck(env: NodeJS.ProcessEnv): Check {
     name: 'agent reach',
     level: 'ok',
     detail:
-      `Claude Code's and Codex's default commands keep ${AGENT_READ_ONLY.join(', ')} out of their agents' writes and ` +
+      `The default commands of ${BUILT_IN_HOSTS.map((h) => h.called).join(', ')} keep ${AGENT_READ_ONLY.join(', ')} out of their agents' writes and ` +
       `your key folder ${keyDir} out of their reads. A custom host (or a built-in host's command without {boundary}) ` +
       'gets no such boundary: its agent can write what loopx trusts; a decision it forges is detected (log verify), not prevented.',
   };
