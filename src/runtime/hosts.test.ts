@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { DEFAULT_HOSTS, findExecutable, hostCommand, planHost, shellQuote } from './hosts';
+import { BUILT_IN_HOSTS } from '../shared/hostCatalog';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopx hosts \' "$(id)"-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -75,5 +76,21 @@ describe('host command lines', () => {
     expect(() => planHost('custom', DEFAULT_HOSTS, turn)).toThrow(/loopx.hosts.custom.command/);
     expect(findExecutable('sh')).toMatch(/\/sh$/);
     expect(findExecutable('surely-not-installed-loopx-host')).toBeUndefined();
+  });
+});
+
+describe("the built-in hosts in VS Code's settings", () => {
+  test('each has its command setting with the default from the catalog, its agent setting, and a place in the host pickers', () => {
+    const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+      contributes: { configuration: { properties: Record<string, { default?: unknown; enum?: string[] }> } };
+    };
+    const settings = manifest.contributes.configuration.properties;
+    for (const host of BUILT_IN_HOSTS) {
+      expect(settings[`loopx.hosts.${host.id}.command`]?.default, host.id).toBe(host.command);
+      expect(settings[`loopx.hosts.${host.id}.agent`]?.default, host.id).toBe(host.id);
+    }
+    const ids = [...BUILT_IN_HOSTS.map((h) => h.id), 'custom'];
+    expect(settings['loopx.defaultHost']?.enum).toEqual(ids);
+    expect(settings['loopx.autoRun.host']?.enum).toEqual(ids);
   });
 });
