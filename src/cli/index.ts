@@ -1,7 +1,8 @@
 import type { createRequire as CreateRequire } from 'node:module';
 import { join } from 'node:path';
 import { runCli } from './main';
-import { EXIT } from '../kernel/errors';
+import { EXIT, type LoopxError } from '../kernel/errors';
+import { requireStoreDriver } from '../kernel/db/openDb';
 import { processIo, runProcess } from './processIo';
 import { CLI_COMMANDS } from './registry';
 import { renderTurnProgress } from './commands/turnProgress';
@@ -13,6 +14,15 @@ import type { serveMcp as ServeMcp } from './mcp/server';
  */
 export function main(argv: readonly string[]): void {
   if (argv[0] === 'mcp' && !argv.includes('--help') && !argv.includes('-h')) {
+    // A runtime that can open no store refuses to serve at all: a client would show it connected and every call fail.
+    try {
+      requireStoreDriver();
+    } catch (error) {
+      const e = error as LoopxError;
+      process.stderr.write(`loopx mcp: ${e.message}${e.hint ? `\nhint: ${e.hint}` : ''}\n`);
+      process.exitCode = e.exitCode;
+      return;
+    }
     // The MCP server lives in its own bundle (dist/mcp.js) so that every other command starts without it.
     const root = argv[argv.indexOf('--root') + 1];
     const { createRequire } = process.getBuiltinModule('node:module') as { createRequire: typeof CreateRequire };

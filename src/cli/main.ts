@@ -3,6 +3,7 @@ import { EXIT, InvalidInputError } from '../kernel/errors';
 import { confirmInTerminal, terminalActor } from './humanChannel';
 import { hasHumanChannel, requireHumanChannel } from '../kernel/authority';
 import { Kernel } from '../kernel/kernel';
+import { requireStoreDriver } from '../kernel/db/openDb';
 import { describeError } from '../runtime/describeError';
 import { initRootDir, locateRoot } from '../runtime/locate';
 import { markStatusMdStale, writeStatusMd } from '../runtime/projections/statusMd';
@@ -116,7 +117,11 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
       json,
       out: io.stdout,
       initRoot: () => initRootDir(where),
-      kernel: () => (kernel ??= Kernel.open(locateRoot(where), { actor, readOnly: command.readOnly === true })),
+      kernel: () => {
+        if (kernel) return kernel;
+        requireStoreDriver();
+        return (kernel = Kernel.open(locateRoot(where), { actor, readOnly: command.readOnly === true }));
+      },
     };
     // Most commands answer synchronously; a few (monitor tick, evidence run) wait for a process they run.
     const returned = command.run(ctx);

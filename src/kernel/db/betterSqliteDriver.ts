@@ -44,6 +44,22 @@ function findBetterSqlite(): { Database: BetterConstructor; nativeBinding?: unkn
   return { Database: createRequire(__filename)('better-sqlite3') as BetterConstructor };
 }
 
+/** Whether better-sqlite3 is beside loopx (a checkout after `npm ci`), without loading it. */
+export function betterSqliteFound(): boolean {
+  if (loaded) return true;
+  if (typeof __LOOPX_ROOT_FROM_BUNDLE__ === 'string') {
+    const addon = join(__dirname, __LOOPX_ROOT_FROM_BUNDLE__, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
+    if (existsSync(addon)) return true;
+  }
+  try {
+    const { createRequire } = process.getBuiltinModule('node:module') as { createRequire: typeof CreateRequire };
+    createRequire(__filename).resolve('better-sqlite3');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function openBetterSqlite(path: string, busyTimeoutMs: number, readOnly = false): SqliteDb {
   const { Database, nativeBinding } = loadBetterSqlite();
   const options = readOnly ? { timeout: busyTimeoutMs, readonly: true, fileMustExist: true } : { timeout: busyTimeoutMs };

@@ -1,5 +1,5 @@
 import type { DriverName, SqliteDb } from './sqliteDb';
-import { openBetterSqlite } from './betterSqliteDriver';
+import { betterSqliteFound, openBetterSqlite } from './betterSqliteDriver';
 import { loadNodeSqlite, openNodeSqlite } from './nodeSqliteDriver';
 import { DriverUnavailableError } from '../errors';
 import { countedIfAsked } from './sqlCount';
@@ -32,6 +32,18 @@ export function chooseDriver(preferred = process.env.LOOPX_SQLITE_DRIVER): Drive
     return 'node:sqlite';
   }
   return loadNodeSqlite() ? 'node:sqlite' : 'better-sqlite3';
+}
+
+/**
+ * Refuses at once when this runtime can open no store (Node 20 without better-sqlite3 beside loopx, as the npm
+ * package is): said before anything else, so that a folder without a store does not send a person to `loopx init`,
+ * which would then refuse for the runtime, and an MCP server does not start only to fail every call.
+ */
+export function requireStoreDriver(preferred = process.env.LOOPX_SQLITE_DRIVER): void {
+  if (chooseDriver(preferred) === 'node:sqlite' || betterSqliteFound()) return;
+  throw new DriverUnavailableError(
+    loadNodeSqlite() ? 'better-sqlite3 was asked for (LOOPX_SQLITE_DRIVER) but is not installed beside loopx' : nodeSqliteMissing(),
+  );
 }
 
 export interface OpenOptions {
