@@ -251,7 +251,7 @@ describe("the install page's path (docs/install.md), run as written", () => {
   test('the three steps are the extension, the CLI and the agents, with the version this checkout packages', () => {
     expect(blocks).toEqual([
       ['code --install-extension loopx.vsix'], // run by the end-to-end vsix part, with code-server's same flag
-      [`npm install -g ./loopx-${pkg.version}.tgz`, 'loopx --version'],
+      [`npm install -g ./dist/loopx-${pkg.version}.tgz`, 'loopx --version'],
       [
         'cd ~/your-project',
         'loopx init',
@@ -268,9 +268,14 @@ describe("the install page's path (docs/install.md), run as written", () => {
       expect(r.status, `${lines.join('; ')}\n${r.stdout}${r.stderr}`).toBe(0);
       return r.stdout;
     };
-    // Step 2, from the folder holding the tarball (a release's download, or dist/ after npm run package).
+    // Step 2, from the checkout's root after npm run package, as the page says (the tarball is in dist/).
     const [install = [], connect = []] = blocks.slice(1);
-    expect(sh(install, dirname(TARBALL)).trim().split('\n').pop()).toBe(pkg.version);
+    expect(
+      sh(install, dirname(dirname(TARBALL)))
+        .trim()
+        .split('\n')
+        .pop(),
+    ).toBe(pkg.version);
     // Step 3, in the user's project; the agents' lines run when their CLIs are installed.
     const project = join(user.home, 'your-project');
     mkdirSync(project);
