@@ -355,10 +355,12 @@ describe('completion, hover, code lenses', () => {
         'claude',
         'host: claude -p --permission-mode acceptEdits --output-format stream-json --verbose {boundary} --allowedTools {allowedTools}',
       ],
+      ['opencode', 'host: opencode run --format json --title loopx-turn {boundary}'],
+      ['gemini', 'host: gemini --skip-trust --output-format stream-json {boundary}'],
       ['custom', 'host: your own runner (loopx.hosts.custom.command)'],
     ]);
     const inBody = await client.request<CompletionItem[]>('textDocument/completion', at(16, 36));
-    expect(inBody.map((c) => c.label)).toEqual(['night-bot', 'codex', 'claude', 'custom']);
+    expect(inBody.map((c) => c.label)).toEqual(['night-bot', 'codex', 'claude', 'opencode', 'gemini', 'custom']);
     const todoKeys = await client.request<CompletionItem[]>('textDocument/completion', at(10, 6));
     expect(todoKeys.map((c) => c.label)).toEqual(expect.arrayContaining(['every', 'at', 'cron', 'tz', 'check']));
   });

@@ -1,0 +1,112 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { type AgentWorld, turnLog } from './agentWorld';
+import type { Step, ToolCall } from './modelServer';
+
+/**
+ * What every host whose agent writes back with the prompt's loopx commands must show with the real CLI (OpenCode,
+ * Gemini CLI): a turn that ships its todo through its shell tool, with its usage priced; and a turn in which the
+ * commands beside the allowed loopx calls, a redirection into `.loopx/` and a file write there are refused with
+ * nothing run, while an ordinary write goes through.
+ */
+export interface ShellHost {
+  host: string;
+  /** The wire the CLI speaks to the scripted model (modelServer.ts). */
+  api: ToolCall['api'];
+  /** Its shell tool's name, and its file-writing tool with the argument that names the file. */
+  shellTool: string;
+  writeTool: { name: string; pathKey: string };
+  /** What the CLI answers a refused call with. */
+  refused: RegExp;
+}
+
+/** The lines the runner showed for the turn's loopx calls. */
+function loopxProgress(events: Record<string, unknown>[]): string[] {
+  return events
+    .filter((e) => e.event === 'output')
+    .flatMap((e) => (e.progress as { kind: string; text: string }[]) ?? [])
+    .filter((p) => p.kind === 'loopx')
+    .map((p) => p.text);
+}
+
+/** `loopx run --host H`: the prompt's three loopx commands through the shell tool, the todo shipped, usage priced. */
+export async function shipsThroughItsShell(w: AgentWorld, h: ShellHost): Promise<{ root: string }> {
+  const { root, env, cli } = w.setUp();
+  const before = w.server.calls.length;
+  const r = await w.run(root, env, ['--host', h.host]);
+  expect(r.code, r.stderr).toBe(0);
+  const ended = r.events.find((e) => e.event === 'turn_ended') as { usage: Record<string, unknown> };
+  expect(ended, turnLog(root)).toMatchObject({ resultKind: 'validated_completion', spent: true, exitCode: 0 });
+  const prefix = `LOOPX_AGENT=${h.host} '${join(root, '.loopx', 'bin', 'loopx')}'`;
+  const calls = w.server.calls.slice(before);
+  expect(calls.map((c) => [c.api, c.tool, c.command])).toEqual([
+    [h.api, h.shellTool, `${prefix} todo show T1 --json`],
+    [h.api, h.shellTool, expect.stringContaining(' evidence add --todo T1 ')],
+    [h.api, h.shellTool, `${prefix} todo ship T1 --json`],
+  ]);
+  for (const call of calls) expect(call.output).toContain('"ok":true');
+  expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+  expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toEqual([
+    expect.objectContaining({ actor: h.host, source: 'agent', summary: 'checked by the scripted model' }),
+  ]);
+  // Four model requests of 100 tokens in and 20 out; no price of the host's own for the scripted model: the person's.
+  expect(ended.usage).toEqual({
+    inputTokens: 400,
+    outputTokens: 80,
+    cachedTokens: 0,
+    costUsd: (400 * 2 + 80 * 8) / 1_000_000,
+    costSource: 'prices',
+    model: 'loopx-scripted',
+  });
+  expect(loopxProgress(r.events)).toEqual([
+    'loopx todo show T1 --json',
+    expect.stringContaining('loopx evidence add --todo T1 '),
+    'loopx todo ship T1 --json',
+  ]);
+  expect(w.server.outside).toEqual([]);
+  expect(w.server.problems).toEqual([]);
+  return { root };
+}
+
+/**
+ * A turn whose model tries the side doors before it ships: a plain command, one chained and one substituted onto an
+ * allowed loopx call, a redirection and a file write into `.loopx/`; then an ordinary write. `prepare` puts what the
+ * repository would add (a permissive project config) in the workspace first; `ranToo` names more markers it must not
+ * have made (a hook).
+ */
+export async function refusesTheSideDoors(
+  w: AgentWorld,
+  h: ShellHost,
+  prepare: (root: string) => void,
+  ranToo: string[] = [],
+): Promise<void> {
+  const { root, env, cli } = w.setUp();
+  prepare(root);
+  const marker = (name: string) => join(root, name);
+  const write = (path: string, content: string): Step => ({ tool: h.writeTool.name, input: { [h.writeTool.pathKey]: path, content } });
+  w.extra = ({ prefix, todo }) => [
+    `touch ${marker('ran-plain')}`,
+    `${prefix} todo show ${todo} && touch ${marker('ran-and')}`,
+    `${prefix} todo show ${todo}; touch ${marker('ran-semicolon')}`,
+    `${prefix} todo show $(touch ${marker('ran-substitution')})`,
+    `${prefix} todo show ${todo} > ${join(root, '.loopx', 'ran-redirect')}`,
+    write(join(root, '.loopx', 'ran-write'), 'forged'),
+    write(join(root, 'notes.md'), 'the agent may write its work\n'),
+  ];
+  const before = w.server.calls.length;
+  try {
+    const r = await w.run(root, env, ['--host', h.host]);
+    expect(r.code, r.stderr).toBe(0);
+  } finally {
+    w.extra = () => [];
+  }
+  const refused = w.server.calls.slice(before + 1, before + 7);
+  expect(refused).toHaveLength(6);
+  for (const call of refused) expect(call.output, call.command).toMatch(h.refused);
+  for (const name of ['ran-plain', 'ran-and', 'ran-semicolon', 'ran-substitution', ...ranToo])
+    expect(existsSync(marker(name)), name).toBe(false);
+  for (const name of ['ran-redirect', 'ran-write']) expect(existsSync(join(root, '.loopx', name)), name).toBe(false);
+  expect(readFileSync(join(root, 'notes.md'), 'utf8')).toBe('the agent may write its work\n');
+  expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+}
