@@ -1,7 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ModelServer, Step } from './modelServer';
 import { readTurnPrompt } from '../../src/kernel/turns/turnCommands';
+import { builtInHost } from '../../src/shared/hostCatalog';
 
 /**
  * The environment the real agent CLIs run in for a test: offline against the scripted model on 127.0.0.1, with a
@@ -27,7 +29,7 @@ export function agentEnv(server: ModelServer, home: string, bin: string): Record
   writeFileSync(join(codexHome, 'config.toml'), codexConfig(server));
   return {
     HOME: home,
-    PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    PATH: `${bin}:${opencodeBin(dirname(dirname(bin)))}:${process.env.PATH ?? '/usr/bin:/bin'}`,
     // Claude Code: the Messages API on 127.0.0.1, a dummy key, its own config folder, nothing non-essential.
     ANTHROPIC_BASE_URL: server.url,
     ANTHROPIC_API_KEY: 'loopx-test-dummy-key',
@@ -129,10 +131,35 @@ export function codexConfig(server: ModelServer, extra = ''): string {
   ].join('\n');
 }
 
+/**
+ * OpenCode, installed from the npm registry into the checkout's `.cache/` on first use (as Node 22 and the code-servers
+ * are): it cannot be a devDependency, because its package lists a binary package per platform as optional, this
+ * registry has only Linux x64's, and `npm ci` refuses a lock file without the others. Made in a folder of its own and
+ * renamed into place whole, so two test files asking at once never see half of it. A failed install fails the test.
+ */
+export function opencodeBin(repo: string): string {
+  const version = builtInHost('opencode')?.testedVersion as string;
+  const dir = join(repo, '.cache', `opencode-${version}`);
+  const bin = join(dir, 'node_modules', '.bin');
+  if (existsSync(join(bin, 'opencode'))) return bin;
+  mkdirSync(join(repo, '.cache'), { recursive: true });
+  const temp = mkdtempSync(`${dir}.installing-`);
+  try {
+    writeFileSync(join(temp, 'package.json'), JSON.stringify({ private: true, allowScripts: { 'opencode-ai': true } }));
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', `opencode-ai@${version}`], { cwd: temp, stdio: 'pipe' });
+    renameSync(temp, dir);
+  } catch (error) {
+    if (!existsSync(join(bin, 'opencode'))) throw error;
+  } finally {
+    rmSync(temp, { recursive: true, force: true });
+  }
+  return bin;
+}
+
 /** The real CLIs, installed as exact devDependencies: a test that needs one and cannot find it fails, never skips. */
 export function agentBin(repo: string): string {
   const bin = join(repo, 'node_modules', '.bin');
-  for (const name of ['claude', 'codex', 'opencode', 'gemini']) {
+  for (const name of ['claude', 'codex', 'gemini']) {
     if (!existsSync(join(bin, name))) throw new Error(`${name} is not installed in ${bin}: run npm ci (it is a devDependency)`);
   }
   return bin;

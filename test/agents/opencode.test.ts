@@ -6,7 +6,7 @@ import { type ShellHost, refusesTheSideDoors, shipsThroughItsShell } from './hos
 import { OPENCODE_TURN_CONFIG } from '../../src/kernel/turns/usage/turnUsage';
 
 /**
- * The real OpenCode CLI (opencode-ai, an exact devDependency) running loopx turns with its default host command,
+ * The real OpenCode CLI (opencode-ai at the catalog's tested release, installed into .cache/ on first use: agentEnv.ts) running loopx turns with its default host command,
  * offline: the person's own OpenCode config names the scripted model on 127.0.0.1 as an OpenAI-compatible provider,
  * and each turn runs on a config of its own in the turn's folder (runtime/opencodeBoundary.ts), with that model carried
  * over and nothing else of the person's or the repository's.
