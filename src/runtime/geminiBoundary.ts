@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { AGENT_READ_ONLY } from '../kernel/agentReach';
+import { readJsonObject } from './personJson';
 
 /**
  * Gemini CLI's boundary for a turn (measured with 0.61.0, docs/hosts.md). Its settings folder is the turn's own
@@ -49,13 +50,7 @@ export function geminiPolicy(allowedCommands: readonly string[]): string {
 
 /** The person's own Gemini CLI settings, for what a turn carries over; {} when there are none. */
 function personSettings(env: NodeJS.ProcessEnv): Record<string, unknown> {
-  try {
-    const home = env.GEMINI_CLI_HOME || env.HOME || homedir();
-    const parsed = JSON.parse(readFileSync(join(home, '.gemini', 'settings.json'), 'utf8')) as unknown;
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+  return readJsonObject(join(env.GEMINI_CLI_HOME || env.HOME || homedir(), '.gemini', 'settings.json')) ?? {};
 }
 
 /** Where a turn's Gemini CLI home is: inside the turn's folder. */

@@ -5,6 +5,7 @@ import { AGENT_READ_ONLY } from '../kernel/agentReach';
 import { OPENCODE_TURN_CONFIG } from '../kernel/turns/usage/turnUsage';
 import { builtInHost } from '../shared/hostCatalog';
 import type { BoundaryPlace } from './hostBoundary';
+import { readJsonObject } from './personJson';
 
 /**
  * OpenCode's boundary for a turn. Its permissions cannot be given on the command line, and a repository's
@@ -46,15 +47,7 @@ export function opencodePermission(allowedCommands: readonly string[]): Record<s
 /** The person's own OpenCode config (its global file), for the keys a turn carries over; {} when there is none. */
 function personConfig(env: NodeJS.ProcessEnv): Record<string, unknown> {
   const dir = join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'opencode');
-  for (const name of ['opencode.json', 'config.json']) {
-    try {
-      const parsed = JSON.parse(readFileSync(join(dir, name), 'utf8')) as unknown;
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-    } catch {
-      /* missing or not JSON: the next name, then nothing */
-    }
-  }
-  return {};
+  return readJsonObject(join(dir, 'opencode.json')) ?? readJsonObject(join(dir, 'config.json')) ?? {};
 }
 
 /** Where a turn's OpenCode folders are: inside the turn's folder, its config where the usage reader looks. */

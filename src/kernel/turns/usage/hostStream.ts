@@ -69,6 +69,39 @@ function resultLine(command: string, output: string, failed: boolean, exitCode?:
   return { kind: 'answer', ok: false, text: [code, firstLine(output)].filter(Boolean).join(': ') || 'failed' };
 }
 
+/** How one host names its tools: the shell tool, the tools that edit files, and where a call's input names its path. */
+interface ToolNames {
+  shell: string;
+  edits: RegExp;
+  pathKeys: readonly string[];
+}
+
+const CLAUDE_TOOLS: ToolNames = {
+  shell: 'Bash',
+  edits: /^(Edit|Write|MultiEdit|NotebookEdit)$/,
+  pathKeys: ['file_path', 'notebook_path', 'path', 'pattern', 'url'],
+};
+const OPENCODE_TOOLS: ToolNames = { shell: 'bash', edits: /^(edit|write|apply_patch)$/, pathKeys: ['filePath', 'path', 'pattern'] };
+const GEMINI_TOOLS: ToolNames = {
+  shell: 'run_shell_command',
+  edits: /^(write_file|replace)$/,
+  pathKeys: ['file_path', 'dir_path', 'pattern'],
+};
+
+/**
+ * The line a tool call reads as, the same for every host: a loopx call, a shell command, or a tool and its path. The
+ * shell command is returned too (empty for other tools), so a host whose results come later can pair them with it.
+ */
+function toolLine(name: string, input: Record<string, unknown>, tools: ToolNames): { line: ProgressLine; command: string } {
+  if (name === tools.shell && typeof input.command === 'string') {
+    const call = loopxCall(input.command);
+    return { line: call ? { kind: 'loopx', text: call } : { kind: 'run', text: input.command }, command: input.command };
+  }
+  const path = tools.pathKeys.map((key) => input[key]).find((value) => value !== undefined && value !== null);
+  const kind: ProgressKind = tools.edits.test(name) ? 'edit' : 'tool';
+  return { line: { kind, text: typeof path === 'string' ? `${name} ${path}` : name }, command: '' };
+}
+
 export class HostStream {
   private buffer = '';
   private used: TurnUsage | null = null;
@@ -99,7 +132,15 @@ export class HostStream {
   end(): ProgressLine[] {
     const rest = this.buffer;
     this.buffer = '';
-    return rest ? this.line(rest) : [];
+    // Gemini CLI's last words wait for an event that, in a stream cut short (no `result`), never comes.
+    return [...(rest ? this.line(rest) : []), ...this.said()];
+  }
+
+  /** The text Gemini CLI sent in pieces since the last other event, as one line; the pieces are then forgotten. */
+  private said(): ProgressLine[] {
+    const text = this.saying.trim();
+    this.saying = '';
+    return text ? [{ kind: 'say', text }] : [];
   }
 
   private line(line: string): ProgressLine[] {
@@ -166,17 +207,9 @@ export class HostStream {
     if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking.trim())
       return [{ kind: 'think', text: firstLine(block.thinking) }];
     if (block.type === 'tool_use') {
-      const input = (block.input ?? {}) as Record<string, unknown>;
-      const name = String(block.name ?? 'tool');
-      if (name === 'Bash' && typeof input.command === 'string') {
-        this.commands.set(String(block.id), input.command);
-        const call = loopxCall(input.command);
-        return [call ? { kind: 'loopx', text: call } : { kind: 'run', text: input.command }];
-      }
-      this.commands.set(String(block.id), '');
-      const path = input.file_path ?? input.notebook_path ?? input.path ?? input.pattern ?? input.url;
-      const kind: ProgressKind = /^(Edit|Write|MultiEdit|NotebookEdit)$/.test(name) ? 'edit' : 'tool';
-      return [{ kind, text: typeof path === 'string' ? `${name} ${path}` : name }];
+      const { line, command } = toolLine(String(block.name ?? 'tool'), (block.input ?? {}) as Record<string, unknown>, CLAUDE_TOOLS);
+      this.commands.set(String(block.id), command);
+      return [line];
     }
     if (block.type === 'tool_result') {
       const command = this.commands.get(String(block.tool_use_id));
@@ -236,23 +269,19 @@ export class HostStream {
     const input = (state.input ?? {}) as Record<string, unknown>;
     const failed = state.status === 'error';
     const output = failed ? String(state.error ?? 'refused') : String(state.output ?? '');
-    if (tool === 'bash' && typeof input.command === 'string') {
-      const call = loopxCall(input.command);
+    // OpenCode reports a call once it has ended: the call and its result come together.
+    const { line, command } = toolLine(tool, input, OPENCODE_TOOLS);
+    if (command) {
       const exit = (state.metadata as { exit?: unknown } | undefined)?.exit;
-      const line = resultLine(
-        input.command,
+      const result = resultLine(
+        command,
         output,
         failed || (typeof exit === 'number' && exit !== 0),
         typeof exit === 'number' ? exit : null,
       );
-      return [call ? { kind: 'loopx', text: call } : { kind: 'run', text: input.command }, ...(line ? [line] : [])];
+      return [line, ...(result ? [result] : [])];
     }
-    const path = input.filePath ?? input.path ?? input.pattern;
-    const kind: ProgressKind = /^(edit|write|apply_patch)$/.test(tool) ? 'edit' : 'tool';
-    return [
-      { kind, text: typeof path === 'string' ? `${tool} ${path}` : tool },
-      ...(failed ? [{ kind: 'answer' as const, ok: false, text: firstLine(output) }] : []),
-    ];
+    return [line, ...(failed ? [{ kind: 'answer' as const, ok: false, text: firstLine(output) }] : [])];
   }
 
   /**
@@ -270,20 +299,15 @@ export class HostStream {
       this.saying += said;
       return [];
     }
-    const lines: ProgressLine[] = this.saying.trim() ? [{ kind: 'say', text: this.saying.trim() }] : [];
-    this.saying = '';
+    const lines = this.said();
     if (event.type === 'tool_use') {
-      const input = (event.parameters ?? {}) as Record<string, unknown>;
-      const name = String(event.tool_name ?? 'tool');
-      if (name === 'run_shell_command' && typeof input.command === 'string') {
-        this.commands.set(String(event.tool_id), input.command);
-        const call = loopxCall(input.command);
-        return [...lines, call ? { kind: 'loopx', text: call } : { kind: 'run', text: input.command }];
-      }
-      this.commands.set(String(event.tool_id), '');
-      const path = input.file_path ?? input.dir_path ?? input.pattern;
-      const kind: ProgressKind = /^(write_file|replace)$/.test(name) ? 'edit' : 'tool';
-      return [...lines, { kind, text: typeof path === 'string' ? `${name} ${path}` : name }];
+      const { line, command } = toolLine(
+        String(event.tool_name ?? 'tool'),
+        (event.parameters ?? {}) as Record<string, unknown>,
+        GEMINI_TOOLS,
+      );
+      this.commands.set(String(event.tool_id), command);
+      return [...lines, line];
     }
     if (event.type === 'tool_result') {
       const command = this.commands.get(String(event.tool_id));

@@ -113,6 +113,24 @@ describe("the hosts' structured output as readable lines, and what the turn used
     });
   });
 
+  test("Gemini CLI's last words are said when its stream ends without a result line (killed, cut short)", () => {
+    const stream = new HostStream('gemini');
+    const events = [
+      { type: 'init', model: 'gemini-2.5-pro' },
+      { type: 'tool_use', tool_name: 'write_file', tool_id: 'w1', parameters: { file_path: 'notes.md' } },
+      { type: 'message', role: 'assistant', content: 'Wrote the notes; ', delta: true },
+      { type: 'message', role: 'assistant', content: 'shipping next.', delta: true },
+    ];
+    const lines = [...stream.push(events.map((e) => JSON.stringify(e)).join('\n') + '\n'), ...stream.end()];
+    expect(lines.map((l) => renderProgress(l, false))).toEqual([
+      '● Gemini CLI · gemini-2.5-pro',
+      '✎ write_file notes.md',
+      '› Wrote the notes; shipping next.',
+    ]);
+    // Said once: a second end has nothing left to say.
+    expect(stream.end()).toEqual([]);
+  });
+
   test('a refused write-back and a failing command say so; text and unknown JSON pass through; nothing throws', () => {
     const stream = new HostStream('codex');
     const events = [
