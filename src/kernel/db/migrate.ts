@@ -8,7 +8,7 @@ import { migrationSql } from './migrationSql';
  * equal). A number here, not `MIGRATIONS.length`, so that opening a store that is up to date loads none of their SQL:
  * an agent verb's bundle loads migrationSql.js by path only when a store is older (esbuild.mjs, byPath).
  */
-export const SCHEMA_VERSION = 16;
+export const SCHEMA_VERSION = 17;
 
 export function schemaVersion(db: SqliteDb): number {
   return Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0);

@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { SqlValue, SqliteDb, Statement } from '../../kernel/db/sqliteDb';
+import { Kernel } from '../../kernel/kernel';
+import { createGoal } from '../../kernel/goals/goals';
+import { addTodo, shipTodo } from '../../kernel/todos/todos';
+import { DEFAULT_HOSTS } from '../../runtime/hosts';
+import { Runner } from './runner';
+
+/**
+ * A runner left alone for a night must not slow down as its goal's history grows (issue 39's soak: a runner's own CPU
+ * per turn went from 8 ms at its 100th turn to 18 ms at its 3,000th, `npm run bench:memory`, because the queries it
+ * runs many times a turn walked every turn and every spend the goal ever had). Time is not asserted here: what SQLite
+ * plans to visit is. Every statement the runner's connection runs over a few turns is explained, and no step may walk
+ * a history table (turns, quota spends, events) by its goal alone. SQLite plans without statistics here (loopx runs no
+ * ANALYZE), so the plans a small store gets are the ones a big one gets.
+ */
+
+/** Walks all of a goal's rows in a history table: its index is constrained by the goal and nothing else. */
+const WALKS_GOAL_HISTORY = /^(?:SEARCH|SCAN) \w+ USING (?:COVERING )?INDEX (\w+) \(goal_id=\?\)$/;
+/** Indexes whose rows stay few whatever the history: the open turns (bounded by the goal's slots). */
+const BOUNDED_INDEXES = new Set(['turns_open_goal']);
+/** `SELECT max(c) … WHERE goal_id = ?` through an index on (goal_id, c): SQLite reads the one row at the range's end. */
+const ONE_ROW_AGGREGATE = /^\s*SELECT (?:max|min)\(\w+\)(?: AS \w+)? FROM \w+ WHERE goal_id = \?\s*$/i;
+/** With these, a statement that asks for the newest few in index order stops after them (every row qualifies). */
+const EVERY_ROW_QUALIFIES = new Set(['turns_usage_goal']);
+
+interface Executed {
+  sql: string;
+  params: SqlValue[];
+}
+
+function recordStatements(db: SqliteDb, executed: Executed[]): void {
+  const prepare = db.prepare.bind(db);
+  db.prepare = (sql): Statement => {
+    const inner = prepare(sql);
+    const recorded =
+      <K extends keyof Statement>(method: K) =>
+      (...params: SqlValue[]) => {
+        executed.push({ sql, params });
+        return (inner[method] as (...p: SqlValue[]) => ReturnType<Statement[K]>)(...params);
+      };
+    return { run: recorded('run'), get: recorded('get'), all: recorded('all') };
+  };
+}
+
+let root: string;
+let kernel: Kernel;
+const executed: Executed[] = [];
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'loopx-runner-history-'));
+  kernel = Kernel.init(root, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } }).kernel;
+  const goalId = createGoal(kernel, { title: 'history', turnsPerWindow: 1000, maxConcurrent: 1 }).id;
+  for (let i = 0; i < 12; i++) addTodo(kernel, { goalId, title: `t${i}` });
+  const agent = kernel.as({ name: 'night', kind: 'agent' });
+  // The first turns make a history; the statements of the last ones are recorded (the runner's steady state).
+  let started = 0;
+  const runner = new Runner(kernel, {
+    goals: [goalId],
+    host: 'custom',
+    settings: { ...DEFAULT_HOSTS, custom: 'true' },
+    agent: 'night',
+    maxTurns: 8,
+    untilIdle: false,
+    once: false,
+    turnLimitMs: 60_000,
+    leaseSeconds: 600,
+    loopxCommand: 'loopx',
+    json: true,
+    out: (text) => {
+      const turn = /"event":"turn_started".*"todoId":"(T\d+)"/.exec(text);
+      if (!turn) return;
+      if (++started === 5) recordStatements(kernel.db, executed);
+      shipTodo(agent, turn[1] as string, { evidence: 'done' });
+    },
+  });
+  await runner.run();
+});
+
+afterAll(() => {
+  kernel.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+test("a runner's turns read the goal's history through bounded index steps only: nothing walks every turn or spend the goal ever had", () => {
+  const selects = [...new Map(executed.filter((e) => /^\s*(SELECT|WITH)\b/i.test(e.sql)).map((e) => [e.sql, e])).values()];
+  expect(selects.length, 'the runner ran its turns (statements recorded)').toBeGreaterThan(10);
+  const walks = selects.flatMap((e) => {
+    const steps = kernel.db
+      .prepare(`EXPLAIN QUERY PLAN ${e.sql}`)
+      .all(...e.params)
+      .map((row) => String(row.detail));
+    if (ONE_ROW_AGGREGATE.test(e.sql)) return [];
+    const limited = /\bLIMIT\b/i.test(e.sql) && !steps.some((s) => s.startsWith('USE TEMP B-TREE'));
+    return steps
+      .filter((step) => {
+        const index = WALKS_GOAL_HISTORY.exec(step)?.[1];
+        if (!index || BOUNDED_INDEXES.has(index)) return false;
+        return !(limited && EVERY_ROW_QUALIFIES.has(index));
+      })
+      .map((step) => `${step}  ←  ${e.sql.replace(/\s+/g, ' ').slice(0, 140)}`);
+  });
+  expect(walks, 'steps that walk the goal’s whole history').toEqual([]);
+});
