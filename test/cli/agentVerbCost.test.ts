@@ -11,7 +11,7 @@ import { MIGRATIONS, type migrationSql } from '../../src/kernel/db/migrationSql'
 import { SCHEMA_VERSION } from '../../src/kernel/db/migrate';
 import type { StoredEvent } from '../../src/kernel/events/eventTypes';
 import { REPO, cleanEnv, loopx, startGoal, workspace } from './harness';
-import { withoutKeptCounts } from '../support/schemaKit';
+import { backToSchema } from '../support/schemaKit';
 import { AGENT_VERB_BUDGETS, type CallBudget, PACKAGES_IN_AGENT_BUNDLES } from './agentVerbBudgets';
 
 /**
@@ -95,8 +95,8 @@ describe('what agent verbs load by path on first use (esbuild.mjs, byPath) is bu
     loopx(['goal', 'create', '--title', 'Old', '--json'], { cwd: old.root });
     loopx(['todo', 'add', '--goal', 'G1', '--title', 'from before', '--json'], { cwd: old.root, env: { LOOPX_AGENT: 'codex' } });
     const db = openDb(Kernel.storePath(old.root));
-    withoutKeptCounts(db);
-    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION - 1}`);
+    // Two versions back: the kept counts (0016) and the turns' indexes (0017) are made again on the way up.
+    backToSchema(db, SCHEMA_VERSION - 2);
     db.close();
     const loaded = join(scratch, 'older-store-loaded.json');
     const r = spawnSync(
@@ -117,6 +117,8 @@ describe('what agent verbs load by path on first use (esbuild.mjs, byPath) is bu
     try {
       expect(Number(migrated.prepare('PRAGMA user_version').get()?.user_version)).toBe(SCHEMA_VERSION);
       expect(migrated.prepare('SELECT goal_id, status, n FROM todo_counts').all()).toEqual([{ goal_id: 'G1', status: 'open', n: 2 }]);
+      const indexes = migrated.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name IN (?, ?, ?) ORDER BY name");
+      expect(indexes.all('quota_spends_turn', 'turns_open_goal', 'turns_usage_goal').map((r) => r.name)).toHaveLength(3);
     } finally {
       migrated.close();
     }

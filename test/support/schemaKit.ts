@@ -1,10 +1,28 @@
 import type { SqliteDb } from '../../src/kernel/db/sqliteDb';
+import { SCHEMA_VERSION } from '../../src/kernel/db/migrate';
 
 /**
- * Test support: a store's schema as schema 15 left it, before the counts kept by triggers (migration 0016): its
- * triggers and table dropped, so that a test can run migration 16 (or a verb's own migrate) on a store that has todos.
+ * Test support: a store's schema as an older version left it, so that a test can run a migration (or a verb's own
+ * migrate) on a store that has rows. Each recent migration's undo, by the version it brings a store to; a new
+ * migration adds its own here (backToSchema says so when it is missing).
  */
+const UNDO: Record<number, string> = {
+  16: `DROP TRIGGER todo_counts_added; DROP TRIGGER todo_counts_moved; DROP TRIGGER todo_counts_removed;
+       DROP TABLE todo_counts;`,
+  17: 'DROP INDEX turns_open_goal; DROP INDEX turns_usage_goal; DROP INDEX quota_spends_turn;',
+};
+
+/** Takes an up-to-date store back to `version`: each later migration undone, newest first, and the version set. */
+export function backToSchema(db: SqliteDb, version: number): void {
+  for (let v = SCHEMA_VERSION; v > version; v--) {
+    const undo = UNDO[v];
+    if (!undo) throw new Error(`test/support/schemaKit.ts has no undo for migration ${v}: add one`);
+    db.exec(undo);
+  }
+  db.exec(`PRAGMA user_version = ${version}`);
+}
+
+/** The store as schema 15 left it, before the counts kept by triggers (migration 0016): its triggers and table dropped. */
 export function withoutKeptCounts(db: SqliteDb): void {
-  for (const trigger of ['todo_counts_added', 'todo_counts_moved', 'todo_counts_removed']) db.exec(`DROP TRIGGER ${trigger}`);
-  db.exec('DROP TABLE todo_counts');
+  db.exec(UNDO[16] as string);
 }
