@@ -15,9 +15,9 @@ import { DECEPTIVE_CHARS } from '../shared/hiddenChars';
 import { leadingGlobalOptions, parseArgs } from './args';
 import { type Command, type CommandContext, type CommandResult, findCommand } from './command';
 import { commandHelp, overviewHelp } from './help';
+import { LOOPX_VERSION } from '../shared/version';
 
-declare const __LOOPX_VERSION__: string | undefined;
-export const VERSION = typeof __LOOPX_VERSION__ === 'string' ? __LOOPX_VERSION__ : '0.0.0-dev';
+export const VERSION = LOOPX_VERSION;
 
 export interface CliIo {
   stdout: (text: string) => void;

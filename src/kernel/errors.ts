@@ -1,3 +1,4 @@
+import { LOOPX_VERSION } from '../shared/version';
 /**
  * Typed kernel errors. Each carries a stable machine code and the exit code of the CLI contract (EXIT).
  */
@@ -129,11 +130,11 @@ export class NotAllowedError extends RefusedError {
 }
 
 export class SchemaTooNewError extends RefusedError {
-  constructor(found: number, known: number) {
+  constructor(found: number, known: number, writtenBy: string | null = null) {
     super(
       'schema_too_new',
-      `this store has schema version ${found}, but this loopx only knows versions up to ${known}`,
-      'upgrade loopx; the store was left untouched',
+      `this store has schema version ${found}${writtenBy ? `, written by loopx ${writtenBy}` : ''}; this loopx (${LOOPX_VERSION}) only knows versions up to ${known}`,
+      `${writtenBy ? `install loopx ${writtenBy} or newer` : 'install a newer loopx'}: update the LoopX extension in VS Code, or the loopx you installed with npm; the store was left untouched`,
     );
   }
 }

@@ -2,7 +2,7 @@ import { constants, copyFileSync, existsSync, linkSync, mkdirSync, rmSync, statS
 import { join } from 'node:path';
 import type { DriverName, SqliteDb } from './db/sqliteDb';
 import { BUSY_TIMEOUT_MS, openDb } from './db/openDb';
-import { SCHEMA_VERSION, migrate, schemaVersion } from './db/migrate';
+import { SCHEMA_VERSION, migrate, schemaTooNew, schemaVersion } from './db/migrate';
 import { TailBrokenError } from './events/log';
 import { brokenLog, logBrokenError, markBroken } from './logHealth';
 import { KERNEL, hasHumanChannel } from './authority';
@@ -10,7 +10,7 @@ import type { Actor, StoredEvent } from './events/eventTypes';
 import type { StoreEngine, UnitOfWork } from './unitOfWork';
 import { SqliteEngine } from './db/sqliteEngine';
 import { type Clock, iso, systemClock } from './time';
-import { NoStoreError, NotAllowedError, SchemaTooNewError, SchemaTooOldError } from './errors';
+import { NoStoreError, NotAllowedError, SchemaTooOldError } from './errors';
 import { APPLICATION_ID, checkStorePath, needsPrivateCopy, privateCopy, requireLoopxStore, storeError } from './storeFile';
 import { readTeamPointer, resolveTeamConnection, teamPointerPath, teamReplicaPath } from './team/teamPointer';
 import { openTeamKernelWith } from './team/teamKernel';
@@ -123,7 +123,7 @@ export class Kernel {
     try {
       db.exec('PRAGMA query_only = ON');
       const version = schemaVersion(db);
-      if (version > SCHEMA_VERSION) throw new SchemaTooNewError(version, SCHEMA_VERSION);
+      if (version > SCHEMA_VERSION) throw schemaTooNew(db, version);
       if (version < SCHEMA_VERSION) throw new SchemaTooOldError(version, SCHEMA_VERSION);
     } catch (error) {
       db.close();
@@ -222,7 +222,7 @@ export class Kernel {
     try {
       // A read-only connection cannot migrate; an older schema is read as it is only if it is current.
       if (options.readOnly && schemaVersion(db) !== SCHEMA_VERSION) {
-        if (schemaVersion(db) > SCHEMA_VERSION) throw new SchemaTooNewError(schemaVersion(db), SCHEMA_VERSION);
+        if (schemaVersion(db) > SCHEMA_VERSION) throw schemaTooNew(db, schemaVersion(db));
       } else {
         migrate(db);
       }

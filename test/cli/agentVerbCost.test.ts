@@ -95,8 +95,8 @@ describe('what agent verbs load by path on first use (esbuild.mjs, byPath) is bu
     loopx(['goal', 'create', '--title', 'Old', '--json'], { cwd: old.root });
     loopx(['todo', 'add', '--goal', 'G1', '--title', 'from before', '--json'], { cwd: old.root, env: { LOOPX_AGENT: 'codex' } });
     const db = openDb(Kernel.storePath(old.root));
-    // Two versions back: the kept counts (0016) and the turns' indexes (0017) are made again on the way up.
-    backToSchema(db, SCHEMA_VERSION - 2);
+    // Three versions back: the kept counts (0016), the turns' indexes (0017) and store_meta (0018) are made again.
+    backToSchema(db, SCHEMA_VERSION - 3);
     db.close();
     const loaded = join(scratch, 'older-store-loaded.json');
     const r = spawnSync(
@@ -119,6 +119,9 @@ describe('what agent verbs load by path on first use (esbuild.mjs, byPath) is bu
       expect(migrated.prepare('SELECT goal_id, status, n FROM todo_counts').all()).toEqual([{ goal_id: 'G1', status: 'open', n: 2 }]);
       const indexes = migrated.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name IN (?, ?, ?) ORDER BY name");
       expect(indexes.all('quota_spends_turn', 'turns_open_goal', 'turns_usage_goal').map((r) => r.name)).toHaveLength(3);
+      // The built CLI records itself as the loopx that wrote the schema: its package's version.
+      const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
+      expect(migrated.prepare("SELECT value FROM store_meta WHERE key = 'schema_written_by'").get()?.value).toBe(version);
     } finally {
       migrated.close();
     }

@@ -110,6 +110,36 @@ describe('only a loopx store is opened; anything else is named and left untouche
     expect(applicationId(storePath())).toBe(APPLICATION_ID);
   });
 
+  test('a store a newer loopx migrated: every command refuses it naming that loopx (exit 3), the file unchanged; doctor names the writer', () => {
+    cli(['init']);
+    cli(['goal', 'create', '--title', 'Ours', '--json']);
+    const version = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+    expect(cli(['doctor', '--json']).json?.data).toMatchObject({
+      checks: expect.arrayContaining([
+        expect.objectContaining({
+          name: 'schema',
+          level: 'ok',
+          detail: `version ${SCHEMA_VERSION}, written by loopx ${version} (this loopx, ${version}, knows ${SCHEMA_VERSION})`,
+        }),
+      ]),
+    });
+    const db = openDb(storePath());
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
+    db.exec("UPDATE store_meta SET value = '9.9.9' WHERE key = 'schema_written_by'");
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    db.close();
+    const before = readFileSync(storePath());
+    for (const args of [['status'], ['todo', 'next', '--json'], ['doctor'], ['goal', 'create', '--title', 'x']]) {
+      const r = cli(args, { LOOPX_AGENT: 'codex' });
+      expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(3);
+      expect(`${r.stdout}${r.stderr}`).toContain(
+        `this store has schema version ${SCHEMA_VERSION + 1}, written by loopx 9.9.9; this loopx (${version}) only knows versions up to ${SCHEMA_VERSION}`,
+      );
+      expect(`${r.stdout}${r.stderr}`).toContain('install loopx 9.9.9 or newer');
+    }
+    expect(readFileSync(storePath()).equals(before), 'the store file is unchanged').toBe(true);
+  });
+
   test('a store of an older schema is migrated by a reading command too (doctor stays green after an upgrade)', () => {
     cli(['init']);
     // A store as schema 2 left it: the first two migrations only, unmarked, no events yet.

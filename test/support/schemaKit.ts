@@ -10,6 +10,7 @@ const UNDO: Record<number, string> = {
   16: `DROP TRIGGER todo_counts_added; DROP TRIGGER todo_counts_moved; DROP TRIGGER todo_counts_removed;
        DROP TABLE todo_counts;`,
   17: 'DROP INDEX turns_open_goal; DROP INDEX turns_usage_goal; DROP INDEX quota_spends_turn;',
+  18: 'DROP TABLE store_meta;',
 };
 
 /** Takes an up-to-date store back to `version`: each later migration undone, newest first, and the version set. */

@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command, CommandContext } from '../command';
 import type { Kernel } from '../../kernel/kernel';
-import { SCHEMA_VERSION } from '../../kernel/db/migrate';
+import { SCHEMA_VERSION, schemaWrittenBy } from '../../kernel/db/migrate';
+import { LOOPX_VERSION } from '../../shared/version';
 import { engineFacts, integrityCheck } from '../../kernel/db/sqliteDb';
 import { verifyChain } from '../../kernel/events/verify';
 import { markBroken, setAsideFound } from '../../kernel/logHealth';
@@ -56,7 +57,12 @@ function runChecks(kernel: Kernel, worktrees: Awaited<ReturnType<typeof worktree
   );
   if (team) checks.push(...teamChecks(kernel, team));
   const version = kernel.schemaVersion;
-  add('schema', version === SCHEMA_VERSION ? 'ok' : 'fail', `version ${version} (this loopx knows ${SCHEMA_VERSION})`);
+  const writtenBy = schemaWrittenBy(db);
+  add(
+    'schema',
+    version === SCHEMA_VERSION ? 'ok' : 'fail',
+    `version ${version}${writtenBy ? `, written by loopx ${writtenBy}` : ''} (this loopx, ${LOOPX_VERSION}, knows ${SCHEMA_VERSION})`,
+  );
   const integrity = integrityCheck(db);
   add('integrity', integrity.join() === 'ok' ? 'ok' : 'fail', integrity.slice(0, 5).join('; '));
   const fk = engine.danglingReferences;

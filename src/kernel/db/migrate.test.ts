@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { Kernel } from '../kernel';
 import { openDb } from './openDb';
-import { SCHEMA_VERSION, schemaVersion } from './migrate';
+import { SCHEMA_VERSION, schemaVersion, schemaWrittenBy } from './migrate';
+import { LOOPX_VERSION } from '../../shared/version';
 import { SchemaTooNewError } from '../errors';
 
 const dirs: string[] = [];
@@ -59,6 +60,33 @@ test('a store with a newer schema is refused with a clear message and left untou
   const check = openDb(path);
   expect(schemaVersion(check)).toBe(SCHEMA_VERSION + 1);
   check.close();
+});
+
+test('a store a newer loopx migrated names that loopx, and says how to get it; this loopx records itself when it migrates', () => {
+  const root = workspace();
+  Kernel.init(root).kernel.close();
+  const path = Kernel.storePath(root);
+  const db = openDb(path);
+  expect(schemaWrittenBy(db), 'the loopx that made the schema (from source: its dev version)').toBe(LOOPX_VERSION);
+  db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
+  db.exec("UPDATE store_meta SET value = '0.9.0' WHERE key = 'schema_written_by'");
+  db.close();
+  const error = (() => {
+    try {
+      Kernel.open(root);
+    } catch (e) {
+      return e as SchemaTooNewError;
+    }
+    throw new Error('a newer store was opened');
+  })();
+  expect(error.message).toBe(
+    `this store has schema version ${SCHEMA_VERSION + 1}, written by loopx 0.9.0; this loopx (${LOOPX_VERSION}) only knows versions up to ${SCHEMA_VERSION}`,
+  );
+  expect(error.hint).toMatch(
+    /^install loopx 0\.9\.0 or newer: update the LoopX extension in VS Code, or the loopx you installed with npm; the store was left untouched$/,
+  );
+  // The language server's read-only open says the same.
+  expect(() => Kernel.openReadOnly(root)).toThrow(expect.objectContaining({ code: 'schema_too_new', message: error.message }));
 });
 
 test('opening a workspace without a store is "no store" (exit 5)', () => {
