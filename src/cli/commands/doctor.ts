@@ -31,6 +31,7 @@ import { worktreeCheck } from '../worktreeWords';
 import { getTodoCore, leaseLive } from '../../kernel/todos/todoQueries';
 import { OLD_PRICES_FILE } from '../../kernel/prices/priceTable';
 import { planCheckSandbox } from '../../kernel/run/checkSandbox';
+import { cliVersions, cliVersionsCheck } from './cliVersions';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -306,11 +307,18 @@ export const doctor: Command = {
   async run(ctx) {
     // The hosts are asked (in parallel) while the store is checked.
     const hosts = hostChecks(ctx.env.PATH ?? '', ctx.cwd, ctx.env);
+    const clis = cliVersions(ctx.env.PATH ?? '');
     const store = checkOrReport(async () => {
       const kernel = ctx.kernel();
       return runChecks(kernel, await worktreeCheck(kernel));
     });
-    const checks = [...(await store), ...(await hosts), sandboxCheck(ctx), boundaryCheck(ctx.env)];
+    const checks = [
+      ...(await store),
+      { name: 'loopx on PATH', ...cliVersionsCheck(await clis) },
+      ...(await hosts),
+      sandboxCheck(ctx),
+      boundaryCheck(ctx.env),
+    ];
     const ok = checks.every((c) => c.level !== 'fail');
     const p = new Painter(ctx.color);
     const mark: Record<Level, string> = { ok: p.paint('green', 'ok  '), warn: p.paint('yellow', 'warn'), fail: p.paint('red', 'FAIL') };

@@ -1,0 +1,61 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { LOOPX_VERSION } from '../../shared/version';
+import { cliVersions, cliVersionsCheck } from './cliVersions';
+
+let base: string;
+beforeEach(() => {
+  base = mkdtempSync(join(tmpdir(), 'loopx-clis-'));
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+/** A folder holding a `loopx` that answers `--version --json` with `version` (or prints `raw`), as an install would. */
+function install(folder: string, answer: { version: string } | { raw: string }): string {
+  const dir = join(base, folder);
+  mkdirSync(dir, { recursive: true });
+  const out = 'raw' in answer ? answer.raw : JSON.stringify({ ok: true, data: { version: answer.version } });
+  const file = join(dir, 'loopx');
+  writeFileSync(file, `#!/bin/sh\nprintf '%s' '${out}'\n`);
+  chmodSync(file, 0o755);
+  return dir;
+}
+
+test('every loopx on PATH is asked its version, in PATH order, each file once; the same version everywhere is fine', async () => {
+  const a = install('a', { version: LOOPX_VERSION });
+  const b = join(base, 'b');
+  mkdirSync(b);
+  symlinkSync(join(a, 'loopx'), join(b, 'loopx')); // the same file again: listed once
+  const found = await cliVersions([a, b, a, join(base, 'missing')].join(delimiter), '/nowhere/bin/loopx');
+  expect(found).toEqual([{ path: join(a, 'loopx'), version: LOOPX_VERSION, self: false }]);
+  expect(cliVersionsCheck(found)).toEqual({ level: 'ok', detail: `loopx ${LOOPX_VERSION}: the one on PATH (${join(a, 'loopx')})` });
+});
+
+test('versions that differ are a warning naming each, first to last, and what to do', async () => {
+  const older = install('older', { version: '0.0.1' });
+  const odd = install('odd', { raw: 'not json' });
+  const found = await cliVersions([older, odd].join(delimiter), '/nowhere/bin/loopx');
+  expect(found.map((f) => f.version)).toEqual(['0.0.1', null]);
+  const check = cliVersionsCheck(found);
+  expect(check.level).toBe('warn');
+  expect(check.detail).toBe(
+    `loopx versions differ: this one is ${LOOPX_VERSION}; on PATH, first to last: 0.0.1 at ${join(older, 'loopx')}; ` +
+      `a version it did not say at ${join(odd, 'loopx')}. A newer one migrates the store and an older one then refuses it: update or remove the older ones`,
+  );
+});
+
+test('this process’s own file is not run: its version is known', async () => {
+  // It would say 9.9.9 if it were run.
+  const self = install('self', { version: '9.9.9' });
+  const found = await cliVersions(self, join(self, 'loopx'));
+  expect(found).toEqual([{ path: join(self, 'loopx'), version: LOOPX_VERSION, self: true }]);
+  expect(cliVersionsCheck(found).level).toBe('ok');
+});
+
+test('no loopx on PATH is said, with where agents get one', () => {
+  expect(cliVersionsCheck([])).toEqual({
+    level: 'ok',
+    detail: `this loopx is ${LOOPX_VERSION}; no loopx on PATH (agents in terminals need one: docs/install.md)`,
+  });
+});

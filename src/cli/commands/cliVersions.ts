@@ -1,0 +1,97 @@
+import type * as ChildProcess from 'node:child_process';
+import { accessSync, constants, realpathSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { LOOPX_VERSION } from '../../shared/version';
+
+/** One `loopx` on PATH: where, what it says its version is (null when it did not say), and whether it is this one. */
+export interface CliOnPath {
+  path: string;
+  version: string | null;
+  self: boolean;
+}
+
+const NAMES = process.platform === 'win32' ? ['loopx.cmd', 'loopx.exe', 'loopx'] : ['loopx'];
+
+/** Every executable `loopx` on PATH, in PATH's order, each file once (a folder listed twice, a link to the same file). */
+export function loopxOnPath(path: string): string[] {
+  const seen = new Set<string>();
+  const found: string[] = [];
+  for (const dir of path.split(delimiter).filter(Boolean)) {
+    for (const name of NAMES) {
+      const candidate = join(dir, name);
+      try {
+        accessSync(candidate, constants.X_OK);
+        const real = realpathSync(candidate);
+        if (seen.has(real)) continue;
+        seen.add(real);
+        found.push(candidate);
+      } catch {
+        /* not there, or not runnable */
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Asks each `loopx` on PATH for its version (`--version --json`, 5 s each, in parallel). This process's own file is
+ * not asked: its version is known. A person who runs `loopx` in a terminal gets the first; VS Code's terminals put the
+ * extension's own first.
+ */
+export async function cliVersions(path: string, selfScript = process.argv[1]): Promise<CliOnPath[]> {
+  const self = selfScript ? realOr(selfScript) : null;
+  const { execFile } = process.getBuiltinModule('node:child_process') as typeof ChildProcess;
+  return Promise.all(
+    loopxOnPath(path).map(
+      (file) =>
+        new Promise<CliOnPath>((done) => {
+          if (realOr(file) === self) return done({ path: file, version: LOOPX_VERSION, self: true });
+          execFile(
+            file,
+            ['--version', '--json'],
+            { encoding: 'utf8', timeout: 5000, env: { ...process.env, PATH: path } },
+            (_error, stdout) => {
+              let version: string | null = null;
+              try {
+                const parsed = JSON.parse(stdout) as { data?: { version?: unknown } };
+                if (typeof parsed.data?.version === 'string') version = parsed.data.version;
+              } catch {
+                /* not a loopx that answers in JSON: said as unknown */
+              }
+              done({ path: file, version, self: false });
+            },
+          );
+        }),
+    ),
+  );
+}
+
+function realOr(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+/**
+ * Doctor's line on the CLIs a person's terminals run: fine when every loopx on PATH is this version; a warning naming
+ * each version and where when they differ (the newer migrates the store, the older then refuses it), or when the
+ * first on PATH, the one agents in this terminal run, is another version than this one.
+ */
+export function cliVersionsCheck(found: readonly CliOnPath[]): { level: 'ok' | 'warn'; detail: string } {
+  if (found.length === 0)
+    return { level: 'ok', detail: `this loopx is ${LOOPX_VERSION}; no loopx on PATH (agents in terminals need one: docs/install.md)` };
+  const versions = new Set(found.map((f) => f.version ?? 'unknown'));
+  versions.add(LOOPX_VERSION);
+  const listed = found.map((f) => `${f.version ?? 'a version it did not say'} at ${f.path}${f.self ? ' (this one)' : ''}`).join('; ');
+  if (versions.size === 1)
+    return {
+      level: 'ok',
+      detail: `loopx ${LOOPX_VERSION}: ${found.length === 1 ? 'the one' : 'every one'} on PATH (${found.map((f) => f.path).join(', ')})`,
+    };
+  return {
+    level: 'warn',
+    detail: `loopx versions differ: this one is ${LOOPX_VERSION}; on PATH, first to last: ${listed}. A newer one migrates the store and an older one then refuses it: update or remove the older ones`,
+  };
+}
