@@ -6,7 +6,7 @@ import { renewIntervalMs } from '../../kernel/todos/claims';
 import { turnDir } from '../../kernel/turns/turns';
 import { finishTurn } from '../../kernel/turns/turnFinish';
 import { getGoal } from '../../kernel/goals/goalQueries';
-import { quotaState } from '../../kernel/goals/quotaQueries';
+import { windowSpends } from '../../kernel/goals/quotaQueries';
 import { HostStream, hostFormat, renderProgress } from '../../kernel/turns/usage/hostStream';
 import { hostBoundary, turnBoundary } from '../../runtime/hostBoundary';
 import { holdSandboxStubs } from '../../runtime/sandboxStubs';
@@ -145,8 +145,8 @@ export class RunnerTurns {
       return;
     }
     const quota = k.read((db, now) => {
-      const q = quotaState(db, getGoal(db, turn.goalId), now);
-      return { used: q.spent, limit: q.turnsPerWindow };
+      const goal = getGoal(db, turn.goalId);
+      return { used: windowSpends(db, goal, now).spent, limit: goal.policy.turnsPerWindow };
     });
     this.summary.turnsRun++;
     // A host that ended at once with its usage message never ran the agent: say so, not "no progress".

@@ -117,12 +117,7 @@ export function quotaState(
   slots: readonly OpenTurnSlot[] = openTurnSlots(db, goal.id, nowMs),
 ): QuotaState {
   const at = iso(nowMs);
-  const windowStart = iso(nowMs - goal.policy.windowHours * 3600_000);
-  const spentRow = db
-    .prepare('SELECT count(*) AS n, min(at) AS oldest FROM quota_spends WHERE goal_id = ? AND at > ?')
-    .get(goal.id, windowStart);
-  const spent = Number(spentRow?.n ?? 0);
-  const oldest = (spentRow?.oldest as string | null) ?? null;
+  const { spent, oldest } = windowSpends(db, goal, nowMs);
   const last = (db.prepare('SELECT max(at) AS last FROM quota_spends WHERE goal_id = ?').get(goal.id)?.last as string | null) ?? null;
   const cooldownUntil = last && goal.policy.cooldownSeconds > 0 ? iso(Date.parse(last) + goal.policy.cooldownSeconds * 1000) : null;
   const claims = db
@@ -160,10 +155,20 @@ export function quotaState(
  * reservation): the budget less the window's spends and the other open turns' reservations. Spending keeps it >= 0.
  */
 export function budgetRoom(db: SqliteDb, goal: Goal, nowMs: number, ownTurnId?: string): number {
+  // Only the spends and the open turns: the window's usage sums (quotaState's costliest part) are not needed here.
   const slots = openTurnSlots(db, goal.id, nowMs);
-  const q = quotaState(db, goal, nowMs, slots);
+  const reserved = slots.filter((t) => !t.spent).length;
   const own = ownTurnId ? slots.filter((t) => !t.spent && t.id.toUpperCase() === ownTurnId.toUpperCase()).length : 0;
-  return goal.policy.turnsPerWindow - q.spent - (q.reserved - own);
+  return goal.policy.turnsPerWindow - windowSpends(db, goal, nowMs).spent - (reserved - own);
+}
+
+/** The turns spent in the goal's window, and when the oldest of them was spent (null when none was). */
+export function windowSpends(db: SqliteDb, goal: Goal, nowMs: number): { spent: number; oldest: string | null } {
+  const windowStart = iso(nowMs - goal.policy.windowHours * 3600_000);
+  const row = db
+    .prepare('SELECT count(*) AS n, min(at) AS oldest FROM quota_spends WHERE goal_id = ? AND at > ?')
+    .get(goal.id, windowStart);
+  return { spent: Number(row?.n ?? 0), oldest: (row?.oldest as string | null) ?? null };
 }
 
 export const SHOULD_RUN_REASONS = [
