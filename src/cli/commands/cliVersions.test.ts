@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, relative } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { LOOPX_VERSION } from '../../shared/version';
 import { cliVersions, cliVersionsCheck } from './cliVersions';
@@ -43,6 +43,15 @@ test('versions that differ are a warning naming each, first to last, and what to
     `loopx versions differ: this one is ${LOOPX_VERSION}; on PATH, first to last: 0.0.1 at ${join(older, 'loopx')}; ` +
       `a version it did not say at ${join(odd, 'loopx')}. A newer one migrates the store and an older one then refuses it: update or remove the older ones`,
   );
+});
+
+test('a relative folder on PATH (the workspace an agent writes) is never searched, so nothing in it is run', async () => {
+  const planted = install('planted', { version: '6.6.6' });
+  // Named relative to where this process runs, it would resolve to the planted loopx: it is not looked at.
+  const found = await cliVersions([relative(process.cwd(), planted), '.'].join(delimiter), '/nowhere/bin/loopx');
+  expect(found).toEqual([]);
+  // The same folder named absolutely is searched (and its loopx asked).
+  expect((await cliVersions(planted, '/nowhere/bin/loopx')).map((f) => f.version)).toEqual(['6.6.6']);
 });
 
 test('this process’s own file is not run: its version is known', async () => {

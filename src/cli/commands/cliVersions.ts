@@ -1,6 +1,6 @@
 import type * as ChildProcess from 'node:child_process';
 import { accessSync, constants, realpathSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, isAbsolute, join } from 'node:path';
 import { LOOPX_VERSION } from '../../shared/version';
 
 /** One `loopx` on PATH: where, what it says its version is (null when it did not say), and whether it is this one. */
@@ -12,11 +12,15 @@ export interface CliOnPath {
 
 const NAMES = process.platform === 'win32' ? ['loopx.cmd', 'loopx.exe', 'loopx'] : ['loopx'];
 
-/** Every executable `loopx` on PATH, in PATH's order, each file once (a folder listed twice, a link to the same file). */
+/**
+ * Every executable `loopx` on PATH, in PATH's order, each file once (a folder listed twice, a link to the same file).
+ * Only absolute folders: a relative one (`.`, `node_modules/.bin`) names wherever doctor runs, the workspace an agent
+ * can write, and doctor runs what it finds.
+ */
 export function loopxOnPath(path: string): string[] {
   const seen = new Set<string>();
   const found: string[] = [];
-  for (const dir of path.split(delimiter).filter(Boolean)) {
+  for (const dir of path.split(delimiter).filter((d) => isAbsolute(d))) {
     for (const name of NAMES) {
       const candidate = join(dir, name);
       try {
