@@ -51,6 +51,7 @@ describe('only a loopx store is opened; anything else is named and left untouche
       ok: false,
       checks: [
         { name: 'store', level: 'fail', detail: expect.stringContaining('not_a_store') },
+        expect.objectContaining({ name: 'loopx on PATH' }),
         expect.objectContaining({ name: 'host codex' }),
         expect.objectContaining({ name: 'host claude' }),
         expect.objectContaining({ name: 'host opencode' }),
