@@ -6,7 +6,7 @@ import { hostBoundary, unboundedLine } from '../../runtime/hostBoundary';
 import { tickMonitors } from '../../kernel/monitors/tick';
 import { othersRunChecksHere } from '../../kernel/monitors/claimHolders';
 import { iso } from '../../kernel/time';
-import { writeStatusMd } from '../../runtime/projections/statusMd';
+import { StatusMdWhenIdle } from '../../runtime/projections/statusMdWhenIdle';
 import { type ShouldRun, runsSoon, shouldRun } from '../../kernel/goals/quotaQueries';
 import { shouldRunFacts } from '../shouldRunFacts';
 import { DecisionGuard } from './decisionGuard';
@@ -37,6 +37,10 @@ const MIN_SLEEP_MS = 500;
  * due monitors, ask should-run for each goal and start a turn where it says yes (the kernel decides; a refusal is a
  * no), then sleep until a turn ends, the store changes, the next wake or monitor check, or a signal.
  */
+/** How long the runner waits for quiet before it rewrites STATUS.md, and how long a change waits for it at most. */
+const STATUS_IDLE_MS = 2000;
+const STATUS_MAX_WAIT_MS = 10_000;
+
 export class Runner {
   private readonly summary: RunSummary;
   private readonly lastDecision = new Map<string, string>();
@@ -53,6 +57,17 @@ export class Runner {
   private readonly hooks: HookDispatcher;
   /** People's decisions that do not stand: no turn starts on them (decisionGuard.ts). */
   private readonly decisions: DecisionGuard;
+  /**
+   * STATUS.md, a full status report per rewrite, was rewritten at every turn's start and end: the runner's costliest
+   * step after starting the host, and one that grows with the day's turns. Now at most one rewrite per
+   * STATUS_IDLE_MS of quiet, and never more than STATUS_MAX_WAIT_MS after a change (marked out of date meanwhile).
+   */
+  private readonly statusMd = new StatusMdWhenIdle(
+    () => this.agentKernel,
+    () => undefined, // a projection: never stops the runner
+    STATUS_IDLE_MS,
+    STATUS_MAX_WAIT_MS,
+  );
 
   constructor(
     /** Whoever started `loopx run` (an agent under --agent): checks are ticked as them, so only a person's opt-out counts. */
@@ -129,6 +144,7 @@ export class Runner {
       return this.summary;
     } finally {
       watcher.stop();
+      this.statusMd.flush();
     }
   }
 
@@ -319,12 +335,9 @@ export class Runner {
     this.say({ event: 'sleeping', until: wakeAt, because: wakeAt ? because : 'store change' }, line);
   }
 
+  /** A turn started or ended: STATUS.md is marked now and rewritten after a pause (statusMd), and when the runner stops. */
   private refreshStatus(): void {
-    try {
-      writeStatusMd(this.agentKernel);
-    } catch {
-      /* a projection: never stops the runner */
-    }
+    this.statusMd.changed();
   }
 
   private say(event: Record<string, unknown>, line: string): void {

@@ -42,6 +42,35 @@ test('after a write STATUS.md is marked out of date at once, and rewritten only 
   expect(warnings).toEqual([]);
 });
 
+test('with a longest wait (loopx run), writes that keep coming do not put the rewrite off past it', () => {
+  vi.useFakeTimers();
+  const later = new StatusMdWhenIdle(
+    () => store.kernel,
+    () => undefined,
+    1000,
+    3000,
+  );
+  for (let i = 0; i < 5; i++) {
+    createGoal(store.kernel, { title: `Goal ${i}` });
+    later.changed();
+    vi.advanceTimersByTime(500); // never a second of quiet
+  }
+  // 2.5 s after the first write: still waiting (marked), the fifth write's 1 s of quiet not yet over.
+  expect(statusMd()).toContain(STALE_MARK);
+  createGoal(store.kernel, { title: 'Goal 5' });
+  later.changed();
+  vi.advanceTimersByTime(500); // 3 s after the first write: rewritten although writes kept coming
+  expect(statusMd()).not.toContain(STALE_MARK);
+  expect(statusMd()).toContain('Goal 5');
+  // The next write starts a new wait of its own.
+  createGoal(store.kernel, { title: 'Goal 6' });
+  later.changed();
+  vi.advanceTimersByTime(999);
+  expect(statusMd()).toContain(STALE_MARK);
+  vi.advanceTimersByTime(1);
+  expect(statusMd()).toContain('Goal 6');
+});
+
 test('closing rewrites a pending STATUS.md; with nothing pending it leaves the file alone', () => {
   const later = new StatusMdWhenIdle(
     () => store.kernel,

@@ -5,7 +5,7 @@ import { markStatusMdStale, writeStatusMd } from './statusMd';
 export const STATUS_MD_IDLE_MS = 1000;
 
 /**
- * STATUS.md for a long-lived process that writes for an agent (`loopx mcp`). Regenerating it takes a full status
+ * STATUS.md for a long-lived process that writes for an agent (`loopx mcp`, `loopx run`). Regenerating it takes a full status
  * report, which grows with the store and cost more than the durable write itself; an agent's call must not wait for
  * a projection. So after each write it is only marked out of date, as an agent's CLI write marks it (one small
  * rewrite the first time, then a read), and it is rewritten once the server has been idle for `idleMs`, and when it
@@ -14,20 +14,30 @@ export const STATUS_MD_IDLE_MS = 1000;
  */
 export class StatusMdWhenIdle {
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the oldest write not yet in the file came (Date.now()); undefined when none waits. */
+  private pendingSince: number | undefined;
 
   constructor(
     private readonly kernel: () => Kernel | undefined,
     private readonly warn: (message: string) => void,
     private readonly idleMs = STATUS_MD_IDLE_MS,
+    /**
+     * The longest a write waits for the file however busy the process stays (`loopx run`, whose turns may keep
+     * writing); none (the MCP server) waits for idle alone.
+     */
+    private readonly maxWaitMs?: number,
   ) {}
 
-  /** After a committed write: mark the file now, rewrite it once no write followed for `idleMs`. */
+  /** After a committed write: mark the file now, rewrite it once no write followed for `idleMs` (or `maxWaitMs` passed). */
   changed(): void {
     const kernel = this.kernel();
     if (!kernel) return;
     this.guard(() => markStatusMdStale(kernel.storeDir, new Date().toISOString()));
+    const now = Date.now();
+    this.pendingSince ??= now;
+    const due = this.maxWaitMs === undefined ? this.idleMs : Math.min(this.idleMs, this.pendingSince + this.maxWaitMs - now);
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.flush(), this.idleMs);
+    this.timer = setTimeout(() => this.flush(), Math.max(0, due));
     // Waiting to rewrite a projection never keeps the process alive.
     this.timer.unref?.();
   }
@@ -37,6 +47,7 @@ export class StatusMdWhenIdle {
     if (!this.timer) return;
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.pendingSince = undefined;
     const kernel = this.kernel();
     if (kernel) this.guard(() => writeStatusMd(kernel));
   }
@@ -45,6 +56,7 @@ export class StatusMdWhenIdle {
   cancel(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.pendingSince = undefined;
   }
 
   private guard(fn: () => void): void {
