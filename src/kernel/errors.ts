@@ -1,7 +1,7 @@
-import { LOOPX_VERSION } from '../shared/version';
 /**
  * Typed kernel errors. Each carries a stable machine code and the exit code of the CLI contract (EXIT).
  */
+import { LOOPX_VERSION } from '../shared/version';
 
 /** Exit codes agents branch on (the CLI contract); every typed error carries one of them. */
 export const EXIT = {

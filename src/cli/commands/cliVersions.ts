@@ -17,9 +17,9 @@ const NAMES = process.platform === 'win32' ? ['loopx.cmd', 'loopx.exe', 'loopx']
  * Only absolute folders: a relative one (`.`, `node_modules/.bin`) names wherever doctor runs, the workspace an agent
  * can write, and doctor runs what it finds.
  */
-export function loopxOnPath(path: string): string[] {
+export function loopxOnPath(path: string): { path: string; real: string }[] {
   const seen = new Set<string>();
-  const found: string[] = [];
+  const found: { path: string; real: string }[] = [];
   for (const dir of path.split(delimiter).filter((d) => isAbsolute(d))) {
     for (const name of NAMES) {
       const candidate = join(dir, name);
@@ -28,7 +28,7 @@ export function loopxOnPath(path: string): string[] {
         const real = realpathSync(candidate);
         if (seen.has(real)) continue;
         seen.add(real);
-        found.push(candidate);
+        found.push({ path: candidate, real });
       } catch {
         /* not there, or not runnable */
       }
@@ -47,9 +47,9 @@ export async function cliVersions(path: string, selfScript = process.argv[1]): P
   const { execFile } = process.getBuiltinModule('node:child_process') as typeof ChildProcess;
   return Promise.all(
     loopxOnPath(path).map(
-      (file) =>
+      ({ path: file, real }) =>
         new Promise<CliOnPath>((done) => {
-          if (realOr(file) === self) return done({ path: file, version: LOOPX_VERSION, self: true });
+          if (real === self) return done({ path: file, version: LOOPX_VERSION, self: true });
           execFile(
             file,
             ['--version', '--json'],

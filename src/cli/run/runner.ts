@@ -32,15 +32,15 @@ const FOREIGN_SLEEP_MS = 5000;
  */
 const MIN_SLEEP_MS = 500;
 
+/** How long the runner waits for quiet before it rewrites STATUS.md, and how long a change waits for it at most. */
+const STATUS_IDLE_MS = 2000;
+const STATUS_MAX_WAIT_MS = 10_000;
+
 /**
  * `loopx run`: the extension's auto-run as a loop. Each pass: finish or adopt turns other runners left behind, tick
  * due monitors, ask should-run for each goal and start a turn where it says yes (the kernel decides; a refusal is a
  * no), then sleep until a turn ends, the store changes, the next wake or monitor check, or a signal.
  */
-/** How long the runner waits for quiet before it rewrites STATUS.md, and how long a change waits for it at most. */
-const STATUS_IDLE_MS = 2000;
-const STATUS_MAX_WAIT_MS = 10_000;
-
 export class Runner {
   private readonly summary: RunSummary;
   private readonly lastDecision = new Map<string, string>();

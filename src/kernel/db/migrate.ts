@@ -42,6 +42,7 @@ export function migrate(db: SqliteDb): { from: number; to: number } {
     // Re-read inside the write lock: another process may have migrated meanwhile.
     const current = schemaVersion(db);
     if (current > SCHEMA_VERSION) throw schemaTooNew(db, current);
+    if (current === SCHEMA_VERSION) return; // another process migrated it meanwhile: it wrote itself down
     for (let v = current; v < SCHEMA_VERSION; v++) {
       db.exec(migrationSql(v));
       db.exec(`PRAGMA user_version = ${v + 1}`);
