@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kernel } from '../src/kernel/kernel';
 import { createGoal } from '../src/kernel/goals/goals';
-import { addTodo, shipTodo } from '../src/kernel/todos/todos';
-import { DEFAULT_HOSTS } from '../src/runtime/hosts';
-import { Runner } from '../src/cli/run/runner';
+import { addTodo } from '../src/kernel/todos/todos';
+import { shippingRunner } from '../test/support/shippingRunner';
 
 /**
  * Does `loopx run` keep memory it no longer needs? One runner in this process runs TURNS turns of a host that exits at
@@ -25,25 +24,14 @@ async function main(): Promise<void> {
   const kernel = Kernel.init(root, { actor: human }).kernel;
   const goalId = createGoal(kernel, { title: 'memory', turnsPerWindow: 100_000, maxConcurrent: 1 }).id;
   for (let i = 0; i < turns + 10; i++) addTodo(kernel, { goalId, title: `t${i}` });
-  const agent = kernel.as({ name: 'mem', kind: 'agent' });
   const rows: string[] = [];
   let ended = 0;
   let cpu = process.cpuUsage();
-  const runner = new Runner(kernel, {
-    goals: [goalId],
-    host: 'custom',
-    settings: { ...DEFAULT_HOSTS, custom: 'true' },
+  const runner = shippingRunner(kernel, {
+    goalId,
     agent: 'mem',
-    maxTurns: turns,
-    untilIdle: false,
-    once: false,
-    turnLimitMs: 60_000,
-    leaseSeconds: 600,
-    loopxCommand: 'loopx',
-    json: true,
-    out: (text) => {
-      const started = /"event":"turn_started".*"todoId":"(T\d+)"/.exec(text);
-      if (started) shipTodo(agent, started[1] as string, { evidence: 'done by the memory probe' });
+    turns,
+    onLine: (text) => {
       if (!text.includes('"turn_ended"')) return;
       if (++ended % 100 !== 0) return;
       const spent = process.cpuUsage(cpu);

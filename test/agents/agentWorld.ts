@@ -9,6 +9,23 @@ import { agentBin, agentEnv, readTurn, shipScript } from './agentEnv';
 import { type ModelServer, type Step, startModelServer } from './modelServer';
 
 /** A turn as the scripted model sees it: its todo, the prompt's loopx prefix, and whether it writes back through MCP. */
+
+/** The person's price for the scripted model (US dollars per million tokens), set in every agent world. */
+export const SCRIPTED_PRICE = { model: 'loopx-scripted', input: 2, cachedInput: 0.2, output: 8 };
+
+/**
+ * What a scripted shipping turn used, for a host that reports tokens and no cost of its own: four model requests of
+ * 100 tokens in and 20 out, priced from the person's table.
+ */
+export const SCRIPTED_TURN_USAGE = {
+  inputTokens: 400,
+  outputTokens: 80,
+  cachedTokens: 0,
+  costUsd: (400 * SCRIPTED_PRICE.input + 80 * SCRIPTED_PRICE.output) / 1_000_000,
+  costSource: 'prices',
+  model: 'loopx-scripted',
+};
+
 export type TurnSeen = NonNullable<ReturnType<typeof readTurn>>;
 
 /**
@@ -74,7 +91,7 @@ export async function startAgentWorld(name: string): Promise<AgentWorld> {
       // A person's price for the scripted model, set as at a terminal (Codex reports no cost; Claude Code's own wins).
       const person = Kernel.open(root, { actor: { name: 'ada', kind: 'human', channel: 'tty' } });
       try {
-        setPrice(person, { model: 'loopx-scripted', input: 2, cachedInput: 0.2, output: 8 });
+        setPrice(person, SCRIPTED_PRICE);
       } finally {
         person.close();
       }

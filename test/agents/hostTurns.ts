@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { type AgentWorld, turnLog } from './agentWorld';
+import { type AgentWorld, turnLog, SCRIPTED_TURN_USAGE } from './agentWorld';
 import type { Step, ToolCall } from './modelServer';
 
 /**
@@ -51,14 +51,7 @@ export async function shipsThroughItsShell(w: AgentWorld, h: ShellHost): Promise
     expect.objectContaining({ actor: h.host, source: 'agent', summary: 'checked by the scripted model' }),
   ]);
   // Four model requests of 100 tokens in and 20 out; no price of the host's own for the scripted model: the person's.
-  expect(ended.usage).toEqual({
-    inputTokens: 400,
-    outputTokens: 80,
-    cachedTokens: 0,
-    costUsd: (400 * 2 + 80 * 8) / 1_000_000,
-    costSource: 'prices',
-    model: 'loopx-scripted',
-  });
+  expect(ended.usage).toEqual(SCRIPTED_TURN_USAGE);
   expect(loopxProgress(r.events)).toEqual([
     'loopx todo show T1 --json',
     expect.stringContaining('loopx evidence add --todo T1 '),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cleanEnv, inVsCode, loopx } from '../cli/harness';
 import { approveMonitor } from '../../src/kernel/monitors/monitors';
-import { type AgentWorld, startAgentWorld, turnLog } from './agentWorld';
+import { type AgentWorld, startAgentWorld, turnLog, SCRIPTED_TURN_USAGE } from './agentWorld';
 import { claudeMcpSetup, codexMcpSetup } from '../../src/runtime/projections/mcpSetup';
 
 /**
@@ -91,14 +91,7 @@ describe('real agent CLIs with the default host commands, offline', () => {
     expectShippedOnce(cli, 'codex');
     // Codex reports tokens, not money: the cost comes from the person's price for its model (config.toml's model).
     const ended = r.events.find((e) => e.event === 'turn_ended') as { usage: Record<string, unknown> };
-    expect(ended.usage).toEqual({
-      inputTokens: 400,
-      outputTokens: 80,
-      cachedTokens: 0,
-      costUsd: (400 * 2 + 80 * 8) / 1_000_000,
-      costSource: 'prices',
-      model: 'loopx-scripted',
-    });
+    expect(ended.usage).toEqual(SCRIPTED_TURN_USAGE);
     // The mount points loopx made for the sandbox (sandboxStubs.ts) are gone with the turn.
     for (const stub of ['opencode.json', '.gemini', '.qwen', '.opencode', '.mcp.json'])
       expect(existsSync(join(root, stub)), stub).toBe(false);

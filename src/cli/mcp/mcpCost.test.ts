@@ -4,8 +4,8 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Kernel } from '../../kernel/kernel';
-import type { SqlValue, SqliteDb, Statement } from '../../kernel/db/sqliteDb';
 import { makeStore, type TestStore } from '../../../test/support/testKit';
+import { type Executed, recordStatements } from '../../../test/support/sqlRecorder';
 import { createGoal, setGoalStatus } from '../../kernel/goals/goals';
 import { addTodo } from '../../kernel/todos/todos';
 import { STATUS_FILE, statusMdStale, writeStatusMd } from '../../runtime/projections/statusMd';
@@ -58,31 +58,6 @@ function grows(step: string, sql: string): boolean {
  */
 const COUNTS_EVERY_TODO = /^SCAN todos USING COVERING INDEX sqlite_autoindex_todos_2$/;
 const CHECKS_EVERY_OPEN_TODO = /^SEARCH t USING INDEX todos_ready \(status=\?\)$/;
-
-interface Executed {
-  sql: string;
-  params: SqlValue[];
-}
-
-/** Counts what the server's connection runs: every exec and every statement run/get/all, with its parameters. */
-function recordStatements(db: SqliteDb, executed: Executed[]): void {
-  const exec = db.exec.bind(db);
-  const prepare = db.prepare.bind(db);
-  db.exec = (sql) => {
-    executed.push({ sql, params: [] });
-    exec(sql);
-  };
-  db.prepare = (sql): Statement => {
-    const inner = prepare(sql);
-    const counted =
-      <K extends keyof Statement>(method: K) =>
-      (...params: SqlValue[]) => {
-        executed.push({ sql, params });
-        return (inner[method] as (...p: SqlValue[]) => ReturnType<Statement[K]>)(...params);
-      };
-    return { run: counted('run'), get: counted('get'), all: counted('all') };
-  };
-}
 
 let store: TestStore;
 let client: Client;

@@ -2,12 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { SqlValue, SqliteDb, Statement } from '../../kernel/db/sqliteDb';
+import { type Executed, recordStatements } from '../../../test/support/sqlRecorder';
 import { Kernel } from '../../kernel/kernel';
 import { createGoal } from '../../kernel/goals/goals';
-import { addTodo, shipTodo } from '../../kernel/todos/todos';
-import { DEFAULT_HOSTS } from '../../runtime/hosts';
-import { Runner } from './runner';
+import { addTodo } from '../../kernel/todos/todos';
+import { shippingRunner } from '../../../test/support/shippingRunner';
 
 /**
  * A runner left alone for a night must not slow down as its goal's history grows (issue 39's soak: a runner's own CPU
@@ -27,25 +26,6 @@ const ONE_ROW_AGGREGATE = /^\s*SELECT (?:max|min)\(\w+\)(?: AS \w+)? FROM \w+ WH
 /** With these, a statement that asks for the newest few in index order stops after them (every row qualifies). */
 const EVERY_ROW_QUALIFIES = new Set(['turns_usage_goal']);
 
-interface Executed {
-  sql: string;
-  params: SqlValue[];
-}
-
-function recordStatements(db: SqliteDb, executed: Executed[]): void {
-  const prepare = db.prepare.bind(db);
-  db.prepare = (sql): Statement => {
-    const inner = prepare(sql);
-    const recorded =
-      <K extends keyof Statement>(method: K) =>
-      (...params: SqlValue[]) => {
-        executed.push({ sql, params });
-        return (inner[method] as (...p: SqlValue[]) => ReturnType<Statement[K]>)(...params);
-      };
-    return { run: recorded('run'), get: recorded('get'), all: recorded('all') };
-  };
-}
-
 let root: string;
 let kernel: Kernel;
 const executed: Executed[] = [];
@@ -55,26 +35,14 @@ beforeAll(async () => {
   kernel = Kernel.init(root, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } }).kernel;
   const goalId = createGoal(kernel, { title: 'history', turnsPerWindow: 1000, maxConcurrent: 1 }).id;
   for (let i = 0; i < 12; i++) addTodo(kernel, { goalId, title: `t${i}` });
-  const agent = kernel.as({ name: 'night', kind: 'agent' });
   // The first turns make a history; the statements of the last ones are recorded (the runner's steady state).
   let started = 0;
-  const runner = new Runner(kernel, {
-    goals: [goalId],
-    host: 'custom',
-    settings: { ...DEFAULT_HOSTS, custom: 'true' },
+  const runner = shippingRunner(kernel, {
+    goalId,
     agent: 'night',
-    maxTurns: 8,
-    untilIdle: false,
-    once: false,
-    turnLimitMs: 60_000,
-    leaseSeconds: 600,
-    loopxCommand: 'loopx',
-    json: true,
-    out: (text) => {
-      const turn = /"event":"turn_started".*"todoId":"(T\d+)"/.exec(text);
-      if (!turn) return;
-      if (++started === 5) recordStatements(kernel.db, executed);
-      shipTodo(agent, turn[1] as string, { evidence: 'done' });
+    turns: 8,
+    onLine: (text) => {
+      if (text.includes('"turn_started"') && ++started === 4) recordStatements(kernel.db, executed);
     },
   });
   await runner.run();
