@@ -27,7 +27,7 @@ test('every loopx on PATH is asked its version, in PATH order, each file once; t
   const b = join(base, 'b');
   mkdirSync(b);
   symlinkSync(join(a, 'loopx'), join(b, 'loopx')); // the same file again: listed once
-  const found = await cliVersions([a, b, a, join(base, 'missing')].join(delimiter), '/nowhere/bin/loopx');
+  const found = await cliVersions([a, b, a, join(base, 'missing')].join(delimiter), '/nowhere', '/nowhere/bin/loopx');
   expect(found).toEqual([{ path: join(a, 'loopx'), version: LOOPX_VERSION, self: false }]);
   expect(cliVersionsCheck(found)).toEqual({ level: 'ok', detail: `loopx ${LOOPX_VERSION}: the one on PATH (${join(a, 'loopx')})` });
 });
@@ -35,7 +35,7 @@ test('every loopx on PATH is asked its version, in PATH order, each file once; t
 test('versions that differ are a warning naming each, first to last, and what to do', async () => {
   const older = install('older', { version: '0.0.1' });
   const odd = install('odd', { raw: 'not json' });
-  const found = await cliVersions([older, odd].join(delimiter), '/nowhere/bin/loopx');
+  const found = await cliVersions([older, odd].join(delimiter), '/nowhere', '/nowhere/bin/loopx');
   expect(found.map((f) => f.version)).toEqual(['0.0.1', null]);
   const check = cliVersionsCheck(found);
   expect(check.level).toBe('warn');
@@ -48,16 +48,30 @@ test('versions that differ are a warning naming each, first to last, and what to
 test('a relative folder on PATH (the workspace an agent writes) is never searched, so nothing in it is run', async () => {
   const planted = install('planted', { version: '6.6.6' });
   // Named relative to where this process runs, it would resolve to the planted loopx: it is not looked at.
-  const found = await cliVersions([relative(process.cwd(), planted), '.'].join(delimiter), '/nowhere/bin/loopx');
+  const found = await cliVersions([relative(process.cwd(), planted), '.'].join(delimiter), '/nowhere', '/nowhere/bin/loopx');
   expect(found).toEqual([]);
   // The same folder named absolutely is searched (and its loopx asked).
-  expect((await cliVersions(planted, '/nowhere/bin/loopx')).map((f) => f.version)).toEqual(['6.6.6']);
+  expect((await cliVersions(planted, '/nowhere', '/nowhere/bin/loopx')).map((f) => f.version)).toEqual(['6.6.6']);
+});
+
+test('a loopx in a folder inside the workspace (agents write there) is named, never run, and warned about', async () => {
+  const planted = install('workspace/node_modules/.bin', { version: '6.6.6' });
+  const found = await cliVersions(planted, join(base, 'workspace'), '/nowhere/bin/loopx');
+  expect(found).toEqual([{ path: join(planted, 'loopx'), version: null, self: false, inWorkspace: true }]);
+  expect(cliVersionsCheck(found)).toEqual({
+    level: 'warn',
+    detail:
+      `loopx versions differ: this one is ${LOOPX_VERSION}; on PATH, first to last: a version not asked (inside this workspace, ` +
+      `which agents can write) at ${join(planted, 'loopx')}. A newer one migrates the store and an older one then refuses it: update or remove the older ones`,
+  });
+  // A workspace at the file system's root holds nothing back (it would hold every folder).
+  expect((await cliVersions(planted, '/', '/nowhere/bin/loopx')).map((f) => f.version)).toEqual(['6.6.6']);
 });
 
 test('this process’s own file is not run: its version is known', async () => {
   // It would say 9.9.9 if it were run.
   const self = install('self', { version: '9.9.9' });
-  const found = await cliVersions(self, join(self, 'loopx'));
+  const found = await cliVersions(self, '/nowhere', join(self, 'loopx'));
   expect(found).toEqual([{ path: join(self, 'loopx'), version: LOOPX_VERSION, self: true }]);
   expect(cliVersionsCheck(found).level).toBe('ok');
 });

@@ -1,6 +1,6 @@
 import type * as ChildProcess from 'node:child_process';
 import { accessSync, constants, realpathSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { delimiter, isAbsolute, join, parse, sep } from 'node:path';
 import { LOOPX_VERSION } from '../../shared/version';
 
 /** One `loopx` on PATH: where, what it says its version is (null when it did not say), and whether it is this one. */
@@ -8,6 +8,8 @@ export interface CliOnPath {
   path: string;
   version: string | null;
   self: boolean;
+  /** Inside the workspace (which agents can write): found, never run. */
+  inWorkspace?: boolean;
 }
 
 const NAMES = process.platform === 'win32' ? ['loopx.cmd', 'loopx.exe', 'loopx'] : ['loopx'];
@@ -39,17 +41,22 @@ export function loopxOnPath(path: string): { path: string; real: string }[] {
 
 /**
  * Asks each `loopx` on PATH for its version (`--version --json`, 5 s each, in parallel). This process's own file is
- * not asked: its version is known. A person who runs `loopx` in a terminal gets the first; VS Code's terminals put the
- * extension's own first.
+ * not asked: its version is known. Nor is one inside `workspace`: an agent can write there (an absolute
+ * `node_modules/.bin` an npm script puts on PATH), and doctor would run it where the person's own `loopx` never
+ * reaches it. A person who runs `loopx` in a terminal gets the first; VS Code's terminals put the extension's own first.
  */
-export async function cliVersions(path: string, selfScript = process.argv[1]): Promise<CliOnPath[]> {
+export async function cliVersions(path: string, workspace: string, selfScript = process.argv[1]): Promise<CliOnPath[]> {
   const self = selfScript ? realOr(selfScript) : null;
+  const folder = realOr(workspace);
+  // A workspace at a file system's root would hold every folder: then none is held back.
+  const inside = folder === parse(folder).root ? null : `${folder}${sep}`;
   const { execFile } = process.getBuiltinModule('node:child_process') as typeof ChildProcess;
   return Promise.all(
     loopxOnPath(path).map(
       ({ path: file, real }) =>
         new Promise<CliOnPath>((done) => {
           if (real === self) return done({ path: file, version: LOOPX_VERSION, self: true });
+          if (inside && real.startsWith(inside)) return done({ path: file, version: null, self: false, inWorkspace: true });
           execFile(
             file,
             ['--version', '--json'],
@@ -88,7 +95,14 @@ export function cliVersionsCheck(found: readonly CliOnPath[]): { level: 'ok' | '
     return { level: 'ok', detail: `this loopx is ${LOOPX_VERSION}; no loopx on PATH (agents in terminals need one: docs/install.md)` };
   const versions = new Set(found.map((f) => f.version ?? 'unknown'));
   versions.add(LOOPX_VERSION);
-  const listed = found.map((f) => `${f.version ?? 'a version it did not say'} at ${f.path}${f.self ? ' (this one)' : ''}`).join('; ');
+  const listed = found
+    .map((f) => {
+      const version = f.inWorkspace
+        ? 'a version not asked (inside this workspace, which agents can write)'
+        : (f.version ?? 'a version it did not say');
+      return `${version} at ${f.path}${f.self ? ' (this one)' : ''}`;
+    })
+    .join('; ');
   if (versions.size === 1)
     return {
       level: 'ok',

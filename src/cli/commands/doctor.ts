@@ -32,6 +32,7 @@ import { getTodoCore, leaseLive } from '../../kernel/todos/todoQueries';
 import { OLD_PRICES_FILE } from '../../kernel/prices/priceTable';
 import { planCheckSandbox } from '../../kernel/run/checkSandbox';
 import { cliVersions, cliVersionsCheck } from './cliVersions';
+import { locateRoot } from '../../runtime/locate';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -299,6 +300,15 @@ async function checkOrReport(run: () => Promise<Check[]>): Promise<Check[]> {
   }
 }
 
+/** The workspace doctor looks at: the folder holding the store it finds from here, else where it runs. */
+function workspaceOf(ctx: CommandContext): string {
+  try {
+    return locateRoot({ cwd: ctx.cwd, envRoot: ctx.env.LOOPX_ROOT });
+  } catch {
+    return ctx.cwd;
+  }
+}
+
 export const doctor: Command = {
   name: ['doctor'],
   summary:
@@ -307,7 +317,7 @@ export const doctor: Command = {
   async run(ctx) {
     // The hosts are asked (in parallel) while the store is checked.
     const hosts = hostChecks(ctx.env.PATH ?? '', ctx.cwd, ctx.env);
-    const clis = cliVersions(ctx.env.PATH ?? '');
+    const clis = cliVersions(ctx.env.PATH ?? '', workspaceOf(ctx));
     const store = checkOrReport(async () => {
       const kernel = ctx.kernel();
       return runChecks(kernel, await worktreeCheck(kernel));
