@@ -24,6 +24,7 @@ const PROCESS_SUITES = [
   // Team mode: a real PostgreSQL server started by the tests, and agent processes that write to it.
   'test/team/**/*.test.ts',
   'test/package.test.ts',
+  'test/release.test.ts',
 ];
 
 export default defineConfig({

@@ -10,7 +10,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'dist', 'cli-package');
 
 /** The CLI package's manifest, from the checkout's: the same name, version and links; its own engines and bin. */
 export function cliManifest(pkg) {
@@ -51,8 +50,10 @@ export function cliFiles() {
   ];
 }
 
-export function packageCli() {
+/** Writes `<into>/cli-package/` and `<into>/loopx-<version>.tgz` (dist/ unless a test packages apart). */
+export function packageCli(into = join(root, 'dist')) {
   if (!existsSync(join(root, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first');
+  const out = join(into, 'cli-package');
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   rmSync(out, { recursive: true, force: true });
   for (const [from, to] of cliFiles()) {
@@ -60,11 +61,11 @@ export function packageCli() {
     copyFileSync(join(root, from), join(out, to));
   }
   writeFileSync(join(out, 'package.json'), `${JSON.stringify(cliManifest(pkg), null, 2)}\n`);
-  const tarball = join(root, 'dist', `${pkg.name}-${pkg.version}.tgz`);
+  const tarball = join(into, `${pkg.name}-${pkg.version}.tgz`);
   rmSync(tarball, { force: true });
   // Not the npm_* settings of an enclosing `npm run package`: they would describe the checkout, not this folder.
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
-  execFileSync('npm', ['pack', '--silent', '--pack-destination', join(root, 'dist')], {
+  execFileSync('npm', ['pack', '--silent', '--pack-destination', into], {
     cwd: out,
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
