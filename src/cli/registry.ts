@@ -52,6 +52,7 @@ import { HOOK_COMMANDS } from './commands/hooks';
 import { WORKTREE_COMMANDS, goalSetWorktree } from './commands/worktree';
 import { TEAM_COMMANDS } from './commands/team';
 import { PRICES_COMMANDS } from './commands/prices';
+import { updateApplyCommand, updatePlanCommand } from './commands/update';
 
 /** Every loopx command spec, in the order help lists them (the extension's COMMANDS are VS Code command ids). */
 export const CLI_COMMANDS: readonly Command[] = [
@@ -119,4 +120,6 @@ export const CLI_COMMANDS: readonly Command[] = [
   agentsMd,
   mcp,
   lsp,
+  updatePlanCommand,
+  updateApplyCommand,
 ];

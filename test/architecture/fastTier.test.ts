@@ -17,6 +17,7 @@ const PROCESS = [
   'test/e2e/',
   'test/extension/',
   'test/package.test.ts',
+  'test/release.test.ts',
 ];
 const BUILT = /join\([^)]*'(bin|dist)'|['"`](\.\/)?(bin\/loopx|dist\/)/;
 
