@@ -7,6 +7,8 @@ import { showLoopxOnOpen } from './firstOpen';
 import { loadNodeSqlite } from '../kernel/db/nodeSqliteDriver';
 import { whyLoopxCannotStart } from './runtimeSupport';
 import { refuseToStart } from './cannotStart';
+import { CliOnPathNotice } from './cliOnPathNotice';
+import { join } from 'node:path';
 
 let app: LoopxApp | undefined;
 
@@ -44,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApp | undefined
     showLoopxOnOpen(app.folders, context.workspaceState).catch((error: unknown) =>
       log.warn(`could not show the LoopX view: ${String(error)}`),
     );
+    lookAtCliOnPath(context, log, folders[0]?.uri.fsPath ?? '');
     return app;
   } catch (error) {
     log.error('activation failed', error);
@@ -53,6 +56,20 @@ export function activate(context: vscode.ExtensionContext): LoopxApp | undefined
     });
     throw error;
   }
+}
+
+/**
+ * A few seconds after start-up (it runs each loopx on PATH, and start-up is the person's), and again when the
+ * workspace is trusted: whether the loopx a person's own terminals run is another version (cliOnPathNotice.ts).
+ */
+function lookAtCliOnPath(context: vscode.ExtensionContext, log: Log, workspace: string): void {
+  const notice = new CliOnPathNotice(context.globalState, log, {
+    workspace,
+    ownCli: join(context.extensionUri.fsPath, 'bin', 'loopx'),
+  });
+  const look = () => notice.look().catch((error: unknown) => log.warn(`could not ask the loopx on PATH: ${String(error)}`));
+  const soon = setTimeout(look, 5000);
+  context.subscriptions.push({ dispose: () => clearTimeout(soon) }, vscode.workspace.onDidGrantWorkspaceTrust(look));
 }
 
 export function deactivate(): void {

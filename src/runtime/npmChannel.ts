@@ -20,6 +20,15 @@ export function npmGlobalRoot(env: NodeJS.ProcessEnv): string | null {
   return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : null;
 }
 
+/** The same without blocking (the extension host asks it): null when npm cannot be run or says nothing. */
+export function npmGlobalRootAsync(env: NodeJS.ProcessEnv): Promise<string | null> {
+  return new Promise((done) =>
+    childProcess().execFile(NPM, ['root', '-g'], { env, encoding: 'utf8', timeout: 30_000, shell: SHELL }, (error, stdout) =>
+      done(!error && stdout.trim() ? stdout.trim() : null),
+    ),
+  );
+}
+
 export type Latest = { version: string } | { version: null; code: 'not_published' | 'npm_failed'; message: string };
 
 /** The version npm would install as `loopx@latest`, from the registry npm is configured with. */

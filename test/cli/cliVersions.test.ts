@@ -37,7 +37,7 @@ test('doctor names every loopx on PATH whose version differs from its own, first
     level: 'warn',
     detail:
       `loopx versions differ: this one is ${version}; on PATH, first to last: 0.0.1 at ${join(older, 'loopx')}; ${version} at ` +
-      `${join(ours, 'loopx')} (this one). A newer one migrates the store and an older one then refuses it: update or remove the older ones`,
+      `${join(ours, 'loopx')} (this one). A newer one migrates the store and an older one then refuses it: update or remove the older ones (\`loopx update plan\`, run with each, says how it was installed and how to update it)`,
   });
 
   // Only this loopx on PATH: fine.

@@ -78,6 +78,8 @@ type Answers = {
   inputs?: (string | undefined | typeof ENTER)[];
   picks?: ((items: readonly vscode.QuickPickItem[]) => unknown)[];
   warnings?: (string | undefined)[];
+  /** Buttons chosen on non-modal warnings (notifications), in order (none: dismissed). */
+  notices?: (string | undefined)[];
   /** Buttons chosen on error messages, in order (none: dismissed). */
   errors?: (string | undefined)[];
 };
@@ -99,6 +101,7 @@ export async function withAnswers<T>(answers: Answers, body: () => Promise<T>): 
   const inputs = [...(answers.inputs ?? [])];
   const picks = [...(answers.picks ?? [])];
   const warnings = [...(answers.warnings ?? [])];
+  const notices = [...(answers.notices ?? [])];
   const errors = [...(answers.errors ?? [])];
   w.showInputBox = async (o: vscode.InputBoxOptions) => {
     prompts.push(`input: ${o.title ?? ''} ${o.prompt ?? ''}`);
@@ -129,7 +132,7 @@ export async function withAnswers<T>(answers: Answers, body: () => Promise<T>): 
     prompts.push(
       `warning${options?.modal ? ' (modal)' : ''}: ${message}${options?.detail ? ` | ${options.detail}` : ''}${!options?.modal && buttons.length ? ` [${buttons.join(' | ')}]` : ''}`,
     );
-    return options?.modal ? warnings.shift() : undefined;
+    return options?.modal ? warnings.shift() : notices.shift();
   };
   w.showErrorMessage = async (message: string) => {
     prompts.push(`error: ${message}`);

@@ -31,7 +31,7 @@ import { worktreeCheck } from '../worktreeWords';
 import { getTodoCore, leaseLive } from '../../kernel/todos/todoQueries';
 import { OLD_PRICES_FILE } from '../../kernel/prices/priceTable';
 import { planCheckSandbox } from '../../kernel/run/checkSandbox';
-import { cliVersions, cliVersionsCheck } from './cliVersions';
+import { cliVersions, cliVersionsCheck } from '../../runtime/cliVersions';
 import { locateRoot } from '../../runtime/locate';
 
 type Level = 'ok' | 'warn' | 'fail';

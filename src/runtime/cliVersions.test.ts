@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { LOOPX_VERSION } from '../../shared/version';
+import { LOOPX_VERSION } from '../shared/version';
 import { cliVersions, cliVersionsCheck } from './cliVersions';
 
 let base: string;
@@ -41,7 +41,7 @@ test('versions that differ are a warning naming each, first to last, and what to
   expect(check.level).toBe('warn');
   expect(check.detail).toBe(
     `loopx versions differ: this one is ${LOOPX_VERSION}; on PATH, first to last: 0.0.1 at ${join(older, 'loopx')}; ` +
-      `a version it did not say at ${join(odd, 'loopx')}. A newer one migrates the store and an older one then refuses it: update or remove the older ones`,
+      `a version it did not say at ${join(odd, 'loopx')}. A newer one migrates the store and an older one then refuses it: update or remove the older ones (\`loopx update plan\`, run with each, says how it was installed and how to update it)`,
   );
 });
 
@@ -62,7 +62,7 @@ test('a loopx in a folder inside the workspace (agents write there) is named, ne
     level: 'warn',
     detail:
       `loopx versions differ: this one is ${LOOPX_VERSION}; on PATH, first to last: a version not asked (inside this workspace, ` +
-      `which agents can write) at ${join(planted, 'loopx')}. A newer one migrates the store and an older one then refuses it: update or remove the older ones`,
+      `which agents can write) at ${join(planted, 'loopx')}. A newer one migrates the store and an older one then refuses it: update or remove the older ones (\`loopx update plan\`, run with each, says how it was installed and how to update it)`,
   });
   // A workspace at the file system's root holds nothing back (it would hold every folder).
   expect((await cliVersions(planted, '/', '/nowhere/bin/loopx')).map((f) => f.version)).toEqual(['6.6.6']);

@@ -1,7 +1,7 @@
 import type * as ChildProcess from 'node:child_process';
 import { accessSync, constants, realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join, parse, sep } from 'node:path';
-import { LOOPX_VERSION } from '../../shared/version';
+import { LOOPX_VERSION } from '../shared/version';
 
 /** One `loopx` on PATH: where, what it says its version is (null when it did not say), and whether it is this one. */
 export interface CliOnPath {
@@ -110,6 +110,6 @@ export function cliVersionsCheck(found: readonly CliOnPath[]): { level: 'ok' | '
     };
   return {
     level: 'warn',
-    detail: `loopx versions differ: this one is ${LOOPX_VERSION}; on PATH, first to last: ${listed}. A newer one migrates the store and an older one then refuses it: update or remove the older ones`,
+    detail: `loopx versions differ: this one is ${LOOPX_VERSION}; on PATH, first to last: ${listed}. A newer one migrates the store and an older one then refuses it: update or remove the older ones (\`loopx update plan\`, run with each, says how it was installed and how to update it)`,
   };
 }
