@@ -248,6 +248,37 @@ describe("the install page's path (docs/install.md), run as written", () => {
   const agentBin = join(REPO, 'node_modules', '.bin');
   const agents = ['claude', 'codex'].filter((name) => existsSync(join(agentBin, name)));
 
+  test("the packages' file counts, sizes and contents it gives are the built ones", async () => {
+    const packages = page.slice(page.indexOf('## Packages'));
+    const said = (what: string) => {
+      const [, files, mb] = new RegExp(`${what}[^(]*\\([^:]*: (\\d+) files, ([\\d.]+) MB`).exec(packages) ?? [];
+      return { files: Number(files), mb: Number(mb) };
+    };
+    const vsix = await JSZip.loadAsync(readFileSync(VSIX));
+    const cliListing = execFileSync('tar', ['tzf', TARBALL], { encoding: 'utf8' }).trim().split('\n');
+    const built = {
+      vsix: { files: Object.values(vsix.files).filter((f) => !f.dir).length, mb: statSync(VSIX).size / 1e6 },
+      cli: { files: cliListing.length, mb: statSync(TARBALL).size / 1e6 },
+    };
+    for (const [name, what] of [
+      ['vsix', '`dist/loopx.vsix`'],
+      ['cli', `\`dist/loopx-${pkg.version}.tgz\``],
+    ] as const) {
+      const page = said(what);
+      expect(page.files, `${what}: the page says ${page.files} files, the build has ${built[name].files}`).toBe(built[name].files);
+      expect(
+        Math.abs(page.mb - built[name].mb),
+        `${what}: the page says ${page.mb} MB, the build is ${built[name].mb.toFixed(2)} MB`,
+      ).toBeLessThan(0.15);
+    }
+    // Every bundle in the CLI package is named on the page, but the agent verbs' (dist/agent/*.js) and the ones loaded by path.
+    const loadedByPath = ['dist/eventValidation.js', 'dist/migrationSql.js', 'dist/croner.js'];
+    for (const file of cliListing.map((f) => f.replace(/^package\//, '')).filter((f) => /^dist\/[^/]+\.js$/.test(f)))
+      if (!loadedByPath.includes(file)) expect(packages, file).toContain(`\`${file}\``);
+    expect(packages).toContain('`dist/agent/*.js`');
+    expect(packages).toContain('the ones loaded by path');
+  });
+
   test('the three steps are the extension, the CLI and the agents, with the version this checkout packages', () => {
     expect(blocks).toEqual([
       ['code --install-extension loopx.vsix'], // run by the end-to-end vsix part, with code-server's same flag
