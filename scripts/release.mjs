@@ -1,7 +1,8 @@
 // The release workflow's two questions, asked before anything is built or published (.github/workflows/release.yml;
 // docs/releasing.md):
-//   node scripts/release.mjs check v0.2.0   the tag names package.json's version, and CHANGELOG.md has a dated section
-//                                           for it; prints `version=0.2.0` (the workflow appends it to $GITHUB_OUTPUT)
+//   node scripts/release.mjs check v0.2.0   the tag names package.json's version, the manifest names the repository it
+//                                           runs in (GITHUB_REPOSITORY, in a workflow), and CHANGELOG.md has a dated
+//                                           section for it; prints `version=0.2.0` (appended to $GITHUB_OUTPUT)
 //   node scripts/release.mjs notes 0.2.0    that section's text, the GitHub release's notes
 // Either exits 1 with a sentence naming what to fix; nothing is written.
 import { readFileSync } from 'node:fs';
@@ -26,6 +27,19 @@ export function versionOfTag(tag, manifestVersion) {
   return manifestVersion;
 }
 
+/**
+ * The manifest's repository is the one the release runs in (GITHUB_REPOSITORY, owner/name): npm's provenance checks
+ * it, and the Marketplace page's links and pictures (package:vsix's base URLs) point there.
+ */
+export function checkRepository(manifestUrl, githubRepository) {
+  if (!githubRepository) return;
+  const expected = `https://github.com/${githubRepository}.git`;
+  if (String(manifestUrl).replace(/^git\+/, '') !== expected)
+    throw new ReleaseRefused(
+      `package.json's repository is ${manifestUrl}, but this runs in ${githubRepository}: set repository.url (and homepage, bugs and package:vsix's base URLs) to ${expected}`,
+    );
+}
+
 /** The text of CHANGELOG.md's section for `version` (its heading `## 0.2.0 (date)` left out), or why there is none. */
 export function changelogSection(changelog, version) {
   const lines = changelog.split('\n');
@@ -47,6 +61,7 @@ function main([verb, arg]) {
   const changelog = readFileSync(join(root, 'CHANGELOG.md'), 'utf8');
   if (verb === 'check' && arg) {
     const version = versionOfTag(arg, manifest.version);
+    checkRepository(manifest.repository?.url, process.env.GITHUB_REPOSITORY);
     changelogSection(changelog, version);
     return `version=${version}\n`;
   }

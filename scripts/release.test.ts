@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script run by the release workflow, without type declarations
-import { changelogSection, versionOfTag } from './release.mjs';
+import { changelogSection, checkRepository, versionOfTag } from './release.mjs';
 
 const CHANGELOG = [
   '# Changelog',
@@ -41,6 +41,16 @@ describe('the release check (scripts/release.mjs)', () => {
     expect(() => changelogSection('## 0.4.0 (2027-01-01)\n\n## 0.3.0 (x)\n- y\n', '0.4.0')).toThrow(/is empty/);
     // 0.2.0 is not 0.2.0x's heading
     expect(() => changelogSection('## 0.2.01 (x)\n- y\n', '0.2.0')).toThrow(/no section/);
+  });
+
+  it('in a workflow, refuses a manifest that names another repository than the one it runs in', () => {
+    expect(() => checkRepository('https://github.com/loopx/loopx.git', 'loopx/loopx')).not.toThrow();
+    expect(() => checkRepository('git+https://github.com/loopx/loopx.git', 'loopx/loopx')).not.toThrow();
+    expect(() => checkRepository('https://github.com/loopx/loopx.git', 'ada/loopx')).toThrow(
+      /this runs in ada\/loopx: set repository.url \(and homepage, bugs and package:vsix's base URLs\) to https:\/\/github.com\/ada\/loopx.git/,
+    );
+    // Outside a workflow there is nothing to compare with.
+    expect(() => checkRepository('https://github.com/loopx/loopx.git', undefined)).not.toThrow();
   });
 
   it('says so in one line and exits 1 from the command line, on this checkout as it is', () => {
