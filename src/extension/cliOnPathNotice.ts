@@ -5,7 +5,7 @@ import semverCompare from 'semver/functions/compare';
 import semverValid from 'semver/functions/valid';
 import { type CliOnPath, cliVersions } from '../runtime/cliVersions';
 import { type InstallChannel, installChannelOf } from '../runtime/installChannel';
-import { npmGlobalRootAsync } from '../runtime/npmChannel';
+import { npmGlobalRootAsync, npmOnPath } from '../runtime/npmChannel';
 import { LOOPX_VERSION } from '../shared/version';
 import type { Log } from './util/log';
 
@@ -81,7 +81,7 @@ export class CliOnPathNotice {
     const why = `${lead} Once the extension updates a workspace's store, that loopx will refuse it until it is updated too.`;
     if (order < 0 && channel.kind === 'npm-global') {
       const picked = await vscode.window.showWarningMessage(why, UPDATE, NOT_AGAIN);
-      if (picked === UPDATE) await this.installInTerminal();
+      if (picked === UPDATE) await this.installInTerminal(env);
       if (picked === NOT_AGAIN) await this.dismiss(key);
       return;
     }
@@ -90,7 +90,7 @@ export class CliOnPathNotice {
   }
 
   /** After a modal naming the command: npm install -g loopx@<this version> in a terminal, its arguments never a shell line. */
-  private async installInTerminal(): Promise<void> {
+  private async installInTerminal(env: NodeJS.ProcessEnv): Promise<void> {
     const args = ['install', '-g', `loopx@${LOOPX_VERSION}`];
     const confirmed = await vscode.window.showWarningMessage(
       `Install loopx ${LOOPX_VERSION} for your terminals?`,
@@ -98,7 +98,11 @@ export class CliOnPathNotice {
       INSTALL,
     );
     if (confirmed !== INSTALL) return;
-    const npm = this.options.npm ?? (process.platform === 'win32' ? 'npm.cmd' : 'npm');
+    const npm = this.options.npm ?? npmOnPath(env, this.options.workspace);
+    if (!npm) {
+      void vscode.window.showWarningMessage(`LoopX found no npm outside this workspace to install loopx ${LOOPX_VERSION} with.`);
+      return;
+    }
     vscode.window.createTerminal({ name: `LoopX: install loopx ${LOOPX_VERSION}`, shellPath: npm, shellArgs: args }).show();
   }
 
@@ -114,7 +118,7 @@ export class CliOnPathNotice {
     } catch {
       return { kind: 'unknown', root: path };
     }
-    const globalRoot = basename(dirname(root)) === 'node_modules' ? await npmGlobalRootAsync(env) : null;
+    const globalRoot = basename(dirname(root)) === 'node_modules' ? await npmGlobalRootAsync(env, this.options.workspace) : null;
     return installChannelOf(root, () => globalRoot);
   }
 }

@@ -1,7 +1,6 @@
 import type * as ChildProcess from 'node:child_process';
-import { accessSync, constants, realpathSync } from 'node:fs';
-import { delimiter, isAbsolute, join, parse, sep } from 'node:path';
 import { LOOPX_VERSION } from '../shared/version';
+import { heldByWorkspace, programsOnPath, realOr } from './programsOnPath';
 
 /** One `loopx` on PATH: where, what it says its version is (null when it did not say), and whether it is this one. */
 export interface CliOnPath {
@@ -14,29 +13,9 @@ export interface CliOnPath {
 
 const NAMES = process.platform === 'win32' ? ['loopx.cmd', 'loopx.exe', 'loopx'] : ['loopx'];
 
-/**
- * Every executable `loopx` on PATH, in PATH's order, each file once (a folder listed twice, a link to the same file).
- * Only absolute folders: a relative one (`.`, `node_modules/.bin`) names wherever doctor runs, the workspace an agent
- * can write, and doctor runs what it finds.
- */
+/** Every executable `loopx` on PATH's absolute folders, in PATH's order, each file once (programsOnPath.ts). */
 export function loopxOnPath(path: string): { path: string; real: string }[] {
-  const seen = new Set<string>();
-  const found: { path: string; real: string }[] = [];
-  for (const dir of path.split(delimiter).filter((d) => isAbsolute(d))) {
-    for (const name of NAMES) {
-      const candidate = join(dir, name);
-      try {
-        accessSync(candidate, constants.X_OK);
-        const real = realpathSync(candidate);
-        if (seen.has(real)) continue;
-        seen.add(real);
-        found.push({ path: candidate, real });
-      } catch {
-        /* not there, or not runnable */
-      }
-    }
-  }
-  return found;
+  return programsOnPath(NAMES, path);
 }
 
 /**
@@ -47,16 +26,14 @@ export function loopxOnPath(path: string): { path: string; real: string }[] {
  */
 export async function cliVersions(path: string, workspace: string, selfScript = process.argv[1]): Promise<CliOnPath[]> {
   const self = selfScript ? realOr(selfScript) : null;
-  const folder = realOr(workspace);
-  // A workspace at a file system's root would hold every folder: then none is held back.
-  const inside = folder === parse(folder).root ? null : `${folder}${sep}`;
+  const held = heldByWorkspace(workspace);
   const { execFile } = process.getBuiltinModule('node:child_process') as typeof ChildProcess;
   return Promise.all(
     loopxOnPath(path).map(
       ({ path: file, real }) =>
         new Promise<CliOnPath>((done) => {
           if (real === self) return done({ path: file, version: LOOPX_VERSION, self: true });
-          if (inside && real.startsWith(inside)) return done({ path: file, version: null, self: false, inWorkspace: true });
+          if (held(real)) return done({ path: file, version: null, self: false, inWorkspace: true });
           execFile(
             file,
             ['--version', '--json'],
@@ -75,14 +52,6 @@ export async function cliVersions(path: string, workspace: string, selfScript = 
         }),
     ),
   );
-}
-
-function realOr(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
-  }
 }
 
 /**

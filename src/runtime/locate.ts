@@ -47,6 +47,18 @@ export function locateRoot(options: { root?: string; envRoot?: string; cwd: stri
   }
 }
 
+/**
+ * The folder whose programs loopx must not run on a person's behalf (programsOnPath.ts): the workspace the nearest
+ * store names, else the current directory (a command that needs no store, run where there is none).
+ */
+export function workspaceOrCwd(options: { envRoot?: string; cwd: string }): string {
+  try {
+    return locateRoot(options);
+  } catch {
+    return options.cwd;
+  }
+}
+
 /** Where `init` creates a store: --root, else LOOPX_ROOT, else the current directory. It must be a directory. */
 export function initRootDir(options: { root?: string; envRoot?: string; cwd: string }): string {
   const root = resolve(options.cwd, options.root ?? (options.envRoot || '.'));

@@ -1,39 +1,59 @@
 import type * as ChildProcess from 'node:child_process';
+import { heldByWorkspace, programsOnPath } from './programsOnPath';
 
 /**
- * What `loopx update` asks npm: its global folder, the newest loopx on the registry it is configured with (the
- * person's own: npm's config and environment decide, never loopx), and the install itself. Each call has a time
- * limit; a failure is said in npm's own words, as trouble with npm or the network, not with loopx.
+ * What `loopx update` (and VS Code's notice of another loopx on PATH) asks npm: its global folder, the newest loopx
+ * on the registry it is configured with (the person's own: npm's config and environment decide, never loopx), and the
+ * install itself. Each call has a time limit; a failure is said in npm's own words, as trouble with npm or the
+ * network, not with loopx. npm is the person's: found in PATH's absolute folders outside the workspace, so an `npm`
+ * an agent planted there (or in a relative PATH entry) is never run (programsOnPath.ts).
  */
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const WINDOWS = process.platform === 'win32';
 // npm.cmd runs only through a shell since Node's fix for CVE-2024-27980; every argument here is a fixed word or a
-// version checked against semver's grammar, so nothing a person typed reaches that shell unchecked.
-const SHELL = process.platform === 'win32';
+// version checked against semver's grammar, and the program's path is quoted, so nothing reaches that shell unchecked.
+const SHELL = WINDOWS;
 
 function childProcess(): typeof ChildProcess {
   return process.getBuiltinModule('node:child_process') as typeof ChildProcess;
 }
 
+/** The person's npm: the first on PATH's absolute folders that is not inside `workspace`; null when there is none. */
+export function npmOnPath(env: NodeJS.ProcessEnv, workspace: string): string | null {
+  const held = heldByWorkspace(workspace);
+  return programsOnPath([WINDOWS ? 'npm.cmd' : 'npm'], env.PATH ?? '').find(({ real }) => !held(real))?.path ?? null;
+}
+
+/** How the program is named to spawn: quoted for cmd.exe's line on Windows. */
+const spawnName = (npm: string) => (WINDOWS ? `"${npm}"` : npm);
+
 /** npm's global node_modules folder (`npm root -g`), or null when npm cannot be run. */
-export function npmGlobalRoot(env: NodeJS.ProcessEnv): string | null {
-  const r = childProcess().spawnSync(NPM, ['root', '-g'], { env, encoding: 'utf8', timeout: 30_000, shell: SHELL });
+export function npmGlobalRoot(env: NodeJS.ProcessEnv, workspace: string): string | null {
+  const npm = npmOnPath(env, workspace);
+  if (!npm) return null;
+  const r = childProcess().spawnSync(spawnName(npm), ['root', '-g'], { env, encoding: 'utf8', timeout: 30_000, shell: SHELL });
   return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : null;
 }
 
 /** The same without blocking (the extension host asks it): null when npm cannot be run or says nothing. */
-export function npmGlobalRootAsync(env: NodeJS.ProcessEnv): Promise<string | null> {
+export function npmGlobalRootAsync(env: NodeJS.ProcessEnv, workspace: string): Promise<string | null> {
+  const npm = npmOnPath(env, workspace);
+  if (!npm) return Promise.resolve(null);
   return new Promise((done) =>
-    childProcess().execFile(NPM, ['root', '-g'], { env, encoding: 'utf8', timeout: 30_000, shell: SHELL }, (error, stdout) =>
+    childProcess().execFile(spawnName(npm), ['root', '-g'], { env, encoding: 'utf8', timeout: 30_000, shell: SHELL }, (error, stdout) =>
       done(!error && stdout.trim() ? stdout.trim() : null),
     ),
   );
 }
 
+const NO_NPM = 'npm was not found on PATH (outside this folder, which agents can write)';
+
 export type Latest = { version: string } | { version: null; code: 'not_published' | 'npm_failed'; message: string };
 
 /** The version npm would install as `loopx@latest`, from the registry npm is configured with. */
-export function latestOnNpm(env: NodeJS.ProcessEnv): Latest {
-  const r = childProcess().spawnSync(NPM, ['view', 'loopx', 'version', '--json', '--fetch-retries=1', '--fetch-timeout=20000'], {
+export function latestOnNpm(env: NodeJS.ProcessEnv, workspace: string): Latest {
+  const npm = npmOnPath(env, workspace);
+  if (!npm) return { version: null, code: 'npm_failed', message: NO_NPM };
+  const r = childProcess().spawnSync(spawnName(npm), ['view', 'loopx', 'version', '--json', '--fetch-retries=1', '--fetch-timeout=20000'], {
     env,
     encoding: 'utf8',
     timeout: 60_000,
@@ -54,8 +74,10 @@ export function latestOnNpm(env: NodeJS.ProcessEnv): Latest {
 }
 
 /** `npm install -g loopx@VERSION`, its output on this process's stderr; its exit status (null when killed). */
-export function installGlobal(version: string, env: NodeJS.ProcessEnv): { status: number | null; error?: string } {
-  const r = childProcess().spawnSync(NPM, ['install', '-g', '--no-audit', '--no-fund', `loopx@${version}`], {
+export function installGlobal(version: string, env: NodeJS.ProcessEnv, workspace: string): { status: number | null; error?: string } {
+  const npm = npmOnPath(env, workspace);
+  if (!npm) return { status: null, error: NO_NPM };
+  const r = childProcess().spawnSync(spawnName(npm), ['install', '-g', '--no-audit', '--no-fund', `loopx@${version}`], {
     env,
     stdio: ['ignore', 2, 2],
     timeout: 600_000,

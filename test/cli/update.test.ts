@@ -178,6 +178,24 @@ describe('an npm install -g', () => {
   );
 });
 
+test("an npm an agent could have planted (in the workspace, or by a relative PATH entry) is never run: the person's is", () => {
+  const workspace = join(scratch, 'project');
+  const planted = join(workspace, 'node_modules', '.bin');
+  mkdirSync(planted, { recursive: true });
+  const ran = join(scratch, 'planted-npm-ran');
+  writeFileSync(join(planted, 'npm'), `#!/bin/sh\necho "$@" >> '${ran}'\necho '"99.0.0"'\n`, { mode: 0o755 });
+  writeFileSync(join(workspace, 'npm'), `#!/bin/sh\necho "$@" >> '${ran}'\necho '"99.0.0"'\n`, { mode: 0o755 });
+  const r = spawnSync('loopx', ['update', 'plan', '--json'], {
+    cwd: workspace,
+    env: { ...env, PATH: [planted, '.', env.PATH].join(delimiter) },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  expect(r.status, r.stderr).toBe(0);
+  expect(JSON.parse(r.stdout).data).toMatchObject({ channel: 'npm-global', latest: NEXT });
+  expect(() => readFileSync(ran, 'utf8'), 'the planted npm ran').toThrow();
+});
+
 test.skipIf(!PTY_AVAILABLE)('a checkout and the extension’s own loopx are updated through themselves: plan says how, apply refuses', () => {
   const checkout = loopx(['update', 'plan', '--json'], { cwd: scratch });
   expect(checkout.json?.data).toMatchObject({ channel: 'checkout', root: REPO, action: 'manual', latest: null });

@@ -32,7 +32,7 @@ import { getTodoCore, leaseLive } from '../../kernel/todos/todoQueries';
 import { OLD_PRICES_FILE } from '../../kernel/prices/priceTable';
 import { planCheckSandbox } from '../../kernel/run/checkSandbox';
 import { cliVersions, cliVersionsCheck } from '../../runtime/cliVersions';
-import { locateRoot } from '../../runtime/locate';
+import { workspaceOrCwd } from '../../runtime/locate';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -301,14 +301,6 @@ async function checkOrReport(run: () => Promise<Check[]>): Promise<Check[]> {
 }
 
 /** The workspace doctor looks at: the folder holding the store it finds from here, else where it runs. */
-function workspaceOf(ctx: CommandContext): string {
-  try {
-    return locateRoot({ cwd: ctx.cwd, envRoot: ctx.env.LOOPX_ROOT });
-  } catch {
-    return ctx.cwd;
-  }
-}
-
 export const doctor: Command = {
   name: ['doctor'],
   summary:
@@ -317,7 +309,7 @@ export const doctor: Command = {
   async run(ctx) {
     // The hosts are asked (in parallel) while the store is checked.
     const hosts = hostChecks(ctx.env.PATH ?? '', ctx.cwd, ctx.env);
-    const clis = cliVersions(ctx.env.PATH ?? '', workspaceOf(ctx));
+    const clis = cliVersions(ctx.env.PATH ?? '', workspaceOrCwd({ cwd: ctx.cwd, envRoot: ctx.env.LOOPX_ROOT }));
     const store = checkOrReport(async () => {
       const kernel = ctx.kernel();
       return runChecks(kernel, await worktreeCheck(kernel));

@@ -5,6 +5,7 @@ import semverValid from 'semver/functions/valid';
 import type { Command, CommandContext } from '../command';
 import { EXIT, InvalidInputError, LoopxError } from '../../kernel/errors';
 import { LOOPX_VERSION } from '../../shared/version';
+import { workspaceOrCwd } from '../../runtime/locate';
 import { type InstallChannel, howToUpdate, installChannelOf } from '../../runtime/installChannel';
 import { type Latest, installGlobal, installWords, latestOnNpm, npmGlobalRoot } from '../../runtime/npmChannel';
 
@@ -32,11 +33,11 @@ export interface UpdatePlan {
 }
 
 /** What `update plan` says and `update apply` starts from: this loopx's channel, and the newest version it offers. */
-export function updatePlan(env: NodeJS.ProcessEnv, root = thisInstall()): UpdatePlan {
-  const channel = installChannelOf(root, () => npmGlobalRoot(env));
+export function updatePlan(env: NodeJS.ProcessEnv, workspace: string, root = thisInstall()): UpdatePlan {
+  const channel = installChannelOf(root, () => npmGlobalRoot(env, workspace));
   const base = { version: channel.installed ?? LOOPX_VERSION, channel: channel.kind, root, how: howToUpdate(channel) };
   if (channel.kind !== 'npm-global') return { ...base, latest: null, action: 'manual' };
-  const latest: Latest = latestOnNpm(env);
+  const latest: Latest = latestOnNpm(env, workspace);
   if (latest.version === null) return { ...base, latest: null, action: 'unknown', lookup: { code: latest.code, message: latest.message } };
   const newer = semverValid(latest.version) && semverCompare(latest.version, base.version) > 0;
   return newer
@@ -70,7 +71,7 @@ export const updatePlanCommand: Command = {
     'newest loopx and says the install `update apply` would run; every other channel is updated through itself.',
   examples: ['loopx update plan', 'loopx update plan --json'],
   run(ctx) {
-    const plan = updatePlan(ctx.env);
+    const plan = updatePlan(ctx.env, workspaceOf(ctx));
     return { data: plan, text: planText(plan) };
   },
 };
@@ -90,7 +91,7 @@ export const updateApplyCommand: Command = {
     const wanted = ctx.args.positionals[0];
     if (wanted !== undefined && !semverValid(wanted))
       throw new InvalidInputError(`${JSON.stringify(wanted)} is not a version`, 'name one like 0.2.1, or leave it out for the newest');
-    const plan = updatePlan(ctx.env);
+    const plan = updatePlan(ctx.env, workspaceOf(ctx));
     if (plan.channel !== 'npm-global')
       throw new LoopxError('update_manual', `loopx does not update this install itself: ${plan.how}; nothing was changed`, EXIT.refused);
     const target = wanted ?? plan.latest;
@@ -116,7 +117,7 @@ function apply(ctx: CommandContext, plan: UpdatePlan, target: string) {
     `it runs: ${installWords(target)}`,
     `with your npm and its registry, into ${plan.root}`,
   ]);
-  const run = installGlobal(target, ctx.env);
+  const run = installGlobal(target, ctx.env, workspaceOf(ctx));
   const installed = versionAt(plan.root);
   if (run.status !== 0 || installed !== target)
     throw new LoopxError(
@@ -130,6 +131,9 @@ function apply(ctx: CommandContext, plan: UpdatePlan, target: string) {
     text: `loopx ${installed} is installed (was ${plan.version}). A store it opens is brought up to its schema on first use.`,
   };
 }
+
+/** Where loopx runs no program found on PATH: the workspace, which agents can write. */
+const workspaceOf = (ctx: CommandContext) => workspaceOrCwd({ cwd: ctx.cwd, envRoot: ctx.env.LOOPX_ROOT });
 
 function lookupFailed(plan: UpdatePlan): LoopxError {
   const notPublished = plan.lookup?.code === 'not_published';
