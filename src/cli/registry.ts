@@ -53,6 +53,7 @@ import { WORKTREE_COMMANDS, goalSetWorktree } from './commands/worktree';
 import { TEAM_COMMANDS } from './commands/team';
 import { PRICES_COMMANDS } from './commands/prices';
 import { updateApplyCommand, updatePlanCommand } from './commands/update';
+import { PRESET_COMMANDS } from './commands/preset';
 
 /** Every loopx command spec, in the order help lists them (the extension's COMMANDS are VS Code command ids). */
 export const CLI_COMMANDS: readonly Command[] = [
@@ -69,6 +70,7 @@ export const CLI_COMMANDS: readonly Command[] = [
   goalSetWorktree,
   goalApply,
   goalExport,
+  ...PRESET_COMMANDS,
   todoAdd,
   todoList,
   todoShow,

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { Command } from '../command';
+import type { Command, CommandContext, CommandResult } from '../command';
 import { applyGoalSpec } from '../../kernel/goals/goalSpec/apply';
 import type { FieldChange, GoalPlan } from '../../kernel/goals/goalSpec/plan';
 import { clean } from '../format';
@@ -23,46 +23,54 @@ export const goalApply: Command = {
     prune: { type: 'boolean', description: 'kill the todos removed from the file (a person decides: refused for agents)' },
   },
   examples: ['loopx goal apply loopx/csv-importer.goal.md --dry-run', 'loopx goal apply loopx/csv-importer.goal.md'],
-  async run(ctx) {
-    // Goal files (YAML) are loaded by the commands that read or write them, not at every call's start-up.
-    const [{ formatDiagnostic }, { readGoalFile, workspaceRelative }] = await Promise.all([
-      import('../../goalFile/diagnostics'),
-      import('../../goalFile/read'),
-    ]);
-    const file = ctx.args.positionals[0] as string;
-    const kernel = ctx.kernel();
-    const path = workspaceRelative(kernel.root, resolve(ctx.cwd, file), { mustExist: true });
-    const { spec, warnings } = readGoalFile(resolve(ctx.cwd, file), path);
-    const options = { path, dryRun: ctx.args.bool('dry-run'), prune: ctx.args.bool('prune') };
-    let result;
-    try {
-      result = applyGoalSpec(kernel, spec, options);
-    } catch (error) {
-      // Checks (and pruning a todo with a pending gate) are a person's decision, as with `goal set-check` and `todo
-      // kill`: a person at a terminal confirms, then it applies as them through that channel (recorded in every
-      // event). Without a terminal the refusal stands.
-      if (!(error instanceof HumanChannelRequiredError) || !ctx.canConfirm) throw error;
-      // What the person is asked to confirm: the plan as it would apply through the channel (a dry run writes nothing).
-      const dry = applyGoalSpec(kernel, spec, { ...options, dryRun: true });
-      const id = dry.plan.goalId ?? 'apply';
-      const why = error.message.replace(/ is a human decision.*$/s, '');
-      const human = ctx.confirmHuman(`apply ${path}, which needs a person (${why})`, id, planLines(dry.plan, false, null).slice(1, 12));
-      result = applyGoalSpec(kernel.as(human), spec, options);
-    }
-    const data = {
-      ...result,
-      path,
-      warnings: warnings.map((w) => ({ ...w, line: w.range.start.line + 1, column: w.range.start.character + 1 })),
-    };
-    const lines = [...warnings.map((w) => formatDiagnostic(path, w)), ...planLines(result.plan, result.applied, result.goalId)];
-    if (result.plan.create && result.goalId && kernel.read((db) => getGoal(db, result.goalId as string)).status === 'paused') {
-      lines.push(
-        `${result.goalId} is paused until a human starts it: loopx goal resume ${result.goalId} (in a terminal) or Resume Goal in VS Code.`,
-      );
-    }
-    return { data, text: lines.join('\n') };
+  run(ctx) {
+    return applyGoalFileAt(ctx, ctx.args.positionals[0] as string, { dryRun: ctx.args.bool('dry-run'), prune: ctx.args.bool('prune') });
   },
 };
+
+/** `goal apply FILE` as a command answers it (also what `preset apply` runs on the file it wrote). */
+export async function applyGoalFileAt(
+  ctx: CommandContext,
+  file: string,
+  flags: { dryRun: boolean; prune: boolean; startPaused?: boolean },
+): Promise<CommandResult> {
+  // Goal files (YAML) are loaded by the commands that read or write them, not at every call's start-up.
+  const [{ formatDiagnostic }, { readGoalFile, workspaceRelative }] = await Promise.all([
+    import('../../goalFile/diagnostics'),
+    import('../../goalFile/read'),
+  ]);
+  const kernel = ctx.kernel();
+  const path = workspaceRelative(kernel.root, resolve(ctx.cwd, file), { mustExist: true });
+  const { spec, warnings } = readGoalFile(resolve(ctx.cwd, file), path);
+  const options = { path, dryRun: flags.dryRun, prune: flags.prune, startPaused: flags.startPaused === true };
+  let result;
+  try {
+    result = applyGoalSpec(kernel, spec, options);
+  } catch (error) {
+    // Checks (and pruning a todo with a pending gate) are a person's decision, as with `goal set-check` and `todo
+    // kill`: a person at a terminal confirms, then it applies as them through that channel (recorded in every
+    // event). Without a terminal the refusal stands.
+    if (!(error instanceof HumanChannelRequiredError) || !ctx.canConfirm) throw error;
+    // What the person is asked to confirm: the plan as it would apply through the channel (a dry run writes nothing).
+    const dry = applyGoalSpec(kernel, spec, { ...options, dryRun: true });
+    const id = dry.plan.goalId ?? 'apply';
+    const why = error.message.replace(/ is a human decision.*$/s, '');
+    const human = ctx.confirmHuman(`apply ${path}, which needs a person (${why})`, id, planLines(dry.plan, false, null).slice(1, 12));
+    result = applyGoalSpec(kernel.as(human), spec, options);
+  }
+  const data = {
+    ...result,
+    path,
+    warnings: warnings.map((w) => ({ ...w, line: w.range.start.line + 1, column: w.range.start.character + 1 })),
+  };
+  const lines = [...warnings.map((w) => formatDiagnostic(path, w)), ...planLines(result.plan, result.applied, result.goalId)];
+  if (result.plan.create && result.goalId && kernel.read((db) => getGoal(db, result.goalId as string)).status === 'paused') {
+    lines.push(
+      `${result.goalId} is paused until a human starts it: loopx goal resume ${result.goalId} (in a terminal) or Resume Goal in VS Code.`,
+    );
+  }
+  return { data, text: lines.join('\n') };
+}
 
 function value(v: unknown): string {
   return Array.isArray(v) ? `[${v.join(', ')}]` : clean(JSON.stringify(v) ?? 'none');

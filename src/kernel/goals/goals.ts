@@ -113,7 +113,7 @@ export function checkNewGoal(input: GoalInput): NewGoal {
  * else (an agent, or a "human" without a channel) creates it paused: an agent may propose work and a budget, a human
  * starts it. Setting its check is a person's decision. Returns the new goal's id.
  */
-export function createGoalInTx(tx: Tx, emit: Tx['emit'], goal: NewGoal): string {
+export function createGoalInTx(tx: Tx, emit: Tx['emit'], goal: NewGoal, startPaused = false): string {
   if (goal.check !== null) requireHumanForCheck(tx, 'creating a goal with a check');
   const num = nextNum(tx.db, 'goals');
   const id = formatId('goal', num);
@@ -130,7 +130,8 @@ export function createGoalInTx(tx: Tx, emit: Tx['emit'], goal: NewGoal): string 
       ...goal.quota,
       ...(goal.caps.tokensPerWindow !== null ? { tokensPerWindow: goal.caps.tokensPerWindow } : {}),
       ...(goal.caps.dollarsPerWindow !== null ? { dollarsPerWindow: goal.caps.dollarsPerWindow } : {}),
-      status: hasHumanChannel(tx.actor) ? 'active' : 'paused',
+      // Active only when a person made it through VS Code or a confirmed terminal, and did not ask for it paused.
+      status: hasHumanChannel(tx.actor) && !startPaused ? 'active' : 'paused',
       ...(goal.check !== null ? { check: goal.check } : {}),
     },
   });

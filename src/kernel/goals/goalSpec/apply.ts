@@ -21,6 +21,8 @@ export interface ApplyOptions {
   path: string;
   dryRun?: boolean;
   prune?: boolean;
+  /** A goal the file creates starts paused even for a person (a preset: reviewed before anything runs). */
+  startPaused?: boolean;
 }
 
 export interface ApplyResult {
@@ -51,7 +53,7 @@ export function applyGoalSpec(kernel: Kernel, input: GoalSpec, options: ApplyOpt
       events++;
       return tx.emit(draft, as);
     };
-    const goalId = work.goal?.id ?? createGoal(emit, tx, spec, work);
+    const goalId = work.goal?.id ?? createGoal(emit, tx, spec, work, options.startPaused === true);
     const edits = goalEdits(plan.goalChanges.filter((c) => !OWN_EVENTS.has(c.field)));
     if (Object.keys(edits).length > 0) emit({ kind: 'goal.edited', goalId, todoId: null, data: edits });
     for (const c of plan.goalChanges.filter((g) => g.field === 'check'))
@@ -124,10 +126,10 @@ function recurrenceOf(input: NonNullable<GoalSpec['todos'][number]['recurrence']
 }
 
 /** Through the goals' own create (its rules, its event); the file's body then becomes the goal's background. */
-function createGoal(emit: Tx['emit'], tx: Tx, spec: GoalSpec, work: PlanWork): string {
+function createGoal(emit: Tx['emit'], tx: Tx, spec: GoalSpec, work: PlanWork, startPaused: boolean): string {
   const { title, objective, scope, check } = spec;
   const goal = checkNewGoal({ title, objective, scope, ...work.target.quota, ...(check ? { check } : {}) });
-  const id = createGoalInTx(tx, emit, goal);
+  const id = createGoalInTx(tx, emit, goal, startPaused);
   if (spec.background) emit({ kind: 'goal.edited', goalId: id, todoId: null, data: { background: spec.background } });
   return id;
 }
