@@ -45,6 +45,7 @@ describe('package.json ↔ code', () => {
     // Each of these opens an input box, a pick or a modal before anything happens, from a view item too.
     const asks = [
       COMMANDS.newGoal,
+      COMMANDS.newGoalFromPreset,
       COMMANDS.addTodo,
       COMMANDS.releaseTodo,
       COMMANDS.shipTodo,

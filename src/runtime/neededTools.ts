@@ -23,21 +23,24 @@ export interface ToolState {
  * Whether each program is installed, and ready where it says how to ask (`gh auth status`, 10 s at most). Only the
  * person's copy is run: one in PATH's absolute folders outside the workspace, which agents can write.
  */
-export function toolStates(needs: readonly NeededTool[], env: NodeJS.ProcessEnv, workspace: string): ToolState[] {
+export function toolStates(needs: readonly NeededTool[], env: NodeJS.ProcessEnv, workspace: string): Promise<ToolState[]> {
   const held = heldByWorkspace(workspace);
   const names = (program: string) => (process.platform === 'win32' ? [`${program}.exe`, `${program}.cmd`] : [program]);
-  return needs.map((tool) => {
-    const path = programsOnPath(names(tool.program), env.PATH ?? '').find(({ real }) => !held(real))?.path ?? null;
-    if (!path) return { program: tool.program, path, ready: null, problem: `${tool.program} is not installed: ${tool.why}` };
-    if (!tool.ready) return { program: tool.program, path, ready: null, problem: null };
-    const { spawnSync } = process.getBuiltinModule('node:child_process') as typeof ChildProcess;
-    const asked = spawnSync(path, [...tool.ready], { env, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
-    const ready = asked.status === 0;
-    return {
-      program: tool.program,
-      path,
-      ready,
-      problem: ready ? null : `${tool.program} is installed but not ready (${tool.program} ${tool.ready.join(' ')} failed): ${tool.why}`,
-    };
-  });
+  return Promise.all(
+    needs.map(async (tool): Promise<ToolState> => {
+      const path = programsOnPath(names(tool.program), env.PATH ?? '').find(({ real }) => !held(real))?.path ?? null;
+      if (!path) return { program: tool.program, path, ready: null, problem: `${tool.program} is not installed: ${tool.why}` };
+      const readyArgs = tool.ready;
+      if (!readyArgs) return { program: tool.program, path, ready: null, problem: null };
+      // Not blocking: VS Code's New Goal from a Preset asks too, on the extension host.
+      const { execFile } = process.getBuiltinModule('node:child_process') as typeof ChildProcess;
+      const ready = await new Promise<boolean>((done) => execFile(path, [...readyArgs], { env, timeout: 10_000 }, (error) => done(!error)));
+      return {
+        program: tool.program,
+        path,
+        ready,
+        problem: ready ? null : `${tool.program} is installed but not ready (${tool.program} ${readyArgs.join(' ')} failed): ${tool.why}`,
+      };
+    }),
+  );
 }

@@ -15,7 +15,7 @@ function presetArg(ctx: CommandContext): Preset {
   return preset;
 }
 
-const tools = (ctx: CommandContext, preset: Preset): ToolState[] =>
+const tools = (ctx: CommandContext, preset: Preset): Promise<ToolState[]> =>
   toolStates(preset.needs, ctx.env, workspaceOrCwd({ cwd: ctx.cwd, envRoot: ctx.env.LOOPX_ROOT }));
 
 const problems = (states: readonly ToolState[]) => states.flatMap((state) => (state.problem ? [state.problem] : []));
@@ -24,14 +24,16 @@ export const presetList: Command = {
   name: ['preset', 'list'],
   summary: 'the starter goals loopx can write for you (a goal file each), and whether the tools they need are here',
   examples: ['loopx preset list', 'loopx preset list --json'],
-  run(ctx) {
-    const presets = PRESETS.map((preset) => ({
-      name: preset.name,
-      title: preset.title,
-      summary: preset.summary,
-      file: presetPath(preset),
-      tools: tools(ctx, preset),
-    }));
+  async run(ctx) {
+    const presets = await Promise.all(
+      PRESETS.map(async (preset) => ({
+        name: preset.name,
+        title: preset.title,
+        summary: preset.summary,
+        file: presetPath(preset),
+        tools: await tools(ctx, preset),
+      })),
+    );
     const text = presets
       .map((p) =>
         [
@@ -53,9 +55,9 @@ export const presetShow: Command = {
   summary: 'print the goal file a preset would write (changes nothing)',
   positionals: [{ name: 'NAME', description: 'a preset, e.g. daily-triage', required: true }],
   examples: ['loopx preset show daily-triage'],
-  run(ctx) {
+  async run(ctx) {
     const preset = presetArg(ctx);
-    const states = tools(ctx, preset);
+    const states = await tools(ctx, preset);
     return {
       data: { name: preset.name, title: preset.title, file: presetPath(preset), text: preset.text, tools: states },
       text: [`# ${presetPath(preset)}`, preset.text.trimEnd(), ...problems(states).map((w) => `! ${w}`)].join('\n'),
@@ -101,7 +103,7 @@ export const presetApply: Command = {
       mkdirSync(dirname(absolute), { recursive: true });
       writeFileSync(absolute, preset.text);
     }
-    const states = tools(ctx, preset);
+    const states = await tools(ctx, preset);
     const missing = problems(states);
     // Every preset sets a budget (and most the checks it needs): a person's decisions. An agent's apply is a proposal,
     // the file in the repository, which a person reviews and applies.

@@ -2,6 +2,7 @@
 export const COMMANDS = {
   initialize: 'loopx.initialize',
   newGoal: 'loopx.newGoal',
+  newGoalFromPreset: 'loopx.newGoalFromPreset',
   pauseGoal: 'loopx.pauseGoal',
   resumeGoal: 'loopx.resumeGoal',
   markGoalDone: 'loopx.markGoalDone',

@@ -5,6 +5,7 @@ import { COMMANDS, type CommandId } from './commandIds';
 import type { FolderNeed, Folders } from '../folders';
 import { initialize } from './initialize';
 import { newGoal } from './newGoal';
+import { newGoalFromPreset } from './newGoalFromPreset';
 import { markGoalDone, pauseGoal, resumeGoal } from './goalLifecycle';
 import { addTodo } from './addTodo';
 import { blockTodo, claimTodo, killTodo, releaseTodo, shipTodo, unblockTodo } from './todoTransitions';
@@ -30,6 +31,7 @@ import { discardBranch, mergeBranch, openBranchPullRequest, showChanges } from '
 export const COMMAND_TABLE: readonly CommandDefinition[] = [
   initialize,
   newGoal,
+  newGoalFromPreset,
   pauseGoal,
   resumeGoal,
   markGoalDone,
