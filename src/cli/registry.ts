@@ -54,6 +54,7 @@ import { TEAM_COMMANDS } from './commands/team';
 import { PRICES_COMMANDS } from './commands/prices';
 import { updateApplyCommand, updatePlanCommand } from './commands/update';
 import { PRESET_COMMANDS } from './commands/preset';
+import { ready } from './commands/ready';
 
 /** Every loopx command spec, in the order help lists them (the extension's COMMANDS are VS Code command ids). */
 export const CLI_COMMANDS: readonly Command[] = [
@@ -92,6 +93,7 @@ export const CLI_COMMANDS: readonly Command[] = [
   gateReject,
   quotaShow,
   quotaShouldRun,
+  ready,
   quotaSpend,
   handoff,
   handoffAccept,

@@ -54,6 +54,7 @@ describe('loopx mcp', () => {
         'loopx_monitor_add',
         'loopx_monitor_list',
         'loopx_next',
+        'loopx_ready',
         'loopx_release',
         'loopx_renew',
         'loopx_ship',

@@ -6,10 +6,13 @@ import { COMMANDS } from '../../src/extension/commands/commandIds';
 import { presetNamed } from '../../src/goalFile/presets';
 import { getGoal, listGoals } from '../../src/kernel/goals/goalQueries';
 import { app, withAnswers, workspaceRoot } from './support';
+import { readinessDetail } from '../../src/extension/commands/checkReadiness';
+import type { Readiness } from '../../src/runtime/goalReadiness';
 
 const pick = (title: string) => (items: readonly vscode.QuickPickItem[]) => items.find((item) => item.label === title);
 
 suite('New Goal from a Preset', () => {
+  let presetGoal = '';
   const file = () => join(workspaceRoot(), 'loopx', 'daily-triage.goal.md');
   suiteTeardown(() => rmSync(file(), { force: true }));
 
@@ -40,6 +43,23 @@ suite('New Goal from a Preset', () => {
     assert.equal(goal.status, 'paused', 'paused even though a person added it: read before anything runs');
     assert.equal(goal.title, preset.title);
     assert.equal(kernel.read((db) => listGoals(db)).length, before + 1);
+    presetGoal = goalId;
+  });
+
+  test("Check Readiness on the preset's goal: not ready while it is paused, said in a modal, sentences first to fix", async () => {
+    const { result, prompts } = await withAnswers({}, async () =>
+      vscode.commands.executeCommand<Readiness | undefined>(COMMANDS.checkReadiness, presetGoal),
+    );
+    assert.equal(result?.goalId, presetGoal);
+    assert.equal(result?.ready, false);
+    assert.equal(result?.reasons.find((r) => r.key === 'goal')?.level, 'fail');
+    assert.match(
+      prompts[0] ?? '',
+      new RegExp(`^info: ${presetGoal} Daily triage of new issues is not ready to be left running \\(\\d+ of 100\\)\\.$`),
+    );
+    const detail = readinessDetail(result as Readiness);
+    assert.match(detail, new RegExp(`^✗ ${presetGoal} is paused: nothing runs until a person resumes it\\.\\n`));
+    assert.doesNotMatch(detail, /loopx goal resume|fix:/, 'sentences, not the CLI fixes');
   });
 
   test('a file already there with other text is opened as it is: not overwritten, nothing added; Escape at the modal adds nothing', async () => {

@@ -22,6 +22,7 @@ import { STATUS_LIMIT } from '../commands/status';
 import { iso, parseDuration } from '../../kernel/time';
 import { parseId } from '../../kernel/validate';
 import { getGoal } from '../../kernel/goals/goalQueries';
+import { goalReadiness } from '../../runtime/goalReadiness';
 
 /** A list answer's page: the CLI's `todo list` pages by 100; an agent's context is smaller. */
 export const MCP_LIST_LIMIT = 50;
@@ -73,6 +74,18 @@ export const MCP_TOOLS: readonly McpTool[] = [
     input: {},
     mutates: false,
     run: (ctx) => ctx.kernel().read((db, now) => statusReport(db, now, { limit: STATUS_LIMIT })),
+  }),
+  tool({
+    name: 'loopx_ready',
+    cli: 'ready',
+    description:
+      'Whether a goal is ready to be left running: a score (0-100) and each reason with its fix: active, its host installed and accepting its command, turns and caps, recurring todos within budget, nothing waiting on a person, recent turns making progress, no lapsed claims, its worktree base, work left, a loopx run serving it. Changes nothing.',
+    input: {
+      goal: id('goal id, e.g. G1'),
+      host: id('the host to judge (claude, codex, opencode, gemini); default: the one that ran it last').optional(),
+    },
+    mutates: false,
+    run: (ctx, a) => goalReadiness(ctx.kernel(), parseId('goal', a.goal), { ...(a.host ? { host: a.host } : {}), env: process.env }),
   }),
   tool({
     name: 'loopx_todo_show',

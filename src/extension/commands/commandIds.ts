@@ -3,6 +3,7 @@ export const COMMANDS = {
   initialize: 'loopx.initialize',
   newGoal: 'loopx.newGoal',
   newGoalFromPreset: 'loopx.newGoalFromPreset',
+  checkReadiness: 'loopx.checkReadiness',
   pauseGoal: 'loopx.pauseGoal',
   resumeGoal: 'loopx.resumeGoal',
   markGoalDone: 'loopx.markGoalDone',

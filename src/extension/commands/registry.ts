@@ -6,6 +6,7 @@ import type { FolderNeed, Folders } from '../folders';
 import { initialize } from './initialize';
 import { newGoal } from './newGoal';
 import { newGoalFromPreset } from './newGoalFromPreset';
+import { checkReadiness } from './checkReadiness';
 import { markGoalDone, pauseGoal, resumeGoal } from './goalLifecycle';
 import { addTodo } from './addTodo';
 import { blockTodo, claimTodo, killTodo, releaseTodo, shipTodo, unblockTodo } from './todoTransitions';
@@ -32,6 +33,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   initialize,
   newGoal,
   newGoalFromPreset,
+  checkReadiness,
   pauseGoal,
   resumeGoal,
   markGoalDone,

@@ -10,6 +10,10 @@ export interface RunnerSeen {
   startedAt: string;
   /** The agent's last-seen: its runner start, or the last turn it started or finished. */
   lastSeen: string;
+  /** The goals it serves (empty: every active one). */
+  goals: string[];
+  /** It said it stopped after that start (runner.stopped). */
+  stopped: boolean;
 }
 
 /**
@@ -31,7 +35,8 @@ export function recordRunnerStopped(kernel: Kernel, runner: { pid: number; host:
 export function recentRunners(db: SqliteDb, since: string): RunnerSeen[] {
   return db
     .prepare(
-      `SELECT e.actor AS agent, e.data AS data, e.at AS started_at, a.last_seen AS last_seen
+      `SELECT e.actor AS agent, e.data AS data, e.at AS started_at, a.last_seen AS last_seen,
+              EXISTS (SELECT 1 FROM events s WHERE s.kind = 'runner.stopped' AND s.actor = e.actor AND s.seq > e.seq) AS stopped
          FROM events e JOIN agents a ON a.name = e.actor
         WHERE e.kind = 'runner.started' AND a.last_seen >= ?
           AND e.seq = (SELECT max(seq) FROM events WHERE kind = 'runner.started' AND actor = e.actor)
@@ -39,8 +44,16 @@ export function recentRunners(db: SqliteDb, since: string): RunnerSeen[] {
     )
     .all(since)
     .map((r) => {
-      const data = JSON.parse(String(r.data)) as { host: string; pid: number };
-      return { agent: String(r.agent), host: data.host, pid: data.pid, startedAt: String(r.started_at), lastSeen: String(r.last_seen) };
+      const data = JSON.parse(String(r.data)) as { host: string; pid: number; goals?: string[] };
+      return {
+        agent: String(r.agent),
+        host: data.host,
+        pid: data.pid,
+        startedAt: String(r.started_at),
+        lastSeen: String(r.last_seen),
+        goals: data.goals ?? [],
+        stopped: Number(r.stopped) === 1,
+      };
     });
 }
 
