@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -123,6 +123,65 @@ describe('loopx preset apply', () => {
     }
     expect(goals(root)).toEqual([]);
   });
+});
+
+describe('the presets run', () => {
+  test.skipIf(!PTY_AVAILABLE)(
+    "each applied and resumed: the one-off ones take a turn through loopx run, the recurring ones wait for their time; pr-watch's gh check runs without asking, and says so when gh is missing",
+    { timeout: 180_000 },
+    () => {
+      const root = workspace();
+      const git = (...args: string[]) =>
+        execFileSync('git', ['-C', root, '-c', 'user.name=ada', '-c', 'user.email=ada@example.com', ...args]);
+      git('init', '-q', '-b', 'main');
+      git('commit', '-q', '--allow-empty', '-m', 'start');
+      for (const [index, preset] of PRESETS.entries()) {
+        expect(loopxTty(['preset', 'apply', preset.name], 'apply', { cwd: root }).code).toBe(0);
+        expect(loopxTty(['goal', 'resume', `G${index + 1}`], `G${index + 1}`, { cwd: root }).code).toBe(0);
+      }
+      const agent = join(__dirname, '..', 'extension', 'fixtures', 'scriptedAgent.mjs');
+      const turn = (goal: string) =>
+        loopx(['run', '--goal', goal, '--host', 'custom', '--command', `node ${agent} {prompt} ship`, '--once'], { cwd: root });
+      // changelog-draft (G2): one turn, its todo shipped.
+      expect(turn('G2').stdout).toMatch(/R\d+ ended: shipped its todo, exit code 0/);
+      // The recurring ones (daily-triage G1 at 09:00, keep-tests-green G4 at 02:00) wait for their time.
+      for (const goal of ['G1', 'G4']) {
+        const answer = loopx(['quota', 'should-run', '--goal', goal, '--json'], { cwd: root }).json.data as {
+          run: boolean;
+          nextWakeAt: string;
+        };
+        expect(answer.run, goal).toBe(false);
+        expect(Date.parse(answer.nextWakeAt) - Date.now(), goal).toBeLessThanOrEqual(24 * 3600 * 1000);
+      }
+      // pr-watch (G3): the agent waits on the PR's checks with a monitor its pattern lets run without asking.
+      const codex = { LOOPX_AGENT: 'codex' };
+      expect(loopx(['todo', 'claim', 'T3'], { cwd: root, env: codex }).code).toBe(0);
+      const monitor = loopx(
+        ['monitor', 'add', '--todo', 'T3', '--check', 'gh pr checks 12', '--until', 'exit0', '--every', '10s', '--json'],
+        {
+          cwd: root,
+          env: codex,
+        },
+      );
+      expect(monitor.json.data).toMatchObject({ approval: 'pattern', approvedBy: 'gh pr checks *' });
+      // Without gh, the check says so and the monitor keeps waiting.
+      const withoutGh = loopx(['monitor', 'tick', '--json'], { cwd: root, env: onPath() }).json.data as {
+        runs: { exitCode: number; error?: string }[];
+      };
+      expect(withoutGh.runs[0]).toMatchObject({ exitCode: 127, error: 'command not found (the shell exited 127)' });
+      // With gh (a stand-in whose checks pass; outside /tmp, which loopx's sandbox makes private), it fires.
+      mkdirSync(join(__dirname, '..', '..', '.cache'), { recursive: true });
+      const gh = fakeGh(0, mkdtempSync(join(__dirname, '..', '..', '.cache', 'fake-gh-')));
+      let fired: string[] = [];
+      for (let i = 0; i < 30 && !fired.length; i++) {
+        fired = (loopx(['monitor', 'tick', '--json'], { cwd: root, env: onPath(gh) }).json.data as { fired: string[] }).fired;
+        if (!fired.length) execFileSync('sleep', ['1']);
+      }
+      expect(fired).toEqual(['M1']);
+      rmSync(gh, { recursive: true, force: true });
+      expect(turn('G3').stdout).toMatch(/R\d+ ended: shipped its todo, exit code 0/);
+    },
+  );
 });
 
 if (!PTY_AVAILABLE) console.warn(`SKIPPED (a person applying a preset at a terminal): ${PTY_SKIP_REASON}`);
