@@ -7,9 +7,15 @@ import { PRESETS, presetNamed } from '../../src/goalFile/presets';
 import { loopx } from './harness';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 
-/** A workspace with a store, and a PATH of folders made for the test (the node running loopx is found by path). */
-function workspace(): string {
+/** A workspace with a store (in a git repository with a main branch, when asked), for a PATH of folders made for the test. */
+function workspace(o: { git?: boolean } = {}): string {
   const root = mkdtempSync(join(tmpdir(), 'loopx-presets-'));
+  if (o.git) {
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', root, '-c', 'user.name=ada', '-c', 'user.email=ada@example.com', ...args]);
+    git('init', '-q', '-b', 'main');
+    git('commit', '-q', '--allow-empty', '-m', 'start');
+  }
   expect(loopx(['init'], { cwd: root }).code).toBe(0);
   return root;
 }
@@ -67,12 +73,8 @@ describe('loopx preset apply', () => {
   test.skipIf(!PTY_AVAILABLE)(
     'a person applies each preset at a terminal: the file is written as shown, its goal created paused with its budget',
     () => {
-      const root = workspace();
       // keep-tests-green proposes each fix on a branch from main: a repository with one.
-      const git = (...args: string[]) =>
-        execFileSync('git', ['-C', root, '-c', 'user.name=ada', '-c', 'user.email=ada@example.com', ...args]);
-      git('init', '-q', '-b', 'main');
-      git('commit', '-q', '--allow-empty', '-m', 'start');
+      const root = workspace({ git: true });
       for (const [index, preset] of PRESETS.entries()) {
         const applied = loopxTty(['preset', 'apply', preset.name, '--json'], 'apply', { cwd: root, env: onPath(fakeGh(0)) });
         expect(applied.code, applied.stdout + applied.stderr).toBe(0);
@@ -130,11 +132,7 @@ describe('the presets run', () => {
     "each applied and resumed: the one-off ones take a turn through loopx run, the recurring ones wait for their time; pr-watch's gh check runs without asking, and says so when gh is missing",
     { timeout: 180_000 },
     () => {
-      const root = workspace();
-      const git = (...args: string[]) =>
-        execFileSync('git', ['-C', root, '-c', 'user.name=ada', '-c', 'user.email=ada@example.com', ...args]);
-      git('init', '-q', '-b', 'main');
-      git('commit', '-q', '--allow-empty', '-m', 'start');
+      const root = workspace({ git: true });
       for (const [index, preset] of PRESETS.entries()) {
         expect(loopxTty(['preset', 'apply', preset.name], 'apply', { cwd: root }).code).toBe(0);
         expect(loopxTty(['goal', 'resume', `G${index + 1}`], `G${index + 1}`, { cwd: root }).code).toBe(0);

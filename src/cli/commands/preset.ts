@@ -72,7 +72,7 @@ export const presetApply: Command = {
     'Writes loopx/NAME.goal.md (or --file), for review in the editor and in a pull request, then applies it as\n' +
     '`loopx goal apply` does. The goal starts paused: nothing runs until a person resumes it. A file already there is\n' +
     "never overwritten: the same text is applied again (nothing changes), another text is refused. A preset's\n" +
-    "budget and checks are a person's decisions: a person at a terminal types the goal id to confirm; an agent's\n" +
+    "budget and checks are a person's decisions: a person at a terminal types what goal apply asks for; an agent's\n" +
     'apply writes the file only, as a proposal a person reviews and applies.',
   positionals: [{ name: 'NAME', description: 'a preset (loopx preset list)', required: true }],
   flags: {
