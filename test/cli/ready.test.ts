@@ -111,6 +111,27 @@ describe.skipIf(!PTY_AVAILABLE)('loopx ready', () => {
     expect(level(root, 'G1', 'worktrees')).toBe('fail');
   });
 
+  test("budget and now: a ready goal would start a turn now; once its window's turns are spent it waits, saying when the next is free", () => {
+    const root = repo();
+    loopx(['goal', 'create', '--title', 'One a day', '--turns', '1', '--tokens', '100000', '--dollars', '1'], { cwd: root });
+    expect(loopxTty(['goal', 'resume', 'G1'], 'G1', { cwd: root }).code).toBe(0);
+    loopx(['todo', 'add', '--goal', 'G1', '--title', 'First'], { cwd: root });
+    loopx(['todo', 'add', '--goal', 'G1', '--title', 'Second'], { cwd: root });
+    const before = ready(root, 'G1');
+    expect(reason(before, 'now')).toMatchObject({ level: 'ok', sentence: 'a turn would start now' });
+    expect(reason(before, 'budget')).toMatchObject({ level: 'ok', sentence: '1 of 1 turns left in this 24 h window' });
+    const agent = join(__dirname, '..', 'extension', 'fixtures', 'scriptedAgent.mjs');
+    const run = loopx(['run', '--goal', 'G1', '--host', 'custom', '--command', `node ${agent} {prompt} ship`, '--once'], { cwd: root });
+    expect(run.stdout).toMatch(/R1 ended: shipped its todo/);
+    const after = ready(root, 'G1');
+    expect(reason(after, 'budget')).toMatchObject({
+      level: 'warn',
+      sentence: expect.stringMatching(/^this 24 h window's 1 turns are spent; the next is free at 20\d\d-/),
+    });
+    expect(reason(after, 'now')).toMatchObject({ level: 'warn', sentence: expect.stringMatching(/^a turn would wait now: /) });
+    expect(after.host).toBe('custom');
+  });
+
   test('a loopx run serving the goal is seen while it lives, and its host is the one judged', async () => {
     const root = repo();
     loopx(['goal', 'create', '--title', 'Served', '--turns', '2'], { cwd: root });
