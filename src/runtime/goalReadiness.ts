@@ -6,8 +6,7 @@ import { processAlive } from '../kernel/processes';
 import { shouldRunReason } from '../protocol/shouldRunWords';
 import { BUILT_IN_HOSTS } from '../shared/hostCatalog';
 import { DEFAULT_HOSTS } from './hosts';
-import { hostFacts, judgeHost } from './hostCheck';
-import { hostRefusal } from './hostSafety';
+import { hostStanding } from './hostSafety';
 import { personHosts } from './personHosts';
 
 /** One thing that would stop a goal left running, or says it will not: in words, with the fix when there is one. */
@@ -85,16 +84,9 @@ async function hostReason(host: string | null, goalId: string, root: string, env
   const command = own ?? (DEFAULT_HOSTS as unknown as Record<string, string | undefined>)[host];
   if (!command)
     return { key: 'host', level: 'warn', sentence: `${host} has no command loopx knows: it cannot be judged here`, fix: 'ask with --host' };
-  const verdict = judgeHost(host, command, await hostFacts(host, command, env.PATH ?? ''));
-  const refusal = verdict.found ? hostRefusal(host, command, root) : null;
-  if (refusal)
-    return {
-      key: 'host',
-      level: 'fail',
-      sentence: `${verdict.sentence} Its turns are refused here: ${refusal.message}`,
-      fix: refusal.hint,
-    };
-  return { key: 'host', level: verdict.level, sentence: verdict.sentence };
+  const { verdict, refusal, sentence } = await hostStanding(host, command, env.PATH ?? '', root);
+  if (refusal) return { key: 'host', level: 'fail', sentence, fix: refusal.hint };
+  return { key: 'host', level: verdict.level, sentence };
 }
 
 function budgetReasons({ goal, quota, recurringTodos }: ReadinessFacts): ReadinessReason[] {

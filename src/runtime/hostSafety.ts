@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { EXIT, LoopxError } from '../kernel/errors';
 import { builtInHost } from '../shared/hostCatalog';
 import { opencodePlugins } from './opencodeBoundary';
+import { type HostVerdict, hostFacts, judgeHost } from './hostCheck';
 
 /** Where Gemini CLI reads system policies; any there makes it ignore `--admin-policy` (measured with 0.61.0). */
 export const GEMINI_SYSTEM_POLICIES = '/etc/gemini-cli/policies';
@@ -47,4 +48,20 @@ function tomlFiles(dir: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * A host as this machine has it, for `loopx doctor` and `loopx ready`: the installed program judged against its command
+ * (hostCheck.ts), whether its turns are refused in the workspace at `root` (asked only when it is installed), and the
+ * sentence that says both.
+ */
+export async function hostStanding(
+  host: string,
+  command: string,
+  path: string,
+  root: string,
+): Promise<{ verdict: HostVerdict; refusal: LoopxError | null; sentence: string }> {
+  const verdict = judgeHost(host, command, await hostFacts(host, command, path));
+  const refusal = verdict.found ? hostRefusal(host, command, root) : null;
+  return { verdict, refusal, sentence: refusal ? `${verdict.sentence} Its turns are refused here: ${refusal.message}.` : verdict.sentence };
 }

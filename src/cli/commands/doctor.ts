@@ -22,11 +22,10 @@ import { authorityBehind, copyTeamLog, teamStoreFacts } from '../../kernel/team/
 import { teamError } from '../../kernel/team/teamErrors';
 import { readTeamPointer, resolveTeamConnection, teamReplicaPath } from '../../kernel/team/teamPointer';
 import { BUILT_IN_HOSTS } from '../../shared/hostCatalog';
-import { hostRefusal } from '../../runtime/hostSafety';
+import { hostStanding } from '../../runtime/hostSafety';
 import { personHosts } from '../../runtime/personHosts';
 import { AGENT_READ_ONLY } from '../../runtime/hostBoundary';
 import { humanKeyDir } from '../../kernel/humanKey';
-import { hostFacts, judgeHost } from '../../runtime/hostCheck';
 import { worktreeCheck } from '../worktreeWords';
 import { getTodoCore, leaseLive } from '../../kernel/todos/todoQueries';
 import { OLD_PRICES_FILE } from '../../kernel/prices/priceTable';
@@ -240,12 +239,11 @@ async function hostChecks(path: string, cwd: string, env: NodeJS.ProcessEnv): Pr
   }
   const checks = await Promise.all(
     [...BUILT_IN_HOSTS, ...own].map(async ({ id, command }) => {
-      const verdict = judgeHost(id, command, await hostFacts(id, command, path));
-      const refusal = verdict.found ? hostRefusal(id, command, cwd) : null;
+      const { verdict, refusal, sentence } = await hostStanding(id, command, path, cwd);
       return {
         name: `host ${id}`,
         level: verdict.level === 'ok' && !refusal ? ('ok' as const) : ('warn' as const),
-        detail: refusal ? `${verdict.sentence} Its turns are refused here: ${refusal.message}.` : verdict.sentence,
+        detail: sentence,
         host: verdict,
       };
     }),
