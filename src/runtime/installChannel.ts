@@ -27,7 +27,7 @@ export function installChannelOf(root: string, npmGlobalRoot: () => string | nul
   const manifest = readManifest(join(root, 'package.json'));
   if (existsSync(join(root, '.git'))) return { kind: 'checkout', root };
   if (manifest?.engines && typeof manifest.engines === 'object' && 'vscode' in manifest.engines) return { kind: 'extension', root };
-  const installed = typeof manifest?.version === 'string' ? manifest.version : undefined;
+  const installed = versionOf(manifest) ?? undefined;
   if (manifest?.name === 'loopx' && basename(root) === 'loopx' && basename(dirname(root)) === 'node_modules') {
     const globalRoot = npmGlobalRoot();
     if (globalRoot && resolve(globalRoot) === resolve(dirname(root))) return { kind: 'npm-global', root, installed };
@@ -51,6 +51,13 @@ export function howToUpdate(channel: InstallChannel): string {
       return `loopx at ${channel.root} was not installed by npm, by the extension or from a checkout, so loopx cannot tell how to update it: install loopx with npm or the extension (docs/install.md) and use that one`;
   }
 }
+
+/** The version in the package.json at `root` (what npm installed there), or null. */
+export function installedVersion(root: string): string | null {
+  return versionOf(readManifest(join(root, 'package.json')));
+}
+
+const versionOf = (manifest: Record<string, unknown> | null) => (typeof manifest?.version === 'string' ? manifest.version : null);
 
 function readManifest(file: string): Record<string, unknown> | null {
   try {

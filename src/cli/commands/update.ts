@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import semverCompare from 'semver/functions/compare';
 import semverValid from 'semver/functions/valid';
@@ -6,7 +5,7 @@ import type { Command, CommandContext } from '../command';
 import { EXIT, InvalidInputError, LoopxError } from '../../kernel/errors';
 import { LOOPX_VERSION } from '../../shared/version';
 import { workspaceOrCwd } from '../../runtime/locate';
-import { type InstallChannel, howToUpdate, installChannelOf } from '../../runtime/installChannel';
+import { type InstallChannel, howToUpdate, installChannelOf, installedVersion } from '../../runtime/installChannel';
 import { type Latest, installGlobal, installWords, latestOnNpm, npmGlobalRoot } from '../../runtime/npmChannel';
 
 declare const __LOOPX_ROOT_FROM_BUNDLE__: string | undefined;
@@ -118,7 +117,7 @@ function apply(ctx: CommandContext, plan: UpdatePlan, target: string) {
     `with your npm and its registry, into ${plan.root}`,
   ]);
   const run = installGlobal(target, ctx.env, workspaceOf(ctx));
-  const installed = versionAt(plan.root);
+  const installed = installedVersion(plan.root);
   if (run.status !== 0 || installed !== target)
     throw new LoopxError(
       'npm_failed',
@@ -145,13 +144,4 @@ function lookupFailed(plan: UpdatePlan): LoopxError {
       ? 'name a version to install, if you know one that is published'
       : "npm's words say why (the network, its registry setting)",
   );
-}
-
-function versionAt(root: string): string | null {
-  try {
-    const version: unknown = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: unknown }).version;
-    return typeof version === 'string' ? version : null;
-  } catch {
-    return null;
-  }
 }
