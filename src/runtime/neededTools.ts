@@ -1,5 +1,5 @@
 import type * as ChildProcess from 'node:child_process';
-import { heldByWorkspace, programsOnPath } from './programsOnPath';
+import { personsProgram } from './programsOnPath';
 
 /** A program some work needs: its name on PATH, the arguments that exit 0 when it is ready, and why it is needed. */
 export interface NeededTool {
@@ -24,11 +24,10 @@ export interface ToolState {
  * person's copy is run: one in PATH's absolute folders outside the workspace, which agents can write.
  */
 export function toolStates(needs: readonly NeededTool[], env: NodeJS.ProcessEnv, workspace: string): Promise<ToolState[]> {
-  const held = heldByWorkspace(workspace);
   const names = (program: string) => (process.platform === 'win32' ? [`${program}.exe`, `${program}.cmd`] : [program]);
   return Promise.all(
     needs.map(async (tool): Promise<ToolState> => {
-      const path = programsOnPath(names(tool.program), env.PATH ?? '').find(({ real }) => !held(real))?.path ?? null;
+      const path = personsProgram(names(tool.program), env.PATH ?? '', workspace);
       if (!path) return { program: tool.program, path, ready: null, problem: `${tool.program} is not installed: ${tool.why}` };
       const readyArgs = tool.ready;
       if (!readyArgs) return { program: tool.program, path, ready: null, problem: null };
@@ -43,4 +42,14 @@ export function toolStates(needs: readonly NeededTool[], env: NodeJS.ProcessEnv,
       };
     }),
   );
+}
+
+/** Each program asked once, however many lists name it (two presets that need gh run one `gh auth status`). */
+export async function toolStatesByProgram(
+  needs: readonly NeededTool[],
+  env: NodeJS.ProcessEnv,
+  workspace: string,
+): Promise<Map<string, ToolState>> {
+  const once = [...new Map(needs.map((need) => [need.program, need])).values()];
+  return new Map((await toolStates(once, env, workspace)).map((state) => [state.program, state]));
 }

@@ -1,5 +1,5 @@
 import type * as ChildProcess from 'node:child_process';
-import { heldByWorkspace, programsOnPath } from './programsOnPath';
+import { personsProgram } from './programsOnPath';
 
 /**
  * What `loopx update` (and VS Code's notice of another loopx on PATH) asks npm: its global folder, the newest loopx
@@ -19,8 +19,7 @@ function childProcess(): typeof ChildProcess {
 
 /** The person's npm: the first on PATH's absolute folders that is not inside `workspace`; null when there is none. */
 export function npmOnPath(env: NodeJS.ProcessEnv, workspace: string): string | null {
-  const held = heldByWorkspace(workspace);
-  return programsOnPath([WINDOWS ? 'npm.cmd' : 'npm'], env.PATH ?? '').find(({ real }) => !held(real))?.path ?? null;
+  return personsProgram([WINDOWS ? 'npm.cmd' : 'npm'], env.PATH ?? '', workspace);
 }
 
 /** How the program is named to spawn: quoted for cmd.exe's line on Windows. */

@@ -29,6 +29,12 @@ export function programsOnPath(names: readonly string[], path: string): { path: 
   return found;
 }
 
+/** The person's copy of a program: the first named `names` on PATH's absolute folders that is not inside `workspace`. */
+export function personsProgram(names: readonly string[], path: string, workspace: string): string | null {
+  const held = heldByWorkspace(workspace);
+  return programsOnPath(names, path).find(({ real }) => !held(real))?.path ?? null;
+}
+
 /** Whether a file's real path is inside `workspace` (a workspace at a file system's root holds nothing back). */
 export function heldByWorkspace(workspace: string): (real: string) => boolean {
   const folder = realOr(workspace);

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Command, CommandContext } from '../command';
 import { InvalidInputError, LoopxError, EXIT } from '../../kernel/errors';
 import { PRESETS, type Preset, presetNamed, presetPath } from '../../goalFile/presets';
-import { type ToolState, toolStates } from '../../runtime/neededTools';
+import { type ToolState, toolStates, toolStatesByProgram } from '../../runtime/neededTools';
 import { workspaceOrCwd } from '../../runtime/locate';
 import { applyGoalFileAt } from './goalApply';
 
@@ -25,15 +25,18 @@ export const presetList: Command = {
   summary: 'the starter goals loopx can write for you (a goal file each), and whether the tools they need are here',
   examples: ['loopx preset list', 'loopx preset list --json'],
   async run(ctx) {
-    const presets = await Promise.all(
-      PRESETS.map(async (preset) => ({
-        name: preset.name,
-        title: preset.title,
-        summary: preset.summary,
-        file: presetPath(preset),
-        tools: await tools(ctx, preset),
-      })),
+    const states = await toolStatesByProgram(
+      PRESETS.flatMap((preset) => preset.needs),
+      ctx.env,
+      workspaceOrCwd({ cwd: ctx.cwd, envRoot: ctx.env.LOOPX_ROOT }),
     );
+    const presets = PRESETS.map((preset) => ({
+      name: preset.name,
+      title: preset.title,
+      summary: preset.summary,
+      file: presetPath(preset),
+      tools: preset.needs.map((need) => states.get(need.program) as ToolState),
+    }));
     const text = presets
       .map((p) =>
         [

@@ -3,10 +3,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
-import { PRESETS, type Preset, presetPath } from '../../goalFile/presets';
+import { PRESETS, presetPath } from '../../goalFile/presets';
+import type { GoalSpec } from '../../kernel/goals/goalSpec/spec';
 import { goalSpecFromText } from '../../goalFile/read';
 import { applyGoalSpec } from '../../kernel/goals/goalSpec/apply';
-import { toolStates } from '../../runtime/neededTools';
+import { toolStatesByProgram } from '../../runtime/neededTools';
 import { clean } from '../../protocol/display';
 
 const ADD = 'Add Paused Goal';
@@ -21,10 +22,14 @@ export const newGoalFromPreset: CommandDefinition = {
   id: COMMANDS.newGoalFromPreset,
   async run(ctx) {
     const kernel = kernelOf(ctx);
-    const states = await Promise.all(PRESETS.map((preset) => toolStates(preset.needs, process.env, kernel.root)));
+    const states = await toolStatesByProgram(
+      PRESETS.flatMap((preset) => preset.needs),
+      process.env,
+      kernel.root,
+    );
     const picked = await vscode.window.showQuickPick(
-      PRESETS.map((preset, index) => {
-        const problems = (states[index] ?? []).flatMap((state) => (state.problem ? [state.problem] : []));
+      PRESETS.map((preset) => {
+        const problems = preset.needs.flatMap((need) => states.get(need.program)?.problem ?? []);
         return {
           label: preset.title,
           description: problems.length ? `$(warning) needs ${preset.needs.map((n) => n.program).join(', ')}` : presetPath(preset),
@@ -54,13 +59,13 @@ export const newGoalFromPreset: CommandDefinition = {
       );
       return undefined;
     }
+    const { spec } = goalSpecFromText(preset.text, path);
     const confirmed = await vscode.window.showWarningMessage(
       `Add "${clean(preset.title)}" to the store, paused?`,
-      { modal: true, detail: presetDetail(preset, problems) },
+      { modal: true, detail: presetDetail(path, spec, problems) },
       ADD,
     );
     if (confirmed !== ADD) return undefined;
-    const { spec } = goalSpecFromText(preset.text, path);
     const result = applyGoalSpec(kernel, spec, { path, startPaused: true });
     ctx.log.info(`added ${result.goalId} from the preset ${preset.name} (${path}), paused`);
     void vscode.window
@@ -74,11 +79,10 @@ export const newGoalFromPreset: CommandDefinition = {
 };
 
 /** What the modal says the preset sets: its budget, the checks it lets agents set, what is missing. */
-function presetDetail(preset: Preset, problems: readonly string[]): string {
-  const { spec } = goalSpecFromText(preset.text, presetPath(preset));
+function presetDetail(path: string, spec: GoalSpec, problems: readonly string[]): string {
   const q = spec.quota;
   const lines = [
-    `Read ${presetPath(preset)} first and change what is yours (a time, a command, a branch). Nothing runs until you resume the goal.`,
+    `Read ${path} first and change what is yours (a time, a command, a branch). Nothing runs until you resume the goal.`,
     `Its budget: ${q.turnsPerWindow} turns, ${q.tokensPerWindow?.toLocaleString('en-US')} tokens and $${q.dollarsPerWindow} a day, one turn at a time.`,
   ];
   if (spec.allowedChecks?.length) lines.push(`Checks agents may set that run without asking you: ${spec.allowedChecks.join(', ')}.`);
