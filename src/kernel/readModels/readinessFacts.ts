@@ -8,7 +8,7 @@ import { openTurnSlots } from '../turns/turnSlots';
 import { listGates } from '../gates/gates';
 import { getGoal } from '../goals/goalQueries';
 import { isValidatedResult } from '../turns/turnQueries';
-import { type RunnerSeen, recentRunners } from '../turns/runners';
+import { type RunnerSeen, recentRunners, runnerStopped } from '../turns/runners';
 
 /** How many of a goal's latest finished turns readiness looks at for their validated share. */
 export const RECENT_TURNS = 10;
@@ -66,6 +66,6 @@ export function readinessFacts(db: SqliteDb, goalId: string, nowMs: number): Rea
       validated: turns.filter((t) => isValidatedResult(t.result_kind)).length,
       lastHost: typeof lastHost === 'string' ? lastHost : null,
     },
-    runners: recentRunners(db, weekAgo).filter((r) => !r.stopped && (r.goals.length === 0 || r.goals.includes(goal.id))),
+    runners: recentRunners(db, weekAgo).filter((r) => (r.goals.length === 0 || r.goals.includes(goal.id)) && !runnerStopped(db, r)),
   };
 }

@@ -12,8 +12,6 @@ export interface RunnerSeen {
   lastSeen: string;
   /** The goals it serves (empty: every active one). */
   goals: string[];
-  /** It said it stopped after that start (runner.stopped). */
-  stopped: boolean;
 }
 
 /**
@@ -35,8 +33,7 @@ export function recordRunnerStopped(kernel: Kernel, runner: { pid: number; host:
 export function recentRunners(db: SqliteDb, since: string): RunnerSeen[] {
   return db
     .prepare(
-      `SELECT e.actor AS agent, e.data AS data, e.at AS started_at, a.last_seen AS last_seen,
-              EXISTS (SELECT 1 FROM events s WHERE s.kind = 'runner.stopped' AND s.actor = e.actor AND s.seq > e.seq) AS stopped
+      `SELECT e.actor AS agent, e.data AS data, e.at AS started_at, a.last_seen AS last_seen
          FROM events e JOIN agents a ON a.name = e.actor
         WHERE e.kind = 'runner.started' AND a.last_seen >= ?
           AND e.seq = (SELECT max(seq) FROM events WHERE kind = 'runner.started' AND actor = e.actor)
@@ -52,9 +49,20 @@ export function recentRunners(db: SqliteDb, since: string): RunnerSeen[] {
         startedAt: String(r.started_at),
         lastSeen: String(r.last_seen),
         goals: data.goals ?? [],
-        stopped: Number(r.stopped) === 1,
       };
     });
+}
+
+/**
+ * Whether a runner said it stopped (runner.stopped) since its latest start. Asked by `loopx ready` only, not by
+ * recentRunners: VS Code's read model and doctor read those on every refresh and need no such scan.
+ */
+export function runnerStopped(db: SqliteDb, runner: Pick<RunnerSeen, 'agent' | 'startedAt'>): boolean {
+  return (
+    db
+      .prepare(`SELECT 1 AS stopped FROM events WHERE kind = 'runner.stopped' AND actor = ? AND at >= ? LIMIT 1`)
+      .get(runner.agent, runner.startedAt) !== undefined
+  );
 }
 
 /** Every agent the store has seen, most recent first, with the todos each holds. */
