@@ -30,6 +30,8 @@ export interface ShouldRunFacts {
   /** budget_exhausted: which budget is spent, and the window's usage against its caps. */
   budget?: string;
   usage?: BudgetFacts;
+  /** no_change: the first retry comes early, while the host's prompt cache still holds the turn's prompt. */
+  keepsCacheWarm?: boolean;
 }
 
 /** "codex holds a todo of this goal; it allows 1 at a time": why the goal runs or waits, without the reason code. */
@@ -54,7 +56,9 @@ export function shouldRunReason(facts: ShouldRunFacts): string {
     case 'cooldown':
       return 'the goal is cooling down after its last turn';
     case 'no_change':
-      return 'its ready todos wait to be tried again after turns on them made no progress';
+      return facts.keepsCacheWarm
+        ? "its ready todos wait to be tried again after turns on them made no progress (the next try comes a little early, while the model's prompt cache still holds the turn's context)"
+        : 'its ready todos wait to be tried again after turns on them made no progress';
     case 'setup_backoff':
       return 'its ready todos wait: their worktree setup failed and runs again after a pause';
     default:

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { InvalidInputError } from '../kernel/errors';
 import { humanKeyDir } from '../kernel/humanKey';
 import { BUILT_IN_HOSTS } from '../shared/hostCatalog';
+import { HOSTS_FILE, PROMPT_CACHE_SECTION } from '../kernel/turns/promptCache';
 
 /**
  * Hosts a person adds without code: `hosts.json` in their loopx config folder (beside the key that proves their
@@ -15,7 +16,7 @@ import { BUILT_IN_HOSTS } from '../shared/hostCatalog';
  * `loopx run --host aider`, Run Turn and `loopx doctor`. loopx cannot bound what such a host's agent writes, and says
  * so as for a custom command; usage comes from its `loopx-usage:` line.
  */
-export const PERSON_HOSTS_FILE = 'hosts.json';
+export const PERSON_HOSTS_FILE = HOSTS_FILE;
 
 /** Names the built-in hosts, the custom command and VS Code's sample agent already take. */
 const TAKEN = new Set([...BUILT_IN_HOSTS.map((h) => h.id), 'custom', 'sample']);
@@ -36,6 +37,8 @@ const fileSchema = z
         .refine((id) => !TAKEN.has(id), 'that name is a built-in host'),
       hostSchema,
     ),
+    /** Prompt-cache windows a person sets (kernel/turns/promptCache.ts reads them). */
+    promptCache: PROMPT_CACHE_SECTION.optional(),
   })
   .strict();
 

@@ -41,7 +41,48 @@ export interface HostDefinition {
    * without any of them would have every write-back refused (doctor warns). Empty: the host needs none.
    */
   headlessPermissionWords: readonly string[];
+  /** How its provider caches prompts (null: it depends on the provider the host is set up with; not counted on). */
+  promptCache: PromptCache | null;
 }
+
+/**
+ * A host's prompt cache as its provider publishes it. A turn whose first request comes within `windowSeconds` of the
+ * last request that used the same prompt prefix reads that prefix from the cache (at the price table's cachedInput
+ * rate); after it, the prefix is read, and written again, in full. should-run keeps a retry inside it when that costs
+ * the wait little (turns/backoff.ts); a person may set another window in hosts.json (kernel/turns/promptCache.ts).
+ */
+export interface PromptCache {
+  /** How long a cached prefix lives after its last use (each hit starts it again): the shorter published figure. */
+  windowSeconds: number;
+  /** Prompts shorter than this are not cached at all. */
+  minTokens: number;
+  /** What writing a prefix to the cache costs, as a multiple of the input price (1: no charge beyond the input). */
+  writeMultiplier: number;
+  /** Where the figures were read, and when. */
+  source: string;
+}
+
+/**
+ * Anthropic: a prefix lives 5 minutes, refreshed on every hit (1 hour on request); writing it costs 1.25x input for
+ * the 5-minute cache (2x for 1 hour), reading it 0.1x; prompts under 1,024 tokens are not cached (2,048 on Haiku).
+ */
+export const ANTHROPIC_PROMPT_CACHE: PromptCache = {
+  windowSeconds: 300,
+  minTokens: 1024,
+  writeMultiplier: 1.25,
+  source: 'https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching (2026-12-05)',
+};
+
+/**
+ * OpenAI: prompts of 1,024 tokens or more are cached by themselves, with no charge to write; a prefix is cleared after
+ * 5 to 10 idle minutes, always within an hour (24 hours on request): 5 minutes is what can be counted on.
+ */
+export const OPENAI_PROMPT_CACHE: PromptCache = {
+  windowSeconds: 300,
+  minTokens: 1024,
+  writeMultiplier: 1,
+  source: 'https://platform.openai.com/docs/guides/prompt-caching (2026-12-05)',
+};
 
 /** The built-in hosts, in the order people are offered them. */
 export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
@@ -62,6 +103,7 @@ export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
     writeBack: 'mcp',
     instructionFile: 'AGENTS.md',
     headlessPermissionWords: [],
+    promptCache: OPENAI_PROMPT_CACHE,
   },
   {
     id: 'claude',
@@ -85,6 +127,7 @@ export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
       'bypassPermissions',
       '--mcp-config',
     ],
+    promptCache: ANTHROPIC_PROMPT_CACHE,
   },
   {
     id: 'opencode',
@@ -102,6 +145,8 @@ export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
     writeBack: 'shell',
     instructionFile: 'AGENTS.md',
     headlessPermissionWords: [],
+    // Any provider (its own config names it): its cache is that provider's.
+    promptCache: null,
   },
   {
     id: 'gemini',
@@ -120,6 +165,8 @@ export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
     writeBack: 'shell',
     instructionFile: 'GEMINI.md',
     headlessPermissionWords: [],
+    // Gemini's implicit cache publishes no lifetime to count on.
+    promptCache: null,
   },
 ];
 

@@ -1,7 +1,7 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import type { Goal } from '../model';
 import { iso } from '../time';
-import { backingOff, retryAt } from '../turns/backoff';
+import { type Retry, backingOff, retryAt } from '../turns/backoff';
 import { claimableNow, firstClaimableId, leaseLiveSql } from '../todos/todoQueries';
 import { nextMonitorMoment } from '../monitors/monitorQueries';
 import { type OpenTurnSlot, openTurnSlots, todosWithOpenTurns } from '../turns/turnSlots';
@@ -222,6 +222,8 @@ export interface ShouldRun {
   usage?: WindowUsage;
   /** With `usage`: the window it counts over. */
   windowHours?: number;
+  /** no_change: the first retry was brought forward to start inside its host's prompt-cache window (backoff.ts). */
+  keepsCacheWarm?: boolean;
 }
 
 /** What a caller already knows for a plan: the goal's quota, and the todos whose worktree setup backs off (setupWaits). */
@@ -292,10 +294,18 @@ export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: PlanKno
   if (other !== null) return { answer: { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining }, todoId: other };
   // Every ready todo waits (after a turn on it made no progress, or its worktree setup failed): wake at the first
   // retry of one that is ready, and say which wait that is.
-  const ready = (waits: ReadonlyMap<string, string>) => [...waits].filter(([id]) => claimableNow(db, at, id)).map(([, when]) => when);
-  const turns = ready(waiting).sort()[0] ?? null;
-  const setup = ready(setups).sort()[0] ?? null;
-  return setup !== null && (turns === null || setup < turns) ? no('setup_backoff', setup) : no('no_change', turns);
+  const readyIds = (ids: Iterable<string>) => [...ids].filter((id) => claimableNow(db, at, id));
+  const retry = readyIds(waiting.keys())
+    .map((id) => waiting.get(id) as Retry)
+    .sort((a, b) => a.retryAt.localeCompare(b.retryAt))[0];
+  const turns = retry?.retryAt ?? null;
+  const setup =
+    readyIds(setups.keys())
+      .map((id) => setups.get(id) as string)
+      .sort()[0] ?? null;
+  if (setup !== null && (turns === null || setup < turns)) return no('setup_backoff', setup);
+  const answer = no('no_change', turns);
+  return retry?.keepsCacheWarm ? { ...answer, answer: { ...answer.answer, keepsCacheWarm: true } } : answer;
 }
 
 /**

@@ -2,6 +2,7 @@ import { VALIDATED_RESULTS_SQL, isValidatedResult } from './turnQueries';
 import type { Row, SqliteDb } from '../db/sqliteDb';
 import { iso } from '../time';
 import type { ResultKind } from './turnQueries';
+import { promptCacheMinTokens, promptCacheWindow } from './promptCache';
 
 /**
  * After a turn that made no validated progress, its todo is not taken again by a turn start for a while, so a
@@ -32,6 +33,8 @@ export interface Retry {
   failures: number;
   /** When a turn start may take it again. */
   retryAt: string;
+  /** The wait was shortened to end inside the host's prompt-cache window (cacheAwareRetry). */
+  keepsCacheWarm: boolean;
   /** Something changed about the todo since that turn ended: it may be taken at once. */
   changed: boolean;
 }
@@ -69,15 +72,58 @@ export function backoffSeconds(failures: number): number {
   return Math.min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** Math.max(0, failures - 1));
 }
 
+/**
+ * Cache-aware waking (issue 44): a retry a little after the host's prompt cache lets go of the turn's prompt pays to
+ * read, and write, the whole prefix again; a little before, it reads most of it at a tenth of the price. So a wait
+ * that would end just after the window ends instead inside it, `CACHE_MARGIN` before its end (a host takes a few
+ * seconds to send its first request). Just after means the window ends past half the wait: a wait is never cut by more
+ * than half, so a todo that keeps failing still waits longer each time. A wait that outlasts the window by more
+ * (or ends inside it anyway) is left as it is: waking early then buys nothing. `windowSeconds` null: no known cache.
+ * Returns when the todo may be taken again (ms) and whether that was brought forward.
+ */
+export function cacheAwareRetry(
+  endedMs: number,
+  waitSeconds: number,
+  windowSeconds: number | null,
+): { at: number; keepsCacheWarm: boolean } {
+  const plain = endedMs + waitSeconds * 1000;
+  if (windowSeconds === null || windowSeconds <= 0) return { at: plain, keepsCacheWarm: false };
+  const inside = endedMs + (windowSeconds - cacheMargin(windowSeconds)) * 1000;
+  if (plain <= inside || inside < endedMs + (waitSeconds * 1000) / 2) return { at: plain, keepsCacheWarm: false };
+  return { at: inside, keepsCacheWarm: true };
+}
+
+/** How long before the window's end a retry starts: a tenth of the window, at most a minute. */
+export function cacheMargin(windowSeconds: number): number {
+  return Math.min(60, windowSeconds / 10);
+}
+
+/**
+ * The window that counts for a turn's retry: its host's, when the turn read a prompt its provider caches (a turn
+ * whose usage is unknown, or too small to cache, has nothing warm to keep).
+ */
+function warmWindow(host: string, inputTokens: unknown): number | null {
+  if (typeof inputTokens !== 'number' && typeof inputTokens !== 'bigint') return null;
+  if (Number(inputTokens) < promptCacheMinTokens(host)) return null;
+  return promptCacheWindow(host);
+}
+
+/** When a todo whose last turn (`host`, its `input_tokens`) ended at `endedAt` after `failures` failures may run again. */
+function retryOf(endedAt: string, failures: number, last: Row): { at: number; keepsCacheWarm: boolean } {
+  return cacheAwareRetry(Date.parse(endedAt), backoffSeconds(failures), warmWindow(String(last.host), last.input_tokens));
+}
+
 /** One todo's wait now: the time a turn start may take it again, or null when it may be taken at once. */
 export function retryAt(db: SqliteDb, todoId: string, nowMs: number): string | null {
-  const last = db.prepare('SELECT result_kind, ended_at, end_seq FROM turns WHERE todo_id = ? ORDER BY num DESC LIMIT 1').get(todoId);
+  const last = db
+    .prepare('SELECT result_kind, ended_at, end_seq, host, input_tokens FROM turns WHERE todo_id = ? ORDER BY num DESC LIMIT 1')
+    .get(todoId);
   if (!last || last.ended_at === null) return null;
   if (isValidatedResult(last.result_kind)) return null;
   const ended = Date.parse(String(last.ended_at));
   if (ended <= nowMs - BACKOFF_MAX_SECONDS * 1000) return null;
   if (changedSince(db, todoId, Number(last.end_seq))) return null;
-  const at = ended + backoffSeconds(failureStreak(db, todoId)) * 1000;
+  const { at } = retryOf(String(last.ended_at), failureStreak(db, todoId), last);
   return at > nowMs ? iso(at) : null;
 }
 
@@ -100,7 +146,7 @@ export function recentRetries(
     .prepare(
       // The unary pluses keep SQLite from walking every open todo (todos_ready) or every turn (in num order): it
       // walks only the turns that ended in the window (turns_open, turns_goal_ended), which do not grow with the store.
-      `SELECT t.id, t.goal_id, t.todo_id, t.result_kind, t.exit_code, t.ended_at, t.start_seq, t.end_seq FROM turns t
+      `SELECT t.id, t.goal_id, t.todo_id, t.result_kind, t.exit_code, t.ended_at, t.start_seq, t.end_seq, t.host, t.input_tokens FROM turns t
          JOIN todos d ON d.id = t.todo_id AND +d.status = 'open'
         WHERE t.ended_at > ? ${options.goalId ? 'AND t.goal_id = ?' : ''}
           AND t.result_kind NOT IN (${VALIDATED_RESULTS_SQL})
@@ -119,6 +165,7 @@ export function recentRetries(
     if (failures < min) continue;
     const endedAt = String(r.ended_at);
     const changed = changedSince(db, todoId, Number(r.end_seq));
+    const retry = retryOf(endedAt, failures, r);
     retries.push({
       todoId,
       goalId: String(r.goal_id),
@@ -127,19 +174,20 @@ export function recentRetries(
       exitCode: r.exit_code === null ? null : Number(r.exit_code),
       endedAt,
       failures,
-      retryAt: iso(Date.parse(endedAt) + backoffSeconds(failures) * 1000),
+      retryAt: iso(retry.at),
+      keepsCacheWarm: retry.keepsCacheWarm,
       changed,
     });
   }
   return retries;
 }
 
-/** The todos of a goal a turn start leaves alone now, each with the time it may be taken again. */
-export function backingOff(db: SqliteDb, goalId: string, nowMs: number): Map<string, string> {
+/** The todos of a goal a turn start leaves alone now, each with its retry (the time it may be taken again). */
+export function backingOff(db: SqliteDb, goalId: string, nowMs: number): Map<string, Retry> {
   const at = iso(nowMs);
   return new Map(
     recentRetries(db, nowMs, { goalId })
       .filter((r) => !r.changed && r.retryAt > at)
-      .map((r) => [r.todoId, r.retryAt]),
+      .map((r) => [r.todoId, r]),
   );
 }
