@@ -23,12 +23,7 @@ export function renderPrompt(input: {
 }): string {
   const { turnId, agent, goal, todo, handoff, prefix: l } = input;
   const lines = [
-    `# loopx turn ${turnId}: ${todo.id} ${todo.title}`,
-    '',
-    `You are ${agent}, running one bounded turn for loopx. Work on exactly one todo, write back what you did through`,
-    'the `loopx` commands below, then exit. The state lives in loopx, not in this conversation: a turn that does',
-    'not write back counts as nothing, and the next turn starts from what loopx knows.',
-    '',
+    ...FIXED_PROMPT_LINES,
     `## Goal ${goal.id}: ${goal.title}`,
     '',
     goal.objective ? `Objective: ${goal.objective}` : 'Objective: (none written down; stay within the todo)',
@@ -36,6 +31,10 @@ export function renderPrompt(input: {
     goal.scope.length ? `Scope: touch only ${goal.scope.join(', ')}.` : 'Scope: the whole workspace, but only what this todo needs.',
     '',
     ...(goal.background ? ['### Background', '', goal.background, ''] : []),
+    `## loopx turn ${turnId}: ${todo.id} ${todo.title}`,
+    '',
+    `You are ${agent}, and this turn is yours.`,
+    '',
     `## Your todo ${todo.id} (priority ${todo.priority})`,
     '',
     todo.title,
@@ -67,22 +66,35 @@ export function renderPrompt(input: {
     ...writeBackLines(input.writeBack ?? 'cli', l, todo.id, Boolean(check)),
     '',
   );
-  lines.push(
-    '## Rules',
-    '',
-    '- Gated and irreversible steps (deleting data, publishing, spending money, changing access, force-pushing) are for a',
-    '  human: ask a gate and stop. You cannot approve a gate yourself.',
-    '- Shipping needs evidence: say what you ran and what it showed; attach files with --artifact (workspace paths).',
-    '- Stay inside the scope. Do not edit anything under .loopx/ by hand.',
-    '- Before you exit, ship, release with a note, block, or hand off. Evidence of progress without shipping is fine.',
-    '- Never wait in the foreground for something outside (CI, a deploy, a training run): add a monitor and exit. The',
-    '  todo comes back ready when its check passes (or its output changes or matches), with the result. A check you',
-    '  set runs once a person allows it (or it matches a pattern a person allowed for the goal): loopx never runs a',
-    '  command for you that your host would not have let you run yourself.',
-    '',
-  );
   return lines.join('\n');
 }
+
+/**
+ * The prompt's fixed part, the same bytes in every turn of every goal and agent, and first: a host's provider caches
+ * a prompt by its prefix (shared/hostCatalog.ts `promptCache`), so what never changes comes before anything that
+ * does (the goal, then the turn and its todo) and a turn started inside the cache window reads it at the cached rate.
+ * Nothing that varies (an id, a name, a time) may enter it; prompt.test.ts holds it to that.
+ */
+export const FIXED_PROMPT_LINES: readonly string[] = [
+  '# loopx: one bounded turn',
+  '',
+  'You are running one bounded turn for loopx. Work on exactly one todo (named below), write back what you did',
+  'through the `loopx` commands at the end, then exit. The state lives in loopx, not in this conversation: a turn',
+  'that does not write back counts as nothing, and the next turn starts from what loopx knows.',
+  '',
+  '## Rules',
+  '',
+  '- Gated and irreversible steps (deleting data, publishing, spending money, changing access, force-pushing) are for a',
+  '  human: ask a gate and stop. You cannot approve a gate yourself.',
+  '- Shipping needs evidence: say what you ran and what it showed; attach files with --artifact (workspace paths).',
+  '- Stay inside the scope. Do not edit anything under .loopx/ by hand.',
+  '- Before you exit, ship, release with a note, block, or hand off. Evidence of progress without shipping is fine.',
+  '- Never wait in the foreground for something outside (CI, a deploy, a training run): add a monitor and exit. The',
+  '  todo comes back ready when its check passes (or its output changes or matches), with the result. A check you',
+  '  set runs once a person allows it (or it matches a pattern a person allowed for the goal): loopx never runs a',
+  '  command for you that your host would not have let you run yourself.',
+  '',
+];
 
 /** The write-back section: the loopx commands, or first the MCP tools that do the same for a read-only shell. */
 function writeBackLines(writeBack: 'cli' | 'mcp', prefix: string, todo: string, hasCheck: boolean): string[] {
