@@ -21,9 +21,10 @@ function oldPricesPath(ctx: CommandContext): string {
   return join(ctx.kernel().storeDir, OLD_PRICES_FILE);
 }
 
-/** "$1.25 in · $0.125 cached · $10 out": a price per million tokens as written, never rounded. */
+/** "$3 in · $0.3 cached · $3.75 cache write · $15 out": a price per million tokens as written, never rounded. */
 function rates(p: PriceEntry): string {
-  return `$${p.input} in · $${p.cachedInput} cached · $${p.output} out`;
+  const write = p.cacheWrite === undefined ? '' : ` · $${p.cacheWrite} cache write`;
+  return `$${p.input} in · $${p.cachedInput} cached${write} · $${p.output} out`;
 }
 
 function whose(p: PriceInForce): string {
@@ -76,6 +77,11 @@ export const pricesSet: Command = {
     input: { type: 'number', value: 'USD', required: true, description: 'dollars per million input tokens' },
     'cached-input': { type: 'number', value: 'USD', required: true, description: 'dollars per million input tokens served from the cache' },
     output: { type: 'number', value: 'USD', required: true, description: 'dollars per million output tokens' },
+    'cache-write': {
+      type: 'number',
+      value: 'USD',
+      description: 'dollars per million input tokens written to the prompt cache (default: the input price)',
+    },
     source: { type: 'string', value: 'URL', description: 'the page the prices were read from' },
     'as-of': { type: 'string', value: 'DATE', description: 'when they were read, YYYY-MM-DD (default: today)' },
   },
@@ -87,6 +93,7 @@ export const pricesSet: Command = {
       input: a.num('input') as number,
       cachedInput: a.num('cached-input') as number,
       output: a.num('output') as number,
+      ...(a.num('cache-write') === undefined ? {} : { cacheWrite: a.num('cache-write') as number }),
       source: a.str('source'),
       asOf: a.str('as-of'),
     };

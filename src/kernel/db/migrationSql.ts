@@ -20,6 +20,7 @@ import m0015 from '../migrations/0015_set_aside.sql';
 import m0016 from '../migrations/0016_todo_counts.sql';
 import m0017 from '../migrations/0017_turn_partial_indexes.sql';
 import m0018 from '../migrations/0018_store_meta.sql';
+import m0019 from '../migrations/0019_cache_writes.sql';
 
 /** Numbered migrations; index i holds the SQL that takes the schema from version i to i + 1. */
 export const MIGRATIONS: readonly string[] = [
@@ -41,6 +42,7 @@ export const MIGRATIONS: readonly string[] = [
   m0016,
   m0017,
   m0018,
+  m0019,
 ];
 
 /** The SQL that takes the schema from `version` to `version + 1`. */

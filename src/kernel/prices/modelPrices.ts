@@ -5,6 +5,8 @@ export interface ModelPrice {
   input: number;
   /** Input served from the prompt cache. */
   cachedInput: number;
+  /** Input written to the prompt cache, when it costs other than input (Anthropic's 5-minute cache: 1.25x input). */
+  cacheWrite?: number;
   output: number;
   /** The page the figures were read from. */
   source: string;
@@ -32,9 +34,10 @@ export const DEFAULT_PRICES: PriceTable = {
   // Codex 0.171.0's default model (CODEX_DEFAULT_MODEL). Standard rates up to 272K input tokens a request (longer
   // requests cost more; Fast mode twice): a turn's usage does not say how its requests were split, so these apply.
   'gpt-6.2-sol': { input: 2, cachedInput: 0.1, output: 10, source: GPT_6_2_SOL, asOf: '2026-12-01' },
-  'claude-opus-4': { input: 15, cachedInput: 1.5, output: 75, source: ANTHROPIC, asOf: '2025-08-05' },
-  'claude-sonnet-4': { input: 3, cachedInput: 0.3, output: 15, source: ANTHROPIC, asOf: '2025-08-05' },
-  'claude-3-5-haiku': { input: 0.8, cachedInput: 0.08, output: 4, source: ANTHROPIC, asOf: '2025-08-05' },
+  // Cache writes at the 5-minute cache's rate (what Claude Code asks for); a person on the 1-hour cache sets 2x input.
+  'claude-opus-4': { input: 15, cachedInput: 1.5, cacheWrite: 18.75, output: 75, source: ANTHROPIC, asOf: '2025-08-05' },
+  'claude-sonnet-4': { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15, source: ANTHROPIC, asOf: '2025-08-05' },
+  'claude-3-5-haiku': { input: 0.8, cachedInput: 0.08, cacheWrite: 1, output: 4, source: ANTHROPIC, asOf: '2025-08-05' },
 };
 
 /**
@@ -66,7 +69,7 @@ export interface PriceEntry extends ModelPrice {
 /**
  * The one check of a price a person gives (`loopx prices set`, VS Code's Set Model Price…, each entry `loopx prices
  * import` reads from an old `.loopx/prices.json`): a model name, the three prices as numbers ≥ 0 in dollars per
- * million tokens, an optional source (the page) and asOf (a date; `today` when left out). Returns the entry, or what
+ * million tokens (and, optionally, a fourth for writing the prompt cache), an optional source (the page) and asOf (a date; `today` when left out). Returns the entry, or what
  * is wrong in words.
  */
 export function checkPrice(model: unknown, entry: Record<string, unknown>, today: string): PriceEntry | string {
@@ -82,8 +85,23 @@ export function checkPrice(model: unknown, entry: Record<string, unknown>, today
   const asOf = entry.asOf === undefined || entry.asOf === null || entry.asOf === '' ? today : entry.asOf;
   if (typeof asOf !== 'string' || !AS_OF.test(asOf) || Number.isNaN(Date.parse(asOf)))
     return `${name}: asOf should be the date the prices were read, as YYYY-MM-DD`;
+  const cacheWrite = entry.cacheWrite;
+  if (
+    cacheWrite !== undefined &&
+    cacheWrite !== null &&
+    !(typeof cacheWrite === 'number' && Number.isFinite(cacheWrite) && cacheWrite >= 0)
+  )
+    return `${name}: cacheWrite, when given, is a number ≥ 0 in dollars per million tokens (the price of writing the prompt cache)`;
   const [input, cachedInput, output] = numbers as number[];
-  return { model: name, input: input as number, cachedInput: cachedInput as number, output: output as number, source: source.trim(), asOf };
+  return {
+    model: name,
+    input: input as number,
+    cachedInput: cachedInput as number,
+    ...(typeof cacheWrite === 'number' ? { cacheWrite } : {}),
+    output: output as number,
+    source: source.trim(),
+    asOf,
+  };
 }
 
 /**

@@ -10,7 +10,16 @@ export function priceEventSchemas() {
   const dollars = z.number();
   return {
     /** A person set a model's price in dollars per million tokens (a new model, or over the built-in or their own). */
-    'price.set': z.object({ model: str, input: dollars, cachedInput: dollars, output: dollars, source: str, asOf: str }),
+    'price.set': z.object({
+      model: str,
+      input: dollars,
+      cachedInput: dollars,
+      /** Writing the prompt cache; absent: the input price (and in every price set before loopx counted cache writes). */
+      cacheWrite: z.optional(dollars),
+      output: dollars,
+      source: str,
+      asOf: str,
+    }),
     /** A person removed their price for a model: the built-in one applies again, if there is one. */
     'price.removed': z.object({ model: str }),
   };

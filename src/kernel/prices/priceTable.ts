@@ -35,6 +35,8 @@ export interface PriceInput {
   model: string;
   input: number;
   cachedInput: number;
+  /** Writing the prompt cache; left out: the input price. */
+  cacheWrite?: number;
   output: number;
   source?: string;
   asOf?: string;
@@ -46,6 +48,7 @@ function priceFromRow(row: Row): PersonalPrice {
     model: r.text('model'),
     input: r.num('input'),
     cachedInput: r.num('cached_input'),
+    ...(row.cache_write === null || row.cache_write === undefined ? {} : { cacheWrite: r.num('cache_write') }),
     output: r.num('output'),
     source: r.text('source'),
     asOf: r.text('as_of'),
@@ -85,7 +88,14 @@ export function pricesInForce(db: SqliteDb): PriceInForce[] {
 }
 
 function asModelPrice(p: PriceEntry): ModelPrice {
-  return { input: p.input, cachedInput: p.cachedInput, output: p.output, source: p.source, asOf: p.asOf };
+  return {
+    input: p.input,
+    cachedInput: p.cachedInput,
+    ...(p.cacheWrite === undefined ? {} : { cacheWrite: p.cacheWrite }),
+    output: p.output,
+    source: p.source,
+    asOf: p.asOf,
+  };
 }
 
 /** Today's date by the kernel's clock: a price's asOf when the person names none. */

@@ -31,7 +31,7 @@ function commonPrefix(a: string, b: string): string {
 test("every turn's prompt starts with the same fixed part, byte for byte, whatever its goal, todo, agent or host", () => {
   const fixed = FIXED_PROMPT_LINES.join('\n');
   const g1 = createGoal(s.kernel, { title: 'Parser', objective: 'All fixtures parse', scope: ['src/**'], turnsPerWindow: 10 }).id;
-  const g2 = createGoal(s.kernel, { title: 'Docs', background: 'The README is stale.', turnsPerWindow: 10 }).id;
+  const g2 = createGoal(s.kernel, { title: 'Docs', objective: 'The README says what is true', turnsPerWindow: 10 }).id;
   addTodo(s.kernel, { goalId: g1, title: 'Parse headers', detail: 'tests/headers pass' });
   addTodo(s.kernel, { goalId: g1, title: 'Parse body' });
   addTodo(s.kernel, { goalId: g2, title: 'Rewrite the README' });

@@ -44,6 +44,7 @@ export function turnEventSchemas() {
           inputTokens: z.int(),
           outputTokens: z.int(),
           cachedTokens: z.int(),
+          cacheWriteTokens: z.optional(z.int()),
           costUsd: z.nullable(z.number()),
           costSource: z.nullable(z.enum(['host', 'prices'])),
           model: nullableStr,

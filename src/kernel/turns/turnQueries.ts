@@ -56,6 +56,7 @@ function usageFromRow(r: ReturnType<typeof rowReader>, row: Row): TurnUsage | nu
     inputTokens: r.int('input_tokens'),
     outputTokens: r.int('output_tokens'),
     cachedTokens: r.int('cached_tokens'),
+    ...(row.cache_write_tokens ? { cacheWriteTokens: r.int('cache_write_tokens') } : {}),
     costUsd: cost,
     costSource: cost === null ? null : r.oneOf('cost_source', ['host', 'prices'] as const),
     model: r.maybeText('usage_model'),

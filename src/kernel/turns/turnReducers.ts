@@ -19,7 +19,7 @@ export const turnReducers: ReducersOf<TurnKind> = {
     const u = d.usage;
     db.prepare(
       `UPDATE turns SET ended_at = ?, result_kind = ?, exit_code = ?, spent = ?, end_seq = ?, input_tokens = ?, output_tokens = ?,
-        cached_tokens = ?, cost_usd = ?, cost_source = ?, usage_model = ? WHERE id = ?`,
+        cached_tokens = ?, cache_write_tokens = ?, cost_usd = ?, cost_source = ?, usage_model = ? WHERE id = ?`,
     ).run(
       e.at,
       d.resultKind,
@@ -29,6 +29,7 @@ export const turnReducers: ReducersOf<TurnKind> = {
       u?.inputTokens ?? null,
       u?.outputTokens ?? null,
       u?.cachedTokens ?? null,
+      u?.cacheWriteTokens ?? null,
       u?.costUsd ?? null,
       u?.costSource ?? null,
       u?.model ?? null,

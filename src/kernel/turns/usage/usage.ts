@@ -1,4 +1,4 @@
-import { DEFAULT_PRICES, type PriceTable, priceFor } from '../../prices/modelPrices';
+import { DEFAULT_PRICES, type ModelPrice, type PriceTable, priceFor } from '../../prices/modelPrices';
 
 /**
  * What a turn used: tokens in, out and cached, and what it cost. One shape for every host, recorded on the turn
@@ -10,6 +10,11 @@ export interface TurnUsage {
   outputTokens: number;
   /** The part of inputTokens served from the host's prompt cache (billed lower). */
   cachedTokens: number;
+  /**
+   * The part of inputTokens the host wrote to its prompt cache (Anthropic bills it above the input price), when it
+   * said and there were any: absent otherwise (as in every turn loopx recorded before it counted them).
+   */
+  cacheWriteTokens?: number;
   /** In US dollars; null when neither the host nor the price table says. */
   costUsd: number | null;
   /** Where the cost came from: the host's own report, or the price table (prices.ts). */
@@ -29,7 +34,7 @@ export interface CheckedUsage {
   warnings: string[];
 }
 
-const TOKEN_FIELDS = ['inputTokens', 'outputTokens', 'cachedTokens'] as const;
+const TOKEN_FIELDS = ['inputTokens', 'outputTokens', 'cachedTokens', 'cacheWriteTokens'] as const;
 
 /** A value as a report gave it: a non-finite number as itself (JSON.stringify would say null). */
 const shown = (value: unknown) => (typeof value === 'number' ? String(value) : JSON.stringify(value));
@@ -55,7 +60,12 @@ export function checkUsage(raw: unknown): CheckedUsage {
     return { usage: null, warnings: ['the usage report is not an object; recorded as unknown'] };
   }
   const input = raw as Record<string, unknown>;
-  const tokens: Record<(typeof TOKEN_FIELDS)[number], number | null> = { inputTokens: null, outputTokens: null, cachedTokens: null };
+  const tokens: Record<(typeof TOKEN_FIELDS)[number], number | null> = {
+    inputTokens: null,
+    outputTokens: null,
+    cachedTokens: null,
+    cacheWriteTokens: null,
+  };
   let unusable = false;
   for (const field of TOKEN_FIELDS) {
     const value = input[field];
@@ -85,6 +95,13 @@ export function checkUsage(raw: unknown): CheckedUsage {
     warnings.push(`cachedTokens ${cachedTokens} is more than inputTokens ${inputTokens}; cached recorded as 0`);
     cachedTokens = 0;
   }
+  let cacheWriteTokens = tokens.cacheWriteTokens ?? 0;
+  if (cacheWriteTokens > inputTokens - cachedTokens) {
+    warnings.push(
+      `cacheWriteTokens ${cacheWriteTokens} is more than the input not read from the cache (${inputTokens - cachedTokens}); recorded as 0`,
+    );
+    cacheWriteTokens = 0;
+  }
   const model = typeof input.model === 'string' && input.model.trim() ? input.model.trim().slice(0, 200) : null;
   const source = input.costSource === 'host' || input.costSource === 'prices' ? input.costSource : 'host';
   return {
@@ -92,6 +109,7 @@ export function checkUsage(raw: unknown): CheckedUsage {
       inputTokens,
       outputTokens: tokens.outputTokens ?? 0,
       cachedTokens,
+      ...(cacheWriteTokens > 0 ? { cacheWriteTokens } : {}),
       costUsd,
       costSource: costUsd === null ? null : source,
       model,
@@ -108,6 +126,7 @@ export function addUsage(a: TurnUsage | null, b: TurnUsage | null): TurnUsage | 
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     cachedTokens: a.cachedTokens + b.cachedTokens,
+    ...(a.cacheWriteTokens || b.cacheWriteTokens ? { cacheWriteTokens: (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0) } : {}),
     costUsd: a.costUsd === null || b.costUsd === null ? (a.costUsd ?? b.costUsd) : a.costUsd + b.costUsd,
     costSource: a.costSource ?? b.costSource,
     model: a.model ?? b.model,
@@ -116,14 +135,30 @@ export function addUsage(a: TurnUsage | null, b: TurnUsage | null): TurnUsage | 
 
 /**
  * The usage with a cost: the host's own when it reported one; else computed from the table (cachedTokens at the
- * cached rate, the rest of the input at the input rate); else unchanged (cost unknown).
+ * cached rate, cacheWriteTokens at the cache-write rate, the rest of the input at the input rate); else unchanged
+ * (cost unknown).
  */
 export function priced(usage: TurnUsage, table: PriceTable = DEFAULT_PRICES): TurnUsage {
   if (usage.costUsd !== null) return usage;
   const found = priceFor(usage.model, table);
   if (!found) return usage;
-  const { price } = found;
-  const fresh = usage.inputTokens - usage.cachedTokens;
-  const cost = (fresh * price.input + usage.cachedTokens * price.cachedInput + usage.outputTokens * price.output) / 1_000_000;
+  const cost = costAt(usage, found.price);
   return { ...usage, costUsd: Math.round(cost * 1e6) / 1e6, costSource: 'prices' };
+}
+
+/** What the usage costs at a model's prices, in dollars (unrounded). */
+export function costAt(usage: TurnUsage, price: ModelPrice): number {
+  const writes = usage.cacheWriteTokens ?? 0;
+  const fresh = usage.inputTokens - usage.cachedTokens - writes;
+  const input = fresh * price.input + usage.cachedTokens * price.cachedInput + writes * (price.cacheWrite ?? price.input);
+  return (input + usage.outputTokens * price.output) / 1_000_000;
+}
+
+/**
+ * What the prompt cache saved on a turn, in dollars at a model's prices: its cached input at the input price less
+ * what it cost, less what writing the cache cost above the input price (negative when a turn wrote more than was read).
+ */
+export function cacheSavedAt(usage: TurnUsage, price: ModelPrice): number {
+  const writes = usage.cacheWriteTokens ?? 0;
+  return (usage.cachedTokens * (price.input - price.cachedInput) - writes * ((price.cacheWrite ?? price.input) - price.input)) / 1_000_000;
 }
