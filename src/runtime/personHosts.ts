@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { InvalidInputError } from '../kernel/errors';
 import { humanKeyDir } from '../kernel/humanKey';
 import { BUILT_IN_HOSTS } from '../shared/hostCatalog';
-import { HOSTS_FILE, PROMPT_CACHE_SECTION } from '../kernel/turns/promptCache';
+import { HOSTS_FILE, checkPromptCacheSection } from '../kernel/turns/promptCache';
 
 /**
  * Hosts a person adds without code: `hosts.json` in their loopx config folder (beside the key that proves their
@@ -38,7 +38,13 @@ const fileSchema = z
       hostSchema,
     ),
     /** Prompt-cache windows a person sets (kernel/turns/promptCache.ts reads them). */
-    promptCache: PROMPT_CACHE_SECTION.optional(),
+    promptCache: z
+      .unknown()
+      .superRefine((section, ctx) => {
+        const checked = section === undefined ? {} : checkPromptCacheSection(section);
+        if (typeof checked === 'string') ctx.addIssue({ code: 'custom', message: checked });
+      })
+      .optional(),
   })
   .strict();
 

@@ -101,4 +101,9 @@ export interface Story {
    * once any turn's cost is known (else the view says no turn reported what it cost yet).
    */
   cost: { available: boolean; note: string };
+  /**
+   * The prompt cache over the goal's life (kernel/prices/cacheFigures.ts): the share of its turns' input read from it
+   * (null while no turn's input is known) and the dollars it saved at the price table's rates (null: no priced model).
+   */
+  cache: { hitShare: number | null; savedUsd: number | null };
 }

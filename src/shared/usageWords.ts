@@ -109,3 +109,30 @@ export function windowUsageWords(usage: BudgetFacts, windowHours: number): strin
   const left = budgetLeftWords(usage);
   return `${budgetWords(usage)} in the last ${trim(windowHours)} h${left ? `; ${left}` : ''}`;
 }
+
+/** What the prompt cache did for a goal's turns (kernel/prices/cacheFigures.ts), as plain data. */
+export interface CacheFacts {
+  hitShare: number | null;
+  savedUsd: number | null;
+}
+
+/**
+ * "62% of input read from the prompt cache, saving $0.41": the cache's share and its savings in one phrase (a cache
+ * that cost more to write than it saved says so); null when no turn's input is known.
+ */
+export function cacheWords(cache: CacheFacts): string | null {
+  if (cache.hitShare === null) return null;
+  const share = `${Math.round(cache.hitShare * 100)}% of input read from the prompt cache`;
+  if (cache.savedUsd === null || cache.savedUsd === 0) return share;
+  return cache.savedUsd > 0
+    ? `${share}, saving ${dollars(cache.savedUsd)}`
+    : `${share}, costing ${dollars(-cache.savedUsd)} more to write than it saved`;
+}
+
+/** The prompt cache as a tile (the story view, the review page): "62%" over "of input read from the prompt cache, saving $0.41". */
+export function cacheTileWords(cache: CacheFacts): { value: string; detail: string } {
+  const words = cacheWords(cache);
+  if (!words) return { value: '—', detail: "prompt cache: no turn's input is known yet" };
+  const value = words.slice(0, words.indexOf('%') + 1);
+  return { value, detail: words.slice(value.length + 1) };
+}

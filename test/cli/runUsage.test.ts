@@ -93,3 +93,17 @@ describe('quota should-run in words', () => {
     expect(cli(['quota', 'show', '--goal', 'G1']).stdout).toContain('should run: no (the next turn would likely pass the money budget');
   });
 });
+
+describe('the prompt cache in the cost view', () => {
+  test("quota show says the window's share of input read from the prompt cache and what it saved, with the figures in JSON", () => {
+    const { root, cli } = store();
+    cli(['todo', 'add', '--goal', 'G1', '--title', 'Step 1']);
+    // A Sonnet turn whose host reports tokens, cache reads and writes but no cost: priced from the table.
+    const report = '{"inputTokens":82000,"cachedTokens":50000,"cacheWriteTokens":30000,"outputTokens":1000,"model":"claude-sonnet-4"}';
+    run(root, `${agentCommand('ship')}; echo 'loopx-usage: ${report}'`);
+    expect(cli(['quota', 'show', '--goal', 'G1']).stdout).toContain('(61% of input read from the prompt cache, saving $0.11)');
+    const data = cli(['quota', 'show', '--goal', 'G1', '--json']).json.data as { cache: Record<string, number> };
+    expect(data.cache).toMatchObject({ turns: 1, inputTokens: 82_000, cachedTokens: 50_000, cacheWriteTokens: 30_000 });
+    expect(data.cache.savedUsd).toBeCloseTo((50_000 * 2.7 - 30_000 * 0.75) / 1e6, 6);
+  });
+});

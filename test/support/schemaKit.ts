@@ -11,6 +11,7 @@ const UNDO: Record<number, string> = {
        DROP TABLE todo_counts;`,
   17: 'DROP INDEX turns_open_goal; DROP INDEX turns_usage_goal; DROP INDEX quota_spends_turn;',
   18: 'DROP TABLE store_meta;',
+  19: 'ALTER TABLE turns DROP COLUMN cache_write_tokens; ALTER TABLE prices DROP COLUMN cache_write;',
 };
 
 /** Takes an up-to-date store back to `version`: each later migration undone, newest first, and the version set. */

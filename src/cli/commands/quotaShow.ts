@@ -1,13 +1,16 @@
 import type { Command } from '../command';
 import { quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
 import { list, relativeTime } from '../format';
-import { budgetWords } from '../../shared/usageWords';
+import { budgetWords, cacheWords } from '../../shared/usageWords';
+import { cacheFigures } from '../../kernel/prices/cacheFigures';
+import { iso } from '../../kernel/time';
 import { getGoal, listGoals } from '../../kernel/goals/goalQueries';
 import { shouldRunWhy } from '../shouldRunFacts';
 
 export const quotaShow: Command = {
   name: ['quota', 'show'],
-  summary: 'turns spent, reserved by running turns and left in each goal window, what they used, with the should-run answer',
+  summary:
+    "turns spent, reserved by running turns and left in each goal window, what they used (and the prompt cache's share and savings), with the should-run answer",
   flags: { goal: { type: 'string', value: 'G', description: 'only this goal' } },
   run(ctx) {
     const goalId = ctx.args.id('goal');
@@ -15,7 +18,9 @@ export const quotaShow: Command = {
       const goals = goalId ? [getGoal(db, goalId)] : listGoals(db);
       const rows = goals.map((g) => {
         const answer = shouldRun(db, g, now);
-        return { row: { ...quotaState(db, g, now), shouldRun: answer }, why: answer.run ? '' : shouldRunWhy(db, g, now, answer) };
+        // The prompt cache over the same window as the usage: its share of the input, and what it saved.
+        const cache = cacheFigures(db, g.id, iso(now - g.policy.windowHours * 3600_000));
+        return { row: { ...quotaState(db, g, now), cache, shouldRun: answer }, why: answer.run ? '' : shouldRunWhy(db, g, now, answer) };
       });
       return { rows: rows.map((r) => r.row), why: new Map(rows.map((r) => [r.row.goalId, r.why])), now };
     });
@@ -26,6 +31,7 @@ export const quotaShow: Command = {
         `${q.reserved ? `${q.reserved} reserved by running turns, ` : ''}${q.remaining} left` +
         (q.nextSlotAt ? `; oldest slot frees ${relativeTime(q.nextSlotAt, now)}` : '') +
         `; used ${budgetWords(q.usage)}` +
+        (cacheWords(q.cache) ? ` (${cacheWords(q.cache)})` : '') +
         `; should run: ${q.shouldRun.run ? 'yes' : `no (${why.get(q.goalId)})`}` +
         (q.shouldRun.nextWakeAt ? `, wake ${relativeTime(q.shouldRun.nextWakeAt, now)}` : ''),
       'No goals.',

@@ -2,6 +2,7 @@ import type { SqliteDb } from '../db/sqliteDb';
 import { iso } from '../time';
 import type { Story, StoryDay, StoryItem, TimeKind } from '../../shared/storyTypes';
 import { getGoal } from '../goals/goalQueries';
+import { cacheFigures } from '../prices/cacheFigures';
 
 export const TIMELINE_LIMIT = 2000;
 export const BURNDOWN_POINTS = 600;
@@ -347,6 +348,7 @@ export function storyReader(goalId: string, tzOffsetMinutes = 0): StoryReader {
             ? 'from the usage turns report'
             : 'No turn of this goal reported what it cost, so there is no cost to show. Codex reports tokens, not money: set a price for its model with LoopX: Set Model Price… (or loopx prices set in a terminal).',
       },
+      cache: (({ hitShare, savedUsd }) => ({ hitShare, savedUsd }))(cacheFigures(db, goalId, null)),
     };
   };
 

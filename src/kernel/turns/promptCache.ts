@@ -1,8 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { humanKeyDir } from '../humanKey';
 import { builtInHost } from '../../shared/hostCatalog';
+
+/** The person's hosts file, in their loopx config folder (runtime/personHosts.ts reads its hosts). */
+export const HOSTS_FILE = 'hosts.json';
+
+const HOST_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+const MAX_MINUTES = 24 * 60;
 
 /**
  * How long each host's prompt cache keeps a prefix, for cache-aware waking (backoff.ts): the host's published figure
@@ -13,21 +18,26 @@ import { builtInHost } from '../../shared/hostCatalog';
  *   { "hosts": {}, "promptCache": { "claude": { "windowMinutes": 60 }, "aider": { "windowMinutes": 5 } } }
  *
  * `windowMinutes: 0` says the host caches nothing loopx should wait for.
+ *
+ * The section's one check (runtime/personHosts.ts refuses a file that fails it, in these words): each host's window
+ * in minutes, from 0 to a day. Hand-written, not zod: this file is in every agent verb's bundle (backoff.ts).
+ * Returns the windows by host, or what is wrong.
  */
-/** The person's hosts file, in their loopx config folder (runtime/personHosts.ts reads its hosts). */
-export const HOSTS_FILE = 'hosts.json';
-
-export const PROMPT_CACHE_SECTION = z.record(
-  z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'a host name is lowercase letters, digits and hyphens, starting with a letter (at most 32)'),
-  z
-    .object({
-      windowMinutes: z
-        .number()
-        .min(0)
-        .max(24 * 60),
-    })
-    .strict(),
-);
+export function checkPromptCacheSection(section: unknown): Record<string, number> | string {
+  if (typeof section !== 'object' || section === null || Array.isArray(section))
+    return 'promptCache maps host names to { "windowMinutes": N }';
+  const windows: Record<string, number> = {};
+  for (const [host, entry] of Object.entries(section)) {
+    if (!HOST_NAME.test(host))
+      return `promptCache.${host}: a host name is lowercase letters, digits and hyphens, starting with a letter (at most 32)`;
+    const keys = entry && typeof entry === 'object' ? Object.keys(entry) : [];
+    const minutes = (entry as { windowMinutes?: unknown } | null)?.windowMinutes;
+    if (keys.length !== 1 || typeof minutes !== 'number' || !Number.isFinite(minutes) || minutes < 0 || minutes > MAX_MINUTES)
+      return `promptCache.${host}: write it as { "windowMinutes": N }, N from 0 (no cache) to ${MAX_MINUTES}`;
+    windows[host] = minutes;
+  }
+  return windows;
+}
 
 /** The window (seconds) a host's prompt cache keeps a prefix, or null when none is known for it. */
 export function promptCacheWindow(host: string, env: NodeJS.ProcessEnv = process.env): number | null {
@@ -48,8 +58,8 @@ export function promptCacheMinTokens(host: string): number {
 function personsWindows(env: NodeJS.ProcessEnv): Record<string, number> {
   try {
     const json = JSON.parse(readFileSync(join(humanKeyDir({ env }), HOSTS_FILE), 'utf8')) as { promptCache?: unknown };
-    const parsed = PROMPT_CACHE_SECTION.safeParse(json.promptCache ?? {});
-    return parsed.success ? Object.fromEntries(Object.entries(parsed.data).map(([id, c]) => [id, c.windowMinutes])) : {};
+    const windows = checkPromptCacheSection(json.promptCache ?? {});
+    return typeof windows === 'string' ? {} : windows;
   } catch {
     return {};
   }

@@ -13,6 +13,7 @@ import {
   timelineChart,
 } from '../../../src/protocol/story/storyCharts';
 import { durationWords } from '../../../src/shared/timeWords';
+import { cacheTileWords } from '../../../src/shared/usageWords';
 import type { Story, StoryItem, ToStoryHost, ToStoryWebview } from '../../../src/protocol/story/storyProtocol';
 import { CHART_CSS } from '../../../src/protocol/story/chartStyles';
 import { h, icon } from '../dom';
@@ -153,6 +154,7 @@ function tiles(s: Story): HTMLElement {
     // The rest of the todo-time: the four shares add up to 100%.
     tile('ready, nobody on it', pct(t.time.queued), hoursText(t.time.queued), 'tile-queued'),
     tile('cost', t.cost === null ? '—' : `$${t.cost.toFixed(2)}`, t.cost === null ? 'no turn reported what it cost' : 'from turn usage'),
+    ((c) => tile('prompt cache', c.value, c.detail, 'tile-cache'))(cacheTileWords(s.cache)),
   );
 }
 
