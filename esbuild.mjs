@@ -149,6 +149,7 @@ if (process.argv.includes('--bench')) {
   targets.push({ ...base, minify: false, entryPoints: ['bench/verbCost.ts'], outfile: 'dist/bench/verbCost.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/runnerMemory.ts'], outfile: 'dist/bench/runnerMemory.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/storyBench.ts'], outfile: 'dist/bench/storyBench.js' });
+  targets.push({ ...base, minify: false, entryPoints: ['bench/cacheDayBench.ts'], outfile: 'dist/bench/cacheDayBench.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/cliAb.ts'], outfile: 'dist/bench/cliAb.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/mcpBench.ts'], outfile: 'dist/bench/mcpBench.js' });
   // Team mode against a PostgreSQL the bench starts itself (test/support/postgres.ts); pg is loaded from node_modules.
