@@ -8,7 +8,7 @@ import { planTurn } from '../src/kernel/goals/quotaQueries';
 import { addTodo, shipTodo } from '../src/kernel/todos/todos';
 import { startTurn } from '../src/kernel/turns/turns';
 import { finishTurn } from '../src/kernel/turns/turnFinish';
-import { cacheFigures } from '../src/kernel/prices/cacheFigures';
+import { cacheFigures } from '../src/kernel/readModels/cacheFigures';
 import { DEFAULT_PRICES } from '../src/kernel/prices/modelPrices';
 import { ANTHROPIC_PROMPT_CACHE } from '../src/shared/hostCatalog';
 

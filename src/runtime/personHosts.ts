@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { InvalidInputError } from '../kernel/errors';
 import { humanKeyDir } from '../kernel/humanKey';
 import { BUILT_IN_HOSTS } from '../shared/hostCatalog';
-import { HOSTS_FILE, checkPromptCacheSection } from '../kernel/turns/promptCache';
+import { HOSTS_FILE, checkPromptCacheSection } from '../kernel/promptCache';
 
 /**
  * Hosts a person adds without code: `hosts.json` in their loopx config folder (beside the key that proves their

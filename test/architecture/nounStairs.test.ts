@@ -19,8 +19,11 @@ const ROOT = resolve(__dirname, '..', '..');
 const KERNEL = join(ROOT, 'src', 'kernel');
 /** The kernel's spine and the helpers below every noun: not nouns. */
 const NOT_NOUNS = new Set(['db', 'events', 'migrations', 'team', 'run', 'readModels']);
-/** The spine's files a query may import besides db/ and events/: rows, time, errors, reading a row. */
-const QUERY_SPINE = new Set(['model.ts', 'time.ts', 'errors.ts', 'rowReader.ts']);
+/**
+ * The spine's files a query may import besides db/ and events/: rows, time, errors, reading a row, and how long each
+ * host's prompt cache lasts (a retry's time depends on it as on the clock: a published figure, or the person's own).
+ */
+const QUERY_SPINE = new Set(['model.ts', 'time.ts', 'errors.ts', 'rowReader.ts', 'promptCache.ts']);
 /** Reads named before the `*Queries.ts` convention: each only reads the store. */
 const READS: Record<string, string> = {
   'turns/backoff.ts': "which todos wait after failed turns, read from the turns' rows",

@@ -128,6 +128,8 @@ export async function runStoryScenario(): Promise<void> {
       throw new Error(`no day tooltip with numbers: ${dayTitles.join(' | ')}`);
     await story.locator('.tile', { hasText: 'waiting on a person' }).waitFor();
     await story.locator('.empty-chart', { hasText: 'No turn of this goal reported what it cost' }).waitFor();
+    // The prompt cache's tile: the seeded turns reported no usage, and it says so in words.
+    await story.locator('.tile', { hasText: 'prompt cache' }).filter({ hasText: "no turn's input is known yet" }).waitFor();
     await story.locator('#story-range').selectOption('all');
     const gateMark = story.locator('#story-timeline svg rect.c-gate title', { hasText: 'gate Q1' });
     if (!/approved by ada after 9\.0 h/.test((await gateMark.first().textContent()) ?? ''))

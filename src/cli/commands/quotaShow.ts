@@ -2,7 +2,7 @@ import type { Command } from '../command';
 import { quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
 import { list, relativeTime } from '../format';
 import { budgetWords, cacheWords } from '../../shared/usageWords';
-import { cacheFigures } from '../../kernel/prices/cacheFigures';
+import { cacheFigures } from '../../kernel/readModels/cacheFigures';
 import { iso } from '../../kernel/time';
 import { getGoal, listGoals } from '../../kernel/goals/goalQueries';
 import { shouldRunWhy } from '../shouldRunFacts';

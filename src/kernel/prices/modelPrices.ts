@@ -128,3 +128,28 @@ export function readPricesFile(text: string, today: string): { entries: PriceEnt
   }
   return { entries, problems };
 }
+
+/** A turn's tokens as pricing reads them (the turn's usage: turns/usage/usage.ts). */
+export interface TokenCounts {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  cacheWriteTokens?: number;
+}
+
+/** What the usage costs at a model's prices, in dollars (unrounded). */
+export function costAt(usage: TokenCounts, price: ModelPrice): number {
+  const writes = usage.cacheWriteTokens ?? 0;
+  const fresh = usage.inputTokens - usage.cachedTokens - writes;
+  const input = fresh * price.input + usage.cachedTokens * price.cachedInput + writes * (price.cacheWrite ?? price.input);
+  return (input + usage.outputTokens * price.output) / 1_000_000;
+}
+
+/**
+ * What the prompt cache saved on a turn, in dollars at a model's prices: its cached input at the input price less
+ * what it cost, less what writing the cache cost above the input price (negative when a turn wrote more than was read).
+ */
+export function cacheSavedAt(usage: Pick<TokenCounts, 'cachedTokens' | 'cacheWriteTokens'>, price: ModelPrice): number {
+  const writes = usage.cacheWriteTokens ?? 0;
+  return (usage.cachedTokens * (price.input - price.cachedInput) - writes * ((price.cacheWrite ?? price.input) - price.input)) / 1_000_000;
+}

@@ -2,7 +2,7 @@ import type { SqliteDb } from '../db/sqliteDb';
 import { iso } from '../time';
 import type { Story, StoryDay, StoryItem, TimeKind } from '../../shared/storyTypes';
 import { getGoal } from '../goals/goalQueries';
-import { cacheFigures } from '../prices/cacheFigures';
+import { cacheFigures } from './cacheFigures';
 
 export const TIMELINE_LIMIT = 2000;
 export const BURNDOWN_POINTS = 600;

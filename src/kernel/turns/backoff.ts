@@ -2,7 +2,7 @@ import { VALIDATED_RESULTS_SQL, isValidatedResult } from './turnQueries';
 import type { Row, SqliteDb } from '../db/sqliteDb';
 import { iso } from '../time';
 import type { ResultKind } from './turnQueries';
-import { promptCacheMinTokens, promptCacheWindow } from './promptCache';
+import { promptCacheMinTokens, promptCacheWindow } from '../promptCache';
 
 /**
  * After a turn that made no validated progress, its todo is not taken again by a turn start for a while, so a

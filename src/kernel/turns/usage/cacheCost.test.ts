@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, makeStore, type TestStore } from '../../../../test/support/testKit';
 import { HostStream } from './hostStream';
-import { DEFAULT_PRICES, checkPrice } from '../../prices/modelPrices';
-import { cacheSavedAt, checkUsage, priced } from './usage';
+import { DEFAULT_PRICES, cacheSavedAt, checkPrice } from '../../prices/modelPrices';
+import { checkUsage, priced } from './usage';
 import { createGoal } from '../../goals/goals';
 import { addTodo } from '../../todos/todos';
 import { addEvidence } from '../../evidence/evidence';

@@ -1,4 +1,4 @@
-import { DEFAULT_PRICES, type ModelPrice, type PriceTable, priceFor } from '../../prices/modelPrices';
+import { DEFAULT_PRICES, type PriceTable, costAt, priceFor } from '../../prices/modelPrices';
 
 /**
  * What a turn used: tokens in, out and cached, and what it cost. One shape for every host, recorded on the turn
@@ -144,21 +144,4 @@ export function priced(usage: TurnUsage, table: PriceTable = DEFAULT_PRICES): Tu
   if (!found) return usage;
   const cost = costAt(usage, found.price);
   return { ...usage, costUsd: Math.round(cost * 1e6) / 1e6, costSource: 'prices' };
-}
-
-/** What the usage costs at a model's prices, in dollars (unrounded). */
-export function costAt(usage: TurnUsage, price: ModelPrice): number {
-  const writes = usage.cacheWriteTokens ?? 0;
-  const fresh = usage.inputTokens - usage.cachedTokens - writes;
-  const input = fresh * price.input + usage.cachedTokens * price.cachedInput + writes * (price.cacheWrite ?? price.input);
-  return (input + usage.outputTokens * price.output) / 1_000_000;
-}
-
-/**
- * What the prompt cache saved on a turn, in dollars at a model's prices: its cached input at the input price less
- * what it cost, less what writing the cache cost above the input price (negative when a turn wrote more than was read).
- */
-export function cacheSavedAt(usage: TurnUsage, price: ModelPrice): number {
-  const writes = usage.cacheWriteTokens ?? 0;
-  return (usage.cachedTokens * (price.input - price.cachedInput) - writes * ((price.cacheWrite ?? price.input) - price.input)) / 1_000_000;
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { humanKeyDir } from '../humanKey';
-import { builtInHost } from '../../shared/hostCatalog';
+import { humanKeyDir } from './humanKey';
+import { builtInHost } from '../shared/hostCatalog';
 
 /** The person's hosts file, in their loopx config folder (runtime/personHosts.ts reads its hosts). */
 export const HOSTS_FILE = 'hosts.json';

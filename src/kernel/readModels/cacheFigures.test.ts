@@ -6,7 +6,7 @@ import { addEvidence } from '../evidence/evidence';
 import { startTurn } from '../turns/turns';
 import { finishTurn } from '../turns/turnFinish';
 import { cacheFigures } from './cacheFigures';
-import { goalStory } from '../readModels/story';
+import { goalStory } from './story';
 import { cacheTileWords, cacheWords } from '../../shared/usageWords';
 import { iso } from '../time';
 

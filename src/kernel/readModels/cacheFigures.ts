@@ -1,7 +1,6 @@
 import type { SqliteDb } from '../db/sqliteDb';
-import { priceFor } from './modelPrices';
-import { priceTable } from './priceTable';
-import { cacheSavedAt } from '../turns/usage/usage';
+import { cacheSavedAt, priceFor } from '../prices/modelPrices';
+import { priceTable } from '../prices/priceTable';
 
 /** What a goal's turns read from the prompt cache, and what that saved (issue 44's cost views). */
 export interface CacheFigures {
@@ -35,21 +34,14 @@ export function cacheFigures(db: SqliteDb, goalId: string, since: string | null)
   const table = rows.length ? priceTable(db) : {};
   const figures: CacheFigures = { turns: 0, inputTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, hitShare: null, savedUsd: null };
   for (const row of rows) {
-    const usage = {
-      inputTokens: Number(row.input),
-      outputTokens: 0,
-      cachedTokens: Number(row.cached),
-      costUsd: null,
-      costSource: null,
-      model: null,
-    };
-    const writes = Number(row.writes);
+    const cachedTokens = Number(row.cached);
+    const cacheWriteTokens = Number(row.writes);
     figures.turns += Number(row.turns);
-    figures.inputTokens += usage.inputTokens;
-    figures.cachedTokens += usage.cachedTokens;
-    figures.cacheWriteTokens += writes;
+    figures.inputTokens += Number(row.input);
+    figures.cachedTokens += cachedTokens;
+    figures.cacheWriteTokens += cacheWriteTokens;
     const found = priceFor(typeof row.model === 'string' ? row.model : null, table);
-    if (found) figures.savedUsd = (figures.savedUsd ?? 0) + cacheSavedAt({ ...usage, cacheWriteTokens: writes }, found.price);
+    if (found) figures.savedUsd = (figures.savedUsd ?? 0) + cacheSavedAt({ cachedTokens, cacheWriteTokens }, found.price);
   }
   if (figures.inputTokens > 0) figures.hitShare = figures.cachedTokens / figures.inputTokens;
   if (figures.savedUsd !== null) figures.savedUsd = Math.round(figures.savedUsd * 1e6) / 1e6;
