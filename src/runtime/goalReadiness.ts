@@ -4,7 +4,7 @@ import { runsSoon } from '../kernel/goals/quotaQueries';
 import { checkWorktreeBase } from '../kernel/worktrees/worktreeSetting';
 import { processAlive } from '../kernel/processes';
 import { shouldRunReason } from '../protocol/shouldRunWords';
-import { BUILT_IN_HOSTS } from '../shared/hostCatalog';
+import { BUILT_IN_HOSTS, builtInHost } from '../shared/hostCatalog';
 import { DEFAULT_HOSTS } from './hosts';
 import { hostStanding } from './hostSafety';
 import { personHosts } from './personHosts';
@@ -80,7 +80,22 @@ async function hostReason(host: string | null, goalId: string, root: string, env
       sentence: 'no host is known for it yet: no turn has run and no runner serves it',
       fix: `run it on one: loopx run --goal ${goalId} --host HOST (${HOSTS_LIST}), or Run Turn in VS Code; or ask again with --host`,
     };
-  const own = personHosts(env).find((h) => h.id === host)?.command;
+  // A built-in host's command is loopx's own; only another name is looked up in the person's hosts.json, and a file
+  // loopx cannot take is a warning here, as in doctor, never a readiness check that fails to answer.
+  let own: string | undefined;
+  if (!builtInHost(host) && host !== 'custom') {
+    try {
+      own = personHosts(env).find((h) => h.id === host)?.command;
+    } catch (error) {
+      const hint = (error as { hint?: string }).hint;
+      return {
+        key: 'host',
+        level: 'warn',
+        sentence: `${host} cannot be judged: ${(error as Error).message}`,
+        fix: hint ?? 'check hosts.json',
+      };
+    }
+  }
   const command = own ?? (DEFAULT_HOSTS as unknown as Record<string, string | undefined>)[host];
   if (!command)
     return { key: 'host', level: 'warn', sentence: `${host} has no command loopx knows: it cannot be judged here`, fix: 'ask with --host' };

@@ -132,7 +132,7 @@ export function cacheWords(cache: CacheFacts): string | null {
 /** The prompt cache as a tile (the story view, the review page): "62%" over "of input read from the prompt cache, saving $0.41". */
 export function cacheTileWords(cache: CacheFacts): { value: string; detail: string } {
   const words = cacheWords(cache);
-  if (!words) return { value: '—', detail: "prompt cache: no turn's input is known yet" };
+  if (!words) return { value: '—', detail: "no turn's input is known yet" };
   const value = words.slice(0, words.indexOf('%') + 1);
   return { value, detail: words.slice(value.length + 1) };
 }

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -166,6 +166,24 @@ describe.skipIf(!PTY_AVAILABLE)('loopx ready', () => {
     expect(loopx(['ready', 'G9', '--json'], { cwd: root }).code).toBe(4);
     loopx(['goal', 'create', '--title', 'x'], { cwd: root });
     expect(loopx(['ready', 'G1', '--host', 'x; rm -rf /', '--json'], { cwd: root }).code).toBe(2);
+  });
+
+  test("a hosts.json loopx cannot take is a warning on a host of one's own, and changes nothing for a built-in host", () => {
+    const root = repo();
+    loopx(['goal', 'create', '--title', 'Nightly docs', '--turns', '1'], { cwd: root });
+    // The person's config folder of this test file (test/humanKeySetup.ts), where loopx reads hosts.json.
+    const hostsFile = join(process.env.LOOPX_CONFIG_DIR as string, 'hosts.json');
+    writeFileSync(hostsFile, '{ "hosts": { "aider": ');
+    try {
+      expect(reason(ready(root, 'G1', ['--host', 'aider']), 'host')).toMatchObject({
+        level: 'warn',
+        sentence: expect.stringMatching(/^aider cannot be judged: .*hosts\.json is not JSON/),
+        fix: expect.stringContaining('write it as'),
+      });
+      expect(reason(ready(root, 'G1', ['--host', 'codex']), 'host').sentence).not.toMatch(/hosts\.json/);
+    } finally {
+      rmSync(hostsFile, { force: true });
+    }
   });
 });
 

@@ -48,7 +48,7 @@ test("a goal's cache figures: the share of input read from the cache, and what i
 
 test('no known input: no share and no savings, said as such; a cache that only wrote says it cost more', () => {
   expect(cacheFigures(s.kernel.db, goalId, null)).toMatchObject({ turns: 0, hitShare: null, savedUsd: null });
-  expect(cacheTileWords({ hitShare: null, savedUsd: null })).toEqual({ value: '—', detail: "prompt cache: no turn's input is known yet" });
+  expect(cacheTileWords({ hitShare: null, savedUsd: null })).toEqual({ value: '—', detail: "no turn's input is known yet" });
   turnUsing({ inputTokens: 40_000, cachedTokens: 0, cacheWriteTokens: 40_000, outputTokens: 100, model: 'claude-sonnet-4' });
   expect(cacheWords(cacheFigures(s.kernel.db, goalId, null))).toBe(
     '0% of input read from the prompt cache, costing $0.03 more to write than it saved',

@@ -121,7 +121,7 @@ function storySection(s: Story): string {
       tile(pct(t.time.working), 'working'),
       tile(pct(t.time.queued), 'ready, nobody on it'),
       tile(t.cost === null ? '—' : `$${t.cost.toFixed(2)}`, t.cost === null ? 'cost: no turn reported what it cost' : 'cost'),
-      ((c) => tile(c.value, c.detail))(cacheTileWords(s.cache)),
+      ((c) => tile(c.value, c.value === '—' ? `prompt cache: ${c.detail}` : c.detail))(cacheTileWords(s.cache)),
     ].join('')}</div>`,
     `<figure><figcaption>Timeline</figcaption>${timelineChart(s, Date.parse(s.range.from), Date.parse(s.now), 1000)}</figure>`,
     `<figure><figcaption>Burn-down of open work</figcaption>${burndownChart(s)}</figure>`,
