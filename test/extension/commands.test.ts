@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENTER, app, otherWriter, until, withAnswers, workspaceRoot } from './support';
+import { personalPrices } from '../../src/kernel/prices/priceTable';
 
 const pickLabel = (label: string) => (items: readonly vscode.QuickPickItem[]) => {
   const item = items.find((i) => i.label === label || i.label.startsWith(`${label} `));
@@ -370,5 +371,39 @@ suite('commands', () => {
       ours.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     }
     assert.equal(loopx.model.todo(todo.id)?.owner ?? null, null, 'nothing was claimed');
+  });
+
+  test('Set Model Price asks for the cache-write price too: kept from the built-in one, or left empty to write at input', async () => {
+    const loopx = await app();
+    const kernel = loopx.session.requireKernel();
+    // Enter keeps each price shown: the built-in Sonnet price, its cache write at 1.25x input included.
+    const sonnet = await withAnswers({ inputs: ['claude-sonnet-4', ENTER, ENTER, ENTER, ENTER, ''], warnings: ['Set Price'] }, async () =>
+      vscode.commands.executeCommand(COMMANDS.setModelPrice),
+    );
+    assert.ok(
+      sonnet.prompts.some((p) =>
+        /^input: LoopX: Set Model Price \(5\/6\) Dollars per million input tokens written to the prompt cache/.test(p),
+      ),
+    );
+    assert.ok(
+      sonnet.prompts.some((p) =>
+        /warning \(modal\): Set the price of claude-sonnet-4\? \| \$3 in, \$0\.3 cached, \$3\.75 to write the cache, \$15 out per million tokens/.test(
+          p,
+        ),
+      ),
+    );
+    const mini = await withAnswers({ inputs: ['loopx-mini', '1', '0.1', '4', '', ''], warnings: ['Set Price'] }, async () =>
+      vscode.commands.executeCommand(COMMANDS.setModelPrice),
+    );
+    assert.ok(mini.prompts.some((p) => /\| \$1 in, \$0\.1 cached, \$4 out per million tokens/.test(p)));
+    const refused = await withAnswers({ inputs: ['loopx-mini', '1', '0.1', '4', 'cheap'] }, async () =>
+      vscode.commands.executeCommand(COMMANDS.setModelPrice),
+    );
+    assert.ok(refused.prompts.includes('refused: Type a number of dollars, 0 or more, or leave it empty'));
+    const prices = personalPrices(kernel.db).map((p) => [p.model, p.cacheWrite ?? null, p.setChannel]);
+    assert.deepEqual(prices, [
+      ['claude-sonnet-4', 3.75, 'vscode'],
+      ['loopx-mini', null, 'vscode'],
+    ]);
   });
 });
