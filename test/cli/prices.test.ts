@@ -105,6 +105,22 @@ describe('loopx prices', () => {
     expect(turnOnMillionTokens(cli, 'gpt-5')).toMatchObject({ costUsd: 1.25 });
   });
 
+  test.skipIf(!PTY_AVAILABLE)('a price may name its cache-write rate: shown in the table, refused when negative', () => {
+    const { root, tty, cli } = setUp();
+    const before = dumpStore(root);
+    const sonnet = ['prices', 'set', 'claude-sonnet-4', '--input', '3', '--cached-input', '0.3', '--output', '15', '--json'];
+    const bad = tty([...sonnet, '--cache-write', '-2'], 'claude-sonnet-4');
+    expect(bad.code).toBe(2);
+    expect(bad.json?.error?.message).toMatch(/cacheWrite, when given, is a number ≥ 0/);
+    expect(dumpStore(root)).toBe(before);
+    const run = tty([...sonnet, '--cache-write', '6'], 'claude-sonnet-4');
+    expect(run.code, run.stderr).toBe(0);
+    // The built-in price it replaces carries Anthropic's 1.25x for cache writes.
+    expect(run.stderr).toContain('now: claude-sonnet-4: $3 in · $0.3 cached · $3.75 cache write · $15 out per million tokens');
+    expect(run.json?.data).toMatchObject({ model: 'claude-sonnet-4', cacheWrite: 6 });
+    expect(cli(['prices']).stdout).toMatch(/^claude-sonnet-4 +\$3 in · \$0\.3 cached · \$6 cache write · \$15 out per million tokens;/m);
+  });
+
   test.skipIf(!PTY_AVAILABLE)(
     "loopx prices import records an old file's entries as the person's decision, and skips a bad one in words",
     () => {
