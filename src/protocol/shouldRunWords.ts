@@ -57,7 +57,7 @@ export function shouldRunReason(facts: ShouldRunFacts): string {
       return 'the goal is cooling down after its last turn';
     case 'no_change':
       return facts.keepsCacheWarm
-        ? "its ready todos wait to be tried again after turns on them made no progress (the next try comes a little early, while the model's prompt cache still holds the turn's context)"
+        ? "its ready todos wait to be tried again after turns on them made no progress, the next try a little early, while the model's prompt cache still holds the turn's context"
         : 'its ready todos wait to be tried again after turns on them made no progress';
     case 'setup_backoff':
       return 'its ready todos wait: their worktree setup failed and runs again after a pause';
