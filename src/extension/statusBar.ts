@@ -8,7 +8,7 @@ import type { Folders } from './folders';
 import type { FolderServices } from './folderServices';
 import { inFolder } from './commands/inFolder';
 import { COMMANDS } from './commands/commandIds';
-import { budgetWords, dollars, meterMoney } from '../shared/usageWords';
+import { budgetWords, cacheWords, dollars, meterMoney } from '../shared/usageWords';
 
 /**
  * A quota meter per active goal (spent/allowed, next wake) that turns to the warning colour when the budget is
@@ -145,6 +145,9 @@ export class QuotaStatusBar extends Disposable {
     if (u.tokens > 0 || u.dollarsPerWindow !== null || u.tokensPerWindow !== null) {
       md.appendMarkdown('$(credit-card) ').appendText(`Used ${budgetWords(u)} in the last ${q.windowHours} h`);
       if (u.perTurn?.dollars) md.appendText(`; a turn costs about ${dollars(u.perTurn.dollars)}`);
+      const cache = owner.model.cacheFigures(goal.id, q.windowHours);
+      const cached = cache ? cacheWords(cache) : null;
+      if (cached) md.appendText(`; ${cached}`);
       md.appendMarkdown('\n\n');
     }
     const why = shouldRunReason({ ...answer, goalStatus: goal.status, ...q, counts: goal.counts, me: owner.ctx.me });
@@ -168,10 +171,11 @@ export class QuotaStatusBar extends Disposable {
   }
 
   /** For tests: what each goal's item shows. */
-  snapshot(): { id: string; folder: string; text: string; warning: boolean }[] {
+  snapshot(): { id: string; folder: string; text: string; warning: boolean; tooltip: string }[] {
     return [...this.goals].map(([key, item]) => {
       const at = key.lastIndexOf('#');
-      return { id: key.slice(at + 1), folder: key.slice(0, at), text: item.text, warning: item.backgroundColor !== undefined };
+      const tooltip = typeof item.tooltip === 'string' ? item.tooltip : (item.tooltip?.value ?? '');
+      return { id: key.slice(at + 1), folder: key.slice(0, at), text: item.text, warning: item.backgroundColor !== undefined, tooltip };
     });
   }
 

@@ -110,7 +110,7 @@ export function windowUsageWords(usage: BudgetFacts, windowHours: number): strin
   return `${budgetWords(usage)} in the last ${trim(windowHours)} h${left ? `; ${left}` : ''}`;
 }
 
-/** What the prompt cache did for a goal's turns (kernel/prices/cacheFigures.ts), as plain data. */
+/** What the prompt cache did for a goal's turns (kernel/readModels/cacheFigures.ts), as plain data. */
 export interface CacheFacts {
   hitShare: number | null;
   savedUsd: number | null;

@@ -12,6 +12,8 @@ import type { Agent, Gate, Goal, Todo, TodoStatus } from '../../kernel/model';
 import type { SqliteDb } from '../../kernel/db/sqliteDb';
 import { readyTodoIds, todosInClaimOrder, findTodo } from '../../kernel/todos/todoQueries';
 import { type StatusReport, statusReport } from '../../kernel/readModels/status';
+import { type CacheFigures, cacheFigures } from '../../kernel/readModels/cacheFigures';
+import { iso } from '../../kernel/time';
 import { type Evidence, listEvidence } from '../../kernel/evidence/evidenceQueries';
 import { type Monitor, listMonitors } from '../../kernel/monitors/monitorQueries';
 import { type RunnerSeen, recentRunners, listAgents } from '../../kernel/turns/runners';
@@ -268,6 +270,15 @@ export class StoreModel extends Disposable {
 
   status(): StatusReport | undefined {
     return this.cached('status', (db, now) => statusReport(db, now), undefined);
+  }
+
+  /** What the prompt cache read and saved for a goal's turns in its budget window (the status bar's tooltip). */
+  cacheFigures(goalId: string, windowHours: number): CacheFigures | undefined {
+    return this.cached(
+      `cache:${goalId}:${windowHours}`,
+      (db, now) => cacheFigures(db, goalId, iso(now - windowHours * 3600_000)),
+      undefined,
+    );
   }
 
   goals(): Goal[] {
