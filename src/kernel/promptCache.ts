@@ -39,11 +39,18 @@ export function checkPromptCacheSection(section: unknown): Record<string, number
   return windows;
 }
 
-/** The window (seconds) a host's prompt cache keeps a prefix, or null when none is known for it. */
-export function promptCacheWindow(host: string, env: NodeJS.ProcessEnv = process.env): number | null {
-  const own = personsWindows(env)[host];
-  if (own !== undefined) return own > 0 ? own * 60 : null;
-  return builtInHost(host)?.promptCache?.windowSeconds ?? null;
+/**
+ * The window (seconds) each host's prompt cache keeps a prefix, or null when none is known for it: a lookup that reads
+ * the person's hosts.json once, when first asked (a caller timing several retries asks it for each).
+ */
+export function promptCacheWindows(env: NodeJS.ProcessEnv = process.env): (host: string) => number | null {
+  let own: Record<string, number> | undefined;
+  return (host) => {
+    own ??= personsWindows(env);
+    const mine = own[host];
+    if (mine !== undefined) return mine > 0 ? mine * 60 : null;
+    return builtInHost(host)?.promptCache?.windowSeconds ?? null;
+  };
 }
 
 /** The smallest prompt a host's provider caches (tokens); 1,024 when the host names none. */
@@ -52,7 +59,8 @@ export function promptCacheMinTokens(host: string): number {
 }
 
 /**
- * The person's windows, by host. Read only when a retry is being timed (rare), never cached: the file may change.
+ * The person's windows, by host. Read only when a retry is being timed (rare), once per lookup, never kept longer:
+ * the file may change.
  * A file that is missing, unreadable or not of this shape sets no window (doctor names what is wrong with it).
  */
 function personsWindows(env: NodeJS.ProcessEnv): Record<string, number> {

@@ -1,7 +1,7 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import type { Goal } from '../model';
 import { iso } from '../time';
-import { type Retry, backingOff, retryAt } from '../turns/backoff';
+import { backingOff, retryAt } from '../turns/backoff';
 import { claimableNow, firstClaimableId, leaseLiveSql } from '../todos/todoQueries';
 import { nextMonitorMoment } from '../monitors/monitorQueries';
 import { type OpenTurnSlot, openTurnSlots, todosWithOpenTurns } from '../turns/turnSlots';
@@ -294,14 +294,12 @@ export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: PlanKno
   if (other !== null) return { answer: { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining }, todoId: other };
   // Every ready todo waits (after a turn on it made no progress, or its worktree setup failed): wake at the first
   // retry of one that is ready, and say which wait that is.
-  const readyIds = (ids: Iterable<string>) => [...ids].filter((id) => claimableNow(db, at, id));
-  const retry = readyIds(waiting.keys())
-    .map((id) => waiting.get(id) as Retry)
-    .sort((a, b) => a.retryAt.localeCompare(b.retryAt))[0];
+  const retry = [...waiting.values()].filter((r) => claimableNow(db, at, r.todoId)).sort((a, b) => a.retryAt.localeCompare(b.retryAt))[0];
   const turns = retry?.retryAt ?? null;
   const setup =
-    readyIds(setups.keys())
-      .map((id) => setups.get(id) as string)
+    [...setups]
+      .filter(([id]) => claimableNow(db, at, id))
+      .map(([, when]) => when)
       .sort()[0] ?? null;
   if (setup !== null && (turns === null || setup < turns)) return no('setup_backoff', setup);
   const answer = no('no_change', turns);

@@ -2,7 +2,7 @@ import { VALIDATED_RESULTS_SQL, isValidatedResult } from './turnQueries';
 import type { Row, SqliteDb } from '../db/sqliteDb';
 import { iso } from '../time';
 import type { ResultKind } from './turnQueries';
-import { promptCacheMinTokens, promptCacheWindow } from '../promptCache';
+import { promptCacheMinTokens, promptCacheWindows } from '../promptCache';
 
 /**
  * After a turn that made no validated progress, its todo is not taken again by a turn start for a while, so a
@@ -75,7 +75,7 @@ export function backoffSeconds(failures: number): number {
 /**
  * Cache-aware waking (issue 44): a retry a little after the host's prompt cache lets go of the turn's prompt pays to
  * read, and write, the whole prefix again; a little before, it reads most of it at a tenth of the price. So a wait
- * that would end just after the window ends instead inside it, `CACHE_MARGIN` before its end (a host takes a few
+ * that would end just after the window ends instead inside it, `cacheMargin` before its end (a host takes a few
  * seconds to send its first request). Just after means the window ends past half the wait: a wait is never cut by more
  * than half, so a todo that keeps failing still waits longer each time. A wait that outlasts the window by more
  * (or ends inside it anyway) is left as it is: waking early then buys nothing. `windowSeconds` null: no known cache.
@@ -102,15 +102,23 @@ export function cacheMargin(windowSeconds: number): number {
  * The window that counts for a turn's retry: its host's, when the turn read a prompt its provider caches (a turn
  * whose usage is unknown, or too small to cache, has nothing warm to keep).
  */
-function warmWindow(host: string, inputTokens: unknown): number | null {
+function warmWindow(host: string, inputTokens: unknown, windows: (host: string) => number | null): number | null {
   if (typeof inputTokens !== 'number' && typeof inputTokens !== 'bigint') return null;
   if (Number(inputTokens) < promptCacheMinTokens(host)) return null;
-  return promptCacheWindow(host);
+  return windows(host);
 }
 
-/** When a todo whose last turn (`host`, its `input_tokens`) ended at `endedAt` after `failures` failures may run again. */
-function retryOf(endedAt: string, failures: number, last: Row): { at: number; keepsCacheWarm: boolean } {
-  return cacheAwareRetry(Date.parse(endedAt), backoffSeconds(failures), warmWindow(String(last.host), last.input_tokens));
+/**
+ * When a todo whose last turn (`host`, its `input_tokens`) ended at `endedAt` after `failures` failures may run again;
+ * `windows` from promptCacheWindows, one per call that times retries.
+ */
+function retryOf(
+  endedAt: string,
+  failures: number,
+  last: Row,
+  windows: (host: string) => number | null,
+): { at: number; keepsCacheWarm: boolean } {
+  return cacheAwareRetry(Date.parse(endedAt), backoffSeconds(failures), warmWindow(String(last.host), last.input_tokens, windows));
 }
 
 /** One todo's wait now: the time a turn start may take it again, or null when it may be taken at once. */
@@ -123,7 +131,7 @@ export function retryAt(db: SqliteDb, todoId: string, nowMs: number): string | n
   const ended = Date.parse(String(last.ended_at));
   if (ended <= nowMs - BACKOFF_MAX_SECONDS * 1000) return null;
   if (changedSince(db, todoId, Number(last.end_seq))) return null;
-  const { at } = retryOf(String(last.ended_at), failureStreak(db, todoId), last);
+  const { at } = retryOf(String(last.ended_at), failureStreak(db, todoId), last, promptCacheWindows());
   return at > nowMs ? iso(at) : null;
 }
 
@@ -156,6 +164,7 @@ export function recentRetries(
     .all(...(options.goalId ? [since, options.goalId] : [since]));
   const min = options.minFailures ?? 0;
   const lastKinds = db.prepare('SELECT result_kind FROM turns WHERE todo_id = ? ORDER BY num DESC LIMIT ?');
+  const windows = promptCacheWindows();
   const retries: Retry[] = [];
   for (const r of rows) {
     const todoId = String(r.todo_id);
@@ -165,7 +174,7 @@ export function recentRetries(
     if (failures < min) continue;
     const endedAt = String(r.ended_at);
     const changed = changedSince(db, todoId, Number(r.end_seq));
-    const retry = retryOf(endedAt, failures, r);
+    const retry = retryOf(endedAt, failures, r, windows);
     retries.push({
       todoId,
       goalId: String(r.goal_id),
