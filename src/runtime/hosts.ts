@@ -6,6 +6,7 @@ import { type BoundaryPlace, type McpServerLine, boundaryArgs } from './hostBoun
 import { BUILT_IN_HOSTS, builtInHost } from '../shared/hostCatalog';
 import { opencodeTurnSetup } from './opencodeBoundary';
 import { geminiTurnSetup } from './geminiBoundary';
+import { copilotTurnSetup } from './copilotBoundary';
 
 /** POSIX shell quoting: everything goes inside single quotes; nothing is interpolated unquoted. */
 export function shellQuote(value: string): string {
@@ -17,6 +18,7 @@ export interface HostSettings {
   claude: string;
   opencode: string;
   gemini: string;
+  copilot: string;
   custom: string;
   /** VS Code's built-in sample agent (a demo): its launcher beside the loopx a prompt names. */
   sample?: string;
@@ -24,7 +26,10 @@ export interface HostSettings {
 
 /** The built-in hosts' default commands (shared/hostCatalog.ts, where each is explained), and no custom one. */
 export const DEFAULT_HOSTS: HostSettings = {
-  ...(Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, h.command])) as Pick<HostSettings, 'codex' | 'claude' | 'opencode' | 'gemini'>),
+  ...(Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, h.command])) as Pick<
+    HostSettings,
+    'codex' | 'claude' | 'opencode' | 'gemini' | 'copilot'
+  >),
   custom: '',
 };
 
@@ -59,13 +64,14 @@ const PLACEHOLDER = /\{(prompt|turn|todo|goal|agent|allowedTools|boundary)\}/g;
 /**
  * What a turn's boundary puts in its command line (shared/hostCatalog.ts names the kind): {boundary}'s words, and the
  * environment before the command for a host whose boundary is a config of the turn's own, written in the turn's
- * folder (OpenCode, Gemini CLI). Nothing for a host loopx cannot bound, a command without {boundary}, or no turn.
+ * folder (OpenCode, Gemini CLI, Copilot CLI). Nothing for a host loopx cannot bound, a command without {boundary}, or no turn.
  */
 function boundaryParts(host: string, turn: HostTurn, bounded: boolean): { args: string[]; env: Record<string, string> } {
   if (!turn.boundary || !bounded) return { args: [], env: {} };
   const kind = builtInHost(host)?.boundary ?? 'none';
   if (kind === 'opencode-config') return { args: [], env: opencodeTurnSetup(turn.boundary.place, turn.allowedCommands ?? [], turn.dir) };
   if (kind === 'gemini-policy') return geminiTurnSetup(turn.allowedCommands ?? [], turn.dir);
+  if (kind === 'copilot-rules') return copilotTurnSetup(turn.boundary.place, turn.allowedCommands ?? [], turn.dir);
   return { args: boundaryArgs(kind, turn.boundary.place, turn.boundary.mcp), env: {} };
 }
 

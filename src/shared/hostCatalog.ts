@@ -7,15 +7,16 @@
  */
 
 /** How a host's output is read for progress and usage (hostStream.ts); `text`: printed as it comes, usage unknown. */
-export type HostOutput = 'claude' | 'codex' | 'opencode' | 'gemini' | 'text';
+export type HostOutput = 'claude' | 'codex' | 'opencode' | 'gemini' | 'copilot' | 'text';
 
 /**
  * How a host is told what its agent may not write ({boundary} in its command; hostBoundary.ts): Claude Code's deny
  * rules with project settings off, Codex's permission profile with the loopx MCP server, OpenCode's permission map in a
  * config of the turn's own (runtime/opencodeBoundary.ts), Gemini CLI's admin policy and settings of the turn's own
- * (runtime/geminiBoundary.ts), or nothing loopx can give.
+ * (runtime/geminiBoundary.ts), Copilot CLI's tool and path rules with a home of the turn's own
+ * (runtime/copilotBoundary.ts), or nothing loopx can give.
  */
-export type HostBoundaryKind = 'claude-rules' | 'codex-profile' | 'opencode-config' | 'gemini-policy' | 'none';
+export type HostBoundaryKind = 'claude-rules' | 'codex-profile' | 'opencode-config' | 'gemini-policy' | 'copilot-rules' | 'none';
 
 export interface HostDefinition {
   /** The name in settings, `loopx run --host` and a turn's record. */
@@ -43,6 +44,13 @@ export interface HostDefinition {
   headlessPermissionWords: readonly string[];
   /** How its provider caches prompts (null: it depends on the provider the host is set up with; not counted on). */
   promptCache: PromptCache | null;
+  /**
+   * How its permission rules match a shell command: by its leading words (`prefix`: a rule can pin a loopx verb), or
+   * by the program alone (`program`: Copilot CLI, which also drops `VAR=value` words before matching). For the latter
+   * a turn's loopx commands go through a launcher of the turn's own, which sets the turn's agent whatever the command
+   * line says and refuses any verb the turn was not given (kernel/turns/turnLoopx.ts).
+   */
+  shellRules: 'prefix' | 'program';
 }
 
 /**
@@ -104,6 +112,7 @@ export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
     instructionFile: 'AGENTS.md',
     headlessPermissionWords: [],
     promptCache: OPENAI_PROMPT_CACHE,
+    shellRules: 'prefix',
   },
   {
     id: 'claude',
@@ -128,6 +137,7 @@ export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
       '--mcp-config',
     ],
     promptCache: ANTHROPIC_PROMPT_CACHE,
+    shellRules: 'prefix',
   },
   {
     id: 'opencode',
@@ -147,6 +157,7 @@ export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
     headlessPermissionWords: [],
     // Any provider (its own config names it): its cache is that provider's.
     promptCache: null,
+    shellRules: 'prefix',
   },
   {
     id: 'gemini',
@@ -167,6 +178,27 @@ export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
     headlessPermissionWords: [],
     // Gemini's implicit cache publishes no lifetime to count on.
     promptCache: null,
+    shellRules: 'prefix',
+  },
+  {
+    id: 'copilot',
+    name: 'Copilot CLI',
+    called: 'Copilot CLI',
+    // The prompt on stdin. JSONL events (usage/hostStream.ts reads them); no update, no GitHub MCP servers, no files in
+    // the system's temporary folder. {boundary} is the turn's rules (exactly the turn's own loopx, edits in the
+    // workspace but not to loopx's files or the hosts' config, a shell redirection refused), the file its usage is
+    // written to, and, before the command, a Copilot home of the turn's own (runtime/copilotBoundary.ts).
+    command: 'copilot --output-format json --no-ask-user --no-auto-update --disable-builtin-mcps --disallow-temp-dir {boundary}',
+    npmPackage: '@github/copilot',
+    testedVersion: '1.0.102',
+    output: 'copilot',
+    boundary: 'copilot-rules',
+    writeBack: 'shell',
+    instructionFile: 'AGENTS.md',
+    headlessPermissionWords: [],
+    // Copilot's own models or a provider of the person's (COPILOT_PROVIDER_BASE_URL): no window to count on.
+    promptCache: null,
+    shellRules: 'program',
   },
 ];
 

@@ -29,7 +29,7 @@ export function agentEnv(server: ModelServer, home: string, bin: string): Record
   writeFileSync(join(codexHome, 'config.toml'), codexConfig(server));
   return {
     HOME: home,
-    PATH: `${bin}:${opencodeBin(dirname(dirname(bin)))}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    PATH: `${bin}:${opencodeBin(dirname(dirname(bin)))}:${copilotBin(dirname(dirname(bin)))}:${process.env.PATH ?? '/usr/bin:/bin'}`,
     // Claude Code: the Messages API on 127.0.0.1, a dummy key, its own config folder, nothing non-essential.
     ANTHROPIC_BASE_URL: server.url,
     ANTHROPIC_API_KEY: 'loopx-test-dummy-key',
@@ -39,6 +39,11 @@ export function agentEnv(server: ModelServer, home: string, bin: string): Record
     // Gemini CLI: its API on 127.0.0.1 with a dummy key.
     GEMINI_API_KEY: 'loopx-test-dummy-key',
     GOOGLE_GEMINI_BASE_URL: server.url,
+    // Copilot CLI: offline, a provider of the person's own on 127.0.0.1 (no GitHub sign-in), the scripted model.
+    COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_BASE_URL: `${server.url}/v1`,
+    COPILOT_PROVIDER_API_KEY: 'loopx-test-dummy-key',
+    COPILOT_MODEL: 'loopx-scripted',
     // Codex: its config (below) names the provider; the key is read from this variable.
     CODEX_HOME: codexHome,
     LOOPX_TEST_MODEL_KEY: 'loopx-test-dummy-key',
@@ -132,28 +137,38 @@ export function codexConfig(server: ModelServer, extra = ''): string {
 }
 
 /**
- * OpenCode, installed from the npm registry into the checkout's `.cache/` on first use (as Node 22 and the code-servers
- * are): it cannot be a devDependency, because its package lists a binary package per platform as optional, this
- * registry has only Linux x64's, and `npm ci` refuses a lock file without the others. Made in a folder of its own and
- * renamed into place whole, so two test files asking at once never see half of it. A failed install fails the test.
+ * An agent CLI installed from the npm registry into the checkout's `.cache/` on first use (as Node 22 and the
+ * code-servers are): OpenCode and Copilot CLI cannot be devDependencies, because each package lists a binary package
+ * per platform as optional, this registry has only Linux x64's, and `npm ci` refuses a lock file without the others.
+ * Made in a folder of its own and renamed into place whole, so two test files asking at once never see half of it.
+ * A failed install fails the test.
  */
-export function opencodeBin(repo: string): string {
-  const version = builtInHost('opencode')?.testedVersion as string;
-  const dir = join(repo, '.cache', `opencode-${version}`);
+function cachedCliBin(repo: string, npmPackage: string, version: string, program: string): string {
+  const dir = join(repo, '.cache', `${npmPackage.replace(/^@/, '').replace('/', '-')}-${version}`);
   const bin = join(dir, 'node_modules', '.bin');
-  if (existsSync(join(bin, 'opencode'))) return bin;
+  if (existsSync(join(bin, program))) return bin;
   mkdirSync(join(repo, '.cache'), { recursive: true });
   const temp = mkdtempSync(`${dir}.installing-`);
   try {
-    writeFileSync(join(temp, 'package.json'), JSON.stringify({ private: true, allowScripts: { 'opencode-ai': true } }));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', `opencode-ai@${version}`], { cwd: temp, stdio: 'pipe' });
+    writeFileSync(join(temp, 'package.json'), JSON.stringify({ private: true, allowScripts: { [npmPackage]: true } }));
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', `${npmPackage}@${version}`], { cwd: temp, stdio: 'pipe' });
     renameSync(temp, dir);
   } catch (error) {
-    if (!existsSync(join(bin, 'opencode'))) throw error;
+    if (!existsSync(join(bin, program))) throw error;
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
   return bin;
+}
+
+/** OpenCode at the catalog's tested release (opencode-ai). */
+export function opencodeBin(repo: string): string {
+  return cachedCliBin(repo, 'opencode-ai', builtInHost('opencode')?.testedVersion as string, 'opencode');
+}
+
+/** Copilot CLI at the catalog's tested release (@github/copilot; a native binary, so it runs on Node 20). */
+export function copilotBin(repo: string): string {
+  return cachedCliBin(repo, '@github/copilot', builtInHost('copilot')?.testedVersion as string, 'copilot');
 }
 
 /** The real CLIs, installed as exact devDependencies: a test that needs one and cannot find it fails, never skips. */

@@ -16,9 +16,11 @@ export interface ShellHost {
   api: ToolCall['api'];
   /** Its shell tool's name, and its file-writing tool with the argument that names the file. */
   shellTool: string;
-  writeTool: { name: string; pathKey: string };
+  writeTool: { name: string; pathKey: string; contentKey?: string };
   /** What the CLI answers a refused call with. */
   refused: RegExp;
+  /** The loopx commands' prefix the prompt gives (default: `LOOPX_AGENT=<host> '<root>/.loopx/bin/loopx'`). */
+  prefix?: (root: string) => string;
 }
 
 /** The lines the runner showed for the turn's loopx calls. */
@@ -38,7 +40,7 @@ export async function shipsThroughItsShell(w: AgentWorld, h: ShellHost): Promise
   expect(r.code, r.stderr).toBe(0);
   const ended = r.events.find((e) => e.event === 'turn_ended') as { usage: Record<string, unknown> };
   expect(ended, turnLog(root)).toMatchObject({ resultKind: 'validated_completion', spent: true, exitCode: 0 });
-  const prefix = `LOOPX_AGENT=${h.host} '${join(root, '.loopx', 'bin', 'loopx')}'`;
+  const prefix = h.prefix?.(root) ?? `LOOPX_AGENT=${h.host} '${join(root, '.loopx', 'bin', 'loopx')}'`;
   const calls = w.server.calls.slice(before);
   expect(calls.map((c) => [c.api, c.tool, c.command])).toEqual([
     [h.api, h.shellTool, `${prefix} todo show T1 --json`],
@@ -77,7 +79,10 @@ export async function refusesTheSideDoors(
   const { root, env, cli } = w.setUp();
   prepare(root);
   const marker = (name: string) => join(root, name);
-  const write = (path: string, content: string): Step => ({ tool: h.writeTool.name, input: { [h.writeTool.pathKey]: path, content } });
+  const write = (path: string, content: string): Step => ({
+    tool: h.writeTool.name,
+    input: { [h.writeTool.pathKey]: path, [h.writeTool.contentKey ?? 'content']: content },
+  });
   w.extra = ({ prefix, todo }) => [
     `touch ${marker('ran-plain')}`,
     `${prefix} todo show ${todo} && touch ${marker('ran-and')}`,

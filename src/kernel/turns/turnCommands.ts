@@ -157,7 +157,8 @@ export function claudeAllowedTools(commands: readonly string[]): string[] {
  * by the sample agent, and by the tests' scripted model.
  */
 export function readTurnPrompt(prompt: string): { prefix: string; todo: string; mcp: boolean } | undefined {
-  const match = /^(LOOPX_AGENT=\S+ (?:'(?:[^']|'\\'')*'|\S+)) todo show (T\d+)/m.exec(prompt);
+  // The prefix names the agent (LOOPX_AGENT=name loopx), or is the turn's own loopx, which names it itself (turnLoopx.ts).
+  const match = /^((?:LOOPX_AGENT=\S+ )?(?:'(?:[^']|'\\'')*'|\S+)) todo show (T\d+)/m.exec(prompt);
   return match ? { prefix: match[1] as string, todo: match[2] as string, mcp: prompt.includes(MCP_WRITE_BACK) } : undefined;
 }
 

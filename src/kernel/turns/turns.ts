@@ -5,7 +5,8 @@ import { InvalidInputError, NotAllowedError, RefusedError } from '../errors';
 import type { Actor } from '../events/eventTypes';
 import { handoffFromRow, nextNum } from '../model';
 import { renderPrompt } from './prompt';
-import { allowedCommands, commandPrefix, writesBackThroughMcp } from './turnCommands';
+import { allowedCommands, commandPrefix, shellWord, writesBackThroughMcp } from './turnCommands';
+import { needsTurnLoopx, writeTurnLoopx } from './turnLoopx';
 import { type PlanKnown, SHOULD_RUN_CLASSES, type ShouldRun, planTurn } from '../goals/quotaQueries';
 import { setupWaits } from '../worktrees/setupBackoff';
 import type { Goal } from '../model';
@@ -221,7 +222,13 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
     const handoffRow = tx.db
       .prepare(`SELECT * FROM handoffs WHERE todo_id = ? AND status = 'accepted' ORDER BY num DESC LIMIT 1`)
       .get(todo.id);
-    const prefix = commandPrefix(agent.name, input.loopxCommand ?? 'loopx');
+    const folder = join(kernel.root, turnDir(id));
+    mkdirSync(folder, { recursive: true });
+    const loopx = input.loopxCommand ?? 'loopx';
+    // A host whose rules match only the program gets the turn's own loopx, which pins the agent and the verbs itself.
+    const prefix = needsTurnLoopx(input.host)
+      ? shellWord(writeTurnLoopx(folder, { turnId: id, agent: agent.name, loopx, todo: todo.id }))
+      : commandPrefix(agent.name, loopx);
     const prompt = renderPrompt({
       turnId: id,
       agent: agent.name,
@@ -234,7 +241,6 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
     });
     // Written last inside the transaction: if writing fails, the claim and the turn roll back with it.
     const promptFile = join(kernel.root, promptPath);
-    mkdirSync(join(kernel.root, turnDir(id)), { recursive: true });
     writeFileSync(promptFile, prompt);
     const env = {
       LOOPX_AGENT: agent.name,

@@ -5,10 +5,12 @@ import { CLAUDE_TOOLS, GEMINI_TOOLS, OPENCODE_TOOLS, firstLine, loopxCall, resul
 export { type ProgressKind, type ProgressLine, renderProgress } from './progressLines';
 export { loopxCall } from './toolLines';
 import { type HostOutput, builtInHost } from '../../../shared/hostCatalog';
+import { CopilotEvents } from './copilotEvents';
 
 /**
  * Reads a host's structured output as it streams (Claude Code's `--output-format stream-json --verbose`, Codex's
- * `exec --json`, OpenCode's `run --format json`, Gemini CLI's `--output-format stream-json`): one JSON object per line. It turns each into readable progress lines (what the agent says, the
+ * `exec --json`, OpenCode's `run --format json`, Gemini CLI's `--output-format stream-json`, Copilot CLI's
+ * `--output-format json`, copilotEvents.ts): one JSON object per line. It turns each into readable progress lines (what the agent says, the
  * commands it runs, its loopx write-backs and their answers) and sums what the turn used. A line that is not JSON,
  * or JSON it does not know, passes through as it is: a host that prints text keeps working.
  */
@@ -30,6 +32,7 @@ export class HostStream {
   private started = false;
   /** Gemini CLI's text in pieces, said once the next event comes. */
   private saying = '';
+  private copilot: CopilotEvents | undefined;
 
   constructor(private readonly format: HostFormat) {}
 
@@ -74,6 +77,7 @@ export class HostStream {
     try {
       if (this.format === 'claude') return this.claude(event);
       if (this.format === 'codex') return this.codex(event);
+      if (this.format === 'copilot') return (this.copilot ??= new CopilotEvents()).lines(event);
       return this.format === 'opencode' ? this.opencode(event) : this.gemini(event);
     } catch {
       // An event of a shape this release did not expect: shown as it came, never a broken turn.

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { HostStream, hostFormat } from './hostStream';
 import { DEFAULT_PRICES, type PriceTable } from '../../prices/modelPrices';
-import { type CheckedUsage, checkUsage, priced } from './usage';
+import { type CheckedUsage, type TurnUsage, addUsage, checkUsage, priced } from './usage';
 
 /** Where a turn's output is kept, relative to its folder (the runner and the VS Code terminal both write it). */
 export const TURN_OUTPUT = 'output.log';
@@ -35,7 +35,8 @@ export function usageOfTurn(
   if (text === undefined) return { usage: null, warnings: [] };
   let reported: unknown = null;
   const format = hostFormat(turn.host);
-  if (format) {
+  if (format === 'copilot') reported = copilotUsage(turnFolder);
+  else if (format) {
     const stream = new HostStream(format);
     stream.push(text);
     stream.end();
@@ -107,6 +108,42 @@ export function opencodeModel(turnFolder: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** Where a Copilot CLI turn's usage is written, in its folder (`--usage-output-file`, runtime/copilotBoundary.ts). */
+export const COPILOT_USAGE_FILE = 'copilot-usage.json';
+
+/**
+ * What a Copilot CLI turn used, from the file it writes at its end (1.0.102: `modelMetrics.<model>.usage` with
+ * inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, summed here over its models). Its JSON events carry no
+ * tokens, and its `cost` counts premium requests, not money: the price table prices the tokens. null: no file, or
+ * nothing in it (the turn then records usage as unknown).
+ */
+export function copilotUsage(turnFolder: string): TurnUsage | null {
+  let report: { modelMetrics?: Record<string, { usage?: Record<string, unknown> }>; currentModel?: unknown };
+  try {
+    report = JSON.parse(readFileSync(join(turnFolder, COPILOT_USAGE_FILE), 'utf8')) as typeof report;
+  } catch {
+    return null;
+  }
+  const models = Object.entries(report?.modelMetrics ?? {}).filter(([, m]) => m && typeof m.usage === 'object' && m.usage);
+  if (models.length === 0) return null;
+  let used: TurnUsage | null = null;
+  for (const [model, metrics] of models) {
+    const u = metrics.usage as Record<string, unknown>;
+    const n = (key: string) => (typeof u[key] === 'number' ? (u[key] as number) : 0);
+    used = addUsage(used, {
+      inputTokens: n('inputTokens'),
+      outputTokens: n('outputTokens'),
+      cachedTokens: n('cacheReadTokens'),
+      ...(n('cacheWriteTokens') > 0 ? { cacheWriteTokens: n('cacheWriteTokens') } : {}),
+      costUsd: null,
+      costSource: null,
+      model,
+    });
+  }
+  const current = typeof report.currentModel === 'string' ? report.currentModel : null;
+  return used && { ...used, model: models.length === 1 ? (models[0]?.[0] ?? null) : current };
 }
 
 function readOptional(path: string): string | undefined {
