@@ -1,0 +1,61 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { needsTurnLoopx, writeTurnLoopx } from './turnLoopx';
+
+const base = mkdtempSync(join(tmpdir(), "loopx turn's own "));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+/** A stand-in for the workspace's loopx, in a folder with a space and a quote: it says who called it with what. */
+function setUp(): string {
+  const tools = join(base, "my 'tools'");
+  mkdirSync(tools, { recursive: true });
+  const loopx = join(tools, 'loopx');
+  writeFileSync(loopx, '#!/bin/sh\nprintf "%s|" "$LOOPX_AGENT" "$@"\n', { mode: 0o755 });
+  const folder = join(base, 'R7');
+  mkdirSync(folder, { recursive: true });
+  return writeTurnLoopx(folder, { turnId: 'R7', agent: 'copilot', loopx, todo: 'T3' });
+}
+
+// The launcher is a POSIX shell script, as no Windows host needs one (needsTurnLoopx): the fast tier on Windows skips it.
+describe.skipIf(process.platform === 'win32')("a turn's own loopx (hosts whose rules match the program alone)", () => {
+  const launcher = process.platform === 'win32' ? '' : setUp();
+  const run = (args: string[], env: Record<string, string> = {}) => {
+    const r = spawnSync(launcher, args, { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', ...env } });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+
+  test("runs the turn's verbs as the turn's agent, whatever LOOPX_AGENT the caller sets, with every word kept as it was", () => {
+    expect(run(['todo', 'show', 'T3', '--json'])).toEqual({ code: 0, stdout: 'copilot|todo|show|T3|--json|', stderr: '' });
+    expect(run(['evidence', 'add', '--todo', 'T3', '--summary', "it's done; $(no)"], { LOOPX_AGENT: 'intruder' }).stdout).toBe(
+      "copilot|evidence|add|--todo|T3|--summary|it's done; $(no)|",
+    );
+    expect(run(['evidence', 'run', '--todo', 'T3', '--check']).code).toBe(0);
+    expect(run(['handoff', 'T3', '--to', 'claude']).code).toBe(0);
+  });
+
+  test('refuses any other verb before loopx starts: in JSON with --json (exit 3, not_allowed), else in words on stderr', () => {
+    const refused = [
+      ['goal', 'pause', 'G1', '--json'],
+      ['evidence', 'run', '--todo', 'T3', '--json', '--', 'touch', 'x'],
+      ['evidence', 'run', '--todo', 'T9', '--check', '--json'],
+      ['todo show', 'T3', '--json'],
+      ['--json'],
+    ];
+    for (const args of refused) {
+      const r = run(args);
+      expect([r.code, JSON.parse(r.stdout).error.code], args.join(' ')).toEqual([3, 'not_allowed']);
+    }
+    const words = run(['gate', 'approve', 'G1']);
+    expect(words).toMatchObject({ code: 3, stdout: '' });
+    expect(words.stderr).toMatch(/^loopx: turn R7 runs only its own loopx verbs \(todo show, evidence add, .*\)/);
+  });
+});
+
+test('only hosts whose rules match the program get a loopx of their own, and not on Windows (no POSIX shell to run it)', () => {
+  expect(needsTurnLoopx('copilot', 'linux')).toBe(true);
+  expect(needsTurnLoopx('copilot', 'win32')).toBe(false);
+  for (const host of ['claude', 'codex', 'opencode', 'gemini', 'custom']) expect(needsTurnLoopx(host, 'linux')).toBe(false);
+});
