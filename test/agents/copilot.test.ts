@@ -61,6 +61,9 @@ describe('Copilot CLI with the default host command, offline', () => {
       `LOOPX_AGENT=intruder ${prefix} evidence add --todo ${todo} --kind note --summary "claimed by another name" --json`,
       `${prefix} goal pause G1 --json`,
       `${prefix} evidence run --todo ${todo} --json -- touch ran-evidence-run`,
+      // Code the agent wrote, preloaded into loopx through the environment (Copilot drops VAR= words before matching).
+      { tool: 'create', input: { path: join(root, 'mine.cjs'), file_text: "require('fs').writeFileSync('ran-node-options', '')\n" } },
+      `NODE_OPTIONS=--require=./mine.cjs ${prefix} todo show ${todo} --json`,
     ];
     const before = w.server.calls.length;
     try {
@@ -69,8 +72,10 @@ describe('Copilot CLI with the default host command, offline', () => {
     } finally {
       w.extra = () => [];
     }
-    const [intruder, pause, run] = w.server.calls.slice(before + 1, before + 4);
-    expect(intruder?.output, turnLog(root)).toContain('"ok":true');
+    const [intruder, pause, run, , preloaded] = w.server.calls.slice(before + 1, before + 6);
+    for (const ran of [intruder, preloaded]) expect(ran?.output, turnLog(root)).toContain('"ok":true');
+    expect(existsSync(join(root, 'mine.cjs'))).toBe(true);
+    expect(existsSync(join(root, 'ran-node-options'))).toBe(false);
     for (const refused of [pause, run]) expect(refused?.output, refused?.command).toContain('"code":"not_allowed"');
     expect(existsSync(join(root, 'ran-evidence-run'))).toBe(false);
     const evidence = cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data as { actor: string; summary: string }[];

@@ -14,9 +14,12 @@ function setUp(): string {
   mkdirSync(tools, { recursive: true });
   const loopx = join(tools, 'loopx');
   writeFileSync(loopx, '#!/bin/sh\nprintf "%s|" "$LOOPX_AGENT" "$@"\n', { mode: 0o755 });
+  writeFileSync(join(tools, 'env-loopx'), '#!/bin/sh\nenv | sort\n', { mode: 0o755 });
   const folder = join(base, 'R7');
-  mkdirSync(folder, { recursive: true });
-  return writeTurnLoopx(folder, { turnId: 'R7', agent: 'copilot', loopx, todo: 'T3' });
+  mkdirSync(join(folder, 'env'), { recursive: true });
+  const env = { PATH: '/usr/bin:/bin', HOME: base, LOOPX_CONFIG_DIR: join(base, 'key folder') };
+  writeTurnLoopx(join(folder, 'env'), { turnId: 'R7', agent: 'copilot', loopx: join(tools, 'env-loopx'), todo: 'T3', root: base, env });
+  return writeTurnLoopx(folder, { turnId: 'R7', agent: 'copilot', loopx, todo: 'T3', root: base, env });
 }
 
 // The launcher is a POSIX shell script, as no Windows host needs one (needsTurnLoopx): the fast tier on Windows skips it.
@@ -36,6 +39,34 @@ describe.skipIf(process.platform === 'win32')("a turn's own loopx (hosts whose r
     expect(run(['handoff', 'T3', '--to', 'claude']).code).toBe(0);
   });
 
+  test("runs loopx in the environment the turn started with: a command line's NODE_OPTIONS, PATH, root or key folder never reach it", () => {
+    const r = spawnSync(join(base, 'R7', 'env', 'loopx'), ['todo', 'show', 'T3'], {
+      encoding: 'utf8',
+      env: {
+        PATH: join(base, 'evil'),
+        NODE_OPTIONS: '--import=./mine.mjs',
+        LOOPX_ROOT: '/elsewhere',
+        LOOPX_CONFIG_DIR: '/elsewhere/key',
+        LOOPX_AGENT: 'intruder',
+        PGUSER: 'loopx_agent',
+        LANG: 'C.UTF-8',
+      },
+    });
+    expect(r.stderr).toBe('');
+    // PWD: the stand-in's own shell sets it.
+    expect(r.stdout.trim().split('\n').filter((line) => !line.startsWith('PWD='))).toEqual(
+      [
+        `HOME=${base}`,
+        'LANG=C.UTF-8',
+        `LOOPX_AGENT=copilot`,
+        `LOOPX_CONFIG_DIR=${join(base, 'key folder')}`,
+        `LOOPX_ROOT=${base}`,
+        'PATH=/usr/bin:/bin',
+        'PGUSER=loopx_agent',
+      ].sort(),
+    );
+  });
+
   test('refuses any other verb before loopx starts: in JSON with --json (exit 3, not_allowed), else in words on stderr', () => {
     const refused = [
       ['goal', 'pause', 'G1', '--json'],
@@ -43,6 +74,8 @@ describe.skipIf(process.platform === 'win32')("a turn's own loopx (hosts whose r
       ['evidence', 'run', '--todo', 'T9', '--check', '--json'],
       ['todo show', 'T3', '--json'],
       ['--json'],
+      ['todo', 'show', 'T3', '--json', '--agent', 'intruder'],
+      ['todo', 'ship', 'T3', '--json', '--root=/elsewhere'],
     ];
     for (const args of refused) {
       const r = run(args);

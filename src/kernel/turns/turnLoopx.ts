@@ -24,35 +24,98 @@ export function turnLoopxVerbs(todo: string): string[][] {
   return TURN_COMMANDS.filter((c) => c.allow).map((c) => c.words(todo).split(' '));
 }
 
-/** The launcher's text: the turn's verbs checked word by word, then the workspace's loopx as the turn's agent. */
-export function turnLoopxText(o: { turnId: string; agent: string; loopx: string; todo: string }): string {
+/**
+ * What the turn's loopx passes on from its caller's environment: the locale and terminal, and a team store's login
+ * (the agents' own, which the host's environment already holds). Everything else a command line could set before it
+ * (`NODE_OPTIONS=--import=./mine.mjs`, a PATH that finds another git or bwrap, another root or key folder) is dropped:
+ * loopx runs on what the turn started with.
+ */
+export const PASSED_ON = [
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_MESSAGES',
+  'TZ',
+  'TERM',
+  'NO_COLOR',
+  'USER',
+  'LOGNAME',
+  'TMPDIR',
+  'CI',
+  'LOOPX_DATABASE_URL',
+  'LOOPX_SQLITE_DRIVER',
+  'PGHOST',
+  'PGPORT',
+  'PGUSER',
+  'PGDATABASE',
+  'PGPASSWORD',
+  'PGPASSFILE',
+  'PGSERVICE',
+  'PGSERVICEFILE',
+  'PGSYSCONFDIR',
+  'PGSSLMODE',
+  'PGSSLROOTCERT',
+  'PGSSLCERT',
+  'PGSSLKEY',
+  'PGAPPNAME',
+  'PGCONNECT_TIMEOUT',
+] as const;
+
+/** What it fixes as the turn started: where programs and the person's key folder are found. */
+const PINNED = ['PATH', 'HOME', 'XDG_CONFIG_HOME', 'LOOPX_CONFIG_DIR'] as const;
+
+export interface TurnLoopxFacts {
+  turnId: string;
+  agent: string;
+  /** The workspace's loopx (the agents' launcher) it runs. */
+  loopx: string;
+  todo: string;
+  /** The workspace root: the only store it reaches. */
+  root: string;
+  /** The environment the turn starts in, for the pinned values. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The launcher's text: the turn's verbs checked word by word (and no --agent or --root anywhere), then the workspace's
+ * loopx as the turn's agent on its root, in an environment of the turn's start, not the command line's.
+ */
+export function turnLoopxText(o: TurnLoopxFacts): string {
+  const env = o.env ?? process.env;
   const verbs = turnLoopxVerbs(o.todo);
   const checks = verbs.map((words) => `  ${words.map((w, i) => `[ "$${i + 1}" = ${shellWord(w)} ]`).join(' && ')} && return 0`);
   const names = verbs.map((w) => w.join(' ')).join(', ');
-  const message = `turn ${o.turnId} runs only its own loopx verbs (${names}); anything else is for a person`;
+  const message = `turn ${o.turnId} runs only its own loopx verbs (${names}), as ${o.agent} on its own workspace; anything else is for a person`;
   const json = JSON.stringify({ ok: false, error: { code: 'not_allowed', message } });
+  const pinned = PINNED.flatMap((name) => (env[name] !== undefined ? [`${name}=${shellWord(env[name] as string)}`] : []));
+  const passed = PASSED_ON.map((name) => `\${${name}+"${name}=$${name}"}`);
   return [
     '#!/bin/sh',
     `# Written by loopx for turn ${o.turnId}: its agent's only loopx (kernel/turns/turnLoopx.ts). It runs as`,
-    `# ${o.agent} whatever the command line says, and only the turn's verbs.`,
+    `# ${o.agent}, on this workspace, with the environment the turn started with, and only the turn's verbs.`,
     'allowed() {',
     ...checks,
     '  return 1',
     '}',
-    'if ! allowed "$@"; then',
+    'refuse() {',
     '  for word in "$@"; do',
     `    if [ "$word" = --json ]; then printf '%s\\n' ${shellWord(json)}; exit 3; fi`,
     '  done',
     `  printf 'loopx: %s\\n' ${shellWord(message)} >&2`,
     '  exit 3',
-    'fi',
-    `LOOPX_AGENT=${shellWord(o.agent)} exec ${shellWord(o.loopx)} "$@"`,
+    '}',
+    'allowed "$@" || refuse "$@"',
+    'for word in "$@"; do',
+    '  case "$word" in --agent|--agent=*|--root|--root=*) refuse "$@" ;; esac',
+    'done',
+    `${['exec /usr/bin/env -i', ...pinned, ...passed].join(' \\\n  ')} \\`,
+    `  LOOPX_AGENT=${shellWord(o.agent)} LOOPX_ROOT=${shellWord(o.root)} ${shellWord(o.loopx)} "$@"`,
     '',
   ].join('\n');
 }
 
 /** Writes the turn's launcher into its folder (whole, executable) and returns its path. */
-export function writeTurnLoopx(turnFolder: string, o: { turnId: string; agent: string; loopx: string; todo: string }): string {
+export function writeTurnLoopx(turnFolder: string, o: TurnLoopxFacts): string {
   const file = join(turnFolder, TURN_LOOPX);
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, turnLoopxText(o), { mode: 0o755 });

@@ -227,7 +227,7 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
     const loopx = input.loopxCommand ?? 'loopx';
     // A host whose rules match only the program gets the turn's own loopx, which pins the agent and the verbs itself.
     const prefix = needsTurnLoopx(input.host)
-      ? shellWord(writeTurnLoopx(folder, { turnId: id, agent: agent.name, loopx, todo: todo.id }))
+      ? shellWord(writeTurnLoopx(folder, { turnId: id, agent: agent.name, loopx, todo: todo.id, root: kernel.root }))
       : commandPrefix(agent.name, loopx);
     const prompt = renderPrompt({
       turnId: id,
