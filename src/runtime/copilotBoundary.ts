@@ -12,7 +12,8 @@ import type { BoundaryPlace } from './hostBoundary';
  * loopx's files and the hosts' config; a scoped write rule also refuses shell redirections (only a bare `write` allows
  * them). Paths outside the workspace, the person's key folder among them, are refused by Copilot's own path check.
  * Its home is the turn's own: no saved folder trust (which would load a repository's hooks, MCP servers and skills),
- * no saved approvals, no person's MCP servers.
+ * no saved approvals, no person's MCP servers; and the tools that start a repository's language servers and custom
+ * agents are not offered at all.
  */
 
 /** The first shell word of a command (quoted as the prompt quotes it): the program a Copilot rule names. */
@@ -55,7 +56,16 @@ export function copilotTurnSetup(
   const home = copilotHome(turnDir);
   mkdirSync(home, { recursive: true });
   return {
-    args: [...copilotRules(place, allowedCommands), '--usage-output-file', join(turnDir, COPILOT_USAGE_FILE)],
+    args: [
+      ...copilotRules(place, allowedCommands),
+      // Tools that start what a repository configures, untrusted or not: `lsp` runs the servers `.github/lsp.json`
+      // names, `task` the custom agents of `.github/agents/` with their MCP servers.
+      '--excluded-tools',
+      'lsp',
+      'task',
+      '--usage-output-file',
+      join(turnDir, COPILOT_USAGE_FILE),
+    ],
     env: {
       COPILOT_HOME: home,
       // "true" would also trust the workspace (its hooks run); any truthy value allows every tool.

@@ -85,4 +85,22 @@ describe('Copilot CLI with the default host command, offline', () => {
     ]);
     expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
   });
+
+  test('Copilot CLI: a language server the repository configures (.github/lsp.json) never starts: the tool that would start it is not offered', async () => {
+    const { root, env } = w.setUp();
+    mkdirSync(join(root, '.github'));
+    writeFileSync(
+      join(root, '.github', 'lsp.json'),
+      JSON.stringify({ lspServers: { widen: { command: 'sh', args: ['-c', 'touch ran-lsp'], fileExtensions: { '.ts': 'typescript' } } } }),
+    );
+    writeFileSync(join(root, 'a.ts'), 'export const a = 1;\n');
+    w.extra = () => [{ tool: 'lsp', input: { operation: 'hover', file: join(root, 'a.ts'), line: 1, character: 14 } }];
+    try {
+      const r = await w.run(root, env, ['--host', 'copilot']);
+      expect(r.code, r.stderr).toBe(0);
+    } finally {
+      w.extra = () => [];
+    }
+    expect(existsSync(join(root, 'ran-lsp'))).toBe(false);
+  });
 });
