@@ -7,6 +7,7 @@ import { BUILT_IN_HOSTS, builtInHost } from '../shared/hostCatalog';
 import { opencodeTurnSetup } from './opencodeBoundary';
 import { geminiTurnSetup } from './geminiBoundary';
 import { copilotTurnSetup } from './copilotBoundary';
+import { qwenTurnSetup } from './qwenBoundary';
 
 /** POSIX shell quoting: everything goes inside single quotes; nothing is interpolated unquoted. */
 export function shellQuote(value: string): string {
@@ -19,6 +20,7 @@ export interface HostSettings {
   opencode: string;
   gemini: string;
   copilot: string;
+  qwen: string;
   custom: string;
   /** VS Code's built-in sample agent (a demo): its launcher beside the loopx a prompt names. */
   sample?: string;
@@ -28,7 +30,7 @@ export interface HostSettings {
 export const DEFAULT_HOSTS: HostSettings = {
   ...(Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, h.command])) as Pick<
     HostSettings,
-    'codex' | 'claude' | 'opencode' | 'gemini' | 'copilot'
+    'codex' | 'claude' | 'opencode' | 'gemini' | 'copilot' | 'qwen'
   >),
   custom: '',
 };
@@ -64,7 +66,7 @@ const PLACEHOLDER = /\{(prompt|turn|todo|goal|agent|allowedTools|boundary)\}/g;
 /**
  * What a turn's boundary puts in its command line (shared/hostCatalog.ts names the kind): {boundary}'s words, and the
  * environment before the command for a host whose boundary is a config of the turn's own, written in the turn's
- * folder (OpenCode, Gemini CLI, Copilot CLI). Nothing for a host loopx cannot bound, a command without {boundary}, or no turn.
+ * folder (OpenCode, Gemini CLI, Copilot CLI, Qwen Code). Nothing for a host loopx cannot bound, a command without {boundary}, or no turn.
  */
 function boundaryParts(host: string, turn: HostTurn, bounded: boolean): { args: string[]; env: Record<string, string> } {
   if (!turn.boundary || !bounded) return { args: [], env: {} };
@@ -72,6 +74,7 @@ function boundaryParts(host: string, turn: HostTurn, bounded: boolean): { args: 
   if (kind === 'opencode-config') return { args: [], env: opencodeTurnSetup(turn.boundary.place, turn.allowedCommands ?? [], turn.dir) };
   if (kind === 'gemini-policy') return geminiTurnSetup(turn.allowedCommands ?? [], turn.dir);
   if (kind === 'copilot-rules') return copilotTurnSetup(turn.boundary.place, turn.allowedCommands ?? [], turn.dir);
+  if (kind === 'qwen-mcp') return qwenTurnSetup(turn.boundary.place, turn.dir);
   return { args: boundaryArgs(kind, turn.boundary.place, turn.boundary.mcp), env: {} };
 }
 

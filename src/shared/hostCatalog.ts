@@ -7,16 +7,18 @@
  */
 
 /** How a host's output is read for progress and usage (hostStream.ts); `text`: printed as it comes, usage unknown. */
-export type HostOutput = 'claude' | 'codex' | 'opencode' | 'gemini' | 'copilot' | 'text';
+export type HostOutput = 'claude' | 'codex' | 'opencode' | 'gemini' | 'copilot' | 'qwen' | 'text';
 
 /**
  * How a host is told what its agent may not write ({boundary} in its command; hostBoundary.ts): Claude Code's deny
  * rules with project settings off, Codex's permission profile with the loopx MCP server, OpenCode's permission map in a
  * config of the turn's own (runtime/opencodeBoundary.ts), Gemini CLI's admin policy and settings of the turn's own
  * (runtime/geminiBoundary.ts), Copilot CLI's tool and path rules with a home of the turn's own
- * (runtime/copilotBoundary.ts), or nothing loopx can give.
+ * (runtime/copilotBoundary.ts), Qwen Code with no shell at all and the loopx MCP server (runtime/qwenBoundary.ts), or
+ * nothing loopx can give.
  */
-export type HostBoundaryKind = 'claude-rules' | 'codex-profile' | 'opencode-config' | 'gemini-policy' | 'copilot-rules' | 'none';
+export type HostBoundaryKind =
+  'claude-rules' | 'codex-profile' | 'opencode-config' | 'gemini-policy' | 'copilot-rules' | 'qwen-mcp' | 'none';
 
 export interface HostDefinition {
   /** The name in settings, `loopx run --host` and a turn's record. */
@@ -33,8 +35,12 @@ export interface HostDefinition {
   testedVersion: string;
   output: HostOutput;
   boundary: HostBoundaryKind;
-  /** How a turn's agent writes back: the turn's loopx verbs in its shell, or the loopx MCP server's tools. */
-  writeBack: 'shell' | 'mcp';
+  /**
+   * How a turn's agent writes back: the turn's loopx verbs in its shell; the loopx MCP server's tools beside a shell
+   * that can read the store (`mcp`); or those tools alone, for a host whose shell cannot be bounded and is not offered
+   * (`mcp-only`).
+   */
+  writeBack: 'shell' | 'mcp' | 'mcp-only';
   /** The project instruction file the host reads by itself. */
   instructionFile: string;
   /**
@@ -199,6 +205,27 @@ export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
     // Copilot's own models or a provider of the person's (COPILOT_PROVIDER_BASE_URL): no window to count on.
     promptCache: null,
     shellRules: 'program',
+  },
+  {
+    id: 'qwen',
+    name: 'Qwen Code',
+    called: 'Qwen Code',
+    // The prompt on stdin. Its shell cannot be bounded (a `$(…)` inside an allowed command's arguments runs, and it
+    // drops `VAR=value` words before matching), so a turn has none: --bare (none of the repository's settings, hooks,
+    // MCP servers or skills), and {boundary} takes the shell tool away, keeps edits off loopx's files and the hosts'
+    // config, and gives the loopx MCP server the agent reads and writes back through (runtime/qwenBoundary.ts).
+    // stream-json: Claude Code's shape, usage in the last line. Needs Node 22 or newer.
+    command: 'qwen --bare --output-format stream-json {boundary}',
+    npmPackage: '@qwen-code/qwen-code',
+    testedVersion: '0.24.4',
+    output: 'qwen',
+    boundary: 'qwen-mcp',
+    writeBack: 'mcp-only',
+    instructionFile: 'QWEN.md',
+    headlessPermissionWords: [],
+    // Any provider of the person's (an OpenAI-compatible one, Anthropic's, …): no window to count on.
+    promptCache: null,
+    shellRules: 'prefix',
   },
 ];
 

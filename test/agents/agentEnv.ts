@@ -171,6 +171,24 @@ export function copilotBin(repo: string): string {
   return cachedCliBin(repo, '@github/copilot', builtInHost('copilot')?.testedVersion as string, 'copilot');
 }
 
+/**
+ * Qwen Code at the catalog's tested release (@qwen-code/qwen-code), which needs Node 22: a `qwen` of the tests' own runs
+ * it on Node 22 from `.cache/` (scripts/nodeRelease.mjs installs it on first use), whatever Node the tests run on.
+ */
+export function qwenBin(repo: string): string {
+  const version = builtInHost('qwen')?.testedVersion as string;
+  const installed = join(cachedCliBin(repo, '@qwen-code/qwen-code', version, 'qwen'), 'qwen');
+  const node22 = execFileSync(process.execPath, [join(repo, 'scripts', 'nodeRelease.mjs'), '22'], { encoding: 'utf8' }).trim();
+  const dir = join(repo, '.cache', `qwen-on-node22-${version}`);
+  mkdirSync(dir, { recursive: true });
+  const launcher = join(dir, 'qwen');
+  const text = `#!/bin/sh\nexec '${node22}' '${installed}' "$@"\n`;
+  const temp = `${launcher}.${process.pid}.tmp`;
+  writeFileSync(temp, text, { mode: 0o755 });
+  renameSync(temp, launcher);
+  return dir;
+}
+
 /** The real CLIs, installed as exact devDependencies: a test that needs one and cannot find it fails, never skips. */
 export function agentBin(repo: string): string {
   const bin = join(repo, 'node_modules', '.bin');
@@ -192,6 +210,13 @@ export function shipScript(prompt: string): Step[] {
   const turn = readTurn(prompt);
   if (!turn) return [];
   const { prefix, todo } = turn;
+  // No shell at all (Qwen Code under loopx's boundary): the todo is read through the MCP tools too.
+  if (turn.mcp && !prefix)
+    return [
+      { tool: 'loopx_todo_show', input: { todo } },
+      { tool: 'loopx_evidence', input: { todo, kind: 'test', summary: 'checked by the scripted model' } },
+      { tool: 'loopx_ship', input: { todo } },
+    ];
   if (turn.mcp)
     return [
       `${prefix} todo show ${todo} --json`,

@@ -211,36 +211,41 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
    */
   function chat(res: ServerResponse, request: ChatRequest): void {
     const shell = chatShellTool(request.tools ?? []);
+    // A turn with no shell (Qwen Code under loopx's boundary) still offers tools: the loopx MCP server's, by the
+    // names its host gives them (`mcp__loopx__loopx_ship`).
+    const offered = (request.tools ?? []).flatMap((t) => (t.function ? [t.function.name] : []));
     const messages = request.messages ?? [];
-    const prompt = shell ? turnPrompt(messages.filter((m) => m.role === 'user').flatMap((m) => textsOf(m.content))) : undefined;
+    const prompt = offered.length ? turnPrompt(messages.filter((m) => m.role === 'user').flatMap((m) => textsOf(m.content))) : undefined;
     for (const m of messages) {
       const n = /^call_(\d+)$/.exec(m.tool_call_id ?? '')?.[1];
       const call = m.role === 'tool' && n ? calls[Number(n) - 1] : undefined;
       if (call && call.output === null) call.output = resultText(m.content);
     }
     const done = messages.filter((m) => m.role === 'assistant').reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0);
-    const step = shell ? next('chat', prompt, done, [], shell.name) : undefined;
+    const step = offered.length ? next('chat', prompt, done, [], shell?.name ?? '') : undefined;
+    const call =
+      step === undefined
+        ? undefined
+        : typeof step === 'string'
+          ? shell && { name: shell.name, args: shell.args(step) }
+          : { name: offered.find((n) => n === step.tool || n.endsWith(`__${step.tool}`)) ?? step.tool, args: step.input };
     const id = `chatcmpl_${Date.now()}`;
     const created = Math.floor(Date.now() / 1000);
     const usage = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, prompt_tokens_details: { cached_tokens: 0 } };
-    const message =
-      step !== undefined && shell
-        ? {
-            role: 'assistant',
-            content: null,
-            tool_calls: [
-              {
-                index: 0,
-                id: `call_${calls.length}`,
-                type: 'function',
-                function: {
-                  name: typeof step === 'string' ? shell.name : step.tool,
-                  arguments: JSON.stringify(typeof step === 'string' ? shell.args(step) : step.input),
-                },
-              },
-            ],
-          }
-        : { role: 'assistant', content: prompt ? 'Done: the turn is written back to loopx.' : 'OK' };
+    const message = call
+      ? {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              index: 0,
+              id: `call_${calls.length}`,
+              type: 'function',
+              function: { name: call.name, arguments: JSON.stringify(call.args) },
+            },
+          ],
+        }
+      : { role: 'assistant', content: prompt ? 'Done: the turn is written back to loopx.' : 'OK' };
     const finish = 'tool_calls' in message ? 'tool_calls' : 'stop';
     if (!request.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });

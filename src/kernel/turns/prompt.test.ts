@@ -52,3 +52,25 @@ test("every turn's prompt starts with the same fixed part, byte for byte, whatev
   expect(readTurnPrompt(prompts[1] as string)).toEqual({ prefix: 'LOOPX_AGENT=codex /opt/loopx/bin/loopx', todo: 'T2', mcp: true });
   expect(prompts[2]).toContain('## loopx turn R3: T3 Rewrite the README\n\nYou are bot, and this turn is yours.');
 });
+
+// The turn's own loopx is a POSIX shell script, made on no Windows machine (turnLoopx.ts needsTurnLoopx).
+test.skipIf(process.platform === 'win32')(
+  "each host's prompt names the loopx its rules allow: Copilot CLI's the turn's own, Qwen Code's none at all (MCP tools alone); the agent reads its todo from every one",
+  () => {
+    const g1 = createGoal(s.kernel, { title: 'Parser', turnsPerWindow: 10 }).id;
+    for (let i = 1; i <= 3; i++) addTodo(s.kernel, { goalId: g1, title: `Step ${i}` });
+    const claude = promptOf({ goalId: g1, host: 'claude', agent: 'claude' });
+    const copilot = promptOf({ goalId: g1, host: 'copilot', agent: 'copilot' });
+    const qwen = promptOf({ goalId: g1, host: 'qwen', agent: 'qwen' });
+    expect(readTurnPrompt(claude)).toEqual({ prefix: 'LOOPX_AGENT=claude /opt/loopx/bin/loopx', todo: 'T1', mcp: false });
+    const own = `${s.kernel.root}/.loopx/turns/R2/loopx`;
+    expect(readTurnPrompt(copilot)).toEqual({ prefix: expect.stringMatching(/\/\.loopx\/turns\/R2\/loopx'?$/), todo: 'T2', mcp: false });
+    expect(copilot).not.toContain('LOOPX_AGENT=');
+    expect(readFileSync(own, 'utf8')).toContain('LOOPX_AGENT=copilot ');
+    expect(readTurnPrompt(qwen)).toEqual({ prefix: '', todo: 'T3', mcp: true });
+    expect(qwen).toContain('This turn has no shell: read your todo and write back through the loopx MCP tools');
+    expect(qwen).not.toContain('```sh');
+    // Its own loopx runs the MCP server alone.
+    expect(readFileSync(`${s.kernel.root}/.loopx/turns/R3/loopx`, 'utf8')).toContain('[ "$1" = mcp ] && return 0');
+  },
+);

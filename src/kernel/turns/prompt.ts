@@ -19,7 +19,7 @@ export function renderPrompt(input: {
    * How the agent writes back: `mcp` for a host whose shell loopx makes read-only to the store (Codex under loopx's
    * permission profile), which writes through the loopx MCP server its turn is given; `cli` (the default) otherwise.
    */
-  writeBack?: 'cli' | 'mcp';
+  writeBack?: 'cli' | 'mcp' | 'mcp-only';
 }): string {
   const { turnId, agent, goal, todo, handoff, prefix: l } = input;
   const lines = [
@@ -97,10 +97,19 @@ export const FIXED_PROMPT_LINES: readonly string[] = [
 ];
 
 /** The write-back section: the loopx commands, or first the MCP tools that do the same for a read-only shell. */
-function writeBackLines(writeBack: 'cli' | 'mcp', prefix: string, todo: string, hasCheck: boolean): string[] {
+function writeBackLines(writeBack: 'cli' | 'mcp' | 'mcp-only', prefix: string, todo: string, hasCheck: boolean): string[] {
   const commands = ['```sh', ...promptCommandLines(prefix, todo, hasCheck), '```'];
   if (writeBack === 'cli')
     return ['You already hold the claim on this todo. Use these commands; each prints JSON with --json.', '', ...commands];
+  if (writeBack === 'mcp-only')
+    return [
+      `You already hold the claim on this todo. This turn has no shell: read your todo and ${MCP_WRITE_BACK}`,
+      'of this turn (server `loopx`), which act as you. Each tool with the arguments it takes:',
+      '',
+      '```',
+      ...promptMcpLines(todo, hasCheck),
+      '```',
+    ];
   return [
     `You already hold the claim on this todo. Your shell can read loopx's store but not write it: ${MCP_WRITE_BACK}`,
     'of this turn (server `loopx`), which act as you. Each tool with the arguments it takes:',

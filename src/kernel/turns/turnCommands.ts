@@ -159,7 +159,10 @@ export function claudeAllowedTools(commands: readonly string[]): string[] {
 export function readTurnPrompt(prompt: string): { prefix: string; todo: string; mcp: boolean } | undefined {
   // The prefix names the agent (LOOPX_AGENT=name loopx), or is the turn's own loopx, which names it itself (turnLoopx.ts).
   const match = /^((?:LOOPX_AGENT=\S+ )?(?:'(?:[^']|'\\'')*'|\S+)) todo show (T\d+)/m.exec(prompt);
-  return match ? { prefix: match[1] as string, todo: match[2] as string, mcp: prompt.includes(MCP_WRITE_BACK) } : undefined;
+  if (match) return { prefix: match[1] as string, todo: match[2] as string, mcp: prompt.includes(MCP_WRITE_BACK) };
+  // A turn with no shell names no command: its todo is in the MCP lines.
+  const tools = /^loopx_todo_show \{"todo":"(T\d+)"\}/m.exec(prompt);
+  return tools ? { prefix: '', todo: tools[1] as string, mcp: true } : undefined;
 }
 
 /**
@@ -167,7 +170,13 @@ export function readTurnPrompt(prompt: string): { prefix: string; todo: string; 
  * read-only to the store and gives the turn that server (runtime/hostBoundary.ts); the prompt says so.
  */
 export function writesBackThroughMcp(host: string): boolean {
-  return builtInHost(host)?.writeBack === 'mcp';
+  return writeBackOf(host) !== 'cli';
+}
+
+/** How a host's turn writes back, as its prompt says it (prompt.ts): loopx commands, MCP tools, or MCP tools alone. */
+export function writeBackOf(host: string): 'cli' | 'mcp' | 'mcp-only' {
+  const writeBack = builtInHost(host)?.writeBack;
+  return writeBack === 'mcp' || writeBack === 'mcp-only' ? writeBack : 'cli';
 }
 
 /** The sentence a prompt that writes back through MCP carries (and how a reader of the prompt knows it does). */

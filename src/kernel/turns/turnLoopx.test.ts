@@ -18,8 +18,16 @@ function setUp(): string {
   const folder = join(base, 'R7');
   mkdirSync(join(folder, 'env'), { recursive: true });
   const env = { PATH: '/usr/bin:/bin', HOME: base, LOOPX_CONFIG_DIR: join(base, 'key folder') };
-  writeTurnLoopx(join(folder, 'env'), { turnId: 'R7', agent: 'copilot', loopx: join(tools, 'env-loopx'), todo: 'T3', root: base, env });
-  return writeTurnLoopx(folder, { turnId: 'R7', agent: 'copilot', loopx, todo: 'T3', root: base, env });
+  writeTurnLoopx(join(folder, 'env'), {
+    turnId: 'R7',
+    host: 'copilot',
+    agent: 'copilot',
+    loopx: join(tools, 'env-loopx'),
+    todo: 'T3',
+    root: base,
+    env,
+  });
+  return writeTurnLoopx(folder, { turnId: 'R7', host: 'copilot', agent: 'copilot', loopx, todo: 'T3', root: base, env });
 }
 
 // The launcher is a POSIX shell script, as no Windows host needs one (needsTurnLoopx): the fast tier on Windows skips it.
@@ -54,7 +62,12 @@ describe.skipIf(process.platform === 'win32')("a turn's own loopx (hosts whose r
     });
     expect(r.stderr).toBe('');
     // PWD: the stand-in's own shell sets it.
-    expect(r.stdout.trim().split('\n').filter((line) => !line.startsWith('PWD='))).toEqual(
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .filter((line) => !line.startsWith('PWD=')),
+    ).toEqual(
       [
         `HOME=${base}`,
         'LANG=C.UTF-8',

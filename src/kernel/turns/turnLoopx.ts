@@ -16,11 +16,17 @@ export const TURN_LOOPX = 'loopx';
 
 /** Does this host's turn get a launcher of its own? Only where rules match the program (and a POSIX shell runs it). */
 export function needsTurnLoopx(host: string, platform = process.platform): boolean {
-  return builtInHost(host)?.shellRules === 'program' && platform !== 'win32';
+  const known = builtInHost(host);
+  return (known?.shellRules === 'program' || known?.writeBack === 'mcp-only') && platform !== 'win32';
 }
 
-/** The verbs a turn's launcher lets through, as argv words: the same table the prompt and the hosts' rules come from. */
-export function turnLoopxVerbs(todo: string): string[][] {
+/**
+ * The verbs a turn's launcher lets through, as argv words: the same table the prompt and the hosts' rules come from;
+ * for a host with no shell, only the MCP server its host starts (whose environment the repository may have touched:
+ * a project `.env` a host loads is passed on to the servers it starts).
+ */
+export function turnLoopxVerbs(host: string, todo: string): string[][] {
+  if (builtInHost(host)?.writeBack === 'mcp-only') return [['mcp']];
   return TURN_COMMANDS.filter((c) => c.allow).map((c) => c.words(todo).split(' '));
 }
 
@@ -66,6 +72,8 @@ const PINNED = ['PATH', 'HOME', 'XDG_CONFIG_HOME', 'LOOPX_CONFIG_DIR'] as const;
 
 export interface TurnLoopxFacts {
   turnId: string;
+  /** The host the turn runs on (which verbs it gets). */
+  host: string;
   agent: string;
   /** The workspace's loopx (the agents' launcher) it runs. */
   loopx: string;
@@ -82,7 +90,7 @@ export interface TurnLoopxFacts {
  */
 export function turnLoopxText(o: TurnLoopxFacts): string {
   const env = o.env ?? process.env;
-  const verbs = turnLoopxVerbs(o.todo);
+  const verbs = turnLoopxVerbs(o.host, o.todo);
   const checks = verbs.map((words) => `  ${words.map((w, i) => `[ "$${i + 1}" = ${shellWord(w)} ]`).join(' && ')} && return 0`);
   const names = verbs.map((w) => w.join(' ')).join(', ');
   const message = `turn ${o.turnId} runs only its own loopx verbs (${names}), as ${o.agent} on its own workspace; anything else is for a person`;

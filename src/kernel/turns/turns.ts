@@ -5,7 +5,7 @@ import { InvalidInputError, NotAllowedError, RefusedError } from '../errors';
 import type { Actor } from '../events/eventTypes';
 import { handoffFromRow, nextNum } from '../model';
 import { renderPrompt } from './prompt';
-import { allowedCommands, commandPrefix, shellWord, writesBackThroughMcp } from './turnCommands';
+import { allowedCommands, commandPrefix, shellWord, writeBackOf } from './turnCommands';
 import { needsTurnLoopx, writeTurnLoopx } from './turnLoopx';
 import { type PlanKnown, SHOULD_RUN_CLASSES, type ShouldRun, planTurn } from '../goals/quotaQueries';
 import { setupWaits } from '../worktrees/setupBackoff';
@@ -227,7 +227,7 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
     const loopx = input.loopxCommand ?? 'loopx';
     // A host whose rules match only the program gets the turn's own loopx, which pins the agent and the verbs itself.
     const prefix = needsTurnLoopx(input.host)
-      ? shellWord(writeTurnLoopx(folder, { turnId: id, agent: agent.name, loopx, todo: todo.id, root: kernel.root }))
+      ? shellWord(writeTurnLoopx(folder, { turnId: id, host: input.host, agent: agent.name, loopx, todo: todo.id, root: kernel.root }))
       : commandPrefix(agent.name, loopx);
     const prompt = renderPrompt({
       turnId: id,
@@ -237,7 +237,7 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
       handoff: handoffRow ? handoffFromRow(handoffRow) : null,
       prefix,
       worktree,
-      writeBack: writesBackThroughMcp(input.host) ? 'mcp' : 'cli',
+      writeBack: writeBackOf(input.host),
     });
     // Written last inside the transaction: if writing fails, the claim and the turn roll back with it.
     const promptFile = join(kernel.root, promptPath);

@@ -1,6 +1,16 @@
 import { type TurnUsage, addUsage } from './usage';
 import type { ProgressLine } from './progressLines';
-import { CLAUDE_TOOLS, GEMINI_TOOLS, OPENCODE_TOOLS, firstLine, loopxCall, resultLine, toolLine, unwrapShell } from './toolLines';
+import {
+  CLAUDE_TOOLS,
+  GEMINI_TOOLS,
+  OPENCODE_TOOLS,
+  QWEN_TOOLS,
+  firstLine,
+  loopxCall,
+  resultLine,
+  toolLine,
+  unwrapShell,
+} from './toolLines';
 
 export { type ProgressKind, type ProgressLine, renderProgress } from './progressLines';
 export { loopxCall } from './toolLines';
@@ -78,6 +88,7 @@ export class HostStream {
       if (this.format === 'claude') return this.claude(event);
       if (this.format === 'codex') return this.codex(event);
       if (this.format === 'copilot') return (this.copilot ??= new CopilotEvents()).lines(event);
+      if (this.format === 'qwen') return this.qwen(event);
       return this.format === 'opencode' ? this.opencode(event) : this.gemini(event);
     } catch {
       // An event of a shape this release did not expect: shown as it came, never a broken turn.
@@ -125,12 +136,44 @@ export class HostStream {
     return [];
   }
 
-  private claudeBlock(block: Record<string, unknown>): ProgressLine[] {
+  /**
+   * Qwen Code 0.24's stream-json: Claude Code's shape (a `system` init naming the model, `assistant` and `user`
+   * messages of blocks, a last `result`), but its `input_tokens` already count the cached ones, and it has no cost.
+   */
+  private qwen(event: Record<string, unknown>): ProgressLine[] {
+    if (event.type === 'system' && event.subtype === 'init') {
+      this.model = typeof event.model === 'string' ? event.model : null;
+      const version = typeof event.qwen_code_version === 'string' ? ` ${event.qwen_code_version}` : '';
+      return [{ kind: 'start', text: `Qwen Code${version} · ${this.model ?? 'model unknown'}` }];
+    }
+    if (event.type === 'assistant' || event.type === 'user') {
+      const message = event.message as { content?: unknown } | undefined;
+      const content = Array.isArray(message?.content) ? (message.content as Record<string, unknown>[]) : [];
+      return content.flatMap((block) => this.claudeBlock(block, QWEN_TOOLS));
+    }
+    if (event.type !== 'result') return [];
+    const usage = event.usage as Record<string, unknown> | undefined;
+    if (usage) {
+      const n = (key: string) => (typeof usage[key] === 'number' ? (usage[key] as number) : 0);
+      this.used = addUsage(this.used, {
+        inputTokens: n('input_tokens'),
+        outputTokens: n('output_tokens'),
+        cachedTokens: n('cache_read_input_tokens'),
+        costUsd: null,
+        costSource: null,
+        model: this.model,
+      });
+    }
+    const ok = event.is_error !== true && event.subtype === 'success';
+    return [{ kind: 'end', ok, text: ok ? 'Qwen Code finished' : `Qwen Code stopped: ${String(event.subtype ?? 'error')}` }];
+  }
+
+  private claudeBlock(block: Record<string, unknown>, tools = CLAUDE_TOOLS): ProgressLine[] {
     if (block.type === 'text' && typeof block.text === 'string' && block.text.trim()) return [{ kind: 'say', text: block.text.trim() }];
     if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking.trim())
       return [{ kind: 'think', text: firstLine(block.thinking) }];
     if (block.type === 'tool_use') {
-      const { line, command } = toolLine(String(block.name ?? 'tool'), (block.input ?? {}) as Record<string, unknown>, CLAUDE_TOOLS);
+      const { line, command } = toolLine(String(block.name ?? 'tool'), (block.input ?? {}) as Record<string, unknown>, tools);
       this.commands.set(String(block.id), command);
       return [line];
     }

@@ -70,6 +70,11 @@ export const CLAUDE_TOOLS: ToolNames = {
   pathKeys: ['file_path', 'notebook_path', 'path', 'pattern', 'url'],
 };
 export const OPENCODE_TOOLS: ToolNames = { shell: 'bash', edits: /^(edit|write|apply_patch)$/, pathKeys: ['filePath', 'path', 'pattern'] };
+export const QWEN_TOOLS: ToolNames = {
+  shell: 'run_shell_command',
+  edits: /^(edit|write_file|notebook_edit)$/,
+  pathKeys: ['file_path', 'absolute_path', 'path', 'pattern'],
+};
 export const GEMINI_TOOLS: ToolNames = {
   shell: 'run_shell_command',
   edits: /^(write_file|replace)$/,

@@ -1,0 +1,102 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type AgentWorld, SCRIPTED_TURN_USAGE, startAgentWorld, turnLog } from './agentWorld';
+import { qwenBin } from './agentEnv';
+import { REPO } from '../cli/harness';
+
+/**
+ * The real Qwen Code (@qwen-code/qwen-code at the catalog's tested release, installed into .cache/ on first use and run
+ * on Node 22 from there: agentEnv.ts) running loopx turns with its default host command, offline: an OpenAI-compatible
+ * provider on 127.0.0.1 (OPENAI_BASE_URL) named as the person's way in, and the scripted model. Its shell cannot be
+ * bounded, so a turn has none: the agent reads and writes back through the loopx MCP server, whose command is the
+ * turn's own loopx (runtime/qwenBoundary.ts, kernel/turns/turnLoopx.ts).
+ */
+let w: AgentWorld;
+let qwen: string;
+beforeAll(async () => {
+  qwen = qwenBin(REPO);
+  w = await startAgentWorld('qwen');
+}, 300_000);
+afterAll(async () => {
+  await w?.close();
+});
+
+/** A workspace as for every host, with Qwen Code on PATH and the person's own Qwen settings naming the scripted model. */
+function setUp() {
+  const world = w.setUp();
+  const home = world.env.HOME as string;
+  mkdirSync(join(home, '.qwen'), { recursive: true });
+  writeFileSync(
+    join(home, '.qwen', 'settings.json'),
+    JSON.stringify({ security: { auth: { selectedType: 'openai' } }, model: { name: 'loopx-scripted' } }),
+  );
+  const env = {
+    ...world.env,
+    PATH: `${qwen}:${world.env.PATH}`,
+    OPENAI_BASE_URL: `${w.server.url}/v1`,
+    OPENAI_API_KEY: 'loopx-test-dummy-key',
+    OPENAI_MODEL: 'loopx-scripted',
+  };
+  return { ...world, env };
+}
+
+describe('Qwen Code with the default host command, offline', () => {
+  test("loopx run --host qwen: with no shell, Qwen Code reads its todo and ships it through the loopx MCP tools, as the turn's agent; usage from its result line, priced", async () => {
+    const { root, env, cli } = setUp();
+    const before = w.server.calls.length;
+    const r = await w.run(root, env, ['--host', 'qwen']);
+    expect(r.code, r.stderr).toBe(0);
+    const ended = r.events.find((e) => e.event === 'turn_ended') as { usage: Record<string, unknown> };
+    expect(ended, turnLog(root)).toMatchObject({ resultKind: 'validated_completion', spent: true, exitCode: 0 });
+    expect(w.server.calls.slice(before).map((c) => c.tool)).toEqual(['loopx_todo_show', 'loopx_evidence', 'loopx_ship']);
+    const prompt = readFileSync(join(root, '.loopx', 'turns', 'R1', 'prompt.md'), 'utf8');
+    expect(prompt).toContain('This turn has no shell');
+    expect(prompt).not.toMatch(/^\S+ todo ship T1/m);
+    expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+    expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toEqual([
+      expect.objectContaining({ actor: 'qwen', source: 'agent', summary: 'checked by the scripted model' }),
+    ]);
+    expect(ended.usage).toEqual(SCRIPTED_TURN_USAGE);
+    expect(w.server.outside).toEqual([]);
+    expect(w.server.problems).toEqual([]);
+  });
+
+  test("Qwen Code: no shell command runs, edits into .loopx/ and the hosts' config are refused, an ordinary edit goes through, and nothing the repository adds (its settings, hooks, MCP servers, .env) takes effect", async () => {
+    const { root, env, cli } = setUp();
+    const marker = (name: string) => join(root, name);
+    mkdirSync(join(root, '.qwen'));
+    writeFileSync(
+      join(root, '.qwen', 'settings.json'),
+      JSON.stringify({
+        permissions: { allow: ['Bash(*)', 'Edit(*)'] },
+        hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `touch '${marker('ran-hook')}'` }] }] },
+        mcpServers: { widen: { command: 'sh', args: ['-c', `touch '${marker('ran-mcp')}'`] } },
+      }),
+    );
+    writeFileSync(join(root, '.env'), 'NODE_OPTIONS=--require=./mine.cjs\n');
+    writeFileSync(join(root, 'mine.cjs'), "require('fs').writeFileSync('ran-node-options', '');\n");
+    const edit = (path: string, text: string) => ({ tool: 'edit', input: { file_path: path, old_string: '', new_string: text } });
+    w.extra = () => [
+      { tool: 'run_shell_command', input: { command: `touch '${marker('ran-plain')}'`, description: 'a command' } },
+      edit(join(root, '.loopx', 'ran-write'), 'forged'),
+      edit(join(root, '.claude', 'settings.json'), '{}'),
+      edit(join(root, 'notes.md'), 'the agent may write its work\n'),
+    ];
+    const before = w.server.calls.length;
+    try {
+      const r = await w.run(root, env, ['--host', 'qwen']);
+      expect(r.code, r.stderr).toBe(0);
+    } finally {
+      w.extra = () => [];
+    }
+    const [shell, loopxFile, hostConfig] = w.server.calls.slice(before + 1, before + 4);
+    for (const refused of [shell, loopxFile, hostConfig])
+      expect(refused?.output, turnLog(root)).toMatch(/permission was declined|denied by permission rules/);
+    for (const name of ['ran-plain', 'ran-hook', 'ran-mcp', 'ran-node-options']) expect(existsSync(marker(name)), name).toBe(false);
+    expect(existsSync(join(root, '.loopx', 'ran-write'))).toBe(false);
+    expect(existsSync(join(root, '.claude', 'settings.json'))).toBe(false);
+    expect(readFileSync(join(root, 'notes.md'), 'utf8')).toBe('the agent may write its work\n');
+    expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+  });
+});
