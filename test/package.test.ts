@@ -86,8 +86,9 @@ describe('the .vsix', () => {
     // A budget that catches a dependency bundled by mistake (a native binary is refused by name above). 2.04 MB in
     // December 2026 (1.99 MB before issue 28's worktree views), all of it our own bundles, most the per-verb ones;
     // 2.67 MB after issue 37 and 38's kernel rules (proofs, set-aside events with the event schemas and zod in every
-    // bundle: taking zod back out of the agents' bundles is the speed issue's first step).
-    expect(statSync(VSIX).size).toBeLessThan(2_800_000);
+    // bundle: taking zod back out of the agents' bundles is the speed issue's first step); 2.81 MB after issue 41's
+    // Copilot CLI and Qwen Code (their readers, boundaries and the turn's own loopx, in the bundles that start turns).
+    expect(statSync(VSIX).size).toBeLessThan(2_900_000);
   });
 
   test('declares no target platform and the floor VS Code, with what the Marketplace and Open VSX show', async () => {
