@@ -8,6 +8,7 @@ import { opencodeTurnSetup } from './opencodeBoundary';
 import { geminiTurnSetup } from './geminiBoundary';
 import { copilotTurnSetup } from './copilotBoundary';
 import { qwenTurnSetup } from './qwenBoundary';
+import { piTurnSetup } from './piBoundary';
 
 /** POSIX shell quoting: everything goes inside single quotes; nothing is interpolated unquoted. */
 export function shellQuote(value: string): string {
@@ -21,6 +22,7 @@ export interface HostSettings {
   gemini: string;
   copilot: string;
   qwen: string;
+  pi: string;
   custom: string;
   /** VS Code's built-in sample agent (a demo): its launcher beside the loopx a prompt names. */
   sample?: string;
@@ -30,7 +32,7 @@ export interface HostSettings {
 export const DEFAULT_HOSTS: HostSettings = {
   ...(Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, h.command])) as Pick<
     HostSettings,
-    'codex' | 'claude' | 'opencode' | 'gemini' | 'copilot' | 'qwen'
+    'codex' | 'claude' | 'opencode' | 'gemini' | 'copilot' | 'qwen' | 'pi'
   >),
   custom: '',
 };
@@ -66,7 +68,7 @@ const PLACEHOLDER = /\{(prompt|turn|todo|goal|agent|allowedTools|boundary)\}/g;
 /**
  * What a turn's boundary puts in its command line (shared/hostCatalog.ts names the kind): {boundary}'s words, and the
  * environment before the command for a host whose boundary is a config of the turn's own, written in the turn's
- * folder (OpenCode, Gemini CLI, Copilot CLI, Qwen Code). Nothing for a host loopx cannot bound, a command without {boundary}, or no turn.
+ * folder (OpenCode, Gemini CLI, Copilot CLI, Qwen Code, Pi). Nothing for a host loopx cannot bound, a command without {boundary}, or no turn.
  */
 function boundaryParts(host: string, turn: HostTurn, bounded: boolean): { args: string[]; env: Record<string, string> } {
   if (!turn.boundary || !bounded) return { args: [], env: {} };
@@ -75,6 +77,7 @@ function boundaryParts(host: string, turn: HostTurn, bounded: boolean): { args: 
   if (kind === 'gemini-policy') return geminiTurnSetup(turn.allowedCommands ?? [], turn.dir);
   if (kind === 'copilot-rules') return copilotTurnSetup(turn.boundary.place, turn.allowedCommands ?? [], turn.dir);
   if (kind === 'qwen-mcp') return qwenTurnSetup(turn.boundary.place, turn.dir);
+  if (kind === 'pi-guard') return piTurnSetup(turn.boundary.place, turn.dir);
   return { args: boundaryArgs(kind, turn.boundary.place, turn.boundary.mcp), env: {} };
 }
 

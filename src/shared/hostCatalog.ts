@@ -7,18 +7,19 @@
  */
 
 /** How a host's output is read for progress and usage (hostStream.ts); `text`: printed as it comes, usage unknown. */
-export type HostOutput = 'claude' | 'codex' | 'opencode' | 'gemini' | 'copilot' | 'qwen' | 'text';
+export type HostOutput = 'claude' | 'codex' | 'opencode' | 'gemini' | 'copilot' | 'qwen' | 'pi' | 'text';
 
 /**
  * How a host is told what its agent may not write ({boundary} in its command; hostBoundary.ts): Claude Code's deny
  * rules with project settings off, Codex's permission profile with the loopx MCP server, OpenCode's permission map in a
  * config of the turn's own (runtime/opencodeBoundary.ts), Gemini CLI's admin policy and settings of the turn's own
  * (runtime/geminiBoundary.ts), Copilot CLI's tool and path rules with a home of the turn's own
- * (runtime/copilotBoundary.ts), Qwen Code with no shell at all and the loopx MCP server (runtime/qwenBoundary.ts), or
- * nothing loopx can give.
+ * (runtime/copilotBoundary.ts), Qwen Code with no shell at all and the loopx MCP server (runtime/qwenBoundary.ts), Pi
+ * (which has no permissions of its own) with an extension of loopx's that refuses every tool call outside the turn's
+ * reach, no shell and the loopx MCP server (runtime/piBoundary.ts), or nothing loopx can give.
  */
 export type HostBoundaryKind =
-  'claude-rules' | 'codex-profile' | 'opencode-config' | 'gemini-policy' | 'copilot-rules' | 'qwen-mcp' | 'none';
+  'claude-rules' | 'codex-profile' | 'opencode-config' | 'gemini-policy' | 'copilot-rules' | 'qwen-mcp' | 'pi-guard' | 'none';
 
 export interface HostDefinition {
   /** The name in settings, `loopx run --host` and a turn's record. */
@@ -224,6 +225,27 @@ export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
     instructionFile: 'QWEN.md',
     headlessPermissionWords: [],
     // Any provider of the person's (an OpenAI-compatible one, Anthropic's, …): no window to count on.
+    promptCache: null,
+    shellRules: 'prefix',
+  },
+  {
+    id: 'pi',
+    name: 'Pi',
+    called: 'Pi',
+    // The prompt on stdin. Pi has no permission layer at all, so {boundary} brings one: an extension of the turn's own
+    // that refuses any tool call outside the turn's reach (no shell; reads and edits in the workspace, no edits to
+    // loopx's files or the hosts' config), the built-in MCP support alone for the loopx MCP server, and an agent folder
+    // of the turn's own (runtime/piBoundary.ts). --no-approve: none of the repository's `.pi/` settings, extensions or
+    // MCP servers. JSON events, usage per model request. Needs Node 22.19 or newer.
+    command: 'pi -p --mode json --offline --no-approve --no-session --no-skills --no-prompt-templates {boundary}',
+    npmPackage: '@earendil-works/pi-coding-agent',
+    testedVersion: '1.6.0',
+    output: 'pi',
+    boundary: 'pi-guard',
+    writeBack: 'mcp-only',
+    instructionFile: 'AGENTS.md',
+    headlessPermissionWords: [],
+    // Any provider of the person's: no window to count on.
     promptCache: null,
     shellRules: 'prefix',
   },

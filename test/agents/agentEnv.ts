@@ -172,22 +172,29 @@ export function copilotBin(repo: string): string {
 }
 
 /**
- * Qwen Code at the catalog's tested release (@qwen-code/qwen-code), which needs Node 22: a `qwen` of the tests' own runs
- * it on Node 22 from `.cache/` (scripts/nodeRelease.mjs installs it on first use), whatever Node the tests run on.
+ * An agent CLI whose package asks for Node 22 (Qwen Code, Pi): installed into `.cache/` as the others, and a launcher of
+ * the tests' own that runs it on Node 22 from `.cache/` (scripts/nodeRelease.mjs installs it on first use), whatever
+ * Node the tests run on. Returns the launcher's folder, for PATH.
  */
-export function qwenBin(repo: string): string {
-  const version = builtInHost('qwen')?.testedVersion as string;
-  const installed = join(cachedCliBin(repo, '@qwen-code/qwen-code', version, 'qwen'), 'qwen');
+function onNode22(repo: string, host: string, program: string): string {
+  const known = builtInHost(host);
+  if (!known) throw new Error(`no built-in host ${host}`);
+  const installed = join(cachedCliBin(repo, known.npmPackage, known.testedVersion, program), program);
   const node22 = execFileSync(process.execPath, [join(repo, 'scripts', 'nodeRelease.mjs'), '22'], { encoding: 'utf8' }).trim();
-  const dir = join(repo, '.cache', `qwen-on-node22-${version}`);
+  const dir = join(repo, '.cache', `${host}-on-node22-${known.testedVersion}`);
   mkdirSync(dir, { recursive: true });
-  const launcher = join(dir, 'qwen');
-  const text = `#!/bin/sh\nexec '${node22}' '${installed}' "$@"\n`;
+  const launcher = join(dir, program);
   const temp = `${launcher}.${process.pid}.tmp`;
-  writeFileSync(temp, text, { mode: 0o755 });
+  writeFileSync(temp, `#!/bin/sh\nexec '${node22}' '${installed}' "$@"\n`, { mode: 0o755 });
   renameSync(temp, launcher);
   return dir;
 }
+
+/** Qwen Code at the catalog's tested release (@qwen-code/qwen-code), on Node 22. */
+export const qwenBin = (repo: string): string => onNode22(repo, 'qwen', 'qwen');
+
+/** Pi at the catalog's tested release (@earendil-works/pi-coding-agent; Node 22.19 or newer), on Node 22. */
+export const piBin = (repo: string): string => onNode22(repo, 'pi', 'pi');
 
 /** The real CLIs, installed as exact devDependencies: a test that needs one and cannot find it fails, never skips. */
 export function agentBin(repo: string): string {

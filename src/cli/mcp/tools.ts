@@ -82,7 +82,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
       'Whether a goal is ready to be left running: a score (0-100) and each reason with its fix: active, its host installed and accepting its command, turns and caps, recurring todos within budget, nothing waiting on a person, recent turns making progress, no lapsed claims, its worktree base, work left, a loopx run serving it. Changes nothing.',
     input: {
       goal: id('goal id, e.g. G1'),
-      host: id('the host to judge (claude, codex, opencode, gemini, copilot, qwen); default: the one that ran it last').optional(),
+      host: id('the host to judge (claude, codex, opencode, gemini, copilot, qwen, pi); default: the one that ran it last').optional(),
     },
     mutates: false,
     run: (ctx, a) => goalReadiness(ctx.kernel(), parseId('goal', a.goal), { ...(a.host ? { host: a.host } : {}), env: process.env }),

@@ -31,7 +31,7 @@ import { hostRefusal } from '../../runtime/hostSafety';
 import { type PersonHost, personHosts } from '../../runtime/personHosts';
 import { prepareWithProgress, tellSetupRefusal } from './worktreePreparation';
 
-export const HOSTS = ['codex', 'claude', 'opencode', 'gemini', 'copilot', 'qwen', 'custom'] as const;
+export const HOSTS = ['codex', 'claude', 'opencode', 'gemini', 'copilot', 'qwen', 'pi', 'custom'] as const;
 
 /** What turns need of their folder: its store, its model (for budgets), the log, and the `loopx` agents run. */
 export interface TurnRunnerDeps {
@@ -103,6 +103,7 @@ export class TurnRunner extends Disposable {
       gemini: config.get<string>('gemini.command') || DEFAULT_HOSTS.gemini,
       copilot: config.get<string>('copilot.command') || DEFAULT_HOSTS.copilot,
       qwen: config.get<string>('qwen.command') || DEFAULT_HOSTS.qwen,
+      pi: config.get<string>('pi.command') || DEFAULT_HOSTS.pi,
       custom: config.get<string>('custom.command') || DEFAULT_HOSTS.custom,
       [SAMPLE_HOST]: `${shellQuote(sampleAgentCommand(this.ctx.cliCommand))} {prompt}`,
     };

@@ -16,6 +16,7 @@ export { type ProgressKind, type ProgressLine, renderProgress } from './progress
 export { loopxCall } from './toolLines';
 import { type HostOutput, builtInHost } from '../../../shared/hostCatalog';
 import { CopilotEvents } from './copilotEvents';
+import { PiEvents } from './piEvents';
 
 /**
  * Reads a host's structured output as it streams (Claude Code's `--output-format stream-json --verbose`, Codex's
@@ -43,12 +44,14 @@ export class HostStream {
   /** Gemini CLI's text in pieces, said once the next event comes. */
   private saying = '';
   private copilot: CopilotEvents | undefined;
+  private pi: PiEvents | undefined;
 
   constructor(private readonly format: HostFormat) {}
 
   /** What the turn used so far (summed over the host's reports); null until the host reported any. */
   get usage(): TurnUsage | null {
-    return this.used && { ...this.used, model: this.used.model ?? this.model };
+    const used = this.pi?.used ?? this.used;
+    return used && { ...used, model: used.model ?? this.model };
   }
 
   /** Feeds a chunk of output; returns the progress lines of every line it completed. */
@@ -89,6 +92,7 @@ export class HostStream {
       if (this.format === 'codex') return this.codex(event);
       if (this.format === 'copilot') return (this.copilot ??= new CopilotEvents()).lines(event);
       if (this.format === 'qwen') return this.qwen(event);
+      if (this.format === 'pi') return (this.pi ??= new PiEvents()).lines(event);
       return this.format === 'opencode' ? this.opencode(event) : this.gemini(event);
     } catch {
       // An event of a shape this release did not expect: shown as it came, never a broken turn.
