@@ -2,7 +2,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { cleanEnv, inVsCode, loopx } from '../cli/harness';
+import { REPO, cleanEnv, inVsCode, loopx } from '../cli/harness';
+import { piBin, qwenBin } from './agentEnv';
 import { approveMonitor } from '../../src/kernel/monitors/monitors';
 import { type AgentWorld, startAgentWorld, turnLog, SCRIPTED_TURN_USAGE } from './agentWorld';
 import { claudeMcpSetup, codexMcpSetup } from '../../src/runtime/projections/mcpSetup';
@@ -179,9 +180,10 @@ describe('real agent CLIs with the default host commands, offline', () => {
 describe('hosts that change under you, judged against the real CLIs', () => {
   test('loopx doctor names each installed host with its version and says it accepts the default command', () => {
     const { root, env } = w.setUp();
-    const doctor = loopx(['doctor', '--json'], { cwd: root, env: { HOME: env.HOME as string, PATH: env.PATH as string } });
+    const path = [qwenBin(REPO), piBin(REPO), env.PATH as string].join(':');
+    const doctor = loopx(['doctor', '--json'], { cwd: root, env: { HOME: env.HOME as string, PATH: path } });
     const checks = (doctor.json.data as { checks: { name: string; level: string; detail: string }[] }).checks;
-    // Every built-in host, in the catalog's order (shared/hostCatalog.ts): each installed here as a devDependency.
+    // Every built-in host, in the catalog's order (shared/hostCatalog.ts): each installed here (a devDependency, or in .cache/).
     expect(checks.filter((c) => c.name.startsWith('host '))).toEqual([
       {
         name: 'host codex',
@@ -205,6 +207,24 @@ describe('hosts that change under you, judged against the real CLIs', () => {
         name: 'host gemini',
         level: 'ok',
         detail: expect.stringMatching(/^Gemini CLI 0\.61\.0 \(.*gemini\) accepts the command\.$/),
+        host: expect.anything(),
+      },
+      {
+        name: 'host copilot',
+        level: 'ok',
+        detail: expect.stringMatching(/^Copilot CLI 1\.0\.102 \(.*copilot\) accepts the command\.$/),
+        host: expect.anything(),
+      },
+      {
+        name: 'host qwen',
+        level: 'ok',
+        detail: expect.stringMatching(/^Qwen Code 0\.24\.4 \(.*qwen\) accepts the command\.$/),
+        host: expect.anything(),
+      },
+      {
+        name: 'host pi',
+        level: 'ok',
+        detail: expect.stringMatching(/^Pi 1\.6\.0 \(.*pi\) accepts the command\.$/),
         host: expect.anything(),
       },
     ]);

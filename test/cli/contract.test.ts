@@ -3,7 +3,7 @@ import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CLI_COMMANDS } from '../../src/cli/registry';
 import { REPO, dumpStore, loopx, startGoal, workspace } from './harness';
-import { agentBin, opencodeBin } from '../agents/agentEnv';
+import { agentBin, copilotBin, opencodeBin, piBin, qwenBin } from '../agents/agentEnv';
 import { loopxTty } from './pty';
 
 const ws = workspace();
@@ -126,7 +126,8 @@ describe('the agent loop through the CLI', () => {
     expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toMatchObject([{ summary: 'tests pass' }]);
     expect(cli(['goal', 'show', 'g1', '--json']).json.data).toMatchObject({ id: 'G1', todos: [{ id: 'T1' }, { id: 'T2' }] });
     // Every check ok, the hosts' too: the real agent CLIs on PATH (cleanEnv leaves npm's node_modules/.bin out).
-    const doctor = cli(['doctor', '--json'], { PATH: [agentBin(REPO), opencodeBin(REPO), process.env.PATH ?? ''].join(delimiter) });
+    const clis = [agentBin(REPO), opencodeBin(REPO), copilotBin(REPO), qwenBin(REPO), piBin(REPO)];
+    const doctor = cli(['doctor', '--json'], { PATH: [...clis, process.env.PATH ?? ''].join(delimiter) });
     expect(doctor.code).toBe(0);
     expect((doctor.json.data as { checks: { name: string; level: string }[] }).checks.filter((c) => c.level !== 'ok')).toEqual([]);
   });

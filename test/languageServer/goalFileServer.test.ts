@@ -357,10 +357,16 @@ describe('completion, hover, code lenses', () => {
       ],
       ['opencode', 'host: opencode run --format json --title loopx-turn {boundary}'],
       ['gemini', 'host: gemini --skip-trust --output-format stream-json {boundary}'],
+      [
+        'copilot',
+        'host: copilot --output-format json --no-ask-user --no-auto-update --disable-builtin-mcps --disallow-temp-dir {boundary}',
+      ],
+      ['qwen', 'host: qwen --bare --output-format stream-json {boundary}'],
+      ['pi', 'host: pi -p --mode json --offline --no-approve --no-session --no-skills --no-prompt-templates {boundary}'],
       ['custom', 'host: your own runner (loopx.hosts.custom.command)'],
     ]);
     const inBody = await client.request<CompletionItem[]>('textDocument/completion', at(16, 36));
-    expect(inBody.map((c) => c.label)).toEqual(['night-bot', 'codex', 'claude', 'opencode', 'gemini', 'custom']);
+    expect(inBody.map((c) => c.label)).toEqual(['night-bot', 'codex', 'claude', 'opencode', 'gemini', 'copilot', 'qwen', 'pi', 'custom']);
     const todoKeys = await client.request<CompletionItem[]>('textDocument/completion', at(10, 6));
     expect(todoKeys.map((c) => c.label)).toEqual(expect.arrayContaining(['every', 'at', 'cron', 'tz', 'check']));
   });
