@@ -19,6 +19,7 @@ export const AGENT_READ_ONLY: readonly string[] = [
   '.gemini',
   '.qwen',
   '.opencode',
+  '.pi',
   'opencode.json',
   '.git',
 ];
