@@ -24,14 +24,23 @@ export const ready: Command = {
     'base exists; it has work left; a loopx run on this machine serves it; and whether a turn would start now.\n' +
     'The host is --host, else a live runner’s, else its last turn’s. Exit 0 either way: `ready` says the verdict.',
   positionals: [{ name: 'GOAL', description: 'the goal, e.g. G1', required: true }],
-  flags: { host: { type: 'string', value: 'HOST', description: 'judge this host (claude, codex, opencode, gemini, copilot, qwen, pi, or one of yours)' } },
+  flags: {
+    host: {
+      type: 'string',
+      value: 'HOST',
+      description: 'judge this host (claude, codex, opencode, gemini, copilot, qwen, pi, or one of yours)',
+    },
+  },
   readOnly: true,
   examples: ['loopx ready G1', 'loopx ready G1 --host codex --json'],
   async run(ctx) {
     const goalId = parseId('goal', ctx.args.positionals[0] as string);
     const host = ctx.args.str('host');
     if (host !== undefined && !/^[a-z][a-z0-9-]{0,39}$/.test(host))
-      throw new InvalidInputError(`--host ${JSON.stringify(host)} is not a host name`, 'e.g. claude, codex, opencode, gemini, copilot, qwen, pi');
+      throw new InvalidInputError(
+        `--host ${JSON.stringify(host)} is not a host name`,
+        'e.g. claude, codex, opencode, gemini, copilot, qwen, pi',
+      );
     const readiness = await goalReadiness(ctx.kernel(), goalId, { ...(host ? { host } : {}), env: ctx.env });
     return { data: readiness, text: readinessText(readiness) };
   },
