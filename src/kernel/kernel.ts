@@ -105,7 +105,13 @@ export class Kernel {
         if ((error as { code?: string }).code !== 'store_read_only') throw error;
       }
     }
-    return Kernel.fromDb(root, Kernel.openStoreFile(path, options), options);
+    try {
+      return Kernel.fromDb(root, Kernel.openStoreFile(path, options), options);
+    } catch (error) {
+      const team = !options.engine && movedWhileOpening(root, path, error) ? Kernel.openTeam(root, options) : null;
+      if (!team) throw error;
+      return team;
+    }
   }
 
   /**
@@ -351,4 +357,22 @@ function busyTimeoutOf(db: SqliteDb): number {
   } catch {
     return BUSY_TIMEOUT_MS;
   }
+}
+
+/**
+ * `loopx team push` moved a workspace's store aside between the look for it and its open: SQLite then made an empty
+ * file in its place, which is not a store (`not_a_store`). True when that is what happened (the team pointer is there
+ * now); the empty file (0 bytes: nothing was written to it) is removed, so the caller opens the team store, as a call
+ * a moment later would. Exported for its test.
+ */
+export function movedWhileOpening(root: string, path: string, error: unknown): boolean {
+  if ((error as { code?: string }).code !== 'not_a_store' || !existsSync(teamPointerPath(root))) return false;
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      if (statSync(file).size === 0) rmSync(file, { force: true });
+    } catch {
+      /* not there */
+    }
+  }
+  return true;
 }
