@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { HostStream, renderProgress } from './hostStream';
 
-test("Pi's JSON events read as progress (its MCP calls, each refusal of loopx's guard with its reason, an edit, its words, the end) and its usage sums its requests (Pi 1.6.0's own stream, less its last agent_end, which repeats every message)", () => {
+test("Pi's JSON events read as progress (its loopx MCP calls with loopx's answers, each refusal of loopx's guard with its reason, an edit, its words, the end) and its usage sums its requests (Pi 1.6.0's own stream, less its last agent_end, which repeats every message)", () => {
   const stream = new HostStream('pi');
   const text = readFileSync(join(__dirname, 'fixtures', 'pi-1.6.0.json.jsonl'), 'utf8');
   const lines = [...stream.push(text), ...stream.end()].map((l) => renderProgress(l, false));
   expect(lines).toEqual([
     '● Pi started',
-    '· mcp__loopx__loopx_todo_show',
+    '⇄ loopx_todo_show T1',
+    '  ✓ T1 open',
     '$ touch /work/space/ran-bash',
     '  ✗ Tool bash not found',
     '✎ write /work/space/.loopx/x',
@@ -19,7 +20,7 @@ test("Pi's JSON events read as progress (its MCP calls, each refusal of loopx's 
     '· read /etc/hostname',
     '  ✗ loopx: /etc/hostname is outside the workspace',
     '✎ write notes.md',
-    '· mcp__loopx__loopx_claim',
+    '⇄ loopx_claim T1',
     '  ✗ loopx: this turn has no mcp__loopx__loopx_claim',
     '✎ write ../escape.txt',
     '  ✗ loopx: ../escape.txt is outside the workspace',

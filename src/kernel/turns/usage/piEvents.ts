@@ -1,5 +1,5 @@
 import type { ProgressLine } from './progressLines';
-import { type ToolNames, firstLine, toolLine } from './toolLines';
+import { type ToolNames, firstLine, resultLine, toolLine } from './toolLines';
 import { type TurnUsage, addUsage } from './usage';
 
 export const PI_TOOLS: ToolNames = { shell: 'bash', edits: /^(edit|write)$/, pathKeys: ['path', 'pattern'] };
@@ -13,6 +13,8 @@ export const PI_TOOLS: ToolNames = { shell: 'bash', edits: /^(edit|write)$/, pat
 export class PiEvents {
   used: TurnUsage | null = null;
   private started = false;
+  /** Each call's shell or loopx command by its id, so its result can be read as that command's. */
+  private readonly commands = new Map<string, string>();
 
   lines(event: Record<string, unknown>): ProgressLine[] {
     if (event.type === 'agent_start' && !this.started) {
@@ -21,12 +23,17 @@ export class PiEvents {
     }
     if (event.type === 'message_end') return this.message((event.message ?? {}) as Record<string, unknown>);
     if (event.type === 'tool_execution_start') {
-      const { line } = toolLine(String(event.toolName ?? 'tool'), (event.args ?? {}) as Record<string, unknown>, PI_TOOLS);
+      const { line, command } = toolLine(String(event.toolName ?? 'tool'), (event.args ?? {}) as Record<string, unknown>, PI_TOOLS);
+      this.commands.set(String(event.toolCallId), command);
       return [line];
     }
     if (event.type === 'tool_execution_end') {
       const content = ((event.result as { content?: { text?: string }[] } | undefined)?.content ?? []).map((c) => c.text ?? '').join('\n');
-      return event.isError === true ? [{ kind: 'answer', ok: false, text: firstLine(content) || 'failed' }] : [];
+      const command = this.commands.get(String(event.toolCallId));
+      const failed = event.isError === true;
+      if (!command) return failed ? [{ kind: 'answer', ok: false, text: firstLine(content) || 'failed' }] : [];
+      const line = resultLine(command, content, failed);
+      return line ? [line] : [];
     }
     if (event.type === 'agent_settled') {
       const ok = event.aborted !== true;

@@ -86,6 +86,9 @@ export const GEMINI_TOOLS: ToolNames = {
  * shell command is returned too (empty for other tools), so a host whose results come later can pair them with it.
  */
 export function toolLine(name: string, input: Record<string, unknown>, tools: ToolNames): { line: ProgressLine; command: string } {
+  // A loopx MCP tool as a host names it (`mcp__loopx__loopx_ship`): a loopx call, its answer read as loopx's.
+  const mcp = /^mcp__loopx__(loopx_\w+)$/.exec(name)?.[1];
+  if (mcp) return { line: { kind: 'loopx', text: typeof input.todo === 'string' ? `${mcp} ${input.todo}` : mcp }, command: `loopx ${mcp}` };
   if (name === tools.shell && typeof input.command === 'string') {
     const call = loopxCall(input.command);
     return { line: call ? { kind: 'loopx', text: call } : { kind: 'run', text: input.command }, command: input.command };
