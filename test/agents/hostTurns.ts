@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { type AgentWorld, turnLog, SCRIPTED_TURN_USAGE } from './agentWorld';
+import type { loopx } from '../cli/harness';
 import type { Step, ToolCall } from './modelServer';
 
 /**
@@ -107,4 +108,34 @@ export async function refusesTheSideDoors(
   for (const name of ['ran-redirect', 'ran-write']) expect(existsSync(join(root, '.loopx', name)), name).toBe(false);
   expect(readFileSync(join(root, 'notes.md'), 'utf8')).toBe('the agent may write its work\n');
   expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+}
+
+/**
+ * `loopx run --host H` for a host whose turns have no shell (Qwen Code, Pi): the todo read, given evidence and shipped
+ * through the loopx MCP tools as the host's agent, the prompt naming no command, the usage priced.
+ */
+export async function shipsThroughMcpTools(
+  w: AgentWorld,
+  host: string,
+  world: { root: string; env: Record<string, string>; cli: (args: string[]) => ReturnType<typeof loopx> },
+): Promise<void> {
+  const { root, env, cli } = world;
+  const before = w.server.calls.length;
+  const r = await w.run(root, env, ['--host', host]);
+  expect(r.code, r.stderr).toBe(0);
+  const ended = r.events.find((e) => e.event === 'turn_ended') as { usage: Record<string, unknown> };
+  expect(ended, turnLog(root)).toMatchObject({ resultKind: 'validated_completion', spent: true, exitCode: 0 });
+  const calls = w.server.calls.slice(before);
+  expect(calls.map((c) => c.tool)).toEqual(['loopx_todo_show', 'loopx_evidence', 'loopx_ship']);
+  for (const call of calls) expect(call.output, turnLog(root)).toContain('"ok":true');
+  const prompt = readFileSync(join(root, '.loopx', 'turns', 'R1', 'prompt.md'), 'utf8');
+  expect(prompt).toContain('This turn has no shell');
+  expect(prompt).not.toMatch(/^\S+ todo ship T1/m);
+  expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+  expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toEqual([
+    expect.objectContaining({ actor: host, source: 'agent', summary: 'checked by the scripted model' }),
+  ]);
+  expect(ended.usage).toEqual(SCRIPTED_TURN_USAGE);
+  expect(w.server.outside).toEqual([]);
+  expect(w.server.problems).toEqual([]);
 }

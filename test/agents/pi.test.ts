@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type AgentWorld, SCRIPTED_TURN_USAGE, startAgentWorld, turnLog } from './agentWorld';
+import { type AgentWorld, startAgentWorld, turnLog } from './agentWorld';
+import { shipsThroughMcpTools } from './hostTurns';
 import { piBin } from './agentEnv';
 import { REPO } from '../cli/harness';
 
@@ -45,22 +46,7 @@ function setUp() {
 
 describe('Pi with the default host command, offline', () => {
   test("loopx run --host pi: Pi reads its todo and ships it through the loopx MCP tools, as the turn's agent; usage from its events, priced", async () => {
-    const { root, env, cli } = setUp();
-    const before = w.server.calls.length;
-    const r = await w.run(root, env, ['--host', 'pi']);
-    expect(r.code, r.stderr).toBe(0);
-    const ended = r.events.find((e) => e.event === 'turn_ended') as { usage: Record<string, unknown> };
-    expect(ended, turnLog(root)).toMatchObject({ resultKind: 'validated_completion', spent: true, exitCode: 0 });
-    const calls = w.server.calls.slice(before);
-    expect(calls.map((c) => c.tool)).toEqual(['loopx_todo_show', 'loopx_evidence', 'loopx_ship']);
-    for (const call of calls) expect(call.output, turnLog(root)).toContain('"ok":true');
-    expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
-    expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toEqual([
-      expect.objectContaining({ actor: 'pi', source: 'agent', summary: 'checked by the scripted model' }),
-    ]);
-    expect(ended.usage).toEqual(SCRIPTED_TURN_USAGE);
-    expect(w.server.outside).toEqual([]);
-    expect(w.server.problems).toEqual([]);
+    await shipsThroughMcpTools(w, 'pi', setUp());
   });
 
   test("Pi: no shell, no file outside the workspace, no edit to .loopx/ or the hosts' config (through a link too), no MCP tool the turn was not given; an ordinary edit goes through; the repository's .pi/ takes no effect", async () => {

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type AgentWorld, SCRIPTED_TURN_USAGE, startAgentWorld, turnLog } from './agentWorld';
+import { type AgentWorld, startAgentWorld, turnLog } from './agentWorld';
+import { shipsThroughMcpTools } from './hostTurns';
 import { qwenBin } from './agentEnv';
 import { REPO } from '../cli/harness';
 
@@ -43,23 +44,7 @@ function setUp() {
 
 describe('Qwen Code with the default host command, offline', () => {
   test("loopx run --host qwen: with no shell, Qwen Code reads its todo and ships it through the loopx MCP tools, as the turn's agent; usage from its result line, priced", async () => {
-    const { root, env, cli } = setUp();
-    const before = w.server.calls.length;
-    const r = await w.run(root, env, ['--host', 'qwen']);
-    expect(r.code, r.stderr).toBe(0);
-    const ended = r.events.find((e) => e.event === 'turn_ended') as { usage: Record<string, unknown> };
-    expect(ended, turnLog(root)).toMatchObject({ resultKind: 'validated_completion', spent: true, exitCode: 0 });
-    expect(w.server.calls.slice(before).map((c) => c.tool)).toEqual(['loopx_todo_show', 'loopx_evidence', 'loopx_ship']);
-    const prompt = readFileSync(join(root, '.loopx', 'turns', 'R1', 'prompt.md'), 'utf8');
-    expect(prompt).toContain('This turn has no shell');
-    expect(prompt).not.toMatch(/^\S+ todo ship T1/m);
-    expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
-    expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toEqual([
-      expect.objectContaining({ actor: 'qwen', source: 'agent', summary: 'checked by the scripted model' }),
-    ]);
-    expect(ended.usage).toEqual(SCRIPTED_TURN_USAGE);
-    expect(w.server.outside).toEqual([]);
-    expect(w.server.problems).toEqual([]);
+    await shipsThroughMcpTools(w, 'qwen', setUp());
   });
 
   test("Qwen Code: no shell command runs, edits into .loopx/ and the hosts' config are refused, an ordinary edit goes through, and nothing the repository adds (its settings, hooks, MCP servers, .env) takes effect", async () => {
