@@ -35,10 +35,21 @@ export interface CliIo {
 
 /**
  * Who is acting: --agent, else LOOPX_AGENT, else the human. An explicitly empty identity (`--agent ""`,
- * `--agent=`, `LOOPX_AGENT=`) is an error, never "no agent": otherwise an agent could turn itself into the human.
+ * `--agent=`, `LOOPX_AGENT=`) is an error, never "no agent": otherwise an agent could turn itself into the human. An
+ * agent named in LOOPX_AGENT cannot take another name with --agent: a turn's prompt and its host's rules pin the
+ * `LOOPX_AGENT=` word, and an `--agent` appended to an allowed call would otherwise act under any name.
  */
 function resolveActor(flag: string | undefined, env: NodeJS.ProcessEnv): Actor {
-  if (flag !== undefined) return { name: parseIdentity(flag, '--agent'), kind: 'agent' };
+  if (flag !== undefined) {
+    const name = parseIdentity(flag, '--agent');
+    const own = env.LOOPX_AGENT;
+    if (own !== undefined && own.trim() !== '' && own !== name)
+      throw new InvalidInputError(
+        `--agent ${JSON.stringify(name)} differs from LOOPX_AGENT=${JSON.stringify(own)}: an agent cannot act under another name`,
+        'drop --agent (LOOPX_AGENT names you), or unset LOOPX_AGENT',
+      );
+    return { name, kind: 'agent' };
+  }
   if (env.LOOPX_AGENT !== undefined) return { name: parseIdentity(env.LOOPX_AGENT, 'LOOPX_AGENT'), kind: 'agent' };
   return { name: humanName(env), kind: 'human' };
 }

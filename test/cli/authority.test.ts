@@ -33,6 +33,21 @@ describe('an agent cannot make itself the human', () => {
     expect(dumpStore(ws.root)).toBe(before);
   });
 
+  test('an agent named in LOOPX_AGENT cannot act under another name with --agent (appended to a call its host allows); the same name is fine', () => {
+    const before = dumpStore(ws.root);
+    for (const verb of [
+      ['evidence', 'add', '--todo', 'T1', '--summary', 'not mine'],
+      ['todo', 'release', 'T1'],
+    ]) {
+      const run = cli([...verb, '--agent', 'intruder', '--json'], { LOOPX_AGENT: 'codex' });
+      expect([run.code, run.json.error?.code], verb.join(' ')).toEqual([2, 'invalid_input']);
+      expect(run.json.error?.message).toContain('an agent cannot act under another name');
+    }
+    expect(dumpStore(ws.root)).toBe(before);
+    const same = cli(['evidence', 'add', '--todo', 'T1', '--summary', 'mine', '--agent', 'codex', '--json'], { LOOPX_AGENT: 'codex' });
+    expect(same.json.data).toMatchObject({ actor: 'codex' });
+  });
+
   test.each([
     ['gate approve', ['gate', 'approve', 'Q1']],
     ['gate reject', ['gate', 'reject', 'Q1']],
