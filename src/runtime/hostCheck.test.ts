@@ -54,6 +54,22 @@ describe('a host judged against the installed program', () => {
     );
   });
 
+  test('a program that fails at its start (Pi 1.6.0 on Node 20, as it printed) does not start here: its error and the Node it needs, no version read from its paths', () => {
+    const crash = [
+      'file:///usr/lib/node_modules/@earendil-works/pi-coding-agent-1.6.0/dist/bundle/cli.js:2',
+      'import { createRequire, enableCompileCache } from "node:module";',
+      '                        ^^^^^^^^^^^^^^^^^^',
+      "SyntaxError: The requested module 'node:module' does not provide an export named 'enableCompileCache'",
+      '    at ModuleJob._instantiate (node:internal/modules/esm/module_job:123:21)',
+      'Node.js v20.20.2',
+    ].join('\n');
+    const v = judgeHost('pi', DEFAULT_HOSTS.pi, { found: '/usr/bin/pi', versionOutput: crash, helpOutput: crash });
+    expect(v).toMatchObject({ level: 'fail', problem: 'incompatible', version: null });
+    expect(v.sentence).toBe(
+      `Pi (/usr/bin/pi) does not start here: "SyntaxError: The requested module 'node:module' does not provide an export named 'enableCompileCache'"; it needs Node 22.19 or newer as the node on PATH.`,
+    );
+  });
+
   test('Claude Code without permission rules would refuse every loopx call in -p mode: a warning with the fix', () => {
     const v = judgeHost('claude', 'claude -p --permission-mode acceptEdits', {
       found: '/bin/claude',

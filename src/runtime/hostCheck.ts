@@ -74,6 +74,17 @@ export function judgeHost(host: string, template: string, facts: HostFacts): Hos
           : `${name} needs "${executable}", which is not on PATH; check its command in your hosts.json.`,
     );
   if (!known || !knownHost(host, executable)) return verdict('ok', null, `${name} runs ${facts.found}.`);
+  // A program that fails before it can answer (a Node too old for it) has no version or flags to judge.
+  const crash = startFailure(facts.versionOutput) ?? startFailure(facts.helpOutput);
+  if (crash)
+    return {
+      ...verdict(
+        'fail',
+        'incompatible',
+        `${name} (${facts.found}) does not start here: "${crash}"${known.nodeFloor ? `; it needs Node ${known.nodeFloor} or newer as the node on PATH` : ''}.`,
+      ),
+      version: null,
+    };
   const version = base.version;
   const at = version ? ` ${version}` : '';
   if (facts.helpOutput) {
@@ -138,6 +149,15 @@ export function usageProblem(output: string, exitCode: number, runMs: number): s
   );
   if (telling) return telling.slice(0, 300);
   return null;
+}
+
+/** The line that says a program failed at its start (a syntax or import error, Node's own error codes), or null. */
+function startFailure(output: string | null): string | null {
+  const line = (output ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => /^(SyntaxError|TypeError|ReferenceError|Error \[ERR_[A-Z_]+\]|Error: Cannot find module)\b/.test(l));
+  return line ? line.slice(0, 200) : null;
 }
 
 function versionIn(output: string | null): string | null {

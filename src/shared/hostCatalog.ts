@@ -34,6 +34,11 @@ export interface HostDefinition {
   npmPackage: string;
   /** The release loopx's tests run (test/agents): an older one lacking a flag of the command is too old. */
   testedVersion: string;
+  /**
+   * The oldest Node its package runs on, for a host npm installs as a Node script (it runs on PATH's `node`): said when
+   * the program fails at its start. None: a native program, or any supported Node.
+   */
+  nodeFloor?: string;
   output: HostOutput;
   boundary: HostBoundaryKind;
   /**
@@ -219,6 +224,7 @@ export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
     command: 'qwen --bare --output-format stream-json {boundary}',
     npmPackage: '@qwen-code/qwen-code',
     testedVersion: '0.24.4',
+    nodeFloor: '22',
     output: 'qwen',
     boundary: 'qwen-mcp',
     writeBack: 'mcp-only',
@@ -240,6 +246,7 @@ export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
     command: 'pi -p --mode json --offline --no-approve --no-session --no-skills --no-prompt-templates {boundary}',
     npmPackage: '@earendil-works/pi-coding-agent',
     testedVersion: '1.6.0',
+    nodeFloor: '22.19',
     output: 'pi',
     boundary: 'pi-guard',
     writeBack: 'mcp-only',
