@@ -29,9 +29,11 @@ import { sampleAgentCommand } from '../bundledCli';
 import { probeHost } from './hostProbe';
 import { hostRefusal } from '../../runtime/hostSafety';
 import { type PersonHost, personHosts } from '../../runtime/personHosts';
+import { BUILT_IN_HOSTS } from '../../shared/hostCatalog';
 import { prepareWithProgress, tellSetupRefusal } from './worktreePreparation';
 
-export const HOSTS = ['codex', 'claude', 'opencode', 'gemini', 'copilot', 'qwen', 'pi', 'custom'] as const;
+/** The hosts Run Turn offers: every built-in one (shared/hostCatalog.ts), and a custom command. */
+export const HOSTS: readonly string[] = [...BUILT_IN_HOSTS.map((h) => h.id), 'custom'];
 
 /** What turns need of their folder: its store, its model (for budgets), the log, and the `loopx` agents run. */
 export interface TurnRunnerDeps {
@@ -97,13 +99,10 @@ export class TurnRunner extends Disposable {
     const config = vscode.workspace.getConfiguration('loopx.hosts');
     return {
       ...Object.fromEntries(this.ownHosts().map((h) => [h.id, h.command])),
-      codex: config.get<string>('codex.command') || DEFAULT_HOSTS.codex,
-      claude: config.get<string>('claude.command') || DEFAULT_HOSTS.claude,
-      opencode: config.get<string>('opencode.command') || DEFAULT_HOSTS.opencode,
-      gemini: config.get<string>('gemini.command') || DEFAULT_HOSTS.gemini,
-      copilot: config.get<string>('copilot.command') || DEFAULT_HOSTS.copilot,
-      qwen: config.get<string>('qwen.command') || DEFAULT_HOSTS.qwen,
-      pi: config.get<string>('pi.command') || DEFAULT_HOSTS.pi,
+      ...(Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, config.get<string>(`${h.id}.command`) || h.command])) as Omit<
+        HostSettings,
+        'custom'
+      >),
       custom: config.get<string>('custom.command') || DEFAULT_HOSTS.custom,
       [SAMPLE_HOST]: `${shellQuote(sampleAgentCommand(this.ctx.cliCommand))} {prompt}`,
     };
