@@ -40,7 +40,8 @@ export function piGuardText(place: BoundaryPlace, piDir: string): string {
   const facts = {
     cwd: place.cwd,
     roots: roots.map(real),
-    protected: [...roots.flatMap((root) => AGENT_READ_ONLY.map((p) => real(resolve(root, p)))), real(piDir)],
+    // The root resolved first: a protected path that does not exist yet still compares with what the guard resolves.
+    protected: [...roots.flatMap((root) => AGENT_READ_ONLY.map((p) => real(resolve(real(root), p)))), real(piDir)],
     unreadable: [real(piDir)],
     allowed: piAllowedTools(),
     writing: ['edit', 'write'],
