@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, posix } from 'node:path';
 import { AGENT_READ_ONLY } from '../kernel/agentReach';
@@ -24,13 +24,23 @@ export function qwenAllowedTools(): string[] {
 
 /** Claude-style rules for the paths an agent may not edit: `//` then the path without its leading slash. */
 export function qwenDeniedEdits(place: BoundaryPlace): string[] {
-  const roots = [...new Set([place.root, place.cwd])].filter((r) => isAbsolute(r));
+  // Each root as given and as it really is (a workspace reached through a link): a rule names one path form.
+  const given = [place.root, place.cwd].filter((r) => isAbsolute(r));
+  const roots = [...new Set([...given, ...given.map(realOrSame)])];
   return roots.flatMap((root) =>
     AGENT_READ_ONLY.flatMap((p) => {
       const at = `//${posix.join(root, p).replace(/^\/+/, '')}`;
       return (p.includes('.json') ? [at] : [at, `${at}/**`]).flatMap((path) => [`Edit(${path})`, `WriteFile(${path})`]);
     }),
   );
+}
+
+function realOrSame(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** The person's own Qwen Code settings, for what a turn carries over; {} when there are none. */
