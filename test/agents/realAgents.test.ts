@@ -15,9 +15,12 @@ import { claudeMcpSetup, codexMcpSetup } from '../../src/runtime/projections/mcp
  * tools). Everything lives under one temporary folder whose name has a space, loopx included (agentWorld.ts).
  */
 let w: AgentWorld;
+/** Qwen Code and Pi on Node 22 (installed into .cache/ on first use: minutes on a fresh clone), for doctor's check. */
+let node22Clis: string[] = [];
 beforeAll(async () => {
+  node22Clis = [qwenBin(REPO), piBin(REPO)];
   w = await startAgentWorld('agents');
-});
+}, 300_000);
 afterAll(async () => {
   await w?.close();
 });
@@ -180,7 +183,10 @@ describe('real agent CLIs with the default host commands, offline', () => {
 describe('hosts that change under you, judged against the real CLIs', () => {
   test('loopx doctor names each installed host with its version and says it accepts the default command', () => {
     const { root, env } = w.setUp();
-    const path = [qwenBin(REPO), piBin(REPO), env.PATH as string].join(':');
+    const path = [...node22Clis, env.PATH as string].join(':');
+    // Copilot CLI unpacks itself into the home's cache on its first start (235 MB: longer than doctor's 15 s probe on a
+    // loaded machine, when doctor names no version); a person's first `copilot` does it once.
+    spawnSync('copilot', ['--version'], { env: { HOME: env.HOME as string, PATH: path }, timeout: 180_000 });
     const doctor = loopx(['doctor', '--json'], { cwd: root, env: { HOME: env.HOME as string, PATH: path } });
     const checks = (doctor.json.data as { checks: { name: string; level: string; detail: string }[] }).checks;
     // Every built-in host, in the catalog's order (shared/hostCatalog.ts): each installed here (a devDependency, or in .cache/).
@@ -231,7 +237,7 @@ describe('hosts that change under you, judged against the real CLIs', () => {
     const none = loopx(['doctor'], { cwd: root, env: { PATH: '/usr/bin:/bin' } });
     expect(none.stdout).toMatch(/warn\s+host codex\s+The Codex CLI is not installed: "codex" is not on PATH; install the Codex CLI/);
     expect(none.code).toBe(0);
-  });
+  }, 240_000);
 
   test('loopx run refuses a command the installed Codex no longer accepts, before anything is claimed, saying what to use', async () => {
     const { root, env, cli } = w.setUp();

@@ -10,6 +10,11 @@ const ws = workspace();
 const root = ws.root;
 const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: root, env });
 const agentCli = (args: string[]) => cli(args, { LOOPX_AGENT: 'codex' });
+/** The real agent CLIs for doctor's host checks (some installed into .cache/ on first use: minutes on a fresh clone). */
+let agentClis: string[] = [];
+beforeAll(() => {
+  agentClis = [agentBin(REPO), opencodeBin(REPO), copilotBin(REPO), qwenBin(REPO), piBin(REPO)];
+}, 300_000);
 
 beforeAll(() => {
   mkdirSync(join(root, '.git'));
@@ -126,8 +131,7 @@ describe('the agent loop through the CLI', () => {
     expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toMatchObject([{ summary: 'tests pass' }]);
     expect(cli(['goal', 'show', 'g1', '--json']).json.data).toMatchObject({ id: 'G1', todos: [{ id: 'T1' }, { id: 'T2' }] });
     // Every check ok, the hosts' too: the real agent CLIs on PATH (cleanEnv leaves npm's node_modules/.bin out).
-    const clis = [agentBin(REPO), opencodeBin(REPO), copilotBin(REPO), qwenBin(REPO), piBin(REPO)];
-    const doctor = cli(['doctor', '--json'], { PATH: [...clis, process.env.PATH ?? ''].join(delimiter) });
+    const doctor = cli(['doctor', '--json'], { PATH: [...agentClis, process.env.PATH ?? ''].join(delimiter) });
     expect(doctor.code).toBe(0);
     expect((doctor.json.data as { checks: { name: string; level: string }[] }).checks.filter((c) => c.level !== 'ok')).toEqual([]);
   });
