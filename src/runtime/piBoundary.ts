@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { AGENT_READ_ONLY } from '../kernel/agentReach';
@@ -6,6 +6,7 @@ import { TURN_COMMANDS } from '../kernel/turns/turnCommands';
 import { TURN_LOOPX } from '../kernel/turns/turnLoopx';
 import type { BoundaryPlace } from './hostBoundary';
 import { readJsonObject } from './personJson';
+import { realOr } from './programsOnPath';
 
 /**
  * Pi's boundary for a turn (measured with @earendil-works/pi-coding-agent 1.6.0, docs/hosts.md). Pi has no permission
@@ -25,24 +26,15 @@ export function piAllowedTools(): string[] {
   return ['read', 'ls', 'find', 'grep', 'edit', 'write', ...mcp];
 }
 
-/** Where a path really is: the nearest existing folder resolved (links followed), the rest as written. */
-function real(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
-
 /** The extension's source: the rules as data (JSON), one handler that refuses what they do not allow. */
 export function piGuardText(place: BoundaryPlace, piDir: string): string {
   const roots = [...new Set([place.root, place.cwd])].filter((r) => isAbsolute(r));
   const facts = {
     cwd: place.cwd,
-    roots: roots.map(real),
+    roots: roots.map(realOr),
     // The root resolved first: a protected path that does not exist yet still compares with what the guard resolves.
-    protected: [...roots.flatMap((root) => AGENT_READ_ONLY.map((p) => real(resolve(real(root), p)))), real(piDir)],
-    unreadable: [real(piDir)],
+    protected: [...roots.flatMap((root) => AGENT_READ_ONLY.map((p) => realOr(resolve(realOr(root), p)))), realOr(piDir)],
+    unreadable: [realOr(piDir)],
     allowed: piAllowedTools(),
     writing: ['edit', 'write'],
   };

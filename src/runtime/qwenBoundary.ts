@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, posix } from 'node:path';
 import { AGENT_READ_ONLY } from '../kernel/agentReach';
@@ -6,6 +6,7 @@ import { TURN_COMMANDS } from '../kernel/turns/turnCommands';
 import { TURN_LOOPX } from '../kernel/turns/turnLoopx';
 import type { BoundaryPlace } from './hostBoundary';
 import { readJsonObject } from './personJson';
+import { realOr } from './programsOnPath';
 
 /**
  * Qwen Code's boundary for a turn (measured with @qwen-code/qwen-code 0.24.4, docs/hosts.md). Its shell cannot be
@@ -26,21 +27,13 @@ export function qwenAllowedTools(): string[] {
 export function qwenDeniedEdits(place: BoundaryPlace): string[] {
   // Each root as given and as it really is (a workspace reached through a link): a rule names one path form.
   const given = [place.root, place.cwd].filter((r) => isAbsolute(r));
-  const roots = [...new Set([...given, ...given.map(realOrSame)])];
+  const roots = [...new Set([...given, ...given.map(realOr)])];
   return roots.flatMap((root) =>
     AGENT_READ_ONLY.flatMap((p) => {
       const at = `//${posix.join(root, p).replace(/^\/+/, '')}`;
       return (p.includes('.json') ? [at] : [at, `${at}/**`]).flatMap((path) => [`Edit(${path})`, `WriteFile(${path})`]);
     }),
   );
-}
-
-function realOrSame(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 /** The person's own Qwen Code settings, for what a turn carries over; {} when there are none. */
