@@ -8,7 +8,7 @@
 // The bundles are built once, before both lanes, and the .vsix packaged once: no step rewrites dist/ while the other
 // lane's code-server or bin/loopx reads it (LOOPX_TEST_BUILT tells test/globalSetup.ts and test:e2e to use them).
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,8 +18,27 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const started = Date.now();
 const seconds = (since) => Math.round((Date.now() - since) / 1000);
-/** Every child running now (steps and the install), each the leader of its own process group. */
-const running = new Set();
+/** Every child running now (steps and the install), each the leader of its own process group, with its name and start. */
+const running = new Map();
+/**
+ * How long a step may run before it counts as hung (s): about three times its usual time on a loaded machine. A step
+ * that hangs is stopped and named, with its processes, instead of holding CI until its own limit says nothing (stop 53:
+ * a run printed nothing for over an hour after the unit suites). LOOPX_TEST_STEP_LIMIT_S sets them all (the stand-in
+ * test of this file).
+ */
+const LIMITS_S = {
+  typecheck: 600,
+  lint: 600,
+  'format:check': 600,
+  'test:unit': 2700,
+  'test:node22': 900,
+  'test:e2e': 1500,
+  'test:fresh-clone': 1200,
+  install: 1200,
+};
+const limitOf = (name) => Number(process.env.LOOPX_TEST_STEP_LIMIT_S) || LIMITS_S[name] || 1800;
+/** After a step exits, how long its output may stay open (a process it left behind holding the pipe) (ms). */
+const DRAIN_MS = 10_000;
 /** Each step's time, printed at the end: what docs/testing.md's table is made of. */
 /** The niceness of the checks lane and the background install (the VS Code lane runs at the caller's). */
 const CHECKS_NICE = 5;
@@ -27,7 +46,7 @@ const times = [];
 
 /** Stops everything still running, with everything under it (npm and its children run in its process group). */
 function stopAll() {
-  for (const child of running) {
+  for (const child of running.keys()) {
     try {
       process.kill(-child.pid, 'SIGTERM');
     } catch {
@@ -48,12 +67,12 @@ function fail(message, code = 1) {
  */
 async function step(script, args = [], { prefix = '', nice = 0 } = {}) {
   const at = Date.now();
-  const child = spawn(npm, ['run', script, ...(args.length ? ['--', ...args] : [])], {
+  const name = [script, ...args].join(' ');
+  const child = spawnMarked(npm, ['run', script, ...(args.length ? ['--', ...args] : [])], {
     cwd: repo,
     stdio: prefix ? ['ignore', 'pipe', 'pipe'] : 'inherit',
-    detached: true,
   });
-  running.add(child);
+  running.set(child, { name, at });
   behind(child, nice);
   if (prefix) {
     for (const [from, to] of [
@@ -62,11 +81,88 @@ async function step(script, args = [], { prefix = '', nice = 0 } = {}) {
     ])
       prefixLines(from, to, prefix);
   }
-  const [code, signal] = await new Promise((resolve) => child.on('close', (...exit) => resolve(exit)));
+  const { code, signal, hung } = await supervise(child, name, limitOf(script));
   running.delete(child);
-  const name = [script, ...args].join(' ');
   times.push([name, seconds(at)]);
+  if (hung) fail(`npm test: ${name} was still running after ${limitOf(script)} s, far past its usual time: stopped as hung`);
   if (code !== 0) fail(`npm test: ${name} failed (exit ${code ?? signal})`, code || 1);
+}
+
+/**
+ * Waits for a child to exit, within its limit. Past the limit it is hung: what its process group is doing is printed
+ * and the group stopped. Once it exits, its output is awaited only a short while: a process it left behind (a server,
+ * a database) may hold the pipe open for ever; it is named and stopped, and the step counts by its own exit.
+ */
+async function supervise(child, name, limitS) {
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, hung: false })));
+  let timer;
+  const hung = new Promise((resolve) => (timer = setTimeout(() => resolve({ code: null, signal: null, hung: true }), limitS * 1000)));
+  const result = await Promise.race([exited, hung]);
+  clearTimeout(timer);
+  if (result.hung) {
+    console.error(`npm test: ${name} has run for ${limitS} s; its processes now:\n${stopMarked(child) || '  (none found)'}`);
+    return result;
+  }
+  let drainTimer;
+  const drained = await Promise.race([
+    closed.then(() => true),
+    new Promise((resolve) => (drainTimer = setTimeout(() => resolve(false), DRAIN_MS))),
+  ]);
+  clearTimeout(drainTimer);
+  if (!drained) {
+    console.error(
+      `npm test: ${name} ended, but what it started still holds its output; stopping it:\n${stopMarked(child) || '  (none found)'}`,
+    );
+    for (const stream of [child.stdout, child.stderr]) stream?.destroy();
+  }
+  return result;
+}
+
+/**
+ * The processes a step started, wherever they went (a group or session of their own, a daemon): each carries the step's
+ * mark in its environment (LOOPX_NPM_TEST_STEP, set by spawnMarked). Read from /proc (Linux, where CI runs;
+ * elsewhere none are found, and the step's pipes are closed all the same).
+ */
+function markedWith(mark) {
+  const found = [];
+  let pids;
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid);
+  } catch {
+    return found;
+  }
+  for (const pid of pids) {
+    try {
+      if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`LOOPX_NPM_TEST_STEP=${mark}`)) continue;
+      found.push({ pid: Number(pid), args: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim() });
+    } catch {
+      /* gone, or not ours to read */
+    }
+  }
+  return found;
+}
+
+/** Stops a step's process group and every process it started elsewhere; returns them, a line each, for a person. */
+function stopMarked(child) {
+  const marked = markedWith(child.mark);
+  for (const target of [-child.pid, ...marked.map(({ pid }) => pid)]) {
+    try {
+      process.kill(target, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  return marked.map(({ pid, args }) => `  ${pid}: ${args.slice(0, 200)}`).join('\n');
+}
+
+let marks = 0;
+/** Spawns a step in a process group of its own, its environment marked so whatever it starts can be found (markedWith). */
+function spawnMarked(command, args, options) {
+  const mark = `${process.pid}-${++marks}`;
+  const child = spawn(command, args, { ...options, env: { ...(options.env ?? process.env), LOOPX_NPM_TEST_STEP: mark }, detached: true });
+  child.mark = mark;
+  return child;
 }
 
 /**
@@ -97,7 +193,7 @@ function prefixLines(from, to, prefix) {
 /**
  * Installs each profile's code-server in turn (a no-op where installed), its output in a log shown on failure.
  * Returns one promise per profile, settled when that profile's install ends: the e2e of the floor build starts while
- * the newest one still installs.
+ * the newest one still installs. An install that fails or hangs (npm waiting on the registry) is tried once more.
  */
 function installCodeServersInBackground() {
   const log = join(repo, '.cache', 'e2e', 'background-install.log');
@@ -108,34 +204,43 @@ function installCodeServersInBackground() {
     const promise = new Promise((resolve) => (settle = resolve));
     return { promise, settle };
   });
-  const next = (i) => {
-    if (i === E2E_PROFILES.length) return out.end();
-    const at = Date.now();
-    const child = spawn(process.execPath, ['dist/test/e2e/main.js', '--install'], {
+  const attempt = async (profile) => {
+    const child = spawnMarked(process.execPath, ['dist/test/e2e/main.js', '--install'], {
       cwd: repo,
-      env: { ...process.env, LOOPX_E2E_PROFILE: E2E_PROFILES[i] },
+      env: { ...process.env, LOOPX_E2E_PROFILE: profile },
       stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
     });
-    running.add(child);
+    const name = `install ${profile}`;
+    running.set(child, { name, at: Date.now() });
     // As far behind the e2e as the checks lane, beside which it runs: the floor build's e2e waits for it (installed in
     // about three minutes on a fresh machine, the newest build's about three more, during the floor build's e2e).
     behind(child, CHECKS_NICE);
     child.stdout.pipe(out, { end: false });
     child.stderr.pipe(out, { end: false });
-    child.on('close', (code) => {
-      running.delete(child);
-      times.push([`install ${E2E_PROFILES[i]} (background)`, seconds(at)]);
-      if (code !== 0) {
+    const { code, hung } = await supervise(child, name, limitOf('install'));
+    running.delete(child);
+    if (hung) out.write(`\n${name}: still running after ${limitOf('install')} s: stopped as hung\n`);
+    return code === 0 && !hung;
+  };
+  (async () => {
+    for (const [i, profile] of E2E_PROFILES.entries()) {
+      const at = Date.now();
+      let ok = await attempt(profile);
+      if (!ok) {
+        console.error(`npm test: installing the code-server for ${profile} failed or hung; trying once more`);
+        out.write(`\n--- installing ${profile} again ---\n`);
+        ok = await attempt(profile);
+      }
+      times.push([`install ${profile} (background)`, seconds(at)]);
+      if (!ok) {
         out.end();
-        for (const rest of done.slice(i)) rest.settle({ ok: false, log, profile: E2E_PROFILES[i] });
+        for (const rest of done.slice(i)) rest.settle({ ok: false, log, profile });
         return;
       }
       done[i].settle({ ok: true });
-      next(i + 1);
-    });
-  };
-  next(0);
+    }
+    out.end();
+  })();
   return done.map((d) => d.promise);
 }
 
@@ -171,6 +276,13 @@ copyFileSync(join(repo, 'dist', 'loopx.vsix'), vsix);
 process.env.LOOPX_E2E_VSIX = vsix;
 times.push(['build and package:vsix', seconds(buildStarted)]);
 
+/** What is running now and for how long: printed every few minutes and when a lane ends, so a log shows what waits. */
+function sayWhatRuns(why) {
+  const now = [...running.values()].map(({ name, at }) => `${name} (${seconds(at)} s)`);
+  if (now.length) console.log(`npm test: ${why} at ${seconds(started)} s; running: ${now.join(', ')}`);
+}
+setInterval(() => sayWhatRuns('still going'), Number(process.env.LOOPX_TEST_PROGRESS_S || 300) * 1000).unref();
+
 const installs = installCodeServersInBackground();
 const checks = (async () => {
   // Three single-threaded tools at once: for their first minutes the VS Code lane only waits for its code-server.
@@ -185,6 +297,7 @@ const vscode = (async () => {
 })();
 // The fresh clone links the default profile's code-server (the last installed): after the first lane to end.
 await Promise.race([checks, vscode]);
+sayWhatRuns('a lane ended');
 await installed(installs.at(-1));
 await step('test:fresh-clone', [], { prefix: 'fresh clone │ ' });
 await Promise.all([checks, vscode]);

@@ -36,6 +36,14 @@ if (name === 'package') (mkdirSync('${bundles}', { recursive: true }), writeFile
 if (name === 'e2e') (writeFileSync('e2e-started', ''), process.env.E2E_WAITS_FOR && (await waitFor(process.env.E2E_WAITS_FOR)));
 if (name === 'unit') (writeFileSync('unit.pid', String(process.pid)), await waitFor(process.env.UNIT_WAITS_FOR));
 if (process.env.FAIL_STEP === [name, ...args].join(' ')) process.exit(3);
+if (process.env.HANG_STEP === [name, ...args].join(' ')) (record('hangs'), await new Promise(() => setInterval(() => {}, 1000)));
+if (process.env.LEAK_STEP === [name, ...args].join(' ')) {
+  // A process of its own session that keeps this step's output open after the step ends (a server left running).
+  const { spawn } = await import('node:child_process');
+  const left = spawn('sleep', ['600'], { detached: true, stdio: ['ignore', 'inherit', 'inherit'] });
+  writeFileSync('leaked.pid', String(left.pid));
+  left.unref();
+}
 record('end');
 `;
 
@@ -134,5 +142,37 @@ describe('npm test runs the checks and the VS Code lane at once', () => {
     }
     expect(alive).toBe(false);
     expect(run.at('end', 'unit')).toBe(-1);
+  }, 120_000);
+
+  test('a step that hangs is stopped at its limit, named with its processes, and npm test fails', () => {
+    const dir = standInCheckout();
+    const run = runTestAll(dir, { UNIT_WAITS_FOR: join(dir, 'e2e-started'), HANG_STEP: 'fresh', LOOPX_TEST_STEP_LIMIT_S: '3' });
+    expect(run.status, run.stdout + run.stderr).toBe(1);
+    expect(run.at('start', 'fresh')).toBeGreaterThan(-1);
+    expect(run.at('end', 'fresh')).toBe(-1);
+    expect(run.stderr).toMatch(/npm test: test:fresh-clone has run for 3 s; its processes now:\n[\s\S]*node step\.mjs fresh\n/);
+    expect(run.stderr).toContain('npm test: test:fresh-clone was still running after 3 s, far past its usual time: stopped as hung');
+    expect(run.stdout).not.toMatch(/all green/);
+  }, 120_000);
+
+  test('a step that leaves a process holding its output ends when it exits; that process is named and stopped', async () => {
+    const dir = standInCheckout();
+    const run = runTestAll(dir, { UNIT_WAITS_FOR: join(dir, 'e2e-started'), LEAK_STEP: 'e2e --profile vscode-1.105' });
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    const leaked = Number(readFileSync(join(dir, 'leaked.pid'), 'utf8'));
+    expect(run.stderr).toContain(
+      `npm test: test:e2e --profile vscode-1.105 ended, but what it started still holds its output; stopping it:\n  ${leaked}: sleep 600`,
+    );
+    let alive = true;
+    for (let i = 0; i < 50 && alive; i++) {
+      try {
+        process.kill(leaked, 0);
+        await new Promise((r) => setTimeout(r, 100));
+      } catch {
+        alive = false;
+      }
+    }
+    expect(alive).toBe(false);
+    expect(run.at('start', 'e2e --profile vscode-1.139')).toBeGreaterThan(run.at('end', 'e2e --profile vscode-1.105'));
   }, 120_000);
 });

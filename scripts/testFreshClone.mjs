@@ -51,7 +51,7 @@ const collect = (chunk) => {
 child.stdout.on('data', collect);
 child.stderr.on('data', collect);
 
-const failure = await new Promise((resolve) => {
+let failure = await new Promise((resolve) => {
   const timer = setTimeout(() => resolve(`no URL within ${LIMIT_MS / 60_000} minutes`), LIMIT_MS);
   child.on('exit', (code) => resolve(`npm start exited (${code}) before printing a URL`));
   const check = setInterval(async () => {
@@ -60,7 +60,7 @@ const failure = await new Promise((resolve) => {
     clearInterval(check);
     clearTimeout(timer);
     try {
-      const page = await fetch(url);
+      const page = await fetch(url, { signal: globalThis.AbortSignal.timeout(60_000) });
       const html = await page.text();
       if (page.status !== 200) return resolve(`${url} answered HTTP ${page.status}`);
       if (!/workbench/i.test(html)) return resolve(`${url} did not serve the VS Code workbench`);
@@ -76,7 +76,20 @@ try {
 } catch {
   // already gone
 }
-await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve)));
+// `npm start` stops its code-server on Ctrl-C; one that does not within half a minute is stopped hard (and said).
+const stopped = await new Promise((resolve) => {
+  if (child.exitCode !== null) return resolve(true);
+  const timer = setTimeout(() => resolve(false), 30_000);
+  child.once('exit', () => (clearTimeout(timer), resolve(true)));
+});
+if (!stopped) {
+  failure ??= 'npm start did not stop within 30 s of Ctrl-C (a person would be left with a server running)';
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
 const alarming = ALARMING.find((pattern) => pattern.test(output));
 const seconds = Math.round((Date.now() - started) / 1000);
 rmSync(scratch, { recursive: true, force: true });
