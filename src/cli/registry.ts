@@ -39,6 +39,7 @@ import { turnStart } from './commands/turnStart';
 import { turnFinish } from './commands/turnFinish';
 import { turnProgress } from './commands/turnProgress';
 import { turnList } from './commands/turnList';
+import { turnShow } from './commands/turnShow';
 import { reviewPacket } from './commands/reviewPacket';
 import { agentsMd } from './commands/agentsMd';
 import { mcp } from './commands/mcp';
@@ -115,6 +116,7 @@ export const CLI_COMMANDS: readonly Command[] = [
   turnFinish,
   turnProgress,
   turnList,
+  turnShow,
   run,
   reviewPacket,
   ...HOOK_COMMANDS,

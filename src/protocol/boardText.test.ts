@@ -80,6 +80,12 @@ const SAMPLES: { [K in EventKind]: EventData<K> } = {
   },
   'handoff.accepted': { id: 'H1', from: 'codex', leaseToken: 'tok', leaseExpiresAt: '2026-01-01T13:00:00.000Z' },
   'turn.started': { id: 'R1', num: 1, agent: 'codex', host: 'codex', promptPath: '.loopx/turns/R1/prompt.md' },
+  'turn.configured': {
+    id: 'R1',
+    command: "opencode run --format json < '.loopx/turns/R1/prompt.md'",
+    commandSha256: 'ab12',
+    files: [{ path: '.loopx/turns/R1/opencode.json', sha256: 'cd34' }],
+  },
   'turn.finished': { id: 'R1', exitCode: 0, resultKind: 'validated_progress', spent: true },
   'runner.stopped': { pid: 4242, host: 'custom', reason: 'idle', turns: 3 },
   'hook.added': { id: 'N1', num: 1, command: 'notify-send "$LOOPX_TITLE"', on: ['gate.asked'], goal: null, timeoutSeconds: 30, note: '' },

@@ -112,6 +112,13 @@ export function eventSentence(e: EventFacts): EventSentence {
       return said(`handoff ${str('id')} from ${str('from')} accepted ${by}`);
     case 'turn.started':
       return said(`turn ${str('id')} started for ${str('agent') || 'an agent'}${str('host') ? ` on ${str('host')}` : ''} ${by}`);
+    case 'turn.configured': {
+      const files = Array.isArray(d.files) ? d.files.length : 0;
+      return said(
+        `turn ${str('id')}'s host started with its config recorded (${files} file${files === 1 ? '' : 's'}) ${by}`,
+        str('command'),
+      );
+    }
     case 'goal.check_set':
     case 'todo.check_set':
       return said(d.check ? `acceptance check set ${by}` : `acceptance check removed ${by}`, str('check'));

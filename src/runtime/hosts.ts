@@ -48,6 +48,8 @@ export interface HostPlan {
   executable: string;
   /** The whole line /bin/sh runs (only quoted paths and the configured command in it). */
   commandLine: string;
+  /** The host's own command inside it (hostCommand): what a turn's config record names. */
+  hostLine: string;
 }
 
 /** What a host run needs to know about its turn: the prompt file, the turn's folder and the environment. */
@@ -139,6 +141,7 @@ export function planHost(host: string, settings: HostSettings, turn: HostTurn): 
   const progress = hostFormat(host) && turn.progressLoopx ? ` | ${shellQuote(turn.progressLoopx)} turn progress --host ${host}` : '';
   return {
     host,
+    hostLine: run,
     executable: hostExecutable(host, settings),
     // The terminal stays open after the run (until Enter) so a person can read what the agent did.
     commandLine:

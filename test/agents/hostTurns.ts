@@ -34,7 +34,10 @@ function loopxProgress(events: Record<string, unknown>[]): string[] {
 }
 
 /** `loopx run --host H`: the prompt's three loopx commands through the shell tool, the todo shipped, usage priced. */
-export async function shipsThroughItsShell(w: AgentWorld, h: ShellHost): Promise<{ root: string }> {
+export async function shipsThroughItsShell(
+  w: AgentWorld,
+  h: ShellHost,
+): Promise<{ root: string; cli: ReturnType<AgentWorld['setUp']>['cli'] }> {
   const { root, env, cli } = w.setUp();
   const before = w.server.calls.length;
   const r = await w.run(root, env, ['--host', h.host]);
@@ -62,7 +65,7 @@ export async function shipsThroughItsShell(w: AgentWorld, h: ShellHost): Promise
   ]);
   expect(w.server.outside).toEqual([]);
   expect(w.server.problems).toEqual([]);
-  return { root };
+  return { root, cli };
 }
 
 /**

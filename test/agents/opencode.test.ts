@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -33,12 +34,24 @@ const opencode: ShellHost = {
 
 describe('OpenCode with the default host command, offline', () => {
   test("loopx run --host opencode: OpenCode runs the prompt's loopx commands and ships the todo; usage summed over its steps and priced", async () => {
-    const { root } = await shipsThroughItsShell(w, opencode);
+    const { root, cli } = await shipsThroughItsShell(w, opencode);
     // The turn's config: the person's model and provider, not their permissive permissions.
     const config = turnConfig(root);
     expect(config.model).toBe('scripted/loopx-scripted');
     expect(config.permission.bash['*']).toBe('deny');
     expect(config.permission.edit['.loopx/**']).toBe('deny');
+    // The config in force, as evidence: the command and the turn's own OpenCode config, by its hash, in the log.
+    const shown = cli(['turn', 'show', 'R1', '--json']).json.data as {
+      config: { command: string; files: unknown[] };
+    };
+    expect(shown.config.command).toContain('opencode run');
+    expect(shown.config.files).toContainEqual({
+      path: `.loopx/turns/R1/${OPENCODE_TURN_CONFIG}`,
+      sha256: createHash('sha256')
+        .update(readFileSync(join(root, '.loopx', 'turns', 'R1', OPENCODE_TURN_CONFIG)))
+        .digest('hex'),
+    });
+    expect(shown).toMatchObject({ launchedBy: 'runner', boundary: 'enforced' });
   });
 
   test('OpenCode: commands beside the allowed loopx calls, redirections and writes into .loopx/ are refused with nothing run, whatever the project config says', async () => {

@@ -10,6 +10,7 @@ import { windowSpends } from '../../kernel/goals/quotaQueries';
 import { HostStream, hostFormat, renderProgress } from '../../kernel/turns/usage/hostStream';
 import { hostBoundary, turnBoundary } from '../../runtime/hostBoundary';
 import { holdSandboxStubs } from '../../runtime/sandboxStubs';
+import { recordLaunchedConfig } from '../../kernel/turns/turnConfig';
 import { hostCommand } from '../../runtime/hosts';
 import { hostProblemAfterTurn } from '../../runtime/hostCheck';
 import { writeLauncher } from '../../runtime/launchers';
@@ -77,14 +78,19 @@ export class RunnerTurns {
       startedLine(turn, this.o.host),
     );
     const releaseStubs = holdSandboxStubs(cwd, this.o.host);
+    const commandLine = hostCommand(this.o.host, this.o.settings, {
+      promptFile,
+      dir,
+      env,
+      allowedCommands,
+      boundary: turnBoundary({ cwd, env }, this.o.loopxCommand, humanKeyDir()),
+    });
+    // The config in force, as evidence, before the host starts (turnConfig.ts).
+    recordLaunchedConfig(this.agentKernel, turn.id, commandLine, dir, (line) =>
+      this.loop.say({ event: 'config_not_recorded', turnId: turn.id, error: line }, line),
+    );
     const host = startHost({
-      commandLine: hostCommand(this.o.host, this.o.settings, {
-        promptFile,
-        dir,
-        env,
-        allowedCommands,
-        boundary: turnBoundary({ cwd, env }, this.o.loopxCommand, humanKeyDir()),
-      }),
+      commandLine,
       cwd,
       env: { ...process.env, ...env },
       turnDir: dir,

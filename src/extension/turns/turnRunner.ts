@@ -9,6 +9,7 @@ import { renewTodo, RENEW_INTERVAL_MS } from '../../kernel/todos/claims';
 import { startTurn, turnDir, type TurnStart } from '../../kernel/turns/turns';
 import { finishTurn } from '../../kernel/turns/turnFinish';
 import { SAMPLE_HOST } from '../../kernel/turns/turnLaunchers';
+import { recordLaunchedConfig } from '../../kernel/turns/turnConfig';
 import type { Turn } from '../../kernel/turns/turnQueries';
 import { pruneTurnFolders } from '../../runtime/turnFolders';
 import { getTurn } from '../../kernel/turns/turnQueries';
@@ -206,6 +207,8 @@ export class TurnRunner extends Disposable {
       progressLoopx: this.loopxCommand(),
       boundary: turnBoundary(started, this.loopxCommand(), humanKeyDir()),
     });
+    // The config in force, as evidence, before the host starts (and before the launcher's marker, which is not config).
+    recordLaunchedConfig(this.ctx.session.requireKernel(), turn.id, plan.hostLine, dir, (line) => this.ctx.log.warn(line));
     // Who runs it: a later window (after a reload or a crash) finds turns whose launcher is gone (turnRecovery.ts).
     writeLauncher(this.ctx.session.root, turn.id, { pid: process.pid });
     const releaseStubs = holdSandboxStubs(started.cwd, host);

@@ -31,6 +31,16 @@ export function turnEventSchemas() {
        */
       boundary: z.optional(z.enum(['enforced', 'none'])),
     }),
+    /**
+     * A launched turn's config when its host started (turnConfig.ts): the command line (secret-named values masked), its
+     * hash, and each file loopx put in the turn's folder by its hash. Written by the launcher in process; no verb.
+     */
+    'turn.configured': z.object({
+      id: str,
+      command: str,
+      commandSha256: str,
+      files: z.array(z.object({ path: str, sha256: str })),
+    }),
     'turn.finished': z.object({
       id: str,
       exitCode: z.int(),

@@ -28,9 +28,19 @@ const LAUNCHER_WORDS: Record<TurnLauncher, string> = { runner: 'the runner', vsc
  * Read from the log itself: the event is hash-chained, and no table column can drift from it.
  */
 export function turnLaunchedBy(db: SqliteDb, turn: Pick<Turn, 'startSeq'>): TurnLauncher | null {
-  const row = db.prepare(`SELECT data FROM events WHERE seq = ? AND kind = 'turn.started'`).get(turn.startSeq);
-  const launchedBy = row ? (JSON.parse(String(row.data)) as { launchedBy?: unknown }).launchedBy : undefined;
+  const launchedBy = startedData(db, turn).launchedBy;
   return TURN_LAUNCHERS.find((l) => l === launchedBy) ?? null;
+}
+
+/** What the launcher said of a turn's boundary on its `turn.started` event; null for a turn nobody launched. */
+export function turnBoundarySaid(db: SqliteDb, turn: Pick<Turn, 'startSeq'>): 'enforced' | 'none' | null {
+  const boundary = startedData(db, turn).boundary;
+  return boundary === 'enforced' || boundary === 'none' ? boundary : null;
+}
+
+function startedData(db: SqliteDb, turn: Pick<Turn, 'startSeq'>): { launchedBy?: unknown; boundary?: unknown } {
+  const row = db.prepare(`SELECT data FROM events WHERE seq = ? AND kind = 'turn.started'`).get(turn.startSeq);
+  return row ? (JSON.parse(String(row.data)) as { launchedBy?: unknown; boundary?: unknown }) : {};
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type ReducersOf } from '../events/reducerKit';
 
-type TurnKind = 'runner.started' | 'runner.stopped' | 'turn.started' | 'turn.finished';
+type TurnKind = 'runner.started' | 'runner.stopped' | 'turn.started' | 'turn.configured' | 'turn.finished';
 
 /** The state changes of turn and runner events, spread into the kernel's reducers (events/log.ts). */
 export const turnReducers: ReducersOf<TurnKind> = {
@@ -14,6 +14,8 @@ export const turnReducers: ReducersOf<TurnKind> = {
         VALUES (?, ?, ?, ?, ?, ?, 'ready_for_host', ?, ?, ?, ?)`,
     ).run(d.id, d.num, e.goalId, e.todoId, d.agent, d.host, d.promptPath, e.seq, e.at, d.deadlineAt ?? null);
   },
+  // Read from the log itself when asked (turnConfig.ts recordedTurnConfig): no table holds it.
+  'turn.configured': () => {},
   'turn.finished': (db, e) => {
     const d = e.data;
     const u = d.usage;
