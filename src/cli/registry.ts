@@ -40,6 +40,7 @@ import { turnFinish } from './commands/turnFinish';
 import { turnProgress } from './commands/turnProgress';
 import { turnList } from './commands/turnList';
 import { turnShow } from './commands/turnShow';
+import { goalSetHost } from './commands/goalHost';
 import { reviewPacket } from './commands/reviewPacket';
 import { agentsMd } from './commands/agentsMd';
 import { mcp } from './commands/mcp';
@@ -117,6 +118,7 @@ export const CLI_COMMANDS: readonly Command[] = [
   turnProgress,
   turnList,
   turnShow,
+  goalSetHost,
   run,
   reviewPacket,
   ...HOOK_COMMANDS,

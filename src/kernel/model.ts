@@ -42,6 +42,8 @@ export const goalFromRow = (row: Row) => {
     worktreeBase: r.maybeText('worktree_base'),
     /** The command a person set to make a fresh worktree ready (e.g. npm ci), run there before a turn's host; or null. */
     worktreeSetup: r.maybeText('worktree_setup'),
+    /** The host (agent CLI) a person chose for its turns (goals/goalHost.ts), or null: chosen at each run. */
+    host: r.maybeText('host'),
     createdAt: r.text('created_at'),
     updatedAt: r.text('updated_at'),
   };

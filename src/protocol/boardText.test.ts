@@ -93,6 +93,7 @@ const SAMPLES: { [K in EventKind]: EventData<K> } = {
   'hook.run_claimed': { id: 'N1', seq: 12, trigger: 'gate.asked', token: 'tok', by: 'loopx run (bot, pid 4242)' },
   'hook.ran': { id: 'N1', seq: 12, token: 'tok', exitCode: 0, durationMs: 40, outputTail: '', timedOut: false, error: null },
   'goal.worktree_set': { base: 'main', from: null },
+  'goal.host_set': { host: 'claude', from: null },
   'worktree.created': { branch: 'loopx/T3-parse-csv', base: 'main', baseCommit: 'abc123', path: '/work/app.loopx-worktrees/T3-parse-csv' },
   'worktree.landed': { how: 'merged', branch: 'loopx/T3-parse-csv', head: 'def456', commit: 'def456', mode: 'ff', url: null },
   'worktree.removed': { path: '/work/app.loopx-worktrees/T3-parse-csv', forced: false },

@@ -168,6 +168,8 @@ export function eventSentence(e: EventFacts): EventSentence {
       return said(
         d.base ? `turns set to work on their own branches from ${str('base')} ${by}` : `turns set to work in the main folder ${by}`,
       );
+    case 'goal.host_set':
+      return said(d.host ? `turns set to run on ${str('host')} ${by}` : `turns set to run on the agent chosen at each run ${by}`);
     case 'worktree.created':
       return said(`branch ${str('branch')} made for this todo ${by}`, str('path'));
     case 'worktree.landed':

@@ -22,6 +22,7 @@ const DECISION_WORDS: Record<string, string> = {
   'hook.added': 'a hook added',
   'hook.removed': 'a hook removed',
   'goal.worktree_set': "a goal's worktree set",
+  'goal.host_set': "a goal's agent chosen",
   'worktree.landed': "a todo's branch landed",
   'goal.created': 'a goal created',
   'goal.status': "a goal's status changed",

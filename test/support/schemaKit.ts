@@ -12,6 +12,7 @@ const UNDO: Record<number, string> = {
   17: 'DROP INDEX turns_open_goal; DROP INDEX turns_usage_goal; DROP INDEX quota_spends_turn;',
   18: 'DROP TABLE store_meta;',
   19: 'ALTER TABLE turns DROP COLUMN cache_write_tokens; ALTER TABLE prices DROP COLUMN cache_write;',
+  20: 'ALTER TABLE goals DROP COLUMN host;',
 };
 
 /** Takes an up-to-date store back to `version`: each later migration undone, newest first, and the version set. */

@@ -51,6 +51,7 @@ function goalText(data: GoalView, more: number, page: Page, now: number, color: 
   if (data.scope.length) lines.push(`  scope: ${data.scope.map(clean).join(', ')}`);
   if (data.check) lines.push(`  acceptance check: \`${clean(data.check)}\` (todos ship after loopx ran it, passing)`);
   if (data.filePath) lines.push(`  goal file: ${clean(data.filePath)}`);
+  if (data.host) lines.push(`  agent: its turns run on ${clean(data.host)} (loopx goal set-host ${data.id} --clear to choose at each run)`);
   if (data.background)
     lines.push(
       `  background: ${clean(data.background.split('\n').find((l) => l.trim()) ?? '')}${data.background.includes('\n') ? ' …' : ''}`,

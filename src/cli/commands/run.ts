@@ -38,7 +38,11 @@ export const run: Command = {
   mutates: true,
   flags: {
     goal: { type: 'string', value: 'G', repeat: true, description: 'a goal to serve (repeatable; default: every active goal)' },
-    host: { type: 'string', value: 'H', required: true, description: `${HOSTS.join(', ')}, or one of your own (hosts.json)` },
+    host: {
+      type: 'string',
+      value: 'H',
+      description: `${HOSTS.join(', ')}, or one of your own (hosts.json); default: the agent a person chose for the --goal served (loopx goal set-host)`,
+    },
     command: { type: 'string', value: 'TEMPLATE', description: 'the host\'s command (required for custom), e.g. "node agent.js {prompt}"' },
     'max-turns': { type: 'int', value: 'N', min: 1, description: 'start at most N turns, then stop once they end' },
     'until-idle': { type: 'boolean', description: 'stop when no goal served can run without a human, a monitor or time' },
@@ -67,7 +71,9 @@ export const run: Command = {
   async run(ctx) {
     requirePosixShell('loopx run');
     const a = ctx.args;
-    const host = a.str('host') as string;
+    const goals = [...new Set(a.list('goal').map((g) => parseId('goal', g)))];
+    const chosen = ctx.kernel().read((db) => goals.map((g) => getGoal(db, g).host)); // an unknown goal: exit 4, nothing recorded
+    const host = a.str('host') ?? goalsHost(goals, chosen);
     // The person's own hosts (their config folder's hosts.json) beside the built-in ones.
     const own = personHosts(ctx.env);
     const hosts = [...HOSTS, ...own.map((h) => h.id)];
@@ -124,8 +130,6 @@ export const run: Command = {
     // Removing folders is a person's call, even when it loses nothing (branches and uncommitted work stay).
     if (cleanAge !== undefined && ctx.actor.kind === 'agent')
       throw new NotAllowedError('an agent may not turn on the worktree clean-up', 'a person starts loopx run with --clean-worktrees');
-    const goals = [...new Set(a.list('goal').map((g) => parseId('goal', g)))];
-    kernel.read((db) => goals.forEach((g) => getGoal(db, g))); // an unknown goal: exit 4, nothing recorded
     const runner = new Runner(kernel, {
       goals,
       host,
@@ -159,3 +163,18 @@ export const run: Command = {
     }
   },
 };
+
+/** The host of the goals a runner serves when --host is not given: the one a person chose for them all. */
+function goalsHost(goals: string[], chosen: (string | null)[]): string {
+  const hosts = [...new Set(chosen)];
+  if (goals.length && hosts.length === 1 && hosts[0]) return hosts[0];
+  const why = !goals.length
+    ? 'no --goal names the goals to serve'
+    : hosts.length > 1
+      ? `the goals served run on different agents (${chosen.map((h, i) => `${goals[i]}: ${h ?? 'chosen at each run'}`).join(', ')})`
+      : `no agent was chosen for ${goals.join(', ')}`;
+  throw new InvalidInputError(
+    `give --host: ${why}`,
+    "e.g. loopx run --host claude, or choose a goal's agent: loopx goal set-host G1 claude",
+  );
+}

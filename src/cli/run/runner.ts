@@ -248,20 +248,34 @@ export class Runner {
   private async serve(goalId: string): Promise<ShouldRun | undefined> {
     for (;;) {
       if (this.closed || this.stopping || this.reachedMax()) return undefined;
-      const { answer, max, facts } = this.agentKernel.read((db, now) => {
+      const { answer, max, facts, host } = this.agentKernel.read((db, now) => {
         const goal = getGoal(db, goalId);
+        if (goal.host && goal.host !== this.o.host) return { host: goal.host, answer: undefined, max: 0, facts: {} };
         // The plan its turn start follows: a todo whose failed worktree setup backs off is skipped.
         const answer = shouldRun(db, goal, now, { setupWaits: setupWaits(this.agentKernel.storeDir, goal, now) });
         // Why it waits, in the words VS Code uses: read only when it waits (a yes needs no reason).
         const facts = answer.run ? {} : shouldRunFacts(db, goal, now);
-        return { answer, max: goal.policy.maxConcurrent, facts };
+        return { answer, max: goal.policy.maxConcurrent, facts, host: goal.host };
       });
+      if (!answer) return this.leftAlone(goalId, host as string);
       const own = [...this.turns.running.values()].filter((r) => r.turn.goalId === goalId).map((r) => r.turn.id);
       if (answer.run && !this.decisions.allowsTurn(goalId)) return undefined;
       this.decide(goalId, answer, own, max, facts);
       // should-run counts live claims; an agent that shipped may still be exiting: never run more hosts than allowed.
       if (!answer.run || own.length >= max || !(await this.startTurn(goalId)) || this.o.once) return answer;
     }
+  }
+
+  /** A goal a person gave another agent: its turns are not this runner's to start (said once until it changes). */
+  private leftAlone(goalId: string, host: string): undefined {
+    const key = `host|${host}`;
+    if (this.lastDecision.get(goalId) === key) return undefined;
+    this.lastDecision.set(goalId, key);
+    this.say(
+      { event: 'left_alone', goalId, goalHost: host },
+      `${goalId}: left alone: a person chose ${host} for its turns, and this runner runs ${this.o.host}`,
+    );
+    return undefined;
   }
 
   /** A turn started for the goal: what was decided for it is said again when it next waits. */

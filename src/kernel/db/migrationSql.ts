@@ -21,6 +21,7 @@ import m0016 from '../migrations/0016_todo_counts.sql';
 import m0017 from '../migrations/0017_turn_partial_indexes.sql';
 import m0018 from '../migrations/0018_store_meta.sql';
 import m0019 from '../migrations/0019_cache_writes.sql';
+import m0020 from '../migrations/0020_goal_host.sql';
 
 /** Numbered migrations; index i holds the SQL that takes the schema from version i to i + 1. */
 export const MIGRATIONS: readonly string[] = [
@@ -43,6 +44,7 @@ export const MIGRATIONS: readonly string[] = [
   m0017,
   m0018,
   m0019,
+  m0020,
 ];
 
 /** The SQL that takes the schema from `version` to `version + 1`. */

@@ -43,5 +43,7 @@ export function goalEventSchemas() {
     // A goal file was applied: the goal is linked to the file, todos to their keys, and the spec applied is kept.
     'goal.file_applied': z.object({ path: str, keys: z.record(str, str), applied: str }),
     'quota.spent': z.object({ turnId: str }),
+    /** A person chose the host (agent CLI) a goal's turns run on, or cleared it (null); `from` is what it was. */
+    'goal.host_set': z.object({ host: nullableStr, from: nullableStr }),
   };
 }

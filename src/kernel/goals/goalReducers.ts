@@ -1,6 +1,6 @@
 import { type ReducersOf } from '../events/reducerKit';
 
-type GoalKind = 'goal.created' | 'goal.check_set' | 'goal.status' | 'goal.edited' | 'goal.file_applied' | 'quota.spent';
+type GoalKind = 'goal.created' | 'goal.check_set' | 'goal.status' | 'goal.edited' | 'goal.file_applied' | 'quota.spent' | 'goal.host_set';
 
 const GOAL_COLUMN: Record<string, string> = {
   title: 'title',
@@ -43,6 +43,9 @@ export const goalReducers: ReducersOf<GoalKind> = {
   },
   'goal.check_set': (db, e) => {
     db.prepare('UPDATE goals SET check_command = ?, updated_at = ? WHERE id = ?').run(e.data.check, e.at, e.goalId);
+  },
+  'goal.host_set': (db, e) => {
+    db.prepare('UPDATE goals SET host = ?, updated_at = ? WHERE id = ?').run(e.data.host, e.at, e.goalId);
   },
   'goal.status': (db, e) => {
     db.prepare('UPDATE goals SET status = ?, updated_at = ? WHERE id = ?').run(e.data.status, e.at, e.goalId);

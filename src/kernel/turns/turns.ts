@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Kernel, type Tx, STORE_DIR } from '../kernel';
 import { InvalidInputError, NotAllowedError, RefusedError } from '../errors';
+import { hasHumanChannel } from '../authority';
 import type { Actor } from '../events/eventTypes';
 import { handoffFromRow, nextNum } from '../model';
 import { renderPrompt } from './prompt';
@@ -189,6 +190,12 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
     }
     // Where loopx acts: a goal made active, or anything else changed, by a decision nobody proved starts no turn.
     requireTurnMayStart(tx.db, goal.id);
+    // A person chose the goal's agent: only a person starts its turns on another (Run Turn's pick).
+    if (goal.host && goal.host !== input.host && !hasHumanChannel(tx.actor))
+      throw new NotAllowedError(
+        `goal ${goal.id}'s turns run on ${goal.host} (a person's choice), not ${input.host}`,
+        `start its turns on ${goal.host}, e.g. loopx run --goal ${goal.id}`,
+      );
     const todo = getTodoCore(tx.db, input.todoId ?? (planned as string));
     if (todo.goalId !== goal.id) throw new InvalidInputError(`todo ${todo.id} belongs to goal ${todo.goalId}, not ${goal.id}`);
     const open = tx.db.prepare('SELECT id FROM turns WHERE todo_id = ? AND ended_at IS NULL LIMIT 1').get(todo.id);
