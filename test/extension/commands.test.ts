@@ -43,22 +43,25 @@ suite('commands', () => {
     );
   });
 
-  test('New Goal asks title, objective, scope, turns, optional caps and worktree base, creates the goal, then asks how to plan it', async () => {
+  test('New Goal asks title, objective, scope, turns, optional caps, worktree base and agent, creates the goal, then asks how to plan it', async () => {
     const { result, prompts } = await withAnswers(
       {
         inputs: ['Ship the parser', 'All fixtures parse', 'src/**, docs/parser.md', '12', '2M', '$10', ''],
-        picks: [pickLabel('$(close) Later')],
+        picks: [pickLabel('Choose at each turn'), pickLabel('$(close) Later')],
       },
       async () => vscode.commands.executeCommand<Goal>(COMMANDS.newGoal),
     );
     assert.equal(prompts.filter((p) => p.startsWith('input:')).length, 7);
-    assert.match(prompts[0] ?? '', /New Goal \(1\/7\) Title/);
-    assert.match(prompts[4] ?? '', /New Goal \(5\/7\) Token cap per day \(optional\)/);
-    assert.match(prompts[5] ?? '', /New Goal \(6\/7\) Money cap per day \(optional\)/);
-    assert.match(prompts[6] ?? '', /New Goal \(7\/7\) Worktrees \(optional\)/);
+    assert.match(prompts[0] ?? '', /New Goal \(1\/8\) Title/);
+    assert.match(prompts[4] ?? '', /New Goal \(5\/8\) Token cap per day \(optional\)/);
+    assert.match(prompts[5] ?? '', /New Goal \(6\/8\) Money cap per day \(optional\)/);
+    assert.match(prompts[6] ?? '', /New Goal \(7\/8\) Worktrees \(optional\)/);
+    // The agent: none of its own unless picked (the first item, Enter).
+    assert.match(prompts[7] ?? '', /^pick: LoopX: New Goal \(8\/8\) Agent \(optional\) \[Choose at each turn/);
+    assert.equal(result.host, null);
     // Plan in a File is a step of the flow (a pick that waits), not a toast that hides itself.
     assert.match(
-      prompts[7] ?? '',
+      prompts[8] ?? '',
       /^pick: LoopX: created G1 Ship the parser\. Plan its todos: \[\$\(file-code\) Plan in a File \| \$\(add\) Add a Todo \| \$\(close\) Later\]/,
     );
     assert.deepEqual(
@@ -80,10 +83,14 @@ suite('commands', () => {
     if (git(['rev-parse', '--verify', '-q', 'HEAD']).status !== 0) git(['commit', '-q', '--allow-empty', '-m', 'a branch to suggest']);
     assert.notEqual(git(['rev-parse', '--abbrev-ref', 'HEAD']).stdout.toString().trim(), 'HEAD');
     const { result, prompts } = await withAnswers(
-      { inputs: ['Enter through the wizard', ENTER, ENTER, ENTER, ENTER, ENTER, ENTER], picks: [pickLabel('$(close) Later')] },
+      {
+        inputs: ['Enter through the wizard', ENTER, ENTER, ENTER, ENTER, ENTER, ENTER],
+        picks: [(items) => items[0] as vscode.QuickPickItem, pickLabel('$(close) Later')],
+      },
       async () => vscode.commands.executeCommand<Goal>(COMMANDS.newGoal),
     );
-    assert.match(prompts[6] ?? '', /New Goal \(7\/7\) Worktrees \(optional\)/);
+    assert.match(prompts[6] ?? '', /New Goal \(7\/8\) Worktrees \(optional\)/);
+    assert.equal(result.host, null);
     assert.deepEqual([result.worktreeBase, result.policy.turnsPerWindow, result.policy.tokensPerWindow], [null, 20, null]);
     setGoalStatus(await app().then((a) => a.session.requireKernel()), result.id, 'done');
   });
@@ -98,6 +105,36 @@ suite('commands', () => {
     assert.equal(result, undefined);
     assert.equal(prompts.at(-1), 'refused: Type an amount in US dollars, like 10 or 2.50, or leave it empty for no cap');
     assert.equal(goals(), before);
+  });
+
+  test("New Goal's agent pick offers the agents installed here, and the one picked is the goal's, a person's decision", async () => {
+    const hostSettings = vscode.workspace.getConfiguration('loopx.hosts');
+    const saved = hostSettings.inspect<string>('custom.command')?.globalValue;
+    // A custom command whose program is here (node): offered as an installed agent.
+    await hostSettings.update('custom.command', 'node ./my-agent.js {prompt}', vscode.ConfigurationTarget.Global);
+    try {
+      const { result, prompts } = await withAnswers(
+        {
+          inputs: ['Agent of its own', ENTER, ENTER, ENTER, ENTER, ENTER, ENTER],
+          picks: [pickLabel('Custom command'), pickLabel('$(close) Later')],
+        },
+        async () => vscode.commands.executeCommand<Goal>(COMMANDS.newGoal),
+      );
+      assert.match(prompts[7] ?? '', /Agent \(optional\) \[Choose at each turn \| .*Custom command/);
+      assert.equal(result.host, 'custom');
+      const loopx = await app();
+      const decided = loopx.session
+        .requireKernel()
+        .db.prepare(`SELECT actor_kind, data FROM events WHERE kind = 'goal.host_set' AND goal_id = ?`)
+        .all(result.id);
+      assert.deepEqual(
+        decided.map((r) => [r.actor_kind, JSON.parse(String(r.data)).host, JSON.parse(String(r.data)).channel]),
+        [['human', 'custom', 'vscode']],
+      );
+      setGoalStatus(loopx.session.requireKernel(), result.id, 'done');
+    } finally {
+      await hostSettings.update('custom.command', saved, vscode.ConfigurationTarget.Global);
+    }
   });
 
   test('Plan in a File opens the goal file with no warning on the scope the person chose (src/ does not exist yet)', async () => {

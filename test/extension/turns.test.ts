@@ -5,6 +5,7 @@ import type { RunOutcome } from '../../src/extension/turns/turnRunner';
 import { type Turn, listTurns } from '../../src/kernel/turns/turnQueries';
 import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
 import { addTodo } from '../../src/kernel/todos/todos';
+import { setGoalHost } from '../../src/kernel/goals/goalHost';
 import { claimTodo, releaseTodo } from '../../src/kernel/todos/claims';
 import { app, otherWriter, REPO, until, vscodeHuman, withAnswers } from './support';
 
@@ -26,6 +27,7 @@ suite('turns in terminals', () => {
   suiteTeardown(async () => {
     await hosts().update('custom.command', undefined, vscode.ConfigurationTarget.Global);
     await vscode.workspace.getConfiguration('loopx.autoRun').update('enabled', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('loopx.autoRun').update('host', undefined, vscode.ConfigurationTarget.Global);
   });
 
   test('Get Started ticks what is true, not what was clicked: a Run Turn that failed leaves "Run a turn" open', async () => {
@@ -143,10 +145,23 @@ suite('turns in terminals', () => {
     assert.equal(loopx.session.requireKernel().db.prepare('SELECT count(*) AS n FROM events').get()?.n, before);
   });
 
-  test('auto-run (opt-in) starts a turn by itself when the goal should run, and stops when nothing is ready', async () => {
+  test("Run Turn offers the goal's own agent first, said so", async () => {
+    const writer = otherWriter('planner');
+    setGoalHost(writer.as(vscodeHuman), goalId, 'custom');
+    addTodo(writer, { goalId, title: 'Offered to its own agent' });
+    writer.close();
+    // Escape at the pick: nothing starts.
+    const run = await withAnswers({ picks: [() => undefined as unknown as vscode.QuickPickItem] }, async () =>
+      vscode.commands.executeCommand('loopx.runTurn', { goalId }),
+    );
+    assert.match(run.prompts[0] ?? '', new RegExp(`^pick: LoopX: Run Turn on ${goalId} \\[Custom command \\|`), run.prompts.join('\n'));
+  });
+
+  test("auto-run (opt-in) starts a turn by itself when the goal should run, on the goal's own agent, and stops when nothing is ready", async () => {
     await useAgent('ship');
     const loopx = await app();
-    await vscode.workspace.getConfiguration('loopx.autoRun').update('host', 'custom', vscode.ConfigurationTarget.Global);
+    // The setting names an agent CLI not installed here; the goal's own agent (custom, the test before) runs its turns.
+    await vscode.workspace.getConfiguration('loopx.autoRun').update('host', 'qwen', vscode.ConfigurationTarget.Global);
     await vscode.workspace.getConfiguration('loopx.autoRun').update('enabled', true, vscode.ConfigurationTarget.Global);
     const startedBefore = loopx.autoRunner.started.length;
     // The lazy agent's todo waits for its retry; a todo a person adds meanwhile runs at once.

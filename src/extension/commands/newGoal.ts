@@ -9,16 +9,19 @@ import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { type CapAnswer, parseDollarCap, parseTokenCap } from './newGoalCaps';
 import { currentBranch, worktreeBaseProblem } from './newGoalWorktree';
+import { hostChoices } from './hostChoices';
+import { setGoalHost } from '../../kernel/goals/goalHost';
 
 /**
- * A guided input (title, objective, scope, turns per day, then optional caps on tokens and money per day, and an
- * optional worktree base) so a first goal takes under a minute: Enter on an empty cap means none.
+ * A guided input (title, objective, scope, turns per day, then optional caps on tokens and money per day, an optional
+ * worktree base, and the agent its turns run on) so a first goal takes under a minute: Enter on an empty cap means
+ * none, and on the agent step, that the agent is chosen at each turn.
  */
 export const newGoal: CommandDefinition = {
   id: COMMANDS.newGoal,
   async run(ctx) {
     const kernel = kernelOf(ctx);
-    const steps = 7;
+    const steps = 8;
     const title = await step(1, steps, 'Title', 'What is this goal? One line.', {
       required: true,
       placeHolder: 'e.g. what users get when it is done',
@@ -57,7 +60,9 @@ export const newGoal: CommandDefinition = {
       validate: (text) => worktreeBaseProblem(kernel.root, text),
     });
     if (base === undefined) return undefined;
-    const goal = createGoal(kernel, {
+    const host = await agentStep(ctx, 8, steps);
+    if (host === undefined) return undefined;
+    const created = createGoal(kernel, {
       title,
       objective,
       scope: splitScope(scopeText),
@@ -67,7 +72,9 @@ export const newGoal: CommandDefinition = {
       dollarsPerWindow: money,
       ...(base ? { worktree: base } : {}),
     });
-    ctx.log.info(`created goal ${goal.id}`);
+    // The agent is a person's choice, recorded as one (this window is the person's channel).
+    const goal = host ? setGoalHost(kernel, created.id, host) : created;
+    ctx.log.info(`created goal ${goal.id}${host ? ` (its turns run on ${host})` : ''}`);
     // How to plan its todos is the next step of the same flow, not a toast that hides itself: a goal file (in the
     // repository, reviewed like code), todos one by one here, or later (Escape).
     const next = await vscode.window.showQuickPick(
@@ -87,6 +94,30 @@ export const newGoal: CommandDefinition = {
     return goal;
   },
 };
+
+/**
+ * The agent its turns run on: the agent CLIs installed here (and the person's own hosts, and a custom command when one
+ * is set), or none of them, to choose at each turn (the first item: Enter). Undefined on Escape, null for none.
+ */
+async function agentStep(ctx: Parameters<CommandDefinition['run']>[0], n: number, total: number): Promise<string | null | undefined> {
+  const installed = hostChoices(ctx.turns.hostSettings(), ctx.turns.ownHosts()).filter((h) => h.installed);
+  const items = [
+    {
+      label: 'Choose at each turn',
+      description: 'Run Turn asks which agent; automatic turns use the loopx.autoRun.host setting',
+      host: null,
+    },
+    ...installed.map((h) => ({ label: h.name, description: h.command, host: h.id as string | null })),
+  ];
+  const picked = await vscode.window.showQuickPick(items, {
+    title: `LoopX: New Goal (${n}/${total}) Agent (optional)`,
+    placeHolder: installed.length
+      ? 'Which agent runs its turns? Run Turn offers it first, automatic turns and loopx run --goal use it'
+      : 'No agent CLI is installed here: its turns choose at each run',
+    ignoreFocusOut: true,
+  });
+  return picked === undefined ? undefined : picked.host;
+}
 
 const WORKTREE_PROMPT =
   'Give each todo its own git worktree and branch, made from this branch, so agents running at once never touch each ' +

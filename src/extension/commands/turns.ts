@@ -3,20 +3,16 @@ import { renderReviewPacket } from '../../kernel/readModels/reviewPacket';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { resolveGoal, resolveTodo } from './pickers';
-import { HOSTS, type NoRun, type RunOutcome, describeNoRun } from '../turns/turnRunner';
+import { type NoRun, type RunOutcome, describeNoRun } from '../turns/turnRunner';
 import { parseArg } from './args';
 import { inFolder } from './inFolder';
 import { reviewUri } from '../views/virtualDocuments';
-import { type HostSettings, findExecutable } from '../../runtime/hosts';
-import { commandShape } from '../../runtime/hostCheck';
+import type { HostSettings } from '../../runtime/hosts';
+import { anyAgentCli, hostChoices } from './hostChoices';
+import { getGoal } from '../../kernel/goals/goalQueries';
 import { SAMPLE_HOST } from '../../kernel/turns/turnLaunchers';
-import { BUILT_IN_HOSTS } from '../../shared/hostCatalog';
 import type { PersonHost } from '../../runtime/personHosts';
 
-const HOST_NAMES: Record<string, string> = {
-  ...Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, h.name])),
-  custom: 'Custom command',
-};
 /** Run Turn's own choices besides the hosts: the built-in sample agent, and a command typed right there. */
 const TYPED = 'typed';
 
@@ -48,7 +44,8 @@ export const runTurn: CommandDefinition = {
     // turn starts, after the host's own check).
     const waits = todoId || given.host ? undefined : runner.precheck(goalId);
     if (waits) return tellNoRun(waits, goalId, ctx.session.root);
-    const host = given.host ?? (await pickHost(runner.hostSettings(), runner.ownHosts(), todoId ?? goalId));
+    const goalHost = kernelOf(ctx).read((db) => getGoal(db, goalId).host);
+    const host = given.host ?? (await pickHost(runner.hostSettings(), runner.ownHosts(), todoId ?? goalId, goalHost));
     if (!host) return undefined;
     let command: string | undefined;
     if (host === TYPED) {
@@ -91,35 +88,34 @@ function tellNoRun(outcome: NoRun, goalId: string, root: string): NoRun {
 
 /**
  * Which host runs the turn. Each reads the same way: its name, then the command it runs (or that it is not
- * installed); the default is marked. Without Codex or Claude Code the sample agent comes first, so a person can
- * still watch a turn, and a command can always be typed right there.
+ * installed); the goal's own agent (a person's choice) comes first, then the default. Without an agent CLI the sample
+ * agent comes first, so a person can still watch a turn, and a command can always be typed right there.
  */
-async function pickHost(settings: HostSettings, own: PersonHost[], target: string): Promise<string | undefined> {
+async function pickHost(settings: HostSettings, own: PersonHost[], target: string, goalHost: string | null): Promise<string | undefined> {
   const defaultHost = vscode.workspace.getConfiguration('loopx').get<string>('defaultHost') || 'codex';
-  const commandOf = (h: string) => (settings as unknown as Record<string, string | undefined>)[h] ?? '';
-  const installed = (h: string) => findExecutable(commandShape(commandOf(h)).executable) !== undefined;
-  const noAgentCli = !BUILT_IN_HOSTS.some((h) => installed(h.id));
-  const names: Record<string, string> = { ...HOST_NAMES, ...Object.fromEntries(own.map((h) => [h.id, h.name])) };
-  const hosts = [...HOSTS, ...own.map((h) => h.id)]
-    .sort((a, b) => Number(b === defaultHost) - Number(a === defaultHost))
+  const choices = hostChoices(settings, own);
+  const noAgentCli = !anyAgentCli(choices);
+  const rank = (id: string) => (id === goalHost ? 2 : id === defaultHost ? 1 : 0);
+  const hosts = choices
+    .sort((a, b) => rank(b.id) - rank(a.id))
     .map((h) => ({
-      label: names[h] ?? h,
+      label: h.name,
       description:
-        h !== 'custom' && !installed(h)
+        h.id !== 'custom' && !h.installed
           ? 'not installed'
-          : `${commandOf(h) || 'no command set (setting loopx.hosts.custom.command)'}${h === defaultHost ? ' · default' : ''}`,
-      host: h as string,
+          : `${h.command || 'no command set (setting loopx.hosts.custom.command)'}${h.id === goalHost ? " · this goal's agent" : h.id === defaultHost ? ' · default' : ''}`,
+      host: h.id,
     }));
   const sample = {
     label: 'Sample agent (a demo, no AI)',
     description: 'works the todo through the loopx CLI as an agent would; changes no files, ships nothing, spends no budget',
     detail: noAgentCli
-      ? 'Neither Codex nor Claude Code is installed here: watch a turn with the sample agent, or type your own command.'
+      ? 'No agent CLI (Codex, Claude Code, OpenCode, …) is installed here: watch a turn with the sample agent, or type your own command.'
       : undefined,
     host: SAMPLE_HOST,
   };
   const typed = { label: 'Type a command…', description: 'any agent CLI or script, for this turn', host: TYPED };
-  const items = noAgentCli ? [sample, typed, ...hosts] : [...hosts, sample, typed];
+  const items = noAgentCli && !goalHost ? [sample, typed, ...hosts] : [...hosts, sample, typed];
   return (await vscode.window.showQuickPick(items, { title: `LoopX: Run Turn on ${target}`, placeHolder: 'Which agent runs the turn?' }))
     ?.host;
 }

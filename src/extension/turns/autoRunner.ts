@@ -44,9 +44,11 @@ export class AutoRunner extends Disposable {
     if (this.busy || !this.enabled) return;
     this.busy = true;
     try {
-      const host = vscode.workspace.getConfiguration('loopx.autoRun').get<string>('host') || 'custom';
+      const configured = vscode.workspace.getConfiguration('loopx.autoRun').get<string>('host') || 'custom';
       for (const goal of this.model.status()?.goals ?? []) {
         if (goal.status !== 'active' || !goal.shouldRun.run) continue;
+        // The goal's own agent when a person chose one (New Goal, goal set-host); the setting's otherwise.
+        const host = goal.host ?? configured;
         const outcome = await this.runner.run(goal.id, host, undefined, undefined, true); // unattended: a failed setup backs off
         if (outcome.started) {
           this.started.push(outcome.turn.id);

@@ -16,8 +16,13 @@ import {
   todoIcon,
   todoTooltip,
 } from './todoPresentation';
+import { BUILT_IN_HOSTS } from '../../shared/hostCatalog';
 
 const MORE_ICON = new vscode.ThemeIcon('ellipsis');
+
+/** A host's name for people: the catalog's (Claude Code), else its id (a person's own host, custom). */
+const hostName = (id: string): string =>
+  BUILT_IN_HOSTS.find((h) => h.id === id)?.name ?? (id === 'custom' ? 'a custom command' : clean(id));
 
 export type GoalsNode =
   | { kind: 'goal'; goal: Goal }
@@ -154,7 +159,8 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
         new vscode.ThemeColor(g.status === 'active' ? 'charts.green' : 'disabledForeground'),
       );
       item.tooltip = new vscode.MarkdownString().appendText(
-        `${g.id} ${clean(g.title)}\n\n${shipped} of ${total} todos shipped${g.status === 'active' ? '' : ` · ${g.status}`}\n\n${clean(g.objective)}`,
+        `${g.id} ${clean(g.title)}\n\n${shipped} of ${total} todos shipped${g.status === 'active' ? '' : ` · ${g.status}`}` +
+          `${g.host ? `\n\nIts turns run on ${hostName(g.host)}` : ''}\n\n${clean(g.objective)}`,
       );
       item.accessibilityInformation = { label: `${g.id} ${clean(g.title)}, ${g.status}, ${shipped} of ${total} todos shipped` };
       return item;

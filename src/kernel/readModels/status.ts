@@ -18,6 +18,8 @@ export interface GoalStatusLine {
    * agent paused. Absent for every other goal, a person's own pause included.
    */
   waitsForPerson?: { by: string; proposed: boolean };
+  /** The host (agent CLI) a person chose for its turns (goals/goalHost.ts); absent: chosen at each run. */
+  host?: string;
   nextTodo: Todo | null;
   quota: QuotaState;
   shouldRun: ShouldRun;
@@ -92,6 +94,7 @@ export function statusReport(db: SqliteDb, nowMs: number, options: StatusOptions
       id: goal.id,
       title: goal.title,
       status: goal.status,
+      ...(goal.host ? { host: goal.host } : {}),
       ...(waits ? { waitsForPerson: waits } : {}),
       nextTodo,
       quota,
