@@ -3,7 +3,8 @@
  * decide (`.loopx/`: the store and its WAL, the agents' launcher, turn folders and usage, set-up records) and the
  * config of the agent hosts loopx's next turn or check starts, which runs outside any sandbox (a hook in
  * `.claude/settings.json`, an MCP server in `.codex/config.toml` or `.mcp.json`, a host command or auto-run in
- * `.vscode/settings.json`, the next hosts' folders), and `.git/` (a hook or `core.fsmonitor` there runs when loopx's own
+ * `.vscode/settings.json`, the next hosts' folders, Copilot CLI's `.github/hooks/`, `.github/lsp.json` and
+ * `.github/agents/`), and `.git/` (a hook or `core.fsmonitor` there runs when loopx's own
  * git commands make a worktree or land a branch, unattended). Reads stay allowed. Instruction files (AGENTS.md,
  * CLAUDE.md) stay writable: they are the project's, and nothing they say widens what a turn may do.
  *
@@ -22,4 +23,9 @@ export const AGENT_READ_ONLY: readonly string[] = [
   '.pi',
   'opencode.json',
   '.git',
+  // What Copilot CLI runs from a repository: its hooks (in a folder a person trusts), the language servers its lsp tool
+  // starts, custom agents with their MCP servers. The rest of .github (workflows, instructions) stays the project's.
+  '.github/hooks',
+  '.github/lsp.json',
+  '.github/agents',
 ];

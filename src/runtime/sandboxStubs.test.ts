@@ -55,4 +55,29 @@ describe("a sandbox's mount points", () => {
     mkdirSync(join(cwd, '.claude'));
     expect(release()).toEqual(['.claude']);
   });
+
+  test("a nested mount point gets its missing folders first, and they go with it; a folder of the project's stays", () => {
+    const bare = join(dir, 'no github');
+    mkdirSync(bare, { recursive: true });
+    expect(missingPaths(bare).filter((p) => p.startsWith('.github'))).toEqual([
+      '.github',
+      '.github/hooks',
+      '.github/lsp.json',
+      '.github/agents',
+    ]);
+    const release = holdSandboxStubs(bare, 'codex');
+    expect(lstatSync(join(bare, '.github', 'hooks')).isDirectory()).toBe(true);
+    expect(lstatSync(join(bare, '.github', 'lsp.json')).isFile()).toBe(true);
+    expect(release()).toEqual(expect.arrayContaining(['.github', '.github/hooks', '.github/lsp.json', '.github/agents']));
+    expect(existsSync(join(bare, '.github'))).toBe(false);
+
+    const project = join(dir, 'with workflows');
+    mkdirSync(join(project, '.github', 'workflows'), { recursive: true });
+    writeFileSync(join(project, '.github', 'workflows', 'ci.yml'), 'on: push\n');
+    const again = holdSandboxStubs(project, 'codex');
+    expect(existsSync(join(project, '.github', 'hooks'))).toBe(true);
+    expect(again()).not.toContain('.github');
+    expect(existsSync(join(project, '.github', 'hooks'))).toBe(false);
+    expect(existsSync(join(project, '.github', 'workflows', 'ci.yml'))).toBe(true);
+  });
 });

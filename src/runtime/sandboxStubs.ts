@@ -14,14 +14,30 @@ import { builtInHost } from '../shared/hostCatalog';
  */
 const STUB_CANDIDATES: readonly string[] = [...new Set([...AGENT_READ_ONLY, '.git', '.codex', '.agents', '.aws'])];
 
+/**
+ * What is missing in `cwd` of the mount points, each nested one after its missing folders (`.github` before
+ * `.github/hooks`): made in this order, removed in the reverse.
+ */
 export function missingPaths(cwd: string): string[] {
-  return STUB_CANDIDATES.filter((p) => !existsSync(join(cwd, p)));
+  const missing: string[] = [];
+  for (const p of STUB_CANDIDATES) {
+    const parts = p.split('/');
+    parts.forEach((_part, i) => {
+      const path = parts.slice(0, i + 1).join('/');
+      if (!missing.includes(path) && !existsSync(join(cwd, path))) missing.push(path);
+    });
+  }
+  return missing;
 }
+
+/** A mount point that is a file: a `.json` name; a folder otherwise (a nested one's missing folders too). */
+const isFileStub = (p: string): boolean => p.endsWith('.json');
 
 /** Removes what appeared in place of `missing` as an empty file or an empty folder (never anything with content). */
 export function removeSandboxStubs(cwd: string, missing: readonly string[]): string[] {
   const removed: string[] = [];
-  for (const p of missing) {
+  // Deepest first: a folder made for a nested mount point is empty once its own stubs are gone.
+  for (const p of [...missing].reverse()) {
     const path = join(cwd, p);
     try {
       const stat = lstatSync(path);
@@ -53,7 +69,7 @@ export function holdSandboxStubs(cwd: string, host: string): () => string[] {
     held.set(cwd, entry);
   }
   entry.turns++;
-  if (make) for (const p of entry.missing) makeStub(join(cwd, p), p.endsWith('.json'));
+  if (make) for (const p of entry.missing) makeStub(join(cwd, p), isFileStub(p));
   let released = false;
   return () => {
     if (released || !entry) return [];

@@ -45,10 +45,15 @@ describe('OpenCode with the default host command, offline', () => {
       config: { command: string; files: unknown[] };
     };
     expect(shown.config.command).toContain('opencode run');
+    // OpenCode rewrites its config as it starts: the record keeps what loopx wrote (the prompt is as it was).
     expect(shown.config.files).toContainEqual({
       path: `.loopx/turns/R1/${OPENCODE_TURN_CONFIG}`,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(shown.config.files).toContainEqual({
+      path: '.loopx/turns/R1/prompt.md',
       sha256: createHash('sha256')
-        .update(readFileSync(join(root, '.loopx', 'turns', 'R1', OPENCODE_TURN_CONFIG)))
+        .update(readFileSync(join(root, '.loopx', 'turns', 'R1', 'prompt.md')))
         .digest('hex'),
     });
     expect(shown).toMatchObject({ launchedBy: 'runner', boundary: 'enforced' });

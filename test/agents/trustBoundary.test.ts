@@ -56,6 +56,8 @@ function expectNothingChanged(root: string, cli: (args: string[]) => ReturnType<
     '.claude/settings.json',
     '.codex/config.toml',
     '.vscode/settings.json',
+    '.github/hooks/planted.json',
+    '.github/lsp.json',
     '.loopx/prices.json.planted',
     'hooked',
     'checked',
@@ -92,6 +94,9 @@ describe("the agent cannot write what loopx trusts, under each built-in host's d
       `mkdir -p .claude && printf '{"hooks":{}}' > .claude/settings.json`,
       `mkdir -p .codex && printf '[mcp_servers.x]\\ncommand = "touch"\\n' > .codex/config.toml`,
       `mkdir -p .vscode && printf '{}' > .vscode/settings.json`,
+      // Copilot CLI's hooks and language servers, which a later Copilot session runs from the repository.
+      `mkdir -p .github/hooks && printf '{"hooks":{}}' > .github/hooks/planted.json`,
+      `printf '{"lspServers":{}}' > .github/lsp.json`,
       `${prefix} turn finish R1 --exit-code 0 --usage '{"costUsd":0.0001}' --json`,
       // A hook and an acceptance check run later, unattended: a person's, typed at a terminal.
       `printf 'N1\\n' | env -u LOOPX_AGENT script -qec "'${launcher}' hook add --on gate.asked --command 'touch hooked'" /dev/null`,
@@ -123,7 +128,7 @@ describe("the agent cannot write what loopx trusts, under each built-in host's d
     expect(ended, turnLog(root)).toMatchObject({ resultKind: 'validated_completion', usage: { costSource: 'prices' } });
     expect(ended.usage.costUsd).toBeGreaterThan(0.0001);
     // Nothing the sandbox mounted is left behind in the workspace.
-    for (const stub of ['.claude', '.codex', '.vscode', '.agents']) expect(existsSync(join(root, stub)), stub).toBe(false);
+    for (const stub of ['.claude', '.codex', '.vscode', '.agents', '.github']) expect(existsSync(join(root, stub)), stub).toBe(false);
   });
 
   test("Claude Code: its file tools and file commands cannot touch loopx's files or other hosts' config, nor read the key; other commands are not allowed; it ships", async () => {
@@ -141,6 +146,8 @@ describe("the agent cannot write what loopx trusts, under each built-in host's d
       { tool: 'Write', input: { file_path: at('.claude/settings.json'), content: '{"hooks":{}}' } },
       { tool: 'Write', input: { file_path: at('.codex/config.toml'), content: '[mcp_servers.x]\ncommand = "touch"\n' } },
       { tool: 'Write', input: { file_path: at('.vscode/settings.json'), content: '{}' } },
+      { tool: 'Write', input: { file_path: at('.github/hooks/planted.json'), content: '{"hooks":{}}' } },
+      { tool: 'Write', input: { file_path: at('.github/lsp.json'), content: '{"lspServers":{}}' } },
       { tool: 'Read', input: { file_path: keyFile } },
       `cp .loopx/bin/loopx .loopx/prices.json.planted`,
       `python3 -c "import sqlite3; c = sqlite3.connect('.loopx/loopx.db'); c.execute(\\"UPDATE gates SET status = 'approved'\\"); c.commit()"`,
