@@ -91,6 +91,18 @@ function runTestAll(dir: string, env: Record<string, string>) {
   return { ...result, events, at };
 }
 
+/** Whether the process `pid` is gone within `ms` (npm test stops what it started before it exits, or soon after). */
+async function goneWithin(pid: number, ms: number): Promise<boolean> {
+  for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+  }
+  return false;
+}
+
 describe('npm test runs the checks and the VS Code lane at once', () => {
   test('every step runs once, the unit suites while the e2e runs, the fresh clone after a lane ends', () => {
     const dir = standInCheckout();
@@ -130,17 +142,7 @@ describe('npm test runs the checks and the VS Code lane at once', () => {
     expect(run.stderr).toContain('npm test: test:e2e --profile vscode-1.105 failed (exit 3)');
     expect(run.at('start', 'e2e --profile vscode-1.139')).toBe(-1);
     expect(run.at('start', 'fresh')).toBe(-1);
-    const unit = Number(readFileSync(join(dir, 'unit.pid'), 'utf8'));
-    let alive = true;
-    for (let i = 0; i < 100 && alive; i++) {
-      try {
-        process.kill(unit, 0);
-        await new Promise((r) => setTimeout(r, 100));
-      } catch {
-        alive = false;
-      }
-    }
-    expect(alive).toBe(false);
+    expect(await goneWithin(Number(readFileSync(join(dir, 'unit.pid'), 'utf8')), 10_000)).toBe(true);
     expect(run.at('end', 'unit')).toBe(-1);
   }, 120_000);
 
@@ -163,16 +165,7 @@ describe('npm test runs the checks and the VS Code lane at once', () => {
     expect(run.stderr).toContain(
       `npm test: test:e2e --profile vscode-1.105 ended, but what it started still holds its output; stopping it:\n  ${leaked}: sleep 600`,
     );
-    let alive = true;
-    for (let i = 0; i < 50 && alive; i++) {
-      try {
-        process.kill(leaked, 0);
-        await new Promise((r) => setTimeout(r, 100));
-      } catch {
-        alive = false;
-      }
-    }
-    expect(alive).toBe(false);
+    expect(await goneWithin(leaked, 5_000)).toBe(true);
     expect(run.at('start', 'e2e --profile vscode-1.139')).toBeGreaterThan(run.at('end', 'e2e --profile vscode-1.105'));
   }, 120_000);
 });

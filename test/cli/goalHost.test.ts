@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, test } from 'vitest';
-import { LOOPX, cleanEnv, loopx, startGoal, workspace } from './harness';
+import { LOOPX, cleanEnv, goalsWorkspace } from './harness';
 import { loopxTty } from './pty';
 import { agentCommand } from './runner';
 
@@ -9,15 +9,11 @@ const spaces: { dispose(): void }[] = [];
 afterAll(() => spaces.forEach((ws) => ws.dispose()));
 
 function setUp() {
-  const ws = workspace();
+  const ws = goalsWorkspace([
+    { title: 'Nightly', todos: ['Step 1'] },
+    { title: 'Docs', todos: ['Write the guide'] },
+  ]);
   spaces.push(ws);
-  const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
-  cli(['init']);
-  for (const title of ['Nightly', 'Docs']) cli(['goal', 'create', '--title', title]);
-  startGoal(ws.root, 'G1');
-  startGoal(ws.root, 'G2');
-  cli(['todo', 'add', '--goal', 'G1', '--title', 'Step 1']);
-  cli(['todo', 'add', '--goal', 'G2', '--title', 'Write the guide']);
   const tty = (args: string[], typed: string) => loopxTty(args, typed, { cwd: ws.root });
   const runner = (args: string[]) =>
     spawnSync(process.execPath, [LOOPX, 'run', ...args, '--once', '--json'], {
@@ -26,7 +22,7 @@ function setUp() {
       encoding: 'utf8',
       timeout: 50_000,
     });
-  return { root: ws.root, cli, tty, runner };
+  return { root: ws.root, cli: ws.cli, tty, runner };
 }
 
 const events = (stdout: string) =>

@@ -115,6 +115,26 @@ export function startGoal(root: string, goalId = 'G1'): void {
   inVsCode(root, (kernel) => setGoalStatus(kernel, goalId, 'active'));
 }
 
+/**
+ * A workspace with a store and goals a person made and started, each with its todos (G1, G2, … and T1, T2, … in order):
+ * what a test of turns and runners starts from. `cli` runs bin/loopx there.
+ */
+export function goalsWorkspace(goals: { title: string; todos: string[] }[]): {
+  root: string;
+  cli: (args: string[], env?: Record<string, string>) => Run;
+  dispose(): void;
+} {
+  const ws = workspace();
+  const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
+  cli(['init']);
+  goals.forEach((goal, i) => {
+    cli(['goal', 'create', '--title', goal.title]);
+    startGoal(ws.root, `G${i + 1}`); // a goal made outside VS Code and a terminal starts paused
+    for (const title of goal.todos) cli(['todo', 'add', '--goal', `G${i + 1}`, '--title', title]);
+  });
+  return { ...ws, cli };
+}
+
 export function workspace(): { root: string; dispose(): void } {
   const root = mkdtempSync(join(tmpdir(), 'loopx-cli-'));
   return { root, dispose: () => rmSync(root, { recursive: true, force: true }) };

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { LOOPX, cleanEnv, loopx, startGoal, workspace } from './harness';
+import { LOOPX, cleanEnv, goalsWorkspace } from './harness';
 import { agentCommand } from './runner';
 
 /** `loopx turn show`: what a turn was, and the config its host started with, recorded by its launcher. */
@@ -11,15 +11,9 @@ const spaces: { dispose(): void }[] = [];
 afterAll(() => spaces.forEach((ws) => ws.dispose()));
 
 function setUp() {
-  const ws = workspace();
+  const ws = goalsWorkspace([{ title: 'Nightly', todos: ['Step 1', 'Step 2'] }]);
   spaces.push(ws);
-  const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
-  cli(['init']);
-  cli(['goal', 'create', '--title', 'Nightly']);
-  startGoal(ws.root);
-  cli(['todo', 'add', '--goal', 'G1', '--title', 'Step 1']);
-  cli(['todo', 'add', '--goal', 'G1', '--title', 'Step 2']);
-  return { root: ws.root, cli };
+  return ws;
 }
 
 type Shown = {
