@@ -17,12 +17,12 @@ import type { BoundaryPlace } from './hostBoundary';
  */
 
 /** The first shell word of a command (quoted as the prompt quotes it): the program a Copilot rule names. */
-export function programOf(command: string): string {
+function programOf(command: string): string {
   return /^('(?:[^']|'\\'')*'|\S+)/.exec(command)?.[1] ?? command;
 }
 
 /** The turn's rules: its loopx, edits under the roots, none to what an agent may not write. */
-export function copilotRules(place: BoundaryPlace, allowedCommands: readonly string[]): string[] {
+function copilotRules(place: BoundaryPlace, allowedCommands: readonly string[]): string[] {
   const roots = [...new Set([place.root, place.cwd])].filter((r) => isAbsolute(r));
   const programs = [...new Set(allowedCommands.map(programOf))];
   const deny = roots.flatMap((root) =>
@@ -39,7 +39,7 @@ export function copilotRules(place: BoundaryPlace, allowedCommands: readonly str
 }
 
 /** Where a turn's Copilot home is: inside the turn's folder. */
-export function copilotHome(turnDir: string): string {
+function copilotHome(turnDir: string): string {
   return join(turnDir, 'copilot');
 }
 

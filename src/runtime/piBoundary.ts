@@ -21,7 +21,7 @@ import { realOr } from './programsOnPath';
  */
 
 /** The tools a Pi turn may call: Pi's file tools and the turn's loopx MCP tools (as Pi names them). */
-export function piAllowedTools(): string[] {
+function piAllowedTools(): string[] {
   const mcp = TURN_COMMANDS.filter((c) => c.allow && c.mcp).map((c) => `mcp__loopx__${c.mcp?.tool}`);
   return ['read', 'ls', 'find', 'grep', 'edit', 'write', ...mcp];
 }
@@ -78,7 +78,7 @@ export default function (pi) {
 }
 
 /** Where a turn's Pi folder is: inside the turn's folder. */
-export function piHome(turnDir: string): string {
+function piHome(turnDir: string): string {
   return join(turnDir, 'pi');
 }
 

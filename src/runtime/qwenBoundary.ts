@@ -19,12 +19,12 @@ import { realOr } from './programsOnPath';
  */
 
 /** The loopx MCP tools a turn's agent may call unasked: the turn's verbs (the prompt lists the same). */
-export function qwenAllowedTools(): string[] {
+function qwenAllowedTools(): string[] {
   return TURN_COMMANDS.filter((c) => c.allow && c.mcp).map((c) => `mcp__loopx__${c.mcp?.tool}`);
 }
 
 /** Claude-style rules for the paths an agent may not edit: `//` then the path without its leading slash. */
-export function qwenDeniedEdits(place: BoundaryPlace): string[] {
+function qwenDeniedEdits(place: BoundaryPlace): string[] {
   // Each root as given and as it really is (a workspace reached through a link): a rule names one path form.
   const given = [place.root, place.cwd].filter((r) => isAbsolute(r));
   const roots = [...new Set([...given, ...given.map(realOr)])];
@@ -42,7 +42,7 @@ function personSettings(env: NodeJS.ProcessEnv): Record<string, unknown> {
 }
 
 /** Where a turn's Qwen Code home is: inside the turn's folder. */
-export function qwenHome(turnDir: string): string {
+function qwenHome(turnDir: string): string {
   return join(turnDir, 'qwen');
 }
 
