@@ -62,6 +62,7 @@ describe('package.json ↔ code', () => {
       COMMANDS.connectAgent,
       COMMANDS.showTurns,
       COMMANDS.markGoalDone,
+      COMMANDS.chooseGoalAgent,
       COMMANDS.filterTodos,
       COMMANDS.approveMonitor,
       COMMANDS.allowChecks,

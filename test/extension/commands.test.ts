@@ -6,6 +6,7 @@ import { askGate } from '../../src/kernel/gates/gates';
 import { claimTodo, releaseTodo } from '../../src/kernel/todos/claims';
 import { addTodo, killTodo } from '../../src/kernel/todos/todos';
 import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
+import { getGoal } from '../../src/kernel/goals/goalQueries';
 import { COMMANDS } from '../../src/extension/commands/commandIds';
 import { BUSY_TIMEOUT_MS } from '../../src/kernel/db/openDb';
 import { spawnSync } from 'node:child_process';
@@ -131,6 +132,16 @@ suite('commands', () => {
         decided.map((r) => [r.actor_kind, JSON.parse(String(r.data)).host, JSON.parse(String(r.data)).channel]),
         [['human', 'custom', 'vscode']],
       );
+      // Choose Agent… on the goal's row changes it later: the current one is marked; Choose at each turn clears it.
+      const changed = await withAnswers({ picks: [pickLabel('Choose at each turn')] }, async () =>
+        vscode.commands.executeCommand<Goal>(COMMANDS.chooseGoalAgent, result.id),
+      );
+      assert.match(
+        changed.prompts[0] ?? '',
+        new RegExp(`^pick: LoopX: the agent of ${result.id} Agent of its own \\[Choose at each turn \\| .*Custom command`),
+      );
+      assert.equal(changed.result.host, null);
+      assert.equal(loopx.session.requireKernel().read((db) => getGoal(db, result.id)).host, null);
       setGoalStatus(loopx.session.requireKernel(), result.id, 'done');
     } finally {
       await hostSettings.update('custom.command', saved, vscode.ConfigurationTarget.Global);

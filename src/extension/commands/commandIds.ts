@@ -7,6 +7,7 @@ export const COMMANDS = {
   pauseGoal: 'loopx.pauseGoal',
   resumeGoal: 'loopx.resumeGoal',
   markGoalDone: 'loopx.markGoalDone',
+  chooseGoalAgent: 'loopx.chooseGoalAgent',
   addTodo: 'loopx.addTodo',
   claimTodo: 'loopx.claimTodo',
   releaseTodo: 'loopx.releaseTodo',

@@ -5,6 +5,8 @@ import { pausedWords } from '../../shared/pausedWords';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { resolveGoal } from './pickers';
+import { pickGoalAgent } from './hostChoices';
+import { setGoalHost } from '../../kernel/goals/goalHost';
 
 export const pauseGoal: CommandDefinition = {
   id: COMMANDS.pauseGoal,
@@ -65,5 +67,20 @@ export const markGoalDone: CommandDefinition = {
       'Mark Done',
     );
     return done === 'Mark Done' ? setGoalStatus(kernelOf(ctx), goal.id, 'done') : undefined;
+  },
+};
+
+/**
+ * Choose Agent… (a goal's row, the palette): the agent CLI its turns run on, or Choose at each turn. A person's
+ * decision, recorded as one (this window is the person's channel); the same pick as New Goal's last step.
+ */
+export const chooseGoalAgent: CommandDefinition = {
+  id: COMMANDS.chooseGoalAgent,
+  async run(ctx, arg) {
+    const goal = await resolveGoal(ctx, arg, (g) => g.status !== 'done' && g.status !== 'stopped');
+    if (!goal) return undefined;
+    const host = await pickGoalAgent(ctx.turns, `LoopX: the agent of ${goal.id} ${clean(goal.title)}`, goal.host);
+    if (host === undefined) return undefined;
+    return setGoalHost(kernelOf(ctx), goal.id, host);
   },
 };

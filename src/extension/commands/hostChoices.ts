@@ -1,3 +1,4 @@
+import * as vscode from 'vscode';
 import { type HostSettings, findExecutable } from '../../runtime/hosts';
 import { commandShape } from '../../runtime/hostCheck';
 import type { PersonHost } from '../../runtime/personHosts';
@@ -34,4 +35,38 @@ export function hostChoices(settings: HostSettings, own: PersonHost[]): HostChoi
 /** Whether any agent CLI (a built-in host's program) is installed here. */
 export function anyAgentCli(choices: HostChoice[]): boolean {
   return choices.some((c) => c.installed && BUILT_IN_HOSTS.some((h) => h.id === c.id));
+}
+
+/**
+ * A goal's agent, picked (New Goal's last step, Choose Agent… on a goal): the agent CLIs installed here (and the
+ * person's own hosts, and a custom command when one is set), or none of them, to choose at each turn (the first item:
+ * Enter). The current one is marked. Undefined on Escape, null for none.
+ */
+export async function pickGoalAgent(
+  hosts: { hostSettings(): HostSettings; ownHosts(): PersonHost[] },
+  title: string,
+  current: string | null,
+): Promise<string | null | undefined> {
+  const installed = hostChoices(hosts.hostSettings(), hosts.ownHosts()).filter((h) => h.installed || h.id === current);
+  const mark = (id: string | null) => (id === current ? ' · now' : '');
+  const items = [
+    {
+      label: 'Choose at each turn',
+      description: `Run Turn asks which agent; automatic turns use the loopx.autoRun.host setting${mark(null)}`,
+      host: null as string | null,
+    },
+    ...installed.map((h) => ({
+      label: h.name,
+      description: `${h.installed ? h.command : 'not installed'}${mark(h.id)}`,
+      host: h.id as string | null,
+    })),
+  ];
+  const picked = await vscode.window.showQuickPick(items, {
+    title,
+    placeHolder: installed.length
+      ? 'Which agent runs its turns? Run Turn offers it first; automatic turns and loopx run --goal use it'
+      : 'No agent CLI is installed here: its turns choose at each run',
+    ignoreFocusOut: true,
+  });
+  return picked === undefined ? undefined : picked.host;
 }

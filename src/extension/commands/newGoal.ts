@@ -9,7 +9,7 @@ import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { type CapAnswer, parseDollarCap, parseTokenCap } from './newGoalCaps';
 import { currentBranch, worktreeBaseProblem } from './newGoalWorktree';
-import { hostChoices } from './hostChoices';
+import { pickGoalAgent } from './hostChoices';
 import { setGoalHost } from '../../kernel/goals/goalHost';
 
 /**
@@ -60,7 +60,7 @@ export const newGoal: CommandDefinition = {
       validate: (text) => worktreeBaseProblem(kernel.root, text),
     });
     if (base === undefined) return undefined;
-    const host = await agentStep(ctx, 8, steps);
+    const host = await pickGoalAgent(ctx.turns, `LoopX: New Goal (8/${steps}) Agent (optional)`, null);
     if (host === undefined) return undefined;
     const created = createGoal(kernel, {
       title,
@@ -94,30 +94,6 @@ export const newGoal: CommandDefinition = {
     return goal;
   },
 };
-
-/**
- * The agent its turns run on: the agent CLIs installed here (and the person's own hosts, and a custom command when one
- * is set), or none of them, to choose at each turn (the first item: Enter). Undefined on Escape, null for none.
- */
-async function agentStep(ctx: Parameters<CommandDefinition['run']>[0], n: number, total: number): Promise<string | null | undefined> {
-  const installed = hostChoices(ctx.turns.hostSettings(), ctx.turns.ownHosts()).filter((h) => h.installed);
-  const items = [
-    {
-      label: 'Choose at each turn',
-      description: 'Run Turn asks which agent; automatic turns use the loopx.autoRun.host setting',
-      host: null,
-    },
-    ...installed.map((h) => ({ label: h.name, description: h.command, host: h.id as string | null })),
-  ];
-  const picked = await vscode.window.showQuickPick(items, {
-    title: `LoopX: New Goal (${n}/${total}) Agent (optional)`,
-    placeHolder: installed.length
-      ? 'Which agent runs its turns? Run Turn offers it first, automatic turns and loopx run --goal use it'
-      : 'No agent CLI is installed here: its turns choose at each run',
-    ignoreFocusOut: true,
-  });
-  return picked === undefined ? undefined : picked.host;
-}
 
 const WORKTREE_PROMPT =
   'Give each todo its own git worktree and branch, made from this branch, so agents running at once never touch each ' +

@@ -7,7 +7,7 @@ import { initialize } from './initialize';
 import { newGoal } from './newGoal';
 import { newGoalFromPreset } from './newGoalFromPreset';
 import { checkReadiness } from './checkReadiness';
-import { markGoalDone, pauseGoal, resumeGoal } from './goalLifecycle';
+import { chooseGoalAgent, markGoalDone, pauseGoal, resumeGoal } from './goalLifecycle';
 import { addTodo } from './addTodo';
 import { blockTodo, claimTodo, killTodo, releaseTodo, shipTodo, unblockTodo } from './todoTransitions';
 import { approveGate, askGate, rejectGate } from './gates';
@@ -37,6 +37,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   pauseGoal,
   resumeGoal,
   markGoalDone,
+  chooseGoalAgent,
   addTodo,
   claimTodo,
   releaseTodo,
