@@ -25,7 +25,10 @@ export interface Readiness {
   ready: boolean;
   /** 0–100: each reason ok counts 1, a warning half, a failure nothing. */
   score: number;
-  /** The host judged: the one asked for, else a live runner's, else the goal's last turn's, else a runner's that served it; null when none is known. */
+  /**
+   * The host judged: the one asked for, else the goal's agent (a person's choice), else a live runner's, else the goal's
+   * last turn's, else a runner's that served it; null when none is known.
+   */
   host: string | null;
   reasons: ReadinessReason[];
 }
@@ -40,8 +43,9 @@ const HOSTS_LIST = BUILT_IN_HOSTS.map((h) => h.id).join(', ');
 export async function goalReadiness(kernel: Kernel, goalId: string, o: { host?: string; env: NodeJS.ProcessEnv }): Promise<Readiness> {
   const facts = kernel.read((db) => readinessFacts(db, goalId, kernel.clock()));
   const { goal } = facts;
-  const alive = facts.runners.filter((r) => processAlive(r.pid));
-  const host = o.host ?? alive[0]?.host ?? facts.recentTurns.lastHost ?? facts.runners[0]?.host ?? null;
+  // A runner on another host than the goal's agent leaves the goal alone (cli/run/runner.ts): it serves nothing here.
+  const alive = facts.runners.filter((r) => processAlive(r.pid) && (!goal.host || r.host === goal.host));
+  const host = o.host ?? goal.host ?? alive[0]?.host ?? facts.recentTurns.lastHost ?? facts.runners[0]?.host ?? null;
   const reasons: ReadinessReason[] = [
     goalReason(facts),
     await hostReason(host, goal.id, kernel.root, o.env),
@@ -213,7 +217,7 @@ function tickerReason({ goal }: ReadinessFacts, alive: ReadinessFacts['runners']
     key: 'ticker',
     level: 'warn',
     sentence: 'no loopx run on this machine serves it: only an open VS Code with auto-run would start its turns',
-    fix: `start one: loopx run --goal ${goal.id} --host ${host ?? 'HOST'} (docs/runner.md keeps it running as a service)`,
+    fix: `start one: loopx run --goal ${goal.id}${goal.host ? '' : ` --host ${host ?? 'HOST'}`} (docs/runner.md keeps it running as a service)`,
   };
 }
 

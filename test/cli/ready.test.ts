@@ -57,6 +57,18 @@ describe.skipIf(!PTY_AVAILABLE)('loopx ready', () => {
     expect(text).toContain('  ✗ G1 is paused: nothing runs until a person resumes it\n      fix: loopx goal resume G1');
   });
 
+  test('a goal whose agent a person chose is judged on that host, and the fix to start a runner needs no --host', () => {
+    const root = repo();
+    loopx(['goal', 'create', '--title', 'Nightly docs', '--turns', '1'], { cwd: root });
+    expect(loopxTty(['goal', 'set-host', 'G1', 'qwen', '--json'], 'G1', { cwd: root }).code).toBe(0);
+    const r = ready(root, 'G1');
+    expect(r.host).toBe('qwen');
+    expect(reason(r, 'host').sentence).toMatch(/Qwen Code/);
+    expect(reason(r, 'ticker').fix).toMatch(/^start one: loopx run --goal G1 \(/);
+    // Asked about another host, that one is judged.
+    expect(ready(root, 'G1', ['--host', 'codex']).host).toBe('codex');
+  });
+
   test('each reason turns: goal, caps, work, schedule, host, people, checks, claims, turns, worktrees', { timeout: 120_000 }, async () => {
     const root = repo();
     loopx(['goal', 'create', '--title', 'Keep it green', '--turns', '1', '--tokens', '200000', '--dollars', '2', '--worktree', 'main'], {

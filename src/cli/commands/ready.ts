@@ -22,7 +22,7 @@ export const ready: Command = {
     "command; turns, caps and the schedule's recurring todos fit its budget; nothing waits on a person (gates,\n" +
     'blocked todos, checks to allow); its recent turns made progress; no claim outlived its lease; its worktree\n' +
     'base exists; it has work left; a loopx run on this machine serves it; and whether a turn would start now.\n' +
-    'The host is --host, else a live runner’s, else its last turn’s. Exit 0 either way: `ready` says the verdict.',
+    'The host is --host, else the goal’s agent (loopx goal set-host), else a live runner’s, else its last turn’s. Exit 0 either way: `ready` says the verdict.',
   positionals: [{ name: 'GOAL', description: 'the goal, e.g. G1', required: true }],
   flags: {
     host: {
