@@ -13,9 +13,9 @@ export const turnShow: Command = {
   summary: 'one turn: its result and usage, who launched it, its boundary, and the config its host started with',
   description: [
     'A turn loopx run or VS Code launched records its config when its host starts (event turn.configured): the command',
-    'line (the value of an assignment whose name looks secret, such as OPENAI_API_KEY=, masked; commandSha256 is the',
-    "line as it ran) and every file loopx had put in the turn's folder, each by its SHA-256. With --json: config is null",
-    'for a turn started from a shell; boundary is enforced, none, or null when nobody said.',
+    'line (the value of an assignment or option whose name says it is a secret, such as OPENAI_API_KEY= or --api-key,',
+    "masked; commandSha256 is the line as it ran) and every file loopx had put in the turn's folder, each by its SHA-256.",
+    'With --json: config is null for a turn started from a shell; boundary is enforced, none, or null when nobody said.',
   ].join('\n'),
   readOnly: true,
   positionals: [{ name: 'ID', description: 'turn id, e.g. R3', required: true }],

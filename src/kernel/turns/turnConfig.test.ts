@@ -7,7 +7,7 @@ import { createGoal } from '../goals/goals';
 import { addTodo } from '../todos/todos';
 import { startTurn } from './turns';
 import { finishTurn } from './turnFinish';
-import { recordTurnConfig, recordedTurnConfig, turnConfigOf } from './turnConfig';
+import { maskSecrets, recordTurnConfig, recordedTurnConfig, turnConfigOf } from './turnConfig';
 import { getTurn } from './turnQueries';
 import { checkReplay } from '../replay';
 import { verifyChain } from '../events/verify';
@@ -53,6 +53,14 @@ describe("a launched turn's config, recorded as evidence", () => {
     // In the hash-chained log, and replay gives the same state.
     expect(verifyChain(s.kernel.db).ok).toBe(true);
     expect(checkReplay(s.kernel.db).ok).toBe(true);
+  });
+
+  test('a secret is masked by its name, whether an assignment or an option; other values stay', () => {
+    expect(
+      maskSecrets(
+        "PATH=/usr/bin KEYBOARD=us OPENAI_API_KEY='sk 1' env GH_TOKEN=ghp_x my-agent --api-key sk-2 --token=t3 --password hunter2 --model gpt-5 --keep -v",
+      ),
+    ).toBe('PATH=/usr/bin KEYBOARD=us OPENAI_API_KEY=… env GH_TOKEN=… my-agent --api-key … --token=… --password … --model gpt-5 --keep -v');
   });
 
   test('each turn reads its own config; a turn started from a shell has none', () => {

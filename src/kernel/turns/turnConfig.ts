@@ -26,9 +26,22 @@ export interface TurnConfig {
 const NOT_CONFIG = new Set(['launcher.json', 'output.log', 'exit-code']);
 /** A folder with more files than this is cut (a host home that filled up): the record stays a line, not a listing. */
 const MOST_FILES = 200;
-/** Assignments whose value is a secret by its name: `OPENAI_API_KEY=…`, `GH_TOKEN=…`, `DB_PASSWORD=…`. */
-const SECRET_ASSIGNMENT =
-  /(^|\s)([A-Za-z_][A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PAT|CREDENTIALS?)[A-Za-z0-9_]*)=('[^']*'|"[^"]*"|\S+)/gi;
+/** A name that says its value is a secret, by one of its parts: `OPENAI_API_KEY`, `GH_TOKEN`, `api-key`, `password`. */
+const SECRET_PART = /^(key|apikey|token|secret|password|passwd|pass|pat|credentials?)$/i;
+const secretName = (name: string): boolean => name.split(/[_-]+/).some((part) => SECRET_PART.test(part));
+/** `NAME=value` words (assignments before a command, `env NAME=value`). */
+const ASSIGNMENT = /(^|\s)([A-Za-z_][A-Za-z0-9_]*)=('[^']*'|"[^"]*"|\S+)/g;
+/** `--name value` and `--name=value` options. */
+const OPTION = /(^|\s)(--?[A-Za-z][A-Za-z0-9_-]*)(=|\s+)('[^']*'|"[^"]*"|[^\s-]\S*)/g;
+
+/** The command line with the value of every assignment or option whose name says it is a secret replaced by `…`. */
+export function maskSecrets(command: string): string {
+  return command
+    .replace(ASSIGNMENT, (all, space: string, name: string) => (secretName(name) ? `${space}${name}=…` : all))
+    .replace(OPTION, (all, space: string, name: string, sep: string) =>
+      secretName(name.replace(/^-+/, '')) ? `${space}${name}${sep === '=' ? '=' : ' '}…` : all,
+    );
+}
 
 const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 
@@ -60,7 +73,7 @@ export function turnConfigFiles(root: string, dir: string): TurnConfig['files'] 
 /** The config record of a command line and a turn folder. */
 export function turnConfigOf(command: string, root: string, dir: string): TurnConfig {
   return {
-    command: command.replace(SECRET_ASSIGNMENT, (_all, space: string, name: string) => `${space}${name}=…`),
+    command: maskSecrets(command),
     commandSha256: sha256(command),
     files: turnConfigFiles(root, dir),
   };
