@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { REPO, cleanEnv, inVsCode, loopx } from '../cli/harness';
 import { piBin, qwenBin } from './agentEnv';
 import { approveMonitor } from '../../src/kernel/monitors/monitors';
+import { setGoalHost } from '../../src/kernel/goals/goalHost';
 import { type AgentWorld, startAgentWorld, turnLog, SCRIPTED_TURN_USAGE } from './agentWorld';
 import { claudeMcpSetup, codexMcpSetup } from '../../src/runtime/projections/mcpSetup';
 
@@ -234,9 +235,15 @@ describe('hosts that change under you, judged against the real CLIs', () => {
         host: expect.anything(),
       },
     ]);
+    // Not installed: said, and a warning only for a host this workspace uses (here G1's agent).
     const none = loopx(['doctor'], { cwd: root, env: { PATH: '/usr/bin:/bin' } });
-    expect(none.stdout).toMatch(/warn\s+host codex\s+The Codex CLI is not installed: "codex" is not on PATH; install the Codex CLI/);
+    expect(none.stdout).toMatch(/ok\s+host codex\s+The Codex CLI is not installed: "codex" is not on PATH; install the Codex CLI/);
     expect(none.code).toBe(0);
+    inVsCode(root, (kernel) => setGoalHost(kernel, 'G1', 'codex'));
+    const used = loopx(['doctor'], { cwd: root, env: { PATH: '/usr/bin:/bin' } });
+    expect(used.stdout).toMatch(/warn\s+host codex\s+The Codex CLI is not installed: .* This workspace uses it: G1's agent\.\n/);
+    expect(used.stdout).toMatch(/ok\s+host claude\s+Claude Code is not installed/);
+    expect(used.code).toBe(0);
   }, 240_000);
 
   test('loopx run refuses a command the installed Codex no longer accepts, before anything is claimed, saying what to use', async () => {

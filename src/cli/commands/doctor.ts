@@ -13,6 +13,7 @@ import { checkReplay } from '../../kernel/replay';
 import { STATUS_FILE } from '../../runtime/projections/statusMd';
 import { openTurns } from '../../kernel/turns/turnQueries';
 import { recentRunners } from '../../kernel/turns/runners';
+import { listGoals } from '../../kernel/goals/goalQueries';
 import { Painter } from '../format';
 import { StoreEnvironmentError, environmentError } from '../../kernel/storeFile';
 import { EXIT, LoopxError } from '../../kernel/errors';
@@ -252,6 +253,41 @@ async function hostChecks(path: string, cwd: string, env: NodeJS.ProcessEnv): Pr
 }
 
 /**
+ * The hosts this workspace uses, each with why: a goal's agent (a person's choice), a `loopx run` seen in the last day.
+ * Null when the store cannot say (doctor reports why above it).
+ */
+function hostsInUse(ctx: Parameters<Command['run']>[0]): Map<string, string[]> | null {
+  try {
+    const kernel = ctx.kernel();
+    const since = new Date(kernel.clock() - 24 * 3600 * 1000).toISOString();
+    const { goals, seen } = kernel.read((db) => ({ goals: listGoals(db), seen: recentRunners(db, since) }));
+    const uses = new Map<string, string[]>();
+    const add = (host: string, why: string) => uses.set(host, [...(uses.get(host) ?? []), why]);
+    for (const g of goals) if (g.host && (g.status === 'active' || g.status === 'paused')) add(g.host, `${g.id}'s agent`);
+    for (const r of seen) add(r.host, `the host of a loopx run seen today (${r.agent})`);
+    return uses;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A host that is not installed is a warning only where this workspace uses it (a goal's agent, a runner's host): a
+ * person with one agent CLI is not told six times that the others are missing. Unknown use (no store): warned.
+ */
+function settleMissingHosts(checks: Check[], inUse: Map<string, string[]> | null): Check[] {
+  return checks.map((c) => {
+    const found = (c.host as { found?: string | null } | undefined)?.found;
+    if (!c.host || found || inUse === null) return c;
+    const id = c.name.replace(/^host /, '');
+    const uses = inUse.get(id);
+    return uses
+      ? { ...c, level: 'warn' as const, detail: `${c.detail} This workspace uses it: ${uses.join('; ')}.` }
+      : { ...c, level: 'ok' as const };
+  });
+}
+
+/**
  * What a turn's agent can reach (runtime/hostBoundary.ts): the built-in hosts' default commands keep loopx's files and
  * the hosts' config out of their agents' writes and the person's key out of their reads; a custom command cannot be
  * bounded by loopx, and a person who replaced a built-in host's command without `{boundary}` loses it too. Said, not
@@ -312,10 +348,11 @@ export const doctor: Command = {
       const kernel = ctx.kernel();
       return runChecks(kernel, await worktreeCheck(kernel));
     });
+    const storeChecks = await store;
     const checks = [
-      ...(await store),
+      ...storeChecks,
       { name: 'loopx on PATH', ...cliVersionsCheck(await clis) },
-      ...(await hosts),
+      ...settleMissingHosts(await hosts, storeChecks.some((c) => c.level === 'fail') ? null : hostsInUse(ctx)),
       sandboxCheck(ctx),
       boundaryCheck(ctx.env),
     ];
