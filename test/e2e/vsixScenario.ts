@@ -37,7 +37,7 @@ export async function runVsixScenario(): Promise<void> {
     step(2, 'activates on the workspace: the Goals view shows the store, opened with node:sqlite');
     await wb.page.locator('.part.sidebar .composite.title', { hasText: 'LoopX' }).first().waitFor({ timeout: 60_000 });
     await wb.row('G1 Ship the CSV importer').waitFor({ timeout: 30_000 });
-    await wb.row(/T1 Parse quoted fields/).waitFor({ timeout: 15_000 });
+    await wb.row(/T1 Parse quoted fields/).waitFor({ timeout: 30_000 });
 
     step(3, "a terminal's loopx (the launcher on the editor's runtime) writes to the same store");
     await wb.command('Terminal: Create New Terminal');
