@@ -21,7 +21,10 @@ export class Workbench {
     for (let attempt = 0; attempt < 3; attempt++) {
       if (await shown.isVisible()) return;
       // Near the icon's top-left corner: its badge (a gate waiting) covers the bottom-right and takes the click on 1.105.
-      await this.page.locator('.part.activitybar [aria-label^="LoopX"]').first().click({ position: { x: 6, y: 6 } });
+      await this.page
+        .locator('.part.activitybar [aria-label^="LoopX"]')
+        .first()
+        .click({ position: { x: 6, y: 6 } });
       await shown.waitFor({ timeout: 3_000 }).catch(() => undefined);
     }
     await shown.waitFor({ timeout: 30_000 });
