@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { humanKeyDir } from './humanKey';
-import { builtInHost } from '../shared/hostCatalog';
+import { HOST_ID, builtInHost } from '../shared/hostCatalog';
 
 /** The person's hosts file, in their loopx config folder (runtime/personHosts.ts reads its hosts). */
 export const HOSTS_FILE = 'hosts.json';
 
-const HOST_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 const MAX_MINUTES = 24 * 60;
 
 /**
@@ -28,7 +27,7 @@ export function checkPromptCacheSection(section: unknown): Record<string, number
     return 'promptCache maps host names to { "windowMinutes": N }';
   const windows: Record<string, number> = {};
   for (const [host, entry] of Object.entries(section)) {
-    if (!HOST_NAME.test(host))
+    if (!HOST_ID.test(host))
       return `promptCache.${host}: a host name is lowercase letters, digits and hyphens, starting with a letter (at most 32)`;
     const keys = entry && typeof entry === 'object' ? Object.keys(entry) : [];
     const minutes = (entry as { windowMinutes?: unknown } | null)?.windowMinutes;

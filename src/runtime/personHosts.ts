@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { InvalidInputError } from '../kernel/errors';
 import { humanKeyDir } from '../kernel/humanKey';
-import { BUILT_IN_HOSTS } from '../shared/hostCatalog';
+import { HOST_ID, HOST_IDS } from '../shared/hostCatalog';
 import { HOSTS_FILE, checkPromptCacheSection } from '../kernel/promptCache';
 
 /**
@@ -19,7 +19,7 @@ import { HOSTS_FILE, checkPromptCacheSection } from '../kernel/promptCache';
 export const PERSON_HOSTS_FILE = HOSTS_FILE;
 
 /** Names the built-in hosts, the custom command and VS Code's sample agent already take. */
-const TAKEN = new Set([...BUILT_IN_HOSTS.map((h) => h.id), 'custom', 'sample']);
+const TAKEN = new Set([...HOST_IDS, 'sample']);
 
 const hostSchema = z
   .object({
@@ -33,7 +33,7 @@ const fileSchema = z
     hosts: z.record(
       z
         .string()
-        .regex(/^[a-z][a-z0-9-]{0,31}$/, 'a host name is lowercase letters, digits and hyphens, starting with a letter (at most 32)')
+        .regex(HOST_ID, 'a host name is lowercase letters, digits and hyphens, starting with a letter (at most 32)')
         .refine((id) => !TAKEN.has(id), 'that name is a built-in host'),
       hostSchema,
     ),

@@ -258,6 +258,12 @@ export const BUILT_IN_HOSTS: readonly HostDefinition[] = [
   },
 ];
 
+/** The hosts a turn can name without a hosts.json of its own: every built-in one, and a custom command. */
+export const HOST_IDS: readonly string[] = [...BUILT_IN_HOSTS.map((h) => h.id), 'custom'];
+
+/** How a host is named (a built-in one, `custom`, a person's own in hosts.json): lowercase letters, digits, hyphens. */
+export const HOST_ID = /^[a-z][a-z0-9-]{0,31}$/;
+
 /** A built-in host by its id; undefined for `custom` and anything else. */
 export function builtInHost(id: string): HostDefinition | undefined {
   return BUILT_IN_HOSTS.find((h) => h.id === id);

@@ -2,7 +2,7 @@ import type { Command } from '../command';
 import { InvalidInputError } from '../../kernel/errors';
 import { setGoalHost } from '../../kernel/goals/goalHost';
 import { parseId } from '../../kernel/validate';
-import { BUILT_IN_HOSTS } from '../../shared/hostCatalog';
+import { HOST_IDS } from '../../shared/hostCatalog';
 import { personHosts } from '../../runtime/personHosts';
 import { goalLine, Painter } from '../format';
 
@@ -28,7 +28,7 @@ export const goalSetHost: Command = {
     const clear = ctx.args.bool('clear');
     if ((given === undefined) === !clear)
       throw new InvalidInputError('give a HOST, or --clear (not both)', 'e.g. loopx goal set-host G1 claude');
-    const hosts = [...BUILT_IN_HOSTS.map((h) => h.id), 'custom', ...personHosts(ctx.env).map((h) => h.id)];
+    const hosts = [...HOST_IDS, ...personHosts(ctx.env).map((h) => h.id)];
     if (given !== undefined && !hosts.includes(given))
       throw new InvalidInputError(`no host is called ${JSON.stringify(given)}: one of ${hosts.join(', ')}`);
     const host = given ?? null;

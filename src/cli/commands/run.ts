@@ -8,12 +8,12 @@ import { Runner } from '../run/runner';
 import { loopxForAgents } from '../agentLoopx';
 import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS } from '../../kernel/todos/claims';
 import { getGoal } from '../../kernel/goals/goalQueries';
-import { BUILT_IN_HOSTS } from '../../shared/hostCatalog';
+import { HOST_IDS } from '../../shared/hostCatalog';
 import { hostRefusal } from '../../runtime/hostSafety';
 import { personHosts, personHostsPath } from '../../runtime/personHosts';
 
 /** The hosts `--host` takes: every built-in one (shared/hostCatalog.ts), and a custom command. */
-const HOSTS = [...BUILT_IN_HOSTS.map((h) => h.id), 'custom'];
+const HOSTS = HOST_IDS;
 /** A turn's time limit unless --turn-limit says otherwise: unattended commands run with one. */
 const DEFAULT_TURN_LIMIT_SECONDS = 2 * 3600;
 

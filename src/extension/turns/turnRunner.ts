@@ -30,11 +30,11 @@ import { sampleAgentCommand } from '../bundledCli';
 import { probeHost } from './hostProbe';
 import { hostRefusal } from '../../runtime/hostSafety';
 import { type PersonHost, personHosts } from '../../runtime/personHosts';
-import { BUILT_IN_HOSTS } from '../../shared/hostCatalog';
+import { BUILT_IN_HOSTS, HOST_IDS } from '../../shared/hostCatalog';
 import { prepareWithProgress, tellSetupRefusal } from './worktreePreparation';
 
 /** The hosts Run Turn offers: every built-in one (shared/hostCatalog.ts), and a custom command. */
-export const HOSTS: readonly string[] = [...BUILT_IN_HOSTS.map((h) => h.id), 'custom'];
+export const HOSTS = HOST_IDS;
 
 /** What turns need of their folder: its store, its model (for budgets), the log, and the `loopx` agents run. */
 export interface TurnRunnerDeps {

@@ -3,9 +3,7 @@ import type { Goal } from '../model';
 import { InvalidInputError } from '../errors';
 import { requireHumanChannel } from '../authority';
 import { getGoal } from './goalQueries';
-
-/** A host's id as hosts are named (the built-in ones, `custom`, a person's own in hosts.json): a short lowercase word. */
-const HOST_ID = /^[a-z][a-z0-9-]{0,31}$/;
+import { HOST_ID } from '../../shared/hostCatalog';
 
 /**
  * Chooses the host (agent CLI) a goal's turns run on, or clears the choice (null). A person's decision: the host

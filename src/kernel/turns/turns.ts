@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type Kernel, type Tx, STORE_DIR } from '../kernel';
 import { InvalidInputError, NotAllowedError, RefusedError } from '../errors';
 import { hasHumanChannel } from '../authority';
+import { HOST_ID } from '../../shared/hostCatalog';
 import type { Actor } from '../events/eventTypes';
 import { handoffFromRow, nextNum } from '../model';
 import { renderPrompt } from './prompt';
@@ -28,8 +29,6 @@ import {
 import { type TodoCore, getTodo, getTodoCore } from '../todos/todoQueries';
 import { requireTurnMayStart } from '../goals/goalStanding';
 import { getGoal } from '../goals/goalQueries';
-
-const HOST = /^[a-z][a-z0-9-]{0,31}$/;
 
 export interface TurnStart {
   turn: Turn;
@@ -151,7 +150,7 @@ function worktreeToPrepare(kernel: Kernel, input: TurnStartInput, unattended: bo
 
 function checkTurnInput(kernel: Kernel, input: TurnStartInput): { agent: Actor; lease: number; limit: number | undefined } {
   const caller = kernel.requireActor();
-  if (!HOST.test(input.host))
+  if (!HOST_ID.test(input.host))
     throw new InvalidInputError(`host must be a short lowercase name such as codex, claude or custom, got ${JSON.stringify(input.host)}`);
   const agentName = parseAgentName(input.agent ?? (caller.kind === 'agent' ? caller.name : input.host), 'agent');
   if (caller.kind === 'agent' && caller.name !== agentName)
