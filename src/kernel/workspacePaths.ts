@@ -10,7 +10,8 @@ function inside(root: string, candidate: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
-function toPosix(p: string): string {
+/** A path with `/` separators, as the store keeps workspace paths on every platform. */
+export function toPosix(p: string): string {
   return sep === '/' ? p : p.split(sep).join('/');
 }
 
@@ -44,7 +45,8 @@ export function recordArtifact(root: string, input: string): Artifact {
   return { path: rel, sha256: hashFile(real), bytes: stat.size };
 }
 
-function hashFile(path: string): string {
+/** A file's SHA-256 as hex, read in blocks (node:crypto, loaded on first use). */
+export function hashFile(path: string): string {
   const hash = nodeCrypto().createHash('sha256');
   const fd = openSync(path, 'r');
   try {

@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Kernel } from '../kernel';
 import type { SqliteDb } from '../db/sqliteDb';
 import { RefusedError } from '../errors';
+import { sha256 } from '../nodeCrypto';
+import { hashFile, toPosix } from '../workspacePaths';
 import { type Turn, getTurn } from './turnQueries';
 
 /**
@@ -14,7 +15,7 @@ import { type Turn, getTurn } from './turnQueries';
  * seen against its hash. No verb records it: an agent cannot describe its own turn's boundary.
  */
 export interface TurnConfig {
-  /** The shell line that ran the host, with the value of any assignment whose name looks secret masked. */
+  /** The shell line that ran the host, with the value of each assignment or option whose name says it is a secret masked. */
   command: string;
   /** The SHA-256 of the line as it ran, secrets included: the same line gives the same hash. */
   commandSha256: string;
@@ -43,8 +44,6 @@ export function maskSecrets(command: string): string {
     );
 }
 
-const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
-
 /** The turn folder's files as they are now (`dir` under `root`), each hashed; symbolic links are named, not followed. */
 export function turnConfigFiles(root: string, dir: string): TurnConfig['files'] {
   const files: TurnConfig['files'] = [];
@@ -62,8 +61,8 @@ export function turnConfigFiles(root: string, dir: string): TurnConfig['files'] 
       const stat = lstatSync(path, { throwIfNoEntry: false });
       if (!stat) continue;
       if (stat.isDirectory()) walk(path);
-      else if (stat.isFile()) files.push({ path: relative(root, path).split('\\').join('/'), sha256: sha256(readFileSync(path)) });
-      else if (stat.isSymbolicLink()) files.push({ path: relative(root, path).split('\\').join('/'), sha256: 'symlink' });
+      else if (stat.isFile()) files.push({ path: toPosix(relative(root, path)), sha256: hashFile(path) });
+      else if (stat.isSymbolicLink()) files.push({ path: toPosix(relative(root, path)), sha256: 'symlink' });
     }
   };
   walk(dir);
