@@ -13,6 +13,7 @@ import { checkReplay } from '../../kernel/replay';
 import { STATUS_FILE } from '../../runtime/projections/statusMd';
 import { openTurns } from '../../kernel/turns/turnQueries';
 import { recentRunners } from '../../kernel/turns/runners';
+import type { SqliteDb } from '../../kernel/db/sqliteDb';
 import { listGoals } from '../../kernel/goals/goalQueries';
 import { Painter } from '../format';
 import { StoreEnvironmentError, environmentError } from '../../kernel/storeFile';
@@ -194,10 +195,14 @@ function setAsideCheck(found: ReturnType<typeof setAsideFound>): [string, Level,
   ];
 }
 
+/** The `loopx run` processes seen in the last 24 hours (doctor's runners line, and the hosts the workspace uses). */
+function runnersSeenToday(db: SqliteDb, kernel: Kernel): ReturnType<typeof recentRunners> {
+  return recentRunners(db, new Date(kernel.clock() - 24 * 3600 * 1000).toISOString());
+}
+
 /** `loopx run` processes seen in the last day (a runner's agent is seen when it starts and with every turn). */
 function runners(kernel: Kernel): [string, Level, string] {
-  const since = new Date(kernel.clock() - 24 * 3600 * 1000).toISOString();
-  const seen = kernel.read((db) => recentRunners(db, since));
+  const seen = kernel.read((db) => runnersSeenToday(db, kernel));
   if (seen.length === 0) return ['runners', 'ok', 'no loopx run seen in the last 24 hours'];
   return ['runners', 'ok', seen.map((r) => `${r.agent} (host ${r.host}, pid ${r.pid}) last seen ${r.lastSeen}`).join('; ')];
 }
@@ -259,8 +264,7 @@ async function hostChecks(path: string, cwd: string, env: NodeJS.ProcessEnv): Pr
 function hostsInUse(ctx: Parameters<Command['run']>[0]): Map<string, string[]> | null {
   try {
     const kernel = ctx.kernel();
-    const since = new Date(kernel.clock() - 24 * 3600 * 1000).toISOString();
-    const { goals, seen } = kernel.read((db) => ({ goals: listGoals(db), seen: recentRunners(db, since) }));
+    const { goals, seen } = kernel.read((db) => ({ goals: listGoals(db), seen: runnersSeenToday(db, kernel) }));
     const uses = new Map<string, string[]>();
     const add = (host: string, why: string) => uses.set(host, [...(uses.get(host) ?? []), why]);
     for (const g of goals) if (g.host && (g.status === 'active' || g.status === 'paused')) add(g.host, `${g.id}'s agent`);
