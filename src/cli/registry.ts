@@ -41,6 +41,7 @@ import { turnProgress } from './commands/turnProgress';
 import { turnList } from './commands/turnList';
 import { turnShow } from './commands/turnShow';
 import { goalSetHost } from './commands/goalHost';
+import { PROJECTS_COMMANDS } from './commands/projects';
 import { reviewPacket } from './commands/reviewPacket';
 import { agentsMd } from './commands/agentsMd';
 import { mcp } from './commands/mcp';
@@ -125,6 +126,7 @@ export const CLI_COMMANDS: readonly Command[] = [
   ...PRICES_COMMANDS,
   ...WORKTREE_COMMANDS,
   ...TEAM_COMMANDS,
+  ...PROJECTS_COMMANDS,
   agentsMd,
   mcp,
   lsp,

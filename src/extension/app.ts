@@ -22,6 +22,7 @@ import { goalProgress } from './views/todoPresentation';
 import { GoalFileSupport } from './goalFiles/goalFileSupport';
 import { WalkthroughProgress } from './walkthroughProgress';
 import { GoalsFilter } from './views/goalsFilter';
+import { ProjectsView } from './views/projectsView';
 
 /**
  * The composition root: one FolderServices per workspace folder (its store, model, turns…), and the window's parts
@@ -50,6 +51,8 @@ export class LoopxApp extends Disposable {
   readonly documents: VirtualDocuments;
   /** Get Started's checkmarks, from what the stores hold. */
   readonly walkthrough: WalkthroughProgress;
+  /** The person's other projects and what waits in each. */
+  readonly projects: ProjectsView;
 
   /** How long activate() took, for the activation benchmark. */
   activationMs = 0;
@@ -141,6 +144,7 @@ export class LoopxApp extends Disposable {
     this.goalFiles = this.register(new GoalFileSupport(host.extensionUri, log));
     this.statusBar = this.register(new QuotaStatusBar(this.folders));
     this.walkthrough = this.register(new WalkthroughProgress(this.folders));
+    this.projects = this.register(new ProjectsView(() => this.folders.all.map((f) => f.root), log));
 
     // The Evidence view follows the selection in the Goals view (in the selected item's folder).
     this.register(

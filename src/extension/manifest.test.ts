@@ -72,6 +72,8 @@ describe('package.json ↔ code', () => {
       COMMANDS.mergeBranch,
       COMMANDS.openPullRequest,
       COMMANDS.discardBranch,
+      COMMANDS.renameProject,
+      COMMANDS.forgetProject,
     ];
     for (const c of contributes.commands as { command: string; title: string }[])
       expect(c.title.endsWith('…'), `${c.command}: "${c.title}"`).toBe((asks as string[]).includes(c.command));

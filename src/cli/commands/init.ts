@@ -5,6 +5,8 @@ import { requireText } from '../../kernel/validate';
 import type { Command } from '../command';
 import { Kernel } from '../../kernel/kernel';
 import { writeStatusMd } from '../../runtime/projections/statusMd';
+import { registerQuietly } from '../../kernel/projects/projectRegistry';
+import { kernelStoreId } from '../../kernel/projects/storeIdentity';
 
 /** A goal file from the template, never over an existing one (the file is the person's). */
 async function startGoalFile(root: string, title: string): Promise<{ path: string; written: boolean }> {
@@ -39,6 +41,8 @@ export const init: Command = {
       const gitignore = ensureGitignore(root);
       writeStatusMd(kernel);
       const goalFile = title === undefined ? null : await startGoalFile(root, title.trim());
+      // Listed among the person's projects (loopx projects); a config folder this process may not write is no failure.
+      const notListed = registerQuietly(root, 'init', kernelStoreId(kernel), { env: ctx.env });
       const data = {
         root,
         store: kernel.storeDir,
@@ -47,6 +51,8 @@ export const init: Command = {
         driver: kernel.db.driver,
         gitignore,
         goalFile,
+        listed: notListed === null,
+        ...(notListed === null ? {} : { notListed }),
       };
       const next = goalFile
         ? `Next: edit ${goalFile.path}, then loopx goal apply ${goalFile.path}`

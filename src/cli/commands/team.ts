@@ -1,5 +1,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { registerQuietly } from '../../kernel/projects/projectRegistry';
+import { readStoreId } from '../../kernel/projects/storeIdentity';
 import type { Command, CommandContext } from '../command';
 import { Kernel, STORE_DIR } from '../../kernel/kernel';
 import { EXIT, LoopxError, NotAllowedError } from '../../kernel/errors';
@@ -265,6 +267,8 @@ export const teamJoin: Command = {
       throw error;
     }
     const gitignore = ensureGitignore(root);
+    // Listed among the person's projects (loopx projects), by the team log's first event: every machine's same store.
+    const notListed = registerQuietly(root, 'team join', readStoreId(root), { env: ctx.env });
     const data = {
       database: connection.shown,
       pointer: teamPointerPath(root),
@@ -276,6 +280,8 @@ export const teamJoin: Command = {
       gitignore,
       recorded: recorded.seq === null ? null : { kind: 'team.joined', seq: recorded.seq },
       ...(recorded.why ? { notRecorded: recorded.why } : {}),
+      listed: notListed === null,
+      ...(notListed === null ? {} : { notListed }),
     };
     return {
       data,

@@ -55,6 +55,11 @@ export const COMMANDS = {
   addHook: 'loopx.addHook',
   removeHook: 'loopx.removeHook',
   setModelPrice: 'loopx.setModelPrice',
+  // The Projects view's (views/projectsView.ts registers them: they need no folder's store).
+  openProject: 'loopx.openProject',
+  refreshProjects: 'loopx.refreshProjects',
+  renameProject: 'loopx.renameProject',
+  forgetProject: 'loopx.forgetProject',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

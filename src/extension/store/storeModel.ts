@@ -24,6 +24,8 @@ import { listWorktreeRows } from '../../kernel/worktrees/worktreeRows';
 import type { CardChange } from '../../protocol/boardProtocol';
 import { BranchChanges } from '../worktrees/branchChanges';
 import { TeamReach } from './teamReach';
+import { registerQuietly } from '../../kernel/projects/projectRegistry';
+import { kernelStoreId } from '../../kernel/projects/storeIdentity';
 
 export const CONTEXT_HAS_STORE = 'loopx.hasStore';
 export const CONTEXT_OPEN_FAILED = 'loopx.openFailed';
@@ -187,6 +189,9 @@ export class StoreSession extends Disposable {
       },
     };
     this.log.info(`opened ${kernel.storeDir} (driver ${kernel.db.driver}, schema ${kernel.schemaVersion}) in ${Date.now() - started} ms`);
+    // Listed among the person's projects (loopx projects, the Projects view); a list it cannot write is only logged.
+    const notListed = registerQuietly(this.root, 'vscode', kernelStoreId(kernel));
+    if (notListed) this.log.warn(`this folder is not listed among your projects: ${notListed}`);
     this.openState.fire();
     this.changed.fire();
   }

@@ -1,6 +1,7 @@
 import type { Todo } from '../../kernel/model';
 import type { CardChange } from '../../protocol/boardProtocol';
 import { hasChanges, landingsFor } from '../../protocol/changeWords';
+import { PROJECT_STATES } from '../../kernel/readModels/projectSummary';
 
 /** What a todo's branch offers, as contextValue suffixes the branch menus match (changeWords.ts decides which). */
 const LANDING_SUFFIX = { mergeBranch: ':merge', openPullRequest: ':pr', discardBranch: ':discard' } as const;
@@ -27,6 +28,8 @@ export const CONTEXT = {
   message: 'loopx:message',
   /** A waiting monitor whose check an agent set and a person has not allowed yet ends in `:approval`. */
   monitor: (status: string, pending = false) => `loopx:monitor:${status}${pending ? ':approval' : ''}`,
+  /** One of the person's projects in the Projects view, by what its folder and store are (ok, missing, …). */
+  project: (state: string) => `loopx:project:${state}`,
 } as const;
 
 export const ALL_CONTEXT_VALUES = [
@@ -48,4 +51,5 @@ export const ALL_CONTEXT_VALUES = [
   CONTEXT.message,
   ...['waiting', 'fired', 'expired', 'cancelled'].map((s) => CONTEXT.monitor(s)),
   CONTEXT.monitor('waiting', true),
+  ...PROJECT_STATES.map(CONTEXT.project),
 ];

@@ -1,0 +1,19 @@
+import { countOf } from '../shared/countWords';
+import type { WaitingCounts } from '../shared/projectTypes';
+
+const PARTS: [keyof Omit<WaitingCounts, 'total'>, string, string][] = [
+  ['gates', 'gate to decide', 'gates to decide'],
+  ['toLand', 'change to land', 'changes to land'],
+  ['blocked', 'blocked todo', 'blocked todos'],
+  ['setAside', 'event set aside', 'events set aside'],
+  ['pausedGoals', 'goal waiting to be started', 'goals waiting to be started'],
+  ['failing', 'todo that keeps failing', 'todos that keep failing'],
+  ['lapsedLeases', 'lapsed lease', 'lapsed leases'],
+  ['heldOpen', 'turn left open', 'turns left open'],
+];
+
+/** "1 gate to decide, 2 blocked todos", or "nothing waits on you": the CLI's list and VS Code's Projects view. */
+export function waitingWords(waiting: WaitingCounts): string {
+  const parts = PARTS.filter(([key]) => waiting[key] > 0).map(([key, one, many]) => countOf(waiting[key], one, many));
+  return parts.length > 0 ? parts.join(', ') : 'nothing waits on you';
+}

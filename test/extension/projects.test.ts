@@ -1,0 +1,87 @@
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { Kernel } from '../../src/kernel/kernel';
+import { askGate } from '../../src/kernel/gates/gates';
+import { createGoal } from '../../src/kernel/goals/goals';
+import { forgetProject, listProjectEntries, registerProject } from '../../src/kernel/projects/projectRegistry';
+import { kernelStoreId } from '../../src/kernel/projects/storeIdentity';
+import type { ProjectNode } from '../../src/extension/views/projectsTree';
+import { app, vscodeHuman, withAnswers, workspaceRoot } from './support';
+
+const label = (item: vscode.TreeItem) => (typeof item.label === 'string' ? item.label : (item.label?.label ?? ''));
+
+/** Two other workspaces of the person's, one with a gate waiting: listed as `loopx init` would list them. */
+function otherProjects(): { parent: string; docs: string } {
+  const parent = mkdtempSync(join(tmpdir(), 'loopx-host-projects-'));
+  const made = (name: string, gate: boolean) => {
+    const root = join(parent, name);
+    const { kernel } = Kernel.init(root, { actor: vscodeHuman });
+    if (gate) askGate(kernel, { goalId: createGoal(kernel, { title: 'Release' }).id, question: 'Ship 2.0 today?' });
+    registerProject(root, 'init', kernelStoreId(kernel));
+    kernel.close();
+    return root;
+  };
+  made('host-api', true);
+  return { parent, docs: made('host-docs', false) };
+}
+
+suite('Projects view', () => {
+  test("lists the person's other projects, what waits first, never this window's own; a moved folder is said; Forget asks first", async () => {
+    const loopx = await app();
+    const { parent, docs } = otherProjects();
+    try {
+      // This window's folder is listed too (VS Code opened it), and left out of the view.
+      assert.ok(listProjectEntries().some((e) => e.root === workspaceRoot()));
+      await loopx.projects.refresh();
+      const rows = () => loopx.projects.tree.getChildren().map((n) => loopx.projects.tree.getTreeItem(n));
+      const ours = () => rows().filter((r) => /^host-/.test(label(r)));
+      assert.deepEqual(
+        ours().map((r) => [label(r), r.description]),
+        [
+          ['host-api', '1 gate to decide'],
+          ['host-docs', 'nothing waits on you'],
+        ],
+      );
+      assert.ok(!rows().some((r) => r.id === `project:${workspaceRoot()}`));
+      const apiRow = ours()[0]!;
+      assert.equal(apiRow.contextValue, 'loopx:project:ok');
+      assert.equal(apiRow.command?.command, 'loopx.openProject');
+      const tip = (apiRow.tooltip as vscode.MarkdownString).value.replace(/&nbsp;/g, ' ').replace(/\\/g, '');
+      assert.match(tip, /host-api[^]*1 gate to decide[^]*1 goal running · last change just now[^]*Click to open it in a new window/);
+
+      renameSync(docs, `${docs}-moved`);
+      await loopx.projects.refresh();
+      const moved = ours().find((r) => label(r) === 'host-docs')!;
+      assert.equal(moved.description, 'its folder is gone (moved or deleted)');
+      assert.equal(moved.contextValue, 'loopx:project:missing');
+      assert.equal(moved.command, undefined);
+
+      const node = loopx.projects.tree.getChildren().find((n) => n.project.name === 'host-docs') as ProjectNode;
+      const kept = await withAnswers({ warnings: [undefined] }, async () => {
+        await vscode.commands.executeCommand('loopx.forgetProject', node);
+      });
+      assert.match(kept.prompts[0] ?? '', /^warning \(modal\): Take host-docs off your projects\?/);
+      assert.ok(listProjectEntries().some((e) => e.name === 'host-docs'));
+      await withAnswers({ warnings: ['Forget'] }, async () => {
+        await vscode.commands.executeCommand('loopx.forgetProject', node);
+      });
+      assert.ok(!listProjectEntries().some((e) => e.name === 'host-docs'));
+      assert.ok(!ours().some((r) => label(r) === 'host-docs'));
+      assert.equal(loopx.projects.view.description, '1 waiting on you');
+
+      const apiNode = loopx.projects.tree.getChildren().find((n) => n.project.name === 'host-api') as ProjectNode;
+      const renamed = await withAnswers({ inputs: ['', 'Billing API'] }, async () => {
+        await vscode.commands.executeCommand('loopx.renameProject', apiNode); // an empty name: the box says why
+        await vscode.commands.executeCommand('loopx.renameProject', apiNode);
+      });
+      assert.match(renamed.prompts.join('\n'), /refused: a project name is 1 to 60 characters/);
+      assert.ok(ours().length === 0 && rows().some((r) => label(r) === 'Billing API'));
+    } finally {
+      for (const e of listProjectEntries()) if (e.root.startsWith(parent)) forgetProject(e.root);
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+});
