@@ -125,11 +125,34 @@ const targets = [
     ],
     outdir: 'dist/webview',
   },
+  // The dashboard's page (loopx dashboard): browser code that imports only src/protocol and src/shared, its service
+  // worker, its stylesheet; the manifest and the icons are copied beside them (copyDashboardFiles).
+  {
+    ...base,
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome120',
+    sourcemap: false,
+    external: [],
+    entryPoints: [
+      { in: 'dashboard-ui/src/main.ts', out: 'app' },
+      { in: 'dashboard-ui/src/sw.ts', out: 'sw' },
+      { in: 'dashboard-ui/dashboard.css', out: 'app' },
+    ],
+    outdir: 'dist/dashboard',
+  },
 ];
 /** Codicons for the board come from @vscode/codicons, copied next to the bundle (the webview may load nothing else). */
 function copyCodicons() {
   mkdirSync('dist/webview', { recursive: true });
   for (const file of ['codicon.css', 'codicon.ttf']) copyFileSync(`node_modules/@vscode/codicons/dist/${file}`, `dist/webview/${file}`);
+}
+/** The dashboard's manifest and icons, beside its bundle (the server serves only what is in dist/dashboard). */
+function copyDashboardFiles() {
+  mkdirSync('dist/dashboard', { recursive: true });
+  copyFileSync('dashboard-ui/manifest.webmanifest', 'dist/dashboard/manifest.webmanifest');
+  copyFileSync('media/icon.svg', 'dist/dashboard/icon.svg');
+  copyFileSync('media/icon.png', 'dist/dashboard/icon.png');
 }
 if (process.argv.includes('--with-test-fixtures')) {
   // A writer that hammers the kernel in one process, for the kill -9 tests (never shipped).
@@ -181,6 +204,13 @@ if (process.argv.includes('--bench')) {
     entryPoints: ['bench/boardBench.ts'],
     outfile: 'dist/bench/boardBench.js',
   });
+  targets.push({
+    ...base,
+    minify: false,
+    external: [...base.external, 'playwright-core'],
+    entryPoints: ['bench/dashboardBench.ts'],
+    outfile: 'dist/bench/dashboardBench.js',
+  });
 }
 
 if (process.argv.includes('--soak')) {
@@ -227,12 +257,14 @@ function writeAgentBundleInputs(results) {
 
 if (watch) {
   copyCodicons();
+  copyDashboardFiles();
   for (const target of targets) await (await context(target)).watch();
   console.log('esbuild: watching…');
 } else {
   const started = Date.now();
   const results = await Promise.all(targets.map((target) => build(target)));
   copyCodicons();
+  copyDashboardFiles();
   writeAgentBundleInputs(results);
   // A verb that left the list leaves no bundle behind; code caches of the loader before Node's compile cache go too.
   for (const name of readdirSync('dist')) if (/^cli\.js\..*cache$/.test(name)) rmSync(`dist/${name}`, { force: true });

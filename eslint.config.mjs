@@ -153,4 +153,12 @@ export default tseslint.config(
     ],
     [{ name: 'vscode', message: 'The webview talks to VS Code only through postMessage.' }],
   ),
+  layer(
+    ['dashboard-ui/**/*.ts'],
+    [
+      outside('The dashboard page', ['kernel', 'runtime', 'cli', 'extension', 'goalFile', 'languageServer'], 'imports only src/protocol.'),
+      { ...NODE_BUILTINS, message: 'The dashboard page runs in the browser: no Node built-ins.' },
+    ],
+    [{ name: 'vscode', message: 'The dashboard page talks to its server only over HTTP.' }],
+  ),
 );

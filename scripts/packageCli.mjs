@@ -28,6 +28,9 @@ export function cliManifest(pkg) {
   };
 }
 
+/** The dashboard's built page (esbuild.mjs writes dist/dashboard/): the CLI package and the .vsix both carry it. */
+export const DASHBOARD_FILES = ['app.js', 'app.css', 'sw.js', 'manifest.webmanifest', 'icon.svg', 'icon.png'];
+
 /** What the package holds besides its manifest, each as [from in the checkout, to in the package]. */
 export function cliFiles() {
   const agent = readdirSync(join(root, 'dist', 'agent'))
@@ -44,6 +47,8 @@ export function cliFiles() {
     ['dist/eventValidation.js', 'dist/eventValidation.js'],
     ['dist/migrationSql.js', 'dist/migrationSql.js'],
     ['dist/croner.js', 'dist/croner.js'],
+    // loopx dashboard's page: served from beside dist/cli.js
+    ...DASHBOARD_FILES.map((name) => [`dist/dashboard/${name}`, `dist/dashboard/${name}`]),
     ...agent,
     ['docs/cli-readme.md', 'README.md'],
     ['LICENSE', 'LICENSE'],

@@ -87,8 +87,9 @@ describe('the .vsix', () => {
     // December 2026 (1.99 MB before issue 28's worktree views), all of it our own bundles, most the per-verb ones;
     // 2.67 MB after issue 37 and 38's kernel rules (proofs, set-aside events with the event schemas and zod in every
     // bundle: taking zod back out of the agents' bundles is the speed issue's first step); 2.81 MB after issue 41's
-    // Copilot CLI and Qwen Code (their readers, boundaries and the turn's own loopx, in the bundles that start turns).
-    expect(statSync(VSIX).size).toBeLessThan(2_900_000);
+    // Copilot CLI and Qwen Code (their readers, boundaries and the turn's own loopx, in the bundles that start turns);
+    // 2.88 MB after issue 43's projects and dashboard (its page in dist/dashboard/, its server in the extension and CLI).
+    expect(statSync(VSIX).size).toBeLessThan(3_000_000);
   });
 
   test('declares no target platform and the floor VS Code, with what the Marketplace and Open VSX show', async () => {
@@ -147,6 +148,7 @@ describe('the CLI package', () => {
       'package/bin/loopx',
       'package/dist/cli.js',
       'package/dist/croner.js',
+      ...['app.css', 'app.js', 'icon.png', 'icon.svg', 'manifest.webmanifest', 'sw.js'].map((f) => `package/dist/dashboard/${f}`),
       'package/dist/eventValidation.js',
       'package/dist/lsp.js',
       'package/dist/mcp.js',
@@ -163,8 +165,8 @@ describe('the CLI package', () => {
       expect(manifest, key).not.toHaveProperty(key);
     // A budget that catches a dependency bundled by mistake. Team mode (issue 25) put its client code (about 16 KB
     // minified) into every agent verb's bundle and PostgreSQL's client into dist/pg.js: 1.6 MB, from under 1.5 MB;
-    // 2.01 MB after issues 37 and 38 (see the .vsix's budget above).
-    expect(statSync(TARBALL).size).toBeLessThan(2_100_000);
+    // 2.01 MB after issues 37 and 38 (see the .vsix's budget above); 2.10 MB after issue 43's dashboard.
+    expect(statSync(TARBALL).size).toBeLessThan(2_200_000);
   });
 
   test('`npm pack` at the root of the checkout says where the packages are made instead of packing the checkout', () => {

@@ -42,6 +42,7 @@ import { turnList } from './commands/turnList';
 import { turnShow } from './commands/turnShow';
 import { goalSetHost } from './commands/goalHost';
 import { PROJECTS_COMMANDS } from './commands/projects';
+import { dashboard } from './commands/dashboard';
 import { reviewPacket } from './commands/reviewPacket';
 import { agentsMd } from './commands/agentsMd';
 import { mcp } from './commands/mcp';
@@ -127,6 +128,7 @@ export const CLI_COMMANDS: readonly Command[] = [
   ...WORKTREE_COMMANDS,
   ...TEAM_COMMANDS,
   ...PROJECTS_COMMANDS,
+  dashboard,
   agentsMd,
   mcp,
   lsp,

@@ -23,6 +23,7 @@ import { GoalFileSupport } from './goalFiles/goalFileSupport';
 import { WalkthroughProgress } from './walkthroughProgress';
 import { GoalsFilter } from './views/goalsFilter';
 import { ProjectsView } from './views/projectsView';
+import { DashboardHost } from './dashboard/dashboardHost';
 
 /**
  * The composition root: one FolderServices per workspace folder (its store, model, turns…), and the window's parts
@@ -144,7 +145,9 @@ export class LoopxApp extends Disposable {
     this.goalFiles = this.register(new GoalFileSupport(host.extensionUri, log));
     this.statusBar = this.register(new QuotaStatusBar(this.folders));
     this.walkthrough = this.register(new WalkthroughProgress(this.folders));
-    this.projects = this.register(new ProjectsView(() => this.folders.all.map((f) => f.root), log));
+    this.projects = this.register(
+      new ProjectsView(() => this.folders.all.map((f) => f.root), log, new DashboardHost(host.extensionUri, log)),
+    );
 
     // The Evidence view follows the selection in the Goals view (in the selected item's folder).
     this.register(

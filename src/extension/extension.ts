@@ -9,6 +9,7 @@ import { whyLoopxCannotStart } from './runtimeSupport';
 import { refuseToStart } from './cannotStart';
 import { CliOnPathNotice } from './cliOnPathNotice';
 import { join } from 'node:path';
+import { registerDecideLinks, takePendingDecision } from './dashboard/decideLinks';
 
 let app: LoopxApp | undefined;
 
@@ -27,6 +28,12 @@ export function activate(context: vscode.ExtensionContext): LoopxApp | undefined
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
   if (folders.length === 0) {
     void vscode.commands.executeCommand('setContext', 'loopx.noFolder', true);
+    // A window without a folder still takes the dashboard's links: it opens the project's folder for them.
+    const log = new Log();
+    context.subscriptions.push(
+      log,
+      registerDecideLinks(context.globalState, () => [], log),
+    );
     return undefined;
   }
   const log = new Log();
@@ -41,6 +48,10 @@ export function activate(context: vscode.ExtensionContext): LoopxApp | undefined
       cliCommand: cli.command,
     });
     context.subscriptions.push(app);
+    // The dashboard's decide links: this window's folder shows the decision; another's opens in a new window.
+    const roots = () => app?.folders.all.map((f) => f.root) ?? [];
+    context.subscriptions.push(registerDecideLinks(context.globalState, roots, log));
+    void takePendingDecision(context.globalState, roots()).catch((error: unknown) => log.warn(`a decision link: ${String(error)}`));
     app.activationMs = performance.now() - started;
     log.info(`activated in ${app.activationMs.toFixed(1)} ms (VS Code ${vscode.version}, Node ${process.versions.node})`);
     showLoopxOnOpen(app.folders, context.workspaceState).catch((error: unknown) =>

@@ -9,7 +9,10 @@ import { createGoal } from '../../src/kernel/goals/goals';
 import { forgetProject, listProjectEntries, registerProject } from '../../src/kernel/projects/projectRegistry';
 import { kernelStoreId } from '../../src/kernel/projects/storeIdentity';
 import type { ProjectNode } from '../../src/extension/views/projectsTree';
-import { app, vscodeHuman, withAnswers, workspaceRoot } from './support';
+import { app, otherWriter, vscodeHuman, withAnswers, workspaceRoot } from './support';
+import { handleDecideUri } from '../../src/extension/dashboard/decideLinks';
+import { decideLink } from '../../src/runtime/dashboard/decideLink';
+import { getGate } from '../../src/kernel/gates/gates';
 
 const label = (item: vscode.TreeItem) => (typeof item.label === 'string' ? item.label : (item.label?.label ?? ''));
 
@@ -70,7 +73,8 @@ suite('Projects view', () => {
       });
       assert.ok(!listProjectEntries().some((e) => e.name === 'host-docs'));
       assert.ok(!ours().some((r) => label(r) === 'host-docs'));
-      assert.equal(loopx.projects.view.description, '1 waiting on you');
+      // (The host's list may hold other suites' folders too: what is counted, not how many.)
+      assert.match(String(loopx.projects.view.description), /^[1-9]\d* waiting on you$/);
 
       const apiNode = loopx.projects.tree.getChildren().find((n) => n.project.name === 'host-api') as ProjectNode;
       const renamed = await withAnswers({ inputs: ['', 'Billing API'] }, async () => {
@@ -83,5 +87,45 @@ suite('Projects view', () => {
       for (const e of listProjectEntries()) if (e.root.startsWith(parent)) forgetProject(e.root);
       rmSync(parent, { recursive: true, force: true });
     }
+  });
+
+  test("a dashboard's decide link shows the decision's usual modal here; a link LoopX does not know changes nothing", async () => {
+    const loopx = await app();
+    const person = Kernel.open(workspaceRoot(), { actor: vscodeHuman });
+    const goal = createGoal(person, { title: 'Release 2.0' });
+    person.close();
+    const codex = otherWriter('codex');
+    const gate = askGate(codex, { goalId: goal.id, question: 'Publish the release notes?' });
+    codex.close();
+    const memory = new Map<string, unknown>();
+    const state = {
+      get: (k: string) => memory.get(k),
+      update: async (k: string, v: unknown) => void memory.set(k, v),
+      keys: () => [...memory.keys()],
+    };
+    const link = decideLink('vscode', workspaceRoot(), { kind: 'gate', id: gate.id })!;
+    const shown = await withAnswers({ picks: [(items) => items.find((i) => i.label === 'Approve…')], warnings: ['Approve'] }, () =>
+      handleDecideUri(vscode.Uri.parse(link), state as unknown as vscode.Memento, [workspaceRoot()], loopx.log),
+    );
+    assert.match(shown.prompts[0] ?? '', new RegExp(`^pick: LoopX: the gate ${gate.id}, from the dashboard \\[Approve… \\| Reject…\\]`));
+    assert.match(
+      shown.prompts[1] ?? '',
+      new RegExp(`^warning \\(modal\\): Approve gate ${gate.id} on goal ${goal.id}\\? \\| Publish the release notes\\?`),
+    );
+    const decided = loopx.folders.all[0]!.session.requireKernel().read((db) => getGate(db, gate.id));
+    assert.equal(decided.status, 'approved');
+    assert.equal(decided.decidedBy, vscodeHuman.name);
+
+    for (const odd of [
+      link.replace('kind=gate', 'kind=shell'),
+      link.replace(`id=${gate.id}`, 'id=Q1%3Brm'),
+      link.replace('/decide', '/run'),
+    ]) {
+      const refused = await withAnswers({ notices: [] }, () =>
+        handleDecideUri(vscode.Uri.parse(odd), state as unknown as vscode.Memento, [workspaceRoot()], loopx.log),
+      );
+      assert.deepEqual(refused.prompts, ['warning: LoopX: that link is not one LoopX opens.'], odd);
+    }
+    assert.equal(memory.size, 0);
   });
 });

@@ -60,6 +60,7 @@ export const COMMANDS = {
   refreshProjects: 'loopx.refreshProjects',
   renameProject: 'loopx.renameProject',
   forgetProject: 'loopx.forgetProject',
+  openDashboard: 'loopx.openDashboard',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

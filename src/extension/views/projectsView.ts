@@ -8,6 +8,7 @@ import { clean } from '../../protocol/display';
 import { forgetProject, listProjectEntries, projectName, renameProject } from '../../kernel/projects/projectRegistry';
 import { type ProjectSummary, summarizeProject } from '../../kernel/readModels/projectSummary';
 import { type ProjectNode, ProjectsTreeProvider } from './projectsTree';
+import type { DashboardHost } from '../dashboard/dashboardHost';
 
 /** While the view is visible its counts are read again this often (other windows' and agents' writes). */
 const REFRESH_MS = 60_000;
@@ -18,7 +19,7 @@ const isNode = (arg: unknown): arg is ProjectNode => (arg as ProjectNode | undef
  * The Projects view: the person's other projects and what waits in each, read when the view shows, when the window
  * gains focus (the person comes back from another window) and each minute while it is visible, one project at a time
  * so the window never waits on twenty stores at once. Renaming and forgetting are the person's (this window is their
- * channel); opening one opens its folder in a new window.
+ * channel); opening one opens its folder in a new window. Open Dashboard shows them all in the browser.
  */
 export class ProjectsView extends Disposable {
   readonly tree = this.register(new ProjectsTreeProvider());
@@ -29,6 +30,7 @@ export class ProjectsView extends Disposable {
   constructor(
     private readonly ownRoots: () => readonly string[],
     private readonly log: Log,
+    dashboard: DashboardHost,
   ) {
     super();
     this.view = this.register(vscode.window.createTreeView('loopx.projects', { treeDataProvider: this.tree }));
@@ -40,6 +42,8 @@ export class ProjectsView extends Disposable {
     this.register(vscode.commands.registerCommand(COMMANDS.openProject, (arg: unknown) => this.open(arg)));
     this.register(vscode.commands.registerCommand(COMMANDS.renameProject, (arg: unknown) => this.rename(arg)));
     this.register(vscode.commands.registerCommand(COMMANDS.forgetProject, (arg: unknown) => this.forget(arg)));
+    this.register(dashboard);
+    this.register(vscode.commands.registerCommand(COMMANDS.openDashboard, () => this.openDashboard(dashboard)));
     if (this.view.visible) void this.refresh();
   }
 
@@ -80,6 +84,18 @@ export class ProjectsView extends Disposable {
     this.view.description = waiting > 0 ? `${waiting} waiting on you` : undefined;
     this.view.message =
       projects.length === 0 ? 'Your other LoopX projects show here: each folder LoopX initialises or opens for you.' : undefined;
+  }
+
+  /** Every project in the browser: served from this window, opened where the person's links open. */
+  private async openDashboard(dashboard: DashboardHost): Promise<string | undefined> {
+    try {
+      return await dashboard.open();
+    } catch (error) {
+      const { body } = describeError(error, 'person');
+      this.log.warn(`the dashboard did not start: ${body.message}`);
+      void vscode.window.showErrorMessage(`LoopX: the dashboard did not start: ${body.message}`);
+      return undefined;
+    }
   }
 
   private async open(arg: unknown): Promise<void> {

@@ -1,0 +1,351 @@
+import type { AttentionItem, DashboardGoal, DashboardProject, DashboardSnapshot, GoalPhase } from '../../src/shared/projectTypes';
+import { waitingWords } from '../../src/protocol/projectWords';
+import { relativeTime } from '../../src/protocol/display';
+import { turnOutcomeWords } from '../../src/shared/turnOutcomeWords';
+import { h } from './dom';
+
+/**
+ * The dashboard's page: what waits on a person across every project first, then each project's goals, turns and
+ * agents. State comes from the server's event stream (the whole state, then each project as it changes; a reconnect
+ * resumes from the last event id). Everything from a store goes in as text (dom.ts). It decides nothing: each row
+ * says where a person decides it.
+ */
+const projects = new Map<string, DashboardProject>();
+type Connection = 'connecting' | 'live' | 'retrying' | 'stopped' | 'locked';
+let connection: Connection = 'connecting';
+const seenAttention = new Set<string>();
+let firstState = true;
+
+const KIND_WORDS: Record<AttentionItem['kind'], string> = {
+  gate: 'Gate to decide',
+  land: 'Change to land',
+  blocked: 'Blocked',
+  check: 'Check to allow',
+  setAside: 'Event set aside',
+  paused: 'Goal to start',
+  failing: 'Keeps failing',
+  lapsed: 'Lease lapsed',
+  heldOpen: 'Turn left open',
+};
+const PHASES: [GoalPhase, string][] = [
+  ['running', 'Running'],
+  ['scheduled', 'Scheduled'],
+  ['waiting', 'Waiting'],
+  ['stopped', 'Stopped'],
+  ['done', 'Done'],
+];
+
+const app = document.getElementById('app') as HTMLElement;
+
+async function start(): Promise<void> {
+  const secret = new URLSearchParams(location.hash.slice(1)).get('secret');
+  if (secret) {
+    // Traded once for an HttpOnly cookie, then taken out of the address bar (and of the history).
+    await fetch('api/session', { method: 'POST', headers: { Authorization: `Bearer ${secret}` } }).catch(() => undefined);
+    history.replaceState(null, '', location.pathname);
+  }
+  if ('serviceWorker' in navigator) navigator.serviceWorker.register('sw.js').catch(() => undefined);
+  listen();
+  setInterval(tickTimes, 30_000);
+}
+
+function listen(): void {
+  const stream = new EventSource('api/events');
+  stream.addEventListener('open', () => setConnection('live'));
+  stream.addEventListener('snapshot', (e) => {
+    const snapshot = JSON.parse((e as MessageEvent<string>).data) as DashboardSnapshot;
+    projects.clear();
+    for (const p of snapshot.projects) projects.set(p.key, p);
+    render();
+  });
+  stream.addEventListener('project', (e) => {
+    const project = JSON.parse((e as MessageEvent<string>).data) as DashboardProject;
+    projects.set(project.key, project);
+    render();
+  });
+  stream.addEventListener('removed', (e) => {
+    projects.delete((JSON.parse((e as MessageEvent<string>).data) as { key: string }).key);
+    render();
+  });
+  stream.addEventListener('error', () => {
+    if (stream.readyState === EventSource.CONNECTING) return setConnection('retrying');
+    // Closed for good: refused (no secret) or the server is gone. Ask which, and try again while it is gone.
+    stream.close();
+    fetch('api/snapshot')
+      .then((res) => {
+        if (res.status === 401) setConnection('locked');
+        else setTimeout(listen, 3000);
+      })
+      .catch(() => {
+        setConnection('stopped');
+        setTimeout(listen, 5000);
+      });
+  });
+}
+
+function setConnection(state: Connection): void {
+  connection = state;
+  render();
+}
+
+const CONNECTION_WORDS: Record<Connection, string> = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  retrying: 'Reconnecting…',
+  stopped: 'The loopx dashboard is not running: start it again with loopx dashboard. What is shown may be out of date.',
+  locked: 'This page needs the address loopx dashboard printed (it carries this launch’s secret): open that address.',
+};
+
+function render(): void {
+  const list = [...projects.values()].sort((a, b) => (b.waiting?.total ?? -1) - (a.waiting?.total ?? -1) || a.name.localeCompare(b.name));
+  const attention = list
+    .flatMap((p) => p.attention.map((item) => ({ item, project: p })))
+    .sort((a, b) => a.item.since.localeCompare(b.item.since));
+  notify(attention);
+  const waitingProjects = list.filter((p) => (p.waiting?.total ?? 0) > 0).length;
+  const open = new Set([...app.querySelectorAll('details[open]')].map((d) => d.id));
+  app.replaceChildren(
+    h(
+      'header',
+      { class: 'top' },
+      h('h1', { text: 'LoopX' }),
+      h('p', {
+        class: 'summary',
+        text: `${list.length} ${list.length === 1 ? 'project' : 'projects'}${waitingProjects ? `, ${waitingProjects} waiting on you` : ''}`,
+      }),
+      h('p', { class: `connection ${connection}`, role: 'status', text: CONNECTION_WORDS[connection] }),
+      notifyButton(),
+    ),
+    h(
+      'section',
+      { class: 'attention', 'aria-labelledby': 'attention-title' },
+      h('h2', { id: 'attention-title', text: attention.length ? `Waiting on you (${attention.length})` : 'Nothing waits on you' }),
+      attention.length
+        ? h('ol', { class: 'items' }, ...attention.map(({ item, project }) => attentionRow(item, project)))
+        : h('p', { class: 'quiet', text: 'Gates, blocked todos, changes to land and checks to allow show here, oldest first.' }),
+      h('p', {
+        class: 'why',
+        text: 'The dashboard only shows: each decision is made in VS Code or at a terminal, where a person is asked.',
+      }),
+    ),
+    h(
+      'section',
+      { class: 'projects', 'aria-label': 'Projects' },
+      ...(list.length
+        ? list.map(projectCard)
+        : [h('p', { class: 'quiet', text: 'No projects yet: loopx init in a workspace, or opening it in VS Code, lists it here.' })]),
+    ),
+  );
+  for (const id of open) (document.getElementById(id) as HTMLDetailsElement | null)?.setAttribute('open', '');
+}
+
+function attentionRow(item: AttentionItem, project: DashboardProject): HTMLElement {
+  return h(
+    'li',
+    { class: `item ${item.kind}`, 'data-kind': item.kind },
+    h('span', { class: 'kind', text: KIND_WORDS[item.kind] }),
+    h('span', { class: 'title', text: item.title }),
+    h('span', { class: 'where', text: `${project.name}${item.todoId ? ` · ${item.todoId}` : item.goalId ? ` · ${item.goalId}` : ''}` }),
+    item.detail ? h('span', { class: 'detail', text: item.detail }) : null,
+    timeEl(item.since),
+    h('code', { class: 'command', text: item.command }),
+    h(
+      'span',
+      { class: 'actions' },
+      item.link ? h('a', { class: 'decide', href: item.link, text: `Decide in ${editorName(item.link)}` }) : null,
+      copyButton(item.command),
+    ),
+  );
+}
+
+/** The editor a decide link opens, by its scheme. */
+function editorName(link: string): string {
+  const scheme = link.slice(0, link.indexOf(':'));
+  return { vscode: 'VS Code', 'vscode-insiders': 'VS Code Insiders', cursor: 'Cursor', vscodium: 'VSCodium' }[scheme] ?? 'your editor';
+}
+
+function copyButton(text: string): HTMLElement {
+  const button = h('button', { type: 'button', class: 'copy', text: 'Copy command' });
+  button.addEventListener('click', () => {
+    void navigator.clipboard?.writeText(text).then(
+      () => (button.textContent = 'Copied'),
+      () => (button.textContent = 'Copy it by hand'),
+    );
+  });
+  return button;
+}
+
+function projectCard(p: DashboardProject): HTMLElement {
+  const facts = [
+    p.store === 'team' ? 'team store' : p.store === 'local' ? 'local store' : null,
+    p.lastActivity ? `last change ${relativeTime(p.lastActivity, Date.now())}` : null,
+  ].filter(Boolean) as string[];
+  return h(
+    'article',
+    { class: `project ${p.state}`, id: `project-${p.key}`, 'data-key': p.key },
+    h('h2', { text: p.name }),
+    h('p', { class: 'path', text: p.root }),
+    h('p', { class: 'facts', text: facts.join(' · ') }),
+    p.problem ? h('p', { class: 'problem', role: 'note', text: p.problem }) : null,
+    p.waiting ? h('p', { class: p.waiting.total ? 'waits' : 'quiet', text: waitingWords(p.waiting) }) : null,
+    ...PHASES.map(([phase, title]) => phaseList(p, phase, title)),
+    p.turns.length ? turnsBlock(p) : null,
+    p.agents.length ? agentsBlock(p) : null,
+    p.handoffs.length ? handoffsBlock(p) : null,
+  );
+}
+
+function phaseList(p: DashboardProject, phase: GoalPhase, title: string): HTMLElement | null {
+  const goals = p.goals.filter((g) => g.phase === phase);
+  if (goals.length === 0) return null;
+  return h('div', { class: `phase ${phase}` }, h('h3', { text: `${title} (${goals.length})` }), ...goals.map((g) => goalBlock(p, g)));
+}
+
+function goalBlock(p: DashboardProject, g: DashboardGoal): HTMLElement {
+  const c = g.counts;
+  const counts = `${c.shipped} shipped, ${c.claimed} at work, ${c.open} open${c.blocked ? `, ${c.blocked} blocked` : ''}`;
+  return h(
+    'details',
+    { class: 'goal', id: `goal-${p.key}-${g.id}` },
+    h(
+      'summary',
+      {},
+      h('span', { class: 'id', text: g.id }),
+      h('span', { class: 'title', text: g.title }),
+      h('span', { class: 'counts', text: counts }),
+      g.nextWakeAt ? h('span', { class: 'wake' }, 'next wake ', timeEl(g.nextWakeAt)) : null,
+    ),
+    h(
+      'ul',
+      { class: 'todos' },
+      ...g.todos.map((t) =>
+        h(
+          'li',
+          { class: `todo ${t.status}` },
+          h('span', { class: 'id', text: t.id }),
+          h('span', { class: 'status', text: t.status }),
+          h('span', { class: 'title', text: t.title }),
+          t.owner ? h('span', { class: 'owner', text: t.owner }) : null,
+          t.reason ? h('span', { class: 'detail', text: t.reason }) : null,
+        ),
+      ),
+      g.moreTodos ? h('li', { class: 'more', text: `… ${g.moreTodos} more` }) : null,
+    ),
+  );
+}
+
+function turnsBlock(p: DashboardProject): HTMLElement {
+  return h(
+    'details',
+    { class: 'turns', id: `turns-${p.key}` },
+    h('summary', { text: `Recent turns (${p.turns.length})` }),
+    h(
+      'ul',
+      {},
+      ...p.turns.map((t) =>
+        h(
+          'li',
+          {},
+          h('span', { class: 'id', text: t.id }),
+          h('span', { text: `${t.agent} on ${t.todoId ?? t.goalId}` }),
+          h('span', { class: 'result', text: t.endedAt ? turnOutcomeWords(t.result) : 'running now' }),
+          t.costUsd !== null ? h('span', { class: 'cost', text: `$${t.costUsd.toFixed(2)}` }) : null,
+          timeEl(t.startedAt),
+        ),
+      ),
+    ),
+  );
+}
+
+function agentsBlock(p: DashboardProject): HTMLElement {
+  return h(
+    'details',
+    { class: 'agents', id: `agents-${p.key}` },
+    h('summary', { text: `Agents (${p.agents.length})` }),
+    h(
+      'ul',
+      {},
+      ...p.agents.map((a) =>
+        h(
+          'li',
+          {},
+          h('span', { class: 'name', text: a.name }),
+          h('span', { text: a.claims.length ? `holds ${a.claims.map((c) => `${c.todoId} ${c.title}`).join(', ')}` : 'holds nothing' }),
+          h('span', { class: 'seen' }, 'seen ', timeEl(a.lastSeen)),
+        ),
+      ),
+    ),
+  );
+}
+
+function handoffsBlock(p: DashboardProject): HTMLElement {
+  return h(
+    'details',
+    { class: 'handoffs', id: `handoffs-${p.key}` },
+    h('summary', { text: `Handoffs (${p.handoffs.length})` }),
+    h(
+      'ul',
+      {},
+      ...p.handoffs.map((x) =>
+        h(
+          'li',
+          {},
+          h('span', { text: `${x.from} → ${x.to} on ${x.todoId} (${x.status})` }),
+          h('span', { class: 'detail', text: x.summary }),
+        ),
+      ),
+    ),
+  );
+}
+
+function timeEl(iso: string): HTMLElement {
+  return h('time', { datetime: iso, title: new Date(iso).toLocaleString(), text: relativeTime(iso, Date.now()) });
+}
+
+function tickTimes(): void {
+  for (const el of app.querySelectorAll<HTMLTimeElement>('time[datetime]')) el.textContent = relativeTime(el.dateTime, Date.now());
+}
+
+/** Browser notifications, when the person turned them on: a new row in the attention list while the page is hidden. */
+function notify(attention: { item: AttentionItem; project: DashboardProject }[]): void {
+  const fresh = attention.filter(({ item, project }) => !seenAttention.has(`${project.key}:${item.kind}:${item.id}`));
+  for (const { item, project } of attention) seenAttention.add(`${project.key}:${item.kind}:${item.id}`);
+  if (firstState || projects.size === 0) {
+    firstState = projects.size === 0;
+    return;
+  }
+  if (!notificationsOn() || document.visibilityState === 'visible') return;
+  for (const { item, project } of fresh.slice(0, 3)) {
+    const body = `${project.name}: ${item.title}`;
+    void navigator.serviceWorker?.ready
+      .then((reg) => reg.showNotification(`LoopX · ${KIND_WORDS[item.kind]}`, { body, tag: `${project.key}:${item.id}` }))
+      .catch(() => new Notification(`LoopX · ${KIND_WORDS[item.kind]}`, { body }));
+  }
+}
+
+const notificationsOn = () =>
+  typeof Notification !== 'undefined' && Notification.permission === 'granted' && localStorage.getItem('notify') === 'on';
+
+function notifyButton(): HTMLElement | null {
+  if (typeof Notification === 'undefined') return null;
+  const on = notificationsOn();
+  const button = h('button', {
+    type: 'button',
+    class: 'notify',
+    'aria-pressed': on ? 'true' : 'false',
+    text: on ? 'Notifications on' : 'Notify me',
+  });
+  button.addEventListener('click', () => {
+    if (on) {
+      localStorage.setItem('notify', 'off');
+      return render();
+    }
+    void Notification.requestPermission().then((permission) => {
+      localStorage.setItem('notify', permission === 'granted' ? 'on' : 'off');
+      render();
+    });
+  });
+  return button;
+}
+
+void start();

@@ -1,0 +1,37 @@
+import * as vscode from 'vscode';
+import { join } from 'node:path';
+import type { Log } from '../util/log';
+import { type RunningDashboard, startDashboard } from '../../runtime/dashboard/dashboardServer';
+
+/**
+ * Open Dashboard: `loopx dashboard` served from this window (one per window, until it closes) and opened in the
+ * person's browser. Its decide links use this editor's scheme (vscode, cursor…), so they come back to this editor.
+ */
+export class DashboardHost implements vscode.Disposable {
+  private running: Promise<RunningDashboard> | undefined;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly log: Log,
+  ) {}
+
+  async open(): Promise<string> {
+    this.running ??= startDashboard({
+      assetsDir: join(this.extensionUri.fsPath, 'dist', 'dashboard'),
+      linkScheme: vscode.env.uriScheme,
+    }).catch((error: unknown) => {
+      this.running = undefined;
+      throw error;
+    });
+    const dashboard = await this.running;
+    this.log.info(`the dashboard serves on ${dashboard.url}`);
+    const external = await vscode.env.asExternalUri(vscode.Uri.parse(dashboard.openUrl));
+    await vscode.env.openExternal(external);
+    return dashboard.url;
+  }
+
+  dispose(): void {
+    void this.running?.then((d) => d.close()).catch(() => undefined);
+    this.running = undefined;
+  }
+}
