@@ -68,17 +68,20 @@ function listen(): void {
     render();
   });
   stream.addEventListener('error', () => {
-    if (stream.readyState === EventSource.CONNECTING) return setConnection('retrying');
-    // Closed for good: refused (no secret) or the server is gone. Ask which, and try again while it is gone.
-    stream.close();
+    // Why it broke, asked once: the server gone (the browser keeps retrying; the page says so meanwhile), or this
+    // page refused (no secret: retrying cannot help).
+    const closed = stream.readyState === EventSource.CLOSED;
     fetch('api/snapshot')
       .then((res) => {
-        if (res.status === 401) setConnection('locked');
-        else setTimeout(listen, 3000);
+        if (res.status === 401) {
+          stream.close();
+          setConnection('locked');
+        } else if (closed) setTimeout(listen, 3000);
+        else setConnection('retrying');
       })
       .catch(() => {
         setConnection('stopped');
-        setTimeout(listen, 5000);
+        if (closed) setTimeout(listen, 5000);
       });
   });
 }
@@ -161,7 +164,10 @@ function attentionRow(item: AttentionItem, project: DashboardProject): HTMLEleme
 /** The editor a decide link opens, by its scheme. */
 function editorName(link: string): string {
   const scheme = link.slice(0, link.indexOf(':'));
-  return { vscode: 'VS Code', 'vscode-insiders': 'VS Code Insiders', cursor: 'Cursor', vscodium: 'VSCodium' }[scheme] ?? 'your editor';
+  return (
+    { vscode: 'VS Code', 'vscode-insiders': 'VS Code Insiders', 'code-oss': 'VS Code', cursor: 'Cursor', vscodium: 'VSCodium' }[scheme] ??
+    'your editor'
+  );
 }
 
 function copyButton(text: string): HTMLElement {
@@ -250,6 +256,8 @@ function turnsBlock(p: DashboardProject): HTMLElement {
           h('span', { text: `${t.agent} on ${t.todoId ?? t.goalId}` }),
           h('span', { class: 'result', text: t.endedAt ? turnOutcomeWords(t.result) : 'running now' }),
           t.costUsd !== null ? h('span', { class: 'cost', text: `$${t.costUsd.toFixed(2)}` }) : null,
+          t.evidence ? h('span', { class: 'evidence', text: `${t.evidence} evidence` }) : null,
+          t.branch ? h('span', { class: 'branch', text: `branch ${t.branch}` }) : null,
           timeEl(t.startedAt),
         ),
       ),
@@ -270,7 +278,18 @@ function agentsBlock(p: DashboardProject): HTMLElement {
           'li',
           {},
           h('span', { class: 'name', text: a.name }),
-          h('span', { text: a.claims.length ? `holds ${a.claims.map((c) => `${c.todoId} ${c.title}`).join(', ')}` : 'holds nothing' }),
+          a.claims.length
+            ? h(
+                'span',
+                {},
+                'holds ',
+                ...a.claims.flatMap((c, i) => [
+                  i ? ', ' : '',
+                  `${c.todoId} ${c.title}`,
+                  ...(c.leaseExpiresAt ? [' (lease ', timeEl(c.leaseExpiresAt), ')'] : []),
+                ]),
+              )
+            : h('span', { text: 'holds nothing' }),
           h('span', { class: 'seen' }, 'seen ', timeEl(a.lastSeen)),
         ),
       ),

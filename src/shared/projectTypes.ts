@@ -59,7 +59,7 @@ export interface DashboardGoal {
   id: string;
   title: string;
   status: string;
-  /** running: a turn may run now or runs; scheduled: its next wake is ahead; waiting: only a person moves it on. */
+  /** running: an agent holds a todo, a turn runs or may start now; scheduled: its next wake is ahead; waiting: only a person moves it on. */
   phase: GoalPhase;
   nextWakeAt: string | null;
   host: string | null;
@@ -80,6 +80,9 @@ export interface DashboardTurn {
   result: string | null;
   costUsd: number | null;
   tokens: number | null;
+  /** Its todo's evidence so far, and the branch its change is on (a worktree), if any. */
+  evidence: number;
+  branch: string | null;
 }
 
 export interface DashboardAgent {

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import { HOME, REPO } from './harness';
+import { HOME, REPO, RESULTS } from './harness';
 import { inWorkbench } from './ui';
 
 /** Another process acting as an agent in a terminal. */
@@ -20,7 +20,8 @@ const step = (n: number, what: string) => console.log(`  ui step ${n}: ${what}`)
 
 /**
  * A person's first session: initialise from the welcome view, create a goal and todos through the palette, watch an
- * agent (a separate bin/loopx process) claim and ship, then approve the agent's gate from the Gates view.
+ * agent (a separate bin/loopx process) claim and ship, then approve the agent's gate from the Gates view; then the
+ * dashboard, opened from the palette, in the browser.
  */
 export async function runScenario(): Promise<void> {
   const workspace = mkdtempSync(join(HOME, 'ws-ui-'));
@@ -151,5 +152,26 @@ export async function runScenario(): Promise<void> {
     for (const id of ['initialize', 'newGoal', 'connectAgent', 'decideGate']) await stepChecked(id, true);
     await stepChecked('runTurn', false);
     await wb.shot('11-walkthrough');
+
+    step(9, "palette → Open Dashboard: the browser opens it (through code-server's proxy) with this project in it, live");
+    const opened = page.context().waitForEvent('page', { timeout: 60_000 });
+    await wb.command('LoopX: Open Dashboard');
+    const dashboard = await opened;
+    await dashboard
+      .locator('.connection.live')
+      .waitFor({ timeout: 60_000 })
+      .catch(async (error: unknown) => {
+        await dashboard.screenshot({ path: join(RESULTS, 'failure-dashboard.png') }).catch(() => undefined);
+        throw new Error(
+          `the dashboard at ${dashboard.url()} did not go live: ${String(error)}\n${await dashboard.content().catch(() => '')}`,
+        );
+      });
+    const name = workspace.split('/').pop() as string;
+    await dashboard.locator('article.project h2', { hasText: name }).waitFor({ timeout: 30_000 });
+    if (dashboard.url().includes('secret=')) throw new Error(`the secret stayed in the address bar: ${dashboard.url()}`);
+    agent(workspace, ['gate', 'ask', '--goal', 'G1', '--question', 'Ship the CSV importer today?']);
+    await dashboard.locator('.item', { hasText: 'Ship the CSV importer today?' }).waitFor({ timeout: 30_000 });
+    await dashboard.screenshot({ path: join(RESULTS, '12-dashboard.png') });
+    await dashboard.close();
   });
 }

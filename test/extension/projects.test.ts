@@ -9,8 +9,9 @@ import { createGoal } from '../../src/kernel/goals/goals';
 import { forgetProject, listProjectEntries, registerProject } from '../../src/kernel/projects/projectRegistry';
 import { kernelStoreId } from '../../src/kernel/projects/storeIdentity';
 import type { ProjectNode } from '../../src/extension/views/projectsTree';
-import { app, otherWriter, vscodeHuman, withAnswers, workspaceRoot } from './support';
+import { REPO, app, otherWriter, vscodeHuman, withAnswers, workspaceRoot } from './support';
 import { handleDecideUri } from '../../src/extension/dashboard/decideLinks';
+import { DashboardHost } from '../../src/extension/dashboard/dashboardHost';
 import { decideLink } from '../../src/runtime/dashboard/decideLink';
 import { getGate } from '../../src/kernel/gates/gates';
 
@@ -127,5 +128,33 @@ suite('Projects view', () => {
       assert.deepEqual(refused.prompts, ['warning: LoopX: that link is not one LoopX opens.'], odd);
     }
     assert.equal(memory.size, 0);
+  });
+
+  test('Open Dashboard serves the page from this window and hands the browser its address with the secret after #', async () => {
+    const loopx = await app();
+    const opened: vscode.Uri[] = [];
+    const host = new DashboardHost(vscode.Uri.file(REPO), loopx.log, async (uri) => {
+      opened.push(uri);
+      return true;
+    });
+    try {
+      const url = await host.open();
+      assert.equal(await host.open(), url, 'one server per window');
+      assert.equal(opened.length, 2);
+      // (code-server serves it through its own proxy path; a desktop window opens it as it is.)
+      assert.match(opened[0]!.toString(true), /^http:\/\/127\.0\.0\.1:\d+\/(proxy\/\d+\/)?#secret=[\w-]{43}$/);
+      const page = await fetch(url);
+      assert.equal(page.status, 200);
+      assert.match(page.headers.get('content-security-policy') ?? '', /^default-src 'none'/);
+      assert.equal((await fetch(`${url}app.js`)).status, 200);
+      assert.equal((await fetch(`${url}api/snapshot`)).status, 401);
+      const secret = /secret=([\w-]+)/.exec(opened[0]!.toString(true))?.[1];
+      const snapshot = (await (await fetch(`${url}api/snapshot`, { headers: { Authorization: `Bearer ${secret}` } })).json()) as {
+        projects: { root: string; store: string }[];
+      };
+      assert.ok(snapshot.projects.some((p) => p.root === workspaceRoot() && p.store === 'local'));
+    } finally {
+      host.dispose();
+    }
   });
 });

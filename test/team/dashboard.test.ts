@@ -33,7 +33,7 @@ afterAll(async () => {
 describe.skipIf(!install || !PTY_AVAILABLE || !existsSync(CHROMIUM))(
   `loopx dashboard (${install ? 'PostgreSQL' : POSTGRES_MISSING})`,
   () => {
-    test('three projects, one a team store: the attention list, live writes, hostile titles, the secret, a new and a gone project', async () => {
+    test('three projects, one a team store: the attention list, live writes, hostile titles, the secret, a new and a gone project, the shell offline', async () => {
       const env = { LOOPX_CONFIG_DIR: join(suite.work, 'person') };
       const folder = (name: string) => {
         const root = join(suite.work, name);
@@ -126,6 +126,14 @@ describe.skipIf(!install || !PTY_AVAILABLE || !existsSync(CHROMIUM))(
       expect((await rows()).map((r) => r[1])).not.toContain('Ship alpha on Friday?');
       agent(beta, ['gate', 'ask', '--goal', 'G1', '--question', 'After alpha went?']); // the others still serve, live
       await page.locator('.item', { hasText: 'After alpha went?' }).waitFor();
+
+      // An installed page opens when the server is not running: its kept shell says so (and keeps trying).
+      await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGINT');
+      await exited;
+      await page.reload();
+      await page.locator('.connection.stopped', { hasText: 'The loopx dashboard is not running' }).waitFor();
     }, 180_000);
   },
 );

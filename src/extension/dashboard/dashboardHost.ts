@@ -13,6 +13,8 @@ export class DashboardHost implements vscode.Disposable {
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly log: Log,
+    /** Where the address goes: the person's browser (tests hand in their own). */
+    private readonly openExternal: (uri: vscode.Uri) => Thenable<boolean> = (uri) => vscode.env.openExternal(uri),
   ) {}
 
   async open(): Promise<string> {
@@ -25,8 +27,10 @@ export class DashboardHost implements vscode.Disposable {
     });
     const dashboard = await this.running;
     this.log.info(`the dashboard serves on ${dashboard.url}`);
-    const external = await vscode.env.asExternalUri(vscode.Uri.parse(dashboard.openUrl));
-    await vscode.env.openExternal(external);
+    // The address as the browser reaches it (a remote window forwards the port, code-server proxies it under a path),
+    // then the secret after # (which a forwarder may drop, and never sees).
+    const external = await vscode.env.asExternalUri(vscode.Uri.parse(dashboard.url));
+    await this.openExternal(external.with({ fragment: dashboard.openUrl.slice(dashboard.openUrl.indexOf('#') + 1) }));
     return dashboard.url;
   }
 

@@ -36,19 +36,21 @@ export function dashboardView(
   {
     const at = iso(nowMs);
     const report = statusReport(db, nowMs);
-    const titles = new Map<string, string>();
-    const todoTitle = (id: string | null) => (id ? (titles.get(id) ?? id) : '');
+    const todosById = new Map<string, Todo>();
+    const todoTitle = (id: string) => todosById.get(id)?.title ?? id;
+    const worktrees = listWorktreeRows(db);
+    const branches = new Map(worktrees.map((w) => [w.todoId, w.branch]));
     const open = openTurns(db);
     const goalSince = new Map(listGoals(db).map((g) => [g.id, g.updatedAt]));
     const goals: DashboardGoal[] = report.goals.map((g) => {
       const all = listTodos(db, at, { goalId: g.id });
-      for (const t of all) titles.set(t.id, t.title);
+      for (const t of all) todosById.set(t.id, t);
       const sorted = [...all].sort((a, b) => STATUS_RANK[a.status] - STATUS_RANK[b.status]);
       return {
         id: g.id,
         title: g.title,
         status: g.status,
-        phase: phaseOf(g.status, g.shouldRun.run || open.some((t) => t.goalId === g.id), g.shouldRun.nextWakeAt),
+        phase: phaseOf(g.status, g.shouldRun.run || g.counts.claimed > 0 || open.some((t) => t.goalId === g.id), g.shouldRun.nextWakeAt),
         nextWakeAt: g.status === 'active' ? g.shouldRun.nextWakeAt : null,
         host: g.host ?? null,
         counts: g.counts,
@@ -68,7 +70,7 @@ export function dashboardView(
       ...report.pendingGates.map((g) =>
         item('gate', g.id, g.goalId, g.todoId, g.question, `asked by ${g.askedBy}`, g.askedAt, `loopx gate approve ${g.id}`),
       ),
-      ...listWorktreeRows(db)
+      ...worktrees
         .filter((w) => w.status === 'open' && w.todoStatus === 'shipped')
         .map((w) =>
           item('land', w.todoId, w.goalId, w.todoId, w.todoTitle, `branch ${w.branch}`, w.createdAt, `loopx worktree merge ${w.todoId}`),
@@ -164,6 +166,8 @@ export function dashboardView(
       result: t.resultKind,
       costUsd: t.usage?.costUsd ?? null,
       tokens: t.usage ? t.usage.inputTokens + t.usage.outputTokens : null,
+      evidence: t.todoId ? (todosById.get(t.todoId)?.evidenceCount ?? 0) : 0,
+      branch: t.todoId ? (branches.get(t.todoId) ?? null) : null,
     }));
     const agents = listAgents(db)
       .filter((a) => a.kind !== 'human')
@@ -171,7 +175,7 @@ export function dashboardView(
         name: a.name,
         kind: a.kind,
         lastSeen: a.lastSeen,
-        claims: a.holding.map((id) => ({ todoId: id, title: todoTitle(id), leaseExpiresAt: null })),
+        claims: a.holding.map((id) => ({ todoId: id, title: todoTitle(id), leaseExpiresAt: todosById.get(id)?.leaseExpiresAt ?? null })),
       }));
     const handoffs = listHandoffs(db)
       .slice(-DASHBOARD_HANDOFFS)

@@ -136,10 +136,11 @@ describe('the dashboard server', () => {
     expect((await call(dashboard, '/api/snapshot', { ...auth, Origin: 'http://evil.example' })).status).toBe(403);
     expect((await call(dashboard, '/api/snapshot', { ...auth, Origin: `http://127.0.0.1:${dashboard.port}` })).status).toBe(200);
     expect((await call(dashboard, '/api/snapshot', { ...auth, Host: `localhost:${dashboard.port}` })).status).toBe(200);
-    // Another port of this machine (an editor's port forwarding); its Origin must then be that same address.
+    // Another port of this machine (an editor's port forwarding, code-server's proxy): still this machine.
     const forwarded = { ...auth, Host: 'localhost:41234' };
-    expect((await call(dashboard, '/api/snapshot', { ...forwarded, Origin: 'http://localhost:41234' })).status).toBe(200);
-    expect((await call(dashboard, '/api/snapshot', { ...forwarded, Origin: `http://127.0.0.1:${dashboard.port}` })).status).toBe(403);
+    expect((await call(dashboard, '/api/snapshot', { ...forwarded, Origin: 'http://127.0.0.1:8080' })).status).toBe(200);
+    expect((await call(dashboard, '/api/snapshot', { ...forwarded, Origin: 'http://127.0.0.1.evil.example:8080' })).status).toBe(403);
+    expect((await call(dashboard, '/api/snapshot', { ...forwarded, Origin: 'null' })).status).toBe(403);
     expect((await call(dashboard, '/api/snapshot', { ...auth, Host: `127.0.0.1.evil.example:${dashboard.port}` })).status).toBe(421);
   });
 

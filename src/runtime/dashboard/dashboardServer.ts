@@ -44,6 +44,7 @@ export interface RunningDashboard {
 const COOKIE = 'loopx_dashboard';
 /** The names this machine's loopback goes by, with a port: the only Host a request may name. */
 const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\]):\d{1,5}$/;
+const LOOPBACK_ORIGIN = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d{1,5}$/;
 const HEARTBEAT_MS = 25_000;
 
 const STATIC: Record<string, [file: string, type: string]> = {
@@ -92,8 +93,10 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     // port: an editor's port forwarding (VS Code remote) serves it on another port of the person's own machine.
     const host = req.headers.host ?? '';
     if (!LOOPBACK_HOST.test(host)) return reply(res, 421, 'text/plain; charset=utf-8', 'not this server');
+    // A request that says where it comes from comes from this machine (a proxy such as code-server's forwards another
+    // port of it): never from another site. Loopback pages elsewhere cannot read an answer (no CORS headers here).
     const origin = req.headers.origin;
-    if (origin !== undefined && origin !== `http://${host}`)
+    if (origin !== undefined && !LOOPBACK_ORIGIN.test(origin))
       return reply(res, 403, 'text/plain; charset=utf-8', 'another site may not use the dashboard');
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
     if (req.method === 'GET' && (path === '/' || path === '/index.html')) {
@@ -127,7 +130,15 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
 
   /** Server-sent events: the whole state first, or after a reconnect only what changed since its Last-Event-ID. */
   function events(req: IncomingMessage, res: ServerResponse): void {
-    res.writeHead(200, { ...BASE_HEADERS, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+    // no-transform and X-Accel-Buffering: a proxy in between (code-server's, nginx) passes each event on at once
+    // instead of compressing or buffering the stream.
+    res.writeHead(200, {
+      ...BASE_HEADERS,
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-store, no-transform',
+      'X-Accel-Buffering': 'no',
+      Connection: 'keep-alive',
+    });
     res.write('retry: 2000\n\n');
     const since = decodeCursor(String(req.headers['last-event-id'] ?? ''));
     if (!since) send(res, 'snapshot', snapshot());
