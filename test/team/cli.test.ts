@@ -1,5 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -92,7 +103,9 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     expect(join_.json).toMatchObject({ ok: true, data: { events: pushed, recorded: { kind: 'team.joined', seq: pushed + 1 } } });
     // The joined workspace is among the person's projects, known by the team log's first event: a, pushed, is the same store.
     expect(join_.json?.data).toMatchObject({ listed: true });
-    const projects = loopx(['projects', '--json'], { cwd: b }).json.data as { projects: { root: string; store: string; storeId: string }[] };
+    const projects = loopx(['projects', '--json'], { cwd: b }).json.data as {
+      projects: { root: string; store: string; storeId: string }[];
+    };
     const entry = (root: string) => projects.projects.find((p) => p.root === realpathSync(root));
     expect(entry(b)).toMatchObject({ store: 'team' });
     expect(entry(b)?.storeId).toBe(entry(a)?.storeId);

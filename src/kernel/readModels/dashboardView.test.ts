@@ -52,7 +52,11 @@ test('goals by phase, their todos at work first, agents with what they hold and 
   const claim = claimTodo(codex, held);
 
   const v = view();
-  expect(Object.fromEntries(v.goals.map((g) => [g.id, g.phase]))).toEqual({ [running]: 'running', [stopped]: 'stopped', [idle]: 'waiting' });
+  expect(Object.fromEntries(v.goals.map((g) => [g.id, g.phase]))).toEqual({
+    [running]: 'running',
+    [stopped]: 'stopped',
+    [idle]: 'waiting',
+  });
   expect(v.goals[0]?.todos.map((t) => [t.id, t.status, t.owner])).toEqual([
     [held, 'claimed', 'codex'],
     [open, 'open', null],
