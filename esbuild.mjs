@@ -47,20 +47,29 @@ const byPath = [
   // Every migration's SQL (a tenth of a verb's bundle): only for a store older than this code (src/kernel/db/migrate.ts).
   { filter: /\/migrationSql$/, file: 'migrationSql.js', exports: ['migrationSql'] },
 ];
-const loadedByPath = {
+/** The plugin that puts a stub in place of each of `entries`, loading the real code from `<bundle's folder>/<up>/<file>`. */
+const loadedByPathFrom = (up, entries) => ({
   name: 'loaded-by-path',
   setup(build) {
-    for (const [index, { filter }] of byPath.entries())
+    for (const [index, { filter }] of entries.entries())
       build.onResolve({ filter }, () => ({ path: String(index), namespace: 'loopx-by-path' }));
     build.onLoad({ filter: /.*/, namespace: 'loopx-by-path' }, ({ path }) => {
-      const { file, exports } = byPath[Number(path)];
-      const load = `(loaded ??= require('node:module').createRequire(__filename)(require('node:path').join(__dirname, '..', ${JSON.stringify(file)})))`;
+      const { file, exports } = entries[Number(path)];
+      const load = `(loaded ??= require('node:module').createRequire(__filename)(require('node:path').join(__dirname, ${JSON.stringify(up)}, ${JSON.stringify(file)})))`;
       const forward = (name) =>
         `exports.${name} = function (...args) { const real = ${load}.${name}; return new.target ? new real(...args) : real.apply(this, args); };`;
       return { loader: 'js', contents: ['let loaded;', ...exports.map(forward)].join('\n') };
     });
   },
-};
+});
+const loadedByPath = loadedByPathFrom('..', byPath);
+/**
+ * web-push (its ASN.1, JWS and encryption code, a tenth of dist/cli.js) for the dashboard's push notifications: in a
+ * bundle of its own, loaded by path on the first push, so neither a CLI command nor VS Code's start-up reads it.
+ */
+const webPushByPath = loadedByPathFrom('.', [
+  { filter: /^web-push$/, file: 'webPush.js', exports: ['generateVAPIDKeys', 'sendNotification'] },
+]);
 const agentBundle = {
   ...cli,
   define: { ...cli.define, __LOOPX_ROOT_FROM_BUNDLE__: JSON.stringify('../..'), __LOOPX_PG_BUNDLE__: JSON.stringify('../pg.js') },
@@ -68,7 +77,7 @@ const agentBundle = {
 };
 
 const targets = [
-  { ...cli, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js' },
+  { ...cli, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js', plugins: [webPushByPath] },
   // Each verb of an agent's turn in a bundle of its own, which bin/loopx picks by the call's words (src/cli/agentCommands.ts).
   ...agentVerbs.map((verb) => ({
     ...agentBundle,
@@ -97,7 +106,12 @@ const targets = [
     external: ['pg-native'],
     outfile: 'dist/pg.js',
   },
-  { ...inEditor, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
+  { ...inEditor, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', plugins: [webPushByPath] },
+  {
+    ...cli,
+    stdin: { contents: "module.exports = require('web-push');", resolveDir: '.', sourcefile: 'webPush.js', loader: 'js' },
+    outfile: 'dist/webPush.js',
+  },
   // The goal-file language client: required by the extension when the first goal file opens.
   { ...inEditor, entryPoints: ['src/extension/goalFiles/languageClient.ts'], outfile: 'dist/goalFileClient.js' },
   // The sample agent Run Turn offers without Codex or Claude Code (a demo; see src/cli/sampleAgent.ts).

@@ -47,6 +47,8 @@ export function cliFiles() {
     ['dist/eventValidation.js', 'dist/eventValidation.js'],
     ['dist/migrationSql.js', 'dist/migrationSql.js'],
     ['dist/croner.js', 'dist/croner.js'],
+    // loaded by path by the dashboard on its first push notification
+    ['dist/webPush.js', 'dist/webPush.js'],
     // loopx dashboard's page: served from beside dist/cli.js
     ...DASHBOARD_FILES.map((name) => [`dist/dashboard/${name}`, `dist/dashboard/${name}`]),
     ...agent,

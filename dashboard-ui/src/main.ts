@@ -1,5 +1,5 @@
 import type { AttentionItem, DashboardGoal, DashboardProject, DashboardSnapshot, GoalPhase } from '../../src/shared/projectTypes';
-import { waitingWords } from '../../src/protocol/projectWords';
+import { ATTENTION_WORDS, waitingWords } from '../../src/protocol/projectWords';
 import { relativeTime } from '../../src/protocol/display';
 import { turnOutcomeWords } from '../../src/shared/turnOutcomeWords';
 import { h } from './dom';
@@ -16,17 +16,7 @@ let connection: Connection = 'connecting';
 const seenAttention = new Set<string>();
 let firstState = true;
 
-const KIND_WORDS: Record<AttentionItem['kind'], string> = {
-  gate: 'Gate to decide',
-  land: 'Change to land',
-  blocked: 'Blocked',
-  check: 'Check to allow',
-  setAside: 'Event set aside',
-  paused: 'Goal to start',
-  failing: 'Keeps failing',
-  lapsed: 'Lease lapsed',
-  heldOpen: 'Turn left open',
-};
+const KIND_WORDS = ATTENTION_WORDS;
 const PHASES: [GoalPhase, string][] = [
   ['running', 'Running'],
   ['scheduled', 'Scheduled'],
@@ -342,29 +332,69 @@ function notify(attention: { item: AttentionItem; project: DashboardProject }[])
   }
 }
 
-const notificationsOn = () =>
-  typeof Notification !== 'undefined' && Notification.permission === 'granted' && localStorage.getItem('notify') === 'on';
+/** `push`: the server pushes (a page need not be open); `page`: this page notifies while open (no push service here). */
+type NotifyMode = 'push' | 'page' | 'off';
+const notifyMode = (): NotifyMode =>
+  typeof Notification !== 'undefined' && Notification.permission === 'granted'
+    ? ((localStorage.getItem('notify') as NotifyMode | null) ?? 'off')
+    : 'off';
+const notificationsOn = () => notifyMode() === 'page';
+
+const MODE_WORDS: Record<NotifyMode, string> = {
+  push: 'Notifications on: loopx dashboard tells this browser, even with no page open',
+  page: 'Notifications on while this page is open (this browser has no push service to reach it otherwise)',
+  off: 'Get a notification when something new waits on you',
+};
 
 function notifyButton(): HTMLElement | null {
   if (typeof Notification === 'undefined') return null;
-  const on = notificationsOn();
+  const mode = notifyMode();
   const button = h('button', {
     type: 'button',
     class: 'notify',
-    'aria-pressed': on ? 'true' : 'false',
-    text: on ? 'Notifications on' : 'Notify me',
+    'aria-pressed': mode !== 'off' ? 'true' : 'false',
+    title: MODE_WORDS[mode],
+    text: mode !== 'off' ? 'Notifications on' : 'Notify me',
   });
-  button.addEventListener('click', () => {
-    if (on) {
-      localStorage.setItem('notify', 'off');
-      return render();
-    }
-    void Notification.requestPermission().then((permission) => {
-      localStorage.setItem('notify', permission === 'granted' ? 'on' : 'off');
-      render();
-    });
-  });
+  button.addEventListener('click', () => void (mode === 'off' ? turnOn() : turnOff()).then(render));
   return button;
+}
+
+async function turnOn(): Promise<void> {
+  if ((await Notification.requestPermission()) !== 'granted') return localStorage.setItem('notify', 'off');
+  try {
+    const registration = await navigator.serviceWorker.ready;
+    const { publicKey } = (await (await fetch('api/push/key')).json()) as { publicKey: string };
+    const subscription = await registration.pushManager.subscribe({
+      userVisibleOnly: true,
+      applicationServerKey: fromBase64Url(publicKey),
+    });
+    const saved = await fetch('api/push/subscribe', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(subscription),
+    });
+    localStorage.setItem('notify', saved.ok ? 'push' : 'page');
+  } catch {
+    localStorage.setItem('notify', 'page');
+  }
+}
+
+async function turnOff(): Promise<void> {
+  localStorage.setItem('notify', 'off');
+  const subscription = await (await navigator.serviceWorker?.ready)?.pushManager.getSubscription().catch(() => null);
+  if (!subscription) return;
+  await fetch('api/push/unsubscribe', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(subscription),
+  }).catch(() => undefined);
+  await subscription.unsubscribe().catch(() => false);
+}
+
+function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
+  const bytes = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  return Uint8Array.from(bytes, (c) => c.charCodeAt(0));
 }
 
 void start();

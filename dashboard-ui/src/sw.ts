@@ -41,6 +41,12 @@ sw.addEventListener('fetch', (event: FetchEvent) => {
   );
 });
 
+// A push from the dashboard's server: a new row in what waits on the person (its text shown as text by the system).
+sw.addEventListener('push', (event: PushEvent) => {
+  const data = (event.data?.json() ?? {}) as { title?: string; body?: string; tag?: string };
+  event.waitUntil(sw.registration.showNotification(data.title ?? 'LoopX', { body: data.body ?? '', tag: data.tag }));
+});
+
 sw.addEventListener('notificationclick', (event: NotificationEvent) => {
   event.notification.close();
   event.waitUntil(

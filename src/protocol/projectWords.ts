@@ -1,5 +1,5 @@
 import { countOf } from '../shared/countWords';
-import type { WaitingCounts } from '../shared/projectTypes';
+import type { AttentionKind, WaitingCounts } from '../shared/projectTypes';
 
 const PARTS: [keyof Omit<WaitingCounts, 'total'>, string, string][] = [
   ['gates', 'gate to decide', 'gates to decide'],
@@ -17,3 +17,16 @@ export function waitingWords(waiting: WaitingCounts): string {
   const parts = PARTS.filter(([key]) => waiting[key] > 0).map(([key, one, many]) => countOf(waiting[key], one, many));
   return parts.length > 0 ? parts.join(', ') : 'nothing waits on you';
 }
+
+/** A row of what waits on a person, by kind: the dashboard's rows and its notifications. */
+export const ATTENTION_WORDS: Record<AttentionKind, string> = {
+  gate: 'Gate to decide',
+  land: 'Change to land',
+  blocked: 'Blocked',
+  check: 'Check to allow',
+  setAside: 'Event set aside',
+  paused: 'Goal to start',
+  failing: 'Keeps failing',
+  lapsed: 'Lease lapsed',
+  heldOpen: 'Turn left open',
+};

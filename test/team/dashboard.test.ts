@@ -75,6 +75,12 @@ describe.skipIf(!install || !PTY_AVAILABLE || !existsSync(CHROMIUM))(
       expect(started.projects).toBe(3);
       expect(started.openUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#secret=[\w-]{43}$/);
 
+      // The push key comes from web-push, which the bundle loads by path on first use (dist/webPush.js).
+      const secret = started.openUrl.split('#secret=')[1];
+      const key = await fetch(`${started.url}api/push/key`, { headers: { Authorization: `Bearer ${secret}` } });
+      expect(key.status).toBe(200);
+      expect(((await key.json()) as { publicKey: string }).publicKey).toMatch(/^[\w-]{87}$/);
+
       browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
       // Without the secret (the address without its fragment): the page says what to open, and shows nothing of the stores.
       const stranger = await (await browser.newContext()).newPage();
@@ -110,6 +116,23 @@ describe.skipIf(!install || !PTY_AVAILABLE || !existsSync(CHROMIUM))(
       await expect
         .poll(() => page.locator('article.project[data-key] .facts').allTextContents())
         .toContain('team store · last change just now');
+
+      // A phone's width: nothing wider than the screen. A keyboard alone reaches the decide links and the copy buttons.
+      const phone = await (await browser.newContext({ viewport: { width: 390, height: 800 }, colorScheme: 'dark' })).newPage();
+      await phone.goto(started.openUrl);
+      await phone.waitForFunction(() => document.querySelectorAll('.item').length === 3);
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      const reached = new Set<string>();
+      for (let i = 0; i < 12; i++) {
+        await phone.keyboard.press('Tab');
+        reached.add(
+          await phone.evaluate(() =>
+            document.activeElement ? `${document.activeElement.tagName}.${document.activeElement.className}` : '',
+          ),
+        );
+      }
+      expect([...reached]).toEqual(expect.arrayContaining(['A.decide', 'BUTTON.copy', 'BUTTON.notify']));
+      await phone.context().close();
 
       // Writes from agents' terminals, local and team, reach the open page without a reload.
       agent(beta, ['gate', 'ask', '--goal', 'G1', '--question', 'Publish beta docs?']);

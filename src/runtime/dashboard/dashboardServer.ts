@@ -3,6 +3,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import type { Agent as HttpsAgent } from 'node:https';
+import { ATTENTION_WORDS } from '../../protocol/projectWords';
+import { NewAttention, PushStore, subscriptionSchema } from './webPush';
 import type { KeyPlace } from '../../kernel/humanKey';
 import type { DashboardProject, DashboardSnapshot } from '../../shared/projectTypes';
 import { ProjectSources, type SourcesEvent } from './projectSources';
@@ -29,6 +32,8 @@ export interface DashboardOptions {
   secret?: string;
   /** The editor's URL scheme its decide links use (`vscode`, `cursor`); null for no links. Default `vscode`. */
   linkScheme?: string | null;
+  /** How push notifications reach push services (a proxy, a certificate authority of one's own); Node's default else. */
+  pushAgent?: HttpsAgent;
 }
 
 export interface RunningDashboard {
@@ -38,6 +43,8 @@ export interface RunningDashboard {
   port: number;
   server: Server;
   sources: ProjectSources;
+  /** Resolves once the push notifications sent so far are delivered or given up (tests; a clean stop). */
+  pushesSettled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -76,8 +83,24 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
   const send = (res: ServerResponse, event: string, data: unknown) => {
     res.write(`id: ${cursor()}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
+  // Web Push: each new row of what waits on the person, to every browser that turned notifications on.
+  const push = new PushStore(options.place);
+  const fresh = new NewAttention();
+  for (const project of sources.projects()) fresh.take(project);
+  const pushing = new Set<Promise<unknown>>();
   const unlisten = sources.onEvent((event: SourcesEvent) => {
     for (const res of clients) send(res, event.type, event.type === 'project' ? event.project : { key: event.key });
+    if (event.type !== 'project') return;
+    for (const item of fresh.take(event.project).slice(0, 3)) {
+      const payload = {
+        title: `LoopX · ${ATTENTION_WORDS[item.kind]}`,
+        body: `${event.project.name}: ${item.title}`,
+        tag: `${event.project.key}:${item.kind}:${item.id}`,
+      };
+      const sent = push.send(payload, options.pushAgent).catch(() => []);
+      pushing.add(sent);
+      void sent.finally(() => pushing.delete(sent));
+    }
   });
 
   const server = createServer((req, res) => {
@@ -125,6 +148,27 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
       return reply(res, 200, 'application/json', JSON.stringify(snapshot()), { 'Cache-Control': 'no-store' });
     }
     if (path === '/api/events' && req.method === 'GET') return events(req, res);
+    if (path === '/api/push/key' && req.method === 'GET') {
+      void push.publicKey().then(
+        (publicKey) => reply(res, 200, 'application/json', JSON.stringify({ publicKey }), { 'Cache-Control': 'no-store' }),
+        (error: unknown) => reply(res, 500, 'application/json', JSON.stringify({ error: (error as Error).message })),
+      );
+      return;
+    }
+    if ((path === '/api/push/subscribe' || path === '/api/push/unsubscribe') && req.method === 'POST') {
+      void readJson(req).then(
+        async (body) => {
+          const parsed = subscriptionSchema.safeParse(body);
+          if (!parsed.success)
+            return reply(res, 400, 'application/json', JSON.stringify({ error: parsed.error.issues.map((i) => i.message).join('; ') }));
+          if (path === '/api/push/subscribe') await push.subscribe(parsed.data);
+          else push.unsubscribe(parsed.data.endpoint);
+          return reply(res, 204, 'text/plain', '');
+        },
+        (error: unknown) => reply(res, 400, 'application/json', JSON.stringify({ error: (error as Error).message })),
+      );
+      return;
+    }
     return reply(res, 404, 'application/json', JSON.stringify({ error: 'no such call' }));
   }
 
@@ -167,6 +211,9 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     port,
     server,
     sources,
+    pushesSettled: async () => {
+      while (pushing.size > 0) await Promise.all([...pushing]);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         unlisten();
@@ -187,6 +234,32 @@ function sorted(projects: DashboardProject[]): DashboardProject[] {
 function reply(res: ServerResponse, status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}): void {
   res.writeHead(status, { ...BASE_HEADERS, 'Content-Type': type, ...headers });
   res.end(body);
+}
+
+/** A small JSON body (a push subscription): at most 8 KB, else refused. */
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    let body = '';
+    req.setEncoding('utf8');
+    let tooLarge = false;
+    req.on('data', (chunk: string) => {
+      if (tooLarge) return; // the rest is read and dropped, so the answer reaches the sender
+      body += chunk;
+      if (body.length > 8192) {
+        tooLarge = true;
+        reject(new Error('the body is larger than 8 KB'));
+      }
+    });
+    req.on('end', () => {
+      if (tooLarge) return;
+      try {
+        resolve(JSON.parse(body));
+      } catch {
+        reject(new Error('the body is not JSON'));
+      }
+    });
+    req.on('error', reject);
+  });
 }
 
 function bearer(req: IncomingMessage): string | undefined {
