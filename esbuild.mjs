@@ -34,6 +34,8 @@ const cli = {
 // node:sqlite from VS Code 1.105 (engines.vscode): better-sqlite3 is left out of them, so the .vsix carries no native
 // binary and installs on every platform (src/kernel/db/openDb.ts).
 const inEditor = { ...base, define: { ...base.define, __LOOPX_NODE_SQLITE_ONLY__: 'true' } };
+/** What a browser runs (the board's and the story's webviews, the dashboard's page): one script per page, no Node. */
+const inBrowser = { ...base, platform: 'browser', format: 'iife', target: 'chrome120', sourcemap: false, external: [] };
 /**
  * Code an agent's call seldom runs, kept out of the verbs' bundles and loaded by path from a bundle of its own on
  * first use: checking an event's data against its kind's schema (zod and every event schema, a fifth of a verb's
@@ -124,12 +126,7 @@ const targets = [
   { ...cli, entryPoints: ['src/languageServer/server.ts'], outfile: 'dist/lsp.js' },
   // The board's front end: browser code that imports only src/protocol; one script and one stylesheet.
   {
-    ...base,
-    platform: 'browser',
-    format: 'iife',
-    target: 'chrome120',
-    sourcemap: false,
-    external: [],
+    ...inBrowser,
     entryPoints: [
       { in: 'webview-ui/src/main.ts', out: 'board' },
       { in: 'webview-ui/board.css', out: 'board' },
@@ -142,12 +139,7 @@ const targets = [
   // The dashboard's page (loopx dashboard): browser code that imports only src/protocol and src/shared, its service
   // worker, its stylesheet; the manifest and the icons are copied beside them (copyDashboardFiles).
   {
-    ...base,
-    platform: 'browser',
-    format: 'iife',
-    target: 'chrome120',
-    sourcemap: false,
-    external: [],
+    ...inBrowser,
     entryPoints: [
       { in: 'dashboard-ui/src/main.ts', out: 'app' },
       { in: 'dashboard-ui/src/sw.ts', out: 'sw' },

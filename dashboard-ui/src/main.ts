@@ -2,7 +2,8 @@ import type { AttentionItem, DashboardGoal, DashboardProject, DashboardSnapshot,
 import { ATTENTION_WORDS, waitingWords } from '../../src/protocol/projectWords';
 import { relativeTime } from '../../src/protocol/display';
 import { turnOutcomeWords } from '../../src/shared/turnOutcomeWords';
-import { h } from './dom';
+// The board's element builder: text only ever through textContent, hidden characters shown as <U+202E>.
+import { h } from '../../webview-ui/src/dom';
 
 /**
  * The dashboard's page: what waits on a person across every project first, then each project's goals, turns and

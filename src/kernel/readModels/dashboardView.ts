@@ -1,6 +1,7 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import { iso } from '../time';
 import { statusReport } from './status';
+import { waitingCounts } from './projectSummary';
 import { setAsideEvents } from '../events/setAside';
 import { listTurns, openTurns } from '../turns/turnQueries';
 import { listAgents } from '../turns/runners';
@@ -182,23 +183,17 @@ export function dashboardView(
       .reverse()
       .map((h) => ({ id: h.id, todoId: h.todoId, from: h.from, to: h.to, summary: h.summary, status: h.status, at: h.createdAt }));
     const head = db.prepare('SELECT seq, at FROM events ORDER BY seq DESC LIMIT 1').get();
-    const waiting = {
-      gates: report.pendingGates.length,
-      blocked: report.blocked.length,
-      lapsedLeases: report.lapsedLeases.length,
-      failing: report.failing.length,
-      heldOpen: report.heldOpen.length,
-      pausedGoals: report.goals.filter((g) => g.waitsForPerson).length,
+    const waiting = waitingCounts(report, {
       setAside: attention.filter((a) => a.kind === 'setAside').length,
       toLand: attention.filter((a) => a.kind === 'land').length,
-    };
+    });
     return {
       ...project,
       state: 'ok',
       problem: null,
       seq: head ? Number(head.seq) : 0,
       lastActivity: head ? String(head.at) : null,
-      waiting: { total: Object.values(waiting).reduce((a, b) => a + b, 0), ...waiting },
+      waiting,
       attention,
       goals,
       turns,

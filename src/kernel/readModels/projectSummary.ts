@@ -4,7 +4,7 @@ import { chooseDriver, openDb } from '../db/openDb';
 import { snapshot, type SqliteDb } from '../db/sqliteDb';
 import { SCHEMA_VERSION, schemaVersion } from '../db/migrate';
 import { inTeamMode, teamReplicaPath } from '../team/teamPointer';
-import { statusReport } from './status';
+import { type StatusReport, statusReport } from './status';
 import { setAsideEvents } from '../events/setAside';
 import { openTurns } from '../turns/turnQueries';
 import { listWorktreeRows } from '../worktrees/worktreeRows';
@@ -33,22 +33,30 @@ export interface ProjectSummary extends ProjectEntry {
   goals: { active: number; total: number } | null;
 }
 
+/** What waits on a person, counted from a status report and the two counts it does not carry; `total` adds them up. */
+export function waitingCounts(report: StatusReport, more: Pick<WaitingCounts, 'setAside' | 'toLand'>): WaitingCounts {
+  const parts = {
+    gates: report.pendingGates.length,
+    blocked: report.blocked.length,
+    lapsedLeases: report.lapsedLeases.length,
+    failing: report.failing.length,
+    heldOpen: report.heldOpen.length,
+    pausedGoals: report.goals.filter((g) => g.waitsForPerson).length,
+    ...more,
+  };
+  return { total: Object.values(parts).reduce((a, b) => a + b, 0), ...parts };
+}
+
 function counts(db: SqliteDb, nowMs: number): Pick<ProjectSummary, 'waiting' | 'running' | 'lastActivity' | 'goals'> {
   return snapshot(db, () => {
     const report = statusReport(db, nowMs);
-    const waiting = {
-      gates: report.pendingGates.length,
-      blocked: report.blocked.length,
-      lapsedLeases: report.lapsedLeases.length,
-      failing: report.failing.length,
-      heldOpen: report.heldOpen.length,
-      pausedGoals: report.goals.filter((g) => g.waitsForPerson).length,
+    const waiting = waitingCounts(report, {
       setAside: setAsideEvents(db).filter((e) => !e.handled).length,
       toLand: listWorktreeRows(db).filter((w) => w.status === 'open' && w.todoStatus === 'shipped').length,
-    };
+    });
     const last = db.prepare('SELECT at FROM events ORDER BY seq DESC LIMIT 1').get();
     return {
-      waiting: { total: Object.values(waiting).reduce((a, b) => a + b, 0), ...waiting },
+      waiting,
       running: openTurns(db).length,
       lastActivity: last ? String(last.at) : null,
       goals: { active: report.goals.filter((g) => g.status === 'active').length, total: report.goals.length },
