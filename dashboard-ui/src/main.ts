@@ -28,11 +28,17 @@ const PHASES: [GoalPhase, string][] = [
 
 const app = document.getElementById('app') as HTMLElement;
 
+const SECRET_KEY = 'loopx-dashboard-secret';
+/** The headers of a change: its JSON and this tab's secret (a cookie alone is not enough for one). */
+const changeHeaders = () => ({ 'Content-Type': 'application/json', Authorization: `Bearer ${sessionStorage.getItem(SECRET_KEY) ?? ''}` });
+
 async function start(): Promise<void> {
   const secret = new URLSearchParams(location.hash.slice(1)).get('secret');
   if (secret) {
-    // Traded once for an HttpOnly cookie, then taken out of the address bar (and of the history).
+    // Traded once for an HttpOnly cookie (what reads send), kept for this tab only for changes (turning notifications
+    // on or off sends it in a header), then taken out of the address bar (and of the history).
     await fetch('api/session', { method: 'POST', headers: { Authorization: `Bearer ${secret}` } }).catch(() => undefined);
+    sessionStorage.setItem(SECRET_KEY, secret);
     history.replaceState(null, '', location.pathname);
   }
   if ('serviceWorker' in navigator) navigator.serviceWorker.register('sw.js').catch(() => undefined);
@@ -372,7 +378,7 @@ async function turnOn(): Promise<void> {
     });
     const saved = await fetch('api/push/subscribe', {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
+      headers: changeHeaders(),
       body: JSON.stringify(subscription),
     });
     localStorage.setItem('notify', saved.ok ? 'push' : 'page');
@@ -387,7 +393,7 @@ async function turnOff(): Promise<void> {
   if (!subscription) return;
   await fetch('api/push/unsubscribe', {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
+    headers: changeHeaders(),
     body: JSON.stringify(subscription),
   }).catch(() => undefined);
   await subscription.unsubscribe().catch(() => false);

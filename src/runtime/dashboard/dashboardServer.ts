@@ -156,6 +156,10 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
       return;
     }
     if ((path === '/api/push/subscribe' || path === '/api/push/unsubscribe') && req.method === 'POST') {
+      // A change, so the secret itself, in the header: a cookie goes with a request a page on another port of this
+      // machine makes (the same site), and such a page could otherwise subscribe its own push address.
+      if (!matches(bearer(req), secret))
+        return reply(res, 401, 'application/json', JSON.stringify({ error: 'a change needs the secret in its Authorization header' }));
       void readJson(req).then(
         async (body) => {
           const parsed = subscriptionSchema.safeParse(body);

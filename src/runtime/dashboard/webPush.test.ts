@@ -108,6 +108,7 @@ function call(d: RunningDashboard, method: string, path: string, body?: unknown,
         method,
         headers: {
           ...(cookie ? { Cookie: 'loopx_dashboard=push-test-secret' } : {}),
+          ...(cookie && method === 'POST' ? { Authorization: 'Bearer push-test-secret' } : {}),
           ...(text ? { 'Content-Type': 'application/json' } : {}),
         },
       },
@@ -178,6 +179,22 @@ describe('push notifications from the dashboard', () => {
       [good, false], // without the secret
     ] as const)
       expect((await call(dashboard, 'POST', '/api/push/subscribe', body, cookie)).status).toBe(cookie ? 400 : 401);
+    // A page on another port of this machine is the same site: the cookie goes with its request, the secret does not.
+    const sameSite = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: dashboard.port,
+          path: '/api/push/subscribe',
+          method: 'POST',
+          headers: { Cookie: 'loopx_dashboard=push-test-secret', 'Content-Type': 'text/plain', Origin: 'http://127.0.0.1:3000' },
+        },
+        (res) => resolve(res.statusCode ?? 0),
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify(good));
+    });
+    expect(sameSite).toBe(401);
     expect((await call(dashboard, 'POST', '/api/push/subscribe', good)).status).toBe(204);
     const delivered = service.next();
     ask('Rotate the keys?');
