@@ -54,7 +54,10 @@ suite('Projects view', () => {
       assert.equal(apiRow.contextValue, 'loopx:project:ok');
       assert.equal(apiRow.command?.command, 'loopx.openProject');
       const tip = (apiRow.tooltip as vscode.MarkdownString).value.replace(/&nbsp;/g, ' ').replace(/\\/g, '');
-      assert.match(tip, /host-api[^]*1 gate to decide[^]*1 goal running · last change just now[^]*Click to open it in a new window/);
+      assert.match(
+        tip,
+        /host-api[^]*1 gate to decide[^]*1 goal running · last change (just now|\d+s ago)[^]*Click to open it in a new window/,
+      );
 
       renameSync(docs, `${docs}-moved`);
       await loopx.projects.refresh();
