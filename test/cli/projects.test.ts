@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { loopx, loopxAsync } from './harness';
+import { spawn } from 'node:child_process';
+import { LOOPX, cleanEnv, loopx, loopxAsync } from './harness';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 
 /** `loopx projects`: the workspaces loopx initialised or opened for a person, and what waits on them in each. */
@@ -40,6 +41,25 @@ describe('loopx projects', () => {
         .map((p) => p.root)
         .sort(),
     ).toEqual([...roots].sort());
+  });
+
+  test('inits killed at any moment (kill -9) leave the list whole: every entry there before, every init that finished', async () => {
+    const { env, folder, list } = setUp();
+    const before = Array.from({ length: 4 }, (_, i) => folder(`kept${i}`));
+    for (const root of before) expect(loopx(['init'], { cwd: root, env }).code).toBe(0);
+    const runs = Array.from({ length: 10 }, (_, i) => {
+      const root = folder(`raced${i}`);
+      const child = spawn(process.execPath, [LOOPX, 'init', '--json'], { cwd: root, env: cleanEnv(env) });
+      // Half are killed between 20 and 200 ms in: before, during or after their write to the list.
+      if (i % 2 === 0) setTimeout(() => child.kill('SIGKILL'), 20 + i * 18);
+      return new Promise<{ root: string; code: number | null }>((resolve) => child.on('exit', (code) => resolve({ root, code })));
+    });
+    const ended = await Promise.all(runs);
+    const listed = list().map((p) => p.root);
+    for (const root of before) expect(listed).toContain(root);
+    for (const { root, code } of ended) if (code === 0) expect(listed).toContain(root);
+    expect(new Set(listed).size).toBe(listed.length);
+    expect(listed.every((root) => before.includes(root) || ended.some((e) => e.root === root))).toBe(true);
   });
 
   test('what waits on a person is counted and said, the busiest project first', () => {

@@ -15,6 +15,10 @@ import { decideLink } from './decideLink';
 
 /** A project that could not be opened is tried again this often (a folder back, a team server back). */
 export const RETRY_MS = 30_000;
+/** Every open project is looked at this often besides its watchers (two file checks and a version read each). */
+const LOOK_MS = 10_000;
+/** A store that went away while open is looked at again this soon: its folder may have been on its way out too. */
+const GONE_SETTLE_MS = 1000;
 /** Changes that come together (an agent's claim and its evidence) are sent once. */
 const SETTLE_MS = 40;
 
@@ -138,6 +142,14 @@ class ProjectSource {
       this.close();
       this.view = this.open();
       this.changed(this);
+      // Seen mid-removal (the store gone, the folder not yet): looked at again in a moment, not in RETRY_MS.
+      if (this.retry) clearTimeout(this.retry);
+      this.retry = setTimeout(() => {
+        this.retry = undefined;
+        this.view = this.open();
+        this.changed(this);
+      }, GONE_SETTLE_MS);
+      this.retry.unref();
       return;
     }
     this.watcher?.check();
@@ -182,7 +194,7 @@ export class ProjectSources {
 
   start(): this {
     this.reload();
-    const look = setInterval(() => this.checkAll(), RETRY_MS);
+    const look = setInterval(() => this.checkAll(), LOOK_MS);
     look.unref();
     this.stopLooking = () => clearInterval(look);
     try {
