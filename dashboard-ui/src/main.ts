@@ -1,5 +1,7 @@
 import type { AttentionItem, DashboardGoal, DashboardProject, DashboardSnapshot, GoalPhase } from '../../src/shared/projectTypes';
-import { ATTENTION_WORDS, waitingWords } from '../../src/protocol/projectWords';
+import { ATTENTION_WORDS, byWhatWaits, waitingWords } from '../../src/protocol/projectWords';
+import { NewAttention, attentionNotice } from '../../src/protocol/attentionNotice';
+import { countOf } from '../../src/shared/countWords';
 import { relativeTime } from '../../src/protocol/display';
 import { turnOutcomeWords } from '../../src/shared/turnOutcomeWords';
 // The board's element builder: text only ever through textContent, hidden characters shown as <U+202E>.
@@ -14,10 +16,9 @@ import { h } from '../../webview-ui/src/dom';
 const projects = new Map<string, DashboardProject>();
 type Connection = 'connecting' | 'live' | 'retrying' | 'stopped' | 'locked';
 let connection: Connection = 'connecting';
-const seenAttention = new Set<string>();
-let firstState = true;
+/** Which rows are new since this page last heard of their project (for its own notifications). */
+const fresh = new NewAttention();
 
-const KIND_WORDS = ATTENTION_WORDS;
 const PHASES: [GoalPhase, string][] = [
   ['running', 'Running'],
   ['scheduled', 'Scheduled'],
@@ -52,12 +53,16 @@ function listen(): void {
   stream.addEventListener('snapshot', (e) => {
     const snapshot = JSON.parse((e as MessageEvent<string>).data) as DashboardSnapshot;
     projects.clear();
-    for (const p of snapshot.projects) projects.set(p.key, p);
+    for (const p of snapshot.projects) {
+      projects.set(p.key, p);
+      fresh.take(p); // what is there already is learnt, not announced
+    }
     render();
   });
   stream.addEventListener('project', (e) => {
     const project = JSON.parse((e as MessageEvent<string>).data) as DashboardProject;
     projects.set(project.key, project);
+    notify(project, fresh.take(project));
     render();
   });
   stream.addEventListener('removed', (e) => {
@@ -97,11 +102,10 @@ const CONNECTION_WORDS: Record<Connection, string> = {
 };
 
 function render(): void {
-  const list = [...projects.values()].sort((a, b) => (b.waiting?.total ?? -1) - (a.waiting?.total ?? -1) || a.name.localeCompare(b.name));
+  const list = [...projects.values()].sort(byWhatWaits);
   const attention = list
     .flatMap((p) => p.attention.map((item) => ({ item, project: p })))
     .sort((a, b) => a.item.since.localeCompare(b.item.since));
-  notify(attention);
   const waitingProjects = list.filter((p) => (p.waiting?.total ?? 0) > 0).length;
   const open = new Set([...app.querySelectorAll('details[open]')].map((d) => d.id));
   app.replaceChildren(
@@ -111,7 +115,7 @@ function render(): void {
       h('h1', { text: 'LoopX' }),
       h('p', {
         class: 'summary',
-        text: `${list.length} ${list.length === 1 ? 'project' : 'projects'}${waitingProjects ? `, ${waitingProjects} waiting on you` : ''}`,
+        text: `${countOf(list.length, 'project')}${waitingProjects ? `, ${waitingProjects} waiting on you` : ''}`,
       }),
       h('p', { class: `connection ${connection}`, role: 'status', text: CONNECTION_WORDS[connection] }),
       notifyButton(),
@@ -143,7 +147,7 @@ function attentionRow(item: AttentionItem, project: DashboardProject): HTMLEleme
   return h(
     'li',
     { class: `item ${item.kind}`, 'data-kind': item.kind },
-    h('span', { class: 'kind', text: KIND_WORDS[item.kind] }),
+    h('span', { class: 'kind', text: ATTENTION_WORDS[item.kind] }),
     h('span', { class: 'title', text: item.title }),
     h('span', { class: 'where', text: `${project.name}${item.todoId ? ` · ${item.todoId}` : item.goalId ? ` · ${item.goalId}` : ''}` }),
     item.detail ? h('span', { class: 'detail', text: item.detail }) : null,
@@ -237,81 +241,54 @@ function goalBlock(p: DashboardProject, g: DashboardGoal): HTMLElement {
   );
 }
 
-function turnsBlock(p: DashboardProject): HTMLElement {
+/** A folded list in a project's card (its turns, agents, handoffs), its id kept so a redraw leaves it open. */
+function foldedList<T>(p: DashboardProject, kind: string, title: string, items: T[], row: (item: T) => Node[]): HTMLElement {
   return h(
     'details',
-    { class: 'turns', id: `turns-${p.key}` },
-    h('summary', { text: `Recent turns (${p.turns.length})` }),
-    h(
-      'ul',
-      {},
-      ...p.turns.map((t) =>
-        h(
-          'li',
-          {},
-          h('span', { class: 'id', text: t.id }),
-          h('span', { text: `${t.agent} on ${t.todoId ?? t.goalId}` }),
-          h('span', { class: 'result', text: t.endedAt ? turnOutcomeWords(t.result) : 'running now' }),
-          t.costUsd !== null ? h('span', { class: 'cost', text: `$${t.costUsd.toFixed(2)}` }) : null,
-          t.evidence ? h('span', { class: 'evidence', text: `${t.evidence} evidence` }) : null,
-          t.branch ? h('span', { class: 'branch', text: `branch ${t.branch}` }) : null,
-          timeEl(t.startedAt),
-        ),
-      ),
-    ),
+    { class: kind, id: `${kind}-${p.key}` },
+    h('summary', { text: `${title} (${items.length})` }),
+    h('ul', {}, ...items.map((item) => h('li', {}, ...row(item)))),
+  );
+}
+
+function turnsBlock(p: DashboardProject): HTMLElement {
+  return foldedList(p, 'turns', 'Recent turns', p.turns, (t) =>
+    [
+      h('span', { class: 'id', text: t.id }),
+      h('span', { text: `${t.agent} on ${t.todoId ?? t.goalId}` }),
+      h('span', { class: 'result', text: t.endedAt ? turnOutcomeWords(t.result) : 'running now' }),
+      t.costUsd !== null ? h('span', { class: 'cost', text: `$${t.costUsd.toFixed(2)}` }) : null,
+      t.evidence ? h('span', { class: 'evidence', text: `${t.evidence} evidence` }) : null,
+      t.branch ? h('span', { class: 'branch', text: `branch ${t.branch}` }) : null,
+      timeEl(t.startedAt),
+    ].filter((n): n is HTMLElement => n !== null),
   );
 }
 
 function agentsBlock(p: DashboardProject): HTMLElement {
-  return h(
-    'details',
-    { class: 'agents', id: `agents-${p.key}` },
-    h('summary', { text: `Agents (${p.agents.length})` }),
-    h(
-      'ul',
-      {},
-      ...p.agents.map((a) =>
-        h(
-          'li',
+  return foldedList(p, 'agents', 'Agents', p.agents, (a) => [
+    h('span', { class: 'name', text: a.name }),
+    a.claims.length
+      ? h(
+          'span',
           {},
-          h('span', { class: 'name', text: a.name }),
-          a.claims.length
-            ? h(
-                'span',
-                {},
-                'holds ',
-                ...a.claims.flatMap((c, i) => [
-                  i ? ', ' : '',
-                  `${c.todoId} ${c.title}`,
-                  ...(c.leaseExpiresAt ? [' (lease ', timeEl(c.leaseExpiresAt), ')'] : []),
-                ]),
-              )
-            : h('span', { text: 'holds nothing' }),
-          h('span', { class: 'seen' }, 'seen ', timeEl(a.lastSeen)),
-        ),
-      ),
-    ),
-  );
+          'holds ',
+          ...a.claims.flatMap((c, i) => [
+            i ? ', ' : '',
+            `${c.todoId} ${c.title}`,
+            ...(c.leaseExpiresAt ? [' (lease ', timeEl(c.leaseExpiresAt), ')'] : []),
+          ]),
+        )
+      : h('span', { text: 'holds nothing' }),
+    h('span', { class: 'seen' }, 'seen ', timeEl(a.lastSeen)),
+  ]);
 }
 
 function handoffsBlock(p: DashboardProject): HTMLElement {
-  return h(
-    'details',
-    { class: 'handoffs', id: `handoffs-${p.key}` },
-    h('summary', { text: `Handoffs (${p.handoffs.length})` }),
-    h(
-      'ul',
-      {},
-      ...p.handoffs.map((x) =>
-        h(
-          'li',
-          {},
-          h('span', { text: `${x.from} → ${x.to} on ${x.todoId} (${x.status})` }),
-          h('span', { class: 'detail', text: x.summary }),
-        ),
-      ),
-    ),
-  );
+  return foldedList(p, 'handoffs', 'Handoffs', p.handoffs, (x) => [
+    h('span', { text: `${x.from} → ${x.to} on ${x.todoId} (${x.status})` }),
+    h('span', { class: 'detail', text: x.summary }),
+  ]);
 }
 
 function timeEl(iso: string): HTMLElement {
@@ -322,20 +299,14 @@ function tickTimes(): void {
   for (const el of app.querySelectorAll<HTMLTimeElement>('time[datetime]')) el.textContent = relativeTime(el.dateTime, Date.now());
 }
 
-/** Browser notifications, when the person turned them on: a new row in the attention list while the page is hidden. */
-function notify(attention: { item: AttentionItem; project: DashboardProject }[]): void {
-  const fresh = attention.filter(({ item, project }) => !seenAttention.has(`${project.key}:${item.kind}:${item.id}`));
-  for (const { item, project } of attention) seenAttention.add(`${project.key}:${item.kind}:${item.id}`);
-  if (firstState || projects.size === 0) {
-    firstState = projects.size === 0;
-    return;
-  }
+/** The page's own notifications (where the browser has no push service), for new rows while the page is hidden. */
+function notify(project: DashboardProject, rows: AttentionItem[]): void {
   if (!notificationsOn() || document.visibilityState === 'visible') return;
-  for (const { item, project } of fresh.slice(0, 3)) {
-    const body = `${project.name}: ${item.title}`;
+  for (const item of rows.slice(0, 3)) {
+    const { title, body, tag } = attentionNotice(project, item);
     void navigator.serviceWorker?.ready
-      .then((reg) => reg.showNotification(`LoopX · ${KIND_WORDS[item.kind]}`, { body, tag: `${project.key}:${item.id}` }))
-      .catch(() => new Notification(`LoopX · ${KIND_WORDS[item.kind]}`, { body }));
+      .then((reg) => reg.showNotification(title, { body, tag }))
+      .catch(() => new Notification(title, { body }));
   }
 }
 

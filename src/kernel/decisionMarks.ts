@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { firstEventHash } from './events/anchor';
 import { join } from 'node:path';
 import type { SqliteDb } from './db/sqliteDb';
 import type { HumanKey } from './humanKey';
@@ -30,8 +31,8 @@ const MARKS_DIR = 'proven';
 
 /** The name of a store's marks file: its first event's hash (null for an empty log). */
 export function storeName(db: SqliteDb): string | null {
-  const first = db.prepare('SELECT hash FROM events WHERE seq = 1').get();
-  return typeof first?.hash === 'string' && /^[0-9a-f]{64}$/.test(first.hash) ? first.hash.slice(0, 32) : null;
+  const first = firstEventHash(db);
+  return first !== null && /^[0-9a-f]{64}$/.test(first) ? first.slice(0, 32) : null;
 }
 
 function markMac(key: HumanKey, store: string, mark: DecisionMark): string {

@@ -15,18 +15,11 @@ import {
 } from '../../kernel/projects/projectRegistry';
 import { readStoreId } from '../../kernel/projects/storeIdentity';
 import { type ProjectSummary, summarizeProject } from '../../kernel/readModels/projectSummary';
-import { waitingWords } from '../../protocol/projectWords';
+import { byWhatWaits, waitingWords } from '../../protocol/projectWords';
 import { countOf } from '../../shared/countWords';
 import { clean, Painter, relativeTime } from '../format';
 
 const place = (env: NodeJS.ProcessEnv) => ({ env });
-
-/** What waits on a person first, then the most recently active; the gone and unreadable last. */
-function byAttention(a: ProjectSummary, b: ProjectSummary): number {
-  const waits = (b.waiting?.total ?? -1) - (a.waiting?.total ?? -1);
-  if (waits !== 0) return waits;
-  return (b.lastActivity ?? '').localeCompare(a.lastActivity ?? '') || a.name.localeCompare(b.name);
-}
 
 /** What a person can do about a project whose folder or store is gone (an unreadable store's problem says its own). */
 function goneHint(s: ProjectSummary): string {
@@ -61,7 +54,7 @@ export const projectsList: Command = {
     const now = Date.now();
     const projects = listProjectEntries(place(ctx.env))
       .map((e) => summarizeProject(e, now))
-      .sort(byAttention);
+      .sort(byWhatWaits);
     const file = projectsPath(place(ctx.env));
     const text = () => {
       if (projects.length === 0) return 'No projects yet: `loopx init` in a workspace, or opening it in VS Code, lists it here.';

@@ -2,7 +2,7 @@ import type { Command, CommandContext } from '../command';
 import { InvalidInputError } from '../../kernel/errors';
 import { parseId } from '../../kernel/validate';
 import { setGoalWorktree } from '../../kernel/worktrees/worktreeSetting';
-import { listWorktreeRows } from '../../kernel/worktrees/worktreeRows';
+import { listWorktreeRows, waitsToLand } from '../../kernel/worktrees/worktreeRows';
 import { discardWorktree, mergeWorktree, openPullRequest } from '../../kernel/worktrees/landing';
 import { changeSummary } from '../../kernel/worktrees/changeSummary';
 import { goalLine, Painter } from '../format';
@@ -47,7 +47,7 @@ export const worktreeList: Command = {
     );
     const lines = items.map(
       (w) =>
-        `${w.todoId} [${w.todoStatus}] ${w.branch} (${w.status}${w.status === 'open' && w.todoStatus === 'shipped' ? ', waits for a person' : ''}): ` +
+        `${w.todoId} [${w.todoStatus}] ${w.branch} (${w.status}${waitsToLand(w) ? ', waits for a person' : ''}): ` +
         `${countOf(w.commits.length, 'commit')}, ${w.diffStat.text || 'no changes'}` +
         `${w.uncommitted?.length ? `, ${countOf(w.uncommitted.length, 'file')} not committed` : ''}\n  ${w.uncommitted === null ? '(folder removed)' : w.path}`,
     );

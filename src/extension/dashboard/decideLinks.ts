@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
-import { realpathSync } from 'node:fs';
 import { COMMANDS, type CommandId } from '../commands/commandIds';
 import type { Log } from '../util/log';
 import { type DecideRequest, parseDecideLink } from '../../runtime/dashboard/decideLink';
+import { projectRoot } from '../../kernel/projects/projectRegistry';
+import { LANDING_LABELS, type Landing } from '../../protocol/changeWords';
 
 /** A link handed to a window without its folder waits here for the window that opens it (at most PENDING_MS). */
 const PENDING_KEY = 'loopx.pendingDecision';
@@ -14,11 +15,10 @@ const CHOICES: Record<DecideRequest['kind'], { label: string; command: CommandId
     { label: 'Approve…', command: COMMANDS.approveGate },
     { label: 'Reject…', command: COMMANDS.rejectGate },
   ],
-  land: [
-    { label: 'Merge…', command: COMMANDS.mergeBranch },
-    { label: 'Open a Pull Request…', command: COMMANDS.openPullRequest },
-    { label: 'Discard…', command: COMMANDS.discardBranch },
-  ],
+  land: (['mergeBranch', 'openPullRequest', 'discardBranch'] as const satisfies readonly Landing[]).map((landing) => ({
+    label: LANDING_LABELS[landing],
+    command: COMMANDS[landing],
+  })),
   check: [{ label: 'Allow the check…', command: COMMANDS.approveMonitor }],
   blocked: [{ label: 'Unblock…', command: COMMANDS.unblockTodo }],
   paused: [{ label: 'Start the goal…', command: COMMANDS.resumeGoal }],
@@ -31,14 +31,6 @@ const WHAT: Record<DecideRequest['kind'], string> = {
   blocked: 'blocked todo',
   paused: 'goal',
 };
-
-function realRoot(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
 
 /**
  * The dashboard's decide links (vscode://loopx.loopx/decide?root=…&kind=…&id=…): the decision's usual modal in the
@@ -57,8 +49,8 @@ export async function handleDecideUri(uri: vscode.Uri, globalState: vscode.Memen
     void vscode.window.showWarningMessage('LoopX: that link is not one LoopX opens.');
     return;
   }
-  const root = realRoot(request.root);
-  if (ownRoots.map(realRoot).includes(root)) return showDecision(request);
+  const root = projectRoot(request.root);
+  if (ownRoots.map((r) => projectRoot(r)).includes(root)) return showDecision(request);
   await globalState.update(PENDING_KEY, { ...request, root, at: Date.now() });
   await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(root), { forceNewWindow: true });
 }
@@ -66,7 +58,7 @@ export async function handleDecideUri(uri: vscode.Uri, globalState: vscode.Memen
 /** A new window opened for a link: the decision it was opened for, once, when it is this window's folder and fresh. */
 export async function takePendingDecision(globalState: vscode.Memento, ownRoots: readonly string[]): Promise<void> {
   const pending = globalState.get<DecideRequest & { at: number }>(PENDING_KEY);
-  if (!pending || !ownRoots.map(realRoot).includes(pending.root)) return;
+  if (!pending || !ownRoots.map((r) => projectRoot(r)).includes(pending.root)) return;
   await globalState.update(PENDING_KEY, undefined);
   if (Date.now() - pending.at > PENDING_MS) return;
   await showDecision(pending);

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import { realpathSync } from 'node:fs';
 import { Disposable } from '../util/lifecycle';
 import type { Log } from '../util/log';
 import { COMMANDS } from '../commands/commandIds';
 import { describeError } from '../../runtime/describeError';
 import { clean } from '../../protocol/display';
-import { forgetProject, listProjectEntries, projectName, renameProject } from '../../kernel/projects/projectRegistry';
+import { byWhatWaits } from '../../protocol/projectWords';
+import { forgetProject, listProjectEntries, projectName, projectRoot, renameProject } from '../../kernel/projects/projectRegistry';
 import { type ProjectSummary, summarizeProject } from '../../kernel/readModels/projectSummary';
 import { type ProjectNode, ProjectsTreeProvider } from './projectsTree';
 import type { DashboardHost } from '../dashboard/dashboardHost';
@@ -64,7 +64,7 @@ export class ProjectsView extends Disposable {
   }
 
   private async read(): Promise<void> {
-    const own = new Set(this.ownRoots().map(realRoot));
+    const own = new Set(this.ownRoots().map((root) => projectRoot(root)));
     let entries;
     try {
       entries = listProjectEntries().filter((e) => !own.has(e.root));
@@ -78,7 +78,7 @@ export class ProjectsView extends Disposable {
       await new Promise((done) => setImmediate(done)); // one store at a time: the window stays responsive
       projects.push(summarizeProject(entry));
     }
-    projects.sort((a, b) => (b.waiting?.total ?? -1) - (a.waiting?.total ?? -1) || a.name.localeCompare(b.name));
+    projects.sort(byWhatWaits);
     this.tree.show(projects);
     const waiting = this.tree.waitingProjects();
     this.view.description = waiting > 0 ? `${waiting} waiting on you` : undefined;
@@ -142,13 +142,5 @@ export class ProjectsView extends Disposable {
       void vscode.window.showErrorMessage(`LoopX: ${body.message}${body.hint ? ` (${body.hint})` : ''}`);
     }
     await this.refresh();
-  }
-}
-
-function realRoot(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
   }
 }

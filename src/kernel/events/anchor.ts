@@ -28,6 +28,18 @@ export function parseAnchor(text: string): LogAnchor | null {
   return seq >= 1 ? { seq, hash: match[2] as string } : null;
 }
 
+/** The first event's hash: a store's identity, wherever its file or folder goes (null for an empty log). */
+export function firstEventHash(db: SqliteDb): string | null {
+  const row = db.prepare('SELECT hash FROM events WHERE seq = 1').get();
+  return typeof row?.hash === 'string' ? row.hash : null;
+}
+
+/** The newest event's number and time (a store's last change), or null for an empty log. */
+export function newestEvent(db: SqliteDb): { seq: number; at: string } | null {
+  const row = db.prepare('SELECT seq, at FROM events ORDER BY seq DESC LIMIT 1').get();
+  return row ? { seq: Number(row.seq), at: String(row.at) } : null;
+}
+
 /** The newest event, or null for an empty log. */
 export function logHead(db: SqliteDb): LogAnchor | null {
   const row = db.prepare('SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1').get();

@@ -102,7 +102,8 @@ export function projectRoot(path: string, cwd = process.cwd()): string {
 
 const NAME_RULE = 'a project name is 1 to 60 characters, without line breaks or control characters';
 
-function checkName(name: string): string {
+/** Checks a name a person gives (a project name's rule), returning it trimmed: before anything is asked or changed. */
+export function projectName(name: string): string {
   const trimmed = name.trim();
   // eslint-disable-next-line no-control-regex
   if (trimmed.length === 0 || trimmed.length > 60 || /[\u0000-\u001f\u007f]/.test(trimmed)) throw new InvalidInputError(NAME_RULE);
@@ -111,7 +112,7 @@ function checkName(name: string): string {
 
 /** The folder's name, or the folder's name and a number when another project already has it ("app", "app-2"). */
 function freeName(db: SqliteDb, root: string): string {
-  const base = checkName(basename(root) || root).slice(0, 56);
+  const base = projectName(basename(root) || root).slice(0, 56);
   const taken = (name: string) => db.prepare('SELECT 1 FROM projects WHERE name = ?').get(name) !== undefined;
   if (!taken(base)) return base;
   for (let n = 2; ; n++) if (!taken(`${base}-${n}`)) return `${base}-${n}`;
@@ -133,39 +134,33 @@ export function registerProject(
   storeId: string | null,
   place: KeyPlace = {},
   now = new Date(),
-  stillHolds: (root: string, storeId: string) => boolean = folderHoldsStore,
 ): Registered {
   const at = now.toISOString();
   const folder = projectRoot(root);
   return withRegistry(place, (db) =>
     immediate(db, () => {
-      const known = db.prepare('SELECT * FROM projects WHERE root = ?').get(folder);
-      if (known) {
+      const listed = () => db.prepare('SELECT * FROM projects WHERE root = ?').get(folder);
+      if (listed()) {
         db.prepare('UPDATE projects SET opened_at = ?, store_id = COALESCE(?, store_id) WHERE root = ?').run(at, storeId, folder);
-        return { entry: entryOf(db.prepare('SELECT * FROM projects WHERE root = ?').get(folder)!), change: 'seen' as const };
+        return { entry: entryOf(listed()!), change: 'seen' as const };
       }
       const moved = storeId
         ? db
             .prepare('SELECT * FROM projects WHERE store_id = ? ORDER BY opened_at DESC')
             .all(storeId)
             .map(entryOf)
-            .find((e) => !stillHolds(e.root, storeId))
+            .find((e) => readStoreId(e.root) !== storeId) // its old folder no longer holds it
         : undefined;
       if (moved) {
         db.prepare('UPDATE projects SET root = ?, moved_from = ?, opened_at = ? WHERE root = ?').run(folder, moved.root, at, moved.root);
-        return { entry: entryOf(db.prepare('SELECT * FROM projects WHERE root = ?').get(folder)!), change: 'moved' as const };
+        return { entry: entryOf(listed()!), change: 'moved' as const };
       }
       db.prepare(
         'INSERT INTO projects (root, name, store_id, added_at, added_via, opened_at, moved_from) VALUES (?, ?, ?, ?, ?, ?, NULL)',
       ).run(folder, freeName(db, folder), storeId, at, via, at);
-      return { entry: entryOf(db.prepare('SELECT * FROM projects WHERE root = ?').get(folder)!), change: 'added' as const };
+      return { entry: entryOf(listed()!), change: 'added' as const };
     }),
   );
-}
-
-/** Whether a folder still holds the store it was listed with (its first event's hash). */
-function folderHoldsStore(root: string, storeId: string): boolean {
-  return readStoreId(root) === storeId;
 }
 
 /**
@@ -207,11 +202,8 @@ export function findProject(ref: string, place: KeyPlace = {}, cwd = process.cwd
   return withRegistry(place, (db) => findEntry(db, ref, cwd));
 }
 
-/** Checks a name a person gives (a project name's rule), returning it trimmed: before anything is asked or changed. */
-export const projectName = (name: string): string => checkName(name);
-
 export function renameProject(ref: string, name: string, place: KeyPlace = {}, cwd = process.cwd()): ProjectEntry {
-  const wanted = checkName(name);
+  const wanted = projectName(name);
   return withRegistry(place, (db) =>
     immediate(db, () => {
       const entry = findEntry(db, ref, cwd);

@@ -3,6 +3,7 @@ import { Kernel } from '../kernel';
 import { chooseDriver, openDb } from '../db/openDb';
 import type { SqliteDb } from '../db/sqliteDb';
 import { inTeamMode, teamReplicaPath } from '../team/teamPointer';
+import { firstEventHash } from '../events/anchor';
 
 /** The hash of a store's first event (its identity wherever its folder goes), or null when it cannot be read. */
 export function readStoreId(root: string): string | null {
@@ -11,8 +12,7 @@ export function readStoreId(root: string): string | null {
   let db: SqliteDb | undefined;
   try {
     db = openDb(path, chooseDriver(), { readOnly: true });
-    const row = db.prepare('SELECT hash FROM events WHERE seq = 1').get();
-    return row ? String(row.hash) : null;
+    return firstEventHash(db);
   } catch {
     return null;
   } finally {
@@ -20,13 +20,12 @@ export function readStoreId(root: string): string | null {
   }
 }
 
-export const storeFileOf = (root: string): string => (inTeamMode(root) ? teamReplicaPath(root) : Kernel.storePath(root));
+const storeFileOf = (root: string): string => (inTeamMode(root) ? teamReplicaPath(root) : Kernel.storePath(root));
 
 /** The same identity from an open store (init, VS Code, a team join): no second connection. */
 export function kernelStoreId(kernel: Kernel): string | null {
   try {
-    const row = kernel.read((db) => db.prepare('SELECT hash FROM events WHERE seq = 1').get());
-    return row ? String(row.hash) : null;
+    return kernel.read(firstEventHash);
   } catch {
     return null;
   }

@@ -6,16 +6,12 @@ import { SCHEMA_VERSION, schemaVersion } from '../db/migrate';
 import { inTeamMode, teamReplicaPath } from '../team/teamPointer';
 import { type StatusReport, statusReport } from './status';
 import { setAsideEvents } from '../events/setAside';
+import { newestEvent } from '../events/anchor';
 import { openTurns } from '../turns/turnQueries';
-import { listWorktreeRows } from '../worktrees/worktreeRows';
+import { listWorktreeRows, waitsToLand } from '../worktrees/worktreeRows';
 import type { ProjectEntry } from '../projects/projectRegistry';
 import type { WaitingCounts } from '../../shared/projectTypes';
 
-/**
- * What a listed project holds, read from this machine only: a local store read-only, a team store through this
- * machine's replica (no server is asked: a list of twenty projects must not wait on a network). Never throws: a folder
- * gone, a store gone or unreadable is the project's `state` and `problem`, in words.
- */
 /** Why a listed project cannot be read (its folder gone, its store gone, its store unreadable), or `ok`. */
 export const PROJECT_STATES = ['missing', 'no_store', 'unreadable', 'ok'] as const;
 export type ProjectState = (typeof PROJECT_STATES)[number];
@@ -52,13 +48,12 @@ function counts(db: SqliteDb, nowMs: number): Pick<ProjectSummary, 'waiting' | '
     const report = statusReport(db, nowMs);
     const waiting = waitingCounts(report, {
       setAside: setAsideEvents(db).filter((e) => !e.handled).length,
-      toLand: listWorktreeRows(db).filter((w) => w.status === 'open' && w.todoStatus === 'shipped').length,
+      toLand: listWorktreeRows(db).filter(waitsToLand).length,
     });
-    const last = db.prepare('SELECT at FROM events ORDER BY seq DESC LIMIT 1').get();
     return {
       waiting,
       running: openTurns(db).length,
-      lastActivity: last ? String(last.at) : null,
+      lastActivity: newestEvent(db)?.at ?? null,
       goals: { active: report.goals.filter((g) => g.status === 'active').length, total: report.goals.length },
     };
   });
@@ -66,28 +61,35 @@ function counts(db: SqliteDb, nowMs: number): Pick<ProjectSummary, 'waiting' | '
 
 const nothing = { waiting: null, running: null, lastActivity: null, goals: null };
 
-export function summarizeProject(entry: ProjectEntry, nowMs = Date.now()): ProjectSummary {
+export type ProjectPlace =
+  { state: 'missing' | 'no_store'; store: null; problem: string } | { state: 'ok'; store: 'local' | 'team'; problem: null };
+
+/** Whether a listed project's folder and store are there, and which store it is, without opening it. */
+export function projectPlace(root: string): ProjectPlace {
   const folder = (() => {
     try {
-      return statSync(entry.root).isDirectory();
+      return statSync(root).isDirectory();
     } catch {
       return false;
     }
   })();
-  if (!folder) return { ...entry, state: 'missing', store: null, problem: 'its folder is gone (moved or deleted)', ...nothing };
-  if (!Kernel.hasStore(entry.root))
-    return { ...entry, state: 'no_store', store: null, problem: 'its folder has no loopx store any more', ...nothing };
-  const team = inTeamMode(entry.root);
+  if (!folder) return { state: 'missing', store: null, problem: 'its folder is gone (moved or deleted)' };
+  if (!Kernel.hasStore(root)) return { state: 'no_store', store: null, problem: 'its folder has no loopx store any more' };
+  return { state: 'ok', store: inTeamMode(root) ? 'team' : 'local', problem: null };
+}
+
+/**
+ * What a listed project holds, read from this machine only: a local store read-only, a team store through this
+ * machine's replica (no server is asked: a list of twenty projects must not wait on a network). Never throws: a folder
+ * gone, a store gone or unreadable is the project's `state` and `problem`, in words.
+ */
+export function summarizeProject(entry: ProjectEntry, nowMs = Date.now()): ProjectSummary {
+  const place = projectPlace(entry.root);
+  if (place.state !== 'ok') return { ...entry, ...place, ...nothing };
   try {
-    return {
-      ...entry,
-      state: 'ok',
-      store: team ? 'team' : 'local',
-      problem: null,
-      ...(team ? teamCounts(entry.root, nowMs) : localCounts(entry.root, nowMs)),
-    };
+    return { ...entry, ...place, ...(place.store === 'team' ? teamCounts(entry.root, nowMs) : localCounts(entry.root, nowMs)) };
   } catch (error) {
-    return { ...entry, state: 'unreadable', store: team ? 'team' : 'local', problem: (error as Error).message, ...nothing };
+    return { ...entry, state: 'unreadable', store: place.store, problem: (error as Error).message, ...nothing };
   }
 }
 

@@ -27,6 +27,11 @@ export const worktreeFromRow = (row: Row) => {
 };
 export type WorktreeRow = ReturnType<typeof worktreeFromRow>;
 
+/** A shipped todo's change still on its branch: it waits for a person to land it (merge, pull request) or discard it. */
+export function waitsToLand(row: Pick<WorktreeRow, 'status'> & { todoStatus: string }): boolean {
+  return row.status === 'open' && row.todoStatus === 'shipped';
+}
+
 export function findWorktree(db: SqliteDb, todoId: string): WorktreeRow | undefined {
   const row = db.prepare('SELECT * FROM worktrees WHERE todo_id = ?').get(todoId);
   return row ? worktreeFromRow(row) : undefined;

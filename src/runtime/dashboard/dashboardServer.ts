@@ -4,10 +4,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Agent as HttpsAgent } from 'node:https';
-import { ATTENTION_WORDS } from '../../protocol/projectWords';
-import { NewAttention, PushStore, subscriptionSchema } from './webPush';
+import { byWhatWaits } from '../../protocol/projectWords';
+import { NewAttention, attentionNotice } from '../../protocol/attentionNotice';
+import { PushStore, subscriptionSchema } from './webPush';
 import type { KeyPlace } from '../../kernel/humanKey';
-import type { DashboardProject, DashboardSnapshot } from '../../shared/projectTypes';
+import type { DashboardSnapshot } from '../../shared/projectTypes';
 import { ProjectSources, type SourcesEvent } from './projectSources';
 import { decodeCursor, encodeCursor } from './cursor';
 import { dashboardPage } from './dashboardPage';
@@ -77,7 +78,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
   const sources = new ProjectSources(options.place, options.linkScheme === undefined ? 'vscode' : options.linkScheme).start();
   const clients = new Set<ServerResponse>();
 
-  const snapshot = (): DashboardSnapshot => ({ at: new Date().toISOString(), projects: sorted(sources.projects()) });
+  const snapshot = (): DashboardSnapshot => ({ at: new Date().toISOString(), projects: sources.projects().sort(byWhatWaits) });
   const cursor = () => encodeCursor(sources.projects());
 
   const send = (res: ServerResponse, event: string, data: unknown) => {
@@ -92,12 +93,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     for (const res of clients) send(res, event.type, event.type === 'project' ? event.project : { key: event.key });
     if (event.type !== 'project') return;
     for (const item of fresh.take(event.project).slice(0, 3)) {
-      const payload = {
-        title: `LoopX · ${ATTENTION_WORDS[item.kind]}`,
-        body: `${event.project.name}: ${item.title}`,
-        tag: `${event.project.key}:${item.kind}:${item.id}`,
-      };
-      const sent = push.send(payload, options.pushAgent).catch(() => []);
+      const sent = push.send(attentionNotice(event.project, item), options.pushAgent).catch(() => []);
       pushing.add(sent);
       void sent.finally(() => pushing.delete(sent));
     }
@@ -228,11 +224,6 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
         server.closeAllConnections();
       }),
   };
-}
-
-/** What waits on a person first (most, then oldest), then the rest by name. */
-function sorted(projects: DashboardProject[]): DashboardProject[] {
-  return [...projects].sort((a, b) => (b.waiting?.total ?? -1) - (a.waiting?.total ?? -1) || a.name.localeCompare(b.name));
 }
 
 function reply(res: ServerResponse, status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}): void {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../kernel/nodeCrypto';
 import { existsSync, watch as fsWatch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { Kernel, STORE_DIR } from '../../kernel/kernel';
@@ -6,7 +6,7 @@ import { describeError } from '../describeError';
 import { StoreWatcher } from '../watch';
 import { listProjectEntries, projectsPath, type ProjectEntry } from '../../kernel/projects/projectRegistry';
 import { humanKeyDir, type KeyPlace } from '../../kernel/humanKey';
-import { summarizeProject } from '../../kernel/readModels/projectSummary';
+import { projectPlace, summarizeProject } from '../../kernel/readModels/projectSummary';
 import { dashboardView } from '../../kernel/readModels/dashboardView';
 import type { DashboardProject } from '../../shared/projectTypes';
 import { shellQuote } from '../hosts';
@@ -23,7 +23,7 @@ const GONE_SETTLE_MS = 1000;
 const SETTLE_MS = 40;
 
 /** A project's name in the page and the event stream: not its path (which the page shows, but never keys on). */
-export const projectKey = (root: string): string => createHash('sha256').update(root).digest('hex').slice(0, 12);
+export const projectKey = (root: string): string => sha256(root).slice(0, 12);
 
 /**
  * One registered project, kept open while the dashboard runs: its store read-only (a team store through its team
@@ -56,8 +56,8 @@ class ProjectSource {
   }
 
   private open(): DashboardProject {
-    const summary = summarizeProject(this.entry);
-    if (summary.state !== 'ok') return this.unreadable(summary.state, summary.problem, summary.store);
+    const place = projectPlace(this.entry.root);
+    if (place.state !== 'ok') return this.unreadable(place.state, place.problem, null);
     try {
       const kernel = Kernel.open(this.entry.root, { readOnly: true, actor: { name: 'dashboard', kind: 'kernel' } });
       this.kernel = kernel;
@@ -70,9 +70,9 @@ class ProjectSource {
       return this.read();
     } catch (error) {
       this.close();
-      // A team server that does not answer: this machine's copy, said as such, until it answers again.
+      // A team server that does not answer: what this machine's copy holds, said as such, until it answers again.
       const message = describeError(error, 'person').body.message;
-      return this.unreadable('unreadable', message, summary.store, summary.store === 'team' ? summary : undefined);
+      return this.unreadable('unreadable', message, place.store, place.store === 'team' ? summarizeProject(this.entry) : undefined);
     }
   }
 
@@ -82,12 +82,7 @@ class ProjectSource {
     store: DashboardProject['store'],
     known?: { waiting: DashboardProject['waiting']; lastActivity: string | null },
   ): DashboardProject {
-    this.retry ??= setTimeout(() => {
-      this.retry = undefined;
-      this.view = this.open();
-      this.changed(this);
-    }, RETRY_MS);
-    this.retry.unref();
+    if (!this.retry) this.reopenIn(RETRY_MS);
     return {
       ...this.base(),
       store,
@@ -143,16 +138,21 @@ class ProjectSource {
       this.view = this.open();
       this.changed(this);
       // Seen mid-removal (the store gone, the folder not yet): looked at again in a moment, not in RETRY_MS.
-      if (this.retry) clearTimeout(this.retry);
-      this.retry = setTimeout(() => {
-        this.retry = undefined;
-        this.view = this.open();
-        this.changed(this);
-      }, GONE_SETTLE_MS);
-      this.retry.unref();
+      this.reopenIn(GONE_SETTLE_MS);
       return;
     }
     this.watcher?.check();
+  }
+
+  /** Opens the project again in `ms` (replacing a reopen already due), and says what it then holds. */
+  private reopenIn(ms: number): void {
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.view = this.open();
+      this.changed(this);
+    }, ms);
+    this.retry.unref();
   }
 
   close(): void {

@@ -3,7 +3,6 @@ import type { Agent } from 'node:https';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { humanKeyDir, type KeyPlace } from '../../kernel/humanKey';
-import type { AttentionItem, DashboardProject } from '../../shared/projectTypes';
 import type * as WebPushLib from 'web-push';
 
 /**
@@ -126,21 +125,5 @@ export class PushStore {
     );
     for (const endpoint of gone) this.unsubscribe(endpoint);
     return problems;
-  }
-}
-
-/**
- * Which rows of what waits on a person are new since the last look, per project: the first look at a project only
- * learns what is there (a dashboard started on a busy morning does not ring twenty times).
- */
-export class NewAttention {
-  private readonly seen = new Map<string, Set<string>>();
-
-  take(project: DashboardProject): AttentionItem[] {
-    const ids = new Set(project.attention.map((a) => `${a.kind}:${a.id}`));
-    const before = this.seen.get(project.key);
-    this.seen.set(project.key, ids);
-    if (!before) return [];
-    return project.attention.filter((a) => !before.has(`${a.kind}:${a.id}`));
   }
 }
