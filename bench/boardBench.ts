@@ -17,6 +17,7 @@ const STATUSES = ['open', 'open', 'open', 'claimed', 'blocked', 'shipped', 'ship
 const MOVES: Record<Card['status'], Card['moves']> = {
   open: ['claimed', 'blocked', 'shipped', 'killed'],
   claimed: ['ready', 'blocked', 'killed'],
+  in_review: ['ready', 'shipped', 'killed'],
   blocked: ['ready', 'killed'],
   shipped: [],
   killed: [],
@@ -78,7 +79,7 @@ function snapshot(): BoardSnapshot {
       reason: 'ok',
       nextWakeAt: null,
       background: '',
-      counts: { open: 400, claimed: 0, blocked: 0, shipped: 0, killed: 0 },
+      counts: { open: 400, claimed: 0, in_review: 0, blocked: 0, shipped: 0, killed: 0 },
       liveClaims: 0,
       holders: [],
       windingDown: 0,

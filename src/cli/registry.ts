@@ -41,6 +41,8 @@ import { turnProgress } from './commands/turnProgress';
 import { turnList } from './commands/turnList';
 import { turnShow } from './commands/turnShow';
 import { goalSetHost } from './commands/goalHost';
+import { goalSetReview } from './commands/goalReview';
+import { REVIEW_CLI_COMMANDS } from './commands/review';
 import { PROJECTS_COMMANDS } from './commands/projects';
 import { dashboard } from './commands/dashboard';
 import { reviewPacket } from './commands/reviewPacket';
@@ -121,6 +123,8 @@ export const CLI_COMMANDS: readonly Command[] = [
   turnList,
   turnShow,
   goalSetHost,
+  goalSetReview,
+  ...REVIEW_CLI_COMMANDS,
   run,
   reviewPacket,
   ...HOOK_COMMANDS,

@@ -22,6 +22,7 @@ export const HUMAN_ONLY_KINDS = [
   'hook.removed',
   'goal.worktree_set', // where a goal's turns work (worktreeSetting.ts)
   'goal.host_set', // which agent CLI a goal's turns run on (goals/goalHost.ts)
+  'goal.review_set', // who reviews what a goal's agents ship, and how strictly (goals/goalReview.ts)
   'worktree.landed', // merging, opening a pull request for, or discarding a todo's branch (landing.ts)
   'team.pushed', // moving a store into a team store, joining one, leaving one (team/teamEvents.ts)
   'team.joined',

@@ -92,7 +92,8 @@ export type RefusalCode =
   | 'gh_missing'
   | 'setup_failed'
   | 'setup_cancelled'
-  | 'landing_cancelled';
+  | 'landing_cancelled'
+  | 'scope_changed';
 
 export class AlreadyClaimedError extends RefusedError {
   constructor(todoId: string, owner: string, until: string) {

@@ -3,11 +3,36 @@ import { rowReader } from './rowReader';
 
 /** Rows are checked at the store boundary (rowReader); the API shapes below are what every adapter sees. */
 export const GOAL_STATUSES = ['active', 'paused', 'done', 'stopped'] as const;
-export const TODO_STATUSES = ['open', 'claimed', 'blocked', 'shipped', 'killed'] as const;
+export const TODO_STATUSES = ['open', 'claimed', 'in_review', 'blocked', 'shipped', 'killed'] as const;
 export const GATE_STATUSES = ['pending', 'approved', 'rejected', 'cancelled'] as const;
 export type GoalStatus = (typeof GOAL_STATUSES)[number];
 export type TodoStatus = (typeof TODO_STATUSES)[number];
 export type GateStatus = (typeof GATE_STATUSES)[number];
+
+/** How bad a finding is: P0 (breaks something that matters) to P3 (a nit), as reviewers and Codex's review mode say. */
+export const SEVERITIES = ['P0', 'P1', 'P2', 'P3'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/**
+ * A goal's review: who reviews each change its agents ship before it is done, how many rounds before a person
+ * decides, and which findings block approval. A person's decision (event `goal.review_set`); an agent proposing a goal
+ * may ask for review in it (`goal.created`), never change or turn it off.
+ */
+export interface ReviewPolicy {
+  /** The host (agent CLI) whose agents review, e.g. codex; null: any host. */
+  reviewerHost: string | null;
+  /** One agent that reviews; null: any agent but the implementer. */
+  reviewerAgent: string | null;
+  /** The reviewer must run on another host than the implementer's (never the same agent, in any case). */
+  otherHost: boolean;
+  /** Rounds of changes asked before the todo becomes a question for a person (1–10). */
+  maxRounds: number;
+  /** The severities a finding blocks approval at: a reviewer approving with one of them open is refused. */
+  blocking: Severity[];
+}
+
+export const DEFAULT_MAX_ROUNDS = 3;
+export const DEFAULT_BLOCKING: readonly Severity[] = ['P0', 'P1', 'P2'];
 
 /** A todo's final statuses: nothing moves a todo out of shipped or killed (the one spelling of "terminal"). */
 export function isTerminalStatus(status: string | null): status is 'shipped' | 'killed' {
@@ -44,6 +69,8 @@ export const goalFromRow = (row: Row) => {
     worktreeSetup: r.maybeText('worktree_setup'),
     /** The host (agent CLI) a person chose for its turns (goals/goalHost.ts), or null: chosen at each run. */
     host: r.maybeText('host'),
+    /** Who reviews what its agents ship before it is done (goals/goalReview.ts), or null: no review. */
+    review: r.maybeJson<ReviewPolicy>('review'),
     createdAt: r.text('created_at'),
     updatedAt: r.text('updated_at'),
   };
@@ -75,6 +102,10 @@ export const todoFromRow = (row: Row) => {
     previousId: r.maybeText('previous_id'),
     /** The stable key a goal file names it by, or null. */
     key: r.maybeText('key'),
+    /** The agent whose change is (or was last) under review (todos/review.ts), or null. */
+    implementer: r.maybeText('implementer'),
+    /** The review rounds so far: 1 from its first submission. */
+    reviewRound: r.int('review_round'),
     createdAt: r.text('created_at'),
     updatedAt: r.text('updated_at'),
   };
@@ -134,7 +165,8 @@ export type Agent = ReturnType<typeof agentFromRow>;
 
 /** The SELECT list that todoFromRow expects (all on the todos row: no joins or subqueries per todo). */
 export const TODO_COLUMNS = `t.id, t.goal_id, t.title, t.detail, t.priority, t.status, t.owner, t.lease_expires_at, t.continuation,
-  t.reason, t.revision, t.created_at, t.updated_at, t.depends_on, t.evidence_count, t.check_command, t.recurrence, t.ready_at, t.previous_id, t.key`;
+  t.reason, t.revision, t.created_at, t.updated_at, t.depends_on, t.evidence_count, t.check_command, t.recurrence, t.ready_at, t.previous_id, t.key,
+  t.implementer, t.review_round`;
 
 /**
  * How a recurring todo repeats: every `every` seconds (at `at`, HH:MM, when `every` is whole days), or on a cron

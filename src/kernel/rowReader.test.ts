@@ -17,6 +17,8 @@ const todoRow = {
   updated_at: 'b',
   depends_on: 'T2,T3',
   evidence_count: 0,
+  implementer: null,
+  review_round: 0,
 };
 
 test('rows map to the API shape', () => {

@@ -22,6 +22,8 @@ export function columnOf(card: Card): ColumnId {
       return 'blocked';
     case 'claimed':
       return 'claimed';
+    case 'in_review':
+      return 'in_review';
     default:
       return card.unmetDeps.length > 0 || card.gates.length > 0 || !card.goalActive || card.monitor !== null || card.waitsUntil !== null
         ? 'waiting'
@@ -79,7 +81,7 @@ export function compareCards(a: Card, b: Card): number {
 }
 
 export function groupCards(cards: readonly Card[], filter: BoardFilter): Record<ColumnId, Card[]> {
-  const columns: Record<ColumnId, Card[]> = { ready: [], waiting: [], claimed: [], blocked: [], shipped: [], killed: [] };
+  const columns: Record<ColumnId, Card[]> = { ready: [], waiting: [], claimed: [], in_review: [], blocked: [], shipped: [], killed: [] };
   for (const card of cards) if (matches(card, filter)) columns[columnOf(card)].push(card);
   for (const list of Object.values(columns)) list.sort(compareCards);
   return columns;
@@ -101,7 +103,8 @@ export type MoveRefusalCode =
   | 'gated'
   | 'held_by_other'
   | 'not_holder'
-  | 'person_only';
+  | 'person_only'
+  | 'in_review';
 
 /** What a refusal's words name of the todo: a card has every field. */
 export type MovedTodo = Pick<
@@ -118,6 +121,7 @@ export function moveRefusalWords(code: MoveRefusalCode, todo: MovedTodo, to: Col
     case 'final':
       return `${id} is ${todo.status}; that is final`;
     case 'not_a_place':
+      if (to === 'in_review') return `${id} goes into review when its implementer ships it; it is not moved there by hand`;
       return 'Waiting is not a place to put work: a todo waits by itself for its dependencies, gates, monitor or time';
     case 'waits_on_monitor':
       return `${id} ${waitsFor(todo)}; cancel the monitor (card menu) to make it ready now`;
@@ -136,7 +140,10 @@ export function moveRefusalWords(code: MoveRefusalCode, todo: MovedTodo, to: Col
     case 'not_holder':
       return `${id} is not held by the agent moving it; an agent moves only what it holds`;
     case 'person_only':
+      if (todo.status === 'in_review') return `${id} is in review; only its reviewer or a person decides it`;
       return `${id} is blocked; only a person unblocks it`;
+    case 'in_review':
+      return `${id} is in review: approve it (Shipped), send it back (Ready), or wait for its reviewer`;
   }
 }
 
@@ -145,6 +152,7 @@ const VERBS: Record<ColumnId, string> = {
   ready: 'release',
   waiting: 'move',
   claimed: 'claim',
+  in_review: 'review',
   blocked: 'block',
   shipped: 'ship',
   killed: 'kill',

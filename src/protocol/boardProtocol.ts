@@ -9,18 +9,19 @@ import type { BudgetFacts } from '../shared/usageWords';
 /** The board panel's webview type (package.json's onWebviewPanel activation event names it too). */
 export const BOARD_VIEW_TYPE = 'loopx.board';
 
-export const COLUMNS = ['ready', 'waiting', 'claimed', 'blocked', 'shipped', 'killed'] as const;
+export const COLUMNS = ['ready', 'waiting', 'claimed', 'in_review', 'blocked', 'shipped', 'killed'] as const;
 export type ColumnId = (typeof COLUMNS)[number];
 export const COLUMN_TITLES: Record<ColumnId, string> = {
   ready: 'Ready',
   waiting: 'Waiting',
   claimed: 'In progress',
+  in_review: 'In review',
   blocked: 'Blocked',
   shipped: 'Shipped',
   killed: 'Killed',
 };
 
-export type CardStatus = 'open' | 'claimed' | 'blocked' | 'shipped' | 'killed';
+export type CardStatus = 'open' | 'claimed' | 'in_review' | 'blocked' | 'shipped' | 'killed';
 
 /** Everything a card shows and the board's rules need; derived by the host from the store. */
 export interface Card {
@@ -256,6 +257,9 @@ export const TODO_ACTIONS = [
   'runTurn',
   'cancelMonitor',
   'approveMonitor',
+  // A change in review: a person's verdict instead of its reviewer's.
+  'approveReview',
+  'requestChanges',
   // A todo's branch (worktree goals): the diff, and the three ways a person lands it.
   'showChanges',
   'mergeBranch',

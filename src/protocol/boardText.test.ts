@@ -6,6 +6,40 @@ import { COLUMNS, type AttentionItem } from './boardProtocol';
 /** One realistic event of every kind the kernel logs (checked against the kernel's own schemas below). */
 const SAMPLES: { [K in EventKind]: EventData<K> } = {
   'store.initialized': { schema: 7 },
+  'goal.review_set': {
+    review: { reviewerHost: 'codex', reviewerAgent: null, otherHost: true, maxRounds: 3, blocking: ['P0', 'P1', 'P2'] },
+    from: null,
+  },
+  'todo.submitted': {
+    previousOwner: 'claude',
+    round: 1,
+    host: 'claude',
+    scope: { base: 'a1b2c3d', head: 'e4f5a6b', diffHash: 'ff00', files: ['src/app.ts'] },
+    validation: 'npm test passes',
+  },
+  'todo.review_claimed': { owner: 'codex', leaseToken: 't', leaseExpiresAt: '2026-01-01T12:30:00.000Z', host: 'codex' },
+  'todo.review_released': { previousOwner: 'codex', note: null },
+  'todo.approved': {
+    previousOwner: 'codex',
+    round: 1,
+    summary: 'looks right',
+    findings: [],
+    scope: { base: 'a1b2c3d', head: 'e4f5a6b', diffHash: 'ff00', files: ['src/app.ts'] },
+    host: 'codex',
+    byPerson: false,
+  },
+  'todo.changes_requested': {
+    previousOwner: 'codex',
+    round: 1,
+    summary: 'one bug',
+    findings: [
+      { severity: 'P1' as const, confidence: 0.8, file: 'src/app.ts', line: 12, title: 'The retry never stops', body: 'loop has no limit' },
+    ],
+    scope: { base: 'a1b2c3d', head: 'e4f5a6b', diffHash: 'ff00', files: ['src/app.ts'] },
+    host: 'codex',
+    byPerson: false,
+  },
+  'todo.review_unable': { previousOwner: 'codex', round: 1, reason: 'the tests could not run', host: 'codex', escalated: false },
   'runner.started': { pid: 4242, host: 'claude', goals: ['G1'] },
   'log.accepted': { firstBadSeq: 12, problem: 'event 12 does not match its hash', digest: 'ab12' },
   'log.set_aside_handled': { seq: 41, decision: 'a duplicate an agent inserted; nothing to redo' },

@@ -86,6 +86,20 @@ export function eventSentence(e: EventFacts): EventSentence {
     }
     case 'todo.shipped':
       return said(`shipped ${by}`);
+    case 'todo.submitted':
+      return said(`sent for review (round ${String(d.round ?? '?')}) ${by}`, str('validation'));
+    case 'todo.review_claimed':
+      return said(`review taken ${by}`);
+    case 'todo.review_released': {
+      const previous = str('previousOwner');
+      return said(previous && previous !== e.actor ? `${previous}'s review given back ${by}` : `review given back ${by}`, str('note'));
+    }
+    case 'todo.approved':
+      return said(`approved ${d.byPerson === true ? 'by a person instead of a reviewer' : 'in review'} ${by}`, str('summary'));
+    case 'todo.changes_requested':
+      return said(`sent back with changes asked ${by}`, str('summary'));
+    case 'todo.review_unable':
+      return said(d.escalated === true ? `review rounds ran out; a person decides ${by}` : `could not be reviewed ${by}`, str('reason'));
     case 'todo.blocked':
       return said(`blocked ${by}`, str('reason'));
     case 'todo.unblocked':
@@ -168,6 +182,8 @@ export function eventSentence(e: EventFacts): EventSentence {
       return said(
         d.base ? `turns set to work on their own branches from ${str('base')} ${by}` : `turns set to work in the main folder ${by}`,
       );
+    case 'goal.review_set':
+      return said(d.review ? `review of its changes set ${by}` : `review of its changes turned off ${by}`);
     case 'goal.host_set':
       return said(d.host ? `turns set to run on ${str('host')} ${by}` : `turns set to run on the agent chosen at each run ${by}`);
     case 'worktree.created':
@@ -226,6 +242,8 @@ export function emptyColumnText(column: ColumnId, filtered: boolean): string {
       return 'Nothing waiting';
     case 'claimed':
       return 'Drop a card here to claim it';
+    case 'in_review':
+      return 'No change waits for review';
     case 'blocked':
       return 'Nothing blocked';
     case 'shipped':

@@ -6,7 +6,8 @@ import { agent, makeStore, type TestStore } from '../../test/support/testKit';
 import { createGoal } from '../kernel/goals/goals';
 import { addTodo } from '../kernel/todos/todos';
 import { addEvidence } from '../kernel/evidence/evidence';
-import { startTurn, turnDir } from '../kernel/turns/turns';
+import { startTurn } from '../kernel/turns/turns';
+import { turnDir } from '../kernel/turns/turnRecord';
 import { EXIT_CODE_FILE, abandonedTurns, adoptOrphan, launcherState, processAlive, settleAbandoned, writeLauncher } from './launchers';
 import { getTurn } from '../kernel/turns/turnQueries';
 

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kernel } from '../kernel/kernel';
-import { turnDir } from '../kernel/turns/turns';
+import { turnDir } from '../kernel/turns/turnRecord';
 import { finishTurn } from '../kernel/turns/turnFinish';
 import { type Turn, openTurns } from '../kernel/turns/turnQueries';
 import { processAlive, processStart } from '../kernel/processes';

@@ -63,7 +63,7 @@ export interface DashboardGoal {
   phase: GoalPhase;
   nextWakeAt: string | null;
   host: string | null;
-  counts: { open: number; claimed: number; blocked: number; shipped: number; killed: number };
+  counts: { open: number; claimed: number; in_review: number; blocked: number; shipped: number; killed: number };
   /** The goal's todos, those at work and ready first (at most DASHBOARD_TODOS; `moreTodos` counts the rest). */
   todos: DashboardTodo[];
   moreTodos: number;

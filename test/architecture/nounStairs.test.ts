@@ -49,6 +49,10 @@ const CROSSINGS: Record<string, string> = {
   'goals/goalSpec/apply.ts -> checks/checks.ts: setTodoCheckInTx': "goal files set a todo's check",
   'goals/goalSpec/apply.ts -> monitors/monitors.ts: allowChecksInTx': 'goal files allow the monitor checks a person wrote there',
   'goals/goalSpec/apply.ts -> worktrees/worktreeSetting.ts: setWorktreeInTx': "goal files set the goal's worktree",
+  'turns/reviewTurn.ts -> todos/review.ts: claimReviewInTx': 'a review turn claims the review through its one write path',
+  'turns/turnFinish.ts -> todos/review.ts: releaseReviewInTx': "turn finish ends a review turn's claim through its one write path",
+  'todos/verdicts.ts -> gates/gates.ts: askGateInTx': 'a review whose rounds ran out asks a person through a gate',
+  'todos/verdicts.ts -> gates/gates.ts: decideGateInTx': "a person's verdict decides the gate its review raised",
 };
 
 const IMPORT = /^\s*(?:import|export)\s+(type\s+)?([^'"]*?)\s*from\s+['"](\.{1,2}\/[^'"]+)['"]/gm;

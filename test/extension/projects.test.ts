@@ -13,7 +13,7 @@ import { REPO, app, otherWriter, vscodeHuman, withAnswers, workspaceRoot } from 
 import { handleDecideUri } from '../../src/extension/dashboard/decideLinks';
 import { DashboardHost } from '../../src/extension/dashboard/dashboardHost';
 import { decideLink } from '../../src/runtime/dashboard/decideLink';
-import { getGate } from '../../src/kernel/gates/gates';
+import { getGate } from '../../src/kernel/gates/gateQueries';
 
 const label = (item: vscode.TreeItem) => (typeof item.label === 'string' ? item.label : (item.label?.label ?? ''));
 

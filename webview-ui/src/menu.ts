@@ -55,6 +55,7 @@ const TARGET_ICONS: Record<ColumnId, string> = {
   ready: 'debug-step-back',
   waiting: 'clock',
   claimed: 'person-add',
+  in_review: 'eye',
   blocked: 'error',
   shipped: 'rocket',
   killed: 'trash',
@@ -71,12 +72,21 @@ export function cardChoices(
     { label: `Approve ${gateId}…`, icon: 'check', run: () => decide('approveGate', gateId) },
     { label: `Reject ${gateId}…`, icon: 'close', run: () => decide('rejectGate', gateId) },
   ]);
+  // A change in review: the person's verdict, said as one (the kernel allows it as a move to Shipped or Ready).
+  if (card.status === 'in_review' && card.moves.includes('shipped'))
+    decisions.push(
+      { label: 'Approve the change…', icon: 'check', run: () => act('approveReview') },
+      { label: 'Send back with changes…', icon: 'comment-discussion', run: () => act('requestChanges') },
+    );
+  const verdictMoves = card.status === 'in_review' ? ['shipped', 'ready'] : [];
   // The targets the kernel allows (sent with the card, in the board's column order).
-  const moves = card.moves.map((to) => ({
-    label: `Move to ${COLUMN_TITLES[to]}`,
-    icon: TARGET_ICONS[to],
-    run: () => move(to),
-  }));
+  const moves = card.moves
+    .filter((to) => !verdictMoves.includes(to))
+    .map((to) => ({
+      label: `Move to ${COLUMN_TITLES[to]}`,
+      icon: TARGET_ICONS[to],
+      run: () => move(to),
+    }));
   const extra: MenuChoice[] = [];
   if (card.status === 'open' && columnOf(card) === 'ready') extra.push({ label: 'Run a turn…', icon: 'play', run: () => act('runTurn') });
   if (card.status !== 'killed') extra.push({ label: 'Add evidence…', icon: 'checklist', run: () => act('addEvidence') });

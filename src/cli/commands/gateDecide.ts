@@ -1,5 +1,6 @@
 import type { Command } from '../command';
-import { decideGate, getGate } from '../../kernel/gates/gates';
+import { decideGateOrReview } from '../../kernel/todos/verdicts';
+import { getGate } from '../../kernel/gates/gateQueries';
 import { parseId } from '../../kernel/validate';
 import { gateLine, Painter } from '../format';
 
@@ -21,7 +22,7 @@ function decide(verb: 'approve' | 'reject', status: 'approved' | 'rejected'): Co
         `asked by ${gate.askedBy} on ${gate.todoId ?? gate.goalId}, ${gate.status}:`,
         ...gate.question.split('\n'),
       ]);
-      const decided = decideGate(kernel.as(human), id, status, ctx.args.str('note'));
+      const decided = decideGateOrReview(kernel.as(human), id, status, ctx.args.str('note'));
       return {
         data: decided,
         text: `${status === 'approved' ? 'Approved' : 'Rejected'} ${gateLine(new Painter(ctx.color), decided, Date.now())}`,

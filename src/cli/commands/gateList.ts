@@ -1,6 +1,6 @@
 import type { Command } from '../command';
 import { gateLine, list, Painter } from '../format';
-import { listGates } from '../../kernel/gates/gates';
+import { listGates } from '../../kernel/gates/gateQueries';
 
 export const gateList: Command = {
   name: ['gate', 'list'],

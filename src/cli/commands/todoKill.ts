@@ -3,7 +3,7 @@ import { killTodo } from '../../kernel/todos/todos';
 import { parseId } from '../../kernel/validate';
 import { Painter, todoLine } from '../format';
 import { getTodo } from '../../kernel/todos/todoQueries';
-import { pendingGateIds } from '../../kernel/gates/gates';
+import { pendingGateIds } from '../../kernel/gates/gateQueries';
 
 export const todoKill: Command = {
   name: ['todo', 'kill'],

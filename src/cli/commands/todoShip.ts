@@ -18,13 +18,20 @@ export const todoShip: Command = {
       repeat: true,
       description: 'workspace file backing the evidence; its SHA-256 is recorded (repeatable)',
     },
+    validation: {
+      type: 'string',
+      value: 'TEXT',
+      description: 'what you checked, for the reviewer when the goal has review (default: the evidence)',
+    },
   },
   examples: ['loopx todo ship T3 --evidence "npm test: 48 passed" --artifact test-results/report.txt'],
   run(ctx) {
     const todo = shipTodo(ctx.kernel(), parseId('todo', ctx.args.positionals[0]), {
       evidence: ctx.args.str('evidence'),
       artifacts: ctx.args.list('artifact'),
+      validation: ctx.args.str('validation'),
     });
-    return { data: todo, text: `Shipped ${todoLine(new Painter(ctx.color), todo, Date.now())}` };
+    const said = todo.status === 'in_review' ? `Sent for review (round ${todo.reviewRound})` : 'Shipped';
+    return { data: todo, text: `${said} ${todoLine(new Painter(ctx.color), todo, Date.now())}` };
   },
 };

@@ -17,8 +17,16 @@ export const turnStart: Command = {
     goal: { type: 'string', value: 'G', required: true, description: 'the goal' },
     host: { type: 'string', value: 'H', required: true, description: "codex, claude, custom or your runner's name" },
     todo: { type: 'string', value: 'T', description: 'this todo instead of the next ready one' },
+    review: {
+      type: 'boolean',
+      description: "review the goal's next change in review instead (a todo in review named with --todo is reviewed anyway)",
+    },
   },
-  examples: ['loopx turn start --goal G1 --host codex --json', 'loopx turn start --goal G1 --host custom --todo T4 --agent my-bot'],
+  examples: [
+    'loopx turn start --goal G1 --host codex --json',
+    'loopx turn start --goal G1 --host custom --todo T4 --agent my-bot',
+    'loopx turn start --goal G1 --host codex --review',
+  ],
   async run(ctx) {
     const a = ctx.args;
     // The prompt names this very loopx on this Node, so the agent calls the same store's CLI whatever its PATH.
@@ -29,6 +37,7 @@ export const turnStart: Command = {
       todoId: a.id('todo'),
       agent: ctx.actor.kind === 'agent' ? ctx.actor.name : undefined,
       loopxCommand: loopxForAgents(kernel.root),
+      ...(a.bool('review') ? { role: 'review' as const } : {}),
     };
     // The worktree and its setup first (an agent's call respects a failed setup's back-off), then the write.
     const started = startTurn(kernel, input, await prepareTurnStart(kernel, input));
@@ -45,7 +54,7 @@ export const turnStart: Command = {
         cwd: started.cwd,
         worktree: started.worktree,
       },
-      text: `Started ${t.id}: ${t.agent} works ${t.todoId} (host ${t.host}).\nPrompt: ${started.promptFile}${started.worktree ? `\nRun the host in ${started.cwd} (branch ${started.worktree.branch}).` : ''}\nEnvironment for the host: ${env}\nWhen the host exits: loopx turn finish ${t.id} --exit-code $?`,
+      text: `Started ${t.id}: ${t.agent} ${t.role === 'review' ? 'reviews the change of' : 'works'} ${t.todoId} (host ${t.host}).\nPrompt: ${started.promptFile}${started.worktree ? `\nRun the host in ${started.cwd} (branch ${started.worktree.branch}).` : ''}\nEnvironment for the host: ${env}\nWhen the host exits: loopx turn finish ${t.id} --exit-code $?`,
     };
   },
 };

@@ -11,7 +11,10 @@ import { listMonitors } from '../../kernel/monitors/monitorQueries';
 import { nextClaimable, getTodo, todoPage } from '../../kernel/todos/todoQueries';
 import { statusReport } from '../../kernel/readModels/status';
 import { todoView } from '../../kernel/readModels/todoView';
-import { TODO_STATUSES } from '../../kernel/model';
+import { SEVERITIES, TODO_STATUSES } from '../../kernel/model';
+import { prepareChange } from '../../kernel/todos/review';
+import { reviewBrief } from '../../kernel/todos/reviewBrief';
+import { VERDICTS, recordVerdict } from '../../kernel/todos/verdicts';
 import { lean } from '../../protocol/lean';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { todoShowData } from '../todoShowData';
@@ -281,5 +284,45 @@ export const MCP_TOOLS: readonly McpTool[] = [
         if (todoId) getTodo(db, todoId);
         return listMonitors(db, { goalId, todoId });
       }),
+  }),
+  tool({
+    name: 'loopx_review_show',
+    cli: 'review show',
+    description:
+      "A change in review: its diff and commits, the todo's acceptance, what the implementer says it checked, the acceptance check's last run, the evidence and earlier rounds.",
+    input: { todo },
+    mutates: false,
+    run: (ctx, a) => {
+      const kernel = ctx.kernel();
+      const todoId = parseId('todo', a.todo);
+      const change = prepareChange(kernel, todoId);
+      return kernel.read((db) => reviewBrief(db, todoId, change));
+    },
+  }),
+  tool({
+    name: 'loopx_review_verdict',
+    cli: 'review approve',
+    description:
+      'Your verdict on the change you review (a review turn holds it; never your own change): approve, request_changes (with findings) or could_not_review (never an approval). Each finding: severity P0–P3, confidence 0–1, title, body, file, line.',
+    input: {
+      todo,
+      verdict: z.enum(VERDICTS),
+      summary: text(TEXT_LIMITS.summary).describe('what you checked and found; for could_not_review, what stopped you'),
+      findings: z
+        .array(
+          z.object({
+            severity: z.enum(SEVERITIES),
+            confidence: z.number().optional(),
+            title: text(TEXT_LIMITS.title),
+            body: text(TEXT_LIMITS.summary).optional(),
+            file: text(TEXT_LIMITS.short).optional(),
+            line: z.number().int().min(1).optional(),
+          }),
+        )
+        .optional(),
+    },
+    mutates: true,
+    run: (ctx, a) =>
+      recordVerdict(ctx.asAgent(), parseId('todo', a.todo), { verdict: a.verdict, summary: a.summary, findings: a.findings }),
   }),
 ];

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Kernel } from '../../kernel/kernel';
 import { adoptOrphan, launcherState, settleAbandoned } from '../../runtime/launchers';
-import { turnDir } from '../../kernel/turns/turns';
+import { turnDir } from '../../kernel/turns/turnRecord';
 import { TURN_END_GRACE_SECONDS } from '../../kernel/turns/turnSlots';
 import { type Turn, openTurns } from '../../kernel/turns/turnQueries';
 import { type Running, adoptHost } from './hostProcess';

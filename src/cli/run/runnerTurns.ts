@@ -3,7 +3,7 @@ import type { Kernel } from '../../kernel/kernel';
 import { KERNEL } from '../../kernel/authority';
 import { humanKeyDir } from '../../kernel/humanKey';
 import { renewIntervalMs } from '../../kernel/todos/claims';
-import { turnDir } from '../../kernel/turns/turns';
+import { turnDir } from '../../kernel/turns/turnRecord';
 import { finishTurn } from '../../kernel/turns/turnFinish';
 import { getGoal } from '../../kernel/goals/goalQueries';
 import { windowSpends } from '../../kernel/goals/quotaQueries';

@@ -14,6 +14,8 @@ export const COMMANDS = {
   shipTodo: 'loopx.shipTodo',
   blockTodo: 'loopx.blockTodo',
   unblockTodo: 'loopx.unblockTodo',
+  approveReview: 'loopx.approveReview',
+  requestChanges: 'loopx.requestChanges',
   killTodo: 'loopx.killTodo',
   showChanges: 'loopx.showChanges',
   mergeBranch: 'loopx.mergeBranch',

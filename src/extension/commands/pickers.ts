@@ -5,7 +5,7 @@ import { clean, oneLine } from '../../protocol/display';
 import { kernelOf } from './context';
 import { parseArg } from './args';
 import type { Services } from '../services';
-import { getGate } from '../../kernel/gates/gates';
+import { getGate } from '../../kernel/gates/gateQueries';
 import { getGoal } from '../../kernel/goals/goalQueries';
 import { getTodo } from '../../kernel/todos/todoQueries';
 

@@ -10,6 +10,7 @@ import { checkReadiness } from './checkReadiness';
 import { chooseGoalAgent, markGoalDone, pauseGoal, resumeGoal } from './goalLifecycle';
 import { addTodo } from './addTodo';
 import { blockTodo, claimTodo, killTodo, releaseTodo, shipTodo, unblockTodo } from './todoTransitions';
+import { approveReview, requestChanges } from './review';
 import { approveGate, askGate, rejectGate } from './gates';
 import { addEvidence, openArtifact, showEvidence } from './evidence';
 import { refresh, showLastState, showLogs, showQuota, showStatus, verifyLog } from './inspect';
@@ -44,6 +45,8 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   shipTodo,
   blockTodo,
   unblockTodo,
+  approveReview,
+  requestChanges,
   killTodo,
   showChanges,
   mergeBranch,

@@ -198,7 +198,7 @@ export const unblockTodo: CommandDefinition = {
 export const killTodo: CommandDefinition = {
   id: COMMANDS.killTodo,
   async run(ctx, arg) {
-    const todo = await resolveTodo(ctx, arg, ['open', 'claimed', 'blocked'], 'Kill');
+    const todo = await resolveTodo(ctx, arg, ['open', 'claimed', 'in_review', 'blocked'], 'Kill');
     if (!todo) return undefined;
     const reason = await ask({ title: `LoopX: Kill ${todo.id}`, prompt: 'Why will it not be done? (killing is final)', required: true });
     if (reason === undefined) return undefined;

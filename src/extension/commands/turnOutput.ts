@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { turnDir } from '../../kernel/turns/turns';
+import { turnDir } from '../../kernel/turns/turnRecord';
 import { listTurns } from '../../kernel/turns/turnQueries';
 import { getTurn } from '../../kernel/turns/turnQueries';
 import { parseId } from '../../kernel/validate';

@@ -18,7 +18,7 @@ import { type Evidence, listEvidence } from '../../kernel/evidence/evidenceQueri
 import { type Monitor, listMonitors } from '../../kernel/monitors/monitorQueries';
 import { type RunnerSeen, recentRunners, listAgents } from '../../kernel/turns/runners';
 import { countTurns } from '../../kernel/turns/turnQueries';
-import { listGates } from '../../kernel/gates/gates';
+import { listGates } from '../../kernel/gates/gateQueries';
 import { listGoals } from '../../kernel/goals/goalQueries';
 import { listWorktreeRows } from '../../kernel/worktrees/worktreeRows';
 import type { CardChange } from '../../protocol/boardProtocol';

@@ -106,6 +106,7 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
       ready: open.filter((t) => ready.has(t.id)).length,
       waiting: open.filter((t) => !ready.has(t.id)).length,
       claimed: shown('claimed').length,
+      in_review: shown('in_review').length,
       blocked: shown('blocked').length,
       shipped: shown('shipped').length,
       killed: shown('killed').length,

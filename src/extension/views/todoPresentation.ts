@@ -14,6 +14,7 @@ const GROUP_LOOKS: Record<TodoGroup, { icon: string; color?: string }> = {
   ready: { icon: 'play-circle', color: 'charts.blue' },
   waiting: { icon: 'clock', color: 'descriptionForeground' },
   claimed: { icon: 'sync', color: 'charts.yellow' },
+  in_review: { icon: 'eye', color: 'charts.purple' },
   blocked: { icon: 'error', color: 'charts.red' },
   shipped: { icon: 'pass-filled', color: 'charts.green' },
   killed: { icon: 'circle-slash', color: 'disabledForeground' },
@@ -62,6 +63,7 @@ export function todoDescription(todo: Todo, nowMs: number, ready = false, change
 const STATUS_WORDS: Record<Todo['status'], string> = {
   open: 'open',
   claimed: 'in progress',
+  in_review: 'in review',
   blocked: 'blocked',
   shipped: 'shipped',
   killed: 'killed',

@@ -9,7 +9,7 @@ import { LOOPX_VERSION } from '../../shared/version';
  * equal). A number here, not `MIGRATIONS.length`, so that opening a store that is up to date loads none of their SQL:
  * an agent verb's bundle loads migrationSql.js by path only when a store is older (esbuild.mjs, byPath).
  */
-export const SCHEMA_VERSION = 20;
+export const SCHEMA_VERSION = 21;
 
 export function schemaVersion(db: SqliteDb): number {
   return Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0);
@@ -38,6 +38,18 @@ export function migrate(db: SqliteDb): { from: number; to: number } {
   const from = schemaVersion(db);
   if (from > SCHEMA_VERSION) throw schemaTooNew(db, from);
   if (from === SCHEMA_VERSION) return { from, to: from };
+  // A migration that rebuilds a table (0021: `todos`, whose rows other tables reference) needs foreign keys off, which
+  // only changes outside a transaction; they are checked over the whole result before the commit instead.
+  db.exec('PRAGMA foreign_keys = OFF');
+  try {
+    migrateInLock(db);
+  } finally {
+    db.exec('PRAGMA foreign_keys = ON');
+  }
+  return { from, to: SCHEMA_VERSION };
+}
+
+function migrateInLock(db: SqliteDb): void {
   immediate(db, () => {
     // Re-read inside the write lock: another process may have migrated meanwhile.
     const current = schemaVersion(db);
@@ -47,9 +59,11 @@ export function migrate(db: SqliteDb): { from: number; to: number } {
       db.exec(migrationSql(v));
       db.exec(`PRAGMA user_version = ${v + 1}`);
     }
+    const dangling = db.prepare('PRAGMA foreign_key_check').all();
+    if (dangling.length > 0)
+      throw new Error(`the schema's migration left ${dangling.length} dangling references (${JSON.stringify(dangling[0])})`);
     db.prepare(
       "INSERT INTO store_meta (key, value) VALUES ('schema_written_by', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
     ).run(LOOPX_VERSION);
   });
-  return { from, to: SCHEMA_VERSION };
 }

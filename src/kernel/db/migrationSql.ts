@@ -22,6 +22,7 @@ import m0017 from '../migrations/0017_turn_partial_indexes.sql';
 import m0018 from '../migrations/0018_store_meta.sql';
 import m0019 from '../migrations/0019_cache_writes.sql';
 import m0020 from '../migrations/0020_goal_host.sql';
+import m0021 from '../migrations/0021_review.sql';
 
 /** Numbered migrations; index i holds the SQL that takes the schema from version i to i + 1. */
 export const MIGRATIONS: readonly string[] = [
@@ -45,6 +46,7 @@ export const MIGRATIONS: readonly string[] = [
   m0018,
   m0019,
   m0020,
+  m0021,
 ];
 
 /** The SQL that takes the schema from `version` to `version + 1`. */

@@ -11,6 +11,7 @@ import { hookEventSchemas } from '../hooks/hookEventSchemas';
 import { worktreeEventSchemas } from '../worktrees/worktreeEventSchemas';
 import { teamEventSchemas } from '../team/teamEventSchemas';
 import { priceEventSchemas } from '../prices/priceEventSchemas';
+import { reviewEventSchemas } from '../todos/reviewEventSchemas';
 
 /**
  * Every state change is one of these events. Each carries every fact its state change needs
@@ -44,6 +45,7 @@ export const eventDataSchemas = lazy(() => ({
   ...worktreeEventSchemas(),
   ...teamEventSchemas(),
   ...priceEventSchemas(),
+  ...reviewEventSchemas(),
 }));
 type EventSchemas = ReturnType<typeof eventDataSchemas>;
 

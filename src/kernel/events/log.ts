@@ -20,6 +20,7 @@ import { turnReducers } from '../turns/turnReducers';
 import { worktreeReducers } from '../worktrees/worktreeReducers';
 import { teamReducers } from '../team/teamReducers';
 import { priceReducers } from '../prices/priceReducers';
+import { reviewReducers } from '../todos/reviewReducers';
 
 /**
  * Appends events inside one write transaction: reads the chain head once, then chains each event in memory.
@@ -171,6 +172,7 @@ const reducers: Reducers = {
   ...worktreeReducers,
   ...teamReducers,
   ...priceReducers,
+  ...reviewReducers,
 };
 
 /** Each noun's table by name, for the test that no event kind is reduced by two nouns (a later spread would win). */
@@ -186,6 +188,7 @@ export const NOUN_REDUCERS: Record<string, object> = {
   worktreeReducers,
   teamReducers,
   priceReducers,
+  reviewReducers,
 };
 
 function agentKind(actor: string, actorKind: StoredEvent['actorKind']): string {

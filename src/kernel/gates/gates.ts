@@ -1,7 +1,8 @@
-import type { Kernel } from '../kernel';
-import type { SqliteDb } from '../db/sqliteDb';
-import { type Gate, gateFromRow, isTerminalStatus, nextNum } from '../model';
-import { IllegalTransitionError, InvalidInputError, NotFoundError } from '../errors';
+import type { Kernel, Tx } from '../kernel';
+import type { Actor } from '../events/eventTypes';
+import { type Gate, isTerminalStatus, nextNum } from '../model';
+import { getGate } from './gateQueries';
+import { IllegalTransitionError, InvalidInputError } from '../errors';
 import { requireHumanChannel } from '../authority';
 import { formatId, optionalText, requireText } from '../validate';
 import { TEXT_LIMITS } from '../../shared/textLimits';
@@ -27,11 +28,21 @@ export function askGate(kernel: Kernel, input: { todoId?: string; goalId?: strin
     } else {
       goalId = getGoal(tx.db, input.goalId as string).id;
     }
-    const num = nextNum(tx.db, 'gates');
-    const id = formatId('gate', num);
-    tx.emit({ kind: 'gate.asked', goalId, todoId, data: { id, num, question } });
-    return getGate(tx.db, id);
+    return getGate(tx.db, askGateInTx(tx, goalId, todoId, question));
   });
+}
+
+/** The one write path of `gate.asked` (a question checked by the caller); `as` the kernel's own (a review's rounds ran out). */
+export function askGateInTx(tx: Tx, goalId: string, todoId: string | null, question: string, as?: Actor): string {
+  const num = nextNum(tx.db, 'gates');
+  const id = formatId('gate', num);
+  tx.emit({ kind: 'gate.asked', goalId, todoId, data: { id, num, question } }, as);
+  return id;
+}
+
+/** The one write path of `gate.decided`: the caller checked that a person decides (requireHumanChannel). */
+export function decideGateInTx(tx: Tx, gate: Gate, decision: 'approved' | 'rejected', note: string | null): void {
+  tx.emit({ kind: 'gate.decided', goalId: gate.goalId, todoId: gate.todoId, data: { id: gate.id, status: decision, note } });
 }
 
 /** Only a human decides a gate: a worker cannot bless its own transition. */
@@ -45,28 +56,14 @@ export function decideGate(kernel: Kernel, gateId: string, decision: 'approved' 
     if (gate.status !== 'pending') {
       throw new IllegalTransitionError(`gate ${gateId} is already ${gate.status}${gate.decidedBy ? ` by ${gate.decidedBy}` : ''}`);
     }
-    tx.emit({ kind: 'gate.decided', goalId: gate.goalId, todoId: gate.todoId, data: { id: gateId, status: decision, note } });
+    // A gate on a change in review is decided by a verdict (todos/verdicts.ts), which ends the review with it; the
+    // adapters send a person's decision there (decideGateOrReview).
+    if (gate.todoId !== null && getTodoCore(tx.db, gate.todoId).status === 'in_review')
+      throw new IllegalTransitionError(
+        `gate ${gateId} asks about todo ${gate.todoId}'s change in review; a verdict on the change decides it`,
+        `loopx review approve ${gate.todoId}, or loopx review request-changes ${gate.todoId} --summary "..."`,
+      );
+    decideGateInTx(tx, gate, decision, note);
     return getGate(tx.db, gateId);
   });
-}
-
-export function getGate(db: SqliteDb, id: string): Gate {
-  const row = db.prepare('SELECT * FROM gates WHERE id = ?').get(id);
-  if (!row) throw new NotFoundError('gate', id);
-  return gateFromRow(row);
-}
-
-export function pendingGateIds(db: SqliteDb, todoId: string): string[] {
-  return db
-    .prepare(`SELECT id FROM gates WHERE todo_id = ? AND status = 'pending' ORDER BY num`)
-    .all(todoId)
-    .map((r) => String(r.id));
-}
-
-export function listGates(db: SqliteDb, filter: { pending?: boolean; goalId?: string; limit?: number } = {}): Gate[] {
-  const limit = filter.limit === undefined ? '' : ` LIMIT ${Math.max(1, Math.floor(filter.limit))}`;
-  const rows = filter.pending
-    ? db.prepare(`SELECT * FROM gates WHERE status = 'pending' ${filter.goalId ? 'AND goal_id = ?' : ''} ORDER BY num${limit}`)
-    : db.prepare(`SELECT * FROM gates ${filter.goalId ? 'WHERE goal_id = ?' : ''} ORDER BY status <> 'pending', num DESC${limit}`);
-  return (filter.goalId ? rows.all(filter.goalId) : rows.all()).map(gateFromRow);
 }

@@ -3,6 +3,7 @@ import type { Goal } from '../model';
 import { iso } from '../time';
 import { backingOff, retryAt } from '../turns/backoff';
 import { claimableNow, firstClaimableId, leaseLiveSql } from '../todos/todoQueries';
+import { reviewableIds } from '../todos/reviewQueries';
 import { nextMonitorMoment } from '../monitors/monitorQueries';
 import { type OpenTurnSlot, openTurnSlots, todosWithOpenTurns } from '../turns/turnSlots';
 
@@ -235,6 +236,11 @@ export interface PlanKnown {
    * whose setup runs at once.
    */
   setupWaits?: ReadonlyMap<string, string>;
+  /**
+   * The plan is a review turn's, for this agent (todos/review.ts): the work is the goal's changes waiting for a review
+   * (`reviewableIds`: in review, nobody reviewing, not the agent's own), first submitted first.
+   */
+  reviewer?: string;
 }
 
 /** should-run's answer and the todo a turn start takes when it says yes. */
@@ -266,8 +272,12 @@ export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: PlanKno
   });
   if (goal.status !== 'active') return no('goal_inactive', null);
   const busy = todosWithOpenTurns(slots);
-  const first = firstClaimableId(db, at, goal.id, busy);
-  if (first === null) return no('no_ready_work', nextReadyMoment(db, goal.id, at));
+  const first =
+    known.reviewer === undefined
+      ? firstClaimableId(db, at, goal.id, busy)
+      : (reviewableIds(db, goal.id, at, known.reviewer, busy)[0] ?? null);
+  // A review waits for a change to be submitted, which no clock brings.
+  if (first === null) return no('no_ready_work', known.reviewer === undefined ? nextReadyMoment(db, goal.id, at) : null);
   const goalGate = db.prepare(`SELECT 1 FROM gates WHERE goal_id = ? AND todo_id IS NULL AND status = 'pending' LIMIT 1`).get(goal.id);
   if (goalGate) return no('gate_pending', null);
   if (quota.remaining === 0) {
@@ -285,6 +295,8 @@ export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: PlanKno
     return no('concurrency_limit', wakes.length ? (wakes.sort()[0] as string) : null);
   }
   if (quota.cooldownUntil) return no('cooldown', quota.cooldownUntil);
+  if (known.reviewer !== undefined)
+    return { answer: { run: true, reason: 'ok', nextWakeAt: null, remaining: quota.remaining }, todoId: first };
   const setups = known.setupWaits ?? new Map<string, string>();
   // The first ready todo is usually not backing off: one look at it; the goal's whole list only when it is.
   if (!setups.has(first) && retryAt(db, first, nowMs) === null)

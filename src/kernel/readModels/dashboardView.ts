@@ -23,7 +23,7 @@ import {
 } from '../../shared/projectTypes';
 
 /** The order a goal's todos are glanced at in: work under way and ready first, finished last. */
-const STATUS_RANK: Record<Todo['status'], number> = { claimed: 0, open: 1, blocked: 2, shipped: 3, killed: 4 };
+const STATUS_RANK: Record<Todo['status'], number> = { claimed: 0, in_review: 1, open: 2, blocked: 3, shipped: 4, killed: 5 };
 
 /**
  * One readable project as the dashboard shows it, read in one snapshot (the caller's `kernel.read`): what waits on a person (oldest

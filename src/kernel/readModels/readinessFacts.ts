@@ -5,7 +5,7 @@ import { leaseLapsedSql } from '../todos/todoQueries';
 import { type Monitor, listMonitors } from '../monitors/monitorQueries';
 import { type QuotaState, type ShouldRun, quotaState, shouldRun } from '../goals/quotaQueries';
 import { openTurnSlots } from '../turns/turnSlots';
-import { listGates } from '../gates/gates';
+import { listGates } from '../gates/gateQueries';
 import { getGoal } from '../goals/goalQueries';
 import { isValidatedResult } from '../turns/turnQueries';
 import { type RunnerSeen, recentRunners, runnerStopped } from '../turns/runners';

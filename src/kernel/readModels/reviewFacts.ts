@@ -5,7 +5,7 @@ import { type Turn, listTurns } from '../turns/turnQueries';
 import type { Gate, Goal, Todo } from '../model';
 import { iso } from '../time';
 import { type WorktreeRow, findWorktree } from '../worktrees/worktreeRows';
-import { listGates } from '../gates/gates';
+import { listGates } from '../gates/gateQueries';
 import { listGoals } from '../goals/goalQueries';
 import { listTodos } from '../todos/todoQueries';
 

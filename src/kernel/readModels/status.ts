@@ -1,12 +1,12 @@
 import type { SqliteDb } from '../db/sqliteDb';
-import { type Gate, type Goal, type Todo, TODO_COLUMNS, todoFromRow } from '../model';
+import { type Gate, type Goal, type ReviewPolicy, type Todo, TODO_COLUMNS, todoFromRow } from '../model';
 import { iso } from '../time';
 import { nextClaimable, leaseLapsedSql } from '../todos/todoQueries';
 import { type Monitor, listMonitors } from '../monitors/monitorQueries';
 import { type QuotaState, type ShouldRun, quotaState, shouldRun } from '../goals/quotaQueries';
 import { FAILING_AFTER, type Retry, recentRetries } from '../turns/backoff';
 import { openTurnSlots } from '../turns/turnSlots';
-import { listGates } from '../gates/gates';
+import { listGates } from '../gates/gateQueries';
 import { listGoals } from '../goals/goalQueries';
 
 export interface GoalStatusLine {
@@ -20,6 +20,8 @@ export interface GoalStatusLine {
   waitsForPerson?: { by: string; proposed: boolean };
   /** The host (agent CLI) a person chose for its turns (goals/goalHost.ts); absent: chosen at each run. */
   host?: string;
+  /** Who reviews what its agents ship (goals/goalReview.ts); absent: no review. */
+  review?: ReviewPolicy;
   nextTodo: Todo | null;
   quota: QuotaState;
   shouldRun: ShouldRun;
@@ -68,6 +70,11 @@ export interface StatusOptions {
  * Each goal's todos by status (every goal that has todos; one goal's with `goalId`), from the counts the store keeps
  * as todos change (migration 0016), not by walking them.
  */
+/** A goal's counts before it has todos: every status at 0. */
+export function noTodos(): Record<Todo['status'], number> {
+  return { open: 0, claimed: 0, in_review: 0, blocked: 0, shipped: 0, killed: 0 };
+}
+
 export function todoCounts(db: SqliteDb, goalId?: string): Map<string, Record<Todo['status'], number>> {
   const counts = new Map<string, Record<Todo['status'], number>>();
   const rows = goalId
@@ -75,7 +82,7 @@ export function todoCounts(db: SqliteDb, goalId?: string): Map<string, Record<To
     : db.prepare('SELECT goal_id, status, n FROM todo_counts WHERE n > 0').all();
   for (const row of rows) {
     const id = String(row.goal_id);
-    const entry = counts.get(id) ?? { open: 0, claimed: 0, blocked: 0, shipped: 0, killed: 0 };
+    const entry = counts.get(id) ?? noTodos();
     entry[row.status as Todo['status']] = Number(row.n);
     counts.set(id, entry);
   }
@@ -95,11 +102,12 @@ export function statusReport(db: SqliteDb, nowMs: number, options: StatusOptions
       title: goal.title,
       status: goal.status,
       ...(goal.host ? { host: goal.host } : {}),
+      ...(goal.review ? { review: goal.review } : {}),
       ...(waits ? { waitsForPerson: waits } : {}),
       nextTodo,
       quota,
       shouldRun: shouldRun(db, goal, nowMs, { quota }),
-      counts: counts.get(goal.id) ?? { open: 0, claimed: 0, blocked: 0, shipped: 0, killed: 0 },
+      counts: counts.get(goal.id) ?? noTodos(),
     };
   });
   const select = `SELECT ${TODO_COLUMNS} FROM todos t`;

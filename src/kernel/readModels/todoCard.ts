@@ -4,7 +4,7 @@ import type { Todo } from '../model';
 import { listEvidence } from '../evidence/evidenceQueries';
 import { iso } from '../time';
 import { relativeTime } from '../../shared/timeWords';
-import { listGates } from '../gates/gates';
+import { listGates } from '../gates/gateQueries';
 import { leaseLive } from '../todos/todoQueries';
 
 /** One line for a todo's lens: "T3 · claimed by codex (lease ends in 12 min)". */

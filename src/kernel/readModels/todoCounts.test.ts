@@ -21,7 +21,7 @@ afterEach(() => s.dispose());
 function walked(db: SqliteDb): Map<string, Record<string, number>> {
   const counts = new Map<string, Record<string, number>>();
   for (const row of db.prepare('SELECT goal_id, status, count(*) AS n FROM todos GROUP BY goal_id, status').all()) {
-    const entry = counts.get(String(row.goal_id)) ?? { open: 0, claimed: 0, blocked: 0, shipped: 0, killed: 0 };
+    const entry = counts.get(String(row.goal_id)) ?? { open: 0, claimed: 0, in_review: 0, blocked: 0, shipped: 0, killed: 0 };
     entry[String(row.status)] = Number(row.n);
     counts.set(String(row.goal_id), entry);
   }
@@ -45,8 +45,8 @@ test("each goal's kept counts follow every move of its todos, and a replay of th
   claimTodo(codex, ids[7] as string);
   const kept = todoCounts(s.kernel.db);
   expect(kept).toEqual(walked(s.kernel.db));
-  expect(kept.get(g1)).toEqual({ open: 2, claimed: 1, blocked: 1, shipped: 1, killed: 0 });
-  expect(kept.get(g2)).toEqual({ open: 2, claimed: 0, blocked: 0, shipped: 0, killed: 1 });
+  expect(kept.get(g1)).toEqual({ open: 2, claimed: 1, in_review: 0, blocked: 1, shipped: 1, killed: 0 });
+  expect(kept.get(g2)).toEqual({ open: 2, claimed: 0, in_review: 0, blocked: 0, shipped: 0, killed: 1 });
   expect(todoCounts(s.kernel.db, g2)).toEqual(new Map([[g2, kept.get(g2)]]));
   const replayed = replayLog(s.kernel.db);
   try {
@@ -66,7 +66,7 @@ test('a store from before the kept counts gets them counted when it is migrated'
   const db = s.kernel.db;
   withoutKeptCounts(db);
   db.exec(MIGRATIONS[15] as string);
-  expect(todoCounts(db).get(goalId)).toEqual({ open: 2, claimed: 0, blocked: 0, shipped: 1, killed: 0 });
+  expect(todoCounts(db).get(goalId)).toEqual({ open: 2, claimed: 0, in_review: 0, blocked: 0, shipped: 1, killed: 0 });
   expect(todoCounts(db)).toEqual(walked(db));
 });
 
@@ -82,7 +82,7 @@ test.skipIf(teamEngineUnderTest())("a restore brings back the backup's counts, a
   const replaced = todoCounts(s.kernel.db);
   s.clock.advance(1);
   const restored = restoreStore(s.as(human), before.path);
-  expect(todoCounts(s.kernel.db).get(goalId)).toEqual({ open: 2, claimed: 0, blocked: 0, shipped: 0, killed: 0 });
+  expect(todoCounts(s.kernel.db).get(goalId)).toEqual({ open: 2, claimed: 0, in_review: 0, blocked: 0, shipped: 0, killed: 0 });
   expect(todoCounts(s.kernel.db)).toEqual(walked(s.kernel.db));
   const saved = openDb(restored.saved.path);
   try {

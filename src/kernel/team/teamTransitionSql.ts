@@ -38,9 +38,11 @@ CREATE TABLE IF NOT EXISTS loopx.todo_state (
   owner text,
   lease_expires_at text,
   evidence_count integer NOT NULL DEFAULT 0,
-  claimed_by text -- the database login that wrote the claim (its written_by): onArrival rules ask it
+  claimed_by text, -- the database login that wrote the claim (its written_by): onArrival rules ask it
+  implementer text -- the agent whose change is under review (a reviewer may never be it)
 );
 ALTER TABLE loopx.todo_state ADD COLUMN IF NOT EXISTS claimed_by text;
+ALTER TABLE loopx.todo_state ADD COLUMN IF NOT EXISTS implementer text;
 CREATE UNIQUE INDEX IF NOT EXISTS todo_state_key ON loopx.todo_state (goal_id, key);
 
 -- Why event e is not a legal transition against the state (null when it is), applying it to the state when it is.
@@ -193,19 +195,21 @@ function changeSql(change: StateChange): string {
   }
   if (change.leaseExpiresAt !== undefined)
     sets.push(`lease_expires_at = ${change.leaseExpiresAt === null ? 'NULL' : operandSql(change.leaseExpiresAt)}`);
+  if (change.implementer !== undefined) sets.push(`implementer = ${change.implementer === null ? 'NULL' : operandSql(change.implementer)}`);
   return sets.join(', ');
 }
 
 function conditionSql(c: Condition): string {
   if (isJunction(c)) return `(${c.of.map(conditionSql).join(` ${c.op.toUpperCase()} `)})`;
+  if (c.op === 'is') return `(${operandSql(c.left)} IS NOT DISTINCT FROM ${operandSql(c.right)})`;
   const numeric = 'value' in c.right && typeof c.right.value === 'number';
   // Times are ISO strings: compared byte-wise (COLLATE "C"), as JavaScript compares them, whatever the database's locale.
-  const collate = numeric || c.op === '=' ? '' : ' COLLATE "C"';
+  const collate = numeric || c.op === '=' || c.op === '<>' ? '' : ' COLLATE "C"';
   return `(${operandSql(c.left)}${collate} ${c.op} ${operandSql(c.right)}${collate})`;
 }
 
 function operandSql(o: Operand): string {
-  if ('value' in o) return typeof o.value === 'number' ? String(o.value) : literal(o.value);
+  if ('value' in o) return o.value === null ? 'NULL::text' : typeof o.value === 'number' ? String(o.value) : literal(o.value);
   if ('state' in o) return `t.${o.state}`;
   if ('event' in o) return `e.${o.event}`;
   if ('server' in o) return SERVER_OPERANDS[o.server];
@@ -276,7 +280,7 @@ BEGIN
   END IF;
   -- A lease the writer picks ends within the kernel's longest (MAX_LEASE_SECONDS) of the event's time: a lease a year
   -- long would hold a todo past every turn and every person's release.
-  IF e.kind IN ('todo.claimed', 'todo.renewed', 'handoff.accepted') THEN
+  IF e.kind IN ('todo.claimed', 'todo.renewed', 'handoff.accepted', 'todo.review_claimed') THEN
     lease_end := e.data::jsonb ->> 'leaseExpiresAt';
     IF lease_end IS NULL OR lease_end !~ ${literal(ISO_TIME)} THEN
       RETURN format('its lease end %s is not a time as loopx writes one', coalesce(lease_end, 'null'));

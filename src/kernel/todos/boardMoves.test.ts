@@ -36,29 +36,33 @@ const TODOS: Record<string, { facts: MoveFacts; from: BoardColumn }> = {
   blocked: { facts: facts({ status: 'blocked' }), from: 'blocked' },
   shipped: { facts: facts({ status: 'shipped' }), from: 'shipped' },
   killed: { facts: facts({ status: 'killed' }), from: 'killed' },
+  'in review': { facts: facts({ status: 'in_review', owner: 'codex', leaseExpiresAt: LIVE }), from: 'in_review' },
 };
 
-/** What each target means, in BOARD_COLUMNS order (ready, waiting, claimed, blocked, shipped, killed): a transition or a refusal code. */
+/** What each target means, in BOARD_COLUMNS order (ready, waiting, claimed, in_review, blocked, shipped, killed): a transition or a refusal code. */
 const EXPECTED: [todo: string, actor: Actor, answers: string][] = [
-  ['ready', ada, 'already_there not_a_place claim block ship kill'],
-  ['ready', codex, 'already_there not_a_place claim not_holder not_holder kill'],
-  ['waiting', ada, 'waits already_there not_yet block not_yet kill'],
-  ['waiting', codex, 'waits already_there not_yet not_holder not_yet kill'],
-  ['waiting on a monitor', ada, 'waits_on_monitor already_there not_yet block not_yet kill'],
-  ['waiting on a monitor', codex, 'waits_on_monitor already_there not_yet not_holder not_yet kill'],
+  ['ready', ada, 'already_there not_a_place claim not_a_place block ship kill'],
+  ['ready', codex, 'already_there not_a_place claim not_a_place not_holder not_holder kill'],
+  ['waiting', ada, 'waits already_there not_yet not_a_place block not_yet kill'],
+  ['waiting', codex, 'waits already_there not_yet not_a_place not_holder not_yet kill'],
+  ['waiting on a monitor', ada, 'waits_on_monitor already_there not_yet not_a_place block not_yet kill'],
+  ['waiting on a monitor', codex, 'waits_on_monitor already_there not_yet not_a_place not_holder not_yet kill'],
   // A person takes back, blocks or kills anyone's claim, but ships only what nobody holds live.
-  ["codex's live claim", ada, 'release not_a_place already_there block held_by_other kill'],
-  ["codex's live claim", codex, 'release not_a_place already_there block ship kill'],
-  ["codex's live claim", claude, 'held_by_other not_a_place already_there held_by_other held_by_other held_by_other'],
+  ["codex's live claim", ada, 'release not_a_place already_there not_a_place block held_by_other kill'],
+  ["codex's live claim", codex, 'release not_a_place already_there not_a_place block ship kill'],
+  ["codex's live claim", claude, 'held_by_other not_a_place already_there not_a_place held_by_other held_by_other held_by_other'],
   // A lapsed lease: a person ships it (the ship command claims it first); its agent no longer holds it.
-  ["codex's lapsed claim", ada, 'release not_a_place already_there block ship kill'],
-  ["codex's lapsed claim", codex, 'not_holder not_a_place already_there not_holder not_holder kill'],
-  ['blocked', ada, 'unblock not_a_place blocked already_there blocked kill'],
-  ['blocked', codex, 'person_only not_a_place blocked already_there blocked kill'],
-  ['shipped', ada, 'final final final final already_there final'],
-  ['shipped', codex, 'final final final final already_there final'],
-  ['killed', ada, 'final final final final final already_there'],
-  ['killed', codex, 'final final final final final already_there'],
+  ["codex's lapsed claim", ada, 'release not_a_place already_there not_a_place block ship kill'],
+  ["codex's lapsed claim", codex, 'not_holder not_a_place already_there not_a_place not_holder not_holder kill'],
+  ['blocked', ada, 'unblock not_a_place blocked not_a_place already_there blocked kill'],
+  ['blocked', codex, 'person_only not_a_place blocked not_a_place already_there blocked kill'],
+  ['shipped', ada, 'final final final final final already_there final'],
+  ['shipped', codex, 'final final final final final already_there final'],
+  ['killed', ada, 'final final final final final final already_there'],
+  ['killed', codex, 'final final final final final final already_there'],
+  // A change in review leaves it by a verdict: a person's drag to Shipped (approve) or Ready (send back); never an agent's.
+  ['in review', ada, 'requestChanges in_review in_review already_there in_review approveReview kill'],
+  ['in review', codex, 'person_only in_review in_review already_there in_review person_only person_only'],
 ];
 
 const said = (move: BoardMove): string => ('transition' in move ? move.transition : move.refused);

@@ -11,7 +11,8 @@ import { type BoardColumn, boardColumn, claimableNow, leaseLive } from './todoQu
  * allowed targets (`allowedTargets`), so the webview greys out columns from the kernel's answer, not a copy of the rule.
  * The transition's own command still has the last word (evidence, a passing check, the holder at write time).
  */
-export type MoveTransition = 'claim' | 'release' | 'ship' | 'block' | 'unblock' | 'kill';
+/** `approveReview` and `requestChanges`: a person's verdict on a change in review (todos/review.ts), given by a drag. */
+export type MoveTransition = 'claim' | 'release' | 'ship' | 'block' | 'unblock' | 'kill' | 'approveReview' | 'requestChanges';
 
 /**
  * Why a move is refused, as a code (the protocol words it, with the facts): already in that column, finished,
@@ -30,7 +31,8 @@ export type MoveRefusalCode =
   | 'gated'
   | 'held_by_other'
   | 'not_holder'
-  | 'person_only';
+  | 'person_only'
+  | 'in_review';
 
 /** A refused move, and the gates whose decision would let it through (the board offers Approve and Reject there). */
 export interface MoveRefusal {
@@ -67,7 +69,17 @@ function ruleFor(todo: MoveFacts, from: BoardColumn, to: BoardColumn, actor: Act
   const person = actor.kind === 'human';
   const holds = live && todo.owner === actor.name;
   const agentRefusal = (): MoveRefusal | null => (person || holds ? null : { refused: heldByOther ? 'held_by_other' : 'not_holder' });
+  // A change in review leaves it by a verdict: a reviewer's (its verbs), or a person's drag to Shipped or Ready.
+  if (from === 'in_review') {
+    if (to === 'killed') return person ? { transition: 'kill' } : { refused: 'person_only' };
+    if (to === 'shipped' || to === 'ready')
+      return person ? { transition: to === 'shipped' ? 'approveReview' : 'requestChanges' } : { refused: 'person_only' };
+    return { refused: 'in_review' };
+  }
   switch (to) {
+    case 'in_review':
+      // A change goes into review by its implementer's ship, never by a drag.
+      return { refused: 'not_a_place' };
     case 'waiting':
       return { refused: 'not_a_place' };
     case 'killed':

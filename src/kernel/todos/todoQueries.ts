@@ -122,7 +122,7 @@ export function readyTodoIds(db: SqliteDb, at: string, goalId?: string): Set<str
 }
 
 /** The board's columns and the Goals view's groups, in order (the webview keeps a copy, pinned by a test). */
-export const BOARD_COLUMNS = ['ready', 'waiting', 'claimed', 'blocked', 'shipped', 'killed'] as const;
+export const BOARD_COLUMNS = ['ready', 'waiting', 'claimed', 'in_review', 'blocked', 'shipped', 'killed'] as const;
 export type BoardColumn = (typeof BOARD_COLUMNS)[number];
 
 /** Which column a todo is in: its status, with open todos split by readiness (`readyTodoIds`). */

@@ -19,19 +19,24 @@ import type { TodoStatus } from '../model';
  */
 
 /** A value a condition compares: a field of the todo's state, of the event, of the event's data, or a literal. */
+export type StateField = 'status' | 'owner' | 'lease_expires_at' | 'evidence_count' | 'implementer';
 export type Operand =
-  | { state: 'status' | 'owner' | 'lease_expires_at' | 'evidence_count' }
+  | { state: StateField }
   | { event: 'actor' | 'actor_kind' | 'at' }
   | { data: string }
-  | { value: string | number }
+  | { value: string | number | null }
   /**
    * What only the team store's database knows as an event arrives (teamTransitionSql.ts): its clock (an ISO time, as
    * leases are written), the database login writing the event, the login that wrote the todo's claim.
    */
   | { server: 'now' | 'login' | 'claimLogin' };
 
+/**
+ * `=`, `<>`, `>`, `<=` are false when either side is null (as SQL's are once wrapped in COALESCE(…, false)); `is`
+ * compares nulls too (SQL's IS NOT DISTINCT FROM): `{ op: 'is', left: state('owner'), right: { value: null } }`.
+ */
 export interface Comparison {
-  op: '=' | '>' | '<=';
+  op: '=' | '<>' | '>' | '<=' | 'is';
   left: Operand;
   right: Operand;
 }
@@ -58,6 +63,8 @@ export interface StateChange {
   /** The new owner: the event's actor, a data field, or null (the claim ends). Absent: unchanged. */
   owner?: Operand | null;
   leaseExpiresAt?: Operand | null;
+  /** The agent whose change goes under review (todos/review.ts). Absent: unchanged. */
+  implementer?: Operand | null;
 }
 
 export interface TodoTransition {
@@ -74,7 +81,7 @@ export interface TodoTransition {
   change: StateChange;
 }
 
-const state = (field: 'status' | 'owner' | 'lease_expires_at' | 'evidence_count'): Operand => ({ state: field });
+const state = (field: StateField): Operand => ({ state: field });
 const eq = (left: Operand, right: Operand): Condition => ({ op: '=', left, right });
 const actor: Operand = { event: 'actor' };
 const at: Operand = { event: 'at' };
@@ -85,6 +92,11 @@ const leaseLive: Condition = { op: '>', left: state('lease_expires_at'), right: 
 const holder: Condition = { op: 'and', of: [eq(state('owner'), actor), leaseLive] };
 const server = (what: 'now' | 'login' | 'claimLogin'): Operand => ({ server: what });
 const HOLDER_REFUSAL = 'todo {todo} is claimed by {owner} (or its lease ran out); only the holder of a live claim may';
+const REVIEWER_REFUSAL = 'todo {todo} is being reviewed by {owner} (or its review lease ran out); only its reviewer, or a person, may';
+/** The reviewer holding a live review claim, or a person (whose verdict overrides: todos/review.ts). */
+const reviewerOrPerson: Condition = { op: 'or', of: [isActorKind('human'), holder] };
+/** The event's actor is not the agent whose change is under review. */
+const notImplementer: Condition = { op: '<>', left: actor, right: state('implementer') };
 
 /**
  * The table. Every todo event that changes or needs a todo's state is here; an event naming a todo (or a goal) that
@@ -148,7 +160,70 @@ export const TODO_TRANSITIONS = {
     change: { status: 'blocked', owner: null, leaseExpiresAt: null },
   },
   'todo.unblocked': { from: ['blocked'], rules: [], change: { status: 'open' } },
-  'todo.killed': { from: ['open', 'claimed', 'blocked'], rules: [], change: { status: 'killed', owner: null, leaseExpiresAt: null } },
+  'todo.killed': {
+    from: ['open', 'claimed', 'in_review', 'blocked'],
+    rules: [],
+    change: { status: 'killed', owner: null, leaseExpiresAt: null },
+  },
+  // Review (todos/review.ts): the implementer's ship, when its goal asks for review, submits the change instead.
+  'todo.submitted': {
+    from: ['claimed'],
+    rules: [
+      { holds: holder, refusal: `${HOLDER_REFUSAL} submit it for review` },
+      {
+        holds: { op: '>', left: state('evidence_count'), right: { value: 0 } },
+        refusal: 'todo {todo} has no evidence; submitting it for review needs some',
+      },
+    ],
+    change: { status: 'in_review', owner: null, leaseExpiresAt: null, implementer: actor },
+  },
+  'todo.review_claimed': {
+    from: ['in_review'],
+    rules: [
+      {
+        holds: {
+          op: 'or',
+          of: [
+            { op: 'is', left: state('owner'), right: { value: null } },
+            { op: '<=', left: state('lease_expires_at'), right: at },
+          ],
+        },
+        refusal: 'todo {todo} is being reviewed by {owner} and the review lease has not run out',
+      },
+      { holds: eq({ data: 'owner' }, actor), refusal: 'a review claim is written by the agent it names as reviewer' },
+      { holds: notImplementer, refusal: 'the implementer of todo {todo} may not review its own change' },
+    ],
+    change: { owner: { data: 'owner' }, leaseExpiresAt: { data: 'leaseExpiresAt' } },
+  },
+  'todo.review_released': {
+    from: ['in_review'],
+    rules: [{ holds: { op: 'or', of: [isActorKind('human'), isActorKind('kernel'), holder] }, refusal: `${REVIEWER_REFUSAL} release it` }],
+    change: { owner: null, leaseExpiresAt: null },
+  },
+  // A verdict: a reviewer's (holding a live review claim) or a person's. Approval is the todo's ship.
+  'todo.approved': {
+    from: ['in_review'],
+    rules: [
+      { holds: reviewerOrPerson, refusal: `${REVIEWER_REFUSAL} approve it` },
+      { holds: notImplementer, refusal: 'the implementer of todo {todo} may not approve its own change' },
+    ],
+    change: { status: 'shipped', owner: null, leaseExpiresAt: null },
+  },
+  'todo.changes_requested': {
+    from: ['in_review'],
+    rules: [
+      { holds: reviewerOrPerson, refusal: `${REVIEWER_REFUSAL} ask for changes` },
+      { holds: notImplementer, refusal: 'the implementer of todo {todo} may not judge its own change' },
+    ],
+    change: { status: 'open', owner: null, leaseExpiresAt: null },
+  },
+  // No verdict: the reviewer could not review (a tool failed, the check could not run), or the rounds ran out and a
+  // person decides. Never an approval: the todo stays in review.
+  'todo.review_unable': {
+    from: ['in_review'],
+    rules: [{ holds: { op: 'or', of: [isActorKind('kernel'), reviewerOrPerson] }, refusal: `${REVIEWER_REFUSAL} say so` }],
+    change: { owner: null, leaseExpiresAt: null },
+  },
   'handoff.accepted': {
     from: ['open', 'claimed'],
     rules: [
@@ -189,6 +264,7 @@ export interface TodoState {
   owner: string | null;
   lease_expires_at: string | null;
   evidence_count: number;
+  implementer: string | null;
 }
 
 /**
@@ -238,7 +314,9 @@ export function transitionRefusal(db: SqliteDb, e: StoredEvent): string | null {
 }
 
 function readTodo(db: SqliteDb, id: string): TodoState | null {
-  const row = db.prepare('SELECT id, goal_id, key, status, owner, lease_expires_at, evidence_count FROM todos WHERE id = ?').get(id);
+  const row = db
+    .prepare('SELECT id, goal_id, key, status, owner, lease_expires_at, evidence_count, implementer FROM todos WHERE id = ?')
+    .get(id);
   if (!row) return null;
   return {
     id: String(row.id),
@@ -248,6 +326,7 @@ function readTodo(db: SqliteDb, id: string): TodoState | null {
     owner: (row.owner as string | null) ?? null,
     lease_expires_at: (row.lease_expires_at as string | null) ?? null,
     evidence_count: Number(row.evidence_count),
+    implementer: (row.implementer as string | null) ?? null,
   };
 }
 
@@ -260,8 +339,10 @@ function holds(c: Condition, todo: TodoState, e: StoredEvent, data: Record<strin
   if (isJunction(c)) return c.op === 'or' ? c.of.some((x) => holds(x, todo, e, data)) : c.of.every((x) => holds(x, todo, e, data));
   const left = valueOf(c.left, todo, e, data);
   const right = valueOf(c.right, todo, e, data);
+  if (c.op === 'is') return left === right;
   if (left === null || right === null) return false;
   if (c.op === '=') return left === right;
+  if (c.op === '<>') return left !== right;
   return c.op === '>' ? left > right : left <= right;
 }
 

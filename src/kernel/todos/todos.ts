@@ -9,12 +9,14 @@ import { type RecurrenceInput, nextOccurrence, parseRecurrence } from './recurre
 import { iso } from '../time';
 import { parseCheck, requireCheckPassed, requireHumanForCheck } from '../checks/checks';
 import { emitEvidence, prepareEvidence } from '../evidence/evidence';
-import { evidenceCount } from '../evidence/evidenceQueries';
+import { evidenceCount, listEvidence } from '../evidence/evidenceQueries';
+import { prepareScope, submitInTx } from './review';
+import { goalAsksReview } from './reviewQueries';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { type TodoCore, getTodo, getTodoCore, leaseLive } from './todoQueries';
 import { getGoal } from '../goals/goalQueries';
 import { nextNum } from '../model';
-import { pendingGateIds } from '../gates/gates';
+import { pendingGateIds } from '../gates/gateQueries';
 import { isHuman, requireLiveLease } from './claims';
 // Which statuses block, unblock and kill start from: the transition table the team store's trigger is generated from.
 import { mayStartFrom } from './todoTransitions';
@@ -163,17 +165,24 @@ export interface ShipInput {
   evidence?: string;
   artifacts?: string[];
   leaseToken?: string;
+  /** What the implementer checked, for its reviewer (a goal with review); the evidence's summary when absent. */
+  validation?: string;
 }
 
 /**
  * Ships a todo the caller holds. Refused with a gate pending, without a passing kernel run of its acceptance check
- * (when a human set one) since the claim, or without evidence (recorded earlier or given here).
+ * (when a human set one) since the claim, or without evidence (recorded earlier or given here). When the todo's goal
+ * asks for review, an agent's ship submits the change for review instead (review.ts): the todo waits `in_review`.
  */
 export function shipTodo(kernel: Kernel, todoId: string, input: ShipInput = {}): Todo {
-  kernel.requireActor();
+  const actor = kernel.requireActor();
   const artifacts = input.artifacts ?? [];
   const summary = input.evidence ?? (artifacts.length > 0 ? `Shipped with ${artifacts.length} artifact(s)` : undefined);
+  const validation = optionalText(input.validation, 'validation', { max: TEXT_LIMITS.summary });
   const prepared = summary === undefined ? null : prepareEvidence(kernel.root, { summary, artifacts, kind: 'ship' });
+  // A person's ship is their own decision; an agent's goes to its reviewer (git read before the write).
+  const reviewed = actor.kind !== 'human' && kernel.read((db) => goalAsksReview(db, todoId));
+  const scope = reviewed ? prepareScope(kernel, todoId) : null;
   return kernel.write((tx) => {
     const todo = getTodoCore(tx.db, todoId);
     requireLiveLease(tx, todo, input.leaseToken);
@@ -188,6 +197,10 @@ export function shipTodo(kernel: Kernel, todoId: string, input: ShipInput = {}):
       );
     }
     if (prepared) emitEvidence(tx, { goalId: todo.goalId, todoId }, prepared);
+    if (scope && getGoal(tx.db, todo.goalId).review !== null) {
+      submitInTx(tx, todo, scope, validation || summary || (listEvidence(tx.db, { todoId, limit: 1 })[0]?.summary ?? ''));
+      return getTodo(tx.db, todoId);
+    }
     tx.emit({ kind: 'todo.shipped', goalId: todo.goalId, todoId, data: { previousOwner: todo.owner as string } });
     scheduleNextOccurrence(tx, todoId);
     return getTodo(tx.db, todoId);

@@ -24,7 +24,7 @@ export interface TurnCommand {
    * loopx's permission profile writes back through the MCP server, which runs outside its sandbox): the tool's name
    * and the arguments the prompt shows. None for a verb that runs a command of the agent's choosing.
    */
-  mcp?: { tool: string; args(todo: string): Record<string, string> };
+  mcp?: { tool: string; args(todo: string): Record<string, unknown> };
 }
 
 export const TURN_COMMANDS: readonly TurnCommand[] = [
@@ -107,6 +107,50 @@ export const TURN_COMMANDS: readonly TurnCommand[] = [
   },
 ];
 
+/**
+ * A review turn's verbs (todos/review.ts): read the change, then one verdict. Its agent holds the todo's review, not
+ * the todo: none of the implementer's verbs (ship, evidence, release) is in its prompt or its allowed commands.
+ */
+export const REVIEW_TURN_COMMANDS: readonly TurnCommand[] = [
+  {
+    words: () => 'review show',
+    example: (t) => ` ${t}`,
+    note: 'the change, its acceptance, what the implementer says it checked (--json for all of it)',
+    allow: true,
+    mcp: { tool: 'loopx_review_show', args: (t) => ({ todo: t }) },
+  },
+  {
+    words: () => 'review approve',
+    example: (t) => ` ${t} --summary "what you checked" [--finding '{"severity":"P3","title":"…","file":"…","line":1}']`,
+    note: 'the change meets its acceptance; findings that block approval are refused',
+    allow: true,
+    mcp: { tool: 'loopx_review_verdict', args: (t) => ({ todo: t, verdict: 'approve', summary: 'what you checked' }) },
+  },
+  {
+    words: () => 'review request-changes',
+    example: (t) =>
+      ` ${t} --summary "what must change" --finding '{"severity":"P1","confidence":0.8,"title":"…","body":"…","file":"…","line":1}'`,
+    note: 'each finding with a severity (P0–P3), a confidence (0–1), a file and a line',
+    allow: true,
+    mcp: {
+      tool: 'loopx_review_verdict',
+      args: (t) => ({
+        todo: t,
+        verdict: 'request_changes',
+        summary: 'what must change',
+        findings: [{ severity: 'P1', confidence: 0.8, title: '…', file: '…', line: 1 }],
+      }),
+    },
+  },
+  {
+    words: () => 'review unable',
+    example: (t) => ` ${t} --reason "what stopped you"`,
+    note: 'you could not review it (a tool failed, the check would not run): never an approval',
+    allow: true,
+    mcp: { tool: 'loopx_review_verdict', args: (t) => ({ todo: t, verdict: 'could_not_review', summary: 'what stopped you' }) },
+  },
+];
+
 /** The shell-safe way to show a value inside the commands an agent will copy. */
 export function shellWord(text: string): string {
   return /^[A-Za-z0-9._\-/@+]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
@@ -120,21 +164,30 @@ export function commandPrefix(agent: string, loopx: string): string {
   return `LOOPX_AGENT=${shellWord(agent)} ${shellWord(loopx)}`;
 }
 
-/** The prompt's command lines for a todo, from the table. */
-export function promptCommandLines(prefix: string, todo: string, hasCheck: boolean): string[] {
-  return TURN_COMMANDS.filter((c) => hasCheck || !c.onlyWithCheck).map((c) => {
-    const line = `${prefix} ${c.words(todo)}${c.example(todo)}`;
-    return c.note ? `${line}  # ${c.note}` : line;
-  });
+/** The prompt's command lines for a todo, from the table (the review verbs' for a review turn). */
+export function promptCommandLines(
+  prefix: string,
+  todo: string,
+  hasCheck: boolean,
+  table: readonly TurnCommand[] = TURN_COMMANDS,
+): string[] {
+  return table
+    .filter((c) => hasCheck || !c.onlyWithCheck)
+    .map((c) => {
+      const line = `${prefix} ${c.words(todo)}${c.example(todo)}`;
+      return c.note ? `${line}  # ${c.note}` : line;
+    });
 }
 
 /** The prompt's MCP lines for a todo, from the same table: `tool {json arguments}  # note`. */
-export function promptMcpLines(todo: string, hasCheck: boolean): string[] {
-  return TURN_COMMANDS.filter((c) => c.mcp && (hasCheck || !c.onlyWithCheck)).map((c) => {
-    const { tool, args } = c.mcp as NonNullable<TurnCommand['mcp']>;
-    const line = `${tool} ${JSON.stringify(args(todo))}`;
-    return c.note ? `${line}  # ${c.note}` : line;
-  });
+export function promptMcpLines(todo: string, hasCheck: boolean, table: readonly TurnCommand[] = TURN_COMMANDS): string[] {
+  return table
+    .filter((c) => c.mcp && (hasCheck || !c.onlyWithCheck))
+    .map((c) => {
+      const { tool, args } = c.mcp as NonNullable<TurnCommand['mcp']>;
+      const line = `${tool} ${JSON.stringify(args(todo))}`;
+      return c.note ? `${line}  # ${c.note}` : line;
+    });
 }
 
 /**
@@ -143,8 +196,8 @@ export function promptMcpLines(todo: string, hasCheck: boolean): string[] {
  * Claude Code checks every part of a compound command (`&&`, `;`, `|`) on its own and asks for command
  * substitutions, so nothing can be appended to an allowed loopx call and run unasked.
  */
-export function allowedCommands(prefix: string, todo: string): string[] {
-  return TURN_COMMANDS.filter((c) => c.allow).map((c) => `${prefix} ${c.words(todo)}`);
+export function allowedCommands(prefix: string, todo: string, table: readonly TurnCommand[] = TURN_COMMANDS): string[] {
+  return table.filter((c) => c.allow).map((c) => `${prefix} ${c.words(todo)}`);
 }
 
 /** Claude Code's `--allowedTools` rules for those prefixes: `Bash(<prefix>:*)`, a prefix match. */
@@ -158,10 +211,10 @@ export function claudeAllowedTools(commands: readonly string[]): string[] {
  */
 export function readTurnPrompt(prompt: string): { prefix: string; todo: string; mcp: boolean } | undefined {
   // The prefix names the agent (LOOPX_AGENT=name loopx), or is the turn's own loopx, which names it itself (turnLoopx.ts).
-  const match = /^((?:LOOPX_AGENT=\S+ )?(?:'(?:[^']|'\\'')*'|\S+)) todo show (T\d+)/m.exec(prompt);
+  const match = /^((?:LOOPX_AGENT=\S+ )?(?:'(?:[^']|'\\'')*'|\S+)) (?:todo|review) show (T\d+)/m.exec(prompt);
   if (match) return { prefix: match[1] as string, todo: match[2] as string, mcp: prompt.includes(MCP_WRITE_BACK) };
   // A turn with no shell names no command: its todo is in the MCP lines.
-  const tools = /^loopx_todo_show \{"todo":"(T\d+)"\}/m.exec(prompt);
+  const tools = /^loopx_(?:todo|review)_show \{"todo":"(T\d+)"\}/m.exec(prompt);
   return tools ? { prefix: '', todo: tools[1] as string, mcp: true } : undefined;
 }
 

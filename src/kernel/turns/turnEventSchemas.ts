@@ -30,6 +30,8 @@ export function turnEventSchemas() {
        * launcher, absent for a turn started from a shell.
        */
       boundary: z.optional(z.enum(['enforced', 'none'])),
+      /** A review of the todo's change (todos/review.ts); absent: the todo's own work. */
+      role: z.optional(z.enum(['review'])),
     }),
     /**
      * A launched turn's config when its host started (turnConfig.ts): the command line (secret-named values masked), its

@@ -5,6 +5,7 @@ import { spendInTx } from '../goals/quota';
 import { getGoal } from '../goals/goalQueries';
 import { releaseInTx } from '../todos/claims';
 import { getTodoCore } from '../todos/todoQueries';
+import { releaseReviewInTx } from '../todos/review';
 import { priceTable } from '../prices/priceTable';
 import { type ResultKind, type Turn, getTurn, isValidatedResult } from './turnQueries';
 import { isSampleTurn, refuseAgentFinish } from './turnLaunchers';
@@ -94,7 +95,15 @@ function classify(tx: Tx, turn: Turn, exitCode: number): ResultKind {
     .prepare(`SELECT kind, actor, todo_id FROM events WHERE seq > ? AND (todo_id = ? OR (goal_id = ? AND todo_id IS NULL AND actor = ?))`)
     .all(turn.startSeq, turn.todoId, turn.goalId, turn.agent);
   const by = (kind: string) => rows.some((r) => r.kind === kind && r.actor === turn.agent);
-  if (rows.some((r) => r.kind === 'todo.shipped' && r.todo_id === turn.todoId) && by('todo.shipped')) return 'validated_completion';
+  // A review turn is judged by its verdict: one given completes it; "could not review" is recorded work, never an
+  // approval; asking for changes past the rounds leaves a person's gate.
+  if (turn.role === 'review') {
+    if (by('todo.approved') || by('todo.changes_requested')) return 'validated_completion';
+    if (by('todo.review_unable')) return rows.some((r) => r.kind === 'gate.asked') ? 'user_action_required' : 'validated_progress';
+    return exitCode === 0 ? 'validation_failed' : 'host_failure';
+  }
+  // Shipped, or submitted for review (its goal asks for one): the todo's work is done either way.
+  if (by('todo.shipped') || by('todo.submitted')) return 'validated_completion';
   if (by('evidence')) return 'validated_progress';
   if (by('gate.asked') || by('todo.blocked')) return 'user_action_required';
   if (by('todo.released') || by('handoff.offered')) return 'wait';
@@ -103,6 +112,17 @@ function classify(tx: Tx, turn: Turn, exitCode: number): ResultKind {
 
 function releaseIfHeld(tx: Tx, turn: Turn, result: ResultKind, exitCode: number): void {
   const todo = getTodoCore(tx.db, turn.todoId as string);
+  if (turn.role === 'review') {
+    // A review left without a verdict: another review turn looks at the change.
+    if (todo.status === 'in_review' && todo.owner === turn.agent)
+      releaseReviewInTx(
+        tx,
+        todo,
+        `Review turn ${turn.id} (${turn.agent} on ${turn.host}) ended with exit code ${exitCode} without a verdict.`,
+        KERNEL,
+      );
+    return;
+  }
   if (todo.status !== 'claimed' || todo.owner !== turn.agent) return;
   const last = tx.db
     .prepare(`SELECT data FROM events WHERE seq > ? AND todo_id = ? AND kind = 'evidence' ORDER BY seq DESC LIMIT 1`)

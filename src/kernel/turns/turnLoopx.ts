@@ -1,7 +1,7 @@
 import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtInHost } from '../../shared/hostCatalog';
-import { TURN_COMMANDS, shellWord } from './turnCommands';
+import { REVIEW_TURN_COMMANDS, TURN_COMMANDS, shellWord } from './turnCommands';
 
 /**
  * The turn's own loopx, for a host whose permission rules match a shell command by its program alone (Copilot CLI,
@@ -25,9 +25,9 @@ export function needsTurnLoopx(host: string, platform = process.platform): boole
  * for a host with no shell, only the MCP server its host starts (whose environment the repository may have touched:
  * a project `.env` a host loads is passed on to the servers it starts).
  */
-export function turnLoopxVerbs(host: string, todo: string): string[][] {
+export function turnLoopxVerbs(host: string, todo: string, role?: 'review'): string[][] {
   if (builtInHost(host)?.writeBack === 'mcp-only') return [['mcp']];
-  return TURN_COMMANDS.filter((c) => c.allow).map((c) => c.words(todo).split(' '));
+  return (role === 'review' ? REVIEW_TURN_COMMANDS : TURN_COMMANDS).filter((c) => c.allow).map((c) => c.words(todo).split(' '));
 }
 
 /**
@@ -80,6 +80,8 @@ export interface TurnLoopxFacts {
   todo: string;
   /** The workspace root: the only store it reaches. */
   root: string;
+  /** A review turn gets the review verbs, never the implementer's. */
+  role?: 'review';
   /** The environment the turn starts in, for the pinned values. */
   env?: NodeJS.ProcessEnv;
 }
@@ -90,7 +92,7 @@ export interface TurnLoopxFacts {
  */
 export function turnLoopxText(o: TurnLoopxFacts): string {
   const env = o.env ?? process.env;
-  const verbs = turnLoopxVerbs(o.host, o.todo);
+  const verbs = turnLoopxVerbs(o.host, o.todo, o.role);
   const checks = verbs.map((words) => `  ${words.map((w, i) => `[ "$${i + 1}" = ${shellWord(w)} ]`).join(' && ')} && return 0`);
   const names = verbs.map((w) => w.join(' ')).join(', ');
   const message = `turn ${o.turnId} runs only its own loopx verbs (${names}), as ${o.agent} on its own workspace; anything else is for a person`;

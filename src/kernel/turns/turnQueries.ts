@@ -23,6 +23,8 @@ export const VALIDATED_RESULTS_SQL = VALIDATED_RESULTS.map((r) => `'${r}'`).join
 export const ROUTES = ['ready_for_host', 'wait', 'user_action_required', 'blocked'] as const;
 export type Route = (typeof ROUTES)[number];
 
+export const TURN_ROLES = ['implement', 'review'] as const;
+
 export const turnFromRow = (row: Row) => {
   const r = rowReader('turns', row);
   const result = r.maybeText('result_kind');
@@ -43,6 +45,8 @@ export const turnFromRow = (row: Row) => {
     endSeq: r.maybeInt('end_seq'),
     /** A runner's turn: when it is surely over (its --turn-limit and the grace to end it); null for others. */
     deadlineAt: r.maybeText('deadline_at'),
+    /** The todo's own work, or a review of its change (todos/review.ts). */
+    role: r.oneOf('role', TURN_ROLES),
     /** What it used; null when unknown (still running, or its host reported nothing usable). */
     usage: usageFromRow(r, row),
   };

@@ -10,9 +10,9 @@ export const turnReducers: ReducersOf<TurnKind> = {
   'turn.started': (db, e) => {
     const d = e.data;
     db.prepare(
-      `INSERT INTO turns (id, num, goal_id, todo_id, agent, host, route, prompt_path, start_seq, started_at, deadline_at)
-        VALUES (?, ?, ?, ?, ?, ?, 'ready_for_host', ?, ?, ?, ?)`,
-    ).run(d.id, d.num, e.goalId, e.todoId, d.agent, d.host, d.promptPath, e.seq, e.at, d.deadlineAt ?? null);
+      `INSERT INTO turns (id, num, goal_id, todo_id, agent, host, route, prompt_path, start_seq, started_at, deadline_at, role)
+        VALUES (?, ?, ?, ?, ?, ?, 'ready_for_host', ?, ?, ?, ?, ?)`,
+    ).run(d.id, d.num, e.goalId, e.todoId, d.agent, d.host, d.promptPath, e.seq, e.at, d.deadlineAt ?? null, d.role ?? 'implement');
   },
   // Read from the log itself when asked (turnConfig.ts recordedTurnConfig): no table holds it.
   'turn.configured': () => {},

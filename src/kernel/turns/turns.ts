@@ -1,22 +1,19 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Kernel, type Tx, STORE_DIR } from '../kernel';
+import { recordTurnStart, turnEnv } from './turnRecord';
 import { InvalidInputError, NotAllowedError, RefusedError } from '../errors';
 import { hasHumanChannel } from '../authority';
 import { HOST_ID } from '../../shared/hostCatalog';
 import type { Actor } from '../events/eventTypes';
-import { handoffFromRow, nextNum } from '../model';
+import { handoffFromRow } from '../model';
 import { renderPrompt } from './prompt';
-import { allowedCommands, commandPrefix, shellWord, writeBackOf } from './turnCommands';
-import { needsTurnLoopx, writeTurnLoopx } from './turnLoopx';
+import { allowedCommands, writeBackOf } from './turnCommands';
 import { type PlanKnown, SHOULD_RUN_CLASSES, type ShouldRun, planTurn } from '../goals/quotaQueries';
 import { setupWaits } from '../worktrees/setupBackoff';
 import type { Goal } from '../model';
-import { TURN_END_GRACE_SECONDS } from './turnSlots';
-import { type Route, type Turn, getTurn } from './turnQueries';
-import type { TurnLauncher } from './turnLaunchers';
-import { iso } from '../time';
-import { formatId, parseAgentName } from '../validate';
+import { type Route, getTurn } from './turnQueries';
+import { parseAgentName } from '../validate';
 import { claimInTx, leaseSeconds } from '../todos/claims';
 import { runWorktreeSetup } from '../worktrees/worktreeSetup';
 import {
@@ -29,23 +26,10 @@ import {
 import { type TodoCore, getTodo, getTodoCore } from '../todos/todoQueries';
 import { requireTurnMayStart } from '../goals/goalStanding';
 import { getGoal } from '../goals/goalQueries';
+import { startReviewTurn } from './reviewTurn';
 
-export interface TurnStart {
-  turn: Turn;
-  /** Absolute path of the prompt file the host hands to the agent. */
-  promptFile: string;
-  /** The environment a host runs the agent with. */
-  env: Record<string, string>;
-  /**
-   * The loopx commands the prompt tells the agent to run, as prefixes a host may let it run unasked (Claude Code's
-   * `--allowedTools`): from the same table and the same prefix as the prompt, so they cannot drift.
-   */
-  allowedCommands: string[];
-  /** Where the host runs: the workspace root, or the todo's worktree when its goal has worktrees on. */
-  cwd: string;
-  /** The todo's branch and worktree (null: the goal's turns work in the main tree). */
-  worktree: TurnWorktree | null;
-}
+export type { TurnStart, TurnStartInput } from './turnRecord';
+import type { TurnStart, TurnStartInput } from './turnRecord';
 
 /** What should-run's "no" means for a host: wait for a time, or for a human. */
 export function routeFor(answer: ShouldRun): Route {
@@ -55,23 +39,6 @@ export function routeFor(answer: ShouldRun): Route {
   if (person === 'always') return 'user_action_required';
   if (answer.nextWakeAt) return 'wait';
   return person === 'unless_wake' ? 'user_action_required' : 'blocked';
-}
-
-export interface TurnStartInput {
-  goalId: string;
-  host: string;
-  agent?: string;
-  todoId?: string;
-  loopxCommand?: string;
-  leaseSeconds?: number;
-  limitSeconds?: number;
-  /**
-   * The launcher starting it for its agent (`loopx run`, VS Code's Run Turn): set in process by that launcher, never
-   * from a flag. Such a turn is finished by its launcher from the host's own report, never by its agent (finishTurn).
-   */
-  launchedBy?: TurnLauncher;
-  /** What the launcher's host command keeps out of the agent's reach (runtime/hostBoundary.ts), recorded on the turn. */
-  boundary?: 'enforced' | 'none';
 }
 
 /** What was made ready on disk before a turn's write, for the write to adopt: the todo's worktree, set up. */
@@ -104,6 +71,8 @@ export async function prepareTurnStart(
 ): Promise<PreparedTurn> {
   checkTurnInput(kernel, input);
   const unattended = options.unattended ?? kernel.requireActor().kind === 'agent';
+  // A review works in the change's own folder: nothing to make (reviewTurn.ts).
+  if (turnRole(kernel, input) === 'review') return { worktree: null, unattended };
   const planned = worktreeToPrepare(kernel, input, unattended);
   if (!planned) return { worktree: null, unattended };
   const progress = (step: PrepareProgress['step'], command?: string) =>
@@ -172,6 +141,7 @@ function checkTurnInput(kernel: Kernel, input: TurnStartInput): { agent: Actor; 
  */
 export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: PreparedTurn): TurnStart {
   const { agent, lease, limit } = checkTurnInput(kernel, input);
+  if (turnRole(kernel, input) === 'review') return startReviewTurn(kernel, input, { agent, lease, limit });
   // Git runs here, before the write: the store's write lock is never held while a worktree is made.
   const worktreeReady = prepared ? prepared.worktree : prepareInPlace(kernel, input);
   const unattended = prepared?.unattended ?? kernel.requireActor().kind === 'agent';
@@ -205,36 +175,11 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
         'see loopx turn list',
       );
     claimForTurn(tx, agent, todo, lease);
-    const num = nextNum(tx.db, 'turns');
-    const id = formatId('turn', num);
-    const promptPath = `${turnDir(id)}/prompt.md`;
-    const deadlineAt = limit === undefined ? undefined : iso(tx.nowMs + (limit + TURN_END_GRACE_SECONDS) * 1000);
-    tx.emit({
-      kind: 'turn.started',
-      goalId: goal.id,
-      todoId: todo.id,
-      data: {
-        id,
-        num,
-        agent: agent.name,
-        host: input.host,
-        promptPath,
-        ...(deadlineAt ? { deadlineAt } : {}),
-        ...(input.launchedBy ? { launchedBy: input.launchedBy } : {}),
-        ...(input.boundary ? { boundary: input.boundary } : {}),
-      },
-    });
+    const { id, promptPath, prefix } = recordTurnStart(tx, kernel, input, { goalId: goal.id, todoId: todo.id, agent: agent.name, limit });
     const worktree = worktreeFor(tx, goal.worktreeBase, todo.id, worktreeReady);
     const handoffRow = tx.db
       .prepare(`SELECT * FROM handoffs WHERE todo_id = ? AND status = 'accepted' ORDER BY num DESC LIMIT 1`)
       .get(todo.id);
-    const folder = join(kernel.root, turnDir(id));
-    mkdirSync(folder, { recursive: true });
-    const loopx = input.loopxCommand ?? 'loopx';
-    // A host whose rules match only the program gets the turn's own loopx, which pins the agent and the verbs itself.
-    const prefix = needsTurnLoopx(input.host)
-      ? shellWord(writeTurnLoopx(folder, { turnId: id, host: input.host, agent: agent.name, loopx, todo: todo.id, root: kernel.root }))
-      : commandPrefix(agent.name, loopx);
     const prompt = renderPrompt({
       turnId: id,
       agent: agent.name,
@@ -249,17 +194,22 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
     const promptFile = join(kernel.root, promptPath);
     writeFileSync(promptFile, prompt);
     const env = {
-      LOOPX_AGENT: agent.name,
-      LOOPX_TURN: id,
-      LOOPX_GOAL: goal.id,
-      LOOPX_TODO: todo.id,
-      LOOPX_ROOT: kernel.root,
-      LOOPX_PROMPT: promptFile,
+      ...turnEnv(kernel, { id, goalId: goal.id, todoId: todo.id, agent: agent.name, promptFile }),
       ...(worktree ? { LOOPX_WORKTREE: worktree.path, LOOPX_BRANCH: worktree.branch } : {}),
     };
     const cwd = worktree?.cwd ?? kernel.root;
     return { turn: getTurn(tx.db, id), promptFile, env, allowedCommands: allowedCommands(prefix, todo.id), cwd, worktree };
   });
+}
+
+/** What a turn does: the role asked for, else a review when the todo it names is in review. */
+function turnRole(kernel: Kernel, input: TurnStartInput): 'implement' | 'review' {
+  if (input.role) return input.role;
+  if (input.todoId === undefined) return 'implement';
+  const todoId = input.todoId;
+  return kernel.read((db) => db.prepare('SELECT status FROM todos WHERE id = ?').get(todoId)?.status) === 'in_review'
+    ? 'review'
+    : 'implement';
 }
 
 /** The synchronous preparation (git only), for callers that do not prepare first: a setup command needs prepareTurnStart. */
@@ -284,11 +234,6 @@ function worktreeFor(tx: Tx, base: string | null, todoId: string, prepared: Prep
     `todo ${todoId}'s worktree was not ready: the turn's plan changed while it was being made (another turn took its todo)`,
     'start the turn again',
   );
-}
-
-/** A turn's folder, relative to the workspace root: its prompt, output log, exit code and launcher marker. */
-export function turnDir(id: string): string {
-  return `${STORE_DIR}/turns/${id}`;
 }
 
 /**
