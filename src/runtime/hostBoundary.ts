@@ -19,6 +19,11 @@ export interface BoundaryPlace {
   cwd: string;
   /** The folder of the person's key, denied even for reading. */
   keyDir: string;
+  /**
+   * A review turn (kernel/todos/review.ts): it may not change the change it judges, so the whole workspace and the
+   * change's folder are read-only to it (its verdict is also refused should the change have moved).
+   */
+  review?: boolean;
 }
 
 /** How the Codex turn reaches loopx for its writes: the MCP server, started by Codex outside its sandbox. */
@@ -51,7 +56,7 @@ export function codexBoundaryArgs(place: BoundaryPlace, mcp: McpServerLine): str
   return [
     `default_permissions=${toml(CODEX_PROFILE)}`,
     `permissions.${CODEX_PROFILE}.extends=":workspace"`,
-    `permissions.${CODEX_PROFILE}.filesystem={":project_roots"={"."="write",${readOnly}},${toml(place.keyDir)}="none"}`,
+    `permissions.${CODEX_PROFILE}.filesystem={":project_roots"={"."=${place.review ? '"read"' : '"write"'},${readOnly}},${toml(place.keyDir)}="none"}`,
     `mcp_servers.loopx.command=${toml(mcp.command)}`,
     `mcp_servers.loopx.args=["mcp","--root",${toml(mcp.root)}]`,
     `mcp_servers.loopx.env={${Object.entries(env)
@@ -84,6 +89,7 @@ export function claudeBoundaryArgs(place: BoundaryPlace): string[] {
     }),
   );
   rules.push(`Read(${claudePath(place.keyDir)}/**)`, `Edit(${claudePath(place.keyDir)}/**)`);
+  if (place.review) rules.push(...roots.map((root) => `Edit(${claudePath(root)}/**)`));
   return ['--setting-sources', 'user', '--strict-mcp-config', '--disallowedTools', ...rules];
 }
 
@@ -142,7 +148,7 @@ export function turnBoundary(
     (['LOOPX_CONFIG_DIR', 'XDG_CONFIG_HOME'] as const).flatMap((k) => (env[k] ? [[k, env[k] as string]] : [])),
   );
   return {
-    place: { root, cwd: turn.cwd, keyDir },
+    place: { root, cwd: turn.cwd, keyDir, ...(turn.env.LOOPX_ROLE === 'review' ? { review: true } : {}) },
     mcp: { command: loopx, agent: turn.env.LOOPX_AGENT ?? '', root, env: passOn },
   };
 }

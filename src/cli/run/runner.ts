@@ -8,6 +8,7 @@ import { othersRunChecksHere } from '../../kernel/monitors/claimHolders';
 import { iso } from '../../kernel/time';
 import { StatusMdWhenIdle } from '../../runtime/projections/statusMdWhenIdle';
 import { type ShouldRun, runsSoon, shouldRun } from '../../kernel/goals/quotaQueries';
+import { reviewerFits } from '../../kernel/todos/review';
 import { shouldRunFacts } from '../shouldRunFacts';
 import { DecisionGuard } from './decisionGuard';
 import type { ShouldRunFacts } from '../../protocol/shouldRunWords';
@@ -248,21 +249,34 @@ export class Runner {
   private async serve(goalId: string): Promise<ShouldRun | undefined> {
     for (;;) {
       if (this.closed || this.stopping || this.reachedMax()) return undefined;
-      const { answer, max, facts, host } = this.agentKernel.read((db, now) => {
+      const { answer, max, facts, host, review } = this.agentKernel.read((db, now) => {
         const goal = getGoal(db, goalId);
-        if (goal.host && goal.host !== this.o.host) return { host: goal.host, answer: undefined, max: 0, facts: {} };
+        // Reviews first, where this runner may review the goal's changes: they are what lets its work be done.
+        const review =
+          goal.review && reviewerFits(goal.review, this.o.agent, this.o.host) ? shouldRun(db, goal, now, { reviewer: this.o.agent }) : null;
+        if (review?.run) return { host: goal.host, answer: review, max: goal.policy.maxConcurrent, facts: {}, review: true };
+        if (goal.host && goal.host !== this.o.host)
+          return {
+            host: goal.host,
+            answer: review ?? undefined,
+            max: review ? goal.policy.maxConcurrent : 0,
+            facts: {},
+            review: review !== null,
+          };
         // The plan its turn start follows: a todo whose failed worktree setup backs off is skipped.
         const answer = shouldRun(db, goal, now, { setupWaits: setupWaits(this.agentKernel.storeDir, goal, now) });
         // Why it waits, in the words VS Code uses: read only when it waits (a yes needs no reason).
         const facts = answer.run ? {} : shouldRunFacts(db, goal, now);
-        return { answer, max: goal.policy.maxConcurrent, facts, host: goal.host };
+        return { answer, max: goal.policy.maxConcurrent, facts, host: goal.host, review: false };
       });
       if (!answer) return this.leftAlone(goalId, host as string);
+      // A goal another host implements, whose changes this runner reviews: nothing to review now is a quiet wait.
+      if (review && !answer.run) return answer;
       const own = [...this.turns.running.values()].filter((r) => r.turn.goalId === goalId).map((r) => r.turn.id);
       if (answer.run && !this.decisions.allowsTurn(goalId)) return undefined;
       this.decide(goalId, answer, own, max, facts);
       // should-run counts live claims; an agent that shipped may still be exiting: never run more hosts than allowed.
-      if (!answer.run || own.length >= max || !(await this.startTurn(goalId)) || this.o.once) return answer;
+      if (!answer.run || own.length >= max || !(await this.startTurn(goalId, review ? 'review' : undefined)) || this.o.once) return answer;
     }
   }
 
@@ -279,8 +293,8 @@ export class Runner {
   }
 
   /** A turn started for the goal: what was decided for it is said again when it next waits. */
-  private async startTurn(goalId: string): Promise<boolean> {
-    const began = await this.turns.start(goalId);
+  private async startTurn(goalId: string, role?: 'review'): Promise<boolean> {
+    const began = await this.turns.start(goalId, role);
     if (began) this.lastDecision.delete(goalId);
     return began;
   }

@@ -56,9 +56,10 @@ export class RunnerTurns {
   }
 
   /** turn start for one goal; false when the kernel refused (another runner or window got there first). */
-  async start(goalId: string): Promise<boolean> {
+  async start(goalId: string, role?: 'review'): Promise<boolean> {
     const begun = await this.preparation.start({
       goalId,
+      ...(role ? { role } : {}),
       host: this.o.host,
       agent: this.o.agent,
       loopxCommand: this.o.loopxCommand,
@@ -74,7 +75,7 @@ export class RunnerTurns {
     const dir = join(root, turnDir(turn.id));
     writeLauncher(root, turn.id, { pid: process.pid, runner: this.o.agent, host: this.o.host });
     this.loop.say(
-      { event: 'turn_started', turnId: turn.id, goalId, todoId: turn.todoId, host: this.o.host, agent: turn.agent },
+      { event: 'turn_started', turnId: turn.id, goalId, todoId: turn.todoId, host: this.o.host, agent: turn.agent, role: turn.role },
       startedLine(turn, this.o.host),
     );
     const releaseStubs = holdSandboxStubs(cwd, this.o.host);

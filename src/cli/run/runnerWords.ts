@@ -29,7 +29,7 @@ export function decisionLine(
 }
 
 export function startedLine(turn: Turn, host: string): string {
-  return `${turn.goalId}: turn ${turn.id} on ${turn.todoId} · ${host} · started`;
+  return `${turn.goalId}: turn ${turn.id} ${turn.role === 'review' ? 'reviews' : 'on'} ${turn.todoId} · ${host} · started`;
 }
 
 /** A turn's end, and why what it used was recorded as unknown or in part (`usageWarnings`), a line each. */

@@ -204,7 +204,7 @@ describe('who reviews, by the goal', () => {
     setGoalReview(s.kernel, 'G1', reviewPolicy({ reviewerHost: 'codex' }));
     implement();
     s.kernel.db.prepare(`UPDATE reviews SET implementer_host = 'claude'`).run(); // as a claude turn submits it
-    expect(() => takeReview('gemini', 'gemini')).toThrow(/reviewed by an agent on codex, not on gemini/);
+    expect(() => takeReview('gemini', 'gemini')).toThrow(/reviewed by an agent on codex, not gemini on gemini/);
     takeReview('codex-2', 'codex');
     expect(todo().owner).toBe('codex-2');
   });
@@ -215,7 +215,7 @@ describe('who reviews, by the goal', () => {
     s.kernel.db.prepare(`UPDATE reviews SET implementer_host = 'claude'`).run();
     expect(() => takeReview('claude-2', 'claude')).toThrow(/another host than the implementer's/);
     setGoalReview(s.kernel, 'G1', reviewPolicy({ reviewerAgent: 'lead-bot' }));
-    expect(() => takeReview('codex', 'codex')).toThrow(/reviewed by agent lead-bot, not codex/);
+    expect(() => takeReview('codex', 'codex')).toThrow(/reviewed by agent lead-bot, not codex on codex/);
     takeReview('lead-bot', null);
     expect(todo().owner).toBe('lead-bot');
   });

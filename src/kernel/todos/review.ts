@@ -7,7 +7,7 @@ import { optionalText, requireText } from '../validate';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { reviewerWords } from '../../shared/reviewWords';
 import { getGoal } from '../goals/goalQueries';
-import { type Goal, type Severity, type Todo, SEVERITIES } from '../model';
+import { type Goal, type ReviewPolicy, type Severity, type Todo, SEVERITIES } from '../model';
 import { pendingGateIds } from '../gates/gateQueries';
 import { findWorktree } from '../worktrees/worktreeRows';
 import { type ReviewScope, type ScopeChange, readReviewScope, readScopeChange } from '../worktrees/changeScope';
@@ -87,13 +87,17 @@ export function reviewerRefusal(goal: Goal, todo: Todo, round: ReviewRound | nul
   if (todo.implementer === reviewer) return `${reviewer} implemented todo ${todo.id}; an agent may not review its own change`;
   const policy = goal.review;
   if (policy === null) return null;
-  if (policy.reviewerAgent !== null && policy.reviewerAgent !== reviewer)
-    return `goal ${goal.id}'s changes are reviewed by ${reviewerWords(policy)}, not ${reviewer}`;
-  if (policy.reviewerHost !== null && policy.reviewerHost !== host)
-    return `goal ${goal.id}'s changes are reviewed by ${reviewerWords(policy)}, not on ${host ?? 'no host'}`;
+  if (!reviewerFits(policy, reviewer, host))
+    return `goal ${goal.id}'s changes are reviewed by ${reviewerWords(policy)}, not ${reviewer}${host ? ` on ${host}` : ''}`;
   if (policy.otherHost && host !== null && round?.implementerHost === host)
     return `goal ${goal.id} asks for a reviewer on another host than the implementer's (${host})`;
   return null;
+}
+
+/** Whether the goal's review setting names this agent (or its host) as a reviewer: the one home of that rule. */
+export function reviewerFits(policy: ReviewPolicy, reviewer: string, host: string | null): boolean {
+  if (policy.reviewerAgent !== null) return policy.reviewerAgent === reviewer;
+  return policy.reviewerHost === null || policy.reviewerHost === host;
 }
 
 /**

@@ -69,7 +69,8 @@ export function recordVerdict(kernel: Kernel, todoId: string, input: VerdictInpu
     const base = { previousOwner: todo.owner, round: todo.reviewRound, host };
     if (now && round && !sameScope(now, round.scope)) {
       const reason = `the change moved while it was under review (submitted ${scopeWords(round.scope)}, now ${scopeWords(now)}); a review may not change what it judges`;
-      tx.emit({ kind: 'todo.review_unable', goalId: todo.goalId, todoId, data: { ...base, reason, escalated: false } });
+      // The kernel's finding, not the reviewer's verdict: its turn gave none.
+      tx.emit({ kind: 'todo.review_unable', goalId: todo.goalId, todoId, data: { ...base, reason, escalated: false } }, KERNEL);
       return { moved: reason };
     }
     const scope = round?.scope ?? { base: null, head: null, diffHash: null, files: [] };

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gitRaw, resolveCommit } from '../worktrees/git';
-import type { WorktreeRow } from '../worktrees/worktreeRows';
+import { gitRaw, resolveCommit } from './git';
+import type { WorktreeRow } from './worktreeRows';
+import { STORE_DIR } from '../kernel';
 
 /**
  * Exactly what a review judges, never "the current changes": the commit the change starts from (a worktree's base;
@@ -20,6 +21,8 @@ export interface ReviewScope {
 
 const NO_SCOPE: ReviewScope = { base: null, head: null, diffHash: null, files: [] };
 const GIT_MS = 30_000;
+/** loopx's own folder is never part of a change, ignored by git or not (a review turn's prompt is written there). */
+const OUTSIDE_STORE = ['--', '.', `:(exclude)${STORE_DIR}`];
 
 /** The scope of a todo's change: in its worktree when it has one, else in the workspace's own tree. */
 export function readReviewScope(root: string, worktree: WorktreeRow | undefined): ReviewScope {
@@ -28,10 +31,11 @@ export function readReviewScope(root: string, worktree: WorktreeRow | undefined)
   const head = inWorktree ? resolveCommit(root, `refs/heads/${worktree.branch}`) : resolveCommit(cwd, 'HEAD');
   if (head === null) return NO_SCOPE; // not a git repository, or nothing committed yet
   const base = inWorktree ? worktree.baseCommit : null;
-  const committed = base === null ? [] : lines(gitRaw(cwd, ['diff', '--name-only', `${base}..${head}`], { timeoutMs: GIT_MS }).stdout);
-  const diff = gitRaw(cwd, ['diff', '--binary', 'HEAD'], { timeoutMs: GIT_MS }).stdout;
-  const changed = lines(gitRaw(cwd, ['diff', '--name-only', 'HEAD'], { timeoutMs: GIT_MS }).stdout);
-  const untracked = lines(gitRaw(cwd, ['ls-files', '--others', '--exclude-standard'], { timeoutMs: GIT_MS }).stdout);
+  const committed =
+    base === null ? [] : lines(gitRaw(cwd, ['diff', '--name-only', `${base}..${head}`, ...OUTSIDE_STORE], { timeoutMs: GIT_MS }).stdout);
+  const diff = gitRaw(cwd, ['diff', '--binary', 'HEAD', ...OUTSIDE_STORE], { timeoutMs: GIT_MS }).stdout;
+  const changed = lines(gitRaw(cwd, ['diff', '--name-only', 'HEAD', ...OUTSIDE_STORE], { timeoutMs: GIT_MS }).stdout);
+  const untracked = lines(gitRaw(cwd, ['ls-files', '--others', '--exclude-standard', ...OUTSIDE_STORE], { timeoutMs: GIT_MS }).stdout);
   const hash = createHash('sha256').update(head).update('\0').update(diff);
   for (const file of untracked)
     hash
@@ -67,9 +71,11 @@ export function readScopeChange(root: string, worktree: WorktreeRow | undefined,
   const inWorktree = worktree !== undefined && worktree.removedAt === null && existsSync(worktree.path);
   const folder = inWorktree ? worktree.path : root;
   if (!scope?.head) return { commits: [], diff: { text: '', truncated: false, bytes: 0 }, folder };
-  const tracked = gitRaw(folder, ['diff', '--stat', '--patch', scope.base ?? 'HEAD'], { timeoutMs: GIT_MS }).stdout;
+  const tracked = gitRaw(folder, ['diff', '--stat', '--patch', scope.base ?? 'HEAD', ...OUTSIDE_STORE], { timeoutMs: GIT_MS }).stdout;
   // New files git does not track yet are part of the change too: each as a diff from nothing.
-  const untracked = lines(gitRaw(folder, ['ls-files', '--others', '--exclude-standard'], { timeoutMs: GIT_MS }).stdout).slice(0, 200);
+  const untracked = lines(
+    gitRaw(folder, ['ls-files', '--others', '--exclude-standard', ...OUTSIDE_STORE], { timeoutMs: GIT_MS }).stdout,
+  ).slice(0, 200);
   const added = untracked.map((file) => gitRaw(folder, ['diff', '--no-index', '--', '/dev/null', file], { timeoutMs: GIT_MS }).stdout);
   const text = [tracked, ...added].filter(Boolean).join('\n');
   const log = scope.base

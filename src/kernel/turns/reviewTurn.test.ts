@@ -1,0 +1,113 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { agent, makeStore, type TestStore } from '../../../test/support/testKit';
+import { createGoal } from '../goals/goals';
+import { reviewPolicy, setGoalReview } from '../goals/goalReview';
+import { addEvidence } from '../evidence/evidence';
+import { addTodo, shipTodo } from '../todos/todos';
+import { getTodo } from '../todos/todoQueries';
+import { recordVerdict } from '../todos/verdicts';
+import { reviewRounds } from '../todos/reviewQueries';
+import { startTurn } from './turns';
+import { finishTurn } from './turnFinish';
+import { getTurn } from './turnQueries';
+
+/** Review turns on a real git workspace: claude implements, codex reviews. */
+let s: TestStore;
+const git = (...args: string[]) => execFileSync('git', args, { cwd: s.root, encoding: 'utf8' });
+const as = (name: string) => s.as(agent(name));
+
+beforeEach(() => {
+  s = makeStore();
+  git('init', '-q');
+  git('config', 'user.email', 'a@example.com');
+  git('config', 'user.name', 'a');
+  writeFileSync(join(s.root, 'parse.ts'), 'export const parse = (s: string) => s;\n');
+  git('add', 'parse.ts');
+  git('commit', '-qm', 'start');
+  createGoal(s.kernel, { title: 'Ship the parser', turnsPerWindow: 20, maxConcurrent: 3 });
+  addTodo(s.kernel, { goalId: 'G1', title: 'Parse headers', detail: 'headers split on the first colon' });
+  setGoalReview(s.kernel, 'G1', reviewPolicy({ reviewerHost: 'codex', maxRounds: 2 }));
+});
+afterEach(() => s.dispose());
+
+/** claude's turn: it edits parse.ts, records evidence and ships (a submission), then its turn ends. */
+function implement(): void {
+  const turn = startTurn(as('claude'), { goalId: 'G1', host: 'claude' }).turn;
+  writeFileSync(join(s.root, 'parse.ts'), 'export const parse = (s: string) => s.split(/:(.*)/);\n');
+  addEvidence(as('claude'), { todoId: 'T1', summary: 'split on the first colon' });
+  shipTodo(as('claude'), 'T1', { validation: 'ran the header cases by hand' });
+  expect(finishTurn(as('claude'), turn.id, 0).resultKind).toBe('validated_completion');
+}
+
+describe('a review turn', () => {
+  test("its prompt carries the change's diff, its acceptance, the claimed validation and only the review verbs", () => {
+    implement();
+    const started = startTurn(as('codex'), { goalId: 'G1', host: 'codex', role: 'review' });
+    expect(started.turn).toMatchObject({ role: 'review', agent: 'codex', todoId: 'T1' });
+    expect(started.env.LOOPX_ROLE).toBe('review');
+    expect(getTodo(s.kernel.db, 'T1')).toMatchObject({ status: 'in_review', owner: 'codex' });
+    const prompt = readFileSync(started.promptFile, 'utf8');
+    expect(prompt).toMatch(/^# loopx: one bounded review turn/);
+    expect(prompt).toContain('Acceptance: headers split on the first colon');
+    expect(prompt).toContain('> ran the header cases by hand');
+    expect(prompt).toContain('+export const parse = (s: string) => s.split(/:(.*)/);');
+    expect(prompt).toContain('loopx_review_verdict');
+    expect(prompt).not.toMatch(/todo ship|evidence add/);
+    expect(started.allowedCommands.every((c) => / review (show|approve|request-changes|unable)$/.test(c))).toBe(true);
+  });
+
+  test('a named todo in review is reviewed without --review; the implementer and a second reviewer are refused', () => {
+    implement();
+    expect(() => startTurn(as('claude'), { goalId: 'G1', host: 'claude', role: 'review' })).toThrow(/no change to review/);
+    expect(() => startTurn(as('claude'), { goalId: 'G1', host: 'codex', todoId: 'T1' })).toThrow(/may not review its own change/);
+    const first = startTurn(as('codex'), { goalId: 'G1', host: 'codex', todoId: 'T1' });
+    expect(first.turn.role).toBe('review');
+    expect(() => startTurn(as('codex-2'), { goalId: 'G1', host: 'codex', todoId: 'T1' })).toThrow(/still open on it|being reviewed/);
+    // An implement turn finds nothing to do: the only todo waits for its review.
+    expect(() => startTurn(as('claude'), { goalId: 'G1', host: 'claude' })).toThrow(/should not run/);
+  });
+
+  test('a verdict completes the turn; changes asked send the todo back to its implementer for round 2', () => {
+    implement();
+    const review = startTurn(as('codex'), { goalId: 'G1', host: 'codex', role: 'review' }).turn;
+    recordVerdict(as('codex'), 'T1', {
+      verdict: 'request_changes',
+      summary: 'an empty value breaks it',
+      findings: [{ severity: 'P1', title: 'Empty value', file: 'parse.ts', line: 1 }],
+    });
+    expect(finishTurn(as('codex'), review.id, 0).resultKind).toBe('validated_completion');
+    expect(getTodo(s.kernel.db, 'T1').status).toBe('open');
+    implement();
+    expect(getTodo(s.kernel.db, 'T1')).toMatchObject({ status: 'in_review', reviewRound: 2 });
+    expect(reviewRounds(s.kernel.db, 'T1').map((r) => r.reviewerHost)).toEqual(['codex', null]);
+  });
+
+  test('a reviewer that edits the change gives no verdict: refused, recorded as the kernel finding, the turn not counted', () => {
+    implement();
+    const review = startTurn(as('codex'), { goalId: 'G1', host: 'codex', role: 'review' }).turn;
+    writeFileSync(join(s.root, 'parse.ts'), 'export const parse = () => [];\n');
+    expect(() => recordVerdict(as('codex'), 'T1', { verdict: 'approve', summary: 'fixed it myself' })).toThrow(
+      expect.objectContaining({ code: 'scope_changed' }),
+    );
+    expect(getTodo(s.kernel.db, 'T1')).toMatchObject({ status: 'in_review', owner: null });
+    expect(reviewRounds(s.kernel.db, 'T1')[0]).toMatchObject({ verdict: 'could_not_review', reviewer: 'kernel' });
+    expect(finishTurn(as('codex'), review.id, 0).resultKind).toBe('validation_failed');
+    expect(getTurn(s.kernel.db, review.id).spent).toBe(false);
+  });
+
+  test('a review turn that ends without a verdict gives the review back for another look', () => {
+    implement();
+    const review = startTurn(as('codex'), { goalId: 'G1', host: 'codex', role: 'review' }).turn;
+    expect(finishTurn(as('codex'), review.id, 1).resultKind).toBe('host_failure');
+    expect(getTodo(s.kernel.db, 'T1')).toMatchObject({ status: 'in_review', owner: null });
+    expect(startTurn(as('codex-2'), { goalId: 'G1', host: 'codex', role: 'review' }).turn.agent).toBe('codex-2');
+  });
+
+  test('a reviewer on another host than the goal names is refused', () => {
+    implement();
+    expect(() => startTurn(as('gemini'), { goalId: 'G1', host: 'gemini', todoId: 'T1' })).toThrow(/reviewed by an agent on codex/);
+  });
+});
