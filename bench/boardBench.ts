@@ -61,6 +61,7 @@ function snapshot(): BoardSnapshot {
       recurrenceZone: null,
       waitsUntil: null,
       change: null,
+      review: null,
       // The allowed targets the host sends with each card (the kernel's move rule), as many as a real board carries.
       moves: MOVES[status],
     };

@@ -34,6 +34,7 @@ const card = (over: Partial<Card> = {}): Card => ({
   recurrenceZone: null,
   waitsUntil: null,
   change: null,
+  review: null,
   moves: [],
   ...over,
 });

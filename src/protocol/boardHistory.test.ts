@@ -24,6 +24,7 @@ const card = (id: string, status: Card['status'], extra: Partial<Card> = {}): Ca
   recurrenceZone: null,
   waitsUntil: null,
   change: null,
+  review: null,
   moves: [],
   ...extra,
 });

@@ -52,6 +52,8 @@ export interface Card {
   waitsUntil: string | null;
   /** The todo's branch when its goal gives turns their own worktrees (`todo show`'s `change`), else null. */
   change: CardChange | null;
+  /** Its review, once its change was first submitted (its goal asks for one), else null: reviewWords.ts says it. */
+  review: CardReview | null;
   /**
    * The columns the person at the board may move the card to, in the board's order: the kernel's answer
    * (kernel/todos/boardMoves.ts) when the board was read. The webview greys out the others; a drop is still asked of
@@ -83,6 +85,21 @@ export interface CardChange {
   /** How many files are not committed (the list above may be cut short). */
   uncommittedCount: number;
   prUrl: string | null;
+}
+
+/** A todo's review as a card shows it: this round, who made and who reviews the change, and this round's verdict. */
+export interface CardReview {
+  round: number;
+  /** The goal's rounds before a person decides (null: its review was turned off since). */
+  maxRounds: number | null;
+  implementer: string;
+  /** The agent reviewing it now (a live review claim), else null. */
+  reviewer: string | null;
+  /** This round's verdict so far, by whom, and what they said. */
+  verdict: 'approve' | 'request_changes' | 'could_not_review' | null;
+  verdictBy: string | null;
+  summary: string | null;
+  findings: { severity: string; title: string; file: string | null; line: number | null }[];
 }
 
 export interface CardMonitor {
@@ -240,6 +257,20 @@ export interface CardDetail {
   }[];
   /** Newest first. `text` is the sentence ("shipped by ada", boardText.ts), `note` what was said with it; `kind` is the event code, for tooltips. */
   history: { seq: number; at: string; actor: string; kind: string; text: string; note: string }[];
+  /** Every round of its review, the first first: what was submitted and claimed checked, and the verdict. */
+  reviews: {
+    round: number;
+    implementer: string;
+    submittedAt: string;
+    validation: string;
+    scope: string;
+    reviewer: string | null;
+    verdict: 'approve' | 'request_changes' | 'could_not_review' | null;
+    byPerson: boolean;
+    summary: string | null;
+    decidedAt: string | null;
+    findings: { severity: string; confidence: number; title: string; body: string; file: string | null; line: number | null }[];
+  }[];
   handoffs: { id: string; from: string; to: string; status: string; summary: string; pending: string }[];
 }
 

@@ -47,7 +47,8 @@ export type Landing = 'mergeBranch' | 'openPullRequest' | 'discardBranch';
  */
 export function landingsFor(card: Pick<Card, 'status' | 'change'>): Landing[] {
   const c = card.change;
-  if (!c || !c.exists || card.status === 'claimed') return [];
+  // Not while an agent holds the todo, nor while its change waits in review (it lands once approved).
+  if (!c || !c.exists || card.status === 'claimed' || card.status === 'in_review') return [];
   if (c.state === 'open') return ['mergeBranch', 'openPullRequest', 'discardBranch'];
   if (c.state === 'pr') return ['mergeBranch', 'discardBranch'];
   return [];

@@ -11,6 +11,7 @@ import {
 import type { Card } from '../../src/protocol/boardProtocol';
 import { boardTime, boardTimeTitle } from '../../src/protocol/boardText';
 import { clockTime } from '../../src/protocol/display';
+import { findingLine, reviewStateWords } from '../../src/protocol/reviewWords';
 import { ACTS } from './pastMode';
 import { h, icon } from './dom';
 
@@ -92,9 +93,17 @@ export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): H
   else if (why) parts.push(h('div', { class: 'card-why', text: why }));
   if (card.recurrence && !card.waitsUntil) parts.push(h('div', { class: 'card-why' }, icon('sync'), ` recurs ${card.recurrence}`));
   if (card.change) parts.push(branchLine(card));
+  const review = card.review ? reviewStateWords(card.review, card.status) : null;
+  if (review && card.review) parts.push(reviewLine(card.review, review));
   el.replaceChildren(...parts);
   el.setAttribute('aria-label', describe(card, nowMs, lapsed, why));
   return el;
+}
+
+/** Where the card's review stands, its findings in the tooltip (reviewWords.ts). */
+function reviewLine(r: NonNullable<Card['review']>, words: string): HTMLElement {
+  const title = [r.summary ?? '', ...r.findings.map(findingLine)].filter(Boolean).join('\n');
+  return h('div', { class: `card-review review-${r.verdict ?? 'open'}`, title }, icon('eye'), ` ${words}`);
 }
 
 /** What a waiting card's monitor checks, when it checks next (a live countdown) and what it saw last. */
@@ -178,6 +187,8 @@ function describe(card: Card, nowMs: number, lapsed: boolean, why: string | null
   if (card.monitor?.lastRun) bits.push(`last run ${lastRunSummary(card.monitor)}`);
   if (card.evidenceCount) bits.push(`${card.evidenceCount} evidence`);
   if (card.change) bits.push(`branch ${card.change.branch}, ${changeSize(card.change)}, ${changeState(card.change, card.status)}`);
+  const review = card.review ? reviewStateWords(card.review, card.status) : null;
+  if (review) bits.push(`review: ${review}`);
   return bits.join(', ');
 }
 

@@ -5,6 +5,7 @@ import { boardTime } from '../../src/protocol/boardText';
 import { untilWords } from '../../src/protocol/display';
 import { runTook } from '../../src/shared/timeWords';
 import { ACTS } from './pastMode';
+import { reviewSection } from './reviewDetail';
 import { h, icon, timeEl } from './dom';
 
 export interface DetailHandlers {
@@ -100,6 +101,7 @@ export function renderDetail(d: CardDetail, nowMs: number, on: DetailHandlers): 
       `${column} · priority ${d.card.priority}${d.card.owner ? ` · held by ${d.card.owner}` : ''}`,
     ),
     d.gates.length ? section(`Waiting for your decision (${d.gates.length})`, gateList(d, nowMs, on)) : null,
+    reviewSection(d, nowMs, (action) => on.todo(action)),
     d.card.change ? section('Branch', branchSection(d, on)) : null,
     section('Acceptance', text(d.detail, 'No acceptance text.')),
     section('Continuation', text(d.continuation, 'None yet.')),

@@ -89,6 +89,8 @@ export function cardChoices(
     }));
   const extra: MenuChoice[] = [];
   if (card.status === 'open' && columnOf(card) === 'ready') extra.push({ label: 'Run a turn…', icon: 'play', run: () => act('runTurn') });
+  if (card.status === 'in_review' && card.review?.reviewer === null && card.gates.length === 0)
+    extra.push({ label: 'Run a review turn…', icon: 'eye', run: () => act('runTurn') });
   if (card.status !== 'killed') extra.push({ label: 'Add evidence…', icon: 'checklist', run: () => act('addEvidence') });
   if (card.status === 'open' || card.status === 'claimed' || card.status === 'blocked')
     extra.push({ label: 'Ask a gate…', icon: 'question', run: () => act('askGate') });

@@ -84,6 +84,7 @@ const FACTS: TodoCardFacts = {
   pendingGates: ['Q1'],
   goalActive: true,
   monitor: null,
+  review: null,
 };
 
 test('a card carries the kernel facts the board rules read, and a scheduled occurrence waits only until its time', () => {

@@ -1,4 +1,5 @@
-import type { BoardFacts, TodoCardFacts, TodoDetailFacts } from '../../kernel/readModels/cards';
+import type { BoardFacts, CardReviewFacts, TodoCardFacts, TodoDetailFacts } from '../../kernel/readModels/cards';
+import { scopeWords } from '../../kernel/worktrees/changeScope';
 import type { Monitor } from '../../kernel/monitors/monitorQueries';
 import type { Actor } from '../../kernel/events/eventTypes';
 import { type MoveTodo, allowedTargets } from '../../kernel/todos/boardMoves';
@@ -17,6 +18,7 @@ import type {
   CardDetail,
   CardMonitor,
   GoalSummary,
+  CardReview,
 } from '../../protocol/boardProtocol';
 import { usageWords, windowUsageWords } from '../../shared/usageWords';
 
@@ -165,6 +167,7 @@ export function cardOf(f: TodoCardFacts, at: string, me: string, change: CardCha
     recurrenceZone: recurrenceZone(f.recurrence),
     waitsUntil: waitsUntil(f, at),
     change,
+    review: f.review ? cardReview(f.review) : null,
     moves: [],
   };
   // The card's column by the board's copy of readiness (pinned to the kernel's by boardRules.test.ts).
@@ -291,6 +294,19 @@ export function buildDetail(facts: TodoDetailFacts, card: Card, nowMs = Date.now
         const sentence = eventSentence(e);
         return { seq: e.seq, at: e.at, actor: e.actor, kind: e.kind, text: sentence.text, note: said(sentence.note) };
       }),
+    reviews: facts.reviews.map((r) => ({
+      round: r.round,
+      implementer: r.implementer,
+      submittedAt: r.submittedAt,
+      validation: said(r.validation),
+      scope: scopeWords(r.scope),
+      reviewer: r.reviewer,
+      verdict: r.verdict,
+      byPerson: r.byPerson,
+      summary: r.summary === null ? null : said(r.summary),
+      decidedAt: r.decidedAt,
+      findings: r.findings.map((f) => ({ ...f, title: said(f.title), body: said(f.body) })),
+    })),
     handoffs: facts.handoffs.map((h) => ({
       id: h.id,
       from: h.from,
@@ -299,6 +315,21 @@ export function buildDetail(facts: TodoDetailFacts, card: Card, nowMs = Date.now
       summary: said(h.summary),
       pending: said(h.pending),
     })),
+  };
+}
+
+/** A card's review, from the kernel's facts: this round, its reviewer now, and the round's verdict so far. */
+export function cardReview(f: CardReviewFacts): CardReview {
+  const r = f.round;
+  return {
+    round: r.round,
+    maxRounds: f.maxRounds,
+    implementer: r.implementer,
+    reviewer: f.reviewer,
+    verdict: r.verdict,
+    verdictBy: r.byPerson ? 'a person' : r.reviewer,
+    summary: r.summary,
+    findings: r.findings.map((x) => ({ severity: x.severity, title: x.title, file: x.file, line: x.line })),
   };
 }
 

@@ -150,8 +150,8 @@ test.each(FIXTURES)('$name: the kernel and the webview put it in $column', (fixt
     const todo = findTodo(db, id);
     if (!todo) throw new Error(`no todo ${id}`);
     const ready = readyTodoIds(db, at, goalId);
-    const one = todoCardFor(db, id);
-    const all = todoCards(db).find((c) => c.id === id);
+    const one = todoCardFor(db, id, at);
+    const all = todoCards(db, at).find((c) => c.id === id);
     if (!one || !all) throw new Error(`no card for ${id}`);
     return {
       at,

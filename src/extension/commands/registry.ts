@@ -10,7 +10,7 @@ import { checkReadiness } from './checkReadiness';
 import { chooseGoalAgent, markGoalDone, pauseGoal, resumeGoal } from './goalLifecycle';
 import { addTodo } from './addTodo';
 import { blockTodo, claimTodo, killTodo, releaseTodo, shipTodo, unblockTodo } from './todoTransitions';
-import { approveReview, requestChanges } from './review';
+import { approveReview, requestChanges, setGoalReview } from './review';
 import { approveGate, askGate, rejectGate } from './gates';
 import { addEvidence, openArtifact, showEvidence } from './evidence';
 import { refresh, showLastState, showLogs, showQuota, showStatus, verifyLog } from './inspect';
@@ -47,6 +47,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   unblockTodo,
   approveReview,
   requestChanges,
+  setGoalReview,
   killTodo,
   showChanges,
   mergeBranch,

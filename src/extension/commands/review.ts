@@ -1,10 +1,14 @@
 import * as vscode from 'vscode';
 import { recordVerdict } from '../../kernel/todos/verdicts';
+import { reviewPolicy, setGoalReview as setReviewOp } from '../../kernel/goals/goalReview';
+import type { ReviewPolicy } from '../../kernel/model';
+import { reviewerWords } from '../../shared/reviewWords';
+import { hostChoices } from './hostChoices';
 import { reviewRound } from '../../kernel/todos/reviewQueries';
 import { clean } from '../../protocol/display';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
-import { ask, resolveTodo } from './pickers';
+import { ask, resolveGoal, resolveTodo } from './pickers';
 
 /**
  * A person's verdict on a change in review, instead of (or after) its reviewer: approving it (the todo is done, its
@@ -48,5 +52,61 @@ export const requestChanges: CommandDefinition = {
     });
     if (summary === undefined) return undefined;
     return recordVerdict(kernelOf(ctx), todo.id, { verdict: 'request_changes', summary }).todo;
+  },
+};
+
+/**
+ * Set Review… (a goal's row, the palette): who reviews each change the goal's agents ship, and how many rounds of
+ * changes before you decide; or no review. A person's decision, recorded with the VS Code channel.
+ */
+export const setGoalReview: CommandDefinition = {
+  id: COMMANDS.setGoalReview,
+  async run(ctx, arg) {
+    const goal = await resolveGoal(ctx, arg, (g) => g.status !== 'done' && g.status !== 'stopped');
+    if (!goal) return undefined;
+    const now = goal.review;
+    const mark = (on: boolean) => (on ? ' · now' : '');
+    const hosts = hostChoices(ctx.turns.hostSettings(), ctx.turns.ownHosts()).filter((h) => h.installed || h.id === now?.reviewerHost);
+    const same = (p: Partial<ReviewPolicy>) =>
+      now !== null &&
+      now.reviewerAgent === null &&
+      now.reviewerHost === (p.reviewerHost ?? null) &&
+      now.otherHost === (p.otherHost ?? false);
+    const items: { label: string; description: string; policy: Partial<ReviewPolicy> | null }[] = [
+      { label: 'No review', description: `an agent's ship is done at once${mark(now === null)}`, policy: null },
+      { label: 'Any agent but the implementer', description: `a second agent reads every change${mark(same({}))}`, policy: {} },
+      {
+        label: 'An agent on another host',
+        description: `e.g. Codex reviews what Claude Code made${mark(same({ otherHost: true }))}`,
+        policy: { otherHost: true },
+      },
+      ...hosts.map((h) => ({
+        label: `Agents on ${h.name}`,
+        description: `${h.name} reviews every change${mark(same({ reviewerHost: h.id, otherHost: true }))}`,
+        policy: { reviewerHost: h.id, otherHost: true } as Partial<ReviewPolicy>,
+      })),
+    ];
+    const picked = await vscode.window.showQuickPick(items, {
+      title: `LoopX: Review of ${goal.id} ${clean(goal.title)}`,
+      placeHolder: 'Who reviews each change its agents ship, before it is done?',
+      ignoreFocusOut: true,
+    });
+    if (!picked) return undefined;
+    if (picked.policy === null) return setReviewOp(kernelOf(ctx), goal.id, null);
+    const rounds = await vscode.window.showQuickPick(
+      [1, 2, 3, 5].map((n) => ({ label: `${n} round${n === 1 ? '' : 's'}`, description: n === (now?.maxRounds ?? 3) ? 'now' : '', n })),
+      {
+        title: `LoopX: Review of ${goal.id}`,
+        placeHolder: 'Rounds of changes asked before you decide (the change then waits for you)',
+        ignoreFocusOut: true,
+      },
+    );
+    if (!rounds) return undefined;
+    const policy = reviewPolicy({ ...picked.policy, maxRounds: rounds.n, blocking: now?.blocking });
+    const updated = setReviewOp(kernelOf(ctx), goal.id, policy);
+    void vscode.window.showInformationMessage(
+      `${goal.id}: ${reviewerWords(policy)} reviews each change, ${rounds.label} before you decide.`,
+    );
+    return updated;
   },
 };

@@ -3,6 +3,7 @@ import { renderReviewPacket } from '../../kernel/readModels/reviewPacket';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { resolveGoal, resolveTodo } from './pickers';
+import { getTodo } from '../../kernel/todos/todoQueries';
 import { type NoRun, type RunOutcome, describeNoRun } from '../turns/turnRunner';
 import { parseArg } from './args';
 import { inFolder } from './inFolder';
@@ -38,14 +39,21 @@ export const runTurn: CommandDefinition = {
     const todoId = given.todoId;
     let goalId = given.goalId;
     if (!goalId && !todoId) goalId = (await resolveGoal(ctx, undefined, (g) => g.status === 'active'))?.id;
-    if (todoId && !goalId) goalId = (await resolveTodo(ctx, todoId, ['open', 'claimed'], 'Run Turn on'))?.goalId;
+    if (todoId && !goalId) goalId = (await resolveTodo(ctx, todoId, ['open', 'claimed', 'in_review'], 'Run Turn on'))?.goalId;
     if (!goalId) return undefined;
     // A goal that cannot run says so before asking which agent (a todo, or a host already chosen, is judged when the
     // turn starts, after the host's own check).
     const waits = todoId || given.host ? undefined : runner.precheck(goalId);
     if (waits) return tellNoRun(waits, goalId, ctx.session.root);
-    const goalHost = kernelOf(ctx).read((db) => getGoal(db, goalId).host);
-    const host = given.host ?? (await pickHost(runner.hostSettings(), runner.ownHosts(), todoId ?? goalId, goalHost));
+    // A todo in review gets a review turn (kernel/turns/reviewTurn.ts): the goal's reviewer host is offered first.
+    const { prefer, why } = kernelOf(ctx).read((db) => {
+      const goal = getGoal(db, goalId);
+      const inReview = todoId !== undefined && getTodo(db, todoId).status === 'in_review';
+      return inReview
+        ? { prefer: goal.review?.reviewerHost ?? null, why: "this goal's reviewer" }
+        : { prefer: goal.host, why: "this goal's agent" };
+    });
+    const host = given.host ?? (await pickHost(runner.hostSettings(), runner.ownHosts(), todoId ?? goalId, prefer, why));
     if (!host) return undefined;
     let command: string | undefined;
     if (host === TYPED) {
@@ -91,7 +99,13 @@ function tellNoRun(outcome: NoRun, goalId: string, root: string): NoRun {
  * installed); the goal's own agent (a person's choice) comes first, then the default. Without an agent CLI the sample
  * agent comes first, so a person can still watch a turn, and a command can always be typed right there.
  */
-async function pickHost(settings: HostSettings, own: PersonHost[], target: string, goalHost: string | null): Promise<string | undefined> {
+async function pickHost(
+  settings: HostSettings,
+  own: PersonHost[],
+  target: string,
+  goalHost: string | null,
+  why: string,
+): Promise<string | undefined> {
   const defaultHost = vscode.workspace.getConfiguration('loopx').get<string>('defaultHost') || 'codex';
   const choices = hostChoices(settings, own);
   const noAgentCli = !anyAgentCli(choices);
@@ -103,7 +117,7 @@ async function pickHost(settings: HostSettings, own: PersonHost[], target: strin
       description:
         h.id !== 'custom' && !h.installed
           ? 'not installed'
-          : `${h.command || 'no command set (setting loopx.hosts.custom.command)'}${h.id === goalHost ? " · this goal's agent" : h.id === defaultHost ? ' · default' : ''}`,
+          : `${h.command || 'no command set (setting loopx.hosts.custom.command)'}${h.id === goalHost ? ` · ${why}` : h.id === defaultHost ? ' · default' : ''}`,
       host: h.id,
     }));
   const sample = {

@@ -44,6 +44,9 @@ export const ALL_CONTEXT_VALUES = [
     `loopx:todo:${s}:merge:pr:discard`,
   ]),
   'loopx:todo:claimed:changes',
+  // A change in review: the person's verdict buttons (and its branch's diff, which is not landed while in review).
+  'loopx:todo:in_review',
+  'loopx:todo:in_review:changes',
   ...['pending', 'approved', 'rejected', 'cancelled'].map(CONTEXT.gate),
   CONTEXT.evidence,
   CONTEXT.artifact,

@@ -3,6 +3,7 @@ import type { Goal, Todo } from '../../kernel/model';
 import { clean, forPeople, oneLine, relativeTime } from '../../protocol/display';
 import { COLUMN_TITLES } from '../../protocol/boardProtocol';
 import { BOARD_COLUMNS, type BoardColumn, boardColumn, leaseLive } from '../../kernel/todos/todoQueries';
+import { reviewLive } from '../../kernel/todos/reviewQueries';
 import type { CardChange } from '../../protocol/boardProtocol';
 import { changeDetails, changeSize, waitsToLand } from '../../protocol/changeWords';
 
@@ -47,7 +48,11 @@ export function todoDescription(todo: Todo, nowMs: number, ready = false, change
   const bits: string[] = [];
   // A shipped change nobody landed yet is what a person looks for first.
   if (change && waitsToLand({ status: todo.status, change })) bits.push(`to merge: ${changeSize(change)}`);
-  if (todo.owner) {
+  if (todo.status === 'in_review') {
+    // A review's claim is its reviewer's: said as such, never as the todo's holder.
+    const reviewing = todo.owner !== null && reviewLive(todo, new Date(nowMs).toISOString());
+    bits.push(reviewing ? `${clean(todo.owner as string)} reviewing` : 'waits for a reviewer', `review round ${todo.reviewRound}`);
+  } else if (todo.owner) {
     const lapsed = !leaseLive(todo, new Date(nowMs).toISOString());
     bits.push(clean(todo.owner), lapsed ? 'lease lapsed' : `lease ${relativeTime(todo.leaseExpiresAt, nowMs)}`);
   }

@@ -10,6 +10,8 @@ import { history } from '../events/log';
 import { listGoals } from '../goals/goalQueries';
 import { listHandoffs } from '../handoffs/handoffs';
 import { getTodo } from '../todos/todoQueries';
+import { type ReviewRound, reviewRounds, roundFromRow } from '../todos/reviewQueries';
+import { iso } from '../time';
 
 /**
  * What the board shows of one todo: its own fields and the facts the readiness rules look at (unshipped
@@ -34,12 +36,22 @@ export interface TodoCardFacts {
   goalActive: boolean;
   /** The monitor the todo waits on (only while it is open or blocked). */
   monitor: Monitor | null;
+  /** Its review's current round, once its change was submitted (todos/review.ts), else null. */
+  review: CardReviewFacts | null;
+}
+
+/** A todo's review round as a card reads it. */
+export interface CardReviewFacts {
+  round: ReviewRound;
+  maxRounds: number | null;
+  /** Reviewing it now: the live review claim's holder. */
+  reviewer: string | null;
 }
 
 const CARD_COLUMNS =
   'id, goal_id, title, priority, status, owner, lease_expires_at, depends_on, evidence_count, revision, recurrence, ready_at';
 
-type Extras = Pick<TodoCardFacts, 'unmetDeps' | 'pendingGates' | 'goalActive' | 'monitor'>;
+type Extras = Pick<TodoCardFacts, 'unmetDeps' | 'pendingGates' | 'goalActive' | 'monitor' | 'review'>;
 
 function factsFromRow(row: Row, extras: (id: string, goalId: string, status: Todo['status']) => Extras): TodoCardFacts {
   const r = rowReader('todos', row);
@@ -66,7 +78,7 @@ function factsFromRow(row: Row, extras: (id: string, goalId: string, status: Tod
 const monitorShown = (status: Todo['status']) => status === 'open' || status === 'blocked';
 
 /** Every todo in claim-number order, with its facts: a handful of set queries, not a query per todo. */
-export function todoCards(db: SqliteDb): TodoCardFacts[] {
+export function todoCards(db: SqliteDb, at: string): TodoCardFacts[] {
   const activeGoals = new Set(
     db
       .prepare(`SELECT id FROM goals WHERE status = 'active'`)
@@ -84,6 +96,7 @@ export function todoCards(db: SqliteDb): TodoCardFacts[] {
     db.prepare(`SELECT todo_id AS k, id AS v FROM gates WHERE status = 'pending' AND todo_id IS NOT NULL ORDER BY num`).all(),
   );
   const monitors = new Map(listMonitors(db, { status: 'waiting' }).map((m) => [m.todoId, m]));
+  const rounds = currentRounds(db);
   return db
     .prepare(`SELECT ${CARD_COLUMNS} FROM todos ORDER BY num`)
     .all()
@@ -93,12 +106,13 @@ export function todoCards(db: SqliteDb): TodoCardFacts[] {
         pendingGates: gates.get(id) ?? [],
         goalActive: activeGoals.has(goalId),
         monitor: monitorShown(status) ? (monitors.get(id) ?? null) : null,
+        review: reviewFacts(rounds.get(id), row, status, at),
       })),
     );
 }
 
 /** One todo's facts (a board move reads this, not the whole board), or null when there is no such todo. */
-export function todoCardFor(db: SqliteDb, todoId: string): TodoCardFacts | null {
+export function todoCardFor(db: SqliteDb, todoId: string, at: string): TodoCardFacts | null {
   const row = db.prepare(`SELECT ${CARD_COLUMNS} FROM todos WHERE id = ?`).get(todoId);
   if (!row) return null;
   return factsFromRow(row, (id, goalId, status) => ({
@@ -114,7 +128,36 @@ export function todoCardFor(db: SqliteDb, todoId: string): TodoCardFacts | null 
       .map((r) => String(r.id)),
     goalActive: db.prepare('SELECT status FROM goals WHERE id = ?').get(goalId)?.status === 'active',
     monitor: monitorShown(status) ? waitingMonitor(db, id) : null,
+    review: reviewFacts(currentRounds(db, id).get(id), row, status, at),
   }));
+}
+
+/** Each todo's current review round (the round its row names) with its goal's rounds: one query for the board. */
+function currentRounds(db: SqliteDb, todoId?: string): Map<string, { round: ReviewRound; maxRounds: number | null }> {
+  const rows = db
+    .prepare(
+      `SELECT r.*, g.review AS goal_review FROM reviews r JOIN todos t ON t.id = r.todo_id AND r.round = t.review_round
+        JOIN goals g ON g.id = t.goal_id WHERE ? IS NULL OR r.todo_id = ?`,
+    )
+    .all(todoId ?? null, todoId ?? null);
+  return new Map(
+    rows.map((row) => {
+      const policy = row.goal_review === null ? null : (JSON.parse(String(row.goal_review)) as { maxRounds?: number });
+      return [String(row.todo_id), { round: roundFromRow(row), maxRounds: policy?.maxRounds ?? null }];
+    }),
+  );
+}
+
+function reviewFacts(
+  current: { round: ReviewRound; maxRounds: number | null } | undefined,
+  row: Row,
+  status: Todo['status'],
+  at: string,
+): CardReviewFacts | null {
+  if (!current) return null;
+  const owner = row.owner as string | null;
+  const live = status === 'in_review' && owner !== null && String(row.lease_expires_at) > at;
+  return { ...current, reviewer: live ? owner : null };
 }
 
 function groupBy(rows: Row[]): Map<string, string[]> {
@@ -140,7 +183,7 @@ export interface BoardFacts {
 export function boardFacts(db: SqliteDb, nowMs: number): BoardFacts {
   return {
     report: statusReport(db, nowMs),
-    cards: todoCards(db),
+    cards: todoCards(db, iso(nowMs)),
     agents: db
       .prepare('SELECT name FROM agents ORDER BY name')
       .all()
@@ -161,6 +204,7 @@ export interface TodoDetailFacts {
   monitors: (Monitor & { runs: MonitorRun[] })[];
   history: StoredEvent[];
   handoffs: Handoff[];
+  reviews: ReviewRound[];
 }
 
 export function todoDetailFacts(db: SqliteDb, todoId: string): TodoDetailFacts {
@@ -173,5 +217,6 @@ export function todoDetailFacts(db: SqliteDb, todoId: string): TodoDetailFacts {
     monitors: listMonitors(db, { todoId, limit: 20 }).map((m) => ({ ...m, runs: monitorRuns(db, m.id, 10) })),
     history: history(db, { todoId, limit: 60 }),
     handoffs: listHandoffs(db, todoId),
+    reviews: reviewRounds(db, todoId),
   };
 }

@@ -87,13 +87,13 @@ describe('the store at a past moment', () => {
     past = new PastStore(Kernel.storePath(store.root), store.kernel.db.driver);
     const asked = Number(store.kernel.db.prepare(`SELECT seq FROM events WHERE kind = 'gate.asked'`).get()?.seq);
     const db = past.moveTo(asked);
-    const t2 = todoCards(db).find((c) => c.id === 'T2');
+    const t2 = todoCards(db, new Date().toISOString()).find((c) => c.id === 'T2');
     expect(t2).toMatchObject({ status: 'claimed', pendingGates: ['Q1'] });
-    expect(todoCards(db).find((c) => c.id === 'T3')).toMatchObject({ status: 'open' });
+    expect(todoCards(db, new Date().toISOString()).find((c) => c.id === 'T3')).toMatchObject({ status: 'open' });
     expect(history(db, { todoId: 'T2' }).map((e) => e.kind)).toEqual(['gate.asked', 'evidence', 'todo.claimed', 'todo.added']);
     // And now, at the end: the gate was decided, T3 blocked then unblocked.
     const now = past.moveTo(past.head());
-    expect(todoCards(now).find((c) => c.id === 'T2')?.pendingGates).toEqual([]);
+    expect(todoCards(now, new Date().toISOString()).find((c) => c.id === 'T2')?.pendingGates).toEqual([]);
     expect(history(now, { todoId: 'T2' })[0]?.kind).toBe('gate.decided');
   });
 

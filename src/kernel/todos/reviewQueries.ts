@@ -20,7 +20,7 @@ export interface ReviewRound {
   byPerson: boolean;
 }
 
-function roundFromRow(row: Row): ReviewRound {
+export function roundFromRow(row: Row): ReviewRound {
   const r = rowReader('reviews', row);
   return {
     todoId: r.text('todo_id'),

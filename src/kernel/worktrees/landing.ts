@@ -30,6 +30,12 @@ function landable(kernel: Kernel, todoId: string, verb: string): WorktreeRow {
       `${todoId} is claimed by ${todo.owner ?? 'an agent'}, who may be writing on ${row.branch} right now`,
       'wait for its turn to end (or release the claim), then land it',
     );
+  // Landing a change in review would skip its reviewer: a person approves it first (or sends it back).
+  if (todo.status === 'in_review')
+    throw new IllegalTransitionError(
+      `${todoId}'s change is in review; it lands once approved`,
+      `approve it first (loopx review approve ${todoId}), or send it back (loopx review request-changes ${todoId})`,
+    );
   return row;
 }
 
