@@ -55,7 +55,8 @@ export function codexBoundaryArgs(place: BoundaryPlace, mcp: McpServerLine): str
   const env = { LOOPX_AGENT: mcp.agent, ...(mcp.env ?? {}) };
   return [
     `default_permissions=${toml(CODEX_PROFILE)}`,
-    `permissions.${CODEX_PROFILE}.extends=":workspace"`,
+    // A review turn's commands write nothing (Codex's :workspace would still let them write the system's temp folder).
+    `permissions.${CODEX_PROFILE}.extends=${place.review ? '":read-only"' : '":workspace"'}`,
     `permissions.${CODEX_PROFILE}.filesystem={":project_roots"={"."=${place.review ? '"read"' : '"write"'},${readOnly}},${toml(place.keyDir)}="none"}`,
     `mcp_servers.loopx.command=${toml(mcp.command)}`,
     `mcp_servers.loopx.args=["mcp","--root",${toml(mcp.root)}]`,

@@ -40,7 +40,8 @@ export interface AgentWorld {
   /** This loopx, reached through a folder with a space in its name. */
   spacedLoopx: string;
   extra: (turn: TurnSeen) => Step[];
-  only: ((turn: TurnSeen) => Step[]) | undefined;
+  /** Replaces the script: the turn as read, and the whole prompt (a review turn's says so in its first line). */
+  only: ((turn: TurnSeen, prompt: string) => Step[]) | undefined;
   /** A workspace with G1 active and T1 ready: its root, the agents' environment and the CLI as a person runs it. */
   setUp(): { root: string; env: Record<string, string>; cli: (args: string[]) => ReturnType<typeof loopx>; n: number };
   /** `loopx run … --once --json` through the spaced path, as a child (the model server answers meanwhile). */
@@ -77,7 +78,7 @@ export async function startAgentWorld(name: string): Promise<AgentWorld> {
       script: (prompt) => {
         const turn = readTurn(prompt);
         if (!turn) return [];
-        if (world.only) return world.only(turn);
+        if (world.only) return world.only(turn, prompt);
         const [show, evidence, ship] = shipScript(prompt) as [Step, Step, Step];
         return [show, ...world.extra(turn), evidence, ship];
       },

@@ -17,7 +17,7 @@ export function renderReviewPrompt(input: {
   const todo = brief.todo.id;
   return [
     ...FIXED_REVIEW_LINES,
-    `## loopx review turn ${turnId}: ${todo} ${brief.todo.title}`,
+    `## loopx turn ${turnId}: review of ${todo} ${brief.todo.title}`,
     '',
     `You are ${agent}, and this review is yours.`,
     '',

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { gitRaw, resolveCommit } from './git';
 import type { WorktreeRow } from './worktreeRows';
 import { STORE_DIR } from '../kernel';
+import { AGENT_READ_ONLY } from '../agentReach';
 
 /**
  * Exactly what a review judges, never "the current changes": the commit the change starts from (a worktree's base;
@@ -21,8 +22,11 @@ export interface ReviewScope {
 
 const NO_SCOPE: ReviewScope = { base: null, head: null, diffHash: null, files: [] };
 const GIT_MS = 30_000;
-/** loopx's own folder is never part of a change, ignored by git or not (a review turn's prompt is written there). */
-const OUTSIDE_STORE = ['--', '.', `:(exclude)${STORE_DIR}`];
+/**
+ * What is never part of a change, ignored by git or not: what no agent may write (AGENT_READ_ONLY: loopx's folder, where
+ * a review turn's prompt is written, and the hosts' config, whose empty mount points a sandboxed turn makes there).
+ */
+const OUTSIDE_STORE = ['--', '.', ...[STORE_DIR, ...AGENT_READ_ONLY].map((p) => `:(exclude)${p}`)];
 
 /** The scope of a todo's change: in its worktree when it has one, else in the workspace's own tree. */
 export function readReviewScope(root: string, worktree: WorktreeRow | undefined): ReviewScope {
@@ -71,6 +75,16 @@ export function readScopeChange(root: string, worktree: WorktreeRow | undefined,
   const inWorktree = worktree !== undefined && worktree.removedAt === null && existsSync(worktree.path);
   const folder = inWorktree ? worktree.path : root;
   if (!scope?.head) return { commits: [], diff: { text: '', truncated: false, bytes: 0 }, folder };
+  try {
+    return readChange(folder, scope, limit);
+  } catch (error) {
+    // git could not run here (a sandbox that lets no program start, git missing): the brief says so, the rest stands.
+    const text = `(the diff could not be read here: ${(error as Error).message}; read it with git in ${folder})`;
+    return { commits: [], diff: { text, truncated: false, bytes: text.length }, folder };
+  }
+}
+
+function readChange(folder: string, scope: ReviewScope, limit: number): ScopeChange {
   const tracked = gitRaw(folder, ['diff', '--stat', '--patch', scope.base ?? 'HEAD', ...OUTSIDE_STORE], { timeoutMs: GIT_MS }).stdout;
   // New files git does not track yet are part of the change too: each as a diff from nothing.
   const untracked = lines(
