@@ -26,6 +26,7 @@ export const STATE_TABLES: Readonly<Record<string, string>> = {
   worktrees: 'todo_id',
   prices: 'model',
   set_aside_handled: 'seq',
+  reviews: 'todo_id, round',
 };
 
 export interface ReplayDifference {
