@@ -10,13 +10,6 @@ export function roundWords(r: Pick<CardReview, 'round' | 'maxRounds'>): string {
   return r.maxRounds === null ? `round ${r.round}` : `round ${r.round} of ${r.maxRounds}`;
 }
 
-/** What a verdict did, said of its giver: "approved", "asked for changes", "could not review it". */
-export const VERDICT_WORDS: Record<NonNullable<CardReview['verdict']>, string> = {
-  approve: 'approved it',
-  request_changes: 'asked for changes',
-  could_not_review: 'could not review it',
-};
-
 /**
  * Where the review stands, for the card and the tree: "codex reviewing · round 1 of 3", "waits for a reviewer ·
  * round 2 of 3", "codex asked for changes (round 1)", "approved by codex". Null when there is nothing to say.

@@ -1,5 +1,6 @@
 import type { CardDetail, TodoAction } from '../../src/protocol/boardProtocol';
-import { VERDICT_WORDS, findingLine, reviewStateWords, roundWords } from '../../src/protocol/reviewWords';
+import { findingLine, reviewStateWords, roundWords } from '../../src/protocol/reviewWords';
+import { VERDICT_WORDS } from '../../src/shared/reviewWords';
 import { boardTime } from '../../src/protocol/boardText';
 import { ACTS } from './pastMode';
 import { h } from './dom';

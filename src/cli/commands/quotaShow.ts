@@ -1,7 +1,8 @@
 import type { Command } from '../command';
 import { quotaState, shouldRun } from '../../kernel/goals/quotaQueries';
 import { list, relativeTime } from '../format';
-import { budgetWords, cacheWords } from '../../shared/usageWords';
+import { budgetWords, cacheWords, dollars } from '../../shared/usageWords';
+import { roleFigures } from '../../kernel/readModels/roleFigures';
 import { cacheFigures } from '../../kernel/readModels/cacheFigures';
 import { iso } from '../../kernel/time';
 import { getGoal, listGoals } from '../../kernel/goals/goalQueries';
@@ -19,8 +20,14 @@ export const quotaShow: Command = {
       const rows = goals.map((g) => {
         const answer = shouldRun(db, g, now);
         // The prompt cache over the same window as the usage: its share of the input, and what it saved.
-        const cache = cacheFigures(db, g.id, iso(now - g.policy.windowHours * 3600_000));
-        return { row: { ...quotaState(db, g, now), cache, shouldRun: answer }, why: answer.run ? '' : shouldRunWhy(db, g, now, answer) };
+        const since = iso(now - g.policy.windowHours * 3600_000);
+        const cache = cacheFigures(db, g.id, since);
+        // The window's turns by role: the implementers' and, with peer review, the reviewers'.
+        const byRole = roleFigures(db, g.id, since);
+        return {
+          row: { ...quotaState(db, g, now), cache, byRole, shouldRun: answer },
+          why: answer.run ? '' : shouldRunWhy(db, g, now, answer),
+        };
       });
       return { rows: rows.map((r) => r.row), why: new Map(rows.map((r) => [r.row.goalId, r.why])), now };
     });
@@ -32,6 +39,9 @@ export const quotaShow: Command = {
         (q.nextSlotAt ? `; oldest slot frees ${relativeTime(q.nextSlotAt, now)}` : '') +
         `; used ${budgetWords(q.usage)}` +
         (cacheWords(q.cache) ? ` (${cacheWords(q.cache)})` : '') +
+        (q.byRole.review.turns
+          ? `; reviews: ${q.byRole.review.turns} turns, ${q.byRole.review.spent} spent, ${dollars(q.byRole.review.costUsd)}`
+          : '') +
         `; should run: ${q.shouldRun.run ? 'yes' : `no (${why.get(q.goalId)})`}` +
         (q.shouldRun.nextWakeAt ? `, wake ${relativeTime(q.shouldRun.nextWakeAt, now)}` : ''),
       'No goals.',

@@ -8,6 +8,8 @@ import { type WorktreeRow, findWorktree } from '../worktrees/worktreeRows';
 import { listGates } from '../gates/gateQueries';
 import { listGoals } from '../goals/goalQueries';
 import { listTodos } from '../todos/todoQueries';
+import { type ReviewRound, reviewRounds } from '../todos/reviewQueries';
+import { type RoleTotals, roleFigures } from './roleFigures';
 
 /** What the owner's review packet says about one goal, read once: the Markdown packet and the HTML page render it. */
 export interface GoalReview {
@@ -20,6 +22,18 @@ export interface GoalReview {
   shipped: { todo: Todo; evidence: Evidence[]; worktree?: WorktreeRow | null }[];
   blocked: Todo[];
   turns: (Turn & { evidence: { kernel: number; agent: number } })[];
+  /** Each todo's review rounds (peer review: todos/review.ts), first submitted first; empty without review. */
+  reviews: { todoId: string; title: string; rounds: ReviewRound[] }[];
+  /** What the goal's turns took, by role: turns, their wall time and what they cost (the cost known). */
+  byRole: Record<Turn['role'], RoleTotals>;
+}
+
+/** Every todo of the goal that went through review, with its rounds. */
+function goalReviews(db: SqliteDb, goalId: string): GoalReview['reviews'] {
+  const todos = db
+    .prepare('SELECT DISTINCT t.id, t.title, t.num FROM reviews r JOIN todos t ON t.id = r.todo_id WHERE r.goal_id = ? ORDER BY t.num')
+    .all(goalId);
+  return todos.map((t) => ({ todoId: String(t.id), title: String(t.title), rounds: reviewRounds(db, String(t.id)) }));
 }
 
 export interface ReviewFacts {
@@ -46,6 +60,7 @@ export function reviewFacts(db: SqliteDb, nowMs: number, goalId?: string): Revie
       const gates = listGates(db, { goalId: goal.id });
       const decided = gates.filter((g) => g.status === 'approved' || g.status === 'rejected');
       const channels = decided.length ? decisionChannels(db, goal.id) : new Map<string, string>();
+      const turns = listTurns(db, { goalId: goal.id, limit: 200 }).turns;
       return {
         goal,
         quota: quotaState(db, goal, nowMs),
@@ -57,10 +72,12 @@ export function reviewFacts(db: SqliteDb, nowMs: number, goalId?: string): Revie
           worktree: findWorktree(db, todo.id) ?? null,
         })),
         blocked: listTodos(db, at, { goalId: goal.id, status: 'blocked' }),
-        turns: listTurns(db, { goalId: goal.id, limit: 200 }).turns.map((t) => {
+        turns: turns.map((t) => {
           const ev = turnEvidence(db, t);
           return { ...t, evidence: { kernel: ev.kernel.length, agent: ev.agent } };
         }),
+        reviews: goalReviews(db, goal.id),
+        byRole: roleFigures(db, goal.id, null),
       };
     });
   return { at, goalId, goals };

@@ -3,7 +3,10 @@ import type { SqliteDb } from '../db/sqliteDb';
 import type { KernelRun } from '../evidence/evidenceQueries';
 import { revealHidden } from '../../shared/hiddenChars';
 import { budgetWords, dollars, usageWords } from '../../shared/usageWords';
-import { reviewFacts } from './reviewFacts';
+import { type GoalReview, reviewFacts } from './reviewFacts';
+import type { RoleTotals } from './roleFigures';
+import type { ReviewPolicy } from '../model';
+import { VERDICT_WORDS, reviewerWords } from '../../shared/reviewWords';
 import { dateTimeWords, runTook } from '../../shared/timeWords';
 import { quoteCodeSpans } from '../../shared/codeSpans';
 import { turnOutcomeWords } from '../../shared/turnOutcomeWords';
@@ -49,7 +52,7 @@ export function renderReviewPacket(
   // Moments in the reader's time, with their date: the packet is read later, and elsewhere.
   const when = (iso: string | null | undefined) => (iso ? dateTimeWords(iso, offsetMinutes) : '?');
   const out: string[] = [`# loopx review packet`, '', `Generated ${when(facts.at)}${goalId ? ` for goal ${goalId}` : ''}.`, ''];
-  for (const { goal, quota: q, decisions, pending, shipped, blocked, turns } of facts.goals) {
+  for (const { goal, quota: q, decisions, pending, shipped, blocked, turns, reviews, byRole } of facts.goals) {
     out.push(`## ${goal.id} ${md(goal.title)} (${goal.status})`, '');
     if (goal.objective) out.push(`Objective: ${md(goal.objective)}`, '');
     if (goal.check) out.push(`Acceptance check: ${code(goal.check)} (set by a human; todos ship only after loopx ran it, passing)`, '');
@@ -89,13 +92,14 @@ export function renderReviewPacket(
       }
     }
     out.push('');
+    if (goal.review || reviews.length) out.push(...peerReviewLines(goal.review, reviews, byRole, when));
     out.push('### Blocked', '', ...(blocked.length ? blocked.map((t) => `- ${t.id} ${md(t.title)}: ${md(t.reason)}`) : ['Nothing.']), '');
     out.push('### Turns', '');
     if (!turns.length) out.push('None.');
     else {
       out.push(
-        '| turn | todo | agent | host | started | result | exit | spent | used | evidence |',
-        '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+        '| turn | todo | role | agent | host | started | result | exit | spent | used | evidence |',
+        '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
       );
       for (const t of turns) {
         const evidence =
@@ -103,7 +107,7 @@ export function renderReviewPacket(
             .filter(Boolean)
             .join(', ') || 'none';
         out.push(
-          `| ${t.id} | ${t.todoId ?? ''} | ${md(t.agent)} | ${t.host} | ${when(t.startedAt)} | ${t.resultKind ? turnOutcomeWords(t.resultKind) : 'running'} | ${t.exitCode ?? ''} | ${t.spent ? 'yes' : 'no'} | ${t.usage ? usageWords(t.usage) : 'unknown'} | ${evidence} |`,
+          `| ${t.id} | ${t.todoId ?? ''} | ${t.role} | ${md(t.agent)} | ${t.host} | ${when(t.startedAt)} | ${t.resultKind ? turnOutcomeWords(t.resultKind) : 'running'} | ${t.exitCode ?? ''} | ${t.spent ? 'yes' : 'no'} | ${t.usage ? usageWords(t.usage) : 'unknown'} | ${evidence} |`,
         );
       }
       // Quota is spent only on validated turns; money is spent on every turn: say what the others cost.
@@ -117,6 +121,35 @@ export function renderReviewPacket(
   }
   if (!facts.goals.length) out.push('No goals.', '');
   return out.join('\n');
+}
+
+/** The peer review section: who reviews, each reviewed todo's rounds, and what the two roles took (time, money). */
+function peerReviewLines(
+  policy: ReviewPolicy | null,
+  reviews: GoalReview['reviews'],
+  byRole: GoalReview['byRole'],
+  when: (iso: string | null) => string,
+): string[] {
+  const out = ['### Peer review', ''];
+  out.push(
+    policy ? `${reviewerWords(policy)} reviews each change; ${policy.maxRounds} round(s) before a person decides.` : 'Review is off now.',
+    '',
+  );
+  const role = (r: RoleTotals) => `${r.turns} turn(s), ${Math.round(r.seconds / 60)} min, ${dollars(r.costUsd)}`;
+  out.push(`Implementing: ${role(byRole.implement)}. Reviewing: ${role(byRole.review)}.`, '');
+  for (const { todoId, title, rounds } of reviews) {
+    out.push(`- **${todoId}** ${md(title)}`);
+    for (const r of rounds) {
+      const verdict = r.verdict
+        ? `${r.byPerson ? 'a person' : md(r.reviewer ?? '?')} ${VERDICT_WORDS[r.verdict]} (${when(r.decidedAt)})${r.summary ? `: ${md(r.summary)}` : ''}`
+        : 'no verdict yet';
+      out.push(`  - round ${r.round}: ${md(r.implementer)} sent it ${when(r.submittedAt)}; ${verdict}`);
+      for (const f of r.findings)
+        out.push(`    - ${f.severity} ${md(f.title)}${f.file ? ` (${md(f.file)}${f.line ? `:${f.line}` : ''})` : ''}`);
+    }
+  }
+  out.push('');
+  return out;
 }
 
 /** Where a shipped todo's change is: its branch, and whether a person landed it (see `loopx todo show` for its diff). */

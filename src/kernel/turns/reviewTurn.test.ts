@@ -13,6 +13,8 @@ import { reviewRounds } from '../todos/reviewQueries';
 import { startTurn } from './turns';
 import { finishTurn } from './turnFinish';
 import { getTurn } from './turnQueries';
+import { renderReviewPacket } from '../readModels/reviewPacket';
+import { roleFigures } from '../readModels/roleFigures';
 
 /** Review turns on a real git workspace: claude implements, codex reviews. */
 let s: TestStore;
@@ -109,5 +111,28 @@ describe('a review turn', () => {
   test('a reviewer on another host than the goal names is refused', () => {
     implement();
     expect(() => startTurn(as('gemini'), { goalId: 'G1', host: 'gemini', todoId: 'T1' })).toThrow(/reviewed by an agent on codex/);
+  });
+
+  test("the review packet shows each round's verdict and what each role's turns took; quota's figures split them", () => {
+    implement();
+    const first = startTurn(as('codex'), { goalId: 'G1', host: 'codex', role: 'review' }).turn;
+    recordVerdict(as('codex'), 'T1', {
+      verdict: 'request_changes',
+      summary: 'empty values',
+      findings: [{ severity: 'P2', title: 'Empty value' }],
+    });
+    finishTurn(as('codex'), first.id, 0);
+    implement();
+    const second = startTurn(as('codex'), { goalId: 'G1', host: 'codex', role: 'review' }).turn;
+    recordVerdict(as('codex'), 'T1', { verdict: 'approve', summary: 'handled now' });
+    finishTurn(as('codex'), second.id, 0);
+    const packet = renderReviewPacket(s.kernel.db, s.clock.ms, 'G1', 0);
+    expect(packet).toContain('### Peer review');
+    expect(packet).toContain('an agent on codex reviews each change; 2 round(s) before a person decides.');
+    expect(packet).toMatch(/round 1: claude sent it [^;]+; codex asked for changes \([^)]+\): empty values\n {4}- P2 Empty value/);
+    expect(packet).toMatch(/round 2: claude sent it [^;]+; codex approved it/);
+    expect(packet).toMatch(/Implementing: 2 turn\(s\), \d+ min, \$[\d.]+\. Reviewing: 2 turn\(s\)/);
+    expect(packet).toMatch(/\| R2 \| T1 \| review \| codex \|/);
+    expect(roleFigures(s.kernel.db, 'G1', null)).toMatchObject({ implement: { turns: 2, spent: 2 }, review: { turns: 2, spent: 2 } });
   });
 });
