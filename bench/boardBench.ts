@@ -80,6 +80,7 @@ function snapshot(): BoardSnapshot {
       reason: 'ok',
       nextWakeAt: null,
       background: '',
+      review: false,
       counts: { open: 400, claimed: 0, in_review: 0, blocked: 0, shipped: 0, killed: 0 },
       liveClaims: 0,
       holders: [],

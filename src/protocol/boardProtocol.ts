@@ -129,6 +129,8 @@ export interface GoalSummary {
   nextWakeAt: string | null;
   /** The goal's background (a goal file's Markdown body), shown as plain text under the toolbar; '' when none. */
   background: string;
+  /** Another agent reviews what its agents ship (peer review): the board shows its In review column. */
+  review: boolean;
   /** Its todos by status, and who holds its live claims: the should-run sentence says why from these. */
   counts: Record<CardStatus, number>;
   liveClaims: number;

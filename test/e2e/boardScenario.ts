@@ -7,6 +7,8 @@ import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo, blockTodo, shipTodo } from '../../src/kernel/todos/todos';
 import { claimTodo } from '../../src/kernel/todos/claims';
 import { askGate } from '../../src/kernel/gates/gates';
+import { addEvidence } from '../../src/kernel/evidence/evidence';
+import { reviewPolicy, setGoalReview } from '../../src/kernel/goals/goalReview';
 import { addMonitor, approveMonitor } from '../../src/kernel/monitors/monitors';
 import { startTurn } from '../../src/kernel/turns/turns';
 import { finishTurn } from '../../src/kernel/turns/turnFinish';
@@ -371,5 +373,35 @@ export async function runBoardScenario(): Promise<void> {
     await card('T7').click();
     await board.locator('.detail', { hasText: 'release build 311: green' }).waitFor({ timeout: 30_000 });
     await wb.shot('board-08-monitor-fired');
+
+    step(11, 'peer review: claude ships a change of a reviewed goal; it waits In review; the person approves it from its detail');
+    await board.locator('.column-in_review').waitFor({ state: 'hidden' }); // no goal asks for review yet
+    const person = Kernel.open(workspace, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
+    try {
+      setGoalReview(person, 'G1', reviewPolicy({ reviewerHost: 'codex', maxRounds: 2 }));
+      const t9 = addTodo(person, { goalId: 'G1', title: 'Trim trailing spaces' }).id;
+      const claude = person.as({ name: 'claude', kind: 'agent' });
+      claimTodo(claude, t9);
+      addEvidence(claude, { todoId: t9, summary: 'trailing spaces trimmed in 3 fixtures' });
+      shipTodo(claude, t9, { validation: 'ran the fixtures' });
+    } finally {
+      person.close();
+    }
+    await inColumn('T9', 'in_review').waitFor({ timeout: 30_000 });
+    await inColumn('T9', 'in_review').locator('.card-review', { hasText: 'waits for a reviewer · round 1 of 2' }).waitFor();
+    await card('T9').click();
+    const review = board.locator('.detail .review-section');
+    await review.locator('h3', { hasText: 'Review (round 1 of 2)' }).waitFor({ timeout: 30_000 });
+    await review.locator('li[data-round="1"]', { hasText: 'claude sent it' }).waitFor();
+    await review.locator('li[data-round="1"]', { hasText: 'Says it checked: ran the fixtures' }).waitFor();
+    await wb.shot('board-09-in-review');
+    await review.getByRole('button', { name: 'Approve the Change…', exact: true }).click();
+    const approve = page.locator('.monaco-dialog-box');
+    await approve.waitFor({ timeout: 30_000 });
+    await approve.locator('.monaco-button', { hasText: /^Approve$/ }).click();
+    await wb.answer('read the three fixtures', /Approve T9/);
+    await inColumn('T9', 'shipped').waitFor({ timeout: 30_000 });
+    await inColumn('T9', 'shipped').locator('.card-review', { hasText: 'approved by a person' }).waitFor({ timeout: 30_000 });
+    await wb.shot('board-10-approved');
   });
 }

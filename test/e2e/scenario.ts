@@ -37,16 +37,17 @@ export async function runScenario(): Promise<void> {
     if (!existsSync(join(workspace, '.loopx', 'loopx.db'))) throw new Error('Initialize did not create .loopx/loopx.db');
     await wb.shot('02-initialized');
 
-    step(2, 'palette → New Goal (eight steps; the two caps and the worktree base left empty, the agent chosen at each turn)');
+    step(2, 'palette → New Goal (nine steps; the two caps and the worktree base left empty, the agent chosen at each turn, no review)');
     await wb.command('LoopX: New Goal…');
-    await wb.answer('Ship the CSV importer', /New Goal \(1\/8\)/);
-    await wb.answer('Any RFC 4180 file imports', /New Goal \(2\/8\)/);
-    await wb.answer('src/import/**', /New Goal \(3\/8\)/);
-    await wb.answer('20', /New Goal \(4\/8\)/);
-    await wb.answer('', /New Goal \(5\/8\) Token cap/);
-    await wb.answer('', /New Goal \(6\/8\) Money cap/);
-    await wb.answer('', /New Goal \(7\/8\) Worktrees/);
-    await wb.answer('', /New Goal \(8\/8\) Agent/); // Enter: the first item, Choose at each turn
+    await wb.answer('Ship the CSV importer', /New Goal \(1\/9\)/);
+    await wb.answer('Any RFC 4180 file imports', /New Goal \(2\/9\)/);
+    await wb.answer('src/import/**', /New Goal \(3\/9\)/);
+    await wb.answer('20', /New Goal \(4\/9\)/);
+    await wb.answer('', /New Goal \(5\/9\) Token cap/);
+    await wb.answer('', /New Goal \(6\/9\) Money cap/);
+    await wb.answer('', /New Goal \(7\/9\) Worktrees/);
+    await wb.answer('', /New Goal \(8\/9\) Agent/); // Enter: the first item, Choose at each turn
+    await wb.answer('', /New Goal \(9\/9\) Review/); // Enter: the first item, No review
     // How to plan its todos is the next step of the flow (a pick that waits), not a toast: todos here, later.
     await wb.answer('Later', /created G1 Ship the CSV importer\. Plan its todos/);
     await wb.row('G1 Ship the CSV importer').waitFor({ timeout: 30_000 });

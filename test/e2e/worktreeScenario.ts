@@ -25,14 +25,14 @@ export async function runWorktreeScenario(): Promise<void> {
     const newGoal = page.locator('.welcome-view-content .monaco-button', { hasText: 'New Goal' }).first();
     await newGoal.waitFor({ timeout: 60_000 });
     await newGoal.click();
-    await wb.answer('Parallel work', /New Goal \(1\/8\)/);
-    await wb.answer('Three agents at once', /New Goal \(2\/8\)/);
-    await wb.answer('', /New Goal \(3\/8\)/);
-    await wb.answer('20', /New Goal \(4\/8\)/);
-    await wb.answer('', /New Goal \(5\/8\)/);
-    await wb.answer('', /New Goal \(6\/8\)/);
+    await wb.answer('Parallel work', /New Goal \(1\/9\)/);
+    await wb.answer('Three agents at once', /New Goal \(2\/9\)/);
+    await wb.answer('', /New Goal \(3\/9\)/);
+    await wb.answer('20', /New Goal \(4\/9\)/);
+    await wb.answer('', /New Goal \(5\/9\)/);
+    await wb.answer('', /New Goal \(6\/9\)/);
     const input = page.locator('.quick-input-widget input');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: /New Goal \(7\/8\) Worktrees/ }).waitFor({ timeout: 30_000 });
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: /New Goal \(7\/9\) Worktrees/ }).waitFor({ timeout: 30_000 });
     // Empty to start (Enter leaves worktrees off, as its text says); the branch checked out is the suggestion.
     const offered = await input.inputValue();
     if (offered !== '') throw new Error(`the worktree step starts with ${JSON.stringify(offered)}, not empty`);
@@ -42,8 +42,9 @@ export async function runWorktreeScenario(): Promise<void> {
     // A base that is not a branch is refused in words while typing; nothing is created.
     await input.fill('no-such-branch');
     await page.locator('.quick-input-widget', { hasText: 'No branch or commit named “no-such-branch”' }).waitFor({ timeout: 30_000 });
-    await wb.answer('main', /New Goal \(7\/8\)/);
-    await wb.answer('', /New Goal \(8\/8\) Agent/); // Enter: Choose at each turn
+    await wb.answer('main', /New Goal \(7\/9\)/);
+    await wb.answer('', /New Goal \(8\/9\) Agent/); // Enter: Choose at each turn
+    await wb.answer('', /New Goal \(9\/9\) Review/); // Enter: No review
     await wb.answer('Later', /created G1 Parallel work\. Plan its todos/);
     await wb.row('G1 Parallel work').waitFor({ timeout: 30_000 });
 

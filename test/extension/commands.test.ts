@@ -44,11 +44,11 @@ suite('commands', () => {
     );
   });
 
-  test('New Goal asks title, objective, scope, turns, optional caps, worktree base and agent, creates the goal, then asks how to plan it', async () => {
+  test('New Goal asks title, objective, scope, turns, optional caps, worktree base, agent and review, creates the goal, then asks how to plan it', async () => {
     const { result, prompts } = await withAnswers(
       {
         inputs: ['Ship the parser', 'All fixtures parse', 'src/**, docs/parser.md', '12', '2M', '$10', ''],
-        picks: [pickLabel('Choose at each turn'), pickLabel('$(close) Later')],
+        picks: [pickLabel('Choose at each turn'), pickLabel('No review'), pickLabel('$(close) Later')],
       },
       async () => vscode.commands.executeCommand<Goal>(COMMANDS.newGoal),
     );
@@ -58,11 +58,17 @@ suite('commands', () => {
     assert.match(prompts[5] ?? '', /New Goal \(6\/8\) Money cap per day \(optional\)/);
     assert.match(prompts[6] ?? '', /New Goal \(7\/8\) Worktrees \(optional\)/);
     // The agent: none of its own unless picked (the first item, Enter).
-    assert.match(prompts[7] ?? '', /^pick: LoopX: New Goal \(8\/8\) Agent \(optional\) \[Choose at each turn/);
+    assert.match(prompts[7] ?? '', /^pick: LoopX: New Goal \(8\/9\) Agent \(optional\) \[Choose at each turn/);
     assert.equal(result.host, null);
-    // Plan in a File is a step of the flow (a pick that waits), not a toast that hides itself.
+    // Review: none unless picked (the first item, Enter); Set Review… changes it later.
     assert.match(
       prompts[8] ?? '',
+      /^pick: LoopX: New Goal \(9\/9\) Review \(optional\) \[No review \| Any agent but the implementer \| An agent on another host/,
+    );
+    assert.equal(result.review, null);
+    // Plan in a File is a step of the flow (a pick that waits), not a toast that hides itself.
+    assert.match(
+      prompts[9] ?? '',
       /^pick: LoopX: created G1 Ship the parser\. Plan its todos: \[\$\(file-code\) Plan in a File \| \$\(add\) Add a Todo \| \$\(close\) Later\]/,
     );
     assert.deepEqual(
@@ -117,12 +123,20 @@ suite('commands', () => {
       const { result, prompts } = await withAnswers(
         {
           inputs: ['Agent of its own', ENTER, ENTER, ENTER, ENTER, ENTER, ENTER],
-          picks: [pickLabel('Custom command'), pickLabel('$(close) Later')],
+          picks: [pickLabel('Custom command'), pickLabel('An agent on another host'), pickLabel('$(close) Later')],
         },
         async () => vscode.commands.executeCommand<Goal>(COMMANDS.newGoal),
       );
       assert.match(prompts[7] ?? '', /Agent \(optional\) \[Choose at each turn \| .*Custom command/);
       assert.equal(result.host, 'custom');
+      // The review picked at the last step is the goal's too, with the default rounds.
+      assert.deepEqual(result.review, {
+        reviewerHost: null,
+        reviewerAgent: null,
+        otherHost: true,
+        maxRounds: 3,
+        blocking: ['P0', 'P1', 'P2'],
+      });
       const loopx = await app();
       const decided = loopx.session
         .requireKernel()

@@ -28,6 +28,7 @@ export function run(): Promise<void> {
   require('./presets.test');
   require('./meterCost.test');
   require('./projects.test');
+  require('./review.test');
   // Last: its log witness suite leaves the store with a log shorter than its state.
   require('./witness.test');
   /* eslint-enable @typescript-eslint/no-require-imports */

@@ -3,6 +3,9 @@ import fc from 'fast-check';
 import { createGoal } from '../../src/kernel/goals/goals';
 import { addTodo, addTodoInTx, blockTodo, killTodo, shipTodo } from '../../src/kernel/todos/todos';
 import { claimTodo } from '../../src/kernel/todos/claims';
+import { reviewPolicy, setGoalReview } from '../../src/kernel/goals/goalReview';
+import { claimReviewInTx } from '../../src/kernel/todos/review';
+import { recordVerdict } from '../../src/kernel/todos/verdicts';
 import { listTodos } from '../../src/kernel/todos/todoQueries';
 import { statusReport } from '../../src/kernel/readModels/status';
 import { setAsideEvents } from '../../src/kernel/events/setAside';
@@ -191,6 +194,59 @@ describe.skipIf(!install)('the database refuses an illegal transition written th
       expect(serves(kernel).statuses).toEqual(expected);
       expect(kernel.read((db) => setAsideEvents(db))).toEqual([]);
     }
+    expect(await databaseTodos(s.name)).toEqual(replicaTodos(s.bob));
+  });
+
+  test('review: an implementer may not claim, approve or judge its own change; a verdict needs the live review claim', async () => {
+    const s = await teamStore();
+    const goal = createGoal(s.person, { title: 'reviewed' });
+    setGoalReview(s.person, goal.id, reviewPolicy({ maxRounds: 2 }));
+    const todo = addTodo(s.person, { goalId: goal.id, title: 'parse' }).id;
+    // Eve implements it through raw SQL, legally: claim, evidence, submit.
+    await s.eve(claim(todo));
+    await s.eve(evidence(todo));
+    const scope = { base: null, head: null, diffHash: null, files: [] };
+    await s.eve({
+      kind: 'todo.submitted',
+      goalId: 'G1',
+      todoId: todo,
+      data: { previousOwner: 'agent_eve', round: 1, host: null, scope, validation: 'ran it' },
+    });
+    const verdict = (kind: string): Draft => ({
+      kind,
+      goalId: 'G1',
+      todoId: todo,
+      data: { previousOwner: null, round: 1, summary: 'fine', findings: [], scope, host: null, byPerson: false },
+    });
+    const reviewClaim = (owner: string): Draft => ({
+      kind: 'todo.review_claimed',
+      goalId: 'G1',
+      todoId: todo,
+      data: { owner, leaseToken: 'tok', leaseExpiresAt: FUTURE, host: null },
+    });
+    const refused = async (what: string, draft: Draft, reason: RegExp) => {
+      const before = await headSeq(s.name);
+      await expect(s.eve(draft), what).rejects.toMatchObject({ code: '23514', message: expect.stringMatching(reason) });
+      expect(await headSeq(s.name), what).toBe(before);
+    };
+    await refused('the implementer claiming its review', reviewClaim('agent_eve'), /may not review its own change/);
+    await refused(
+      'the implementer approving, nobody reviewing',
+      verdict('todo.approved'),
+      /only its reviewer, or a person, may approve it/,
+    );
+    await refused('a ship of a todo in review', ship(todo), /is in_review; todo\.shipped needs it claimed/);
+    // Bob claims the review through the kernel; Eve's verdict or claim over it is refused.
+    s.bob.write((tx) => claimReviewInTx(tx, todo, agent('agent_bob'), null, 600));
+    await refused('a verdict by someone not reviewing', verdict('todo.changes_requested'), /being reviewed by agent_bob/);
+    await refused(
+      'a claim over a live review',
+      reviewClaim('agent_eve'),
+      /being reviewed by agent_bob and the review lease has not run out/,
+    );
+    // Bob's verdict through the kernel goes in, and every machine serves the shipped todo.
+    recordVerdict(s.bob, todo, { verdict: 'approve', summary: 'read it' });
+    for (const kernel of [s.person, s.bob]) expect(serves(kernel).statuses[todo]).toBe('shipped');
     expect(await databaseTodos(s.name)).toEqual(replicaTodos(s.bob));
   });
 

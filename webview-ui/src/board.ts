@@ -119,6 +119,11 @@ export class BoardView {
   applyFilter(only?: string[]): void {
     // "All goals" with more than one goal: each card says which goal it is in.
     this.root.classList.toggle('multi-goal', this.state.filter.goalId === null && this.state.goals.length > 1);
+    // In review only where reviews are in play (a goal asks for them, or a change waits in one): a board without
+    // review keeps its width for the six columns it always had.
+    const inReview = this.root.querySelector<HTMLElement>('.column-in_review');
+    if (inReview)
+      inReview.hidden = !this.state.goals.some((g) => g.review) && ![...this.state.cards.values()].some((c) => c.status === 'in_review');
     const ids = only ?? [...this.nodes.keys()];
     for (const id of ids) {
       const card = this.state.cards.get(id);

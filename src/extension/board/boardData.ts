@@ -118,6 +118,7 @@ export function buildSnapshot(facts: BoardFacts, me: string, changes: ReadonlyMa
       reason: g.shouldRun.reason,
       nextWakeAt: g.shouldRun.nextWakeAt,
       background: facts.backgrounds[g.id] ?? '',
+      review: g.review !== undefined,
       counts: g.counts,
       liveClaims: g.quota.liveClaims,
       holders: g.quota.holders,

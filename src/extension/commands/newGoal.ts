@@ -11,6 +11,8 @@ import { type CapAnswer, parseDollarCap, parseTokenCap } from './newGoalCaps';
 import { currentBranch, worktreeBaseProblem } from './newGoalWorktree';
 import { pickGoalAgent } from './hostChoices';
 import { setGoalHost } from '../../kernel/goals/goalHost';
+import { setGoalReview } from '../../kernel/goals/goalReview';
+import { pickReview } from './review';
 
 /**
  * A guided input (title, objective, scope, turns per day, then optional caps on tokens and money per day, an optional
@@ -21,7 +23,7 @@ export const newGoal: CommandDefinition = {
   id: COMMANDS.newGoal,
   async run(ctx) {
     const kernel = kernelOf(ctx);
-    const steps = 8;
+    const steps = 9;
     const title = await step(1, steps, 'Title', 'What is this goal? One line.', {
       required: true,
       placeHolder: 'e.g. what users get when it is done',
@@ -62,6 +64,9 @@ export const newGoal: CommandDefinition = {
     if (base === undefined) return undefined;
     const host = await pickGoalAgent(ctx.turns, `LoopX: New Goal (8/${steps}) Agent (optional)`, null);
     if (host === undefined) return undefined;
+    // Who reviews what its agents ship (No review first, Enter); the rounds take their default (Set Review… changes them).
+    const review = await pickReview(ctx.turns, `LoopX: New Goal (9/${steps}) Review (optional)`, null, false);
+    if (review === undefined) return undefined;
     const created = createGoal(kernel, {
       title,
       objective,
@@ -73,7 +78,8 @@ export const newGoal: CommandDefinition = {
       ...(base ? { worktree: base } : {}),
     });
     // The agent is a person's choice, recorded as one (this window is the person's channel).
-    const goal = host ? setGoalHost(kernel, created.id, host) : created;
+    const hosted = host ? setGoalHost(kernel, created.id, host) : created;
+    const goal = review ? setGoalReview(kernel, created.id, review) : hosted;
     ctx.log.info(`created goal ${goal.id}${host ? ` (its turns run on ${host})` : ''}`);
     // How to plan its todos is the next step of the same flow, not a toast that hides itself: a goal file (in the
     // repository, reviewed like code), todos one by one here, or later (Escape).

@@ -4,6 +4,8 @@ import { reviewPolicy, setGoalReview as setReviewOp } from '../../kernel/goals/g
 import type { ReviewPolicy } from '../../kernel/model';
 import { reviewerWords } from '../../shared/reviewWords';
 import { hostChoices } from './hostChoices';
+import type { HostSettings } from '../../runtime/hosts';
+import type { PersonHost } from '../../runtime/personHosts';
 import { reviewRound } from '../../kernel/todos/reviewQueries';
 import { clean } from '../../protocol/display';
 import { type CommandDefinition, kernelOf } from './context';
@@ -64,49 +66,57 @@ export const setGoalReview: CommandDefinition = {
   async run(ctx, arg) {
     const goal = await resolveGoal(ctx, arg, (g) => g.status !== 'done' && g.status !== 'stopped');
     if (!goal) return undefined;
-    const now = goal.review;
-    const mark = (on: boolean) => (on ? ' · now' : '');
-    const hosts = hostChoices(ctx.turns.hostSettings(), ctx.turns.ownHosts()).filter((h) => h.installed || h.id === now?.reviewerHost);
-    const same = (p: Partial<ReviewPolicy>) =>
-      now !== null &&
-      now.reviewerAgent === null &&
-      now.reviewerHost === (p.reviewerHost ?? null) &&
-      now.otherHost === (p.otherHost ?? false);
-    const items: { label: string; description: string; policy: Partial<ReviewPolicy> | null }[] = [
-      { label: 'No review', description: `an agent's ship is done at once${mark(now === null)}`, policy: null },
-      { label: 'Any agent but the implementer', description: `a second agent reads every change${mark(same({}))}`, policy: {} },
-      {
-        label: 'An agent on another host',
-        description: `e.g. Codex reviews what Claude Code made${mark(same({ otherHost: true }))}`,
-        policy: { otherHost: true },
-      },
-      ...hosts.map((h) => ({
-        label: `Agents on ${h.name}`,
-        description: `${h.name} reviews every change${mark(same({ reviewerHost: h.id, otherHost: true }))}`,
-        policy: { reviewerHost: h.id, otherHost: true } as Partial<ReviewPolicy>,
-      })),
-    ];
-    const picked = await vscode.window.showQuickPick(items, {
-      title: `LoopX: Review of ${goal.id} ${clean(goal.title)}`,
-      placeHolder: 'Who reviews each change its agents ship, before it is done?',
-      ignoreFocusOut: true,
-    });
-    if (!picked) return undefined;
-    if (picked.policy === null) return setReviewOp(kernelOf(ctx), goal.id, null);
-    const rounds = await vscode.window.showQuickPick(
-      [1, 2, 3, 5].map((n) => ({ label: `${n} round${n === 1 ? '' : 's'}`, description: n === (now?.maxRounds ?? 3) ? 'now' : '', n })),
-      {
-        title: `LoopX: Review of ${goal.id}`,
-        placeHolder: 'Rounds of changes asked before you decide (the change then waits for you)',
-        ignoreFocusOut: true,
-      },
-    );
-    if (!rounds) return undefined;
-    const policy = reviewPolicy({ ...picked.policy, maxRounds: rounds.n, blocking: now?.blocking });
+    const policy = await pickReview(ctx.turns, `LoopX: Review of ${goal.id} ${clean(goal.title)}`, goal.review, true);
+    if (policy === undefined) return undefined;
     const updated = setReviewOp(kernelOf(ctx), goal.id, policy);
-    void vscode.window.showInformationMessage(
-      `${goal.id}: ${reviewerWords(policy)} reviews each change, ${rounds.label} before you decide.`,
-    );
+    if (policy)
+      void vscode.window.showInformationMessage(
+        `${goal.id}: ${reviewerWords(policy)} reviews each change, ${policy.maxRounds} round(s) before you decide.`,
+      );
     return updated;
   },
 };
+
+/**
+ * Who reviews each change (No review first), then how many rounds before the person decides: Set Review… and New
+ * Goal's last step. Undefined when the person closed a pick; null for no review. `askRounds` false takes the default.
+ */
+export async function pickReview(
+  hosts: { hostSettings(): HostSettings; ownHosts(): PersonHost[] },
+  title: string,
+  now: ReviewPolicy | null,
+  askRounds: boolean,
+): Promise<ReviewPolicy | null | undefined> {
+  const mark = (on: boolean) => (on ? ' · now' : '');
+  const installed = hostChoices(hosts.hostSettings(), hosts.ownHosts()).filter((h) => h.installed || h.id === now?.reviewerHost);
+  const same = (p: Partial<ReviewPolicy>) =>
+    now !== null && now.reviewerAgent === null && now.reviewerHost === (p.reviewerHost ?? null) && now.otherHost === (p.otherHost ?? false);
+  const items: { label: string; description: string; policy: Partial<ReviewPolicy> | null }[] = [
+    { label: 'No review', description: `an agent's ship is done at once${mark(now === null)}`, policy: null },
+    { label: 'Any agent but the implementer', description: `a second agent reads every change${mark(same({}))}`, policy: {} },
+    {
+      label: 'An agent on another host',
+      description: `e.g. Codex reviews what Claude Code made${mark(same({ otherHost: true }))}`,
+      policy: { otherHost: true },
+    },
+    ...installed.map((h) => ({
+      label: `Agents on ${h.name}`,
+      description: `${h.name} reviews every change${mark(same({ reviewerHost: h.id, otherHost: true }))}`,
+      policy: { reviewerHost: h.id, otherHost: true } as Partial<ReviewPolicy>,
+    })),
+  ];
+  const picked = await vscode.window.showQuickPick(items, {
+    title,
+    placeHolder: 'Who reviews each change its agents ship, before it is done?',
+    ignoreFocusOut: true,
+  });
+  if (!picked) return undefined;
+  if (picked.policy === null) return null;
+  if (!askRounds) return reviewPolicy(picked.policy);
+  const rounds = await vscode.window.showQuickPick(
+    [1, 2, 3, 5].map((n) => ({ label: `${n} round${n === 1 ? '' : 's'}`, description: n === (now?.maxRounds ?? 3) ? 'now' : '', n })),
+    { title, placeHolder: 'Rounds of changes asked before you decide (the change then waits for you)', ignoreFocusOut: true },
+  );
+  if (!rounds) return undefined;
+  return reviewPolicy({ ...picked.policy, maxRounds: rounds.n, blocking: now?.blocking });
+}

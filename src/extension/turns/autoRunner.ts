@@ -40,20 +40,30 @@ export class AutoRunner extends Disposable {
     }, 300);
   }
 
+  private async start(goalId: string, host: string, role?: 'review'): Promise<void> {
+    const outcome = await this.runner.run(goalId, host, undefined, undefined, true, role); // unattended: a failed setup backs off
+    if (!outcome.started) return;
+    this.started.push(outcome.turn.id);
+    this.log.info(`auto-run: started ${outcome.turn.id} for ${goalId} on ${host}${role ? ' (a review)' : ''}`);
+  }
+
   private async tick(): Promise<void> {
     if (this.busy || !this.enabled) return;
     this.busy = true;
     try {
       const configured = vscode.workspace.getConfiguration('loopx.autoRun').get<string>('host') || 'custom';
       for (const goal of this.model.status()?.goals ?? []) {
-        if (goal.status !== 'active' || !goal.shouldRun.run) continue;
+        if (goal.status !== 'active') continue;
+        // A change waiting for review first, on the goal's reviewer host (or the setting's): it is what lets work be done.
+        // A review this window may not run (its host is not the goal's reviewer's) is said in the log, and the goal's own
+        // turns still run.
+        if (goal.review && goal.counts.in_review > 0)
+          await this.start(goal.id, goal.review.reviewerHost ?? configured, 'review').catch((error: unknown) =>
+            this.log.warn(`auto-run: no review of ${goal.id}: ${(error as Error).message}`),
+          );
+        if (!goal.shouldRun.run) continue;
         // The goal's own agent when a person chose one (New Goal, goal set-host); the setting's otherwise.
-        const host = goal.host ?? configured;
-        const outcome = await this.runner.run(goal.id, host, undefined, undefined, true); // unattended: a failed setup backs off
-        if (outcome.started) {
-          this.started.push(outcome.turn.id);
-          this.log.info(`auto-run: started ${outcome.turn.id} for ${goal.id} on ${host}`);
-        }
+        await this.start(goal.id, goal.host ?? configured);
       }
     } catch (error) {
       this.log.error('auto-run could not start a turn', error);

@@ -119,7 +119,7 @@ export class TurnRunner extends Disposable {
    * command, in a sentence with the fix) without claiming anything. `command` replaces the host's command for
    * this turn (a command the person typed in Run Turn).
    */
-  async run(goalId: string, host: string, todoId?: string, command?: string, unattended = false): Promise<RunOutcome> {
+  async run(goalId: string, host: string, todoId?: string, command?: string, unattended = false, role?: 'review'): Promise<RunOutcome> {
     requirePosixShell('Run Turn');
     const settings = { ...this.hostSettings(), ...(command ? { [host]: command } : {}) };
     const template = (settings as unknown as Record<string, string>)[host] ?? '';
@@ -156,6 +156,7 @@ export class TurnRunner extends Disposable {
       loopxCommand: this.loopxCommand(),
       launchedBy: 'vscode' as const,
       boundary: hostBoundary(host, settings),
+      ...(role ? { role } : {}),
     };
     try {
       // The worktree and its setup run as child processes first (the extension host keeps running), then the write.
