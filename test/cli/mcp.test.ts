@@ -57,6 +57,8 @@ describe('loopx mcp', () => {
         'loopx_ready',
         'loopx_release',
         'loopx_renew',
+        'loopx_review_show',
+        'loopx_review_verdict',
         'loopx_ship',
         'loopx_status',
         'loopx_todo_list',

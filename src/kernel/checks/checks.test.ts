@@ -195,7 +195,7 @@ describe('evidence run', () => {
     );
     expect(packet).toMatch(/note by codex \(the agent's word\): wrote the parser/);
     expect(packet).toMatch(
-      /\| R1 \| T1 \| codex \| codex \| .* \| shipped its todo \| 0 \| yes \| unknown \| 1 kernel-verified, 1 claimed \|/,
+      /\| R1 \| T1 \| implement \| codex \| codex \| .* \| shipped its todo \| 0 \| yes \| unknown \| 1 kernel-verified, 1 claimed \|/,
     );
     expect(verifyChain(s.kernel.db).ok).toBe(true);
     expect(checkReplay(s.kernel.db).differences).toEqual([]);

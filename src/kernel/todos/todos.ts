@@ -11,6 +11,7 @@ import { parseCheck, requireCheckPassed, requireHumanForCheck } from '../checks/
 import { emitEvidence, prepareEvidence } from '../evidence/evidence';
 import { evidenceCount, listEvidence } from '../evidence/evidenceQueries';
 import { prepareScope, submitInTx } from './review';
+import type { ReviewScope } from '../worktrees/changeScope';
 import { goalAsksReview } from './reviewQueries';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { type TodoCore, getTodo, getTodoCore, leaseLive } from './todoQueries';
@@ -180,32 +181,39 @@ export function shipTodo(kernel: Kernel, todoId: string, input: ShipInput = {}):
   const summary = input.evidence ?? (artifacts.length > 0 ? `Shipped with ${artifacts.length} artifact(s)` : undefined);
   const validation = optionalText(input.validation, 'validation', { max: TEXT_LIMITS.summary });
   const prepared = summary === undefined ? null : prepareEvidence(kernel.root, { summary, artifacts, kind: 'ship' });
-  // A person's ship is their own decision; an agent's goes to its reviewer (git read before the write).
-  const reviewed = actor.kind !== 'human' && kernel.read((db) => goalAsksReview(db, todoId));
-  const scope = reviewed ? prepareScope(kernel, todoId) : null;
-  return kernel.write((tx) => {
-    const todo = getTodoCore(tx.db, todoId);
-    requireLiveLease(tx, todo, input.leaseToken);
-    const gates = pendingGateIds(tx.db, todoId);
-    if (gates.length > 0) throw new GatePendingError(`shipping todo ${todoId}`, gates);
-    requireCheckPassed(tx, todoId);
-    if (!prepared && evidenceCount(tx.db, todoId) === 0) {
-      throw new RefusedError(
-        'evidence_required',
-        `todo ${todoId} has no evidence; shipping needs some`,
-        `add it: loopx todo ship ${todoId} --evidence "what was done and how it was checked" [--artifact PATH]`,
-      );
-    }
-    if (prepared) emitEvidence(tx, { goalId: todo.goalId, todoId }, prepared);
-    if (scope && getGoal(tx.db, todo.goalId).review !== null) {
-      submitInTx(tx, todo, scope, validation || summary || (listEvidence(tx.db, { todoId, limit: 1 })[0]?.summary ?? ''));
+  const attempt = (scope: ReviewScope | null) =>
+    kernel.write((tx): Todo | typeof NEEDS_SCOPE => {
+      const todo = getTodoCore(tx.db, todoId);
+      requireLiveLease(tx, todo, input.leaseToken);
+      const gates = pendingGateIds(tx.db, todoId);
+      if (gates.length > 0) throw new GatePendingError(`shipping todo ${todoId}`, gates);
+      requireCheckPassed(tx, todoId);
+      if (!prepared && evidenceCount(tx.db, todoId) === 0) {
+        throw new RefusedError(
+          'evidence_required',
+          `todo ${todoId} has no evidence; shipping needs some`,
+          `add it: loopx todo ship ${todoId} --evidence "what was done and how it was checked" [--artifact PATH]`,
+        );
+      }
+      // A person's ship is their own decision; an agent's goes to its reviewer when the goal asks for one. git never runs
+      // under the write lock: nothing written yet, the scope is read from git after this write and the ship written again.
+      const reviewed = actor.kind !== 'human' && goalAsksReview(tx.db, todoId);
+      if (reviewed && scope === null) return NEEDS_SCOPE;
+      if (prepared) emitEvidence(tx, { goalId: todo.goalId, todoId }, prepared);
+      if (reviewed && scope) {
+        submitInTx(tx, todo, scope, validation || summary || (listEvidence(tx.db, { todoId, limit: 1 })[0]?.summary ?? ''));
+        return getTodo(tx.db, todoId);
+      }
+      tx.emit({ kind: 'todo.shipped', goalId: todo.goalId, todoId, data: { previousOwner: todo.owner as string } });
+      scheduleNextOccurrence(tx, todoId);
       return getTodo(tx.db, todoId);
-    }
-    tx.emit({ kind: 'todo.shipped', goalId: todo.goalId, todoId, data: { previousOwner: todo.owner as string } });
-    scheduleNextOccurrence(tx, todoId);
-    return getTodo(tx.db, todoId);
-  });
+    });
+  const first = attempt(null);
+  return first === NEEDS_SCOPE ? (attempt(prepareScope(kernel, todoId)) as Todo) : first;
 }
+
+/** A ship on a goal with review found no scope read yet: shipTodo reads it from git and writes the ship again. */
+const NEEDS_SCOPE = Symbol('the scope of the change is needed');
 
 export function killTodo(kernel: Kernel, todoId: string, reasonText: string, options: { endSeries?: boolean } = {}): Todo {
   kernel.requireActor();

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gitRaw, resolveCommit } from './git';
 import type { WorktreeRow } from './worktreeRows';
 import { STORE_DIR } from '../kernel';
 import { AGENT_READ_ONLY } from '../agentReach';
+import { nodeCrypto } from '../nodeCrypto';
 
 /**
  * Exactly what a review judges, never "the current changes": the commit the change starts from (a worktree's base;
@@ -40,7 +40,8 @@ export function readReviewScope(root: string, worktree: WorktreeRow | undefined)
   const diff = gitRaw(cwd, ['diff', '--binary', 'HEAD', ...OUTSIDE_STORE], { timeoutMs: GIT_MS }).stdout;
   const changed = lines(gitRaw(cwd, ['diff', '--name-only', 'HEAD', ...OUTSIDE_STORE], { timeoutMs: GIT_MS }).stdout);
   const untracked = lines(gitRaw(cwd, ['ls-files', '--others', '--exclude-standard', ...OUTSIDE_STORE], { timeoutMs: GIT_MS }).stdout);
-  const hash = createHash('sha256').update(head).update('\0').update(diff);
+  // node:crypto only once git has been run: a ship on a goal without review never loads it (nodeCrypto.ts).
+  const hash = nodeCrypto().createHash('sha256').update(head).update('\0').update(diff);
   for (const file of untracked)
     hash
       .update('\0')
