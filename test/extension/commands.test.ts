@@ -53,10 +53,10 @@ suite('commands', () => {
       async () => vscode.commands.executeCommand<Goal>(COMMANDS.newGoal),
     );
     assert.equal(prompts.filter((p) => p.startsWith('input:')).length, 7);
-    assert.match(prompts[0] ?? '', /New Goal \(1\/8\) Title/);
-    assert.match(prompts[4] ?? '', /New Goal \(5\/8\) Token cap per day \(optional\)/);
-    assert.match(prompts[5] ?? '', /New Goal \(6\/8\) Money cap per day \(optional\)/);
-    assert.match(prompts[6] ?? '', /New Goal \(7\/8\) Worktrees \(optional\)/);
+    assert.match(prompts[0] ?? '', /New Goal \(1\/9\) Title/);
+    assert.match(prompts[4] ?? '', /New Goal \(5\/9\) Token cap per day \(optional\)/);
+    assert.match(prompts[5] ?? '', /New Goal \(6\/9\) Money cap per day \(optional\)/);
+    assert.match(prompts[6] ?? '', /New Goal \(7\/9\) Worktrees \(optional\)/);
     // The agent: none of its own unless picked (the first item, Enter).
     assert.match(prompts[7] ?? '', /^pick: LoopX: New Goal \(8\/9\) Agent \(optional\) \[Choose at each turn/);
     assert.equal(result.host, null);
@@ -92,12 +92,13 @@ suite('commands', () => {
     const { result, prompts } = await withAnswers(
       {
         inputs: ['Enter through the wizard', ENTER, ENTER, ENTER, ENTER, ENTER, ENTER],
-        picks: [(items) => items[0] as vscode.QuickPickItem, pickLabel('$(close) Later')],
+        picks: [(items) => items[0] as vscode.QuickPickItem, (items) => items[0] as vscode.QuickPickItem, pickLabel('$(close) Later')],
       },
       async () => vscode.commands.executeCommand<Goal>(COMMANDS.newGoal),
     );
-    assert.match(prompts[6] ?? '', /New Goal \(7\/8\) Worktrees \(optional\)/);
+    assert.match(prompts[6] ?? '', /New Goal \(7\/9\) Worktrees \(optional\)/);
     assert.equal(result.host, null);
+    assert.equal(result.review, null); // Enter on the review step: no review
     assert.deepEqual([result.worktreeBase, result.policy.turnsPerWindow, result.policy.tokensPerWindow], [null, 20, null]);
     setGoalStatus(await app().then((a) => a.session.requireKernel()), result.id, 'done');
   });
