@@ -1,6 +1,7 @@
 import type { Command } from '../command';
 import { createGoal, setGoalStatus } from '../../kernel/goals/goals';
 import { goalLine, Painter, policyWords } from '../format';
+import { reviewPolicy } from '../../kernel/goals/goalReview';
 
 export const goalCreate: Command = {
   name: ['goal', 'create'],
@@ -26,6 +27,8 @@ export const goalCreate: Command = {
       value: 'BASE',
       description: "each todo's turns work in their own git worktree, on a branch loopx/<todo>-<title> made from BASE (e.g. main)",
     },
+    review: { type: 'boolean', description: 'another agent reviews each change before it is done (any agent but the implementer)' },
+    'reviewer-host': { type: 'string', value: 'HOST', description: 'review by agents on this host (implies --review), e.g. codex' },
   },
   examples: ['loopx goal create --title "Ship the parser" --objective "All fixtures parse" --scope "src/parser/**" --turns 12'],
   run(ctx) {
@@ -49,6 +52,8 @@ export const goalCreate: Command = {
       dollarsPerWindow: a.num('dollars'),
       check,
       worktree: a.str('worktree'),
+      // Asking for review is anyone's to do, an agent proposing the goal included; changing it later is a person's.
+      ...(a.bool('review') || a.has('reviewer-host') ? { review: reviewPolicy({ reviewerHost: a.str('reviewer-host') }) } : {}),
     });
     // Created paused (only VS Code or a confirmed terminal starts work and spends its budget); a person at a
     // terminal is asked to start it at once. Not typing the id leaves it paused: the goal exists either way.

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { SEVERITIES } from '../model';
 
 /**
  * The events of goals, spread into the kernel's event table (events/eventTypes.ts). A goal's life and its quota:
@@ -24,6 +25,8 @@ export function goalEventSchemas() {
       // Absent in stores from before agents' goals started paused: those goals started active.
       status: z.optional(z.enum(['active', 'paused'])),
       check: z.optional(nullableStr),
+      /** Review asked for at its creation (an agent proposing a goal may ask; only a person changes it later). */
+      review: z.optional(z.nullable(reviewPolicySchema())),
     }),
     'goal.check_set': z.object({ check: nullableStr, from: nullableStr }),
     'goal.status': z.object({ status: z.enum(['active', 'paused', 'done', 'stopped']), from: str }),
@@ -45,5 +48,19 @@ export function goalEventSchemas() {
     'quota.spent': z.object({ turnId: str }),
     /** A person chose the host (agent CLI) a goal's turns run on, or cleared it (null); `from` is what it was. */
     'goal.host_set': z.object({ host: nullableStr, from: nullableStr }),
+    /** A person set who reviews what its agents ship (goals/goalReview.ts), or turned it off (null). */
+    'goal.review_set': z.object({ review: z.nullable(reviewPolicySchema()), from: z.nullable(reviewPolicySchema()) }),
   };
+}
+
+/** A goal's review setting as events carry it (model.ts ReviewPolicy). */
+function reviewPolicySchema() {
+  const nullableStr = z.nullable(z.string());
+  return z.object({
+    reviewerHost: nullableStr,
+    reviewerAgent: nullableStr,
+    otherHost: z.boolean(),
+    maxRounds: z.int(),
+    blocking: z.array(z.enum(SEVERITIES)),
+  });
 }

@@ -1,6 +1,15 @@
 import { type ReducersOf } from '../events/reducerKit';
+import { canonicalJson } from '../events/canonical';
 
-type GoalKind = 'goal.created' | 'goal.check_set' | 'goal.status' | 'goal.edited' | 'goal.file_applied' | 'quota.spent' | 'goal.host_set';
+type GoalKind =
+  | 'goal.created'
+  | 'goal.check_set'
+  | 'goal.status'
+  | 'goal.edited'
+  | 'goal.file_applied'
+  | 'quota.spent'
+  | 'goal.host_set'
+  | 'goal.review_set';
 
 const GOAL_COLUMN: Record<string, string> = {
   title: 'title',
@@ -21,8 +30,8 @@ export const goalReducers: ReducersOf<GoalKind> = {
     const d = e.data;
     db.prepare(
       `INSERT INTO goals (id, num, title, objective, scope, status, turns_per_window, window_hours, max_concurrent,
-        cooldown_seconds, tokens_per_window, dollars_per_window, check_command, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        cooldown_seconds, tokens_per_window, dollars_per_window, check_command, created_at, updated_at, review)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       d.id,
       d.num,
@@ -39,10 +48,15 @@ export const goalReducers: ReducersOf<GoalKind> = {
       d.check ?? null,
       e.at,
       e.at,
+      d.review ? canonicalJson(d.review) : null,
     );
   },
   'goal.check_set': (db, e) => {
     db.prepare('UPDATE goals SET check_command = ?, updated_at = ? WHERE id = ?').run(e.data.check, e.at, e.goalId);
+  },
+  'goal.review_set': (db, e) => {
+    const review = e.data.review === null ? null : canonicalJson(e.data.review);
+    db.prepare('UPDATE goals SET review = ?, updated_at = ? WHERE id = ?').run(review, e.at, e.goalId);
   },
   'goal.host_set': (db, e) => {
     db.prepare('UPDATE goals SET host = ?, updated_at = ? WHERE id = ?').run(e.data.host, e.at, e.goalId);

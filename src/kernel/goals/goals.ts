@@ -1,5 +1,5 @@
 import type { Kernel, Tx } from '../kernel';
-import type { Goal, GoalStatus } from '../model';
+import type { Goal, GoalStatus, ReviewPolicy } from '../model';
 import { InvalidInputError, IllegalTransitionError } from '../errors';
 import { formatId, optionalText, requireText } from '../validate';
 import { parseScope } from '../workspacePaths';
@@ -7,6 +7,7 @@ import { hasHumanChannel, requireHumanChannel, resumeNeedsHuman } from '../autho
 import { parseCheck, requireHumanForCheck } from '../checks/checks';
 import { checkWorktreeBase, setWorktreeInTx } from '../worktrees/worktreeSetting';
 import { getGoal } from './goalQueries';
+import { reviewPolicy } from './goalReview';
 import { nextNum } from '../model';
 
 export interface GoalInput {
@@ -24,6 +25,11 @@ export interface GoalInput {
   check?: string;
   /** Each todo's turns work in their own git worktree, on a branch made from this base (src/kernel/worktrees/). */
   worktree?: string;
+  /**
+   * Another agent reviews each change before it is done (goalReview.ts). Anyone creating a goal may ask for it (an
+   * agent proposing one too); changing or turning it off later is a person's decision (setGoalReview).
+   */
+  review?: ReviewPolicy;
 }
 
 export const GOAL_DEFAULTS = { turnsPerWindow: 20, windowHours: 24, maxConcurrent: 1, cooldownSeconds: 0 } as const;
@@ -93,6 +99,8 @@ export interface NewGoal {
   check: string | null;
   /** The base of its turns' worktrees (checked against the repository by createGoal), or null. */
   worktreeBase?: string | null;
+  /** Who reviews its changes, asked for at its creation; null or absent: no review. */
+  review?: ReviewPolicy | null;
 }
 
 /** The rules every new goal passes, whoever creates it (`goal create`, the extension, a goal file's apply). */
@@ -133,6 +141,7 @@ export function createGoalInTx(tx: Tx, emit: Tx['emit'], goal: NewGoal, startPau
       // Active only when a person made it through VS Code or a confirmed terminal, and did not ask for it paused.
       status: hasHumanChannel(tx.actor) && !startPaused ? 'active' : 'paused',
       ...(goal.check !== null ? { check: goal.check } : {}),
+      ...(goal.review ? { review: goal.review } : {}),
     },
   });
   if (goal.worktreeBase) setWorktreeInTx(tx.emit.bind(tx), id, goal.worktreeBase, null);
@@ -144,6 +153,7 @@ export function createGoal(kernel: Kernel, input: GoalInput): Goal {
   kernel.requireActor();
   const goal = checkNewGoal(input);
   if (input.worktree !== undefined) goal.worktreeBase = checkWorktreeBase(kernel.root, input.worktree);
+  if (input.review) goal.review = reviewPolicy(input.review);
   return kernel.write((tx) => getGoal(tx.db, createGoalInTx(tx, tx.emit, goal)));
 }
 

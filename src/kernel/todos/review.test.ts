@@ -64,6 +64,16 @@ describe("a goal's review, a person's setting", () => {
     expect(auditDecisions(s.kernel.db).unproven).toEqual([]);
   });
 
+  test('an agent proposing a goal may ask for review in it, and may not turn it off afterwards', () => {
+    const proposed = createGoal(s.as(agent('claude')), { title: 'Proposed', review: { reviewerHost: 'codex' } });
+    expect(proposed).toMatchObject({ status: 'paused', review: { reviewerHost: 'codex', otherHost: true, maxRounds: 3 } });
+    expect(() => setGoalReview(s.as(agent('claude')), proposed.id, null)).toThrow(
+      expect.objectContaining({ code: expect.stringMatching(/human|not_allowed/) }),
+    );
+    expect(getGoal(s.kernel.db, proposed.id).review).toMatchObject({ reviewerHost: 'codex' });
+    expect(checkReplay(s.kernel.db).ok).toBe(true);
+  });
+
   test('bad settings are refused in words', () => {
     expect(() => reviewPolicy({ maxRounds: 0 })).toThrow(/1 to 10/);
     expect(() => reviewPolicy({ maxRounds: 11 })).toThrow(/1 to 10/);

@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import { SEVERITIES } from '../model';
 
 /**
- * The events of review, spread into the kernel's event table (events/eventTypes.ts): a person sets a goal's review; an
- * implementer submits its change; a reviewer claims the review, and approves, asks for changes, or says it could not
+ * The events of review, spread into the kernel's event table (events/eventTypes.ts; a goal's review setting is a goal
+ * event: goals/goalEventSchemas.ts): an implementer submits its change; a reviewer claims the review, and approves, asks for changes, or says it could not
  * review; a person may give either verdict instead (`byPerson`).
  */
 export function reviewEventSchemas() {
@@ -18,13 +18,6 @@ export function reviewEventSchemas() {
     title: str,
     body: str,
   });
-  const reviewPolicy = z.object({
-    reviewerHost: nullableStr,
-    reviewerAgent: nullableStr,
-    otherHost: z.boolean(),
-    maxRounds: z.int(),
-    blocking: z.array(z.enum(SEVERITIES)),
-  });
   const verdict = {
     previousOwner: nullableStr,
     round: z.int(),
@@ -35,7 +28,6 @@ export function reviewEventSchemas() {
     byPerson: z.boolean(),
   };
   return {
-    'goal.review_set': z.object({ review: z.nullable(reviewPolicy), from: z.nullable(reviewPolicy) }),
     'todo.submitted': z.object({ previousOwner: str, round: z.int(), host: nullableStr, scope, validation: str }),
     'todo.review_claimed': z.object({ owner: str, leaseToken: str, leaseExpiresAt: str, host: nullableStr }),
     'todo.review_released': z.object({ previousOwner: str, note: nullableStr }),

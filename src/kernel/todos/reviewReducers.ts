@@ -2,13 +2,7 @@ import { type ReducersOf, CLEAR_LEASE, touchTodo } from '../events/reducerKit';
 import { canonicalJson } from '../events/canonical';
 
 type ReviewKind =
-  | 'goal.review_set'
-  | 'todo.submitted'
-  | 'todo.review_claimed'
-  | 'todo.review_released'
-  | 'todo.approved'
-  | 'todo.changes_requested'
-  | 'todo.review_unable';
+  'todo.submitted' | 'todo.review_claimed' | 'todo.review_released' | 'todo.approved' | 'todo.changes_requested' | 'todo.review_unable';
 
 /** A round's verdict, written on its row of `reviews`. */
 const VERDICT_SQL = `UPDATE reviews SET reviewer = ?, reviewer_host = ?, verdict = ?, summary = ?, findings = ?, decided_at = ?, by_person = ?
@@ -16,10 +10,6 @@ const VERDICT_SQL = `UPDATE reviews SET reviewer = ?, reviewer_host = ?, verdict
 
 /** The state changes of review events, spread into the kernel's reducers (events/log.ts). */
 export const reviewReducers: ReducersOf<ReviewKind> = {
-  'goal.review_set': (db, e) => {
-    const review = e.data.review === null ? null : canonicalJson(e.data.review);
-    db.prepare('UPDATE goals SET review = ?, updated_at = ? WHERE id = ?').run(review, e.at, e.goalId);
-  },
   'todo.submitted': (db, e) => {
     touchTodo(db, e.todoId, e.at, `status = 'in_review', ${CLEAR_LEASE}, implementer = ?, review_round = ?`, [e.actor, e.data.round]);
     db.prepare(
