@@ -40,7 +40,18 @@ export type StoryItem =
       end: string | null;
       status: 'waiting' | 'fired' | 'expired' | 'cancelled';
     }
-  | { kind: 'handoff'; id: string; todoId: string; from: string; to: string; start: string; end: string | null };
+  | { kind: 'handoff'; id: string; todoId: string; from: string; to: string; start: string; end: string | null }
+  /** A round of peer review: from its submission by `by` to the verdict that ended it (could-not-review ends none). */
+  | {
+      kind: 'review';
+      todoId: string;
+      round: number;
+      by: string;
+      reviewer: string | null;
+      verdict: 'approve' | 'request_changes' | null;
+      start: string;
+      end: string | null;
+    };
 
 export type StoryItemKind = StoryItem['kind'];
 

@@ -7,7 +7,7 @@ import { hasHumanChannel, requireHumanChannel, resumeNeedsHuman } from '../autho
 import { parseCheck, requireHumanForCheck } from '../checks/checks';
 import { checkWorktreeBase, setWorktreeInTx } from '../worktrees/worktreeSetting';
 import { getGoal } from './goalQueries';
-import { reviewPolicy } from './goalReview';
+import { type ReviewPolicyInput, reviewPolicy } from './goalReview';
 import { nextNum } from '../model';
 
 export interface GoalInput {
@@ -29,7 +29,7 @@ export interface GoalInput {
    * Another agent reviews each change before it is done (goalReview.ts). Anyone creating a goal may ask for it (an
    * agent proposing one too); changing or turning it off later is a person's decision (setGoalReview).
    */
-  review?: ReviewPolicy;
+  review?: ReviewPolicyInput;
 }
 
 export const GOAL_DEFAULTS = { turnsPerWindow: 20, windowHours: 24, maxConcurrent: 1, cooldownSeconds: 0 } as const;

@@ -29,10 +29,17 @@ const STORY_KINDS = [
   'handoff.accepted',
   'turn.started',
   'turn.finished',
+  // Peer review: a submitted change waits (queued) until a reviewer takes it (working), and a verdict ends the round.
+  'todo.submitted',
+  'todo.review_claimed',
+  'todo.review_released',
+  'todo.review_unable',
+  'todo.approved',
+  'todo.changes_requested',
 ] as const;
 
 interface TodoState {
-  status: 'open' | 'claimed' | 'blocked' | 'done';
+  status: 'open' | 'claimed' | 'blocked' | 'done' | 'review' | 'reviewing';
   gates: Set<string>;
   monitor: boolean;
   since: number;
@@ -43,7 +50,7 @@ function timeKind(t: TodoState): TimeKind | null {
   if (t.status === 'done') return null;
   if (t.gates.size > 0 || t.status === 'blocked') return 'person';
   if (t.monitor) return 'world';
-  return t.status === 'claimed' ? 'working' : 'queued';
+  return t.status === 'claimed' || t.status === 'reviewing' ? 'working' : 'queued';
 }
 
 const emptyTime = (): Record<TimeKind, number> => ({ working: 0, person: 0, world: 0, queued: 0 });
@@ -176,9 +183,38 @@ export function storyReader(goalId: string, tzOffsetMinutes = 0): StoryReader {
             push(timeline, { kind: 'block', todoId: todoId ?? '', reason: String(d.reason ?? ''), by: actor, start: at, end: null }),
           );
           break;
+        case 'todo.submitted':
+          move(todoId, ms, (t) => (t.status = 'review'));
+          open.set(
+            `review:${todoId}`,
+            push(timeline, {
+              kind: 'review',
+              todoId: todoId ?? '',
+              round: Number(d.round ?? 1),
+              by: actor,
+              reviewer: null,
+              verdict: null,
+              start: at,
+              end: null,
+            }),
+          );
+          break;
+        case 'todo.review_claimed':
+          move(todoId, ms, (t) => (t.status = 'reviewing'));
+          break;
+        case 'todo.review_released':
+        case 'todo.review_unable':
+          move(todoId, ms, (t) => (t.status = 'review'));
+          break;
+        case 'todo.changes_requested':
+          move(todoId, ms, (t) => (t.status = 'open'));
+          end(`review:${todoId}`, at, { verdict: 'request_changes', reviewer: actor });
+          break;
+        case 'todo.approved':
         case 'todo.shipped':
         case 'todo.killed': {
-          const shipped = kind === 'todo.shipped';
+          const shipped = kind !== 'todo.killed';
+          if (kind === 'todo.approved') end(`review:${todoId}`, at, { verdict: 'approve', reviewer: actor });
           move(todoId, ms, (t) => (t.status = 'done'));
           openCount--;
           done++;

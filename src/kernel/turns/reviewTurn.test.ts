@@ -15,6 +15,7 @@ import { finishTurn } from './turnFinish';
 import { getTurn } from './turnQueries';
 import { renderReviewPacket } from '../readModels/reviewPacket';
 import { roleFigures } from '../readModels/roleFigures';
+import { goalStory } from '../readModels/story';
 
 /** Review turns on a real git workspace: claude implements, codex reviews. */
 let s: TestStore;
@@ -134,5 +135,13 @@ describe('a review turn', () => {
     expect(packet).toMatch(/Implementing: 2 turn\(s\), \d+ min, \$[\d.]+\. Reviewing: 2 turn\(s\)/);
     expect(packet).toMatch(/\| R2 \| T1 \| review \| codex \|/);
     expect(roleFigures(s.kernel.db, 'G1', null)).toMatchObject({ implement: { turns: 2, spent: 2 }, review: { turns: 2, spent: 2 } });
+    // The story: each round from its submission to its verdict, and the approval is the todo's ship.
+    const story = goalStory(s.kernel.db, 'G1', s.clock.ms);
+    expect(story.timeline.filter((i) => i.kind === 'review')).toMatchObject([
+      { todoId: 'T1', round: 1, by: 'claude', reviewer: 'codex', verdict: 'request_changes' },
+      { todoId: 'T1', round: 2, by: 'claude', reviewer: 'codex', verdict: 'approve' },
+    ]);
+    expect(story.timeline.filter((i) => i.kind === 'ship')).toMatchObject([{ todoId: 'T1', by: 'codex' }]);
+    expect(story.burndown.at(-1)).toMatchObject({ open: 0, done: 1 });
   });
 });

@@ -19,6 +19,7 @@ svg.chart .bar-label { fill: var(--vscode-editor-background, #ffffff); font-size
 .c-queued { fill: var(--vscode-charts-lines, #a0a0a0); fill-opacity: 0.55; }
 .c-ship { fill: var(--vscode-charts-green, #2e8540); }
 .c-handoff { fill: var(--vscode-terminal-ansiCyan, #11808a); }
+.c-review { fill: var(--vscode-terminal-ansiMagenta, #bc3fbc); }
 .c-fail { fill: var(--vscode-charts-red, #d1242f); }
 .c-cost { fill: var(--vscode-charts-yellow, #b58900); }
 .c-open { fill-opacity: 0.45; stroke: currentColor; stroke-dasharray: 3 2; stroke-width: 1; color: var(--vscode-foreground, #1f1f1f); }
@@ -35,6 +36,7 @@ svg.chart .bar-label { fill: var(--vscode-editor-background, #ffffff); font-size
 .swatch.c-queued { background: var(--vscode-charts-lines, #a0a0a0); }
 .swatch.c-ship { background: var(--vscode-charts-green, #2e8540); }
 .swatch.c-handoff { background: var(--vscode-terminal-ansiCyan, #11808a); }
+.swatch.c-review { background: var(--vscode-terminal-ansiMagenta, #bc3fbc); }
 .swatch.c-fail { background: var(--vscode-charts-red, #d1242f); }
 .swatch.c-open-sample { background: transparent; border: 1px dashed var(--vscode-foreground, #1f1f1f); }
 `;

@@ -265,6 +265,8 @@ export function itemSentence(i: StoryItem, titles: Record<string, string>, offse
       return `${when} · monitor ${i.id} on ${todo(i.todoId)} watching ${i.what} — ${i.end ? `${i.status} ${took(i.start, i.end)}` : `waiting ${took(i.start, null)}`}`;
     case 'handoff':
       return `${when} · ${todo(i.todoId)} handed from ${i.from} to ${i.to} — ${i.end ? `accepted ${took(i.start, i.end)}` : 'not accepted yet'}`;
+    case 'review':
+      return `${when} · ${todo(i.todoId)} sent for review by ${i.by} (round ${i.round}) — ${i.end ? `${i.reviewer ?? 'its reviewer'} ${i.verdict === 'approve' ? 'approved it' : 'asked for changes'} ${took(i.start, i.end)}` : `in review ${took(i.start, null)}`}`;
   }
 }
 
@@ -275,6 +277,7 @@ function itemClass(i: StoryItem): string {
   if (i.kind === 'block') return i.end ? 'c-block' : 'c-block c-open';
   if (i.kind === 'monitor') return i.end ? 'c-monitor' : 'c-monitor c-open';
   if (i.kind === 'handoff') return 'c-handoff';
+  if (i.kind === 'review') return i.end ? 'c-review' : 'c-review c-open';
   return 'c-ship';
 }
 
