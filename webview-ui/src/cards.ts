@@ -103,7 +103,12 @@ export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): H
 /** Where the card's review stands, its findings in the tooltip (reviewWords.ts). */
 function reviewLine(r: NonNullable<Card['review']>, words: string): HTMLElement {
   const title = [r.summary ?? '', ...r.findings.map(findingLine)].filter(Boolean).join('\n');
-  return h('div', { class: `card-review review-${r.verdict ?? 'open'}`, title }, icon('eye'), ` ${words}`);
+  return h(
+    'div',
+    { class: `card-review review-${r.verdict ?? 'open'}`, title },
+    icon('eye'),
+    h('span', { class: 'review-words', text: words }),
+  );
 }
 
 /** What a waiting card's monitor checks, when it checks next (a live countdown) and what it saw last. */
