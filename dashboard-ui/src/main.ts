@@ -3,6 +3,7 @@ import { ATTENTION_WORDS, byWhatWaits, waitingWords } from '../../src/protocol/p
 import { NewAttention, attentionNotice } from '../../src/protocol/attentionNotice';
 import { countOf } from '../../src/shared/countWords';
 import { relativeTime } from '../../src/protocol/display';
+import { TODO_STATUS_WORDS } from '../../src/protocol/todoWords';
 import { turnOutcomeWords } from '../../src/shared/turnOutcomeWords';
 // The board's element builder: text only ever through textContent, hidden characters shown as <U+202E>.
 import { h } from '../../webview-ui/src/dom';
@@ -210,7 +211,7 @@ function phaseList(p: DashboardProject, phase: GoalPhase, title: string): HTMLEl
 
 function goalBlock(p: DashboardProject, g: DashboardGoal): HTMLElement {
   const c = g.counts;
-  const counts = `${c.shipped} shipped, ${c.claimed} at work, ${c.open} open${c.blocked ? `, ${c.blocked} blocked` : ''}`;
+  const counts = `${c.shipped} shipped, ${c.claimed} at work, ${c.in_review ? `${c.in_review} in review, ` : ''}${c.open} open${c.blocked ? `, ${c.blocked} blocked` : ''}`;
   return h(
     'details',
     { class: 'goal', id: `goal-${p.key}-${g.id}` },
@@ -230,7 +231,7 @@ function goalBlock(p: DashboardProject, g: DashboardGoal): HTMLElement {
           'li',
           { class: `todo ${t.status}` },
           h('span', { class: 'id', text: t.id }),
-          h('span', { class: 'status', text: t.status }),
+          h('span', { class: 'status', text: TODO_STATUS_WORDS[t.status as keyof typeof TODO_STATUS_WORDS] ?? t.status }),
           h('span', { class: 'title', text: t.title }),
           t.owner ? h('span', { class: 'owner', text: t.owner }) : null,
           t.reason ? h('span', { class: 'detail', text: t.reason }) : null,

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { Goal, Todo } from '../../kernel/model';
 import { clean, forPeople, oneLine, relativeTime } from '../../protocol/display';
 import { COLUMN_TITLES } from '../../protocol/boardProtocol';
+import { TODO_STATUS_WORDS } from '../../protocol/todoWords';
 import { BOARD_COLUMNS, type BoardColumn, boardColumn, leaseLive } from '../../kernel/todos/todoQueries';
 import { reviewLive } from '../../kernel/todos/reviewQueries';
 import type { CardChange } from '../../protocol/boardProtocol';
@@ -65,15 +66,6 @@ export function todoDescription(todo: Todo, nowMs: number, ready = false, change
   return bits.join(' · ');
 }
 
-const STATUS_WORDS: Record<Todo['status'], string> = {
-  open: 'open',
-  claimed: 'in progress',
-  in_review: 'in review',
-  blocked: 'blocked',
-  shipped: 'shipped',
-  killed: 'killed',
-};
-
 export function todoTooltip(todo: Todo, nowMs: number, change?: CardChange): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   md.supportHtml = false;
@@ -81,9 +73,15 @@ export function todoTooltip(todo: Todo, nowMs: number, change?: CardChange): vsc
   md.appendMarkdown(`**${todo.id}** `).appendText(clean(todo.title)).appendMarkdown(`\n\n`);
   if (todo.owner)
     md.appendMarkdown(`$(person) `)
-      .appendText(`${clean(todo.owner)} holds it, lease ${relativeTime(todo.leaseExpiresAt, nowMs)}`)
+      .appendText(
+        `${clean(todo.owner)} ${todo.status === 'in_review' ? 'reviews its change' : 'holds it'}, lease ${relativeTime(todo.leaseExpiresAt, nowMs)}`,
+      )
       .appendMarkdown('\n\n');
-  md.appendMarkdown(`$(tag) ${STATUS_WORDS[todo.status]} · priority ${todo.priority} (0 is the highest)\n\n`);
+  md.appendMarkdown(`$(tag) ${TODO_STATUS_WORDS[todo.status]} · priority ${todo.priority} (0 is the highest)\n\n`);
+  if (todo.implementer)
+    md.appendMarkdown('$(eye) ')
+      .appendText(`review round ${todo.reviewRound}: ${clean(todo.implementer)} made the change`)
+      .appendMarkdown('\n\n');
   if (todo.detail) md.appendMarkdown('**Acceptance:** ').appendText(forPeople(todo.detail, nowMs)).appendMarkdown('\n\n');
   if (todo.continuation) md.appendMarkdown('**Continuation:** ').appendText(forPeople(todo.continuation, nowMs)).appendMarkdown('\n\n');
   if (todo.reason) md.appendMarkdown('**Reason:** ').appendText(forPeople(todo.reason, nowMs)).appendMarkdown('\n\n');
