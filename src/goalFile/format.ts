@@ -24,6 +24,7 @@ export function formatGoalFile(spec: GoalSpec): string {
     ...(spec.allowedChecks !== undefined ? { allowedChecks: spec.allowedChecks } : {}),
     ...(spec.worktree !== undefined ? { worktree: spec.worktree } : {}),
     ...(spec.worktreeSetup !== undefined ? { worktreeSetup: spec.worktreeSetup } : {}),
+    ...(spec.review !== undefined ? { review: spec.review } : {}),
     todos: spec.todos.map((t) => ({
       key: t.key,
       ...(t.id ? { id: t.id } : {}),

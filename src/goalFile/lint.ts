@@ -5,6 +5,8 @@ import { type GoalFileDiagnostic, type Range, didYouMean } from './diagnostics';
 import type { LooseFrontMatter } from './schema';
 import { parseRecurrence } from '../kernel/todos/recurrence';
 import { parseSetup } from '../kernel/worktrees/worktreeSetup';
+import { reviewPolicy } from '../kernel/goals/goalReview';
+import type { ReviewPolicyInput } from '../kernel/model';
 import { parseCheck } from '../kernel/checks/checks';
 import { checkCaps, checkQuota } from '../kernel/goals/goals';
 import type { GoalSpecQuota } from '../kernel/goals/goalSpec/spec';
@@ -53,6 +55,7 @@ export function lintFrontMatter(
     kernelRule(['worktree'], () => requireText(fm.worktree as string, 'the worktree base'));
   if (typeof fm.worktreeSetup === 'string' && fm.worktreeSetup.trim())
     kernelRule(['worktreeSetup'], () => parseSetup(fm.worktreeSetup as string));
+  if (fm.review) kernelRule(['review'], () => reviewPolicy(fm.review as ReviewPolicyInput));
 
   const todos = fm.todos ?? [];
   const firstIndex = new Map<string, number>();

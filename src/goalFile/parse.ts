@@ -296,6 +296,7 @@ function toSpec(fm: FrontMatter, body: string): GoalSpec {
     // `worktree: ''` reads as `worktree:` (null): off.
     ...(fm.worktree !== undefined ? { worktree: fm.worktree?.trim() ? fm.worktree.trim() : null } : {}),
     ...(fm.worktreeSetup !== undefined ? { worktreeSetup: fm.worktreeSetup?.trim() ? fm.worktreeSetup.trim() : null } : {}),
+    ...(fm.review !== undefined ? { review: fm.review } : {}),
     todos: (fm.todos ?? []).map((t) => ({
       key: t.key,
       ...(t.id ? { id: t.id } : {}),

@@ -12,8 +12,10 @@ export const GOAL_KEYS = [
   'allowedChecks',
   'worktree',
   'worktreeSetup',
+  'review',
   'todos',
 ] as const;
+export const REVIEW_KEYS = ['reviewerHost', 'reviewerAgent', 'otherHost', 'maxRounds', 'blocking'] as const;
 export const QUOTA_KEYS = ['turns', 'window', 'maxConcurrent', 'cooldown', 'tokens', 'dollars'] as const;
 export const TODO_KEYS = ['key', 'id', 'title', 'detail', 'priority', 'after', 'every', 'at', 'cron', 'tz', 'check'] as const;
 
@@ -34,6 +36,13 @@ export const KEY_DOCS: Record<string, string> = {
     "Each todo's turns work in their own git worktree, on a branch `loopx/<todo>-<title>` made from this base (a branch, e.g. main). `null` (or empty) turns worktrees off; left out, the file leaves the setting as the store has it. Changing it for an existing goal is a person's decision (VS Code, or a terminal that confirms).",
   worktreeSetup:
     'A shell command run in each new worktree before its agent starts, e.g. `npm ci` (a fresh worktree has no installed dependencies); 10 minutes at most, output kept in .loopx/worktree-setup/. A person sets it; `null` removes it; left out, the file leaves it as the store has it.',
+  review:
+    "Another agent reviews each change the goal's agents ship before it is done: `reviewerHost` (e.g. codex), `reviewerAgent`, `otherHost`, `maxRounds` (1–10, default 3), `blocking` (default [P0, P1, P2]); `{}` for any agent but the implementer, `null` for no review; left out, the file leaves it as the store has it. An agent's file may ask for it on a new goal; changing it for an existing goal is a person's decision.",
+  reviewerHost: 'Agents on this host review (e.g. codex); left out: any host.',
+  reviewerAgent: 'Only this agent reviews.',
+  otherHost: "The reviewer runs on another host than the implementer's (on with reviewerHost).",
+  maxRounds: 'Rounds of changes asked before a person decides (1–10, default 3).',
+  blocking: 'Severities a finding blocks approval at (default [P0, P1, P2]).',
   window: 'Length of the quota window, e.g. 24h.',
   maxConcurrent: 'Turns that may run at once.',
   cooldown: 'Pause after each spent turn, e.g. 10m.',
@@ -79,6 +88,18 @@ export const frontMatterSchema = lazy(() =>
     // A branch or null/empty (off); a shell command or null (none). Both a person's (plan.ts), checked by lint.ts.
     worktree: z.optional(z.nullable(text())),
     worktreeSetup: z.optional(z.nullable(text())),
+    // Who reviews (goals/goalReview.ts); null: no review. Ranges are the kernel's (lint.ts reports them).
+    review: z.optional(
+      z.nullable(
+        z.strictObject({
+          reviewerHost: z.optional(z.nullable(text())),
+          reviewerAgent: z.optional(z.nullable(text())),
+          otherHost: z.optional(z.boolean()),
+          maxRounds: z.optional(z.int()),
+          blocking: z.optional(z.array(text())),
+        }),
+      ),
+    ),
     todos: z.optional(
       z.array(
         z.strictObject({

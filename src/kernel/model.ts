@@ -31,6 +31,15 @@ export interface ReviewPolicy {
   blocking: Severity[];
 }
 
+/** What a person (or an agent asking for review in its goal) gives; the rest takes the defaults. */
+export interface ReviewPolicyInput {
+  reviewerHost?: string | null;
+  reviewerAgent?: string | null;
+  otherHost?: boolean;
+  maxRounds?: number;
+  blocking?: readonly string[];
+}
+
 export const DEFAULT_MAX_ROUNDS = 3;
 export const DEFAULT_BLOCKING: readonly Severity[] = ['P0', 'P1', 'P2'];
 

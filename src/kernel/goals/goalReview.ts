@@ -1,19 +1,10 @@
-import type { Kernel } from '../kernel';
+import type { Kernel, Tx } from '../kernel';
 import { InvalidInputError } from '../errors';
 import { requireHumanChannel } from '../authority';
 import { getGoal } from './goalQueries';
 import { HOST_ID } from '../../shared/hostCatalog';
 import { canonicalJson } from '../events/canonical';
-import { DEFAULT_BLOCKING, DEFAULT_MAX_ROUNDS, type Goal, type ReviewPolicy, SEVERITIES } from '../model';
-
-/** What a person (or an agent asking for review in its goal) gives; the rest takes the defaults. */
-export interface ReviewPolicyInput {
-  reviewerHost?: string | null;
-  reviewerAgent?: string | null;
-  otherHost?: boolean;
-  maxRounds?: number;
-  blocking?: readonly string[];
-}
+import { DEFAULT_BLOCKING, DEFAULT_MAX_ROUNDS, type Goal, type ReviewPolicy, type ReviewPolicyInput, SEVERITIES } from '../model';
 
 /** A checked policy, its defaults filled in; bad input is refused in words. */
 export function reviewPolicy(input: ReviewPolicyInput): ReviewPolicy {
@@ -53,7 +44,12 @@ export function setGoalReview(kernel: Kernel, goalId: string, policy: ReviewPoli
   return kernel.write((tx) => {
     const goal = getGoal(tx.db, goalId);
     if (reviewColumn(goal.review) === reviewColumn(policy)) return goal;
-    tx.emit({ kind: 'goal.review_set', goalId, todoId: null, data: { review: policy, from: goal.review } });
+    setReviewInTx(tx.emit.bind(tx), goalId, policy, goal.review);
     return getGoal(tx.db, goalId);
   });
+}
+
+/** The one write path of `goal.review_set` (Set Review…, `goal set-review`, a goal file a person applies). */
+export function setReviewInTx(emit: Tx['emit'], goalId: string, review: ReviewPolicy | null, from: ReviewPolicy | null): void {
+  emit({ kind: 'goal.review_set', goalId, todoId: null, data: { review, from } });
 }

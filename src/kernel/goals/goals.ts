@@ -1,5 +1,5 @@
 import type { Kernel, Tx } from '../kernel';
-import type { Goal, GoalStatus, ReviewPolicy } from '../model';
+import type { Goal, GoalStatus, ReviewPolicy, ReviewPolicyInput } from '../model';
 import { InvalidInputError, IllegalTransitionError } from '../errors';
 import { formatId, optionalText, requireText } from '../validate';
 import { parseScope } from '../workspacePaths';
@@ -7,7 +7,7 @@ import { hasHumanChannel, requireHumanChannel, resumeNeedsHuman } from '../autho
 import { parseCheck, requireHumanForCheck } from '../checks/checks';
 import { checkWorktreeBase, setWorktreeInTx } from '../worktrees/worktreeSetting';
 import { getGoal } from './goalQueries';
-import { type ReviewPolicyInput, reviewPolicy } from './goalReview';
+import { reviewPolicy } from './goalReview';
 import { nextNum } from '../model';
 
 export interface GoalInput {

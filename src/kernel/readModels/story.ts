@@ -3,57 +3,13 @@ import { iso } from '../time';
 import type { Story, StoryDay, StoryItem, TimeKind } from '../../shared/storyTypes';
 import { getGoal } from '../goals/goalQueries';
 import { cacheFigures } from './cacheFigures';
+import { STORY_KINDS, type TodoState, emptyTime, timeKind } from './storyState';
 
 export const TIMELINE_LIMIT = 2000;
 export const BURNDOWN_POINTS = 600;
 /** At most two years of days: a longer goal's oldest days are left out of the daily charts (the totals keep them). */
 const MAX_DAYS = 730;
 const DAY_MS = 86_400_000;
-
-/** The kinds a story reads; renewals and evidence (most of a busy log) are skipped in SQL, never parsed. */
-const STORY_KINDS = [
-  'todo.added',
-  'todo.claimed',
-  'todo.released',
-  'todo.shipped',
-  'todo.blocked',
-  'todo.unblocked',
-  'todo.killed',
-  'gate.asked',
-  'gate.decided',
-  'monitor.added',
-  'monitor.fired',
-  'monitor.expired',
-  'monitor.cancelled',
-  'handoff.offered',
-  'handoff.accepted',
-  'turn.started',
-  'turn.finished',
-  // Peer review: a submitted change waits (queued) until a reviewer takes it (working), and a verdict ends the round.
-  'todo.submitted',
-  'todo.review_claimed',
-  'todo.review_released',
-  'todo.review_unable',
-  'todo.approved',
-  'todo.changes_requested',
-] as const;
-
-interface TodoState {
-  status: 'open' | 'claimed' | 'blocked' | 'done' | 'review' | 'reviewing';
-  gates: Set<string>;
-  monitor: boolean;
-  since: number;
-}
-
-/** Where a todo's time goes right now: a person (a gate, a block) before the world (a monitor) before work. */
-function timeKind(t: TodoState): TimeKind | null {
-  if (t.status === 'done') return null;
-  if (t.gates.size > 0 || t.status === 'blocked') return 'person';
-  if (t.monitor) return 'world';
-  return t.status === 'claimed' || t.status === 'reviewing' ? 'working' : 'queued';
-}
-
-const emptyTime = (): Record<TimeKind, number> => ({ working: 0, person: 0, world: 0, queued: 0 });
 
 /** A goal's story from its events, in one pass over them (see storyReader). */
 export function goalStory(db: SqliteDb, goalId: string, nowMs: number, tzOffsetMinutes = 0): Story {

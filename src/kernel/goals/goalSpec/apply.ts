@@ -12,6 +12,8 @@ import { allowChecksInTx } from '../../monitors/monitors';
 import { parsePatterns } from '../../monitors/checkPatterns';
 import { parseRecurrence } from '../../todos/recurrence';
 import { checkWorktreeBase, setWorktreeInTx } from '../../worktrees/worktreeSetting';
+import { setReviewInTx } from '../goalReview';
+import type { ReviewPolicy } from '../../model';
 import { parseSetup } from '../../worktrees/worktreeSetup';
 import { TEXT_LIMITS } from '../../../shared/textLimits';
 import { getTodoCore } from '../../todos/todoQueries';
@@ -62,6 +64,8 @@ export function applyGoalSpec(kernel: Kernel, input: GoalSpec, options: ApplyOpt
     if (allowed) allowChecksInTx(tx, emit, goalId, allowed.to as string[], allowed.from as string[]);
     else if (!work.goal && spec.allowedChecks?.length) allowChecksInTx(tx, emit, goalId, spec.allowedChecks, []);
     applyWorktree(emit, goalId, spec, plan.goalChanges, work.goal);
+    const review = plan.goalChanges.find((g) => g.field === 'review');
+    if (review) setReviewInTx(emit, goalId, review.to as ReviewPolicy | null, review.from as ReviewPolicy | null);
     const ids = addTodos(emit, tx, goalId, spec, work);
     for (const t of plan.changed) {
       const data = todoEdits(t.changes, work, ids, t.key);
@@ -129,13 +133,15 @@ function recurrenceOf(input: NonNullable<GoalSpec['todos'][number]['recurrence']
 function createGoal(emit: Tx['emit'], tx: Tx, spec: GoalSpec, work: PlanWork, startPaused: boolean): string {
   const { title, objective, scope, check } = spec;
   const goal = checkNewGoal({ title, objective, scope, ...work.target.quota, ...(check ? { check } : {}) });
+  // Review asked for by the file (anyone may ask for a new goal: plan.ts).
+  goal.review = work.target.review ?? null;
   const id = createGoalInTx(tx, emit, goal, startPaused);
   if (spec.background) emit({ kind: 'goal.edited', goalId: id, todoId: null, data: { background: spec.background } });
   return id;
 }
 
 /** Goal fields that change through an event of their own, not `goal.edited`. */
-const OWN_EVENTS = new Set(['check', 'allowedChecks', 'worktree', 'worktreeSetup']);
+const OWN_EVENTS = new Set(['check', 'allowedChecks', 'worktree', 'worktreeSetup', 'review']);
 
 /** The file's worktree keys, through the one event `goal set-worktree` and `goal create --worktree` emit. */
 function applyWorktree(emit: Tx['emit'], goalId: string, spec: GoalSpec, changes: readonly FieldChange[], goal: Goal | null): void {

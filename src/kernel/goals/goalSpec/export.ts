@@ -37,6 +37,7 @@ export function exportGoalSpec(db: SqliteDb, goalId: string): GoalSpec {
     ...(goal.allowedChecks.length ? { allowedChecks: goal.allowedChecks } : {}),
     ...(goal.worktreeBase !== null ? { worktree: goal.worktreeBase } : {}),
     ...(goal.worktreeSetup !== null ? { worktreeSetup: goal.worktreeSetup } : {}),
+    ...(goal.review !== null ? { review: goal.review } : {}),
     todos: todos.map((t) => ({
       key: keyOf.get(t.id) as string,
       id: t.id,

@@ -18,6 +18,8 @@ import {
 } from './spec';
 import { findCycle } from '../../../shared/findCycle';
 import { getGoal } from '../goalQueries';
+import { reviewPolicy } from '../goalReview';
+import { canonicalJson } from '../../events/canonical';
 
 /** One field the apply would change. `drift`: the file still says what the last apply wrote; the store moved since. */
 export interface FieldChange {
@@ -101,6 +103,7 @@ export function planGoalSpec(
     ...(spec.allowedChecks !== undefined ? { allowedChecks: spec.allowedChecks } : {}),
     ...(spec.worktree !== undefined ? { worktree: spec.worktree } : {}),
     ...(spec.worktreeSetup !== undefined ? { worktreeSetup: spec.worktreeSetup } : {}),
+    ...(spec.review !== undefined ? { review: spec.review === null ? null : reviewPolicy(spec.review) } : {}),
   };
   const goalChanges = goal ? diffGoal(goal, target, applied) : [];
   if (who === 'agent' && goalChanges.some((c) => c.field.startsWith('quota.'))) {
@@ -114,6 +117,7 @@ export function planGoalSpec(
   }
 
   checkWorktreeAuthority(spec, goal, goalChanges, actor, options.preview ?? false);
+  checkReviewAuthority(goal, goalChanges, actor, options.preview ?? false);
 
   const added: PlannedTodo[] = [];
   const changed: PlannedTodo[] = [];
@@ -345,8 +349,25 @@ function checkWorktreeAuthority(spec: GoalSpec, goal: Goal | null, changes: Fiel
   if (!preview) requireHumanChannel(actor, `changing ${what.join(' and ')}`);
 }
 
+/**
+ * Who reviews a goal's changes is a person's decision once the goal exists, as with `goal set-review`: an agent's file
+ * may ask for review on a goal it creates (as `goal create --review` may), never change it on one that exists.
+ */
+function checkReviewAuthority(goal: Goal | null, changes: FieldChange[], actor: Actor, preview: boolean): void {
+  if (!goal || !changes.some((c) => c.field === 'review')) return;
+  if (actor.kind === 'agent')
+    throw new NotAllowedError(
+      `a goal file applied by an agent may not change who reviews goal ${goal.id}'s changes; nothing was applied`,
+      'a person applies it in VS Code (Apply to store) or in an interactive terminal; or remove the `review` key',
+    );
+  if (!preview) requireHumanChannel(actor, `changing who reviews goal ${goal.id}'s changes`);
+}
+
+const samePolicy = (a: unknown, b: unknown) => canonicalJson(a ?? null) === canonicalJson(b ?? null);
+
 function diffGoal(goal: Goal, target: AppliedState, applied: AppliedState | null): FieldChange[] {
   const changes = [
+    target.review !== undefined ? change('review', goal.review, target.review, applied?.review, samePolicy) : null,
     target.worktree !== undefined ? change('worktree', goal.worktreeBase, target.worktree, applied?.worktree) : null,
     target.worktreeSetup !== undefined ? change('worktreeSetup', goal.worktreeSetup, target.worktreeSetup, applied?.worktreeSetup) : null,
     target.check !== undefined ? change('check', goal.check, target.check, applied?.check) : null,

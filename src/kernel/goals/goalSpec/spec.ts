@@ -1,4 +1,5 @@
 import { canonicalJson } from '../../events/canonical';
+import type { ReviewPolicy, ReviewPolicyInput } from '../../model';
 
 /**
  * A goal spec: what a goal file says, as plain data. The kernel plans and applies specs; reading and writing the
@@ -55,6 +56,8 @@ export interface GoalSpec {
   worktree?: string | null;
   /** The command that makes a fresh worktree ready (a person's decision); null: none; left out, not managed. */
   worktreeSetup?: string | null;
+  /** Who reviews its changes (a person's decision once the goal exists; asked for by anyone for a new goal); null: off. */
+  review?: ReviewPolicyInput | null;
   todos: GoalSpecTodo[];
 }
 
@@ -97,6 +100,7 @@ export interface AppliedState {
   allowedChecks?: string[];
   worktree?: string | null;
   worktreeSetup?: string | null;
+  review?: ReviewPolicy | null;
   todos: Record<string, { title: string; detail: string; priority: number; dependsOn: string[]; check?: string | null }>;
 }
 
