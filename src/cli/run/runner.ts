@@ -9,6 +9,7 @@ import { iso } from '../../kernel/time';
 import { StatusMdWhenIdle } from '../../runtime/projections/statusMdWhenIdle';
 import { type ShouldRun, runsSoon, shouldRun } from '../../kernel/goals/quotaQueries';
 import { reviewerFits } from '../../kernel/todos/review';
+import { hasChangesInReview } from '../../kernel/todos/reviewQueries';
 import { shouldRunFacts } from '../shouldRunFacts';
 import { DecisionGuard } from './decisionGuard';
 import type { ShouldRunFacts } from '../../protocol/shouldRunWords';
@@ -252,8 +253,9 @@ export class Runner {
       const { answer, max, facts, host, review } = this.agentKernel.read((db, now) => {
         const goal = getGoal(db, goalId);
         // Reviews first, where this runner may review the goal's changes: they are what lets its work be done.
-        const review =
-          goal.review && reviewerFits(goal.review, this.o.agent, this.o.host) ? shouldRun(db, goal, now, { reviewer: this.o.agent }) : null;
+        // A goal whose review was turned off while changes waited keeps them reviewable by any agent but their implementer.
+        const reviews = goal.review ? reviewerFits(goal.review, this.o.agent, this.o.host) : hasChangesInReview(db, goal.id);
+        const review = reviews ? shouldRun(db, goal, now, { reviewer: this.o.agent }) : null;
         if (review?.run) return { host: goal.host, answer: review, max: goal.policy.maxConcurrent, facts: {}, review: true };
         if (goal.host && goal.host !== this.o.host)
           return {

@@ -57,8 +57,8 @@ export class AutoRunner extends Disposable {
         // A change waiting for review first, on the goal's reviewer host (or the setting's): it is what lets work be done.
         // A review this window may not run (its host is not the goal's reviewer's) is said in the log, and the goal's own
         // turns still run.
-        if (goal.review && goal.counts.in_review > 0)
-          await this.start(goal.id, goal.review.reviewerHost ?? configured, 'review').catch((error: unknown) =>
+        if (goal.counts.in_review > 0)
+          await this.start(goal.id, goal.review?.reviewerHost ?? configured, 'review').catch((error: unknown) =>
             this.log.warn(`auto-run: no review of ${goal.id}: ${(error as Error).message}`),
           );
         if (!goal.shouldRun.run) continue;

@@ -7,9 +7,9 @@ import { addEvidence } from '../evidence/evidence';
 import { getGate } from '../gates/gateQueries';
 import { checkReplay } from '../replay';
 import { auditDecisions } from '../decisions';
-import { addTodo, shipTodo } from './todos';
+import { addTodo, killTodo, shipTodo } from './todos';
 import { claimTodo } from './claims';
-import { getTodo } from './todoQueries';
+import { getTodo, getTodoCore, readiness } from './todoQueries';
 import { claimReviewInTx } from './review';
 import { recordVerdict } from './verdicts';
 import { reviewRounds, reviewableIds } from './reviewQueries';
@@ -95,6 +95,16 @@ describe('a change under review', () => {
     ]);
     expect(reviewableIds(s.kernel.db, 'G1', s.kernel.db ? new Date(s.clock.ms).toISOString() : '', 'codex')).toEqual(['T1']);
     expect(reviewableIds(s.kernel.db, 'G1', new Date(s.clock.ms).toISOString(), 'claude')).toEqual([]);
+  });
+
+  test('a todo in review is no todo to claim: readiness says why, a claim is refused, another agent may not kill it under review', () => {
+    implement();
+    const at = new Date(s.clock.ms).toISOString();
+    expect(readiness(s.kernel.db, getTodoCore(s.kernel.db, 'T1'), at)).toMatchObject({ ready: false, why: 'in_review' });
+    expect(() => claimTodo(codex(), 'T1')).toThrow(/its change is in review/);
+    takeReview('codex', 'codex');
+    expect(() => killTodo(s.as(agent('gemini')), 'T1', 'not needed')).toThrow(/claimed by codex|may not kill/);
+    expect(todo().status).toBe('in_review');
   });
 
   test('the implementer may not claim, approve or judge its own change; nothing changes', () => {

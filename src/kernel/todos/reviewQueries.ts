@@ -58,6 +58,11 @@ export function goalAsksReview(db: SqliteDb, todoId: string): boolean {
   );
 }
 
+/** Whether any of the goal's changes is in review (its kept counts: no walk of its todos). */
+export function hasChangesInReview(db: SqliteDb, goalId: string): boolean {
+  return db.prepare(`SELECT 1 FROM todo_counts WHERE goal_id = ? AND status = 'in_review' AND n > 0`).get(goalId) !== undefined;
+}
+
 /** A reviewer holds the todo's review, its lease live (the review's own lease rule, as `leaseLive` is a claim's). */
 export function reviewLive(todo: Pick<Todo, 'status' | 'owner' | 'leaseExpiresAt'>, at: string): boolean {
   return todo.status === 'in_review' && todo.owner !== null && todo.leaseExpiresAt !== null && todo.leaseExpiresAt > at;

@@ -134,7 +134,7 @@ export type Readiness =
   | { ready: true }
   | {
       ready: false;
-      why: 'terminal' | 'claimed' | 'blocked' | 'goal_inactive' | 'dependencies' | 'gate_pending' | 'monitor' | 'scheduled';
+      why: 'terminal' | 'claimed' | 'in_review' | 'blocked' | 'goal_inactive' | 'dependencies' | 'gate_pending' | 'monitor' | 'scheduled';
       detail: string;
       ids: string[];
     };
@@ -145,6 +145,9 @@ export function readiness(db: SqliteDb, todo: TodoCore, at: string): Readiness {
     return { ready: false, why: 'terminal', detail: `it is ${todo.status}`, ids: [] };
   }
   if (todo.status === 'blocked') return { ready: false, why: 'blocked', detail: `it is blocked: ${todo.reason ?? ''}`, ids: [] };
+  // Its change waits for (or is under) review: a review turn takes it, never a claim (todos/review.ts).
+  if (todo.status === 'in_review')
+    return { ready: false, why: 'in_review', detail: 'its change is in review; a review turn takes it, or a person decides', ids: [] };
   if (leaseLive(todo, at)) {
     return { ready: false, why: 'claimed', detail: `it is claimed by ${todo.owner} until ${todo.leaseExpiresAt}`, ids: [] };
   }

@@ -12,7 +12,7 @@ import { emitEvidence, prepareEvidence } from '../evidence/evidence';
 import { evidenceCount, listEvidence } from '../evidence/evidenceQueries';
 import { prepareScope, submitInTx } from './review';
 import type { ReviewScope } from '../worktrees/changeScope';
-import { goalAsksReview } from './reviewQueries';
+import { goalAsksReview, reviewLive } from './reviewQueries';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { type TodoCore, getTodo, getTodoCore, leaseLive } from './todoQueries';
 import { getGoal } from '../goals/goalQueries';
@@ -221,7 +221,7 @@ export function killTodo(kernel: Kernel, todoId: string, reasonText: string, opt
   return kernel.write((tx) => {
     const todo = getTodoCore(tx.db, todoId);
     if (!mayStartFrom('todo.killed', todo.status)) throw new IllegalTransitionError(`todo ${todoId} is already ${todo.status}`);
-    if (!isHuman(tx) && leaseLive(todo, tx.at) && todo.owner !== tx.actor.name) {
+    if (!isHuman(tx) && (leaseLive(todo, tx.at) || reviewLive(todo, tx.at)) && todo.owner !== tx.actor.name) {
       throw new NotAllowedError(`todo ${todoId} is claimed by ${todo.owner}; an agent may not kill another's claim`);
     }
     killInTx(tx, todo, reason);
