@@ -24,7 +24,7 @@ export interface ShouldRunFacts {
   windingDown?: number;
   maxConcurrent?: number;
   /** The goal's todos by status, when the caller has them: "no todo is ready" says why there is none. */
-  counts?: Partial<Record<'open' | 'claimed' | 'blocked' | 'shipped' | 'killed', number>>;
+  counts?: Partial<Record<'open' | 'claimed' | 'in_review' | 'blocked' | 'shipped' | 'killed', number>>;
   /** The person reading, so their own claim reads "you". */
   me?: string;
   /** budget_exhausted: which budget is spent, and the window's usage against its caps. */
@@ -88,10 +88,12 @@ function concurrency(facts: ShouldRunFacts): string {
 /** Why nothing is ready, from the goal's counts when known: no todos, all shipped, all taken, or all waiting. */
 function noReadyWork(counts: ShouldRunFacts['counts']): string {
   if (!counts) return 'no todo is ready (the rest wait on other todos, gates, monitors or their time)';
-  const { open = 0, claimed = 0, blocked = 0, shipped = 0 } = counts;
-  if (open + claimed + blocked === 0) return shipped > 0 ? 'every todo has shipped' : 'it has no todos yet';
+  const { open = 0, claimed = 0, in_review: inReview = 0, blocked = 0, shipped = 0 } = counts;
+  if (open + claimed + inReview + blocked === 0) return shipped > 0 ? 'every todo has shipped' : 'it has no todos yet';
   if (open === 0) {
-    const left = [claimed ? `${claimed} in progress` : '', blocked ? `${blocked} blocked` : ''].filter(Boolean).join(', ');
+    const left = [claimed ? `${claimed} in progress` : '', inReview ? `${inReview} in review` : '', blocked ? `${blocked} blocked` : '']
+      .filter(Boolean)
+      .join(', ');
     return `nothing is left to start (${left})`;
   }
   return open === 1
@@ -102,8 +104,8 @@ function noReadyWork(counts: ShouldRunFacts['counts']): string {
 /** True when a goal has todos and every one that counts has shipped: time to mark it done. */
 export function allShipped(counts: ShouldRunFacts['counts']): boolean {
   if (!counts) return false;
-  const { open = 0, claimed = 0, blocked = 0, shipped = 0 } = counts;
-  return shipped > 0 && open + claimed + blocked === 0;
+  const { open = 0, claimed = 0, in_review: inReview = 0, blocked = 0, shipped = 0 } = counts;
+  return shipped > 0 && open + claimed + inReview + blocked === 0;
 }
 
 /** "should run: yes" / "waits: codex holds a todo of this goal; it allows 1 at a time". */

@@ -90,7 +90,7 @@ function statusText(report: StatusReport & { setAside: SetAsideEvent[] }, color:
         `no (${p.paint('yellow', shouldRunReason({ ...g.shouldRun, goalStatus: g.status, ...g.quota, counts: g.counts }))})` +
         (g.shouldRun.nextWakeAt ? ` (can run again ${relativeTime(g.shouldRun.nextWakeAt, now)})` : '');
     lines.push(
-      `  ${p.paint('bold', g.id)} ${clean(g.title)} [${g.status}]  ${c.open} open, ${c.claimed} claimed, ${c.blocked} blocked, ${c.shipped} shipped`,
+      `  ${p.paint('bold', g.id)} ${clean(g.title)} [${g.status}]  ${c.open} open, ${c.claimed} claimed, ${c.in_review ? `${c.in_review} in review, ` : ''}${c.blocked} blocked, ${c.shipped} shipped`,
       `     quota ${g.quota.spent}/${g.quota.turnsPerWindow} in ${g.quota.windowHours} h${usedWords(g.quota.usage)}; should run: ${answer}`,
       `     next: ${g.nextTodo ? `${g.nextTodo.id} ${clean(g.nextTodo.title)}` : 'nothing ready'}`,
     );

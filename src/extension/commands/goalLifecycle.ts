@@ -53,7 +53,7 @@ export const markGoalDone: CommandDefinition = {
     const goal = await resolveGoal(ctx, arg, (g) => g.status === 'active' || g.status === 'paused');
     if (!goal) return undefined;
     const counts = ctx.model.status()?.goals.find((g) => g.id === goal.id)?.counts;
-    const left = counts ? counts.open + counts.claimed + counts.blocked : 0;
+    const left = counts ? counts.open + counts.claimed + counts.in_review + counts.blocked : 0;
     const done = await vscode.window.showWarningMessage(
       `Mark goal ${goal.id} ${clean(goal.title)} done?`,
       {
