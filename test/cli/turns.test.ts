@@ -47,7 +47,7 @@ test('turn start → the agent writes back → turn finish; a failed todo waits 
   ]);
   const packet = cli(['review-packet', '--json']).json.data as { markdown: string };
   expect(packet.markdown).toMatch(/### Shipped[\s\S]*T1\*\* Headers[\s\S]*`out.txt` sha256/);
-  expect(packet.markdown).toContain('| R2 | T2 | bot | custom |');
+  expect(packet.markdown).toContain('| R2 | T2 | implement | bot | custom |');
 });
 
 test('turn commands refuse bad input with exit 2 and unknown turns with exit 4', () => {
