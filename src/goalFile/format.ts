@@ -37,6 +37,7 @@ export function formatGoalFile(spec: GoalSpec): string {
       ...(t.recurrence?.cron !== undefined ? { cron: t.recurrence.cron } : {}),
       ...(t.recurrence?.tz !== undefined ? { tz: t.recurrence.tz } : {}),
       ...(t.check !== undefined ? { check: t.check } : {}),
+      ...(t.review !== undefined ? { review: t.review } : {}),
     })),
   };
   const yaml = stringify(front, { lineWidth: 0, flowCollectionPadding: false });

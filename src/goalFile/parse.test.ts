@@ -270,7 +270,7 @@ describe('a YAML syntax error leaves the rest of the file standing', () => {
       'f.goal.md:12:12: error: Nested mappings are not allowed in compact mappings',
       'f.goal.md:12:19: error: Nested mappings are not allowed in compact mappings',
       'f.goal.md:18:27: error: `after` names `nope`, which is no todo key in this file',
-      'f.goal.md:19:5: error: unknown key `colour`; known keys: key, id, title, detail, priority, after, every, at, cron, tz, check',
+      'f.goal.md:19:5: error: unknown key `colour`; known keys: key, id, title, detail, priority, after, every, at, cron, tz, check, review',
     ]);
     expect(parsed.spec).toBeNull();
   });
@@ -296,7 +296,7 @@ describe('a YAML syntax error leaves the rest of the file standing', () => {
     expect(at(BROKEN.replace('after: [parse-header, nope]', 'after: [parse-header]'))).toEqual([
       'f.goal.md:12:12: error: Nested mappings are not allowed in compact mappings',
       'f.goal.md:12:19: error: Nested mappings are not allowed in compact mappings',
-      'f.goal.md:19:5: error: unknown key `colour`; known keys: key, id, title, detail, priority, after, every, at, cron, tz, check',
+      'f.goal.md:19:5: error: unknown key `colour`; known keys: key, id, title, detail, priority, after, every, at, cron, tz, check, review',
     ]);
   });
 

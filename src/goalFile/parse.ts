@@ -305,6 +305,7 @@ function toSpec(fm: FrontMatter, body: string): GoalSpec {
       priority: t.priority ?? 2,
       after: t.after ?? [],
       ...(t.check !== undefined ? { check: t.check } : {}),
+      ...(t.review !== undefined ? { review: t.review } : {}),
       ...(t.every !== undefined || t.cron !== undefined
         ? {
             recurrence: {

@@ -17,7 +17,7 @@ export const GOAL_KEYS = [
 ] as const;
 export const REVIEW_KEYS = ['reviewerHost', 'reviewerAgent', 'otherHost', 'maxRounds', 'blocking'] as const;
 export const QUOTA_KEYS = ['turns', 'window', 'maxConcurrent', 'cooldown', 'tokens', 'dollars'] as const;
-export const TODO_KEYS = ['key', 'id', 'title', 'detail', 'priority', 'after', 'every', 'at', 'cron', 'tz', 'check'] as const;
+export const TODO_KEYS = ['key', 'id', 'title', 'detail', 'priority', 'after', 'every', 'at', 'cron', 'tz', 'check', 'review'] as const;
 
 export const KEY_DOCS: Record<string, string> = {
   goal: 'The store id of the goal this file describes (written by export). Without it, the goal is the one this file was applied to, or a new one.',
@@ -37,7 +37,7 @@ export const KEY_DOCS: Record<string, string> = {
   worktreeSetup:
     'A shell command run in each new worktree before its agent starts, e.g. `npm ci` (a fresh worktree has no installed dependencies); 10 minutes at most, output kept in .loopx/worktree-setup/. A person sets it; `null` removes it; left out, the file leaves it as the store has it.',
   review:
-    "Another agent reviews each change the goal's agents ship before it is done: `reviewerHost` (e.g. codex), `reviewerAgent`, `otherHost`, `maxRounds` (1–10, default 3), `blocking` (default [P0, P1, P2]); `{}` for any agent but the implementer, `null` for no review; left out, the file leaves it as the store has it. An agent's file may ask for it on a new goal; changing it for an existing goal is a person's decision.",
+    "Another agent reviews each change the goal's agents ship before it is done: `reviewerHost` (e.g. codex), `reviewerAgent`, `otherHost`, `maxRounds` (1–10, default 3), `blocking` (default [P0, P1, P2]); `{}` for any agent but the implementer, `null` for no review; left out, the file leaves it as the store has it. An agent's file may ask for it on a new goal; changing it for an existing goal is a person's decision. On a todo, `review: true` has its change reviewed whatever the goal says (asked for when the todo is added).",
   reviewerHost: 'Agents on this host review (e.g. codex); left out: any host.',
   reviewerAgent: 'Only this agent reviews.',
   otherHost: "The reviewer runs on another host than the implementer's (on with reviewerHost).",
@@ -114,6 +114,7 @@ export const frontMatterSchema = lazy(() =>
           cron: z.optional(text()),
           tz: z.optional(text()),
           check: z.optional(z.nullable(text())),
+          review: z.optional(z.boolean()),
         }),
       ),
     ),

@@ -43,6 +43,11 @@ export interface ReviewPolicyInput {
 export const DEFAULT_MAX_ROUNDS = 3;
 export const DEFAULT_BLOCKING: readonly Severity[] = ['P0', 'P1', 'P2'];
 
+/** The review a todo that asks for one itself gets when its goal sets none: any agent but the implementer. */
+export function defaultReviewPolicy(): ReviewPolicy {
+  return { reviewerHost: null, reviewerAgent: null, otherHost: false, maxRounds: DEFAULT_MAX_ROUNDS, blocking: [...DEFAULT_BLOCKING] };
+}
+
 /** A todo's final statuses: nothing moves a todo out of shipped or killed (the one spelling of "terminal"). */
 export function isTerminalStatus(status: string | null): status is 'shipped' | 'killed' {
   return status === 'shipped' || status === 'killed';
@@ -115,6 +120,8 @@ export const todoFromRow = (row: Row) => {
     implementer: r.maybeText('implementer'),
     /** The review rounds so far: 1 from its first submission. */
     reviewRound: r.int('review_round'),
+    /** Its change is reviewed whatever its goal's setting (asked for when it was added). */
+    review: r.int('review') === 1,
     createdAt: r.text('created_at'),
     updatedAt: r.text('updated_at'),
   };
@@ -175,7 +182,7 @@ export type Agent = ReturnType<typeof agentFromRow>;
 /** The SELECT list that todoFromRow expects (all on the todos row: no joins or subqueries per todo). */
 export const TODO_COLUMNS = `t.id, t.goal_id, t.title, t.detail, t.priority, t.status, t.owner, t.lease_expires_at, t.continuation,
   t.reason, t.revision, t.created_at, t.updated_at, t.depends_on, t.evidence_count, t.check_command, t.recurrence, t.ready_at, t.previous_id, t.key,
-  t.implementer, t.review_round`;
+  t.implementer, t.review_round, t.review`;
 
 /**
  * How a recurring todo repeats: every `every` seconds (at `at`, HH:MM, when `every` is whole days), or on a cron

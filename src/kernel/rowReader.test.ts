@@ -19,6 +19,7 @@ const todoRow = {
   evidence_count: 0,
   implementer: null,
   review_round: 0,
+  review: 0,
 };
 
 test('rows map to the API shape', () => {

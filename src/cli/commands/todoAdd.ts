@@ -31,6 +31,7 @@ export const todoAdd: Command = {
       description: 'recurring on a cron schedule instead: 5 fields ("0 9 * * 1-5") or @daily, @weekly…',
     },
     tz: { type: 'string', value: 'ZONE', description: "time zone for --at and --cron (IANA, e.g. Europe/Berlin; default: this machine's)" },
+    review: { type: 'boolean', description: "another agent reviews its change before it is done, whatever its goal's setting" },
   },
   description: [
     'A recurring todo (--every or --cron) is a series: each occurrence is its own todo; when one ships or is killed the',
@@ -63,6 +64,7 @@ export const todoAdd: Command = {
       dependsOn: a.list('depends-on').map((d) => parseId('todo', d)),
       check,
       recurrence: { every: a.num('every'), at: a.str('at'), cron: a.str('cron'), tz: a.str('tz') },
+      review: a.bool('review'),
     });
     return { data: todo, text: `Added ${todoLine(new Painter(ctx.color), todo, Date.now())}` };
   },

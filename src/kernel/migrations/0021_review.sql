@@ -1,7 +1,8 @@
 -- loopx schema 21: peer review (issue 42). A goal may ask that another agent review each change before it is done
 -- (goals.review, a person's decision: event goal.review_set). A todo its implementer shipped then waits `in_review`:
 -- a new status, so `todos` is rebuilt (SQLite cannot change a CHECK), its columns in the same order, two added at the
--- end: the agent whose change is under review (`implementer`: a reviewer may never be it) and the rounds so far. While
+-- end: the agent whose change is under review (`implementer`: a reviewer may never be it), the rounds so far, and
+-- whether the todo asks for review itself (`review`: its change is reviewed even when its goal does not ask). While
 -- in review the todo's owner and lease are its reviewer's claim (none while it waits for one). migrate() runs this with
 -- foreign keys off and checks them before it commits; migration 0016's counting triggers are created again (the rows'
 -- statuses do not change, so the counts hold as they are).
@@ -32,6 +33,7 @@ CREATE TABLE todos_new (
   key              TEXT,
   implementer      TEXT,                   -- the agent whose change is (or was last) under review
   review_round     INTEGER NOT NULL DEFAULT 0,
+  review           INTEGER NOT NULL DEFAULT 0, -- 1: this todo's change is reviewed whatever its goal's setting
   -- A claim is an owner, a token and a lease together: an implementer's (claimed) or a reviewer's (in_review).
   CHECK ((owner IS NULL) = (lease_token IS NULL) AND (owner IS NULL) = (lease_expires_at IS NULL)),
   CHECK ((status = 'claimed') <= (owner IS NOT NULL)),

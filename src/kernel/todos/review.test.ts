@@ -219,6 +219,23 @@ describe('a change under review', () => {
   });
 });
 
+describe('a todo that asks for review itself', () => {
+  test('its change is reviewed though its goal asks for none, by the defaults; its next occurrence asks too', () => {
+    addTodo(s.kernel, { goalId: 'G1', title: 'Rotate the keys', review: true, recurrence: { every: 86_400 } });
+    claimTodo(claude(), 'T2');
+    addEvidence(claude(), { todoId: 'T2', summary: 'rotated' });
+    expect(shipTodo(claude(), 'T2').status).toBe('in_review');
+    s.as(agent('codex')).write((tx) => claimReviewInTx(tx, 'T2', agent('codex'), 'codex', 600));
+    const blocking = [{ severity: 'P2', title: 'Old key still valid' }];
+    expect(() => recordVerdict(codex(), 'T2', { verdict: 'approve', summary: 'ok', findings: blocking })).toThrow(/blocks at P0, P1, P2/);
+    expect(recordVerdict(codex(), 'T2', { verdict: 'approve', summary: 'rotated and revoked' }).outcome).toBe('approved');
+    expect(getTodo(s.kernel.db, 'T3')).toMatchObject({ review: true, previousId: 'T2' });
+    // Its siblings without the flag ship as the goal says: at once.
+    implement();
+    expect(todo().status).toBe('shipped');
+  });
+});
+
 describe('who reviews, by the goal', () => {
   test('a named host reviews; another host than the implementer when asked; a named agent only', () => {
     setGoalReview(s.kernel, 'G1', reviewPolicy({ reviewerHost: 'codex' }));

@@ -51,10 +51,12 @@ export function reviewRounds(db: SqliteDb, todoId: string): ReviewRound[] {
   return db.prepare('SELECT * FROM reviews WHERE todo_id = ? ORDER BY round').all(todoId).map(roundFromRow);
 }
 
-/** Whether the goal of todo `todoId` asks for review (one statement: an agent's every ship asks it). */
-export function goalAsksReview(db: SqliteDb, todoId: string): boolean {
+/** Whether todo `todoId`'s change is reviewed: its goal asks, or the todo itself (one statement: every agent's ship asks). */
+export function reviewAsked(db: SqliteDb, todoId: string): boolean {
   return (
-    db.prepare('SELECT g.review IS NOT NULL AS on_ FROM todos t JOIN goals g ON g.id = t.goal_id WHERE t.id = ?').get(todoId)?.on_ === 1
+    db
+      .prepare('SELECT g.review IS NOT NULL OR t.review = 1 AS on_ FROM todos t JOIN goals g ON g.id = t.goal_id WHERE t.id = ?')
+      .get(todoId)?.on_ === 1
   );
 }
 

@@ -21,6 +21,8 @@ export function todoEventSchemas() {
       readyAt: z.optional(nullableStr),
       previous: z.optional(nullableStr),
       key: z.optional(str),
+      /** Its change is reviewed before it is done, whatever its goal's setting (todos/review.ts); absent: as the goal says. */
+      review: z.optional(z.boolean()),
     }),
     'todo.check_set': z.object({ check: nullableStr, from: nullableStr }),
     'todo.edited': z.object({

@@ -19,7 +19,7 @@ export const todoReducers: ReducersOf<TodoKind> = {
     const d = e.data;
     db.prepare(
       `INSERT INTO todos (id, num, goal_id, title, detail, priority, status, continuation, depends_on, evidence_count, revision,
-        check_command, recurrence, ready_at, previous_id, created_at, updated_at, key) VALUES (?, ?, ?, ?, ?, ?, 'open', '', ?, 0, 1, ?, ?, ?, ?, ?, ?, ?)`,
+        check_command, recurrence, ready_at, previous_id, created_at, updated_at, key, review) VALUES (?, ?, ?, ?, ?, ?, 'open', '', ?, 0, 1, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       d.id,
       d.num,
@@ -35,6 +35,7 @@ export const todoReducers: ReducersOf<TodoKind> = {
       e.at,
       e.at,
       d.key ?? null,
+      d.review ? 1 : 0,
     );
     const dep = db.prepare('INSERT INTO todo_deps (todo_id, depends_on) VALUES (?, ?)');
     for (const dependsOn of d.dependsOn) dep.run(d.id, dependsOn);

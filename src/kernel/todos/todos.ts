@@ -12,7 +12,7 @@ import { emitEvidence, prepareEvidence } from '../evidence/evidence';
 import { evidenceCount, listEvidence } from '../evidence/evidenceQueries';
 import { prepareScope, submitInTx } from './review';
 import type { ReviewScope } from '../worktrees/changeScope';
-import { goalAsksReview, reviewLive } from './reviewQueries';
+import { reviewAsked, reviewLive } from './reviewQueries';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { type TodoCore, getTodo, getTodoCore, leaseLive } from './todoQueries';
 import { getGoal } from '../goals/goalQueries';
@@ -32,6 +32,8 @@ export interface TodoInput {
   check?: string;
   /** Makes it recurring: each occurrence that ships or is killed is followed by the next, due at its time. */
   recurrence?: RecurrenceInput;
+  /** Its change is reviewed before it is done, whatever its goal's setting (anyone adding it may ask). */
+  review?: boolean;
 }
 
 export function addTodo(kernel: Kernel, input: TodoInput): Todo {
@@ -50,7 +52,7 @@ export function addTodo(kernel: Kernel, input: TodoInput): Todo {
       throw new IllegalTransitionError(`goal ${goal.id} is ${goal.status}; resume it before adding todos`);
     }
     for (const dep of dependsOn) getTodoCore(tx.db, dep); // unknown dependency → not found
-    const id = addTodoInTx(tx, goal.id, { title, detail, priority, dependsOn, check, recurrence });
+    const id = addTodoInTx(tx, goal.id, { title, detail, priority, dependsOn, check, recurrence, review: input.review === true });
     return getTodo(tx.db, id);
   });
 }
@@ -65,6 +67,8 @@ export interface NewTodo {
   recurrence: Recurrence | null;
   /** The goal file's key for it. */
   key?: string;
+  /** Asks for review of its change whatever the goal's setting. */
+  review?: boolean;
 }
 
 /**
@@ -73,10 +77,10 @@ export interface NewTodo {
  * `scheduleNextOccurrence`, through the same builder.
  */
 export function addTodoInTx(tx: Tx, goalId: string, todo: NewTodo, emit: Tx['emit'] = (draft, as) => tx.emit(draft, as)): string {
-  const { title, detail, priority, dependsOn, check, recurrence, key } = todo;
+  const { title, detail, priority, dependsOn, check, recurrence, key, review } = todo;
   const readyAt = recurrence ? nextOccurrence(recurrence, null, tx.nowMs) : null;
   const series = recurrence ? { recurrence, readyAt: readyAt === null ? null : iso(readyAt) } : undefined;
-  return emitTodoAdded(tx, emit, goalId, { title, detail, priority, dependsOn, check, key, series });
+  return emitTodoAdded(tx, emit, goalId, { title, detail, priority, dependsOn, check, key, series, review });
 }
 
 /** What a `todo.added` says beyond its id: a new todo's fields, or a series' next occurrence's. */
@@ -88,13 +92,14 @@ interface TodoAddedFields {
   check: string | null;
   key?: string;
   series?: { recurrence: Recurrence; readyAt: string | null; previous?: string };
+  review?: boolean;
 }
 
 /** The one place a `todo.added` is built and a todo's id numbered. Returns the id. */
 function emitTodoAdded(tx: Tx, emit: Tx['emit'], goalId: string, todo: TodoAddedFields, as?: Actor): string {
   const num = nextNum(tx.db, 'todos');
   const id = formatId('todo', num);
-  const { title, detail, priority, dependsOn, check, key, series } = todo;
+  const { title, detail, priority, dependsOn, check, key, series, review } = todo;
   emit(
     {
       kind: 'todo.added',
@@ -110,6 +115,7 @@ function emitTodoAdded(tx: Tx, emit: Tx['emit'], goalId: string, todo: TodoAdded
         ...(key !== undefined ? { key } : {}),
         ...(check !== null ? { check } : {}),
         ...(series ?? {}),
+        ...(review ? { review: true } : {}),
       },
     },
     as,
@@ -158,8 +164,15 @@ export function scheduleNextOccurrence(tx: Tx, todoId: string): void {
   const next = nextOccurrence(todo.recurrence, previous, tx.nowMs);
   if (next === null) return;
   const series = { recurrence: todo.recurrence, readyAt: iso(next), previous: todo.id };
-  const { title, detail, priority, check } = todo;
-  emitTodoAdded(tx, (draft, as) => tx.emit(draft, as), todo.goalId, { title, detail, priority, dependsOn: [], check, series }, KERNEL);
+  // The next occurrence asks for review as this one did.
+  const { title, detail, priority, check, review } = todo;
+  emitTodoAdded(
+    tx,
+    (draft, as) => tx.emit(draft, as),
+    todo.goalId,
+    { title, detail, priority, dependsOn: [], check, series, review },
+    KERNEL,
+  );
 }
 
 export interface ShipInput {
@@ -197,7 +210,7 @@ export function shipTodo(kernel: Kernel, todoId: string, input: ShipInput = {}):
       }
       // A person's ship is their own decision; an agent's goes to its reviewer when the goal asks for one. git never runs
       // under the write lock: nothing written yet, the scope is read from git after this write and the ship written again.
-      const reviewed = actor.kind !== 'human' && goalAsksReview(tx.db, todoId);
+      const reviewed = actor.kind !== 'human' && reviewAsked(tx.db, todoId);
       if (reviewed && scope === null) return NEEDS_SCOPE;
       if (prepared) emitEvidence(tx, { goalId: todo.goalId, todoId }, prepared);
       if (reviewed && scope) {

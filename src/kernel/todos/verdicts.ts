@@ -1,5 +1,5 @@
 import type { Kernel, Tx } from '../kernel';
-import type { Gate, Todo } from '../model';
+import { type Gate, type Todo, defaultReviewPolicy } from '../model';
 import { GatePendingError, IllegalTransitionError, InvalidInputError, NotAllowedError, RefusedError } from '../errors';
 import { KERNEL, requireHumanChannel } from '../authority';
 import { requireText } from '../validate';
@@ -59,6 +59,8 @@ export function recordVerdict(kernel: Kernel, todoId: string, input: VerdictInpu
     if (todo.implementer === actor.name)
       throw new NotAllowedError(`${actor.name} implemented todo ${todoId}; it may not judge its own change`);
     const goal = getGoal(tx.db, todo.goalId);
+    // A todo that asks for review itself, or whose goal's review was turned off since, is judged by the defaults.
+    const policy = goal.review ?? defaultReviewPolicy();
     const round = reviewRound(tx.db, todoId, todo.reviewRound);
     if (!person && !(reviewLive(todo, tx.at) && todo.owner === actor.name))
       throw new NotAllowedError(
@@ -82,17 +84,17 @@ export function recordVerdict(kernel: Kernel, todoId: string, input: VerdictInpu
     const gates = pendingGateIds(tx.db, todoId);
     if (gates.length > 0 && !person) throw new GatePendingError(`a verdict on todo ${todoId}`, gates);
     if (input.verdict === 'approve') {
-      const blocking = findings.filter((f) => goal.review?.blocking.includes(f.severity) ?? f.severity !== 'P3');
+      const blocking = findings.filter((f) => policy.blocking.includes(f.severity));
       if (blocking.length > 0 && !person)
         throw new InvalidInputError(
-          `approval with ${blocking.length} blocking finding(s) (${blocking.map((f) => f.severity).join(', ')}): goal ${goal.id} blocks at ${(goal.review?.blocking ?? []).join(', ')}; ask for changes instead`,
+          `approval with ${blocking.length} blocking finding(s) (${blocking.map((f) => f.severity).join(', ')}): goal ${goal.id} blocks at ${policy.blocking.join(', ')}; ask for changes instead`,
         );
       decideGates(tx, gates, 'approved', summary);
       tx.emit({ kind: 'todo.approved', goalId: todo.goalId, todoId, data: verdictData });
       scheduleNextOccurrence(tx, todoId);
       return { todo: getTodo(tx.db, todoId), outcome: 'approved', round: todo.reviewRound };
     }
-    const maxRounds = goal.review?.maxRounds ?? Infinity;
+    const maxRounds = policy.maxRounds;
     if (!person && todo.reviewRound >= maxRounds) {
       const gateId = escalate(tx, todo, round, actor.name, summary, findings, maxRounds);
       return { todo: getTodo(tx.db, todoId), outcome: 'escalated', round: todo.reviewRound, gateId };

@@ -178,7 +178,16 @@ function addTodos(emit: Tx['emit'], tx: Tx, goalId: string, spec: GoalSpec, work
     const t = pending.find((p) => p.key === key) as GoalSpec['todos'][number];
     const dependsOn = (work.deps.get(key) ?? []).map((d) => (d.startsWith('+') ? add(d.slice(1)) : d));
     const recurrence = t.recurrence ? parseRecurrence(t.recurrence) : null;
-    const fields = { title: t.title, detail: t.detail, priority: t.priority, dependsOn, check: t.check || null, recurrence, key };
+    const fields = {
+      title: t.title,
+      detail: t.detail,
+      priority: t.priority,
+      dependsOn,
+      check: t.check || null,
+      recurrence,
+      key,
+      review: t.review === true,
+    };
     const id = addTodoInTx(tx, goalId, fields, emit);
     ids.set(key, id);
     work.target.todos[key] = {

@@ -46,6 +46,7 @@ export function exportGoalSpec(db: SqliteDb, goalId: string): GoalSpec {
       priority: t.priority,
       after: t.dependsOn.map((d) => keyOf.get(d) ?? d),
       ...(t.check !== null ? { check: t.check } : {}),
+      ...(t.review ? { review: true } : {}),
       ...(t.recurrence
         ? {
             recurrence: {

@@ -19,6 +19,8 @@ export interface GoalSpecTodo {
   recurrence?: { every?: number; at?: string; cron?: string; tz?: string };
   /** The todo's own acceptance check (a person's decision); null clears it; left out, the file does not manage it. */
   check?: string | null;
+  /** Its change is reviewed whatever the goal's setting; asked for when the todo is added, never changed by a file. */
+  review?: boolean;
 }
 
 /** The turn budget: a goal file's quota keys other than the usage caps (each left out: not managed by the file). */
