@@ -1,12 +1,24 @@
 import { type ReducersOf, CLEAR_LEASE, touchTodo } from '../events/reducerKit';
 import { canonicalJson } from '../events/canonical';
+import type { SqliteDb } from '../db/sqliteDb';
 
 type ReviewKind =
   'todo.submitted' | 'todo.review_claimed' | 'todo.review_released' | 'todo.approved' | 'todo.changes_requested' | 'todo.review_unable';
 
 /** A round's verdict, written on its row of `reviews`. */
-const VERDICT_SQL = `UPDATE reviews SET reviewer = ?, reviewer_host = ?, verdict = ?, summary = ?, findings = ?, decided_at = ?, by_person = ?
-  WHERE todo_id = ? AND round = ?`;
+function recordVerdict(
+  db: SqliteDb,
+  e: { actor: string; at: string; todoId: string | null; data: { host: string | null; round: number } },
+  verdict: 'approve' | 'request_changes' | 'could_not_review',
+  summary: string,
+  findings: readonly unknown[],
+  byPerson: boolean,
+): void {
+  db.prepare(
+    `UPDATE reviews SET reviewer = ?, reviewer_host = ?, verdict = ?, summary = ?, findings = ?, decided_at = ?, by_person = ?
+      WHERE todo_id = ? AND round = ?`,
+  ).run(e.actor, e.data.host, verdict, summary, canonicalJson(findings), e.at, byPerson ? 1 : 0, e.todoId, e.data.round);
+}
 
 /** The state changes of review events, spread into the kernel's reducers (events/log.ts). */
 export const reviewReducers: ReducersOf<ReviewKind> = {
@@ -26,40 +38,18 @@ export const reviewReducers: ReducersOf<ReviewKind> = {
   'todo.review_released': (db, e) => touchTodo(db, e.todoId, e.at, CLEAR_LEASE, []),
   'todo.approved': (db, e) => {
     touchTodo(db, e.todoId, e.at, `status = 'shipped', ${CLEAR_LEASE}`, []);
-    const d = e.data;
-    db.prepare(VERDICT_SQL).run(
-      e.actor,
-      d.host,
-      'approve',
-      d.summary,
-      canonicalJson(d.findings),
-      e.at,
-      d.byPerson ? 1 : 0,
-      e.todoId,
-      d.round,
-    );
+    recordVerdict(db, e, 'approve', e.data.summary, e.data.findings, e.data.byPerson);
   },
   'todo.changes_requested': (db, e) => {
     // The comments are the implementer's continuation: its next turn starts from them.
     touchTodo(db, e.todoId, e.at, `status = 'open', ${CLEAR_LEASE}, continuation = ?`, [
       changesWords(e.actor, e.data.summary, e.data.findings),
     ]);
-    const d = e.data;
-    db.prepare(VERDICT_SQL).run(
-      e.actor,
-      d.host,
-      'request_changes',
-      d.summary,
-      canonicalJson(d.findings),
-      e.at,
-      d.byPerson ? 1 : 0,
-      e.todoId,
-      d.round,
-    );
+    recordVerdict(db, e, 'request_changes', e.data.summary, e.data.findings, e.data.byPerson);
   },
   'todo.review_unable': (db, e) => {
     touchTodo(db, e.todoId, e.at, CLEAR_LEASE, []);
-    db.prepare(VERDICT_SQL).run(e.actor, e.data.host, 'could_not_review', e.data.reason, '[]', e.at, 0, e.todoId, e.data.round);
+    recordVerdict(db, e, 'could_not_review', e.data.reason, [], false);
   },
 };
 

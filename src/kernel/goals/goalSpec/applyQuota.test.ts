@@ -7,7 +7,7 @@ import { applyGoalSpec } from './apply';
 import { exportGoalSpec } from './export';
 import type { GoalSpec } from './spec';
 import { getGoal } from '../goalQueries';
-import { PATH, eventCount, spec, tableSnapshot } from '../../../../test/support/specTestKit';
+import { PATH, eventCount, refusal, spec, tableSnapshot } from '../../../../test/support/specTestKit';
 
 let s: TestStore;
 beforeEach(() => (s = makeStore()));
@@ -114,14 +114,6 @@ describe('usage caps in a goal file: a cap the file names is managed, one it lea
   });
 
   test('caps goal create refuses are refused with its words, new goal or not, and nothing changes; an agent may not set them', () => {
-    const refusal = (fn: () => unknown): unknown[] => {
-      try {
-        fn();
-      } catch (e) {
-        return e instanceof LoopxError ? [e.code, e.message] : [e];
-      }
-      return ['not refused'];
-    };
     const bad: [GoalSpec['quota'], Parameters<typeof createGoal>[1]][] = [
       [{ tokensPerWindow: -5 }, { title: 't', tokensPerWindow: -5 }],
       [{ tokensPerWindow: 1.5 }, { title: 't', tokensPerWindow: 1.5 }],

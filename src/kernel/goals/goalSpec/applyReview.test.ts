@@ -1,11 +1,10 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, human, makeStore, type TestStore } from '../../../../test/support/testKit';
 import { checkReplay } from '../../replay';
-import { LoopxError } from '../../errors';
 import { applyGoalSpec } from './apply';
 import { exportGoalSpec } from './export';
 import { getGoal } from '../goalQueries';
-import { PATH, eventCount, spec, tableSnapshot } from '../../../../test/support/specTestKit';
+import { PATH, eventCount, refusal, spec, tableSnapshot } from '../../../../test/support/specTestKit';
 import { parseGoalFile } from '../../../goalFile/parse';
 import { formatGoalFile } from '../../../goalFile/format';
 
@@ -14,14 +13,6 @@ beforeEach(() => (s = makeStore()));
 afterEach(() => s.dispose());
 
 const review = () => getGoal(s.kernel.db, 'G1').review;
-const refusal = (fn: () => unknown): unknown[] => {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof LoopxError ? [e.code, e.message] : [e];
-  }
-  return ['not refused'];
-};
 
 describe('review in a goal file: asked for on a new goal by anyone, changed on an existing one by a person only', () => {
   test("an agent's file may ask for review on the goal it creates; export writes it back and applying that changes nothing", () => {

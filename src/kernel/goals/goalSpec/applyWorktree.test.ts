@@ -2,12 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, bareHuman, human, makeStore, type TestStore } from '../../../../test/support/testKit';
 import { checkReplay } from '../../replay';
-import { LoopxError } from '../../errors';
 import { applyGoalSpec } from './apply';
 import { exportGoalSpec } from './export';
 import { setGoalWorktree } from '../../worktrees/worktreeSetting';
 import { getGoal } from '../goalQueries';
-import { PATH, eventCount, spec, tableSnapshot } from '../../../../test/support/specTestKit';
+import { PATH, eventCount, refusal, spec, tableSnapshot } from '../../../../test/support/specTestKit';
 
 /** A person's decision carries a proof under this machine's key (decisions.ts). */
 const PROOF = { key: expect.stringMatching(/^[0-9a-f]{16}$/), mac: expect.stringMatching(/^[0-9a-f]{64}$/) };
@@ -34,14 +33,6 @@ describe('worktree keys in a goal file: the base and the setup command, managed 
   const worktree = () => {
     const { worktreeBase, worktreeSetup } = getGoal(s.kernel.db, 'G1');
     return { worktreeBase, worktreeSetup };
-  };
-  const refusal = (fn: () => unknown): unknown[] => {
-    try {
-      fn();
-    } catch (e) {
-      return e instanceof LoopxError ? [e.code, e.message] : [e];
-    }
-    return ['not refused'];
   };
 
   test('a new goal gets them, through the event goal set-worktree writes; a second apply appends nothing; export writes them back', () => {
