@@ -31,9 +31,11 @@ function copilotRules(place: BoundaryPlace, allowedCommands: readonly string[]):
       return p.includes('.json') ? [`write(${at})`] : [`write(${at})`, `write(${at}/**)`];
     }),
   );
+  // A review turn writes nothing under the roots (kernel/todos/review.ts): no edit is allowed there, every one denied.
+  if (place.review) deny.push(...roots.map((root) => `write(${posix.join(root, '**')})`));
   return [
     ...programs.flatMap((program) => ['--allow-tool', `shell(${program})`]),
-    ...roots.flatMap((root) => ['--allow-tool', `write(${posix.join(root, '**')})`]),
+    ...(place.review ? [] : roots.flatMap((root) => ['--allow-tool', `write(${posix.join(root, '**')})`])),
     ...deny.flatMap((rule) => ['--deny-tool', rule]),
   ];
 }

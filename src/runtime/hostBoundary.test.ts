@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { AGENT_READ_ONLY, boundaryOf, claudeBoundaryArgs, codexBoundaryArgs, turnBoundary } from './hostBoundary';
+import { copilotTurnSetup } from './copilotBoundary';
 import { DEFAULT_HOSTS, hostCommand } from './hosts';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopx boundary \' "$(id)"-'));
@@ -67,6 +68,21 @@ describe("a turn's boundary on the built-in hosts' command lines", () => {
     });
     const argv = argvOf(line);
     expect(argv.slice(argv.indexOf('--disallowedTools') + 1, argv.indexOf('--allowedTools'))).toEqual(rules);
+  });
+
+  test("a review turn's boundary makes the workspace read-only: Codex's read-only profile, Claude Code's and Copilot CLI's deny rules", () => {
+    const review = turnBoundary({ cwd: root, env: { ...started.env, LOOPX_ROLE: 'review' } }, 'loopx', keyDir, {});
+    expect(review.place.review).toBe(true);
+    const codex = codexBoundaryArgs(review.place, review.mcp).filter((_, i, all) => all[i - 1] === '-c');
+    expect(codex).toContain('permissions.loopx.extends=":read-only"');
+    expect(codex.find((v) => v.startsWith('permissions.loopx.filesystem='))).toContain('":project_roots"={"."="read"');
+    expect(claudeBoundaryArgs(review.place)).toContain(`Edit(/${root}/**)`);
+    const copilot = copilotTurnSetup(review.place, ['loopx review show'], dir).args;
+    expect(copilot).toContain(`write(${root}/**)`);
+    expect(copilot[copilot.indexOf(`write(${root}/**)`) - 1]).toBe('--deny-tool');
+    // An ordinary turn is as before.
+    expect(turnBoundary(started, 'loopx', keyDir, {}).place.review).toBeUndefined();
+    expect(claudeBoundaryArgs({ root, cwd: root, keyDir })).not.toContain(`Edit(/${root}/**)`);
   });
 
   test('only a built-in host whose command carries {boundary} is bounded', () => {
