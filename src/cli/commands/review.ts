@@ -31,7 +31,7 @@ export const reviewShow: Command = {
 };
 
 const findingFlags = {
-  summary: { type: 'string' as const, value: 'TEXT', description: 'what you checked and what you found' },
+  summary: { type: 'string' as const, value: 'TEXT', required: true, description: 'what you checked and what you found' },
   finding: {
     type: 'string' as const,
     value: 'JSON',
@@ -80,7 +80,7 @@ function verdictCommand(verdict: VerdictKind, word: string, summary: string, exa
     ].join('\n'),
     mutates: true,
     positionals: [{ name: 'ID', description: 'todo id', required: true }],
-    flags: unable ? { reason: { type: 'string', value: 'TEXT', description: 'what stopped you (required)' } } : findingFlags,
+    flags: unable ? { reason: { type: 'string', value: 'TEXT', required: true, description: 'what stopped you' } } : findingFlags,
     examples,
     run(ctx) {
       const id = parseId('todo', ctx.args.positionals[0]);

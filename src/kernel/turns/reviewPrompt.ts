@@ -66,7 +66,8 @@ export function reviewBriefLines(brief: ReviewBrief): string[] {
     }
   }
   lines.push('', '## The change', '');
-  if (!round?.scope.head) lines.push('No git history: read the files the todo names as they are.');
+  if (!round) lines.push(`${todo.id} was never sent for review: its change is not in review.`);
+  else if (!round.scope.head) lines.push('No git history: read the files the todo names as they are.');
   else {
     const where = round.scope.base
       ? `${round.scope.base.slice(0, 12)}..${round.scope.head.slice(0, 12)}`
