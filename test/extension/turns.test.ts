@@ -177,6 +177,6 @@ suite('turns in terminals', () => {
   test('Review Packet renders decisions, shipped work with evidence, and the turns', async () => {
     const markdown = await vscode.commands.executeCommand<string>('loopx.reviewPacket', goalId);
     assert.match(markdown, /### Shipped[\s\S]*Checked by a scripted agent[\s\S]*report-T\d+\.txt/);
-    assert.match(markdown, /\| R\d+ \| T\d+ \| custom \| custom \| .* \| wrote nothing back \| 0 \| no \|/);
+    assert.match(markdown, /\| R\d+ \| T\d+ \| implement \| custom \| custom \| .* \| wrote nothing back \| 0 \| no \|/);
   });
 });
