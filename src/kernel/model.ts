@@ -40,6 +40,17 @@ export interface ReviewPolicyInput {
   blocking?: readonly string[];
 }
 
+/** A reviewer's finding on a change (todos/review.ts checks it; the `reviews` table keeps it). */
+export interface Finding {
+  severity: Severity;
+  /** How sure the reviewer is, 0 to 1. */
+  confidence: number;
+  file: string | null;
+  line: number | null;
+  title: string;
+  body: string;
+}
+
 export const DEFAULT_MAX_ROUNDS = 3;
 export const DEFAULT_BLOCKING: readonly Severity[] = ['P0', 'P1', 'P2'];
 

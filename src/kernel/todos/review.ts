@@ -7,12 +7,12 @@ import { optionalText, requireText } from '../validate';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { reviewerWords } from '../../shared/reviewWords';
 import { getGoal } from '../goals/goalQueries';
-import { type Goal, type ReviewPolicy, type Severity, type Todo, SEVERITIES } from '../model';
+import { type Finding, type Goal, type ReviewPolicy, type Severity, type Todo, SEVERITIES } from '../model';
 import { pendingGateIds } from '../gates/gateQueries';
 import { findWorktree } from '../worktrees/worktreeRows';
 import { type ReviewScope, type ScopeChange, readReviewScope, readScopeChange } from '../worktrees/changeScope';
 import { type TodoCore, getTodo } from './todoQueries';
-import { type ReviewRound, reviewLive, reviewRound } from './reviewQueries';
+import { type ReviewRound, openTurnHost, reviewLive, reviewRound } from './reviewQueries';
 
 /**
  * A todo's review (issue 42): when its goal asks for one, what the implementer ships waits `in_review` until another
@@ -24,16 +24,6 @@ import { type ReviewRound, reviewLive, reviewRound } from './reviewQueries';
  * Each verdict is about an exact scope (changeScope.ts): the one the implementer submitted. A reviewer's verdict is
  * taken only while the change is still that scope, so a review turn that edited the change gives no verdict at all.
  */
-
-export interface Finding {
-  severity: Severity;
-  /** How sure the reviewer is, 0 to 1. */
-  confidence: number;
-  file: string | null;
-  line: number | null;
-  title: string;
-  body: string;
-}
 
 const MAX_FINDINGS = 50;
 
@@ -62,9 +52,6 @@ export function prepareChange(kernel: Kernel, todoId: string): ScopeChange {
  */
 export function submitInTx(tx: Tx, todo: TodoCore, scope: ReviewScope, validation: string): void {
   const full = getTodo(tx.db, todo.id);
-  const turn = tx.db
-    .prepare('SELECT host FROM turns WHERE todo_id = ? AND agent = ? AND ended_at IS NULL ORDER BY num DESC LIMIT 1')
-    .get(todo.id, tx.actor.name);
   tx.emit({
     kind: 'todo.submitted',
     goalId: todo.goalId,
@@ -72,7 +59,7 @@ export function submitInTx(tx: Tx, todo: TodoCore, scope: ReviewScope, validatio
     data: {
       previousOwner: todo.owner as string,
       round: full.reviewRound + 1,
-      host: turn ? String(turn.host) : null,
+      host: openTurnHost(tx.db, todo.id, tx.actor.name),
       scope: { base: scope.base, head: scope.head, diffHash: scope.diffHash, files: scope.files },
       validation,
     },
@@ -151,7 +138,7 @@ export function checkFindings(raw: readonly unknown[], root?: string): Finding[]
     if (typeof confidence !== 'number' || !(confidence >= 0 && confidence <= 1))
       throw new InvalidInputError(`${at}: confidence is a number from 0 to 1`);
     const file = f.file === undefined || f.file === null ? null : f.file;
-    if (file !== null && (typeof file !== 'string' || file.length > 500 || /[\0\n]/.test(file)))
+    if (file !== null && (typeof file !== 'string' || file.length > TEXT_LIMITS.short || /[\0\n]/.test(file)))
       throw new InvalidInputError(`${at}: file is a path in the workspace`);
     const line = f.line === undefined || f.line === null ? null : f.line;
     if (line !== null && !(Number.isInteger(line) && (line as number) >= 1))

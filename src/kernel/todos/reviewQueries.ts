@@ -1,6 +1,6 @@
 import { rowReader } from '../rowReader';
 import type { Row, SqliteDb } from '../db/sqliteDb';
-import type { Severity, Todo } from '../model';
+import type { Finding, Todo } from '../model';
 
 /** One round of a todo's review as the store keeps it (`reviews`): what was submitted and the verdict that ended it. */
 export interface ReviewRound {
@@ -15,7 +15,7 @@ export interface ReviewRound {
   reviewerHost: string | null;
   verdict: 'approve' | 'request_changes' | 'could_not_review' | null;
   summary: string | null;
-  findings: { severity: Severity; confidence: number; file: string | null; line: number | null; title: string; body: string }[];
+  findings: Finding[];
   decidedAt: string | null;
   byPerson: boolean;
 }
@@ -58,6 +58,14 @@ export function reviewAsked(db: SqliteDb, todoId: string): boolean {
       .prepare('SELECT g.review IS NOT NULL OR t.review = 1 AS on_ FROM todos t JOIN goals g ON g.id = t.goal_id WHERE t.id = ?')
       .get(todoId)?.on_ === 1
   );
+}
+
+/** The host of `agent`'s open turn on the todo (its implementer's at a submission, its reviewer's at a verdict), or null. */
+export function openTurnHost(db: SqliteDb, todoId: string, agent: string): string | null {
+  const row = db
+    .prepare('SELECT host FROM turns WHERE todo_id = ? AND agent = ? AND ended_at IS NULL ORDER BY num DESC LIMIT 1')
+    .get(todoId, agent);
+  return row ? String(row.host) : null;
 }
 
 /** Whether any of the goal's changes is in review (its kept counts: no walk of its todos). */

@@ -1,5 +1,5 @@
 import type { Kernel, Tx } from '../kernel';
-import { type Gate, type Todo, defaultReviewPolicy } from '../model';
+import { type Finding, type Gate, type Todo, defaultReviewPolicy } from '../model';
 import { GatePendingError, IllegalTransitionError, InvalidInputError, NotAllowedError, RefusedError } from '../errors';
 import { KERNEL, requireHumanChannel } from '../authority';
 import { requireText } from '../validate';
@@ -9,8 +9,8 @@ import { getGate, pendingGateIds } from '../gates/gateQueries';
 import { askGateInTx, decideGate, decideGateInTx } from '../gates/gates';
 import { sameScope, scopeWords } from '../worktrees/changeScope';
 import { getTodo } from './todoQueries';
-import { type ReviewRound, reviewLive, reviewRound } from './reviewQueries';
-import { type Finding, checkFindings, prepareScope } from './review';
+import { type ReviewRound, openTurnHost, reviewLive, reviewRound } from './reviewQueries';
+import { checkFindings, prepareScope } from './review';
 import { scheduleNextOccurrence } from './todos';
 
 /**
@@ -67,7 +67,7 @@ export function recordVerdict(kernel: Kernel, todoId: string, input: VerdictInpu
         `${actor.name} does not hold todo ${todoId}'s review${todo.owner ? ` (${todo.owner} does)` : ''}`,
         'a review turn claims it: loopx turn start --goal G --review',
       );
-    const host = person ? null : reviewHost(tx, todoId, actor.name);
+    const host = person ? null : openTurnHost(tx.db, todoId, actor.name);
     const base = { previousOwner: todo.owner, round: todo.reviewRound, host };
     if (now && round && !sameScope(now, round.scope)) {
       const reason = `the change moved while it was under review (submitted ${scopeWords(round.scope)}, now ${scopeWords(now)}); a review may not change what it judges`;
@@ -94,9 +94,8 @@ export function recordVerdict(kernel: Kernel, todoId: string, input: VerdictInpu
       scheduleNextOccurrence(tx, todoId);
       return { todo: getTodo(tx.db, todoId), outcome: 'approved', round: todo.reviewRound };
     }
-    const maxRounds = policy.maxRounds;
-    if (!person && todo.reviewRound >= maxRounds) {
-      const gateId = escalate(tx, todo, round, actor.name, summary, findings, maxRounds);
+    if (!person && todo.reviewRound >= policy.maxRounds) {
+      const gateId = escalate(tx, todo, round, base, actor.name, summary, findings, policy.maxRounds);
       return { todo: getTodo(tx.db, todoId), outcome: 'escalated', round: todo.reviewRound, gateId };
     }
     decideGates(tx, gates, 'rejected', summary);
@@ -106,14 +105,6 @@ export function recordVerdict(kernel: Kernel, todoId: string, input: VerdictInpu
   if ('moved' in result)
     throw new RefusedError('scope_changed', result.moved, 'the review was given up; another review turn looks at the change as it is now');
   return result;
-}
-
-/** The host of the reviewer's open review turn on the todo (null: a review claimed outside a turn). */
-function reviewHost(tx: Tx, todoId: string, agent: string): string | null {
-  const row = tx.db
-    .prepare(`SELECT host FROM turns WHERE todo_id = ? AND agent = ? AND ended_at IS NULL ORDER BY num DESC LIMIT 1`)
-    .get(todoId, agent);
-  return row ? String(row.host) : null;
 }
 
 /** A person's verdict decides the gates the review raised (the question was theirs to answer). */
@@ -143,13 +134,13 @@ function escalate(
   tx: Tx,
   todo: Todo,
   round: ReviewRound | null,
+  base: { previousOwner: string | null; round: number; host: string | null },
   reviewer: string,
   summary: string,
   findings: readonly Finding[],
   maxRounds: number,
 ): string {
   const reason = `round ${todo.reviewRound} of ${maxRounds} ended with changes asked: ${summary}`;
-  const base = { previousOwner: todo.owner, round: todo.reviewRound, host: reviewHost(tx, todo.id, reviewer) };
   tx.emit({ kind: 'todo.review_unable', goalId: todo.goalId, todoId: todo.id, data: { ...base, reason, escalated: true } });
   const top = findings
     .slice(0, 5)

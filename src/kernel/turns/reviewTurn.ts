@@ -8,13 +8,11 @@ import { planTurn } from '../goals/quotaQueries';
 import { requireTurnMayStart } from '../goals/goalStanding';
 import { claimReviewInTx, prepareChange } from '../todos/review';
 import { reviewBrief } from '../todos/reviewBrief';
-import { findWorktree } from '../worktrees/worktreeRows';
 import type { ScopeChange } from '../worktrees/changeScope';
 import { REVIEW_TURN_COMMANDS, allowedCommands, writeBackOf } from './turnCommands';
 import { getTurn } from './turnQueries';
 import { renderReviewPrompt } from './reviewPrompt';
-import { recordTurnStart, turnEnv } from './turnRecord';
-import { existsSync } from 'node:fs';
+import { recordTurnStart, requireNoOpenTurn, turnEnv } from './turnRecord';
 import type { TurnStart, TurnStartInput } from './turnRecord';
 
 /**
@@ -59,13 +57,7 @@ export function startReviewTurn(
         'start the turn again',
       );
     requireTurnMayStart(tx.db, goal.id);
-    const open = tx.db.prepare('SELECT id FROM turns WHERE todo_id = ? AND ended_at IS NULL LIMIT 1').get(todo);
-    if (open)
-      throw new RefusedError(
-        'not_ready',
-        `todo ${todo} cannot start a review: turn ${String(open.id)} is still open on it`,
-        'see loopx turn list',
-      );
+    requireNoOpenTurn(tx, todo, 'a review');
     claimReviewInTx(tx, todo, agent, input.host, lease);
     const { id, promptPath, prefix } = recordTurnStart(tx, kernel, input, {
       goalId: goal.id,
@@ -84,15 +76,14 @@ export function startReviewTurn(
     // Written last inside the transaction: if writing fails, the review claim and the turn roll back with it.
     const promptFile = join(kernel.root, promptPath);
     writeFileSync(promptFile, prompt);
-    const worktree = findWorktree(tx.db, todo);
-    const cwd = worktree && worktree.removedAt === null && existsSync(worktree.path) ? worktree.path : kernel.root;
     const env = { ...turnEnv(kernel, { id, goalId: goal.id, todoId: todo, agent: agent.name, promptFile }), LOOPX_ROLE: 'review' };
     return {
       turn: getTurn(tx.db, id),
       promptFile,
       env,
       allowedCommands: allowedCommands(prefix, todo, REVIEW_TURN_COMMANDS),
-      cwd,
+      // Where the change is, read with it before the write: the todo's worktree, else the workspace.
+      cwd: change.folder,
       worktree: null,
     };
   });

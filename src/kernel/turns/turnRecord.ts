@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Kernel, type Tx, STORE_DIR } from '../kernel';
 import { nextNum } from '../model';
+import { RefusedError } from '../errors';
 import { iso } from '../time';
 import { formatId } from '../validate';
 import { commandPrefix, shellWord } from './turnCommands';
@@ -109,4 +110,15 @@ export interface TurnStartInput {
    * in review is reviewed, any other worked on.
    */
   role?: 'implement' | 'review';
+}
+
+/** One open turn per todo: a start on a todo a turn is still open on is refused (`what`: the work it would start). */
+export function requireNoOpenTurn(tx: Tx, todoId: string, what: string): void {
+  const open = tx.db.prepare('SELECT id FROM turns WHERE todo_id = ? AND ended_at IS NULL LIMIT 1').get(todoId);
+  if (open)
+    throw new RefusedError(
+      'not_ready',
+      `todo ${todoId} cannot start ${what}: turn ${String(open.id)} is still open on it`,
+      'see loopx turn list',
+    );
 }

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Kernel, type Tx, STORE_DIR } from '../kernel';
-import { recordTurnStart, turnEnv } from './turnRecord';
+import { recordTurnStart, requireNoOpenTurn, turnEnv } from './turnRecord';
 import { InvalidInputError, NotAllowedError, RefusedError } from '../errors';
 import { hasHumanChannel } from '../authority';
 import { HOST_ID } from '../../shared/hostCatalog';
@@ -167,13 +167,7 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
       );
     const todo = getTodoCore(tx.db, input.todoId ?? (planned as string));
     if (todo.goalId !== goal.id) throw new InvalidInputError(`todo ${todo.id} belongs to goal ${todo.goalId}, not ${goal.id}`);
-    const open = tx.db.prepare('SELECT id FROM turns WHERE todo_id = ? AND ended_at IS NULL LIMIT 1').get(todo.id);
-    if (open)
-      throw new RefusedError(
-        'not_ready',
-        `todo ${todo.id} cannot start a turn: turn ${String(open.id)} is still open on it`,
-        'see loopx turn list',
-      );
+    requireNoOpenTurn(tx, todo.id, 'a turn');
     claimForTurn(tx, agent, todo, lease);
     const { id, promptPath, prefix } = recordTurnStart(tx, kernel, input, { goalId: goal.id, todoId: todo.id, agent: agent.name, limit });
     const worktree = worktreeFor(tx, goal.worktreeBase, todo.id, worktreeReady);

@@ -30,11 +30,11 @@ const OUTSIDE_STORE = ['--', '.', ...[STORE_DIR, ...AGENT_READ_ONLY].map((p) => 
 
 /** The scope of a todo's change: in its worktree when it has one, else in the workspace's own tree. */
 export function readReviewScope(root: string, worktree: WorktreeRow | undefined): ReviewScope {
-  const inWorktree = worktree !== undefined && worktree.removedAt === null && existsSync(worktree.path);
-  const cwd = inWorktree ? worktree.path : root;
-  const head = inWorktree ? resolveCommit(root, `refs/heads/${worktree.branch}`) : resolveCommit(cwd, 'HEAD');
+  const inWorktree = onDisk(worktree);
+  const cwd = inWorktree ? inWorktree.path : root;
+  const head = inWorktree ? resolveCommit(root, `refs/heads/${inWorktree.branch}`) : resolveCommit(cwd, 'HEAD');
   if (head === null) return NO_SCOPE; // not a git repository, or nothing committed yet
-  const base = inWorktree ? worktree.baseCommit : null;
+  const base = inWorktree ? inWorktree.baseCommit : null;
   const committed =
     base === null ? [] : lines(gitRaw(cwd, ['diff', '--name-only', `${base}..${head}`, ...OUTSIDE_STORE], { timeoutMs: GIT_MS }).stdout);
   const diff = gitRaw(cwd, ['diff', '--binary', 'HEAD', ...OUTSIDE_STORE], { timeoutMs: GIT_MS }).stdout;
@@ -73,8 +73,7 @@ export interface ScopeChange {
 
 /** The commits and diff of a submitted scope: from its base (a worktree's) or the last commit, to the files now. */
 export function readScopeChange(root: string, worktree: WorktreeRow | undefined, scope: ReviewScope | null, limit: number): ScopeChange {
-  const inWorktree = worktree !== undefined && worktree.removedAt === null && existsSync(worktree.path);
-  const folder = inWorktree ? worktree.path : root;
+  const folder = onDisk(worktree)?.path ?? root;
   if (!scope?.head) return { commits: [], diff: { text: '', truncated: false, bytes: 0 }, folder };
   try {
     return readChange(folder, scope, limit);
@@ -97,6 +96,11 @@ function readChange(folder: string, scope: ReviewScope, limit: number): ScopeCha
     ? gitRaw(folder, ['log', '--format=%h %s', '-n', '30', `${scope.base}..${scope.head}`], { timeoutMs: GIT_MS }).stdout
     : '';
   return { commits: lines(log), diff: { text: text.slice(0, limit), truncated: text.length > limit, bytes: text.length }, folder };
+}
+
+/** The todo's worktree while its folder is there (a change in it is read there), else null: the workspace's. */
+function onDisk(worktree: WorktreeRow | undefined): WorktreeRow | null {
+  return worktree !== undefined && worktree.removedAt === null && existsSync(worktree.path) ? worktree : null;
 }
 
 function lines(text: string): string[] {
