@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { inVsCode } from '../cli/harness';
+import { inVsCode, inVsCodeAsync } from '../cli/harness';
 import { setGoalHost } from '../../src/kernel/goals/goalHost';
+import { setGoalWorktree } from '../../src/kernel/worktrees/worktreeSetting';
+import { mergeWorktree } from '../../src/kernel/worktrees/landing';
 import { reviewPolicy, setGoalReview } from '../../src/kernel/goals/goalReview';
 import { type AgentWorld, startAgentWorld, turnLog } from './agentWorld';
 import type { Step } from './modelServer';
@@ -24,7 +26,10 @@ afterAll(async () => {
 
 const REVIEW_TURN = /^# loopx: one bounded review turn/;
 
-/** A workspace as a person sets it up: a git repository, its goal implemented on Claude Code and reviewed on Codex. */
+/**
+ * A workspace as a person sets it up: a git repository on main, its goal implemented on Claude Code in a worktree per
+ * todo and reviewed on Codex.
+ */
 function setUpReviewed() {
   const world = w.setUp();
   const git = (...args: string[]) => execFileSync('git', args, { cwd: world.root, encoding: 'utf8' });
@@ -33,18 +38,23 @@ function setUpReviewed() {
   git('config', 'user.name', 'ada');
   git('add', '-A');
   git('commit', '-qm', 'start');
+  git('branch', '-M', 'main');
   inVsCode(world.root, (kernel) => {
     setGoalHost(kernel, 'G1', 'claude');
+    setGoalWorktree(kernel, 'G1', 'main');
     setGoalReview(kernel, 'G1', reviewPolicy({ reviewerHost: 'codex', maxRounds: 3 }));
   });
   return world;
 }
 
 describe('Claude Code implements, Codex reviews', () => {
-  test('Codex asks for changes once, Claude fixes them, Codex approves; the reviewer cannot edit, the implementer cannot approve', async () => {
+  test('Codex asks for changes once, Claude fixes them, Codex approves, a person merges; the reviewer cannot edit, the implementer cannot approve', async () => {
     const { root, env, cli } = setUpReviewed();
-    const file = join(root, 'quoted.txt');
+    // The todo's worktree, as the implementer's prompt names it (the review turns run in the same folder).
+    let file = '';
     w.only = ({ prefix, todo }, prompt): Step[] => {
+      const folder = /You work in your own git worktree, (.+?), on branch/.exec(prompt)?.[1];
+      if (folder) file = join(folder, 'quoted.txt');
       // The script runs on each request of a turn: which round it is comes from the prompt, never from a count here.
       if (REVIEW_TURN.test(prompt)) {
         const round = prompt.includes('### Earlier rounds') ? 2 : 1;
@@ -107,6 +117,15 @@ describe('Claude Code implements, Codex reviews', () => {
       expect(todo).toMatchObject({ status: 'shipped', reviewRound: 2, implementer: 'claude' });
       // The reviewer's edit never landed: the file is the implementer's second version.
       expect(readFileSync(file, 'utf8')).toBe('a,"b ""c"""\n');
+      // Claude committed nothing; the approved change is now its branch's commit, and a person merges it into main.
+      const title = (cli(['todo', 'show', 'T1', '--json']).json.data as { title: string }).title;
+      const approved = execFileSync('git', ['log', '-1', '--format=%an|%s'], { cwd: dirname(file), encoding: 'utf8' });
+      expect(approved.trim(), JSON.stringify(w.server.calls.filter((c) => c.tool === 'loopx_review_verdict').map((c) => c.output))).toBe(
+        `claude (via loopx)|T1: ${title}`,
+      );
+      await inVsCodeAsync(root, (kernel) => mergeWorktree(kernel, 'T1', 'ff'));
+      expect(readFileSync(join(root, 'quoted.txt'), 'utf8')).toBe('a,"b ""c"""\n');
+      expect(cli(['worktree', 'list', '--json']).json.data).toContainEqual(expect.objectContaining({ todoId: 'T1', status: 'merged' }));
       const reviewCalls = w.server.calls.filter((c) => c.command.includes('reviewer was here'));
       expect(reviewCalls).toHaveLength(2);
       for (const call of reviewCalls) expect(call.output, call.output ?? '').toMatch(/denied|read-only|Permission|not permitted|sandbox/i);

@@ -6,6 +6,7 @@ import { parseId } from '../../kernel/validate';
 import type { Kernel } from '../../kernel/kernel';
 import { prepareChange } from '../../kernel/todos/review';
 import { reviewBrief } from '../../kernel/todos/reviewBrief';
+import type { ApprovedCommit } from '../../kernel/worktrees/approvedCommit';
 import { type VerdictInput, type VerdictKind, recordVerdict } from '../../kernel/todos/verdicts';
 import { reviewBriefLines } from '../../kernel/turns/reviewPrompt';
 import { Painter, todoLine } from '../format';
@@ -88,7 +89,8 @@ function verdictCommand(verdict: VerdictKind, word: string, summary: string, exa
         ? { verdict, summary: required(ctx.args.str('reason'), '--reason') }
         : { verdict, summary: required(ctx.args.str('summary'), '--summary'), findings: findingsOf(ctx) };
       const result = recordVerdict(verdictKernel(ctx, id, word), id, input);
-      return { data: result, text: `${OUTCOME_WORDS[result.outcome]}: ${todoLine(new Painter(ctx.color), result.todo, Date.now())}` };
+      const line = `${OUTCOME_WORDS[result.outcome]}: ${todoLine(new Painter(ctx.color), result.todo, Date.now())}`;
+      return { data: result, text: [line, ...committedWords(result.committed)].join('\n') };
     },
   };
 }
@@ -99,6 +101,14 @@ const OUTCOME_WORDS = {
   escalated: 'The review rounds ran out; a person decides the gate',
   not_reviewed: 'Recorded that it could not be reviewed',
 };
+
+/** What became of an approved change's files in its worktree, in a line (none without a worktree). */
+function committedWords(committed: ApprovedCommit | undefined): string[] {
+  if (!committed) return [];
+  if (committed.commit)
+    return [`The approved change is committed on ${committed.branch} as ${committed.commit.slice(0, 7)}; a person merges it.`];
+  return [`The approved change was left uncommitted on ${committed.branch}: ${committed.why ?? 'git did not commit it'}.`];
+}
 
 /** The agent's store when an agent gives it; a person's, confirmed at the terminal, otherwise. */
 function verdictKernel(ctx: CommandContext, todoId: string, word: string): Kernel {

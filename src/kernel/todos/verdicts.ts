@@ -7,7 +7,8 @@ import { TEXT_LIMITS } from '../../shared/textLimits';
 import { getGoal } from '../goals/goalQueries';
 import { getGate, pendingGateIds } from '../gates/gateQueries';
 import { askGateInTx, decideGate, decideGateInTx } from '../gates/gates';
-import { sameScope, scopeWords } from '../worktrees/changeScope';
+import { type ReviewScope, sameScope, scopeWords } from '../worktrees/changeScope';
+import { type ApprovedCommit, commitApproved } from '../worktrees/approvedCommit';
 import { getTodo } from './todoQueries';
 import { type ReviewRound, openTurnHost, reviewLive, reviewRound } from './reviewQueries';
 import { checkFindings, prepareScope } from './review';
@@ -36,6 +37,8 @@ export interface VerdictOutcome {
   round: number;
   /** The gate a person decides, when the rounds ran out. */
   gateId?: string;
+  /** An approval's change in a worktree, committed on its branch as approved (approvedCommit.ts); absent without one. */
+  committed?: ApprovedCommit;
 }
 
 /**
@@ -53,7 +56,7 @@ export function recordVerdict(kernel: Kernel, todoId: string, input: VerdictInpu
   const findings = checkFindings(input.findings ?? [], kernel.root);
   // git before the write: a person's verdict is about the change as it stands, whatever moved.
   const now = person ? null : prepareScope(kernel, todoId);
-  const result = kernel.write((tx): VerdictOutcome | { moved: string } => {
+  const result = kernel.write((tx): (VerdictOutcome & { approvedScope?: ReviewScope }) | { moved: string } => {
     const todo = getTodo(tx.db, todoId);
     if (todo.status !== 'in_review') throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}, not in review`);
     if (todo.implementer === actor.name)
@@ -92,7 +95,7 @@ export function recordVerdict(kernel: Kernel, todoId: string, input: VerdictInpu
       decideGates(tx, gates, 'approved', summary);
       tx.emit({ kind: 'todo.approved', goalId: todo.goalId, todoId, data: verdictData });
       scheduleNextOccurrence(tx, todoId);
-      return { todo: getTodo(tx.db, todoId), outcome: 'approved', round: todo.reviewRound };
+      return { todo: getTodo(tx.db, todoId), outcome: 'approved', round: todo.reviewRound, approvedScope: scope };
     }
     if (!person && todo.reviewRound >= policy.maxRounds) {
       const gateId = escalate(tx, todo, round, base, actor.name, summary, findings, policy.maxRounds);
@@ -104,7 +107,16 @@ export function recordVerdict(kernel: Kernel, todoId: string, input: VerdictInpu
   });
   if ('moved' in result)
     throw new RefusedError('scope_changed', result.moved, 'the review was given up; another review turn looks at the change as it is now');
-  return result;
+  const { approvedScope, ...outcome } = result;
+  if (!approvedScope) return outcome;
+  // git after the write, never under its lock: the approved files become the branch's commit.
+  const { todo } = outcome;
+  const committed = commitApproved(kernel, todoId, approvedScope, {
+    title: todo.title,
+    implementer: todo.implementer,
+    round: outcome.round,
+  });
+  return committed ? { ...outcome, committed } : outcome;
 }
 
 /** A person's verdict decides the gates the review raised (the question was theirs to answer). */

@@ -2,7 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { agent, makeStore, type TestStore } from '../../../test/support/testKit';
+import { agent, human, makeStore, type TestStore } from '../../../test/support/testKit';
+import { setGoalWorktree } from '../worktrees/worktreeSetting';
+import { mergeWorktree } from '../worktrees/landing';
+import { commitApproved } from '../worktrees/approvedCommit';
+import type { ReviewScope } from '../worktrees/changeScope';
 import { createGoal } from '../goals/goals';
 import { reviewPolicy, setGoalReview } from '../goals/goalReview';
 import { addEvidence } from '../evidence/evidence';
@@ -143,5 +147,48 @@ describe('a review turn', () => {
     ]);
     expect(story.timeline.filter((i) => i.kind === 'ship')).toMatchObject([{ todoId: 'T1', by: 'codex' }]);
     expect(story.burndown.at(-1)).toMatchObject({ open: 0, done: 1 });
+  });
+});
+
+describe('an approved change in a worktree', () => {
+  test('is committed on its branch exactly as approved, authored for its implementer; a person merges it into the base', async () => {
+    git('branch', '-M', 'main');
+    setGoalWorktree(s.as(human), 'G1', 'main');
+    const turn = startTurn(as('claude'), { goalId: 'G1', host: 'claude' });
+    // The agent writes in its worktree and commits nothing (Claude Code under loopx's default command cannot).
+    writeFileSync(join(turn.cwd, 'parse.ts'), 'export const parse = (s: string) => s.split(/:(.*)/);\n');
+    writeFileSync(join(turn.cwd, 'headers.test.ts'), 'it splits once\n');
+    addEvidence(as('claude'), { todoId: 'T1', summary: 'split on the first colon' });
+    shipTodo(as('claude'), 'T1', { validation: 'ran the header cases' });
+    finishTurn(as('claude'), turn.turn.id, 0);
+    expect(getTodo(s.kernel.db, 'T1').status).toBe('in_review');
+    startTurn(as('codex'), { goalId: 'G1', host: 'codex', role: 'review' });
+    const approved = recordVerdict(as('codex'), 'T1', { verdict: 'approve', summary: 'splits once; the test covers it' });
+    const branch = approved.committed?.branch ?? '';
+    expect(approved.committed).toEqual({ commit: expect.stringMatching(/^[0-9a-f]{40}$/), branch: expect.stringMatching(/^loopx\/T1-/) });
+    const inBranch = (...args: string[]) => execFileSync('git', args, { cwd: turn.cwd, encoding: 'utf8' });
+    expect(inBranch('status', '--porcelain')).toBe('');
+    expect(inBranch('log', '-1', '--format=%an|%s', branch).trim()).toBe('claude (via loopx)|T1: Parse headers');
+    expect(inBranch('show', '--name-only', '--format=', branch).trim().split('\n').sort()).toEqual(['headers.test.ts', 'parse.ts']);
+    // The person's merge takes the branch (it refused uncommitted files before); the workspace has the change.
+    await mergeWorktree(s.as(human), 'T1', 'ff');
+    expect(readFileSync(join(s.root, 'parse.ts'), 'utf8')).toContain('s.split(/:(.*)/)');
+  });
+
+  test('a change that moved after its approval is not committed: the files wait for a person, who is told why', () => {
+    git('branch', '-M', 'main');
+    setGoalWorktree(s.as(human), 'G1', 'main');
+    const turn = startTurn(as('claude'), { goalId: 'G1', host: 'claude' });
+    writeFileSync(join(turn.cwd, 'parse.ts'), 'export const parse = (s: string) => s.trim();\n');
+    addEvidence(as('claude'), { todoId: 'T1', summary: 'trims' });
+    shipTodo(as('claude'), 'T1', { validation: 'by hand' });
+    finishTurn(as('claude'), turn.turn.id, 0);
+    startTurn(as('codex'), { goalId: 'G1', host: 'codex', role: 'review' });
+    const scope = reviewRounds(s.kernel.db, 'T1')[0]?.scope;
+    // The approval's scope is the submitted one; a write after it (simulated by committing against a moved scope).
+    writeFileSync(join(turn.cwd, 'parse.ts'), 'export const parse = () => "moved";\n');
+    const moved = commitApproved(s.kernel, 'T1', scope as ReviewScope, { title: 'Parse headers', implementer: 'claude', round: 1 });
+    expect(moved).toMatchObject({ commit: null, why: expect.stringContaining('moved after it was approved') });
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: turn.cwd, encoding: 'utf8' })).toContain('parse.ts');
   });
 });
