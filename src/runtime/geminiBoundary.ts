@@ -21,8 +21,11 @@ const toml = (value: string): string => JSON.stringify(value);
 /** A name as a regular expression, literally. */
 const literal = (name: string): string => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** The turn's policy: the rules in the order Gemini CLI reads them (the highest priority wins). */
-export function geminiPolicy(allowedCommands: readonly string[]): string {
+/**
+ * The turn's policy: the rules in the order Gemini CLI reads them (the highest priority wins). A review turn
+ * (`review`) has no edit allowed at all: its edits fall to the last rule, refused.
+ */
+export function geminiPolicy(allowedCommands: readonly string[], review = false): string {
   const rule = (fields: Record<string, string | string[] | number>) =>
     `[[rule]]\n${Object.entries(fields)
       .map(([k, v]) => `${k} = ${Array.isArray(v) ? `[${v.map(toml).join(', ')}]` : typeof v === 'number' ? v : toml(v)}`)
@@ -43,7 +46,7 @@ export function geminiPolicy(allowedCommands: readonly string[]): string {
       }),
     ),
     rule({ toolName: edits, argsPattern: '"file_path":"[^"]*\\\\', decision: 'deny', priority: 900 }),
-    rule({ toolName: edits, decision: 'allow', priority: 500 }),
+    ...(review ? [] : [rule({ toolName: edits, decision: 'allow', priority: 500 })]),
     rule({ toolName: '*', decision: 'deny', priority: 1 }),
   ].join('\n');
 }
@@ -68,6 +71,7 @@ export function geminiTurnSetup(
   allowedCommands: readonly string[],
   turnDir: string,
   env: NodeJS.ProcessEnv = process.env,
+  review = false,
 ): { args: string[]; env: Record<string, string> } {
   const home = geminiHome(turnDir);
   mkdirSync(join(home, '.gemini'), { recursive: true });
@@ -88,7 +92,7 @@ export function geminiTurnSetup(
   };
   writeFileSync(join(home, '.gemini', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
   const policy = join(home, 'policy.toml');
-  writeFileSync(policy, geminiPolicy(allowedCommands));
+  writeFileSync(policy, geminiPolicy(allowedCommands, review));
   return {
     args: ['--admin-policy', policy, ...(typeof model === 'string' && model ? ['--model', model] : [])],
     env: {

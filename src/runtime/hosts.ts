@@ -76,7 +76,8 @@ function boundaryParts(host: string, turn: HostTurn, bounded: boolean): { args: 
   if (!turn.boundary || !bounded) return { args: [], env: {} };
   const kind = builtInHost(host)?.boundary ?? 'none';
   if (kind === 'opencode-config') return { args: [], env: opencodeTurnSetup(turn.boundary.place, turn.allowedCommands ?? [], turn.dir) };
-  if (kind === 'gemini-policy') return geminiTurnSetup(turn.allowedCommands ?? [], turn.dir);
+  if (kind === 'gemini-policy')
+    return geminiTurnSetup(turn.allowedCommands ?? [], turn.dir, process.env, turn.boundary.place.review === true);
   if (kind === 'copilot-rules') return copilotTurnSetup(turn.boundary.place, turn.allowedCommands ?? [], turn.dir);
   if (kind === 'qwen-mcp') return qwenTurnSetup(turn.boundary.place, turn.dir);
   if (kind === 'pi-guard') return piTurnSetup(turn.boundary.place, turn.dir);

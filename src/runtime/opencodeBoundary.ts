@@ -21,15 +21,18 @@ import { readJsonObject } from './personJson';
 /** The keys of the person's own OpenCode config a turn keeps: the model and how to reach it, nothing that permits. */
 const CARRIED_KEYS = ['model', 'small_model', 'provider', 'enabled_providers', 'disabled_providers'] as const;
 
-/** The turn's OpenCode permissions: exactly the turn's loopx verbs in its shell, edits anywhere but loopx's files. */
-export function opencodePermission(allowedCommands: readonly string[]): Record<string, unknown> {
+/**
+ * The turn's OpenCode permissions: exactly the turn's loopx verbs in its shell, edits anywhere but loopx's files; a
+ * review turn (`review`) edits nothing at all.
+ */
+export function opencodePermission(allowedCommands: readonly string[], review = false): Record<string, unknown> {
   const bash: Record<string, string> = { '*': 'deny' };
   // A trailing " *" also matches the prefix alone; last match wins, so the denials that follow come last.
   for (const prefix of allowedCommands) bash[`${prefix} *`] = 'allow';
   // OpenCode checks each simple command (chains, substitutions, subshells) but not redirections: none at all.
   bash['*>*'] = 'deny';
   // Paths are matched relative to the git root (outside a repository, to /): each name at the root and below it.
-  const edit: Record<string, string> = { '*': 'allow' };
+  const edit: Record<string, string> = { '*': review ? 'deny' : 'allow' };
   for (const name of AGENT_READ_ONLY) for (const at of [name, `*/${name}`]) for (const p of [at, `${at}/**`]) edit[p] = 'deny';
   return {
     '*': 'deny',
@@ -87,7 +90,7 @@ export function opencodeTurnSetup(
     snapshot: false,
     // The project's config is off, its AGENTS.md with it: named again here, as instructions only.
     ...(existsSync(instructions) ? { instructions: [instructions] } : {}),
-    permission: opencodePermission(allowedCommands),
+    permission: opencodePermission(allowedCommands, place.review === true),
     // A refusal is the tool's answer and the turn goes on (an "ask" would end the turn: nobody answers headless).
     experimental: { continue_loop_on_deny: true },
   };

@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { AGENT_READ_ONLY } from '../kernel/agentReach';
-import { TURN_COMMANDS } from '../kernel/turns/turnCommands';
+import { turnMcpTools } from '../kernel/turns/turnCommands';
 import { TURN_LOOPX } from '../kernel/turns/turnLoopx';
 import type { BoundaryPlace } from './hostBoundary';
 import { readJsonObject } from './personJson';
@@ -20,10 +20,12 @@ import { realOr } from './programsOnPath';
  * folder of the turn's own (the person's providers and default model carried over).
  */
 
-/** The tools a Pi turn may call: Pi's file tools and the turn's loopx MCP tools (as Pi names them). */
-function piAllowedTools(): string[] {
-  const mcp = TURN_COMMANDS.filter((c) => c.allow && c.mcp).map((c) => `mcp__loopx__${c.mcp?.tool}`);
-  return ['read', 'ls', 'find', 'grep', 'edit', 'write', ...mcp];
+/**
+ * The tools a Pi turn may call: Pi's file tools and the turn's loopx MCP tools (as Pi names them); a review turn
+ * reads and searches only.
+ */
+function piAllowedTools(review: boolean): string[] {
+  return ['read', 'ls', 'find', 'grep', ...(review ? [] : ['edit', 'write']), ...turnMcpTools(review)];
 }
 
 /** The extension's source: the rules as data (JSON), one handler that refuses what they do not allow. */
@@ -35,7 +37,7 @@ export function piGuardText(place: BoundaryPlace, piDir: string): string {
     // The root resolved first: a protected path that does not exist yet still compares with what the guard resolves.
     protected: [...roots.flatMap((root) => AGENT_READ_ONLY.map((p) => realOr(resolve(realOr(root), p)))), realOr(piDir)],
     unreadable: [realOr(piDir)],
-    allowed: piAllowedTools(),
+    allowed: piAllowedTools(place.review === true),
     writing: ['edit', 'write'],
   };
   return `// Written by loopx for one turn (src/runtime/piBoundary.ts): what this turn's agent may do, refused before it runs.

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, posix } from 'node:path';
 import { AGENT_READ_ONLY } from '../kernel/agentReach';
-import { TURN_COMMANDS } from '../kernel/turns/turnCommands';
+import { turnMcpTools } from '../kernel/turns/turnCommands';
 import { TURN_LOOPX } from '../kernel/turns/turnLoopx';
 import type { BoundaryPlace } from './hostBoundary';
 import { readJsonObject } from './personJson';
@@ -18,22 +18,23 @@ import { realOr } from './programsOnPath';
  * hands it (a project `.env` it loads), loopx runs in the turn's.
  */
 
-/** The loopx MCP tools a turn's agent may call unasked: the turn's verbs (the prompt lists the same). */
-function qwenAllowedTools(): string[] {
-  return TURN_COMMANDS.filter((c) => c.allow && c.mcp).map((c) => `mcp__loopx__${c.mcp?.tool}`);
-}
-
-/** Claude-style rules for the paths an agent may not edit: `//` then the path without its leading slash. */
+/**
+ * Claude-style rules for the paths an agent may not edit: `//` then the path without its leading slash. A review turn
+ * may edit nothing under the roots at all.
+ */
 function qwenDeniedEdits(place: BoundaryPlace): string[] {
   // Each root as given and as it really is (a workspace reached through a link): a rule names one path form.
   const given = [place.root, place.cwd].filter((r) => isAbsolute(r));
   const roots = [...new Set([...given, ...given.map(realOr)])];
-  return roots.flatMap((root) =>
+  const rule = (path: string) => [`Edit(${path})`, `WriteFile(${path})`];
+  const denied = roots.flatMap((root) =>
     AGENT_READ_ONLY.flatMap((p) => {
       const at = `//${posix.join(root, p).replace(/^\/+/, '')}`;
-      return (p.includes('.json') ? [at] : [at, `${at}/**`]).flatMap((path) => [`Edit(${path})`, `WriteFile(${path})`]);
+      return (p.includes('.json') ? [at] : [at, `${at}/**`]).flatMap(rule);
     }),
   );
+  if (place.review) denied.push(...roots.flatMap((root) => rule(`//${posix.join(root, '**').replace(/^\/+/, '')}`)));
+  return denied;
 }
 
 /** The person's own Qwen Code settings, for what a turn carries over; {} when there are none. */
@@ -82,7 +83,8 @@ export function qwenTurnSetup(
       '--allowed-mcp-server-names',
       'loopx',
       '--allowed-tools',
-      ...qwenAllowedTools(),
+      // The loopx MCP tools a turn's agent may call unasked: the turn's verbs (the prompt lists the same).
+      ...turnMcpTools(place.review === true),
     ],
     env: { QWEN_HOME: home, QWEN_USAGE_STATISTICS_ENABLED: 'false' },
   };

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type AgentWorld, startAgentWorld, turnLog } from './agentWorld';
-import { type ShellHost, refusesTheSideDoors, shipsThroughItsShell } from './hostTurns';
+import { type ShellHost, refusesTheSideDoors, reviewTurnWritesNothing, shipsThroughItsShell } from './hostTurns';
 
 /**
  * The real Copilot CLI (@github/copilot at the catalog's tested release, installed into .cache/ on first use:
@@ -102,5 +102,14 @@ describe('Copilot CLI with the default host command, offline', () => {
       w.extra = () => [];
     }
     expect(existsSync(join(root, 'ran-lsp'))).toBe(false);
+  });
+
+  test("Copilot CLI reviewing a change: its file creation in the workspace is refused by the turn's rules, its approval through the prompt's command is taken", async () => {
+    await reviewTurnWritesNothing(w, {
+      host: 'copilot',
+      write: (path) => ({ tool: 'create', input: { path, file_text: 'forged' } }),
+      verdictBy: 'shell',
+      refused: copilot.refused,
+    });
   });
 });

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { type AgentWorld, startAgentWorld } from './agentWorld';
-import { type ShellHost, refusesTheSideDoors, shipsThroughItsShell } from './hostTurns';
+import { type ShellHost, refusesTheSideDoors, reviewTurnWritesNothing, shipsThroughItsShell } from './hostTurns';
 
 /**
  * The real Gemini CLI (@google/gemini-cli, an exact devDependency) running loopx turns with its default host command,
@@ -48,5 +48,15 @@ describe('Gemini CLI with the default host command, offline', () => {
       },
       ['ran-hook'],
     );
+  });
+
+  test("Gemini CLI reviewing a change: its write into the workspace is refused by the turn's policy, its approval through the prompt's command is taken", async () => {
+    await reviewTurnWritesNothing(w, {
+      host: 'gemini',
+      write: (path) => ({ tool: 'write_file', input: { file_path: path, content: 'forged' } }),
+      verdictBy: 'shell',
+      // A review turn's policy allows no edit at all, so Gemini CLI does not even offer its file-writing tool.
+      refused: /write_file\W+ not found/,
+    });
   });
 });

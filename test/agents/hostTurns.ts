@@ -1,8 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { type AgentWorld, turnLog, SCRIPTED_TURN_USAGE } from './agentWorld';
-import type { loopx } from '../cli/harness';
+import { type loopx, inVsCode } from '../cli/harness';
+import { Kernel } from '../../src/kernel/kernel';
+import { reviewPolicy, setGoalReview } from '../../src/kernel/goals/goalReview';
+import { claimTodo } from '../../src/kernel/todos/claims';
+import { addEvidence } from '../../src/kernel/evidence/evidence';
+import { shipTodo } from '../../src/kernel/todos/todos';
 import type { Step, ToolCall } from './modelServer';
 
 /**
@@ -141,4 +147,69 @@ export async function shipsThroughMcpTools(
   expect(ended.usage).toEqual(SCRIPTED_TURN_USAGE);
   expect(w.server.outside).toEqual([]);
   expect(w.server.problems).toEqual([]);
+}
+
+/** How a review turn's scripted model writes a file and gives its verdict on a host (reviewTurnWritesNothing). */
+export interface ReviewingHost {
+  host: string;
+  /** The host's own file-writing tool call for `path`. */
+  write: (path: string) => Step;
+  /** The verdict through the prompt's shell command, or through the loopx MCP tool (hosts without a shell). */
+  verdictBy: 'shell' | 'mcp';
+  /** What the CLI answers the refused write with. */
+  refused: RegExp;
+}
+
+/**
+ * A change in review on a host's review turn (issue 42): the implementer ("claude", with the kernel directly) submits
+ * a change in a git workspace; `loopx run --host H` serves the review; its model tries to write a file into the
+ * workspace with the host's own tool, which the turn's boundary refuses, and then approves through the verdict its
+ * prompt gives. The workspace is as the implementer left it, and the todo is approved (shipped) by the review turn.
+ * `world`: a host's own workspace set-up (its CLI on PATH, the person's settings), as shipsThroughMcpTools takes.
+ */
+export async function reviewTurnWritesNothing(
+  w: AgentWorld,
+  h: ReviewingHost,
+  world: { root: string; env: Record<string, string>; cli: (args: string[]) => ReturnType<typeof loopx> } = w.setUp(),
+): Promise<void> {
+  const { root, env, cli } = world;
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' });
+  git('init', '-q');
+  git('add', '-A');
+  git('-c', 'user.name=ada', '-c', 'user.email=ada@example.com', 'commit', '-qm', 'start');
+  inVsCode(root, (kernel) => setGoalReview(kernel, 'G1', reviewPolicy({ reviewerHost: h.host })));
+  const implementer = Kernel.open(root, { actor: { name: 'claude', kind: 'agent' } });
+  try {
+    claimTodo(implementer, 'T1');
+    writeFileSync(join(root, 'change.txt'), 'the change\n');
+    addEvidence(implementer, { todoId: 'T1', summary: 'checked by hand' });
+    shipTodo(implementer, 'T1', { validation: 'read it twice' });
+  } finally {
+    implementer.close();
+  }
+  const intruder = join(root, 'reviewer-was-here.md');
+  w.only = ({ prefix, todo }, prompt): Step[] => {
+    // The prompt as the model reads it (a host may put words of its own before loopx's).
+    if (!/^# loopx: one bounded review turn/m.test(prompt)) return [];
+    const verdict: Step =
+      h.verdictBy === 'shell'
+        ? `${prefix} review approve ${todo} --summary "read the change; it does what it says" --json`
+        : { tool: 'loopx_review_verdict', input: { todo, verdict: 'approve', summary: 'read the change; it does what it says' } };
+    return [h.write(intruder), verdict];
+  };
+  const before = w.server.calls.length;
+  try {
+    const r = await w.run(root, env, ['--host', h.host]);
+    expect(r.code, `${r.stderr}\n${JSON.stringify(r.events)}`).toBe(0);
+  } finally {
+    w.only = undefined;
+  }
+  const [write, approve] = w.server.calls.slice(before, before + 2);
+  expect(write?.output, `${JSON.stringify(w.server.calls.slice(before))}\n${turnLog(root)}`).toMatch(h.refused);
+  expect(approve?.output, turnLog(root)).toContain('"ok":true');
+  expect(existsSync(intruder)).toBe(false);
+  expect(readFileSync(join(root, 'change.txt'), 'utf8')).toBe('the change\n');
+  expect(cli(['turn', 'list', '--json']).json.data).toEqual([expect.objectContaining({ host: h.host, role: 'review' })]);
+  expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped', implementer: 'claude' });
+  expect(w.server.outside).toEqual([]);
 }

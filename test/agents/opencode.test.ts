@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type AgentWorld, startAgentWorld } from './agentWorld';
-import { type ShellHost, refusesTheSideDoors, shipsThroughItsShell } from './hostTurns';
+import { type ShellHost, refusesTheSideDoors, reviewTurnWritesNothing, shipsThroughItsShell } from './hostTurns';
 import { OPENCODE_TURN_CONFIG } from '../../src/kernel/turns/usage/turnUsage';
 
 /**
@@ -77,5 +77,14 @@ describe('OpenCode with the default host command, offline', () => {
     expect(refusal).toContain(join(root, '.opencode', 'plugin'));
     expect(cli(['turn', 'list', '--json']).json.data).toEqual([]);
     expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'open' });
+  });
+
+  test("OpenCode reviewing a change: its write into the workspace is refused by the turn's config, its approval through the prompt's command is taken", async () => {
+    await reviewTurnWritesNothing(w, {
+      host: 'opencode',
+      write: (path) => ({ tool: 'write', input: { filePath: path, content: 'forged' } }),
+      verdictBy: 'shell',
+      refused: opencode.refused,
+    });
   });
 });

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type AgentWorld, startAgentWorld, turnLog } from './agentWorld';
-import { shipsThroughMcpTools } from './hostTurns';
+import { reviewTurnWritesNothing, shipsThroughMcpTools } from './hostTurns';
 import { piBin } from './agentEnv';
 import { REPO } from '../cli/harness';
 
@@ -91,5 +91,18 @@ describe('Pi with the default host command, offline', () => {
     expect(cli(['log', 'verify', '--json']).code).toBe(0);
     expect(readFileSync(marker('notes.md'), 'utf8')).toBe('the agent may write its work\n');
     expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+  });
+
+  test("Pi reviewing a change: its write into the workspace is refused by the turn's guard, its approval through the loopx MCP tool is taken", async () => {
+    await reviewTurnWritesNothing(
+      w,
+      {
+        host: 'pi',
+        write: (path) => ({ tool: 'write', input: { path, content: 'forged' } }),
+        verdictBy: 'mcp',
+        refused: /^loopx: this turn has no write/,
+      },
+      setUp(),
+    );
   });
 });

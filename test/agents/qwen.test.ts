@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type AgentWorld, startAgentWorld, turnLog } from './agentWorld';
-import { shipsThroughMcpTools } from './hostTurns';
+import { reviewTurnWritesNothing, shipsThroughMcpTools } from './hostTurns';
 import { qwenBin } from './agentEnv';
 import { REPO } from '../cli/harness';
 
@@ -83,5 +83,18 @@ describe('Qwen Code with the default host command, offline', () => {
     expect(existsSync(join(root, '.claude', 'settings.json'))).toBe(false);
     expect(readFileSync(join(root, 'notes.md'), 'utf8')).toBe('the agent may write its work\n');
     expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+  });
+
+  test("Qwen Code reviewing a change: its write into the workspace is refused by the turn's rules, its approval through the loopx MCP tool is taken", async () => {
+    await reviewTurnWritesNothing(
+      w,
+      {
+        host: 'qwen',
+        write: (path) => ({ tool: 'edit', input: { file_path: path, old_string: '', new_string: 'forged' } }),
+        verdictBy: 'mcp',
+        refused: /permission was declined|denied by permission rules/,
+      },
+      setUp(),
+    );
   });
 });

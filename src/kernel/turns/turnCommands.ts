@@ -151,6 +151,15 @@ export const REVIEW_TURN_COMMANDS: readonly TurnCommand[] = [
   },
 ];
 
+/**
+ * The loopx MCP tools a turn's agent may call unasked, as a host without a shell names them (`mcp__loopx__<tool>`):
+ * its verbs' tools, a review turn's the review verbs' only.
+ */
+export function turnMcpTools(review: boolean): string[] {
+  const tools = (review ? REVIEW_TURN_COMMANDS : TURN_COMMANDS).flatMap((c) => (c.allow && c.mcp ? [c.mcp.tool] : []));
+  return [...new Set(tools)].map((tool) => `mcp__loopx__${tool}`);
+}
+
 /** The shell-safe way to show a value inside the commands an agent will copy. */
 export function shellWord(text: string): string {
   return /^[A-Za-z0-9._\-/@+]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
