@@ -4,6 +4,7 @@ import { iso } from '../time';
 import { backingOff, retryAt } from '../turns/backoff';
 import { claimableNow, firstClaimableId, leaseLiveSql } from '../todos/todoQueries';
 import { reviewableIds } from '../todos/reviewQueries';
+import { type Claimer, goalHolds, holdsOff } from '../todos/reviewHold';
 import { nextMonitorMoment } from '../monitors/monitorQueries';
 import { type OpenTurnSlot, openTurnSlots, todosWithOpenTurns } from '../turns/turnSlots';
 
@@ -241,6 +242,11 @@ export interface PlanKnown {
    * (`reviewableIds`: in review, nobody reviewing, not the agent's own), first submitted first.
    */
   reviewer?: string;
+  /**
+   * Who an implementing turn claims for: a todo sent back from review that waits for its implementer (reviewHold.ts)
+   * is left out unless this is it. Unknown (should-run's own answer): every todo counts.
+   */
+  claimer?: Claimer;
 }
 
 /** should-run's answer and the todo a turn start takes when it says yes. */
@@ -271,13 +277,20 @@ export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: PlanKno
     todoId: null,
   });
   if (goal.status !== 'active') return no('goal_inactive', null);
-  const busy = todosWithOpenTurns(slots);
+  const holds = known.claimer && known.reviewer === undefined ? goalHolds(db, goal.id, at) : [];
+  const claimer = known.claimer;
+  const held = claimer ? holds.filter((h) => holdsOff(h, claimer)) : [];
+  const busy = [...todosWithOpenTurns(slots), ...held.map((h) => h.todoId)];
   const first =
     known.reviewer === undefined
       ? firstClaimableId(db, at, goal.id, busy)
       : (reviewableIds(db, goal.id, at, known.reviewer, busy)[0] ?? null);
   // A review waits for a change to be submitted, which no clock brings.
-  if (first === null) return no('no_ready_work', known.reviewer === undefined ? nextReadyMoment(db, goal.id, at) : null);
+  if (first === null)
+    return no(
+      'no_ready_work',
+      known.reviewer === undefined ? earliest([nextReadyMoment(db, goal.id, at), ...held.map((h) => h.until)]) : null,
+    );
   const goalGate = db.prepare(`SELECT 1 FROM gates WHERE goal_id = ? AND todo_id IS NULL AND status = 'pending' LIMIT 1`).get(goal.id);
   if (goalGate) return no('gate_pending', null);
   if (quota.remaining === 0) {
@@ -322,6 +335,11 @@ export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: PlanKno
  * When work of the goal can next become ready by itself: a live lease lapses, a monitor checks (or fires, or
  * expires), a recurring todo's next occurrence comes due. The earliest of these, or null.
  */
+/** The earliest of some moments (ISO strings compare in time order), or null when none is known. */
+function earliest(moments: readonly (string | null)[]): string | null {
+  return moments.filter((m): m is string => m !== null).sort()[0] ?? null;
+}
+
 function nextReadyMoment(db: SqliteDb, goalId: string, at: string): string | null {
   const due = db.prepare(`SELECT min(ready_at) AS t FROM todos WHERE goal_id = ? AND status = 'open' AND ready_at > ?`).get(goalId, at)
     ?.t as string | null | undefined;

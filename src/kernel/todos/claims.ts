@@ -8,6 +8,7 @@ import { randomToken } from '../nodeCrypto';
 import { optionalText } from '../validate';
 import { nextClaimable, readiness, type TodoCore, getTodo, getTodoCore, leaseLive } from './todoQueries';
 import { getGoal } from '../goals/goalQueries';
+import { heldFrom, holdOn } from './reviewHold';
 
 export const DEFAULT_LEASE_SECONDS = 30 * 60;
 export const MAX_LEASE_SECONDS = 24 * 3600;
@@ -73,7 +74,7 @@ export function leaseSeconds(value: number | undefined): number {
  * path of `todo.claimed` (and of a claim's renewal): `todo claim`, `claim --next` and `turn start`, which claims for
  * the turn's agent (`owner`) whoever starts it.
  */
-export function claimInTx(tx: Tx, todo: TodoCore, seconds: number, owner: Actor = tx.actor): Claim {
+export function claimInTx(tx: Tx, todo: TodoCore, seconds: number, owner: Actor = tx.actor, host: string | null = null): Claim {
   const leaseExpiresAt = iso(tx.nowMs + seconds * 1000);
   if (todo.owner === owner.name && leaseLive(todo, tx.at)) {
     tx.emit({ kind: 'todo.renewed', goalId: todo.goalId, todoId: todo.id, data: { leaseExpiresAt } }, owner);
@@ -86,6 +87,16 @@ export function claimInTx(tx: Tx, todo: TodoCore, seconds: number, owner: Actor 
     if (state.why === 'terminal') throw new IllegalTransitionError(`todo ${todo.id} cannot be claimed: ${state.detail}`);
     throw new RefusedError('not_ready', `todo ${todo.id} is not ready: ${state.detail}`, 'see what is ready with: loopx todo list --ready');
   }
+  // Sent back from review: its implementer's (or its host's) to continue first; a person's claim is never held.
+  const mayBeHeld = owner.kind === 'agent' && todo.status === 'open' && todo.implementer !== null && todo.implementer !== owner.name;
+  const hold = mayBeHeld ? holdOn(tx.db, todo.id, tx.at, { agent: owner.name, host }) : null;
+  if (hold)
+    throw new RefusedError(
+      'not_ready',
+      `todo ${todo.id} waits for its implementer ${hold.implementer}${hold.host ? ` (on ${hold.host})` : ''} until ${hold.until}: changes were asked in its review`,
+      'take another todo; anyone may take it after that time',
+      { heldFor: hold.implementer, heldUntil: hold.until },
+    );
   const token = randomToken();
   const previousOwner = todo.status === 'claimed' ? todo.owner : null;
   tx.emit(
@@ -112,7 +123,8 @@ export function claimNext(kernel: Kernel, options: { goalId?: string; leaseSecon
   const seconds = leaseSeconds(options.leaseSeconds);
   return kernel.write((tx) => {
     if (options.goalId !== undefined) getGoal(tx.db, options.goalId); // unknown goal: not found, not "nothing ready"
-    const todo = nextClaimable(tx.db, tx.at, options.goalId);
+    const held = tx.actor.kind === 'agent' ? heldFrom(tx.db, options.goalId ?? null, tx.at, { agent: tx.actor.name, host: null }) : [];
+    const todo = nextClaimable(tx.db, tx.at, options.goalId, held);
     if (!todo) {
       const scope = options.goalId ? `goal ${options.goalId}` : 'any active goal';
       throw new RefusedError('no_ready_work', `no todo is ready to claim in ${scope}`, 'see why with: loopx status');

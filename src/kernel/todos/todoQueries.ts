@@ -25,10 +25,10 @@ export function findGoalTodo(db: SqliteDb, goalId: string, by: { key: string } |
 }
 
 /** The fields the rules look at, read without joins or parsing: the hot path of every write. */
-export type TodoCore = Pick<Todo, 'id' | 'goalId' | 'status' | 'owner' | 'leaseExpiresAt' | 'reason'>;
+export type TodoCore = Pick<Todo, 'id' | 'goalId' | 'status' | 'owner' | 'leaseExpiresAt' | 'reason' | 'implementer'>;
 
 export function getTodoCore(db: SqliteDb, id: string): TodoCore {
-  const row = db.prepare('SELECT id, goal_id, status, owner, lease_expires_at, reason FROM todos WHERE id = ?').get(id);
+  const row = db.prepare('SELECT id, goal_id, status, owner, lease_expires_at, reason, implementer FROM todos WHERE id = ?').get(id);
   if (!row) throw new NotFoundError('todo', id);
   return {
     id: row.id as string,
@@ -37,6 +37,7 @@ export function getTodoCore(db: SqliteDb, id: string): TodoCore {
     owner: row.owner as string | null,
     leaseExpiresAt: row.lease_expires_at as string | null,
     reason: row.reason as string | null,
+    implementer: row.implementer as string | null,
   };
 }
 

@@ -12,6 +12,7 @@ import { reviewPolicy, setGoalReview } from '../goals/goalReview';
 import { addEvidence } from '../evidence/evidence';
 import { addTodo, shipTodo } from '../todos/todos';
 import { getTodo } from '../todos/todoQueries';
+import { claimNext, claimTodo, releaseTodo } from '../todos/claims';
 import { recordVerdict } from '../todos/verdicts';
 import { reviewRounds } from '../todos/reviewQueries';
 import { startTurn } from './turns';
@@ -39,6 +40,11 @@ beforeEach(() => {
   setGoalReview(s.kernel, 'G1', reviewPolicy({ reviewerHost: 'codex', maxRounds: 2 }));
 });
 afterEach(() => s.dispose());
+
+/** Gives back `agent`'s claim on T1 if its turn left one. */
+function releaseIfClaimed(agentName: string): void {
+  if (getTodo(s.kernel.db, 'T1').owner === agentName) releaseTodo(as(agentName), 'T1');
+}
 
 /** claude's turn: it edits parse.ts, records evidence and ships (a submission), then its turn ends. */
 function implement(): void {
@@ -87,6 +93,14 @@ describe('a review turn', () => {
     });
     expect(finishTurn(as('codex'), review.id, 0).resultKind).toBe('validated_completion');
     expect(getTodo(s.kernel.db, 'T1').status).toBe('open');
+    // It goes back to its implementer first: no other agent on another host takes it for a lease's length.
+    expect(() => claimTodo(as('gemini'), 'T1')).toThrow(/waits for its implementer claude \(on claude\) until/);
+    expect(() => startTurn(as('gemini'), { goalId: 'G1', host: 'gemini' })).toThrow(
+      expect.objectContaining({
+        code: 'should_not_run',
+        data: expect.objectContaining({ reason: 'no_ready_work', nextWakeAt: expect.any(String) }),
+      }),
+    );
     implement();
     expect(getTodo(s.kernel.db, 'T1')).toMatchObject({ status: 'in_review', reviewRound: 2 });
     expect(reviewRounds(s.kernel.db, 'T1').map((r) => r.reviewerHost)).toEqual(['codex', null]);
@@ -147,6 +161,31 @@ describe('a review turn', () => {
     ]);
     expect(story.timeline.filter((i) => i.kind === 'ship')).toMatchObject([{ todoId: 'T1', by: 'codex' }]);
     expect(story.burndown.at(-1)).toMatchObject({ open: 0, done: 1 });
+  });
+});
+
+describe('a change sent back with changes asked', () => {
+  test('waits for its implementer, or an agent on its host, for a lease’s length; then anyone may take it', () => {
+    implement();
+    const review = startTurn(as('codex'), { goalId: 'G1', host: 'codex', role: 'review' }).turn;
+    recordVerdict(as('codex'), 'T1', { verdict: 'request_changes', summary: 'an empty value breaks it' });
+    finishTurn(as('codex'), review.id, 0);
+    // Another agent on the implementer's host may continue it.
+    const sameHost = startTurn(as('claude-2'), { goalId: 'G1', host: 'claude' });
+    expect(sameHost.turn).toMatchObject({ todoId: 'T1', agent: 'claude-2' });
+    finishTurn(as('claude-2'), sameHost.turn.id, 1);
+    releaseIfClaimed('claude-2');
+    // claim --next leaves the held todo out for another agent (nothing else is ready here).
+    expect(() => claimNext(as('gemini'), { goalId: 'G1' })).toThrow(expect.objectContaining({ code: 'no_ready_work' }));
+    s.clock.advance(31 * 60);
+    expect(claimTodo(as('gemini'), 'T1').todo.owner).toBe('gemini');
+  });
+
+  test('a person’s claim is never held', () => {
+    implement();
+    startTurn(as('codex'), { goalId: 'G1', host: 'codex', role: 'review' });
+    recordVerdict(as('codex'), 'T1', { verdict: 'request_changes', summary: 'an empty value breaks it' });
+    expect(claimTodo(s.as(human), 'T1').todo.owner).toBe('ada');
   });
 });
 

@@ -15,6 +15,7 @@ import type { Goal } from '../model';
 import { type Route, getTurn } from './turnQueries';
 import { parseAgentName } from '../validate';
 import { claimInTx, leaseSeconds } from '../todos/claims';
+import type { Claimer } from '../todos/reviewHold';
 import { runWorktreeSetup } from '../worktrees/worktreeSetup';
 import {
   type PreparedWorktree,
@@ -96,8 +97,8 @@ export async function prepareTurnStart(
 }
 
 /** What a turn's plan knows beyond the store: unattended, the todos whose failed worktree setup backs off. */
-function planKnown(kernel: Kernel, goal: Goal, nowMs: number, unattended: boolean): PlanKnown {
-  return unattended ? { setupWaits: setupWaits(kernel.storeDir, goal, nowMs) } : {};
+function planKnown(kernel: Kernel, goal: Goal, nowMs: number, unattended: boolean, claimer: Claimer): PlanKnown {
+  return unattended ? { setupWaits: setupWaits(kernel.storeDir, goal, nowMs), claimer } : { claimer };
 }
 
 /** Where a todo's worktree setup writes its output. */
@@ -110,18 +111,28 @@ function worktreeToPrepare(kernel: Kernel, input: TurnStartInput, unattended: bo
   return kernel.read((db, nowMs) => {
     const goal = getGoal(db, input.goalId);
     if (goal.worktreeBase === null) return null;
-    const todoId = input.todoId ?? planTurn(db, goal, nowMs, planKnown(kernel, goal, nowMs, unattended)).todoId;
+    const todoId = input.todoId ?? planTurn(db, goal, nowMs, planKnown(kernel, goal, nowMs, unattended, claimerOf(kernel, input))).todoId;
     const todo = todoId ? db.prepare('SELECT id, title, goal_id FROM todos WHERE id = ?').get(todoId) : undefined;
     // A turn the write will refuse anyway (should-run says no, a todo of another goal) makes no worktree.
     return todo && todo.goal_id === goal.id ? { goal, todo: { id: String(todo.id), title: String(todo.title) } } : null;
   });
 }
 
+/** The agent a turn is for: named, else the agent starting it, else the host's name. */
+function turnAgentName(caller: Actor, input: TurnStartInput): string {
+  return parseAgentName(input.agent ?? (caller.kind === 'agent' ? caller.name : input.host), 'agent');
+}
+
+/** Who a turn's plan claims for: its agent on its host (a todo sent back from review waits for its implementer). */
+function claimerOf(kernel: Kernel, input: TurnStartInput): Claimer {
+  return { agent: turnAgentName(kernel.requireActor(), input), host: input.host };
+}
+
 function checkTurnInput(kernel: Kernel, input: TurnStartInput): { agent: Actor; lease: number; limit: number | undefined } {
   const caller = kernel.requireActor();
   if (!HOST_ID.test(input.host))
     throw new InvalidInputError(`host must be a short lowercase name such as codex, claude or custom, got ${JSON.stringify(input.host)}`);
-  const agentName = parseAgentName(input.agent ?? (caller.kind === 'agent' ? caller.name : input.host), 'agent');
+  const agentName = turnAgentName(caller, input);
   if (caller.kind === 'agent' && caller.name !== agentName)
     throw new NotAllowedError(`agent ${caller.name} may not start a turn for ${agentName}`);
   const limit = input.limitSeconds;
@@ -147,7 +158,12 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
   const unattended = prepared?.unattended ?? kernel.requireActor().kind === 'agent';
   return kernel.write((tx) => {
     const goal = getGoal(tx.db, input.goalId);
-    const { answer, todoId: planned } = planTurn(tx.db, goal, tx.nowMs, planKnown(kernel, goal, tx.nowMs, unattended));
+    const { answer, todoId: planned } = planTurn(
+      tx.db,
+      goal,
+      tx.nowMs,
+      planKnown(kernel, goal, tx.nowMs, unattended, { agent: agent.name, host: input.host }),
+    );
     if (!answer.run) {
       const route = routeFor(answer);
       throw new RefusedError(
@@ -168,7 +184,7 @@ export function startTurn(kernel: Kernel, input: TurnStartInput, prepared?: Prep
     const todo = getTodoCore(tx.db, input.todoId ?? (planned as string));
     if (todo.goalId !== goal.id) throw new InvalidInputError(`todo ${todo.id} belongs to goal ${todo.goalId}, not ${goal.id}`);
     requireNoOpenTurn(tx, todo.id, 'a turn');
-    claimForTurn(tx, agent, todo, lease);
+    claimForTurn(tx, agent, todo, lease, input.host);
     const { id, promptPath, prefix } = recordTurnStart(tx, kernel, input, { goalId: goal.id, todoId: todo.id, agent: agent.name, limit });
     const worktree = worktreeFor(tx, goal.worktreeBase, todo.id, worktreeReady);
     const handoffRow = tx.db
@@ -234,9 +250,9 @@ function worktreeFor(tx: Tx, base: string | null, todoId: string, prepared: Prep
  * Claims the turn's todo through the todos' own claim (a claim the agent already holds is renewed). Its refusals keep
  * turn start's codes (`gate_pending`, else `not_ready`); `data.claimRefusal` names the claim's own code when it differs.
  */
-function claimForTurn(tx: Tx, agent: Actor, todo: TodoCore, lease: number): void {
+function claimForTurn(tx: Tx, agent: Actor, todo: TodoCore, lease: number, host: string): void {
   try {
-    claimInTx(tx, todo, lease, agent);
+    claimInTx(tx, todo, lease, agent, host);
   } catch (error) {
     if (!(error instanceof RefusedError) || error.code === 'gate_pending' || error.code === 'not_ready') throw error;
     throw new RefusedError('not_ready', `todo ${todo.id} cannot start a turn: ${error.message}`, error.hint, {

@@ -1,0 +1,69 @@
+import type { SqliteDb } from '../db/sqliteDb';
+import { iso } from '../time';
+import { DEFAULT_LEASE_SECONDS } from './claims';
+
+/**
+ * A change sent back with changes asked goes back to its implementer first (issue 42): for a lease's length after the
+ * verdict, only the agent that made it, or an agent on the host it ran on, may claim it (its branch and the comments
+ * are its to continue). Then anyone may, as any open todo: an implementer that never comes back holds nothing up for
+ * long. A person's claim is their decision and is never held.
+ */
+// A function, not a constant: claims.ts imports this file, so its constant is read only once both are loaded.
+export const reviewHoldMs = (): number => DEFAULT_LEASE_SECONDS * 1000;
+
+/** Who asks to claim: the agent, and the host its turn runs on when a turn asks (a plain `todo claim` names none). */
+export interface Claimer {
+  agent: string;
+  host: string | null;
+}
+
+/** A hold on a todo: who it waits for and until when. */
+export interface ReviewHold {
+  todoId: string;
+  implementer: string;
+  host: string | null;
+  until: string;
+}
+
+const HOLDS = `
+  SELECT t.id, t.implementer, r.implementer_host, r.decided_at FROM todos t
+    JOIN reviews r ON r.todo_id = t.id AND r.round = t.review_round
+   WHERE t.status = 'open' AND r.verdict = 'request_changes' AND r.decided_at > ?`;
+
+function holdOf(row: Record<string, unknown>): ReviewHold {
+  const decided = Date.parse(String(row.decided_at));
+  return {
+    todoId: String(row.id),
+    implementer: String(row.implementer),
+    host: row.implementer_host === null ? null : String(row.implementer_host),
+    until: iso(decided + reviewHoldMs()),
+  };
+}
+
+/** Whether a hold keeps `claimer` out: it is neither the implementer nor on the implementer's host. */
+export function holdsOff(hold: ReviewHold, claimer: Claimer): boolean {
+  if (claimer.agent === hold.implementer) return false;
+  return !(claimer.host !== null && hold.host !== null && claimer.host === hold.host);
+}
+
+/** The holds in force on a goal's open todos (one indexed read; none on a goal without reviews). */
+export function goalHolds(db: SqliteDb, goalId: string | null, at: string): ReviewHold[] {
+  const since = iso(Date.parse(at) - reviewHoldMs());
+  const rows = goalId === null ? db.prepare(HOLDS).all(since) : db.prepare(`${HOLDS} AND t.goal_id = ?`).all(since, goalId);
+  return rows.map(holdOf);
+}
+
+/** The hold on one todo that keeps `claimer` out now, or null. */
+export function holdOn(db: SqliteDb, todoId: string, at: string, claimer: Claimer): ReviewHold | null {
+  const since = iso(Date.parse(at) - reviewHoldMs());
+  const row = db.prepare(`${HOLDS} AND t.id = ?`).get(since, todoId);
+  const hold = row ? holdOf(row) : null;
+  return hold && holdsOff(hold, claimer) ? hold : null;
+}
+
+/** The ids of the todos a hold keeps `claimer` out of now: a claim of the next todo leaves them out. */
+export function heldFrom(db: SqliteDb, goalId: string | null, at: string, claimer: Claimer): string[] {
+  return goalHolds(db, goalId, at)
+    .filter((hold) => holdsOff(hold, claimer))
+    .map((hold) => hold.todoId);
+}
