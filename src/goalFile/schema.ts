@@ -97,6 +97,7 @@ export const frontMatterSchema = lazy(() =>
           otherHost: z.optional(z.boolean()),
           maxRounds: z.optional(z.int()),
           blocking: z.optional(z.array(text())),
+          autoLand: z.optional(z.boolean()),
         }),
       ),
     ),

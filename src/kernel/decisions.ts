@@ -108,6 +108,11 @@ export function letDatabaseDecide(db: SqliteDb): void {
   DECIDED_BY_DATABASE.add(db);
 }
 
+/** Whether `db` is a team store's replica, whose database decides who records a person's decisions. */
+export function databaseDecides(db: SqliteDb): boolean {
+  return DECIDED_BY_DATABASE.has(db);
+}
+
 /**
  * Every decision in the log after `after` (and through `through`) with its proof's status: one indexed read of
  * people's events (migration 0014).

@@ -18,6 +18,9 @@ export type Severity = (typeof SEVERITIES)[number];
  * decides, and which findings block approval. A person's decision (event `goal.review_set`); an agent proposing a goal
  * may ask for review in it (`goal.created`), never change or turn it off.
  */
+/** How long a claim's lease lasts unless asked otherwise (claims.ts); a change sent back from review waits as long. */
+export const DEFAULT_LEASE_SECONDS = 30 * 60;
+
 export interface ReviewPolicy {
   /** The host (agent CLI) whose agents review, e.g. codex; null: any host. */
   reviewerHost: string | null;
@@ -29,6 +32,11 @@ export interface ReviewPolicy {
   maxRounds: number;
   /** The severities a finding blocks approval at: a reviewer approving with one of them open is refused. */
   blocking: Severity[];
+  /**
+   * An approved change whose acceptance check passed lands on its own (worktrees/autoLand.ts): a person's standing
+   * decision. Present only when on, so a policy from before it reads as it did.
+   */
+  autoLand?: true;
 }
 
 /** What a person (or an agent asking for review in its goal) gives; the rest takes the defaults. */
@@ -38,6 +46,7 @@ export interface ReviewPolicyInput {
   otherHost?: boolean;
   maxRounds?: number;
   blocking?: readonly string[];
+  autoLand?: boolean;
 }
 
 /** A reviewer's finding on a change (todos/review.ts checks it; the `reviews` table keeps it). */

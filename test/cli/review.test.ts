@@ -53,12 +53,17 @@ describe.skipIf(!PTY_AVAILABLE)(`peer review at a terminal${PTY_AVAILABLE ? '' :
       ['--rounds', 'x'],
       ['--blocking', 'P7'],
       ['--off', '--rounds', '2'],
+      ['--off', '--auto-land'],
       ['--reviewer-host', 'Co dex'],
     ]) {
       const odd = tty(['goal', 'set-review', 'G1', ...args, '--json'], 'G1');
       expect(odd.code, args.join(' ')).toBe(2);
     }
     expect(dumpStore(root)).toBe(before);
+    // Landing approved changes on their own is the person's setting too.
+    const landing = tty(['goal', 'set-review', 'G1', '--reviewer-host', 'codex', '--auto-land', '--json'], 'G1');
+    expect(landing.json?.data).toMatchObject({ review: { reviewerHost: 'codex', autoLand: true } });
+    expect(landing.stdout).not.toContain('"ok":false');
     expect(tty(['goal', 'set-review', 'G1', '--off', '--json'], 'G1').json?.data).toMatchObject({ review: null });
   });
 

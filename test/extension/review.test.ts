@@ -24,8 +24,9 @@ suite('peer review', () => {
     const loopx = await app();
     const kernel = loopx.session.requireKernel();
     const goal = createGoal(kernel, { title, turnsPerWindow: 10 });
-    const { result } = await withAnswers({ picks: [pickLabel('Any agent but the implementer'), pickLabel('2 rounds')] }, async () =>
-      vscode.commands.executeCommand<Goal>(COMMANDS.setGoalReview, goal.id),
+    const { result } = await withAnswers(
+      { picks: [pickLabel('Any agent but the implementer'), pickLabel('2 rounds'), pickLabel('Wait for me to land it')] },
+      async () => vscode.commands.executeCommand<Goal>(COMMANDS.setGoalReview, goal.id),
     );
     assert.deepEqual(result.review, {
       reviewerHost: null,
@@ -67,6 +68,25 @@ suite('peer review', () => {
       vscode.commands.executeCommand<Goal>(COMMANDS.setGoalReview, goal.id),
     );
     assert.equal(off.result.review, null);
+    // Landing approved changes on their own is a third answer, the person's too.
+    const landing = await withAnswers(
+      {
+        picks: [
+          pickLabel('An agent on another host'),
+          pickLabel('3 rounds'),
+          pickLabel('Land it on its own once its acceptance check passed'),
+        ],
+      },
+      async () => vscode.commands.executeCommand<Goal>(COMMANDS.setGoalReview, goal.id),
+    );
+    assert.deepEqual(landing.result.review, {
+      reviewerHost: null,
+      reviewerAgent: null,
+      otherHost: true,
+      maxRounds: 3,
+      blocking: ['P0', 'P1', 'P2'],
+      autoLand: true,
+    });
     setGoalStatus(kernel, goal.id, 'done');
   });
 

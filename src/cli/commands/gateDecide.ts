@@ -1,5 +1,5 @@
 import type { Command } from '../command';
-import { decideGateOrReview } from '../../kernel/todos/verdicts';
+import { decideGateOrReview } from '../../kernel/approvals';
 import { getGate } from '../../kernel/gates/gateQueries';
 import { parseId } from '../../kernel/validate';
 import { gateLine, Painter } from '../format';
@@ -13,7 +13,7 @@ function decide(verb: 'approve' | 'reject', status: 'approved' | 'rejected'): Co
     mutates: true,
     positionals: [{ name: 'ID', description: 'gate id, e.g. Q2', required: true }],
     flags: { note: { type: 'string', value: 'N', description: 'why; the agent reads it' } },
-    run(ctx) {
+    async run(ctx) {
       const id = parseId('gate', ctx.args.positionals[0]);
       const kernel = ctx.kernel();
       const gate = kernel.read((db) => getGate(db, id));
@@ -22,7 +22,7 @@ function decide(verb: 'approve' | 'reject', status: 'approved' | 'rejected'): Co
         `asked by ${gate.askedBy} on ${gate.todoId ?? gate.goalId}, ${gate.status}:`,
         ...gate.question.split('\n'),
       ]);
-      const decided = decideGateOrReview(kernel.as(human), id, status, ctx.args.str('note'));
+      const decided = await decideGateOrReview(kernel.as(human), id, status, ctx.args.str('note'));
       return {
         data: decided,
         text: `${status === 'approved' ? 'Approved' : 'Rejected'} ${gateLine(new Painter(ctx.color), decided, Date.now())}`,

@@ -7,7 +7,9 @@ import type { Kernel } from '../../kernel/kernel';
 import { prepareChange } from '../../kernel/todos/review';
 import { reviewBrief } from '../../kernel/todos/reviewBrief';
 import type { ApprovedCommit } from '../../kernel/worktrees/approvedCommit';
-import { type VerdictInput, type VerdictKind, recordVerdict } from '../../kernel/todos/verdicts';
+import type { VerdictInput, VerdictKind } from '../../kernel/todos/verdicts';
+import type { AutoLanding } from '../../kernel/worktrees/autoLand';
+import { giveVerdict } from '../../kernel/approvals';
 import { reviewBriefLines } from '../../kernel/turns/reviewPrompt';
 import { Painter, todoLine } from '../format';
 
@@ -83,14 +85,14 @@ function verdictCommand(verdict: VerdictKind, word: string, summary: string, exa
     positionals: [{ name: 'ID', description: 'todo id', required: true }],
     flags: unable ? { reason: { type: 'string', value: 'TEXT', required: true, description: 'what stopped you' } } : findingFlags,
     examples,
-    run(ctx) {
+    async run(ctx) {
       const id = parseId('todo', ctx.args.positionals[0]);
       const input: VerdictInput = unable
         ? { verdict, summary: required(ctx.args.str('reason'), '--reason') }
         : { verdict, summary: required(ctx.args.str('summary'), '--summary'), findings: findingsOf(ctx) };
-      const result = recordVerdict(verdictKernel(ctx, id, word), id, input);
+      const result = await giveVerdict(verdictKernel(ctx, id, word), id, input);
       const line = `${OUTCOME_WORDS[result.outcome]}: ${todoLine(new Painter(ctx.color), result.todo, Date.now())}`;
-      return { data: result, text: [line, ...committedWords(result.committed)].join('\n') };
+      return { data: result, text: [line, ...committedWords(result.committed), ...landingWords(result.landing)].join('\n') };
     },
   };
 }
@@ -108,6 +110,14 @@ function committedWords(committed: ApprovedCommit | undefined): string[] {
   if (committed.commit)
     return [`The approved change is committed on ${committed.branch} as ${committed.commit.slice(0, 7)}; a person merges it.`];
   return [`The approved change was left uncommitted on ${committed.branch}: ${committed.why ?? 'git did not commit it'}.`];
+}
+
+/** Whether an approved change landed on its own (its goal's review lets it), in a line. */
+function landingWords(landing: AutoLanding | undefined): string[] {
+  if (!landing) return [];
+  if (landing.landed)
+    return [`It landed on its own, as its goal's review allows${landing.commit ? ` (${landing.commit.slice(0, 7)})` : ''}.`];
+  return [`It waits for a person to land it: ${landing.why ?? 'it could not land on its own'}.`];
 }
 
 /** The agent's store when an agent gives it; a person's, confirmed at the terminal, otherwise. */

@@ -14,7 +14,8 @@ import { todoView } from '../../kernel/readModels/todoView';
 import { SEVERITIES, TODO_STATUSES } from '../../kernel/model';
 import { prepareChange } from '../../kernel/todos/review';
 import { reviewBrief } from '../../kernel/todos/reviewBrief';
-import { VERDICTS, recordVerdict } from '../../kernel/todos/verdicts';
+import { VERDICTS } from '../../kernel/todos/verdicts';
+import { giveVerdict } from '../../kernel/approvals';
 import { lean } from '../../protocol/lean';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { todoShowData } from '../todoShowData';
@@ -322,7 +323,6 @@ export const MCP_TOOLS: readonly McpTool[] = [
         .optional(),
     },
     mutates: true,
-    run: (ctx, a) =>
-      recordVerdict(ctx.asAgent(), parseId('todo', a.todo), { verdict: a.verdict, summary: a.summary, findings: a.findings }),
+    run: (ctx, a) => giveVerdict(ctx.asAgent(), parseId('todo', a.todo), { verdict: a.verdict, summary: a.summary, findings: a.findings }),
   }),
 ];

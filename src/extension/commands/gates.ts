@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { Gate } from '../../kernel/model';
 import { clean, clockTime } from '../../protocol/display';
 import { askGate as askOp } from '../../kernel/gates/gates';
-import { decideGateOrReview } from '../../kernel/todos/verdicts';
+import { decideGateOrReview } from '../../kernel/approvals';
 import { getGate } from '../../kernel/gates/gateQueries';
 import { type CommandDefinition, kernelOf } from './context';
 import type { Services } from '../services';
@@ -54,7 +54,7 @@ async function decide(ctx: Services, arg: unknown, decision: 'approved' | 'rejec
     notePrompt: 'Note for the agent',
   });
   if (!decided) return undefined;
-  const result = decideGateOrReview(kernelOf(ctx), gate.id, decision, decided.note);
+  const result = await decideGateOrReview(kernelOf(ctx), gate.id, decision, decided.note);
   ctx.log.info(`${decision} gate ${gate.id}`);
   return result;
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { recordVerdict } from '../../kernel/todos/verdicts';
+import { giveVerdict } from '../../kernel/approvals';
 import { reviewPolicy, setGoalReview as setReviewOp } from '../../kernel/goals/goalReview';
 import type { ReviewPolicy } from '../../kernel/model';
 import { reviewerWords } from '../../shared/reviewWords';
@@ -38,7 +39,10 @@ export const approveReview: CommandDefinition = {
     if (choice !== 'Approve') return undefined;
     const note = await ask({ title: `LoopX: Approve ${todo.id}`, prompt: 'Why it is good to go (optional)' });
     if (note === undefined) return undefined;
-    return recordVerdict(kernelOf(ctx), todo.id, { verdict: 'approve', summary: note || 'approved by a person' }).todo;
+    const result = await giveVerdict(kernelOf(ctx), todo.id, { verdict: 'approve', summary: note || 'approved by a person' });
+    if (result.landing?.landed) void vscode.window.showInformationMessage(`${todo.id} landed on its own, as its goal's review allows.`);
+    else if (result.landing?.why) void vscode.window.showInformationMessage(`${todo.id} waits for you to land it: ${result.landing.why}.`);
+    return result.todo;
   },
 };
 
@@ -71,15 +75,16 @@ export const setGoalReview: CommandDefinition = {
     const updated = setReviewOp(kernelOf(ctx), goal.id, policy);
     if (policy)
       void vscode.window.showInformationMessage(
-        `${goal.id}: ${reviewerWords(policy)} reviews each change, ${policy.maxRounds} round(s) before you decide.`,
+        `${goal.id}: ${reviewerWords(policy)} reviews each change, ${policy.maxRounds} round(s) before you decide.${policy.autoLand ? ' Approved changes whose check passed land on their own.' : ''}`,
       );
     return updated;
   },
 };
 
 /**
- * Who reviews each change (No review first), then how many rounds before the person decides: Set Review… and New
- * Goal's last step. Undefined when the person closed a pick; null for no review. `askRounds` false takes the default.
+ * Who reviews each change (No review first), then how many rounds before the person decides and whether an approved
+ * change lands on its own: Set Review… and New Goal's last step. Undefined when the person closed a pick; null for no
+ * review. `askRounds` false takes the defaults (no landing on its own: New Goal keeps its steps few).
  */
 export async function pickReview(
   hosts: { hostSettings(): HostSettings; ownHosts(): PersonHost[] },
@@ -118,5 +123,17 @@ export async function pickReview(
     { title, placeHolder: 'Rounds of changes asked before you decide (the change then waits for you)', ignoreFocusOut: true },
   );
   if (!rounds) return undefined;
-  return reviewPolicy({ ...picked.policy, maxRounds: rounds.n, blocking: now?.blocking });
+  const landing = await vscode.window.showQuickPick(
+    [
+      { label: 'Wait for me to land it', description: now?.autoLand ? '' : 'now', autoLand: false },
+      {
+        label: 'Land it on its own once its acceptance check passed',
+        description: `merged into its base, recorded as done on your decision${now?.autoLand ? ' · now' : ''}`,
+        autoLand: true,
+      },
+    ],
+    { title, placeHolder: 'When its reviewer approves a change made in a worktree', ignoreFocusOut: true },
+  );
+  if (!landing) return undefined;
+  return reviewPolicy({ ...picked.policy, maxRounds: rounds.n, blocking: now?.blocking, autoLand: landing.autoLand });
 }

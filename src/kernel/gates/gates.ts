@@ -57,7 +57,7 @@ export function decideGate(kernel: Kernel, gateId: string, decision: 'approved' 
       throw new IllegalTransitionError(`gate ${gateId} is already ${gate.status}${gate.decidedBy ? ` by ${gate.decidedBy}` : ''}`);
     }
     // A gate on a change in review is decided by a verdict (todos/verdicts.ts), which ends the review with it; the
-    // adapters send a person's decision there (decideGateOrReview).
+    // adapters send a person's decision there (decideGateOrReview, approvals.ts).
     if (gate.todoId !== null && getTodoCore(tx.db, gate.todoId).status === 'in_review')
       throw new IllegalTransitionError(
         `gate ${gateId} asks about todo ${gate.todoId}'s change in review; a verdict on the change decides it`,

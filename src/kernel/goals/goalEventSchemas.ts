@@ -62,5 +62,6 @@ function reviewPolicySchema() {
     otherHost: z.boolean(),
     maxRounds: z.int(),
     blocking: z.array(z.enum(SEVERITIES)),
+    autoLand: z.optional(z.literal(true)),
   });
 }

@@ -26,6 +26,7 @@ export function reviewPolicy(input: ReviewPolicyInput): ReviewPolicy {
     otherHost: input.otherHost ?? reviewerHost !== null,
     maxRounds,
     blocking: SEVERITIES.filter((s) => blocking.includes(s)),
+    ...(input.autoLand === true ? { autoLand: true as const } : {}),
   };
 }
 

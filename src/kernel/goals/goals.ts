@@ -123,6 +123,12 @@ export function checkNewGoal(input: GoalInput): NewGoal {
  */
 export function createGoalInTx(tx: Tx, emit: Tx['emit'], goal: NewGoal, startPaused = false): string {
   if (goal.check !== null) requireHumanForCheck(tx, 'creating a goal with a check');
+  // An agent may ask for review of its goal, never for its changes to land unseen: that is a person's standing decision.
+  if (goal.review?.autoLand)
+    requireHumanChannel(tx.actor, 'letting approved changes land on their own', {
+      message: `letting approved changes land on their own is a person's setting; ${tx.actor.kind} ${tx.actor.name} may ask for review, not for that`,
+      hint: 'leave autoLand out; a person turns it on with Set Review… or loopx goal set-review --auto-land',
+    });
   const num = nextNum(tx.db, 'goals');
   const id = formatId('goal', num);
   emit({

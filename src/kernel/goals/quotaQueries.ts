@@ -4,7 +4,7 @@ import { iso } from '../time';
 import { backingOff, retryAt } from '../turns/backoff';
 import { claimableNow, firstClaimableId, leaseLiveSql } from '../todos/todoQueries';
 import { reviewableIds } from '../todos/reviewQueries';
-import { type Claimer, goalHolds, holdsOff } from '../todos/reviewHold';
+import { type Claimer, goalHolds, holdsOff } from '../todos/reviewHoldQueries';
 import { nextMonitorMoment } from '../monitors/monitorQueries';
 import { type OpenTurnSlot, openTurnSlots, todosWithOpenTurns } from '../turns/turnSlots';
 

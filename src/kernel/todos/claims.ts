@@ -1,6 +1,6 @@
 import type { Kernel, Tx } from '../kernel';
 import type { Actor } from '../events/eventTypes';
-import type { Todo } from '../model';
+import { DEFAULT_LEASE_SECONDS, type Todo } from '../model';
 import type { SqliteDb } from '../db/sqliteDb';
 import { AlreadyClaimedError, GatePendingError, IllegalTransitionError, InvalidInputError, LeaseLostError, RefusedError } from '../errors';
 import { iso } from '../time';
@@ -8,9 +8,9 @@ import { randomToken } from '../nodeCrypto';
 import { optionalText } from '../validate';
 import { nextClaimable, readiness, type TodoCore, getTodo, getTodoCore, leaseLive } from './todoQueries';
 import { getGoal } from '../goals/goalQueries';
-import { heldFrom, holdOn } from './reviewHold';
+import { heldFrom, holdOn } from './reviewHoldQueries';
 
-export const DEFAULT_LEASE_SECONDS = 30 * 60;
+export { DEFAULT_LEASE_SECONDS };
 export const MAX_LEASE_SECONDS = 24 * 3600;
 export const MIN_LEASE_SECONDS = 10;
 

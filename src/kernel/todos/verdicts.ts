@@ -1,14 +1,13 @@
 import type { Kernel, Tx } from '../kernel';
-import { type Finding, type Gate, type Todo, defaultReviewPolicy } from '../model';
+import { type Finding, type Todo, defaultReviewPolicy } from '../model';
 import { GatePendingError, IllegalTransitionError, InvalidInputError, NotAllowedError, RefusedError } from '../errors';
 import { KERNEL, requireHumanChannel } from '../authority';
 import { requireText } from '../validate';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { getGoal } from '../goals/goalQueries';
 import { getGate, pendingGateIds } from '../gates/gateQueries';
-import { askGateInTx, decideGate, decideGateInTx } from '../gates/gates';
-import { type ReviewScope, sameScope, scopeWords } from '../worktrees/changeScope';
-import { type ApprovedCommit, commitApproved } from '../worktrees/approvedCommit';
+import { askGateInTx, decideGateInTx } from '../gates/gates';
+import { sameScope, scopeWords } from '../worktrees/changeScope';
 import { getTodo } from './todoQueries';
 import { type ReviewRound, openTurnHost, reviewLive, reviewRound } from './reviewQueries';
 import { checkFindings, prepareScope } from './review';
@@ -37,8 +36,6 @@ export interface VerdictOutcome {
   round: number;
   /** The gate a person decides, when the rounds ran out. */
   gateId?: string;
-  /** An approval's change in a worktree, committed on its branch as approved (approvedCommit.ts); absent without one. */
-  committed?: ApprovedCommit;
 }
 
 /**
@@ -56,7 +53,7 @@ export function recordVerdict(kernel: Kernel, todoId: string, input: VerdictInpu
   const findings = checkFindings(input.findings ?? [], kernel.root);
   // git before the write: a person's verdict is about the change as it stands, whatever moved.
   const now = person ? null : prepareScope(kernel, todoId);
-  const result = kernel.write((tx): (VerdictOutcome & { approvedScope?: ReviewScope }) | { moved: string } => {
+  const result = kernel.write((tx): VerdictOutcome | { moved: string } => {
     const todo = getTodo(tx.db, todoId);
     if (todo.status !== 'in_review') throw new IllegalTransitionError(`todo ${todoId} is ${todo.status}, not in review`);
     if (todo.implementer === actor.name)
@@ -95,7 +92,7 @@ export function recordVerdict(kernel: Kernel, todoId: string, input: VerdictInpu
       decideGates(tx, gates, 'approved', summary);
       tx.emit({ kind: 'todo.approved', goalId: todo.goalId, todoId, data: verdictData });
       scheduleNextOccurrence(tx, todoId);
-      return { todo: getTodo(tx.db, todoId), outcome: 'approved', round: todo.reviewRound, approvedScope: scope };
+      return { todo: getTodo(tx.db, todoId), outcome: 'approved', round: todo.reviewRound };
     }
     if (!person && todo.reviewRound >= policy.maxRounds) {
       const gateId = escalate(tx, todo, round, base, actor.name, summary, findings, policy.maxRounds);
@@ -107,35 +104,12 @@ export function recordVerdict(kernel: Kernel, todoId: string, input: VerdictInpu
   });
   if ('moved' in result)
     throw new RefusedError('scope_changed', result.moved, 'the review was given up; another review turn looks at the change as it is now');
-  const { approvedScope, ...outcome } = result;
-  if (!approvedScope) return outcome;
-  // git after the write, never under its lock: the approved files become the branch's commit.
-  const { todo } = outcome;
-  const committed = commitApproved(kernel, todoId, approvedScope, {
-    title: todo.title,
-    implementer: todo.implementer,
-    round: outcome.round,
-  });
-  return committed ? { ...outcome, committed } : outcome;
+  return result;
 }
 
 /** A person's verdict decides the gates the review raised (the question was theirs to answer). */
 function decideGates(tx: Tx, gates: readonly string[], status: 'approved' | 'rejected', note: string): void {
   for (const id of gates) decideGateInTx(tx, getGate(tx.db, id), status, note);
-}
-
-/**
- * A person's decision on a gate, as the adapters take it: a gate on a change in review is answered by a verdict
- * (approving it approves the change, rejecting it sends the change back), any other by the gate's own decision.
- */
-export function decideGateOrReview(kernel: Kernel, gateId: string, decision: 'approved' | 'rejected', note?: string): Gate {
-  const gate = kernel.read((db) => getGate(db, gateId));
-  const todo = gate.status === 'pending' && gate.todoId !== null ? kernel.read((db) => getTodo(db, gate.todoId as string)) : null;
-  if (todo?.status !== 'in_review') return decideGate(kernel, gateId, decision, note);
-  const summary =
-    note?.trim() || (decision === 'approved' ? 'approved as it stands by a person' : 'sent back for another round by a person');
-  recordVerdict(kernel, todo.id, { verdict: decision === 'approved' ? 'approve' : 'request_changes', summary });
-  return kernel.read((db) => getGate(db, gateId));
 }
 
 /**

@@ -1,11 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { agent, human, makeStore, type TestStore } from '../../../test/support/testKit';
+import { teamEngineUnderTest } from '../../../test/support/teamTestStore';
 import { setGoalWorktree } from '../worktrees/worktreeSetting';
 import { mergeWorktree } from '../worktrees/landing';
 import { commitApproved } from '../worktrees/approvedCommit';
+import type { AutoLanding } from '../worktrees/autoLand';
+import { giveVerdict } from '../approvals';
+import { setGoalCheck, setTodoCheck } from '../checks/checks';
+import { runEvidence } from '../evidence/evidenceRun';
 import type { ReviewScope } from '../worktrees/changeScope';
 import { createGoal } from '../goals/goals';
 import { reviewPolicy, setGoalReview } from '../goals/goalReview';
@@ -202,7 +208,7 @@ describe('an approved change in a worktree', () => {
     finishTurn(as('claude'), turn.turn.id, 0);
     expect(getTodo(s.kernel.db, 'T1').status).toBe('in_review');
     startTurn(as('codex'), { goalId: 'G1', host: 'codex', role: 'review' });
-    const approved = recordVerdict(as('codex'), 'T1', { verdict: 'approve', summary: 'splits once; the test covers it' });
+    const approved = await giveVerdict(as('codex'), 'T1', { verdict: 'approve', summary: 'splits once; the test covers it' });
     const branch = approved.committed?.branch ?? '';
     expect(approved.committed).toEqual({ commit: expect.stringMatching(/^[0-9a-f]{40}$/), branch: expect.stringMatching(/^loopx\/T1-/) });
     const inBranch = (...args: string[]) => execFileSync('git', args, { cwd: turn.cwd, encoding: 'utf8' });
@@ -212,6 +218,73 @@ describe('an approved change in a worktree', () => {
     // The person's merge takes the branch (it refused uncommitted files before); the workspace has the change.
     await mergeWorktree(s.as(human), 'T1', 'ff');
     expect(readFileSync(join(s.root, 'parse.ts'), 'utf8')).toContain('s.split(/:(.*)/)');
+  });
+
+  /** claude implements in its worktree with the goal's check run, codex reviews; returns the approval's landing. */
+  async function approvedInWorktree(withCheck = true): Promise<AutoLanding | undefined> {
+    const turn = startTurn(as('claude'), { goalId: 'G1', host: 'claude' });
+    writeFileSync(join(turn.cwd, 'parse.ts'), 'export const parse = (s: string) => s.split(/:(.*)/);\n');
+    if (withCheck) await runEvidence(as('claude'), { todoId: 'T1', check: true });
+    else addEvidence(as('claude'), { todoId: 'T1', summary: 'split on the first colon' });
+    shipTodo(as('claude'), 'T1', { validation: 'the check passes' });
+    finishTurn(as('claude'), turn.turn.id, 0);
+    startTurn(as('codex'), { goalId: 'G1', host: 'codex', role: 'review' });
+    return (await giveVerdict(as('codex'), 'T1', { verdict: 'approve', summary: 'splits once' })).landing;
+  }
+
+  test("lands on its own when a person let the goal's approved changes land and its check passed: the kernel's merge, naming that decision", async () => {
+    git('branch', '-M', 'main');
+    setGoalWorktree(s.as(human), 'G1', 'main');
+    setGoalCheck(s.as(human), 'G1', 'test -f parse.ts');
+    setGoalReview(s.as(human), 'G1', reviewPolicy({ reviewerHost: 'codex', autoLand: true }));
+    const decision = Number(s.kernel.db.prepare(`SELECT max(seq) AS seq FROM events WHERE kind = 'goal.review_set'`).get()?.seq);
+    if (teamEngineUnderTest()) {
+      // A team store's database takes a landing from people's logins only: the change waits for a person there.
+      expect(await approvedInWorktree()).toEqual({ landed: false, why: expect.stringContaining('in a team store a person lands') });
+      return;
+    }
+    expect(await approvedInWorktree()).toEqual({ landed: true, commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(readFileSync(join(s.root, 'parse.ts'), 'utf8')).toContain('s.split(/:(.*)/)');
+    const landed = s.kernel.db.prepare(`SELECT actor, actor_kind, data FROM events WHERE kind = 'worktree.landed'`).get();
+    expect(landed).toMatchObject({ actor: 'kernel', actor_kind: 'kernel' });
+    expect(JSON.parse(String(landed?.data))).toMatchObject({ how: 'merged', standing: decision });
+  });
+
+  test('waits for a person without a passing acceptance check, or when the setting is not a decision this key proves', async () => {
+    git('branch', '-M', 'main');
+    setGoalWorktree(s.as(human), 'G1', 'main');
+    setGoalReview(s.as(human), 'G1', reviewPolicy({ reviewerHost: 'codex', autoLand: true }));
+    const team = teamEngineUnderTest(); // a team store lands nothing on its own (the test above)
+    expect(await approvedInWorktree(false)).toEqual({
+      landed: false,
+      why: expect.stringContaining(team ? 'team store' : 'no acceptance check'),
+    });
+    if (team) return;
+    expect(execFileSync('git', ['log', '--format=%s', 'main'], { cwd: s.root, encoding: 'utf8' })).not.toContain('T1');
+    // A second todo, its check set; the key that proved the setting is not this machine's any more.
+    addTodo(s.kernel, { goalId: 'G1', title: 'Parse footers' });
+    setTodoCheck(s.as(human), 'T2', 'true');
+    const turn = startTurn(as('claude'), { goalId: 'G1', host: 'claude', todoId: 'T2' });
+    writeFileSync(join(turn.cwd, 'footers.ts'), 'export const footers = 1;\n');
+    await runEvidence(as('claude'), { todoId: 'T2', check: true });
+    shipTodo(as('claude'), 'T2', { validation: 'checked' });
+    finishTurn(as('claude'), turn.turn.id, 0);
+    startTurn(as('codex'), { goalId: 'G1', host: 'codex', role: 'review' });
+    const keyDir = process.env.LOOPX_CONFIG_DIR;
+    process.env.LOOPX_CONFIG_DIR = mkdtempSync(join(tmpdir(), 'loopx-other-key-'));
+    try {
+      const result = await giveVerdict(as('codex'), 'T2', { verdict: 'approve', summary: 'fine' });
+      expect(result.landing).toEqual({ landed: false, why: expect.stringContaining('loopx does not act on it') });
+    } finally {
+      process.env.LOOPX_CONFIG_DIR = keyDir;
+    }
+  });
+
+  test('an agent may ask for review of the goal it proposes, never for approved changes to land on their own', () => {
+    expect(() => createGoal(as('claude'), { title: 'Mine', review: { reviewerHost: 'codex', autoLand: true } })).toThrow(
+      expect.objectContaining({ code: 'not_allowed' }),
+    );
+    expect(createGoal(as('claude'), { title: 'Mine', review: { reviewerHost: 'codex' } }).review).toMatchObject({ reviewerHost: 'codex' });
   });
 
   test('a change that moved after its approval is not committed: the files wait for a person, who is told why', () => {

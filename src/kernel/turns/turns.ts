@@ -15,7 +15,7 @@ import type { Goal } from '../model';
 import { type Route, getTurn } from './turnQueries';
 import { parseAgentName } from '../validate';
 import { claimInTx, leaseSeconds } from '../todos/claims';
-import type { Claimer } from '../todos/reviewHold';
+import type { Claimer } from '../todos/reviewHoldQueries';
 import { runWorktreeSetup } from '../worktrees/worktreeSetup';
 import {
   type PreparedWorktree,

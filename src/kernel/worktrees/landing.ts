@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Kernel } from '../kernel';
 import type { Actor } from '../events/eventTypes';
 import { IllegalTransitionError, NotFoundError, RefusedError } from '../errors';
-import { requireHumanChannel } from '../authority';
+import { KERNEL, requireHumanChannel } from '../authority';
 import {
   dirtyFilesAsync,
   gitAsync,
@@ -59,6 +59,11 @@ function top(kernel: Kernel): Promise<string> {
 export interface LandingOptions {
   signal?: AbortSignal;
   onStep?: (step: 'checking' | 'merging' | 'pushing' | 'opening' | 'removing') => void;
+  /**
+   * A merge the kernel makes under a person's standing decision (the event's seq; autoLand.ts checked it stands)
+   * instead of a person's decision now: recorded as the kernel's, naming the decision.
+   */
+  standing?: number;
 }
 
 /** Past this point the landing cannot be cancelled: a person's cancel that came before it is honoured here. */
@@ -77,7 +82,7 @@ export async function mergeWorktree(
   mode: 'ff' | 'merge',
   options: LandingOptions = {},
 ): Promise<WorktreeRow> {
-  const human = requireHuman(kernel, `merging the branch of ${todoId}`);
+  const human = options.standing === undefined ? requireHuman(kernel, `merging the branch of ${todoId}`) : KERNEL;
   const row = landable(kernel, todoId, 'merge');
   options.onStep?.('checking');
   const repo = await top(kernel);
@@ -96,7 +101,7 @@ export async function mergeWorktree(
     // Its commits are in the base already: git merged it and the merge that asked was stopped before its write (a
     // kill -9, a crash), or a person merged it by hand. This person's merge records that landing, as it is in git.
     const landed = await howItLanded(repo, head, baseHead);
-    return recordMerged(kernel, human, row, head, landed.commit, landed.mode);
+    return recordMerged(kernel, human, row, { head, commit: landed.commit, mode: landed.mode, standing: options.standing });
   }
   const home = (await listGitWorktreesAsync(repo)).find((w) => w.branch === row.base)?.path;
   if (home)
@@ -136,7 +141,8 @@ export async function mergeWorktree(
         { conflicts },
       );
     }
-    return recordMerged(kernel, human, row, head, await gitAsync(dir, ['rev-parse', 'HEAD']), mode);
+    const commit = await gitAsync(dir, ['rev-parse', 'HEAD']);
+    return recordMerged(kernel, human, row, { head, commit, mode, standing: options.standing });
   } finally {
     if (scratch) {
       await gitRawAsync(repo, ['worktree', 'remove', '--force', scratch]).catch(() => undefined);
@@ -145,13 +151,19 @@ export async function mergeWorktree(
   }
 }
 
-function recordMerged(kernel: Kernel, human: Actor, row: WorktreeRow, head: string, commit: string, mode: 'ff' | 'merge'): WorktreeRow {
-  return kernel.as(human).write((tx) => {
+function recordMerged(
+  kernel: Kernel,
+  by: Actor,
+  row: WorktreeRow,
+  merge: { head: string; commit: string; mode: 'ff' | 'merge'; standing: number | undefined },
+): WorktreeRow {
+  const { head, commit, mode, standing } = merge;
+  return kernel.as(by).write((tx) => {
     tx.emit({
       kind: 'worktree.landed',
       goalId: row.goalId,
       todoId: row.todoId,
-      data: { how: 'merged', branch: row.branch, head, commit, mode, url: null },
+      data: { how: 'merged', branch: row.branch, head, commit, mode, url: null, ...(standing !== undefined ? { standing } : {}) },
     });
     return findWorktree(tx.db, row.todoId) as WorktreeRow;
   });

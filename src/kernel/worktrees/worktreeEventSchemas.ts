@@ -21,7 +21,10 @@ export function worktreeEventSchemas() {
     }),
     /** A todo's first turn made its worktree (a later turn reuses it). */
     'worktree.created': z.object({ branch: str, base: str, baseCommit: str, path: str }),
-    /** A person landed the todo's branch: merged into the base, opened as a pull request, or discarded. */
+    /**
+     * A person landed the todo's branch: merged into the base, opened as a pull request, or discarded; or the kernel
+     * merged an approved change under a person's standing decision (`standing`: that decision's event, autoLand.ts).
+     */
     'worktree.landed': z.object({
       how: z.enum(LANDINGS),
       branch: str,
@@ -32,6 +35,7 @@ export function worktreeEventSchemas() {
       /** 'ff' (fast-forward) or 'merge' (a merge commit), for a merge. */
       mode: z.optional(z.enum(['ff', 'merge'])),
       url: nullableStr,
+      standing: z.optional(z.int()),
     }),
     /** A worktree's folder was removed (`forced`: it had uncommitted changes and a person said to drop them). */
     'worktree.removed': z.object({ path: str, forced: z.boolean() }),

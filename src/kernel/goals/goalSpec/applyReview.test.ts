@@ -25,6 +25,20 @@ describe('review in a goal file: asked for on a new goal by anyone, changed on a
     expect(eventCount(s)).toBe(before);
   });
 
+  test("an agent's file may not ask for approved changes to land on their own, even on a goal it creates; a person's may", () => {
+    const before = tableSnapshot(s);
+    const landing = { reviewerHost: 'codex', autoLand: true };
+    expect(refusal(() => applyGoalSpec(s.as(agent('claude')), spec({ quota: {}, review: landing }), { path: PATH }))[0]).toBe('not_allowed');
+    expect(tableSnapshot(s)).toEqual(before);
+    applyGoalSpec(s.as(human), spec({ review: landing }), { path: PATH });
+    expect(review()).toMatchObject({ reviewerHost: 'codex', autoLand: true });
+    // Exported and applied again by an agent, it is the same setting: nothing changes, nothing refused.
+    const exported = exportGoalSpec(s.kernel.db, 'G1');
+    const events = eventCount(s);
+    applyGoalSpec(s.as(agent('claude')), exported, { path: PATH });
+    expect(eventCount(s)).toBe(events);
+  });
+
   test("an agent's file may not change it on an existing goal (nor turn it off): refused with nothing applied", () => {
     applyGoalSpec(s.as(human), spec({ review: {} }), { path: PATH });
     const before = tableSnapshot(s);

@@ -1,6 +1,6 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import { iso } from '../time';
-import { DEFAULT_LEASE_SECONDS } from './claims';
+import { DEFAULT_LEASE_SECONDS } from '../model';
 
 /**
  * A change sent back with changes asked goes back to its implementer first (issue 42): for a lease's length after the
@@ -8,8 +8,7 @@ import { DEFAULT_LEASE_SECONDS } from './claims';
  * are its to continue). Then anyone may, as any open todo: an implementer that never comes back holds nothing up for
  * long. A person's claim is their decision and is never held.
  */
-// A function, not a constant: claims.ts imports this file, so its constant is read only once both are loaded.
-export const reviewHoldMs = (): number => DEFAULT_LEASE_SECONDS * 1000;
+export const REVIEW_HOLD_MS = DEFAULT_LEASE_SECONDS * 1000;
 
 /** Who asks to claim: the agent, and the host its turn runs on when a turn asks (a plain `todo claim` names none). */
 export interface Claimer {
@@ -36,7 +35,7 @@ function holdOf(row: Record<string, unknown>): ReviewHold {
     todoId: String(row.id),
     implementer: String(row.implementer),
     host: row.implementer_host === null ? null : String(row.implementer_host),
-    until: iso(decided + reviewHoldMs()),
+    until: iso(decided + REVIEW_HOLD_MS),
   };
 }
 
@@ -48,14 +47,14 @@ export function holdsOff(hold: ReviewHold, claimer: Claimer): boolean {
 
 /** The holds in force on a goal's open todos (one indexed read; none on a goal without reviews). */
 export function goalHolds(db: SqliteDb, goalId: string | null, at: string): ReviewHold[] {
-  const since = iso(Date.parse(at) - reviewHoldMs());
+  const since = iso(Date.parse(at) - REVIEW_HOLD_MS);
   const rows = goalId === null ? db.prepare(HOLDS).all(since) : db.prepare(`${HOLDS} AND t.goal_id = ?`).all(since, goalId);
   return rows.map(holdOf);
 }
 
 /** The hold on one todo that keeps `claimer` out now, or null. */
 export function holdOn(db: SqliteDb, todoId: string, at: string, claimer: Claimer): ReviewHold | null {
-  const since = iso(Date.parse(at) - reviewHoldMs());
+  const since = iso(Date.parse(at) - REVIEW_HOLD_MS);
   const row = db.prepare(`${HOLDS} AND t.id = ?`).get(since, todoId);
   const hold = row ? holdOf(row) : null;
   return hold && holdsOff(hold, claimer) ? hold : null;
