@@ -28,7 +28,9 @@ describe('review in a goal file: asked for on a new goal by anyone, changed on a
   test("an agent's file may not ask for approved changes to land on their own, even on a goal it creates; a person's may", () => {
     const before = tableSnapshot(s);
     const landing = { reviewerHost: 'codex', autoLand: true };
-    expect(refusal(() => applyGoalSpec(s.as(agent('claude')), spec({ quota: {}, review: landing }), { path: PATH }))[0]).toBe('not_allowed');
+    expect(refusal(() => applyGoalSpec(s.as(agent('claude')), spec({ quota: {}, review: landing }), { path: PATH }))[0]).toBe(
+      'not_allowed',
+    );
     expect(tableSnapshot(s)).toEqual(before);
     applyGoalSpec(s.as(human), spec({ review: landing }), { path: PATH });
     expect(review()).toMatchObject({ reviewerHost: 'codex', autoLand: true });
