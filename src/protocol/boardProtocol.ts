@@ -293,6 +293,7 @@ export const TODO_ACTIONS = [
   // A change in review: a person's verdict instead of its reviewer's.
   'approveReview',
   'requestChanges',
+  'viewReviewChange',
   // A todo's branch (worktree goals): the diff, and the three ways a person lands it.
   'showChanges',
   'mergeBranch',

@@ -116,6 +116,20 @@ suite('peer review', () => {
     setGoalStatus(kernel, goal.id, 'done');
   });
 
+  test('View the Change opens the change as its reviewer reads it, in a read-only document', async () => {
+    const loopx = await app();
+    const { goal, todo } = await changeInReview('Viewed by a person');
+    const editor = await vscode.commands.executeCommand<vscode.TextEditor>(COMMANDS.viewReviewChange, todo.id);
+    const text = editor.document.getText();
+    assert.equal(editor.document.uri.scheme, 'loopx-review-change');
+    assert.match(text, new RegExp(`^# The change of ${todo.id} under review`));
+    assert.match(text, /Implemented by claude\. It says it checked:\n\n> ran the fixtures/);
+    assert.match(text, /## The change/);
+    assert.equal(editor.document.languageId, 'markdown');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    setGoalStatus(loopx.session.requireKernel(), goal.id, 'done');
+  });
+
   test('Send Back with Changes… asks what should change; it becomes the implementer’s continuation', async () => {
     const loopx = await app();
     const { goal, todo } = await changeInReview('Sent back by a person');

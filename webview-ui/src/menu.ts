@@ -77,6 +77,7 @@ export function cardChoices(
     decisions.push(
       { label: 'Approve the change…', icon: 'check', run: () => act('approveReview') },
       { label: 'Send back with changes…', icon: 'comment-discussion', run: () => act('requestChanges') },
+      { label: 'View the change', icon: 'diff', run: () => act('viewReviewChange') },
     );
   const verdictMoves = card.status === 'in_review' ? ['shipped', 'ready'] : [];
   // The targets the kernel allows (sent with the card, in the board's column order).

@@ -21,8 +21,11 @@ export function reviewSection(d: CardDetail, nowMs: number, act: (action: TodoAc
         { class: 'detail-actions' },
         button('approveReview', 'Approve the Change…', 'button primary', act),
         button('requestChanges', 'Send Back with Changes…', 'button', act),
+        button('viewReviewChange', 'View the Change', 'button', act),
       )
-    : null;
+    : d.card.status === 'in_review'
+      ? h('div', { class: 'detail-actions' }, button('viewReviewChange', 'View the Change', 'button', act))
+      : null;
   const rounds = h(
     'ol',
     { class: 'detail-list review-rounds' },

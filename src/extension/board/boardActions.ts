@@ -13,7 +13,7 @@ import type { CommandDefinition } from '../commands/context';
 import { approveGate, askGate, rejectGate } from '../commands/gates';
 import { addEvidence } from '../commands/evidence';
 import { blockTodo, confirmTakingBack, killTodo, shipTodo, unblockTodo } from '../commands/todoTransitions';
-import { approveReview, requestChanges } from '../commands/review';
+import { approveReview, requestChanges, viewReviewChange } from '../commands/review';
 import { runTurn } from '../commands/turns';
 import { markGoalDone, resumeGoal } from '../commands/goalLifecycle';
 import { cancelMonitor } from '../commands/monitors';
@@ -79,6 +79,8 @@ export class BoardActions {
           return this.command(approveReview, todoId);
         case 'requestChanges':
           return this.command(requestChanges, todoId);
+        case 'viewReviewChange':
+          return this.command(viewReviewChange, todoId);
         case 'unblock':
           // A person's decision, like approving a gate: the same modal whether from the strip, a drag or the palette.
           return this.command(unblockTodo, todoId);

@@ -16,6 +16,7 @@ export const COMMANDS = {
   unblockTodo: 'loopx.unblockTodo',
   approveReview: 'loopx.approveReview',
   requestChanges: 'loopx.requestChanges',
+  viewReviewChange: 'loopx.viewReviewChange',
   setGoalReview: 'loopx.setGoalReview',
   killTodo: 'loopx.killTodo',
   showChanges: 'loopx.showChanges',

@@ -10,7 +10,7 @@ import { checkReadiness } from './checkReadiness';
 import { chooseGoalAgent, markGoalDone, pauseGoal, resumeGoal } from './goalLifecycle';
 import { addTodo } from './addTodo';
 import { blockTodo, claimTodo, killTodo, releaseTodo, shipTodo, unblockTodo } from './todoTransitions';
-import { approveReview, requestChanges, setGoalReview } from './review';
+import { approveReview, requestChanges, setGoalReview, viewReviewChange } from './review';
 import { approveGate, askGate, rejectGate } from './gates';
 import { addEvidence, openArtifact, showEvidence } from './evidence';
 import { refresh, showLastState, showLogs, showQuota, showStatus, verifyLog } from './inspect';
@@ -46,6 +46,7 @@ export const COMMAND_TABLE: readonly CommandDefinition[] = [
   blockTodo,
   unblockTodo,
   approveReview,
+  viewReviewChange,
   requestChanges,
   setGoalReview,
   killTodo,

@@ -12,6 +12,7 @@ import { clean } from '../../protocol/display';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
 import { ask, resolveGoal, resolveTodo } from './pickers';
+import { reviewChangeUri } from '../views/virtualDocuments';
 
 /**
  * A person's verdict on a change in review, instead of (or after) its reviewer: approving it (the todo is done, its
@@ -43,6 +44,21 @@ export const approveReview: CommandDefinition = {
     if (result.landing?.landed) void vscode.window.showInformationMessage(`${todo.id} landed on its own, as its goal's review allows.`);
     else if (result.landing?.why) void vscode.window.showInformationMessage(`${todo.id} waits for you to land it: ${result.landing.why}.`);
     return result.todo;
+  },
+};
+
+/**
+ * View the Change (a card in review, a todo's row): the change as its reviewer reads it — what was submitted and
+ * claimed checked, the acceptance check's last run, the evidence, earlier rounds and the diff — in a read-only document.
+ */
+export const viewReviewChange: CommandDefinition = {
+  id: COMMANDS.viewReviewChange,
+  async run(ctx, arg) {
+    const todo = await resolveTodo(ctx, arg, ['in_review'], 'View the Change Under Review');
+    if (!todo) return undefined;
+    const doc = await vscode.workspace.openTextDocument(reviewChangeUri(ctx.session.root, todo.id));
+    await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
+    return vscode.window.showTextDocument(doc, { preview: true });
   },
 };
 

@@ -9,11 +9,16 @@ import { Disposable } from '../util/lifecycle';
 import type { Folders } from '../folders';
 import type { FolderServices } from '../folderServices';
 import { findTodo } from '../../kernel/todos/todoQueries';
+import { prepareChange } from '../../kernel/todos/review';
+import { reviewBrief } from '../../kernel/todos/reviewBrief';
+import { reviewBriefLines } from '../../kernel/turns/reviewPrompt';
 
 export const EVIDENCE_SCHEME = 'loopx-evidence';
 export const STATUS_SCHEME = 'loopx-status';
 export const REVIEW_SCHEME = 'loopx-review';
 export const TODO_SCHEME = 'loopx-todo';
+/** A change under review as its reviewer reads it: read from git when opened (a snapshot, not redrawn on each change). */
+export const REVIEW_CHANGE_SCHEME = 'loopx-review-change';
 
 /**
  * Read-only documents rendered from the store: an evidence entry, the live status, a review packet, a todo.
@@ -26,7 +31,7 @@ export class VirtualDocuments extends Disposable {
 
   constructor(private readonly folders: Folders) {
     super();
-    for (const scheme of [EVIDENCE_SCHEME, STATUS_SCHEME, REVIEW_SCHEME, TODO_SCHEME]) {
+    for (const scheme of [EVIDENCE_SCHEME, STATUS_SCHEME, REVIEW_SCHEME, TODO_SCHEME, REVIEW_CHANGE_SCHEME]) {
       const changed = this.register(new vscode.EventEmitter<vscode.Uri>());
       const provider = {
         onDidChange: changed.event,
@@ -46,7 +51,9 @@ export class VirtualDocuments extends Disposable {
         this.register(
           f.model.onDidChange(() => {
             // Only documents that are open, each through its own scheme's provider.
-            for (const doc of vscode.workspace.textDocuments) this.providers.get(doc.uri.scheme)?.fire(doc.uri);
+            // A change under review is read from git: redrawn when opened again, not on every write to the store.
+            for (const doc of vscode.workspace.textDocuments)
+              if (doc.uri.scheme !== REVIEW_CHANGE_SCHEME) this.providers.get(doc.uri.scheme)?.fire(doc.uri);
           }),
         );
       }
@@ -67,6 +74,14 @@ export class VirtualDocuments extends Disposable {
     if (uri.scheme === REVIEW_SCHEME) {
       const goal = new URLSearchParams(uri.query).get('goal') ?? undefined;
       return kernel ? kernel.read((db, now) => renderReviewPacket(db, now, goal)) : '# Review packet\n\nNo store in this workspace yet.\n';
+    }
+    if (uri.scheme === REVIEW_CHANGE_SCHEME) {
+      const id = new URLSearchParams(uri.query).get('todo') ?? '';
+      const found = kernel?.read((db) => findTodo(db, id));
+      if (!kernel || !found) return `Todo ${clean(id)} was not found in this workspace's store.\n`;
+      const change = prepareChange(kernel, found.id); // git, before the read
+      const brief = kernel.read((db) => reviewBrief(db, found.id, change));
+      return [`# The change of ${found.id} under review`, '', ...reviewBriefLines(brief), ''].join('\n');
     }
     if (uri.scheme === TODO_SCHEME) {
       const id = new URLSearchParams(uri.query).get('todo') ?? '';
@@ -106,6 +121,14 @@ export function reviewUri(root: string, goalId?: string): vscode.Uri {
 
 export function todoUri(root: string, todoId: string): vscode.Uri {
   return vscode.Uri.from({ scheme: TODO_SCHEME, path: `/${todoId}.md`, query: new URLSearchParams({ root, todo: todoId }).toString() });
+}
+
+export function reviewChangeUri(root: string, todoId: string): vscode.Uri {
+  return vscode.Uri.from({
+    scheme: REVIEW_CHANGE_SCHEME,
+    path: `/${todoId} change.md`,
+    query: new URLSearchParams({ root, todo: todoId }).toString(),
+  });
 }
 
 export function statusUri(root: string): vscode.Uri {
