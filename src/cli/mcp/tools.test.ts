@@ -10,6 +10,7 @@ import { claimTodo } from '../../kernel/todos/claims';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { CLI_COMMANDS } from '../registry';
 import { MCP_TOOLS, type McpTool } from './tools';
+import { reviewRound } from '../../kernel/todos/reviewQueries';
 
 const LIMITS = new Set<number>(Object.values(TEXT_LIMITS));
 
@@ -80,6 +81,28 @@ describe('the MCP schemas and the kernel refuse at the same length (one home: TE
       expect(() => run(limit)).not.toThrow();
     } finally {
       kernel.close();
+    }
+  });
+});
+
+describe('loopx_ship on a goal with review', () => {
+  test('sends the change to review with what the agent says it checked (`validation`)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'loopx-mcp-ship-'));
+    const { kernel } = Kernel.init(root, { actor: { name: 'ada', kind: 'human', channel: 'vscode' } });
+    try {
+      const goalId = createGoal(kernel, { title: 'g', review: {} }).id;
+      const todoId = addTodo(kernel, { goalId, title: 't' }).id;
+      const agent = kernel.as({ name: 'claude', kind: 'agent' });
+      claimTodo(agent, todoId, {});
+      const ship = MCP_TOOLS.find((t) => t.name === 'loopx_ship') as McpTool;
+      const args = { todo: todoId, evidence: 'fixtures pass', validation: 'ran the fixtures and read the diff' };
+      expect(z.object(ship.input).safeParse(args).success).toBe(true);
+      const shipped = ship.run({ kernel: () => kernel, asAgent: () => agent }, args as never) as { status: string };
+      expect(shipped.status).toBe('in_review');
+      expect(kernel.read((db) => reviewRound(db, todoId, 1))?.validation).toBe('ran the fixtures and read the diff');
+    } finally {
+      kernel.close();
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

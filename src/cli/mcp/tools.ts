@@ -170,10 +170,12 @@ export const MCP_TOOLS: readonly McpTool[] = [
   tool({
     name: 'loopx_ship',
     cli: 'todo ship',
-    description: 'Ship a todo you hold. Refused without evidence or while a gate is pending.',
-    input: { todo, evidence: text(TEXT_LIMITS.summary).optional(), artifacts },
+    description:
+      'Ship a todo you hold. Refused without evidence or while a gate is pending. Where the goal asks for review, it sends the change to its reviewer instead: say what you checked in `validation`.',
+    input: { todo, evidence: text(TEXT_LIMITS.summary).optional(), artifacts, validation: text(TEXT_LIMITS.summary).optional() },
     mutates: true,
-    run: (ctx, a) => shipTodo(ctx.asAgent(), parseId('todo', a.todo), { evidence: a.evidence, artifacts: a.artifacts }),
+    run: (ctx, a) =>
+      shipTodo(ctx.asAgent(), parseId('todo', a.todo), { evidence: a.evidence, artifacts: a.artifacts, validation: a.validation }),
   }),
   tool({
     name: 'loopx_block',
