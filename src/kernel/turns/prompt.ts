@@ -1,4 +1,5 @@
-import type { Goal, Handoff, Todo } from '../model';
+import { type Goal, type Handoff, type Todo, defaultReviewPolicy } from '../model';
+import { reviewerWords } from '../../shared/reviewWords';
 import { MCP_WRITE_BACK, promptCommandLines, promptMcpLines } from './turnCommands';
 
 /**
@@ -51,6 +52,7 @@ export function renderPrompt(input: {
       "evidence and exits with the check's status). You cannot change the check.",
     );
   }
+  lines.push(...reviewLines(goal, todo, input.writeBack ?? 'cli'));
   if (todo.dependsOn.length) lines.push('', `It depended on ${todo.dependsOn.join(', ')}, which have shipped.`);
   if (todo.continuation) lines.push('', '## Where the last turn left off', '', todo.continuation);
   if (handoff) {
@@ -95,6 +97,25 @@ export const FIXED_PROMPT_LINES: readonly string[] = [
   '  command for you that your host would not have let you run yourself.',
   '',
 ];
+
+/**
+ * Where the todo's change is reviewed before it is done (todos/review.ts): who reviews, which round this is, and what
+ * the reviewer reads — the change exactly as shipped and what the implementer says it checked.
+ */
+function reviewLines(goal: Goal, todo: Todo, writeBack: 'cli' | 'mcp' | 'mcp-only'): string[] {
+  if (goal.review === null && !todo.review) return [];
+  const policy = goal.review ?? defaultReviewPolicy();
+  const say = writeBack === 'cli' ? '`todo ship` with `--validation "…"`' : '`validation` in `loopx_ship`';
+  return [
+    '',
+    '## Review',
+    '',
+    `Your change is reviewed by ${reviewerWords(policy)} before it is done (round ${todo.reviewRound + 1} of at most ${policy.maxRounds}).`,
+    `Shipping sends it to review: say what you checked with ${say}; the reviewer checks your claims against the change.`,
+    'Leave the change as it is once shipped: the review judges exactly what you shipped, and files left uncommitted in a',
+    'worktree are committed on your branch once it is approved.',
+  ];
+}
 
 /** The write-back section: the loopx commands, or first the MCP tools that do the same for a read-only shell. */
 function writeBackLines(writeBack: 'cli' | 'mcp' | 'mcp-only', prefix: string, todo: string, hasCheck: boolean): string[] {

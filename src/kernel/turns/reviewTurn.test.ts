@@ -170,6 +170,26 @@ describe('a review turn', () => {
   });
 });
 
+describe("the implementer's prompt", () => {
+  test('says its change is reviewed, by whom, which round, and to say what it checked when it ships', () => {
+    const first = startTurn(as('claude'), { goalId: 'G1', host: 'claude' });
+    const prompt = readFileSync(first.promptFile, 'utf8');
+    expect(prompt).toContain('## Review');
+    expect(prompt).toContain('Your change is reviewed by an agent on codex before it is done (round 1 of at most 2).');
+    expect(prompt).toContain('`--validation "…"`');
+    writeFileSync(join(s.root, 'parse.ts'), 'export const parse = (s: string) => s.split(/:(.*)/);\n');
+    addEvidence(as('claude'), { todoId: 'T1', summary: 'split on the first colon' });
+    shipTodo(as('claude'), 'T1', { validation: 'ran the header cases by hand' });
+    finishTurn(as('claude'), first.turn.id, 0);
+    const review = startTurn(as('codex'), { goalId: 'G1', host: 'codex', role: 'review' }).turn;
+    recordVerdict(as('codex'), 'T1', { verdict: 'request_changes', summary: 'an empty value breaks it' });
+    finishTurn(as('codex'), review.id, 0);
+    const second = readFileSync(startTurn(as('claude'), { goalId: 'G1', host: 'claude' }).promptFile, 'utf8');
+    expect(second).toContain('(round 2 of at most 2)');
+    expect(second).toContain('an empty value breaks it');
+  });
+});
+
 describe('a change sent back with changes asked', () => {
   test('waits for its implementer, or an agent on its host, for a lease’s length; then anyone may take it', () => {
     implement();
