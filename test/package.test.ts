@@ -88,8 +88,10 @@ describe('the .vsix', () => {
     // 2.67 MB after issue 37 and 38's kernel rules (proofs, set-aside events with the event schemas and zod in every
     // bundle: taking zod back out of the agents' bundles is the speed issue's first step); 2.81 MB after issue 41's
     // Copilot CLI and Qwen Code (their readers, boundaries and the turn's own loopx, in the bundles that start turns);
-    // 2.88 MB after issue 43's projects and dashboard (its page in dist/dashboard/, its server in the extension and CLI).
-    expect(statSync(VSIX).size).toBeLessThan(3_000_000);
+    // 2.88 MB after issue 43's projects and dashboard (its page in dist/dashboard/, its server in the extension and CLI);
+    // 3.01 MB after issue 42's peer review (review turns, verdicts, the approved commit and landing on its own, in the
+    // CLI, the MCP server and the extension).
+    expect(statSync(VSIX).size).toBeLessThan(3_100_000);
   });
 
   test('declares no target platform and the floor VS Code, with what the Marketplace and Open VSX show', async () => {
@@ -166,8 +168,9 @@ describe('the CLI package', () => {
       expect(manifest, key).not.toHaveProperty(key);
     // A budget that catches a dependency bundled by mistake. Team mode (issue 25) put its client code (about 16 KB
     // minified) into every agent verb's bundle and PostgreSQL's client into dist/pg.js: 1.6 MB, from under 1.5 MB;
-    // 2.01 MB after issues 37 and 38 (see the .vsix's budget above); 2.10 MB after issue 43's dashboard.
-    expect(statSync(TARBALL).size).toBeLessThan(2_200_000);
+    // 2.01 MB after issues 37 and 38 (see the .vsix's budget above); 2.10 MB after issue 43's dashboard; 2.20 MB after
+    // issue 42's peer review.
+    expect(statSync(TARBALL).size).toBeLessThan(2_300_000);
   });
 
   test('`npm pack` at the root of the checkout says where the packages are made instead of packing the checkout', () => {
