@@ -132,7 +132,9 @@ function peerReviewLines(
 ): string[] {
   const out = ['### Peer review', ''];
   out.push(
-    policy ? `${reviewerWords(policy)} reviews each change; ${policy.maxRounds} round(s) before a person decides.` : 'Review is off now.',
+    policy
+      ? `${reviewerWords(policy)} reviews each change; ${policy.maxRounds} round(s) before a person decides.${policy.autoLand ? ' An approved change whose acceptance check passed lands on its own (a person set it).' : ''}`
+      : 'Review is off now.',
     '',
   );
   const role = (r: RoleTotals) => `${r.turns} turn(s), ${Math.round(r.seconds / 60)} min, ${dollars(r.costUsd)}`;
