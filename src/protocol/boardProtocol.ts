@@ -100,6 +100,8 @@ export interface CardReview {
   verdictBy: string | null;
   summary: string | null;
   findings: { severity: string; title: string; file: string | null; line: number | null }[];
+  /** Sent back with changes asked: its implementer (or an agent on its host) alone may take it until then; else null. */
+  waitsUntil: string | null;
 }
 
 export interface CardMonitor {

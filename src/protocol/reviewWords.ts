@@ -1,4 +1,5 @@
 import type { CardReview, CardStatus } from './boardProtocol';
+import { boardTime } from './boardText';
 
 /**
  * A todo's review in words for people: the card's line, the Goals view's description, the detail's rounds. One home,
@@ -14,7 +15,7 @@ export function roundWords(r: Pick<CardReview, 'round' | 'maxRounds'>): string {
  * Where the review stands, for the card and the tree: "codex reviewing · round 1 of 3", "waits for a reviewer ·
  * round 2 of 3", "codex asked for changes (round 1)", "approved by codex". Null when there is nothing to say.
  */
-export function reviewStateWords(r: CardReview, status: CardStatus): string | null {
+export function reviewStateWords(r: CardReview, status: CardStatus, nowMs: number): string | null {
   const by = r.verdictBy ?? 'its reviewer';
   if (status === 'in_review') {
     if (r.reviewer) return `${r.reviewer} reviewing · ${roundWords(r)}`;
@@ -22,7 +23,10 @@ export function reviewStateWords(r: CardReview, status: CardStatus): string | nu
     return `waits for a reviewer · ${roundWords(r)}`;
   }
   if (r.verdict === 'approve') return `approved by ${by}`;
-  if (r.verdict === 'request_changes') return `${by} asked for changes (${roundWords(r)})`;
+  if (r.verdict === 'request_changes') {
+    const first = r.waitsUntil ? ` · back to ${r.implementer} first, ${boardTime(r.waitsUntil, nowMs)}` : '';
+    return `${by} asked for changes (${roundWords(r)})${first}`;
+  }
   return null;
 }
 

@@ -93,7 +93,7 @@ export function renderCard(card: Card, nowMs: number, existing?: HTMLElement): H
   else if (why) parts.push(h('div', { class: 'card-why', text: why }));
   if (card.recurrence && !card.waitsUntil) parts.push(h('div', { class: 'card-why' }, icon('sync'), ` recurs ${card.recurrence}`));
   if (card.change) parts.push(branchLine(card));
-  const review = card.review ? reviewStateWords(card.review, card.status) : null;
+  const review = card.review ? reviewStateWords(card.review, card.status, nowMs) : null;
   if (review && card.review) parts.push(reviewLine(card.review, review));
   el.replaceChildren(...parts);
   el.setAttribute('aria-label', describe(card, nowMs, lapsed, why));
@@ -192,7 +192,7 @@ function describe(card: Card, nowMs: number, lapsed: boolean, why: string | null
   if (card.monitor?.lastRun) bits.push(`last run ${lastRunSummary(card.monitor)}`);
   if (card.evidenceCount) bits.push(`${card.evidenceCount} evidence`);
   if (card.change) bits.push(`branch ${card.change.branch}, ${changeSize(card.change)}, ${changeState(card.change, card.status)}`);
-  const review = card.review ? reviewStateWords(card.review, card.status) : null;
+  const review = card.review ? reviewStateWords(card.review, card.status, nowMs) : null;
   if (review) bits.push(`review: ${review}`);
   return bits.join(', ');
 }

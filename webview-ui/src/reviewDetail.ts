@@ -13,7 +13,7 @@ import { h } from './dom';
 export function reviewSection(d: CardDetail, nowMs: number, act: (action: TodoAction) => void): HTMLElement | null {
   const review = d.card.review;
   if (!review || d.reviews.length === 0) return null;
-  const state = reviewStateWords(review, d.card.status);
+  const state = reviewStateWords(review, d.card.status, nowMs);
   const decides = d.card.status === 'in_review' && d.card.moves.includes('shipped');
   const buttons = decides
     ? h(

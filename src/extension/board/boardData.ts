@@ -331,6 +331,7 @@ export function cardReview(f: CardReviewFacts): CardReview {
     verdictBy: r.byPerson ? 'a person' : r.reviewer,
     summary: r.summary,
     findings: r.findings.map((x) => ({ severity: x.severity, title: x.title, file: x.file, line: x.line })),
+    waitsUntil: f.waitsUntil,
   };
 }
 

@@ -11,6 +11,7 @@ import { listGoals } from '../goals/goalQueries';
 import { listHandoffs } from '../handoffs/handoffs';
 import { getTodo } from '../todos/todoQueries';
 import { type ReviewRound, reviewRounds, roundFromRow } from '../todos/reviewQueries';
+import { holdUntil } from '../todos/reviewHoldQueries';
 import { iso } from '../time';
 
 /**
@@ -46,6 +47,8 @@ export interface CardReviewFacts {
   maxRounds: number | null;
   /** Reviewing it now: the live review claim's holder. */
   reviewer: string | null;
+  /** Sent back with changes asked, it waits for its implementer until then (reviewHoldQueries.ts); else null. */
+  waitsUntil: string | null;
 }
 
 const CARD_COLUMNS =
@@ -157,7 +160,9 @@ function reviewFacts(
   if (!current) return null;
   const owner = row.owner as string | null;
   const live = status === 'in_review' && owner !== null && String(row.lease_expires_at) > at;
-  return { ...current, reviewer: live ? owner : null };
+  const { verdict, decidedAt } = current.round;
+  const until = status === 'open' && verdict === 'request_changes' && decidedAt !== null ? holdUntil(decidedAt) : null;
+  return { ...current, reviewer: live ? owner : null, waitsUntil: until !== null && until > at ? until : null };
 }
 
 function groupBy(rows: Row[]): Map<string, string[]> {

@@ -29,13 +29,17 @@ const HOLDS = `
     JOIN reviews r ON r.todo_id = t.id AND r.round = t.review_round
    WHERE t.status = 'open' AND r.verdict = 'request_changes' AND r.decided_at > ?`;
 
+/** Until when a change sent back at `decidedAt` waits for its implementer. */
+export function holdUntil(decidedAt: string): string {
+  return iso(Date.parse(decidedAt) + REVIEW_HOLD_MS);
+}
+
 function holdOf(row: Record<string, unknown>): ReviewHold {
-  const decided = Date.parse(String(row.decided_at));
   return {
     todoId: String(row.id),
     implementer: String(row.implementer),
     host: row.implementer_host === null ? null : String(row.implementer_host),
-    until: iso(decided + REVIEW_HOLD_MS),
+    until: holdUntil(String(row.decided_at)),
   };
 }
 

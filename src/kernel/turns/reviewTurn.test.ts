@@ -18,6 +18,10 @@ import { reviewPolicy, setGoalReview } from '../goals/goalReview';
 import { addEvidence } from '../evidence/evidence';
 import { addTodo, shipTodo } from '../todos/todos';
 import { getTodo } from '../todos/todoQueries';
+import { type CardReviewFacts, todoCardFor } from '../readModels/cards';
+import { cardReview } from '../../extension/board/boardData';
+import { reviewStateWords } from '../../protocol/reviewWords';
+import { iso } from '../time';
 import { claimNext, claimTodo, releaseTodo } from '../todos/claims';
 import { recordVerdict } from '../todos/verdicts';
 import { reviewRounds } from '../todos/reviewQueries';
@@ -201,6 +205,11 @@ describe('a change sent back with changes asked', () => {
     expect(sameHost.turn).toMatchObject({ todoId: 'T1', agent: 'claude-2' });
     finishTurn(as('claude-2'), sameHost.turn.id, 1);
     releaseIfClaimed('claude-2');
+    // The card says whose it is first, and for how long.
+    const card = todoCardFor(s.kernel.db, 'T1', iso(s.clock.now()));
+    expect(card?.review?.waitsUntil).toBe(iso(s.clock.now() + 30 * 60_000));
+    const words = reviewStateWords(cardReview(card?.review as CardReviewFacts), 'open', s.clock.now());
+    expect(words).toBe('codex asked for changes (round 1 of 2) · back to claude first, in 30m');
     // claim --next leaves the held todo out for another agent (nothing else is ready here).
     expect(() => claimNext(as('gemini'), { goalId: 'G1' })).toThrow(expect.objectContaining({ code: 'no_ready_work' }));
     s.clock.advance(31 * 60);
