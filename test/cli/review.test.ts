@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -91,6 +91,30 @@ describe.skipIf(!PTY_AVAILABLE)(`peer review at a terminal${PTY_AVAILABLE ? '' :
     expect(reviewed.events.find((e) => e.event === 'turn_started')).toMatchObject({ role: 'review', agent: 'codex', todoId: 'T1' });
     expect(reviewed.events.find((e) => e.event === 'turn_ended')).toMatchObject({ resultKind: 'validated_completion' });
     expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+  });
+
+  test("with --auto-land, the reviewer's approval lands the change on main once its check passed: the kernel's landing, on the person's setting", async () => {
+    const { root, cli, tty } = setUp();
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+    git('init', '-q', '-b', 'main');
+    git('config', 'user.email', 'ada@example.com');
+    git('config', 'user.name', 'Ada');
+    git('add', '-A');
+    git('commit', '-qm', 'start');
+    expect(tty(['goal', 'set-worktree', 'G1', '--base', 'main', '--json'], 'G1').code).toBe(0);
+    expect(tty(['goal', 'set-check', 'G1', '--check', 'test -f T1.txt', '--json'], 'G1').code).toBe(0);
+    expect(tty(['goal', 'set-review', 'G1', '--auto-land', '--json'], 'G1').json?.data).toMatchObject({ review: { autoLand: true } });
+    const implemented = await run(root, ['--host', 'custom', '--command', host('approve'), '--agent', 'claude']);
+    expect(implemented.events.find((e) => e.event === 'turn_ended')).toMatchObject({ resultKind: 'validated_completion' });
+    expect(git('log', '--format=%s', 'main')).toBe('start');
+    const reviewed = await run(root, ['--host', 'custom', '--command', host('approve'), '--agent', 'codex']);
+    expect(reviewed.events.find((e) => e.event === 'turn_ended')).toMatchObject({ resultKind: 'validated_completion' });
+    // The approved file, committed on the branch for claude, is on main now, and the landing is the kernel's.
+    expect(readFileSync(join(root, 'T1.txt'), 'utf8')).toBe('the change\n');
+    expect(git('log', '-1', '--format=%an|%s', 'main')).toBe('claude (via loopx)|T1: Parse quoted fields');
+    expect(cli(['worktree', 'list', '--json']).json.data).toEqual([expect.objectContaining({ todoId: 'T1', status: 'merged' })]);
+    const events = cli(['history', '--todo', 'T1', '--json']).json.data as { kind: string; actor: string }[];
+    expect(events.filter((e) => e.kind === 'worktree.landed').map((e) => e.actor)).toEqual(['kernel']);
   });
 
   test('past the rounds a gate asks the person with both sides; approving it at a terminal approves the change', async () => {
