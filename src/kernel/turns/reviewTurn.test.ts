@@ -309,6 +309,27 @@ describe('an approved change in a worktree', () => {
     }
   });
 
+  test('a change edited after its check passed does not land: loopx runs the check again on the approved commit', async () => {
+    if (teamEngineUnderTest()) return; // a team store lands nothing on its own (above)
+    git('branch', '-M', 'main');
+    setGoalWorktree(s.as(human), 'G1', 'main');
+    setGoalCheck(s.as(human), 'G1', 'grep -q split parse.ts');
+    setGoalReview(s.as(human), 'G1', reviewPolicy({ reviewerHost: 'codex', autoLand: true }));
+    const turn = startTurn(as('claude'), { goalId: 'G1', host: 'claude' });
+    writeFileSync(join(turn.cwd, 'parse.ts'), 'export const parse = (s: string) => s.split(/:(.*)/);\n');
+    await runEvidence(as('claude'), { todoId: 'T1', check: true });
+    // Edited after the check passed, then shipped: the submission is this version, which the check would refuse.
+    writeFileSync(join(turn.cwd, 'parse.ts'), 'export const parse = (s: string) => [s];\n');
+    shipTodo(as('claude'), 'T1', { validation: 'the check passed' });
+    finishTurn(as('claude'), turn.turn.id, 0);
+    startTurn(as('codex'), { goalId: 'G1', host: 'codex', role: 'review' });
+    const { landing } = await giveVerdict(as('codex'), 'T1', { verdict: 'approve', summary: 'reads fine' });
+    expect(landing).toEqual({ landed: false, why: expect.stringContaining('did not pass on the approved change') });
+    expect(execFileSync('git', ['log', '--format=%s', 'main'], { cwd: s.root, encoding: 'utf8' }).trim()).toBe('start');
+    const runs = s.kernel.db.prepare(`SELECT actor FROM events WHERE kind = 'evidence' AND todo_id = 'T1' ORDER BY seq`).all();
+    expect(runs.map((r) => r.actor)).toEqual(['claude', 'kernel']);
+  });
+
   test('an agent may ask for review of the goal it proposes, never for approved changes to land on their own', () => {
     expect(() => createGoal(as('claude'), { title: 'Mine', review: { reviewerHost: 'codex', autoLand: true } })).toThrow(
       expect.objectContaining({ code: 'not_allowed' }),

@@ -3,7 +3,9 @@ import type { SqliteDb } from '../db/sqliteDb';
 import { LoopxError, RefusedError } from '../errors';
 import { databaseDecides, requireStandingDecision } from '../decisions';
 import { effectiveCheck, requireAcceptanceCheckStanding } from '../checks/checks';
-import { lastClaimSeq, latestCheckRun } from '../evidence/evidenceQueries';
+import { describeRun } from '../evidence/evidenceQueries';
+import { runEvidence } from '../evidence/evidenceRun';
+import { KERNEL } from '../authority';
 import { getGoal } from '../goals/goalQueries';
 import { getTodo } from '../todos/todoQueries';
 import { findWorktree } from './worktreeRows';
@@ -15,8 +17,8 @@ import { mergeWorktree } from './landing';
  * made once and standing: the setting's own event (the goal's latest `goal.review_set`, or its creation through VS
  * Code or a terminal) must be a person's decision this machine's key proves (decisions.ts), else nothing lands. The
  * merge is the kernel's, recorded with that decision's seq (`worktree.landed`'s `standing`). What does not land is
- * said, and waits for a person as any approved change: no acceptance check, one that did not pass or that no person
- * set, a team store (its database takes landings from people's logins only), a conflict or a base that moved.
+ * said, and waits for a person as any approved change: no acceptance check, one that no person set or that does not
+ * pass when loopx runs it once more on the approved commit (recorded as the kernel's evidence), a team store (its database takes landings from people's logins only), a conflict or a base that moved.
  */
 export interface AutoLanding {
   landed: boolean;
@@ -37,8 +39,6 @@ function standingFor(db: SqliteDb, todoId: string): { seq: number } | { why: str
   if (!worktree || worktree.status !== 'open') return { why: 'it has no branch of its own to merge' };
   const check = effectiveCheck(db, todoId);
   if (!check) return { why: 'it has no acceptance check: only a change whose check passed lands on its own' };
-  const run = latestCheckRun(db, todoId, check.check, lastClaimSeq(db, todoId));
-  if (!run || run.exitCode !== 0) return { why: `its acceptance check (${check.check}) did not pass since its last claim` };
   const setting = db
     .prepare(`SELECT seq, data FROM events WHERE goal_id = ? AND kind IN ('goal.created', 'goal.review_set') ORDER BY seq DESC LIMIT 1`)
     .get(goal.id);
@@ -66,6 +66,12 @@ export async function landApproved(kernel: Kernel, todoId: string): Promise<Auto
   if (standing === null) return null;
   if ('why' in standing) return { landed: false, why: standing.why };
   try {
+    // The check once more, on the branch as approved (its files are committed by now): what lands is what passed.
+    const { evidence, result } = await runEvidence(kernel.as(KERNEL), { todoId, check: true });
+    if (result.exitCode !== 0) {
+      const ran = evidence.run ? describeRun(evidence.run) : `exit ${String(result.exitCode)}`;
+      return { landed: false, why: `its acceptance check did not pass on the approved change (${ran})` };
+    }
     const row = await mergeWorktree(kernel, todoId, 'ff', { standing: standing.seq }).catch((error: unknown) => {
       // The base moved on since the branch started: a merge commit instead.
       if (error instanceof RefusedError && error.code === 'merge_conflict' && /fast-forwarded/.test(error.message))
