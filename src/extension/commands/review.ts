@@ -8,6 +8,7 @@ import { hostChoices } from './hostChoices';
 import type { HostSettings } from '../../runtime/hosts';
 import type { PersonHost } from '../../runtime/personHosts';
 import { reviewRound } from '../../kernel/todos/reviewQueries';
+import { getGoal } from '../../kernel/goals/goalQueries';
 import { clean } from '../../protocol/display';
 import { type CommandDefinition, kernelOf } from './context';
 import { COMMANDS } from './commandIds';
@@ -25,6 +26,8 @@ export const approveReview: CommandDefinition = {
     const todo = await resolveTodo(ctx, arg, ['in_review'], 'Approve the Change');
     if (!todo) return undefined;
     const round = kernelOf(ctx).read((db) => reviewRound(db, todo.id, todo.reviewRound));
+    const lands = kernelOf(ctx).read((db) => getGoal(db, todo.goalId).review?.autoLand === true);
+    const landing = lands ? ' Its goal lets an approved change land on its own: it merges once its acceptance check passes again.' : '';
     const said =
       round?.verdict === 'request_changes' || round?.verdict === 'could_not_review'
         ? ` Its reviewer said: ${clean(round.summary ?? '')}`
@@ -33,14 +36,21 @@ export const approveReview: CommandDefinition = {
       `Approve the change of ${todo.id} ${clean(todo.title)}?`,
       {
         modal: true,
-        detail: `${clean(todo.implementer ?? 'Its agent')} made it (review round ${todo.reviewRound}). Approving marks it done as your decision, without waiting for its reviewer.${said}`,
+        detail: `${clean(todo.implementer ?? 'Its agent')} made it (review round ${todo.reviewRound}). Approving marks it done as your decision, without waiting for its reviewer.${landing}${said}`,
       },
       'Approve',
     );
     if (choice !== 'Approve') return undefined;
     const note = await ask({ title: `LoopX: Approve ${todo.id}`, prompt: 'Why it is good to go (optional)' });
     if (note === undefined) return undefined;
-    const result = await giveVerdict(kernelOf(ctx), todo.id, { verdict: 'approve', summary: note || 'approved by a person' });
+    const approve = () => giveVerdict(kernelOf(ctx), todo.id, { verdict: 'approve', summary: note || 'approved by a person' });
+    // Landing on its own runs the acceptance check once more and merges: say so while it works.
+    const result = lands
+      ? await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: `LoopX: approving ${todo.id} and landing it (its check runs first)…` },
+          approve,
+        )
+      : await approve();
     if (result.landing?.landed) void vscode.window.showInformationMessage(`${todo.id} landed on its own, as its goal's review allows.`);
     else if (result.landing?.why) void vscode.window.showInformationMessage(`${todo.id} waits for you to land it: ${result.landing.why}.`);
     return result.todo;
