@@ -6,7 +6,7 @@ import { getTodo } from './todos/todoQueries';
 import { reviewRound } from './todos/reviewQueries';
 import { type VerdictInput, type VerdictOutcome, recordVerdict } from './todos/verdicts';
 import { type ApprovedCommit, commitApproved } from './worktrees/approvedCommit';
-import { type AutoLanding, landApproved } from './worktrees/autoLand';
+import { type AutoLanding, landApproved } from './autoLand';
 
 /**
  * A verdict on a change in review as the adapters give it (CLI, MCP, VS Code): the verdict (todos/verdicts.ts), then,

@@ -33,7 +33,7 @@ export interface ReviewPolicy {
   /** The severities a finding blocks approval at: a reviewer approving with one of them open is refused. */
   blocking: Severity[];
   /**
-   * An approved change whose acceptance check passed lands on its own (worktrees/autoLand.ts): a person's standing
+   * An approved change whose acceptance check passed lands on its own (kernel/autoLand.ts): a person's standing
    * decision. Present only when on, so a policy from before it reads as it did.
    */
   autoLand?: true;

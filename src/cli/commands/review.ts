@@ -8,7 +8,7 @@ import { prepareChange } from '../../kernel/todos/review';
 import { reviewBrief } from '../../kernel/todos/reviewBrief';
 import type { ApprovedCommit } from '../../kernel/worktrees/approvedCommit';
 import type { VerdictInput, VerdictKind } from '../../kernel/todos/verdicts';
-import type { AutoLanding } from '../../kernel/worktrees/autoLand';
+import type { AutoLanding } from '../../kernel/autoLand';
 import { giveVerdict } from '../../kernel/approvals';
 import { reviewBriefLines } from '../../kernel/turns/reviewPrompt';
 import { Painter, todoLine } from '../format';

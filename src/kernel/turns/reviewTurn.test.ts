@@ -8,7 +8,7 @@ import { teamEngineUnderTest } from '../../../test/support/teamTestStore';
 import { setGoalWorktree } from '../worktrees/worktreeSetting';
 import { mergeWorktree } from '../worktrees/landing';
 import { commitApproved } from '../worktrees/approvedCommit';
-import type { AutoLanding } from '../worktrees/autoLand';
+import type { AutoLanding } from '../autoLand';
 import { giveVerdict } from '../approvals';
 import { setGoalCheck, setTodoCheck } from '../checks/checks';
 import { runEvidence } from '../evidence/evidenceRun';

@@ -1,15 +1,15 @@
-import type { Kernel } from '../kernel';
-import type { SqliteDb } from '../db/sqliteDb';
-import { LoopxError, RefusedError } from '../errors';
-import { databaseDecides, requireStandingDecision } from '../decisions';
-import { effectiveCheck, requireAcceptanceCheckStanding } from '../checks/checks';
-import { describeRun } from '../evidence/evidenceQueries';
-import { runEvidence } from '../evidence/evidenceRun';
-import { KERNEL } from '../authority';
-import { getGoal } from '../goals/goalQueries';
-import { getTodo } from '../todos/todoQueries';
-import { findWorktree } from './worktreeRows';
-import { mergeWorktree } from './landing';
+import type { Kernel } from './kernel';
+import type { SqliteDb } from './db/sqliteDb';
+import { LoopxError, RefusedError } from './errors';
+import { databaseDecides, requireStandingDecision } from './decisions';
+import { effectiveCheck, requireAcceptanceCheckStanding } from './checks/checks';
+import { describeRun } from './evidence/evidenceQueries';
+import { runEvidence } from './evidence/evidenceRun';
+import { KERNEL } from './authority';
+import { getGoal } from './goals/goalQueries';
+import { getTodo } from './todos/todoQueries';
+import { findWorktree } from './worktrees/worktreeRows';
+import { mergeWorktree } from './worktrees/landing';
 
 /**
  * An approved change landing on its own (issue 42): a goal's review may say that a change its reviewer approved, and
