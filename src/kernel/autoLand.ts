@@ -18,7 +18,8 @@ import { mergeWorktree } from './worktrees/landing';
  * Code or a terminal) must be a person's decision this machine's key proves (decisions.ts), else nothing lands. The
  * merge is the kernel's, recorded with that decision's seq (`worktree.landed`'s `standing`). What does not land is
  * said, and waits for a person as any approved change: no acceptance check, one that no person set or that does not
- * pass when loopx runs it once more on the approved commit (recorded as the kernel's evidence), a team store (its database takes landings from people's logins only), a conflict or a base that moved.
+ * pass when loopx runs it once more on the approved commit (recorded as the kernel's evidence), a team store (its
+ * database takes landings from people's logins only), a conflict, or uncommitted files where the base is checked out.
  */
 export interface AutoLanding {
   landed: boolean;

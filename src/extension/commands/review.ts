@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { recordVerdict } from '../../kernel/todos/verdicts';
 import { giveVerdict } from '../../kernel/approvals';
 import { reviewPolicy, setGoalReview as setReviewOp } from '../../kernel/goals/goalReview';
 import type { ReviewPolicy } from '../../kernel/model';
@@ -83,7 +82,7 @@ export const requestChanges: CommandDefinition = {
       required: true,
     });
     if (summary === undefined) return undefined;
-    return recordVerdict(kernelOf(ctx), todo.id, { verdict: 'request_changes', summary }).todo;
+    return (await giveVerdict(kernelOf(ctx), todo.id, { verdict: 'request_changes', summary })).todo;
   },
 };
 

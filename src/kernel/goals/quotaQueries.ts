@@ -4,7 +4,7 @@ import { iso } from '../time';
 import { backingOff, retryAt } from '../turns/backoff';
 import { claimableNow, firstClaimableId, leaseLiveSql } from '../todos/todoQueries';
 import { reviewableIds } from '../todos/reviewQueries';
-import { type Claimer, goalHolds, holdsOff } from '../todos/reviewHoldQueries';
+import { type Claimer, heldFrom } from '../todos/reviewHoldQueries';
 import { nextMonitorMoment } from '../monitors/monitorQueries';
 import { type OpenTurnSlot, openTurnSlots, todosWithOpenTurns } from '../turns/turnSlots';
 
@@ -243,7 +243,7 @@ export interface PlanKnown {
    */
   reviewer?: string;
   /**
-   * Who an implementing turn claims for: a todo sent back from review that waits for its implementer (reviewHold.ts)
+   * Who an implementing turn claims for: a todo sent back from review that waits for its implementer (reviewHoldQueries.ts)
    * is left out unless this is it. Unknown (should-run's own answer): every todo counts.
    */
   claimer?: Claimer;
@@ -277,9 +277,7 @@ export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: PlanKno
     todoId: null,
   });
   if (goal.status !== 'active') return no('goal_inactive', null);
-  const holds = known.claimer && known.reviewer === undefined ? goalHolds(db, goal.id, at) : [];
-  const claimer = known.claimer;
-  const held = claimer ? holds.filter((h) => holdsOff(h, claimer)) : [];
+  const held = known.claimer && known.reviewer === undefined ? heldFrom(db, goal.id, at, known.claimer) : [];
   const busy = [...todosWithOpenTurns(slots), ...held.map((h) => h.todoId)];
   const first =
     known.reviewer === undefined
@@ -331,15 +329,15 @@ export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: PlanKno
   return retry?.keepsCacheWarm ? { ...answer, answer: { ...answer.answer, keepsCacheWarm: true } } : answer;
 }
 
-/**
- * When work of the goal can next become ready by itself: a live lease lapses, a monitor checks (or fires, or
- * expires), a recurring todo's next occurrence comes due. The earliest of these, or null.
- */
 /** The earliest of some moments (ISO strings compare in time order), or null when none is known. */
 function earliest(moments: readonly (string | null)[]): string | null {
   return moments.filter((m): m is string => m !== null).sort()[0] ?? null;
 }
 
+/**
+ * When work of the goal can next become ready by itself: a live lease lapses, a monitor checks (or fires, or
+ * expires), a recurring todo's next occurrence comes due. The earliest of these, or null.
+ */
 function nextReadyMoment(db: SqliteDb, goalId: string, at: string): string | null {
   const due = db.prepare(`SELECT min(ready_at) AS t FROM todos WHERE goal_id = ? AND status = 'open' AND ready_at > ?`).get(goalId, at)
     ?.t as string | null | undefined;

@@ -11,7 +11,7 @@ import { listGoals } from '../goals/goalQueries';
 import { listHandoffs } from '../handoffs/handoffs';
 import { getTodo } from '../todos/todoQueries';
 import { type ReviewRound, reviewRounds, roundFromRow } from '../todos/reviewQueries';
-import { holdUntil } from '../todos/reviewHoldQueries';
+import { waitsUntil } from '../todos/reviewHoldQueries';
 import { iso } from '../time';
 
 /**
@@ -160,9 +160,7 @@ function reviewFacts(
   if (!current) return null;
   const owner = row.owner as string | null;
   const live = status === 'in_review' && owner !== null && String(row.lease_expires_at) > at;
-  const { verdict, decidedAt } = current.round;
-  const until = status === 'open' && verdict === 'request_changes' && decidedAt !== null ? holdUntil(decidedAt) : null;
-  return { ...current, reviewer: live ? owner : null, waitsUntil: until !== null && until > at ? until : null };
+  return { ...current, reviewer: live ? owner : null, waitsUntil: waitsUntil(status, current.round, at) };
 }
 
 function groupBy(rows: Row[]): Map<string, string[]> {

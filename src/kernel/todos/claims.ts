@@ -124,7 +124,12 @@ export function claimNext(kernel: Kernel, options: { goalId?: string; leaseSecon
   return kernel.write((tx) => {
     if (options.goalId !== undefined) getGoal(tx.db, options.goalId); // unknown goal: not found, not "nothing ready"
     const held = tx.actor.kind === 'agent' ? heldFrom(tx.db, options.goalId ?? null, tx.at, { agent: tx.actor.name, host: null }) : [];
-    const todo = nextClaimable(tx.db, tx.at, options.goalId, held);
+    const todo = nextClaimable(
+      tx.db,
+      tx.at,
+      options.goalId,
+      held.map((h) => h.todoId),
+    );
     if (!todo) {
       const scope = options.goalId ? `goal ${options.goalId}` : 'any active goal';
       throw new RefusedError('no_ready_work', `no todo is ready to claim in ${scope}`, 'see why with: loopx status');

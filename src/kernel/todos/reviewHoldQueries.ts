@@ -24,14 +24,27 @@ export interface ReviewHold {
   until: string;
 }
 
+/**
+ * The rule, for set queries: an open todo whose current round's verdict asked for changes, decided after `?` (now less
+ * the hold: `holdsSince`). `waitsUntil` below is the same rule for one todo a card already read.
+ */
 const HOLDS = `
   SELECT t.id, t.implementer, r.implementer_host, r.decided_at FROM todos t
     JOIN reviews r ON r.todo_id = t.id AND r.round = t.review_round
    WHERE t.status = 'open' AND r.verdict = 'request_changes' AND r.decided_at > ?`;
 
+const holdsSince = (at: string): string => iso(Date.parse(at) - REVIEW_HOLD_MS);
+
 /** Until when a change sent back at `decidedAt` waits for its implementer. */
-export function holdUntil(decidedAt: string): string {
+function holdUntil(decidedAt: string): string {
   return iso(Date.parse(decidedAt) + REVIEW_HOLD_MS);
+}
+
+/** Until when a todo with this status and current round waits for its implementer at `at`, or null (HOLDS's rule). */
+export function waitsUntil(status: string, round: { verdict: string | null; decidedAt: string | null }, at: string): string | null {
+  if (status !== 'open' || round.verdict !== 'request_changes' || round.decidedAt === null) return null;
+  const until = holdUntil(round.decidedAt);
+  return until > at ? until : null;
 }
 
 function holdOf(row: Record<string, unknown>): ReviewHold {
@@ -49,24 +62,19 @@ export function holdsOff(hold: ReviewHold, claimer: Claimer): boolean {
   return !(claimer.host !== null && hold.host !== null && claimer.host === hold.host);
 }
 
-/** The holds in force on a goal's open todos (one indexed read; none on a goal without reviews). */
-export function goalHolds(db: SqliteDb, goalId: string | null, at: string): ReviewHold[] {
-  const since = iso(Date.parse(at) - REVIEW_HOLD_MS);
-  const rows = goalId === null ? db.prepare(HOLDS).all(since) : db.prepare(`${HOLDS} AND t.goal_id = ?`).all(since, goalId);
-  return rows.map(holdOf);
-}
-
 /** The hold on one todo that keeps `claimer` out now, or null. */
 export function holdOn(db: SqliteDb, todoId: string, at: string, claimer: Claimer): ReviewHold | null {
-  const since = iso(Date.parse(at) - REVIEW_HOLD_MS);
-  const row = db.prepare(`${HOLDS} AND t.id = ?`).get(since, todoId);
+  const row = db.prepare(`${HOLDS} AND t.id = ?`).get(holdsSince(at), todoId);
   const hold = row ? holdOf(row) : null;
   return hold && holdsOff(hold, claimer) ? hold : null;
 }
 
-/** The ids of the todos a hold keeps `claimer` out of now: a claim of the next todo leaves them out. */
-export function heldFrom(db: SqliteDb, goalId: string | null, at: string, claimer: Claimer): string[] {
-  return goalHolds(db, goalId, at)
-    .filter((hold) => holdsOff(hold, claimer))
-    .map((hold) => hold.todoId);
+/**
+ * The holds that keep `claimer` out now, of a goal's open todos or of all (one indexed read; none where no review asked
+ * for changes): a plan or a claim of the next todo leaves their todos out.
+ */
+export function heldFrom(db: SqliteDb, goalId: string | null, at: string, claimer: Claimer): ReviewHold[] {
+  const since = holdsSince(at);
+  const rows = goalId === null ? db.prepare(HOLDS).all(since) : db.prepare(`${HOLDS} AND t.goal_id = ?`).all(since, goalId);
+  return rows.map(holdOf).filter((hold) => holdsOff(hold, claimer));
 }
