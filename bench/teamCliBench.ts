@@ -128,6 +128,12 @@ async function main(): Promise<void> {
     sides.push(team);
     if (before) sides.push(await teamSide(cluster, local, work, 'team (before)', before));
     if (process.env.BENCH_TRUST === '1') sides.push(await teamSide(cluster, local, work, 'team (trust, no SCRAM)', loopx, false));
+    // BENCH_HOLD=<file>: the sides' folders and environments written there, and the stores kept until this process is
+    // ended (for measuring one call by hand: `env $(…) bin/loopx …` in a side's folder).
+    if (process.env.BENCH_HOLD) {
+      writeFileSync(process.env.BENCH_HOLD, JSON.stringify(sides.map(({ name, cwd, env }) => ({ name, cwd, env })), null, 1));
+      await new Promise<void>((resolve) => process.once('SIGINT', resolve));
+    }
 
     const verbs = ['todo next', 'status', 'todo claim', 'todo ship'] as const;
     const results = new Map<string, Call[]>();
