@@ -131,7 +131,14 @@ async function main(): Promise<void> {
     // BENCH_HOLD=<file>: the sides' folders and environments written there, and the stores kept until this process is
     // ended (for measuring one call by hand: `env $(…) bin/loopx …` in a side's folder).
     if (process.env.BENCH_HOLD) {
-      writeFileSync(process.env.BENCH_HOLD, JSON.stringify(sides.map(({ name, cwd, env }) => ({ name, cwd, env })), null, 1));
+      writeFileSync(
+        process.env.BENCH_HOLD,
+        JSON.stringify(
+          sides.map(({ name, cwd, env }) => ({ name, cwd, env })),
+          null,
+          1,
+        ),
+      );
       await new Promise<void>((resolve) => process.once('SIGINT', resolve));
     }
 
