@@ -11,6 +11,8 @@ import { replayLog } from '../replay';
 import { backupStore, restoreStore } from '../backup';
 import { openDb } from '../db/openDb';
 import { todoCounts } from './status';
+import { countTodos, listTodos, todoPage } from '../todos/todoQueries';
+import { iso } from '../time';
 
 /** The counts the store keeps (migration 0016) always equal counting the todos themselves. */
 let s: TestStore;
@@ -91,4 +93,29 @@ test.skipIf(teamEngineUnderTest())("a restore brings back the backup's counts, a
   } finally {
     saved.close();
   }
+});
+
+test("a page's `more` and every count by goal and status come from the kept counts, equal to counting the todos", () => {
+  const codex = s.as(agent('codex'));
+  const g1 = createGoal(s.kernel, { title: 'one', turnsPerWindow: 10, maxConcurrent: 5 }).id;
+  const g2 = createGoal(s.kernel, { title: 'two', turnsPerWindow: 10 }).id;
+  const ids = Array.from({ length: 9 }, (_, i) => addTodo(s.kernel, { goalId: i % 3 ? g1 : g2, title: `todo ${i}` }).id);
+  claimTodo(codex, ids[1] as string);
+  shipTodo(codex, ids[1] as string, { evidence: 'tests pass' });
+  claimTodo(codex, ids[2] as string);
+  killTodo(s.kernel, ids[3] as string, 'not needed');
+  const db = s.kernel.db;
+  const at = iso(s.clock.now());
+  const asked: string[] = [];
+  const prepare = db.prepare.bind(db);
+  db.prepare = (sql: string) => (asked.push(sql), prepare(sql));
+  for (const goalId of [undefined, g1, g2, 'G99'])
+    for (const status of [undefined, 'open', 'claimed', 'shipped', 'killed', 'blocked'] as const)
+      expect(countTodos(db, at, { goalId, status }), `${goalId} ${status}`).toBe(listTodos(db, at, { goalId, status }).length);
+  expect(todoPage(db, at, { goalId: g1, limit: 2 }).more).toBe(4);
+  expect(todoPage(db, at, { status: 'open', limit: 2, offset: 1 }).more).toBe(3);
+  expect(todoPage(db, at, { ready: true, limit: 1 }).more).toBe(5);
+  const counted = asked.filter((sql) => /count\(\*\)|sum\(n\)/.test(sql));
+  // Only readiness is judged todo by todo: the ready page's one count.
+  expect(counted.filter((sql) => /FROM todos\b/.test(sql))).toHaveLength(1);
 });

@@ -220,6 +220,7 @@ function todoWhere(at: string, filter: TodoFilter): { sql: string; params: strin
 }
 
 export function listTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): Todo[] {
+  if (filter.ready && !filter.status) return readyTodos(db, at, filter);
   const { sql: where, params } = todoWhere(at, filter);
   const order = filter.ready ? 't.priority, t.num' : 't.num';
   const limit = filter.limit ? ` LIMIT ${Math.max(1, Math.floor(filter.limit))}` : filter.offset ? ' LIMIT -1' : '';
@@ -231,6 +232,28 @@ export function listTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): To
     .map(todoFromRow);
 }
 
+/**
+ * A page of claimable todos in claim order, as `firstClaimableId` finds the first: open todos and lapsed claims each
+ * walked in index order (priority, then age) until the page is full, then merged. One predicate over both ("open or
+ * lapsed") made SQLite gather every ready todo and sort them all for a page (16 ms with 17,000 ready).
+ */
+function readyTodos(db: SqliteDb, at: string, filter: TodoFilter): Todo[] {
+  const offset = Math.max(0, Math.floor(filter.offset ?? 0));
+  const end = filter.limit ? offset + Math.max(1, Math.floor(filter.limit)) : -1;
+  const scope = filter.goalId ? 't.goal_id = ? AND ' : '';
+  const args: string[] = filter.goalId ? [filter.goalId] : [];
+  const walk = (which: string, whichArgs: string[]) =>
+    db
+      .prepare(
+        `SELECT ${TODO_COLUMNS}, t.num AS claim_num FROM todos t WHERE ${scope}${which} AND ${READY_CONDITIONS} ORDER BY t.priority, t.num LIMIT ?`,
+      )
+      .all(...args, ...whichArgs, at, end);
+  const merged = [...walk("t.status = 'open'", []), ...walk(leaseLapsedSql(), [at])].sort(
+    (a, b) => Number(a.priority) - Number(b.priority) || Number(a.claim_num) - Number(b.claim_num),
+  );
+  return merged.slice(offset, end === -1 ? undefined : end).map(todoFromRow);
+}
+
 /** Todos of one goal in one status, in claim order (priority, then age): the Goals view's groups. */
 export function todosInClaimOrder(db: SqliteDb, goalId: string, status: TodoStatus): Todo[] {
   return db
@@ -239,8 +262,18 @@ export function todosInClaimOrder(db: SqliteDb, goalId: string, status: TodoStat
     .map(todoFromRow);
 }
 
-/** How many todos the filter matches (limit and offset aside): what a page of `listTodos` left out. */
+/**
+ * How many todos the filter matches (limit and offset aside): what a page of `listTodos` left out. By goal and status
+ * it is the sum of the counts the store keeps as todos change (migration 0016: a handful of rows, where counting the
+ * todos walked an index of every todo, 0.5 ms at 100,000); only readiness is judged todo by todo.
+ */
 export function countTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): number {
+  if (!filter.ready) {
+    const where = [filter.goalId ? 'goal_id = ?' : '', filter.status ? 'status = ?' : ''].filter(Boolean);
+    const params = [filter.goalId, filter.status].filter((v): v is string => Boolean(v));
+    const sql = `SELECT coalesce(sum(n), 0) AS n FROM todo_counts${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+    return Number(db.prepare(sql).get(...params)?.n ?? 0);
+  }
   const { sql: where, params } = todoWhere(at, filter);
   return Number(db.prepare(`SELECT count(*) AS n FROM todos t ${where}`).get(...params)?.n ?? 0);
 }

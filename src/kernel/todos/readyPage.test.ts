@@ -1,0 +1,84 @@
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { agent, makeStore, type TestStore } from '../../../test/support/testKit';
+import { createGoal } from '../goals/goals';
+import { askGate } from '../gates/gates';
+import { iso } from '../time';
+import { TODO_COLUMNS, todoFromRow } from '../model';
+import { addTodo, blockTodo } from './todos';
+import { claimTodo } from './claims';
+import { CLAIMABLE_WHERE, listTodos, todoPage } from './todoQueries';
+
+/**
+ * A ready list's page is the claimable todos in claim order (priority, then age), open todos and lapsed claims
+ * together: the same rows, in the same order, as one predicate over both sorted whole, for every page and goal.
+ */
+let s: TestStore;
+beforeEach(() => (s = makeStore()));
+afterEach(() => s.dispose());
+
+function sortedWhole(goalId?: string): string[] {
+  const scope = goalId ? 't.goal_id = ? AND ' : '';
+  const at = iso(s.clock.now());
+  return s.kernel.db
+    .prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE ${scope}${CLAIMABLE_WHERE} ORDER BY t.priority, t.num`)
+    .all(...(goalId ? [goalId] : []), at, at)
+    .map((row) => todoFromRow(row).id);
+}
+
+test('every page of a ready list, open todos and lapsed claims merged, is the whole sorted list cut at the page', () => {
+  const codex = s.as(agent('codex'));
+  const g1 = createGoal(s.kernel, { title: 'one', turnsPerWindow: 100, maxConcurrent: 10 }).id;
+  const g2 = createGoal(s.kernel, { title: 'two', turnsPerWindow: 100, maxConcurrent: 10 }).id;
+  const ids = Array.from(
+    { length: 24 },
+    (_, i) => addTodo(s.kernel, { goalId: i % 2 ? g1 : g2, title: `todo ${i}`, priority: (i * 7) % 4 }).id,
+  );
+  // Lapsed claims (claimable again) at several priorities, a live one, a gated, a blocked and a dependent todo.
+  for (const id of [ids[1], ids[6], ids[11]]) claimTodo(codex, id as string, { leaseSeconds: 60 });
+  s.clock.advance(120);
+  claimTodo(codex, ids[3] as string);
+  askGate(codex, { todoId: ids[5] as string, question: 'ok?' });
+  blockTodo(s.kernel, ids[8] as string, 'waits');
+  addTodo(s.kernel, { goalId: g1, title: 'after T1', priority: 0, dependsOn: [ids[0] as string] });
+  const at = iso(s.clock.now());
+  for (const goalId of [undefined, g1, g2]) {
+    const whole = sortedWhole(goalId);
+    expect(whole.length).toBeGreaterThan(8);
+    expect(listTodos(s.kernel.db, at, { goalId, ready: true }).map((t) => t.id)).toEqual(whole);
+    for (const limit of [1, 3, 5])
+      for (let offset = 0; offset <= whole.length; offset += 2) {
+        const page = todoPage(s.kernel.db, at, { goalId, ready: true, limit, offset });
+        expect(
+          page.todos.map((t) => t.id),
+          `${goalId} ${offset}+${limit}`,
+        ).toEqual(whole.slice(offset, offset + limit));
+        expect(page.more).toBe(page.todos.length < limit ? 0 : Math.max(0, whole.length - offset - limit));
+      }
+  }
+  // The lapsed claims are in the list, each at its place in claim order.
+  expect(sortedWhole()).toEqual(expect.arrayContaining([ids[1], ids[6], ids[11]]));
+});
+
+test('a ready page walks the index in claim order: SQLite sorts nothing, however many todos are ready', () => {
+  const g1 = createGoal(s.kernel, { title: 'one', turnsPerWindow: 100 }).id;
+  for (let i = 0; i < 5; i++) addTodo(s.kernel, { goalId: g1, title: `todo ${i}`, priority: i % 3 });
+  const db = s.kernel.db;
+  const asked: string[] = [];
+  const prepare = db.prepare.bind(db);
+  db.prepare = (sql: string) => (asked.push(sql), prepare(sql));
+  for (const goalId of [undefined, g1]) listTodos(db, iso(s.clock.now()), { goalId, ready: true, limit: 2 });
+  db.prepare = prepare;
+  expect(asked.length).toBe(4);
+  const at = iso(s.clock.now());
+  for (const sql of asked) {
+    const params = sql.includes('goal_id = ?') ? [g1] : [];
+    const bound = [...params, ...(sql.includes('lease_expires_at <= ?') ? [at] : []), at, 2];
+    const plan = prepare(`EXPLAIN QUERY PLAN ${sql}`)
+      .all(...bound)
+      .map((row) => String(row.detail));
+    expect(
+      plan.filter((step) => step.startsWith('USE TEMP B-TREE')),
+      sql,
+    ).toEqual([]);
+  }
+});
