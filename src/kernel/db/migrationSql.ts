@@ -23,6 +23,7 @@ import m0018 from '../migrations/0018_store_meta.sql';
 import m0019 from '../migrations/0019_cache_writes.sql';
 import m0020 from '../migrations/0020_goal_host.sql';
 import m0021 from '../migrations/0021_review.sql';
+import m0022 from '../migrations/0022_review_holds.sql';
 
 /** Numbered migrations; index i holds the SQL that takes the schema from version i to i + 1. */
 export const MIGRATIONS: readonly string[] = [
@@ -47,6 +48,7 @@ export const MIGRATIONS: readonly string[] = [
   m0019,
   m0020,
   m0021,
+  m0022,
 ];
 
 /** The SQL that takes the schema from `version` to `version + 1`. */

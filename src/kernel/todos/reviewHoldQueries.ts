@@ -26,12 +26,14 @@ export interface ReviewHold {
 
 /**
  * The rule, for set queries: an open todo whose current round's verdict asked for changes, decided after `?` (now less
- * the hold: `holdsSince`). `waitsUntil` below is the same rule for one todo a card already read.
+ * the hold: `holdsSince`). `waitsUntil` below is the same rule for one todo a card already read. Read from the recent
+ * verdicts (their index, migration 0022) to their todos: CROSS JOIN keeps that order, so a claim walks the changes asked
+ * in the last half hour, never every open todo.
  */
 const HOLDS = `
-  SELECT t.id, t.implementer, r.implementer_host, r.decided_at FROM todos t
-    JOIN reviews r ON r.todo_id = t.id AND r.round = t.review_round
-   WHERE t.status = 'open' AND r.verdict = 'request_changes' AND r.decided_at > ?`;
+  SELECT t.id, t.implementer, r.implementer_host, r.decided_at FROM reviews r
+   CROSS JOIN todos t ON t.id = r.todo_id AND t.review_round = r.round
+   WHERE r.verdict = 'request_changes' AND r.decided_at > ? AND t.status = 'open'`;
 
 const holdsSince = (at: string): string => iso(Date.parse(at) - REVIEW_HOLD_MS);
 
