@@ -57,6 +57,22 @@ function grows(step: string, sql: string): boolean {
  */
 const CHECKS_EVERY_OPEN_TODO = /^SEARCH t USING INDEX todos_ready \(status=\?\)$/;
 
+/** The steps of the SELECTs a call ran that grow with the store (`grows`), each statement explained as it ran. */
+function growingSteps(ran: readonly Executed[]): string[] {
+  const db = store.kernel.db;
+  return ran
+    .filter((e) => /^\s*SELECT/i.test(e.sql))
+    .flatMap((e) => {
+      const plan = db
+        .prepare(`EXPLAIN QUERY PLAN ${e.sql}`)
+        .all(...e.params)
+        .map((row) => String(row.detail));
+      // A walk in the order the statement asks for, cut by its LIMIT, stops at the page: it does not grow.
+      const stopsEarly = /\bLIMIT\b/i.test(e.sql) && !plan.some((d) => d.startsWith('USE TEMP B-TREE'));
+      return stopsEarly ? [] : plan.filter((d) => grows(d, e.sql));
+    });
+}
+
 let store: TestStore;
 let client: Client;
 let server: ReturnType<typeof createMcpServer>;
@@ -115,7 +131,7 @@ function walPages(): number {
 }
 
 describe('an MCP write', () => {
-  test('is one durable commit (one fsync) of a bounded number of WAL pages, and does not rewrite STATUS.md', async () => {
+  test('is one durable commit (one fsync) of a bounded number of WAL pages, reads no growing table whole, and does not rewrite STATUS.md', async () => {
     await call('loopx_status'); // opens the store
     const db = serverKernel?.db;
     if (!db) throw new Error('the server opened no store');
@@ -144,6 +160,8 @@ describe('an MCP write', () => {
         STATEMENT_BUDGET[name] ?? 0,
       );
       expect(statusInode(), `${name}: STATUS.md rewrites per call`).toBe(inode);
+      // A write reads before it writes (the todo, its readiness, the holds a claim leaves out): never the whole store.
+      expect(growingSteps(ran), `${name}: query steps that grow with the store (scans)`).toEqual([]);
     }
     expect(statusMdStale(join(store.root, '.loopx')), 'the first write marked STATUS.md out of date').toBe(true);
   });
@@ -179,18 +197,7 @@ describe('an MCP read', () => {
     expect(ran.length, `${name}: SQL statements per call (budget ${STATEMENT_BUDGET[name]})`).toBeLessThanOrEqual(
       STATEMENT_BUDGET[name] ?? 0,
     );
-    const db = store.kernel.db;
-    const growing = ran
-      .filter((e) => /^\s*SELECT/i.test(e.sql))
-      .flatMap((e) => {
-        const plan = db
-          .prepare(`EXPLAIN QUERY PLAN ${e.sql}`)
-          .all(...e.params)
-          .map((row) => String(row.detail));
-        // A walk in the order the statement asks for, cut by its LIMIT, stops at the page: it does not grow.
-        const stopsEarly = /\bLIMIT\b/i.test(e.sql) && !plan.some((d) => d.startsWith('USE TEMP B-TREE'));
-        return stopsEarly ? [] : plan.filter((d) => grows(d, e.sql));
-      });
+    const growing = growingSteps(ran);
     expect(
       growing.filter((d) => !known.some((k) => k.test(d))),
       `${name}: query steps that grow with the store (scans)`,
