@@ -134,6 +134,9 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
         return (kernel = Kernel.open(locateRoot(where), { actor, readOnly: command.readOnly === true }));
       },
     };
+    // A read that ends the process on a team store: its replica is caught up before the command's synchronous reads
+    // (the team verbs reach the server their own way).
+    if (command.readOnly && io.exitsAfterCall && command.name[0] !== 'team') await catchUpTeamFirst(ctx, where);
     // Most commands answer synchronously; a few (monitor tick, evidence run) wait for a process they run.
     const returned = command.run(ctx);
     const result: CommandResult = returned instanceof Promise ? await returned : returned;
@@ -154,6 +157,22 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
     if (io.exitsAfterCall) kernel?.leaveForExit();
     else kernel?.close();
   }
+}
+
+/**
+ * A team store's one-shot read catches its replica up on this thread first (Kernel.catchUpFirst), so the command's
+ * read needs no worker thread. Where no store or no replica yet is found, or the store cannot be opened, nothing: the
+ * command opens it as it always has, and says why in its own words.
+ */
+async function catchUpTeamFirst(ctx: CommandContext, where: Parameters<typeof locateRoot>[0]): Promise<void> {
+  let kernel: Kernel;
+  try {
+    if (!Kernel.hasTeamReplica(locateRoot(where))) return;
+    kernel = ctx.kernel();
+  } catch {
+    return;
+  }
+  await kernel.catchUpFirst();
 }
 
 /**

@@ -29,8 +29,8 @@ export interface KernelOptions {
   engine?: (db: SqliteDb) => ClosableEngine;
 }
 
-/** An engine the kernel closes with itself (team mode's holds a connection). */
-export type ClosableEngine = StoreEngine & { close?(): void };
+/** An engine the kernel closes with itself (team mode's holds a connection, and catches a one-shot read up first). */
+export type ClosableEngine = StoreEngine & { close?(): void; catchUpFirst?(): Promise<void> };
 
 /** What a write sees: one instant, one actor, and `emit` to append-and-apply an event (the unit of work). */
 export type Tx = UnitOfWork;
@@ -77,7 +77,22 @@ export class Kernel {
       actor: options.actor,
       clock: options.clock,
       driver: options.driver,
+      // A read-only call never writes: it needs no worker for a write's batches (Kernel.catchUpFirst).
+      warm: options.readOnly !== true,
     }).kernel;
+  }
+
+  /** Whether `root` is in team mode (`.loopx/team.json`) with this machine's replica built (a first call builds it). */
+  static hasTeamReplica(root: string): boolean {
+    return existsSync(teamPointerPath(root)) && existsSync(teamReplicaPath(root));
+  }
+
+  /**
+   * For a process that reads once and exits (the CLI's read verbs): a team store's replica is caught up now, on this
+   * thread, and the next read asks the log nothing (TeamEngine.catchUpFirst). Nothing to do for a local store.
+   */
+  async catchUpFirst(): Promise<void> {
+    await this.engine.catchUpFirst?.();
   }
 
   /**

@@ -203,6 +203,35 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     expect(loopx(['team', 'status', '--json'], { cwd: b }).json).toMatchObject({ ok: true, data: { team: true, reachable: true } });
   }, 120_000);
 
+  test("an agent's read catches up on its own thread first: it sees another machine's newest write and starts no worker", async () => {
+    const url = fixture.cluster.url(await fixture.cluster.createDatabase('teamread'));
+    const a = workspace();
+    loopx(['init'], { cwd: a });
+    loopx(['goal', 'create', '--title', 'Shared goal'], { cwd: a });
+    startGoal(a);
+    loopx(['todo', 'add', '--goal', 'G1', '--title', 'first'], { cwd: a });
+    for (const verb of ['init', 'push']) expect(loopxTty(['team', verb, '--database', url], '', { cwd: a }).code).toBe(0);
+    const b = workspace();
+    expect(loopxTty(['team', 'join', url], '', { cwd: b }).code).toBe(0);
+    expect(loopx(['todo', 'list', '--json'], { cwd: b, env: asAgent('claude') }).code).toBe(0); // b's replica, current
+    expect(loopx(['todo', 'claim', 'T1', '--json'], { cwd: a, env: asAgent('codex') }).code).toBe(0);
+    for (const args of [['todo', 'show', 'T1'], ['status'], ['todo', 'next']]) {
+      const read = loopx([...args, '--json'], { cwd: b, env: { ...asAgent('claude'), LOOPX_TIMING: '1' } });
+      expect(read.code, read.stderr).toBe(0);
+      const team = JSON.parse(read.stderr.split('\n').find((line) => line.startsWith('{"team"')) ?? '{}').team;
+      expect(team, `${args.join(' ')}: its team line`).toHaveProperty('catchUpFirstMs');
+      // No batch through the worker, nor its start (LOOPX_TIMING names both when they happen).
+      expect(
+        Object.keys(team).filter((part) => /^(batch|workerBoot|warmAt)/.test(part)),
+        args.join(' '),
+      ).toEqual([]);
+    }
+    expect(loopx(['todo', 'show', 'T1', '--json'], { cwd: b, env: asAgent('claude') }).json).toMatchObject({
+      ok: true,
+      data: { id: 'T1', status: 'claimed', owner: 'codex' },
+    });
+  }, 60_000);
+
   test('agents cannot run init, push, join or leave, nor can a person without a terminal; nothing is written', async () => {
     const name = await fixture.cluster.createDatabase('teamagent');
     const url = fixture.cluster.url(name);

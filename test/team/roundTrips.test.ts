@@ -95,6 +95,51 @@ describe.skipIf(!install)('round trips of an agent call on a team store', () => 
     }
   });
 
+  test("a one-shot read caught up first on the calling thread starts no worker: it sends no batch and reads another machine's newest write", async () => {
+    const { ownerUrl } = await newTeamStore(fixture.cluster);
+    const owner = openAt(join(work, 'first-owner'), ownerUrl, human);
+    const goal = createGoal(owner.kernel, { title: 'g' });
+    const root = join(work, 'first-reader');
+    oneCall(root, ownerUrl, (k) => k.read(() => 0)); // this machine's replica, built and then left behind
+    const todo = addTodo(owner.kernel, { goalId: goal.id, title: 'added on another machine' });
+    owner.kernel.close();
+    const { kernel, engine } = openTeamKernel(root, {
+      replicaPath: join(root, '.loopx', 'team-replica.db'),
+      connection: { connectionString: ownerUrl },
+      actor: agent('codex'),
+      warm: false,
+    });
+    try {
+      await kernel.catchUpFirst();
+      const ids = kernel.read((db, now) => listTodos(db, new Date(now).toISOString(), {}).map((t) => t.id));
+      expect(ids).toEqual([todo.id]);
+      // Not warmed and no batch asked: the worker thread was never started.
+      expect(engine.pg.stats.batches, 'batches sent through the worker').toBe(0);
+    } finally {
+      kernel.close();
+    }
+  });
+
+  test('a one-shot read whose server cannot be reached says so at its read, once, without asking the worker again', async () => {
+    const root = join(work, 'first-unreachable');
+    const { ownerUrl } = await newTeamStore(fixture.cluster);
+    oneCall(root, ownerUrl, (k) => k.read(() => 0));
+    const gone = 'postgresql://loopx@127.0.0.1:1/none';
+    const { kernel, engine } = openTeamKernel(root, {
+      replicaPath: join(root, '.loopx', 'team-replica.db'),
+      connection: { connectionString: gone },
+      actor: agent('codex'),
+      warm: false,
+    });
+    try {
+      await kernel.catchUpFirst();
+      expect(() => kernel.read(() => 0)).toThrow(expect.objectContaining({ code: 'team_unreachable' }));
+      expect(engine.pg.stats.batches).toBe(0);
+    } finally {
+      kernel.close();
+    }
+  });
+
   test('the replica commits without fsync, and one that lost its newest commits (a power cut) catches up from the log', async () => {
     const { ownerUrl } = await newTeamStore(fixture.cluster);
     const root = join(work, 'powercut');

@@ -18,7 +18,19 @@ export function pgModulePath(): string {
   return createRequire(__filename).resolve('pg');
 }
 
-/** The asynchronous client library, for the live listener (teamLive.ts); the write path's worker loads the same file. */
+/**
+ * The asynchronous client library, for the live listener (teamLive.ts) and a one-shot read's catch-up (teamEngine.ts);
+ * the write path's worker loads the same file. pg asks at load whether it runs in a Cloudflare Worker, which without a
+ * `navigator` (Node 20) loads Node's whole fetch implementation (pgWorker.ts, PG_LOAD_PRELUDE): it is lent the answer
+ * Node 21+ gives for the load, and nothing else sees it.
+ */
 export function loadPg(): typeof Pg {
-  return createRequire(__filename)(pgModulePath()) as typeof Pg;
+  const global = globalThis as { navigator?: unknown };
+  const lent = global.navigator === undefined;
+  if (lent) global.navigator = { userAgent: `Node.js/${process.versions.node}` };
+  try {
+    return createRequire(__filename)(pgModulePath()) as typeof Pg;
+  } finally {
+    if (lent) delete global.navigator;
+  }
 }

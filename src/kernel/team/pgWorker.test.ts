@@ -9,7 +9,7 @@ test('a worker whose pg cannot be loaded answers its first batch as a lost conne
   const { port1, port2 } = new MessageChannel();
   try {
     const flag = new Int32Array(new SharedArrayBuffer(4));
-    worker.postMessage({ init: { port: port2, flag, settings: {}, connectNow: true } }, [port2]);
+    worker.postMessage({ init: { port: port2, flag, config: {}, connectNow: true } }, [port2]);
     const reply = new Promise<Record<string, unknown>>((resolve) => port1.once('message', resolve));
     worker.postMessage({ statements: [{ text: 'SELECT 1' }], fault: null });
     expect(await reply).toMatchObject({ ok: false, lost: true, message: expect.stringContaining(`could not be loaded from ${missing}`) });

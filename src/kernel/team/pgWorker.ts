@@ -3,7 +3,7 @@ import type { Worker } from 'node:worker_threads';
 
 /**
  * The write path's worker thread (SyncPg, syncPg.ts): its source and its start. A worker is started knowing only where
- * `pg` is; it loads pg at once and is told what to connect to in its first message (`init`: the connection's settings,
+ * `pg` is; it loads pg at once and is told what to connect to in its first message (`init`: the client's settings,
  * the reply port, the shared flag). So a worker could be started before the connection is resolved: bin/loopx starting
  * it before the verb's bundle loads was tried and measured, and not kept (docs/performance.md, issue 38).
  */
@@ -17,6 +17,29 @@ import type { Worker } from 'node:worker_threads';
 export const PG_LOAD_PRELUDE =
   "if (typeof navigator === 'undefined') globalThis.navigator = { userAgent: 'Node.js/' + process.versions.node };";
 
+/**
+ * Error codes that mean the connection is gone (a network error, the server shutting down or ending the session,
+ * a transaction it aborted for idling): whether a COMMIT in flight took effect is then unknown. A pg error without
+ * a code, or with these words, is one too. Used by the worker below and by a client on the calling thread
+ * (`pgErrorFrom`, syncPg.ts).
+ */
+export const LOST_CODES = [
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+  '57P05',
+  '25P03',
+  '08000',
+  '08003',
+  '08006',
+];
+export const LOST_WORDS = /Connection terminated|not queryable|ECONN/;
+
 // The worker's source: plain CommonJS run with `eval`, so it needs no separate file in any bundle (the CLI, the
 // extension, vitest). `pg` is required by the absolute path the calling thread resolved, as soon as the thread runs:
 // the connection's settings, the reply port and the shared flag come later, in the first message (`init`).
@@ -24,31 +47,26 @@ const WORKER_SOURCE = `
 const bootAt = performance.timeOrigin + performance.now();
 const { workerData, parentPort } = require('node:worker_threads');
 ${PG_LOAD_PRELUDE}
+// Node 22.1+ compiles pg from its on-disk cache, as bin/loopx does the verb's bundle on the calling thread.
+try { require('node:module').enableCompileCache?.(); } catch {}
 // A pg that cannot be loaded (a damaged install) is said to the first batch, which would otherwise wait out its timeout.
 let pg = null, loadError = null;
 try { pg = require(workerData.pgPath); } catch (error) { loadError = error; }
 // LOOPX_TIMING's parts measured here (teamTiming.ts): sent with the first reply, then the connect and query times.
 let timing = { bootAt, pgLoadMs: performance.timeOrigin + performance.now() - bootAt };
-let port = null, flag = null, settings = null;
+let port = null, flag = null, config = null;
 let client = null;
 // The connection being opened: the eager one (init.connectNow) and a batch that arrives meanwhile share it.
 let opening = null;
-const LOST = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03', '57P05', '25P03', '08000', '08003', '08006']);
+const LOST = new Set(${JSON.stringify(LOST_CODES)});
 function connection() {
   if (client) return Promise.resolve(client);
   opening ??= open().finally(() => { opening = null; });
   return opening;
 }
 async function open() {
-  const fresh = new pg.Client({
-    connectionString: settings.connectionString,
-    password: settings.password,
-    application_name: settings.application_name,
-    connectionTimeoutMillis: settings.connectTimeoutMs,
-    idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs,
-    keepAlive: true,
-    keepAliveInitialDelayMillis: 10000,
-  });
+  // The client's settings as the calling thread made them (pgClientConfig, syncPg.ts).
+  const fresh = new pg.Client(config);
   // A connection that breaks between batches is dropped; the next batch opens another.
   fresh.on('error', () => { if (client === fresh) client = null; });
   const connecting = performance.now();
@@ -91,14 +109,14 @@ async function run({ statements, fault }) {
     return { ok: true, results };
   } catch (error) {
     const code = error && error.code;
-    const lost = !code || LOST.has(code) || /Connection terminated|not queryable|ECONN/.test(String(error && error.message));
+    const lost = !code || LOST.has(code) || ${LOST_WORDS}.test(String(error && error.message));
     if (lost) { drop(); inTransaction = false; }
     return { ok: false, message: String(error && error.message), code: code || undefined, lost, constraint: error && error.constraint };
   }
 }
 parentPort.on('message', async (request) => {
   if (request.init) {
-    ({ port, flag, settings } = request.init);
+    ({ port, flag, config } = request.init);
     // Opened before the first batch is asked for, while the calling thread opens the replica and runs the command up
     // to its first query. A failure here is not reported: the first batch opens again (or shares this attempt) and
     // says why, in the same words as without it.

@@ -1,10 +1,11 @@
 import { pgModulePath } from './pgModule';
 import type { ConnectionSettings } from './connectionSettings';
-import { spawnPgWorker } from './pgWorker';
+import { LOST_CODES, LOST_WORDS, spawnPgWorker } from './pgWorker';
 import { pgClientConnection } from './pgpass';
 import { addTeamTiming, teamTimingOn } from './teamTiming';
 import type * as WorkerThreads from 'node:worker_threads';
 import type { MessagePort, Worker } from 'node:worker_threads';
+import type Pg from 'pg';
 
 /** node:worker_threads, loaded by the first team call, not by every local store's call that imports this file. */
 const threads = () => process.getBuiltinModule('node:worker_threads') as typeof WorkerThreads;
@@ -38,6 +39,30 @@ export class PgError extends Error {
     super(message);
     this.name = 'PgError';
   }
+}
+
+/** A `pg` client's error as a PgError, judged lost or not by the worker's own rule (pgWorker.ts). */
+export function pgErrorFrom(error: unknown): PgError {
+  const e = error as { message?: unknown; code?: unknown; constraint?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : undefined;
+  const message = String(e?.message ?? error);
+  const lost = !code || LOST_CODES.includes(code) || LOST_WORDS.test(message);
+  return new PgError(message, code, lost, typeof e?.constraint === 'string' ? e.constraint : undefined);
+}
+
+/**
+ * What a `pg` client of ours connects with, on the worker or the calling thread: the settings, the password loopx read
+ * from ~/.pgpass (pgpass.ts: pg's own reading prints a deprecation warning on stderr), and the limits below.
+ */
+export function pgClientConfig(settings: ConnectionSettings): Pg.ClientConfig {
+  return {
+    ...pgClientConnection(settings),
+    application_name: settings.application_name ?? 'loopx',
+    connectionTimeoutMillis: settings.connectTimeoutMs ?? TIMEOUT_DEFAULTS.connectTimeoutMs,
+    idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs ?? TIMEOUT_DEFAULTS.idleInTransactionTimeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
 }
 
 /** Test faults: lose the connection before the batch runs, or after it ran (its reply never arrives). */
@@ -159,15 +184,8 @@ export class SyncPg {
     const started = spawnPgWorker(pgPath);
     this.spawnedAt = started.spawnedAt;
     this.worker = started.worker;
-    const settings: ConnectionSettings = {
-      ...this.settings,
-      // ~/.pgpass is read here (pgpass.ts): pg's own reading prints a deprecation warning on stderr.
-      ...pgClientConnection(this.settings),
-      connectTimeoutMs: this.settings.connectTimeoutMs ?? TIMEOUT_DEFAULTS.connectTimeoutMs,
-      idleInTransactionTimeoutMs: this.settings.idleInTransactionTimeoutMs ?? TIMEOUT_DEFAULTS.idleInTransactionTimeoutMs,
-      application_name: this.settings.application_name ?? 'loopx',
-    };
-    this.worker.postMessage({ init: { port: port2, flag: this.flag, settings, connectNow } }, [port2]);
+    const config = pgClientConfig(this.settings);
+    this.worker.postMessage({ init: { port: port2, flag: this.flag, config, connectNow } }, [port2]);
     // Neither keeps a CLI process alive once its work is done.
     port1.unref();
     this.port = port1;

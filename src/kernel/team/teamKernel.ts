@@ -32,6 +32,11 @@ export interface TeamKernelOptions {
   driver?: DriverName;
   /** An open client to use instead of a new one from `connection` (the conformance tests reuse one per database). */
   pg?: SyncPg;
+  /**
+   * Start the write path's worker now, so it connects while the replica opens (default). A process that only reads
+   * says false: its read catches up on its own thread (TeamEngine.catchUpFirst) and never needs the worker.
+   */
+  warm?: boolean;
 }
 
 /**
@@ -62,7 +67,7 @@ export function openTeamKernelWith<K extends { close(): void }>(
 ): { kernel: K; engine: TeamEngine } {
   // The worker starts and connects while the replica opens and the command runs up to its first query.
   const pg = options.pg ?? new SyncPg(options.connection);
-  pg.warm();
+  if (options.warm !== false) pg.warm();
   if (options.replicaPath !== ':memory:') mkdirSync(dirname(options.replicaPath), { recursive: true });
   // The replica is a loopx store, marked as one: its backup (the caught-up replica, TeamEngine.backupTo) is then a file
   // `restore` and backup pruning recognise, like a single-machine store's (the conformance run's backup test found

@@ -1,9 +1,9 @@
 import type Pg from 'pg';
 import { loadPg } from './pgModule';
+import { pgClientConfig } from './syncPg';
 import type { StoredEvent } from '../events/eventTypes';
 import type { ConnectionSettings } from './connectionSettings';
-import { COLUMNS, rowsToEvents } from './teamLog';
-import { pgClientConnection } from './pgpass';
+import { EVENTS_AFTER, rowsToEvents } from './teamLog';
 import { NOTIFY_CHANNEL } from './teamRoles';
 
 /** Waits between attempts to listen again after the connection was lost or refused (the last one repeats). */
@@ -66,14 +66,8 @@ export class TeamLive {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new (loadPg().Client)({
-      // ~/.pgpass is read by loopx (pgpass.ts): pg's own reading prints a deprecation warning on stderr.
-      ...pgClientConnection(this.settings),
-      application_name: 'loopx-listen',
-      // A connection that dies silently (a partition, no RST) is found by TCP keepalive, not by waiting forever.
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-    });
+    // Keepalive finds a connection that dies silently (a partition, no RST), rather than waiting forever.
+    const client = new (loadPg().Client)(pgClientConfig({ ...this.settings, application_name: 'loopx-listen' }));
     this.client = client;
     client.on('notification', (message) => {
       if (message.channel !== NOTIFY_CHANNEL || client !== this.client) return;
@@ -136,7 +130,7 @@ export class TeamLive {
           this.again = false;
           const client = this.client;
           if (!client) return;
-          const rows = await client.query(`SELECT ${COLUMNS} FROM loopx.events WHERE seq > $1 ORDER BY seq`, [this.replica.headSeq()]);
+          const rows = await client.query(EVENTS_AFTER, [this.replica.headSeq()]);
           this.stats.fetches++;
           if (client !== this.client) return;
           const applied = this.replica.apply(rowsToEvents(rows.rows));

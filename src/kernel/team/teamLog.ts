@@ -14,6 +14,9 @@ import { ReplicaDivergedError } from './teamErrors';
 
 export const COLUMNS = 'seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash';
 
+/** The events after `$1`, in the log's order: what a replica at that seq lacks. */
+export const EVENTS_AFTER = `SELECT ${COLUMNS} FROM loopx.events WHERE seq > $1 ORDER BY seq`;
+
 /**
  * BEGIN, hold the head (the writers' lock, until COMMIT), read what the replica has not seen yet, and the server's
  * clock once the head is held (one clock for every machine's events: their times follow the log's order) with its
@@ -24,7 +27,7 @@ export function lockAndFetchStatements(afterSeq: number): PgStatement[] {
   return [
     { text: 'BEGIN' },
     { text: 'SELECT seq, hash FROM loopx.lock_head()' },
-    { text: `SELECT ${COLUMNS} FROM loopx.events WHERE seq > $1 ORDER BY seq`, values: [afterSeq] },
+    { text: EVENTS_AFTER, values: [afterSeq] },
     {
       text: "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms, current_setting('synchronous_commit') AS sync",
     },
@@ -52,7 +55,7 @@ export function commitStatements(opId: string, events: readonly StoredEvent[]): 
 
 /** Events committed after `afterSeq`, in order (no lock: committed events are always a prefix of the chain). */
 export function fetchAfter(pg: SyncPg, afterSeq: number): StoredEvent[] {
-  return rowsToEvents(pg.query(`SELECT ${COLUMNS} FROM loopx.events WHERE seq > $1 ORDER BY seq`, [afterSeq]));
+  return rowsToEvents(pg.query(EVENTS_AFTER, [afterSeq]));
 }
 
 export function rowsToEvents(rows: readonly PgRow[]): StoredEvent[] {
