@@ -177,6 +177,7 @@ if (process.argv.includes('--bench')) {
   targets.push({ ...base, minify: false, entryPoints: ['bench/goalFileBench.ts'], outfile: 'dist/bench/goalFileBench.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/verbCost.ts'], outfile: 'dist/bench/verbCost.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/runnerMemory.ts'], outfile: 'dist/bench/runnerMemory.js' });
+  targets.push({ ...base, minify: false, entryPoints: ['bench/runnerGrowth.ts'], outfile: 'dist/bench/runnerGrowth.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/storyBench.ts'], outfile: 'dist/bench/storyBench.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/cacheDayBench.ts'], outfile: 'dist/bench/cacheDayBench.js' });
   targets.push({ ...base, minify: false, entryPoints: ['bench/cliAb.ts'], outfile: 'dist/bench/cliAb.js' });

@@ -16,7 +16,7 @@ const UNDO: Record<number, string> = {
   // The rebuilt todos keep their new CHECK (it allows in_review): only the columns an older schema lacks go.
   21: `DROP TABLE reviews; ALTER TABLE goals DROP COLUMN review;
        ALTER TABLE todos DROP COLUMN implementer; ALTER TABLE todos DROP COLUMN review_round; ALTER TABLE todos DROP COLUMN review; ALTER TABLE turns DROP COLUMN role;`,
-  22: 'DROP INDEX reviews_changes_asked;',
+  22: 'DROP INDEX reviews_changes_asked; DROP INDEX turns_window_usage;',
 };
 
 /** Takes an up-to-date store back to `version`: each later migration undone, newest first, and the version set. */

@@ -73,3 +73,23 @@ test("a runner's turns read the goal's history through bounded index steps only:
   });
   expect(walks, 'steps that walk the goal’s whole history').toEqual([]);
 });
+
+/** A step that reads a goal's rows in its budget window: a range on their time. */
+const WINDOW_RANGE = /^SEARCH (\w+) USING (COVERING )?INDEX (\w+) \(goal_id=\? AND (?:ended_at|at)>\?\)$/;
+
+test("the budget window's sums read only an index, and only the turns that reported usage: a window's many turns cost little", () => {
+  const selects = [...new Map(executed.filter((e) => /^\s*SELECT\b/i.test(e.sql)).map((e) => [e.sql, e])).values()];
+  const windowSteps = selects.flatMap((e) =>
+    kernel.db
+      .prepare(`EXPLAIN QUERY PLAN ${e.sql}`)
+      .all(...e.params)
+      .map((row) => WINDOW_RANGE.exec(String(row.detail)))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => ({ table: m[1], covering: m[2] !== undefined, index: m[3] })),
+  );
+  // The spends counted and the usage summed, each run many times a turn (should-run, turn start, the budget line).
+  expect(windowSteps.map((s) => s.table).sort()).toEqual(expect.arrayContaining(['quota_spends', 'turns']));
+  // Each from an index alone (no lookup of every row), the usage from the turns that reported some (migration 0022).
+  expect(windowSteps.filter((s) => !s.covering)).toEqual([]);
+  expect([...new Set(windowSteps.filter((s) => s.table === 'turns').map((s) => s.index))]).toEqual(['turns_window_usage']);
+});

@@ -23,7 +23,7 @@ import m0018 from '../migrations/0018_store_meta.sql';
 import m0019 from '../migrations/0019_cache_writes.sql';
 import m0020 from '../migrations/0020_goal_host.sql';
 import m0021 from '../migrations/0021_review.sql';
-import m0022 from '../migrations/0022_review_holds.sql';
+import m0022 from '../migrations/0022_fewer_walks.sql';
 
 /** Numbered migrations; index i holds the SQL that takes the schema from version i to i + 1. */
 export const MIGRATIONS: readonly string[] = [
