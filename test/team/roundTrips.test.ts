@@ -31,11 +31,18 @@ const work = mkdtempSync(join(tmpdir(), 'loopx-roundtrips-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** A machine's workspace with a replica file, as the CLI opens it. */
-function openAt(root: string, url: string, actor = agent('codex'), applicationName?: string): { kernel: Kernel; engine: TeamEngine } {
+function openAt(
+  root: string,
+  url: string,
+  actor = agent('codex'),
+  applicationName?: string,
+  warm = true,
+): { kernel: Kernel; engine: TeamEngine } {
   return openTeamKernel(root, {
     replicaPath: join(root, '.loopx', 'team-replica.db'),
     connection: { connectionString: url, application_name: applicationName },
     actor,
+    warm,
   });
 }
 
@@ -103,12 +110,7 @@ describe.skipIf(!install)('round trips of an agent call on a team store', () => 
     oneCall(root, ownerUrl, (k) => k.read(() => 0)); // this machine's replica, built and then left behind
     const todo = addTodo(owner.kernel, { goalId: goal.id, title: 'added on another machine' });
     owner.kernel.close();
-    const { kernel, engine } = openTeamKernel(root, {
-      replicaPath: join(root, '.loopx', 'team-replica.db'),
-      connection: { connectionString: ownerUrl },
-      actor: agent('codex'),
-      warm: false,
-    });
+    const { kernel, engine } = openAt(root, ownerUrl, agent('codex'), undefined, false); // a read-only call: not warmed
     try {
       await kernel.catchUpFirst();
       const ids = kernel.read((db, now) => listTodos(db, new Date(now).toISOString(), {}).map((t) => t.id));
@@ -125,12 +127,7 @@ describe.skipIf(!install)('round trips of an agent call on a team store', () => 
     const { ownerUrl } = await newTeamStore(fixture.cluster);
     oneCall(root, ownerUrl, (k) => k.read(() => 0));
     const gone = 'postgresql://loopx@127.0.0.1:1/none';
-    const { kernel, engine } = openTeamKernel(root, {
-      replicaPath: join(root, '.loopx', 'team-replica.db'),
-      connection: { connectionString: gone },
-      actor: agent('codex'),
-      warm: false,
-    });
+    const { kernel, engine } = openAt(root, gone, agent('codex'), undefined, false); // a read-only call: not warmed
     try {
       await kernel.catchUpFirst();
       expect(() => kernel.read(() => 0)).toThrow(expect.objectContaining({ code: 'team_unreachable' }));
