@@ -148,8 +148,11 @@ export class SyncPg {
    */
   warm(): void {
     // When in the process the worker was asked for (LOOPX_TIMING): how much start-up it can still hide behind.
-    addTeamTiming('warmAtMs', performance.now());
+    const asked = performance.now();
+    addTeamTiming('warmAtMs', asked);
     this.start(true);
+    // What starting it costs the calling thread itself (the thread's creation, the settings, the init message).
+    addTeamTiming('workerSpawnMs', performance.now() - asked);
   }
 
   close(): void {
