@@ -230,6 +230,11 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
       ok: true,
       data: { id: 'T1', status: 'claimed', owner: 'codex' },
     });
+    // The server gone (nobody listens where the pointer now says): the read says so, exit 6, as it did with the worker.
+    writeFileSync(pointer(b), JSON.stringify({ version: 1, database: 'postgresql://127.0.0.1:1/nowhere' }));
+    const gone = loopx(['todo', 'next', '--json'], { cwd: b, env: asAgent('claude') });
+    expect(gone.code, gone.stderr).toBe(6);
+    expect(gone.json.error).toMatchObject({ code: 'team_unreachable', message: expect.stringContaining('127.0.0.1:1/nowhere') });
   }, 60_000);
 
   test('agents cannot run init, push, join or leave, nor can a person without a terminal; nothing is written', async () => {
