@@ -1,6 +1,7 @@
 import type { Command } from '../command';
 import { prepareTurnStart, startTurn } from '../../kernel/turns/turns';
 import { loopxForAgents } from '../agentLoopx';
+import { nodeCrypto } from '../../kernel/nodeCrypto';
 
 export const turnStart: Command = {
   name: ['turn', 'start'],
@@ -28,6 +29,9 @@ export const turnStart: Command = {
     'loopx turn start --goal G1 --host codex --review',
   ],
   async run(ctx) {
+    // A turn start always loads node:crypto (its claim's lease token): loaded first, the decision audit's MAC and the
+    // events' hashes use it too, rather than first running @noble/hashes' JavaScript cold (nodeCrypto.ts).
+    nodeCrypto();
     const a = ctx.args;
     // The prompt names this very loopx on this Node, so the agent calls the same store's CLI whatever its PATH.
     const kernel = ctx.kernel();
