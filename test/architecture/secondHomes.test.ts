@@ -155,3 +155,13 @@ test("the board's move rule: boardMoves.ts (the kernel) decides which transition
   expect(uses(/\bboardMove\(/, 'src/kernel/todos/boardMoves.ts')).toBeGreaterThan(0);
   expect(uses(/\ballowedTargets\(/, 'src/kernel/todos/boardMoves.ts')).toBeGreaterThan(0);
 });
+
+test("a team store's client: one fetch of the events a replica lacks, one rule for a lost connection, one set of client settings", () => {
+  // The catch-up's SQL (the worker's lock batch, a read's catch-up, the listener's pull): EVENTS_AFTER in teamLog.ts.
+  expect(copies(/FROM loopx\.events WHERE seq > \$1/, ['src/kernel/team/teamLog.ts'])).toEqual([]);
+  // Which errors mean the connection is gone: LOST_CODES and LOST_WORDS in pgWorker.ts (its worker source interpolates them).
+  expect(copies(/'57P01'|Connection terminated\|/, ['src/kernel/team/pgWorker.ts'])).toEqual([]);
+  // What a pg client connects with: pgClientConfig (keepalive, the limits) for the worker, the listener and the catch-up.
+  expect(copies(/keepAliveInitialDelayMillis|connectionTimeoutMillis/, ['src/kernel/team/syncPg.ts'])).toEqual([]);
+  expect(uses(/\bpgClientConfig\(/, 'src/kernel/team/syncPg.ts')).toBeGreaterThanOrEqual(2);
+});

@@ -3,7 +3,7 @@ import { migrate } from '../db/migrate';
 import type { SqliteDb } from '../db/sqliteDb';
 import { insertEventRow } from '../events/log';
 import type { SyncPg } from './syncPg';
-import { rowsToEvents } from './teamLog';
+import { EVENTS_AFTER, rowsToEvents } from './teamLog';
 import { HUMAN_ONLY_KINDS } from '../authority';
 import { AGENTS_ROLE, HUMANS_ROLE } from './teamRoles';
 import { PERSONS_PAYLOADS } from '../authority';
@@ -22,10 +22,7 @@ export function copyTeamLog(pg: SyncPg): SqliteDb {
   try {
     migrate(copy);
     for (let after = 0; ;) {
-      const rows = pg.query(
-        'SELECT seq, at, actor, actor_kind, kind, goal_id, todo_id, data, prev_hash, hash FROM loopx.events WHERE seq > $1 ORDER BY seq LIMIT $2',
-        [after, PAGE],
-      );
+      const rows = pg.query(`${EVENTS_AFTER} LIMIT $2`, [after, PAGE]);
       const events = rowsToEvents(rows);
       const last = events.at(-1);
       if (!last) break;
