@@ -128,8 +128,8 @@ async function main(): Promise<void> {
     sides.push(team);
     if (before) sides.push(await teamSide(cluster, local, work, 'team (before)', before));
     if (process.env.BENCH_TRUST === '1') sides.push(await teamSide(cluster, local, work, 'team (trust, no SCRAM)', loopx, false));
-    // BENCH_HOLD=<file>: the sides' folders and environments written there, and the stores kept until this process is
-    // ended (for measuring one call by hand: `env $(…) bin/loopx …` in a side's folder).
+    // BENCH_HOLD=<file>: the sides' folders and environments written there, and the stores kept until Ctrl-C (SIGINT),
+    // which ends the run without measuring (for measuring one call by hand: `env $(…) bin/loopx …` in a side's folder).
     if (process.env.BENCH_HOLD) {
       writeFileSync(
         process.env.BENCH_HOLD,
@@ -140,6 +140,7 @@ async function main(): Promise<void> {
         ),
       );
       await new Promise<void>((resolve) => process.once('SIGINT', resolve));
+      return; // nothing measured: the stores were for measuring by hand (the cluster stops below)
     }
 
     const verbs = ['todo next', 'status', 'todo claim', 'todo ship'] as const;
