@@ -22,15 +22,17 @@ export function pgModulePath(): string {
  * The asynchronous client library, for the live listener (teamLive.ts) and a one-shot read's catch-up (teamEngine.ts);
  * the write path's worker loads the same file. pg asks at load whether it runs in a Cloudflare Worker, which without a
  * `navigator` (Node 20) loads Node's whole fetch implementation (pgWorker.ts, PG_LOAD_PRELUDE): it is lent the answer
- * Node 21+ gives for the load, and nothing else sees it.
+ * Node 21+ gives for the load, and nothing else sees it. Only where there is no `navigator` at all: Node 21+ has one,
+ * and VS Code's extension host defines a getter of its own (no setter; reading it reports an error), which must be
+ * neither read nor replaced here (the e2e team part found it: the window's listener never started).
  */
 export function loadPg(): typeof Pg {
-  const global = globalThis as { navigator?: unknown };
-  const lent = global.navigator === undefined;
-  if (lent) global.navigator = { userAgent: `Node.js/${process.versions.node}` };
+  const lent = !('navigator' in globalThis);
+  if (lent)
+    Object.defineProperty(globalThis, 'navigator', { value: { userAgent: `Node.js/${process.versions.node}` }, configurable: true });
   try {
     return createRequire(__filename)(pgModulePath()) as typeof Pg;
   } finally {
-    if (lent) delete global.navigator;
+    if (lent) delete (globalThis as { navigator?: unknown }).navigator;
   }
 }
