@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kernel } from '../src/kernel/kernel';
 import { createGoal } from '../src/kernel/goals/goals';
 import { addTodo } from '../src/kernel/todos/todos';
 import { shippingRunner } from '../test/support/shippingRunner';
+import { cpuMsOf } from '../test/soak/processes';
 
 /**
  * Does a `loopx run` process's CPU per turn grow with the store's history (issue 39, part 4)? The soak saw 14.5 ms per
@@ -25,11 +26,8 @@ const PROF = process.env.BENCH_PROF === '1';
 const loopx = join(__dirname, '..', '..', 'bin', 'loopx');
 const human = { name: 'ada', kind: 'human' as const, channel: 'vscode' as const };
 
-/** User and system CPU of a process, children apart, in ms (Linux). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
+/** The runner's CPU so far in ms (the soak's reading of /proc; it is alive while its turns end). */
+const cpuMs = (pid: number): number => cpuMsOf(pid) ?? NaN;
 
 async function measure(history: number): Promise<{ perTurnMs: number; turns: number; root: string }> {
   const root = mkdtempSync(join(tmpdir(), `loopx-growth-${history}-`));

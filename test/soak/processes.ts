@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -42,4 +43,22 @@ export function orphanProcesses(root: string): string[] {
       return `pid ${pid}`;
     }
   });
+}
+
+/** A process's CPU so far (user + system, its children apart) in clock ticks (Linux). */
+export function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+let ticksPerSecond: number | undefined;
+
+/** A live process's CPU so far (user + system) in ms; undefined once it is gone. */
+export function cpuMsOf(pid: number): number | undefined {
+  try {
+    ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+    return (cpuTicks(pid) * 1000) / ticksPerSecond;
+  } catch {
+    return undefined;
+  }
 }

@@ -9,7 +9,7 @@ import { addTodo, unblockTodo } from '../../src/kernel/todos/todos';
 import { decideGate } from '../../src/kernel/gates/gates';
 import { CLAIMABLE_WHERE } from '../../src/kernel/todos/todoQueries';
 import { type AuditResult, type Sample, audit, sample } from './audit';
-import { workspaceProcesses } from './processes';
+import { cpuMsOf, cpuTicks, workspaceProcesses } from './processes';
 import { planBehaviours } from './plan';
 import { mulberry32 } from './random';
 import type { RunnerSample } from './memory';
@@ -345,23 +345,6 @@ async function idleCpu(
   await new Promise((done) => child.on('close', done));
   const hz = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
   return { seconds: Math.round(elapsed), cpuPercent: (used / hz / elapsed) * 100 };
-}
-
-let ticksPerSecond: number | undefined;
-
-/** A live process's CPU so far (user + system) in ms; undefined once it is gone. */
-function cpuMsOf(pid: number): number | undefined {
-  try {
-    ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
-    return (cpuTicks(pid) * 1000) / ticksPerSecond;
-  } catch {
-    return undefined;
-  }
-}
-
-function cpuTicks(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return Number(fields[11]) + Number(fields[12]);
 }
 
 function rssKb(pid: number): number | undefined {
