@@ -1,4 +1,4 @@
-import type { SqliteDb } from '../db/sqliteDb';
+import type { Row, SqliteDb } from '../db/sqliteDb';
 import { NotFoundError } from '../errors';
 import { type Todo, type TodoStatus, TODO_COLUMNS, isTerminalStatus, todoFromRow } from '../model';
 import { describeMonitor, waitingMonitor } from '../monitors/monitorQueries';
@@ -68,28 +68,40 @@ export const READY_CONDITIONS = `
 /** For listings: one predicate (takes `at` twice). */
 export const CLAIMABLE_WHERE = `(t.status = 'open' OR ${leaseLapsedSql()}) AND ${READY_CONDITIONS}`;
 
-/**
- * Open todos and lapsed claims are looked up separately: each then walks an index in claim order and stops at
- * the first ready row, instead of checking every candidate and sorting them (10x faster on a large board).
- */
-const FIRST_OPEN = `t.status = 'open' AND ${READY_CONDITIONS} ORDER BY t.priority, t.num LIMIT 1`;
-const FIRST_LAPSED = `${leaseLapsedSql()} AND ${READY_CONDITIONS} ORDER BY t.priority, t.num LIMIT 1`;
-
 /** Leaves out the todos named in a JSON array (one statement whatever their number). */
 const EXCLUDED = 't.id NOT IN (SELECT value FROM json_each(?))';
 
-export function firstClaimableId(db: SqliteDb, at: string, goalId?: string, exclude: readonly string[] = []): string | null {
-  const scope = goalId ? 't.goal_id = ? AND ' : '';
-  const args: string[] = goalId ? [goalId] : [];
+/**
+ * Claimable todos in claim order (priority, then age), the first `limit` of them (-1: all), with `columns` and the
+ * claim order's own. Open todos and lapsed claims are looked up separately: each walks an index in claim order and
+ * stops once it has `limit` ready rows, and the two are merged, instead of checking every candidate and sorting them
+ * all (10x faster for the first on a large board; 16 ms for a page of 50 with 17,000 ready).
+ */
+function claimableRows(
+  db: SqliteDb,
+  at: string,
+  columns: string,
+  o: { goalId?: string; exclude?: readonly string[]; limit: number },
+): Row[] {
+  const scope = o.goalId ? 't.goal_id = ? AND ' : '';
+  const args: string[] = o.goalId ? [o.goalId] : [];
   // The statements without exclusions stay as they were: that is every call but a scheduler's after a failed turn.
-  const skip = exclude.length ? `${EXCLUDED} AND ` : '';
-  if (exclude.length) args.push(JSON.stringify(exclude));
-  const open = db.prepare(`SELECT t.id, t.priority, t.num FROM todos t WHERE ${scope}${skip}${FIRST_OPEN}`).get(...args, at);
-  const lapsed = db.prepare(`SELECT t.id, t.priority, t.num FROM todos t WHERE ${scope}${skip}${FIRST_LAPSED}`).get(...args, at, at);
-  const best =
-    open && lapsed
-      ? [open, lapsed].sort((a, b) => Number(a.priority) - Number(b.priority) || Number(a.num) - Number(b.num))[0]
-      : (open ?? lapsed);
+  const skip = o.exclude?.length ? `${EXCLUDED} AND ` : '';
+  if (o.exclude?.length) args.push(JSON.stringify(o.exclude));
+  const walk = (which: string, whichArgs: string[]) =>
+    db
+      .prepare(
+        `SELECT ${columns}, t.priority AS claim_priority, t.num AS claim_num FROM todos t
+          WHERE ${scope}${skip}${which} AND ${READY_CONDITIONS} ORDER BY t.priority, t.num LIMIT ?`,
+      )
+      .all(...args, ...whichArgs, at, o.limit);
+  return [...walk("t.status = 'open'", []), ...walk(leaseLapsedSql(), [at])].sort(
+    (a, b) => Number(a.claim_priority) - Number(b.claim_priority) || Number(a.claim_num) - Number(b.claim_num),
+  );
+}
+
+export function firstClaimableId(db: SqliteDb, at: string, goalId?: string, exclude: readonly string[] = []): string | null {
+  const best = claimableRows(db, at, 't.id', { goalId, exclude, limit: 1 })[0];
   return best ? String(best.id) : null;
 }
 
@@ -232,26 +244,12 @@ export function listTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): To
     .map(todoFromRow);
 }
 
-/**
- * A page of claimable todos in claim order, as `firstClaimableId` finds the first: open todos and lapsed claims each
- * walked in index order (priority, then age) until the page is full, then merged. One predicate over both ("open or
- * lapsed") made SQLite gather every ready todo and sort them all for a page (16 ms with 17,000 ready).
- */
+/** A page of claimable todos in claim order, walked as `firstClaimableId` finds the first (`claimableRows`). */
 function readyTodos(db: SqliteDb, at: string, filter: TodoFilter): Todo[] {
   const offset = Math.max(0, Math.floor(filter.offset ?? 0));
   const end = filter.limit ? offset + Math.max(1, Math.floor(filter.limit)) : -1;
-  const scope = filter.goalId ? 't.goal_id = ? AND ' : '';
-  const args: string[] = filter.goalId ? [filter.goalId] : [];
-  const walk = (which: string, whichArgs: string[]) =>
-    db
-      .prepare(
-        `SELECT ${TODO_COLUMNS}, t.num AS claim_num FROM todos t WHERE ${scope}${which} AND ${READY_CONDITIONS} ORDER BY t.priority, t.num LIMIT ?`,
-      )
-      .all(...args, ...whichArgs, at, end);
-  const merged = [...walk("t.status = 'open'", []), ...walk(leaseLapsedSql(), [at])].sort(
-    (a, b) => Number(a.priority) - Number(b.priority) || Number(a.claim_num) - Number(b.claim_num),
-  );
-  return merged.slice(offset, end === -1 ? undefined : end).map(todoFromRow);
+  const rows = claimableRows(db, at, TODO_COLUMNS, { goalId: filter.goalId, limit: end });
+  return rows.slice(offset, end === -1 ? undefined : end).map(todoFromRow);
 }
 
 /** Todos of one goal in one status, in claim order (priority, then age): the Goals view's groups. */
