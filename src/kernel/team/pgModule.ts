@@ -18,6 +18,11 @@ export function pgModulePath(): string {
   return createRequire(__filename).resolve('pg');
 }
 
+/** A client's socket keeps no process alive (as SQLite's watch is not persistent): pg has no option for it. */
+export function unrefClient(client: Pg.Client): void {
+  (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+}
+
 /**
  * The asynchronous client library, for the live listener (teamLive.ts) and a one-shot read's catch-up (teamEngine.ts);
  * the write path's worker loads the same file. pg asks at load whether it runs in a Cloudflare Worker, which without a

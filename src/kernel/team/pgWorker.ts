@@ -12,10 +12,11 @@ import type { Worker } from 'node:worker_threads';
  * Run in the worker before pg loads. pg asks whether it runs in a Cloudflare Worker when it loads: with no `navigator`
  * (Node 20; Node 21+ has one, whose userAgent answers at once) it touches the global `Response`, which loads Node's
  * whole fetch implementation (undici, zlib): in a worker on a loaded 2-core machine, pg's load took 234 ms with it and
- * 71 ms without (docs/team.md#figures). The worker runs nothing but pg, so it gets the answer Node 21+ gives.
+ * 71 ms without (docs/team.md#figures). The worker runs nothing but pg, so it gets the answer Node 21+ gives: where there
+ * is no `navigator` at all, the rule loadPg (pgModule.ts) follows on the calling thread.
  */
 export const PG_LOAD_PRELUDE =
-  "if (typeof navigator === 'undefined') globalThis.navigator = { userAgent: 'Node.js/' + process.versions.node };";
+  "if (!('navigator' in globalThis)) globalThis.navigator = { userAgent: 'Node.js/' + process.versions.node };";
 
 /**
  * Error codes that mean the connection is gone (a network error, the server shutting down or ending the session,

@@ -11,7 +11,7 @@ import type { ChangeSignal, Committed, StoreEngine, UnitOfWork, WatchFn } from '
 import { SqliteEngine } from '../db/sqliteEngine';
 import { EVENTS_AFTER, applyTeamEvents, commitStatements, fetchAfter, lockAndFetchStatements, rowsToEvents } from './teamLog';
 import { PgError, type SyncPg, pgClientConfig, pgErrorFrom } from './syncPg';
-import { loadPg } from './pgModule';
+import { loadPg, unrefClient } from './pgModule';
 import { TeamLive } from './teamLive';
 import { addTeamTiming, timeTeam } from './teamTiming';
 import { OperationUnknownError, TeamNotDurableError, TeamRefusedError, teamError, teamWhere } from './teamErrors';
@@ -208,7 +208,7 @@ export class TeamEngine implements StoreEngine {
       return;
     } finally {
       // Not waited for: the read goes on while the connection says goodbye, and the socket keeps no process alive.
-      (client as unknown as { connection?: { stream?: { unref?: () => void } } } | null)?.connection?.stream?.unref?.();
+      if (client) unrefClient(client);
       client?.end().catch(() => {});
     }
     try {

@@ -1,5 +1,5 @@
 import type Pg from 'pg';
-import { loadPg } from './pgModule';
+import { loadPg, unrefClient } from './pgModule';
 import { pgClientConfig } from './syncPg';
 import type { StoredEvent } from '../events/eventTypes';
 import type { ConnectionSettings } from './connectionSettings';
@@ -80,8 +80,8 @@ export class TeamLive {
     client.on('end', () => this.lost(client));
     try {
       await client.connect();
-      // Neither the socket nor a retry timer keeps a process alive on its own (as SQLite's watch is not persistent).
-      (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+      // Neither the socket nor a retry timer keeps a process alive on its own.
+      unrefClient(client);
       await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
     } catch {
       this.lost(client);
