@@ -24,8 +24,10 @@ export const approveReview: CommandDefinition = {
   async run(ctx, arg) {
     const todo = await resolveTodo(ctx, arg, ['in_review'], 'Approve the Change');
     if (!todo) return undefined;
-    const round = kernelOf(ctx).read((db) => reviewRound(db, todo.id, todo.reviewRound));
-    const lands = kernelOf(ctx).read((db) => getGoal(db, todo.goalId).review?.autoLand === true);
+    const { round, lands } = kernelOf(ctx).read((db) => ({
+      round: reviewRound(db, todo.id, todo.reviewRound),
+      lands: getGoal(db, todo.goalId).review?.autoLand === true,
+    }));
     const landing = lands ? ' Its goal lets an approved change land on its own: it merges once its acceptance check passes again.' : '';
     const said =
       round?.verdict === 'request_changes' || round?.verdict === 'could_not_review'
