@@ -48,8 +48,7 @@ const WORKER_SOURCE = `
 const bootAt = performance.timeOrigin + performance.now();
 const { workerData, parentPort } = require('node:worker_threads');
 ${PG_LOAD_PRELUDE}
-// Node 22.1+ compiles pg from its on-disk cache, as bin/loopx does the verb's bundle on the calling thread.
-try { require('node:module').enableCompileCache?.(); } catch {}
+if (workerData.compileCacheDir) try { require('node:module').enableCompileCache(workerData.compileCacheDir); } catch {}
 // A pg that cannot be loaded (a damaged install) is said to the first batch, which would otherwise wait out its timeout.
 let pg = null, loadError = null;
 try { pg = require(workerData.pgPath); } catch (error) { loadError = error; }
@@ -145,7 +144,11 @@ export function spawnPgWorker(pgPath: string): PgWorker {
   const spawnedAt = performance.timeOrigin + performance.now();
   // Loaded here, not at import: node:worker_threads (and the streams it pulls in) costs a local store's every call ~4 ms.
   const { Worker } = process.getBuiltinModule('node:worker_threads') as typeof WorkerThreads;
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { pgPath } });
+  // The worker compiles pg through the compile cache the calling thread uses (bin/loopx's, where no agent can write),
+  // never Node's default in the temp folder; none where the calling thread has none (VS Code, tests).
+  const nodeModule = process.getBuiltinModule('node:module') as { getCompileCacheDir?: () => string | undefined };
+  const compileCacheDir = nodeModule.getCompileCacheDir?.();
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { pgPath, compileCacheDir } });
   // It never keeps a CLI process alive once the process's work is done.
   worker.unref();
   return { worker, spawnedAt };
