@@ -12,7 +12,6 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Kernel } from './kernel';
 import { openDb } from './db/openDb';
@@ -182,8 +181,10 @@ export function restoreStore(kernel: Kernel, file: string): Restore {
   const folder = join(kernel.storeDir, BACKUP_DIR);
   mkdirSync(folder, { recursive: true });
   removeAbandonedScratch(folder);
-  // Checked and attached as a scratch copy, never the file itself: opening a database switches it to WAL.
-  const scratchDir = mkdtempSync(join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`));
+  // Checked and attached as a scratch copy, never the file itself: opening a database switches it to WAL. The copy
+  // stays in `.loopx/` from its check to the swap: in the temp folder (which Codex's sandbox lets its agent write) a
+  // copy checked clean could be replaced before it became the store (docs/authority.md).
+  const scratchDir = mkdtempSync(join(folder, `${SCRATCH_PREFIX}${process.pid}-`));
   const scratch = join(scratchDir, basename(from));
   const saving = join(folder, `${SAVING_PREFIX}${process.pid}-${Date.now()}.db`);
   try {
@@ -231,7 +232,7 @@ function checkBackupFile<T>(from: string, check: () => T): T {
   }
 }
 
-const SCRATCH_PREFIX = 'loopx-restore-';
+const SCRATCH_PREFIX = '.restore-';
 const SAVING_PREFIX = '.saving-';
 
 /** The engine's swap under its write lock, then the saved content renamed after its time and newest event, and verified. */
@@ -254,13 +255,9 @@ function removeAbandonedScratch(folder: string): void {
       return (error as NodeJS.ErrnoException).code === 'ESRCH';
     }
   };
-  for (const [dir, prefix] of [
-    [tmpdir(), SCRATCH_PREFIX],
-    [folder, SAVING_PREFIX],
-  ] as const) {
-    for (const name of readdirSync(dir)) {
-      const pid = name.startsWith(prefix) ? Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]) : NaN;
-      if (Number.isInteger(pid) && pid !== process.pid && dead(pid)) rmSync(join(dir, name), { recursive: true, force: true });
-    }
+  for (const name of readdirSync(folder)) {
+    const prefix = [SCRATCH_PREFIX, SAVING_PREFIX].find((p) => name.startsWith(p));
+    const pid = prefix ? Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]) : NaN;
+    if (Number.isInteger(pid) && pid !== process.pid && dead(pid)) rmSync(join(folder, name), { recursive: true, force: true });
   }
 }

@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { agent, bareHuman, human, makeStore, type TestStore } from '../../test/support/testKit';
@@ -122,7 +121,7 @@ test('a FIFO as restore source is refused at once, not waited on', () => {
 test('scratch copies left by a killed restore are cleaned up by the next one', () => {
   const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
   const deadPid = Number(gone.stdout);
-  const leftover = join(tmpdir(), `loopx-restore-${deadPid}-abc123`);
+  const leftover = join(s.kernel.storeDir, 'backups', `.restore-${deadPid}-abc123`);
   mkdirSync(leftover, { recursive: true });
   writeFileSync(join(leftover, 'loopx.db'), 'x'.repeat(1000));
   const halfSaved = join(s.kernel.storeDir, 'backups', `.saving-${deadPid}-1.db`);
@@ -131,6 +130,20 @@ test('scratch copies left by a killed restore are cleaned up by the next one', (
   restoreStore(s.kernel, backup.path);
   expect(existsSync(leftover)).toBe(false);
   expect(existsSync(halfSaved)).toBe(false);
+});
+
+test('a restore checks and swaps in a copy kept in .loopx, never one in the temp folder an agent sandbox may write', () => {
+  const backup = backupStore(s.kernel);
+  const temp = process.env.TMPDIR;
+  // A temp folder that does not exist: a copy staged there would fail the restore.
+  process.env.TMPDIR = join(s.root, 'no-temp-folder');
+  try {
+    expect(restoreStore(s.kernel, backup.path).head).toEqual(backup.head);
+  } finally {
+    if (temp === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = temp;
+  }
+  expect(readdirSync(join(s.kernel.storeDir, 'backups')).filter((name) => name.startsWith('.restore-'))).toEqual([]);
 });
 
 test.each([
