@@ -28,6 +28,9 @@ const skipped = missing && !inCi ? ` (SKIPPED: ${missing})` : '';
 
 let s: TestStore;
 let outside: string;
+/** The person's key folder, outside /tmp (which the sandbox replaces anyway) as it is on a person's machine. */
+let keyDir: string;
+let keyDirBefore: string | undefined;
 let server: Server;
 let port = 0;
 let connections = 0;
@@ -49,9 +52,15 @@ beforeEach(() => {
   writeFileSync(join(s.root, '.claude', 'settings.json'), '{}\n');
   writeFileSync(join(s.root, '.mcp.json'), '{}\n');
   writeFileSync(join(s.root, 'README.md'), 'the workspace\n');
+  keyDir = join(outside, 'config');
+  mkdirSync(keyDir);
+  writeFileSync(join(keyDir, 'human-key'), `${'5'.repeat(64)}\n`, { mode: 0o600 });
+  keyDirBefore = process.env.LOOPX_CONFIG_DIR;
+  process.env.LOOPX_CONFIG_DIR = keyDir;
   connections = 0;
 });
 afterEach(() => {
+  process.env.LOOPX_CONFIG_DIR = keyDirBefore;
   s.dispose();
   rmSync(outside, { recursive: true, force: true });
 });
@@ -68,6 +77,7 @@ function attempts(): string {
     attempt('claude', `echo '{"hooks":{}}' > .claude/settings.json`),
     attempt('mcp', `echo '{"mcpServers":{}}' > .mcp.json`),
     attempt('outside', `echo x > '${outside}/planted'`),
+    attempt('key', `cat '${keyDir}/human-key' > /dev/null`),
     net,
   ].join('; ');
 }
@@ -87,7 +97,7 @@ test(`bubblewrap can sandbox checks on this machine (required in CI)${skipped}`,
 });
 
 withBwrap(`a check in the sandbox${skipped}`, () => {
-  test("an acceptance check reads and writes the workspace, but not the store, another host's settings, the disk outside, or the network", async () => {
+  test("an acceptance check reads and writes the workspace, but not the store, another host's settings, the disk outside, your key, or the network", async () => {
     const goalId = createGoal(s.kernel, { title: 'Parser', check: attempts() }).id;
     const todoId = addTodo(s.kernel, { goalId, title: 'parse' }).id;
     const { evidence, result } = await runEvidence(s.as(agent('codex')), { todoId, check: true });
@@ -99,6 +109,7 @@ withBwrap(`a check in the sandbox${skipped}`, () => {
       'claude:refused',
       'mcp:refused',
       'outside:refused',
+      'key:refused',
       'net:refused',
     ]);
     expect(connections).toBe(0);
@@ -125,6 +136,7 @@ withBwrap(`a check in the sandbox${skipped}`, () => {
       'claude:refused',
       'mcp:refused',
       'outside:refused',
+      'key:refused',
       'net:ok',
     ]);
     expect(data.sandbox).toMatchObject({ kind: 'bubblewrap', network: true });

@@ -3,6 +3,7 @@ import type * as ChildProcess from 'node:child_process';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
 import type { ActorKind } from '../events/eventTypes';
+import { humanKeyDir } from '../humanKey';
 
 /**
  * Where a check loopx runs unattended (an acceptance check, a monitor's check) runs: in a bubblewrap sandbox no
@@ -117,8 +118,13 @@ export function planCheckSandbox(input: {
       if (existsSync(path)) args.push('--ro-bind', path, path);
     }
   }
+  // The person's key folder empty, last (so even inside a writable root): every built-in host keeps it from its agent's
+  // reads, and a check runs code the agent wrote (`npm test`), which could copy the key into the workspace.
+  const keyDir = humanKeyDir({ env });
+  if (existsSync(keyDir)) args.push('--tmpfs', keyDir);
   const reason =
     `bubblewrap: the disk read-only, ${roots.join(' and ')} writable except ${PROTECTED_PATHS.join(', ')}; a private /tmp; ` +
+    `your key folder hidden; ` +
     `${network ? 'the network kept (a monitor check a person allowed may watch CI)' : 'no network'}${ignored}`;
   return { sandbox: { kind: 'bubblewrap', network, reason }, wrapper: [bwrap, ...args, '--'], env: { ...env, TMPDIR: '/tmp' } };
 }
