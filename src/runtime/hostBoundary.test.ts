@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -45,6 +45,21 @@ describe("a turn's boundary on the built-in hosts' command lines", () => {
     expect(codexBoundaryArgs({ root, cwd: root, keyDir }, mcp)).toContain(
       `mcp_servers.loopx.env={LOOPX_AGENT="codex",LOOPX_CONFIG_DIR=${JSON.stringify(keyDir)}}`,
     );
+  });
+
+  test("Codex starts the MCP server (outside its sandbox) with the person's PATH when the turn's has a workspace folder on it", () => {
+    mkdirSync(join(root, '.loopx'), { recursive: true });
+    const path = process.env.PATH;
+    try {
+      process.env.PATH = [join(root, '.venv', 'bin'), '/usr/bin', '/bin'].join(':');
+      const { mcp } = turnBoundary(started, 'loopx', keyDir, {});
+      expect(codexBoundaryArgs({ root, cwd: root, keyDir }, mcp)).toContain(
+        'mcp_servers.loopx.env={LOOPX_AGENT="codex",PATH="/usr/bin:/bin"}',
+      );
+    } finally {
+      process.env.PATH = path;
+      rmSync(join(root, '.loopx'), { recursive: true, force: true });
+    }
   });
 
   test('Claude Code loads no project settings or MCP servers, and is denied editing the protected paths and reading the key', () => {

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { isAbsolute, posix } from 'node:path';
 import { AGENT_READ_ONLY } from '../kernel/agentReach';
 import { BUILT_IN_HOSTS, type HostBoundaryKind } from '../shared/hostCatalog';
+import { personsPath } from '../kernel/personsPath';
 
 /**
  * The trust boundary of a turn: what its agent may not write (AGENT_READ_ONLY, kernel/agentReach.ts) and how each
@@ -52,7 +53,11 @@ export const CODEX_PROFILE = 'loopx';
  */
 export function codexBoundaryArgs(place: BoundaryPlace, mcp: McpServerLine): string[] {
   const readOnly = AGENT_READ_ONLY.map((p) => `${toml(p)}="read"`).join(',');
-  const env = { LOOPX_AGENT: mcp.agent, ...(mcp.env ?? {}) };
+  // Codex starts the server outside its sandbox with its own PATH: where that has a workspace folder (an activated
+  // `.venv/bin`), the server gets the person's PATH instead, so `loopx`'s `#!/usr/bin/env node` never finds a planted node.
+  const path = process.env.PATH;
+  const persons = path === undefined ? path : personsPath(path);
+  const env = { LOOPX_AGENT: mcp.agent, ...(mcp.env ?? {}), ...(persons !== path ? { PATH: persons } : {}) };
   return [
     `default_permissions=${toml(CODEX_PROFILE)}`,
     // A review turn's commands write nothing (Codex's :workspace would still let them write the system's temp folder).

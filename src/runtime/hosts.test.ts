@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { DEFAULT_HOSTS, findExecutable, hostCommand, planHost, shellQuote } from './hosts';
 import { BUILT_IN_HOSTS } from '../shared/hostCatalog';
@@ -31,7 +31,7 @@ describe('host command lines', () => {
     // Without a turn's boundary to give (no root, no MCP server yet) the placeholder goes, space and all.
     expect(planHost('codex', DEFAULT_HOSTS, turn)).toMatchObject({
       executable: 'codex',
-      commandLine: expect.stringContaining(`codex exec --skip-git-repo-check --json - < ${shellQuote(turn.promptFile)}`),
+      commandLine: expect.stringContaining(`codex' exec --skip-git-repo-check --json - < ${shellQuote(turn.promptFile)}`),
     });
   });
 
@@ -39,7 +39,7 @@ describe('host command lines', () => {
     const allowedCommands = ["LOOPX_AGENT=claude '/opt/my tools/loopx' todo ship", "LOOPX_AGENT=claude '/opt/my tools/loopx' todo show"];
     const line = hostCommand('claude', DEFAULT_HOSTS, { ...turn, allowedCommands });
     // What the shell hands to claude, word by word: the rules arrive intact, quotes and spaces included.
-    const argv = execFileSync('/bin/sh', ['-c', `printf '%s\\n' ${line.replace(/^claude /, '').replace(/ < .*$/, '')}`], {
+    const argv = execFileSync('/bin/sh', ['-c', `printf '%s\\n' ${line.replace(/^'[^']*claude' /, '').replace(/ < .*$/, '')}`], {
       encoding: 'utf8',
     }).split('\n');
     const at = argv.indexOf('--allowedTools');
@@ -50,6 +50,29 @@ describe('host command lines', () => {
       "Bash(LOOPX_AGENT=claude '/opt/my tools/loopx' todo show:*)",
     ]);
     expect(line.endsWith(`< ${shellQuote(turn.promptFile)}`)).toBe(true);
+  });
+
+  test("a host's program is named by the person's copy, never one planted in a workspace folder first on PATH", () => {
+    const ws = join(dir, 'ws');
+    const planted = join(ws, '.venv', 'bin');
+    const persons = join(dir, 'persons-bin');
+    mkdirSync(join(ws, '.loopx'), { recursive: true });
+    for (const bin of [planted, persons]) {
+      mkdirSync(bin, { recursive: true });
+      writeFileSync(join(bin, 'codex'), '#!/bin/sh\n');
+      chmodSync(join(bin, 'codex'), 0o755);
+    }
+    const path = process.env.PATH;
+    try {
+      process.env.PATH = [planted, persons].join(delimiter);
+      expect(findExecutable('codex')).toBe(join(persons, 'codex'));
+      expect(hostCommand('codex', DEFAULT_HOSTS, turn).startsWith(`${shellQuote(join(persons, 'codex'))} exec `)).toBe(true);
+      // Only the planted one: none is found (a turn is refused, host_missing, before its command line is made).
+      process.env.PATH = planted;
+      expect(findExecutable('codex')).toBeUndefined();
+    } finally {
+      process.env.PATH = path;
+    }
   });
 
   test('only {prompt} takes the prompt off stdin: a template naming just the todo still gets it there', () => {

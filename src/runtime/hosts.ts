@@ -9,6 +9,7 @@ import { geminiTurnSetup } from './geminiBoundary';
 import { copilotTurnSetup } from './copilotBoundary';
 import { qwenTurnSetup } from './qwenBoundary';
 import { piTurnSetup } from './piBoundary';
+import { personsPath } from '../kernel/personsPath';
 
 /** POSIX shell quoting: everything goes inside single quotes; nothing is interpolated unquoted. */
 export function shellQuote(value: string): string {
@@ -95,7 +96,7 @@ export function hostCommand(host: string, settings: HostSettings, turn: HostTurn
   const parts = boundaryParts(host, turn, bounded);
   const boundary = parts.args.map(shellQuote).join(' ');
   // Without a boundary to give (a custom host, or no turn yet) the placeholder goes with the space before it.
-  const template = boundary ? templateFor(host, settings) : templateFor(host, settings).replace(/ ?\{boundary\}/g, '');
+  const template = personsProgram(boundary ? templateFor(host, settings) : templateFor(host, settings).replace(/ ?\{boundary\}/g, ''));
   const values: Record<string, string> = {
     prompt: turn.promptFile,
     turn: turn.env.LOOPX_TURN ?? '',
@@ -117,6 +118,18 @@ export function hostCommand(host: string, settings: HostSettings, turn: HostTurn
   return `${Object.entries(parts.env)
     .map(([k, v]) => `${k}=${shellQuote(v)} `)
     .join('')}${line}`;
+}
+
+/**
+ * The template with its program named by where the person's copy is (findExecutable: PATH outside loopx workspaces),
+ * so the shell never looks it up itself: the terminal's PATH may put a workspace folder first (a Python `.venv/bin` its
+ * shell activates), where an agent could have planted a `codex` that would then run outside any sandbox. A program
+ * named by a path, or found nowhere, stays as written (a turn is refused before that: `host_missing`).
+ */
+function personsProgram(template: string): string {
+  const program = /^\s*([A-Za-z0-9._+-]+)(?=\s|$)/.exec(template);
+  const found = program ? findExecutable(program[1] as string) : undefined;
+  return program && found ? `${shellQuote(found)}${template.slice(program[0].length)}` : template;
 }
 
 /** The program a host's command starts, which must exist on PATH before anything is claimed. */
@@ -151,12 +164,15 @@ export function planHost(host: string, settings: HostSettings, turn: HostTurn): 
   };
 }
 
-/** Finds an executable on PATH (or checks an explicit path), as the shell would. */
+/**
+ * Finds an executable on PATH (or checks an explicit path), as the shell would, but only in PATH's folders outside
+ * loopx workspaces (personsPath): loopx runs what it finds outside any agent's sandbox.
+ */
 export function findExecutable(name: string, path = process.env.PATH ?? ''): string | undefined {
   const candidates =
     isAbsolute(name) || name.includes('/')
       ? [name]
-      : path
+      : personsPath(path)
           .split(delimiter)
           .filter(Boolean)
           .map((dir) => join(dir, name));

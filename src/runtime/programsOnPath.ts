@@ -1,5 +1,6 @@
 import { accessSync, constants, realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join, parse, sep } from 'node:path';
+import { personsPath } from '../kernel/personsPath';
 
 /**
  * Programs loopx runs on a person's behalf from PATH (every `loopx`, for doctor and VS Code's version notice; `npm`,
@@ -29,10 +30,13 @@ export function programsOnPath(names: readonly string[], path: string): { path: 
   return found;
 }
 
-/** The person's copy of a program: the first named `names` on PATH's absolute folders that is not inside `workspace`. */
+/**
+ * The person's copy of a program: the first named `names` in PATH's folders outside loopx workspaces (personsPath)
+ * whose real file is not inside `workspace` either (a link out of an outside folder).
+ */
 export function personsProgram(names: readonly string[], path: string, workspace: string): string | null {
   const held = heldByWorkspace(workspace);
-  return programsOnPath(names, path).find(({ real }) => !held(real))?.path ?? null;
+  return programsOnPath(names, personsPath(path)).find(({ real }) => !held(real))?.path ?? null;
 }
 
 /** Whether a file's real path is inside `workspace` (a workspace at a file system's root holds nothing back). */

@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import type { Kernel } from '../kernel';
 import type { SqliteDb } from '../db/sqliteDb';
 import { randomToken } from '../nodeCrypto';
+import { withPersonsPath } from '../personsPath';
 import { checkEnv } from '../monitors/tick';
 import { type CommandResult, runCommand } from '../run/runCommand';
 import { iso } from '../time';
@@ -230,21 +231,24 @@ export function runHook(
     command: hook.command,
     shell: true,
     cwd: root,
-    env: checkEnv(base, {
-      LOOPX_ROOT: root,
-      LOOPX_WORKSPACE: basename(root),
-      LOOPX_HOOK: hook.id,
-      LOOPX_EVENT: o.trigger,
-      LOOPX_EVENT_KIND: o.kind,
-      LOOPX_EVENT_SEQ: String(o.seq),
-      LOOPX_EVENT_AT: o.at,
-      LOOPX_ACTOR: o.actor,
-      LOOPX_SUBJECT: o.subject,
-      LOOPX_GOAL: o.goalId ?? '',
-      LOOPX_TODO: o.todoId ?? '',
-      LOOPX_TITLE: o.title,
-      LOOPX_SUMMARY: o.summary,
-    }),
+    // Outside any sandbox: the programs it names are the person's, never ones planted in a workspace folder on PATH.
+    env: withPersonsPath(
+      checkEnv(base, {
+        LOOPX_ROOT: root,
+        LOOPX_WORKSPACE: basename(root),
+        LOOPX_HOOK: hook.id,
+        LOOPX_EVENT: o.trigger,
+        LOOPX_EVENT_KIND: o.kind,
+        LOOPX_EVENT_SEQ: String(o.seq),
+        LOOPX_EVENT_AT: o.at,
+        LOOPX_ACTOR: o.actor,
+        LOOPX_SUBJECT: o.subject,
+        LOOPX_GOAL: o.goalId ?? '',
+        LOOPX_TODO: o.todoId ?? '',
+        LOOPX_TITLE: o.title,
+        LOOPX_SUMMARY: o.summary,
+      }),
+    ),
     limitMs: hook.timeoutSeconds * 1000,
     input: `${JSON.stringify(hookPayload(root, hook, o))}\n`,
   });

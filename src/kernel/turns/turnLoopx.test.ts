@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -98,6 +98,18 @@ describe.skipIf(process.platform === 'win32')("a turn's own loopx (hosts whose r
     expect(words).toMatchObject({ code: 3, stdout: '' });
     expect(words.stderr).toMatch(/^loopx: turn R7 runs only its own loopx verbs \(todo show, evidence add, .*\)/);
   });
+});
+
+test("the turn's loopx pins the person's PATH: no workspace folder (an activated .venv/bin) where a planted node would be found", () => {
+  const ws = join(base, 'ws');
+  mkdirSync(join(ws, '.loopx'), { recursive: true });
+  const folder = join(base, 'R8');
+  mkdirSync(folder, { recursive: true });
+  const env = { PATH: [join(ws, '.venv', 'bin'), 'node_modules/.bin', '/usr/bin', '/bin'].join(':'), HOME: base };
+  const file = writeTurnLoopx(folder, { turnId: 'R8', host: 'copilot', agent: 'copilot', loopx: '/opt/loopx', todo: 'T3', root: ws, env });
+  const script = readFileSync(file, 'utf8');
+  expect(script).toContain("PATH='/usr/bin:/bin'");
+  expect(script).not.toContain('.venv');
 });
 
 test('only hosts whose rules match the program get a loopx of their own, and not on Windows (no POSIX shell to run it)', () => {

@@ -2,6 +2,7 @@ import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtInHost } from '../../shared/hostCatalog';
 import { REVIEW_TURN_COMMANDS, TURN_COMMANDS, shellWord } from './turnCommands';
+import { personsPath } from '../personsPath';
 
 /**
  * The turn's own loopx, for a host whose permission rules match a shell command by its program alone (Copilot CLI,
@@ -97,7 +98,10 @@ export function turnLoopxText(o: TurnLoopxFacts): string {
   const names = verbs.map((w) => w.join(' ')).join(', ');
   const message = `turn ${o.turnId} runs only its own loopx verbs (${names}), as ${o.agent} on its own workspace; anything else is for a person`;
   const json = JSON.stringify({ ok: false, error: { code: 'not_allowed', message } });
-  const pinned = PINNED.flatMap((name) => (env[name] !== undefined ? [`${name}=${shellWord(env[name] as string)}`] : []));
+  // PATH as the person's programs are found (personsPath): the launcher's `node`, and the git and bwrap loopx runs, are
+  // never ones planted in a workspace folder on it (this loopx is also the MCP server Codex starts outside its sandbox).
+  const value = (name: (typeof PINNED)[number]) => (name === 'PATH' && env.PATH !== undefined ? personsPath(env.PATH) : env[name]);
+  const pinned = PINNED.flatMap((name) => (value(name) !== undefined ? [`${name}=${shellWord(value(name) as string)}`] : []));
   const passed = PASSED_ON.map((name) => `\${${name}+"${name}=$${name}"}`);
   return [
     '#!/bin/sh',

@@ -3,6 +3,7 @@ import type * as ChildProcess from 'node:child_process';
 /** node:child_process (and the streams and sockets it loads), fetched when git runs: `todo show` imports this file. */
 const childProcess = () => process.getBuiltinModule('node:child_process') as typeof ChildProcess;
 import { RefusedError } from '../errors';
+import { withPersonsPath } from '../personsPath';
 
 /** What one git call gave back. */
 export interface GitResult {
@@ -23,7 +24,8 @@ function gitOptions(cwd: string, options: { timeoutMs?: number; env?: NodeJS.Pro
     encoding: 'utf8' as const,
     timeout: options.timeoutMs ?? 60_000,
     maxBuffer: 16 * 1024 * 1024,
-    env: { ...process.env, ...options.env, GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', GIT_PAGER: 'cat', LC_ALL: 'C' },
+    // The person's git, never one an agent put on PATH inside a workspace (personsPath.ts).
+    env: withPersonsPath({ ...process.env, ...options.env, GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', GIT_PAGER: 'cat', LC_ALL: 'C' }),
   };
 }
 
@@ -32,7 +34,9 @@ function gitNotRun(args: readonly string[], error: Error, program = 'git'): Refu
   const code = (error as NodeJS.ErrnoException).code;
   return new RefusedError(
     'git_failed',
-    code === 'ENOENT' ? `${program} is not installed (or not on PATH)` : `${program} ${args[0] ?? ''} did not finish: ${error.message}`,
+    code === 'ENOENT'
+      ? `${program} is not installed (or not on PATH outside a loopx workspace, where agents could have put it)`
+      : `${program} ${args[0] ?? ''} did not finish: ${error.message}`,
     code === 'ENOENT' ? `install ${program}: worktrees need it` : undefined,
   );
 }
@@ -69,9 +73,10 @@ export function runAsync(
 ): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(cancelled(program, args));
+    // gh too: the person's, never one an agent put on PATH inside a workspace (personsPath.ts).
     const child = childProcess().spawn(program, args, {
       cwd: options.cwd,
-      env: options.env,
+      env: withPersonsPath(options.env),
       detached: process.platform !== 'win32',
       stdio: ['ignore', 'pipe', 'pipe'],
     });
