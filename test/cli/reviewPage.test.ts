@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { loopx, startGoal, workspace } from './harness';
@@ -96,6 +96,24 @@ describe('the review packet as a page', () => {
     expect(run.json.error?.message).toMatch(/no way to make a PDF here/);
     expect(run.json.error?.hint).toMatch(/--format html/);
     expect(existsSync(join(ws.root, 'none.pdf'))).toBe(false);
+  });
+
+  test('the page and the browser profile are staged in .loopx, which no agent writes, never the temp folder', () => {
+    // A browser that says what it was given and writes a PDF of sorts.
+    const browser = join(ws.root, '.loopx', 'fake-chromium');
+    const said = join(ws.root, '.loopx', 'browser-args');
+    writeFileSync(
+      browser,
+      `#!/bin/sh\nprintf '%s\\n' "$@" > '${said}'\nfor a in "$@"; do case "$a" in --print-to-pdf=*) printf '%%PDF-fake' > "\${a#--print-to-pdf=}";; esac; done\n`,
+      { mode: 0o755 },
+    );
+    const run = cli(['review-packet', '--format', 'pdf', '--out', 'staged.pdf', '--json'], { LOOPX_CHROMIUM: browser });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const args = readFileSync(said, 'utf8').split('\n');
+    const staged = join(ws.root, '.loopx', '.pdf-');
+    expect(args.find((a) => a.startsWith('--user-data-dir='))?.startsWith(`--user-data-dir=${staged}`)).toBe(true);
+    expect(args.find((a) => a.startsWith('file://'))?.startsWith(`file://${staged}`)).toBe(true);
+    expect(readdirSync(join(ws.root, '.loopx')).filter((name) => name.startsWith('.pdf-'))).toEqual([]);
   });
 
   test.skipIf(!CHROMIUM)('--format pdf prints the page with headless Chromium', () => {

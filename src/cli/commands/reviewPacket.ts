@@ -66,7 +66,7 @@ export const reviewPacket: Command = {
       writeFileSync(path, html);
       return { data: { format, path, bytes: Buffer.byteLength(html) }, text: `Wrote ${path} (open it in any browser)` };
     }
-    const printed = await printPdf(html, path, ctx.env);
+    const printed = await printPdf(html, path, kernel.storeDir, ctx.env);
     return {
       data: { format, path, bytes: printed.bytes, browser: printed.browser },
       text: `Wrote ${path} (${printed.bytes} bytes, printed by ${basename(printed.browser)})`,

@@ -187,7 +187,7 @@ export class StoryPanel extends Disposable {
     if (!target) return undefined;
     try {
       if (format === 'html') writeFileSync(target.fsPath, html);
-      else await printPdf(html, target.fsPath);
+      else await printPdf(html, target.fsPath, kernel.storeDir);
     } catch (error) {
       if (error instanceof LoopxError && error.code === 'pdf_unavailable') {
         const choice = await vscode.window.showWarningMessage(`LoopX: ${error.message}. ${error.hint ?? ''}`, 'Export as HTML Instead');

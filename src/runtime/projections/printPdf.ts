@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXIT, LoopxError } from '../../kernel/errors';
 import { findExecutable } from '../hosts';
@@ -25,6 +24,8 @@ export function pdfBrowser(env: NodeJS.ProcessEnv = process.env): string | undef
 export async function printPdf(
   html: string,
   outFile: string,
+  /** Where the page and the browser's profile are staged: the store's folder, which no agent's host lets it write. */
+  scratchIn: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ bytes: number; browser: string }> {
   const browser = pdfBrowser(env);
@@ -35,7 +36,19 @@ export async function printPdf(
       EXIT.invalidInput,
       'export the page as HTML (--format html) and print it to PDF from any browser, or set LOOPX_CHROMIUM to a Chromium or Chrome program',
     );
-  const dir = mkdtempSync(join(tmpdir(), 'loopx-pdf-'));
+  // Not the temp folder: Codex's sandbox lets its agent write there, and a page replaced before the browser read it
+  // would print what the agent wants a person to read (docs/authority.md).
+  let dir: string;
+  try {
+    dir = mkdtempSync(join(scratchIn, '.pdf-'));
+  } catch (error) {
+    throw new LoopxError(
+      'pdf_failed',
+      `the page could not be staged for the browser in ${scratchIn}: ${(error as Error).message}`,
+      EXIT.invalidInput,
+      'export the page as HTML (--format html) and print it to PDF from any browser',
+    );
+  }
   try {
     const page = join(dir, 'review.html');
     writeFileSync(page, html);
