@@ -31,7 +31,7 @@ describe('host command lines', () => {
     // Without a turn's boundary to give (no root, no MCP server yet) the placeholder goes, space and all.
     expect(planHost('codex', DEFAULT_HOSTS, turn)).toMatchObject({
       executable: 'codex',
-      commandLine: expect.stringContaining(`codex' exec --skip-git-repo-check --json - < ${shellQuote(turn.promptFile)}`),
+      commandLine: expect.stringContaining(`codex exec --skip-git-repo-check --json - < ${shellQuote(turn.promptFile)}`),
     });
   });
 
@@ -39,7 +39,7 @@ describe('host command lines', () => {
     const allowedCommands = ["LOOPX_AGENT=claude '/opt/my tools/loopx' todo ship", "LOOPX_AGENT=claude '/opt/my tools/loopx' todo show"];
     const line = hostCommand('claude', DEFAULT_HOSTS, { ...turn, allowedCommands });
     // What the shell hands to claude, word by word: the rules arrive intact, quotes and spaces included.
-    const argv = execFileSync('/bin/sh', ['-c', `printf '%s\\n' ${line.replace(/^'[^']*claude' /, '').replace(/ < .*$/, '')}`], {
+    const argv = execFileSync('/bin/sh', ['-c', `printf '%s\\n' ${line.replace(/^claude /, '').replace(/ < .*$/, '')}`], {
       encoding: 'utf8',
     }).split('\n');
     const at = argv.indexOf('--allowedTools');
@@ -52,7 +52,7 @@ describe('host command lines', () => {
     expect(line.endsWith(`< ${shellQuote(turn.promptFile)}`)).toBe(true);
   });
 
-  test("a host's program is named by the person's copy, never one planted in a workspace folder first on PATH", () => {
+  test("a host's program is the person's copy, never one planted in a workspace folder first on PATH", () => {
     const ws = join(dir, 'ws');
     const planted = join(ws, '.venv', 'bin');
     const persons = join(dir, 'persons-bin');
@@ -66,7 +66,9 @@ describe('host command lines', () => {
     try {
       process.env.PATH = [planted, persons].join(delimiter);
       expect(findExecutable('codex')).toBe(join(persons, 'codex'));
-      expect(hostCommand('codex', DEFAULT_HOSTS, turn).startsWith(`${shellQuote(join(persons, 'codex'))} exec `)).toBe(true);
+      // A terminal's line sets PATH first, without the workspace folder: the shell finds the person's codex, and its
+      // own `#!/usr/bin/env node` finds no planted node either.
+      expect(planHost('codex', DEFAULT_HOSTS, turn).commandLine.startsWith(`PATH=${shellQuote(persons)}; export PATH; { `)).toBe(true);
       // Only the planted one: none is found (a turn is refused, host_missing, before its command line is made).
       process.env.PATH = planted;
       expect(findExecutable('codex')).toBeUndefined();

@@ -96,7 +96,7 @@ export function hostCommand(host: string, settings: HostSettings, turn: HostTurn
   const parts = boundaryParts(host, turn, bounded);
   const boundary = parts.args.map(shellQuote).join(' ');
   // Without a boundary to give (a custom host, or no turn yet) the placeholder goes with the space before it.
-  const template = personsProgram(boundary ? templateFor(host, settings) : templateFor(host, settings).replace(/ ?\{boundary\}/g, ''));
+  const template = boundary ? templateFor(host, settings) : templateFor(host, settings).replace(/ ?\{boundary\}/g, '');
   const values: Record<string, string> = {
     prompt: turn.promptFile,
     turn: turn.env.LOOPX_TURN ?? '',
@@ -118,18 +118,6 @@ export function hostCommand(host: string, settings: HostSettings, turn: HostTurn
   return `${Object.entries(parts.env)
     .map(([k, v]) => `${k}=${shellQuote(v)} `)
     .join('')}${line}`;
-}
-
-/**
- * The template with its program named by where the person's copy is (findExecutable: PATH outside loopx workspaces),
- * so the shell never looks it up itself: the terminal's PATH may put a workspace folder first (a Python `.venv/bin` its
- * shell activates), where an agent could have planted a `codex` that would then run outside any sandbox. A program
- * named by a path, or found nowhere, stays as written (a turn is refused before that: `host_missing`).
- */
-function personsProgram(template: string): string {
-  const program = /^\s*([A-Za-z0-9._+-]+)(?=\s|$)/.exec(template);
-  const found = program ? findExecutable(program[1] as string) : undefined;
-  return program && found ? `${shellQuote(found)}${template.slice(program[0].length)}` : template;
 }
 
 /** The program a host's command starts, which must exist on PATH before anything is claimed. */
@@ -157,11 +145,19 @@ export function planHost(host: string, settings: HostSettings, turn: HostTurn): 
     host,
     hostLine: run,
     executable: hostExecutable(host, settings),
-    // The terminal stays open after the run (until Enter) so a person can read what the agent did.
+    // The terminal stays open after the run (until Enter) so a person can read what the agent did. Its PATH first, as
+    // the person's programs are found: a host's program, and loopx, are Node scripts (`#!/usr/bin/env node`), and the
+    // terminal's shell may have put a workspace folder first (an activated .venv/bin), where an agent could have
+    // planted the `node` that would run them outside any sandbox (`loopx run` gives its child the same PATH).
     commandLine:
-      `{ ${run}; printf '%s' "$?" > ${exitFile}; } 2>&1 | tee -a ${log}${progress}; code="$(cat ${exitFile} 2>/dev/null || echo 1)"; ` +
+      `${personsPathWords()}{ ${run}; printf '%s' "$?" > ${exitFile}; } 2>&1 | tee -a ${log}${progress}; code="$(cat ${exitFile} 2>/dev/null || echo 1)"; ` +
       `printf '\\n[loopx] the turn ended with exit code %s; output kept in %s. Press Enter to close.\\n' "$code" ${log}; read -r _; exit "$code"`,
   };
+}
+
+/** `PATH=…; export PATH; `: this process's PATH as the person's programs are found (personsPath), for a shell line. */
+export function personsPathWords(path = process.env.PATH): string {
+  return path === undefined ? '' : `PATH=${shellQuote(personsPath(path))}; export PATH; `;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
@@ -59,4 +59,28 @@ test('a host program planted in a workspace folder first on PATH is never run: t
   expect(existsSync(marker)).toBe(false);
   const list = loopx(['todo', 'list', '--json'], { cwd: root, env: { PATH } });
   expect((list.json.data as { status: string }[]).map((t) => t.status)).toEqual(['open']);
+});
+
+test("a host that is a Node script runs on the person's node, never a node planted in a workspace folder on PATH", () => {
+  const planted = join(root, '.venv', 'bin');
+  writeFileSync(join(planted, 'node'), `#!/bin/sh\necho "$0 $*" >> '${marker}'\nexit 0\n`);
+  chmodSync(join(planted, 'node'), 0o755);
+  // The person's agent, a Node script outside the workspace: it says which node runs it.
+  const tools = join(parent, 'tools');
+  mkdirSync(tools);
+  const ran = join(parent, 'agent-ran-on');
+  writeFileSync(join(tools, 'my-agent'), `#!/usr/bin/env node\nrequire('fs').writeFileSync(${JSON.stringify(ran)}, process.execPath);\n`);
+  chmodSync(join(tools, 'my-agent'), 0o755);
+  const PATH = [planted, tools, cleanEnv().PATH ?? ''].join(delimiter);
+  expect(loopx(['init'], { cwd: root, env: { PATH } }).code).toBe(0);
+  expect(loopx(['goal', 'create', '--title', 'ship it'], { cwd: root, env: { PATH } }).code).toBe(0);
+  startGoal(root);
+  expect(loopx(['todo', 'add', '--goal', 'G1', '--title', 'work'], { cwd: root, env: { PATH } }).code).toBe(0);
+  const run = loopx(['run', '--host', 'custom', '--command', 'my-agent {prompt}', '--agent', 'bot', '--goal', 'G1', '--once'], {
+    cwd: root,
+    env: { PATH },
+  });
+  expect(run.code, run.stderr).toBe(0);
+  expect(existsSync(marker)).toBe(false);
+  expect(readFileSync(ran, 'utf8')).not.toContain(root);
 });

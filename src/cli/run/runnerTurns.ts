@@ -20,6 +20,7 @@ import type { Recovery } from './recovery';
 import { type RunSummary, type RunnerOptions, SUMMARY_TURNS } from './runnerOptions';
 import { endedLine, startedLine } from './runnerWords';
 import { TurnPreparation } from './turnPreparation';
+import { withPersonsPath } from '../../kernel/personsPath';
 
 /** Turn folders are pruned when the runner starts and after every this many turns it finishes. */
 const PRUNE_EVERY = 50;
@@ -93,7 +94,9 @@ export class RunnerTurns {
     const host = startHost({
       commandLine,
       cwd,
-      env: { ...process.env, ...env },
+      // PATH as the person's programs are found (personsPath): the host's program is often a Node script whose
+      // `#!/usr/bin/env node` would otherwise find a `node` an agent planted in a workspace folder first on PATH.
+      env: withPersonsPath({ ...process.env, ...env }),
       turnDir: dir,
       limitMs: this.o.turnLimitMs,
       echo: this.echo(turn.id, this.o.host),
