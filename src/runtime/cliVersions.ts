@@ -1,6 +1,7 @@
 import type * as ChildProcess from 'node:child_process';
 import { LOOPX_VERSION } from '../shared/version';
 import { heldByWorkspace, programsOnPath, realOr } from './programsOnPath';
+import { personsPath } from '../kernel/personsPath';
 
 /** One `loopx` on PATH: where, what it says its version is (null when it did not say), and whether it is this one. */
 export interface CliOnPath {
@@ -37,7 +38,8 @@ export async function cliVersions(path: string, workspace: string, selfScript = 
           execFile(
             file,
             ['--version', '--json'],
-            { encoding: 'utf8', timeout: 5000, env: { ...process.env, PATH: path } },
+            // The person's PATH (personsPath): a loopx's `#!/usr/bin/env node` never finds a node planted in the workspace.
+            { encoding: 'utf8', timeout: 5000, env: { ...process.env, PATH: personsPath(path) } },
             (_error, stdout) => {
               let version: string | null = null;
               try {

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { INSTALL_HINTS, findExecutable } from './hosts';
 import { BUILT_IN_HOSTS, builtInHost, calledAtStart } from '../shared/hostCatalog';
+import { personsPath } from '../kernel/personsPath';
 
 /**
  * Hosts change under you: a CLI update drops a flag (Codex's `--full-auto`), an old install lacks one. Before a turn
@@ -127,8 +128,12 @@ export async function hostFacts(host: string, template: string, path = process.e
   const { execFile } = process.getBuiltinModule('node:child_process') as typeof ChildProcess;
   const run = (args: string[]) =>
     new Promise<string | null>((done) =>
-      execFile(found, args, { encoding: 'utf8', timeout: 15_000, env: { ...process.env, PATH: path } }, (error, stdout, stderr) =>
-        done(error && !stdout && !stderr ? null : `${stdout}${stderr}`),
+      // The person's PATH (personsPath): a Node host's `#!/usr/bin/env node` must not find a node planted in the workspace.
+      execFile(
+        found,
+        args,
+        { encoding: 'utf8', timeout: 15_000, env: { ...process.env, PATH: personsPath(path) } },
+        (error, stdout, stderr) => done(error && !stdout && !stderr ? null : `${stdout}${stderr}`),
       ),
     );
   const [versionOutput, helpOutput] = await Promise.all([run(['--version']), run([...(subcommand ? [subcommand] : []), '--help'])]);

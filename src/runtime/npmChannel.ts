@@ -1,5 +1,6 @@
 import type * as ChildProcess from 'node:child_process';
 import { personsProgram } from './programsOnPath';
+import { withPersonsPath } from '../kernel/personsPath';
 
 /**
  * What `loopx update` (and VS Code's notice of another loopx on PATH) asks npm: its global folder, the newest loopx
@@ -29,7 +30,12 @@ const spawnName = (npm: string) => (WINDOWS ? `"${npm}"` : npm);
 export function npmGlobalRoot(env: NodeJS.ProcessEnv, workspace: string): string | null {
   const npm = npmOnPath(env, workspace);
   if (!npm) return null;
-  const r = childProcess().spawnSync(spawnName(npm), ['root', '-g'], { env, encoding: 'utf8', timeout: 30_000, shell: SHELL });
+  const r = childProcess().spawnSync(spawnName(npm), ['root', '-g'], {
+    env: withPersonsPath(env),
+    encoding: 'utf8',
+    timeout: 30_000,
+    shell: SHELL,
+  });
   return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : null;
 }
 
@@ -38,8 +44,11 @@ export function npmGlobalRootAsync(env: NodeJS.ProcessEnv, workspace: string): P
   const npm = npmOnPath(env, workspace);
   if (!npm) return Promise.resolve(null);
   return new Promise((done) =>
-    childProcess().execFile(spawnName(npm), ['root', '-g'], { env, encoding: 'utf8', timeout: 30_000, shell: SHELL }, (error, stdout) =>
-      done(!error && stdout.trim() ? stdout.trim() : null),
+    childProcess().execFile(
+      spawnName(npm),
+      ['root', '-g'],
+      { env: withPersonsPath(env), encoding: 'utf8', timeout: 30_000, shell: SHELL },
+      (error, stdout) => done(!error && stdout.trim() ? stdout.trim() : null),
     ),
   );
 }
@@ -53,7 +62,7 @@ export function latestOnNpm(env: NodeJS.ProcessEnv, workspace: string): Latest {
   const npm = npmOnPath(env, workspace);
   if (!npm) return { version: null, code: 'npm_failed', message: NO_NPM };
   const r = childProcess().spawnSync(spawnName(npm), ['view', 'loopx', 'version', '--json', '--fetch-retries=1', '--fetch-timeout=20000'], {
-    env,
+    env: withPersonsPath(env),
     encoding: 'utf8',
     timeout: 60_000,
     shell: SHELL,
@@ -77,7 +86,8 @@ export function installGlobal(version: string, env: NodeJS.ProcessEnv, workspace
   const npm = npmOnPath(env, workspace);
   if (!npm) return { status: null, error: NO_NPM };
   const r = childProcess().spawnSync(spawnName(npm), ['install', '-g', '--no-audit', '--no-fund', `loopx@${version}`], {
-    env,
+    // npm is a Node script: its `#!/usr/bin/env node` finds the person's node, never one planted in the workspace.
+    env: withPersonsPath(env),
     stdio: ['ignore', 2, 2],
     timeout: 600_000,
     shell: SHELL,
