@@ -51,7 +51,7 @@ describe("a turn's boundary on the built-in hosts' command lines", () => {
     mkdirSync(join(root, '.loopx'), { recursive: true });
     const path = process.env.PATH;
     try {
-      process.env.PATH = [join(root, '.venv', 'bin'), '/usr/bin', '/bin'].join(':');
+      process.env.PATH = [join(root, '.venv/bin'), '/usr/bin', '/bin'].join(':');
       const { mcp } = turnBoundary(started, 'loopx', keyDir, {});
       expect(codexBoundaryArgs({ root, cwd: root, keyDir }, mcp)).toContain(
         'mcp_servers.loopx.env={LOOPX_AGENT="codex",PATH="/usr/bin:/bin"}',

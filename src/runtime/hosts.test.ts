@@ -54,7 +54,7 @@ describe('host command lines', () => {
 
   test("a host's program is the person's copy, never one planted in a workspace folder first on PATH", () => {
     const ws = join(dir, 'ws');
-    const planted = join(ws, '.venv', 'bin');
+    const planted = join(ws, '.venv/bin');
     const persons = join(dir, 'persons-bin');
     mkdirSync(join(ws, '.loopx'), { recursive: true });
     for (const bin of [planted, persons]) {

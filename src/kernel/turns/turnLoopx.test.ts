@@ -105,7 +105,7 @@ test("the turn's loopx pins the person's PATH: no workspace folder (an activated
   mkdirSync(join(ws, '.loopx'), { recursive: true });
   const folder = join(base, 'R8');
   mkdirSync(folder, { recursive: true });
-  const env = { PATH: [join(ws, '.venv', 'bin'), 'node_modules/.bin', '/usr/bin', '/bin'].join(':'), HOME: base };
+  const env = { PATH: [join(ws, '.venv/bin'), 'node_modules/.bin', '/usr/bin', '/bin'].join(':'), HOME: base };
   const file = writeTurnLoopx(folder, { turnId: 'R8', host: 'copilot', agent: 'copilot', loopx: '/opt/loopx', todo: 'T3', root: ws, env });
   const script = readFileSync(file, 'utf8');
   expect(script).toContain("PATH='/usr/bin:/bin'");
