@@ -19,6 +19,10 @@
  * Then turn-finish by 1 KB (every bundle grew about that much): a team store's one-shot read catches up on its own
  * thread first (team/teamEngine.ts catchUpFirst), so that it starts no worker thread (issue 38).
  *
+ * Then turn-start by 1 KB (no module: the margin held it): the PATH a turn's own loopx pins and the git it runs for a worktree are the person's, found
+ * outside loopx workspaces (kernel/personsPath.ts): a `node` or `git` an agent planted in an activated .venv/bin ran as
+ * the person.
+ *
  * Module counts raised to what is measured (one to three a verb; status and goal-show 1 KB) when files split without new code: the
  * team client's worker in team/pgWorker.ts, the read models in kernel/readModels/, a monitor tick's steps in
  * monitors/tickSteps.ts and continuations.ts. More modules for the same code; the margin they ate is not given back.
@@ -62,7 +66,7 @@ export const AGENT_VERB_BUDGETS: Record<string, CallBudget> = {
   'quota-should-run': { bundleBytes: 160_000, modules: 123, sql: 28, events: 0, eventBytes: 0, fsyncs: 0 },
   handoff: { bundleBytes: 159_000, modules: 120, sql: 19, events: 1, eventBytes: 340, fsyncs: 2 },
   'handoff-accept': { bundleBytes: 157_000, modules: 119, sql: 20, events: 1, eventBytes: 330, fsyncs: 2 },
-  'turn-start': { bundleBytes: 201_000, modules: 148, sql: 47, events: 2, eventBytes: 630, fsyncs: 2 },
+  'turn-start': { bundleBytes: 202_000, modules: 148, sql: 47, events: 2, eventBytes: 630, fsyncs: 2 },
   'turn-finish': { bundleBytes: 189_000, modules: 142, sql: 32, events: 2, eventBytes: 620, fsyncs: 2 },
   'monitor-tick': { bundleBytes: 186_000, modules: 133, sql: 13, events: 0, eventBytes: 0, fsyncs: 0 },
 };
