@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { hostProblemAfterTurn, judgeHost, usageProblem } from './hostCheck';
+import { hostFacts, hostProblemAfterTurn, judgeHost, usageProblem } from './hostCheck';
 import { DEFAULT_HOSTS } from './hosts';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopx-hostcheck-'));
@@ -99,4 +99,22 @@ describe('a host judged against the installed program', () => {
       /^the codex host's command line is not what the installed program accepts \(a host configuration problem, not the agent's work\): "error: unexpected argument '--full-auto' found"; use the default command/,
     );
   });
+});
+
+test('a host found only in a workspace folder on PATH is missing, and the sentence says where and why', async () => {
+  const ws = mkdtempSync(join(tmpdir(), 'loopx-host-left-out-'));
+  try {
+    mkdirSync(join(ws, '.loopx'));
+    mkdirSync(join(ws, '.venv/bin'), { recursive: true });
+    writeFileSync(join(ws, '.venv/bin', 'codex'), '#!/bin/sh\n', { mode: 0o755 });
+    const facts = await hostFacts('codex', DEFAULT_HOSTS.codex, join(ws, '.venv/bin'));
+    expect(facts).toEqual({ found: null, versionOutput: null, helpOutput: null, leftOut: join(ws, '.venv/bin', 'codex') });
+    expect(judgeHost('codex', DEFAULT_HOSTS.codex, facts)).toMatchObject({
+      level: 'fail',
+      problem: 'missing',
+      sentence: `The Codex CLI is on PATH only at ${join(ws, '.venv/bin', 'codex')}, in a workspace folder (or a relative one) where agents can write, so loopx does not run it; install it outside the workspace, or name it by its full path in the command.`,
+    });
+  } finally {
+    rmSync(ws, { recursive: true, force: true });
+  }
 });

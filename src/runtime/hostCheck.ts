@@ -1,7 +1,7 @@
 import type * as ChildProcess from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { INSTALL_HINTS, findExecutable } from './hosts';
+import { INSTALL_HINTS, findExecutable, programLeftOut } from './hosts';
 import { BUILT_IN_HOSTS, builtInHost, calledAtStart } from '../shared/hostCatalog';
 import { personsPath } from '../kernel/personsPath';
 
@@ -18,6 +18,8 @@ export interface HostFacts {
   versionOutput: string | null;
   /** What the help of the subcommand the command uses printed. */
   helpOutput: string | null;
+  /** Where it is on PATH all the same when not found: a folder loopx leaves out (programLeftOut, hosts.ts). */
+  leftOut?: string;
 }
 
 export interface HostVerdict {
@@ -68,11 +70,13 @@ export function judgeHost(host: string, template: string, facts: HostFacts): Hos
     return verdict(
       'fail',
       'missing',
-      known
-        ? `${name} is not installed: "${executable}" is not on PATH; ${INSTALL_HINTS[host]}.`
-        : host === 'custom'
-          ? `${name} needs "${executable}", which is not on PATH; check the command (setting loopx.hosts.custom.command, or loopx run --command).`
-          : `${name} needs "${executable}", which is not on PATH; check its command in your hosts.json.`,
+      facts.leftOut
+        ? `${name} is on PATH only at ${facts.leftOut}, in a workspace folder (or a relative one) where agents can write, so loopx does not run it; install it outside the workspace, or name it by its full path in the command.`
+        : known
+          ? `${name} is not installed: "${executable}" is not on PATH; ${INSTALL_HINTS[host]}.`
+          : host === 'custom'
+            ? `${name} needs "${executable}", which is not on PATH; check the command (setting loopx.hosts.custom.command, or loopx run --command).`
+            : `${name} needs "${executable}", which is not on PATH; check its command in your hosts.json.`,
     );
   if (!known || !knownHost(host, executable)) return verdict('ok', null, `${name} runs ${facts.found}.`);
   // A program that fails before it can answer (a Node too old for it) has no version or flags to judge.
@@ -123,7 +127,11 @@ function knownHost(host: string, executable: string): boolean {
 export async function hostFacts(host: string, template: string, path = process.env.PATH ?? ''): Promise<HostFacts> {
   const { executable, subcommand } = commandShape(template);
   const found = findExecutable(executable, path) ?? null;
-  if (!found || !knownHost(host, executable)) return { found, versionOutput: null, helpOutput: null };
+  if (!found) {
+    const leftOut = programLeftOut(executable, path);
+    return { found, versionOutput: null, helpOutput: null, ...(leftOut ? { leftOut } : {}) };
+  }
+  if (!knownHost(host, executable)) return { found, versionOutput: null, helpOutput: null };
   // node:child_process loads node:net and node:stream: only the commands that probe a host pay for it.
   const { execFile } = process.getBuiltinModule('node:child_process') as typeof ChildProcess;
   const run = (args: string[]) =>

@@ -155,6 +155,24 @@ export function planHost(host: string, settings: HostSettings, turn: HostTurn): 
   };
 }
 
+/**
+ * Where a program loopx did not find (findExecutable) is on PATH all the same: in a folder it leaves out, a relative
+ * one or one inside a loopx workspace (personsPath), so that the refusal can say why. Undefined when it is nowhere.
+ */
+export function programLeftOut(name: string, path = process.env.PATH ?? ''): string | undefined {
+  const kept = new Set(personsPath(path).split(delimiter));
+  for (const dir of path.split(delimiter)) {
+    if (!dir || kept.has(dir)) continue;
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return join(dir, name);
+    } catch {
+      /* not there */
+    }
+  }
+  return undefined;
+}
+
 /** `PATH=…; export PATH; `: this process's PATH as the person's programs are found (personsPath), for a shell line. */
 export function personsPathWords(path = process.env.PATH): string {
   return path === undefined ? '' : `PATH=${shellQuote(personsPath(path))}; export PATH; `;

@@ -55,7 +55,11 @@ test('a host program planted in a workspace folder first on PATH is never run: t
   expect(loopx(['todo', 'add', '--goal', 'G1', '--title', 'work'], { cwd: root, env: { PATH } }).code).toBe(0);
   const run = loopx(['run', '--host', 'codex', '--goal', 'G1', '--once', '--json'], { cwd: root, env: { PATH } });
   expect(run.code).toBe(2);
-  expect(run.stdout + run.stderr).toContain('host_missing');
+  expect(run.json.error).toMatchObject({
+    code: 'host_missing',
+    message: `the codex host needs "codex", which is on PATH only at ${join(planted, 'codex')}: in a workspace folder (or a relative one), where agents can write, so loopx does not run it`,
+    hint: 'install it outside the workspace, or name it by its full path in the command',
+  });
   expect(existsSync(marker)).toBe(false);
   const list = loopx(['todo', 'list', '--json'], { cwd: root, env: { PATH } });
   expect((list.json.data as { status: string }[]).map((t) => t.status)).toEqual(['open']);

@@ -1,6 +1,6 @@
 import type { Command } from '../command';
 import { EXIT, InvalidInputError, LoopxError, NotAllowedError } from '../../kernel/errors';
-import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, hostExecutable } from '../../runtime/hosts';
+import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, hostExecutable, programLeftOut } from '../../runtime/hosts';
 import { hostFacts, judgeHost } from '../../runtime/hostCheck';
 import { parseAgentName, parseId } from '../../kernel/validate';
 import { requirePosixShell } from '../../runtime/platform';
@@ -95,11 +95,18 @@ export const run: Command = {
     }
     // Before anything is claimed or recorded: the same check as the extension's Run Turn.
     if (!findExecutable(executable, ctx.env.PATH ?? '')) {
+      const leftOut = programLeftOut(executable, ctx.env.PATH ?? '');
       throw new LoopxError(
         'host_missing',
-        `the ${host} host needs "${executable}", which is not on PATH`,
+        leftOut
+          ? `the ${host} host needs "${executable}", which is on PATH only at ${leftOut}: in a workspace folder (or a relative one), where agents can write, so loopx does not run it`
+          : `the ${host} host needs "${executable}", which is not on PATH`,
         EXIT.invalidInput,
-        command ? 'check the program in --command' : (INSTALL_HINTS[host] ?? `check its command in ${personHostsPath(ctx.env)}`),
+        leftOut
+          ? 'install it outside the workspace, or name it by its full path in the command'
+          : command
+            ? 'check the program in --command'
+            : (INSTALL_HINTS[host] ?? `check its command in ${personHostsPath(ctx.env)}`),
       );
     }
     // A host whose installed program would refuse the command (a flag it dropped, or one it does not know yet).
