@@ -40,6 +40,10 @@ test('git planted in a workspace folder on PATH (absolute or relative) is never 
   expect(list.json.ok).toBe(true);
   const doctor = loopx(['doctor', '--json'], { cwd: root, env: { PATH } });
   expect(doctor.json.ok, doctor.stderr).toBe(true);
+  // doctor says which folders loopx leaves out, and why.
+  expect((doctor.json.data as { checks: { name: string; detail: string }[] }).checks.find((c) => c.name === 'PATH')?.detail).toBe(
+    `loopx never runs git, a host or the node it needs from ${join(root, '.venv/bin')}, node_modules/.bin: in a workspace (or relative), where agents can write`,
+  );
   expect(existsSync(marker)).toBe(false);
 });
 

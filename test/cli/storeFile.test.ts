@@ -61,6 +61,7 @@ describe('only a loopx store is opened; anything else is named and left untouche
         expect.objectContaining({ name: 'host pi' }),
         expect.objectContaining({ name: 'check sandbox' }),
         expect.objectContaining({ name: 'agent reach' }),
+        expect.objectContaining({ name: 'PATH' }),
       ],
     });
     expect(statSync(storePath()).size).toBe(0);

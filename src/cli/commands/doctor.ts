@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import type { Command, CommandContext } from '../command';
 import type { Kernel } from '../../kernel/kernel';
 import { SCHEMA_VERSION, schemaWrittenBy } from '../../kernel/db/migrate';
@@ -34,6 +34,7 @@ import { OLD_PRICES_FILE } from '../../kernel/prices/priceTable';
 import { planCheckSandbox } from '../../kernel/run/checkSandbox';
 import { cliVersions, cliVersionsCheck } from '../../runtime/cliVersions';
 import { workspaceOrCwd } from '../../runtime/locate';
+import { personsPath } from '../../kernel/personsPath';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -325,6 +326,16 @@ function sandboxCheck(ctx: CommandContext): Check {
     : { name: 'check sandbox', level: 'warn', detail: `checks run without a sandbox: ${sandbox.reason}` };
 }
 
+/** PATH's folders loopx leaves out when it runs git, a host or its node for you (personsPath): said, so a tool is not missed unexplained. */
+function pathCheck(path: string): Check {
+  const kept = new Set(personsPath(path).split(delimiter));
+  const left = [...new Set(path.split(delimiter).filter((dir) => dir && !kept.has(dir)))];
+  const detail = left.length
+    ? `loopx never runs git, a host or the node it needs from ${left.join(', ')}: in a workspace (or relative), where agents can write`
+    : 'no folder on PATH is in a workspace: git, hosts and their node are found as your shell finds them';
+  return { name: 'PATH', level: 'ok', detail };
+}
+
 /** A store that cannot be opened or read (damaged, not a store, unreadable) is a finding, not a crash. */
 async function checkOrReport(run: () => Promise<Check[]>): Promise<Check[]> {
   try {
@@ -359,6 +370,7 @@ export const doctor: Command = {
       ...settleMissingHosts(await hosts, storeChecks.some((c) => c.level === 'fail') ? null : hostsInUse(ctx)),
       sandboxCheck(ctx),
       boundaryCheck(ctx.env),
+      pathCheck(ctx.env.PATH ?? ''),
     ];
     const ok = checks.every((c) => c.level !== 'fail');
     const p = new Painter(ctx.color);
