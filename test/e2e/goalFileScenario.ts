@@ -91,11 +91,9 @@ export async function runGoalFileScenario(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       await input.fill(file);
       const held = await page
-        .waitForFunction(
-          (path) => (document.querySelector('.quick-input-widget input') as HTMLInputElement | null)?.value === path,
-          file,
-          { timeout: 5_000 },
-        )
+        .waitForFunction((path) => (document.querySelector('.quick-input-widget input') as HTMLInputElement | null)?.value === path, file, {
+          timeout: 5_000,
+        })
         .then(
           () => true,
           () => false,
