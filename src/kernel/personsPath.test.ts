@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { personsPath, withPersonsPath } from './personsPath';
+import { leftOutFolders, personsPath, withPersonsPath } from './personsPath';
 
 let dir: string;
 beforeEach(() => {
@@ -20,4 +20,7 @@ test("PATH keeps its absolute folders outside loopx workspaces, in order, and dr
   expect(personsPath(path).split(delimiter)).toEqual([tools, '/usr/bin']);
   expect(withPersonsPath({ PATH: path, HOME: '/h' })).toEqual({ PATH: [tools, '/usr/bin'].join(delimiter), HOME: '/h' });
   expect(withPersonsPath({ HOME: '/h' })).toEqual({ HOME: '/h' });
+  // What is left out is PATH's other folders, each once and in order: the words doctor and host_missing use.
+  expect(leftOutFolders(`${path}${delimiter}.`)).toEqual([join(ws, '.venv/bin'), '.', 'node_modules/.bin', join(ws, 'deep', 'er'), ws]);
+  expect(leftOutFolders([tools, '/usr/bin'].join(delimiter))).toEqual([]);
 });

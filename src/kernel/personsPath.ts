@@ -20,6 +20,12 @@ export function personsPath(path: string): string {
   return kept;
 }
 
+/** PATH's folders personsPath leaves out (relative ones, those in a workspace), each once, in PATH's order. */
+export function leftOutFolders(path: string): string[] {
+  const kept = new Set(personsPath(path).split(delimiter));
+  return [...new Set(path.split(delimiter).filter((dir) => dir !== '' && !kept.has(dir)))];
+}
+
 /** The environment `env` with its PATH as personsPath keeps it. */
 export function withPersonsPath(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return env.PATH === undefined ? env : { ...env, PATH: personsPath(env.PATH) };

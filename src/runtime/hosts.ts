@@ -9,7 +9,7 @@ import { geminiTurnSetup } from './geminiBoundary';
 import { copilotTurnSetup } from './copilotBoundary';
 import { qwenTurnSetup } from './qwenBoundary';
 import { piTurnSetup } from './piBoundary';
-import { personsPath } from '../kernel/personsPath';
+import { leftOutFolders, personsPath } from '../kernel/personsPath';
 
 /** POSIX shell quoting: everything goes inside single quotes; nothing is interpolated unquoted. */
 export function shellQuote(value: string): string {
@@ -160,9 +160,7 @@ export function planHost(host: string, settings: HostSettings, turn: HostTurn): 
  * one or one inside a loopx workspace (personsPath), so that the refusal can say why. Undefined when it is nowhere.
  */
 export function programLeftOut(name: string, path = process.env.PATH ?? ''): string | undefined {
-  const kept = new Set(personsPath(path).split(delimiter));
-  for (const dir of path.split(delimiter)) {
-    if (!dir || kept.has(dir)) continue;
+  for (const dir of leftOutFolders(path)) {
     try {
       accessSync(join(dir, name), constants.X_OK);
       return join(dir, name);

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import type { Command, CommandContext } from '../command';
 import type { Kernel } from '../../kernel/kernel';
 import { SCHEMA_VERSION, schemaWrittenBy } from '../../kernel/db/migrate';
@@ -34,7 +34,7 @@ import { OLD_PRICES_FILE } from '../../kernel/prices/priceTable';
 import { planCheckSandbox } from '../../kernel/run/checkSandbox';
 import { cliVersions, cliVersionsCheck } from '../../runtime/cliVersions';
 import { workspaceOrCwd } from '../../runtime/locate';
-import { personsPath } from '../../kernel/personsPath';
+import { leftOutFolders } from '../../kernel/personsPath';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -328,8 +328,7 @@ function sandboxCheck(ctx: CommandContext): Check {
 
 /** PATH's folders loopx leaves out when it runs git, a host or its node for you (personsPath): said, so a tool is not missed unexplained. */
 function pathCheck(path: string): Check {
-  const kept = new Set(personsPath(path).split(delimiter));
-  const left = [...new Set(path.split(delimiter).filter((dir) => dir && !kept.has(dir)))];
+  const left = leftOutFolders(path);
   const detail = left.length
     ? `loopx never runs git, a host or the node it needs from ${left.join(', ')}: in a workspace (or relative), where agents can write`
     : 'no folder on PATH is in a workspace: git, hosts and their node are found as your shell finds them';

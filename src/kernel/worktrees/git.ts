@@ -24,8 +24,7 @@ function gitOptions(cwd: string, options: { timeoutMs?: number; env?: NodeJS.Pro
     encoding: 'utf8' as const,
     timeout: options.timeoutMs ?? 60_000,
     maxBuffer: 16 * 1024 * 1024,
-    // The person's git, never one an agent put on PATH inside a workspace (personsPath.ts).
-    env: withPersonsPath({ ...process.env, ...options.env, GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', GIT_PAGER: 'cat', LC_ALL: 'C' }),
+    env: { ...process.env, ...options.env, GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', GIT_PAGER: 'cat', LC_ALL: 'C' },
   };
 }
 
@@ -43,7 +42,9 @@ function gitNotRun(args: readonly string[], error: Error, program = 'git'): Refu
 
 /** Runs git in `cwd` with an argument array (never a shell line: branch names and paths reach git as they are) and a time limit. */
 export function gitRaw(cwd: string, args: readonly string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): GitResult {
-  const result = childProcess().spawnSync('git', args, gitOptions(cwd, options));
+  const gitOpts = gitOptions(cwd, options);
+  // The person's git, never one an agent put on PATH inside a workspace (personsPath.ts); runAsync does the same.
+  const result = childProcess().spawnSync('git', args, { ...gitOpts, env: withPersonsPath(gitOpts.env) });
   if (result.error) throw gitNotRun(args, result.error);
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
@@ -73,7 +74,7 @@ export function runAsync(
 ): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(cancelled(program, args));
-    // gh too: the person's, never one an agent put on PATH inside a workspace (personsPath.ts).
+    // git and gh: the person's, never one an agent put on PATH inside a workspace (personsPath.ts).
     const child = childProcess().spawn(program, args, {
       cwd: options.cwd,
       env: withPersonsPath(options.env),
