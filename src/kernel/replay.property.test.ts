@@ -15,7 +15,9 @@ import { finishTurn } from './turns/turnFinish';
 import { applyGoalSpec } from './goals/goalSpec/apply';
 import { exportGoalSpec } from './goals/goalSpec/export';
 import { verifyChain } from './events/verify';
-import { checkReplay } from './replay';
+import { checkReplay, replayLog } from './replay';
+import { CLAIMABLE_WHERE, countTodos } from './todos/todoQueries';
+import type { SqliteDb } from './db/sqliteDb';
 import { GOAL_STATUSES } from './model';
 import { setGoalCheck, setTodoCheck } from './checks/checks';
 import { recordEvidenceRun } from './evidence/evidenceRun';
@@ -267,6 +269,39 @@ function fakeRun(b: number): CommandResult {
   };
 }
 
+/**
+ * A ready list's count (countReady: the open todos without a hold kept by triggers, migration 0023) equals judging
+ * every todo by CLAIMABLE_WHERE, for every goal and for all, now and later (leases lapse, due times come); and a
+ * replay of the log keeps the same holds.
+ */
+function expectReadyCountsKept(s: TestStore): void {
+  const db = s.kernel.db;
+  const goals = db
+    .prepare('SELECT id FROM goals')
+    .all()
+    .map((r) => String(r.id));
+  for (const seconds of [0, 150, 7200, 90_000]) {
+    const at = iso(s.clock.ms + seconds * 1000);
+    for (const goalId of [undefined, ...goals]) {
+      const scope = goalId ? 't.goal_id = ? AND ' : '';
+      const walked = db
+        .prepare(`SELECT count(*) AS n FROM todos t WHERE ${scope}${CLAIMABLE_WHERE}`)
+        .get(...(goalId ? [goalId] : []), at, at);
+      expect(countTodos(db, at, { goalId, ready: true }), `ready ${goalId ?? 'all'} at +${seconds} s`).toBe(Number(walked?.n));
+    }
+  }
+  const kept = (d: SqliteDb) => [
+    d.prepare('SELECT todo_id, n FROM todo_holds WHERE n <> 0 ORDER BY todo_id').all(),
+    d.prepare('SELECT goal_id, n FROM open_unheld WHERE n <> 0 ORDER BY goal_id').all(),
+  ];
+  const replayed = replayLog(db);
+  try {
+    expect(kept(replayed)).toEqual(kept(db));
+  } finally {
+    replayed.close();
+  }
+}
+
 const eventCount = (s: TestStore) => Number(s.kernel.db.prepare('SELECT count(*) AS n FROM events').get()?.n);
 
 describe('the log is the truth', () => {
@@ -293,6 +328,7 @@ describe('the log is the truth', () => {
           expect(verifyChain(s.kernel.db).ok).toBe(true);
           const replay = checkReplay(s.kernel.db);
           expect(replay.differences).toEqual([]);
+          expectReadyCountsKept(s);
           // No todo is ever held twice and a claim always has a live-or-lapsed lease.
           const claimed = s.kernel.db
             .prepare(`SELECT count(*) AS n FROM todos WHERE status = 'claimed' AND (owner IS NULL OR lease_expires_at IS NULL)`)

@@ -17,6 +17,12 @@ const UNDO: Record<number, string> = {
   21: `DROP TABLE reviews; ALTER TABLE goals DROP COLUMN review;
        ALTER TABLE todos DROP COLUMN implementer; ALTER TABLE todos DROP COLUMN review_round; ALTER TABLE todos DROP COLUMN review; ALTER TABLE turns DROP COLUMN role;`,
   22: 'DROP INDEX reviews_changes_asked; DROP INDEX turns_window_usage;',
+  23: `DROP TRIGGER holds_dependency_added; DROP TRIGGER holds_dependency_removed; DROP TRIGGER holds_dependency_appeared;
+       DROP TRIGGER holds_dependency_shipped; DROP TRIGGER holds_dependency_gone; DROP TRIGGER holds_gate_added;
+       DROP TRIGGER holds_gate_moved; DROP TRIGGER holds_gate_removed; DROP TRIGGER holds_monitor_added;
+       DROP TRIGGER holds_monitor_moved; DROP TRIGGER holds_monitor_removed; DROP TRIGGER open_unheld_added;
+       DROP TRIGGER open_unheld_moved; DROP TRIGGER open_unheld_removed; DROP TRIGGER open_unheld_held;
+       DROP TRIGGER open_unheld_holds_changed; DROP TABLE todo_holds; DROP TABLE open_unheld; DROP INDEX todos_later; DROP INDEX todos_lapsing;`,
 };
 
 /** Takes an up-to-date store back to `version`: each later migration undone, newest first, and the version set. */

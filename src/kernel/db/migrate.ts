@@ -9,7 +9,7 @@ import { LOOPX_VERSION } from '../../shared/version';
  * equal). A number here, not `MIGRATIONS.length`, so that opening a store that is up to date loads none of their SQL:
  * an agent verb's bundle loads migrationSql.js by path only when a store is older (esbuild.mjs, byPath).
  */
-export const SCHEMA_VERSION = 22;
+export const SCHEMA_VERSION = 23;
 
 export function schemaVersion(db: SqliteDb): number {
   return Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0);

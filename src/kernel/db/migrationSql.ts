@@ -24,6 +24,7 @@ import m0019 from '../migrations/0019_cache_writes.sql';
 import m0020 from '../migrations/0020_goal_host.sql';
 import m0021 from '../migrations/0021_review.sql';
 import m0022 from '../migrations/0022_fewer_walks.sql';
+import m0023 from '../migrations/0023_ready_count.sql';
 
 /** Numbered migrations; index i holds the SQL that takes the schema from version i to i + 1. */
 export const MIGRATIONS: readonly string[] = [
@@ -49,6 +50,7 @@ export const MIGRATIONS: readonly string[] = [
   m0020,
   m0021,
   m0022,
+  m0023,
 ];
 
 /** The SQL that takes the schema from `version` to `version + 1`. */

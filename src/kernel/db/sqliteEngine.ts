@@ -11,8 +11,8 @@ import { APPLICATION_ID } from '../storeFile';
 import type { ChangeSignal, Committed, StoreEngine, UnitOfWork, WatchFn } from '../unitOfWork';
 import { type SqliteDb, dataVersion, immediate, snapshot } from './sqliteDb';
 
-/** Tables the store's own triggers keep from other tables (migration 0016): a copy recounts them, never copies them. */
-const KEPT_BY_TRIGGERS: ReadonlySet<string> = new Set(['todo_counts']);
+/** Tables the store's own triggers keep from other tables (migrations 0016, 0023): a copy recounts them, never copies them. */
+const KEPT_BY_TRIGGERS: ReadonlySet<string> = new Set(['todo_counts', 'todo_holds', 'open_unheld']);
 
 /** The file names of a store's database (loopx.db, its -wal and -shm): the only writes a change signal wakes for. */
 const STORE_FILE = 'loopx.db';
@@ -98,7 +98,7 @@ export class SqliteEngine implements StoreEngine {
           )
           .all();
         for (const row of schema) db.exec(String(row.sql).replace(/^CREATE (TABLE|UNIQUE INDEX|INDEX|TRIGGER) ("?)/, 'CREATE $1 saved.$2'));
-        // A table the store's triggers keep (todo_counts) is recounted as the rows it counts are copied, never copied.
+        // A table the store's triggers keep (todo_counts, todo_holds, open_unheld) is recounted as the rows it counts are copied, never copied.
         const tables = schema.filter((r) => r.type === 'table' && !KEPT_BY_TRIGGERS.has(String(r.name))).map((r) => String(r.name));
         for (const table of tables) db.exec(`INSERT INTO saved."${table}" SELECT * FROM main."${table}"`);
         db.exec(`PRAGMA saved.user_version = ${schemaVersion}`);

@@ -6,7 +6,14 @@ import { iso } from '../time';
 import { TODO_COLUMNS, todoFromRow } from '../model';
 import { addTodo, blockTodo } from './todos';
 import { claimTodo } from './claims';
-import { CLAIMABLE_WHERE, listTodos, todoPage } from './todoQueries';
+import { CLAIMABLE_WHERE, countTodos, listTodos, todoPage } from './todoQueries';
+import { addMonitor } from '../monitors/monitors';
+import { setGoalStatus } from '../goals/goals';
+import { MIGRATIONS } from '../db/migrationSql';
+import { backToSchema } from '../../../test/support/schemaKit';
+import { teamEngineUnderTest } from '../../../test/support/teamTestStore';
+import { backupStore, restoreStore } from '../backup';
+import { human } from '../../../test/support/testKit';
 
 /**
  * A ready list's page is the claimable todos in claim order (priority, then age), open todos and lapsed claims
@@ -81,4 +88,63 @@ test('a ready page walks the index in claim order: SQLite sorts nothing, however
       sql,
     ).toEqual([]);
   }
+});
+
+/** A board with every kind of hold: a dependency not shipped, a pending gate, a waiting monitor, a paused goal. */
+function heldBoard(): { g1: string; g2: string } {
+  const codex = s.as(agent('codex'));
+  const g1 = createGoal(s.kernel, { title: 'one', turnsPerWindow: 100, maxConcurrent: 10 }).id;
+  const g2 = createGoal(s.kernel, { title: 'two', turnsPerWindow: 100, maxConcurrent: 10 }).id;
+  const ids = Array.from({ length: 12 }, (_, i) => addTodo(s.kernel, { goalId: i % 2 ? g1 : g2, title: `todo ${i}` }).id);
+  addTodo(s.kernel, { goalId: g1, title: 'after two', dependsOn: [ids[0] as string, ids[2] as string] });
+  askGate(codex, { todoId: ids[4] as string, question: 'ok?' });
+  addMonitor(s.kernel, { todoId: ids[6] as string, afterSeconds: 600 });
+  claimTodo(codex, ids[8] as string, { leaseSeconds: 60 });
+  s.clock.advance(120);
+  blockTodo(s.kernel, ids[10] as string, 'waits');
+  return { g1, g2 };
+}
+
+const walkedCount = (goalId?: string) => sortedWhole(goalId).length;
+
+test("a ready list's count is kept as holds come and go, equal to judging every todo, for every goal and for all", () => {
+  const { g1, g2 } = heldBoard();
+  const at = iso(s.clock.now());
+  for (const goalId of [undefined, g1, g2]) expect(countTodos(s.kernel.db, at, { goalId, ready: true }), goalId).toBe(walkedCount(goalId));
+  // 13 todos: the dependent, the gated, the watched and the blocked wait; the lapsed claim is claimable again.
+  expect(walkedCount()).toBe(9);
+  setGoalStatus(s.kernel, g2, 'paused');
+  expect(countTodos(s.kernel.db, iso(s.clock.now()), { ready: true })).toBe(walkedCount());
+});
+
+test('a store from before the kept holds gets them counted when it is migrated, and a restore counts them again', () => {
+  const { g1 } = heldBoard();
+  const db = s.kernel.db;
+  const at = iso(s.clock.now());
+  const kept = () => [
+    db.prepare('SELECT todo_id, n FROM todo_holds WHERE n <> 0 ORDER BY todo_id').all(),
+    db.prepare('SELECT goal_id, n FROM open_unheld WHERE n <> 0 ORDER BY goal_id').all(),
+  ];
+  const before = kept();
+  expect(before[0]).toHaveLength(3);
+  backToSchema(db, 22);
+  db.exec(MIGRATIONS[22] as string);
+  db.exec('PRAGMA user_version = 23');
+  expect(kept()).toEqual(before);
+  expect(countTodos(db, at, { ready: true })).toBe(walkedCount());
+  expect(countTodos(db, at, { goalId: g1, ready: true })).toBe(walkedCount(g1));
+});
+
+// A team store takes no restore (TeamRefusedError): this one runs on the single-machine engine only.
+test.skipIf(teamEngineUnderTest())('a restore counts the holds of the backup it brings back', () => {
+  const { g1 } = heldBoard();
+  const backup = backupStore(s.kernel);
+  const codex = s.as(agent('codex'));
+  addTodo(s.kernel, { goalId: g1, title: 'later' });
+  claimTodo(codex, 'T2');
+  s.clock.advance(1);
+  restoreStore(s.as(human), backup.path);
+  const at = iso(s.clock.now());
+  expect(countTodos(s.kernel.db, at, { ready: true })).toBe(walkedCount());
+  expect(countTodos(s.kernel.db, at, { goalId: g1, ready: true })).toBe(walkedCount(g1));
 });

@@ -272,8 +272,36 @@ export function countTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): n
     const sql = `SELECT coalesce(sum(n), 0) AS n FROM todo_counts${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
     return Number(db.prepare(sql).get(...params)?.n ?? 0);
   }
+  if (!filter.status) return countReady(db, at, filter.goalId);
   const { sql: where, params } = todoWhere(at, filter);
   return Number(db.prepare(`SELECT count(*) AS n FROM todos t ${where}`).get(...params)?.n ?? 0);
+}
+
+/**
+ * How many todos are claimable now (CLAIMABLE_WHERE), of one goal or of all, without judging each: the open todos
+ * without a hold that the store keeps by goal (`open_unheld`, migration 0023: a dependency not shipped, a pending
+ * gate, a waiting monitor — READY_CONDITIONS' last three), of the active goals, less those whose due time is still
+ * ahead, plus the lapsed claims without a hold. Those two are the few rows time decides, each found by an index.
+ * Held equal to counting CLAIMABLE_WHERE by readyCount.property.test.ts.
+ */
+function countReady(db: SqliteDb, at: string, goalId?: string): number {
+  const scope = goalId ? 'AND t.goal_id = ? ' : '';
+  const mine = `${scope}AND EXISTS (SELECT 1 FROM goals g WHERE g.id = t.goal_id AND g.status = 'active')
+    AND NOT EXISTS (SELECT 1 FROM todo_holds h WHERE h.todo_id = t.id AND h.n <> 0)`;
+  const goal = goalId ? [goalId] : [];
+  // Each walk by its own index (INDEXED BY: by status alone, SQLite would walk every open or claimed todo).
+  const row = db
+    .prepare(
+      `SELECT
+        (SELECT coalesce(sum(open_unheld.n), 0) FROM open_unheld JOIN goals ON goals.id = open_unheld.goal_id
+          WHERE goals.status = 'active'${goalId ? ' AND open_unheld.goal_id = ?' : ''})
+        - (SELECT count(*) FROM todos t INDEXED BY todos_later
+            WHERE t.status = 'open' AND t.ready_at IS NOT NULL AND t.ready_at > ? ${mine})
+        + (SELECT count(*) FROM todos t INDEXED BY todos_lapsing
+            WHERE ${leaseLapsedSql()} AND (t.ready_at IS NULL OR t.ready_at <= ?) ${mine}) AS n`,
+    )
+    .get(...goal, at, ...goal, at, at, ...goal);
+  return Number(row?.n ?? 0);
 }
 
 /** One page of todos and how many matching todos come after it. */
