@@ -47,15 +47,19 @@ describe("a turn's boundary on the built-in hosts' command lines", () => {
     );
   });
 
-  test("Codex starts the MCP server (outside its sandbox) with the person's PATH when the turn's has a workspace folder on it", () => {
+  test("Codex starts the MCP server (outside its sandbox) with the person's PATH when the turn's has a workspace folder on it; its agent's shell keeps the whole", () => {
     mkdirSync(join(root, '.loopx'), { recursive: true });
     const path = process.env.PATH;
     try {
-      process.env.PATH = [join(root, '.venv/bin'), '/usr/bin', '/bin'].join(':');
+      const whole = [join(root, '.venv/bin'), '/usr/bin', '/bin'].join(':');
+      process.env.PATH = whole;
       const { mcp } = turnBoundary(started, 'loopx', keyDir, {});
-      expect(codexBoundaryArgs({ root, cwd: root, keyDir }, mcp)).toContain(
-        'mcp_servers.loopx.env={LOOPX_AGENT="codex",PATH="/usr/bin:/bin"}',
-      );
+      const args = codexBoundaryArgs({ root, cwd: root, keyDir }, mcp);
+      expect(args).toContain('mcp_servers.loopx.env={LOOPX_AGENT="codex",PATH="/usr/bin:/bin"}');
+      expect(args).toContain(`shell_environment_policy.set.PATH=${JSON.stringify(whole)}`);
+      // A PATH with no workspace folder on it is left to Codex as it is.
+      process.env.PATH = '/usr/bin:/bin';
+      expect(codexBoundaryArgs({ root, cwd: root, keyDir }, mcp).filter((a) => a.includes('PATH'))).toEqual([]);
     } finally {
       process.env.PATH = path;
       rmSync(join(root, '.loopx'), { recursive: true, force: true });

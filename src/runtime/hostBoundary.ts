@@ -69,6 +69,9 @@ export function codexBoundaryArgs(place: BoundaryPlace, mcp: McpServerLine): str
       .map(([k, v]) => `${k}=${toml(v)}`)
       .join(',')}}`,
     'mcp_servers.loopx.default_tools_approval_mode="approve"',
+    // The agent's own commands run in the sandbox: there they get the PATH the person had, workspace folders and all
+    // (an activated `.venv/bin`), which the Codex process itself runs without. Nothing they find runs outside it.
+    ...(persons !== path && path !== undefined ? [`shell_environment_policy.set.PATH=${toml(path)}`] : []),
     // Codex gives an MCP server 10 s to start by default; on a loaded machine `loopx mcp` behind the launcher can take
     // longer, and a turn without its tools cannot write back (it ends with nothing shipped).
     'mcp_servers.loopx.startup_timeout_sec=60',

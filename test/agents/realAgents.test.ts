@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { REPO, cleanEnv, inVsCode, loopx } from '../cli/harness';
@@ -130,6 +130,50 @@ describe('real agent CLIs with the default host commands, offline', () => {
     // Nothing ran: evidence run recorded nothing either; the turn's own commands still did their work.
     expect(cli(['evidence', 'list', '--todo', 'T1', '--json']).json.data).toHaveLength(1);
     expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
+  });
+
+  test("Codex: the agent's own shell keeps the workspace's folders on PATH (an activated .venv/bin); nothing outside the sandbox runs from them", async () => {
+    const { root, env, cli } = w.setUp();
+    // A person's terminal with the project's venv activated: its bin first on PATH. The venv's own tool, and copies of
+    // what Codex or loopx could look up on PATH outside the sandbox, each leaving a mark where only an unsandboxed
+    // process can write (CODEX_HOME) and then running the real program.
+    const venv = join(root, '.venv', 'bin');
+    mkdirSync(venv, { recursive: true });
+    const mark = (name: string) => join(env.CODEX_HOME as string, `planted ${name} ran`);
+    const plant = (name: string, body: string) => {
+      writeFileSync(
+        join(venv, name),
+        `#!/bin/sh
+${body}
+`,
+      );
+      chmodSync(join(venv, name), 0o755);
+    };
+    plant('venv-tool', 'echo "the venv tool ran"');
+    const real: Record<string, string> = {
+      node: process.execPath,
+      bwrap: '/usr/bin/bwrap',
+      bash: '/bin/bash',
+      sh: '/bin/sh',
+      git: '/usr/bin/git',
+    };
+    for (const [name, path] of Object.entries(real)) plant(name, `touch '${mark(name)}' 2>/dev/null; exec '${path}' "$@"`);
+    w.extra = () => ['venv-tool'];
+    const before = w.server.calls.length;
+    try {
+      const r = await w.run(root, { ...env, PATH: `${venv}:${env.PATH}` }, ['--host', 'codex']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(
+        r.events.find((e) => e.event === 'turn_ended'),
+        turnLog(root),
+      ).toMatchObject({ resultKind: 'validated_completion' });
+    } finally {
+      w.extra = () => [];
+    }
+    const ran = w.server.calls.slice(before).find((c) => c.command === 'venv-tool');
+    expect(ran?.output, turnLog(root)).toContain('the venv tool ran');
+    for (const name of Object.keys(real)) expect(existsSync(mark(name)), `a planted ${name} ran outside the sandbox`).toBe(false);
+    expectShippedOnce(cli, 'codex');
   });
 
   test("Codex: the sandbox keeps the agent's own writes in the workspace, and a check it sets through loopx waits for a person", async () => {
