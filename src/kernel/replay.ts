@@ -29,6 +29,17 @@ export const STATE_TABLES: Readonly<Record<string, string>> = {
   reviews: 'todo_id, round',
 };
 
+/**
+ * The counts the store's triggers keep from the state tables (migrations 0016, 0023), with their order: a replay keeps
+ * them through the same triggers, so a count that differs was changed behind loopx's back. Compared on their rows
+ * that count something (a row whose count fell to 0 may stay in one and be absent from the other).
+ */
+export const KEPT_COUNTS: Readonly<Record<string, string>> = {
+  todo_counts: 'goal_id, status',
+  todo_holds: 'todo_id',
+  open_unheld: 'goal_id',
+};
+
 export interface ReplayDifference {
   table: string;
   detail: string;
@@ -85,14 +96,18 @@ export function checkReplay(source: SqliteDb): ReplayResult {
       const difference = compareTable(source, replayed, table, order);
       if (difference) differences.push({ table, detail: difference });
     }
+    for (const [table, order] of Object.entries(KEPT_COUNTS)) {
+      const difference = compareTable(source, replayed, table, order, 'WHERE n <> 0');
+      if (difference) differences.push({ table, detail: difference });
+    }
     return { ok: differences.length === 0, events, differences, setAside: setAsideEvents(replayed) };
   } finally {
     replayed.close();
   }
 }
 
-function compareTable(live: SqliteDb, replayed: SqliteDb, table: string, order: string): string | null {
-  const sql = `SELECT * FROM ${table} ORDER BY ${order}`;
+function compareTable(live: SqliteDb, replayed: SqliteDb, table: string, order: string, where = ''): string | null {
+  const sql = `SELECT * FROM ${table} ${where} ORDER BY ${order}`;
   const a = live.prepare(sql).all();
   const b = replayed.prepare(sql).all();
   const n = Math.max(a.length, b.length);

@@ -61,6 +61,17 @@ test('a state row changed behind the log is caught by doctor replay', () => {
   expect(checks.find((c) => c.name === 'replay')).toMatchObject({ level: 'fail', detail: expect.stringContaining('todos') });
 });
 
+test('a count the store keeps, changed behind the log, is caught by doctor replay; the ready list would have counted it', () => {
+  expect((cli(['todo', 'list', '--ready', '--limit', '1', '--json'], { LOOPX_AGENT: 'codex' }).json as { more?: number }).more).toBe(1);
+  edit(`UPDATE open_unheld SET n = n + 5`);
+  expect((cli(['todo', 'list', '--ready', '--limit', '1', '--json'], { LOOPX_AGENT: 'codex' }).json as { more?: number }).more).toBe(6);
+  expect(cli(['log', 'verify', '--json']).code).toBe(0);
+  const doctor = cli(['doctor', '--json']);
+  expect(doctor.code).toBe(3);
+  const checks = (doctor.json.data as { checks: { name: string; level: string; detail: string }[] }).checks;
+  expect(checks.find((c) => c.name === 'replay')).toMatchObject({ level: 'fail', detail: expect.stringContaining('open_unheld') });
+});
+
 test('a cut tail verifies as a shorter chain, but not against an anchor kept outside the store', () => {
   const before = cli(['log', 'verify', '--json']).json.data as { head: { seq: number; hash: string } };
   const anchor = `${before.head.seq}:${before.head.hash}`;
