@@ -59,7 +59,7 @@ describe("a turn's boundary on the built-in hosts' command lines", () => {
       expect(args).toContain(`shell_environment_policy.set.PATH=${JSON.stringify(whole)}`);
       // A PATH with no workspace folder on it is left to Codex as it is.
       process.env.PATH = '/usr/bin:/bin';
-      expect(codexBoundaryArgs({ root, cwd: root, keyDir }, mcp).filter((a) => a.includes('PATH'))).toEqual([]);
+      expect(codexBoundaryArgs({ root, cwd: root, keyDir }, mcp).filter((a) => typeof a !== 'string' || a.includes('PATH'))).toEqual([]);
     } finally {
       process.env.PATH = path;
       rmSync(join(root, '.loopx'), { recursive: true, force: true });
@@ -92,7 +92,9 @@ describe("a turn's boundary on the built-in hosts' command lines", () => {
   test("a review turn's boundary makes the workspace read-only: Codex's read-only profile, Claude Code's and Copilot CLI's deny rules", () => {
     const review = turnBoundary({ cwd: root, env: { ...started.env, LOOPX_ROLE: 'review' } }, 'loopx', keyDir, {});
     expect(review.place.review).toBe(true);
-    const codex = codexBoundaryArgs(review.place, review.mcp).filter((_, i, all) => all[i - 1] === '-c');
+    const codex = codexBoundaryArgs(review.place, review.mcp)
+      .map((word) => (typeof word === 'string' ? word : word.shell))
+      .filter((_, i, all) => all[i - 1] === '-c');
     expect(codex).toContain('permissions.loopx.extends=":read-only"');
     expect(codex.find((v) => v.startsWith('permissions.loopx.filesystem='))).toContain('":project_roots"={"."="read"');
     expect(claudeBoundaryArgs(review.place)).toContain(`Edit(/${root}/**)`);

@@ -38,6 +38,17 @@ export interface McpServerLine {
   env?: Record<string, string>;
 }
 
+/** A word of a shell line that the shell expands when the line runs (every other word is quoted). */
+export interface ShellWord {
+  readonly shell: string;
+}
+
+/**
+ * The variable a VS Code turn's line keeps its terminal's own PATH in, before it sets the person's, with `\` and `"`
+ * escaped for a TOML string (hosts.ts planHost).
+ */
+export const TERMINAL_PATH_VAR = 'LOOPX_TERMINAL_PATH';
+
 /** A TOML basic string: JSON's escapes are TOML's for the characters a path or name can hold. */
 const toml = (value: string): string => JSON.stringify(value);
 
@@ -51,14 +62,26 @@ export const CODEX_PROFILE = 'loopx';
  * without asking (Codex runs MCP servers outside its sandbox). Command-line overrides outrank every config file,
  * `sandbox_mode` in the user's config.toml included (tested with the real CLI).
  */
-export function codexBoundaryArgs(place: BoundaryPlace, mcp: McpServerLine): string[] {
+export function codexBoundaryArgs(
+  place: BoundaryPlace,
+  mcp: McpServerLine,
+  options: { terminalPath?: boolean } = {},
+): (string | ShellWord)[] {
   const readOnly = AGENT_READ_ONLY.map((p) => `${toml(p)}="read"`).join(',');
   // Codex starts the server outside its sandbox with its own PATH: where that has a workspace folder (an activated
   // `.venv/bin`), the server gets the person's PATH instead, so `loopx`'s `#!/usr/bin/env node` never finds a planted node.
   const path = process.env.PATH;
   const persons = path === undefined ? path : personsPath(path);
   const env = { LOOPX_AGENT: mcp.agent, ...(mcp.env ?? {}), ...(persons !== path ? { PATH: persons } : {}) };
-  return [
+  // The agent's own commands run in the sandbox: there they get the PATH the person had, workspace folders and all
+  // (an activated `.venv/bin`), which the Codex process itself runs without. Nothing they find runs outside it. In a
+  // VS Code terminal that is the terminal's PATH, as its line found it (TOML-escaped there: planHost).
+  const agentPath: (string | ShellWord)[] = options.terminalPath
+    ? ['-c', { shell: `"shell_environment_policy.set.PATH=\\"$${TERMINAL_PATH_VAR}\\""` }]
+    : persons !== path && path !== undefined
+      ? ['-c', `shell_environment_policy.set.PATH=${toml(path)}`]
+      : [];
+  const words = [
     `default_permissions=${toml(CODEX_PROFILE)}`,
     // A review turn's commands write nothing (Codex's :workspace would still let them write the system's temp folder).
     `permissions.${CODEX_PROFILE}.extends=${place.review ? '":read-only"' : '":workspace"'}`,
@@ -69,13 +92,11 @@ export function codexBoundaryArgs(place: BoundaryPlace, mcp: McpServerLine): str
       .map(([k, v]) => `${k}=${toml(v)}`)
       .join(',')}}`,
     'mcp_servers.loopx.default_tools_approval_mode="approve"',
-    // The agent's own commands run in the sandbox: there they get the PATH the person had, workspace folders and all
-    // (an activated `.venv/bin`), which the Codex process itself runs without. Nothing they find runs outside it.
-    ...(persons !== path && path !== undefined ? [`shell_environment_policy.set.PATH=${toml(path)}`] : []),
     // Codex gives an MCP server 10 s to start by default; on a loaded machine `loopx mcp` behind the launcher can take
     // longer, and a turn without its tools cannot write back (it ends with nothing shipped).
     'mcp_servers.loopx.startup_timeout_sec=60',
   ].flatMap((value) => ['-c', value]);
+  return [...words, ...agentPath];
 }
 
 /** Claude Code's absolute-path rule form: `//` then the path without its leading slash. */
@@ -103,8 +124,13 @@ export function claudeBoundaryArgs(place: BoundaryPlace): string[] {
 }
 
 /** {boundary}'s words for a host's kind of boundary (shared/hostCatalog.ts): none for a host loopx cannot bound. */
-export function boundaryArgs(kind: HostBoundaryKind, place: BoundaryPlace, mcp: McpServerLine): string[] {
-  if (kind === 'codex-profile') return codexBoundaryArgs(place, mcp);
+export function boundaryArgs(
+  kind: HostBoundaryKind,
+  place: BoundaryPlace,
+  mcp: McpServerLine,
+  options: { terminalPath?: boolean } = {},
+): (string | ShellWord)[] {
+  if (kind === 'codex-profile') return codexBoundaryArgs(place, mcp, options);
   if (kind === 'claude-rules') return claudeBoundaryArgs(place);
   return [];
 }

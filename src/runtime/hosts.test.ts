@@ -5,6 +5,7 @@ import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { DEFAULT_HOSTS, findExecutable, hostCommand, planHost, shellQuote } from './hosts';
 import { BUILT_IN_HOSTS } from '../shared/hostCatalog';
+import { turnBoundary } from './hostBoundary';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopx hosts \' "$(id)"-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -68,13 +69,49 @@ describe('host command lines', () => {
       expect(findExecutable('codex')).toBe(join(persons, 'codex'));
       // A terminal's line sets PATH first, without the workspace folder: the shell finds the person's codex, and its
       // own `#!/usr/bin/env node` finds no planted node either.
-      expect(planHost('codex', DEFAULT_HOSTS, turn).commandLine.startsWith(`PATH=${shellQuote(persons)}; export PATH; { `)).toBe(true);
+      expect(
+        planHost('codex', DEFAULT_HOSTS, turn).commandLine.startsWith(
+          `LOOPX_TERMINAL_PATH="$PATH"; PATH=${shellQuote(persons)}; export PATH; `,
+        ),
+      ).toBe(true);
       // Only the planted one: none is found (a turn is refused, host_missing, before its command line is made).
       process.env.PATH = planted;
       expect(findExecutable('codex')).toBeUndefined();
     } finally {
       process.env.PATH = path;
     }
+  });
+
+  test("in a VS Code terminal, Codex runs as the person's program with the person's PATH, and its agent's commands get the terminal's whole PATH", () => {
+    const ws = join(dir, 'venv ws');
+    const venv = join(ws, '.venv/bin');
+    const persons = join(dir, 'persons bin');
+    mkdirSync(join(ws, '.loopx'), { recursive: true });
+    mkdirSync(venv, { recursive: true });
+    mkdirSync(persons, { recursive: true });
+    const seen = join(dir, 'codex saw');
+    // The person's codex says what it was given: its PATH, then its arguments, one a line.
+    writeFileSync(join(persons, 'codex'), `#!/bin/sh\n{ printf '%s\\n' "$PATH"; printf '%s\\n' "$@"; } > ${shellQuote(seen)}\n`);
+    chmodSync(join(persons, 'codex'), 0o755);
+    writeFileSync(join(venv, 'codex'), `#!/bin/sh\necho planted > ${shellQuote(seen)}\n`);
+    chmodSync(join(venv, 'codex'), 0o755);
+    const terminal = [venv, persons, '/usr/bin', '/bin'].join(delimiter);
+    const path = process.env.PATH;
+    try {
+      process.env.PATH = terminal;
+      const boundary = turnBoundary({ cwd: ws, env: { ...turn.env, LOOPX_ROOT: ws } }, 'loopx', join(dir, 'key'), {});
+      const plan = planHost('codex', DEFAULT_HOSTS, { ...turn, boundary });
+      execFileSync('/bin/sh', ['-c', plan.commandLine], { env: { PATH: terminal }, stdio: ['pipe', 'ignore', 'ignore'], input: '\n' });
+    } finally {
+      process.env.PATH = path;
+    }
+    const [codexPath, ...argv] = readFileSync(seen, 'utf8').split('\n').slice(0, -1);
+    expect(codexPath).toBe([persons, '/usr/bin', '/bin'].join(delimiter));
+    // A TOML string of the terminal's PATH (this folder's name has a quote in it: escaped).
+    const word = `shell_environment_policy.set.PATH=${JSON.stringify(terminal)}`;
+    expect(terminal).toContain('"');
+    expect(argv.filter((w) => w.includes('shell_environment'))).toEqual([word]);
+    expect(argv[argv.indexOf(word) - 1]).toBe('-c');
   });
 
   test('only {prompt} takes the prompt off stdin: a template naming just the todo still gets it there', () => {

@@ -2,7 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { claudeAllowedTools } from '../kernel/turns/turnCommands';
 import { hostFormat } from '../kernel/turns/usage/hostStream';
-import { type BoundaryPlace, type McpServerLine, boundaryArgs } from './hostBoundary';
+import { type BoundaryPlace, type McpServerLine, type ShellWord, TERMINAL_PATH_VAR, boundaryArgs } from './hostBoundary';
 import { BUILT_IN_HOSTS, builtInHost } from '../shared/hostCatalog';
 import { opencodeTurnSetup } from './opencodeBoundary';
 import { geminiTurnSetup } from './geminiBoundary';
@@ -64,6 +64,8 @@ export interface HostTurn {
   progressLoopx?: string;
   /** What {boundary} keeps out of the agent's reach, and the MCP server a Codex turn writes back through. */
   boundary?: { place: BoundaryPlace; mcp: McpServerLine };
+  /** The line runs in a VS Code terminal that keeps its own PATH in TERMINAL_PATH_VAR (planHost). */
+  terminalPath?: boolean;
 }
 
 const PLACEHOLDER = /\{(prompt|turn|todo|goal|agent|allowedTools|boundary)\}/g;
@@ -73,7 +75,7 @@ const PLACEHOLDER = /\{(prompt|turn|todo|goal|agent|allowedTools|boundary)\}/g;
  * environment before the command for a host whose boundary is a config of the turn's own, written in the turn's
  * folder (OpenCode, Gemini CLI, Copilot CLI, Qwen Code, Pi). Nothing for a host loopx cannot bound, a command without {boundary}, or no turn.
  */
-function boundaryParts(host: string, turn: HostTurn, bounded: boolean): { args: string[]; env: Record<string, string> } {
+function boundaryParts(host: string, turn: HostTurn, bounded: boolean): { args: (string | ShellWord)[]; env: Record<string, string> } {
   if (!turn.boundary || !bounded) return { args: [], env: {} };
   const kind = builtInHost(host)?.boundary ?? 'none';
   if (kind === 'opencode-config') return { args: [], env: opencodeTurnSetup(turn.boundary.place, turn.allowedCommands ?? [], turn.dir) };
@@ -82,7 +84,7 @@ function boundaryParts(host: string, turn: HostTurn, bounded: boolean): { args: 
   if (kind === 'copilot-rules') return copilotTurnSetup(turn.boundary.place, turn.allowedCommands ?? [], turn.dir);
   if (kind === 'qwen-mcp') return qwenTurnSetup(turn.boundary.place, turn.dir);
   if (kind === 'pi-guard') return piTurnSetup(turn.boundary.place, turn.dir);
-  return { args: boundaryArgs(kind, turn.boundary.place, turn.boundary.mcp), env: {} };
+  return { args: boundaryArgs(kind, turn.boundary.place, turn.boundary.mcp, { terminalPath: turn.terminalPath }), env: {} };
 }
 
 /**
@@ -94,7 +96,7 @@ function boundaryParts(host: string, turn: HostTurn, bounded: boolean): { args: 
 export function hostCommand(host: string, settings: HostSettings, turn: HostTurn): string {
   const bounded = templateFor(host, settings).includes('{boundary}');
   const parts = boundaryParts(host, turn, bounded);
-  const boundary = parts.args.map(shellQuote).join(' ');
+  const boundary = parts.args.map((word) => (typeof word === 'string' ? shellQuote(word) : word.shell)).join(' ');
   // Without a boundary to give (a custom host, or no turn yet) the placeholder goes with the space before it.
   const template = boundary ? templateFor(host, settings) : templateFor(host, settings).replace(/ ?\{boundary\}/g, '');
   const values: Record<string, string> = {
@@ -136,7 +138,7 @@ function templateFor(host: string, settings: HostSettings): string {
  * extension watches, and the output kept in the turn's folder.
  */
 export function planHost(host: string, settings: HostSettings, turn: HostTurn): HostPlan {
-  const run = hostCommand(host, settings, turn);
+  const run = hostCommand(host, settings, { ...turn, terminalPath: true });
   const exitFile = shellQuote(join(turn.dir, 'exit-code'));
   const log = shellQuote(join(turn.dir, 'output.log'));
   // Claude Code and Codex write JSON lines: the log keeps them raw, the terminal shows them as readable lines.
@@ -148,12 +150,16 @@ export function planHost(host: string, settings: HostSettings, turn: HostTurn): 
     // The terminal stays open after the run (until Enter) so a person can read what the agent did. Its PATH first, as
     // the person's programs are found: a host's program, and loopx, are Node scripts (`#!/usr/bin/env node`), and the
     // terminal's shell may have put a workspace folder first (an activated .venv/bin), where an agent could have
-    // planted the `node` that would run them outside any sandbox (`loopx run` gives its child the same PATH).
+    // planted the `node` that would run them outside any sandbox (`loopx run` gives its child the same PATH). The
+    // terminal's own PATH is kept first, for what runs in a sandbox (a Codex agent's commands: codexBoundaryArgs).
     commandLine:
-      `${personsPathWords()}{ ${run}; printf '%s' "$?" > ${exitFile}; } 2>&1 | tee -a ${log}${progress}; code="$(cat ${exitFile} 2>/dev/null || echo 1)"; ` +
+      `${TERMINAL_PATH_VAR}="$PATH"; ${personsPathWords()}${escapeTerminalPath}{ ${run}; printf '%s' "$?" > ${exitFile}; } 2>&1 | tee -a ${log}${progress}; code="$(cat ${exitFile} 2>/dev/null || echo 1)"; ` +
       `printf '\\n[loopx] the turn ended with exit code %s; output kept in %s. Press Enter to close.\\n' "$code" ${log}; read -r _; exit "$code"`,
   };
 }
+
+/** TERMINAL_PATH_VAR made a TOML string's content (`\` and `"` escaped), by the person's sed, once PATH is theirs. */
+const escapeTerminalPath = String.raw`${TERMINAL_PATH_VAR}="$(printf '%s' "$${TERMINAL_PATH_VAR}" | sed 's/[\\"]/\\&/g')"; `;
 
 /**
  * Where a program loopx did not find (findExecutable) is on PATH all the same: in a folder it leaves out, a relative
