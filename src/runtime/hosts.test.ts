@@ -69,11 +69,7 @@ describe('host command lines', () => {
       expect(findExecutable('codex')).toBe(join(persons, 'codex'));
       // A terminal's line sets PATH first, without the workspace folder: the shell finds the person's codex, and its
       // own `#!/usr/bin/env node` finds no planted node either.
-      expect(
-        planHost('codex', DEFAULT_HOSTS, turn).commandLine.startsWith(
-          `LOOPX_TERMINAL_PATH="$PATH"; PATH=${shellQuote(persons)}; export PATH; `,
-        ),
-      ).toBe(true);
+      expect(planHost('codex', DEFAULT_HOSTS, turn).commandLine.startsWith(`PATH=${shellQuote(persons)}; export PATH; { `)).toBe(true);
       // Only the planted one: none is found (a turn is refused, host_missing, before its command line is made).
       process.env.PATH = planted;
       expect(findExecutable('codex')).toBeUndefined();

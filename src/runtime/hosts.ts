@@ -139,6 +139,8 @@ function templateFor(host: string, settings: HostSettings): string {
  */
 export function planHost(host: string, settings: HostSettings, turn: HostTurn): HostPlan {
   const run = hostCommand(host, settings, { ...turn, terminalPath: true });
+  // Only a line that names the terminal's PATH (a bounded Codex turn's) keeps it.
+  const keepsTerminalPath = run.includes(`$${TERMINAL_PATH_VAR}`);
   const exitFile = shellQuote(join(turn.dir, 'exit-code'));
   const log = shellQuote(join(turn.dir, 'output.log'));
   // Claude Code and Codex write JSON lines: the log keeps them raw, the terminal shows them as readable lines.
@@ -153,7 +155,7 @@ export function planHost(host: string, settings: HostSettings, turn: HostTurn): 
     // planted the `node` that would run them outside any sandbox (`loopx run` gives its child the same PATH). The
     // terminal's own PATH is kept first, for what runs in a sandbox (a Codex agent's commands: codexBoundaryArgs).
     commandLine:
-      `${TERMINAL_PATH_VAR}="$PATH"; ${personsPathWords()}${escapeTerminalPath}{ ${run}; printf '%s' "$?" > ${exitFile}; } 2>&1 | tee -a ${log}${progress}; code="$(cat ${exitFile} 2>/dev/null || echo 1)"; ` +
+      `${keepsTerminalPath ? `${TERMINAL_PATH_VAR}="$PATH"; ` : ''}${personsPathWords()}${keepsTerminalPath ? escapeTerminalPath : ''}{ ${run}; printf '%s' "$?" > ${exitFile}; } 2>&1 | tee -a ${log}${progress}; code="$(cat ${exitFile} 2>/dev/null || echo 1)"; ` +
       `printf '\\n[loopx] the turn ended with exit code %s; output kept in %s. Press Enter to close.\\n' "$code" ${log}; read -r _; exit "$code"`,
   };
 }
