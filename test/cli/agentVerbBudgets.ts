@@ -23,6 +23,10 @@
  * outside loopx workspaces (kernel/personsPath.ts): a `node` or `git` an agent planted in an activated .venv/bin ran as
  * the person.
  *
+ * Then turn-start by 1 KB and one module (session 29): a ready list's count from the kept holds (todos/todoQueries.ts countReady), the
+ * one home for a written LIMIT (db/limitSql.ts: a bound one is prepared again every run) and the connection's bounded
+ * statement cache, and the terminal's PATH a Codex agent's shell gets (runtime/hostBoundary.ts).
+ *
  * Module counts raised to what is measured (one to three a verb; status and goal-show 1 KB) when files split without new code: the
  * team client's worker in team/pgWorker.ts, the read models in kernel/readModels/, a monitor tick's steps in
  * monitors/tickSteps.ts and continuations.ts. More modules for the same code; the margin they ate is not given back.
@@ -66,7 +70,7 @@ export const AGENT_VERB_BUDGETS: Record<string, CallBudget> = {
   'quota-should-run': { bundleBytes: 160_000, modules: 123, sql: 28, events: 0, eventBytes: 0, fsyncs: 0 },
   handoff: { bundleBytes: 159_000, modules: 120, sql: 19, events: 1, eventBytes: 340, fsyncs: 2 },
   'handoff-accept': { bundleBytes: 157_000, modules: 119, sql: 20, events: 1, eventBytes: 330, fsyncs: 2 },
-  'turn-start': { bundleBytes: 202_000, modules: 148, sql: 47, events: 2, eventBytes: 630, fsyncs: 2 },
+  'turn-start': { bundleBytes: 203_000, modules: 149, sql: 47, events: 2, eventBytes: 630, fsyncs: 2 },
   'turn-finish': { bundleBytes: 189_000, modules: 142, sql: 32, events: 2, eventBytes: 620, fsyncs: 2 },
   'monitor-tick': { bundleBytes: 186_000, modules: 133, sql: 13, events: 0, eventBytes: 0, fsyncs: 0 },
 };

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { createRequire as CreateRequire } from 'node:module';
-import type { SqliteDb, Statement } from './sqliteDb';
+import { type SqliteDb, type Statement, StatementCache } from './sqliteDb';
 
 type BetterStatement = {
   run(...p: unknown[]): { changes: number };
@@ -64,18 +64,11 @@ export function openBetterSqlite(path: string, busyTimeoutMs: number, readOnly =
   const { Database, nativeBinding } = loadBetterSqlite();
   const options = readOnly ? { timeout: busyTimeoutMs, readonly: true, fileMustExist: true } : { timeout: busyTimeoutMs };
   const raw = new Database(path, nativeBinding ? { ...options, nativeBinding } : options);
-  const cache = new Map<string, Statement>();
+  const cache = new StatementCache<Statement>();
   return {
     driver: 'better-sqlite3',
     exec: (sql) => raw.exec(sql),
-    prepare(sql) {
-      let stmt = cache.get(sql);
-      if (!stmt) {
-        stmt = raw.prepare(sql) as unknown as Statement;
-        cache.set(sql, stmt);
-      }
-      return stmt;
-    },
+    prepare: (sql) => cache.get(sql, (text) => raw.prepare(text) as unknown as Statement),
     close() {
       cache.clear();
       if (raw.open) raw.close();

@@ -1,4 +1,4 @@
-import type { SqliteDb, Statement } from './sqliteDb';
+import { type SqliteDb, type Statement, StatementCache } from './sqliteDb';
 
 type NodeStatement = {
   run(...p: unknown[]): { changes: number | bigint };
@@ -34,24 +34,20 @@ export function openNodeSqlite(path: string, busyTimeoutMs: number, readOnly = f
   const mod = loadNodeSqlite();
   if (!mod) throw new Error('node:sqlite is not available in this runtime');
   const raw = new mod.DatabaseSync(path, readOnly ? { timeout: busyTimeoutMs, readOnly: true } : { timeout: busyTimeoutMs });
-  const cache = new Map<string, Statement>();
+  const cache = new StatementCache<Statement>();
   let open = true;
   return {
     driver: 'node:sqlite',
     exec: (sql) => raw.exec(sql),
-    prepare(sql) {
-      let stmt = cache.get(sql);
-      if (!stmt) {
-        const inner = raw.prepare(sql);
-        stmt = {
+    prepare: (sql) =>
+      cache.get(sql, (text) => {
+        const inner = raw.prepare(text);
+        return {
           run: (...p) => ({ changes: Number(inner.run(...p).changes) }),
           get: (...p) => inner.get(...p) as ReturnType<Statement['get']>,
           all: (...p) => inner.all(...p) as ReturnType<Statement['all']>,
         };
-        cache.set(sql, stmt);
-      }
-      return stmt;
-    },
+      }),
     close() {
       cache.clear();
       if (open) raw.close();

@@ -19,6 +19,42 @@ export interface SqliteDb {
 
 export type DriverName = 'node:sqlite' | 'better-sqlite3';
 
+/** How many prepared statements a connection keeps (StatementCache). */
+export const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * A connection's prepared statements by SQL text, the most recently used STATEMENT_CACHE_SIZE of them: a statement
+ * with its LIMIT and OFFSET written in (limitSql.ts) is a text of its own for each page, and a process that lives long
+ * (the MCP server, VS Code) would otherwise keep every one it ever ran. One home for both drivers.
+ */
+export class StatementCache<S> {
+  private readonly kept = new Map<string, S>();
+
+  constructor(private readonly size = STATEMENT_CACHE_SIZE) {}
+
+  get(sql: string, prepare: (sql: string) => S): S {
+    const found = this.kept.get(sql);
+    if (found !== undefined) {
+      // Most recently used last: Map keeps insertion order, so the first key is the one to let go.
+      this.kept.delete(sql);
+      this.kept.set(sql, found);
+      return found;
+    }
+    const made = prepare(sql);
+    this.kept.set(sql, made);
+    if (this.kept.size > this.size) this.kept.delete(this.kept.keys().next().value as string);
+    return made;
+  }
+
+  get count(): number {
+    return this.kept.size;
+  }
+
+  clear(): void {
+    this.kept.clear();
+  }
+}
+
 /** Runs `fn` inside BEGIN IMMEDIATE (write lock taken up front, so compare-and-swap reads cannot go stale). */
 export function immediate<T>(db: SqliteDb, fn: () => T): T {
   db.exec('BEGIN IMMEDIATE');

@@ -21,6 +21,7 @@ import { worktreeReducers } from '../worktrees/worktreeReducers';
 import { teamReducers } from '../team/teamReducers';
 import { priceReducers } from '../prices/priceReducers';
 import { reviewReducers } from '../todos/reviewReducers';
+import { limitSql } from '../db/limitSql';
 
 /**
  * Appends events inside one write transaction: reads the chain head once, then chains each event in memory.
@@ -135,12 +136,12 @@ export function rowToEvent(row: Row): StoredEvent {
 
 /** The newest events first: the store's, a goal's or a todo's. */
 export function history(db: SqliteDb, filter: { goalId?: string; todoId?: string; limit?: number } = {}): StoredEvent[] {
-  const limit = Math.max(1, Math.min(filter.limit ?? 50, 100_000));
+  const limit = limitSql(Math.max(1, Math.min(filter.limit ?? 50, 100_000)));
   const rows = filter.todoId
-    ? db.prepare('SELECT * FROM events WHERE todo_id = ? ORDER BY seq DESC LIMIT ?').all(filter.todoId, limit)
+    ? db.prepare(`SELECT * FROM events WHERE todo_id = ? ORDER BY seq DESC ${limit}`).all(filter.todoId)
     : filter.goalId
-      ? db.prepare('SELECT * FROM events WHERE goal_id = ? ORDER BY seq DESC LIMIT ?').all(filter.goalId, limit)
-      : db.prepare('SELECT * FROM events ORDER BY seq DESC LIMIT ?').all(limit);
+      ? db.prepare(`SELECT * FROM events WHERE goal_id = ? ORDER BY seq DESC ${limit}`).all(filter.goalId)
+      : db.prepare(`SELECT * FROM events ORDER BY seq DESC ${limit}`).all();
   return rows.map(rowToEvent);
 }
 

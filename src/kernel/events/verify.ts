@@ -1,6 +1,7 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import { GENESIS_HASH, SQL_EVENT_BODY, eventHash, hashedFieldsOf } from './hashChain';
 import { nodeCrypto, sha256 } from '../nodeCrypto';
+import { limitSql } from '../db/limitSql';
 
 // Checking the hash chain: the whole walk (verifyChain), the cheap look at its tail every write makes (checkTail),
 // and what a human's acceptance of a break records (prefixDigest). Apart from the appender, so that both it and the
@@ -52,14 +53,14 @@ export function verifyChain(db: SqliteDb, from?: { seq: number; hash: string }):
   if (total - (from?.seq ?? 0) >= NODE_CRYPTO_FROM_EVENTS) nodeCrypto();
   // One string per event: the exact hash input (prevHash, newline, body), read back in pages.
   const page = db.prepare(
-    `SELECT seq, hash, prev_hash || char(10) || ${SQL_EVENT_BODY} AS input FROM events WHERE seq > ? ORDER BY seq LIMIT ?`,
+    `SELECT seq, hash, prev_hash || char(10) || ${SQL_EVENT_BODY} AS input FROM events WHERE seq > ? ORDER BY seq ${limitSql(PAGE)}`,
   );
   // `from`: an event already verified; only the ones after it are checked (a window verifying new events).
   let prevHash = from?.hash ?? GENESIS_HASH;
   let expectedSeq = (from?.seq ?? 0) + 1;
   const accepted: number[] = [];
   for (;;) {
-    const rows = page.all(expectedSeq - 1, PAGE);
+    const rows = page.all(expectedSeq - 1);
     if (rows.length === 0) break;
     let resumed = false;
     for (const row of rows) {
@@ -101,11 +102,11 @@ function acceptanceCovering(db: SqliteDb, badSeq: number): { seq: number; prevHa
 export function prefixDigest(db: SqliteDb, beforeSeq: number): string {
   const hash = nodeCrypto().createHash('sha256');
   const page = db.prepare(
-    `SELECT seq, prev_hash || char(10) || ${SQL_EVENT_BODY} || char(10) || hash AS row FROM events WHERE seq > ? AND seq < ? ORDER BY seq LIMIT ?`,
+    `SELECT seq, prev_hash || char(10) || ${SQL_EVENT_BODY} || char(10) || hash AS row FROM events WHERE seq > ? AND seq < ? ORDER BY seq ${limitSql(PAGE)}`,
   );
   let after = 0;
   for (;;) {
-    const rows = page.all(after, beforeSeq, PAGE);
+    const rows = page.all(after, beforeSeq);
     if (rows.length === 0) break;
     for (const r of rows) hash.update(`${String(r.row)}\n`);
     after = Number(rows[rows.length - 1]?.seq);

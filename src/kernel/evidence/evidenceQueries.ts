@@ -2,6 +2,7 @@ import type { SqliteDb } from '../db/sqliteDb';
 import type { Artifact, EventData, StoredEvent } from '../events/eventTypes';
 import { rowToEvent } from '../events/log';
 import { ranSentence } from '../../shared/timeWords';
+import { limitSql } from '../db/limitSql';
 
 export interface Evidence {
   seq: number;
@@ -51,12 +52,12 @@ export function evidenceBySeq(db: SqliteDb, seq: number): { evidence: Evidence; 
 
 /** Evidence newest first, for a goal, a todo, or everything. */
 export function listEvidence(db: SqliteDb, filter: { goalId?: string; todoId?: string; limit?: number }): Evidence[] {
-  const limit = filter.limit ?? 1000;
+  const limit = limitSql(filter.limit ?? 1000);
   const rows = filter.todoId
-    ? db.prepare(`SELECT * FROM events WHERE todo_id = ? AND kind = 'evidence' ORDER BY seq DESC LIMIT ?`).all(filter.todoId, limit)
+    ? db.prepare(`SELECT * FROM events WHERE todo_id = ? AND kind = 'evidence' ORDER BY seq DESC ${limit}`).all(filter.todoId)
     : filter.goalId
-      ? db.prepare(`SELECT * FROM events WHERE goal_id = ? AND kind = 'evidence' ORDER BY seq DESC LIMIT ?`).all(filter.goalId, limit)
-      : db.prepare(`SELECT * FROM events WHERE kind = 'evidence' ORDER BY seq DESC LIMIT ?`).all(limit);
+      ? db.prepare(`SELECT * FROM events WHERE goal_id = ? AND kind = 'evidence' ORDER BY seq DESC ${limit}`).all(filter.goalId)
+      : db.prepare(`SELECT * FROM events WHERE kind = 'evidence' ORDER BY seq DESC ${limit}`).all();
   return rows.map((row) => evidenceFromEvent(rowToEvent(row)));
 }
 

@@ -9,6 +9,7 @@ import { HOOK_TRIGGERS, type HookTrigger } from './hookEventSchemas';
 import { TEXT_LIMITS } from '../../shared/textLimits';
 import { getGoal } from '../goals/goalQueries';
 import { nextNum } from '../model';
+import { limitSql } from '../db/limitSql';
 
 /** A hook's command runs this long at most unless the person says otherwise; then its process group is killed. */
 export const HOOK_TIMEOUT = { default: 30, min: 1, max: 600 } as const;
@@ -101,10 +102,10 @@ export function listHooks(db: SqliteDb, options: { all?: boolean } = {}): Hook[]
 
 /** The latest runs (of one hook, or of all), newest first. */
 export function hookRuns(db: SqliteDb, options: { hookId?: string; limit?: number } = {}): HookRun[] {
-  const limit = options.limit ?? 20;
+  const limit = limitSql(options.limit ?? 20);
   const rows = options.hookId
-    ? db.prepare('SELECT * FROM hook_runs WHERE hook_id = ? ORDER BY claimed_at DESC, event_seq DESC LIMIT ?').all(options.hookId, limit)
-    : db.prepare('SELECT * FROM hook_runs ORDER BY claimed_at DESC, event_seq DESC LIMIT ?').all(limit);
+    ? db.prepare(`SELECT * FROM hook_runs WHERE hook_id = ? ORDER BY claimed_at DESC, event_seq DESC ${limit}`).all(options.hookId)
+    : db.prepare(`SELECT * FROM hook_runs ORDER BY claimed_at DESC, event_seq DESC ${limit}`).all();
   return rows.map(runFromRow);
 }
 

@@ -2,6 +2,7 @@ import type { Row, SqliteDb } from '../db/sqliteDb';
 import { revealHidden } from '../../shared/hiddenChars';
 import { iso } from '../time';
 import type { HookTrigger } from './hookEventSchemas';
+import { limitSql } from '../db/limitSql';
 
 /** The event kinds that can mean something a person must hear about (turn.finished and quota.spent only sometimes). */
 export const CANDIDATE_KINDS = [
@@ -49,9 +50,9 @@ export function candidateRows(db: SqliteDb, afterSeq: number, limit = 500): Row[
   return db
     .prepare(
       `SELECT seq, at, kind, actor, actor_kind, goal_id, todo_id, data FROM events
-        WHERE seq > ? AND kind IN (${CANDIDATE_KINDS.map(() => '?').join(', ')}) ORDER BY seq LIMIT ?`,
+        WHERE seq > ? AND kind IN (${CANDIDATE_KINDS.map(() => '?').join(', ')}) ORDER BY seq ${limitSql(limit)}`,
     )
-    .all(afterSeq, ...CANDIDATE_KINDS, limit);
+    .all(afterSeq, ...CANDIDATE_KINDS);
 }
 
 /**

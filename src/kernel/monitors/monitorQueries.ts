@@ -2,6 +2,7 @@ import type { Row, SqliteDb } from '../db/sqliteDb';
 import { NotFoundError } from '../errors';
 import { rowReader } from '../rowReader';
 import { formatDuration } from '../time';
+import { limitSql } from '../db/limitSql';
 
 export const MONITOR_STATUSES = ['waiting', 'fired', 'expired', 'cancelled'] as const;
 export type MonitorStatus = (typeof MONITOR_STATUSES)[number];
@@ -116,8 +117,8 @@ export function listMonitors(
 /** A monitor's runs, newest first. */
 export function monitorRuns(db: SqliteDb, monitorId: string, limit = 50): MonitorRun[] {
   return db
-    .prepare('SELECT * FROM monitor_runs WHERE monitor_id = ? ORDER BY n DESC LIMIT ?')
-    .all(monitorId, Math.max(1, Math.min(limit, 10_000)))
+    .prepare(`SELECT * FROM monitor_runs WHERE monitor_id = ? ORDER BY n DESC ${limitSql(Math.max(1, Math.min(limit, 10_000)))}`)
+    .all(monitorId)
     .map((row) => runFromRow(row));
 }
 

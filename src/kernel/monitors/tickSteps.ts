@@ -11,6 +11,7 @@ import { type ClaimHolder, checksOfDeadTickers, thisTicker } from './claimHolder
 import { lastRunLine, noteLine, tailForContinuation } from './continuations';
 import { type Monitor, describeMonitor, getMonitor } from './monitorQueries';
 import { MONITOR_DEFAULTS, parseCondition } from './monitors';
+import { limitSql } from '../db/limitSql';
 
 /**
  * The pieces `monitor tick` runs (tick.ts), each one transaction: fire the timers and expire the monitors whose time
@@ -110,9 +111,9 @@ export function claimDueRun(kernel: Kernel, skip: ReadonlySet<string>, holder: C
         `SELECT m.id FROM monitors m JOIN goals g ON g.id = m.goal_id
           WHERE m.status = 'waiting' AND m.kind = 'check' AND m.approval <> 'pending' AND g.status = 'active' AND m.next_check_at <= ?
             AND (m.running_until IS NULL OR m.running_until <= ?) AND (m.expires_at IS NULL OR m.expires_at > ?)
-          ORDER BY m.next_check_at, m.num LIMIT ?`,
+          ORDER BY m.next_check_at, m.num ${limitSql(skip.size + 1)}`,
       )
-      .all(tx.at, tx.at, tx.at, skip.size + 1);
+      .all(tx.at, tx.at, tx.at);
     // A run whose ticker died is taken over first: it was due when that ticker claimed it, and never ran to its end.
     const ids = [...checksOfDeadTickers(tx.db, tx.at), ...candidates.map((r) => String(r.id))];
     const id = ids.find((c) => !skip.has(c));

@@ -9,6 +9,7 @@ import { listGates } from '../gates/gateQueries';
 import { getGoal } from '../goals/goalQueries';
 import { isValidatedResult } from '../turns/turnQueries';
 import { type RunnerSeen, recentRunners, runnerStopped } from '../turns/runners';
+import { limitSql } from '../db/limitSql';
 
 /** How many of a goal's latest finished turns readiness looks at for their validated share. */
 export const RECENT_TURNS = 10;
@@ -44,8 +45,8 @@ export function readinessFacts(db: SqliteDb, goalId: string, nowMs: number): Rea
     .prepare(`SELECT id, title, status, recurrence FROM todos WHERE goal_id = ? AND status IN ('open', 'claimed', 'blocked')`)
     .all(goal.id);
   const turns = db
-    .prepare('SELECT host, result_kind FROM turns WHERE goal_id = ? AND ended_at IS NOT NULL ORDER BY num DESC LIMIT ?')
-    .all(goal.id, RECENT_TURNS);
+    .prepare(`SELECT host, result_kind FROM turns WHERE goal_id = ? AND ended_at IS NOT NULL ORDER BY num DESC ${limitSql(RECENT_TURNS)}`)
+    .all(goal.id);
   const lastHost = db.prepare('SELECT host FROM turns WHERE goal_id = ? ORDER BY num DESC LIMIT 1').get(goal.id)?.host;
   const weekAgo = iso(nowMs - 7 * 24 * 3600 * 1000);
   return {

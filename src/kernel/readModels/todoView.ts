@@ -6,6 +6,7 @@ import { type Evidence, listEvidence } from '../evidence/evidenceQueries';
 import { type Monitor, waitingMonitor } from '../monitors/monitorQueries';
 import { type Readiness, readiness, getTodo } from '../todos/todoQueries';
 import { getGoal } from '../goals/goalQueries';
+import { limitSql } from '../db/limitSql';
 
 /** One line of a todo's history: what happened, when, and who did it (`loopx history --todo` has the data). */
 export interface HistoryLine {
@@ -40,8 +41,8 @@ export function todoView(db: SqliteDb, todoId: string, nowMs: number, limits: { 
   const check = todo.check ?? goal.check;
   const evidence = listEvidence(db, { todoId, limit: limits.evidence });
   const history = db
-    .prepare('SELECT seq, at, actor, kind FROM events WHERE todo_id = ? ORDER BY seq DESC LIMIT ?')
-    .all(todoId, limits.history)
+    .prepare(`SELECT seq, at, actor, kind FROM events WHERE todo_id = ? ORDER BY seq DESC ${limitSql(limits.history)}`)
+    .all(todoId)
     .map((r) => ({ seq: Number(r.seq), at: String(r.at), actor: String(r.actor), kind: String(r.kind) }));
   const events = Number(db.prepare('SELECT count(*) AS n FROM events WHERE todo_id = ?').get(todoId)?.n ?? 0);
   return {

@@ -9,6 +9,7 @@ import { SyncPg } from './syncPg';
 import { commitStatements } from './teamLog';
 import { copyTeamLog } from './teamInspect';
 import { TeamNotEmptyError, TeamPushRunningError, teamError } from './teamErrors';
+import { limitSql } from '../db/limitSql';
 
 const PAGE = 500;
 /**
@@ -44,9 +45,9 @@ export function moveStoreIn(source: SqliteDb, settings: ConnectionSettings): { e
     const teamSeq = Number(lock[0]?.seq ?? 0);
     if (teamSeq !== 0) throw new TeamNotEmptyError(teamSeq);
     const opId = randomUUID();
-    const page = source.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
+    const page = source.prepare(`SELECT * FROM events WHERE seq > ? ORDER BY seq ${limitSql(PAGE)}`);
     for (let after = 0; ;) {
-      const events = page.all(after, PAGE).map(rowToEvent);
+      const events = page.all(after).map(rowToEvent);
       const last = events.at(-1);
       if (!last) break;
       // The operation id covers the whole move: its row goes in with the first page, its events with every page.

@@ -2,6 +2,7 @@ import type { Row, SqliteDb } from '../db/sqliteDb';
 import { NotFoundError } from '../errors';
 import { type Todo, type TodoStatus, TODO_COLUMNS, isTerminalStatus, todoFromRow } from '../model';
 import { describeMonitor, waitingMonitor } from '../monitors/monitorQueries';
+import { limitSql } from '../db/limitSql';
 
 export function getTodo(db: SqliteDb, id: string): Todo {
   const row = db.prepare(`SELECT ${TODO_COLUMNS} FROM todos t WHERE t.id = ?`).get(id);
@@ -88,14 +89,13 @@ function claimableRows(
   // The statements without exclusions stay as they were: that is every call but a scheduler's after a failed turn.
   const skip = o.exclude?.length ? `${EXCLUDED} AND ` : '';
   if (o.exclude?.length) args.push(JSON.stringify(o.exclude));
-  // The limit is written into the statement, not bound: SQLite plans `LIMIT 1` to stop at the first ready row, while
-  // `LIMIT ?` ran the same index walk three to eight times slower (status asks once per goal; session 29's bench:mcp).
-  const limit = Math.trunc(o.limit);
+  // The limit is written into the statement (limitSql: a bound one is prepared again each run; status asks per goal).
+  const limit = limitSql(o.limit);
   const walk = (which: string, whichArgs: string[]) =>
     db
       .prepare(
         `SELECT ${columns}, t.priority AS claim_priority, t.num AS claim_num FROM todos t
-          WHERE ${scope}${skip}${which} AND ${READY_CONDITIONS} ORDER BY t.priority, t.num LIMIT ${limit}`,
+          WHERE ${scope}${skip}${which} AND ${READY_CONDITIONS} ORDER BY t.priority, t.num ${limit}`,
       )
       .all(...args, ...whichArgs, at);
   return [...walk("t.status = 'open'", []), ...walk(leaseLapsedSql(), [at])].sort(

@@ -3,6 +3,7 @@ import type { Row, SqliteDb } from '../db/sqliteDb';
 import { iso } from '../time';
 import type { ResultKind } from './turnQueries';
 import { promptCacheMinTokens, promptCacheWindows } from '../promptCache';
+import { limitSql } from '../db/limitSql';
 
 /**
  * After a turn that made no validated progress, its todo is not taken again by a turn start for a while, so a
@@ -57,8 +58,10 @@ function isFailure(db: SqliteDb, todoId: string, row: Row): boolean {
 
 function failureStreak(db: SqliteDb, todoId: string): number {
   const rows = db
-    .prepare(`SELECT result_kind, start_seq, end_seq FROM turns WHERE todo_id = ? AND ended_at IS NOT NULL ORDER BY num DESC LIMIT ?`)
-    .all(todoId, STREAK_LOOKBACK);
+    .prepare(
+      `SELECT result_kind, start_seq, end_seq FROM turns WHERE todo_id = ? AND ended_at IS NOT NULL ORDER BY num DESC ${limitSql(STREAK_LOOKBACK)}`,
+    )
+    .all(todoId);
   let n = 0;
   for (const row of rows) {
     if (!isFailure(db, todoId, row)) break;
@@ -163,13 +166,13 @@ export function recentRetries(
     )
     .all(...(options.goalId ? [since, options.goalId] : [since]));
   const min = options.minFailures ?? 0;
-  const lastKinds = db.prepare('SELECT result_kind FROM turns WHERE todo_id = ? ORDER BY num DESC LIMIT ?');
+  const lastKinds = db.prepare(`SELECT result_kind FROM turns WHERE todo_id = ? ORDER BY num DESC ${limitSql(Math.max(1, min))}`);
   const windows = promptCacheWindows();
   const retries: Retry[] = [];
   for (const r of rows) {
     const todoId = String(r.todo_id);
     // Only streaks that can be long enough are counted (status asks for todos that keep failing).
-    if (min > 0 && !lastKinds.all(todoId, min).every((k) => FAILURE_KINDS.has(String(k.result_kind)))) continue;
+    if (min > 0 && !lastKinds.all(todoId).every((k) => FAILURE_KINDS.has(String(k.result_kind)))) continue;
     const failures = failureStreak(db, todoId);
     if (failures < min) continue;
     const endedAt = String(r.ended_at);

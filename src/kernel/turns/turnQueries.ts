@@ -2,6 +2,7 @@ import type { SqliteDb, Row } from '../db/sqliteDb';
 import { NotFoundError } from '../errors';
 import { rowReader } from '../rowReader';
 import type { TurnUsage } from './usage/usage';
+import { limitSql } from '../db/limitSql';
 
 export const RESULT_KINDS = [
   'validated_progress',
@@ -86,8 +87,8 @@ export function listTurns(
   const limit = filter.limit === undefined ? -1 : Math.max(1, Math.floor(filter.limit));
   const offset = Math.max(0, Math.floor(filter.offset ?? 0));
   const turns = db
-    .prepare(`SELECT * FROM turns ${where} ORDER BY num DESC LIMIT ? OFFSET ?`)
-    .all(...args, limit, offset)
+    .prepare(`SELECT * FROM turns ${where} ORDER BY num DESC ${limitSql(limit, offset)}`)
+    .all(...args)
     .map(turnFromRow);
   if (limit === -1 || turns.length < limit) return { turns, more: 0 };
   const total = Number(db.prepare(`SELECT count(*) AS n FROM turns ${where}`).get(...args)?.n ?? 0);
