@@ -87,7 +87,7 @@ test('a ready page walks the index in claim order with its limit written in: SQL
       plan.filter((step) => step.startsWith('USE TEMP B-TREE')),
       sql,
     ).toEqual([]);
-    // A bound `LIMIT ?` walked the same index three to eight times slower than `LIMIT 1` (status asks once a goal).
+    // A bound `LIMIT ?` is prepared again on every run (limitSql.ts): three to eight times this walk's cost.
     expect(sql).toMatch(/LIMIT 2$/);
   }
 });
