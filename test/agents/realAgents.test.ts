@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { REPO, cleanEnv, inVsCode, loopx } from '../cli/harness';
 import { piBin, qwenBin } from './agentEnv';
@@ -8,6 +8,9 @@ import { approveMonitor } from '../../src/kernel/monitors/monitors';
 import { setGoalHost } from '../../src/kernel/goals/goalHost';
 import { type AgentWorld, startAgentWorld, turnLog, SCRIPTED_TURN_USAGE } from './agentWorld';
 import { claudeMcpSetup, codexMcpSetup } from '../../src/runtime/projections/mcpSetup';
+import { DEFAULT_HOSTS, planHost } from '../../src/runtime/hosts';
+import { turnBoundary } from '../../src/runtime/hostBoundary';
+import { humanKeyDir } from '../../src/kernel/humanKey';
 
 /**
  * The real Claude Code and Codex CLIs (exact devDependencies) running loopx turns with the default host commands,
@@ -174,6 +177,52 @@ ${body}
     expect(ran?.output, turnLog(root)).toContain('the venv tool ran');
     for (const name of Object.keys(real)) expect(existsSync(mark(name)), `a planted ${name} ran outside the sandbox`).toBe(false);
     expectShippedOnce(cli, 'codex');
+  });
+
+  test("VS Code's turn line: the real Codex, started as the terminal's line starts it, gives its agent the terminal's PATH and ships", async () => {
+    const { root, env, cli } = w.setUp();
+    const venv = join(root, '.venv', 'bin');
+    mkdirSync(venv, { recursive: true });
+    writeFileSync(join(venv, 'venv-tool'), '#!/bin/sh\necho "the venv tool ran"\n');
+    chmodSync(join(venv, 'venv-tool'), 0o755);
+    const started = loopx(['turn', 'start', '--goal', 'G1', '--host', 'codex', '--agent', 'codex', '--json'], {
+      cwd: root,
+      env: { HOME: env.HOME as string },
+    }).json.data as { id: string; promptFile: string; env: Record<string, string>; allowedCommands: string[]; cwd: string };
+    // The line as the extension makes it: its own PATH (the extension host's: no venv) is the person's; the terminal's
+    // shell has the venv first, as the Python extension puts it there.
+    const hostPath = process.env.PATH;
+    let line: string;
+    try {
+      process.env.PATH = env.PATH;
+      line = planHost('codex', DEFAULT_HOSTS, {
+        promptFile: started.promptFile,
+        dir: dirname(started.promptFile),
+        env: started.env,
+        allowedCommands: started.allowedCommands,
+        boundary: turnBoundary(started, w.spacedLoopx, humanKeyDir({ env, home: env.HOME })),
+      }).commandLine;
+    } finally {
+      process.env.PATH = hostPath;
+    }
+    w.extra = () => ['venv-tool'];
+    const before = w.server.calls.length;
+    try {
+      const code = await new Promise<number | null>((done) => {
+        const child = spawn('/bin/sh', ['-c', line], {
+          cwd: started.cwd,
+          env: { ...cleanEnv(env), ...started.env, PATH: `${venv}:${env.PATH}` },
+        });
+        child.stdin.end('\n'); // the line waits for Enter before the terminal closes
+        child.on('close', done);
+      });
+      expect(code, turnLog(root, started.id)).toBe(0);
+    } finally {
+      w.extra = () => [];
+    }
+    const ran = w.server.calls.slice(before).find((c) => c.command === 'venv-tool');
+    expect(ran?.output, turnLog(root, started.id)).toContain('the venv tool ran');
+    expect(cli(['todo', 'show', 'T1', '--json']).json.data, turnLog(root, started.id)).toMatchObject({ status: 'shipped' });
   });
 
   test("Codex: the sandbox keeps the agent's own writes in the workspace, and a check it sets through loopx waits for a person", async () => {
