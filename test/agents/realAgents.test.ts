@@ -11,6 +11,7 @@ import { claudeMcpSetup, codexMcpSetup } from '../../src/runtime/projections/mcp
 import { DEFAULT_HOSTS, planHost } from '../../src/runtime/hosts';
 import { turnBoundary } from '../../src/runtime/hostBoundary';
 import { humanKeyDir } from '../../src/kernel/humanKey';
+import { holdSandboxStubs } from '../../src/runtime/sandboxStubs';
 
 /**
  * The real Claude Code and Codex CLIs (exact devDependencies) running loopx turns with the default host commands,
@@ -207,6 +208,8 @@ ${body}
     }
     w.extra = () => ['venv-tool'];
     const before = w.server.calls.length;
+    // As the extension does before it opens the terminal: the folders Codex's sandbox mounts over, made if missing.
+    const releaseStubs = holdSandboxStubs(started.cwd, 'codex');
     try {
       const code = await new Promise<number | null>((done) => {
         const child = spawn('/bin/sh', ['-c', line], {
@@ -219,6 +222,7 @@ ${body}
       expect(code, turnLog(root, started.id)).toBe(0);
     } finally {
       w.extra = () => [];
+      releaseStubs();
     }
     const ran = w.server.calls.slice(before).find((c) => c.command === 'venv-tool');
     expect(ran?.output, turnLog(root, started.id)).toContain('the venv tool ran');
