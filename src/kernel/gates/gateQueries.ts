@@ -1,6 +1,7 @@
 import type { SqliteDb } from '../db/sqliteDb';
 import { type Gate, gateFromRow } from '../model';
 import { NotFoundError } from '../errors';
+import { limitSql } from '../db/limitSql';
 
 export function getGate(db: SqliteDb, id: string): Gate {
   const row = db.prepare('SELECT * FROM gates WHERE id = ?').get(id);
@@ -16,7 +17,7 @@ export function pendingGateIds(db: SqliteDb, todoId: string): string[] {
 }
 
 export function listGates(db: SqliteDb, filter: { pending?: boolean; goalId?: string; limit?: number } = {}): Gate[] {
-  const limit = filter.limit === undefined ? '' : ` LIMIT ${Math.max(1, Math.floor(filter.limit))}`;
+  const limit = filter.limit === undefined ? '' : ` ${limitSql(Math.max(1, filter.limit))}`;
   const rows = filter.pending
     ? db.prepare(`SELECT * FROM gates WHERE status = 'pending' ${filter.goalId ? 'AND goal_id = ?' : ''} ORDER BY num${limit}`)
     : db.prepare(`SELECT * FROM gates ${filter.goalId ? 'WHERE goal_id = ?' : ''} ORDER BY status <> 'pending', num DESC${limit}`);

@@ -7,6 +7,7 @@ import { reviewableIds } from '../todos/reviewQueries';
 import { type Claimer, heldFrom } from '../todos/reviewHoldQueries';
 import { nextMonitorMoment } from '../monitors/monitorQueries';
 import { type OpenTurnSlot, openTurnSlots, todosWithOpenTurns } from '../turns/turnSlots';
+import { limitSql } from '../db/limitSql';
 
 export interface QuotaState {
   goalId: string;
@@ -71,7 +72,7 @@ export function windowUsage(db: SqliteDb, goal: Goal, nowMs: number): WindowUsag
   const recent = db
     .prepare(
       `SELECT input_tokens + output_tokens AS tokens, cost_usd AS dollars FROM turns
-        WHERE goal_id = ? AND input_tokens IS NOT NULL ORDER BY num DESC LIMIT ${ESTIMATE_TURNS}`,
+        WHERE goal_id = ? AND input_tokens IS NOT NULL ORDER BY num DESC ${limitSql(ESTIMATE_TURNS)}`,
     )
     .all(goal.id);
   const priced = recent.filter((r) => r.dollars !== null);

@@ -104,11 +104,11 @@ export function listMonitors(
     where.push('m.status = ?');
     params.push(filter.status);
   }
-  const limit = Math.max(1, Math.min(filter.limit ?? 500, 10_000));
+  const limit = limitSql(Math.max(1, Math.min(filter.limit ?? 500, 10_000)));
   return db
     .prepare(
       `${SELECT} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY m.status <> 'waiting', CASE WHEN m.status = 'waiting' THEN m.next_check_at END, m.num DESC LIMIT ${limit}`,
+      ORDER BY m.status <> 'waiting', CASE WHEN m.status = 'waiting' THEN m.next_check_at END, m.num DESC ${limit}`,
     )
     .all(...params)
     .map(monitorFromRow);

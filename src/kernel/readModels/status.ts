@@ -8,6 +8,7 @@ import { FAILING_AFTER, type Retry, recentRetries } from '../turns/backoff';
 import { openTurnSlots } from '../turns/turnSlots';
 import { listGates } from '../gates/gateQueries';
 import { listGoals } from '../goals/goalQueries';
+import { limitSql } from '../db/limitSql';
 
 export interface GoalStatusLine {
   id: string;
@@ -111,7 +112,7 @@ export function statusReport(db: SqliteDb, nowMs: number, options: StatusOptions
     };
   });
   const select = `SELECT ${TODO_COLUMNS} FROM todos t`;
-  const limit = options.limit === undefined ? '' : ` LIMIT ${Math.max(1, Math.floor(options.limit))}`;
+  const limit = options.limit === undefined ? '' : ` ${limitSql(Math.max(1, options.limit))}`;
   const report: StatusReport = {
     at,
     goals,

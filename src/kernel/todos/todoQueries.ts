@@ -238,9 +238,9 @@ export function listTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): To
   if (filter.ready && !filter.status) return readyTodos(db, at, filter);
   const { sql: where, params } = todoWhere(at, filter);
   const order = filter.ready ? 't.priority, t.num' : 't.num';
-  const limit = filter.limit ? ` LIMIT ${Math.max(1, Math.floor(filter.limit))}` : filter.offset ? ' LIMIT -1' : '';
-  const offset = filter.offset ? ` OFFSET ${Math.max(0, Math.floor(filter.offset))}` : '';
-  const sql = `SELECT ${TODO_COLUMNS} FROM todos t ${where} ORDER BY ${order}${limit}${offset}`;
+  const limit = filter.limit ? Math.max(1, filter.limit) : filter.offset ? -1 : undefined;
+  const page = limit === undefined ? '' : ` ${limitSql(limit, Math.max(0, filter.offset ?? 0))}`;
+  const sql = `SELECT ${TODO_COLUMNS} FROM todos t ${where} ORDER BY ${order}${page}`;
   return db
     .prepare(sql)
     .all(...params)
