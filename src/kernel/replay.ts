@@ -4,6 +4,7 @@ import { migrate } from './db/migrate';
 import { insertEventRow, rowToEvent } from './events/log';
 import { type SetAsideEvent, applyEvent, setAsideEvents } from './events/setAside';
 import { canonicalJson } from './events/canonical';
+import { KEPT_COUNTS } from './db/sqliteEngine';
 
 /**
  * Every table whose content is derived from the log, with the order that makes a comparison stable. Not `set_aside`:
@@ -27,17 +28,6 @@ export const STATE_TABLES: Readonly<Record<string, string>> = {
   prices: 'model',
   set_aside_handled: 'seq',
   reviews: 'todo_id, round',
-};
-
-/**
- * The counts the store's triggers keep from the state tables (migrations 0016, 0023), with their order: a replay keeps
- * them through the same triggers, so a count that differs was changed behind loopx's back. Compared on their rows
- * that count something (a row whose count fell to 0 may stay in one and be absent from the other).
- */
-export const KEPT_COUNTS: Readonly<Record<string, string>> = {
-  todo_counts: 'goal_id, status',
-  todo_holds: 'todo_id',
-  open_unheld: 'goal_id',
 };
 
 export interface ReplayDifference {

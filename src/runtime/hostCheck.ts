@@ -1,7 +1,7 @@
 import type * as ChildProcess from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { INSTALL_HINTS, findExecutable, programLeftOut } from './hosts';
+import { INSTALL_HINTS, LEFT_OUT_HINT, findExecutable, programLeftOut } from './hosts';
 import { BUILT_IN_HOSTS, builtInHost, calledAtStart } from '../shared/hostCatalog';
 import { personsPath } from '../kernel/personsPath';
 
@@ -71,7 +71,7 @@ export function judgeHost(host: string, template: string, facts: HostFacts): Hos
       'fail',
       'missing',
       facts.leftOut
-        ? `${name} is on PATH only at ${facts.leftOut}, in a workspace folder (or a relative one) where agents can write, so loopx does not run it; install it outside the workspace, or name it by its full path in the command.`
+        ? `${name} is on PATH only at ${facts.leftOut}, in a workspace folder (or a relative one) where agents can write, so loopx does not run it; ${LEFT_OUT_HINT}.`
         : known
           ? `${name} is not installed: "${executable}" is not on PATH; ${INSTALL_HINTS[host]}.`
           : host === 'custom'

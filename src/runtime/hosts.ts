@@ -163,6 +163,9 @@ export function planHost(host: string, settings: HostSettings, turn: HostTurn): 
 /** TERMINAL_PATH_VAR made a TOML string's content (`\` and `"` escaped), by the person's sed, once PATH is theirs. */
 const escapeTerminalPath = String.raw`${TERMINAL_PATH_VAR}="$(printf '%s' "$${TERMINAL_PATH_VAR}" | sed 's/[\\"]/\\&/g')"; `;
 
+/** What to do about a host's program found only where loopx leaves it (programLeftOut): `host_missing`'s hint, doctor's sentence. */
+export const LEFT_OUT_HINT = 'install it outside the workspace, or name it by its full path in the command';
+
 /**
  * Where a program loopx did not find (findExecutable) is on PATH all the same: in a folder it leaves out, a relative
  * one or one inside a loopx workspace (personsPath), so that the refusal can say why. Undefined when it is nowhere.

@@ -1,6 +1,14 @@
 import type { Command } from '../command';
 import { EXIT, InvalidInputError, LoopxError, NotAllowedError } from '../../kernel/errors';
-import { DEFAULT_HOSTS, INSTALL_HINTS, type HostSettings, findExecutable, hostExecutable, programLeftOut } from '../../runtime/hosts';
+import {
+  DEFAULT_HOSTS,
+  INSTALL_HINTS,
+  type HostSettings,
+  findExecutable,
+  hostExecutable,
+  LEFT_OUT_HINT,
+  programLeftOut,
+} from '../../runtime/hosts';
 import { hostFacts, judgeHost } from '../../runtime/hostCheck';
 import { parseAgentName, parseId } from '../../kernel/validate';
 import { requirePosixShell } from '../../runtime/platform';
@@ -103,7 +111,7 @@ export const run: Command = {
           : `the ${host} host needs "${executable}", which is not on PATH`,
         EXIT.invalidInput,
         leftOut
-          ? 'install it outside the workspace, or name it by its full path in the command'
+          ? LEFT_OUT_HINT
           : command
             ? 'check the program in --command'
             : (INSTALL_HINTS[host] ?? `check its command in ${personHostsPath(ctx.env)}`),

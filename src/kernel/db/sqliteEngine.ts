@@ -11,12 +11,21 @@ import { APPLICATION_ID } from '../storeFile';
 import type { ChangeSignal, Committed, StoreEngine, UnitOfWork, WatchFn } from '../unitOfWork';
 import { type SqliteDb, dataVersion, immediate, snapshot } from './sqliteDb';
 
-/** Tables the store's own triggers keep from other tables (migrations 0016, 0023): a copy recounts them, never copies them. */
-const KEPT_BY_TRIGGERS: ReadonlySet<string> = new Set(['todo_counts', 'todo_holds', 'open_unheld']);
-
 /** The file names of a store's database (loopx.db, its -wal and -shm): the only writes a change signal wakes for. */
 const STORE_FILE = 'loopx.db';
 const ID_TABLES = ['goals', 'todos', 'gates', 'handoffs', 'turns', 'monitors', 'hooks'] as const;
+
+/**
+ * The tables the store's own triggers keep from its state tables (migrations 0016, 0023), each with the order that
+ * makes a comparison stable. Written by nothing else: a copy (restore) recounts them instead of copying them
+ * (restoreFrom, below), and doctor's replay compares them with a replay's on their rows that count something (replay.ts;
+ * a row whose count fell to 0 may stay in one and be absent from the other).
+ */
+export const KEPT_COUNTS: Readonly<Record<string, string>> = {
+  todo_counts: 'goal_id, status',
+  todo_holds: 'todo_id',
+  open_unheld: 'goal_id',
+};
 
 /**
  * The SQLite engine behind the kernel's units of work: a write is one BEGIN IMMEDIATE transaction (the write lock
@@ -98,8 +107,8 @@ export class SqliteEngine implements StoreEngine {
           )
           .all();
         for (const row of schema) db.exec(String(row.sql).replace(/^CREATE (TABLE|UNIQUE INDEX|INDEX|TRIGGER) ("?)/, 'CREATE $1 saved.$2'));
-        // A table the store's triggers keep (todo_counts, todo_holds, open_unheld) is recounted as the rows it counts are copied, never copied.
-        const tables = schema.filter((r) => r.type === 'table' && !KEPT_BY_TRIGGERS.has(String(r.name))).map((r) => String(r.name));
+        // A table the store's triggers keep (KEPT_COUNTS) is recounted as the rows it counts are copied, never copied.
+        const tables = schema.filter((r) => r.type === 'table' && !Object.hasOwn(KEPT_COUNTS, String(r.name))).map((r) => String(r.name));
         for (const table of tables) db.exec(`INSERT INTO saved."${table}" SELECT * FROM main."${table}"`);
         db.exec(`PRAGMA saved.user_version = ${schemaVersion}`);
         db.exec(`PRAGMA saved.application_id = ${APPLICATION_ID}`);

@@ -9,8 +9,8 @@
 -- from the few rows it concerns (countReady in todoQueries.ts).
 --
 -- Derived from `todos`, `todo_deps`, `gates` and `monitors` alone and written by nothing else: replay and rebuilds keep
--- them through the same triggers, and doctor's replay compares them as kept counts (KEPT_COUNTS, replay.ts); a copy
--- (restore) recounts them (KEPT_BY_TRIGGERS, sqliteEngine.ts), never copies them. A later migration that rebuilds
+-- them through the same triggers, and doctor's replay compares them (KEPT_COUNTS, db/sqliteEngine.ts); a copy
+-- (restore) recounts them, never copies them. A later migration that rebuilds
 -- one of those four tables (new table, copy, rename) must create these triggers again and recount.
 CREATE TABLE todo_holds (
   todo_id TEXT PRIMARY KEY,

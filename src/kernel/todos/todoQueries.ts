@@ -285,7 +285,7 @@ export function countTodos(db: SqliteDb, at: string, filter: TodoFilter = {}): n
  * without a hold that the store keeps by goal (`open_unheld`, migration 0023: a dependency not shipped, a pending
  * gate, a waiting monitor — READY_CONDITIONS' last three), of the active goals, less those whose due time is still
  * ahead, plus the lapsed claims without a hold. Those two are the few rows time decides, each found by an index.
- * Held equal to counting CLAIMABLE_WHERE by readyCount.property.test.ts.
+ * Held equal to counting CLAIMABLE_WHERE by replay.property.test.ts's random histories.
  */
 function countReady(db: SqliteDb, at: string, goalId?: string): number {
   const scope = goalId ? 'AND t.goal_id = ? ' : '';
