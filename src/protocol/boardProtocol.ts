@@ -308,28 +308,6 @@ export type GateAction = (typeof GATE_ACTIONS)[number];
 export const GOAL_ACTIONS = ['resumeGoal', 'markGoalDone'] as const;
 export type GoalAction = (typeof GOAL_ACTIONS)[number];
 
-/** Webview → host. Every one of these is validated by the host before anything happens. */
-export type ToHost =
-  | { type: 'ready' }
-  | { type: 'move'; requestId: number; todoId: string; to: ColumnId }
-  | { type: 'todoAction'; requestId: number; action: TodoAction; todoId: string }
-  | { type: 'gateAction'; requestId: number; action: GateAction; gateId: string }
-  | { type: 'goalAction'; requestId: number; action: GoalAction; goalId: string }
-  | { type: 'detail'; requestId: number; todoId: string }
-  | { type: 'openArtifact'; path: string }
-  | { type: 'openTurnOutput'; turnId: string }
-  | { type: 'switchFolder'; folder: number }
-  /** The board as it was right after event `seq` (clamped to the log; a number past the end is now): read-only. */
-  | { type: 'history'; requestId: number; seq: number }
-  /** The board by time: the last event at or before `at`. */
-  | { type: 'historyAt'; requestId: number; at: string }
-  /** Back to now: the host lets go of the replayed store. */
-  | { type: 'historyEnd' }
-  /** Opens the goal story beside the board. */
-  | { type: 'openStory'; goalId: string | null }
-  /** A button of the banner a team store that cannot be reached shows (Retry, Show the Last State). */
-  | { type: 'notice'; action: NoticeAction };
-
 export type ResultOk = { type: 'result'; requestId: number; ok: true };
 /** `decide`: the gates whose decision would let a refused move through (the board offers Approve and Reject there). */
 export type ResultFailed = { type: 'result'; requestId: number; ok: false; error: ErrorBody; decide?: string[] };
@@ -365,28 +343,3 @@ export type ToWebview =
   | ResultFailed
   | DetailAnswer
   | HistoryAnswer;
-
-/**
- * Every request the webview sends (a message with a request id) and the answer the host sends back for it, so
- * neither side names the answer's type by hand. A request type missing here does not compile.
- */
-export interface BoardRequests {
-  move: ResultOk | ResultFailed;
-  todoAction: ResultOk | ResultFailed;
-  gateAction: ResultOk | ResultFailed;
-  goalAction: ResultOk | ResultFailed;
-  /** The card's detail, or why there is none (it went away). */
-  detail: DetailAnswer | ResultFailed;
-  /** The board at a past moment, or why not (no store, the replay failed). */
-  history: HistoryAnswer | ResultFailed;
-  historyAt: HistoryAnswer | ResultFailed;
-}
-export type RequestType = keyof BoardRequests;
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-/** A request as the webview writes it: the channel adds the request id. */
-export type BoardRequest<K extends RequestType = RequestType> = DistributiveOmit<Extract<ToHost, { type: K }>, 'requestId'>;
-export type AnswerTo<K extends RequestType> = BoardRequests[K];
-
-// Both directions: every message with a request id is in the map, and every entry of the map is such a message.
-type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-export const REQUESTS_MAPPED: SameKeys<Extract<ToHost, { requestId: number }>['type'], RequestType> = true;

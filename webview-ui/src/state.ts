@@ -1,15 +1,6 @@
 import type { BoardFilter } from '../../src/protocol/board';
-import type {
-  AnswerTo,
-  AttentionItem,
-  BoardFolder,
-  BoardRequest,
-  BoardSnapshot,
-  Card,
-  GoalSummary,
-  ToHost,
-  ToWebview,
-} from '../../src/protocol/boardProtocol';
+import type { AttentionItem, BoardFolder, BoardSnapshot, Card, GoalSummary, ToWebview } from '../../src/protocol/boardProtocol';
+import type { AnswerTo, BoardRequest, ToHost } from '../../src/protocol/boardSchemas';
 
 interface VsCodeApi {
   postMessage(message: ToHost): void;

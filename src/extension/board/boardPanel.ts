@@ -1,15 +1,7 @@
 import * as vscode from 'vscode';
 import { basename, isAbsolute, normalize } from 'node:path';
-import { parseToHost } from '../../protocol/boardSchemas';
-import {
-  type AnswerTo,
-  BOARD_VIEW_TYPE,
-  type BoardFolder,
-  type BoardReveal,
-  type BoardSnapshot,
-  type ToHost,
-  type ToWebview,
-} from '../../protocol/boardProtocol';
+import { type AnswerTo, type ToHost, parseToHost } from '../../protocol/boardSchemas';
+import { BOARD_VIEW_TYPE, type BoardFolder, type BoardReveal, type BoardSnapshot, type ToWebview } from '../../protocol/boardProtocol';
 import { Disposable, MutableDisposable } from '../util/lifecycle';
 import { webviewPage } from '../util/webviewPage';
 import type { BoardOpener, Services } from '../services';
