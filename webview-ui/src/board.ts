@@ -12,9 +12,15 @@ import {
 import { renderCard } from './cards';
 import { h } from './dom';
 import type { BoardState } from './state';
+import type { AnswerTo } from '../../src/protocol/boardSchemas';
+
+export type MoveRefused = Extract<AnswerTo<'move'>, { ok: false }>;
 
 export interface BoardHandlers {
-  move(card: Card, to: ColumnId): void;
+  /** True when nothing may change now (the board shows the past); the handler says why. */
+  readOnly(): boolean;
+  /** The host refused a move (the card is back where the store has it): say why, offer a retry and the deciding gates. */
+  refused(card: Card, to: ColumnId, answer: MoveRefused): void;
   open(todoId: string): void;
   menu(card: Card, anchor: HTMLElement): void;
   /** A button on the card itself (its branch's Changes and Merge…). */
@@ -106,8 +112,26 @@ export class BoardView {
     if (node.parentElement !== list || node.nextElementSibling !== (before ?? null)) list.insertBefore(node, before ?? null);
   }
 
+  /**
+   * Asks the host for a move, which asks the kernel once. A move the card allows (the kernel's answer, sent with it)
+   * waits in its target column meanwhile and snaps back if refused.
+   */
+  async move(card: Card, to: ColumnId): Promise<void> {
+    if (this.on.readOnly()) {
+      this.place(card);
+      return;
+    }
+    if (card.moves.includes(to)) this.moveOptimistically(card, to);
+    const answer = await this.state.request({ type: 'move', todoId: card.id, to });
+    if (answer.ok) return;
+    const current = this.state.cards.get(card.id);
+    if (current) this.place(current);
+    this.applyFilter([card.id]);
+    this.on.refused(current ?? card, to, answer);
+  }
+
   /** Shows the card in its target column while the host works on the move. */
-  moveOptimistically(card: Card, to: ColumnId): void {
+  private moveOptimistically(card: Card, to: ColumnId): void {
     const node = this.nodes.get(card.id);
     if (!node) return;
     node.classList.add('pending');
@@ -260,7 +284,7 @@ export class BoardView {
       section.classList.remove('drop-ok', 'drop-no');
       const id = event.dataTransfer?.getData('text/plain') ?? this.dragged?.id;
       const card = id ? this.state.cards.get(id) : undefined;
-      if (card && columnOf(card) !== column) this.on.move(card, column);
+      if (card && columnOf(card) !== column) void this.move(card, column);
     });
   }
 }

@@ -1,6 +1,6 @@
 import type { Card, ColumnId, GateAction, GoalAction, TodoAction, ToWebview } from '../../src/protocol/boardProtocol';
 import { renderAttention } from './attention';
-import { BoardView } from './board';
+import { BoardView, type MoveRefused } from './board';
 import { tickLeases } from './cards';
 import { renderDetail } from './detail';
 import { h, icon, tickTimes } from './dom';
@@ -31,7 +31,8 @@ const goalBackground = h('div', { class: 'goal-background-slot' });
 const goalUsage = h('div', { class: 'goal-usage-slot', role: 'status', 'aria-label': "The selected goal's usage" });
 
 const board = new BoardView(state, {
-  move: (card, to) => void move(card, to),
+  readOnly,
+  refused: moveRefused,
   open: (id) => void openDetail(id),
   menu: (card, anchor) => showMenu(card, anchor),
   act: (card, action) => void todoAction(action, card.id),
@@ -86,27 +87,12 @@ document.addEventListener(
   true,
 );
 
-/**
- * Asks the host for a move, which asks the kernel. A move the card allows (the kernel's answer, sent with it) waits in
- * its target column meanwhile and snaps back if refused; a refusal names the gates whose decision would let it through.
- */
-async function move(card: Card, to: ColumnId): Promise<void> {
-  if (readOnly()) {
-    board.place(card);
-    return;
-  }
-  if (card.moves.includes(to)) board.moveOptimistically(card, to);
-  const result = await state.request({ type: 'move', todoId: card.id, to });
-  const current = state.cards.get(card.id);
-  if (!result.ok) {
-    if (current) board.place(current);
-    board.applyFilter([card.id]);
-    if (result.error.code !== 'cancelled') {
-      const decide = decisionActions(result.decide ?? [], (action, gateId) => void gateAction(action, gateId));
-      refusedToast(result.error, () => void move(current ?? card, to), decide);
-      live.textContent = `Move refused: ${result.error.message}`;
-    }
-  }
+/** A refused move: a toast that names the gates whose decision would let it through, and offers it again. */
+function moveRefused(card: Card, to: ColumnId, answer: MoveRefused): void {
+  if (answer.error.code === 'cancelled') return;
+  const decide = decisionActions(answer.decide ?? [], (action, gateId) => void gateAction(action, gateId));
+  refusedToast(answer.error, () => void board.move(card, to), decide);
+  live.textContent = `Move refused: ${answer.error.message}`;
 }
 
 async function todoAction(action: TodoAction, todoId: string): Promise<void> {
@@ -131,7 +117,7 @@ function showMenu(card: Card, anchor: HTMLElement): void {
   if (readOnly()) return;
   const choices = cardChoices(
     card,
-    (to) => void move(card, to),
+    (to) => void board.move(card, to),
     (a) => void todoAction(a, card.id),
     (a, gateId) => void gateAction(a, gateId),
   );
