@@ -18,7 +18,7 @@ import { registerCommands } from './commands/registry';
 import { type BoardPanel, Boards } from './board/boardPanel';
 import type { BoardOpener, StoryOpener } from './services';
 import { Stories } from './story/storyPanel';
-import { goalProgress } from './views/todoPresentation';
+import { goalProgress } from './views/goalsTree';
 import { GoalFileSupport } from './goalFiles/goalFileSupport';
 import { WalkthroughProgress } from './walkthroughProgress';
 import { GoalsFilter } from './views/goalsFilter';

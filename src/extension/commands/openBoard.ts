@@ -2,7 +2,7 @@ import type { CommandDefinition } from './context';
 import { COMMANDS } from './commandIds';
 import { parseArg } from './args';
 import { EXIT, LoopxError } from '../../kernel/errors';
-import { GROUPS, type TodoGroup } from '../views/todoPresentation';
+import { GROUPS, type TodoGroup } from '../views/goalsTree';
 
 export const openBoard: CommandDefinition = {
   id: COMMANDS.openBoard,
