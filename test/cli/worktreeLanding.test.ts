@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { worktreeRepo } from '../fixtures/worktreeRepo';
 import { dumpStore } from './harness';
@@ -94,14 +94,20 @@ describe('a landing does not block the process that runs it (VS Code runs the ke
 });
 
 describe('cancelling a landing never leaves it half done', () => {
-  test('a push cancelled while it runs is stopped with its whole process group (its hook too); nothing is recorded, no PR asked for', async () => {
+  test('a push cancelled while it runs is stopped with its whole process group (its child too); nothing is recorded, no PR asked for', async () => {
     const repo = setUp();
     const shipped = repo.ship('Slow push', { 'slow.txt': 'slow\n' });
     const pidFile = join(repo.parent, 'hook-pid');
-    // A pre-push hook that hangs like a push over a slow network, and says who it is.
-    const hook = join(repo.git(['rev-parse', '--absolute-git-dir']), 'hooks', 'pre-push');
-    writeFileSync(hook, `#!/bin/sh\necho $$ > '${pidFile}'\nsleep 30\n`);
-    chmodSync(hook, 0o755);
+    // A push that hangs like one over a slow network, and says who it is: a git first on PATH whose push sleeps in a
+    // child of its own (loopx's git runs no hooks, so a hook cannot play the slow push).
+    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    const slowGit = join(repo.parent, 'gh-bin', 'git');
+    mkdirSync(dirname(slowGit), { recursive: true });
+    writeFileSync(
+      slowGit,
+      `#!/bin/sh\ncase " $* " in *" push "*) sh -c 'echo $$ > "$1"; sleep 30' sh '${pidFile}'; exit 1;; esac\nexec '${real}' "$@"\n`,
+    );
+    chmodSync(slowGit, 0o755);
     const restore = slowGh(repo.parent, 0);
     const before = dumpStore(repo.root);
     try {

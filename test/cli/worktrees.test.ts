@@ -167,11 +167,12 @@ function slowGit(s: ReturnType<typeof setUp>) {
     join(dir, 'git'),
     [
       '#!/bin/sh',
-      'if [ "$1" = worktree ] && [ "$2" = add ]; then',
+      // loopx's git starts with its own -c words (no hooks): the subcommand is found among the words.
+      'case " $* " in *" worktree add "*)',
       `  : > '${dir}/started'`,
       '  i=0',
-      `  while [ ! -e '${dir}/release' ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done`,
-      'fi',
+      `  while [ ! -e '${dir}/release' ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done;;`,
+      'esac',
       `exec '${real}' "$@"`,
       '',
     ].join('\n'),

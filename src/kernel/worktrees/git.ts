@@ -17,6 +17,17 @@ export function gitWords(result: GitResult): string {
   return (result.stderr.trim() || result.stdout.trim() || `git exited with ${result.status}`).split('\n').slice(0, 6).join('\n');
 }
 
+/**
+ * Every git loopx runs runs no hooks. A hook is code from where agents write: a `core.hooksPath` inside the workspace
+ * (husky's `.husky/_`, a `.githooks` folder), or a hook in `.git/hooks` that runs what the workspace's files say
+ * (lefthook's `lefthook.yml`, pre-commit's `.pre-commit-config.yaml`, a script beside the code). loopx's git calls run
+ * unattended (a worktree made at a turn's start, a change committed once its review approves it, an auto-land) or for a
+ * person who asked for a merge or a push, not for the workspace's code: a hook run there would be an agent's code run
+ * as the person, outside its sandbox. Given as `-c`, which git passes on to the git processes it starts itself
+ * (GIT_CONFIG_PARAMETERS); git looks for each hook in a folder that cannot exist.
+ */
+export const NO_HOOKS: readonly string[] = ['-c', `core.hooksPath=${process.platform === 'win32' ? 'NUL' : '/dev/null'}`];
+
 /** The options every git call runs with: nothing from the user's git configuration may prompt (no editor, pager, credentials). */
 function gitOptions(cwd: string, options: { timeoutMs?: number; env?: NodeJS.ProcessEnv }) {
   return {
@@ -44,7 +55,7 @@ function gitNotRun(args: readonly string[], error: Error, program = 'git'): Refu
 export function gitRaw(cwd: string, args: readonly string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): GitResult {
   const gitOpts = gitOptions(cwd, options);
   // The person's git, never one an agent put on PATH inside a workspace (personsPath.ts); runAsync does the same.
-  const result = childProcess().spawnSync('git', args, { ...gitOpts, env: withPersonsPath(gitOpts.env) });
+  const result = childProcess().spawnSync('git', [...NO_HOOKS, ...args], { ...gitOpts, env: withPersonsPath(gitOpts.env) });
   if (result.error) throw gitNotRun(args, result.error);
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
@@ -59,7 +70,7 @@ export function gitRawAsync(
   args: readonly string[],
   options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {},
 ): Promise<GitResult> {
-  return runAsync('git', args, gitOptions(cwd, options), options.signal);
+  return runAsync('git', args, gitOptions(cwd, options), options.signal, NO_HOOKS);
 }
 
 /**
@@ -71,11 +82,13 @@ export function runAsync(
   args: readonly string[],
   options: { cwd: string; timeout: number; env: NodeJS.ProcessEnv },
   signal?: AbortSignal,
+  /** Words before `args` on the command line only (git's NO_HOOKS): a failure is told with `args`. */
+  before: readonly string[] = [],
 ): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(cancelled(program, args));
     // git and gh: the person's, never one an agent put on PATH inside a workspace (personsPath.ts).
-    const child = childProcess().spawn(program, args, {
+    const child = childProcess().spawn(program, [...before, ...args], {
       cwd: options.cwd,
       env: withPersonsPath(options.env),
       detached: process.platform !== 'win32',
