@@ -9,7 +9,8 @@ import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 /**
  * Agents write the workspace, and a git hook is code that git runs from there: a `core.hooksPath` inside it (husky's
  * `.husky/_`, a `.githooks` folder) or a hook in `.git/hooks` that runs a script or config of the workspace
- * (lefthook, pre-commit). The git loopx runs itself (a worktree made at a turn's start, the change's summary, a
+ * (lefthook, pre-commit), and a file-system monitor named by a workspace file the repository's config includes. The
+ * git loopx runs itself (a worktree made at a turn's start, the change's summary, a
  * person's merge) runs none of them: each planted hook here would mark a file outside the workspace, as an agent's
  * code would run as the person there, outside its sandbox. The test's own git (the agent's commits) runs without
  * hooks too, so only loopx's could mark it; the planted hooks are first shown to run under a plain `git commit`.
@@ -49,7 +50,7 @@ function setUp(where: Where) {
   const marker = join(parent, 'hooks-ran.log');
   mkdirSync(root);
   const git = (args: string[], cwd = root, hooks = false) =>
-    execFileSync('git', [...(hooks ? [] : ['-c', 'core.hooksPath=/dev/null']), ...args], {
+    execFileSync('git', [...(hooks ? [] : ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false']), ...args], {
       cwd,
       encoding: 'utf8',
       env: { ...process.env, ...GIT_ID },
@@ -73,6 +74,11 @@ function setUp(where: Where) {
         mode: 0o755,
       });
   }
+  // A repository config that includes a file of the workspace (a team's shared settings), which names a file-system
+  // monitor: a program git runs before a status.
+  git(['config', 'include.path', '../project.gitconfig']);
+  writeFileSync(join(root, 'project.gitconfig'), '[core]\n\tfsmonitor = ./fsmonitor.sh\n');
+  writeFileSync(join(root, 'fsmonitor.sh'), mark('fsmonitor'), { mode: 0o755 });
   const created = cli(['goal', 'create', '--title', 'Hooks', '--worktree', 'main', '--json']);
   expect(created.code, created.stdout).toBe(0);
   startGoal(root);
@@ -84,15 +90,16 @@ describe.each<Where>([
   'a core.hooksPath in the workspace (husky, .githooks)',
   "a hook in .git/hooks that runs the workspace's script (lefthook)",
 ])('with %s', (where) => {
-  test('the planted hooks run under a plain git commit (so the test below could fail)', () => {
+  test('the planted hooks and the monitor run under a plain git commit (so the test below could fail)', () => {
     const s = setUp(where);
     writeFileSync(join(s.root, 'shared.txt'), 'two\n');
     s.git(['commit', '-q', '-am', 'by hand'], s.root, true);
     expect(readFileSync(s.marker, 'utf8')).toMatch(/^pre-commit in /m);
+    expect(readFileSync(s.marker, 'utf8')).toMatch(/^fsmonitor in /m);
   });
 
   test.skipIf(!PTY_AVAILABLE)(
-    `a worktree turn, its change's summary and a person's merge run none of them${PTY_AVAILABLE ? '' : ` (${PTY_SKIP_REASON})`}`,
+    `a worktree turn, its change's summary and a person's merge run none of them, nor the monitor${PTY_AVAILABLE ? '' : ` (${PTY_SKIP_REASON})`}`,
     () => {
       const s = setUp(where);
       const bot = { LOOPX_AGENT: 'bot' };

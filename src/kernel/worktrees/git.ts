@@ -23,10 +23,16 @@ export function gitWords(result: GitResult): string {
  * (lefthook's `lefthook.yml`, pre-commit's `.pre-commit-config.yaml`, a script beside the code). loopx's git calls run
  * unattended (a worktree made at a turn's start, a change committed once its review approves it, an auto-land) or for a
  * person who asked for a merge or a push, not for the workspace's code: a hook run there would be an agent's code run
- * as the person, outside its sandbox. Given as `-c`, which git passes on to the git processes it starts itself
- * (GIT_CONFIG_PARAMETERS); git looks for each hook in a folder that cannot exist.
+ * as the person, outside its sandbox. Nor the file-system monitor git asks before a status (`core.fsmonitor`: a
+ * program, named in a config that may include a file of the workspace). Given as `-c`, which git passes on to the git
+ * processes it starts itself (GIT_CONFIG_PARAMETERS); git looks for each hook in a folder that cannot exist.
  */
-export const NO_HOOKS: readonly string[] = ['-c', `core.hooksPath=${process.platform === 'win32' ? 'NUL' : '/dev/null'}`];
+export const NO_HOOKS: readonly string[] = [
+  '-c',
+  `core.hooksPath=${process.platform === 'win32' ? 'NUL' : '/dev/null'}`,
+  '-c',
+  'core.fsmonitor=false',
+];
 
 /** The options every git call runs with: nothing from the user's git configuration may prompt (no editor, pager, credentials). */
 function gitOptions(cwd: string, options: { timeoutMs?: number; env?: NodeJS.ProcessEnv }) {
