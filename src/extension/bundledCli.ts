@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { cliLauncher } from './cliLauncher';
 import type { Log } from './util/log';
+import { loopxSetting } from './loopxSettings';
 
 export const ADD_TO_PATH_SETTING = 'loopx.terminal.addCliToPath';
 
@@ -73,7 +74,7 @@ export function shareCliOnTerminalPath(collection: vscode.GlobalEnvironmentVaria
   const apply = () => {
     // Only PATH: the same collection carries LOOPX_DATABASE_URL (teamSetting.ts).
     collection.delete('PATH');
-    if (!vscode.workspace.getConfiguration().get<boolean>(ADD_TO_PATH_SETTING, true)) return;
+    if (!(loopxSetting<boolean>(ADD_TO_PATH_SETTING) ?? true)) return;
     collection.description = 'Puts the loopx CLI on PATH, so agents in this terminal can write back to the LoopX store.';
     collection.prepend('PATH', `${cli.binDir}${delimiter}`);
   };

@@ -10,6 +10,7 @@ import { refuseToStart } from './cannotStart';
 import { CliOnPathNotice } from './cliOnPathNotice';
 import { join } from 'node:path';
 import { registerDecideLinks, takePendingDecision } from './dashboard/decideLinks';
+import { warnOfIgnoredSettings } from './loopxSettings';
 
 let app: LoopxApp | undefined;
 
@@ -58,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApp | undefined
       log.warn(`could not show the LoopX view: ${String(error)}`),
     );
     lookAtCliOnPath(context, log, folders[0]?.uri.fsPath ?? '');
+    context.subscriptions.push(warnOfIgnoredSettings(loopxSettingKeys(context), log));
     return app;
   } catch (error) {
     log.error('activation failed', error);
@@ -85,4 +87,10 @@ function lookAtCliOnPath(context: vscode.ExtensionContext, log: Log, workspace: 
 
 export function deactivate(): void {
   app = undefined;
+}
+
+/** Every setting LoopX contributes (package.json), by its full key. */
+function loopxSettingKeys(context: vscode.ExtensionContext): string[] {
+  const contributes = (context.extension.packageJSON as { contributes?: { configuration?: { properties?: object } } }).contributes;
+  return Object.keys(contributes?.configuration?.properties ?? {});
 }

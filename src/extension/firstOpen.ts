@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from './commands/commandIds';
 import type { Folders } from './folders';
+import { loopxSetting } from './loopxSettings';
 
 export const SHOWN_KEY = 'loopx.viewShownOnce';
 export const OPEN_BOARD_SETTING = 'loopx.openBoardOnStartup';
@@ -16,5 +17,5 @@ export async function showLoopxOnOpen(folders: Folders, state: vscode.Memento): 
     await state.update(SHOWN_KEY, true);
     await vscode.commands.executeCommand('workbench.view.extension.loopx');
   }
-  if (vscode.workspace.getConfiguration().get<boolean>(OPEN_BOARD_SETTING)) await vscode.commands.executeCommand(COMMANDS.openBoard);
+  if (loopxSetting<boolean>(OPEN_BOARD_SETTING)) await vscode.commands.executeCommand(COMMANDS.openBoard);
 }

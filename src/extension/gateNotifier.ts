@@ -4,6 +4,7 @@ import { Disposable } from './util/lifecycle';
 import type { StoreModel } from './store/storeModel';
 import { COMMANDS } from './commands/commandIds';
 import { inFolder } from './commands/inFolder';
+import { loopxSetting } from './loopxSettings';
 
 /** A gate that becomes pending raises a notification with Approve / Reject / Show (once per gate; setting loopx.notifyOnNewGates). */
 export class GateNotifier extends Disposable {
@@ -29,7 +30,7 @@ export class GateNotifier extends Disposable {
       this.known = new Set(pending.map((g) => g.id));
       return;
     }
-    const enabled = vscode.workspace.getConfiguration('loopx').get<boolean>('notifyOnNewGates', true);
+    const enabled = loopxSetting<boolean>('loopx.notifyOnNewGates') ?? true;
     for (const gate of pending) {
       if (this.known.has(gate.id)) continue;
       this.known.add(gate.id);

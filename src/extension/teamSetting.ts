@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { checkTeamUrl } from '../kernel/team/teamPointer';
 import type { Log } from './util/log';
+import { loopxSetting } from './loopxSettings';
 
 export const TEAM_DATABASE_SETTING = 'loopx.team.databaseUrl';
 const VARIABLE = 'LOOPX_DATABASE_URL';
@@ -20,7 +21,7 @@ export function shareTeamDatabaseSetting(
 ): vscode.Disposable {
   const inherited = process.env[VARIABLE];
   const apply = () => {
-    const raw = vscode.workspace.getConfiguration().get<string>(TEAM_DATABASE_SETTING, '').trim();
+    const raw = (loopxSetting<string>(TEAM_DATABASE_SETTING) ?? '').trim();
     collection.delete(VARIABLE);
     if (inherited === undefined) delete process.env[VARIABLE];
     else process.env[VARIABLE] = inherited;

@@ -1,3 +1,6 @@
+import { dirname, relative, resolve, sep } from 'node:path';
+import { workspaceRootOf } from './personsPath';
+
 /**
  * What an agent may not write, relative to a workspace (and a worktree turn's folder): everything loopx reads to
  * decide (`.loopx/`: the store and its WAL, the agents' launcher, turn folders and usage, set-up records) and the
@@ -29,3 +32,16 @@ export const AGENT_READ_ONLY: readonly string[] = [
   '.github/lsp.json',
   '.github/agents',
 ];
+
+/**
+ * Whether an agent of a loopx workspace can write `path` with its host's default reach: inside a workspace (the
+ * nearest folder with `.loopx` at or above it) and outside the paths above. What the person's tools read from such a
+ * file (a `.code-workspace` file's settings, say) is what an agent may have written.
+ */
+export function inAgentsReach(path: string): boolean {
+  const abs = resolve(path);
+  const root = workspaceRootOf(dirname(abs));
+  if (root === null) return false;
+  const inside = relative(root, abs).split(sep).join('/');
+  return !AGENT_READ_ONLY.some((kept) => inside === kept || inside.startsWith(`${kept}/`));
+}

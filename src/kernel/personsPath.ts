@@ -35,8 +35,13 @@ export function withPersonsPath(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 const judged = new Map<string, string>();
 
 function inWorkspace(dir: string): boolean {
+  return workspaceRootOf(dir) !== null;
+}
+
+/** The loopx workspace `dir` is in (the nearest folder at or above it with `.loopx`), or null. */
+export function workspaceRootOf(dir: string): string | null {
   for (let at = dir; ; at = dirname(at)) {
-    if (existsSync(join(at, '.loopx'))) return true;
-    if (dirname(at) === at) return false;
+    if (existsSync(join(at, '.loopx'))) return at;
+    if (dirname(at) === at) return null;
   }
 }

@@ -147,6 +147,13 @@ test('a validated turn: isValidatedResult / VALIDATED_RESULTS (src/kernel/turns/
   expect(uses(/\bisValidatedResult\(|\bVALIDATED_RESULTS(_SQL)?\b/, home)).toBeGreaterThanOrEqual(3);
 });
 
+test("LoopX's settings: loopxSetting (src/extension/loopxSettings.ts) is the one reader, so none comes from a workspace file agents write", () => {
+  const home = 'src/extension/loopxSettings.ts';
+  // Session 30: the host commands and Auto Run were read from a repository's own .code-workspace file.
+  expect(copies(/getConfiguration\(/, [home])).toEqual([]);
+  expect(uses(/\bloopxSetting</, home)).toBeGreaterThanOrEqual(10);
+});
+
 test("the board's move rule: boardMoves.ts (the kernel) decides which transition a column means; no copy decides one", () => {
   // The rule once ran three times (the webview, protocol/board.ts, the board's host after rebuilding a card).
   expect(copies(/\btransition: '(claim|release|ship|block|unblock|kill)'/, ['src/kernel/todos/boardMoves.ts'])).toEqual([]);

@@ -12,8 +12,9 @@ import { seedMultiRootWorkspace } from './multiRootWorkspace';
 export async function runHostTests(): Promise<number> {
   const single = await runSuites('extension-host suites', mkdtempSync(join(HOME, 'ws-host-')), 'index.js');
   if (single !== 0) return single;
-  // The same extension in a multi-root workspace: two folders with a store each, one without.
-  const { file } = seedMultiRootWorkspace();
+  // The same extension in a multi-root workspace: two folders with a store each, one without; opened from a workspace
+  // file inside one of them, as a repository's own is.
+  const { file } = seedMultiRootWorkspace({ inAlpha: true });
   return runSuites('multi-root suite', file, 'multiRoot.js');
 }
 

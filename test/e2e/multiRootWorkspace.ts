@@ -8,9 +8,16 @@ import { HOME } from './harness';
 
 /**
  * A multi-root workspace: `alpha` and `beta` each with a store (both have a G1 and a T1, so ids alone are
- * ambiguous), `gamma` without one. Returns the .code-workspace file.
+ * ambiguous), `gamma` without one. Returns the .code-workspace file: beside the three folders, or (`inAlpha`) inside
+ * alpha, as a repository's own workspace file is, with LoopX settings of its own that an agent could have written
+ * there (the multi-root suite holds that LoopX does not use them).
  */
-export function seedMultiRootWorkspace(): { file: string; dir: string } {
+export const WORKSPACE_FILE_SETTINGS = {
+  'loopx.hosts.custom.command': 'echo from-the-workspace-file {prompt}',
+  'loopx.autoRun.enabled': true,
+};
+
+export function seedMultiRootWorkspace(options: { inAlpha?: boolean } = {}): { file: string; dir: string } {
   const dir = mkdtempSync(join(HOME, 'ws-multi-'));
   for (const name of ['alpha', 'beta', 'gamma']) mkdirSync(join(dir, name));
   const seed = (name: string, goal: string, todos: string[]) => {
@@ -25,6 +32,12 @@ export function seedMultiRootWorkspace(): { file: string; dir: string } {
   const codex = Kernel.open(join(dir, 'beta'), { actor: { name: 'codex', kind: 'agent' } });
   askGate(codex, { todoId: gated as string, question: 'Publish beta?' });
   codex.close();
+  if (options.inAlpha) {
+    const file = join(dir, 'alpha', 'alpha.code-workspace');
+    const folders = [{ path: '.' }, { path: '../beta' }, { path: '../gamma' }];
+    writeFileSync(file, JSON.stringify({ folders, settings: WORKSPACE_FILE_SETTINGS }, null, 2));
+    return { file, dir };
+  }
   const file = join(dir, 'multi.code-workspace');
   writeFileSync(file, JSON.stringify({ folders: [{ path: 'alpha' }, { path: 'beta' }, { path: 'gamma' }] }, null, 2));
   return { file, dir };

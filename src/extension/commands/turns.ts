@@ -13,6 +13,7 @@ import { anyAgentCli, hostChoices } from './hostChoices';
 import { getGoal } from '../../kernel/goals/goalQueries';
 import { SAMPLE_HOST } from '../../kernel/turns/turnLaunchers';
 import type { PersonHost } from '../../runtime/personHosts';
+import { loopxSetting } from '../loopxSettings';
 
 /** Run Turn's own choices besides the hosts: the built-in sample agent, and a command typed right there. */
 const TYPED = 'typed';
@@ -106,7 +107,7 @@ async function pickHost(
   goalHost: string | null,
   why: string,
 ): Promise<string | undefined> {
-  const defaultHost = vscode.workspace.getConfiguration('loopx').get<string>('defaultHost') || 'codex';
+  const defaultHost = loopxSetting<string>('loopx.defaultHost') || 'codex';
   const choices = hostChoices(settings, own);
   const noAgentCli = !anyAgentCli(choices);
   const rank = (id: string) => (id === goalHost ? 2 : id === defaultHost ? 1 : 0);

@@ -9,6 +9,7 @@ import type { Log } from '../util/log';
 import type { StoreModel, StoreSession } from '../store/storeModel';
 import { COMMANDS } from '../commands/commandIds';
 import { inFolder } from '../commands/inFolder';
+import { loopxSetting } from '../loopxSettings';
 
 /**
  * While a window is open it runs the hooks a person set for the events it sees first (a claim per hook and event in
@@ -35,7 +36,7 @@ export class WindowHooks extends Disposable {
   }
 
   get enabled(): boolean {
-    return this.isTrusted() && vscode.workspace.getConfiguration('loopx.hooks').get<boolean>('run', true);
+    return this.isTrusted() && (loopxSetting<boolean>('loopx.hooks.run') ?? true);
   }
 
   poke(): void {
@@ -98,7 +99,7 @@ export class EventNotifier extends Disposable {
       return { head: rows.length ? Number(rows[rows.length - 1]?.seq) : this.after, news };
     });
     this.after = Math.max(this.after ?? 0, found.head);
-    const enabled = vscode.workspace.getConfiguration('loopx').get<boolean>('notifyOnEvents', true);
+    const enabled = loopxSetting<boolean>('loopx.notifyOnEvents') ?? true;
     for (const o of found.news) {
       this.notified.push(`${o.trigger} ${o.subject}`);
       if (enabled) this.tell(o);

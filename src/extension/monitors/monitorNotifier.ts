@@ -3,6 +3,7 @@ import { clean, forPeople, oneLine } from '../../protocol/display';
 import { Disposable } from '../util/lifecycle';
 import type { StoreModel } from '../store/storeModel';
 import { COMMANDS } from '../commands/commandIds';
+import { loopxSetting } from '../loopxSettings';
 
 /**
  * A monitor that stops waiting because it fired or expired raises a notification (once; setting
@@ -34,7 +35,7 @@ export class MonitorNotifier extends Disposable {
       for (const m of monitors) if (m.approval === 'pending') this.asked.add(m.id);
       return;
     }
-    const enabled = vscode.workspace.getConfiguration('loopx').get<boolean>('notifyOnMonitors', true);
+    const enabled = loopxSetting<boolean>('loopx.notifyOnMonitors') ?? true;
     // A check an agent set waits for a person: say so once, with the command, and a way to decide.
     for (const m of monitors) {
       if (m.status !== 'waiting' || m.approval !== 'pending' || this.asked.has(m.id)) continue;

@@ -3,6 +3,7 @@ import { type TickResult, tickMonitors } from '../../kernel/monitors/tick';
 import { Disposable, MutableDisposable, toDisposable } from '../util/lifecycle';
 import type { Log } from '../util/log';
 import type { StoreModel, StoreSession } from '../store/storeModel';
+import { loopxSetting } from '../loopxSettings';
 
 export type TickerState = { ticking: true } | { ticking: false; why: 'untrusted' | 'off' | 'no_store'; message: string };
 
@@ -47,7 +48,7 @@ export class MonitorTicker extends Disposable {
           'Checks are not run in this window: the workspace is not trusted, and a check runs a command from it. Trust the workspace to run them here.',
       };
     }
-    if (!vscode.workspace.getConfiguration('loopx.monitors').get<boolean>('runChecks', true)) {
+    if (!(loopxSetting<boolean>('loopx.monitors.runChecks') ?? true)) {
       return {
         ticking: false,
         why: 'off',

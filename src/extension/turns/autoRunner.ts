@@ -3,6 +3,7 @@ import { Disposable, toDisposable } from '../util/lifecycle';
 import type { StoreModel } from '../store/storeModel';
 import type { Log } from '../util/log';
 import type { TurnRunner } from './turnRunner';
+import { loopxSetting } from '../loopxSettings';
 
 /**
  * Opt-in (loopx.autoRun.enabled): when a goal's should-run turns yes (a wake time passed, a human unblocked it, a
@@ -29,7 +30,7 @@ export class AutoRunner extends Disposable {
   }
 
   private get enabled(): boolean {
-    return vscode.workspace.getConfiguration('loopx.autoRun').get<boolean>('enabled', false);
+    return loopxSetting<boolean>('loopx.autoRun.enabled') ?? false;
   }
 
   private schedule(): void {
@@ -51,7 +52,7 @@ export class AutoRunner extends Disposable {
     if (this.busy || !this.enabled) return;
     this.busy = true;
     try {
-      const configured = vscode.workspace.getConfiguration('loopx.autoRun').get<string>('host') || 'custom';
+      const configured = loopxSetting<string>('loopx.autoRun.host') || 'custom';
       for (const goal of this.model.status()?.goals ?? []) {
         if (goal.status !== 'active') continue;
         // A change waiting for review first, on the goal's reviewer host (or the setting's): it is what lets work be done.

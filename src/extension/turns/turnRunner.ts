@@ -33,6 +33,7 @@ import { hostRefusal } from '../../runtime/hostSafety';
 import { type PersonHost, personHosts } from '../../runtime/personHosts';
 import { BUILT_IN_HOSTS, HOST_IDS } from '../../shared/hostCatalog';
 import { prepareWithProgress, tellSetupRefusal } from './worktreePreparation';
+import { loopxSetting } from '../loopxSettings';
 
 /** The hosts Run Turn offers: every built-in one (shared/hostCatalog.ts), and a custom command. */
 export const HOSTS = HOST_IDS;
@@ -98,20 +99,19 @@ export class TurnRunner extends Disposable {
   }
 
   hostSettings(): HostSettings {
-    const config = vscode.workspace.getConfiguration('loopx.hosts');
     return {
       ...Object.fromEntries(this.ownHosts().map((h) => [h.id, h.command])),
-      ...(Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, config.get<string>(`${h.id}.command`) || h.command])) as Omit<
+      ...(Object.fromEntries(BUILT_IN_HOSTS.map((h) => [h.id, loopxSetting<string>(`loopx.hosts.${h.id}.command`) || h.command])) as Omit<
         HostSettings,
         'custom'
       >),
-      custom: config.get<string>('custom.command') || DEFAULT_HOSTS.custom,
+      custom: loopxSetting<string>('loopx.hosts.custom.command') || DEFAULT_HOSTS.custom,
       [SAMPLE_HOST]: `${shellQuote(sampleAgentCommand(this.ctx.cliCommand))} {prompt}`,
     };
   }
 
   agentFor(host: string): string {
-    return vscode.workspace.getConfiguration('loopx.hosts').get<string>(`${host}.agent`) || host;
+    return loopxSetting<string>(`loopx.hosts.${host}.agent`) || host;
   }
 
   /**

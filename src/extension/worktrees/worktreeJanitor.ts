@@ -8,9 +8,9 @@ import type { StoreModel, StoreSession } from '../store/storeModel';
 import { cleanedWords } from './cleanedWords';
 import { COMMANDS } from '../commands/commandIds';
 import { countOf } from '../../shared/countWords';
+import { loopxSetting } from '../loopxSettings';
 
-const SECTION = 'loopx.worktrees';
-const KEY = 'cleanAfter';
+const SETTING = 'loopx.worktrees.cleanAfter';
 
 /** The person's loopx.worktrees.cleanAfter as seconds; null when off; a string saying what is wrong otherwise. */
 export function cleanAfterSeconds(value: unknown): number | null | string {
@@ -48,7 +48,7 @@ export class WorktreeJanitor extends Disposable {
     this.register(model.onDidChange(() => void this.tick()));
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (!e.affectsConfiguration(`${SECTION}.${KEY}`)) return;
+        if (!e.affectsConfiguration(SETTING)) return;
         this.cleaner = new WorktreeCleaner(); // a changed age runs at once
         void this.tick();
       }),
@@ -60,7 +60,7 @@ export class WorktreeJanitor extends Disposable {
   /** One pass when it is time (null otherwise, or when off, untrusted or without a store). */
   async tick(): Promise<Cleaned | null> {
     if (this.running) return this.running;
-    const setting = cleanAfterSeconds(vscode.workspace.getConfiguration(SECTION).get<string>(KEY));
+    const setting = cleanAfterSeconds(loopxSetting<string>(SETTING));
     const kernel = this.session.kernel;
     if (setting === null || !kernel || !this.isTrusted()) return null;
     if (typeof setting === 'string') {
@@ -69,7 +69,7 @@ export class WorktreeJanitor extends Disposable {
     }
     this.running = this.cleaner
       .maybeClean(kernel, setting)
-      .then((cleaned) => cleaned && this.report(cleaned, vscode.workspace.getConfiguration(SECTION).get<string>(KEY) ?? ''))
+      .then((cleaned) => cleaned && this.report(cleaned, loopxSetting<string>(SETTING) ?? ''))
       .catch((error: unknown) => {
         this.log.error('the worktree clean-up failed', error);
         return null;

@@ -12,6 +12,9 @@ import type { RunOutcome } from '../../../src/extension/turns/turnRunner';
 import { inFolder } from '../../../src/extension/commands/inFolder';
 import { COMMANDS } from '../../../src/extension/commands/commandIds';
 import { REPO, app, until, withAnswers } from '../support';
+import { WORKSPACE_FILE_SETTINGS } from '../../e2e/multiRootWorkspace';
+import { DEFAULT_HOSTS } from '../../../src/runtime/hosts';
+import { ignoredWorkspaceSettings, loopxSetting, warnOfIgnoredSettings } from '../../../src/extension/loopxSettings';
 
 const label = (item: vscode.TreeItem) => (typeof item.label === 'string' ? item.label : (item.label?.label ?? ''));
 const folderRoot = (name: string) => {
@@ -46,6 +49,29 @@ suite('multi-root workspace', () => {
     assert.deepEqual([alpha.map(label), beta.map(label)], [['G1 Alpha goal'], ['G1 Beta goal']]);
     assert.notEqual(alpha[0]?.id, beta[0]?.id, 'two folders’ G1 are two tree items');
     assert.match(String(tree.getTreeItem(top[1] as FolderNode).description), /1 goal · 0\/3/);
+  });
+
+  test('the LoopX settings of a workspace file inside a LoopX workspace are not used (agents can write it); the person is told which', async () => {
+    const loopx = await app();
+    const file = vscode.workspace.workspaceFile;
+    assert.ok(file && file.fsPath.startsWith(folderRoot('alpha')), 'the window was opened from a workspace file inside alpha');
+    // VS Code applies them to the window as it would any workspace setting…
+    const hosts = vscode.workspace.getConfiguration('loopx.hosts');
+    assert.equal(hosts.get('custom.command'), WORKSPACE_FILE_SETTINGS['loopx.hosts.custom.command']);
+    assert.equal(vscode.workspace.getConfiguration('loopx.autoRun').get('enabled'), true);
+    // …and LoopX does not: the custom host's command is the default one, and nothing runs on its own.
+    assert.equal(loopx.turns.hostSettings().custom, DEFAULT_HOSTS.custom);
+    assert.equal(loopxSetting('loopx.autoRun.enabled'), false);
+    assert.equal(loopx.autoRunner.started.length, 0);
+    // What the person reads: which file, and where the settings go instead.
+    const keys = Object.keys(WORKSPACE_FILE_SETTINGS);
+    assert.deepEqual(ignoredWorkspaceSettings(['loopx.defaultHost', ...keys]), keys);
+    const logged: string[] = [];
+    const { prompts } = await withAnswers({}, async () => warnOfIgnoredSettings(keys, { warn: (m) => logged.push(m) }).dispose());
+    assert.deepEqual(prompts, [
+      'warning: LoopX does not use the LoopX settings in alpha.code-workspace: the file is inside a LoopX workspace, where agents can write. Put them in your user settings, or open the folder itself instead of the workspace file. [Open User Settings]',
+    ]);
+    assert.match(logged.join('\n'), /alpha\.code-workspace sets loopx\.hosts\.custom\.command, loopx\.autoRun\.enabled: not used/);
   });
 
   test('the status bar has a meter per folder’s goal and one gate badge that sums the folders', async () => {

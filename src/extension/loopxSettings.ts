@@ -1,0 +1,61 @@
+import * as vscode from 'vscode';
+import { basename } from 'node:path';
+import { inAgentsReach } from '../kernel/agentReach';
+
+/**
+ * Every LoopX setting is read here, from where no agent writes. A setting decides what runs as the person: a host's
+ * command (one without `{boundary}` runs its agent unsandboxed), turns started unattended, hooks and checks run. VS
+ * Code takes a window's workspace settings from its `.code-workspace` file when one was opened, and a repository's
+ * own workspace file sits in the workspace, where agents write (a folder's `.vscode/settings.json` is kept out of
+ * every built-in host's reach; a workspace file cannot be: its name is the person's). So when the window's workspace
+ * file is in an agent's reach (kernel/agentReach.ts inAgentsReach), its LoopX settings are not used: the user's
+ * settings and the defaults are, and the person is told once (`warnOfIgnoredSettings`).
+ */
+export function loopxSetting<T>(key: string): T | undefined {
+  const dot = key.lastIndexOf('.');
+  const config = vscode.workspace.getConfiguration(key.slice(0, dot));
+  const name = key.slice(dot + 1);
+  if (!workspaceFileInAgentsReach()) return config.get<T>(name);
+  const seen = config.inspect<T>(name);
+  return seen?.globalValue ?? seen?.defaultValue;
+}
+
+/** The window's workspace file when an agent of a loopx workspace could have written it; undefined otherwise. */
+export function workspaceFileInAgentsReach(): vscode.Uri | undefined {
+  const file = vscode.workspace.workspaceFile;
+  return file?.scheme === 'file' && inAgentsReach(file.fsPath) ? file : undefined;
+}
+
+/** The LoopX settings the window's workspace file sets that `loopxSetting` leaves unused (none when it is out of reach). */
+export function ignoredWorkspaceSettings(keys: readonly string[]): string[] {
+  if (!workspaceFileInAgentsReach()) return [];
+  return keys.filter((key) => {
+    const dot = key.lastIndexOf('.');
+    return vscode.workspace.getConfiguration(key.slice(0, dot)).inspect(key.slice(dot + 1))?.workspaceValue !== undefined;
+  });
+}
+
+/**
+ * Says once per window, in words, which LoopX settings of the workspace file are not used and where to put them
+ * instead (its keys in the output log); again only when the file changes what it sets.
+ */
+export function warnOfIgnoredSettings(keys: readonly string[], log: { warn(message: string): void }): vscode.Disposable {
+  let told = '';
+  const check = () => {
+    const file = workspaceFileInAgentsReach();
+    const ignored = ignoredWorkspaceSettings(keys);
+    if (!file || ignored.length === 0 || ignored.join() === told) return;
+    told = ignored.join();
+    log.warn(`${file.fsPath} sets ${ignored.join(', ')}: not used, as agents can write that file`);
+    const name = basename(file.fsPath);
+    void vscode.window
+      .showWarningMessage(
+        `LoopX does not use the LoopX settings in ${name}: the file is inside a LoopX workspace, where agents can write. ` +
+          'Put them in your user settings, or open the folder itself instead of the workspace file.',
+        'Open User Settings',
+      )
+      .then((choice) => choice && void vscode.commands.executeCommand('workbench.action.openSettings', '@ext:loopx.loopx'));
+  };
+  check();
+  return vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('loopx') && check());
+}
