@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { loopx, startGoal } from './harness';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
+import { GIT_IDENTITY as GIT_ID } from '../fixtures/worktreeRepo';
 
 /**
  * Agents write the workspace, and a git hook is code that git runs from there: a `core.hooksPath` inside it (husky's
@@ -15,13 +16,7 @@ import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
  * code would run as the person there, outside its sandbox. The test's own git (the agent's commits) runs without
  * hooks too, so only loopx's could mark it; the planted hooks are first shown to run under a plain `git commit`.
  */
-const GIT_ID = {
-  GIT_AUTHOR_NAME: 'Ada',
-  GIT_AUTHOR_EMAIL: 'ada@example.com',
-  GIT_COMMITTER_NAME: 'Ada',
-  GIT_COMMITTER_EMAIL: 'ada@example.com',
-  GIT_CONFIG_NOSYSTEM: '1',
-};
+
 /** Every hook git runs around the commands loopx uses (worktree add, status, diff, merge, commit, push, gc). */
 const HOOKS = [
   'post-checkout',

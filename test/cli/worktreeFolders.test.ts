@@ -4,15 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { dumpStore, loopx, startGoal } from './harness';
+import { GIT_IDENTITY as GIT_ID } from '../fixtures/worktreeRepo';
 
 /** What stands where a todo's worktree folder goes, and a folder deleted by hand: real git, real `loopx turn start`. */
-const GIT_ID = {
-  GIT_AUTHOR_NAME: 'Ada',
-  GIT_AUTHOR_EMAIL: 'ada@example.com',
-  GIT_COMMITTER_NAME: 'Ada',
-  GIT_COMMITTER_EMAIL: 'ada@example.com',
-  GIT_CONFIG_NOSYSTEM: '1',
-};
 const BOT = { LOOPX_AGENT: 'bot' };
 
 const parents: string[] = [];

@@ -27,15 +27,9 @@ import { Kernel } from '../../src/kernel/kernel';
 import { processAlive } from '../../src/runtime/launchers';
 import { prepareTurnStart, startTurn } from '../../src/kernel/turns/turns';
 import { addTodo } from '../../src/kernel/todos/todos';
+import { GIT_IDENTITY as GIT_ID } from '../fixtures/worktreeRepo';
 
 /** Worktrees with real git in temporary repositories: a repo with one commit on main and a store at its root. */
-const GIT_ID = {
-  GIT_AUTHOR_NAME: 'Ada',
-  GIT_AUTHOR_EMAIL: 'ada@example.com',
-  GIT_COMMITTER_NAME: 'Ada',
-  GIT_COMMITTER_EMAIL: 'ada@example.com',
-  GIT_CONFIG_NOSYSTEM: '1',
-};
 Object.assign(process.env, GIT_ID); // the merges loopx makes (in the CLIs these tests start) need an identity too
 const AGENT = join(REPO, 'test', 'cli', 'fixtures', 'worktreeAgent.mjs');
 const agentCommand = (mode: string) => [`'${process.execPath}'`, AGENT, '{prompt}', mode].join(' ');
