@@ -1,4 +1,5 @@
 import type * as ChildProcess from 'node:child_process';
+import { homedir } from 'node:os';
 import { personsProgram } from './programsOnPath';
 import { withPersonsPath } from '../kernel/personsPath';
 
@@ -18,6 +19,15 @@ function childProcess(): typeof ChildProcess {
   return process.getBuiltinModule('node:child_process') as typeof ChildProcess;
 }
 
+/**
+ * Where npm runs: the person's home folder, never the workspace. npm reads the project's `.npmrc` from the folder it
+ * runs in (or the nearest above it with a package.json), which an agent can write: its `registry` would name the
+ * loopx `update plan` offers, a planted one. From home npm reads only the person's own config.
+ */
+function npmOptions(env: NodeJS.ProcessEnv) {
+  return { cwd: env.HOME || env.USERPROFILE || homedir(), env: withPersonsPath(env), shell: SHELL };
+}
+
 /** The person's npm: the first on PATH's absolute folders that is not inside `workspace`; null when there is none. */
 export function npmOnPath(env: NodeJS.ProcessEnv, workspace: string): string | null {
   return personsProgram([WINDOWS ? 'npm.cmd' : 'npm'], env.PATH ?? '', workspace);
@@ -30,12 +40,7 @@ const spawnName = (npm: string) => (WINDOWS ? `"${npm}"` : npm);
 export function npmGlobalRoot(env: NodeJS.ProcessEnv, workspace: string): string | null {
   const npm = npmOnPath(env, workspace);
   if (!npm) return null;
-  const r = childProcess().spawnSync(spawnName(npm), ['root', '-g'], {
-    env: withPersonsPath(env),
-    encoding: 'utf8',
-    timeout: 30_000,
-    shell: SHELL,
-  });
+  const r = childProcess().spawnSync(spawnName(npm), ['root', '-g'], { ...npmOptions(env), encoding: 'utf8', timeout: 30_000 });
   return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : null;
 }
 
@@ -47,7 +52,7 @@ export function npmGlobalRootAsync(env: NodeJS.ProcessEnv, workspace: string): P
     childProcess().execFile(
       spawnName(npm),
       ['root', '-g'],
-      { env: withPersonsPath(env), encoding: 'utf8', timeout: 30_000, shell: SHELL },
+      { ...npmOptions(env), encoding: 'utf8', timeout: 30_000 },
       (error, stdout) => done(!error && stdout.trim() ? stdout.trim() : null),
     ),
   );
@@ -62,10 +67,9 @@ export function latestOnNpm(env: NodeJS.ProcessEnv, workspace: string): Latest {
   const npm = npmOnPath(env, workspace);
   if (!npm) return { version: null, code: 'npm_failed', message: NO_NPM };
   const r = childProcess().spawnSync(spawnName(npm), ['view', 'loopx', 'version', '--json', '--fetch-retries=1', '--fetch-timeout=20000'], {
-    env: withPersonsPath(env),
+    ...npmOptions(env),
     encoding: 'utf8',
     timeout: 60_000,
-    shell: SHELL,
   });
   if (r.error) return { version: null, code: 'npm_failed', message: `npm could not be run: ${r.error.message}` };
   let answer: unknown;
@@ -87,10 +91,9 @@ export function installGlobal(version: string, env: NodeJS.ProcessEnv, workspace
   if (!npm) return { status: null, error: NO_NPM };
   const r = childProcess().spawnSync(spawnName(npm), ['install', '-g', '--no-audit', '--no-fund', `loopx@${version}`], {
     // npm is a Node script: its `#!/usr/bin/env node` finds the person's node, never one planted in the workspace.
-    env: withPersonsPath(env),
+    ...npmOptions(env),
     stdio: ['ignore', 2, 2],
     timeout: 600_000,
-    shell: SHELL,
   });
   return { status: r.status, error: r.error?.message };
 }

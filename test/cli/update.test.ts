@@ -118,6 +118,24 @@ describe('an npm install -g', () => {
     expect(versionInstalled()).toBe(pkg.version);
   });
 
+  test("a workspace's .npmrc (agents write it) does not choose the registry: plan asks npm as the person set it up", () => {
+    // The person's registry in their own npm config (~/.npmrc), not the environment (which outranks a project's file).
+    const userConfig = join(scratch, 'home', '.npmrc');
+    writeFileSync(userConfig, `registry=${registryUrl}/\n`);
+    const workspace = join(scratch, 'workspace');
+    mkdirSync(workspace);
+    writeFileSync(join(workspace, 'package.json'), '{"name": "app", "private": true}\n');
+    writeFileSync(join(workspace, '.npmrc'), 'registry=http://127.0.0.1:9/\n'); // what an agent wrote: nothing answers there
+    const { npm_config_registry: _set, ...person } = env;
+    try {
+      const r = spawnSync('loopx', ['update', 'plan', '--json'], { cwd: workspace, env: person, encoding: 'utf8', timeout: 120_000 });
+      expect(r.status, r.stdout + r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).data).toMatchObject({ channel: 'npm-global', latest: NEXT });
+    } finally {
+      rmSync(userConfig);
+    }
+  });
+
   test('an agent cannot apply it, nor a script without a terminal: refused, nothing installed', () => {
     const agent = installed(['update', 'apply', '--json'], { LOOPX_AGENT: 'codex' });
     expect(agent.code).toBe(3);
