@@ -49,11 +49,8 @@ export function npmGlobalRootAsync(env: NodeJS.ProcessEnv, workspace: string): P
   const npm = npmOnPath(env, workspace);
   if (!npm) return Promise.resolve(null);
   return new Promise((done) =>
-    childProcess().execFile(
-      spawnName(npm),
-      ['root', '-g'],
-      { ...npmOptions(env), encoding: 'utf8', timeout: 30_000 },
-      (error, stdout) => done(!error && stdout.trim() ? stdout.trim() : null),
+    childProcess().execFile(spawnName(npm), ['root', '-g'], { ...npmOptions(env), encoding: 'utf8', timeout: 30_000 }, (error, stdout) =>
+      done(!error && stdout.trim() ? stdout.trim() : null),
     ),
   );
 }
