@@ -8,6 +8,7 @@ import { type InstallChannel, installChannelOf } from '../runtime/installChannel
 import { npmGlobalRootAsync, npmOnPath } from '../runtime/npmChannel';
 import { LOOPX_VERSION } from '../shared/version';
 import type { Log } from './util/log';
+import { terminalEnv } from './loopxSettings';
 
 const DISMISSED = 'loopx.cliOnPath.dismissed';
 const UPDATE = 'Update It';
@@ -103,7 +104,9 @@ export class CliOnPathNotice {
       void vscode.window.showWarningMessage(`LoopX found no npm outside this workspace to install loopx ${LOOPX_VERSION} with.`);
       return;
     }
-    vscode.window.createTerminal({ name: `LoopX: install loopx ${LOOPX_VERSION}`, shellPath: npm, shellArgs: args }).show();
+    vscode.window
+      .createTerminal({ name: `LoopX: install loopx ${LOOPX_VERSION}`, shellPath: npm, shellArgs: args, ...terminalEnv() })
+      .show();
   }
 
   private async dismiss(key: string): Promise<void> {

@@ -59,3 +59,22 @@ export function warnOfIgnoredSettings(keys: readonly string[], log: { warn(messa
   check();
   return vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('loopx') && check());
 }
+
+/**
+ * The environment of a terminal LoopX opens to run something as the person (a turn's host, an install, a set-up
+ * command). VS Code builds a terminal's from the window's, then the settings' (`terminal.integrated.env.*`), then the
+ * one the terminal is opened with, then what extensions contribute (an activated venv's PATH). A window opened from a
+ * workspace file in an agent's reach takes those settings from a file its agents write, and an `LD_PRELOAD` or
+ * `NODE_OPTIONS` there would run their code as the person. So each variable that file sets is given back its value
+ * from the person's own settings or the window's environment, or removed (null). `strictEnv` would do without the
+ * settings too, but VS Code's remote terminals (code-server, SSH, containers) ignore it (microsoft/vscode#125389).
+ */
+export function terminalEnv(env: Record<string, string> = {}): { env: Record<string, string | null> } {
+  if (!workspaceFileInAgentsReach()) return { env };
+  const platform = process.platform === 'win32' ? 'windows' : process.platform === 'darwin' ? 'osx' : 'linux';
+  const seen = vscode.workspace.getConfiguration('terminal.integrated.env').inspect<Record<string, string | null>>(platform);
+  const kept = Object.fromEntries(
+    Object.keys(seen?.workspaceValue ?? {}).map((key) => [key, seen?.globalValue?.[key] ?? process.env[key] ?? null]),
+  );
+  return { env: { ...kept, ...env } };
+}

@@ -16,6 +16,8 @@ export const WORKSPACE_FILE_SETTINGS = {
   'loopx.hosts.custom.command': 'echo from-the-workspace-file {prompt}',
   'loopx.autoRun.enabled': true,
 };
+/** And a variable for every terminal of the window, as an `LD_PRELOAD` would be (LoopX's terminals do without it). */
+export const WORKSPACE_FILE_TERMINAL_ENV = { LOOPX_PLANTED: 'by the workspace file' };
 
 export function seedMultiRootWorkspace(options: { inAlpha?: boolean } = {}): { file: string; dir: string } {
   const dir = mkdtempSync(join(HOME, 'ws-multi-'));
@@ -35,7 +37,8 @@ export function seedMultiRootWorkspace(options: { inAlpha?: boolean } = {}): { f
   if (options.inAlpha) {
     const file = join(dir, 'alpha', 'alpha.code-workspace');
     const folders = [{ path: '.' }, { path: '../beta' }, { path: '../gamma' }];
-    writeFileSync(file, JSON.stringify({ folders, settings: WORKSPACE_FILE_SETTINGS }, null, 2));
+    const settings = { ...WORKSPACE_FILE_SETTINGS, 'terminal.integrated.env.linux': WORKSPACE_FILE_TERMINAL_ENV };
+    writeFileSync(file, JSON.stringify({ folders, settings }, null, 2));
     return { file, dir };
   }
   const file = join(dir, 'multi.code-workspace');

@@ -5,6 +5,7 @@ import { DEFAULT_HOSTS } from '../../runtime/hosts';
 import { probeHost } from '../turns/hostProbe';
 import type { CommandDefinition } from './context';
 import { COMMANDS } from './commandIds';
+import { terminalEnv } from '../loopxSettings';
 
 type Way = 'agentsMd' | 'claudeMcp' | 'codexMcp';
 
@@ -79,7 +80,7 @@ export const connectAgent: CommandDefinition = {
       )
       .then(async (choice) => {
         if (choice === 'Run in Terminal') {
-          const terminal = vscode.window.createTerminal({ name: 'LoopX: Claude Code MCP set-up', cwd: ctx.session.root });
+          const terminal = vscode.window.createTerminal({ name: 'LoopX: Claude Code MCP set-up', cwd: ctx.session.root, ...terminalEnv() });
           terminal.show();
           terminal.sendText(snippet, true);
         } else if (choice === 'Show What Was Copied') {

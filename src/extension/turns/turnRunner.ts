@@ -33,7 +33,7 @@ import { hostRefusal } from '../../runtime/hostSafety';
 import { type PersonHost, personHosts } from '../../runtime/personHosts';
 import { BUILT_IN_HOSTS, HOST_IDS } from '../../shared/hostCatalog';
 import { prepareWithProgress, tellSetupRefusal } from './worktreePreparation';
-import { loopxSetting } from '../loopxSettings';
+import { loopxSetting, terminalEnv } from '../loopxSettings';
 
 /** The hosts Run Turn offers: every built-in one (shared/hostCatalog.ts), and a custom command. */
 export const HOSTS = HOST_IDS;
@@ -217,7 +217,7 @@ export class TurnRunner extends Disposable {
     const terminal = vscode.window.createTerminal({
       name: terminalName(turn, host),
       cwd: started.cwd, // the todo's worktree when its goal has them on; the root otherwise
-      env: started.env,
+      ...terminalEnv(started.env),
       shellPath: '/bin/sh',
       shellArgs: ['-c', plan.commandLine],
       iconPath: new vscode.ThemeIcon('run'),

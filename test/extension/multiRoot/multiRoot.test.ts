@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Kernel } from '../../../src/kernel/kernel';
@@ -12,7 +13,7 @@ import type { RunOutcome } from '../../../src/extension/turns/turnRunner';
 import { inFolder } from '../../../src/extension/commands/inFolder';
 import { COMMANDS } from '../../../src/extension/commands/commandIds';
 import { REPO, app, until, withAnswers } from '../support';
-import { WORKSPACE_FILE_SETTINGS } from '../../e2e/multiRootWorkspace';
+import { WORKSPACE_FILE_SETTINGS, WORKSPACE_FILE_TERMINAL_ENV } from '../../e2e/multiRootWorkspace';
 import { DEFAULT_HOSTS } from '../../../src/runtime/hosts';
 import { ignoredWorkspaceSettings, loopxSetting, warnOfIgnoredSettings } from '../../../src/extension/loopxSettings';
 
@@ -74,6 +75,17 @@ suite('multi-root workspace', () => {
     assert.match(logged.join('\n'), /alpha\.code-workspace sets loopx\.hosts\.custom\.command, loopx\.autoRun\.enabled: not used/);
   });
 
+  test('a terminal of the window gets the workspace file’s variables (so the turn’s test above could fail)', async () => {
+    const seen = join(mkdtempSync(join(tmpdir(), 'loopx-env-')), 'env.txt');
+    const terminal = vscode.window.createTerminal({ name: 'plain', shellPath: '/bin/sh', shellArgs: ['-c', `env > '${seen}'`] });
+    try {
+      await until(() => existsSync(seen) && readFileSync(seen, 'utf8').includes('PATH='), 'the plain terminal to write its environment');
+      assert.match(readFileSync(seen, 'utf8'), new RegExp(`^LOOPX_PLANTED=${WORKSPACE_FILE_TERMINAL_ENV.LOOPX_PLANTED}$`, 'm'));
+    } finally {
+      terminal.dispose();
+    }
+  });
+
   test('the status bar has a meter per folder’s goal and one gate badge that sums the folders', async () => {
     const loopx = await app();
     await until(() => loopx.statusBar.snapshot().length === 2, 'two meters');
@@ -120,7 +132,8 @@ suite('multi-root workspace', () => {
   test('a turn runs in its folder: the terminal starts there and the turn is in that folder’s store', async () => {
     const agent = join(REPO, 'test', 'extension', 'fixtures', 'scriptedAgent.mjs');
     const hosts = vscode.workspace.getConfiguration('loopx.hosts');
-    await hosts.update('custom.command', `node ${agent} {prompt} ship`, vscode.ConfigurationTarget.Global);
+    const seen = join(mkdtempSync(join(tmpdir(), 'loopx-env-')), 'env.txt');
+    await hosts.update('custom.command', `env > '${seen}'; node ${agent} {prompt} ship`, vscode.ConfigurationTarget.Global);
     try {
       const outcome = await vscode.commands.executeCommand<RunOutcome>(
         COMMANDS.runTurn,
@@ -133,6 +146,10 @@ suite('multi-root workspace', () => {
       assert.equal(todoStatus('beta', 'T3').status, 'shipped');
       assert.ok(existsSync(join(folderRoot('beta'), '.loopx', 'turns', turn.id, 'prompt.md')));
       assert.equal(existsSync(join(folderRoot('alpha'), '.loopx', 'turns')), false, 'nothing of the turn in alpha');
+      // The window's workspace file is in alpha, where agents write: its terminal variables stay out of the turn's host.
+      const env = readFileSync(seen, 'utf8');
+      assert.match(env, /^LOOPX_TURN=R\d+$/m);
+      assert.doesNotMatch(env, /LOOPX_PLANTED/);
     } finally {
       await hosts.update('custom.command', undefined, vscode.ConfigurationTarget.Global);
     }
