@@ -259,6 +259,29 @@ describe("a goal's setup command makes a fresh worktree ready before the agent s
     expect([agent.code, agent.json.error?.code]).toEqual([3, 'not_allowed']);
     expect(s.cli(['goal', 'show', 'G1', '--json']).json.data).toMatchObject({ worktreeSetup: 'touch set-up.txt' });
   });
+
+  test("a changed setup command is not run on a branch an agent worked on (its files would run as the person); a fresh worktree's is", () => {
+    const s = setUp();
+    const ran = join(s.parent, 'setup-ran.log');
+    // The base's setup script, as a person committed it.
+    writeFileSync(join(s.root, 'setup.sh'), `echo "base's setup in $(basename "$PWD")" >> '${ran}'\n`);
+    s.git(['add', 'setup.sh']);
+    s.git(['commit', '-q', '-m', 'setup script']);
+    inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, 'sh setup.sh'));
+    // T1's first turn: its worktree is made from the base and set up; its agent rewrites the script on the branch.
+    agentTurn(s, 'T1', 'setup.sh', `echo "the agent's code, run as the person" >> '${ran}'\n`, false);
+    expect(readFileSync(ran, 'utf8')).toBe("base's setup in T1-parse-quoted-fields\n");
+    // The person changes the command: T1's next turn does not run it on the agent's files, and says so in its log.
+    inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, 'sh setup.sh && true'));
+    const again = s.cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--todo', 'T1', '--json'], { LOOPX_AGENT: 'bot' });
+    expect(again.json.ok, again.stdout).toBe(true);
+    expect(readFileSync(ran, 'utf8')).not.toContain("the agent's code");
+    expect(readFileSync(join(s.root, '.loopx', 'worktree-setup', 'T1.log'), 'utf8')).toMatch(/not run: agents have worked on T1's branch/);
+    // T2's worktree is new, from the base: the changed command runs there.
+    const fresh = s.cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--todo', 'T2', '--json'], { LOOPX_AGENT: 'bot2' });
+    expect(fresh.json.ok, fresh.stdout).toBe(true);
+    expect(readFileSync(ran, 'utf8')).toContain("base's setup in T2-write-the-docs");
+  });
 });
 
 describe('a failed setup backs off in loopx run', () => {

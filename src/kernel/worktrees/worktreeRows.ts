@@ -37,6 +37,15 @@ export function findWorktree(db: SqliteDb, todoId: string): WorktreeRow | undefi
   return row ? worktreeFromRow(row) : undefined;
 }
 
+/**
+ * Whether an agent has worked on the todo's branch: a turn started on it (the store records a todo's worktree at its
+ * first turn's start) and it was neither merged nor discarded, so its next folder holds that work, or is made from it.
+ */
+export function worktreeHoldsAgentsWork(db: SqliteDb, todoId: string): boolean {
+  const row = findWorktree(db, todoId);
+  return row !== undefined && row.status !== 'merged' && row.status !== 'discarded';
+}
+
 export function listWorktreeRows(db: SqliteDb, goalId?: string): (WorktreeRow & { todoStatus: string; todoTitle: string })[] {
   const rows = db
     .prepare(

@@ -36,6 +36,12 @@ export interface SetupInput {
   nowMs?: number;
   /** Called when the command is about to run (not when the worktree is set up already): for progress. */
   onStart?: () => void;
+  /**
+   * An agent has worked on the todo's branch (a turn started on it: worktreeHoldsAgentsWork). Its files are then the
+   * agent's, and a setup would run them as the person, outside any sandbox (a package's install scripts, a build): the
+   * command is not run there (only in a worktree made from the base), and its log says so.
+   */
+  agentsWorkedHere?: boolean;
 }
 
 /** The worktree's own git folder: the marker lives there, never in its files (a new worktree is set up afresh). */
@@ -55,12 +61,22 @@ function gitDirOf(worktree: string): string | null {
  * A failure, the time limit or a cancel refuses the turn (`setup_failed`, `setup_cancelled`) with nothing claimed;
  * the worktree and its branch stay as they are.
  */
-export async function runWorktreeSetup(input: SetupInput): Promise<{ ran: boolean }> {
+export async function runWorktreeSetup(input: SetupInput): Promise<{ ran: boolean; skipped?: boolean }> {
   const gitDir = gitDirOf(input.worktree);
   const marker = gitDir ? join(gitDir, 'loopx-setup-done') : null;
   // The failure record sits beside the log, in the store's folder: should-run's plan reads it without git.
   const failedFile = failureFileFor(input.logFile);
   if (marker && existsSync(marker) && readFileSync(marker, 'utf8') === input.command) return { ran: false };
+  if (input.agentsWorkedHere) {
+    mkdirSync(join(input.logFile, '..'), { recursive: true });
+    writeFileSync(
+      input.logFile,
+      `$ ${input.command}\n(in ${input.worktree})\nnot run: agents have worked on ${input.todoId}'s branch, and the setup would run ` +
+        `their files as you (install scripts, a build). It runs only in a worktree made from the base; run it yourself ` +
+        `there if you trust the change.\n`,
+    );
+    return { ran: false, skipped: true };
+  }
   const nowMs = input.nowMs ?? Date.now();
   const failed = readSetupFailure(failedFile);
   const previous = failed?.command === input.command ? failed : null; // a changed command starts afresh
