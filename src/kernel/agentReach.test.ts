@@ -18,6 +18,7 @@ test("a file in a loopx workspace, at any depth, is in its agents' reach", () =>
 
 test("the paths every built-in host keeps out of its agent's writes are not, nor anything outside a workspace", () => {
   expect(inAgentsReach(join(workspace, '.vscode', 'app.code-workspace'))).toBe(false);
+  expect(inAgentsReach(join(workspace, '.cursor', 'hooks.json'))).toBe(false);
   expect(inAgentsReach(join(workspace, '.loopx', 'loopx.db'))).toBe(false);
   expect(inAgentsReach(join(workspace, '.git', 'config'))).toBe(false);
   expect(inAgentsReach(join(workspace, '.github', 'hooks', 'x.json'))).toBe(false);

@@ -7,9 +7,10 @@ import { workspaceRootOf } from './personsPath';
  * config of the agent hosts loopx's next turn or check starts, which runs outside any sandbox (a hook in
  * `.claude/settings.json`, an MCP server in `.codex/config.toml` or `.mcp.json`, a host command or auto-run in
  * `.vscode/settings.json`, the next hosts' folders, Copilot CLI's `.github/hooks/`, `.github/lsp.json` and
- * `.github/agents/`), and `.git/` (what its config names, `core.fsmonitor` or a filter, runs when loopx's own git
- * commands make a worktree or land a branch, unattended; hooks never run there: NO_HOOKS in worktrees/git.ts). Reads stay allowed. Instruction files (AGENTS.md,
- * CLAUDE.md) stay writable: they are the project's, and nothing they say widens what a turn may do.
+ * `.github/agents/`, and Cursor's `.cursor/`, LoopX's other editor), and `.git/` (what its config names,
+ * `core.fsmonitor` or a filter, runs when loopx's own git commands make a worktree or land a branch, unattended; hooks
+ * never run there: NO_HOOKS in worktrees/git.ts). Reads stay allowed. Instruction files (AGENTS.md, CLAUDE.md) stay
+ * writable: they are the project's, and nothing they say widens what a turn may do.
  *
  * One home: the built-in hosts' default commands (runtime/hostBoundary.ts), the checks' sandbox (run/checkSandbox.ts),
  * `loopx doctor` and the docs' tables read it.
@@ -20,6 +21,8 @@ export const AGENT_READ_ONLY: readonly string[] = [
   '.codex',
   '.mcp.json',
   '.vscode',
+  // Cursor's (LoopX's other editor): its project MCP servers, hooks and background agents' install commands.
+  '.cursor',
   '.gemini',
   '.qwen',
   '.opencode',

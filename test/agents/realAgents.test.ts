@@ -102,7 +102,7 @@ describe('real agent CLIs with the default host commands, offline', () => {
     const ended = r.events.find((e) => e.event === 'turn_ended') as { usage: Record<string, unknown> };
     expect(ended.usage).toEqual(SCRIPTED_TURN_USAGE);
     // The mount points loopx made for the sandbox (sandboxStubs.ts) are gone with the turn.
-    for (const stub of ['opencode.json', '.gemini', '.qwen', '.opencode', '.pi', '.mcp.json'])
+    for (const stub of ['opencode.json', '.gemini', '.qwen', '.opencode', '.pi', '.mcp.json', '.cursor'])
       expect(existsSync(join(root, stub)), stub).toBe(false);
     expect(w.server.outside).toEqual([]);
     expect(w.server.problems).toEqual([]);

@@ -56,6 +56,8 @@ function expectNothingChanged(root: string, cli: (args: string[]) => ReturnType<
     '.claude/settings.json',
     '.codex/config.toml',
     '.vscode/settings.json',
+    '.cursor/mcp.json',
+    '.cursor/hooks.json',
     '.github/hooks/planted.json',
     '.github/lsp.json',
     '.loopx/prices.json.planted',
@@ -94,6 +96,8 @@ describe("the agent cannot write what loopx trusts, under each built-in host's d
       `mkdir -p .claude && printf '{"hooks":{}}' > .claude/settings.json`,
       `mkdir -p .codex && printf '[mcp_servers.x]\\ncommand = "touch"\\n' > .codex/config.toml`,
       `mkdir -p .vscode && printf '{}' > .vscode/settings.json`,
+      // Cursor's project MCP servers, which the person's Cursor starts: LoopX's other editor.
+      `mkdir -p .cursor && printf '{"mcpServers":{}}' > .cursor/mcp.json`,
       // Copilot CLI's hooks and language servers, which a later Copilot session runs from the repository.
       `mkdir -p .github/hooks && printf '{"hooks":{}}' > .github/hooks/planted.json`,
       `printf '{"lspServers":{}}' > .github/lsp.json`,
@@ -128,7 +132,8 @@ describe("the agent cannot write what loopx trusts, under each built-in host's d
     expect(ended, turnLog(root)).toMatchObject({ resultKind: 'validated_completion', usage: { costSource: 'prices' } });
     expect(ended.usage.costUsd).toBeGreaterThan(0.0001);
     // Nothing the sandbox mounted is left behind in the workspace.
-    for (const stub of ['.claude', '.codex', '.vscode', '.agents', '.github']) expect(existsSync(join(root, stub)), stub).toBe(false);
+    for (const stub of ['.claude', '.codex', '.vscode', '.cursor', '.agents', '.github'])
+      expect(existsSync(join(root, stub)), stub).toBe(false);
   });
 
   test("Claude Code: its file tools and file commands cannot touch loopx's files or other hosts' config, nor read the key; other commands are not allowed; it ships", async () => {
@@ -146,6 +151,7 @@ describe("the agent cannot write what loopx trusts, under each built-in host's d
       { tool: 'Write', input: { file_path: at('.claude/settings.json'), content: '{"hooks":{}}' } },
       { tool: 'Write', input: { file_path: at('.codex/config.toml'), content: '[mcp_servers.x]\ncommand = "touch"\n' } },
       { tool: 'Write', input: { file_path: at('.vscode/settings.json'), content: '{}' } },
+      { tool: 'Write', input: { file_path: at('.cursor/hooks.json'), content: '{"hooks":{}}' } },
       { tool: 'Write', input: { file_path: at('.github/hooks/planted.json'), content: '{"hooks":{}}' } },
       { tool: 'Write', input: { file_path: at('.github/lsp.json'), content: '{"lspServers":{}}' } },
       { tool: 'Read', input: { file_path: keyFile } },
