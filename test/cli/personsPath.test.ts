@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { cleanEnv, loopx, startGoal } from './harness';
+import { LOOPX, cleanEnv, loopx, startGoal } from './harness';
 
 /**
  * A folder inside the workspace first on PATH (a Python `.venv/bin` a person activated, the `node_modules/.bin` an npm
@@ -91,4 +91,28 @@ test("a host that is a Node script runs on the person's node, never a node plant
   expect(run.code, run.stderr).toBe(0);
   expect(existsSync(marker)).toBe(false);
   expect(readFileSync(ran, 'utf8')).not.toContain(root);
+});
+
+test("the dashboard opens the person's browser, never an xdg-open planted in a workspace folder on PATH", async () => {
+  const opened = join(parent, 'persons-browser-opened');
+  const persons = join(parent, 'persons-bin');
+  mkdirSync(persons);
+  for (const [dir, mark] of [
+    [join(root, '.venv', 'bin'), marker],
+    [persons, opened],
+  ] as const) {
+    writeFileSync(join(dir, 'xdg-open'), `#!/bin/sh\necho "$0 $*" >> '${mark}'\n`);
+    chmodSync(join(dir, 'xdg-open'), 0o755);
+  }
+  const env: Record<string, string> = { ...cleanEnv(), PATH: [join(root, '.venv', 'bin'), persons, cleanEnv().PATH ?? ''].join(delimiter) };
+  delete env.BROWSER;
+  expect(loopx(['init'], { cwd: root, env }).code).toBe(0);
+  const server = spawn(process.execPath, [LOOPX, 'dashboard', '--json'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    for (let i = 0; i < 200 && !existsSync(opened); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(readFileSync(opened, 'utf8')).toMatch(/^\S+persons-bin\/xdg-open http:\/\/127\.0\.0\.1:\d+\//);
+    expect(existsSync(marker)).toBe(false);
+  } finally {
+    server.kill();
+  }
 });

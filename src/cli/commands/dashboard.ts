@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Command } from '../command';
 import { InvalidInputError, LoopxError, EXIT } from '../../kernel/errors';
 import { startDashboard } from '../../runtime/dashboard/dashboardServer';
+import { withPersonsPath } from '../../kernel/personsPath';
 
 /** Where the built page is: beside the CLI's bundle (dist/cli.js → dist/dashboard). */
 const assetsDir = () => join(__dirname, 'dashboard');
@@ -17,7 +18,8 @@ function openBrowser(url: string, env: NodeJS.ProcessEnv): void {
         ? ['cmd', ['/c', 'start', '""', url]]
         : ['xdg-open', [url]];
   try {
-    const child = spawn(command, args, { stdio: 'ignore', detached: true, shell: false });
+    // The person's PATH (personsPath): an `xdg-open` planted in an activated .venv/bin would run as the person.
+    const child = spawn(command, args, { stdio: 'ignore', detached: true, shell: false, env: withPersonsPath(env) });
     child.on('error', () => undefined);
     child.unref();
   } catch {
