@@ -260,7 +260,7 @@ describe("a goal's setup command makes a fresh worktree ready before the agent s
     expect(s.cli(['goal', 'show', 'G1', '--json']).json.data).toMatchObject({ worktreeSetup: 'touch set-up.txt' });
   });
 
-  test("a changed setup command is not run on a branch an agent worked on (its files would run as the person); a fresh worktree's is", () => {
+  test("a changed setup command is not run on a branch an agent worked on (its files would run as the person); a fresh worktree's is", async () => {
     const s = setUp();
     const ran = join(s.parent, 'setup-ran.log');
     // The base's setup script, as a person committed it.
@@ -275,12 +275,21 @@ describe("a goal's setup command makes a fresh worktree ready before the agent s
     inVsCode(s.root, (k) => setGoalWorktree(k, 'G1', undefined, 'sh setup.sh && true'));
     const again = s.cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--todo', 'T1', '--json'], { LOOPX_AGENT: 'bot' });
     expect(again.json.ok, again.stdout).toBe(true);
+    expect(again.json.data).toMatchObject({ worktree: { created: false, setupNotRun: 'sh setup.sh && true' } });
     expect(readFileSync(ran, 'utf8')).not.toContain("the agent's code");
     expect(readFileSync(join(s.root, '.loopx', 'worktree-setup', 'T1.log'), 'utf8')).toMatch(/not run: agents have worked on T1's branch/);
     // T2's worktree is new, from the base: the changed command runs there.
     const fresh = s.cli(['turn', 'start', '--goal', 'G1', '--host', 'custom', '--todo', 'T2', '--json'], { LOOPX_AGENT: 'bot2' });
     expect(fresh.json.ok, fresh.stdout).toBe(true);
+    expect((fresh.json.data as { worktree: object }).worktree).not.toHaveProperty('setupNotRun');
     expect(readFileSync(ran, 'utf8')).toContain("base's setup in T2-write-the-docs");
+    // loopx run says it too when it takes T1 (T2 is held by its open turn).
+    s.cli(['evidence', 'add', '--todo', 'T1', '--kind', 'note', '--summary', 'more of it'], { LOOPX_AGENT: 'bot' });
+    s.cli(['turn', 'finish', (again.json.data as { id: string }).id, '--exit-code', '0'], { LOOPX_AGENT: 'bot' });
+    const r = s.runner(['--host', 'custom', '--command', agentCommand('hang'), '--agent', 'bot', '--max-turns', '1']);
+    expect(await r.waitFor((e) => e.event === 'setup_not_run')).toMatchObject({ todoId: 'T1', command: 'sh setup.sh && true' });
+    r.child.kill('SIGKILL');
+    expect(readFileSync(ran, 'utf8')).not.toContain("the agent's code");
   });
 });
 

@@ -61,3 +61,8 @@ export function notStartedLine(goalId: string, message: string, data: unknown, n
   const retry = d.retryAt && !d.backingOff ? ` · backing off: its setup is not run again before ${clockTime(d.retryAt, nowMs)}` : '';
   return `${goalId}: ${message}${retry}`;
 }
+
+/** A worktree setup not run on an agent's branch (worktreeSetup.ts): the turn goes on, the person is told why. */
+export function setupNotRunLine(todoId: string, command: string): string {
+  return `${todoId}: the setup command (${command}) was not run in its worktree: agents have worked on its branch, and it would run their files as you`;
+}

@@ -1,7 +1,7 @@
 import type { Kernel } from '../../kernel/kernel';
 import { EXIT, LoopxError } from '../../kernel/errors';
 import { type TurnStart, type TurnStartInput, prepareTurnStart, startTurn } from '../../kernel/turns/turns';
-import { notStartedLine } from './runnerWords';
+import { notStartedLine, setupNotRunLine } from './runnerWords';
 
 /** How the runner says something: an event for `--json`, a line for people. */
 export type Say = (event: Record<string, unknown>, line: string) => void;
@@ -27,6 +27,9 @@ export class TurnPreparation {
       const prepared = await prepareTurnStart(this.kernel, input, { unattended: true });
       const started = startTurn(this.kernel, input, prepared);
       this.lastNotStarted.delete(goalId);
+      const notRun = started.worktree?.setupNotRun;
+      const todoId = started.turn.todoId ?? '';
+      if (notRun) this.say({ event: 'setup_not_run', goalId, todoId, command: notRun }, setupNotRunLine(todoId, notRun));
       return started;
     } catch (error) {
       if (error instanceof LoopxError && (error.code === 'git_failed' || error.code === 'setup_failed')) {

@@ -32,7 +32,7 @@ import { probeHost } from './hostProbe';
 import { hostRefusal } from '../../runtime/hostSafety';
 import { type PersonHost, personHosts } from '../../runtime/personHosts';
 import { BUILT_IN_HOSTS, HOST_IDS } from '../../shared/hostCatalog';
-import { prepareWithProgress, tellSetupRefusal } from './worktreePreparation';
+import { prepareWithProgress, tellSetupNotRun, tellSetupRefusal } from './worktreePreparation';
 import { loopxSetting, terminalEnv } from '../loopxSettings';
 
 /** The hosts Run Turn offers: every built-in one (shared/hostCatalog.ts), and a custom command. */
@@ -161,6 +161,7 @@ export class TurnRunner extends Disposable {
     try {
       // The worktree and its setup run as child processes first (the extension host keeps running), then the write.
       started = startTurn(kernel, input, await prepareWithProgress(kernel, input, unattended));
+      tellSetupNotRun(kernel, started);
     } catch (error) {
       if (tellSetupRefusal(error, unattended)) {
         const data = (error.data ?? {}) as { retryAt?: string };

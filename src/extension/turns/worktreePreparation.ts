@@ -1,7 +1,14 @@
 import * as vscode from 'vscode';
 import type { Kernel } from '../../kernel/kernel';
 import { LoopxError } from '../../kernel/errors';
-import { type PrepareProgress, type PreparedTurn, type TurnStartInput, prepareTurnStart } from '../../kernel/turns/turns';
+import {
+  type PrepareProgress,
+  type PreparedTurn,
+  type TurnStart,
+  type TurnStartInput,
+  prepareTurnStart,
+  setupLogFile,
+} from '../../kernel/turns/turns';
 
 /**
  * Prepares a turn's worktree and runs its goal's setup command without blocking the extension host (git and the
@@ -59,3 +66,24 @@ export function tellSetupRefusal(error: unknown, unattended: boolean): error is 
     });
   return true;
 }
+
+/**
+ * A setup command not run in a turn's worktree (agents have worked on its branch: worktreeSetup.ts), said to the
+ * person once per todo and command in this window, with a button to its log; the turn goes on.
+ */
+export function tellSetupNotRun(kernel: Kernel, started: TurnStart): void {
+  const command = started.worktree?.setupNotRun;
+  const todoId = started.turn.todoId;
+  if (!command || !todoId || told.has(`${todoId}\0${command}`)) return;
+  told.add(`${todoId}\0${command}`);
+  const open = 'Open Setup Log';
+  void vscode.window
+    .showInformationMessage(
+      `LoopX: ${todoId}'s setup command (${command}) was not run in its worktree: agents have worked on its branch, and it would run their files as you. Run it there yourself if you trust the change.`,
+      open,
+    )
+    .then((choice) => {
+      if (choice === open) void vscode.commands.executeCommand('vscode.open', vscode.Uri.file(setupLogFile(kernel, todoId)));
+    });
+}
+const told = new Set<string>();

@@ -84,8 +84,8 @@ export async function prepareTurnStart(
   const worktree = await prepareTurnWorktreeAsync(kernel.db, kernel.root, planned.goal, planned.todo, () => progress('worktree'));
   const command = planned.goal.worktreeSetup;
   // A fresh worktree has no installed dependencies: the goal's setup command (a person's) makes it ready first.
-  if (worktree && command)
-    await runWorktreeSetup({
+  if (worktree && command) {
+    const setup = await runWorktreeSetup({
       command,
       worktree: worktree.path,
       todoId: worktree.todoId,
@@ -97,6 +97,8 @@ export async function prepareTurnStart(
       onStart: () => progress('setup', command),
       agentsWorkedHere,
     });
+    if (setup.skipped) return { worktree: { ...worktree, setupNotRun: command }, unattended };
+  }
   return { worktree, unattended };
 }
 

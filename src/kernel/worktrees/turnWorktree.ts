@@ -17,6 +17,11 @@ export interface TurnWorktree {
   cwd: string;
   /** True when this turn made it; false when it continues on a branch an earlier turn made. */
   created: boolean;
+  /**
+   * The goal's setup command, when it was due here and not run: agents have worked on the branch, and it would run
+   * their files as the person (worktreeSetup.ts; its log says so). Absent otherwise.
+   */
+  setupNotRun?: string;
 }
 
 /** A worktree made ready on disk before the turn's write, for that write to adopt (turn start). */
@@ -166,5 +171,12 @@ export function adoptTurnWorktree(tx: Tx, prepared: PreparedWorktree): TurnWorkt
   if (!row || !reusable || row.removedAt !== null || row.path !== path || row.branch !== branch) {
     tx.emit({ kind: 'worktree.created', goalId, todoId, data: { branch, base, baseCommit, path } });
   }
-  return { branch, base, path, cwd: prepared.cwd, created: prepared.created };
+  return {
+    branch,
+    base,
+    path,
+    cwd: prepared.cwd,
+    created: prepared.created,
+    ...(prepared.setupNotRun ? { setupNotRun: prepared.setupNotRun } : {}),
+  };
 }
