@@ -12,12 +12,16 @@ import { inAgentsReach } from '../kernel/agentReach';
  * settings and the defaults are, and the person is told once (`warnOfIgnoredSettings`).
  */
 export function loopxSetting<T>(key: string): T | undefined {
-  const dot = key.lastIndexOf('.');
-  const config = vscode.workspace.getConfiguration(key.slice(0, dot));
-  const name = key.slice(dot + 1);
+  const { config, name } = settingOf(key);
   if (!workspaceFileInAgentsReach()) return config.get<T>(name);
   const seen = config.inspect<T>(name);
   return seen?.globalValue ?? seen?.defaultValue;
+}
+
+/** A full key (`loopx.hosts.codex.command`) as VS Code reads it: its section's configuration and its last part. */
+function settingOf(key: string): { config: vscode.WorkspaceConfiguration; name: string } {
+  const dot = key.lastIndexOf('.');
+  return { config: vscode.workspace.getConfiguration(key.slice(0, dot)), name: key.slice(dot + 1) };
 }
 
 /** The window's workspace file when an agent of a loopx workspace could have written it; undefined otherwise. */
@@ -30,8 +34,8 @@ export function workspaceFileInAgentsReach(): vscode.Uri | undefined {
 export function ignoredWorkspaceSettings(keys: readonly string[]): string[] {
   if (!workspaceFileInAgentsReach()) return [];
   return keys.filter((key) => {
-    const dot = key.lastIndexOf('.');
-    return vscode.workspace.getConfiguration(key.slice(0, dot)).inspect(key.slice(dot + 1))?.workspaceValue !== undefined;
+    const { config, name } = settingOf(key);
+    return config.inspect(name)?.workspaceValue !== undefined;
   });
 }
 
@@ -42,12 +46,13 @@ export function ignoredWorkspaceSettings(keys: readonly string[]): string[] {
 export function warnOfIgnoredSettings(keys: readonly string[], log: { warn(message: string): void }): vscode.Disposable {
   let told = '';
   const check = () => {
-    const file = workspaceFileInAgentsReach();
     const ignored = ignoredWorkspaceSettings(keys);
-    if (!file || ignored.length === 0 || ignored.join() === told) return;
+    if (ignored.length === 0 || ignored.join() === told) return;
     told = ignored.join();
-    log.warn(`${file.fsPath} sets ${ignored.join(', ')}: not used, as agents can write that file`);
-    const name = basename(file.fsPath);
+    // Some are ignored: the window's workspace file is in an agent's reach.
+    const file = (vscode.workspace.workspaceFile as vscode.Uri).fsPath;
+    log.warn(`${file} sets ${ignored.join(', ')}: not used, as agents can write that file`);
+    const name = basename(file);
     void vscode.window
       .showWarningMessage(
         `LoopX does not use the LoopX settings in ${name}: the file is inside a LoopX workspace, where agents can write. ` +

@@ -5,6 +5,7 @@ import { type ShouldRunFacts, shouldRunReason } from '../../protocol/shouldRunWo
 import type { Turn } from '../../kernel/turns/turnQueries';
 import { clockTime } from '../../protocol/display';
 import { countOf } from '../../shared/countWords';
+import { setupNotRunWhy } from '../../kernel/worktrees/worktreeSetup';
 
 /**
  * `own`: the goal is full with this runner's own turns. Then what is true is that they run, and the goal's next
@@ -64,5 +65,5 @@ export function notStartedLine(goalId: string, message: string, data: unknown, n
 
 /** A worktree setup not run on an agent's branch (worktreeSetup.ts): the turn goes on, the person is told why. */
 export function setupNotRunLine(todoId: string, command: string): string {
-  return `${todoId}: the setup command (${command}) was not run in its worktree: agents have worked on its branch, and it would run their files as you`;
+  return `${todoId}: the setup command (${command}) was not run in its worktree: ${setupNotRunWhy(todoId)}`;
 }

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { Kernel } from '../../kernel/kernel';
 import { LoopxError } from '../../kernel/errors';
+import { setupNotRunWhy } from '../../kernel/worktrees/worktreeSetup';
 import {
   type PrepareProgress,
   type PreparedTurn,
@@ -58,13 +59,19 @@ export function tellSetupRefusal(error: unknown, unattended: boolean): error is 
   const data = (error.data ?? {}) as { log?: string; backingOff?: boolean };
   if (error.code === 'setup_cancelled' || (unattended && data.backingOff)) return true;
   const sentence = (error.message.split('\n')[0] ?? '').replace(/\.? Its last output:$/, '');
-  const open = 'Open Setup Log';
-  void vscode.window
-    .showErrorMessage(`LoopX: ${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`, ...(data.log ? [open] : []))
-    .then((choice) => {
-      if (choice === open && data.log) void vscode.commands.executeCommand('vscode.open', vscode.Uri.file(data.log));
-    });
+  sayWithSetupLog('error', `LoopX: ${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`, data.log);
   return true;
+}
+
+/** A sentence about a worktree's setup, with Open Setup Log when there is a log to open. */
+function sayWithSetupLog(level: 'error' | 'info', sentence: string, log: string | undefined): void {
+  const open = 'Open Setup Log';
+  const buttons = log ? [open] : [];
+  const shown =
+    level === 'error' ? vscode.window.showErrorMessage(sentence, ...buttons) : vscode.window.showInformationMessage(sentence, ...buttons);
+  void shown.then((choice) => {
+    if (choice === open && log) void vscode.commands.executeCommand('vscode.open', vscode.Uri.file(log));
+  });
 }
 
 /**
@@ -76,14 +83,10 @@ export function tellSetupNotRun(kernel: Kernel, started: TurnStart): void {
   const todoId = started.turn.todoId;
   if (!command || !todoId || told.has(`${todoId}\0${command}`)) return;
   told.add(`${todoId}\0${command}`);
-  const open = 'Open Setup Log';
-  void vscode.window
-    .showInformationMessage(
-      `LoopX: ${todoId}'s setup command (${command}) was not run in its worktree: agents have worked on its branch, and it would run their files as you. Run it there yourself if you trust the change.`,
-      open,
-    )
-    .then((choice) => {
-      if (choice === open) void vscode.commands.executeCommand('vscode.open', vscode.Uri.file(setupLogFile(kernel, todoId)));
-    });
+  sayWithSetupLog(
+    'info',
+    `LoopX: ${todoId}'s setup command (${command}) was not run in its worktree: ${setupNotRunWhy(todoId)}. Run it there yourself if you trust the change.`,
+    setupLogFile(kernel, todoId),
+  );
 }
 const told = new Set<string>();

@@ -17,7 +17,7 @@ import { parseAgentName } from '../validate';
 import { claimInTx, leaseSeconds } from '../todos/claims';
 import type { Claimer } from '../todos/reviewHoldQueries';
 import { runWorktreeSetup } from '../worktrees/worktreeSetup';
-import { worktreeHoldsAgentsWork } from '../worktrees/worktreeRows';
+import { branchInUse, findWorktree } from '../worktrees/worktreeRows';
 import {
   type PreparedWorktree,
   type TurnWorktree,
@@ -80,7 +80,7 @@ export async function prepareTurnStart(
   const progress = (step: PrepareProgress['step'], command?: string) =>
     options.onProgress?.({ todoId: planned.todo.id, todoTitle: planned.todo.title, step, ...(command ? { command } : {}) });
   // Read before the folder is made: a branch a turn started on holds its agent's work (the setup below is not run there).
-  const agentsWorkedHere = kernel.read((db) => worktreeHoldsAgentsWork(db, planned.todo.id));
+  const agentsWorkedHere = kernel.read((db) => branchInUse(findWorktree(db, planned.todo.id)));
   const worktree = await prepareTurnWorktreeAsync(kernel.db, kernel.root, planned.goal, planned.todo, () => progress('worktree'));
   const command = planned.goal.worktreeSetup;
   // A fresh worktree has no installed dependencies: the goal's setup command (a person's) makes it ready first.

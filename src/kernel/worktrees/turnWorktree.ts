@@ -5,7 +5,7 @@ import type { Goal } from '../model';
 import type { SqliteDb } from '../db/sqliteDb';
 import { RefusedError } from '../errors';
 import { type GitResult, git, gitRaw, gitRawAsync, gitWords, listGitWorktrees, resolveCommit } from './git';
-import { branchFor, findWorktree, worktreesDir } from './worktreeRows';
+import { branchFor, branchInUse, findWorktree, worktreesDir } from './worktreeRows';
 
 /** Where a turn of a worktree goal works: its todo's branch, checked out in its own folder. */
 export interface TurnWorktree {
@@ -84,7 +84,7 @@ function planTurnWorktree(db: SqliteDb, root: string, goal: Goal, todo: { id: st
   const row = findWorktree(db, todo.id);
   const branch = row?.branch ?? branchFor(todo.id, todo.title);
   const branchHead = resolveCommit(top, `refs/heads/${branch}`);
-  const reusable = row !== undefined && row.status !== 'merged' && row.status !== 'discarded';
+  const reusable = branchInUse(row);
   let checkedOut = branchHead ? listGitWorktrees(top).find((w) => w.branch === branch) : undefined;
   if (checkedOut && !existsSync(checkedOut.path)) checkedOut = undefined; // deleted by hand: git lists it until pruned
   const path = checkedOut?.path ?? row?.path ?? join(worktreesDir(top), branch.slice('loopx/'.length));
@@ -167,7 +167,7 @@ export function adoptTurnWorktree(tx: Tx, prepared: PreparedWorktree): TurnWorkt
       'start the turn again: it is made again from the branch',
     );
   const row = findWorktree(tx.db, todoId);
-  const reusable = row !== undefined && row.status !== 'merged' && row.status !== 'discarded';
+  const reusable = branchInUse(row);
   if (!row || !reusable || row.removedAt !== null || row.path !== path || row.branch !== branch) {
     tx.emit({ kind: 'worktree.created', goalId, todoId, data: { branch, base, baseCommit, path } });
   }

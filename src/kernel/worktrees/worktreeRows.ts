@@ -38,11 +38,11 @@ export function findWorktree(db: SqliteDb, todoId: string): WorktreeRow | undefi
 }
 
 /**
- * Whether an agent has worked on the todo's branch: a turn started on it (the store records a todo's worktree at its
- * first turn's start) and it was neither merged nor discarded, so its next folder holds that work, or is made from it.
+ * Whether a todo's recorded branch is still its own, so that its next turn continues on it: neither merged nor
+ * discarded (a landed branch starts over from the base). The store records a todo's worktree at its first turn's
+ * start, so such a branch is one an agent has worked on: its next folder holds that work, or is made from it.
  */
-export function worktreeHoldsAgentsWork(db: SqliteDb, todoId: string): boolean {
-  const row = findWorktree(db, todoId);
+export function branchInUse(row: WorktreeRow | undefined): row is WorktreeRow {
   return row !== undefined && row.status !== 'merged' && row.status !== 'discarded';
 }
 

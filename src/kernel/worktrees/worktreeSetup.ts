@@ -37,7 +37,7 @@ export interface SetupInput {
   /** Called when the command is about to run (not when the worktree is set up already): for progress. */
   onStart?: () => void;
   /**
-   * An agent has worked on the todo's branch (a turn started on it: worktreeHoldsAgentsWork). Its files are then the
+   * An agent has worked on the todo's branch (a turn started on it: branchInUse, worktreeRows.ts). Its files are then the
    * agent's, and a setup would run them as the person, outside any sandbox (a package's install scripts, a build): the
    * command is not run there (only in a worktree made from the base), and its log says so.
    */
@@ -68,12 +68,10 @@ export async function runWorktreeSetup(input: SetupInput): Promise<{ ran: boolea
   const failedFile = failureFileFor(input.logFile);
   if (marker && existsSync(marker) && readFileSync(marker, 'utf8') === input.command) return { ran: false };
   if (input.agentsWorkedHere) {
-    mkdirSync(join(input.logFile, '..'), { recursive: true });
-    writeFileSync(
-      input.logFile,
-      `$ ${input.command}\n(in ${input.worktree})\nnot run: agents have worked on ${input.todoId}'s branch, and the setup would run ` +
-        `their files as you (install scripts, a build). It runs only in a worktree made from the base; run it yourself ` +
-        `there if you trust the change.\n`,
+    startLog(
+      input,
+      `not run: ${setupNotRunWhy(input.todoId)} (install scripts, a build). It runs only in a worktree made from the ` +
+        `base; run it yourself there if you trust the change.\n`,
     );
     return { ran: false, skipped: true };
   }
@@ -88,8 +86,7 @@ export async function runWorktreeSetup(input: SetupInput): Promise<{ ran: boolea
       { worktree: input.worktree, log: input.logFile, retryAt: previous.retryAt, failures: previous.failures, backingOff: true },
     );
   const limitMs = input.limitMs ?? SETUP_LIMIT_MS;
-  mkdirSync(join(input.logFile, '..'), { recursive: true });
-  writeFileSync(input.logFile, `$ ${input.command}\n(in ${input.worktree})\n`);
+  startLog(input);
   input.onStart?.();
   const outcome = await runInGroup(input, limitMs);
   const output = cleanOutput(readFileSync(input.logFile, 'utf8'));
@@ -122,6 +119,20 @@ export async function runWorktreeSetup(input: SetupInput): Promise<{ ran: boolea
     `its whole output is in ${input.logFile}; the worktree and its branch are kept. The next turn runs the setup again (loopx run waits until ${retryAt}). A person changes the command with loopx goal set-worktree ${input.goalId} --setup`,
     { worktree: input.worktree, log: input.logFile, exitCode: outcome.status, timedOut: outcome.timedOut, failures, retryAt },
   );
+}
+
+/**
+ * Why a setup command is not run on a todo's branch an agent has worked on: one sentence for the setup's log, `loopx
+ * run`'s line and VS Code's message.
+ */
+export function setupNotRunWhy(todoId: string): string {
+  return `agents have worked on ${todoId}'s branch, and the setup would run their files as you`;
+}
+
+/** The setup's log, begun afresh: the command and where it runs (the first two lines), and what loopx says of it. */
+function startLog(input: SetupInput, said = ''): void {
+  mkdirSync(join(input.logFile, '..'), { recursive: true });
+  writeFileSync(input.logFile, `$ ${input.command}\n(in ${input.worktree})\n${said}`);
 }
 
 interface SetupOutcome {
