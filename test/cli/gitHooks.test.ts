@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { loopx, startGoal } from './harness';
+import { startGoal } from './harness';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 import { GIT_IDENTITY as GIT_ID } from '../fixtures/worktreeRepo';
+import { cliRepo } from './cliRepo';
 
 /**
  * Agents write the workspace, and a git hook is code that git runs from there: a `core.hooksPath` inside it (husky's
@@ -39,23 +38,11 @@ afterAll(() => {
 type Where = 'a core.hooksPath in the workspace (husky, .githooks)' | "a hook in .git/hooks that runs the workspace's script (lefthook)";
 
 function setUp(where: Where) {
-  const parent = realpathSync(mkdtempSync(join(tmpdir(), 'loopx-hooks-')));
+  const { parent, root, git, cli } = cliRepo('loopx-hooks-', {
+    gitFlags: ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'],
+  });
   parents.push(parent);
-  const root = join(parent, 'app');
   const marker = join(parent, 'hooks-ran.log');
-  mkdirSync(root);
-  const git = (args: string[], cwd = root, hooks = false) =>
-    execFileSync('git', [...(hooks ? [] : ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false']), ...args], {
-      cwd,
-      encoding: 'utf8',
-      env: { ...process.env, ...GIT_ID },
-    }).trim();
-  git(['init', '-q', '-b', 'main']);
-  writeFileSync(join(root, 'shared.txt'), 'one\n');
-  const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: root, env: { ...GIT_ID, ...env } });
-  cli(['init']);
-  git(['add', '.']);
-  git(['commit', '-q', '-m', 'start']);
   // What an agent writes in the workspace: the hooks themselves, or the script the repository's hooks run.
   const mark = (name: string) => `#!/bin/sh\necho "${name} in $(pwd)" >> '${marker}'\n`;
   if (where.startsWith('a core.hooksPath')) {
@@ -88,7 +75,7 @@ describe.each<Where>([
   test('the planted hooks and the monitor run under a plain git commit (so the test below could fail)', () => {
     const s = setUp(where);
     writeFileSync(join(s.root, 'shared.txt'), 'two\n');
-    s.git(['commit', '-q', '-am', 'by hand'], s.root, true);
+    s.git(['commit', '-q', '-am', 'by hand'], s.root, []);
     expect(readFileSync(s.marker, 'utf8')).toMatch(/^pre-commit in /m);
     expect(readFileSync(s.marker, 'utf8')).toMatch(/^fsmonitor in /m);
   });

@@ -1,10 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { dumpStore, loopx, startGoal } from './harness';
-import { GIT_IDENTITY as GIT_ID } from '../fixtures/worktreeRepo';
+import { dumpStore, startGoal } from './harness';
+import { cliRepo } from './cliRepo';
 
 /** What stands where a todo's worktree folder goes, and a folder deleted by hand: real git, real `loopx turn start`. */
 const BOT = { LOOPX_AGENT: 'bot' };
@@ -15,18 +13,8 @@ afterAll(() => {
 });
 
 function setUp() {
-  const parent = realpathSync(mkdtempSync(join(tmpdir(), 'loopx-wtf-')));
+  const { parent, root, git, cli } = cliRepo('loopx-wtf-');
   parents.push(parent);
-  const root = join(parent, 'app');
-  mkdirSync(root);
-  const git = (args: string[], cwd = root) =>
-    execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...GIT_ID } }).trim();
-  git(['init', '-q', '-b', 'main']);
-  writeFileSync(join(root, 'shared.txt'), 'one\n');
-  const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: root, env: { ...GIT_ID, ...env } });
-  cli(['init']);
-  git(['add', '.']);
-  git(['commit', '-q', '-m', 'start']);
   cli(['goal', 'create', '--title', 'Parallel', '--worktree', 'main']);
   startGoal(root);
   cli(['todo', 'add', '--goal', 'G1', '--title', 'Parse quoted fields']);

@@ -1,17 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -28,6 +16,7 @@ import { processAlive } from '../../src/runtime/launchers';
 import { prepareTurnStart, startTurn } from '../../src/kernel/turns/turns';
 import { addTodo } from '../../src/kernel/todos/todos';
 import { GIT_IDENTITY as GIT_ID } from '../fixtures/worktreeRepo';
+import { cliRepo } from './cliRepo';
 
 /** Worktrees with real git in temporary repositories: a repo with one commit on main and a store at its root. */
 Object.assign(process.env, GIT_ID); // the merges loopx makes (in the CLIs these tests start) need an identity too
@@ -42,18 +31,8 @@ afterAll(() => {
 });
 
 function setUp(goalFlags: string[] = ['--worktree', 'main'], todos = ['Parse quoted fields', 'Write the docs']) {
-  const parent = realpathSync(mkdtempSync(join(tmpdir(), 'loopx-wt-')));
+  const { parent, root, git, cli } = cliRepo('loopx-wt-', { shared: 'one\ntwo\nthree\n' });
   parents.push(parent);
-  const root = join(parent, 'app');
-  mkdirSync(root);
-  const git = (args: string[], cwd = root) =>
-    execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...GIT_ID } }).trim();
-  git(['init', '-q', '-b', 'main']);
-  writeFileSync(join(root, 'shared.txt'), 'one\ntwo\nthree\n');
-  const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: root, env });
-  cli(['init']);
-  git(['add', '.']);
-  git(['commit', '-q', '-m', 'start']);
   const created = cli(['goal', 'create', '--title', 'Parallel', '--max-concurrent', '2', ...goalFlags, '--json']);
   startGoal(root);
   for (const title of todos) cli(['todo', 'add', '--goal', 'G1', '--title', title]);
