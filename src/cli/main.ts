@@ -115,6 +115,10 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
       );
     }
     const where = { root: args.str('root'), envRoot: io.env.LOOPX_ROOT, cwd: io.cwd };
+    // A read or a store-only write that ends the process on a team store: its replica is caught up before the
+    // command's synchronous reads, and the write commits after it (the team verbs reach the server their own way).
+    const oneShot = io.exitsAfterCall === true && command.name[0] !== 'team';
+    const writesLater = oneShot && command.storeOnly === true;
     const ctx: CommandContext = {
       args,
       actor,
@@ -131,15 +135,13 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
       kernel: () => {
         if (kernel) return kernel;
         requireStoreDriver();
-        return (kernel = Kernel.open(locateRoot(where), { actor, readOnly: command.readOnly === true }));
+        const readOnly = command.readOnly === true;
+        return (kernel = Kernel.open(locateRoot(where), { actor, readOnly, warm: !readOnly && !writesLater }));
       },
     };
-    // A read that ends the process on a team store: its replica is caught up before the command's synchronous reads
-    // (the team verbs reach the server their own way).
-    if (command.readOnly && io.exitsAfterCall && command.name[0] !== 'team') await catchUpTeamFirst(ctx, where);
-    // Most commands answer synchronously; a few (monitor tick, evidence run) wait for a process they run.
-    const returned = command.run(ctx);
-    const result: CommandResult = returned instanceof Promise ? await returned : returned;
+    const commitsAfter = writesLater && (await catchUpTeamFirst(ctx, where, { thenWrite: true }));
+    if (oneShot && command.readOnly) await catchUpTeamFirst(ctx, where);
+    const result = commitsAfter ? await runThenSettle(command, ctx) : await runCommand(command, ctx);
     if (command.mutates && kernel && !result.unchanged) refreshStatusMd(kernel, io);
     if (result.failure) {
       const { code, message, hint, exitCode } = result.failure;
@@ -164,15 +166,45 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
  * read needs no worker thread. Where no store or no replica yet is found, or the store cannot be opened, nothing: the
  * command opens it as it always has, and says why in its own words.
  */
-async function catchUpTeamFirst(ctx: CommandContext, where: Parameters<typeof locateRoot>[0]): Promise<void> {
+async function catchUpTeamFirst(
+  ctx: CommandContext,
+  where: Parameters<typeof locateRoot>[0],
+  options: { thenWrite?: boolean } = {},
+): Promise<boolean> {
   let kernel: Kernel;
   try {
-    if (!Kernel.hasTeamReplica(locateRoot(where))) return;
+    if (!Kernel.hasTeamReplica(locateRoot(where))) return false;
     kernel = ctx.kernel();
   } catch {
-    return;
+    return false;
   }
-  await kernel.catchUpFirst();
+  await kernel.catchUpFirst(options);
+  return true;
+}
+
+/** Most commands answer synchronously; a few (monitor tick, evidence run) wait for a process they run. */
+async function runCommand(command: Command, ctx: CommandContext): Promise<CommandResult> {
+  const returned = command.run(ctx);
+  return returned instanceof Promise ? await returned : returned;
+}
+
+/**
+ * A store-only write on a team store, committed after its run (Kernel.settle); run once more, the ordinary way, when
+ * the log moved on meanwhile. A run that failed after a write still commits that write, as it would have committed
+ * as it ran; then its own failure is the answer.
+ */
+async function runThenSettle(command: Command, ctx: CommandContext): Promise<CommandResult> {
+  const kernel = ctx.kernel();
+  let result: CommandResult | undefined;
+  let failed: { error: unknown } | null = null;
+  try {
+    result = await runCommand(command, ctx);
+  } catch (error) {
+    failed = { error };
+  }
+  if ((await kernel.settle()) === 'again') return runCommand(command, ctx);
+  if (failed) throw failed.error;
+  return result as CommandResult;
 }
 
 /**

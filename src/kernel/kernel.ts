@@ -27,10 +27,19 @@ export interface KernelOptions {
   readOnly?: boolean;
   /** Where writes run, when not SQLite's own engine: team mode's PostgreSQL log over this file as its replica. */
   engine?: (db: SqliteDb) => ClosableEngine;
+  /**
+   * Team mode: start the write path's worker as the store opens (default: unless `readOnly`). A one-shot write that
+   * commits after its command (`catchUpFirst({ thenWrite })`) says false: it needs the worker only to run again.
+   */
+  warm?: boolean;
 }
 
 /** An engine the kernel closes with itself (team mode's holds a connection, and catches a one-shot read up first). */
-export type ClosableEngine = StoreEngine & { close?(): void; catchUpFirst?(): Promise<void> };
+export type ClosableEngine = StoreEngine & {
+  close?(): void;
+  catchUpFirst?(options?: { thenWrite?: boolean }): Promise<void>;
+  settle?(): Promise<'done' | 'again'>;
+};
 
 /** What a write sees: one instant, one actor, and `emit` to append-and-apply an event (the unit of work). */
 export type Tx = UnitOfWork;
@@ -78,7 +87,7 @@ export class Kernel {
       clock: options.clock,
       driver: options.driver,
       // A read-only call never writes: it needs no worker for a write's batches (Kernel.catchUpFirst).
-      warm: options.readOnly !== true,
+      warm: options.warm ?? options.readOnly !== true,
     }).kernel;
   }
 
@@ -91,8 +100,21 @@ export class Kernel {
    * For a process that reads once and exits (the CLI's read verbs): a team store's replica is caught up now, on this
    * thread, and the next read asks the log nothing (TeamEngine.catchUpFirst). Nothing to do for a local store.
    */
-  async catchUpFirst(): Promise<void> {
-    await this.engine.catchUpFirst?.();
+  async catchUpFirst(options: { thenWrite?: boolean } = {}): Promise<void> {
+    await this.engine.catchUpFirst?.(options);
+  }
+
+  /**
+   * After a one-shot write's command (`catchUpFirst({ thenWrite: true })`): its writes committed to the team log, then
+   * the replica. `again` when nothing was written (the log moved on meanwhile): run the command once more, which
+   * then writes the ordinary way. Always `done` for a local store, whose writes committed as they ran.
+   */
+  async settle(): Promise<'done' | 'again'> {
+    try {
+      return (await this.engine.settle?.()) ?? 'done';
+    } catch (error) {
+      throw storeError(error, Kernel.storePath(this.root), busyTimeoutOf(this.db));
+    }
   }
 
   /**

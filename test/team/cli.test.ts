@@ -237,6 +237,44 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     expect(gone.json.error).toMatchObject({ code: 'team_unreachable', message: expect.stringContaining('127.0.0.1:1/nowhere') });
   }, 60_000);
 
+  test("an agent's claim, evidence and ship commit after their command on the catch-up's connection: no worker", async () => {
+    const url = fixture.cluster.url(await fixture.cluster.createDatabase('teamwrite'));
+    const a = workspace();
+    loopx(['init'], { cwd: a });
+    loopx(['goal', 'create', '--title', 'Shared goal'], { cwd: a });
+    startGoal(a);
+    loopx(['todo', 'add', '--goal', 'G1', '--title', 'first'], { cwd: a });
+    for (const verb of ['init', 'push']) expect(loopxTty(['team', verb, '--database', url], '', { cwd: a }).code).toBe(0);
+    const b = workspace();
+    expect(loopxTty(['team', 'join', url], '', { cwd: b }).code).toBe(0);
+    expect(loopx(['todo', 'list', '--json'], { cwd: b, env: asAgent('claude') }).code).toBe(0); // b's replica, current
+    const calls = [
+      ['todo', 'claim', 'T1'],
+      ['evidence', 'add', '--todo', 'T1', '--summary', 'npm test: 3 passed'],
+      ['todo', 'ship', 'T1'],
+    ];
+    for (const args of calls) {
+      const call = loopx([...args, '--json'], { cwd: b, env: { ...asAgent('claude'), LOOPX_TIMING: '1' } });
+      expect(call.code, call.stderr).toBe(0);
+      const team = JSON.parse(call.stderr.split('\n').find((line) => line.startsWith('{"team"')) ?? '{}').team;
+      expect(team, `${args.join(' ')}: its team line`).toHaveProperty('commitLaterMs');
+      expect(
+        Object.keys(team).filter((part) => /^(batch|workerBoot|warmAt)/.test(part)),
+        args.join(' '),
+      ).toEqual([]);
+    }
+    // The other machine reads it from the log: claimed, evidenced and shipped by claude, each once.
+    expect(loopx(['todo', 'show', 'T1', '--json'], { cwd: a, env: asAgent('codex') }).json).toMatchObject({
+      ok: true,
+      data: { id: 'T1', status: 'shipped' },
+    });
+    const history = loopx(['history', '--todo', 'T1', '--json'], { cwd: a }).json as { data: Array<{ kind: string; actor: string }> };
+    expect(history.data.filter((e) => e.actor === 'claude').map((e) => e.kind)).toEqual(['todo.shipped', 'evidence', 'todo.claimed']); // newest first
+    // A refusal comes back as before: shipping again is refused, exit 3, and nothing is written.
+    const again = loopx(['todo', 'ship', 'T1', '--json'], { cwd: b, env: asAgent('claude') });
+    expect(again.code, again.stderr).toBe(3);
+  }, 60_000);
+
   test('agents cannot run init, push, join or leave, nor can a person without a terminal; nothing is written', async () => {
     const name = await fixture.cluster.createDatabase('teamagent');
     const url = fixture.cluster.url(name);

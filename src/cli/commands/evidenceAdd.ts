@@ -6,6 +6,7 @@ export const evidenceAdd: Command = {
   name: ['evidence', 'add'],
   summary: 'record evidence for a todo or a goal (artifacts are hashed)',
   mutates: true,
+  storeOnly: true,
   flags: {
     todo: { type: 'string', value: 'T', description: 'the todo it is evidence for' },
     goal: { type: 'string', value: 'G', description: 'or the goal' },

@@ -11,6 +11,7 @@ export const todoClaim: Command = {
   description: 'Claiming a todo you already hold extends its lease. A lapsed lease may be claimed by anyone.',
   needsAgent: true,
   mutates: true,
+  storeOnly: true,
   positionals: [{ name: 'ID', description: 'todo id, e.g. T3 (or use --next)' }],
   flags: {
     next: { type: 'boolean', description: 'claim the next ready todo (highest priority, oldest first)' },

@@ -8,6 +8,7 @@ export const todoRelease: Command = {
   summary: 'give a todo back unfinished; the note tells the next turn where to pick up',
   needsAgent: true,
   mutates: true,
+  storeOnly: true,
   positionals: [{ name: 'ID', description: 'todo id', required: true }],
   flags: { note: { type: 'string', value: 'N', description: 'continuation: what the next turn should do' } },
   examples: ['loopx todo release T3 --note "parser done; wire it into the CLI next"'],

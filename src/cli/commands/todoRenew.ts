@@ -9,6 +9,7 @@ export const todoRenew: Command = {
   summary: 'extend the lease on a todo you hold',
   needsAgent: true,
   mutates: true,
+  storeOnly: true,
   positionals: [{ name: 'ID', description: 'todo id', required: true }],
   flags: {
     lease: {

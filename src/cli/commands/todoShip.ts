@@ -9,6 +9,7 @@ export const todoShip: Command = {
   description: 'Evidence recorded earlier with `loopx evidence add --todo ID` counts; --evidence records more in the same step.',
   needsAgent: true,
   mutates: true,
+  storeOnly: true,
   positionals: [{ name: 'ID', description: 'todo id', required: true }],
   flags: {
     evidence: { type: 'string', value: 'TEXT', description: 'what was done and how it was checked' },

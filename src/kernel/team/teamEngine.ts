@@ -1,4 +1,3 @@
-import type Pg from 'pg';
 import type { SqliteDb } from '../db/sqliteDb';
 import { immediate, snapshot } from '../db/sqliteDb';
 import { logHead } from '../events/anchor';
@@ -9,10 +8,10 @@ import { iso, systemClock } from '../time';
 import { randomToken } from '../nodeCrypto';
 import type { ChangeSignal, Committed, StoreEngine, UnitOfWork, WatchFn } from '../unitOfWork';
 import { SqliteEngine } from '../db/sqliteEngine';
-import { EVENTS_AFTER, applyTeamEvents, commitStatements, fetchAfter, lockAndFetchStatements, rowsToEvents } from './teamLog';
-import { PgError, type SyncPg, pgClientConfig, pgErrorFrom } from './syncPg';
-import { loadPg, unrefClient } from './pgModule';
+import { applyTeamEvents, commitStatements, fetchAfter, lockAndFetchStatements, rowsToEvents } from './teamLog';
+import { PgError, type SyncPg } from './syncPg';
 import { TeamLive } from './teamLive';
+import { LaterCommit, endQuietly, fetchFirst } from './laterCommit';
 import { addTeamTiming, timeTeam } from './teamTiming';
 import { OperationUnknownError, TeamNotDurableError, TeamRefusedError, teamError, teamWhere } from './teamErrors';
 
@@ -51,6 +50,8 @@ export class TeamEngine implements StoreEngine {
   private outages = 0;
   /** What `catchUpFirst` left for the next read: the replica caught up just now, or why it could not be. */
   private caughtUpFirst: { error: unknown } | 'current' | null = null;
+  /** A one-shot write's commit after its command (catchUpFirst's `thenWrite`, laterCommit.ts), or why it cannot be. */
+  private later: LaterCommit | { error: unknown } | null = null;
 
   constructor(
     readonly db: SqliteDb,
@@ -149,7 +150,39 @@ export class TeamEngine implements StoreEngine {
   }
 
   write<T>(actor: Actor, clock: () => number, fn: (uow: UnitOfWork) => T): Committed<T> {
+    const later = this.later;
+    if (later) {
+      if ('error' in later) {
+        this.later = null;
+        throw teamError(later.error, this.where);
+      }
+      let deferred: Committed<T> | null;
+      try {
+        deferred = later.write(this.db, actor, clock, fn);
+      } catch (error) {
+        throw teamError(error, this.where);
+      }
+      if (deferred) return deferred;
+      // A sibling process of this machine wrote since the catch-up: the ordinary way, which holds the log's head first.
+      this.later = null;
+    }
     return timeTeam('writeMs', () => this.writeTimed(actor, clock, fn));
+  }
+
+  /**
+   * Commits what the writes after catchUpFirst ran (log, then replica). `again`: nothing was written (the log's head moved since the
+   * catch-up, or the connection broke before the commit landed) and the replica is as it was: the caller runs its
+   * command once more, the ordinary way.
+   */
+  async settle(): Promise<'done' | 'again'> {
+    const later = this.later;
+    this.later = null;
+    if (!later || 'error' in later) return 'done';
+    try {
+      return await later.settle(this.db, this.newOperationId());
+    } catch (error) {
+      throw teamError(error, this.where);
+    }
   }
 
   private writeTimed<T>(actor: Actor, clock: () => number, fn: (uow: UnitOfWork) => T): Committed<T> {
@@ -170,6 +203,8 @@ export class TeamEngine implements StoreEngine {
   }
 
   read<T>(clock: () => number, fn: (db: SqliteDb, nowMs: number) => T): T {
+    // Inside a write waiting for its commit: the replica's open transaction, the write's own changes included.
+    if (this.later instanceof LaterCommit && this.later.open) return fn(this.db, clock());
     const first = this.caughtUpFirst;
     try {
       if (first !== null && first !== 'current') {
@@ -190,33 +225,38 @@ export class TeamEngine implements StoreEngine {
    * asynchronous client, so that its read asks the log nothing and no worker thread starts: the worker's start (20 ms
    * on Node 20, 27 ms on Node 22) was the largest part of what a team read costs more than a local one
    * (docs/team.md#figures). The process's reads are then a snapshot of when it began, as a one-shot read is (its
-   * command reads on, it does not wait); a write still locks the log's head and catches up itself. A failure is kept
-   * for the next read to report, as the worker's would be (the same PgError), not waited out twice.
+   * command reads on, it does not wait). A failure is kept for the next read to report, as the worker's would be (the
+   * same PgError), not waited out twice.
+   *
+   * `thenWrite` (a one-shot write verb): the connection is kept, with the server's clock, for the command's writes to
+   * commit on after it has run (laterCommit.ts, `settle`); a failure is the first write's to report.
    */
-  async catchUpFirst(): Promise<void> {
-    let fresh: StoredEvent[];
-    let client: Pg.Client | null = null;
-    const started = performance.now();
-    try {
-      client = new (timeTeam('pgLoadMs', loadPg).Client)(pgClientConfig(this.pg.settings));
-      await client.connect();
-      addTeamTiming('connectMs', performance.now() - started);
-      fresh = rowsToEvents((await client.query(EVENTS_AFTER, [(logHead(this.db) ?? { seq: 0 }).seq])).rows);
-      addTeamTiming('catchUpFirstMs', performance.now() - started);
-    } catch (error) {
-      this.caughtUpFirst = { error: pgErrorFrom(error) };
+  async catchUpFirst(options: { thenWrite?: boolean } = {}): Promise<void> {
+    const after = (logHead(this.db) ?? { seq: 0 }).seq;
+    const first = await fetchFirst(this.pg.settings, after, options.thenWrite === true);
+    if ('error' in first) {
+      this.caughtUpFirst = first;
+      if (options.thenWrite) this.later = first;
       return;
-    } finally {
-      // Not waited for: the read goes on while the connection says goodbye, and the socket keeps no process alive.
-      if (client) unrefClient(client);
-      client?.end().catch(() => {});
     }
     try {
-      this.applyFetched(fresh);
+      this.applyFetched(first.fresh);
       this.caughtUpFirst = 'current';
     } catch (error) {
       this.caughtUpFirst = { error };
     }
+    if (!first.kept) return;
+    const { client, clock } = first.kept;
+    // A server that may forget a confirmed commit is refused at the write, before anything is sent (writeOnce).
+    const refused =
+      this.caughtUpFirst !== 'current' ? this.caughtUpFirst : clock.sync === 'off' ? { error: new TeamNotDurableError() } : null;
+    if (refused) {
+      this.later = refused;
+      endQuietly(client);
+      return;
+    }
+    // The log's head as fetched: a replica found elsewhere at the write has a sibling's write the operation did not see.
+    this.later = new LaterCommit(client, this.pg.settings, first.fresh.at(-1)?.seq ?? after, clock);
   }
 
   /**
@@ -250,6 +290,8 @@ export class TeamEngine implements StoreEngine {
 
   /** Ends the connection (the kernel calls it when it closes). */
   close(): void {
+    if (this.later instanceof LaterCommit) this.later.abandon(this.db);
+    this.later = null;
     this.live?.close();
     this.live = null;
     this.wakers.clear();

@@ -28,11 +28,13 @@ export function lockAndFetchStatements(afterSeq: number): PgStatement[] {
     { text: 'BEGIN' },
     { text: 'SELECT seq, hash FROM loopx.lock_head()' },
     { text: EVENTS_AFTER, values: [afterSeq] },
-    {
-      text: "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms, current_setting('synchronous_commit') AS sync",
-    },
+    { text: SERVER_CLOCK },
   ];
 }
+
+/** The server's clock in ms, and its `synchronous_commit` (`off`: it may forget what it confirms). */
+export const SERVER_CLOCK =
+  "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms, current_setting('synchronous_commit') AS sync";
 
 /** The operation id first (a second commit with the same id fails there), then the events, a wake-up, COMMIT. */
 export function commitStatements(opId: string, events: readonly StoredEvent[]): PgStatement[] {
