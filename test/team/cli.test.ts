@@ -17,7 +17,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { openDb } from '../../src/kernel/db/openDb';
 import { verifyChain } from '../../src/kernel/events/verify';
 import { checkReplay } from '../../src/kernel/replay';
-import { REPO, cleanEnv, loopx, startGoal } from '../cli/harness';
+import { REPO, cleanEnv, loopx, loopxAsync, startGoal } from '../cli/harness';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from '../cli/pty';
 import { POSTGRES_MISSING } from '../support/postgres';
 import { install, loginRole, newTeamStore, useCluster } from './teamKit';
@@ -274,6 +274,38 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     const again = loopx(['todo', 'ship', 'T1', '--json'], { cwd: b, env: asAgent('claude') });
     expect(again.code, again.stderr).toBe(3);
   }, 60_000);
+
+  test('agents on two machines claiming at once through the CLI: every todo claimed once, by one agent, the chain intact', async () => {
+    const url = fixture.cluster.url(await fixture.cluster.createDatabase('teamrace'));
+    const a = workspace();
+    loopx(['init'], { cwd: a });
+    loopx(['goal', 'create', '--title', 'Shared goal', '--max-concurrent', '20'], { cwd: a });
+    startGoal(a);
+    const todos = 8;
+    for (let i = 1; i <= todos; i++) loopx(['todo', 'add', '--goal', 'G1', '--title', `todo ${i}`], { cwd: a });
+    for (const verb of ['init', 'push']) expect(loopxTty(['team', verb, '--database', url], '', { cwd: a }).code).toBe(0);
+    const b = workspace();
+    expect(loopxTty(['team', 'join', url], '', { cwd: b }).code).toBe(0);
+    expect(loopx(['todo', 'list', '--json'], { cwd: b, env: asAgent('claude') }).code).toBe(0);
+    // Four agents a machine, each claiming the next ready todo at the same moment: writes that meet a log moved on
+    // since their catch-up run again the ordinary way (laterCommit.ts); none may take a todo another holds.
+    const agents = [a, b].flatMap((cwd, m) => Array.from({ length: 4 }, (_, i) => ({ cwd, name: `agent-${m}-${i}` })));
+    const claims = await Promise.all(
+      agents.map(({ cwd, name }) => loopxAsync(['todo', 'claim', '--next', '--json'], { cwd, env: asAgent(name) })),
+    );
+    for (const claim of claims) expect(claim.code, claim.stderr).toBe(0);
+    const taken = claims.map((claim) => (claim.json.data as { id: string; owner: string }).id);
+    expect(new Set(taken).size, `claimed: ${taken.join(', ')}`).toBe(agents.length);
+    const list = loopx(['todo', 'list', '--json'], { cwd: a, env: asAgent('codex') }).json.data as Array<{
+      id: string;
+      owner: string | null;
+    }>;
+    for (const [i, claim] of claims.entries()) {
+      const id = (claim.json.data as { id: string }).id;
+      expect(list.find((t) => t.id === id)?.owner, id).toBe(agents[i]?.name);
+    }
+    expect(loopx(['log', 'verify', '--json'], { cwd: b }).json).toMatchObject({ ok: true });
+  }, 90_000);
 
   test('agents cannot run init, push, join or leave, nor can a person without a terminal; nothing is written', async () => {
     const name = await fixture.cluster.createDatabase('teamagent');

@@ -10,6 +10,7 @@ import { agent, human } from '../support/testKit';
 import type { Kernel } from '../../src/kernel/kernel';
 import type { TeamEngine } from '../../src/kernel/team/teamEngine';
 import { openTeamKernel } from '../../src/kernel/team/teamStore';
+import { oneShotStats } from '../../src/kernel/team/laterCommit';
 import { POSTGRES_MISSING } from '../support/postgres';
 import { install, newTeamStore, useCluster } from './teamKit';
 
@@ -75,6 +76,34 @@ describe.skipIf(!install)('round trips of an agent call on a team store', () => 
     };
     for (const [verb, cost] of Object.entries(costs))
       expect(cost, `${verb}: round trips (batches) and statements sent to PostgreSQL in one call`).toEqual(BUDGET[verb]);
+  });
+
+  test("an agent's one-shot write committed after its command: no batch through the worker, 8 statements on its own connection", async () => {
+    const { ownerUrl } = await newTeamStore(fixture.cluster);
+    const owner = openAt(join(work, 'later-owner'), ownerUrl, human);
+    const goal = createGoal(owner.kernel, { title: 'g' });
+    addTodo(owner.kernel, { goalId: goal.id, title: 'a' });
+    owner.kernel.close();
+    const root = join(work, 'later-agent');
+    oneCall(root, ownerUrl, (k) => k.read(() => 0)); // the replica, built
+    const costs: Record<string, { batches: number; statements: number }> = {};
+    for (const [verb, write] of [
+      ['todo claim', (k: Kernel) => claimNext(k)],
+      ['todo ship', (k: Kernel) => shipTodo(k, 'T1', { evidence: 'done' })],
+    ] as const) {
+      const { kernel, engine } = openAt(root, ownerUrl, agent('codex'), undefined, false);
+      try {
+        const sent = oneShotStats.statements;
+        await kernel.catchUpFirst({ thenWrite: true });
+        write(kernel);
+        expect(await kernel.settle()).toBe('done');
+        costs[verb] = { batches: engine.pg.stats.batches, statements: oneShotStats.statements - sent };
+      } finally {
+        kernel.close();
+      }
+    }
+    // The catch-up (events after the replica's head, the server's clock); BEGIN, the head, ops row, events, NOTIFY, COMMIT.
+    expect(costs).toEqual({ 'todo claim': { batches: 0, statements: 8 }, 'todo ship': { batches: 0, statements: 8 } });
   });
 
   test('the worker connects while the replica opens: before the first batch is asked for', async () => {

@@ -7,6 +7,7 @@ export const gateAsk: Command = {
   summary: 'ask a human to decide before a todo (or the goal) may go on',
   description: 'A pending gate on a todo blocks claiming and shipping it; on a goal, should-run answers no until it is decided.',
   mutates: true,
+  storeOnly: true,
   flags: {
     todo: { type: 'string', value: 'T', description: 'the todo that waits for the decision' },
     goal: { type: 'string', value: 'G', description: 'or the whole goal' },

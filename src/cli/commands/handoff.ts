@@ -8,6 +8,7 @@ export const handoff: Command = {
   description: 'You keep the claim until the other agent runs `loopx handoff accept ID`.',
   needsAgent: true,
   mutates: true,
+  storeOnly: true,
   positionals: [{ name: 'TODO', description: 'todo id you hold', required: true }],
   flags: {
     to: { type: 'string', value: 'AGENT', required: true, description: 'the agent taking over' },

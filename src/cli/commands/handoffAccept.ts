@@ -7,6 +7,7 @@ export const handoffAccept: Command = {
   summary: 'accept a handoff offered to you: the claim moves to you with a fresh lease',
   needsAgent: true,
   mutates: true,
+  storeOnly: true,
   positionals: [{ name: 'ID', description: 'handoff id, e.g. H1', required: true }],
   run(ctx) {
     const accepted = acceptHandoff(ctx.kernel(), parseId('handoff', ctx.args.positionals[0]));

@@ -8,6 +8,7 @@ export const todoBlock: Command = {
   summary: 'mark a todo you hold as blocked, with the reason a human needs to see',
   needsAgent: true,
   mutates: true,
+  storeOnly: true,
   positionals: [{ name: 'ID', description: 'todo id', required: true }],
   flags: { reason: { type: 'string', value: 'R', required: true, description: 'what is in the way and what would unblock it' } },
   run(ctx) {

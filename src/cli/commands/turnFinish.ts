@@ -27,6 +27,7 @@ export const turnFinish: Command = {
     "A turn loopx run or VS Code started is finished by that launcher from the host's own report: its agent's finish is " +
     'refused (exit 3, not_allowed).',
   mutates: true,
+  storeOnly: true,
   positionals: [{ name: 'ID', description: 'turn id, e.g. R3', required: true }],
   flags: {
     'exit-code': { type: 'int', value: 'N', required: true, description: "the host's exit code (-1 when unknown)" },

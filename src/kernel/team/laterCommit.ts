@@ -39,10 +39,10 @@ export async function fetchFirst(
     client.on('error', () => {});
     await client.connect();
     addTeamTiming('connectMs', performance.now() - started);
-    const fresh = rowsToEvents((await client.query(EVENTS_AFTER, [afterSeq])).rows);
+    const fresh = rowsToEvents((await send(client, EVENTS_AFTER, [afterSeq])).rows);
     let kept: { client: Pg.Client; clock: ServerClock } | null = null;
     if (keep) {
-      const row = (await client.query(SERVER_CLOCK)).rows[0] as { ms: unknown; sync: unknown };
+      const row = (await send(client, SERVER_CLOCK)).rows[0] as { ms: unknown; sync: unknown };
       kept = { client, clock: { ms: Number(row.ms), sync: String(row.sync), at: performance.now() } };
     }
     addTeamTiming('catchUpFirstMs', performance.now() - started);
@@ -177,10 +177,10 @@ export class LaterCommit {
   /** True when the operation is in the log; false when it surely is not (the head moved, or the connection broke first). */
   private async commitLog(base: LogAnchor, opId: string): Promise<boolean> {
     try {
-      await this.client.query('BEGIN');
-      const held = (await this.client.query('SELECT seq, hash FROM loopx.lock_head()')).rows[0] as { seq?: unknown; hash?: unknown };
+      await send(this.client, 'BEGIN');
+      const held = (await send(this.client, 'SELECT seq, hash FROM loopx.lock_head()')).rows[0] as { seq?: unknown; hash?: unknown };
       if (Number(held?.seq) !== base.seq || String(held?.hash) !== base.hash) {
-        await this.client.query('ROLLBACK');
+        await send(this.client, 'ROLLBACK');
         addTeamTiming('headMoved', 1);
         return false;
       }
@@ -233,8 +233,19 @@ export function endQuietly(client: Pg.Client | null): void {
   client.end().catch(() => {});
 }
 
+/**
+ * Statements sent on one-shot calls' own connections (catch-up and commit), counted as SyncPg.stats counts the
+ * worker's: test/team/roundTrips.test.ts holds each verb to its budget.
+ */
+export const oneShotStats = { statements: 0 };
+
+function send(client: Pg.Client, text: string, values?: unknown[]): Promise<Pg.QueryResult> {
+  oneShotStats.statements++;
+  return client.query(text, values);
+}
+
 async function runAll(client: Pg.Client, statements: readonly PgStatement[]): Promise<void> {
-  for (const s of statements) await client.query({ text: s.text, values: s.values });
+  for (const s of statements) await send(client, s.text, s.values);
 }
 
 /** Ends the replica's write transaction, if SQLite has not ended it already (a full disk, an I/O error). */
