@@ -72,6 +72,20 @@ const loadedByPath = loadedByPathFrom('..', byPath);
 const webPushByPath = loadedByPathFrom('.', [
   { filter: /^web-push$/, file: 'webPush.js', exports: ['generateVAPIDKeys', 'sendNotification'] },
 ]);
+/**
+ * pg computes SCRAM with Web Crypto (lib/crypto/utils.js); the bundled pg uses Node's hashes instead
+ * (src/kernel/team/pgScramCrypto.ts, which says why: a connection is opened for every agent call).
+ */
+const pgScramOnNodeCrypto = {
+  name: 'pg-scram-on-node-crypto',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/(crypto\/)?utils$/ }, (args) =>
+      /[\\/]pg[\\/]lib[\\/](crypto[\\/]sasl|client)\.js$/.test(args.importer)
+        ? { path: new URL('./src/kernel/team/pgScramCrypto.ts', import.meta.url).pathname }
+        : undefined,
+    );
+  },
+};
 const agentBundle = {
   ...cli,
   define: { ...cli.define, __LOOPX_ROOT_FROM_BUNDLE__: JSON.stringify('../..'), __LOOPX_PG_BUNDLE__: JSON.stringify('../pg.js') },
@@ -106,6 +120,7 @@ const targets = [
     ...base,
     stdin: { contents: "module.exports = require('pg');", resolveDir: '.', sourcefile: 'pg.js', loader: 'js' },
     external: ['pg-native'],
+    plugins: [pgScramOnNodeCrypto],
     outfile: 'dist/pg.js',
   },
   { ...inEditor, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', plugins: [webPushByPath] },

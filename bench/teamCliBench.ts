@@ -25,6 +25,9 @@ const loopx = join(__dirname, '..', '..', 'bin', 'loopx');
 // BENCH_BEFORE: another build's bin/loopx (a copy of an earlier checkout's bin/ and dist/), run on a team store of its
 // own, interleaved with this one: a before/after comparison in one run.
 const before = process.env.BENCH_BEFORE;
+// BENCH_NODE: the Node that runs each call and the bare start beside them (default: the one running the bench), e.g.
+// `BENCH_NODE=$(node scripts/node22.mjs)`: the bench itself, its seeding and its PostgreSQL, stay on this one.
+const nodeForCalls = process.env.BENCH_NODE ?? process.execPath;
 const human = { name: 'ada', kind: 'human', channel: 'vscode' } as const;
 const median = (xs: number[]) => (xs.length ? ([...xs].sort((a, b) => a - b)[xs.length >> 1] as number) : NaN);
 
@@ -37,7 +40,7 @@ interface Call {
 
 function call(bin: string, cwd: string, env: NodeJS.ProcessEnv, args: string[]): Call {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd, env: { ...env, LOOPX_TIMING: '1' }, encoding: 'utf8' });
+  const r = spawnSync(nodeForCalls, [bin, ...args], { cwd, env: { ...env, LOOPX_TIMING: '1' }, encoding: 'utf8' });
   const wallMs = performance.now() - t0;
   if (r.status !== 0) throw new Error(`loopx ${args.join(' ')} in ${cwd}: exit ${r.status}\n${r.stdout}\n${r.stderr}`);
   let timing: Record<string, unknown> = {};
@@ -149,7 +152,7 @@ async function main(): Promise<void> {
     const bare: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       t = performance.now();
-      spawnSync(process.execPath, ['-e', '0']);
+      spawnSync(nodeForCalls, ['-e', '0']);
       bare.push(performance.now() - t);
       for (const side of sides) {
         const run1 = (args: string[]) => call(side.bin, side.cwd, side.env, [...args, '--json']);
@@ -163,7 +166,7 @@ async function main(): Promise<void> {
     }
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     console.log(
-      `${TODOS} todos, medians of ${RUNS}; node -e 0: ${median(bare).toFixed(1)} ms; seed ${seedMs.toFixed(0)} ms, ` +
+      `${TODOS} todos, medians of ${RUNS}; Node ${nodeVersion()}: node -e 0 ${median(bare).toFixed(1)} ms; seed ${seedMs.toFixed(0)} ms, ` +
         `team init + push + first call (replica built) ${team.setupMs.toFixed(0)} ms; load ${load}`,
     );
     for (const v of verbs) {
@@ -191,3 +194,8 @@ main().catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
 });
+
+/** The version of the Node that runs the calls. */
+function nodeVersion(): string {
+  return spawnSync(nodeForCalls, ['--version'], { encoding: 'utf8' }).stdout.trim();
+}

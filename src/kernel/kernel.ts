@@ -7,11 +7,19 @@ import { TailBrokenError } from './events/log';
 import { brokenLog, logBrokenError, markBroken } from './logHealth';
 import { KERNEL, hasHumanChannel } from './authority';
 import type { Actor, StoredEvent } from './events/eventTypes';
-import type { StoreEngine, UnitOfWork } from './unitOfWork';
+import type { ClosableEngine, UnitOfWork } from './unitOfWork';
 import { SqliteEngine } from './db/sqliteEngine';
 import { type Clock, iso, systemClock } from './time';
 import { NoStoreError, NotAllowedError, SchemaTooOldError } from './errors';
-import { APPLICATION_ID, checkStorePath, needsPrivateCopy, privateCopy, requireLoopxStore, storeError } from './storeFile';
+import {
+  APPLICATION_ID,
+  checkStorePath,
+  movedWhileOpening,
+  needsPrivateCopy,
+  privateCopy,
+  requireLoopxStore,
+  storeError,
+} from './storeFile';
 import { readTeamPointer, resolveTeamConnection, teamPointerPath, teamReplicaPath } from './team/teamPointer';
 import { openTeamKernelWith } from './team/teamKernel';
 import { initializeLogInTx } from './initializeLog';
@@ -33,13 +41,6 @@ export interface KernelOptions {
    */
   warm?: boolean;
 }
-
-/** An engine the kernel closes with itself (team mode's holds a connection, and catches a one-shot read up first). */
-export type ClosableEngine = StoreEngine & {
-  close?(): void;
-  catchUpFirst?(options?: { thenWrite?: boolean }): Promise<void>;
-  settle?(): Promise<'done' | 'again'>;
-};
 
 /** What a write sees: one instant, one actor, and `emit` to append-and-apply an event (the unit of work). */
 export type Tx = UnitOfWork;
@@ -106,15 +107,11 @@ export class Kernel {
 
   /**
    * After a one-shot write's command (`catchUpFirst({ thenWrite: true })`): its writes committed to the team log, then
-   * the replica. `again` when nothing was written (the log moved on meanwhile): run the command once more, which
-   * then writes the ordinary way. Always `done` for a local store, whose writes committed as they ran.
+   * the replica. `again`: nothing was written (the log moved on), run the command once more (it writes the ordinary
+   * way). Always `done` for a local store, whose writes committed as they ran.
    */
   async settle(): Promise<'done' | 'again'> {
-    try {
-      return (await this.engine.settle?.()) ?? 'done';
-    } catch (error) {
-      throw storeError(error, Kernel.storePath(this.root), busyTimeoutOf(this.db));
-    }
+    return (await this.engine.settle?.()) ?? 'done';
   }
 
   /**
@@ -394,22 +391,4 @@ function busyTimeoutOf(db: SqliteDb): number {
   } catch {
     return BUSY_TIMEOUT_MS;
   }
-}
-
-/**
- * `loopx team push` moved a workspace's store aside between the look for it and its open: SQLite then made an empty
- * file in its place, which is not a store (`not_a_store`). True when that is what happened (the team pointer is there
- * now); the empty file (0 bytes: nothing was written to it) is removed, so the caller opens the team store, as a call
- * a moment later would. Exported for its test.
- */
-export function movedWhileOpening(root: string, path: string, error: unknown): boolean {
-  if ((error as { code?: string }).code !== 'not_a_store' || !existsSync(teamPointerPath(root))) return false;
-  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
-    try {
-      if (statSync(file).size === 0) rmSync(file, { force: true });
-    } catch {
-      /* not there */
-    }
-  }
-  return true;
 }

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { Kernel, movedWhileOpening } from './kernel';
+import { Kernel } from './kernel';
+import { movedWhileOpening } from './storeFile';
 import { LoopxError } from './errors';
 import { teamPointerPath } from './team/teamPointer';
 

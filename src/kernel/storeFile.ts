@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import type { SqliteDb } from './db/sqliteDb';
 import { EXIT, LoopxError, StoreBusyError } from './errors';
 import { BUSY_TIMEOUT_MS } from './db/openDb';
+import { teamPointerPath } from './team/teamPointer';
 
 /**
  * Every loopx store carries this in SQLite's `PRAGMA application_id` ("LOOP" in ASCII): `loopx init` writes it, and
@@ -193,4 +194,22 @@ export function busyError(error: unknown, waitedMs = BUSY_TIMEOUT_MS): StoreBusy
  */
 export function storeError(error: unknown, path = 'the store', busyTimeoutMs = BUSY_TIMEOUT_MS): unknown {
   return environmentError(error, path) ?? busyError(error, busyTimeoutMs) ?? error;
+}
+
+/**
+ * `loopx team push` moved a workspace's store aside between the look for it and its open: SQLite then made an empty
+ * file in its place, which is not a store (`not_a_store`). True when that is what happened (the team pointer is there
+ * now); the empty file (0 bytes: nothing was written to it) is removed, so the caller opens the team store, as a call
+ * a moment later would. Exported for its test.
+ */
+export function movedWhileOpening(root: string, path: string, error: unknown): boolean {
+  if ((error as { code?: string }).code !== 'not_a_store' || !existsSync(teamPointerPath(root))) return false;
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      if (statSync(file).size === 0) rmSync(file, { force: true });
+    } catch {
+      /* not there */
+    }
+  }
+  return true;
 }

@@ -45,6 +45,16 @@ export interface StoreEngine<Db = SqliteDb> {
 }
 
 /**
+ * An engine the kernel closes with itself. Team mode's holds a connection, catches a one-shot call up first, and
+ * commits a one-shot write after its command (`settle`); SQLite's needs none of them.
+ */
+export type ClosableEngine = StoreEngine & {
+  close?(): void;
+  catchUpFirst?(options?: { thenWrite?: boolean }): Promise<void>;
+  settle?(): Promise<'done' | 'again'>;
+};
+
+/**
  * What tells a long-lived reader (VS Code, `loopx run`, the language server) that another process committed, without
  * polling: `wake` fires when the store may have changed (early or spurious wakes are fine), `version` moves when
  * another connection committed, and `head` (the newest event) decides whether it is news. SQLite: a watch on the

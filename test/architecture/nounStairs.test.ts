@@ -206,6 +206,7 @@ test('the read models are the floor above the nouns: no noun imports them, and o
 /** Source files only tests import, each with why it is not a test kit. */
 const TESTS_ALONE_IMPORT: Record<string, string> = {
   'src/cli/agentCommands.ts': 'the agent verbs typed for the test that holds their bundles together; esbuild.mjs reads the same JSON',
+  'src/kernel/team/pgScramCrypto.ts': "the bundled pg's SCRAM steps: esbuild.mjs puts it in place of pg's lib/crypto/utils.js",
 };
 
 test('the test kits live in test/support/: no source file imports one, nor is one that only tests import', () => {
