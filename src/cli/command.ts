@@ -67,9 +67,9 @@ export interface Command {
    * A write whose run touches nothing but the store, synchronously (no file written, no process or connection of its
    * own, no wait): run again from the start, it does the same. On a team store, a one-shot call (an agent's) then
    * commits to the log after its run, on the connection its catch-up opened, and runs once more when the log moved on
-   * meanwhile (Kernel.settle): no worker thread.
+   * meanwhile (Kernel.settle): no worker thread. A function decides by the call's arguments.
    */
-  storeOnly?: boolean;
+  storeOnly?: boolean | ((args: Args) => boolean);
   run(ctx: CommandContext): CommandResult | Promise<CommandResult>;
 }
 

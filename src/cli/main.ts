@@ -118,7 +118,7 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
     // A read or a store-only write that ends the process on a team store: its replica is caught up before the
     // command's synchronous reads, and the write commits after it (the team verbs reach the server their own way).
     const oneShot = io.exitsAfterCall === true && command.name[0] !== 'team';
-    const writesLater = oneShot && command.storeOnly === true;
+    const writesLater = oneShot && (typeof command.storeOnly === 'function' ? command.storeOnly(args) : command.storeOnly === true);
     const ctx: CommandContext = {
       args,
       actor,

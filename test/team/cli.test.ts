@@ -237,7 +237,7 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     expect(gone.json.error).toMatchObject({ code: 'team_unreachable', message: expect.stringContaining('127.0.0.1:1/nowhere') });
   }, 60_000);
 
-  test("an agent's claim, evidence and ship commit after their command on the catch-up's connection: no worker", async () => {
+  test("an agent's add, claim, evidence and ship commit after their command on the catch-up's connection: no worker", async () => {
     const url = fixture.cluster.url(await fixture.cluster.createDatabase('teamwrite'));
     const a = workspace();
     loopx(['init'], { cwd: a });
@@ -249,6 +249,7 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     expect(loopxTty(['team', 'join', url], '', { cwd: b }).code).toBe(0);
     expect(loopx(['todo', 'list', '--json'], { cwd: b, env: asAgent('claude') }).code).toBe(0); // b's replica, current
     const calls = [
+      ['todo', 'add', '--goal', 'G1', '--title', 'found on the way'],
       ['todo', 'claim', 'T1'],
       ['evidence', 'add', '--todo', 'T1', '--summary', 'npm test: 3 passed'],
       ['todo', 'ship', 'T1'],

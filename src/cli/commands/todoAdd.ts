@@ -7,6 +7,8 @@ export const todoAdd: Command = {
   name: ['todo', 'add'],
   summary: 'add a todo to a goal',
   mutates: true,
+  // A check is confirmed by a person at the terminal: a run again (Kernel.settle) would ask them twice.
+  storeOnly: (args) => !args.has('check'),
   flags: {
     goal: { type: 'string', value: 'G', required: true, description: 'the goal it belongs to' },
     title: { type: 'string', value: 'T', required: true, description: 'short title (one line)' },
