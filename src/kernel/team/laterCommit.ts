@@ -125,8 +125,12 @@ export class LaterCommit {
       this.events.push(...events);
       return { value, events };
     } catch (error) {
-      db.exec('ROLLBACK TO loopx_write');
-      db.exec('RELEASE loopx_write');
+      try {
+        db.exec('ROLLBACK TO loopx_write');
+        db.exec('RELEASE loopx_write');
+      } catch {
+        // SQLite ended the whole transaction itself (a full disk, an I/O error): the error that ended it is the answer.
+      }
       throw error;
     }
   }
@@ -206,6 +210,7 @@ export class LaterCommit {
    */
   private async landed(opId: string): Promise<boolean> {
     const client = new (loadPg().Client)(pgClientConfig(this.settings));
+    client.on('error', () => {}); // a connection lost here fails the query below, which says so
     try {
       await client.connect();
       await client.query('BEGIN');

@@ -179,7 +179,10 @@ export class TeamEngine implements StoreEngine {
     this.later = null;
     if (!later || 'error' in later) return 'done';
     try {
-      return await later.settle(this.db, this.newOperationId());
+      const outcome = await later.settle(this.db, this.newOperationId());
+      // Run again, the command's reads ask the log as any read would: the catch-up it began with is behind now.
+      if (outcome === 'again') this.caughtUpFirst = null;
+      return outcome;
     } catch (error) {
       throw teamError(error, this.where);
     }
