@@ -40,6 +40,30 @@ function workspace(): string {
 const asAgent = (agent: string) => ({ LOOPX_AGENT: agent });
 const pointer = (root: string) => join(root, '.loopx', 'team.json');
 
+/**
+ * Two machines on one new team store: `a` made the store (goal G1, started, with `todos` todos) and pushed it, `b`
+ * joined and built its replica.
+ */
+async function twoMachines(database: string, todos: number, goalFlags: string[] = []): Promise<{ url: string; a: string; b: string }> {
+  const url = fixture.cluster.url(await fixture.cluster.createDatabase(database));
+  const a = workspace();
+  loopx(['init'], { cwd: a });
+  loopx(['goal', 'create', '--title', 'Shared goal', ...goalFlags], { cwd: a });
+  startGoal(a);
+  for (let i = 1; i <= todos; i++) loopx(['todo', 'add', '--goal', 'G1', '--title', `todo ${i}`], { cwd: a });
+  for (const verb of ['init', 'push']) expect(loopxTty(['team', verb, '--database', url], '', { cwd: a }).code).toBe(0);
+  const b = workspace();
+  expect(loopxTty(['team', 'join', url], '', { cwd: b }).code).toBe(0);
+  expect(loopx(['todo', 'list', '--json'], { cwd: b, env: asAgent('claude') }).code).toBe(0); // b's replica, current
+  return { url, a, b };
+}
+
+/** A call's team timing line (LOOPX_TIMING=1), and the parts of it that say the worker thread ran. */
+function teamLine(stderr: string): { team: Record<string, number>; worker: string[] } {
+  const team = JSON.parse(stderr.split('\n').find((line) => line.startsWith('{"team"')) ?? '{"team":{}}').team as Record<string, number>;
+  return { team, worker: Object.keys(team).filter((part) => /^(batch|workerBoot|warmAt)/.test(part)) };
+}
+
 if (!install) test.skip(POSTGRES_MISSING, () => {});
 if (!PTY_AVAILABLE) test.skip(PTY_SKIP_REASON, () => {});
 
@@ -204,27 +228,15 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
   }, 120_000);
 
   test("an agent's read catches up on its own thread first: it sees another machine's newest write and starts no worker", async () => {
-    const url = fixture.cluster.url(await fixture.cluster.createDatabase('teamread'));
-    const a = workspace();
-    loopx(['init'], { cwd: a });
-    loopx(['goal', 'create', '--title', 'Shared goal'], { cwd: a });
-    startGoal(a);
-    loopx(['todo', 'add', '--goal', 'G1', '--title', 'first'], { cwd: a });
-    for (const verb of ['init', 'push']) expect(loopxTty(['team', verb, '--database', url], '', { cwd: a }).code).toBe(0);
-    const b = workspace();
-    expect(loopxTty(['team', 'join', url], '', { cwd: b }).code).toBe(0);
-    expect(loopx(['todo', 'list', '--json'], { cwd: b, env: asAgent('claude') }).code).toBe(0); // b's replica, current
+    const { a, b } = await twoMachines('teamread', 1);
     expect(loopx(['todo', 'claim', 'T1', '--json'], { cwd: a, env: asAgent('codex') }).code).toBe(0);
     for (const args of [['todo', 'show', 'T1'], ['status'], ['todo', 'next']]) {
       const read = loopx([...args, '--json'], { cwd: b, env: { ...asAgent('claude'), LOOPX_TIMING: '1' } });
       expect(read.code, read.stderr).toBe(0);
-      const team = JSON.parse(read.stderr.split('\n').find((line) => line.startsWith('{"team"')) ?? '{}').team;
+      const { team, worker } = teamLine(read.stderr);
       expect(team, `${args.join(' ')}: its team line`).toHaveProperty('catchUpFirstMs');
       // No batch through the worker, nor its start (LOOPX_TIMING names both when they happen).
-      expect(
-        Object.keys(team).filter((part) => /^(batch|workerBoot|warmAt)/.test(part)),
-        args.join(' '),
-      ).toEqual([]);
+      expect(worker, args.join(' ')).toEqual([]);
     }
     expect(loopx(['todo', 'show', 'T1', '--json'], { cwd: b, env: asAgent('claude') }).json).toMatchObject({
       ok: true,
@@ -238,16 +250,7 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
   }, 60_000);
 
   test("an agent's add, claim, evidence and ship commit after their command on the catch-up's connection: no worker", async () => {
-    const url = fixture.cluster.url(await fixture.cluster.createDatabase('teamwrite'));
-    const a = workspace();
-    loopx(['init'], { cwd: a });
-    loopx(['goal', 'create', '--title', 'Shared goal'], { cwd: a });
-    startGoal(a);
-    loopx(['todo', 'add', '--goal', 'G1', '--title', 'first'], { cwd: a });
-    for (const verb of ['init', 'push']) expect(loopxTty(['team', verb, '--database', url], '', { cwd: a }).code).toBe(0);
-    const b = workspace();
-    expect(loopxTty(['team', 'join', url], '', { cwd: b }).code).toBe(0);
-    expect(loopx(['todo', 'list', '--json'], { cwd: b, env: asAgent('claude') }).code).toBe(0); // b's replica, current
+    const { a, b } = await twoMachines('teamwrite', 1);
     const calls = [
       ['todo', 'add', '--goal', 'G1', '--title', 'found on the way'],
       ['todo', 'claim', 'T1'],
@@ -257,12 +260,9 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
     for (const args of calls) {
       const call = loopx([...args, '--json'], { cwd: b, env: { ...asAgent('claude'), LOOPX_TIMING: '1' } });
       expect(call.code, call.stderr).toBe(0);
-      const team = JSON.parse(call.stderr.split('\n').find((line) => line.startsWith('{"team"')) ?? '{}').team;
+      const { team, worker } = teamLine(call.stderr);
       expect(team, `${args.join(' ')}: its team line`).toHaveProperty('commitLaterMs');
-      expect(
-        Object.keys(team).filter((part) => /^(batch|workerBoot|warmAt)/.test(part)),
-        args.join(' '),
-      ).toEqual([]);
+      expect(worker, args.join(' ')).toEqual([]);
     }
     // The other machine reads it from the log: claimed, evidenced and shipped by claude, each once.
     expect(loopx(['todo', 'show', 'T1', '--json'], { cwd: a, env: asAgent('codex') }).json).toMatchObject({
@@ -277,17 +277,7 @@ describe.skipIf(!install || !PTY_AVAILABLE)('loopx team: a person moves a worksp
   }, 60_000);
 
   test('agents on two machines claiming at once through the CLI: every todo claimed once, by one agent, the chain intact', async () => {
-    const url = fixture.cluster.url(await fixture.cluster.createDatabase('teamrace'));
-    const a = workspace();
-    loopx(['init'], { cwd: a });
-    loopx(['goal', 'create', '--title', 'Shared goal', '--max-concurrent', '20'], { cwd: a });
-    startGoal(a);
-    const todos = 8;
-    for (let i = 1; i <= todos; i++) loopx(['todo', 'add', '--goal', 'G1', '--title', `todo ${i}`], { cwd: a });
-    for (const verb of ['init', 'push']) expect(loopxTty(['team', verb, '--database', url], '', { cwd: a }).code).toBe(0);
-    const b = workspace();
-    expect(loopxTty(['team', 'join', url], '', { cwd: b }).code).toBe(0);
-    expect(loopx(['todo', 'list', '--json'], { cwd: b, env: asAgent('claude') }).code).toBe(0);
+    const { a, b } = await twoMachines('teamrace', 8, ['--max-concurrent', '20']);
     // Four agents a machine, each claiming the next ready todo at the same moment: writes that meet a log moved on
     // since their catch-up run again the ordinary way (laterCommit.ts); none may take a todo another holds.
     const agents = [a, b].flatMap((cwd, m) => Array.from({ length: 4 }, (_, i) => ({ cwd, name: `agent-${m}-${i}` })));
