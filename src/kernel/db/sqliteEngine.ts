@@ -40,23 +40,14 @@ export class SqliteEngine implements StoreEngine {
   ) {}
 
   write<T>(actor: Actor, clock: () => number, fn: (uow: UnitOfWork) => T): Committed<T> {
-    const events: StoredEvent[] = [];
+    let events: StoredEvent[] = [];
     const value = immediate(this.db, () => {
       // The instant is read inside the transaction, once the write lock is held.
       const nowMs = clock();
       const at = iso(nowMs);
       const appender = new EventAppender(this.db, actor, at, this.refuseIfMoved);
-      const result = fn({
-        db: this.db,
-        nowMs,
-        at,
-        actor,
-        emit: (draft, as) => {
-          const event = appender.append(draft, as);
-          events.push(event);
-          return event;
-        },
-      });
+      events = appender.appended;
+      const result = fn({ db: this.db, nowMs, at, actor, emit: appender.emit });
       appender.finish();
       return result;
     });

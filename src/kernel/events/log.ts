@@ -39,6 +39,16 @@ export class EventAppender {
     private readonly guard?: HeadGuard,
   ) {}
 
+  /** Every event `emit` chained, in order: what the unit of work commits (its engine sends them on, or returns them). */
+  readonly appended: StoredEvent[] = [];
+
+  /** A unit of work's `emit` (unitOfWork.ts): the event appended, and kept in `appended`. */
+  readonly emit = (draft: EventDraft, as?: Actor): StoredEvent => {
+    const event = this.append(draft, as);
+    this.appended.push(event);
+    return event;
+  };
+
   /** `as` attributes one event to another actor (a turn claims for its agent inside the starter's transaction). */
   append(draft: EventDraft, as: Actor = this.actor): StoredEvent {
     if (this.head === undefined) {

@@ -10,7 +10,7 @@ import type { ConnectionSettings } from './connectionSettings';
 import { loadPg, unrefClient } from './pgModule';
 import { type PgStatement, pgClientConfig, pgErrorFrom } from './syncPg';
 import { OperationUnknownError } from './teamErrors';
-import { EVENTS_AFTER, SERVER_CLOCK, commitStatements, rowsToEvents } from './teamLog';
+import { EVENTS_AFTER, SERVER_CLOCK, commitStatements, operationLandedStatements, rowsToEvents } from './teamLog';
 import { addTeamTiming, timeTeam } from './teamTiming';
 
 /** The server's clock as a catch-up read it: its ms, its `synchronous_commit`, and when on our clock it was read. */
@@ -33,10 +33,7 @@ export async function fetchFirst(
   let client: Pg.Client | null = null;
   const started = performance.now();
   try {
-    client = new (timeTeam('pgLoadMs', loadPg).Client)(pgClientConfig(settings));
-    // A connection the server ends while the command runs (a restart, an idle limit) is an error event on an idle
-    // client: left unheard it would end the process; the commit's first query then fails as a lost connection.
-    client.on('error', () => {});
+    client = newClient(settings);
     await client.connect();
     addTeamTiming('connectMs', performance.now() - started);
     const fresh = rowsToEvents((await send(client, EVENTS_AFTER, [afterSeq])).rows);
@@ -110,20 +107,14 @@ export class LaterCommit {
       const nowMs = clock === systemClock ? Math.floor(this.clock.ms + performance.now() - this.clock.at) : clock();
       const at = iso(nowMs);
       const appender = new EventAppender(db, actor, at);
-      const events: StoredEvent[] = [];
       const value = timeTeam('operationMs', () => {
-        const emit: UnitOfWork['emit'] = (draft, as) => {
-          const event = appender.append(draft, as);
-          events.push(event);
-          return event;
-        };
-        const result = fn({ db, nowMs, at, actor, emit });
+        const result = fn({ db, nowMs, at, actor, emit: appender.emit });
         appender.finish();
         return result;
       });
       db.exec('RELEASE loopx_write');
-      this.events.push(...events);
-      return { value, events };
+      this.events.push(...appender.appended);
+      return { value, events: appender.appended };
     } catch (error) {
       try {
         db.exec('ROLLBACK TO loopx_write');
@@ -209,18 +200,14 @@ export class LaterCommit {
    * lost one holds it until it lands or not (TeamEngine.operationLanded, the same question on the worker).
    */
   private async landed(opId: string): Promise<boolean> {
-    const client = new (loadPg().Client)(pgClientConfig(this.settings));
-    client.on('error', () => {}); // a connection lost here fails the query below, which says so
+    const client = newClient(this.settings);
     try {
       await client.connect();
-      await client.query('BEGIN');
-      await client.query('SELECT seq FROM loopx.lock_head()');
-      const found = await client.query('SELECT 1 FROM loopx.ops WHERE op_id = $1', [opId]);
-      await client.query('ROLLBACK');
-      return found.rows.length > 0;
+      const answers: Pg.QueryResult[] = [];
+      for (const s of operationLandedStatements(opId)) answers.push(await client.query(s.text, s.values));
+      return (answers[2]?.rows.length ?? 0) > 0;
     } finally {
-      unrefClient(client);
-      client.end().catch(() => {});
+      endQuietly(client);
     }
   }
 
@@ -229,6 +216,17 @@ export class LaterCommit {
     this.ended = true;
     endQuietly(this.client);
   }
+}
+
+/**
+ * A client of ours on the calling thread. A connection the server ends while the client is idle (a restart, an idle
+ * limit, while the command runs) is an error event: left unheard it would end the process; the next query fails as a
+ * lost connection instead, and says so.
+ */
+function newClient(settings: ConnectionSettings): Pg.Client {
+  const client = new (timeTeam('pgLoadMs', loadPg).Client)(pgClientConfig(settings));
+  client.on('error', () => {});
+  return client;
 }
 
 /** Ends a client without waiting: the process answers while the connection says goodbye; its socket keeps nothing alive. */

@@ -8,7 +8,7 @@ import { iso, systemClock } from '../time';
 import { randomToken } from '../nodeCrypto';
 import type { ChangeSignal, Committed, StoreEngine, UnitOfWork, WatchFn } from '../unitOfWork';
 import { SqliteEngine } from '../db/sqliteEngine';
-import { applyTeamEvents, commitStatements, fetchAfter, lockAndFetchStatements, rowsToEvents } from './teamLog';
+import { applyTeamEvents, commitStatements, fetchAfter, lockAndFetchStatements, operationLandedStatements, rowsToEvents } from './teamLog';
 import { PgError, type SyncPg } from './syncPg';
 import { TeamLive } from './teamLive';
 import { LaterCommit, endQuietly, fetchFirst } from './laterCommit';
@@ -310,18 +310,13 @@ export class TeamEngine implements StoreEngine {
    * flight").
    */
   operationLanded(opId: string): { firstSeq: number; lastSeq: number } | null {
-    const [, , rows] = this.pg.batch([
-      { text: 'BEGIN' },
-      { text: 'SELECT seq FROM loopx.lock_head()' },
-      { text: 'SELECT first_seq, last_seq FROM loopx.ops WHERE op_id = $1', values: [opId] },
-      { text: 'ROLLBACK' },
-    ]);
+    const [, , rows] = this.pg.batch(operationLandedStatements(opId));
     const row = rows?.[0];
     return row ? { firstSeq: Number(row.first_seq), lastSeq: Number(row.last_seq) } : null;
   }
 
   private writeOnce<T>(opId: string, actor: Actor, clock: () => number, fn: (uow: UnitOfWork) => T): Committed<T> {
-    const events: StoredEvent[] = [];
+    let events: StoredEvent[] = [];
     let logCommitted = false;
     let committedAt = 0;
     let value!: T;
@@ -340,13 +335,9 @@ export class TeamEngine implements StoreEngine {
           const nowMs = clock === systemClock && Number.isFinite(serverMs) ? serverMs : clock();
           const at = iso(nowMs);
           const appender = new EventAppender(this.db, actor, at);
-          const emit: UnitOfWork['emit'] = (draft, as) => {
-            const event = appender.append(draft, as);
-            events.push(event);
-            return event;
-          };
+          events = appender.appended;
           const result = timeTeam('operationMs', () => {
-            const r = fn({ db: this.db, nowMs, at, actor, emit });
+            const r = fn({ db: this.db, nowMs, at, actor, emit: appender.emit });
             appender.finish();
             return r;
           });

@@ -55,6 +55,20 @@ export function commitStatements(opId: string, events: readonly StoredEvent[]): 
   ];
 }
 
+/**
+ * Whether an operation committed: its ops row, read holding the log's head (a COMMIT still in flight on a connection
+ * given up on holds the head until it lands or not); the third statement's rows answer. The worker's question
+ * (TeamEngine.operationLanded) and a one-shot write's (laterCommit.ts).
+ */
+export function operationLandedStatements(opId: string): PgStatement[] {
+  return [
+    { text: 'BEGIN' },
+    { text: 'SELECT seq FROM loopx.lock_head()' },
+    { text: 'SELECT first_seq, last_seq FROM loopx.ops WHERE op_id = $1', values: [opId] },
+    { text: 'ROLLBACK' },
+  ];
+}
+
 /** Events committed after `afterSeq`, in order (no lock: committed events are always a prefix of the chain). */
 export function fetchAfter(pg: SyncPg, afterSeq: number): StoredEvent[] {
   return rowsToEvents(pg.query(EVENTS_AFTER, [afterSeq]));
