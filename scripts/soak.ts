@@ -4,7 +4,7 @@ import { type SoakReport, runSoak } from '../test/soak/soak';
 import type { MemoryVerdict } from '../test/soak/memory';
 
 /**
- * `npm run soak -- --minutes N [--seed S] [--keep] [--kill-every A-B|never]`: leaves `loopx run` alone for N minutes with everything a real
+ * `npm run soak -- --minutes N [--seed S] [--keep] [--kill-every A-B|never] [--budget N] [--at-once N]`: leaves `loopx run` alone for N minutes with everything a real
  * night throws at it (see test/soak/soak.ts), then audits the store and prints what it found. Exit 0 when every
  * invariant held, 1 otherwise (the workspace is then kept for a look). `npm test` runs a 90-second version.
  */
@@ -29,12 +29,22 @@ async function main(): Promise<void> {
     turnLimitSeconds: long ? 60 : 12,
     personEverySeconds: long ? 30 : 3,
     smallBudget: long ? 60 : 8,
+    features: { perHour: whole('budget', 1000, 1, 100_000), atOnce: whole('at-once', 2, 1, 8) },
     idleSeconds: long ? 60 : 15,
     keep: process.argv.includes('--keep'),
     log: (line) => console.log(line),
   });
   console.log(describe(report));
   process.exitCode = report.audit.ok ? 0 : 1;
+}
+
+/** A whole-number option from `min` to `max` (`budget`: the Features goal's turns an hour; `at-once`: its turns at once). */
+function whole(name: string, fallback: number, min: number, max: number): number {
+  const text = option(name);
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min || n > max) throw new InvalidInputError(`--${name} must be a whole number from ${min} to ${max}`);
+  return n;
 }
 
 /** `--kill-every A-B` (minutes between kill -9 of the runner) or `never` (one runner lives the whole run). */

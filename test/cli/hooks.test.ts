@@ -25,7 +25,7 @@ function setUp(goalFlags: string[] = []) {
 }
 
 /** Appends one line per run: the event, what it is about, and the event's seq from the JSON on stdin. */
-const RECORDER = `echo "$LOOPX_EVENT $LOOPX_SUBJECT $(node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).event.seq))')" >> hooks.log`;
+const RECORDER = `echo "$LOOPX_EVENT $LOOPX_SUBJECT $(node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).event.seq))')" >> "$LOOPX_ROOT/hooks.log"`;
 
 describe('loopx hook', () => {
   test('an agent cannot add, remove or test a hook, and a script without a terminal cannot add one; nothing changes', () => {

@@ -81,7 +81,7 @@ function seed(workspace: string): { lookAt: number } {
   addEvidence(codex, { todoId: ids[2] as string, summary: 'streams 2 GB in 40 s' });
   shipTodo(codex, ids[2] as string, { evidence: 'streams 2 GB' });
   // ada asks to hear about gates and blocks (in VS Code; an agent could not set this).
-  addHook(kernel, { command: 'echo "$LOOPX_EVENT $LOOPX_SUBJECT" >> hook-ran.log', on: ['gate.asked', 'todo.blocked'] });
+  addHook(kernel, { command: 'echo "$LOOPX_EVENT $LOOPX_SUBJECT" >> "$LOOPX_ROOT/hook-ran.log"', on: ['gate.asked', 'todo.blocked'] });
   kernel.close();
   return { lookAt };
 }

@@ -36,6 +36,8 @@ export interface SoakOptions {
   personEverySeconds: number;
   /** Budget of the small goal, per hour. */
   smallBudget: number;
+  /** The Features goal's budget per hour and turns at once (1000 and 2 by default): more of both, more turns an hour. */
+  features?: { perHour: number; atOnce: number };
   /** How long the idle runner is measured at the end. */
   idleSeconds: number;
   /** Keep the workspace (always kept when the audit fails). */
@@ -268,9 +270,9 @@ function setUp(root: string, loopx: string, env: NodeJS.ProcessEnv, o: SoakOptio
     createGoal(k, {
       title: 'Features',
       objective: 'Every feature passes its acceptance check',
-      turnsPerWindow: 1000,
+      turnsPerWindow: o.features?.perHour ?? 1000,
       windowHours: 1,
-      maxConcurrent: 2,
+      maxConcurrent: o.features?.atOnce ?? 2,
       check: 'test -f "reports/$LOOPX_TODO.txt"',
     });
     createGoal(k, { title: 'Chores', turnsPerWindow: o.smallBudget, windowHours: 1, maxConcurrent: 1 });

@@ -35,8 +35,9 @@ export const hookAdd: Command = {
   name: ['hook', 'add'],
   summary: 'run a command of your choosing when something happens you must hear about (humans only)',
   description: [
-    `Events: ${WHEN} (repeat --on, or --on all). The command runs with the shell from the workspace root, in`,
-    'whichever `loopx run` runner, VS Code window (trusted workspaces) or `loopx hook dispatch` sees the event first,',
+    `Events: ${WHEN} (repeat --on, or --on all). The command runs with the shell from your home folder (never the`,
+    'workspace, whose files agents may write; LOOPX_ROOT names it), in whichever `loopx run` runner, VS Code window',
+    '(trusted workspaces) or `loopx hook dispatch` sees the event first,',
     'once per event. It gets LOOPX_EVENT, LOOPX_TITLE, LOOPX_SUMMARY, LOOPX_SUBJECT, LOOPX_GOAL, LOOPX_TODO,',
     'LOOPX_EVENT_SEQ, LOOPX_EVENT_AT, LOOPX_ACTOR, LOOPX_HOOK, LOOPX_ROOT and LOOPX_WORKSPACE, and the whole event as',
     'JSON on stdin. Past --timeout its process group is killed; a failure is recorded and never stops the loop.',

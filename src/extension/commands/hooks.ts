@@ -37,7 +37,7 @@ export const addHook: CommandDefinition = {
     if (!picked?.length) return undefined;
     const command = await vscode.window.showInputBox({
       title: 'LoopX: Add Hook (2/2): the command to run',
-      prompt: `Runs with the shell from the workspace root, with LOOPX_TITLE, LOOPX_SUMMARY and the event as JSON on stdin; killed after ${HOOK_TIMEOUT.default} s.`,
+      prompt: `Runs with the shell from your home folder (LOOPX_ROOT names the workspace), with LOOPX_TITLE, LOOPX_SUMMARY and the event as JSON on stdin; killed after ${HOOK_TIMEOUT.default} s.`,
       value: 'notify-send "$LOOPX_TITLE" "$LOOPX_SUMMARY"',
       validateInput: (v) => (v.trim() ? undefined : 'Type the command to run'),
     });

@@ -1,8 +1,10 @@
-import { basename } from 'node:path';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, parse } from 'node:path';
 import type { Kernel } from '../kernel';
 import type { SqliteDb } from '../db/sqliteDb';
 import { randomToken } from '../nodeCrypto';
-import { withPersonsPath } from '../personsPath';
+import { withPersonsPath, workspaceRootOf } from '../personsPath';
 import { checkEnv } from '../monitors/tick';
 import { type CommandResult, runCommand } from '../run/runCommand';
 import { iso } from '../time';
@@ -217,9 +219,9 @@ export function hookPayload(root: string, hook: Pick<Hook, 'id'>, o: HookOccasio
 }
 
 /**
- * Runs a hook's command once: the shell, from the workspace root, with what happened as LOOPX_* variables and as JSON
- * on stdin, killed with its whole process group at its time limit. Nothing from the store is put into the command
- * line: a hook reads the question or the reason from its environment or its stdin.
+ * Runs a hook's command once: the shell, from the person's home folder (hookFolder), with what happened as LOOPX_*
+ * variables and as JSON on stdin, killed with its whole process group at its time limit. Nothing from the store is put
+ * into the command line: a hook reads the question or the reason from its environment or its stdin.
  */
 export function runHook(
   root: string,
@@ -230,7 +232,7 @@ export function runHook(
   return runCommand({
     command: hook.command,
     shell: true,
-    cwd: root,
+    cwd: hookFolder(base),
     // Outside any sandbox: the programs it names are the person's, never ones planted in a workspace folder on PATH.
     env: withPersonsPath(
       checkEnv(base, {
@@ -252,6 +254,18 @@ export function runHook(
     limitMs: hook.timeoutSeconds * 1000,
     input: `${JSON.stringify(hookPayload(root, hook, o))}\n`,
   });
+}
+
+/**
+ * Where a hook runs: the person's home folder, as cron runs a job; never the workspace. A hook runs as the person,
+ * outside any sandbox, and what its programs find in the folder they start in is theirs to run: `python3 -c` imports a
+ * `json.py` there before the standard library's, `node -e` requires from its `node_modules`, `npx` runs its
+ * `node_modules/.bin` — in a workspace, files any agent may write (docs/authority.md). When the home folder is itself
+ * in a loopx workspace (or missing), the file system's root, which no agent's host lets it write. `LOOPX_ROOT` names the workspace.
+ */
+export function hookFolder(env: NodeJS.ProcessEnv): string {
+  const home = env.HOME || homedir();
+  return existsSync(home) && workspaceRootOf(home) === null ? home : parse(home).root;
 }
 
 /** `loopx hook dispatch` (cron) and tests: one look, then wait for the hooks it started. */

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, parse } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { agent, bareHuman, human, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal } from '../goals/goals';
@@ -13,13 +14,13 @@ import { addMonitor } from '../monitors/monitors';
 import { settleDue } from '../monitors/tickSteps';
 import { checkReplay } from '../replay';
 import { addHook, hookRuns, listHooks, removeHook } from './hooks';
-import { HookDispatcher, dispatchHooks } from './dispatch';
+import { HookDispatcher, dispatchHooks, hookFolder } from './dispatch';
 
 let store: TestStore;
 afterEach(() => store?.dispose());
 
-/** A hook that appends what it was told (its variables and its stdin) as one JSON line to hook.log. */
-const RECORDER = `node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>require("fs").appendFileSync("hook.log",JSON.stringify({event:process.env.LOOPX_EVENT,subject:process.env.LOOPX_SUBJECT,title:process.env.LOOPX_TITLE,summary:process.env.LOOPX_SUMMARY,goal:process.env.LOOPX_GOAL,todo:process.env.LOOPX_TODO,seq:process.env.LOOPX_EVENT_SEQ,agent:process.env.LOOPX_AGENT??null,stdin:JSON.parse(s)})+"\\n"))'`;
+/** A hook that appends what it was told (its variables and its stdin) as one JSON line to the workspace's hook.log. */
+const RECORDER = `node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>require("fs").appendFileSync(process.env.LOOPX_ROOT+"/hook.log",JSON.stringify({event:process.env.LOOPX_EVENT,subject:process.env.LOOPX_SUBJECT,title:process.env.LOOPX_TITLE,summary:process.env.LOOPX_SUMMARY,goal:process.env.LOOPX_GOAL,todo:process.env.LOOPX_TODO,seq:process.env.LOOPX_EVENT_SEQ,agent:process.env.LOOPX_AGENT??null,stdin:JSON.parse(s)})+"\\n"))'`;
 
 function logged(root: string): { event: string; subject: string; summary: string; seq: string; stdin: Record<string, unknown> }[] {
   const file = join(root, 'hook.log');
@@ -134,7 +135,11 @@ describe('hooks: what runs, and how often', () => {
   test('a hung hook is killed with its process group at its limit and recorded; poke does not wait for it', async () => {
     store = makeStore();
     const { todoId } = goalWithTodo(store);
-    addHook(store.as(human), { command: 'sleep 300 & echo $! > child.pid; echo started; wait', on: ['gate.asked'], timeoutSeconds: 1 });
+    addHook(store.as(human), {
+      command: 'sleep 300 & echo $! > "$LOOPX_ROOT/child.pid"; echo started; wait',
+      on: ['gate.asked'],
+      timeoutSeconds: 1,
+    });
     askGate(store.as(agent('codex')), { todoId, question: 'May I?' });
     const reports: unknown[] = [];
     const d = new HookDispatcher(store.kernel, { by: 'test', onRun: (r) => reports.push(r) });
@@ -240,5 +245,37 @@ describe('hooks: what runs, and how often', () => {
     askGate(store.as(agent('codex')), { goalId: 'G1', question: 'Just now?' });
     await dispatchHooks(store.kernel, { by: 'test' });
     expect(logged(store.root).map((l) => l.summary)).toEqual([expect.stringContaining('Just now?')]);
+  });
+
+  test("a hook runs from the person's home folder, never the workspace: a module an agent planted there is not what it loads", async () => {
+    store = makeStore();
+    const { todoId } = goalWithTodo(store);
+    // What an agent may write in its workspace: a package its host's sandbox lets it put in node_modules.
+    mkdirSync(join(store.root, 'node_modules', 'notifier'), { recursive: true });
+    writeFileSync(
+      join(store.root, 'node_modules', 'notifier', 'index.js'),
+      `require('fs').writeFileSync(${JSON.stringify(join(store.root, 'planted-ran'))}, 'as the person')`,
+    );
+    const home = mkdtempSync(join(tmpdir(), 'loopx-home-'));
+    // A person's hook that uses a notifier they installed, and says where it ran.
+    const command = `node -e 'require("fs").writeFileSync(process.env.LOOPX_ROOT+"/cwd.txt",process.cwd()); try { require("notifier") } catch {}'`;
+    addHook(store.as(human), { command, on: ['gate.asked'] });
+    askGate(store.as(agent('codex')), { todoId, question: 'Ship it?' });
+    const [run] = await dispatchHooks(store.kernel, { by: 'test', env: { ...process.env, HOME: home } });
+    expect(run).toMatchObject({ exitCode: 0, error: null });
+    expect(realpathSync(readFileSync(join(store.root, 'cwd.txt'), 'utf8'))).toBe(realpathSync(home));
+    expect(existsSync(join(store.root, 'planted-ran'))).toBe(false);
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  test("a home folder inside a loopx workspace, or missing, is not where a hook runs: the file system's root is", () => {
+    store = makeStore();
+    const inside = join(store.root, 'people', 'ann');
+    mkdirSync(inside, { recursive: true });
+    expect(hookFolder({ HOME: inside })).toBe(parse(inside).root);
+    expect(hookFolder({ HOME: join(tmpdir(), 'loopx-no-such-home') })).toBe(parse(tmpdir()).root);
+    const home = mkdtempSync(join(tmpdir(), 'loopx-home-'));
+    expect(hookFolder({ HOME: home })).toBe(home);
+    rmSync(home, { recursive: true, force: true });
   });
 });
