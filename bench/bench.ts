@@ -15,6 +15,7 @@ import { addMonitor } from '../src/kernel/monitors/monitors';
 import { tickMonitors } from '../src/kernel/monitors/tick';
 import { startTurn } from '../src/kernel/turns/turns';
 import { type Breakdown, breakdown, breakdownTable } from './whereTimeGoes';
+import { serveForBench, startBenchRunner } from './runnerServed';
 
 /**
  * `npm run bench`: a benchmark, not a test. Seeds stores of 1,000 and 10,000 todos with 100,000 events each (through
@@ -190,6 +191,8 @@ export interface SizeFigures {
   events: number;
   seedSeconds: number;
   verbs: VerbFigure[];
+  /** The same calls answered by a runner, as in a turn of `loopx run` (none where no runner could listen). */
+  served: VerbFigure[];
   /** Human text output of the verbs that grow with the store. */
   textBytes: Record<string, number>;
 }
@@ -302,7 +305,11 @@ async function main(): Promise<void> {
     const store = await seededStore(todos);
     try {
       const { verbs, textBytes } = measureVerbs(store.root, env);
-      sizes.push({ todos, events: store.events, seedSeconds: store.seconds, verbs, textBytes });
+      // The same calls as an agent makes them in a turn of `loopx run`: answered by its runner.
+      const runner = await startBenchRunner(__filename, store.root, 'bench');
+      const served = runner ? measureVerbs(store.root, { ...env, ...runner.env }).verbs : [];
+      runner?.stop();
+      sizes.push({ todos, events: store.events, seedSeconds: store.seconds, verbs, served, textBytes });
     } finally {
       if (last) rmSync(last, { recursive: true, force: true });
       last = store.root;
@@ -345,6 +352,17 @@ async function main(): Promise<void> {
       const cells = sizes.map((s) => {
         const f = s.verbs.find((v) => v.verb === verb);
         return f ? `${f.ratio.toFixed(2)}x (${f.ms.toFixed(1)} ms, ${f.bytes} B)` : '';
+      });
+      console.log(`| \`loopx ${verb}\` | ${cells.join(' | ')} |`);
+    }
+    console.log(
+      `\nThe same calls in a turn of \`loopx run\`, answered by its runner (turn start, turn finish, monitor tick run in their own process):\n`,
+    );
+    console.log(`| verb | ${sizes.map((s) => `${s.todos} todos`).join(' | ')} |\n| --- | ${sizes.map(() => '---').join(' | ')} |`);
+    for (const verb of sizes[0]?.served.map((v) => v.verb) ?? []) {
+      const cells = sizes.map((s) => {
+        const f = s.served.find((v) => v.verb === verb);
+        return f ? `${f.ratio.toFixed(2)}x (${f.ms.toFixed(1)} ms)` : '';
       });
       console.log(`| \`loopx ${verb}\` | ${cells.join(' | ')} |`);
     }
@@ -393,7 +411,8 @@ async function main(): Promise<void> {
   }
 }
 
-void main().catch((error: unknown) => {
+const serving = process.argv[2] === '--serve-for-bench';
+void (serving ? serveForBench(String(process.argv[3]), String(process.argv[4])) : main()).catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
 });

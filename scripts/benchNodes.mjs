@@ -42,19 +42,30 @@ if (passes.length >= 2) {
   console.log(`| --- | --- | ${columns.map(() => '---').join(' | ')} |`);
   const bare = (c) => c.size.verbs.map((v) => v.baselineMs).sort((a, b) => a - b)[c.size.verbs.length >> 1];
   console.log(`| \`node -e 0\` | | ${columns.map((c) => `${bare(c).toFixed(1)} ms`).join(' | ')} |`);
-  for (const verb of columns[0].size.verbs.map((v) => v.verb)) {
-    // A read is held to 1.2x bare start-up; a durable write to 1.2x plus one fsync, which this table does not time
-    // (the fsyncs per write are counted by test/cli/agentVerbCost.test.ts), so a write over 1.2x is marked, not failed.
-    const write = DURABLE_WRITES.has(verb);
-    console.log(
-      `| \`${verb}\` | ${write ? '1.2x + one fsync' : '1.2x'} | ${columns
-        .map((c) => {
-          const f = c.size.verbs.find((v) => v.verb === verb);
-          return f ? `${f.ratio.toFixed(2)}x${f.ratio > 1.2 ? (write ? ' (+fsync?)' : ' **over**') : ''}` : '';
-        })
-        .join(' | ')} |`,
-    );
-  }
+  const table = (figures) => {
+    for (const verb of columns[0].size.verbs.map((v) => v.verb)) {
+      // A read is held to 1.2x bare start-up; a durable write to 1.2x plus one fsync, which this table does not time
+      // (the fsyncs per write are counted by test/cli/agentVerbCost.test.ts), so a write over 1.2x is marked, not failed.
+      const write = DURABLE_WRITES.has(verb);
+      console.log(
+        `| \`${verb}\` | ${write ? '1.2x + one fsync' : '1.2x'} | ${columns
+          .map((c) => {
+            const f = figures(c.size).find((v) => v.verb === verb);
+            return f ? `${f.ratio.toFixed(2)}x${f.ratio > 1.2 ? (write ? ' (+fsync?)' : ' **over**') : ''}` : '';
+          })
+          .join(' | ')} |`,
+      );
+    }
+  };
+  table((size) => size.verbs);
+  console.log(
+    '\nThe same calls in a turn of `loopx run`, answered by its runner (src/cli/run/verbServer.ts; `turn start`, `turn finish` and `monitor tick` run in their own process):\n',
+  );
+  console.log(
+    `| verb | bound (issue 39) | ${columns.map((c) => `Node ${c.pass.node.split('.')[0]}, ${fmt(c.size.todos)} todos`).join(' | ')} |`,
+  );
+  console.log(`| --- | --- | ${columns.map(() => '---').join(' | ')} |`);
+  table((size) => size.served ?? []);
   console.log(
     `\nLoad average (1 min) during the passes: ${passes.map((p) => `Node ${p.node.split('.')[0]} ${p.load.map((l) => l.toFixed(1)).join(' → ')}`).join('; ')}.`,
   );

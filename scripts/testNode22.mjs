@@ -8,9 +8,20 @@
 import { spawnSync } from 'node:child_process';
 import { ensureNode22 } from './node22.mjs';
 
-const STORE_SUITES = ['backup', 'busy', 'contract', 'crash', 'initRace', 'logBroken', 'restoreRace', 'storeFile', 'storm', 'tamper'].map(
-  (name) => `test/cli/${name}.test.ts`,
-);
+// runnerServes: a runner answers its agents' calls on connections of its own, in its process (verbServer.ts).
+const STORE_SUITES = [
+  'backup',
+  'busy',
+  'contract',
+  'crash',
+  'initRace',
+  'logBroken',
+  'restoreRace',
+  'runnerServes',
+  'storeFile',
+  'storm',
+  'tamper',
+].map((name) => `test/cli/${name}.test.ts`);
 
 const node22 = ensureNode22();
 const result = spawnSync(

@@ -55,6 +55,10 @@ export const run: Command = {
     'max-turns': { type: 'int', value: 'N', min: 1, description: 'start at most N turns, then stop once they end' },
     'until-idle': { type: 'boolean', description: 'stop when no goal served can run without a human, a monitor or time' },
     once: { type: 'boolean', description: 'one pass: at most one turn per goal, then stop once they end' },
+    'no-serve': {
+      type: 'boolean',
+      description: "answer none of the turns' agents' loopx calls here: each runs in a process of its own, as without a runner",
+    },
     'turn-limit': { type: 'duration', value: 'D', min: 10, description: 'end a turn that runs longer (default 2h, at least 10s)' },
     'clean-worktrees': {
       type: 'duration',
@@ -153,6 +157,7 @@ export const run: Command = {
       maxTurns,
       untilIdle: a.bool('until-idle'),
       once: a.bool('once'),
+      serveCalls: !a.bool('no-serve'),
       turnLimitMs: limit * 1000,
       leaseSeconds: lease,
       // The prompt names this very loopx on this Node, so the agent calls the same store's CLI whatever its PATH.

@@ -1,3 +1,4 @@
+import { VerbServer } from './verbServer';
 import { WorktreeCleaner } from '../../runtime/worktreeCleaning';
 import { strayLine } from '../worktreeWords';
 import type { Kernel } from '../../kernel/kernel';
@@ -78,7 +79,7 @@ export class Runner {
   ) {
     const actor: Actor = { name: o.agent, kind: 'agent' };
     this.agentKernel = kernel.as(actor);
-    this.summary = { agent: o.agent, host: o.host, turns: [], turnsRun: 0, recovered: [], stoppedBecause: 'idle' };
+    this.summary = { agent: o.agent, host: o.host, turns: [], turnsRun: 0, recovered: [], stoppedBecause: 'idle', callsAnswered: 0 };
     this.turns = new RunnerTurns(this.agentKernel, o, this.summary, {
       say: (event, line) => this.say(event, line),
       wakeUp: () => this.wakeUp(),
@@ -130,6 +131,8 @@ export class Runner {
     );
     this.prune();
     const watcher = new StoreWatcher(k.engine.changeSignal(), () => this.wakeUp()).start();
+    const server = this.o.serveCalls ? await VerbServer.start(k.root) : null;
+    this.turns.server = server;
     try {
       for (;;) {
         const wake = this.sleeper();
@@ -147,6 +150,8 @@ export class Runner {
     } finally {
       watcher.stop();
       this.statusMd.flush();
+      this.summary.callsAnswered = server?.served ?? 0;
+      server?.close();
     }
   }
 

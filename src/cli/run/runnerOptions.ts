@@ -10,6 +10,8 @@ export interface RunnerOptions {
   maxTurns: number | undefined;
   untilIdle: boolean;
   once: boolean;
+  /** Answer the turns' agents' loopx calls that only read or write the store, in this process (verbServer.ts). */
+  serveCalls?: boolean;
   turnLimitMs: number;
   /** The lease each turn's claim gets, renewed every third of it while the host runs. */
   leaseSeconds: number;
@@ -42,6 +44,8 @@ export interface RunSummary {
   /** Turns a gone runner left open that this one finished (the newest SUMMARY_TURNS). */
   recovered: string[];
   stoppedBecause: 'idle' | 'once' | 'max_turns' | 'signal';
+  /** The agents' loopx calls this runner answered (verbServer.ts); 0 with --no-serve or where it could not listen. */
+  callsAnswered: number;
 }
 
 /** A runner left alone for days keeps a bounded summary in memory: the newest turns, and a count of all. */

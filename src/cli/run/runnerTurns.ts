@@ -21,6 +21,7 @@ import { type RunSummary, type RunnerOptions, SUMMARY_TURNS } from './runnerOpti
 import { endedLine, startedLine } from './runnerWords';
 import { TurnPreparation } from './turnPreparation';
 import { withPersonsPath } from '../../kernel/personsPath';
+import type { VerbServer } from './verbServer';
 
 /** Turn folders are pruned when the runner starts and after every this many turns it finishes. */
 const PRUNE_EVERY = 50;
@@ -46,6 +47,8 @@ export class RunnerTurns {
   started = 0;
   private finished = 0;
   private readonly preparation: TurnPreparation;
+  /** Where this runner answers its turns' agents' calls, when it does (verbServer.ts). */
+  server: VerbServer | null = null;
 
   constructor(
     private readonly agentKernel: Kernel,
@@ -80,6 +83,8 @@ export class RunnerTurns {
       startedLine(turn, this.o.host),
     );
     const releaseStubs = holdSandboxStubs(cwd, this.o.host);
+    // The turn's own key to this runner's answers, valid while its host runs.
+    const served = this.server?.grant({ agent: turn.agent, turnId: turn.id }) ?? {};
     const commandLine = hostCommand(this.o.host, this.o.settings, {
       promptFile,
       dir,
@@ -96,7 +101,7 @@ export class RunnerTurns {
       cwd,
       // PATH as the person's programs are found (personsPath): the host's program is often a Node script whose
       // `#!/usr/bin/env node` would otherwise find a `node` an agent planted in a workspace folder first on PATH.
-      env: withPersonsPath({ ...process.env, ...env }),
+      env: withPersonsPath({ ...process.env, ...env, ...served }),
       turnDir: dir,
       limitMs: this.o.turnLimitMs,
       echo: this.echo(turn.id, this.o.host),
@@ -112,7 +117,10 @@ export class RunnerTurns {
         `${turn.id}: the agent was not started: its launcher marker could not be written (${(error as Error).message})`,
       );
     }
-    void host.done.then(releaseStubs);
+    void host.done.then(() => {
+      this.server?.revoke(served);
+      releaseStubs();
+    });
     this.track({ turn, host });
     return true;
   }

@@ -34,7 +34,8 @@ export interface TickResult {
 /** The environment of a check: the caller's, without an agent's identity, plus what the check is for. */
 export function checkEnv(base: NodeJS.ProcessEnv, extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base };
-  for (const name of ['LOOPX_AGENT', 'LOOPX_TURN', 'LOOPX_PROMPT']) delete env[name];
+  // An agent's identity and its turn's key to its runner (LOOPX_RUNNER_*) never reach what loopx runs for a person.
+  for (const name of ['LOOPX_AGENT', 'LOOPX_TURN', 'LOOPX_PROMPT', 'LOOPX_RUNNER_SOCKET', 'LOOPX_RUNNER_TOKEN']) delete env[name];
   return { ...env, ...extra };
 }
 
