@@ -29,6 +29,6 @@ export async function startBenchRunner(
 /** The runner's side (`bench.js --serve-for-bench ROOT AGENT`): listens, prints the turn's environment, waits. */
 export async function serveForBench(root: string, agent: string): Promise<void> {
   const server = await VerbServer.start(root);
-  console.log(JSON.stringify(server ? server.grant({ agent, turnId: 'bench' }) : null));
+  console.log(JSON.stringify(server ? server.grant({ agent, turnId: 'bench', shellWrites: true }) : null));
   if (server) setInterval(() => undefined, 1 << 30);
 }

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { AGENT_READ_ONLY, boundaryOf, claudeBoundaryArgs, codexBoundaryArgs, turnBoundary } from './hostBoundary';
+import { AGENT_READ_ONLY, boundaryOf, claudeBoundaryArgs, codexBoundaryArgs, shellWritesStore, turnBoundary } from './hostBoundary';
 import { copilotTurnSetup } from './copilotBoundary';
 import { DEFAULT_HOSTS, hostCommand } from './hosts';
 
@@ -22,6 +22,16 @@ function argvOf(line: string): string[] {
 }
 
 describe("a turn's boundary on the built-in hosts' command lines", () => {
+  test("whose agent's own commands may write the store: shell write-back hosts and unbounded commands; not Codex, Qwen Code, Pi", () => {
+    const writes = Object.fromEntries(
+      ['claude', 'codex', 'opencode', 'gemini', 'copilot', 'qwen', 'pi'].map((h) => [h, shellWritesStore(h, DEFAULT_HOSTS)]),
+    );
+    expect(writes).toEqual({ claude: true, codex: false, opencode: true, gemini: true, copilot: true, qwen: false, pi: false });
+    // A person's command without {boundary}: nothing keeps its agent from the store, so its calls are its own either way.
+    expect(shellWritesStore('codex', { ...DEFAULT_HOSTS, codex: 'codex exec -' })).toBe(true);
+    expect(shellWritesStore('custom', { ...DEFAULT_HOSTS, custom: 'node agent.js {prompt}' })).toBe(true);
+  });
+
   test("Codex gets loopx's permission profile (store and hosts' config read-only, key unreadable) and the MCP server as the turn's agent", () => {
     const boundary = turnBoundary(started, launcher, keyDir, {});
     const argv = argvOf(hostCommand('codex', DEFAULT_HOSTS, { promptFile: join(dir, 'p.md'), dir, env: started.env, boundary }));

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { isAbsolute, posix } from 'node:path';
 import { AGENT_READ_ONLY } from '../kernel/agentReach';
-import { BUILT_IN_HOSTS, type HostBoundaryKind } from '../shared/hostCatalog';
+import { BUILT_IN_HOSTS, type HostBoundaryKind, builtInHost } from '../shared/hostCatalog';
 import { personsPath } from '../kernel/personsPath';
 
 /**
@@ -150,6 +150,16 @@ export function boundaryOf(host: string, template: string): BoundaryKind {
 export function hostBoundary(host: string, settings: object): BoundaryKind {
   const template = (settings as Record<string, unknown>)[host];
   return boundaryOf(host, typeof template === 'string' ? template : '');
+}
+
+/**
+ * Whether a turn's agent's own commands may write the store: its host's command does not keep loopx's boundary, or
+ * the host writes back through the turn's loopx verbs in its shell. A bounded Codex, Qwen Code or Pi agent writes back
+ * through loopx's MCP server only (the catalog's `writeBack`): its shell reads `.loopx/`, never writes it.
+ */
+export function shellWritesStore(host: string, settings: object): boolean {
+  if (hostBoundary(host, settings) === 'none') return true;
+  return builtInHost(host)?.writeBack === 'shell';
 }
 
 /** What a runner (and a turn's record) says of a host whose command loopx cannot bound. */

@@ -8,7 +8,7 @@ import { finishTurn } from '../../kernel/turns/turnFinish';
 import { getGoal } from '../../kernel/goals/goalQueries';
 import { windowSpends } from '../../kernel/goals/quotaQueries';
 import { HostStream, hostFormat, renderProgress } from '../../kernel/turns/usage/hostStream';
-import { hostBoundary, turnBoundary } from '../../runtime/hostBoundary';
+import { hostBoundary, shellWritesStore, turnBoundary } from '../../runtime/hostBoundary';
 import { holdSandboxStubs } from '../../runtime/sandboxStubs';
 import { recordLaunchedConfig } from '../../kernel/turns/turnConfig';
 import { hostCommand } from '../../runtime/hosts';
@@ -84,7 +84,8 @@ export class RunnerTurns {
     );
     const releaseStubs = holdSandboxStubs(cwd, this.o.host);
     // The turn's own key to this runner's answers, valid while its host runs.
-    const served = this.server?.grant({ agent: turn.agent, turnId: turn.id }) ?? {};
+    const served =
+      this.server?.grant({ agent: turn.agent, turnId: turn.id, shellWrites: shellWritesStore(this.o.host, this.o.settings) }) ?? {};
     const commandLine = hostCommand(this.o.host, this.o.settings, {
       promptFile,
       dir,

@@ -46,7 +46,7 @@ describe('a runner answers its turns’ agents’ calls', () => {
   test('a granted agent’s store-only call runs in the runner, under its own name, with its output and exit code', async () => {
     const root = store();
     const s = await server(root);
-    const token = s.grant({ agent: 'codex', turnId: 'R1' })[RUNNER_TOKEN_ENV] as string;
+    const token = s.grant({ agent: 'codex', turnId: 'R1', shellWrites: true })[RUNNER_TOKEN_ENV] as string;
     const claim = await s.answer(request(root, token, ['todo', 'claim', 'T1', '--json']));
     expect(claim).toMatchObject({ served: true, code: 0, stderr: '' });
     expect(JSON.parse((claim as { stdout: string }).stdout)).toMatchObject({ ok: true, data: { id: 'T1', owner: 'codex' } });
@@ -66,7 +66,7 @@ describe('a runner answers its turns’ agents’ calls', () => {
     const root = store();
     const other = store();
     const s = await server(root);
-    const env = s.grant({ agent: 'codex', turnId: 'R1' });
+    const env = s.grant({ agent: 'codex', turnId: 'R1', shellWrites: true });
     const token = env[RUNNER_TOKEN_ENV] as string;
     const why = async (r: VerbRequest | null) => {
       const a = await s.answer(r);
@@ -94,12 +94,30 @@ describe('a runner answers its turns’ agents’ calls', () => {
     expect(s.served).toBe(0);
   });
 
+  test('an agent whose host keeps its shell from the store (Codex: it writes through MCP) is answered its reads, never a write', async () => {
+    const root = store();
+    const s = await server(root);
+    const token = s.grant({ agent: 'codex', turnId: 'R1', shellWrites: false })[RUNNER_TOKEN_ENV] as string;
+    const claim = await s.answer(request(root, token, ['todo', 'claim', 'T1', '--json']));
+    expect(claim).toEqual({ served: false, why: 'reads_only' });
+    for (const argv of [
+      ['evidence', 'add', '--todo', 'T1', '--summary', 'x'],
+      ['todo', 'add', '--goal', 'G1', '--title', 'x'],
+      ['handoff', 'accept', 'H1'],
+    ])
+      expect([argv.join(' '), await s.answer(request(root, token, argv))]).toEqual([argv.join(' '), { served: false, why: 'reads_only' }]);
+    expect(await s.answer(request(root, token, ['todo', 'show', 'T1', '--json']))).toMatchObject({ served: true, code: 0 });
+    const k = Kernel.open(root);
+    expect(k.db.prepare(`SELECT count(*) AS n FROM events WHERE actor = 'codex'`).get()?.n).toBe(0);
+    k.close();
+  });
+
   test('over its socket: one JSON line in, one out; a malformed or oversized request changes nothing', async () => {
     const root = store();
     const s = await server(root);
     expect(lstatSync(s.path).isSocket()).toBe(true);
     expect(statSync(s.path).mode & 0o777).toBe(0o600);
-    const token = s.grant({ agent: 'codex', turnId: 'R1' })[RUNNER_TOKEN_ENV] as string;
+    const token = s.grant({ agent: 'codex', turnId: 'R1', shellWrites: true })[RUNNER_TOKEN_ENV] as string;
     const ask = (text: string) =>
       new Promise<string>((done) => {
         const socket = createConnection(s.path);

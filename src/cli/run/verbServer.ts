@@ -23,10 +23,15 @@ const REQUEST_WAIT_MS = 10_000;
 /** Unix socket paths are at most 107 bytes on Linux (103 on macOS). */
 const MAX_SOCKET_PATH = 100;
 
-/** Whose turn a token is: the runner's agent and the turn it started. */
-interface Grant {
+/**
+ * Whose turn a token is: the runner's agent and the turn it started, and whether that agent's own commands may write
+ * the store (shellWrites): an agent whose host keeps its shell from `.loopx/` and has it write back through loopx's MCP
+ * server (Codex) is answered its reads only, so a call through the runner reaches no further than the call itself.
+ */
+export interface Grant {
   agent: string;
   turnId: string;
+  shellWrites: boolean;
 }
 
 /** One call, as bin/loopx sends it: the same words, folder, environment and terminal the call would have run with. */
@@ -47,7 +52,8 @@ export type VerbAnswer = { served: true; code: number; stdout: string; stderr: s
  * loading a bundle, opening the store and running the command itself. Only what the call would have done anyway, in
  * the same words: an agent verb that reads or only writes the store (SERVED_VERBS), for the agent of one of this
  * runner's running turns (its token, given in the turn's environment and dropped when the turn ends), on this runner's
- * store, under that agent's own name. Anything else (another name or store, `--root`/`--agent`, a person, a verb with
+ * store, under that agent's own name, and a write only for an agent whose own commands may write the store (Grant).
+ * Anything else (another name or store, `--root`/`--agent`, a person, a verb with
  * side effects, an unknown or ended turn's token, a malformed request) is not served, and the caller runs it itself,
  * as it always has. The socket sits in a folder of the person's own that no agent's host lets it write
  * (verbSocketFolder), mode 0700.
@@ -173,6 +179,8 @@ export class VerbServer {
     const found = findCommand(body, SERVED_VERBS);
     if (!found) return 'not_served_verb';
     const { command, rest } = found;
+    const reads = command.readOnly === true || command.mutates !== true;
+    if (!reads && !grant.shellWrites) return 'reads_only';
     if (typeof command.storeOnly === 'function') {
       try {
         if (!command.storeOnly(parseArgs([...lead, ...rest], command.flags ?? {}, command.positionals ?? [], command.name.join(' '))))
