@@ -15,7 +15,7 @@ import { addMonitor } from '../src/kernel/monitors/monitors';
 import { tickMonitors } from '../src/kernel/monitors/tick';
 import { startTurn } from '../src/kernel/turns/turns';
 import { type Breakdown, breakdown, breakdownTable } from './whereTimeGoes';
-import { serveForBench, startBenchRunner } from './runnerServed';
+import { serveForBench, servedTable, startBenchRunner } from './runnerServed';
 
 /**
  * `npm run bench`: a benchmark, not a test. Seeds stores of 1,000 and 10,000 todos with 100,000 events each (through
@@ -355,17 +355,7 @@ async function main(): Promise<void> {
       });
       console.log(`| \`loopx ${verb}\` | ${cells.join(' | ')} |`);
     }
-    console.log(
-      `\nThe same calls in a turn of \`loopx run\`, answered by its runner (turn start, turn finish, monitor tick run in their own process):\n`,
-    );
-    console.log(`| verb | ${sizes.map((s) => `${s.todos} todos`).join(' | ')} |\n| --- | ${sizes.map(() => '---').join(' | ')} |`);
-    for (const verb of sizes[0]?.served.map((v) => v.verb) ?? []) {
-      const cells = sizes.map((s) => {
-        const f = s.served.find((v) => v.verb === verb);
-        return f ? `${f.ratio.toFixed(2)}x (${f.ms.toFixed(1)} ms)` : '';
-      });
-      console.log(`| \`loopx ${verb}\` | ${cells.join(' | ')} |`);
-    }
+    console.log(servedTable(sizes));
     for (const s of sizes)
       console.log(
         `\n${s.todos} todos: human text ${Object.entries(s.textBytes)

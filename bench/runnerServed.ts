@@ -32,3 +32,20 @@ export async function serveForBench(root: string, agent: string): Promise<void> 
   console.log(JSON.stringify(server ? server.grant({ agent, turnId: 'bench', shellWrites: true }) : null));
   if (server) setInterval(() => undefined, 1 << 30);
 }
+
+/** The served pass's table: each verb's ratio to bare start-up (and its time) at each store size. */
+export function servedTable(sizes: { todos: number; served: { verb: string; ratio: number; ms: number }[] }[]): string {
+  const lines = [
+    '\nThe same calls in a turn of `loopx run`, answered by its runner (turn start, turn finish, monitor tick run in their own process):\n',
+    `| verb | ${sizes.map((s) => `${s.todos} todos`).join(' | ')} |`,
+    `| --- | ${sizes.map(() => '---').join(' | ')} |`,
+  ];
+  for (const verb of sizes[0]?.served.map((v) => v.verb) ?? []) {
+    const cells = sizes.map((s) => {
+      const f = s.served.find((v) => v.verb === verb);
+      return f ? `${f.ratio.toFixed(2)}x (${f.ms.toFixed(1)} ms)` : '';
+    });
+    lines.push(`| \`loopx ${verb}\` | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
