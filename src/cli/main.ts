@@ -31,6 +31,11 @@ export interface CliIo {
   readLine?: () => string | null;
   /** The process exits once the call returns (the CLI's own): the store is left to the exit (Kernel.leaveForExit). */
   exitsAfterCall?: boolean;
+  /**
+   * The store as its caller keeps it open across calls (a runner answering its agents' calls, src/cli/run/verbServer.ts):
+   * the call uses it and neither opens nor closes one of its own.
+   */
+  openKernel?: (root: string, actor: Actor) => Kernel;
 }
 
 /**
@@ -134,6 +139,7 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
       initRoot: () => initRootDir(where),
       kernel: () => {
         if (kernel) return kernel;
+        if (io.openKernel) return (kernel = io.openKernel(locateRoot(where), actor));
         requireStoreDriver();
         const readOnly = command.readOnly === true;
         return (kernel = Kernel.open(locateRoot(where), { actor, readOnly, warm: !readOnly && !writesLater }));
@@ -157,7 +163,7 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
     return emit(failure(body, typed?.data), text, exitCode);
   } finally {
     if (io.exitsAfterCall) kernel?.leaveForExit();
-    else kernel?.close();
+    else if (!io.openKernel) kernel?.close();
   }
 }
 

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { Kernel } from '../../kernel/kernel';
 import { createGoal } from '../../kernel/goals/goals';
 import { addTodo } from '../../kernel/todos/todos';
+import { claimTodo } from '../../kernel/todos/claims';
 import { AGENT_VERBS } from '../agentCommands';
 import { CLI_COMMANDS } from '../registry';
 import type { Command } from '../command';
@@ -60,6 +61,27 @@ describe('a runner answers its turns’ agents’ calls', () => {
       kind: 'agent',
     });
     k.close();
+  });
+
+  test('the store stays open between calls, and each call sees what other processes wrote meanwhile', async () => {
+    const root = store();
+    const s = await server(root);
+    const token = s.grant({ agent: 'codex', turnId: 'R1', shellWrites: true })[RUNNER_TOKEN_ENV] as string;
+    const show = async () =>
+      JSON.parse(((await s.answer(request(root, token, ['todo', 'show', 'T1', '--json']))) as { stdout: string }).stdout);
+    expect((await show()).data).toMatchObject({ status: 'open' });
+    const other = Kernel.open(root, { actor: { name: 'claude', kind: 'agent' } });
+    claimTodo(other, 'T1');
+    other.close();
+    expect((await show()).data).toMatchObject({ status: 'claimed', owner: 'claude' });
+    // Its own write and the next read, on the connection it kept.
+    expect(await s.answer(request(root, token, ['todo', 'add', '--goal', 'G1', '--title', 'Step 2', '--json']))).toMatchObject({
+      served: true,
+      code: 0,
+    });
+    expect(JSON.parse(((await s.answer(request(root, token, ['todo', 'list', '--json']))) as { stdout: string }).stdout).data).toHaveLength(
+      2,
+    );
   });
 
   test('not served, so run by the caller as before: another name, --root or --agent, another store, a verb with side effects, an unknown or ended turn', async () => {

@@ -4,6 +4,7 @@ import { type Server, type Socket, createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Kernel } from '../../kernel/kernel';
+import type { Actor } from '../../kernel/events/eventTypes';
 import { workspaceRootOf } from '../../kernel/personsPath';
 import { processAlive } from '../../kernel/processes';
 import { locateRoot } from '../../runtime/locate';
@@ -60,6 +61,8 @@ export type VerbAnswer = { served: true; code: number; stdout: string; stderr: s
  */
 export class VerbServer {
   private readonly grants = new Map<string, Grant>();
+  /** The store, opened once per agent answered and kept open (1 ms of a call on Node 22), each on its own connection. */
+  private readonly kernels = new Map<string, Kernel>();
   /** One call at a time, in the order they came: the runner's own loop goes on between them. */
   private queue: Promise<void> = Promise.resolve();
   /** Calls answered since the runner started (its summary). */
@@ -107,6 +110,8 @@ export class VerbServer {
 
   close(): void {
     this.grants.clear();
+    for (const kernel of this.kernels.values()) kernel.close();
+    this.kernels.clear();
     this.server.close();
     rmSync(this.path, { force: true });
   }
@@ -155,10 +160,21 @@ export class VerbServer {
       cwd: request.cwd,
       isTty: request.tty,
       interactive: false,
+      // servedCommand made sure the call's store is this runner's and its actor the grant's agent.
+      openKernel: (_root, actor) => this.kernelFor(actor),
     };
     const code = await runCli(request.argv, io, [command]);
     this.served++;
     return { served: true, code, stdout, stderr };
+  }
+
+  private kernelFor(actor: Actor): Kernel {
+    let kernel = this.kernels.get(actor.name);
+    if (!kernel) {
+      kernel = Kernel.open(this.root, { actor });
+      this.kernels.set(actor.name, kernel);
+    }
+    return kernel;
   }
 
   /** The command the call names, when this runner may run it for the grant's agent; else why not. */
