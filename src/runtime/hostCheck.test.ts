@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -117,4 +117,36 @@ test('a host found only in a workspace folder on PATH is missing, and the senten
   } finally {
     rmSync(ws, { recursive: true, force: true });
   }
+});
+
+describe('a host installed from npm says its version through its package', () => {
+  /** A Codex bin inside an npm package folder that records every time it is started, and with which words. */
+  function installed(manifest: object): { bin: string; asked: string } {
+    const pkg = mkdtempSync(join(dir, 'npm-'));
+    const asked = join(pkg, 'asked');
+    mkdirSync(join(pkg, 'lib/node_modules/@openai/codex/bin'), { recursive: true });
+    writeFileSync(join(pkg, 'lib/node_modules/@openai/codex/package.json'), JSON.stringify(manifest));
+    // A folder's own manifest without a name (as bundles ship) is not the package's.
+    writeFileSync(join(pkg, 'lib/node_modules/@openai/codex/bin/package.json'), '{"type":"commonjs"}');
+    const real = join(pkg, 'lib/node_modules/@openai/codex/bin/codex.js');
+    writeFileSync(real, `#!/bin/sh\necho "$*" >> '${asked}'\necho 'codex-cli 9.9.9'\nprintf '%s' '${CODEX_HELP}'\n`, { mode: 0o755 });
+    mkdirSync(join(pkg, 'bin'));
+    symlinkSync(real, join(pkg, 'bin/codex'));
+    return { bin: join(pkg, 'bin'), asked };
+  }
+
+  test('the version comes from the package, and the program is only asked its help', async () => {
+    const { bin, asked } = installed({ name: '@openai/codex', version: '0.171.0' });
+    const facts = await hostFacts('codex', DEFAULT_HOSTS.codex, bin);
+    expect(facts.versionOutput).toBe('@openai/codex 0.171.0');
+    expect(readFileSync(asked, 'utf8')).toBe('exec --help\n');
+    expect(judgeHost('codex', DEFAULT_HOSTS.codex, facts)).toMatchObject({ level: 'ok', version: '0.171.0' });
+  });
+
+  test("another package's bin is asked its version, as a program outside npm is", async () => {
+    const { bin, asked } = installed({ name: 'not-codex', version: '1.0.0' });
+    const facts = await hostFacts('codex', DEFAULT_HOSTS.codex, bin);
+    expect(judgeHost('codex', DEFAULT_HOSTS.codex, facts).version).toBe('9.9.9');
+    expect(readFileSync(asked, 'utf8').split('\n').sort()).toEqual(['', '--version', 'exec --help']);
+  });
 });
