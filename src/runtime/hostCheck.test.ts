@@ -130,9 +130,9 @@ describe('a host installed from npm says its version through its package', () =>
     writeFileSync(join(pkg, 'lib/node_modules/@openai/codex/bin/package.json'), '{"type":"commonjs"}');
     const real = join(pkg, 'lib/node_modules/@openai/codex/bin/codex.js');
     writeFileSync(real, `#!/bin/sh\necho "$*" >> '${asked}'\necho 'codex-cli 9.9.9'\nprintf '%s' '${CODEX_HELP}'\n`, { mode: 0o755 });
-    mkdirSync(join(pkg, 'bin'));
-    symlinkSync(real, join(pkg, 'bin/codex'));
-    return { bin: join(pkg, 'bin'), asked };
+    mkdirSync(join(pkg, 'on-path'));
+    symlinkSync(real, join(pkg, 'on-path', 'codex'));
+    return { bin: join(pkg, 'on-path'), asked };
   }
 
   test('the version comes from the package, and the program is only asked its help', async () => {
