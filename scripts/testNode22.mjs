@@ -8,7 +8,8 @@
 import { spawnSync } from 'node:child_process';
 import { ensureNode22 } from './node22.mjs';
 
-// runnerServes: a runner answers its agents' calls on connections of its own, in its process (verbServer.ts).
+// runnerServes: a runner answers its agents' calls on connections of its own, in its process (verbServer.ts);
+// serveCalls: the same for a VS Code window's turns, whose helper runs on the editor's runtime (Node 22 in VS Code).
 const STORE_SUITES = [
   'backup',
   'busy',
@@ -18,6 +19,7 @@ const STORE_SUITES = [
   'logBroken',
   'restoreRace',
   'runnerServes',
+  'serveCalls',
   'storeFile',
   'storm',
   'tamper',

@@ -52,6 +52,7 @@ import { lsp } from './commands/lsp';
 import { evidenceRun } from './commands/evidenceRun';
 import { goalSetCheck, todoSetCheck } from './commands/setCheck';
 import { run } from './commands/run';
+import { serveCalls } from './commands/serveCalls';
 import { monitorAdd, monitorCancel, monitorList, monitorShow, monitorTick } from './commands/monitor';
 import { goalAllowChecks, monitorApprove } from './commands/agentChecks';
 import { HOOK_COMMANDS } from './commands/hooks';
@@ -126,6 +127,7 @@ export const CLI_COMMANDS: readonly Command[] = [
   goalSetReview,
   ...REVIEW_CLI_COMMANDS,
   run,
+  serveCalls,
   reviewPacket,
   ...HOOK_COMMANDS,
   ...PRICES_COMMANDS,

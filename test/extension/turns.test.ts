@@ -45,6 +45,7 @@ suite('turns in terminals', () => {
   test('Run Turn opens a terminal for the todo and host; the agent ships; the turn is validated and spent', async () => {
     await useAgent('ship');
     const loopx = await app();
+    const answeredBefore = loopx.turns.calls.answered;
     const outcome = await vscode.commands.executeCommand<RunOutcome>('loopx.runTurn', { goalId, host: 'custom' });
     assert.ok(outcome.started, 'a turn started');
     assert.match(outcome.terminal.name, new RegExp(`^LoopX ${outcome.turn.id} T\\d+ · custom$`));
@@ -54,6 +55,9 @@ suite('turns in terminals', () => {
     await until(() => loopx.model.todo(turn.todoId as string)?.status === 'shipped', 'the Goals view to show it shipped');
     assert.match(loopx.model.evidence({ todoId: turn.todoId as string })[0]?.summary ?? '', /checked by the scripted agent/);
     await until(() => loopx.walkthrough.facts.turnRan, 'Get Started to tick "Run a turn"');
+    // Its agent's two calls (evidence add, todo ship) were answered by the window's helper, not in processes of their own.
+    await until(() => loopx.turns.calls.answered > answeredBefore, "the window's count of its turn's answered calls");
+    assert.equal(loopx.turns.calls.answered - answeredBefore, 2);
   });
 
   test('from a todo to the turns that worked on it and what its agent printed (Show Turns…)', async () => {

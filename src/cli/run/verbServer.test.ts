@@ -11,7 +11,8 @@ import { AGENT_VERBS } from '../agentCommands';
 import { CLI_COMMANDS } from '../registry';
 import type { Command } from '../command';
 import { SERVED_VERBS } from './servedVerbs';
-import { RUNNER_TOKEN_ENV, type VerbRequest, VerbServer, parseVerbRequest, verbSocketFolder } from './verbServer';
+import { type VerbRequest, VerbServer, parseVerbRequest } from './verbServer';
+import { RUNNER_TOKEN_ENV, verbSocketFolder } from '../../runtime/verbSocket';
 
 /** A folder for sockets outside the temp folder (which verbSocketFolder refuses): the checkout's own cache. */
 const SOCKETS = join(__dirname, '..', '..', '..', '.cache', 'test-sockets');

@@ -1,21 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { type Server, type Socket, createServer } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Kernel } from '../../kernel/kernel';
 import type { Actor } from '../../kernel/events/eventTypes';
-import { workspaceRootOf } from '../../kernel/personsPath';
 import { processAlive } from '../../kernel/processes';
 import { locateRoot } from '../../runtime/locate';
+import { RUNNER_SOCKET_ENV, RUNNER_TOKEN_ENV, VERB_SOCKET_NAME, verbSocketFolder, verbSocketPath } from '../../runtime/verbSocket';
 import { leadingGlobalOptions, parseArgs } from '../args';
 import { type Command, findCommand } from '../command';
 import { type CliIo, runCli } from '../main';
 import { SERVED_VERBS } from './servedVerbs';
-
-/** What a turn's host gets, beside LOOPX_AGENT: where its runner answers, and the turn's own key to it. */
-export const RUNNER_SOCKET_ENV = 'LOOPX_RUNNER_SOCKET';
-export const RUNNER_TOKEN_ENV = 'LOOPX_RUNNER_TOKEN';
 
 /** A request is one JSON line; anything longer is not one of an agent's calls. */
 const MAX_REQUEST_BYTES = 1 << 20;
@@ -60,7 +55,7 @@ export type VerbAnswer = { served: true; code: number; stdout: string; stderr: s
  * (verbSocketFolder), mode 0700.
  */
 export class VerbServer {
-  private readonly grants = new Map<string, Grant>();
+  private readonly grants = new Map<string, Grant & { answered: number }>();
   /** The store, opened once per agent answered and kept open (1 ms of a call on Node 22), each on its own connection. */
   private readonly kernels = new Map<string, Kernel>();
   /** One call at a time, in the order they came: the runner's own loop goes on between them. */
@@ -74,13 +69,18 @@ export class VerbServer {
     private readonly root: string,
   ) {}
 
-  /** Listens for the runner at `root`, or null where it cannot do so safely (a team store, no private folder). */
-  static async start(root: string, env: NodeJS.ProcessEnv = process.env): Promise<VerbServer | null> {
+  /**
+   * Listens for the store at `root`, or null where it cannot do so safely (a team store, no private folder). `at`: the
+   * socket's path when its starter chose it (a VS Code window, `serve-calls`): only a name loopx gives a socket, in the
+   * folder verbSocketFolder names for this person.
+   */
+  static async start(root: string, env: NodeJS.ProcessEnv = process.env, at?: string): Promise<VerbServer | null> {
     if (Kernel.hasTeamReplica(root)) return null;
     const folder = verbSocketFolder(env);
     if (!folder) return null;
+    if (at !== undefined && (dirname(at) !== folder || !VERB_SOCKET_NAME.test(basename(at)))) return null;
     removeGoneRunnersSockets(folder);
-    const path = join(folder, `r${process.pid}-${randomBytes(4).toString('hex')}.sock`);
+    const path = at ?? verbSocketPath(folder);
     if (path.length > MAX_SOCKET_PATH) return null;
     const server = createServer();
     const self = new VerbServer(server, path, realpathSync(root));
@@ -98,14 +98,21 @@ export class VerbServer {
   /** The environment a turn's host gets to reach this runner, with a token only that turn's agent holds. */
   grant(grant: Grant): Record<string, string> {
     const token = randomBytes(24).toString('base64url');
-    this.grants.set(token, grant);
+    this.admit(token, grant);
     return { [RUNNER_SOCKET_ENV]: this.path, [RUNNER_TOKEN_ENV]: token };
   }
 
-  /** The turn ended: its token answers nothing more. */
-  revoke(env: Record<string, string>): void {
+  /** A token its starter made (a VS Code window's turn, through `serve-calls`' stdin) answers for `grant`. */
+  admit(token: string, grant: Grant): void {
+    this.grants.set(token, { ...grant, answered: 0 });
+  }
+
+  /** The turn ended: its token answers nothing more. Returns how many of its calls were answered. */
+  revoke(env: Record<string, string>): number {
     const token = env[RUNNER_TOKEN_ENV];
+    const grant = token ? this.grants.get(token) : undefined;
     if (token) this.grants.delete(token);
+    return grant?.answered ?? 0;
   }
 
   close(): void {
@@ -165,6 +172,7 @@ export class VerbServer {
     };
     const code = await runCli(request.argv, io, [command]);
     this.served++;
+    grant.answered++;
     return { served: true, code, stdout, stderr };
   }
 
@@ -241,42 +249,11 @@ export function parseVerbRequest(line: string): VerbRequest | null {
   return { v: 1, token: r.token, argv: r.argv, cwd: r.cwd, env: env as Record<string, string>, tty: r.tty };
 }
 
-/**
- * The folder the socket goes in: the person's runtime folder (`$XDG_RUNTIME_DIR/loopx`), else their cache folder's
- * (`~/.cache/loopx/run`), made 0700 and theirs. Never one an agent's host lets it write, which would let an agent put
- * its own server in the runner's place for the other turns: not the temp folder (Codex's sandbox writes it), not a
- * loopx workspace. Null when no such folder can be had: the runner then answers nothing and calls run as before.
- */
-export function verbSocketFolder(env: NodeJS.ProcessEnv): string | null {
-  if (process.platform === 'win32' || typeof process.getuid !== 'function') return null;
-  const runtime = env.XDG_RUNTIME_DIR && env.XDG_RUNTIME_DIR.startsWith('/') ? join(env.XDG_RUNTIME_DIR, 'loopx') : null;
-  const cache = join(
-    env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), '.cache'),
-    'loopx',
-    'run',
-  );
-  const temp = resolve(env.TMPDIR || tmpdir());
-  for (const folder of runtime ? [runtime, cache] : [cache]) {
-    const inTemp = `${resolve(folder)}/`.startsWith(`${temp}/`) || `${resolve(folder)}/`.startsWith('/tmp/');
-    if (inTemp || workspaceRootOf(dirname(resolve(folder))) !== null) continue;
-    try {
-      mkdirSync(folder, { recursive: true, mode: 0o700 });
-      const stat = lstatSync(folder);
-      if (!stat.isDirectory() || stat.uid !== process.getuid()) continue;
-      if ((stat.mode & 0o077) !== 0) chmodSync(folder, 0o700);
-      return folder;
-    } catch {
-      continue;
-    }
-  }
-  return null;
-}
-
 /** A runner killed with kill -9 leaves its socket file behind: removed by the next runner to listen. */
 function removeGoneRunnersSockets(folder: string): void {
   try {
     for (const name of readdirSync(folder)) {
-      const pid = /^r(\d+)-[0-9a-f]{8}\.sock$/.exec(name)?.[1];
+      const pid = VERB_SOCKET_NAME.exec(name)?.[1];
       if (pid && Number(pid) !== process.pid && !processAlive(Number(pid))) rmSync(join(folder, name), { force: true });
     }
   } catch {

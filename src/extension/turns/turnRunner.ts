@@ -21,7 +21,8 @@ import { clockTime } from '../../protocol/display';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import type { StoreSession, StoreModel } from '../store/storeModel';
 import type { Log } from '../util/log';
-import { hostBoundary, turnBoundary } from '../../runtime/hostBoundary';
+import { hostBoundary, shellWritesStore, turnBoundary } from '../../runtime/hostBoundary';
+import { TurnCalls } from './turnCalls';
 import { holdSandboxStubs } from '../../runtime/sandboxStubs';
 import { humanKeyDir } from '../../kernel/humanKey';
 import { DEFAULT_HOSTS, type HostSettings, planHost, shellQuote } from '../../runtime/hosts';
@@ -50,6 +51,8 @@ interface Running {
   turn: Turn;
   terminal: vscode.Terminal;
   stop(): void;
+  /** The turn's key to this window's answers to its agent's calls (TurnCalls), when it has one. */
+  served?: Record<string, string>;
 }
 
 /** What a turn run ended as, for the caller (commands, the board, tests). */
@@ -72,8 +75,12 @@ export class TurnRunner extends Disposable {
   /** Fires when a turn this window ran has finished. */
   readonly onDidFinish = this.changed.event;
 
+  /** Answers the turns' agents' loopx calls in this window's helper (turnCalls.ts). */
+  readonly calls: TurnCalls;
+
   constructor(private readonly ctx: TurnRunnerDeps) {
     super();
+    this.calls = this.register(new TurnCalls({ root: ctx.session.root, cliCommand: ctx.cliCommand, log: ctx.log }));
     this.register(
       vscode.window.onDidCloseTerminal((terminal) => {
         for (const run of this.running.values()) {
@@ -215,17 +222,18 @@ export class TurnRunner extends Disposable {
     // Who runs it: a later window (after a reload or a crash) finds turns whose launcher is gone (turnRecovery.ts).
     writeLauncher(this.ctx.session.root, turn.id, { pid: process.pid });
     const releaseStubs = holdSandboxStubs(started.cwd, host);
+    const served = this.calls.grant(turn.agent, turn.id, shellWritesStore(host, settings));
     const terminal = vscode.window.createTerminal({
       name: terminalName(turn, host),
       cwd: started.cwd, // the todo's worktree when its goal has them on; the root otherwise
-      ...terminalEnv(started.env),
+      ...terminalEnv({ ...started.env, ...served }),
       shellPath: '/bin/sh',
       shellArgs: ['-c', plan.commandLine],
       iconPath: new vscode.ThemeIcon('run'),
     });
     terminal.show(true);
     this.ctx.log.info(`turn ${turn.id}: ${turn.agent} on ${host} works ${turn.todoId} (${plan.commandLine})`);
-    const finished = this.watch(turn, terminal);
+    const finished = this.watch(turn, terminal, served);
     void finished.then(releaseStubs);
     return { started: true, turn, terminal, finished };
   }
@@ -234,7 +242,7 @@ export class TurnRunner extends Disposable {
    * Follows a turn's terminal until its command ends (the exit code file) or it closes, renewing the lease meanwhile.
    * Also used for a turn a previous window started whose terminal VS Code restored.
    */
-  watch(turn: Turn, terminal: vscode.Terminal): Promise<Turn> {
+  watch(turn: Turn, terminal: vscode.Terminal, served?: Record<string, string>): Promise<Turn> {
     let finish: (t: Turn) => void = () => {};
     const finished = new Promise<Turn>((done) => (finish = done));
     const dir = join(this.ctx.session.root, turnDir(turn.id));
@@ -252,6 +260,7 @@ export class TurnRunner extends Disposable {
       turn,
       terminal,
       finish,
+      served,
       stop: () => {
         clearInterval(renewal);
         watcher?.close();
@@ -295,6 +304,10 @@ export class TurnRunner extends Disposable {
   private async complete(run: Running & { finish?: (t: Turn) => void }, exitCode: number): Promise<void> {
     if (!this.running.delete(run.turn.id)) return; // the exit file and the terminal close both report: once is enough
     run.stop();
+    if (run.served)
+      void this.calls.revoke(run.served).then((answered) => {
+        if (answered) this.ctx.log.info(`turn ${run.turn.id}: this window answered ${answered} of its agent's loopx calls`);
+      });
     const kernel = this.ctx.session.requireKernel();
     let turn: Turn;
     try {
