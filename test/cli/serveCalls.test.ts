@@ -63,7 +63,10 @@ function helper(root: string, socket: string) {
 const token = () => randomBytes(24).toString('base64url');
 /** An agent's call in a turn's terminal: the socket and token the window put in its environment. */
 const call = (root: string, socket: string, key: string, args: string[]) =>
-  loopxAsync(args, { cwd: root, env: { HOME, LOOPX_AGENT: 'claude', LOOPX_RUNNER_SOCKET: socket, LOOPX_RUNNER_TOKEN: key, LOOPX_TIMING: '1' } });
+  loopxAsync(args, {
+    cwd: root,
+    env: { HOME, LOOPX_AGENT: 'claude', LOOPX_RUNNER_SOCKET: socket, LOOPX_RUNNER_TOKEN: key, LOOPX_TIMING: '1' },
+  });
 const bundleOf = (stderr: string) => /"bundle":"([^"]+)"/.exec(stderr)?.[1];
 
 describe('a window’s helper answers its turns’ agents’ calls', () => {
