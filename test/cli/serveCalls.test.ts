@@ -1,11 +1,12 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { LOOPX, cleanEnv, loopx, loopxAsync, startGoal, workspace } from './harness';
 import { parseServeLine } from '../../src/cli/commands/serveCalls';
 import { verbSocketFolder } from '../../src/runtime/verbSocket';
+import { teamPointerPath, teamReplicaPath } from '../../src/kernel/team/teamPointer';
 
 /**
  * `loopx serve-calls`: what a VS Code window starts to answer its turns' agents' calls (src/extension/turns/turnCalls.ts),
@@ -103,6 +104,22 @@ describe('a window’s helper answers its turns’ agents’ calls', () => {
       expect(await h.exited).toBe(0);
       expect(existsSync(socket)).toBe(false);
     }
+  });
+
+  test('a team store is not served (its calls commit their own way): it says so at once, reaching no server', async () => {
+    const ws = workspace();
+    spaces.push(ws);
+    mkdirSync(join(ws.root, '.loopx'));
+    // A pointer to a server that is not there, and a replica: opening the store would try the server first.
+    writeFileSync(teamPointerPath(ws.root), JSON.stringify({ url: 'postgres://127.0.0.1:1/none', storeId: 'x' }));
+    writeFileSync(teamReplicaPath(ws.root), '');
+    mkdirSync(HOME, { recursive: true });
+    const folder = verbSocketFolder({ HOME }) as string;
+    const socket = join(folder, `r${process.pid}-${randomBytes(4).toString('hex')}.sock`);
+    const h = helper(ws.root, socket);
+    expect(await h.heard(() => true)).toMatchObject({ notServing: expect.stringMatching(/a team store/) });
+    expect(await h.exited).toBe(0);
+    expect(existsSync(socket)).toBe(false);
   });
 
   test('a line it cannot read is no grant', () => {

@@ -1,6 +1,7 @@
 import type { Command } from '../command';
 import { InvalidInputError } from '../../kernel/errors';
 import { parseAgentName } from '../../kernel/validate';
+import { locateRoot } from '../../runtime/locate';
 import { type Grant, VerbServer } from '../run/verbServer';
 import { RUNNER_TOKEN_ENV } from '../../runtime/verbSocket';
 
@@ -57,7 +58,9 @@ export const serveCalls: Command = {
         'loopx serve-calls reads its turns from its starter on stdin',
         'the LoopX extension starts it; nothing to type here',
       );
-    const root = ctx.kernel().root;
+    // Found as any call finds its store (--root, LOOPX_ROOT, the nearest .loopx/), without opening it: a team store is
+    // not served, and opening one would reach its server first.
+    const root = locateRoot({ root: ctx.args.str('root'), envRoot: ctx.env.LOOPX_ROOT, cwd: ctx.cwd });
     const server = await VerbServer.start(root, ctx.env, at);
     if (!server) {
       ctx.out(`${JSON.stringify({ notServing: 'cannot listen safely here (a team store, or no private folder for the socket)' })}\n`);
