@@ -80,6 +80,46 @@ function expectNothingChanged(root: string, cli: (args: string[]) => ReturnType<
   expect(cli(['todo', 'show', 'T2', '--json']).json.data).toMatchObject({ status: 'claimed', owner: 'scout' });
 }
 
+/**
+ * One turn on `host`'s default command whose agent, besides its work, makes each of `attacks`' calls: the run and the
+ * answers those calls got, in order (`beforeCalls`: where this turn's calls start in the model server's record).
+ */
+async function turnWithAttacks(root: string, env: Record<string, string>, host: string, attacks: (turn: { prefix: string }) => Step[]) {
+  w.extra = (turn) => attacks(turn);
+  const beforeCalls = w.server.calls.length;
+  let r: Awaited<ReturnType<AgentWorld['run']>>;
+  try {
+    r = await w.run(root, env, ['--host', host, '--goal', 'G1']);
+  } finally {
+    w.extra = () => [];
+  }
+  expect(r.code, r.stderr).toBe(0);
+  return { r, beforeCalls, calls: w.server.calls.slice(beforeCalls + 1, beforeCalls + 1 + attacks({ prefix: '' }).length) };
+}
+
+/**
+ * After a turn whose agent tried every side door: the key never reached the agent in any call's answer, nothing loopx
+ * trusts changed, and the turn completed with the usage loopx read itself (`costSource`), not the agent's figure.
+ */
+function expectTurnHeld(
+  t: {
+    root: string;
+    cli: (args: string[]) => ReturnType<typeof loopx>;
+    before: ReturnType<typeof snapshot>;
+    keyFile: string;
+    beforeCalls: number;
+    r: Awaited<ReturnType<AgentWorld['run']>>;
+  },
+  costSource: 'prices' | 'host',
+) {
+  const key = readFileSync(t.keyFile, 'utf8').trim();
+  for (const call of w.server.calls.slice(t.beforeCalls)) expect(String(call.output)).not.toContain(key);
+  expectNothingChanged(t.root, t.cli, t.before);
+  const ended = t.r.events.find((e) => e.event === 'turn_ended') as { resultKind: string; usage: { costUsd: number; costSource: string } };
+  expect(ended, turnLog(t.root)).toMatchObject({ resultKind: 'validated_completion', usage: { costSource } });
+  expect(ended.usage.costUsd).toBeGreaterThan(0.0001);
+}
+
 /** A real CLI's turn: 12 s alone here, five times that on CI's two cores beside the other process suites (stop 62). */
 const REAL_TURN_MS = 240_000;
 
@@ -112,33 +152,15 @@ describe("the agent cannot write what loopx trusts, under each built-in host's d
         `printf 'T1\\n' | env -u LOOPX_AGENT script -qec "'${launcher}' todo set-check T1 --check 'touch checked'" /dev/null`,
         `cat '${keyFile}'`,
       ];
-      w.extra = (turn) => attacks(turn);
-      const beforeCalls = w.server.calls.length;
-      let r: Awaited<ReturnType<AgentWorld['run']>>;
-      try {
-        r = await w.run(root, env, ['--host', 'codex', '--goal', 'G1']);
-      } finally {
-        w.extra = () => [];
-      }
-      expect(r.code, r.stderr).toBe(0);
-      const calls = w.server.calls.slice(beforeCalls + 1, beforeCalls + 1 + attacks({ prefix: '' }).length);
+      const { r, calls, beforeCalls } = await turnWithAttacks(root, env, 'codex', attacks);
       for (const call of calls) {
         expect(call.output, call.command).not.toBeNull();
         expect(call.output, call.command).toMatch(
           /Read-only file system|readonly|read-only|Permission denied|unable to open|not_allowed|store_unusable|needs the key that proves it|cannot create directory/i,
         );
       }
-      // The key never reached the agent, in any call's answer.
-      const key = readFileSync(keyFile, 'utf8').trim();
-      for (const call of w.server.calls.slice(beforeCalls)) expect(String(call.output)).not.toContain(key);
-      expectNothingChanged(root, cli, before);
       // The turn's usage is the host's own report, priced by the person's table: the agent's figure never stood.
-      const ended = r.events.find((e) => e.event === 'turn_ended') as {
-        resultKind: string;
-        usage: { costUsd: number; costSource: string };
-      };
-      expect(ended, turnLog(root)).toMatchObject({ resultKind: 'validated_completion', usage: { costSource: 'prices' } });
-      expect(ended.usage.costUsd).toBeGreaterThan(0.0001);
+      expectTurnHeld({ root, cli, before, keyFile, beforeCalls, r }, 'prices');
       // Nothing the sandbox mounted is left behind in the workspace.
       for (const stub of ['.claude', '.codex', '.vscode', '.cursor', '.agents', '.github'])
         expect(existsSync(join(root, stub)), stub).toBe(false);
@@ -173,31 +195,14 @@ describe("the agent cannot write what loopx trusts, under each built-in host's d
         `${prefix} turn finish R1 --exit-code 0 --usage '{"costUsd":0.0001}' --json`,
         `${prefix.replace(/^LOOPX_AGENT=\S+ /, '')} hook add --on gate.asked --command 'touch hooked'`,
       ];
-      w.extra = (turn) => attacks(turn);
-      const beforeCalls = w.server.calls.length;
-      let r: Awaited<ReturnType<AgentWorld['run']>>;
-      try {
-        r = await w.run(root, env, ['--host', 'claude', '--goal', 'G1']);
-      } finally {
-        w.extra = () => [];
-      }
-      expect(r.code, r.stderr).toBe(0);
-      const calls = w.server.calls.slice(beforeCalls + 1, beforeCalls + 1 + attacks({ prefix: '' }).length);
+      const { r, calls, beforeCalls } = await turnWithAttacks(root, env, 'claude', attacks);
       for (const call of calls) {
         expect(call.output, call.command).not.toBeNull();
         expect(call.output, `${call.command}\n${call.output}`).toMatch(
           /denied|requires approval|not allowed|permission|cannot be statically analyzed/i,
         );
       }
-      const key = readFileSync(keyFile, 'utf8').trim();
-      for (const call of w.server.calls.slice(beforeCalls)) expect(String(call.output)).not.toContain(key);
-      expectNothingChanged(root, cli, before);
-      const ended = r.events.find((e) => e.event === 'turn_ended') as {
-        resultKind: string;
-        usage: { costUsd: number; costSource: string };
-      };
-      expect(ended, turnLog(root)).toMatchObject({ resultKind: 'validated_completion', usage: { costSource: 'host' } });
-      expect(ended.usage.costUsd).toBeGreaterThan(0.0001);
+      expectTurnHeld({ root, cli, before, keyFile, beforeCalls, r }, 'host');
     },
     REAL_TURN_MS,
   );

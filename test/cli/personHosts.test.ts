@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, expect, test } from 'vitest';
-import { LOOPX, cleanEnv, loopx, startGoal, workspace } from './harness';
+import { LOOPX, cleanEnv, goalsWorkspace, loopx } from './harness';
 import { agentCommand } from './runner';
 
 /**
@@ -15,14 +15,9 @@ afterEach(() => rmSync(hostsFile, { force: true }));
 afterAll(() => spaces.forEach((s) => s.dispose()));
 
 function setUp() {
-  const ws = workspace();
+  const ws = goalsWorkspace([{ title: 'Nightly', todos: ['Step 1'] }]);
   spaces.push(ws);
-  const cli = (args: string[]) => loopx(args, { cwd: ws.root });
-  cli(['init']);
-  cli(['goal', 'create', '--title', 'Nightly']);
-  startGoal(ws.root);
-  cli(['todo', 'add', '--goal', 'G1', '--title', 'Step 1']);
-  return { root: ws.root, cli };
+  return ws;
 }
 
 test("loopx run --host NAME runs a host from the person's hosts.json: the todo ships, the turn says its host, the runner says it is not bounded", () => {

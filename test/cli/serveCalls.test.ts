@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { LOOPX, cleanEnv, loopx, loopxAsync, startGoal, workspace } from './harness';
+import { LOOPX, cleanEnv, goalsWorkspace, loopxAsync, workspace } from './harness';
 import { parseServeLine } from '../../src/cli/commands/serveCalls';
 import { verbSocketFolder } from '../../src/runtime/verbSocket';
 import { teamPointerPath, teamReplicaPath } from '../../src/kernel/team/teamPointer';
@@ -21,13 +21,8 @@ afterAll(() => {
 });
 
 function setUp(): { root: string; folder: string } {
-  const ws = workspace();
+  const ws = goalsWorkspace([{ title: 'Nightly', todos: ['Step 1'] }]);
   spaces.push(ws);
-  const cli = (args: string[]) => loopx(args, { cwd: ws.root });
-  cli(['init']);
-  cli(['goal', 'create', '--title', 'Nightly']);
-  startGoal(ws.root);
-  cli(['todo', 'add', '--goal', 'G1', '--title', 'Step 1']);
   mkdirSync(HOME, { recursive: true });
   const folder = verbSocketFolder({ HOME });
   if (!folder) throw new Error('no socket folder');
