@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { LOOPX, loopx, startGoal, workspace } from './harness';
 import { type RunnerChild, startRunner } from './runner';
+import { AGENT_VERBS } from '../../src/cli/agentCommands';
+import { SERVED_VERBS } from '../../src/cli/run/servedVerbs';
 
 /**
  * `loopx run` answers its turns' agents' calls (src/cli/run/verbServer.ts): through the real bin/loopx, each call made
@@ -141,5 +143,16 @@ describe('a call whose runner is not there', () => {
       server.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('what bin/loopx asks a runner', () => {
+  test("only a verb a runner serves: its list of the others is agentVerbs.json's rest", () => {
+    const words = (c: { name: string[] }) => c.name.join(' ');
+    const listed = /const NEVER_SERVED = \[([^\]]*)\]/.exec(readFileSync(LOOPX, 'utf8'))?.[1] ?? '';
+    const neverServed = [...listed.matchAll(/'([a-z-]+)\.js'/g)].map((m) => m[1]);
+    const served = new Set(SERVED_VERBS.map(words));
+    const rest = AGENT_VERBS.filter((v) => !served.has(v.words.join(' '))).map((v) => v.words.join('-'));
+    expect(neverServed.sort()).toEqual(rest.sort());
   });
 });
