@@ -4,15 +4,17 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { workspaceRootOf } from '../kernel/personsPath';
 
-/**
- * Where a runner or a VS Code window answers its turns' agents' loopx calls (cli/run/verbServer.ts): the folder, and
- * the name a socket gets there. The name carries the pid of the process whose turns it serves, so that the next one
- * to listen removes the socket of one that is gone (a runner killed with kill -9, a closed window).
- */
+// Where a runner or a VS Code window answers its turns' agents' loopx calls (cli/run/verbServer.ts): the environment a
+// turn's host gets, the folder, and the name a socket gets there.
+
 /** What a turn's host gets, beside LOOPX_AGENT: where its runner (or window) answers, and the turn's own key to it. */
 export const RUNNER_SOCKET_ENV = 'LOOPX_RUNNER_SOCKET';
 export const RUNNER_TOKEN_ENV = 'LOOPX_RUNNER_TOKEN';
 
+/**
+ * A socket's name: it carries the pid of the process whose turns it serves, so that the next one to listen removes the
+ * socket of one that is gone (a runner killed with kill -9, a closed window).
+ */
 export const VERB_SOCKET_NAME = /^r(\d+)-[0-9a-f]{8}\.sock$/;
 
 /** A new socket's path in `folder`, for the turns of the process `pid`. */
