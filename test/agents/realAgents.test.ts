@@ -393,11 +393,14 @@ describe("Connect an Agent's MCP set-up, as copied, with the real CLIs", () => {
     ];
     try {
       const r = await new Promise<{ code: number | null; out: string }>((done) => {
-        // MCP_TIMEOUT: Claude Code's wait for a server to start (its default is shorter than `loopx mcp` behind the
-        // launcher takes on a loaded machine; a turn whose tools never came up ships nothing).
+        // MCP_TIMEOUT: Claude Code's wait for a server to start. `claude -p` connects its servers in the background and
+        // sends its first request after 5 s at most, without the tools of a server still connecting; a model then calls
+        // its WaitForMcpServers tool, a script does not, so each scripted call would be "no such tool, still connecting"
+        // and the turn would ship nothing (as `loopx mcp` behind the launcher can take on a loaded machine).
+        // MCP_CONNECTION_NONBLOCKING=false with MCP_CONNECT_TIMEOUT_MS waits for the server before the first request.
         const child = spawn('/bin/sh', ['-c', `claude -p --allowedTools mcp__loopx < '${prompt}'`], {
           cwd: root,
-          env: { ...cleanEnv(env), MCP_TIMEOUT: '60000' },
+          env: { ...cleanEnv(env), MCP_TIMEOUT: '60000', MCP_CONNECT_TIMEOUT_MS: '60000', MCP_CONNECTION_NONBLOCKING: 'false' },
         });
         let out = '';
         child.stdout.on('data', (d) => (out += d));
@@ -405,7 +408,8 @@ describe("Connect an Agent's MCP set-up, as copied, with the real CLIs", () => {
         child.on('close', (code) => done({ code, out }));
       });
       expect(r.code, r.out).toBe(0);
-      expect(cli(['todo', 'show', 'T1', '--json']).json.data, r.out).toMatchObject({ status: 'shipped' });
+      const answers = w.server.calls.filter((c) => c.tool.startsWith('mcp__loopx__')).map((c) => `${c.tool}: ${c.output}`);
+      expect(cli(['todo', 'show', 'T1', '--json']).json.data, `${r.out}\n${answers.join('\n')}`).toMatchObject({ status: 'shipped' });
     } finally {
       w.only = undefined;
     }
