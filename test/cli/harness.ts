@@ -28,11 +28,18 @@ export interface Run {
  */
 const AGENT_BIN = join(REPO, 'node_modules', '.bin');
 
-/** A clean environment: no identity or root leaks in from the developer's shell, and no agent CLI from npm's PATH. */
+/**
+ * A clean environment: no identity or root leaks in from the developer's shell, and no agent CLI from npm's PATH.
+ * No NODE_EXTRA_CA_CERTS either: a machine that names a CA bundle there (this one names the system's whole bundle)
+ * makes every Node process parse it at start, 30 ms of a 60–90 ms start here, and the suites start loopx tens of
+ * thousands of times. loopx and the agents it starts reach no TLS host (the agents' model is on 127.0.0.1), so nothing
+ * they do changes; what reaches npm's registry (installs) keeps the caller's environment.
+ */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.LOOPX_AGENT;
   delete env.LOOPX_ROOT;
+  delete env.NODE_EXTRA_CA_CERTS;
   if (env.PATH !== undefined) env.PATH = withoutAgentBin(env.PATH);
   return { ...env, NO_COLOR: '1', LOOPX_HUMAN: 'ada', ...extra };
 }
