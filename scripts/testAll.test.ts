@@ -34,6 +34,7 @@ const waitFor = async (file) => {
 record('start');
 if (name === 'package') (mkdirSync('${bundles}', { recursive: true }), writeFileSync('${bundles}/loopx.vsix', 'vsix'));
 if (name === 'e2e') (writeFileSync('e2e-started', ''), process.env.E2E_WAITS_FOR && (await waitFor(process.env.E2E_WAITS_FOR)));
+if (name === 'node22') writeFileSync('node22-started', '');
 if (name === 'unit') (writeFileSync('unit.pid', String(process.pid)), await waitFor(process.env.UNIT_WAITS_FOR));
 if (process.env.FAIL_STEP === [name, ...args].join(' ')) process.exit(3);
 if (process.env.HANG_STEP === [name, ...args].join(' ')) (record('hangs'), await new Promise(() => setInterval(() => {}, 1000)));
@@ -104,18 +105,21 @@ async function goneWithin(pid: number, ms: number): Promise<boolean> {
 }
 
 describe('npm test runs the checks and the VS Code lane at once', () => {
-  test('every step runs once, the unit suites while the e2e runs, the fresh clone after a lane ends', () => {
+  test('every step runs once, the unit suites while the e2e runs, the fresh clone and the Node 22 pass after a lane ends', () => {
     const dir = standInCheckout();
-    const run = runTestAll(dir, { UNIT_WAITS_FOR: join(dir, 'e2e-started') });
+    // The unit step ends only once the Node 22 pass has started: the pass runs beside the unit suites once the VS Code
+    // lane is done, not after them.
+    const run = runTestAll(dir, { UNIT_WAITS_FOR: join(dir, 'node22-started') });
     expect(run.status, run.stdout + run.stderr).toBe(0);
     const steps = ['typecheck', 'lint', 'format', 'unit', 'node22', 'e2e --profile vscode-1.105', 'e2e --profile vscode-1.139', 'fresh'];
     for (const step of steps) expect(run.events.filter((e) => e.step === step).map((e) => e.event)).toEqual(['start', 'end']);
     // The unit step ended only once an e2e had started: both lanes ran at once.
     expect(run.at('start', 'e2e --profile vscode-1.105')).toBeLessThan(run.at('end', 'unit'));
     for (const checker of ['typecheck', 'lint', 'format']) expect(run.at('end', checker)).toBeLessThan(run.at('start', 'unit'));
-    expect(run.at('end', 'unit')).toBeLessThan(run.at('start', 'node22'));
     expect(run.at('end', 'e2e --profile vscode-1.105')).toBeLessThan(run.at('start', 'e2e --profile vscode-1.139'));
-    expect(run.at('start', 'fresh')).toBeGreaterThan(Math.min(run.at('end', 'node22'), run.at('end', 'e2e --profile vscode-1.139')));
+    expect(run.at('start', 'fresh')).toBeGreaterThan(run.at('end', 'e2e --profile vscode-1.139'));
+    expect(run.at('end', 'fresh')).toBeLessThan(run.at('start', 'node22'));
+    expect(run.at('start', 'node22')).toBeLessThan(run.at('end', 'unit'));
     // Built and packaged once before the lanes; the checks lane behind the e2e.
     const vsix = join(dir, '.cache', 'e2e', 'vsix', 'loopx.vsix');
     expect(readFileSync(vsix, 'utf8')).toBe('vsix');
