@@ -29,6 +29,13 @@ export const SCRIPTED_TURN_USAGE = {
 export type TurnSeen = NonNullable<ReturnType<typeof readTurn>>;
 
 /**
+ * How long a test of the real agent CLIs may take: a turn takes 5 to 40 s alone here, and over the 60 s every other test
+ * gets when the suites run beside the e2e on CI's two cores (Claude Code's first turn of a run took 60.5 s in session
+ * 34's first CI; a Codex turn over 60 s in stop 62's). Each agents file's describe takes it.
+ */
+export const REAL_AGENT_TEST = { timeout: 240_000 };
+
+/**
  * The world the real agent CLIs run in for a test file: one temporary folder whose name has a space (loopx reached
  * through a folder with a space, as on macOS), a scripted model on 127.0.0.1, and workspaces made as a person does.
  * By default the model follows the prompt (`shipScript`); a test puts its own steps before the evidence (`extra`) or

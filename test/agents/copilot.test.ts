@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type AgentWorld, startAgentWorld, turnLog } from './agentWorld';
+import { type AgentWorld, startAgentWorld, turnLog, REAL_AGENT_TEST } from './agentWorld';
 import { type ShellHost, refusesTheSideDoors, reviewTurnWritesNothing, shipsThroughItsShell } from './hostTurns';
 
 /**
@@ -30,7 +30,7 @@ const copilot: ShellHost = {
   prefix: turnLoopx,
 };
 
-describe('Copilot CLI with the default host command, offline', () => {
+describe('Copilot CLI with the default host command, offline', REAL_AGENT_TEST, () => {
   test("loopx run --host copilot: Copilot CLI runs the prompt's loopx commands through the turn's own loopx and ships the todo; usage from its usage file, priced", async () => {
     const { root } = await shipsThroughItsShell(w, copilot);
     // The turn's home is its own: the person's ~/.copilot (a saved trust, approvals) is never read.

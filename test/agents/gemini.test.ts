@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { type AgentWorld, startAgentWorld } from './agentWorld';
+import { type AgentWorld, startAgentWorld, REAL_AGENT_TEST } from './agentWorld';
 import { type ShellHost, refusesTheSideDoors, reviewTurnWritesNothing, shipsThroughItsShell } from './hostTurns';
 
 /**
@@ -26,7 +26,7 @@ const gemini: ShellHost = {
   refused: /denied by policy|requires user confirmation/,
 };
 
-describe('Gemini CLI with the default host command, offline', () => {
+describe('Gemini CLI with the default host command, offline', REAL_AGENT_TEST, () => {
   test("loopx run --host gemini: Gemini CLI runs the prompt's loopx commands and ships the todo; usage from its result, priced", async () => {
     await shipsThroughItsShell(w, gemini);
   });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type AgentWorld, startAgentWorld } from './agentWorld';
+import { type AgentWorld, startAgentWorld, REAL_AGENT_TEST } from './agentWorld';
 import { type ShellHost, refusesTheSideDoors, reviewTurnWritesNothing, shipsThroughItsShell } from './hostTurns';
 import { OPENCODE_TURN_CONFIG } from '../../src/kernel/turns/usage/turnUsage';
 
@@ -32,7 +32,7 @@ const opencode: ShellHost = {
   refused: /rule which prevents you/,
 };
 
-describe('OpenCode with the default host command, offline', () => {
+describe('OpenCode with the default host command, offline', REAL_AGENT_TEST, () => {
   test("loopx run --host opencode: OpenCode runs the prompt's loopx commands and ships the todo; usage summed over its steps and priced", async () => {
     const { root, cli } = await shipsThroughItsShell(w, opencode);
     // The turn's config: the person's model and provider, not their permissive permissions.

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type AgentWorld, startAgentWorld, turnLog } from './agentWorld';
+import { type AgentWorld, startAgentWorld, turnLog, REAL_AGENT_TEST } from './agentWorld';
 import { reviewTurnWritesNothing, shipsThroughMcpTools } from './hostTurns';
 import { piBin } from './agentEnv';
 import { REPO } from '../cli/harness';
@@ -44,7 +44,7 @@ function setUp() {
   return { ...world, env: { ...world.env, PATH: `${pi}:${world.env.PATH}` } };
 }
 
-describe('Pi with the default host command, offline', () => {
+describe('Pi with the default host command, offline', REAL_AGENT_TEST, () => {
   test("loopx run --host pi: Pi reads its todo and ships it through the loopx MCP tools, as the turn's agent; usage from its events, priced", async () => {
     await shipsThroughMcpTools(w, 'pi', setUp());
   });

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type AgentWorld, startAgentWorld, turnLog } from './agentWorld';
+import { type AgentWorld, startAgentWorld, turnLog, REAL_AGENT_TEST } from './agentWorld';
 import { reviewTurnWritesNothing, shipsThroughMcpTools } from './hostTurns';
 import { qwenBin } from './agentEnv';
 import { REPO } from '../cli/harness';
@@ -42,7 +42,7 @@ function setUp() {
   return { ...world, env };
 }
 
-describe('Qwen Code with the default host command, offline', () => {
+describe('Qwen Code with the default host command, offline', REAL_AGENT_TEST, () => {
   test("loopx run --host qwen: with no shell, Qwen Code reads its todo and ships it through the loopx MCP tools, as the turn's agent; usage from its result line, priced", async () => {
     await shipsThroughMcpTools(w, 'qwen', setUp());
   });

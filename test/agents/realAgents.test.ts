@@ -6,7 +6,7 @@ import { REPO, cleanEnv, inVsCode, loopx } from '../cli/harness';
 import { piBin, qwenBin } from './agentEnv';
 import { approveMonitor } from '../../src/kernel/monitors/monitors';
 import { setGoalHost } from '../../src/kernel/goals/goalHost';
-import { type AgentWorld, startAgentWorld, turnLog, SCRIPTED_TURN_USAGE } from './agentWorld';
+import { type AgentWorld, startAgentWorld, turnLog, SCRIPTED_TURN_USAGE, REAL_AGENT_TEST } from './agentWorld';
 import { claudeMcpSetup, codexMcpSetup } from '../../src/runtime/projections/mcpSetup';
 import { DEFAULT_HOSTS, planHost } from '../../src/runtime/hosts';
 import { turnBoundary } from '../../src/runtime/hostBoundary';
@@ -43,7 +43,7 @@ function expectShippedOnce(cli: (args: string[]) => ReturnType<typeof loopx>, ag
   expect(cli(['quota', 'show', '--goal', 'G1', '--json']).json.data).toMatchObject({ spent: 1 });
 }
 
-describe('real agent CLIs with the default host commands, offline', () => {
+describe('real agent CLIs with the default host commands, offline', REAL_AGENT_TEST, () => {
   test("loopx run --host claude: Claude Code runs the prompt's loopx commands unasked and ships the todo; quota spent once", async () => {
     const { root, env, cli } = w.setUp();
     const before = w.server.calls.length;
@@ -278,7 +278,7 @@ ${body}
   });
 });
 
-describe('hosts that change under you, judged against the real CLIs', () => {
+describe('hosts that change under you, judged against the real CLIs', REAL_AGENT_TEST, () => {
   test('loopx doctor names each installed host with its version and says it accepts the default command', () => {
     const { root, env } = w.setUp();
     const path = [...node22Clis, env.PATH as string].join(':');
@@ -377,7 +377,7 @@ describe('hosts that change under you, judged against the real CLIs', () => {
   });
 });
 
-describe("Connect an Agent's MCP set-up, as copied, with the real CLIs", () => {
+describe("Connect an Agent's MCP set-up, as copied, with the real CLIs", REAL_AGENT_TEST, () => {
   test('Claude Code: the copied command adds the server; with mcp__loopx allowed, claude -p ships through loopx tools as its agent', async () => {
     const { root, env, cli } = w.setUp();
     const add = spawnSync('/bin/sh', ['-c', claudeMcpSetup(w.spacedLoopx)], { cwd: root, env: { ...cleanEnv(env) }, encoding: 'utf8' });

@@ -7,7 +7,7 @@ import { setGoalHost } from '../../src/kernel/goals/goalHost';
 import { setGoalWorktree } from '../../src/kernel/worktrees/worktreeSetting';
 import { mergeWorktree } from '../../src/kernel/worktrees/landing';
 import { reviewPolicy, setGoalReview } from '../../src/kernel/goals/goalReview';
-import { type AgentWorld, startAgentWorld, turnLog } from './agentWorld';
+import { type AgentWorld, startAgentWorld, turnLog, REAL_AGENT_TEST } from './agentWorld';
 import type { Step } from './modelServer';
 
 /**
@@ -47,7 +47,7 @@ function setUpReviewed() {
   return world;
 }
 
-describe('Claude Code implements, Codex reviews', () => {
+describe('Claude Code implements, Codex reviews', REAL_AGENT_TEST, () => {
   test('Codex asks for changes once, Claude fixes them, Codex approves, a person merges; the reviewer cannot edit, the implementer cannot approve', async () => {
     const { root, env, cli } = setUpReviewed();
     // The todo's worktree, as the implementer's prompt names it (the review turns run in the same folder).
