@@ -2,8 +2,9 @@
 // - the checks lane, CPU-bound: typecheck, lint and format:check at once, then the vitest projects (test:unit);
 // - the VS Code lane, mostly waiting on a browser and a code-server: the e2e pass on each profile, each as soon as its
 //   pinned code-server is installed (they install in the background, one after the other, from the start).
-// The fresh-clone check and then the Node 22 pass run after whichever lane ends first. Run one after another these took about 1,640 s of the
-// last 1,779 s CI; side by side the run is as long as the longer lane (docs/testing.md has the layout and the times).
+// The fresh-clone check and then the Node 22 pass run after whichever lane ends first. Run one after another these took
+// about 1,640 s of the last 1,779 s CI; side by side the run is as long as the longer lane (docs/testing.md has the
+// layout and the times).
 // The bundles are built once, before both lanes, and the .vsix packaged once: no step rewrites dist/ while the other
 // lane's code-server or bin/loopx reads it (LOOPX_TEST_BUILT tells test/globalSetup.ts and test:e2e to use them).
 import { spawn, spawnSync } from 'node:child_process';

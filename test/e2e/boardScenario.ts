@@ -349,6 +349,7 @@ export async function runBoardScenario(): Promise<void> {
     await board.locator('.card[data-id="T1"] .card-goal').waitFor({ state: 'hidden' });
     // Wait for the page itself to load again, so nothing below can be satisfied by the board from before the reload.
     const reloaded = page.waitForEvent('load', { timeout: 60_000 });
+    reloaded.catch(() => undefined); // awaited below; a failed command's own error is the one to report
     await wb.command('Developer: Reload Window');
     await reloaded;
     await wb.ready();

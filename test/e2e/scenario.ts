@@ -156,6 +156,9 @@ export async function runScenario(): Promise<void> {
 
     step(9, "palette → Open Dashboard: the browser opens it (through code-server's proxy) with this project in it, live");
     const opened = page.context().waitForEvent('page', { timeout: 60_000 });
+    // Awaited below; should the command fail first, its error is the one to report, not this wait's rejection when the
+    // browser closes (an unhandled rejection that ended the run with "Target page, context or browser has been closed").
+    opened.catch(() => undefined);
     await wb.command('LoopX: Open Dashboard');
     const dashboard = await opened;
     await dashboard
