@@ -83,6 +83,21 @@ test("an adopted host (a dead runner's agent) whose agent traps TERM gets KILL a
   await interruptAndWait(host, agentPid);
 });
 
+test('an adopted host whose shell writes its code and exits between two steps of a look is finished with that code', async () => {
+  const turnDir = mkdtempSync(join(tmpdir(), 'loopx-host-'));
+  dirs.push(turnDir);
+  const exitFile = join(turnDir, 'exit-code');
+  writeFileSync(exitFile, ''); // the shell's redirection made the file; its number is not written yet
+  const launcher = { pid: 999_999, at: new Date().toISOString(), hostPid: 999_998 };
+  // The shell's last two steps land while the runner looks: it writes its code, then exits.
+  const alive = () => {
+    writeFileSync(exitFile, '0');
+    return false;
+  };
+  const host = adoptHost({ launcher, turnDir, limitAt: Date.now() + 600_000, echo: () => {}, alive });
+  expect((await host.done).exitCode).toBe(0);
+});
+
 /** An agent that only leaves a file behind: whether it ran at all. */
 function quickAgent() {
   const turnDir = mkdtempSync(join(tmpdir(), 'loopx-host-'));

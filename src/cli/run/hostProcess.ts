@@ -160,7 +160,15 @@ export function startHost(spec: {
  * exit-code file (written by its own shell) or by its process group going away, looked at on a watch of the turn's
  * folder and every second. Held to the turn's limit (`limitAt`) as if it were ours; its new output is echoed.
  */
-export function adoptHost(spec: { launcher: Launcher; turnDir: string; limitAt: number; echo: (line: string) => void }): HostProcess {
+export function adoptHost(spec: {
+  launcher: Launcher;
+  turnDir: string;
+  limitAt: number;
+  echo: (line: string) => void;
+  /** Whether its agent still runs (hostAlive; a test stands in for it to put the shell's end between two steps). */
+  alive?: (launcher: Launcher) => boolean;
+}): HostProcess {
+  const alive = spec.alive ?? hostAlive;
   const exitFile = join(spec.turnDir, EXIT_CODE_FILE);
   const logFile = join(spec.turnDir, OUTPUT_FILE);
   const log = followLog(logFile, spec.echo, fileEnd(logFile));
@@ -178,8 +186,11 @@ export function adoptHost(spec: { launcher: Launcher; turnDir: string; limitAt: 
   let watcher: FSWatcher | undefined;
   let ending = false;
   const look = () => {
+    // Alive first, then the file: a shell that wrote its code and exited between a read of the still empty file and
+    // the look at its process would otherwise end the turn with its code unknown (-1; seen in a loaded CI run).
+    const running = alive(spec.launcher);
     const written = readExitCode(exitFile);
-    if (ending || (written === undefined && hostAlive(spec.launcher))) return;
+    if (ending || (written === undefined && running)) return;
     ending = true;
     clearInterval(poll);
     clearTimeout(limit);
