@@ -31,32 +31,31 @@ export class Workbench {
   }
 
   /**
-   * Runs a command from the palette by its title. F1 is pressed again when no palette came up (at most three times, ten
-   * seconds each), as a person would: in a loaded run the workbench once missed the key and the palette never opened
-   * (session 34's CI, the ui part's step 9, after the walkthrough).
+   * Runs a command from the palette by its title. When the palette does not come up, or closes before its row is
+   * clicked, it is opened again (three tries), as a person would: in loaded runs the palette once never opened and once
+   * closed between opening and typing (session 34's CIs, the ui part's step 9, the walkthrough just opened: something
+   * took the focus, and a quick input closes when it loses it).
    */
   async command(title: string): Promise<void> {
     const input = this.page.locator('.quick-input-widget input');
-    for (let attempt = 1; ; attempt++) {
-      await this.page.keyboard.press('F1');
-      const shown = await input.waitFor({ state: 'visible', timeout: 10_000 }).then(
-        () => true,
-        (error: unknown) => {
-          if (attempt === 3) throw error;
-          return false;
-        },
-      );
-      if (shown) break;
-    }
-    await input.fill(`>${title}`);
     // Click the row whose label is exactly the title: fuzzy matching may rank a longer command first.
     const exact = new RegExp(`^\\s*${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
     const row = this.page
       .locator('.quick-input-list .monaco-list-row')
       .filter({ has: this.page.locator('.label-name', { hasText: exact }) })
       .first();
-    await row.waitFor({ timeout: 30_000 });
-    await row.click();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (attempt === 1 || !(await input.isVisible())) await this.page.keyboard.press('F1');
+        await input.waitFor({ state: 'visible', timeout: 10_000 });
+        await input.fill(`>${title}`, { timeout: 10_000 });
+        await row.waitFor({ timeout: 30_000 });
+        await row.click({ timeout: 10_000 });
+        return;
+      } catch (error) {
+        if (attempt === 3) throw error;
+      }
+    }
   }
 
   /** Answers the open input box (or quick pick filter) and confirms. */
