@@ -279,7 +279,7 @@ async function main(): Promise<void> {
     const statusMs = ms(process.hrtime.bigint() - s0);
     kernel.close();
     const verifyCliMs = median([0, 1, 2].map(() => timeProcess([LOOPX, 'log', 'verify', '--json'], root, env)));
-    const wake = await wakeLatency(Number(process.env.BENCH_WAKE_TRIALS ?? 3));
+    const wake = await wakeLatency(Number(process.env.BENCH_WAKE_TRIALS ?? 3), { loopx: LOOPX, person: human });
 
     const runtime = `Node ${process.versions.node}, ${driver}`;
     console.log(

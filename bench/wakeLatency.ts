@@ -1,30 +1,32 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import type { Actor } from '../src/kernel/events/eventTypes';
 import { Kernel } from '../src/kernel/kernel';
 import { createGoal } from '../src/kernel/goals/goals';
 import { addTodo, killTodo } from '../src/kernel/todos/todos';
 import { addMonitor } from '../src/kernel/monitors/monitors';
 import { startTurn } from '../src/kernel/turns/turns';
 
-const LOOPX = join(resolve(__dirname, '..', '..'), 'bin', 'loopx');
-const human = { name: 'ada', kind: 'human', channel: 'vscode' } as const;
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Wake latency: a monitor checks `test -f done` every 10 s; a separate ticker process (as cron or a runner would
  * run it) sleeps until the next check each tick reports. The job "finishes" at a random moment; the latency is
- * from then to the monitor firing. Meanwhile a scheduler asks for a turn every second: none may start.
+ * from then to the monitor firing. Meanwhile a scheduler asks for a turn every second: none may start. `loopx`: the
+ * bin/loopx the ticker runs; `person`: who makes the store.
  */
-export async function wakeLatency(trials: number): Promise<{ latencies: number[]; turnAttempts: number; turnsStarted: number }> {
+export async function wakeLatency(
+  trials: number,
+  { loopx, person }: { loopx: string; person: Actor },
+): Promise<{ latencies: number[]; turnAttempts: number; turnsStarted: number }> {
   const root = mkdtempSync(join(tmpdir(), 'loopx-bench-wake-'));
   const latencies: number[] = [];
   let turnAttempts = 0;
   let turnsStarted = 0;
   try {
-    const { kernel } = Kernel.init(root, { actor: human });
+    const { kernel } = Kernel.init(root, { actor: person });
     const goal = createGoal(kernel, { title: 'CI', turnsPerWindow: 1000 }).id;
     const env: NodeJS.ProcessEnv = { ...process.env, LOOPX_ROOT: root };
     delete env.LOOPX_AGENT;
@@ -36,7 +38,7 @@ export async function wakeLatency(trials: number): Promise<{ latencies: number[]
       let fired: number | undefined;
       while (fired === undefined) {
         if (Date.now() >= doneAt && !existsSync(flag)) writeFileSync(flag, '');
-        const tick = spawnSync(process.execPath, [LOOPX, 'monitor', 'tick', '--json'], { cwd: root, env, encoding: 'utf8' });
+        const tick = spawnSync(process.execPath, [loopx, 'monitor', 'tick', '--json'], { cwd: root, env, encoding: 'utf8' });
         const data = JSON.parse(tick.stdout).data as { fired: string[]; nextCheckAt: string | null };
         if (data.fired.includes(monitorId)) {
           const at = kernel.read(
