@@ -297,7 +297,7 @@ const vscode = (async () => {
 })();
 // The fresh clone (it links the default profile's code-server, the last installed) and the Node 22 pass run after the
 // first lane to end, one after the other, beside the other lane's end: the checks lane, the longer one on a slow day,
-// no longer waits for the Node 22 pass after its suites (stop 62: the e2e lane ended at 1,204 s, test:unit at 2,001).
+// no longer waits for the Node 22 pass after its suites (stop 62: the e2e lane ended at 1,204 s, test:unit at 2,001 s).
 await Promise.race([checks, vscode]);
 sayWhatRuns('a lane ended');
 await installed(installs.at(-1));
