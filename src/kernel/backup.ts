@@ -19,7 +19,8 @@ import { integrityCheck, type SqliteDb } from './db/sqliteDb';
 import { verifyChain } from './events/verify';
 import { checkReplay } from './replay';
 import { migrate, schemaVersion } from './db/migrate';
-import { APPLICATION_ID, StoreEnvironmentError, identifyStore, sqliteCode } from './storeFile';
+import { APPLICATION_ID, StoreEnvironmentError, identifyStore } from './storeFile';
+import { sqliteCode } from './db/sqliteCodes';
 import { type LogAnchor, logHead } from './events/anchor';
 import { InvalidInputError, LoopxError, NotFoundError, RefusedError } from './errors';
 

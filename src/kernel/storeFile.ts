@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import type { SqliteDb } from './db/sqliteDb';
 import { EXIT, LoopxError, StoreBusyError } from './errors';
 import { BUSY_TIMEOUT_MS } from './db/openDb';
+import { isSqliteBusy, sqliteCode } from './db/sqliteCodes';
 import { teamPointerPath } from './team/teamPointer';
 
 /**
@@ -120,24 +121,6 @@ function writable(path: string): boolean {
   }
 }
 
-/** SQLite's primary result codes, as better-sqlite3 names them and node:sqlite numbers them. */
-const SQLITE_CODES: Record<number, string> = {
-  3: 'SQLITE_PERM',
-  5: 'SQLITE_BUSY',
-  8: 'SQLITE_READONLY',
-  10: 'SQLITE_IOERR',
-  11: 'SQLITE_CORRUPT',
-  13: 'SQLITE_FULL',
-  14: 'SQLITE_CANTOPEN',
-  26: 'SQLITE_NOTADB',
-};
-
-/** The SQLite result code of a driver error (either driver), such as SQLITE_NOTADB. */
-export function sqliteCode(error: { code?: unknown; errcode?: unknown }): string | undefined {
-  if (typeof error.errcode === 'number') return SQLITE_CODES[error.errcode & 0xff];
-  return typeof error.code === 'string' ? error.code : undefined;
-}
-
 /**
  * Names environment trouble (disk full, a read-only file or mount, another user's store, a damaged file) instead of
  * calling it a loopx bug. Returns null for anything else.
@@ -182,10 +165,8 @@ export function environmentError(error: unknown, path = 'the store'): StoreEnvir
  * is the connection's timeout (a team replica's is longer: teamKernel.ts).
  */
 export function busyError(error: unknown, waitedMs = BUSY_TIMEOUT_MS): StoreBusyError | null {
-  if (error instanceof LoopxError || typeof error !== 'object' || error === null) return null;
-  const code = sqliteCode(error as { code?: unknown; errcode?: unknown }) ?? '';
-  const busy = /^SQLITE_BUSY/.test(code) || /^database is locked\b/.test((error as Error).message ?? '');
-  return busy ? new StoreBusyError(waitedMs / 1000) : null;
+  if (error instanceof LoopxError) return null;
+  return isSqliteBusy(error) ? new StoreBusyError(waitedMs / 1000) : null;
 }
 
 /**

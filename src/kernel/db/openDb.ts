@@ -3,6 +3,7 @@ import { betterSqliteFound, openBetterSqlite } from './betterSqliteDriver';
 import { loadNodeSqlite, openNodeSqlite } from './nodeSqliteDriver';
 import { DriverUnavailableError } from '../errors';
 import { countedIfAsked } from './sqlCount';
+import { isSqliteBusy } from './sqliteCodes';
 
 export const BUSY_TIMEOUT_MS = 10_000;
 
@@ -79,7 +80,7 @@ export function openDb(path: string, driver: DriverName = chooseDriver(), option
   try {
     db.exec(`PRAGMA busy_timeout = ${busyMs}`);
     options.check?.(db);
-    if (path !== ':memory:' && !readOnly) db.exec('PRAGMA journal_mode = WAL');
+    if (path !== ':memory:' && !readOnly) switchToWal(db, busyMs);
     db.exec('PRAGMA foreign_keys = ON');
     // Every commit reaches the disk before loopx answers: with NORMAL a commit waits in the WAL for a checkpoint,
     // which never comes while another connection (VS Code's) is open, so a power cut could undo an acknowledged
@@ -90,4 +91,24 @@ export function openDb(path: string, driver: DriverName = chooseDriver(), option
     throw error;
   }
   return db;
+}
+
+/**
+ * `PRAGMA journal_mode = WAL` on a file still in rollback mode (a new store) answers SQLITE_BUSY at once, without the
+ * busy timeout, while another connection writes to it: SQLite reads page 1, then upgrades to a write, and does not
+ * wait there (a wait could deadlock). Two processes opening a new file together meet it (a machine's first two
+ * commands on a team replica; found by test/team/faults.test.ts on a loaded machine), and the second then failed
+ * `busy` "after 70 s" within a millisecond. So the switch is tried again until the busy timeout has passed.
+ */
+function switchToWal(db: SqliteDb, busyMs: number): void {
+  const deadline = Date.now() + busyMs;
+  for (let pauseMs = 5; ; pauseMs = Math.min(pauseMs * 2, 100)) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (!isSqliteBusy(error) || Date.now() >= deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pauseMs);
+    }
+  }
 }
