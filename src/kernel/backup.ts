@@ -14,13 +14,12 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Kernel } from './kernel';
-import { openDb } from './db/openDb';
+import { openDb, sqliteCode } from './db/openDb';
 import { integrityCheck, type SqliteDb } from './db/sqliteDb';
 import { verifyChain } from './events/verify';
 import { checkReplay } from './replay';
 import { migrate, schemaVersion } from './db/migrate';
 import { APPLICATION_ID, StoreEnvironmentError, identifyStore } from './storeFile';
-import { sqliteCode } from './db/sqliteCodes';
 import { type LogAnchor, logHead } from './events/anchor';
 import { InvalidInputError, LoopxError, NotFoundError, RefusedError } from './errors';
 

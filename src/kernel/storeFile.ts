@@ -3,8 +3,7 @@ import type * as Os from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SqliteDb } from './db/sqliteDb';
 import { EXIT, LoopxError, StoreBusyError } from './errors';
-import { BUSY_TIMEOUT_MS } from './db/openDb';
-import { isSqliteBusy, sqliteCode } from './db/sqliteCodes';
+import { BUSY_TIMEOUT_MS, isSqliteBusy, sqliteCode } from './db/openDb';
 import { teamPointerPath } from './team/teamPointer';
 
 /**
