@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { InvalidInputError } from '../kernel/errors';
 import { humanKeyDir } from '../kernel/humanKey';
 import { HOST_ID, HOST_IDS } from '../shared/hostCatalog';
@@ -21,32 +21,44 @@ export const PERSON_HOSTS_FILE = HOSTS_FILE;
 /** Names the built-in hosts, the custom command and VS Code's sample agent already take. */
 const TAKEN = new Set([...HOST_IDS, 'sample']);
 
-const hostSchema = z
-  .object({
-    name: z.string().trim().min(1).max(60).optional(),
-    command: z.string().trim().min(1).max(4000),
-  })
-  .strict();
+/** A key the file does not know, by name (zod/mini carries no messages of its own: "Invalid input" says nothing). */
+const unknownKeys = (issue: { code?: string; keys?: string[] }) =>
+  issue.code === 'unrecognized_keys'
+    ? `unknown ${issue.keys?.length === 1 ? 'key' : 'keys'} ${issue.keys?.map((k) => `"${k}"`).join(', ')}`
+    : undefined;
 
-const fileSchema = z
-  .object({
+const textOf = (what: string, max: number) =>
+  z
+    .string(`${what} is text`)
+    .check(z.trim(), z.minLength(1, `${what} is empty`), z.maxLength(max, `${what} is longer than ${max} characters`));
+
+const hostSchema = z.strictObject(
+  { name: z.optional(textOf("the host's name", 60)), command: textOf('the command', 4000) },
+  { error: (issue) => unknownKeys(issue) ?? 'each host is an object: {"command": "…"}' },
+);
+
+const fileSchema = z.strictObject(
+  {
     hosts: z.record(
-      z
-        .string()
-        .regex(HOST_ID, 'a host name is lowercase letters, digits and hyphens, starting with a letter (at most 32)')
-        .refine((id) => !TAKEN.has(id), 'that name is a built-in host'),
+      z.string().check(
+        z.regex(HOST_ID, 'a host name is lowercase letters, digits and hyphens, starting with a letter (at most 32)'),
+        z.refine((id) => !TAKEN.has(id), 'that name is a built-in host'),
+      ),
       hostSchema,
+      'hosts is an object of hosts by name',
     ),
     /** Prompt-cache windows a person sets (kernel/turns/promptCache.ts reads them). */
-    promptCache: z
-      .unknown()
-      .superRefine((section, ctx) => {
-        const checked = section === undefined ? {} : checkPromptCacheSection(section);
-        if (typeof checked === 'string') ctx.addIssue({ code: 'custom', message: checked });
-      })
-      .optional(),
-  })
-  .strict();
+    promptCache: z.optional(
+      z.unknown().check(
+        z.check((ctx) => {
+          const checked = ctx.value === undefined ? {} : checkPromptCacheSection(ctx.value);
+          if (typeof checked === 'string') ctx.issues.push({ code: 'custom', message: checked, input: ctx.value });
+        }),
+      ),
+    ),
+  },
+  { error: (issue) => unknownKeys(issue) ?? 'the file is an object: {"hosts": {…}}' },
+);
 
 export interface PersonHost {
   id: string;

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Agent } from 'node:https';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { humanKeyDir, type KeyPlace } from '../../kernel/humanKey';
 import type * as WebPushLib from 'web-push';
 
@@ -13,22 +13,27 @@ import type * as WebPushLib from 'web-push';
  */
 export const PUSH_FILE = 'dashboard-push.json';
 
-/** A browser's subscription as PushManager gives it; its endpoint must be a push service's https address. */
-export const subscriptionSchema = z
-  .object({
-    endpoint: z
-      .string()
-      .max(2000)
-      .url()
-      .refine((u) => u.startsWith('https://'), 'a push service is reached over https'),
-    keys: z
-      .object({
-        p256dh: z.string().regex(/^[A-Za-z0-9_-]{86,88}={0,2}$/, 'a P-256 public key, base64url'),
-        auth: z.string().regex(/^[A-Za-z0-9_-]{21,24}={0,2}$/, 'a 16-byte secret, base64url'),
-      })
-      .strict(),
-  })
-  .passthrough();
+/**
+ * A browser's subscription as PushManager gives it; its endpoint must be a push service's https address. zod/mini, as
+ * every schema the CLI carries: the full zod (its 64 languages of messages and JSON Schema) is 450 KB, a third of
+ * dist/cli.js, which every command that is not an agent verb loads.
+ */
+export const subscriptionSchema = z.looseObject(
+  {
+    endpoint: z.url({ error: 'the endpoint is not an address' }).check(
+      z.maxLength(2000, 'the endpoint is longer than 2000 characters'),
+      z.refine((u) => u.startsWith('https://'), 'a push service is reached over https'),
+    ),
+    keys: z.strictObject(
+      {
+        p256dh: z.string('the p256dh key is text').check(z.regex(/^[A-Za-z0-9_-]{86,88}={0,2}$/, 'a P-256 public key, base64url')),
+        auth: z.string('the auth key is text').check(z.regex(/^[A-Za-z0-9_-]{21,24}={0,2}$/, 'a 16-byte secret, base64url')),
+      },
+      'keys holds p256dh and auth, nothing else',
+    ),
+  },
+  'a subscription is an object with an endpoint and keys',
+);
 export type PushSubscription = z.infer<typeof subscriptionSchema>;
 
 interface PushFile {
