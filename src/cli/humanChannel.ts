@@ -1,6 +1,7 @@
 import { readSync } from 'node:fs';
 import type { Actor } from '../kernel/events/eventTypes';
 import { RefusedError } from '../kernel/errors';
+import { sleepSync } from '../kernel/time';
 import { requireHumanChannel } from '../kernel/authority';
 import { revealHidden } from '../protocol/display';
 
@@ -55,7 +56,7 @@ export function readLineSync(): string | null {
       n = readSync(0, one, 0, 1, null);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+        sleepSync(20);
         continue;
       }
       if ((error as NodeJS.ErrnoException).code === 'EOF') return bytes.length ? Buffer.from(bytes).toString('utf8') : null;

@@ -4,6 +4,11 @@ import { InvalidInputError } from './errors';
 export type Clock = () => number;
 export const systemClock: Clock = () => Date.now();
 
+/** Blocks the thread for `ms` (a synchronous caller's pause between tries: the kernel's and SQLite's APIs are synchronous). */
+export function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }

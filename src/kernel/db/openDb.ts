@@ -3,6 +3,7 @@ import { betterSqliteFound, openBetterSqlite } from './betterSqliteDriver';
 import { loadNodeSqlite, openNodeSqlite } from './nodeSqliteDriver';
 import { DriverUnavailableError } from '../errors';
 import { countedIfAsked } from './sqlCount';
+import { sleepSync } from '../time';
 
 export const BUSY_TIMEOUT_MS = 10_000;
 
@@ -132,7 +133,7 @@ function switchToWal(db: SqliteDb, busyMs: number): void {
       return;
     } catch (error) {
       if (!isSqliteBusy(error) || Date.now() >= deadline) throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pauseMs);
+      sleepSync(pauseMs);
     }
   }
 }

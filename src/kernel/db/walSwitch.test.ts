@@ -9,7 +9,7 @@ import { openNodeSqlite } from './nodeSqliteDriver';
 
 /**
  * Another process takes the write lock on a new file (rollback mode, as a store is before its first open switches it
- * to WAL) and holds it for HOLD_MS, then commits. Resolves once it holds the lock.
+ * to WAL) and holds it for the milliseconds given, then commits. Resolves once it holds the lock.
  */
 const HOLDER = `
 let Database;

@@ -22,7 +22,7 @@ afterEach(async () => {
 
 function lateReplier(replyAfterMs: number) {
   const { port1, port2 } = new MessageChannel();
-  const flag = new Int32Array(new SharedArrayBuffer(8));
+  const flag = new Int32Array(new SharedArrayBuffer(4));
   workers.push(new Worker(LATE_REPLIER, { eval: true, workerData: { port: port2, flag, replyAfterMs }, transferList: [port2] }));
   return { port: port1, flag };
 }
@@ -36,6 +36,6 @@ test('a flag raised and no reply by the deadline is "no reply"; no flag by the d
   const silent = lateReplier(-1);
   expect(awaitReply(silent.port, silent.flag, performance.now() + 2_000)).toBe('no reply');
   const { port1 } = new MessageChannel();
-  expect(awaitReply(port1, new Int32Array(new SharedArrayBuffer(8)), performance.now() + 200)).toBe('timed-out');
+  expect(awaitReply(port1, new Int32Array(new SharedArrayBuffer(4)), performance.now() + 200)).toBe('timed-out');
   port1.close();
 });

@@ -3,6 +3,7 @@ import type { ConnectionSettings } from './connectionSettings';
 import { LOST_CODES, LOST_WORDS, spawnPgWorker } from './pgWorker';
 import { pgClientConnection } from './pgpass';
 import { addTeamTiming, teamTimingOn } from './teamTiming';
+import { sleepSync } from '../time';
 import type * as WorkerThreads from 'node:worker_threads';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import type Pg from 'pg';
@@ -104,14 +105,14 @@ export function awaitReply(port: MessagePort, flag: Int32Array, deadline: number
     const received = threads().receiveMessageOnPort(port);
     if (received) return received;
     if (performance.now() >= deadline) return 'no reply';
-    Atomics.wait(flag, 1, 0, 5); // a pause: nobody writes the flag's second slot
+    sleepSync(5);
   }
 }
 
 export class SyncPg {
   private worker: Worker | null = null;
   private port: MessagePort | null = null;
-  private flag = new Int32Array(new SharedArrayBuffer(8));
+  private flag = new Int32Array(new SharedArrayBuffer(4));
   private pending: { fault: BatchFault; when: (statements: readonly PgStatement[]) => boolean } | null = null;
   /** Crossings made and the time spent blocked in them: what the bridge costs (bench and tests read it). */
   readonly stats = { batches: 0, statements: 0, waitedMs: 0 };
@@ -181,7 +182,7 @@ export class SyncPg {
     this.port = null;
     // A worker given up on (a timeout) may still flip its flag while it dies: the next worker gets a flag of its own,
     // so that late flip cannot wake the next batch's wait before its reply exists.
-    this.flag = new Int32Array(new SharedArrayBuffer(8));
+    this.flag = new Int32Array(new SharedArrayBuffer(4));
   }
 
   private spawnedAt = 0;
