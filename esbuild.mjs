@@ -1,6 +1,7 @@
 // One build script: a shared base config spread into each bundle target.
 import { build, context } from 'esbuild';
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const agentVerbs = JSON.parse(readFileSync(new URL('./src/cli/agentVerbs.json', import.meta.url), 'utf8'));
@@ -69,9 +70,19 @@ const loadedByPath = loadedByPathFrom('..', byPath);
  * web-push (its ASN.1, JWS and encryption code, a tenth of dist/cli.js) for the dashboard's push notifications: in a
  * bundle of its own, loaded by path on the first push, so neither a CLI command nor VS Code's start-up reads it.
  */
-const webPushByPath = loadedByPathFrom('.', [
-  { filter: /^web-push$/, file: 'webPush.js', exports: ['generateVAPIDKeys', 'sendNotification'] },
-]);
+const webPush = { filter: /^web-push$/, file: 'webPush.js', exports: ['generateVAPIDKeys', 'sendNotification'] };
+/** The names a package exports as functions (and classes): what a stub forwards (not objects, nor a function's own properties). */
+const functionsOf = (id) =>
+  Object.entries(createRequire(import.meta.url)(id)).flatMap(([name, value]) => (typeof value === 'function' ? [name] : []));
+/** yaml (an eighth of dist/cli.js and of dist/extension.js): for goal files and presets only. */
+const yaml = { filter: /^yaml$/, file: 'yaml.js', exports: functionsOf('yaml') };
+/**
+ * dist/cli.js (every command that is not an agent verb: init, goal create, history, doctor…) loads by path what the
+ * agent verbs do, web-push and yaml: those commands read 0.8 of what they did (docs/performance.md). VS Code's
+ * activation reads neither web-push nor yaml.
+ */
+const cliByPath = loadedByPathFrom('.', [...byPath, webPush, yaml]);
+const editorByPath = loadedByPathFrom('.', [webPush, yaml]);
 /**
  * pg computes SCRAM with Web Crypto (lib/crypto/utils.js); the bundled pg uses Node's hashes instead
  * (src/kernel/team/pgScramCrypto.ts, which says why: a connection is opened for every agent call).
@@ -93,7 +104,7 @@ const agentBundle = {
 };
 
 const targets = [
-  { ...cli, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js', plugins: [webPushByPath] },
+  { ...cli, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js', plugins: [cliByPath], metafile: true },
   // Each verb of an agent's turn in a bundle of its own, which bin/loopx picks by the call's words (src/cli/agentCommands.ts).
   ...agentVerbs.map((verb) => ({
     ...agentBundle,
@@ -123,11 +134,16 @@ const targets = [
     plugins: [pgScramOnNodeCrypto],
     outfile: 'dist/pg.js',
   },
-  { ...inEditor, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', plugins: [webPushByPath] },
+  { ...inEditor, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', plugins: [editorByPath] },
   {
     ...cli,
     stdin: { contents: "module.exports = require('web-push');", resolveDir: '.', sourcefile: 'webPush.js', loader: 'js' },
     outfile: 'dist/webPush.js',
+  },
+  {
+    ...cli,
+    stdin: { contents: "module.exports = require('yaml');", resolveDir: '.', sourcefile: 'yaml.js', loader: 'js' },
+    outfile: 'dist/yaml.js',
   },
   // The goal-file language client: required by the extension when the first goal file opens.
   { ...inEditor, entryPoints: ['src/extension/goalFiles/languageClient.ts'], outfile: 'dist/goalFileClient.js' },
@@ -258,23 +274,27 @@ if (process.argv.includes('--start')) {
 }
 
 /**
- * dist/agentBundles.json: for each agent verb's bundle, the modules it evaluates and the bytes each adds, from
- * esbuild's metafile. test/cli/agentVerbCost.test.ts holds them to a budget and names what grew.
+ * dist/agentBundles.json: for each agent verb's bundle, the modules it evaluates and the bytes each adds, from esbuild's
+ * metafile; dist/cliBundle.json: the same for dist/cli.js, every other command's. test/cli/agentVerbCost.test.ts holds
+ * them to a budget and names what grew.
  */
 function writeAgentBundleInputs(results) {
   const byVerb = {};
+  let cliBundle;
   for (const { metafile } of results) {
     if (!metafile) continue;
     for (const [outfile, output] of Object.entries(metafile.outputs)) {
-      if (!outfile.startsWith('dist/agent/') || !outfile.endsWith('.js')) continue;
       const inputs = {};
       for (const [input, { bytesInOutput }] of Object.entries(output.inputs))
         // node_modules may be a symlink (a worktree's): name a package's file from node_modules/ on.
         inputs[input.replace(/^.*?node_modules\//, 'node_modules/')] = bytesInOutput;
-      byVerb[outfile.slice('dist/agent/'.length, -'.js'.length)] = { bytes: output.bytes, inputs };
+      const verb = /^dist\/agent\/(.+)\.js$/.exec(outfile)?.[1];
+      if (verb !== undefined) byVerb[verb] = { bytes: output.bytes, inputs };
+      if (outfile === 'dist/cli.js') cliBundle = { bytes: output.bytes, inputs };
     }
   }
   writeFileSync('dist/agentBundles.json', `${JSON.stringify(byVerb, null, 1)}\n`);
+  writeFileSync('dist/cliBundle.json', `${JSON.stringify(cliBundle, null, 1)}\n`);
 }
 
 if (watch) {

@@ -49,6 +49,8 @@ export function cliFiles() {
     ['dist/croner.js', 'dist/croner.js'],
     // loaded by path by the dashboard on its first push notification
     ['dist/webPush.js', 'dist/webPush.js'],
+    // loaded by path by dist/cli.js for goal files and presets
+    ['dist/yaml.js', 'dist/yaml.js'],
     // loopx dashboard's page: served from beside dist/cli.js
     ...DASHBOARD_FILES.map((name) => [`dist/dashboard/${name}`, `dist/dashboard/${name}`]),
     ...agent,

@@ -165,6 +165,7 @@ describe('the CLI package', () => {
       'package/dist/migrationSql.js',
       'package/dist/pg.js',
       'package/dist/webPush.js',
+      'package/dist/yaml.js',
       'package/package.json',
     ]);
     const manifest = JSON.parse(execFileSync('tar', ['xzf', TARBALL, '-O', 'package/package.json'], { encoding: 'utf8' })) as Record<
@@ -298,7 +299,7 @@ describe("the install page's path (docs/install.md), run as written", () => {
       ).toBeLessThan(0.15);
     }
     // Every bundle in the CLI package is named on the page, but the agent verbs' (dist/agent/*.js) and the ones loaded by path.
-    const loadedByPath = ['dist/eventValidation.js', 'dist/migrationSql.js', 'dist/croner.js', 'dist/webPush.js'];
+    const loadedByPath = ['dist/eventValidation.js', 'dist/migrationSql.js', 'dist/croner.js', 'dist/webPush.js', 'dist/yaml.js'];
     for (const file of cliListing.map((f) => f.replace(/^package\//, '')).filter((f) => /^dist\/[^/]+\.js$/.test(f)))
       if (!loadedByPath.includes(file)) expect(packages, file).toContain(`\`${file}\``);
     expect(packages).toContain('`dist/agent/*.js`');

@@ -1,8 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { LOOPX, REPO, cleanEnv } from './harness';
 
 /**
@@ -91,4 +92,58 @@ test('a cache folder inside a loopx workspace (which its agents may write) is no
   expect(loopx22(['status', '--json'], env, ws).status).toBe(0);
   expect(existsSync(join(ws, 'cache'))).toBe(false);
   expect(existsSync(join(temp, 'node-compile-cache'))).toBe(false);
+});
+
+describe("Node 20 (a checkout's): bin/loopx keeps V8's code cache for dist/cli.js itself", () => {
+  const CLI = join(REPO, 'dist', 'cli.js');
+  const sha1 = (text: string | Buffer) => createHash('sha1').update(text).digest('hex');
+  /** The one file bin/loopx keeps for dist/cli.js: named by the bundle's path, stamped with its text's hash. */
+  const cacheOf = (home: string) => join(home, '.cache', 'loopx', 'compile-cache', `node20-${sha1(CLI)}`);
+  function loopx20(args: string[], env: Record<string, string>, cwd: string) {
+    expect(process.versions.node, 'this suite runs the CLI on the test runner’s Node, which must be 20').toMatch(/^20\./);
+    return spawnSync(process.execPath, [LOOPX, ...args], { cwd, encoding: 'utf8', env: cleanEnv(env) });
+  }
+  function folders() {
+    const [temp, home, ws] = ['tmp', 'home', 'ws'].map((name) => join(dir, name)) as [string, string, string];
+    for (const d of [temp, home, ws]) mkdirSync(d);
+    return { ws, home, env: { TMPDIR: temp, HOME: home, XDG_CACHE_HOME: '' } };
+  }
+
+  test('the first command writes it, stamped with the bundle’s hash; the next uses it as it is', () => {
+    const { ws, home, env } = folders();
+    expect(loopx20(['init'], env, ws).status).toBe(0);
+    const cache = cacheOf(home);
+    const written = readFileSync(cache);
+    expect(written.subarray(0, 41).toString()).toBe(`${sha1(readFileSync(CLI))}\n`);
+    expect(written.length).toBeGreaterThan(100_000); // V8's code for the bundle and what init compiled
+    const history = loopx20(['history', '--json'], env, ws);
+    expect(history.status, history.stderr).toBe(0);
+    expect((JSON.parse(history.stdout) as { data: { kind: string }[] }).data.map((e) => e.kind)).toContain('store.initialized');
+    expect(readFileSync(cache).equals(written), 'V8 took the cache: not written again').toBe(true);
+  });
+
+  test('one stamped for another build (a rebuilt bundle), or damaged, is not used and is written again', () => {
+    const { ws, home, env } = folders();
+    expect(loopx20(['init'], env, ws).status).toBe(0);
+    const cache = cacheOf(home);
+    const good = readFileSync(cache);
+    for (const bad of [Buffer.concat([Buffer.from(`${sha1('another build')}\n`), good.subarray(41)]), good.subarray(0, 5000)]) {
+      writeFileSync(cache, bad);
+      const history = loopx20(['history', '--json'], env, ws);
+      expect(history.status, history.stderr).toBe(0);
+      expect(readFileSync(cache).subarray(0, 41).equals(good.subarray(0, 41))).toBe(true);
+      expect(readFileSync(cache).length).toBeGreaterThan(100_000);
+    }
+  });
+
+  test('no cache at all where agents may write: a folder in the workspace or the temp folder', () => {
+    const { ws, env } = folders();
+    const inWorkspace = { ...env, XDG_CACHE_HOME: join(ws, 'cache') };
+    expect(loopx20(['init'], inWorkspace, ws).status).toBe(0);
+    expect(loopx20(['history', '--json'], inWorkspace, ws).status).toBe(0);
+    expect(existsSync(join(ws, 'cache'))).toBe(false);
+    const inTemp = { ...env, XDG_CACHE_HOME: env.TMPDIR };
+    expect(loopx20(['history', '--json'], inTemp, ws).status).toBe(0);
+    expect(readdirSync(env.TMPDIR)).toEqual([]);
+  });
 });
