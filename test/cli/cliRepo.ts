@@ -1,26 +1,48 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loopx } from './harness';
 import { GIT_IDENTITY } from '../fixtures/worktreeRepo';
+
+interface CliRepoOptions {
+  shared?: string;
+  gitFlags?: readonly string[];
+}
 
 /**
  * A git repository with one commit on main (`shared.txt` holding `shared`) and a store at its root (`<parent>/app`),
  * both driven as a person would: the git program and bin/loopx. `git` runs with `gitFlags` before its arguments
  * unless a call gives its own; the caller removes `parent` when done.
  */
-export function cliRepo(prefix: string, options: { shared?: string; gitFlags?: readonly string[] } = {}) {
-  const parent = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+export function cliRepo(prefix: string, options: CliRepoOptions = {}) {
+  const repo = drive(realpathSync(mkdtempSync(join(tmpdir(), prefix))), options);
+  mkdirSync(repo.root);
+  repo.git(['init', '-q', '-b', 'main']);
+  writeFileSync(join(repo.root, 'shared.txt'), options.shared ?? 'one\n');
+  repo.cli(['init']);
+  repo.git(['add', '.']);
+  repo.git(['commit', '-q', '-m', 'start']);
+  return repo;
+}
+
+/**
+ * A copy of `seed`'s repository and store (made by cliRepo and whatever the caller did next, every process on it ended),
+ * in a folder of its own: what a suite's tests start from when each would otherwise make the same one again with six
+ * processes. The copy is the same store, byte for byte, in another place: nothing in a store or a repository names its
+ * folder.
+ */
+export function cliRepoCopy(seed: { parent: string }, prefix: string, options: CliRepoOptions = {}) {
+  const repo = drive(realpathSync(mkdtempSync(join(tmpdir(), prefix))), options);
+  // Not the WAL's index (-shm): the first open rebuilds it from the WAL, as after any restart.
+  cpSync(join(seed.parent, 'app'), repo.root, { recursive: true, filter: (from) => !from.endsWith('-shm') });
+  return repo;
+}
+
+function drive(parent: string, options: CliRepoOptions) {
   const root = join(parent, 'app');
-  mkdirSync(root);
   const git = (args: string[], cwd = root, flags: readonly string[] = options.gitFlags ?? []) =>
     execFileSync('git', [...flags, ...args], { cwd, encoding: 'utf8', env: { ...process.env, ...GIT_IDENTITY } }).trim();
-  git(['init', '-q', '-b', 'main']);
-  writeFileSync(join(root, 'shared.txt'), options.shared ?? 'one\n');
   const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: root, env: { ...GIT_IDENTITY, ...env } });
-  cli(['init']);
-  git(['add', '.']);
-  git(['commit', '-q', '-m', 'start']);
   return { parent, root, git, cli };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { LOOPX, REPO, cleanEnv, dumpStore, inVsCode, inVsCodeAsync, loopx, loopxAsync, startGoal } from './harness';
+import { LOOPX, REPO, type Run, cleanEnv, dumpStore, inVsCode, inVsCodeAsync, loopx, loopxAsync, startGoal } from './harness';
 import { type RunnerChild, startRunner } from './runner';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 import { discardWorktree, mergeWorktree } from '../../src/kernel/worktrees/landing';
@@ -16,7 +16,7 @@ import { processAlive } from '../../src/runtime/launchers';
 import { prepareTurnStart, startTurn } from '../../src/kernel/turns/turns';
 import { addTodo } from '../../src/kernel/todos/todos';
 import { GIT_IDENTITY as GIT_ID } from '../fixtures/worktreeRepo';
-import { cliRepo } from './cliRepo';
+import { cliRepo, cliRepoCopy } from './cliRepo';
 
 /** Worktrees with real git in temporary repositories: a repo with one commit on main and a store at its root. */
 Object.assign(process.env, GIT_ID); // the merges loopx makes (in the CLIs these tests start) need an identity too
@@ -30,19 +30,30 @@ afterAll(() => {
   for (const parent of parents) rmSync(parent, { recursive: true, force: true });
 });
 
+/** Each set-up asked for, made once (cliRepo, the goal, its todos) and copied for every test that asks for it again. */
+const seeds = new Map<string, { parent: string; created: Run }>();
+
 function setUp(goalFlags: string[] = ['--worktree', 'main'], todos = ['Parse quoted fields', 'Write the docs']) {
-  const { parent, root, git, cli } = cliRepo('loopx-wt-', { shared: 'one\ntwo\nthree\n' });
+  const key = JSON.stringify([goalFlags, todos]);
+  let seed = seeds.get(key);
+  if (seed === undefined) {
+    const made = cliRepo('loopx-wt-seed-', { shared: 'one\ntwo\nthree\n' });
+    parents.push(made.parent);
+    const created = made.cli(['goal', 'create', '--title', 'Parallel', '--max-concurrent', '2', ...goalFlags, '--json']);
+    startGoal(made.root);
+    for (const title of todos) made.cli(['todo', 'add', '--goal', 'G1', '--title', title]);
+    seed = { parent: made.parent, created };
+    seeds.set(key, seed);
+  }
+  const { parent, root, git, cli } = cliRepoCopy(seed, 'loopx-wt-');
   parents.push(parent);
-  const created = cli(['goal', 'create', '--title', 'Parallel', '--max-concurrent', '2', ...goalFlags, '--json']);
-  startGoal(root);
-  for (const title of todos) cli(['todo', 'add', '--goal', 'G1', '--title', title]);
   const runner = (args: string[]) => {
     const r = startRunner(root, args, GIT_ID);
     children.push(r);
     return r;
   };
   const tty = (args: string[], typed: string) => loopxTty(args, typed, { cwd: root, env: GIT_ID });
-  return { parent, root, git, cli, runner, tty, created };
+  return { parent, root, git, cli, runner, tty, created: seed.created };
 }
 
 /** A turn as an agent starts it by hand (`turn start`), committing `file` with `text` in the folder it was given. */
