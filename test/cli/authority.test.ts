@@ -1,21 +1,23 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { Kernel } from '../../src/kernel/kernel';
-import { dumpStore, loopx, startGoal, workspace } from './harness';
+import { dumpStore, loopx, seededWorkspace, startGoal } from './harness';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 
-let ws: ReturnType<typeof workspace>;
+let ws: ReturnType<typeof seededWorkspace>;
 const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
 const agent = (args: string[]) => cli(args, { LOOPX_AGENT: 'codex' });
 const tty = (args: string[], typed: string, env: Record<string, string> = {}) => loopxTty(args, typed, { cwd: ws.root, env });
 
 beforeEach(() => {
-  ws = workspace();
-  cli(['init']);
-  cli(['goal', 'create', '--title', 'g']);
-  startGoal(ws.root);
-  cli(['todo', 'add', '--goal', 'G1', '--title', 'a']);
-  agent(['todo', 'claim', 'T1']);
-  agent(['gate', 'ask', '--todo', 'T1', '--question', 'Drop the legacy table?']);
+  ws = seededWorkspace('a todo an agent claimed and asked a gate on', (root) => {
+    const made = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: root, env });
+    made(['init']);
+    made(['goal', 'create', '--title', 'g']);
+    startGoal(root);
+    made(['todo', 'add', '--goal', 'G1', '--title', 'a']);
+    made(['todo', 'claim', 'T1'], { LOOPX_AGENT: 'codex' });
+    made(['gate', 'ask', '--todo', 'T1', '--question', 'Drop the legacy table?'], { LOOPX_AGENT: 'codex' });
+  });
 });
 afterEach(() => ws.dispose());
 

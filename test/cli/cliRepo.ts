@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loopx } from './harness';
+import { copyWorkspace, loopx } from './harness';
 import { GIT_IDENTITY } from '../fixtures/worktreeRepo';
 
 interface CliRepoOptions {
@@ -29,13 +29,11 @@ export function cliRepo(prefix: string, options: CliRepoOptions = {}) {
 /**
  * A copy of `seed`'s repository and store (made by cliRepo and whatever the caller did next, every process on it ended),
  * in a folder of its own: what a suite's tests start from when each would otherwise make the same one again with six
- * processes. The copy is the same store, byte for byte, in another place: nothing in a store or a repository names its
- * folder.
+ * processes (nothing in a git repository names its folder either).
  */
 export function cliRepoCopy(seed: { parent: string }, prefix: string, options: CliRepoOptions = {}) {
   const repo = drive(realpathSync(mkdtempSync(join(tmpdir(), prefix))), options);
-  // Not the WAL's index (-shm): the first open rebuilds it from the WAL, as after any restart.
-  cpSync(join(seed.parent, 'app'), repo.root, { recursive: true, filter: (from) => !from.endsWith('-shm') });
+  copyWorkspace(join(seed.parent, 'app'), repo.root);
   return repo;
 }
 

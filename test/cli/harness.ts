@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { openDb } from '../../src/kernel/db/openDb';
@@ -132,20 +132,53 @@ export function goalsWorkspace(goals: { title: string; todos: string[] }[]): {
   cli: (args: string[], env?: Record<string, string>) => Run;
   dispose(): void;
 } {
-  const ws = workspace();
-  const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
-  cli(['init']);
-  goals.forEach((goal, i) => {
-    cli(['goal', 'create', '--title', goal.title]);
-    startGoal(ws.root, `G${i + 1}`); // a goal made outside VS Code and a terminal starts paused
-    for (const title of goal.todos) cli(['todo', 'add', '--goal', `G${i + 1}`, '--title', title]);
+  const ws = seededWorkspace(`goals ${JSON.stringify(goals)}`, (root) => {
+    const made = (args: string[]) => loopx(args, { cwd: root });
+    made(['init']);
+    goals.forEach((goal, i) => {
+      made(['goal', 'create', '--title', goal.title]);
+      startGoal(root, `G${i + 1}`); // a goal made outside VS Code and a terminal starts paused
+      for (const title of goal.todos) made(['todo', 'add', '--goal', `G${i + 1}`, '--title', title]);
+    });
   });
+  const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
   return { ...ws, cli };
 }
 
 export function workspace(): { root: string; dispose(): void } {
   const root = mkdtempSync(join(tmpdir(), 'loopx-cli-'));
   return { root, dispose: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** Each seed seededWorkspace made in this test file's process, by key: removed when the process ends. */
+const seeds = new Map<string, string>();
+process.once('exit', () => {
+  for (const seed of seeds.values()) rmSync(seed, { recursive: true, force: true });
+});
+
+/**
+ * A workspace as `build` leaves the folder it is given (a store made through bin/loopx, goals, todos…), made once per
+ * test file and `key` and copied for every caller after the first: what a suite's tests start from when each would
+ * otherwise make the same one again with several processes. `build` must leave no process on the store.
+ */
+export function seededWorkspace(key: string, build: (root: string) => void): { root: string; dispose(): void } {
+  let seed = seeds.get(key);
+  if (seed === undefined) {
+    seed = mkdtempSync(join(tmpdir(), 'loopx-seed-'));
+    build(seed);
+    seeds.set(key, seed);
+  }
+  const ws = workspace();
+  copyWorkspace(seed, ws.root);
+  return ws;
+}
+
+/**
+ * Copies a workspace whose store no process has open: the same store, byte for byte, in another place (nothing in a
+ * store names its folder). Not the WAL's index (-shm): the first open rebuilds it from the WAL, as after a restart.
+ */
+export function copyWorkspace(from: string, to: string): void {
+  cpSync(from, to, { recursive: true, filter: (path) => !path.endsWith('-shm') });
 }
 
 /** Every row of every table, events included: equal dumps mean the store did not change. */

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { LOOPX, approveWaitingChecks, cleanEnv, dumpStore, loopx, startGoal, workspace } from './harness';
+import { LOOPX, approveWaitingChecks, cleanEnv, dumpStore, loopx, seededWorkspace, startGoal } from './harness';
 import { type RunnerChild, agentCommand, startRunner } from './runner';
 import { decisionLine } from '../../src/cli/run/runnerWords';
 import type { ShouldRun } from '../../src/kernel/goals/quotaQueries';
@@ -37,13 +37,15 @@ type Turn = {
 };
 
 function setUp(todos: number, goalFlags: string[] = []) {
-  const ws = workspace();
+  const ws = seededWorkspace(`${todos} todos ${goalFlags.join(' ')}`, (root) => {
+    const made = (args: string[]) => loopx(args, { cwd: root });
+    made(['init']);
+    made(['goal', 'create', '--title', 'Nightly', ...goalFlags]);
+    startGoal(root); // a goal made outside VS Code and a terminal starts paused
+    for (let i = 1; i <= todos; i++) made(['todo', 'add', '--goal', 'G1', '--title', `Step ${i}`]);
+  });
   spaces.push(ws);
   const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
-  cli(['init']);
-  cli(['goal', 'create', '--title', 'Nightly', ...goalFlags]);
-  startGoal(ws.root); // a goal made outside VS Code and a terminal starts paused
-  for (let i = 1; i <= todos; i++) cli(['todo', 'add', '--goal', 'G1', '--title', `Step ${i}`]);
   const runner = (args: string[], env: Record<string, string> = {}) => {
     const r = startRunner(ws.root, args, env);
     children.push(r);

@@ -1,19 +1,21 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { openDb } from '../../src/kernel/db/openDb';
 import { Kernel } from '../../src/kernel/kernel';
-import { loopx, startGoal, workspace } from './harness';
+import { loopx, seededWorkspace, startGoal } from './harness';
 
-let ws: ReturnType<typeof workspace>;
+let ws: ReturnType<typeof seededWorkspace>;
 const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
 
 beforeEach(() => {
-  ws = workspace();
-  cli(['init']);
-  cli(['goal', 'create', '--title', 'g']);
-  startGoal(ws.root);
-  for (const t of ['a', 'b', 'c']) cli(['todo', 'add', '--goal', 'G1', '--title', t]);
-  cli(['todo', 'claim', 'T2', '--json'], { LOOPX_AGENT: 'codex' });
-  cli(['todo', 'ship', 'T2', '--evidence', 'all tests pass', '--json'], { LOOPX_AGENT: 'codex' });
+  ws = seededWorkspace('three todos, one shipped', (root) => {
+    const made = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: root, env });
+    made(['init']);
+    made(['goal', 'create', '--title', 'g']);
+    startGoal(root);
+    for (const t of ['a', 'b', 'c']) made(['todo', 'add', '--goal', 'G1', '--title', t]);
+    made(['todo', 'claim', 'T2', '--json'], { LOOPX_AGENT: 'codex' });
+    made(['todo', 'ship', 'T2', '--evidence', 'all tests pass', '--json'], { LOOPX_AGENT: 'codex' });
+  });
 });
 afterEach(() => ws.dispose());
 
