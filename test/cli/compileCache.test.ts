@@ -136,6 +136,17 @@ describe("Node 20 (a checkout's): bin/loopx keeps V8's code cache for dist/cli.j
     }
   });
 
+  test('a cache folder that cannot be written (an agent’s sandbox, a full disk) leaves the command as it was', () => {
+    const { ws, env } = folders();
+    const blocked = join(dir, 'a-file');
+    writeFileSync(blocked, ''); // a folder under a file cannot be made, even by root (CI's user)
+    const unwritable = { ...env, XDG_CACHE_HOME: join(blocked, 'cache') };
+    expect(loopx20(['init'], unwritable, ws).status).toBe(0);
+    const history = loopx20(['history', '--json'], unwritable, ws);
+    expect([history.status, history.stderr]).toEqual([0, '']);
+    expect((JSON.parse(history.stdout) as { ok: boolean }).ok).toBe(true);
+  });
+
   test('no cache at all where agents may write: a folder in the workspace or the temp folder', () => {
     const { ws, env } = folders();
     const inWorkspace = { ...env, XDG_CACHE_HOME: join(ws, 'cache') };
