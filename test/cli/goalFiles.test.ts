@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dumpStore, loopx, workspace } from './harness';
+import { dumpStore, loopx, seededWorkspace } from './harness';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 
 /** `loopx goal apply` and `goal export` as an agent or a person calls them: a separate process, a real store. */
@@ -14,8 +14,7 @@ const write = (name: string, text: string) => {
 };
 
 beforeEach(() => {
-  ws = workspace();
-  expect(run(['init', '--json']).code).toBe(0);
+  ws = seededWorkspace('a new store', (root) => expect(loopx(['init', '--json'], { cwd: root }).code).toBe(0));
 });
 afterEach(() => ws.dispose());
 

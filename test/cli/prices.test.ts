@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { dumpStore, loopx, startGoal, workspace } from './harness';
+import { dumpStore, loopx, seededWorkspace, startGoal } from './harness';
 import { PTY_AVAILABLE, PTY_SKIP_REASON, loopxTty } from './pty';
 
 /** `loopx prices` and what a turn costs, through real processes (each test in its own workspace). */
@@ -9,13 +9,14 @@ const spaces: { dispose(): void }[] = [];
 afterAll(() => spaces.forEach((ws) => ws.dispose()));
 
 function setUp(goalFlags: string[] = []) {
-  const ws = workspace();
+  const ws = seededWorkspace(`a goal ${goalFlags.join(' ')}`, (root) => {
+    loopx(['init'], { cwd: root });
+    loopx(['goal', 'create', '--title', 'Nightly', '--turns', '10', ...goalFlags], { cwd: root });
+    startGoal(root);
+  });
   spaces.push(ws);
   const cli = (args: string[], env: Record<string, string> = {}) => loopx(args, { cwd: ws.root, env });
   const tty = (args: string[], typed: string) => loopxTty(args, typed, { cwd: ws.root });
-  cli(['init']);
-  cli(['goal', 'create', '--title', 'Nightly', '--turns', '10', ...goalFlags]);
-  startGoal(ws.root);
   return { root: ws.root, cli, tty };
 }
 
