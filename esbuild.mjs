@@ -278,7 +278,7 @@ if (process.argv.includes('--start')) {
  * metafile; dist/cliBundle.json: the same for dist/cli.js, every other command's. test/cli/agentVerbCost.test.ts holds
  * them to a budget and names what grew.
  */
-function writeAgentBundleInputs(results) {
+function writeBundleInputs(results) {
   const byVerb = {};
   let cliBundle;
   for (const { metafile } of results) {
@@ -307,7 +307,7 @@ if (watch) {
   const results = await Promise.all(targets.map((target) => build(target)));
   copyCodicons();
   copyDashboardFiles();
-  writeAgentBundleInputs(results);
+  writeBundleInputs(results);
   // A verb that left the list leaves no bundle behind; code caches of the loader before Node's compile cache go too.
   for (const name of readdirSync('dist')) if (/^cli\.js\..*cache$/.test(name)) rmSync(`dist/${name}`, { force: true });
   const built = new Set(agentVerbs.map((verb) => `${bundleName(verb)}.js`));
