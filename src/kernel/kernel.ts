@@ -293,7 +293,13 @@ export class Kernel {
     return schemaVersion(this.db);
   }
 
-  /** Runs one write transaction; listeners hear about the committed events afterwards. */
+  /**
+   * Runs one write transaction; listeners hear about the committed events afterwards. What the engine does under it
+   * (db/sqliteEngine.ts, db/sqliteDb.ts; the team engine's the same, on its replica): BEGIN IMMEDIATE, so the write lock
+   * is held before anything is read; the instant (`tx.at`) read once the lock is held; each `tx.emit` chained into the
+   * log and its kind's reducer applied at once (events/log.ts `EventAppender`); COMMIT, or ROLLBACK of everything when
+   * `fn` throws.
+   */
   write<T>(fn: (tx: Tx) => T): T {
     // A store known to be broken takes no agent's write until a human decides (loopx log accept, or a restore).
     if (!hasHumanChannel(this.actor)) {

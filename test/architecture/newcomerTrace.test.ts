@@ -1,12 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { expect, test } from 'vitest';
 
 /**
  * docs/architecture.md's "Follow one change" lists the steps a board drag passes through until the Goals view shows
  * the owner, each with its file and the step's symbol (a file may hold two steps in a row). The figure in its first
- * sentence is the number of files a newcomer opens, every file exists, and every file still has its step: a file merged away or a step moved elsewhere fails here until the doc follows.
- * The files it says a newcomer reads past are named by path, so a renamed or removed one fails here too.
+ * sentence is the number of files a newcomer opens, every file exists, and every file still has its step: a file
+ * merged away or a step moved elsewhere fails here until the doc follows.
+ * The files it says a newcomer reads past are named by path, so a renamed or removed one fails here too, and each must
+ * be on the way (opened from a step or from another file read past): a file the change no longer passes through cannot
+ * be counted out of the trace.
  */
 const ROOT = resolve(__dirname, '..', '..');
 const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
@@ -51,4 +54,33 @@ test('every file the trace says a newcomer reads past exists, and none of them i
   expect(named.filter((file) => !existsSync(join(ROOT, file)))).toEqual([]);
   const steps = new Set(trace().steps.map((s) => s.file));
   expect(named.filter((file) => steps.has(file))).toEqual([]);
+});
+
+/** The files a source file imports by a relative path, as repository paths (type imports included). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) => m[1] as string);
+  return specifiers
+    .map((spec) => relative(ROOT, resolve(ROOT, dirname(file), spec)))
+    .flatMap((base) => [`${base}.ts`, join(base, 'index.ts')])
+    .filter((candidate) => existsSync(join(ROOT, candidate)));
+}
+
+test('every file the trace reads past is on the way: a step, or a file read past, opens it', () => {
+  const after = section.split('```')[2] ?? '';
+  const readPast = [...new Set([...after.matchAll(/`((?:src|webview-ui)\/[^`\s]+\.ts)`/g)].map((m) => m[1] as string))];
+  const reached = new Set(trace().steps.map((s) => s.file));
+  const imports = new Map([...reached, ...readPast].map((file) => [file, importsOf(file)]));
+  // Opened from a step (a step imports it), or the wiring beside a step (it imports a step of its own folder: the
+  // webview's main.ts gives the board its refusal toast).
+  const linked = (file: string) =>
+    [...reached].some((from) => imports.get(from)?.includes(file)) ||
+    (imports.get(file) ?? []).some((to) => reached.has(to) && dirname(to) === dirname(file));
+  // Reached from the steps outwards, through files read past (canonical.ts through hashChain.ts, toasts.ts through main.ts).
+  for (let grew = true; grew;) {
+    const next = readPast.filter((file) => !reached.has(file) && linked(file));
+    for (const file of next) reached.add(file);
+    grew = next.length > 0;
+  }
+  expect(readPast.filter((file) => !reached.has(file))).toEqual([]);
 });

@@ -131,7 +131,9 @@ export class BoardPanel extends Disposable {
 
   /**
    * Handles one message from the webview (public so host tests can feed it hostile input directly); resolves to the
-   * result it answered a move or button with, if any.
+   * result it answered a move or button with, if any. Every message is checked first against the host's schema of
+   * what the webview may send (protocol/boardSchemas.ts, whose type the webview imports); one that fails is refused
+   * and logged, never acted on.
    */
   async receive(message: unknown): Promise<ToWebview | undefined> {
     const parsed = parseToHost(message);
