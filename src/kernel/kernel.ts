@@ -294,11 +294,10 @@ export class Kernel {
   }
 
   /**
-   * Runs one write transaction; listeners hear about the committed events afterwards. What the engine does under it
-   * (db/sqliteEngine.ts, db/sqliteDb.ts; the team engine's the same, on its replica): BEGIN IMMEDIATE, so the write lock
-   * is held before anything is read; the instant (`tx.at`) read once the lock is held; each `tx.emit` chained into the
-   * log and its kind's reducer applied at once (events/log.ts `EventAppender`); COMMIT, or ROLLBACK of everything when
-   * `fn` throws.
+   * Runs one write transaction; listeners hear about the committed events afterwards. Under it (db/sqliteEngine.ts,
+   * db/sqliteDb.ts): BEGIN IMMEDIATE, so the write lock is held before anything is read; the instant (`tx.at`) read
+   * under the lock; each `tx.emit` chained into the log and its kind's reducer applied (events/log.ts); COMMIT, or
+   * ROLLBACK of everything when `fn` throws. The team engine holds the log head on the server the same way.
    */
   write<T>(fn: (tx: Tx) => T): T {
     // A store known to be broken takes no agent's write until a human decides (loopx log accept, or a restore).
