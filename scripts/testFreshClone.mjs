@@ -3,8 +3,12 @@
 // nothing a newcomer would read as trouble, and serve VS Code at the URL it prints. Only the code-server install is
 // shared with this checkout (a symlink into .cache/e2e), because the e2e pass before this one has just installed
 // it from scratch the same way; everything npm installs is installed anew (Node 24 for code-server included).
+// better-sqlite3's binary comes as a person's install gets it, prebuilt, but from this checkout's own build
+// (servePrebuilt): its download from GitHub cannot be reached here, and building it from source took about 150 s of a
+// core beside the suites; `.ci/run`'s own `npm ci` on its fresh clone builds it from source as before.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +39,29 @@ for (const name of existsSync(e2e) ? readdirSync(e2e) : []) {
   symlinkSync(join(e2e, name), join(clone, '.cache', 'e2e', name));
 }
 
+/**
+ * better-sqlite3's install (`prebuild-install || node-gyp rebuild`) looks for the prebuilt binary it would download in
+ * a local folder first: the folder gets this checkout's binary, packed as a release asset is, under the asset's name
+ * (`<name>-v<version>-node-v<abi>-<platform>-<arch>.tar.gz`). Only when that binary loads in this Node (the asset's
+ * name carries this Node's ABI); else the clone builds it from source. The setting is prebuild-install's own (rc), not
+ * an npm_config_ one, which npm would warn about as unknown.
+ */
+function servePrebuilt() {
+  const pkg = join(repo, 'node_modules', 'better-sqlite3');
+  try {
+    new (createRequire(import.meta.url)(pkg))(':memory:').close();
+  } catch {
+    console.log("fresh clone: this checkout's better-sqlite3 does not load here; the clone builds its own from source");
+    return {};
+  }
+  const { version } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
+  const folder = join(scratch, 'prebuilds');
+  mkdirSync(folder);
+  const asset = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  execFileSync('tar', ['-czf', join(folder, asset), '-C', pkg, 'build/Release/better_sqlite3.node']);
+  return { 'prebuild-install_local-prebuilds': folder };
+}
+
 // A newcomer's shell: none of the npm_* settings of the enclosing `npm test`, nor what it tells its own steps (that the
 // bundles are built, where its .vsix is: scripts/testAll.mjs).
 const env = Object.fromEntries(
@@ -42,7 +69,12 @@ const env = Object.fromEntries(
 );
 const started = Date.now();
 console.log(`fresh clone: ${clone}\nfresh clone: running \`npm start\` there…`);
-const child = spawn('npm', ['start'], { cwd: clone, env: { ...env, PORT: '0' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+const child = spawn('npm', ['start'], {
+  cwd: clone,
+  env: { ...env, ...servePrebuilt(), PORT: '0' },
+  detached: true,
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
 let output = '';
 const collect = (chunk) => {
   output += chunk;
