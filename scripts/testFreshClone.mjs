@@ -7,7 +7,7 @@
 // (servePrebuilt): its download from GitHub cannot be reached here, and building it from source took about 150 s of a
 // core beside the suites; `.ci/run`'s own `npm ci` on its fresh clone builds it from source as before.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -43,8 +43,10 @@ for (const name of existsSync(e2e) ? readdirSync(e2e) : []) {
  * better-sqlite3's install (`prebuild-install || node-gyp rebuild`) looks for the prebuilt binary it would download in
  * a local folder first: the folder gets this checkout's binary, packed as a release asset is, under the asset's name
  * (`<name>-v<version>-node-v<abi>-<platform>-<arch>.tar.gz`). Only when that binary loads in this Node (the asset's
- * name carries this Node's ABI); else the clone builds it from source. The setting is prebuild-install's own (rc), not
- * an npm_config_ one, which npm would warn about as unknown.
+ * name carries this Node's ABI); else the clone builds it from source. The folder is named in prebuild-install's own
+ * settings file (rc: `.prebuild-installrc`, looked for from the package's folder upwards) in the scratch folder above
+ * the clone: an npm_config_ setting would be warned about by npm as unknown, and sh drops an environment variable
+ * named prebuild-install_….
  */
 function servePrebuilt() {
   const pkg = join(repo, 'node_modules', 'better-sqlite3');
@@ -52,15 +54,16 @@ function servePrebuilt() {
     new (createRequire(import.meta.url)(pkg))(':memory:').close();
   } catch {
     console.log("fresh clone: this checkout's better-sqlite3 does not load here; the clone builds its own from source");
-    return {};
+    return;
   }
   const { version } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
   const folder = join(scratch, 'prebuilds');
   mkdirSync(folder);
   const asset = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
   execFileSync('tar', ['-czf', join(folder, asset), '-C', pkg, 'build/Release/better_sqlite3.node']);
-  return { 'prebuild-install_local-prebuilds': folder };
+  writeFileSync(join(scratch, '.prebuild-installrc'), `local-prebuilds=${folder}\n`);
 }
+servePrebuilt();
 
 // A newcomer's shell: none of the npm_* settings of the enclosing `npm test`, nor what it tells its own steps (that the
 // bundles are built, where its .vsix is: scripts/testAll.mjs).
@@ -71,7 +74,7 @@ const started = Date.now();
 console.log(`fresh clone: ${clone}\nfresh clone: running \`npm start\` there…`);
 const child = spawn('npm', ['start'], {
   cwd: clone,
-  env: { ...env, ...servePrebuilt(), PORT: '0' },
+  env: { ...env, PORT: '0' },
   detached: true,
   stdio: ['ignore', 'pipe', 'pipe'],
 });
