@@ -1,10 +1,12 @@
 // `npm test`: every check, stopping at the first that fails, in two lanes that run at once on CI's two cores:
-// - the checks lane, CPU-bound: typecheck, lint and format:check at once, then the vitest projects (test:unit);
+// - the checks lane, CPU-bound: typecheck, lint and format:check at once, then the vitest projects (test:unit) but team
+//   mode's suites;
 // - the VS Code lane, mostly waiting on a browser and a code-server: the e2e pass on each profile, each as soon as its
 //   pinned code-server is installed (they install in the background, one after the other, from the start).
-// The fresh-clone check and then the Node 22 pass run after whichever lane ends first. Run one after another these took
-// about 1,640 s of the last 1,779 s CI; side by side the run is as long as the longer lane (docs/testing.md has the
-// layout and the times).
+// Then each lane, as it ends, takes the next of the shared steps (SHARED_STEPS: team mode's suites, the Node 22 pass,
+// the fresh-clone check), so neither lane stands idle while the other still has work that could run beside it. Run
+// one after another these took about 1,640 s of the last 1,779 s CI; side by side the run is as long as the longer lane
+// (docs/testing.md has the layout and the times).
 // The bundles are built once, before both lanes, and the .vsix packaged once: no step rewrites dist/ while the other
 // lane's code-server or bin/loopx reads it (LOOPX_TEST_BUILT tells test/globalSetup.ts and test:e2e to use them).
 import { spawn, spawnSync } from 'node:child_process';
@@ -284,25 +286,45 @@ function sayWhatRuns(why) {
 setInterval(() => sayWhatRuns('still going'), Number(process.env.LOOPX_TEST_PROGRESS_S || 300) * 1000).unref();
 
 const installs = installCodeServersInBackground();
+
+/**
+ * test:unit's files in two parts that together are all of them: team mode's suites (a PostgreSQL per file, the kernel's
+ * tests again on the team engine: about a quarter of the unit suites' time) and the rest. The checks lane runs the
+ * rest; team mode's part is a shared step.
+ */
+const TEAM_SUITES = 'test/team/';
+const UNIT_BUT_TEAM = ['--project', 'unit', '--project', 'process', '--exclude', `${TEAM_SUITES}**`];
+const TEAM_PART = ['--project', 'process', '--project', 'team-conformance', TEAM_SUITES, 'src/kernel/'];
+
+/**
+ * What either lane runs once its own steps are done, taken in this order by whichever lane ends first (the longest
+ * first): so the lane that ends first does not stand idle while the other still runs a part that fits beside it (stop
+ * 64's CI: the VS Code lane ended at 1,133 s, the checks lane at about 1,770).
+ */
+const SHARED_STEPS = [
+  () => step('test:unit', TEAM_PART, { nice: CHECKS_NICE, prefix: 'team │ ' }),
+  () => step('test:node22', [], { nice: CHECKS_NICE, prefix: 'node 22 │ ' }),
+  // It links the default profile's code-server, the last installed.
+  async () => (await installed(installs.at(-1)), step('test:fresh-clone', [], { prefix: 'fresh clone │ ' })),
+];
+async function takeSharedSteps(lane) {
+  sayWhatRuns(`the ${lane} lane ended its own steps`);
+  for (let next = SHARED_STEPS.shift(); next; next = SHARED_STEPS.shift()) await next();
+}
+
 const checks = (async () => {
   // Three single-threaded tools at once: for their first minutes the VS Code lane only waits for its code-server.
   await Promise.all(['typecheck', 'lint', 'format:check'].map((script) => step(script, [], { nice: CHECKS_NICE })));
-  await step('test:unit', [], { nice: CHECKS_NICE });
+  await step('test:unit', UNIT_BUT_TEAM, { nice: CHECKS_NICE });
+  await takeSharedSteps('checks');
 })();
 const vscode = (async () => {
   for (const [i, profile] of E2E_PROFILES.entries()) {
     await installed(installs[i]);
     await step('test:e2e', ['--profile', profile], { prefix: `e2e ${profile.slice(7)} │ ` });
   }
+  await takeSharedSteps('VS Code');
 })();
-// The fresh clone (it links the default profile's code-server, the last installed) and the Node 22 pass run after the
-// first lane to end, one after the other, beside the other lane's end: the checks lane, the longer one on a slow day,
-// no longer waits for the Node 22 pass after its suites (stop 62: the e2e lane ended at 1,204 s, test:unit at 2,001 s).
-await Promise.race([checks, vscode]);
-sayWhatRuns('a lane ended');
-await installed(installs.at(-1));
-await step('test:fresh-clone', [], { prefix: 'fresh clone │ ' });
-await step('test:node22', [], { nice: CHECKS_NICE, prefix: 'node 22 │ ' });
 await Promise.all([checks, vscode]);
 
 console.log('npm test: all green. Step times (s; the two lanes ran at once):');

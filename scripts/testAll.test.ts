@@ -35,7 +35,7 @@ record('start');
 if (name === 'package') (mkdirSync('${bundles}', { recursive: true }), writeFileSync('${bundles}/loopx.vsix', 'vsix'));
 if (name === 'e2e') (writeFileSync('e2e-started', ''), process.env.E2E_WAITS_FOR && (await waitFor(process.env.E2E_WAITS_FOR)));
 if (name === 'node22') writeFileSync('node22-started', '');
-if (name === 'unit') (writeFileSync('unit.pid', String(process.pid)), await waitFor(process.env.UNIT_WAITS_FOR));
+if (name === 'unit' && !args.includes('team-conformance')) (writeFileSync('unit.pid', String(process.pid)), await waitFor(process.env.UNIT_WAITS_FOR));
 if (process.env.FAIL_STEP === [name, ...args].join(' ')) process.exit(3);
 if (process.env.HANG_STEP === [name, ...args].join(' ')) (record('hangs'), await new Promise(() => setInterval(() => {}, 1000)));
 if (process.env.LEAK_STEP === [name, ...args].join(' ')) {
@@ -105,21 +105,36 @@ async function goneWithin(pid: number, ms: number): Promise<boolean> {
 }
 
 describe('npm test runs the checks and the VS Code lane at once', () => {
-  test('every step runs once, the unit suites while the e2e runs, the fresh clone and the Node 22 pass after a lane ends', () => {
+  test('every step runs once, the unit suites while the e2e runs, then the shared steps in whichever lane ends first', () => {
     const dir = standInCheckout();
-    // The unit step ends only once the Node 22 pass has started: the pass runs beside the unit suites once the VS Code
-    // lane is done, not after them.
+    // The checks lane's unit step ends only once the Node 22 pass has started: the VS Code lane, done first, takes the
+    // shared steps (team mode's suites, then the Node 22 pass) while the unit suites still run, not after them.
     const run = runTestAll(dir, { UNIT_WAITS_FOR: join(dir, 'node22-started') });
     expect(run.status, run.stdout + run.stderr).toBe(0);
-    const steps = ['typecheck', 'lint', 'format', 'unit', 'node22', 'e2e --profile vscode-1.105', 'e2e --profile vscode-1.139', 'fresh'];
+    const unit = 'unit --project unit --project process --exclude test/team/**';
+    const team = 'unit --project process --project team-conformance test/team/ src/kernel/';
+    const steps = [
+      'typecheck',
+      'lint',
+      'format',
+      unit,
+      team,
+      'node22',
+      'e2e --profile vscode-1.105',
+      'e2e --profile vscode-1.139',
+      'fresh',
+    ];
     for (const step of steps) expect(run.events.filter((e) => e.step === step).map((e) => e.event)).toEqual(['start', 'end']);
     // The unit step ended only once an e2e had started: both lanes ran at once.
-    expect(run.at('start', 'e2e --profile vscode-1.105')).toBeLessThan(run.at('end', 'unit'));
-    for (const checker of ['typecheck', 'lint', 'format']) expect(run.at('end', checker)).toBeLessThan(run.at('start', 'unit'));
+    expect(run.at('start', 'e2e --profile vscode-1.105')).toBeLessThan(run.at('end', unit));
+    for (const checker of ['typecheck', 'lint', 'format']) expect(run.at('end', checker)).toBeLessThan(run.at('start', unit));
     expect(run.at('end', 'e2e --profile vscode-1.105')).toBeLessThan(run.at('start', 'e2e --profile vscode-1.139'));
-    expect(run.at('start', 'fresh')).toBeGreaterThan(run.at('end', 'e2e --profile vscode-1.139'));
-    expect(run.at('end', 'fresh')).toBeLessThan(run.at('start', 'node22'));
-    expect(run.at('start', 'node22')).toBeLessThan(run.at('end', 'unit'));
+    // The shared steps, in their order, by the lane that ended first: team mode's suites, the Node 22 pass beside the
+    // unit suites, then the fresh clone.
+    expect(run.at('start', team)).toBeGreaterThan(run.at('end', 'e2e --profile vscode-1.139'));
+    expect(run.at('end', team)).toBeLessThan(run.at('start', 'node22'));
+    expect(run.at('start', 'node22')).toBeLessThan(run.at('end', unit));
+    expect(run.at('start', 'fresh')).toBeGreaterThan(run.at('start', 'node22'));
     // Built and packaged once before the lanes; the checks lane behind the e2e.
     const vsix = join(dir, '.cache', 'e2e', 'vsix', 'loopx.vsix');
     expect(readFileSync(vsix, 'utf8')).toBe('vsix');
@@ -128,10 +143,11 @@ describe('npm test runs the checks and the VS Code lane at once', () => {
     // Relative to this process's own niceness: inside npm test this file runs in the checks lane, already at 5.
     const own = getPriority();
     const checks = Math.max(5, own);
-    expect([nice('unit'), nice('typecheck'), nice('node22')]).toEqual([checks, checks, checks]);
+    expect([nice(unit), nice(team), nice('typecheck'), nice('node22')]).toEqual([checks, checks, checks, checks]);
     expect([nice('e2e --profile vscode-1.139'), nice('fresh')]).toEqual([own, own]);
     expect(run.stdout).toMatch(/npm test: all green\. Step times/);
     expect(run.stdout).toMatch(/e2e 1\.139 │ /);
+    expect(run.stdout).toMatch(/team │ /);
   }, 120_000);
 
   test('a failing e2e stops the checks lane and npm test exits with its code', async () => {
