@@ -43,7 +43,7 @@ function ensureNpmDependencies() {
   const drift = dependencyDrift();
   if (!drift) return;
   console.log(
-    `loopx: installing the locked npm dependencies (${drift}); better-sqlite3 builds from source, about 3 minutes the first time…`,
+    `loopx: installing the locked npm dependencies (${drift}); where better-sqlite3's prebuilt binary cannot be downloaded, it builds from source, about 3 minutes the first time…`,
   );
   const started = Date.now();
   const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
