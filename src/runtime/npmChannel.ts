@@ -59,11 +59,17 @@ const NO_NPM = 'npm was not found on PATH (outside this folder, which agents can
 
 export type Latest = { version: string } | { version: null; code: 'not_published' | 'npm_failed'; message: string };
 
+/**
+ * One retry of a failed lookup, two seconds later: npm's own first retry waits ten, so a machine offline waited about
+ * eleven seconds for "npm could not say" (now about three).
+ */
+const LOOKUP_FLAGS = ['--fetch-retries=1', '--fetch-retry-mintimeout=2000', '--fetch-retry-maxtimeout=4000', '--fetch-timeout=20000'];
+
 /** The version npm would install as `loopx@latest`, from the registry npm is configured with. */
 export function latestOnNpm(env: NodeJS.ProcessEnv, workspace: string): Latest {
   const npm = npmOnPath(env, workspace);
   if (!npm) return { version: null, code: 'npm_failed', message: NO_NPM };
-  const r = childProcess().spawnSync(spawnName(npm), ['view', 'loopx', 'version', '--json', '--fetch-retries=1', '--fetch-timeout=20000'], {
+  const r = childProcess().spawnSync(spawnName(npm), ['view', 'loopx', 'version', '--json', ...LOOKUP_FLAGS], {
     ...npmOptions(env),
     encoding: 'utf8',
     timeout: 60_000,
