@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { expect, test } from 'vitest';
 
@@ -83,4 +83,11 @@ test('every file the trace reads past is on the way: a step, or a file read past
     grew = next.length > 0;
   }
   expect(readPast.filter((file) => !reached.has(file))).toEqual([]);
+});
+
+test("the architecture doc's map names every architecture test, by the name of its file", () => {
+  const tests = readdirSync(join(ROOT, 'test', 'architecture'))
+    .filter((file) => file.endsWith('.test.ts'))
+    .map((file) => file.replace(/\.test\.ts$/, ''));
+  expect(tests.filter((name) => !doc.includes(`(${name})`))).toEqual([]);
 });
