@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { expect, test } from 'vitest';
+import { importsOf } from './relativeImports';
 
 /**
  * docs/architecture.md's "Follow one change" lists the steps a board drag passes through until the Goals view shows
@@ -15,6 +16,12 @@ const ROOT = resolve(__dirname, '..', '..');
 const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
 
 const section = doc.split('## Follow one change')[1]?.split('\n## ')[0] ?? '';
+
+/** The files the paragraph after the trace says a newcomer reads past, by path. */
+function readPast(): string[] {
+  const after = section.split('```')[2] ?? '';
+  return [...new Set([...after.matchAll(/`((?:src|webview-ui)\/[^`\s]+\.ts)`/g)].map((m) => m[1] as string))];
+}
 
 function trace(): { stated: number; steps: { file: string; symbol: string }[] } {
   const stated = Number(/: (\d+) files, in the order/.exec(section)?.[1]);
@@ -48,29 +55,22 @@ test('every file of the trace exists and still holds its step', () => {
 });
 
 test('every file the trace says a newcomer reads past exists, and none of them is also a step', () => {
-  const after = section.split('```')[2] ?? '';
-  const named = [...after.matchAll(/`((?:src|webview-ui)\/[^`\s]+\.ts)`/g)].map((m) => m[1] as string);
+  const named = readPast();
   expect(named.length).toBeGreaterThan(0);
   expect(named.filter((file) => !existsSync(join(ROOT, file)))).toEqual([]);
   const steps = new Set(trace().steps.map((s) => s.file));
   expect(named.filter((file) => steps.has(file))).toEqual([]);
 });
 
-/** The files a source file imports by a relative path, as repository paths (type imports included). */
-function importsOf(file: string): string[] {
-  const text = readFileSync(join(ROOT, file), 'utf8');
-  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) => m[1] as string);
-  return specifiers
-    .map((spec) => relative(ROOT, resolve(ROOT, dirname(file), spec)))
-    .flatMap((base) => [`${base}.ts`, join(base, 'index.ts')])
-    .filter((candidate) => existsSync(join(ROOT, candidate)));
-}
-
 test('every file the trace reads past is on the way: a step, or a file read past, opens it', () => {
-  const after = section.split('```')[2] ?? '';
-  const readPast = [...new Set([...after.matchAll(/`((?:src|webview-ui)\/[^`\s]+\.ts)`/g)].map((m) => m[1] as string))];
+  const past = readPast();
   const reached = new Set(trace().steps.map((s) => s.file));
-  const imports = new Map([...reached, ...readPast].map((file) => [file, importsOf(file)]));
+  const imports = new Map(
+    [...reached, ...past].map((file) => [
+      file,
+      importsOf(join(ROOT, file), readFileSync(join(ROOT, file), 'utf8')).map((to) => relative(ROOT, to)),
+    ]),
+  );
   // Opened from a step (a step imports it), or the wiring beside a step (it imports a step of its own folder: the
   // webview's main.ts gives the board its refusal toast).
   const linked = (file: string) =>
@@ -78,11 +78,11 @@ test('every file the trace reads past is on the way: a step, or a file read past
     (imports.get(file) ?? []).some((to) => reached.has(to) && dirname(to) === dirname(file));
   // Reached from the steps outwards, through files read past (canonical.ts through hashChain.ts, toasts.ts through main.ts).
   for (let grew = true; grew;) {
-    const next = readPast.filter((file) => !reached.has(file) && linked(file));
+    const next = past.filter((file) => !reached.has(file) && linked(file));
     for (const file of next) reached.add(file);
     grew = next.length > 0;
   }
-  expect(readPast.filter((file) => !reached.has(file))).toEqual([]);
+  expect(past.filter((file) => !reached.has(file))).toEqual([]);
 });
 
 test("the architecture doc's map names every architecture test, by the name of its file", () => {

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { expect, test } from 'vitest';
 import { findCycle } from '../../src/shared/findCycle';
+import { IMPORT, importsOf } from './relativeImports';
 
 /**
  * No import cycles in src/ or the webview. A cycle is how a layer's wiring goes implicit (a service bag filled in
@@ -11,7 +12,6 @@ import { findCycle } from '../../src/shared/findCycle';
  * history, a goal file's parse with its lint).
  */
 const ROOT = resolve(__dirname, '..', '..');
-const IMPORT = /^\s*(?:import|export)\s+(?:[^'"]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]/gm;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -19,17 +19,6 @@ function sourceFiles(dir: string): string[] {
     if (entry.isDirectory()) return sourceFiles(path);
     return /\.ts$/.test(entry.name) && !/\.test\.ts$/.test(entry.name) ? [path] : [];
   });
-}
-
-/** Imports of one module, type-only ones included, as file paths (`./x` is x.ts or x/index.ts). */
-function importsOf(path: string, text: string): string[] {
-  const found: string[] = [];
-  for (const match of text.matchAll(IMPORT)) {
-    const base = resolve(dirname(path), match[1] as string);
-    const file = [`${base}.ts`, join(base, 'index.ts'), base].find((candidate) => existsSync(candidate) && candidate.endsWith('.ts'));
-    if (file) found.push(file);
-  }
-  return found;
 }
 
 test('the walk finds a cycle of imports, type-only ones included', () => {
