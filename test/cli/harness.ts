@@ -150,7 +150,10 @@ export function workspace(): { root: string; dispose(): void } {
   return { root, dispose: () => rmSync(root, { recursive: true, force: true }) };
 }
 
-/** Each seed seededWorkspace made in this test file's process, by key: removed when the process ends. */
+/**
+ * Each seed seededWorkspace made in this test process, by key: removed when the process ends. A test process runs
+ * file after file (vitest.config.mts, isolate: false), so files that start from the same store share its seed.
+ */
 const seeds = new Map<string, string>();
 process.once('exit', () => {
   for (const seed of seeds.values()) rmSync(seed, { recursive: true, force: true });
@@ -158,7 +161,7 @@ process.once('exit', () => {
 
 /**
  * A workspace as `build` leaves the folder it is given (a store made through bin/loopx, goals, todos…), made once per
- * test file and `key` and copied for every caller after the first: what a suite's tests start from when each would
+ * test process and `key` and copied for every caller after the first: what a suite's tests start from when each would
  * otherwise make the same one again with several processes. `build` must leave no process on the store.
  */
 export function seededWorkspace(key: string, build: (root: string) => void): { root: string; dispose(): void } {

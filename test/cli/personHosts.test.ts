@@ -34,7 +34,10 @@ test("loopx run --host NAME runs a host from the person's hosts.json: the todo s
     .split('\n')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(events.find((e) => e.event === 'runner_started')).toMatchObject({ boundary: 'none' });
-  expect(events.find((e) => e.event === 'turn_ended')).toMatchObject({ resultKind: 'validated_completion' });
+  expect(
+    events.find((e) => e.event === 'turn_ended'),
+    run.stdout,
+  ).toMatchObject({ resultKind: 'validated_completion' });
   expect(cli(['turn', 'list', '--json']).json.data).toMatchObject([{ host: 'scripted', agent: 'scripted' }]);
   expect(cli(['todo', 'show', 'T1', '--json']).json.data).toMatchObject({ status: 'shipped' });
   // doctor checks it beside the built-in hosts.
