@@ -15,6 +15,7 @@ import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { E2E_PROFILES } from './e2eProfiles.mjs';
+import { allStepsCpu, cpuOf, removeCpuGroups } from './stepCpu.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -41,9 +42,12 @@ const LIMITS_S = {
 const limitOf = (name) => Number(process.env.LOOPX_TEST_STEP_LIMIT_S) || LIMITS_S[name] || 1800;
 /** After a step exits, how long its output may stay open (a process it left behind holding the pipe) (ms). */
 const DRAIN_MS = 10_000;
-/** Each step's time, printed at the end: what docs/testing.md's table is made of. */
 /** The niceness of the checks lane and the background install (the VS Code lane runs at the caller's). */
 const CHECKS_NICE = 5;
+/**
+ * Each step's wall time and CPU seconds (stepCpu.mjs; none where it cannot be read), printed at the end: what
+ * docs/testing.md's table is made of. The CPU is what a step costs in a run where both cores are busy.
+ */
 const times = [];
 
 /** Stops everything still running, with everything under it (npm and its children run in its process group). */
@@ -75,6 +79,7 @@ async function step(script, args = [], { prefix = '', nice = 0 } = {}) {
     stdio: prefix ? ['ignore', 'pipe', 'pipe'] : 'inherit',
   });
   running.set(child, { name, at });
+  const cpu = cpuOf(child.pid, name);
   behind(child, nice);
   if (prefix) {
     for (const [from, to] of [
@@ -85,7 +90,7 @@ async function step(script, args = [], { prefix = '', nice = 0 } = {}) {
   }
   const { code, signal, hung } = await supervise(child, name, limitOf(script));
   running.delete(child);
-  times.push([name, seconds(at)]);
+  times.push([name, seconds(at), cpu({ last: true })]);
   if (hung) fail(`npm test: ${name} was still running after ${limitOf(script)} s, far past its usual time: stopped as hung`);
   if (code !== 0) fail(`npm test: ${name} failed (exit ${code ?? signal})`, code || 1);
 }
@@ -206,6 +211,7 @@ function installCodeServersInBackground() {
     const promise = new Promise((resolve) => (settle = resolve));
     return { promise, settle };
   });
+  let installCpu = 0;
   const attempt = async (profile) => {
     const child = spawnMarked(process.execPath, ['dist/test/e2e/main.js', '--install'], {
       cwd: repo,
@@ -214,6 +220,7 @@ function installCodeServersInBackground() {
     });
     const name = `install ${profile}`;
     running.set(child, { name, at: Date.now() });
+    const cpu = cpuOf(child.pid, name);
     // As far behind the e2e as the checks lane, beside which it runs: the floor build's e2e waits for it (installed in
     // about three minutes on a fresh machine, the newest build's about three more, during the floor build's e2e).
     behind(child, CHECKS_NICE);
@@ -221,19 +228,21 @@ function installCodeServersInBackground() {
     child.stderr.pipe(out, { end: false });
     const { code, hung } = await supervise(child, name, limitOf('install'));
     running.delete(child);
+    installCpu += cpu({ last: true }) ?? 0;
     if (hung) out.write(`\n${name}: still running after ${limitOf('install')} s: stopped as hung\n`);
     return code === 0 && !hung;
   };
   (async () => {
     for (const [i, profile] of E2E_PROFILES.entries()) {
       const at = Date.now();
+      installCpu = 0;
       let ok = await attempt(profile);
       if (!ok) {
         console.error(`npm test: installing the code-server for ${profile} failed or hung; trying once more`);
         out.write(`\n--- installing ${profile} again ---\n`);
         ok = await attempt(profile);
       }
-      times.push([`install ${profile} (background)`, seconds(at)]);
+      times.push([`install ${profile} (background)`, seconds(at), installCpu || null]);
       if (!ok) {
         out.end();
         for (const rest of done.slice(i)) rest.settle({ ok: false, log, profile });
@@ -253,6 +262,9 @@ async function installed(install) {
     fail(`npm test: installing the code-server for ${result.profile} failed (its output is above)`);
   }
 }
+
+// However the run ends, the cgroups it made for its steps go with it (those whose processes are gone).
+process.on('exit', removeCpuGroups);
 
 // A person's Ctrl-C or CI's time limit stops every lane and the install (each runs in a group of its own).
 for (const [signal, code] of [
@@ -327,6 +339,7 @@ const vscode = (async () => {
 })();
 await Promise.all([checks, vscode]);
 
-console.log('npm test: all green. Step times (s; the two lanes ran at once):');
-for (const [name, s] of times) console.log(`  ${String(s).padStart(5)}  ${name}`);
-console.log(`  ${String(seconds(started)).padStart(5)}  npm test`);
+const stepsCpu = allStepsCpu();
+console.log('npm test: all green. Step times (wall s, CPU s; the two lanes ran at once):');
+for (const [name, s, cpu] of times) console.log(`  ${String(s).padStart(5)}  ${String(cpu ?? '').padStart(5)}  ${name}`);
+console.log(`  ${String(seconds(started)).padStart(5)}  ${String(stepsCpu ?? '').padStart(5)}  npm test (its CPU: every step's)`);
