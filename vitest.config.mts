@@ -46,7 +46,7 @@ export default defineConfig({
     // A test process runs file after file without reloading its modules (isolate: false): a fresh process and module
     // graph per file cost about half a CPU second a file (the unit project: 182 CPU seconds isolated, 94 not). So a
     // file puts back what it changes (process.env, spies, timers); each file still gets its own human key (setupFiles
-    // run again before every file), and files that start from the same store share its seed (seededWorkspace).
+    // run again before every file), and seededWorkspace keys its seeds by it (a seed's decisions are signed with it).
     isolate: false,
     // The key that proves a person's decisions: a temporary folder per test file, never the developer's own.
     setupFiles: ['test/humanKeySetup.ts'],

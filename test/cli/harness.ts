@@ -151,8 +151,10 @@ export function workspace(): { root: string; dispose(): void } {
 }
 
 /**
- * Each seed seededWorkspace made in this test process, by key: removed when the process ends. A test process runs
- * file after file (vitest.config.mts, isolate: false), so files that start from the same store share its seed.
+ * Each seed seededWorkspace made in this test process, by the file's human key and `key`: removed when the process
+ * ends. A test process runs file after file (vitest.config.mts, isolate: false), and a seed holds decisions signed
+ * with the key of the file that made it (a started goal): under another file's key they carry no proof, and its runner
+ * refuses to start a turn (seen: personHosts.test.ts in CI, `unproven_decision`).
  */
 const seeds = new Map<string, string>();
 process.once('exit', () => {
@@ -161,15 +163,16 @@ process.once('exit', () => {
 
 /**
  * A workspace as `build` leaves the folder it is given (a store made through bin/loopx, goals, todos…), made once per
- * test process and `key` and copied for every caller after the first: what a suite's tests start from when each would
+ * test file and `key` and copied for every caller after the first: what a suite's tests start from when each would
  * otherwise make the same one again with several processes. `build` must leave no process on the store.
  */
 export function seededWorkspace(key: string, build: (root: string) => void): { root: string; dispose(): void } {
-  let seed = seeds.get(key);
+  const mine = `${process.env.LOOPX_CONFIG_DIR}\0${key}`;
+  let seed = seeds.get(mine);
   if (seed === undefined) {
     seed = mkdtempSync(join(tmpdir(), 'loopx-seed-'));
     build(seed);
-    seeds.set(key, seed);
+    seeds.set(mine, seed);
   }
   const ws = workspace();
   copyWorkspace(seed, ws.root);
