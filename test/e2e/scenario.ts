@@ -174,7 +174,9 @@ export async function runScenario(): Promise<void> {
     await dashboard.locator('article.project h2', { hasText: name }).waitFor({ timeout: 30_000 });
     if (dashboard.url().includes('secret=')) throw new Error(`the secret stayed in the address bar: ${dashboard.url()}`);
     agent(workspace, ['gate', 'ask', '--goal', 'G1', '--question', 'Ship the CSV importer today?']);
-    await dashboard.locator('.item', { hasText: 'Ship the CSV importer today?' }).waitFor({ timeout: 30_000 });
+    // This project's gate: the dashboard lists every project of the person's, and an earlier run's workspace (kept an
+    // hour: main.ts removeScratch) asked the same question.
+    await dashboard.locator('.item', { hasText: 'Ship the CSV importer today?' }).filter({ hasText: name }).waitFor({ timeout: 30_000 });
     await dashboard.screenshot({ path: join(RESULTS, '12-dashboard.png') });
     await dashboard.close();
   });
