@@ -90,7 +90,10 @@ async function step(script, args = [], { prefix = '', nice = 0 } = {}) {
   }
   const { code, signal, hung } = await supervise(child, name, limitOf(script));
   running.delete(child);
-  times.push([name, seconds(at), cpu({ last: true })]);
+  const used = cpu({ last: true });
+  times.push([name, seconds(at), used]);
+  // As it ends, not only in the table at the end: a run that fails later still says what each step cost.
+  if (used !== null) console.log(`npm test: ${name} took ${seconds(at)} s and ${used} CPU s`);
   if (hung) fail(`npm test: ${name} was still running after ${limitOf(script)} s, far past its usual time: stopped as hung`);
   if (code !== 0) fail(`npm test: ${name} failed (exit ${code ?? signal})`, code || 1);
 }
@@ -243,6 +246,7 @@ function installCodeServersInBackground() {
         ok = await attempt(profile);
       }
       times.push([`install ${profile} (background)`, seconds(at), installCpu || null]);
+      if (installCpu) console.log(`npm test: install ${profile} took ${seconds(at)} s and ${installCpu} CPU s`);
       if (!ok) {
         out.end();
         for (const rest of done.slice(i)) rest.settle({ ok: false, log, profile });
