@@ -150,6 +150,7 @@ describe('npm test runs the checks and the VS Code lane at once', () => {
     // Each step's CPU seconds beside its wall time where a cgroup can be made for it (Linux as root: CI), blank elsewhere.
     const cgroups = process.platform === 'linux' && process.getuid?.() === 0 && existsSync('/sys/fs/cgroup/cpuacct');
     expect(run.stdout).toMatch(cgroups ? /^ +\d+ +\d+ {2}typecheck$/m : /^ +\d+ {9}typecheck$/m);
+    expect(run.stdout).toMatch(/e2e 1\.139 │ /);
     expect(run.stdout).toMatch(/team │ /);
   }, 120_000);
 
