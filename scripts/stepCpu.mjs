@@ -43,22 +43,21 @@ export function cpuOf(pid, name) {
     return () => null;
   }
   return ({ last = false } = {}) => {
-    try {
-      const stat = readFileSync(join(dir, 'cpuacct.stat'), 'utf8');
-      const ticks = [...stat.matchAll(/^(?:user|system) (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
-      if (last) removeEmpty(dir);
-      return Math.round(ticks / TICKS_PER_S);
-    } catch {
-      return null;
-    }
+    const used = cpuSecondsIn(dir);
+    if (last) removeEmpty(dir);
+    return used;
   };
 }
 
 /** The CPU seconds of every step so far, together (null where there are no cgroups). */
 export function allStepsCpu() {
-  if (!root) return null;
+  return root ? cpuSecondsIn(root) : null;
+}
+
+/** User and system CPU seconds of a cgroup and its children, or null where it cannot be read. */
+function cpuSecondsIn(dir) {
   try {
-    const stat = readFileSync(join(root, 'cpuacct.stat'), 'utf8');
+    const stat = readFileSync(join(dir, 'cpuacct.stat'), 'utf8');
     return Math.round([...stat.matchAll(/^(?:user|system) (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0) / TICKS_PER_S);
   } catch {
     return null;
