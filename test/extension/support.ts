@@ -86,9 +86,13 @@ type Answers = {
 
 /**
  * Scripts the next input boxes, quick picks and modal answers, restoring the real functions afterwards.
- * Records every prompt shown so tests can assert on what the user was asked.
+ * Records every prompt shown so tests can assert on what the user was asked; `body` sees them as they come (to wait for
+ * a prompt shown by work the code under test does not await).
  */
-export async function withAnswers<T>(answers: Answers, body: () => Promise<T>): Promise<{ result: T; prompts: string[] }> {
+export async function withAnswers<T>(
+  answers: Answers,
+  body: (prompts: readonly string[]) => Promise<T>,
+): Promise<{ result: T; prompts: string[] }> {
   const w = vscode.window as unknown as Record<string, unknown>;
   const saved = {
     showInputBox: w.showInputBox,
@@ -144,7 +148,7 @@ export async function withAnswers<T>(answers: Answers, body: () => Promise<T>): 
     return undefined;
   };
   try {
-    const result = await body();
+    const result = await body(prompts);
     return { result, prompts };
   } finally {
     Object.assign(w, saved);
