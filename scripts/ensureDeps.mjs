@@ -12,8 +12,12 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const purpose = process.argv[2] === 'test' ? 'test' : 'start';
 
-/** Why node_modules does not match the lock file, or undefined when it does. */
-export function dependencyDrift(dir = root) {
+/**
+ * Why node_modules does not match the lock file, or undefined when it does. npm test builds better-sqlite3's binding
+ * itself when it is missing (scripts/testAll.mjs, beside its first checks), so for it (`binding: false`) a missing one
+ * is no reason to install everything again.
+ */
+export function dependencyDrift(dir = root, { binding = true } = {}) {
   const installed = readJson(join(dir, 'node_modules', '.package-lock.json'));
   if (!installed) return 'node_modules is missing';
   const locked = readJson(join(dir, 'package-lock.json'))?.packages ?? {};
@@ -26,7 +30,7 @@ export function dependencyDrift(dir = root) {
       return `${path.replace(/^.*node_modules\//, '')} is ${have.version}, the lock file says ${entry.version}`;
   }
   // An install killed while better-sqlite3 built from source leaves the package without its binary.
-  if (!existsSync(join(dir, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node')))
+  if (binding && !existsSync(join(dir, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node')))
     return 'better-sqlite3 was never built';
   return undefined;
 }
@@ -40,7 +44,7 @@ function readJson(file) {
 }
 
 function ensureNpmDependencies() {
-  const drift = dependencyDrift();
+  const drift = dependencyDrift(root, { binding: purpose !== 'test' });
   if (!drift) return;
   console.log(
     `loopx: installing the locked npm dependencies (${drift}); where better-sqlite3's prebuilt binary cannot be downloaded, it builds from source, about 3 minutes the first time…`,

@@ -10,7 +10,7 @@
 // The bundles are built once, before both lanes, and the .vsix packaged once: no step rewrites dist/ while the other
 // lane's code-server or bin/loopx reads it (LOOPX_TEST_BUILT tells test/globalSetup.ts and test:e2e to use them).
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, createWriteStream, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +38,7 @@ const LIMITS_S = {
   'test:e2e': 1500,
   'test:fresh-clone': 1200,
   install: 1200,
+  'build:sqlite': 900,
 };
 const limitOf = (name) => Number(process.env.LOOPX_TEST_STEP_LIMIT_S) || LIMITS_S[name] || 1800;
 /** After a step exits, how long its output may stay open (a process it left behind holding the pipe) (ms). */
@@ -277,6 +278,15 @@ for (const [signal, code] of [
 ])
   process.on(signal, () => (stopAll(), process.exit(code)));
 
+/**
+ * better-sqlite3's binding, built here when the install left it out (`.ci/run` installs with `--ignore-scripts`): from
+ * source it is one C file on one core for over a minute, which `npm ci` ran alone before any test could start; here it
+ * builds beside the bundles and the three checkers, at the checks lane's priority. The unit suites and the e2e (whose
+ * extension host starts `bin/loopx` on Node 20) wait for it; nothing else loads it.
+ */
+const BINDING = join(repo, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
+const bindingBuilt = existsSync(BINDING) ? Promise.resolve() : step('build:sqlite', [], { nice: CHECKS_NICE });
+
 // The build (`npm run build`'s bundles), with the process suites' test fixture and the e2e bundles in the same run.
 const buildStarted = Date.now();
 const build = spawnSync(process.execPath, ['esbuild.mjs', '--with-test-fixtures', '--e2e'], { cwd: repo, stdio: 'inherit' });
@@ -331,12 +341,14 @@ async function takeSharedSteps(lane) {
 const checks = (async () => {
   // Three single-threaded tools at once: for their first minutes the VS Code lane only waits for its code-server.
   await Promise.all(['typecheck', 'lint', 'format:check'].map((script) => step(script, [], { nice: CHECKS_NICE })));
+  await bindingBuilt;
   await step('test:unit', UNIT_BUT_TEAM, { nice: CHECKS_NICE });
   await takeSharedSteps('checks');
 })();
 const vscode = (async () => {
   for (const [i, profile] of E2E_PROFILES.entries()) {
     await installed(installs[i]);
+    await bindingBuilt;
     await step('test:e2e', ['--profile', profile], { prefix: `e2e ${profile.slice(7)} │ ` });
   }
   await takeSharedSteps('VS Code');

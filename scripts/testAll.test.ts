@@ -35,6 +35,12 @@ record('start');
 if (name === 'package') (mkdirSync('${bundles}', { recursive: true }), writeFileSync('${bundles}/loopx.vsix', 'vsix'));
 if (name === 'e2e') (writeFileSync('e2e-started', ''), process.env.E2E_WAITS_FOR && (await waitFor(process.env.E2E_WAITS_FOR)));
 if (name === 'node22') writeFileSync('node22-started', '');
+if (name === 'typecheck') writeFileSync('typecheck-started', '');
+if (name === 'binding') {
+  if (process.env.BINDING_WAITS_FOR) await waitFor(process.env.BINDING_WAITS_FOR);
+  mkdirSync('node_modules/better-sqlite3/build/Release', { recursive: true });
+  writeFileSync('node_modules/better-sqlite3/build/Release/better_sqlite3.node', 'binding');
+}
 if (name === 'unit' && !args.includes('team-conformance')) (writeFileSync('unit.pid', String(process.pid)), await waitFor(process.env.UNIT_WAITS_FOR));
 if (process.env.FAIL_STEP === [name, ...args].join(' ')) process.exit(3);
 if (process.env.HANG_STEP === [name, ...args].join(' ')) (record('hangs'), await new Promise(() => setInterval(() => {}, 1000)));
@@ -48,7 +54,8 @@ if (process.env.LEAK_STEP === [name, ...args].join(' ')) {
 record('end');
 `;
 
-function standInCheckout(): string {
+/** A stand-in checkout; `built: false` leaves better-sqlite3's binding out, as `.ci/run`'s install does. */
+function standInCheckout({ built = true } = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'loopx-testall-'));
   checkouts.push(dir);
   const write = (path: string, text: string) => {
@@ -61,6 +68,7 @@ function standInCheckout(): string {
   write('esbuild.mjs', "console.log('built', process.argv.slice(2).join(' '));\n");
   // The background install's entry (the e2e bundle's --install): installs nothing here.
   write(`${bundles}/test/e2e/main.js`, "console.log('installed', process.env.LOOPX_E2E_PROFILE);\n");
+  if (built) write('node_modules/better-sqlite3/build/Release/better_sqlite3.node', 'binding');
   const steps: Record<string, string> = {
     'package:vsix': 'package',
     typecheck: 'typecheck',
@@ -70,6 +78,7 @@ function standInCheckout(): string {
     'test:node22': 'node22',
     'test:e2e': 'e2e',
     'test:fresh-clone': 'fresh',
+    'build:sqlite': 'binding',
   };
   const scripts = Object.fromEntries(Object.entries(steps).map(([script, name]) => [script, `node step.mjs ${name}`]));
   write('package.json', JSON.stringify({ name: 'stand-in', private: true, scripts }));
@@ -152,6 +161,20 @@ describe('npm test runs the checks and the VS Code lane at once', () => {
     expect(run.stdout).toMatch(cgroups ? /^ +\d+ +\d+ {2}typecheck$/m : /^ +\d+ {9}typecheck$/m);
     expect(run.stdout).toMatch(/e2e 1\.139 │ /);
     expect(run.stdout).toMatch(/team │ /);
+    expect(run.at('start', 'binding')).toBe(-1);
+  }, 120_000);
+
+  test('a missing better-sqlite3 binding builds beside the checkers, before the unit suites and the e2e need it', () => {
+    const dir = standInCheckout({ built: false });
+    // The binding's build ends only once the type check has started: the two ran at once.
+    const run = runTestAll(dir, { UNIT_WAITS_FOR: join(dir, 'e2e-started'), BINDING_WAITS_FOR: join(dir, 'typecheck-started') });
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    expect(run.events.filter((e) => e.step === 'binding').map((e) => e.event)).toEqual(['start', 'end']);
+    expect(run.at('start', 'binding')).toBeLessThan(run.at('start', 'typecheck'));
+    expect(run.at('end', 'binding')).toBeLessThan(run.at('start', 'unit --project unit --project process --exclude test/team/**'));
+    expect(run.at('end', 'binding')).toBeLessThan(run.at('start', 'e2e --profile vscode-1.105'));
+    expect(run.events.find((e) => e.step === 'binding')?.nice).toBe(Math.max(5, getPriority()));
+    expect(run.stdout).toMatch(/^ +\d+ +\d* +build:sqlite$/m);
   }, 120_000);
 
   test('a failing e2e stops the checks lane and npm test exits with its code', async () => {
