@@ -49,7 +49,7 @@ export default defineConfig({
     // run again before every file), and seededWorkspace keys its seeds by it (a seed's decisions are signed with it).
     isolate: false,
     // The key that proves a person's decisions: a temporary folder per test file, never the developer's own.
-    setupFiles: ['test/humanKeySetup.ts'],
+    setupFiles: ['test/humanKeySetup.ts', 'test/caSetAsideSetup.ts'],
     hookTimeout: 60_000,
     projects: [
       {

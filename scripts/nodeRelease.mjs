@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { registryEnv } from './registryEnv.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -34,7 +35,11 @@ export function ensureNode(major) {
     writeFileSync(join(temp, 'package.json'), `{"name":"node${major}-cache","private":true,"allowScripts":{"node":true}}\n`);
     console.error(`installing ${spec} into ${home} (first run only)…`);
     // npm's own output goes to stderr: a caller may be reading this script's stdout for the path.
-    execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', spec], { cwd: temp, stdio: ['ignore', 2, 2] });
+    execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', spec], {
+      cwd: temp,
+      stdio: ['ignore', 2, 2],
+      env: registryEnv(),
+    });
     renameSync(temp, home);
   } catch (error) {
     if (!nodePath(major)) throw error;

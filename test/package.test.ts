@@ -17,6 +17,8 @@ import { inflateSync } from 'node:zlib';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runInPty } from './cli/pty';
+// @ts-expect-error: a plain .mjs script (nodeRelease.mjs uses it too), without type declarations
+import { registryEnv } from '../scripts/registryEnv.mjs';
 import { nodeBin } from './e2e/profiles';
 
 /**
@@ -439,7 +441,7 @@ function installCli(major: 20 | 22 | 24): Installed {
     LOOPX_HUMAN: 'ada',
   };
   delete env.LOOPX_AGENT;
-  const r = spawnSync(node, [npmCli(), 'install', '-g', '--no-audit', '--no-fund', TARBALL], { env, encoding: 'utf8' });
+  const r = spawnSync(node, [npmCli(), 'install', '-g', '--no-audit', '--no-fund', TARBALL], { env: registryEnv(env), encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`npm install -g failed on Node ${major}: ${r.stderr}`);
   const bin = join(prefix, 'bin', 'loopx');
   const stderrSeen: string[] = [];

@@ -4,6 +4,8 @@ import { dirname, join } from 'node:path';
 import type { ModelServer, Step } from './modelServer';
 import { readTurnPrompt } from '../../src/kernel/turns/turnCommands';
 import { builtInHost } from '../../src/shared/hostCatalog';
+// @ts-expect-error: a plain .mjs script (nodeRelease.mjs uses it too), without type declarations
+import { registryEnv } from '../../scripts/registryEnv.mjs';
 
 /**
  * The environment the real agent CLIs run in for a test: offline against the scripted model on 127.0.0.1, with a
@@ -151,7 +153,11 @@ function cachedCliBin(repo: string, npmPackage: string, version: string, program
   const temp = mkdtempSync(`${dir}.installing-`);
   try {
     writeFileSync(join(temp, 'package.json'), JSON.stringify({ private: true, allowScripts: { [npmPackage]: true } }));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', `${npmPackage}@${version}`], { cwd: temp, stdio: 'pipe' });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', `${npmPackage}@${version}`], {
+      cwd: temp,
+      stdio: 'pipe',
+      env: registryEnv(),
+    });
     renameSync(temp, dir);
   } catch (error) {
     if (!existsSync(join(bin, program))) throw error;

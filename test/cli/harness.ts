@@ -30,11 +30,8 @@ const AGENT_BIN = join(REPO, 'node_modules', '.bin');
 
 /**
  * A clean environment: no identity or root leaks in from the developer's shell, and no agent CLI from npm's PATH.
- * No NODE_EXTRA_CA_CERTS either: on a machine that names a CA bundle there (this one names the system's whole bundle),
- * Node 20, which the suites run on, parses it at every start (40 ms of a 100 ms start here; Node 22 and 24 read it only
- * when a TLS connection asks), and the suites start loopx tens of thousands of times. loopx and the agents it starts
- * reach no TLS host (the agents' model is on 127.0.0.1), so nothing they do changes; what reaches npm's registry
- * (installs) keeps the caller's environment.
+ * No NODE_EXTRA_CA_CERTS either, as the test processes' own (scripts/registryEnv.mjs says why; the e2e's team scenario
+ * calls this too).
  */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };

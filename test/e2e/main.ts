@@ -1,5 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+// @ts-expect-error: a plain .mjs script (nodeRelease.mjs uses it too), without type declarations
+import { setCaAside } from '../../scripts/registryEnv.mjs';
 import { HOME, PROFILE, REPO, RESULTS } from './harness';
 import { DEFAULT_PROFILE, PROFILES, ensureCodeServer } from './profiles';
 import { runHostTests } from './hostTests';
@@ -45,6 +47,9 @@ async function main(): Promise<void> {
   await ensureCodeServer(REPO, HOME, PROFILE);
   // `--install`: only the install (npm test runs it in the background while the unit suites run).
   if (process.argv[2] === '--install') process.exit(0);
+  // From here nothing reaches npm's registry: code-server, its extension host and every loopx, shell and agent they
+  // start do without the machine's CA bundle, which Node 20 and 22 would parse at each start (scripts/registryEnv.mjs).
+  setCaAside();
   rmSync(RESULTS, { recursive: true, force: true });
   mkdirSync(RESULTS, { recursive: true });
   console.log(
