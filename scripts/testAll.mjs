@@ -72,12 +72,13 @@ function fail(message, code = 1) {
  * Runs one npm script in its own process group, awaiting it (the event loop stays free for the other lane and the
  * install's pipe). The VS Code lane's lines get a prefix: two lanes print at once, and each line says whose it is.
  */
-async function step(script, args = [], { prefix = '', nice = 0 } = {}) {
+async function step(script, args = [], { prefix = '', nice = 0, env } = {}) {
   const at = Date.now();
   const name = [script, ...args].join(' ');
   const child = spawnMarked(npm, ['run', script, ...(args.length ? ['--', ...args] : [])], {
     cwd: repo,
     stdio: prefix ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    env: env && { ...process.env, ...env },
   });
   running.set(child, { name, at });
   const cpu = cpuOf(child.pid, name);
@@ -285,7 +286,8 @@ for (const [signal, code] of [
  * extension host starts `bin/loopx` on Node 20) wait for it; nothing else loads it.
  */
 const BINDING = join(repo, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
-const bindingBuilt = existsSync(BINDING) ? Promise.resolve() : step('build:sqlite', [], { nice: CHECKS_NICE });
+// JOBS: node-gyp compiles its two files at once (SQLite's amalgamation alone is most of the minute).
+const bindingBuilt = existsSync(BINDING) ? Promise.resolve() : step('build:sqlite', [], { nice: CHECKS_NICE, env: { JOBS: 'max' } });
 
 // The build (`npm run build`'s bundles), with the process suites' test fixture and the e2e bundles in the same run.
 const buildStarted = Date.now();

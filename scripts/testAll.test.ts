@@ -26,7 +26,7 @@ import { getPriority } from 'node:os';
 const [name, ...args] = process.argv.slice(2);
 const record = (event) =>
   appendFileSync('events.jsonl', JSON.stringify({ event, step: [name, ...args].join(' '), nice: getPriority(),
-    built: process.env.LOOPX_TEST_BUILT, vsix: process.env.LOOPX_E2E_VSIX }) + '\\n');
+    built: process.env.LOOPX_TEST_BUILT, vsix: process.env.LOOPX_E2E_VSIX, jobs: process.env.JOBS }) + '\\n');
 const waitFor = async (file) => {
   for (const until = Date.now() + 60_000; !existsSync(file); await new Promise((r) => setTimeout(r, 50)))
     if (Date.now() > until) (record('gave up waiting for ' + file), process.exit(9));
@@ -96,7 +96,7 @@ function runTestAll(dir: string, env: Record<string, string>) {
     ? readFileSync(join(dir, 'events.jsonl'), 'utf8')
         .trim()
         .split('\n')
-        .map((line) => JSON.parse(line) as { event: string; step: string; nice: number; built?: string; vsix?: string })
+        .map((line) => JSON.parse(line) as { event: string; step: string; nice: number; built?: string; vsix?: string; jobs?: string })
     : [];
   const at = (event: string, step: string) => events.findIndex((e) => e.event === event && e.step === step);
   return { ...result, events, at };
@@ -173,7 +173,7 @@ describe('npm test runs the checks and the VS Code lane at once', () => {
     expect(run.at('start', 'binding')).toBeLessThan(run.at('start', 'typecheck'));
     expect(run.at('end', 'binding')).toBeLessThan(run.at('start', 'unit --project unit --project process --exclude test/team/**'));
     expect(run.at('end', 'binding')).toBeLessThan(run.at('start', 'e2e --profile vscode-1.105'));
-    expect(run.events.find((e) => e.step === 'binding')?.nice).toBe(Math.max(5, getPriority()));
+    expect(run.events.find((e) => e.step === 'binding')).toMatchObject({ nice: Math.max(5, getPriority()), jobs: 'max' });
     expect(run.stdout).toMatch(/^ +\d+ +\d* +build:sqlite$/m);
   }, 120_000);
 
