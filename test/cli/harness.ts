@@ -30,14 +30,13 @@ const AGENT_BIN = join(REPO, 'node_modules', '.bin');
 
 /**
  * A clean environment: no identity or root leaks in from the developer's shell, and no agent CLI from npm's PATH.
- * No NODE_EXTRA_CA_CERTS either, as the test processes' own (scripts/registryEnv.mjs says why; the e2e's team scenario
- * calls this too).
+ * (No NODE_EXTRA_CA_CERTS either: every process that calls this, a test file's or the e2e's, has set it aside already:
+ * scripts/registryEnv.mjs.)
  */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.LOOPX_AGENT;
   delete env.LOOPX_ROOT;
-  delete env.NODE_EXTRA_CA_CERTS;
   if (env.PATH !== undefined) env.PATH = withoutAgentBin(env.PATH);
   return { ...env, NO_COLOR: '1', LOOPX_HUMAN: 'ada', ...extra };
 }
