@@ -143,15 +143,14 @@ export async function ensureCodeServer(repo: string, home: string, profile: Prof
   const started = Date.now();
   const npm = (args: string[], cwd: string) =>
     withHeartbeat(label, dir, (onSpawn) => run('npm', ['install', '--no-audit', '--no-fund', ...args], { cwd, env }, onSpawn));
-  if (profile.fromRegistry) {
-    // Unpack without running install scripts (code-server's postinstall installs its VS Code's dependencies), point
-    // those dependencies at the registry, then run every install script (argon2's build, the postinstall…).
-    await npm(['--ignore-scripts', `code-server@${profile.codeServerVersion}`], dir);
-    useRegistryFor(join(dir, 'node_modules', 'code-server', 'lib', 'vscode'), profile.fromRegistry);
-    await withHeartbeat(label, dir, (onSpawn) => run('npm', ['rebuild'], { cwd: dir, env }, onSpawn));
-  } else {
-    await npm([`code-server@${profile.codeServerVersion}`], dir);
-  }
+  // Unpack without running install scripts (code-server's postinstall installs its VS Code's dependencies), point
+  // those dependencies at the registry where GitHub would be asked, keep the native modules no test window loads from
+  // being compiled, then run every other install script (argon2's build, the postinstall…).
+  await npm(['--ignore-scripts', `code-server@${profile.codeServerVersion}`], dir);
+  const vscode = join(dir, 'node_modules', 'code-server', 'lib', 'vscode');
+  if (profile.fromRegistry) useRegistryFor(vscode, profile.fromRegistry);
+  denyInstallScripts(vscode, NEVER_LOADED);
+  await withHeartbeat(label, dir, (onSpawn) => run('npm', ['rebuild'], { cwd: dir, env }, onSpawn));
   if (profile.addFsCopyfile) {
     const side = join(home, `${profile.dir}-fs-copyfile`);
     mkdirSync(side, { recursive: true });
@@ -166,6 +165,36 @@ export async function ensureCodeServer(repo: string, home: string, profile: Prof
   writeFileSync(done, `${JSON.stringify({ version: profile.codeServerVersion, at: new Date().toISOString() })}\n`);
   console.error(`installed ${label} in ${Math.round((Date.now() - started) / 1000)} s`);
   return bin;
+}
+
+/**
+ * Native modules of VS Code's server that no test window and no `npm start` window loads, so their C++ is not compiled
+ * (about half the CPU of a code-server install here: SQLite alone is most of 1.139's). Each is imported only on
+ * demand, by a feature those windows never use: kerberos for a proxy's Kerberos sign-in, @vscode/sqlite3 for the chat
+ * agent host's sessions (chat.disableAIFeatures is on), the rest only on Windows. Were one loaded after all, its import
+ * would fail where that feature starts (no build/Release/*.node), not at install.
+ */
+const NEVER_LOADED = [
+  'kerberos',
+  '@vscode/sqlite3',
+  '@vscode/windows-registry',
+  '@vscode/windows-process-tree',
+  '@vscode/windows-ca-certs',
+];
+
+/**
+ * Keeps the install scripts of `names` from running when npm installs the package's dependencies: its package.json's
+ * allowScripts (npm 11.16+) marks each `false`, in place of any entry VS Code pinned to a version (a denial is by name).
+ * An older npm ignores the field and builds them, as before.
+ */
+function denyInstallScripts(packageDir: string, names: string[]): void {
+  const manifestFile = join(packageDir, 'package.json');
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { allowScripts?: Record<string, boolean> };
+  const allowScripts = manifest.allowScripts ?? {};
+  for (const key of Object.keys(allowScripts)) if (names.includes(key.replace(/(.)@.*$/, '$1'))) delete allowScripts[key];
+  for (const name of names) allowScripts[name] = false;
+  manifest.allowScripts = allowScripts;
+  writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 /** Makes a package's dependencies `names` come from the npm registry: its package.json and lock file both. */
