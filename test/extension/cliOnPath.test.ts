@@ -2,11 +2,11 @@ import * as assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import { CliOnPathNotice } from '../../src/extension/cliOnPathNotice';
 import type { Log } from '../../src/extension/util/log';
 import { LOOPX_VERSION } from '../../src/shared/version';
-import { REPO, until, withAnswers, workspaceRoot } from './support';
+import { REPO, terminalsOpenedDuring, until, withAnswers, workspaceRoot } from './support';
 
 /** A Memento in memory (the notice's globalState). */
 class Memory implements vscode.Memento {
@@ -108,24 +108,18 @@ suite('the loopx on PATH (VS Code names one of another version)', () => {
     // modal themselves, not a fixed time (1.5 s was too short in a loaded CI run). A yes would open the install's
     // terminal at once, before the modal's answer returns. What counts is a terminal opened, not how many are open: the
     // last test's install terminal may close meanwhile (seen once: 1 open before, 0 after).
-    const isInstall = (t: vscode.Terminal) => t.name.startsWith('LoopX: install loopx');
-    const before = new Set(vscode.window.terminals);
-    const opened: string[] = [];
-    const watching = vscode.window.onDidOpenTerminal((t) => {
-      if (isInstall(t)) opened.push(t.name);
-    });
-    let declined;
-    try {
-      declined = await withAnswers({ notices: ['Update It'], warnings: [undefined] }, async (prompts) => {
+    const { result: declined, opened } = await terminalsOpenedDuring(() =>
+      withAnswers({ notices: ['Update It'], warnings: [undefined] }, async (prompts) => {
         await notice(older).look();
         await until(() => prompts.length >= 2, 'the notice and the install modal');
-      });
-    } finally {
-      watching.dispose();
-    }
+      }),
+    );
     assert.equal(declined.prompts.length, 2, declined.prompts.join('\n'));
-    opened.push(...vscode.window.terminals.filter((t) => isInstall(t) && !before.has(t)).map((t) => t.name));
-    assert.deepEqual(opened, [], 'no install terminal opened');
+    assert.deepEqual(
+      opened.filter((name) => name.startsWith('LoopX: install loopx')),
+      [],
+      'no install terminal opened',
+    );
     assert.equal(existsSync(older.asked), false, 'no terminal ran npm');
   });
 

@@ -170,3 +170,22 @@ export function recordFigure(name: string, value: number, unit: string): void {
   figures[name] = { value: Math.round(value * 10) / 10, unit };
   writeFileSync(file, JSON.stringify(figures, null, 2));
 }
+
+/**
+ * The names of the terminals opened while `body` ran: those the open event reported and those open now that were not
+ * before (a terminal opened and closed at once, or one opened before the event's listener saw it). A count of open
+ * terminals before and after would not do: a terminal an earlier test opened may close meanwhile.
+ */
+export async function terminalsOpenedDuring<T>(body: () => Promise<T>): Promise<{ result: T; opened: string[] }> {
+  const before = new Set(vscode.window.terminals);
+  const seen = new Set<vscode.Terminal>();
+  const watching = vscode.window.onDidOpenTerminal((t) => seen.add(t));
+  let result: T;
+  try {
+    result = await body();
+  } finally {
+    watching.dispose();
+  }
+  for (const t of vscode.window.terminals) if (!before.has(t)) seen.add(t);
+  return { result, opened: [...seen].filter((t) => !before.has(t)).map((t) => t.name) };
+}

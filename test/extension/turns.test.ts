@@ -7,7 +7,7 @@ import { createGoal, setGoalStatus } from '../../src/kernel/goals/goals';
 import { addTodo } from '../../src/kernel/todos/todos';
 import { setGoalHost } from '../../src/kernel/goals/goalHost';
 import { claimTodo, releaseTodo } from '../../src/kernel/todos/claims';
-import { app, otherWriter, REPO, until, vscodeHuman, withAnswers } from './support';
+import { app, otherWriter, REPO, terminalsOpenedDuring, until, vscodeHuman, withAnswers } from './support';
 
 const AGENT = join(REPO, 'test', 'extension', 'fixtures', 'scriptedAgent.mjs');
 const hosts = () => vscode.workspace.getConfiguration('loopx.hosts');
@@ -79,12 +79,14 @@ suite('turns in terminals', () => {
   });
 
   test('with no ready work, Run Turn launches no terminal and says why', async () => {
-    const terminals = vscode.window.terminals.length;
-    const { result, prompts } = await withAnswers({}, async () =>
-      vscode.commands.executeCommand<RunOutcome>('loopx.runTurn', { goalId, host: 'custom' }),
+    const {
+      result: { result, prompts },
+      opened,
+    } = await terminalsOpenedDuring(() =>
+      withAnswers({}, async () => vscode.commands.executeCommand<RunOutcome>('loopx.runTurn', { goalId, host: 'custom' })),
     );
     assert.equal(result.started, false);
-    assert.equal(vscode.window.terminals.length, terminals);
+    assert.deepEqual(opened, [], 'no terminal opened');
     assert.match(prompts.join('\n'), /warning: LoopX: no turn started\. G\d+ waits: every todo has shipped.*\[Add a Todo \| Open Board\]$/);
   });
 
@@ -103,12 +105,14 @@ suite('turns in terminals', () => {
           ?.quota.holders?.includes('codex'),
       'the claim in the model',
     );
-    const terminals = vscode.window.terminals.length;
     // No host is given: a pick of agents here would be an unexpected quick pick (withAnswers throws).
-    const { result, prompts } = await withAnswers({}, async () =>
-      vscode.commands.executeCommand<RunOutcome>('loopx.runTurn', { goalId: busy }),
+    const {
+      result: { result, prompts },
+      opened,
+    } = await terminalsOpenedDuring(() =>
+      withAnswers({}, async () => vscode.commands.executeCommand<RunOutcome>('loopx.runTurn', { goalId: busy })),
     );
-    assert.deepEqual([result.started, vscode.window.terminals.length], [false, terminals]);
+    assert.deepEqual([result.started, opened], [false, []]);
     assert.equal(prompts.length, 1, prompts.join('\n'));
     assert.match(
       prompts[0] ?? '',
