@@ -16,6 +16,7 @@ import { leadingGlobalOptions, parseArgs } from './args';
 import { type Command, type CommandContext, type CommandResult, findCommand } from './command';
 import { commandHelp, overviewHelp } from './help';
 import { LOOPX_VERSION } from '../shared/version';
+import { iso } from '../kernel/time';
 
 export const VERSION = LOOPX_VERSION;
 
@@ -220,7 +221,7 @@ async function runThenSettle(command: Command, ctx: CommandContext): Promise<Com
  */
 function refreshStatusMd(kernel: Kernel, io: CliIo): void {
   try {
-    if (kernel.actor.kind === 'agent') markStatusMdStale(kernel.storeDir, new Date().toISOString());
+    if (kernel.actor.kind === 'agent') markStatusMdStale(kernel.storeDir, iso(Date.now()));
     else writeStatusMd(kernel);
   } catch (error) {
     io.stderr(`loopx: warning: could not refresh STATUS.md: ${(error as Error).message}\n`);

@@ -22,6 +22,7 @@ import { migrate, schemaVersion } from './db/migrate';
 import { APPLICATION_ID, StoreEnvironmentError, identifyStore } from './storeFile';
 import { type LogAnchor, logHead } from './events/anchor';
 import { InvalidInputError, LoopxError, NotFoundError, RefusedError } from './errors';
+import { iso } from './time';
 
 export const BACKUP_DIR = 'backups';
 const DEFAULT_KEEP = 10;
@@ -44,7 +45,7 @@ export function backupStore(kernel: Kernel, options: { to?: string; keep?: numbe
   const inDefault = options.to === undefined;
   const folder = join(kernel.storeDir, BACKUP_DIR);
   const head = kernel.read((db) => logHead(db));
-  const stamp = new Date(kernel.clock()).toISOString().replace(/[-:.]/g, '');
+  const stamp = iso(kernel.clock()).replace(/[-:.]/g, '');
   const path = inDefault
     ? join(folder, `loopx-${stamp}-e${head?.seq ?? 0}${options.label ? `-${options.label}` : ''}.db`)
     : resolve(options.to as string);
@@ -199,7 +200,7 @@ export function restoreStore(kernel: Kernel, file: string): Restore {
     );
     const saved = swapUnderLock(kernel, scratch, saving, from);
     // Who replaced the log and with what: a window's log witness reads it to tell a restore from tampering.
-    const marker: RestoreMarker = { at: new Date(kernel.clock()).toISOString(), from, saved: saved.path, head: checked.head };
+    const marker: RestoreMarker = { at: iso(kernel.clock()), from, saved: saved.path, head: checked.head };
     writeFileSync(join(kernel.storeDir, RESTORE_MARKER), `${JSON.stringify(marker, null, 2)}\n`);
     // A human put a verified log back: whatever was found broken before is decided.
     rmSync(join(kernel.storeDir, BROKEN_MARKER), { force: true });
@@ -238,7 +239,7 @@ const SAVING_PREFIX = '.saving-';
 /** The engine's swap under its write lock, then the saved content renamed after its time and newest event, and verified. */
 function swapUnderLock(kernel: Kernel, scratch: string, saving: string, from: string): Backup {
   const head: LogAnchor | null = kernel.engine.restoreFrom(scratch, saving, { schemaVersion: kernel.schemaVersion, named: from });
-  const stamp = new Date(kernel.clock()).toISOString().replace(/[-:.]/g, '');
+  const stamp = iso(kernel.clock()).replace(/[-:.]/g, '');
   const path = join(dirname(saving), `loopx-${stamp}-e${head?.seq ?? 0}-before-restore.db`);
   renameSync(saving, path);
   const { events } = withStoreFile(path, (saved) => verifyStoreFile(saved, path));

@@ -5,6 +5,7 @@ import { turnDir } from '../kernel/turns/turnRecord';
 import { finishTurn } from '../kernel/turns/turnFinish';
 import { type Turn, openTurns } from '../kernel/turns/turnQueries';
 import { processAlive, processStart } from '../kernel/processes';
+import { iso } from '../kernel/time';
 
 // Where a process is looked at lives in the kernel (a monitor's check claim names its ticker too); said here as before.
 export { processAlive, processStart };
@@ -36,7 +37,7 @@ export interface Launcher {
 }
 
 export function writeLauncher(root: string, turnId: string, launcher: Omit<Launcher, 'at'>): void {
-  const marker: Launcher = { ...launcher, at: new Date().toISOString() };
+  const marker: Launcher = { ...launcher, at: iso(Date.now()) };
   marker.pidStart ??= processStart(launcher.pid);
   if (launcher.hostPid) marker.hostStart ??= processStart(launcher.hostPid);
   writeFileSync(join(root, turnDir(turnId), LAUNCHER_FILE), JSON.stringify(marker));

@@ -4,6 +4,7 @@ import type { Command } from '../command';
 import { InvalidInputError, LoopxError, EXIT } from '../../kernel/errors';
 import { startDashboard } from '../../runtime/dashboard/dashboardServer';
 import { withPersonsPath } from '../../kernel/personsPath';
+import { iso } from '../../kernel/time';
 
 /** Where the built page is: beside the CLI's bundle (dist/cli.js → dist/dashboard). */
 const assetsDir = () => join(__dirname, 'dashboard');
@@ -55,7 +56,7 @@ export const dashboard: Command = {
     }
     const data = { url: running.url, openUrl: running.openUrl, port: running.port, projects: running.sources.projects().length };
     // Said as it starts (a line; with --json one JSON object, as `loopx run` says its events), then it serves.
-    if (ctx.json) ctx.out(`${JSON.stringify({ event: 'listening', ...data, at: new Date().toISOString() })}\n`);
+    if (ctx.json) ctx.out(`${JSON.stringify({ event: 'listening', ...data, at: iso(Date.now()) })}\n`);
     else ctx.out(`LoopX dashboard: ${running.openUrl}\n(${data.projects} projects; Ctrl-C stops it)\n`);
     if (!ctx.args.bool('no-open')) openBrowser(running.openUrl, ctx.env);
     await new Promise<void>((resolve) => {

@@ -35,6 +35,7 @@ import { planCheckSandbox } from '../../kernel/run/checkSandbox';
 import { cliVersions, cliVersionsCheck } from '../../runtime/cliVersions';
 import { workspaceOrCwd } from '../../runtime/locate';
 import { leftOutFolders } from '../../kernel/personsPath';
+import { iso } from '../../kernel/time';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -74,7 +75,7 @@ function runChecks(kernel: Kernel, worktrees: Awaited<ReturnType<typeof worktree
   add('journal', engine.journalMode === 'wal' ? 'ok' : 'warn', `journal_mode=${engine.journalMode}`);
   kernel.read(() => {
     const chain = verifyChain(db);
-    if (!chain.ok) markBroken(kernel.storeDir, chain, new Date(kernel.clock()).toISOString());
+    if (!chain.ok) markBroken(kernel.storeDir, chain, iso(kernel.clock()));
     add(
       'hash chain',
       chain.ok ? 'ok' : 'fail',
@@ -198,7 +199,7 @@ function setAsideCheck(found: ReturnType<typeof setAsideFound>): [string, Level,
 
 /** The `loopx run` processes seen in the last 24 hours (doctor's runners line, and the hosts the workspace uses). */
 function runnersSeenToday(db: SqliteDb, kernel: Kernel): ReturnType<typeof recentRunners> {
-  return recentRunners(db, new Date(kernel.clock() - 24 * 3600 * 1000).toISOString());
+  return recentRunners(db, iso(kernel.clock() - 24 * 3600 * 1000));
 }
 
 /** `loopx run` processes seen in the last day (a runner's agent is seen when it starts and with every turn). */
@@ -210,7 +211,7 @@ function runners(kernel: Kernel): [string, Level, string] {
 
 /** Open turns whose agent no longer holds the todo (the lease lapsed, or it was released): nobody will finish them. */
 function staleTurns(kernel: Kernel): [string, Level, string] {
-  const now = new Date(kernel.clock()).toISOString();
+  const now = iso(kernel.clock());
   const stale = kernel.read((db) =>
     openTurns(db).filter((t) => {
       if (!t.todoId) return false;

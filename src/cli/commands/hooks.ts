@@ -18,6 +18,7 @@ import { NotAllowedError } from '../../kernel/errors';
 import { parseId } from '../../kernel/validate';
 import { clean } from '../format';
 import { getGoal } from '../../kernel/goals/goalQueries';
+import { iso } from '../../kernel/time';
 
 const WHEN = HOOK_TRIGGERS.join(', ');
 
@@ -126,7 +127,7 @@ export const hookTest: Command = {
     const occasion: HookOccasion = {
       trigger,
       seq: 0,
-      at: new Date().toISOString(),
+      at: iso(Date.now()),
       kind: 'test',
       actor: ctx.actor.name,
       actorKind: ctx.actor.kind,

@@ -10,6 +10,7 @@ import { TeamEngine } from '../../kernel/team/teamEngine';
 import { copyTeamLog } from '../../kernel/team/teamInspect';
 import { setAsideEvents, setAsideWords } from '../../kernel/events/setAside';
 import { teamError } from '../../kernel/team/teamErrors';
+import { iso } from '../../kernel/time';
 
 function onTeamLog<T>(team: TeamEngine, fn: (db: SqliteDb) => T): T {
   let copy: SqliteDb;
@@ -68,7 +69,7 @@ export const logVerify: Command = {
     };
     if (!result.ok) {
       // Known broken from now on: agents' writes are refused until a human decides.
-      markBroken(ctx.kernel().storeDir, result, new Date().toISOString());
+      markBroken(ctx.kernel().storeDir, result, iso(Date.now()));
       return {
         data,
         text: `Log BROKEN at event ${result.firstBadSeq}: ${result.problem}`,

@@ -15,6 +15,7 @@ import {
 import { type PriceEntry, readPricesFile } from '../../kernel/prices/modelPrices';
 import { InvalidInputError, NotFoundError } from '../../kernel/errors';
 import { clean } from '../format';
+import { iso } from '../../kernel/time';
 
 /** Where an old workspace price file sits: no longer read for pricing (an agent in its sandbox can write it). */
 function oldPricesPath(ctx: CommandContext): string {
@@ -144,7 +145,7 @@ export const pricesImport: Command = {
     const path = oldPricesPath(ctx);
     if (!existsSync(path))
       throw new NotFoundError('file', '.loopx/prices.json', 'there is nothing to import; set a price with: loopx prices set MODEL …');
-    const today = new Date(kernel.clock()).toISOString().slice(0, 10);
+    const today = iso(kernel.clock()).slice(0, 10);
     const { entries, problems } = readPricesFile(readFileSync(path, 'utf8'), today);
     if (entries.length === 0)
       throw new InvalidInputError(`.loopx/prices.json has no price to import${problems.length ? `: ${problems.join('; ')}` : ''}`);

@@ -19,6 +19,7 @@ import { getGoal } from '../../kernel/goals/goalQueries';
 import { HOST_IDS } from '../../shared/hostCatalog';
 import { hostRefusal } from '../../runtime/hostSafety';
 import { personHosts, personHostsPath } from '../../runtime/personHosts';
+import { iso } from '../../kernel/time';
 
 /** The hosts `--host` takes: every built-in one (shared/hostCatalog.ts), and a custom command. */
 const HOSTS = HOST_IDS;
@@ -137,7 +138,7 @@ export const run: Command = {
     if (verdict.problem === 'needs_permissions')
       ctx.out(
         ctx.json
-          ? `${JSON.stringify({ event: 'warning', message: verdict.sentence, at: new Date().toISOString() })}\n`
+          ? `${JSON.stringify({ event: 'warning', message: verdict.sentence, at: iso(Date.now()) })}\n`
           : `warning: ${verdict.sentence}\n`,
       );
     const maxTurns = a.num('max-turns');

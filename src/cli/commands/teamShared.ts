@@ -9,6 +9,7 @@ import { SyncPg } from '../../kernel/team/syncPg';
 import { teamError } from '../../kernel/team/teamErrors';
 import { type TeamStoreFacts } from '../../kernel/team/teamInspect';
 import { type ResolvedConnection, checkTeamUrl } from '../../kernel/team/teamPointer';
+import { iso } from '../../kernel/time';
 
 // What the `loopx team …` verbs share (team.ts, teamLeave.ts, teamStatus.ts).
 
@@ -74,7 +75,7 @@ export function moveLocalStoreAside(root: string, why: string): string | null {
   if (!existsSync(store)) return null;
   const folder = join(root, STORE_DIR, BACKUP_DIR);
   mkdirSync(folder, { recursive: true });
-  const stamp = new Date().toISOString().replace(/[-:.]/g, '');
+  const stamp = iso(Date.now()).replace(/[-:.]/g, '');
   const to = join(folder, `loopx-${stamp}-${why}.db`);
   renameSync(store, to);
   for (const suffix of ['-wal', '-shm']) if (existsSync(`${store}${suffix}`)) renameSync(`${store}${suffix}`, `${to}${suffix}`);

@@ -5,6 +5,7 @@ import { turnDir } from '../../kernel/turns/turnRecord';
 import { TURN_END_GRACE_SECONDS } from '../../kernel/turns/turnSlots';
 import { type Turn, openTurns } from '../../kernel/turns/turnQueries';
 import { type Running, adoptHost } from './hostProcess';
+import { iso } from '../../kernel/time';
 
 export interface Recovery {
   turn: Turn;
@@ -65,7 +66,7 @@ export function recoverTurns(
       limitAt,
       echo: (line) => o.echo(turn.id, line),
     });
-    adopted.push({ run: { turn, host, adopted: from }, from, limitAt: new Date(limitAt).toISOString() });
+    adopted.push({ run: { turn, host, adopted: from }, from, limitAt: iso(limitAt) });
   }
   return { recovered, adopted, foreign };
 }

@@ -376,6 +376,6 @@ export class Runner {
   }
 
   private say(event: Record<string, unknown>, line: string): void {
-    this.o.out(this.o.json ? `${JSON.stringify({ ...event, at: new Date().toISOString() })}\n` : `${line}\n`);
+    this.o.out(this.o.json ? `${JSON.stringify({ ...event, at: iso(Date.now()) })}\n` : `${line}\n`);
   }
 }

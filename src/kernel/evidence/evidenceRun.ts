@@ -11,6 +11,7 @@ import { TEXT_LIMITS } from '../../shared/textLimits';
 import { ranSentence } from '../../shared/timeWords';
 import { getGoal } from '../goals/goalQueries';
 import { planCheckSandbox } from '../run/checkSandbox';
+import { iso } from '../time';
 
 export interface EvidenceRunInput {
   todoId?: string;
@@ -51,7 +52,7 @@ export async function runEvidence(kernel: Kernel, input: EvidenceRunInput): Prom
   const argv = input.argv ?? [];
   // What to run, decided (and the target checked) before anything runs.
   const target = kernel.read((db, now) => {
-    const where = { ...evidenceTarget(db, actor, new Date(now).toISOString(), input), cwd: todoWorkFolder(db, kernel.root, input.todoId) };
+    const where = { ...evidenceTarget(db, actor, iso(now), input), cwd: todoWorkFolder(db, kernel.root, input.todoId) };
     if (!input.check) return { ...where, command: null };
     const applies = where.todoId ? effectiveCheck(db, where.todoId) : { check: getGoal(db, where.goalId).check, from: 'goal' as const };
     const check = applies?.check;

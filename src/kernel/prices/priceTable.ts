@@ -4,6 +4,7 @@ import { InvalidInputError, NotFoundError } from '../errors';
 import { requireHumanChannel } from '../authority';
 import { rowReader } from '../rowReader';
 import { DEFAULT_PRICES, type ModelPrice, type PriceEntry, type PriceTable, checkPrice } from './modelPrices';
+import { iso } from '../time';
 
 /**
  * Where loopx once read a person's prices from, beside the store. No longer read for pricing (an agent in its sandbox
@@ -100,7 +101,7 @@ function asModelPrice(p: PriceEntry): ModelPrice {
 
 /** Today's date by the kernel's clock: a price's asOf when the person names none. */
 function today(kernel: Kernel): string {
-  return new Date(kernel.clock()).toISOString().slice(0, 10);
+  return iso(kernel.clock()).slice(0, 10);
 }
 
 /** Checks a person's price (checkPrice's rules); bad input is refused in words and changes nothing. */

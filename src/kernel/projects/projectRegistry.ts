@@ -6,6 +6,7 @@ import { openDb, chooseDriver } from '../db/openDb';
 import { immediate, type Row, type SqliteDb } from '../db/sqliteDb';
 import { environmentError } from '../storeFile';
 import { readStoreId } from './storeIdentity';
+import { iso } from '../time';
 
 /**
  * A person's projects: every workspace loopx initialised or opened for them, in one SQLite file in their loopx config
@@ -135,7 +136,7 @@ export function registerProject(
   place: KeyPlace = {},
   now = new Date(),
 ): Registered {
-  const at = now.toISOString();
+  const at = iso(now.getTime());
   const folder = projectRoot(root);
   return withRegistry(place, (db) =>
     immediate(db, () => {

@@ -75,6 +75,18 @@ describe('after a turn without progress only its own todo waits', () => {
     expect(plan()).toMatchObject({ answer: { run: true, reason: 'ok' } });
   });
 
+  test('when several ready todos wait: the wake time is the soonest retry of any, not the first todo’s', () => {
+    const [t1, t2] = [add('a'), add('b')];
+    turn('crash', t1);
+    s.clock.advance(BACKOFF_BASE_SECONDS);
+    turn('crash', t1); // its second failure in a row: it waits twice as long
+    const now = s.clock.ms;
+    turn('crash', t2);
+    expect(plan().answer).toMatchObject({ run: false, reason: 'no_change', nextWakeAt: iso(now + BACKOFF_BASE_SECONDS * 1000) });
+    s.clock.advance(BACKOFF_BASE_SECONDS);
+    expect(plan()).toMatchObject({ answer: { run: true }, todoId: t2 });
+  });
+
   test('the wait doubles with each failure in a row, up to an hour; a turn with progress starts it over', () => {
     const todo = add('flaky');
     const waits: number[] = [];

@@ -12,6 +12,7 @@ import type { DashboardSnapshot } from '../../shared/projectTypes';
 import { ProjectSources, type SourcesEvent } from './projectSources';
 import { decodeCursor, encodeCursor } from './cursor';
 import { dashboardPage } from './dashboardPage';
+import { iso } from '../../kernel/time';
 
 /**
  * `loopx dashboard`: a local web console over every registered project, on Node's own HTTP server.
@@ -78,7 +79,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
   const sources = new ProjectSources(options.place, options.linkScheme === undefined ? 'vscode' : options.linkScheme).start();
   const clients = new Set<ServerResponse>();
 
-  const snapshot = (): DashboardSnapshot => ({ at: new Date().toISOString(), projects: sources.projects().sort(byWhatWaits) });
+  const snapshot = (): DashboardSnapshot => ({ at: iso(Date.now()), projects: sources.projects().sort(byWhatWaits) });
   const cursor = () => encodeCursor(sources.projects());
 
   const send = (res: ServerResponse, event: string, data: unknown) => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { humanKeyDir, type KeyPlace } from '../../kernel/humanKey';
 import type * as WebPushLib from 'web-push';
+import { iso } from '../../kernel/time';
 
 /**
  * Web Push for the dashboard: a browser that turned notifications on is told of each new row in what waits on the
@@ -89,7 +90,7 @@ export class PushStore {
     const others = file.subscriptions.filter((s) => s.endpoint !== subscription.endpoint);
     this.write({
       ...file,
-      subscriptions: [...others, { endpoint: subscription.endpoint, keys: subscription.keys, addedAt: new Date().toISOString() }],
+      subscriptions: [...others, { endpoint: subscription.endpoint, keys: subscription.keys, addedAt: iso(Date.now()) }],
     });
   }
 

@@ -1,5 +1,6 @@
 import type { Kernel } from '../../kernel/kernel';
 import { markStatusMdStale, writeStatusMd } from './statusMd';
+import { iso } from '../../kernel/time';
 
 /** How long a long-lived server waits after its last write before it rewrites STATUS.md (VS Code waits 0.5 s). */
 export const STATUS_MD_IDLE_MS = 1000;
@@ -32,7 +33,7 @@ export class StatusMdWhenIdle {
   changed(): void {
     const kernel = this.kernel();
     if (!kernel) return;
-    this.guard(() => markStatusMdStale(kernel.storeDir, new Date().toISOString()));
+    this.guard(() => markStatusMdStale(kernel.storeDir, iso(Date.now())));
     const now = Date.now();
     this.pendingSince ??= now;
     const due = this.maxWaitMs === undefined ? this.idleMs : Math.min(this.idleMs, this.pendingSince + this.maxWaitMs - now);
