@@ -1,7 +1,7 @@
 import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { nodeCrypto, sha256Js } from './nodeCrypto';
+import { nodeOs } from './nodeOs';
 
 /**
  * The per-user key that proves a person's decisions (events/proof.ts). It lives outside every place an agent may
@@ -25,7 +25,7 @@ export function humanKeyDir(place: KeyPlace = {}): string {
   const env = place.env ?? process.env;
   if (env.LOOPX_CONFIG_DIR) return env.LOOPX_CONFIG_DIR;
   if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'loopx');
-  const home = place.home ?? homedir();
+  const home = place.home ?? nodeOs().homedir();
   const platform = place.platform ?? process.platform;
   if (platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'loopx');
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'loopx');

@@ -1,10 +1,10 @@
 import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, rmSync, statSync, statfsSync } from 'node:fs';
-import type * as Os from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SqliteDb } from './db/sqliteDb';
 import { EXIT, LoopxError, StoreBusyError } from './errors';
 import { BUSY_TIMEOUT_MS, isSqliteBusy, sqliteCode } from './db/openDb';
 import { teamPointerPath } from './team/teamPointer';
+import { nodeOs } from './nodeOs';
 
 /**
  * Every loopx store carries this in SQLite's `PRAGMA application_id` ("LOOP" in ASCII): `loopx init` writes it, and
@@ -87,7 +87,7 @@ export function needsPrivateCopy(error: unknown): boolean {
 /** Copies the store (and its WAL, when readable) into a private folder; `dispose` removes it. */
 export function privateCopy(path: string): { path: string; dispose(): void } {
   // node:os is loaded here, not at start-up: only a read-only mount needs a private copy.
-  const dir = mkdtempSync(join((process.getBuiltinModule('node:os') as typeof Os).tmpdir(), 'loopx-read-'));
+  const dir = mkdtempSync(join(nodeOs().tmpdir(), 'loopx-read-'));
   const copy = join(dir, basename(path));
   try {
     copyFileSync(path, copy);

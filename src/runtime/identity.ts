@@ -1,5 +1,5 @@
-import type * as Os from 'node:os';
 import { isAgentName } from '../kernel/validate';
+import { nodeOs } from '../kernel/nodeOs';
 
 /**
  * The person's name in events: LOOPX_HUMAN, else the login, else "human" (the first that is a valid name). One
@@ -11,8 +11,7 @@ export function humanName(env: NodeJS.ProcessEnv = process.env): string {
 
 function login(): string | undefined {
   try {
-    // node:os is loaded here, not at start-up: only a person's calls need the login.
-    return (process.getBuiltinModule('node:os') as typeof Os).userInfo().username;
+    return nodeOs().userInfo().username;
   } catch {
     return undefined;
   }

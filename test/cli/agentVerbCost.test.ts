@@ -150,7 +150,7 @@ describe('what agent verbs load by path on first use (esbuild.mjs, byPath) is bu
   });
 });
 
-const HEAVY_BUILTINS = ['crypto', 'stream', 'worker_threads', 'child_process', 'net'];
+const HEAVY_BUILTINS = ['crypto', 'stream', 'worker_threads', 'child_process', 'net', 'os'];
 
 /** One agent call, measured: the files it loaded, the SQL it ran, the events it appended, the fsyncs it made. */
 interface CallCost {
@@ -331,8 +331,9 @@ describe('what each agent call costs when it runs (one call per verb, an agentâ€
 
   /**
    * Node's modules that cost a call milliseconds to load (node:crypto and node:stream 2 ms each, node:worker_threads
-   * 2.5 ms, node:child_process with node:net): a read needs none of them, so a file it imports must not import them at
-   * its top (team mode's client, the worktrees' git runner: loaded where they run, `process.getBuiltinModule`).
+   * 2.5 ms, node:child_process with node:net; node:os half a millisecond): a read needs none of them, so a file it
+   * imports must not import them at its top (team mode's client, the worktrees' git runner, the home folder and host
+   * name: loaded where they run, `process.getBuiltinModule`; kernel/nodeOs.ts).
    */
   test.each(TURN.filter(([verb]) => AGENT_VERB_BUDGETS[verb]?.events === 0).map(([verb]) => verb))(
     '%s: a read loads none of the heavy built-in modules',

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { basename, parse } from 'node:path';
 import type { Kernel } from '../kernel';
 import type { SqliteDb } from '../db/sqliteDb';
@@ -12,6 +11,7 @@ import { type Hook, listHooks } from './hooks';
 import { type HookOccasion, candidateRows, hookWants, occasionOf } from './triggers';
 import { KERNEL } from '../authority';
 import { requireStandingDecision } from '../decisions';
+import { nodeOs } from '../nodeOs';
 
 /** What became of one hook run, for the runner's lines and the extension's log. */
 export interface HookRunReport {
@@ -264,7 +264,7 @@ export function runHook(
  * in a loopx workspace (or missing), the file system's root, which no agent's host lets it write. `LOOPX_ROOT` names the workspace.
  */
 export function hookFolder(env: NodeJS.ProcessEnv): string {
-  const home = env.HOME || homedir();
+  const home = env.HOME || nodeOs().homedir();
   return existsSync(home) && workspaceRootOf(home) === null ? home : parse(home).root;
 }
 

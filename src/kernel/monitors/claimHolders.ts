@@ -1,6 +1,6 @@
-import { hostname } from 'node:os';
 import type { SqliteDb } from '../db/sqliteDb';
 import { processAlive, processStart } from '../processes';
+import { nodeOs } from '../nodeOs';
 
 /**
  * Who runs a claimed check: the ticker's process, named in its `monitor.run_claimed` event (the hash-chained log, not a
@@ -19,7 +19,7 @@ export interface ClaimHolder {
 /** This process, as a claim names it. */
 export function thisTicker(): ClaimHolder {
   const start = processStart(process.pid);
-  return { host: hostname(), pid: process.pid, ...(start === undefined ? {} : { start }) };
+  return { host: nodeOs().hostname(), pid: process.pid, ...(start === undefined ? {} : { start }) };
 }
 
 /**
@@ -51,7 +51,7 @@ function heldHere(db: SqliteDb, at: string): { id: string; holder: ClaimHolder }
     )
     .all(at, at);
   if (held.length === 0) return [];
-  const host = hostname();
+  const host = nodeOs().hostname();
   const claimOf = db.prepare(`SELECT data FROM events WHERE todo_id = ? AND kind = 'monitor.run_claimed' ORDER BY seq DESC LIMIT 20`);
   const here: { id: string; holder: ClaimHolder }[] = [];
   for (const row of held) {

@@ -1,7 +1,11 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import type { createRequire as CreateRequire } from 'node:module';
 import { join } from 'node:path';
 import type Pg from 'pg';
+
+/** node:module where it is used: every agent call's bundle carries this file, only team mode loads pg. */
+const createRequire: typeof CreateRequire = (from) =>
+  (process.getBuiltinModule('node:module') as { createRequire: typeof CreateRequire }).createRequire(from);
 
 declare const __LOOPX_PG_BUNDLE__: string | undefined;
 

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
-import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { ConnectionSettings } from './connectionSettings';
+import { nodeOs } from '../nodeOs';
 
 /**
  * libpq's password file (`~/.pgpass`, or `PGPASSFILE`), read by loopx itself. `pg` 8 still reads it when no password is
@@ -78,7 +78,7 @@ function parsed(url: string): URL | null {
 export function pgTarget(connectionString: string | undefined, env: NodeJS.ProcessEnv = process.env): PgTarget {
   const url = connectionString ? parsed(connectionString) : null;
   const part = (value: string | null | undefined) => (value ? decodeURIComponent(value) : undefined);
-  const user = part(url?.username) ?? url?.searchParams.get('user') ?? env.PGUSER ?? env.USER ?? userInfo().username;
+  const user = part(url?.username) ?? url?.searchParams.get('user') ?? env.PGUSER ?? env.USER ?? nodeOs().userInfo().username;
   return {
     host: part(url?.hostname) ?? url?.searchParams.get('host') ?? env.PGHOST ?? 'localhost',
     port: url?.port || url?.searchParams.get('port') || env.PGPORT || '5432',
@@ -89,7 +89,7 @@ export function pgTarget(connectionString: string | undefined, env: NodeJS.Proce
 
 /** The password file libpq would read, or null when there is none it would use. */
 export function pgpassFile(env: NodeJS.ProcessEnv = process.env): string | null {
-  const path = env.PGPASSFILE || join(env.HOME || homedir(), '.pgpass');
+  const path = env.PGPASSFILE || join(env.HOME || nodeOs().homedir(), '.pgpass');
   try {
     const stat = statSync(path);
     if (!stat.isFile()) return null;

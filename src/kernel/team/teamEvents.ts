@@ -1,8 +1,8 @@
-import { hostname } from 'node:os';
 import { requireHumanChannel } from '../authority';
 import type { EventDraft, StoredEvent } from '../events/eventTypes';
 import type { UnitOfWork } from '../unitOfWork';
 import type { TeamEventKind } from './teamEventSchemas';
+import { nodeOs } from '../nodeOs';
 
 const ACTS: Record<TeamEventKind, string> = {
   'team.pushed': 'moving a store into a team store',
@@ -22,6 +22,6 @@ export function recordTeamMove(tx: UnitOfWork, kind: TeamEventKind, facts: { dat
     kind,
     goalId: null,
     todoId: null,
-    data: { database: facts.database, host: hostname(), events: facts.events },
+    data: { database: facts.database, host: nodeOs().hostname(), events: facts.events },
   } as EventDraft);
 }

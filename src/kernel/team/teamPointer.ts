@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseIni } from 'ini';
 import { InvalidInputError, LoopxError, EXIT } from '../errors';
 import type { ConnectionSettings } from './connectionSettings';
+import { nodeOs } from '../nodeOs';
 
 /**
  * The one home of "is this workspace in team mode, and how does this process reach its team store":
@@ -176,7 +176,7 @@ function withService(url: string, env: NodeJS.ProcessEnv): string {
 function serviceFile(env: NodeJS.ProcessEnv): string | null {
   const candidates = [
     env.PGSERVICEFILE,
-    join(env.HOME || homedir(), '.pg_service.conf'),
+    join(env.HOME || nodeOs().homedir(), '.pg_service.conf'),
     env.PGSYSCONFDIR ? join(env.PGSYSCONFDIR, 'pg_service.conf') : undefined,
   ];
   for (const path of candidates) if (path && existsSync(path)) return path;

@@ -1,10 +1,10 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { HostStream, hostFormat } from './hostStream';
 import { DEFAULT_PRICES, type PriceTable } from '../../prices/modelPrices';
 import { type CheckedUsage, type TurnUsage, addUsage, checkUsage, priced } from './usage';
+import { nodeOs } from '../../nodeOs';
 
 /** Where a turn's output is kept, relative to its folder (the runner and the VS Code terminal both write it). */
 export const TURN_OUTPUT = 'output.log';
@@ -80,7 +80,7 @@ export const CODEX_DEFAULT_MODEL = 'gpt-6.2-sol';
  * selects; else Codex's own default. null for a config Codex itself would refuse (not TOML): nothing to price.
  */
 export function codexModel(env: NodeJS.ProcessEnv): string | null {
-  const text = readOptional(join(env.CODEX_HOME || join(env.HOME || homedir(), '.codex'), 'config.toml'));
+  const text = readOptional(join(env.CODEX_HOME || join(env.HOME || nodeOs().homedir(), '.codex'), 'config.toml'));
   if (!text) return CODEX_DEFAULT_MODEL;
   let config: Record<string, unknown>;
   try {
