@@ -164,6 +164,8 @@ interface CallCost {
   events: number;
   eventBytes: number;
   fsyncs: number | null;
+  /** Built-ins the call's bundle took through require(), each refreshing the built-in's ES-module facade. */
+  builtinRequires: number;
   /** ICU's services the call set up (ICU_SETUPS): what it called of them, by name. */
   icu: string[];
   /** Files of the machine's time zone the call opened (/etc/localtime, zoneinfo): ICU's first look-up of it. */
@@ -224,6 +226,7 @@ function measure(args: string[], agent = 'codex'): CallCost {
   // Every JavaScript file the call loaded, bin/loopx aside: its verb's bundle, and whatever that loaded by path.
   const builtins = JSON.parse(readFileSync(`${loadedFile}.builtins`, 'utf8')) as string[];
   const icu = JSON.parse(readFileSync(`${loadedFile}.icu`, 'utf8')) as string[];
+  const builtinRequires = Number(readFileSync(`${loadedFile}.require`, 'utf8'));
   const loaded = (JSON.parse(readFileSync(loadedFile, 'utf8')) as string[])
     .filter((file) => file.endsWith('.js') && file.startsWith(join(REPO, 'dist')))
     .map((file) => relative(REPO, file));
@@ -236,6 +239,7 @@ function measure(args: string[], agent = 'codex'): CallCost {
     loaded,
     builtins,
     icu,
+    builtinRequires,
     loadedBytes: loaded.reduce((sum, file) => sum + statSync(join(REPO, file)).size, 0),
     sql: (JSON.parse(sqlLine) as { sql: CallCost['sql'] }).sql,
     events: after.events - before.events,
@@ -291,7 +295,11 @@ beforeAll(() => {
       `    construct: (f, args, newTarget) => (icu.add(owner + '.' + name), Reflect.construct(f, args, newTarget)),\n` +
       `  });\n` +
       `}\n` +
-      "process.once('exit', () => require('node:fs').writeFileSync(process.env.LOOPX_TEST_LOADED + '.icu', JSON.stringify([...icu])));\n",
+      "process.once('exit', () => require('node:fs').writeFileSync(process.env.LOOPX_TEST_LOADED + '.icu', JSON.stringify([...icu])));\n" +
+      // Built-ins loopx's bundles asked of require() (Module._load), not of process.getBuiltinModule.
+      "const Module = require('node:module'); const load = Module._load; let viaRequire = 0;\n" +
+      "Module._load = function (request, parent, ...rest) { if (Module.isBuiltin(request) && /[\\\\/]dist[\\\\/]/.test(parent?.filename ?? '')) viaRequire += 1; return load.call(this, request, parent, ...rest); };\n" +
+      "process.once('exit', () => require('node:fs').writeFileSync(process.env.LOOPX_TEST_LOADED + '.require', String(viaRequire)));\n",
   );
   loopx(['init', '--json'], { cwd: ws.root });
   // Room for the turn started below while other todos are held (a goal runs one at a time by default).
@@ -345,6 +353,16 @@ describe('what each agent call costs when it runs (one call per verb, an agent�
       ).toEqual([]);
     },
   );
+
+  /**
+   * esbuild writes `require("node:fs")` at the top of each file that imports a built-in, about 30 in a verb's bundle,
+   * and each require of a built-in refreshes every export of its ES-module facade (16 µs for node:fs on Node 22 here):
+   * the bundles' banner (esbuild.mjs builtinsAsTheyAre) hands them to process.getBuiltinModule instead.
+   */
+  test.each(TURN.map(([verb]) => verb))('%s: takes Node’s built-ins as they are, none through require()', (verb) => {
+    const cost = costs.get(verb) as CallCost;
+    expect(cost.builtinRequires, `${verb}: its bundle required ${cost.builtinRequires} built-ins (the banner missing?)`).toBe(0);
+  });
 
   test.each(TURN.map(([verb]) => verb))('%s: sets up none of ICU’s services (collation, time zones, Unicode tables)', (verb) => {
     const cost = costs.get(verb) as CallCost;
