@@ -43,9 +43,11 @@
  * Then turn-finish by 0.5 KB (session 35; no module): a store's switch to WAL is tried again until the busy timeout
  * (db/openDb.ts switchToWal), which SQLite answers with SQLITE_BUSY at once while another process writes a new file.
  *
- * Then todo-ship and turn-start by 0.5 KB and one module (session 42): the kernel writes its times itself (time.ts
- * iso, about 0.3 KB a bundle) instead of Date's toISOString, whose first call looks up the machine's time zone (1 ms);
- * node:os is fetched where it is used (kernel/nodeOs.ts, no code at start-up), not loaded by every call (0.5 ms).
+ * Then todo-ship, turn-start (and one module each) and turn-finish by 0.5 KB (session 42): the kernel writes its
+ * times itself (time.ts iso, about 0.3 KB a bundle) instead of Date's toISOString, whose first call looks up the
+ * machine's time zone (1 ms); node:os is fetched where it is used (kernel/nodeOs.ts), not loaded by every call (0.5 ms).
+ * Lowered: status and goal-show by two statements a goal, their should-run taking the ready todo they read already
+ * (quotaQueries.ts PlanKnown.firstReady) instead of walking the ready todos again.
  *
  * - bundleBytes: the verb's bundle (dist/agent/<verb>.js), all the JavaScript the call loads and compiles
  * - modules: the modules in that bundle, each evaluated at start-up
@@ -66,9 +68,9 @@ export interface CallBudget {
 }
 
 export const AGENT_VERB_BUDGETS: Record<string, CallBudget> = {
-  status: { bundleBytes: 166_500, modules: 123, sql: 36, events: 0, eventBytes: 0, fsyncs: 0 },
+  status: { bundleBytes: 166_500, modules: 123, sql: 34, events: 0, eventBytes: 0, fsyncs: 0 },
   'goal-list': { bundleBytes: 159_500, modules: 120, sql: 11, events: 0, eventBytes: 0, fsyncs: 0 },
-  'goal-show': { bundleBytes: 165_500, modules: 125, sql: 26, events: 0, eventBytes: 0, fsyncs: 0 },
+  'goal-show': { bundleBytes: 165_500, modules: 125, sql: 24, events: 0, eventBytes: 0, fsyncs: 0 },
   'todo-add': { bundleBytes: 168_500, modules: 128, sql: 18, events: 1, eventBytes: 290, fsyncs: 2 },
   'todo-list': { bundleBytes: 163_500, modules: 122, sql: 11, events: 0, eventBytes: 0, fsyncs: 0 },
   'todo-next': { bundleBytes: 160_500, modules: 120, sql: 13, events: 0, eventBytes: 0, fsyncs: 0 },
@@ -87,7 +89,7 @@ export const AGENT_VERB_BUDGETS: Record<string, CallBudget> = {
   handoff: { bundleBytes: 162_500, modules: 120, sql: 19, events: 1, eventBytes: 340, fsyncs: 2 },
   'handoff-accept': { bundleBytes: 160_500, modules: 119, sql: 20, events: 1, eventBytes: 330, fsyncs: 2 },
   'turn-start': { bundleBytes: 207_500, modules: 151, sql: 47, events: 2, eventBytes: 630, fsyncs: 2 },
-  'turn-finish': { bundleBytes: 193_500, modules: 142, sql: 32, events: 2, eventBytes: 620, fsyncs: 2 },
+  'turn-finish': { bundleBytes: 194_000, modules: 142, sql: 32, events: 2, eventBytes: 620, fsyncs: 2 },
   'monitor-tick': { bundleBytes: 189_500, modules: 133, sql: 13, events: 0, eventBytes: 0, fsyncs: 0 },
 };
 

@@ -39,7 +39,7 @@ function goalView(db: SqliteDb, id: string, page: Page, now: number) {
       : todoPage(db, iso(now), { ...filter, limit: page.limit });
   const quota = quotaState(db, goal, now);
   const nextTodo = nextClaimable(db, iso(now), goal.id);
-  return { ...goal, quota, shouldRun: shouldRun(db, goal, now, { quota }), nextTodo, todos, more };
+  return { ...goal, quota, shouldRun: shouldRun(db, goal, now, { quota, firstReady: nextTodo?.id ?? null }), nextTodo, todos, more };
 }
 type GoalView = Omit<ReturnType<typeof goalView>, 'more'>;
 

@@ -248,6 +248,12 @@ export interface PlanKnown {
    * is left out unless this is it. Unknown (should-run's own answer): every todo counts.
    */
   claimer?: Claimer;
+  /**
+   * The goal's first ready todo in claim order with none left out, or null when none is ready: what a report that
+   * shows it has read already (status, goal show). Used when the plan leaves nothing out (no turn open on a todo of
+   * the goal, no claimer), which spares the walk of the ready todos a second time.
+   */
+  firstReady?: string | null;
 }
 
 /** should-run's answer and the todo a turn start takes when it says yes. */
@@ -281,9 +287,11 @@ export function planTurn(db: SqliteDb, goal: Goal, nowMs: number, known: PlanKno
   const held = known.claimer && known.reviewer === undefined ? heldFrom(db, goal.id, at, known.claimer) : [];
   const busy = [...todosWithOpenTurns(slots), ...held.map((h) => h.todoId)];
   const first =
-    known.reviewer === undefined
-      ? firstClaimableId(db, at, goal.id, busy)
-      : (reviewableIds(db, goal.id, at, known.reviewer, busy)[0] ?? null);
+    known.reviewer !== undefined
+      ? (reviewableIds(db, goal.id, at, known.reviewer, busy)[0] ?? null)
+      : busy.length === 0 && known.firstReady !== undefined
+        ? known.firstReady
+        : firstClaimableId(db, at, goal.id, busy);
   // A review waits for a change to be submitted, which no clock brings.
   if (first === null)
     return no(

@@ -2,6 +2,12 @@ import { afterEach, beforeEach, expect, test } from 'vitest';
 import { agent, bareHuman, makeStore, type TestStore } from '../../../test/support/testKit';
 import { createGoal, setGoalStatus } from '../goals/goals';
 import { statusReport } from './status';
+import { addTodo } from '../todos/todos';
+import { shouldRun } from '../goals/quotaQueries';
+import { getGoal } from '../goals/goalQueries';
+import { startTurn } from '../turns/turns';
+import { finishTurn } from '../turns/turnFinish';
+import { releaseTodo } from '../todos/claims';
 
 let s: TestStore;
 beforeEach(() => (s = makeStore()));
@@ -25,4 +31,25 @@ test('a paused goal waits for a person when an agent or a script left it paused,
     [personPaused]: null,
     [active]: null,
   });
+});
+
+test("each goal's should-run answer is the one should-run gives alone, with the ready todo it read reused or not", () => {
+  const goalId = createGoal(s.kernel, { title: 'One todo, two slots', maxConcurrent: 2 }).id;
+  const other = createGoal(s.kernel, { title: 'Two todos' }).id;
+  const only = addTodo(s.kernel, { goalId, title: 'only' }).id;
+  for (const title of ['first', 'second']) addTodo(s.kernel, { goalId: other, title });
+  const alone = () => s.kernel.read((db, now) => [goalId, other].map((id) => shouldRun(db, getGoal(db, id), now)));
+  const inReport = () => s.kernel.read((db, now) => statusReport(db, now).goals.map((g) => g.shouldRun));
+  expect(inReport()).toEqual(alone());
+  // A turn still open on the one todo, which its agent released: the plan leaves it out (no ready work), though the
+  // report's next todo is it.
+  const turn = startTurn(s.kernel, { goalId, host: 'custom', agent: 'codex', todoId: only }).turn;
+  releaseTodo(s.as(agent('codex')), only);
+  expect(s.kernel.read((db, now) => statusReport(db, now).goals[0]?.nextTodo?.id)).toBe(only);
+  expect(alone()[0]).toMatchObject({ run: false, reason: 'no_ready_work' });
+  expect(inReport()).toEqual(alone());
+  // Its turn ends without progress: the todo backs off, and the answer says when it may run again.
+  finishTurn(s.kernel, turn.id, 1);
+  expect(alone()[0]).toMatchObject({ run: false, reason: 'no_change' });
+  expect(inReport()).toEqual(alone());
 });

@@ -107,7 +107,7 @@ export function statusReport(db: SqliteDb, nowMs: number, options: StatusOptions
       ...(waits ? { waitsForPerson: waits } : {}),
       nextTodo,
       quota,
-      shouldRun: shouldRun(db, goal, nowMs, { quota }),
+      shouldRun: shouldRun(db, goal, nowMs, { quota, firstReady: nextTodo?.id ?? null }),
       counts: counts.get(goal.id) ?? noTodos(),
     };
   });
