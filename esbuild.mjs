@@ -30,7 +30,8 @@ const base = {
  * in a verb's bundle), and each such require of a built-in refreshes its ES-module facade, every export of it (16 µs a
  * call for node:fs on Node 22 here, half a millisecond a bundle); process.getBuiltinModule hands over the module
  * itself. The bundle's `require` is the CommonJS wrapper's parameter, so this line replaces it for the whole file;
- * anything that is not a built-in goes to the real one.
+ * anything that is not a built-in goes to the real one. Only on what the CLI alone runs (dist/cli.js, the verbs'
+ * bundles): VS Code's extension host hands an extension its own http and https (its proxy support) through require.
  */
 const builtinsAsTheyAre = { js: 'var require = ((real) => (id) => process.getBuiltinModule?.(id) ?? real(id))(require);' };
 // The CLI carries better-sqlite3's JavaScript and opens its addon by path (src/kernel/db/betterSqliteDriver.ts).
@@ -38,7 +39,6 @@ const cli = {
   ...base,
   external: ['vscode'],
   define: { ...base.define, __LOOPX_ROOT_FROM_BUNDLE__: JSON.stringify('..') },
-  banner: builtinsAsTheyAre,
 };
 // What VS Code loads (the extension, the goal-file language client and server) runs on the editor's own Node, which has
 // node:sqlite from VS Code 1.105 (engines.vscode): better-sqlite3 is left out of them, so the .vsix carries no native
@@ -108,12 +108,13 @@ const pgScramOnNodeCrypto = {
 };
 const agentBundle = {
   ...cli,
+  banner: builtinsAsTheyAre,
   define: { ...cli.define, __LOOPX_ROOT_FROM_BUNDLE__: JSON.stringify('../..'), __LOOPX_PG_BUNDLE__: JSON.stringify('../pg.js') },
   plugins: [loadedByPath],
 };
 
 const targets = [
-  { ...cli, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js', plugins: [cliByPath], metafile: true },
+  { ...cli, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js', plugins: [cliByPath], metafile: true, banner: builtinsAsTheyAre },
   // Each verb of an agent's turn in a bundle of its own, which bin/loopx picks by the call's words (src/cli/agentCommands.ts).
   ...agentVerbs.map((verb) => ({
     ...agentBundle,
