@@ -212,11 +212,12 @@ function eventTotals(root: string): { events: number; bytes: number } {
 
 function measure(args: string[], agent = 'codex'): CallCost {
   const loadedFile = join(scratch, 'loaded.json');
-  const fsyncFile = join(scratch, 'fsyncs.txt');
+  // The syscalls strace saw: fsyncs, and the files opened (the time zone's among them).
+  const syscallFile = join(scratch, 'syscalls.txt');
   const before = eventTotals(ws.root);
   const node = [process.execPath, '--require', hook, join(REPO, 'bin', 'loopx'), ...args];
   const traced = 'trace=fsync,fdatasync,open,openat,readlink';
-  const [command, ...rest] = strace ? ['strace', '-f', '-qq', '-e', traced, '-o', fsyncFile, ...node] : node;
+  const [command, ...rest] = strace ? ['strace', '-f', '-qq', '-e', traced, '-o', syscallFile, ...node] : node;
   const r = spawnSync(command as string, rest, {
     cwd: ws.root,
     env: cleanEnv({ LOOPX_AGENT: agent, LOOPX_COUNT: '1', LOOPX_TEST_LOADED: loadedFile }),
@@ -231,7 +232,7 @@ function measure(args: string[], agent = 'codex'): CallCost {
     .filter((file) => file.endsWith('.js') && file.startsWith(join(REPO, 'dist')))
     .map((file) => relative(REPO, file));
   const sqlLine = r.stderr.split('\n').find((line) => line.startsWith('{"sql"'));
-  const syscalls = strace ? readFileSync(fsyncFile, 'utf8').split('\n') : null;
+  const syscalls = strace ? readFileSync(syscallFile, 'utf8').split('\n') : null;
   if (sqlLine === undefined) throw new Error(`loopx ${args.join(' ')} printed no counts: ${r.stderr}`);
   return {
     code: r.status ?? -1,
