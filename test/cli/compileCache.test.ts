@@ -1,5 +1,4 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,14 +93,26 @@ test('a cache folder inside a loopx workspace (which its agents may write) is no
   expect(existsSync(join(temp, 'node-compile-cache'))).toBe(false);
 });
 
-describe("Node 20 (a checkout's): bin/loopx keeps V8's code cache for dist/cli.js itself", () => {
+describe("Node 20 (a checkout's): bin/loopx keeps V8's code cache for every bundle itself", () => {
   const CLI = join(REPO, 'dist', 'cli.js');
-  const sha1 = (text: string | Buffer) => createHash('sha1').update(text).digest('hex');
-  /** The one file bin/loopx keeps for dist/cli.js: named by the bundle's path, stamped with its text's hash. */
-  const cacheOf = (home: string) => join(home, '.cache', 'loopx', 'compile-cache', `node20-${sha1(CLI)}`);
-  function loopx20(args: string[], env: Record<string, string>, cwd: string) {
+  /** The cache files bin/loopx keeps in `home`'s cache folder for the bundle named `name` (one per bundle path). */
+  const cachesOf = (home: string, name: string) => {
+    const folder = join(home, '.cache', 'loopx', 'compile-cache');
+    if (!existsSync(folder)) return [];
+    return readdirSync(folder)
+      .filter((file) => file.startsWith(`node20-${name}-`) && !file.includes('.'))
+      .map((file) => join(folder, file));
+  };
+  /** The one cache file for `name`'s bundle; its first line is the stamp: the bundle's path and file identity. */
+  function cacheOf(home: string, name: string): string {
+    const found = cachesOf(home, name);
+    expect(found, `one cache file for ${name}`).toHaveLength(1);
+    return found[0] as string;
+  }
+  const stampOf = (cache: Buffer) => JSON.parse(cache.subarray(0, cache.indexOf(10)).toString()) as string[];
+  function loopx20(args: string[], env: Record<string, string>, cwd: string, bin = LOOPX) {
     expect(process.versions.node, 'this suite runs the CLI on the test runner’s Node, which must be 20').toMatch(/^20\./);
-    return spawnSync(process.execPath, [LOOPX, ...args], { cwd, encoding: 'utf8', env: cleanEnv(env) });
+    return spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', env: cleanEnv(env) });
   }
   function folders() {
     const [temp, home, ws] = ['tmp', 'home', 'ws'].map((name) => join(dir, name)) as [string, string, string];
@@ -109,12 +120,20 @@ describe("Node 20 (a checkout's): bin/loopx keeps V8's code cache for dist/cli.j
     return { ws, home, env: { TMPDIR: temp, HOME: home, XDG_CACHE_HOME: '' } };
   }
 
-  test('the first command writes it, stamped with the bundle’s hash; the next uses it as it is', () => {
+  test('the first command writes it, stamped with the bundle’s file; the next uses it as it is', () => {
     const { ws, home, env } = folders();
     expect(loopx20(['init'], env, ws).status).toBe(0);
-    const cache = cacheOf(home);
+    const cache = cacheOf(home, 'cli');
     const written = readFileSync(cache);
-    expect(written.subarray(0, 41).toString()).toBe(`${sha1(readFileSync(CLI))}\n`);
+    const file = statSync(CLI, { bigint: true });
+    expect(stampOf(written)).toEqual([
+      CLI,
+      String(file.dev),
+      String(file.ino),
+      String(file.size),
+      String(file.ctimeNs),
+      String(file.mtimeNs),
+    ]);
     expect(written.length).toBeGreaterThan(100_000); // V8's code for the bundle and what init compiled
     const history = loopx20(['history', '--json'], env, ws);
     expect(history.status, history.stderr).toBe(0);
@@ -122,16 +141,60 @@ describe("Node 20 (a checkout's): bin/loopx keeps V8's code cache for dist/cli.j
     expect(readFileSync(cache).equals(written), 'V8 took the cache: not written again').toBe(true);
   });
 
-  test('one stamped for another build (a rebuilt bundle), or damaged, is not used and is written again', () => {
+  test('an agent verb’s own bundle gets one too, used by its next call', () => {
     const { ws, home, env } = folders();
     expect(loopx20(['init'], env, ws).status).toBe(0);
-    const cache = cacheOf(home);
+    expect(cachesOf(home, 'status')).toEqual([]);
+    expect(loopx20(['status', '--json'], env, ws).status).toBe(0);
+    const cache = cacheOf(home, 'status');
+    const written = readFileSync(cache);
+    expect(stampOf(written)[0]).toBe(BUNDLE);
+    expect(written.length).toBeGreaterThan(50_000);
+    const again = loopx20(['status', '--json'], env, ws);
+    expect([again.status, (JSON.parse(again.stdout) as { ok: boolean }).ok]).toEqual([0, true]);
+    expect(readFileSync(cache).equals(written), 'V8 took the cache: not written again').toBe(true);
+  });
+
+  test('a rebuilt bundle of the very same length runs its own code, never the cached one', () => {
+    // An install of its own (bin/loopx and the bundles), so that its bundle can be rebuilt under the suite's feet.
+    const install = join(dir, 'install');
+    mkdirSync(join(install, 'bin'), { recursive: true });
+    writeFileSync(join(install, 'bin', 'loopx'), readFileSync(LOOPX));
+    mkdirSync(join(install, 'dist', 'agent'), { recursive: true });
+    const bundle = join(install, 'dist', 'agent', 'status.js');
+    writeFileSync(bundle, readFileSync(BUNDLE));
+    const { ws, home, env } = folders();
+    const help = () => {
+      const run = loopx20(['status', '--help'], env, ws, join(install, 'bin', 'loopx'));
+      expect(run.status, run.stderr).toBe(0);
+      return run.stdout;
+    };
+    expect(help()).toContain('the attention queue');
+    const cache = cacheOf(home, 'status');
+    const first = readFileSync(cache);
+    // V8 checks a cache against its source's length only: same length, other words.
+    const text = readFileSync(bundle, 'utf8');
+    expect(text).toContain('the attention queue');
+    writeFileSync(bundle, text.replace('the attention queue', 'THE REBUILT QUEUE!!'));
+    expect(statSync(bundle).size).toBe(Buffer.byteLength(text));
+    expect(help()).toContain('THE REBUILT QUEUE!!');
+    const second = readFileSync(cache);
+    expect(second.equals(first), 'written again for the new build').toBe(false);
+    expect(stampOf(second)[0]).toBe(bundle);
+  });
+
+  test('one stamped for another build, or damaged, is not used and is written again', () => {
+    const { ws, home, env } = folders();
+    expect(loopx20(['init'], env, ws).status).toBe(0);
+    const cache = cacheOf(home, 'cli');
     const good = readFileSync(cache);
-    for (const bad of [Buffer.concat([Buffer.from(`${sha1('another build')}\n`), good.subarray(41)]), good.subarray(0, 5000)]) {
+    const stampLength = good.indexOf(10) + 1;
+    const otherBuild = Buffer.from(`${JSON.stringify([CLI, '1', '2', '3', '4', '5'])}\n`);
+    for (const bad of [Buffer.concat([otherBuild, good.subarray(stampLength)]), good.subarray(0, 5000)]) {
       writeFileSync(cache, bad);
       const history = loopx20(['history', '--json'], env, ws);
       expect(history.status, history.stderr).toBe(0);
-      expect(readFileSync(cache).subarray(0, 41).equals(good.subarray(0, 41))).toBe(true);
+      expect(readFileSync(cache).subarray(0, stampLength).equals(good.subarray(0, stampLength))).toBe(true);
       expect(readFileSync(cache).length).toBeGreaterThan(100_000);
     }
   });
