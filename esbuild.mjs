@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const agentVerbs = JSON.parse(readFileSync(new URL('./src/cli/agentVerbs.json', import.meta.url), 'utf8'));
+const commandBundles = JSON.parse(readFileSync(new URL('./src/cli/commandBundles.json', import.meta.url), 'utf8'));
 /** A verb's bundle name in dist/agent/: its words joined by dashes (bin/loopx looks the call's words up the same way). */
 const bundleName = (verb) => verb.words.join('-');
 const watch = process.argv.includes('--watch');
@@ -112,6 +113,8 @@ const agentBundle = {
   define: { ...cli.define, __LOOPX_ROOT_FROM_BUNDLE__: JSON.stringify('../..'), __LOOPX_PG_BUNDLE__: JSON.stringify('../pg.js') },
   plugins: [loadedByPath],
 };
+/** A first word's bundle: as a verb's, and web-push and yaml by path too, as dist/cli.js loads them. */
+const commandBundle = { ...agentBundle, plugins: [loadedByPathFrom('..', [...byPath, webPush, yaml])] };
 
 const targets = [
   { ...cli, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js', plugins: [cliByPath], metafile: true, banner: builtinsAsTheyAre },
@@ -126,6 +129,22 @@ const targets = [
     },
     outfile: `dist/agent/${bundleName(verb)}.js`,
     metafile: true,
+  })),
+  // Every other command in a bundle of its first word (src/cli/commandBundles.json), which bin/loopx picks when the call
+  // has no verb's bundle: a person's command reads what its word needs, not the whole CLI (docs/performance.md).
+  ...commandBundles.map(({ word, commands }) => ({
+    ...commandBundle,
+    stdin: {
+      contents: [
+        "import { commandsMain } from './agentMain';",
+        ...commands.map((c, i) => `import { ${c.export} as c${i} } from '${c.module}';`),
+        `export const main = commandsMain([${commands.map((_, i) => `c${i}`).join(', ')}]);`,
+      ].join('\n'),
+      resolveDir: 'src/cli',
+      sourcefile: `command/${word}.ts`,
+      loader: 'ts',
+    },
+    outfile: `dist/command/${word}.js`,
   })),
   // Loaded by path by the agent verbs' bundles, on first use only (byPath, above).
   { ...cli, entryPoints: ['src/kernel/events/eventValidation.ts'], outfile: 'dist/eventValidation.js' },
@@ -318,10 +337,13 @@ if (watch) {
   copyCodicons();
   copyDashboardFiles();
   writeBundleInputs(results);
-  // A verb that left the list leaves no bundle behind; code caches of the loader before Node's compile cache go too.
+  // A verb or word that left its list leaves no bundle behind; code caches of the loader before Node's compile cache go too.
   for (const name of readdirSync('dist')) if (/^cli\.js\..*cache$/.test(name)) rmSync(`dist/${name}`, { force: true });
   const built = new Set(agentVerbs.map((verb) => `${bundleName(verb)}.js`));
   for (const name of readdirSync('dist/agent'))
     if (name.endsWith('.cache') || !built.has(name.replace(/\.js(\.map)?$/, '.js'))) rmSync(`dist/agent/${name}`, { force: true });
+  const words = new Set(commandBundles.map(({ word }) => `${word}.js`));
+  for (const name of readdirSync('dist/command'))
+    if (!words.has(name.replace(/\.js(\.map)?$/, '.js'))) rmSync(`dist/command/${name}`, { force: true });
   console.log(`esbuild: built ${targets.length} bundle(s) in ${Date.now() - started} ms`);
 }

@@ -33,6 +33,9 @@ const ALL_VERBS: Record<string, string[]> = {
   status: ['status', '--json'],
   'todo claim --next': ['todo', 'claim', '--next', '--json'],
   'log verify': ['log', 'verify', '--json'],
+  // Commands that are not an agent verb's (a first word's bundle since session 43, dist/cli.js before).
+  history: ['history', '--json'],
+  'monitor list': ['monitor', 'list', '--json'],
 };
 /** CLI_AB_VERBS=claim: only the verbs whose name contains one of these words. */
 const only = process.env.CLI_AB_VERBS?.split(',');

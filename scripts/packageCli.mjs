@@ -1,8 +1,8 @@
 // `npm run package` (after the build and the .vsix): the loopx CLI as an npm package. This checkout's package.json is
 // the extension's manifest and the developers' project (Node 20 and better-sqlite3 for the test runner, the bundled
 // libraries, the scripts), so the CLI package gets a manifest of its own in a generated folder, dist/cli-package/,
-// holding only what runs: bin/loopx, the CLI's bundles (dist/cli.js, dist/agent/*.js, dist/mcp.js, dist/lsp.js), a README and
-// the licence. No dependencies: the bundles carry their libraries, and the store opens with Node's built-in
+// holding only what runs: bin/loopx, the CLI's bundles (dist/cli.js, dist/agent/*.js, dist/command/*.js, dist/mcp.js,
+// dist/lsp.js), a README and the licence. No dependencies: the bundles carry their libraries, and the store opens with Node's built-in
 // node:sqlite (Node 22.13 and later; 22 and 24 are tested). `npm pack` of that folder writes dist/loopx-<version>.tgz.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,9 +33,12 @@ export const DASHBOARD_FILES = ['app.js', 'app.css', 'sw.js', 'manifest.webmanif
 
 /** What the package holds besides its manifest, each as [from in the checkout, to in the package]. */
 export function cliFiles() {
-  const agent = readdirSync(join(root, 'dist', 'agent'))
-    .filter((name) => name.endsWith('.js'))
-    .map((name) => [`dist/agent/${name}`, `dist/agent/${name}`]);
+  // The agent verbs' bundles and the other commands', one per first word (bin/loopx picks one by the call's words).
+  const bundles = ['agent', 'command'].flatMap((folder) =>
+    readdirSync(join(root, 'dist', folder))
+      .filter((name) => name.endsWith('.js'))
+      .map((name) => [`dist/${folder}/${name}`, `dist/${folder}/${name}`]),
+  );
   return [
     ['bin/loopx', 'bin/loopx'],
     ['dist/cli.js', 'dist/cli.js'],
@@ -53,7 +56,7 @@ export function cliFiles() {
     ['dist/yaml.js', 'dist/yaml.js'],
     // loopx dashboard's page: served from beside dist/cli.js
     ...DASHBOARD_FILES.map((name) => [`dist/dashboard/${name}`, `dist/dashboard/${name}`]),
-    ...agent,
+    ...bundles,
     ['docs/cli-readme.md', 'README.md'],
     ['LICENSE', 'LICENSE'],
   ];

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { AGENT_VERBS } from './agentCommands';
+import { AGENT_VERBS, COMMAND_BUNDLES, WHOLE_CLI_WORDS } from './agentCommands';
 import type { Command } from './command';
 import { CLI_COMMANDS } from './registry';
 
@@ -43,5 +43,31 @@ describe('the verbs with bundles of their own', () => {
     ];
     const bundled = new Set(AGENT_VERBS.map((v) => v.words.join(' ')));
     expect(turnVerbs.filter((verb) => !bundled.has(verb))).toEqual([]);
+  });
+});
+
+describe('the bundles of every other command, one per first word', () => {
+  test('each word’s bundle holds every command that starts with it, the whole CLI’s own objects in its order', async () => {
+    for (const { word, commands } of COMMAND_BUNDLES) {
+      const held: Command[] = [];
+      for (const c of commands) {
+        const exported = ((await import(/* @vite-ignore */ c.module)) as Record<string, Command | Command[]>)[c.export];
+        held.push(...(Array.isArray(exported) ? exported : [exported as Command]));
+      }
+      expect([word, held.map((c) => c.name.join(' '))]).toEqual([
+        word,
+        CLI_COMMANDS.filter((c) => c.name[0] === word).map((c) => c.name.join(' ')),
+      ]);
+      expect(held.every((c) => CLI_COMMANDS.includes(c))).toBe(true);
+    }
+  });
+
+  test('every word has one, but those dist/cli.js answers itself and those whose every command is a verb’s', () => {
+    const bundled = new Set(AGENT_VERBS.map((v) => v.words.join(' ')));
+    const words = [...new Set(CLI_COMMANDS.map((c) => c.name[0] as string))];
+    const needed = words.filter(
+      (word) => !WHOLE_CLI_WORDS.includes(word) && CLI_COMMANDS.some((c) => c.name[0] === word && !bundled.has(c.name.join(' '))),
+    );
+    expect(COMMAND_BUNDLES.map((b) => b.word)).toEqual(needed);
   });
 });

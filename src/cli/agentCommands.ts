@@ -1,4 +1,5 @@
 import verbs from './agentVerbs.json';
+import commandBundles from './commandBundles.json';
 
 /** A verb with a bundle of its own: its words, and the module and export of its command. */
 export interface AgentVerb {
@@ -15,3 +16,20 @@ export interface AgentVerb {
  * Each bundle holds the whole CLI's own command object (registry.ts): agentCommands.test.ts holds them together.
  */
 export const AGENT_VERBS: readonly AgentVerb[] = verbs;
+
+/** A first word's bundle: the word, and the module and export of each of its commands (an export may be a list). */
+export interface CommandBundle {
+  word: string;
+  commands: { module: string; export: string }[];
+}
+
+/**
+ * Every other command's bundle: one per first word (commandBundles.json, read by esbuild.mjs too), dist/command/<word>.js,
+ * holding every command that starts with the word in the whole CLI's order (so its help and its "did you mean" are the
+ * whole CLI's). bin/loopx loads it when a call's words name no verb's bundle. The words that have none: those whose
+ * every command is a verb's (status, handoff), and those dist/cli.js answers itself (WHOLE_CLI_WORDS).
+ */
+export const COMMAND_BUNDLES: readonly CommandBundle[] = commandBundles;
+
+/** The words only dist/cli.js answers: `mcp` and `lsp` load bundles of their own, `turn progress` filters stdin (index.ts). */
+export const WHOLE_CLI_WORDS: readonly string[] = ['mcp', 'lsp', 'turn'];

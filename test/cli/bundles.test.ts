@@ -6,9 +6,10 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { REPO, cleanEnv, loopx, startGoal, workspace } from './harness';
 
 /**
- * bin/loopx loads a verb's own bundle (dist/agent/<words>.js) for the verbs of an agent's turn, and the whole CLI
- * (dist/cli.js) for everything else. Proven on a copy of the install: with the whole CLI taken away, an agent's turn
- * still runs; a person's command and help then fail with the missing file named.
+ * bin/loopx loads a verb's own bundle (dist/agent/<words>.js) for the verbs of an agent's turn, the bundle of its first
+ * word (dist/command/<word>.js) for every other command, and the whole CLI (dist/cli.js) for the rest: help, a word it
+ * does not know, mcp, lsp, turn. Proven on a copy of the install: with the whole CLI taken away, an agent's turn and a
+ * person's commands still run; help and the rest then fail with the missing file named.
  */
 let install: string;
 let ws: ReturnType<typeof workspace>;
@@ -25,6 +26,7 @@ beforeAll(() => {
   mkdirSync(join(install, 'dist'));
   cpSync(join(REPO, 'bin'), join(install, 'bin'), { recursive: true });
   cpSync(join(REPO, 'dist', 'agent'), join(install, 'dist', 'agent'), { recursive: true, filter: (f) => !f.endsWith('.cache') });
+  cpSync(join(REPO, 'dist', 'command'), join(install, 'dist', 'command'), { recursive: true });
   symlinkSync(join(REPO, 'node_modules'), join(install, 'node_modules')); // better-sqlite3's addon, on Node 20
   ws = workspace();
   loopx(['init', '--json'], { cwd: ws.root });
@@ -54,14 +56,61 @@ test('an agent’s turn runs on the verbs’ own bundles alone: claim, evidence,
   expect(JSON.parse(answers[2]?.stdout ?? '{}').data.status).toBe('shipped');
 });
 
-test('every other call goes to the whole CLI, here missing: help, a person’s command, an unknown word', () => {
-  for (const args of [['--version'], ['gate', 'approve', 'Q1'], ['doctor', '--json'], ['todo', 'unblock', 'T1'], ['todox']]) {
+test('a person’s command runs on its first word’s bundle alone: create a goal, a refused approval, history', () => {
+  // LOOPX_TIMING names the bundle each call loaded.
+  const person = (args: string[]) => {
+    const r = spawnSync(process.execPath, [join(install, 'bin', 'loopx'), ...args], {
+      cwd: ws.root,
+      env: cleanEnv({ LOOPX_TIMING: '1' }),
+      encoding: 'utf8',
+    });
+    const bundle = (JSON.parse(r.stderr.trim().split('\n').at(-1) ?? '{}') as { bundle?: string }).bundle;
+    return { code: r.status, json: JSON.parse(r.stdout) as { ok: boolean; data?: { id?: string }; error?: { code: string } }, bundle };
+  };
+  const created = person(['goal', 'create', '--title', 'Another', '--json']);
+  expect([created.code, created.json.data?.id, created.bundle]).toEqual([0, 'G2', join('command', 'goal.js')]);
+  const added = JSON.parse(run(['todo', 'add', '--goal', 'G1', '--title', 'Ask first', '--json']).stdout).data.id as string;
+  const asked = run(['gate', 'ask', '--todo', added, '--question', 'May I?', '--json']);
+  expect(JSON.parse(asked.stdout), asked.stdout).toMatchObject({ ok: true });
+  const gate = JSON.parse(asked.stdout).data.id as string;
+  // No terminal here, so a person's approval is refused: by the gate bundle's own rule, as the whole CLI's.
+  const approve = person(['gate', 'approve', gate, '--json']);
+  expect([approve.code, approve.json.error?.code, approve.bundle]).toEqual([3, 'human_channel_required', join('command', 'gate.js')]);
+  const history = person(['history', '--json']);
+  expect([history.code, history.json.ok, history.bundle]).toEqual([0, true, join('command', 'history.js')]);
+});
+
+test('the whole CLI answers the rest, here missing: help, the version, a word loopx does not know, mcp, turn list', () => {
+  for (const args of [['--version'], ['--help'], ['help', 'goal', 'create'], ['todox'], ['mcp'], ['turn', 'list']]) {
     const r = run(args);
     expect([args, r.status, r.stderr]).toEqual([
       args,
       1,
       'loopx: dist/cli.js is missing; run `npm run build` in the loopx checkout first\n',
     ]);
+  }
+});
+
+test('a word’s bundle answers help, a missing or mistyped second word and a bad flag as the whole CLI does', () => {
+  const whole = (args: string[]) =>
+    spawnSync(process.execPath, ['-e', `require(${JSON.stringify(join(REPO, 'dist', 'cli.js'))}).main(process.argv.slice(1))`, ...args], {
+      cwd: ws.root,
+      env: cleanEnv(),
+      encoding: 'utf8',
+    });
+  const viaBin = (args: string[]) =>
+    spawnSync(process.execPath, [join(install, 'bin', 'loopx'), ...args], { cwd: ws.root, env: cleanEnv(), encoding: 'utf8' });
+  for (const args of [
+    ['goal'],
+    ['goal', 'craete', '--json'],
+    ['goal', 'create', '--help'],
+    ['gate', 'approve', '--bogus', '--json'],
+    ['team', 'join', '--help'],
+    ['prices', '--help'],
+    ['init', 'extra'],
+  ]) {
+    const [a, b] = [whole(args), viaBin(args)];
+    expect([args, b.status, b.stdout, b.stderr]).toEqual([args, a.status, a.stdout, a.stderr]);
   }
 });
 

@@ -123,6 +123,8 @@ describe("Node 20 (a checkout's): bin/loopx keeps V8's code cache for every bund
   test('the first command writes it, stamped with the bundle’s file; the next uses it as it is', () => {
     const { ws, home, env } = folders();
     expect(loopx20(['init'], env, ws).status).toBe(0);
+    expect(cachesOf(home, 'cli')).toEqual([]); // init has a bundle of its own (dist/command/init.js)
+    expect(loopx20(['--help'], env, ws).status).toBe(0); // the whole CLI's
     const cache = cacheOf(home, 'cli');
     const written = readFileSync(cache);
     const file = statSync(CLI, { bigint: true });
@@ -134,10 +136,9 @@ describe("Node 20 (a checkout's): bin/loopx keeps V8's code cache for every bund
       String(file.ctimeNs),
       String(file.mtimeNs),
     ]);
-    expect(written.length).toBeGreaterThan(100_000); // V8's code for the bundle and what init compiled
-    const history = loopx20(['history', '--json'], env, ws);
-    expect(history.status, history.stderr).toBe(0);
-    expect((JSON.parse(history.stdout) as { data: { kind: string }[] }).data.map((e) => e.kind)).toContain('store.initialized');
+    expect(written.length).toBeGreaterThan(100_000); // V8's code for the bundle and what the call compiled
+    const version = loopx20(['--version'], env, ws);
+    expect([version.status, version.stderr]).toEqual([0, '']);
     expect(readFileSync(cache).equals(written), 'V8 took the cache: not written again').toBe(true);
   });
 
@@ -186,16 +187,16 @@ describe("Node 20 (a checkout's): bin/loopx keeps V8's code cache for every bund
   test('one stamped for another build, or damaged, is not used and is written again', () => {
     const { ws, home, env } = folders();
     expect(loopx20(['init'], env, ws).status).toBe(0);
-    const cache = cacheOf(home, 'cli');
+    const cache = cacheOf(home, 'init');
     const good = readFileSync(cache);
     const stampLength = good.indexOf(10) + 1;
-    const otherBuild = Buffer.from(`${JSON.stringify([CLI, '1', '2', '3', '4', '5'])}\n`);
+    const otherBuild = Buffer.from(`${JSON.stringify([stampOf(good)[0], '1', '2', '3', '4', '5'])}\n`);
     for (const bad of [Buffer.concat([otherBuild, good.subarray(stampLength)]), good.subarray(0, 5000)]) {
       writeFileSync(cache, bad);
-      const history = loopx20(['history', '--json'], env, ws);
-      expect(history.status, history.stderr).toBe(0);
+      const again = loopx20(['init', '--json'], env, ws); // the store is there already: init says so, and changes nothing
+      expect([again.status, again.stderr]).toEqual([0, '']);
       expect(readFileSync(cache).subarray(0, stampLength).equals(good.subarray(0, stampLength))).toBe(true);
-      expect(readFileSync(cache).length).toBeGreaterThan(100_000);
+      expect(readFileSync(cache).length).toBeGreaterThan(50_000);
     }
   });
 

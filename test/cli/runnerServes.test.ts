@@ -70,8 +70,8 @@ describe('a runner answers its turns’ agents’ calls', () => {
     };
     for (const { args, served: a, own: b } of served.pairs) {
       const call = args.join(' ');
-      // An unknown verb has no bundle of its own: the whole CLI says so, in its own process, never asking the runner.
-      expect([call, a.bundle]).toEqual([call, call === 'todo frobnicate' ? 'cli.js' : 'runner']);
+      // An unknown verb has no bundle of its own: its first word's bundle says so, in its own process, never asking the runner.
+      expect([call, a.bundle]).toEqual([call, call === 'todo frobnicate' ? join('command', 'todo.js') : 'runner']);
       expect([call, b.bundle]).not.toEqual([call, 'runner']);
       expect([call, a.code, steady(a.stdout), a.stderr]).toEqual([call, b.code, steady(b.stdout), b.stderr]);
     }
