@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -78,6 +78,32 @@ test('a person’s command runs on its first word’s bundle alone: create a goa
   expect([approve.code, approve.json.error?.code, approve.bundle]).toEqual([3, 'human_channel_required', join('command', 'gate.js')]);
   const history = person(['history', '--json']);
   expect([history.code, history.json.ok, history.bundle]).toEqual([0, true, join('command', 'history.js')]);
+});
+
+test('loopx dashboard, from its word’s bundle in dist/command/, serves the page built beside the CLI (dist/dashboard/)', async () => {
+  expect(existsSync(join(REPO, 'dist', 'command', 'dashboard.js')), 'bin/loopx runs the word’s bundle when it is there').toBe(true);
+  const home = mkdtempSync(join(tmpdir(), 'loopx-dashboard-home-'));
+  const server = spawn(process.execPath, [join(REPO, 'bin', 'loopx'), 'dashboard', '--no-open', '--json'], {
+    cwd: ws.root,
+    env: cleanEnv({ HOME: home, LOOPX_TIMING: '1' }),
+  });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      server.stdout.on('data', (chunk) => {
+        out += chunk;
+        if (out.includes('\n')) resolve((JSON.parse(out.split('\n')[0] as string) as { url: string }).url);
+      });
+      server.on('exit', (code) => reject(new Error(`loopx dashboard exited with ${code}`)));
+    });
+    const [page, script] = await Promise.all([fetch(url), fetch(`${url}app.js`)]);
+    expect([page.status, await page.text()]).toEqual([200, expect.stringContaining('<title>LoopX dashboard</title>')]);
+    expect(script.status).toBe(200);
+  } finally {
+    server.kill();
+    await new Promise((resolve) => server.once('close', resolve));
+    rmSync(home, { recursive: true, force: true });
+  }
 });
 
 test('the whole CLI answers the rest, here missing: help, the version, a word loopx does not know, mcp, turn list', () => {

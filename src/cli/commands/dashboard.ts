@@ -6,8 +6,16 @@ import { startDashboard } from '../../runtime/dashboard/dashboardServer';
 import { withPersonsPath } from '../../kernel/personsPath';
 import { iso } from '../../kernel/time';
 
-/** Where the built page is: beside the CLI's bundle (dist/cli.js → dist/dashboard). */
-const assetsDir = () => join(__dirname, 'dashboard');
+declare const __LOOPX_ROOT_FROM_BUNDLE__: string | undefined;
+
+/** Where the built page is: dist/dashboard in loopx's own folder, from whichever bundle runs this (dist/cli.js, dist/command/dashboard.js). */
+const assetsDir = () =>
+  join(
+    __dirname,
+    typeof __LOOPX_ROOT_FROM_BUNDLE__ === 'string' ? __LOOPX_ROOT_FROM_BUNDLE__ : join('..', '..', '..'),
+    'dist',
+    'dashboard',
+  );
 
 /** The person's browser, as their desktop opens links ($BROWSER first); nothing happens where there is none. */
 function openBrowser(url: string, env: NodeJS.ProcessEnv): void {
