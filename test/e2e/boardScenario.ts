@@ -41,6 +41,9 @@ function seed(workspace: string): void {
     todoId: t7,
     check: 'test -f build-done && echo "release build 311: green"',
     everySeconds: 10,
+    // A run the window claimed just before step 9 reloads it is held until its limit and 30 s more (tickSteps.ts: a
+    // dead ticker's claim lapses): 10 s, not the default 60, so step 10's wait covers that case.
+    runLimitSeconds: 10,
     note: 'release build 311 started',
   });
   approveMonitor(kernel, watch.id); // ada allowed the check codex set (Allow Monitor Check…)
@@ -369,7 +372,8 @@ export async function runBoardScenario(): Promise<void> {
     await monitored.locator('.monitor-last', { hasText: 'exit 1' }).waitFor({ timeout: 30_000 });
     await wb.shot('board-07-monitor-waiting');
     writeFileSync(join(workspace, 'build-done'), '');
-    await inColumn('T7', 'ready').waitFor({ timeout: 30_000 });
+    // The next check within 10 s, or 40 s after a run the reloaded window left claimed (its limit and the grace).
+    await inColumn('T7', 'ready').waitFor({ timeout: 60_000 });
     await page.locator('.notifications-toasts', { hasText: 'monitor M1 fired' }).waitFor({ timeout: 30_000 });
     await card('T7').click();
     await board.locator('.detail', { hasText: 'release build 311: green' }).waitFor({ timeout: 30_000 });
