@@ -339,11 +339,14 @@ if (watch) {
   writeBundleInputs(results);
   // A verb or word that left its list leaves no bundle behind; code caches of the loader before Node's compile cache go too.
   for (const name of readdirSync('dist')) if (/^cli\.js\..*cache$/.test(name)) rmSync(`dist/${name}`, { force: true });
-  const built = new Set(agentVerbs.map((verb) => `${bundleName(verb)}.js`));
-  for (const name of readdirSync('dist/agent'))
-    if (name.endsWith('.cache') || !built.has(name.replace(/\.js(\.map)?$/, '.js'))) rmSync(`dist/agent/${name}`, { force: true });
-  const words = new Set(commandBundles.map(({ word }) => `${word}.js`));
-  for (const name of readdirSync('dist/command'))
-    if (!words.has(name.replace(/\.js(\.map)?$/, '.js'))) rmSync(`dist/command/${name}`, { force: true });
+  const keepOnly = (folder, bundles) => {
+    for (const name of readdirSync(folder))
+      if (name.endsWith('.cache') || !bundles.includes(name.replace(/\.js(\.map)?$/, ''))) rmSync(`${folder}/${name}`, { force: true });
+  };
+  keepOnly('dist/agent', agentVerbs.map(bundleName));
+  keepOnly(
+    'dist/command',
+    commandBundles.map((bundle) => bundle.word),
+  );
   console.log(`esbuild: built ${targets.length} bundle(s) in ${Date.now() - started} ms`);
 }

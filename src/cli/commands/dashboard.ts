@@ -5,17 +5,10 @@ import { InvalidInputError, LoopxError, EXIT } from '../../kernel/errors';
 import { startDashboard } from '../../runtime/dashboard/dashboardServer';
 import { withPersonsPath } from '../../kernel/personsPath';
 import { iso } from '../../kernel/time';
+import { loopxFolder } from '../loopxFolder';
 
-declare const __LOOPX_ROOT_FROM_BUNDLE__: string | undefined;
-
-/** Where the built page is: dist/dashboard in loopx's own folder, from whichever bundle runs this (dist/cli.js, dist/command/dashboard.js). */
-const assetsDir = () =>
-  join(
-    __dirname,
-    typeof __LOOPX_ROOT_FROM_BUNDLE__ === 'string' ? __LOOPX_ROOT_FROM_BUNDLE__ : join('..', '..', '..'),
-    'dist',
-    'dashboard',
-  );
+/** Where the built page is: dist/dashboard in loopx's own folder, whichever bundle runs this. */
+const assetsDir = () => join(loopxFolder(), 'dist', 'dashboard');
 
 /** The person's browser, as their desktop opens links ($BROWSER first); nothing happens where there is none. */
 function openBrowser(url: string, env: NodeJS.ProcessEnv): void {

@@ -1,19 +1,12 @@
-import { join } from 'node:path';
 import semverCompare from 'semver/functions/compare';
 import semverValid from 'semver/functions/valid';
 import type { Command, CommandContext } from '../command';
 import { EXIT, InvalidInputError, LoopxError } from '../../kernel/errors';
 import { LOOPX_VERSION } from '../../shared/version';
 import { workspaceOrCwd } from '../../runtime/locate';
+import { loopxFolder } from '../loopxFolder';
 import { type InstallChannel, howToUpdate, installChannelOf, installedVersion } from '../../runtime/installChannel';
 import { type Latest, installGlobal, installWords, latestOnNpm, npmGlobalRoot } from '../../runtime/npmChannel';
-
-declare const __LOOPX_ROOT_FROM_BUNDLE__: string | undefined;
-
-/** The folder this loopx runs from: dist/cli.js's package (from source, in the tests: the checkout). */
-function thisInstall(): string {
-  return typeof __LOOPX_ROOT_FROM_BUNDLE__ === 'string' ? join(__dirname, __LOOPX_ROOT_FROM_BUNDLE__) : join(__dirname, '..', '..', '..');
-}
 
 export interface UpdatePlan {
   /** This loopx's version (what its bundles say). */
@@ -32,7 +25,7 @@ export interface UpdatePlan {
 }
 
 /** What `update plan` says and `update apply` starts from: this loopx's channel, and the newest version it offers. */
-export function updatePlan(env: NodeJS.ProcessEnv, workspace: string, root = thisInstall()): UpdatePlan {
+export function updatePlan(env: NodeJS.ProcessEnv, workspace: string, root = loopxFolder()): UpdatePlan {
   const channel = installChannelOf(root, () => npmGlobalRoot(env, workspace));
   const base = { version: channel.installed ?? LOOPX_VERSION, channel: channel.kind, root, how: howToUpdate(channel) };
   if (channel.kind !== 'npm-global') return { ...base, latest: null, action: 'manual' };
